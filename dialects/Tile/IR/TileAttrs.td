@@ -1,0 +1,156 @@
+//===- TileAttrs.td - Attributes of the tile dialect -------*- tablegen -*-===//
+
+#ifndef TILE_ATTRS_TD
+#define TILE_ATTRS_TD
+
+include "TileDialect.td"
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"Max", 0, "max">,
+    I32EnumAttrCase<"Min", 1, "min">,
+    I32EnumAttrCase<"Sum", 2, "sum">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+// The division modes of PTX (and cuTile): `rn` is IEEE-754 division rounded
+// to nearest; `full` is div.full (at most 2 ulp of error); `approx` is
+// div.approx (a reciprocal and a multiply).
+def Tile_RoundingMode : I32EnumAttr<"RoundingMode", "division rounding mode", [
+    I32EnumAttrCase<"RN", 0, "rn">,
+    I32EnumAttrCase<"Full", 1, "full">,
+    I32EnumAttrCase<"Approx", 2, "approx">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+//
+// A layout is the encoding of a tile's tensor type: it says which thread
+// (warp, lane) holds which elements in which registers. Every layout maps to
+// a linear layout (LinearLayout.h) over the tile's shape, and the lowering
+// works on that form only, so a new layout needs no new lowering.
+
+// `[1, 2, 3]`: a list of unsigned integers in brackets.
+def Tile_UnsignedList : ArrayRefParameter<"unsigned"> {
+  let parser = [{
+    [&]() -> ::mlir::FailureOr<::llvm::SmallVector<unsigned>> {
+      ::llvm::SmallVector<unsigned> values;
+      if (::mlir::failed($_parser.parseCommaSeparatedList(
+              ::mlir::AsmParser::Delimiter::Square, [&]() {
+                unsigned v;
+                if ($_parser.parseInteger(v))
+                  return ::mlir::failure();
+                values.push_back(v);
+                return ::mlir::success();
+              })))
+        return ::mlir::failure();
+      return values;
+    }()
+  }];
+  let printer = [{
+    $_printer << "[";
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << "]";
+  }];
+}
+
+class Tile_LayoutAttr<string name, string attrMnemonic>
+    : AttrDef<Tile_Dialect, name> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_BlockedLayoutAttr : Tile_LayoutAttr<"BlockedLayout", "blocked"> {
+  let summary = "each thread holds a contiguous block; for memory access";
+  let description = [{
+    Dimension `d` of the tile is split into `sizePerThread[d]` consecutive
+    elements per thread, `threadsPerWarp[d]` lanes and `warpsPerCTA[d]`
+    warps, repeated to cover the shape. `order` lists the dimensions from
+    the fastest varying. Loads and stores use it so that each thread moves
+    `sizePerThread[order[0]]` contiguous elements at once and a warp covers
+    contiguous memory.
+
+    ```mlir
+    #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins Tile_UnsignedList:$sizePerThread,
+                        Tile_UnsignedList:$threadsPerWarp,
+                        Tile_UnsignedList:$warpsPerCTA,
+                        Tile_UnsignedList:$order);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_MmaLayoutAttr : Tile_LayoutAttr<"MmaLayout", "mma"> {
+  let summary = "the accumulator layout of mma.sync m16n8k16";
+  let description = [{
+    A 2-D tile distributed as the accumulators of `mma.sync.m16n8k16`:
+    warps tile the M and N dimensions `warpsPerCTA = [wm, wn]` times in
+    blocks of 16 x 8, and each thread holds two pairs of adjacent columns in
+    rows `lane / 4` and `lane / 4 + 8` of every block.
+
+    ```mlir
+    #tile.mma<warpsPerCTA = [4, 1]>
+    ```
+  }];
+  let parameters = (ins Tile_UnsignedList:$warpsPerCTA);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_DotOperandLayoutAttr
+    : Tile_LayoutAttr<"DotOperandLayout", "dot_operand"> {
+  let summary = "the A (opIdx 0) or B (opIdx 1) operand layout of an mma";
+  let description = [{
+    The registers `mma.sync.m16n8k16` takes its A or B operand from, for the
+    mma layout `parent` of the result. For 16-bit elements each thread holds
+    pairs of elements adjacent along K. The accumulator of one mma, converted
+    to 16 bits, is already in the A layout of the next (the P * V step of
+    attention): that conversion moves no data.
+
+    ```mlir
+    #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "MmaLayoutAttr":$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
+  let summary = "the layout of a tile reduced along one dimension of another";
+  let description = [{
+    The `parent` layout with dimension `dim` removed: the layout of a row or
+    column vector of a 2-D tile (such as the (TILE_M,) statistics of a
+    softmax), so that broadcasting it back needs no data movement.
+
+    ```mlir
+    #tile.slice<dim = 1, parent = #tile.mma<warpsPerCTA = [4, 1]>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared"> {
+  let summary = "a swizzled layout in shared memory";
+  let description = [{
+    Row-major over `order` (fastest first) with an XOR swizzle against bank
+    conflicts: in row `r`, the column index in units of `vec` elements is
+    XOR-ed with `(r / perPhase) % maxPhase`. `vec = 1, maxPhase = 1` is the
+    plain row-major layout.
+
+    ```mlir
+    #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase,
+                        Tile_UnsignedList:$order);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // TILE_ATTRS_TD

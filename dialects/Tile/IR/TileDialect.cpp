@@ -1,0 +1,128 @@
+//===- TileDialect.cpp - The tile dialect ---------------------------------===//
+
+#include "Tile/IR/TileDialect.h"
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "Tile/IR/TileOpsDialect.cpp.inc"
+
+namespace {
+/// Short aliases for layouts in printed IR: #blocked, #mma, ...
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr))
+      os << "blocked";
+    else if (isa<MmaLayoutAttr>(attr))
+      os << "mma";
+    else if (auto d = dyn_cast<DotOperandLayoutAttr>(attr))
+      os << (d.getOpIdx() == 0 ? "dot_a" : "dot_b");
+    else if (isa<SliceLayoutAttr>(attr))
+      os << "slice";
+    else if (isa<SharedLayoutAttr>(attr))
+      os << "shared";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
+void TileDialect::initialize() {
+  addInterfaces<TileOpAsmInterface>();
+  addOperations<
+#define GET_OP_LIST
+#include "Tile/IR/TileOps.cpp.inc"
+      >();
+  registerTypes();
+  registerAttributes();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+/// Scalars a kernel may take by value.
+static bool isKernelScalarType(Type type) {
+  return type.isInteger(1) || type.isInteger(32) || type.isInteger(64) ||
+         type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+}
+
+/// Checks that every tensor value in the kernel is a tile (static
+/// power-of-two shape, tile element type). Upstream arith/math/scf ops accept
+/// any tensor, so this is where such a value is caught.
+static LogicalResult verifyKernelTiles(func::FuncOp func) {
+  auto check = [&](Value value, Operation *where) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor)
+      return success();
+    if (!isTileType(tensor))
+      return where->emitOpError()
+             << "produces " << tensor
+             << ", which is not a tile: tiles have static power-of-two "
+                "dimensions, at most 2^24 elements, and f16, bf16, f32, i32 "
+                "or i1 elements";
+    return success();
+  };
+  WalkResult result = func.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (failed(check(v, op)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg, op)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == getNumWarpsAttrName()) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || n.getInt() < 1 || n.getInt() > 32 ||
+        !llvm::isPowerOf2_64(n.getInt()))
+      return op->emitError() << "'" << getNumWarpsAttrName()
+                             << "' must be a power of two from 1 to 32";
+    return success();
+  }
+  if (attr.getName() == getConstantsAttrName()) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << getConstantsAttrName()
+                             << "' must be a dictionary of constants";
+    return success();
+  }
+  if (attr.getName() != getKernelAttrName())
+    return op->emitError() << "unknown tile dialect attribute '"
+                           << attr.getName().getValue() << "'";
+
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
+    return op->emitError() << "'" << getKernelAttrName()
+                           << "' applies only to func.func";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << getKernelAttrName()
+                           << "' must be a unit attribute";
+  if (func.getFunctionType().getNumResults() != 0)
+    return op->emitError("a kernel returns no results; it writes its outputs "
+                         "with tile.store");
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (!isa<GlobalTensorType>(type) && !isKernelScalarType(type))
+      return op->emitError() << "kernel argument #" << i << " has type "
+                             << type
+                             << "; kernel arguments are global tensors "
+                                "(!tile.global) or integer/float scalars";
+  if (func.isExternal())
+    return success();
+  return verifyKernelTiles(func);
+}

@@ -1,0 +1,63 @@
+//===- TileDialect.td - The tile dialect -------------------*- tablegen -*-===//
+//
+// The tile dialect holds a kernel as operations over whole tiles: values of
+// builtin ranked tensor type with a static, power-of-two shape, owned by one
+// thread block. Element-wise arithmetic, comparisons, casts and selection use
+// the upstream `arith` and `math` dialects directly on those tensors; loops and
+// branches use `scf`. The tile dialect adds what has no exact upstream
+// equivalent: block indices, tile construction and reshaping, loads and stores
+// of tiles from global tensors, tensor-core matrix multiply-accumulate,
+// reductions, and the fast-math variants of exp2 and division.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TD
+#define TILE_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "Tile-level operations for GPU kernels";
+  let description = [{
+    Tile IR: a kernel is a `func.func` marked `tile.kernel` whose arguments are
+    global tensors (`!tile.global`) and scalars, and whose body computes on
+    tiles (ranked tensors with static power-of-two shapes).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::func::FuncDialect"
+  ];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    // Defined in TileTypes.cpp, where the storage classes are complete.
+    void registerTypes();
+    void registerAttributes();
+
+    /// Marks a `func.func` as a kernel entry point.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("tile.kernel");
+    }
+    /// Warps per thread block, set by layout assignment.
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
+      return ::llvm::StringLiteral("tile.num_warps");
+    }
+    /// The dictionary of compile-time constants a kernel was specialized with.
+    static constexpr ::llvm::StringLiteral getConstantsAttrName() {
+      return ::llvm::StringLiteral("tile.constants");
+    }
+  }];
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif // TILE_DIALECT_TD

@@ -1,0 +1,372 @@
+//===- TileOps.cpp - Operations of the tile dialect -----------------------===//
+
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// Element count, saturating at INT64_MAX instead of overflowing (the type
+/// may come from any input; the kernel verifier bounds real tiles).
+static int64_t numElements(RankedTensorType type) {
+  int64_t n = 1;
+  for (int64_t d : type.getShape())
+    if (__builtin_mul_overflow(n, d, &n))
+      return INT64_MAX;
+  return n;
+}
+
+/// Verifies that `perm` is a permutation of [0, rank).
+static LogicalResult verifyPermutation(Operation *op, ArrayRef<int32_t> perm,
+                                       int64_t rank, StringRef what) {
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return op->emitOpError() << what << " has " << perm.size()
+                             << " entries but the rank is " << rank;
+  llvm::SmallBitVector seen(rank);
+  for (int32_t p : perm) {
+    if (p < 0 || p >= rank)
+      return op->emitOpError()
+             << what << " entry " << p << " is out of range [0, " << rank
+             << ")";
+    if (seen.test(p))
+      return op->emitOpError() << what << " repeats dimension " << p;
+    seen.set(p);
+  }
+  return success();
+}
+
+static bool isIdentity(ArrayRef<int32_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (static_cast<int64_t>(i) != p)
+      return false;
+  return true;
+}
+
+/// Folds a shape-changing op applied to a splat constant into a splat of the
+/// result type.
+static OpFoldResult foldSplat(Attribute operand, Type resultType) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(operand);
+  if (!splat)
+    return {};
+  return SplatElementsAttr::get(cast<ShapedType>(resultType),
+                                splat.getSplatValue<Attribute>());
+}
+
+/// Common checks of tile.load and tile.store against their global tensor.
+static LogicalResult verifyTileAccess(Operation *op, GlobalTensorType tensor,
+                                      size_t numIndices, RankedTensorType tile,
+                                      std::optional<ArrayRef<int32_t>> order,
+                                      StringRef tileName) {
+  unsigned rank = tensor.getRank();
+  if (numIndices != rank)
+    return op->emitOpError() << "expected " << rank
+                             << " tile indices for a rank-" << rank
+                             << " tensor, got " << numIndices;
+  if (tile.getRank() != rank)
+    return op->emitOpError() << "the " << tileName << " has rank "
+                             << tile.getRank() << " but the tensor has rank "
+                             << rank;
+  if (tile.getElementType() != tensor.getElementType())
+    return op->emitOpError()
+           << "the " << tileName << " element type " << tile.getElementType()
+           << " does not match the tensor element type "
+           << tensor.getElementType();
+  if (order && failed(verifyPermutation(op, *order, rank, "order")))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ArangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArangeOp::verify() {
+  if (getType().getRank() != 1)
+    return emitOpError() << "result must be a 1-D tile, got rank "
+                         << getType().getRank();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FullOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FullOp::verify() {
+  if (getType().getRank() == 0)
+    return emitOpError("result must have at least one dimension");
+  return success();
+}
+
+OpFoldResult FullOp::fold(FoldAdaptor adaptor) {
+  Attribute value = adaptor.getValue();
+  if (!value || !isa<IntegerAttr, FloatAttr>(value))
+    return {};
+  return SplatElementsAttr::get(getType(), value);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto srcType = getSource().getType();
+  auto resType = getType();
+  if (srcType.getElementType() != resType.getElementType())
+    return emitOpError() << "element type changes from "
+                         << srcType.getElementType() << " to "
+                         << resType.getElementType();
+  if (srcType.getRank() != resType.getRank())
+    return emitOpError() << "source rank " << srcType.getRank()
+                         << " does not match result rank "
+                         << resType.getRank();
+  for (int64_t i = 0, e = srcType.getRank(); i < e; ++i) {
+    int64_t s = srcType.getDimSize(i), r = resType.getDimSize(i);
+    if (s != r && s != 1)
+      return emitOpError() << "dimension " << i << " of the source (" << s
+                           << ") must be 1 or equal the result's (" << r
+                           << ")";
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  return foldSplat(adaptor.getSource(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// ExpandDimsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcType = getSource().getType();
+  auto resType = getType();
+  int64_t axis = getAxis();
+  if (axis > srcType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << srcType.getRank() << " source";
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  auto expectedType = RankedTensorType::get(expected, srcType.getElementType());
+  if (resType.getShape() != ArrayRef<int64_t>(expected) ||
+      resType.getElementType() != srcType.getElementType())
+    return emitOpError() << "result type must be " << expectedType << ", got "
+                         << resType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto srcType = getSource().getType();
+  auto resType = getType();
+  if (srcType.getElementType() != resType.getElementType())
+    return emitOpError() << "element type changes from "
+                         << srcType.getElementType() << " to "
+                         << resType.getElementType()
+                         << "; use a cast to change it";
+  if (numElements(srcType) != numElements(resType))
+    return emitOpError() << "cannot reshape " << numElements(srcType)
+                         << " elements into " << numElements(resType);
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  // reshape(reshape(x)) == reshape(x): row-major order is kept by both.
+  if (auto inner = getSource().getDefiningOp<ReshapeOp>()) {
+    getSourceMutable().assign(inner.getSource());
+    return getResult();
+  }
+  return foldSplat(adaptor.getSource(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// PermuteOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PermuteOp::verify() {
+  auto srcType = getSource().getType();
+  auto resType = getType();
+  if (failed(verifyPermutation(*this, getPermutation(), srcType.getRank(),
+                               "permutation")))
+    return failure();
+  if (resType.getRank() != srcType.getRank() ||
+      resType.getElementType() != srcType.getElementType())
+    return emitOpError() << "result type " << resType
+                         << " must have the source's rank and element type";
+  for (auto [i, p] : llvm::enumerate(getPermutation()))
+    if (resType.getDimSize(i) != srcType.getDimSize(p))
+      return emitOpError() << "result dimension " << i << " is "
+                           << resType.getDimSize(i)
+                           << " but source dimension " << p << " is "
+                           << srcType.getDimSize(p);
+  return success();
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor adaptor) {
+  if (isIdentity(getPermutation()))
+    return getSource();
+  return foldSplat(adaptor.getSource(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// DimOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::verify() {
+  unsigned rank = getTensor().getType().getRank();
+  if (static_cast<unsigned>(getAxis()) >= rank)
+    return emitOpError() << "axis " << getAxis()
+                         << " is out of range for a rank-" << rank
+                         << " tensor";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  auto tensorType = getTensor().getType();
+  if (failed(verifyTileAccess(*this, tensorType, getIndices().size(), getType(),
+                              getOrder(), "result tile")))
+    return failure();
+  if (auto padding = getPaddingAttr())
+    if (cast<TypedAttr>(padding).getType() != tensorType.getElementType())
+      return emitOpError() << "padding value type "
+                           << cast<TypedAttr>(padding).getType()
+                           << " does not match the element type "
+                           << tensorType.getElementType();
+  if (auto padding = getPaddingAttr())
+    if (!isa<IntegerAttr, FloatAttr>(padding))
+      return emitOpError("padding must be an integer or float constant");
+  return success();
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
+                          getValue().getType(), getOrder(), "stored tile");
+}
+
+void StoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// MmaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaOp::verify() {
+  auto aType = getA().getType();
+  auto bType = getB().getType();
+  auto accType = getAcc().getType();
+  if (aType.getRank() != 2 || bType.getRank() != 2 || accType.getRank() != 2)
+    return emitOpError() << "operands must be 2-D tiles, got ranks "
+                         << aType.getRank() << ", " << bType.getRank()
+                         << " and " << accType.getRank();
+  if (aType.getElementType() != bType.getElementType())
+    return emitOpError() << "a and b must have the same element type, got "
+                         << aType.getElementType() << " and "
+                         << bType.getElementType();
+  if (!aType.getElementType().isF16() && !aType.getElementType().isBF16())
+    return emitOpError() << "a and b must hold f16 or bf16, got "
+                         << aType.getElementType();
+  if (!accType.getElementType().isF32())
+    return emitOpError() << "the accumulator must hold f32, got "
+                         << accType.getElementType();
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t kb = bType.getDimSize(0), n = bType.getDimSize(1);
+  if (k != kb)
+    return emitOpError() << "the K dimension of a (" << k
+                         << ") does not match the K dimension of b (" << kb
+                         << ")";
+  if (accType.getDimSize(0) != m || accType.getDimSize(1) != n)
+    return emitOpError() << "the accumulator is " << accType.getDimSize(0)
+                         << "x" << accType.getDimSize(1) << " but a * b is "
+                         << m << "x" << n;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto srcType = getSource().getType();
+  auto resType = getType();
+  int64_t axis = getAxis();
+  if (axis >= srcType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << srcType.getRank() << " tile";
+  if (srcType.getElementType().isInteger(1) && getKind() == ReduceKind::Sum)
+    return emitOpError("cannot sum an i1 tile; cast it to i32 first");
+  SmallVector<int64_t> expected(srcType.getShape());
+  if (getKeepdims())
+    expected[axis] = 1;
+  else
+    expected.erase(expected.begin() + axis);
+  if (expected.empty())
+    return emitOpError("reducing a 1-D tile without keepdims would give a "
+                       "scalar; use keepdims");
+  auto expectedType = RankedTensorType::get(expected, srcType.getElementType());
+  if (resType.getShape() != ArrayRef<int64_t>(expected) ||
+      resType.getElementType() != srcType.getElementType())
+    return emitOpError() << "result type must be " << expectedType << ", got "
+                         << resType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto srcType = getSource().getType();
+  auto resType = getType();
+  if (srcType.getShape() != resType.getShape() ||
+      srcType.getElementType() != resType.getElementType())
+    return emitOpError() << "source " << srcType << " and result " << resType
+                         << " must differ only in their layout";
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSource().getType() == getType())
+    return getSource();
+  // convert(convert(x)) == convert(x)
+  if (auto inner = getSource().getDefiningOp<ConvertLayoutOp>()) {
+    if (inner.getSource().getType() == getType())
+      return inner.getSource();
+    getSourceMutable().assign(inner.getSource());
+    return getResult();
+  }
+  return foldSplat(adaptor.getSource(), getType());
+}
+
+#define GET_OP_CLASSES
+#include "Tile/IR/TileOps.cpp.inc"

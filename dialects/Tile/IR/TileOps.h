@@ -1,0 +1,18 @@
+//===- TileOps.h - Operations of the tile dialect --------------*- C++ -*-===//
+
+#ifndef TILE_IR_TILEOPS_H
+#define TILE_IR_TILEOPS_H
+
+#include "Tile/IR/TileDialect.h"
+#include "Tile/IR/TileTypes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "Tile/IR/TileOps.h.inc"
+
+#endif // TILE_IR_TILEOPS_H

@@ -1,0 +1,305 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "TileDialect.td"
+include "TileTypes.td"
+include "TileAttrs.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+class Tile_GridOp<string mnemonic> : Tile_Op<mnemonic, [Pure]> {
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_BlockIdOp : Tile_GridOp<"bid"> {
+  let summary = "index of this thread block along a grid axis";
+  let description = [{
+    `tile.bid 0` is the index of the executing block along grid axis 0 (x);
+    axes 1 and 2 are y and z.
+  }];
+}
+
+def Tile_NumBlocksOp : Tile_GridOp<"num_blocks"> {
+  let summary = "number of thread blocks along a grid axis";
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and reshaping
+//===----------------------------------------------------------------------===//
+
+def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+  let summary = "the tile [0, 1, ..., N-1]";
+  let description = [{
+    A one-dimensional i32 tile whose element `i` is `i`.
+
+    ```mlir
+    %r = tile.arange : tensor<64xi32>
+    ```
+  }];
+  let results = (outs Tile_IntTile:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_FullOp : Tile_Op<"full", [Pure,
+    TypesMatchWith<"value type matches the tile's element type",
+                   "result", "value",
+                   "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
+  let summary = "a tile with every element equal to a scalar";
+  let description = [{
+    ```mlir
+    %t = tile.full %x : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ElementType:$value);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tile along its size-1 dimensions";
+  let description = [{
+    Source and result have the same rank; each source dimension is either
+    equal to the result's or 1, in which case it is repeated.
+
+    ```mlir
+    %b = tile.broadcast %m : tensor<64x1xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a dimension of size 1";
+  let description = [{
+    `x[:, None]` in the language: the result has a new dimension of size 1 at
+    position `axis`.
+
+    ```mlir
+    %e = tile.expand_dims %x {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source, ConfinedAttr<I32Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tile's elements under another shape";
+  let description = [{
+    Elements keep their row-major order; the element count must not change.
+
+    ```mlir
+    %r = tile.reshape %q : tensor<1x1x64x128xf16> -> tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_PermuteOp : Tile_Op<"permute", [Pure]> {
+  let summary = "permute (transpose) the dimensions of a tile";
+  let description = [{
+    Result dimension `i` is source dimension `permutation[i]`.
+
+    ```mlir
+    %t = tile.permute %x [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source, DenseI32ArrayAttr:$permutation);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat =
+      "$source $permutation attr-dict `:` type($source) `->` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Global tensors
+//===----------------------------------------------------------------------===//
+
+def Tile_DimOp : Tile_Op<"dim", [Pure]> {
+  let summary = "run-time size of one dimension of a global tensor";
+  let description = [{
+    ```mlir
+    %n = tile.dim %K, 2 : !tile.global<f16, 4>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$tensor `,` $axis attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "load a tile from a global tensor";
+  let description = [{
+    Loads the tile at tile coordinates `indices` of a global tensor, seen
+    through the dimension permutation `order`:
+
+      result[t0, ..., tn] = tensor[p(indices[0] * s0 + t0, ..., indices[n] * sn + tn)]
+
+    where `s` is the result shape and `p` places view dimension `i` at tensor
+    dimension `order[i]` (`order = [0, 1, 3, 2]` reads the last two dimensions
+    transposed). Elements outside the tensor read as `padding` (zero when
+    absent). `latency` is a hint of how far ahead the load may be issued.
+
+    ```mlir
+    %k = tile.load %K[%b, %h, %c0, %j] {order = array<i32: 0, 1, 3, 2>, latency = 2 : i32}
+        : !tile.global<f16, 4> -> tensor<1x1x128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
+                       OptionalAttr<DenseI32ArrayAttr>:$order,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$latency,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "store a tile into a global tensor";
+  let description = [{
+    The inverse of `tile.load`: writes `value` at tile coordinates `indices`
+    of the tensor seen through `order`. Elements that fall outside the tensor
+    are not written.
+
+    ```mlir
+    tile.store %O[%b, %h, %m, %c0], %acc : !tile.global<f16, 4>, tensor<1x1x64x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
+                       Tile_Tile:$value, OptionalAttr<DenseI32ArrayAttr>:$order);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_MmaOp : Tile_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix multiply-accumulate on tensor cores: a * b + acc";
+  let description = [{
+    `a` is M x K, `b` is K x N, `acc` and the result M x N. `a` and `b` hold
+    f16 or bf16 (the same type); the accumulator is f32.
+
+    ```mlir
+    %d = tile.mma %a, %b, %c : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTile:$a, Tile_FloatTile:$b, Tile_FloatTile:$acc);
+  let results = (outs Tile_FloatTile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis";
+  let description = [{
+    Combines the elements along `axis` with `max`, `min` or `sum`. With
+    `keepdims` the reduced dimension stays with size 1, otherwise it is
+    removed.
+
+    ```mlir
+    %m = tile.reduce max %qk {axis = 1 : i32, keepdims} : tensor<64x64xf32> -> tensor<64x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tile:$source,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$axis,
+                       UnitAttr:$keepdims);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat =
+      "$kind $source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_Exp2Op : Tile_Op<"exp2", [Pure, SameOperandsAndResultType, Elementwise]> {
+  let summary = "2 raised to each element";
+  let description = [{
+    With `flush_to_zero`, subnormal inputs and results are flushed to zero
+    and the hardware approximation is used (`ex2.approx.ftz.f32`).
+
+    ```mlir
+    %p = tile.exp2 %x flush_to_zero : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatLike:$source, UnitAttr:$flush_to_zero);
+  let results = (outs Tile_FloatLike:$result);
+  let assemblyFormat = "$source (`flush_to_zero` $flush_to_zero^)? attr-dict `:` type($result)";
+}
+
+def Tile_DivOp : Tile_Op<"div", [Pure, SameOperandsAndResultType, Elementwise]> {
+  let summary = "floating-point division with a rounding mode";
+  let description = [{
+    `rn` is IEEE-754 division rounded to nearest, `full` the fast division
+    of at most 2 ulp error (`div.full`), `approx` a reciprocal and a multiply
+    (`div.approx`). With `flush_to_zero`, subnormals are flushed.
+
+    ```mlir
+    %o = tile.div %acc, %l approx flush_to_zero : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatLike:$lhs, Tile_FloatLike:$rhs,
+                       DefaultValuedAttr<Tile_RoundingMode,
+                                         "::mlir::tile::RoundingMode::RN">:$rounding,
+                       UnitAttr:$flush_to_zero);
+  let results = (outs Tile_FloatLike:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs $rounding (`flush_to_zero` $flush_to_zero^)? attr-dict `:` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "redistribute a tile to another layout";
+  let description = [{
+    The same tile in another layout. Layout assignment inserts it where a
+    value's producer and consumer want different layouts; the lowering moves
+    registers within threads when the two layouts map the same elements to
+    the same threads, and goes through shared memory otherwise.
+
+    ```mlir
+    %b = tile.convert_layout %a : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_a>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+#endif // TILE_OPS_TD

@@ -1,0 +1,72 @@
+//===- TileTypes.cpp - Types and attributes of the tile dialect -----------===//
+
+#include "Tile/IR/TileTypes.h"
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Tile/IR/TileOpsTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Tile/IR/TileAttrs.cpp.inc"
+
+
+void TileDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Tile/IR/TileOpsTypes.cpp.inc"
+      >();
+}
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Tile/IR/TileAttrs.cpp.inc"
+      >();
+}
+
+bool mlir::tile::isTileElementType(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(32) ||
+         type.isInteger(1);
+}
+
+bool mlir::tile::isTileType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !isTileElementType(tensor.getElementType()))
+    return false;
+  // Power-of-two dimensions, at most 2^24 elements in all (which also keeps
+  // element counts far from overflow).
+  uint64_t total = 1;
+  for (int64_t d : tensor.getShape()) {
+    if (d <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(d)) ||
+        d > (int64_t(1) << 24))
+      return false;
+    total *= static_cast<uint64_t>(d);
+    if (total > (uint64_t(1) << 24))
+      return false;
+  }
+  return true;
+}
+
+LogicalResult
+GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         Type elementType, unsigned rank) {
+  if (!isTileElementType(elementType))
+    return emitError() << "global tensor element type must be f16, bf16, f32, "
+                          "i32 or i1, got "
+                       << elementType;
+  if (rank < 1 || rank > 8)
+    return emitError() << "global tensor rank must be between 1 and 8, got "
+                       << rank;
+  return success();
+}

@@ -1,0 +1,53 @@
+//===- TileTypes.td - Types of the tile dialect ------------*- tablegen -*-===//
+
+#ifndef TILE_TYPES_TD
+#define TILE_TYPES_TD
+
+include "TileDialect.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def Tile_GlobalTensorType : TypeDef<Tile_Dialect, "GlobalTensor"> {
+  let mnemonic = "global";
+  let summary = "a tensor in global memory, passed to a kernel";
+  let description = [{
+    A kernel argument naming a tensor in device memory. Only its element type
+    and rank are known at compile time; its base address, shape and strides
+    (in elements) are run-time values. Tiles are loaded from and stored to it.
+
+    ```mlir
+    !tile.global<f16, 4>
+    ```
+  }];
+  let parameters = (ins "::mlir::Type":$elementType, "unsigned":$rank);
+  let assemblyFormat = "`<` $elementType `,` $rank `>`";
+  let genVerifyDecl = 1;
+}
+
+// Element types a tile may hold (fp8 has room to be added here).
+def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, I32, I1]>;
+def Tile_FloatElementType : AnyTypeOf<[F16, BF16, F32]>;
+
+def Tile_Tile : Type<
+    And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,
+         SubstLeaves<"$_self", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
+                     Tile_ElementType.predicate>]>,
+    "tile (statically shaped tensor of f16, bf16, f32, i32 or i1)",
+    "::mlir::RankedTensorType">;
+
+def Tile_FloatTile : Type<
+    And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,
+         SubstLeaves<"$_self", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
+                     Tile_FloatElementType.predicate>]>,
+    "tile of f16, bf16 or f32", "::mlir::RankedTensorType">;
+
+def Tile_IntTile : Type<
+    And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,
+         SubstLeaves<"$_self", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
+                     I32.predicate>]>,
+    "tile of i32", "::mlir::RankedTensorType">;
+
+// A scalar or a tile of floats: exp2 and div apply to either.
+def Tile_FloatLike : AnyTypeOf<[Tile_FloatElementType, Tile_FloatTile]>;
+
+#endif // TILE_TYPES_TD

@@ -1,0 +1,528 @@
+//===- AssignLayouts.cpp - Give every tile a distributed layout -----------===//
+//
+// Layouts start at the ops that dictate them (loads: coalesced blocked
+// layouts; mma: accumulator and operand layouts), flow forward through the
+// ops that derive their result layout from their operands, and backward
+// into values that are free to take any layout (constants, splats, aranges
+// and what is computed from them alone). What is left gets a default blocked
+// layout. Finally the types are rewritten and tile.convert_layout is
+// inserted wherever a use needs another layout than its value has.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+bool isTileValue(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+unsigned elementBytes(Value v) {
+  Type e = cast<RankedTensorType>(v.getType()).getElementType();
+  return std::max(1u, e.getIntOrFloatBitWidth() / 8);
+}
+
+/// Element-wise ops: every tile operand and the result share one layout.
+bool isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() || isa<arith::SelectOp>(op);
+}
+
+/// Higher wins when an element-wise op meets operands in several layouts:
+/// computing in the accumulator's layout avoids moving the accumulator.
+int priority(Attribute layout) {
+  if (isa<MmaLayoutAttr>(layout))
+    return 4;
+  if (isa<DotOperandLayoutAttr>(layout))
+    return 3;
+  if (isa<SliceLayoutAttr>(layout))
+    return 2;
+  return 1;
+}
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(func::FuncOp func, unsigned numWarps, unsigned vectorBytes)
+      : func(func), ctx(func.getContext()), numWarps(numWarps),
+        vectorBytes(vectorBytes) {}
+
+  void run();
+
+private:
+  // Layout constructors.
+  BlockedLayoutAttr blocked(ArrayRef<int64_t> shape, unsigned contigDim,
+                            unsigned vec);
+  BlockedLayoutAttr defaultBlocked(ArrayRef<int64_t> shape) {
+    return blocked(shape, shape.size() - 1, 1);
+  }
+  BlockedLayoutAttr loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order);
+  MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape);
+  /// The blocked layout of a reshape's result, when the reshape only adds
+  /// or removes unit dimensions of a blocked operand.
+  Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
+                          ArrayRef<int64_t> dstShape);
+  Attribute permuteLayout(BlockedLayoutAttr src, ArrayRef<int32_t> perm);
+  Attribute expandLayout(Attribute src, unsigned axis, unsigned rank);
+
+  bool set(Value v, Attribute layout) {
+    if (!layout || layout_.count(v))
+      return false;
+    layout_[v] = layout;
+    return true;
+  }
+  Attribute get(Value v) const { return layout_.lookup(v); }
+
+  bool forward(Operation *op);
+  bool backward(Operation *op);
+  /// The layout operand `i` of `op` must have; null when any will do.
+  Attribute required(Operation *op, unsigned i);
+  void materialize();
+
+  func::FuncOp func;
+  MLIRContext *ctx;
+  unsigned numWarps, vectorBytes;
+  DenseMap<Value, Attribute> layout_;
+};
+
+} // namespace
+
+BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> shape,
+                                          unsigned contigDim, unsigned vec) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> order = {contigDim};
+  for (int d = rank - 1; d >= 0; --d)
+    if (static_cast<unsigned>(d) != contigDim)
+      order.push_back(d);
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  spt[contigDim] = std::max<int64_t>(1, std::min<int64_t>(vec, shape[contigDim]));
+  // Lanes go to the fastest dimensions first, warps to the slowest.
+  unsigned lanes = 32;
+  for (unsigned d : order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+    unsigned take = std::min<int64_t>(lanes, room);
+    tpw[d] = take;
+    lanes /= take;
+  }
+  tpw[order.back()] *= lanes; // leftover lanes replicate
+  unsigned warps = numWarps;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    unsigned d = *it;
+    int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    unsigned take = std::min<int64_t>(warps, room);
+    wpc[d] = take;
+    warps /= take;
+  }
+  wpc[order.front()] *= warps; // leftover warps replicate
+  return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+BlockedLayoutAttr
+LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
+  ArrayRef<int64_t> shape = shapeOf(tile);
+  unsigned rank = shape.size();
+  // The view dimension that walks the tensor's contiguous last dimension.
+  unsigned contig = rank - 1;
+  if (order && !order->empty())
+    for (unsigned i = 0; i < rank; ++i)
+      if (static_cast<unsigned>((*order)[i]) == rank - 1)
+        contig = i;
+  unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
+  return blocked(shape, contig, vec);
+}
+
+MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape) {
+  unsigned wm = std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[0] / 16));
+  wm = llvm::PowerOf2Ceil(wm) == wm ? wm : 1;
+  unsigned wn = numWarps / wm;
+  return MmaLayoutAttr::get(ctx, {wm, wn});
+}
+
+Attribute LayoutAssigner::reshapeLayout(BlockedLayoutAttr src,
+                                        ArrayRef<int64_t> srcShape,
+                                        ArrayRef<int64_t> dstShape) {
+  // Map the non-unit dimensions in order; unit dimensions carry nothing.
+  SmallVector<unsigned> srcDims, dstDims;
+  for (unsigned d = 0; d < srcShape.size(); ++d)
+    if (srcShape[d] != 1)
+      srcDims.push_back(d);
+  for (unsigned d = 0; d < dstShape.size(); ++d)
+    if (dstShape[d] != 1)
+      dstDims.push_back(d);
+  if (srcDims.size() != dstDims.size())
+    return {};
+  for (unsigned i = 0; i < srcDims.size(); ++i)
+    if (srcShape[srcDims[i]] != dstShape[dstDims[i]])
+      return {};
+  // Unit source dimensions must not hold threads: they would replicate.
+  for (unsigned d = 0; d < srcShape.size(); ++d)
+    if (srcShape[d] == 1 &&
+        (src.getThreadsPerWarp()[d] != 1 || src.getWarpsPerCTA()[d] != 1))
+      return {};
+  unsigned rank = dstShape.size();
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
+  DenseMap<unsigned, unsigned> srcToDst;
+  for (unsigned i = 0; i < srcDims.size(); ++i) {
+    srcToDst[srcDims[i]] = dstDims[i];
+    spt[dstDims[i]] = src.getSizePerThread()[srcDims[i]];
+    tpw[dstDims[i]] = src.getThreadsPerWarp()[srcDims[i]];
+    wpc[dstDims[i]] = src.getWarpsPerCTA()[srcDims[i]];
+  }
+  for (unsigned d : src.getOrder())
+    if (srcToDst.count(d))
+      order.push_back(srcToDst[d]);
+  for (int d = rank - 1; d >= 0; --d)
+    if (!llvm::is_contained(order, static_cast<unsigned>(d)))
+      order.push_back(d);
+  // Keep the thread and warp counts whole when every dimension was unit.
+  auto product = [](ArrayRef<unsigned> v) {
+    unsigned p = 1;
+    for (unsigned x : v)
+      p *= x;
+    return p;
+  };
+  tpw[order.front()] *= 32 / product(tpw);
+  wpc[order.back()] *= numWarps / product(wpc);
+  return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+Attribute LayoutAssigner::permuteLayout(BlockedLayoutAttr src,
+                                        ArrayRef<int32_t> perm) {
+  unsigned rank = perm.size();
+  SmallVector<unsigned> spt(rank), tpw(rank), wpc(rank), order;
+  SmallVector<unsigned> inverse(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    spt[i] = src.getSizePerThread()[perm[i]];
+    tpw[i] = src.getThreadsPerWarp()[perm[i]];
+    wpc[i] = src.getWarpsPerCTA()[perm[i]];
+    inverse[perm[i]] = i;
+  }
+  for (unsigned d : src.getOrder())
+    order.push_back(inverse[d]);
+  return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
+                                       unsigned rank) {
+  if (auto slice = dyn_cast<SliceLayoutAttr>(src))
+    if (slice.getDim() == axis)
+      return slice.getParent();
+  if (auto b = dyn_cast<BlockedLayoutAttr>(src)) {
+    SmallVector<unsigned> spt(b.getSizePerThread()),
+        tpw(b.getThreadsPerWarp()), wpc(b.getWarpsPerCTA()), order;
+    spt.insert(spt.begin() + axis, 1);
+    tpw.insert(tpw.begin() + axis, 1);
+    wpc.insert(wpc.begin() + axis, 1);
+    for (unsigned d : b.getOrder())
+      order.push_back(d >= axis ? d + 1 : d);
+    order.push_back(axis);
+    return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+  }
+  return {};
+}
+
+bool LayoutAssigner::forward(Operation *op) {
+  bool changed = false;
+  if (auto load = dyn_cast<LoadOp>(op))
+    return set(load.getResult(), loadLayout(load.getResult(), load.getOrder()));
+  if (auto mma = dyn_cast<MmaOp>(op))
+    return set(mma.getResult(), mmaLayout(shapeOf(mma.getResult())));
+  if (isElementwise(op) && op->getNumResults() == 1 &&
+      isTileValue(op->getResult(0)) && !get(op->getResult(0))) {
+    Attribute best;
+    for (Value v : op->getOperands())
+      if (Attribute l = get(v))
+        if (!best || priority(l) > priority(best))
+          best = l;
+    return set(op->getResult(0), best);
+  }
+  if (auto b = dyn_cast<BroadcastOp>(op))
+    return set(b.getResult(), get(b.getSource()));
+  if (auto e = dyn_cast<ExpandDimsOp>(op))
+    if (Attribute l = get(e.getSource()))
+      return set(e.getResult(),
+                 expandLayout(l, e.getAxis(), shapeOf(e.getResult()).size()));
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    if (Attribute l = get(r.getSource()))
+      return set(r.getResult(),
+                 r.getKeepdims()
+                     ? l
+                     : SliceLayoutAttr::get(ctx, r.getAxis(), l));
+    return false;
+  }
+  if (auto r = dyn_cast<ReshapeOp>(op)) {
+    if (Attribute l = get(r.getSource())) {
+      auto b = dyn_cast<BlockedLayoutAttr>(required(op, 0));
+      Attribute res = b ? reshapeLayout(b, shapeOf(r.getSource()),
+                                        shapeOf(r.getResult()))
+                        : Attribute();
+      return set(r.getResult(),
+                 res ? res : defaultBlocked(shapeOf(r.getResult())));
+    }
+    return false;
+  }
+  if (auto p = dyn_cast<PermuteOp>(op)) {
+    if (get(p.getSource())) {
+      auto b = cast<BlockedLayoutAttr>(required(op, 0));
+      return set(p.getResult(), permuteLayout(b, p.getPermutation()));
+    }
+    return false;
+  }
+  if (auto f = dyn_cast<scf::ForOp>(op)) {
+    // An iteration value, its result, init and yield share one layout; the
+    // iteration value may also have been reached backward from a use.
+    auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+    for (auto [i, arg] : llvm::enumerate(f.getRegionIterArgs())) {
+      if (!isTileValue(arg))
+        continue;
+      Attribute l = get(arg);
+      if (!l)
+        l = get(yield.getOperand(i));
+      if (!l)
+        l = get(f.getInitArgs()[i]);
+      if (l) {
+        changed |= set(arg, l);
+        changed |= set(f.getResult(i), l);
+      }
+    }
+    return changed;
+  }
+  if (auto i = dyn_cast<scf::IfOp>(op)) {
+    for (auto [k, res] : llvm::enumerate(i.getResults())) {
+      if (!isTileValue(res) || get(res))
+        continue;
+      Attribute l = get(i.thenYield().getOperand(k));
+      if (!l && i.elseBlock())
+        l = get(i.elseYield().getOperand(k));
+      changed |= set(res, l);
+    }
+    return changed;
+  }
+  return false;
+}
+
+bool LayoutAssigner::backward(Operation *op) {
+  bool changed = false;
+  if (auto mma = dyn_cast<MmaOp>(op)) {
+    Attribute l = get(mma.getResult());
+    auto m = cast<MmaLayoutAttr>(l);
+    changed |= set(mma.getA(), DotOperandLayoutAttr::get(ctx, 0, m));
+    changed |= set(mma.getB(), DotOperandLayoutAttr::get(ctx, 1, m));
+    changed |= set(mma.getAcc(), m);
+    return changed;
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    return set(store.getValue(), loadLayout(store.getValue(), store.getOrder()));
+  }
+  if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+    Operation *parent = op->getParentOp();
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (!isTileValue(v))
+        continue;
+      Attribute l = isa<scf::ForOp>(parent)
+                        ? get(cast<scf::ForOp>(parent).getRegionIterArgs()[i])
+                        : get(parent->getResult(i));
+      changed |= set(v, l);
+    }
+    return changed;
+  }
+  if (auto f = dyn_cast<scf::ForOp>(op)) {
+    for (auto [i, arg] : llvm::enumerate(f.getRegionIterArgs()))
+      if (isTileValue(arg))
+        if (Attribute l = get(arg))
+          changed |= set(f.getInitArgs()[i], l);
+    return changed;
+  }
+  if (op->getNumResults() != 1 || !isTileValue(op->getResult(0)))
+    return false;
+  Attribute l = get(op->getResult(0));
+  if (!l)
+    return false;
+  if (isElementwise(op) || isa<BroadcastOp>(op)) {
+    for (Value v : op->getOperands())
+      if (isTileValue(v))
+        changed |= set(v, l);
+    return changed;
+  }
+  if (auto e = dyn_cast<ExpandDimsOp>(op))
+    return set(e.getSource(), SliceLayoutAttr::get(ctx, e.getAxis(), l));
+  return false;
+}
+
+Attribute LayoutAssigner::required(Operation *op, unsigned i) {
+  Value operand = op->getOperand(i);
+  if (!isTileValue(operand))
+    return {};
+  if (auto mma = dyn_cast<MmaOp>(op)) {
+    auto m = cast<MmaLayoutAttr>(get(mma.getResult()));
+    if (i == 0)
+      return DotOperandLayoutAttr::get(ctx, 0, m);
+    if (i == 1)
+      return DotOperandLayoutAttr::get(ctx, 1, m);
+    return m;
+  }
+  if (auto store = dyn_cast<StoreOp>(op))
+    return loadLayout(operand, store.getOrder());
+  if (isElementwise(op) || isa<BroadcastOp>(op))
+    return get(op->getResult(0));
+  if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+    Attribute res = get(e.getResult());
+    // A blocked result derived from a blocked source keeps that source.
+    Attribute src = get(operand);
+    if (src && expandLayout(src, e.getAxis(), shapeOf(e.getResult()).size()) ==
+                   res)
+      return src;
+    return SliceLayoutAttr::get(ctx, e.getAxis(), res);
+  }
+  if (isa<ReshapeOp, PermuteOp>(op)) {
+    // These move no data: they need a blocked operand, the one their result
+    // layout maps back to when there is one.
+    auto res = dyn_cast_if_present<BlockedLayoutAttr>(get(op->getResult(0)));
+    if (res) {
+      Attribute back;
+      if (auto p = dyn_cast<PermuteOp>(op)) {
+        SmallVector<int32_t> inverse(p.getPermutation().size());
+        for (auto [i, d] : llvm::enumerate(p.getPermutation()))
+          inverse[d] = i;
+        back = permuteLayout(res, inverse);
+      } else {
+        back = reshapeLayout(res, shapeOf(op->getResult(0)), shapeOf(operand));
+      }
+      if (back)
+        return back;
+    }
+    Attribute src = get(operand);
+    if (isa_and_present<BlockedLayoutAttr>(src))
+      return src;
+    return defaultBlocked(shapeOf(operand));
+  }
+  if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+    Operation *parent = op->getParentOp();
+    if (auto f = dyn_cast<scf::ForOp>(parent))
+      return get(f.getRegionIterArgs()[i]);
+    return get(parent->getResult(i));
+  }
+  if (auto f = dyn_cast<scf::ForOp>(op)) {
+    unsigned first = f.getNumControlOperands();
+    if (i >= first)
+      return get(f.getRegionIterArgs()[i - first]);
+  }
+  return {};
+}
+
+void LayoutAssigner::materialize() {
+  auto withLayout = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return RankedTensorType::get(t.getShape(), t.getElementType(), get(v));
+  };
+  // Retype every tile value; constants rebuild their value attribute.
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (isTileValue(arg))
+            arg.setType(withLayout(arg));
+    for (Value res : op->getResults())
+      if (isTileValue(res))
+        res.setType(withLayout(res));
+    if (auto cst = dyn_cast<arith::ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+        cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+  });
+  // Convert where a use needs another layout.
+  OpBuilder builder(ctx);
+  func.walk([&](Operation *op) {
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+      Attribute req = required(op, i);
+      Value v = op->getOperand(i);
+      if (!req || get(v) == req)
+        continue;
+      builder.setInsertionPoint(op);
+      auto t = cast<RankedTensorType>(v.getType());
+      auto cvt = ConvertLayoutOp::create(
+          builder, op->getLoc(),
+          RankedTensorType::get(t.getShape(), t.getElementType(), req), v);
+      op->setOperand(i, cvt);
+    }
+  });
+}
+
+void LayoutAssigner::run() {
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+  auto propagate = [&] {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *op : ops)
+        changed |= forward(op);
+      for (Operation *op : llvm::reverse(ops))
+        changed |= backward(op);
+    }
+  };
+  propagate();
+  // Whatever is still free gets a default layout, sources first.
+  while (true) {
+    Value pending;
+    for (Operation *op : ops) {
+      if (isa<scf::ForOp>(op))
+        continue; // follows its iteration values
+      for (Value v : op->getResults())
+        if (isTileValue(v) && !get(v)) {
+          pending = v;
+          break;
+        }
+      if (pending)
+        break;
+    }
+    if (!pending)
+      break;
+    set(pending, defaultBlocked(shapeOf(pending)));
+    propagate();
+  }
+  // Block arguments left without one (an unused loop value).
+  for (Operation *op : ops)
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (isTileValue(arg))
+            set(arg, defaultBlocked(shapeOf(arg)));
+  materialize();
+}
+
+namespace {
+struct AssignLayoutsPass
+    : public mlir::tile::impl::TileAssignLayoutsBase<AssignLayoutsPass> {
+  using TileAssignLayoutsBase::TileAssignLayoutsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (!func->hasAttr(TileDialect::getKernelAttrName()))
+      return;
+    if (numWarps == 0 || !llvm::isPowerOf2_32(numWarps) || numWarps > 32) {
+      func.emitError() << "num-warps must be a power of two from 1 to 32";
+      return signalPassFailure();
+    }
+    LayoutAssigner(func, numWarps, vectorBytes).run();
+    func->setAttr(TileDialect::getNumWarpsAttrName(),
+                  IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                   numWarps));
+  }
+};
+} // namespace

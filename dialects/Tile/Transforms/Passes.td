@@ -1,0 +1,49 @@
+//===- Passes.td - Passes over tile IR ---------------------*- tablegen -*-===//
+
+#ifndef TILE_TRANSFORMS_PASSES_TD
+#define TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
+  let summary = "Give every tile a distributed layout";
+  let description = [{
+    Chooses how each tile of a kernel is spread over threads and registers,
+    and makes it part of the tile's type:
+
+    - loads and stores get a blocked layout that makes each thread move up to
+      16 contiguous bytes and each warp cover contiguous memory;
+    - `tile.mma` gets the mma.sync accumulator layout for its result and
+      accumulator and the matching operand layouts for A and B;
+    - layouts then flow forward through element-wise ops, broadcasts,
+      reductions (as slices) and loops, and backward into the ops that are
+      free to take any layout (constants, `tile.full`, `tile.arange` and what
+      is computed from them only), so that masks and softmax statistics are
+      computed directly in the layout of the accumulator they update;
+    - where a value's layout differs from what a use needs,
+      `tile.convert_layout` is inserted.
+
+    The kernel gets a `tile.num_warps` attribute.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", "4",
+           "Warps per thread block">,
+    Option<"vectorBytes", "vector-bytes", "unsigned", "16",
+           "Widest global memory access per thread, in bytes (alignment)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileRemoveLayoutConversions
+    : Pass<"tile-remove-layout-conversions", "::mlir::func::FuncOp"> {
+  let summary = "Fold away layout conversions that are not needed";
+  let description = [{
+    Removes `tile.convert_layout` ops whose source already has the target
+    layout, chains of conversions, and conversions of values that are free
+    to be recomputed in the target layout (constants, splats), by
+    re-creating those values in the layout their user needs.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+#endif // TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,127 @@
+/*===- tile.h - libtile's C API ---------------------------------*- C -*-===*\
+|*                                                                            *|
+|* Compile and launch tile kernels at run time from C (or any language with *|
+|* a C FFI). Every call returns TILE_OK (0) or TILE_ERROR; after an error,   *|
+|* tile_last_error() gives the calling thread's message. Kernel handles stay *|
+|* valid for the life of the process and need no release.                   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TILE_TILE_C_H
+#define TILE_TILE_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef TILE_API
+#define TILE_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The driver's stream type: CUstream and cudaStream_t both point to it. */
+struct CUstream_st;
+
+typedef struct tile_kernel_s *tile_kernel;
+
+enum { TILE_OK = 0, TILE_ERROR = 1 };
+
+typedef enum tile_dtype {
+  TILE_F16 = 0,
+  TILE_BF16 = 1,
+  TILE_F32 = 2,
+  TILE_I32 = 3,
+  TILE_BOOL = 4
+} tile_dtype;
+
+typedef enum tile_arg_kind {
+  TILE_ARG_TENSOR = 0,
+  TILE_ARG_INT = 1,
+  TILE_ARG_FLOAT = 2,
+  TILE_ARG_BOOL = 3
+} tile_arg_kind;
+
+/* A tensor in GPU memory; shape and strides (in elements) have `rank`
+ * entries each. */
+typedef struct tile_tensor {
+  void *data;
+  tile_dtype dtype;
+  int32_t rank;
+  const int64_t *shape;
+  const int64_t *strides;
+} tile_tensor;
+
+/* One argument, tagged by kind. */
+typedef struct tile_arg {
+  tile_arg_kind kind;
+  union {
+    tile_tensor tensor;
+    int64_t i;
+    float f;
+    int32_t b;
+  } value;
+} tile_arg;
+
+typedef struct tile_constant {
+  const char *name;
+  const char *value;
+} tile_constant;
+
+/* NULL options, or zeroed fields, mean the defaults: no constants, the
+ * file's only kernel, the current GPU's arch, 4 warps, 16-byte alignment. */
+typedef struct tile_compile_options {
+  const tile_constant *constants;
+  size_t num_constants;
+  const char *kernel;
+  const char *arch;
+  unsigned num_warps;
+  unsigned tensor_alignment;
+} tile_compile_options;
+
+typedef struct tile_stats {
+  uint64_t compiles;
+  uint64_t disk_hits;
+  uint64_t disk_writes;
+  uint64_t memory_hits;
+  uint64_t modules_loaded;
+  uint64_t alignment_variants;
+} tile_stats;
+
+TILE_API int tile_compile_file(const char *path,
+                               const tile_compile_options *options,
+                               tile_kernel *kernel);
+TILE_API int tile_compile_source(const char *source, const char *name,
+                                 const tile_compile_options *options,
+                                 tile_kernel *kernel);
+/* An ahead-of-time .ptx file written by `tilec --emit=ptx`. */
+TILE_API int tile_load_ptx(const char *path, tile_kernel *kernel);
+
+/* Launches `grid_x * grid_y * grid_z` blocks on `stream` (NULL: the default
+ * stream). */
+TILE_API int tile_kernel_launch(tile_kernel kernel, unsigned grid_x,
+                                unsigned grid_y, unsigned grid_z,
+                                struct CUstream_st *stream,
+                                const tile_arg *args, size_t num_args);
+/* Checks the arguments as tile_kernel_launch does, without launching. */
+TILE_API int tile_kernel_check(tile_kernel kernel, const tile_arg *args,
+                               size_t num_args);
+
+/* NULL for an invalid handle. */
+TILE_API const char *tile_kernel_name(tile_kernel kernel);
+TILE_API unsigned tile_kernel_num_warps(tile_kernel kernel);
+TILE_API unsigned tile_kernel_shared_bytes(tile_kernel kernel);
+TILE_API size_t tile_kernel_num_params(tile_kernel kernel);
+
+/* The calling thread's last error message; "" if none. Valid until the
+ * thread's next failing tile_* call. */
+TILE_API const char *tile_last_error(void);
+
+TILE_API int tile_runtime_stats(tile_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_TILE_C_H */

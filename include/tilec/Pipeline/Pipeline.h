@@ -1,0 +1,26 @@
+//===- Pipeline.h - The pass pipelines of tilec -----------------*- C++ -*-===//
+//
+// Every pipeline the tools run is assembled here, so that tilec, libtile and
+// tile-opt (--tile-cleanup) agree on the order of passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_PIPELINE_PIPELINE_H
+#define TILEC_PIPELINE_PIPELINE_H
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace tilec {
+
+/// Clean-up of freshly emitted tile IR: folding and canonicalization of the
+/// tile ops, CSE, dead code removal.
+void buildTileCleanupPipeline(mlir::OpPassManager &pm);
+
+/// Registers the pipelines above with the pass registry (tile-opt).
+void registerPipelines();
+
+} // namespace tilec
+
+#endif // TILEC_PIPELINE_PIPELINE_H

@@ -1,0 +1,57 @@
+//===- Compile.h - From .tile source to PTX, in process ---------*- C++ -*-===//
+//
+// The whole compiler as one call, used by tilec and by libtile's JIT:
+// parse, emit tile IR, assign layouts, lower to NVVM/LLVM, and emit PTX with
+// LLVM's NVPTX back end. No CUDA toolkit is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TARGET_COMPILE_H
+#define TILEC_TARGET_COMPILE_H
+
+#include "tilec/Target/KernelInfo.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec {
+
+/// What to stop at and print (tilec --emit=...).
+enum class Stage { AST, Tile, Layout, NVVM, LLVM, PTX };
+
+struct CompileRequest {
+  std::string source;     // the .tile text
+  std::string bufferName; // file name used in diagnostics
+  std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
+  std::string kernelName; // empty: every kernel of the file
+  std::string arch = "sm_90a"; // sm_80, sm_86, sm_89, sm_90, sm_90a
+  unsigned numWarps = 4;
+  /// Byte alignment assumed for every tensor (base and outer strides); the
+  /// runtime checks it at launch, and the JIT lowers it when an argument is
+  /// less aligned. 16 allows 16-byte vector accesses.
+  unsigned tensorAlignment = 16;
+};
+
+struct CompiledKernel {
+  KernelInfo info;
+  std::string ptx; // starts with the `// tilec-kernel: {json}` line
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string diagnostics;            // every error, formatted with carets
+  std::vector<CompiledKernel> kernels; // when ok and stage == PTX
+  std::string text;                   // the printed stage otherwise
+};
+
+/// Compiles `request` up to `stage`. Thread-safe: each call has its own
+/// MLIR context.
+CompileResult compile(const CompileRequest &request, Stage stage = Stage::PTX);
+
+/// Identifies the compiler build in cache keys.
+const char *compilerVersion();
+
+} // namespace tilec
+
+#endif // TILEC_TARGET_COMPILE_H

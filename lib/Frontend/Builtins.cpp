@@ -1,0 +1,968 @@
+//===- Builtins.cpp - Built-in functions and methods ----------------------===//
+//
+// Each built-in declares its parameters once (names, which are required);
+// one binder matches positional and keyword arguments against them and
+// reports missing, repeated and unknown arguments the way Python does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tilec;
+using namespace mlir;
+using llvm::SMLoc;
+
+namespace {
+
+/// Arguments of one call, bound to the callee's parameters by position.
+class Args {
+public:
+  Args(Emitter &em, SMLoc callLoc, llvm::StringRef fname)
+      : em(em), callLoc(callLoc), fname(fname.str()) {}
+
+  bool has(unsigned i) const { return i < vals.size() && vals[i]; }
+  const Val &operator[](unsigned i) const { return *vals[i]; }
+  SMLoc loc(unsigned i) const {
+    return i < locs.size() && locs[i].isValid() ? locs[i] : callLoc;
+  }
+  bool anyInvalid() const {
+    for (const auto &v : vals)
+      if (v && v->containsInvalid())
+        return true;
+    return false;
+  }
+
+  Emitter &em;
+  SMLoc callLoc;
+  std::string fname;
+  std::vector<std::optional<Val>> vals;
+  std::vector<SMLoc> locs;
+};
+
+struct Param {
+  const char *name;
+  bool required;
+};
+
+} // namespace
+
+/// Binds `call`'s arguments to `params`. `self` (for methods) takes the first
+/// parameter. Returns nullopt after reporting an error.
+static std::optional<Args> bindArgs(Emitter &em, const ast::Call &call,
+                                    llvm::StringRef fname,
+                                    llvm::ArrayRef<Param> params,
+                                    const Val *self = nullptr,
+                                    SMLoc selfLoc = SMLoc()) {
+  Args args(em, call.getLoc(), fname);
+  args.vals.resize(params.size());
+  args.locs.resize(params.size());
+  unsigned next = 0;
+  if (self) {
+    args.vals[0] = *self;
+    args.locs[0] = selfLoc;
+    next = 1;
+  }
+  bool ok = true;
+  for (const ast::ExprPtr &arg : call.args) {
+    if (next >= params.size()) {
+      em.diag.error(arg->getLoc(), fname + "() takes at most " +
+                                       std::to_string(params.size() -
+                                                      (self ? 1 : 0)) +
+                                       " positional arguments");
+      return std::nullopt;
+    }
+    args.vals[next] = em.emitExpr(*arg);
+    args.locs[next] = arg->getLoc();
+    ++next;
+  }
+  for (const ast::Keyword &kw : call.keywords) {
+    auto it = llvm::find_if(params, [&](const Param &p) {
+      return kw.name == p.name;
+    });
+    if (it == params.end() || (self && it == params.begin())) {
+      em.diag.error(kw.nameRange.Start, fname +
+                                            "() got an unexpected keyword "
+                                            "argument '" +
+                                            kw.name + "'");
+      ok = false;
+      continue;
+    }
+    unsigned idx = it - params.begin();
+    if (args.vals[idx]) {
+      em.diag.error(kw.nameRange.Start, fname +
+                                            "() got multiple values for "
+                                            "argument '" +
+                                            kw.name + "'");
+      ok = false;
+      continue;
+    }
+    args.vals[idx] = em.emitExpr(*kw.value);
+    args.locs[idx] = kw.value->getLoc();
+  }
+  for (auto [i, p] : llvm::enumerate(params)) {
+    if (p.required && !args.vals[i]) {
+      em.diag.error(call.getLoc(), fname + "() missing required argument '" +
+                                       p.name + "'");
+      ok = false;
+    }
+  }
+  if (!ok || args.anyInvalid())
+    return std::nullopt;
+  return args;
+}
+
+//===----------------------------------------------------------------------===//
+// Argument helpers
+//===----------------------------------------------------------------------===//
+
+static std::optional<int64_t> constIntArg(const Args &a, unsigned i,
+                                          llvm::StringRef what) {
+  const Val &v = a[i];
+  if (v.kind == Val::Kind::Int)
+    return v.i;
+  a.em.diag.error(a.loc(i), a.fname + "(): " + what.str() +
+                                " must be an integer constant, got " +
+                                v.describe());
+  return std::nullopt;
+}
+
+static std::optional<bool> constBoolArg(const Args &a, unsigned i,
+                                        llvm::StringRef what) {
+  const Val &v = a[i];
+  if (v.kind == Val::Kind::Bool)
+    return v.b;
+  a.em.diag.error(a.loc(i), a.fname + "(): " + what.str() +
+                                " must be a bool constant, got " +
+                                v.describe());
+  return std::nullopt;
+}
+
+static Type dtypeArg(const Args &a, unsigned i) {
+  const Val &v = a[i];
+  if (v.kind == Val::Kind::DType)
+    return v.type;
+  a.em.diag.error(a.loc(i), a.fname + "(): expected a dtype (f16, bf16, f32, "
+                                      "i32, bool), got " +
+                                v.describe());
+  return {};
+}
+
+/// A tuple of integer constants, or a single integer constant.
+static std::optional<SmallVector<int64_t>>
+constIntsArg(const Args &a, unsigned i, llvm::StringRef what) {
+  const Val &v = a[i];
+  SmallVector<int64_t> out;
+  if (v.kind == Val::Kind::Int) {
+    out.push_back(v.i);
+    return out;
+  }
+  if (v.kind == Val::Kind::Tuple) {
+    for (const Val &e : v.elts) {
+      if (e.kind != Val::Kind::Int) {
+        a.em.diag.error(a.loc(i), a.fname + "(): " + what.str() +
+                                      " must hold integer constants, got " +
+                                      e.describe());
+        return std::nullopt;
+      }
+      out.push_back(e.i);
+    }
+    return out;
+  }
+  a.em.diag.error(a.loc(i), a.fname + "(): " + what.str() +
+                                " must be a tuple of integer constants, got " +
+                                v.describe());
+  return std::nullopt;
+}
+
+static std::optional<int64_t> axisArg(const Args &a, unsigned i,
+                                      int64_t rank) {
+  auto axis = constIntArg(a, i, "axis");
+  if (!axis)
+    return std::nullopt;
+  int64_t k = *axis < 0 ? *axis + rank : *axis;
+  if (k < 0 || k >= rank) {
+    a.em.diag.error(a.loc(i), a.fname + "(): axis " + std::to_string(*axis) +
+                                  " is out of range for a tile of rank " +
+                                  std::to_string(rank));
+    return std::nullopt;
+  }
+  return k;
+}
+
+static bool requireTile(const Args &a, unsigned i, llvm::StringRef what) {
+  if (a[i].kind == Val::Kind::Tile)
+    return true;
+  a.em.diag.error(a.loc(i), a.fname + "(): " + what.str() +
+                                " must be a tile, got " + a[i].describe());
+  return false;
+}
+
+static bool requireGlobal(const Args &a, unsigned i) {
+  if (a[i].kind == Val::Kind::Global)
+    return true;
+  a.em.diag.error(a.loc(i), a.fname +
+                                "(): the first argument must be a tensor "
+                                "parameter, got " +
+                                a[i].describe());
+  return false;
+}
+
+static bool isPermutation(ArrayRef<int64_t> perm) {
+  llvm::SmallBitVector seen(perm.size());
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(perm.size()) || seen.test(p))
+      return false;
+    seen.set(p);
+  }
+  return true;
+}
+
+/// Tile indices for load/store: integer constants or i32 scalars.
+static std::optional<SmallVector<Value>>
+indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
+  const Val &v = a[i];
+  std::vector<Val> elts =
+      v.kind == Val::Kind::Tuple ? v.elts : std::vector<Val>{v};
+  if (elts.size() != rank) {
+    a.em.diag.error(a.loc(i), "wrong index rank: " + a.fname + "() of a rank-" +
+                                  std::to_string(rank) + " tensor needs " +
+                                  std::to_string(rank) + " indices, got " +
+                                  std::to_string(elts.size()));
+    return std::nullopt;
+  }
+  SmallVector<Value> out;
+  for (const Val &e : elts) {
+    if (e.kind == Val::Kind::Int) {
+      out.push_back(a.em.materializeScalar(e, a.em.builder.getI32Type(),
+                                           a.loc(i)));
+      if (!out.back())
+        return std::nullopt;
+      continue;
+    }
+    if (e.kind == Val::Kind::Scalar && e.value.getType().isInteger(32)) {
+      out.push_back(e.value);
+      continue;
+    }
+    a.em.diag.error(a.loc(i), a.fname + "(): tile indices must be integers, "
+                                        "got " +
+                                  e.describe());
+    return std::nullopt;
+  }
+  return out;
+}
+
+static std::optional<SmallVector<int32_t>>
+orderArg(const Args &a, unsigned i, unsigned rank) {
+  if (!a.has(i))
+    return SmallVector<int32_t>();
+  auto order = constIntsArg(a, i, "order");
+  if (!order)
+    return std::nullopt;
+  if (order->size() != rank || !isPermutation(*order)) {
+    a.em.diag.error(a.loc(i), a.fname + "(): order must be a permutation of " +
+                                  std::to_string(rank) + " dimensions, got " +
+                                  shapeString(*order));
+    return std::nullopt;
+  }
+  SmallVector<int32_t> out(order->begin(), order->end());
+  bool identity = true;
+  for (auto [k, p] : llvm::enumerate(out))
+    identity &= static_cast<int64_t>(k) == p;
+  if (identity)
+    out.clear();
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Grid and construction
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static Val emitGridQuery(const Args &a) {
+  auto axis = constIntArg(a, 0, "axis");
+  if (!axis)
+    return Val::invalid();
+  if (*axis < 0 || *axis > 2)
+    return a.em.error(a.loc(0), a.fname + "(): axis must be 0, 1 or 2, got " +
+                                    std::to_string(*axis));
+  return Val::dynamic(OpTy::create(
+      a.em.builder, a.em.loc(a.callLoc),
+      a.em.builder.getI32IntegerAttr(static_cast<int32_t>(*axis))));
+}
+
+static Val emitArange(const Args &a) {
+  auto n = constIntArg(a, 0, "the size");
+  if (!n)
+    return Val::invalid();
+  if (a.has(1)) {
+    Type t = dtypeArg(a, 1);
+    if (!t)
+      return Val::invalid();
+    if (!t.isInteger(32))
+      return a.em.error(a.loc(1), "arange(): only dtype=i32 is supported");
+  }
+  SmallVector<int64_t> shape = {*n};
+  if (!a.em.checkTileShape(shape, a.loc(0)))
+    return Val::invalid();
+  return Val::dynamic(tile::ArangeOp::create(
+      a.em.builder, a.em.loc(a.callLoc),
+      RankedTensorType::get(shape, a.em.builder.getI32Type())));
+}
+
+/// full(shape, value, dtype=None) and zeros(shape, dtype=f32).
+static Val emitFull(const Args &a, const Val &value, SMLoc valueLoc,
+                    Type dtype) {
+  auto shape = constIntsArg(a, 0, "the shape");
+  if (!shape || !a.em.checkTileShape(*shape, a.loc(0)))
+    return Val::invalid();
+  if (!value.isNumeric() || value.kind == Val::Kind::Tile)
+    return a.em.error(valueLoc, a.fname + "(): the fill value must be a "
+                                          "scalar, got " +
+                                    value.describe());
+  Type elt = dtype ? dtype : a.em.defaultType(value);
+  Value v = a.em.coerce(value, elt, *shape, valueLoc);
+  return v ? Val::dynamic(v) : Val::invalid();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+static Val emitLoad(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0))
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  unsigned rank = type.getRank();
+  auto indices = indexArgs(a, 1, rank, "tensor");
+  auto shape = constIntsArg(a, 2, "the shape");
+  auto order = orderArg(a, 3, rank);
+  if (!indices || !shape || !order)
+    return Val::invalid();
+  if (shape->size() != rank)
+    return em.error(a.loc(2), "load(): the tile shape " + shapeString(*shape) +
+                                  " must have one entry per tensor dimension "
+                                  "(" +
+                                  std::to_string(rank) + ")");
+  if (!em.checkTileShape(*shape, a.loc(2)))
+    return Val::invalid();
+  IntegerAttr latency;
+  if (a.has(4)) {
+    auto l = constIntArg(a, 4, "latency");
+    if (!l)
+      return Val::invalid();
+    if (*l < 1 || *l > 10)
+      return em.error(a.loc(4), "load(): latency must be between 1 and 10");
+    latency = em.builder.getI32IntegerAttr(static_cast<int32_t>(*l));
+  }
+  TypedAttr padding;
+  if (a.has(5)) {
+    if (!a[5].isConstNumber())
+      return em.error(a.loc(5), "load(): padding must be a constant, got " +
+                                    a[5].describe());
+    Value p = em.materializeScalar(a[5], type.getElementType(), a.loc(5));
+    if (!p)
+      return Val::invalid();
+    padding = cast<TypedAttr>(p.getDefiningOp<arith::ConstantOp>().getValue());
+    p.getDefiningOp()->erase();
+  }
+  auto resultType = RankedTensorType::get(*shape, type.getElementType());
+  auto op = tile::LoadOp::create(
+      em.builder, em.loc(a.callLoc), resultType, a[0].value, *indices,
+      order->empty() ? DenseI32ArrayAttr() : em.builder.getDenseI32ArrayAttr(*order),
+      latency, padding);
+  return Val::dynamic(op.getResult());
+}
+
+static Val emitStore(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0) || !requireTile(a, 2, "the stored value"))
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  unsigned rank = type.getRank();
+  auto indices = indexArgs(a, 1, rank, "tensor");
+  auto order = orderArg(a, 3, rank);
+  if (!indices || !order)
+    return Val::invalid();
+  const Val &t = a[2];
+  if (t.getShape().size() != rank)
+    return em.error(a.loc(2), "store(): the tile has rank " +
+                                  std::to_string(t.getShape().size()) +
+                                  " but the tensor has rank " +
+                                  std::to_string(rank) + "; reshape it first");
+  if (t.getElementType() != type.getElementType())
+    return em.error(a.loc(2), "store(): type mismatch: the tile holds " +
+                                  typeName(t.getElementType()) +
+                                  " but the tensor holds " +
+                                  typeName(type.getElementType()) +
+                                  "; convert it with .astype()");
+  tile::StoreOp::create(em.builder, em.loc(a.callLoc), a[0].value, *indices,
+                        t.value,
+                        order->empty() ? DenseI32ArrayAttr()
+                                       : em.builder.getDenseI32ArrayAttr(*order));
+  return Val::none();
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+static Val emitMma(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "a") || !requireTile(a, 1, "b") ||
+      !requireTile(a, 2, "the accumulator"))
+    return Val::invalid();
+  ArrayRef<int64_t> sa = a[0].getShape(), sb = a[1].getShape(),
+                    sc = a[2].getShape();
+  if (sa.size() != 2 || sb.size() != 2 || sc.size() != 2)
+    return em.error(a.callLoc, "mma(): operands must be 2-D tiles, got " +
+                                   shapeString(sa) + ", " + shapeString(sb) +
+                                   " and " + shapeString(sc));
+  if (sa[1] != sb[0])
+    return em.error(a.callLoc,
+                    "mma(): shape mismatch: a is " + shapeString(sa) +
+                        " and b is " + shapeString(sb) +
+                        "; the K dimensions (" + std::to_string(sa[1]) +
+                        " and " + std::to_string(sb[0]) + ") must agree");
+  if (sc[0] != sa[0] || sc[1] != sb[1])
+    return em.error(a.loc(2), "mma(): shape mismatch: the accumulator is " +
+                                  shapeString(sc) + " but a @ b is " +
+                                  shapeString({sa[0], sb[1]}));
+  Type ta = a[0].getElementType(), tb = a[1].getElementType();
+  if (ta != tb || !(ta.isF16() || ta.isBF16()))
+    return em.error(a.callLoc, "mma(): type mismatch: a and b must both hold "
+                               "f16 or bf16, got " +
+                                   typeName(ta) + " and " + typeName(tb));
+  if (!a[2].getElementType().isF32())
+    return em.error(a.loc(2), "mma(): the accumulator must hold f32, got " +
+                                  typeName(a[2].getElementType()));
+  return Val::dynamic(tile::MmaOp::create(em.builder, em.loc(a.callLoc),
+                                          a[0].value, a[1].value, a[2].value));
+}
+
+static Val emitReduce(const Args &a, tile::ReduceKind kind) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "the reduced value"))
+    return Val::invalid();
+  ArrayRef<int64_t> shape = a[0].getShape();
+  auto axis = axisArg(a, 1, shape.size());
+  if (!axis)
+    return Val::invalid();
+  bool keepdims = false;
+  if (a.has(2)) {
+    auto k = constBoolArg(a, 2, "keepdims");
+    if (!k)
+      return Val::invalid();
+    keepdims = *k;
+  }
+  SmallVector<int64_t> resultShape(shape);
+  if (keepdims)
+    resultShape[*axis] = 1;
+  else
+    resultShape.erase(resultShape.begin() + *axis);
+  if (resultShape.empty())
+    return em.error(a.callLoc, a.fname + "() of a 1-D tile needs "
+                                         "keepdims=True (scalar results are "
+                                         "not supported)");
+  Value source = a[0].value;
+  if (kind == tile::ReduceKind::Sum && a[0].getElementType().isInteger(1))
+    source = em.castElements(source, em.builder.getI32Type(),
+                             em.loc(a.callLoc));
+  auto type = RankedTensorType::get(resultShape,
+                                    getElementTypeOrSelf(source.getType()));
+  return Val::dynamic(tile::ReduceOp::create(
+      em.builder, em.loc(a.callLoc), type, kind, source,
+      static_cast<uint32_t>(*axis), keepdims));
+}
+
+Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
+  if (lhs.isInvalid() || rhs.isInvalid())
+    return Val::invalid();
+  const char *name = isMax ? "max" : "min";
+  if (!lhs.isNumeric() || !rhs.isNumeric())
+    return error(l, std::string(name) + "() cannot be applied to " +
+                        (lhs.isNumeric() ? rhs : lhs).describe());
+  if (lhs.isConstNumber() && rhs.isConstNumber()) {
+    bool isFloat =
+        lhs.kind == Val::Kind::Float || rhs.kind == Val::Kind::Float;
+    if (isFloat) {
+      double x = lhs.kind == Val::Kind::Float ? lhs.f : *getConstInt(lhs);
+      double y = rhs.kind == Val::Kind::Float ? rhs.f : *getConstInt(rhs);
+      return Val::floating(isMax ? std::max(x, y) : std::min(x, y));
+    }
+    int64_t x = *getConstInt(lhs), y = *getConstInt(rhs);
+    return Val::integer(isMax ? std::max(x, y) : std::min(x, y));
+  }
+  Type elt = promote(lhs, rhs, l, std::string(name) + "()");
+  if (!elt)
+    return Val::invalid();
+  SmallVector<int64_t> shape;
+  if (lhs.kind == Val::Kind::Tile || rhs.kind == Val::Kind::Tile) {
+    auto s = broadcastShapes(lhs.getShape(), rhs.getShape(), l);
+    if (!s)
+      return Val::invalid();
+    shape = *s;
+  }
+  Value a = coerce(lhs, elt, shape, l), b = coerce(rhs, elt, shape, l);
+  if (!a || !b)
+    return Val::invalid();
+  Location location = loc(l);
+  // maxnum/minnum ignore a NaN operand, matching PTX max.f32/min.f32.
+  if (isa<FloatType>(elt))
+    return Val::dynamic(
+        isMax ? Value(arith::MaxNumFOp::create(builder, location, a, b))
+              : Value(arith::MinNumFOp::create(builder, location, a, b)));
+  if (elt.isInteger(1))
+    return Val::dynamic(
+        isMax ? Value(arith::MaxUIOp::create(builder, location, a, b))
+              : Value(arith::MinUIOp::create(builder, location, a, b)));
+  return Val::dynamic(
+      isMax ? Value(arith::MaxSIOp::create(builder, location, a, b))
+            : Value(arith::MinSIOp::create(builder, location, a, b)));
+}
+
+/// max()/min(): a reduction with `axis=`, or elementwise over 2+ values.
+static Val emitMinMaxCall(Emitter &em, const ast::Call &call, bool isMax) {
+  llvm::StringRef name = isMax ? "max" : "min";
+  bool isReduction =
+      call.args.size() == 1 ||
+      llvm::any_of(call.keywords, [](const ast::Keyword &k) {
+        return k.name == "axis" || k.name == "keepdims";
+      });
+  if (isReduction) {
+    auto a = bindArgs(em, call, name,
+                      {{"x", true}, {"axis", true}, {"keepdims", false}});
+    if (!a)
+      return Val::invalid();
+    return emitReduce(*a, isMax ? tile::ReduceKind::Max
+                                : tile::ReduceKind::Min);
+  }
+  if (call.args.size() < 2 || !call.keywords.empty())
+    return em.error(call.getLoc(),
+                    name.str() + "() takes two or more values, or one tile "
+                                 "and axis=");
+  Val acc = em.emitExpr(*call.args[0]);
+  for (size_t i = 1; i < call.args.size(); ++i)
+    acc = em.emitMinMax(isMax, acc, em.emitExpr(*call.args[i]),
+                        call.args[i]->getLoc());
+  return acc;
+}
+
+/// Float math functions applying to scalars and tiles.
+static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
+  Emitter &em = a.em;
+  const Val &x = a[0];
+  if (!x.isNumeric())
+    return em.error(a.loc(0), a.fname + "() cannot be applied to " +
+                                  x.describe());
+  Location location = em.loc(a.callLoc);
+  if (fn == "abs" && !x.isConstNumber() && !isa<FloatType>(x.getElementType()))
+    return Val::dynamic(math::AbsIOp::create(em.builder, location, x.value));
+  if (x.isConstNumber()) {
+    double v = x.kind == Val::Kind::Float ? x.f : *em.getConstInt(x);
+    double r = llvm::StringSwitch<double>(fn)
+                   .Case("exp", std::exp(v))
+                   .Case("exp2", std::exp2(v))
+                   .Case("log", std::log(v))
+                   .Case("log2", std::log2(v))
+                   .Case("sqrt", std::sqrt(v))
+                   .Case("rsqrt", 1.0 / std::sqrt(v))
+                   .Case("abs", std::fabs(v))
+                   .Case("floor", std::floor(v))
+                   .Case("ceil", std::ceil(v))
+                   .Default(0);
+    if (x.kind == Val::Kind::Int && (fn == "abs"))
+      return Val::integer(std::abs(x.i));
+    return Val::floating(r);
+  }
+  Value v = x.value;
+  if (!isa<FloatType>(x.getElementType()))
+    v = em.castElements(v, em.builder.getF32Type(), location);
+  Value r;
+  if (fn == "exp2") {
+    bool ftz = false;
+    if (a.has(1)) {
+      auto f = constBoolArg(a, 1, "flush_to_zero");
+      if (!f)
+        return Val::invalid();
+      ftz = *f;
+    }
+    r = tile::Exp2Op::create(em.builder, location, v,
+                             ftz ? em.builder.getUnitAttr() : UnitAttr());
+  } else if (fn == "exp") {
+    r = math::ExpOp::create(em.builder, location, v);
+  } else if (fn == "log") {
+    r = math::LogOp::create(em.builder, location, v);
+  } else if (fn == "log2") {
+    r = math::Log2Op::create(em.builder, location, v);
+  } else if (fn == "sqrt") {
+    r = math::SqrtOp::create(em.builder, location, v);
+  } else if (fn == "rsqrt") {
+    r = math::RsqrtOp::create(em.builder, location, v);
+  } else if (fn == "abs") {
+    r = math::AbsFOp::create(em.builder, location, v);
+  } else if (fn == "floor") {
+    r = math::FloorOp::create(em.builder, location, v);
+  } else {
+    r = math::CeilOp::create(em.builder, location, v);
+  }
+  return Val::dynamic(r);
+}
+
+static Val emitTrueDiv(const Args &a) {
+  Emitter &em = a.em;
+  tile::RoundingMode mode = tile::RoundingMode::RN;
+  if (a.has(2)) {
+    if (a[2].kind != Val::Kind::Rounding)
+      return em.error(a.loc(2), "truediv(): rounding_mode must be RN, FULL "
+                                "or APPROX, got " +
+                                    a[2].describe());
+    mode = a[2].rounding;
+  }
+  bool ftz = false;
+  if (a.has(3)) {
+    auto f = constBoolArg(a, 3, "flush_to_zero");
+    if (!f)
+      return Val::invalid();
+    ftz = *f;
+  }
+  const Val &x = a[0], &y = a[1];
+  if (!x.isNumeric() || !y.isNumeric())
+    return em.error(a.callLoc, "truediv() cannot be applied to " +
+                                   (x.isNumeric() ? y : x).describe());
+  if (x.isConstNumber() && y.isConstNumber())
+    return em.emitBinary(ast::BinaryOp::Div, x, y, a.callLoc);
+  Type elt = em.promote(x, y, a.callLoc, "truediv()");
+  if (!elt)
+    return Val::invalid();
+  if (!isa<FloatType>(elt))
+    elt = em.builder.getF32Type();
+  SmallVector<int64_t> shape;
+  if (x.kind == Val::Kind::Tile || y.kind == Val::Kind::Tile) {
+    auto s = em.broadcastShapes(x.getShape(), y.getShape(), a.callLoc);
+    if (!s)
+      return Val::invalid();
+    shape = *s;
+  }
+  Value l = em.coerce(x, elt, shape, a.loc(0));
+  Value r = em.coerce(y, elt, shape, a.loc(1));
+  if (!l || !r)
+    return Val::invalid();
+  return Val::dynamic(tile::DivOp::create(
+      em.builder, em.loc(a.callLoc), l, r,
+      tile::RoundingModeAttr::get(&em.context, mode),
+      ftz ? em.builder.getUnitAttr() : UnitAttr()));
+}
+
+static Val emitWhere(const Args &a) {
+  Emitter &em = a.em;
+  const Val &c = a[0];
+  if (c.kind == Val::Kind::Bool)
+    return c.b ? a[1] : a[2];
+  if (!c.isDynamic() || !c.getElementType().isInteger(1))
+    return em.error(a.loc(0), "where(): the condition must be bool, got " +
+                                  c.describe());
+  const Val &x = a[1], &y = a[2];
+  if (!x.isNumeric() || !y.isNumeric())
+    return em.error(a.callLoc, "where() cannot select " +
+                                   (x.isNumeric() ? y : x).describe());
+  Type elt = em.promote(x, y, a.callLoc, "where()");
+  if (!elt)
+    return Val::invalid();
+  SmallVector<int64_t> shape(c.getShape());
+  for (const Val *v : {&x, &y}) {
+    if (v->kind != Val::Kind::Tile)
+      continue;
+    auto s = em.broadcastShapes(shape, v->getShape(), a.callLoc);
+    if (!s)
+      return Val::invalid();
+    shape = *s;
+  }
+  Value cv = em.coerce(c, c.getElementType(), shape, a.loc(0));
+  Value xv = em.coerce(x, elt, shape, a.loc(1));
+  Value yv = em.coerce(y, elt, shape, a.loc(2));
+  if (!cv || !xv || !yv)
+    return Val::invalid();
+  return Val::dynamic(
+      arith::SelectOp::create(em.builder, em.loc(a.callLoc), cv, xv, yv));
+}
+
+static Val emitCdiv(const Args &a) {
+  Emitter &em = a.em;
+  const Val &x = a[0], &y = a[1];
+  auto isIntLike = [&](const Val &v) {
+    return v.kind == Val::Kind::Int ||
+           (v.isDynamic() && v.getElementType().isInteger(32));
+  };
+  if (!isIntLike(x) || !isIntLike(y))
+    return em.error(a.callLoc, "cdiv() needs integer operands, got " +
+                                   (isIntLike(x) ? y : x).describe());
+  if (x.kind == Val::Kind::Int && y.kind == Val::Kind::Int) {
+    if (y.i == 0)
+      return em.error(a.loc(1), "division by zero in a constant expression");
+    // Python: -(-x // y)
+    int64_t q = x.i / y.i;
+    if ((x.i % y.i != 0) && ((x.i < 0) == (y.i < 0)))
+      ++q;
+    return Val::integer(q);
+  }
+  SmallVector<int64_t> shape;
+  if (x.kind == Val::Kind::Tile || y.kind == Val::Kind::Tile) {
+    auto s = em.broadcastShapes(x.getShape(), y.getShape(), a.callLoc);
+    if (!s)
+      return Val::invalid();
+    shape = *s;
+  }
+  Type i32 = em.builder.getI32Type();
+  Value l = em.coerce(x, i32, shape, a.loc(0));
+  Value r = em.coerce(y, i32, shape, a.loc(1));
+  if (!l || !r)
+    return Val::invalid();
+  return Val::dynamic(
+      arith::CeilDivSIOp::create(em.builder, em.loc(a.callLoc), l, r));
+}
+
+static Val emitAstype(const Args &a) {
+  Emitter &em = a.em;
+  Type t = dtypeArg(a, 1);
+  if (!t)
+    return Val::invalid();
+  const Val &x = a[0];
+  if (!x.isNumeric())
+    return em.error(a.loc(0), "astype() cannot convert " + x.describe());
+  if (x.isConstNumber()) {
+    if (t.isInteger(1))
+      return Val::boolean(x.kind == Val::Kind::Float ? x.f != 0
+                                                     : *em.getConstInt(x) != 0);
+    if (isa<IntegerType>(t))
+      return x.kind == Val::Kind::Float
+                 ? Val::integer(static_cast<int64_t>(x.f))
+                 : Val::integer(*em.getConstInt(x));
+    return Val::floating(x.kind == Val::Kind::Float ? x.f
+                                                    : *em.getConstInt(x));
+  }
+  return Val::dynamic(em.castElements(x.value, t, em.loc(a.callLoc)));
+}
+
+static Val emitReshape(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "the reshaped value"))
+    return Val::invalid();
+  auto shape = constIntsArg(a, 1, "the shape");
+  if (!shape || !em.checkTileShape(*shape, a.loc(1)))
+    return Val::invalid();
+  int64_t n = 1, m = 1;
+  for (int64_t d : a[0].getShape())
+    n *= d;
+  for (int64_t d : *shape)
+    m *= d;
+  if (n != m)
+    return em.error(a.loc(1), "reshape(): cannot reshape a tile " +
+                                  shapeString(a[0].getShape()) + " (" +
+                                  std::to_string(n) + " elements) into " +
+                                  shapeString(*shape) + " (" +
+                                  std::to_string(m) + " elements)");
+  if (ArrayRef<int64_t>(*shape) == a[0].getShape())
+    return a[0];
+  return Val::dynamic(tile::ReshapeOp::create(
+      em.builder, em.loc(a.callLoc),
+      RankedTensorType::get(*shape, a[0].getElementType()), a[0].value));
+}
+
+static Val emitPermute(const Args &a, std::optional<SmallVector<int64_t>> perm) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "the permuted value"))
+    return Val::invalid();
+  ArrayRef<int64_t> shape = a[0].getShape();
+  if (!perm) {
+    perm = constIntsArg(a, 1, "the permutation");
+    if (!perm)
+      return Val::invalid();
+  }
+  if (perm->size() != shape.size() || !isPermutation(*perm))
+    return em.error(a.loc(1), a.fname + "(): " + shapeString(*perm) +
+                                  " is not a permutation of the " +
+                                  std::to_string(shape.size()) +
+                                  " dimensions of the tile");
+  SmallVector<int64_t> newShape;
+  for (int64_t p : *perm)
+    newShape.push_back(shape[p]);
+  SmallVector<int32_t> perm32(perm->begin(), perm->end());
+  return Val::dynamic(tile::PermuteOp::create(
+      em.builder, em.loc(a.callLoc),
+      RankedTensorType::get(newShape, a[0].getElementType()), a[0].value,
+      em.builder.getDenseI32ArrayAttr(perm32)));
+}
+
+static Val emitTranspose(const Args &a) {
+  if (!requireTile(a, 0, "the transposed value"))
+    return Val::invalid();
+  if (a[0].getShape().size() != 2)
+    return a.em.error(a.loc(0), "transpose() needs a 2-D tile; use "
+                                "permute() for other ranks");
+  return emitPermute(a, SmallVector<int64_t>{1, 0});
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+static const char *const kUnaryMath[] = {"exp",  "exp2", "log",   "log2", "sqrt",
+                                         "rsqrt", "abs", "floor", "ceil"};
+
+Val Emitter::emitCall(const ast::Call &call) {
+  if (auto *attr = dyn_cast<ast::Attribute>(call.callee.get()))
+    return emitMethodCall(call, *attr);
+  auto *name = dyn_cast<ast::Name>(call.callee.get());
+  if (!name)
+    return error(call.callee->getLoc(), "this expression cannot be called");
+  llvm::StringRef fn = name->id;
+  if (env.count(fn) || globals.count(fn))
+    return error(call.callee->getLoc(), "'" + fn.str() +
+                                            "' is a value, not a function");
+
+  auto bind = [&](llvm::ArrayRef<Param> params) {
+    return bindArgs(*this, call, fn, params);
+  };
+  if (fn == "bid" || fn == "num_blocks") {
+    auto a = bind({{"axis", true}});
+    if (!a)
+      return Val::invalid();
+    return fn == "bid" ? emitGridQuery<tile::BlockIdOp>(*a)
+                       : emitGridQuery<tile::NumBlocksOp>(*a);
+  }
+  if (fn == "arange") {
+    auto a = bind({{"size", true}, {"dtype", false}});
+    return a ? emitArange(*a) : Val::invalid();
+  }
+  if (fn == "full") {
+    auto a = bind({{"shape", true}, {"value", true}, {"dtype", false}});
+    if (!a)
+      return Val::invalid();
+    Type dtype;
+    if (a->has(2) && !(dtype = dtypeArg(*a, 2)))
+      return Val::invalid();
+    return emitFull(*a, (*a)[1], a->loc(1), dtype);
+  }
+  if (fn == "zeros" || fn == "ones") {
+    auto a = bind({{"shape", true}, {"dtype", false}});
+    if (!a)
+      return Val::invalid();
+    Type dtype = builder.getF32Type();
+    if (a->has(1) && !(dtype = dtypeArg(*a, 1)))
+      return Val::invalid();
+    return emitFull(*a, Val::integer(fn == "ones" ? 1 : 0), call.getLoc(),
+                    dtype);
+  }
+  if (fn == "load") {
+    auto a = bind({{"tensor", true},
+                   {"index", true},
+                   {"shape", true},
+                   {"order", false},
+                   {"latency", false},
+                   {"padding", false}});
+    return a ? emitLoad(*a) : Val::invalid();
+  }
+  if (fn == "store") {
+    auto a = bind(
+        {{"tensor", true}, {"index", true}, {"tile", true}, {"order", false}});
+    return a ? emitStore(*a) : Val::invalid();
+  }
+  if (fn == "mma") {
+    auto a = bind({{"a", true}, {"b", true}, {"acc", true}});
+    return a ? emitMma(*a) : Val::invalid();
+  }
+  if (fn == "max" || fn == "min")
+    return emitMinMaxCall(*this, call, fn == "max");
+  if (fn == "sum") {
+    auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
+    return a ? emitReduce(*a, tile::ReduceKind::Sum) : Val::invalid();
+  }
+  if (llvm::is_contained(kUnaryMath, fn)) {
+    auto a = fn == "exp2" ? bind({{"x", true}, {"flush_to_zero", false}})
+                          : bind({{"x", true}});
+    return a ? emitUnaryMath(*a, fn) : Val::invalid();
+  }
+  if (fn == "truediv") {
+    auto a = bind({{"x", true},
+                   {"y", true},
+                   {"rounding_mode", false},
+                   {"flush_to_zero", false}});
+    return a ? emitTrueDiv(*a) : Val::invalid();
+  }
+  if (fn == "where") {
+    auto a = bind({{"condition", true}, {"x", true}, {"y", true}});
+    return a ? emitWhere(*a) : Val::invalid();
+  }
+  if (fn == "cdiv") {
+    auto a = bind({{"x", true}, {"y", true}});
+    return a ? emitCdiv(*a) : Val::invalid();
+  }
+  if (fn == "astype") {
+    auto a = bind({{"x", true}, {"dtype", true}});
+    return a ? emitAstype(*a) : Val::invalid();
+  }
+  if (fn == "reshape") {
+    auto a = bind({{"x", true}, {"shape", true}});
+    return a ? emitReshape(*a) : Val::invalid();
+  }
+  if (fn == "permute") {
+    auto a = bind({{"x", true}, {"order", true}});
+    return a ? emitPermute(*a, std::nullopt) : Val::invalid();
+  }
+  if (fn == "transpose") {
+    auto a = bind({{"x", true}});
+    return a ? emitTranspose(*a) : Val::invalid();
+  }
+  if (fn == "range")
+    return error(call.getLoc(),
+                 "range() can only be the iterable of a 'for' loop");
+  return error(call.callee->getLoc(), "unknown function '" + fn.str() + "'");
+}
+
+Val Emitter::emitMethodCall(const ast::Call &call,
+                            const ast::Attribute &callee) {
+  Val self = emitExpr(*callee.base);
+  if (self.isInvalid())
+    return self;
+  llvm::StringRef m = callee.attr;
+  SMLoc selfLoc = callee.base->getLoc();
+  auto bind = [&](llvm::ArrayRef<Param> params) {
+    return bindArgs(*this, call, m, params, &self, selfLoc);
+  };
+  if (m == "astype") {
+    auto a = bind({{"self", true}, {"dtype", true}});
+    return a ? emitAstype(*a) : Val::invalid();
+  }
+  if (m == "reshape") {
+    // x.reshape((a, b)) or x.reshape(a, b)
+    if (call.args.size() > 1 && call.keywords.empty()) {
+      std::vector<Val> dims;
+      for (const ast::ExprPtr &e : call.args)
+        dims.push_back(emitExpr(*e));
+      Args a(*this, call.getLoc(), m);
+      a.vals = {self, Val::tuple(std::move(dims))};
+      a.locs = {selfLoc, call.args[0]->getLoc()};
+      if (a.anyInvalid())
+        return Val::invalid();
+      return emitReshape(a);
+    }
+    auto a = bind({{"self", true}, {"shape", true}});
+    return a ? emitReshape(*a) : Val::invalid();
+  }
+  if (m == "permute") {
+    auto a = bind({{"self", true}, {"order", true}});
+    return a ? emitPermute(*a, std::nullopt) : Val::invalid();
+  }
+  if (m == "transpose") {
+    auto a = bind({{"self", true}});
+    return a ? emitTranspose(*a) : Val::invalid();
+  }
+  return error(callee.attrRange.Start,
+               self.describe() + " has no method '" + m.str() + "'");
+}

@@ -1,0 +1,224 @@
+//===- Emitter.h - State of the AST-to-tile-IR walk -------------*- C++ -*-===//
+//
+// Internal to lib/Frontend. The emitter is split by concern:
+//   MLIRGen.cpp    kernels, parameters, statements, control flow
+//   Expressions.cpp names, literals, operators, subscripts, attributes
+//   Builtins.cpp   the built-in functions and methods (load, mma, ...)
+//   Values.cpp     the value model, conversions and broadcasting
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_FRONTEND_EMITTER_H
+#define TILEC_LIB_FRONTEND_EMITTER_H
+
+#include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/Diagnostics.h"
+#include "tilec/Frontend/MLIRGen.h"
+
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+/// A value during emission: either known at compile time (a number, a dtype,
+/// a tuple, ...) or an SSA value of tile IR (a scalar or a tile), or a
+/// global tensor parameter. `Invalid` stands for the result of an expression
+/// that already produced an error; using it reports nothing more.
+struct Val {
+  enum class Kind {
+    Invalid,
+    None,     // the result of store(), or `None`
+    Int,      // compile-time integer (Python int)
+    Float,    // compile-time float
+    Bool,     // compile-time bool
+    DType,    // an element type: f16, bf16, f32, i32, bool
+    Rounding, // a rounding mode constant: RN, FULL, APPROX
+    Tuple,    // compile-time tuple of values
+    Scalar,   // run-time scalar (i32, f32, i1, ...)
+    Tile,     // run-time tile (ranked tensor)
+    Global,   // a global tensor parameter
+    ShapeOf,  // `T.shape` of a global tensor: indexing it reads one dim
+  };
+
+  Kind kind = Kind::Invalid;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  mlir::Type type;            // DType
+  mlir::tile::RoundingMode rounding = mlir::tile::RoundingMode::RN;
+  std::vector<Val> elts;      // Tuple
+  mlir::Value value;          // Scalar, Tile, Global, ShapeOf
+
+  static Val invalid() { return {}; }
+  static Val none() { return make(Kind::None); }
+  static Val integer(int64_t v) {
+    Val r = make(Kind::Int);
+    r.i = v;
+    return r;
+  }
+  static Val floating(double v) {
+    Val r = make(Kind::Float);
+    r.f = v;
+    return r;
+  }
+  static Val boolean(bool v) {
+    Val r = make(Kind::Bool);
+    r.b = v;
+    return r;
+  }
+  static Val dtype(mlir::Type t) {
+    Val r = make(Kind::DType);
+    r.type = t;
+    return r;
+  }
+  static Val roundingMode(mlir::tile::RoundingMode m) {
+    Val r = make(Kind::Rounding);
+    r.rounding = m;
+    return r;
+  }
+  static Val tuple(std::vector<Val> elts) {
+    Val r = make(Kind::Tuple);
+    r.elts = std::move(elts);
+    return r;
+  }
+  static Val dynamic(mlir::Value v); // Scalar, Tile or Global by type
+  static Val shapeOf(mlir::Value global) {
+    Val r = make(Kind::ShapeOf);
+    r.value = global;
+    return r;
+  }
+
+  bool isInvalid() const { return kind == Kind::Invalid; }
+  bool isConstNumber() const {
+    return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
+  }
+  bool isDynamic() const { return kind == Kind::Scalar || kind == Kind::Tile; }
+  bool isNumeric() const { return isConstNumber() || isDynamic(); }
+  /// True when the tuple holds an Invalid anywhere.
+  bool containsInvalid() const;
+
+  /// Element type of a dynamic value (the tile's element type for tiles).
+  mlir::Type getElementType() const;
+  /// Shape of a tile; empty for scalars and constants.
+  llvm::ArrayRef<int64_t> getShape() const;
+
+  /// A short description for diagnostics: "int constant 3", "tile
+  /// (64, 64) of f32", "f32 scalar", ...
+  std::string describe() const;
+
+private:
+  static Val make(Kind k) {
+    Val r;
+    r.kind = k;
+    return r;
+  }
+};
+
+/// Prints a type as the language spells it (f16, bool, ...).
+std::string typeName(mlir::Type type);
+/// Prints a shape as a tuple: (64, 1).
+std::string shapeString(llvm::ArrayRef<int64_t> shape);
+
+/// Lexical environment: names to values. Blocks of `if` and `for` copy it.
+using Env = llvm::StringMap<Val>;
+
+class Emitter {
+public:
+  Emitter(mlir::MLIRContext &context, DiagnosticEngine &diag,
+          const MLIRGenOptions &options);
+
+  mlir::OwningOpRef<mlir::ModuleOp> emitModule(const ast::Module &module);
+
+  //===--------------------------------------------------------------------===//
+  // Shared by the files of the emitter
+  //===--------------------------------------------------------------------===//
+
+  mlir::Location loc(llvm::SMLoc l);
+  mlir::Location loc(const ast::Expr &e) { return loc(e.getLoc()); }
+
+  /// Reports an error and returns Invalid, for `return error(...)`.
+  Val error(llvm::SMLoc l, const llvm::Twine &msg);
+
+  // Expressions.cpp
+  Val emitExpr(const ast::Expr &e);
+  Val emitBinary(ast::BinaryOp op, Val lhs, Val rhs, llvm::SMLoc l);
+  Val emitCompare(ast::CompareOp op, Val lhs, Val rhs, llvm::SMLoc l);
+
+  // Builtins.cpp
+  Val emitCall(const ast::Call &call);
+  Val emitMethodCall(const ast::Call &call, const ast::Attribute &callee);
+  /// Elementwise or constant max/min of two values.
+  Val emitMinMax(bool isMax, Val lhs, Val rhs, llvm::SMLoc l);
+
+  // Values.cpp
+  /// Makes a dynamic scalar of the given type out of a constant number.
+  mlir::Value materializeScalar(const Val &v, mlir::Type type, llvm::SMLoc l);
+  /// The natural IR type of a constant number: i32, f32 or i1.
+  mlir::Type defaultType(const Val &v);
+  /// Converts any numeric value to a dynamic value of element type `elt`
+  /// (casting as `.astype` does) and of shape `shape` (broadcasting).
+  /// Empty `shape` means a scalar.
+  mlir::Value coerce(const Val &v, mlir::Type elt,
+                     llvm::ArrayRef<int64_t> shape, llvm::SMLoc l);
+  /// The numpy broadcast of two shapes; error and nullopt when they do not
+  /// broadcast.
+  std::optional<llvm::SmallVector<int64_t>>
+  broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                  llvm::SMLoc l);
+  /// Broadcasts a tile to `shape` (adding leading dimensions as needed).
+  mlir::Value broadcastTo(mlir::Value tile, llvm::ArrayRef<int64_t> shape,
+                          mlir::Location location);
+  /// Casts a dynamic value (scalar or tile) to element type `elt`.
+  mlir::Value castElements(mlir::Value v, mlir::Type elt,
+                           mlir::Location location);
+  /// The element type two operands are computed in; null (after an error)
+  /// when they cannot be combined.
+  mlir::Type promote(const Val &a, const Val &b, llvm::SMLoc l,
+                     llvm::StringRef what);
+  /// Checks a tile shape: non-empty, static, powers of two.
+  bool checkTileShape(llvm::ArrayRef<int64_t> shape, llvm::SMLoc l);
+  /// Constant `v` as an integer if it is an int or bool constant.
+  std::optional<int64_t> getConstInt(const Val &v);
+
+  mlir::OpBuilder builder;
+  mlir::MLIRContext &context;
+  DiagnosticEngine &diag;
+  const MLIRGenOptions &options;
+  Env env;
+  /// Globals of the module, visible in every kernel.
+  Env globals;
+  /// Names that went out of scope (defined inside a loop or in one branch of
+  /// an `if`), with where they were defined, for a better "unknown name".
+  llvm::StringMap<llvm::SMLoc> outOfScope;
+
+private:
+  // MLIRGen.cpp
+  void emitKernel(const ast::Kernel &kernel, mlir::ModuleOp module);
+  void emitBlock(const ast::Block &block);
+  void emitStmt(const ast::Stmt &stmt);
+  void emitAssign(const ast::Assign &assign);
+  void emitIf(const ast::If &stmt);
+  void emitDynamicIf(const ast::If &stmt, mlir::Value cond);
+  void emitFor(const ast::For &stmt);
+  std::optional<Val> evalConstParam(const ast::Param &param,
+                                    const ast::Kernel &kernel);
+  mlir::Type resolveParamType(const ast::Param &param);
+  /// Brings a value that flows out of a region (if / for) to IR form; for
+  /// constants that differ between paths.
+  std::optional<mlir::Value> toCarried(const Val &v, llvm::SMLoc l);
+};
+
+/// Names assigned anywhere in a block, recursively, in first-seen order.
+void collectAssignedNames(const ast::Block &block,
+                          llvm::SmallVectorImpl<std::string> &names,
+                          llvm::StringMap<llvm::SMLoc> &firstLoc);
+
+} // namespace tilec
+
+#endif // TILEC_LIB_FRONTEND_EMITTER_H

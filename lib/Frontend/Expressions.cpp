@@ -1,0 +1,708 @@
+//===- Expressions.cpp - Names, literals, operators, subscripts -----------===//
+
+#include "Emitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace tilec;
+using namespace mlir;
+using llvm::SMLoc;
+
+//===----------------------------------------------------------------------===//
+// Constant folding (Python semantics)
+//===----------------------------------------------------------------------===//
+
+static int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+static int64_t floorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  return r;
+}
+
+static double asDouble(const Val &v) {
+  return v.kind == Val::Kind::Float ? v.f
+         : v.kind == Val::Kind::Int ? static_cast<double>(v.i)
+                                    : (v.b ? 1.0 : 0.0);
+}
+
+/// Folds an operator over two constants. Integers that overflow int64 are an
+/// error rather than wrapping silently.
+static Val foldBinary(Emitter &em, ast::BinaryOp op, const Val &a,
+                      const Val &b, SMLoc l) {
+  using ast::BinaryOp;
+  bool isFloat = a.kind == Val::Kind::Float || b.kind == Val::Kind::Float;
+  if (op == BinaryOp::Div) {
+    double d = asDouble(b);
+    if (d == 0)
+      return em.error(l, "division by zero in a constant expression");
+    return Val::floating(asDouble(a) / d);
+  }
+  if (isFloat) {
+    double x = asDouble(a), y = asDouble(b);
+    switch (op) {
+    case BinaryOp::Add:
+      return Val::floating(x + y);
+    case BinaryOp::Sub:
+      return Val::floating(x - y);
+    case BinaryOp::Mul:
+      return Val::floating(x * y);
+    case BinaryOp::FloorDiv:
+      if (y == 0)
+        return em.error(l, "division by zero in a constant expression");
+      return Val::floating(std::floor(x / y));
+    case BinaryOp::Mod:
+      if (y == 0)
+        return em.error(l, "division by zero in a constant expression");
+      return Val::floating(x - std::floor(x / y) * y);
+    case BinaryOp::Pow:
+      return Val::floating(std::pow(x, y));
+    default:
+      return em.error(l, "operator '" + ast::toString(op).str() +
+                             "' needs integer operands");
+    }
+  }
+  int64_t x = *em.getConstInt(a), y = *em.getConstInt(b), r = 0;
+  bool overflow = false;
+  switch (op) {
+  case BinaryOp::Add:
+    overflow = __builtin_add_overflow(x, y, &r);
+    break;
+  case BinaryOp::Sub:
+    overflow = __builtin_sub_overflow(x, y, &r);
+    break;
+  case BinaryOp::Mul:
+    overflow = __builtin_mul_overflow(x, y, &r);
+    break;
+  case BinaryOp::FloorDiv:
+  case BinaryOp::Mod:
+    if (y == 0)
+      return em.error(l, "division by zero in a constant expression");
+    if (x == std::numeric_limits<int64_t>::min() && y == -1) {
+      overflow = true;
+      break;
+    }
+    r = op == BinaryOp::FloorDiv ? floorDiv(x, y) : floorMod(x, y);
+    break;
+  case BinaryOp::Pow: {
+    if (y < 0)
+      return Val::floating(std::pow(static_cast<double>(x),
+                                    static_cast<double>(y)));
+    r = 1;
+    for (int64_t k = 0; k < y && !overflow; ++k) {
+      overflow = __builtin_mul_overflow(r, x, &r);
+      if (r == 0 || r == 1)
+        break; // 0**y and 1**y settle at once; (-1)**y needs the parity
+    }
+    if (!overflow && x == -1)
+      r = (y % 2) ? -1 : 1;
+    break;
+  }
+  case BinaryOp::BitAnd:
+    r = x & y;
+    break;
+  case BinaryOp::BitOr:
+    r = x | y;
+    break;
+  case BinaryOp::BitXor:
+    r = x ^ y;
+    break;
+  case BinaryOp::Shl:
+    if (y < 0 || y >= 63)
+      return em.error(l, "shift count " + std::to_string(y) +
+                             " is out of range");
+    overflow = __builtin_mul_overflow(x, int64_t(1) << y, &r);
+    break;
+  case BinaryOp::Shr:
+    if (y < 0)
+      return em.error(l, "negative shift count");
+    r = y >= 63 ? (x < 0 ? -1 : 0) : (x >> y);
+    break;
+  case BinaryOp::Div:
+    break; // handled above
+  }
+  if (overflow)
+    return em.error(l, "integer overflow in a constant expression");
+  // bool & bool stays a bool, as in Python.
+  if (a.kind == Val::Kind::Bool && b.kind == Val::Kind::Bool &&
+      (op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+       op == BinaryOp::BitXor))
+    return Val::boolean(r != 0);
+  return Val::integer(r);
+}
+
+static Val foldCompare(ast::CompareOp op, const Val &a, const Val &b) {
+  double x = asDouble(a), y = asDouble(b);
+  bool r = false;
+  switch (op) {
+  case ast::CompareOp::Lt:
+    r = x < y;
+    break;
+  case ast::CompareOp::Le:
+    r = x <= y;
+    break;
+  case ast::CompareOp::Gt:
+    r = x > y;
+    break;
+  case ast::CompareOp::Ge:
+    r = x >= y;
+    break;
+  case ast::CompareOp::Eq:
+    r = x == y;
+    break;
+  case ast::CompareOp::Ne:
+    r = x != y;
+    break;
+  }
+  // Exact for integers beyond 2^53 too.
+  if (a.kind != Val::Kind::Float && b.kind != Val::Kind::Float) {
+    int64_t xi = a.kind == Val::Kind::Int ? a.i : a.b;
+    int64_t yi = b.kind == Val::Kind::Int ? b.i : b.b;
+    switch (op) {
+    case ast::CompareOp::Lt:
+      r = xi < yi;
+      break;
+    case ast::CompareOp::Le:
+      r = xi <= yi;
+      break;
+    case ast::CompareOp::Gt:
+      r = xi > yi;
+      break;
+    case ast::CompareOp::Ge:
+      r = xi >= yi;
+      break;
+    case ast::CompareOp::Eq:
+      r = xi == yi;
+      break;
+    case ast::CompareOp::Ne:
+      r = xi != yi;
+      break;
+    }
+  }
+  return Val::boolean(r);
+}
+
+/// Python truthiness of a constant; nullopt for run-time values.
+static std::optional<bool> constTruth(const Val &v) {
+  switch (v.kind) {
+  case Val::Kind::Bool:
+    return v.b;
+  case Val::Kind::Int:
+    return v.i != 0;
+  case Val::Kind::Float:
+    return v.f != 0;
+  default:
+    return std::nullopt;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Operators on run-time values
+//===----------------------------------------------------------------------===//
+
+Val Emitter::emitBinary(ast::BinaryOp op, Val lhs, Val rhs, SMLoc l) {
+  using ast::BinaryOp;
+  if (lhs.isInvalid() || rhs.isInvalid())
+    return Val::invalid();
+  std::string opName = "'" + ast::toString(op).str() + "'";
+  if (!lhs.isNumeric() || !rhs.isNumeric()) {
+    const Val &bad = lhs.isNumeric() ? rhs : lhs;
+    return error(l, "operator " + opName + " cannot be applied to " +
+                        bad.describe());
+  }
+  if (lhs.isConstNumber() && rhs.isConstNumber())
+    return foldBinary(*this, op, lhs, rhs, l);
+  if (op == BinaryOp::Pow)
+    return error(l, "'**' is only supported on constants");
+
+  Type elt = promote(lhs, rhs, l, "operator " + opName);
+  if (!elt)
+    return Val::invalid();
+  // True division always produces floats.
+  if (op == BinaryOp::Div && !isa<FloatType>(elt))
+    elt = builder.getF32Type();
+  bool isFloat = isa<FloatType>(elt);
+  bool isBool = elt.isInteger(1);
+  if (isFloat && (op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+                  op == BinaryOp::BitXor || op == BinaryOp::Shl ||
+                  op == BinaryOp::Shr))
+    return error(l, "operator " + opName + " needs integer or bool operands, "
+                        "got " + typeName(elt));
+  if (isFloat && op == BinaryOp::Mod)
+    return error(l, "operator '%' needs integer operands, got " +
+                        typeName(elt));
+  if (isBool && !(op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+                  op == BinaryOp::BitXor)) {
+    // Arithmetic on bools computes in i32, as Python does.
+    elt = builder.getI32Type();
+  }
+
+  SmallVector<int64_t> shape;
+  if (lhs.kind == Val::Kind::Tile || rhs.kind == Val::Kind::Tile) {
+    auto s = broadcastShapes(lhs.getShape(), rhs.getShape(), l);
+    if (!s)
+      return Val::invalid();
+    shape = *s;
+  }
+  Value a = coerce(lhs, elt, shape, l);
+  Value b = coerce(rhs, elt, shape, l);
+  if (!a || !b)
+    return Val::invalid();
+  Location location = loc(l);
+  Value r;
+  switch (op) {
+  case BinaryOp::Add:
+    r = isFloat ? Value(arith::AddFOp::create(builder, location, a, b))
+                : Value(arith::AddIOp::create(builder, location, a, b));
+    break;
+  case BinaryOp::Sub:
+    r = isFloat ? Value(arith::SubFOp::create(builder, location, a, b))
+                : Value(arith::SubIOp::create(builder, location, a, b));
+    break;
+  case BinaryOp::Mul:
+    r = isFloat ? Value(arith::MulFOp::create(builder, location, a, b))
+                : Value(arith::MulIOp::create(builder, location, a, b));
+    break;
+  case BinaryOp::Div:
+    r = arith::DivFOp::create(builder, location, a, b);
+    break;
+  case BinaryOp::FloorDiv:
+    if (isFloat) {
+      Value q = arith::DivFOp::create(builder, location, a, b);
+      r = math::FloorOp::create(builder, location, q);
+    } else {
+      r = arith::FloorDivSIOp::create(builder, location, a, b);
+    }
+    break;
+  case BinaryOp::Mod: {
+    // Python's modulo takes the sign of the divisor: a - floordiv(a, b) * b.
+    Value q = arith::FloorDivSIOp::create(builder, location, a, b);
+    Value qb = arith::MulIOp::create(builder, location, q, b);
+    r = arith::SubIOp::create(builder, location, a, qb);
+    break;
+  }
+  case BinaryOp::BitAnd:
+    r = arith::AndIOp::create(builder, location, a, b);
+    break;
+  case BinaryOp::BitOr:
+    r = arith::OrIOp::create(builder, location, a, b);
+    break;
+  case BinaryOp::BitXor:
+    r = arith::XOrIOp::create(builder, location, a, b);
+    break;
+  case BinaryOp::Shl:
+    r = arith::ShLIOp::create(builder, location, a, b);
+    break;
+  case BinaryOp::Shr:
+    r = arith::ShRSIOp::create(builder, location, a, b);
+    break;
+  case BinaryOp::Pow:
+    break; // rejected above
+  }
+  return Val::dynamic(r);
+}
+
+Val Emitter::emitCompare(ast::CompareOp op, Val lhs, Val rhs, SMLoc l) {
+  if (lhs.isInvalid() || rhs.isInvalid())
+    return Val::invalid();
+  if (!lhs.isNumeric() || !rhs.isNumeric()) {
+    const Val &bad = lhs.isNumeric() ? rhs : lhs;
+    return error(l, "cannot compare " + bad.describe());
+  }
+  if (lhs.isConstNumber() && rhs.isConstNumber())
+    return foldCompare(op, lhs, rhs);
+  Type elt = promote(lhs, rhs, l, "comparison");
+  if (!elt)
+    return Val::invalid();
+  SmallVector<int64_t> shape;
+  if (lhs.kind == Val::Kind::Tile || rhs.kind == Val::Kind::Tile) {
+    auto s = broadcastShapes(lhs.getShape(), rhs.getShape(), l);
+    if (!s)
+      return Val::invalid();
+    shape = *s;
+  }
+  Value a = coerce(lhs, elt, shape, l);
+  Value b = coerce(rhs, elt, shape, l);
+  if (!a || !b)
+    return Val::invalid();
+  Location location = loc(l);
+  if (isa<FloatType>(elt)) {
+    // Ordered comparisons, except != which is true for NaN (as in Python).
+    arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
+    switch (op) {
+    case ast::CompareOp::Lt:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case ast::CompareOp::Le:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case ast::CompareOp::Gt:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case ast::CompareOp::Ge:
+      p = arith::CmpFPredicate::OGE;
+      break;
+    case ast::CompareOp::Eq:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    case ast::CompareOp::Ne:
+      p = arith::CmpFPredicate::UNE;
+      break;
+    }
+    return Val::dynamic(arith::CmpFOp::create(builder, location, p, a, b));
+  }
+  bool isBool = elt.isInteger(1);
+  arith::CmpIPredicate p = arith::CmpIPredicate::eq;
+  switch (op) {
+  case ast::CompareOp::Lt:
+    p = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    break;
+  case ast::CompareOp::Le:
+    p = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    break;
+  case ast::CompareOp::Gt:
+    p = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    break;
+  case ast::CompareOp::Ge:
+    p = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    break;
+  case ast::CompareOp::Eq:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case ast::CompareOp::Ne:
+    p = arith::CmpIPredicate::ne;
+    break;
+  }
+  return Val::dynamic(arith::CmpIOp::create(builder, location, p, a, b));
+}
+
+/// `not x` / `~x` / `-x` / `+x`.
+static Val emitUnary(Emitter &em, const ast::Unary &u) {
+  Val v = em.emitExpr(*u.operand);
+  if (v.isInvalid())
+    return v;
+  SMLoc l = u.getLoc();
+  if (!v.isNumeric())
+    return em.error(l, "unary '" + ast::toString(u.op).str() +
+                           "' cannot be applied to " + v.describe());
+  switch (u.op) {
+  case ast::UnaryOp::Pos:
+    return v;
+  case ast::UnaryOp::Neg:
+    if (v.kind == Val::Kind::Float)
+      return Val::floating(-v.f);
+    if (v.isConstNumber()) {
+      int64_t x = *em.getConstInt(v);
+      if (x == std::numeric_limits<int64_t>::min())
+        return em.error(l, "integer overflow in a constant expression");
+      return Val::integer(-x);
+    }
+    if (isa<FloatType>(v.getElementType()))
+      return Val::dynamic(
+          arith::NegFOp::create(em.builder, em.loc(l), v.value));
+    return em.emitBinary(ast::BinaryOp::Sub, Val::integer(0), v, l);
+  case ast::UnaryOp::Not: {
+    if (auto t = constTruth(v))
+      return Val::boolean(!*t);
+    if (!v.getElementType().isInteger(1))
+      return em.error(l, "'not' needs a bool operand, got " + v.describe() +
+                             "; compare it explicitly");
+    return em.emitBinary(ast::BinaryOp::BitXor, v, Val::boolean(true), l);
+  }
+  case ast::UnaryOp::Invert:
+    if (v.kind == Val::Kind::Float ||
+        (v.isDynamic() && isa<FloatType>(v.getElementType())))
+      return em.error(l, "'~' needs an integer or bool operand");
+    if (v.kind == Val::Kind::Bool)
+      return Val::integer(~static_cast<int64_t>(v.b));
+    if (v.kind == Val::Kind::Int)
+      return Val::integer(~v.i);
+    if (v.getElementType().isInteger(1))
+      return em.emitBinary(ast::BinaryOp::BitXor, v, Val::boolean(true), l);
+    return em.emitBinary(ast::BinaryOp::BitXor, v, Val::integer(-1), l);
+  }
+  return Val::invalid();
+}
+
+/// `a and b`, `a or b`: short-circuit on constants, so that
+/// `(CAUSAL or not EVEN_K) and j >= start` drops the run-time test when the
+/// constant part decides it.
+static Val emitBoolOp(Emitter &em, const ast::BoolOp &e) {
+  bool isAnd = e.op == ast::BoolOpKind::And;
+  Val lhs = em.emitExpr(*e.lhs);
+  if (lhs.isInvalid())
+    return lhs;
+  if (auto t = constTruth(lhs)) {
+    if (*t != isAnd)
+      return Val::boolean(*t); // False and ..., True or ...
+    Val rhs = em.emitExpr(*e.rhs);
+    if (rhs.isInvalid() || rhs.isConstNumber())
+      return rhs.isConstNumber() ? Val::boolean(*constTruth(rhs)) : rhs;
+    if (!rhs.isDynamic() || !rhs.getElementType().isInteger(1))
+      return em.error(e.rhs->getLoc(), "'" +
+                                           ast::toString(e.op).str() +
+                                           "' needs bool operands, got " +
+                                           rhs.describe());
+    return rhs;
+  }
+  if (!lhs.isDynamic() || !lhs.getElementType().isInteger(1))
+    return em.error(e.lhs->getLoc(), "'" + ast::toString(e.op).str() +
+                                         "' needs bool operands, got " +
+                                         lhs.describe());
+  Val rhs = em.emitExpr(*e.rhs);
+  if (rhs.isInvalid())
+    return rhs;
+  if (auto t = constTruth(rhs))
+    return *t == isAnd ? lhs : Val::boolean(*t);
+  if (!rhs.isDynamic() || !rhs.getElementType().isInteger(1))
+    return em.error(e.rhs->getLoc(), "'" + ast::toString(e.op).str() +
+                                         "' needs bool operands, got " +
+                                         rhs.describe());
+  // Both run-time: evaluate both sides (they have no side effects).
+  return em.emitBinary(isAnd ? ast::BinaryOp::BitAnd : ast::BinaryOp::BitOr,
+                       lhs, rhs, e.getLoc());
+}
+
+//===----------------------------------------------------------------------===//
+// Names, attributes and subscripts
+//===----------------------------------------------------------------------===//
+
+/// Built-in names that are values: dtypes and constants.
+static std::optional<Val> lookupBuiltinName(Emitter &em, llvm::StringRef name) {
+  Builder &b = em.builder;
+  if (name == "f16" || name == "float16")
+    return Val::dtype(b.getF16Type());
+  if (name == "bf16" || name == "bfloat16")
+    return Val::dtype(b.getBF16Type());
+  if (name == "f32" || name == "float32" || name == "float")
+    return Val::dtype(b.getF32Type());
+  if (name == "i32" || name == "int32" || name == "int")
+    return Val::dtype(b.getI32Type());
+  if (name == "bool" || name == "bool_")
+    return Val::dtype(b.getI1Type());
+  if (name == "inf")
+    return Val::floating(std::numeric_limits<double>::infinity());
+  if (name == "nan")
+    return Val::floating(std::numeric_limits<double>::quiet_NaN());
+  if (name == "APPROX")
+    return Val::roundingMode(tile::RoundingMode::Approx);
+  if (name == "FULL")
+    return Val::roundingMode(tile::RoundingMode::Full);
+  if (name == "RN")
+    return Val::roundingMode(tile::RoundingMode::RN);
+  return std::nullopt;
+}
+
+static Val emitName(Emitter &em, const ast::Name &n) {
+  auto it = em.env.find(n.id);
+  if (it != em.env.end())
+    return it->second;
+  auto g = em.globals.find(n.id);
+  if (g != em.globals.end())
+    return g->second;
+  if (auto v = lookupBuiltinName(em, n.id))
+    return *v;
+  auto gone = em.outOfScope.find(n.id);
+  if (gone != em.outOfScope.end()) {
+    em.diag.error(n.getLoc(), "'" + n.id +
+                                  "' is not defined here: it is only "
+                                  "assigned inside a loop body or on one "
+                                  "path of an 'if'");
+    em.diag.note(gone->second, "'" + n.id + "' is assigned here");
+    return Val::invalid();
+  }
+  return em.error(n.getLoc(), "unknown name '" + n.id + "'");
+}
+
+static Val emitAttribute(Emitter &em, const ast::Attribute &a) {
+  Val base = em.emitExpr(*a.base);
+  if (base.isInvalid())
+    return base;
+  SMLoc l = a.attrRange.Start;
+  if (a.attr == "dtype") {
+    if (base.kind == Val::Kind::Global || base.isDynamic())
+      return Val::dtype(base.getElementType());
+    if (base.isConstNumber())
+      return Val::dtype(em.defaultType(base));
+  }
+  if (a.attr == "shape") {
+    if (base.kind == Val::Kind::Global)
+      return Val::shapeOf(base.value);
+    if (base.kind == Val::Kind::Tile) {
+      std::vector<Val> dims;
+      for (int64_t d : base.getShape())
+        dims.push_back(Val::integer(d));
+      return Val::tuple(std::move(dims));
+    }
+    if (base.kind == Val::Kind::Scalar)
+      return Val::tuple({});
+  }
+  if (a.attr == "ndim") {
+    if (base.kind == Val::Kind::Global)
+      return Val::integer(
+          cast<tile::GlobalTensorType>(base.value.getType()).getRank());
+    if (base.kind == Val::Kind::Tile)
+      return Val::integer(base.getShape().size());
+  }
+  return em.error(l, base.describe() + " has no attribute '" + a.attr + "'");
+}
+
+/// `x[:, None]`: every index is a full slice `:` or None; each None inserts a
+/// dimension of size 1.
+static Val emitExpandDims(Emitter &em, const Val &base,
+                          const ast::Subscript &s) {
+  ArrayRef<int64_t> shape = base.getShape();
+  size_t kept = 0;
+  for (const ast::ExprPtr &idx : s.indices) {
+    if (isa<ast::NoneLit>(idx.get()))
+      continue;
+    auto *slice = dyn_cast<ast::Slice>(idx.get());
+    if (!slice || slice->lower || slice->upper || slice->step)
+      return em.error(idx->getLoc(),
+                      "tiles can only be indexed with ':' and None (to add "
+                      "dimensions); use load() to read part of a tensor");
+    ++kept;
+  }
+  if (kept > shape.size())
+    return em.error(s.getLoc(), "too many indices: " + std::to_string(kept) +
+                                    " for a tile of rank " +
+                                    std::to_string(shape.size()));
+  Value v = base.value;
+  int64_t axis = 0;
+  for (const ast::ExprPtr &idx : s.indices) {
+    if (isa<ast::NoneLit>(idx.get())) {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> newShape(type.getShape());
+      newShape.insert(newShape.begin() + axis, 1);
+      v = tile::ExpandDimsOp::create(
+          em.builder, em.loc(idx->getLoc()),
+          RankedTensorType::get(newShape, type.getElementType()), v,
+          em.builder.getI32IntegerAttr(axis));
+    }
+    ++axis;
+  }
+  return Val::dynamic(v);
+}
+
+static Val emitSubscript(Emitter &em, const ast::Subscript &s) {
+  Val base = em.emitExpr(*s.base);
+  if (base.isInvalid())
+    return base;
+  if (base.kind == Val::Kind::Tile)
+    return emitExpandDims(em, base, s);
+  if (s.indices.size() != 1)
+    return em.error(s.getLoc(), base.describe() + " takes a single index");
+  const ast::Expr &idxExpr = *s.indices.front();
+  if (isa<ast::Slice>(idxExpr) || isa<ast::NoneLit>(idxExpr))
+    return em.error(idxExpr.getLoc(),
+                    "slices and None apply to tiles only");
+  Val idx = em.emitExpr(idxExpr);
+  if (idx.isInvalid())
+    return idx;
+  auto i = em.getConstInt(idx);
+  if (!i || idx.kind == Val::Kind::Bool)
+    return em.error(idxExpr.getLoc(),
+                    "the index must be an integer constant, got " +
+                        idx.describe());
+  auto normalize = [&](int64_t size) -> std::optional<int64_t> {
+    int64_t k = *i < 0 ? *i + size : *i;
+    if (k < 0 || k >= size) {
+      em.diag.error(idxExpr.getLoc(), "index " + std::to_string(*i) +
+                                          " is out of range for " +
+                                          std::to_string(size) +
+                                          " elements");
+      return std::nullopt;
+    }
+    return k;
+  };
+  if (base.kind == Val::Kind::Tuple) {
+    auto k = normalize(base.elts.size());
+    return k ? base.elts[*k] : Val::invalid();
+  }
+  if (base.kind == Val::Kind::ShapeOf) {
+    auto type = cast<tile::GlobalTensorType>(base.value.getType());
+    auto k = normalize(type.getRank());
+    if (!k)
+      return Val::invalid();
+    return Val::dynamic(tile::DimOp::create(
+        em.builder, em.loc(s.getLoc()), base.value,
+        em.builder.getI32IntegerAttr(static_cast<int32_t>(*k))));
+  }
+  return em.error(s.getLoc(), base.describe() + " cannot be indexed");
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+Val Emitter::emitExpr(const ast::Expr &e) {
+  switch (e.getKind()) {
+  case ast::Expr::Kind::IntLit:
+    return Val::integer(cast<ast::IntLit>(e).value);
+  case ast::Expr::Kind::FloatLit:
+    return Val::floating(cast<ast::FloatLit>(e).value);
+  case ast::Expr::Kind::BoolLit:
+    return Val::boolean(cast<ast::BoolLit>(e).value);
+  case ast::Expr::Kind::NoneLit:
+    return Val::none();
+  case ast::Expr::Kind::Name:
+    return emitName(*this, cast<ast::Name>(e));
+  case ast::Expr::Kind::Tuple: {
+    std::vector<Val> elts;
+    for (const ast::ExprPtr &x : cast<ast::Tuple>(e).elts)
+      elts.push_back(emitExpr(*x));
+    return Val::tuple(std::move(elts));
+  }
+  case ast::Expr::Kind::Unary:
+    return emitUnary(*this, cast<ast::Unary>(e));
+  case ast::Expr::Kind::Binary: {
+    const auto &b = cast<ast::Binary>(e);
+    Val lhs = emitExpr(*b.lhs);
+    Val rhs = emitExpr(*b.rhs);
+    return emitBinary(b.op, std::move(lhs), std::move(rhs),
+                      b.opLoc.isValid() ? b.opLoc : b.getLoc());
+  }
+  case ast::Expr::Kind::BoolOp:
+    return emitBoolOp(*this, cast<ast::BoolOp>(e));
+  case ast::Expr::Kind::Compare: {
+    // a < b < c means (a < b) and (b < c), with b evaluated once.
+    const auto &c = cast<ast::Compare>(e);
+    Val prev = emitExpr(*c.operands[0]);
+    Val result;
+    for (size_t i = 0; i < c.ops.size(); ++i) {
+      Val next = emitExpr(*c.operands[i + 1]);
+      SMLoc opLoc = i < c.opLocs.size() ? c.opLocs[i] : c.getLoc();
+      Val r = emitCompare(c.ops[i], prev, next, opLoc);
+      if (i == 0)
+        result = r;
+      else if (auto t = constTruth(result); t && !*t)
+        ; // already False
+      else if (auto t2 = constTruth(r); t2 && *t2)
+        ; // and True: unchanged
+      else
+        result = emitBinary(ast::BinaryOp::BitAnd, result, r, opLoc);
+      prev = next;
+    }
+    return result;
+  }
+  case ast::Expr::Kind::Call:
+    return emitCall(cast<ast::Call>(e));
+  case ast::Expr::Kind::Attribute:
+    return emitAttribute(*this, cast<ast::Attribute>(e));
+  case ast::Expr::Kind::Subscript:
+    return emitSubscript(*this, cast<ast::Subscript>(e));
+  case ast::Expr::Kind::Slice:
+    return error(e.getLoc(), "a slice is only valid inside '[...]'");
+  }
+  return Val::invalid();
+}

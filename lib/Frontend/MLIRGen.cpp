@@ -1,0 +1,745 @@
+//===- MLIRGen.cpp - Kernels, parameters, statements, control flow --------===//
+
+#include "Emitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+using namespace tilec;
+using namespace mlir;
+using llvm::SMLoc;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+void tilec::collectAssignedNames(const ast::Block &block,
+                                 SmallVectorImpl<std::string> &names,
+                                 llvm::StringMap<SMLoc> &firstLoc) {
+  auto add = [&](const ast::Name &n) {
+    if (firstLoc.try_emplace(n.id, n.getLoc()).second)
+      names.push_back(n.id);
+  };
+  for (const ast::StmtPtr &s : block) {
+    if (auto *a = dyn_cast<ast::Assign>(s.get())) {
+      for (const auto &t : a->targets)
+        add(*t);
+    } else if (auto *a = dyn_cast<ast::AugAssign>(s.get())) {
+      add(*a->target);
+    } else if (auto *i = dyn_cast<ast::If>(s.get())) {
+      collectAssignedNames(i->thenBody, names, firstLoc);
+      collectAssignedNames(i->elseBody, names, firstLoc);
+    } else if (auto *f = dyn_cast<ast::For>(s.get())) {
+      add(*f->var);
+      collectAssignedNames(f->body, names, firstLoc);
+    }
+  }
+}
+
+Emitter::Emitter(MLIRContext &context, DiagnosticEngine &diag,
+                 const MLIRGenOptions &options)
+    : builder(&context), context(context), diag(diag), options(options) {}
+
+Location Emitter::loc(SMLoc l) {
+  llvm::SourceMgr &sm = diag.getSourceMgr();
+  unsigned id = l.isValid() ? sm.FindBufferContainingLoc(l) : 0;
+  if (!id)
+    return builder.getUnknownLoc();
+  auto [line, col] = sm.getLineAndColumn(l, id);
+  return FileLineColLoc::get(
+      builder.getStringAttr(sm.getMemoryBuffer(id)->getBufferIdentifier()),
+      line, col);
+}
+
+std::optional<Value> Emitter::toCarried(const Val &v, SMLoc l) {
+  if (v.isDynamic())
+    return v.value;
+  if (v.isConstNumber()) {
+    Value s = materializeScalar(v, defaultType(v), l);
+    if (s)
+      return s;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class ConstKind { Int, Bool, Float, DType };
+}
+
+static std::optional<ConstKind> constKindOf(const ast::Expr &type) {
+  auto *n = dyn_cast<ast::Name>(&type);
+  if (!n)
+    return std::nullopt;
+  return llvm::StringSwitch<std::optional<ConstKind>>(n->id)
+      .Case("int", ConstKind::Int)
+      .Case("bool", ConstKind::Bool)
+      .Case("float", ConstKind::Float)
+      .Case("dtype", ConstKind::DType)
+      .Default(std::nullopt);
+}
+
+/// Parses a `-DNAME=VALUE` override for a constant of the given kind.
+static std::optional<Val> parseDefine(Emitter &em, llvm::StringRef text,
+                                      ConstKind kind) {
+  text = text.trim();
+  switch (kind) {
+  case ConstKind::Bool:
+    if (text == "true" || text == "True" || text == "1")
+      return Val::boolean(true);
+    if (text == "false" || text == "False" || text == "0")
+      return Val::boolean(false);
+    return std::nullopt;
+  case ConstKind::Int: {
+    int64_t v;
+    if (text.getAsInteger(0, v))
+      return std::nullopt;
+    return Val::integer(v);
+  }
+  case ConstKind::Float: {
+    std::string s = text.str();
+    if (s.empty())
+      return std::nullopt;
+    char *end = nullptr;
+    errno = 0;
+    double v = std::strtod(s.c_str(), &end);
+    if (errno != 0 || end != s.c_str() + s.size())
+      return std::nullopt;
+    return Val::floating(v);
+  }
+  case ConstKind::DType: {
+    Builder &b = em.builder;
+    Type t = llvm::StringSwitch<Type>(text)
+                 .Cases({"f16", "float16"}, b.getF16Type())
+                 .Cases({"bf16", "bfloat16"}, b.getBF16Type())
+                 .Cases({"f32", "float32"}, b.getF32Type())
+                 .Cases({"i32", "int32"}, b.getI32Type())
+                 .Case("bool", b.getI1Type())
+                 .Default(Type());
+    if (!t)
+      return std::nullopt;
+    return Val::dtype(t);
+  }
+  }
+  return std::nullopt;
+}
+
+static const char *kindName(ConstKind k) {
+  switch (k) {
+  case ConstKind::Int:
+    return "int";
+  case ConstKind::Bool:
+    return "bool";
+  case ConstKind::Float:
+    return "float";
+  case ConstKind::DType:
+    return "dtype";
+  }
+  return "?";
+}
+
+std::optional<Val> Emitter::evalConstParam(const ast::Param &param,
+                                           const ast::Kernel &kernel) {
+  auto kind = constKindOf(*param.type);
+  if (!kind) {
+    diag.error(param.type->getLoc(),
+               "a const parameter has type int, bool, float or dtype");
+    return std::nullopt;
+  }
+  // The last -D for a name wins, as with a C compiler.
+  const std::string *override = nullptr;
+  for (const auto &[name, value] : options.defines)
+    if (name == param.name)
+      override = &value;
+  if (override) {
+    auto v = parseDefine(*this, *override, *kind);
+    if (!v) {
+      diag.error(param.nameRange.Start,
+                 "-D" + param.name + "=" + *override + " is not a valid " +
+                     kindName(*kind) + " value for this const parameter");
+      return std::nullopt;
+    }
+    return v;
+  }
+  if (!param.defaultValue) {
+    diag.error(param.nameRange.Start,
+               "const parameter '" + param.name + "' of kernel '" +
+                   kernel.name + "' has no default; pass -D" + param.name +
+                   "=VALUE");
+    return std::nullopt;
+  }
+  Val v = emitExpr(*param.defaultValue);
+  if (v.isInvalid())
+    return std::nullopt;
+  bool ok = (*kind == ConstKind::Int && v.kind == Val::Kind::Int) ||
+            (*kind == ConstKind::Bool && v.kind == Val::Kind::Bool) ||
+            (*kind == ConstKind::DType && v.kind == Val::Kind::DType) ||
+            (*kind == ConstKind::Float &&
+             (v.kind == Val::Kind::Float || v.kind == Val::Kind::Int));
+  if (!ok) {
+    diag.error(param.defaultValue->getLoc(),
+               "the default of const parameter '" + param.name +
+                   "' must be " +
+                   (*kind == ConstKind::Int ? "an " : "a ") + kindName(*kind) +
+                   " constant, got " +
+                   v.describe());
+    return std::nullopt;
+  }
+  if (*kind == ConstKind::Float && v.kind == Val::Kind::Int)
+    return Val::floating(static_cast<double>(v.i));
+  return v;
+}
+
+Type Emitter::resolveParamType(const ast::Param &param) {
+  const ast::Expr &t = *param.type;
+  if (auto *n = dyn_cast<ast::Name>(&t)) {
+    Type type = llvm::StringSwitch<Type>(n->id)
+                    .Cases({"int", "i32", "int32"}, builder.getI32Type())
+                    .Cases({"float", "f32", "float32"}, builder.getF32Type())
+                    .Case("bool", builder.getI1Type())
+                    .Default(Type());
+    if (type)
+      return type;
+    if (n->id == "Tensor")
+      diag.error(t.getLoc(),
+                 "'Tensor' needs an element type and a rank: Tensor[f16, 4]");
+    else if (n->id == "dtype")
+      diag.error(t.getLoc(), "a dtype parameter must be const");
+    else
+      diag.error(t.getLoc(), "unknown parameter type '" + n->id +
+                                 "'; expected int, float, bool or "
+                                 "Tensor[dtype, rank]");
+    return {};
+  }
+  auto *s = dyn_cast<ast::Subscript>(&t);
+  auto *base = s ? dyn_cast<ast::Name>(s->base.get()) : nullptr;
+  if (!base || base->id != "Tensor") {
+    diag.error(t.getLoc(), "unknown parameter type; expected int, float, bool "
+                           "or Tensor[dtype, rank]");
+    return {};
+  }
+  if (s->indices.size() != 2) {
+    diag.error(t.getLoc(), "Tensor[...] takes an element type and a rank");
+    return {};
+  }
+  Val dtype = emitExpr(*s->indices[0]);
+  Val rank = emitExpr(*s->indices[1]);
+  if (dtype.isInvalid() || rank.isInvalid())
+    return {};
+  if (dtype.kind != Val::Kind::DType) {
+    diag.error(s->indices[0]->getLoc(),
+               "the element type of a Tensor must be a dtype, got " +
+                   dtype.describe());
+    return {};
+  }
+  if (rank.kind != Val::Kind::Int || rank.i < 1 || rank.i > 8) {
+    diag.error(s->indices[1]->getLoc(),
+               "the rank of a Tensor must be an integer constant from 1 to 8");
+    return {};
+  }
+  return tile::GlobalTensorType::get(&context, dtype.type,
+                                     static_cast<unsigned>(rank.i));
+}
+
+/// The constant as an attribute for the kernel's `tile.constants`.
+static Attribute constantAttr(Builder &b, const Val &v) {
+  switch (v.kind) {
+  case Val::Kind::Int:
+    return b.getI64IntegerAttr(v.i);
+  case Val::Kind::Bool:
+    return b.getBoolAttr(v.b);
+  case Val::Kind::Float:
+    return b.getF64FloatAttr(v.f);
+  case Val::Kind::DType:
+    return TypeAttr::get(v.type);
+  default:
+    return {};
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
+  env.clear();
+  outOfScope.clear();
+  llvm::StringSet<> seen;
+  for (const ast::Param &p : kernel.params)
+    if (!seen.insert(p.name).second)
+      diag.error(p.nameRange.Start, "duplicate parameter '" + p.name + "'");
+
+  // Constants first: run-time parameter types may name them
+  // (`Q: Tensor[DTYPE, 4]`).
+  SmallVector<NamedAttribute> constants;
+  bool ok = true;
+  for (const ast::Param &p : kernel.params) {
+    if (!p.isConst)
+      continue;
+    auto v = evalConstParam(p, kernel);
+    if (!v) {
+      ok = false;
+      env[p.name] = Val::invalid();
+      continue;
+    }
+    env[p.name] = *v;
+    constants.push_back(
+        builder.getNamedAttr(p.name, constantAttr(builder, *v)));
+  }
+
+  SmallVector<Type> argTypes;
+  SmallVector<const ast::Param *> runtimeParams;
+  for (const ast::Param &p : kernel.params) {
+    if (p.isConst)
+      continue;
+    if (p.defaultValue)
+      diag.error(p.defaultValue->getLoc(),
+                 "only const parameters can have a default value");
+    Type t = resolveParamType(p);
+    if (!t) {
+      ok = false;
+      t = builder.getI32Type(); // keep going to find more errors
+    }
+    argTypes.push_back(t);
+    runtimeParams.push_back(&p);
+  }
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(builder, loc(kernel.nameRange.Start),
+                                   kernel.name,
+                                   builder.getFunctionType(argTypes, {}));
+  func->setAttr(tile::TileDialect::getKernelAttrName(), builder.getUnitAttr());
+  func->setAttr(tile::TileDialect::getConstantsAttrName(),
+                builder.getDictionaryAttr(constants));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, p] : llvm::enumerate(runtimeParams)) {
+    entry->getArgument(i).setLoc(loc(p->nameRange.Start));
+    env[p->name] = Val::dynamic(entry->getArgument(i));
+  }
+  if (!ok) {
+    // Body errors would only cascade from the bad parameters.
+    func.erase();
+    return;
+  }
+  builder.setInsertionPointToStart(entry);
+  emitBlock(kernel.body);
+  builder.setInsertionPointToEnd(entry);
+  func::ReturnOp::create(builder, loc(kernel.range.End));
+}
+
+void Emitter::emitBlock(const ast::Block &block) {
+  for (const ast::StmtPtr &s : block) {
+    if (diag.tooManyErrors())
+      return;
+    emitStmt(*s);
+  }
+}
+
+void Emitter::emitAssign(const ast::Assign &assign) {
+  Val v = emitExpr(*assign.value);
+  if (assign.targets.size() == 1) {
+    env[assign.targets[0]->id] = std::move(v);
+    return;
+  }
+  // a, b = tuple
+  if (!v.isInvalid() && (v.kind != Val::Kind::Tuple ||
+                         v.elts.size() != assign.targets.size())) {
+    diag.error(assign.value->getLoc(),
+               "cannot unpack " + v.describe() + " into " +
+                   std::to_string(assign.targets.size()) + " names");
+    v = Val::invalid();
+  }
+  for (auto [i, t] : llvm::enumerate(assign.targets))
+    env[t->id] = v.isInvalid() ? Val::invalid() : v.elts[i];
+}
+
+void Emitter::emitStmt(const ast::Stmt &stmt) {
+  switch (stmt.getKind()) {
+  case ast::Stmt::Kind::Assign:
+    emitAssign(cast<ast::Assign>(stmt));
+    return;
+  case ast::Stmt::Kind::AugAssign: {
+    const auto &a = cast<ast::AugAssign>(stmt);
+    Val lhs = emitExpr(*a.target);
+    Val rhs = emitExpr(*a.value);
+    env[a.target->id] = emitBinary(a.op, lhs, rhs, a.getLoc());
+    return;
+  }
+  case ast::Stmt::Kind::ExprStmt:
+    (void)emitExpr(*cast<ast::ExprStmt>(stmt).expr);
+    return;
+  case ast::Stmt::Kind::If:
+    emitIf(cast<ast::If>(stmt));
+    return;
+  case ast::Stmt::Kind::For:
+    emitFor(cast<ast::For>(stmt));
+    return;
+  case ast::Stmt::Kind::Pass:
+    return;
+  case ast::Stmt::Kind::Return:
+    if (cast<ast::Return>(stmt).value)
+      diag.error(stmt.getLoc(), "a kernel cannot return a value; write its "
+                                "outputs with store()");
+    else
+      diag.error(stmt.getLoc(), "'return' is not supported in a kernel body; "
+                                "the kernel ends after its last statement");
+    return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// if
+//===----------------------------------------------------------------------===//
+
+void Emitter::emitIf(const ast::If &stmt) {
+  Val cond = emitExpr(*stmt.cond);
+  if (cond.isInvalid()) {
+    // Still look for errors in both branches, on copies of the scope.
+    Env saved = env;
+    emitBlock(stmt.thenBody);
+    env = saved;
+    emitBlock(stmt.elseBody);
+    env = saved;
+    return;
+  }
+  if (cond.isConstNumber()) {
+    // Compile-time condition: only the taken branch is emitted.
+    bool taken = cond.kind == Val::Kind::Float ? cond.f != 0
+                                               : *getConstInt(cond) != 0;
+    emitBlock(taken ? stmt.thenBody : stmt.elseBody);
+    return;
+  }
+  if (cond.kind == Val::Kind::Tile) {
+    diag.error(stmt.cond->getLoc(),
+               "the condition of 'if' must be a scalar, got " +
+                   cond.describe() + "; use where() for elementwise choices");
+    return;
+  }
+  if (cond.kind != Val::Kind::Scalar || !cond.getElementType().isInteger(1)) {
+    diag.error(stmt.cond->getLoc(), "the condition of 'if' must be a bool, "
+                                    "got " +
+                                        cond.describe());
+    return;
+  }
+  emitDynamicIf(stmt, cond.value);
+}
+
+void Emitter::emitDynamicIf(const ast::If &stmt, Value cond) {
+  Location location = loc(stmt.getLoc());
+  // Emit both branches into a result-less scf.if first: the result types are
+  // only known once the branches have been walked.
+  auto ifOp = scf::IfOp::create(builder, location, TypeRange(), cond,
+                                /*withElseRegion=*/true);
+  Env before = env;
+  auto emitBranch = [&](const ast::Block &body, Block *block) {
+    env = before;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(block->getTerminator());
+    emitBlock(body);
+    return env;
+  };
+  Env thenEnv = emitBranch(stmt.thenBody, ifOp.thenBlock());
+  Env elseEnv = emitBranch(stmt.elseBody, ifOp.elseBlock());
+  env = before;
+
+  SmallVector<std::string> names;
+  llvm::StringMap<SMLoc> firstLoc;
+  collectAssignedNames(stmt.thenBody, names, firstLoc);
+  collectAssignedNames(stmt.elseBody, names, firstLoc);
+
+  // Decide what flows out: names assigned on some path that exist on both.
+  struct Out {
+    std::string name;
+    Value thenValue, elseValue;
+  };
+  SmallVector<Out> outs;
+  for (const std::string &name : names) {
+    auto t = thenEnv.find(name), e = elseEnv.find(name);
+    if (t == thenEnv.end() || e == elseEnv.end()) {
+      outOfScope[name] = firstLoc[name];
+      env.erase(name);
+      continue;
+    }
+    Val tv = t->second, ev = e->second;
+    if (tv.isInvalid() || ev.isInvalid()) {
+      env[name] = Val::invalid();
+      continue;
+    }
+    // Identical compile-time values need no IR.
+    bool sameConst =
+        (tv.kind == ev.kind && !tv.isDynamic() &&
+         ((tv.kind == Val::Kind::Int && tv.i == ev.i) ||
+          (tv.kind == Val::Kind::Bool && tv.b == ev.b) ||
+          (tv.kind == Val::Kind::Float && tv.f == ev.f) ||
+          (tv.kind == Val::Kind::DType && tv.type == ev.type) ||
+          (tv.kind == Val::Kind::Global && tv.value == ev.value)));
+    if (tv.isDynamic() && ev.isDynamic() && tv.value == ev.value)
+      sameConst = true;
+    if (sameConst) {
+      env[name] = tv;
+      continue;
+    }
+    if (!(tv.isNumeric() && ev.isNumeric())) {
+      diag.error(firstLoc[name], "'" + name +
+                                     "' must have the same compile-time "
+                                     "value on both paths of this 'if'");
+      env[name] = Val::invalid();
+      continue;
+    }
+    // Materialize constants in their branch, in the other side's type.
+    auto materialize = [&](const Val &v, const Val &other,
+                           Block *block) -> Value {
+      if (v.isDynamic())
+        return v.value;
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(block->getTerminator());
+      Type type = other.isDynamic() ? other.getElementType() : defaultType(v);
+      return coerce(v, type, other.getShape(), firstLoc[name]);
+    };
+    Value tval = materialize(tv, ev, ifOp.thenBlock());
+    Value eval = materialize(ev, tv, ifOp.elseBlock());
+    if (!tval || !eval) {
+      env[name] = Val::invalid();
+      continue;
+    }
+    if (tval.getType() != eval.getType()) {
+      diag.error(firstLoc[name],
+                 "'" + name + "' is " + Val::dynamic(tval).describe() +
+                     " on one path of this 'if' and " +
+                     Val::dynamic(eval).describe() + " on the other");
+      env[name] = Val::invalid();
+      continue;
+    }
+    outs.push_back({name, tval, eval});
+  }
+
+  // Rebuild the scf.if with results and move the branches into it.
+  SmallVector<Type> types;
+  for (const Out &o : outs)
+    types.push_back(o.thenValue.getType());
+  auto newIf = scf::IfOp::create(builder, location, types, cond,
+                                 /*withElseRegion=*/true);
+  for (auto [region, block, field] :
+       {std::make_tuple(&newIf.getThenRegion(), ifOp.thenBlock(), 0),
+        std::make_tuple(&newIf.getElseRegion(), ifOp.elseBlock(), 1)}) {
+    (void)block;
+    region->takeBody(field == 0 ? ifOp.getThenRegion() : ifOp.getElseRegion());
+    Block &b = region->front();
+    b.getTerminator()->erase();
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&b);
+    SmallVector<Value> yields;
+    for (const Out &o : outs)
+      yields.push_back(field == 0 ? o.thenValue : o.elseValue);
+    scf::YieldOp::create(builder, location, yields);
+  }
+  ifOp.erase();
+  for (auto [i, o] : llvm::enumerate(outs))
+    env[o.name] = Val::dynamic(newIf.getResult(i));
+}
+
+//===----------------------------------------------------------------------===//
+// for
+//===----------------------------------------------------------------------===//
+
+void Emitter::emitFor(const ast::For &stmt) {
+  auto *call = dyn_cast<ast::Call>(stmt.iter.get());
+  auto *callee = call ? dyn_cast<ast::Name>(call->callee.get()) : nullptr;
+  if (!callee || callee->id != "range") {
+    diag.error(stmt.iter->getLoc(),
+               "a 'for' loop iterates over range(...) only");
+    return;
+  }
+  if (!call->keywords.empty() || call->args.empty() || call->args.size() > 3) {
+    diag.error(call->getLoc(),
+               "range() takes 1 to 3 positional arguments: range(stop), "
+               "range(start, stop) or range(start, stop, step)");
+    return;
+  }
+  std::vector<Val> args;
+  for (const ast::ExprPtr &a : call->args)
+    args.push_back(emitExpr(*a));
+  if (llvm::any_of(args, [](const Val &v) { return v.isInvalid(); }))
+    return;
+  Val start = args.size() == 1 ? Val::integer(0) : args[0];
+  Val stop = args.size() == 1 ? args[0] : args[1];
+  Val step = args.size() == 3 ? args[2] : Val::integer(1);
+  if (step.kind != Val::Kind::Int || step.i <= 0) {
+    diag.error(call->args.back()->getLoc(),
+               "the step of range() must be a positive integer constant");
+    return;
+  }
+  auto toIndex = [&](const Val &v, SMLoc l) -> Value {
+    if (v.kind == Val::Kind::Int)
+      return materializeScalar(v, builder.getI32Type(), l);
+    if (v.kind == Val::Kind::Scalar && v.value.getType().isInteger(32))
+      return v.value;
+    diag.error(l, "range() bounds must be integers, got " + v.describe());
+    return {};
+  };
+  SMLoc startLoc = args.size() == 1 ? call->getLoc() : call->args[0]->getLoc();
+  SMLoc stopLoc = args.size() == 1 ? call->args[0]->getLoc()
+                                   : call->args[1]->getLoc();
+  Value lb = toIndex(start, startLoc);
+  Value ub = toIndex(stop, stopLoc);
+  Value st = toIndex(step, call->getLoc());
+  if (!lb || !ub || !st)
+    return;
+
+  // Loop-carried values: names assigned in the body that exist before it.
+  SmallVector<std::string> names;
+  llvm::StringMap<SMLoc> firstLoc;
+  collectAssignedNames(stmt.body, names, firstLoc);
+  SmallVector<std::string> carried;
+  SmallVector<Value> inits;
+  for (const std::string &name : names) {
+    if (name == stmt.var->id)
+      continue;
+    auto it = env.find(name);
+    if (it == env.end())
+      continue;
+    if (it->second.isInvalid())
+      continue;
+    auto v = toCarried(it->second, firstLoc[name]);
+    if (!v) {
+      diag.error(firstLoc[name], "'" + name +
+                                     "' cannot be reassigned inside a loop: "
+                                     "it holds " +
+                                     it->second.describe());
+      continue;
+    }
+    carried.push_back(name);
+    inits.push_back(*v);
+  }
+
+  Location location = loc(stmt.getLoc());
+  auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
+  Env before = env;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = forOp.getBody();
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      body->back().erase();
+    builder.setInsertionPointToEnd(body);
+    env[stmt.var->id] = Val::dynamic(forOp.getInductionVar());
+    for (auto [i, name] : llvm::enumerate(carried))
+      env[name] = Val::dynamic(forOp.getRegionIterArgs()[i]);
+    emitBlock(stmt.body);
+
+    SmallVector<Value> yields;
+    for (auto [i, name] : llvm::enumerate(carried)) {
+      Val v = env[name];
+      Type expected = inits[i].getType();
+      Value y;
+      if (v.isInvalid()) {
+        y = forOp.getRegionIterArgs()[i];
+      } else if (v.isConstNumber()) {
+        y = coerce(v, getElementTypeOrSelf(expected),
+                   isa<RankedTensorType>(expected)
+                       ? cast<RankedTensorType>(expected).getShape()
+                       : ArrayRef<int64_t>(),
+                   firstLoc[name]);
+      } else if (v.isDynamic()) {
+        y = v.value;
+      }
+      if (!y || y.getType() != expected) {
+        if (!v.isInvalid())
+          diag.error(firstLoc[name],
+                     "'" + name + "' changes type in the loop: it is " +
+                         Val::dynamic(inits[i]).describe() +
+                         " before the loop and " + v.describe() +
+                         " after one iteration; convert it with .astype() "
+                         "or initialize it with the loop's type");
+        y = forOp.getRegionIterArgs()[i];
+      }
+      yields.push_back(y);
+    }
+    scf::YieldOp::create(builder, location, yields);
+  }
+  env = before;
+  // Names first assigned in the body (and the loop variable) end with it.
+  for (const std::string &name : names)
+    if (!llvm::is_contained(carried, name) && !before.count(name))
+      outOfScope[name] = firstLoc[name];
+  for (auto [i, name] : llvm::enumerate(carried))
+    env[name] = Val::dynamic(forOp.getResult(i));
+}
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> Emitter::emitModule(const ast::Module &module) {
+  OwningOpRef<ModuleOp> result = ModuleOp::create(builder.getUnknownLoc());
+
+  // Module-level constants, in order; each may use the ones before it.
+  for (const ast::GlobalConst &g : module.globals) {
+    env.clear();
+    Val v = emitExpr(*g.value);
+    if (!v.isInvalid() && !v.isConstNumber() && v.kind != Val::Kind::DType &&
+        v.kind != Val::Kind::Tuple) {
+      diag.error(g.value->getLoc(), "a module-level name must be a constant, "
+                                    "got " +
+                                        v.describe());
+      v = Val::invalid();
+    }
+    globals[g.name] = v;
+  }
+
+  // Every -D must name a const parameter of some kernel that is emitted.
+  llvm::StringSet<> constNames;
+  bool found = options.kernelName.empty();
+  llvm::StringSet<> kernelNames;
+  for (const ast::Kernel &k : module.kernels) {
+    if (!kernelNames.insert(k.name).second)
+      diag.error(k.nameRange.Start, "duplicate kernel '" + k.name + "'");
+    if (!options.kernelName.empty() && k.name != options.kernelName)
+      continue;
+    found = true;
+    for (const ast::Param &p : k.params)
+      if (p.isConst)
+        constNames.insert(p.name);
+  }
+  if (!found) {
+    diag.error(SMLoc(), "no kernel named '" + options.kernelName + "'");
+    return nullptr;
+  }
+  if (module.kernels.empty() && !diag.hasErrors()) {
+    diag.error(SMLoc(), "the file defines no kernel");
+    return nullptr;
+  }
+  for (const auto &[name, value] : options.defines)
+    if (!constNames.count(name))
+      diag.error(SMLoc(), "-D" + name +
+                              " does not name a const parameter of any "
+                              "kernel being compiled");
+
+  for (const ast::Kernel &k : module.kernels) {
+    if (diag.tooManyErrors())
+      break;
+    if (!options.kernelName.empty() && k.name != options.kernelName)
+      continue;
+    emitKernel(k, *result);
+  }
+  if (diag.hasErrors())
+    return nullptr;
+  return result;
+}
+
+OwningOpRef<ModuleOp> tilec::emitTileIR(MLIRContext &context,
+                                        const ast::Module &module,
+                                        DiagnosticEngine &diag,
+                                        const MLIRGenOptions &options) {
+  context.getOrLoadDialect<tile::TileDialect>();
+  Emitter emitter(context, diag, options);
+  return emitter.emitModule(module);
+}

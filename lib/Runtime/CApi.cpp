@@ -1,0 +1,201 @@
+//===- CApi.cpp - libtile's C API -----------------------------------------===//
+
+#include "tile/tile.h"
+
+#include "RuntimeImpl.h"
+
+using namespace tile;
+using namespace tile::detail;
+
+static thread_local std::string lastError;
+
+static int fail(const std::string &message) {
+  lastError = message;
+  return TILE_ERROR;
+}
+
+static int fail(const Status &status) { return fail(status.message()); }
+
+static KernelImpl *toImpl(tile_kernel kernel) {
+  return reinterpret_cast<KernelImpl *>(kernel);
+}
+
+static tile_kernel toHandle(const Kernel &kernel) {
+  return reinterpret_cast<tile_kernel>(kernel.get());
+}
+
+static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
+  if (!in)
+    return true;
+  if (in->num_constants && !in->constants) {
+    fail("tile_compile_options: num_constants is " +
+         std::to_string(in->num_constants) + " but constants is NULL");
+    return false;
+  }
+  for (size_t i = 0; i < in->num_constants; ++i) {
+    const tile_constant &constant = in->constants[i];
+    if (!constant.name || !constant.value) {
+      fail("tile_compile_options: constants[" + std::to_string(i) +
+           "] has a NULL name or value");
+      return false;
+    }
+    out.constants.emplace_back(constant.name, constant.value);
+  }
+  if (in->kernel)
+    out.kernel = in->kernel;
+  if (in->arch)
+    out.arch = in->arch;
+  if (in->num_warps)
+    out.numWarps = in->num_warps;
+  if (in->tensor_alignment)
+    out.tensorAlignment = in->tensor_alignment;
+  return true;
+}
+
+static int finish(const Expected<Kernel> &kernel, tile_kernel *out) {
+  if (!kernel)
+    return fail(kernel.status());
+  *out = toHandle(*kernel);
+  return TILE_OK;
+}
+
+extern "C" {
+
+int tile_compile_file(const char *path, const tile_compile_options *options,
+                      tile_kernel *kernel) {
+  if (!path || !kernel)
+    return fail("tile_compile_file: NULL path or kernel pointer");
+  *kernel = nullptr;
+  CompileOptions compileOptions;
+  if (!toOptions(options, compileOptions))
+    return TILE_ERROR;
+  return finish(Runtime::get().compileFile(path, compileOptions), kernel);
+}
+
+int tile_compile_source(const char *source, const char *name,
+                        const tile_compile_options *options,
+                        tile_kernel *kernel) {
+  if (!source || !kernel)
+    return fail("tile_compile_source: NULL source or kernel pointer");
+  *kernel = nullptr;
+  CompileOptions compileOptions;
+  if (!toOptions(options, compileOptions))
+    return TILE_ERROR;
+  return finish(Runtime::get().compileSource(source, name ? name : "<source>",
+                                             compileOptions),
+                kernel);
+}
+
+int tile_load_ptx(const char *path, tile_kernel *kernel) {
+  if (!path || !kernel)
+    return fail("tile_load_ptx: NULL path or kernel pointer");
+  *kernel = nullptr;
+  return finish(Runtime::get().loadPTXFile(path), kernel);
+}
+
+/// Converts the C arguments; false (with the error set) on a malformed one.
+static bool toArgRefs(const tile_arg *args, size_t numArgs, ArgRefs &refs) {
+  if (numArgs && !args) {
+    fail("tile_kernel_launch: num_args is " + std::to_string(numArgs) +
+         " but args is NULL");
+    return false;
+  }
+  refs.resize(numArgs);
+  for (size_t i = 0; i < numArgs; ++i) {
+    const tile_arg &arg = args[i];
+    ArgRef &ref = refs[i];
+    switch (arg.kind) {
+    case TILE_ARG_TENSOR: {
+      const tile_tensor &tensor = arg.value.tensor;
+      if (tensor.rank < 0 || static_cast<unsigned>(tensor.dtype) > TILE_BOOL) {
+        fail("argument " + std::to_string(i + 1) +
+             ": malformed tile_tensor (rank " + std::to_string(tensor.rank) +
+             ", dtype " + std::to_string(static_cast<int>(tensor.dtype)) +
+             ")");
+        return false;
+      }
+      ref.kind = Arg::Kind::Tensor;
+      ref.data = tensor.data;
+      ref.dtype = static_cast<DType>(tensor.dtype);
+      ref.shape = tensor.shape;
+      ref.strides = tensor.strides;
+      ref.shapeSize = ref.stridesSize = static_cast<size_t>(tensor.rank);
+      break;
+    }
+    case TILE_ARG_INT:
+      ref.kind = Arg::Kind::Int;
+      ref.intValue = arg.value.i;
+      break;
+    case TILE_ARG_FLOAT:
+      ref.kind = Arg::Kind::Float;
+      ref.floatValue = arg.value.f;
+      break;
+    case TILE_ARG_BOOL:
+      ref.kind = Arg::Kind::Bool;
+      ref.boolValue = arg.value.b != 0;
+      break;
+    default:
+      fail("argument " + std::to_string(i + 1) + ": unknown tile_arg kind " +
+           std::to_string(static_cast<int>(arg.kind)));
+      return false;
+    }
+  }
+  return true;
+}
+
+int tile_kernel_launch(tile_kernel kernel, unsigned gridX, unsigned gridY,
+                       unsigned gridZ, struct CUstream_st *stream,
+                       const tile_arg *args, size_t numArgs) {
+  if (!kernel)
+    return fail("tile_kernel_launch: NULL kernel");
+  ArgRefs refs;
+  if (!toArgRefs(args, numArgs, refs))
+    return TILE_ERROR;
+  Status status =
+      launchKernel(*toImpl(kernel), Dim3(gridX, gridY, gridZ), stream, refs);
+  return status.ok() ? TILE_OK : fail(status);
+}
+
+int tile_kernel_check(tile_kernel kernel, const tile_arg *args,
+                      size_t numArgs) {
+  if (!kernel)
+    return fail("tile_kernel_check: NULL kernel");
+  ArgRefs refs;
+  if (!toArgRefs(args, numArgs, refs))
+    return TILE_ERROR;
+  Status status = checkKernel(*toImpl(kernel), refs);
+  return status.ok() ? TILE_OK : fail(status);
+}
+
+const char *tile_kernel_name(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.name.c_str() : nullptr;
+}
+
+unsigned tile_kernel_num_warps(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.numWarps : 0;
+}
+
+unsigned tile_kernel_shared_bytes(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.sharedBytes : 0;
+}
+
+size_t tile_kernel_num_params(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.params.size() : 0;
+}
+
+const char *tile_last_error(void) { return lastError.c_str(); }
+
+int tile_runtime_stats(tile_stats *stats) {
+  if (!stats)
+    return fail("tile_runtime_stats: NULL stats pointer");
+  RuntimeStats s = Runtime::get().stats();
+  stats->compiles = s.compiles;
+  stats->disk_hits = s.diskHits;
+  stats->disk_writes = s.diskWrites;
+  stats->memory_hits = s.memoryHits;
+  stats->modules_loaded = s.modulesLoaded;
+  stats->alignment_variants = s.alignmentVariants;
+  return TILE_OK;
+}
+
+} // extern "C"

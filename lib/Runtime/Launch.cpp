@@ -1,0 +1,529 @@
+//===- Launch.cpp - Checking, packing and launching kernel arguments ------===//
+//
+// The launch path is the one libtile runs per kernel call, so it builds no
+// strings and allocates nothing unless something is wrong: the arguments are
+// checked and packed into a stack buffer in one pass, the alignment check is
+// a few ORs of pointer and stride bits, and cuLaunchKernel gets the buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeImpl.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+using namespace tile;
+using namespace tile::detail;
+
+static DType toDType(tilec::ElementKind kind) {
+  switch (kind) {
+  case tilec::ElementKind::F16:
+    return DType::F16;
+  case tilec::ElementKind::BF16:
+    return DType::BF16;
+  case tilec::ElementKind::F32:
+    return DType::F32;
+  case tilec::ElementKind::I32:
+    return DType::I32;
+  case tilec::ElementKind::Bool:
+    return DType::Bool;
+  }
+  return DType::F32;
+}
+
+unsigned tile::dtypeBytes(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+const char *tile::dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F32:
+    return "f32";
+  case DType::I32:
+    return "i32";
+  case DType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+void tile::detail::toArgRefs(const std::vector<Arg> &args, ArgRefs &refs) {
+  refs.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Arg &arg = args[i];
+    ArgRef &ref = refs[i];
+    ref.kind = arg.kind();
+    switch (arg.kind()) {
+    case Arg::Kind::Tensor: {
+      const Tensor &tensor = arg.tensor();
+      ref.data = tensor.data;
+      ref.dtype = tensor.dtype;
+      ref.shape = tensor.shape.data();
+      ref.shapeSize = tensor.shape.size();
+      ref.strides = tensor.strides.data();
+      ref.stridesSize = tensor.strides.size();
+      break;
+    }
+    case Arg::Kind::Int:
+      ref.intValue = arg.intArg();
+      break;
+    case Arg::Kind::Float:
+      ref.floatValue = arg.floatArg();
+      break;
+    case Arg::Kind::Bool:
+      ref.boolValue = arg.boolArg();
+      break;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Messages (error paths only)
+//===----------------------------------------------------------------------===//
+
+static const char *argKindName(Arg::Kind kind) {
+  switch (kind) {
+  case Arg::Kind::Tensor:
+    return "a tensor";
+  case Arg::Kind::Int:
+    return "an int";
+  case Arg::Kind::Float:
+    return "a float";
+  case Arg::Kind::Bool:
+    return "a bool";
+  }
+  return "?";
+}
+
+static std::string describeArg(const ArgRef &arg) {
+  if (arg.kind != Arg::Kind::Tensor)
+    return argKindName(arg.kind);
+  return std::string("a ") + dtypeName(arg.dtype) + " tensor of rank " +
+         std::to_string(arg.shapeSize);
+}
+
+static std::string describeParam(const tilec::KernelParam &param) {
+  if (!param.isTensor) {
+    switch (param.scalar) {
+    case tilec::ScalarKind::I32:
+      return "an int";
+    case tilec::ScalarKind::F32:
+      return "a float";
+    case tilec::ScalarKind::Bool:
+      return "a bool";
+    }
+  }
+  return std::string("a rank-") + std::to_string(param.rank) + " " +
+         tilec::elementName(param.element) + " tensor";
+}
+
+static Status argError(size_t index, const tilec::KernelParam &param,
+                       const std::string &message) {
+  return Status::error("argument " + std::to_string(index + 1) + " ('" +
+                       param.name + "'): " + message);
+}
+
+static std::string hexPointer(const void *pointer) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(pointer));
+  return buffer;
+}
+
+static std::string formatShape(const int64_t *values, size_t size) {
+  std::string text = "[";
+  for (size_t i = 0; i < size; ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+/// Why a tensor misses the alignment `required`: the base pointer, or which
+/// stride.
+static std::string alignmentProblem(const ArgRef &arg, unsigned elementBytes,
+                                    unsigned required) {
+  uintptr_t address = reinterpret_cast<uintptr_t>(arg.data);
+  if (address % required)
+    return "base pointer " + hexPointer(arg.data) + " is not " +
+           std::to_string(required) + "-byte aligned";
+  for (size_t d = 0; d + 1 < arg.shapeSize; ++d) {
+    if (arg.shape[d] <= 1)
+      continue;
+    uint64_t bytes = static_cast<uint64_t>(arg.strides[d]) * elementBytes;
+    if (bytes % required)
+      return "strides[" + std::to_string(d) + "] = " +
+             std::to_string(arg.strides[d]) + " elements (" +
+             std::to_string(bytes) + " bytes) is not a multiple of " +
+             std::to_string(required) + " bytes";
+  }
+  return "it is not " + std::to_string(required) + "-byte aligned";
+}
+
+//===----------------------------------------------------------------------===//
+// Checking and packing
+//===----------------------------------------------------------------------===//
+
+static constexpr unsigned kAlignmentCap = 1u << 30;
+
+Status tile::detail::checkArguments(const tilec::KernelInfo &info,
+                                    llvm::ArrayRef<ArgRef> args,
+                                    PackedArgs &packed, AlignmentFit &fit) {
+  packed.values.clear();
+  packed.pointers.clear();
+  fit = AlignmentFit();
+
+  if (args.size() != info.params.size()) {
+    std::string names;
+    for (const tilec::KernelParam &param : info.params)
+      names += (names.empty() ? "" : ", ") + param.name;
+    return Status::error("expected " + std::to_string(info.params.size()) +
+                         " argument" + (info.params.size() == 1 ? "" : "s") +
+                         " (" + names + "), got " +
+                         std::to_string(args.size()));
+  }
+
+  unsigned fitAlignment = kAlignmentCap;
+  // The first alignment problem, reported if no other problem comes up.
+  int misalignedIndex = -1;
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    const tilec::KernelParam &param = info.params[i];
+    const ArgRef &arg = args[i];
+
+    if (!param.isTensor) {
+      uint64_t slot = 0;
+      switch (param.scalar) {
+      case tilec::ScalarKind::I32: {
+        if (arg.kind != Arg::Kind::Int)
+          return argError(i, param,
+                          "expected an int, got " + describeArg(arg));
+        if (arg.intValue < INT32_MIN || arg.intValue > INT32_MAX)
+          return argError(i, param,
+                          "value " + std::to_string(arg.intValue) +
+                              " does not fit the kernel's 32-bit int");
+        uint32_t value = static_cast<uint32_t>(arg.intValue);
+        std::memcpy(&slot, &value, sizeof(value));
+        break;
+      }
+      case tilec::ScalarKind::F32: {
+        float value;
+        if (arg.kind == Arg::Kind::Float)
+          value = arg.floatValue;
+        else if (arg.kind == Arg::Kind::Int)
+          value = static_cast<float>(arg.intValue);
+        else
+          return argError(i, param,
+                          "expected a float, got " + describeArg(arg));
+        std::memcpy(&slot, &value, sizeof(value));
+        break;
+      }
+      case tilec::ScalarKind::Bool: {
+        if (arg.kind != Arg::Kind::Bool)
+          return argError(i, param,
+                          "expected a bool, got " + describeArg(arg));
+        uint32_t value = arg.boolValue ? 1 : 0;
+        std::memcpy(&slot, &value, sizeof(value));
+        break;
+      }
+      }
+      packed.values.push_back(slot);
+      continue;
+    }
+
+    // Tensors.
+    if (arg.kind != Arg::Kind::Tensor)
+      return argError(i, param,
+                      "expected " + describeParam(param) + ", got " +
+                          describeArg(arg));
+    if (arg.dtype != toDType(param.element))
+      return argError(i, param,
+                      std::string("expected a ") +
+                          tilec::elementName(param.element) +
+                          " tensor, got a " + dtypeName(arg.dtype) +
+                          " tensor");
+    if (arg.shapeSize != param.rank)
+      return argError(i, param,
+                      "expected a rank-" + std::to_string(param.rank) +
+                          " tensor, got rank " +
+                          std::to_string(arg.shapeSize));
+    if (arg.stridesSize != param.rank)
+      return argError(i, param,
+                      "the shape has " + std::to_string(arg.shapeSize) +
+                          " entries but the strides have " +
+                          std::to_string(arg.stridesSize) +
+                          "; a rank-" + std::to_string(param.rank) +
+                          " tensor needs one of each per dimension");
+    if (param.rank && (!arg.shape || !arg.strides))
+      return argError(i, param, "null shape or strides array");
+
+    bool empty = false;
+    for (unsigned d = 0; d < param.rank; ++d) {
+      int64_t size = arg.shape[d];
+      if (size < 0)
+        return argError(i, param,
+                        "shape[" + std::to_string(d) + "] = " +
+                            std::to_string(size) + " is negative");
+      if (size > INT32_MAX)
+        return argError(i, param,
+                        "shape[" + std::to_string(d) + "] = " +
+                            std::to_string(size) +
+                            " exceeds 2^31-1, the largest size the kernel "
+                            "ABI carries");
+      if (arg.strides[d] < 0)
+        return argError(i, param,
+                        "strides[" + std::to_string(d) + "] = " +
+                            std::to_string(arg.strides[d]) +
+                            " is negative; negative strides are not "
+                            "supported");
+      empty |= size == 0;
+    }
+    if (!arg.data && !empty)
+      return argError(i, param,
+                      "null data pointer for a non-empty tensor of shape " +
+                          formatShape(arg.shape, arg.shapeSize));
+
+    // A last dimension of size 0 or 1 is never stepped through: any stride
+    // will do, and the kernel gets 1.
+    bool lastTrivial = param.rank == 0 || arg.shape[param.rank - 1] <= 1;
+    if (param.contiguous && !lastTrivial && arg.strides[param.rank - 1] != 1)
+      return argError(i, param,
+                      "the kernel needs a contiguous last dimension "
+                      "(stride 1), got strides " +
+                          formatShape(arg.strides, arg.stridesSize));
+
+    // Alignment of the base pointer and of every outer stride in bytes
+    // (strides of size-1 dimensions never move the address).
+    unsigned elementBytes = tilec::elementBytes(param.element);
+    uint64_t bits = reinterpret_cast<uintptr_t>(arg.data);
+    for (unsigned d = 0; d + 1 < param.rank; ++d)
+      if (arg.shape[d] > 1)
+        bits |= static_cast<uint64_t>(arg.strides[d]) * elementBytes;
+    uint64_t have = bits ? (bits & (~bits + 1)) : kAlignmentCap;
+    if (have > kAlignmentCap)
+      have = kAlignmentCap;
+    if (have < elementBytes)
+      return argError(i, param,
+                      "base pointer " + hexPointer(arg.data) +
+                          " is not aligned to the element size (" +
+                          std::to_string(elementBytes) + " bytes)");
+    if (have < fitAlignment)
+      fitAlignment = static_cast<unsigned>(have);
+    if (have < param.alignment && misalignedIndex < 0)
+      misalignedIndex = static_cast<int>(i);
+
+    // Kernel ABI: .u64 base, rank x .u32 sizes, rank x .u64 strides.
+    packed.values.push_back(reinterpret_cast<uintptr_t>(arg.data));
+    for (unsigned d = 0; d < param.rank; ++d)
+      packed.values.push_back(static_cast<uint32_t>(arg.shape[d]));
+    for (unsigned d = 0; d < param.rank; ++d) {
+      bool last = d + 1 == param.rank;
+      packed.values.push_back(last && lastTrivial && param.contiguous
+                                  ? 1
+                                  : static_cast<uint64_t>(arg.strides[d]));
+    }
+  }
+
+  fit.alignment = fitAlignment;
+  if (misalignedIndex >= 0) {
+    fit.alignmentOnly = true;
+    const tilec::KernelParam &param = info.params[misalignedIndex];
+    return argError(misalignedIndex, param,
+                    alignmentProblem(args[misalignedIndex],
+                                     tilec::elementBytes(param.element),
+                                     param.alignment) +
+                        ", which the kernel assumes");
+  }
+
+  packed.pointers.resize(packed.values.size());
+  for (size_t i = 0; i < packed.values.size(); ++i)
+    packed.pointers[i] = &packed.values[i];
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Launching
+//===----------------------------------------------------------------------===//
+
+static Status kernelError(const KernelImpl &kernel, const Status &status) {
+  return Status::error("kernel '" + kernel.info.name + "': " +
+                       status.message());
+}
+
+/// Checks `args` for `kernel`, moving to an alignment variant when that is
+/// all they need. Fills `packed` for the kernel returned in `target`.
+static Status prepare(KernelImpl &kernel, llvm::ArrayRef<ArgRef> args,
+                      PackedArgs &packed, KernelImpl *&target,
+                      bool compileVariant) {
+  target = &kernel;
+  AlignmentFit fit;
+  Status status = checkArguments(kernel.info, args, packed, fit);
+  if (status.ok())
+    return status;
+  // Only JIT kernels, whose source we have, can be recompiled.
+  if (!fit.alignmentOnly || !kernel.recipe || !kernel.runtime)
+    return kernelError(kernel, status);
+  // Both are powers of two.
+  unsigned alignment =
+      std::min(fit.alignment, kernel.recipe->options.tensorAlignment);
+  if (!compileVariant)
+    return Status(); // launch() would compile a variant
+  Expected<KernelImpl *> variant = kernel.runtime->variant(kernel, alignment);
+  if (!variant)
+    return kernelError(kernel,
+                       Status::error(status.message() +
+                                     "; compiling a variant for " +
+                                     std::to_string(alignment) +
+                                     "-byte alignment failed: " +
+                                     variant.status().message()));
+  target = *variant;
+  status = checkArguments(target->info, args, packed, fit);
+  if (!status.ok())
+    return kernelError(*target, status);
+  return status;
+}
+
+Status tile::detail::checkKernel(const KernelImpl &kernel,
+                                 llvm::ArrayRef<ArgRef> args) {
+  PackedArgs packed;
+  KernelImpl *target;
+  return prepare(const_cast<KernelImpl &>(kernel), args, packed, target,
+                 /*compileVariant=*/false);
+}
+
+Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid,
+                                  Stream stream, llvm::ArrayRef<ArgRef> args) {
+  PackedArgs packed;
+  KernelImpl *target;
+  // Fast path: the kernel's own alignment fits.
+  if (Status status = prepare(kernel, args, packed, target, true);
+      !status.ok())
+    return status;
+
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    return Status(); // nothing to run
+  if (grid.x > static_cast<unsigned>(INT32_MAX) || grid.y > 65535 ||
+      grid.z > 65535)
+    return Status::error("kernel '" + kernel.info.name + "': grid (" +
+                         std::to_string(grid.x) + ", " +
+                         std::to_string(grid.y) + ", " +
+                         std::to_string(grid.z) +
+                         ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
+  if (!target->function)
+    return Status::error("kernel '" + kernel.info.name +
+                         "' is not loaded on a GPU (it was built from a "
+                         "description alone)");
+
+  const GpuContext &gpu = *target->gpu;
+  const CudaDriver &driver = *gpu.driver;
+  CUcontext current = nullptr;
+  CUresult result = driver.cuCtxGetCurrent(&current);
+  if (result == CUDA_SUCCESS && current != gpu.context) {
+    if (current)
+      return Status::error(
+          "kernel '" + kernel.info.name +
+          "': the calling thread's current CUDA context is not the one the "
+          "kernel was loaded into");
+    result = driver.cuCtxSetCurrent(gpu.context);
+  }
+  if (result != CUDA_SUCCESS)
+    return Status::error(driver.errorText(result, "cuCtxSetCurrent"));
+
+  result = driver.cuLaunchKernel(
+      target->function, grid.x, grid.y, grid.z, target->info.numWarps * 32, 1,
+      1, target->info.sharedBytes, reinterpret_cast<CUstream>(stream),
+      packed.pointers.data(), nullptr);
+  if (result != CUDA_SUCCESS)
+    return Status::error(driver.errorText(result, "cuLaunchKernel") +
+                         " (kernel '" + kernel.info.name + "', grid (" +
+                         std::to_string(grid.x) + ", " +
+                         std::to_string(grid.y) + ", " +
+                         std::to_string(grid.z) + "), " +
+                         std::to_string(target->info.numWarps * 32) +
+                         " threads, " +
+                         std::to_string(target->info.sharedBytes) +
+                         " bytes of shared memory)");
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// tile::Kernel
+//===----------------------------------------------------------------------===//
+
+Status Kernel::check(const std::vector<Arg> &args) const {
+  if (!impl)
+    return Status::error("invalid (default-constructed) kernel handle");
+  ArgRefs refs;
+  toArgRefs(args, refs);
+  return checkKernel(*impl, refs);
+}
+
+Status Kernel::launch(Dim3 grid, Stream stream,
+                      const std::vector<Arg> &args) const {
+  if (!impl)
+    return Status::error("invalid (default-constructed) kernel handle");
+  ArgRefs refs;
+  toArgRefs(args, refs);
+  return launchKernel(*impl, grid, stream, refs);
+}
+
+const std::string &Kernel::name() const { return impl->info.name; }
+const std::vector<ParamInfo> &Kernel::params() const { return impl->params; }
+unsigned Kernel::numWarps() const { return impl->info.numWarps; }
+unsigned Kernel::sharedBytes() const { return impl->info.sharedBytes; }
+const std::string &Kernel::arch() const { return impl->info.arch; }
+const std::vector<std::pair<std::string, std::string>> &
+Kernel::constants() const {
+  return impl->info.constants;
+}
+const std::string &Kernel::ptx() const { return impl->ptx; }
+
+void tile::detail::describeParams(KernelImpl &impl) {
+  impl.params.clear();
+  for (const tilec::KernelParam &param : impl.info.params) {
+    ParamInfo p;
+    p.name = param.name;
+    if (param.isTensor) {
+      p.kind = ParamInfo::Kind::Tensor;
+      p.dtype = toDType(param.element);
+      p.rank = param.rank;
+      p.alignment = param.alignment;
+      p.contiguous = param.contiguous;
+    } else {
+      switch (param.scalar) {
+      case tilec::ScalarKind::I32:
+        p.kind = ParamInfo::Kind::Int;
+        break;
+      case tilec::ScalarKind::F32:
+        p.kind = ParamInfo::Kind::Float;
+        break;
+      case tilec::ScalarKind::Bool:
+        p.kind = ParamInfo::Kind::Bool;
+        break;
+      }
+    }
+    impl.params.push_back(std::move(p));
+  }
+}
+
+Kernel tile::detail::makeUnloadedKernel(tilec::KernelInfo info) {
+  auto *impl = new KernelImpl(); // lives for the process, like every kernel
+  impl->info = std::move(info);
+  describeParams(*impl);
+  return Kernel(impl);
+}

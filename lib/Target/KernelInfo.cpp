@@ -1,0 +1,356 @@
+//===- KernelInfo.cpp - Kernel descriptions as JSON -----------------------===//
+//
+// The JSON form of a KernelInfo, as written after `// tilec-kernel: ` on the
+// first line of every PTX file tilec emits:
+//
+//   {"abi":1,"arch":"sm_90a","constants":[["DTYPE","f16"],["TILE_D","64"]],
+//    "name":"fmha","num_warps":4,"shared_bytes":32768,
+//    "params":[{"name":"Q","kind":"tensor","dtype":"f16","rank":4,
+//               "alignment":16,"contiguous":true},
+//              {"name":"qk_scale","kind":"float"},
+//              {"name":"input_pos","kind":"int"}]}
+//
+// Parameter kinds are "tensor", "int", "float" and "bool"; element types are
+// spelled as in the DSL (f16, bf16, f32, i32, bool). Unknown keys are ignored
+// so that newer compilers can add fields; "abi" names the kernel ABI of
+// KernelInfo.h and is rejected when it is not 1.
+//
+// fromJSON checks everything the runtime relies on and reports the first
+// problem; it never crashes, whatever the input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Target/KernelInfo.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace tilec;
+namespace json = llvm::json;
+
+/// The kernel ABI described in KernelInfo.h.
+static constexpr int64_t kKernelABI = 1;
+/// Limits that keep a corrupt description from driving the runtime into
+/// absurd allocations; no real kernel comes near them.
+static constexpr int64_t kMaxRank = 16;
+static constexpr int64_t kMaxParams = 1024;
+static constexpr int64_t kMaxNesting = 64;
+
+unsigned tilec::elementBytes(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F16:
+  case ElementKind::BF16:
+    return 2;
+  case ElementKind::F32:
+  case ElementKind::I32:
+    return 4;
+  case ElementKind::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+const char *tilec::elementName(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F16:
+    return "f16";
+  case ElementKind::BF16:
+    return "bf16";
+  case ElementKind::F32:
+    return "f32";
+  case ElementKind::I32:
+    return "i32";
+  case ElementKind::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+static const char *scalarName(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::I32:
+    return "int";
+  case ScalarKind::F32:
+    return "float";
+  case ScalarKind::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+static std::optional<ElementKind> parseElement(llvm::StringRef name) {
+  for (ElementKind kind : {ElementKind::F16, ElementKind::BF16, ElementKind::F32,
+                           ElementKind::I32, ElementKind::Bool})
+    if (name == elementName(kind))
+      return kind;
+  return std::nullopt;
+}
+
+std::string KernelInfo::toJSON() const {
+  json::Array paramArray;
+  for (const KernelParam &param : params) {
+    json::Object object{{"name", param.name}};
+    if (param.isTensor) {
+      object["kind"] = "tensor";
+      object["dtype"] = elementName(param.element);
+      object["rank"] = static_cast<int64_t>(param.rank);
+      object["alignment"] = static_cast<int64_t>(param.alignment);
+      object["contiguous"] = param.contiguous;
+    } else {
+      object["kind"] = scalarName(param.scalar);
+    }
+    paramArray.push_back(std::move(object));
+  }
+  json::Array constantArray;
+  for (const auto &[key, value] : constants)
+    constantArray.push_back(json::Array{key, value});
+
+  json::Object root{{"abi", kKernelABI},
+                    {"name", name},
+                    {"num_warps", static_cast<int64_t>(numWarps)},
+                    {"shared_bytes", static_cast<int64_t>(sharedBytes)},
+                    {"arch", arch},
+                    {"params", std::move(paramArray)},
+                    {"constants", std::move(constantArray)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(root));
+  return text;
+}
+
+/// llvm::json's parser recurses once per nesting level; refuse deeply nested
+/// input before it can exhaust the stack.
+static bool nestingWithin(llvm::StringRef text, int64_t limit) {
+  int64_t depth = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return false;
+    } else if (c == ']' || c == '}')
+      --depth;
+  }
+  return true;
+}
+
+namespace {
+/// Reads the fields of one JSON object, remembering the first error.
+class Reader {
+public:
+  Reader(std::string &error) : error(error) {}
+
+  bool fail(const llvm::Twine &message) {
+    if (error.empty())
+      error = message.str();
+    return false;
+  }
+
+  bool getString(const json::Object &object, llvm::StringRef key,
+                 const llvm::Twine &where, std::string &out,
+                 bool required = true) {
+    const json::Value *value = object.get(key);
+    if (!value)
+      return !required ||
+             fail(where + ": missing \"" + key + "\" (a string)");
+    std::optional<llvm::StringRef> str = value->getAsString();
+    if (!str)
+      return fail(where + ": \"" + key + "\" must be a string");
+    out = str->str();
+    return true;
+  }
+
+  bool getInt(const json::Object &object, llvm::StringRef key,
+              const llvm::Twine &where, int64_t min, int64_t max,
+              unsigned &out, bool required = true) {
+    const json::Value *value = object.get(key);
+    if (!value)
+      return !required ||
+             fail(where + ": missing \"" + key + "\" (an integer)");
+    std::optional<int64_t> number = value->getAsInteger();
+    if (!number)
+      return fail(where + ": \"" + key + "\" must be an integer");
+    if (*number < min || *number > max)
+      return fail(where + ": \"" + key + "\" is " + llvm::Twine(*number) +
+                  ", expected a value in [" + llvm::Twine(min) + ", " +
+                  llvm::Twine(max) + "]");
+    out = static_cast<unsigned>(*number);
+    return true;
+  }
+
+  bool getBool(const json::Object &object, llvm::StringRef key,
+               const llvm::Twine &where, bool &out) {
+    const json::Value *value = object.get(key);
+    if (!value)
+      return true; // optional, defaults to false
+    std::optional<bool> b = value->getAsBoolean();
+    if (!b)
+      return fail(where + ": \"" + key + "\" must be true or false");
+    out = *b;
+    return true;
+  }
+
+private:
+  std::string &error;
+};
+} // namespace
+
+static bool readParam(Reader &reader, const json::Value &value, size_t index,
+                      KernelParam &param) {
+  std::string where = "params[" + std::to_string(index) + "]";
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return reader.fail(where + ": expected an object");
+  if (!reader.getString(*object, "name", where, param.name))
+    return false;
+  if (param.name.empty())
+    return reader.fail(where + ": empty parameter name");
+  where += " ('" + param.name + "')";
+
+  std::string kind;
+  if (!reader.getString(*object, "kind", where, kind))
+    return false;
+  if (kind == "int") {
+    param.scalar = ScalarKind::I32;
+    return true;
+  }
+  if (kind == "float") {
+    param.scalar = ScalarKind::F32;
+    return true;
+  }
+  if (kind == "bool") {
+    param.scalar = ScalarKind::Bool;
+    return true;
+  }
+  if (kind != "tensor")
+    return reader.fail(where + ": unknown parameter kind '" + kind +
+                       "' (expected tensor, int, float or bool)");
+  param.isTensor = true;
+
+  std::string dtype;
+  if (!reader.getString(*object, "dtype", where, dtype))
+    return false;
+  std::optional<ElementKind> element = parseElement(dtype);
+  if (!element)
+    return reader.fail(where + ": unknown dtype '" + dtype +
+                       "' (expected f16, bf16, f32, i32 or bool)");
+  param.element = *element;
+  if (!reader.getInt(*object, "rank", where, 0, kMaxRank, param.rank))
+    return false;
+  param.alignment = 1;
+  if (!reader.getInt(*object, "alignment", where, 1, 1 << 16, param.alignment,
+                     /*required=*/false))
+    return false;
+  if (!llvm::isPowerOf2_32(param.alignment))
+    return reader.fail(where + ": \"alignment\" is " +
+                       llvm::Twine(param.alignment) +
+                       ", expected a power of two");
+  return reader.getBool(*object, "contiguous", where, param.contiguous);
+}
+
+std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
+                                               std::string &error) {
+  error.clear();
+  if (!nestingWithin(text, kMaxNesting)) {
+    error = "kernel description nests deeper than " +
+            std::to_string(kMaxNesting) + " levels";
+    return std::nullopt;
+  }
+  llvm::Expected<json::Value> parsed = json::parse(text);
+  if (!parsed) {
+    error = "invalid kernel description JSON: " +
+            llvm::toString(parsed.takeError());
+    return std::nullopt;
+  }
+  const json::Object *root = parsed->getAsObject();
+  if (!root) {
+    error = "kernel description: expected a JSON object";
+    return std::nullopt;
+  }
+
+  Reader reader(error);
+  KernelInfo info;
+  const char *where = "kernel description";
+  if (const json::Value *abi = root->get("abi")) {
+    std::optional<int64_t> version = abi->getAsInteger();
+    if (!version) {
+      reader.fail("kernel description: \"abi\" must be an integer");
+      return std::nullopt;
+    }
+    if (*version != kKernelABI) {
+      reader.fail("kernel description: unsupported kernel ABI version " +
+                  llvm::Twine(*version) + " (this runtime supports " +
+                  llvm::Twine(kKernelABI) + ")");
+      return std::nullopt;
+    }
+  }
+  if (!reader.getString(*root, "name", where, info.name))
+    return std::nullopt;
+  if (info.name.empty()) {
+    reader.fail("kernel description: empty kernel name");
+    return std::nullopt;
+  }
+  if (!reader.getInt(*root, "num_warps", where, 1, 32, info.numWarps) ||
+      !reader.getInt(*root, "shared_bytes", where, 0, UINT32_MAX,
+                     info.sharedBytes) ||
+      !reader.getString(*root, "arch", where, info.arch, /*required=*/false))
+    return std::nullopt;
+
+  const json::Value *params = root->get("params");
+  if (!params) {
+    reader.fail("kernel description: missing \"params\" (an array)");
+    return std::nullopt;
+  }
+  const json::Array *paramArray = params->getAsArray();
+  if (!paramArray) {
+    reader.fail("kernel description: \"params\" must be an array");
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(paramArray->size()) > kMaxParams) {
+    reader.fail("kernel description: too many parameters (" +
+                llvm::Twine(paramArray->size()) + ")");
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < paramArray->size(); ++i) {
+    KernelParam param;
+    if (!readParam(reader, (*paramArray)[i], i, param))
+      return std::nullopt;
+    info.params.push_back(std::move(param));
+  }
+
+  if (const json::Value *constants = root->get("constants")) {
+    const json::Array *constantArray = constants->getAsArray();
+    if (!constantArray) {
+      reader.fail("kernel description: \"constants\" must be an array of "
+                  "[name, value] pairs");
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < constantArray->size(); ++i) {
+      const json::Array *pair = (*constantArray)[i].getAsArray();
+      std::optional<llvm::StringRef> key, value;
+      if (pair && pair->size() == 2) {
+        key = (*pair)[0].getAsString();
+        value = (*pair)[1].getAsString();
+      }
+      if (!key || !value) {
+        reader.fail("kernel description: constants[" + llvm::Twine(i) +
+                    "] must be a [name, value] pair of strings");
+        return std::nullopt;
+      }
+      info.constants.emplace_back(key->str(), value->str());
+    }
+  }
+  return info;
+}

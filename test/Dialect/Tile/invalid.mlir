@@ -1,0 +1,788 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+
+// One case per verifier message of the tile dialect (TileOps.cpp,
+// TileTypes.cpp, TileDialect.cpp) and the ODS-generated constraint failures
+// that matter. -allow-unregistered-dialect is only needed for the one case
+// that gives tile.load a typed padding attribute of a foreign dialect.
+
+//===----------------------------------------------------------------------===//
+// !tile.global (GlobalTensorType::verify)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32 or i1, got 'f64'}}
+func.func private @global_f64(!tile.global<f64, 2>)
+
+// -----
+
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32 or i1, got 'i64'}}
+func.func private @global_i64(!tile.global<i64, 1>)
+
+// -----
+
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32 or i1, got 'tensor<4xf32>'}}
+func.func private @global_tensor_elt(!tile.global<tensor<4xf32>, 1>)
+
+// -----
+
+// expected-error @+1 {{global tensor rank must be between 1 and 8, got 0}}
+func.func private @global_rank0(!tile.global<f16, 0>)
+
+// -----
+
+// expected-error @+1 {{global tensor rank must be between 1 and 8, got 9}}
+func.func private @global_rank9(!tile.global<f16, 9>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.bid / tile.num_blocks (ODS constraints)
+//===----------------------------------------------------------------------===//
+
+func.func @bid_axis3() {
+  // expected-error @+1 {{'tile.bid' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative whose maximum value is 2}}
+  %0 = tile.bid 3
+  return
+}
+
+// -----
+
+func.func @num_blocks_negative() {
+  // expected-error @+1 {{'tile.num_blocks' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative whose maximum value is 2}}
+  %0 = tile.num_blocks -1
+  return
+}
+
+// -----
+
+func.func @bid_no_axis() {
+  // expected-error @+1 {{'tile.bid' op requires attribute 'axis'}}
+  %0 = "tile.bid"() : () -> i32
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.arange
+//===----------------------------------------------------------------------===//
+
+func.func @arange_f32() {
+  // expected-error @+1 {{'tile.arange' op result #0 must be tile of i32, but got 'tensor<64xf32>'}}
+  %0 = tile.arange : tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @arange_2d() {
+  // expected-error @+1 {{'tile.arange' op result must be a 1-D tile, got rank 2}}
+  %0 = tile.arange : tensor<8x8xi32>
+  return
+}
+
+// -----
+
+func.func @arange_0d() {
+  // expected-error @+1 {{'tile.arange' op result must be a 1-D tile, got rank 0}}
+  %0 = tile.arange : tensor<i32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.full
+//===----------------------------------------------------------------------===//
+
+func.func @full_0d(%x: f32) {
+  // expected-error @+1 {{'tile.full' op result must have at least one dimension}}
+  %0 = tile.full %x : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @full_value_type(%x: i32) {
+  // expected-error @+1 {{'tile.full' op failed to verify that value type matches the tile's element type}}
+  %0 = "tile.full"(%x) : (i32) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @full_dynamic(%x: f32) {
+  // The custom parser infers the operand type from the result type, so the
+  // result constraint is checked while parsing.
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32 or i1), but got 'tensor<?xf32>'}}
+  %0 = tile.full %x : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @full_f64(%x: f64) {
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32 or i1), but got 'tensor<4xf64>'}}
+  %0 = tile.full %x : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @full_f64_generic(%x: f64) {
+  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 1-bit signless integer, but got 'f64'}}
+  %0 = "tile.full"(%x) : (f64) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.broadcast
+//===----------------------------------------------------------------------===//
+
+func.func @broadcast_element_type(%x: tensor<64x1xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op element type changes from 'f32' to 'f16'}}
+  %0 = tile.broadcast %x : tensor<64x1xf32> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op source rank 1 does not match result rank 2}}
+  %0 = tile.broadcast %x : tensor<64xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dim(%x: tensor<64x2xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op dimension 1 of the source (2) must be 1 or equal the result's (64)}}
+  %0 = tile.broadcast %x : tensor<64x2xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.expand_dims
+//===----------------------------------------------------------------------===//
+
+func.func @expand_dims_axis(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.expand_dims' op axis 3 is out of range for a rank-2 source}}
+  %0 = tile.expand_dims %x {axis = 3 : i32} : tensor<64x64xf32> -> tensor<64x64x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_result(%x: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.expand_dims' op result type must be 'tensor<1x64xi32>', got 'tensor<64x1xi32>'}}
+  %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_element_type(%x: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.expand_dims' op result type must be 'tensor<64x1xi32>', got 'tensor<64x1xf32>'}}
+  %0 = tile.expand_dims %x {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_negative_axis(%x: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.expand_dims' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  %0 = "tile.expand_dims"(%x) <{axis = -1 : i32}> : (tensor<64xi32>) -> tensor<64x1xi32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.reshape
+//===----------------------------------------------------------------------===//
+
+func.func @reshape_element_type(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reshape' op element type changes from 'f32' to 'f16'; use a cast to change it}}
+  %0 = tile.reshape %x : tensor<64x64xf32> -> tensor<4096xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reshape' op cannot reshape 4096 elements into 2048}}
+  %0 = tile.reshape %x : tensor<64x64xf32> -> tensor<2048xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.permute
+//===----------------------------------------------------------------------===//
+
+func.func @permute_length(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op permutation has 1 entries but the rank is 2}}
+  %0 = tile.permute %x [0] : tensor<64x128xf16> -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @permute_range(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op permutation entry 2 is out of range [0, 2)}}
+  %0 = tile.permute %x [2, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+  return
+}
+
+// -----
+
+func.func @permute_negative(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op permutation entry -1 is out of range [0, 2)}}
+  %0 = tile.permute %x [-1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+  return
+}
+
+// -----
+
+func.func @permute_repeat(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op permutation repeats dimension 1}}
+  %0 = tile.permute %x [1, 1] : tensor<64x128xf16> -> tensor<128x128xf16>
+  return
+}
+
+// -----
+
+func.func @permute_result_rank(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op result type 'tensor<8192xf16>' must have the source's rank and element type}}
+  %0 = tile.permute %x [1, 0] : tensor<64x128xf16> -> tensor<8192xf16>
+  return
+}
+
+// -----
+
+func.func @permute_result_element_type(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op result type 'tensor<128x64xf32>' must have the source's rank and element type}}
+  %0 = tile.permute %x [1, 0] : tensor<64x128xf16> -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @permute_result_dim(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op result dimension 0 is 64 but source dimension 1 is 128}}
+  %0 = tile.permute %x [1, 0] : tensor<64x128xf16> -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @permute_missing(%x: tensor<64x128xf16>) {
+  // expected-error @+1 {{'tile.permute' op requires attribute 'permutation'}}
+  %0 = "tile.permute"(%x) : (tensor<64x128xf16>) -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.dim
+//===----------------------------------------------------------------------===//
+
+func.func @dim_axis(%K: !tile.global<f16, 4>) {
+  // expected-error @+1 {{'tile.dim' op axis 4 is out of range for a rank-4 tensor}}
+  %0 = tile.dim %K, 4 : !tile.global<f16, 4>
+  return
+}
+
+// -----
+
+func.func @dim_negative(%K: !tile.global<f16, 4>) {
+  // expected-error @+1 {{'tile.dim' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  %0 = tile.dim %K, -1 : !tile.global<f16, 4>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.load
+//===----------------------------------------------------------------------===//
+
+func.func @load_index_count(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op expected 2 tile indices for a rank-2 tensor, got 1}}
+  %0 = tile.load %K[%i] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_tile_rank(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op the result tile has rank 1 but the tensor has rank 2}}
+  %0 = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @load_element_type(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op the result tile element type 'f32' does not match the tensor element type 'f16'}}
+  %0 = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_order_length(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op order has 3 entries but the rank is 2}}
+  %0 = tile.load %K[%i, %i] {order = array<i32: 0, 1, 2>} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_order_range(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op order entry 2 is out of range [0, 2)}}
+  %0 = tile.load %K[%i, %i] {order = array<i32: 2, 0>} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_order_repeat(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op order repeats dimension 0}}
+  %0 = tile.load %K[%i, %i] {order = array<i32: 0, 0>} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_order_not_array(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op attribute 'order' failed to satisfy constraint: i32 dense array attribute}}
+  %0 = "tile.load"(%K, %i, %i) {order = [1, 0]} : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_padding_type(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op padding value type 'f32' does not match the element type 'f16'}}
+  %0 = tile.load %K[%i, %i] {padding = 0.0 : f32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_padding_dense(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op padding value type 'tensor<64x64xf16>' does not match the element type 'f16'}}
+  %0 = tile.load %K[%i, %i] {padding = dense<0.0> : tensor<64x64xf16>} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// A string attribute is a typed attribute (of type none).
+func.func @load_padding_string(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op padding value type 'none' does not match the element type 'f16'}}
+  %0 = "tile.load"(%K, %i, %i) <{padding = "zero"}> : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// A typed attribute of the right type that is not an integer or float
+// constant (an opaque attribute of an unregistered dialect).
+func.func @load_padding_not_constant(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op padding must be an integer or float constant}}
+  %0 = tile.load %K[%i, %i] {padding = #foo<"zero"> : f16} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_padding_untyped(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op attribute 'padding' failed to satisfy constraint: TypedAttr instance}}
+  %0 = "tile.load"(%K, %i, %i) {padding = [0]} : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_latency_zero(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op attribute 'latency' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  %0 = "tile.load"(%K, %i, %i) <{latency = 0 : i32}> : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_dynamic_tile(%K: !tile.global<f16, 2>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32 or i1), but got 'tensor<?x64xf16>'}}
+  %0 = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<?x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_not_global(%i: i32) {
+  // expected-error @+1 {{'tile.load' op operand #0 must be a tensor in global memory, passed to a kernel, but got 'i32'}}
+  %0 = "tile.load"(%i, %i) : (i32, i32) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.store
+//===----------------------------------------------------------------------===//
+
+func.func @store_index_count(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op expected 2 tile indices for a rank-2 tensor, got 3}}
+  tile.store %O[%i, %i, %i], %v : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_tile_rank(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<2x64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op the stored tile has rank 3 but the tensor has rank 2}}
+  tile.store %O[%i, %i], %v : !tile.global<f32, 2>, tensor<2x64x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_element_type(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.store' op the stored tile element type 'f16' does not match the tensor element type 'f32'}}
+  tile.store %O[%i, %i], %v : !tile.global<f32, 2>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @store_order_length(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op order has 1 entries but the rank is 2}}
+  tile.store %O[%i, %i], %v {order = array<i32: 0>} : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_order_range(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op order entry -1 is out of range [0, 2)}}
+  tile.store %O[%i, %i], %v {order = array<i32: -1, 0>} : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_order_repeat(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op order repeats dimension 1}}
+  tile.store %O[%i, %i], %v {order = array<i32: 1, 1>} : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.mma
+//===----------------------------------------------------------------------===//
+
+func.func @mma_rank(%a: tensor<2x64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op operands must be 2-D tiles, got ranks 3, 2 and 2}}
+  %0 = tile.mma %a, %b, %c : tensor<2x64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mma_mixed_ab(%a: tensor<64x64xf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op a and b must have the same element type, got 'f16' and 'bf16'}}
+  %0 = tile.mma %a, %b, %c : tensor<64x64xf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mma_f32_operands(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op a and b must hold f16 or bf16, got 'f32'}}
+  %0 = tile.mma %a, %a, %c : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mma_f16_acc(%a: tensor<64x64xf16>, %c: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.mma' op the accumulator must hold f32, got 'f16'}}
+  %0 = tile.mma %a, %a, %c : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @mma_k(%a: tensor<64x32xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op the K dimension of a (32) does not match the K dimension of b (64)}}
+  %0 = tile.mma %a, %b, %c : tensor<64x32xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mma_acc_shape(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op the accumulator is 64x64 but a * b is 64x16}}
+  %0 = tile.mma %a, %b, %c : tensor<64x32xf16>, tensor<32x16xf16>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mma_result_type(%a: tensor<64x64xf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op failed to verify that all of {acc, result} have same type}}
+  %0 = "tile.mma"(%a, %a, %c) : (tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>) -> tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16 or f32, but got 'tensor<64x64xi32>'}}
+  %0 = tile.mma %a, %a, %c : tensor<64x64xi32>, tensor<64x64xi32>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.reduce
+//===----------------------------------------------------------------------===//
+
+func.func @reduce_axis(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op axis 2 is out of range for a rank-2 tile}}
+  %0 = tile.reduce max %x {axis = 2 : i32} : tensor<64x64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_sum_i1(%x: tensor<64x64xi1>) {
+  // expected-error @+1 {{'tile.reduce' op cannot sum an i1 tile; cast it to i32 first}}
+  %0 = tile.reduce sum %x {axis = 1 : i32} : tensor<64x64xi1> -> tensor<64xi1>
+  return
+}
+
+// -----
+
+func.func @reduce_to_scalar(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op reducing a 1-D tile without keepdims would give a scalar; use keepdims}}
+  %0 = tile.reduce sum %x {axis = 0 : i32} : tensor<64xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_keepdims_shape(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result type must be 'tensor<64x1xf32>', got 'tensor<64xf32>'}}
+  %0 = tile.reduce max %x {axis = 1 : i32, keepdims} : tensor<64x32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result type must be 'tensor<32xf32>', got 'tensor<64xf32>'}}
+  %0 = tile.reduce min %x {axis = 0 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_element_type(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result type must be 'tensor<64xf32>', got 'tensor<64xf16>'}}
+  %0 = tile.reduce sum %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [max, min, sum]}}
+  %0 = tile.reduce prod %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_no_axis(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.reduce' op requires attribute 'axis'}}
+  %0 = tile.reduce max %x : tensor<64x32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.exp2 / tile.div
+//===----------------------------------------------------------------------===//
+
+func.func @exp2_vector(%x: vector<4xf32>) {
+  // expected-error @+1 {{'tile.exp2' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or tile of f16, bf16 or f32, but got 'vector<4xf32>'}}
+  %0 = tile.exp2 %x : vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @exp2_int_tile(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.exp2' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or tile of f16, bf16 or f32, but got 'tensor<4xi32>'}}
+  %0 = tile.exp2 %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @div_rounding(%x: f32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'rounding' [rn, full, approx]}}
+  %0 = tile.div %x, %x : f32
+  return
+}
+
+// -----
+
+func.func @div_mixed_types(%x: f32, %h: f16) {
+  // expected-error @+1 {{'tile.div' op requires the same type for all operands and results}}
+  %0 = "tile.div"(%x, %h) : (f32, f16) -> f32
+  return
+}
+
+// -----
+
+func.func @div_bad_rounding_value(%x: f32) {
+  // expected-error @+1 {{'tile.div' op attribute 'rounding' failed to satisfy constraint: division rounding mode}}
+  %0 = "tile.div"(%x, %x) {rounding = 9 : i32} : (f32, f32) -> f32
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Discardable tile attributes (TileDialect::verifyOperationAttribute)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{unknown tile dialect attribute 'tile.bogus'}}
+func.func @unknown_attr() attributes {tile.bogus} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' applies only to func.func}}
+module attributes {tile.kernel} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' must be a unit attribute}}
+func.func @kernel_not_unit() attributes {tile.kernel = true} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a kernel returns no results; it writes its outputs with tile.store}}
+func.func @kernel_results() -> i32 attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  return %c0 : i32
+}
+
+// -----
+
+// expected-error @+1 {{kernel argument #1 has type 'tensor<64xf32>'; kernel arguments are global tensors (!tile.global) or integer/float scalars}}
+func.func @kernel_tensor_arg(%K: !tile.global<f32, 1>, %t: tensor<64xf32>) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel argument #0 has type 'index'; kernel arguments are global tensors (!tile.global) or integer/float scalars}}
+func.func private @kernel_index_arg(index) attributes {tile.kernel}
+
+// -----
+
+func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.full' op produces 'tensor<48x64xf32>', which is not a tile: tiles have static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+  %0 = tile.full %x : tensor<48x64xf32>
+  return
+}
+
+// -----
+
+// Upstream ops accept any tensor; in a kernel their results must be tiles too.
+func.func @kernel_not_a_tile_arith() attributes {tile.kernel} {
+  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+  %0 = arith.constant dense<0.0> : tensor<64xf64>
+  return
+}
+
+// -----
+
+func.func @kernel_not_a_tile_nested(%n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %iv = %c0 to %n step %c1 : i32 {
+    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi32>', which is not a tile: tiles have static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+    %t = arith.constant dense<1> : tensor<3xi32>
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.constants' must be a dictionary of constants}}
+func.func @constants_not_dict() attributes {tile.kernel, tile.constants = [1, 2]} {
+  return
+}
+
+// Non-tensor types where a tile is expected are diagnosed (they once
+// tripped an assertion in the type constraint).
+
+func.func @exp2_of_int(%x: i32) {
+  // expected-error @+1 {{'tile.exp2' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or tile of f16, bf16 or f32, but got 'i32'}}
+  %0 = tile.exp2 %x : i32
+  return
+}
+
+// -----
+
+func.func @broadcast_of_scalar(%x: f32) {
+  // expected-error @+1 {{'tile.broadcast' op operand #0 must be tile}}
+  %0 = "tile.broadcast"(%x) : (f32) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @mma_of_scalars(%x: f32) {
+  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16 or f32, but got 'f32'}}
+  %0 = "tile.mma"(%x, %x, %x) : (f32, f32, f32) -> f32
+  return
+}
+
+// -----
+
+func.func @arange_scalar() {
+  // expected-error @+1 {{'tile.arange' op result #0 must be tile of i32, but got 'i32'}}
+  %0 = "tile.arange"() : () -> i32
+  return
+}
+
+// -----
+
+// Element counts that overflow int64 are not wrapped around.
+func.func @reshape_huge(%t: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reshape' op cannot reshape 4096 elements into 9223372036854775807}}
+  %0 = tile.reshape %t : tensor<64x64xf32> -> tensor<9223372036854775807x2xf32>
+  return
+}

@@ -1,0 +1,298 @@
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
+
+// Round trip of every op of the tile dialect and of !tile.global, through the
+// custom assembly format and through the generic form. Note that inside an
+// op's custom format a !tile.global operand type prints in its stripped form,
+// `<f16, 4>`; the full form `!tile.global<f16, 4>` is accepted on input.
+
+//===----------------------------------------------------------------------===//
+// !tile.global
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func private @global_types
+// CHECK-SAME: (!tile.global<f16, 1>, !tile.global<bf16, 8>, !tile.global<f32, 2>, !tile.global<i32, 3>, !tile.global<i1, 4>)
+func.func private @global_types(!tile.global<f16, 1>, !tile.global<bf16, 8>,
+                                !tile.global<f32, 2>, !tile.global<i32, 3>,
+                                !tile.global<i1, 4>)
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @grid
+func.func @grid() -> (i32, i32, i32, i32, i32, i32) {
+  // CHECK-NEXT: %[[B0:[[:alnum:]_]+]] = tile.bid 0
+  // CHECK-NEXT: %[[B1:[[:alnum:]_]+]] = tile.bid 1
+  // CHECK-NEXT: %[[B2:[[:alnum:]_]+]] = tile.bid 2
+  // CHECK-NEXT: %[[N0:[[:alnum:]_]+]] = tile.num_blocks 0
+  // CHECK-NEXT: %[[N1:[[:alnum:]_]+]] = tile.num_blocks 1
+  // CHECK-NEXT: %[[N2:[[:alnum:]_]+]] = tile.num_blocks 2
+  // CHECK-NEXT: return %[[B0]], %[[B1]], %[[B2]], %[[N0]], %[[N1]], %[[N2]] : i32, i32, i32, i32, i32, i32
+  %b0 = tile.bid 0
+  %b1 = tile.bid 1
+  %b2 = tile.bid 2
+  %n0 = tile.num_blocks 0
+  %n1 = tile.num_blocks 1
+  %n2 = tile.num_blocks 2
+  return %b0, %b1, %b2, %n0, %n1, %n2 : i32, i32, i32, i32, i32, i32
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and reshaping
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @arange
+func.func @arange() -> (tensor<1xi32>, tensor<128xi32>) {
+  // CHECK-NEXT: %[[A:[[:alnum:]_]+]] = tile.arange : tensor<1xi32>
+  // CHECK-NEXT: %[[B:[[:alnum:]_]+]] = tile.arange : tensor<128xi32>
+  // CHECK-NEXT: return %[[A]], %[[B]]
+  %a = tile.arange : tensor<1xi32>
+  %b = tile.arange : tensor<128xi32>
+  return %a, %b : tensor<1xi32>, tensor<128xi32>
+}
+
+// CHECK-LABEL: func.func @full
+// CHECK-SAME: (%[[H:[[:alnum:]_]+]]: f16, %[[BF:[[:alnum:]_]+]]: bf16, %[[F:[[:alnum:]_]+]]: f32, %[[I:[[:alnum:]_]+]]: i32, %[[P:[[:alnum:]_]+]]: i1)
+func.func @full(%h: f16, %bf: bf16, %f: f32, %i: i32, %p: i1) {
+  // CHECK-NEXT: tile.full %[[H]] : tensor<64x64xf16>
+  // CHECK-NEXT: tile.full %[[BF]] : tensor<16xbf16>
+  // CHECK-NEXT: tile.full %[[F]] : tensor<1x2x4x8xf32>
+  // CHECK-NEXT: tile.full %[[I]] : tensor<32x1xi32>
+  // CHECK-NEXT: tile.full %[[P]] : tensor<2x2xi1>
+  // CHECK-NEXT: return
+  %0 = tile.full %h : tensor<64x64xf16>
+  %1 = tile.full %bf : tensor<16xbf16>
+  %2 = tile.full %f : tensor<1x2x4x8xf32>
+  %3 = tile.full %i : tensor<32x1xi32>
+  %4 = tile.full %p : tensor<2x2xi1>
+  return
+}
+
+// CHECK-LABEL: func.func @broadcast
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64x1xf32>, %[[B:[[:alnum:]_]+]]: tensor<1x1x8xi1>)
+func.func @broadcast(%a: tensor<64x1xf32>, %b: tensor<1x1x8xi1>) {
+  // CHECK-NEXT: tile.broadcast %[[A]] : tensor<64x1xf32> -> tensor<64x64xf32>
+  // CHECK-NEXT: tile.broadcast %[[B]] : tensor<1x1x8xi1> -> tensor<4x2x8xi1>
+  // CHECK-NEXT: tile.broadcast %[[A]] : tensor<64x1xf32> -> tensor<64x1xf32>
+  %0 = tile.broadcast %a : tensor<64x1xf32> -> tensor<64x64xf32>
+  %1 = tile.broadcast %b : tensor<1x1x8xi1> -> tensor<4x2x8xi1>
+  %2 = tile.broadcast %a : tensor<64x1xf32> -> tensor<64x1xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @expand_dims
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64xi32>)
+func.func @expand_dims(%a: tensor<64xi32>) {
+  // CHECK-NEXT: tile.expand_dims %[[A]] {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  // CHECK-NEXT: tile.expand_dims %[[A]] {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %0 = tile.expand_dims %a {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %1 = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @reshape
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<1x1x64x128xf16>)
+func.func @reshape(%a: tensor<1x1x64x128xf16>) {
+  // CHECK-NEXT: %[[R:[[:alnum:]_]+]] = tile.reshape %[[A]] : tensor<1x1x64x128xf16> -> tensor<64x128xf16>
+  // CHECK-NEXT: tile.reshape %[[R]] : tensor<64x128xf16> -> tensor<8192xf16>
+  %0 = tile.reshape %a : tensor<1x1x64x128xf16> -> tensor<64x128xf16>
+  %1 = tile.reshape %0 : tensor<64x128xf16> -> tensor<8192xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @permute
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64x128xf16>, %[[B:[[:alnum:]_]+]]: tensor<2x4x8xf32>)
+func.func @permute(%a: tensor<64x128xf16>, %b: tensor<2x4x8xf32>) {
+  // CHECK-NEXT: tile.permute %[[A]] [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+  // CHECK-NEXT: tile.permute %[[B]] [2, 0, 1] : tensor<2x4x8xf32> -> tensor<8x2x4xf32>
+  // CHECK-NEXT: tile.permute %[[B]] [0, 1, 2] : tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  %0 = tile.permute %a [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+  %1 = tile.permute %b [2, 0, 1] : tensor<2x4x8xf32> -> tensor<8x2x4xf32>
+  %2 = tile.permute %b [0, 1, 2] : tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Global tensors
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @dim
+// CHECK-SAME: (%[[K:[[:alnum:]_]+]]: !tile.global<f16, 4>)
+func.func @dim(%K: !tile.global<f16, 4>) -> (i32, i32) {
+  // CHECK-NEXT: %[[D0:[[:alnum:]_]+]] = tile.dim %[[K]], 0 : <f16, 4>
+  // CHECK-NEXT: %[[D3:[[:alnum:]_]+]] = tile.dim %[[K]], 3 : <f16, 4>
+  // CHECK-NEXT: return %[[D0]], %[[D3]] : i32, i32
+  %0 = tile.dim %K, 0 : !tile.global<f16, 4>
+  %1 = tile.dim %K, 3 : !tile.global<f16, 4>
+  return %0, %1 : i32, i32
+}
+
+// CHECK-LABEL: func.func @load
+// CHECK-SAME: (%[[K:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[X:[[:alnum:]_]+]]: !tile.global<i32, 1>, %[[I:[[:alnum:]_]+]]: i32, %[[J:[[:alnum:]_]+]]: i32)
+func.func @load(%K: !tile.global<f16, 4>, %X: !tile.global<i32, 1>, %i: i32, %j: i32) {
+  // CHECK-NEXT: tile.load %[[K]][%[[I]], %[[J]], %[[I]], %[[J]]] : <f16, 4> -> tensor<1x1x64x128xf16>
+  %0 = tile.load %K[%i, %j, %i, %j] : !tile.global<f16, 4> -> tensor<1x1x64x128xf16>
+  // CHECK-NEXT: tile.load %[[K]][%[[I]], %[[J]], %[[I]], %[[J]]] {order = array<i32: 0, 1, 3, 2>} : <f16, 4> -> tensor<1x1x128x64xf16>
+  %1 = tile.load %K[%i, %j, %i, %j] {order = array<i32: 0, 1, 3, 2>} : !tile.global<f16, 4> -> tensor<1x1x128x64xf16>
+  // CHECK-NEXT: tile.load %[[K]][%[[I]], %[[J]], %[[I]], %[[J]]] {latency = 3 : i32} : <f16, 4> -> tensor<1x1x64x128xf16>
+  %2 = tile.load %K[%i, %j, %i, %j] {latency = 3 : i32} : !tile.global<f16, 4> -> tensor<1x1x64x128xf16>
+  // CHECK-NEXT: tile.load %[[K]][%[[I]], %[[J]], %[[I]], %[[J]]] {padding = -1.000000e+00 : f16} : <f16, 4> -> tensor<1x1x64x128xf16>
+  %3 = tile.load %K[%i, %j, %i, %j] {padding = -1.0 : f16} : !tile.global<f16, 4> -> tensor<1x1x64x128xf16>
+  // CHECK-NEXT: tile.load %[[K]][%[[I]], %[[J]], %[[I]], %[[J]]] {latency = 2 : i32, order = array<i32: 0, 1, 3, 2>, padding = 0xFC00 : f16} : <f16, 4> -> tensor<1x1x128x64xf16>
+  %4 = tile.load %K[%i, %j, %i, %j] {order = array<i32: 0, 1, 3, 2>, latency = 2 : i32, padding = 0xFC00 : f16} : !tile.global<f16, 4> -> tensor<1x1x128x64xf16>
+  // CHECK-NEXT: tile.load %[[X]][%[[I]]] {padding = 7 : i32} : <i32, 1> -> tensor<256xi32>
+  %5 = tile.load %X[%i] {padding = 7 : i32} : !tile.global<i32, 1> -> tensor<256xi32>
+  // CHECK-NEXT: return
+  return
+}
+
+// CHECK-LABEL: func.func @store
+// CHECK-SAME: (%[[O:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[M:[[:alnum:]_]+]]: !tile.global<i1, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[V:[[:alnum:]_]+]]: tensor<1x1x64x128xf16>, %[[P:[[:alnum:]_]+]]: tensor<16x32xi1>)
+func.func @store(%O: !tile.global<f16, 4>, %M: !tile.global<i1, 2>, %i: i32,
+                 %v: tensor<1x1x64x128xf16>, %p: tensor<16x32xi1>) {
+  // CHECK-NEXT: tile.store %[[O]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[V]] : <f16, 4>, tensor<1x1x64x128xf16>
+  tile.store %O[%i, %i, %i, %i], %v : !tile.global<f16, 4>, tensor<1x1x64x128xf16>
+  // CHECK-NEXT: tile.store %[[O]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[V]] {order = array<i32: 3, 2, 1, 0>} : <f16, 4>, tensor<1x1x64x128xf16>
+  tile.store %O[%i, %i, %i, %i], %v {order = array<i32: 3, 2, 1, 0>} : !tile.global<f16, 4>, tensor<1x1x64x128xf16>
+  // CHECK-NEXT: tile.store %[[M]][%[[I]], %[[I]]], %[[P]] : <i1, 2>, tensor<16x32xi1>
+  tile.store %M[%i, %i], %p : !tile.global<i1, 2>, tensor<16x32xi1>
+  // CHECK-NEXT: return
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @mma
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64x128xf16>, %[[B:[[:alnum:]_]+]]: tensor<128x32xf16>, %[[C:[[:alnum:]_]+]]: tensor<64x32xf32>, %[[BA:[[:alnum:]_]+]]: tensor<16x16xbf16>, %[[BC:[[:alnum:]_]+]]: tensor<16x16xf32>)
+func.func @mma(%a: tensor<64x128xf16>, %b: tensor<128x32xf16>, %c: tensor<64x32xf32>,
+               %ba: tensor<16x16xbf16>, %bc: tensor<16x16xf32>) -> (tensor<64x32xf32>, tensor<16x16xf32>) {
+  // CHECK-NEXT: %[[D:[[:alnum:]_]+]] = tile.mma %[[A]], %[[B]], %[[C]] : tensor<64x128xf16>, tensor<128x32xf16>, tensor<64x32xf32>
+  // CHECK-NEXT: %[[E:[[:alnum:]_]+]] = tile.mma %[[BA]], %[[BA]], %[[BC]] : tensor<16x16xbf16>, tensor<16x16xbf16>, tensor<16x16xf32>
+  // CHECK-NEXT: return %[[D]], %[[E]]
+  %d = tile.mma %a, %b, %c : tensor<64x128xf16>, tensor<128x32xf16>, tensor<64x32xf32>
+  %e = tile.mma %ba, %ba, %bc : tensor<16x16xbf16>, tensor<16x16xbf16>, tensor<16x16xf32>
+  return %d, %e : tensor<64x32xf32>, tensor<16x16xf32>
+}
+
+// CHECK-LABEL: func.func @reduce
+// CHECK-SAME: (%[[X:[[:alnum:]_]+]]: tensor<64x32xf32>, %[[I:[[:alnum:]_]+]]: tensor<8x4xi32>, %[[P:[[:alnum:]_]+]]: tensor<16xi1>)
+func.func @reduce(%x: tensor<64x32xf32>, %i: tensor<8x4xi32>, %p: tensor<16xi1>) {
+  // CHECK-NEXT: tile.reduce max %[[X]] {axis = 1 : i32, keepdims} : tensor<64x32xf32> -> tensor<64x1xf32>
+  %0 = tile.reduce max %x {axis = 1 : i32, keepdims} : tensor<64x32xf32> -> tensor<64x1xf32>
+  // CHECK-NEXT: tile.reduce max %[[X]] {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  %1 = tile.reduce max %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  // CHECK-NEXT: tile.reduce min %[[X]] {axis = 0 : i32, keepdims} : tensor<64x32xf32> -> tensor<1x32xf32>
+  %2 = tile.reduce min %x {axis = 0 : i32, keepdims} : tensor<64x32xf32> -> tensor<1x32xf32>
+  // CHECK-NEXT: tile.reduce min %[[I]] {axis = 0 : i32} : tensor<8x4xi32> -> tensor<4xi32>
+  %3 = tile.reduce min %i {axis = 0 : i32} : tensor<8x4xi32> -> tensor<4xi32>
+  // CHECK-NEXT: tile.reduce sum %[[X]] {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  %4 = tile.reduce sum %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  // CHECK-NEXT: tile.reduce sum %[[I]] {axis = 1 : i32, keepdims} : tensor<8x4xi32> -> tensor<8x1xi32>
+  %5 = tile.reduce sum %i {axis = 1 : i32, keepdims} : tensor<8x4xi32> -> tensor<8x1xi32>
+  // A 1-D tile reduces with keepdims to a 1-element tile; max of i1 is "any".
+  // CHECK-NEXT: tile.reduce max %[[P]] {axis = 0 : i32, keepdims} : tensor<16xi1> -> tensor<1xi1>
+  %6 = tile.reduce max %p {axis = 0 : i32, keepdims} : tensor<16xi1> -> tensor<1xi1>
+  // CHECK-NEXT: return
+  return
+}
+
+// CHECK-LABEL: func.func @exp2
+// CHECK-SAME: (%[[T:[[:alnum:]_]+]]: tensor<64x64xf32>, %[[H:[[:alnum:]_]+]]: tensor<32xf16>, %[[S:[[:alnum:]_]+]]: f32, %[[B:[[:alnum:]_]+]]: bf16)
+func.func @exp2(%t: tensor<64x64xf32>, %h: tensor<32xf16>, %s: f32, %b: bf16) {
+  // CHECK-NEXT: tile.exp2 %[[T]] : tensor<64x64xf32>
+  %0 = tile.exp2 %t : tensor<64x64xf32>
+  // CHECK-NEXT: tile.exp2 %[[T]] flush_to_zero : tensor<64x64xf32>
+  %1 = tile.exp2 %t flush_to_zero : tensor<64x64xf32>
+  // CHECK-NEXT: tile.exp2 %[[H]] : tensor<32xf16>
+  %2 = tile.exp2 %h : tensor<32xf16>
+  // CHECK-NEXT: tile.exp2 %[[S]] : f32
+  %3 = tile.exp2 %s : f32
+  // CHECK-NEXT: tile.exp2 %[[S]] flush_to_zero : f32
+  %4 = tile.exp2 %s flush_to_zero : f32
+  // CHECK-NEXT: tile.exp2 %[[B]] : bf16
+  %5 = tile.exp2 %b : bf16
+  // CHECK-NEXT: return
+  return
+}
+
+// CHECK-LABEL: func.func @div
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64x128xf32>, %[[B:[[:alnum:]_]+]]: tensor<64x128xf32>, %[[S:[[:alnum:]_]+]]: f32, %[[H:[[:alnum:]_]+]]: f16)
+func.func @div(%a: tensor<64x128xf32>, %b: tensor<64x128xf32>, %s: f32, %h: f16) {
+  // CHECK-NEXT: tile.div %[[A]], %[[B]] full : tensor<64x128xf32>
+  %0 = tile.div %a, %b full : tensor<64x128xf32>
+  // CHECK-NEXT: tile.div %[[A]], %[[B]] full flush_to_zero : tensor<64x128xf32>
+  %1 = tile.div %a, %b full flush_to_zero : tensor<64x128xf32>
+  // CHECK-NEXT: tile.div %[[A]], %[[B]] approx : tensor<64x128xf32>
+  %2 = tile.div %a, %b approx : tensor<64x128xf32>
+  // CHECK-NEXT: tile.div %[[A]], %[[B]] approx flush_to_zero : tensor<64x128xf32>
+  %3 = tile.div %a, %b approx flush_to_zero : tensor<64x128xf32>
+  // CHECK-NEXT: tile.div %[[S]], %[[S]] full : f32
+  %4 = tile.div %s, %s full : f32
+  // CHECK-NEXT: tile.div %[[S]], %[[S]] approx flush_to_zero : f32
+  %5 = tile.div %s, %s approx flush_to_zero : f32
+  // CHECK-NEXT: tile.div %[[H]], %[[H]] approx : f16
+  %6 = tile.div %h, %h approx : f16
+  // CHECK-NEXT: return
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+// A kernel with the two discardable tile attributes, using upstream arith,
+// math and scf ops on tiles together with tile ops.
+
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: (%[[X:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[Y:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[N:[[:alnum:]_]+]]: i32, %[[SCALE:[[:alnum:]_]+]]: f32)
+// CHECK-SAME: attributes {tile.constants = {BLOCK = 64 : i32, CAUSAL = false, DTYPE = "f32"}, tile.kernel}
+func.func @kernel(%X: !tile.global<f32, 2>, %Y: !tile.global<f32, 2>, %n: i32, %scale: f32)
+    attributes {tile.kernel, tile.constants = {BLOCK = 64 : i32, CAUSAL = false, DTYPE = "f32"}} {
+  // CHECK-NEXT: %[[PID:[[:alnum:]_]+]] = tile.bid 0
+  // CHECK-NEXT: %[[C0:[[:alnum:]_]+]] = arith.constant 0 : i32
+  // CHECK-NEXT: %[[T:[[:alnum:]_]+]] = tile.load %[[X]][%[[PID]], %[[C0]]] {padding = 0.000000e+00 : f32} : <f32, 2> -> tensor<64x64xf32>
+  // CHECK-NEXT: %[[S:[[:alnum:]_]+]] = tile.full %[[SCALE]] : tensor<64x64xf32>
+  // CHECK-NEXT: %[[M:[[:alnum:]_]+]] = arith.mulf %[[T]], %[[S]] : tensor<64x64xf32>
+  // CHECK-NEXT: %[[E:[[:alnum:]_]+]] = math.exp %[[M]] : tensor<64x64xf32>
+  // CHECK-NEXT: %[[CMP:[[:alnum:]_]+]] = arith.cmpf ogt, %[[E]], %[[S]] : tensor<64x64xf32>
+  // CHECK-NEXT: %[[SEL:[[:alnum:]_]+]] = arith.select %[[CMP]], %[[E]], %[[S]] : tensor<64x64xi1>, tensor<64x64xf32>
+  // CHECK-NEXT: %[[C1:[[:alnum:]_]+]] = arith.constant 1 : i32
+  // CHECK-NEXT: %[[R:[[:alnum:]_]+]] = scf.for %[[IV:[[:alnum:]_]+]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[ACC:[[:alnum:]_]+]] = %[[SEL]]) -> (tensor<64x64xf32>)  : i32 {
+  // CHECK-NEXT:   %[[ADD:[[:alnum:]_]+]] = arith.addf %[[ACC]], %[[S]] : tensor<64x64xf32>
+  // CHECK-NEXT:   scf.yield %[[ADD]] : tensor<64x64xf32>
+  // CHECK-NEXT: }
+  // CHECK-NEXT: %[[SUM:[[:alnum:]_]+]] = tile.reduce sum %[[R]] {axis = 1 : i32, keepdims} : tensor<64x64xf32> -> tensor<64x1xf32>
+  // CHECK-NEXT: %[[BC:[[:alnum:]_]+]] = tile.broadcast %[[SUM]] : tensor<64x1xf32> -> tensor<64x64xf32>
+  // CHECK-NEXT: %[[Q:[[:alnum:]_]+]] = tile.div %[[R]], %[[BC]] approx flush_to_zero : tensor<64x64xf32>
+  // CHECK-NEXT: tile.store %[[Y]][%[[PID]], %[[C0]]], %[[Q]] : <f32, 2>, tensor<64x64xf32>
+  // CHECK-NEXT: return
+  %pid = tile.bid 0
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %X[%pid, %c0] {padding = 0.0 : f32} : !tile.global<f32, 2> -> tensor<64x64xf32>
+  %s = tile.full %scale : tensor<64x64xf32>
+  %m = arith.mulf %t, %s : tensor<64x64xf32>
+  %e = math.exp %m : tensor<64x64xf32>
+  %cmp = arith.cmpf ogt, %e, %s : tensor<64x64xf32>
+  %sel = arith.select %cmp, %e, %s : tensor<64x64xi1>, tensor<64x64xf32>
+  %c1 = arith.constant 1 : i32
+  %r = scf.for %iv = %c0 to %n step %c1 iter_args(%acc = %sel) -> (tensor<64x64xf32>) : i32 {
+    %add = arith.addf %acc, %s : tensor<64x64xf32>
+    scf.yield %add : tensor<64x64xf32>
+  }
+  %sum = tile.reduce sum %r {axis = 1 : i32, keepdims} : tensor<64x64xf32> -> tensor<64x1xf32>
+  %bc = tile.broadcast %sum : tensor<64x1xf32> -> tensor<64x64xf32>
+  %q = tile.div %r, %bc approx flush_to_zero : tensor<64x64xf32>
+  tile.store %Y[%pid, %c0], %q : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// A kernel declaration: the signature is checked, there is no body to check.
+
+// CHECK-LABEL: func.func private @kernel_decl
+// CHECK-SAME: (!tile.global<bf16, 3>, i1, i32, i64, f16, bf16, f32, f64)
+// CHECK-SAME: attributes {tile.kernel}
+func.func private @kernel_decl(!tile.global<bf16, 3>, i1, i32, i64, f16, bf16, f32, f64)
+    attributes {tile.kernel}

@@ -1,0 +1,957 @@
+//===- RuntimeTest.cpp - Unit tests of libtile's runtime, no GPU needed ---===//
+//
+// KernelInfo's JSON form, argument checking and packing (on kernels built
+// from a description, with no CUDA module), the cache key, the on-disk PTX
+// cache, the JIT's caching levels with a fake compiler, the driver-loading
+// failure path and the C API's error reporting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeImpl.h"
+#include "tile/Tile.h"
+#include "tile/tile.h"
+#include "tilec/Target/KernelInfo.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+
+using namespace tile;
+using namespace tile::detail;
+using tilec::ElementKind;
+using tilec::KernelInfo;
+using tilec::KernelParam;
+using tilec::ScalarKind;
+
+namespace {
+
+KernelParam tensorParam(const std::string &name, ElementKind element,
+                        unsigned rank, unsigned alignment = 16,
+                        bool contiguous = true) {
+  KernelParam param;
+  param.name = name;
+  param.isTensor = true;
+  param.element = element;
+  param.rank = rank;
+  param.alignment = alignment;
+  param.contiguous = contiguous;
+  return param;
+}
+
+KernelParam scalarParam(const std::string &name, ScalarKind kind) {
+  KernelParam param;
+  param.name = name;
+  param.scalar = kind;
+  return param;
+}
+
+/// The description of kernels/flash_attention.tile's fmha.
+KernelInfo fmhaInfo() {
+  KernelInfo info;
+  info.name = "fmha";
+  info.numWarps = 4;
+  info.sharedBytes = 65536;
+  info.arch = "sm_90a";
+  for (const char *name : {"Q", "K", "V", "Out"})
+    info.params.push_back(tensorParam(name, ElementKind::F16, 4));
+  info.params.push_back(scalarParam("qk_scale", ScalarKind::F32));
+  info.params.push_back(scalarParam("input_pos", ScalarKind::I32));
+  info.constants = {{"DTYPE", "f16"}, {"TILE_D", "64"}, {"CAUSAL", "True"}};
+  return info;
+}
+
+/// A fake device pointer with the given alignment (never dereferenced).
+void *fakePointer(uintptr_t alignment) {
+  return reinterpret_cast<void *>(uintptr_t(1) << 40 | alignment);
+}
+
+std::vector<Arg> fmhaArgs(int64_t seq = 128) {
+  std::vector<Arg> args;
+  for (int i = 0; i < 4; ++i)
+    args.push_back(Tensor::contiguous(fakePointer(256), DType::F16,
+                                      {2, 8, seq, 64}));
+  args.push_back(0.125f);
+  args.push_back(0);
+  return args;
+}
+
+std::string temporaryDirectory(const char *prefix) {
+  llvm::SmallString<128> path;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory(prefix, path));
+  return std::string(path);
+}
+
+size_t countFiles(const std::string &directory) {
+  size_t count = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(directory, ec), end;
+       !ec && it != end; it.increment(ec))
+    ++count;
+  return count;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// KernelInfo
+//===----------------------------------------------------------------------===//
+
+TEST(KernelInfoJSON, RoundTrip) {
+  KernelInfo info = fmhaInfo();
+  info.params[1].contiguous = false;
+  info.params[2].alignment = 4;
+  info.params[3].element = ElementKind::BF16;
+  info.params.push_back(scalarParam("flag", ScalarKind::Bool));
+  info.constants.push_back({"NAME \"quoted\"", "a\nb"});
+  std::string json = info.toJSON();
+  EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
+
+  std::string error;
+  std::optional<KernelInfo> back = KernelInfo::fromJSON(json, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->name, info.name);
+  EXPECT_EQ(back->numWarps, info.numWarps);
+  EXPECT_EQ(back->sharedBytes, info.sharedBytes);
+  EXPECT_EQ(back->arch, info.arch);
+  EXPECT_EQ(back->constants, info.constants);
+  ASSERT_EQ(back->params.size(), info.params.size());
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    const KernelParam &a = info.params[i], &b = back->params[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.isTensor, b.isTensor);
+    if (a.isTensor) {
+      EXPECT_EQ(a.element, b.element);
+      EXPECT_EQ(a.rank, b.rank);
+      EXPECT_EQ(a.alignment, b.alignment);
+      EXPECT_EQ(a.contiguous, b.contiguous);
+    } else {
+      EXPECT_EQ(a.scalar, b.scalar);
+    }
+  }
+  EXPECT_EQ(back->toJSON(), json);
+}
+
+TEST(KernelInfoJSON, Elements) {
+  EXPECT_EQ(tilec::elementBytes(ElementKind::F16), 2u);
+  EXPECT_EQ(tilec::elementBytes(ElementKind::BF16), 2u);
+  EXPECT_EQ(tilec::elementBytes(ElementKind::F32), 4u);
+  EXPECT_EQ(tilec::elementBytes(ElementKind::I32), 4u);
+  EXPECT_EQ(tilec::elementBytes(ElementKind::Bool), 1u);
+  EXPECT_STREQ(tilec::elementName(ElementKind::BF16), "bf16");
+  EXPECT_STREQ(tilec::elementName(ElementKind::Bool), "bool");
+}
+
+TEST(KernelInfoJSON, RejectsMalformed) {
+  const std::string params = R"("params":[])";
+  struct Case {
+    std::string json;
+    const char *expected;
+  } cases[] = {
+      {"", "invalid kernel description JSON"},
+      {"{", "invalid kernel description JSON"},
+      {"[]", "expected a JSON object"},
+      {"42", "expected a JSON object"},
+      {R"({"num_warps":4,"shared_bytes":0,)" + params + "}",
+       "missing \"name\""},
+      {R"({"name":7,"num_warps":4,"shared_bytes":0,)" + params + "}",
+       "\"name\" must be a string"},
+      {R"({"name":"","num_warps":4,"shared_bytes":0,)" + params + "}",
+       "empty kernel name"},
+      {R"({"name":"k","num_warps":0,"shared_bytes":0,)" + params + "}",
+       "\"num_warps\" is 0"},
+      {R"({"name":"k","num_warps":4.5,"shared_bytes":0,)" + params + "}",
+       "\"num_warps\" must be an integer"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":-1,)" + params + "}",
+       "\"shared_bytes\" is -1"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0})", "missing \"params\""},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":{}})",
+       "\"params\" must be an array"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[3]})",
+       "params[0]: expected an object"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[{"name":"A","kind":"matrix"}]})",
+       "params[0] ('A'): unknown parameter kind 'matrix'"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[{"name":"A","kind":"tensor","dtype":"f64","rank":1}]})",
+       "unknown dtype 'f64'"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[{"name":"A","kind":"tensor","dtype":"f16","rank":-1}]})",
+       "\"rank\" is -1"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[{"name":"A","kind":"tensor","dtype":"f16"}]})",
+       "missing \"rank\""},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[{"name":"A","kind":"tensor","dtype":"f16","rank":2,"alignment":12}]})",
+       "expected a power of two"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[{"name":"A","kind":"tensor","dtype":"f16","rank":2,"contiguous":"yes"}]})",
+       "\"contiguous\" must be true or false"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"constants":[["A"]]})",
+       "constants[0] must be a [name, value] pair"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"abi":2})",
+       "unsupported kernel ABI version 2"},
+      {std::string(100000, '['), "nests deeper than"},
+  };
+  for (const Case &c : cases) {
+    std::string error;
+    EXPECT_FALSE(KernelInfo::fromJSON(c.json, error)) << c.json;
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "input: " << c.json.substr(0, 200) << "\nerror: " << error;
+  }
+}
+
+TEST(KernelInfoJSON, MutationsNeverCrash) {
+  std::string json = fmhaInfo().toJSON();
+  // Every prefix, then random byte edits: parse or fail with a message.
+  for (size_t n = 0; n < json.size(); ++n) {
+    std::string error;
+    if (!KernelInfo::fromJSON(json.substr(0, n), error)) {
+      EXPECT_FALSE(error.empty());
+    }
+  }
+  std::mt19937 rng(1234);
+  const char alphabet[] = "{}[]\",:0123456789-.eEtrufalsn \\x\x80\xff";
+  for (int i = 0; i < 5000; ++i) {
+    std::string mutated = json;
+    int edits = 1 + rng() % 4;
+    for (int e = 0; e < edits; ++e) {
+      size_t at = rng() % mutated.size();
+      char c = alphabet[rng() % (sizeof(alphabet) - 1)];
+      switch (rng() % 3) {
+      case 0:
+        mutated[at] = c;
+        break;
+      case 1:
+        mutated.insert(mutated.begin() + at, c);
+        break;
+      default:
+        mutated.erase(at, 1 + rng() % 8);
+        break;
+      }
+      if (mutated.empty())
+        mutated = "{";
+    }
+    std::string error;
+    std::optional<KernelInfo> info = KernelInfo::fromJSON(mutated, error);
+    if (!info) {
+      EXPECT_FALSE(error.empty());
+    } else {
+      // Whatever parses must describe a usable kernel.
+      EXPECT_FALSE(info->name.empty());
+      EXPECT_GE(info->numWarps, 1u);
+      for (const KernelParam &param : info->params)
+        EXPECT_TRUE(!param.isTensor || param.rank <= 16);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments
+//===----------------------------------------------------------------------===//
+
+TEST(Arguments, PacksPerTheABI) {
+  KernelInfo info = fmhaInfo();
+  std::vector<Arg> args = fmhaArgs(100);
+  args[5] = 37;
+  ArgRefs refs;
+  toArgRefs(args, refs);
+  PackedArgs packed;
+  AlignmentFit fit;
+  Status status = checkArguments(info, refs, packed, fit);
+  ASSERT_TRUE(status.ok()) << status.message();
+
+  // Per tensor: base, 4 sizes, 4 strides; then qk_scale and input_pos.
+  ASSERT_EQ(packed.values.size(), 4u * 9 + 2);
+  ASSERT_EQ(packed.pointers.size(), packed.values.size());
+  for (size_t i = 0; i < packed.values.size(); ++i)
+    EXPECT_EQ(packed.pointers[i], &packed.values[i]);
+  const Tensor &q = args[0].tensor();
+  EXPECT_EQ(packed.values[0], reinterpret_cast<uintptr_t>(q.data));
+  uint32_t size;
+  for (int d = 0; d < 4; ++d) {
+    std::memcpy(&size, packed.pointers[1 + d], sizeof(size));
+    EXPECT_EQ(size, q.shape[d]);
+    uint64_t stride;
+    std::memcpy(&stride, packed.pointers[5 + d], sizeof(stride));
+    EXPECT_EQ(static_cast<int64_t>(stride), q.strides[d]);
+  }
+  float scale;
+  std::memcpy(&scale, packed.pointers[36], sizeof(scale));
+  EXPECT_EQ(scale, 0.125f);
+  int32_t pos;
+  std::memcpy(&pos, packed.pointers[37], sizeof(pos));
+  EXPECT_EQ(pos, 37);
+  EXPECT_EQ(fit.alignment, 128u); // the 64-element stride: 128 bytes
+  EXPECT_FALSE(fit.alignmentOnly);
+}
+
+TEST(Arguments, ScalarConversions) {
+  KernelInfo info;
+  info.name = "scalars";
+  info.params = {scalarParam("i", ScalarKind::I32),
+                 scalarParam("f", ScalarKind::F32),
+                 scalarParam("b", ScalarKind::Bool)};
+  Kernel kernel = makeUnloadedKernel(info);
+  EXPECT_TRUE(kernel.check({-5, 3, true}).ok()) << "an int fits a float";
+  EXPECT_TRUE(kernel.check({int64_t(INT32_MIN), 2.5, false}).ok());
+
+  ArgRefs refs;
+  std::vector<Arg> args = {-1, 3, true};
+  toArgRefs(args, refs);
+  PackedArgs packed;
+  AlignmentFit fit;
+  ASSERT_TRUE(checkArguments(info, refs, packed, fit).ok());
+  uint32_t i, b;
+  float f;
+  std::memcpy(&i, packed.pointers[0], 4);
+  std::memcpy(&f, packed.pointers[1], 4);
+  std::memcpy(&b, packed.pointers[2], 4);
+  EXPECT_EQ(i, 0xffffffffu);
+  EXPECT_EQ(f, 3.0f);
+  EXPECT_EQ(b, 1u);
+}
+
+/// check()'s message for `args` on `info`'s kernel.
+static std::string checkMessage(const KernelInfo &info,
+                                const std::vector<Arg> &args) {
+  return makeUnloadedKernel(info).check(args).message();
+}
+
+TEST(Arguments, ClearErrors) {
+  KernelInfo info = fmhaInfo();
+  Kernel kernel = makeUnloadedKernel(info);
+  ASSERT_TRUE(kernel.check(fmhaArgs()).ok()) << kernel.check(fmhaArgs()).message();
+  EXPECT_EQ(kernel.name(), "fmha");
+  EXPECT_EQ(kernel.params().size(), 6u);
+  EXPECT_EQ(kernel.params()[0].kind, ParamInfo::Kind::Tensor);
+  EXPECT_EQ(kernel.params()[0].dtype, DType::F16);
+  EXPECT_EQ(kernel.params()[4].kind, ParamInfo::Kind::Float);
+  EXPECT_EQ(kernel.sharedBytes(), 65536u);
+
+  auto with = [&](size_t index, Arg arg) {
+    std::vector<Arg> args = fmhaArgs();
+    args[index] = std::move(arg);
+    return checkMessage(info, args);
+  };
+  Tensor good = fmhaArgs()[1].tensor();
+  auto modified = [&](auto change) {
+    Tensor t = good;
+    change(t);
+    return t;
+  };
+
+  EXPECT_EQ(with(1, Tensor::contiguous(good.data, DType::F16, {2, 8, 128})),
+            "kernel 'fmha': argument 2 ('K'): expected a rank-4 tensor, got "
+            "rank 3");
+
+  std::vector<Arg> five = fmhaArgs();
+  five.pop_back();
+  EXPECT_EQ(checkMessage(info, five),
+            "kernel 'fmha': expected 6 arguments (Q, K, V, Out, qk_scale, "
+            "input_pos), got 5");
+  EXPECT_EQ(with(2, Tensor::contiguous(good.data, DType::BF16, {2, 8, 128, 64})),
+            "kernel 'fmha': argument 3 ('V'): expected a f16 tensor, got a "
+            "bf16 tensor");
+  EXPECT_EQ(with(0, 1.5f),
+            "kernel 'fmha': argument 1 ('Q'): expected a rank-4 f16 tensor, "
+            "got a float");
+  EXPECT_EQ(with(4, good),
+            "kernel 'fmha': argument 5 ('qk_scale'): expected a float, got a "
+            "f16 tensor of rank 4");
+  EXPECT_EQ(with(5, 1.0f),
+            "kernel 'fmha': argument 6 ('input_pos'): expected an int, got a "
+            "float");
+  EXPECT_EQ(with(5, int64_t(1) << 32),
+            "kernel 'fmha': argument 6 ('input_pos'): value 4294967296 does "
+            "not fit the kernel's 32-bit int");
+  EXPECT_EQ(with(5, true),
+            "kernel 'fmha': argument 6 ('input_pos'): expected an int, got a "
+            "bool");
+  EXPECT_EQ(with(0, modified([](Tensor &t) { t.strides.pop_back(); })),
+            "kernel 'fmha': argument 1 ('Q'): the shape has 4 entries but the "
+            "strides have 3; a rank-4 tensor needs one of each per dimension");
+  EXPECT_EQ(with(0, modified([](Tensor &t) { t.shape[2] = -1; })),
+            "kernel 'fmha': argument 1 ('Q'): shape[2] = -1 is negative");
+  EXPECT_EQ(with(0, modified([](Tensor &t) { t.shape[2] = int64_t(1) << 31; })),
+            "kernel 'fmha': argument 1 ('Q'): shape[2] = 2147483648 exceeds "
+            "2^31-1, the largest size the kernel ABI carries");
+  EXPECT_EQ(with(0, modified([](Tensor &t) { t.strides[1] = -64; })),
+            "kernel 'fmha': argument 1 ('Q'): strides[1] = -64 is negative; "
+            "negative strides are not supported");
+  EXPECT_EQ(with(3, modified([](Tensor &t) { t.data = nullptr; })),
+            "kernel 'fmha': argument 4 ('Out'): null data pointer for a "
+            "non-empty tensor of shape [2, 8, 128, 64]");
+  EXPECT_EQ(with(1, modified([](Tensor &t) { t.strides[3] = 2; })),
+            "kernel 'fmha': argument 2 ('K'): the kernel needs a contiguous "
+            "last dimension (stride 1), got strides [65536, 8192, 64, 2]");
+
+  // Alignment: this kernel has no source to recompile, so it is an error.
+  std::string message =
+      with(0, modified([](Tensor &t) { t.data = fakePointer(8); }));
+  EXPECT_NE(message.find("argument 1 ('Q'): base pointer 0x"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("is not 16-byte aligned, which the kernel assumes"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(with(2, modified([](Tensor &t) {
+              t.shape[3] = 60;
+              t.strides = {8 * 128 * 60, 128 * 60, 60, 1};
+            })),
+            "kernel 'fmha': argument 3 ('V'): strides[2] = 60 elements (120 "
+            "bytes) is not a multiple of 16 bytes, which the kernel assumes");
+  message = with(0, modified([](Tensor &t) { t.data = fakePointer(1); }));
+  EXPECT_NE(message.find("is not aligned to the element size (2 bytes)"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Arguments, LenientWhereHarmless) {
+  KernelInfo info = fmhaInfo();
+  Kernel kernel = makeUnloadedKernel(info);
+  // Empty tensors may have a null pointer.
+  std::vector<Arg> args = fmhaArgs();
+  args[0] = Tensor(nullptr, DType::F16, {2, 8, 0, 64}, {0, 0, 64, 1});
+  EXPECT_TRUE(kernel.check(args).ok()) << kernel.check(args).message();
+  // A last dimension of size 1 needs no unit stride (and gets one).
+  KernelInfo vec;
+  vec.name = "v";
+  vec.params = {tensorParam("A", ElementKind::F32, 2)};
+  std::vector<Arg> column = {
+      Tensor(fakePointer(64), DType::F32, {16, 1}, {4, 7})};
+  ArgRefs refs;
+  toArgRefs(column, refs);
+  PackedArgs packed;
+  AlignmentFit fit;
+  Status status = checkArguments(vec, refs, packed, fit);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(packed.values[4], 1u);
+  // Strides of size-1 dimensions are never used: no alignment needed.
+  std::vector<Arg> single = {
+      Tensor(fakePointer(64), DType::F32, {1, 8}, {3, 1})};
+  EXPECT_TRUE(makeUnloadedKernel(vec).check(single).ok());
+}
+
+TEST(Arguments, AlignmentFit) {
+  KernelInfo info = fmhaInfo();
+  std::vector<Arg> args = fmhaArgs();
+  Tensor t = args[2].tensor();
+  t.data = fakePointer(4);
+  args[2] = t;
+  ArgRefs refs;
+  toArgRefs(args, refs);
+  PackedArgs packed;
+  AlignmentFit fit;
+  EXPECT_FALSE(checkArguments(info, refs, packed, fit).ok());
+  EXPECT_TRUE(fit.alignmentOnly);
+  EXPECT_EQ(fit.alignment, 4u);
+  // Another problem wins over alignment.
+  args[5] = 1.5f;
+  toArgRefs(args, refs);
+  EXPECT_FALSE(checkArguments(info, refs, packed, fit).ok());
+  EXPECT_FALSE(fit.alignmentOnly);
+}
+
+TEST(Arguments, LaunchWithoutModuleFailsCleanly) {
+  Kernel kernel = makeUnloadedKernel(fmhaInfo());
+  Status status = kernel.launch(Dim3(2, 16), nullptr, fmhaArgs());
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("not loaded on a GPU"), std::string::npos)
+      << status.message();
+  // Bad arguments are reported before anything else.
+  status = kernel.launch(Dim3(2, 16), nullptr, {});
+  EXPECT_NE(status.message().find("expected 6 arguments"), std::string::npos);
+  // So are impossible grids.
+  status = kernel.launch(Dim3(1, 70000), nullptr, fmhaArgs());
+  EXPECT_NE(status.message().find("exceeds the CUDA limits"),
+            std::string::npos);
+  // An empty grid runs nothing.
+  EXPECT_TRUE(kernel.launch(Dim3(0, 16), nullptr, fmhaArgs()).ok());
+  EXPECT_FALSE(Kernel().launch(Dim3(1), nullptr, {}).ok());
+  EXPECT_FALSE(Kernel().check({}).ok());
+}
+
+//===----------------------------------------------------------------------===//
+// Cache key and disk cache
+//===----------------------------------------------------------------------===//
+
+static tilec::CompileRequest sampleRequest() {
+  tilec::CompileRequest request;
+  request.source = "kernel k(A: Tensor[f32, 1]):\n    pass\n";
+  request.bufferName = "k.tile";
+  request.defines = {{"TILE", "128"}, {"DTYPE", "f16"}};
+  request.kernelName = "k";
+  request.arch = "sm_90a";
+  request.numWarps = 4;
+  request.tensorAlignment = 16;
+  return request;
+}
+
+TEST(CacheKey, StableAndSensitive) {
+  tilec::CompileRequest request = sampleRequest();
+  std::string key = cacheKey(request, "v1");
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key, cacheKey(sampleRequest(), "v1"));
+
+  // The constants' order does not matter; the buffer name neither.
+  tilec::CompileRequest reordered = request;
+  std::swap(reordered.defines[0], reordered.defines[1]);
+  reordered.bufferName = "elsewhere/k.tile";
+  EXPECT_EQ(cacheKey(reordered, "v1"), key);
+
+  std::vector<std::function<void(tilec::CompileRequest &)>> changes = {
+      [](auto &r) { r.source += " "; },
+      [](auto &r) { r.defines[0].second = "256"; },
+      [](auto &r) { r.defines[1].first = "DTYPE2"; },
+      [](auto &r) { r.defines.push_back({"X", "1"}); },
+      [](auto &r) { r.defines.pop_back(); },
+      [](auto &r) { r.kernelName = ""; },
+      [](auto &r) { r.arch = "sm_80"; },
+      [](auto &r) { r.numWarps = 8; },
+      [](auto &r) { r.tensorAlignment = 4; },
+      // Field boundaries: moving a character between two fields.
+      [](auto &r) {
+        r.defines[0].first = "TIL";
+        r.defines[0].second = "E128";
+      },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    tilec::CompileRequest changed = request;
+    changes[i](changed);
+    EXPECT_NE(cacheKey(changed, "v1"), key) << "change " << i;
+  }
+  EXPECT_NE(cacheKey(request, "v2"), key) << "compiler version";
+}
+
+TEST(DiskCache, WriteReadCorrupt) {
+  std::string dir = temporaryDirectory("tile-disk-cache");
+  DiskCache cache(dir + "/nested/cache");
+  std::string key(64, 'a');
+  EXPECT_FALSE(cache.read(key));
+  std::string ptx = "// tilec-kernel: {}\n.version 8.0\n";
+  ASSERT_TRUE(cache.write(key, ptx).ok());
+  std::optional<std::string> back = cache.read(key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, ptx);
+  EXPECT_EQ(countFiles(dir + "/nested/cache"), 1u) << "no temporaries left";
+
+  // Corruptions: truncation, a flipped byte, a missing trailer, garbage.
+  std::string path = cache.entryPath(key);
+  auto contents = [&] {
+    return (*llvm::MemoryBuffer::getFile(path))->getBuffer().str();
+  };
+  auto overwrite = [&](const std::string &text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << text;
+  };
+  std::string intact = contents();
+  for (std::string corrupt :
+       {intact.substr(0, intact.size() - 5), intact.substr(0, 10),
+        std::string(), ptx, std::string("\xff\xfe garbage\n")}) {
+    overwrite(corrupt);
+    EXPECT_FALSE(cache.read(key)) << corrupt;
+  }
+  std::string flipped = intact;
+  flipped[20] ^= 1;
+  overwrite(flipped);
+  EXPECT_FALSE(cache.read(key));
+  // Rewriting repairs the entry.
+  ASSERT_TRUE(cache.write(key, ptx).ok());
+  EXPECT_EQ(cache.read(key).value_or(""), ptx);
+
+  // An unwritable directory is an error, not a crash.
+  DiskCache bad("/proc/no-such-dir/tile");
+  EXPECT_FALSE(bad.write(key, ptx).ok());
+  EXPECT_FALSE(bad.read(key));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, DefaultDirectory) {
+  std::string savedDir = std::getenv("TILEC_CACHE_DIR") ?: "";
+  std::string savedHome = std::getenv("HOME") ?: "";
+  setenv("TILEC_CACHE_DIR", "/tmp/x-tile", 1);
+  EXPECT_EQ(defaultCacheDirectory(), "/tmp/x-tile");
+  setenv("TILEC_CACHE_DIR", "off", 1);
+  EXPECT_EQ(defaultCacheDirectory(), "");
+  unsetenv("TILEC_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(defaultCacheDirectory(), "/tmp/xdg/tilec");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(defaultCacheDirectory(), "/home/someone/.cache/tilec");
+  setenv("HOME", savedHome.c_str(), 1);
+  setenv("TILEC_CACHE_DIR", savedDir.c_str(), 1);
+}
+
+TEST(PTXHeader, Parse) {
+  KernelInfo info = fmhaInfo();
+  std::string ptx = "// tilec-kernel: " + info.toJSON() + "\r\n.version 8.0\n";
+  Expected<KernelInfo> parsed = parsePTXHeader(ptx);
+  ASSERT_TRUE(parsed) << parsed.status().message();
+  EXPECT_EQ(parsed->name, "fmha");
+  EXPECT_FALSE(parsePTXHeader(".version 8.0\n"));
+  EXPECT_NE(parsePTXHeader("// tilec-kernel: {\"name\":1}\n")
+                .status()
+                .message()
+                .find("bad `// tilec-kernel:` line"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// The JIT's caches, with a fake compiler
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct FakeCompiler {
+  std::atomic<int> calls{0};
+  int delayMs = 0;
+
+  tilec::CompileResult operator()(const tilec::CompileRequest &request) {
+    ++calls;
+    if (delayMs)
+      std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+    tilec::CompileResult result;
+    if (request.source.find("syntax error") != std::string::npos) {
+      result.diagnostics = request.bufferName + ":1:1: error: syntax error\n";
+      return result;
+    }
+    result.ok = true;
+    for (const char *name : {"k", "other"}) {
+      if (!request.kernelName.empty() ? request.kernelName != name
+                                      : std::strcmp(name, "other") == 0 &&
+                                            request.source.find("two") ==
+                                                std::string::npos)
+        continue;
+      tilec::CompiledKernel kernel;
+      kernel.info.name = name;
+      kernel.info.arch = request.arch;
+      kernel.info.numWarps = request.numWarps;
+      kernel.info.params = {tensorParam("A", ElementKind::F32, 1,
+                                        request.tensorAlignment)};
+      kernel.info.constants = request.defines;
+      kernel.ptx = "// tilec-kernel: " + kernel.info.toJSON() +
+                   "\n.version 8.0\n.target " + request.arch +
+                   "\n.address_size 64\n.visible .entry " + name +
+                   "() { ret; }\n";
+      result.kernels.push_back(std::move(kernel));
+    }
+    return result;
+  }
+};
+
+RuntimeConfig fakeConfig(const std::string &dir,
+                         std::shared_ptr<FakeCompiler> compiler) {
+  RuntimeConfig config;
+  config.cacheDirectory = dir;
+  config.compiler = [compiler](const tilec::CompileRequest &request) {
+    return (*compiler)(request);
+  };
+  config.compilerVersion = "fake-1";
+  return config;
+}
+
+CompileOptions sm90(std::vector<std::pair<std::string, std::string>> constants =
+                        {}) {
+  CompileOptions options;
+  options.arch = "sm_90a";
+  options.constants = std::move(constants);
+  return options;
+}
+} // namespace
+
+TEST(JIT, MemoryAndDiskCaches) {
+  std::string dir = temporaryDirectory("tile-jit-cache");
+  auto compiler = std::make_shared<FakeCompiler>();
+  const std::string source = "kernel k(...)";
+  {
+    RuntimeImpl runtime(fakeConfig(dir, compiler));
+    Expected<std::string> ptx =
+        runtime.compileToPTX(source, "k.tile", sm90({{"TILE", "64"}}));
+    ASSERT_TRUE(ptx) << ptx.status().message();
+    EXPECT_EQ(ptx->rfind("// tilec-kernel: {", 0), 0u);
+    EXPECT_EQ(runtime.stats().compiles, 1u);
+    EXPECT_EQ(runtime.stats().diskWrites, 1u);
+    EXPECT_EQ(countFiles(dir), 1u);
+
+    // Same request: from memory.
+    Expected<std::string> again =
+        runtime.compileToPTX(source, "k.tile", sm90({{"TILE", "64"}}));
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, *ptx);
+    EXPECT_EQ(runtime.stats().memoryHits, 1u);
+    EXPECT_EQ(runtime.stats().compiles, 1u);
+
+    // A different constant compiles again.
+    ASSERT_TRUE(runtime.compileToPTX(source, "k.tile", sm90({{"TILE", "32"}})));
+    EXPECT_EQ(runtime.stats().compiles, 2u);
+    EXPECT_EQ(countFiles(dir), 2u);
+  }
+  {
+    // A fresh runtime (as in a second process) finds both on disk.
+    RuntimeImpl runtime(fakeConfig(dir, compiler));
+    ASSERT_TRUE(runtime.compileToPTX(source, "k.tile", sm90({{"TILE", "64"}})));
+    ASSERT_TRUE(runtime.compileToPTX(source, "k.tile", sm90({{"TILE", "32"}})));
+    EXPECT_EQ(runtime.stats().compiles, 0u);
+    EXPECT_EQ(runtime.stats().diskHits, 2u);
+    EXPECT_EQ(compiler->calls.load(), 2);
+  }
+  {
+    // Corrupt every entry: the next runtime compiles and rewrites them.
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      llvm::raw_fd_ostream os(it->path(), ec);
+      os << "// tilec-kernel: {\"name\":\"k\"\ntruncated";
+    }
+    RuntimeImpl runtime(fakeConfig(dir, compiler));
+    ASSERT_TRUE(runtime.compileToPTX(source, "k.tile", sm90({{"TILE", "64"}})));
+    EXPECT_EQ(runtime.stats().compiles, 1u);
+    EXPECT_EQ(runtime.stats().diskHits, 0u);
+    EXPECT_EQ(runtime.stats().diskWrites, 1u);
+    RuntimeImpl next(fakeConfig(dir, compiler));
+    ASSERT_TRUE(next.compileToPTX(source, "k.tile", sm90({{"TILE", "64"}})));
+    EXPECT_EQ(next.stats().diskHits, 1u);
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(JIT, ConcurrentRequestsCompileOnce) {
+  auto compiler = std::make_shared<FakeCompiler>();
+  compiler->delayMs = 100;
+  RuntimeImpl runtime(fakeConfig("", compiler));
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] {
+      // Two distinct kernels, four threads each.
+      if (!runtime.compileToPTX("kernel", "k.tile",
+                                sm90({{"TILE", i % 2 ? "1" : "2"}})))
+        ++failures;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(compiler->calls.load(), 2);
+  EXPECT_EQ(runtime.stats().memoryHits, 6u);
+}
+
+TEST(JIT, CompileErrors) {
+  auto compiler = std::make_shared<FakeCompiler>();
+  RuntimeImpl runtime(fakeConfig("", compiler));
+  Expected<std::string> ptx =
+      runtime.compileToPTX("syntax error", "bad.tile", sm90());
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.status().message(),
+            "compiling bad.tile failed:\nbad.tile:1:1: error: syntax error\n");
+  // Failures are not cached.
+  EXPECT_FALSE(runtime.compileToPTX("syntax error", "bad.tile", sm90()));
+  EXPECT_EQ(compiler->calls.load(), 2);
+
+  ptx = runtime.compileToPTX("two kernels", "two.tile", sm90());
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.status().message(),
+            "two.tile defines 2 kernels (k, other); choose one with "
+            "CompileOptions::kernel");
+  CompileOptions pick = sm90();
+  pick.kernel = "other";
+  ptx = runtime.compileToPTX("two kernels", "two.tile", pick);
+  ASSERT_TRUE(ptx) << ptx.status().message();
+  EXPECT_NE(ptx->find(".entry other"), std::string::npos);
+
+  CompileOptions bad = sm90();
+  bad.numWarps = 0;
+  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad).status().message().find(
+                "numWarps is 0"),
+            std::string::npos);
+  bad = sm90();
+  bad.tensorAlignment = 12;
+  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad).status().message().find(
+                "tensorAlignment is 12"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Without a GPU
+//===----------------------------------------------------------------------===//
+
+static bool haveDriver() {
+  std::string error;
+  return CudaDriver::get(error) != nullptr;
+}
+
+TEST(Driver, MissingLibraryIsAClearError) {
+  std::string error;
+  std::unique_ptr<CudaDriver> driver =
+      CudaDriver::load({"/nonexistent/libcuda.so.1", "libnocuda.so.9"}, error);
+  EXPECT_FALSE(driver);
+  EXPECT_EQ(error.rfind("CUDA driver not found: "
+                        "dlopen(/nonexistent/libcuda.so.1) failed: ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("(also tried libnocuda.so.9)"), std::string::npos)
+      << error;
+
+  if (haveDriver())
+    GTEST_SKIP() << "a CUDA driver is installed; the no-driver path of the "
+                    "process-wide runtime cannot be exercised here";
+  const CudaDriver *global = CudaDriver::get(error);
+  EXPECT_FALSE(global);
+  EXPECT_TRUE(error.rfind("CUDA driver not found: dlopen(libcuda.so.1) "
+                          "failed: ",
+                          0) == 0 ||
+              error.rfind("no CUDA device", 0) == 0)
+      << error;
+
+  // Everything that needs the GPU says so, and keeps saying so.
+  for (int i = 0; i < 2; ++i) {
+    Expected<DeviceInfo> info = deviceInfo();
+    ASSERT_FALSE(info);
+    EXPECT_EQ(info.status().message(), error);
+  }
+  Expected<void *> memory = deviceAlloc(1024);
+  ASSERT_FALSE(memory);
+  EXPECT_EQ(memory.status().message(), error);
+  EXPECT_FALSE(synchronize().ok());
+  EXPECT_FALSE(Event::create());
+
+  // Compiling for "the current GPU" needs one; loading PTX too.
+  auto compiler = std::make_shared<FakeCompiler>();
+  RuntimeImpl runtime(fakeConfig("", compiler));
+  Expected<Kernel> kernel = runtime.compile("k", "k.tile", CompileOptions());
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message(),
+            "cannot choose an arch for the current GPU (set "
+            "CompileOptions::arch to compile without one): " +
+                error);
+  kernel = runtime.compile("k", "k.tile", sm90());
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message(), error);
+  EXPECT_EQ(compiler->calls.load(), 1) << "compiled before needing the GPU";
+}
+
+TEST(LoadPTX, ChecksTheFile) {
+  auto compiler = std::make_shared<FakeCompiler>();
+  RuntimeImpl runtime(fakeConfig("", compiler));
+  Expected<Kernel> kernel = runtime.loadPTX(".version 8.0\n", "x.ptx");
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message().rfind("x.ptx: not a tilec PTX file", 0),
+            0u)
+      << kernel.status().message();
+
+  KernelInfo info;
+  info.name = "k";
+  std::string header = "// tilec-kernel: " + info.toJSON() + "\n";
+  kernel = runtime.loadPTX(header + ".visible .entry a() { ret; }\n"
+                                    ".visible .entry b() { ret; }\n",
+                           "two.ptx");
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message(),
+            "two.ptx: holds 2 kernel entry points; libtile loads PTX files of "
+            "exactly one kernel");
+  if (haveDriver())
+    return;
+  kernel = runtime.loadPTX(header + ".visible .entry k() { ret; }\n", "k.ptx");
+  ASSERT_FALSE(kernel);
+  EXPECT_NE(kernel.status().message().find("CUDA driver not found"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// The C API
+//===----------------------------------------------------------------------===//
+
+TEST(CApi, ErrorsPropagate) {
+  tile_kernel kernel = reinterpret_cast<tile_kernel>(0x1);
+  EXPECT_EQ(tile_compile_file("/nonexistent/k.tile", nullptr, &kernel),
+            TILE_ERROR);
+  EXPECT_EQ(kernel, nullptr);
+  std::string message = tile_last_error();
+  EXPECT_EQ(message.rfind("cannot read '/nonexistent/k.tile': ", 0), 0u)
+      << message;
+
+  EXPECT_EQ(tile_load_ptx("/nonexistent/k.ptx", &kernel), TILE_ERROR);
+  EXPECT_NE(std::string(tile_last_error()).find("/nonexistent/k.ptx"),
+            std::string::npos);
+  EXPECT_EQ(tile_compile_source(nullptr, "x", nullptr, &kernel), TILE_ERROR);
+  EXPECT_EQ(tile_kernel_launch(nullptr, 1, 1, 1, nullptr, nullptr, 0),
+            TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(), "tile_kernel_launch: NULL kernel");
+
+  tile_constant constant = {"TILE", nullptr};
+  tile_compile_options options = {&constant, 1, nullptr, "sm_90a", 0, 0};
+  EXPECT_EQ(tile_compile_source("kernel", "k.tile", &options, &kernel),
+            TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(),
+               "tile_compile_options: constants[0] has a NULL name or value");
+
+  // Arguments, on a kernel built from its description.
+  tile_kernel fmha =
+      reinterpret_cast<tile_kernel>(makeUnloadedKernel(fmhaInfo()).get());
+  EXPECT_STREQ(tile_kernel_name(fmha), "fmha");
+  EXPECT_EQ(tile_kernel_num_params(fmha), 6u);
+  EXPECT_EQ(tile_kernel_num_warps(fmha), 4u);
+  EXPECT_EQ(tile_kernel_shared_bytes(fmha), 65536u);
+  int64_t shape[4] = {2, 8, 128, 64}, strides[4] = {65536, 8192, 64, 1};
+  tile_arg args[6];
+  for (int i = 0; i < 4; ++i) {
+    args[i].kind = TILE_ARG_TENSOR;
+    args[i].value.tensor = {fakePointer(256), TILE_F16, 4, shape, strides};
+  }
+  args[4].kind = TILE_ARG_FLOAT;
+  args[4].value.f = 0.125f;
+  args[5].kind = TILE_ARG_INT;
+  args[5].value.i = 0;
+  EXPECT_EQ(tile_kernel_check(fmha, args, 6), TILE_OK) << tile_last_error();
+  args[1].value.tensor.rank = 3;
+  EXPECT_EQ(tile_kernel_check(fmha, args, 6), TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(), "kernel 'fmha': argument 2 ('K'): expected "
+                                  "a rank-4 tensor, got rank 3");
+  args[1].value.tensor.rank = 4;
+  args[1].value.tensor.shape = nullptr;
+  EXPECT_EQ(tile_kernel_check(fmha, args, 6), TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(),
+               "kernel 'fmha': argument 2 ('K'): null shape or strides array");
+  args[1].value.tensor.shape = shape;
+  args[2].kind = static_cast<tile_arg_kind>(9);
+  EXPECT_EQ(tile_kernel_launch(fmha, 1, 1, 1, nullptr, args, 6), TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(), "argument 3: unknown tile_arg kind 9");
+  EXPECT_EQ(tile_kernel_check(fmha, nullptr, 6), TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(),
+               "tile_kernel_launch: num_args is 6 but args is NULL");
+  EXPECT_EQ(tile_kernel_check(fmha, args, 0), TILE_ERROR);
+  std::string mine = tile_last_error();
+  EXPECT_EQ(mine, "kernel 'fmha': expected 6 arguments (Q, K, V, Out, "
+                  "qk_scale, input_pos), got 0");
+
+  // The message is per thread.
+  std::string other;
+  std::thread([&] {
+    EXPECT_STREQ(tile_last_error(), "");
+    tile_load_ptx(nullptr, nullptr);
+    other = tile_last_error();
+  }).join();
+  EXPECT_EQ(other, "tile_load_ptx: NULL path or kernel pointer");
+  EXPECT_EQ(tile_last_error(), mine);
+
+  tile_stats stats;
+  EXPECT_EQ(tile_runtime_stats(&stats), TILE_OK);
+  EXPECT_EQ(tile_runtime_stats(nullptr), TILE_ERROR);
+}
+
+int main(int argc, char **argv) {
+  // Keep the process-wide runtime's disk cache out of the user's home.
+  std::string dir = temporaryDirectory("tile-runtime-test");
+  setenv("TILEC_CACHE_DIR", dir.c_str(), 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  int result = RUN_ALL_TESTS();
+  llvm::sys::fs::remove_directories(dir);
+  return result;
+}

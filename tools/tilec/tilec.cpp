@@ -1,0 +1,123 @@
+//===- tilec.cpp - The tilec compiler driver ------------------------------===//
+//
+//   tilec FILE [-DNAME=VALUE ...] [--kernel NAME] --emit=ast|tile [-o OUT]
+//
+// Diagnostics go to stderr as file:line:col with the source line and a
+// caret; the exit code is non-zero on any error. The output file is written
+// only after a successful compilation, and never over the input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/Compiler.h"
+#include "tilec/Frontend/Parser.h"
+#include "tilec/Pipeline/Registration.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+namespace {
+enum class EmitKind { AST, Tile };
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file>"),
+                               cl::Required);
+cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
+                                cl::value_desc("file"), cl::init("-"));
+cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(EmitKind::Tile),
+    cl::values(clEnumValN(EmitKind::AST, "ast", "the parsed syntax tree"),
+               clEnumValN(EmitKind::Tile, "tile", "verified tile IR")));
+cl::list<std::string> defines("D", cl::Prefix,
+                              cl::desc("Override a const parameter"),
+                              cl::value_desc("NAME=VALUE"));
+cl::opt<std::string> kernelName("kernel",
+                                cl::desc("Compile only this kernel"),
+                                cl::value_desc("name"));
+cl::opt<bool> noCleanup("no-cleanup",
+                        cl::desc("Print tile IR as emitted, before "
+                                 "canonicalization and CSE"));
+} // namespace
+
+/// Splits the -D values into (name, value) pairs.
+static bool parseDefines(tilec::MLIRGenOptions &options) {
+  for (const std::string &d : defines) {
+    StringRef text(d);
+    auto [name, value] = text.split('=');
+    if (name.empty() || !text.contains('=')) {
+      errs() << "tilec: error: -D" << d << ": expected -DNAME=VALUE\n";
+      return false;
+    }
+    options.defines.emplace_back(name.trim().str(), value.str());
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM initLLVM(argc, argv);
+  mlir::registerPassManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "tilec: the tile DSL compiler\n");
+
+  tilec::FrontendOptions options;
+  options.kernelName = kernelName;
+  options.cleanup = !noCleanup;
+  if (!parseDefines(options))
+    return 1;
+
+  if (outputFile != "-" && inputFile != "-") {
+    if (sys::fs::equivalent(inputFile, outputFile)) {
+      errs() << "tilec: error: the output file '" << outputFile
+             << "' is the input file; refusing to overwrite it\n";
+      return 1;
+    }
+  }
+
+  auto bufferOrErr = MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (std::error_code ec = bufferOrErr.getError()) {
+    errs() << "tilec: error: cannot read '" << inputFile
+           << "': " << ec.message() << "\n";
+    return 1;
+  }
+  SourceMgr sourceMgr;
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(*bufferOrErr), SMLoc());
+  tilec::DiagnosticEngine diag(sourceMgr);
+
+  std::string text;
+  raw_string_ostream os(text);
+  if (emitKind == EmitKind::AST) {
+    auto ast = tilec::parseSource(bufferId, diag);
+    if (!ast)
+      return 1;
+    tilec::ast::print(*ast, os);
+  } else {
+    mlir::MLIRContext context;
+    options.configurePM = [](mlir::PassManager &pm) {
+      return mlir::applyPassManagerCLOptions(pm);
+    };
+    auto module = tilec::compileToTileIR(context, bufferId, diag, options);
+    if (!module)
+      return 1;
+    module->print(os);
+  }
+
+  std::error_code ec;
+  ToolOutputFile out(outputFile, ec, sys::fs::OF_Text);
+  if (ec) {
+    errs() << "tilec: error: cannot write '" << outputFile
+           << "': " << ec.message() << "\n";
+    return 1;
+  }
+  out.os() << text;
+  out.keep();
+  return 0;
+}
