@@ -1,4 +1,5 @@
-//===- Tile.h - libtile: compile and launch tile kernels at run time -*- C++ -*-===//
+//===- Tile.h - libtile: compile and launch tile kernels -------*- C++ -*-===//
+//-*-===//
 //
 // The C++ API of libtile, the embeddable JIT of the tilec project:
 //
@@ -7,7 +8,8 @@
 //   tile::Expected<tile::Kernel> kernel =
 //       tile::Runtime::get().compileFile("flash_attention.tile", options);
 //   if (!kernel) { puts(kernel.status().message().c_str()); return; }
-//   tile::Status status = kernel->launch(grid, stream, {q, k, v, out, scale, 0});
+//   tile::Status status = kernel->launch(grid, stream, {q, k, v, out, scale,
+//   0});
 //
 // Nothing here throws. Every fallible call returns a Status or an Expected<T>
 // whose message says what went wrong; CUDA errors name the driver call and
@@ -142,7 +144,8 @@ public:
   enum class Kind { Tensor, Int, Float, Bool };
 
   Arg(const Tensor &tensor) : argKind(Kind::Tensor), tensorValue(tensor) {}
-  Arg(Tensor &&tensor) : argKind(Kind::Tensor), tensorValue(std::move(tensor)) {}
+  Arg(Tensor &&tensor)
+      : argKind(Kind::Tensor), tensorValue(std::move(tensor)) {}
   Arg(int value) : argKind(Kind::Int), intValue(value) {}
   Arg(long value) : argKind(Kind::Int), intValue(value) {}
   Arg(long long value) : argKind(Kind::Int), intValue(value) {}
@@ -207,7 +210,7 @@ struct ParamInfo {
   // Tensors only:
   DType dtype = DType::F32;
   unsigned rank = 0;
-  unsigned alignment = 1; // bytes; base pointer and every stride but the last
+  unsigned alignment = 1;  // bytes; base pointer and every stride but the last
   bool contiguous = false; // the last stride must be 1
 };
 
@@ -238,7 +241,9 @@ public:
   /// Checks `args` against the parameters without touching the GPU: count,
   /// kinds, dtypes, ranks, shapes and strides, null pointers, alignment and
   /// contiguity. The messages name the argument: "argument 2 ('K'):
-  /// expected a rank-4 tensor, got rank 3".
+  /// expected a rank-4 tensor, got rank 3". Tensors less aligned than the
+  /// kernel assumes are an error for kernels loaded from PTX; a JIT kernel
+  /// accepts them (launch() compiles a variant for them).
   Status check(const std::vector<Arg> &args) const;
 
   /// Checks `args`, then launches the kernel on `stream` (nullptr: the
@@ -259,11 +264,11 @@ private:
 //===----------------------------------------------------------------------===//
 
 struct RuntimeStats {
-  uint64_t compiles = 0;     // calls into the compiler
-  uint64_t diskHits = 0;     // PTX found in the on-disk cache
-  uint64_t diskWrites = 0;   // PTX written to the on-disk cache
-  uint64_t memoryHits = 0;   // kernels found already loaded
-  uint64_t modulesLoaded = 0; // cuModuleLoadDataEx calls that succeeded
+  uint64_t compiles = 0;          // calls into the compiler
+  uint64_t diskHits = 0;          // PTX found in the on-disk cache
+  uint64_t diskWrites = 0;        // PTX written to the on-disk cache
+  uint64_t memoryHits = 0;        // kernels found already loaded
+  uint64_t modulesLoaded = 0;     // cuModuleLoadDataEx calls that succeeded
   uint64_t alignmentVariants = 0; // variants compiled for less aligned tensors
 };
 

@@ -206,9 +206,10 @@ static bool isDigitOfBase(char c, unsigned base) {
 /// is clearer than a syntax error at some later token.
 static bool isUnsupportedKeyword(StringRef word) {
   return llvm::StringSwitch<bool>(word)
-      .Cases({"def", "while", "break", "continue", "lambda", "import", "from",
-              "class", "with", "try", "except", "global", "nonlocal", "yield",
-              "async", "await", "del", "assert", "raise", "is"},
+      .Cases({"def",    "while",  "break",    "continue", "lambda",
+              "import", "from",   "class",    "with",     "try",
+              "except", "global", "nonlocal", "yield",    "async",
+              "await",  "del",    "assert",   "raise",    "is"},
              true)
       .Default(false);
 }
@@ -218,9 +219,8 @@ static bool isUnsupportedKeyword(StringRef word) {
 //===----------------------------------------------------------------------===//
 
 Lexer::Lexer(StringRef buffer, DiagnosticEngine &diag)
-    : cur(buffer.begin()), bufEnd(buffer.end()),
-      diag(diag) {
-  indents.push_back({0, /*phantom=*/false});
+    : cur(buffer.begin()), bufEnd(buffer.end()), diag(diag) {
+  indents.push_back(0);
 }
 
 Token Lexer::make(TokenKind kind, const char *start, const char *stop) const {
@@ -232,8 +232,17 @@ Token Lexer::make(TokenKind kind, const char *start, const char *stop) const {
 
 Token Lexer::next() {
   // Stop early: after many errors the rest of the input is likely garbage.
-  if (diag.tooManyErrors())
+  if (diag.tooManyErrors()) {
+    StringRef rest(cur, bufEnd - cur);
+    if (!stopped && rest.find_first_not_of(" \t\f\r\n") != StringRef::npos) {
+      // One error past the limit makes the engine print its "too many
+      // errors emitted, stopping now" notice: the user learns that the rest
+      // of the file was not checked.
+      diag.error(SMLoc::getFromPointer(cur), "too many errors");
+    }
+    stopped = true;
     return make(TokenKind::Eof, bufEnd, bufEnd);
+  }
   if (pendingDedents != 0) {
     --pendingDedents;
     return make(TokenKind::Dedent, dedentLoc, dedentLoc);
@@ -302,23 +311,24 @@ bool Lexer::lexIndentation(Token &result) {
 /// Compares the indentation of a new logical line with the open blocks.
 bool Lexer::applyIndentation(unsigned column, const char *lineStart,
                              Token &result) {
-  if (column > indents.back().column) {
-    indents.push_back({column, /*phantom=*/false});
+  if (column > indents.back()) {
+    indents.push_back(column);
     result = make(TokenKind::Indent, lineStart, lineStart);
     return true;
   }
   unsigned numDedents = 0;
-  while (column < indents.back().column) {
-    if (!indents.back().phantom)
-      ++numDedents;
+  while (column < indents.back()) {
     indents.pop_back();
+    ++numDedents;
   }
-  if (column != indents.back().column) {
+  if (column != indents.back()) {
     diag.error(SMLoc::getFromPointer(lineStart),
                "unindent does not match any outer indentation level");
-    // Treat the line as part of the enclosing block; further lines at this
-    // column then belong to that block too instead of reporting again.
-    indents.push_back({column, /*phantom=*/true});
+    // The line lies between two levels. Keep it in the inner block, whose
+    // column becomes this one: later lines at the same column then need no
+    // second report, and a kernel body is not closed by a stray line.
+    indents.push_back(column);
+    --numDedents;
   }
   if (numDedents == 0)
     return false;
@@ -367,11 +377,9 @@ Token Lexer::lexEndOfBuffer() {
     atLineStart = true;
     return make(TokenKind::Newline, bufEnd, bufEnd);
   }
-  while (indents.size() > 1) {
-    bool phantom = indents.back().phantom;
+  if (indents.size() > 1) {
     indents.pop_back();
-    if (!phantom)
-      return make(TokenKind::Dedent, bufEnd, bufEnd);
+    return make(TokenKind::Dedent, bufEnd, bufEnd);
   }
   return make(TokenKind::Eof, bufEnd, bufEnd);
 }
@@ -443,8 +451,8 @@ Token Lexer::lexNumber() {
       if (isDigitOfBase(*cur, b)) {
         ++count;
         ++cur;
-      } else if (*cur == '_' && cur + 1 != bufEnd &&
-                 isDigitOfBase(cur[1], b) && (count != 0 || b != 10)) {
+      } else if (*cur == '_' && cur + 1 != bufEnd && isDigitOfBase(cur[1], b) &&
+                 (count != 0 || b != 10)) {
         ++cur;
       } else {
         break;
@@ -480,6 +488,8 @@ Token Lexer::lexNumber() {
     ++cur;
   }
 
+  // The caller saw a digit, or a '.' and a digit, so some text was consumed.
+  assert(cur != start && "a number token must not be empty");
   StringRef text(start, cur - start);
   SMLoc loc = SMLoc::getFromPointer(start);
   if (malformed) {
@@ -523,8 +533,7 @@ Token Lexer::lexNumber() {
     // Keep an Int token so that parsing goes on normally.
     diag.error(loc, "integer literal " + quoteSource(text) +
                         " is too large (the maximum is " +
-                        llvm::Twine(std::numeric_limits<int64_t>::max()) +
-                        ")");
+                        llvm::Twine(std::numeric_limits<int64_t>::max()) + ")");
     return tok;
   }
   tok.intValue = static_cast<int64_t>(value);

@@ -17,6 +17,7 @@
 
 #include "tilec/Frontend/Diagnostics.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 
@@ -115,7 +116,9 @@ struct Token {
   double floatValue = 0; // for Float
 
   bool is(TokenKind k) const { return kind == k; }
-  llvm::SMLoc getLoc() const { return llvm::SMLoc::getFromPointer(text.data()); }
+  llvm::SMLoc getLoc() const {
+    return llvm::SMLoc::getFromPointer(text.data());
+  }
   /// The half-open range [start, end) of the token's text.
   llvm::SMRange getRange() const {
     return {getLoc(), llvm::SMLoc::getFromPointer(text.data() + text.size())};
@@ -141,17 +144,9 @@ public:
   Token next();
 
 private:
-  struct IndentLevel {
-    unsigned column;
-    /// A level invented to recover from an inconsistent dedent: it opened no
-    /// INDENT, so closing it emits no DEDENT.
-    bool phantom;
-  };
-
   Token make(TokenKind kind, const char *start, const char *stop) const;
   bool lexIndentation(Token &result);
-  bool applyIndentation(unsigned column, const char *lineStart,
-                        Token &result);
+  bool applyIndentation(unsigned column, const char *lineStart, Token &result);
   void skipWhitespaceAndComments();
   Token lexEndOfBuffer();
   Token lexToken();
@@ -169,13 +164,16 @@ private:
   /// True before the first token of a logical line has been lexed, i.e. when
   /// the indentation of the next non-blank line must be measured.
   bool atLineStart = true;
-  std::vector<IndentLevel> indents;
+  /// Columns of the open blocks, outermost (0) first.
+  llvm::SmallVector<unsigned> indents;
   /// DEDENTs still owed to the parser, all located at `dedentLoc`.
   unsigned pendingDedents = 0;
   const char *dedentLoc = nullptr;
   /// Opening brackets not yet closed; line breaks inside them are ignored.
   std::vector<const char *> brackets;
   bool reportedTab = false;
+  /// Set once the lexer gave up because of too many errors.
+  bool stopped = false;
 };
 
 } // namespace tilec

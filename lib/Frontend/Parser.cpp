@@ -358,8 +358,7 @@ void Parser::reportTooDeep() {
 }
 
 void Parser::noteOpening(SMLoc open) {
-  diag.note(open, "to match this '" +
-                      StringRef(open.getPointer(), 1) + "'");
+  diag.note(open, "to match this '" + StringRef(open.getPointer(), 1) + "'");
 }
 
 /// Skips the rest of the logical line (the lexer has already balanced the
@@ -774,8 +773,9 @@ StmtPtr Parser::parseIf() {
   // one before it.
   SMLoc end = SMLoc::getFromPointer(prevEnd);
   for (auto it = clauses.rbegin(); it != clauses.rend(); ++it) {
-    auto node = std::make_unique<If>(SMRange(it->start, end), std::move(it->cond),
-                                     std::move(it->body), std::move(elseBody));
+    auto node =
+        std::make_unique<If>(SMRange(it->start, end), std::move(it->cond),
+                             std::move(it->body), std::move(elseBody));
     elseBody = Block();
     elseBody.push_back(std::move(node));
   }
@@ -938,9 +938,8 @@ PExpr Parser::parseBinary(unsigned minPrecedence) {
     if (!rhs)
       return {};
     unsigned height = std::max(lhs.height, rhs.height);
-    auto node = std::make_unique<Binary>(rangeFrom(start), op,
-                                         std::move(lhs.node),
-                                         std::move(rhs.node));
+    auto node = std::make_unique<Binary>(
+        rangeFrom(start), op, std::move(lhs.node), std::move(rhs.node));
     node->opLoc = opLoc;
     lhs = finish(std::move(node), height, opLoc);
   }
@@ -961,9 +960,9 @@ PExpr Parser::parseFactor() {
   if (!operand)
     return {};
   unsigned height = operand.height;
-  return finish(std::make_unique<Unary>(rangeFrom(start), *op,
-                                        std::move(operand.node)),
-                height, start);
+  return finish(
+      std::make_unique<Unary>(rangeFrom(start), *op, std::move(operand.node)),
+      height, start);
 }
 
 /// power := primary ['**' factor]: right-associative, and `-x**2` is
@@ -982,9 +981,9 @@ PExpr Parser::parsePower() {
   if (!exponent)
     return {};
   unsigned height = std::max(base.height, exponent.height);
-  auto node = std::make_unique<Binary>(rangeFrom(start), BinaryOp::Pow,
-                                       std::move(base.node),
-                                       std::move(exponent.node));
+  auto node =
+      std::make_unique<Binary>(rangeFrom(start), BinaryOp::Pow,
+                               std::move(base.node), std::move(exponent.node));
   node->opLoc = opLoc;
   return finish(std::move(node), height, opLoc);
 }
@@ -1028,9 +1027,8 @@ PExpr Parser::parseCall(PExpr callee, SMLoc start) {
     }
   }
   consume();
-  return finish(std::make_unique<Call>(rangeFrom(start),
-                                       std::move(callee.node), std::move(args),
-                                       std::move(keywords)),
+  return finish(std::make_unique<Call>(rangeFrom(start), std::move(callee.node),
+                                       std::move(args), std::move(keywords)),
                 height, open);
 }
 
@@ -1093,9 +1091,8 @@ PExpr Parser::parseSubscript(PExpr base, SMLoc start) {
     return {};
   }
   consume();
-  return finish(std::make_unique<Subscript>(rangeFrom(start),
-                                            std::move(base.node),
-                                            std::move(indices)),
+  return finish(std::make_unique<Subscript>(
+                    rangeFrom(start), std::move(base.node), std::move(indices)),
                 height, open);
 }
 
@@ -1215,7 +1212,6 @@ PExpr Parser::parseParenthesized() {
 
 std::unique_ptr<Module> tilec::parseModule(unsigned bufferId,
                                            DiagnosticEngine &diag) {
-  StringRef buffer =
-      diag.getSourceMgr().getMemoryBuffer(bufferId)->getBuffer();
+  StringRef buffer = diag.getSourceMgr().getMemoryBuffer(bufferId)->getBuffer();
   return Parser(buffer, diag).parseModule();
 }

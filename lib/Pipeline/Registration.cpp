@@ -5,6 +5,11 @@
 
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Transforms/Passes.h"
+#include "tilec/Conversion/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,7 +22,8 @@
 void tilec::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::func::FuncDialect>();
+                  mlir::func::FuncDialect, mlir::cf::ControlFlowDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
 }
 
 void tilec::registerAllDialects(mlir::MLIRContext &context) {
@@ -36,5 +42,6 @@ void tilec::registerAllPasses() {
   mlir::registerSymbolDCEPass();
   mlir::registerLoopInvariantCodeMotionPass();
   mlir::tile::registerTilePasses();
+  tilec::registerTilecConversionPasses();
   registerPipelines();
 }

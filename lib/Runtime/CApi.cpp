@@ -110,8 +110,7 @@ static bool toArgRefs(const tile_arg *args, size_t numArgs, ArgRefs &refs) {
       if (tensor.rank < 0 || static_cast<unsigned>(tensor.dtype) > TILE_BOOL) {
         fail("argument " + std::to_string(i + 1) +
              ": malformed tile_tensor (rank " + std::to_string(tensor.rank) +
-             ", dtype " + std::to_string(static_cast<int>(tensor.dtype)) +
-             ")");
+             ", dtype " + std::to_string(static_cast<int>(tensor.dtype)) + ")");
         return false;
       }
       ref.kind = Arg::Kind::Tensor;

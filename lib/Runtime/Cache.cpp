@@ -49,8 +49,9 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;
-  std::stable_sort(defines.begin(), defines.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::stable_sort(
+      defines.begin(), defines.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
   add(std::to_string(defines.size()));
   for (const auto &[name, value] : defines) {
     add(name);
@@ -105,7 +106,8 @@ std::optional<std::string> DiskCache::read(llvm::StringRef key) const {
     return std::nullopt;
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(entryPath(key), /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+                                  /*RequiresNullTerminator=*/false,
+                                  /*IsVolatile=*/true);
   if (!buffer)
     return std::nullopt;
   // The last line holds the SHA-256 of everything before it.
@@ -154,8 +156,8 @@ Status DiskCache::write(llvm::StringRef key, llvm::StringRef ptx) const {
   }
   if (std::error_code ec = llvm::sys::fs::rename(temporary, entryPath(key))) {
     llvm::sys::fs::remove(temporary);
-    return Status::error("cannot rename '" + std::string(temporary) +
-                         "' to '" + entryPath(key) + "': " + ec.message());
+    return Status::error("cannot rename '" + std::string(temporary) + "' to '" +
+                         entryPath(key) + "': " + ec.message());
   }
   return Status();
 }

@@ -28,14 +28,14 @@ CudaDriver::load(const std::vector<std::string> &candidates,
     }
     if (firstError.empty()) {
       const char *why = dlerror();
-      firstError = "dlopen(" + candidate + ") failed: " +
-                   (why ? why : "unknown error");
+      firstError =
+          "dlopen(" + candidate + ") failed: " + (why ? why : "unknown error");
     }
   }
   if (!library) {
-    error = "CUDA driver not found: " +
-            (firstError.empty() ? std::string("no library to try")
-                                : firstError);
+    error =
+        "CUDA driver not found: " +
+        (firstError.empty() ? std::string("no library to try") : firstError);
     if (candidates.size() > 1) {
       error += " (also tried";
       for (size_t i = 1; i < candidates.size(); ++i)
@@ -55,12 +55,12 @@ CudaDriver::load(const std::vector<std::string> &candidates,
     if (!address && fallbackName)                                              \
       address = dlsym(library, fallbackName);                                  \
     if (!address) {                                                            \
-      error = "CUDA driver " + path + " lacks " symbol                         \
-              " (a driver older than CUDA 12?)";                               \
+      error = "CUDA driver " + path +                                          \
+              " lacks " symbol " (a driver older than CUDA 12?)";              \
       dlclose(library);                                                        \
       return nullptr;                                                          \
     }                                                                          \
-    driver->field = reinterpret_cast<decltype(driver->field)>(address);       \
+    driver->field = reinterpret_cast<decltype(driver->field)>(address);        \
   }
   TILE_CUDA_DRIVER_FUNCTIONS(TILE_CUDA_RESOLVE)
 #undef TILE_CUDA_RESOLVE

@@ -92,9 +92,8 @@ pickKernel(const tilec::CompileResult &result,
     for (const tilec::CompiledKernel &kernel : result.kernels)
       names += (names.empty() ? "" : ", ") + kernel.info.name;
     return Status::error(request.bufferName + " defines " +
-                         std::to_string(result.kernels.size()) +
-                         " kernels (" + names +
-                         "); choose one with CompileOptions::kernel");
+                         std::to_string(result.kernels.size()) + " kernels (" +
+                         names + "); choose one with CompileOptions::kernel");
   }
   return &result.kernels.front();
 }
@@ -107,8 +106,8 @@ Status RuntimeImpl::ensurePTX(Entry &entry, const std::string &key,
   // On disk, from an earlier run or another process?
   if (std::optional<std::string> ptx = disk.read(key)) {
     Expected<tilec::KernelInfo> info = parsePTXHeader(*ptx);
-    if (info && (request.kernelName.empty() ||
-                 info->name == request.kernelName)) {
+    if (info &&
+        (request.kernelName.empty() || info->name == request.kernelName)) {
       entry.ptx = std::move(*ptx);
       entry.info = std::move(*info);
       entry.compiled = true;
@@ -175,8 +174,7 @@ RuntimeImpl::compileRequest(const tilec::CompileRequest &request,
 Expected<Kernel> RuntimeImpl::compile(const std::string &source,
                                       const std::string &name,
                                       const CompileOptions &options) {
-  Expected<tilec::CompileRequest> request =
-      makeRequest(source, name, options);
+  Expected<tilec::CompileRequest> request = makeRequest(source, name, options);
   if (!request)
     return request.status();
   return compileRequest(*request, options, source);
@@ -185,8 +183,7 @@ Expected<Kernel> RuntimeImpl::compile(const std::string &source,
 Expected<std::string> RuntimeImpl::compileToPTX(const std::string &source,
                                                 const std::string &name,
                                                 const CompileOptions &options) {
-  Expected<tilec::CompileRequest> request =
-      makeRequest(source, name, options);
+  Expected<tilec::CompileRequest> request = makeRequest(source, name, options);
   if (!request)
     return request.status();
   std::string key = cacheKey(*request, version);
@@ -213,8 +210,7 @@ static size_t countEntries(llvm::StringRef ptx) {
     for (llvm::StringRef directive : {".visible", ".weak", ".extern"})
       if (line.consume_front(directive))
         line = line.ltrim();
-    if (line.starts_with(".entry") && line.size() > 6 &&
-        llvm::isSpace(line[6]))
+    if (line.starts_with(".entry") && line.size() > 6 && llvm::isSpace(line[6]))
       ++count;
   }
   return count;
@@ -223,9 +219,9 @@ static size_t countEntries(llvm::StringRef ptx) {
 Expected<Kernel> RuntimeImpl::loadPTX(const std::string &ptx,
                                       const std::string &origin) {
   std::string key =
-      "ptx:" + llvm::toHex(llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
-                               llvm::StringRef(ptx).bytes_begin(),
-                               llvm::StringRef(ptx).bytes_end())));
+      "ptx:" + llvm::toHex(llvm::SHA256::hash(
+                   llvm::ArrayRef<uint8_t>(llvm::StringRef(ptx).bytes_begin(),
+                                           llvm::StringRef(ptx).bytes_end())));
   std::shared_ptr<Entry> entry = entryFor(key);
   std::lock_guard<std::mutex> lock(entry->mutex);
   if (entry->kernel) {
@@ -304,7 +300,9 @@ Runtime &Runtime::get() {
 
 static Expected<std::string> readFile(const std::string &path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true,
+                                  /*RequiresNullTerminator=*/true,
+                                  /*IsVolatile=*/true);
   if (!buffer)
     return Status::error("cannot read '" + path +
                          "': " + buffer.getError().message());
@@ -344,6 +342,4 @@ Expected<Kernel> Runtime::loadPTX(const std::string &ptx) {
 
 RuntimeStats Runtime::stats() const { return impl->stats(); }
 
-std::string Runtime::cacheDirectory() const {
-  return impl->diskCache().path();
-}
+std::string Runtime::cacheDirectory() const { return impl->diskCache().path(); }

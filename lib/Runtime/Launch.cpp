@@ -167,8 +167,8 @@ static std::string alignmentProblem(const ArgRef &arg, unsigned elementBytes,
       continue;
     uint64_t bytes = static_cast<uint64_t>(arg.strides[d]) * elementBytes;
     if (bytes % required)
-      return "strides[" + std::to_string(d) + "] = " +
-             std::to_string(arg.strides[d]) + " elements (" +
+      return "strides[" + std::to_string(d) +
+             "] = " + std::to_string(arg.strides[d]) + " elements (" +
              std::to_string(bytes) + " bytes) is not a multiple of " +
              std::to_string(required) + " bytes";
   }
@@ -211,8 +211,7 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
       switch (param.scalar) {
       case tilec::ScalarKind::I32: {
         if (arg.kind != Arg::Kind::Int)
-          return argError(i, param,
-                          "expected an int, got " + describeArg(arg));
+          return argError(i, param, "expected an int, got " + describeArg(arg));
         if (arg.intValue < INT32_MIN || arg.intValue > INT32_MAX)
           return argError(i, param,
                           "value " + std::to_string(arg.intValue) +
@@ -235,8 +234,7 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
       }
       case tilec::ScalarKind::Bool: {
         if (arg.kind != Arg::Kind::Bool)
-          return argError(i, param,
-                          "expected a bool, got " + describeArg(arg));
+          return argError(i, param, "expected a bool, got " + describeArg(arg));
         uint32_t value = arg.boolValue ? 1 : 0;
         std::memcpy(&slot, &value, sizeof(value));
         break;
@@ -255,19 +253,17 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
       return argError(i, param,
                       std::string("expected a ") +
                           tilec::elementName(param.element) +
-                          " tensor, got a " + dtypeName(arg.dtype) +
-                          " tensor");
+                          " tensor, got a " + dtypeName(arg.dtype) + " tensor");
     if (arg.shapeSize != param.rank)
       return argError(i, param,
                       "expected a rank-" + std::to_string(param.rank) +
-                          " tensor, got rank " +
-                          std::to_string(arg.shapeSize));
+                          " tensor, got rank " + std::to_string(arg.shapeSize));
     if (arg.stridesSize != param.rank)
       return argError(i, param,
                       "the shape has " + std::to_string(arg.shapeSize) +
                           " entries but the strides have " +
-                          std::to_string(arg.stridesSize) +
-                          "; a rank-" + std::to_string(param.rank) +
+                          std::to_string(arg.stridesSize) + "; a rank-" +
+                          std::to_string(param.rank) +
                           " tensor needs one of each per dimension");
     if (param.rank && (!arg.shape || !arg.strides))
       return argError(i, param, "null shape or strides array");
@@ -277,18 +273,18 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
       int64_t size = arg.shape[d];
       if (size < 0)
         return argError(i, param,
-                        "shape[" + std::to_string(d) + "] = " +
-                            std::to_string(size) + " is negative");
+                        "shape[" + std::to_string(d) +
+                            "] = " + std::to_string(size) + " is negative");
       if (size > INT32_MAX)
         return argError(i, param,
-                        "shape[" + std::to_string(d) + "] = " +
-                            std::to_string(size) +
+                        "shape[" + std::to_string(d) +
+                            "] = " + std::to_string(size) +
                             " exceeds 2^31-1, the largest size the kernel "
                             "ABI carries");
       if (arg.strides[d] < 0)
         return argError(i, param,
-                        "strides[" + std::to_string(d) + "] = " +
-                            std::to_string(arg.strides[d]) +
+                        "strides[" + std::to_string(d) +
+                            "] = " + std::to_string(arg.strides[d]) +
                             " is negative; negative strides are not "
                             "supported");
       empty |= size == 0;
@@ -361,8 +357,8 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
 //===----------------------------------------------------------------------===//
 
 static Status kernelError(const KernelImpl &kernel, const Status &status) {
-  return Status::error("kernel '" + kernel.info.name + "': " +
-                       status.message());
+  return Status::error("kernel '" + kernel.info.name +
+                       "': " + status.message());
 }
 
 /// Checks `args` for `kernel`, moving to an alignment variant when that is
@@ -385,12 +381,11 @@ static Status prepare(KernelImpl &kernel, llvm::ArrayRef<ArgRef> args,
     return Status(); // launch() would compile a variant
   Expected<KernelImpl *> variant = kernel.runtime->variant(kernel, alignment);
   if (!variant)
-    return kernelError(kernel,
-                       Status::error(status.message() +
-                                     "; compiling a variant for " +
-                                     std::to_string(alignment) +
-                                     "-byte alignment failed: " +
-                                     variant.status().message()));
+    return kernelError(
+        kernel,
+        Status::error(status.message() + "; compiling a variant for " +
+                      std::to_string(alignment) +
+                      "-byte alignment failed: " + variant.status().message()));
   target = *variant;
   status = checkArguments(target->info, args, packed, fit);
   if (!status.ok())
@@ -406,24 +401,22 @@ Status tile::detail::checkKernel(const KernelImpl &kernel,
                  /*compileVariant=*/false);
 }
 
-Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid,
-                                  Stream stream, llvm::ArrayRef<ArgRef> args) {
+Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
+                                  llvm::ArrayRef<ArgRef> args) {
   PackedArgs packed;
   KernelImpl *target;
   // Fast path: the kernel's own alignment fits.
-  if (Status status = prepare(kernel, args, packed, target, true);
-      !status.ok())
+  if (Status status = prepare(kernel, args, packed, target, true); !status.ok())
     return status;
 
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     return Status(); // nothing to run
   if (grid.x > static_cast<unsigned>(INT32_MAX) || grid.y > 65535 ||
       grid.z > 65535)
-    return Status::error("kernel '" + kernel.info.name + "': grid (" +
-                         std::to_string(grid.x) + ", " +
-                         std::to_string(grid.y) + ", " +
-                         std::to_string(grid.z) +
-                         ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
+    return Status::error(
+        "kernel '" + kernel.info.name + "': grid (" + std::to_string(grid.x) +
+        ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+        ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
   if (!target->function)
     return Status::error("kernel '" + kernel.info.name +
                          "' is not loaded on a GPU (it was built from a "
@@ -449,15 +442,12 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid,
       1, target->info.sharedBytes, reinterpret_cast<CUstream>(stream),
       packed.pointers.data(), nullptr);
   if (result != CUDA_SUCCESS)
-    return Status::error(driver.errorText(result, "cuLaunchKernel") +
-                         " (kernel '" + kernel.info.name + "', grid (" +
-                         std::to_string(grid.x) + ", " +
-                         std::to_string(grid.y) + ", " +
-                         std::to_string(grid.z) + "), " +
-                         std::to_string(target->info.numWarps * 32) +
-                         " threads, " +
-                         std::to_string(target->info.sharedBytes) +
-                         " bytes of shared memory)");
+    return Status::error(
+        driver.errorText(result, "cuLaunchKernel") + " (kernel '" +
+        kernel.info.name + "', grid (" + std::to_string(grid.x) + ", " +
+        std::to_string(grid.y) + ", " + std::to_string(grid.z) + "), " +
+        std::to_string(target->info.numWarps * 32) + " threads, " +
+        std::to_string(target->info.sharedBytes) + " bytes of shared memory)");
   return Status();
 }
 

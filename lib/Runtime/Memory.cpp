@@ -54,10 +54,10 @@ Status tile::deviceFree(void *pointer) {
   Expected<const GpuContext *> gpu = currentGpu();
   if (!gpu)
     return gpu.status();
-  return check(*gpu,
-               (*gpu)->driver->cuMemFree_v2(
-                   reinterpret_cast<CUdeviceptr>(pointer)),
-               "cuMemFree");
+  return check(
+      *gpu,
+      (*gpu)->driver->cuMemFree_v2(reinterpret_cast<CUdeviceptr>(pointer)),
+      "cuMemFree");
 }
 
 Status tile::copyToDevice(void *dst, const void *src, size_t bytes) {
@@ -92,7 +92,7 @@ Status tile::deviceMemset(void *dst, uint8_t value, size_t bytes) {
     return gpu.status();
   return check(*gpu,
                (*gpu)->driver->cuMemsetD8_v2(reinterpret_cast<CUdeviceptr>(dst),
-                                            value, bytes),
+                                             value, bytes),
                "cuMemsetD8");
 }
 
@@ -100,10 +100,10 @@ Status tile::synchronize(Stream stream) {
   Expected<const GpuContext *> gpu = currentGpu();
   if (!gpu)
     return gpu.status();
-  return check(*gpu,
-               (*gpu)->driver->cuStreamSynchronize(
-                   reinterpret_cast<CUstream>(stream)),
-               "cuStreamSynchronize");
+  return check(
+      *gpu,
+      (*gpu)->driver->cuStreamSynchronize(reinterpret_cast<CUstream>(stream)),
+      "cuStreamSynchronize");
 }
 
 Status tile::synchronizeDevice() {
@@ -118,10 +118,9 @@ Expected<Stream> tile::createStream() {
   if (!gpu)
     return gpu.status();
   CUstream stream = nullptr;
-  if (Status status = check(*gpu,
-                            (*gpu)->driver->cuStreamCreate(
-                                &stream, CU_STREAM_NON_BLOCKING),
-                            "cuStreamCreate");
+  if (Status status = check(
+          *gpu, (*gpu)->driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+          "cuStreamCreate");
       !status.ok())
     return status;
   return reinterpret_cast<Stream>(stream);
@@ -133,10 +132,10 @@ Status tile::destroyStream(Stream stream) {
   Expected<const GpuContext *> gpu = currentGpu();
   if (!gpu)
     return gpu.status();
-  return check(*gpu,
-               (*gpu)->driver->cuStreamDestroy_v2(
-                   reinterpret_cast<CUstream>(stream)),
-               "cuStreamDestroy");
+  return check(
+      *gpu,
+      (*gpu)->driver->cuStreamDestroy_v2(reinterpret_cast<CUstream>(stream)),
+      "cuStreamDestroy");
 }
 
 Expected<Event> Event::create() {
@@ -144,9 +143,9 @@ Expected<Event> Event::create() {
   if (!gpu)
     return gpu.status();
   CUevent event = nullptr;
-  if (Status status = check(
-          *gpu, (*gpu)->driver->cuEventCreate(&event, CU_EVENT_DEFAULT),
-          "cuEventCreate");
+  if (Status status =
+          check(*gpu, (*gpu)->driver->cuEventCreate(&event, CU_EVENT_DEFAULT),
+                "cuEventCreate");
       !status.ok())
     return status;
   Event result;
@@ -177,10 +176,11 @@ Status Event::record(Stream stream) {
   Expected<const GpuContext *> gpu = currentGpu();
   if (!gpu)
     return gpu.status();
-  return check(*gpu,
-               (*gpu)->driver->cuEventRecord(static_cast<CUevent>(handle),
-                                             reinterpret_cast<CUstream>(stream)),
-               "cuEventRecord");
+  return check(
+      *gpu,
+      (*gpu)->driver->cuEventRecord(static_cast<CUevent>(handle),
+                                    reinterpret_cast<CUstream>(stream)),
+      "cuEventRecord");
 }
 
 Status Event::synchronize() {
@@ -201,12 +201,11 @@ Expected<float> Event::elapsedMsSince(const Event &start) const {
   if (!gpu)
     return gpu.status();
   float ms = 0;
-  if (Status status =
-          check(*gpu,
-                (*gpu)->driver->cuEventElapsedTime_v2(
-                    &ms, static_cast<CUevent>(start.handle),
-                    static_cast<CUevent>(handle)),
-                "cuEventElapsedTime");
+  if (Status status = check(*gpu,
+                            (*gpu)->driver->cuEventElapsedTime_v2(
+                                &ms, static_cast<CUevent>(start.handle),
+                                static_cast<CUevent>(handle)),
+                            "cuEventElapsedTime");
       !status.ok())
     return status;
   return ms;

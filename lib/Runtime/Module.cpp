@@ -51,8 +51,7 @@ static Status setUpContext(GpuContext &gpu) {
     }
     if ((result = driver->cuDeviceGet(&gpu.device, ordinal)) != CUDA_SUCCESS)
       return Status::error(driver->errorText(result, "cuDeviceGet"));
-    if ((result = driver->cuDevicePrimaryCtxRetain(&gpu.context,
-                                                   gpu.device)) !=
+    if ((result = driver->cuDevicePrimaryCtxRetain(&gpu.context, gpu.device)) !=
         CUDA_SUCCESS)
       return Status::error(
           driver->errorText(result, "cuDevicePrimaryCtxRetain"));
@@ -63,8 +62,8 @@ static Status setUpContext(GpuContext &gpu) {
   DeviceInfo &info = gpu.info;
   info.ordinal = static_cast<int>(gpu.device);
   char name[256] = {0};
-  if ((result = driver->cuDeviceGetName(name, sizeof(name) - 1,
-                                        gpu.device)) != CUDA_SUCCESS)
+  if ((result = driver->cuDeviceGetName(name, sizeof(name) - 1, gpu.device)) !=
+      CUDA_SUCCESS)
     return Status::error(driver->errorText(result, "cuDeviceGetName"));
   info.name = name;
   struct {
@@ -78,8 +77,8 @@ static Status setUpContext(GpuContext &gpu) {
        &info.maxSharedPerBlockOptin},
   };
   for (auto &[attribute, value] : attributes)
-    if ((result = driver->cuDeviceGetAttribute(value, attribute,
-                                               gpu.device)) != CUDA_SUCCESS)
+    if ((result = driver->cuDeviceGetAttribute(value, attribute, gpu.device)) !=
+        CUDA_SUCCESS)
       return Status::error(driver->errorText(result, "cuDeviceGetAttribute"));
   info.arch = archForComputeCapability(info.computeMajor, info.computeMinor);
   return Status();
@@ -152,9 +151,8 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
   std::string log(16384, '\0');
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {log.data(),
-                    reinterpret_cast<void *>(static_cast<uintptr_t>(
-                        log.size() - 1))};
+  void *values[] = {log.data(), reinterpret_cast<void *>(
+                                    static_cast<uintptr_t>(log.size() - 1))};
   CUmodule module = nullptr;
   CUresult result =
       driver.cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
@@ -195,8 +193,8 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
   // must be asked for.
   if (info.sharedBytes > 48 * 1024) {
     int staticBytes = 0;
-    driver.cuFuncGetAttribute(&staticBytes,
-                              CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function);
+    driver.cuFuncGetAttribute(&staticBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                              function);
     uint64_t total = uint64_t(info.sharedBytes) + uint64_t(staticBytes);
     if (total > static_cast<uint64_t>(gpu.info.maxSharedPerBlockOptin))
       return fail(where + " needs " + std::to_string(total) +

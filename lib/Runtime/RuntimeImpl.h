@@ -58,7 +58,7 @@ class RuntimeImpl;
 /// What compiled a JIT kernel, to compile variants of it.
 struct CompileRecipe {
   std::string source;
-  std::string name; // buffer name
+  std::string name;       // buffer name
   CompileOptions options; // arch resolved
 };
 
@@ -131,8 +131,9 @@ struct AlignmentFit {
 /// ABI (KernelInfo.h). A pure function: no GPU, no allocation on success
 /// beyond `packed`'s inline storage. Messages name the argument, 1-based:
 /// "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
-Status checkArguments(const tilec::KernelInfo &info, llvm::ArrayRef<ArgRef> args,
-                      PackedArgs &packed, AlignmentFit &fit);
+Status checkArguments(const tilec::KernelInfo &info,
+                      llvm::ArrayRef<ArgRef> args, PackedArgs &packed,
+                      AlignmentFit &fit);
 
 /// Checks, picks an alignment variant if needed, and launches.
 Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
@@ -184,8 +185,8 @@ using CompilerFn =
     std::function<tilec::CompileResult(const tilec::CompileRequest &)>;
 
 struct RuntimeConfig {
-  std::string cacheDirectory; // empty: no disk cache
-  CompilerFn compiler;        // tilec::compile when empty
+  std::string cacheDirectory;  // empty: no disk cache
+  CompilerFn compiler;         // tilec::compile when empty
   std::string compilerVersion; // tilec::compilerVersion() when empty
 };
 
@@ -234,8 +235,8 @@ private:
   mutable std::mutex mutex;
   llvm::StringMap<std::shared_ptr<Entry>> entries;
 
-  std::atomic<uint64_t> compiles{0}, diskHits{0}, diskWrites{0},
-      memoryHits{0}, modulesLoaded{0}, alignmentVariants{0};
+  std::atomic<uint64_t> compiles{0}, diskHits{0}, diskWrites{0}, memoryHits{0},
+      modulesLoaded{0}, alignmentVariants{0};
 };
 
 /// Loads `ptx` into the runtime's context: cuModuleLoadDataEx (with the JIT

@@ -81,8 +81,9 @@ static const char *scalarName(ScalarKind kind) {
 }
 
 static std::optional<ElementKind> parseElement(llvm::StringRef name) {
-  for (ElementKind kind : {ElementKind::F16, ElementKind::BF16, ElementKind::F32,
-                           ElementKind::I32, ElementKind::Bool})
+  for (ElementKind kind :
+       {ElementKind::F16, ElementKind::BF16, ElementKind::F32, ElementKind::I32,
+        ElementKind::Bool})
     if (name == elementName(kind))
       return kind;
   return std::nullopt;
@@ -163,8 +164,7 @@ public:
                  bool required = true) {
     const json::Value *value = object.get(key);
     if (!value)
-      return !required ||
-             fail(where + ": missing \"" + key + "\" (a string)");
+      return !required || fail(where + ": missing \"" + key + "\" (a string)");
     std::optional<llvm::StringRef> str = value->getAsString();
     if (!str)
       return fail(where + ": \"" + key + "\" must be a string");
@@ -173,8 +173,8 @@ public:
   }
 
   bool getInt(const json::Object &object, llvm::StringRef key,
-              const llvm::Twine &where, int64_t min, int64_t max,
-              unsigned &out, bool required = true) {
+              const llvm::Twine &where, int64_t min, int64_t max, unsigned &out,
+              bool required = true) {
     const json::Value *value = object.get(key);
     if (!value)
       return !required ||

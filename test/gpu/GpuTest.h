@@ -53,7 +53,7 @@ inline uint16_t floatToHalf(float value) {
     return sign | 0x7c00 | (magnitude > 0x7f800000 ? 0x200 : 0);
   if (magnitude >= 0x477ff000) // rounds to >= 65520: inf
     return sign | 0x7c00;
-  if (magnitude < 0x38800000) { // subnormal half (or zero)
+  if (magnitude < 0x38800000) {                     // subnormal half (or zero)
     float f = bitsToFloat(magnitude) * 16777216.0f; // * 2^24
     uint32_t q = static_cast<uint32_t>(std::nearbyint(f));
     return sign | q;
@@ -161,8 +161,7 @@ inline void check(const tile::Status &status, const char *what) {
     std::exit(1);
   }
 }
-template <typename T>
-T checkValue(tile::Expected<T> value, const char *what) {
+template <typename T> T checkValue(tile::Expected<T> value, const char *what) {
   check(value.status(), what);
   return std::move(*value);
 }
@@ -191,7 +190,7 @@ inline uint64_t pickSeed(int argc, char **argv) {
 }
 
 struct ErrorStats {
-  double relative = 0;  // ||out - ref|| / ||ref||
+  double relative = 0; // ||out - ref|| / ||ref||
   double maxAbs = 0;
   size_t nonFinite = 0; // unwritten (still poisoned) or NaN/inf outputs
   size_t firstBad = 0;
@@ -240,9 +239,8 @@ inline bool report(const std::string &name, const ErrorStats &stats,
                 ok ? "PASS" : "FAIL", stats.nonFinite, stats.count,
                 stats.firstBad);
   else
-    std::printf("%-64s rel_err=%.3e max_abs=%.3e bound=%.1e %s\n",
-                name.c_str(), stats.relative, stats.maxAbs, bound,
-                ok ? "PASS" : "FAIL");
+    std::printf("%-64s rel_err=%.3e max_abs=%.3e bound=%.1e %s\n", name.c_str(),
+                stats.relative, stats.maxAbs, bound, ok ? "PASS" : "FAIL");
   std::fflush(stdout);
   return ok;
 }

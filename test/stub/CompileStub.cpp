@@ -1,4 +1,5 @@
-//===- CompileStub.cpp - Stand-in for tilec::compile -----------------------===//
+//===- CompileStub.cpp - Stand-in for tilec::compile
+//-----------------------===//
 //
 // Linked instead of the code generator (TilecTarget) until it exists, so
 // that libtile and its tests build. Every compile fails with a message; the

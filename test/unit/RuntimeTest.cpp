@@ -79,8 +79,8 @@ void *fakePointer(uintptr_t alignment) {
 std::vector<Arg> fmhaArgs(int64_t seq = 128) {
   std::vector<Arg> args;
   for (int i = 0; i < 4; ++i)
-    args.push_back(Tensor::contiguous(fakePointer(256), DType::F16,
-                                      {2, 8, seq, 64}));
+    args.push_back(
+        Tensor::contiguous(fakePointer(256), DType::F16, {2, 8, seq, 64}));
   args.push_back(0.125f);
   args.push_back(0);
   return args;
@@ -325,7 +325,8 @@ static std::string checkMessage(const KernelInfo &info,
 TEST(Arguments, ClearErrors) {
   KernelInfo info = fmhaInfo();
   Kernel kernel = makeUnloadedKernel(info);
-  ASSERT_TRUE(kernel.check(fmhaArgs()).ok()) << kernel.check(fmhaArgs()).message();
+  ASSERT_TRUE(kernel.check(fmhaArgs()).ok())
+      << kernel.check(fmhaArgs()).message();
   EXPECT_EQ(kernel.name(), "fmha");
   EXPECT_EQ(kernel.params().size(), 6u);
   EXPECT_EQ(kernel.params()[0].kind, ParamInfo::Kind::Tensor);
@@ -354,9 +355,10 @@ TEST(Arguments, ClearErrors) {
   EXPECT_EQ(checkMessage(info, five),
             "kernel 'fmha': expected 6 arguments (Q, K, V, Out, qk_scale, "
             "input_pos), got 5");
-  EXPECT_EQ(with(2, Tensor::contiguous(good.data, DType::BF16, {2, 8, 128, 64})),
-            "kernel 'fmha': argument 3 ('V'): expected a f16 tensor, got a "
-            "bf16 tensor");
+  EXPECT_EQ(
+      with(2, Tensor::contiguous(good.data, DType::BF16, {2, 8, 128, 64})),
+      "kernel 'fmha': argument 3 ('V'): expected a f16 tensor, got a "
+      "bf16 tensor");
   EXPECT_EQ(with(0, 1.5f),
             "kernel 'fmha': argument 1 ('Q'): expected a rank-4 f16 tensor, "
             "got a float");
@@ -400,9 +402,9 @@ TEST(Arguments, ClearErrors) {
             std::string::npos)
       << message;
   EXPECT_EQ(with(2, modified([](Tensor &t) {
-              t.shape[3] = 60;
-              t.strides = {8 * 128 * 60, 128 * 60, 60, 1};
-            })),
+                   t.shape[3] = 60;
+                   t.strides = {8 * 128 * 60, 128 * 60, 60, 1};
+                 })),
             "kernel 'fmha': argument 3 ('V'): strides[2] = 60 elements (120 "
             "bytes) is not a multiple of 16 bytes, which the kernel assumes");
   message = with(0, modified([](Tensor &t) { t.data = fakePointer(1); }));
@@ -508,7 +510,9 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.source += " "; },
       [](auto &r) { r.defines[0].second = "256"; },
       [](auto &r) { r.defines[1].first = "DTYPE2"; },
-      [](auto &r) { r.defines.push_back({"X", "1"}); },
+      [](auto &r) {
+        r.defines.push_back({"X", "1"});
+      },
       [](auto &r) { r.defines.pop_back(); },
       [](auto &r) { r.kernelName = ""; },
       [](auto &r) { r.arch = "sm_80"; },
@@ -624,17 +628,17 @@ struct FakeCompiler {
     }
     result.ok = true;
     for (const char *name : {"k", "other"}) {
-      if (!request.kernelName.empty() ? request.kernelName != name
-                                      : std::strcmp(name, "other") == 0 &&
-                                            request.source.find("two") ==
-                                                std::string::npos)
+      if (!request.kernelName.empty()
+              ? request.kernelName != name
+              : std::strcmp(name, "other") == 0 &&
+                    request.source.find("two") == std::string::npos)
         continue;
       tilec::CompiledKernel kernel;
       kernel.info.name = name;
       kernel.info.arch = request.arch;
       kernel.info.numWarps = request.numWarps;
-      kernel.info.params = {tensorParam("A", ElementKind::F32, 1,
-                                        request.tensorAlignment)};
+      kernel.info.params = {
+          tensorParam("A", ElementKind::F32, 1, request.tensorAlignment)};
       kernel.info.constants = request.defines;
       kernel.ptx = "// tilec-kernel: " + kernel.info.toJSON() +
                    "\n.version 8.0\n.target " + request.arch +
@@ -657,8 +661,8 @@ RuntimeConfig fakeConfig(const std::string &dir,
   return config;
 }
 
-CompileOptions sm90(std::vector<std::pair<std::string, std::string>> constants =
-                        {}) {
+CompileOptions
+sm90(std::vector<std::pair<std::string, std::string>> constants = {}) {
   CompileOptions options;
   options.arch = "sm_90a";
   options.constants = std::move(constants);
@@ -767,13 +771,17 @@ TEST(JIT, CompileErrors) {
 
   CompileOptions bad = sm90();
   bad.numWarps = 0;
-  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad).status().message().find(
-                "numWarps is 0"),
+  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad)
+                .status()
+                .message()
+                .find("numWarps is 0"),
             std::string::npos);
   bad = sm90();
   bad.tensorAlignment = 12;
-  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad).status().message().find(
-                "tensorAlignment is 12"),
+  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad)
+                .status()
+                .message()
+                .find("tensorAlignment is 12"),
             std::string::npos);
 }
 

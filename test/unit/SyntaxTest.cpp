@@ -137,8 +137,7 @@ std::string parseExpr(StringRef source) {
   ParseResult result = parse(("x = " + source + "\n").str());
   EXPECT_EQ(result.errors, "") << "in expression: " << source.str();
   StringRef ast = result.ast;
-  if (!ast.consume_front("(module\n  (global x ") ||
-      !ast.consume_back("))\n"))
+  if (!ast.consume_front("(module\n  (global x ") || !ast.consume_back("))\n"))
     return "unexpected dump: " + result.ast;
   return ast.str();
 }
@@ -211,8 +210,7 @@ TEST(LexerTest, BackslashContinuation) {
                     "        2\n"
                     "b = \\\r\n"
                     "3\n");
-  EXPECT_EQ(r.tokens,
-            "name:a = int:1 + int:2 NL name:b = int:3 NL EOF");
+  EXPECT_EQ(r.tokens, "name:a = int:1 + int:2 NL name:b = int:3 NL EOF");
   EXPECT_EQ(r.errors, "");
 
   r = lex("a = \\ 1\n");
@@ -228,12 +226,13 @@ TEST(LexerTest, MismatchedDedent) {
                     "  d\n"
                     "      e\n"
                     "f\n");
-  // `c` is reported once, then treated as part of the outer block, and so
-  // is `d` at the same column; `e` opens a real block again.
-  EXPECT_EQ(r.tokens, "name:a NL INDENT name:b NL DEDENT name:c NL name:d NL "
-                      "INDENT name:e NL DEDENT name:f NL EOF");
-  EXPECT_EQ(r.errors,
-            "3:3: error: unindent does not match any outer indentation level\n");
+  // `c` is reported, then stays in the block of `b`, which now has its
+  // column: `d` at the same column needs no second report.
+  EXPECT_EQ(r.tokens, "name:a NL INDENT name:b NL name:c NL name:d NL "
+                      "INDENT name:e NL DEDENT DEDENT name:f NL EOF");
+  EXPECT_EQ(
+      r.errors,
+      "3:3: error: unindent does not match any outer indentation level\n");
 }
 
 TEST(LexerTest, TabsInIndentation) {
@@ -246,6 +245,13 @@ TEST(LexerTest, TabsInIndentation) {
   // indentation are ordinary whitespace.
   EXPECT_EQ(r.tokens,
             "name:a NL INDENT name:b NL name:c NL DEDENT name:d name:e NL EOF");
+  EXPECT_EQ(r.errors,
+            "2:1: error: tabs are not allowed in indentation; use spaces\n");
+
+  // A tab and eight spaces are the same level; two spaces and a tab too.
+  r = lex("a\n\tb\n        c\n  \td\n");
+  EXPECT_EQ(r.tokens,
+            "name:a NL INDENT name:b NL name:c NL name:d NL DEDENT EOF");
   EXPECT_EQ(r.errors,
             "2:1: error: tabs are not allowed in indentation; use spaces\n");
 }
@@ -334,10 +340,10 @@ TEST(LexerTest, InvalidCharacters) {
 }
 
 TEST(LexerTest, UnsupportedKeywords) {
-  const char *words[] = {"def",   "while",    "break",  "continue", "lambda",
-                         "import", "from",    "class",  "with",     "try",
-                         "except", "global",  "nonlocal", "yield",  "async",
-                         "await", "del",      "assert", "raise",    "is"};
+  const char *words[] = {"def",    "while",  "break",    "continue", "lambda",
+                         "import", "from",   "class",    "with",     "try",
+                         "except", "global", "nonlocal", "yield",    "async",
+                         "await",  "del",    "assert",   "raise",    "is"};
   for (const char *word : words) {
     LexResult r = lex(std::string(word) + " x");
     EXPECT_EQ(r.tokens, "ERR(" + std::string(word) + ") name:x NL EOF");
@@ -366,7 +372,8 @@ TEST(LexerTest, StopsAfterTooManyErrors) {
   EXPECT_EQ(r.tokens, "ERR($) name:a ERR($) name:b ERR($) EOF");
   EXPECT_EQ(r.errors, "1:1: error: invalid character '$' in source\n"
                       "1:5: error: invalid character '$' in source\n"
-                      "1:9: error: invalid character '$' in source\n");
+                      "1:9: error: invalid character '$' in source\n"
+                      "error: too many errors emitted, stopping now\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -468,8 +475,9 @@ TEST(ParserTest, ArithmeticPrecedence) {
             "(name d) (binop + (name e) (name f))))))");
   EXPECT_EQ(parseExpr("a >> b << c"),
             "(binop << (binop >> (name a) (name b)) (name c))");
-  EXPECT_EQ(parseExpr("a & b | c & d"),
-            "(binop | (binop & (name a) (name b)) (binop & (name c) (name d)))");
+  EXPECT_EQ(
+      parseExpr("a & b | c & d"),
+      "(binop | (binop & (name a) (name b)) (binop & (name c) (name d)))");
 }
 
 TEST(ParserTest, UnaryAndPower) {
@@ -487,8 +495,9 @@ TEST(ParserTest, ComparisonsAndBooleans) {
   EXPECT_EQ(parseExpr("a < b <= c > d >= e == f != g"),
             "(compare (name a) < (name b) <= (name c) > (name d) >= (name e) "
             "== (name f) != (name g))");
-  EXPECT_EQ(parseExpr("a + 1 < b * 2"),
-            "(compare (binop + (name a) (int 1)) < (binop * (name b) (int 2)))");
+  EXPECT_EQ(
+      parseExpr("a + 1 < b * 2"),
+      "(compare (binop + (name a) (int 1)) < (binop * (name b) (int 2)))");
   EXPECT_EQ(parseExpr("not a == b"),
             "(unary not (compare (name a) == (name b)))");
   EXPECT_EQ(parseExpr("not not a"), "(unary not (unary not (name a)))");
@@ -549,9 +558,10 @@ TEST(ParserTest, CallsAndKeywordArguments) {
             "(int 1))))");
   EXPECT_EQ(parseExpr("f(x=1,)"), "(call (name f) (kw x (int 1)))");
   EXPECT_EQ(parseExpr("f(a)(b)"), "(call (call (name f) (name a)) (name b))");
-  EXPECT_EQ(parseExpr("x.reshape((1, 2)).astype(f32)"),
-            "(call (attr (call (attr (name x) reshape) (tuple (int 1) (int 2))) "
-            "astype) (name f32))");
+  EXPECT_EQ(
+      parseExpr("x.reshape((1, 2)).astype(f32)"),
+      "(call (attr (call (attr (name x) reshape) (tuple (int 1) (int 2))) "
+      "astype) (name f32))");
   EXPECT_EQ(parseExpr("f(a == b, c=d < e)"),
             "(call (name f) (compare (name a) == (name b)) (kw c (compare "
             "(name d) < (name e))))");
@@ -565,7 +575,8 @@ TEST(ParserTest, SubscriptsAndSlices) {
             "(subscript (name x) (slice _ _ _) (none))");
   EXPECT_EQ(parseExpr("x[None, :]"),
             "(subscript (name x) (none) (slice _ _ _))");
-  EXPECT_EQ(parseExpr("x[1:2]"), "(subscript (name x) (slice (int 1) (int 2) _))");
+  EXPECT_EQ(parseExpr("x[1:2]"),
+            "(subscript (name x) (slice (int 1) (int 2) _))");
   EXPECT_EQ(parseExpr("x[1:]"), "(subscript (name x) (slice (int 1) _ _))");
   EXPECT_EQ(parseExpr("x[:2]"), "(subscript (name x) (slice _ (int 2) _))");
   EXPECT_EQ(parseExpr("x[::2]"), "(subscript (name x) (slice _ _ (int 2)))");
@@ -679,17 +690,18 @@ TEST(ParserTest, ForLoopsAndNestedBlocks) {
                         "        acc = acc * 2\n"
                         "    for t in range(3): pass\n");
   EXPECT_EQ(r.errors, "");
-  EXPECT_EQ(r.ast, "(module\n"
-                   "  (kernel k\n"
-                   "    (body\n"
-                   "      (for i (call (name range) (int 4))\n"
-                   "        (for j (call (name range) (name i) (int 8) (int 2))\n"
-                   "          (if (compare (name i) < (name j))\n"
-                   "            (then\n"
-                   "              (augassign acc += (name i)))))\n"
-                   "        (assign acc (binop * (name acc) (int 2))))\n"
-                   "      (for t (call (name range) (int 3))\n"
-                   "        (pass)))))\n");
+  EXPECT_EQ(r.ast,
+            "(module\n"
+            "  (kernel k\n"
+            "    (body\n"
+            "      (for i (call (name range) (int 4))\n"
+            "        (for j (call (name range) (name i) (int 8) (int 2))\n"
+            "          (if (compare (name i) < (name j))\n"
+            "            (then\n"
+            "              (augassign acc += (name i)))))\n"
+            "        (assign acc (binop * (name acc) (int 2))))\n"
+            "      (for t (call (name range) (int 3))\n"
+            "        (pass)))))\n");
 }
 
 TEST(ParserTest, KernelsAndGlobals) {
@@ -808,8 +820,7 @@ TEST(ParserErrorTest, TopLevel) {
   EXPECT_EQ(parseErrors("if x:\n    pass\ny = 1\n"),
             "1:1: error: expected 'kernel' or a constant 'NAME = value' at "
             "the top level, found 'if'\n");
-  EXPECT_EQ(parseErrors("x = 1\n  y = 2\n"),
-            "2:3: error: unexpected indent\n");
+  EXPECT_EQ(parseErrors("x = 1\n  y = 2\n"), "2:3: error: unexpected indent\n");
   EXPECT_EQ(parseErrors("def f():\n    pass\nx = )\n"),
             "1:1: error: 'def' is not supported in .tile kernels\n"
             "3:5: error: expected an expression, found ')'\n");
@@ -950,10 +961,25 @@ TEST(ParserErrorTest, BadDedentKeepsParsing) {
                    "    (body\n"
                    "      (if (name x)\n"
                    "        (then\n"
-                   "          (assign y (int 1))))\n"
-                   "      (assign z (int 2))\n"
-                   "      (assign w (int 3))\n"
+                   "          (assign y (int 1))\n"
+                   "          (assign z (int 2))\n"
+                   "          (assign w (int 3))))\n"
                    "      (assign v (int 4)))))\n");
+}
+
+TEST(ParserErrorTest, BadDedentDoesNotCloseTheKernel) {
+  ParseResult r = parse("kernel k():\n"
+                        "        y = 1\n"
+                        "    z = 2\n"
+                        "    w = 3\n");
+  EXPECT_EQ(r.errors, "3:5: error: unindent does not match any outer "
+                      "indentation level\n");
+  EXPECT_EQ(r.ast, "(module\n"
+                   "  (kernel k\n"
+                   "    (body\n"
+                   "      (assign y (int 1))\n"
+                   "      (assign z (int 2))\n"
+                   "      (assign w (int 3)))))\n");
 }
 
 TEST(ParserErrorTest, LexerErrorsAreNotReportedTwice) {
@@ -981,13 +1007,12 @@ TEST(ParserErrorTest, SeveralErrorsInOneRun) {
                         "    e = f(p=1, p=2)\n"
                         "    g = 0x\n"
                         "    h = 3\n");
-  EXPECT_EQ(r.errors,
-            "1:5: error: expected an expression, found ')'\n"
-            "3:12: error: expected an expression, found end of line\n"
-            "5:5: error: cannot assign to a call\n"
-            "8:14: error: expected an expression, found ']'\n"
-            "10:16: error: keyword argument repeated: 'p'\n"
-            "11:9: error: invalid numeric literal '0x'\n");
+  EXPECT_EQ(r.errors, "1:5: error: expected an expression, found ')'\n"
+                      "3:12: error: expected an expression, found end of line\n"
+                      "5:5: error: cannot assign to a call\n"
+                      "8:14: error: expected an expression, found ']'\n"
+                      "10:16: error: keyword argument repeated: 'p'\n"
+                      "11:9: error: invalid numeric literal '0x'\n");
   // The statements around the errors are all there.
   EXPECT_EQ(r.ast, "(module\n"
                    "  (kernel k\n"
@@ -1009,7 +1034,12 @@ TEST(ParserErrorTest, StopsAfterTooManyErrors) {
                       "3:9: error: expected an expression, found ')'\n"
                       "4:9: error: expected an expression, found ')'\n"
                       "5:9: error: expected an expression, found ')'\n"
-                      "6:9: error: expected an expression, found ')'\n");
+                      "6:9: error: expected an expression, found ')'\n"
+                      "error: too many errors emitted, stopping now\n");
+  // No notice when the last error is also the last problem in the file.
+  EXPECT_EQ(parse("x = )\ny = )\n", /*maxErrors=*/2).errors,
+            "1:5: error: expected an expression, found ')'\n"
+            "2:5: error: expected an expression, found ')'\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1026,12 +1056,12 @@ std::string repeat(StringRef s, unsigned n) {
 TEST(ParserLimitTest, ParenthesesNesting) {
   // At the top level, 256 levels are fine and the 257th is reported at its
   // own parenthesis.
-  EXPECT_EQ(parseErrors("x = " + repeat("(", 256) + "1" + repeat(")", 256) +
-                        "\n"),
-            "");
-  EXPECT_EQ(parseErrors("x = " + repeat("(", 257) + "1" + repeat(")", 257) +
-                        "\n"),
-            "1:261: error: nesting too deep (limit 256)\n");
+  EXPECT_EQ(
+      parseErrors("x = " + repeat("(", 256) + "1" + repeat(")", 256) + "\n"),
+      "");
+  EXPECT_EQ(
+      parseErrors("x = " + repeat("(", 257) + "1" + repeat(")", 257) + "\n"),
+      "1:261: error: nesting too deep (limit 256)\n");
   // Within a kernel body the block is one level already.
   EXPECT_EQ(parseErrors("kernel k():\n    x = " + repeat("(", 300) + "1" +
                         repeat(")", 300) + "\n"),
@@ -1039,9 +1069,9 @@ TEST(ParserLimitTest, ParenthesesNesting) {
 }
 
 TEST(ParserLimitTest, VeryDeepInputRecovers) {
-  ParseResult r = parse("kernel k():\n    x = " + repeat("(", 10000) + "1" +
-                        repeat(")", 10000) + "\n    z = 2\n    y = " +
-                        repeat("(", 10000) + "\n    w = 3\n");
+  ParseResult r = parse(
+      "kernel k():\n    x = " + repeat("(", 10000) + "1" + repeat(")", 10000) +
+      "\n    z = 2\n    y = " + repeat("(", 10000) + "\n    w = 3\n");
   // The innermost unclosed bracket is reported; it swallowed the rest of the
   // file, as in Python.
   EXPECT_EQ(r.errors, "2:264: error: nesting too deep (limit 256)\n"
@@ -1062,9 +1092,9 @@ TEST(ParserLimitTest, OtherNestedForms) {
             "2:775: error: nesting too deep (limit 256)\n");
   EXPECT_EQ(parseErrors(body + repeat("f(", 1000) + repeat(")", 1000) + "\n"),
             "2:520: error: nesting too deep (limit 256)\n");
-  EXPECT_EQ(parseErrors(body + repeat("a[", 1000) + "0" + repeat("]", 1000) +
-                        "\n"),
-            "2:520: error: nesting too deep (limit 256)\n");
+  EXPECT_EQ(
+      parseErrors(body + repeat("a[", 1000) + "0" + repeat("]", 1000) + "\n"),
+      "2:520: error: nesting too deep (limit 256)\n");
 }
 
 TEST(ParserLimitTest, BlockNesting) {
@@ -1146,11 +1176,12 @@ TEST(ParserLimitTest, BinaryAndRandomInput) {
 }
 
 TEST(ParserLimitTest, RandomTokenSoup) {
-  const char *pieces[] = {"kernel", "k", "(", ")", "[", "]", ":", ",", "=",
-                          "+",      "**", "-", "not", "if", "elif", "else",
-                          "for",    "in", "x", "1", "2.5", "None", "\n",
-                          "\n    ", "\n        ", ".", "pass", "return",
-                          "+=",     "\\\n", "#c\n", "'s'", "$", "\t"};
+  const char *pieces[] = {
+      "kernel", "k",    "(",      ")",          "[", "]",    ":",
+      ",",      "=",    "+",      "**",         "-", "not",  "if",
+      "elif",   "else", "for",    "in",         "x", "1",    "2.5",
+      "None",   "\n",   "\n    ", "\n        ", ".", "pass", "return",
+      "+=",     "\\\n", "#c\n",   "'s'",        "$", "\t"};
   std::mt19937 rng(7);
   for (unsigned iter = 0; iter < 300; ++iter) {
     std::string source;

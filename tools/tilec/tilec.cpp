@@ -1,6 +1,8 @@
 //===- tilec.cpp - The tilec compiler driver ------------------------------===//
 //
-//   tilec FILE [-DNAME=VALUE ...] [--kernel NAME] --emit=ast|tile [-o OUT]
+//   tilec FILE [-DNAME=VALUE ...] [--kernel NAME]
+//         [--emit=ast|tile|layout|nvvm|llvm|ptx] [--arch=sm_90a]
+//         [--num-warps=4] [--alignment=16] [-o OUT]
 //
 // Diagnostics go to stderr as file:line:col with the source line and a
 // caret; the exit code is non-zero on any error. The output file is written
@@ -11,6 +13,7 @@
 #include "tilec/Frontend/Compiler.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Pipeline/Registration.h"
+#include "tilec/Target/Compile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -25,16 +28,31 @@
 using namespace llvm;
 
 namespace {
-enum class EmitKind { AST, Tile };
+using tilec::Stage;
 
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file>"),
                                cl::Required);
 cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
                                 cl::value_desc("file"), cl::init("-"));
-cl::opt<EmitKind> emitKind(
-    "emit", cl::desc("What to produce"), cl::init(EmitKind::Tile),
-    cl::values(clEnumValN(EmitKind::AST, "ast", "the parsed syntax tree"),
-               clEnumValN(EmitKind::Tile, "tile", "verified tile IR")));
+cl::opt<Stage> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(Stage::Tile),
+    cl::values(
+        clEnumValN(Stage::AST, "ast", "the parsed syntax tree"),
+        clEnumValN(Stage::Tile, "tile", "verified tile IR"),
+        clEnumValN(Stage::Layout, "layout", "tile IR with layouts assigned"),
+        clEnumValN(Stage::NVVM, "nvvm", "the LLVM and NVVM dialects"),
+        clEnumValN(Stage::LLVM, "llvm", "optimized LLVM IR for NVPTX"),
+        clEnumValN(Stage::PTX, "ptx", "PTX, one kernel per entry, each "
+                                      "preceded by its description")));
+cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
+                          cl::init("sm_90a"),
+                          cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"));
+cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per thread block"),
+                           cl::init(4));
+cl::opt<unsigned> alignment(
+    "alignment",
+    cl::desc("Byte alignment assumed for tensors (checked at launch)"),
+    cl::init(16));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -94,12 +112,12 @@ int main(int argc, char **argv) {
 
   std::string text;
   raw_string_ostream os(text);
-  if (emitKind == EmitKind::AST) {
+  if (emitKind == Stage::AST) {
     auto ast = tilec::parseSource(bufferId, diag);
     if (!ast)
       return 1;
     tilec::ast::print(*ast, os);
-  } else {
+  } else if (emitKind == Stage::Tile) {
     mlir::MLIRContext context;
     options.configurePM = [](mlir::PassManager &pm) {
       return mlir::applyPassManagerCLOptions(pm);
@@ -108,6 +126,23 @@ int main(int argc, char **argv) {
     if (!module)
       return 1;
     module->print(os);
+  } else {
+    tilec::CompileRequest request;
+    request.source = sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str();
+    request.bufferName = inputFile;
+    request.defines = options.defines;
+    request.kernelName = options.kernelName;
+    request.arch = arch;
+    request.numWarps = numWarps;
+    request.tensorAlignment = alignment;
+    request.configurePM = [](mlir::PassManager &pm) {
+      return mlir::applyPassManagerCLOptions(pm);
+    };
+    tilec::CompileResult result = tilec::compile(request, emitKind);
+    errs() << result.diagnostics;
+    if (!result.ok)
+      return 1;
+    os << result.text;
   }
 
   std::error_code ec;

@@ -57,6 +57,30 @@ def Tile_UnsignedList : ArrayRefParameter<"unsigned"> {
   }];
 }
 
+// `[1, 2, 3]`: a list of int64 in brackets.
+def Tile_I64List : ArrayRefParameter<"int64_t"> {
+  let parser = [{
+    [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+      ::llvm::SmallVector<int64_t> values;
+      if (::mlir::failed($_parser.parseCommaSeparatedList(
+              ::mlir::AsmParser::Delimiter::Square, [&]() {
+                int64_t v;
+                if ($_parser.parseInteger(v))
+                  return ::mlir::failure();
+                values.push_back(v);
+                return ::mlir::success();
+              })))
+        return ::mlir::failure();
+      return values;
+    }()
+  }];
+  let printer = [{
+    $_printer << "[";
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << "]";
+  }];
+}
+
 class Tile_LayoutAttr<string name, string attrMnemonic>
     : AttrDef<Tile_Dialect, name> {
   let mnemonic = attrMnemonic;

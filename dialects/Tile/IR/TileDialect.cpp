@@ -88,6 +88,16 @@ static LogicalResult verifyKernelTiles(func::FuncOp func) {
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  // Set by code generation for the runtime.
+  if (attr.getName() == "tile.shared_bytes" ||
+      attr.getName() == "tile.tensor_alignment" ||
+      attr.getName() == "tile.scratch_offset" ||
+      attr.getName() == "tile.smem_offset") {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be an integer";
+    return success();
+  }
   if (attr.getName() == getNumWarpsAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 1 || n.getInt() > 32 ||

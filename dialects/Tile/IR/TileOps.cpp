@@ -368,5 +368,87 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
   return foldSplat(adaptor.getSource(), getType());
 }
 
+//===----------------------------------------------------------------------===//
+// ExtractOp, LocalAllocOp, LocalLoadOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that a sub-tile of `sub` at `offsets` lies inside `full`.
+static LogicalResult verifySubTile(Operation *op, ArrayRef<int64_t> full,
+                                   ArrayRef<int64_t> offsets,
+                                   ArrayRef<int64_t> sub) {
+  if (offsets.size() != full.size() || sub.size() != full.size())
+    return op->emitOpError() << "offsets and result must have the rank of the "
+                                "source ("
+                             << full.size() << ")";
+  for (unsigned d = 0; d < full.size(); ++d)
+    if (offsets[d] < 0 || offsets[d] + sub[d] > full[d] ||
+        (sub[d] && offsets[d] % sub[d]))
+      return op->emitOpError()
+             << "the sub-tile at offset " << offsets[d] << " of size " << sub[d]
+             << " in dimension " << d << " must lie inside the source ("
+             << full[d] << ") at a multiple of its size";
+  return success();
+}
+
+LogicalResult ExtractOp::verify() {
+  if (getSource().getType().getElementType() != getType().getElementType())
+    return emitOpError("element types must match");
+  return verifySubTile(*this, getSource().getType().getShape(), getOffsets(),
+                       getType().getShape());
+}
+
+LogicalResult LocalAllocOp::verify() {
+  auto src = getSource().getType();
+  SharedMemoryType buf = getType();
+  if (src.getShape() != buf.getShape() ||
+      src.getElementType() != buf.getElementType())
+    return emitOpError() << "the buffer must have the tile's shape and "
+                            "element type";
+  if (buf.getLayout().getOrder().size() != buf.getShape().size())
+    return emitOpError("the shared layout's order must cover every dimension");
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  SharedMemoryType buf = getBuffer().getType();
+  if (buf.getElementType() != getType().getElementType())
+    return emitOpError("element types must match");
+  return verifySubTile(*this, buf.getShape(), getOffsets(),
+                       getType().getShape());
+}
+
+LogicalResult AsyncLoadOp::verify() {
+  auto tensorType = getTensor().getType();
+  ArrayRef<int64_t> shape = getShape();
+  if (getIndices().size() != tensorType.getRank() ||
+      shape.size() != tensorType.getRank())
+    return emitOpError() << "expected " << tensorType.getRank()
+                         << " tile indices and shape entries";
+  if (auto order = getOrder())
+    if (failed(verifyPermutation(*this, *order, tensorType.getRank(), "order")))
+      return failure();
+  SmallVector<int64_t> squeezed;
+  for (int64_t d : shape)
+    if (d != 1)
+      squeezed.push_back(d);
+  SharedMemoryType buf = getType();
+  if (buf.getElementType() != tensorType.getElementType() ||
+      ArrayRef<int64_t>(squeezed) != buf.getShape())
+    return emitOpError() << "the buffer must hold the tile without its size-1 "
+                            "dimensions, in the tensor's element type";
+  if (getLayout().getOrder().size() != buf.getShape().size())
+    return emitOpError("the layout must have the buffer's rank");
+  return success();
+}
+
+void AsyncLoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SharedMemoryResource::get());
+}
+
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.cpp.inc"

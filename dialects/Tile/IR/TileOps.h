@@ -12,6 +12,14 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::tile {
+/// The thread block's shared memory.
+struct SharedMemoryResource
+    : public SideEffects::Resource::Base<SharedMemoryResource> {
+  StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace mlir::tile
+
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.h.inc"
 

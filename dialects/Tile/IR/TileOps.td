@@ -10,6 +10,9 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// The thread block's shared memory, as a side-effect resource.
+def SharedMemoryResource : Resource<"::mlir::tile::SharedMemoryResource">;
+
 //===----------------------------------------------------------------------===//
 // Grid
 //===----------------------------------------------------------------------===//
@@ -300,6 +303,102 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
   let hasFolder = 1;
   let hasVerifier = 1;
+}
+
+def Tile_ExtractOp : Tile_Op<"extract", [Pure]> {
+  let summary = "a static sub-tile";
+  let description = [{
+    The part of `source` starting at `offsets` with the result's shape. Used
+    to split an mma along K; when the sub-tile lives in the same threads as
+    the tile (as K slices of an mma operand do), it moves no data.
+
+    ```mlir
+    %s = tile.extract %p [0, 16] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source, DenseI64ArrayAttr:$offsets);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat =
+      "$source $offsets attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "copy a tile into a new shared memory buffer";
+  let description = [{
+    Writes `source` to a shared memory buffer of the result's layout (after
+    a barrier, so that earlier readers of the same memory are done, and
+    followed by one, so that every thread sees the data).
+
+    ```mlir
+    %k = tile.local_alloc %t : tensor<128x64xf16, #blocked> -> !tile.smem<[128, 64], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source);
+  let results = (outs Tile_SharedMemoryType:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [
+    MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+  let summary = "read (part of) a shared memory buffer into registers";
+  let description = [{
+    Reads the sub-tile at `offsets` with the result's shape and layout. For
+    the operand layouts of mma on 16-bit data this becomes `ldmatrix`.
+
+    ```mlir
+    %b = tile.local_load %k [16, 0] : !tile.smem<[128, 64], f16, #shared> -> tensor<16x64xf16, #dot_b>
+    ```
+  }];
+  let arguments = (ins Tile_SharedMemoryType:$buffer, DenseI64ArrayAttr:$offsets);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat =
+      "$buffer $offsets attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncLoadOp : Tile_Op<"async_load", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "copy a tile from global to shared memory without registers";
+  let description = [{
+    `tile.load` of a tile of shape `shape` (as `tile.load` defines the
+    indices, `order` and bounds; elements outside the tensor read as zero)
+    straight into a shared memory buffer, with `cp.async`. The buffer holds
+    the tile with its size-1 dimensions dropped. `layout`, a blocked layout
+    of the buffer's shape, says which thread copies which elements.
+
+    ```mlir
+    %k = tile.async_load %K[%b, %h, %c0, %j] {shape = array<i64: 1, 1, 128, 64>,
+        order = array<i32: 0, 1, 3, 2>, layout = #blocked}
+        : !tile.global<f16, 4> -> !tile.smem<[128, 64], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
+                       DenseI64ArrayAttr:$shape,
+                       OptionalAttr<DenseI32ArrayAttr>:$order,
+                       Tile_BlockedLayoutAttr:$layout);
+  let results = (outs Tile_SharedMemoryType:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "wait until async copies into a buffer have landed";
+  let description = [{
+    Waits for this thread's outstanding `tile.async_load` copies, then
+    synchronizes the block so that every thread sees `buffer`.
+
+    ```mlir
+    tile.async_wait %k : !tile.smem<[128, 64], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_SharedMemoryType:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
 }
 
 #endif // TILE_OPS_TD

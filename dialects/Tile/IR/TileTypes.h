@@ -9,11 +9,11 @@
 
 #include "Tile/IR/TileEnums.h.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "Tile/IR/TileOpsTypes.h.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "Tile/IR/TileAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Tile/IR/TileOpsTypes.h.inc"
 
 
 namespace mlir::tile {

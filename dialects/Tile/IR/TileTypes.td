@@ -4,6 +4,7 @@
 #define TILE_TYPES_TD
 
 include "TileDialect.td"
+include "TileAttrs.td"
 include "mlir/IR/BuiltinTypeInterfaces.td"
 include "mlir/IR/CommonTypeConstraints.td"
 
@@ -22,6 +23,31 @@ def Tile_GlobalTensorType : TypeDef<Tile_Dialect, "GlobalTensor"> {
   let parameters = (ins "::mlir::Type":$elementType, "unsigned":$rank);
   let assemblyFormat = "`<` $elementType `,` $rank `>`";
   let genVerifyDecl = 1;
+}
+
+def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
+  let mnemonic = "smem";
+  let summary = "a tile held in shared memory";
+  let description = [{
+    A buffer in the thread block's shared memory holding a tile of the given
+    shape and element type, laid out by a `#tile.shared` layout. Written by
+    `tile.local_alloc`, read (whole or in parts) by `tile.local_load`.
+
+    ```mlir
+    !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+    ```
+  }];
+  let parameters = (ins Tile_I64List:$shape, "::mlir::Type":$elementType,
+                        "SharedLayoutAttr":$layout);
+  let assemblyFormat = "`<` $shape `,` $elementType `,` $layout `>`";
+  let extraClassDeclaration = [{
+    int64_t getNumElements() const {
+      int64_t n = 1;
+      for (int64_t d : getShape())
+        n *= d;
+      return n;
+    }
+  }];
 }
 
 // Element types a tile may hold (fp8 has room to be added here).

@@ -87,6 +87,13 @@ private:
     layout_[v] = layout;
     return true;
   }
+  /// From a use: results of loops and branches take their layout from their
+  /// regions only (a use that wants another one gets a conversion).
+  bool setFromUse(Value v, Attribute layout) {
+    if (isa_and_present<scf::ForOp, scf::IfOp>(v.getDefiningOp()))
+      return false;
+    return set(v, layout);
+  }
   Attribute get(Value v) const { return layout_.lookup(v); }
 
   bool forward(Operation *op);
@@ -322,13 +329,13 @@ bool LayoutAssigner::backward(Operation *op) {
   if (auto mma = dyn_cast<MmaOp>(op)) {
     Attribute l = get(mma.getResult());
     auto m = cast<MmaLayoutAttr>(l);
-    changed |= set(mma.getA(), DotOperandLayoutAttr::get(ctx, 0, m));
-    changed |= set(mma.getB(), DotOperandLayoutAttr::get(ctx, 1, m));
-    changed |= set(mma.getAcc(), m);
+    changed |= setFromUse(mma.getA(), DotOperandLayoutAttr::get(ctx, 0, m));
+    changed |= setFromUse(mma.getB(), DotOperandLayoutAttr::get(ctx, 1, m));
+    changed |= setFromUse(mma.getAcc(), m);
     return changed;
   }
   if (auto store = dyn_cast<StoreOp>(op)) {
-    return set(store.getValue(), loadLayout(store.getValue(), store.getOrder()));
+    return setFromUse(store.getValue(), loadLayout(store.getValue(), store.getOrder()));
   }
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
     Operation *parent = op->getParentOp();
@@ -338,7 +345,7 @@ bool LayoutAssigner::backward(Operation *op) {
       Attribute l = isa<scf::ForOp>(parent)
                         ? get(cast<scf::ForOp>(parent).getRegionIterArgs()[i])
                         : get(parent->getResult(i));
-      changed |= set(v, l);
+      changed |= setFromUse(v, l);
     }
     return changed;
   }
@@ -346,7 +353,7 @@ bool LayoutAssigner::backward(Operation *op) {
     for (auto [i, arg] : llvm::enumerate(f.getRegionIterArgs()))
       if (isTileValue(arg))
         if (Attribute l = get(arg))
-          changed |= set(f.getInitArgs()[i], l);
+          changed |= setFromUse(f.getInitArgs()[i], l);
     return changed;
   }
   if (op->getNumResults() != 1 || !isTileValue(op->getResult(0)))
@@ -357,11 +364,11 @@ bool LayoutAssigner::backward(Operation *op) {
   if (isElementwise(op) || isa<BroadcastOp>(op)) {
     for (Value v : op->getOperands())
       if (isTileValue(v))
-        changed |= set(v, l);
+        changed |= setFromUse(v, l);
     return changed;
   }
   if (auto e = dyn_cast<ExpandDimsOp>(op))
-    return set(e.getSource(), SliceLayoutAttr::get(ctx, e.getAxis(), l));
+    return setFromUse(e.getSource(), SliceLayoutAttr::get(ctx, e.getAxis(), l));
   return false;
 }
 

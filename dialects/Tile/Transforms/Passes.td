@@ -46,4 +46,19 @@ def TileRemoveLayoutConversions
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileStageMmaOperands
+    : Pass<"tile-stage-mma-operands", "::mlir::func::FuncOp"> {
+  let summary = "Feed mma from shared memory, one K slice at a time";
+  let description = [{
+    An mma operand that reaches its operand layout through shared memory
+    (a loaded K or V tile, say) is written once to a swizzled shared memory
+    buffer (`tile.local_alloc`), and the mma is split along K into steps of
+    16: each step reads just its slice of the operands (`tile.local_load`,
+    which becomes `ldmatrix`) right before its `mma.sync`. Operands already
+    in registers (the P tile of attention) are sliced with `tile.extract`.
+    So a thread never holds a whole operand tile in registers.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 #endif // TILE_TRANSFORMS_PASSES_TD

@@ -18,6 +18,19 @@ namespace tilec {
 /// tile ops, CSE, dead code removal.
 void buildTileCleanupPipeline(mlir::OpPassManager &pm);
 
+struct CodegenOptions {
+  unsigned numWarps = 4;
+  /// Byte alignment of tensors; bounds the width of vector accesses.
+  unsigned tensorAlignment = 16;
+};
+
+/// Layout assignment and the clean-up of layout conversions (tilec
+/// --emit=layout stops here).
+void buildLayoutPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
+
+/// From laid-out tile IR to the LLVM and NVVM dialects.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
 /// Registers the pipelines above with the pass registry (tile-opt).
 void registerPipelines();
 

@@ -11,9 +11,17 @@
 
 #include "tilec/Target/KernelInfo.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
+namespace llvm {
+struct LogicalResult;
+} // namespace llvm
 
 namespace tilec {
 
@@ -31,6 +39,9 @@ struct CompileRequest {
   /// runtime checks it at launch, and the JIT lowers it when an argument is
   /// less aligned. 16 allows 16-byte vector accesses.
   unsigned tensorAlignment = 16;
+  /// Lets a tool apply its pass-manager command-line options
+  /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
+  std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;
 };
 
 struct CompiledKernel {

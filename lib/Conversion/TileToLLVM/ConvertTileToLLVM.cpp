@@ -1,0 +1,119 @@
+//===- ConvertTileToLLVM.cpp - Laid-out tile IR to LLVM and NVVM ----------===//
+
+#include "LoweringUtils.h"
+#include "tilec/Conversion/Passes.h"
+
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "tilec/Conversion/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+bool hasTileTypes(TypeRange types) {
+  return llvm::any_of(types, [](Type t) {
+    return isa<RankedTensorType, tile::GlobalTensorType,
+               tile::SharedMemoryType>(t);
+  });
+}
+
+/// Stage 1: tiles to registers, global tensors to (pointer, sizes, strides).
+LogicalResult lowerTiles(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  TileTypeConverter converter(ctx);
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([](Operation *op) {
+    return !hasTileTypes(op->getOperandTypes()) &&
+           !hasTileTypes(op->getResultTypes());
+  });
+  target.addDynamicallyLegalOp<func::FuncOp>([](func::FuncOp f) {
+    return !hasTileTypes(f.getArgumentTypes());
+  });
+  RewritePatternSet patterns(ctx);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 converter);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  populateElementwisePatterns(converter, patterns);
+  populateLayoutPatterns(converter, patterns);
+  populateMemoryPatterns(converter, patterns);
+  populateReducePatterns(converter, patterns);
+  populateMmaPatterns(converter, patterns);
+  populateSharedMemoryPatterns(converter, patterns);
+  return applyPartialConversion(module, target, std::move(patterns));
+}
+
+/// Stage 2: structured control flow, scalars and functions to LLVM.
+LogicalResult lowerToLLVM(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  {
+    RewritePatternSet patterns(ctx);
+    arith::populateArithExpandOpsPatterns(patterns);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<scf::ForOp, scf::IfOp, scf::YieldOp,
+                        arith::CeilDivSIOp, arith::FloorDivSIOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return failure();
+  }
+  LowerToLLVMOptions options(ctx);
+  LLVMTypeConverter converter(ctx, options);
+  RewritePatternSet patterns(ctx);
+  populateScalarPatterns(converter, patterns);
+  arith::populateArithToLLVMConversionPatterns(converter, patterns);
+  populateMathToLLVMConversionPatterns(converter, patterns);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  populateFuncToLLVMConversionPatterns(converter, patterns);
+  LLVMConversionTarget target(*ctx);
+  target.addLegalOp<ModuleOp>();
+  target.addLegalDialect<NVVM::NVVMDialect>();
+  return applyFullConversion(module, target, std::move(patterns));
+}
+
+struct ConvertTileToLLVMPass
+    : public tilec::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Builder b(&getContext());
+    // Kernels are entry points with a known block size.
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(tile::TileDialect::getKernelAttrName()))
+        continue;
+      auto warps = func->getAttrOfType<IntegerAttr>(
+          tile::TileDialect::getNumWarpsAttrName());
+      if (!warps) {
+        func.emitError("kernel has no layouts: run tile-assign-layouts first");
+        return signalPassFailure();
+      }
+      func->setAttr("nvvm.kernel", b.getUnitAttr());
+      func->setAttr("nvvm.maxntid",
+                    b.getDenseI32ArrayAttr({int32_t(warps.getInt() * 32), 1, 1}));
+      func->removeAttr(tile::TileDialect::getKernelAttrName());
+      allocateSharedMemory(func);
+    }
+    if (failed(lowerTiles(module)) || failed(lowerToLLVM(module)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,283 @@
+//===- LayoutPatterns.cpp - Tile construction and redistribution ----------===//
+//
+// tile.full, tile.arange, and the ops that only re-index a tile
+// (broadcast, expand_dims, reshape, permute, and convert_layout between
+// layouts that keep every element in its thread) pick registers by
+// coordinates. Other layout conversions go through shared memory: each
+// thread writes the elements it holds and reads the ones it needs, in as
+// wide accesses as both layouts allow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+using Basis = LinearLayout::Basis;
+
+struct FullLowering : OpConversionPattern<tile::FullOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::FullOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    unsigned n = getLinearLayout(op.getType()).getNumRegs();
+    SmallVector<Value> regs(n, adaptor.getValue().front());
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct ArangeLowering : OpConversionPattern<tile::ArangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ArangeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout layout = getLinearLayout(op.getType());
+    Location loc = op.getLoc();
+    SmallVector<Value> offsets = threadOffsets(rewriter, loc, layout);
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < layout.getNumRegs(); ++r)
+      regs.push_back(registerCoords(rewriter, loc, layout, offsets, r)[0]);
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+/// Lowers an op whose result elements are source elements at coordinates
+/// `toSrc` maps to, held by the same thread.
+LogicalResult lowerByRegisterMapping(
+    Operation *op, Type srcType, ValueRange srcRegs, Type dstType,
+    function_ref<Basis(ArrayRef<int64_t>)> toSrc,
+    ConversionPatternRewriter &rewriter) {
+  LinearLayout src = getLinearLayout(srcType);
+  LinearLayout dst = getLinearLayout(dstType);
+  auto mapping = registerMapping(src, dst, toSrc);
+  if (!mapping)
+    return op->emitError("the layouts of this op's operand and result do not "
+                         "keep elements in their threads");
+  SmallVector<Value> regs;
+  for (unsigned r : *mapping)
+    regs.push_back(srcRegs[r]);
+  rewriter.replaceOpWithMultiple(op, {regs});
+  return success();
+}
+
+struct BroadcastLowering : OpConversionPattern<tile::BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BroadcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> srcShape = op.getSource().getType().getShape();
+    auto toSrc = [&](ArrayRef<int64_t> c) {
+      Basis s(c);
+      for (unsigned d = 0; d < s.size(); ++d)
+        if (srcShape[d] == 1)
+          s[d] = 0;
+      return s;
+    };
+    return lowerByRegisterMapping(op, op.getSource().getType(),
+                                  adaptor.getSource(), op.getType(), toSrc,
+                                  rewriter);
+  }
+};
+
+struct ExpandDimsLowering : OpConversionPattern<tile::ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ExpandDimsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    unsigned axis = op.getAxis();
+    auto toSrc = [&](ArrayRef<int64_t> c) {
+      Basis s(c);
+      s.erase(s.begin() + axis);
+      return s;
+    };
+    return lowerByRegisterMapping(op, op.getSource().getType(),
+                                  adaptor.getSource(), op.getType(), toSrc,
+                                  rewriter);
+  }
+};
+
+/// Reshapes that add or remove unit dimensions only.
+struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ReshapeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> srcShape = op.getSource().getType().getShape();
+    ArrayRef<int64_t> dstShape = op.getType().getShape();
+    SmallVector<unsigned> srcDims, dstDims;
+    for (unsigned d = 0; d < srcShape.size(); ++d)
+      if (srcShape[d] != 1)
+        srcDims.push_back(d);
+    for (unsigned d = 0; d < dstShape.size(); ++d)
+      if (dstShape[d] != 1)
+        dstDims.push_back(d);
+    bool unitOnly = srcDims.size() == dstDims.size();
+    for (unsigned i = 0; unitOnly && i < srcDims.size(); ++i)
+      unitOnly = srcShape[srcDims[i]] == dstShape[dstDims[i]];
+    if (!unitOnly)
+      return op.emitError("only reshapes that add or remove dimensions of "
+                          "size 1 are supported by code generation");
+    auto toSrc = [&](ArrayRef<int64_t> c) {
+      Basis s(srcShape.size(), 0);
+      for (unsigned i = 0; i < srcDims.size(); ++i)
+        s[srcDims[i]] = c[dstDims[i]];
+      return s;
+    };
+    return lowerByRegisterMapping(op, op.getSource().getType(),
+                                  adaptor.getSource(), op.getType(), toSrc,
+                                  rewriter);
+  }
+};
+
+struct PermuteLowering : OpConversionPattern<tile::PermuteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::PermuteOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int32_t> perm = op.getPermutation();
+    auto toSrc = [&](ArrayRef<int64_t> c) {
+      Basis s(c.size(), 0);
+      for (unsigned i = 0; i < c.size(); ++i)
+        s[perm[i]] = c[i];
+      return s;
+    };
+    return lowerByRegisterMapping(op, op.getSource().getType(),
+                                  adaptor.getSource(), op.getType(), toSrc,
+                                  rewriter);
+  }
+};
+
+/// The shared-memory order for a conversion: the destination's contiguous
+/// register dimension fastest, so that reads are as wide as possible.
+SmallVector<unsigned> sharedOrder(const LinearLayout &dst,
+                                  const LinearLayout &src) {
+  unsigned rank = dst.getRank();
+  unsigned fastest = rank - 1;
+  for (const LinearLayout *l : {&dst, &src}) {
+    bool found = false;
+    for (unsigned d = 0; d < rank && !found; ++d)
+      if (contiguousRegisters(*l, d) > 0) {
+        fastest = d;
+        found = true;
+      }
+    if (found)
+      break;
+  }
+  SmallVector<unsigned> order = {fastest};
+  for (int d = rank - 1; d >= 0; --d)
+    if (static_cast<unsigned>(d) != fastest)
+      order.push_back(d);
+  return order;
+}
+
+/// Writes all registers of `layout` to shared memory in `order`, or reads
+/// them back, `vec` registers per access when they are contiguous.
+SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
+                                const LinearLayout &layout,
+                                ArrayRef<unsigned> order, Type elt,
+                                ValueRange toStore) {
+  unsigned rank = layout.getRank();
+  ArrayRef<int64_t> shape = layout.getShape();
+  unsigned bytes = std::max(1u, bitWidth(elt) / 8);
+  unsigned vecLog = contiguousRegisters(layout, order[0]);
+  unsigned vec = std::min<unsigned>(1u << vecLog, std::max(1u, 16 / bytes));
+  if (bitWidth(elt) < 8)
+    vec = 1;
+  SmallVector<Value> offsets = threadOffsets(b, loc, layout);
+  // Strides of the row-major-in-`order` buffer.
+  SmallVector<int64_t> stride(rank);
+  int64_t s = 1;
+  for (unsigned d : order) {
+    stride[d] = s;
+    s *= shape[d];
+  }
+  Type memElt = elt.isInteger(1) ? b.getI8Type() : elt;
+  SmallVector<Value> loaded(layout.getNumRegs());
+  for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
+    SmallVector<Value> coords = registerCoords(b, loc, layout, offsets, r);
+    Value index = constI32(b, loc, 0);
+    for (unsigned d = 0; d < rank; ++d)
+      index = arith::AddIOp::create(
+          b, loc, index,
+          arith::MulIOp::create(b, loc, coords[d], constI32(b, loc, stride[d])));
+    Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), memElt, base,
+                                    ValueRange{index});
+    Type accessType = vec == 1 ? memElt : Type(VectorType::get(vec, memElt));
+    if (!toStore.empty()) {
+      Value v;
+      if (vec == 1) {
+        v = toStore[r];
+        if (elt.isInteger(1))
+          v = arith::ExtUIOp::create(b, loc, memElt, v);
+      } else {
+        v = LLVM::UndefOp::create(b, loc, accessType);
+        for (unsigned j = 0; j < vec; ++j)
+          v = LLVM::InsertElementOp::create(b, loc, v, toStore[r + j],
+                                            constI32(b, loc, j));
+      }
+      LLVM::StoreOp::create(b, loc, v, ptr, vec * bytes);
+      continue;
+    }
+    Value v = LLVM::LoadOp::create(b, loc, accessType, ptr, vec * bytes);
+    if (vec == 1) {
+      loaded[r] = elt.isInteger(1)
+                      ? Value(arith::TruncIOp::create(b, loc, elt, v))
+                      : v;
+      continue;
+    }
+    for (unsigned j = 0; j < vec; ++j)
+      loaded[r + j] =
+          LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, j));
+  }
+  return loaded;
+}
+
+struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type srcType = op.getSource().getType();
+    LinearLayout src = getLinearLayout(srcType);
+    LinearLayout dst = getLinearLayout(op.getType());
+    auto identity = [](ArrayRef<int64_t> c) { return Basis(c); };
+    if (auto mapping = registerMapping(src, dst, identity)) {
+      SmallVector<Value> regs;
+      for (unsigned r : *mapping)
+        regs.push_back(adaptor.getSource()[r]);
+      rewriter.replaceOpWithMultiple(op, {regs});
+      return success();
+    }
+    // Through shared memory.
+    Location loc = op.getLoc();
+    Type elt = op.getType().getElementType();
+    int64_t bytes = op.getType().getNumElements() *
+                    std::max(1u, bitWidth(elt) / 8);
+    Value base = getSharedMemory(rewriter, loc, op, bytes);
+    SmallVector<unsigned> order = sharedOrder(dst, src);
+    createBarrier(rewriter, loc); // earlier readers of the buffer are done
+    accessShared(rewriter, loc, base, src, order, elt, adaptor.getSource());
+    createBarrier(rewriter, loc);
+    SmallVector<Value> regs =
+        accessShared(rewriter, loc, base, dst, order, elt, ValueRange());
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::populateLayoutPatterns(TileTypeConverter &converter,
+                                   RewritePatternSet &patterns) {
+  patterns.add<FullLowering, ArangeLowering, BroadcastLowering,
+               ExpandDimsLowering, ReshapeLowering, PermuteLowering,
+               ConvertLayoutLowering>(converter, patterns.getContext());
+}

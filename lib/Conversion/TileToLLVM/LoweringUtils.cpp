@@ -1,0 +1,280 @@
+//===- LoweringUtils.cpp - Shared by the tile-to-LLVM patterns ------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tilec;
+
+TileTypeConverter::TileTypeConverter(MLIRContext *context) {
+  addConversion([](Type type) { return type; });
+  addConversion([](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    if (!type.getEncoding())
+      return std::nullopt;
+    LinearLayout layout = getLinearLayout(type);
+    results.append(layout.getNumRegs(), type.getElementType());
+    return success();
+  });
+  addConversion([context](tile::SharedMemoryType type) -> Type {
+    return LLVM::LLVMPointerType::get(context, 3);
+  });
+  addConversion([context](tile::GlobalTensorType type,
+                          SmallVectorImpl<Type> &results) {
+    results.push_back(LLVM::LLVMPointerType::get(context, 1));
+    results.append(type.getRank(), IntegerType::get(context, 32));
+    results.append(type.getRank(), IntegerType::get(context, 64));
+    return success();
+  });
+}
+
+LinearLayout tilec::getLinearLayout(Type tileType) {
+  auto t = cast<RankedTensorType>(tileType);
+  return tile::toLinearLayout(t.getEncoding(), t.getShape());
+}
+
+Value tilec::constI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+
+Value tilec::constI64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+}
+
+ThreadIndex tilec::getThreadIndex(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value lane = arith::AndIOp::create(b, loc, tid, constI32(b, loc, 31));
+  Value warp = arith::ShRUIOp::create(b, loc, tid, constI32(b, loc, 5));
+  return {lane, warp};
+}
+
+SmallVector<Value> tilec::threadOffsets(OpBuilder &b, Location loc,
+                                        const LinearLayout &layout) {
+  ThreadIndex idx = getThreadIndex(b, loc);
+  SmallVector<Value> offsets;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    Value acc = constI32(b, loc, 0);
+    auto addBits = [&](Value index, ArrayRef<LinearLayout::Basis> bases) {
+      for (auto [i, basis] : llvm::enumerate(bases)) {
+        if (basis[d] == 0)
+          continue;
+        // ((index >> i) & 1) * basis[d]
+        Value bit = arith::ShRUIOp::create(b, loc, index, constI32(b, loc, i));
+        bit = arith::AndIOp::create(b, loc, bit, constI32(b, loc, 1));
+        Value term = arith::MulIOp::create(b, loc, bit, constI32(b, loc, basis[d]));
+        acc = arith::XOrIOp::create(b, loc, acc, term);
+      }
+    };
+    addBits(idx.lane, layout.lanes);
+    addBits(idx.warp, layout.warps);
+    offsets.push_back(acc);
+  }
+  return offsets;
+}
+
+SmallVector<Value> tilec::registerCoords(OpBuilder &b, Location loc,
+                                         const LinearLayout &layout,
+                                         ArrayRef<Value> offsets,
+                                         unsigned reg) {
+  LinearLayout::Basis c = layout.regCoords(reg);
+  SmallVector<Value> coords;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    coords.push_back(c[d] == 0 ? offsets[d]
+                               : Value(arith::XOrIOp::create(
+                                     b, loc, offsets[d],
+                                     constI32(b, loc, c[d]))));
+  return coords;
+}
+
+std::optional<SmallVector<unsigned>> tilec::registerMapping(
+    const LinearLayout &src, const LinearLayout &dst,
+    function_ref<LinearLayout::Basis(ArrayRef<int64_t>)> toSrc) {
+  if (src.lanes.size() != dst.lanes.size() ||
+      src.warps.size() != dst.warps.size())
+    return std::nullopt;
+  for (unsigned i = 0; i < dst.lanes.size(); ++i)
+    if (toSrc(dst.lanes[i]) != src.lanes[i])
+      return std::nullopt;
+  for (unsigned i = 0; i < dst.warps.size(); ++i)
+    if (toSrc(dst.warps[i]) != src.warps[i])
+      return std::nullopt;
+  SmallVector<unsigned> mapping;
+  for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
+    auto reg = src.findReg(toSrc(dst.regCoords(r)));
+    if (!reg)
+      return std::nullopt;
+    mapping.push_back(*reg);
+  }
+  return mapping;
+}
+
+unsigned tilec::contiguousRegisters(const LinearLayout &layout, unsigned dim) {
+  unsigned k = 0;
+  for (const LinearLayout::Basis &b : layout.regs) {
+    bool unitStep = true;
+    for (unsigned d = 0; d < layout.getRank(); ++d)
+      unitStep &= b[d] == (d == dim ? (int64_t(1) << k) : 0);
+    if (!unitStep)
+      break;
+    ++k;
+  }
+  return k;
+}
+
+static Value sharedMemoryBase(OpBuilder &b, Location loc, Operation *user) {
+  auto module = user->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  if (!module.lookupSymbol(kSharedMemorySymbol)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
+        /*value=*/Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
+                                   kSharedMemorySymbol);
+}
+
+static void requireSharedBytes(Operation *func, Builder &b, int64_t bytes) {
+  auto prev = func->getAttrOfType<IntegerAttr>(kSharedBytesAttr);
+  if (!prev || prev.getInt() < bytes)
+    func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(bytes));
+}
+
+Value tilec::getSharedMemoryAt(OpBuilder &b, Location loc, Operation *user,
+                               int64_t byteOffset) {
+  Value base = sharedMemoryBase(b, loc, user);
+  if (byteOffset == 0)
+    return base;
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
+}
+
+Value tilec::getSharedMemory(OpBuilder &b, Location loc, Operation *user,
+                             int64_t bytes) {
+  Operation *func = user->getParentOfType<FunctionOpInterface>();
+  int64_t scratch = 0;
+  if (auto a = func->getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
+    scratch = a.getInt();
+  requireSharedBytes(func, b, scratch + bytes);
+  return getSharedMemoryAt(b, loc, user, scratch);
+}
+
+void tilec::allocateSharedMemory(Operation *func) {
+  Builder b(func->getContext());
+  int64_t offset = 0;
+  func->walk([&](Operation *alloc) {
+    if (!isa<tile::LocalAllocOp, tile::AsyncLoadOp>(alloc))
+      return;
+    auto type = cast<tile::SharedMemoryType>(alloc->getResult(0).getType());
+    int64_t bytes =
+        type.getNumElements() * std::max(1u, bitWidth(type.getElementType()) / 8);
+    alloc->setAttr(kSharedOffsetAttr, b.getI32IntegerAttr(offset));
+    offset = llvm::alignTo(offset + bytes, 128);
+  });
+  func->setAttr(kScratchOffsetAttr, b.getI32IntegerAttr(offset));
+  if (offset)
+    requireSharedBytes(func, b, offset);
+}
+
+static Value shrConst(OpBuilder &b, Location loc, Value v, unsigned s) {
+  return s ? Value(arith::ShRUIOp::create(b, loc, v, constI32(b, loc, s))) : v;
+}
+
+Value tilec::sharedOffset(OpBuilder &b, Location loc, tile::SharedMemoryType type,
+                   ArrayRef<Value> coords) {
+  tile::SharedLayoutAttr layout = type.getLayout();
+  ArrayRef<unsigned> order = layout.getOrder();
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned f = order[0];
+  Value row = constI32(b, loc, 0);
+  int64_t scale = 1;
+  for (unsigned i = 1; i < order.size(); ++i) {
+    Value term = arith::MulIOp::create(b, loc, coords[order[i]],
+                                       constI32(b, loc, scale));
+    row = arith::AddIOp::create(b, loc, row, term);
+    scale *= shape[order[i]];
+  }
+  Value col = coords[f];
+  unsigned vec = layout.getVec();
+  if (layout.getMaxPhase() > 1) {
+    Value phase = shrConst(b, loc, row, llvm::Log2_32(layout.getPerPhase()));
+    phase = arith::AndIOp::create(b, loc, phase,
+                                  constI32(b, loc, layout.getMaxPhase() - 1));
+    // col ^ (phase * vec) flips the chunk index, keeps the offset in it.
+    Value flip = arith::MulIOp::create(b, loc, phase, constI32(b, loc, vec));
+    col = arith::XOrIOp::create(b, loc, col, flip);
+  }
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, constI32(b, loc, shape[f])),
+      col);
+}
+
+void tilec::createBarrier(OpBuilder &b, Location loc) {
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+unsigned tilec::bitWidth(Type elementType) {
+  return elementType.getIntOrFloatBitWidth();
+}
+
+SmallVector<Value> tilec::packWords(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> values) {
+  Type elt = values.front().getType();
+  unsigned bits = bitWidth(elt);
+  unsigned total = bits * values.size();
+  if (total < 32) {
+    // A single narrow word: an integer of the vector's width.
+    auto vecType = VectorType::get(values.size(), elt);
+    Value vec = LLVM::UndefOp::create(b, loc, vecType);
+    for (auto [i, v] : llvm::enumerate(values))
+      vec = LLVM::InsertElementOp::create(b, loc, vec, v, constI32(b, loc, i));
+    return {LLVM::BitcastOp::create(b, loc, b.getIntegerType(total), vec)};
+  }
+  unsigned perWord = 32 / bits;
+  SmallVector<Value> words;
+  for (unsigned w = 0; w < values.size() / perWord; ++w) {
+    Value word;
+    if (perWord == 1) {
+      word = LLVM::BitcastOp::create(b, loc, b.getI32Type(), values[w]);
+    } else {
+      auto vecType = VectorType::get(perWord, elt);
+      Value vec = LLVM::UndefOp::create(b, loc, vecType);
+      for (unsigned i = 0; i < perWord; ++i)
+        vec = LLVM::InsertElementOp::create(b, loc, vec,
+                                            values[w * perWord + i],
+                                            constI32(b, loc, i));
+      word = LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+SmallVector<Value> tilec::unpackWords(OpBuilder &b, Location loc,
+                                      ArrayRef<Value> words, Type elementType,
+                                      unsigned count) {
+  unsigned bits = bitWidth(elementType);
+  SmallVector<Value> values;
+  unsigned perWord = std::max(1u, std::min(count, 32 / bits));
+  for (Value word : words) {
+    if (perWord == 1 && bitWidth(word.getType()) == bits) {
+      values.push_back(LLVM::BitcastOp::create(b, loc, elementType, word));
+      continue;
+    }
+    auto vecType = VectorType::get(perWord, elementType);
+    Value vec = LLVM::BitcastOp::create(b, loc, vecType, word);
+    for (unsigned i = 0; i < perWord; ++i)
+      values.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
+                                                      constI32(b, loc, i)));
+  }
+  values.resize(count);
+  return values;
+}

@@ -1,0 +1,127 @@
+//===- LoweringUtils.h - Shared by the tile-to-LLVM patterns ----*- C++ -*-===//
+//
+// Internal to lib/Conversion/TileToLLVM. A tile in a distributed layout is
+// lowered to the registers its layout gives each thread (1:N type
+// conversion); these helpers compute, from the layout's linear form, which
+// element each register holds, and provide shared memory and barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_CONVERSION_TILETOLLVM_LOWERINGUTILS_H
+#define TILEC_LIB_CONVERSION_TILETOLLVM_LOWERINGUTILS_H
+
+#include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tilec {
+
+using mlir::tile::LinearLayout;
+
+/// Tiles become their registers; global tensors become (pointer, sizes,
+/// strides); everything else is kept.
+class TileTypeConverter : public mlir::TypeConverter {
+public:
+  explicit TileTypeConverter(mlir::MLIRContext *context);
+};
+
+/// The linear layout of a tile type (which must carry a layout).
+LinearLayout getLinearLayout(mlir::Type tileType);
+
+mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+mlir::Value constI64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+struct ThreadIndex {
+  mlir::Value lane, warp;
+};
+ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc);
+
+/// This thread's offset in each dimension: the XOR of the lane and warp
+/// bases of its lane and warp index (i32 values).
+llvm::SmallVector<mlir::Value> threadOffsets(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             const LinearLayout &layout);
+
+/// Coordinates of register `reg` of this thread: `offsets` XOR the
+/// register's constant coordinates.
+llvm::SmallVector<mlir::Value> registerCoords(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              const LinearLayout &layout,
+                                              llvm::ArrayRef<mlir::Value> offsets,
+                                              unsigned reg);
+
+/// When every element of `dst` is held by the same thread in `src` (at the
+/// coordinates `toSrc` maps it to), the source register of each destination
+/// register; nullopt when data would have to move between threads.
+std::optional<llvm::SmallVector<unsigned>> registerMapping(
+    const LinearLayout &src, const LinearLayout &dst,
+    llvm::function_ref<LinearLayout::Basis(llvm::ArrayRef<int64_t>)> toSrc);
+
+/// The number of leading register bases that step one element at a time
+/// along `dim`: 2^k consecutive registers are then contiguous along `dim`.
+unsigned contiguousRegisters(const LinearLayout &layout, unsigned dim);
+
+/// Scratch shared memory for one op (layout conversions, reductions across
+/// warps): an `!llvm.ptr<3>` past the kernel's buffers, and a record that
+/// the kernel needs `bytes` of it.
+mlir::Value getSharedMemory(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Operation *user, int64_t bytes);
+/// The dynamic shared memory `byteOffset` bytes in.
+mlir::Value getSharedMemoryAt(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Operation *user, int64_t byteOffset);
+/// Gives every tile.local_alloc of `func` its offset (tile.smem_offset) and
+/// the function its scratch offset and size so far.
+void allocateSharedMemory(mlir::Operation *func);
+
+/// The name of the module's dynamic shared memory symbol, the kernel
+/// attributes with the bytes it needs and where scratch space starts, and
+/// the attribute with a buffer's offset.
+inline constexpr llvm::StringLiteral kSharedMemorySymbol = "tile_shared_memory";
+inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
+inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.smem_offset";
+
+/// Element offset of `coords` in a shared memory buffer: row-major over its
+/// layout's order, 16-byte chunks of row r XOR-ed with
+/// (r / perPhase) % maxPhase against bank conflicts.
+mlir::Value sharedOffset(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::tile::SharedMemoryType type,
+                         llvm::ArrayRef<mlir::Value> coords);
+
+/// bar.sync 0 across the thread block.
+void createBarrier(mlir::OpBuilder &b, mlir::Location loc);
+
+/// Packs `values` (of one scalar type) into 32-bit words and back, for
+/// vector memory accesses.
+llvm::SmallVector<mlir::Value> packWords(mlir::OpBuilder &b, mlir::Location loc,
+                                         llvm::ArrayRef<mlir::Value> values);
+llvm::SmallVector<mlir::Value> unpackWords(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           llvm::ArrayRef<mlir::Value> words,
+                                           mlir::Type elementType,
+                                           unsigned count);
+
+/// Element type of a tile as it is held in registers and memory.
+unsigned bitWidth(mlir::Type elementType);
+
+// Pattern sets, one file each.
+void populateElementwisePatterns(TileTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateLayoutPatterns(TileTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateMemoryPatterns(TileTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateReducePatterns(TileTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateMmaPatterns(TileTypeConverter &converter,
+                         mlir::RewritePatternSet &patterns);
+void populateSharedMemoryPatterns(TileTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateScalarPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+
+} // namespace tilec
+
+#endif // TILEC_LIB_CONVERSION_TILETOLLVM_LOWERINGUTILS_H

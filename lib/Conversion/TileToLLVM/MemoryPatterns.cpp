@@ -1,0 +1,371 @@
+//===- MemoryPatterns.cpp - Tile loads and stores in global memory --------===//
+//
+// A global tensor is a pointer, its sizes and its strides (in elements).
+// Each thread accesses the elements its layout gives it, in vectors of up to
+// 16 bytes where consecutive registers are contiguous along the tensor's
+// contiguous dimension; each vector is predicated on being inside the
+// tensor (elements outside read as the padding value and are not written).
+//
+// Vectorization relies on the kernel's alignment contract, which the runtime
+// checks at launch: the base pointer and every stride but the last are
+// multiples of the vector size, the last stride is 1, and the last size is a
+// multiple of the vector length (see tilec/Target/KernelInfo.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// The kernel attribute with the alignment (bytes) tensors are assumed to
+/// have; set by the compiler driver.
+constexpr StringLiteral kTensorAlignmentAttr = "tile.tensor_alignment";
+
+unsigned tensorAlignment(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (auto a = func->getAttrOfType<IntegerAttr>(kTensorAlignmentAttr))
+    return a.getInt();
+  return 16;
+}
+
+struct Access {
+  SmallVector<Value> viewCoords; // per view dimension, i32
+  Value inBounds;                // i1
+  Value address;                 // !llvm.ptr<1>
+};
+
+/// Shared by load and store: the address and bounds check of the vector
+/// starting at register `reg`.
+class TileAccess {
+public:
+  TileAccess(OpBuilder &b, Location loc, Operation *op, ValueRange tensor,
+             ValueRange indices, ArrayRef<int64_t> shape, Type elt,
+             LinearLayout layoutIn, std::optional<ArrayRef<int32_t>> order)
+      : b(b), loc(loc), tensor(tensor), elt(elt), layout(std::move(layoutIn)) {
+    unsigned rank = shape.size();
+    for (unsigned i = 0; i < rank; ++i)
+      perm.push_back(order && !order->empty() ? (*order)[i] : i);
+    // Tile origin in view coordinates.
+    for (unsigned i = 0; i < rank; ++i)
+      origin.push_back(arith::MulIOp::create(b, loc, indices[i],
+                                             constI32(b, loc, shape[i])));
+    offsets = threadOffsets(b, loc, layout);
+    // The view dimension on the tensor's contiguous (last) dimension.
+    contig = rank - 1;
+    for (unsigned i = 0; i < rank; ++i)
+      if (perm[i] == rank - 1)
+        contig = i;
+    unsigned elemBytes = std::max(1u, bitWidth(elt) / 8);
+    unsigned maxVec =
+        std::max(1u, std::min(16u, tensorAlignment(op)) / elemBytes);
+    vec = std::min<unsigned>(1u << contiguousRegisters(layout, contig), maxVec);
+  }
+
+  unsigned getVectorLength() const { return vec; }
+  unsigned getNumRegs() const { return layout.getNumRegs(); }
+
+  Access at(unsigned reg) {
+    unsigned rank = layout.getRank();
+    Access a;
+    SmallVector<Value> coords = registerCoords(b, loc, layout, offsets, reg);
+    Value ok;
+    Value offset = constI64(b, loc, 0);
+    for (unsigned i = 0; i < rank; ++i) {
+      Value v = arith::AddIOp::create(b, loc, origin[i], coords[i]);
+      a.viewCoords.push_back(v);
+      unsigned t = perm[i];
+      Value size = tensor[1 + t];
+      Value inDim =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, size);
+      ok = ok ? Value(arith::AndIOp::create(b, loc, ok, inDim)) : inDim;
+      Value stride = tensor[1 + rank + t];
+      Value v64 = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+      offset = arith::AddIOp::create(
+          b, loc, offset, arith::MulIOp::create(b, loc, v64, stride));
+    }
+    a.inBounds = ok;
+    a.address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt,
+                                    tensor[0], ValueRange{offset});
+    return a;
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  ValueRange tensor;
+  Type elt;
+  LinearLayout layout;
+  SmallVector<unsigned> perm;
+  SmallVector<Value> origin, offsets;
+  unsigned contig = 0, vec = 1;
+};
+
+/// PTX register constraint and type suffix of a word of `bits` bits.
+std::pair<const char *, const char *> wordKind(unsigned bits) {
+  if (bits == 16)
+    return {"h", "b16"};
+  if (bits == 8)
+    return {"h", "b8"};
+  return {"r", "b32"};
+}
+
+/// `@p ld.global.vN.bW {outs}, [addr]` with the outputs zeroed first, so that
+/// lanes outside the tensor read zero.
+SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
+                                  Value pred, unsigned words, unsigned bits) {
+  auto [constraint, suffix] = wordKind(bits);
+  std::string asmText = "{\n .reg .pred p;\n setp.ne.b32 p, $" +
+                        std::to_string(words) + ", 0;\n";
+  for (unsigned w = 0; w < words; ++w)
+    asmText += " mov." + std::string(suffix) + " $" + std::to_string(w) +
+               ", 0;\n";
+  asmText += " @p ld.global";
+  if (words > 1)
+    asmText += ".v" + std::to_string(words);
+  asmText += "." + std::string(suffix) + " {";
+  for (unsigned w = 0; w < words; ++w)
+    asmText += (w ? ", $" : "$") + std::to_string(w);
+  asmText += "}, [$" + std::to_string(words + 1) + "];\n}";
+  std::string constraints;
+  for (unsigned w = 0; w < words; ++w)
+    constraints += std::string("=") + constraint + ",";
+  constraints += "r,l";
+  Type wordType = b.getIntegerType(bits == 8 ? 16 : bits);
+  SmallVector<Type> fields(words, wordType);
+  Type resultType = words == 1
+                        ? wordType
+                        : Type(LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                                fields));
+  Value p32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, ValueRange{p32, address}, asmText, constraints,
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  if (words == 1) {
+    out.push_back(asmOp.getResult(0));
+  } else {
+    for (unsigned w = 0; w < words; ++w)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
+                                                 ArrayRef<int64_t>{w}));
+  }
+  if (bits == 8)
+    for (Value &v : out)
+      v = arith::TruncIOp::create(b, loc, b.getI8Type(), v);
+  return out;
+}
+
+void predicatedStore(OpBuilder &b, Location loc, Value address, Value pred,
+                     ArrayRef<Value> words, unsigned bits) {
+  auto [constraint, suffix] = wordKind(bits);
+  unsigned n = words.size();
+  std::string asmText = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n @p "
+                        "st.global";
+  if (n > 1)
+    asmText += ".v" + std::to_string(n);
+  asmText += "." + std::string(suffix) + " [$1], {";
+  for (unsigned w = 0; w < n; ++w)
+    asmText += (w ? ", $" : "$") + std::to_string(w + 2);
+  asmText += "};\n}";
+  std::string constraints = "r,l";
+  SmallVector<Value> operands = {
+      arith::ExtUIOp::create(b, loc, b.getI32Type(), pred), address};
+  for (Value w : words) {
+    constraints += std::string(",") + constraint;
+    if (bits == 8)
+      w = arith::ExtUIOp::create(b, loc, b.getI16Type(), w);
+    operands.push_back(w);
+  }
+  LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, asmText,
+                            constraints, /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// Words of one vector access: 32-bit words for 4 bytes and more, else one
+/// word of the vector's width.
+std::pair<unsigned, unsigned> wordShape(unsigned vec, unsigned elemBits) {
+  unsigned totalBits = vec * elemBits;
+  if (totalBits >= 32)
+    return {totalBits / 32, 32};
+  return {1, totalBits};
+}
+
+struct LoadLowering : OpConversionPattern<tile::LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elt = type.getElementType();
+    if (elt.isInteger(1))
+      return op.emitError("loading bool tensors is not supported yet");
+    SmallVector<Value> indices;
+    for (ValueRange v : adaptor.getIndices())
+      indices.push_back(v.front());
+    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
+                      type.getShape(), elt, getLinearLayout(type),
+                      op.getOrder());
+    unsigned vec = access.getVectorLength();
+    unsigned bits = bitWidth(elt);
+    auto [words, wordBits] = wordShape(vec, bits);
+    Value padding;
+    if (auto pad = op.getPaddingAttr())
+      if (!(isa<FloatAttr>(pad) && cast<FloatAttr>(pad).getValue().isZero() &&
+            !cast<FloatAttr>(pad).getValue().isNegative()) &&
+          !(isa<IntegerAttr>(pad) && cast<IntegerAttr>(pad).getValue().isZero()))
+        padding = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(pad));
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+      Access a = access.at(r);
+      SmallVector<Value> raw =
+          predicatedLoad(rewriter, loc, a.address, a.inBounds, words, wordBits);
+      SmallVector<Value> values = unpackWords(rewriter, loc, raw, elt, vec);
+      for (Value v : values)
+        regs.push_back(padding ? Value(arith::SelectOp::create(
+                                     rewriter, loc, a.inBounds, v, padding))
+                               : v);
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<tile::StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type elt = type.getElementType();
+    if (elt.isInteger(1))
+      return op.emitError("storing bool tensors is not supported yet");
+    SmallVector<Value> indices;
+    for (ValueRange v : adaptor.getIndices())
+      indices.push_back(v.front());
+    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
+                      type.getShape(), elt, getLinearLayout(type),
+                      op.getOrder());
+    unsigned vec = access.getVectorLength();
+    auto [words, wordBits] = wordShape(vec, bitWidth(elt));
+    (void)words;
+    // Threads holding a replicated element all store it: the same value to
+    // the same address, which is harmless.
+    ValueRange values = adaptor.getValue();
+    for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+      Access a = access.at(r);
+      SmallVector<Value> slice(values.slice(r, vec));
+      SmallVector<Value> packed = packWords(rewriter, loc, slice);
+      predicatedStore(rewriter, loc, a.address, a.inBounds, packed, wordBits);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The copy of a tile.async_load: each thread issues cp.async for the
+/// vectors its layout gives it; vectors outside the tensor copy zero bytes
+/// (cp.async fills the rest of the destination with zeros).
+struct AsyncLoadLowering : OpConversionPattern<tile::AsyncLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto bufType = op.getType();
+    Type elt = bufType.getElementType();
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+    if (!offsetAttr)
+      return op.emitError("shared memory was not allocated for this buffer");
+    // The buffer's layout, and the same on the tile's full (unsqueezed) view.
+    LinearLayout buf = tile::toLinearLayout(op.getLayout(), bufType.getShape());
+    ArrayRef<int64_t> shape = op.getShape();
+    SmallVector<unsigned> viewDims;
+    for (unsigned d = 0; d < shape.size(); ++d)
+      if (shape[d] != 1)
+        viewDims.push_back(d);
+    LinearLayout view(shape);
+    auto expand = [&](const SmallVector<LinearLayout::Basis> &in,
+                      SmallVector<LinearLayout::Basis> &out) {
+      for (const LinearLayout::Basis &bb : in) {
+        LinearLayout::Basis e(shape.size(), 0);
+        for (unsigned i = 0; i < viewDims.size(); ++i)
+          e[viewDims[i]] = bb[i];
+        out.push_back(e);
+      }
+    };
+    expand(buf.regs, view.regs);
+    expand(buf.lanes, view.lanes);
+    expand(buf.warps, view.warps);
+    SmallVector<Value> indices;
+    for (ValueRange v : adaptor.getIndices())
+      indices.push_back(v.front());
+    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices, shape,
+                      elt, view, op.getOrder());
+    unsigned vec = access.getVectorLength();
+    unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+      return op.emitError() << "cp.async copies 4, 8 or 16 bytes, not "
+                            << bytes;
+    Value base = getSharedMemoryAt(rewriter, loc, op, offsetAttr.getInt());
+    SmallVector<Value> bufOffsets = threadOffsets(rewriter, loc, buf);
+    createBarrier(rewriter, loc); // earlier readers of this memory are done
+    for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+      Access a = access.at(r);
+      SmallVector<Value> coords =
+          registerCoords(rewriter, loc, buf, bufOffsets, r);
+      Value dst = LLVM::GEPOp::create(
+          rewriter, loc, base.getType(), elt, base,
+          ValueRange{sharedOffset(rewriter, loc, bufType, coords)});
+      Value srcBytes = arith::SelectOp::create(
+          rewriter, loc, a.inBounds, constI32(rewriter, loc, bytes),
+          constI32(rewriter, loc, 0));
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, a.address, bytes,
+                              bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                          : NVVM::LoadCacheModifierKind::CA,
+                              srcBytes);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), 0);
+    createBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct DimLowering : OpConversionPattern<tile::DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::DimOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getTensor()[1 + op.getAxis()]);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::populateMemoryPatterns(TileTypeConverter &converter,
+                                   RewritePatternSet &patterns) {
+  patterns.add<LoadLowering, StoreLowering, DimLowering, AsyncLoadLowering,
+               AsyncWaitLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,175 @@
+//===- ScalarPatterns.cpp - Scalar tile and math ops to NVVM --------------===//
+//
+// After tiles have become registers, what remains of the tile dialect are
+// scalars: block indices and the fast-math functions. They map to PTX
+// special registers and to the NVVM intrinsics of the approximate
+// instructions (ex2.approx.ftz.f32, div.approx.ftz.f32, lg2.approx.f32, ...),
+// computed in f32 for f16 and bf16 values. No libdevice is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+template <typename X, typename Y, typename Z>
+Value gridIndex(OpBuilder &b, Location loc, unsigned axis) {
+  Type i32 = b.getI32Type();
+  switch (axis) {
+  case 0:
+    return X::create(b, loc, i32);
+  case 1:
+    return Y::create(b, loc, i32);
+  default:
+    return Z::create(b, loc, i32);
+  }
+}
+
+struct BlockIdLowering : OpConversionPattern<tile::BlockIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BlockIdOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, gridIndex<NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>(
+                rewriter, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+struct NumBlocksLowering : OpConversionPattern<tile::NumBlocksOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::NumBlocksOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, gridIndex<NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>(
+                rewriter, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+/// Calls an f32 NVVM intrinsic, widening f16/bf16 arguments to f32 and
+/// narrowing the result back.
+Value callF32(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
+  Type type = args.front().getType();
+  Type f32 = b.getF32Type();
+  SmallVector<Value> wide;
+  for (Value a : args)
+    wide.push_back(type.isF32() ? a : Value(arith::ExtFOp::create(b, loc, f32, a)));
+  Value r = LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                          wide)
+                .getResult(0);
+  return type.isF32() ? r : Value(arith::TruncFOp::create(b, loc, type, r));
+}
+
+struct Exp2Lowering : OpConversionPattern<tile::Exp2Op> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (isa<RankedTensorType>(op.getType()))
+      return failure();
+    rewriter.replaceOp(op, callF32(rewriter, op.getLoc(),
+                                   op.getFlushToZero()
+                                       ? "llvm.nvvm.ex2.approx.ftz.f32"
+                                       : "llvm.nvvm.ex2.approx.f32",
+                                   adaptor.getSource()));
+    return success();
+  }
+};
+
+struct DivLowering : OpConversionPattern<tile::DivOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::DivOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (isa<RankedTensorType>(op.getType()))
+      return failure();
+    bool ftz = op.getFlushToZero();
+    StringRef name;
+    switch (op.getRounding()) {
+    case tile::RoundingMode::RN:
+      name = ftz ? "llvm.nvvm.div.rn.ftz.f" : "llvm.nvvm.div.rn.f";
+      break;
+    case tile::RoundingMode::Full:
+      name = ftz ? "llvm.nvvm.div.full.ftz" : "llvm.nvvm.div.full";
+      break;
+    case tile::RoundingMode::Approx:
+      name = ftz ? "llvm.nvvm.div.approx.ftz.f" : "llvm.nvvm.div.approx.f";
+      break;
+    }
+    rewriter.replaceOp(op, callF32(rewriter, op.getLoc(), name,
+                                   {adaptor.getLhs(), adaptor.getRhs()}));
+    return success();
+  }
+};
+
+/// exp and log through the base-2 hardware approximations.
+template <typename MathOp>
+struct ApproxMathLowering : OpConversionPattern<MathOp> {
+  ApproxMathLowering(TypeConverter &converter, MLIRContext *ctx,
+                     StringRef intrinsic, double scaleIn, double scaleOut)
+      : OpConversionPattern<MathOp>(converter, ctx, /*benefit=*/2),
+        intrinsic(intrinsic), scaleIn(scaleIn), scaleOut(scaleOut) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    Type type = x.getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    if (!type.isF32())
+      x = arith::ExtFOp::create(rewriter, loc, f32, x);
+    if (scaleIn != 1.0)
+      x = arith::MulFOp::create(
+          rewriter, loc, x,
+          arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(scaleIn)));
+    Value r = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
+                                            rewriter.getStringAttr(intrinsic), x)
+                  .getResult(0);
+    if (scaleOut != 1.0)
+      r = arith::MulFOp::create(
+          rewriter, loc, r,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(scaleOut)));
+    if (!type.isF32())
+      r = arith::TruncFOp::create(rewriter, loc, type, r);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
+  std::string intrinsic;
+  double scaleIn, scaleOut;
+};
+
+} // namespace
+
+void tilec::populateScalarPatterns(TypeConverter &converter,
+                                   RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<BlockIdLowering, NumBlocksLowering, Exp2Lowering, DivLowering>(
+      converter, ctx);
+  const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+  patterns.add<ApproxMathLowering<math::ExpOp>>(
+      converter, ctx, "llvm.nvvm.ex2.approx.f32", log2e, 1.0);
+  patterns.add<ApproxMathLowering<math::LogOp>>(
+      converter, ctx, "llvm.nvvm.lg2.approx.f", 1.0, ln2);
+  patterns.add<ApproxMathLowering<math::Log2Op>>(
+      converter, ctx, "llvm.nvvm.lg2.approx.f", 1.0, 1.0);
+  patterns.add<ApproxMathLowering<math::RsqrtOp>>(
+      converter, ctx, "llvm.nvvm.rsqrt.approx.f", 1.0, 1.0);
+}

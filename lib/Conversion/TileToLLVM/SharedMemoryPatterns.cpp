@@ -1,0 +1,258 @@
+//===- SharedMemoryPatterns.cpp - Tiles in swizzled shared memory ---------===//
+//
+// A shared memory buffer is row-major over its layout's order with the
+// 16-byte column chunks of row r XOR-ed with (r / perPhase) % maxPhase, so
+// that the eight rows an ldmatrix reads fall in different banks. The writer
+// (tile.local_alloc) stores 16-byte vectors; the reader (tile.local_load)
+// uses ldmatrix for the mma operand layouts of 16-bit data, where each lane
+// gives the address of one 16-byte matrix row, and plain loads otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+using Basis = LinearLayout::Basis;
+
+Value shr(OpBuilder &b, Location loc, Value v, unsigned s) {
+  return s ? Value(arith::ShRUIOp::create(b, loc, v, constI32(b, loc, s))) : v;
+}
+
+Value elementPtr(OpBuilder &b, Location loc, Value base, Type elt,
+                 Value offset) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), elt, base,
+                             ValueRange{offset});
+}
+
+struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::LocalAllocOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto bufType = op.getType();
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+    if (!offsetAttr)
+      return op.emitError("shared memory was not allocated for this buffer");
+    Type elt = bufType.getElementType();
+    Value base = getSharedMemoryAt(rewriter, loc, op, offsetAttr.getInt());
+
+    LinearLayout src = getLinearLayout(op.getSource().getType());
+    unsigned f = bufType.getLayout().getOrder()[0];
+    unsigned vec = std::min<unsigned>(1u << contiguousRegisters(src, f),
+                                      bufType.getLayout().getVec());
+    SmallVector<Value> offsets = threadOffsets(rewriter, loc, src);
+    ValueRange regs = adaptor.getSource();
+    createBarrier(rewriter, loc); // earlier readers of this memory are done
+    for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
+      SmallVector<Value> coords = registerCoords(rewriter, loc, src, offsets, r);
+      Value ptr = elementPtr(rewriter, loc, base, elt,
+                             sharedOffset(rewriter, loc, bufType, coords));
+      Value v = regs[r];
+      if (vec > 1) {
+        v = LLVM::UndefOp::create(rewriter, loc, VectorType::get(vec, elt));
+        for (unsigned j = 0; j < vec; ++j)
+          v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[r + j],
+                                            constI32(rewriter, loc, j));
+      }
+      LLVM::StoreOp::create(rewriter, loc, v, ptr,
+                            vec * std::max(1u, bitWidth(elt) / 8));
+    }
+    createBarrier(rewriter, loc);
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+/// ldmatrix for an mma operand layout of 16-bit elements: registers come in
+/// pairs adjacent along K, and eight registers (four pairs, one 16x16 or two
+/// 16x8 fragments) load with one ldmatrix.x4.
+LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
+                               ConversionPatternRewriter &rewriter,
+                               SmallVectorImpl<Value> &regs) {
+  Location loc = op.getLoc();
+  auto bufType = op.getBuffer().getType();
+  auto dotLayout = dyn_cast<tile::DotOperandLayoutAttr>(op.getType().getEncoding());
+  Type elt = bufType.getElementType();
+  if (!dotLayout || bitWidth(elt) != 16 || bufType.getShape().size() != 2)
+    return failure();
+  LinearLayout dst = getLinearLayout(op.getType());
+  unsigned p = dotLayout.getOpIdx() == 0 ? 1 : 0; // the K dimension
+  unsigned f = bufType.getLayout().getOrder()[0];
+  unsigned rowDim = 1 - f;
+  // The fragment structure ldmatrix delivers: pairs along K, lanes 0-1 step
+  // K by 2 and 4, lanes 2-4 step the other dimension by 1, 2, 4.
+  if (dst.regs.empty() || dst.regs[0] != Basis(p == 0 ? Basis{1, 0} : Basis{0, 1}))
+    return failure();
+  for (unsigned i = 0; i < 5; ++i) {
+    Basis want(2, 0);
+    if (i < 2)
+      want[p] = 2 << i;
+    else
+      want[1 - p] = 1 << (i - 2);
+    if (dst.lanes[i] != want)
+      return failure();
+  }
+  bool trans = p != f;
+  unsigned n = dst.getNumRegs();
+  unsigned perLoad = n % 8 == 0 ? 4 : n % 4 == 0 ? 2 : 1; // pairs per ldmatrix
+  if (n % 2)
+    return failure();
+
+  ThreadIndex idx = getThreadIndex(rewriter, loc);
+  // The warp's offset (warp bases only: lanes are ldmatrix's business).
+  SmallVector<Value> warpOffset;
+  for (unsigned d = 0; d < 2; ++d) {
+    Value acc = constI32(rewriter, loc, op.getOffsets()[d]);
+    for (auto [i, basis] : llvm::enumerate(dst.warps)) {
+      if (!basis[d])
+        continue;
+      Value bit = shr(rewriter, loc, idx.warp, i);
+      bit = arith::AndIOp::create(rewriter, loc, bit, constI32(rewriter, loc, 1));
+      acc = arith::XOrIOp::create(
+          rewriter, loc, acc,
+          arith::MulIOp::create(rewriter, loc, bit,
+                                constI32(rewriter, loc, basis[d])));
+    }
+    warpOffset.push_back(acc);
+  }
+  Value row = arith::AndIOp::create(rewriter, loc, idx.lane,
+                                    constI32(rewriter, loc, 7));
+  Value matrix = arith::AndIOp::create(
+      rewriter, loc, shr(rewriter, loc, idx.lane, 3),
+      constI32(rewriter, loc, perLoad - 1));
+  Type i32 = rewriter.getI32Type();
+  regs.assign(n, Value());
+  for (unsigned r = 0; r < n; r += 2 * perLoad) {
+    // This lane's matrix origin: pick among the perLoad pair origins.
+    SmallVector<Value> origin(2);
+    for (unsigned d = 0; d < 2; ++d) {
+      Value o = constI32(rewriter, loc, dst.regCoords(r)[d]);
+      for (unsigned j = 1; j < perLoad; ++j) {
+        Value isJ = arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::eq, matrix,
+                                          constI32(rewriter, loc, j));
+        o = arith::SelectOp::create(
+            rewriter, loc, isJ,
+            constI32(rewriter, loc, dst.regCoords(r + 2 * j)[d]), o);
+      }
+      origin[d] = arith::AddIOp::create(rewriter, loc, o, warpOffset[d]);
+    }
+    origin[rowDim] = arith::AddIOp::create(rewriter, loc, origin[rowDim], row);
+    Value ptr = elementPtr(rewriter, loc, base, elt,
+                           sharedOffset(rewriter, loc, bufType, origin));
+    Type resType = perLoad == 1
+                       ? i32
+                       : Type(LLVM::LLVMStructType::getLiteral(
+                             rewriter.getContext(),
+                             SmallVector<Type>(perLoad, i32)));
+    Value ld = NVVM::LdMatrixOp::create(
+        rewriter, loc, resType, ptr, rewriter.getI32IntegerAttr(perLoad),
+        NVVM::MMALayoutAttr::get(rewriter.getContext(),
+                                 trans ? NVVM::MMALayout::col
+                                       : NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(rewriter.getContext(),
+                                         NVVM::LdStMatrixEltType::B16));
+    for (unsigned j = 0; j < perLoad; ++j) {
+      Value word = perLoad == 1
+                       ? ld
+                       : Value(LLVM::ExtractValueOp::create(
+                             rewriter, loc, ld, ArrayRef<int64_t>{int64_t(j)}));
+      SmallVector<Value> halves = unpackWords(rewriter, loc, {word}, elt, 2);
+      regs[r + 2 * j] = halves[0];
+      regs[r + 2 * j + 1] = halves[1];
+    }
+  }
+  return success();
+}
+
+struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::LocalLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value base = adaptor.getBuffer().front();
+    SmallVector<Value> regs;
+    if (succeeded(loadWithLdmatrix(op, base, rewriter, regs))) {
+      rewriter.replaceOpWithMultiple(op, {regs});
+      return success();
+    }
+    // Any layout: each register (or vector of contiguous registers) from
+    // its swizzled address.
+    auto bufType = op.getBuffer().getType();
+    Type elt = bufType.getElementType();
+    LinearLayout dst = getLinearLayout(op.getType());
+    unsigned f = bufType.getLayout().getOrder()[0];
+    unsigned vec = std::min<unsigned>(1u << contiguousRegisters(dst, f),
+                                      bufType.getLayout().getVec());
+    SmallVector<Value> offsets = threadOffsets(rewriter, loc, dst);
+    for (unsigned d = 0; d < offsets.size(); ++d)
+      offsets[d] = arith::AddIOp::create(
+          rewriter, loc, offsets[d], constI32(rewriter, loc, op.getOffsets()[d]));
+    regs.assign(dst.getNumRegs(), Value());
+    for (unsigned r = 0; r < dst.getNumRegs(); r += vec) {
+      SmallVector<Value> coords = registerCoords(rewriter, loc, dst, offsets, r);
+      Value ptr = elementPtr(rewriter, loc, base, elt,
+                             sharedOffset(rewriter, loc, bufType, coords));
+      unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
+      if (vec == 1) {
+        regs[r] = LLVM::LoadOp::create(rewriter, loc, elt, ptr, bytes);
+        continue;
+      }
+      Value v = LLVM::LoadOp::create(rewriter, loc, VectorType::get(vec, elt),
+                                     ptr, bytes);
+      for (unsigned j = 0; j < vec; ++j)
+        regs[r + j] = LLVM::ExtractElementOp::create(
+            rewriter, loc, v, constI32(rewriter, loc, j));
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ExtractOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout src = getLinearLayout(op.getSource().getType());
+    LinearLayout dst = getLinearLayout(op.getType());
+    ArrayRef<int64_t> offsets = op.getOffsets();
+    // Same threads: the slice's lane and warp bases are the source's; its
+    // registers are source registers shifted by the offsets.
+    if (src.lanes != dst.lanes || src.warps != dst.warps)
+      return op.emitError("code generation supports extracting only sub-tiles "
+                          "held by the same threads");
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
+      Basis c = dst.regCoords(r);
+      for (unsigned d = 0; d < c.size(); ++d)
+        c[d] += offsets[d];
+      auto reg = src.findReg(c);
+      if (!reg)
+        return op.emitError("a sub-tile element is not held by this thread");
+      regs.push_back(adaptor.getSource()[*reg]);
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<LocalAllocLowering, LocalLoadLowering, ExtractLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,203 @@
+//===- Compile.cpp - From .tile source to PTX, in process -----------------===//
+
+#include "tilec/Target/Compile.h"
+
+#include "PTXEmitter.h"
+
+#include "tilec/Frontend/Compiler.h"
+#include "tilec/Pipeline/Pipeline.h"
+#include "tilec/Pipeline/Registration.h"
+
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tilec;
+using llvm::SmallVector;
+
+const char *tilec::compilerVersion() { return "tilec-0.2.0"; }
+
+namespace {
+
+std::optional<ElementKind> elementKind(mlir::Type t) {
+  if (t.isF16())
+    return ElementKind::F16;
+  if (t.isBF16())
+    return ElementKind::BF16;
+  if (t.isF32())
+    return ElementKind::F32;
+  if (t.isInteger(32))
+    return ElementKind::I32;
+  if (t.isInteger(1))
+    return ElementKind::Bool;
+  return std::nullopt;
+}
+
+/// What the runtime needs of a kernel, from its tile IR signature and the
+/// parameter names of its source.
+KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
+                          const CompileRequest &request) {
+  KernelInfo info;
+  info.name = func.getName().str();
+  info.numWarps = request.numWarps;
+  info.arch = request.arch;
+  SmallVector<const ast::Param *> runtime;
+  for (const ast::Param &p : kernel.params)
+    if (!p.isConst)
+      runtime.push_back(&p);
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    KernelParam param;
+    param.name = i < runtime.size() ? runtime[i]->name : "arg" + std::to_string(i);
+    if (auto g = mlir::dyn_cast<mlir::tile::GlobalTensorType>(type)) {
+      param.isTensor = true;
+      param.element = *elementKind(g.getElementType());
+      param.rank = g.getRank();
+      param.alignment = request.tensorAlignment;
+      param.contiguous = true;
+    } else if (type.isF32()) {
+      param.scalar = ScalarKind::F32;
+    } else if (type.isInteger(1)) {
+      param.scalar = ScalarKind::Bool;
+    } else {
+      param.scalar = ScalarKind::I32;
+    }
+    info.params.push_back(param);
+  }
+  if (auto constants = func->getAttrOfType<mlir::DictionaryAttr>(
+          mlir::tile::TileDialect::getConstantsAttrName()))
+    for (mlir::NamedAttribute c : constants) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      if (auto t = mlir::dyn_cast<mlir::TypeAttr>(c.getValue()))
+        os << t.getValue();
+      else if (auto b = mlir::dyn_cast<mlir::BoolAttr>(c.getValue()))
+        os << (b.getValue() ? "true" : "false");
+      else if (auto i = mlir::dyn_cast<mlir::IntegerAttr>(c.getValue()))
+        os << i.getInt();
+      else if (auto f = mlir::dyn_cast<mlir::FloatAttr>(c.getValue()))
+        os << f.getValueAsDouble();
+      info.constants.emplace_back(c.getName().str(), text);
+    }
+  return info;
+}
+
+} // namespace
+
+CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
+  CompileResult result;
+  llvm::raw_string_ostream diagOS(result.diagnostics);
+  llvm::SourceMgr sourceMgr;
+  unsigned bufferId = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(request.source, request.bufferName),
+      llvm::SMLoc());
+  DiagnosticEngine diag(sourceMgr, diagOS);
+
+  auto ast = parseSource(bufferId, diag);
+  if (!ast)
+    return result;
+  if (stage == Stage::AST) {
+    llvm::raw_string_ostream os(result.text);
+    ast::print(*ast, os);
+    result.ok = true;
+    return result;
+  }
+
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  FrontendOptions options;
+  options.defines = request.defines;
+  options.kernelName = request.kernelName;
+  options.configurePM = request.configurePM;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      compileToTileIR(context, bufferId, diag, options);
+  if (!module)
+    return result;
+  if (stage == Stage::Tile) {
+    llvm::raw_string_ostream os(result.text);
+    module->print(os);
+    result.ok = true;
+    return result;
+  }
+
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+  CodegenOptions codegen;
+  codegen.numWarps = request.numWarps;
+  codegen.tensorAlignment = request.tensorAlignment;
+  for (auto func : module->getOps<mlir::func::FuncOp>())
+    func->setAttr("tile.tensor_alignment",
+                  mlir::IntegerAttr::get(
+                      mlir::IntegerType::get(&context, 32),
+                      request.tensorAlignment));
+
+  auto runPipeline = [&](mlir::ModuleOp m, bool toLLVM) {
+    mlir::PassManager pm(&context);
+    if (request.configurePM && mlir::failed(request.configurePM(pm)))
+      return false;
+    buildLayoutPipeline(pm, codegen);
+    if (toLLVM)
+      buildLowerToLLVMPipeline(pm);
+    return mlir::succeeded(pm.run(m));
+  };
+  if (stage == Stage::Layout || stage == Stage::NVVM) {
+    if (!runPipeline(*module, stage == Stage::NVVM))
+      return result;
+    llvm::raw_string_ostream os(result.text);
+    module->print(os);
+    result.ok = true;
+    return result;
+  }
+
+  // LLVM IR and PTX: each kernel in a module of its own, so that each PTX
+  // file holds one entry and describes it in its first line.
+  llvm::StringMap<const ast::Kernel *> kernels;
+  for (const ast::Kernel &k : ast->kernels)
+    kernels[k.name] = &k;
+  SmallVector<mlir::func::FuncOp> funcs(module->getOps<mlir::func::FuncOp>());
+  for (mlir::func::FuncOp func : funcs) {
+    KernelInfo info = describeKernel(func, *kernels[func.getName()], request);
+    mlir::OwningOpRef<mlir::ModuleOp> single = module->clone();
+    for (auto other : llvm::make_early_inc_range(
+             single->getOps<mlir::func::FuncOp>()))
+      if (other.getName() != func.getName())
+        other.erase();
+    if (!runPipeline(*single, /*toLLVM=*/true))
+      return result;
+    for (auto f : single->getOps<mlir::LLVM::LLVMFuncOp>())
+      if (f.getName() == info.name)
+        if (auto bytes = f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
+          info.sharedBytes = bytes.getInt();
+    llvm::LLVMContext llvmContext;
+    std::string error;
+    auto llvmModule =
+        translateToLLVMIR(*single, llvmContext, request.arch, error);
+    if (!llvmModule) {
+      diagOS << request.bufferName << ": error: " << error << "\n";
+      return result;
+    }
+    if (stage == Stage::LLVM) {
+      llvm::raw_string_ostream os(result.text);
+      llvmModule->print(os, nullptr);
+      continue;
+    }
+    std::string ptx;
+    if (!emitPTX(*llvmModule, request.arch, ptx, error)) {
+      diagOS << request.bufferName << ": error: " << error << "\n";
+      return result;
+    }
+    CompiledKernel compiled;
+    compiled.info = info;
+    compiled.ptx = "// tilec-kernel: " + info.toJSON() + "\n" + ptx;
+    result.text += compiled.ptx;
+    result.kernels.push_back(std::move(compiled));
+  }
+  result.ok = true;
+  return result;
+}

@@ -1,0 +1,124 @@
+//===- PTXEmitter.cpp - LLVM dialect to PTX, in process -------------------===//
+
+#include "PTXEmitter.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace tilec;
+
+static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+static void initializeNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit pointers to shared memory: half the registers for the many
+    // shared addresses of a kernel, and [reg + immediate] addressing for
+    // the offsets between its tiles.
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("nvptx-short-ptr");
+    if (it != options.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
+  });
+}
+
+/// The PTX ISA version each target needs (sm_90a needs PTX 8.0).
+static const char *ptxFeatures(llvm::StringRef arch) {
+  return llvm::StringSwitch<const char *>(arch)
+      .Case("sm_90a", "+ptx80")
+      .Case("sm_90", "+ptx80")
+      .Default("+ptx78");
+}
+
+static std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(llvm::StringRef arch, std::string &error) {
+  initializeNVPTX();
+  llvm::Triple triple(kTriple);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  if (!llvm::StringSwitch<bool>(arch)
+           .Cases({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}, true)
+           .Default(false)) {
+    error = "unsupported GPU architecture '" + arch.str() +
+            "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+    return nullptr;
+  }
+  llvm::TargetOptions options;
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, arch, ptxFeatures(arch), options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+std::unique_ptr<llvm::Module>
+tilec::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                         llvm::StringRef arch, std::string &error) {
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "tilec");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return nullptr;
+  }
+  auto tm = createTargetMachine(arch, error);
+  if (!tm)
+    return nullptr;
+  llvmModule->setTargetTriple(llvm::Triple(kTriple));
+  llvmModule->setDataLayout(tm->createDataLayout());
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(*llvmModule, mam);
+  return llvmModule;
+}
+
+bool tilec::emitPTX(llvm::Module &module, llvm::StringRef arch,
+                    std::string &ptx, std::string &error) {
+  auto tm = createTargetMachine(arch, error);
+  if (!tm)
+    return false;
+  llvm::raw_string_ostream os(ptx);
+  llvm::buffer_ostream bos(os);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, bos, nullptr,
+                              llvm::CodeGenFileType::AssemblyFile)) {
+    error = "the NVPTX back end cannot emit assembly";
+    return false;
+  }
+  pm.run(module);
+  return true;
+}

@@ -1,0 +1,727 @@
+//===- KernelGpuTest.cpp - The project's kernels on a GPU, through libtile ===//
+//
+// Runs kernels/{vector_add,softmax,gemm,flash_attention}.tile on the GPU and
+// compares every output with a float64 CPU reference. Each case runs twice:
+//   [jit]  compiled at run time (tile::Runtime::compileFile), on tensors in
+//          their natural layout: rows that are not 16-byte aligned make the
+//          runtime compile an alignment variant;
+//   [aot]  compiled ahead of time by `tilec --emit=ptx` and loaded with
+//          tile::Runtime::loadPTXFile, on tensors whose rows are padded to
+//          16 bytes (an AOT kernel assumes the default alignment). Padding is
+//          NaN, so a kernel that reads it fails.
+// Outputs are poisoned (0xFF bytes: NaN) before every run, every element is
+// checked, inputs are fresh random numbers per case, seeded from the clock
+// (the seed is printed; --seed=N repeats a run).
+//
+//   tile-kernel-gpu-tests --kernels=DIR --tilec=PATH [--family=NAME]
+//                         [--quick] [--seed=N] [--jit-only | --aot-only]
+//
+// Families: vector_add, softmax, gemm, flash_attention, all (the default).
+// One line per case: name, relative error, PASS/FAIL. Exit 0 when all pass,
+// 1 on any failure, 77 (skip) without a GPU.
+//
+// Flash attention: with input_pos >= 0 and seq_k >= 1, key 0 is visible to
+// every query under the causal mask (q_pos = i + input_pos >= 0 = k_pos), so
+// no row is fully masked and both the kernel and the reference are defined
+// everywhere; the cases keep to that (a negative input_pos could mask whole
+// rows, which both sides leave undefined). Rows past seq_q are computed by
+// the last block but not stored.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuTest.h"
+#include "tile/Tile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <fcntl.h>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace gputest;
+using tile::Arg;
+using tile::DType;
+using tile::Kernel;
+using tile::Tensor;
+
+namespace {
+
+using Constants = std::vector<std::pair<std::string, std::string>>;
+
+struct Config {
+  std::string kernelsDir;
+  std::string tilec;
+  std::string family = "all";
+  std::string workDir;
+  bool quick = false;
+  bool jitOnly = false;
+  bool aotOnly = false;
+  unsigned jobs = 0; // parallel compiles; 0: one per core
+  uint64_t seed = 0;
+};
+Config config;
+int passes = 0, failures = 0;
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string describe(const Constants &constants) {
+  std::string text;
+  for (const auto &[name, value] : constants)
+    text += (text.empty() ? "" : " ") + name + "=" + value;
+  return text;
+}
+
+/// Runs `parallel` threads over [0, n).
+void parallelFor(size_t n, const std::function<void(size_t)> &body) {
+  unsigned threads = config.jobs
+                         ? config.jobs
+                         : std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < n;)
+        body(i);
+    });
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
+//===----------------------------------------------------------------------===//
+// Getting kernels: JIT and AOT
+//===----------------------------------------------------------------------===//
+
+enum class Mode { JIT, AOT };
+const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
+
+/// Runs tilec --emit=ptx; the error text on failure.
+std::string runTilec(const std::string &file, const Constants &constants,
+                     const std::string &output) {
+  std::vector<std::string> args = {config.tilec, "--emit=ptx", file};
+  for (const auto &[name, value] : constants)
+    args.push_back("-D" + name + "=" + value);
+  args.push_back("-o");
+  args.push_back(output);
+  std::string log = output + ".log";
+  // Everything the child needs is built before fork(): this process has
+  // threads, and only async-signal-safe calls may follow fork().
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0)
+    return "cannot run " + config.tilec;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return "";
+  std::string command;
+  for (const std::string &arg : args)
+    command += (command.empty() ? "" : " ") + arg;
+  std::string text = "`" + command + "` failed";
+  if (FILE *f = std::fopen(log.c_str(), "r")) {
+    char buffer[4096];
+    size_t n = std::fread(buffer, 1, sizeof(buffer) - 1, f);
+    buffer[n] = 0;
+    std::fclose(f);
+    text += ":\n" + std::string(buffer);
+  }
+  return text;
+}
+
+/// Kernels by (mode, file, constants), each built once even when several
+/// threads ask for it at the same time.
+class Kernels {
+public:
+  tile::Expected<Kernel> get(Mode mode, const std::string &name,
+                             const Constants &constants) {
+    std::string key =
+        std::string(modeName(mode)) + "|" + name + "|" + describe(constants);
+    std::shared_ptr<Slot> slot;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      std::shared_ptr<Slot> &entry = slots[key];
+      if (!entry)
+        entry = std::make_shared<Slot>();
+      slot = entry;
+    }
+    std::lock_guard<std::mutex> lock(slot->mutex);
+    if (!slot->kernel)
+      slot->kernel.emplace(build(mode, name, constants));
+    return *slot->kernel;
+  }
+
+  /// Compiles everything `wanted` names, on all cores at once.
+  void
+  prepare(const std::vector<std::tuple<Mode, std::string, Constants>> &wanted) {
+    parallelFor(wanted.size(), [&](size_t i) {
+      auto &[mode, name, constants] = wanted[i];
+      get(mode, name, constants);
+    });
+  }
+
+private:
+  struct Slot {
+    std::mutex mutex;
+    std::optional<tile::Expected<Kernel>> kernel;
+  };
+
+  tile::Expected<Kernel> build(Mode mode, const std::string &name,
+                               const Constants &constants) {
+    std::string file = config.kernelsDir + "/" + name + ".tile";
+    if (mode == Mode::JIT) {
+      tile::CompileOptions options;
+      options.constants = constants;
+      return tile::Runtime::get().compileFile(file, options);
+    }
+    std::string output =
+        config.workDir + "/" + name + "-" + std::to_string(++counter) + ".ptx";
+    std::string error = runTilec(file, constants, output);
+    if (!error.empty())
+      return tile::Status::error(error);
+    return tile::Runtime::get().loadPTXFile(output);
+  }
+
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<Slot>> slots;
+  std::atomic<int> counter{0};
+};
+Kernels kernels;
+
+std::vector<Mode> modes() {
+  if (config.jitOnly)
+    return {Mode::JIT};
+  if (config.aotOnly)
+    return {Mode::AOT};
+  return {Mode::JIT, Mode::AOT};
+}
+
+/// Launches `name` with `constants` in `mode`; false (reported) on failure.
+bool launch(const std::string &caseName, Mode mode, const std::string &name,
+            const Constants &constants, tile::Dim3 grid,
+            const std::vector<Arg> &args) {
+  tile::Expected<Kernel> kernel = kernels.get(mode, name, constants);
+  tile::Status status =
+      kernel ? kernel->launch(grid, nullptr, args) : kernel.status();
+  if (status.ok())
+    status = tile::synchronize();
+  if (!status.ok()) {
+    std::printf("%-64s FAIL: %s\n", caseName.c_str(), status.message().c_str());
+    std::fflush(stdout);
+    ++failures;
+    return false;
+  }
+  return true;
+}
+
+void tally(bool ok) { (ok ? passes : failures)++; }
+
+double dtypeBound(DType dtype, double f16, double bf16) {
+  switch (dtype) {
+  case DType::F16:
+    return f16;
+  case DType::BF16:
+    return bf16;
+  default:
+    return 1e-5;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// 2-D matrices in a row-major layout with a leading dimension
+//===----------------------------------------------------------------------===//
+
+struct Matrix {
+  int64_t rows = 0, cols = 0, ld = 0;
+  DType dtype = DType::F32;
+  HostTensor host;
+  DeviceBuffer device;
+
+  Matrix(DType dtype, int64_t rows, int64_t cols, bool padRows)
+      : rows(rows), cols(cols), dtype(dtype) {
+    int64_t perRow = 16 / tile::dtypeBytes(dtype);
+    ld = padRows ? cdiv(cols, perRow) * perRow : cols;
+    host = HostTensor(dtype, std::max<int64_t>(1, rows * ld));
+    std::fill(host.bytes.begin(), host.bytes.end(), 0xff); // NaN padding
+    device = DeviceBuffer(host.bytes.size());
+  }
+  size_t index(int64_t r, int64_t c) const { return r * ld + c; }
+  Tensor tensor() const {
+    return Tensor(device.get(), dtype, {rows, cols}, {ld, 1});
+  }
+  void upload() { device.upload(host); }
+  void download() { device.download(host); }
+};
+
+//===----------------------------------------------------------------------===//
+// vector_add
+//===----------------------------------------------------------------------===//
+
+void vectorAdd(DType dtype, int64_t n, std::mt19937_64 &rng, bool offset) {
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  int64_t shift = offset ? 1 : 0; // one element in: not 16-byte aligned
+  HostTensor a(dtype, n + shift), b(dtype, n + shift), c(dtype, n + shift);
+  for (int64_t i = 0; i < n + shift; ++i) {
+    a.set(i, uniform(rng));
+    b.set(i, uniform(rng));
+  }
+  DeviceBuffer da(a.bytes.size()), db(b.bytes.size()), dc(c.bytes.size());
+  da.upload(a);
+  db.upload(b);
+  Constants constants = {{"DTYPE", tile::dtypeName(dtype)}, {"TILE", "1024"}};
+  auto view = [&](const DeviceBuffer &buffer) {
+    return Tensor(static_cast<char *>(buffer.get()) +
+                      shift * tile::dtypeBytes(dtype),
+                  dtype, {n}, {1});
+  };
+  for (Mode mode : modes()) {
+    if (offset && mode == Mode::AOT)
+      continue; // an AOT kernel assumes 16-byte alignment
+    std::string name = std::string("vector_add ") + tile::dtypeName(dtype) +
+                       " n=" + std::to_string(n) + (offset ? " base+1" : "") +
+                       " [" + modeName(mode) + "]";
+    dc.poison();
+    if (!launch(name, mode, "vector_add", constants,
+                tile::Dim3(static_cast<unsigned>(cdiv(n, 1024))),
+                {view(da), view(db), view(dc)}))
+      continue;
+    dc.download(c);
+    ErrorMeter meter;
+    for (int64_t i = shift; i < n + shift; ++i)
+      meter.add(c.get(i), a.get(i) + b.get(i), i);
+    tally(report(name, meter.finish(), dtypeBound(dtype, 2e-3, 1.5e-2)));
+  }
+}
+
+void vectorAddCases(std::mt19937_64 &rng) {
+  for (DType dtype : {DType::F32, DType::F16})
+    for (int64_t n :
+         {int64_t(1), int64_t(1000), int64_t(1) << 20, (int64_t(1) << 20) + 3})
+      vectorAdd(dtype, n, rng, false);
+  vectorAdd(DType::F32, 1000, rng, true);
+  vectorAdd(DType::F16, 4099, rng, true);
+}
+
+//===----------------------------------------------------------------------===//
+// softmax
+//===----------------------------------------------------------------------===//
+
+void softmax(DType dtype, int64_t rows, int64_t cols, int64_t tileN,
+             std::mt19937_64 &rng) {
+  std::normal_distribution<double> normal(0, 3);
+  Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
+                         {"TILE_M", "4"},
+                         {"TILE_N", std::to_string(tileN)}};
+  std::vector<double> x(rows * cols);
+  for (double &v : x)
+    v = normal(rng);
+  for (Mode mode : modes()) {
+    bool pad = mode == Mode::AOT;
+    Matrix in(dtype, rows, cols, pad), out(dtype, rows, cols, pad);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        in.host.set(in.index(r, c), x[r * cols + c]);
+    in.upload();
+    out.device.poison();
+    std::string name = std::string("softmax ") + tile::dtypeName(dtype) + " " +
+                       std::to_string(rows) + "x" + std::to_string(cols) +
+                       " TILE_N=" + std::to_string(tileN) + " [" +
+                       modeName(mode) + "]";
+    if (!launch(name, mode, "softmax", constants,
+                tile::Dim3(static_cast<unsigned>(cdiv(rows, 4))),
+                {in.tensor(), out.tensor()}))
+      continue;
+    out.download();
+    ErrorMeter meter;
+    for (int64_t r = 0; r < rows; ++r) {
+      double max = -INFINITY, sum = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        max = std::max(max, in.host.get(in.index(r, c)));
+      for (int64_t c = 0; c < cols; ++c)
+        sum += std::exp(in.host.get(in.index(r, c)) - max);
+      for (int64_t c = 0; c < cols; ++c)
+        meter.add(out.host.get(out.index(r, c)),
+                  std::exp(in.host.get(in.index(r, c)) - max) / sum,
+                  out.index(r, c));
+    }
+    tally(report(name, meter.finish(), dtypeBound(dtype, 3e-3, 1.5e-2)));
+  }
+}
+
+void softmaxCases(std::mt19937_64 &rng) {
+  struct Shape {
+    int64_t rows, cols, tileN;
+  } shapes[] = {{1, 1, 1024},      {7, 1000, 1024}, {128, 1024, 1024},
+                {1000, 333, 1024}, {3, 17, 1024},   {4097, 1023, 1024},
+                {50, 100, 128}};
+  for (DType dtype : {DType::F32, DType::F16})
+    for (const Shape &shape : shapes)
+      softmax(dtype, shape.rows, shape.cols, shape.tileN, rng);
+}
+
+//===----------------------------------------------------------------------===//
+// gemm
+//===----------------------------------------------------------------------===//
+
+void gemm(DType dtype, int64_t m, int64_t n, int64_t k, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
+                         {"TILE_M", "128"},
+                         {"TILE_N", "128"},
+                         {"TILE_K", "32"}};
+  // Inputs rounded to the dtype once, kept in float64 for the reference.
+  HostTensor rounding(dtype, 1);
+  auto draw = [&](std::vector<double> &values, size_t count) {
+    values.resize(count);
+    for (double &v : values) {
+      rounding.set(0, uniform(rng));
+      v = rounding.get(0);
+    }
+  };
+  std::vector<double> a, b;
+  draw(a, m * k);
+  draw(b, k * n);
+
+  // The reference for every row, or for a sample when that is too costly.
+  std::vector<int64_t> rowsChecked;
+  if (double(m) * n * k <= 4e9) {
+    for (int64_t r = 0; r < m; ++r)
+      rowsChecked.push_back(r);
+  } else {
+    rowsChecked = {0, m - 1, std::min<int64_t>(127, m - 1),
+                   std::min<int64_t>(128, m - 1)};
+    for (int i = 0; i < 60; ++i)
+      rowsChecked.push_back(static_cast<int64_t>(rng() % m));
+  }
+  std::vector<double> ref(rowsChecked.size() * n);
+  parallelFor(rowsChecked.size(), [&](size_t i) {
+    double *row = &ref[i * n];
+    std::fill(row, row + n, 0.0);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      double av = a[rowsChecked[i] * k + kk];
+      const double *brow = &b[kk * n];
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += av * brow[j];
+    }
+  });
+
+  for (Mode mode : modes()) {
+    bool pad = mode == Mode::AOT;
+    Matrix ma(dtype, m, k, pad), mb(dtype, k, n, pad), mc(dtype, m, n, pad);
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        ma.host.set(ma.index(r, c), a[r * k + c]);
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        mb.host.set(mb.index(r, c), b[r * n + c]);
+    ma.upload();
+    mb.upload();
+    mc.device.poison();
+    std::string name =
+        std::string("gemm ") + tile::dtypeName(dtype) + " " +
+        std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+        (rowsChecked.size() < size_t(m) ? " (sampled rows)" : "") + " [" +
+        modeName(mode) + "]";
+    if (!launch(name, mode, "gemm", constants,
+                tile::Dim3(static_cast<unsigned>(cdiv(m, 128)),
+                           static_cast<unsigned>(cdiv(n, 128))),
+                {ma.tensor(), mb.tensor(), mc.tensor()}))
+      continue;
+    mc.download();
+    ErrorMeter meter;
+    // Every element must have been written, checked or not.
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        if (!std::isfinite(mc.host.get(mc.index(r, c))))
+          meter.add(NAN, 0, mc.index(r, c));
+    for (size_t i = 0; i < rowsChecked.size(); ++i)
+      for (int64_t c = 0; c < n; ++c)
+        meter.add(mc.host.get(mc.index(rowsChecked[i], c)), ref[i * n + c],
+                  mc.index(rowsChecked[i], c));
+    tally(report(name, meter.finish(), dtypeBound(dtype, 3e-3, 1.5e-2)));
+  }
+}
+
+void gemmCases(std::mt19937_64 &rng) {
+  struct Shape {
+    int64_t m, n, k;
+  } shapes[] = {{128, 128, 32},    {256, 384, 64}, {1000, 1000, 1000},
+                {129, 257, 65},    {1, 1, 1},      {64, 200, 100},
+                {4096, 4096, 4096}};
+  for (DType dtype : {DType::F16, DType::BF16})
+    for (const Shape &shape : shapes) {
+      if (config.quick && shape.m == 4096)
+        continue;
+      gemm(dtype, shape.m, shape.n, shape.k, rng);
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// flash attention
+//===----------------------------------------------------------------------===//
+
+struct Attention {
+  DType dtype;
+  int64_t d;
+  bool causal;
+  int64_t group;
+  int64_t seqQ, seqK, inputPos;
+};
+
+Constants attentionConstants(const Attention &t) {
+  return {{"DTYPE", tile::dtypeName(t.dtype)},
+          {"TILE_D", std::to_string(t.d)},
+          {"H", "8"},
+          {"TILE_M", "64"},
+          {"TILE_N", "64"},
+          {"QUERY_GROUP_SIZE", std::to_string(t.group)},
+          {"CAUSAL", t.causal ? "True" : "False"},
+          {"EVEN_K", t.seqK % 64 == 0 ? "True" : "False"}};
+}
+
+void flashAttention(const Attention &t, std::mt19937_64 &rng) {
+  const int64_t batch = 2, heads = 8, kvHeads = heads / t.group;
+  const int64_t tileM = 64;
+  Constants constants = attentionConstants(t);
+
+  std::normal_distribution<double> normal(0, 1);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  HostTensor q(t.dtype, batch * heads * t.seqQ * t.d),
+      k(t.dtype, batch * kvHeads * t.seqK * t.d),
+      v(t.dtype, batch * kvHeads * t.seqK * t.d),
+      o(t.dtype, batch * heads * t.seqQ * t.d);
+  for (size_t i = 0; i < q.size(); ++i)
+    q.set(i, normal(rng));
+  for (size_t i = 0; i < k.size(); ++i)
+    k.set(i, normal(rng));
+  for (size_t i = 0; i < v.size(); ++i)
+    v.set(i, uniform(rng));
+  DeviceBuffer dq(q.bytes.size()), dk(k.bytes.size()), dv(v.bytes.size()),
+      dout(o.bytes.size());
+  dq.upload(q);
+  dk.upload(k);
+  dv.upload(v);
+  double scale = 1.0 / std::sqrt(double(t.d));
+  // The rounded inputs, in float64 for the reference.
+  auto widen = [](const HostTensor &tensor) {
+    std::vector<double> values(tensor.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = tensor.get(i);
+    return values;
+  };
+  std::vector<double> qd = widen(q), kd = widen(k), vd = widen(v);
+
+  // Which (batch, head) pairs and query rows to check: all of them when the
+  // reference is cheap, else a sample with the tile boundaries.
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  std::vector<int64_t> rows;
+  double cost = double(batch) * heads * t.seqQ * t.seqK * t.d;
+  if (cost <= 5e8) {
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < heads; ++h)
+        pairs.push_back({b, h});
+    for (int64_t i = 0; i < t.seqQ; ++i)
+      rows.push_back(i);
+  } else {
+    pairs = {{0, 0},
+             {batch - 1, heads - 1},
+             {int64_t(rng() % batch), int64_t(rng() % heads)}};
+    for (int64_t i : {int64_t(0), tileM - 1, tileM, t.seqQ - 1})
+      rows.push_back(std::min(i, t.seqQ - 1));
+    for (int i = 0; i < 60; ++i)
+      rows.push_back(int64_t(rng() % t.seqQ));
+  }
+
+  // float64 reference: O = softmax(scale Q K^T + mask) V, with the causal
+  // mask q_pos + input_pos >= k_pos.
+  std::vector<double> ref(pairs.size() * rows.size() * t.d);
+  parallelFor(pairs.size() * rows.size(), [&](size_t job) {
+    auto [b, h] = pairs[job / rows.size()];
+    int64_t i = rows[job % rows.size()];
+    int64_t kvh = h / t.group;
+    size_t qBase = ((b * heads + h) * t.seqQ + i) * t.d;
+    size_t kvBase = (b * kvHeads + kvh) * t.seqK * t.d;
+    int64_t visible = t.causal ? std::min(t.seqK, i + t.inputPos + 1) : t.seqK;
+    std::vector<double> logits(visible);
+    double max = -INFINITY;
+    for (int64_t j = 0; j < visible; ++j) {
+      double dot = 0;
+      for (int64_t e = 0; e < t.d; ++e)
+        dot += qd[qBase + e] * kd[kvBase + j * t.d + e];
+      logits[j] = scale * dot;
+      max = std::max(max, logits[j]);
+    }
+    double sum = 0;
+    for (double &l : logits)
+      sum += (l = std::exp(l - max));
+    double *out = &ref[job * t.d];
+    std::fill(out, out + t.d, 0.0);
+    for (int64_t j = 0; j < visible; ++j)
+      for (int64_t e = 0; e < t.d; ++e)
+        out[e] += logits[j] / sum * vd[kvBase + j * t.d + e];
+  });
+
+  std::string base =
+      std::string("fmha ") + tile::dtypeName(t.dtype) +
+      " D=" + std::to_string(t.d) + (t.causal ? " causal" : " full") +
+      " g=" + std::to_string(t.group) + " sq=" + std::to_string(t.seqQ) +
+      " sk=" + std::to_string(t.seqK) + " pos=" + std::to_string(t.inputPos) +
+      (rows.size() < size_t(t.seqQ) ? " (sampled)" : "");
+  for (Mode mode : modes()) {
+    std::string name = base + " [" + modeName(mode) + "]";
+    dout.poison();
+    std::vector<Arg> args = {
+        Tensor::contiguous(dq.get(), t.dtype, {batch, heads, t.seqQ, t.d}),
+        Tensor::contiguous(dk.get(), t.dtype, {batch, kvHeads, t.seqK, t.d}),
+        Tensor::contiguous(dv.get(), t.dtype, {batch, kvHeads, t.seqK, t.d}),
+        Tensor::contiguous(dout.get(), t.dtype, {batch, heads, t.seqQ, t.d}),
+        static_cast<float>(scale),
+        t.inputPos};
+    if (!launch(name, mode, "flash_attention", constants,
+                tile::Dim3(static_cast<unsigned>(cdiv(t.seqQ, tileM)),
+                           static_cast<unsigned>(batch * heads)),
+                args))
+      continue;
+    dout.download(o);
+    ErrorMeter meter;
+    for (size_t i = 0; i < o.size(); ++i)
+      if (!std::isfinite(o.get(i)))
+        meter.add(NAN, 0, i);
+    for (size_t job = 0; job < pairs.size() * rows.size(); ++job) {
+      auto [b, h] = pairs[job / rows.size()];
+      int64_t i = rows[job % rows.size()];
+      size_t oBase = ((b * heads + h) * t.seqQ + i) * t.d;
+      for (int64_t e = 0; e < t.d; ++e)
+        meter.add(o.get(oBase + e), ref[job * t.d + e], oBase + e);
+    }
+    tally(report(name, meter.finish(), dtypeBound(t.dtype, 5e-3, 1.5e-2)));
+  }
+}
+
+std::vector<Attention> attentionCases() {
+  std::vector<Attention> cases;
+  std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};
+  if (config.quick)
+    seqs = {17, 128, 1000};
+  for (DType dtype : {DType::F16, DType::BF16})
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true})
+        for (int64_t group : {1, 4, 8}) {
+          for (int64_t seq : seqs)
+            cases.push_back({dtype, d, causal, group, seq, seq, 0});
+          // Queries after a prefix of keys (input_pos > 0, seq_q < seq_k).
+          cases.push_back({dtype, d, causal, group, 100, 200, 100});
+          if (!config.quick)
+            cases.push_back({dtype, d, causal, group, 17, 1000, 983});
+        }
+  if (!config.quick)
+    for (DType dtype : {DType::F16, DType::BF16})
+      for (int64_t d : {64, 128}) {
+        cases.push_back({dtype, d, true, 4, 4096, 4096, 0});
+        cases.push_back({dtype, d, false, 1, 4096, 4096, 0});
+      }
+  return cases;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *prefix) -> const char * {
+      size_t n = std::strlen(prefix);
+      return arg.compare(0, n, prefix) == 0 ? argv[i] + n : nullptr;
+    };
+    if (const char *v = value("--kernels="))
+      config.kernelsDir = v;
+    else if (const char *v = value("--tilec="))
+      config.tilec = v;
+    else if (const char *v = value("--family="))
+      config.family = v;
+    else if (arg == "--quick")
+      config.quick = true;
+    else if (arg == "--jit-only")
+      config.jitOnly = true;
+    else if (arg == "--aot-only")
+      config.aotOnly = true;
+    else if (const char *v = value("--jobs="))
+      config.jobs = static_cast<unsigned>(std::atoi(v));
+    else if (value("--seed=")) {
+    } else {
+      std::printf("unknown argument '%s'\nusage: %s --kernels=DIR "
+                  "--tilec=PATH [--family=NAME] [--quick] [--jit-only | "
+                  "--aot-only] [--seed=N]\n",
+                  argv[i], argv[0]);
+      return 1;
+    }
+  }
+  if (config.kernelsDir.empty() || (config.tilec.empty() && !config.jitOnly)) {
+    std::printf("%s: --kernels and --tilec are required\n", argv[0]);
+    return 1;
+  }
+  requireGpu("tile-kernel-gpu-tests");
+  config.seed = pickSeed(argc, argv);
+  std::printf("seed: %llu (rerun with --seed=%llu)\n",
+              (unsigned long long)config.seed, (unsigned long long)config.seed);
+  char work[] = "/tmp/tile-gpu-tests-XXXXXX";
+  if (!mkdtemp(work)) {
+    std::printf("cannot create a temporary directory\n");
+    return 1;
+  }
+  config.workDir = work;
+
+  auto wants = [](const char *family) {
+    return config.family == "all" || config.family == family;
+  };
+  // Compile every kernel the cases need up front, on all cores.
+  std::vector<std::tuple<Mode, std::string, Constants>> wanted;
+  if (wants("flash_attention"))
+    for (const Attention &t : attentionCases())
+      for (Mode mode : modes())
+        wanted.emplace_back(mode, "flash_attention", attentionConstants(t));
+  auto start = std::chrono::steady_clock::now();
+  kernels.prepare(wanted);
+  if (!wanted.empty())
+    std::printf(
+        "compiled the flash attention kernels in %.1f s\n",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+
+  std::mt19937_64 rng(config.seed);
+  if (wants("vector_add"))
+    vectorAddCases(rng);
+  if (wants("softmax"))
+    softmaxCases(rng);
+  if (wants("gemm"))
+    gemmCases(rng);
+  if (wants("flash_attention"))
+    for (const Attention &t : attentionCases())
+      flashAttention(t, rng);
+
+  tile::RuntimeStats stats = tile::Runtime::get().stats();
+  std::printf("runtime stats: compiles=%llu disk_hits=%llu memory_hits=%llu "
+              "modules_loaded=%llu alignment_variants=%llu\n",
+              (unsigned long long)stats.compiles,
+              (unsigned long long)stats.diskHits,
+              (unsigned long long)stats.memoryHits,
+              (unsigned long long)stats.modulesLoaded,
+              (unsigned long long)stats.alignmentVariants);
+  std::printf("%d passed, %d failed\n", passes, failures);
+  return failures ? 1 : 0;
+}
