@@ -561,6 +561,13 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
     return em.error(a.loc(0), a.fname + "() cannot be applied to " +
                                   x.describe());
   Location location = em.loc(a.callLoc);
+  bool ftz = false;
+  if (fn == "exp2" && a.has(1)) {
+    auto f = constBoolArg(a, 1, "flush_to_zero");
+    if (!f)
+      return Val::invalid();
+    ftz = *f;
+  }
   if (fn == "abs" && !x.isConstNumber() && !isa<FloatType>(x.getElementType()))
     return Val::dynamic(math::AbsIOp::create(em.builder, location, x.value));
   if (x.isConstNumber()) {
@@ -585,13 +592,6 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
     v = em.castElements(v, em.builder.getF32Type(), location);
   Value r;
   if (fn == "exp2") {
-    bool ftz = false;
-    if (a.has(1)) {
-      auto f = constBoolArg(a, 1, "flush_to_zero");
-      if (!f)
-        return Val::invalid();
-      ftz = *f;
-    }
     r = tile::Exp2Op::create(em.builder, location, v,
                              ftz ? em.builder.getUnitAttr() : UnitAttr());
   } else if (fn == "exp") {

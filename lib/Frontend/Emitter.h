@@ -214,6 +214,9 @@ private:
   std::optional<mlir::Value> toCarried(const Val &v, llvm::SMLoc l);
 };
 
+/// True when two values are the same compile-time value or SSA value.
+bool sameValue(const Val &a, const Val &b);
+
 /// Names assigned anywhere in a block, recursively, in first-seen order.
 void collectAssignedNames(const ast::Block &block,
                           llvm::SmallVectorImpl<std::string> &names,

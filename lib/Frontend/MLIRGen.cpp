@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 using namespace tilec;
@@ -55,6 +56,40 @@ Location Emitter::loc(SMLoc l) {
   return FileLineColLoc::get(
       builder.getStringAttr(sm.getMemoryBuffer(id)->getBufferIdentifier()),
       line, col);
+}
+
+bool tilec::sameValue(const Val &a, const Val &b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case Val::Kind::Int:
+    return a.i == b.i;
+  case Val::Kind::Bool:
+    return a.b == b.b;
+  case Val::Kind::Float:
+    return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
+  case Val::Kind::DType:
+    return a.type == b.type;
+  case Val::Kind::Rounding:
+    return a.rounding == b.rounding;
+  case Val::Kind::None:
+    return true;
+  case Val::Kind::Tuple:
+    if (a.elts.size() != b.elts.size())
+      return false;
+    for (size_t i = 0; i < a.elts.size(); ++i)
+      if (!sameValue(a.elts[i], b.elts[i]))
+        return false;
+    return true;
+  case Val::Kind::Scalar:
+  case Val::Kind::Tile:
+  case Val::Kind::Global:
+  case Val::Kind::ShapeOf:
+    return a.value == b.value;
+  case Val::Kind::Invalid:
+    return false;
+  }
+  return false;
 }
 
 std::optional<Value> Emitter::toCarried(const Val &v, SMLoc l) {
@@ -474,16 +509,8 @@ void Emitter::emitDynamicIf(const ast::If &stmt, Value cond) {
       env[name] = Val::invalid();
       continue;
     }
-    // Identical compile-time values need no IR.
-    bool sameConst =
-        (tv.kind == ev.kind && !tv.isDynamic() &&
-         ((tv.kind == Val::Kind::Int && tv.i == ev.i) ||
-          (tv.kind == Val::Kind::Bool && tv.b == ev.b) ||
-          (tv.kind == Val::Kind::Float && tv.f == ev.f) ||
-          (tv.kind == Val::Kind::DType && tv.type == ev.type) ||
-          (tv.kind == Val::Kind::Global && tv.value == ev.value)));
-    if (tv.isDynamic() && ev.isDynamic() && tv.value == ev.value)
-      sameConst = true;
+    // Identical compile-time values (and the same SSA value) need no IR.
+    bool sameConst = sameValue(tv, ev);
     if (sameConst) {
       env[name] = tv;
       continue;
@@ -666,6 +693,8 @@ void Emitter::emitFor(const ast::For &stmt) {
     scf::YieldOp::create(builder, location, yields);
   }
   env = before;
+  if (!before.count(stmt.var->id))
+    outOfScope[stmt.var->id] = stmt.var->getLoc();
   // Names first assigned in the body (and the loop variable) end with it.
   for (const std::string &name : names)
     if (!llvm::is_contained(carried, name) && !before.count(name))

@@ -162,6 +162,14 @@ static std::string alignmentProblem(const ArgRef &arg, unsigned elementBytes,
   if (address % required)
     return "base pointer " + hexPointer(arg.data) + " is not " +
            std::to_string(required) + "-byte aligned";
+  if (arg.shapeSize > 0) {
+    uint64_t last = static_cast<uint64_t>(arg.shape[arg.shapeSize - 1]);
+    if (last > 0 && (last * elementBytes) % required)
+      return "the last dimension (" + std::to_string(last) + " elements, " +
+             std::to_string(last * elementBytes) +
+             " bytes) is not a multiple of " + std::to_string(required) +
+             " bytes";
+  }
   for (size_t d = 0; d + 1 < arg.shapeSize; ++d) {
     if (arg.shape[d] <= 1)
       continue;
@@ -305,11 +313,15 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
 
     // Alignment of the base pointer and of every outer stride in bytes
     // (strides of size-1 dimensions never move the address).
+    // The kernel's vectors along the last dimension are masked whole, so
+    // its length in bytes counts as an alignment too.
     unsigned elementBytes = tilec::elementBytes(param.element);
     uint64_t bits = reinterpret_cast<uintptr_t>(arg.data);
     for (unsigned d = 0; d + 1 < param.rank; ++d)
       if (arg.shape[d] > 1)
         bits |= static_cast<uint64_t>(arg.strides[d]) * elementBytes;
+    if (param.rank > 0 && arg.shape[param.rank - 1] > 0)
+      bits |= static_cast<uint64_t>(arg.shape[param.rank - 1]) * elementBytes;
     uint64_t have = bits ? (bits & (~bits + 1)) : kAlignmentCap;
     if (have > kAlignmentCap)
       have = kAlignmentCap;

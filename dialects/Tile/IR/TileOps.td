@@ -390,14 +390,17 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "wait until async copies into a buffer have landed";
   let description = [{
-    Waits for this thread's outstanding `tile.async_load` copies, then
+    Waits until at most `pending` of this thread's `tile.async_load` copies
+    are still in flight (copies complete in the order they were issued, so
+    `pending` counts those issued after the one filling `buffer`), then
     synchronizes the block so that every thread sees `buffer`.
 
     ```mlir
-    tile.async_wait %k : !tile.smem<[128, 64], f16, #shared>
+    tile.async_wait %k {pending = 1 : i32} : !tile.smem<[128, 64], f16, #shared>
     ```
   }];
-  let arguments = (ins Tile_SharedMemoryType:$buffer);
+  let arguments = (ins Tile_SharedMemoryType:$buffer,
+                       DefaultValuedAttr<I32Attr, "0">:$pending);
   let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
 }
 

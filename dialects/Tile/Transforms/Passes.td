@@ -57,6 +57,13 @@ def TileStageMmaOperands
     which becomes `ldmatrix`) right before its `mma.sync`. Operands already
     in registers (the P tile of attention) are sliced with `tile.extract`.
     So a thread never holds a whole operand tile in registers.
+
+    A tile that comes straight from `tile.load` is copied with
+    `tile.async_load` (cp.async) instead, bypassing registers; each copy is
+    issued as early as its block allows (after the ops its indices come
+    from and after earlier copies) and waited for (`tile.async_wait`, with
+    the number of later copies that may stay in flight) right before the
+    first read, so that it overlaps with the work in between.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

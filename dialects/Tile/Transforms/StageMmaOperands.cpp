@@ -65,17 +65,10 @@ struct StageMmaOperandsPass
     for (MmaOp mma : mmas)
       if (failed(stage(mma, buffers)))
         return signalPassFailure();
-    // Each async copy completes before the first read of its buffer.
-    for (Value buf : pending) {
-      Operation *first = nullptr;
-      for (Operation *user : buf.getUsers())
-        if (!first || user->isBeforeInBlock(first))
-          first = user;
-      if (first) {
-        OpBuilder b(first);
-        AsyncWaitOp::create(b, first->getLoc(), buf);
-      }
-    }
+    for (Value buf : pending)
+      issueEarly(buf.getDefiningOp());
+    for (Value buf : pending)
+      insertWait(buf);
     // The loads and reshapes that fed the copies are dead now.
     SmallVector<Operation *> dead;
     getOperation().walk([&](Operation *op) {
@@ -88,6 +81,49 @@ struct StageMmaOperandsPass
   }
 
   SmallVector<Value> pending; // buffers filled by async copies
+
+  /// Moves an async copy up its block, to right after the ops its operands
+  /// come from, but not above an earlier async copy (copies complete in
+  /// issue order): it then overlaps with the work in between.
+  static void issueEarly(Operation *copy) {
+    Operation *target = copy;
+    for (Operation *prev = copy->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (isa<AsyncLoadOp>(prev))
+        break;
+      bool defines = llvm::any_of(prev->getResults(), [&](Value r) {
+        return llvm::is_contained(copy->getOperands(), r);
+      });
+      if (defines)
+        break;
+      target = prev;
+    }
+    if (target != copy)
+      copy->moveBefore(target);
+  }
+
+  /// Waits for the copy into `buf` before the first read of it: the read,
+  /// or the op of the copy's block that contains it. Copies issued after
+  /// this one in between may stay in flight.
+  static void insertWait(Value buf) {
+    Operation *copy = buf.getDefiningOp();
+    Block *block = copy->getBlock();
+    Operation *first = nullptr;
+    for (Operation *user : buf.getUsers()) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    if (!first)
+      return;
+    int32_t later = 0;
+    for (Operation *op = copy->getNextNode(); op && op != first;
+         op = op->getNextNode())
+      if (isa<AsyncLoadOp>(op))
+        ++later;
+    OpBuilder b(first);
+    AsyncWaitOp::create(b, first->getLoc(), buf, b.getI32IntegerAttr(later));
+  }
 
   /// The buffer holding the source of the conversion that produces
   /// `operand`, or null when the operand is better kept in registers.

@@ -35,9 +35,11 @@ struct KernelParam {
   // Tensors
   ElementKind element = ElementKind::F32;
   unsigned rank = 0;
-  /// Byte alignment the code assumes for the base pointer and for every
-  /// stride but the last (in bytes); the last stride is assumed to be 1 when
-  /// `contiguous` is set. The runtime checks both at launch.
+  /// Byte alignment the code assumes for the base pointer, for every stride
+  /// but the last (in bytes) and for the length of the last dimension (in
+  /// bytes: vector accesses along it are masked whole); the last stride is
+  /// assumed to be 1 when `contiguous` is set. The runtime checks all of it
+  /// at launch.
   unsigned alignment = 1;
   bool contiguous = false;
   // Scalars

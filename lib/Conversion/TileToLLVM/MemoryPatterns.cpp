@@ -345,7 +345,7 @@ struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
   LogicalResult
   matchAndRewrite(tile::AsyncWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), 0);
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
     createBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();

@@ -1,0 +1,169 @@
+//===- TilecMain.cpp - The tilec command line -----------------------------===//
+//
+//   tilec FILE [-DNAME=VALUE ...] [--kernel NAME]
+//         [--emit=ast|tile|layout|nvvm|llvm|ptx] [--arch=sm_90a]
+//         [--num-warps=4] [--alignment=16] [-o OUT]
+//
+// Diagnostics go to stderr as file:line:col with the source line and a
+// caret; the exit code is non-zero on any error. The output file is written
+// only after a successful compilation, and never over the input.
+//
+// The driver lives in libtile (exported as tile_tilec_main), so that the
+// tilec executable is the same compiler applications embed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/Compiler.h"
+#include "tilec/Frontend/Parser.h"
+#include "tilec/Pipeline/Registration.h"
+#include "tilec/Target/Compile.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+namespace {
+using tilec::Stage;
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file>"),
+                               cl::Required);
+cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
+                                cl::value_desc("file"), cl::init("-"));
+cl::opt<Stage> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(Stage::Tile),
+    cl::values(
+        clEnumValN(Stage::AST, "ast", "the parsed syntax tree"),
+        clEnumValN(Stage::Tile, "tile", "verified tile IR"),
+        clEnumValN(Stage::Layout, "layout", "tile IR with layouts assigned"),
+        clEnumValN(Stage::NVVM, "nvvm", "the LLVM and NVVM dialects"),
+        clEnumValN(Stage::LLVM, "llvm", "optimized LLVM IR for NVPTX"),
+        clEnumValN(Stage::PTX, "ptx", "PTX, one kernel per entry, each "
+                                      "preceded by its description")));
+cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
+                          cl::init("sm_90a"),
+                          cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"));
+cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per thread block"),
+                           cl::init(4));
+cl::opt<unsigned> alignment(
+    "alignment",
+    cl::desc("Byte alignment assumed for tensors (checked at launch)"),
+    cl::init(16));
+cl::list<std::string> defines("D", cl::Prefix,
+                              cl::desc("Override a const parameter"),
+                              cl::value_desc("NAME=VALUE"));
+cl::opt<std::string> kernelName("kernel",
+                                cl::desc("Compile only this kernel"),
+                                cl::value_desc("name"));
+cl::opt<bool> noCleanup("no-cleanup",
+                        cl::desc("Print tile IR as emitted, before "
+                                 "canonicalization and CSE"));
+} // namespace
+
+/// Applies --mlir-print-ir-*, --mlir-timing and the other pass-manager
+/// options to every pipeline the compiler runs.
+static mlir::LogicalResult configurePassManager(mlir::PassManager &pm) {
+  if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+    return mlir::failure();
+  mlir::applyDefaultTimingPassManagerCLOptions(pm);
+  return mlir::success();
+}
+
+/// Splits the -D values into (name, value) pairs.
+static bool parseDefines(tilec::MLIRGenOptions &options) {
+  for (const std::string &d : defines) {
+    StringRef text(d);
+    auto [name, value] = text.split('=');
+    if (name.empty() || !text.contains('=')) {
+      errs() << "tilec: error: -D" << d << ": expected -DNAME=VALUE\n";
+      return false;
+    }
+    options.defines.emplace_back(name.trim().str(), value.str());
+  }
+  return true;
+}
+
+extern "C" __attribute__((visibility("default"))) int
+tile_tilec_main(int argc, char **argv) {
+  InitLLVM initLLVM(argc, argv);
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "tilec: the tile DSL compiler\n");
+
+  tilec::FrontendOptions options;
+  options.kernelName = kernelName;
+  options.cleanup = !noCleanup;
+  if (!parseDefines(options))
+    return 1;
+
+  if (outputFile != "-" && inputFile != "-") {
+    if (sys::fs::equivalent(inputFile, outputFile)) {
+      errs() << "tilec: error: the output file '" << outputFile
+             << "' is the input file; refusing to overwrite it\n";
+      return 1;
+    }
+  }
+
+  auto bufferOrErr = MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (std::error_code ec = bufferOrErr.getError()) {
+    errs() << "tilec: error: cannot read '" << inputFile
+           << "': " << ec.message() << "\n";
+    return 1;
+  }
+  SourceMgr sourceMgr;
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(*bufferOrErr), SMLoc());
+  tilec::DiagnosticEngine diag(sourceMgr);
+
+  std::string text;
+  raw_string_ostream os(text);
+  if (emitKind == Stage::AST) {
+    auto ast = tilec::parseSource(bufferId, diag);
+    if (!ast)
+      return 1;
+    tilec::ast::print(*ast, os);
+  } else if (emitKind == Stage::Tile) {
+    mlir::MLIRContext context;
+    options.configurePM = configurePassManager;
+    auto module = tilec::compileToTileIR(context, bufferId, diag, options);
+    if (!module)
+      return 1;
+    module->print(os);
+  } else {
+    tilec::CompileRequest request;
+    request.source = sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str();
+    request.bufferName = inputFile;
+    request.defines = options.defines;
+    request.kernelName = options.kernelName;
+    request.arch = arch;
+    request.numWarps = numWarps;
+    request.tensorAlignment = alignment;
+    request.configurePM = configurePassManager;
+    tilec::CompileResult result = tilec::compile(request, emitKind);
+    errs() << result.diagnostics;
+    if (!result.ok)
+      return 1;
+    os << result.text;
+  }
+
+  std::error_code ec;
+  ToolOutputFile out(outputFile, ec, sys::fs::OF_Text);
+  if (ec) {
+    errs() << "tilec: error: cannot write '" << outputFile
+           << "': " << ec.message() << "\n";
+    return 1;
+  }
+  out.os() << text;
+  out.keep();
+  return 0;
+}

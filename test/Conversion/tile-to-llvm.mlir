@@ -1,0 +1,580 @@
+// RUN: split-file %s %t
+// RUN: tile-opt %t/laid-out.mlir -split-input-file --convert-tile-to-llvm -canonicalize -cse | FileCheck %t/laid-out.mlir
+// RUN: tile-opt %t/pipeline.mlir --tile-to-llvm | FileCheck %t/pipeline.mlir
+// RUN: tile-opt %t/errors.mlir -split-input-file --convert-tile-to-llvm -verify-diagnostics
+
+// The lowering of laid-out tile IR to the LLVM and NVVM dialects
+// (--convert-tile-to-llvm, followed by the canonicalization and CSE of the
+// real pipeline), then whole kernels through the --tile-to-llvm pipeline, and
+// the errors of the lowering.
+
+//--- laid-out.mlir
+
+//===----------------------------------------------------------------------===//
+// The kernel ABI: each !tile.global<T, R> becomes (ptr<1>, R x i32 sizes,
+// R x i64 strides); scalars stay; the kernel gets nvvm.kernel and
+// nvvm.maxntid = 32 * num_warps. tile.dim is the size argument; tile.bid
+// and tile.num_blocks read %ctaid and %nctaid.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @signature
+// CHECK-SAME:  (%[[A:.*]]: !llvm.ptr<1>, %[[A_D0:.*]]: i32, %[[A_D1:.*]]: i32, %[[A_S0:.*]]: i64, %[[A_S1:.*]]: i64, %[[S:.*]]: f32, %[[N:.*]]: i32, %[[B:.*]]: !llvm.ptr<1>, %[[B_D0:.*]]: i32, %[[B_S0:.*]]: i64)
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, tile.num_warps = 8 : i32, tile.scratch_offset = 0 : i32}
+// CHECK-NOT:   tile.kernel
+// CHECK:       %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK-NEXT:  %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK-NEXT:  %[[Z:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
+// CHECK-NEXT:  %[[NX:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK-NEXT:  %[[NY:.*]] = nvvm.read.ptx.sreg.nctaid.y : i32
+// CHECK-NEXT:  %[[NZ:.*]] = nvvm.read.ptx.sreg.nctaid.z : i32
+// CHECK-NEXT:  %[[T0:.*]] = llvm.add %[[X]], %[[Y]] : i32
+// CHECK-NEXT:  %[[T1:.*]] = llvm.add %[[T0]], %[[Z]] : i32
+// CHECK-NEXT:  %[[T2:.*]] = llvm.add %[[T1]], %[[NX]] : i32
+// CHECK-NEXT:  %[[T3:.*]] = llvm.add %[[T2]], %[[NY]] : i32
+// CHECK-NEXT:  %[[T4:.*]] = llvm.add %[[T3]], %[[NZ]] : i32
+// CHECK-NEXT:  %[[T5:.*]] = llvm.add %[[T4]], %[[A_D0]] : i32
+// CHECK-NEXT:  %[[T6:.*]] = llvm.add %[[T5]], %[[A_D1]] : i32
+// CHECK-NEXT:  %[[T7:.*]] = llvm.add %[[T6]], %[[N]] : i32
+// The tile.full is the scalar in its single register, stored as a 32-bit word.
+// CHECK:       %[[W:.*]] = llvm.bitcast %[[S]] : f32 to i32
+// CHECK:       st.global.b32 [$1], {$2};{{.*}}"r,l,r" %{{.*}}, %{{.*}}, %[[W]] : (i32, !llvm.ptr<1>, i32) -> ()
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+func.func @signature(%A: !tile.global<f16, 2>, %s: f32, %n: i32, %B: !tile.global<f32, 1>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %x = tile.bid 0
+  %y = tile.bid 1
+  %z = tile.bid 2
+  %nx = tile.num_blocks 0
+  %ny = tile.num_blocks 1
+  %nz = tile.num_blocks 2
+  %d0 = tile.dim %A, 0 : !tile.global<f16, 2>
+  %d1 = tile.dim %A, 1 : !tile.global<f16, 2>
+  %t0 = arith.addi %x, %y : i32
+  %t1 = arith.addi %t0, %z : i32
+  %t2 = arith.addi %t1, %nx : i32
+  %t3 = arith.addi %t2, %ny : i32
+  %t4 = arith.addi %t3, %nz : i32
+  %t5 = arith.addi %t4, %d0 : i32
+  %t6 = arith.addi %t5, %d1 : i32
+  %t7 = arith.addi %t6, %n : i32
+  %v = tile.full %s : tensor<256xf32, #b>
+  tile.store %B[%t7], %v : !tile.global<f32, 1>, tensor<256xf32, #b>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Element-wise ops, one per register: a 256-element tile in a layout of 2
+// elements per thread is two scalars per thread (the function's tile
+// arguments become two f32 / f16 arguments each). exp2 with flush_to_zero is
+// ex2.approx.ftz.f32; f16 goes through f32.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @elementwise
+// CHECK-SAME:  (%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[B0:.*]]: f32, %[[B1:.*]]: f32, %[[H0:.*]]: f16, %[[H1:.*]]: f16, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64)
+// CHECK-NOT:   tile.
+// CHECK:       %[[C0:.*]] = llvm.fadd %[[A0]], %[[B0]] : f32
+// CHECK-NEXT:  %[[C1:.*]] = llvm.fadd %[[A1]], %[[B1]] : f32
+// CHECK-NEXT:  %[[E0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[C0]]) : (f32) -> f32
+// CHECK-NEXT:  %[[E1:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[C1]]) : (f32) -> f32
+// CHECK-NEXT:  %[[W0:.*]] = llvm.fpext %[[H0]] : f16 to f32
+// CHECK-NEXT:  %[[X0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[W0]]) : (f32) -> f32
+// CHECK-NEXT:  %[[F0:.*]] = llvm.fptrunc %[[X0]] : f32 to f16
+// CHECK-NEXT:  %[[W1:.*]] = llvm.fpext %[[H1]] : f16 to f32
+// CHECK-NEXT:  %[[X1:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[W1]]) : (f32) -> f32
+// CHECK-NEXT:  %[[F1:.*]] = llvm.fptrunc %[[X1]] : f32 to f16
+// The two f32 registers are contiguous: one st.global.v2.b32; the two f16
+// registers are one 32-bit word: one st.global.b32.
+// CHECK:       %[[I0:.*]] = llvm.bitcast %[[E0]] : f32 to i32
+// CHECK-NEXT:  %[[I1:.*]] = llvm.bitcast %[[E1]] : f32 to i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p st.global.v2.b32 [$1], {$2, $3};\0A}", "r,l,r,r" %{{.*}}, %{{.*}}, %[[I0]], %[[I1]]
+// CHECK:       %[[V0:.*]] = llvm.insertelement %[[F0]], %{{.*}} : vector<2xf16>
+// CHECK-NEXT:  %[[V1:.*]] = llvm.insertelement %[[F1]], %[[V0]][%{{.*}} : i32] : vector<2xf16>
+// CHECK-NEXT:  %[[HW:.*]] = llvm.bitcast %[[V1]] : vector<2xf16> to i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p st.global.b32 [$1], {$2};\0A}", "r,l,r" %{{.*}}, %{{.*}}, %[[HW]]
+// CHECK-NEXT:  llvm.return
+#b = #tile.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @elementwise(%a: tensor<256xf32, #b>, %b: tensor<256xf32, #b>, %x: tensor<256xf16, #b>, %O: !tile.global<f32, 1>, %H: !tile.global<f16, 1>) {
+  %c0 = arith.constant 0 : i32
+  %c = arith.addf %a, %b : tensor<256xf32, #b>
+  %e = tile.exp2 %c flush_to_zero : tensor<256xf32, #b>
+  %f = tile.exp2 %x : tensor<256xf16, #b>
+  tile.store %O[%c0], %e : !tile.global<f32, 1>, tensor<256xf32, #b>
+  tile.store %H[%c0], %f : !tile.global<f16, 1>, tensor<256xf16, #b>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.div: the three rounding modes, with and without flush_to_zero.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @div
+// CHECK-SAME:  (%[[A:.*]]: f32, %[[B:.*]]: f32, %[[H:.*]]: f16)
+// CHECK:       llvm.call_intrinsic "llvm.nvvm.div.rn.f"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:  llvm.call_intrinsic "llvm.nvvm.div.rn.ftz.f"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:  llvm.call_intrinsic "llvm.nvvm.div.full"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:  llvm.call_intrinsic "llvm.nvvm.div.full.ftz"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:  llvm.call_intrinsic "llvm.nvvm.div.approx.f"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:  llvm.call_intrinsic "llvm.nvvm.div.approx.ftz.f"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[W:.*]] = llvm.fpext %[[H]] : f16 to f32
+// CHECK-NEXT:  %[[Q:.*]] = llvm.call_intrinsic "llvm.nvvm.div.approx.ftz.f"(%[[W]], %[[W]]) : (f32, f32) -> f32
+// CHECK-NEXT:  llvm.fptrunc %[[Q]] : f32 to f16
+func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16) {
+  %0 = tile.div %a, %b rn : f32
+  %1 = tile.div %a, %b rn flush_to_zero : f32
+  %2 = tile.div %a, %b full : f32
+  %3 = tile.div %a, %b full flush_to_zero : f32
+  %4 = tile.div %a, %b approx : f32
+  %5 = tile.div %a, %b approx flush_to_zero : f32
+  %6 = tile.div %h, %h approx flush_to_zero : f16
+  return %0, %1, %2, %3, %4, %5, %6 : f32, f32, f32, f32, f32, f32, f16
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Loads and stores: one predicated vector access per 16 bytes of contiguous
+// registers, the predicate being the bounds check of every dimension;
+// outputs are zeroed first, and a non-zero padding is selected in.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @loads
+// CHECK-SAME:  (%[[X:.*]]: !llvm.ptr<1>, %[[XD0:.*]]: i32, %[[XD1:.*]]: i32, %[[XS0:.*]]: i64, %[[XS1:.*]]: i64, %[[H:.*]]: !llvm.ptr<1>, %[[HD0:.*]]: i32, %[[HD1:.*]]: i32, %[[HS0:.*]]: i64, %[[HS1:.*]]: i64, %[[I:.*]]: i32)
+// CHECK-DAG:   %[[NINF:.*]] = llvm.mlir.constant(0xFC00 : f16) : f16
+// CHECK:       %[[R:.*]] = llvm.add %{{.*}} : i32
+// CHECK-NEXT:  %[[IN0:.*]] = llvm.icmp "ult" %[[R]], %[[XD0]] : i32
+// CHECK-NEXT:  %[[R64:.*]] = llvm.sext %[[R]] : i32 to i64
+// CHECK-NEXT:  %[[O0:.*]] = llvm.mul %[[R64]], %[[XS0]] : i64
+// CHECK-NEXT:  %[[C:.*]] = llvm.add %{{.*}} : i32
+// CHECK-NEXT:  %[[IN1:.*]] = llvm.icmp "ult" %[[C]], %[[XD1]] : i32
+// CHECK-NEXT:  %[[IN:.*]] = llvm.and %[[IN0]], %[[IN1]] : i1
+// CHECK-NEXT:  %[[C64:.*]] = llvm.sext %[[C]] : i32 to i64
+// CHECK-NEXT:  %[[O1:.*]] = llvm.mul %[[C64]], %[[XS1]] : i64
+// CHECK-NEXT:  %[[OFF:.*]] = llvm.add %[[O0]], %[[O1]] : i64
+// CHECK-NEXT:  %[[P:.*]] = llvm.getelementptr %[[X]][%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT:  %[[PRED:.*]] = llvm.zext %[[IN]] : i1 to i32
+// CHECK-NEXT:  %[[LD:.*]] = llvm.inline_asm "{\0A .reg .pred p;\0A setp.ne.b32 p, $4, 0;\0A mov.b32 $0, 0;\0A mov.b32 $1, 0;\0A mov.b32 $2, 0;\0A mov.b32 $3, 0;\0A @p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];\0A}", "=r,=r,=r,=r,r,l" %[[PRED]], %[[P]] : (i32, !llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
+// 8 halves: also one ld.global.v4.b32, each word then split in two f16.
+// CHECK:       %[[HP:.*]] = llvm.getelementptr %[[H]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
+// CHECK-NEXT:  %[[HPRED:.*]] = llvm.zext %[[HIN:.*]] : i1 to i32
+// CHECK-NEXT:  %[[HLD:.*]] = llvm.inline_asm "{{.*}}@p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];{{.*}}", "=r,=r,=r,=r,r,l" %[[HPRED]], %[[HP]]
+// CHECK-COUNT-4: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK-COUNT-8: llvm.select %[[HIN]], %{{.*}}, %[[NINF]] : i1, f16
+// The f32 tile is stored back from the loaded words, at the same address
+// and under the same predicate.
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p st.global.v4.b32 [$1], {$2, $3, $4, $5};\0A}", "r,l,r,r,r,r" %[[PRED]], %[[P]],
+// CHECK:       llvm.inline_asm has_side_effects "{{.*}}@p st.global.v4.b32 [$1], {$2, $3, $4, $5};{{.*}}", "r,l,r,r,r,r" %[[HPRED]], %[[HP]],
+// CHECK-NEXT:  llvm.return
+#b32 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#b16 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @loads(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<16x32xf32, #b32>
+  %h = tile.load %H[%i, %i] {padding = 0xFC00 : f16} : !tile.global<f16, 2> -> tensor<16x64xf16, #b16>
+  tile.store %X[%i, %i], %x : !tile.global<f32, 2>, tensor<16x32xf32, #b32>
+  tile.store %H[%i, %i], %h : !tile.global<f16, 2>, tensor<16x64xf16, #b16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions: registers in the thread first, then lanes with butterfly
+// shuffles, then warps through shared memory.
+//===----------------------------------------------------------------------===//
+
+// In the mma layout a row is spread over 2 registers x 4 lanes (lane bits 0
+// and 1) of one warp: 3 maxnum per row in the thread, then shuffles with
+// masks 1 and 2; no shared memory for the reduction itself.
+// CHECK-LABEL: llvm.func @reduce_mma
+// CHECK-SAME:  (%[[R0:.*]]: f32, %[[R1:.*]]: f32, %[[R2:.*]]: f32, %[[R3:.*]]: f32, %[[R4:.*]]: f32, %[[R5:.*]]: f32, %[[R6:.*]]: f32, %[[R7:.*]]: f32,
+// CHECK-DAG:   %[[M31:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-DAG:   %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-DAG:   %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK:       %[[A:.*]] = llvm.intr.maxnum(%[[R0]], %[[R1]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[B:.*]] = llvm.intr.maxnum(%[[R2]], %[[R3]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[A2:.*]] = llvm.intr.maxnum(%[[A]], %[[R4]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[A3:.*]] = llvm.intr.maxnum(%[[A2]], %[[R5]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[B2:.*]] = llvm.intr.maxnum(%[[B]], %[[R6]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[B3:.*]] = llvm.intr.maxnum(%[[B2]], %[[R7]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[SA:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[A3]], %[[ONE]], %[[M31]] : f32 -> f32
+// CHECK-NEXT:  %[[A4:.*]] = llvm.intr.maxnum(%[[A3]], %[[SA]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[SB:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[B3]], %[[ONE]], %[[M31]] : f32 -> f32
+// CHECK-NEXT:  %[[B4:.*]] = llvm.intr.maxnum(%[[B3]], %[[SB]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[SA2:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[A4]], %[[TWO]], %[[M31]] : f32 -> f32
+// CHECK-NEXT:  %[[A5:.*]] = llvm.intr.maxnum(%[[A4]], %[[SA2]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[SB2:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[B4]], %[[TWO]], %[[M31]] : f32 -> f32
+// CHECK-NEXT:  %[[B5:.*]] = llvm.intr.maxnum(%[[B4]], %[[SB2]]) : (f32, f32) -> f32
+// CHECK-NOT:   nvvm.shfl.sync
+// The result is the (64,) row vector in a slice of the mma layout; storing
+// it in a blocked 1-D layout is a conversion through shared memory.
+// CHECK:       nvvm.barrier0
+// CHECK:       llvm.store %[[A5]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:       llvm.store %[[B5]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK:       llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#rows = #tile.slice<dim = 1, parent = #mma>
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @reduce_mma(%x: tensor<64x16xf32, #mma>, %O: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  %m = tile.reduce max %x {axis = 1 : i32} : tensor<64x16xf32, #mma> -> tensor<64xf32, #rows>
+  %mb = tile.convert_layout %m : tensor<64xf32, #rows> -> tensor<64xf32, #b>
+  tile.store %O[%c0], %mb : !tile.global<f32, 1>, tensor<64xf32, #b>
+  return
+}
+
+// -----
+
+// A row spread over 4 registers, 32 lanes and 4 warps: 3 adds, 5 shuffle
+// steps (masks 1, 2, 4, 8, 16), then each warp's partial sums go through
+// shared memory (4 slots per row) and every thread adds the 4 of its rows.
+// CHECK-LABEL: llvm.func @reduce_warps
+// CHECK-SAME:  tile.shared_bytes = 32 : i32
+// CHECK-COUNT-6: llvm.fadd
+// CHECK-COUNT-10: nvvm.shfl.sync  bfly
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       nvvm.barrier0
+// CHECK-COUNT-2: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   llvm.load
+// CHECK:       st.global.b32
+#l = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+func.func @reduce_warps(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<2x512xf32, #l>
+  %s = tile.reduce sum %x {axis = 1 : i32, keepdims} : tensor<2x512xf32, #l> -> tensor<2x1xf32, #l>
+  tile.store %X[%i, %i], %s : !tile.global<f32, 2>, tensor<2x1xf32, #l>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.mma: one mma.sync.m16n8k16 per 16 x 8 block of the warp's part of the
+// accumulator and per 16 of K, its fragments picked from the operand
+// registers. The f16 accumulator of one mma converted to the A layout of the
+// next moves no data: P's registers go straight into the A fragments.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @p_times_v
+// CHECK-SAME:  (%[[S0:.*]]: f32, %[[S1:.*]]: f32, %[[S2:.*]]: f32, %[[S3:.*]]: f32, %[[S4:.*]]: f32, %[[S5:.*]]: f32, %[[S6:.*]]: f32, %[[S7:.*]]: f32, %[[V0:.*]]: f16, %[[V1:.*]]: f16, %[[V2:.*]]: f16, %[[V3:.*]]: f16, %[[C0:.*]]: f32, %[[C1:.*]]: f32, %[[C2:.*]]: f32, %[[C3:.*]]: f32,
+// CHECK-NOT:   nvvm.barrier0
+// CHECK-NOT:   !llvm.ptr<3>
+// CHECK:       %[[P0:.*]] = llvm.fptrunc %[[S0]] : f32 to f16
+// CHECK-NEXT:  %[[P1:.*]] = llvm.fptrunc %[[S1]] : f32 to f16
+// CHECK:       %[[A0:.*]] = llvm.insertelement %[[P1]], %{{.*}} : vector<2xf16>
+// CHECK:       %[[B0:.*]] = llvm.insertelement %[[V1]], %{{.*}} : vector<2xf16>
+// CHECK:       %[[B1:.*]] = llvm.insertelement %[[V3]], %{{.*}} : vector<2xf16>
+// CHECK-NEXT:  %[[D:.*]] = nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}]  B[%[[B0]], %[[B1]]]  C[%[[C0]], %[[C1]], %[[C2]], %[[C3]]]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT:   nvvm.mma.sync
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @p_times_v(%s: tensor<64x16xf32, #mma>, %v: tensor<16x8xf16, #dot_b>, %c: tensor<64x8xf32, #mma>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  %p = arith.truncf %s : tensor<64x16xf32, #mma> to tensor<64x16xf16, #mma>
+  %pa = tile.convert_layout %p : tensor<64x16xf16, #mma> -> tensor<64x16xf16, #dot_a>
+  %d = tile.mma %pa, %v, %c : tensor<64x16xf16, #dot_a>, tensor<16x8xf16, #dot_b>, tensor<64x8xf32, #mma>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x8xf32, #mma>
+  return
+}
+
+// -----
+
+// bf16 operands are passed to mma.sync as i32 words.
+// CHECK-LABEL: llvm.func @mma_bf16
+// CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT:   nvvm.mma.sync
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @mma_bf16(%a: tensor<64x16xbf16, #dot_a>, %b: tensor<16x16xbf16, #dot_b>, %c: tensor<64x16xf32, #mma>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  %d = tile.mma %a, %b, %c : tensor<64x16xbf16, #dot_a>, tensor<16x16xbf16, #dot_b>, tensor<64x16xf32, #mma>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x16xf32, #mma>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Shared memory: async copies, their wait, local_alloc, ldmatrix, and layout
+// conversions through a scratch area past the buffers.
+//===----------------------------------------------------------------------===//
+
+// The buffers are laid out one after the other from the start of the
+// dynamic shared memory (A at 0, B at 4096); the scratch area of the final
+// conversion (64 x 64 f32, 16 KiB) starts past them at 8192; the kernel
+// needs 24 KiB.
+// CHECK:       llvm.mlir.global external @tile_shared_memory() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.func @staged
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.scratch_offset = 8192 : i32, tile.shared_bytes = 24576 : i32}
+// CHECK:       %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// tile.async_load: a barrier (earlier readers are done), then one 16-byte
+// cp.async per 8 halves of the thread (64 x 32 / 128 threads = 2 of them),
+// copying 0 bytes (zero fill) where out of bounds, then one commit.
+// CHECK:       nvvm.barrier0
+// CHECK:       %[[SRC0:.*]] = llvm.select %{{.*}}, %[[B16:.*]], %[[Z32:.*]] : i1, i32
+// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SRC0]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NOT:   nvvm.cp.async.shared.global
+// tile.local_alloc: barrier, 16-byte vector stores at the buffer's offset, barrier.
+// CHECK:       %[[BUFB:.*]] = llvm.getelementptr %[[SMEM]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// tile.async_wait: wait for all groups, then a barrier.
+// CHECK-NEXT:  nvvm.cp.async.wait.group 0
+// CHECK-NEXT:  nvvm.barrier0
+// tile.local_load of the A operand: one ldmatrix.x4 per warp (no transpose:
+// the buffer is row-major along K); of the B operand from a row-major
+// (N-contiguous) buffer: ldmatrix.x4.trans, four of them for 16 x 64.
+// CHECK:       %[[PA:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT:  nvvm.ldmatrix %[[PA]] {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// 64 x 64 x 16 on 4 warps of 16 x 64: 8 mma.sync per K step, 2 K steps.
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK:       nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>
+// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT:   nvvm.mma.sync
+// A blocked tile.local_load: plain 16-byte loads from the swizzled buffer.
+// CHECK:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// mma -> blocked conversion of the f32 result: through the scratch area.
+// CHECK:       %[[SCRATCH:.*]] = llvm.getelementptr %[[SMEM]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-COUNT-16: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#shared1 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @staged(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %ba = tile.async_load %A[%i, %i] {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2> -> !tile.smem<[64, 32], f16, #shared>
+  %b = tile.load %B[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16, #blocked1>
+  %bb = tile.local_alloc %b : tensor<32x64xf16, #blocked1> -> !tile.smem<[32, 64], f16, #shared1>
+  tile.async_wait %ba : !tile.smem<[64, 32], f16, #shared>
+  %a0 = tile.local_load %ba [0, 0] : !tile.smem<[64, 32], f16, #shared> -> tensor<64x16xf16, #dot_a>
+  %b0 = tile.local_load %bb [0, 0] : !tile.smem<[32, 64], f16, #shared1> -> tensor<16x64xf16, #dot_b>
+  %d0 = tile.mma %a0, %b0, %z : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %a1 = tile.local_load %ba [0, 16] : !tile.smem<[64, 32], f16, #shared> -> tensor<64x16xf16, #dot_a>
+  %b1 = tile.local_load %bb [16, 0] : !tile.smem<[32, 64], f16, #shared1> -> tensor<16x64xf16, #dot_b>
+  %d1 = tile.mma %a1, %b1, %d0 : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %x = tile.local_load %bb [0, 0] : !tile.smem<[32, 64], f16, #shared1> -> tensor<32x64xf16, #blocked1>
+  tile.store %B[%i, %i], %x : !tile.global<f16, 2>, tensor<32x64xf16, #blocked1>
+  %o = tile.convert_layout %d1 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  tile.store %C[%i, %i], %o : !tile.global<f32, 2>, tensor<64x64xf32, #blocked>
+  return
+}
+
+// -----
+
+// A conversion that keeps every element in its thread (here the same
+// distribution with the registers in another order) moves no data: the
+// registers are only renumbered. Register i of the column-ordered layout
+// holds element (i % 2, i / 2) of the thread's 2 x 2 block, which is
+// register 2 * (i % 2) + i / 2 of the row-ordered one; registers adjacent
+// along the contiguous dimension are no longer consecutive, so each is
+// stored on its own.
+// CHECK-LABEL: llvm.func @register_only
+// CHECK-SAME:  (%[[R0:.*]]: f32, %[[R1:.*]]: f32, %[[R2:.*]]: f32, %[[R3:.*]]: f32,
+// CHECK-NOT:   nvvm.barrier0
+// CHECK-NOT:   !llvm.ptr<3>
+// CHECK:       %[[W0:.*]] = llvm.bitcast %[[R0]] : f32 to i32
+// CHECK:       st.global.b32 [$1], {$2};{{.*}} %[[W0]] :
+// CHECK:       %[[W1:.*]] = llvm.bitcast %[[R2]] : f32 to i32
+// CHECK:       st.global.b32 [$1], {$2};{{.*}} %[[W1]] :
+// CHECK:       %[[W2:.*]] = llvm.bitcast %[[R1]] : f32 to i32
+// CHECK:       st.global.b32 [$1], {$2};{{.*}} %[[W2]] :
+// CHECK:       %[[W3:.*]] = llvm.bitcast %[[R3]] : f32 to i32
+// CHECK:       st.global.b32 [$1], {$2};{{.*}} %[[W3]] :
+// CHECK-NOT:   nvvm.barrier0
+// CHECK-NOT:   tile_shared_memory
+// CHECK:       llvm.return
+#row = #tile.blocked<sizePerThread = [2, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#col = #tile.blocked<sizePerThread = [2, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [0, 1]>
+func.func @register_only(%x: tensor<8x64xf32, #row>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  %y = tile.convert_layout %x : tensor<8x64xf32, #row> -> tensor<8x64xf32, #col>
+  tile.store %O[%c0, %c0], %y : !tile.global<f32, 2>, tensor<8x64xf32, #col>
+  return
+}
+
+//--- pipeline.mlir
+
+// A small GEMM through the whole --tile-to-llvm pipeline: layouts, staging
+// of both operands with cp.async, ldmatrix, mma.sync, and the conversion of
+// the f32 accumulator to the store's blocked layout through shared memory.
+// CHECK-LABEL: llvm.func @gemm
+// CHECK-SAME:  (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.scratch_offset = 8192 : i32, tile.shared_bytes = 24576 : i32}
+// CHECK:       nvvm.read.ptx.sreg.ctaid.x
+// CHECK:       nvvm.read.ptx.sreg.ctaid.y
+// CHECK:       nvvm.barrier0
+// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK:       nvvm.barrier0
+// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NEXT:  nvvm.cp.async.wait.group 0
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK:       nvvm.cp.async.wait.group 0
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT:   nvvm.mma.sync
+// CHECK:       nvvm.barrier0
+// CHECK-COUNT-16: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-8: st.global.v4.b32
+// CHECK-NOT:   st.global
+// CHECK:       llvm.return
+// CHECK-NOT:   tile.
+func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>) attributes {tile.kernel} {
+  %m = tile.bid 0
+  %n = tile.bid 1
+  %c0 = arith.constant 0 : i32
+  %a = tile.load %A[%m, %c0] : !tile.global<f16, 2> -> tensor<64x32xf16>
+  %b = tile.load %B[%c0, %n] : !tile.global<f16, 2> -> tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>
+  tile.store %C[%m, %n], %d : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+//--- errors.mlir
+
+// expected-error @+1 {{kernel has no layouts: run tile-assign-layouts first}}
+func.func @no_layouts(%A: !tile.global<f32, 1>) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#b1 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @reshape(%x: tensor<16x16xf32, #b>, %O: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{only reshapes that add or remove dimensions of size 1 are supported by code generation}}
+  // expected-error @+1 {{failed to legalize operation 'tile.reshape'}}
+  %r = tile.reshape %x : tensor<16x16xf32, #b> -> tensor<256xf32, #b1>
+  tile.store %O[%c0], %r : !tile.global<f32, 1>, tensor<256xf32, #b1>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @load_bool(%A: !tile.global<i1, 1>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{loading bool tensors is not supported yet}}
+  // expected-error @+1 {{failed to legalize operation 'tile.load'}}
+  %x = tile.load %A[%c0] : !tile.global<i1, 1> -> tensor<512xi1, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @store_bool(%A: !tile.global<i1, 1>, %x: tensor<512xi1, #b>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{storing bool tensors is not supported yet}}
+  // expected-error @+1 {{failed to legalize operation 'tile.store'}}
+  tile.store %A[%c0], %x : !tile.global<i1, 1>, tensor<512xi1, #b>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @mma_shape(%a: tensor<64x8xf16, #dot_a>, %b: tensor<8x64xf16, #dot_b>, %c: tensor<64x64xf32, #mma>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{mma: tiles must be multiples of 16 x 8 x 16 (M x N x K), got 64 x 64 x 8}}
+  // expected-error @+1 {{failed to legalize operation 'tile.mma'}}
+  %d = tile.mma %a, %b, %c : tensor<64x8xf16, #dot_a>, tensor<8x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @mma_not_mma_layout(%a: tensor<64x16xf16, #b>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{mma: the accumulator must be in an mma layout}}
+  // expected-error @+1 {{failed to legalize operation 'tile.mma'}}
+  %d = tile.mma %a, %b, %c : tensor<64x16xf16, #b>, tensor<16x64xf16, #b>, tensor<64x64xf32, #b>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @extract(%x: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  // 16 columns are held by 4 lanes of a row where 64 were held by 8.
+  // expected-error @+2 {{code generation supports extracting only sub-tiles held by the same threads}}
+  // expected-error @+1 {{failed to legalize operation 'tile.extract'}}
+  %e = tile.extract %x [0, 16] : tensor<64x64xf32, #b> -> tensor<64x16xf32, #b>
+  tile.store %O[%c0, %c0], %e : !tile.global<f32, 2>, tensor<64x16xf32, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @cp_async_2_bytes(%A: !tile.global<f16, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{cp.async copies 4, 8 or 16 bytes, not 2}}
+  // expected-error @+1 {{failed to legalize operation 'tile.async_load'}}
+  %x = tile.async_load %A[%c0, %c0] {layout = #b, shape = array<i64: 64, 64>} : !tile.global<f16, 2> -> !tile.smem<[64, 64], f16, #shared>
+  tile.async_wait %x : !tile.smem<[64, 64], f16, #shared>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#b2 = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+func.func @broadcast(%x: tensor<64x1xf32, #b>, %O: !tile.global<f32, 2>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{the layouts of this op's operand and result do not keep elements in their threads}}
+  // expected-error @+1 {{failed to legalize operation 'tile.broadcast'}}
+  %e = tile.broadcast %x : tensor<64x1xf32, #b> -> tensor<64x64xf32, #b2>
+  tile.store %O[%c0, %c0], %e : !tile.global<f32, 2>, tensor<64x64xf32, #b2>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @shared_not_allocated(%x: tensor<64x16xf16, #mma>) {
+  // Outside a kernel, buffers get no shared memory offset.
+  // expected-error @+2 {{shared memory was not allocated for this buffer}}
+  // expected-error @+1 {{failed to legalize operation 'tile.local_alloc'}}
+  %b = tile.local_alloc %x : tensor<64x16xf16, #mma> -> !tile.smem<[64, 16], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}

@@ -1,0 +1,307 @@
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts=num-warps=8 | FileCheck %s --check-prefix=W8
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts=vector-bytes=4 | FileCheck %s --check-prefix=V4
+// RUN: not tile-opt %s -split-input-file --tile-assign-layouts=num-warps=3 2>&1 | FileCheck %s --check-prefix=BADWARPS
+
+// tile-assign-layouts gives every tile of a kernel a layout and inserts
+// tile.convert_layout where a use needs another one. Each case is a small
+// kernel in a file of its own (-split-input-file), so that the layout aliases
+// (#blocked, #blocked1, ...) are numbered per case.
+
+// BADWARPS: error: num-warps must be a power of two from 1 to 32
+
+//===----------------------------------------------------------------------===//
+// Loads and stores: blocked layouts moving 16 bytes per thread along the
+// tensor's contiguous dimension, lanes along it first, warps across it.
+//===----------------------------------------------------------------------===//
+
+// 64x128 f16: 8 halves (16 bytes) per thread, 16 lanes cover a 128-wide row,
+// 2 rows per warp, the 4 warps stacked over rows.
+// CHECK:      #[[F16:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// order = [1, 0] on the load: view dimension 0 walks the tensor's contiguous
+// dimension, so the vector and the lanes go along dimension 0.
+// CHECK-NEXT: #[[TRANS:blocked1]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+// 32x32 f32: 4 floats (16 bytes) per thread, 8 lanes per row.
+// CHECK-NEXT: #[[F32:blocked2]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// 4x1024 f32: a whole warp on one row, one warp per row.
+// CHECK-NEXT: #[[WIDE:blocked3]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @loads
+// CHECK-SAME:  attributes {tile.kernel, tile.num_warps = 4 : i32}
+// CHECK-NEXT:  tile.load %{{.*}} : <f16, 2> -> tensor<64x128xf16, #[[F16]]>
+// CHECK-NEXT:  tile.load %{{.*}} {order = array<i32: 1, 0>} : <f16, 2> -> tensor<128x64xf16, #[[TRANS]]>
+// CHECK-NEXT:  %[[B:.*]] = tile.load %{{.*}} : <f32, 2> -> tensor<32x32xf32, #[[F32]]>
+// CHECK-NEXT:  tile.load %{{.*}} : <f32, 2> -> tensor<4x1024xf32, #[[WIDE]]>
+// The stored tile already has the store's layout: no conversion.
+// CHECK-NEXT:  tile.store %{{.*}}, %[[B]] : <f32, 2>, tensor<32x32xf32, #[[F32]]>
+// CHECK-NEXT:  return
+
+// With 8 warps the warps still go to the rows; 4x1024 has only 4 rows, so the
+// other warps split the columns.
+// W8:      #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+// W8-NEXT: #blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]>
+// W8-NEXT: #blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// W8-NEXT: #blocked3 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 2], order = [1, 0]>
+// W8-LABEL: func.func @loads
+// W8-SAME:  tile.num_warps = 8 : i32
+
+// vector-bytes=4 (tensors only 4-byte aligned): 2 halves or 1 float per
+// thread; both f32 tiles then get the same layout.
+// V4:      #blocked = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// V4-NEXT: #blocked1 = #tile.blocked<sizePerThread = [2, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+// V4-NEXT: #blocked2 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// V4-NEXT: module
+// V4-LABEL: func.func @loads
+// V4:       tensor<32x32xf32, #blocked2>
+// V4:       tensor<4x1024xf32, #blocked2>
+func.func @loads(%A: !tile.global<f16, 2>, %B: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x128xf16>
+  %t = tile.load %A[%i, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %b = tile.load %B[%i, %i] : !tile.global<f32, 2> -> tensor<32x32xf32>
+  %c = tile.load %B[%i, %i] : !tile.global<f32, 2> -> tensor<4x1024xf32>
+  tile.store %B[%i, %i], %b : !tile.global<f32, 2>, tensor<32x32xf32>
+  return
+}
+
+// -----
+
+// A 1-D tile: 4 floats per thread, 32 lanes, 4 warps, repeated twice to
+// cover 1024 elements; the element-wise op takes its operands' layout.
+// CHECK:      #[[L:blocked]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @vector_add
+// CHECK-NEXT:  %[[X:.*]] = tile.load %{{.*}} : <f32, 1> -> tensor<1024xf32, #[[L]]>
+// CHECK-NEXT:  %[[Y:.*]] = tile.load %{{.*}} : <f32, 1> -> tensor<1024xf32, #[[L]]>
+// CHECK-NEXT:  %[[Z:.*]] = arith.addf %[[X]], %[[Y]] : tensor<1024xf32, #[[L]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[Z]] : <f32, 1>, tensor<1024xf32, #[[L]]>
+// W8:      #blocked = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+// W8-LABEL: func.func @vector_add
+func.func @vector_add(%A: !tile.global<f32, 1>, %B: !tile.global<f32, 1>, %C: !tile.global<f32, 1>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i] : !tile.global<f32, 1> -> tensor<1024xf32>
+  %b = tile.load %B[%i] : !tile.global<f32, 1> -> tensor<1024xf32>
+  %c = arith.addf %a, %b : tensor<1024xf32>
+  tile.store %C[%i], %c : !tile.global<f32, 1>, tensor<1024xf32>
+  return
+}
+
+// -----
+
+// Functions without tile.kernel are left alone.
+// CHECK-NOT:   #blocked
+// CHECK-LABEL: func.func @not_a_kernel
+// CHECK-SAME:  (%{{.*}}: tensor<64xf32>) -> tensor<64xf32> {
+// CHECK-NEXT:  return %{{.*}} : tensor<64xf32>
+func.func @not_a_kernel(%x: tensor<64xf32>) -> tensor<64xf32> {
+  return %x : tensor<64xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// mma: the accumulator layout on result and accumulator, the operand layouts
+// on a and b, reached from the loads' blocked layouts by conversions.
+// Element-wise ops, splat constants, tile.full and masks computed from
+// tile.arange take the mma layout; reductions give slices of it.
+//===----------------------------------------------------------------------===//
+
+// CHECK:      #[[LA:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[LB:blocked1]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[ST:blocked2]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// 64 rows: one 16-row block per warp.
+// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-NEXT: #[[A:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
+// CHECK-NEXT: #[[B:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
+// CHECK-NEXT: #[[ROWS:slice]] = #tile.slice<dim = 1, parent = #mma>
+// CHECK-NEXT: #[[COLS:slice1]] = #tile.slice<dim = 0, parent = #mma>
+// CHECK-LABEL: func.func @mma
+// CHECK-NEXT:  %[[X:.*]] = tile.load %{{.*}} : <f16, 2> -> tensor<64x32xf16, #[[LA]]>
+// CHECK-NEXT:  %[[Y:.*]] = tile.load %{{.*}} : <f16, 2> -> tensor<32x64xf16, #[[LB]]>
+// CHECK-NEXT:  %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[XA:.*]] = tile.convert_layout %[[X]] : tensor<64x32xf16, #[[LA]]> -> tensor<64x32xf16, #[[A]]>
+// CHECK-NEXT:  %[[YB:.*]] = tile.convert_layout %[[Y]] : tensor<32x64xf16, #[[LB]]> -> tensor<32x64xf16, #[[B]]>
+// CHECK-NEXT:  %[[D:.*]] = tile.mma %[[XA]], %[[YB]], %[[ZERO]] : tensor<64x32xf16, #[[A]]>, tensor<32x64xf16, #[[B]]>, tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[E:.*]] = arith.mulf %[[D]], %[[TWO]] : tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  arith.constant 0xFF800000 : f32
+// CHECK-NEXT:  %[[NINF:.*]] = tile.full %{{.*}} : tensor<64x64xf32, #[[MMA]]>
+// The row and column indices are computed directly in slices of the mma
+// layout, so the mask needs no conversion at all.
+// CHECK-NEXT:  %[[R:.*]] = tile.arange : tensor<64xi32, #[[ROWS]]>
+// CHECK-NEXT:  %[[C:.*]] = tile.arange : tensor<64xi32, #[[COLS]]>
+// CHECK-NEXT:  %[[R2:.*]] = tile.expand_dims %[[R]] {axis = 1 : i32} : tensor<64xi32, #[[ROWS]]> -> tensor<64x1xi32, #[[MMA]]>
+// CHECK-NEXT:  %[[C2:.*]] = tile.expand_dims %[[C]] {axis = 0 : i32} : tensor<64xi32, #[[COLS]]> -> tensor<1x64xi32, #[[MMA]]>
+// CHECK-NEXT:  %[[RB:.*]] = tile.broadcast %[[R2]] : tensor<64x1xi32, #[[MMA]]> -> tensor<64x64xi32, #[[MMA]]>
+// CHECK-NEXT:  %[[CB:.*]] = tile.broadcast %[[C2]] : tensor<1x64xi32, #[[MMA]]> -> tensor<64x64xi32, #[[MMA]]>
+// CHECK-NEXT:  %[[MASK:.*]] = arith.cmpi sge, %[[RB]], %[[CB]] : tensor<64x64xi32, #[[MMA]]>
+// CHECK-NEXT:  %[[G:.*]] = arith.select %[[MASK]], %[[E]], %[[NINF]] : tensor<64x64xi1, #[[MMA]]>, tensor<64x64xf32, #[[MMA]]>
+// Without keepdims: a slice of the mma layout; with keepdims: the mma layout.
+// CHECK-NEXT:  tile.reduce max %[[G]] {axis = 1 : i32} : tensor<64x64xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
+// CHECK-NEXT:  tile.reduce min %[[G]] {axis = 0 : i32} : tensor<64x64xf32, #[[MMA]]> -> tensor<64xf32, #[[COLS]]>
+// CHECK-NEXT:  %[[S:.*]] = tile.reduce sum %[[G]] {axis = 1 : i32, keepdims} : tensor<64x64xf32, #[[MMA]]> -> tensor<64x1xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[SB:.*]] = tile.broadcast %[[S]] : tensor<64x1xf32, #[[MMA]]> -> tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[H:.*]] = arith.subf %[[G]], %[[SB]] : tensor<64x64xf32, #[[MMA]]>
+// The store wants a blocked layout: converted right before it.
+// CHECK-NEXT:  %[[HS:.*]] = tile.convert_layout %[[H]] : tensor<64x64xf32, #[[MMA]]> -> tensor<64x64xf32, #[[ST]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[HS]] : <f32, 2>, tensor<64x64xf32, #[[ST]]>
+// CHECK-NEXT:  return
+
+// 8 warps on 64 rows: 4 along M (16 rows each), 2 along N.
+// W8:      #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+// W8-NEXT: #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// W8-NEXT: #blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+// W8-NEXT: #mma = #tile.mma<warpsPerCTA = [4, 2]>
+// W8-NEXT: #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+// W8-NEXT: #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+// W8-LABEL: func.func @mma
+// W8-SAME:  tile.num_warps = 8 : i32
+// W8:       tile.mma %{{.*}} : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+func.func @mma(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x32xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>
+  %s = arith.constant dense<2.0> : tensor<64x64xf32>
+  %e = arith.mulf %d, %s : tensor<64x64xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %f = tile.full %ninf : tensor<64x64xf32>
+  %r = tile.arange : tensor<64xi32>
+  %c = tile.arange : tensor<64xi32>
+  %r0 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c0 = tile.expand_dims %c {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %rb = tile.broadcast %r0 : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %c0 : tensor<1x64xi32> -> tensor<64x64xi32>
+  %mask = arith.cmpi sge, %rb, %cb : tensor<64x64xi32>
+  %g = arith.select %mask, %e, %f : tensor<64x64xi1>, tensor<64x64xf32>
+  %m = tile.reduce max %g {axis = 1 : i32} : tensor<64x64xf32> -> tensor<64xf32>
+  %n = tile.reduce min %g {axis = 0 : i32} : tensor<64x64xf32> -> tensor<64xf32>
+  %k = tile.reduce sum %g {axis = 1 : i32, keepdims} : tensor<64x64xf32> -> tensor<64x1xf32>
+  %kb = tile.broadcast %k : tensor<64x1xf32> -> tensor<64x64xf32>
+  %h = arith.subf %g, %kb : tensor<64x64xf32>
+  tile.store %C[%i, %i], %h : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// One arange used both as rows and as columns can have only one layout: it
+// gets the first slice it is reached with, and a conversion to the other
+// (tile-remove-layout-conversions then re-creates it in place).
+// CHECK:      #[[COLS:slice]] = #tile.slice<dim = 0, parent = #mma>
+// CHECK-NEXT: #[[ROWS:slice1]] = #tile.slice<dim = 1, parent = #mma>
+// CHECK-LABEL: func.func @shared_arange
+// CHECK:       %[[R:.*]] = tile.arange : tensor<64xi32, #[[COLS]]>
+// CHECK-NEXT:  %[[RC:.*]] = tile.convert_layout %[[R]] : tensor<64xi32, #[[COLS]]> -> tensor<64xi32, #[[ROWS]]>
+// CHECK-NEXT:  tile.expand_dims %[[RC]] {axis = 1 : i32} : tensor<64xi32, #[[ROWS]]> -> tensor<64x1xi32, #mma>
+// CHECK-NEXT:  tile.expand_dims %[[R]] {axis = 0 : i32} : tensor<64xi32, #[[COLS]]> -> tensor<1x64xi32, #mma>
+func.func @shared_arange(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x16xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<16x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x16xf16>, tensor<16x64xf16>, tensor<64x64xf32>
+  %r = tile.arange : tensor<64xi32>
+  %r0 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %r1 = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %rb0 = tile.broadcast %r0 : tensor<64x1xi32> -> tensor<64x64xi32>
+  %rb1 = tile.broadcast %r1 : tensor<1x64xi32> -> tensor<64x64xi32>
+  %mask = arith.cmpi sge, %rb0, %rb1 : tensor<64x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %g = arith.select %mask, %d, %zero : tensor<64x64xi1>, tensor<64x64xf32>
+  tile.store %C[%i, %i], %g : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions of a blocked tile: a slice of the blocked layout, or the blocked
+// layout itself with keepdims.
+//===----------------------------------------------------------------------===//
+
+// CHECK:      #[[L:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[S:slice]] = #tile.slice<dim = 1, parent = #blocked>
+// CHECK-LABEL: func.func @reduce_blocked
+// CHECK-NEXT:  %[[X:.*]] = tile.load %{{.*}} : <f32, 2> -> tensor<4x1024xf32, #[[L]]>
+// CHECK-NEXT:  tile.reduce max %[[X]] {axis = 1 : i32} : tensor<4x1024xf32, #[[L]]> -> tensor<4xf32, #[[S]]>
+// CHECK-NEXT:  %[[K:.*]] = tile.reduce sum %[[X]] {axis = 1 : i32, keepdims} : tensor<4x1024xf32, #[[L]]> -> tensor<4x1xf32, #[[L]]>
+// CHECK-NEXT:  %[[KB:.*]] = tile.broadcast %[[K]] : tensor<4x1xf32, #[[L]]> -> tensor<4x1024xf32, #[[L]]>
+// CHECK-NEXT:  %[[Y:.*]] = tile.div %[[X]], %[[KB]] approx : tensor<4x1024xf32, #[[L]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[Y]] : <f32, 2>, tensor<4x1024xf32, #[[L]]>
+func.func @reduce_blocked(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<4x1024xf32>
+  %m = tile.reduce max %x {axis = 1 : i32} : tensor<4x1024xf32> -> tensor<4xf32>
+  %s = tile.reduce sum %x {axis = 1 : i32, keepdims} : tensor<4x1024xf32> -> tensor<4x1xf32>
+  %sb = tile.broadcast %s : tensor<4x1xf32> -> tensor<4x1024xf32>
+  %y = tile.div %x, %sb approx : tensor<4x1024xf32>
+  tile.store %X[%i, %i], %y : !tile.global<f32, 2>, tensor<4x1024xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Loops: iteration values, their inits, yields and results share a layout.
+//===----------------------------------------------------------------------===//
+
+// CHECK:      #[[LA:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[LB:blocked1]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-NEXT: #[[A:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
+// CHECK-NEXT: #[[B:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
+// CHECK-LABEL: func.func @loop
+// CHECK:       %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<64x1xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[R:.*]]:2 = scf.for %[[K:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %[[Z]], %[[M:.*]] = %[[NINF]]) -> (tensor<64x64xf32, #[[MMA]]>, tensor<64x1xf32, #[[MMA]]>) : i32 {
+// CHECK-NEXT:    %[[X:.*]] = tile.load %{{.*}} : <f16, 2> -> tensor<64x16xf16, #[[LA]]>
+// CHECK-NEXT:    %[[Y:.*]] = tile.load %{{.*}} : <f16, 2> -> tensor<16x64xf16, #[[LB]]>
+// CHECK-NEXT:    %[[XA:.*]] = tile.convert_layout %[[X]] : tensor<64x16xf16, #[[LA]]> -> tensor<64x16xf16, #[[A]]>
+// CHECK-NEXT:    %[[YB:.*]] = tile.convert_layout %[[Y]] : tensor<16x64xf16, #[[LB]]> -> tensor<16x64xf16, #[[B]]>
+// CHECK-NEXT:    %[[D:.*]] = tile.mma %[[XA]], %[[YB]], %[[ACC]] : tensor<64x16xf16, #[[A]]>, tensor<16x64xf16, #[[B]]>, tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:    %[[RM:.*]] = tile.reduce max %[[D]] {axis = 1 : i32, keepdims} : tensor<64x64xf32, #[[MMA]]> -> tensor<64x1xf32, #[[MMA]]>
+// CHECK-NEXT:    %[[M2:.*]] = arith.maximumf %[[M]], %[[RM]] : tensor<64x1xf32, #[[MMA]]>
+// CHECK-NEXT:    scf.yield %[[D]], %[[M2]] : tensor<64x64xf32, #[[MMA]]>, tensor<64x1xf32, #[[MMA]]>
+// CHECK-NEXT:  }
+// The loop result keeps the mma layout; the truncf takes the store's layout
+// from its use, so the conversion happens on the f32 tile, before the truncf.
+// CHECK-NEXT:  %[[RC:.*]] = tile.convert_layout %[[R]]#0 : tensor<64x64xf32, #[[MMA]]> -> tensor<64x64xf32, #[[LB]]>
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[RC]] : tensor<64x64xf32, #[[LB]]> to tensor<64x64xf16, #[[LB]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[H]] : <f16, 2>, tensor<64x64xf16, #[[LB]]>
+func.func @loop(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x1xf32>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %m = %ninf) -> (tensor<64x64xf32>, tensor<64x1xf32>) : i32 {
+    %a = tile.load %A[%c0, %k] : !tile.global<f16, 2> -> tensor<64x16xf16>
+    %b = tile.load %A[%k, %c0] : !tile.global<f16, 2> -> tensor<16x64xf16>
+    %d = tile.mma %a, %b, %acc : tensor<64x16xf16>, tensor<16x64xf16>, tensor<64x64xf32>
+    %rm = tile.reduce max %d {axis = 1 : i32, keepdims} : tensor<64x64xf32> -> tensor<64x1xf32>
+    %m2 = arith.maximumf %m, %rm : tensor<64x1xf32>
+    scf.yield %d, %m2 : tensor<64x64xf32>, tensor<64x1xf32>
+  }
+  %h = arith.truncf %r#0 : tensor<64x64xf32> to tensor<64x64xf16>
+  tile.store %C[%c0, %c0], %h : !tile.global<f16, 2>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reshapes of unit dimensions and permutes carry a blocked layout through.
+//===----------------------------------------------------------------------===//
+
+// CHECK:      #[[L4:blocked]] = #tile.blocked<sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 2, 16], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>
+// CHECK-NEXT: #[[L2:blocked1]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[LT:blocked2]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-NEXT: #[[LS:blocked3]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @reshape_permute
+// CHECK-NEXT:  %[[Q:.*]] = tile.load %{{.*}} : <f16, 4> -> tensor<1x1x64x128xf16, #[[L4]]>
+// CHECK-NEXT:  %[[Q2:.*]] = tile.reshape %[[Q]] : tensor<1x1x64x128xf16, #[[L4]]> -> tensor<64x128xf16, #[[L2]]>
+// CHECK-NEXT:  %[[QT:.*]] = tile.permute %[[Q2]] [1, 0] : tensor<64x128xf16, #[[L2]]> -> tensor<128x64xf16, #[[LT]]>
+// The store of the transposed tile wants a row-major blocked layout.
+// CHECK-NEXT:  %[[QC:.*]] = tile.convert_layout %[[QT]] : tensor<128x64xf16, #[[LT]]> -> tensor<128x64xf16, #[[LS]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[QC]] : <f16, 2>, tensor<128x64xf16, #[[LS]]>
+func.func @reshape_permute(%Q: !tile.global<f16, 4>, %O: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel} {
+  %q = tile.load %Q[%i, %i, %i, %i] : !tile.global<f16, 4> -> tensor<1x1x64x128xf16>
+  %q2 = tile.reshape %q : tensor<1x1x64x128xf16> -> tensor<64x128xf16>
+  %qt = tile.permute %q2 [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+  tile.store %O[%i, %i], %qt : !tile.global<f16, 2>, tensor<128x64xf16>
+  return
+}

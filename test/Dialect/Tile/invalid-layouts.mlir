@@ -1,0 +1,441 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier message of the layout attributes (TileLayouts.cpp),
+// of the ops that code generation adds (TileOps.cpp: tile.convert_layout,
+// tile.extract, tile.local_alloc, tile.local_load, tile.async_load), of the
+// code generation attributes of a kernel (TileDialect.cpp), and the
+// ODS-generated constraint failures that matter.
+
+//===----------------------------------------------------------------------===//
+// #tile.blocked (BlockedLayoutAttr::verify)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{blocked layout: sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same non-zero length}}
+func.func private @blocked_lengths(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [32], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{blocked layout: sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same non-zero length}}
+func.func private @blocked_order_length(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1]>>)
+
+// -----
+
+// expected-error @+1 {{blocked layout: sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same non-zero length}}
+func.func private @blocked_empty(tensor<64xf32, #tile.blocked<sizePerThread = [], threadsPerWarp = [], warpsPerCTA = [], order = []>>)
+
+// -----
+
+// expected-error @+1 {{sizePerThread entries must be powers of two, got 3}}
+func.func private @blocked_spt(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 3], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{sizePerThread entries must be powers of two, got 0}}
+func.func private @blocked_spt_zero(tensor<64x64xf32, #tile.blocked<sizePerThread = [0, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{threadsPerWarp entries must be powers of two, got 0}}
+func.func private @blocked_tpw(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [0, 32], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA entries must be powers of two, got 3}}
+func.func private @blocked_wpc(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [3, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{blocked layout: threadsPerWarp must multiply to 32, got 16}}
+func.func private @blocked_lanes16(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 8], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{blocked layout: threadsPerWarp must multiply to 32, got 64}}
+func.func private @blocked_lanes64(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{blocked layout: order must be a permutation of the dimensions}}
+func.func private @blocked_order_range(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [2, 0]>>)
+
+// -----
+
+// expected-error @+1 {{blocked layout: order must be a permutation of the dimensions}}
+func.func private @blocked_order_repeat(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 1]>>)
+
+// -----
+
+// The parameters are a struct: all four, in this order.
+// expected-error @+1 {{expected ','}}
+func.func private @blocked_missing(tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.mma (MmaLayoutAttr::verify)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{mma layout: warpsPerCTA must have two entries}}
+func.func private @mma_rank(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4]>>)
+
+// -----
+
+// expected-error @+1 {{mma layout: warpsPerCTA must have two entries}}
+func.func private @mma_rank3(tensor<64x64xf32, #tile.mma<warpsPerCTA = [2, 2, 1]>>)
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA entries must be powers of two, got 3}}
+func.func private @mma_pow2(tensor<64x64xf32, #tile.mma<warpsPerCTA = [3, 1]>>)
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA entries must be powers of two, got 0}}
+func.func private @mma_zero(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 0]>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.dot_operand (DotOperandLayoutAttr::verify)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{dot_operand layout: opIdx must be 0 (A) or 1 (B)}}
+func.func private @dot_opidx(tensor<64x16xf16, #tile.dot_operand<opIdx = 2, parent = #tile.mma<warpsPerCTA = [4, 1]>>>)
+
+// -----
+
+// The parent must be an mma layout.
+// expected-error @+2 {{invalid kind of attribute specified}}
+// expected-error @+1 {{failed to parse Tile_DotOperandLayoutAttr parameter 'parent' which is to be a `MmaLayoutAttr`}}
+func.func private @dot_parent(tensor<64x16xf16, #tile.dot_operand<opIdx = 0, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// !tile.smem
+//===----------------------------------------------------------------------===//
+
+// Its layout must be a #tile.shared layout.
+// expected-error @+2 {{invalid kind of attribute specified}}
+// expected-error @+1 {{failed to parse Tile_SharedMemoryType parameter 'layout' which is to be a `SharedLayoutAttr`}}
+func.func private @smem_layout(!tile.smem<[64, 64], f16, #tile.mma<warpsPerCTA = [4, 1]>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Kernel attributes set by code generation (TileDialect.cpp)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32}}
+func.func private @num_warps_3() attributes {tile.num_warps = 3 : i32}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32}}
+func.func private @num_warps_64() attributes {tile.num_warps = 64 : i32}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32}}
+func.func private @num_warps_str() attributes {tile.num_warps = "4"}
+
+// -----
+
+// expected-error @+1 {{'tile.shared_bytes' must be an integer}}
+func.func private @shared_bytes() attributes {tile.shared_bytes = 1.0 : f32}
+
+// -----
+
+// expected-error @+1 {{'tile.smem_offset' must be an integer}}
+func.func private @smem_offset() attributes {tile.smem_offset = "0"}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.convert_layout
+//===----------------------------------------------------------------------===//
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @convert_shape(%x: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{'tile.convert_layout' op source 'tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>' and result 'tensor<64x32xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>' must differ only in their layout}}
+  %0 = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x32xf32, #blocked>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @convert_element_type(%x: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{must differ only in their layout}}
+  %0 = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf16, #blocked>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.extract
+//===----------------------------------------------------------------------===//
+
+func.func @extract_element_type(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op element types must match}}
+  %0 = tile.extract %x [0, 0] : tensor<64x64xf32> -> tensor<64x16xf16>
+  return
+}
+
+// -----
+
+func.func @extract_offsets_rank(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op offsets and result must have the rank of the source (2)}}
+  %0 = tile.extract %x [0] : tensor<64x64xf32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @extract_result_rank(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op offsets and result must have the rank of the source (2)}}
+  %0 = tile.extract %x [0, 0] : tensor<64x64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @extract_misaligned(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 8 of size 16 in dimension 1 must lie inside the source (64) at a multiple of its size}}
+  %0 = tile.extract %x [0, 8] : tensor<64x64xf32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @extract_outside(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 64 of size 16 in dimension 1 must lie inside the source (64) at a multiple of its size}}
+  %0 = tile.extract %x [0, 64] : tensor<64x64xf32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @extract_negative(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset -16 of size 16 in dimension 0 must lie inside the source (64) at a multiple of its size}}
+  %0 = tile.extract %x [-16, 0] : tensor<64x64xf32> -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @extract_too_big(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 0 of size 128 in dimension 0 must lie inside the source (64) at a multiple of its size}}
+  %0 = tile.extract %x [0, 0] : tensor<64x64xf32> -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.local_alloc
+//===----------------------------------------------------------------------===//
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_alloc_shape(%x: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op the buffer must have the tile's shape and element type}}
+  %0 = tile.local_alloc %x : tensor<64x64xf16> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_alloc_element_type(%x: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op the buffer must have the tile's shape and element type}}
+  %0 = tile.local_alloc %x : tensor<64x64xf16> -> !tile.smem<[64, 64], bf16, #shared>
+  return
+}
+
+// -----
+
+#shared1d = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0]>
+func.func @local_alloc_order(%x: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op the shared layout's order must cover every dimension}}
+  %0 = tile.local_alloc %x : tensor<64x64xf16> -> !tile.smem<[64, 64], f16, #shared1d>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_alloc_result(%x: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op result #0 must be}}
+  %0 = "tile.local_alloc"(%x) : (tensor<64x64xf16>) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.local_load
+//===----------------------------------------------------------------------===//
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_load_element_type(%b: !tile.smem<[64, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.local_load' op element types must match}}
+  %0 = tile.local_load %b [0, 0] : !tile.smem<[64, 64], f16, #shared> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_load_rank(%b: !tile.smem<[64, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.local_load' op offsets and result must have the rank of the source (2)}}
+  %0 = tile.local_load %b [0, 0, 0] : !tile.smem<[64, 64], f16, #shared> -> tensor<64x16xf16>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_load_misaligned(%b: !tile.smem<[128, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.local_load' op the sub-tile at offset 24 of size 16 in dimension 0 must lie inside the source (128) at a multiple of its size}}
+  %0 = tile.local_load %b [24, 0] : !tile.smem<[128, 64], f16, #shared> -> tensor<16x64xf16>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @local_load_outside(%b: !tile.smem<[128, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.local_load' op the sub-tile at offset 128 of size 16 in dimension 0 must lie inside the source (128) at a multiple of its size}}
+  %0 = tile.local_load %b [128, 0] : !tile.smem<[128, 64], f16, #shared> -> tensor<16x64xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.async_load
+//===----------------------------------------------------------------------===//
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_indices(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op expected 4 tile indices and shape entries}}
+  %0 = tile.async_load %Q[%i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_shape(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op expected 4 tile indices and shape entries}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_order_length(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op order has 2 entries but the rank is 4}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 1, 0>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_order_range(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op order entry 4 is out of range [0, 4)}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 0, 1, 4, 2>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_order_repeat(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op order repeats dimension 2}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 0, 2, 2, 3>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_buffer_shape(%Q: !tile.global<f16, 4>, %i: i32) {
+  // The buffer keeps the size-1 dimensions: not allowed.
+  // expected-error @+1 {{'tile.async_load' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[1, 64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_buffer_element_type(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], bf16, #shared>
+  return
+}
+
+// -----
+
+#blocked1d = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_layout_rank(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op the layout must have the buffer's rank}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked1d}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_layout_kind(%Q: !tile.global<f16, 4>, %i: i32) {
+  // The copy layout must be a blocked layout.
+  // expected-error @+1 {{'tile.async_load' op attribute 'layout' failed to satisfy constraint}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #mma}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_layout_missing(%Q: !tile.global<f16, 4>, %i: i32) {
+  // expected-error @+1 {{'tile.async_load' op requires attribute 'layout'}}
+  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.async_wait
+//===----------------------------------------------------------------------===//
+
+func.func @async_wait_tile(%x: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.async_wait' op operand #0 must be}}
+  "tile.async_wait"(%x) : (tensor<64x64xf16>) -> ()
+  return
+}

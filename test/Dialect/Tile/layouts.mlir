@@ -1,0 +1,214 @@
+// RUN: tile-opt %s | FileCheck %s
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
+// RUN: tile-opt %s --verify-roundtrip > /dev/null
+
+// Round trip of the layout attributes (#tile.blocked, #tile.mma,
+// #tile.dot_operand, #tile.slice, #tile.shared), of !tile.smem, and of the
+// ops that code generation adds: tile.convert_layout, tile.extract,
+// tile.local_alloc, tile.local_load, tile.async_load and tile.async_wait.
+//
+// The printer names layouts with the aliases #blocked, #mma, #dot_a, #dot_b,
+// #slice and #shared (numbered when there are several of one kind); inside
+// an op's custom format a !tile.smem or !tile.global type prints stripped,
+// as `<...>`.
+
+// The alias definitions come first, kinds in a fixed order, numbered within a
+// kind in order of first use; nested layouts refer to their parent's alias.
+// CHECK:      #[[BLK:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[BLKT:blocked1]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-NEXT: #[[BLK1D:blocked2]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+// CHECK-NEXT: #[[BLK4D:blocked3]] = #tile.blocked<sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 2, 16], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>
+// CHECK-NEXT: #[[BLK3D:blocked4]] = #tile.blocked<sizePerThread = [1, 1, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [2, 2, 1], order = [2, 1, 0]>
+// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-NEXT: #[[MMA22:mma1]] = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-NEXT: #[[SH:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-NEXT: #[[SHT:shared1]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-NEXT: #[[SHP:shared2]] = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+// CHECK-NEXT: #[[DOTA:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
+// CHECK-NEXT: #[[DOTB:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
+// CHECK-NEXT: #[[DOTB22:dot_b1]] = #tile.dot_operand<opIdx = 1, parent = #mma1>
+// CHECK-NEXT: #[[SL1:slice]] = #tile.slice<dim = 1, parent = #mma>
+// CHECK-NEXT: #[[SL0:slice1]] = #tile.slice<dim = 0, parent = #blocked>
+// A slice of a slice.
+// CHECK-NEXT: #[[SLIN:slice2]] = #tile.slice<dim = 2, parent = #blocked4>
+// CHECK-NEXT: #[[SLSL:slice3]] = #tile.slice<dim = 0, parent = #slice2>
+// CHECK-NEXT: module
+
+//===----------------------------------------------------------------------===//
+// Tiles with layouts, and !tile.smem, in signatures
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func private @layout_types
+// CHECK-SAME: tensor<64x128xf16, #[[BLK]]>
+// CHECK-SAME: tensor<128x64xf16, #[[BLKT]]>
+// CHECK-SAME: tensor<1024xf32, #[[BLK1D]]>
+// CHECK-SAME: tensor<1x1x64x128xf16, #[[BLK4D]]>
+// CHECK-SAME: tensor<64x64xf32, #[[MMA]]>
+// CHECK-SAME: tensor<64x64xf32, #[[MMA22]]>
+// CHECK-SAME: tensor<64x16xf16, #[[DOTA]]>
+// CHECK-SAME: tensor<16x64xf16, #[[DOTB]]>
+// CHECK-SAME: tensor<16x64xbf16, #[[DOTB22]]>
+// CHECK-SAME: tensor<64xf32, #[[SL1]]>
+// CHECK-SAME: tensor<128xi32, #[[SL0]]>
+// CHECK-SAME: tensor<4xi1, #[[SLSL]]>
+// CHECK-SAME: !tile.smem<[64, 128], f16, #[[SH]]>
+// CHECK-SAME: !tile.smem<[128, 64], f16, #[[SHT]]>
+// CHECK-SAME: !tile.smem<[16, 16], f32, #[[SHP]]>
+func.func private @layout_types(
+    tensor<64x128xf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>,
+    tensor<128x64xf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>>,
+    tensor<1024xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>>,
+    tensor<1x1x64x128xf16, #tile.blocked<sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 2, 16], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>>,
+    tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>,
+    tensor<64x64xf32, #tile.mma<warpsPerCTA = [2, 2]>>,
+    tensor<64x16xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>>>,
+    tensor<16x64xf16, #tile.dot_operand<opIdx = 1, parent = #tile.mma<warpsPerCTA = [4, 1]>>>,
+    tensor<16x64xbf16, #tile.dot_operand<opIdx = 1, parent = #tile.mma<warpsPerCTA = [2, 2]>>>,
+    tensor<64xf32, #tile.slice<dim = 1, parent = #tile.mma<warpsPerCTA = [4, 1]>>>,
+    tensor<128xi32, #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>>,
+    tensor<4xi1, #tile.slice<dim = 0, parent = #tile.slice<dim = 2, parent = #tile.blocked<sizePerThread = [1, 1, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [2, 2, 1], order = [2, 1, 0]>>>>,
+    !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>,
+    !tile.smem<[128, 64], f16, #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>>,
+    !tile.smem<[16, 16], f32, #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>)
+
+// Layouts written with the aliases parse the same.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#slice = #tile.slice<dim = 1, parent = #mma>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#shared_t = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+#blocked_t = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+
+// CHECK-LABEL: func.func private @aliases
+// CHECK-SAME: (tensor<64x128xf16, #[[BLK]]>, tensor<64x64xf32, #[[MMA]]>, tensor<64x16xf16, #[[DOTA]]>, tensor<16x64xf16, #[[DOTB]]>, tensor<64xf32, #[[SL1]]>, !tile.smem<[64, 128], f16, #[[SH]]>)
+func.func private @aliases(tensor<64x128xf16, #blocked>, tensor<64x64xf32, #mma>,
+                           tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>,
+                           tensor<64xf32, #slice>,
+                           !tile.smem<[64, 128], f16, #shared>)
+
+//===----------------------------------------------------------------------===//
+// tile.convert_layout
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @convert_layout
+// CHECK-SAME: (%[[X:[[:alnum:]_]+]]: tensor<64x64xf32, #[[MMA]]>, %[[H:[[:alnum:]_]+]]: tensor<64x64xf16, #[[MMA]]>, %[[S:[[:alnum:]_]+]]: tensor<64xf32, #[[SL1]]>)
+func.func @convert_layout(%x: tensor<64x64xf32, #mma>, %h: tensor<64x64xf16, #mma>,
+                          %s: tensor<64xf32, #slice>) {
+  // CHECK-NEXT: %[[B:[[:alnum:]_]+]] = tile.convert_layout %[[X]] : tensor<64x64xf32, #[[MMA]]> -> tensor<64x64xf32, #[[BLK]]>
+  // CHECK-NEXT: tile.convert_layout %[[B]] : tensor<64x64xf32, #[[BLK]]> -> tensor<64x64xf32, #[[MMA]]>
+  // CHECK-NEXT: tile.convert_layout %[[H]] : tensor<64x64xf16, #[[MMA]]> -> tensor<64x64xf16, #[[DOTA]]>
+  // CHECK-NEXT: tile.convert_layout %[[S]] : tensor<64xf32, #[[SL1]]> -> tensor<64xf32, #[[SL0]]>
+  // CHECK-NEXT: return
+  %0 = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %1 = tile.convert_layout %0 : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+  %2 = tile.convert_layout %h : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+  %3 = tile.convert_layout %s : tensor<64xf32, #slice> -> tensor<64xf32, #tile.slice<dim = 0, parent = #blocked>>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.extract
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @extract
+// CHECK-SAME: (%[[P:[[:alnum:]_]+]]: tensor<64x64xf16, #[[DOTA]]>, %[[T:[[:alnum:]_]+]]: tensor<64x64xf32>)
+func.func @extract(%p: tensor<64x64xf16, #dot_a>, %t: tensor<64x64xf32>) {
+  // CHECK-NEXT: tile.extract %[[P]] [0, 0] : tensor<64x64xf16, #[[DOTA]]> -> tensor<64x16xf16, #[[DOTA]]>
+  // CHECK-NEXT: tile.extract %[[P]] [0, 48] : tensor<64x64xf16, #[[DOTA]]> -> tensor<64x16xf16, #[[DOTA]]>
+  // CHECK-NEXT: tile.extract %[[T]] [32, 16] : tensor<64x64xf32> -> tensor<32x16xf32>
+  // CHECK-NEXT: tile.extract %[[T]] [0, 0] : tensor<64x64xf32> -> tensor<64x64xf32>
+  // CHECK-NEXT: return
+  %0 = tile.extract %p [0, 0] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
+  %1 = tile.extract %p [0, 48] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
+  %2 = tile.extract %t [32, 16] : tensor<64x64xf32> -> tensor<32x16xf32>
+  %3 = tile.extract %t [0, 0] : tensor<64x64xf32> -> tensor<64x64xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.local_alloc / tile.local_load
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @local_alloc_load
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64x128xf16, #[[BLK]]>, %[[K:[[:alnum:]_]+]]: tensor<128x64xf16, #[[BLKT]]>)
+func.func @local_alloc_load(%a: tensor<64x128xf16, #blocked>,
+                            %k: tensor<128x64xf16, #blocked_t>) {
+  // CHECK-NEXT: %[[BA:[[:alnum:]_]+]] = tile.local_alloc %[[A]] : tensor<64x128xf16, #[[BLK]]> -> <[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: %[[BK:[[:alnum:]_]+]] = tile.local_alloc %[[K]] : tensor<128x64xf16, #[[BLKT]]> -> <[128, 64], f16, #[[SHT]]>
+  // CHECK-NEXT: tile.local_load %[[BA]] [0, 0] : <[64, 128], f16, #[[SH]]> -> tensor<64x16xf16, #[[DOTA]]>
+  // CHECK-NEXT: tile.local_load %[[BA]] [0, 112] : <[64, 128], f16, #[[SH]]> -> tensor<64x16xf16, #[[DOTA]]>
+  // CHECK-NEXT: tile.local_load %[[BK]] [16, 0] : <[128, 64], f16, #[[SHT]]> -> tensor<16x64xf16, #[[DOTB]]>
+  // CHECK-NEXT: tile.local_load %[[BA]] [0, 0] : <[64, 128], f16, #[[SH]]> -> tensor<64x128xf16, #[[BLK]]>
+  // CHECK-NEXT: return
+  %ba = tile.local_alloc %a : tensor<64x128xf16, #blocked> -> !tile.smem<[64, 128], f16, #shared>
+  %bk = tile.local_alloc %k : tensor<128x64xf16, #blocked_t> -> !tile.smem<[128, 64], f16, #shared_t>
+  %0 = tile.local_load %ba [0, 0] : !tile.smem<[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
+  %1 = tile.local_load %ba [0, 112] : !tile.smem<[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
+  %2 = tile.local_load %bk [16, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
+  %3 = tile.local_load %ba [0, 0] : !tile.smem<[64, 128], f16, #shared> -> tensor<64x128xf16, #blocked>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.async_load / tile.async_wait
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @async_copy
+// CHECK-SAME: (%[[Q:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[G:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[J:[[:alnum:]_]+]]: i32)
+func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i32, %j: i32) {
+  // Size-1 dimensions of the tile are dropped in the buffer.
+  // CHECK-NEXT: %[[BQ:[[:alnum:]_]+]] = tile.async_load %[[Q]][%[[I]], %[[J]], %[[I]], %[[J]]] {layout = #[[BLK]], shape = array<i64: 1, 1, 64, 128>} : <f16, 4> -> <[64, 128], f16, #[[SH]]>
+  %q = tile.async_load %Q[%i, %j, %i, %j] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  // A transposed view (order) of the tensor.
+  // CHECK-NEXT: %[[BK:[[:alnum:]_]+]] = tile.async_load %[[Q]][%[[I]], %[[J]], %[[I]], %[[J]]] {layout = #[[BLKT]], order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 128, 64>} : <f16, 4> -> <[128, 64], f16, #[[SHT]]>
+  %k = tile.async_load %Q[%i, %j, %i, %j] {shape = array<i64: 1, 1, 128, 64>, order = array<i32: 0, 1, 3, 2>, layout = #blocked_t}
+      : !tile.global<f16, 4> -> !tile.smem<[128, 64], f16, #shared_t>
+  // No unit dimensions.
+  // CHECK-NEXT: %[[BG:[[:alnum:]_]+]] = tile.async_load %[[G]][%[[I]], %[[J]]] {layout = #[[BLK]], shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #[[SH]]>
+  %g = tile.async_load %G[%i, %j] {shape = array<i64: 64, 128>, layout = #blocked}
+      : !tile.global<f16, 2> -> !tile.smem<[64, 128], f16, #shared>
+  // CHECK-NEXT: tile.async_wait %[[BQ]] : <[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: tile.async_wait %[[BK]] : <[128, 64], f16, #[[SHT]]>
+  // CHECK-NEXT: tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #[[SHT]]> -> tensor<16x64xf16, #[[DOTB]]>
+  // CHECK-NEXT: tile.async_wait %[[BG]] : <[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: return
+  tile.async_wait %q : !tile.smem<[64, 128], f16, #shared>
+  tile.async_wait %k : !tile.smem<[128, 64], f16, #shared_t>
+  %0 = tile.local_load %k [0, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
+  tile.async_wait %g : !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// A laid-out kernel: layouts may appear wherever tiles do
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @laid_out_kernel
+// CHECK-SAME: attributes {tile.kernel, tile.num_warps = 4 : i32}
+func.func @laid_out_kernel(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // CHECK: arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  // CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #[[MMA]]>)
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
+    %a = tile.load %A[%c0, %j] : !tile.global<f16, 2> -> tensor<64x128xf16, #blocked>
+    // CHECK: tile.convert_layout %{{.*}} : tensor<64x16xf16, #[[BLK]]> -> tensor<64x16xf16, #[[DOTA]]>
+    %s = tile.extract %a [0, 0] : tensor<64x128xf16, #blocked> -> tensor<64x16xf16, #blocked>
+    %sa = tile.convert_layout %s : tensor<64x16xf16, #blocked> -> tensor<64x16xf16, #dot_a>
+    %b = tile.load %A[%j, %c0] : !tile.global<f16, 2> -> tensor<16x64xf16, #blocked>
+    %bb = tile.convert_layout %b : tensor<16x64xf16, #blocked> -> tensor<16x64xf16, #dot_b>
+    // CHECK: tile.mma %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x16xf16, #[[DOTA]]>, tensor<16x64xf16, #[[DOTB]]>, tensor<64x64xf32, #[[MMA]]>
+    %d = tile.mma %sa, %bb, %acc : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  // CHECK: tile.reduce max %{{.*}} {axis = 1 : i32} : tensor<64x64xf32, #[[MMA]]> -> tensor<64xf32, #[[SL1]]>
+  %m = tile.reduce max %r {axis = 1 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #slice>
+  // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<64xf32, #[[SL1]]> -> tensor<64x1xf32, #[[MMA]]>
+  %e = tile.expand_dims %m {axis = 1 : i32} : tensor<64xf32, #slice> -> tensor<64x1xf32, #mma>
+  return
+}

@@ -1,0 +1,112 @@
+// RUN: tile-opt %s -split-input-file --tile-remove-layout-conversions | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-remove-layout-conversions | FileCheck %s --check-prefix=PIPE
+
+// tile-remove-layout-conversions drops the conversions that layout
+// assignment leaves behind but that need not move any data: conversions of
+// values that are free to re-create in any layout (splat constants,
+// tile.full, tile.arange), chains of conversions, and conversions to the
+// layout a value already has.
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#rows = #tile.slice<dim = 1, parent = #mma>
+#cols = #tile.slice<dim = 0, parent = #mma>
+
+// Splats and aranges are re-created in the layout the conversion asked for;
+// the originals and the conversions are gone.
+// CHECK:       #[[BLK:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK:       #[[ROWS:slice]] = #tile.slice<dim = 1, parent = #mma>
+// CHECK-LABEL: func.func @splats
+// CHECK-SAME:  (%[[X:.*]]: f32)
+// CHECK-NOT:   tile.convert_layout
+// CHECK-DAG:   %[[T:.*]] = arith.constant dense<true> : tensor<64x64xi1, #[[BLK]]>
+// CHECK-DAG:   %[[C:.*]] = arith.constant dense<1.500000e+00> : tensor<64x64xf32, #[[BLK]]>
+// CHECK-DAG:   %[[F:.*]] = tile.full %[[X]] : tensor<64x64xf32, #[[BLK]]>
+// CHECK-DAG:   %[[R:.*]] = tile.arange : tensor<64xi32, #[[ROWS]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK-NOT:   #mma
+// CHECK:       return %[[C]], %[[F]], %[[R]], %[[T]] :
+func.func @splats(%x: f32) -> (tensor<64x64xf32, #blocked>, tensor<64x64xf32, #blocked>, tensor<64xi32, #rows>, tensor<64x64xi1, #blocked>) {
+  %c = arith.constant dense<1.5> : tensor<64x64xf32, #mma>
+  %0 = tile.convert_layout %c : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %f = tile.full %x : tensor<64x64xf32, #mma>
+  %1 = tile.convert_layout %f : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %r = tile.arange : tensor<64xi32, #cols>
+  %2 = tile.convert_layout %r : tensor<64xi32, #cols> -> tensor<64xi32, #rows>
+  %t = arith.constant dense<true> : tensor<64x64xi1, #mma>
+  %3 = tile.convert_layout %t : tensor<64x64xi1, #mma> -> tensor<64x64xi1, #blocked>
+  return %0, %1, %2, %3 : tensor<64x64xf32, #blocked>, tensor<64x64xf32, #blocked>, tensor<64xi32, #rows>, tensor<64x64xi1, #blocked>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+
+// convert(convert(x)) is one conversion from x, or x itself when it comes
+// back to x's layout; a conversion to the same layout is no conversion.
+// CHECK-LABEL: func.func @chains
+// CHECK-SAME:  (%[[X:.*]]: tensor<64x64xf16, #blocked>, %[[Y:.*]]: tensor<64x64xf16, #mma>)
+// CHECK-NEXT:  %[[A:.*]] = tile.convert_layout %[[X]] : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_a>
+// CHECK-NEXT:  return %[[A]], %[[X]], %[[Y]] :
+func.func @chains(%x: tensor<64x64xf16, #blocked>, %y: tensor<64x64xf16, #mma>) -> (tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #blocked>, tensor<64x64xf16, #mma>) {
+  %0 = tile.convert_layout %x : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #mma>
+  %1 = tile.convert_layout %0 : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+  %2 = tile.convert_layout %0 : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+  %3 = tile.convert_layout %y : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #mma>
+  return %1, %2, %3 : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #blocked>, tensor<64x64xf16, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1d = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// Conversions of computed values, and of constants that are not splats, stay.
+// CHECK-LABEL: func.func @kept
+// CHECK-SAME:  (%[[X:.*]]: tensor<64x64xf32, #mma>)
+// CHECK-NEXT:  %[[C:.*]] = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32, #slice>
+// CHECK-NEXT:  %[[A:.*]] = tile.convert_layout %[[X]] : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  %[[B:.*]] = tile.convert_layout %[[C]] : tensor<4xi32, #slice> -> tensor<4xi32, #blocked1>
+// CHECK-NEXT:  return %[[A]], %[[B]] :
+func.func @kept(%x: tensor<64x64xf32, #mma>) -> (tensor<64x64xf32, #blocked>, tensor<4xi32, #blocked1d>) {
+  %0 = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %c = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32, #tile.slice<dim = 1, parent = #blocked>>
+  %1 = tile.convert_layout %c : tensor<4xi32, #tile.slice<dim = 1, parent = #blocked>> -> tensor<4xi32, #blocked1d>
+  return %0, %1 : tensor<64x64xf32, #blocked>, tensor<4xi32, #blocked1d>
+}
+
+// -----
+
+// After layout assignment: one arange that indexes both the rows and the
+// columns of an mma tile is converted from one slice to the other; the
+// conversion becomes a second arange, made directly in the other slice.
+// PIPE:       #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+// PIPE-NEXT:  #[[COLS:slice]] = #tile.slice<dim = 0, parent = #mma>
+// PIPE-NEXT:  #[[ROWS:slice1]] = #tile.slice<dim = 1, parent = #mma>
+// PIPE-LABEL: func.func @mask
+// PIPE:       tile.mma
+// PIPE-NEXT:  %[[C:.*]] = tile.arange : tensor<64xi32, #[[COLS]]>
+// PIPE-NEXT:  %[[R:.*]] = tile.arange : tensor<64xi32, #[[ROWS]]>
+// PIPE-NEXT:  tile.expand_dims %[[R]] {axis = 1 : i32} : tensor<64xi32, #[[ROWS]]> -> tensor<64x1xi32, #mma>
+// PIPE-NEXT:  tile.expand_dims %[[C]] {axis = 0 : i32} : tensor<64xi32, #[[COLS]]> -> tensor<1x64xi32, #mma>
+// PIPE-NEXT:  tile.broadcast
+// PIPE-NEXT:  tile.broadcast
+// PIPE-NEXT:  arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<64x64xi32, #mma>
+func.func @mask(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x16xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<16x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x16xf16>, tensor<16x64xf16>, tensor<64x64xf32>
+  %r = tile.arange : tensor<64xi32>
+  %r0 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %r1 = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %rb0 = tile.broadcast %r0 : tensor<64x1xi32> -> tensor<64x64xi32>
+  %rb1 = tile.broadcast %r1 : tensor<1x64xi32> -> tensor<64x64xi32>
+  %mask = arith.cmpi sge, %rb0, %rb1 : tensor<64x64xi32>
+  %g = arith.select %mask, %d, %z : tensor<64x64xi1>, tensor<64x64xf32>
+  tile.store %C[%i, %i], %g : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}

@@ -1,0 +1,270 @@
+// RUN: tile-opt %s -split-input-file --tile-stage-mma-operands | FileCheck %s
+
+// tile-stage-mma-operands feeds mma operands that reach their operand layout
+// through shared memory from a swizzled shared memory buffer, one K slice of
+// 16 at a time:
+//  - an operand converted from a tile.load (possibly through a reshape that
+//    drops unit dimensions), used nowhere else, with zero padding and at
+//    least 4 bytes per thread and vector, is copied global -> shared with
+//    tile.async_load (cp.async), and a tile.async_wait goes before the
+//    buffer's first read;
+//  - any other converted operand is written with tile.local_alloc;
+//  - an operand whose conversion keeps every element in its thread (the
+//    16-bit accumulator of one mma as the A operand of the next) stays in
+//    registers and is sliced with tile.extract;
+//  - the mma is split along K into mma steps of K = 16 reading
+//    tile.local_load slices.
+// The loads and reshapes that fed the copies are erased.
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// A 64x32 row-major f16 tile has 64-byte rows: four 16-byte chunks, so the
+// swizzle has 4 phases, each 2 rows high; 128-byte rows get 8 phases of 1 row.
+// CHECK:      #[[LA:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[LB:blocked1]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-NEXT: #[[SA:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK-NEXT: #[[SB:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-LABEL: func.func @gemm
+// CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[B:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[BA:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #[[LA]], shape = array<i64: 64, 32>} : <f16, 2> -> <[64, 32], f16, #[[SA]]>
+// CHECK-NEXT:  %[[BB:.*]] = tile.async_load %[[B]][%[[I]], %[[I]]] {layout = #[[LB]], shape = array<i64: 32, 64>} : <f16, 2> -> <[32, 64], f16, #[[SB]]>
+// CHECK-NEXT:  tile.async_wait %[[BA]] : <[64, 32], f16, #[[SA]]>
+// CHECK-NEXT:  %[[A0:.*]] = tile.local_load %[[BA]] [0, 0] : <[64, 32], f16, #[[SA]]> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:  tile.async_wait %[[BB]] : <[32, 64], f16, #[[SB]]>
+// CHECK-NEXT:  %[[B0:.*]] = tile.local_load %[[BB]] [0, 0] : <[32, 64], f16, #[[SB]]> -> tensor<16x64xf16, #dot_b>
+// CHECK-NEXT:  %[[D0:.*]] = tile.mma %[[A0]], %[[B0]], %[[Z]] : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[A1:.*]] = tile.local_load %[[BA]] [0, 16] : <[64, 32], f16, #[[SA]]> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:  %[[B1:.*]] = tile.local_load %[[BB]] [16, 0] : <[32, 64], f16, #[[SB]]> -> tensor<16x64xf16, #dot_b>
+// CHECK-NEXT:  %[[D1:.*]] = tile.mma %[[A1]], %[[B1]], %[[D0]] : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  return %[[D1]] : tensor<64x64xf32, #[[MMA]]>
+func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x32xf16, #blocked>
+  %b = tile.load %B[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16, #blocked1>
+  %ad = tile.convert_layout %a : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
+  %bd = tile.convert_layout %b : tensor<32x64xf16, #blocked1> -> tensor<32x64xf16, #dot_b>
+  %d = tile.mma %ad, %bd, %z : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 8, 4], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>
+#blocked4 = #tile.blocked<sizePerThread = [1, 1, 8, 1], threadsPerWarp = [1, 1, 4, 8], warpsPerCTA = [1, 1, 1, 4], order = [2, 3, 1, 0]>
+#blocked5 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Attention: Q and V come from 4-D loads reshaped to 2-D, K from a transposed
+// 4-D load (the buffer is then column-major: order = [0, 1]); the async copy
+// takes the 4-D tile and the reshape's 2-D layout. P, the f16 accumulator of
+// the first mma, is already held by the right threads for the second:
+// it is sliced with tile.extract.
+// CHECK:      #[[L2:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[LK:blocked1]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-NEXT: #[[SQ:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK-NEXT: #[[SK:shared1]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME:  (%[[Q:.*]]: !tile.global<f16, 4>, %[[K:.*]]: !tile.global<f16, 4>, %[[V:.*]]: !tile.global<f16, 4>, %[[I:.*]]: i32)
+// CHECK-NOT:   tile.load
+// CHECK-NOT:   tile.reshape
+// CHECK:       %[[BQ:.*]] = tile.async_load %[[Q]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
+// CHECK-NEXT:  %[[BK:.*]] = tile.async_load %[[K]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[LK]], order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 32, 64>} : <f16, 4> -> <[32, 64], f16, #[[SK]]>
+// CHECK-NEXT:  tile.async_wait %[[BQ]]
+// CHECK-NEXT:  tile.local_load %[[BQ]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:  tile.async_wait %[[BK]]
+// CHECK-NEXT:  tile.local_load %[[BK]] [0, 0] : <[32, 64], f16, #[[SK]]> -> tensor<16x64xf16, #dot_b>
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  tile.local_load %[[BQ]] [0, 16]
+// CHECK-NEXT:  tile.local_load %[[BK]] [16, 0]
+// CHECK-NEXT:  %[[S:.*]] = tile.mma
+// CHECK-NEXT:  %[[P:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #[[MMA]]> to tensor<64x64xf16, #[[MMA]]>
+// CHECK-NEXT:  %[[BV:.*]] = tile.async_load %[[V]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
+// CHECK-NEXT:  %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x64xf16, #[[MMA]]> -> tensor<64x64xf16, #dot_a>
+// CHECK-NEXT:  %[[P0:.*]] = tile.extract %[[PA]] [0, 0] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:  tile.async_wait %[[BV]]
+// CHECK-NEXT:  %[[V0:.*]] = tile.local_load %[[BV]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<16x32xf16, #dot_b>
+// CHECK-NEXT:  %[[O0:.*]] = tile.mma %[[P0]], %[[V0]], %{{.*}} : tensor<64x16xf16, #dot_a>, tensor<16x32xf16, #dot_b>, tensor<64x32xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[P1:.*]] = tile.extract %[[PA]] [0, 16]
+// CHECK-NEXT:  %[[V1:.*]] = tile.local_load %[[BV]] [16, 0]
+// CHECK-NEXT:  %[[O1:.*]] = tile.mma %[[P1]], %[[V1]], %[[O0]]
+// CHECK-NEXT:  tile.extract %[[PA]] [0, 32]
+// CHECK-NEXT:  tile.local_load %[[BV]] [32, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  tile.extract %[[PA]] [0, 48]
+// CHECK-NEXT:  tile.local_load %[[BV]] [48, 0]
+// CHECK-NEXT:  %[[O3:.*]] = tile.mma
+// CHECK-NEXT:  return %[[O3]]
+func.func @attention(%Q: !tile.global<f16, 4>, %K: !tile.global<f16, 4>, %V: !tile.global<f16, 4>, %i: i32) -> tensor<64x32xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %cst = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+  %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %0 = tile.load %Q[%i, %i, %i, %i] : !tile.global<f16, 4> -> tensor<1x1x64x32xf16, #blocked3>
+  %1 = tile.reshape %0 : tensor<1x1x64x32xf16, #blocked3> -> tensor<64x32xf16, #blocked>
+  %2 = tile.load %K[%i, %i, %i, %i] {order = array<i32: 0, 1, 3, 2>} : !tile.global<f16, 4> -> tensor<1x1x32x64xf16, #blocked4>
+  %3 = tile.reshape %2 : tensor<1x1x32x64xf16, #blocked4> -> tensor<32x64xf16, #blocked5>
+  %4 = tile.convert_layout %1 : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
+  %5 = tile.convert_layout %3 : tensor<32x64xf16, #blocked5> -> tensor<32x64xf16, #dot_b>
+  %6 = tile.mma %4, %5, %cst_0 : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %7 = arith.truncf %6 : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+  %8 = tile.load %V[%i, %i, %i, %i] : !tile.global<f16, 4> -> tensor<1x1x64x32xf16, #blocked3>
+  %9 = tile.reshape %8 : tensor<1x1x64x32xf16, #blocked3> -> tensor<64x32xf16, #blocked>
+  %10 = tile.convert_layout %7 : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+  %11 = tile.convert_layout %9 : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_b>
+  %12 = tile.mma %10, %11, %cst : tensor<64x64xf16, #dot_a>, tensor<64x32xf16, #dot_b>, tensor<64x32xf32, #mma>
+  return %12 : tensor<64x32xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// cp.async fills out-of-bounds elements with zeros only: a load padded with
+// another value goes through registers and tile.local_alloc; so does a tile
+// computed from a load. Zero padding is fine.
+// CHECK-LABEL: func.func @local_alloc
+// CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant
+// CHECK-NEXT:  %[[X:.*]] = tile.load %[[A]][%[[I]], %[[I]]] {padding = 1.000000e+00 : f16} : <f16, 2> -> tensor<64x32xf16, #blocked>
+// CHECK-NEXT:  %[[Y:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<32x64xf16, #blocked1>
+// CHECK-NEXT:  %[[Y2:.*]] = arith.addf %[[Y]], %[[Y]] : tensor<32x64xf16, #blocked1>
+// CHECK-NEXT:  %[[BX:.*]] = tile.local_alloc %[[X]] : tensor<64x32xf16, #blocked> -> <[64, 32], f16, #shared>
+// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y2]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
+// CHECK-NEXT:  tile.local_load %[[BX]] [0, 0]
+// CHECK-NEXT:  tile.local_load %[[BY]] [0, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  tile.local_load %[[BX]] [0, 16]
+// CHECK-NEXT:  tile.local_load %[[BY]] [16, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NOT:   tile.async_wait
+// CHECK:       return
+func.func @local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %0 = tile.load %A[%i, %i] {padding = 1.000000e+00 : f16} : !tile.global<f16, 2> -> tensor<64x32xf16, #blocked>
+  %1 = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16, #blocked1>
+  %2 = arith.addf %1, %1 : tensor<32x64xf16, #blocked1>
+  %3 = tile.convert_layout %0 : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
+  %4 = tile.convert_layout %2 : tensor<32x64xf16, #blocked1> -> tensor<32x64xf16, #dot_b>
+  %5 = tile.mma %3, %4, %cst : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %5 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#narrow = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Zero padding still allows the async copy; a load of 2 bytes per thread
+// (cp.async copies 4, 8 or 16) and a load with another use do not. One
+// converted operand used by two mmas is written to shared memory once.
+// CHECK-LABEL: func.func @async_or_not
+// CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
+// CHECK:       %[[BX:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #blocked, shape = array<i64: 64, 32>}
+// CHECK-NEXT:  %[[Y:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<32x64xf16, #blocked1>
+// CHECK-NEXT:  %[[W:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<64x32xf16, #blocked>
+// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
+// CHECK-NEXT:  tile.async_wait %[[BX]]
+// CHECK-NEXT:  tile.local_load %[[BX]] [0, 0]
+// CHECK-NEXT:  tile.local_load %[[BY]] [0, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  tile.local_load %[[BX]] [0, 16]
+// CHECK-NEXT:  tile.local_load %[[BY]] [16, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  %[[BW:.*]] = tile.local_alloc %[[W]] : tensor<64x32xf16, #blocked> -> <[64, 32], f16, #shared>
+// CHECK-NEXT:  tile.local_load %[[BW]] [0, 0]
+// CHECK-NEXT:  tile.local_load %[[BY]] [0, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  tile.local_load %[[BW]] [0, 16]
+// CHECK-NEXT:  tile.local_load %[[BY]] [16, 0]
+// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  return %{{.*}}, %{{.*}}, %[[W]] :
+func.func @async_or_not(%A: !tile.global<f16, 2>, %i: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x32xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %0 = tile.load %A[%i, %i] {padding = 0.000000e+00 : f16} : !tile.global<f16, 2> -> tensor<64x32xf16, #blocked>
+  %1 = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16, #narrow>
+  %w = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x32xf16, #blocked>
+  %3 = tile.convert_layout %0 : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
+  %4 = tile.convert_layout %1 : tensor<32x64xf16, #narrow> -> tensor<32x64xf16, #dot_b>
+  %5 = tile.mma %3, %4, %cst : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %6 = tile.convert_layout %w : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
+  %7 = tile.mma %6, %4, %cst : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %5, %7, %w : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x32xf16, #blocked>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Operands already in registers with K = 16: nothing to do. With K = 32 the
+// mma is still split, by tile.extract.
+// CHECK-LABEL: func.func @registers
+// CHECK-SAME:  (%[[A:.*]]: tensor<64x16xf16, #dot_a>, %[[B:.*]]: tensor<16x64xf16, #dot_b>, %[[C:.*]]: tensor<64x64xf32, #mma>, %[[A2:.*]]: tensor<64x32xf16, #dot_a>, %[[B2:.*]]: tensor<32x64xf16, #dot_b>)
+// CHECK-NEXT:  %[[D:.*]] = tile.mma %[[A]], %[[B]], %[[C]] : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[A20:.*]] = tile.extract %[[A2]] [0, 0] : tensor<64x32xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:  %[[B20:.*]] = tile.extract %[[B2]] [0, 0] : tensor<32x64xf16, #dot_b> -> tensor<16x64xf16, #dot_b>
+// CHECK-NEXT:  %[[E0:.*]] = tile.mma %[[A20]], %[[B20]], %[[D]]
+// CHECK-NEXT:  %[[A21:.*]] = tile.extract %[[A2]] [0, 16] : tensor<64x32xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:  %[[B21:.*]] = tile.extract %[[B2]] [16, 0] : tensor<32x64xf16, #dot_b> -> tensor<16x64xf16, #dot_b>
+// CHECK-NEXT:  %[[E1:.*]] = tile.mma %[[A21]], %[[B21]], %[[E0]]
+// CHECK-NEXT:  return %[[E1]]
+func.func @registers(%a: tensor<64x16xf16, #dot_a>, %b: tensor<16x64xf16, #dot_b>, %c: tensor<64x64xf32, #mma>,
+                     %a2: tensor<64x32xf16, #dot_a>, %b2: tensor<32x64xf16, #dot_b>) -> tensor<64x64xf32, #mma> {
+  %d = tile.mma %a, %b, %c : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %e = tile.mma %a2, %b2, %d : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %e : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// A loop-invariant operand (the Q tile of attention, hoisted by LICM) is
+// copied once, before the loop; the wait goes before its first read, in the
+// loop; the operand loaded in the loop is copied in every iteration.
+// CHECK-LABEL: func.func @loop
+// CHECK:       %[[BQ:.*]] = tile.async_load %{{.*}} {layout = #blocked, shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #shared>
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    %[[BK:.*]] = tile.async_load %{{.*}} {layout = #blocked1, order = array<i32: 1, 0>, shape = array<i64: 128, 64>} : <f16, 2> -> <[128, 64], f16, #shared1>
+// CHECK-NEXT:    tile.async_wait %[[BQ]]
+// CHECK-NEXT:    tile.local_load %[[BQ]] [0, 0] : <[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
+// CHECK-NEXT:    tile.async_wait %[[BK]]
+// CHECK-NEXT:    tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #shared1> -> tensor<16x64xf16, #dot_b>
+// CHECK-NEXT:    tile.mma
+// CHECK-COUNT-7: tile.local_load %[[BQ]] [0, {{16|32|48|64|80|96|112}}] : <[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
+// CHECK-NOT:     tile.async_wait
+// CHECK:         scf.yield
+func.func @loop(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %q = tile.load %Q[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x128xf16, #blocked>
+  %qa = tile.convert_layout %q : tensor<64x128xf16, #blocked> -> tensor<64x128xf16, #dot_a>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %k = tile.load %K[%c0, %j] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<128x64xf16, #blocked1>
+    %kb = tile.convert_layout %k : tensor<128x64xf16, #blocked1> -> tensor<128x64xf16, #dot_b>
+    %s = tile.mma %qa, %kb, %acc : tensor<64x128xf16, #dot_a>, tensor<128x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+    scf.yield %s : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
