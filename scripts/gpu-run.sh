@@ -3,7 +3,7 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmark, then a table.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [--quick]
+#   bash scripts/gpu-run.sh [all|tests|bench] [--quick]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -11,8 +11,9 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
 export TILEC_CACHE_DIR=off
 bin="$PWD/.gpu/bin"
+what="${1:-all}"
 quick=""
-[ "${1:-}" = "--quick" ] && quick="--quick"
+[ "${2:-}" = "--quick" ] && quick="--quick"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   | tee "$out/gpu.txt"
@@ -33,6 +34,7 @@ run() { # name, command...
   echo "${results[-1]}"
 }
 
+if [ "$what" != bench ]; then
 run gpu-runtime "$bin/tile-runtime-gpu-tests" --tilec="$bin/tilec" \
   --inputs=test/gpu/Inputs
 for family in vector_add softmax gemm flash_attention; do
@@ -48,7 +50,10 @@ if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
     "$PTXAS" -arch=sm_90a -v "$out/fa.ptx" -o /dev/null 2>&1 | tee "$out/ptxas.txt"
 fi
 
+fi
+
 # The benchmark: tilec and PyTorch side by side, in this one run.
+if [ "$what" != tests ]; then
 "$bin/tile-bench-attention" --kernel=kernels/flash_attention.tile \
   --json="$out/bench-tilec.json" $quick 2>&1 | tee "$out/bench-tilec.log"
 PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py --json="$out/bench-torch.json" \
@@ -56,10 +61,16 @@ PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py --json="$out/bench-torch.json
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-torch.json" \
   --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
 
+fi
+
 echo
-echo "== GPU tests =="
-printf '%s\n' "${results[@]}"
-echo
-echo "== flash attention forward, TFLOPS (B=4, H=32, fp16) =="
-cat "$out/bench.md"
+if [ "$what" != bench ]; then
+  echo "== GPU tests =="
+  printf '%s\n' "${results[@]}"
+fi
+if [ "$what" != tests ]; then
+  echo
+  echo "== flash attention forward, TFLOPS (B=4, H=32, fp16) =="
+  cat "$out/bench.md"
+fi
 exit $status

@@ -22,3 +22,12 @@ tools = [
     ToolSubst("tile-opt", os.path.join(config.tilec_tools_dir, "tile-opt"), unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.tilec_tools_dir, config.llvm_tools_dir])
+
+# ptxas assembles the PTX that tilec emits (test/Target/ptxas.test).
+import shutil
+ptxas = shutil.which("ptxas")
+if not ptxas and os.path.exists("/usr/local/cuda/bin/ptxas"):
+    ptxas = "/usr/local/cuda/bin/ptxas"
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -155,11 +155,11 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 // CHECK-NEXT:  %[[OFF:.*]] = llvm.add %[[O0]], %[[O1]] : i64
 // CHECK-NEXT:  %[[P:.*]] = llvm.getelementptr %[[X]][%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT:  %[[PRED:.*]] = llvm.zext %[[IN]] : i1 to i32
-// CHECK-NEXT:  %[[LD:.*]] = llvm.inline_asm "{\0A .reg .pred p;\0A setp.ne.b32 p, $4, 0;\0A mov.b32 $0, 0;\0A mov.b32 $1, 0;\0A mov.b32 $2, 0;\0A mov.b32 $3, 0;\0A @p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];\0A}", "=r,=r,=r,=r,r,l" %[[PRED]], %[[P]] : (i32, !llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT:  %[[LD:.*]] = llvm.inline_asm {{(has_side_effects )?}}"{\0A .reg .pred p;\0A setp.ne.b32 p, $4, 0;\0A mov.b32 $0, 0;\0A mov.b32 $1, 0;\0A mov.b32 $2, 0;\0A mov.b32 $3, 0;\0A @p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];\0A}", "=r,=r,=r,=r,r,l" %[[PRED]], %[[P]] : (i32, !llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
 // 8 halves: also one ld.global.v4.b32, each word then split in two f16.
 // CHECK:       %[[HP:.*]] = llvm.getelementptr %[[H]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
 // CHECK-NEXT:  %[[HPRED:.*]] = llvm.zext %[[HIN:.*]] : i1 to i32
-// CHECK-NEXT:  %[[HLD:.*]] = llvm.inline_asm "{{.*}}@p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];{{.*}}", "=r,=r,=r,=r,r,l" %[[HPRED]], %[[HP]]
+// CHECK-NEXT:  %[[HLD:.*]] = llvm.inline_asm {{(has_side_effects )?}}"{{.*}}@p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];{{.*}}", "=r,=r,=r,=r,r,l" %[[HPRED]], %[[HP]]
 // CHECK-COUNT-4: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
 // CHECK-COUNT-8: llvm.select %[[HIN]], %{{.*}}, %[[NINF]] : i1, f16
 // The f32 tile is stored back from the loaded words, at the same address
@@ -330,8 +330,9 @@ func.func @mma_bf16(%a: tensor<64x16xbf16, #dot_a>, %b: tensor<16x16xbf16, #dot_
 // CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
 // CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.barrier0
-// tile.async_wait: wait for all groups, then a barrier.
-// CHECK-NEXT:  nvvm.cp.async.wait.group 0
+// tile.async_wait: wait until at most `pending` groups are in flight, then
+// a barrier.
+// CHECK-NEXT:  nvvm.cp.async.wait.group 1
 // CHECK-NEXT:  nvvm.barrier0
 // tile.local_load of the A operand: one ldmatrix.x4 per warp (no transpose:
 // the buffer is row-major along K); of the B operand from a row-major
@@ -366,7 +367,7 @@ func.func @staged(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.
   %ba = tile.async_load %A[%i, %i] {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2> -> !tile.smem<[64, 32], f16, #shared>
   %b = tile.load %B[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16, #blocked1>
   %bb = tile.local_alloc %b : tensor<32x64xf16, #blocked1> -> !tile.smem<[32, 64], f16, #shared1>
-  tile.async_wait %ba : !tile.smem<[64, 32], f16, #shared>
+  tile.async_wait %ba {pending = 1 : i32} : !tile.smem<[64, 32], f16, #shared>
   %a0 = tile.local_load %ba [0, 0] : !tile.smem<[64, 32], f16, #shared> -> tensor<64x16xf16, #dot_a>
   %b0 = tile.local_load %bb [0, 0] : !tile.smem<[32, 64], f16, #shared1> -> tensor<16x64xf16, #dot_b>
   %d0 = tile.mma %a0, %b0, %z : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
@@ -421,15 +422,18 @@ func.func @register_only(%x: tensor<8x64xf32, #row>, %O: !tile.global<f32, 2>) {
 // CHECK-LABEL: llvm.func @gemm
 // CHECK-SAME:  (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.scratch_offset = 8192 : i32, tile.shared_bytes = 24576 : i32}
+// The copy of A is issued as soon as its block index is known, before
+// that of B; the first wait lets B's copy (1 group) stay in flight while A
+// is read.
 // CHECK:       nvvm.read.ptx.sreg.ctaid.x
-// CHECK:       nvvm.read.ptx.sreg.ctaid.y
 // CHECK:       nvvm.barrier0
 // CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
 // CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NEXT:  nvvm.read.ptx.sreg.ctaid.y
 // CHECK:       nvvm.barrier0
 // CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
 // CHECK-NEXT:  nvvm.cp.async.commit.group
-// CHECK-NEXT:  nvvm.cp.async.wait.group 0
+// CHECK-NEXT:  nvvm.cp.async.wait.group 1
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
 // CHECK:       nvvm.cp.async.wait.group 0
@@ -521,8 +525,7 @@ func.func @mma_shape(%a: tensor<64x8xf16, #dot_a>, %b: tensor<8x64xf16, #dot_b>,
 #b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 func.func @mma_not_mma_layout(%a: tensor<64x16xf16, #b>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
   %c0 = arith.constant 0 : i32
-  // expected-error @+2 {{mma: the accumulator must be in an mma layout}}
-  // expected-error @+1 {{failed to legalize operation 'tile.mma'}}
+  // expected-error @+1 {{'tile.mma' op with layouts, the accumulator must be in an mma layout and a and b in its dot_operand layouts (opIdx 0 and 1)}}
   %d = tile.mma %a, %b, %c : tensor<64x16xf16, #b>, tensor<16x64xf16, #b>, tensor<64x64xf32, #b>
   tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #b>
   return

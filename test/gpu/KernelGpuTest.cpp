@@ -55,6 +55,20 @@ namespace {
 
 using Constants = std::vector<std::pair<std::string, std::string>>;
 
+/// Not a kernel constant: the byte alignment the test's tensors have (base,
+/// outer strides and the length of the last dimension), for AOT compiles.
+const char *const kAlignment = "(alignment)";
+
+/// The largest power of two up to 16 dividing `elements` elements of
+/// `bytes` bytes each.
+std::string alignmentFor(int64_t elements, unsigned bytes) {
+  uint64_t total = uint64_t(elements) * bytes;
+  unsigned a = 16;
+  while (a > bytes && total % a)
+    a /= 2;
+  return std::to_string(a);
+}
+
 struct Config {
   std::string kernelsDir;
   std::string tilec;
@@ -103,8 +117,9 @@ const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 
 /// Runs tilec --emit=ptx; the error text on failure.
 std::string runTilec(const std::string &file, const Constants &constants,
-                     const std::string &output) {
-  std::vector<std::string> args = {config.tilec, "--emit=ptx", file};
+                     const std::string &output, unsigned alignment) {
+  std::vector<std::string> args = {config.tilec, "--emit=ptx", file,
+                                   "--alignment=" + std::to_string(alignment)};
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -183,8 +198,18 @@ private:
   };
 
   tile::Expected<Kernel> build(Mode mode, const std::string &name,
-                               const Constants &constants) {
+                               const Constants &allConstants) {
     std::string file = config.kernelsDir + "/" + name + ".tile";
+    // kAlignment is no constant of the kernel: the alignment its tensors
+    // have, which an AOT kernel must be compiled for (tilec --alignment).
+    Constants constants;
+    unsigned alignment = 16;
+    for (const auto &[k, v] : allConstants) {
+      if (k == kAlignment)
+        alignment = std::stoul(v);
+      else
+        constants.emplace_back(k, v);
+    }
     if (mode == Mode::JIT) {
       tile::CompileOptions options;
       options.constants = constants;
@@ -192,7 +217,7 @@ private:
     }
     std::string output =
         config.workDir + "/" + name + "-" + std::to_string(++counter) + ".ptx";
-    std::string error = runTilec(file, constants, output);
+    std::string error = runTilec(file, constants, output, alignment);
     if (!error.empty())
       return tile::Status::error(error);
     return tile::Runtime::get().loadPTXFile(output);
@@ -284,7 +309,9 @@ void vectorAdd(DType dtype, int64_t n, std::mt19937_64 &rng, bool offset) {
   DeviceBuffer da(a.bytes.size()), db(b.bytes.size()), dc(c.bytes.size());
   da.upload(a);
   db.upload(b);
-  Constants constants = {{"DTYPE", tile::dtypeName(dtype)}, {"TILE", "1024"}};
+  Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
+                         {"TILE", "1024"},
+                         {kAlignment, alignmentFor(n, tile::dtypeBytes(dtype))}};
   auto view = [&](const DeviceBuffer &buffer) {
     return Tensor(static_cast<char *>(buffer.get()) +
                       shift * tile::dtypeBytes(dtype),
@@ -327,7 +354,8 @@ void softmax(DType dtype, int64_t rows, int64_t cols, int64_t tileN,
   std::normal_distribution<double> normal(0, 3);
   Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
                          {"TILE_M", "4"},
-                         {"TILE_N", std::to_string(tileN)}};
+                         {"TILE_N", std::to_string(tileN)},
+                         {kAlignment, alignmentFor(cols, tile::dtypeBytes(dtype))}};
   std::vector<double> x(rows * cols);
   for (double &v : x)
     v = normal(rng);
@@ -381,10 +409,14 @@ void softmaxCases(std::mt19937_64 &rng) {
 
 void gemm(DType dtype, int64_t m, int64_t n, int64_t k, std::mt19937_64 &rng) {
   std::uniform_real_distribution<double> uniform(-1, 1);
-  Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
-                         {"TILE_M", "128"},
-                         {"TILE_N", "128"},
-                         {"TILE_K", "32"}};
+  std::string alignK = alignmentFor(k, tile::dtypeBytes(dtype));
+  std::string alignN = alignmentFor(n, tile::dtypeBytes(dtype));
+  Constants constants = {
+      {"DTYPE", tile::dtypeName(dtype)},
+      {"TILE_M", "128"},
+      {"TILE_N", "128"},
+      {"TILE_K", "32"},
+      {kAlignment, std::stoul(alignK) < std::stoul(alignN) ? alignK : alignN}};
   // Inputs rounded to the dtype once, kept in float64 for the reference.
   HostTensor rounding(dtype, 1);
   auto draw = [&](std::vector<double> &values, size_t count) {

@@ -84,6 +84,9 @@ LinearLayout toLinearLayout(Attribute layout, ArrayRef<int64_t> shape);
 /// True for the layouts toLinearLayout accepts.
 bool isDistributedLayout(Attribute layout);
 
+/// The rank of the tiles a layout applies to (0 for what is no layout).
+unsigned getLayoutRank(Attribute layout);
+
 /// Number of warps a distributed layout spreads over.
 unsigned getNumWarps(Attribute layout);
 

@@ -4,6 +4,8 @@
 #define TILE_ATTRS_TD
 
 include "TileDialect.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/TensorEncoding.td"
 
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Max", 0, "max">,
@@ -81,12 +83,17 @@ def Tile_I64List : ArrayRefParameter<"int64_t"> {
   }];
 }
 
-class Tile_LayoutAttr<string name, string attrMnemonic>
-    : AttrDef<Tile_Dialect, name> {
+class Tile_LayoutAttr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
 }
 
-def Tile_BlockedLayoutAttr : Tile_LayoutAttr<"BlockedLayout", "blocked"> {
+// Distributed layouts check that they fit the tensor they encode.
+class Tile_DistributedLayoutAttr<string name, string attrMnemonic>
+    : Tile_LayoutAttr<name, attrMnemonic,
+          [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]>;
+
+def Tile_BlockedLayoutAttr : Tile_DistributedLayoutAttr<"BlockedLayout", "blocked"> {
   let summary = "each thread holds a contiguous block; for memory access";
   let description = [{
     Dimension `d` of the tile is split into `sizePerThread[d]` consecutive
@@ -108,7 +115,7 @@ def Tile_BlockedLayoutAttr : Tile_LayoutAttr<"BlockedLayout", "blocked"> {
   let genVerifyDecl = 1;
 }
 
-def Tile_MmaLayoutAttr : Tile_LayoutAttr<"MmaLayout", "mma"> {
+def Tile_MmaLayoutAttr : Tile_DistributedLayoutAttr<"MmaLayout", "mma"> {
   let summary = "the accumulator layout of mma.sync m16n8k16";
   let description = [{
     A 2-D tile distributed as the accumulators of `mma.sync.m16n8k16`:
@@ -126,7 +133,7 @@ def Tile_MmaLayoutAttr : Tile_LayoutAttr<"MmaLayout", "mma"> {
 }
 
 def Tile_DotOperandLayoutAttr
-    : Tile_LayoutAttr<"DotOperandLayout", "dot_operand"> {
+    : Tile_DistributedLayoutAttr<"DotOperandLayout", "dot_operand"> {
   let summary = "the A (opIdx 0) or B (opIdx 1) operand layout of an mma";
   let description = [{
     The registers `mma.sync.m16n8k16` takes its A or B operand from, for the
@@ -144,7 +151,7 @@ def Tile_DotOperandLayoutAttr
   let genVerifyDecl = 1;
 }
 
-def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
+def Tile_SliceLayoutAttr : Tile_DistributedLayoutAttr<"SliceLayout", "slice"> {
   let summary = "the layout of a tile reduced along one dimension of another";
   let description = [{
     The `parent` layout with dimension `dim` removed: the layout of a row or
@@ -157,6 +164,7 @@ def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
   }];
   let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared"> {
@@ -175,6 +183,7 @@ def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared"> {
                         "unsigned":$maxPhase,
                         Tile_UnsignedList:$order);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // TILE_ATTRS_TD

@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - The tile dialect ---------------------------------===//
 
 #include "Tile/IR/TileDialect.h"
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -60,10 +61,23 @@ static bool isKernelScalarType(Type type) {
 /// power-of-two shape, tile element type). Upstream arith/math/scf ops accept
 /// any tensor, so this is where such a value is caught.
 static LogicalResult verifyKernelTiles(func::FuncOp func) {
+  auto warps = func->getAttrOfType<IntegerAttr>(
+      TileDialect::getNumWarpsAttrName());
   auto check = [&](Value value, Operation *where) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
     if (!tensor)
       return success();
+    if (Attribute layout = tensor.getEncoding()) {
+      if (!isDistributedLayout(layout))
+        return where->emitOpError()
+               << "produces " << tensor
+               << ", whose encoding is not a tile layout";
+      if (warps && getNumWarps(layout) != warps.getInt())
+        return where->emitOpError()
+               << "produces " << tensor << ", laid out over "
+               << getNumWarps(layout) << " warps in a kernel of "
+               << warps.getInt();
+    }
     if (!isTileType(tensor))
       return where->emitOpError()
              << "produces " << tensor

@@ -1,5 +1,6 @@
 //===- TileLayouts.cpp - Verifiers of the layout attributes ---------------===//
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileTypes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -69,4 +70,83 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (opIdx > 1)
     return emitError() << "dot_operand layout: opIdx must be 0 (A) or 1 (B)";
   return success();
+}
+
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned dim, Attribute parent) {
+  if (!isDistributedLayout(parent))
+    return emitError() << "slice layout: the parent must be a blocked, mma, "
+                          "dot_operand or slice layout";
+  if (dim >= getLayoutRank(parent))
+    return emitError() << "slice layout: dim " << dim
+                       << " is out of range for a rank-"
+                       << getLayoutRank(parent) << " parent";
+  return success();
+}
+
+LogicalResult
+SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         unsigned vec, unsigned perPhase, unsigned maxPhase,
+                         ArrayRef<unsigned> order) {
+  if (failed(checkPowersOfTwo(emitError, {vec, perPhase, maxPhase},
+                              "vec, perPhase and maxPhase")))
+    return failure();
+  llvm::SmallBitVector seen(order.size());
+  for (unsigned d : order) {
+    if (d >= order.size() || seen.test(d))
+      return emitError() << "shared layout: order must be a permutation of "
+                            "the dimensions";
+    seen.set(d);
+  }
+  return success();
+}
+
+unsigned mlir::tile::getLayoutRank(Attribute layout) {
+  if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
+    return b.getOrder().size();
+  if (isa<MmaLayoutAttr, DotOperandLayoutAttr>(layout))
+    return 2;
+  if (auto s = dyn_cast<SliceLayoutAttr>(layout)) {
+    unsigned parent = getLayoutRank(s.getParent());
+    return parent ? parent - 1 : 0;
+  }
+  if (auto s = dyn_cast<SharedLayoutAttr>(layout))
+    return s.getOrder().size();
+  return 0;
+}
+
+/// The check all distributed layouts share: the tensor has their rank.
+static LogicalResult
+verifyLayoutRank(Attribute layout, ArrayRef<int64_t> shape,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  unsigned rank = getLayoutRank(layout);
+  if (rank != shape.size())
+    return emitError() << "the layout " << layout << " is for rank-" << rank
+                       << " tiles, not rank " << shape.size();
+  return success();
+}
+
+LogicalResult BlockedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
+}
+
+LogicalResult
+MmaLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                              function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
+}
+
+LogicalResult DotOperandLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
+}
+
+LogicalResult SliceLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(*this, shape, emitError);
 }

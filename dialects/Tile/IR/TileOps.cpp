@@ -309,6 +309,21 @@ LogicalResult MmaOp::verify() {
     return emitOpError() << "the accumulator is " << accType.getDimSize(0)
                          << "x" << accType.getDimSize(1) << " but a * b is "
                          << m << "x" << n;
+  // Once laid out: the accumulator in an mma layout, the operands in its
+  // operand layouts.
+  Attribute accLayout = accType.getEncoding();
+  if (!accLayout && !aType.getEncoding() && !bType.getEncoding())
+    return success();
+  auto mma = dyn_cast_if_present<MmaLayoutAttr>(accLayout);
+  auto expectA = mma ? DotOperandLayoutAttr::get(getContext(), 0, mma)
+                     : DotOperandLayoutAttr();
+  auto expectB = mma ? DotOperandLayoutAttr::get(getContext(), 1, mma)
+                     : DotOperandLayoutAttr();
+  if (!mma || aType.getEncoding() != expectA ||
+      bType.getEncoding() != expectB)
+    return emitOpError("with layouts, the accumulator must be in an mma "
+                       "layout and a and b in its dot_operand layouts (opIdx "
+                       "0 and 1)");
   return success();
 }
 

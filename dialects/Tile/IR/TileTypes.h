@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/Types.h"
 
 #include "Tile/IR/TileEnums.h.inc"

@@ -5,6 +5,7 @@
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILESTAGEMMAOPERANDS
@@ -59,6 +60,7 @@ SmallVector<unsigned> storeOrder(RankedTensorType type) {
 struct StageMmaOperandsPass
     : public mlir::tile::impl::TileStageMmaOperandsBase<StageMmaOperandsPass> {
   void runOnOperation() override {
+    pending.clear();
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     DenseMap<Value, Value> buffers; // converted value -> its smem buffer
@@ -82,6 +84,28 @@ struct StageMmaOperandsPass
 
   SmallVector<Value> pending; // buffers filled by async copies
 
+  /// True when `op` (or an op nested in it) may write memory other than
+  /// shared memory: a copy from global memory must not move above it.
+  static bool mayWriteGlobalMemory(Operation *op) {
+    bool writes = false;
+    op->walk([&](Operation *nested) {
+      auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
+      if (!iface) {
+        if (!nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+            !isPure(nested))
+          writes = true;
+        return;
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (auto &e : effects)
+        if (isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&
+            !isa<SharedMemoryResource>(e.getResource()))
+          writes = true;
+    });
+    return writes;
+  }
+
   /// Moves an async copy up its block, to right after the ops its operands
   /// come from, but not above an earlier async copy (copies complete in
   /// issue order): it then overlaps with the work in between.
@@ -89,7 +113,7 @@ struct StageMmaOperandsPass
     Operation *target = copy;
     for (Operation *prev = copy->getPrevNode(); prev;
          prev = prev->getPrevNode()) {
-      if (isa<AsyncLoadOp>(prev))
+      if (isa<AsyncLoadOp>(prev) || mayWriteGlobalMemory(prev))
         break;
       bool defines = llvm::any_of(prev->getResults(), [&](Value r) {
         return llvm::is_contained(copy->getOperands(), r);

@@ -217,6 +217,66 @@ Value tilec::sharedOffset(OpBuilder &b, Location loc, tile::SharedMemoryType typ
       col);
 }
 
+SharedAddresses::SharedAddresses(OpBuilder &b, Location loc,
+                                 tile::SharedMemoryType type,
+                                 ArrayRef<Value> laneCoords,
+                                 ArrayRef<int64_t> laneBound)
+    : b(b), loc(loc), type(type), lane(laneCoords), bound(laneBound) {}
+
+Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
+  tile::SharedLayoutAttr layout = type.getLayout();
+  ArrayRef<unsigned> order = layout.getOrder();
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned f = order[0];
+  int64_t rowConst = 0, scale = 1;
+  for (unsigned i = 1; i < order.size(); ++i) {
+    rowConst += constCoords[order[i]] * scale;
+    scale *= shape[order[i]];
+  }
+  int64_t span = int64_t(layout.getMaxPhase()) * layout.getVec();
+  int64_t period = int64_t(layout.getMaxPhase()) * layout.getPerPhase();
+  int64_t colConst = constCoords[f];
+  int64_t colLow = layout.getMaxPhase() > 1 ? colConst % span : 0;
+  bool split = layout.getMaxPhase() == 1 ||
+               (rowConst % period == 0 && bound[f] - 1 + colLow < span);
+  if (!split) {
+    SmallVector<Value> coords;
+    for (unsigned d = 0; d < lane.size(); ++d)
+      coords.push_back(arith::AddIOp::create(b, loc, lane[d],
+                                             constI32(b, loc, constCoords[d])));
+    return sharedOffset(b, loc, type, coords);
+  }
+  Value &base = bases[colLow];
+  if (!base) {
+    SmallVector<Value> coords(lane.begin(), lane.end());
+    if (colLow)
+      coords[f] = arith::AddIOp::create(b, loc, coords[f],
+                                        constI32(b, loc, colLow));
+    base = sharedOffset(b, loc, type, coords);
+  }
+  int64_t rest = rowConst * shape[f] + (colConst - colLow);
+  return rest ? Value(arith::AddIOp::create(b, loc, base, constI32(b, loc, rest)))
+              : base;
+}
+
+std::optional<SmallVector<int64_t>>
+tilec::additiveThreadBound(const LinearLayout &layout) {
+  SmallVector<int64_t> bound;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    int64_t threadBits = 0, regBits = 0;
+    for (const auto &bb : layout.lanes)
+      threadBits |= bb[d];
+    for (const auto &bb : layout.warps)
+      threadBits |= bb[d];
+    for (const auto &bb : layout.regs)
+      regBits |= bb[d];
+    if (threadBits & regBits)
+      return std::nullopt;
+    bound.push_back(threadBits + 1);
+  }
+  return bound;
+}
+
 void tilec::createBarrier(OpBuilder &b, Location loc) {
   NVVM::Barrier0Op::create(b, loc);
 }

@@ -90,6 +90,36 @@ mlir::Value sharedOffset(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::tile::SharedMemoryType type,
                          llvm::ArrayRef<mlir::Value> coords);
 
+/// Offsets of many accesses to one shared memory buffer that share this
+/// thread's part of their coordinates (`laneCoords`, each known to be below
+/// `laneBound`) and differ by constants. Where the swizzle allows, an offset
+/// is a per-thread base (one per distinct low column offset) plus a constant,
+/// which folds into the [reg + immediate] form of the access: the thread
+/// keeps a few address registers instead of one per access.
+class SharedAddresses {
+public:
+  SharedAddresses(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::tile::SharedMemoryType type,
+                  llvm::ArrayRef<mlir::Value> laneCoords,
+                  llvm::ArrayRef<int64_t> laneBound);
+  /// The element offset of `laneCoords + constCoords`.
+  mlir::Value offset(llvm::ArrayRef<int64_t> constCoords);
+
+private:
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::tile::SharedMemoryType type;
+  llvm::SmallVector<mlir::Value> lane;
+  llvm::SmallVector<int64_t> bound;
+  llvm::DenseMap<int64_t, mlir::Value> bases; // by low column offset
+};
+
+/// The per-thread part of `layout`'s coordinates when it combines with the
+/// register part by addition (their bits are disjoint), with an exclusive
+/// bound per dimension; nullopt otherwise.
+std::optional<llvm::SmallVector<int64_t>>
+additiveThreadBound(const LinearLayout &layout);
+
 /// bar.sync 0 across the thread block.
 void createBarrier(mlir::OpBuilder &b, mlir::Location loc);
 

@@ -144,9 +144,11 @@ SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
                         : Type(LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                                 fields));
   Value p32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
+  // The asm reads memory: it must not be merged with, or moved across, a
+  // store (MLIR gives asm without side effects no memory effects at all).
   auto asmOp = LLVM::InlineAsmOp::create(
       b, loc, resultType, ValueRange{p32, address}, asmText, constraints,
-      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
   SmallVector<Value> out;
   if (words == 1) {

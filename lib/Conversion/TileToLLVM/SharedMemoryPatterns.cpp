@@ -112,7 +112,7 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   // The warp's offset (warp bases only: lanes are ldmatrix's business).
   SmallVector<Value> warpOffset;
   for (unsigned d = 0; d < 2; ++d) {
-    Value acc = constI32(rewriter, loc, op.getOffsets()[d]);
+    Value acc = constI32(rewriter, loc, 0);
     for (auto [i, basis] : llvm::enumerate(dst.warps)) {
       if (!basis[d])
         continue;
@@ -132,24 +132,52 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
       constI32(rewriter, loc, perLoad - 1));
   Type i32 = rewriter.getI32Type();
   regs.assign(n, Value());
-  for (unsigned r = 0; r < n; r += 2 * perLoad) {
-    // This lane's matrix origin: pick among the perLoad pair origins.
-    SmallVector<Value> origin(2);
-    for (unsigned d = 0; d < 2; ++d) {
-      Value o = constI32(rewriter, loc, dst.regCoords(r)[d]);
-      for (unsigned j = 1; j < perLoad; ++j) {
-        Value isJ = arith::CmpIOp::create(rewriter, loc,
-                                          arith::CmpIPredicate::eq, matrix,
-                                          constI32(rewriter, loc, j));
-        o = arith::SelectOp::create(
-            rewriter, loc, isJ,
-            constI32(rewriter, loc, dst.regCoords(r + 2 * j)[d]), o);
-      }
-      origin[d] = arith::AddIOp::create(rewriter, loc, o, warpOffset[d]);
+  // Each ldmatrix's lanes address the rows of its perLoad matrices; the
+  // matrices lie at the same relative offsets in every group, so the lane
+  // part of the address is one per thread and each group adds a constant.
+  SmallVector<LinearLayout::Basis> delta;
+  for (unsigned j = 0; j < perLoad; ++j) {
+    Basis d = dst.regCoords(2 * j);
+    delta.push_back(d);
+  }
+  bool regular = true;
+  for (unsigned r = 0; r < n && regular; r += 2 * perLoad)
+    for (unsigned j = 0; j < perLoad; ++j) {
+      Basis c0 = dst.regCoords(r), cj = dst.regCoords(r + 2 * j);
+      for (unsigned d = 0; d < 2; ++d)
+        regular &= cj[d] - c0[d] == delta[j][d] - delta[0][d];
     }
-    origin[rowDim] = arith::AddIOp::create(rewriter, loc, origin[rowDim], row);
-    Value ptr = elementPtr(rewriter, loc, base, elt,
-                           sharedOffset(rewriter, loc, bufType, origin));
+  if (!regular)
+    return failure();
+  SmallVector<Value> laneCoords(2);
+  SmallVector<int64_t> bound(2);
+  for (unsigned d = 0; d < 2; ++d) {
+    Value o = constI32(rewriter, loc, delta[0][d]);
+    int64_t maxDelta = delta[0][d];
+    for (unsigned j = 1; j < perLoad; ++j) {
+      Value isJ = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        matrix, constI32(rewriter, loc, j));
+      o = arith::SelectOp::create(rewriter, loc, isJ,
+                                  constI32(rewriter, loc, delta[j][d]), o);
+      maxDelta = std::max(maxDelta, delta[j][d]);
+    }
+    int64_t warpMax = 0;
+    for (const Basis &w : dst.warps)
+      warpMax += w[d];
+    o = arith::AddIOp::create(rewriter, loc, o, warpOffset[d]);
+    if (d == rowDim)
+      o = arith::AddIOp::create(rewriter, loc, o, row);
+    laneCoords[d] = o;
+    bound[d] = maxDelta + warpMax + (d == rowDim ? 8 : 1);
+  }
+  SharedAddresses addresses(rewriter, loc, bufType, laneCoords, bound);
+  for (unsigned r = 0; r < n; r += 2 * perLoad) {
+    Basis c = dst.regCoords(r);
+    SmallVector<int64_t> constCoords = {
+        c[0] - delta[0][0] + op.getOffsets()[0],
+        c[1] - delta[0][1] + op.getOffsets()[1]};
+    Value ptr =
+        elementPtr(rewriter, loc, base, elt, addresses.offset(constCoords));
     Type resType = perLoad == 1
                        ? i32
                        : Type(LLVM::LLVMStructType::getLiteral(

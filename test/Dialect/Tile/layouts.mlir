@@ -171,13 +171,14 @@ func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i3
   // CHECK-NEXT: %[[BG:[[:alnum:]_]+]] = tile.async_load %[[G]][%[[I]], %[[J]]] {layout = #[[BLK]], shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #[[SH]]>
   %g = tile.async_load %G[%i, %j] {shape = array<i64: 64, 128>, layout = #blocked}
       : !tile.global<f16, 2> -> !tile.smem<[64, 128], f16, #shared>
-  // CHECK-NEXT: tile.async_wait %[[BQ]] : <[64, 128], f16, #[[SH]]>
+  // `pending` (default 0, not printed): how many later copies may stay in flight.
+  // CHECK-NEXT: tile.async_wait %[[BQ]] {pending = 2 : i32} : <[64, 128], f16, #[[SH]]>
   // CHECK-NEXT: tile.async_wait %[[BK]] : <[128, 64], f16, #[[SHT]]>
   // CHECK-NEXT: tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #[[SHT]]> -> tensor<16x64xf16, #[[DOTB]]>
   // CHECK-NEXT: tile.async_wait %[[BG]] : <[64, 128], f16, #[[SH]]>
   // CHECK-NEXT: return
-  tile.async_wait %q : !tile.smem<[64, 128], f16, #shared>
-  tile.async_wait %k : !tile.smem<[128, 64], f16, #shared_t>
+  tile.async_wait %q {pending = 2 : i32} : !tile.smem<[64, 128], f16, #shared>
+  tile.async_wait %k {pending = 0 : i32} : !tile.smem<[128, 64], f16, #shared_t>
   %0 = tile.local_load %k [0, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
   tile.async_wait %g : !tile.smem<[64, 128], f16, #shared>
   return

@@ -6,8 +6,11 @@
 //  - an operand converted from a tile.load (possibly through a reshape that
 //    drops unit dimensions), used nowhere else, with zero padding and at
 //    least 4 bytes per thread and vector, is copied global -> shared with
-//    tile.async_load (cp.async), and a tile.async_wait goes before the
-//    buffer's first read;
+//    tile.async_load (cp.async); the copy is issued as early as its block
+//    allows (right after the ops its indices come from, not above an earlier
+//    copy), and a tile.async_wait goes before the buffer's first read (or
+//    the op of the copy's block that contains it), with `pending` = the
+//    number of copies issued after this one that may stay in flight;
 //  - any other converted operand is written with tile.local_alloc;
 //  - an operand whose conversion keeps every element in its thread (the
 //    16-bit accumulator of one mma as the A operand of the next) stays in
@@ -31,10 +34,11 @@
 // CHECK-NEXT: #[[SB:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 // CHECK-LABEL: func.func @gemm
 // CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[B:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
-// CHECK-NEXT:  %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
 // CHECK-NEXT:  %[[BA:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #[[LA]], shape = array<i64: 64, 32>} : <f16, 2> -> <[64, 32], f16, #[[SA]]>
 // CHECK-NEXT:  %[[BB:.*]] = tile.async_load %[[B]][%[[I]], %[[I]]] {layout = #[[LB]], shape = array<i64: 32, 64>} : <f16, 2> -> <[32, 64], f16, #[[SB]]>
-// CHECK-NEXT:  tile.async_wait %[[BA]] : <[64, 32], f16, #[[SA]]>
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
+// The copy of B, issued after A's, may still be in flight when A is read.
+// CHECK-NEXT:  tile.async_wait %[[BA]] {pending = 1 : i32} : <[64, 32], f16, #[[SA]]>
 // CHECK-NEXT:  %[[A0:.*]] = tile.local_load %[[BA]] [0, 0] : <[64, 32], f16, #[[SA]]> -> tensor<64x16xf16, #dot_a>
 // CHECK-NEXT:  tile.async_wait %[[BB]] : <[32, 64], f16, #[[SB]]>
 // CHECK-NEXT:  %[[B0:.*]] = tile.local_load %[[BB]] [0, 0] : <[32, 64], f16, #[[SB]]> -> tensor<16x64xf16, #dot_b>
@@ -77,21 +81,24 @@ func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32) -> 
 // CHECK-SAME:  (%[[Q:.*]]: !tile.global<f16, 4>, %[[K:.*]]: !tile.global<f16, 4>, %[[V:.*]]: !tile.global<f16, 4>, %[[I:.*]]: i32)
 // CHECK-NOT:   tile.load
 // CHECK-NOT:   tile.reshape
+// All three copies are issued first, in order; V's overlaps with Q K^T.
 // CHECK:       %[[BQ:.*]] = tile.async_load %[[Q]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
 // CHECK-NEXT:  %[[BK:.*]] = tile.async_load %[[K]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[LK]], order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 32, 64>} : <f16, 4> -> <[32, 64], f16, #[[SK]]>
-// CHECK-NEXT:  tile.async_wait %[[BQ]]
+// CHECK-NEXT:  %[[BV:.*]] = tile.async_load %[[V]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
+// CHECK-NOT:   tile.load
+// CHECK-NOT:   tile.reshape
+// CHECK:       tile.async_wait %[[BQ]] {pending = 2 : i32}
 // CHECK-NEXT:  tile.local_load %[[BQ]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  tile.async_wait %[[BK]]
+// CHECK-NEXT:  tile.async_wait %[[BK]] {pending = 1 : i32}
 // CHECK-NEXT:  tile.local_load %[[BK]] [0, 0] : <[32, 64], f16, #[[SK]]> -> tensor<16x64xf16, #dot_b>
 // CHECK-NEXT:  tile.mma
 // CHECK-NEXT:  tile.local_load %[[BQ]] [0, 16]
 // CHECK-NEXT:  tile.local_load %[[BK]] [16, 0]
 // CHECK-NEXT:  %[[S:.*]] = tile.mma
 // CHECK-NEXT:  %[[P:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #[[MMA]]> to tensor<64x64xf16, #[[MMA]]>
-// CHECK-NEXT:  %[[BV:.*]] = tile.async_load %[[V]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
 // CHECK-NEXT:  %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x64xf16, #[[MMA]]> -> tensor<64x64xf16, #dot_a>
 // CHECK-NEXT:  %[[P0:.*]] = tile.extract %[[PA]] [0, 0] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  tile.async_wait %[[BV]]
+// CHECK-NEXT:  tile.async_wait %[[BV]] :
 // CHECK-NEXT:  %[[V0:.*]] = tile.local_load %[[BV]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<16x32xf16, #dot_b>
 // CHECK-NEXT:  %[[O0:.*]] = tile.mma %[[P0]], %[[V0]], %{{.*}} : tensor<64x16xf16, #dot_a>, tensor<16x32xf16, #dot_b>, tensor<64x32xf32, #[[MMA]]>
 // CHECK-NEXT:  %[[P1:.*]] = tile.extract %[[PA]] [0, 16]
@@ -174,7 +181,8 @@ func.func @local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #
 // converted operand used by two mmas is written to shared memory once.
 // CHECK-LABEL: func.func @async_or_not
 // CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
-// CHECK:       %[[BX:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #blocked, shape = array<i64: 64, 32>}
+// CHECK-NEXT:  %[[BX:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #blocked, shape = array<i64: 64, 32>}
+// CHECK-NEXT:  arith.constant
 // CHECK-NEXT:  %[[Y:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<32x64xf16, #blocked1>
 // CHECK-NEXT:  %[[W:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<64x32xf16, #blocked>
 // CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
@@ -240,15 +248,19 @@ func.func @registers(%a: tensor<64x16xf16, #dot_a>, %b: tensor<16x64xf16, #dot_b
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
 
 // A loop-invariant operand (the Q tile of attention, hoisted by LICM) is
-// copied once, before the loop; the wait goes before its first read, in the
-// loop; the operand loaded in the loop is copied in every iteration.
+// copied once, before the loop, and waited for before the loop (the op of its
+// block that contains the first read); the operand loaded in the loop is
+// copied and waited for in every iteration.
 // CHECK-LABEL: func.func @loop
-// CHECK:       %[[BQ:.*]] = tile.async_load %{{.*}} {layout = #blocked, shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #shared>
+// CHECK:       %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:  %[[BQ:.*]] = tile.async_load %{{.*}}[%[[C0]], %[[C0]]] {layout = #blocked, shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #shared>
+// CHECK-NEXT:  arith.constant 1 : i32
+// CHECK-NEXT:  arith.constant dense
+// CHECK-NEXT:  tile.async_wait %[[BQ]] : <[64, 128], f16, #shared>
 // CHECK-NEXT:  scf.for
 // CHECK-NEXT:    %[[BK:.*]] = tile.async_load %{{.*}} {layout = #blocked1, order = array<i32: 1, 0>, shape = array<i64: 128, 64>} : <f16, 2> -> <[128, 64], f16, #shared1>
-// CHECK-NEXT:    tile.async_wait %[[BQ]]
 // CHECK-NEXT:    tile.local_load %[[BQ]] [0, 0] : <[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:    tile.async_wait %[[BK]]
+// CHECK-NEXT:    tile.async_wait %[[BK]] :
 // CHECK-NEXT:    tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #shared1> -> tensor<16x64xf16, #dot_b>
 // CHECK-NEXT:    tile.mma
 // CHECK-COUNT-7: tile.local_load %[[BQ]] [0, {{16|32|48|64|80|96|112}}] : <[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
