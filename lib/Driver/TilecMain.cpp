@@ -40,14 +40,15 @@ cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
                                 cl::value_desc("file"), cl::init("-"));
 cl::opt<Stage> emitKind(
     "emit", cl::desc("What to produce"), cl::init(Stage::Tile),
-    cl::values(
-        clEnumValN(Stage::AST, "ast", "the parsed syntax tree"),
-        clEnumValN(Stage::Tile, "tile", "verified tile IR"),
-        clEnumValN(Stage::Layout, "layout", "tile IR with layouts assigned"),
-        clEnumValN(Stage::NVVM, "nvvm", "the LLVM and NVVM dialects"),
-        clEnumValN(Stage::LLVM, "llvm", "optimized LLVM IR for NVPTX"),
-        clEnumValN(Stage::PTX, "ptx", "PTX, one kernel per entry, each "
-                                      "preceded by its description")));
+    cl::values(clEnumValN(Stage::AST, "ast", "the parsed syntax tree"),
+               clEnumValN(Stage::Tile, "tile", "verified tile IR"),
+               clEnumValN(Stage::Layout, "layout",
+                          "tile IR with layouts assigned"),
+               clEnumValN(Stage::NVVM, "nvvm", "the LLVM and NVVM dialects"),
+               clEnumValN(Stage::LLVM, "llvm", "optimized LLVM IR for NVPTX"),
+               clEnumValN(Stage::PTX, "ptx",
+                          "PTX, one kernel per entry, each "
+                          "preceded by its description")));
 cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                           cl::init("sm_90a"),
                           cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"));
@@ -60,8 +61,7 @@ cl::opt<unsigned> alignment(
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
-cl::opt<std::string> kernelName("kernel",
-                                cl::desc("Compile only this kernel"),
+cl::opt<std::string> kernelName("kernel", cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"));
 cl::opt<bool> noCleanup("no-cleanup",
                         cl::desc("Print tile IR as emitted, before "

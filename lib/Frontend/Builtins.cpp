@@ -70,10 +70,10 @@ static std::optional<Args> bindArgs(Emitter &em, const ast::Call &call,
   bool ok = true;
   for (const ast::ExprPtr &arg : call.args) {
     if (next >= params.size()) {
-      em.diag.error(arg->getLoc(), fname + "() takes at most " +
-                                       std::to_string(params.size() -
-                                                      (self ? 1 : 0)) +
-                                       " positional arguments");
+      em.diag.error(arg->getLoc(),
+                    fname + "() takes at most " +
+                        std::to_string(params.size() - (self ? 1 : 0)) +
+                        " positional arguments");
       return std::nullopt;
     }
     args.vals[next] = em.emitExpr(*arg);
@@ -81,9 +81,8 @@ static std::optional<Args> bindArgs(Emitter &em, const ast::Call &call,
     ++next;
   }
   for (const ast::Keyword &kw : call.keywords) {
-    auto it = llvm::find_if(params, [&](const Param &p) {
-      return kw.name == p.name;
-    });
+    auto it = llvm::find_if(params,
+                            [&](const Param &p) { return kw.name == p.name; });
     if (it == params.end() || (self && it == params.begin())) {
       em.diag.error(kw.nameRange.Start, fname +
                                             "() got an unexpected keyword "
@@ -106,8 +105,8 @@ static std::optional<Args> bindArgs(Emitter &em, const ast::Call &call,
   }
   for (auto [i, p] : llvm::enumerate(params)) {
     if (p.required && !args.vals[i]) {
-      em.diag.error(call.getLoc(), fname + "() missing required argument '" +
-                                       p.name + "'");
+      em.diag.error(call.getLoc(),
+                    fname + "() missing required argument '" + p.name + "'");
       ok = false;
     }
   }
@@ -146,8 +145,9 @@ static Type dtypeArg(const Args &a, unsigned i) {
   const Val &v = a[i];
   if (v.kind == Val::Kind::DType)
     return v.type;
-  a.em.diag.error(a.loc(i), a.fname + "(): expected a dtype (f16, bf16, f32, "
-                                      "i32, bool), got " +
+  a.em.diag.error(a.loc(i), a.fname +
+                                "(): expected a dtype (f16, bf16, f32, "
+                                "i32, bool), got " +
                                 v.describe());
   return {};
 }
@@ -179,8 +179,7 @@ constIntsArg(const Args &a, unsigned i, llvm::StringRef what) {
   return std::nullopt;
 }
 
-static std::optional<int64_t> axisArg(const Args &a, unsigned i,
-                                      int64_t rank) {
+static std::optional<int64_t> axisArg(const Args &a, unsigned i, int64_t rank) {
   auto axis = constIntArg(a, i, "axis");
   if (!axis)
     return std::nullopt;
@@ -238,8 +237,8 @@ indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
   SmallVector<Value> out;
   for (const Val &e : elts) {
     if (e.kind == Val::Kind::Int) {
-      out.push_back(a.em.materializeScalar(e, a.em.builder.getI32Type(),
-                                           a.loc(i)));
+      out.push_back(
+          a.em.materializeScalar(e, a.em.builder.getI32Type(), a.loc(i)));
       if (!out.back())
         return std::nullopt;
       continue;
@@ -248,16 +247,17 @@ indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
       out.push_back(e.value);
       continue;
     }
-    a.em.diag.error(a.loc(i), a.fname + "(): tile indices must be integers, "
-                                        "got " +
+    a.em.diag.error(a.loc(i), a.fname +
+                                  "(): tile indices must be integers, "
+                                  "got " +
                                   e.describe());
     return std::nullopt;
   }
   return out;
 }
 
-static std::optional<SmallVector<int32_t>>
-orderArg(const Args &a, unsigned i, unsigned rank) {
+static std::optional<SmallVector<int32_t>> orderArg(const Args &a, unsigned i,
+                                                    unsigned rank) {
   if (!a.has(i))
     return SmallVector<int32_t>();
   auto order = constIntsArg(a, i, "order");
@@ -282,8 +282,7 @@ orderArg(const Args &a, unsigned i, unsigned rank) {
 // Grid and construction
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-static Val emitGridQuery(const Args &a) {
+template <typename OpTy> static Val emitGridQuery(const Args &a) {
   auto axis = constIntArg(a, 0, "axis");
   if (!axis)
     return Val::invalid();
@@ -321,8 +320,9 @@ static Val emitFull(const Args &a, const Val &value, SMLoc valueLoc,
   if (!shape || !a.em.checkTileShape(*shape, a.loc(0)))
     return Val::invalid();
   if (!value.isNumeric() || value.kind == Val::Kind::Tile)
-    return a.em.error(valueLoc, a.fname + "(): the fill value must be a "
-                                          "scalar, got " +
+    return a.em.error(valueLoc, a.fname +
+                                    "(): the fill value must be a "
+                                    "scalar, got " +
                                     value.describe());
   Type elt = dtype ? dtype : a.em.defaultType(value);
   Value v = a.em.coerce(value, elt, *shape, valueLoc);
@@ -374,7 +374,8 @@ static Val emitLoad(const Args &a) {
   auto resultType = RankedTensorType::get(*shape, type.getElementType());
   auto op = tile::LoadOp::create(
       em.builder, em.loc(a.callLoc), resultType, a[0].value, *indices,
-      order->empty() ? DenseI32ArrayAttr() : em.builder.getDenseI32ArrayAttr(*order),
+      order->empty() ? DenseI32ArrayAttr()
+                     : em.builder.getDenseI32ArrayAttr(*order),
       latency, padding);
   return Val::dynamic(op.getResult());
 }
@@ -401,10 +402,10 @@ static Val emitStore(const Args &a) {
                                   " but the tensor holds " +
                                   typeName(type.getElementType()) +
                                   "; convert it with .astype()");
-  tile::StoreOp::create(em.builder, em.loc(a.callLoc), a[0].value, *indices,
-                        t.value,
-                        order->empty() ? DenseI32ArrayAttr()
-                                       : em.builder.getDenseI32ArrayAttr(*order));
+  tile::StoreOp::create(
+      em.builder, em.loc(a.callLoc), a[0].value, *indices, t.value,
+      order->empty() ? DenseI32ArrayAttr()
+                     : em.builder.getDenseI32ArrayAttr(*order));
   return Val::none();
 }
 
@@ -424,11 +425,11 @@ static Val emitMma(const Args &a) {
                                    shapeString(sa) + ", " + shapeString(sb) +
                                    " and " + shapeString(sc));
   if (sa[1] != sb[0])
-    return em.error(a.callLoc,
-                    "mma(): shape mismatch: a is " + shapeString(sa) +
-                        " and b is " + shapeString(sb) +
-                        "; the K dimensions (" + std::to_string(sa[1]) +
-                        " and " + std::to_string(sb[0]) + ") must agree");
+    return em.error(a.callLoc, "mma(): shape mismatch: a is " +
+                                   shapeString(sa) + " and b is " +
+                                   shapeString(sb) + "; the K dimensions (" +
+                                   std::to_string(sa[1]) + " and " +
+                                   std::to_string(sb[0]) + ") must agree");
   if (sc[0] != sa[0] || sc[1] != sb[1])
     return em.error(a.loc(2), "mma(): shape mismatch: the accumulator is " +
                                   shapeString(sc) + " but a @ b is " +
@@ -471,13 +472,13 @@ static Val emitReduce(const Args &a, tile::ReduceKind kind) {
                                          "not supported)");
   Value source = a[0].value;
   if (kind == tile::ReduceKind::Sum && a[0].getElementType().isInteger(1))
-    source = em.castElements(source, em.builder.getI32Type(),
-                             em.loc(a.callLoc));
+    source =
+        em.castElements(source, em.builder.getI32Type(), em.loc(a.callLoc));
   auto type = RankedTensorType::get(resultShape,
                                     getElementTypeOrSelf(source.getType()));
-  return Val::dynamic(tile::ReduceOp::create(
-      em.builder, em.loc(a.callLoc), type, kind, source,
-      static_cast<uint32_t>(*axis), keepdims));
+  return Val::dynamic(
+      tile::ReduceOp::create(em.builder, em.loc(a.callLoc), type, kind, source,
+                             static_cast<uint32_t>(*axis), keepdims));
 }
 
 Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
@@ -488,8 +489,7 @@ Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
     return error(l, std::string(name) + "() cannot be applied to " +
                         (lhs.isNumeric() ? rhs : lhs).describe());
   if (lhs.isConstNumber() && rhs.isConstNumber()) {
-    bool isFloat =
-        lhs.kind == Val::Kind::Float || rhs.kind == Val::Kind::Float;
+    bool isFloat = lhs.kind == Val::Kind::Float || rhs.kind == Val::Kind::Float;
     if (isFloat) {
       double x = lhs.kind == Val::Kind::Float ? lhs.f : *getConstInt(lhs);
       double y = rhs.kind == Val::Kind::Float ? rhs.f : *getConstInt(rhs);
@@ -501,13 +501,10 @@ Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
   Type elt = promote(lhs, rhs, l, std::string(name) + "()");
   if (!elt)
     return Val::invalid();
-  SmallVector<int64_t> shape;
-  if (lhs.kind == Val::Kind::Tile || rhs.kind == Val::Kind::Tile) {
-    auto s = broadcastShapes(lhs.getShape(), rhs.getShape(), l);
-    if (!s)
-      return Val::invalid();
-    shape = *s;
-  }
+  auto shapeOr = resultShape({&lhs, &rhs}, l);
+  if (!shapeOr)
+    return Val::invalid();
+  SmallVector<int64_t> shape = *shapeOr;
   Value a = coerce(lhs, elt, shape, l), b = coerce(rhs, elt, shape, l);
   if (!a || !b)
     return Val::invalid();
@@ -529,18 +526,17 @@ Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
 /// max()/min(): a reduction with `axis=`, or elementwise over 2+ values.
 static Val emitMinMaxCall(Emitter &em, const ast::Call &call, bool isMax) {
   llvm::StringRef name = isMax ? "max" : "min";
-  bool isReduction =
-      call.args.size() == 1 ||
-      llvm::any_of(call.keywords, [](const ast::Keyword &k) {
-        return k.name == "axis" || k.name == "keepdims";
-      });
+  bool isReduction = call.args.size() == 1 ||
+                     llvm::any_of(call.keywords, [](const ast::Keyword &k) {
+                       return k.name == "axis" || k.name == "keepdims";
+                     });
   if (isReduction) {
     auto a = bindArgs(em, call, name,
                       {{"x", true}, {"axis", true}, {"keepdims", false}});
     if (!a)
       return Val::invalid();
-    return emitReduce(*a, isMax ? tile::ReduceKind::Max
-                                : tile::ReduceKind::Min);
+    return emitReduce(*a,
+                      isMax ? tile::ReduceKind::Max : tile::ReduceKind::Min);
   }
   if (call.args.size() < 2 || !call.keywords.empty())
     return em.error(call.getLoc(),
@@ -558,8 +554,8 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
   Emitter &em = a.em;
   const Val &x = a[0];
   if (!x.isNumeric())
-    return em.error(a.loc(0), a.fname + "() cannot be applied to " +
-                                  x.describe());
+    return em.error(a.loc(0),
+                    a.fname + "() cannot be applied to " + x.describe());
   Location location = em.loc(a.callLoc);
   bool ftz = false;
   if (fn == "exp2" && a.has(1)) {
@@ -642,21 +638,18 @@ static Val emitTrueDiv(const Args &a) {
     return Val::invalid();
   if (!isa<FloatType>(elt))
     elt = em.builder.getF32Type();
-  SmallVector<int64_t> shape;
-  if (x.kind == Val::Kind::Tile || y.kind == Val::Kind::Tile) {
-    auto s = em.broadcastShapes(x.getShape(), y.getShape(), a.callLoc);
-    if (!s)
-      return Val::invalid();
-    shape = *s;
-  }
+  auto shapeOr = em.resultShape({&x, &y}, a.callLoc);
+  if (!shapeOr)
+    return Val::invalid();
+  SmallVector<int64_t> shape = *shapeOr;
   Value l = em.coerce(x, elt, shape, a.loc(0));
   Value r = em.coerce(y, elt, shape, a.loc(1));
   if (!l || !r)
     return Val::invalid();
-  return Val::dynamic(tile::DivOp::create(
-      em.builder, em.loc(a.callLoc), l, r,
-      tile::RoundingModeAttr::get(&em.context, mode),
-      ftz ? em.builder.getUnitAttr() : UnitAttr()));
+  return Val::dynamic(
+      tile::DivOp::create(em.builder, em.loc(a.callLoc), l, r,
+                          tile::RoundingModeAttr::get(&em.context, mode),
+                          ftz ? em.builder.getUnitAttr() : UnitAttr()));
 }
 
 static Val emitWhere(const Args &a) {
@@ -665,8 +658,8 @@ static Val emitWhere(const Args &a) {
   if (c.kind == Val::Kind::Bool)
     return c.b ? a[1] : a[2];
   if (!c.isDynamic() || !c.getElementType().isInteger(1))
-    return em.error(a.loc(0), "where(): the condition must be bool, got " +
-                                  c.describe());
+    return em.error(a.loc(0),
+                    "where(): the condition must be bool, got " + c.describe());
   const Val &x = a[1], &y = a[2];
   if (!x.isNumeric() || !y.isNumeric())
     return em.error(a.callLoc, "where() cannot select " +
@@ -674,15 +667,10 @@ static Val emitWhere(const Args &a) {
   Type elt = em.promote(x, y, a.callLoc, "where()");
   if (!elt)
     return Val::invalid();
-  SmallVector<int64_t> shape(c.getShape());
-  for (const Val *v : {&x, &y}) {
-    if (v->kind != Val::Kind::Tile)
-      continue;
-    auto s = em.broadcastShapes(shape, v->getShape(), a.callLoc);
-    if (!s)
-      return Val::invalid();
-    shape = *s;
-  }
+  auto shapeOr = em.resultShape({&c, &x, &y}, a.callLoc);
+  if (!shapeOr)
+    return Val::invalid();
+  SmallVector<int64_t> shape = *shapeOr;
   Value cv = em.coerce(c, c.getElementType(), shape, a.loc(0));
   Value xv = em.coerce(x, elt, shape, a.loc(1));
   Value yv = em.coerce(y, elt, shape, a.loc(2));
@@ -711,13 +699,10 @@ static Val emitCdiv(const Args &a) {
       ++q;
     return Val::integer(q);
   }
-  SmallVector<int64_t> shape;
-  if (x.kind == Val::Kind::Tile || y.kind == Val::Kind::Tile) {
-    auto s = em.broadcastShapes(x.getShape(), y.getShape(), a.callLoc);
-    if (!s)
-      return Val::invalid();
-    shape = *s;
-  }
+  auto shapeOr = em.resultShape({&x, &y}, a.callLoc);
+  if (!shapeOr)
+    return Val::invalid();
+  SmallVector<int64_t> shape = *shapeOr;
   Type i32 = em.builder.getI32Type();
   Value l = em.coerce(x, i32, shape, a.loc(0));
   Value r = em.coerce(y, i32, shape, a.loc(1));
@@ -743,8 +728,7 @@ static Val emitAstype(const Args &a) {
       return x.kind == Val::Kind::Float
                  ? Val::integer(static_cast<int64_t>(x.f))
                  : Val::integer(*em.getConstInt(x));
-    return Val::floating(x.kind == Val::Kind::Float ? x.f
-                                                    : *em.getConstInt(x));
+    return Val::floating(x.kind == Val::Kind::Float ? x.f : *em.getConstInt(x));
   }
   return Val::dynamic(em.castElements(x.value, t, em.loc(a.callLoc)));
 }
@@ -774,7 +758,8 @@ static Val emitReshape(const Args &a) {
       RankedTensorType::get(*shape, a[0].getElementType()), a[0].value));
 }
 
-static Val emitPermute(const Args &a, std::optional<SmallVector<int64_t>> perm) {
+static Val emitPermute(const Args &a,
+                       std::optional<SmallVector<int64_t>> perm) {
   Emitter &em = a.em;
   if (!requireTile(a, 0, "the permuted value"))
     return Val::invalid();
@@ -812,8 +797,26 @@ static Val emitTranspose(const Args &a) {
 // Dispatch
 //===----------------------------------------------------------------------===//
 
-static const char *const kUnaryMath[] = {"exp",  "exp2", "log",   "log2", "sqrt",
-                                         "rsqrt", "abs", "floor", "ceil"};
+static Val emitPermuteArgs(const Args &a) {
+  return emitPermute(a, std::nullopt);
+}
+
+/// Built-ins that are also methods of their first argument:
+/// `x.astype(t)` is `astype(x, t)`.
+struct TileMethod {
+  const char *name;
+  SmallVector<Param, 2> params;
+  Val (*emit)(const Args &);
+};
+static const TileMethod kTileMethods[] = {
+    {"astype", {{"x", true}, {"dtype", true}}, emitAstype},
+    {"reshape", {{"x", true}, {"shape", true}}, emitReshape},
+    {"permute", {{"x", true}, {"order", true}}, emitPermuteArgs},
+    {"transpose", {{"x", true}}, emitTranspose},
+};
+
+static const char *const kUnaryMath[] = {
+    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil"};
 
 Val Emitter::emitCall(const ast::Call &call) {
   if (auto *attr = dyn_cast<ast::Attribute>(call.callee.get()))
@@ -823,8 +826,8 @@ Val Emitter::emitCall(const ast::Call &call) {
     return error(call.callee->getLoc(), "this expression cannot be called");
   llvm::StringRef fn = name->id;
   if (env.count(fn) || globals.count(fn))
-    return error(call.callee->getLoc(), "'" + fn.str() +
-                                            "' is a value, not a function");
+    return error(call.callee->getLoc(),
+                 "'" + fn.str() + "' is a value, not a function");
 
   auto bind = [&](llvm::ArrayRef<Param> params) {
     return bindArgs(*this, call, fn, params);
@@ -903,22 +906,11 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"x", true}, {"y", true}});
     return a ? emitCdiv(*a) : Val::invalid();
   }
-  if (fn == "astype") {
-    auto a = bind({{"x", true}, {"dtype", true}});
-    return a ? emitAstype(*a) : Val::invalid();
-  }
-  if (fn == "reshape") {
-    auto a = bind({{"x", true}, {"shape", true}});
-    return a ? emitReshape(*a) : Val::invalid();
-  }
-  if (fn == "permute") {
-    auto a = bind({{"x", true}, {"order", true}});
-    return a ? emitPermute(*a, std::nullopt) : Val::invalid();
-  }
-  if (fn == "transpose") {
-    auto a = bind({{"x", true}});
-    return a ? emitTranspose(*a) : Val::invalid();
-  }
+  for (const TileMethod &m : kTileMethods)
+    if (fn == m.name) {
+      auto a = bind(m.params);
+      return a ? m.emit(*a) : Val::invalid();
+    }
   if (fn == "range")
     return error(call.getLoc(),
                  "range() can only be the iterable of a 'for' loop");
@@ -932,37 +924,23 @@ Val Emitter::emitMethodCall(const ast::Call &call,
     return self;
   llvm::StringRef m = callee.attr;
   SMLoc selfLoc = callee.base->getLoc();
-  auto bind = [&](llvm::ArrayRef<Param> params) {
-    return bindArgs(*this, call, m, params, &self, selfLoc);
-  };
-  if (m == "astype") {
-    auto a = bind({{"self", true}, {"dtype", true}});
-    return a ? emitAstype(*a) : Val::invalid();
+  if (m == "reshape" && call.args.size() > 1 && call.keywords.empty()) {
+    // x.reshape(a, b) as well as x.reshape((a, b))
+    std::vector<Val> dims;
+    for (const ast::ExprPtr &e : call.args)
+      dims.push_back(emitExpr(*e));
+    Args a(*this, call.getLoc(), m);
+    a.vals = {self, Val::tuple(std::move(dims))};
+    a.locs = {selfLoc, call.args[0]->getLoc()};
+    if (a.anyInvalid())
+      return Val::invalid();
+    return emitReshape(a);
   }
-  if (m == "reshape") {
-    // x.reshape((a, b)) or x.reshape(a, b)
-    if (call.args.size() > 1 && call.keywords.empty()) {
-      std::vector<Val> dims;
-      for (const ast::ExprPtr &e : call.args)
-        dims.push_back(emitExpr(*e));
-      Args a(*this, call.getLoc(), m);
-      a.vals = {self, Val::tuple(std::move(dims))};
-      a.locs = {selfLoc, call.args[0]->getLoc()};
-      if (a.anyInvalid())
-        return Val::invalid();
-      return emitReshape(a);
+  for (const TileMethod &method : kTileMethods)
+    if (m == method.name) {
+      auto a = bindArgs(*this, call, m, method.params, &self, selfLoc);
+      return a ? method.emit(*a) : Val::invalid();
     }
-    auto a = bind({{"self", true}, {"shape", true}});
-    return a ? emitReshape(*a) : Val::invalid();
-  }
-  if (m == "permute") {
-    auto a = bind({{"self", true}, {"order", true}});
-    return a ? emitPermute(*a, std::nullopt) : Val::invalid();
-  }
-  if (m == "transpose") {
-    auto a = bind({{"self", true}});
-    return a ? emitTranspose(*a) : Val::invalid();
-  }
   return error(callee.attrRange.Start,
                self.describe() + " has no method '" + m.str() + "'");
 }

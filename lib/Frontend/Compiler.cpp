@@ -22,8 +22,7 @@ std::unique_ptr<ast::Module> tilec::parseSource(unsigned bufferId,
 
 mlir::OwningOpRef<mlir::ModuleOp>
 tilec::compileToTileIR(mlir::MLIRContext &context, unsigned bufferId,
-                       DiagnosticEngine &diag,
-                       const FrontendOptions &options) {
+                       DiagnosticEngine &diag, const FrontendOptions &options) {
   registerAllDialects(context);
   auto ast = parseSource(bufferId, diag);
   if (!ast)
@@ -36,7 +35,7 @@ tilec::compileToTileIR(mlir::MLIRContext &context, unsigned bufferId,
   // through) print against the same source, with line and caret.
   unsigned mlirErrors = 0;
   mlir::SourceMgrDiagnosticHandler handler(diag.getSourceMgr(), &context,
-                                         diag.getStream());
+                                           diag.getStream());
   mlir::ScopedDiagnosticHandler counter(
       &context, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
         if (d.getSeverity() == mlir::DiagnosticSeverity::Error)

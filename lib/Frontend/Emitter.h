@@ -50,10 +50,10 @@ struct Val {
   int64_t i = 0;
   double f = 0;
   bool b = false;
-  mlir::Type type;            // DType
+  mlir::Type type; // DType
   mlir::tile::RoundingMode rounding = mlir::tile::RoundingMode::RN;
-  std::vector<Val> elts;      // Tuple
-  mlir::Value value;          // Scalar, Tile, Global, ShapeOf
+  std::vector<Val> elts; // Tuple
+  mlir::Value value;     // Scalar, Tile, Global, ShapeOf
 
   static Val invalid() { return {}; }
   static Val none() { return make(Kind::None); }
@@ -171,6 +171,10 @@ public:
   std::optional<llvm::SmallVector<int64_t>>
   broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                   llvm::SMLoc l);
+  /// The shape operands of an elementwise op broadcast to: empty when all
+  /// are scalars; nullopt after an error.
+  std::optional<llvm::SmallVector<int64_t>>
+  resultShape(llvm::ArrayRef<const Val *> operands, llvm::SMLoc l);
   /// Broadcasts a tile to `shape` (adding leading dimensions as needed).
   mlir::Value broadcastTo(mlir::Value tile, llvm::ArrayRef<int64_t> shape,
                           mlir::Location location);

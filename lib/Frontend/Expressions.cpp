@@ -38,8 +38,8 @@ static double asDouble(const Val &v) {
 
 /// Folds an operator over two constants. Integers that overflow int64 are an
 /// error rather than wrapping silently.
-static Val foldBinary(Emitter &em, ast::BinaryOp op, const Val &a,
-                      const Val &b, SMLoc l) {
+static Val foldBinary(Emitter &em, ast::BinaryOp op, const Val &a, const Val &b,
+                      SMLoc l) {
   using ast::BinaryOp;
   bool isFloat = a.kind == Val::Kind::Float || b.kind == Val::Kind::Float;
   if (op == BinaryOp::Div) {
@@ -96,8 +96,8 @@ static Val foldBinary(Emitter &em, ast::BinaryOp op, const Val &a,
     break;
   case BinaryOp::Pow: {
     if (y < 0)
-      return Val::floating(std::pow(static_cast<double>(x),
-                                    static_cast<double>(y)));
+      return Val::floating(
+          std::pow(static_cast<double>(x), static_cast<double>(y)));
     r = 1;
     for (int64_t k = 0; k < y && !overflow; ++k) {
       overflow = __builtin_mul_overflow(r, x, &r);
@@ -119,8 +119,8 @@ static Val foldBinary(Emitter &em, ast::BinaryOp op, const Val &a,
     break;
   case BinaryOp::Shl:
     if (y < 0 || y >= 63)
-      return em.error(l, "shift count " + std::to_string(y) +
-                             " is out of range");
+      return em.error(l,
+                      "shift count " + std::to_string(y) + " is out of range");
     overflow = __builtin_mul_overflow(x, int64_t(1) << y, &r);
     break;
   case BinaryOp::Shr:
@@ -141,55 +141,32 @@ static Val foldBinary(Emitter &em, ast::BinaryOp op, const Val &a,
   return Val::integer(r);
 }
 
-static Val foldCompare(ast::CompareOp op, const Val &a, const Val &b) {
-  double x = asDouble(a), y = asDouble(b);
-  bool r = false;
+template <typename T> static bool compare(ast::CompareOp op, T x, T y) {
   switch (op) {
   case ast::CompareOp::Lt:
-    r = x < y;
-    break;
+    return x < y;
   case ast::CompareOp::Le:
-    r = x <= y;
-    break;
+    return x <= y;
   case ast::CompareOp::Gt:
-    r = x > y;
-    break;
+    return x > y;
   case ast::CompareOp::Ge:
-    r = x >= y;
-    break;
+    return x >= y;
   case ast::CompareOp::Eq:
-    r = x == y;
-    break;
+    return x == y;
   case ast::CompareOp::Ne:
-    r = x != y;
-    break;
+    return x != y;
   }
-  // Exact for integers beyond 2^53 too.
+  return false;
+}
+
+static Val foldCompare(ast::CompareOp op, const Val &a, const Val &b) {
+  // Integers compare exactly, also beyond 2^53.
   if (a.kind != Val::Kind::Float && b.kind != Val::Kind::Float) {
-    int64_t xi = a.kind == Val::Kind::Int ? a.i : a.b;
-    int64_t yi = b.kind == Val::Kind::Int ? b.i : b.b;
-    switch (op) {
-    case ast::CompareOp::Lt:
-      r = xi < yi;
-      break;
-    case ast::CompareOp::Le:
-      r = xi <= yi;
-      break;
-    case ast::CompareOp::Gt:
-      r = xi > yi;
-      break;
-    case ast::CompareOp::Ge:
-      r = xi >= yi;
-      break;
-    case ast::CompareOp::Eq:
-      r = xi == yi;
-      break;
-    case ast::CompareOp::Ne:
-      r = xi != yi;
-      break;
-    }
+    int64_t x = a.kind == Val::Kind::Int ? a.i : a.b;
+    int64_t y = b.kind == Val::Kind::Int ? b.i : b.b;
+    return Val::boolean(compare(op, x, y));
   }
-  return Val::boolean(r);
+  return Val::boolean(compare(op, asDouble(a), asDouble(b)));
 }
 
 /// Python truthiness of a constant; nullopt for run-time values.
@@ -233,27 +210,26 @@ Val Emitter::emitBinary(ast::BinaryOp op, Val lhs, Val rhs, SMLoc l) {
     elt = builder.getF32Type();
   bool isFloat = isa<FloatType>(elt);
   bool isBool = elt.isInteger(1);
-  if (isFloat && (op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
-                  op == BinaryOp::BitXor || op == BinaryOp::Shl ||
-                  op == BinaryOp::Shr))
-    return error(l, "operator " + opName + " needs integer or bool operands, "
-                        "got " + typeName(elt));
-  if (isFloat && op == BinaryOp::Mod)
-    return error(l, "operator '%' needs integer operands, got " +
+  if (isFloat &&
+      (op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+       op == BinaryOp::BitXor || op == BinaryOp::Shl || op == BinaryOp::Shr))
+    return error(l, "operator " + opName +
+                        " needs integer or bool operands, "
+                        "got " +
                         typeName(elt));
+  if (isFloat && op == BinaryOp::Mod)
+    return error(l,
+                 "operator '%' needs integer operands, got " + typeName(elt));
   if (isBool && !(op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
                   op == BinaryOp::BitXor)) {
     // Arithmetic on bools computes in i32, as Python does.
     elt = builder.getI32Type();
   }
 
-  SmallVector<int64_t> shape;
-  if (lhs.kind == Val::Kind::Tile || rhs.kind == Val::Kind::Tile) {
-    auto s = broadcastShapes(lhs.getShape(), rhs.getShape(), l);
-    if (!s)
-      return Val::invalid();
-    shape = *s;
-  }
+  auto shapeOr = resultShape({&lhs, &rhs}, l);
+  if (!shapeOr)
+    return Val::invalid();
+  SmallVector<int64_t> shape = *shapeOr;
   Value a = coerce(lhs, elt, shape, l);
   Value b = coerce(rhs, elt, shape, l);
   if (!a || !b)
@@ -324,13 +300,10 @@ Val Emitter::emitCompare(ast::CompareOp op, Val lhs, Val rhs, SMLoc l) {
   Type elt = promote(lhs, rhs, l, "comparison");
   if (!elt)
     return Val::invalid();
-  SmallVector<int64_t> shape;
-  if (lhs.kind == Val::Kind::Tile || rhs.kind == Val::Kind::Tile) {
-    auto s = broadcastShapes(lhs.getShape(), rhs.getShape(), l);
-    if (!s)
-      return Val::invalid();
-    shape = *s;
-  }
+  auto shapeOr = resultShape({&lhs, &rhs}, l);
+  if (!shapeOr)
+    return Val::invalid();
+  SmallVector<int64_t> shape = *shapeOr;
   Value a = coerce(lhs, elt, shape, l);
   Value b = coerce(rhs, elt, shape, l);
   if (!a || !b)
@@ -449,8 +422,7 @@ static Val emitBoolOp(Emitter &em, const ast::BoolOp &e) {
     if (rhs.isInvalid() || rhs.isConstNumber())
       return rhs.isConstNumber() ? Val::boolean(*constTruth(rhs)) : rhs;
     if (!rhs.isDynamic() || !rhs.getElementType().isInteger(1))
-      return em.error(e.rhs->getLoc(), "'" +
-                                           ast::toString(e.op).str() +
+      return em.error(e.rhs->getLoc(), "'" + ast::toString(e.op).str() +
                                            "' needs bool operands, got " +
                                            rhs.describe());
     return rhs;
@@ -604,8 +576,7 @@ static Val emitSubscript(Emitter &em, const ast::Subscript &s) {
     return em.error(s.getLoc(), base.describe() + " takes a single index");
   const ast::Expr &idxExpr = *s.indices.front();
   if (isa<ast::Slice>(idxExpr) || isa<ast::NoneLit>(idxExpr))
-    return em.error(idxExpr.getLoc(),
-                    "slices and None apply to tiles only");
+    return em.error(idxExpr.getLoc(), "slices and None apply to tiles only");
   Val idx = em.emitExpr(idxExpr);
   if (idx.isInvalid())
     return idx;
@@ -619,8 +590,7 @@ static Val emitSubscript(Emitter &em, const ast::Subscript &s) {
     if (k < 0 || k >= size) {
       em.diag.error(idxExpr.getLoc(), "index " + std::to_string(*i) +
                                           " is out of range for " +
-                                          std::to_string(size) +
-                                          " elements");
+                                          std::to_string(size) + " elements");
       return std::nullopt;
     }
     return k;

@@ -206,10 +206,10 @@ std::optional<Val> Emitter::evalConstParam(const ast::Param &param,
     return v;
   }
   if (!param.defaultValue) {
-    diag.error(param.nameRange.Start,
-               "const parameter '" + param.name + "' of kernel '" +
-                   kernel.name + "' has no default; pass -D" + param.name +
-                   "=VALUE");
+    diag.error(param.nameRange.Start, "const parameter '" + param.name +
+                                          "' of kernel '" + kernel.name +
+                                          "' has no default; pass -D" +
+                                          param.name + "=VALUE");
     return std::nullopt;
   }
   Val v = emitExpr(*param.defaultValue);
@@ -222,11 +222,9 @@ std::optional<Val> Emitter::evalConstParam(const ast::Param &param,
              (v.kind == Val::Kind::Float || v.kind == Val::Kind::Int));
   if (!ok) {
     diag.error(param.defaultValue->getLoc(),
-               "the default of const parameter '" + param.name +
-                   "' must be " +
+               "the default of const parameter '" + param.name + "' must be " +
                    (*kind == ConstKind::Int ? "an " : "a ") + kindName(*kind) +
-                   " constant, got " +
-                   v.describe());
+                   " constant, got " + v.describe());
     return std::nullopt;
   }
   if (*kind == ConstKind::Float && v.kind == Val::Kind::Int)
@@ -349,9 +347,9 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
   }
 
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = func::FuncOp::create(builder, loc(kernel.nameRange.Start),
-                                   kernel.name,
-                                   builder.getFunctionType(argTypes, {}));
+  auto func =
+      func::FuncOp::create(builder, loc(kernel.nameRange.Start), kernel.name,
+                           builder.getFunctionType(argTypes, {}));
   func->setAttr(tile::TileDialect::getKernelAttrName(), builder.getUnitAttr());
   func->setAttr(tile::TileDialect::getConstantsAttrName(),
                 builder.getDictionaryAttr(constants));
@@ -386,8 +384,8 @@ void Emitter::emitAssign(const ast::Assign &assign) {
     return;
   }
   // a, b = tuple
-  if (!v.isInvalid() && (v.kind != Val::Kind::Tuple ||
-                         v.elts.size() != assign.targets.size())) {
+  if (!v.isInvalid() &&
+      (v.kind != Val::Kind::Tuple || v.elts.size() != assign.targets.size())) {
     diag.error(assign.value->getLoc(),
                "cannot unpack " + v.describe() + " into " +
                    std::to_string(assign.targets.size()) + " names");
@@ -448,8 +446,8 @@ void Emitter::emitIf(const ast::If &stmt) {
   }
   if (cond.isConstNumber()) {
     // Compile-time condition: only the taken branch is emitted.
-    bool taken = cond.kind == Val::Kind::Float ? cond.f != 0
-                                               : *getConstInt(cond) != 0;
+    bool taken =
+        cond.kind == Val::Kind::Float ? cond.f != 0 : *getConstInt(cond) != 0;
     emitBlock(taken ? stmt.thenBody : stmt.elseBody);
     return;
   }
@@ -614,8 +612,8 @@ void Emitter::emitFor(const ast::For &stmt) {
     return {};
   };
   SMLoc startLoc = args.size() == 1 ? call->getLoc() : call->args[0]->getLoc();
-  SMLoc stopLoc = args.size() == 1 ? call->args[0]->getLoc()
-                                   : call->args[1]->getLoc();
+  SMLoc stopLoc =
+      args.size() == 1 ? call->args[0]->getLoc() : call->args[1]->getLoc();
   Value lb = toIndex(start, startLoc);
   Value ub = toIndex(stop, stopLoc);
   Value st = toIndex(step, call->getLoc());

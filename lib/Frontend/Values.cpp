@@ -13,7 +13,7 @@ using namespace tilec;
 using namespace mlir;
 
 Val Val::dynamic(Value v) {
-  Kind k = isa<RankedTensorType>(v.getType())      ? Kind::Tile
+  Kind k = isa<RankedTensorType>(v.getType())         ? Kind::Tile
            : isa<tile::GlobalTensorType>(v.getType()) ? Kind::Global
                                                       : Kind::Scalar;
   Val r = make(k);
@@ -156,8 +156,7 @@ Value Emitter::materializeScalar(const Val &v, Type type, llvm::SMLoc l) {
   }
   if (intType.getWidth() == 1) {
     x = x != 0;
-  } else if (intType.getWidth() < 64 &&
-             !llvm::isIntN(intType.getWidth(), x)) {
+  } else if (intType.getWidth() < 64 && !llvm::isIntN(intType.getWidth(), x)) {
     diag.error(l, "the integer constant " + std::to_string(x) +
                       " does not fit in " + typeName(type));
     return {};
@@ -213,6 +212,26 @@ Emitter::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   return result;
 }
 
+std::optional<SmallVector<int64_t>>
+Emitter::resultShape(ArrayRef<const Val *> operands, llvm::SMLoc l) {
+  SmallVector<int64_t> shape;
+  bool any = false;
+  for (const Val *v : operands) {
+    if (v->kind != Val::Kind::Tile)
+      continue;
+    if (!any) {
+      shape.assign(v->getShape().begin(), v->getShape().end());
+      any = true;
+      continue;
+    }
+    auto s = broadcastShapes(shape, v->getShape(), l);
+    if (!s)
+      return std::nullopt;
+    shape = *s;
+  }
+  return shape;
+}
+
 Value Emitter::broadcastTo(Value v, ArrayRef<int64_t> shape,
                            Location location) {
   auto type = cast<RankedTensorType>(v.getType());
@@ -251,8 +270,9 @@ Value Emitter::castElements(Value v, Type elt, Location location) {
     dstType = t.clone(elt);
   auto zeroLike = [&](Type type) -> Value {
     Type e = getElementTypeOrSelf(type);
-    TypedAttr zero = isa<FloatType>(e) ? TypedAttr(builder.getFloatAttr(e, 0))
-                                       : TypedAttr(builder.getIntegerAttr(e, 0));
+    TypedAttr zero = isa<FloatType>(e)
+                         ? TypedAttr(builder.getFloatAttr(e, 0))
+                         : TypedAttr(builder.getIntegerAttr(e, 0));
     if (auto t = dyn_cast<RankedTensorType>(type))
       zero = SplatElementsAttr::get(t, cast<Attribute>(zero));
     return arith::ConstantOp::create(builder, location, zero);

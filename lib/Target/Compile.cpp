@@ -21,10 +21,28 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+
 using namespace tilec;
 using llvm::SmallVector;
 
-const char *tilec::compilerVersion() { return "tilec-0.2.0"; }
+/// The release plus the identity (size and modification time) of the binary
+/// the compiler is in, so that a rebuilt compiler never reuses PTX that an
+/// older build left in the on-disk cache.
+const char *tilec::compilerVersion() {
+  static const std::string version = [] {
+    std::string v = "tilec-0.2.0";
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void *>(&tilec::compilerVersion), &info) &&
+        info.dli_fname && stat(info.dli_fname, &st) == 0)
+      v += "+" + std::to_string(st.st_size) + "." +
+           std::to_string(static_cast<long long>(st.st_mtime));
+    return v;
+  }();
+  return version.c_str();
+}
 
 namespace {
 
@@ -56,7 +74,8 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
       runtime.push_back(&p);
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     KernelParam param;
-    param.name = i < runtime.size() ? runtime[i]->name : "arg" + std::to_string(i);
+    param.name =
+        i < runtime.size() ? runtime[i]->name : "arg" + std::to_string(i);
     if (auto g = mlir::dyn_cast<mlir::tile::GlobalTensorType>(type)) {
       param.isTensor = true;
       param.element = *elementKind(g.getElementType());
@@ -111,6 +130,29 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     return result;
   }
 
+  if (stage >= Stage::Layout) {
+    static const char *const archs[] = {"sm_80", "sm_86", "sm_89", "sm_90",
+                                        "sm_90a"};
+    if (!llvm::is_contained(archs, request.arch)) {
+      diagOS << "tilec: error: unsupported GPU architecture '" << request.arch
+             << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n";
+      return result;
+    }
+    if (request.numWarps == 0 || request.numWarps > 32 ||
+        (request.numWarps & (request.numWarps - 1))) {
+      diagOS << "tilec: error: --num-warps must be a power of two from 1 to "
+                "32, got "
+             << request.numWarps << "\n";
+      return result;
+    }
+    unsigned a = request.tensorAlignment;
+    if (a == 0 || (a & (a - 1))) {
+      diagOS << "tilec: error: --alignment must be a power of two, got " << a
+             << "\n";
+      return result;
+    }
+  }
+
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   FrontendOptions options;
   options.defines = request.defines;
@@ -133,9 +175,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   codegen.tensorAlignment = request.tensorAlignment;
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
-                  mlir::IntegerAttr::get(
-                      mlir::IntegerType::get(&context, 32),
-                      request.tensorAlignment));
+                  mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
+                                         request.tensorAlignment));
 
   auto runPipeline = [&](mlir::ModuleOp m, bool toLLVM) {
     mlir::PassManager pm(&context);
@@ -164,15 +205,16 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   for (mlir::func::FuncOp func : funcs) {
     KernelInfo info = describeKernel(func, *kernels[func.getName()], request);
     mlir::OwningOpRef<mlir::ModuleOp> single = module->clone();
-    for (auto other : llvm::make_early_inc_range(
-             single->getOps<mlir::func::FuncOp>()))
+    for (auto other :
+         llvm::make_early_inc_range(single->getOps<mlir::func::FuncOp>()))
       if (other.getName() != func.getName())
         other.erase();
     if (!runPipeline(*single, /*toLLVM=*/true))
       return result;
     for (auto f : single->getOps<mlir::LLVM::LLVMFuncOp>())
       if (f.getName() == info.name)
-        if (auto bytes = f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
+        if (auto bytes =
+                f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
           info.sharedBytes = bytes.getInt();
     llvm::LLVMContext llvmContext;
     std::string error;

@@ -65,8 +65,8 @@ createTargetMachine(llvm::StringRef arch, std::string &error) {
   }
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, arch, ptxFeatures(arch), options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, arch, ptxFeatures(arch), options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
 }
 
 std::unique_ptr<llvm::Module>

@@ -40,8 +40,9 @@ static cl::opt<unsigned> maxIterations("iterations", cl::init(20000),
                                        cl::desc("Number of mutated inputs"));
 static cl::opt<double> maxSeconds("seconds", cl::init(120),
                                   cl::desc("Stop after this many seconds"));
-static cl::opt<unsigned> perInputSeconds(
-    "timeout", cl::init(20), cl::desc("Fail when one input takes longer"));
+static cl::opt<unsigned>
+    perInputSeconds("timeout", cl::init(20),
+                    cl::desc("Fail when one input takes longer"));
 
 /// The input being compiled, for the crash handler.
 static std::string currentInput;
@@ -120,8 +121,8 @@ public:
       std::string s = "kernel k(n: int):\n";
       unsigned len = below(20000);
       for (unsigned i = 0; i < len; ++i)
-        s += "    x" + std::to_string(i % 97) + " = n * " +
-             std::to_string(i) + "\n";
+        s += "    x" + std::to_string(i % 97) + " = n * " + std::to_string(i) +
+             "\n";
       return s;
     }
     case 7: // nested loops carrying tiles
@@ -141,24 +142,93 @@ public:
 private:
   std::string mutateOnce(std::string s) {
     static const char *const tokens[] = {
-        "(",       ")",         "[",         "]",          ":",
-        ",",       "\n",        "    ",      "\t",         "#",
-        "'",       "\"",        "\\\n",      "=",          "+=",
-        "**",      "//",        "%",         "<<",         "not ",
-        " and ",   " or ",      "None",      "True",       "False",
-        "0",       "-1",        "1",         "3",          "65536",
-        "2147483648", "9223372036854775808", "1e400",     "-inf",
-        "nan",     "inf",       "0x7fffffff", "1.5",       "kernel ",
-        "if ",     "elif ",     "else:",     "for ",       " in ",
-        "range(",  "return",    "pass",      "while ",     "def ",
-        "load(",   "store(",    "mma(",      "full(",      "arange(",
-        "max(",    "sum(",      "exp2(",     "where(",     "truediv(",
-        "cdiv(",   "bid(",      ".reshape(", ".astype(",   ".shape",
-        ".dtype",  "[:, None]", "[None, :]", "Tensor[f16, 4]", "f16",
-        "bf16",    "f32",       "i32",       "bool",       "const int = ",
-        "axis=",   "keepdims=", "order=",    "latency=",   "index=",
-        "shape=",  "tile=",     "(1, 1, 64, 64)", "(0, 1, 3, 2)", "APPROX",
-        "" /* a NUL byte */, "\xff", "\xc3\xa9",
+        "(",
+        ")",
+        "[",
+        "]",
+        ":",
+        ",",
+        "\n",
+        "    ",
+        "\t",
+        "#",
+        "'",
+        "\"",
+        "\\\n",
+        "=",
+        "+=",
+        "**",
+        "//",
+        "%",
+        "<<",
+        "not ",
+        " and ",
+        " or ",
+        "None",
+        "True",
+        "False",
+        "0",
+        "-1",
+        "1",
+        "3",
+        "65536",
+        "2147483648",
+        "9223372036854775808",
+        "1e400",
+        "-inf",
+        "nan",
+        "inf",
+        "0x7fffffff",
+        "1.5",
+        "kernel ",
+        "if ",
+        "elif ",
+        "else:",
+        "for ",
+        " in ",
+        "range(",
+        "return",
+        "pass",
+        "while ",
+        "def ",
+        "load(",
+        "store(",
+        "mma(",
+        "full(",
+        "arange(",
+        "max(",
+        "sum(",
+        "exp2(",
+        "where(",
+        "truediv(",
+        "cdiv(",
+        "bid(",
+        ".reshape(",
+        ".astype(",
+        ".shape",
+        ".dtype",
+        "[:, None]",
+        "[None, :]",
+        "Tensor[f16, 4]",
+        "f16",
+        "bf16",
+        "f32",
+        "i32",
+        "bool",
+        "const int = ",
+        "axis=",
+        "keepdims=",
+        "order=",
+        "latency=",
+        "index=",
+        "shape=",
+        "tile=",
+        "(1, 1, 64, 64)",
+        "(0, 1, 3, 2)",
+        "APPROX",
+        "" /* a NUL byte */,
+        "\xff",
+        "\xc3\xa9",
     };
     size_t n = s.size();
     switch (below(10)) {
@@ -195,9 +265,9 @@ private:
       size_t at = s.find_first_of("0123456789", below(n + 1));
       if (at != std::string::npos) {
         size_t end = s.find_first_not_of("0123456789", at);
-        static const char *const nums[] = {"0", "1", "3", "48", "64", "128",
-                                           "-1", "4096", "1048576",
-                                           "99999999999"};
+        static const char *const nums[] = {
+            "0",   "1",  "3",    "48",      "64",
+            "128", "-1", "4096", "1048576", "99999999999"};
         s.replace(at, (end == std::string::npos ? s.size() : end) - at,
                   nums[below(std::size(nums))]);
       }
@@ -266,9 +336,9 @@ int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   unsigned tried = 0, compiled = 0, rejected = 0;
   for (unsigned i = 0; i < maxIterations; ++i) {
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (elapsed > maxSeconds)
       break;
     const std::string &seed = seeds[mutator.below(seeds.size())];

@@ -309,9 +309,10 @@ void vectorAdd(DType dtype, int64_t n, std::mt19937_64 &rng, bool offset) {
   DeviceBuffer da(a.bytes.size()), db(b.bytes.size()), dc(c.bytes.size());
   da.upload(a);
   db.upload(b);
-  Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
-                         {"TILE", "1024"},
-                         {kAlignment, alignmentFor(n, tile::dtypeBytes(dtype))}};
+  Constants constants = {
+      {"DTYPE", tile::dtypeName(dtype)},
+      {"TILE", "1024"},
+      {kAlignment, alignmentFor(n, tile::dtypeBytes(dtype))}};
   auto view = [&](const DeviceBuffer &buffer) {
     return Tensor(static_cast<char *>(buffer.get()) +
                       shift * tile::dtypeBytes(dtype),
@@ -352,10 +353,11 @@ void vectorAddCases(std::mt19937_64 &rng) {
 void softmax(DType dtype, int64_t rows, int64_t cols, int64_t tileN,
              std::mt19937_64 &rng) {
   std::normal_distribution<double> normal(0, 3);
-  Constants constants = {{"DTYPE", tile::dtypeName(dtype)},
-                         {"TILE_M", "4"},
-                         {"TILE_N", std::to_string(tileN)},
-                         {kAlignment, alignmentFor(cols, tile::dtypeBytes(dtype))}};
+  Constants constants = {
+      {"DTYPE", tile::dtypeName(dtype)},
+      {"TILE_M", "4"},
+      {"TILE_N", std::to_string(tileN)},
+      {kAlignment, alignmentFor(cols, tile::dtypeBytes(dtype))}};
   std::vector<double> x(rows * cols);
   for (double &v : x)
     v = normal(rng);

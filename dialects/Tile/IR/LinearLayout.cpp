@@ -138,7 +138,8 @@ static void mmaLanes(LinearLayout &ll, unsigned rowDim, unsigned colDim) {
 static void pushWarps(LinearLayout &ll, unsigned count, unsigned dim,
                       int64_t step) {
   for (unsigned i = 0; (1u << i) < count; ++i)
-    ll.warps.push_back(step ? unit(2, dim, step << i) : LinearLayout::Basis(2, 0));
+    ll.warps.push_back(step ? unit(2, dim, step << i)
+                            : LinearLayout::Basis(2, 0));
 }
 
 static void pushReps(LinearLayout &ll, unsigned dim, int64_t from,

@@ -50,8 +50,7 @@ public:
   /// possibly in different registers: converting between them moves no data
   /// between threads.
   bool sameThreadMapping(const LinearLayout &other) const {
-    return shape == other.shape && lanes == other.lanes &&
-           warps == other.warps;
+    return shape == other.shape && lanes == other.lanes && warps == other.warps;
   }
 
   /// The register of a thread that holds `coords` (relative to the thread's

@@ -61,17 +61,16 @@ static bool isKernelScalarType(Type type) {
 /// power-of-two shape, tile element type). Upstream arith/math/scf ops accept
 /// any tensor, so this is where such a value is caught.
 static LogicalResult verifyKernelTiles(func::FuncOp func) {
-  auto warps = func->getAttrOfType<IntegerAttr>(
-      TileDialect::getNumWarpsAttrName());
+  auto warps =
+      func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
   auto check = [&](Value value, Operation *where) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
     if (!tensor)
       return success();
     if (Attribute layout = tensor.getEncoding()) {
       if (!isDistributedLayout(layout))
-        return where->emitOpError()
-               << "produces " << tensor
-               << ", whose encoding is not a tile layout";
+        return where->emitOpError() << "produces " << tensor
+                                    << ", whose encoding is not a tile layout";
       if (warps && getNumWarps(layout) != warps.getInt())
         return where->emitOpError()
                << "produces " << tensor << ", laid out over "
@@ -108,8 +107,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       attr.getName() == "tile.scratch_offset" ||
       attr.getName() == "tile.smem_offset") {
     if (!isa<IntegerAttr>(attr.getValue()))
-      return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be an integer";
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' must be an integer";
     return success();
   }
   if (attr.getName() == getNumWarpsAttrName()) {
@@ -142,8 +141,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                          "with tile.store");
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
     if (!isa<GlobalTensorType>(type) && !isKernelScalarType(type))
-      return op->emitError() << "kernel argument #" << i << " has type "
-                             << type
+      return op->emitError() << "kernel argument #" << i << " has type " << type
                              << "; kernel arguments are global tensors "
                                 "(!tile.global) or integer/float scalars";
   if (func.isExternal())

@@ -27,12 +27,10 @@ static unsigned product(ArrayRef<unsigned> values) {
   return p;
 }
 
-LogicalResult
-BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<unsigned> sizePerThread,
-                          ArrayRef<unsigned> threadsPerWarp,
-                          ArrayRef<unsigned> warpsPerCTA,
-                          ArrayRef<unsigned> order) {
+LogicalResult BlockedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
   if (rank == 0 || threadsPerWarp.size() != rank ||
       warpsPerCTA.size() != rank || order.size() != rank)
@@ -57,8 +55,9 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<unsigned> warpsPerCTA) {
+LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<unsigned> warpsPerCTA) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "mma layout: warpsPerCTA must have two entries";
   return checkPowersOfTwo(emitError, warpsPerCTA, "warpsPerCTA");
@@ -133,9 +132,9 @@ LogicalResult BlockedLayoutAttr::verifyEncoding(
   return verifyLayoutRank(*this, shape, emitError);
 }
 
-LogicalResult
-MmaLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
-                              function_ref<InFlightDiagnostic()> emitError) const {
+LogicalResult MmaLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
   return verifyLayoutRank(*this, shape, emitError);
 }
 

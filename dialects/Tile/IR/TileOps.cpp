@@ -35,9 +35,8 @@ static LogicalResult verifyPermutation(Operation *op, ArrayRef<int32_t> perm,
   llvm::SmallBitVector seen(rank);
   for (int32_t p : perm) {
     if (p < 0 || p >= rank)
-      return op->emitOpError()
-             << what << " entry " << p << " is out of range [0, " << rank
-             << ")";
+      return op->emitOpError() << what << " entry " << p
+                               << " is out of range [0, " << rank << ")";
     if (seen.test(p))
       return op->emitOpError() << what << " repeats dimension " << p;
     seen.set(p);
@@ -69,13 +68,13 @@ static LogicalResult verifyTileAccess(Operation *op, GlobalTensorType tensor,
                                       StringRef tileName) {
   unsigned rank = tensor.getRank();
   if (numIndices != rank)
-    return op->emitOpError() << "expected " << rank
-                             << " tile indices for a rank-" << rank
-                             << " tensor, got " << numIndices;
+    return op->emitOpError()
+           << "expected " << rank << " tile indices for a rank-" << rank
+           << " tensor, got " << numIndices;
   if (tile.getRank() != rank)
-    return op->emitOpError() << "the " << tileName << " has rank "
-                             << tile.getRank() << " but the tensor has rank "
-                             << rank;
+    return op->emitOpError()
+           << "the " << tileName << " has rank " << tile.getRank()
+           << " but the tensor has rank " << rank;
   if (tile.getElementType() != tensor.getElementType())
     return op->emitOpError()
            << "the " << tileName << " element type " << tile.getElementType()
@@ -127,14 +126,12 @@ LogicalResult BroadcastOp::verify() {
                          << resType.getElementType();
   if (srcType.getRank() != resType.getRank())
     return emitOpError() << "source rank " << srcType.getRank()
-                         << " does not match result rank "
-                         << resType.getRank();
+                         << " does not match result rank " << resType.getRank();
   for (int64_t i = 0, e = srcType.getRank(); i < e; ++i) {
     int64_t s = srcType.getDimSize(i), r = resType.getDimSize(i);
     if (s != r && s != 1)
       return emitOpError() << "dimension " << i << " of the source (" << s
-                           << ") must be 1 or equal the result's (" << r
-                           << ")";
+                           << ") must be 1 or equal the result's (" << r << ")";
   }
   return success();
 }
@@ -212,9 +209,8 @@ LogicalResult PermuteOp::verify() {
   for (auto [i, p] : llvm::enumerate(getPermutation()))
     if (resType.getDimSize(i) != srcType.getDimSize(p))
       return emitOpError() << "result dimension " << i << " is "
-                           << resType.getDimSize(i)
-                           << " but source dimension " << p << " is "
-                           << srcType.getDimSize(p);
+                           << resType.getDimSize(i) << " but source dimension "
+                           << p << " is " << srcType.getDimSize(p);
   return success();
 }
 
@@ -232,8 +228,7 @@ LogicalResult DimOp::verify() {
   unsigned rank = getTensor().getType().getRank();
   if (static_cast<unsigned>(getAxis()) >= rank)
     return emitOpError() << "axis " << getAxis()
-                         << " is out of range for a rank-" << rank
-                         << " tensor";
+                         << " is out of range for a rank-" << rank << " tensor";
   return success();
 }
 
@@ -319,8 +314,7 @@ LogicalResult MmaOp::verify() {
                      : DotOperandLayoutAttr();
   auto expectB = mma ? DotOperandLayoutAttr::get(getContext(), 1, mma)
                      : DotOperandLayoutAttr();
-  if (!mma || aType.getEncoding() != expectA ||
-      bType.getEncoding() != expectB)
+  if (!mma || aType.getEncoding() != expectA || bType.getEncoding() != expectB)
     return emitOpError("with layouts, the accumulator must be in an mma "
                        "layout and a and b in its dot_operand layouts (opIdx "
                        "0 and 1)");

@@ -19,7 +19,6 @@ using namespace mlir::tile;
 #define GET_ATTRDEF_CLASSES
 #include "Tile/IR/TileAttrs.cpp.inc"
 
-
 void TileDialect::registerTypes() {
   addTypes<
 #define GET_TYPEDEF_LIST

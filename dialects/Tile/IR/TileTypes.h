@@ -16,7 +16,6 @@
 #define GET_TYPEDEF_CLASSES
 #include "Tile/IR/TileOpsTypes.h.inc"
 
-
 namespace mlir::tile {
 
 /// True for the element types a tile may hold: f16, bf16, f32, i32, i1.

@@ -72,7 +72,8 @@ private:
   BlockedLayoutAttr defaultBlocked(ArrayRef<int64_t> shape) {
     return blocked(shape, shape.size() - 1, 1);
   }
-  BlockedLayoutAttr loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order);
+  BlockedLayoutAttr loadLayout(Value tile,
+                               std::optional<ArrayRef<int32_t>> order);
   MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape);
   /// The blocked layout of a reshape's result, when the reshape only adds
   /// or removes unit dimensions of a blocked operand.
@@ -90,8 +91,17 @@ private:
   /// From a use: results of loops and branches take their layout from their
   /// regions only (a use that wants another one gets a conversion).
   bool setFromUse(Value v, Attribute layout) {
-    if (isa_and_present<scf::ForOp, scf::IfOp>(v.getDefiningOp()))
+    Operation *def = v.getDefiningOp();
+    if (isa_and_present<scf::ForOp, scf::IfOp>(def))
       return false;
+    // A reshape or permute moves no data: its result may take a use's
+    // layout only when that maps back to a blocked layout of its source.
+    if (isa_and_present<ReshapeOp, PermuteOp>(def)) {
+      auto b = dyn_cast_if_present<BlockedLayoutAttr>(layout);
+      if (!b || (isa<ReshapeOp>(def) &&
+                 !reshapeLayout(b, shapeOf(v), shapeOf(def->getOperand(0)))))
+        return false;
+    }
     return set(v, layout);
   }
   Attribute get(Value v) const { return layout_.lookup(v); }
@@ -118,7 +128,8 @@ BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> shape,
     if (static_cast<unsigned>(d) != contigDim)
       order.push_back(d);
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
-  spt[contigDim] = std::max<int64_t>(1, std::min<int64_t>(vec, shape[contigDim]));
+  spt[contigDim] =
+      std::max<int64_t>(1, std::min<int64_t>(vec, shape[contigDim]));
   // Lanes go to the fastest dimensions first, warps to the slowest.
   unsigned lanes = 32;
   for (unsigned d : order) {
@@ -155,7 +166,8 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
 }
 
 MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape) {
-  unsigned wm = std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[0] / 16));
+  unsigned wm =
+      std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[0] / 16));
   wm = llvm::PowerOf2Ceil(wm) == wm ? wm : 1;
   unsigned wn = numWarps / wm;
   return MmaLayoutAttr::get(ctx, {wm, wn});
@@ -231,8 +243,8 @@ Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
     if (slice.getDim() == axis)
       return slice.getParent();
   if (auto b = dyn_cast<BlockedLayoutAttr>(src)) {
-    SmallVector<unsigned> spt(b.getSizePerThread()),
-        tpw(b.getThreadsPerWarp()), wpc(b.getWarpsPerCTA()), order;
+    SmallVector<unsigned> spt(b.getSizePerThread()), tpw(b.getThreadsPerWarp()),
+        wpc(b.getWarpsPerCTA()), order;
     spt.insert(spt.begin() + axis, 1);
     tpw.insert(tpw.begin() + axis, 1);
     wpc.insert(wpc.begin() + axis, 1);
@@ -268,17 +280,16 @@ bool LayoutAssigner::forward(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op)) {
     if (Attribute l = get(r.getSource()))
       return set(r.getResult(),
-                 r.getKeepdims()
-                     ? l
-                     : SliceLayoutAttr::get(ctx, r.getAxis(), l));
+                 r.getKeepdims() ? l
+                                 : SliceLayoutAttr::get(ctx, r.getAxis(), l));
     return false;
   }
   if (auto r = dyn_cast<ReshapeOp>(op)) {
     if (Attribute l = get(r.getSource())) {
       auto b = dyn_cast<BlockedLayoutAttr>(required(op, 0));
-      Attribute res = b ? reshapeLayout(b, shapeOf(r.getSource()),
-                                        shapeOf(r.getResult()))
-                        : Attribute();
+      Attribute res =
+          b ? reshapeLayout(b, shapeOf(r.getSource()), shapeOf(r.getResult()))
+            : Attribute();
       return set(r.getResult(),
                  res ? res : defaultBlocked(shapeOf(r.getResult())));
     }
@@ -335,7 +346,8 @@ bool LayoutAssigner::backward(Operation *op) {
     return changed;
   }
   if (auto store = dyn_cast<StoreOp>(op)) {
-    return setFromUse(store.getValue(), loadLayout(store.getValue(), store.getOrder()));
+    return setFromUse(store.getValue(),
+                      loadLayout(store.getValue(), store.getOrder()));
   }
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
     Operation *parent = op->getParentOp();
@@ -392,8 +404,8 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     Attribute res = get(e.getResult());
     // A blocked result derived from a blocked source keeps that source.
     Attribute src = get(operand);
-    if (src && expandLayout(src, e.getAxis(), shapeOf(e.getResult()).size()) ==
-                   res)
+    if (src &&
+        expandLayout(src, e.getAxis(), shapeOf(e.getResult()).size()) == res)
       return src;
     return SliceLayoutAttr::get(ctx, e.getAxis(), res);
   }
@@ -527,9 +539,9 @@ struct AssignLayoutsPass
       return signalPassFailure();
     }
     LayoutAssigner(func, numWarps, vectorBytes).run();
-    func->setAttr(TileDialect::getNumWarpsAttrName(),
-                  IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                   numWarps));
+    func->setAttr(
+        TileDialect::getNumWarpsAttrName(),
+        IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
   }
 };
 } // namespace

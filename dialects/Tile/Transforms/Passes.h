@@ -16,7 +16,6 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "Tile/Transforms/Passes.h.inc"
 
-
 } // namespace mlir::tile
 
 #endif // TILE_TRANSFORMS_PASSES_H

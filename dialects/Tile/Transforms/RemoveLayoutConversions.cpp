@@ -38,8 +38,8 @@ struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
     if (!splat)
       return failure();
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, SplatElementsAttr::get(op.getType(),
-                                   splat.getSplatValue<Attribute>()));
+        op,
+        SplatElementsAttr::get(op.getType(), splat.getSplatValue<Attribute>()));
     return success();
   }
 };

@@ -182,9 +182,8 @@ struct StageMmaOperandsPass
                         : src.getDefiningOp<LoadOp>();
     if (!load || !load->hasOneUse() || (reshape && !reshape->hasOneUse()))
       return {};
-    auto layout =
-        dyn_cast<BlockedLayoutAttr>(cast<RankedTensorType>(src.getType())
-                                        .getEncoding());
+    auto layout = dyn_cast<BlockedLayoutAttr>(
+        cast<RankedTensorType>(src.getType()).getEncoding());
     if (!layout)
       return {};
     // cp.async copies 4, 8 or 16 bytes and fills with zeros only.
@@ -225,8 +224,8 @@ struct StageMmaOperandsPass
       SmallVector<int64_t> offsets(2, 0);
       shape[kDim] = kSliceK;
       offsets[kDim] = k;
-      auto sliceType =
-          RankedTensorType::get(shape, type.getElementType(), type.getEncoding());
+      auto sliceType = RankedTensorType::get(shape, type.getElementType(),
+                                             type.getEncoding());
       if (buf)
         return LocalLoadOp::create(b, loc, sliceType, buf,
                                    b.getDenseI64ArrayAttr(offsets));

@@ -63,7 +63,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 /// literals that do not fit in 64 bits.
 class IntLit : public Expr {
 public:
-  IntLit(llvm::SMRange r, int64_t value) : Expr(Kind::IntLit, r), value(value) {}
+  IntLit(llvm::SMRange r, int64_t value)
+      : Expr(Kind::IntLit, r), value(value) {}
   int64_t value;
   static bool classof(const Expr *e) { return e->getKind() == Kind::IntLit; }
 };
@@ -93,7 +94,8 @@ public:
 
 class Name : public Expr {
 public:
-  Name(llvm::SMRange r, std::string id) : Expr(Kind::Name, r), id(std::move(id)) {}
+  Name(llvm::SMRange r, std::string id)
+      : Expr(Kind::Name, r), id(std::move(id)) {}
   std::string id;
   static bool classof(const Expr *e) { return e->getKind() == Kind::Name; }
 };
@@ -136,7 +138,8 @@ enum class BinaryOp {
 class Binary : public Expr {
 public:
   Binary(llvm::SMRange r, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
-      : Expr(Kind::Binary, r), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+      : Expr(Kind::Binary, r), op(op), lhs(std::move(lhs)),
+        rhs(std::move(rhs)) {}
   BinaryOp op;
   llvm::SMLoc opLoc; // location of the operator token
   ExprPtr lhs, rhs;
@@ -149,7 +152,8 @@ enum class BoolOpKind { And, Or };
 class BoolOp : public Expr {
 public:
   BoolOp(llvm::SMRange r, BoolOpKind op, ExprPtr lhs, ExprPtr rhs)
-      : Expr(Kind::BoolOp, r), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+      : Expr(Kind::BoolOp, r), op(op), lhs(std::move(lhs)),
+        rhs(std::move(rhs)) {}
   BoolOpKind op;
   ExprPtr lhs, rhs;
   static bool classof(const Expr *e) { return e->getKind() == Kind::BoolOp; }

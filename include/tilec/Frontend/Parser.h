@@ -1,4 +1,5 @@
-//===- Parser.h - Parser of the .tile language -------------------*- C++ -*-===//
+//===- Parser.h - Parser of the .tile language -------------------*- C++
+//-*-===//
 //
 // A recursive-descent parser over the token stream of Lexer.h. It recovers at
 // statement boundaries so that one run reports several syntax errors, and it

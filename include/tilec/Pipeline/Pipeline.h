@@ -26,7 +26,8 @@ struct CodegenOptions {
 
 /// Layout assignment and the clean-up of layout conversions (tilec
 /// --emit=layout stops here).
-void buildLayoutPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
+void buildLayoutPipeline(mlir::OpPassManager &pm,
+                         const CodegenOptions &options);
 
 /// From laid-out tile IR to the LLVM and NVVM dialects.
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);

@@ -32,7 +32,7 @@ struct CompileRequest {
   std::string source;     // the .tile text
   std::string bufferName; // file name used in diagnostics
   std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
-  std::string kernelName; // empty: every kernel of the file
+  std::string kernelName;      // empty: every kernel of the file
   std::string arch = "sm_90a"; // sm_80, sm_86, sm_89, sm_90, sm_90a
   unsigned numWarps = 4;
   /// Byte alignment assumed for every tensor (base and outer strides); the
@@ -51,9 +51,9 @@ struct CompiledKernel {
 
 struct CompileResult {
   bool ok = false;
-  std::string diagnostics;            // every error, formatted with carets
+  std::string diagnostics;             // every error, formatted with carets
   std::vector<CompiledKernel> kernels; // when ok and stage == PTX
-  std::string text;                   // the printed stage otherwise
+  std::string text;                    // the printed stage otherwise
 };
 
 /// Compiles `request` up to `stage`. Thread-safe: each call has its own

@@ -12,7 +12,9 @@
 // Kernel ABI, per run-time parameter in source order:
 //   Tensor[dtype, rank]  -> .u64 base pointer, rank x .u32 sizes,
 //                           rank x .u64 strides (in elements)
-//   int                  -> .u32      float -> .f32      bool -> .u32 (0/1)
+//   int                  -> .u32      float -> .f32
+//   bool                 -> .u8 (0/1; the runtime passes a 32-bit value
+//                           whose low byte the kernel reads)
 //
 //===----------------------------------------------------------------------===//
 

@@ -45,9 +45,8 @@ LogicalResult lowerTiles(ModuleOp module) {
     return !hasTileTypes(op->getOperandTypes()) &&
            !hasTileTypes(op->getResultTypes());
   });
-  target.addDynamicallyLegalOp<func::FuncOp>([](func::FuncOp f) {
-    return !hasTileTypes(f.getArgumentTypes());
-  });
+  target.addDynamicallyLegalOp<func::FuncOp>(
+      [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  converter);
@@ -70,8 +69,8 @@ LogicalResult lowerToLLVM(ModuleOp module) {
     arith::populateArithExpandOpsPatterns(patterns);
     populateSCFToControlFlowConversionPatterns(patterns);
     ConversionTarget target(*ctx);
-    target.addIllegalOp<scf::ForOp, scf::IfOp, scf::YieldOp,
-                        arith::CeilDivSIOp, arith::FloorDivSIOp>();
+    target.addIllegalOp<scf::ForOp, scf::IfOp, scf::YieldOp, arith::CeilDivSIOp,
+                        arith::FloorDivSIOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return failure();
@@ -106,8 +105,8 @@ struct ConvertTileToLLVMPass
         return signalPassFailure();
       }
       func->setAttr("nvvm.kernel", b.getUnitAttr());
-      func->setAttr("nvvm.maxntid",
-                    b.getDenseI32ArrayAttr({int32_t(warps.getInt() * 32), 1, 1}));
+      func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
+                                        {int32_t(warps.getInt() * 32), 1, 1}));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
       allocateSharedMemory(func);
     }

@@ -24,8 +24,8 @@ struct ElementwiseOnTiles : ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    bool elementwise = op->hasTrait<OpTrait::Elementwise>() ||
-                       isa<arith::SelectOp>(op);
+    bool elementwise =
+        op->hasTrait<OpTrait::Elementwise>() || isa<arith::SelectOp>(op);
     if (!elementwise || op->getNumResults() != 1 ||
         !isa<RankedTensorType>(op->getResult(0).getType()))
       return failure();
@@ -63,7 +63,8 @@ struct SplatConstantOnTiles : OpConversionPattern<arith::ConstantOp> {
     if (!splat)
       return rewriter.notifyMatchFailure(op, "only splat tile constants");
     Value scalar = arith::ConstantOp::create(
-        rewriter, op.getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+        rewriter, op.getLoc(),
+        cast<TypedAttr>(splat.getSplatValue<Attribute>()));
     SmallVector<Value> regs(getLinearLayout(type).getNumRegs(), scalar);
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();

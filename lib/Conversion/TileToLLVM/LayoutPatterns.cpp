@@ -51,10 +51,11 @@ struct ArangeLowering : OpConversionPattern<tile::ArangeOp> {
 
 /// Lowers an op whose result elements are source elements at coordinates
 /// `toSrc` maps to, held by the same thread.
-LogicalResult lowerByRegisterMapping(
-    Operation *op, Type srcType, ValueRange srcRegs, Type dstType,
-    function_ref<Basis(ArrayRef<int64_t>)> toSrc,
-    ConversionPatternRewriter &rewriter) {
+LogicalResult
+lowerByRegisterMapping(Operation *op, Type srcType, ValueRange srcRegs,
+                       Type dstType,
+                       function_ref<Basis(ArrayRef<int64_t>)> toSrc,
+                       ConversionPatternRewriter &rewriter) {
   LinearLayout src = getLinearLayout(srcType);
   LinearLayout dst = getLinearLayout(dstType);
   auto mapping = registerMapping(src, dst, toSrc);
@@ -207,7 +208,8 @@ SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
     for (unsigned d = 0; d < rank; ++d)
       index = arith::AddIOp::create(
           b, loc, index,
-          arith::MulIOp::create(b, loc, coords[d], constI32(b, loc, stride[d])));
+          arith::MulIOp::create(b, loc, coords[d],
+                                constI32(b, loc, stride[d])));
     Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), memElt, base,
                                     ValueRange{index});
     Type accessType = vec == 1 ? memElt : Type(VectorType::get(vec, memElt));
@@ -228,9 +230,8 @@ SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
     }
     Value v = LLVM::LoadOp::create(b, loc, accessType, ptr, vec * bytes);
     if (vec == 1) {
-      loaded[r] = elt.isInteger(1)
-                      ? Value(arith::TruncIOp::create(b, loc, elt, v))
-                      : v;
+      loaded[r] =
+          elt.isInteger(1) ? Value(arith::TruncIOp::create(b, loc, elt, v)) : v;
       continue;
     }
     for (unsigned j = 0; j < vec; ++j)
@@ -259,8 +260,8 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
     // Through shared memory.
     Location loc = op.getLoc();
     Type elt = op.getType().getElementType();
-    int64_t bytes = op.getType().getNumElements() *
-                    std::max(1u, bitWidth(elt) / 8);
+    int64_t bytes =
+        op.getType().getNumElements() * std::max(1u, bitWidth(elt) / 8);
     Value base = getSharedMemory(rewriter, loc, op, bytes);
     SmallVector<unsigned> order = sharedOrder(dst, src);
     createBarrier(rewriter, loc); // earlier readers of the buffer are done
@@ -277,7 +278,8 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
 
 void tilec::populateLayoutPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<FullLowering, ArangeLowering, BroadcastLowering,
-               ExpandDimsLowering, ReshapeLowering, PermuteLowering,
-               ConvertLayoutLowering>(converter, patterns.getContext());
+  patterns
+      .add<FullLowering, ArangeLowering, BroadcastLowering, ExpandDimsLowering,
+           ReshapeLowering, PermuteLowering, ConvertLayoutLowering>(
+          converter, patterns.getContext());
 }

@@ -14,24 +14,25 @@ using namespace tilec;
 
 TileTypeConverter::TileTypeConverter(MLIRContext *context) {
   addConversion([](Type type) { return type; });
-  addConversion([](RankedTensorType type, SmallVectorImpl<Type> &results)
-                    -> std::optional<LogicalResult> {
-    if (!type.getEncoding())
-      return std::nullopt;
-    LinearLayout layout = getLinearLayout(type);
-    results.append(layout.getNumRegs(), type.getElementType());
-    return success();
-  });
+  addConversion(
+      [](RankedTensorType type,
+         SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+        if (!type.getEncoding())
+          return std::nullopt;
+        LinearLayout layout = getLinearLayout(type);
+        results.append(layout.getNumRegs(), type.getElementType());
+        return success();
+      });
   addConversion([context](tile::SharedMemoryType type) -> Type {
     return LLVM::LLVMPointerType::get(context, 3);
   });
-  addConversion([context](tile::GlobalTensorType type,
-                          SmallVectorImpl<Type> &results) {
-    results.push_back(LLVM::LLVMPointerType::get(context, 1));
-    results.append(type.getRank(), IntegerType::get(context, 32));
-    results.append(type.getRank(), IntegerType::get(context, 64));
-    return success();
-  });
+  addConversion(
+      [context](tile::GlobalTensorType type, SmallVectorImpl<Type> &results) {
+        results.push_back(LLVM::LLVMPointerType::get(context, 1));
+        results.append(type.getRank(), IntegerType::get(context, 32));
+        results.append(type.getRank(), IntegerType::get(context, 64));
+        return success();
+      });
 }
 
 LinearLayout tilec::getLinearLayout(Type tileType) {
@@ -67,7 +68,8 @@ SmallVector<Value> tilec::threadOffsets(OpBuilder &b, Location loc,
         // ((index >> i) & 1) * basis[d]
         Value bit = arith::ShRUIOp::create(b, loc, index, constI32(b, loc, i));
         bit = arith::AndIOp::create(b, loc, bit, constI32(b, loc, 1));
-        Value term = arith::MulIOp::create(b, loc, bit, constI32(b, loc, basis[d]));
+        Value term =
+            arith::MulIOp::create(b, loc, bit, constI32(b, loc, basis[d]));
         acc = arith::XOrIOp::create(b, loc, acc, term);
       }
     };
@@ -85,10 +87,10 @@ SmallVector<Value> tilec::registerCoords(OpBuilder &b, Location loc,
   LinearLayout::Basis c = layout.regCoords(reg);
   SmallVector<Value> coords;
   for (unsigned d = 0; d < layout.getRank(); ++d)
-    coords.push_back(c[d] == 0 ? offsets[d]
-                               : Value(arith::XOrIOp::create(
-                                     b, loc, offsets[d],
-                                     constI32(b, loc, c[d]))));
+    coords.push_back(c[d] == 0
+                         ? offsets[d]
+                         : Value(arith::XOrIOp::create(
+                               b, loc, offsets[d], constI32(b, loc, c[d]))));
   return coords;
 }
 
@@ -174,8 +176,8 @@ void tilec::allocateSharedMemory(Operation *func) {
     if (!isa<tile::LocalAllocOp, tile::AsyncLoadOp>(alloc))
       return;
     auto type = cast<tile::SharedMemoryType>(alloc->getResult(0).getType());
-    int64_t bytes =
-        type.getNumElements() * std::max(1u, bitWidth(type.getElementType()) / 8);
+    int64_t bytes = type.getNumElements() *
+                    std::max(1u, bitWidth(type.getElementType()) / 8);
     alloc->setAttr(kSharedOffsetAttr, b.getI32IntegerAttr(offset));
     offset = llvm::alignTo(offset + bytes, 128);
   });
@@ -188,8 +190,8 @@ static Value shrConst(OpBuilder &b, Location loc, Value v, unsigned s) {
   return s ? Value(arith::ShRUIOp::create(b, loc, v, constI32(b, loc, s))) : v;
 }
 
-Value tilec::sharedOffset(OpBuilder &b, Location loc, tile::SharedMemoryType type,
-                   ArrayRef<Value> coords) {
+Value tilec::sharedOffset(OpBuilder &b, Location loc,
+                          tile::SharedMemoryType type, ArrayRef<Value> coords) {
   tile::SharedLayoutAttr layout = type.getLayout();
   ArrayRef<unsigned> order = layout.getOrder();
   ArrayRef<int64_t> shape = type.getShape();
@@ -250,12 +252,13 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   if (!base) {
     SmallVector<Value> coords(lane.begin(), lane.end());
     if (colLow)
-      coords[f] = arith::AddIOp::create(b, loc, coords[f],
-                                        constI32(b, loc, colLow));
+      coords[f] =
+          arith::AddIOp::create(b, loc, coords[f], constI32(b, loc, colLow));
     base = sharedOffset(b, loc, type, coords);
   }
   int64_t rest = rowConst * shape[f] + (colConst - colLow);
-  return rest ? Value(arith::AddIOp::create(b, loc, base, constI32(b, loc, rest)))
+  return rest ? Value(
+                    arith::AddIOp::create(b, loc, base, constI32(b, loc, rest)))
               : base;
 }
 
@@ -308,9 +311,8 @@ SmallVector<Value> tilec::packWords(OpBuilder &b, Location loc,
       auto vecType = VectorType::get(perWord, elt);
       Value vec = LLVM::UndefOp::create(b, loc, vecType);
       for (unsigned i = 0; i < perWord; ++i)
-        vec = LLVM::InsertElementOp::create(b, loc, vec,
-                                            values[w * perWord + i],
-                                            constI32(b, loc, i));
+        vec = LLVM::InsertElementOp::create(
+            b, loc, vec, values[w * perWord + i], constI32(b, loc, i));
       word = LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
     }
     words.push_back(word);
@@ -332,8 +334,8 @@ SmallVector<Value> tilec::unpackWords(OpBuilder &b, Location loc,
     auto vecType = VectorType::get(perWord, elementType);
     Value vec = LLVM::BitcastOp::create(b, loc, vecType, word);
     for (unsigned i = 0; i < perWord; ++i)
-      values.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
-                                                      constI32(b, loc, i)));
+      values.push_back(
+          LLVM::ExtractElementOp::create(b, loc, vec, constI32(b, loc, i)));
   }
   values.resize(count);
   return values;

@@ -46,11 +46,10 @@ llvm::SmallVector<mlir::Value> threadOffsets(mlir::OpBuilder &b,
 
 /// Coordinates of register `reg` of this thread: `offsets` XOR the
 /// register's constant coordinates.
-llvm::SmallVector<mlir::Value> registerCoords(mlir::OpBuilder &b,
-                                              mlir::Location loc,
-                                              const LinearLayout &layout,
-                                              llvm::ArrayRef<mlir::Value> offsets,
-                                              unsigned reg);
+llvm::SmallVector<mlir::Value>
+registerCoords(mlir::OpBuilder &b, mlir::Location loc,
+               const LinearLayout &layout, llvm::ArrayRef<mlir::Value> offsets,
+               unsigned reg);
 
 /// When every element of `dst` is held by the same thread in `src` (at the
 /// coordinates `toSrc` maps it to), the source register of each destination

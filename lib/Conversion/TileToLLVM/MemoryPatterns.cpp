@@ -91,8 +91,8 @@ public:
           b, loc, offset, arith::MulIOp::create(b, loc, v64, stride));
     }
     a.inBounds = ok;
-    a.address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt,
-                                    tensor[0], ValueRange{offset});
+    a.address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt, tensor[0],
+                                    ValueRange{offset});
     return a;
   }
 
@@ -121,11 +121,11 @@ std::pair<const char *, const char *> wordKind(unsigned bits) {
 SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
                                   Value pred, unsigned words, unsigned bits) {
   auto [constraint, suffix] = wordKind(bits);
-  std::string asmText = "{\n .reg .pred p;\n setp.ne.b32 p, $" +
-                        std::to_string(words) + ", 0;\n";
+  std::string asmText =
+      "{\n .reg .pred p;\n setp.ne.b32 p, $" + std::to_string(words) + ", 0;\n";
   for (unsigned w = 0; w < words; ++w)
-    asmText += " mov." + std::string(suffix) + " $" + std::to_string(w) +
-               ", 0;\n";
+    asmText +=
+        " mov." + std::string(suffix) + " $" + std::to_string(w) + ", 0;\n";
   asmText += " @p ld.global";
   if (words > 1)
     asmText += ".v" + std::to_string(words);
@@ -139,10 +139,10 @@ SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
   constraints += "r,l";
   Type wordType = b.getIntegerType(bits == 8 ? 16 : bits);
   SmallVector<Type> fields(words, wordType);
-  Type resultType = words == 1
-                        ? wordType
-                        : Type(LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                                fields));
+  Type resultType =
+      words == 1
+          ? wordType
+          : Type(LLVM::LLVMStructType::getLiteral(b.getContext(), fields));
   Value p32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
   // The asm reads memory: it must not be merged with, or moved across, a
   // store (MLIR gives asm without side effects no memory effects at all).
@@ -185,8 +185,8 @@ void predicatedStore(OpBuilder &b, Location loc, Value address, Value pred,
       w = arith::ExtUIOp::create(b, loc, b.getI16Type(), w);
     operands.push_back(w);
   }
-  LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, asmText,
-                            constraints, /*has_side_effects=*/true,
+  LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, asmText, constraints,
+                            /*has_side_effects=*/true,
                             /*is_align_stack=*/false, LLVM::TailCallKind::None,
                             LLVM::AsmDialectAttr(), ArrayAttr());
 }
@@ -223,8 +223,10 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     if (auto pad = op.getPaddingAttr())
       if (!(isa<FloatAttr>(pad) && cast<FloatAttr>(pad).getValue().isZero() &&
             !cast<FloatAttr>(pad).getValue().isNegative()) &&
-          !(isa<IntegerAttr>(pad) && cast<IntegerAttr>(pad).getValue().isZero()))
-        padding = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(pad));
+          !(isa<IntegerAttr>(pad) &&
+            cast<IntegerAttr>(pad).getValue().isZero()))
+        padding =
+            arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(pad));
     SmallVector<Value> regs;
     for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
       Access a = access.at(r);
@@ -316,8 +318,8 @@ struct AsyncLoadLowering : OpConversionPattern<tile::AsyncLoadOp> {
     unsigned vec = access.getVectorLength();
     unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
     if (bytes != 4 && bytes != 8 && bytes != 16)
-      return op.emitError() << "cp.async copies 4, 8 or 16 bytes, not "
-                            << bytes;
+      return op.emitError()
+             << "cp.async copies 4, 8 or 16 bytes, not " << bytes;
     Value base = getSharedMemoryAt(rewriter, loc, op, offsetAttr.getInt());
     SmallVector<Value> bufOffsets = threadOffsets(rewriter, loc, buf);
     createBarrier(rewriter, loc); // earlier readers of this memory are done
@@ -328,9 +330,9 @@ struct AsyncLoadLowering : OpConversionPattern<tile::AsyncLoadOp> {
       Value dst = LLVM::GEPOp::create(
           rewriter, loc, base.getType(), elt, base,
           ValueRange{sharedOffset(rewriter, loc, bufType, coords)});
-      Value srcBytes = arith::SelectOp::create(
-          rewriter, loc, a.inBounds, constI32(rewriter, loc, bytes),
-          constI32(rewriter, loc, 0));
+      Value srcBytes = arith::SelectOp::create(rewriter, loc, a.inBounds,
+                                               constI32(rewriter, loc, bytes),
+                                               constI32(rewriter, loc, 0));
       NVVM::CpAsyncOp::create(rewriter, loc, dst, a.address, bytes,
                               bytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                           : NVVM::LoadCacheModifierKind::CA,

@@ -42,11 +42,11 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
 
     Type elt = aType.getElementType();
     bool isBF16 = elt.isBF16();
-    Type pairType = isBF16 ? Type(rewriter.getI32Type())
-                           : Type(VectorType::get(2, elt));
+    Type pairType =
+        isBF16 ? Type(rewriter.getI32Type()) : Type(VectorType::get(2, elt));
     auto reg = [&](const LinearLayout &l, int64_t row, int64_t col) {
-      auto r = l.findReg({row & (l.getShape()[0] - 1),
-                          col & (l.getShape()[1] - 1)});
+      auto r =
+          l.findReg({row & (l.getShape()[0] - 1), col & (l.getShape()[1] - 1)});
       assert(r && "mma fragment not held by this thread");
       return *r;
     };
@@ -56,18 +56,19 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
                                           constI32(rewriter, loc, 0));
       vec = LLVM::InsertElementOp::create(rewriter, loc, vec, regs[r1],
                                           constI32(rewriter, loc, 1));
-      return isBF16 ? Value(LLVM::BitcastOp::create(rewriter, loc, pairType,
-                                                    vec))
-                    : vec;
+      return isBF16
+                 ? Value(LLVM::BitcastOp::create(rewriter, loc, pairType, vec))
+                 : vec;
     };
 
     SmallVector<Value> acc(c.begin(), c.end());
     int64_t mTiles = std::max<int64_t>(1, M / (16 * wm));
     int64_t nTiles = std::max<int64_t>(1, N / (8 * wn));
     Type f32 = rewriter.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(), {f32, f32, f32, f32});
-    NVVM::MMATypes ptxType = isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                       {f32, f32, f32, f32});
+    NVVM::MMATypes ptxType =
+        isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     for (int64_t i = 0; i < mTiles; ++i) {
       int64_t row = 16 * wm * i;
       for (int64_t j = 0; j < nTiles; ++j) {
@@ -81,19 +82,20 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
               pair(a, reg(la, row + 8, k), reg(la, row + 8, k + 1)),
               pair(a, reg(la, row, k + 8), reg(la, row, k + 9)),
               pair(a, reg(la, row + 8, k + 8), reg(la, row + 8, k + 9))};
-          SmallVector<Value> fb = {pair(b, reg(lb, k, col), reg(lb, k + 1, col)),
-                                   pair(b, reg(lb, k + 8, col),
-                                        reg(lb, k + 9, col))};
+          SmallVector<Value> fb = {
+              pair(b, reg(lb, k, col), reg(lb, k + 1, col)),
+              pair(b, reg(lb, k + 8, col), reg(lb, k + 9, col))};
           SmallVector<Value> fc = {acc[c0], acc[c1], acc[c2], acc[c3]};
           auto mmaOp = NVVM::MmaOp::create(
               rewriter, loc, resultType, fa, fb, fc, {16, 8, 16}, std::nullopt,
-              std::nullopt,
-              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
               std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                              NVVM::MMALayout::col});
-          for (auto [q, idx] : llvm::enumerate(std::array<unsigned, 4>{c0, c1, c2, c3}))
-            acc[idx] = LLVM::ExtractValueOp::create(
-                rewriter, loc, mmaOp.getResult(), ArrayRef<int64_t>{(int64_t)q});
+          for (auto [q, idx] :
+               llvm::enumerate(std::array<unsigned, 4>{c0, c1, c2, c3}))
+            acc[idx] =
+                LLVM::ExtractValueOp::create(rewriter, loc, mmaOp.getResult(),
+                                             ArrayRef<int64_t>{(int64_t)q});
         }
       }
     }

@@ -52,15 +52,16 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
   bool isF32 = t.isF32();
   if (!isF32 && !t.isInteger(32)) {
     unsigned bits = bitWidth(t);
-    Value asInt = bits == 1 ? v
-                            : Value(LLVM::BitcastOp::create(
-                                  b, loc, b.getIntegerType(bits), v));
+    Value asInt =
+        bits == 1
+            ? v
+            : Value(LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), v));
     word = arith::ExtUIOp::create(b, loc, i32, asInt);
   }
-  Value shuffled = NVVM::ShflOp::create(
-      b, loc, word.getType(), constI32(b, loc, -1), word,
-      constI32(b, loc, laneMask), constI32(b, loc, 0x1f), NVVM::ShflKind::bfly,
-      UnitAttr());
+  Value shuffled =
+      NVVM::ShflOp::create(b, loc, word.getType(), constI32(b, loc, -1), word,
+                           constI32(b, loc, laneMask), constI32(b, loc, 0x1f),
+                           NVVM::ShflKind::bfly, UnitAttr());
   if (isF32 || t.isInteger(32))
     return shuffled;
   unsigned bits = bitWidth(t);
@@ -176,12 +177,13 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       for (unsigned d = 0; d < rank; ++d) {
         if (d == axis)
           continue;
-        Value c = key[d] == 0 ? offsets[d]
-                              : Value(arith::XOrIOp::create(
-                                    b, loc, offsets[d], constI32(b, loc, key[d])));
+        Value c = key[d] == 0
+                      ? offsets[d]
+                      : Value(arith::XOrIOp::create(b, loc, offsets[d],
+                                                    constI32(b, loc, key[d])));
         index = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, index,
-                                          constI32(b, loc, shape[d])),
+            b, loc,
+            arith::MulIOp::create(b, loc, index, constI32(b, loc, shape[d])),
             c);
       }
       return arith::MulIOp::create(b, loc, index, constI32(b, loc, slots));
@@ -204,8 +206,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     for (auto [g, key] : llvm::enumerate(keys)) {
       Value acc;
       for (unsigned s = 0; s < slots; ++s) {
-        Value at = arith::AddIOp::create(b, loc, firstIndex[g],
-                                         constI32(b, loc, s));
+        Value at =
+            arith::AddIOp::create(b, loc, firstIndex[g], constI32(b, loc, s));
         Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), memElt, base,
                                         ValueRange{at});
         Value v = LLVM::LoadOp::create(b, loc, memElt, ptr, bytes);

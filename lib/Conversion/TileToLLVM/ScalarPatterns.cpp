@@ -66,10 +66,11 @@ Value callF32(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
   Type f32 = b.getF32Type();
   SmallVector<Value> wide;
   for (Value a : args)
-    wide.push_back(type.isF32() ? a : Value(arith::ExtFOp::create(b, loc, f32, a)));
-  Value r = LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
-                                          wide)
-                .getResult(0);
+    wide.push_back(type.isF32() ? a
+                                : Value(arith::ExtFOp::create(b, loc, f32, a)));
+  Value r =
+      LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name), wide)
+          .getResult(0);
   return type.isF32() ? r : Value(arith::TruncFOp::create(b, loc, type, r));
 }
 
@@ -137,9 +138,10 @@ struct ApproxMathLowering : OpConversionPattern<MathOp> {
     if (scaleIn != 1.0)
       x = arith::MulFOp::create(
           rewriter, loc, x,
-          arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(scaleIn)));
-    Value r = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
-                                            rewriter.getStringAttr(intrinsic), x)
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(scaleIn)));
+    Value r = LLVM::CallIntrinsicOp::create(
+                  rewriter, loc, f32, rewriter.getStringAttr(intrinsic), x)
                   .getResult(0);
     if (scaleOut != 1.0)
       r = arith::MulFOp::create(

@@ -54,7 +54,8 @@ struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
     ValueRange regs = adaptor.getSource();
     createBarrier(rewriter, loc); // earlier readers of this memory are done
     for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
-      SmallVector<Value> coords = registerCoords(rewriter, loc, src, offsets, r);
+      SmallVector<Value> coords =
+          registerCoords(rewriter, loc, src, offsets, r);
       Value ptr = elementPtr(rewriter, loc, base, elt,
                              sharedOffset(rewriter, loc, bufType, coords));
       Value v = regs[r];
@@ -81,7 +82,8 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
                                SmallVectorImpl<Value> &regs) {
   Location loc = op.getLoc();
   auto bufType = op.getBuffer().getType();
-  auto dotLayout = dyn_cast<tile::DotOperandLayoutAttr>(op.getType().getEncoding());
+  auto dotLayout =
+      dyn_cast<tile::DotOperandLayoutAttr>(op.getType().getEncoding());
   Type elt = bufType.getElementType();
   if (!dotLayout || bitWidth(elt) != 16 || bufType.getShape().size() != 2)
     return failure();
@@ -91,7 +93,8 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   unsigned rowDim = 1 - f;
   // The fragment structure ldmatrix delivers: pairs along K, lanes 0-1 step
   // K by 2 and 4, lanes 2-4 step the other dimension by 1, 2, 4.
-  if (dst.regs.empty() || dst.regs[0] != Basis(p == 0 ? Basis{1, 0} : Basis{0, 1}))
+  if (dst.regs.empty() ||
+      dst.regs[0] != Basis(p == 0 ? Basis{1, 0} : Basis{0, 1}))
     return failure();
   for (unsigned i = 0; i < 5; ++i) {
     Basis want(2, 0);
@@ -117,7 +120,8 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
       if (!basis[d])
         continue;
       Value bit = shr(rewriter, loc, idx.warp, i);
-      bit = arith::AndIOp::create(rewriter, loc, bit, constI32(rewriter, loc, 1));
+      bit =
+          arith::AndIOp::create(rewriter, loc, bit, constI32(rewriter, loc, 1));
       acc = arith::XOrIOp::create(
           rewriter, loc, acc,
           arith::MulIOp::create(rewriter, loc, bit,
@@ -127,9 +131,9 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   }
   Value row = arith::AndIOp::create(rewriter, loc, idx.lane,
                                     constI32(rewriter, loc, 7));
-  Value matrix = arith::AndIOp::create(
-      rewriter, loc, shr(rewriter, loc, idx.lane, 3),
-      constI32(rewriter, loc, perLoad - 1));
+  Value matrix =
+      arith::AndIOp::create(rewriter, loc, shr(rewriter, loc, idx.lane, 3),
+                            constI32(rewriter, loc, perLoad - 1));
   Type i32 = rewriter.getI32Type();
   regs.assign(n, Value());
   // Each ldmatrix's lanes address the rows of its perLoad matrices; the
@@ -173,16 +177,16 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   SharedAddresses addresses(rewriter, loc, bufType, laneCoords, bound);
   for (unsigned r = 0; r < n; r += 2 * perLoad) {
     Basis c = dst.regCoords(r);
-    SmallVector<int64_t> constCoords = {
-        c[0] - delta[0][0] + op.getOffsets()[0],
-        c[1] - delta[0][1] + op.getOffsets()[1]};
+    SmallVector<int64_t> constCoords = {c[0] - delta[0][0] + op.getOffsets()[0],
+                                        c[1] - delta[0][1] +
+                                            op.getOffsets()[1]};
     Value ptr =
         elementPtr(rewriter, loc, base, elt, addresses.offset(constCoords));
-    Type resType = perLoad == 1
-                       ? i32
-                       : Type(LLVM::LLVMStructType::getLiteral(
-                             rewriter.getContext(),
-                             SmallVector<Type>(perLoad, i32)));
+    Type resType =
+        perLoad == 1
+            ? i32
+            : Type(LLVM::LLVMStructType::getLiteral(
+                  rewriter.getContext(), SmallVector<Type>(perLoad, i32)));
     Value ld = NVVM::LdMatrixOp::create(
         rewriter, loc, resType, ptr, rewriter.getI32IntegerAttr(perLoad),
         NVVM::MMALayoutAttr::get(rewriter.getContext(),
@@ -226,11 +230,13 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
                                       bufType.getLayout().getVec());
     SmallVector<Value> offsets = threadOffsets(rewriter, loc, dst);
     for (unsigned d = 0; d < offsets.size(); ++d)
-      offsets[d] = arith::AddIOp::create(
-          rewriter, loc, offsets[d], constI32(rewriter, loc, op.getOffsets()[d]));
+      offsets[d] =
+          arith::AddIOp::create(rewriter, loc, offsets[d],
+                                constI32(rewriter, loc, op.getOffsets()[d]));
     regs.assign(dst.getNumRegs(), Value());
     for (unsigned r = 0; r < dst.getNumRegs(); r += vec) {
-      SmallVector<Value> coords = registerCoords(rewriter, loc, dst, offsets, r);
+      SmallVector<Value> coords =
+          registerCoords(rewriter, loc, dst, offsets, r);
       Value ptr = elementPtr(rewriter, loc, base, elt,
                              sharedOffset(rewriter, loc, bufType, coords));
       unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
