@@ -251,3 +251,22 @@ unsigned mlir::tile::getNumWarps(Attribute layout) {
     return getNumWarps(s.getParent());
   return 0;
 }
+
+SmallVector<unsigned> mlir::tile::nonUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<unsigned> dims;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+std::optional<std::pair<SmallVector<unsigned>, SmallVector<unsigned>>>
+mlir::tile::matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
+  SmallVector<unsigned> srcDims = nonUnitDims(src), dstDims = nonUnitDims(dst);
+  if (srcDims.size() != dstDims.size())
+    return std::nullopt;
+  for (unsigned i = 0; i < srcDims.size(); ++i)
+    if (src[srcDims[i]] != dst[dstDims[i]])
+      return std::nullopt;
+  return std::make_pair(srcDims, dstDims);
+}

@@ -83,6 +83,15 @@ LinearLayout toLinearLayout(Attribute layout, ArrayRef<int64_t> shape);
 /// True for the layouts toLinearLayout accepts.
 bool isDistributedLayout(Attribute layout);
 
+/// The dimensions of `shape` that are not 1, in order.
+SmallVector<unsigned> nonUnitDims(ArrayRef<int64_t> shape);
+
+/// For a reshape that only adds or removes dimensions of size 1: the
+/// non-unit dimensions of `src` and of `dst`, which correspond in order;
+/// nullopt for any other reshape.
+std::optional<std::pair<SmallVector<unsigned>, SmallVector<unsigned>>>
+matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst);
+
 /// The rank of the tiles a layout applies to (0 for what is no layout).
 unsigned getLayoutRank(Attribute layout);
 

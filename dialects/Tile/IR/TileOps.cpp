@@ -1,6 +1,7 @@
 //===- TileOps.cpp - Operations of the tile dialect -----------------------===//
 
 #include "Tile/IR/TileOps.h"
+#include "Tile/IR/LinearLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -436,13 +437,10 @@ LogicalResult AsyncLoadOp::verify() {
   if (auto order = getOrder())
     if (failed(verifyPermutation(*this, *order, tensorType.getRank(), "order")))
       return failure();
-  SmallVector<int64_t> squeezed;
-  for (int64_t d : shape)
-    if (d != 1)
-      squeezed.push_back(d);
   SharedMemoryType buf = getType();
   if (buf.getElementType() != tensorType.getElementType() ||
-      ArrayRef<int64_t>(squeezed) != buf.getShape())
+      !matchNonUnitDims(shape, buf.getShape()) ||
+      llvm::is_contained(buf.getShape(), 1))
     return emitOpError() << "the buffer must hold the tile without its size-1 "
                             "dimensions, in the tensor's element type";
   if (getLayout().getOrder().size() != buf.getShape().size())

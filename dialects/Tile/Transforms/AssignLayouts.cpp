@@ -177,18 +177,10 @@ Attribute LayoutAssigner::reshapeLayout(BlockedLayoutAttr src,
                                         ArrayRef<int64_t> srcShape,
                                         ArrayRef<int64_t> dstShape) {
   // Map the non-unit dimensions in order; unit dimensions carry nothing.
-  SmallVector<unsigned> srcDims, dstDims;
-  for (unsigned d = 0; d < srcShape.size(); ++d)
-    if (srcShape[d] != 1)
-      srcDims.push_back(d);
-  for (unsigned d = 0; d < dstShape.size(); ++d)
-    if (dstShape[d] != 1)
-      dstDims.push_back(d);
-  if (srcDims.size() != dstDims.size())
+  auto match = matchNonUnitDims(srcShape, dstShape);
+  if (!match)
     return {};
-  for (unsigned i = 0; i < srcDims.size(); ++i)
-    if (srcShape[srcDims[i]] != dstShape[dstDims[i]])
-      return {};
+  auto &[srcDims, dstDims] = *match;
   // Unit source dimensions must not hold threads: they would replicate.
   for (unsigned d = 0; d < srcShape.size(); ++d)
     if (srcShape[d] == 1 &&

@@ -113,19 +113,11 @@ struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> srcShape = op.getSource().getType().getShape();
     ArrayRef<int64_t> dstShape = op.getType().getShape();
-    SmallVector<unsigned> srcDims, dstDims;
-    for (unsigned d = 0; d < srcShape.size(); ++d)
-      if (srcShape[d] != 1)
-        srcDims.push_back(d);
-    for (unsigned d = 0; d < dstShape.size(); ++d)
-      if (dstShape[d] != 1)
-        dstDims.push_back(d);
-    bool unitOnly = srcDims.size() == dstDims.size();
-    for (unsigned i = 0; unitOnly && i < srcDims.size(); ++i)
-      unitOnly = srcShape[srcDims[i]] == dstShape[dstDims[i]];
-    if (!unitOnly)
+    auto match = tile::matchNonUnitDims(srcShape, dstShape);
+    if (!match)
       return op.emitError("only reshapes that add or remove dimensions of "
                           "size 1 are supported by code generation");
+    auto &[srcDims, dstDims] = *match;
     auto toSrc = [&](ArrayRef<int64_t> c) {
       Basis s(srcShape.size(), 0);
       for (unsigned i = 0; i < srcDims.size(); ++i)

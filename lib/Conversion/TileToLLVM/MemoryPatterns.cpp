@@ -293,10 +293,7 @@ struct AsyncLoadLowering : OpConversionPattern<tile::AsyncLoadOp> {
     // The buffer's layout, and the same on the tile's full (unsqueezed) view.
     LinearLayout buf = tile::toLinearLayout(op.getLayout(), bufType.getShape());
     ArrayRef<int64_t> shape = op.getShape();
-    SmallVector<unsigned> viewDims;
-    for (unsigned d = 0; d < shape.size(); ++d)
-      if (shape[d] != 1)
-        viewDims.push_back(d);
+    SmallVector<unsigned> viewDims = tile::nonUnitDims(shape);
     LinearLayout view(shape);
     auto expand = [&](const SmallVector<LinearLayout::Basis> &in,
                       SmallVector<LinearLayout::Basis> &out) {
