@@ -8,6 +8,8 @@
 #ifndef TILEC_PIPELINE_PIPELINE_H
 #define TILEC_PIPELINE_PIPELINE_H
 
+#include <string>
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
@@ -19,9 +21,17 @@ namespace tilec {
 void buildTileCleanupPipeline(mlir::OpPassManager &pm);
 
 struct CodegenOptions {
+  /// The GPU the code is for: sm_80, sm_86, sm_89, sm_90 or sm_90a. The
+  /// pass pipeline is assembled per target from it.
+  std::string arch = "sm_90a";
   unsigned numWarps = 4;
   /// Byte alignment of tensors; bounds the width of vector accesses.
   unsigned tensorAlignment = 16;
+  /// Pipeline stages of every async copy in a loop; 0 takes them from the
+  /// kernel's `latency` hints (tile-pipeline), 1 turns pipelining off.
+  unsigned numStages = 0;
+  /// Split loops at branches on their induction variable (tile-loop-split).
+  bool loopSplit = true;
 };
 
 /// Layout assignment and the clean-up of layout conversions (tilec
