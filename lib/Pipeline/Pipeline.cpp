@@ -1,4 +1,9 @@
 //===- Pipeline.cpp - The pass pipelines of tilec -------------------------===//
+//
+// The whole compiler, front end aside, as pass lists per target. Read
+// buildCodegenPipeline top to bottom to see what happens to a kernel.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline/Pipeline.h"
 
@@ -10,6 +15,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+bool tilec::isHopper(llvm::StringRef arch) {
+  return arch == "sm_90" || arch == "sm_90a";
+}
+
 void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
@@ -18,6 +27,9 @@ void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
 void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
                                 const CodegenOptions &options) {
   mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
+  // Target-independent loop transformations on tile IR.
+  // LOOPSPLIT-MERGE
+  // Layouts.
   mlir::tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.vectorBytes = std::min(16u, options.tensorAlignment);
@@ -28,7 +40,27 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
   // the loop.
   fpm.addPass(mlir::createLoopInvariantCodeMotionPass());
   fpm.addPass(mlir::createCSEPass());
+}
+
+void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
+                                  const CodegenOptions &options) {
+  mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
+  // Operands of the tensor cores: through shared memory, sliced along K.
+  // sm_80 and later: cp.async into swizzled buffers, ldmatrix, mma.sync.
+  // (sm_90a: wgmma, TMA and mbarriers take this place.)
   fpm.addPass(mlir::tile::createTileStageMmaOperands());
+  fpm.addPass(mlir::tile::createTileSliceMmaK());
+  // Copies ahead of their use: multi-stage rings in loops, then straight
+  // line code.
+  mlir::tile::TilePipelineOptions pipelineOptions;
+  pipelineOptions.numStages = options.numStages;
+  fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
+  fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
+  fpm.addPass(mlir::createCanonicalizerPass());
+  fpm.addPass(mlir::createCSEPass());
+  // Shared memory: offsets, then the barriers its accesses need.
+  pm.addPass(mlir::tile::createTileAllocateSharedMemory());
+  pm.addPass(mlir::tile::createTileInsertBarriers());
 }
 
 void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm) {
@@ -37,12 +69,24 @@ void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCSEPass());
 }
 
+void tilec::buildCodegenPipeline(mlir::OpPassManager &pm,
+                                 const CodegenOptions &options) {
+  buildLayoutPipeline(pm, options);
+  buildSchedulePipeline(pm, options);
+  buildLowerToLLVMPipeline(pm);
+}
+
 void tilec::registerPipelines() {
   mlir::PassPipelineRegistration<>(
       "tile-to-llvm", "Assign layouts and lower tile IR to LLVM/NVVM",
       [](mlir::OpPassManager &pm) {
-        buildLayoutPipeline(pm, CodegenOptions());
-        buildLowerToLLVMPipeline(pm);
+        buildCodegenPipeline(pm, CodegenOptions());
+      });
+  mlir::PassPipelineRegistration<>(
+      "tile-schedule", "Stage mma operands, pipeline loops, allocate shared "
+                       "memory and place barriers (laid-out tile IR)",
+      [](mlir::OpPassManager &pm) {
+        buildSchedulePipeline(pm, CodegenOptions());
       });
   mlir::PassPipelineRegistration<>(
       "tile-cleanup", "Clean up freshly emitted tile IR",

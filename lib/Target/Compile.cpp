@@ -182,9 +182,10 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     mlir::PassManager pm(&context);
     if (request.configurePM && mlir::failed(request.configurePM(pm)))
       return false;
-    buildLayoutPipeline(pm, codegen);
     if (toLLVM)
-      buildLowerToLLVMPipeline(pm);
+      buildCodegenPipeline(pm, codegen);
+    else
+      buildLayoutPipeline(pm, codegen);
     return mlir::succeeded(pm.run(m));
   };
   if (stage == Stage::Layout || stage == Stage::NVVM) {

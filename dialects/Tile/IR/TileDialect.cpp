@@ -4,6 +4,7 @@
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -123,6 +124,27 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError() << "'" << getConstantsAttrName()
                              << "' must be a dictionary of constants";
+    return success();
+  }
+  // Loop attributes: set in the source (range(..., num_stages=N,
+  // loop_split=False)) or by the passes.
+  if (attr.getName() == "tile.num_stages" ||
+      attr.getName() == "tile.loop_split" ||
+      attr.getName() == "tile.pipelined") {
+    if (!isa<scf::ForOp>(op))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' applies only to scf.for";
+    if (attr.getName() == "tile.num_stages") {
+      auto n = dyn_cast<IntegerAttr>(attr.getValue());
+      if (!n || n.getInt() < 1 || n.getInt() > 16)
+        return op->emitError("'tile.num_stages' must be an integer from 1 "
+                             "to 16");
+    } else if (attr.getName() == "tile.loop_split") {
+      if (!isa<BoolAttr>(attr.getValue()))
+        return op->emitError("'tile.loop_split' must be a boolean");
+    } else if (!isa<UnitAttr>(attr.getValue())) {
+      return op->emitError("'tile.pipelined' must be a unit attribute");
+    }
     return success();
   }
   if (attr.getName() != getKernelAttrName())

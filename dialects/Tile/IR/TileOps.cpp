@@ -427,7 +427,38 @@ LogicalResult LocalLoadOp::verify() {
                        getType().getShape());
 }
 
-LogicalResult AsyncLoadOp::verify() {
+LogicalResult SmemAllocOp::verify() {
+  SharedMemoryType buf = getType();
+  if (buf.getLayout().getOrder().size() != buf.getShape().size())
+    return emitOpError("the shared layout's order must cover every dimension");
+  if (llvm::any_of(buf.getShape(), [](int64_t d) { return d <= 0; }))
+    return emitOpError("the buffer's dimensions must be positive");
+  return success();
+}
+
+LogicalResult SmemSlotOp::verify() {
+  SharedMemoryType ring = getRing().getType();
+  SharedMemoryType buf = getType();
+  ArrayRef<int64_t> shape = ring.getShape();
+  if (shape.size() < 2 || buf.getShape() != shape.drop_front() ||
+      buf.getElementType() != ring.getElementType())
+    return emitOpError() << "the result must be one stage of the ring: its "
+                            "shape without the leading dimension, in its "
+                            "element type";
+  // The ring's layout is the stage's with the stage dimension slowest.
+  SharedLayoutAttr r = ring.getLayout(), l = buf.getLayout();
+  ArrayRef<unsigned> ro = r.getOrder(), lo = l.getOrder();
+  bool sameOrder = ro.size() == lo.size() + 1 && ro.back() == 0;
+  for (unsigned i = 0; sameOrder && i < lo.size(); ++i)
+    sameOrder = ro[i] == lo[i] + 1;
+  if (!sameOrder || r.getVec() != l.getVec() ||
+      r.getPerPhase() != l.getPerPhase() || r.getMaxPhase() != l.getMaxPhase())
+    return emitOpError("the ring's shared layout must be the stage's, with the "
+                       "stage dimension slowest");
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
   auto tensorType = getTensor().getType();
   ArrayRef<int64_t> shape = getShape();
   if (getIndices().size() != tensorType.getRank() ||
@@ -437,7 +468,7 @@ LogicalResult AsyncLoadOp::verify() {
   if (auto order = getOrder())
     if (failed(verifyPermutation(*this, *order, tensorType.getRank(), "order")))
       return failure();
-  SharedMemoryType buf = getType();
+  SharedMemoryType buf = getBuffer().getType();
   if (buf.getElementType() != tensorType.getElementType() ||
       !matchNonUnitDims(shape, buf.getShape()) ||
       llvm::is_contained(buf.getShape(), 1))
@@ -448,13 +479,22 @@ LogicalResult AsyncLoadOp::verify() {
   return success();
 }
 
-void AsyncLoadOp::getEffects(
+void AsyncCopyOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
                        SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
+  effects.emplace_back(MemoryEffects::Write::get(), &getBufferMutable(),
                        SharedMemoryResource::get());
+}
+
+LogicalResult BarrierOp::verify() {
+  if (getId().has_value() != getNumThreads().has_value())
+    return emitOpError("a named barrier needs both 'id' and 'num_threads'");
+  if (auto n = getNumThreads(); n && *n % 32)
+    return emitOpError() << "'num_threads' must be a multiple of 32, not "
+                         << *n;
+  return success();
 }
 
 #define GET_OP_CLASSES

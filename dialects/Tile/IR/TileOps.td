@@ -359,49 +359,120 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [
   let hasVerifier = 1;
 }
 
-def Tile_AsyncLoadOp : Tile_Op<"async_load", [
+def Tile_SmemAllocOp : Tile_Op<"smem_alloc", [
+    MemoryEffects<[MemAlloc<SharedMemoryResource>]>]> {
+  let summary = "a shared memory buffer";
+  let description = [{
+    A buffer of the result's shape in the thread block's shared memory, with
+    undefined contents, written by `tile.async_copy` and read by
+    `tile.local_load`. A buffer whose leading dimension is a stage dimension
+    (a ring of buffers for a software-pipelined loop) is indexed with
+    `tile.smem_slot`. `tile-allocate-shared-memory` gives it its offset.
+
+    ```mlir
+    %ring = tile.smem_alloc : !tile.smem<[3, 64, 128], f16, #shared3>
+    ```
+  }];
+  let results = (outs Tile_SharedMemoryType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SmemSlotOp : Tile_Op<"smem_slot", [Pure]> {
+  let summary = "one stage of a ring of shared memory buffers";
+  let description = [{
+    The buffer at index `slot` of the leading (stage) dimension of `ring`:
+    the result has the ring's shape without that dimension and the ring's
+    shared layout restricted to the other dimensions. `slot` must be less
+    than the number of stages.
+
+    ```mlir
+    %k = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 128], f16, #shared3> -> !tile.smem<[64, 128], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_SharedMemoryType:$ring, I32:$slot);
+  let results = (outs Tile_SharedMemoryType:$result);
+  let assemblyFormat =
+      "$ring `[` $slot `]` attr-dict `:` type($ring) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "copy a tile from global to shared memory without registers";
   let description = [{
-    `tile.load` of a tile of shape `shape` (as `tile.load` defines the
-    indices, `order` and bounds; elements outside the tensor read as zero)
-    straight into a shared memory buffer, with `cp.async`. The buffer holds
-    the tile with its size-1 dimensions dropped. `layout`, a blocked layout
-    of the buffer's shape, says which thread copies which elements.
+    Starts copying the tile `tile.load` would read (the same `indices`,
+    `order` and bounds, a tile of shape `shape`; elements outside the tensor
+    read as zero) into `buffer`, which holds the tile with its size-1
+    dimensions dropped. `layout`, a blocked layout of the buffer's shape,
+    says which thread copies which elements. With `if %pred` false, nothing
+    is copied. Each copy is one group of the thread's asynchronous copies,
+    predicated off or not: `tile.async_wait` counts them. `latency` is the
+    pipelining hint of the load it was made from.
+
+    On sm_80 and later this is `cp.async` (4, 8 or 16 bytes per thread and
+    vector) followed by `cp.async.commit_group`.
 
     ```mlir
-    %k = tile.async_load %K[%b, %h, %c0, %j] {shape = array<i64: 1, 1, 128, 64>,
+    tile.async_copy %K[%b, %h, %c0, %j], %buf if %p {shape = array<i64: 1, 1, 128, 64>,
         order = array<i32: 0, 1, 3, 2>, layout = #blocked}
-        : !tile.global<f16, 4> -> !tile.smem<[128, 64], f16, #shared>
+        : !tile.global<f16, 4>, !tile.smem<[128, 64], f16, #shared>
     ```
   }];
   let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
+                       Tile_SharedMemoryType:$buffer, Optional<I1>:$pred,
                        DenseI64ArrayAttr:$shape,
                        OptionalAttr<DenseI32ArrayAttr>:$order,
-                       Tile_BlockedLayoutAttr:$layout);
-  let results = (outs Tile_SharedMemoryType:$result);
+                       Tile_BlockedLayoutAttr:$layout,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$latency);
   let assemblyFormat = [{
-    $tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)
+    $tensor `[` $indices `]` `,` $buffer (`if` $pred^)? attr-dict `:` type($tensor) `,` type($buffer)
   }];
   let hasVerifier = 1;
 }
 
 def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
-  let summary = "wait until async copies into a buffer have landed";
+  let summary = "wait until this thread's async copies have landed";
   let description = [{
-    Waits until at most `pending` of this thread's `tile.async_load` copies
+    Waits until at most `pending` of this thread's `tile.async_copy` groups
     are still in flight (copies complete in the order they were issued, so
-    `pending` counts those issued after the one filling `buffer`), then
-    synchronizes the block so that every thread sees `buffer`.
+    `pending` counts the copies issued after the one waited for). The
+    `buffers` are the ones whose copies this completes: their data is then
+    visible to this thread; other threads see it after a `tile.barrier`
+    (which `tile-insert-barriers` places).
 
     ```mlir
     tile.async_wait %k {pending = 1 : i32} : !tile.smem<[128, 64], f16, #shared>
+    tile.async_wait {pending = 0 : i32}
     ```
   }];
-  let arguments = (ins Tile_SharedMemoryType:$buffer,
-                       DefaultValuedAttr<I32Attr, "0">:$pending);
-  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pending);
+  let assemblyFormat = "$buffers attr-dict (`:` type($buffers)^)?";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "synchronize a set of threads of the block";
+  let description = [{
+    Waits until every thread of the set has reached the barrier; shared
+    memory accesses made before it by these threads are visible to them
+    after it. Without attributes the set is the whole thread block
+    (`bar.sync 0`); with `id` and `num_threads`, it is the named barrier
+    `id` shared by `num_threads` threads (a multiple of 32), as warp
+    specialized code uses to synchronize a subset of warps.
+
+    ```mlir
+    tile.barrier
+    tile.barrier {id = 1 : i32, num_threads = 256 : i32}
+    ```
+  }];
+  let arguments = (ins
+      OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<15>]>>:$id,
+      OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 #endif // TILE_OPS_TD

@@ -48,22 +48,121 @@ def TileRemoveLayoutConversions
 
 def TileStageMmaOperands
     : Pass<"tile-stage-mma-operands", "::mlir::func::FuncOp"> {
-  let summary = "Feed mma from shared memory, one K slice at a time";
+  let summary = "Put mma operands that need it in shared memory";
   let description = [{
-    An mma operand that reaches its operand layout through shared memory
-    (a loaded K or V tile, say) is written once to a swizzled shared memory
-    buffer (`tile.local_alloc`), and the mma is split along K into steps of
-    16: each step reads just its slice of the operands (`tile.local_load`,
-    which becomes `ldmatrix`) right before its `mma.sync`. Operands already
-    in registers (the P tile of attention) are sliced with `tile.extract`.
-    So a thread never holds a whole operand tile in registers.
+    An mma operand that reaches its operand layout through shared memory (a
+    loaded K or V tile, say) is written to a swizzled shared memory buffer,
+    from which the mma reads it (`tile.local_load`, which becomes
+    `ldmatrix`):
 
-    A tile that comes straight from `tile.load` is copied with
-    `tile.async_load` (cp.async) instead, bypassing registers; each copy is
-    issued as early as its block allows (after the ops its indices come
-    from and after earlier copies) and waited for (`tile.async_wait`, with
-    the number of later copies that may stay in flight) right before the
-    first read, so that it overlaps with the work in between.
+    - a tile that comes straight from `tile.load` (through reshapes that drop
+      size-1 dimensions) and is used nowhere else is copied from global to
+      shared memory without registers: `tile.smem_alloc`, `tile.async_copy`
+      and, right before the mma, `tile.async_wait`;
+    - any other tile is written from registers with `tile.local_alloc`.
+
+    The mma then reads its operand whole from the buffer; splitting it
+    along K is `tile-slice-mma-k`'s job, scheduling the copies
+    `tile-pipeline`'s and `tile-schedule-async-copies`'.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileSliceMmaK : Pass<"tile-slice-mma-k", "::mlir::func::FuncOp"> {
+  let summary = "Split mma along K into steps of the instruction's K";
+  let description = [{
+    A `tile.mma` whose operands are read from shared memory (or whose K is
+    larger than the instruction's) becomes a chain of mmas over K slices of
+    16: each step reads just its slice (`tile.local_load` of the buffer, or
+    `tile.extract` of an operand held in registers) right before its
+    `mma.sync`, so that a thread never holds a whole operand tile.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
+  let summary = "Software-pipeline the async copies of loops";
+  let description = [{
+    Each `tile.async_copy` in the body of an `scf.for` whose source
+    indices depend only on the induction variable and on values defined
+    outside the loop gets a ring of `S` shared-memory buffers
+    (`tile.smem_alloc` with a leading stage dimension, indexed with
+    `tile.smem_slot` by a loop-carried iteration counter), and is issued
+    `S - 1` iterations ahead:
+
+    - a prologue before the loop issues the copies of the first `S - 1`
+      iterations;
+    - in the steady state, each iteration waits for its own copy
+      (`tile.async_wait` with the exact number of later copies that may stay
+      in flight), then issues the copy `S - 1` iterations ahead into the slot
+      the previous iteration has finished reading;
+    - copies for iterations past the end are predicated off (they still
+      count as a copy group, so the wait counts hold for any trip count,
+      0 and 1 included, and for run-time bounds), and the loop is followed
+      by a wait for all copies.
+
+    `S` comes from the `latency` hint of the load the copy was made from
+    (at least 2 buffers are used when pipelining at all), else from the
+    loop's `tile.num_stages` attribute, else from `default-stages`; a
+    non-zero `num-stages` overrides all three (1 turns pipelining off).
+    Waits for copies issued before the loop move below the prologue, so
+    that they overlap with it.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "0",
+           "Stages for every pipelined copy (0: from the hints)">,
+    Option<"defaultStages", "default-stages", "unsigned", "2",
+           "Stages for copies without a latency hint">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TileScheduleAsyncCopies
+    : Pass<"tile-schedule-async-copies", "::mlir::func::FuncOp"> {
+  let summary = "Issue async copies early and wait as late as possible";
+  let description = [{
+    Moves each `tile.async_copy` up its block, to right after the ops its
+    operands come from (but not above an earlier copy, nor above an op that
+    may write global memory), and moves each `tile.async_wait` down to the
+    first op of its block that reads one of the buffers it waits for,
+    raising its `pending` count by the copies it passes: the copy then
+    overlaps with the work in between. Waits and copies in loops that
+    `tile-pipeline` has scheduled are left as they are.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileAllocateSharedMemory
+    : Pass<"tile-allocate-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "Give every shared memory buffer an offset";
+  let description = [{
+    Computes the live range of every shared memory buffer of a kernel
+    (`tile.smem_alloc`, `tile.local_alloc`, and the scratch memory of layout
+    conversions and reductions that go through shared memory) and gives each
+    a byte offset (`tile.smem_offset`) such that buffers whose live ranges
+    overlap do not overlap in memory. A buffer used inside a loop it is not
+    defined in is live for the whole loop. The kernel gets the total in
+    `tile.shared_bytes`.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::ModuleOp"> {
+  let summary = "Synchronize threads where shared memory accesses conflict";
+  let description = [{
+    Walks each kernel in program order, tracking the shared memory byte
+    ranges read and written since the last barrier, and inserts a
+    `tile.barrier` before an op whose access conflicts with one of them
+    (read after write, write after read, write after write). An async copy
+    writes its buffer when issued (earlier readers must be done) and its
+    data becomes visible to the thread at the `tile.async_wait` that
+    completes it (later readers in other threads need a barrier). Loops are
+    analyzed to a fixed point, so that accesses at the end of one iteration
+    are ordered with those at the start of the next; both branches of an
+    `scf.if` start from the state before it. Requires
+    `tile-allocate-shared-memory`.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

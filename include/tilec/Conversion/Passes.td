@@ -15,9 +15,11 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     `tile.mma` becomes `mma.sync.m16n8k16`; reductions use shuffles and
     shared memory; layout conversions move registers or go through shared
     memory. Then scf, arith, math and func are lowered to LLVM, and the
-    kernel gets `nvvm.kernel`, `nvvm.maxntid` and `tile.shared_bytes` (the
-    dynamic shared memory it needs). Kernels must have been through
-    `tile-assign-layouts`.
+    kernel gets `nvvm.kernel` and `nvvm.maxntid`. Kernels must have been
+    through `tile-assign-layouts`, and their shared memory through
+    `tile-allocate-shared-memory` (which records the kernel's
+    `tile.shared_bytes`) and `tile-insert-barriers`: the lowering places no
+    barriers between ops.
   }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

@@ -8,6 +8,8 @@
 #ifndef TILEC_PIPELINE_PIPELINE_H
 #define TILEC_PIPELINE_PIPELINE_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 
 namespace mlir {
@@ -34,13 +36,26 @@ struct CodegenOptions {
   bool loopSplit = true;
 };
 
-/// Layout assignment and the clean-up of layout conversions (tilec
-/// --emit=layout stops here).
+/// True for the Hopper targets (sm_90, sm_90a).
+bool isHopper(llvm::StringRef arch);
+
+/// Loop splitting, layout assignment and the clean-up of layout conversions
+/// (tilec --emit=layout stops here).
 void buildLayoutPipeline(mlir::OpPassManager &pm,
                          const CodegenOptions &options);
 
-/// From laid-out tile IR to the LLVM and NVVM dialects.
+/// From laid-out tile IR to scheduled tile IR: mma operands staged in
+/// shared memory, loops software-pipelined, shared memory allocated and
+/// barriers placed. The target-specific part of the pipeline.
+void buildSchedulePipeline(mlir::OpPassManager &pm,
+                           const CodegenOptions &options);
+
+/// From scheduled tile IR to the LLVM and NVVM dialects.
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// The three above, in order: tile IR to LLVM/NVVM for options.arch.
+void buildCodegenPipeline(mlir::OpPassManager &pm,
+                          const CodegenOptions &options);
 
 /// Registers the pipelines above with the pass registry (tile-opt).
 void registerPipelines();

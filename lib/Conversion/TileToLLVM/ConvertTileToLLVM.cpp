@@ -45,6 +45,9 @@ LogicalResult lowerTiles(ModuleOp module) {
     return !hasTileTypes(op->getOperandTypes()) &&
            !hasTileTypes(op->getResultTypes());
   });
+  // Shared memory and synchronization ops may have no tile-typed operand.
+  target.addIllegalOp<tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp,
+                      tile::AsyncWaitOp, tile::BarrierOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -108,7 +111,6 @@ struct ConvertTileToLLVMPass
       func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                         {int32_t(warps.getInt() * 32), 1, 1}));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
-      allocateSharedMemory(func);
     }
     if (failed(lowerTiles(module)) || failed(lowerToLLVM(module)))
       return signalPassFailure();

@@ -252,11 +252,11 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
     // Through shared memory.
     Location loc = op.getLoc();
     Type elt = op.getType().getElementType();
-    int64_t bytes =
-        op.getType().getNumElements() * std::max(1u, bitWidth(elt) / 8);
-    Value base = getSharedMemory(rewriter, loc, op, bytes);
+    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+    if (failed(scratch))
+      return failure();
+    Value base = *scratch;
     SmallVector<unsigned> order = sharedOrder(dst, src);
-    createBarrier(rewriter, loc); // earlier readers of the buffer are done
     accessShared(rewriter, loc, base, src, order, elt, adaptor.getSource());
     createBarrier(rewriter, loc);
     SmallVector<Value> regs =

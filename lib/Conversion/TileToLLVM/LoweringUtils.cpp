@@ -144,12 +144,6 @@ static Value sharedMemoryBase(OpBuilder &b, Location loc, Operation *user) {
                                    kSharedMemorySymbol);
 }
 
-static void requireSharedBytes(Operation *func, Builder &b, int64_t bytes) {
-  auto prev = func->getAttrOfType<IntegerAttr>(kSharedBytesAttr);
-  if (!prev || prev.getInt() < bytes)
-    func->setAttr(kSharedBytesAttr, b.getI32IntegerAttr(bytes));
-}
-
 Value tilec::getSharedMemoryAt(OpBuilder &b, Location loc, Operation *user,
                                int64_t byteOffset) {
   Value base = sharedMemoryBase(b, loc, user);
@@ -159,31 +153,13 @@ Value tilec::getSharedMemoryAt(OpBuilder &b, Location loc, Operation *user,
                              ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
 }
 
-Value tilec::getSharedMemory(OpBuilder &b, Location loc, Operation *user,
-                             int64_t bytes) {
-  Operation *func = user->getParentOfType<FunctionOpInterface>();
-  int64_t scratch = 0;
-  if (auto a = func->getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
-    scratch = a.getInt();
-  requireSharedBytes(func, b, scratch + bytes);
-  return getSharedMemoryAt(b, loc, user, scratch);
-}
-
-void tilec::allocateSharedMemory(Operation *func) {
-  Builder b(func->getContext());
-  int64_t offset = 0;
-  func->walk([&](Operation *alloc) {
-    if (!isa<tile::LocalAllocOp, tile::AsyncLoadOp>(alloc))
-      return;
-    auto type = cast<tile::SharedMemoryType>(alloc->getResult(0).getType());
-    int64_t bytes = type.getNumElements() *
-                    std::max(1u, bitWidth(type.getElementType()) / 8);
-    alloc->setAttr(kSharedOffsetAttr, b.getI32IntegerAttr(offset));
-    offset = llvm::alignTo(offset + bytes, 128);
-  });
-  func->setAttr(kScratchOffsetAttr, b.getI32IntegerAttr(offset));
-  if (offset)
-    requireSharedBytes(func, b, offset);
+FailureOr<Value> tilec::getScratchMemory(OpBuilder &b, Location loc,
+                                         Operation *op) {
+  auto offset = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
+  if (!offset)
+    return op->emitOpError("needs scratch shared memory, which was not "
+                           "allocated: run tile-allocate-shared-memory first");
+  return getSharedMemoryAt(b, loc, op, offset.getInt());
 }
 
 static Value shrConst(OpBuilder &b, Location loc, Value v, unsigned s) {

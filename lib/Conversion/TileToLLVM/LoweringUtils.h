@@ -11,6 +11,7 @@
 #define TILEC_LIB_CONVERSION_TILETOLLVM_LOWERINGUTILS_H
 
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -62,25 +63,18 @@ std::optional<llvm::SmallVector<unsigned>> registerMapping(
 /// along `dim`: 2^k consecutive registers are then contiguous along `dim`.
 unsigned contiguousRegisters(const LinearLayout &layout, unsigned dim);
 
-/// Scratch shared memory for one op (layout conversions, reductions across
-/// warps): an `!llvm.ptr<3>` past the kernel's buffers, and a record that
-/// the kernel needs `bytes` of it.
-mlir::Value getSharedMemory(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Operation *user, int64_t bytes);
+/// The scratch shared memory of `op` (a layout conversion or reduction that
+/// goes through shared memory), at the offset tile-allocate-shared-memory
+/// gave it; an error when it has none.
+mlir::FailureOr<mlir::Value> getScratchMemory(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              mlir::Operation *op);
 /// The dynamic shared memory `byteOffset` bytes in.
 mlir::Value getSharedMemoryAt(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Operation *user, int64_t byteOffset);
-/// Gives every tile.local_alloc of `func` its offset (tile.smem_offset) and
-/// the function its scratch offset and size so far.
-void allocateSharedMemory(mlir::Operation *func);
 
-/// The name of the module's dynamic shared memory symbol, the kernel
-/// attributes with the bytes it needs and where scratch space starts, and
-/// the attribute with a buffer's offset.
+/// The name of the module's dynamic shared memory symbol.
 inline constexpr llvm::StringLiteral kSharedMemorySymbol = "tile_shared_memory";
-inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
-inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
-inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.smem_offset";
 
 /// Element offset of `coords` in a shared memory buffer: row-major over its
 /// layout's order, 16-byte chunks of row r XOR-ed with
@@ -119,7 +113,9 @@ private:
 std::optional<llvm::SmallVector<int64_t>>
 additiveThreadBound(const LinearLayout &layout);
 
-/// bar.sync 0 across the thread block.
+/// bar.sync 0 across the thread block, inside the lowering of one op whose
+/// threads exchange data through its scratch memory (between their own
+/// write and read; barriers between ops come from tile-insert-barriers).
 void createBarrier(mlir::OpBuilder &b, mlir::Location loc);
 
 /// Packs `values` (of one scalar type) into 32-bit words and back, for

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -276,20 +277,19 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
   }
 };
 
-/// The copy of a tile.async_load: each thread issues cp.async for the
-/// vectors its layout gives it; vectors outside the tensor copy zero bytes
-/// (cp.async fills the rest of the destination with zeros).
-struct AsyncLoadLowering : OpConversionPattern<tile::AsyncLoadOp> {
+/// The copy of a tile.async_copy: each thread issues cp.async for the
+/// vectors its layout gives it (vectors outside the tensor copy zero bytes:
+/// cp.async fills the rest of the destination with zeros), under the copy's
+/// predicate, then commits them as one group, predicated off or not, so that
+/// every copy op is one group for the waits to count.
+struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(tile::AsyncLoadOp op, OneToNOpAdaptor adaptor,
+  matchAndRewrite(tile::AsyncCopyOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto bufType = op.getType();
+    auto bufType = op.getBuffer().getType();
     Type elt = bufType.getElementType();
-    auto offsetAttr = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
-    if (!offsetAttr)
-      return op.emitError("shared memory was not allocated for this buffer");
     // The buffer's layout, and the same on the tile's full (unsqueezed) view.
     LinearLayout buf = tile::toLinearLayout(op.getLayout(), bufType.getShape());
     ArrayRef<int64_t> shape = op.getShape();
@@ -307,47 +307,59 @@ struct AsyncLoadLowering : OpConversionPattern<tile::AsyncLoadOp> {
     expand(buf.regs, view.regs);
     expand(buf.lanes, view.lanes);
     expand(buf.warps, view.warps);
-    SmallVector<Value> indices;
-    for (ValueRange v : adaptor.getIndices())
-      indices.push_back(v.front());
-    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices, shape,
-                      elt, view, op.getOrder());
-    unsigned vec = access.getVectorLength();
-    unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
-    if (bytes != 4 && bytes != 8 && bytes != 16)
-      return op.emitError()
-             << "cp.async copies 4, 8 or 16 bytes, not " << bytes;
-    Value base = getSharedMemoryAt(rewriter, loc, op, offsetAttr.getInt());
-    SmallVector<Value> bufOffsets = threadOffsets(rewriter, loc, buf);
-    createBarrier(rewriter, loc); // earlier readers of this memory are done
-    for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
-      Access a = access.at(r);
-      SmallVector<Value> coords =
-          registerCoords(rewriter, loc, buf, bufOffsets, r);
-      Value dst = LLVM::GEPOp::create(
-          rewriter, loc, base.getType(), elt, base,
-          ValueRange{sharedOffset(rewriter, loc, bufType, coords)});
-      Value srcBytes = arith::SelectOp::create(rewriter, loc, a.inBounds,
-                                               constI32(rewriter, loc, bytes),
-                                               constI32(rewriter, loc, 0));
-      NVVM::CpAsyncOp::create(rewriter, loc, dst, a.address, bytes,
-                              bytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                          : NVVM::LoadCacheModifierKind::CA,
-                              srcBytes);
+    Value base = adaptor.getBuffer().front();
+    auto emitCopies = [&](OpBuilder &b) -> LogicalResult {
+      SmallVector<Value> indices;
+      for (ValueRange v : adaptor.getIndices())
+        indices.push_back(v.front());
+      TileAccess access(b, loc, op, adaptor.getTensor(), indices, shape, elt,
+                        view, op.getOrder());
+      unsigned vec = access.getVectorLength();
+      unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
+      if (bytes != 4 && bytes != 8 && bytes != 16)
+        return op.emitError()
+               << "cp.async copies 4, 8 or 16 bytes, not " << bytes;
+      SmallVector<Value> bufOffsets = threadOffsets(b, loc, buf);
+      for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+        Access a = access.at(r);
+        SmallVector<Value> coords = registerCoords(b, loc, buf, bufOffsets, r);
+        Value dst = LLVM::GEPOp::create(
+            b, loc, base.getType(), elt, base,
+            ValueRange{sharedOffset(b, loc, bufType, coords)});
+        Value srcBytes = arith::SelectOp::create(
+            b, loc, a.inBounds, constI32(b, loc, bytes), constI32(b, loc, 0));
+        NVVM::CpAsyncOp::create(b, loc, dst, a.address, bytes,
+                                bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                            : NVVM::LoadCacheModifierKind::CA,
+                                srcBytes);
+      }
+      return success();
+    };
+    if (!op.getPred()) {
+      if (failed(emitCopies(rewriter)))
+        return failure();
+    } else {
+      auto ifOp = scf::IfOp::create(rewriter, loc, adaptor.getPred().front(),
+                                    /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      if (failed(emitCopies(rewriter)))
+        return failure();
     }
     NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
-    rewriter.replaceOp(op, base);
+    rewriter.eraseOp(op);
     return success();
   }
 };
 
+/// The data of the awaited copies is visible to this thread afterwards; the
+/// barrier that shows it to the others is tile-insert-barriers' business.
 struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::AsyncWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
-    createBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -367,6 +379,6 @@ struct DimLowering : OpConversionPattern<tile::DimOp> {
 
 void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<LoadLowering, StoreLowering, DimLowering, AsyncLoadLowering,
+  patterns.add<LoadLowering, StoreLowering, DimLowering, AsyncCopyLowering,
                AsyncWaitLowering>(converter, patterns.getContext());
 }

@@ -111,8 +111,10 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     for (auto [j, basis] : llvm::enumerate(src.warps))
       if (basis[axis] != 0)
         axisWarpBits.push_back(j);
-    if (!axisWarpBits.empty())
-      reduceAcrossWarps(rewriter, op, src, keys, partial, axisWarpBits);
+    if (!axisWarpBits.empty() &&
+        failed(reduceAcrossWarps(rewriter, op, src, keys, partial,
+                                 axisWarpBits)))
+      return failure();
 
     // The result registers, by coordinates.
     SmallVector<int64_t> keepShape(srcType.getShape());
@@ -144,7 +146,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
 
   /// Every warp writes its partial results to shared memory, then each
   /// thread combines the partials of all warps along the axis.
-  void reduceAcrossWarps(ConversionPatternRewriter &b, tile::ReduceOp op,
+  LogicalResult reduceAcrossWarps(ConversionPatternRewriter &b,
+                                  tile::ReduceOp op,
                          const LinearLayout &src, ArrayRef<Basis> keys,
                          SmallVectorImpl<Value> &partial,
                          ArrayRef<unsigned> axisWarpBits) const {
@@ -156,11 +159,12 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     Type memElt = elt.isInteger(1) ? b.getI8Type() : elt;
     unsigned bytes = std::max(1u, bitWidth(memElt) / 8);
     unsigned slots = 1u << axisWarpBits.size();
-    int64_t elements = 1;
-    for (unsigned d = 0; d < rank; ++d)
-      if (d != axis)
-        elements *= shape[d];
-    Value base = getSharedMemory(b, loc, op, elements * slots * bytes);
+    // The scratch holds one partial per warp slot for each element off the
+    // axis (tile::getScratchBytes sized it).
+    FailureOr<Value> scratch = getScratchMemory(b, loc, op);
+    if (failed(scratch))
+      return failure();
+    Value base = *scratch;
 
     // This thread's coordinates off the axis, and its warp's slot.
     SmallVector<Value> offsets = threadOffsets(b, loc, src);
@@ -192,7 +196,6 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       return elt.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, memElt, v))
                               : v;
     };
-    createBarrier(b, loc);
     SmallVector<Value> firstIndex;
     for (auto [g, key] : llvm::enumerate(keys)) {
       Value index = elementIndex(key);
@@ -217,6 +220,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       }
       partial[g] = acc;
     }
+    return success();
   }
 };
 

@@ -40,9 +40,10 @@ struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto bufType = op.getType();
-    auto offsetAttr = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
     if (!offsetAttr)
-      return op.emitError("shared memory was not allocated for this buffer");
+      return op.emitError("shared memory was not allocated for this buffer: "
+                          "run tile-allocate-shared-memory first");
     Type elt = bufType.getElementType();
     Value base = getSharedMemoryAt(rewriter, loc, op, offsetAttr.getInt());
 
@@ -52,7 +53,6 @@ struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
                                       bufType.getLayout().getVec());
     SmallVector<Value> offsets = threadOffsets(rewriter, loc, src);
     ValueRange regs = adaptor.getSource();
-    createBarrier(rewriter, loc); // earlier readers of this memory are done
     for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
       SmallVector<Value> coords =
           registerCoords(rewriter, loc, src, offsets, r);
@@ -68,8 +68,63 @@ struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
       LLVM::StoreOp::create(rewriter, loc, v, ptr,
                             vec * std::max(1u, bitWidth(elt) / 8));
     }
-    createBarrier(rewriter, loc);
     rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+/// A buffer is a pointer to its first byte.
+struct SmemAllocLowering : OpConversionPattern<tile::SmemAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemAllocOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
+    if (!offsetAttr)
+      return op.emitError("shared memory was not allocated for this buffer: "
+                          "run tile-allocate-shared-memory first");
+    rewriter.replaceOp(
+        op, getSharedMemoryAt(rewriter, op.getLoc(), op, offsetAttr.getInt()));
+    return success();
+  }
+};
+
+/// Stage `slot` of a ring starts slot * (bytes of a stage) in.
+struct SmemSlotLowering : OpConversionPattern<tile::SmemSlotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemSlotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value ring = adaptor.getRing().front();
+    Value slot = adaptor.getSlot().front();
+    Value offset = arith::MulIOp::create(
+        rewriter, loc, slot,
+        constI32(rewriter, loc, tile::getSharedBytes(op.getType())));
+    rewriter.replaceOp(op, LLVM::GEPOp::create(rewriter, loc, ring.getType(),
+                                               rewriter.getI8Type(), ring,
+                                               ValueRange{offset}));
+    return success();
+  }
+};
+
+/// `bar.sync 0` for the whole block, `bar.sync id, n` for a named barrier.
+struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (!op.getId()) {
+      createBarrier(rewriter, loc);
+    } else {
+      NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type(),
+                              constI32(rewriter, loc, *op.getId()),
+                              constI32(rewriter, loc, *op.getNumThreads()),
+                              /*reductionOp=*/nullptr,
+                              /*reductionPredicate=*/Value());
+    }
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -287,6 +342,7 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
 
 void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<LocalAllocLowering, LocalLoadLowering, ExtractLowering>(
+  patterns.add<SmemAllocLowering, SmemSlotLowering, BarrierLowering,
+               LocalAllocLowering, LocalLoadLowering, ExtractLowering>(
       converter, patterns.getContext());
 }

@@ -1,0 +1,68 @@
+//===- SharedMemory.cpp - What shared memory each op needs ----------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/LinearLayout.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+unsigned tile::getSharedElementBytes(Type elementType) {
+  return std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t tile::getSharedBytes(SharedMemoryType type) {
+  return type.getNumElements() * getSharedElementBytes(type.getElementType());
+}
+
+bool tile::isRegisterOnlyConversion(RankedTensorType from,
+                                    RankedTensorType to) {
+  if (!isDistributedLayout(from.getEncoding()) ||
+      !isDistributedLayout(to.getEncoding()))
+    return false;
+  LinearLayout a = toLinearLayout(from.getEncoding(), from.getShape());
+  LinearLayout b = toLinearLayout(to.getEncoding(), to.getShape());
+  if (!a.sameThreadMapping(b))
+    return false;
+  for (unsigned r = 0; r < b.getNumRegs(); ++r)
+    if (!a.findReg(b.regCoords(r)))
+      return false;
+  return true;
+}
+
+int64_t tile::getScratchBytes(Operation *op) {
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+    RankedTensorType type = cvt.getType();
+    if (isRegisterOnlyConversion(cvt.getSource().getType(), type))
+      return 0;
+    return type.getNumElements() *
+           getSharedElementBytes(type.getElementType());
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto type = cast<RankedTensorType>(reduce.getSource().getType());
+    if (!isDistributedLayout(type.getEncoding()))
+      return 0;
+    LinearLayout src = toLinearLayout(type.getEncoding(), type.getShape());
+    unsigned axis = reduce.getAxis();
+    int64_t slots = 1;
+    for (const LinearLayout::Basis &b : src.warps)
+      if (b[axis] != 0)
+        slots *= 2;
+    if (slots == 1)
+      return 0;
+    int64_t elements = 1;
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      if (d != axis)
+        elements *= type.getDimSize(d);
+    return elements * slots * getSharedElementBytes(type.getElementType());
+  }
+  return 0;
+}
+
+Operation *tile::getAllocation(Value buffer) {
+  while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
+    buffer = slot.getRing();
+  Operation *def = buffer.getDefiningOp();
+  if (isa_and_nonnull<SmemAllocOp, LocalAllocOp>(def))
+    return def;
+  return nullptr;
+}

@@ -1,0 +1,47 @@
+//===- SharedMemory.h - What shared memory each op needs --------*- C++ -*-===//
+//
+// The facts about shared memory that the passes placing buffers and barriers
+// and the lowering must agree on: how big a buffer is, which ops need
+// scratch memory while they run (and how much), and the attributes that
+// carry the allocation from tile-allocate-shared-memory to the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_IR_SHAREDMEMORY_H
+#define TILE_IR_SHAREDMEMORY_H
+
+#include "Tile/IR/TileOps.h"
+
+namespace mlir::tile {
+
+/// Byte offset of a buffer (or of an op's scratch memory) in the kernel's
+/// dynamic shared memory, set by tile-allocate-shared-memory.
+inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.smem_offset";
+/// The dynamic shared memory a kernel needs, in bytes.
+inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+
+/// Bytes one element takes in shared memory (i1 takes a byte).
+unsigned getSharedElementBytes(Type elementType);
+
+/// Bytes of a shared memory buffer.
+int64_t getSharedBytes(SharedMemoryType type);
+
+/// True when converting a tile from layout `from` to layout `to` keeps every
+/// element in the thread that holds it (registers are renamed, no data moves
+/// between threads).
+bool isRegisterOnlyConversion(RankedTensorType from, RankedTensorType to);
+
+/// Bytes of scratch shared memory `op` uses while it runs, 0 for none: a
+/// layout conversion that moves data between threads goes through the whole
+/// tile in shared memory, a reduction across warps through one partial per
+/// warp. Both types must have layouts.
+int64_t getScratchBytes(Operation *op);
+
+/// The shared memory buffer an op reads or writes, traced through
+/// `tile.smem_slot` to the `tile.smem_alloc` or `tile.local_alloc` that
+/// allocated it; null when it is not one of those.
+Operation *getAllocation(Value buffer);
+
+} // namespace mlir::tile
+
+#endif // TILE_IR_SHAREDMEMORY_H

@@ -1,0 +1,133 @@
+//===- AllocateSharedMemory.cpp - Offsets for shared memory buffers -------===//
+//
+// Every shared memory buffer of a kernel gets a byte offset in the kernel's
+// dynamic shared memory; buffers that are never live at the same time share
+// memory. The buffers are the `tile.smem_alloc` and `tile.local_alloc` ops
+// and the scratch memory of ops that go through shared memory while they run
+// (tile::getScratchBytes).
+//
+// Liveness: ops are numbered in program order (pre-order, so an op with
+// regions comes before what it contains and `end` is its last nested op). A
+// buffer is live from its definition to its last use; a use inside an op
+// that the buffer's block contains (a loop, a branch) counts as a use at the
+// end of that op, so that a buffer read in a loop stays live for the whole
+// loop. Scratch memory is live only during its op. Placement is first fit,
+// largest buffers first, at 128-byte alignment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEALLOCATESHAREDMEMORY
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+constexpr int64_t kAlignment = 128;
+
+struct Buffer {
+  Operation *owner; // the allocating op, or the op using scratch memory
+  int64_t bytes;
+  int64_t start, end; // live range, inclusive, in program order
+  int64_t offset = -1;
+};
+
+struct AllocateSharedMemoryPass
+    : public mlir::tile::impl::TileAllocateSharedMemoryBase<
+          AllocateSharedMemoryPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (failed(allocate(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult allocate(func::FuncOp func) {
+    // Program order, and the last op nested in each op.
+    DenseMap<Operation *, int64_t> index, last;
+    int64_t counter = 0;
+    func.walk<WalkOrder::PreOrder>(
+        [&](Operation *op) { index[op] = counter++; });
+    func.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      int64_t end = index[op];
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          if (!b.empty())
+            end = std::max(end, last[&b.back()]);
+      last[op] = end;
+    });
+
+    SmallVector<Buffer> buffers;
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      if (isa<SmemAllocOp, LocalAllocOp>(op)) {
+        Value buf = op->getResult(0);
+        Buffer b{op, getSharedBytes(cast<SharedMemoryType>(buf.getType())),
+                 index[op], index[op]};
+        // Uses through ring slots count as uses of the ring.
+        SmallVector<Value> values = {buf};
+        while (!values.empty()) {
+          Value v = values.pop_back_val();
+          for (Operation *user : v.getUsers()) {
+            if (auto slot = dyn_cast<SmemSlotOp>(user))
+              values.push_back(slot.getResult());
+            Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+            if (!at)
+              return op->emitOpError(
+                  "a shared memory buffer used outside the block that "
+                  "allocates it");
+            b.end = std::max(b.end, last[at]);
+          }
+        }
+        buffers.push_back(b);
+        return WalkResult::advance();
+      }
+      if (int64_t bytes = getScratchBytes(op))
+        buffers.push_back({op, bytes, index[op], index[op]});
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+
+    // First fit, largest first.
+    SmallVector<Buffer *> order;
+    for (Buffer &b : buffers)
+      order.push_back(&b);
+    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
+      return a->bytes != b->bytes ? a->bytes > b->bytes : a->start < b->start;
+    });
+    int64_t total = 0;
+    SmallVector<Buffer *> placed;
+    for (Buffer *b : order) {
+      SmallVector<std::pair<int64_t, int64_t>> taken;
+      for (Buffer *p : placed)
+        if (p->start <= b->end && b->start <= p->end)
+          taken.push_back({p->offset, p->offset + p->bytes});
+      llvm::sort(taken);
+      int64_t offset = 0;
+      for (auto [lo, hi] : taken)
+        if (offset + b->bytes > lo)
+          offset = std::max<int64_t>(offset, llvm::alignTo(hi, kAlignment));
+      b->offset = offset;
+      total = std::max<int64_t>(total, offset + b->bytes);
+      placed.push_back(b);
+    }
+
+    Builder builder(func.getContext());
+    for (Buffer &b : buffers)
+      b.owner->setAttr(kSharedOffsetAttr, builder.getI32IntegerAttr(b.offset));
+    func->setAttr(kSharedBytesAttr,
+                  builder.getI32IntegerAttr(llvm::alignTo(total, kAlignment)));
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,228 @@
+//===- InsertBarriers.cpp - Barriers where shared memory accesses conflict ===//
+//
+// A forward dataflow over each kernel, in program order, of the shared
+// memory byte ranges accessed since the last barrier:
+//
+//   reads, writes  ranges this thread block read or wrote since the barrier;
+//   async          ranges async copies are (or may be) writing.
+//
+// An op that writes a range some thread may have read or written since the
+// last barrier, or reads a range some thread may have written, needs a
+// barrier before it: one is inserted and both sets start empty. An async
+// copy's write counts when it is issued (earlier readers of the buffer must
+// be done); its data counts as written by the threads at the
+// `tile.async_wait` that completes it, so readers after the wait need a
+// barrier. Ops with scratch memory read and write their scratch range (the
+// barrier between their own write and read is part of their lowering).
+//
+// Loops: the state at the head of a loop is the join of the state before it
+// and the state at the end of its body, iterated to a fixed point (barriers
+// inserted on the way stay: a later pass sees them and finds no conflict).
+// Branches start from the same state and are joined after.
+//
+// A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
+// ring: the analysis does not tell slots apart, which is what a pipelined
+// loop needs (its refill of a slot and its wait for the next share one
+// barrier).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEINSERTBARRIERS
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+using Range = std::pair<int64_t, int64_t>; // [first, last) bytes
+
+struct RangeSet {
+  SmallVector<Range> ranges;
+
+  void add(Range r) {
+    if (!llvm::is_contained(ranges, r))
+      ranges.push_back(r);
+  }
+  void add(const RangeSet &o) {
+    for (Range r : o.ranges)
+      add(r);
+  }
+  bool overlaps(Range r) const {
+    return llvm::any_of(ranges, [&](Range x) {
+      return x.first < r.second && r.first < x.second;
+    });
+  }
+  bool overlaps(const RangeSet &o) const {
+    return llvm::any_of(o.ranges, [&](Range r) { return overlaps(r); });
+  }
+  bool contains(const RangeSet &o) const {
+    return llvm::all_of(o.ranges,
+                        [&](Range r) { return llvm::is_contained(ranges, r); });
+  }
+};
+
+struct State {
+  RangeSet reads, writes, async;
+
+  void join(const State &o) {
+    reads.add(o.reads);
+    writes.add(o.writes);
+    async.add(o.async);
+  }
+  bool contains(const State &o) const {
+    return reads.contains(o.reads) && writes.contains(o.writes) &&
+           async.contains(o.async);
+  }
+  void barrier() {
+    reads.ranges.clear();
+    writes.ranges.clear();
+  }
+};
+
+struct InsertBarriersPass
+    : public mlir::tile::impl::TileInsertBarriersBase<InsertBarriersPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      State state;
+      if (failed(visitBlock(func.getBody().front(), state)))
+        return signalPassFailure();
+    }
+  }
+
+  /// The byte range of the buffer `v` lives in.
+  FailureOr<Range> rangeOf(Operation *user, Value v) {
+    Operation *alloc = getAllocation(v);
+    auto offset =
+        alloc ? alloc->getAttrOfType<IntegerAttr>(kSharedOffsetAttr) : nullptr;
+    if (!offset)
+      return user->emitOpError(
+          "uses a shared memory buffer that has no offset: run "
+          "tile-allocate-shared-memory first");
+    auto type = cast<SharedMemoryType>(alloc->getResult(0).getType());
+    return Range{offset.getInt(), offset.getInt() + getSharedBytes(type)};
+  }
+
+  LogicalResult visitBlock(Block &block, State &state) {
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (failed(visit(&op, state)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult visit(Operation *op, State &state) {
+    if (isa<BarrierOp>(op)) {
+      state.barrier();
+      return success();
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // Zero trips leave the state as it is; each trip starts from the join
+      // of the entry state and the end of the previous one.
+      State head = state;
+      for (unsigned i = 0; i < 64; ++i) {
+        State s = head;
+        if (failed(visitBlock(*loop.getBody(), s)))
+          return failure();
+        if (head.contains(s)) {
+          state = head;
+          return success();
+        }
+        head.join(s);
+      }
+      return loop.emitOpError("shared memory barrier analysis did not "
+                              "converge");
+    }
+    if (op->getNumRegions()) {
+      // Branches (scf.if): each region from the same state, joined after.
+      State joined = state;
+      for (Region &r : op->getRegions())
+        for (Block &b : r) {
+          State s = state;
+          if (failed(visitBlock(b, s)))
+            return failure();
+          joined.join(s);
+        }
+      state = joined;
+      return success();
+    }
+
+    RangeSet reads, writes;
+    if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+      // The completed copies' data is now written, as far as this thread
+      // knows; the others learn at the next barrier.
+      RangeSet done;
+      if (wait.getBuffers().empty()) {
+        done = state.async;
+      } else {
+        for (Value buf : wait.getBuffers()) {
+          auto r = rangeOf(op, buf);
+          if (failed(r))
+            return failure();
+          done.add(*r);
+        }
+      }
+      RangeSet still;
+      for (Range r : state.async.ranges)
+        (done.overlaps(r) ? state.writes : still).add(r);
+      state.async = still;
+      return success();
+    }
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      auto r = rangeOf(op, copy.getBuffer());
+      if (failed(r))
+        return failure();
+      writes.add(*r);
+    } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+      auto r = rangeOf(op, alloc.getResult());
+      if (failed(r))
+        return failure();
+      writes.add(*r);
+    } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
+      auto r = rangeOf(op, read.getBuffer());
+      if (failed(r))
+        return failure();
+      reads.add(*r);
+    } else if (int64_t bytes = getScratchBytes(op)) {
+      auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+      if (!offset)
+        return op->emitOpError("needs scratch shared memory that has no "
+                               "offset: run tile-allocate-shared-memory first");
+      Range r{offset.getInt(), offset.getInt() + bytes};
+      reads.add(r);
+      writes.add(r);
+    } else {
+      return success();
+    }
+
+    bool conflict = state.reads.overlaps(writes) ||
+                    state.writes.overlaps(writes) ||
+                    state.writes.overlaps(reads);
+    if (conflict) {
+      OpBuilder b(op);
+      BarrierOp::create(b, op->getLoc(), /*id=*/nullptr,
+                        /*num_threads=*/nullptr);
+      state.barrier();
+    }
+    if (isa<AsyncCopyOp>(op)) {
+      state.async.add(writes);
+    } else {
+      state.reads.add(reads);
+      state.writes.add(writes);
+    }
+    return success();
+  }
+};
+
+} // namespace

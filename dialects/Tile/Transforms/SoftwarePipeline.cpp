@@ -1,0 +1,315 @@
+//===- SoftwarePipeline.cpp - Multi-stage async copies in loops -----------===//
+//
+// Pipelines the `tile.async_copy` ops of an `scf.for` body: the copy a
+// future iteration needs is issued while this one computes, into a ring of
+// shared memory buffers, one per stage.
+//
+// The schedule. Copy i of the body gets S_i stages and is issued
+// d_i = S_i - 1 iterations ahead. Think of the loop as preceded by D =
+// max(d_i) "virtual" iterations -D..-1 that only issue copies (the
+// prologue); in (virtual) iteration v, each copy i issues, in body order,
+// exactly one copy group: the copy for iteration v + d_i, predicated off when
+// that iteration does not exist. The body of iteration j is:
+//
+//   view_i = ring_i[j % S_i]                       (what iteration j reads)
+//   ...
+//   wait until copy i of iteration j has landed    (tile.async_wait)
+//   issue copy i for iteration j + d_i into ring_i[(j + d_i) % S_i]
+//   ... reads of view_i ...
+//
+// Between the issue of copy i for iteration j (in iteration j - d_i) and the
+// wait for it (in iteration j) every copy of the loop issues d_i groups, so
+// exactly n * d_i - 1 groups may stay in flight (n copies in the body) for
+// any trip count: predicated-off copies commit empty groups. A copy with one
+// stage (d_i = 0) is issued right before its own wait, which then waits for
+// everything. The slot a copy refills was read by the previous iteration;
+// tile-insert-barriers places the barrier between those reads and the copy
+// (it shares the one that makes the waited-for data visible).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEPIPELINE
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The attribute marking a loop whose copies are pipelined.
+constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
+/// The attribute of a loop giving the stages of its copies.
+constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+
+/// A copy of the loop body and what the pipeline makes of it.
+struct PipelinedCopy {
+  AsyncCopyOp copy;
+  SmemAllocOp alloc; // the buffer it fills each iteration
+  AsyncWaitOp wait;  // the wait before its reads
+  SmallVector<Operation *> slice; // body ops its indices are computed by
+  unsigned stages = 1;
+  Value ring; // the ring of `stages` buffers, before the loop
+};
+
+/// The ops of `body` that compute the operands of `copy` from the induction
+/// variable and values defined outside the loop, in body order; failure when
+/// they depend on anything else (loop-carried values, memory, regions).
+FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
+                                               scf::ForOp loop) {
+  Block *body = loop.getBody();
+  SetVector<Operation *> slice;
+  SmallVector<Value> work(copy.getIndices());
+  work.push_back(copy.getTensor());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == loop.getInductionVar() || !loop.getRegion().isAncestor(
+                                           v.getParentRegion()))
+      continue; // the induction variable, or defined outside the loop
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body || def->getNumRegions() ||
+        !isMemoryEffectFree(def))
+      return failure();
+    if (slice.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// The shared layout of a ring of buffers of layout `stage`: the same, with
+/// the stage dimension (0) slowest.
+SharedLayoutAttr ringLayout(SharedLayoutAttr stage) {
+  SmallVector<unsigned> order;
+  for (unsigned d : stage.getOrder())
+    order.push_back(d + 1);
+  order.push_back(0);
+  return SharedLayoutAttr::get(stage.getContext(), stage.getVec(),
+                               stage.getPerPhase(), stage.getMaxPhase(),
+                               order);
+}
+
+struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
+  using TilePipelineBase::TilePipelineBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      pipeline(loop);
+  }
+
+  unsigned stagesFor(AsyncCopyOp copy, scf::ForOp loop) const {
+    if (numStages)
+      return numStages;
+    if (auto latency = copy.getLatency())
+      return *latency;
+    if (auto attr = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
+      return std::max<int64_t>(1, attr.getInt());
+    return std::max(1u, unsigned(defaultStages));
+  }
+
+  /// The copies of `loop` if every one can be pipelined; empty otherwise.
+  SmallVector<PipelinedCopy> analyze(scf::ForOp loop) {
+    SmallVector<PipelinedCopy> copies;
+    Block *body = loop.getBody();
+    bool ok = true;
+    loop.getBody()->walk([&](AsyncCopyOp copy) {
+      ok &= copy->getBlock() == body;
+    });
+    if (!ok)
+      return {}; // copies under control flow would make the counts vary
+    for (auto copy : body->getOps<AsyncCopyOp>()) {
+      PipelinedCopy p;
+      p.copy = copy;
+      p.alloc = copy.getBuffer().getDefiningOp<SmemAllocOp>();
+      if (copy.getPred() || !p.alloc || p.alloc->getBlock() != body)
+        return {};
+      for (Operation *user : p.alloc->getUsers()) {
+        auto wait = dyn_cast<AsyncWaitOp>(user);
+        if (!wait)
+          continue;
+        if (p.wait || wait->getBlock() != body || wait.getBuffers().size() != 1 ||
+            !copy->isBeforeInBlock(wait))
+          return {};
+        p.wait = wait;
+      }
+      // No read of the buffer before the wait for it.
+      if (!p.wait)
+        return {};
+      for (Operation *user : p.alloc->getUsers()) {
+        if (user == copy || user == p.wait)
+          continue;
+        Operation *at = body->findAncestorOpInBlock(*user);
+        if (!at || at->isBeforeInBlock(p.wait))
+          return {};
+      }
+      auto slice = indexSlice(copy, loop);
+      if (failed(slice))
+        return {};
+      p.slice = std::move(*slice);
+      p.stages = stagesFor(copy, loop);
+      copies.push_back(std::move(p));
+    }
+    if (llvm::all_of(copies, [](auto &p) { return p.stages == 1; }))
+      return {};
+    // Each copy is reissued at its wait: the prologue issues them in that
+    // order too, so that every iteration commits its groups alike.
+    llvm::sort(copies, [](PipelinedCopy &a, PipelinedCopy &b) {
+      return a.wait->isBeforeInBlock(b.wait.getOperation());
+    });
+    return copies;
+  }
+
+  /// The operands of `p.copy` for the iteration whose induction variable is
+  /// `iv`, computed at `b`'s insertion point.
+  SmallVector<Value> cloneOperands(OpBuilder &b, PipelinedCopy &p,
+                                   scf::ForOp loop, Value iv) {
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (Operation *op : p.slice)
+      b.clone(*op, map);
+    SmallVector<Value> operands = {map.lookupOrDefault(p.copy.getTensor())};
+    for (Value index : p.copy.getIndices())
+      operands.push_back(map.lookupOrDefault(index));
+    return operands;
+  }
+
+  void issue(OpBuilder &b, Location loc, PipelinedCopy &p,
+             ArrayRef<Value> operands, Value buffer, Value pred) {
+    AsyncCopyOp::create(b, loc, operands.front(), operands.drop_front(),
+                        buffer, pred, p.copy.getShapeAttr(),
+                        p.copy.getOrderAttr(), p.copy.getLayoutAttr(),
+                        p.copy.getLatencyAttr());
+  }
+
+  void pipeline(scf::ForOp loop) {
+    SmallVector<PipelinedCopy> copies = analyze(loop);
+    if (copies.empty())
+      return;
+    Location loc = loop.getLoc();
+    Type ivType = loop.getInductionVar().getType();
+    auto ivConst = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(ivType, v));
+    };
+    auto i32Const = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+    };
+    int64_t n = copies.size();
+    int64_t depth = 0;
+    for (PipelinedCopy &p : copies)
+      depth = std::max<int64_t>(depth, p.stages - 1);
+
+    // The rings, before the loop.
+    OpBuilder b(loop);
+    for (PipelinedCopy &p : copies) {
+      auto bufType = p.alloc.getType();
+      SmallVector<int64_t> shape = {int64_t(p.stages)};
+      llvm::append_range(shape, bufType.getShape());
+      auto ringType =
+          SharedMemoryType::get(&getContext(), shape, bufType.getElementType(),
+                                ringLayout(bufType.getLayout()));
+      p.ring = SmemAllocOp::create(b, p.alloc.getLoc(), ringType);
+    }
+    auto slotOf = [&](OpBuilder &b, PipelinedCopy &p, Value slot) {
+      auto bufType = p.alloc.getType();
+      return SmemSlotOp::create(b, p.alloc.getLoc(), bufType, p.ring, slot);
+    };
+
+    // The prologue: virtual iterations -depth..-1, one group per copy each.
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          step = loop.getStep();
+    Value falseValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    for (int64_t v = -depth; v < 0; ++v) {
+      for (PipelinedCopy &p : copies) {
+        int64_t t = v + int64_t(p.stages) - 1; // the iteration it copies for
+        // Iterations before the first only keep the group count: their
+        // operands are the first iteration's, and nothing is copied.
+        Value iv = arith::AddIOp::create(
+            b, loc, lb,
+            arith::MulIOp::create(b, loc, step,
+                                  ivConst(b, std::max<int64_t>(t, 0))));
+        Value pred = t < 0 ? falseValue
+                           : Value(arith::CmpIOp::create(
+                                 b, loc, arith::CmpIPredicate::slt, iv, ub));
+        SmallVector<Value> operands = cloneOperands(b, p, loop, iv);
+        Value buffer =
+            slotOf(b, p, i32Const(b, t < 0 ? 0 : t % int64_t(p.stages)));
+        issue(b, p.copy.getLoc(), p, operands, buffer, pred);
+      }
+    }
+
+    // An iteration counter, for the slots.
+    IRRewriter rewriter(loop);
+    DictionaryAttr attrs = loop->getDiscardableAttrDictionary();
+    auto grown = loop.replaceWithAdditionalYields(
+        rewriter, ValueRange{i32Const(b, 0)},
+        /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> args) {
+          Value one = arith::ConstantOp::create(yb, l, yb.getI32IntegerAttr(1));
+          return SmallVector<Value>{
+              arith::AddIOp::create(yb, l, args.front(), one)};
+        });
+    if (failed(grown))
+      return signalPassFailure();
+    loop = cast<scf::ForOp>(grown->getOperation());
+    loop->setDiscardableAttrs(attrs);
+    Value it = loop.getRegionIterArgs().back();
+
+    // The steady state.
+    Block *body = loop.getBody();
+    b.setInsertionPointToStart(body);
+    for (PipelinedCopy &p : copies) {
+      Value stages = i32Const(b, p.stages);
+      Value readSlot = p.stages == 1
+                           ? i32Const(b, 0)
+                           : Value(arith::RemUIOp::create(b, loc, it, stages));
+      Value view = slotOf(b, p, readSlot);
+      p.alloc.getResult().replaceAllUsesWith(view);
+      unsigned ahead = p.stages - 1;
+      b.setInsertionPoint(p.wait);
+      if (ahead == 0) {
+        // Issued right before its wait, with this iteration's operands.
+        p.copy->moveBefore(p.wait);
+      } else {
+        auto wait = AsyncWaitOp::create(b, p.wait.getLoc(), ValueRange{view},
+                                        b.getI32IntegerAttr(n * ahead - 1));
+        b.setInsertionPointAfter(wait);
+        Value next = arith::AddIOp::create(
+            b, loc, loop.getInductionVar(),
+            arith::MulIOp::create(b, loc, step, ivConst(b, ahead)));
+        Value pred =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, ub);
+        Value writeSlot = arith::RemUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, it, i32Const(b, ahead)),
+            stages);
+        SmallVector<Value> operands = cloneOperands(b, p, loop, next);
+        issue(b, p.copy.getLoc(), p, operands, slotOf(b, p, writeSlot), pred);
+        p.wait.erase();
+        p.copy.erase();
+      }
+      p.alloc.erase();
+      b.setInsertionPointToStart(body);
+    }
+    loop->setAttr(kPipelinedAttr, b.getUnitAttr());
+
+    // Nothing stays in flight after the loop.
+    b.setInsertionPointAfter(loop);
+    AsyncWaitOp::create(b, loc, ValueRange{}, b.getI32IntegerAttr(0));
+  }
+};
+
+} // namespace
