@@ -1,8 +1,18 @@
 #!/usr/bin/env python3
-"""Joins the benchmark's JSON lines into one table of TFLOPS and ratios.
+"""Joins the benchmarks' JSON lines into tables of TFLOPS and ratios.
 
-  compare.py bench-tilec.json bench-torch.json [--markdown out.md]
-             [--json out.json]
+  compare.py FILE.json... [--markdown out.md] [--json out.json]
+
+Rows are told apart by "bench" (absent: attention, as older files wrote):
+
+  attention        tilec (with its chosen config) vs torch-flash, torch-cudnn
+  gemm             tilec vs cublas, and tilec's fraction of its mma.sync
+                   ceiling (tilec-ceiling: same config; tilec-ceiling-max:
+                   the fastest ceiling over the searched shapes)
+  ablation-split   causal attention with loop splitting on and off
+  ablation-stages  attention with 1, 2, 3, 4 pipeline stages and 0 (hints)
+
+A section with no rows is left out. Missing inputs are skipped.
 """
 import argparse
 import json
@@ -13,21 +23,36 @@ def load(paths):
     for p in paths:
         try:
             with open(p) as f:
-                rows += [json.loads(line) for line in f if line.strip()]
+                for line in f:
+                    line = line.strip()
+                    if not line:
+                        continue
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        print(f"{p}: skipped a malformed line: {line[:80]}")
         except FileNotFoundError:
             pass
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("inputs", nargs="+")
-    parser.add_argument("--markdown")
-    parser.add_argument("--json")
-    args = parser.parse_args()
-    rows = load(args.inputs)
+def fmt(x):
+    return f"{x:.1f}" if x else "-"
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def fmt_ratio(r):
+    return f"{r:.2f}" if r else "-"
+
+
+def attention(rows):
     by_key = {}
     for r in rows:
+        if r.get("bench", "attention") != "attention":
+            continue
         key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
         by_key.setdefault(key, {})[r["impl"]] = r
     lines = ["| D | N | causal | tilec TFLOPS | torch flash | cuDNN | "
@@ -40,24 +65,159 @@ def main():
         t = impls.get("tilec", {}).get("tflops")
         fl = impls.get("torch-flash", {}).get("tflops")
         cu = impls.get("torch-cudnn", {}).get("tflops")
-        ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
-        fmt = lambda x: f"{x:.1f}" if x else "-"
+        config = impls.get("tilec", {}).get("config")
         lines.append(f"| {D} | {N} | {'yes' if causal else 'no'} | {fmt(t)} | "
-                     f"{fmt(fl)} | {fmt(cu)} | {ratio(t, fl)} | {ratio(t, cu)} | "
-                     f"{impls.get('tilec', {}).get('config', '-')} |")
+                     f"{fmt(fl)} | {fmt(cu)} | {fmt_ratio(ratio(t, fl))} | "
+                     f"{fmt_ratio(ratio(t, cu))} | {config or '-'} |")
         table.append({"B": B, "H": H, "N": N, "D": D, "causal": causal,
                       "tilec": t, "torch_flash": fl, "torch_cudnn": cu,
-                      "tilec_over_flash": t / fl if t and fl else None,
-                      "tilec_over_cudnn": t / cu if t and cu else None,
-                      "tilec_config": impls.get("tilec", {}).get("config")})
-    text = "\n".join(lines)
+                      "tilec_over_flash": ratio(t, fl),
+                      "tilec_over_cudnn": ratio(t, cu),
+                      "tilec_config": config})
+    return lines, table
+
+
+def gemm(rows):
+    by_key = {}
+    for r in rows:
+        if r.get("bench") != "gemm":
+            continue
+        key = (r["M"], r["N"], r["K"], r.get("dtype", "f16"))
+        by_key.setdefault(key, {})[r["impl"]] = r
+    lines = ["| M = N = K | dtype | tilec TFLOPS | cuBLAS | tilec / cuBLAS | "
+             "mma.sync ceiling (same config) | tilec / ceiling | "
+             "best ceiling | tilec / best ceiling | tilec config |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    table = []
+    for key in sorted(by_key):
+        M, N, K, dtype = key
+        impls = by_key[key]
+        t = impls.get("tilec", {}).get("tflops")
+        cb = impls.get("cublas", {}).get("tflops")
+        ceil = impls.get("tilec-ceiling", {}).get("tflops")
+        top = impls.get("tilec-ceiling-max", {}).get("tflops")
+        config = impls.get("tilec", {}).get("config")
+        size = str(M) if M == N == K else f"{M}x{N}x{K}"
+        lines.append(f"| {size} | {dtype} | {fmt(t)} | {fmt(cb)} | "
+                     f"{fmt_ratio(ratio(t, cb))} | {fmt(ceil)} | "
+                     f"{fmt_ratio(ratio(t, ceil))} | {fmt(top)} | "
+                     f"{fmt_ratio(ratio(t, top))} | {config or '-'} |")
+        table.append({"M": M, "N": N, "K": K, "dtype": dtype, "tilec": t,
+                      "cublas": cb, "tilec_over_cublas": ratio(t, cb),
+                      "ceiling": ceil, "tilec_over_ceiling": ratio(t, ceil),
+                      "ceiling_max": top,
+                      "ceiling_max_config":
+                          impls.get("tilec-ceiling-max", {}).get("config"),
+                      "tilec_over_ceiling_max": ratio(t, top),
+                      "tilec_config": config})
+    return lines, table
+
+
+def split_ablation(rows):
+    by_key = {}
+    for r in rows:
+        if r.get("bench") != "ablation-split":
+            continue
+        key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
+        by_key.setdefault(key, {})[r["variant"]] = r
+    lines = ["| D | N | causal | split TFLOPS | no split | split / no split | "
+             "config | same code |",
+             "|---|---|---|---|---|---|---|---|"]
+    table = []
+    for key in sorted(by_key, key=lambda k: (-k[0], not k[1], k[2])):
+        D, causal, N, B, H = key
+        v = by_key[key]
+        on = v.get("split", {}).get("tflops")
+        off = v.get("nosplit", {}).get("tflops")
+        config = v.get("split", v.get("nosplit", {})).get("config", "-")
+        same = v.get("nosplit", {}).get("same_code")
+        lines.append(f"| {D} | {N} | {'yes' if causal else 'no'} | {fmt(on)} | "
+                     f"{fmt(off)} | {fmt_ratio(ratio(on, off))} | {config} | "
+                     f"{'yes' if same else 'no' if same is not None else '-'} |")
+        table.append({"B": B, "H": H, "N": N, "D": D, "causal": causal,
+                      "split": on, "nosplit": off,
+                      "split_over_nosplit": ratio(on, off), "config": config,
+                      "same_code": same})
+    return lines, table
+
+
+def stages_ablation(rows):
+    by_key = {}
+    for r in rows:
+        if r.get("bench") != "ablation-stages":
+            continue
+        key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
+        by_key.setdefault(key, {})[r["stages"]] = r
+    order = [1, 2, 3, 4, 0]
+    names = {0: "0 (hints)"}
+    lines = ["| D | N | causal | " +
+             " | ".join(f"stages {names.get(s, s)}" for s in order) +
+             " | best | best / 1 stage | tile |",
+             "|---|---|---|" + "---|" * len(order) + "---|---|---|"]
+    table = []
+    for key in sorted(by_key, key=lambda k: (-k[0], not k[1], k[2])):
+        D, causal, N, B, H = key
+        v = by_key[key]
+        cells = []
+        for s in order:
+            r = v.get(s)
+            if not r:
+                cells.append("-")
+                continue
+            same = r.get("same_code_as")
+            cells.append(fmt(r["tflops"]) + (f" (= {same})" if same else ""))
+        ran = {s: r["tflops"] for s, r in v.items() if r.get("tflops")}
+        best = max(ran, key=ran.get) if ran else None
+        config = next(iter(v.values())).get("config", "-")
+        tile = ",".join(f for f in config.split(",")
+                        if not f.startswith("stages="))
+        lines.append(f"| {D} | {N} | {'yes' if causal else 'no'} | " +
+                     " | ".join(cells) +
+                     f" | {names.get(best, best) if best is not None else '-'}"
+                     f" | {fmt_ratio(ratio(ran.get(best), ran.get(1)))}"
+                     f" | {tile} |")
+        table.append({"B": B, "H": H, "N": N, "D": D, "causal": causal,
+                      "tflops_by_stages": {str(s): ran.get(s) for s in order},
+                      "same_code_as": {str(s): v[s].get("same_code_as")
+                                       for s in v},
+                      "best_stages": best, "tile": tile})
+    return lines, table
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("--markdown")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    rows = load(args.inputs)
+    sections = [
+        ("attention", "Flash attention forward, TFLOPS (B=4, H=32, fp16)",
+         attention),
+        ("gemm", "GEMM fp16 (f32 accumulation), TFLOPS", gemm),
+        ("ablation_split",
+         "Loop-split ablation: causal attention, best config, split on/off "
+         "(same run)", split_ablation),
+        ("ablation_stages",
+         "Pipelining ablation: attention TFLOPS by pipeline stages (same run)",
+         stages_ablation),
+    ]
+    text = []
+    tables = {}
+    for name, title, build in sections:
+        lines, table = build(rows)
+        if not table:
+            continue
+        text += [f"### {title}", ""] + lines + [""]
+        tables[name] = table
+    text = "\n".join(text)
     print(text)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text + "\n")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(table, f, indent=1)
+            json.dump(tables, f, indent=1)
 
 
 if __name__ == "__main__":

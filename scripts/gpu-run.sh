@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, with .gpu/ made by
-# scripts/package-gpu.sh: every GPU test, then the benchmark, then a table.
+# scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench] [--quick]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|torch] [--quick]
+#
+# bench runs, in this order (about 5 minutes on an H200; --quick: about 1):
+#   attention  tile-bench-attention: the tile shape x warps x stages search
+#              per point, best config recorded            -> bench-tilec.json
+#   gemm       tile-bench-gemm: fp16 4096^3 and 8192^3, search, and the
+#              mma.sync ceiling kernel                     -> bench-gemm.json
+#   ablations  loop split on/off (causal, D=128) and pipeline stages 1-4 and
+#              0 (hints), on the configs the search chose  -> ablation-*.json
+#   torch      PyTorch SDPA (flash, cuDNN) and cuBLAS GEMM -> bench-torch.json
+# then bench/compare.py joins them into bench.md and bench.json. The
+# benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
+# that the ablations reuse the search's kernels; the tests use none.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -14,6 +26,13 @@ bin="$PWD/.gpu/bin"
 what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
+case "$what" in
+  all|tests|bench|attention|gemm|ablations|torch) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|torch] [--quick]" >&2
+     exit 2 ;;
+esac
+# wants STEP: whether this run includes the benchmark step STEP.
+wants() { [ "$what" = all ] || [ "$what" = bench ] || [ "$what" = "$1" ]; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   | tee "$out/gpu.txt"
@@ -34,7 +53,7 @@ run() { # name, command...
   echo "${results[-1]}"
 }
 
-if [ "$what" != bench ]; then
+if [ "$what" = all ] || [ "$what" = tests ]; then
 run gpu-runtime "$bin/tile-runtime-gpu-tests" --tilec="$bin/tilec" \
   --inputs=test/gpu/Inputs
 for family in vector_add softmax gemm flash_attention; do
@@ -52,25 +71,66 @@ fi
 
 fi
 
-# The benchmark: tilec and PyTorch side by side, in this one run.
-if [ "$what" != tests ]; then
-"$bin/tile-bench-attention" --kernel=kernels/flash_attention.tile \
-  --json="$out/bench-tilec.json" $quick 2>&1 | tee "$out/bench-tilec.log"
-PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py --json="$out/bench-torch.json" \
-  $quick 2>&1 | tee "$out/bench-torch.log"
-python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-torch.json" \
-  --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
+# The benchmarks: tilec and PyTorch side by side, in this one run. Each step
+# prints its progress and keeps its log; a step that fails is reported and
+# the next one runs.
+bench_steps=()
+step() { # name, command...: runs it, tee'd to $out/name.log
+  local name="$1"; shift
+  local start=$(date +%s)
+  echo "== $name: $*"
+  "$@" 2>&1 | tee "$out/$name.log"
+  local rc=${PIPESTATUS[0]}
+  local took=$(( $(date +%s) - start ))
+  local verdict=OK
+  [ $rc -eq 77 ] && verdict=SKIP
+  [ $rc -ne 0 ] && [ $rc -ne 77 ] && { verdict="FAIL (exit $rc)"; status=1; }
+  bench_steps+=("$(printf '%-24s %-14s %4ss' "$name" "$verdict" "$took")")
+}
 
+if [ "$what" != tests ]; then
+export TILEC_CACHE_DIR="$PWD/$out/ptx-cache"
+if wants attention || { wants ablations && [ ! -s "$out/bench-tilec.json" ]; }; then
+  rm -rf "$TILEC_CACHE_DIR"
+fi
+if wants attention; then
+  step bench-tilec "$bin/tile-bench-attention" \
+    --kernel=kernels/flash_attention.tile --json="$out/bench-tilec.json" $quick
+fi
+if wants gemm; then
+  step bench-gemm "$bin/tile-bench-gemm" --kernel=kernels/gemm.tile \
+    --ceiling=bench/kernels/mma_ceiling.tile --json="$out/bench-gemm.json" $quick
+fi
+if wants ablations; then
+  # On the configurations the search chose (searched again if it did not run).
+  step ablation-split "$bin/tile-bench-attention" --ablation=split \
+    --kernel=kernels/flash_attention.tile --best-from="$out/bench-tilec.json" \
+    --json="$out/ablation-split.json" $quick
+  step ablation-stages "$bin/tile-bench-attention" --ablation=stages \
+    --kernel=kernels/flash_attention.tile --best-from="$out/bench-tilec.json" \
+    --json="$out/ablation-stages.json" $quick
+fi
+export TILEC_CACHE_DIR=off
+if wants torch; then
+  step bench-torch env PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py \
+    --json="$out/bench-torch.json" $quick
+fi
+python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
+  "$out/ablation-split.json" "$out/ablation-stages.json" \
+  "$out/bench-torch.json" \
+  --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
 fi
 
 echo
-if [ "$what" != bench ]; then
+if [ "$what" = all ] || [ "$what" = tests ]; then
   echo "== GPU tests =="
   printf '%s\n' "${results[@]}"
 fi
 if [ "$what" != tests ]; then
   echo
-  echo "== flash attention forward, TFLOPS (B=4, H=32, fp16) =="
+  echo "== benchmark steps =="
+  printf '%s\n' "${bench_steps[@]}"
+  echo
   cat "$out/bench.md"
 fi
 exit $status

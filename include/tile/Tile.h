@@ -200,6 +200,14 @@ struct CompileOptions {
   /// strides. A launch with less aligned tensors transparently compiles (and
   /// caches) a variant with the largest alignment they have.
   unsigned tensorAlignment = 16;
+  /// Software-pipeline stages of the async copies in loops (tilec
+  /// --num-stages): 0 takes them from the kernel's `latency` hints, 1 turns
+  /// pipelining off, 2 to 8 gives every pipelined copy that many stages.
+  unsigned numStages = 0;
+  /// Split loops at branches on their induction variable, so that most
+  /// iterations run without the branch (the causal mask of attention;
+  /// tilec --loop-split). false keeps loops whole.
+  bool loopSplit = true;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).
@@ -231,6 +239,10 @@ public:
   const std::string &name() const;
   const std::vector<ParamInfo> &params() const;
   unsigned numWarps() const;
+  /// How the kernel was built: CompileOptions::numStages and loopSplit (as
+  /// recorded in its `// tilec-kernel:` line).
+  unsigned numStages() const;
+  bool loopSplit() const;
   /// Dynamic shared memory per block, in bytes.
   unsigned sharedBytes() const;
   const std::string &arch() const;
@@ -282,7 +294,8 @@ class RuntimeImpl;
 /// Compiled PTX is cached on disk in $TILEC_CACHE_DIR, else
 /// $XDG_CACHE_HOME/tilec, else ~/.cache/tilec, keyed by a SHA-256 of the
 /// source, the constants, the kernel name, the arch, the warps, the tensor
-/// alignment and the compiler's version. TILEC_CACHE_DIR=off disables it.
+/// alignment, the pipeline stages, the loop splitting and the compiler's
+/// version. TILEC_CACHE_DIR=off disables it.
 class TILE_API Runtime {
 public:
   /// The process-wide runtime.

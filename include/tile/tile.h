@@ -70,7 +70,16 @@ typedef struct tile_constant {
 } tile_constant;
 
 /* NULL options, or zeroed fields, mean the defaults: no constants, the
- * file's only kernel, the current GPU's arch, 4 warps, 16-byte alignment. */
+ * file's only kernel, the current GPU's arch, 4 warps, 16-byte alignment,
+ * pipeline stages from the kernel's latency hints, loops split. Zero-
+ * initialize the struct (`tile_compile_options o = {0};`) so that fields
+ * added at the end keep their defaults.
+ *
+ * num_stages: software-pipeline stages of the async copies in loops; 0 takes
+ *   them from the kernel's `latency` hints, 1 turns pipelining off, 2 to 8
+ *   gives every pipelined copy that many stages (tilec --num-stages).
+ * disable_loop_split: non-zero keeps loops whole instead of splitting them
+ *   at branches on their induction variable (tilec --loop-split=false). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -78,6 +87,8 @@ typedef struct tile_compile_options {
   const char *arch;
   unsigned num_warps;
   unsigned tensor_alignment;
+  unsigned num_stages;
+  int disable_loop_split;
 } tile_compile_options;
 
 typedef struct tile_stats {
@@ -111,6 +122,10 @@ TILE_API int tile_kernel_check(tile_kernel kernel, const tile_arg *args,
 /* NULL for an invalid handle. */
 TILE_API const char *tile_kernel_name(tile_kernel kernel);
 TILE_API unsigned tile_kernel_num_warps(tile_kernel kernel);
+/* How the kernel was built: its pipeline stages (0: from the latency hints)
+ * and 1 if its loops were split, 0 if not (or for an invalid handle). */
+TILE_API unsigned tile_kernel_num_stages(tile_kernel kernel);
+TILE_API int tile_kernel_loop_split(tile_kernel kernel);
 TILE_API unsigned tile_kernel_shared_bytes(tile_kernel kernel);
 TILE_API size_t tile_kernel_num_params(tile_kernel kernel);
 

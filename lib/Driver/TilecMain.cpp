@@ -2,7 +2,8 @@
 //
 //   tilec FILE [-DNAME=VALUE ...] [--kernel NAME]
 //         [--emit=ast|tile|layout|nvvm|llvm|ptx] [--arch=sm_90a]
-//         [--num-warps=4] [--alignment=16] [-o OUT]
+//         [--num-warps=4] [--alignment=16] [--num-stages=0]
+//         [--loop-split=true|false] [--no-loop-split] [-o OUT]
 //
 // Diagnostics go to stderr as file:line:col with the source line and a
 // caret; the exit code is non-zero on any error. The output file is written
@@ -58,6 +59,19 @@ cl::opt<unsigned> alignment(
     "alignment",
     cl::desc("Byte alignment assumed for tensors (checked at launch)"),
     cl::init(16));
+cl::opt<unsigned> numStages(
+    "num-stages",
+    cl::desc("Software-pipeline stages of the async copies in loops: 0 takes "
+             "them from the kernel's latency hints, 1 turns pipelining off, "
+             "2 to 8 gives every pipelined copy that many stages"),
+    cl::init(0), cl::value_desc("0-8"));
+cl::opt<bool> loopSplit(
+    "loop-split",
+    cl::desc("Split loops at branches on their induction variable (the "
+             "causal mask of attention); --loop-split=false turns it off"),
+    cl::init(true));
+cl::opt<bool> noLoopSplit("no-loop-split",
+                          cl::desc("The same as --loop-split=false"));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -148,6 +162,8 @@ tile_tilec_main(int argc, char **argv) {
     request.arch = arch;
     request.numWarps = numWarps;
     request.tensorAlignment = alignment;
+    request.numStages = numStages;
+    request.loopSplit = loopSplit && !noLoopSplit;
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

@@ -49,6 +49,8 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.numWarps = in->num_warps;
   if (in->tensor_alignment)
     out.tensorAlignment = in->tensor_alignment;
+  out.numStages = in->num_stages;
+  out.loopSplit = in->disable_loop_split == 0;
   return true;
 }
 
@@ -172,6 +174,14 @@ const char *tile_kernel_name(tile_kernel kernel) {
 
 unsigned tile_kernel_num_warps(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->info.numWarps : 0;
+}
+
+unsigned tile_kernel_num_stages(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.numStages : 0;
+}
+
+int tile_kernel_loop_split(tile_kernel kernel) {
+  return kernel && toImpl(kernel)->info.loopSplit ? 1 : 0;
 }
 
 unsigned tile_kernel_shared_bytes(tile_kernel kernel) {

@@ -16,7 +16,7 @@ using namespace tile;
 using namespace tile::detail;
 
 /// Bump when the cache's file format or the key's fields change.
-static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v1";
+static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v2";
 static constexpr llvm::StringLiteral kHeaderPrefix = "// tilec-kernel: ";
 static constexpr llvm::StringLiteral kTrailerPrefix = "// tilec-cache-sha256: ";
 
@@ -46,6 +46,8 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   add(request.arch);
   add(std::to_string(request.numWarps));
   add(std::to_string(request.tensorAlignment));
+  add(std::to_string(request.numStages));
+  add(request.loopSplit ? "split" : "nosplit");
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

@@ -42,6 +42,10 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
     return Status::error("CompileOptions::tensorAlignment is " +
                          std::to_string(options.tensorAlignment) +
                          "; expected a power of two from 1 to 256");
+  if (options.numStages > 8)
+    return Status::error("CompileOptions::numStages is " +
+                         std::to_string(options.numStages) +
+                         "; expected 0 (from the kernel's latency hints) to 8");
   tilec::CompileRequest request;
   request.source = source;
   request.bufferName = name.empty() ? "<source>" : name;
@@ -49,6 +53,8 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.kernelName = options.kernel;
   request.numWarps = options.numWarps;
   request.tensorAlignment = options.tensorAlignment;
+  request.numStages = options.numStages;
+  request.loopSplit = options.loopSplit;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

@@ -487,6 +487,8 @@ Status Kernel::launch(Dim3 grid, Stream stream,
 const std::string &Kernel::name() const { return impl->info.name; }
 const std::vector<ParamInfo> &Kernel::params() const { return impl->params; }
 unsigned Kernel::numWarps() const { return impl->info.numWarps; }
+unsigned Kernel::numStages() const { return impl->info.numStages; }
+bool Kernel::loopSplit() const { return impl->info.loopSplit; }
 unsigned Kernel::sharedBytes() const { return impl->info.sharedBytes; }
 const std::string &Kernel::arch() const { return impl->info.arch; }
 const std::vector<std::pair<std::string, std::string>> &

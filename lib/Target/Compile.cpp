@@ -46,6 +46,9 @@ const char *tilec::compilerVersion() {
 
 namespace {
 
+/// The deepest software pipeline --num-stages may ask for.
+constexpr unsigned kMaxStages = 8;
+
 std::optional<ElementKind> elementKind(mlir::Type t) {
   if (t.isF16())
     return ElementKind::F16;
@@ -67,6 +70,8 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
   KernelInfo info;
   info.name = func.getName().str();
   info.numWarps = request.numWarps;
+  info.numStages = request.numStages;
+  info.loopSplit = request.loopSplit;
   info.arch = request.arch;
   SmallVector<const ast::Param *> runtime;
   for (const ast::Param &p : kernel.params)
@@ -145,6 +150,13 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
              << request.numWarps << "\n";
       return result;
     }
+    if (request.numStages > kMaxStages) {
+      diagOS << "tilec: error: --num-stages must be from 0 to " << kMaxStages
+             << " (0: from the kernel's latency hints, 1: no pipelining), "
+                "got "
+             << request.numStages << "\n";
+      return result;
+    }
     unsigned a = request.tensorAlignment;
     if (a == 0 || (a & (a - 1))) {
       diagOS << "tilec: error: --alignment must be a power of two, got " << a
@@ -171,8 +183,11 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
 
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
   CodegenOptions codegen;
+  codegen.arch = request.arch;
   codegen.numWarps = request.numWarps;
   codegen.tensorAlignment = request.tensorAlignment;
+  codegen.numStages = request.numStages;
+  codegen.loopSplit = request.loopSplit;
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),

@@ -4,7 +4,8 @@
 // first line of every PTX file tilec emits:
 //
 //   {"abi":1,"arch":"sm_90a","constants":[["DTYPE","f16"],["TILE_D","64"]],
-//    "name":"fmha","num_warps":4,"shared_bytes":32768,
+//    "loop_split":true,"name":"fmha","num_stages":0,"num_warps":4,
+//    "shared_bytes":32768,
 //    "params":[{"name":"Q","kind":"tensor","dtype":"f16","rank":4,
 //               "alignment":16,"contiguous":true},
 //              {"name":"qk_scale","kind":"float"},
@@ -13,7 +14,9 @@
 // Parameter kinds are "tensor", "int", "float" and "bool"; element types are
 // spelled as in the DSL (f16, bf16, f32, i32, bool). Unknown keys are ignored
 // so that newer compilers can add fields; "abi" names the kernel ABI of
-// KernelInfo.h and is rejected when it is not 1.
+// KernelInfo.h and is rejected when it is not 1. "num_stages" and
+// "loop_split" record how the code was built (tilec --num-stages,
+// --loop-split) and are optional.
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -37,6 +40,7 @@ static constexpr int64_t kKernelABI = 1;
 static constexpr int64_t kMaxRank = 16;
 static constexpr int64_t kMaxParams = 1024;
 static constexpr int64_t kMaxNesting = 64;
+static constexpr int64_t kMaxStages = 64;
 
 unsigned tilec::elementBytes(ElementKind kind) {
   switch (kind) {
@@ -111,6 +115,8 @@ std::string KernelInfo::toJSON() const {
   json::Object root{{"abi", kKernelABI},
                     {"name", name},
                     {"num_warps", static_cast<int64_t>(numWarps)},
+                    {"num_stages", static_cast<int64_t>(numStages)},
+                    {"loop_split", loopSplit},
                     {"shared_bytes", static_cast<int64_t>(sharedBytes)},
                     {"arch", arch},
                     {"params", std::move(paramArray)},
@@ -194,7 +200,7 @@ public:
                const llvm::Twine &where, bool &out) {
     const json::Value *value = object.get(key);
     if (!value)
-      return true; // optional, defaults to false
+      return true; // optional: `out` keeps its default
     std::optional<bool> b = value->getAsBoolean();
     if (!b)
       return fail(where + ": \"" + key + "\" must be true or false");
@@ -305,7 +311,10 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
   if (!reader.getInt(*root, "num_warps", where, 1, 32, info.numWarps) ||
       !reader.getInt(*root, "shared_bytes", where, 0, UINT32_MAX,
                      info.sharedBytes) ||
-      !reader.getString(*root, "arch", where, info.arch, /*required=*/false))
+      !reader.getString(*root, "arch", where, info.arch, /*required=*/false) ||
+      !reader.getInt(*root, "num_stages", where, 0, kMaxStages, info.numStages,
+                     /*required=*/false) ||
+      !reader.getBool(*root, "loop_split", where, info.loopSplit))
     return std::nullopt;
 
   const json::Value *params = root->get("params");

@@ -2,14 +2,16 @@
 //
 // KernelInfo's JSON form, argument checking and packing (on kernels built
 // from a description, with no CUDA module), the cache key, the on-disk PTX
-// cache, the JIT's caching levels with a fake compiler, the driver-loading
-// failure path and the C API's error reporting.
+// cache, the JIT's caching levels with a fake compiler, the code-generation
+// options (pipeline stages, loop splitting) from CompileOptions to the PTX
+// header, the driver-loading failure path and the C API's error reporting.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeImpl.h"
 #include "tile/Tile.h"
 #include "tile/tile.h"
+#include "tilec/Target/Compile.h"
 #include "tilec/Target/KernelInfo.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace tile;
@@ -114,6 +117,8 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.params[3].element = ElementKind::BF16;
   info.params.push_back(scalarParam("flag", ScalarKind::Bool));
   info.constants.push_back({"NAME \"quoted\"", "a\nb"});
+  info.numStages = 3;
+  info.loopSplit = false;
   std::string json = info.toJSON();
   EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
 
@@ -124,6 +129,8 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_EQ(back->numWarps, info.numWarps);
   EXPECT_EQ(back->sharedBytes, info.sharedBytes);
   EXPECT_EQ(back->arch, info.arch);
+  EXPECT_EQ(back->numStages, 3u);
+  EXPECT_FALSE(back->loopSplit);
   EXPECT_EQ(back->constants, info.constants);
   ASSERT_EQ(back->params.size(), info.params.size());
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -195,6 +202,12 @@ TEST(KernelInfoJSON, RejectsMalformed) {
        "constants[0] must be a [name, value] pair"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"abi":2})",
        "unsupported kernel ABI version 2"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"num_stages":-1})",
+       "\"num_stages\" is -1"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"num_stages":"2"})",
+       "\"num_stages\" must be an integer"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"loop_split":1})",
+       "\"loop_split\" must be true or false"},
       {std::string(100000, '['), "nests deeper than"},
   };
   for (const Case &c : cases) {
@@ -203,6 +216,36 @@ TEST(KernelInfoJSON, RejectsMalformed) {
     EXPECT_NE(error.find(c.expected), std::string::npos)
         << "input: " << c.json.substr(0, 200) << "\nerror: " << error;
   }
+}
+
+TEST(KernelInfoJSON, BuildOptions) {
+  // Written before "num_stages" and "loop_split" were recorded: the
+  // defaults.
+  std::string error;
+  std::optional<KernelInfo> old = KernelInfo::fromJSON(
+      R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[]})", error);
+  ASSERT_TRUE(old) << error;
+  EXPECT_EQ(old->numStages, 0u);
+  EXPECT_TRUE(old->loopSplit);
+
+  KernelInfo info = fmhaInfo();
+  info.numStages = 2;
+  info.loopSplit = false;
+  std::string json = info.toJSON();
+  EXPECT_NE(json.find(R"("num_stages":2)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("loop_split":false)"), std::string::npos) << json;
+  // The kernel handle reports them.
+  Kernel kernel = makeUnloadedKernel(info);
+  EXPECT_EQ(kernel.numStages(), 2u);
+  EXPECT_FALSE(kernel.loopSplit());
+  tile_kernel handle = reinterpret_cast<tile_kernel>(kernel.get());
+  EXPECT_EQ(tile_kernel_num_stages(handle), 2u);
+  EXPECT_EQ(tile_kernel_loop_split(handle), 0);
+  EXPECT_EQ(tile_kernel_num_stages(nullptr), 0u);
+  EXPECT_EQ(tile_kernel_loop_split(nullptr), 0);
+  EXPECT_EQ(tile_kernel_loop_split(reinterpret_cast<tile_kernel>(
+                makeUnloadedKernel(fmhaInfo()).get())),
+            1);
 }
 
 TEST(KernelInfoJSON, MutationsNeverCrash) {
@@ -522,6 +565,8 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.arch = "sm_80"; },
       [](auto &r) { r.numWarps = 8; },
       [](auto &r) { r.tensorAlignment = 4; },
+      [](auto &r) { r.numStages = 2; },
+      [](auto &r) { r.loopSplit = false; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";
@@ -534,6 +579,25 @@ TEST(CacheKey, StableAndSensitive) {
     EXPECT_NE(cacheKey(changed, "v1"), key) << "change " << i;
   }
   EXPECT_NE(cacheKey(request, "v2"), key) << "compiler version";
+}
+
+TEST(CacheKey, StagesAndLoopSplit) {
+  // Every pair of (stages, split) settings has its own key.
+  std::set<std::string> keys;
+  for (unsigned stages = 0; stages <= 8; ++stages)
+    for (bool split : {true, false}) {
+      tilec::CompileRequest request = sampleRequest();
+      request.numStages = stages;
+      request.loopSplit = split;
+      EXPECT_TRUE(keys.insert(cacheKey(request, "v1")).second)
+          << "stages " << stages << ", split " << split;
+    }
+  // The defaults are stages 0 (from the hints) and split.
+  tilec::CompileRequest defaults = sampleRequest();
+  tilec::CompileRequest explicitDefaults = sampleRequest();
+  explicitDefaults.numStages = 0;
+  explicitDefaults.loopSplit = true;
+  EXPECT_EQ(cacheKey(defaults, "v1"), cacheKey(explicitDefaults, "v1"));
 }
 
 TEST(DiskCache, WriteReadCorrupt) {
@@ -641,6 +705,8 @@ struct FakeCompiler {
       kernel.info.name = name;
       kernel.info.arch = request.arch;
       kernel.info.numWarps = request.numWarps;
+      kernel.info.numStages = request.numStages;
+      kernel.info.loopSplit = request.loopSplit;
       kernel.info.params = {
           tensorParam("A", ElementKind::F32, 1, request.tensorAlignment)};
       kernel.info.constants = request.defines;
@@ -748,6 +814,101 @@ TEST(JIT, ConcurrentRequestsCompileOnce) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(compiler->calls.load(), 2);
   EXPECT_EQ(runtime.stats().memoryHits, 6u);
+}
+
+TEST(JIT, StagesAndLoopSplitAreCachedApart) {
+  std::string dir = temporaryDirectory("tile-jit-stages");
+  auto compiler = std::make_shared<FakeCompiler>();
+  const std::string source = "kernel k(...)";
+  auto options = [](unsigned stages, bool split) {
+    CompileOptions o = sm90({{"TILE", "64"}});
+    o.numStages = stages;
+    o.loopSplit = split;
+    return o;
+  };
+  const std::pair<unsigned, bool> settings[] = {
+      {0, true}, {1, true}, {2, true}, {3, true}, {3, false}, {0, false}};
+  {
+    RuntimeImpl runtime(fakeConfig(dir, compiler));
+    for (auto [stages, split] : settings) {
+      Expected<std::string> ptx =
+          runtime.compileToPTX(source, "k.tile", options(stages, split));
+      ASSERT_TRUE(ptx) << ptx.status().message();
+      // The request reached the compiler, whose description records it.
+      Expected<KernelInfo> info = parsePTXHeader(*ptx);
+      ASSERT_TRUE(info) << info.status().message();
+      EXPECT_EQ(info->numStages, stages);
+      EXPECT_EQ(info->loopSplit, split);
+    }
+    EXPECT_EQ(runtime.stats().compiles, std::size(settings));
+    EXPECT_EQ(countFiles(dir), std::size(settings));
+    // Asked again: every one from memory.
+    for (auto [stages, split] : settings)
+      ASSERT_TRUE(
+          runtime.compileToPTX(source, "k.tile", options(stages, split)));
+    EXPECT_EQ(runtime.stats().compiles, std::size(settings));
+    EXPECT_EQ(runtime.stats().memoryHits, std::size(settings));
+  }
+  {
+    // A second process: every one from disk, each its own.
+    RuntimeImpl runtime(fakeConfig(dir, compiler));
+    for (auto [stages, split] : settings) {
+      Expected<std::string> ptx =
+          runtime.compileToPTX(source, "k.tile", options(stages, split));
+      ASSERT_TRUE(ptx);
+      Expected<KernelInfo> info = parsePTXHeader(*ptx);
+      ASSERT_TRUE(info);
+      EXPECT_EQ(info->numStages, stages);
+      EXPECT_EQ(info->loopSplit, split);
+    }
+    EXPECT_EQ(runtime.stats().compiles, 0u);
+    EXPECT_EQ(runtime.stats().diskHits, std::size(settings));
+  }
+  llvm::sys::fs::remove_directories(dir);
+
+  RuntimeImpl runtime(fakeConfig("", compiler));
+  Expected<std::string> bad =
+      runtime.compileToPTX(source, "k.tile", options(9, true));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().message(),
+            "CompileOptions::numStages is 9; expected 0 (from the kernel's "
+            "latency hints) to 8");
+}
+
+// The real compiler: the options reach the kernel's description, and an
+// out-of-range stage count is a clear error.
+TEST(Compile, StagesAndLoopSplitOptions) {
+  tilec::CompileRequest request;
+  request.source = "kernel copy(A: Tensor[f32, 1], B: Tensor[f32, 1],\n"
+                   "         TILE: const int = 128):\n"
+                   "    i = bid(0)\n"
+                   "    store(B, index=(i,), tile=load(A, index=(i,), "
+                   "shape=(TILE,)))\n";
+  request.bufferName = "copy.tile";
+  request.arch = "sm_80";
+  request.numStages = 3;
+  request.loopSplit = false;
+  tilec::CompileResult result = tilec::compile(request, tilec::Stage::PTX);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.kernels.size(), 1u);
+  EXPECT_EQ(result.kernels[0].info.numStages, 3u);
+  EXPECT_FALSE(result.kernels[0].info.loopSplit);
+  Expected<KernelInfo> header = parsePTXHeader(result.kernels[0].ptx);
+  ASSERT_TRUE(header) << header.status().message();
+  EXPECT_EQ(header->numStages, 3u);
+  EXPECT_FALSE(header->loopSplit);
+
+  for (unsigned stages : {0u, 1u, 8u}) {
+    request.numStages = stages;
+    EXPECT_TRUE(tilec::compile(request, tilec::Stage::Layout).ok)
+        << "stages " << stages;
+  }
+  request.numStages = 9;
+  result = tilec::compile(request, tilec::Stage::PTX);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.diagnostics,
+            "tilec: error: --num-stages must be from 0 to 8 (0: from the "
+            "kernel's latency hints, 1: no pipelining), got 9\n");
 }
 
 TEST(JIT, CompileErrors) {
@@ -898,11 +1059,20 @@ TEST(CApi, ErrorsPropagate) {
   EXPECT_STREQ(tile_last_error(), "tile_kernel_launch: NULL kernel");
 
   tile_constant constant = {"TILE", nullptr};
-  tile_compile_options options = {&constant, 1, nullptr, "sm_90a", 0, 0};
+  tile_compile_options options = {&constant, 1, nullptr, "sm_90a", 0, 0, 0, 0};
   EXPECT_EQ(tile_compile_source("kernel", "k.tile", &options, &kernel),
             TILE_ERROR);
   EXPECT_STREQ(tile_last_error(),
                "tile_compile_options: constants[0] has a NULL name or value");
+  // num_stages reaches CompileOptions (and is checked before compiling).
+  tile_compile_options stages = {};
+  stages.arch = "sm_90a";
+  stages.num_stages = 12;
+  stages.disable_loop_split = 1;
+  EXPECT_EQ(tile_compile_source("kernel", "k.tile", &stages, &kernel),
+            TILE_ERROR);
+  EXPECT_STREQ(tile_last_error(), "CompileOptions::numStages is 12; expected "
+                                  "0 (from the kernel's latency hints) to 8");
 
   // Arguments, on a kernel built from its description.
   tile_kernel fmha =

@@ -39,6 +39,14 @@ struct CompileRequest {
   /// runtime checks it at launch, and the JIT lowers it when an argument is
   /// less aligned. 16 allows 16-byte vector accesses.
   unsigned tensorAlignment = 16;
+  /// Software-pipeline stages of the async copies in loops: 0 takes them
+  /// from the kernel's `latency` hints, 1 turns pipelining off, N (up to 8)
+  /// gives every pipelined copy N stages (tilec --num-stages).
+  unsigned numStages = 0;
+  /// Split loops at branches on their induction variable (the causal mask
+  /// of attention), so that most iterations run without the branch
+  /// (tilec --loop-split).
+  bool loopSplit = true;
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;

@@ -5,7 +5,8 @@
 // shared memory it needs. The description travels with the PTX as one JSON
 // line in a comment at the top of the file:
 //
-//   // tilec-kernel: {"name":"fmha","num_warps":4,"shared_bytes":32768,...}
+//   // tilec-kernel: {"loop_split":true,"name":"fmha","num_stages":0,
+//                     "num_warps":4,"shared_bytes":32768,...}
 //
 // so that an AOT-compiled .ptx file is self-describing.
 //
@@ -53,6 +54,11 @@ struct KernelInfo {
   unsigned numWarps = 4;
   unsigned sharedBytes = 0; // dynamic shared memory per block
   std::string arch;         // e.g. "sm_90a"
+  /// How the code was built (CompileRequest::numStages and loopSplit); they
+  /// do not change how the kernel is launched. Descriptions written before
+  /// they were recorded read as the defaults (0 and true).
+  unsigned numStages = 0;
+  bool loopSplit = true;
   std::vector<KernelParam> params;
   /// The compile-time constants the kernel was specialized with, as text.
   std::vector<std::pair<std::string, std::string>> constants;
