@@ -64,6 +64,10 @@ createTargetMachine(llvm::StringRef arch, std::string &error) {
     return nullptr;
   }
   llvm::TargetOptions options;
+  // Contract a * b + c into fma, as nvcc does by default (--fmad=true) and
+  // as the tile language promises no particular rounding of its float
+  // expressions: the online softmax's scale-and-subtract is one fma.
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, arch, ptxFeatures(arch), options, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));

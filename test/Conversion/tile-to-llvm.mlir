@@ -1,12 +1,13 @@
 // RUN: split-file %s %t
-// RUN: tile-opt %t/laid-out.mlir -split-input-file --convert-tile-to-llvm -canonicalize -cse | FileCheck %t/laid-out.mlir
+// RUN: tile-opt %t/laid-out.mlir -split-input-file --tile-allocate-shared-memory --tile-insert-barriers --convert-tile-to-llvm -canonicalize -cse | FileCheck %t/laid-out.mlir
 // RUN: tile-opt %t/pipeline.mlir --tile-to-llvm | FileCheck %t/pipeline.mlir
 // RUN: tile-opt %t/errors.mlir -split-input-file --convert-tile-to-llvm -verify-diagnostics
 
 // The lowering of laid-out tile IR to the LLVM and NVVM dialects
-// (--convert-tile-to-llvm, followed by the canonicalization and CSE of the
-// real pipeline), then whole kernels through the --tile-to-llvm pipeline, and
-// the errors of the lowering.
+// (--convert-tile-to-llvm, preceded by the shared memory allocation and the
+// barrier placement and followed by the canonicalization and CSE of the real
+// pipeline), then whole kernels through the --tile-to-llvm pipeline, and the
+// errors of the lowering (run on its own, without the passes before it).
 
 //--- laid-out.mlir
 
@@ -14,12 +15,14 @@
 // The kernel ABI: each !tile.global<T, R> becomes (ptr<1>, R x i32 sizes,
 // R x i64 strides); scalars stay; the kernel gets nvvm.kernel and
 // nvvm.maxntid = 32 * num_warps. tile.dim is the size argument; tile.bid
-// and tile.num_blocks read %ctaid and %nctaid.
+// and tile.num_blocks read %ctaid and %nctaid. A kernel that uses no shared
+// memory gets tile.shared_bytes = 0 from tile-allocate-shared-memory.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @signature
 // CHECK-SAME:  (%[[A:.*]]: !llvm.ptr<1>, %[[A_D0:.*]]: i32, %[[A_D1:.*]]: i32, %[[A_S0:.*]]: i64, %[[A_S1:.*]]: i64, %[[S:.*]]: f32, %[[N:.*]]: i32, %[[B:.*]]: !llvm.ptr<1>, %[[B_D0:.*]]: i32, %[[B_S0:.*]]: i64)
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, tile.num_warps = 8 : i32, tile.scratch_offset = 0 : i32}
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, tile.num_warps = 8 : i32, tile.shared_bytes = 0 : i32}
+// CHECK-NOT:   tile_shared_memory
 // CHECK-NOT:   tile.kernel
 // CHECK:       %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK-NEXT:  %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
@@ -67,11 +70,13 @@ func.func @signature(%A: !tile.global<f16, 2>, %s: f32, %n: i32, %B: !tile.globa
 // Element-wise ops, one per register: a 256-element tile in a layout of 2
 // elements per thread is two scalars per thread (the function's tile
 // arguments become two f32 / f16 arguments each). exp2 with flush_to_zero is
-// ex2.approx.ftz.f32; f16 goes through f32.
+// ex2.approx.ftz.f32; f16 goes through f32. tile-allocate-shared-memory
+// gives every function, kernel or not, its tile.shared_bytes (none here).
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @elementwise
 // CHECK-SAME:  (%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[B0:.*]]: f32, %[[B1:.*]]: f32, %[[H0:.*]]: f16, %[[H1:.*]]: f16, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64)
+// CHECK-SAME:  attributes {tile.shared_bytes = 0 : i32}
 // CHECK-NOT:   tile.
 // CHECK:       %[[C0:.*]] = llvm.fadd %[[A0]], %[[B0]] : f32
 // CHECK-NEXT:  %[[C1:.*]] = llvm.fadd %[[A1]], %[[B1]] : f32
@@ -189,10 +194,13 @@ func.func @loads(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %i: i32) at
 // masks 1 and 2; no shared memory for the reduction itself.
 // CHECK-LABEL: llvm.func @reduce_mma
 // CHECK-SAME:  (%[[R0:.*]]: f32, %[[R1:.*]]: f32, %[[R2:.*]]: f32, %[[R3:.*]]: f32, %[[R4:.*]]: f32, %[[R5:.*]]: f32, %[[R6:.*]]: f32, %[[R7:.*]]: f32,
+// CHECK-SAME:  attributes {tile.shared_bytes = 256 : i32}
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
 // CHECK-DAG:   %[[M31:.*]] = llvm.mlir.constant(31 : i32) : i32
 // CHECK-DAG:   %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
 // CHECK-DAG:   %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG:   %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       %[[A:.*]] = llvm.intr.maxnum(%[[R0]], %[[R1]]) : (f32, f32) -> f32
 // CHECK-NEXT:  %[[B:.*]] = llvm.intr.maxnum(%[[R2]], %[[R3]]) : (f32, f32) -> f32
 // CHECK-NEXT:  %[[A2:.*]] = llvm.intr.maxnum(%[[A]], %[[R4]]) : (f32, f32) -> f32
@@ -209,12 +217,21 @@ func.func @loads(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %i: i32) at
 // CHECK-NEXT:  %[[B5:.*]] = llvm.intr.maxnum(%[[B4]], %[[SB2]]) : (f32, f32) -> f32
 // CHECK-NOT:   nvvm.shfl.sync
 // The result is the (64,) row vector in a slice of the mma layout; storing
-// it in a blocked 1-D layout is a conversion through shared memory.
-// CHECK:       nvvm.barrier0
-// CHECK:       llvm.store %[[A5]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// it in a blocked 1-D layout is a conversion through shared memory, whose
+// 64 x 4 bytes of scratch memory are the function's only shared memory
+// (at offset 0: straight from @tile_shared_memory). Nothing touched shared
+// memory before, so no barrier before the stores; the one between the stores
+// and the loads is the conversion's own (other threads' values are read).
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[P0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT:  llvm.store %[[A5]], %[[P0]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.store %[[B5]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 #rows = #tile.slice<dim = 1, parent = #mma>
 #b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
@@ -231,17 +248,25 @@ func.func @reduce_mma(%x: tensor<64x16xf32, #mma>, %O: !tile.global<f32, 1>) {
 // A row spread over 4 registers, 32 lanes and 4 warps: 3 adds, 5 shuffle
 // steps (masks 1, 2, 4, 8, 16), then each warp's partial sums go through
 // shared memory (4 slots per row) and every thread adds the 4 of its rows.
+// The scratch memory is 2 rows x 4 slots x 4 bytes = 32 bytes, and the
+// kernel's shared memory is rounded up to the 128-byte alignment. The only
+// barrier is the reduction's own, between the partials' stores and the
+// loads of the other warps' partials.
 // CHECK-LABEL: llvm.func @reduce_warps
-// CHECK-SAME:  tile.shared_bytes = 32 : i32
+// CHECK-SAME:  tile.shared_bytes = 128 : i32
+// CHECK-NOT:   nvvm.barrier0
 // CHECK-COUNT-6: llvm.fadd
 // CHECK-COUNT-10: nvvm.shfl.sync  bfly
 // CHECK-NOT:   nvvm.shfl.sync
-// CHECK:       nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
 // CHECK-COUNT-2: llvm.store %{{.*}} : f32, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NOT:   llvm.load
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       st.global.b32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
 #l = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
 func.func @reduce_warps(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<2x512xf32, #l>
@@ -303,58 +328,104 @@ func.func @mma_bf16(%a: tensor<64x16xbf16, #dot_a>, %b: tensor<16x16xbf16, #dot_
 // -----
 
 //===----------------------------------------------------------------------===//
-// Shared memory: async copies, their wait, local_alloc, ldmatrix, and layout
-// conversions through a scratch area past the buffers.
+// Shared memory: buffers and scratch memory at the offsets that
+// tile-allocate-shared-memory gives them, barriers only where
+// tile-insert-barriers finds threads of the block racing on the same bytes,
+// async copies and their waits, local_alloc, ldmatrix, and layout
+// conversions through scratch memory.
 //===----------------------------------------------------------------------===//
 
-// The buffers are laid out one after the other from the start of the
-// dynamic shared memory (A at 0, B at 4096); the scratch area of the final
-// conversion (64 x 64 f32, 16 KiB) starts past them at 8192; the kernel
-// needs 24 KiB.
+// Offsets: A's buffer (64 x 32 f16, 4 KiB) is live from its tile.smem_alloc
+// to its last ldmatrix and B's (32 x 64 f16, 4 KiB) from its local_alloc to
+// its last local_load; they overlap, so A gets 0 and B 4096. The scratch
+// memory of the final conversion (64 x 64 f32, 16 KiB) is live only during
+// the conversion, after both, and reuses offset 0: the kernel needs 16 KiB,
+// not 24.
 // CHECK:       llvm.mlir.global external @tile_shared_memory() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @staged
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.scratch_offset = 8192 : i32, tile.shared_bytes = 24576 : i32}
-// CHECK:       %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
-// tile.async_load: a barrier (earlier readers are done), then one 16-byte
-// cp.async per 8 halves of the thread (64 x 32 / 128 threads = 2 of them),
-// copying 0 bytes (zero fill) where out of bounds, then one commit.
-// CHECK:       nvvm.barrier0
-// CHECK:       %[[SRC0:.*]] = llvm.select %{{.*}}, %[[B16:.*]], %[[Z32:.*]] : i1, i32
-// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SRC0]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
-// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 16384 : i32}
+// CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG:   %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// tile.async_copy: one 16-byte cp.async per 8 halves of the thread (64 x 32
+// / 128 threads = 2 of them) into A's buffer at offset 0, copying 0 bytes
+// (zero fill) where out of bounds, then one commit. No barrier before it:
+// nothing has accessed shared memory yet.
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[DA0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT:  %[[SRC0:.*]] = llvm.select %{{.*}}, %[[C16]], %[[C0]] : i1, i32
+// CHECK-NEXT:  nvvm.cp.async.shared.global %[[DA0]], %{{.*}}, 16, cache =  cg, %[[SRC0]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK:       %[[DA1:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT:  %[[SRC1:.*]] = llvm.select %{{.*}}, %[[C16]], %[[C0]] : i1, i32
+// CHECK-NEXT:  nvvm.cp.async.shared.global %[[DA1]], %{{.*}}, 16, cache =  cg, %[[SRC1]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK-NEXT:  nvvm.cp.async.commit.group
 // CHECK-NOT:   nvvm.cp.async.shared.global
-// tile.local_alloc: barrier, 16-byte vector stores at the buffer's offset, barrier.
+// tile.local_alloc: 16-byte vector stores into B's buffer at 4096, with no
+// barrier before (nobody has accessed B's bytes) nor after them (the
+// lowering no longer adds any).
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       %[[BUFB:.*]] = llvm.getelementptr %[[SMEM]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  nvvm.barrier0
-// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
-// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
-// CHECK-NEXT:  nvvm.barrier0
-// tile.async_wait: wait until at most `pending` groups are in flight, then
-// a barrier.
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[PB0:.*]] = llvm.getelementptr %[[BUFB]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %[[PB0]] {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[PB1:.*]] = llvm.getelementptr %[[BUFB]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %[[PB1]] {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// tile.async_wait: only the wait until at most `pending` groups are in
+// flight (this thread's copies of A have landed). The barrier after it is
+// tile-insert-barriers': the ldmatrix of A reads bytes other threads'
+// cp.async wrote, and the ldmatrix of B bytes other threads stored; this one
+// barrier covers both hazards.
 // CHECK-NEXT:  nvvm.cp.async.wait.group 1
 // CHECK-NEXT:  nvvm.barrier0
 // tile.local_load of the A operand: one ldmatrix.x4 per warp (no transpose:
-// the buffer is row-major along K); of the B operand from a row-major
-// (N-contiguous) buffer: ldmatrix.x4.trans, four of them for 16 x 64.
+// the buffer is row-major along K) from A's buffer; of the B operand from a
+// row-major (N-contiguous) buffer: ldmatrix.x4.trans, four of them for
+// 16 x 64, from B's buffer. Reads after reads need no barrier.
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       %[[PA:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
 // CHECK-NEXT:  nvvm.ldmatrix %[[PA]] {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[PBT:.*]] = llvm.getelementptr %[[BUFB]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT:  nvvm.ldmatrix %[[PBT]] {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-COUNT-3: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // 64 x 64 x 16 on 4 warps of 16 x 64: 8 mma.sync per K step, 2 K steps.
 // CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-3: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT:   nvvm.mma.sync
 // A blocked tile.local_load: plain 16-byte loads from the swizzled buffer.
-// CHECK:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
-// CHECK:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
-// mma -> blocked conversion of the f32 result: through the scratch area.
-// CHECK:       %[[SCRATCH:.*]] = llvm.getelementptr %[[SMEM]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// It has B's layout, so each thread loads from the very addresses it stored
+// at; no barrier either.
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.load %[[PB0]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.load %[[PB1]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       st.global.v4.b32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       st.global.v4.b32
+// mma -> blocked conversion of the f32 result through its scratch memory at
+// offset 0. Those bytes are A's buffer, which other warps may still be
+// reading with ldmatrix: tile-insert-barriers puts a barrier before the
+// conversion's stores. The barrier between its stores and its loads is the
+// conversion's own; none follows.
 // CHECK-NEXT:  nvvm.barrier0
-// CHECK-COUNT-16: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[S0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %[[S0]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -364,7 +435,8 @@ func.func @mma_bf16(%a: tensor<64x16xbf16, #dot_a>, %b: tensor<16x16xbf16, #dot_
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
 func.func @staged(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
-  %ba = tile.async_load %A[%i, %i] {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2> -> !tile.smem<[64, 32], f16, #shared>
+  %ba = tile.smem_alloc : !tile.smem<[64, 32], f16, #shared>
+  tile.async_copy %A[%i, %i], %ba {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #shared>
   %b = tile.load %B[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16, #blocked1>
   %bb = tile.local_alloc %b : tensor<32x64xf16, #blocked1> -> !tile.smem<[32, 64], f16, #shared1>
   tile.async_wait %ba {pending = 1 : i32} : !tile.smem<[64, 32], f16, #shared>
@@ -414,42 +486,274 @@ func.func @register_only(%x: tensor<8x64xf32, #row>, %O: !tile.global<f32, 2>) {
   return
 }
 
+// -----
+
+// Two conversions through scratch memory: each is live only while its op
+// runs, so both get offset 0 and the function needs 64 x 4 bytes, not
+// twice that. The second one's stores go to the very addresses the first
+// one's loads read (CSE shares them), and those loads are other threads':
+// tile-insert-barriers puts a barrier between the first conversion's loads
+// and the second's stores (write after read), and each conversion keeps
+// its own barrier between its stores and its loads.
+// CHECK-LABEL: llvm.func @scratch_reuse
+// CHECK-SAME:  (%[[X0:.*]]: f32, %[[X1:.*]]: f32, %[[Y0:.*]]: f32, %[[Y1:.*]]: f32,
+// CHECK-SAME:  attributes {tile.shared_bytes = 256 : i32}
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[P0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT:  llvm.store %[[X0]], %[[P0]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[P1:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT:  llvm.store %[[X1]], %[[P1]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[Q:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT:  %[[XB:.*]] = llvm.load %[[Q]] {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.store %[[Y0]], %[[P0]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.store %[[Y1]], %[[P1]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  %[[YB:.*]] = llvm.load %[[Q]] {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.bitcast %[[XB]] : f32 to i32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.bitcast %[[YB]] : f32 to i32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#rows = #tile.slice<dim = 1, parent = #mma>
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @scratch_reuse(%x: tensor<64xf32, #rows>, %y: tensor<64xf32, #rows>, %O: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %xb = tile.convert_layout %x : tensor<64xf32, #rows> -> tensor<64xf32, #b>
+  %yb = tile.convert_layout %y : tensor<64xf32, #rows> -> tensor<64xf32, #b>
+  tile.store %O[%c0], %xb : !tile.global<f32, 1>, tensor<64xf32, #b>
+  tile.store %O[%c64], %yb : !tile.global<f32, 1>, tensor<64xf32, #b>
+  return
+}
+
+// -----
+
+// A conversion in a loop races with itself across iterations: iteration
+// j + 1's stores overwrite what other threads may still be loading in
+// iteration j. The barrier goes at the top of the body (before the stores),
+// found by iterating the analysis around the loop; nothing before the loop
+// touched shared memory, so there is none before it, and none at the end of
+// the body.
+// CHECK-LABEL: llvm.func @loop_carried
+// CHECK-SAME:  attributes {tile.shared_bytes = 256 : i32}
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.br ^[[HEAD:bb[0-9]+]](
+// CHECK:       ^[[HEAD]](%{{.*}}: i32, %[[V0:.*]]: f32, %[[V1:.*]]: f32):
+// CHECK-NEXT:  %[[C:.*]] = llvm.icmp "slt"
+// CHECK-NEXT:  llvm.cond_br %[[C]], ^[[BODY:bb[0-9]+]], ^[[EXIT:bb[0-9]+]]
+// CHECK-NEXT:  ^[[BODY]]:
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %[[V0]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %[[V1]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.br ^[[HEAD]](
+// CHECK-NEXT:  ^[[EXIT]]:
+// CHECK-NEXT:  llvm.return
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#rows = #tile.slice<dim = 1, parent = #mma>
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @loop_carried(%x: tensor<64xf32, #rows>, %n: i32, %O: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<64xf32, #rows>) : i32 {
+    %xb = tile.convert_layout %acc : tensor<64xf32, #rows> -> tensor<64xf32, #b>
+    tile.store %O[%j], %xb : !tile.global<f32, 1>, tensor<64xf32, #b>
+    %next = arith.addf %acc, %acc : tensor<64xf32, #rows>
+    scf.yield %next : tensor<64xf32, #rows>
+  }
+  return
+}
+
+// -----
+
+// A two-stage pipelined loop, as tile-pipeline writes it: a ring of two
+// 64 x 32 f16 buffers (8 KiB, at offset 0), the copy for iteration 0 before
+// the loop, and in iteration j the wait for slot j % 2, the copy for
+// iteration j + 1 into slot (j + 1) % 2 (predicated off past the end), and
+// the reads of slot j % 2.
+// CHECK-LABEL: llvm.func @pipelined
+// CHECK-SAME:  (%[[A:.*]]: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %[[N:.*]]: i32)
+// CHECK-SAME:  tile.shared_bytes = 8192 : i32
+// CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG:   %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-DAG:   %[[STAGE:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// The predicated copy: its cp.async ops in a conditional block, the commit
+// outside it, so that the group is committed (empty) even when the copy is
+// predicated off and the waits' counts hold. Slot 0 is the ring itself.
+// No barrier: nothing has accessed shared memory yet.
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[P0:.*]] = llvm.icmp "sgt" %[[N]], %[[C0]] : i32
+// CHECK-NEXT:  llvm.cond_br %[[P0]], ^[[COPY0:bb[0-9]+]], ^[[COMMIT0:bb[0-9]+]]
+// CHECK-NEXT:  ^[[COPY0]]:
+// CHECK:       %[[D0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK:       nvvm.cp.async.shared.global %[[D0]], %{{.*}}, 16, cache =  cg
+// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
+// CHECK-NEXT:  llvm.br ^[[COMMIT0]]
+// CHECK-NEXT:  ^[[COMMIT0]]:
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NEXT:  llvm.br ^[[HEAD:bb[0-9]+]](%[[C0]] : i32)
+// CHECK-NEXT:  ^[[HEAD]](%[[J:.*]]: i32):
+// CHECK-NEXT:  %[[MORE:.*]] = llvm.icmp "slt" %[[J]], %[[N]] : i32
+// CHECK-NEXT:  llvm.cond_br %[[MORE]], ^[[BODY:bb[0-9]+]], ^[[EXIT:bb[0-9]+]]
+// tile.smem_slot: slot * (bytes of a stage), as a byte offset from the ring.
+// CHECK-NEXT:  ^[[BODY]]:
+// CHECK-NEXT:  %[[CUR:.*]] = llvm.urem %[[J]], %[[C2]] : i32
+// CHECK-NEXT:  %[[CUROFF:.*]] = llvm.mul %[[CUR]], %[[STAGE]] : i32
+// CHECK-NEXT:  %[[VIEW:.*]] = llvm.getelementptr %[[SMEM]][%[[CUROFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.cp.async.wait.group 0
+// CHECK-NEXT:  %[[J1:.*]] = llvm.add %[[J]], %[[C1]] : i32
+// CHECK-NEXT:  %[[NXT:.*]] = llvm.urem %[[J1]], %[[C2]] : i32
+// CHECK-NEXT:  %[[NXTOFF:.*]] = llvm.mul %[[NXT]], %[[STAGE]] : i32
+// CHECK-NEXT:  %[[SLOT:.*]] = llvm.getelementptr %[[SMEM]][%[[NXTOFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  %[[P:.*]] = llvm.icmp "slt" %[[J1]], %[[N]] : i32
+// One barrier per iteration, between the wait and the refill, serves both
+// hazards: other threads' copies into slot j % 2, waited for, are read below
+// (read after write), and slot (j + 1) % 2, about to be refilled, was read
+// by other threads in iteration j - 1 (write after read). The analysis does
+// not tell the slots apart, so no second barrier goes before the reads.
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.cond_br %[[P]], ^[[COPY:bb[0-9]+]], ^[[COMMIT:bb[0-9]+]]
+// CHECK-NEXT:  ^[[COPY]]:
+// CHECK:       %[[D1:.*]] = llvm.getelementptr %[[SLOT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK:       nvvm.cp.async.shared.global %[[D1]], %{{.*}}, 16, cache =  cg
+// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
+// CHECK-NEXT:  llvm.br ^[[COMMIT]]
+// CHECK-NEXT:  ^[[COMMIT]]:
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[R0:.*]] = llvm.getelementptr %[[VIEW]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT:  llvm.load %[[R0]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       st.global.v4.b32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       st.global.v4.b32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.br ^[[HEAD]](%[[J1]] : i32)
+// CHECK-NEXT:  ^[[EXIT]]:
+// CHECK-NEXT:  llvm.return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+func.func @pipelined(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %ring = tile.smem_alloc : !tile.smem<[2, 64, 32], f16, #ring>
+  %p0 = arith.cmpi slt, %c0, %n : i32
+  %s0 = tile.smem_slot %ring[%c0] : !tile.smem<[2, 64, 32], f16, #ring> -> !tile.smem<[64, 32], f16, #shared>
+  tile.async_copy %A[%c0, %c0], %s0 if %p0 {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #shared>
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %cur = arith.remui %j, %c2 : i32
+    %view = tile.smem_slot %ring[%cur] : !tile.smem<[2, 64, 32], f16, #ring> -> !tile.smem<[64, 32], f16, #shared>
+    tile.async_wait %view {pending = 0 : i32} : !tile.smem<[64, 32], f16, #shared>
+    %j1 = arith.addi %j, %c1 : i32
+    %nxt = arith.remui %j1, %c2 : i32
+    %slot = tile.smem_slot %ring[%nxt] : !tile.smem<[2, 64, 32], f16, #ring> -> !tile.smem<[64, 32], f16, #shared>
+    %p = arith.cmpi slt, %j1, %n : i32
+    tile.async_copy %A[%j1, %c0], %slot if %p {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #shared>
+    %x = tile.local_load %view [0, 0] : !tile.smem<[64, 32], f16, #shared> -> tensor<64x32xf16, #blocked>
+    tile.store %O[%j, %c0], %x : !tile.global<f16, 2>, tensor<64x32xf16, #blocked>
+  }
+  return
+}
+
+// -----
+
+// tile.barrier: the whole block is bar.sync 0 (nvvm.barrier0), a named
+// barrier is bar.sync id, num_threads. Barriers written in the input stay
+// where they are; with no shared memory access around, tile-insert-barriers
+// adds none.
+// CHECK-LABEL: llvm.func @barriers
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 0 : i32}
+// CHECK-DAG:   %[[ID:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[NT:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       nvvm.barrier id = %[[ID]] number_of_threads = %[[NT]]
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.return
+func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  tile.barrier {id = 1 : i32, num_threads = 64 : i32}
+  tile.barrier
+  return
+}
+
 //--- pipeline.mlir
 
 // A small GEMM through the whole --tile-to-llvm pipeline: layouts, staging
-// of both operands with cp.async, ldmatrix, mma.sync, and the conversion of
-// the f32 accumulator to the store's blocked layout through shared memory.
+// of both operands with cp.async, shared memory allocation, barrier
+// placement, ldmatrix, mma.sync, and the conversion of the f32 accumulator
+// to the store's blocked layout through scratch memory. A's buffer is at 0,
+// B's at 4096, and the conversion's 16 KiB of scratch memory reuse offset 0
+// once both are dead: 16 KiB in all.
 // CHECK-LABEL: llvm.func @gemm
 // CHECK-SAME:  (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64)
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.scratch_offset = 8192 : i32, tile.shared_bytes = 24576 : i32}
-// The copy of A is issued as soon as its block index is known, before
-// that of B; the first wait lets B's copy (1 group) stay in flight while A
-// is read.
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 16384 : i32}
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// Both copies are issued up front, A's then B's, one commit group each, and
+// with no barrier before them (nothing has accessed shared memory yet).
 // CHECK:       nvvm.read.ptx.sreg.ctaid.x
-// CHECK:       nvvm.barrier0
-// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
-// CHECK-NEXT:  nvvm.cp.async.commit.group
 // CHECK-NEXT:  nvvm.read.ptx.sreg.ctaid.y
-// CHECK:       nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
 // CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
 // CHECK-NEXT:  nvvm.cp.async.commit.group
-// CHECK-NEXT:  nvvm.cp.async.wait.group 1
+// CHECK-NEXT:  %[[BUFB:.*]] = llvm.getelementptr %[[SMEM]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NOT:   nvvm.barrier0
+// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// Each wait is followed by the barrier that lets every thread read what the
+// other threads' copies wrote (read after write). The wait for A is
+// wait.group 0: tile-stage-mma-operands puts both waits after both copies
+// with pending 0, and tile-schedule-async-copies only counts the copies it
+// moves a wait below, so B's copy does not stay in flight while A is read
+// (wait.group 1 would let it).
+// CHECK-NEXT:  nvvm.cp.async.wait.group 0
 // CHECK-NEXT:  nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       nvvm.cp.async.wait.group 0
 // CHECK-NEXT:  nvvm.barrier0
-// CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[PB:.*]] = llvm.getelementptr %[[BUFB]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT:  nvvm.ldmatrix %[[PB]] {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-3: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
 // CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT:   nvvm.mma.sync
+// The conversion's scratch memory lies over A's buffer, which other warps
+// may still be reading with ldmatrix: a barrier before its stores (write
+// after read), then its own barrier between its stores and its loads.
 // CHECK:       nvvm.barrier0
-// CHECK-COUNT-16: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       %[[S:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %[[S]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT:   nvvm.barrier0
 // CHECK-COUNT-8: st.global.v4.b32
 // CHECK-NOT:   st.global
+// CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
 // CHECK-NOT:   tile.
 func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>) attributes {tile.kernel} {
@@ -550,9 +854,12 @@ func.func @extract(%x: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @cp_async_2_bytes(%A: !tile.global<f16, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
+  // The buffer has an offset, as tile-allocate-shared-memory would give it;
+  // the copy, one f16 per thread and vector, is what cannot be lowered.
+  %x = tile.smem_alloc {tile.smem_offset = 0 : i32} : !tile.smem<[64, 64], f16, #shared>
   // expected-error @+2 {{cp.async copies 4, 8 or 16 bytes, not 2}}
-  // expected-error @+1 {{failed to legalize operation 'tile.async_load'}}
-  %x = tile.async_load %A[%c0, %c0] {layout = #b, shape = array<i64: 64, 64>} : !tile.global<f16, 2> -> !tile.smem<[64, 64], f16, #shared>
+  // expected-error @+1 {{failed to legalize operation 'tile.async_copy'}}
+  tile.async_copy %A[%c0, %c0], %x {layout = #b, shape = array<i64: 64, 64>} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #shared>
   tile.async_wait %x : !tile.smem<[64, 64], f16, #shared>
   return
 }
@@ -575,9 +882,40 @@ func.func @broadcast(%x: tensor<64x1xf32, #b>, %O: !tile.global<f32, 2>) {
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 #b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 func.func @shared_not_allocated(%x: tensor<64x16xf16, #mma>) {
-  // Outside a kernel, buffers get no shared memory offset.
-  // expected-error @+2 {{shared memory was not allocated for this buffer}}
+  // The lowering does not place buffers: without tile-allocate-shared-memory
+  // before it, a buffer has no tile.smem_offset.
+  // expected-error @+2 {{shared memory was not allocated for this buffer: run tile-allocate-shared-memory first}}
   // expected-error @+1 {{failed to legalize operation 'tile.local_alloc'}}
   %b = tile.local_alloc %x : tensor<64x16xf16, #mma> -> !tile.smem<[64, 16], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+func.func @smem_alloc_not_allocated(%A: !tile.global<f16, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{shared memory was not allocated for this buffer: run tile-allocate-shared-memory first}}
+  // expected-error @+1 {{failed to legalize operation 'tile.smem_alloc'}}
+  %x = tile.smem_alloc : !tile.smem<[64, 32], f16, #shared>
+  tile.async_copy %A[%c0, %c0], %x {layout = #b, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #shared>
+  tile.async_wait %x : !tile.smem<[64, 32], f16, #shared>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#rows = #tile.slice<dim = 1, parent = #mma>
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @scratch_not_allocated(%x: tensor<64xf32, #rows>, %O: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  // Rows of the mma layout to a blocked layout move data between threads:
+  // the conversion goes through scratch memory, which has no offset here.
+  // expected-error @+2 {{'tile.convert_layout' op needs scratch shared memory, which was not allocated: run tile-allocate-shared-memory first}}
+  // expected-error @+1 {{failed to legalize operation 'tile.convert_layout'}}
+  %y = tile.convert_layout %x : tensor<64xf32, #rows> -> tensor<64xf32, #b>
+  tile.store %O[%c0], %y : !tile.global<f32, 1>, tensor<64xf32, #b>
   return
 }

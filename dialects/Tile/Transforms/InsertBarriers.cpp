@@ -123,8 +123,11 @@ struct InsertBarriersPass
   }
 
   LogicalResult visit(Operation *op, State &state) {
-    if (isa<BarrierOp>(op)) {
-      state.barrier();
+    if (auto barrier = dyn_cast<BarrierOp>(op)) {
+      // A named barrier orders only the threads that share it: it ends no
+      // hazard between threads of the whole block.
+      if (!barrier.getId())
+        state.barrier();
       return success();
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {

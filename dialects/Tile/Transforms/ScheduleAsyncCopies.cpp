@@ -100,13 +100,25 @@ struct ScheduleAsyncCopiesPass
   }
 
   /// Moves a copy up its block, to right after the ops its operands come
-  /// from, but not above another copy, wait or barrier (their order is what
-  /// the waits count) nor above a write to global memory.
+  /// from, but not above another copy or a barrier (copies complete in
+  /// issue order), an op that uses its buffer, nor a write to global
+  /// memory. It may pass waits for other buffers: their counts are
+  /// recomputed when the waits are sunk.
   static void hoist(AsyncCopyOp copy) {
+    Operation *alloc = getAllocation(copy.getBuffer());
+    // The buffer's allocation moves along with the copy.
+    Operation *carried = nullptr;
     Operation *target = copy;
     for (Operation *prev = copy->getPrevNode(); prev;
          prev = prev->getPrevNode()) {
-      if (isAsyncOrdered(prev) || mayWriteGlobalMemory(prev))
+      if (prev == alloc && isa<SmemAllocOp>(prev) &&
+          prev->getResult(0) == copy.getBuffer()) {
+        carried = prev;
+        continue;
+      }
+      bool passable = isa<AsyncWaitOp>(prev) || !isAsyncOrdered(prev);
+      if (!passable || mayWriteGlobalMemory(prev) ||
+          (alloc && touches(prev, {alloc})))
         break;
       bool defines = llvm::any_of(prev->getResults(), [&](Value r) {
         return llvm::is_contained(copy->getOperands(), r);
@@ -115,8 +127,13 @@ struct ScheduleAsyncCopiesPass
         break;
       target = prev;
     }
-    if (target != copy.getOperation())
-      copy->moveBefore(target);
+    if (target == copy.getOperation())
+      return;
+    if (target == carried)
+      target = carried->getNextNode();
+    copy->moveBefore(target);
+    if (carried)
+      carried->moveBefore(copy);
   }
 
   /// Moves a wait down its block to right before the first op that uses one
@@ -144,10 +161,38 @@ struct ScheduleAsyncCopiesPass
       }
       target = next;
     }
-    if (!target)
-      return;
-    wait->moveAfter(target);
-    wait.setPending(pending);
+    if (target)
+      wait->moveAfter(target);
+    wait.setPending(std::max(pending, copiesIssuedSince(wait)));
+  }
+
+  /// The number of copies issued after the last copy into one of `wait`'s
+  /// buffers and before the wait, when that is known: those copies are in
+  /// the wait's block, and so is every copy in between (none is nested in a
+  /// loop or branch). 0 otherwise.
+  static int64_t copiesIssuedSince(AsyncWaitOp wait) {
+    int64_t count = 0, fewest = -1;
+    DenseSet<Operation *> pendingBuffers;
+    for (Value buf : wait.getBuffers()) {
+      Operation *alloc = getAllocation(buf);
+      if (!alloc)
+        return 0;
+      pendingBuffers.insert(alloc);
+    }
+    for (Operation *op = wait->getPrevNode(); op && !pendingBuffers.empty();
+         op = op->getPrevNode()) {
+      if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+        if (pendingBuffers.erase(getAllocation(copy.getBuffer())))
+          fewest = fewest < 0 ? count : std::min(fewest, count);
+        ++count;
+        continue;
+      }
+      if (isa<AsyncWaitOp, BarrierOp>(op))
+        continue;
+      if (isAsyncOrdered(op))
+        return 0; // copies in a loop or branch: the count is not static
+    }
+    return pendingBuffers.empty() && fewest >= 0 ? fewest : 0;
   }
 };
 

@@ -5,7 +5,10 @@
 // right before it: a `tile.local_load` of the slice when the operand is read
 // from shared memory (so ldmatrix feeds each mma.sync as it goes), a
 // `tile.extract` when the operand is in registers. A thread then never
-// holds a whole operand tile, and loads overlap with the multiplies.
+// holds a whole operand tile, and loads overlap with the multiplies. The
+// exception is an operand read outside the mma's loop (loop-invariant, like
+// the Q tile of attention): its slices are read there, once, and stay in
+// registers for the whole loop instead of being read again each iteration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +71,12 @@ struct SliceMmaKPass
       if (read) {
         for (unsigned d = 0; d < 2; ++d)
           offsets[d] += read.getOffsets()[d];
+        // A read outside the mma's block (a loop-invariant operand, hoisted
+        // out of the loop) keeps its slices there, in registers across the
+        // loop; a read in the mma's block is sliced right at the mma.
+        OpBuilder::InsertionGuard guard(b);
+        if (read->getBlock() != mma->getBlock())
+          b.setInsertionPoint(read);
         return LocalLoadOp::create(b, loc, sliceType, read.getBuffer(),
                                    b.getDenseI64ArrayAttr(offsets));
       }
@@ -82,9 +91,10 @@ struct SliceMmaKPass
     }
     mma.replaceAllUsesWith(acc);
     mma.erase();
-    for (LocalLoadOp read : {readA, readB})
-      if (read && read->use_empty())
-        read.erase();
+    if (readA && readA->use_empty())
+      readA.erase();
+    if (readB && readB != readA && readB->use_empty())
+      readB.erase();
   }
 };
 

@@ -7,24 +7,27 @@
 // The schedule. Copy i of the body gets S_i stages and is issued
 // d_i = S_i - 1 iterations ahead. Think of the loop as preceded by D =
 // max(d_i) "virtual" iterations -D..-1 that only issue copies (the
-// prologue); in (virtual) iteration v, each copy i issues, in body order,
-// exactly one copy group: the copy for iteration v + d_i, predicated off when
-// that iteration does not exist. The body of iteration j is:
+// prologue); in every (virtual) iteration each copy issues exactly one copy
+// group, in the same order: the copy for iteration v + d_i, predicated off
+// when that iteration does not exist. The body of iteration j is:
 //
-//   view_i = ring_i[j % S_i]                       (what iteration j reads)
+//   view_i = ring_i[j % S_i]                  (the slots iteration j reads)
 //   ...
-//   wait until copy i of iteration j has landed    (tile.async_wait)
-//   issue copy i for iteration j + d_i into ring_i[(j + d_i) % S_i]
+//   wait for copy i of iteration j, for each prefetched copy i
+//   issue copy i for iteration j + d_i into ring_i[(j + d_i) % S_i], each i
 //   ... reads of view_i ...
 //
-// Between the issue of copy i for iteration j (in iteration j - d_i) and the
-// wait for it (in iteration j) every copy of the loop issues d_i groups, so
-// exactly n * d_i - 1 groups may stay in flight (n copies in the body) for
-// any trip count: predicated-off copies commit empty groups. A copy with one
-// stage (d_i = 0) is issued right before its own wait, which then waits for
-// everything. The slot a copy refills was read by the previous iteration;
-// tile-insert-barriers places the barrier between those reads and the copy
-// (it shares the one that makes the waited-for data visible).
+// The prefetched copies wait and issue together, where the first of them
+// used to wait: tile-insert-barriers then puts one barrier between the
+// waits and the issues, which both shows the landed data to every thread
+// and ends the previous iteration's reads of the slots being refilled.
+// Copy k of the issue order, issued d_k iterations before it is waited
+// for, may be followed by the n - 1 - k copies after it in its iteration,
+// n copies in each iteration in between and the copies issued before the
+// group in the waiting iteration (n copies in the body): that is its
+// wait's exact `pending` count, for any trip count, because copies
+// predicated off still commit (empty) groups. A copy with one stage is
+// issued right before its own wait, which then waits for everything.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +64,7 @@ struct PipelinedCopy {
   SmallVector<Operation *> slice; // body ops its indices are computed by
   unsigned stages = 1;
   Value ring; // the ring of `stages` buffers, before the loop
+  Value view; // the slot the current iteration reads
 };
 
 /// The ops of `body` that compute the operands of `copy` from the induction
@@ -166,11 +170,32 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     }
     if (llvm::all_of(copies, [](auto &p) { return p.stages == 1; }))
       return {};
-    // Each copy is reissued at its wait: the prologue issues them in that
-    // order too, so that every iteration commits its groups alike.
-    llvm::sort(copies, [](PipelinedCopy &a, PipelinedCopy &b) {
-      return a.wait->isBeforeInBlock(b.wait.getOperation());
+    // The order in which an iteration issues its copies: the prefetched
+    // ones (d >= 1) together where the first of their waits is, the others
+    // at their own waits. The prologue issues them in the same order.
+    Operation *group = nullptr;
+    for (PipelinedCopy &p : copies)
+      if (p.stages > 1 && (!group || p.wait->isBeforeInBlock(group)))
+        group = p.wait;
+    // (Sorted by index: ops are not const-accessible.)
+    SmallVector<std::pair<Operation *, Operation *>> keys; // position, copy
+    for (PipelinedCopy &p : copies)
+      keys.push_back({p.stages > 1 ? group : p.wait.getOperation(),
+                      p.copy.getOperation()});
+    SmallVector<unsigned> order(copies.size());
+    for (unsigned i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      auto [pa, ca] = keys[a];
+      auto [pb, cb] = keys[b];
+      if (pa == pb)
+        return ca->isBeforeInBlock(cb);
+      return pa->isBeforeInBlock(pb);
     });
+    SmallVector<PipelinedCopy> sorted;
+    for (unsigned i : order)
+      sorted.push_back(copies[i]);
+    copies = std::move(sorted);
     return copies;
   }
 
@@ -269,40 +294,66 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     loop->setDiscardableAttrs(attrs);
     Value it = loop.getRegionIterArgs().back();
 
-    // The steady state.
+    // The steady state. The prefetched copies wait together where the first
+    // of them waited, then issue together: the barrier that shows the
+    // landed data to every thread also ends the previous iteration's reads
+    // of the slots they refill.
     Block *body = loop.getBody();
-    b.setInsertionPointToStart(body);
+    Operation *group = nullptr;
+    unsigned firstInGroup = 0;
+    for (auto [k, p] : llvm::enumerate(copies))
+      if (p.stages > 1 && !group) {
+        group = p.wait;
+        firstInGroup = k;
+      }
     for (PipelinedCopy &p : copies) {
+      b.setInsertionPointToStart(body);
       Value stages = i32Const(b, p.stages);
       Value readSlot = p.stages == 1
                            ? i32Const(b, 0)
                            : Value(arith::RemUIOp::create(b, loc, it, stages));
-      Value view = slotOf(b, p, readSlot);
-      p.alloc.getResult().replaceAllUsesWith(view);
-      unsigned ahead = p.stages - 1;
-      b.setInsertionPoint(p.wait);
-      if (ahead == 0) {
-        // Issued right before its wait, with this iteration's operands.
+      p.view = slotOf(b, p, readSlot);
+      p.alloc.getResult().replaceAllUsesWith(p.view);
+    }
+    // Waits: copy k, issued at position k of iteration j - d, may be
+    // followed by the n - 1 - k later copies of that iteration, n copies
+    // in each of the d - 1 iterations in between, and the copies this
+    // iteration issued before the group.
+    b.setInsertionPoint(group);
+    for (auto [k, p] : llvm::enumerate(copies)) {
+      if (p.stages == 1)
+        continue;
+      int64_t pending = (n - 1 - int64_t(k)) + n * (int64_t(p.stages) - 2) +
+                        int64_t(firstInGroup);
+      AsyncWaitOp::create(b, p.wait.getLoc(), ValueRange{p.view},
+                          b.getI32IntegerAttr(pending));
+    }
+    // Issues, for the iteration d ahead into the slot it will read.
+    for (PipelinedCopy &p : copies) {
+      if (p.stages == 1) {
+        // Issued right before its own wait, with this iteration's operands.
         p.copy->moveBefore(p.wait);
-      } else {
-        auto wait = AsyncWaitOp::create(b, p.wait.getLoc(), ValueRange{view},
-                                        b.getI32IntegerAttr(n * ahead - 1));
-        b.setInsertionPointAfter(wait);
-        Value next = arith::AddIOp::create(
-            b, loc, loop.getInductionVar(),
-            arith::MulIOp::create(b, loc, step, ivConst(b, ahead)));
-        Value pred =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, ub);
-        Value writeSlot = arith::RemUIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, it, i32Const(b, ahead)),
-            stages);
-        SmallVector<Value> operands = cloneOperands(b, p, loop, next);
-        issue(b, p.copy.getLoc(), p, operands, slotOf(b, p, writeSlot), pred);
-        p.wait.erase();
-        p.copy.erase();
+        p.alloc.erase();
+        continue;
       }
+      unsigned ahead = p.stages - 1;
+      Value next = arith::AddIOp::create(
+          b, loc, loop.getInductionVar(),
+          arith::MulIOp::create(b, loc, step, ivConst(b, ahead)));
+      Value pred =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, ub);
+      Value writeSlot = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, it, i32Const(b, ahead)),
+          i32Const(b, p.stages));
+      SmallVector<Value> operands = cloneOperands(b, p, loop, next);
+      issue(b, p.copy.getLoc(), p, operands, slotOf(b, p, writeSlot), pred);
+    }
+    for (PipelinedCopy &p : copies) {
+      if (p.stages == 1)
+        continue;
+      p.wait.erase();
+      p.copy.erase();
       p.alloc.erase();
-      b.setInsertionPointToStart(body);
     }
     loop->setAttr(kPipelinedAttr, b.getUnitAttr());
 

@@ -2,7 +2,7 @@
 
 // One case per verifier message of the layout attributes (TileLayouts.cpp),
 // of the ops that code generation adds (TileOps.cpp: tile.convert_layout,
-// tile.extract, tile.local_alloc, tile.local_load, tile.async_load), of the
+// tile.extract, tile.local_alloc, tile.local_load, tile.async_copy), of the
 // code generation attributes of a kernel (TileDialect.cpp), and the
 // ODS-generated constraint failures that matter.
 
@@ -316,15 +316,15 @@ func.func @local_load_outside(%b: !tile.smem<[128, 64], f16, #shared>) {
 // -----
 
 //===----------------------------------------------------------------------===//
-// tile.async_load
+// tile.async_copy
 //===----------------------------------------------------------------------===//
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_indices(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op expected 4 tile indices and shape entries}}
-  %0 = tile.async_load %Q[%i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_indices(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op expected 4 tile indices and shape entries}}
+  tile.async_copy %Q[%i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -332,10 +332,10 @@ func.func @async_indices(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_shape(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op expected 4 tile indices and shape entries}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 64, 128>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_shape(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op expected 4 tile indices and shape entries}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -343,10 +343,10 @@ func.func @async_shape(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_order_length(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op order has 2 entries but the rank is 4}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 1, 0>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_order_length(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op order has 2 entries but the rank is 4}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 1, 0>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -354,10 +354,10 @@ func.func @async_order_length(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_order_range(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op order entry 4 is out of range [0, 4)}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 0, 1, 4, 2>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_order_range(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op order entry 4 is out of range [0, 4)}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 0, 1, 4, 2>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -365,10 +365,10 @@ func.func @async_order_range(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_order_repeat(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op order repeats dimension 2}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 0, 2, 2, 3>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_order_repeat(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op order repeats dimension 2}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, order = array<i32: 0, 2, 2, 3>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -376,11 +376,11 @@ func.func @async_order_repeat(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_buffer_shape(%Q: !tile.global<f16, 4>, %i: i32) {
+func.func @async_buffer_shape(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[1, 64, 128], f16, #shared>) {
   // The buffer keeps the size-1 dimensions: not allowed.
-  // expected-error @+1 {{'tile.async_load' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[1, 64, 128], f16, #shared>
+  // expected-error @+1 {{'tile.async_copy' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[1, 64, 128], f16, #shared>
   return
 }
 
@@ -388,10 +388,10 @@ func.func @async_buffer_shape(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_buffer_element_type(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], bf16, #shared>
+func.func @async_buffer_element_type(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], bf16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], bf16, #shared>
   return
 }
 
@@ -399,10 +399,10 @@ func.func @async_buffer_element_type(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #blocked1d = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_layout_rank(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op the layout must have the buffer's rank}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked1d}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_layout_rank(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op the layout must have the buffer's rank}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, layout = #blocked1d}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -410,21 +410,21 @@ func.func @async_layout_rank(%Q: !tile.global<f16, 4>, %i: i32) {
 
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_layout_kind(%Q: !tile.global<f16, 4>, %i: i32) {
+func.func @async_layout_kind(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
   // The copy layout must be a blocked layout.
-  // expected-error @+1 {{'tile.async_load' op attribute 'layout' failed to satisfy constraint}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>, layout = #mma}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+  // expected-error @+1 {{'tile.async_copy' op attribute 'layout' failed to satisfy constraint}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, layout = #mma}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
 // -----
 
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-func.func @async_layout_missing(%Q: !tile.global<f16, 4>, %i: i32) {
-  // expected-error @+1 {{'tile.async_load' op requires attribute 'layout'}}
-  %0 = tile.async_load %Q[%i, %i, %i, %i] {shape = array<i64: 1, 1, 64, 128>}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
+func.func @async_layout_missing(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op requires attribute 'layout'}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
   return
 }
 
@@ -437,5 +437,150 @@ func.func @async_layout_missing(%Q: !tile.global<f16, 4>, %i: i32) {
 func.func @async_wait_tile(%x: tensor<64x64xf16>) {
   // expected-error @+1 {{'tile.async_wait' op operand #0 must be}}
   "tile.async_wait"(%x) : (tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.smem_alloc, tile.smem_slot, tile.barrier, loop attributes
+//===----------------------------------------------------------------------===//
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @smem_alloc_order() {
+  // expected-error @+1 {{'tile.smem_alloc' op the shared layout's order must cover every dimension}}
+  %0 = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #shared>
+  return
+}
+
+// -----
+
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+func.func @smem_alloc_empty() {
+  // expected-error @+1 {{'tile.smem_alloc' op the buffer's dimensions must be positive}}
+  %0 = tile.smem_alloc : !tile.smem<[0, 64, 64], f16, #shared3>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+func.func @smem_slot_shape(%ring: !tile.smem<[3, 64, 64], f16, #shared3>, %i: i32) {
+  // expected-error @+1 {{'tile.smem_slot' op the result must be one stage of the ring: its shape without the leading dimension, in its element type}}
+  %0 = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 64], f16, #shared3> -> !tile.smem<[64, 32], f16, #shared>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+func.func @smem_slot_element(%ring: !tile.smem<[3, 64, 64], f16, #shared3>, %i: i32) {
+  // expected-error @+1 {{'tile.smem_slot' op the result must be one stage of the ring}}
+  %0 = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 64], f16, #shared3> -> !tile.smem<[64, 64], bf16, #shared>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 2, 0]>
+func.func @smem_slot_layout(%ring: !tile.smem<[3, 64, 64], f16, #shared3>, %i: i32) {
+  // The stage's order [1, 0] needs the ring's [2, 1, 0].
+  // expected-error @+1 {{'tile.smem_slot' op the ring's shared layout must be the stage's, with the stage dimension slowest}}
+  %0 = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 64], f16, #shared3> -> !tile.smem<[64, 64], f16, #shared>
+  return
+}
+
+// -----
+
+#shared2 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+func.func @smem_slot_swizzle(%ring: !tile.smem<[3, 64, 64], f16, #shared3>, %i: i32) {
+  // expected-error @+1 {{'tile.smem_slot' op the ring's shared layout must be the stage's, with the stage dimension slowest}}
+  %0 = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 64], f16, #shared3> -> !tile.smem<[64, 64], f16, #shared2>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @smem_slot_rank(%b: !tile.smem<[64, 64], f16, #shared>, %i: i32) {
+  // expected-error @+1 {{'tile.smem_slot' op the result must be one stage of the ring}}
+  %0 = tile.smem_slot %b[%i] : !tile.smem<[64, 64], f16, #shared> -> !tile.smem<[64, 64], f16, #shared>
+  return
+}
+
+// -----
+
+func.func @barrier_half_named() {
+  // expected-error @+1 {{'tile.barrier' op a named barrier needs both 'id' and 'num_threads'}}
+  tile.barrier {id = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @barrier_threads() {
+  // expected-error @+1 {{'tile.barrier' op 'num_threads' must be a multiple of 32, not 100}}
+  tile.barrier {id = 1 : i32, num_threads = 100 : i32}
+  return
+}
+
+// -----
+
+func.func @barrier_id() {
+  // expected-error @+1 {{'tile.barrier' op attribute 'id' failed to satisfy constraint}}
+  tile.barrier {id = 16 : i32, num_threads = 128 : i32}
+  return
+}
+
+// -----
+
+func.func @async_wait_pending() {
+  // expected-error @+1 {{'tile.async_wait' op attribute 'pending' failed to satisfy constraint}}
+  tile.async_wait {pending = -1 : i32}
+  return
+}
+
+// -----
+
+func.func @num_stages_not_loop() {
+  // expected-error @+1 {{'tile.num_stages' applies only to scf.for}}
+  %0 = arith.constant {tile.num_stages = 2 : i32} 0 : i32
+  return
+}
+
+// -----
+
+func.func @num_stages_range(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.num_stages' must be an integer from 1 to 16}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.num_stages = 0 : i32}
+  return
+}
+
+// -----
+
+func.func @loop_split_bool(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.loop_split' must be a boolean}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.loop_split = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @pipelined_unit(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.pipelined' must be a unit attribute}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.pipelined = 1 : i32}
   return
 }

@@ -25,6 +25,7 @@
 // CHECK-NEXT: #[[SH:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 // CHECK-NEXT: #[[SHT:shared1]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
 // CHECK-NEXT: #[[SHP:shared2]] = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+// CHECK-NEXT: #[[SH3:shared3]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
 // CHECK-NEXT: #[[DOTA:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
 // CHECK-NEXT: #[[DOTB:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
 // CHECK-NEXT: #[[DOTB22:dot_b1]] = #tile.dot_operand<opIdx = 1, parent = #mma1>
@@ -80,6 +81,7 @@ func.func private @layout_types(
 #slice = #tile.slice<dim = 1, parent = #mma>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 #shared_t = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
 #blocked_t = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
 
 // CHECK-LABEL: func.func private @aliases
@@ -153,63 +155,47 @@ func.func @local_alloc_load(%a: tensor<64x128xf16, #blocked>,
 }
 
 //===----------------------------------------------------------------------===//
-// tile.async_load / tile.async_wait
+// tile.smem_alloc / tile.smem_slot / tile.async_copy / tile.async_wait /
+// tile.barrier
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @async_copy
-// CHECK-SAME: (%[[Q:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[G:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[J:[[:alnum:]_]+]]: i32)
-func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i32, %j: i32) {
+// CHECK-SAME: (%[[Q:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[G:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[J:[[:alnum:]_]+]]: i32, %[[P:[[:alnum:]_]+]]: i1)
+func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i32, %j: i32, %p: i1) {
+  // CHECK-NEXT: %[[BQ:[[:alnum:]_]+]] = tile.smem_alloc : <[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: %[[BK:[[:alnum:]_]+]] = tile.smem_alloc : <[128, 64], f16, #[[SHT]]>
+  // CHECK-NEXT: %[[RING:[[:alnum:]_]+]] = tile.smem_alloc : <[3, 64, 128], f16, #[[SH3]]>
+  %q = tile.smem_alloc : !tile.smem<[64, 128], f16, #shared>
+  %k = tile.smem_alloc : !tile.smem<[128, 64], f16, #shared_t>
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 128], f16, #shared3>
+  // CHECK-NEXT: %[[S:[[:alnum:]_]+]] = tile.smem_slot %[[RING]][%[[I]]] : <[3, 64, 128], f16, #[[SH3]]> -> <[64, 128], f16, #[[SH]]>
+  %s = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 128], f16, #shared3> -> !tile.smem<[64, 128], f16, #shared>
   // Size-1 dimensions of the tile are dropped in the buffer.
-  // CHECK-NEXT: %[[BQ:[[:alnum:]_]+]] = tile.async_load %[[Q]][%[[I]], %[[J]], %[[I]], %[[J]]] {layout = #[[BLK]], shape = array<i64: 1, 1, 64, 128>} : <f16, 4> -> <[64, 128], f16, #[[SH]]>
-  %q = tile.async_load %Q[%i, %j, %i, %j] {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
-      : !tile.global<f16, 4> -> !tile.smem<[64, 128], f16, #shared>
-  // A transposed view (order) of the tensor.
-  // CHECK-NEXT: %[[BK:[[:alnum:]_]+]] = tile.async_load %[[Q]][%[[I]], %[[J]], %[[I]], %[[J]]] {layout = #[[BLKT]], order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 128, 64>} : <f16, 4> -> <[128, 64], f16, #[[SHT]]>
-  %k = tile.async_load %Q[%i, %j, %i, %j] {shape = array<i64: 1, 1, 128, 64>, order = array<i32: 0, 1, 3, 2>, layout = #blocked_t}
-      : !tile.global<f16, 4> -> !tile.smem<[128, 64], f16, #shared_t>
-  // No unit dimensions.
-  // CHECK-NEXT: %[[BG:[[:alnum:]_]+]] = tile.async_load %[[G]][%[[I]], %[[J]]] {layout = #[[BLK]], shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #[[SH]]>
-  %g = tile.async_load %G[%i, %j] {shape = array<i64: 64, 128>, layout = #blocked}
-      : !tile.global<f16, 2> -> !tile.smem<[64, 128], f16, #shared>
+  // CHECK-NEXT: tile.async_copy %[[Q]][%[[I]], %[[J]], %[[I]], %[[J]]], %[[BQ]] {layout = #[[BLK]], shape = array<i64: 1, 1, 64, 128>} : <f16, 4>, <[64, 128], f16, #[[SH]]>
+  tile.async_copy %Q[%i, %j, %i, %j], %q {shape = array<i64: 1, 1, 64, 128>, layout = #blocked}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
+  // A transposed view (order) of the tensor, with a pipelining hint.
+  // CHECK-NEXT: tile.async_copy %[[Q]][%[[I]], %[[J]], %[[I]], %[[J]]], %[[BK]] {latency = 3 : i32, layout = #[[BLKT]], order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 128, 64>} : <f16, 4>, <[128, 64], f16, #[[SHT]]>
+  tile.async_copy %Q[%i, %j, %i, %j], %k {shape = array<i64: 1, 1, 128, 64>, order = array<i32: 0, 1, 3, 2>, layout = #blocked_t, latency = 3 : i32}
+      : !tile.global<f16, 4>, !tile.smem<[128, 64], f16, #shared_t>
+  // Predicated, into a ring slot.
+  // CHECK-NEXT: tile.async_copy %[[G]][%[[I]], %[[J]]], %[[S]] if %[[P]] {layout = #[[BLK]], shape = array<i64: 64, 128>} : <f16, 2>, <[64, 128], f16, #[[SH]]>
+  tile.async_copy %G[%i, %j], %s if %p {shape = array<i64: 64, 128>, layout = #blocked}
+      : !tile.global<f16, 2>, !tile.smem<[64, 128], f16, #shared>
   // `pending` (default 0, not printed): how many later copies may stay in flight.
-  // CHECK-NEXT: tile.async_wait %[[BQ]] {pending = 2 : i32} : <[64, 128], f16, #[[SH]]>
-  // CHECK-NEXT: tile.async_wait %[[BK]] : <[128, 64], f16, #[[SHT]]>
+  // CHECK-NEXT: tile.async_wait %[[BQ]] {pending = 2 : i32} : !tile.smem<[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: tile.async_wait %[[BK]], %[[S]] : !tile.smem<[128, 64], f16, #[[SHT]]>, !tile.smem<[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: tile.barrier
   // CHECK-NEXT: tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #[[SHT]]> -> tensor<16x64xf16, #[[DOTB]]>
-  // CHECK-NEXT: tile.async_wait %[[BG]] : <[64, 128], f16, #[[SH]]>
+  // CHECK-NEXT: tile.async_wait
+  // CHECK-NEXT: tile.barrier {id = 1 : i32, num_threads = 256 : i32}
   // CHECK-NEXT: return
   tile.async_wait %q {pending = 2 : i32} : !tile.smem<[64, 128], f16, #shared>
-  tile.async_wait %k {pending = 0 : i32} : !tile.smem<[128, 64], f16, #shared_t>
+  tile.async_wait %k, %s {pending = 0 : i32} : !tile.smem<[128, 64], f16, #shared_t>, !tile.smem<[64, 128], f16, #shared>
+  tile.barrier
   %0 = tile.local_load %k [0, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
-  tile.async_wait %g : !tile.smem<[64, 128], f16, #shared>
+  tile.async_wait
+  tile.barrier {id = 1 : i32, num_threads = 256 : i32}
   return
 }
 
-//===----------------------------------------------------------------------===//
-// A laid-out kernel: layouts may appear wherever tiles do
-//===----------------------------------------------------------------------===//
-
-// CHECK-LABEL: func.func @laid_out_kernel
-// CHECK-SAME: attributes {tile.kernel, tile.num_warps = 4 : i32}
-func.func @laid_out_kernel(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  // CHECK: arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
-  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
-  // CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #[[MMA]]>)
-  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
-    %a = tile.load %A[%c0, %j] : !tile.global<f16, 2> -> tensor<64x128xf16, #blocked>
-    // CHECK: tile.convert_layout %{{.*}} : tensor<64x16xf16, #[[BLK]]> -> tensor<64x16xf16, #[[DOTA]]>
-    %s = tile.extract %a [0, 0] : tensor<64x128xf16, #blocked> -> tensor<64x16xf16, #blocked>
-    %sa = tile.convert_layout %s : tensor<64x16xf16, #blocked> -> tensor<64x16xf16, #dot_a>
-    %b = tile.load %A[%j, %c0] : !tile.global<f16, 2> -> tensor<16x64xf16, #blocked>
-    %bb = tile.convert_layout %b : tensor<16x64xf16, #blocked> -> tensor<16x64xf16, #dot_b>
-    // CHECK: tile.mma %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x16xf16, #[[DOTA]]>, tensor<16x64xf16, #[[DOTB]]>, tensor<64x64xf32, #[[MMA]]>
-    %d = tile.mma %sa, %bb, %acc : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
-    scf.yield %d : tensor<64x64xf32, #mma>
-  }
-  // CHECK: tile.reduce max %{{.*}} {axis = 1 : i32} : tensor<64x64xf32, #[[MMA]]> -> tensor<64xf32, #[[SL1]]>
-  %m = tile.reduce max %r {axis = 1 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #slice>
-  // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<64xf32, #[[SL1]]> -> tensor<64x1xf32, #[[MMA]]>
-  %e = tile.expand_dims %m {axis = 1 : i32} : tensor<64xf32, #slice> -> tensor<64x1xf32, #mma>
-  return
-}

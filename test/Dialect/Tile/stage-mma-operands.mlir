@@ -1,23 +1,18 @@
 // RUN: tile-opt %s -split-input-file --tile-stage-mma-operands | FileCheck %s
 
 // tile-stage-mma-operands feeds mma operands that reach their operand layout
-// through shared memory from a swizzled shared memory buffer, one K slice of
-// 16 at a time:
+// through shared memory from a swizzled shared memory buffer:
 //  - an operand converted from a tile.load (possibly through a reshape that
 //    drops unit dimensions), used nowhere else, with zero padding and at
 //    least 4 bytes per thread and vector, is copied global -> shared with
-//    tile.async_load (cp.async); the copy is issued as early as its block
-//    allows (right after the ops its indices come from, not above an earlier
-//    copy), and a tile.async_wait goes before the buffer's first read (or
-//    the op of the copy's block that contains it), with `pending` = the
-//    number of copies issued after this one that may stay in flight;
+//    tile.async_copy (cp.async) into a tile.smem_alloc buffer where the load
+//    was, and waited for (tile.async_wait, pending 0) before it is read;
 //  - any other converted operand is written with tile.local_alloc;
 //  - an operand whose conversion keeps every element in its thread (the
 //    16-bit accumulator of one mma as the A operand of the next) stays in
-//    registers and is sliced with tile.extract;
-//  - the mma is split along K into mma steps of K = 16 reading
-//    tile.local_load slices.
-// The loads and reshapes that fed the copies are erased.
+//    registers;
+//  - the mma reads the whole buffer with one tile.local_load.
+// The loads, reshapes and conversions that fed the buffers are erased.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -25,28 +20,28 @@
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
 
+// An operand converted from a tile.load used nowhere else is copied global ->
+// shared where the load was (tile.smem_alloc + tile.async_copy), waited for
+// right before the conversion, and read whole with tile.local_load. The
+// mma is not split (tile-slice-mma-k) and the copies are not moved
+// (tile-schedule-async-copies).
 // A 64x32 row-major f16 tile has 64-byte rows: four 16-byte chunks, so the
 // swizzle has 4 phases, each 2 rows high; 128-byte rows get 8 phases of 1 row.
-// CHECK:      #[[LA:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
-// CHECK-NEXT: #[[LB:blocked1]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
-// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
-// CHECK-NEXT: #[[SA:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK:      #[[SA:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 // CHECK-NEXT: #[[SB:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 // CHECK-LABEL: func.func @gemm
 // CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[B:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
-// CHECK-NEXT:  %[[BA:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #[[LA]], shape = array<i64: 64, 32>} : <f16, 2> -> <[64, 32], f16, #[[SA]]>
-// CHECK-NEXT:  %[[BB:.*]] = tile.async_load %[[B]][%[[I]], %[[I]]] {layout = #[[LB]], shape = array<i64: 32, 64>} : <f16, 2> -> <[32, 64], f16, #[[SB]]>
-// CHECK-NEXT:  %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[MMA]]>
-// The copy of B, issued after A's, may still be in flight when A is read.
-// CHECK-NEXT:  tile.async_wait %[[BA]] {pending = 1 : i32} : <[64, 32], f16, #[[SA]]>
-// CHECK-NEXT:  %[[A0:.*]] = tile.local_load %[[BA]] [0, 0] : <[64, 32], f16, #[[SA]]> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  tile.async_wait %[[BB]] : <[32, 64], f16, #[[SB]]>
-// CHECK-NEXT:  %[[B0:.*]] = tile.local_load %[[BB]] [0, 0] : <[32, 64], f16, #[[SB]]> -> tensor<16x64xf16, #dot_b>
-// CHECK-NEXT:  %[[D0:.*]] = tile.mma %[[A0]], %[[B0]], %[[Z]] : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #[[MMA]]>
-// CHECK-NEXT:  %[[A1:.*]] = tile.local_load %[[BA]] [0, 16] : <[64, 32], f16, #[[SA]]> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  %[[B1:.*]] = tile.local_load %[[BB]] [16, 0] : <[32, 64], f16, #[[SB]]> -> tensor<16x64xf16, #dot_b>
-// CHECK-NEXT:  %[[D1:.*]] = tile.mma %[[A1]], %[[B1]], %[[D0]] : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #[[MMA]]>
-// CHECK-NEXT:  return %[[D1]] : tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant
+// CHECK-NEXT:  %[[BA:.*]] = tile.smem_alloc : <[64, 32], f16, #[[SA]]>
+// CHECK-NEXT:  tile.async_copy %[[A]][%[[I]], %[[I]]], %[[BA]] {layout = #blocked, shape = array<i64: 64, 32>} : <f16, 2>, <[64, 32], f16, #[[SA]]>
+// CHECK-NEXT:  %[[BB:.*]] = tile.smem_alloc : <[32, 64], f16, #[[SB]]>
+// CHECK-NEXT:  tile.async_copy %[[B]][%[[I]], %[[I]]], %[[BB]] {layout = #blocked1, shape = array<i64: 32, 64>} : <f16, 2>, <[32, 64], f16, #[[SB]]>
+// CHECK-NEXT:  tile.async_wait %[[BA]] : !tile.smem<[64, 32], f16, #[[SA]]>
+// CHECK-NEXT:  %[[RA:.*]] = tile.local_load %[[BA]] [0, 0] : <[64, 32], f16, #[[SA]]> -> tensor<64x32xf16, #dot_a>
+// CHECK-NEXT:  tile.async_wait %[[BB]] : !tile.smem<[32, 64], f16, #[[SB]]>
+// CHECK-NEXT:  %[[RB:.*]] = tile.local_load %[[BB]] [0, 0] : <[32, 64], f16, #[[SB]]> -> tensor<32x64xf16, #dot_b>
+// CHECK-NEXT:  %[[D:.*]] = tile.mma %[[RA]], %[[RB]], %[[Z]]
+// CHECK-NEXT:  return %[[D]]
 func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
   %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x32xf16, #blocked>
@@ -56,7 +51,6 @@ func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32) -> 
   %d = tile.mma %ad, %bd, %z : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
   return %d : tensor<64x64xf32, #mma>
 }
-
 // -----
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -70,47 +64,31 @@ func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32) -> 
 // Attention: Q and V come from 4-D loads reshaped to 2-D, K from a transposed
 // 4-D load (the buffer is then column-major: order = [0, 1]); the async copy
 // takes the 4-D tile and the reshape's 2-D layout. P, the f16 accumulator of
-// the first mma, is already held by the right threads for the second:
-// it is sliced with tile.extract.
-// CHECK:      #[[L2:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
-// CHECK-NEXT: #[[LK:blocked1]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
-// CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
-// CHECK-NEXT: #[[SQ:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// the first mma, is already held by the right threads for the second: its
+// conversion is register-only and stays.
+// CHECK:      #[[SQ:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 // CHECK-NEXT: #[[SK:shared1]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME:  (%[[Q:.*]]: !tile.global<f16, 4>, %[[K:.*]]: !tile.global<f16, 4>, %[[V:.*]]: !tile.global<f16, 4>, %[[I:.*]]: i32)
 // CHECK-NOT:   tile.load
 // CHECK-NOT:   tile.reshape
-// All three copies are issued first, in order; V's overlaps with Q K^T.
-// CHECK:       %[[BQ:.*]] = tile.async_load %[[Q]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
-// CHECK-NEXT:  %[[BK:.*]] = tile.async_load %[[K]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[LK]], order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 32, 64>} : <f16, 4> -> <[32, 64], f16, #[[SK]]>
-// CHECK-NEXT:  %[[BV:.*]] = tile.async_load %[[V]][%[[I]], %[[I]], %[[I]], %[[I]]] {layout = #[[L2]], shape = array<i64: 1, 1, 64, 32>} : <f16, 4> -> <[64, 32], f16, #[[SQ]]>
-// CHECK-NOT:   tile.load
-// CHECK-NOT:   tile.reshape
-// CHECK:       tile.async_wait %[[BQ]] {pending = 2 : i32}
-// CHECK-NEXT:  tile.local_load %[[BQ]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  tile.async_wait %[[BK]] {pending = 1 : i32}
-// CHECK-NEXT:  tile.local_load %[[BK]] [0, 0] : <[32, 64], f16, #[[SK]]> -> tensor<16x64xf16, #dot_b>
-// CHECK-NEXT:  tile.mma
-// CHECK-NEXT:  tile.local_load %[[BQ]] [0, 16]
-// CHECK-NEXT:  tile.local_load %[[BK]] [16, 0]
+// CHECK:       %[[BQ:.*]] = tile.smem_alloc : <[64, 32], f16, #[[SQ]]>
+// CHECK-NEXT:  tile.async_copy %[[Q]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[BQ]] {layout = #blocked, shape = array<i64: 1, 1, 64, 32>}
+// CHECK-NEXT:  %[[BK:.*]] = tile.smem_alloc : <[32, 64], f16, #[[SK]]>
+// CHECK-NEXT:  tile.async_copy %[[K]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[BK]] {layout = #blocked1, order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 32, 64>}
+// CHECK-NEXT:  tile.async_wait %[[BQ]]
+// CHECK-NEXT:  tile.local_load %[[BQ]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<64x32xf16, #dot_a>
+// CHECK-NEXT:  tile.async_wait %[[BK]]
+// CHECK-NEXT:  tile.local_load %[[BK]] [0, 0] : <[32, 64], f16, #[[SK]]> -> tensor<32x64xf16, #dot_b>
 // CHECK-NEXT:  %[[S:.*]] = tile.mma
-// CHECK-NEXT:  %[[P:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #[[MMA]]> to tensor<64x64xf16, #[[MMA]]>
-// CHECK-NEXT:  %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x64xf16, #[[MMA]]> -> tensor<64x64xf16, #dot_a>
-// CHECK-NEXT:  %[[P0:.*]] = tile.extract %[[PA]] [0, 0] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  tile.async_wait %[[BV]] :
-// CHECK-NEXT:  %[[V0:.*]] = tile.local_load %[[BV]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<16x32xf16, #dot_b>
-// CHECK-NEXT:  %[[O0:.*]] = tile.mma %[[P0]], %[[V0]], %{{.*}} : tensor<64x16xf16, #dot_a>, tensor<16x32xf16, #dot_b>, tensor<64x32xf32, #[[MMA]]>
-// CHECK-NEXT:  %[[P1:.*]] = tile.extract %[[PA]] [0, 16]
-// CHECK-NEXT:  %[[V1:.*]] = tile.local_load %[[BV]] [16, 0]
-// CHECK-NEXT:  %[[O1:.*]] = tile.mma %[[P1]], %[[V1]], %[[O0]]
-// CHECK-NEXT:  tile.extract %[[PA]] [0, 32]
-// CHECK-NEXT:  tile.local_load %[[BV]] [32, 0]
-// CHECK-NEXT:  tile.mma
-// CHECK-NEXT:  tile.extract %[[PA]] [0, 48]
-// CHECK-NEXT:  tile.local_load %[[BV]] [48, 0]
-// CHECK-NEXT:  %[[O3:.*]] = tile.mma
-// CHECK-NEXT:  return %[[O3]]
+// CHECK-NEXT:  %[[P:.*]] = arith.truncf %[[S]]
+// CHECK-NEXT:  %[[BV:.*]] = tile.smem_alloc : <[64, 32], f16, #[[SQ]]>
+// CHECK-NEXT:  tile.async_copy %[[V]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[BV]]
+// CHECK-NEXT:  %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+// CHECK-NEXT:  tile.async_wait %[[BV]]
+// CHECK-NEXT:  %[[RV:.*]] = tile.local_load %[[BV]] [0, 0] : <[64, 32], f16, #[[SQ]]> -> tensor<64x32xf16, #dot_b>
+// CHECK-NEXT:  %[[O:.*]] = tile.mma %[[PA]], %[[RV]]
+// CHECK-NEXT:  return %[[O]]
 func.func @attention(%Q: !tile.global<f16, 4>, %K: !tile.global<f16, 4>, %V: !tile.global<f16, 4>, %i: i32) -> tensor<64x32xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %cst = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
   %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
@@ -140,7 +118,7 @@ func.func @attention(%Q: !tile.global<f16, 4>, %K: !tile.global<f16, 4>, %V: !ti
 
 // cp.async fills out-of-bounds elements with zeros only: a load padded with
 // another value goes through registers and tile.local_alloc; so does a tile
-// computed from a load. Zero padding is fine.
+// computed from a load.
 // CHECK-LABEL: func.func @local_alloc
 // CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
 // CHECK-NEXT:  %[[Z:.*]] = arith.constant
@@ -148,14 +126,11 @@ func.func @attention(%Q: !tile.global<f16, 4>, %K: !tile.global<f16, 4>, %V: !ti
 // CHECK-NEXT:  %[[Y:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<32x64xf16, #blocked1>
 // CHECK-NEXT:  %[[Y2:.*]] = arith.addf %[[Y]], %[[Y]] : tensor<32x64xf16, #blocked1>
 // CHECK-NEXT:  %[[BX:.*]] = tile.local_alloc %[[X]] : tensor<64x32xf16, #blocked> -> <[64, 32], f16, #shared>
-// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y2]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
 // CHECK-NEXT:  tile.local_load %[[BX]] [0, 0]
+// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y2]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
 // CHECK-NEXT:  tile.local_load %[[BY]] [0, 0]
 // CHECK-NEXT:  tile.mma
-// CHECK-NEXT:  tile.local_load %[[BX]] [0, 16]
-// CHECK-NEXT:  tile.local_load %[[BY]] [16, 0]
-// CHECK-NEXT:  tile.mma
-// CHECK-NOT:   tile.async_wait
+// CHECK-NOT:   tile.async
 // CHECK:       return
 func.func @local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
@@ -181,26 +156,20 @@ func.func @local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #
 // converted operand used by two mmas is written to shared memory once.
 // CHECK-LABEL: func.func @async_or_not
 // CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
-// CHECK-NEXT:  %[[BX:.*]] = tile.async_load %[[A]][%[[I]], %[[I]]] {layout = #blocked, shape = array<i64: 64, 32>}
 // CHECK-NEXT:  arith.constant
+// CHECK-NEXT:  %[[BX:.*]] = tile.smem_alloc
+// CHECK-NEXT:  tile.async_copy %[[A]][%[[I]], %[[I]]], %[[BX]] {layout = #blocked, shape = array<i64: 64, 32>}
 // CHECK-NEXT:  %[[Y:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<32x64xf16, #blocked1>
 // CHECK-NEXT:  %[[W:.*]] = tile.load %[[A]][%[[I]], %[[I]]] : <f16, 2> -> tensor<64x32xf16, #blocked>
-// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
 // CHECK-NEXT:  tile.async_wait %[[BX]]
-// CHECK-NEXT:  tile.local_load %[[BX]] [0, 0]
-// CHECK-NEXT:  tile.local_load %[[BY]] [0, 0]
-// CHECK-NEXT:  tile.mma
-// CHECK-NEXT:  tile.local_load %[[BX]] [0, 16]
-// CHECK-NEXT:  tile.local_load %[[BY]] [16, 0]
-// CHECK-NEXT:  tile.mma
+// CHECK-NEXT:  %[[RX:.*]] = tile.local_load %[[BX]] [0, 0]
+// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y]] : tensor<32x64xf16, #blocked1> -> <[32, 64], f16, #shared1>
+// CHECK-NEXT:  %[[RY:.*]] = tile.local_load %[[BY]] [0, 0]
+// CHECK-NEXT:  tile.mma %[[RX]], %[[RY]]
 // CHECK-NEXT:  %[[BW:.*]] = tile.local_alloc %[[W]] : tensor<64x32xf16, #blocked> -> <[64, 32], f16, #shared>
-// CHECK-NEXT:  tile.local_load %[[BW]] [0, 0]
-// CHECK-NEXT:  tile.local_load %[[BY]] [0, 0]
-// CHECK-NEXT:  tile.mma
-// CHECK-NEXT:  tile.local_load %[[BW]] [0, 16]
-// CHECK-NEXT:  tile.local_load %[[BY]] [16, 0]
-// CHECK-NEXT:  tile.mma
-// CHECK-NEXT:  return %{{.*}}, %{{.*}}, %[[W]] :
+// CHECK-NEXT:  %[[RW:.*]] = tile.local_load %[[BW]] [0, 0]
+// CHECK-NEXT:  tile.mma %[[RW]], %[[RY]]
+// CHECK-NEXT:  return
 func.func @async_or_not(%A: !tile.global<f16, 2>, %i: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x32xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
   %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
   %0 = tile.load %A[%i, %i] {padding = 0.000000e+00 : f16} : !tile.global<f16, 2> -> tensor<64x32xf16, #blocked>
@@ -220,18 +189,11 @@ func.func @async_or_not(%A: !tile.global<f16, 2>, %i: i32) -> (tensor<64x64xf32,
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
 
-// Operands already in registers with K = 16: nothing to do. With K = 32 the
-// mma is still split, by tile.extract.
+// Operands already in their layouts (no conversion) are left alone.
 // CHECK-LABEL: func.func @registers
-// CHECK-SAME:  (%[[A:.*]]: tensor<64x16xf16, #dot_a>, %[[B:.*]]: tensor<16x64xf16, #dot_b>, %[[C:.*]]: tensor<64x64xf32, #mma>, %[[A2:.*]]: tensor<64x32xf16, #dot_a>, %[[B2:.*]]: tensor<32x64xf16, #dot_b>)
-// CHECK-NEXT:  %[[D:.*]] = tile.mma %[[A]], %[[B]], %[[C]] : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
-// CHECK-NEXT:  %[[A20:.*]] = tile.extract %[[A2]] [0, 0] : tensor<64x32xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  %[[B20:.*]] = tile.extract %[[B2]] [0, 0] : tensor<32x64xf16, #dot_b> -> tensor<16x64xf16, #dot_b>
-// CHECK-NEXT:  %[[E0:.*]] = tile.mma %[[A20]], %[[B20]], %[[D]]
-// CHECK-NEXT:  %[[A21:.*]] = tile.extract %[[A2]] [0, 16] : tensor<64x32xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:  %[[B21:.*]] = tile.extract %[[B2]] [16, 0] : tensor<32x64xf16, #dot_b> -> tensor<16x64xf16, #dot_b>
-// CHECK-NEXT:  %[[E1:.*]] = tile.mma %[[A21]], %[[B21]], %[[E0]]
-// CHECK-NEXT:  return %[[E1]]
+// CHECK-NEXT:  tile.mma %arg0, %arg1, %arg2
+// CHECK-NEXT:  tile.mma %arg3, %arg4
+// CHECK-NEXT:  return
 func.func @registers(%a: tensor<64x16xf16, #dot_a>, %b: tensor<16x64xf16, #dot_b>, %c: tensor<64x64xf32, #mma>,
                      %a2: tensor<64x32xf16, #dot_a>, %b2: tensor<32x64xf16, #dot_b>) -> tensor<64x64xf32, #mma> {
   %d = tile.mma %a, %b, %c : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
@@ -247,25 +209,19 @@ func.func @registers(%a: tensor<64x16xf16, #dot_a>, %b: tensor<16x64xf16, #dot_b
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
 
-// A loop-invariant operand (the Q tile of attention, hoisted by LICM) is
-// copied once, before the loop, and waited for before the loop (the op of its
-// block that contains the first read); the operand loaded in the loop is
-// copied and waited for in every iteration.
+// In a loop, the copy stays in the iteration that needs it (tile-pipeline
+// moves it ahead); the loop-invariant operand is copied once before it.
 // CHECK-LABEL: func.func @loop
-// CHECK:       %[[C0:.*]] = arith.constant 0 : i32
-// CHECK-NEXT:  %[[BQ:.*]] = tile.async_load %{{.*}}[%[[C0]], %[[C0]]] {layout = #blocked, shape = array<i64: 64, 128>} : <f16, 2> -> <[64, 128], f16, #shared>
-// CHECK-NEXT:  arith.constant 1 : i32
-// CHECK-NEXT:  arith.constant dense
-// CHECK-NEXT:  tile.async_wait %[[BQ]] : <[64, 128], f16, #shared>
-// CHECK-NEXT:  scf.for
-// CHECK-NEXT:    %[[BK:.*]] = tile.async_load %{{.*}} {layout = #blocked1, order = array<i32: 1, 0>, shape = array<i64: 128, 64>} : <f16, 2> -> <[128, 64], f16, #shared1>
-// CHECK-NEXT:    tile.local_load %[[BQ]] [0, 0] : <[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
-// CHECK-NEXT:    tile.async_wait %[[BK]] :
-// CHECK-NEXT:    tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #shared1> -> tensor<16x64xf16, #dot_b>
-// CHECK-NEXT:    tile.mma
-// CHECK-COUNT-7: tile.local_load %[[BQ]] [0, {{16|32|48|64|80|96|112}}] : <[64, 128], f16, #shared> -> tensor<64x16xf16, #dot_a>
-// CHECK-NOT:     tile.async_wait
-// CHECK:         scf.yield
+// CHECK:       %[[BA:.*]] = tile.smem_alloc : <[64, 128], f16, #shared>
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[BA]]
+// CHECK-NEXT:  tile.async_wait %[[BA]]
+// CHECK-NEXT:  %[[RA:.*]] = tile.local_load %[[BA]] [0, 0]
+// CHECK-NEXT:  scf.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[BB:.*]] = tile.smem_alloc : <[128, 64], f16, #shared1>
+// CHECK-NEXT:    tile.async_copy %{{.*}}[%{{.*}}, %[[J]]], %[[BB]] {layout = #blocked1, order = array<i32: 1, 0>, shape = array<i64: 128, 64>}
+// CHECK-NEXT:    tile.async_wait %[[BB]]
+// CHECK-NEXT:    %[[RB:.*]] = tile.local_load %[[BB]] [0, 0]
+// CHECK-NEXT:    tile.mma %[[RA]], %[[RB]], %[[ACC]]
 func.func @loop(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
