@@ -12,7 +12,7 @@
 //
 // The default mode searches, for D in {128, 64}, causal and not, and N from
 // 1k to 16k, the configurations tile shape (TILE_M x TILE_N in 64x64,
-// 128x64, 64x128, 128x128) x warps (4, 8) x pipeline stages (0 = from the
+// 128x32, 128x64, 64x128, 128x128) x warps (4, 8) x pipeline stages (0 = from the
 // kernel's latency hints, 2, 3). Pruned (unless --no-prune): 8 warps only
 // for 128-row tiles, and 4 warps for 128-row tiles only where the per-thread
 // accumulators (TILE_M * (D + TILE_N) / threads f32 values) stay within 192
@@ -125,11 +125,14 @@ tile::Dim3 gridFor(const Point &p, const Candidate &c) {
 
 /// The configurations searched at head dimension D.
 std::vector<Candidate> searchSpace(int D) {
+  // 128 x 32 with 4 warps gives each warp 32 query rows (twice the reuse
+  // of each K and V element read from shared memory) in the registers a
+  // thread has.
   std::vector<std::pair<int, int>> shapes = {
-      {64, 64}, {128, 64}, {64, 128}, {128, 128}};
+      {64, 64}, {128, 32}, {128, 64}, {64, 128}, {128, 128}};
   std::vector<int> stages = {0, 2, 3};
   if (settings.quick) {
-    shapes = {{64, 64}, {128, 128}};
+    shapes = {{64, 64}, {128, 32}, {128, 128}};
     stages = {0, 2};
   }
   std::vector<Candidate> out;

@@ -5,6 +5,11 @@
 #
 #   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|torch] [--quick]
 #
+# tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
+# compute-sanitizer memcheck, racecheck and synccheck on a few tiny GEMM and
+# attention cases (logs $OUT/sanitize-*.log, one row per tool in the table;
+# SANITIZE=off skips them).
+#
 # bench runs, in this order (about 5 minutes on an H200; --quick: about 1):
 #   attention  tile-bench-attention: the tile shape x warps x stages search
 #              per point, best config recorded            -> bench-tilec.json
@@ -67,6 +72,16 @@ if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
   PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
   "$bin/tilec" kernels/flash_attention.tile --emit=ptx -o "$out/fa.ptx" &&
     "$PTXAS" -arch=sm_90a -v "$out/fa.ptx" -o /dev/null 2>&1 | tee "$out/ptxas.txt"
+fi
+
+# compute-sanitizer on tiny GEMM and attention cases, pipelined and not: one
+# row per tool (PASS, FAIL, or SKIP without compute-sanitizer).
+if [ "${SANITIZE:-on}" != off ]; then
+  OUT="$out" BIN="$bin" bash scripts/gpu-sanitize.sh || status=1
+  if [ -f "$out/sanitize-results.txt" ]; then
+    while IFS= read -r row; do results+=("$row"); done \
+      < "$out/sanitize-results.txt"
+  fi
 fi
 
 fi

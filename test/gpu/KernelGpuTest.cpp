@@ -14,11 +14,29 @@
 // (the seed is printed; --seed=N repeats a run).
 //
 //   tile-kernel-gpu-tests --kernels=DIR --tilec=PATH [--family=NAME]
-//                         [--quick] [--seed=N] [--jit-only | --aot-only]
+//                         [--quick | --sanitize-subset] [--seed=N]
+//                         [--jit-only | --aot-only] [--jobs=N]
 //
 // Families: vector_add, softmax, gemm, flash_attention, all (the default).
 // One line per case: name, relative error, PASS/FAIL. Exit 0 when all pass,
 // 1 on any failure, 77 (skip) without a GPU.
+//
+// Software pipelining and loop splitting: besides the default build
+// (num_stages=0: stages from the kernels' `latency` hints; loop splitting
+// on), GEMM and flash attention run sweeps over num_stages in {1 (no
+// pipelining), 2, 3, 4, 0} and, for attention, loop splitting on and off,
+// with trip counts of the pipelined loops of 0, 1, 2, 3, 5 and many, ragged
+// last tiles, and split points of the causal loop early, late and at the
+// end. CompileOptions::numStages / loopSplit in JIT, --num-stages /
+// --loop-split in AOT; every kernel is checked to say it was built with what
+// was asked for. Case names carry `stages=N` (and `split=on|off`).
+//
+// --quick runs a subset of every family (the stage sweeps included).
+// --sanitize-subset runs only a few tiny GEMM and attention cases, for
+// scripts/gpu-sanitize.sh (compute-sanitizer slows every launch a lot);
+// --sanitize-control=TOOL runs a kernel with a bug that TOOL must report
+// (memcheck, racecheck, synccheck), to show that the sanitizer sees the
+// kernels libtile loads.
 //
 // Flash attention: with input_pos >= 0 and seq_k >= 1, key 0 is visible to
 // every query under the causal mask (q_pos = i + input_pos >= 0 = k_pos), so
@@ -58,6 +76,19 @@ using Constants = std::vector<std::pair<std::string, std::string>>;
 /// Not a kernel constant: the byte alignment the test's tensors have (base,
 /// outer strides and the length of the last dimension), for AOT compiles.
 const char *const kAlignment = "(alignment)";
+/// Not kernel constants either: CompileOptions::numStages and loopSplit
+/// (tilec --num-stages, --loop-split), carried with the constants so that
+/// they are part of the key of the kernel cache below.
+const char *const kNumStages = "(num_stages)";
+const char *const kLoopSplit = "(loop_split)";
+
+/// The pseudo-constants that ask for `stages` pipeline stages and loop
+/// splitting on or off.
+std::vector<std::pair<std::string, std::string>> codegen(unsigned stages,
+                                                         bool split) {
+  return {{kNumStages, std::to_string(stages)},
+          {kLoopSplit, split ? "true" : "false"}};
+}
 
 /// The largest power of two up to 16 dividing `elements` elements of
 /// `bytes` bytes each.
@@ -75,6 +106,7 @@ struct Config {
   std::string family = "all";
   std::string workDir;
   bool quick = false;
+  bool sanitize = false; // --sanitize-subset
   bool jitOnly = false;
   bool aotOnly = false;
   unsigned jobs = 0; // parallel compiles; 0: one per core
@@ -117,9 +149,15 @@ const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 
 /// Runs tilec --emit=ptx; the error text on failure.
 std::string runTilec(const std::string &file, const Constants &constants,
-                     const std::string &output, unsigned alignment) {
-  std::vector<std::string> args = {config.tilec, "--emit=ptx", file,
-                                   "--alignment=" + std::to_string(alignment)};
+                     const std::string &output, unsigned alignment,
+                     unsigned numStages, bool loopSplit) {
+  std::vector<std::string> args = {config.tilec,
+                                   "--emit=ptx",
+                                   file,
+                                   "--alignment=" + std::to_string(alignment),
+                                   "--num-stages=" + std::to_string(numStages),
+                                   std::string("--loop-split=") +
+                                       (loopSplit ? "true" : "false")};
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -202,25 +240,49 @@ private:
     std::string file = config.kernelsDir + "/" + name + ".tile";
     // kAlignment is no constant of the kernel: the alignment its tensors
     // have, which an AOT kernel must be compiled for (tilec --alignment).
+    // kNumStages and kLoopSplit are code generation options.
     Constants constants;
     unsigned alignment = 16;
+    unsigned numStages = 0;
+    bool loopSplit = true;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
         alignment = std::stoul(v);
+      else if (k == kNumStages)
+        numStages = std::stoul(v);
+      else if (k == kLoopSplit)
+        loopSplit = v == "true";
       else
         constants.emplace_back(k, v);
     }
-    if (mode == Mode::JIT) {
-      tile::CompileOptions options;
-      options.constants = constants;
-      return tile::Runtime::get().compileFile(file, options);
-    }
-    std::string output =
-        config.workDir + "/" + name + "-" + std::to_string(++counter) + ".ptx";
-    std::string error = runTilec(file, constants, output, alignment);
-    if (!error.empty())
-      return tile::Status::error(error);
-    return tile::Runtime::get().loadPTXFile(output);
+    auto compile = [&]() -> tile::Expected<Kernel> {
+      if (mode == Mode::JIT) {
+        tile::CompileOptions options;
+        options.constants = constants;
+        options.numStages = numStages;
+        options.loopSplit = loopSplit;
+        return tile::Runtime::get().compileFile(file, options);
+      }
+      std::string output = config.workDir + "/" + name + "-" +
+                           std::to_string(++counter) + ".ptx";
+      std::string error =
+          runTilec(file, constants, output, alignment, numStages, loopSplit);
+      if (!error.empty())
+        return tile::Status::error(error);
+      return tile::Runtime::get().loadPTXFile(output);
+    };
+    tile::Expected<Kernel> kernel = compile();
+    // The options must have reached the compiler: a test of stages=3 that
+    // ran the default build would prove nothing.
+    if (kernel &&
+        (kernel->numStages() != numStages || kernel->loopSplit() != loopSplit))
+      return tile::Status::error(
+          "asked for num_stages=" + std::to_string(numStages) +
+          " loop_split=" + (loopSplit ? "true" : "false") +
+          ", got a kernel built with num_stages=" +
+          std::to_string(kernel->numStages()) +
+          " loop_split=" + (kernel->loopSplit() ? "true" : "false"));
+    return kernel;
   }
 
   std::mutex mutex;
@@ -409,16 +471,33 @@ void softmaxCases(std::mt19937_64 &rng) {
 // gemm
 //===----------------------------------------------------------------------===//
 
-void gemm(DType dtype, int64_t m, int64_t n, int64_t k, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  std::string alignK = alignmentFor(k, tile::dtypeBytes(dtype));
-  std::string alignN = alignmentFor(n, tile::dtypeBytes(dtype));
+const int64_t kGemmTileK = 32;
+
+struct Gemm {
+  DType dtype;
+  int64_t m, n, k;
+  unsigned stages = 0; // CompileOptions::numStages; 0: the latency hints
+};
+
+Constants gemmConstants(const Gemm &g) {
+  std::string alignK = alignmentFor(g.k, tile::dtypeBytes(g.dtype));
+  std::string alignN = alignmentFor(g.n, tile::dtypeBytes(g.dtype));
   Constants constants = {
-      {"DTYPE", tile::dtypeName(dtype)},
+      {"DTYPE", tile::dtypeName(g.dtype)},
       {"TILE_M", "128"},
       {"TILE_N", "128"},
-      {"TILE_K", "32"},
+      {"TILE_K", std::to_string(kGemmTileK)},
       {kAlignment, std::stoul(alignK) < std::stoul(alignN) ? alignK : alignN}};
+  for (auto &option : codegen(g.stages, true))
+    constants.push_back(option);
+  return constants;
+}
+
+void gemm(const Gemm &g, std::mt19937_64 &rng) {
+  const DType dtype = g.dtype;
+  const int64_t m = g.m, n = g.n, k = g.k;
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  Constants constants = gemmConstants(g);
   // Inputs rounded to the dtype once, kept in float64 for the reference.
   HostTensor rounding(dtype, 1);
   auto draw = [&](std::vector<double> &values, size_t count) {
@@ -467,9 +546,12 @@ void gemm(DType dtype, int64_t m, int64_t n, int64_t k, std::mt19937_64 &rng) {
     ma.upload();
     mb.upload();
     mc.device.poison();
+    // The K loop runs cdiv(K, TILE_K) times: "ktiles" names the trip count.
     std::string name =
         std::string("gemm ") + tile::dtypeName(dtype) + " " +
         std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+        " ktiles=" + std::to_string(cdiv(k, kGemmTileK)) +
+        " stages=" + std::to_string(g.stages) +
         (rowsChecked.size() < size_t(m) ? " (sampled rows)" : "") + " [" +
         modeName(mode) + "]";
     if (!launch(name, mode, "gemm", constants,
@@ -492,7 +574,22 @@ void gemm(DType dtype, int64_t m, int64_t n, int64_t k, std::mt19937_64 &rng) {
   }
 }
 
-void gemmCases(std::mt19937_64 &rng) {
+std::vector<Gemm> gemmCases() {
+  std::vector<Gemm> cases;
+  if (config.sanitize) {
+    // Tiny, for compute-sanitizer: 0, 1 and 3 trips of the K loop (the last
+    // one ragged), without and with a 3-stage cp.async ring; 5 trips
+    // through 2- and 4-stage rings and the hinted stages; M and N below the
+    // tile.
+    for (unsigned stages : {1u, 3u})
+      for (int64_t k : {0, 32, 65})
+        cases.push_back({DType::F16, 64, 64, k, stages});
+    for (unsigned stages : {2u, 4u, 0u})
+      cases.push_back({DType::F16, 64, 64, 160, stages});
+    return cases;
+  }
+
+  // The default build (stages from the latency hints).
   struct Shape {
     int64_t m, n, k;
   } shapes[] = {{128, 128, 32},    {256, 384, 64}, {1000, 1000, 1000},
@@ -502,8 +599,31 @@ void gemmCases(std::mt19937_64 &rng) {
     for (const Shape &shape : shapes) {
       if (config.quick && shape.m == 4096)
         continue;
-      gemm(dtype, shape.m, shape.n, shape.k, rng);
+      cases.push_back({dtype, shape.m, shape.n, shape.k, 0});
     }
+
+  // The pipeline-stage sweep: 1 (no pipelining), 2, 3, 4 and 0 (hints)
+  // times K giving 0, 1, 2, 3, 5 and many trips of the K loop with
+  // TILE_K=32, full and ragged last tiles (K=0: C is all zeros), on M and N
+  // that are no multiple of the 128 x 128 tile.
+  std::vector<unsigned> stagesSwept = {1, 2, 3, 4, 0};
+  std::vector<int64_t> ks = {0, 1, 31, 32, 33, 64, 65, 96, 160, 1000};
+  if (config.quick) {
+    stagesSwept = {1, 3, 0};
+    ks = {0, 1, 33, 65, 160, 1000};
+  }
+  for (unsigned stages : stagesSwept)
+    for (int64_t k : ks)
+      cases.push_back({DType::F16, 129, 257, k, stages});
+  // Many trips (128) in the steady state of the ring, on whole tiles.
+  for (unsigned stages : stagesSwept)
+    cases.push_back({DType::F16, 256, 384, 4096, stages});
+  // bf16 through the ring.
+  if (!config.quick)
+    for (unsigned stages : {2u, 4u})
+      for (int64_t k : {0, 33, 160})
+        cases.push_back({DType::BF16, 129, 257, k, stages});
+  return cases;
 }
 
 //===----------------------------------------------------------------------===//
@@ -516,21 +636,27 @@ struct Attention {
   bool causal;
   int64_t group;
   int64_t seqQ, seqK, inputPos;
+  int64_t batch = 2, heads = 8; // heads is the kernel's constant H
+  unsigned stages = 0;          // CompileOptions::numStages; 0: the hints
+  bool split = true;            // CompileOptions::loopSplit
 };
 
 Constants attentionConstants(const Attention &t) {
-  return {{"DTYPE", tile::dtypeName(t.dtype)},
-          {"TILE_D", std::to_string(t.d)},
-          {"H", "8"},
-          {"TILE_M", "64"},
-          {"TILE_N", "64"},
-          {"QUERY_GROUP_SIZE", std::to_string(t.group)},
-          {"CAUSAL", t.causal ? "True" : "False"},
-          {"EVEN_K", t.seqK % 64 == 0 ? "True" : "False"}};
+  Constants constants = {{"DTYPE", tile::dtypeName(t.dtype)},
+                         {"TILE_D", std::to_string(t.d)},
+                         {"H", std::to_string(t.heads)},
+                         {"TILE_M", "64"},
+                         {"TILE_N", "64"},
+                         {"QUERY_GROUP_SIZE", std::to_string(t.group)},
+                         {"CAUSAL", t.causal ? "True" : "False"},
+                         {"EVEN_K", t.seqK % 64 == 0 ? "True" : "False"}};
+  for (auto &option : codegen(t.stages, t.split))
+    constants.push_back(option);
+  return constants;
 }
 
 void flashAttention(const Attention &t, std::mt19937_64 &rng) {
-  const int64_t batch = 2, heads = 8, kvHeads = heads / t.group;
+  const int64_t batch = t.batch, heads = t.heads, kvHeads = heads / t.group;
   const int64_t tileM = 64;
   Constants constants = attentionConstants(t);
 
@@ -614,9 +740,14 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
   std::string base =
       std::string("fmha ") + tile::dtypeName(t.dtype) +
       " D=" + std::to_string(t.d) + (t.causal ? " causal" : " full") +
-      " g=" + std::to_string(t.group) + " sq=" + std::to_string(t.seqQ) +
+      " g=" + std::to_string(t.group) + " B=" + std::to_string(batch) +
+      " H=" + std::to_string(heads) + " sq=" + std::to_string(t.seqQ) +
       " sk=" + std::to_string(t.seqK) + " pos=" + std::to_string(t.inputPos) +
-      (rows.size() < size_t(t.seqQ) ? " (sampled)" : "");
+      " stages=" + std::to_string(t.stages) +
+      " split=" + (t.split ? "on" : "off") +
+      (t.seqK == 0                    ? " (launch only)"
+       : rows.size() < size_t(t.seqQ) ? " (sampled)"
+                                      : "");
   for (Mode mode : modes()) {
     std::string name = base + " [" + modeName(mode) + "]";
     dout.poison();
@@ -632,6 +763,16 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
                            static_cast<unsigned>(batch * heads)),
                 args))
       continue;
+    if (t.seqK == 0) {
+      // No keys: the loop runs 0 times and the output is 0/0, undefined on
+      // both sides; the case only checks that the kernel (its pipeline
+      // prologue and epilogue) runs without a fault.
+      std::printf("%-64s launched, output not checked (no keys) PASS\n",
+                  name.c_str());
+      std::fflush(stdout);
+      tally(true);
+      continue;
+    }
     dout.download(o);
     ErrorMeter meter;
     for (size_t i = 0; i < o.size(); ++i)
@@ -648,8 +789,104 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
   }
 }
 
+/// Cases of the software pipeline and of loop splitting: the K/V loop with
+/// num_stages in {1, 2, 3, 4, 0} and the causal loop split or whole.
+void pipelineAttentionCases(std::vector<Attention> &cases) {
+  auto add = [&](DType dtype, int64_t d, bool causal, int64_t group,
+                 int64_t seqQ, int64_t seqK, int64_t pos, int64_t heads,
+                 unsigned stages, bool split) {
+    Attention t{dtype, d, causal, group, seqQ, seqK, pos};
+    t.batch = 1;
+    t.heads = heads;
+    t.stages = stages;
+    t.split = split;
+    cases.push_back(t);
+  };
+  const DType f16 = DType::F16;
+  std::vector<unsigned> stagesSwept = {1, 2, 3, 4, 0};
+  // With TILE_N=64, seq_k = 1, 63, 64: one key tile (ragged or whole); 65:
+  // two; 130: three; 200: four; 1000: sixteen (ragged). Under the causal
+  // mask with seq_q = seq_k, query block i visits i + 1 key tiles, so the
+  // larger ones cover every trip count up to there.
+  std::vector<int64_t> seqs = {1, 63, 64, 65, 130, 200, 1000};
+  std::vector<int64_t> seqs128 = {65, 200, 1000};
+  if (config.quick) {
+    stagesSwept = {1, 3, 0};
+    seqs = {1, 65, 200};
+    seqs128 = {200};
+  }
+  for (unsigned stages : stagesSwept)
+    for (bool split : {true, false})
+      for (bool causal : {false, true}) {
+        for (int64_t seq : seqs)
+          add(f16, 64, causal, 1, seq, seq, 0, 2, stages, split);
+        // Queries after a prefix of keys: the causal loop splits late
+        // (14 unmasked tiles, then 2 masked), in the middle, and after its
+        // first tile with a ragged end; non-causal, the ragged last tile
+        // is the masked part.
+        add(f16, 64, causal, 1, 64, 1000, 936, 2, stages, split);
+        if (causal && !config.quick) {
+          add(f16, 64, true, 1, 100, 200, 100, 2, stages, split);
+          add(f16, 64, true, 1, 17, 130, 113, 2, stages, split);
+        }
+        // D=128: twice the shared memory per stage.
+        if (split || causal)
+          for (int64_t seq : seqs128)
+            if (!config.quick || split)
+              add(f16, 128, causal, 1, seq, seq, 0, 2, stages, split);
+      }
+  // bf16 and GQA (two query heads per K/V head) through the ring.
+  for (unsigned stages : {2u, 3u})
+    for (bool causal : {false, true})
+      if (!config.quick || stages == 3)
+        add(DType::BF16, 64, causal, 1, 200, 200, 0, 2, stages, true);
+  for (unsigned stages : {1u, 3u, 0u})
+    add(f16, 64, true, 2, 200, 200, 0, 4, stages, true);
+  add(f16, 128, false, 2, 130, 130, 0, 4, 3, true);
+}
+
+/// No keys at all (launch only: the output is undefined): the loop runs 0
+/// times. Run last, so that a fault here cannot take other cases with it.
+void emptyAttentionCases(std::vector<Attention> &cases) {
+  for (unsigned stages : {1u, 3u, 0u})
+    for (bool causal : {false, true})
+      if (!config.quick || stages == 3) {
+        Attention t{DType::F16, 64, causal, 1, 64, 0, 0};
+        t.batch = 1;
+        t.heads = 2;
+        t.stages = stages;
+        cases.push_back(t);
+      }
+}
+
 std::vector<Attention> attentionCases() {
   std::vector<Attention> cases;
+  if (config.sanitize) {
+    // Tiny, for compute-sanitizer: three key tiles (the last ragged),
+    // without pipelining and with the hinted stages; then one query tile
+    // over sixteen key tiles, the causal loop split after fourteen or
+    // whole, through a 3-stage ring and the hinted one; a 4-stage ring at
+    // D=128 on a whole loop; and no keys at all (launch only).
+    auto add = [&](int64_t d, bool causal, int64_t seqQ, int64_t seqK,
+                   int64_t pos, unsigned stages, bool split) {
+      Attention t{DType::F16, d, causal, 1, seqQ, seqK, pos};
+      t.batch = 1;
+      t.heads = 2;
+      t.stages = stages;
+      t.split = split;
+      cases.push_back(t);
+    };
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true})
+        for (unsigned stages : {1u, 0u})
+          add(d, causal, 130, 130, 0, stages, true);
+    for (unsigned stages : {3u, 0u})
+      for (bool split : {true, false})
+        add(64, true, 64, 1000, 936, stages, split);
+    add(128, true, 130, 130, 0, 4, false);
+    add(64, true, 64, 0, 0, 3, true);
+    return cases;
+  }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};
   if (config.quick)
     seqs = {17, 128, 1000};
@@ -670,7 +907,132 @@ std::vector<Attention> attentionCases() {
         cases.push_back({dtype, d, true, 4, 4096, 4096, 0});
         cases.push_back({dtype, d, false, 1, 4096, 4096, 0});
       }
+  pipelineAttentionCases(cases);
+  emptyAttentionCases(cases);
   return cases;
+}
+
+//===----------------------------------------------------------------------===//
+// Planted bugs, for scripts/gpu-sanitize.sh
+//===----------------------------------------------------------------------===//
+
+// Hand-written PTX kernels with one bug each, loaded through libtile like
+// every kernel of the tests (loadPTX), so that a sanitizer run that catches
+// nothing can be told from one that does not see libtile's kernels at all:
+//   memcheck   thread 0 writes the element one past the end of X
+//   racecheck  every thread writes and reads the same shared word, unsynced
+//   synccheck  bar.sync reached by the even lanes of each warp only
+// Each takes one f32 tensor (the kernel ABI: base, size, stride).
+const char *const kControlHeader =
+    R"(// tilec-kernel: {"abi":1,"arch":"sm_80","constants":[],"loop_split":true,"name":"control","num_stages":0,"num_warps":4,"params":[{"alignment":16,"contiguous":true,"dtype":"f32","kind":"tensor","name":"X","rank":1}],"shared_bytes":0}
+.version 7.8
+.target sm_80
+.address_size 64
+)";
+
+const char *const kControlMemcheck = R"(
+.visible .entry control(.param .u64 control_param_0,
+                        .param .u32 control_param_1,
+                        .param .u64 control_param_2)
+.maxntid 128, 1, 1
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<2>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [control_param_0];
+  ld.param.u32 %r2, [control_param_1];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.f32 %f1, 0f3F800000;
+  st.global.f32 [%rd3], %f1;
+DONE:
+  ret;
+}
+)";
+
+const char *const kControlRacecheck = R"(
+.shared .align 4 .b32 cell[32];
+.visible .entry control(.param .u64 control_param_0,
+                        .param .u32 control_param_1,
+                        .param .u64 control_param_2)
+.maxntid 128, 1, 1
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  st.volatile.shared.u32 [cell], %r1;
+  ld.volatile.shared.u32 %r2, [cell];
+  ld.param.u64 %rd1, [control_param_0];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+
+const char *const kControlSynccheck = R"(
+.visible .entry control(.param .u64 control_param_0,
+                        .param .u32 control_param_1,
+                        .param .u64 control_param_2)
+.maxntid 128, 1, 1
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra SKIP;
+  bar.sync 0;
+SKIP:
+  ld.param.u64 %rd1, [control_param_0];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+)";
+
+/// Runs the planted bug for `tool`; 0 whatever the kernel did (the
+/// sanitizer's report is what counts), 1 when it could not be launched.
+int sanitizerControl(const std::string &tool) {
+  const char *body = tool == "memcheck"    ? kControlMemcheck
+                     : tool == "racecheck" ? kControlRacecheck
+                     : tool == "synccheck" ? kControlSynccheck
+                                           : nullptr;
+  if (!body) {
+    std::printf("--sanitize-control: no planted bug for '%s' (memcheck, "
+                "racecheck, synccheck)\n",
+                tool.c_str());
+    return 1;
+  }
+  tile::Expected<Kernel> kernel =
+      tile::Runtime::get().loadPTX(std::string(kControlHeader) + body);
+  if (!kernel) {
+    std::printf("control %s: FAIL: %s\n", tool.c_str(),
+                kernel.status().message().c_str());
+    return 1;
+  }
+  const int64_t n = 128;
+  DeviceBuffer x(n * 4);
+  tile::Status status = kernel->launch(tile::Dim3(1), nullptr,
+                                       {Tensor(x.get(), DType::F32, {n}, {1})});
+  if (status.ok())
+    status = tile::synchronize();
+  std::printf("control %s: the planted bug ran (%s); the sanitizer must "
+              "report it\n",
+              tool.c_str(),
+              status.ok() ? "no error from CUDA" : status.message().c_str());
+  std::fflush(stdout);
+  // A DeviceBuffer freed after a fault would exit through check().
+  std::_Exit(0);
 }
 
 } // namespace
@@ -690,7 +1052,12 @@ int main(int argc, char **argv) {
       config.family = v;
     else if (arg == "--quick")
       config.quick = true;
-    else if (arg == "--jit-only")
+    else if (arg == "--sanitize-subset")
+      config.sanitize = true;
+    else if (const char *v = value("--sanitize-control=")) {
+      requireGpu("tile-kernel-gpu-tests");
+      return sanitizerControl(v);
+    } else if (arg == "--jit-only")
       config.jitOnly = true;
     else if (arg == "--aot-only")
       config.aotOnly = true;
@@ -699,8 +1066,8 @@ int main(int argc, char **argv) {
     else if (value("--seed=")) {
     } else {
       std::printf("unknown argument '%s'\nusage: %s --kernels=DIR "
-                  "--tilec=PATH [--family=NAME] [--quick] [--jit-only | "
-                  "--aot-only] [--seed=N]\n",
+                  "--tilec=PATH [--family=NAME] [--quick | --sanitize-subset] "
+                  "[--jit-only | --aot-only] [--seed=N] [--jobs=N]\n",
                   argv[i], argv[0]);
       return 1;
     }
@@ -721,10 +1088,20 @@ int main(int argc, char **argv) {
   config.workDir = work;
 
   auto wants = [](const char *family) {
+    // --sanitize-subset: GEMM and flash attention only.
+    if (config.sanitize && std::strcmp(family, "gemm") != 0 &&
+        std::strcmp(family, "flash_attention") != 0)
+      return false;
     return config.family == "all" || config.family == family;
   };
-  // Compile every kernel the cases need up front, on all cores.
+  // Compile every kernel the cases need up front, on all cores. (JIT
+  // kernels that a launch finds too aligned for its tensors compile an
+  // alignment variant then.)
   std::vector<std::tuple<Mode, std::string, Constants>> wanted;
+  if (wants("gemm"))
+    for (const Gemm &g : gemmCases())
+      for (Mode mode : modes())
+        wanted.emplace_back(mode, "gemm", gemmConstants(g));
   if (wants("flash_attention"))
     for (const Attention &t : attentionCases())
       for (Mode mode : modes())
@@ -733,7 +1110,7 @@ int main(int argc, char **argv) {
   kernels.prepare(wanted);
   if (!wanted.empty())
     std::printf(
-        "compiled the flash attention kernels in %.1f s\n",
+        "compiled the gemm and flash attention kernels in %.1f s\n",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count());
 
@@ -743,7 +1120,8 @@ int main(int argc, char **argv) {
   if (wants("softmax"))
     softmaxCases(rng);
   if (wants("gemm"))
-    gemmCases(rng);
+    for (const Gemm &g : gemmCases())
+      gemm(g, rng);
   if (wants("flash_attention"))
     for (const Attention &t : attentionCases())
       flashAttention(t, rng);
