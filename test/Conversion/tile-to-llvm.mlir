@@ -706,37 +706,39 @@ func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
 // CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 16384 : i32}
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
 // Both copies are issued up front, A's then B's, one commit group each, and
-// with no barrier before them (nothing has accessed shared memory yet).
+// with no barrier before them (nothing has accessed shared memory yet). A's
+// copy needs only the block's row, so it is issued before the column is read.
 // CHECK:       nvvm.read.ptx.sreg.ctaid.x
-// CHECK-NEXT:  nvvm.read.ptx.sreg.ctaid.y
 // CHECK-NOT:   nvvm.barrier0
 // CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
 // CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NEXT:  nvvm.read.ptx.sreg.ctaid.y
 // CHECK-NEXT:  %[[BUFB:.*]] = llvm.getelementptr %[[SMEM]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NOT:   nvvm.barrier0
 // CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
 // CHECK-NEXT:  nvvm.cp.async.commit.group
 // Each wait is followed by the barrier that lets every thread read what the
 // other threads' copies wrote (read after write). The wait for A is
-// wait.group 0: tile-stage-mma-operands puts both waits after both copies
-// with pending 0, and tile-schedule-async-copies only counts the copies it
-// moves a wait below, so B's copy does not stay in flight while A is read
-// (wait.group 1 would let it).
-// CHECK-NEXT:  nvvm.cp.async.wait.group 0
+// wait.group 1: B's copy, issued after A's, may stay in flight while A is
+// read.
+// CHECK-NEXT:  nvvm.cp.async.wait.group 1
 // CHECK-NEXT:  nvvm.barrier0
+// The kernel reduces no mma result, so its 4 warps tile the 64 x 64 result
+// 2 x 2: per K step of 16, each warp reads its 32 rows of A (2 ldmatrix.x4)
+// and its 32 columns of B (2 ldmatrix.x4.trans) for 2 x 4 mma.sync.
 // CHECK-NOT:   nvvm.barrier0
-// CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK-COUNT-2: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       nvvm.cp.async.wait.group 0
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       %[[PB:.*]] = llvm.getelementptr %[[BUFB]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
 // CHECK-NEXT:  nvvm.ldmatrix %[[PB]] {{.*}}layout = #nvvm.mma_layout<col>
-// CHECK-COUNT-3: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT:   nvvm.barrier0
-// CHECK:       nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
-// CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-2: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK-COUNT-2: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT:   nvvm.mma.sync
 // The conversion's scratch memory lies over A's buffer, which other warps

@@ -61,11 +61,16 @@ class LayoutAssigner {
 public:
   LayoutAssigner(func::FuncOp func, unsigned numWarps, unsigned vectorBytes)
       : func(func), ctx(func.getContext()), numWarps(numWarps),
-        vectorBytes(vectorBytes) {}
+        vectorBytes(vectorBytes),
+        reducesMmaResults(reducesMmaResultsIn(func)) {}
 
   void run();
 
 private:
+  /// True when a tile.reduce of `func` reads (through any chain of ops) the
+  /// result of a tile.mma.
+  static bool reducesMmaResultsIn(func::FuncOp func);
+
   // Layout constructors.
   BlockedLayoutAttr blocked(ArrayRef<int64_t> shape, unsigned contigDim,
                             unsigned vec);
@@ -115,6 +120,7 @@ private:
   func::FuncOp func;
   MLIRContext *ctx;
   unsigned numWarps, vectorBytes;
+  bool reducesMmaResults;
   DenseMap<Value, Attribute> layout_;
 };
 
@@ -165,11 +171,65 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
   return blocked(shape, contig, vec);
 }
 
+bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
+  SmallVector<Value> work;
+  func.walk([&](MmaOp mma) { work.push_back(mma.getResult()); });
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<ReduceOp>(user))
+        return true;
+      // Through loops: an iteration value flows into its region argument and
+      // the loop's result.
+      if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (use.getOperandNumber() >= loop.getNumControlOperands()) {
+          unsigned i = use.getOperandNumber() - loop.getNumControlOperands();
+          work.push_back(loop.getRegionIterArgs()[i]);
+          work.push_back(loop.getResult(i));
+        }
+        continue;
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        Operation *parent = yield->getParentOp();
+        work.push_back(parent->getResult(use.getOperandNumber()));
+        if (auto loop = dyn_cast<scf::ForOp>(parent))
+          work.push_back(loop.getRegionIterArgs()[use.getOperandNumber()]);
+        continue;
+      }
+      llvm::append_range(work, user->getResults());
+    }
+  }
+  return false;
+}
+
 MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape) {
-  unsigned wm =
-      std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[0] / 16));
-  wm = llvm::PowerOf2Ceil(wm) == wm ? wm : 1;
-  unsigned wn = numWarps / wm;
+  // A kernel that reduces along the rows of mma results (the softmax of
+  // attention) keeps each row in one warp: all warps along M, so that the
+  // reduction is shuffles and the statistics broadcast back without data
+  // movement. Otherwise the warps tile the result in two dimensions, as
+  // square as the shape allows, which cuts the operand traffic from shared
+  // memory (each warp reads only its rows of A and its columns of B).
+  unsigned wm = 1, wn = 1;
+  if (reducesMmaResults) {
+    wm = std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[0] / 16));
+    wm = llvm::PowerOf2Ceil(wm) == wm ? wm : 1;
+    wn = numWarps / wm;
+  } else {
+    while (wm * wn < numWarps) {
+      bool rowsLeft = shape[0] / (16 * int64_t(wm)) > 1;
+      bool colsLeft = shape[1] / (8 * int64_t(wn)) > 1;
+      if (rowsLeft && (!colsLeft || shape[0] / wm >= shape[1] / wn))
+        wm *= 2;
+      else if (colsLeft)
+        wn *= 2;
+      else
+        wm *= 2; // more warps than m16n8 blocks: replicate along M
+    }
+  }
   return MmaLayoutAttr::get(ctx, {wm, wn});
 }
 

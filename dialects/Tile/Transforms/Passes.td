@@ -76,7 +76,18 @@ def TileSliceMmaK : Pass<"tile-slice-mma-k", "::mlir::func::FuncOp"> {
     16: each step reads just its slice (`tile.local_load` of the buffer, or
     `tile.extract` of an operand held in registers) right before its
     `mma.sync`, so that a thread never holds a whole operand tile.
+
+    An operand read outside the mma's loop (loop-invariant, like the Q tile
+    of attention) is read there, slice by slice, and kept in registers for
+    the whole loop when that costs each thread at most
+    `max-invariant-registers` 32-bit registers; otherwise its slices are read
+    inside the loop like the others.
   }];
+  let options = [
+    Option<"maxInvariantRegisters", "max-invariant-registers", "unsigned",
+           "32", "Most registers per thread a loop-invariant operand may "
+           "keep across a loop">
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 

@@ -7,11 +7,13 @@
 // `tile.extract` when the operand is in registers. A thread then never
 // holds a whole operand tile, and loads overlap with the multiplies. The
 // exception is an operand read outside the mma's loop (loop-invariant, like
-// the Q tile of attention): its slices are read there, once, and stay in
-// registers for the whole loop instead of being read again each iteration.
+// the Q tile of attention): when it is small enough, its slices are read
+// there, once, and stay in registers for the whole loop instead of being
+// read again each iteration.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -39,11 +41,29 @@ LocalLoadOp wholeBufferRead(Value operand) {
 
 struct SliceMmaKPass
     : public mlir::tile::impl::TileSliceMmaKBase<SliceMmaKPass> {
+  using TileSliceMmaKBase::TileSliceMmaKBase;
+
   void runOnOperation() override {
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     for (MmaOp mma : mmas)
       slice(mma);
+  }
+
+  /// True when the slices of `read`, which is outside `mma`'s block, should
+  /// be read there and stay in registers: they cost each thread at most
+  /// max-invariant-registers 32-bit registers.
+  bool keepInRegisters(LocalLoadOp read, MmaOp mma) const {
+    if (read->getBlock() == mma->getBlock())
+      return false;
+    RankedTensorType type = read.getType();
+    if (!isDistributedLayout(type.getEncoding()))
+      return false;
+    LinearLayout layout =
+        toLinearLayout(type.getEncoding(), type.getShape());
+    int64_t bits =
+        int64_t(layout.getNumRegs()) * type.getElementTypeBitWidth();
+    return bits <= int64_t(maxInvariantRegisters) * 32;
   }
 
   void slice(MmaOp mma) {
@@ -75,7 +95,7 @@ struct SliceMmaKPass
         // out of the loop) keeps its slices there, in registers across the
         // loop; a read in the mma's block is sliced right at the mma.
         OpBuilder::InsertionGuard guard(b);
-        if (read->getBlock() != mma->getBlock())
+        if (keepInRegisters(read, mma))
           b.setInsertionPoint(read);
         return LocalLoadOp::create(b, loc, sliceType, read.getBuffer(),
                                    b.getDenseI64ArrayAttr(offsets));
