@@ -105,7 +105,6 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // Set by code generation for the runtime.
   if (attr.getName() == "tile.shared_bytes" ||
       attr.getName() == "tile.tensor_alignment" ||
-      attr.getName() == "tile.scratch_offset" ||
       attr.getName() == "tile.smem_offset") {
     if (!isa<IntegerAttr>(attr.getValue()))
       return op->emitError()

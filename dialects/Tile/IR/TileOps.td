@@ -327,9 +327,9 @@ def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
     MemoryEffects<[MemAlloc<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "copy a tile into a new shared memory buffer";
   let description = [{
-    Writes `source` to a shared memory buffer of the result's layout (after
-    a barrier, so that earlier readers of the same memory are done, and
-    followed by one, so that every thread sees the data).
+    Writes `source` to a new shared memory buffer of the result's layout.
+    Other threads see the data after a barrier, which tile-insert-barriers
+    places before their first read.
 
     ```mlir
     %k = tile.local_alloc %t : tensor<128x64xf16, #blocked> -> !tile.smem<[128, 64], f16, #shared>

@@ -30,8 +30,11 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
   let summary = "a tile held in shared memory";
   let description = [{
     A buffer in the thread block's shared memory holding a tile of the given
-    shape and element type, laid out by a `#tile.shared` layout. Written by
-    `tile.local_alloc`, read (whole or in parts) by `tile.local_load`.
+    shape and element type, laid out by a `#tile.shared` layout. Created by
+    `tile.smem_alloc` (then written by `tile.async_copy`) or
+    `tile.local_alloc` (written from registers), read (whole or in parts) by
+    `tile.local_load`. A ring of buffers for a pipelined loop has a leading
+    stage dimension and is indexed with `tile.smem_slot`.
 
     ```mlir
     !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>

@@ -11,7 +11,8 @@
 // buffer is live from its definition to its last use; a use inside an op
 // that the buffer's block contains (a loop, a branch) counts as a use at the
 // end of that op, so that a buffer read in a loop stays live for the whole
-// loop. Scratch memory is live only during its op. Placement is first fit,
+// loop. A buffer an async copy writes stays live until the wait that
+// completes the copy. Scratch memory is live only during its op. Placement is first fit,
 // largest buffers first, at 128-byte alignment.
 //
 //===----------------------------------------------------------------------===//
@@ -66,6 +67,30 @@ struct AllocateSharedMemoryPass
       last[op] = end;
     });
 
+    // An async copy writes its buffer until a wait completes it: the buffer
+    // stays live until the first wait after the copy that names it or waits
+    // for everything (or to the end of the function).
+    SmallVector<AsyncWaitOp> waits;
+    func.walk([&](AsyncWaitOp w) { waits.push_back(w); });
+    DenseMap<Operation *, SmallVector<Operation *>> completions;
+    func.walk([&](AsyncCopyOp copy) {
+      Operation *alloc = getAllocation(copy.getBuffer());
+      if (!alloc)
+        return;
+      Operation *done = nullptr;
+      for (AsyncWaitOp w : waits) {
+        if (index[w] <= index[copy] || (done && index[w] >= index[done]))
+          continue;
+        bool covers = w.getBuffers().empty() ||
+                      llvm::any_of(w.getBuffers(), [&](Value b) {
+                        return getAllocation(b) == alloc;
+                      });
+        if (covers)
+          done = w;
+      }
+      completions[alloc].push_back(done ? done : &func.getBody().back().back());
+    });
+
     SmallVector<Buffer> buffers;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (isa<SmemAllocOp, LocalAllocOp>(op)) {
@@ -87,6 +112,9 @@ struct AllocateSharedMemoryPass
             b.end = std::max(b.end, last[at]);
           }
         }
+        for (Operation *done : completions.lookup(op))
+          if (Operation *at = op->getBlock()->findAncestorOpInBlock(*done))
+            b.end = std::max(b.end, last[at]);
         buffers.push_back(b);
         return WalkResult::advance();
       }

@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEINSERTBARRIERS
@@ -130,22 +131,25 @@ struct InsertBarriersPass
         state.barrier();
       return success();
     }
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      // Zero trips leave the state as it is; each trip starts from the join
-      // of the entry state and the end of the previous one.
+    if (isa<LoopLikeOpInterface>(op)) {
+      // Zero trips leave the state as it is; each trip (all of the loop's
+      // regions in order: a while loop's condition, then its body) starts
+      // from the join of the entry state and the end of the previous one.
       State head = state;
       for (unsigned i = 0; i < 64; ++i) {
         State s = head;
-        if (failed(visitBlock(*loop.getBody(), s)))
-          return failure();
+        for (Region &r : op->getRegions())
+          for (Block &b : r)
+            if (failed(visitBlock(b, s)))
+              return failure();
         if (head.contains(s)) {
           state = head;
           return success();
         }
         head.join(s);
       }
-      return loop.emitOpError("shared memory barrier analysis did not "
-                              "converge");
+      return op->emitOpError("shared memory barrier analysis did not "
+                             "converge");
     }
     if (op->getNumRegions()) {
       // Branches (scf.if): each region from the same state, joined after.

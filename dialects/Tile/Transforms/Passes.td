@@ -112,12 +112,13 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
       0 and 1 included, and for run-time bounds), and the loop is followed
       by a wait for all copies.
 
-    `S` comes from the `latency` hint of the load the copy was made from
-    (at least 2 buffers are used when pipelining at all), else from the
-    loop's `tile.num_stages` attribute, else from `default-stages`; a
-    non-zero `num-stages` overrides all three (1 turns pipelining off).
-    Waits for copies issued before the loop move below the prologue, so
-    that they overlap with it.
+    `S` comes from the `latency` hint of the load the copy was made from,
+    else from the loop's `tile.num_stages` attribute, else from
+    `default-stages`; a non-zero `num-stages` overrides all three. A copy
+    with one stage is issued right before its wait; a loop whose copies all
+    have one stage is left alone. The waits of the prefetched copies are
+    grouped where the first of them was, followed by their refills, so that
+    one barrier per iteration serves both.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "0",

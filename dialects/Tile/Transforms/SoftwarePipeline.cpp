@@ -257,6 +257,10 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     // The prologue: virtual iterations -depth..-1, one group per copy each.
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();
+    // An iteration exists when its induction variable is below the upper
+    // bound, compared as the loop compares.
+    auto lessThan = loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                          : arith::CmpIPredicate::slt;
     Value falseValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
     for (int64_t v = -depth; v < 0; ++v) {
       for (PipelinedCopy &p : copies) {
@@ -269,7 +273,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
                                   ivConst(b, std::max<int64_t>(t, 0))));
         Value pred = t < 0 ? falseValue
                            : Value(arith::CmpIOp::create(
-                                 b, loc, arith::CmpIPredicate::slt, iv, ub));
+                                 b, loc, lessThan, iv, ub));
         SmallVector<Value> operands = cloneOperands(b, p, loop, iv);
         Value buffer =
             slotOf(b, p, i32Const(b, t < 0 ? 0 : t % int64_t(p.stages)));
@@ -341,7 +345,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
           b, loc, loop.getInductionVar(),
           arith::MulIOp::create(b, loc, step, ivConst(b, ahead)));
       Value pred =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, ub);
+          arith::CmpIOp::create(b, loc, lessThan, next, ub);
       Value writeSlot = arith::RemUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, it, i32Const(b, ahead)),
           i32Const(b, p.stages));

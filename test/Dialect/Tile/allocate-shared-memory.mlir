@@ -1,0 +1,301 @@
+// RUN: tile-opt %s -split-input-file --tile-allocate-shared-memory | FileCheck %s
+
+// tile-allocate-shared-memory gives every shared memory buffer of a function
+// (tile.smem_alloc, tile.local_alloc, and the scratch memory of a
+// tile.convert_layout that moves data between threads and of a tile.reduce
+// across warps) a byte offset, tile.smem_offset, and the function the total,
+// tile.shared_bytes (a multiple of 128). A buffer is live from its
+// definition to its last use; a use inside an op of the buffer's block (a
+// loop) counts as a use at the end of that op; uses of a ring's slots
+// (tile.smem_slot) are uses of the ring; scratch memory is live only during
+// its op. Buffers live at the same time get disjoint ranges, at offsets that
+// are multiples of 128, placed first fit, largest first (ties in program
+// order).
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#ss = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+
+// Four buffers live together: two of 64 x 32 x 2 = 4096 bytes (placed first,
+// at 0 and 4096) and two of 8 x 4 x 2 = 64 bytes, at 8192 and, aligned to
+// 128, 8320; the total, 8384, rounds up to 8448.
+// CHECK-LABEL: func.func @overlapping
+// CHECK-SAME:  attributes {tile.num_warps = 4 : i32, tile.shared_bytes = 8448 : i32}
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32} : tensor<64x32xf16, #blocked> -> <[64, 32], f16
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 8192 : i32} : tensor<8x4xf16, #blocked> -> <[8, 4], f16
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 8320 : i32} : tensor<8x4xf16, #blocked> -> <[8, 4], f16
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 4096 : i32} : tensor<64x32xf16, #blocked> -> <[64, 32], f16
+// CHECK-NOT:   tile.smem_offset
+// CHECK:       return
+func.func @overlapping(%x: tensor<64x32xf16, #blocked>, %y: tensor<8x4xf16, #blocked>) -> (tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<8x4xf16, #blocked>, tensor<8x4xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %s1 = tile.local_alloc %y : tensor<8x4xf16, #blocked> -> !tile.smem<[8, 4], f16, #ss>
+  %s2 = tile.local_alloc %y : tensor<8x4xf16, #blocked> -> !tile.smem<[8, 4], f16, #ss>
+  %b = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %rb = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %r1 = tile.local_load %s1 [0, 0] : !tile.smem<[8, 4], f16, #ss> -> tensor<8x4xf16, #blocked>
+  %r2 = tile.local_load %s2 [0, 0] : !tile.smem<[8, 4], f16, #ss> -> tensor<8x4xf16, #blocked>
+  return %ra, %rb, %r1, %r2 : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<8x4xf16, #blocked>, tensor<8x4xf16, #blocked>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// A buffer last read before the next is allocated shares its memory: both at
+// 0. The larger one (64 x 64 x 2 = 8192 bytes) sets the total.
+// CHECK-LABEL: func.func @reuse
+// CHECK-SAME:  tile.shared_bytes = 8192 : i32
+// CHECK-NEXT:  %[[A:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32} : <[64, 32], f16
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[A]]
+// CHECK-NEXT:  tile.async_wait %[[A]]
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  %[[B:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32} : tensor<64x64xf16, #blocked> -> <[64, 64], f16
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  return
+func.func @reuse(%A: !tile.global<f16, 2>, %x: tensor<64x64xf16, #blocked>, %m: i32) -> (tensor<64x32xf16, #dot_a>, tensor<64x64xf16, #dot_a>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+  tile.async_copy %A[%m, %m], %a {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+  tile.async_wait %a : !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %b = tile.local_alloc %x : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sa>
+  %rb = tile.local_load %b [0, 0] : !tile.smem<[64, 64], f16, #sa> -> tensor<64x64xf16, #dot_a>
+  return %ra, %rb : tensor<64x32xf16, #dot_a>, tensor<64x64xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// %q is defined before the loop and read at the top of its body: it is live
+// for the whole loop, so %t, allocated in the body after that read, cannot
+// take its memory (the next iteration reads %q again). %after, allocated
+// after the loop, reuses it.
+// CHECK-LABEL: func.func @loop
+// CHECK-SAME:  tile.shared_bytes = 8192 : i32
+// CHECK:       %[[Q:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.local_load %[[Q]]
+// CHECK-NEXT:    %[[T:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 4096 : i32}
+// CHECK-NEXT:    tile.local_load %[[T]]
+// CHECK:         scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  %[[AFTER:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.local_load %[[AFTER]]
+func.func @loop(%x: tensor<64x32xf16, #blocked>, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
+  %q = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
+    %rq = tile.local_load %q [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %t = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+    %rt = tile.local_load %t [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %u = arith.addf %acc, %rq : tensor<64x32xf16, #dot_a>
+    %v = arith.addf %u, %rt : tensor<64x32xf16, #dot_a>
+    scf.yield %v : tensor<64x32xf16, #dot_a>
+  }
+  %after = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %after [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %o = arith.addf %r, %ra : tensor<64x32xf16, #dot_a>
+  return %o : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// Buffers defined in a loop body and used only there (here in a nested
+// scf.if too) are live within the iteration: %t1 is live until the end of the
+// scf.if that reads it, so %t2, allocated in the branch, is disjoint; %t3,
+// allocated after the scf.if, reuses %t1's memory. Nothing is live across
+// the loop: %after reuses offset 0.
+// CHECK-LABEL: func.func @body_buffers
+// CHECK-SAME:  tile.shared_bytes = 8192 : i32
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[T1:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      %[[T2:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 4096 : i32}
+// CHECK-NEXT:      tile.local_load %[[T2]]
+// CHECK-NEXT:      tile.local_load %[[T1]]
+// CHECK:         %[[T3:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK:       %[[AFTER:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+func.func @body_buffers(%x: tensor<64x32xf16, #blocked>, %n: i32, %p: i1) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
+    %t1 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+    %s = scf.if %p -> (tensor<64x32xf16, #dot_a>) {
+      %t2 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+      %r2 = tile.local_load %t2 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+      %r1 = tile.local_load %t1 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+      %u = arith.addf %r1, %r2 : tensor<64x32xf16, #dot_a>
+      scf.yield %u : tensor<64x32xf16, #dot_a>
+    } else {
+      scf.yield %acc : tensor<64x32xf16, #dot_a>
+    }
+    %t3 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+    %r3 = tile.local_load %t3 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %v = arith.addf %s, %r3 : tensor<64x32xf16, #dot_a>
+    scf.yield %v : tensor<64x32xf16, #dot_a>
+  }
+  %after = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %after [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %o = arith.addf %r, %ra : tensor<64x32xf16, #dot_a>
+  return %o : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// Scratch memory. The #mma -> #blocked conversion of a 64x64 f32 tile goes
+// through shared memory: 64 * 64 * 4 = 16384 bytes, live only during the
+// conversion. It is placed first (largest) at 0, over %a, dead by then, but
+// not over %b, live across it, which goes to 16384. The sum over axis 0 of a
+// tile spread over 4 warps along that axis keeps one partial per warp:
+// 64 * 4 * 4 = 1024 bytes, also at 0. The sum over axis 1 (one warp along
+// it) and the register-only conversion of the f16 accumulator to the A
+// operand layout need none.
+// CHECK-LABEL: func.func @scratch
+// CHECK-SAME:  tile.shared_bytes = 20480 : i32
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  %[[B:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 16384 : i32}
+// CHECK-NEXT:  tile.convert_layout %{{.*}} {tile.smem_offset = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked1>
+// CHECK-NEXT:  tile.reduce sum %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.reduce sum %{{.*}} {axis = 1 : i32} :
+// CHECK-NEXT:  tile.convert_layout %{{.*}} : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  return
+func.func @scratch(%x: tensor<64x32xf16, #blocked>, %acc: tensor<64x64xf32, #mma>, %p: tensor<64x64xf16, #mma>) -> (tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x64xf32, #blocked2>, tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>, tensor<64x64xf16, #dot_a>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %b = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked2>
+  %r0 = tile.reduce sum %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+  %r1 = tile.reduce sum %acc {axis = 1 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
+  %pa = tile.convert_layout %p : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+  %rb = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %ra, %rb, %c, %r0, %r1, %pa : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x64xf32, #blocked2>, tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>, tensor<64x64xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sr = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+
+// A ring of 3 x 64 x 32 x 2 = 12288 bytes, used only through its slots: the
+// slot taken before the loop (%s0) is read in the loop, and the loop's slots
+// are read there, so the ring is live until the end of the loop: %x1 (live
+// while the ring is) and %t (in the loop) go to 12288, and %after, allocated
+// after the loop, reuses offset 0. The slots get no offset of their own.
+// CHECK-LABEL: func.func @ring
+// CHECK-SAME:  tile.shared_bytes = 16384 : i32
+// CHECK:       %[[RING:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 64, 32], f16
+// CHECK-NEXT:  %[[S0:.*]] = tile.smem_slot %[[RING]][%{{.*}}] : <[3, 64, 32], f16, #{{.*}}> -> <[64, 32], f16
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[S0]]
+// CHECK-NEXT:  %[[X1:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 12288 : i32}
+// CHECK-NEXT:  tile.local_load %[[X1]]
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    %[[S:.*]] = tile.smem_slot %[[RING]][%{{.*}}] : <[3, 64, 32], f16, #{{.*}}> -> <[64, 32], f16
+// CHECK-NEXT:    tile.async_wait %[[S]], %[[S0]]
+// CHECK-NEXT:    tile.local_load %[[S]]
+// CHECK-NEXT:    %[[T:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 12288 : i32}
+// CHECK-NEXT:    tile.local_load %[[T]]
+// CHECK-NEXT:    tile.local_load %[[S0]]
+// CHECK:         scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  %[[AFTER:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+func.func @ring(%A: !tile.global<f16, 2>, %x: tensor<64x32xf16, #blocked>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 32], f16, #sr>
+  %s0 = tile.smem_slot %ring[%c0] : !tile.smem<[3, 64, 32], f16, #sr> -> !tile.smem<[64, 32], f16, #sa>
+  tile.async_copy %A[%m, %c0], %s0 {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+  %x1 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %rx = tile.local_load %x1 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %rx) -> (tensor<64x32xf16, #dot_a>) : i32 {
+    %s = tile.smem_slot %ring[%k] : !tile.smem<[3, 64, 32], f16, #sr> -> !tile.smem<[64, 32], f16, #sa>
+    tile.async_wait %s, %s0 : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[64, 32], f16, #sa>
+    %a = tile.local_load %s [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %t = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+    %rt = tile.local_load %t [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %a0 = tile.local_load %s0 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %u = arith.addf %acc, %a : tensor<64x32xf16, #dot_a>
+    %v = arith.addf %u, %rt : tensor<64x32xf16, #dot_a>
+    %w = arith.addf %v, %a0 : tensor<64x32xf16, #dot_a>
+    scf.yield %w : tensor<64x32xf16, #dot_a>
+  }
+  %after = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %after [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %o = arith.addf %r, %ra : tensor<64x32xf16, #dot_a>
+  return %o : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sr = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+
+// A slot taken early and read late keeps its ring live until the read, not
+// just until the tile.smem_slot: %x1, allocated in between, is disjoint.
+// CHECK-LABEL: func.func @slot_read_late
+// CHECK-SAME:  tile.shared_bytes = 16384 : i32
+// CHECK-NEXT:  %[[RING:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 64, 32], f16
+// CHECK-NEXT:  %[[S:.*]] = tile.smem_slot %[[RING]]
+// CHECK-NEXT:  %[[X1:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 12288 : i32}
+// CHECK-NEXT:  tile.local_load %[[X1]]
+// CHECK-NEXT:  tile.local_load %[[S]]
+// CHECK-NEXT:  %[[X2:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+func.func @slot_read_late(%x: tensor<64x32xf16, #blocked>, %i: i32) -> (tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>) attributes {tile.num_warps = 4 : i32} {
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 32], f16, #sr>
+  %s = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 32], f16, #sr> -> !tile.smem<[64, 32], f16, #sa>
+  %x1 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %r1 = tile.local_load %x1 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %rs = tile.local_load %s [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %x2 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %r2 = tile.local_load %x2 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %r1, %rs, %r2 : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+// A function without shared memory gets tile.shared_bytes = 0; every
+// function is allocated on its own, from 0.
+// CHECK-LABEL: func.func @none
+// CHECK-SAME:  attributes {tile.shared_bytes = 0 : i32}
+func.func @none(%x: tensor<16xf32>) -> tensor<16xf32> {
+  return %x : tensor<16xf32>
+}
+// CHECK-LABEL: func.func @other
+// CHECK-SAME:  tile.shared_bytes = 256 : i32
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+func.func @other(%x: tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>>) -> tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>> attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>> -> !tile.smem<[8, 16], f16, #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  %r = tile.local_load %a [0, 0] : !tile.smem<[8, 16], f16, #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>> -> tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>>
+  return %r : tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>>
+}

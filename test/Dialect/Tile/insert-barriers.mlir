@@ -1,0 +1,380 @@
+// RUN: tile-opt %s -split-input-file --tile-allocate-shared-memory --tile-insert-barriers -verify-diagnostics | FileCheck %s
+// Running the pass a second time inserts nothing: the same checks hold.
+// RUN: tile-opt %s -split-input-file --tile-allocate-shared-memory --tile-insert-barriers --tile-insert-barriers -verify-diagnostics | FileCheck %s
+// Without tile-allocate-shared-memory, no buffer has an offset.
+// RUN: not tile-opt %s -split-input-file --tile-insert-barriers 2>&1 >/dev/null | FileCheck %s --check-prefix=NOALLOC
+
+// tile-insert-barriers puts a tile.barrier (whole thread block) before an op
+// whose shared memory access conflicts with one made by some thread since
+// the last barrier: a read of bytes written (RAW), a write of bytes read
+// (WAR) or written (WAW). tile.local_alloc writes its buffer, tile.local_load
+// reads it; an op with scratch memory (a layout conversion through shared
+// memory, a reduction across warps) reads and writes its scratch range; an
+// async copy writes its buffer when issued, and its data counts as written
+// at the tile.async_wait that completes it. Loops are analysed to a fixed
+// point; both branches of an scf.if start from the state before it. A named
+// barrier (with an id) ends no hazard.
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// RAW: the buffer written by tile.local_alloc is read by other threads: a
+// barrier before the first read, none between the two reads. WAR: the
+// conversion's 16384 bytes of scratch reuse the memory of %a (offset 0),
+// dead after its reads: a barrier before the conversion.
+// NOALLOC: error: 'tile.local_alloc' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @raw_war
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.convert_layout %{{.*}} {tile.smem_offset = 0 : i32} : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  return
+func.func @raw_war(%x: tensor<64x32xf16, #blocked>, %acc: tensor<64x64xf32, #mma>) -> (tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x64xf32, #blocked2>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %r1 = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %r2 = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked2>
+  return %r1, %r2, %c : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x64xf32, #blocked2>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// Disjoint buffers (%a at 0, %b at 4096, both live): writing %b needs no
+// barrier after writing or reading %a; reading %b needs one after %b was
+// written; reading %a again needs none.
+// NOALLOC: error: 'tile.local_alloc' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @disjoint
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  %[[B:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 4096 : i32}
+// CHECK-NEXT:  %[[C:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 8192 : i32}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  tile.local_load %[[C]]
+// CHECK-NEXT:  return
+func.func @disjoint(%x: tensor<64x32xf16, #blocked>) -> (tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %ra = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %b = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %c = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %rb = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %ra2 = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %rc = tile.local_load %c [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %ra, %rb, %ra2, %rc : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// Async copies: no barrier between a copy and its wait (the data is not
+// there yet for anyone), one between the wait and the first read (the wait
+// shows each thread only its own part of the copy). Copying into the buffer
+// again after it was read is a WAR: a barrier before the copy.
+// NOALLOC: error: 'tile.async_copy' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @async_copy
+// CHECK-NEXT:  %[[B:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[B]]
+// CHECK-NEXT:  arith.addf
+// CHECK-NEXT:  tile.async_wait %[[B]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[B]]
+// CHECK-NEXT:  tile.async_wait %[[B]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  arith.addf
+// CHECK-NEXT:  arith.addf
+// CHECK-NEXT:  return
+func.func @async_copy(%A: !tile.global<f16, 2>, %x: tensor<64x32xf16, #dot_a>, %m: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %b = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+  tile.async_copy %A[%m, %m], %b {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+  %y = arith.addf %x, %x : tensor<64x32xf16, #dot_a>
+  tile.async_wait %b : !tile.smem<[64, 32], f16, #sa>
+  %r1 = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %r2 = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  tile.async_copy %A[%m, %m], %b {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+  tile.async_wait %b : !tile.smem<[64, 32], f16, #sa>
+  %r3 = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %s = arith.addf %r1, %r2 : tensor<64x32xf16, #dot_a>
+  %t = arith.addf %s, %r3 : tensor<64x32xf16, #dot_a>
+  return %t : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// In a loop, the read at the end of one iteration and the write at the
+// start of the next (same buffer) conflict: a barrier at the top of the
+// body, besides the RAW one inside it. Nothing after the loop.
+// NOALLOC: error: 'tile.local_alloc' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @loop_carried
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    %[[T:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.local_load %[[T]]
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+func.func @loop_carried(%x: tensor<64x32xf16, #blocked>, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
+    %t = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+    %rt = tile.local_load %t [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %v = arith.addf %acc, %rt : tensor<64x32xf16, #dot_a>
+    scf.yield %v : tensor<64x32xf16, #dot_a>
+  }
+  return %r : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#ra = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+#rb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+
+// A loop as tile-pipeline makes it (3 stages): waits for the current slots,
+// refills of the slots the previous iteration read, reads of the current
+// slots. Exactly one barrier per iteration, between the waits and the first
+// refill: it shows the landed data to every thread (RAW) and ends the
+// previous iteration's reads of the slots being refilled (WAR); the reads
+// after the refills need none (a slot stands for its whole ring, and the
+// refills are still in flight). None in the prologue. After the loop, the
+// final wait lands the (predicated-off) copies, and the conversion's scratch
+// reuses ring A's memory: one barrier before it.
+// NOALLOC: error: 'tile.async_copy' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @pipelined
+// CHECK-SAME:  tile.shared_bytes = 24576 : i32
+// CHECK-NOT:   tile.barrier
+// CHECK:       scf.for
+// CHECK-NOT:     tile.barrier
+// CHECK:         tile.async_wait %{{.*}} {pending = 3 : i32}
+// CHECK-NEXT:    tile.async_wait %{{.*}} {pending = 2 : i32}
+// CHECK-NOT:     tile.barrier
+// CHECK:         tile.smem_slot
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.async_copy
+// CHECK-NEXT:    tile.smem_slot
+// CHECK-NEXT:    tile.async_copy
+// CHECK-NEXT:    tile.local_load
+// CHECK-NEXT:    tile.local_load
+// CHECK-NEXT:    tile.mma
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } {tile.pipelined}
+// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.convert_layout %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  return
+func.func @pipelined(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x64xf32, #blocked2> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[3, 64, 32], f16, #ra>
+  %rb = tile.smem_alloc : !tile.smem<[3, 32, 64], f16, #rb>
+  %p0 = arith.cmpi slt, %c0, %n : i32
+  %sa0 = tile.smem_slot %ra[%c0] : !tile.smem<[3, 64, 32], f16, #ra> -> !tile.smem<[64, 32], f16, #sa>
+  tile.async_copy %A[%m, %c0], %sa0 if %p0 {layout = #blocked, shape = array<i64: 64, 32>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+  %sb0 = tile.smem_slot %rb[%c0] : !tile.smem<[3, 32, 64], f16, #rb> -> !tile.smem<[32, 64], f16, #sb>
+  tile.async_copy %B[%c0, %m], %sb0 if %p0 {layout = #blocked1, shape = array<i64: 32, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[32, 64], f16, #sb>
+  %p1 = arith.cmpi slt, %c1, %n : i32
+  %sa1 = tile.smem_slot %ra[%c1] : !tile.smem<[3, 64, 32], f16, #ra> -> !tile.smem<[64, 32], f16, #sa>
+  tile.async_copy %A[%m, %c1], %sa1 if %p1 {layout = #blocked, shape = array<i64: 64, 32>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+  %sb1 = tile.smem_slot %rb[%c1] : !tile.smem<[3, 32, 64], f16, #rb> -> !tile.smem<[32, 64], f16, #sb>
+  tile.async_copy %B[%c1, %m], %sb1 if %p1 {layout = #blocked1, shape = array<i64: 32, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[32, 64], f16, #sb>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c3 : i32
+    %va = tile.smem_slot %ra[%s] : !tile.smem<[3, 64, 32], f16, #ra> -> !tile.smem<[64, 32], f16, #sa>
+    %vb = tile.smem_slot %rb[%s] : !tile.smem<[3, 32, 64], f16, #rb> -> !tile.smem<[32, 64], f16, #sb>
+    tile.async_wait %va {pending = 3 : i32} : !tile.smem<[64, 32], f16, #sa>
+    tile.async_wait %vb {pending = 2 : i32} : !tile.smem<[32, 64], f16, #sb>
+    %k2 = arith.addi %k, %c2 : i32
+    %p = arith.cmpi slt, %k2, %n : i32
+    %w = arith.addi %it, %c2 : i32
+    %ws = arith.remui %w, %c3 : i32
+    %wa = tile.smem_slot %ra[%ws] : !tile.smem<[3, 64, 32], f16, #ra> -> !tile.smem<[64, 32], f16, #sa>
+    tile.async_copy %A[%m, %k2], %wa if %p {layout = #blocked, shape = array<i64: 64, 32>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    %wb = tile.smem_slot %rb[%ws] : !tile.smem<[3, 32, 64], f16, #rb> -> !tile.smem<[32, 64], f16, #sb>
+    tile.async_copy %B[%k2, %m], %wb if %p {layout = #blocked1, shape = array<i64: 32, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[32, 64], f16, #sb>
+    %a = tile.local_load %va [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %b = tile.local_load %vb [0, 0] : !tile.smem<[32, 64], f16, #sb> -> tensor<32x64xf16, #dot_b>
+    %d = tile.mma %a, %b, %acc : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+    %it1 = arith.addi %it, %c1 : i32
+    scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  tile.async_wait {pending = 0 : i32}
+  %o = tile.convert_layout %r#0 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked2>
+  return %o : tensor<64x64xf32, #blocked2>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// Both branches of an scf.if start from the state before it: each reads
+// what the local_alloc wrote, so each gets its own barrier (the else branch
+// does not inherit the then branch's).
+// NOALLOC: error: 'tile.local_alloc' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @branches
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc
+// CHECK-NEXT:  scf.if
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.local_load %[[A]]
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.local_load %[[A]]
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  }
+func.func @branches(%x: tensor<64x32xf16, #blocked>, %p: i1) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %s = scf.if %p -> (tensor<64x32xf16, #dot_a>) {
+    %r1 = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    scf.yield %r1 : tensor<64x32xf16, #dot_a>
+  } else {
+    %r2 = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %r3 = arith.addf %r2, %r2 : tensor<64x32xf16, #dot_a>
+    scf.yield %r3 : tensor<64x32xf16, #dot_a>
+  }
+  return %s : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// After an scf.if, the state joins both paths: the copy landed in the then
+// branch makes the read after the scf.if need a barrier.
+// NOALLOC: error: 'tile.async_copy' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @branch_join
+// CHECK-NEXT:  %[[B:.*]] = tile.smem_alloc
+// CHECK-NEXT:  scf.if
+// CHECK-NEXT:    tile.async_copy %{{.*}}, %[[B]]
+// CHECK-NEXT:    tile.async_wait %[[B]]
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[B]]
+func.func @branch_join(%A: !tile.global<f16, 2>, %m: i32, %p: i1) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %b = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+  scf.if %p {
+    tile.async_copy %A[%m, %m], %b {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    tile.async_wait %b : !tile.smem<[64, 32], f16, #sa>
+  }
+  %r = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %r : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// A named barrier synchronizes only the threads that share it: it ends no
+// hazard of the whole block, and a tile.barrier is still inserted. A
+// whole-block barrier already there ends the hazard: none is added.
+// NOALLOC: error: 'tile.local_alloc' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @named_barrier
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc
+// CHECK-NEXT:  tile.barrier {id = 1 : i32, num_threads = 64 : i32}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func @existing_barrier
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[A]]
+// CHECK-NEXT:  return
+func.func @named_barrier(%x: tensor<64x32xf16, #blocked>) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  tile.barrier {id = 1 : i32, num_threads = 64 : i32}
+  %r = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %r : tensor<64x32xf16, #dot_a>
+}
+func.func @existing_barrier(%x: tensor<64x32xf16, #blocked>) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  tile.barrier
+  %r = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %r : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// Two reductions across warps (axis 0: one partial per warp) use the same
+// 1024 bytes of scratch: the second must wait until every thread has read
+// the first's partials. The reduction along axis 1 (within warps) uses no
+// shared memory and needs no barrier.
+// NOALLOC: error: 'tile.reduce' op needs scratch shared memory that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME:  tile.shared_bytes = 1024 : i32
+// CHECK-NEXT:  tile.reduce sum %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.reduce sum %{{.*}} {axis = 1 : i32}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.reduce max %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  return
+func.func @reductions(%acc: tensor<64x64xf32, #mma>) -> (tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>) attributes {tile.num_warps = 4 : i32} {
+  %r0 = tile.reduce sum %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+  %r1 = tile.reduce sum %acc {axis = 1 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
+  %r2 = tile.reduce max %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+  return %r0, %r2, %r1 : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// A buffer that no tile.smem_alloc or tile.local_alloc of the function
+// allocated (here a function argument) has no offset, even after
+// tile-allocate-shared-memory.
+// NOALLOC: error: 'tile.local_load' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+func.func @no_offset(%b: !tile.smem<[64, 32], f16, #sa>) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{'tile.local_load' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first}}
+  %r = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  return %r : tensor<64x32xf16, #dot_a>
+}
