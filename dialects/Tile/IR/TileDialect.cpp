@@ -4,6 +4,7 @@
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -117,6 +118,24 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
         !llvm::isPowerOf2_64(n.getInt()))
       return op->emitError() << "'" << getNumWarpsAttrName()
                              << "' must be a power of two from 1 to 32";
+    return success();
+  }
+  // Hints on a loop, from the keyword arguments of range() (`for j in
+  // range(0, n, num_stages=3, loop_split=False)`).
+  if (attr.getName() == "tile.num_stages" ||
+      attr.getName() == "tile.loop_split") {
+    StringRef name = attr.getName().getValue();
+    if (!isa<scf::ForOp>(op))
+      return op->emitError() << "'" << name << "' applies only to scf.for";
+    if (name == "tile.loop_split") {
+      if (!isa<BoolAttr>(attr.getValue()))
+        return op->emitError() << "'" << name << "' must be a bool";
+      return success();
+    }
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || !n.getType().isSignlessInteger(32) || n.getInt() < 1)
+      return op->emitError()
+             << "'" << name << "' must be a positive i32 integer";
     return success();
   }
   if (attr.getName() == getConstantsAttrName()) {
