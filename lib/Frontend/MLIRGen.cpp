@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 using namespace tilec;
 using namespace mlir;
@@ -576,6 +577,52 @@ void Emitter::emitDynamicIf(const ast::If &stmt, Value cond) {
 // for
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The keyword arguments of range(): compile-time hints for code generation,
+/// attached to the scf.for as `tile.num_stages` and `tile.loop_split`.
+struct LoopHints {
+  std::optional<int64_t> numStages;
+  std::optional<bool> loopSplit;
+};
+} // namespace
+
+/// Evaluates the keyword arguments of range(). A bad one is reported and left
+/// out; the loop is still emitted, so that its body is checked.
+static LoopHints emitLoopHints(Emitter &em, const ast::Call &call) {
+  tilec::DiagnosticEngine &diag = em.diag;
+  LoopHints hints;
+  for (const ast::Keyword &kw : call.keywords) {
+    bool isStages = kw.name == "num_stages";
+    if (!isStages && kw.name != "loop_split") {
+      diag.error(kw.nameRange.Start,
+                 "range() got an unexpected keyword argument '" + kw.name +
+                     "' (it takes num_stages and loop_split)");
+      continue;
+    }
+    Val v = em.emitExpr(*kw.value);
+    SMLoc l = kw.value->getLoc();
+    if (v.isInvalid())
+      continue;
+    if (isStages) {
+      if (v.kind != Val::Kind::Int)
+        diag.error(l, "range(): num_stages must be an integer constant, got " +
+                          v.describe());
+      else if (v.i < 1 || v.i > 16)
+        diag.error(l, "range(): num_stages must be from 1 to 16, got " +
+                          std::to_string(v.i));
+      else
+        hints.numStages = v.i;
+      continue;
+    }
+    if (v.kind != Val::Kind::Bool)
+      diag.error(l, "range(): loop_split must be a bool constant, got " +
+                        v.describe());
+    else
+      hints.loopSplit = v.b;
+  }
+  return hints;
+}
+
 void Emitter::emitFor(const ast::For &stmt) {
   auto *call = dyn_cast<ast::Call>(stmt.iter.get());
   auto *callee = call ? dyn_cast<ast::Name>(call->callee.get()) : nullptr;
@@ -584,7 +631,7 @@ void Emitter::emitFor(const ast::For &stmt) {
                "a 'for' loop iterates over range(...) only");
     return;
   }
-  if (!call->keywords.empty() || call->args.empty() || call->args.size() > 3) {
+  if (call->args.empty() || call->args.size() > 3) {
     diag.error(call->getLoc(),
                "range() takes 1 to 3 positional arguments: range(stop), "
                "range(start, stop) or range(start, stop, step)");
@@ -593,6 +640,7 @@ void Emitter::emitFor(const ast::For &stmt) {
   std::vector<Val> args;
   for (const ast::ExprPtr &a : call->args)
     args.push_back(emitExpr(*a));
+  LoopHints hints = emitLoopHints(*this, *call);
   if (llvm::any_of(args, [](const Val &v) { return v.isInvalid(); }))
     return;
   Val start = args.size() == 1 ? Val::integer(0) : args[0];
@@ -648,6 +696,11 @@ void Emitter::emitFor(const ast::For &stmt) {
 
   Location location = loc(stmt.getLoc());
   auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
+  if (hints.numStages)
+    forOp->setAttr("tile.num_stages",
+                   builder.getI32IntegerAttr(*hints.numStages));
+  if (hints.loopSplit)
+    forOp->setAttr("tile.loop_split", builder.getBoolAttr(*hints.loopSplit));
   Env before = env;
   {
     OpBuilder::InsertionGuard guard(builder);

@@ -46,6 +46,34 @@ def TileRemoveLayoutConversions
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
+  let summary = "Split loops at a branch on the induction variable";
+  let description = [{
+    An `scf.for` whose body branches on a comparison of its induction
+    variable with a loop-invariant bound (an `scf.if` on an `arith.cmpi`, or
+    an `arith.select` of one) is split into two loops without the branch:
+    the iterations before the split point, where the comparison has one
+    value, and those after it, where it has the other. For flash attention
+    with a causal mask this separates the key tiles that need no mask from
+    the ones that do.
+
+    Handles `<`, `<=`, `>`, `>=` (signed and unsigned) with the induction
+    variable on either side, any positive step, split points outside
+    `[lb, ub)` (one of the loops then runs zero times) and loop-carried
+    values (the first loop's results are the second's initial values).
+
+    A loop is left alone when it carries the attribute
+    `tile.loop_split = false`, or when its body has more than `max-ops`
+    operations (the body is duplicated).
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "unsigned", "4000",
+           "Largest loop body (in operations) that is split">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileStageMmaOperands
     : Pass<"tile-stage-mma-operands", "::mlir::func::FuncOp"> {
   let summary = "Put mma operands that need it in shared memory";

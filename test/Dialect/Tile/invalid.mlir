@@ -745,6 +745,55 @@ func.func @constants_not_dict() attributes {tile.kernel, tile.constants = [1, 2]
   return
 }
 
+// -----
+
+// expected-error @+1 {{'tile.loop_split' applies only to scf.for}}
+func.func @loop_split_on_func() attributes {tile.loop_split = false} {
+  return
+}
+
+// -----
+
+func.func @loop_split_not_bool(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.loop_split' must be a boolean}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.loop_split = 0 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_stages' applies only to scf.for}}
+func.func @num_stages_on_func() attributes {tile.num_stages = 2 : i32} {
+  return
+}
+
+// -----
+
+func.func @num_stages_zero(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.num_stages' must be an integer from 1 to 16}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.num_stages = 0 : i32}
+  return
+}
+
+// -----
+
+func.func @num_stages_i64(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.num_stages' must be an integer from 1 to 16}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.num_stages = 3 : i64}
+  return
+}
+
+// -----
+
 // Non-tensor types where a tile is expected are diagnosed (they once
 // tripped an assertion in the type constraint).
 

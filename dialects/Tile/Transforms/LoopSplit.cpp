@@ -1,0 +1,454 @@
+//===- LoopSplit.cpp - Split loops at a branch on the induction variable --===//
+//
+// An scf.for whose body compares its induction variable with a loop-invariant
+// bound, and branches on the result (scf.if, arith.select), is split into two
+// loops at the iteration where the comparison changes value:
+//
+//   scf.for %j = %lb to %ub step %st iter_args(%a = %init) {
+//     %c = arith.cmpi sge, %j, %b
+//     %r = scf.if %c { masked } else { plain }
+//   }
+//
+// becomes
+//
+//   %s = <first iteration of the loop at or after %b, clamped to [%lb, %ub]>
+//   %r1 = scf.for %j = %lb to %s step %st iter_args(%a = %init) { plain }
+//   %r2 = scf.for %j = %s to %ub step %st iter_args(%a = %r1) { masked }
+//
+// The comparison is replaced by its constant in each copy of the body, and the
+// canonicalization patterns of scf.if, arith.select and the i1 logic ops fold
+// the branches away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILELOOPSPLIT
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The opt-out attribute (`tile.loop_split = false`) on an scf.for.
+constexpr StringLiteral kLoopSplitAttrName = "tile.loop_split";
+
+/// Every split duplicates a loop body, and splitting loops nested in split
+/// loops multiplies the copies; this bounds the splits made in one function.
+constexpr unsigned kMaxSplitsPerFunction = 32;
+
+/// How deep conditions are followed through arith.andi/ori/xori, and how deep
+/// the non-negativity of a value is looked for through its definition.
+constexpr unsigned kMaxDepth = 8;
+
+/// Where a comparison of the induction variable with a bound `b` changes
+/// value. With the induction variable on the left (`iv PRED b`):
+///   sge, slt (uge, ult): at b
+///   sgt, sle (ugt, ule): at b + 1
+/// Comparisons with the same key change value at the same iteration, so one
+/// split removes all of them.
+struct SplitKey {
+  Value bound;
+  bool isUnsigned;
+  bool plusOne;
+  bool operator==(const SplitKey &o) const {
+    return bound == o.bound && isUnsigned == o.isUnsigned &&
+           plusOne == o.plusOne;
+  }
+};
+
+/// A comparison of the induction variable with a loop-invariant bound.
+struct IVComparison {
+  arith::CmpIOp op;
+  SplitKey key;
+  /// The comparison's value on the iterations before the split point (it
+  /// has the other one from the split point on).
+  bool valueBefore;
+};
+
+/// The predicate `q` such that `a PRED b` == `b q a`.
+arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::eq:
+  case P::ne:
+    return pred;
+  case P::slt:
+    return P::sgt;
+  case P::sle:
+    return P::sge;
+  case P::sgt:
+    return P::slt;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ule:
+    return P::uge;
+  case P::ugt:
+    return P::ult;
+  case P::uge:
+    return P::ule;
+  }
+  llvm_unreachable("unknown cmpi predicate");
+}
+
+/// Whether `v` is known to be non-negative as a signed integer, from the ops
+/// that compute it.
+bool isNonNegative(Value v, unsigned depth = 0) {
+  if (depth > kMaxDepth)
+    return false;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return !c.isNegative();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // The induction variable of a (signed) loop is at least its lower bound.
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && loop.getInductionVar() == v && !loop.getUnsignedCmp())
+      return isNonNegative(loop.getLowerBound(), depth + 1);
+    return false;
+  }
+  auto nonNeg = [&](Value x) { return isNonNegative(x, depth + 1); };
+  Operation *op = v.getDefiningOp();
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      // Grid indices and sizes, and tensor sizes (i32 in the kernel ABI).
+      .Case<BlockIdOp, NumBlocksOp, DimOp>([](auto) { return true; })
+      .Case<arith::ExtUIOp>([](auto) { return true; })
+      .Case<arith::ExtSIOp>([&](auto o) { return nonNeg(o.getIn()); })
+      .Case<arith::IndexCastOp>([&](arith::IndexCastOp o) {
+        // A sign extension from a narrow integer to index.
+        auto in = dyn_cast<IntegerType>(o.getIn().getType());
+        return in && in.getWidth() <= 32 && o.getType().isIndex() &&
+               nonNeg(o.getIn());
+      })
+      .Case<arith::MaxSIOp>([&](arith::MaxSIOp o) {
+        return nonNeg(o.getLhs()) || nonNeg(o.getRhs());
+      })
+      .Case<arith::MinSIOp>([&](arith::MinSIOp o) {
+        return nonNeg(o.getLhs()) && nonNeg(o.getRhs());
+      })
+      .Case<arith::AndIOp>([&](arith::AndIOp o) {
+        return nonNeg(o.getLhs()) || nonNeg(o.getRhs());
+      })
+      .Case<arith::ShRUIOp>([&](arith::ShRUIOp o) {
+        APInt shift;
+        return matchPattern(o.getRhs(), m_ConstantInt(&shift)) &&
+               !shift.isZero();
+      })
+      // The remainder has the sign of the dividend.
+      .Case<arith::RemSIOp>(
+          [&](arith::RemSIOp o) { return nonNeg(o.getLhs()); })
+      .Case<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(
+          [&](auto o) { return nonNeg(o.getLhs()) && nonNeg(o.getRhs()); })
+      .Case<arith::AddIOp, arith::MulIOp>([&](auto o) {
+        return arith::bitEnumContainsAll(o.getOverflowFlags(),
+                                         arith::IntegerOverflowFlags::nsw) &&
+               nonNeg(o.getLhs()) && nonNeg(o.getRhs());
+      })
+      .Case<arith::SelectOp>([&](arith::SelectOp o) {
+        return nonNeg(o.getTrueValue()) && nonNeg(o.getFalseValue());
+      })
+      .Default([](Operation *) { return false; });
+}
+
+/// Whether `cond` decides a branch: it is the condition of an scf.if or of
+/// an arith.select, directly or combined with other conditions through
+/// arith.andi, arith.ori or arith.xori (`not`).
+bool decidesBranch(Value cond, unsigned depth = 0) {
+  for (OpOperand &use : cond.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<scf::IfOp>(user))
+      return true;
+    if (isa<arith::SelectOp>(user) && use.getOperandNumber() == 0)
+      return true;
+    if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(user) &&
+        depth < kMaxDepth && decidesBranch(user->getResult(0), depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/// Matches `cmp` as a comparison of `loop`'s induction variable with a bound
+/// defined outside the loop, whose value is constant on either side of a
+/// split point.
+std::optional<IVComparison> matchIVComparison(arith::CmpIOp cmp,
+                                              scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  if (rhs == iv && lhs != iv) {
+    std::swap(lhs, rhs);
+    pred = swapOperands(pred);
+  }
+  if (lhs != iv || rhs == iv || !loop.isDefinedOutsideOfLoop(rhs))
+    return std::nullopt;
+
+  using P = arith::CmpIPredicate;
+  bool isUnsigned = false, plusOne = false, valueBefore = false;
+  switch (pred) {
+  case P::eq:
+  case P::ne:
+    return std::nullopt;
+  case P::uge:
+    isUnsigned = true;
+    [[fallthrough]];
+  case P::sge: // false on [lb, b), true on [b, ub)
+    break;
+  case P::ugt:
+    isUnsigned = true;
+    [[fallthrough]];
+  case P::sgt: // iv >= b + 1
+    plusOne = true;
+    break;
+  case P::ult:
+    isUnsigned = true;
+    [[fallthrough]];
+  case P::slt: // true on [lb, b), false on [b, ub)
+    valueBefore = true;
+    break;
+  case P::ule:
+    isUnsigned = true;
+    [[fallthrough]];
+  case P::sle: // iv < b + 1
+    plusOne = true;
+    valueBefore = true;
+    break;
+  }
+  // Unsigned and signed order agree on the iterations only when none is
+  // negative; the bound itself may be anything (see computeSplitPoint).
+  if (isUnsigned && !isNonNegative(loop.getLowerBound()))
+    return std::nullopt;
+  return IVComparison{cmp, SplitKey{rhs, isUnsigned, plusOne}, valueBefore};
+}
+
+/// The number of operations in `loop`'s body, nested ones included.
+unsigned countBodyOps(scf::ForOp loop) {
+  unsigned n = 0;
+  loop.getBody()->walk([&](Operation *) { ++n; });
+  return n;
+}
+
+/// Collects, in `loop`'s body, a comparison of the induction variable that
+/// decides a branch, and every comparison with the same split point. Returns
+/// false when there is none.
+bool findSplit(scf::ForOp loop, SmallVectorImpl<IVComparison> &cmps) {
+  std::optional<SplitKey> key;
+  loop.getBody()->walk([&](arith::CmpIOp cmp) {
+    if (auto m = matchIVComparison(cmp, loop); m && decidesBranch(cmp)) {
+      key = m->key;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!key)
+    return false;
+  loop.getBody()->walk([&](arith::CmpIOp cmp) {
+    if (auto m = matchIVComparison(cmp, loop); m && m->key == *key)
+      cmps.push_back(*m);
+  });
+  return true;
+}
+
+/// Records the operations a builder inserts.
+struct InsertedOps : public OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+  SmallVector<Operation *> ops;
+};
+
+/// Emits, before `loop`, the first iteration at which the comparisons of
+/// `key` take their second value: the smallest `lb + k * step` (k >= 0) at or
+/// after the bound's split point, clamped to [lb, ub]. Either loop may thus
+/// run zero times.
+///
+/// For `iv < b` the split point is b. For `iv <= b` it is b + 1, computed as
+/// `b < ub ? b + 1 : ub`, which cannot overflow (a split point past ub is as
+/// good as ub), or folded when b is a constant.
+///
+/// Unsigned comparisons are only matched when lb >= 0, so that all iterations
+/// are non-negative: a bound that is negative as a signed value is then above
+/// all of them, and the unsigned `minui(b, ub)` and `b <u ub` give ub for it.
+///
+/// Like the loop itself, the alignment assumes that `ub - lb` and the
+/// iteration after the last one (`last + step`) do not overflow.
+Value computeSplitPoint(OpBuilder &b, scf::ForOp loop, const SplitKey &key) {
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  Value step = loop.getStep(), bound = key.bound;
+  Type type = lb.getType();
+  Value split;
+  bool plusOne = key.plusOne;
+  APInt c;
+  if (plusOne && matchPattern(bound, m_ConstantInt(&c))) {
+    // A constant bound: b + 1 is a constant, unless b is the largest value,
+    // which `iv <= b` always and `iv > b` never exceeds.
+    if (key.isUnsigned ? c.isMaxValue() : c.isMaxSignedValue())
+      return ub;
+    bound = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, c + 1));
+    plusOne = false;
+  }
+  if (plusOne) {
+    Value below = b.createOrFold<arith::CmpIOp>(
+        loc,
+        key.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+        bound, ub);
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+    Value next = b.createOrFold<arith::AddIOp>(loc, bound, one);
+    split = b.createOrFold<arith::SelectOp>(loc, below, next, ub);
+  } else if (key.isUnsigned) {
+    split = b.createOrFold<arith::MinUIOp>(loc, bound, ub);
+  } else {
+    split = b.createOrFold<arith::MinSIOp>(loc, bound, ub);
+  }
+  split = b.createOrFold<arith::MaxSIOp>(loc, lb, split);
+  if (isConstantIntValue(step, 1))
+    return split;
+  // lb + ceildiv(split - lb, step) * step, at most ub.
+  Value dist = b.createOrFold<arith::SubIOp>(loc, split, lb);
+  Value trips = b.createOrFold<arith::CeilDivSIOp>(loc, dist, step);
+  Value aligned = b.createOrFold<arith::AddIOp>(
+      loc, lb, b.createOrFold<arith::MulIOp>(loc, trips, step));
+  return b.createOrFold<arith::MinSIOp>(loc, aligned, ub);
+}
+
+/// Whether `a` and `b` are the same value or equal constants.
+bool sameValue(Value a, Value b) {
+  if (a == b)
+    return true;
+  std::optional<int64_t> ca = getConstantIntValue(a);
+  std::optional<int64_t> cb = getConstantIntValue(b);
+  return ca && cb && *ca == *cb;
+}
+
+struct LoopSplitPass
+    : public mlir::tile::impl::TileLoopSplitBase<LoopSplitPass> {
+  using TileLoopSplitBase::TileLoopSplitBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet patterns(context);
+    scf::IfOp::getCanonicalizationPatterns(patterns, context);
+    arith::SelectOp::getCanonicalizationPatterns(patterns, context);
+    arith::AndIOp::getCanonicalizationPatterns(patterns, context);
+    arith::OrIOp::getCanonicalizationPatterns(patterns, context);
+    arith::XOrIOp::getCanonicalizationPatterns(patterns, context);
+    foldPatterns = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
+
+  void runOnOperation() override {
+    for (unsigned splits = 0; splits < kMaxSplitsPerFunction;) {
+      // Outer loops first; the walk is redone after every change, since a
+      // split replaces the loop and everything nested in it.
+      scf::ForOp loop;
+      SmallVector<IVComparison> cmps;
+      getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp op) {
+        if (!canSplit(op) || !findSplit(op, cmps))
+          return WalkResult::advance();
+        loop = op;
+        return WalkResult::interrupt();
+      });
+      if (!loop)
+        break;
+      if (split(loop, cmps))
+        ++splits;
+    }
+  }
+
+private:
+  bool canSplit(scf::ForOp loop) {
+    if (auto optIn = loop->getAttrOfType<BoolAttr>(kLoopSplitAttrName);
+        optIn && !optIn.getValue())
+      return false;
+    // The order of the iterations is unsigned there; not handled.
+    if (loop.getUnsignedCmp())
+      return false;
+    return countBodyOps(loop) <= maxOps;
+  }
+
+  /// Splits `loop` at the point where `cmps` change value, or, where that
+  /// point is statically the loop's lower or upper bound, replaces them in
+  /// place. Returns whether the loop was split in two.
+  bool split(scf::ForOp loop, ArrayRef<IVComparison> cmps) {
+    InsertedOps inserted;
+    OpBuilder b(loop);
+    b.setListener(&inserted);
+    Value point = computeSplitPoint(b, loop, cmps.front().key);
+    b.setListener(nullptr);
+
+    std::optional<bool> whole;
+    if (sameValue(point, loop.getLowerBound()))
+      whole = false; // every iteration is at or after the split point
+    else if (sameValue(point, loop.getUpperBound()))
+      whole = true; // every iteration is before it
+
+    // The values of the comparisons, before the loop(s): out of the reach of
+    // the folding of the loop bodies, so that they can be erased when unused.
+    Value falseValue = arith::ConstantOp::create(
+        b, loop.getLoc(), b.getIntegerAttr(b.getI1Type(), 0));
+    Value trueValue = arith::ConstantOp::create(
+        b, loop.getLoc(), b.getIntegerAttr(b.getI1Type(), 1));
+    scf::ForOp first, second;
+    IRMapping firstMap, secondMap;
+    if (!whole) {
+      first = cast<scf::ForOp>(b.clone(*loop, firstMap));
+      first.setUpperBound(point);
+      second = cast<scf::ForOp>(b.clone(*loop, secondMap));
+      second.setLowerBound(point);
+      second.getInitArgsMutable().assign(first.getResults());
+      loop.replaceAllUsesWith(second.getResults());
+    }
+    // Drop what computing the split point left unused: constants of a
+    // folded computation, or all of it when the loop is not split.
+    for (Operation *op : llvm::reverse(inserted.ops))
+      if (isOpTriviallyDead(op))
+        op->erase();
+
+    auto replace = [&](IRMapping &map, bool before) {
+      for (IVComparison c : cmps) {
+        Value copy = map.lookupOrDefault(c.op.getResult());
+        copy.replaceAllUsesWith(before == c.valueBefore ? trueValue
+                                                        : falseValue);
+        copy.getDefiningOp()->erase();
+      }
+    };
+    if (whole) {
+      IRMapping same;
+      replace(same, *whole);
+      fold(loop);
+    } else {
+      replace(firstMap, /*before=*/true);
+      replace(secondMap, /*before=*/false);
+      loop.erase();
+      fold(first);
+      fold(second);
+    }
+    for (Value v : {falseValue, trueValue})
+      if (v.use_empty())
+        v.getDefiningOp()->erase();
+    return !whole;
+  }
+
+  /// Folds the branches on constants in `loop`'s body.
+  void fold(scf::ForOp loop) {
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    (void)applyPatternsGreedily(loop.getRegion(), foldPatterns, config);
+  }
+
+  FrozenRewritePatternSet foldPatterns;
+};
+
+} // namespace
