@@ -28,7 +28,10 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
                                 const CodegenOptions &options) {
   mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
   // Target-independent loop transformations on tile IR.
-  // LOOPSPLIT-MERGE
+  if (options.loopSplit) {
+    fpm.addPass(mlir::tile::createTileLoopSplit());
+    fpm.addPass(mlir::createCanonicalizerPass());
+  }
   // Layouts.
   mlir::tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;

@@ -135,9 +135,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' applies only to scf.for";
     if (attr.getName() == "tile.num_stages") {
       auto n = dyn_cast<IntegerAttr>(attr.getValue());
-      if (!n || n.getInt() < 1 || n.getInt() > 16)
+      if (!n || !n.getType().isSignlessInteger(32) || n.getInt() < 1 ||
+          n.getInt() > 16)
         return op->emitError("'tile.num_stages' must be an integer from 1 "
-                             "to 16");
+                             "to 16 (i32)");
     } else if (attr.getName() == "tile.loop_split") {
       if (!isa<BoolAttr>(attr.getValue()))
         return op->emitError("'tile.loop_split' must be a boolean");
