@@ -12,8 +12,8 @@
 //
 // The default mode searches, for D in {128, 64}, causal and not, and N from
 // 1k to 16k, the configurations tile shape (TILE_M x TILE_N in 64x64,
-// 128x32, 128x64, 64x128, 128x128) x warps (4, 8) x pipeline stages (0 = from the
-// kernel's latency hints, 2, 3). Pruned (unless --no-prune): 8 warps only
+// 128x32, 128x64, 64x128, 128x128) x warps (4, 8) x pipeline stages (0 = from
+// the kernel's latency hints, 2, 3). Pruned (unless --no-prune): 8 warps only
 // for 128-row tiles, and 4 warps for 128-row tiles only where the per-thread
 // accumulators (TILE_M * (D + TILE_N) / threads f32 values) stay within 192
 // registers. Every candidate is compiled ahead of timing, on several

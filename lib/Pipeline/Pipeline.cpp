@@ -86,8 +86,9 @@ void tilec::registerPipelines() {
         buildCodegenPipeline(pm, CodegenOptions());
       });
   mlir::PassPipelineRegistration<>(
-      "tile-schedule", "Stage mma operands, pipeline loops, allocate shared "
-                       "memory and place barriers (laid-out tile IR)",
+      "tile-schedule",
+      "Stage mma operands, pipeline loops, allocate shared "
+      "memory and place barriers (laid-out tile IR)",
       [](mlir::OpPassManager &pm) {
         buildSchedulePipeline(pm, CodegenOptions());
       });

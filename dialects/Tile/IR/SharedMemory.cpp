@@ -34,8 +34,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     RankedTensorType type = cvt.getType();
     if (isRegisterOnlyConversion(cvt.getSource().getType(), type))
       return 0;
-    return type.getNumElements() *
-           getSharedElementBytes(type.getElementType());
+    return type.getNumElements() * getSharedElementBytes(type.getElementType());
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = cast<RankedTensorType>(reduce.getSource().getType());

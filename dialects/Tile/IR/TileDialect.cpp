@@ -131,8 +131,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       attr.getName() == "tile.loop_split" ||
       attr.getName() == "tile.pipelined") {
     if (!isa<scf::ForOp>(op))
-      return op->emitError() << "'" << attr.getName().getValue()
-                             << "' applies only to scf.for";
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' applies only to scf.for";
     if (attr.getName() == "tile.num_stages") {
       auto n = dyn_cast<IntegerAttr>(attr.getValue());
       if (!n || !n.getType().isSignlessInteger(32) || n.getInt() < 1 ||

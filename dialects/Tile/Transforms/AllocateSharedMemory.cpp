@@ -12,8 +12,8 @@
 // that the buffer's block contains (a loop, a branch) counts as a use at the
 // end of that op, so that a buffer read in a loop stays live for the whole
 // loop. A buffer an async copy writes stays live until the wait that
-// completes the copy. Scratch memory is live only during its op. Placement is first fit,
-// largest buffers first, at 128-byte alignment.
+// completes the copy. Scratch memory is live only during its op. Placement is
+// first fit, largest buffers first, at 128-byte alignment.
 //
 //===----------------------------------------------------------------------===//
 

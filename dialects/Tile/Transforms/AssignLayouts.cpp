@@ -61,8 +61,8 @@ class LayoutAssigner {
 public:
   LayoutAssigner(func::FuncOp func, unsigned numWarps, unsigned vectorBytes)
       : func(func), ctx(func.getContext()), numWarps(numWarps),
-        vectorBytes(vectorBytes),
-        reducesMmaResults(reducesMmaResultsIn(func)) {}
+        vectorBytes(vectorBytes), reducesMmaResults(reducesMmaResultsIn(func)) {
+  }
 
   void run();
 

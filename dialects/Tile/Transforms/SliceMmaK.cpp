@@ -34,7 +34,8 @@ constexpr int64_t kSliceK = 16; // the K of one mma.sync.m16n8k16
 /// The whole-buffer read an operand comes from, if any.
 LocalLoadOp wholeBufferRead(Value operand) {
   auto read = operand.getDefiningOp<LocalLoadOp>();
-  if (!read || read.getType().getShape() != read.getBuffer().getType().getShape())
+  if (!read ||
+      read.getType().getShape() != read.getBuffer().getType().getShape())
     return {};
   return read;
 }
@@ -59,10 +60,8 @@ struct SliceMmaKPass
     RankedTensorType type = read.getType();
     if (!isDistributedLayout(type.getEncoding()))
       return false;
-    LinearLayout layout =
-        toLinearLayout(type.getEncoding(), type.getShape());
-    int64_t bits =
-        int64_t(layout.getNumRegs()) * type.getElementTypeBitWidth();
+    LinearLayout layout = toLinearLayout(type.getEncoding(), type.getShape());
+    int64_t bits = int64_t(layout.getNumRegs()) * type.getElementTypeBitWidth();
     return bits <= int64_t(maxInvariantRegisters) * 32;
   }
 

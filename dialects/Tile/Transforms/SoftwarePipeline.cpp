@@ -59,8 +59,8 @@ constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// A copy of the loop body and what the pipeline makes of it.
 struct PipelinedCopy {
   AsyncCopyOp copy;
-  SmemAllocOp alloc; // the buffer it fills each iteration
-  AsyncWaitOp wait;  // the wait before its reads
+  SmemAllocOp alloc;              // the buffer it fills each iteration
+  AsyncWaitOp wait;               // the wait before its reads
   SmallVector<Operation *> slice; // body ops its indices are computed by
   unsigned stages = 1;
   Value ring; // the ring of `stages` buffers, before the loop
@@ -78,8 +78,8 @@ FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
   work.push_back(copy.getTensor());
   while (!work.empty()) {
     Value v = work.pop_back_val();
-    if (v == loop.getInductionVar() || !loop.getRegion().isAncestor(
-                                           v.getParentRegion()))
+    if (v == loop.getInductionVar() ||
+        !loop.getRegion().isAncestor(v.getParentRegion()))
       continue; // the induction variable, or defined outside the loop
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != body || def->getNumRegions() ||
@@ -102,8 +102,7 @@ SharedLayoutAttr ringLayout(SharedLayoutAttr stage) {
     order.push_back(d + 1);
   order.push_back(0);
   return SharedLayoutAttr::get(stage.getContext(), stage.getVec(),
-                               stage.getPerPhase(), stage.getMaxPhase(),
-                               order);
+                               stage.getPerPhase(), stage.getMaxPhase(), order);
 }
 
 struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
@@ -131,9 +130,8 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     SmallVector<PipelinedCopy> copies;
     Block *body = loop.getBody();
     bool ok = true;
-    loop.getBody()->walk([&](AsyncCopyOp copy) {
-      ok &= copy->getBlock() == body;
-    });
+    loop.getBody()->walk(
+        [&](AsyncCopyOp copy) { ok &= copy->getBlock() == body; });
     if (!ok)
       return {}; // copies under control flow would make the counts vary
     for (auto copy : body->getOps<AsyncCopyOp>()) {
@@ -146,8 +144,8 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
         auto wait = dyn_cast<AsyncWaitOp>(user);
         if (!wait)
           continue;
-        if (p.wait || wait->getBlock() != body || wait.getBuffers().size() != 1 ||
-            !copy->isBeforeInBlock(wait))
+        if (p.wait || wait->getBlock() != body ||
+            wait.getBuffers().size() != 1 || !copy->isBeforeInBlock(wait))
           return {};
         p.wait = wait;
       }
@@ -215,10 +213,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
 
   void issue(OpBuilder &b, Location loc, PipelinedCopy &p,
              ArrayRef<Value> operands, Value buffer, Value pred) {
-    AsyncCopyOp::create(b, loc, operands.front(), operands.drop_front(),
-                        buffer, pred, p.copy.getShapeAttr(),
-                        p.copy.getOrderAttr(), p.copy.getLayoutAttr(),
-                        p.copy.getLatencyAttr());
+    AsyncCopyOp::create(b, loc, operands.front(), operands.drop_front(), buffer,
+                        pred, p.copy.getShapeAttr(), p.copy.getOrderAttr(),
+                        p.copy.getLayoutAttr(), p.copy.getLatencyAttr());
   }
 
   void pipeline(scf::ForOp loop) {
@@ -271,9 +268,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
             b, loc, lb,
             arith::MulIOp::create(b, loc, step,
                                   ivConst(b, std::max<int64_t>(t, 0))));
-        Value pred = t < 0 ? falseValue
-                           : Value(arith::CmpIOp::create(
-                                 b, loc, lessThan, iv, ub));
+        Value pred =
+            t < 0 ? falseValue
+                  : Value(arith::CmpIOp::create(b, loc, lessThan, iv, ub));
         SmallVector<Value> operands = cloneOperands(b, p, loop, iv);
         Value buffer =
             slotOf(b, p, i32Const(b, t < 0 ? 0 : t % int64_t(p.stages)));
@@ -344,8 +341,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       Value next = arith::AddIOp::create(
           b, loc, loop.getInductionVar(),
           arith::MulIOp::create(b, loc, step, ivConst(b, ahead)));
-      Value pred =
-          arith::CmpIOp::create(b, loc, lessThan, next, ub);
+      Value pred = arith::CmpIOp::create(b, loc, lessThan, next, ub);
       Value writeSlot = arith::RemUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, it, i32Const(b, ahead)),
           i32Const(b, p.stages));

@@ -66,9 +66,8 @@ unsigned contiguousRegisters(const LinearLayout &layout, unsigned dim);
 /// The scratch shared memory of `op` (a layout conversion or reduction that
 /// goes through shared memory), at the offset tile-allocate-shared-memory
 /// gave it; an error when it has none.
-mlir::FailureOr<mlir::Value> getScratchMemory(mlir::OpBuilder &b,
-                                              mlir::Location loc,
-                                              mlir::Operation *op);
+mlir::FailureOr<mlir::Value>
+getScratchMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// The dynamic shared memory `byteOffset` bytes in.
 mlir::Value getSharedMemoryAt(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Operation *user, int64_t byteOffset);

@@ -112,8 +112,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       if (basis[axis] != 0)
         axisWarpBits.push_back(j);
     if (!axisWarpBits.empty() &&
-        failed(reduceAcrossWarps(rewriter, op, src, keys, partial,
-                                 axisWarpBits)))
+        failed(
+            reduceAcrossWarps(rewriter, op, src, keys, partial, axisWarpBits)))
       return failure();
 
     // The result registers, by coordinates.
@@ -147,10 +147,10 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   /// Every warp writes its partial results to shared memory, then each
   /// thread combines the partials of all warps along the axis.
   LogicalResult reduceAcrossWarps(ConversionPatternRewriter &b,
-                                  tile::ReduceOp op,
-                         const LinearLayout &src, ArrayRef<Basis> keys,
-                         SmallVectorImpl<Value> &partial,
-                         ArrayRef<unsigned> axisWarpBits) const {
+                                  tile::ReduceOp op, const LinearLayout &src,
+                                  ArrayRef<Basis> keys,
+                                  SmallVectorImpl<Value> &partial,
+                                  ArrayRef<unsigned> axisWarpBits) const {
     Location loc = op.getLoc();
     unsigned axis = op.getAxis();
     unsigned rank = src.getRank();
