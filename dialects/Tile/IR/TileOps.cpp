@@ -414,8 +414,6 @@ LogicalResult LocalAllocOp::verify() {
       src.getElementType() != buf.getElementType())
     return emitOpError() << "the buffer must have the tile's shape and "
                             "element type";
-  if (buf.getLayout().getOrder().size() != buf.getShape().size())
-    return emitOpError("the shared layout's order must cover every dimension");
   return success();
 }
 

@@ -60,6 +60,8 @@ SmallVector<unsigned> storeOrder(RankedTensorType type) {
 struct StageMmaOperandsPass
     : public mlir::tile::impl::TileStageMmaOperandsBase<StageMmaOperandsPass> {
   void runOnOperation() override {
+    if (failed(checkMmaOperandLayouts(getOperation())))
+      return signalPassFailure();
     pending.clear();
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
