@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds, and runs the whole test suite through
-# ctest: the lit/FileCheck tests, the GoogleTest unit tests and the front-end
-# mutation (no-crash) test. Tests labelled `gpu` skip themselves, with a
+# ctest: the lit/FileCheck tests, the GoogleTest unit tests and the no-crash
+# mutation tests of the front end and of tile-opt. Tests labelled `gpu` skip themselves, with a
 # message, where no GPU driver is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -81,9 +81,9 @@ static LogicalResult verifyKernelTiles(func::FuncOp func) {
     if (!isTileType(tensor))
       return where->emitOpError()
              << "produces " << tensor
-             << ", which is not a tile: tiles have static power-of-two "
-                "dimensions, at most 2^24 elements, and f16, bf16, f32, i32 "
-                "or i1 elements";
+             << ", which is not a tile: tiles have one or more static "
+                "power-of-two dimensions, at most 2^24 elements, and f16, "
+                "bf16, f32, i32 or i1 elements";
     return success();
   };
   WalkResult result = func.walk([&](Operation *op) {
@@ -103,8 +103,14 @@ static LogicalResult verifyKernelTiles(func::FuncOp func) {
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   // Set by code generation for the runtime.
+  if (attr.getName() == "tile.tensor_alignment") {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || n.getInt() < 1 || !llvm::isPowerOf2_64(n.getInt()))
+      return op->emitError()
+             << "'tile.tensor_alignment' must be a power of two (bytes)";
+    return success();
+  }
   if (attr.getName() == "tile.shared_bytes" ||
-      attr.getName() == "tile.tensor_alignment" ||
       attr.getName() == "tile.smem_offset") {
     if (!isa<IntegerAttr>(attr.getValue()))
       return op->emitError()

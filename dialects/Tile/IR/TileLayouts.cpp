@@ -149,3 +149,25 @@ LogicalResult SliceLayoutAttr::verifyEncoding(
     function_ref<InFlightDiagnostic()> emitError) const {
   return verifyLayoutRank(*this, shape, emitError);
 }
+
+LogicalResult
+mlir::tile::verifyLaidOutTile(Type type,
+                              function_ref<InFlightDiagnostic()> emitError) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  if (!isTileType(tensor))
+    return emitError() << "has type " << type
+                       << ", which is not a tile: tiles have one or more "
+                          "static power-of-two dimensions, at most 2^24 "
+                          "elements, and f16, bf16, f32, i32 or i1 elements";
+  if (!tensor.getEncoding())
+    return emitError() << "has type " << type
+                       << ", which has no layout: run tile-assign-layouts "
+                          "first";
+  if (!isDistributedLayout(tensor.getEncoding()))
+    return emitError() << "has type " << type
+                       << ", whose encoding is not a distributed layout "
+                          "(blocked, mma, dot_operand or slice)";
+  return success();
+}

@@ -414,8 +414,6 @@ LogicalResult LocalAllocOp::verify() {
       src.getElementType() != buf.getElementType())
     return emitOpError() << "the buffer must have the tile's shape and "
                             "element type";
-  if (buf.getLayout().getOrder().size() != buf.getShape().size())
-    return emitOpError("the shared layout's order must cover every dimension");
   return success();
 }
 
@@ -425,15 +423,6 @@ LogicalResult LocalLoadOp::verify() {
     return emitOpError("element types must match");
   return verifySubTile(*this, buf.getShape(), getOffsets(),
                        getType().getShape());
-}
-
-LogicalResult SmemAllocOp::verify() {
-  SharedMemoryType buf = getType();
-  if (buf.getLayout().getOrder().size() != buf.getShape().size())
-    return emitOpError("the shared layout's order must cover every dimension");
-  if (llvm::any_of(buf.getShape(), [](int64_t d) { return d <= 0; }))
-    return emitOpError("the buffer's dimensions must be positive");
-  return success();
 }
 
 LogicalResult SmemSlotOp::verify() {

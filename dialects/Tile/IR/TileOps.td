@@ -375,7 +375,6 @@ def Tile_SmemAllocOp : Tile_Op<"smem_alloc", [
   }];
   let results = (outs Tile_SharedMemoryType:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
-  let hasVerifier = 1;
 }
 
 def Tile_SmemSlotOp : Tile_Op<"smem_slot", [Pure]> {

@@ -38,15 +38,11 @@ bool mlir::tile::isTileElementType(Type type) {
          type.isInteger(1);
 }
 
-bool mlir::tile::isTileType(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() ||
-      !isTileElementType(tensor.getElementType()))
-    return false;
-  // Power-of-two dimensions, at most 2^24 elements in all (which also keeps
-  // element counts far from overflow).
+/// Power-of-two dimensions, at most 2^24 elements in all (which also keeps
+/// element counts far from overflow).
+static bool isTileShape(ArrayRef<int64_t> shape) {
   uint64_t total = 1;
-  for (int64_t d : tensor.getShape()) {
+  for (int64_t d : shape) {
     if (d <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(d)) ||
         d > (int64_t(1) << 24))
       return false;
@@ -55,6 +51,13 @@ bool mlir::tile::isTileType(Type type) {
       return false;
   }
   return true;
+}
+
+bool mlir::tile::isTileType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() >= 1 && tensor.hasStaticShape() &&
+         isTileElementType(tensor.getElementType()) &&
+         isTileShape(tensor.getShape());
 }
 
 LogicalResult
@@ -67,5 +70,33 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (rank < 1 || rank > 8)
     return emitError() << "global tensor rank must be between 1 and 8, got "
                        << rank;
+  return success();
+}
+
+LogicalResult
+SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> shape, Type elementType,
+                         SharedLayoutAttr layout) {
+  // A buffer holds a tile (the same shapes and element types), or a ring of
+  // tiles: a leading stage dimension of any size from 1 to 16.
+  bool tile = !shape.empty() && isTileShape(shape);
+  bool ring = shape.size() >= 2 && shape.front() >= 1 &&
+              shape.front() <= 16 && isTileShape(shape.drop_front());
+  if (ring) {
+    uint64_t total = uint64_t(shape.front());
+    for (int64_t d : shape.drop_front())
+      total *= uint64_t(d);
+    ring = total <= (uint64_t(1) << 24);
+  }
+  if ((!tile && !ring) || !isTileElementType(elementType))
+    return emitError() << "shared memory buffer must hold a tile or a ring "
+                          "of tiles: at least one dimension, static "
+                          "power-of-two dimensions (a leading stage "
+                          "dimension from 1 to 16 excepted), at most 2^24 "
+                          "elements, and f16, bf16, f32, i32 or i1 elements";
+  if (layout.getOrder().size() != shape.size())
+    return emitError() << "the shared layout's order has "
+                       << layout.getOrder().size()
+                       << " entries for a buffer of rank " << shape.size();
   return success();
 }

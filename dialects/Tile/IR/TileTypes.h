@@ -21,9 +21,18 @@ namespace mlir::tile {
 /// True for the element types a tile may hold: f16, bf16, f32, i32, i1.
 bool isTileElementType(Type type);
 
-/// True when `type` is a tile: a ranked tensor with a static shape whose
-/// dimensions are powers of two and whose element type is a tile element type.
+/// True when `type` is a tile: a ranked tensor of rank 1 or more with a
+/// static shape whose dimensions are powers of two (at most 2^24 elements)
+/// and whose element type is a tile element type.
 bool isTileType(Type type);
+
+/// Checks what the passes after layout assignment need of a tensor type: a
+/// tile in a distributed layout (blocked, mma, dot_operand or slice).
+/// Otherwise reports, through `emitError` (which names the op and the value),
+/// that it is not a tile, has no layout ("run tile-assign-layouts first") or
+/// has an encoding that is not a distributed layout. Other types pass.
+LogicalResult verifyLaidOutTile(Type type,
+                                function_ref<InFlightDiagnostic()> emitError);
 
 } // namespace mlir::tile
 

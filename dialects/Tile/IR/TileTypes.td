@@ -43,6 +43,7 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
   let parameters = (ins Tile_I64List:$shape, "::mlir::Type":$elementType,
                         "SharedLayoutAttr":$layout);
   let assemblyFormat = "`<` $shape `,` $elementType `,` $layout `>`";
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getNumElements() const {
       int64_t n = 1;

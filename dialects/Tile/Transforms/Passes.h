@@ -16,6 +16,11 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "Tile/Transforms/Passes.h.inc"
 
+/// Checks that every tile.mma under `root`, and the source of each layout
+/// conversion feeding its operands, is laid out, as tile-stage-mma-operands
+/// needs; reports the op otherwise (Preconditions.cpp).
+LogicalResult checkMmaOperandLayouts(Operation *root);
+
 } // namespace mlir::tile
 
 #endif // TILE_TRANSFORMS_PASSES_H

@@ -71,6 +71,8 @@ bool canCopyAsync(LoadOp load, BlockedLayoutAttr layout) {
 struct StageMmaOperandsPass
     : public mlir::tile::impl::TileStageMmaOperandsBase<StageMmaOperandsPass> {
   void runOnOperation() override {
+    if (failed(checkMmaOperandLayouts(getOperation())))
+      return signalPassFailure();
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     for (MmaOp mma : mmas)

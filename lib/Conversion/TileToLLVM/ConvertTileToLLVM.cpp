@@ -96,6 +96,8 @@ struct ConvertTileToLLVMPass
     : public tilec::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkLoweringPreconditions(module)))
+      return signalPassFailure();
     Builder b(&getContext());
     // Kernels are entry points with a known block size.
     for (auto func : module.getOps<func::FuncOp>()) {

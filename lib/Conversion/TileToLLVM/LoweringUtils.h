@@ -15,6 +15,7 @@
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace tilec {
@@ -129,6 +130,16 @@ llvm::SmallVector<mlir::Value> unpackWords(mlir::OpBuilder &b,
 
 /// Element type of a tile as it is held in registers and memory.
 unsigned bitWidth(mlir::Type elementType);
+
+/// The most registers a tile may take per thread: code generation unrolls
+/// every op over them.
+inline constexpr unsigned kMaxRegistersPerThread = 4096;
+
+/// Checks that `module` is laid-out tile IR the patterns can lower: every
+/// tensor a tile in a distributed layout, of at most kMaxRegistersPerThread
+/// registers per thread. Reports the first offending op of each function
+/// (Preconditions.cpp).
+mlir::LogicalResult checkLoweringPreconditions(mlir::ModuleOp module);
 
 // Pattern sets, one file each.
 void populateElementwisePatterns(TileTypeConverter &converter,

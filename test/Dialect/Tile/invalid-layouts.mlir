@@ -122,6 +122,51 @@ func.func private @smem_layout(!tile.smem<[64, 64], f16, #tile.mma<warpsPerCTA =
 
 // -----
 
+// Its layout's order covers every dimension (SharedMemoryType::verify).
+#shared1d = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0]>
+// expected-error @+1 {{the shared layout's order has 1 entries for a buffer of rank 2}}
+func.func private @smem_order(!tile.smem<[64, 64], f16, #shared1d>)
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = []>
+// expected-error @+1 {{the shared layout's order has 0 entries for a buffer of rank 2}}
+func.func private @smem_order_empty(!tile.smem<[64, 128], f16, #shared>)
+
+// -----
+
+// It holds a tile.
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles: at least one dimension, static power-of-two dimensions (a leading stage dimension from 1 to 16 excepted), at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+func.func private @smem_shape(!tile.smem<[48, 64], f16, #shared>)
+
+// -----
+
+// A ring: any number of stages from 1 to 16, then a tile.
+#shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+// expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles}}
+func.func private @smem_ring_depth(!tile.smem<[17, 64, 64], f16, #shared3>)
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @+1 {{shared memory buffer must hold a tile}}
+func.func private @smem_negative(!tile.smem<[-64, 64], f16, #shared>)
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = []>
+// expected-error @+1 {{shared memory buffer must hold a tile}}
+func.func private @smem_rank0(!tile.smem<[], f16, #shared>)
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// expected-error @+1 {{shared memory buffer must hold a tile}}
+func.func private @smem_element_type(!tile.smem<[64, 64], f64, #shared>)
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Kernel attributes set by code generation (TileDialect.cpp)
 //===----------------------------------------------------------------------===//
@@ -148,6 +193,21 @@ func.func private @shared_bytes() attributes {tile.shared_bytes = 1.0 : f32}
 
 // expected-error @+1 {{'tile.smem_offset' must be an integer}}
 func.func private @smem_offset() attributes {tile.smem_offset = "0"}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_alignment' must be a power of two (bytes)}}
+func.func private @tensor_alignment_15() attributes {tile.tensor_alignment = 15 : i32}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_alignment' must be a power of two (bytes)}}
+func.func private @tensor_alignment_0() attributes {tile.tensor_alignment = 0 : i32}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_alignment' must be a power of two (bytes)}}
+func.func private @tensor_alignment_str() attributes {tile.tensor_alignment = "16"}
 
 // -----
 
@@ -257,14 +317,6 @@ func.func @local_alloc_element_type(%x: tensor<64x64xf16>) {
 
 // -----
 
-#shared1d = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0]>
-func.func @local_alloc_order(%x: tensor<64x64xf16>) {
-  // expected-error @+1 {{'tile.local_alloc' op the shared layout's order must cover every dimension}}
-  %0 = tile.local_alloc %x : tensor<64x64xf16> -> !tile.smem<[64, 64], f16, #shared1d>
-  return
-}
-
-// -----
 
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @local_alloc_result(%x: tensor<64x64xf16>) {
@@ -375,7 +427,7 @@ func.func @async_order_repeat(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.sme
 // -----
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
-#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
 func.func @async_buffer_shape(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[1, 64, 128], f16, #shared>) {
   // The buffer keeps the size-1 dimensions: not allowed.
   // expected-error @+1 {{'tile.async_copy' op the buffer must hold the tile without its size-1 dimensions, in the tensor's element type}}
@@ -448,7 +500,7 @@ func.func @async_wait_tile(%x: tensor<64x64xf16>) {
 
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @smem_alloc_order() {
-  // expected-error @+1 {{'tile.smem_alloc' op the shared layout's order must cover every dimension}}
+  // expected-error @+1 {{the shared layout's order has 2 entries for a buffer of rank 3}}
   %0 = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #shared>
   return
 }
@@ -457,7 +509,7 @@ func.func @smem_alloc_order() {
 
 #shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
 func.func @smem_alloc_empty() {
-  // expected-error @+1 {{'tile.smem_alloc' op the buffer's dimensions must be positive}}
+  // expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles}}
   %0 = tile.smem_alloc : !tile.smem<[0, 64, 64], f16, #shared3>
   return
 }

@@ -1,0 +1,36 @@
+// RUN: tile-opt %s -split-input-file --tile-stage-mma-operands -verify-diagnostics
+
+// tile-stage-mma-operands needs the layouts of each tile.mma and of the
+// tiles converted into its operands (Preconditions.cpp); without them it
+// reports the op and changes nothing.
+
+func.func @no_layouts(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{'tile.mma' op a has type 'tensor<64x32xf16>', which has no layout: run tile-assign-layouts first}}
+  %d = tile.mma %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @source_without_layout(%a: tensor<64x32xf16>, %b: tensor<32x64xf16, #dot_b>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  // expected-error @+1 {{'tile.convert_layout' op source has type 'tensor<64x32xf16>', which has no layout: run tile-assign-layouts first}}
+  %a2 = tile.convert_layout %a : tensor<64x32xf16> -> tensor<64x32xf16, #dot_a>
+  %d = tile.mma %a2, %b, %c : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+func.func @source_not_a_layout(%a: tensor<64x32xf16, #dot_a>, %b: tensor<32x64xf16, #shared>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  // expected-error @+1 {{'tile.convert_layout' op source has type 'tensor<32x64xf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>', whose encoding is not a distributed layout (blocked, mma, dot_operand or slice)}}
+  %b2 = tile.convert_layout %b : tensor<32x64xf16, #shared> -> tensor<32x64xf16, #dot_b>
+  %d = tile.mma %a, %b2, %c : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
+}

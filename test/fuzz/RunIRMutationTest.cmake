@@ -1,0 +1,34 @@
+# The ir-no-crash test: writes the tile IR and the laid-out tile IR of every
+# kernel with tilec, then runs tile-opt-mutation-test on them and on the lit
+# inputs of the dialect and the lowering.
+#
+#   cmake -DTILEC=... -DMUTATION_TEST=... -DSOURCE_DIR=... -DSECONDS=...
+#         -P RunIRMutationTest.cmake
+
+set(seed_dir ${CMAKE_CURRENT_BINARY_DIR}/ir-seeds)
+file(MAKE_DIRECTORY ${seed_dir})
+file(GLOB kernels ${SOURCE_DIR}/kernels/*.tile)
+set(seeds)
+foreach(kernel ${kernels})
+  get_filename_component(name ${kernel} NAME_WE)
+  foreach(emit tile layout)
+    set(out ${seed_dir}/${name}.${emit}.mlir)
+    execute_process(COMMAND ${TILEC} ${kernel} --emit=${emit} -o ${out}
+                    RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "tilec --emit=${emit} ${kernel} failed (${rc})")
+    endif()
+    list(APPEND seeds ${out})
+  endforeach()
+endforeach()
+file(GLOB lit_inputs ${SOURCE_DIR}/test/Dialect/Tile/*.mlir
+     ${SOURCE_DIR}/test/Conversion/*.mlir)
+list(APPEND seeds ${lit_inputs})
+
+execute_process(COMMAND ${MUTATION_TEST} --iterations=1000000
+                        --seconds=${SECONDS} ${seeds}
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tile-opt-mutation-test failed (${rc}): see above; "
+                      "the input is in ir-mutation-crash.mlir")
+endif()
