@@ -55,6 +55,8 @@ namespace {
 constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
 /// The attribute of a loop giving the stages of its copies.
 constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+/// The deepest ring a !tile.smem holds.
+constexpr int64_t kMaxStages = 16;
 
 /// A copy of the loop body and what the pipeline makes of it.
 struct PipelinedCopy {
@@ -115,14 +117,17 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       pipeline(loop);
   }
 
+  /// The stages of `copy`, at most kMaxStages (the deepest ring
+  /// !tile.smem holds).
   unsigned stagesFor(AsyncCopyOp copy, scf::ForOp loop) const {
+    int64_t stages = defaultStages;
     if (numStages)
-      return numStages;
-    if (auto latency = copy.getLatency())
-      return *latency;
-    if (auto attr = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
-      return std::max<int64_t>(1, attr.getInt());
-    return std::max(1u, unsigned(defaultStages));
+      stages = numStages;
+    else if (auto latency = copy.getLatency())
+      stages = *latency;
+    else if (auto attr = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
+      stages = attr.getInt();
+    return unsigned(std::clamp<int64_t>(stages, 1, kMaxStages));
   }
 
   /// The copies of `loop` if every one can be pipelined; empty otherwise.
@@ -235,17 +240,24 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     for (PipelinedCopy &p : copies)
       depth = std::max<int64_t>(depth, p.stages - 1);
 
-    // The rings, before the loop.
-    OpBuilder b(loop);
+    // The rings, before the loop; a ring !tile.smem cannot hold (too many
+    // elements) leaves the loop as it is, with a warning.
+    SmallVector<SharedMemoryType> ringTypes;
     for (PipelinedCopy &p : copies) {
       auto bufType = p.alloc.getType();
       SmallVector<int64_t> shape = {int64_t(p.stages)};
       llvm::append_range(shape, bufType.getShape());
-      auto ringType =
-          SharedMemoryType::get(&getContext(), shape, bufType.getElementType(),
-                                ringLayout(bufType.getLayout()));
-      p.ring = SmemAllocOp::create(b, p.alloc.getLoc(), ringType);
+      auto ringType = SharedMemoryType::getChecked(
+          [&] { return p.copy.emitWarning("not pipelined: "); },
+          &getContext(), ArrayRef<int64_t>(shape), bufType.getElementType(),
+          ringLayout(bufType.getLayout()));
+      if (!ringType)
+        return;
+      ringTypes.push_back(ringType);
     }
+    OpBuilder b(loop);
+    for (auto [p, ringType] : llvm::zip(copies, ringTypes))
+      p.ring = SmemAllocOp::create(b, p.alloc.getLoc(), ringType);
     auto slotOf = [&](OpBuilder &b, PipelinedCopy &p, Value slot) {
       auto bufType = p.alloc.getType();
       return SmemSlotOp::create(b, p.alloc.getLoc(), bufType, p.ring, slot);

@@ -800,3 +800,29 @@ func.func @unsigned_loop(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<6
   }
   return %r : tensor<64x32xf16, #dot_a>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+// A latency hint past the deepest ring !tile.smem holds (16 stages) gets 16.
+// CHECK-LABEL: func.func @deep_hint
+// CHECK:       tile.smem_alloc : <[16, 64, 32], f16, #{{.*}}>
+// CHECK:       } {tile.pipelined}
+func.func @deep_hint(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+    tile.async_copy %A[%m, %k], %ba {layout = #blocked, shape = array<i64: 64, 32>, latency = 33 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    tile.async_wait %ba : !tile.smem<[64, 32], f16, #sa>
+    %a = tile.local_load %ba [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %s = arith.addf %acc, %a : tensor<64x32xf16, #dot_a>
+    scf.yield %s : tensor<64x32xf16, #dot_a>
+  }
+  return %r : tensor<64x32xf16, #dot_a>
+}
