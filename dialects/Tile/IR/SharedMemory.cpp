@@ -2,6 +2,7 @@
 
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/TileTypes.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -16,7 +17,8 @@ int64_t tile::getSharedBytes(SharedMemoryType type) {
 
 bool tile::isRegisterOnlyConversion(RankedTensorType from,
                                     RankedTensorType to) {
-  if (!isDistributedLayout(from.getEncoding()) ||
+  if (!isTileType(from) || !isTileType(to) ||
+      !isDistributedLayout(from.getEncoding()) ||
       !isDistributedLayout(to.getEncoding()))
     return false;
   LinearLayout a = toLinearLayout(from.getEncoding(), from.getShape());
@@ -32,13 +34,15 @@ bool tile::isRegisterOnlyConversion(RankedTensorType from,
 int64_t tile::getScratchBytes(Operation *op) {
   if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
     RankedTensorType type = cvt.getType();
-    if (isRegisterOnlyConversion(cvt.getSource().getType(), type))
+    // What is not a tile is not lowered (the lowering says so): no scratch.
+    if (!isTileType(type) ||
+        isRegisterOnlyConversion(cvt.getSource().getType(), type))
       return 0;
     return type.getNumElements() * getSharedElementBytes(type.getElementType());
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = cast<RankedTensorType>(reduce.getSource().getType());
-    if (!isDistributedLayout(type.getEncoding()))
+    if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
       return 0;
     LinearLayout src = toLinearLayout(type.getEncoding(), type.getShape());
     unsigned axis = reduce.getAxis();

@@ -15,6 +15,7 @@
 
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/IR/TileTypes.h"
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -58,7 +59,7 @@ struct SliceMmaKPass
     if (read->getBlock() == mma->getBlock())
       return false;
     RankedTensorType type = read.getType();
-    if (!isDistributedLayout(type.getEncoding()))
+    if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
       return false;
     LinearLayout layout = toLinearLayout(type.getEncoding(), type.getShape());
     int64_t bits = int64_t(layout.getNumRegs()) * type.getElementTypeBitWidth();
