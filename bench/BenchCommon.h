@@ -25,6 +25,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -376,6 +377,30 @@ public:
 private:
   std::ofstream out;
 };
+
+/// Stops the run when a failed launch left the context unusable.
+inline void requireUsableContext(const std::string &after) {
+  if (!contextUsable()) {
+    std::fprintf(stderr,
+                 "error: the GPU context is unusable after %s; stopping "
+                 "(the rows written so far are kept)\n",
+                 after.c_str());
+    std::exit(1);
+  }
+}
+
+/// The current GPU's arch, after printing what it is; nullopt (and a line
+/// saying why, for an exit code 77) when there is none.
+inline std::optional<std::string> openGpu() {
+  tile::Expected<tile::DeviceInfo> info = tile::deviceInfo();
+  if (!info.ok()) {
+    std::printf("no GPU: %s\n", info.status().message().c_str());
+    return std::nullopt;
+  }
+  std::printf("GPU: %s (%s), %d SMs\n", info->name.c_str(), info->arch.c_str(),
+              info->multiprocessors);
+  return info->arch;
+}
 
 inline std::string readText(const std::string &path) {
   std::ifstream in(path);

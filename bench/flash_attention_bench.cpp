@@ -200,17 +200,6 @@ std::string rowPrefix(const char *bench, const Point &p) {
              bench, kB, kH, p.N, p.D, p.causal ? "true" : "false");
 }
 
-/// Stops the run when a failed launch left the context unusable.
-void requireUsableContext(const std::string &after) {
-  if (!contextUsable()) {
-    std::fprintf(stderr,
-                 "error: the GPU context is unusable after %s; stopping "
-                 "(the rows written so far are kept)\n",
-                 after.c_str());
-    std::exit(1);
-  }
-}
-
 Kernels *kernels;
 
 /// The candidates' compile options at `p` (for precompiling).
@@ -566,14 +555,10 @@ int main(int argc, char **argv) {
   if (settings.quick)
     settings.fullIters = 10;
 
-  tile::Expected<tile::DeviceInfo> info = tile::deviceInfo();
-  if (!info.ok()) {
-    std::printf("no GPU: %s\n", info.status().message().c_str());
+  std::optional<std::string> arch = openGpu();
+  if (!arch)
     return 77;
-  }
-  std::printf("GPU: %s (%s), %d SMs\n", info->name.c_str(), info->arch.c_str(),
-              info->multiprocessors);
-  settings.arch = info->arch;
+  settings.arch = *arch;
   source = readText(settings.kernelPath);
   Kernels k(source, settings.kernelPath);
   kernels = &k;

@@ -209,16 +209,6 @@ std::string rowPrefix(const char *impl, const Problem &p) {
              impl, (long long)p.size, (long long)p.size, (long long)p.size);
 }
 
-void requireUsableContext(const std::string &after) {
-  if (!contextUsable()) {
-    std::fprintf(stderr,
-                 "error: the GPU context is unusable after %s; stopping "
-                 "(the rows written so far are kept)\n",
-                 after.c_str());
-    std::exit(1);
-  }
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -241,14 +231,10 @@ int main(int argc, char **argv) {
   }
   if (settings.quick)
     settings.fullIters = 10;
-  tile::Expected<tile::DeviceInfo> info = tile::deviceInfo();
-  if (!info.ok()) {
-    std::printf("no GPU: %s\n", info.status().message().c_str());
+  std::optional<std::string> arch = openGpu();
+  if (!arch)
     return 77;
-  }
-  std::printf("GPU: %s (%s), %d SMs\n", info->name.c_str(), info->arch.c_str(),
-              info->multiprocessors);
-  settings.arch = info->arch;
+  settings.arch = *arch;
   double start = now();
 
   Kernels gemm(readText(settings.kernelPath), settings.kernelPath);

@@ -15,10 +15,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-bool tilec::isHopper(llvm::StringRef arch) {
-  return arch == "sm_90" || arch == "sm_90a";
-}
-
 void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -930,11 +930,16 @@ const char *const kControlHeader =
 .address_size 64
 )";
 
-const char *const kControlMemcheck = R"(
+// The entry every control shares, and the shared word racecheck's races on.
+const char *const kControlEntry = R"(
+.shared .align 4 .b32 cell[32];
 .visible .entry control(.param .u64 control_param_0,
                         .param .u32 control_param_1,
                         .param .u64 control_param_2)
 .maxntid 128, 1, 1
+)";
+
+const char *const kControlMemcheck = R"(
 {
   .reg .pred %p<2>;
   .reg .b32 %r<4>;
@@ -956,11 +961,6 @@ DONE:
 )";
 
 const char *const kControlRacecheck = R"(
-.shared .align 4 .b32 cell[32];
-.visible .entry control(.param .u64 control_param_0,
-                        .param .u32 control_param_1,
-                        .param .u64 control_param_2)
-.maxntid 128, 1, 1
 {
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
@@ -977,10 +977,6 @@ const char *const kControlRacecheck = R"(
 )";
 
 const char *const kControlSynccheck = R"(
-.visible .entry control(.param .u64 control_param_0,
-                        .param .u32 control_param_1,
-                        .param .u64 control_param_2)
-.maxntid 128, 1, 1
 {
   .reg .pred %p<2>;
   .reg .b32 %r<4>;
@@ -1013,8 +1009,8 @@ int sanitizerControl(const std::string &tool) {
                 tool.c_str());
     return 1;
   }
-  tile::Expected<Kernel> kernel =
-      tile::Runtime::get().loadPTX(std::string(kControlHeader) + body);
+  tile::Expected<Kernel> kernel = tile::Runtime::get().loadPTX(
+      std::string(kControlHeader) + kControlEntry + body);
   if (!kernel) {
     std::printf("control %s: FAIL: %s\n", tool.c_str(),
                 kernel.status().message().c_str());

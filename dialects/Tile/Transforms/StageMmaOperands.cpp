@@ -73,6 +73,7 @@ struct StageMmaOperandsPass
   void runOnOperation() override {
     if (failed(checkMmaOperandLayouts(getOperation())))
       return signalPassFailure();
+    staged.clear(); // the pass instance runs on one function after another
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     for (MmaOp mma : mmas)

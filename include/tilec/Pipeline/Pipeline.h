@@ -8,8 +8,6 @@
 #ifndef TILEC_PIPELINE_PIPELINE_H
 #define TILEC_PIPELINE_PIPELINE_H
 
-#include "llvm/ADT/StringRef.h"
-
 #include <string>
 
 namespace mlir {
@@ -35,9 +33,6 @@ struct CodegenOptions {
   /// Split loops at branches on their induction variable (tile-loop-split).
   bool loopSplit = true;
 };
-
-/// True for the Hopper targets (sm_90, sm_90a).
-bool isHopper(llvm::StringRef arch);
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions
 /// (tilec --emit=layout stops here).

@@ -153,13 +153,33 @@ Value tilec::getSharedMemoryAt(OpBuilder &b, Location loc, Operation *user,
                              ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
 }
 
+/// The shared memory at the offset tile-allocate-shared-memory gave `op`;
+/// `missing` is emitted when it gave none.
+static FailureOr<Value> getAllocatedMemory(OpBuilder &b, Location loc,
+                                           Operation *op,
+                                           function_ref<void()> missing) {
+  auto offset = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
+  if (!offset) {
+    missing();
+    return failure();
+  }
+  return getSharedMemoryAt(b, loc, op, offset.getInt());
+}
+
 FailureOr<Value> tilec::getScratchMemory(OpBuilder &b, Location loc,
                                          Operation *op) {
-  auto offset = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
-  if (!offset)
-    return op->emitOpError("needs scratch shared memory, which was not "
-                           "allocated: run tile-allocate-shared-memory first");
-  return getSharedMemoryAt(b, loc, op, offset.getInt());
+  return getAllocatedMemory(b, loc, op, [&] {
+    op->emitOpError("needs scratch shared memory, which was not "
+                    "allocated: run tile-allocate-shared-memory first");
+  });
+}
+
+FailureOr<Value> tilec::getBufferMemory(OpBuilder &b, Location loc,
+                                        Operation *op) {
+  return getAllocatedMemory(b, loc, op, [&] {
+    op->emitError("shared memory was not allocated for this buffer: "
+                  "run tile-allocate-shared-memory first");
+  });
 }
 
 static Value shrConst(OpBuilder &b, Location loc, Value v, unsigned s) {

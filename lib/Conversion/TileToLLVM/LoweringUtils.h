@@ -69,6 +69,10 @@ unsigned contiguousRegisters(const LinearLayout &layout, unsigned dim);
 /// gave it; an error when it has none.
 mlir::FailureOr<mlir::Value>
 getScratchMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+/// The buffer a tile.smem_alloc or tile.local_alloc allocates, at its offset;
+/// an error when it has none.
+mlir::FailureOr<mlir::Value>
+getBufferMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// The dynamic shared memory `byteOffset` bytes in.
 mlir::Value getSharedMemoryAt(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Operation *user, int64_t byteOffset);

@@ -40,12 +40,11 @@ struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto bufType = op.getType();
-    auto offsetAttr = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
-    if (!offsetAttr)
-      return op.emitError("shared memory was not allocated for this buffer: "
-                          "run tile-allocate-shared-memory first");
+    FailureOr<Value> memory = getBufferMemory(rewriter, loc, op);
+    if (failed(memory))
+      return failure();
     Type elt = bufType.getElementType();
-    Value base = getSharedMemoryAt(rewriter, loc, op, offsetAttr.getInt());
+    Value base = *memory;
 
     LinearLayout src = getLinearLayout(op.getSource().getType());
     unsigned f = bufType.getLayout().getOrder()[0];
@@ -79,12 +78,10 @@ struct SmemAllocLowering : OpConversionPattern<tile::SmemAllocOp> {
   LogicalResult
   matchAndRewrite(tile::SmemAllocOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto offsetAttr = op->getAttrOfType<IntegerAttr>(tile::kSharedOffsetAttr);
-    if (!offsetAttr)
-      return op.emitError("shared memory was not allocated for this buffer: "
-                          "run tile-allocate-shared-memory first");
-    rewriter.replaceOp(
-        op, getSharedMemoryAt(rewriter, op.getLoc(), op, offsetAttr.getInt()));
+    FailureOr<Value> memory = getBufferMemory(rewriter, op.getLoc(), op);
+    if (failed(memory))
+      return failure();
+    rewriter.replaceOp(op, *memory);
     return success();
   }
 };
