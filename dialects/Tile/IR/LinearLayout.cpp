@@ -9,39 +9,402 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-LinearLayout::Basis LinearLayout::regCoords(unsigned r) const {
-  Basis c(shape.size(), 0);
-  for (unsigned i = 0; i < regs.size(); ++i)
+using Basis = LinearLayout::Basis;
+
+std::string LinearLayout::dimName(unsigned d) {
+  return "dim" + std::to_string(d);
+}
+
+LinearLayout::LinearLayout(ArrayRef<int64_t> shape) {
+  for (StringRef name : {kRegister, kLane, kWarp, kBlock})
+    ins.push_back({name.str(), {}});
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    outNames.push_back(dimName(d));
+    outSizes.push_back(shape[d]);
+  }
+}
+
+LinearLayout::LinearLayout(SmallVector<InDim> inDims,
+                           ArrayRef<std::pair<std::string, int64_t>> outDims)
+    : ins(inDims.begin(), inDims.end()) {
+  for (const auto &[name, size] : outDims) {
+    assert(size > 0 && llvm::isPowerOf2_64(size) && "sizes are powers of two");
+    outNames.push_back(name);
+    outSizes.push_back(size);
+  }
+#ifndef NDEBUG
+  for (const InDim &in : ins)
+    for (const Basis &b : in.bases)
+      assert(b.size() == outSizes.size() && "a value per output dimension");
+#endif
+}
+
+LinearLayout LinearLayout::identity1D(int64_t size, StringRef inDim,
+                                      StringRef outDim) {
+  assert(size > 0 && llvm::isPowerOf2_64(size));
+  InDim in{inDim.str(), {}};
+  for (int64_t v = 1; v < size; v *= 2)
+    in.bases.push_back({v});
+  return LinearLayout({in}, {{outDim.str(), size}});
+}
+
+LinearLayout LinearLayout::zeros1D(int64_t size, StringRef inDim,
+                                   StringRef outDim) {
+  assert(size > 0 && llvm::isPowerOf2_64(size));
+  InDim in{inDim.str(), {}};
+  for (int64_t v = 1; v < size; v *= 2)
+    in.bases.push_back({0});
+  return LinearLayout({in}, {{outDim.str(), 1}});
+}
+
+LinearLayout LinearLayout::operator*(const LinearLayout &other) const {
+  // Output dimensions: ours, then other's new ones; other's values go above
+  // ours in a dimension both have.
+  SmallVector<std::pair<std::string, int64_t>> outs;
+  for (unsigned d = 0; d < getRank(); ++d)
+    outs.push_back({outNames[d], outSizes[d]});
+  SmallVector<unsigned> otherOut;
+  SmallVector<unsigned> otherShift;
+  for (unsigned d = 0; d < other.getRank(); ++d) {
+    if (auto i = outDimIndex(other.outNames[d])) {
+      otherOut.push_back(*i);
+      otherShift.push_back(llvm::Log2_64(outSizes[*i]));
+      outs[*i].second *= other.outSizes[d];
+    } else {
+      otherOut.push_back(outs.size());
+      otherShift.push_back(0);
+      outs.push_back({other.outNames[d], other.outSizes[d]});
+    }
+  }
+  SmallVector<InDim> result;
+  for (const InDim &in : ins) {
+    InDim r{in.name, {}};
+    for (const Basis &b : in.bases) {
+      Basis e(outs.size(), 0);
+      llvm::copy(b, e.begin());
+      r.bases.push_back(e);
+    }
+    result.push_back(r);
+  }
+  for (const InDim &in : other.ins) {
+    auto it = llvm::find_if(result,
+                            [&](const InDim &r) { return r.name == in.name; });
+    if (it == result.end()) {
+      result.push_back({in.name, {}});
+      it = std::prev(result.end());
+    }
+    for (const Basis &b : in.bases) {
+      Basis e(outs.size(), 0);
+      for (unsigned d = 0; d < b.size(); ++d)
+        e[otherOut[d]] = b[d] << otherShift[d];
+      it->bases.push_back(e);
+    }
+  }
+  return LinearLayout(std::move(result), outs);
+}
+
+//===----------------------------------------------------------------------===//
+// Dimensions and bases
+//===----------------------------------------------------------------------===//
+
+SmallVector<StringRef> LinearLayout::getInDimNames() const {
+  SmallVector<StringRef> names;
+  for (const InDim &in : ins)
+    names.push_back(in.name);
+  return names;
+}
+
+SmallVector<StringRef> LinearLayout::getOutDimNames() const {
+  SmallVector<StringRef> names;
+  for (const std::string &n : outNames)
+    names.push_back(n);
+  return names;
+}
+
+std::optional<unsigned> LinearLayout::inDimIndex(StringRef name) const {
+  for (unsigned i = 0; i < ins.size(); ++i)
+    if (ins[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+std::optional<unsigned> LinearLayout::outDimIndex(StringRef name) const {
+  for (unsigned i = 0; i < outNames.size(); ++i)
+    if (outNames[i] == name)
+      return i;
+  return std::nullopt;
+}
+
+unsigned LinearLayout::getTotalInBits() const {
+  unsigned n = 0;
+  for (const InDim &in : ins)
+    n += in.bases.size();
+  return n;
+}
+
+unsigned LinearLayout::getTotalOutBits() const {
+  unsigned n = 0;
+  for (int64_t s : outSizes)
+    n += llvm::Log2_64(s);
+  return n;
+}
+
+ArrayRef<Basis> LinearLayout::getBases(StringRef inDim) const {
+  if (auto i = inDimIndex(inDim))
+    return ins[*i].bases;
+  return {};
+}
+
+SmallVector<Basis> &LinearLayout::bases(StringRef inDim) {
+  regIndex.clear();
+  if (auto i = inDimIndex(inDim))
+    return ins[*i].bases;
+  ins.push_back({inDim.str(), {}});
+  return ins.back().bases;
+}
+
+//===----------------------------------------------------------------------===//
+// The map
+//===----------------------------------------------------------------------===//
+
+Basis LinearLayout::apply(ArrayRef<int64_t> inValues) const {
+  assert(inValues.size() <= ins.size() && "a value per input dimension");
+  Basis out(getRank(), 0);
+  for (unsigned i = 0; i < inValues.size(); ++i) {
+    const SmallVector<Basis> &bs = ins[i].bases;
+    assert((inValues[i] >> bs.size()) == 0 && "input value out of range");
+    for (unsigned j = 0; j < bs.size(); ++j)
+      if ((inValues[i] >> j) & 1)
+        for (unsigned d = 0; d < out.size(); ++d)
+          out[d] ^= bs[j][d];
+  }
+  return out;
+}
+
+Basis LinearLayout::apply(
+    ArrayRef<std::pair<StringRef, int64_t>> inValues) const {
+  SmallVector<int64_t> values(ins.size(), 0);
+  for (const auto &[name, v] : inValues) {
+    auto i = inDimIndex(name);
+    assert((i || v == 0) && "no such input dimension");
+    if (i)
+      values[*i] = v;
+  }
+  return apply(values);
+}
+
+Basis LinearLayout::regCoords(unsigned r) const {
+  Basis c(getRank(), 0);
+  ArrayRef<Basis> rs = regs();
+  for (unsigned i = 0; i < rs.size(); ++i)
     if (r & (1u << i))
-      for (unsigned d = 0; d < shape.size(); ++d)
-        c[d] ^= regs[i][d];
+      for (unsigned d = 0; d < c.size(); ++d)
+        c[d] ^= rs[i][d];
   return c;
 }
 
+uint64_t LinearLayout::toBits(ArrayRef<int64_t> outValues) const {
+  uint64_t bits = 0;
+  unsigned shift = 0;
+  for (unsigned d = 0; d < getRank(); ++d) {
+    assert(outValues[d] >= 0 && outValues[d] < outSizes[d] &&
+           "value out of its dimension: normalize first");
+    bits |= uint64_t(outValues[d]) << shift;
+    shift += llvm::Log2_64(outSizes[d]);
+  }
+  return bits;
+}
+
+Basis LinearLayout::fromBits(uint64_t bits) const {
+  Basis out;
+  for (unsigned d = 0; d < getRank(); ++d) {
+    unsigned n = llvm::Log2_64(outSizes[d]);
+    out.push_back(int64_t(bits & ((uint64_t(1) << n) - 1)));
+    bits >>= n;
+  }
+  return out;
+}
+
+SmallVector<uint64_t> LinearLayout::columns() const {
+  assert(getTotalInBits() <= 64 && getTotalOutBits() <= 64);
+  SmallVector<uint64_t> cols;
+  for (const InDim &in : ins)
+    for (const Basis &b : in.bases)
+      cols.push_back(toBits(b));
+  return cols;
+}
+
+namespace {
+/// A subspace of GF(2)^64 in row echelon form (distinct highest bits, in
+/// decreasing order), each vector with the set of columns it is the XOR of.
+/// Columns added first are preferred: a later column that is a combination
+/// of earlier ones is dropped.
+class Span {
+public:
+  /// Adds column `index` of value `v`; false when it is dependent.
+  bool add(uint64_t v, unsigned index) {
+    uint64_t combo = uint64_t(1) << index;
+    reduce(v, combo);
+    if (!v)
+      return false;
+    unsigned pivot = llvm::Log2_64(v);
+    auto it =
+        llvm::find_if(rows, [&](const Row &r) { return r.pivot < pivot; });
+    rows.insert(it, Row{v, combo, pivot});
+    return true;
+  }
+  /// The columns whose XOR is `t`, if any.
+  std::optional<uint64_t> solve(uint64_t t) const {
+    uint64_t combo = 0;
+    reduce(t, combo);
+    if (t)
+      return std::nullopt;
+    return combo;
+  }
+  unsigned rank() const { return rows.size(); }
+
+private:
+  struct Row {
+    uint64_t v, combo;
+    unsigned pivot;
+  };
+  SmallVector<Row> rows;
+  void reduce(uint64_t &v, uint64_t &combo) const {
+    for (const Row &r : rows)
+      if ((v >> r.pivot) & 1) {
+        v ^= r.v;
+        combo ^= r.combo;
+      }
+  }
+};
+
+/// The span of the columns of `l`, in order.
+Span spanOf(ArrayRef<uint64_t> cols) {
+  Span s;
+  for (unsigned i = 0; i < cols.size(); ++i)
+    s.add(cols[i], i);
+  return s;
+}
+
+/// A set of input bits (columns) split into one value per input dimension.
+Basis splitInBits(const LinearLayout &l, uint64_t combo) {
+  Basis values;
+  for (const LinearLayout::InDim &in : l.getInDims()) {
+    unsigned n = in.bases.size();
+    values.push_back(int64_t(combo & ((n == 64 ? 0 : uint64_t(1) << n) - 1)));
+    combo = n == 64 ? 0 : combo >> n;
+  }
+  return values;
+}
+
+SmallVector<std::pair<std::string, int64_t>>
+inDimsAsOutDims(const LinearLayout &l) {
+  SmallVector<std::pair<std::string, int64_t>> outs;
+  for (const LinearLayout::InDim &in : l.getInDims())
+    outs.push_back({in.name, int64_t(1) << in.bases.size()});
+  return outs;
+}
+} // namespace
+
+LinearLayout LinearLayout::compose(const LinearLayout &outer) const {
+  SmallVector<InDim> result;
+  for (const InDim &in : ins) {
+    InDim r{in.name, {}};
+    for (const Basis &b : in.bases) {
+      SmallVector<std::pair<StringRef, int64_t>> named;
+      for (unsigned d = 0; d < getRank(); ++d) {
+        assert(outer.hasInDim(outNames[d]) &&
+               outer.getInDimSize(outNames[d]) >= outSizes[d] &&
+               "outer's inputs must cover this layout's outputs");
+        named.push_back({outNames[d], b[d]});
+      }
+      r.bases.push_back(outer.apply(named));
+    }
+    result.push_back(std::move(r));
+  }
+  SmallVector<std::pair<std::string, int64_t>> outs;
+  for (unsigned d = 0; d < outer.getRank(); ++d)
+    outs.push_back({outer.outNames[d], outer.outSizes[d]});
+  return LinearLayout(std::move(result), outs);
+}
+
+unsigned LinearLayout::getMatrixRank() const {
+  return spanOf(columns()).rank();
+}
+
+LinearLayout LinearLayout::pseudoInvert() const {
+  assert(isSurjective() && "only a surjective layout has a right inverse");
+  Span span = spanOf(columns());
+  SmallVector<InDim> result;
+  for (unsigned d = 0; d < getRank(); ++d) {
+    InDim r{outNames[d], {}};
+    for (int64_t v = 1; v < outSizes[d]; v *= 2) {
+      Basis unitOut(getRank(), 0);
+      unitOut[d] = v;
+      std::optional<uint64_t> combo = span.solve(toBits(unitOut));
+      assert(combo && "surjective");
+      r.bases.push_back(splitInBits(*this, *combo));
+    }
+    result.push_back(std::move(r));
+  }
+  return LinearLayout(std::move(result), inDimsAsOutDims(*this));
+}
+
+LinearLayout LinearLayout::invert() const {
+  assert(isInvertible() && "only a bijective layout has an inverse");
+  return pseudoInvert();
+}
+
+std::optional<LinearLayout>
+LinearLayout::invertAndCompose(const LinearLayout &other) const {
+  if (outNames != other.outNames || outSizes != other.outSizes)
+    return std::nullopt;
+  Span span = spanOf(other.columns());
+  SmallVector<InDim> result;
+  for (const InDim &in : ins) {
+    InDim r{in.name, {}};
+    for (const Basis &b : in.bases) {
+      std::optional<uint64_t> combo = span.solve(toBits(b));
+      if (!combo)
+        return std::nullopt;
+      r.bases.push_back(splitInBits(other, *combo));
+    }
+    result.push_back(std::move(r));
+  }
+  return LinearLayout(std::move(result), inDimsAsOutDims(other));
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers of the lowering
+//===----------------------------------------------------------------------===//
+
 void LinearLayout::normalize() {
   auto wrap = [&](Basis &b) {
-    for (unsigned d = 0; d < shape.size(); ++d)
-      b[d] &= shape[d] - 1; // shapes are powers of two
+    for (unsigned d = 0; d < getRank(); ++d)
+      b[d] &= outSizes[d] - 1; // shapes are powers of two
   };
-  for (Basis &b : lanes)
-    wrap(b);
-  for (Basis &b : warps)
-    wrap(b);
-  SmallVector<Basis> kept;
-  for (Basis &b : regs) {
-    wrap(b);
-    bool zero = llvm::all_of(b, [](int64_t x) { return x == 0; });
-    if (!zero && !llvm::is_contained(kept, b))
-      kept.push_back(b);
+  for (InDim &in : ins) {
+    if (in.name != kRegister) {
+      for (Basis &b : in.bases)
+        wrap(b);
+      continue;
+    }
+    SmallVector<Basis> kept;
+    for (Basis &b : in.bases) {
+      wrap(b);
+      bool zero = llvm::all_of(b, [](int64_t x) { return x == 0; });
+      if (!zero && !llvm::is_contained(kept, b))
+        kept.push_back(b);
+    }
+    in.bases = std::move(kept);
   }
-  regs = std::move(kept);
   regIndex.clear();
 }
 
 int64_t LinearLayout::flatten(ArrayRef<int64_t> coords) const {
   int64_t flat = 0;
-  for (unsigned d = 0; d < shape.size(); ++d)
-    flat = flat * shape[d] + coords[d];
+  for (unsigned d = 0; d < getRank(); ++d)
+    flat = flat * outSizes[d] + coords[d];
   return flat;
 }
 
@@ -57,200 +420,279 @@ std::optional<unsigned> LinearLayout::findReg(ArrayRef<int64_t> coords) const {
 
 LinearLayout LinearLayout::zeroDims(ArrayRef<bool> dims,
                                     ArrayRef<int64_t> newShape) const {
-  LinearLayout out(newShape);
-  auto zero = [&](const SmallVector<Basis> &in, SmallVector<Basis> &res) {
-    for (Basis b : in) {
+  SmallVector<InDim> result;
+  for (const InDim &in : ins) {
+    InDim r{in.name, in.bases};
+    for (Basis &b : r.bases)
       for (unsigned d = 0; d < dims.size(); ++d)
         if (dims[d])
           b[d] = 0;
-      res.push_back(b);
-    }
-  };
-  zero(regs, out.regs);
-  zero(lanes, out.lanes);
-  zero(warps, out.warps);
+    result.push_back(std::move(r));
+  }
+  SmallVector<std::pair<std::string, int64_t>> outs;
+  for (unsigned d = 0; d < newShape.size(); ++d)
+    outs.push_back({outNames[d], newShape[d]});
+  LinearLayout out(std::move(result), outs);
   out.normalize();
   return out;
 }
 
 void LinearLayout::print(raw_ostream &os) const {
-  auto printBases = [&](StringRef name, const SmallVector<Basis> &bases) {
-    os << name << " = [";
-    llvm::interleaveComma(bases, os, [&](const Basis &b) {
+  llvm::interleaveComma(ins, os, [&](const InDim &in) {
+    os << in.name << " = [";
+    llvm::interleaveComma(in.bases, os, [&](const Basis &b) {
       os << "(";
       llvm::interleaveComma(b, os);
       os << ")";
     });
     os << "]";
+  });
+  os << " -> ";
+  for (unsigned d = 0; d < getRank(); ++d)
+    os << (d ? ", " : "") << outNames[d] << " = " << outSizes[d];
+}
+
+std::string LinearLayout::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  print(os);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+std::optional<LayoutConversion>
+mlir::tile::getConversion(const LinearLayout &src, const LinearLayout &dst) {
+  if (src.getShape() != dst.getShape() ||
+      src.getOutDimNames() != dst.getOutDimNames())
+    return std::nullopt;
+  SmallVector<uint64_t> cols = src.columns();
+  // The source's input bits, by dimension.
+  SmallVector<unsigned> firstBit;
+  unsigned n = 0;
+  for (const LinearLayout::InDim &in : src.getInDims()) {
+    firstBit.push_back(n);
+    n += in.bases.size();
+  }
+  auto bitsOf = [&](ArrayRef<StringRef> dims) {
+    SmallVector<unsigned> bits;
+    for (StringRef d : dims)
+      if (auto i = src.inDimIndex(d))
+        for (unsigned j = 0; j < src.getInDims()[*i].bases.size(); ++j)
+          bits.push_back(firstBit[*i] + j);
+    return bits;
   };
-  printBases("register", regs);
-  os << ", ";
-  printBases("lane", lanes);
-  os << ", ";
-  printBases("warp", warps);
-}
+  auto spanOfBits = [&](ArrayRef<unsigned> bits) {
+    Span s;
+    for (unsigned b : bits)
+      s.add(cols[b], b);
+    return s;
+  };
+  // Where an element may come from, from the closest: the thread's own
+  // registers, its warp's, anywhere.
+  Span inThread = spanOfBits(bitsOf({LinearLayout::kRegister}));
+  Span inWarp =
+      spanOfBits(bitsOf({LinearLayout::kRegister, LinearLayout::kLane}));
+  Span anywhere = spanOf(cols);
+  // The level at which bit j of a thread dimension stays the same thread:
+  // Registers for lanes, warps and blocks; the warp level for warps and
+  // blocks.
+  auto ownBit = [&](StringRef dim, unsigned j) -> std::optional<unsigned> {
+    auto i = src.inDimIndex(dim);
+    if (!i || j >= src.getInDims()[*i].bases.size())
+      return std::nullopt;
+    return firstBit[*i] + j;
+  };
 
-//===----------------------------------------------------------------------===//
-// The layouts
-//===----------------------------------------------------------------------===//
-
-static LinearLayout::Basis unit(unsigned rank, unsigned dim, int64_t value) {
-  LinearLayout::Basis b(rank, 0);
-  b[dim] = value;
-  return b;
-}
-
-static LinearLayout blockedToLinear(BlockedLayoutAttr l,
-                                    ArrayRef<int64_t> shape) {
-  unsigned rank = shape.size();
-  LinearLayout ll(shape);
-  ArrayRef<unsigned> spt = l.getSizePerThread(), tpw = l.getThreadsPerWarp(),
-                     wpc = l.getWarpsPerCTA(), order = l.getOrder();
-  for (unsigned d : order)
-    for (unsigned i = 0; (1u << i) < spt[d]; ++i)
-      ll.regs.push_back(unit(rank, d, int64_t(1) << i));
-  for (unsigned d : order)
-    for (unsigned i = 0; (1u << i) < tpw[d]; ++i)
-      ll.lanes.push_back(unit(rank, d, int64_t(spt[d]) << i));
-  for (unsigned d : order)
-    for (unsigned i = 0; (1u << i) < wpc[d]; ++i)
-      ll.warps.push_back(unit(rank, d, int64_t(spt[d]) * tpw[d] << i));
-  // Repeat to cover the shape.
-  for (unsigned d : order) {
-    int64_t block = int64_t(spt[d]) * tpw[d] * wpc[d];
-    for (int64_t step = block; step < shape[d]; step *= 2)
-      ll.regs.push_back(unit(rank, d, step));
-  }
-  ll.normalize();
-  return ll;
-}
-
-/// The lane bases shared by the accumulator and the 16-bit A operand of
-/// mma.m16n8k16: lanes 0-1 step the column by 2 and 4, lanes 2-4 the row.
-static void mmaLanes(LinearLayout &ll, unsigned rowDim, unsigned colDim) {
-  ll.lanes.push_back(unit(2, colDim, 2));
-  ll.lanes.push_back(unit(2, colDim, 4));
-  ll.lanes.push_back(unit(2, rowDim, 1));
-  ll.lanes.push_back(unit(2, rowDim, 2));
-  ll.lanes.push_back(unit(2, rowDim, 4));
-}
-
-static void pushWarps(LinearLayout &ll, unsigned count, unsigned dim,
-                      int64_t step) {
-  for (unsigned i = 0; (1u << i) < count; ++i)
-    ll.warps.push_back(step ? unit(2, dim, step << i)
-                            : LinearLayout::Basis(2, 0));
-}
-
-static void pushReps(LinearLayout &ll, unsigned dim, int64_t from,
-                     int64_t size) {
-  for (int64_t step = from; step < size; step *= 2)
-    ll.regs.push_back(unit(2, dim, step));
-}
-
-static LinearLayout mmaToLinear(MmaLayoutAttr l, ArrayRef<int64_t> shape) {
-  LinearLayout ll(shape);
-  unsigned wm = l.getWarpsPerCTA()[0], wn = l.getWarpsPerCTA()[1];
-  ll.regs.push_back(unit(2, 1, 1)); // c0 c1: adjacent columns
-  ll.regs.push_back(unit(2, 0, 8)); // c2 c3: row + 8
-  mmaLanes(ll, 0, 1);
-  pushWarps(ll, wm, 0, 16);
-  pushWarps(ll, wn, 1, 8);
-  pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
-  pushReps(ll, 0, 16 * int64_t(wm), shape[0]);
-  ll.normalize();
-  return ll;
-}
-
-static LinearLayout dotOperandToLinear(DotOperandLayoutAttr l,
-                                       ArrayRef<int64_t> shape) {
-  LinearLayout ll(shape);
-  unsigned wm = l.getParent().getWarpsPerCTA()[0];
-  unsigned wn = l.getParent().getWarpsPerCTA()[1];
-  if (l.getOpIdx() == 0) {
-    // A (M x K): a0 a1 | a2 a3 (row + 8) | a4 a5 (k + 8) | a6 a7.
-    ll.regs.push_back(unit(2, 1, 1));
-    ll.regs.push_back(unit(2, 0, 8));
-    ll.regs.push_back(unit(2, 1, 8));
-    mmaLanes(ll, 0, 1);
-    pushWarps(ll, wm, 0, 16);
-    pushWarps(ll, wn, 1, 0); // every warp along N holds all of A
-    pushReps(ll, 1, 16, shape[1]);
-    pushReps(ll, 0, 16 * int64_t(wm), shape[0]);
-  } else {
-    // B (K x N): b0 b1 (k, k + 1) | b2 b3 (k + 8), column lane / 4.
-    ll.regs.push_back(unit(2, 0, 1));
-    ll.regs.push_back(unit(2, 0, 8));
-    ll.lanes.push_back(unit(2, 0, 2));
-    ll.lanes.push_back(unit(2, 0, 4));
-    ll.lanes.push_back(unit(2, 1, 1));
-    ll.lanes.push_back(unit(2, 1, 2));
-    ll.lanes.push_back(unit(2, 1, 4));
-    pushWarps(ll, wm, 0, 0); // every warp along M holds all of B
-    pushWarps(ll, wn, 1, 8);
-    pushReps(ll, 0, 16, shape[0]);
-    pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
-  }
-  ll.normalize();
-  return ll;
-}
-
-static LinearLayout sliceToLinear(SliceLayoutAttr l, ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> parentShape(shape);
-  parentShape.insert(parentShape.begin() + l.getDim(), 1);
-  LinearLayout parent = toLinearLayout(l.getParent(), parentShape);
-  LinearLayout ll(shape);
-  auto drop = [&](const SmallVector<LinearLayout::Basis> &in,
-                  SmallVector<LinearLayout::Basis> &out) {
-    for (LinearLayout::Basis b : in) {
-      b.erase(b.begin() + l.getDim());
-      out.push_back(b);
+  ConversionKind kind = ConversionKind::Registers;
+  SmallVector<LinearLayout::InDim> mapDims;
+  for (const LinearLayout::InDim &in : dst.getInDims()) {
+    LinearLayout::InDim m{in.name, {}};
+    bool isReg = in.name == LinearLayout::kRegister;
+    bool isLane = in.name == LinearLayout::kLane;
+    bool isWarpOrBlock =
+        in.name == LinearLayout::kWarp || in.name == LinearLayout::kBlock;
+    for (auto [j, b] : llvm::enumerate(in.bases)) {
+      Basis wrapped(b);
+      for (unsigned d = 0; d < wrapped.size(); ++d)
+        wrapped[d] &= dst.getShape()[d] - 1;
+      uint64_t y = 0;
+      unsigned shift = 0;
+      for (unsigned d = 0; d < wrapped.size(); ++d) {
+        y |= uint64_t(wrapped[d]) << shift;
+        shift += llvm::Log2_64(dst.getShape()[d]);
+      }
+      std::optional<unsigned> own =
+          isReg ? std::nullopt : ownBit(in.name, unsigned(j));
+      // Solves src(own bit ^ combination of `span`) == y.
+      auto tryIn = [&](const Span &span,
+                       bool withOwn) -> std::optional<uint64_t> {
+        if (withOwn && !own)
+          return std::nullopt;
+        uint64_t ownMask = withOwn ? uint64_t(1) << *own : 0;
+        auto combo = span.solve(withOwn ? y ^ cols[*own] : y);
+        if (!combo)
+          return std::nullopt;
+        return *combo ^ ownMask;
+      };
+      std::optional<uint64_t> combo;
+      ConversionKind level = ConversionKind::Registers;
+      if (isReg)
+        combo = tryIn(inThread, false);
+      else if (isLane || isWarpOrBlock)
+        combo = tryIn(inThread, true);
+      if (!combo) {
+        level = ConversionKind::WarpShuffle;
+        if (isReg || isLane)
+          combo = tryIn(inWarp, false);
+        else if (isWarpOrBlock)
+          combo = tryIn(inWarp, true);
+      }
+      if (!combo) {
+        level = ConversionKind::SharedMemory;
+        combo = anywhere.solve(y);
+      }
+      if (!combo)
+        return std::nullopt; // src does not hold this element
+      kind = std::max(kind, level);
+      m.bases.push_back(splitInBits(src, *combo));
     }
+    mapDims.push_back(std::move(m));
+  }
+  LayoutConversion result{
+      kind, LinearLayout(std::move(mapDims), inDimsAsOutDims(src)),
+      std::nullopt};
+  if (kind != ConversionKind::Registers)
+    return result;
+  // A register permutation when no thread bit moves registers.
+  auto srcReg = src.inDimIndex(LinearLayout::kRegister);
+  for (const LinearLayout::InDim &in : result.map.getInDims())
+    if (in.name != LinearLayout::kRegister && srcReg)
+      for (const Basis &b : in.bases)
+        if (b[*srcReg] != 0)
+          return result;
+  SmallVector<unsigned> regMap;
+  for (unsigned r = 0; r < dst.getNumRegs(); ++r)
+    regMap.push_back(srcReg ? unsigned(result.map.apply(
+                                  {{LinearLayout::kRegister, r}})[*srcReg])
+                            : 0);
+  result.registerMap = std::move(regMap);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory layouts
+//===----------------------------------------------------------------------===//
+
+/// The coordinates of row bit `j` of a buffer whose rows run over
+/// `order[1..]` (the first of them fastest).
+static Basis rowBitCoords(ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
+                          unsigned j) {
+  Basis c(shape.size(), 0);
+  for (unsigned i = 1; i < order.size(); ++i) {
+    unsigned bits = llvm::Log2_64(shape[order[i]]);
+    if (j < bits) {
+      c[order[i]] = int64_t(1) << j;
+      return c;
+    }
+    j -= bits;
+  }
+  llvm_unreachable("row bit past the buffer");
+}
+
+static SmallVector<std::pair<std::string, int64_t>>
+tileOutDims(ArrayRef<int64_t> shape) {
+  SmallVector<std::pair<std::string, int64_t>> outs;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    outs.push_back({LinearLayout::dimName(d), shape[d]});
+  return outs;
+}
+
+LinearLayout mlir::tile::swizzledSharedLayout(ArrayRef<int64_t> shape,
+                                              unsigned vec, unsigned perPhase,
+                                              unsigned maxPhase,
+                                              ArrayRef<unsigned> order) {
+  unsigned rank = shape.size();
+  unsigned f = order[0];
+  unsigned colBits = llvm::Log2_64(shape[f]);
+  int64_t numel = 1;
+  for (int64_t s : shape)
+    numel *= s;
+  unsigned rowBits = llvm::Log2_64(numel) - colBits;
+  LinearLayout::InDim offset{LinearLayout::kOffset.str(), {}};
+  for (unsigned k = 0; k < colBits; ++k) {
+    Basis b(rank, 0);
+    b[f] = int64_t(1) << k;
+    offset.bases.push_back(b);
+  }
+  unsigned phaseShift = llvm::Log2_32(perPhase);
+  unsigned phaseBits = llvm::Log2_32(maxPhase);
+  for (unsigned j = 0; j < rowBits; ++j) {
+    Basis b = rowBitCoords(shape, order, j);
+    // Row bit j is phase bit j - log2(perPhase); the stored column is the
+    // column XOR phase * vec, so the column is the stored one XOR it too.
+    if (j >= phaseShift && j - phaseShift < phaseBits)
+      b[f] ^= (int64_t(vec) << (j - phaseShift)) & (shape[f] - 1);
+    offset.bases.push_back(b);
+  }
+  return LinearLayout({offset}, tileOutDims(shape));
+}
+
+LinearLayout mlir::tile::nvmmaSharedLayout(ArrayRef<int64_t> shape,
+                                           unsigned swizzleBytes,
+                                           unsigned elementBytes,
+                                           ArrayRef<unsigned> order) {
+  unsigned rank = shape.size();
+  unsigned f = order[0];
+  int64_t numel = 1;
+  for (int64_t s : shape)
+    numel *= s;
+  unsigned totalBits = llvm::Log2_64(numel);
+  unsigned colBits = llvm::Log2_64(shape[f]);
+  unsigned rowBits = totalBits - colBits;
+  // Elements of a row of a block.
+  unsigned blockColBits = colBits;
+  if (swizzleBytes)
+    blockColBits = std::min<unsigned>(
+        colBits, llvm::Log2_32(std::max(1u, swizzleBytes / elementBytes)));
+  unsigned eltShift = llvm::Log2_32(elementBytes);
+  // Swizzle: byte bits 4.. are XOR-ed with byte bits 7..
+  unsigned swizzleBits = swizzleBytes ? llvm::Log2_32(swizzleBytes / 16) : 0;
+
+  // The unswizzled position bit q in the buffer: column bits of a block,
+  // then row bits, then the block index (column bits above the block's).
+  auto positionCoords = [&](unsigned q) {
+    Basis c(rank, 0);
+    if (q < blockColBits)
+      c[f] = int64_t(1) << q;
+    else if (q < blockColBits + rowBits)
+      c = rowBitCoords(shape, order, q - blockColBits);
+    else
+      c[f] = int64_t(1) << (q - rowBits);
+    return c;
   };
-  drop(parent.regs, ll.regs);
-  drop(parent.lanes, ll.lanes);
-  drop(parent.warps, ll.warps);
-  ll.normalize();
-  return ll;
+  LinearLayout::InDim offset{LinearLayout::kOffset.str(), {}};
+  for (unsigned k = 0; k < totalBits; ++k) {
+    Basis b = positionCoords(k);
+    // Byte bit 7 + i of the offset (the buffer starts 1024-byte aligned)
+    // also flips chunk bit 4 + i: position bit k - 3.
+    unsigned byteBit = k + eltShift;
+    if (byteBit >= 7 && byteBit - 7 < swizzleBits) {
+      unsigned q = 4 + (byteBit - 7) - eltShift;
+      Basis x = positionCoords(q);
+      for (unsigned d = 0; d < rank; ++d)
+        b[d] ^= x[d];
+    }
+    offset.bases.push_back(b);
+  }
+  return LinearLayout({offset}, tileOutDims(shape));
 }
 
-LinearLayout mlir::tile::toLinearLayout(Attribute layout,
-                                        ArrayRef<int64_t> shape) {
-  if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
-    return blockedToLinear(b, shape);
-  if (auto m = dyn_cast<MmaLayoutAttr>(layout))
-    return mmaToLinear(m, shape);
-  if (auto d = dyn_cast<DotOperandLayoutAttr>(layout))
-    return dotOperandToLinear(d, shape);
-  if (auto s = dyn_cast<SliceLayoutAttr>(layout))
-    return sliceToLinear(s, shape);
-  llvm_unreachable("not a distributed layout");
-}
-
-bool mlir::tile::isDistributedLayout(Attribute layout) {
-  if (auto s = dyn_cast_if_present<SliceLayoutAttr>(layout))
-    return isDistributedLayout(s.getParent());
-  return isa_and_present<BlockedLayoutAttr, MmaLayoutAttr,
-                         DotOperandLayoutAttr>(layout);
-}
-
-unsigned mlir::tile::getNumWarps(Attribute layout) {
-  auto product = [](ArrayRef<unsigned> v) {
-    unsigned p = 1;
-    for (unsigned x : v)
-      p *= x;
-    return p;
-  };
-  if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
-    return product(b.getWarpsPerCTA());
-  if (auto m = dyn_cast<MmaLayoutAttr>(layout))
-    return product(m.getWarpsPerCTA());
-  if (auto d = dyn_cast<DotOperandLayoutAttr>(layout))
-    return getNumWarps(d.getParent());
-  if (auto s = dyn_cast<SliceLayoutAttr>(layout))
-    return getNumWarps(s.getParent());
-  return 0;
-}
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
 
 SmallVector<unsigned> mlir::tile::nonUnitDims(ArrayRef<int64_t> shape) {
   SmallVector<unsigned> dims;

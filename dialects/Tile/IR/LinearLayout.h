@@ -1,20 +1,33 @@
 //===- LinearLayout.h - Layouts as linear maps ------------------*- C++ -*-===//
 //
-// Every tile layout is lowered through one representation: a map from the
-// (register, lane, warp) indices of a thread block to tile coordinates, given
-// by one basis vector per bit of each index. The coordinates of an element
-// are the XOR of the bases of the set bits:
+// Every tile layout is lowered through one representation: a linear map over
+// GF(2) from named input dimensions to named output dimensions, given by one
+// basis vector (a value of every output dimension) per bit of each input
+// dimension. The image of an input is the XOR of the bases of its set bits.
 //
-//   coords(r, l, w) = XOR_i r_i * regs[i]  ^  XOR_j l_j * lanes[j]
-//                   ^ XOR_k w_k * warps[k]
+// A distributed layout maps (register, lane, warp, block) to tile
+// coordinates (dim0, dim1, ...):
 //
-// (for the layouts here the bits are disjoint, so XOR is addition). A zero
-// lane or warp basis means those threads hold the same elements
-// (replication); register bases are never zero, so each register of a thread
-// holds a different element. With this form, one lowering serves every
-// layout: elementwise ops work register by register, broadcasts and
-// register-only conversions pick registers by coordinates, reductions
-// combine registers, then lanes (shuffles), then warps (shared memory).
+//   coords(r, l, w) = XOR_i r_i * register[i]  ^  XOR_j l_j * lane[j]
+//                   ^ XOR_k w_k * warp[k]
+//
+// (`block`, the thread block of a cluster, has no bits yet). A zero lane or
+// warp basis means those threads hold the same elements (replication);
+// register bases are never zero, so each register of a thread holds a
+// different element. A shared memory layout maps the element `offset` in a
+// buffer to the tile coordinates stored there; swizzles are XORs of row bits
+// into column bits, so they are linear too.
+//
+// With this form, one lowering serves every layout: elementwise ops work
+// register by register, broadcasts and register-only conversions pick
+// registers by coordinates, reductions combine registers, then lanes
+// (shuffles), then warps (shared memory). Composition and inversion answer
+// the questions between layouts: which thread holds the element another
+// layout wants (getConversion), where in shared memory an element lies
+// (compose with the inverse of a shared layout).
+//
+// All dimension sizes are powers of two; out-dimension values of the bases
+// are below the out-dimension sizes (normalize wraps the ones that are not).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,21 +39,133 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir::tile {
 
 class LinearLayout {
 public:
   using Basis = SmallVector<int64_t, 4>;
 
-  explicit LinearLayout(ArrayRef<int64_t> shape) : shape(shape) {}
+  /// The input dimensions of distributed layouts, in this order.
+  static constexpr llvm::StringLiteral kRegister = "register";
+  static constexpr llvm::StringLiteral kLane = "lane";
+  static constexpr llvm::StringLiteral kWarp = "warp";
+  static constexpr llvm::StringLiteral kBlock = "block";
+  /// The input dimension of shared memory layouts: an element offset.
+  static constexpr llvm::StringLiteral kOffset = "offset";
+  /// The name of output dimension `d` of a tile: "dim<d>".
+  static std::string dimName(unsigned d);
 
-  ArrayRef<int64_t> getShape() const { return shape; }
-  unsigned getRank() const { return shape.size(); }
-  unsigned getNumRegs() const { return 1u << regs.size(); }
-  unsigned getNumWarps() const { return 1u << warps.size(); }
+  struct InDim {
+    std::string name;
+    SmallVector<Basis> bases; // one per bit, each with a value per out dim
+    bool operator==(const InDim &o) const {
+      return name == o.name && bases == o.bases;
+    }
+  };
+
+  LinearLayout() = default;
+  /// A distributed layout on a tile of `shape` with no bases yet: input
+  /// dimensions register, lane, warp and block, output dimensions dim0, ...
+  explicit LinearLayout(ArrayRef<int64_t> shape);
+  /// Any layout: the input dimensions with their bases (each basis has one
+  /// value per output dimension) and the output dimensions with their sizes.
+  LinearLayout(SmallVector<InDim> inDims,
+               ArrayRef<std::pair<std::string, int64_t>> outDims);
+
+  /// The identity on `size` values (a power of two) of `inDim` -> `outDim`.
+  static LinearLayout identity1D(int64_t size, StringRef inDim,
+                                 StringRef outDim);
+  /// `size` values of `inDim` that all map to 0 of `outDim` (of size 1):
+  /// replication.
+  static LinearLayout zeros1D(int64_t size, StringRef inDim, StringRef outDim);
+
+  /// The product of two layouts: input dimensions of both (the bits of
+  /// `other`'s above this one's where both have a dimension), output
+  /// dimensions of both (the sizes multiply where both have one, `other`'s
+  /// values above this one's).
+  LinearLayout operator*(const LinearLayout &other) const;
+
+  //===--------------------------------------------------------------------===//
+  // Dimensions and bases
+  //===--------------------------------------------------------------------===//
+
+  ArrayRef<InDim> getInDims() const { return ins; }
+  SmallVector<StringRef> getInDimNames() const;
+  SmallVector<StringRef> getOutDimNames() const;
+  bool hasInDim(StringRef name) const { return inDimIndex(name).has_value(); }
+  std::optional<unsigned> inDimIndex(StringRef name) const;
+  std::optional<unsigned> outDimIndex(StringRef name) const;
+  /// log2 of the size of an input dimension (0 for one it does not have).
+  unsigned getInDimSizeLog2(StringRef name) const {
+    return getBases(name).size();
+  }
+  int64_t getInDimSize(StringRef name) const {
+    return int64_t(1) << getInDimSizeLog2(name);
+  }
+  unsigned getTotalInBits() const;
+  unsigned getTotalOutBits() const;
+  /// The sizes of the output dimensions: the tile's shape.
+  ArrayRef<int64_t> getShape() const { return outSizes; }
+  unsigned getRank() const { return outSizes.size(); }
+
+  /// The bases of an input dimension (empty for one it does not have).
+  ArrayRef<Basis> getBases(StringRef inDim) const;
+  /// The bases of an input dimension, which is added (last) if missing.
+  SmallVector<Basis> &bases(StringRef inDim);
+
+  // The distributed view.
+  ArrayRef<Basis> regs() const { return getBases(kRegister); }
+  ArrayRef<Basis> lanes() const { return getBases(kLane); }
+  ArrayRef<Basis> warps() const { return getBases(kWarp); }
+  unsigned getNumRegs() const { return 1u << regs().size(); }
+  unsigned getNumWarps() const { return 1u << warps().size(); }
+
+  //===--------------------------------------------------------------------===//
+  // The map
+  //===--------------------------------------------------------------------===//
+
+  /// The image of one value per input dimension (in order; missing trailing
+  /// ones are 0): one value per output dimension.
+  Basis apply(ArrayRef<int64_t> inValues) const;
+  /// The image of named input values (other input dimensions are 0).
+  Basis apply(ArrayRef<std::pair<StringRef, int64_t>> inValues) const;
 
   /// Coordinates of register `r` in lane 0 of warp 0.
   Basis regCoords(unsigned r) const;
+
+  /// `this` then `outer`: x -> outer(this(x)). `outer`'s input dimensions
+  /// must be this layout's output dimensions (by name, each at least as
+  /// large).
+  LinearLayout compose(const LinearLayout &outer) const;
+
+  /// The inverse of a bijective layout (every input has one output and the
+  /// other way round): its output dimensions become the input dimensions.
+  /// Asserts isInvertible().
+  LinearLayout invert() const;
+
+  /// A right inverse of a surjective layout: out -> in such that
+  /// this(pseudoInvert()(y)) == y, choosing the preimage with the free
+  /// (replicated) input bits zero. Asserts isSurjective().
+  LinearLayout pseudoInvert() const;
+
+  /// "Left division": with `this` X -> Y and `other` Z -> Y, the layout
+  /// X -> Z that maps x to a z with other(z) == this(x) (the lowest such z
+  /// bit by bit). nullopt when other's image does not contain this one's or
+  /// the output dimensions differ.
+  std::optional<LinearLayout> invertAndCompose(const LinearLayout &other) const;
+
+  /// The dimension of the image (rank of the matrix over GF(2)).
+  unsigned getMatrixRank() const;
+  bool isInjective() const { return getMatrixRank() == getTotalInBits(); }
+  bool isSurjective() const { return getMatrixRank() == getTotalOutBits(); }
+  bool isInvertible() const { return isInjective() && isSurjective(); }
+
+  //===--------------------------------------------------------------------===//
+  // Helpers of the lowering (distributed layouts)
+  //===--------------------------------------------------------------------===//
 
   /// Wraps every basis into the shape (bases past it become zero:
   /// replication) and drops zero and duplicate register bases.
@@ -50,7 +175,8 @@ public:
   /// possibly in different registers: converting between them moves no data
   /// between threads.
   bool sameThreadMapping(const LinearLayout &other) const {
-    return shape == other.shape && lanes == other.lanes && warps == other.warps;
+    return getShape() == other.getShape() && lanes() == other.lanes() &&
+           warps() == other.warps();
   }
 
   /// The register of a thread that holds `coords` (relative to the thread's
@@ -62,19 +188,90 @@ public:
   LinearLayout zeroDims(ArrayRef<bool> dims, ArrayRef<int64_t> newShape) const;
 
   bool operator==(const LinearLayout &o) const {
-    return shape == o.shape && regs == o.regs && lanes == o.lanes &&
-           warps == o.warps;
+    return ins == o.ins && outNames == o.outNames && outSizes == o.outSizes;
   }
+  bool operator!=(const LinearLayout &o) const { return !(*this == o); }
 
+  /// `register = [(0, 1), (8, 0)], lane = [...], ... -> dim0 = 16, dim1 = 8`
   void print(raw_ostream &os) const;
-
-  SmallVector<int64_t> shape;
-  SmallVector<Basis> regs, lanes, warps;
+  std::string str() const;
 
 private:
+  SmallVector<InDim, 4> ins;
+  SmallVector<std::string, 4> outNames;
+  SmallVector<int64_t, 4> outSizes;
   mutable llvm::DenseMap<int64_t, unsigned> regIndex; // flattened coords
+
   int64_t flatten(ArrayRef<int64_t> coords) const;
+
+public:
+  /// The matrix over GF(2): one column per input bit (in-dim order, low
+  /// bits first), each column the bits of the output values (out-dim order,
+  /// low bits first). At most 64 input and 64 output bits.
+  SmallVector<uint64_t> columns() const;
+  /// Output values as bits of a column, and back.
+  uint64_t toBits(ArrayRef<int64_t> outValues) const;
+  Basis fromBits(uint64_t bits) const;
 };
+
+inline raw_ostream &operator<<(raw_ostream &os, const LinearLayout &l) {
+  l.print(os);
+  return os;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions between distributed layouts
+//===----------------------------------------------------------------------===//
+
+/// What converting a tile between two distributed layouts takes, from the
+/// cheapest: every thread already holds what it needs (registers are
+/// renamed), data moves between lanes of a warp only (shuffles), or data
+/// moves between warps (shared memory).
+enum class ConversionKind { Registers, WarpShuffle, SharedMemory };
+
+struct LayoutConversion {
+  ConversionKind kind;
+  /// Destination (register, lane, warp, block) -> a source (register, lane,
+  /// warp, block) that holds the same element, as close as can be: in the
+  /// same thread, else the same warp.
+  LinearLayout map;
+  /// For kind Registers when the choice does not depend on the thread: the
+  /// source register of each destination register.
+  std::optional<SmallVector<unsigned>> registerMap;
+};
+
+/// How to convert a tile from `src` to `dst`; nullopt when the shapes
+/// differ or `src` does not hold some element `dst` does.
+std::optional<LayoutConversion> getConversion(const LinearLayout &src,
+                                              const LinearLayout &dst);
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+/// The shared memory layout `offset` -> coordinates of a `shape` buffer
+/// that is row-major over `order` (fastest first) with, in row r, the
+/// column index in units of `vec` elements XOR-ed with
+/// (r / perPhase) % maxPhase (#tile.shared). The XOR stays within the row.
+LinearLayout swizzledSharedLayout(ArrayRef<int64_t> shape, unsigned vec,
+                                  unsigned perPhase, unsigned maxPhase,
+                                  ArrayRef<unsigned> order);
+
+/// The shared memory layout TMA writes and wgmma reads with a swizzle of
+/// `swizzleBytes` (128, 64, 32, or 0 for none) for elements of
+/// `elementBytes`: the contiguous dimension `order[0]` is split into blocks
+/// of `swizzleBytes` (with no swizzle, one block of the whole row), one
+/// after the other; each block holds all rows (`order[1..]`), row-major,
+/// and the 16-byte chunks are XOR-ed with bits 7.. of the byte offset (from
+/// a 1024-byte aligned base), as CU_TENSOR_MAP_SWIZZLE_<n>B writes them: in
+/// a block of full rows, chunk ^= row % 8 for 128 bytes, (row / 2) % 4 for
+/// 64, (row / 4) % 2 for 32.
+LinearLayout nvmmaSharedLayout(ArrayRef<int64_t> shape, unsigned swizzleBytes,
+                               unsigned elementBytes, ArrayRef<unsigned> order);
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
 
 /// The linear form of a layout attribute on a tile of `shape`. The layout
 /// must be one of the tile dialect's distributed layouts.

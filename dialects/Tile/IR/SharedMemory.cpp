@@ -47,7 +47,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     LinearLayout src = toLinearLayout(type.getEncoding(), type.getShape());
     unsigned axis = reduce.getAxis();
     int64_t slots = 1;
-    for (const LinearLayout::Basis &b : src.warps)
+    for (const LinearLayout::Basis &b : src.warps())
       if (b[axis] != 0)
         slots *= 2;
     if (slots == 1)

@@ -4,6 +4,7 @@
 #define TILE_ATTRS_TD
 
 include "TileDialect.td"
+include "TileLayoutInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/TensorEncoding.td"
 
@@ -33,7 +34,9 @@ def Tile_RoundingMode : I32EnumAttr<"RoundingMode", "division rounding mode", [
 // A layout is the encoding of a tile's tensor type: it says which thread
 // (warp, lane) holds which elements in which registers. Every layout maps to
 // a linear layout (LinearLayout.h) over the tile's shape, and the lowering
-// works on that form only, so a new layout needs no new lowering.
+// works on that form only, so a new layout needs no new lowering: a new
+// layout is one attribute implementing Tile_DistributedLayoutInterface (in
+// registers) or Tile_SharedLayoutInterface (in shared memory).
 
 // `[1, 2, 3]`: a list of unsigned integers in brackets.
 def Tile_UnsignedList : ArrayRefParameter<"unsigned"> {
@@ -91,7 +94,8 @@ class Tile_LayoutAttr<string name, string attrMnemonic, list<Trait> traits = []>
 // Distributed layouts check that they fit the tensor they encode.
 class Tile_DistributedLayoutAttr<string name, string attrMnemonic>
     : Tile_LayoutAttr<name, attrMnemonic,
-          [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]>;
+          [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
+           DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface>]>;
 
 def Tile_BlockedLayoutAttr : Tile_DistributedLayoutAttr<"BlockedLayout", "blocked"> {
   let summary = "each thread holds a contiguous block; for memory access";
@@ -167,7 +171,8 @@ def Tile_SliceLayoutAttr : Tile_DistributedLayoutAttr<"SliceLayout", "slice"> {
   let genVerifyDecl = 1;
 }
 
-def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared"> {
+def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
+    [DeclareAttrInterfaceMethods<Tile_SharedLayoutInterface>]> {
   let summary = "a swizzled layout in shared memory";
   let description = [{
     Row-major over `order` (fastest first) with an XOR swizzle against bank

@@ -1,4 +1,10 @@
-//===- TileLayouts.cpp - Verifiers of the layout attributes ---------------===//
+//===- TileLayouts.cpp - The layout attributes ----------------------------===//
+//
+// Each layout attribute's verifier and its implementation of the layout
+// interfaces (TileLayoutInterfaces.td): its linear form, rank and number of
+// warps. The generic queries (toLinearLayout, isDistributedLayout,
+// getLayoutRank, getNumWarps) go through the interfaces.
+//
 
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileTypes.h"
@@ -74,13 +80,14 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned dim, Attribute parent) {
-  if (!isDistributedLayout(parent))
+  auto distributed = dyn_cast<DistributedLayoutInterface>(parent);
+  if (!distributed)
     return emitError() << "slice layout: the parent must be a blocked, mma, "
                           "dot_operand or slice layout";
-  if (dim >= getLayoutRank(parent))
+  if (dim >= distributed.getRank())
     return emitError() << "slice layout: dim " << dim
                        << " is out of range for a rank-"
-                       << getLayoutRank(parent) << " parent";
+                       << distributed.getRank() << " parent";
   return success();
 }
 
@@ -101,25 +108,11 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-unsigned mlir::tile::getLayoutRank(Attribute layout) {
-  if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
-    return b.getOrder().size();
-  if (isa<MmaLayoutAttr, DotOperandLayoutAttr>(layout))
-    return 2;
-  if (auto s = dyn_cast<SliceLayoutAttr>(layout)) {
-    unsigned parent = getLayoutRank(s.getParent());
-    return parent ? parent - 1 : 0;
-  }
-  if (auto s = dyn_cast<SharedLayoutAttr>(layout))
-    return s.getOrder().size();
-  return 0;
-}
-
 /// The check all distributed layouts share: the tensor has their rank.
 static LogicalResult
-verifyLayoutRank(Attribute layout, ArrayRef<int64_t> shape,
+verifyLayoutRank(DistributedLayoutInterface layout, ArrayRef<int64_t> shape,
                  function_ref<InFlightDiagnostic()> emitError) {
-  unsigned rank = getLayoutRank(layout);
+  unsigned rank = layout.getRank();
   if (rank != shape.size())
     return emitError() << "the layout " << layout << " is for rank-" << rank
                        << " tiles, not rank " << shape.size();
@@ -170,4 +163,194 @@ mlir::tile::verifyLaidOutTile(Type type,
                        << ", whose encoding is not a distributed layout "
                           "(blocked, mma, dot_operand or slice)";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear forms
+//===----------------------------------------------------------------------===//
+
+using Basis = LinearLayout::Basis;
+
+static Basis unit(unsigned rank, unsigned dim, int64_t value) {
+  Basis b(rank, 0);
+  b[dim] = value;
+  return b;
+}
+
+LinearLayout BlockedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  unsigned rank = shape.size();
+  LinearLayout ll(shape);
+  ArrayRef<unsigned> spt = getSizePerThread(), tpw = getThreadsPerWarp(),
+                     wpc = getWarpsPerCTA(), order = getOrder();
+  SmallVector<Basis> &regs = ll.bases(LinearLayout::kRegister);
+  for (unsigned d : order)
+    for (unsigned i = 0; (1u << i) < spt[d]; ++i)
+      regs.push_back(unit(rank, d, int64_t(1) << i));
+  for (unsigned d : order)
+    for (unsigned i = 0; (1u << i) < tpw[d]; ++i)
+      ll.bases(LinearLayout::kLane)
+          .push_back(unit(rank, d, int64_t(spt[d]) << i));
+  for (unsigned d : order)
+    for (unsigned i = 0; (1u << i) < wpc[d]; ++i)
+      ll.bases(LinearLayout::kWarp)
+          .push_back(unit(rank, d, int64_t(spt[d]) * tpw[d] << i));
+  // Repeat to cover the shape.
+  for (unsigned d : order) {
+    int64_t block = int64_t(spt[d]) * tpw[d] * wpc[d];
+    for (int64_t step = block; step < shape[d]; step *= 2)
+      regs.push_back(unit(rank, d, step));
+  }
+  ll.normalize();
+  return ll;
+}
+
+unsigned BlockedLayoutAttr::getRank() const { return getOrder().size(); }
+
+unsigned BlockedLayoutAttr::getNumWarps() const {
+  return product(getWarpsPerCTA());
+}
+
+/// The lane bases shared by the accumulator and the 16-bit A operand of
+/// mma.m16n8k16: lanes 0-1 step the column by 2 and 4, lanes 2-4 the row.
+static void mmaLanes(LinearLayout &ll, unsigned rowDim, unsigned colDim) {
+  SmallVector<Basis> &lanes = ll.bases(LinearLayout::kLane);
+  lanes.push_back(unit(2, colDim, 2));
+  lanes.push_back(unit(2, colDim, 4));
+  lanes.push_back(unit(2, rowDim, 1));
+  lanes.push_back(unit(2, rowDim, 2));
+  lanes.push_back(unit(2, rowDim, 4));
+}
+
+static void pushWarps(LinearLayout &ll, unsigned count, unsigned dim,
+                      int64_t step) {
+  for (unsigned i = 0; (1u << i) < count; ++i)
+    ll.bases(LinearLayout::kWarp)
+        .push_back(step ? unit(2, dim, step << i) : Basis(2, 0));
+}
+
+static void pushReps(LinearLayout &ll, unsigned dim, int64_t from,
+                     int64_t size) {
+  for (int64_t step = from; step < size; step *= 2)
+    ll.bases(LinearLayout::kRegister).push_back(unit(2, dim, step));
+}
+
+LinearLayout MmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  LinearLayout ll(shape);
+  unsigned wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
+  SmallVector<Basis> &regs = ll.bases(LinearLayout::kRegister);
+  regs.push_back(unit(2, 1, 1)); // c0 c1: adjacent columns
+  regs.push_back(unit(2, 0, 8)); // c2 c3: row + 8
+  mmaLanes(ll, 0, 1);
+  pushWarps(ll, wm, 0, 16);
+  pushWarps(ll, wn, 1, 8);
+  pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
+  pushReps(ll, 0, 16 * int64_t(wm), shape[0]);
+  ll.normalize();
+  return ll;
+}
+
+unsigned MmaLayoutAttr::getRank() const { return 2; }
+
+unsigned MmaLayoutAttr::getNumWarps() const {
+  return product(getWarpsPerCTA());
+}
+
+LinearLayout
+DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  LinearLayout ll(shape);
+  unsigned wm = getParent().getWarpsPerCTA()[0];
+  unsigned wn = getParent().getWarpsPerCTA()[1];
+  SmallVector<Basis> &regs = ll.bases(LinearLayout::kRegister);
+  if (getOpIdx() == 0) {
+    // A (M x K): a0 a1 | a2 a3 (row + 8) | a4 a5 (k + 8) | a6 a7.
+    regs.push_back(unit(2, 1, 1));
+    regs.push_back(unit(2, 0, 8));
+    regs.push_back(unit(2, 1, 8));
+    mmaLanes(ll, 0, 1);
+    pushWarps(ll, wm, 0, 16);
+    pushWarps(ll, wn, 1, 0); // every warp along N holds all of A
+    pushReps(ll, 1, 16, shape[1]);
+    pushReps(ll, 0, 16 * int64_t(wm), shape[0]);
+  } else {
+    // B (K x N): b0 b1 (k, k + 1) | b2 b3 (k + 8), column lane / 4.
+    regs.push_back(unit(2, 0, 1));
+    regs.push_back(unit(2, 0, 8));
+    SmallVector<Basis> &lanes = ll.bases(LinearLayout::kLane);
+    lanes.push_back(unit(2, 0, 2));
+    lanes.push_back(unit(2, 0, 4));
+    lanes.push_back(unit(2, 1, 1));
+    lanes.push_back(unit(2, 1, 2));
+    lanes.push_back(unit(2, 1, 4));
+    pushWarps(ll, wm, 0, 0); // every warp along M holds all of B
+    pushWarps(ll, wn, 1, 8);
+    pushReps(ll, 0, 16, shape[0]);
+    pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
+  }
+  ll.normalize();
+  return ll;
+}
+
+unsigned DotOperandLayoutAttr::getRank() const { return 2; }
+
+unsigned DotOperandLayoutAttr::getNumWarps() const {
+  return getParent().getNumWarps();
+}
+
+LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  LinearLayout parent =
+      cast<DistributedLayoutInterface>(getParent()).toLinearLayout(parentShape);
+  LinearLayout ll(shape);
+  for (StringRef dim : parent.getInDimNames()) {
+    SmallVector<Basis> &out = ll.bases(dim);
+    for (Basis b : parent.getBases(dim)) {
+      b.erase(b.begin() + getDim());
+      out.push_back(b);
+    }
+  }
+  ll.normalize();
+  return ll;
+}
+
+unsigned SliceLayoutAttr::getRank() const {
+  unsigned parent = cast<DistributedLayoutInterface>(getParent()).getRank();
+  return parent ? parent - 1 : 0;
+}
+
+unsigned SliceLayoutAttr::getNumWarps() const {
+  return cast<DistributedLayoutInterface>(getParent()).getNumWarps();
+}
+
+LinearLayout SharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                                              Type) const {
+  return swizzledSharedLayout(shape, getVec(), getPerPhase(), getMaxPhase(),
+                              getOrder());
+}
+
+//===----------------------------------------------------------------------===//
+// Generic queries
+//===----------------------------------------------------------------------===//
+
+LinearLayout mlir::tile::toLinearLayout(Attribute layout,
+                                        ArrayRef<int64_t> shape) {
+  return cast<DistributedLayoutInterface>(layout).toLinearLayout(shape);
+}
+
+bool mlir::tile::isDistributedLayout(Attribute layout) {
+  return isa_and_present<DistributedLayoutInterface>(layout);
+}
+
+unsigned mlir::tile::getLayoutRank(Attribute layout) {
+  if (auto d = dyn_cast_if_present<DistributedLayoutInterface>(layout))
+    return d.getRank();
+  if (auto s = dyn_cast_if_present<SharedLayoutInterface>(layout))
+    return s.getRank();
+  return 0;
+}
+
+unsigned mlir::tile::getNumWarps(Attribute layout) {
+  if (auto d = dyn_cast_if_present<DistributedLayoutInterface>(layout))
+    return d.getNumWarps();
+  return 0;
 }

@@ -12,6 +12,7 @@ using namespace mlir;
 using namespace mlir::tile;
 
 #include "Tile/IR/TileEnums.cpp.inc"
+#include "Tile/IR/TileLayoutInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "Tile/IR/TileOpsTypes.cpp.inc"

@@ -8,7 +8,9 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/Types.h"
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileEnums.h.inc"
+#include "Tile/IR/TileLayoutInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "Tile/IR/TileAttrs.h.inc"

@@ -73,8 +73,8 @@ SmallVector<Value> tilec::threadOffsets(OpBuilder &b, Location loc,
         acc = arith::XOrIOp::create(b, loc, acc, term);
       }
     };
-    addBits(idx.lane, layout.lanes);
-    addBits(idx.warp, layout.warps);
+    addBits(idx.lane, layout.lanes());
+    addBits(idx.warp, layout.warps());
     offsets.push_back(acc);
   }
   return offsets;
@@ -97,14 +97,14 @@ SmallVector<Value> tilec::registerCoords(OpBuilder &b, Location loc,
 std::optional<SmallVector<unsigned>> tilec::registerMapping(
     const LinearLayout &src, const LinearLayout &dst,
     function_ref<LinearLayout::Basis(ArrayRef<int64_t>)> toSrc) {
-  if (src.lanes.size() != dst.lanes.size() ||
-      src.warps.size() != dst.warps.size())
+  if (src.lanes().size() != dst.lanes().size() ||
+      src.warps().size() != dst.warps().size())
     return std::nullopt;
-  for (unsigned i = 0; i < dst.lanes.size(); ++i)
-    if (toSrc(dst.lanes[i]) != src.lanes[i])
+  for (unsigned i = 0; i < dst.lanes().size(); ++i)
+    if (toSrc(dst.lanes()[i]) != src.lanes()[i])
       return std::nullopt;
-  for (unsigned i = 0; i < dst.warps.size(); ++i)
-    if (toSrc(dst.warps[i]) != src.warps[i])
+  for (unsigned i = 0; i < dst.warps().size(); ++i)
+    if (toSrc(dst.warps()[i]) != src.warps()[i])
       return std::nullopt;
   SmallVector<unsigned> mapping;
   for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
@@ -118,7 +118,7 @@ std::optional<SmallVector<unsigned>> tilec::registerMapping(
 
 unsigned tilec::contiguousRegisters(const LinearLayout &layout, unsigned dim) {
   unsigned k = 0;
-  for (const LinearLayout::Basis &b : layout.regs) {
+  for (const LinearLayout::Basis &b : layout.regs()) {
     bool unitStep = true;
     for (unsigned d = 0; d < layout.getRank(); ++d)
       unitStep &= b[d] == (d == dim ? (int64_t(1) << k) : 0);
@@ -263,11 +263,11 @@ tilec::additiveThreadBound(const LinearLayout &layout) {
   SmallVector<int64_t> bound;
   for (unsigned d = 0; d < layout.getRank(); ++d) {
     int64_t threadBits = 0, regBits = 0;
-    for (const auto &bb : layout.lanes)
+    for (const auto &bb : layout.lanes())
       threadBits |= bb[d];
-    for (const auto &bb : layout.warps)
+    for (const auto &bb : layout.warps())
       threadBits |= bb[d];
-    for (const auto &bb : layout.regs)
+    for (const auto &bb : layout.regs())
       regBits |= bb[d];
     if (threadBits & regBits)
       return std::nullopt;

@@ -295,18 +295,15 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
     ArrayRef<int64_t> shape = op.getShape();
     SmallVector<unsigned> viewDims = tile::nonUnitDims(shape);
     LinearLayout view(shape);
-    auto expand = [&](const SmallVector<LinearLayout::Basis> &in,
-                      SmallVector<LinearLayout::Basis> &out) {
-      for (const LinearLayout::Basis &bb : in) {
+    for (StringRef dim : buf.getInDimNames()) {
+      SmallVector<LinearLayout::Basis> &out = view.bases(dim);
+      for (const LinearLayout::Basis &bb : buf.getBases(dim)) {
         LinearLayout::Basis e(shape.size(), 0);
         for (unsigned i = 0; i < viewDims.size(); ++i)
           e[viewDims[i]] = bb[i];
         out.push_back(e);
       }
-    };
-    expand(buf.regs, view.regs);
-    expand(buf.lanes, view.lanes);
-    expand(buf.warps, view.warps);
+    }
     Value base = adaptor.getBuffer().front();
     auto emitCopies = [&](OpBuilder &b) -> LogicalResult {
       SmallVector<Value> indices;

@@ -101,14 +101,14 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       }
     }
     // 2. Across lanes.
-    for (auto [i, basis] : llvm::enumerate(src.lanes))
+    for (auto [i, basis] : llvm::enumerate(src.lanes()))
       if (basis[axis] != 0)
         for (Value &v : partial)
           v = combine(rewriter, loc, op.getKind(), v,
                       shuffleXor(rewriter, loc, v, 1u << i));
     // 3. Across warps.
     SmallVector<unsigned> axisWarpBits;
-    for (auto [j, basis] : llvm::enumerate(src.warps))
+    for (auto [j, basis] : llvm::enumerate(src.warps()))
       if (basis[axis] != 0)
         axisWarpBits.push_back(j);
     if (!axisWarpBits.empty() &&
@@ -128,8 +128,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
         k.insert(k.begin() + axis, 0);
       return k;
     };
-    for (unsigned i = 0; i < dst.lanes.size(); ++i)
-      if (toKeep(dst.lanes[i]) != reduced.lanes[i])
+    for (unsigned i = 0; i < dst.lanes().size(); ++i)
+      if (toKeep(dst.lanes()[i]) != reduced.lanes()[i])
         return op.emitError("reduce: the result layout is not the reduced "
                             "source layout");
     SmallVector<Value> results;

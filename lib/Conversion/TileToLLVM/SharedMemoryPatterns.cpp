@@ -145,8 +145,8 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   unsigned rowDim = 1 - f;
   // The fragment structure ldmatrix delivers: pairs along K, lanes 0-1 step
   // K by 2 and 4, lanes 2-4 step the other dimension by 1, 2, 4.
-  if (dst.regs.empty() ||
-      dst.regs[0] != Basis(p == 0 ? Basis{1, 0} : Basis{0, 1}))
+  if (dst.regs().empty() ||
+      dst.regs()[0] != Basis(p == 0 ? Basis{1, 0} : Basis{0, 1}))
     return failure();
   for (unsigned i = 0; i < 5; ++i) {
     Basis want(2, 0);
@@ -154,7 +154,7 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
       want[p] = 2 << i;
     else
       want[1 - p] = 1 << (i - 2);
-    if (dst.lanes[i] != want)
+    if (dst.lanes()[i] != want)
       return failure();
   }
   bool trans = p != f;
@@ -168,7 +168,7 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   SmallVector<Value> warpOffset;
   for (unsigned d = 0; d < 2; ++d) {
     Value acc = constI32(rewriter, loc, 0);
-    for (auto [i, basis] : llvm::enumerate(dst.warps)) {
+    for (auto [i, basis] : llvm::enumerate(dst.warps())) {
       if (!basis[d])
         continue;
       Value bit = shr(rewriter, loc, idx.warp, i);
@@ -218,7 +218,7 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
       maxDelta = std::max(maxDelta, delta[j][d]);
     }
     int64_t warpMax = 0;
-    for (const Basis &w : dst.warps)
+    for (const Basis &w : dst.warps())
       warpMax += w[d];
     o = arith::AddIOp::create(rewriter, loc, o, warpOffset[d]);
     if (d == rowDim)
@@ -317,7 +317,7 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
     ArrayRef<int64_t> offsets = op.getOffsets();
     // Same threads: the slice's lane and warp bases are the source's; its
     // registers are source registers shifted by the offsets.
-    if (src.lanes != dst.lanes || src.warps != dst.warps)
+    if (src.lanes() != dst.lanes() || src.warps() != dst.warps())
       return op.emitError("code generation supports extracting only sub-tiles "
                           "held by the same threads");
     SmallVector<Value> regs;

@@ -1,0 +1,671 @@
+//===- LinearLayoutTest.cpp - The layout algebra --------------------------===//
+//
+// Unit tests of LinearLayout (dialects/Tile/IR/LinearLayout.h): the algebra
+// (apply, product, compose, inverse, left division), the linear forms of the
+// layout attributes against the element positions PTX documents for them,
+// the shared memory swizzles against their direct formulas, and conversions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/TileDialect.h"
+#include "Tile/IR/TileTypes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+using Basis = LinearLayout::Basis;
+constexpr StringRef kReg = LinearLayout::kRegister;
+constexpr StringRef kLane = LinearLayout::kLane;
+constexpr StringRef kWarp = LinearLayout::kWarp;
+
+class LinearLayoutTest : public ::testing::Test {
+protected:
+  LinearLayoutTest() { ctx.loadDialect<TileDialect>(); }
+
+  BlockedLayoutAttr blocked(ArrayRef<unsigned> spt, ArrayRef<unsigned> tpw,
+                            ArrayRef<unsigned> wpc, ArrayRef<unsigned> order) {
+    return BlockedLayoutAttr::get(&ctx, spt, tpw, wpc, order);
+  }
+  MmaLayoutAttr mma(unsigned wm, unsigned wn) {
+    return MmaLayoutAttr::get(&ctx, {wm, wn});
+  }
+
+  MLIRContext ctx;
+};
+
+std::string attrStr(Attribute a) {
+  std::string str;
+  llvm::raw_string_ostream os(str);
+  os << a;
+  return str;
+}
+
+/// The coordinates of (register r, lane l, warp w).
+Basis at(const LinearLayout &l, int64_t r, int64_t lane, int64_t w) {
+  return l.apply({{kReg, r}, {kLane, lane}, {kWarp, w}});
+}
+
+/// Every value of a layout's inputs, flattened (in-dim order, low first).
+int64_t totalInputs(const LinearLayout &l) {
+  return int64_t(1) << l.getTotalInBits();
+}
+SmallVector<int64_t> unflatten(const LinearLayout &l, int64_t x) {
+  SmallVector<int64_t> v;
+  for (const LinearLayout::InDim &in : l.getInDims()) {
+    v.push_back(x & ((int64_t(1) << in.bases.size()) - 1));
+    x >>= in.bases.size();
+  }
+  return v;
+}
+
+/// A random bijection of `bits` bits: `in` -> `out` of size 2^bits.
+LinearLayout randomBijection(unsigned bits, StringRef in, StringRef out,
+                             std::mt19937 &rng) {
+  // Unit columns, then random column additions (elementary operations).
+  SmallVector<int64_t> cols;
+  for (unsigned i = 0; i < bits; ++i)
+    cols.push_back(int64_t(1) << i);
+  std::shuffle(cols.begin(), cols.end(), rng);
+  for (int k = 0; k < 40 && bits > 1; ++k) {
+    unsigned a = rng() % bits, b = rng() % bits;
+    if (a != b)
+      cols[a] ^= cols[b];
+  }
+  LinearLayout::InDim d{in.str(), {}};
+  for (int64_t c : cols)
+    d.bases.push_back({c});
+  return LinearLayout({d}, {{out.str(), int64_t(1) << bits}});
+}
+
+//===----------------------------------------------------------------------===//
+// The algebra
+//===----------------------------------------------------------------------===//
+
+TEST_F(LinearLayoutTest, Identity) {
+  LinearLayout id = LinearLayout::identity1D(32, "in", "out");
+  EXPECT_EQ(id.getInDimSize("in"), 32);
+  EXPECT_EQ(id.getShape(), ArrayRef<int64_t>({32}));
+  for (int64_t x = 0; x < 32; ++x)
+    EXPECT_EQ(id.apply({x}), Basis({x}));
+  EXPECT_TRUE(id.isInvertible());
+  LinearLayout inv = id.invert();
+  EXPECT_EQ(inv.getInDimNames(), SmallVector<StringRef>({"out"}));
+  EXPECT_EQ(inv.getOutDimNames(), SmallVector<StringRef>({"in"}));
+  EXPECT_EQ(inv, LinearLayout::identity1D(32, "out", "in"));
+  EXPECT_EQ(id.compose(inv), LinearLayout::identity1D(32, "in", "in"));
+}
+
+TEST_F(LinearLayoutTest, Zeros) {
+  LinearLayout z = LinearLayout::zeros1D(8, "lane", "dim0");
+  EXPECT_EQ(z.getShape(), ArrayRef<int64_t>({1}));
+  for (int64_t x = 0; x < 8; ++x)
+    EXPECT_EQ(z.apply({x}), Basis({0}));
+  EXPECT_FALSE(z.isInjective());
+  EXPECT_TRUE(z.isSurjective());
+}
+
+TEST_F(LinearLayoutTest, Product) {
+  // 2 registers along dim1, then 4 lanes along dim1, 8 lanes along dim0,
+  // and 2 warps replicating.
+  LinearLayout l = LinearLayout::identity1D(2, "register", "dim1") *
+                   LinearLayout::identity1D(4, "lane", "dim1") *
+                   LinearLayout::identity1D(8, "lane", "dim0") *
+                   LinearLayout::zeros1D(2, "warp", "dim1");
+  EXPECT_EQ(l.getInDimNames(),
+            SmallVector<StringRef>({"register", "lane", "warp"}));
+  EXPECT_EQ(l.getOutDimNames(), SmallVector<StringRef>({"dim1", "dim0"}));
+  EXPECT_EQ(l.getShape(), ArrayRef<int64_t>({8, 8}));
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t w = 0; w < 2; ++w)
+        EXPECT_EQ(at(l, r, lane, w), Basis({r + 2 * (lane % 4), lane / 4}));
+  EXPECT_TRUE(l.isSurjective());
+  EXPECT_FALSE(l.isInjective());
+}
+
+TEST_F(LinearLayoutTest, ApplyIsXor) {
+  LinearLayout::InDim in{"x", {{1, 0}, {3, 1}, {0, 2}}};
+  LinearLayout l({in}, {{"a", 4}, {"b", 4}});
+  EXPECT_EQ(l.apply({0b011}), Basis({1 ^ 3, 1}));
+  EXPECT_EQ(l.apply({0b111}), Basis({1 ^ 3, 1 ^ 2}));
+  EXPECT_EQ(l.getMatrixRank(), 3u);
+  EXPECT_TRUE(l.isInjective());
+  EXPECT_FALSE(l.isSurjective());
+}
+
+TEST_F(LinearLayoutTest, Compose) {
+  std::mt19937 rng(1);
+  LinearLayout a = randomBijection(6, "in", "mid", rng);
+  LinearLayout b = randomBijection(6, "mid", "out", rng);
+  LinearLayout c = a.compose(b);
+  EXPECT_EQ(c.getInDimNames(), SmallVector<StringRef>({"in"}));
+  EXPECT_EQ(c.getOutDimNames(), SmallVector<StringRef>({"out"}));
+  for (int64_t x = 0; x < 64; ++x)
+    EXPECT_EQ(c.apply({x}), b.apply({a.apply({x})[0]}));
+}
+
+TEST_F(LinearLayoutTest, ComposeNamedDimensions) {
+  // (register, lane) -> (dim0, dim1), then a transpose (dim0, dim1) ->
+  // (dim1, dim0) written as a layout of named inputs.
+  LinearLayout l = LinearLayout::identity1D(4, "register", "dim1") *
+                   LinearLayout::identity1D(8, "lane", "dim0");
+  LinearLayout t(
+      {{"dim0", {{0, 1}, {0, 2}, {0, 4}}}, {"dim1", {{1, 0}, {2, 0}}}},
+      {{"dim0", 4}, {"dim1", 8}});
+  LinearLayout c = l.compose(t);
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t lane = 0; lane < 8; ++lane)
+      EXPECT_EQ(c.apply({{kReg, r}, {kLane, lane}}), Basis({r, lane}));
+}
+
+TEST_F(LinearLayoutTest, InvertRoundTrips) {
+  std::mt19937 rng(7);
+  for (unsigned bits : {1u, 3u, 8u, 12u}) {
+    LinearLayout l = randomBijection(bits, "offset", "dim0", rng);
+    ASSERT_TRUE(l.isInvertible());
+    LinearLayout inv = l.invert();
+    for (int64_t x = 0; x < (int64_t(1) << bits); ++x) {
+      EXPECT_EQ(inv.apply({l.apply({x})[0]}), Basis({x}));
+      EXPECT_EQ(l.apply({inv.apply({x})[0]}), Basis({x}));
+    }
+    EXPECT_EQ(l.compose(inv),
+              LinearLayout::identity1D(int64_t(1) << bits, "offset", "offset"));
+    EXPECT_EQ(inv.invert(), l);
+  }
+}
+
+TEST_F(LinearLayoutTest, PseudoInverseOfReplicatedLayout) {
+  // A layout with replication (zero and repeated bases) is surjective, not
+  // injective: its right inverse picks the preimage with free bits zero.
+  LinearLayout::InDim reg{"register", {{1, 0}, {0, 1}}};
+  LinearLayout::InDim lane{"lane", {{0, 0}, {2, 0}, {0, 2}, {1, 0}}};
+  LinearLayout l({reg, lane}, {{"dim0", 4}, {"dim1", 4}});
+  ASSERT_TRUE(l.isSurjective());
+  ASSERT_FALSE(l.isInjective());
+  LinearLayout p = l.pseudoInvert();
+  EXPECT_EQ(p.getInDimNames(), SmallVector<StringRef>({"dim0", "dim1"}));
+  EXPECT_EQ(p.getOutDimNames(), SmallVector<StringRef>({"register", "lane"}));
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 4; ++j) {
+      Basis hw = p.apply({i, j});
+      EXPECT_EQ(l.apply(hw), Basis({i, j}));
+      // Lane bits 0 (replicated) and 3 (a repeat of register bit 0) free.
+      EXPECT_EQ(hw[1] & 0b1001, 0);
+    }
+}
+
+TEST_F(LinearLayoutTest, InvertAndCompose) {
+  // this: X -> Y and other: Z -> Y; the result C: X -> Z has
+  // other(C(x)) == this(x) for every x.
+  std::mt19937 rng(3);
+  LinearLayout a = LinearLayout::identity1D(4, "register", "dim0") *
+                   LinearLayout::identity1D(16, "lane", "dim1") *
+                   LinearLayout::identity1D(2, "lane", "dim0");
+  LinearLayout b = LinearLayout::identity1D(8, "lane", "dim0") *
+                   LinearLayout::identity1D(16, "register", "dim1");
+  // Same output dimensions in the same order, as the layouts of a tile.
+  LinearLayout bT({{"lane", SmallVector<Basis>(b.getBases("lane"))},
+                   {"register", SmallVector<Basis>(b.getBases("register"))}},
+                  {{"dim0", 8}, {"dim1", 16}});
+  std::optional<LinearLayout> c = a.invertAndCompose(bT);
+  ASSERT_TRUE(c);
+  for (int64_t x = 0; x < totalInputs(a); ++x)
+    EXPECT_EQ(bT.apply(c->apply(unflatten(a, x))), a.apply(unflatten(a, x)));
+  // Not contained in the image: nullopt.
+  LinearLayout small = LinearLayout::identity1D(4, "lane", "dim0") *
+                       LinearLayout::identity1D(16, "register", "dim1");
+  LinearLayout smallWide(
+      {{"lane", SmallVector<Basis>(small.getBases("lane"))},
+       {"register", SmallVector<Basis>(small.getBases("register"))}},
+      {{"dim0", 8}, {"dim1", 16}});
+  EXPECT_FALSE(a.invertAndCompose(smallWide));
+}
+
+TEST_F(LinearLayoutTest, Print) {
+  LinearLayout l({{"register", {{0, 1}}}, {"lane", {{1, 0}, {2, 0}}}},
+                 {{"dim0", 4}, {"dim1", 2}});
+  EXPECT_EQ(l.str(), "register = [(0, 1)], lane = [(1, 0), (2, 0)] -> "
+                     "dim0 = 4, dim1 = 2");
+}
+
+//===----------------------------------------------------------------------===//
+// The layout attributes
+//===----------------------------------------------------------------------===//
+
+/// The element of (r, lane, w) in a blocked layout, by the definition in
+/// TileAttrs.td: per dimension, sizePerThread elements, threadsPerWarp
+/// lanes, warpsPerCTA warps (lanes and warps numbered along `order`),
+/// registers first within a thread's block then over repetitions, wrapped
+/// into the shape.
+Basis blockedFormula(ArrayRef<unsigned> spt, ArrayRef<unsigned> tpw,
+                     ArrayRef<unsigned> wpc, ArrayRef<unsigned> order,
+                     ArrayRef<int64_t> shape, int64_t r, int64_t lane,
+                     int64_t w) {
+  unsigned rank = shape.size();
+  Basis inBlock(rank), laneC(rank), warpC(rank), rep(rank), c(rank);
+  for (unsigned d : order) {
+    inBlock[d] = r % spt[d];
+    r /= spt[d];
+  }
+  for (unsigned d : order) {
+    int64_t block = int64_t(spt[d]) * tpw[d] * wpc[d];
+    int64_t reps = std::max<int64_t>(1, shape[d] / block);
+    rep[d] = r % reps;
+    r /= reps;
+  }
+  for (unsigned d : order) {
+    laneC[d] = lane % tpw[d];
+    lane /= tpw[d];
+    warpC[d] = w % wpc[d];
+    w /= wpc[d];
+  }
+  for (unsigned d = 0; d < rank; ++d)
+    c[d] = (inBlock[d] +
+            spt[d] * (laneC[d] + tpw[d] * (warpC[d] + wpc[d] * rep[d]))) %
+           shape[d];
+  return c;
+}
+
+TEST_F(LinearLayoutTest, BlockedElementPositions) {
+  struct Case {
+    SmallVector<unsigned> spt, tpw, wpc, order;
+    SmallVector<int64_t> shape;
+  };
+  std::vector<Case> cases = {
+      {{1, 8}, {4, 8}, {4, 1}, {1, 0}, {64, 64}},
+      {{1, 8}, {4, 8}, {4, 1}, {1, 0}, {128, 32}},
+      {{4, 1}, {8, 4}, {1, 2}, {0, 1}, {32, 64}},
+      {{2, 2}, {2, 16}, {2, 2}, {0, 1}, {16, 128}},
+      {{1}, {32}, {4}, {0}, {1024}},
+      {{1, 1, 4}, {1, 4, 8}, {2, 1, 2}, {2, 1, 0}, {2, 8, 64}},
+  };
+  for (const Case &c : cases) {
+    auto attr = blocked(c.spt, c.tpw, c.wpc, c.order);
+    LinearLayout l = toLinearLayout(attr, c.shape);
+    EXPECT_EQ(getNumWarps(attr), l.getNumWarps());
+    EXPECT_EQ(getLayoutRank(attr), c.shape.size());
+    for (int64_t r = 0; r < l.getNumRegs(); ++r)
+      for (int64_t lane = 0; lane < 32; ++lane)
+        for (int64_t w = 0; w < l.getNumWarps(); ++w)
+          ASSERT_EQ(
+              at(l, r, lane, w),
+              blockedFormula(c.spt, c.tpw, c.wpc, c.order, c.shape, r, lane, w))
+              << l.str() << " at r=" << r << " lane=" << lane << " w=" << w;
+  }
+}
+
+TEST_F(LinearLayoutTest, BlockedCoversTileOnce) {
+  // Without replication every element is held by exactly one (r, l, w).
+  LinearLayout l = toLinearLayout(blocked({1, 8}, {4, 8}, {4, 1}, {1, 0}),
+                                  SmallVector<int64_t>{64, 64});
+  EXPECT_TRUE(l.isInvertible());
+  // A tile smaller than the layout's block: replicated, still surjective.
+  LinearLayout small = toLinearLayout(blocked({1, 8}, {4, 8}, {4, 1}, {1, 0}),
+                                      SmallVector<int64_t>{8, 16});
+  EXPECT_TRUE(small.isSurjective());
+  EXPECT_FALSE(small.isInjective());
+}
+
+/// mma.sync.m16n8k16 accumulator (PTX ISA, "Matrix Fragments for
+/// mma.m16n8k16", c0..c3): row groupID (+8 for c2, c3), column
+/// threadID_in_group * 2 + (i & 1); warp (wi, wj) at (16 wi, 8 wj); blocks
+/// repeated along N, then M.
+Basis mmaAccFormula(unsigned wm, unsigned wn, ArrayRef<int64_t> shape,
+                    int64_t r, int64_t lane, int64_t w) {
+  int64_t i = r % 4, rest = r / 4;
+  int64_t colReps = std::max<int64_t>(1, shape[1] / (8 * wn));
+  int64_t colRep = rest % colReps, rowRep = rest / colReps;
+  int64_t wi = w % wm, wj = w / wm;
+  int64_t row = 16 * wi + lane / 4 + 8 * (i / 2) + 16 * wm * rowRep;
+  int64_t col = 8 * wj + (lane % 4) * 2 + (i % 2) + 8 * wn * colRep;
+  return {row % shape[0], col % shape[1]};
+}
+
+TEST_F(LinearLayoutTest, MmaElementPositions) {
+  for (auto [wm, wn] : {std::pair{4u, 1u}, {2u, 2u}, {1u, 4u}, {8u, 1u}})
+    for (SmallVector<int64_t> shape :
+         {SmallVector<int64_t>{64, 64}, {128, 64}, {64, 128}, {128, 32}}) {
+      LinearLayout l = toLinearLayout(mma(wm, wn), shape);
+      EXPECT_EQ(l.getNumWarps(), wm * wn);
+      for (int64_t r = 0; r < l.getNumRegs(); ++r)
+        for (int64_t lane = 0; lane < 32; ++lane)
+          for (int64_t w = 0; w < wm * wn; ++w)
+            ASSERT_EQ(at(l, r, lane, w),
+                      mmaAccFormula(wm, wn, shape, r, lane, w))
+                << "warps " << wm << "x" << wn << " at r=" << r;
+    }
+}
+
+TEST_F(LinearLayoutTest, DotOperandElementPositions) {
+  unsigned wm = 4, wn = 2;
+  SmallVector<int64_t> shapeA = {64, 32}, shapeB = {32, 64};
+  auto a = DotOperandLayoutAttr::get(&ctx, 0, mma(wm, wn));
+  auto b = DotOperandLayoutAttr::get(&ctx, 1, mma(wm, wn));
+  EXPECT_EQ(getNumWarps(a), 8u);
+  LinearLayout la = toLinearLayout(a, shapeA);
+  LinearLayout lb = toLinearLayout(b, shapeB);
+  // A (PTX a0..a7): row groupID (+8 for a2, a3, a6, a7), column
+  // threadID_in_group * 2 + (i & 1) (+8 for a4..a7); warp wi at row 16 wi,
+  // every wj the same; blocks of 16 x 16 repeated along K, then M.
+  for (int64_t r = 0; r < la.getNumRegs(); ++r)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t w = 0; w < 8; ++w) {
+        int64_t i = r % 8, rest = r / 8, kReps = shapeA[1] / 16;
+        int64_t row = 16 * (w % wm) + lane / 4 + 8 * ((i >> 1) & 1) +
+                      16 * wm * (rest / kReps);
+        int64_t col =
+            (lane % 4) * 2 + (i & 1) + 8 * (i >> 2) + 16 * (rest % kReps);
+        ASSERT_EQ(at(la, r, lane, w), Basis({row, col})) << "r=" << r;
+      }
+  // B (PTX b0..b3): row (k) threadID_in_group * 2 + (i & 1) (+8 for b2,
+  // b3), column groupID; warp wj at column 8 wj, every wi the same; blocks
+  // of 16 x 8 repeated along K, then N.
+  for (int64_t r = 0; r < lb.getNumRegs(); ++r)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t w = 0; w < 8; ++w) {
+        int64_t i = r % 4, rest = r / 4, kReps = shapeB[0] / 16;
+        int64_t row =
+            (lane % 4) * 2 + (i & 1) + 8 * (i >> 1) + 16 * (rest % kReps);
+        int64_t col = 8 * (w / wm) + lane / 4 + 8 * wn * (rest / kReps);
+        ASSERT_EQ(at(lb, r, lane, w), Basis({row, col})) << "r=" << r;
+      }
+}
+
+TEST_F(LinearLayoutTest, SliceHoldsTheParentsRows) {
+  // slice<dim = 1> of an mma layout: each thread holds the rows it holds in
+  // the parent, once each.
+  auto parent = mma(4, 1);
+  auto slice = SliceLayoutAttr::get(&ctx, 1, parent);
+  EXPECT_EQ(getLayoutRank(slice), 1u);
+  EXPECT_EQ(getNumWarps(slice), 4u);
+  LinearLayout p = toLinearLayout(parent, SmallVector<int64_t>{128, 64});
+  LinearLayout s = toLinearLayout(slice, SmallVector<int64_t>{128});
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t w = 0; w < 4; ++w) {
+      std::set<int64_t> want, got;
+      for (int64_t r = 0; r < p.getNumRegs(); ++r)
+        want.insert(at(p, r, lane, w)[0]);
+      for (int64_t r = 0; r < s.getNumRegs(); ++r)
+        got.insert(at(s, r, lane, w)[0]);
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(got.size(), size_t(s.getNumRegs()));
+    }
+  // A slice of a slice: a rank-0 row of... rank 1 -> the parent's rank - 2.
+  auto blocked3 = blocked({1, 1, 4}, {1, 4, 8}, {2, 1, 2}, {2, 1, 0});
+  auto s2 =
+      SliceLayoutAttr::get(&ctx, 0, SliceLayoutAttr::get(&ctx, 2, blocked3));
+  EXPECT_EQ(getLayoutRank(s2), 1u);
+  LinearLayout l2 = toLinearLayout(s2, SmallVector<int64_t>{8});
+  EXPECT_TRUE(l2.isSurjective());
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory layouts
+//===----------------------------------------------------------------------===//
+
+/// The element offset of `coords` in a #tile.shared buffer (the formula of
+/// the lowering's sharedOffset).
+int64_t sharedFormula(ArrayRef<int64_t> shape, unsigned vec, unsigned perPhase,
+                      unsigned maxPhase, ArrayRef<unsigned> order,
+                      ArrayRef<int64_t> coords) {
+  unsigned f = order[0];
+  int64_t row = 0, scale = 1;
+  for (unsigned i = 1; i < order.size(); ++i) {
+    row += coords[order[i]] * scale;
+    scale *= shape[order[i]];
+  }
+  int64_t phase = (row / perPhase) % maxPhase;
+  return row * shape[f] + (coords[f] ^ (phase * vec));
+}
+
+/// Every coordinate of `shape`, row-major.
+SmallVector<Basis> allCoords(ArrayRef<int64_t> shape) {
+  SmallVector<Basis> all;
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  for (int64_t x = 0; x < n; ++x) {
+    Basis c(shape.size());
+    int64_t rest = x;
+    for (int d = shape.size() - 1; d >= 0; --d) {
+      c[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    all.push_back(c);
+  }
+  return all;
+}
+
+TEST_F(LinearLayoutTest, SwizzledSharedLayout) {
+  struct Case {
+    SmallVector<int64_t> shape;
+    unsigned vec, perPhase, maxPhase;
+    SmallVector<unsigned> order;
+  };
+  std::vector<Case> cases = {
+      {{64, 64}, 8, 1, 8, {1, 0}}, // f16, 128-byte rows
+      {{64, 32}, 8, 2, 4, {1, 0}}, // f16, 64-byte rows
+      {{32, 16}, 8, 4, 2, {1, 0}}, // f16, 32-byte rows
+      {{32, 64}, 4, 1, 8, {0, 1}}, // f32, column-major
+      {{16, 8}, 1, 1, 1, {1, 0}},  // plain row-major
+      {{2, 16, 64}, 8, 1, 8, {2, 1, 0}},
+  };
+  for (const Case &c : cases) {
+    auto attr =
+        SharedLayoutAttr::get(&ctx, c.vec, c.perPhase, c.maxPhase, c.order);
+    LinearLayout l = cast<SharedLayoutInterface>(attr).toLinearLayout(
+        c.shape, Float16Type::get(&ctx));
+    EXPECT_EQ(l.getInDimNames(), SmallVector<StringRef>({"offset"}));
+    ASSERT_TRUE(l.isInvertible()) << l.str();
+    LinearLayout inv = cast<SharedLayoutInterface>(attr).toOffsetLayout(
+        c.shape, Float16Type::get(&ctx));
+    for (const Basis &coords : allCoords(c.shape)) {
+      int64_t offset = sharedFormula(c.shape, c.vec, c.perPhase, c.maxPhase,
+                                     c.order, coords);
+      ASSERT_EQ(inv.apply(coords), Basis({offset})) << l.str();
+      ASSERT_EQ(l.apply({offset}), coords) << l.str();
+    }
+  }
+}
+
+/// The element offset of `coords` in a buffer TMA wrote with a swizzle of
+/// `swizzle` bytes: blocks of `swizzle` bytes along order[0], each row-major
+/// over all rows; byte offset bits 4.. XOR-ed with bits 7.. (CUTLASS's
+/// Swizzle<3,4,3>, <2,4,3>, <1,4,3>).
+int64_t nvmmaFormula(ArrayRef<int64_t> shape, unsigned swizzle,
+                     unsigned eltBytes, ArrayRef<unsigned> order,
+                     ArrayRef<int64_t> coords) {
+  unsigned f = order[0];
+  int64_t rows = 1, row = 0;
+  for (unsigned i = 1; i < order.size(); ++i) {
+    row += coords[order[i]] * rows;
+    rows *= shape[order[i]];
+  }
+  int64_t width =
+      swizzle ? std::min<int64_t>(shape[f], swizzle / eltBytes) : shape[f];
+  int64_t block = coords[f] / width, col = coords[f] % width;
+  int64_t bytes = ((block * rows + row) * width + col) * eltBytes;
+  int64_t mask = swizzle ? swizzle / 16 - 1 : 0;
+  bytes ^= ((bytes >> 7) & mask) << 4;
+  return bytes / eltBytes;
+}
+
+TEST_F(LinearLayoutTest, NvmmaSharedLayout) {
+  struct Case {
+    SmallVector<int64_t> shape;
+    unsigned swizzle, eltBytes;
+    SmallVector<unsigned> order;
+  };
+  std::vector<Case> cases = {
+      {{64, 64}, 128, 2, {1, 0}},  {{128, 64}, 128, 2, {1, 0}},
+      {{64, 128}, 128, 2, {1, 0}}, {{64, 64}, 128, 2, {0, 1}},
+      {{64, 32}, 64, 2, {1, 0}},   {{64, 64}, 64, 2, {1, 0}},
+      {{64, 16}, 32, 2, {1, 0}},   {{32, 64}, 32, 2, {1, 0}},
+      {{64, 32}, 128, 4, {1, 0}},  {{64, 64}, 128, 1, {1, 0}},
+      {{64, 32}, 128, 2, {1, 0}},  {{64, 64}, 0, 2, {1, 0}},
+  };
+  for (const Case &c : cases) {
+    LinearLayout l = nvmmaSharedLayout(c.shape, c.swizzle, c.eltBytes, c.order);
+    ASSERT_TRUE(l.isInvertible()) << l.str();
+    LinearLayout inv = l.invert();
+    for (const Basis &coords : allCoords(c.shape)) {
+      int64_t offset =
+          nvmmaFormula(c.shape, c.swizzle, c.eltBytes, c.order, coords);
+      ASSERT_EQ(inv.apply(coords), Basis({offset}))
+          << "swizzle " << c.swizzle << ": " << l.str();
+    }
+  }
+  // The 128-byte swizzle of f16 rows of 64: the 16-byte chunk of row r is
+  // chunk ^ (r % 8), 8 elements each.
+  LinearLayout inv = nvmmaSharedLayout({64, 64}, 128, 2, {1, 0}).invert();
+  for (int64_t r = 0; r < 64; ++r)
+    for (int64_t chunk = 0; chunk < 8; ++chunk)
+      EXPECT_EQ(inv.apply({r, 8 * chunk + 3}),
+                Basis({64 * r + 8 * (chunk ^ (r % 8)) + 3}));
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+/// The map of a conversion sends every destination location to a source
+/// location of the same element.
+void expectMapHoldsElements(const LinearLayout &src, const LinearLayout &dst,
+                            const LayoutConversion &cvt) {
+  for (int64_t x = 0; x < totalInputs(dst); ++x) {
+    SmallVector<int64_t> in = unflatten(dst, x);
+    ASSERT_EQ(src.apply(cvt.map.apply(in)), dst.apply(in));
+  }
+}
+
+TEST_F(LinearLayoutTest, ConversionIdentity) {
+  LinearLayout l = toLinearLayout(mma(4, 1), SmallVector<int64_t>{64, 64});
+  auto cvt = getConversion(l, l);
+  ASSERT_TRUE(cvt);
+  EXPECT_EQ(cvt->kind, ConversionKind::Registers);
+  ASSERT_TRUE(cvt->registerMap);
+  for (unsigned r = 0; r < l.getNumRegs(); ++r)
+    EXPECT_EQ((*cvt->registerMap)[r], r);
+}
+
+TEST_F(LinearLayoutTest, ConversionAccumulatorToOperandA) {
+  // The accumulator of one mma is the A operand of the next (P * V): no
+  // data moves, registers are renamed.
+  SmallVector<int64_t> shape = {64, 64};
+  LinearLayout acc = toLinearLayout(mma(4, 1), shape);
+  LinearLayout opA =
+      toLinearLayout(DotOperandLayoutAttr::get(&ctx, 0, mma(4, 1)), shape);
+  auto cvt = getConversion(acc, opA);
+  ASSERT_TRUE(cvt);
+  EXPECT_EQ(cvt->kind, ConversionKind::Registers);
+  ASSERT_TRUE(cvt->registerMap);
+  expectMapHoldsElements(acc, opA, *cvt);
+  for (unsigned r = 0; r < opA.getNumRegs(); ++r)
+    EXPECT_EQ(acc.regCoords((*cvt->registerMap)[r]), opA.regCoords(r));
+  // The same answer as the lowering's test.
+  EXPECT_TRUE(acc.sameThreadMapping(opA));
+}
+
+TEST_F(LinearLayoutTest, ConversionWithinAWarp) {
+  // One warp, two thread arrangements: lanes exchange data.
+  SmallVector<int64_t> shape = {16, 32};
+  LinearLayout a =
+      toLinearLayout(blocked({1, 4}, {8, 4}, {1, 1}, {1, 0}), shape);
+  LinearLayout b =
+      toLinearLayout(blocked({1, 4}, {4, 8}, {1, 1}, {1, 0}), shape);
+  auto cvt = getConversion(a, b);
+  ASSERT_TRUE(cvt);
+  EXPECT_EQ(cvt->kind, ConversionKind::WarpShuffle);
+  EXPECT_FALSE(cvt->registerMap);
+  expectMapHoldsElements(a, b, *cvt);
+  // Source and destination map each element to one lane of the same warp.
+  for (int64_t x = 0; x < totalInputs(b); ++x) {
+    SmallVector<int64_t> in = unflatten(b, x);
+    EXPECT_EQ(cvt->map.apply(in)[2], in[2]); // the warp
+  }
+}
+
+TEST_F(LinearLayoutTest, ConversionAcrossWarps) {
+  SmallVector<int64_t> shape = {64, 64};
+  LinearLayout ld =
+      toLinearLayout(blocked({1, 8}, {4, 8}, {4, 1}, {1, 0}), shape);
+  LinearLayout acc = toLinearLayout(mma(4, 1), shape);
+  auto cvt = getConversion(ld, acc);
+  ASSERT_TRUE(cvt);
+  EXPECT_EQ(cvt->kind, ConversionKind::SharedMemory);
+  expectMapHoldsElements(ld, acc, *cvt);
+}
+
+TEST_F(LinearLayoutTest, ConversionIntoReplication) {
+  // Into a layout that replicates over warps: each warp needs the elements
+  // of the others.
+  SmallVector<int64_t> shape = {64, 32};
+  LinearLayout acc = toLinearLayout(mma(4, 1), shape);
+  LinearLayout opB =
+      toLinearLayout(DotOperandLayoutAttr::get(&ctx, 1, mma(4, 1)),
+                     SmallVector<int64_t>{64, 32});
+  auto cvt = getConversion(acc, opB);
+  ASSERT_TRUE(cvt);
+  EXPECT_EQ(cvt->kind, ConversionKind::SharedMemory);
+  expectMapHoldsElements(acc, opB, *cvt);
+  // From a replicated layout to one of its own threads' elements: the warp
+  // replication in B is free (every warp holds all of it).
+  auto back = getConversion(opB, opB);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->kind, ConversionKind::Registers);
+}
+
+TEST_F(LinearLayoutTest, ConversionOfDifferentShapes) {
+  LinearLayout a = toLinearLayout(mma(4, 1), SmallVector<int64_t>{64, 64});
+  LinearLayout b = toLinearLayout(mma(4, 1), SmallVector<int64_t>{64, 32});
+  EXPECT_FALSE(getConversion(a, b));
+}
+
+TEST_F(LinearLayoutTest, ConversionAgreesWithTheLowering) {
+  // Where the lowering renames registers (same lanes and warps, every
+  // register found), getConversion says Registers with the same mapping.
+  SmallVector<int64_t> shape = {64, 64};
+  SmallVector<Attribute> layouts = {
+      mma(4, 1),
+      mma(2, 2),
+      DotOperandLayoutAttr::get(&ctx, 0, mma(4, 1)),
+      DotOperandLayoutAttr::get(&ctx, 1, mma(4, 1)),
+      DotOperandLayoutAttr::get(&ctx, 0, mma(2, 2)),
+      blocked({1, 8}, {4, 8}, {4, 1}, {1, 0}),
+      blocked({1, 4}, {4, 8}, {4, 1}, {1, 0}),
+      blocked({8, 1}, {8, 4}, {1, 4}, {0, 1}),
+      blocked({1, 2}, {8, 4}, {4, 1}, {1, 0}),
+  };
+  for (Attribute s : layouts)
+    for (Attribute d : layouts) {
+      LinearLayout src = toLinearLayout(s, shape);
+      LinearLayout dst = toLinearLayout(d, shape);
+      auto cvt = getConversion(src, dst);
+      ASSERT_TRUE(cvt);
+      expectMapHoldsElements(src, dst, *cvt);
+      bool lowering = src.sameThreadMapping(dst);
+      for (unsigned r = 0; r < dst.getNumRegs() && lowering; ++r)
+        lowering = src.findReg(dst.regCoords(r)).has_value();
+      if (!lowering)
+        continue;
+      EXPECT_EQ(cvt->kind, ConversionKind::Registers)
+          << attrStr(s) << " -> " << attrStr(d);
+      ASSERT_TRUE(cvt->registerMap);
+      for (unsigned r = 0; r < dst.getNumRegs(); ++r)
+        EXPECT_EQ((*cvt->registerMap)[r], *src.findReg(dst.regCoords(r)));
+    }
+}
+
+} // namespace
