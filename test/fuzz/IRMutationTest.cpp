@@ -105,6 +105,7 @@ static const char *const kPipelines[] = {
     "tile-allocate-shared-memory,tile-insert-barriers,convert-tile-to-llvm",
     "tile-schedule",
     "tile-to-llvm",
+    "tile-print-layouts{output=/dev/null}",
 };
 
 //===----------------------------------------------------------------------===//

@@ -207,4 +207,29 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TilePrintLayouts : Pass<"tile-print-layouts"> {
+  let summary = "Print which thread and register hold each element of a tile";
+  let description = [{
+    A debugging aid that changes nothing. For each distinct laid-out tile
+    type of the IR (a layout on a shape, in order of first appearance: in
+    function signatures, op results and block arguments), prints the
+    layout's linear form, its number of warps and registers per thread, how
+    many threads hold each element, and a table giving, for each element, the
+    first (warp, lane, register) that holds it as `warp:lane:register`, one
+    line per index of the leading dimensions (`[i, *]`). For each distinct
+    `!tile.smem` type, prints the shared layout's linear form (offset ->
+    coordinates) and the table of each element's offset.
+
+    The tables go to standard error, or to the file named by `output`
+    ("-" for standard output); tiles of more than `max-elements` elements get
+    the linear form and the summary only.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"\"",
+           "File to print to (default: standard error; - for standard output)">,
+    Option<"maxElements", "max-elements", "int64_t", "4096",
+           "Largest tile whose element table is printed">
+  ];
+}
+
 #endif // TILE_TRANSFORMS_PASSES_TD
