@@ -61,9 +61,13 @@ run() { # name, command...
 if [ "$what" = all ] || [ "$what" = tests ]; then
 run gpu-runtime "$bin/tile-runtime-gpu-tests" --tilec="$bin/tilec" \
   --inputs=test/gpu/Inputs
-for family in vector_add softmax gemm flash_attention; do
-  run "gpu-$family" "$bin/tile-kernel-gpu-tests" --kernels=kernels \
-    --tilec="$bin/tilec" --family=$family $quick
+# Both code generation paths on this GPU: sm_90a (wgmma) and sm_80
+# (mma.sync), JIT and AOT.
+for arch in sm_90a sm_80; do
+  for family in vector_add softmax gemm flash_attention; do
+    run "gpu-$family-$arch" "$bin/tile-kernel-gpu-tests" --kernels=kernels \
+      --tilec="$bin/tilec" --family=$family --arch=$arch $quick
+  done
 done
 run example-flash-attention "$bin/flash_attention_jit" kernels/flash_attention.tile
 
