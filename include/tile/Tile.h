@@ -262,10 +262,11 @@ public:
   /// kinds, dtypes, ranks, shapes and strides, null pointers, alignment and
   /// contiguity, and what TMA needs of the tensors the kernel copies with it
   /// (a 16-byte aligned base, stride 1 innermost, other strides multiples
-  /// of 16 bytes below 2^40; launch() also refuses an empty one). The messages name the argument: "argument 2 ('K'):
-  /// expected a rank-4 tensor, got rank 3". Tensors less aligned than the
-  /// kernel assumes are an error for kernels loaded from PTX; a JIT kernel
-  /// accepts them (launch() compiles a variant for them).
+  /// of 16 bytes below 2^40; launch() also refuses an empty one). The messages
+  /// name the argument: "argument 2 ('K'): expected a rank-4 tensor, got rank
+  /// 3". Tensors less aligned than the kernel assumes are an error for kernels
+  /// loaded from PTX; a JIT kernel accepts them (launch() compiles a variant
+  /// for them).
   Status check(const std::vector<Arg> &args) const;
 
   /// Checks `args`, then launches the kernel on `stream` (nullptr: the

@@ -134,8 +134,7 @@ TILE_API size_t tile_kernel_num_params(tile_kernel kernel);
  * NULL past the end. */
 TILE_API size_t tile_kernel_num_tensor_maps(tile_kernel kernel);
 TILE_API size_t tile_kernel_num_tma_fallbacks(tile_kernel kernel);
-TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel,
-                                              size_t index);
+TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
 
 /* The calling thread's last error message; "" if none. Valid until the
  * thread's next failing tile_* call. */

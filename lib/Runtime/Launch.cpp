@@ -369,8 +369,7 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
                            " names parameter " + std::to_string(map.param) +
                            " of " + std::to_string(info.params.size()));
     const tilec::KernelParam &param = info.params[map.param];
-    std::string problem =
-        tensorMapArgumentProblem(map, param, args[map.param]);
+    std::string problem = tensorMapArgumentProblem(map, param, args[map.param]);
     if (!problem.empty())
       return argError(map.param, param, problem);
   }
@@ -469,9 +468,9 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
   // The TMA descriptors, after the ordinary parameters (KernelInfo.h).
   alignas(64) CUtensorMap maps[tilec::kMaxTensorMaps];
   if (!target->info.tensorMaps.empty())
-    if (Status status = tensorMapsForLaunch(
-            *target, args.data(), args.size(), driver.cuTensorMapEncodeTiled,
-            &driver, maps, packed);
+    if (Status status = tensorMapsForLaunch(*target, args.data(), args.size(),
+                                            driver.cuTensorMapEncodeTiled,
+                                            &driver, maps, packed);
         !status.ok())
       return status;
 

@@ -133,9 +133,9 @@ struct AlignmentFit {
 /// Checks `args` against `info`'s parameters and packs them per the kernel
 /// ABI (KernelInfo.h), and checks that every tensor with a tensor map fits
 /// TMA (tensorMapArgumentProblem); the descriptors themselves are built at
-/// launch (tensorMapsForLaunch). A pure function: no GPU, no allocation on success
-/// beyond `packed`'s inline storage. Messages name the argument, 1-based:
-/// "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
+/// launch (tensorMapsForLaunch). A pure function: no GPU, no allocation on
+/// success beyond `packed`'s inline storage. Messages name the argument,
+/// 1-based: "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
 Status checkArguments(const tilec::KernelInfo &info,
                       llvm::ArrayRef<ArgRef> args, PackedArgs &packed,
                       AlignmentFit &fit);

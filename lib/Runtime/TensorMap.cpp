@@ -73,9 +73,10 @@ static bool strideMatters(const ArgRef &arg, size_t d) {
 // Checks and the encode call
 //===----------------------------------------------------------------------===//
 
-std::string tile::detail::tensorMapArgumentProblem(
-    const tilec::TensorMapInfo &map, const tilec::KernelParam &param,
-    const ArgRef &arg) {
+std::string
+tile::detail::tensorMapArgumentProblem(const tilec::TensorMapInfo &map,
+                                       const tilec::KernelParam &param,
+                                       const ArgRef &arg) {
   // The description was checked when it was read (tilec::tensorMapProblem);
   // these guard the arrays below against one built otherwise.
   if (!param.isTensor || param.rank < 1 || param.rank > kTensorMapMaxRank ||
@@ -92,8 +93,8 @@ std::string tile::detail::tensorMapArgumentProblem(
   unsigned elementBytes = tilec::elementBytes(param.element);
   if (strideMatters(arg, r - 1) && arg.strides[r - 1] != 1)
     return tma("a contiguous last dimension (stride 1); got strides[" +
-               std::to_string(r - 1) + "] = " +
-               std::to_string(arg.strides[r - 1]));
+               std::to_string(r - 1) +
+               "] = " + std::to_string(arg.strides[r - 1]));
   uintptr_t address = reinterpret_cast<uintptr_t>(arg.data);
   if (address % 16) {
     char text[32];
@@ -152,13 +153,11 @@ void tile::detail::describeTensorMap(const tilec::TensorMapInfo &map,
 
 CUresult TensorMapEncoding::encode(TensorMapEncodeFn encode,
                                    CUtensorMap &out) const {
-  return encode(&out, dataType, rank, address, globalDim, globalStrides,
-                boxDim, elementStrides, interleave, swizzle, l2Promotion,
-                oobFill);
+  return encode(&out, dataType, rank, address, globalDim, globalStrides, boxDim,
+                elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 
-template <typename T>
-static std::string list(const T *values, size_t size) {
+template <typename T> static std::string list(const T *values, size_t size) {
   std::string text = "[";
   for (size_t i = 0; i < size; ++i)
     text += (i ? ", " : "") + std::to_string(values[i]);
@@ -258,8 +257,8 @@ TensorMapCache::Stats TensorMapCache::stats() const {
 // At launch
 //===----------------------------------------------------------------------===//
 
-Status tile::detail::tensorMapsForLaunch(KernelImpl &kernel,
-                                         const ArgRef *args, size_t numArgs,
+Status tile::detail::tensorMapsForLaunch(KernelImpl &kernel, const ArgRef *args,
+                                         size_t numArgs,
                                          TensorMapEncodeFn encode,
                                          const CudaDriver *driver,
                                          CUtensorMap *maps,

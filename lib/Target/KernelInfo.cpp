@@ -169,11 +169,11 @@ std::string KernelInfo::toJSON() const {
     json::Array box;
     for (unsigned size : map.box)
       box.push_back(static_cast<int64_t>(size));
-    mapArray.push_back(
-        json::Object{{"param", static_cast<int64_t>(map.param)},
-                     {"box", std::move(box)},
-                     {"swizzle", static_cast<int64_t>(map.swizzle)},
-                     {"fill", map.fill == TensorMapFill::NaN ? "nan" : "zero"}});
+    mapArray.push_back(json::Object{
+        {"param", static_cast<int64_t>(map.param)},
+        {"box", std::move(box)},
+        {"swizzle", static_cast<int64_t>(map.swizzle)},
+        {"fill", map.fill == TensorMapFill::NaN ? "nan" : "zero"}});
   }
 
   json::Object root{{"abi", kKernelABI},
@@ -358,7 +358,8 @@ static bool readTensorMap(Reader &reader, const json::Value &value,
   const json::Value *box = object->get("box");
   const json::Array *boxArray = box ? box->getAsArray() : nullptr;
   if (!boxArray)
-    return reader.fail(where + ": " + (box ? "\"box\" must be" : "missing \"box\"") +
+    return reader.fail(where + ": " +
+                       (box ? "\"box\" must be" : "missing \"box\"") +
                        " an array of integers");
   if (boxArray->size() > kTensorMapMaxRank)
     return reader.fail(where + ": \"box\" has " +

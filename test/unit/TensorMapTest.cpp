@@ -88,25 +88,23 @@ KernelInfo gemmInfo() {
   KernelInfo info;
   info.name = "gemm";
   info.arch = "sm_90a";
-  info.params = {tensor("A", ElementKind::F16, 2),
-                 tensor("B", ElementKind::F16, 2),
-                 tensor("C", ElementKind::F32, 2), scalar("alpha", ScalarKind::F32)};
+  info.params = {
+      tensor("A", ElementKind::F16, 2), tensor("B", ElementKind::F16, 2),
+      tensor("C", ElementKind::F32, 2), scalar("alpha", ScalarKind::F32)};
   info.tensorMaps = {tensorMap(0, {128, 64}), tensorMap(1, {64, 64}),
                      tensorMap(1, {64, 32}, 64, TensorMapFill::NaN)};
   return info;
 }
 
 void *fakePointer(uintptr_t alignment, uintptr_t which = 0) {
-  return reinterpret_cast<void *>(uintptr_t(1) << 40 | which << 20 |
-                                  alignment);
+  return reinterpret_cast<void *>(uintptr_t(1) << 40 | which << 20 | alignment);
 }
 
 std::vector<Arg> gemmArgs(void *a = fakePointer(256), int64_t m = 512,
                           int64_t k = 256) {
   return {Tensor::contiguous(a, DType::F16, {m, k}),
           Tensor::contiguous(fakePointer(256, 1), DType::F16, {k, 384}),
-          Tensor::contiguous(fakePointer(256, 2), DType::F32, {m, 384}),
-          1.0f};
+          Tensor::contiguous(fakePointer(256, 2), DType::F32, {m, 384}), 1.0f};
 }
 
 /// The tensor map part of an argument check's message ("" when fine).
@@ -127,8 +125,8 @@ FakeEncoder *fake = nullptr;
 
 /// Records its call and writes the address, rank and sizes into the map, so
 /// that a test can tell which descriptor it got.
-CUresult fakeEncode(CUtensorMap *map, CUtensorMapDataType type,
-                    cuuint32_t rank, void *address, const cuuint64_t *dims,
+CUresult fakeEncode(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                    void *address, const cuuint64_t *dims,
                     const cuuint64_t *strides, const cuuint32_t *box,
                     const cuuint32_t *elementStrides,
                     CUtensorMapInterleave interleave,
@@ -272,10 +270,10 @@ TEST(TensorMapJSON, RejectsMalformed) {
       R"({"name":"I","kind":"tensor","dtype":"i32","rank":1}])";
   auto parse = [&](const std::string &tail) {
     std::string error;
-    std::optional<KernelInfo> info = KernelInfo::fromJSON(
-        R"({"name":"k","num_warps":4,"shared_bytes":0,)" + params + "," +
-            tail + "}",
-        error);
+    std::optional<KernelInfo> info =
+        KernelInfo::fromJSON(R"({"name":"k","num_warps":4,"shared_bytes":0,)" +
+                                 params + "," + tail + "}",
+                             error);
     EXPECT_FALSE(info) << tail;
     return error;
   };
@@ -314,8 +312,7 @@ TEST(TensorMapJSON, RejectsMalformed) {
        "box[0] must be an integer in [1, 256]"},
       {map(R"({"param":0,"box":["8",64],"swizzle":128,"fill":"zero"})"),
        "box[0] must be an integer in [1, 256]"},
-      {map(R"({"param":0,"box":[8,64],"fill":"zero"})"),
-       "missing \"swizzle\""},
+      {map(R"({"param":0,"box":[8,64],"fill":"zero"})"), "missing \"swizzle\""},
       {map(R"({"param":0,"box":[8,64],"swizzle":16,"fill":"zero"})"),
        "\"swizzle\" is 16, expected 0, 32, 64 or 128 (bytes)"},
       {map(R"({"param":0,"box":[8,64],"swizzle":256,"fill":"zero"})"),
@@ -508,8 +505,8 @@ TEST_F(TensorMapFixture, EncodeArguments) {
     KernelInfo one;
     one.name = "k";
     one.params = {tensor("T", c.element, 2)};
-    one.tensorMaps = {tensorMap(0, {4, 32 / tilec::elementBytes(c.element)},
-                                c.swizzle)};
+    one.tensorMaps = {
+        tensorMap(0, {4, 32 / tilec::elementBytes(c.element)}, c.swizzle)};
     PackedArgs packed;
     ASSERT_TRUE(launchMaps(makeUnloadedKernel(one),
                            {Tensor(fakePointer(256), c.dtype, {1, 40}, {3, 1})},
@@ -694,8 +691,8 @@ TEST_F(TensorMapFixture, ConcurrentLaunches) {
       for (int i = 0; i < kLaunches; ++i) {
         void *a = fakePointer(256, 10 + (i + t) % kPointers);
         PackedArgs packed;
-        Status status = launchMaps(kernel, gemmArgs(a), fakeEncode, maps,
-                                   packed);
+        Status status =
+            launchMaps(kernel, gemmArgs(a), fakeEncode, maps, packed);
         if (!status.ok() ||
             maps[0].opaque[0] != reinterpret_cast<uintptr_t>(a) ||
             maps[1].opaque[0] !=
