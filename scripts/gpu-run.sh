@@ -3,7 +3,7 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|torch] [--quick]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch] [--quick]
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
 # compute-sanitizer memcheck, racecheck and synccheck on a few tiny GEMM and
@@ -17,6 +17,8 @@
 #              mma.sync ceiling kernel                     -> bench-gemm.json
 #   ablations  loop split on/off (causal, D=128) and pipeline stages 1-4 and
 #              0 (hints), on the configs the search chose  -> ablation-*.json
+#   launch     tile-bench-launch: host time per launch, without and with
+#              TMA descriptors (cache hit and miss)       -> bench-launch.json
 #   torch      PyTorch SDPA (flash, cuDNN) and cuBLAS GEMM -> bench-torch.json
 # then bench/compare.py joins them into bench.md and bench.json. The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -32,8 +34,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|torch) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|torch] [--quick]" >&2
+  all|tests|bench|attention|gemm|ablations|launch|torch) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -69,6 +71,7 @@ for arch in sm_90a sm_80; do
       --tilec="$bin/tilec" --family=$family --arch=$arch $quick
   done
 done
+run gpu-tensor-maps "$bin/tile-tensormap-gpu-tests" --kernels=kernels
 run example-flash-attention "$bin/flash_attention_jit" kernels/flash_attention.tile
 
 # Registers and spills of the flash-attention kernel, from ptxas.
@@ -128,6 +131,10 @@ if wants ablations; then
   step ablation-stages "$bin/tile-bench-attention" --ablation=stages \
     --kernel=kernels/flash_attention.tile --best-from="$out/bench-tilec.json" \
     --json="$out/ablation-stages.json" $quick
+fi
+if wants launch; then
+  step bench-launch "$bin/tile-bench-launch" --kernels=kernels \
+    --json="$out/bench-launch.json"
 fi
 export TILEC_CACHE_DIR=off
 if wants torch; then

@@ -249,13 +249,24 @@ public:
   const std::vector<std::pair<std::string, std::string>> &constants() const;
   /// The kernel's PTX, starting with its `// tilec-kernel: {json}` line.
   const std::string &ptx() const;
+  /// The TMA descriptors the kernel takes after its ordinary parameters
+  /// (sm_90a kernels that copy with TMA; 0 otherwise). launch() builds them
+  /// from the tensor arguments with the driver's cuTensorMapEncodeTiled and
+  /// caches them per pointer, shape and strides.
+  size_t numTensorMaps() const;
+  /// Why the compiler used cp.async instead of TMA for some loads (free
+  /// text, from the kernel's description).
+  const std::vector<std::string> &tmaFallback() const;
 
   /// Checks `args` against the parameters without touching the GPU: count,
   /// kinds, dtypes, ranks, shapes and strides, null pointers, alignment and
-  /// contiguity. The messages name the argument: "argument 2 ('K'):
-  /// expected a rank-4 tensor, got rank 3". Tensors less aligned than the
-  /// kernel assumes are an error for kernels loaded from PTX; a JIT kernel
-  /// accepts them (launch() compiles a variant for them).
+  /// contiguity, and what TMA needs of the tensors the kernel copies with it
+  /// (a 16-byte aligned base, stride 1 innermost, other strides multiples
+  /// of 16 bytes below 2^40; launch() also refuses an empty one). The messages
+  /// name the argument: "argument 2 ('K'): expected a rank-4 tensor, got rank
+  /// 3". Tensors less aligned than the kernel assumes are an error for kernels
+  /// loaded from PTX; a JIT kernel accepts them (launch() compiles a variant
+  /// for them).
   Status check(const std::vector<Arg> &args) const;
 
   /// Checks `args`, then launches the kernel on `stream` (nullptr: the

@@ -128,6 +128,13 @@ TILE_API unsigned tile_kernel_num_stages(tile_kernel kernel);
 TILE_API int tile_kernel_loop_split(tile_kernel kernel);
 TILE_API unsigned tile_kernel_shared_bytes(tile_kernel kernel);
 TILE_API size_t tile_kernel_num_params(tile_kernel kernel);
+/* The TMA descriptors the kernel takes (built by the launch; 0 for kernels
+ * that copy without TMA), and why the compiler used cp.async instead of TMA
+ * for some of its loads: reason `index` of tile_kernel_num_tma_fallbacks, or
+ * NULL past the end. */
+TILE_API size_t tile_kernel_num_tensor_maps(tile_kernel kernel);
+TILE_API size_t tile_kernel_num_tma_fallbacks(tile_kernel kernel);
+TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
 
 /* The calling thread's last error message; "" if none. Valid until the
  * thread's next failing tile_* call. */

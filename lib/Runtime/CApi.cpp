@@ -192,6 +192,20 @@ size_t tile_kernel_num_params(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->info.params.size() : 0;
 }
 
+size_t tile_kernel_num_tensor_maps(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.tensorMaps.size() : 0;
+}
+
+size_t tile_kernel_num_tma_fallbacks(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.tmaFallback.size() : 0;
+}
+
+const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index) {
+  if (!kernel || index >= toImpl(kernel)->info.tmaFallback.size())
+    return nullptr;
+  return toImpl(kernel)->info.tmaFallback[index].c_str();
+}
+
 const char *tile_last_error(void) { return lastError.c_str(); }
 
 int tile_runtime_stats(tile_stats *stats) {

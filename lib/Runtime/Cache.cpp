@@ -15,8 +15,9 @@
 using namespace tile;
 using namespace tile::detail;
 
-/// Bump when the cache's file format or the key's fields change.
-static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v2";
+/// Bump when the cache's file format or the key's fields change (v3: kernel
+/// descriptions may carry tensor maps, which the runtime passes to the kernel).
+static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v3";
 static constexpr llvm::StringLiteral kHeaderPrefix = "// tilec-kernel: ";
 static constexpr llvm::StringLiteral kTrailerPrefix = "// tilec-cache-sha256: ";
 

@@ -10,6 +10,7 @@
 #define TILE_RUNTIME_RUNTIMEIMPL_H
 
 #include "CudaDriver.h"
+#include "TensorMap.h"
 #include "tile/Tile.h"
 #include "tilec/Target/Compile.h"
 #include "tilec/Target/KernelInfo.h"
@@ -77,6 +78,8 @@ struct KernelImpl {
   /// Variants of this kernel for less aligned tensors, by log2(alignment),
   /// compiled on demand.
   std::atomic<KernelImpl *> variants[8] = {};
+  /// The TMA descriptors built for this kernel's launches (TensorMap.h).
+  TensorMapCache tensorMapCache;
 };
 
 /// Builds a kernel from its description alone, with no module: check()
@@ -128,9 +131,11 @@ struct AlignmentFit {
 };
 
 /// Checks `args` against `info`'s parameters and packs them per the kernel
-/// ABI (KernelInfo.h). A pure function: no GPU, no allocation on success
-/// beyond `packed`'s inline storage. Messages name the argument, 1-based:
-/// "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
+/// ABI (KernelInfo.h), and checks that every tensor with a tensor map fits
+/// TMA (tensorMapArgumentProblem); the descriptors themselves are built at
+/// launch (tensorMapsForLaunch). A pure function: no GPU, no allocation on
+/// success beyond `packed`'s inline storage. Messages name the argument,
+/// 1-based: "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
 Status checkArguments(const tilec::KernelInfo &info,
                       llvm::ArrayRef<ArgRef> args, PackedArgs &packed,
                       AlignmentFit &fit);
