@@ -138,7 +138,9 @@ struct Tensor {
 
 /// One kernel argument: a tensor, an int, a float or a bool, matching the
 /// kernel's run-time parameters in order. An int argument also fits a float
-/// parameter; a double is stored as a float.
+/// parameter when a 32-bit float holds it exactly (any int up to 2^24 in
+/// magnitude); otherwise the launch refuses it. A float never fits an int
+/// parameter. A double is stored as a float.
 class Arg {
 public:
   enum class Kind { Tensor, Int, Float, Bool };

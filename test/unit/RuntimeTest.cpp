@@ -359,6 +359,33 @@ TEST(Arguments, ScalarConversions) {
   EXPECT_EQ(b, 1u);
 }
 
+TEST(Arguments, IntForFloatIsExactOrRefused) {
+  KernelInfo info;
+  info.name = "scalars";
+  info.params = {scalarParam("i", ScalarKind::I32),
+                 scalarParam("f", ScalarKind::F32)};
+  Kernel kernel = makeUnloadedKernel(info);
+  // Every int up to 2^24 has a float, and so has every power of two.
+  EXPECT_TRUE(kernel.check({0, 1 << 24}).ok());
+  EXPECT_TRUE(kernel.check({0, -(1 << 24)}).ok());
+  EXPECT_TRUE(kernel.check({0, int64_t(1) << 40}).ok());
+  EXPECT_TRUE(kernel.check({0, (int64_t(1) << 25) + 4}).ok());
+  EXPECT_FALSE(kernel.check({0, (int64_t(1) << 25) + 2}).ok());
+  EXPECT_EQ(kernel.check({0, (1 << 24) + 1}).message(),
+            "kernel 'scalars': argument 2 ('f'): the int 16777217 has no "
+            "exact 32-bit float value (the nearest is 16777216); pass a float "
+            "to round it");
+  EXPECT_FALSE(kernel.check({0, INT64_MAX}).ok());
+  EXPECT_FALSE(kernel.check({0, INT64_MIN + 1}).ok());
+  EXPECT_TRUE(kernel.check({0, INT64_MIN}).ok()) << "-2^63 is a float";
+  // A float for an int parameter is refused, whatever its value.
+  EXPECT_EQ(kernel.check({2.0, 1}).message(),
+            "kernel 'scalars': argument 1 ('i'): expected an int, got a float");
+  EXPECT_EQ(kernel.check({2.0f, 1}).message(),
+            "kernel 'scalars': argument 1 ('i'): expected an int, got a float");
+
+}
+
 /// check()'s message for `args` on `info`'s kernel.
 static std::string checkMessage(const KernelInfo &info,
                                 const std::vector<Arg> &args) {
