@@ -284,6 +284,8 @@ struct RuntimeStats {
   uint64_t memoryHits = 0;        // kernels found already loaded
   uint64_t modulesLoaded = 0;     // cuModuleLoadDataEx calls that succeeded
   uint64_t alignmentVariants = 0; // variants compiled for less aligned tensors
+  uint64_t cubinHits = 0;   // modules loaded from a cached cubin (no JIT)
+  uint64_t cubinWrites = 0; // cubins the driver compiled, kept on disk
 };
 
 namespace detail {
@@ -297,7 +299,11 @@ class RuntimeImpl;
 /// $XDG_CACHE_HOME/tilec, else ~/.cache/tilec, keyed by a SHA-256 of the
 /// source, the constants, the kernel name, the arch, the warps, the tensor
 /// alignment, the pipeline stages, the loop splitting and the compiler's
-/// version. TILEC_CACHE_DIR=off disables it.
+/// version. Beside each PTX file it keeps the cubin the driver compiled from
+/// it, per GPU architecture and driver version, so that a kernel found on
+/// disk loads in a new process without the driver's JIT compile (AOT PTX
+/// loaded with loadPTX gets its cubin kept too, keyed by the PTX's SHA-256).
+/// TILEC_CACHE_DIR=off disables it.
 class TILE_API Runtime {
 public:
   /// The process-wide runtime.

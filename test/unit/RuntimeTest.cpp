@@ -672,6 +672,43 @@ TEST(DiskCache, WriteReadCorrupt) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+TEST(DiskCache, BinaryEntries) {
+  std::string dir = temporaryDirectory("tile-binary-cache");
+  DiskCache cache(dir + "/c");
+  std::string key(64, 'b');
+  std::string name = cubinEntryName(key, 9, 0, 13000);
+  EXPECT_EQ(name, key + ".sm90-cuda13000.cubin");
+  EXPECT_NE(name, cubinEntryName(key, 8, 0, 13000)) << "keyed by the GPU";
+  EXPECT_NE(name, cubinEntryName(key, 9, 0, 12080)) << "and by the driver";
+  EXPECT_FALSE(cache.readBinary(name));
+  // Binary data, NULs and newlines included.
+  std::string cubin("\x7f" "ELF\0\0\n\x01\xff binary", 16);
+  ASSERT_TRUE(cache.writeBinary(name, cubin).ok());
+  EXPECT_EQ(cache.readBinary(name).value_or(""), cubin);
+  EXPECT_EQ(countFiles(dir + "/c"), 1u) << "no temporaries left";
+
+  std::string path = cache.binaryPath(name);
+  std::string intact = (*llvm::MemoryBuffer::getFile(path))->getBuffer().str();
+  auto overwrite = [&](const std::string &bytes) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << bytes;
+  };
+  std::string flipped = intact;
+  flipped[3] ^= 1;
+  for (const std::string &corrupt :
+       {intact.substr(0, intact.size() - 1), intact.substr(0, 8), cubin,
+        std::string(), flipped}) {
+    overwrite(corrupt);
+    EXPECT_FALSE(cache.readBinary(name));
+  }
+  ASSERT_TRUE(cache.writeBinary(name, cubin).ok());
+  EXPECT_EQ(cache.readBinary(name).value_or(""), cubin);
+  EXPECT_FALSE(DiskCache("/proc/no-such-dir/t").writeBinary(name, cubin).ok());
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(DiskCache, DefaultDirectory) {
   std::string savedDir = std::getenv("TILEC_CACHE_DIR") ?: "";
   std::string savedHome = std::getenv("HOME") ?: "";
