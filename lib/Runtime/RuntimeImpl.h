@@ -10,6 +10,7 @@
 #define TILE_RUNTIME_RUNTIMEIMPL_H
 
 #include "CudaDriver.h"
+#include "tile/Attention.h"
 #include "tile/Tile.h"
 #include "tilec/Target/Compile.h"
 #include "tilec/Target/KernelInfo.h"
@@ -142,6 +143,27 @@ Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
 Status checkKernel(const KernelImpl &kernel, llvm::ArrayRef<ArgRef> args);
 
 //===----------------------------------------------------------------------===//
+// Attention (Attention.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A tensor argument of tile::attention, borrowed from whichever API it came
+/// through.
+struct TensorRef {
+  const void *data = nullptr;
+  DType dtype = DType::F16;
+  const int64_t *shape = nullptr;
+  size_t rank = 0;
+  const int64_t *strides = nullptr;
+  size_t stridesRank = 0;
+};
+
+/// tile::attention's body: checks; then, with `launch`, runs; with
+/// `config`, stores the configuration used (tuning it if needed).
+Status attentionRefs(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                     const TensorRef &out, const AttentionOptions &options,
+                     bool launch, std::string *config);
+
+//===----------------------------------------------------------------------===//
 // Caches (Cache.cpp)
 //===----------------------------------------------------------------------===//
 
@@ -226,6 +248,7 @@ public:
 
   RuntimeStats stats() const;
   const DiskCache &diskCache() const { return disk; }
+  const std::string &compilerVersion() const { return version; }
 
 private:
   struct Entry {
