@@ -40,7 +40,7 @@ namespace tile {
 
 /// One configuration to try: constants added to (or replacing) those of
 /// the base CompileOptions, and the warps and pipeline stages.
-struct TuneCandidate {
+struct TILE_API TuneCandidate {
   std::vector<std::pair<std::string, std::string>> constants;
   unsigned numWarps = 4;
   unsigned numStages = 0;
