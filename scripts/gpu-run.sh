@@ -18,7 +18,8 @@
 #   ablations  loop split on/off (causal, D=128) and pipeline stages 1-4 and
 #              0 (hints), on the configs the search chose  -> ablation-*.json
 #   torch      PyTorch SDPA (flash, cuDNN) and cuBLAS GEMM -> bench-torch.json
-# then bench/compare.py joins them into bench.md and bench.json. The
+# then bench/compare.py joins them into bench.md and bench.json, and
+# bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
 # that the ablations reuse the search's kernels; the tests use none.
 set -uo pipefail
@@ -134,6 +135,12 @@ python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
   "$out/bench-torch.json" \
   --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
+# The chart: TFLOP/s against N per head dim and mask, for tilec, cuDNN,
+# PyTorch flash and Triton where their rows are present.
+python3 bench/plot.py "$out/bench-tilec.json" "$out/bench-torch.json" \
+  "$out/bench-triton.json" --png "$out/bench.png" \
+  --title "flash attention forward, fp16, B=4, H=32, $(cut -d, -f1 "$out/gpu.txt")" \
+  || echo "plot.py: no chart (matplotlib missing, or no attention rows)"
 fi
 
 echo
