@@ -67,6 +67,29 @@ for family in vector_add softmax gemm flash_attention; do
     --tilec="$bin/tilec" --family=$family $quick
 done
 run example-flash-attention "$bin/flash_attention_jit" kernels/flash_attention.tile
+run gpu-attention "$bin/tile-attention-gpu-tests" --kernels=kernels
+run example-readme-attention "$bin/attention_example"
+# The Python package on PyTorch tensors (python/tests; pytest and torch from
+# the machine's python3).
+if python3 -c "import torch, pytest" 2>/dev/null; then
+  run python-tilec env TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" \
+    PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider python/tests
+fi
+# A new process's first flash-attention launch: cold cache, warm cache, and
+# warm with the cubins deleted (PTX only).
+fl_cache="$(mktemp -d)"
+for label in cold warm ptx-only; do
+  [ $label = ptx-only ] && rm -f "$fl_cache"/*.cubin
+  TILEC_CACHE_DIR="$fl_cache" "$bin/tile-bench-first-launch" \
+    --kernel=kernels/flash_attention.tile --label=$label >> "$out/first-launch.json"
+done
+rm -rf "$fl_cache"
+cat "$out/first-launch.json"
+# Host microseconds per tilec.attention call, once tuned, against SDPA's.
+if python3 -c "import torch" 2>/dev/null; then
+  TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" PYTHONPATH="$PWD/python" \
+    python3 bench/attention_overhead.py | tee "$out/launch-overhead.json"
+fi
 
 # Registers and spills of the flash-attention kernel, from ptxas.
 if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
