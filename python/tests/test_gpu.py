@@ -198,7 +198,7 @@ def test_scalars(torch_gpu):
 def test_compile_error_on_gpu(torch_gpu):
     with pytest.raises(tilec.CompileError) as info:
         tilec.compile(AXPY.replace("alpha * x", "alpha * z"), name="bad.tile")
-    assert "bad.tile:6:" in str(info.value)
+    assert "bad.tile:7:" in str(info.value)
 
 
 def test_autotune(torch_gpu, monkeypatch):
