@@ -20,8 +20,9 @@ custom op that works inside torch.compile graphs.
 import ctypes
 import os
 import sys
+import threading
 
-from . import _capi
+from . import _capi, _tensors
 from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
 from .errors import ArgumentError, CompileError, TileError, from_message
 
@@ -217,6 +218,47 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
 
 
 _attention_options = _capi.AttentionOptions
+_tls = threading.local()
+
+
+class _Scratch:
+    """Per-thread argument space for attention(): four tile_tensors whose
+    shape and strides point into one int64 buffer, and the options, with
+    their addresses, so that a call builds no ctypes objects."""
+
+    def __init__(self):
+        self.tensors = (_capi.Tensor * 4)()
+        self.dims = (ctypes.c_int64 * 32)()
+        self.options = _capi.AttentionOptions()
+        base = ctypes.addressof(self.dims)
+        p64 = ctypes.POINTER(ctypes.c_int64)
+        for i in range(4):
+            self.tensors[i].shape = ctypes.cast(base + 64 * i, p64)
+            self.tensors[i].strides = ctypes.cast(base + 64 * i + 32, p64)
+            self.tensors[i].rank = 4
+        size = ctypes.sizeof(_capi.Tensor)
+        t = ctypes.addressof(self.tensors)
+        self.addresses = (t, t + size, t + 2 * size, t + 3 * size,
+                          ctypes.addressof(self.options))
+
+
+def _scratch():
+    s = getattr(_tls, "scratch", None)
+    if s is None:
+        s = _tls.scratch = _Scratch()
+    return s
+
+
+def _torch_fast(q, k, v, out):
+    """Whether the fast path applies: four rank-4 CUDA torch tensors."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    T = torch.Tensor
+    return (type(q) is T and type(k) is T and type(v) is T and
+            type(out) is T and q.is_cuda and k.is_cuda and v.is_cuda and
+            out.is_cuda and q.dim() == 4 and k.dim() == 4 and
+            v.dim() == 4 and out.dim() == 4)
 
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
@@ -235,6 +277,35 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
             raise ArgumentError("out: needed when q is not a torch tensor")
         torch = sys.modules["torch"]
         out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    if (type(input_pos) is int and -2**63 <= input_pos < 2**63 and
+            type(causal) is bool and _torch_fast(q, k, v, out)):
+        dtypes = _tensors.torch_dtypes()
+        s = _scratch()
+        dims = s.dims
+        for i, t in enumerate((q, k, v, out)):
+            dtype = dtypes.get(t.dtype)
+            if dtype is None:
+                break  # the general path says why
+            c = s.tensors[i]
+            c.data = t.data_ptr()
+            c.dtype = dtype
+            dims[8 * i:8 * i + 4] = t.shape
+            dims[8 * i + 4:8 * i + 8] = t.stride()
+        else:
+            o = s.options
+            o.causal = causal
+            if scale is None:
+                o.has_scale = 0
+            else:
+                o.has_scale = 1
+                o.scale = scale
+            o.input_pos = input_pos
+            o.disable_autotune = not autotune
+            a = s.addresses
+            if _attention_fast(a[0], a[1], a[2], a[3], a[4],
+                               current_stream(stream)) != _capi.TILE_OK:
+                raise from_message(_capi.last_error())
+            return out
     tensors = (_capi.Tensor * 4)()
     held = []
     for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
@@ -259,6 +330,19 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
         current_stream(stream)))
     return out
+
+
+_attention_fast_fn = None
+
+
+def _attention_fast(*args):
+    """tile_attention with every argument an address (no conversions)."""
+    global _attention_fast_fn
+    if _attention_fast_fn is None:
+        fn = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * 6)(
+            ("tile_attention", _capi.lib()))
+        _attention_fast_fn = fn
+    return _attention_fast_fn(*args)
 
 
 def check_attention(q, k, v, out, causal=False, scale=None, input_pos=0):

@@ -90,6 +90,20 @@ class TensorArg:
         return t
 
 
+_TORCH_DTYPE_OBJECTS = None
+
+
+def torch_dtypes():
+    """{torch.float16: F16, ...}, keyed by the dtype objects."""
+    global _TORCH_DTYPE_OBJECTS
+    if _TORCH_DTYPE_OBJECTS is None:
+        torch = sys.modules["torch"]
+        _TORCH_DTYPE_OBJECTS = {
+            getattr(torch, name.split(".")[1]): dtype
+            for name, dtype in _TORCH_DTYPES.items()}
+    return _TORCH_DTYPE_OBJECTS
+
+
 def _is_torch_tensor(obj):
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(obj, torch.Tensor)
@@ -208,6 +222,9 @@ def current_stream(stream):
     if stream is None:
         torch = sys.modules.get("torch")
         if torch is not None and torch.cuda.is_initialized():
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None:  # what torch.compile's generated code calls
+                return raw(torch.cuda.current_device())
             return torch.cuda.current_stream().cuda_stream
         return 0
     if isinstance(stream, int):
