@@ -64,8 +64,10 @@ int main(int argc, char **argv) {
   // B=1, H=8, N=512, D=128 fp16, causal: the kernel's defaults otherwise.
   const int B = 1, H = 8, N = 512, D = 128;
   tile::CompileOptions options;
-  options.constants = {{"DTYPE", "f16"}, {"TILE_D", std::to_string(D)},
-                       {"H", std::to_string(H)}, {"CAUSAL", "true"}};
+  options.constants = {{"DTYPE", "f16"},
+                       {"TILE_D", std::to_string(D)},
+                       {"H", std::to_string(H)},
+                       {"CAUSAL", "true"}};
   auto beforeLoad = std::chrono::steady_clock::now();
   tile::Expected<tile::Kernel> kernel =
       tile::Runtime::get().compileFile(kernelPath, options);
@@ -89,10 +91,10 @@ int main(int argc, char **argv) {
   auto tensor = [&](void *data) {
     return tile::Tensor::contiguous(data, tile::DType::F16, {B, H, N, D});
   };
-  tile::Status status = kernel->launch(
-      tile::Dim3((N + 63) / 64, B * H), nullptr,
-      {tensor(buffers[0]), tensor(buffers[1]), tensor(buffers[2]),
-       tensor(buffers[3]), 0.088f, 0});
+  tile::Status status =
+      kernel->launch(tile::Dim3((N + 63) / 64, B * H), nullptr,
+                     {tensor(buffers[0]), tensor(buffers[1]),
+                      tensor(buffers[2]), tensor(buffers[3]), 0.088f, 0});
   if (!status.ok())
     return fail("launch", status);
   if (tile::Status s = tile::synchronize(); !s.ok())

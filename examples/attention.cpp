@@ -64,6 +64,7 @@ int main() {
     }
   }
 
+  // clang-format off
   // README-BEGIN
   auto t = [](void *p) { return tile::Tensor::contiguous(p, tile::DType::F16, {2, 8, 1024, 128}); };
   tile::AttentionOptions options;
@@ -71,6 +72,7 @@ int main() {
   tile::Status status = tile::attention(t(q), t(k), t(v), t(out), options);
   if (!status.ok()) std::fprintf(stderr, "%s\n", status.message().c_str());
   // README-END
+  // clang-format on
   if (!status.ok() || !tile::synchronize().ok()) {
     std::printf("FAIL: %s\n", status.message().c_str());
     return 1;

@@ -69,10 +69,9 @@ TILE_API Status checkAttention(const Tensor &q, const Tensor &k,
 
 /// The configuration attention() uses for these arguments (tuning it if
 /// needed), e.g. "TILE_M=128,TILE_N=64,warps=4,stages=2".
-TILE_API Expected<std::string> attentionConfig(const Tensor &q, const Tensor &k,
-                                               const Tensor &v,
-                                               const Tensor &out,
-                                               const AttentionOptions &options = {});
+TILE_API Expected<std::string>
+attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
+                const Tensor &out, const AttentionOptions &options = {});
 
 } // namespace tile
 

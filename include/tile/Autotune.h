@@ -1,4 +1,5 @@
-//===- Autotune.h - libtile: pick the fastest kernel configuration -*- C++ -*-===//
+//===- Autotune.h - libtile: pick the fastest kernel configuration -*- C++
+//-*-===//
 //
 // A general autotuner for any tile kernel: the caller gives the kernel's
 // source, a list of candidate configurations (constants x warps x stages),
@@ -16,7 +17,8 @@
 //       {{{"TILE_M", "64"}, {"TILE_N", "64"}}, 4, 2}};
 //   tile::Expected<tile::TuneResult> best = tile::autotune(
 //       source, "gemm.tile", options, candidates, "M=4096,N=4096,K=4096",
-//       [&](const tile::Kernel &k, const tile::TuneCandidate &c, tile::Stream s) {
+//       [&](const tile::Kernel &k, const tile::TuneCandidate &c, tile::Stream
+//       s) {
 //         return k.launch(gridFor(c), s, args);
 //       }, stream);
 //
@@ -73,7 +75,8 @@ struct TuneOptions {
 /// only when no candidate compiles and launches, with every note.
 TILE_API Expected<TuneResult>
 autotune(const std::string &source, const std::string &name,
-         const CompileOptions &base, const std::vector<TuneCandidate> &candidates,
+         const CompileOptions &base,
+         const std::vector<TuneCandidate> &candidates,
          const std::string &problemKey, const TuneLaunch &launch,
          Stream stream = nullptr, const TuneOptions &options = {});
 

@@ -284,8 +284,8 @@ struct RuntimeStats {
   uint64_t memoryHits = 0;        // kernels found already loaded
   uint64_t modulesLoaded = 0;     // cuModuleLoadDataEx calls that succeeded
   uint64_t alignmentVariants = 0; // variants compiled for less aligned tensors
-  uint64_t cubinHits = 0;   // modules loaded from a cached cubin (no JIT)
-  uint64_t cubinWrites = 0; // cubins the driver compiled, kept on disk
+  uint64_t cubinHits = 0;         // modules loaded from a cached cubin (no JIT)
+  uint64_t cubinWrites = 0;       // cubins the driver compiled, kept on disk
 };
 
 namespace detail {

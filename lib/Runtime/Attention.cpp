@@ -32,7 +32,6 @@ static const char kAttentionSource[] =
     ;
 static const char kAttentionName[] = "flash_attention.tile";
 
-
 namespace {
 
 Status refuse(const std::string &message) {
@@ -80,18 +79,19 @@ Status checkTensor(const TensorRef &t, const std::string &name) {
                   " is not supported; attention takes f16 or bf16");
   for (int d = 0; d < 4; ++d) {
     if (t.shape[d] < 0)
-      return refuse(name + ": shape[" + std::to_string(d) + "] = " +
-                    std::to_string(t.shape[d]) + " is negative");
+      return refuse(name + ": shape[" + std::to_string(d) +
+                    "] = " + std::to_string(t.shape[d]) + " is negative");
     if (t.shape[d] > INT32_MAX)
-      return refuse(name + ": shape[" + std::to_string(d) + "] = " +
-                    std::to_string(t.shape[d]) + " exceeds 2^31-1");
+      return refuse(name + ": shape[" + std::to_string(d) +
+                    "] = " + std::to_string(t.shape[d]) + " exceeds 2^31-1");
     if (t.strides[d] < 0)
-      return refuse(name + ": strides[" + std::to_string(d) + "] = " +
-                    std::to_string(t.strides[d]) +
+      return refuse(name + ": strides[" + std::to_string(d) +
+                    "] = " + std::to_string(t.strides[d]) +
                     " is negative; negative strides are not supported");
   }
   if (!t.data && !isEmpty(t))
-    return refuse(name + ": null data pointer for a non-empty tensor of shape " +
+    return refuse(name +
+                  ": null data pointer for a non-empty tensor of shape " +
                   listText(t.shape, 4));
   if (t.shape[3] > 1 && t.strides[3] != 1)
     return refuse(name +
@@ -142,22 +142,22 @@ std::vector<Tiles> candidateTiles(int tileD) {
 struct ClassKey {
   int dtype, tileD, heads, group;
   bool causal, tuned;
-  int keyAlign; // the largest power of two up to 128 dividing seq_k
+  int keyAlign;           // the largest power of two up to 128 dividing seq_k
   int seqQ, seqK, blocks; // log2 of the next power of two
   bool operator<(const ClassKey &o) const {
     return std::tie(dtype, tileD, heads, group, causal, tuned, keyAlign, seqQ,
-                    seqK, blocks) < std::tie(o.dtype, o.tileD, o.heads,
-                                             o.group, o.causal, o.tuned,
-                                             o.keyAlign, o.seqQ, o.seqK,
-                                             o.blocks);
+                    seqK, blocks) < std::tie(o.dtype, o.tileD, o.heads, o.group,
+                                             o.causal, o.tuned, o.keyAlign,
+                                             o.seqQ, o.seqK, o.blocks);
   }
   std::string text() const {
     return std::string("dtype=") + dtypeName(static_cast<DType>(dtype)) +
            ",TILE_D=" + std::to_string(tileD) + ",H=" + std::to_string(heads) +
-           ",group=" + std::to_string(group) + ",causal=" +
-           (causal ? "1" : "0") + ",seq_k%" + std::to_string(keyAlign) +
-           "=0,seq_q<=2^" + std::to_string(seqQ) + ",seq_k<=2^" +
-           std::to_string(seqK) + ",blocks<=2^" + std::to_string(blocks);
+           ",group=" + std::to_string(group) +
+           ",causal=" + (causal ? "1" : "0") + ",seq_k%" +
+           std::to_string(keyAlign) + "=0,seq_q<=2^" + std::to_string(seqQ) +
+           ",seq_k<=2^" + std::to_string(seqK) + ",blocks<=2^" +
+           std::to_string(blocks);
   }
 };
 
@@ -207,8 +207,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
                     " (the kernel takes one head dim for q, k and v)");
   }
   if (v.shape[1] != k.shape[1])
-    return refuse("v: has " + std::to_string(v.shape[1]) +
-                  " heads, k has " + std::to_string(k.shape[1]));
+    return refuse("v: has " + std::to_string(v.shape[1]) + " heads, k has " +
+                  std::to_string(k.shape[1]));
   if (v.shape[2] != k.shape[2])
     return refuse("v: seq_k " + std::to_string(v.shape[2]) +
                   " does not match k's " + std::to_string(k.shape[2]));
@@ -282,9 +282,9 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
                log2Ceil(seqQ),
                log2Ceil(seqK),
                log2Ceil(batch * heads)};
-  float scale = options.scale ? *options.scale
-                              : static_cast<float>(1.0 / std::sqrt(
-                                                             double(headDim)));
+  float scale = options.scale
+                    ? *options.scale
+                    : static_cast<float>(1.0 / std::sqrt(double(headDim)));
   int32_t inputPos = static_cast<int32_t>(options.inputPos);
 
   // Entries are never erased: a pointer to one stays valid.
@@ -323,12 +323,11 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
     std::vector<Tiles> tiles = candidateTiles(tileD);
     std::vector<TuneCandidate> candidates;
     for (const Tiles &t : tiles)
-      candidates.push_back(
-          {{{"TILE_M", std::to_string(t.m)},
-            {"TILE_N", std::to_string(t.n)},
-            {"EVEN_K", seqK % t.n == 0 ? "true" : "false"}},
-           static_cast<unsigned>(t.warps),
-           static_cast<unsigned>(t.stages)});
+      candidates.push_back({{{"TILE_M", std::to_string(t.m)},
+                             {"TILE_N", std::to_string(t.n)},
+                             {"EVEN_K", seqK % t.n == 0 ? "true" : "false"}},
+                            static_cast<unsigned>(t.warps),
+                            static_cast<unsigned>(t.stages)});
     if (!tuned)
       candidates.resize(1);
     CompileOptions base;
@@ -346,8 +345,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
       return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
     };
     Expected<TuneResult> result =
-        autotune(kAttentionSource, kAttentionName, base, candidates,
-                 key.text(), tuneLaunch, options.stream);
+        autotune(kAttentionSource, kAttentionName, base, candidates, key.text(),
+                 tuneLaunch, options.stream);
     if (!result)
       return refuse(result.status().message());
     Choice made;
@@ -378,7 +377,8 @@ Status tile::attention(const Tensor &q, const Tensor &k, const Tensor &v,
 }
 
 Status tile::checkAttention(const Tensor &q, const Tensor &k, const Tensor &v,
-                            const Tensor &out, const AttentionOptions &options) {
+                            const Tensor &out,
+                            const AttentionOptions &options) {
   return attentionRefs(toRef(q), toRef(k), toRef(v), toRef(out), options,
                        /*launch=*/false, nullptr);
 }

@@ -127,13 +127,12 @@ struct Compiled {
 
 } // namespace
 
-Expected<TuneResult> tile::autotune(const std::string &source,
-                                    const std::string &name,
-                                    const CompileOptions &base,
-                                    const std::vector<TuneCandidate> &candidates,
-                                    const std::string &problemKey,
-                                    const TuneLaunch &launch, Stream stream,
-                                    const TuneOptions &tuneOptions) {
+Expected<TuneResult>
+tile::autotune(const std::string &source, const std::string &name,
+               const CompileOptions &base,
+               const std::vector<TuneCandidate> &candidates,
+               const std::string &problemKey, const TuneLaunch &launch,
+               Stream stream, const TuneOptions &tuneOptions) {
   if (candidates.empty())
     return Status::error("autotune: no candidates");
   if (!launch)
@@ -262,9 +261,8 @@ Expected<TuneResult> tile::autotune(const std::string &source,
     }
     for (std::thread &thread : threads)
       thread.join();
-    progress.show("compiled " + std::to_string(candidates.size()) +
-                      " candidates",
-                  true);
+    progress.show(
+        "compiled " + std::to_string(candidates.size()) + " candidates", true);
   }
 
   std::vector<Compiled> compiled;
@@ -308,15 +306,15 @@ Expected<TuneResult> tile::autotune(const std::string &source,
       status = launch(candidate.kernel, config, stream);
     if (status.ok())
       status = start->record(stream);
-    for (unsigned i = 0; i < std::max(1u, tuneOptions.iterations) && status.ok();
-         ++i)
+    for (unsigned i = 0;
+         i < std::max(1u, tuneOptions.iterations) && status.ok(); ++i)
       status = launch(candidate.kernel, config, stream);
     if (status.ok())
       status = end->record(stream);
     if (status.ok())
       status = end->synchronize();
-    Expected<float> ms = status.ok() ? end->elapsedMsSince(*start)
-                                     : Expected<float>(status);
+    Expected<float> ms =
+        status.ok() ? end->elapsedMsSince(*start) : Expected<float>(status);
     if (!ms) {
       result.notes.push_back("skipped " + config.describe() + ": " +
                              ms.status().message());
@@ -345,17 +343,15 @@ Expected<TuneResult> tile::autotune(const std::string &source,
   std::snprintf(msText, sizeof(msText), "%.6f", bestMs);
   // A cache that cannot be written only costs a tuning next time.
   (void)runtime.getImpl()->diskCache().writeBinary(
-      key + ".tune",
-      std::to_string(index) + "\n" + candidates[index].describe() + "\n" +
-          msText + "\n");
-  progress.show("chose " + candidates[index].describe() + ", " + msText +
-                    " ms, of " + std::to_string(compiled.size()) +
-                    " candidates" +
-                    (result.notes.empty()
-                         ? std::string()
-                         : " (" + std::to_string(result.notes.size()) +
-                               " skipped)"),
-                true);
+      key + ".tune", std::to_string(index) + "\n" +
+                         candidates[index].describe() + "\n" + msText + "\n");
+  progress.show(
+      "chose " + candidates[index].describe() + ", " + msText + " ms, of " +
+          std::to_string(compiled.size()) + " candidates" +
+          (result.notes.empty()
+               ? std::string()
+               : " (" + std::to_string(result.notes.size()) + " skipped)"),
+      true);
   result.ms = bestMs;
   return finish(index, compiled[best].kernel, "tuned");
 }

@@ -1,8 +1,8 @@
 //===- CApi.cpp - libtile's C API -----------------------------------------===//
 
-#include "tile/tile.h"
 #include "tile/Attention.h"
 #include "tile/Autotune.h"
+#include "tile/tile.h"
 
 #include "RuntimeImpl.h"
 
@@ -304,9 +304,7 @@ int tile_autotune(const char *source, const char *name,
   return TILE_OK;
 }
 
-void tile_set_error(const char *message) {
-  lastError = message ? message : "";
-}
+void tile_set_error(const char *message) { lastError = message ? message : ""; }
 
 const char *tile_last_error(void) { return lastError.c_str(); }
 

@@ -126,15 +126,14 @@ std::optional<std::string> DiskCache::read(llvm::StringRef key) const {
   return body.str();
 }
 
-
 /// Writes `contents` to a temporary file beside `path` and renames it over
 /// `path`: readers see the old file or the new one, never half of one.
 static Status writeAtomically(const std::string &path,
                               llvm::StringRef contents) {
   int fd = -1;
   llvm::SmallString<256> temporary;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temporary))
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          path + ".tmp-%%%%%%%%", fd, temporary))
     return Status::error("cannot create a temporary file for '" + path +
                          "': " + ec.message());
   {
@@ -167,8 +166,8 @@ Status DiskCache::write(llvm::StringRef key, llvm::StringRef ptx) const {
   if (!llvm::StringRef(body).ends_with("\n"))
     body += '\n';
 
-  return writeAtomically(entryPath(key), body + kTrailerPrefix.str() +
-                                              sha256Hex(body) + "\n");
+  return writeAtomically(entryPath(key),
+                         body + kTrailerPrefix.str() + sha256Hex(body) + "\n");
 }
 
 //===----------------------------------------------------------------------===//

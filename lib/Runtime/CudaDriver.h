@@ -56,7 +56,7 @@ namespace detail {
   X(cuEventRecord, "cuEventRecord", nullptr)                                   \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr)                         \
   X(cuEventElapsedTime_v2, "cuEventElapsedTime_v2", "cuEventElapsedTime")      \
-  X(cuEventDestroy_v2, "cuEventDestroy_v2", "cuEventDestroy")               \
+  X(cuEventDestroy_v2, "cuEventDestroy_v2", "cuEventDestroy")                  \
   TILE_CUDA_DRIVER_LINK_FUNCTIONS(X)
 
 /// The JIT linker, which hands back the cubin it compiled from PTX (kept in

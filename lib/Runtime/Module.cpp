@@ -252,10 +252,9 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
                       (info.arch.empty() ? "unknown arch" : info.arch) +
                       ", on " + gpu.info.name + ", " + gpu.info.arch + ")";
 
-  Expected<CUmodule> loaded =
-      cubin && cubin->disk && cubin->disk->enabled()
-          ? loadCachedModule(gpu, ptx, where, *cubin)
-          : loadPTXModule(driver, ptx, where);
+  Expected<CUmodule> loaded = cubin && cubin->disk && cubin->disk->enabled()
+                                  ? loadCachedModule(gpu, ptx, where, *cubin)
+                                  : loadPTXModule(driver, ptx, where);
   if (!loaded)
     return loaded.status();
   CUmodule module = *loaded;

@@ -209,12 +209,12 @@ bool testAutotune(const std::string &kernelsDir) {
   };
   DeviceBuffer buffers[4] = {DeviceBuffer(8192), DeviceBuffer(8192),
                              DeviceBuffer(8192), DeviceBuffer(8192)};
-  tile::Status refused = fmha->launch(
-      tile::Dim3(1, 1), nullptr,
-      {t(buffers[0].get()), t(buffers[1].get()), t(buffers[2].get()),
-       t(buffers[3].get()), (1 << 24) + 1, 0});
-  if (refused.ok() || refused.message().find("no exact 32-bit float") ==
-                          std::string::npos) {
+  tile::Status refused = fmha->launch(tile::Dim3(1, 1), nullptr,
+                                      {t(buffers[0].get()), t(buffers[1].get()),
+                                       t(buffers[2].get()), t(buffers[3].get()),
+                                       (1 << 24) + 1, 0});
+  if (refused.ok() ||
+      refused.message().find("no exact 32-bit float") == std::string::npos) {
     std::printf("scalars: FAIL: 16777217 for a float was not refused (%s)\n",
                 refused.message().c_str());
     ok = false;

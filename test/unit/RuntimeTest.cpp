@@ -25,10 +25,10 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
-#include <functional>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <set>
 #include <thread>
@@ -386,7 +386,6 @@ TEST(Arguments, IntForFloatIsExactOrRefused) {
             "kernel 'scalars': argument 1 ('i'): expected an int, got a float");
   EXPECT_EQ(kernel.check({2.0f, 1}).message(),
             "kernel 'scalars': argument 1 ('i'): expected an int, got a float");
-
 }
 
 /// check()'s message for `args` on `info`'s kernel.
@@ -685,7 +684,9 @@ TEST(DiskCache, BinaryEntries) {
   EXPECT_NE(name, cubinEntryName(key, 9, 0, 12080)) << "and by the driver";
   EXPECT_FALSE(cache.readBinary(name));
   // Binary data, NULs and newlines included.
-  std::string cubin("\x7f" "ELF\0\0\n\x01\xff binary", 16);
+  std::string cubin("\x7f"
+                    "ELF\0\0\n\x01\xff binary",
+                    16);
   ASSERT_TRUE(cache.writeBinary(name, cubin).ok());
   EXPECT_EQ(cache.readBinary(name).value_or(""), cubin);
   EXPECT_EQ(countFiles(dir + "/c"), 1u) << "no temporaries left";
@@ -1300,9 +1301,12 @@ TEST(Attention, RefusalsNameTheArgument) {
     EXPECT_EQ(a.check(), "tile::attention: " + message);
     EXPECT_EQ(a.checkC(), "tile::attention: " + message);
   };
-  expect([](AttnArgs &a) { a.k = attnTensor(2, {2, 96, 64}); },
-         "k: expected a rank-4 tensor (batch, heads, seq, head_dim), got "
-         "rank 3");
+  expect(
+      [](AttnArgs &a) {
+        a.k = attnTensor(2, {2, 96, 64});
+      },
+      "k: expected a rank-4 tensor (batch, heads, seq, head_dim), got "
+      "rank 3");
   {
     // (The C API's tile_tensor has one rank for both.)
     AttnArgs a;
@@ -1316,15 +1320,26 @@ TEST(Attention, RefusalsNameTheArgument) {
          "v: dtype bf16 does not match q's f16");
   expect([](AttnArgs &a) { a.out.dtype = DType::BF16; },
          "out: dtype bf16 does not match q's f16");
-  expect([](AttnArgs &a) { a.k.shape[1] = 16; a.v.shape[1] = 16; },
-         "k: has 16 heads, more than q's 8");
-  expect([](AttnArgs &a) { a.k.shape[1] = 3; a.v.shape[1] = 3; },
-         "q: its 8 heads are not a multiple of k's 3 (grouped-query attention "
-         "shares each k/v head among heads / kv_heads query heads)");
-  expect([](AttnArgs &a) { a.k.shape[1] = 0; a.v.shape[1] = 0; },
-         "k: has 0 heads; q has 8");
-  expect([](AttnArgs &a) { a.v.shape[1] = 1; },
-         "v: has 1 heads, k has 2");
+  expect(
+      [](AttnArgs &a) {
+        a.k.shape[1] = 16;
+        a.v.shape[1] = 16;
+      },
+      "k: has 16 heads, more than q's 8");
+  expect(
+      [](AttnArgs &a) {
+        a.k.shape[1] = 3;
+        a.v.shape[1] = 3;
+      },
+      "q: its 8 heads are not a multiple of k's 3 (grouped-query attention "
+      "shares each k/v head among heads / kv_heads query heads)");
+  expect(
+      [](AttnArgs &a) {
+        a.k.shape[1] = 0;
+        a.v.shape[1] = 0;
+      },
+      "k: has 0 heads; q has 8");
+  expect([](AttnArgs &a) { a.v.shape[1] = 1; }, "v: has 1 heads, k has 2");
   expect([](AttnArgs &a) { a.v.shape[2] = 95; },
          "v: seq_k 95 does not match k's 96");
   expect([](AttnArgs &a) { a.k.shape[0] = 3; },
@@ -1332,16 +1347,18 @@ TEST(Attention, RefusalsNameTheArgument) {
   expect([](AttnArgs &a) { a.v.shape[3] = 32; },
          "v: head_dim 32 does not match q's 64 (the kernel takes one head dim "
          "for q, k and v)");
-  expect([](AttnArgs &a) {
-    for (Tensor *t : {&a.q, &a.k, &a.v, &a.out})
-      t->shape[3] = 60;
-  },
-         "q: head_dim 60 is not a multiple of 8");
-  expect([](AttnArgs &a) {
-    for (Tensor *t : {&a.q, &a.k, &a.v, &a.out})
-      t->shape[3] = 264;
-  },
-         "q: head_dim 264 is over 256, the largest supported");
+  expect(
+      [](AttnArgs &a) {
+        for (Tensor *t : {&a.q, &a.k, &a.v, &a.out})
+          t->shape[3] = 60;
+      },
+      "q: head_dim 60 is not a multiple of 8");
+  expect(
+      [](AttnArgs &a) {
+        for (Tensor *t : {&a.q, &a.k, &a.v, &a.out})
+          t->shape[3] = 264;
+      },
+      "q: head_dim 264 is over 256, the largest supported");
   expect([](AttnArgs &a) { a.out.shape[2] = 64; },
          "out: shape [2, 8, 64, 64] does not match q's [2, 8, 128, 64]");
   expect([](AttnArgs &a) { a.q.strides[3] = 2; },
