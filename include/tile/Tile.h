@@ -138,7 +138,9 @@ struct Tensor {
 
 /// One kernel argument: a tensor, an int, a float or a bool, matching the
 /// kernel's run-time parameters in order. An int argument also fits a float
-/// parameter; a double is stored as a float.
+/// parameter when a 32-bit float holds it exactly (any int up to 2^24 in
+/// magnitude); otherwise the launch refuses it. A float never fits an int
+/// parameter. A double is stored as a float.
 class Arg {
 public:
   enum class Kind { Tensor, Int, Float, Bool };
@@ -293,6 +295,8 @@ struct RuntimeStats {
   uint64_t memoryHits = 0;        // kernels found already loaded
   uint64_t modulesLoaded = 0;     // cuModuleLoadDataEx calls that succeeded
   uint64_t alignmentVariants = 0; // variants compiled for less aligned tensors
+  uint64_t cubinHits = 0;         // modules loaded from a cached cubin (no JIT)
+  uint64_t cubinWrites = 0;       // cubins the driver compiled, kept on disk
 };
 
 namespace detail {
@@ -306,7 +310,11 @@ class RuntimeImpl;
 /// $XDG_CACHE_HOME/tilec, else ~/.cache/tilec, keyed by a SHA-256 of the
 /// source, the constants, the kernel name, the arch, the warps, the tensor
 /// alignment, the pipeline stages, the loop splitting and the compiler's
-/// version. TILEC_CACHE_DIR=off disables it.
+/// version. Beside each PTX file it keeps the cubin the driver compiled from
+/// it, per GPU architecture and driver version, so that a kernel found on
+/// disk loads in a new process without the driver's JIT compile (AOT PTX
+/// loaded with loadPTX gets its cubin kept too, keyed by the PTX's SHA-256).
+/// TILEC_CACHE_DIR=off disables it.
 class TILE_API Runtime {
 public:
   /// The process-wide runtime.

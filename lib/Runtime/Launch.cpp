@@ -189,6 +189,22 @@ static std::string alignmentProblem(const ArgRef &arg, unsigned elementBytes,
 // Checking and packing
 //===----------------------------------------------------------------------===//
 
+/// Converts `value` to the float parameter's 32 bits; false when the float
+/// is not exactly `value` (beyond 2^24, not every int has a float).
+static bool intFitsFloatExactly(int64_t value, float &converted) {
+  converted = static_cast<float>(value);
+  // 2^63 rounds to a float that does not convert back to an int64.
+  if (converted >= 0x1p63f || converted < -0x1p63f)
+    return false;
+  return static_cast<int64_t>(converted) == value;
+}
+
+static std::string formatFloat(float value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(value));
+  return buffer;
+}
+
 static constexpr unsigned kAlignmentCap = 1u << 30;
 
 Status tile::detail::checkArguments(const tilec::KernelInfo &info,
@@ -234,9 +250,15 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
         float value;
         if (arg.kind == Arg::Kind::Float)
           value = arg.floatValue;
-        else if (arg.kind == Arg::Kind::Int)
-          value = static_cast<float>(arg.intValue);
-        else
+        else if (arg.kind == Arg::Kind::Int) {
+          if (!intFitsFloatExactly(arg.intValue, value))
+            return argError(i, param,
+                            "the int " + std::to_string(arg.intValue) +
+                                " has no exact 32-bit float value (the "
+                                "nearest is " +
+                                formatFloat(value) +
+                                "); pass a float to round it");
+        } else
           return argError(i, param,
                           "expected a float, got " + describeArg(arg));
         std::memcpy(&slot, &value, sizeof(value));
