@@ -10,7 +10,7 @@
 //                   --json=out.json [--quick] [--no-prune]
 //
 // Searched: TILE_M x TILE_N x TILE_K in 128x128x32, 128x128x64, 128x256x32,
-// 256x128x32, x warps (4, 8) x pipeline stages (0 = from the kernel's
+// 256x128x32, 128x256x64, 256x128x64, x warps (4, 8) x pipeline stages (0 = from the kernel's
 // latency hints, 2, 3, 4); pruned (unless --no-prune) to at most 128 f32
 // accumulator registers per thread (TILE_M * TILE_N / threads). Every
 // candidate is compiled ahead of timing, on several threads; one that fails
@@ -84,10 +84,11 @@ std::vector<Candidate> searchSpace() {
     int m, n, k;
   };
   std::vector<Shape> shapes = {
-      {128, 128, 32}, {128, 128, 64}, {128, 256, 32}, {256, 128, 32}};
+      {128, 128, 32}, {128, 128, 64}, {128, 256, 32},
+      {256, 128, 32}, {128, 256, 64}, {256, 128, 64}};
   std::vector<int> stages = {0, 2, 3, 4};
   if (settings.quick) {
-    shapes = {{128, 128, 32}, {128, 256, 32}};
+    shapes = {{128, 128, 64}, {128, 256, 64}};
     stages = {0, 3};
   }
   std::vector<Candidate> out;

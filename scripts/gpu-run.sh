@@ -3,7 +3,7 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|torch] [--quick]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch] [--quick]
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
 # compute-sanitizer memcheck, racecheck and synccheck on a few tiny GEMM and
@@ -17,8 +17,11 @@
 #              mma.sync ceiling kernel                     -> bench-gemm.json
 #   ablations  loop split on/off (causal, D=128) and pipeline stages 1-4 and
 #              0 (hints), on the configs the search chose  -> ablation-*.json
+#   launch     tile-bench-launch: host time per launch, without and with
+#              TMA descriptors (cache hit and miss)       -> bench-launch.json
 #   torch      PyTorch SDPA (flash, cuDNN) and cuBLAS GEMM -> bench-torch.json
-# then bench/compare.py joins them into bench.md and bench.json. The
+# then bench/compare.py joins them into bench.md and bench.json, and
+# bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
 # that the ablations reuse the search's kernels; the tests use none.
 set -uo pipefail
@@ -32,8 +35,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|torch) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|torch] [--quick]" >&2
+  all|tests|bench|attention|gemm|ablations|launch|torch) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -61,11 +64,39 @@ run() { # name, command...
 if [ "$what" = all ] || [ "$what" = tests ]; then
 run gpu-runtime "$bin/tile-runtime-gpu-tests" --tilec="$bin/tilec" \
   --inputs=test/gpu/Inputs
-for family in vector_add softmax gemm flash_attention; do
-  run "gpu-$family" "$bin/tile-kernel-gpu-tests" --kernels=kernels \
-    --tilec="$bin/tilec" --family=$family $quick
+# Both code generation paths on this GPU: sm_90a (wgmma) and sm_80
+# (mma.sync), JIT and AOT.
+for arch in sm_90a sm_80; do
+  for family in vector_add softmax gemm flash_attention; do
+    run "gpu-$family-$arch" "$bin/tile-kernel-gpu-tests" --kernels=kernels \
+      --tilec="$bin/tilec" --family=$family --arch=$arch $quick
+  done
 done
+run gpu-tensor-maps "$bin/tile-tensormap-gpu-tests" --kernels=kernels
 run example-flash-attention "$bin/flash_attention_jit" kernels/flash_attention.tile
+run gpu-attention "$bin/tile-attention-gpu-tests" --kernels=kernels
+run example-readme-attention "$bin/attention_example"
+# The Python package on PyTorch tensors (python/tests; pytest and torch from
+# the machine's python3).
+if python3 -c "import torch, pytest" 2>/dev/null; then
+  run python-tilec env TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" \
+    PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider python/tests
+fi
+# A new process's first flash-attention launch: cold cache, warm cache, and
+# warm with the cubins deleted (PTX only).
+fl_cache="$(mktemp -d)"
+for label in cold warm ptx-only; do
+  [ $label = ptx-only ] && rm -f "$fl_cache"/*.cubin
+  TILEC_CACHE_DIR="$fl_cache" "$bin/tile-bench-first-launch" \
+    --kernel=kernels/flash_attention.tile --label=$label >> "$out/first-launch.json"
+done
+rm -rf "$fl_cache"
+cat "$out/first-launch.json"
+# Host microseconds per tilec.attention call, once tuned, against SDPA's.
+if python3 -c "import torch" 2>/dev/null; then
+  TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" PYTHONPATH="$PWD/python" \
+    python3 bench/attention_overhead.py | tee "$out/launch-overhead.json"
+fi
 
 # Registers and spills of the flash-attention kernel, from ptxas.
 if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
@@ -125,6 +156,10 @@ if wants ablations; then
     --kernel=kernels/flash_attention.tile --best-from="$out/bench-tilec.json" \
     --json="$out/ablation-stages.json" $quick
 fi
+if wants launch; then
+  step bench-launch "$bin/tile-bench-launch" --kernels=kernels \
+    --json="$out/bench-launch.json"
+fi
 export TILEC_CACHE_DIR=off
 if wants torch; then
   step bench-torch env PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py \
@@ -134,6 +169,12 @@ python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
   "$out/bench-torch.json" \
   --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
+# The chart: TFLOP/s against N per head dim and mask, for tilec, cuDNN,
+# PyTorch flash and Triton where their rows are present.
+python3 bench/plot.py "$out/bench-tilec.json" "$out/bench-torch.json" \
+  "$out/bench-triton.json" --png "$out/bench.png" \
+  --title "flash attention forward, fp16, B=4, H=32, $(cut -d, -f1 "$out/gpu.txt")" \
+  || echo "plot.py: no chart (matplotlib missing, or no attention rows)"
 fi
 
 echo

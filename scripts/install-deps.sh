@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what tilec needs to build and test, from Debian's packages only:
 # LLVM/MLIR 22 (static libraries included), lit/FileCheck, CMake, Ninja, a C++
-# compiler, lld, GoogleTest and ccache. Safe to run repeatedly: it installs
-# nothing when everything is already there.
+# compiler, lld, GoogleTest, ccache, and pytest for the Python package's
+# tests. Safe to run repeatedly: it installs nothing when everything is
+# already there.
 set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libzstd-dev
-  cmake ninja-build g++ lld-22 libgtest-dev ccache python3
+  cmake ninja-build g++ lld-22 libgtest-dev ccache python3 python3-pytest
 )
 
 missing=()

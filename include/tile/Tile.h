@@ -138,7 +138,9 @@ struct Tensor {
 
 /// One kernel argument: a tensor, an int, a float or a bool, matching the
 /// kernel's run-time parameters in order. An int argument also fits a float
-/// parameter; a double is stored as a float.
+/// parameter when a 32-bit float holds it exactly (any int up to 2^24 in
+/// magnitude); otherwise the launch refuses it. A float never fits an int
+/// parameter. A double is stored as a float.
 class Arg {
 public:
   enum class Kind { Tensor, Int, Float, Bool };
@@ -249,13 +251,24 @@ public:
   const std::vector<std::pair<std::string, std::string>> &constants() const;
   /// The kernel's PTX, starting with its `// tilec-kernel: {json}` line.
   const std::string &ptx() const;
+  /// The TMA descriptors the kernel takes after its ordinary parameters
+  /// (sm_90a kernels that copy with TMA; 0 otherwise). launch() builds them
+  /// from the tensor arguments with the driver's cuTensorMapEncodeTiled and
+  /// caches them per pointer, shape and strides.
+  size_t numTensorMaps() const;
+  /// Why the compiler used cp.async instead of TMA for some loads (free
+  /// text, from the kernel's description).
+  const std::vector<std::string> &tmaFallback() const;
 
   /// Checks `args` against the parameters without touching the GPU: count,
   /// kinds, dtypes, ranks, shapes and strides, null pointers, alignment and
-  /// contiguity. The messages name the argument: "argument 2 ('K'):
-  /// expected a rank-4 tensor, got rank 3". Tensors less aligned than the
-  /// kernel assumes are an error for kernels loaded from PTX; a JIT kernel
-  /// accepts them (launch() compiles a variant for them).
+  /// contiguity, and what TMA needs of the tensors the kernel copies with it
+  /// (a 16-byte aligned base, stride 1 innermost, other strides multiples
+  /// of 16 bytes below 2^40; launch() also refuses an empty one). The messages
+  /// name the argument: "argument 2 ('K'): expected a rank-4 tensor, got rank
+  /// 3". Tensors less aligned than the kernel assumes are an error for kernels
+  /// loaded from PTX; a JIT kernel accepts them (launch() compiles a variant
+  /// for them).
   Status check(const std::vector<Arg> &args) const;
 
   /// Checks `args`, then launches the kernel on `stream` (nullptr: the
@@ -282,6 +295,8 @@ struct RuntimeStats {
   uint64_t memoryHits = 0;        // kernels found already loaded
   uint64_t modulesLoaded = 0;     // cuModuleLoadDataEx calls that succeeded
   uint64_t alignmentVariants = 0; // variants compiled for less aligned tensors
+  uint64_t cubinHits = 0;         // modules loaded from a cached cubin (no JIT)
+  uint64_t cubinWrites = 0;       // cubins the driver compiled, kept on disk
 };
 
 namespace detail {
@@ -295,7 +310,11 @@ class RuntimeImpl;
 /// $XDG_CACHE_HOME/tilec, else ~/.cache/tilec, keyed by a SHA-256 of the
 /// source, the constants, the kernel name, the arch, the warps, the tensor
 /// alignment, the pipeline stages, the loop splitting and the compiler's
-/// version. TILEC_CACHE_DIR=off disables it.
+/// version. Beside each PTX file it keeps the cubin the driver compiled from
+/// it, per GPU architecture and driver version, so that a kernel found on
+/// disk loads in a new process without the driver's JIT compile (AOT PTX
+/// loaded with loadPTX gets its cubin kept too, keyed by the PTX's SHA-256).
+/// TILEC_CACHE_DIR=off disables it.
 class TILE_API Runtime {
 public:
   /// The process-wide runtime.

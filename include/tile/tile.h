@@ -98,6 +98,8 @@ typedef struct tile_stats {
   uint64_t memory_hits;
   uint64_t modules_loaded;
   uint64_t alignment_variants;
+  uint64_t cubin_hits;   /* modules loaded from a cached cubin (no JIT) */
+  uint64_t cubin_writes; /* cubins the driver compiled, kept on disk */
 } tile_stats;
 
 TILE_API int tile_compile_file(const char *path,
@@ -128,6 +130,66 @@ TILE_API unsigned tile_kernel_num_stages(tile_kernel kernel);
 TILE_API int tile_kernel_loop_split(tile_kernel kernel);
 TILE_API unsigned tile_kernel_shared_bytes(tile_kernel kernel);
 TILE_API size_t tile_kernel_num_params(tile_kernel kernel);
+/* The TMA descriptors the kernel takes (built by the launch; 0 for kernels
+ * that copy without TMA), and why the compiler used cp.async instead of TMA
+ * for some of its loads: reason `index` of tile_kernel_num_tma_fallbacks, or
+ * NULL past the end. */
+TILE_API size_t tile_kernel_num_tensor_maps(tile_kernel kernel);
+TILE_API size_t tile_kernel_num_tma_fallbacks(tile_kernel kernel);
+TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
+
+/* ---- Attention (tile/Attention.h) ----------------------------------------
+ * Forward attention on (batch, heads, seq, head_dim) tensors: q and out
+ * (batch, heads, seq_q, head_dim), k and v (batch, kv_heads, seq_k,
+ * head_dim), f16 or bf16, head_dim a multiple of 8 up to 256, kv_heads
+ * dividing heads. Zero-initialize the options: has_scale 0 means
+ * 1/sqrt(head_dim); disable_autotune non-zero uses the default tiles. */
+typedef struct tile_attention_options {
+  int causal;
+  int has_scale;
+  float scale;
+  int64_t input_pos;
+  int disable_autotune;
+} tile_attention_options;
+
+/* Checks, then runs asynchronously on `stream` (NULL: the default stream). */
+TILE_API int tile_attention(const tile_tensor *q, const tile_tensor *k,
+                            const tile_tensor *v, const tile_tensor *out,
+                            const tile_attention_options *options,
+                            struct CUstream_st *stream);
+/* The checks alone; needs no GPU. */
+TILE_API int tile_attention_check(const tile_tensor *q, const tile_tensor *k,
+                                  const tile_tensor *v, const tile_tensor *out,
+                                  const tile_attention_options *options);
+
+/* ---- Autotuning (tile/Autotune.h) ------------------------------------------
+ * One candidate configuration: constants added to the options' constants,
+ * warps (0: 4) and pipeline stages. */
+typedef struct tile_tune_candidate {
+  const tile_constant *constants;
+  size_t num_constants;
+  unsigned num_warps;
+  unsigned num_stages;
+} tile_tune_candidate;
+
+/* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;
+ * returns TILE_OK or TILE_ERROR (a message through tile_set_error). */
+typedef int (*tile_tune_launch_fn)(void *user, tile_kernel kernel,
+                                   size_t candidate,
+                                   struct CUstream_st *stream);
+
+/* Picks the fastest candidate for `problem_key`, timing on `stream`;
+ * remembered in memory and on disk. Sets *kernel and *chosen. */
+TILE_API int tile_autotune(const char *source, const char *name,
+                           const tile_compile_options *options,
+                           const tile_tune_candidate *candidates,
+                           size_t num_candidates, const char *problem_key,
+                           struct CUstream_st *stream,
+                           tile_tune_launch_fn launch, void *user,
+                           tile_kernel *kernel, size_t *chosen);
+
+/* For callbacks: sets the calling thread's error message. */
+TILE_API void tile_set_error(const char *message);
 
 /* The calling thread's last error message; "" if none. Valid until the
  * thread's next failing tile_* call. */

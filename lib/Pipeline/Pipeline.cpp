@@ -32,6 +32,8 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
   mlir::tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.vectorBytes = std::min(16u, options.tensorAlignment);
+  // sm_90a multiplies on warpgroups (wgmma) where the tiles allow.
+  layoutOptions.wgmma = options.hasWgmma();
   fpm.addPass(mlir::tile::createTileAssignLayouts(layoutOptions));
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::tile::createTileRemoveLayoutConversions());
@@ -44,9 +46,11 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
 void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
                                   const CodegenOptions &options) {
   mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
-  // Operands of the tensor cores: through shared memory, sliced along K.
-  // sm_80 and later: cp.async into swizzled buffers, ldmatrix, mma.sync.
-  // (sm_90a: wgmma, TMA and mbarriers take this place.)
+  // Operands of the tensor cores: through shared memory. mma.sync (sm_80
+  // and later): cp.async into swizzled buffers, sliced along K, ldmatrix.
+  // wgmma (sm_90a, version-3 mma layouts): cp.async into the swizzled
+  // layouts wgmma's descriptors describe, read in place by tile.wgmma (the
+  // slicing leaves it alone).
   fpm.addPass(mlir::tile::createTileStageMmaOperands());
   fpm.addPass(mlir::tile::createTileSliceMmaK());
   // Copies ahead of their use: multi-stage rings in loops, then straight
@@ -75,18 +79,39 @@ void tilec::buildCodegenPipeline(mlir::OpPassManager &pm,
   buildLowerToLLVMPipeline(pm);
 }
 
+namespace {
+/// Options of the registered pipelines: the target, as tilec --arch.
+struct TargetPipelineOptions
+    : public mlir::PassPipelineOptions<TargetPipelineOptions> {
+  Option<std::string> arch{
+      *this, "arch",
+      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a"),
+      llvm::cl::init("sm_90a")};
+  Option<unsigned> numWarps{*this, "num-warps",
+                            llvm::cl::desc("Warps per thread block"),
+                            llvm::cl::init(4)};
+
+  tilec::CodegenOptions get() const {
+    tilec::CodegenOptions options;
+    options.arch = arch;
+    options.numWarps = numWarps;
+    return options;
+  }
+};
+} // namespace
+
 void tilec::registerPipelines() {
-  mlir::PassPipelineRegistration<>(
+  mlir::PassPipelineRegistration<TargetPipelineOptions>(
       "tile-to-llvm", "Assign layouts and lower tile IR to LLVM/NVVM",
-      [](mlir::OpPassManager &pm) {
-        buildCodegenPipeline(pm, CodegenOptions());
+      [](mlir::OpPassManager &pm, const TargetPipelineOptions &options) {
+        buildCodegenPipeline(pm, options.get());
       });
-  mlir::PassPipelineRegistration<>(
+  mlir::PassPipelineRegistration<TargetPipelineOptions>(
       "tile-schedule",
       "Stage mma operands, pipeline loops, allocate shared "
       "memory and place barriers (laid-out tile IR)",
-      [](mlir::OpPassManager &pm) {
-        buildSchedulePipeline(pm, CodegenOptions());
+      [](mlir::OpPassManager &pm, const TargetPipelineOptions &options) {
+        buildSchedulePipeline(pm, options.get());
       });
   mlir::PassPipelineRegistration<>(
       "tile-cleanup", "Clean up freshly emitted tile IR",

@@ -1,5 +1,7 @@
 //===- CApi.cpp - libtile's C API -----------------------------------------===//
 
+#include "tile/Attention.h"
+#include "tile/Autotune.h"
 #include "tile/tile.h"
 
 #include "RuntimeImpl.h"
@@ -192,6 +194,132 @@ size_t tile_kernel_num_params(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->info.params.size() : 0;
 }
 
+size_t tile_kernel_num_tensor_maps(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.tensorMaps.size() : 0;
+}
+
+size_t tile_kernel_num_tma_fallbacks(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.tmaFallback.size() : 0;
+}
+
+const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index) {
+  if (!kernel || index >= toImpl(kernel)->info.tmaFallback.size())
+    return nullptr;
+  return toImpl(kernel)->info.tmaFallback[index].c_str();
+}
+
+static bool toTensorRef(const tile_tensor *in, const char *name,
+                        TensorRef &out) {
+  if (!in) {
+    fail(std::string("tile::attention: ") + name + ": NULL tensor");
+    return false;
+  }
+  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_BOOL) {
+    fail(std::string("tile::attention: ") + name +
+         ": malformed tile_tensor (rank " + std::to_string(in->rank) +
+         ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
+    return false;
+  }
+  out.data = in->data;
+  out.dtype = static_cast<DType>(in->dtype);
+  out.shape = in->shape;
+  out.strides = in->strides;
+  out.rank = out.stridesRank = static_cast<size_t>(in->rank);
+  return true;
+}
+
+static int attentionC(const tile_tensor *q, const tile_tensor *k,
+                      const tile_tensor *v, const tile_tensor *out,
+                      const tile_attention_options *options, Stream stream,
+                      bool launch) {
+  TensorRef refs[4];
+  if (!toTensorRef(q, "q", refs[0]) || !toTensorRef(k, "k", refs[1]) ||
+      !toTensorRef(v, "v", refs[2]) || !toTensorRef(out, "out", refs[3]))
+    return TILE_ERROR;
+  AttentionOptions o;
+  if (options) {
+    o.causal = options->causal != 0;
+    if (options->has_scale)
+      o.scale = options->scale;
+    o.inputPos = options->input_pos;
+    o.autotune = options->disable_autotune == 0;
+  }
+  o.stream = stream;
+  Status status =
+      attentionRefs(refs[0], refs[1], refs[2], refs[3], o, launch, nullptr);
+  return status.ok() ? TILE_OK : fail(status);
+}
+
+int tile_attention(const tile_tensor *q, const tile_tensor *k,
+                   const tile_tensor *v, const tile_tensor *out,
+                   const tile_attention_options *options,
+                   struct CUstream_st *stream) {
+  return attentionC(q, k, v, out, options, stream, /*launch=*/true);
+}
+
+int tile_attention_check(const tile_tensor *q, const tile_tensor *k,
+                         const tile_tensor *v, const tile_tensor *out,
+                         const tile_attention_options *options) {
+  return attentionC(q, k, v, out, options, nullptr, /*launch=*/false);
+}
+
+int tile_autotune(const char *source, const char *name,
+                  const tile_compile_options *options,
+                  const tile_tune_candidate *candidates, size_t numCandidates,
+                  const char *problemKey, struct CUstream_st *stream,
+                  tile_tune_launch_fn launch, void *user, tile_kernel *kernel,
+                  size_t *chosen) {
+  if (!source || !kernel || !launch)
+    return fail("tile_autotune: NULL source, launch or kernel pointer");
+  if (numCandidates && !candidates)
+    return fail("tile_autotune: num_candidates is " +
+                std::to_string(numCandidates) + " but candidates is NULL");
+  *kernel = nullptr;
+  CompileOptions base;
+  if (!toOptions(options, base))
+    return TILE_ERROR;
+  std::vector<TuneCandidate> list;
+  for (size_t i = 0; i < numCandidates; ++i) {
+    const tile_tune_candidate &in = candidates[i];
+    TuneCandidate candidate;
+    if (in.num_constants && !in.constants)
+      return fail("tile_autotune: candidates[" + std::to_string(i) +
+                  "] has num_constants " + std::to_string(in.num_constants) +
+                  " but constants is NULL");
+    for (size_t c = 0; c < in.num_constants; ++c) {
+      if (!in.constants[c].name || !in.constants[c].value)
+        return fail("tile_autotune: candidates[" + std::to_string(i) +
+                    "].constants[" + std::to_string(c) +
+                    "] has a NULL name or value");
+      candidate.constants.emplace_back(in.constants[c].name,
+                                       in.constants[c].value);
+    }
+    candidate.numWarps = in.num_warps ? in.num_warps : 4;
+    candidate.numStages = in.num_stages;
+    list.push_back(std::move(candidate));
+  }
+  TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,
+                              Stream s) -> Status {
+    size_t index = static_cast<size_t>(&c - list.data());
+    lastError.clear();
+    if (launch(user, toHandle(k), index, s) == TILE_OK)
+      return Status();
+    return Status::error(lastError.empty() ? "the launch callback failed"
+                                           : lastError);
+  };
+  Expected<TuneResult> result =
+      autotune(source, name ? name : "<source>", base, list,
+               problemKey ? problemKey : "", tuneLaunch, stream);
+  if (!result)
+    return fail(result.status());
+  *kernel = toHandle(result->kernel);
+  if (chosen)
+    *chosen = result->index;
+  return TILE_OK;
+}
+
+void tile_set_error(const char *message) { lastError = message ? message : ""; }
+
 const char *tile_last_error(void) { return lastError.c_str(); }
 
 int tile_runtime_stats(tile_stats *stats) {
@@ -204,6 +332,8 @@ int tile_runtime_stats(tile_stats *stats) {
   stats->memory_hits = s.memoryHits;
   stats->modules_loaded = s.modulesLoaded;
   stats->alignment_variants = s.alignmentVariants;
+  stats->cubin_hits = s.cubinHits;
+  stats->cubin_writes = s.cubinWrites;
   return TILE_OK;
 }
 

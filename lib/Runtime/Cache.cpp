@@ -15,8 +15,9 @@
 using namespace tile;
 using namespace tile::detail;
 
-/// Bump when the cache's file format or the key's fields change.
-static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v2";
+/// Bump when the cache's file format or the key's fields change (v3: kernel
+/// descriptions may carry tensor maps, which the runtime passes to the kernel).
+static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v3";
 static constexpr llvm::StringLiteral kHeaderPrefix = "// tilec-kernel: ";
 static constexpr llvm::StringLiteral kTrailerPrefix = "// tilec-cache-sha256: ";
 
@@ -126,6 +127,36 @@ std::optional<std::string> DiskCache::read(llvm::StringRef key) const {
   return body.str();
 }
 
+/// Writes `contents` to a temporary file beside `path` and renames it over
+/// `path`: readers see the old file or the new one, never half of one.
+static Status writeAtomically(const std::string &path,
+                              llvm::StringRef contents) {
+  int fd = -1;
+  llvm::SmallString<256> temporary;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          path + ".tmp-%%%%%%%%", fd, temporary))
+    return Status::error("cannot create a temporary file for '" + path +
+                         "': " + ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      std::string message = os.error().message();
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return Status::error("cannot write '" + std::string(temporary) +
+                           "': " + message);
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return Status::error("cannot rename '" + std::string(temporary) + "' to '" +
+                         path + "': " + ec.message());
+  }
+  return Status();
+}
+
 Status DiskCache::write(llvm::StringRef key, llvm::StringRef ptx) const {
   if (!enabled())
     return Status();
@@ -136,30 +167,67 @@ Status DiskCache::write(llvm::StringRef key, llvm::StringRef ptx) const {
   if (!llvm::StringRef(body).ends_with("\n"))
     body += '\n';
 
-  // Write a temporary file beside the entry and rename it over the entry:
-  // readers see the old entry or the new one, never half of one.
-  int fd = -1;
-  llvm::SmallString<256> temporary;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          entryPath(key) + ".tmp-%%%%%%%%", fd, temporary))
-    return Status::error("cannot create a file in the cache directory '" +
-                         directory + "': " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << body << kTrailerPrefix << sha256Hex(body) << '\n';
-    os.close();
-    if (os.has_error()) {
-      std::string message = os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return Status::error("cannot write '" + std::string(temporary) +
-                           "': " + message);
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, entryPath(key))) {
-    llvm::sys::fs::remove(temporary);
-    return Status::error("cannot rename '" + std::string(temporary) + "' to '" +
-                         entryPath(key) + "': " + ec.message());
-  }
-  return Status();
+  return writeAtomically(entryPath(key),
+                         body + kTrailerPrefix.str() + sha256Hex(body) + "\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Binary entries (the driver's cubins)
+//===----------------------------------------------------------------------===//
+
+/// A binary entry is its bytes followed by this magic and their SHA-256.
+static constexpr llvm::StringLiteral kBinaryMagic = "tilec-binary-v1:";
+
+std::string DiskCache::binaryPath(llvm::StringRef name) const {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  return std::string(path);
+}
+
+std::optional<std::string> DiskCache::readBinary(llvm::StringRef name) const {
+  if (!enabled())
+    return std::nullopt;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(binaryPath(name), /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false,
+                                  /*IsVolatile=*/true);
+  if (!buffer)
+    return std::nullopt;
+  llvm::StringRef data = (*buffer)->getBuffer();
+  size_t trailer = kBinaryMagic.size() + 32;
+  if (data.size() <= trailer)
+    return std::nullopt;
+  llvm::StringRef bytes = data.drop_back(trailer);
+  llvm::StringRef tail = data.take_back(trailer);
+  if (!tail.consume_front(kBinaryMagic))
+    return std::nullopt;
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(bytes.bytes_begin(), bytes.bytes_end()));
+  if (tail != llvm::StringRef(reinterpret_cast<const char *>(digest.data()),
+                              digest.size()))
+    return std::nullopt;
+  return bytes.str();
+}
+
+Status DiskCache::writeBinary(llvm::StringRef name,
+                              llvm::StringRef bytes) const {
+  if (!enabled())
+    return Status();
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory))
+    return Status::error("cannot create the cache directory '" + directory +
+                         "': " + ec.message());
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(bytes.bytes_begin(), bytes.bytes_end()));
+  std::string contents = bytes.str();
+  contents += kBinaryMagic;
+  contents.append(reinterpret_cast<const char *>(digest.data()), digest.size());
+  return writeAtomically(binaryPath(name), contents);
+}
+
+std::string tile::detail::cubinEntryName(llvm::StringRef key, int computeMajor,
+                                         int computeMinor, int driverVersion) {
+  return (key + ".sm" + std::to_string(computeMajor) +
+          std::to_string(computeMinor) + "-cuda" +
+          std::to_string(driverVersion) + ".cubin")
+      .str();
 }

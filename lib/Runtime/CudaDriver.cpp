@@ -64,6 +64,16 @@ CudaDriver::load(const std::vector<std::string> &candidates,
   }
   TILE_CUDA_DRIVER_FUNCTIONS(TILE_CUDA_RESOLVE)
 #undef TILE_CUDA_RESOLVE
+#define TILE_CUDA_RESOLVE_OPTIONAL(field, symbol, fallback)                    \
+  {                                                                            \
+    void *address = dlsym(library, symbol);                                    \
+    const char *fallbackName = fallback;                                       \
+    if (!address && fallbackName)                                              \
+      address = dlsym(library, fallbackName);                                  \
+    driver->field = reinterpret_cast<decltype(driver->field)>(address);        \
+  }
+  TILE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(TILE_CUDA_RESOLVE_OPTIONAL)
+#undef TILE_CUDA_RESOLVE_OPTIONAL
   return driver;
 }
 

@@ -56,13 +56,30 @@ namespace detail {
   X(cuEventRecord, "cuEventRecord", nullptr)                                   \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr)                         \
   X(cuEventElapsedTime_v2, "cuEventElapsedTime_v2", "cuEventElapsedTime")      \
-  X(cuEventDestroy_v2, "cuEventDestroy_v2", "cuEventDestroy")
+  X(cuEventDestroy_v2, "cuEventDestroy_v2", "cuEventDestroy")                  \
+  TILE_CUDA_DRIVER_LINK_FUNCTIONS(X)
+
+/// The JIT linker, which hands back the cubin it compiled from PTX (kept in
+/// the disk cache), and the loading of a cubin.
+#define TILE_CUDA_DRIVER_LINK_FUNCTIONS(X)                                     \
+  X(cuLinkCreate_v2, "cuLinkCreate_v2", "cuLinkCreate")                        \
+  X(cuLinkAddData_v2, "cuLinkAddData_v2", "cuLinkAddData")                     \
+  X(cuLinkComplete, "cuLinkComplete", nullptr)                                 \
+  X(cuLinkDestroy, "cuLinkDestroy", nullptr)                                   \
+  X(cuModuleLoadData, "cuModuleLoadData", nullptr)
+
+/// Calls that only some kernels need: null when the driver lacks them, and
+/// the code that needs one says so (e.g. a kernel that copies with TMA on a
+/// driver without cuTensorMapEncodeTiled, which came with CUDA 12.0).
+#define TILE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                 \
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr)
 
 /// The driver calls libtile uses, as function pointers.
 struct CudaDriver {
 #define TILE_CUDA_FIELD(field, symbol, fallback)                               \
   decltype(&::field) field = nullptr;
   TILE_CUDA_DRIVER_FUNCTIONS(TILE_CUDA_FIELD)
+  TILE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(TILE_CUDA_FIELD)
 #undef TILE_CUDA_FIELD
 
   void *library = nullptr;
@@ -75,7 +92,8 @@ struct CudaDriver {
   static const CudaDriver *get(std::string &error);
 
   /// Opens the first of `candidates` that dlopen accepts and resolves every
-  /// call; does not call cuInit. $TILE_LIBCUDA, when set, replaces the
+  /// call (the optional ones where the driver has them); does not call
+  /// cuInit. $TILE_LIBCUDA, when set, replaces the
   /// default candidates of get().
   static std::unique_ptr<CudaDriver>
   load(const std::vector<std::string> &candidates, std::string &error);

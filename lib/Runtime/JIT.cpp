@@ -72,8 +72,10 @@ std::shared_ptr<RuntimeImpl::Entry>
 RuntimeImpl::entryFor(const std::string &key) {
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<Entry> &entry = entries[key];
-  if (!entry)
+  if (!entry) {
     entry = std::make_shared<Entry>();
+    entry->key = key;
+  }
   return entry;
 }
 
@@ -143,10 +145,17 @@ Status RuntimeImpl::ensurePTX(Entry &entry, const std::string &key,
 Expected<KernelImpl *> RuntimeImpl::ensureLoaded(Entry &entry) {
   if (entry.kernel)
     return entry.kernel;
-  Expected<KernelImpl *> kernel = loadKernel(entry.info, entry.ptx);
+  CubinCache cubin;
+  cubin.disk = &disk;
+  cubin.key = entry.key;
+  Expected<KernelImpl *> kernel = loadKernel(entry.info, entry.ptx, &cubin);
   if (!kernel)
     return kernel.status();
   ++modulesLoaded;
+  if (cubin.hit)
+    ++cubinHits;
+  if (cubin.written)
+    ++cubinWrites;
   (*kernel)->runtime = this;
   entry.kernel = *kernel;
   return entry.kernel;
@@ -225,7 +234,7 @@ static size_t countEntries(llvm::StringRef ptx) {
 Expected<Kernel> RuntimeImpl::loadPTX(const std::string &ptx,
                                       const std::string &origin) {
   std::string key =
-      "ptx:" + llvm::toHex(llvm::SHA256::hash(
+      "ptx-" + llvm::toHex(llvm::SHA256::hash(
                    llvm::ArrayRef<uint8_t>(llvm::StringRef(ptx).bytes_begin(),
                                            llvm::StringRef(ptx).bytes_end())));
   std::shared_ptr<Entry> entry = entryFor(key);
@@ -289,6 +298,8 @@ RuntimeStats RuntimeImpl::stats() const {
   stats.memoryHits = memoryHits.load();
   stats.modulesLoaded = modulesLoaded.load();
   stats.alignmentVariants = alignmentVariants.load();
+  stats.cubinHits = cubinHits.load();
+  stats.cubinWrites = cubinWrites.load();
   return stats;
 }
 

@@ -4,6 +4,8 @@
 // strings and allocates nothing unless something is wrong: the arguments are
 // checked and packed into a stack buffer in one pass, the alignment check is
 // a few ORs of pointer and stride bits, and cuLaunchKernel gets the buffer.
+// A kernel that copies with TMA also gets its descriptors, from the kernel's
+// descriptor cache when the tensors were seen before (TensorMap.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,6 +189,22 @@ static std::string alignmentProblem(const ArgRef &arg, unsigned elementBytes,
 // Checking and packing
 //===----------------------------------------------------------------------===//
 
+/// Converts `value` to the float parameter's 32 bits; false when the float
+/// is not exactly `value` (beyond 2^24, not every int has a float).
+static bool intFitsFloatExactly(int64_t value, float &converted) {
+  converted = static_cast<float>(value);
+  // 2^63 rounds to a float that does not convert back to an int64.
+  if (converted >= 0x1p63f || converted < -0x1p63f)
+    return false;
+  return static_cast<int64_t>(converted) == value;
+}
+
+static std::string formatFloat(float value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(value));
+  return buffer;
+}
+
 static constexpr unsigned kAlignmentCap = 1u << 30;
 
 Status tile::detail::checkArguments(const tilec::KernelInfo &info,
@@ -232,9 +250,15 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
         float value;
         if (arg.kind == Arg::Kind::Float)
           value = arg.floatValue;
-        else if (arg.kind == Arg::Kind::Int)
-          value = static_cast<float>(arg.intValue);
-        else
+        else if (arg.kind == Arg::Kind::Int) {
+          if (!intFitsFloatExactly(arg.intValue, value))
+            return argError(i, param,
+                            "the int " + std::to_string(arg.intValue) +
+                                " has no exact 32-bit float value (the "
+                                "nearest is " +
+                                formatFloat(value) +
+                                "); pass a float to round it");
+        } else
           return argError(i, param,
                           "expected a float, got " + describeArg(arg));
         std::memcpy(&slot, &value, sizeof(value));
@@ -358,6 +382,20 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
                         ", which the kernel assumes");
   }
 
+  // Tensors the kernel copies with TMA: what a descriptor needs of them
+  // (the descriptors are built at launch).
+  for (size_t m = 0; m < info.tensorMaps.size(); ++m) {
+    const tilec::TensorMapInfo &map = info.tensorMaps[m];
+    if (map.param >= info.params.size())
+      return Status::error("the kernel's tensor map " + std::to_string(m) +
+                           " names parameter " + std::to_string(map.param) +
+                           " of " + std::to_string(info.params.size()));
+    const tilec::KernelParam &param = info.params[map.param];
+    std::string problem = tensorMapArgumentProblem(map, param, args[map.param]);
+    if (!problem.empty())
+      return argError(map.param, param, problem);
+  }
+
   packed.pointers.resize(packed.values.size());
   for (size_t i = 0; i < packed.values.size(); ++i)
     packed.pointers[i] = &packed.values[i];
@@ -449,6 +487,15 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
   if (result != CUDA_SUCCESS)
     return Status::error(driver.errorText(result, "cuCtxSetCurrent"));
 
+  // The TMA descriptors, after the ordinary parameters (KernelInfo.h).
+  alignas(64) CUtensorMap maps[tilec::kMaxTensorMaps];
+  if (!target->info.tensorMaps.empty())
+    if (Status status = tensorMapsForLaunch(*target, args.data(), args.size(),
+                                            driver.cuTensorMapEncodeTiled,
+                                            &driver, maps, packed);
+        !status.ok())
+      return status;
+
   result = driver.cuLaunchKernel(
       target->function, grid.x, grid.y, grid.z, target->info.numWarps * 32, 1,
       1, target->info.sharedBytes, reinterpret_cast<CUstream>(stream),
@@ -496,6 +543,10 @@ Kernel::constants() const {
   return impl->info.constants;
 }
 const std::string &Kernel::ptx() const { return impl->ptx; }
+size_t Kernel::numTensorMaps() const { return impl->info.tensorMaps.size(); }
+const std::vector<std::string> &Kernel::tmaFallback() const {
+  return impl->info.tmaFallback;
+}
 
 void tile::detail::describeParams(KernelImpl &impl) {
   impl.params.clear();

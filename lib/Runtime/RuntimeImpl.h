@@ -10,6 +10,8 @@
 #define TILE_RUNTIME_RUNTIMEIMPL_H
 
 #include "CudaDriver.h"
+#include "TensorMap.h"
+#include "tile/Attention.h"
 #include "tile/Tile.h"
 #include "tilec/Target/Compile.h"
 #include "tilec/Target/KernelInfo.h"
@@ -77,6 +79,8 @@ struct KernelImpl {
   /// Variants of this kernel for less aligned tensors, by log2(alignment),
   /// compiled on demand.
   std::atomic<KernelImpl *> variants[8] = {};
+  /// The TMA descriptors built for this kernel's launches (TensorMap.h).
+  TensorMapCache tensorMapCache;
 };
 
 /// Builds a kernel from its description alone, with no module: check()
@@ -128,9 +132,11 @@ struct AlignmentFit {
 };
 
 /// Checks `args` against `info`'s parameters and packs them per the kernel
-/// ABI (KernelInfo.h). A pure function: no GPU, no allocation on success
-/// beyond `packed`'s inline storage. Messages name the argument, 1-based:
-/// "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
+/// ABI (KernelInfo.h), and checks that every tensor with a tensor map fits
+/// TMA (tensorMapArgumentProblem); the descriptors themselves are built at
+/// launch (tensorMapsForLaunch). A pure function: no GPU, no allocation on
+/// success beyond `packed`'s inline storage. Messages name the argument,
+/// 1-based: "argument 2 ('K'): expected a rank-4 tensor, got rank 3".
 Status checkArguments(const tilec::KernelInfo &info,
                       llvm::ArrayRef<ArgRef> args, PackedArgs &packed,
                       AlignmentFit &fit);
@@ -140,6 +146,27 @@ Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
                     llvm::ArrayRef<ArgRef> args);
 /// The same checks as launchKernel, without launching or compiling.
 Status checkKernel(const KernelImpl &kernel, llvm::ArrayRef<ArgRef> args);
+
+//===----------------------------------------------------------------------===//
+// Attention (Attention.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A tensor argument of tile::attention, borrowed from whichever API it came
+/// through.
+struct TensorRef {
+  const void *data = nullptr;
+  DType dtype = DType::F16;
+  const int64_t *shape = nullptr;
+  size_t rank = 0;
+  const int64_t *strides = nullptr;
+  size_t stridesRank = 0;
+};
+
+/// tile::attention's body: checks; then, with `launch`, runs; with
+/// `config`, stores the configuration used (tuning it if needed).
+Status attentionRefs(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                     const TensorRef &out, const AttentionOptions &options,
+                     bool launch, std::string *config);
 
 //===----------------------------------------------------------------------===//
 // Caches (Cache.cpp)
@@ -173,8 +200,29 @@ public:
   /// Stores `ptx` under `key`; a failure leaves the cache as it was.
   Status write(llvm::StringRef key, llvm::StringRef ptx) const;
 
+  /// Binary entries (the driver's cubins): the file `name` in the
+  /// directory, its bytes followed by their SHA-256; written atomically, a
+  /// damaged one reads as absent.
+  std::string binaryPath(llvm::StringRef name) const;
+  std::optional<std::string> readBinary(llvm::StringRef name) const;
+  Status writeBinary(llvm::StringRef name, llvm::StringRef bytes) const;
+
 private:
   std::string directory;
+};
+
+/// The name of the cubin the driver compiled from the PTX under `key`, for
+/// a GPU of compute capability major.minor under a driver of
+/// `driverVersion` (cuDriverGetVersion): "KEY.sm90-cuda13000.cubin".
+std::string cubinEntryName(llvm::StringRef key, int computeMajor,
+                           int computeMinor, int driverVersion);
+
+/// Where loadKernel keeps and finds the driver's cubin; null: nowhere.
+struct CubinCache {
+  const DiskCache *disk = nullptr;
+  std::string key; // the PTX's cache key
+  /// Set by loadKernel: the cubin came from the cache / was written to it.
+  bool hit = false, written = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -205,10 +253,12 @@ public:
 
   RuntimeStats stats() const;
   const DiskCache &diskCache() const { return disk; }
+  const std::string &compilerVersion() const { return version; }
 
 private:
   struct Entry {
     std::mutex mutex;
+    std::string key; // the cache key (also names its cubin on disk)
     bool compiled = false;
     std::string ptx;
     tilec::KernelInfo info;
@@ -236,13 +286,18 @@ private:
   llvm::StringMap<std::shared_ptr<Entry>> entries;
 
   std::atomic<uint64_t> compiles{0}, diskHits{0}, diskWrites{0}, memoryHits{0},
-      modulesLoaded{0}, alignmentVariants{0};
+      modulesLoaded{0}, alignmentVariants{0}, cubinHits{0}, cubinWrites{0};
 };
 
 /// Loads `ptx` into the runtime's context: cuModuleLoadDataEx (with the JIT
 /// log in the error), cuModuleGetFunction, the shared memory attribute.
+///
+/// With a `cubin` cache: loads the cubin kept for this GPU and driver if
+/// there is an intact one, else compiles the PTX with the driver's JIT
+/// linker (cuLink*), keeps its cubin and loads that.
 Expected<KernelImpl *> loadKernel(const tilec::KernelInfo &info,
-                                  const std::string &ptx);
+                                  const std::string &ptx,
+                                  CubinCache *cubin = nullptr);
 
 } // namespace detail
 } // namespace tile

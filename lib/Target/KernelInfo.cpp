@@ -18,6 +18,18 @@
 // "loop_split" record how the code was built (tilec --num-stages,
 // --loop-split) and are optional.
 //
+// Kernels that copy with TMA (sm_90a) also carry, written only when
+// non-empty and read as empty when absent:
+//
+//   "tensor_maps":[{"param":0,"box":[1,1,64,64],"swizzle":128,"fill":"zero"},
+//                  ...],
+//   "tma_fallback":["K: strides[2] is not a multiple of 16 bytes", ...]
+//
+// one TensorMapInfo per descriptor the kernel takes after its ordinary
+// parameters ("param" indexes "params"; "box" is in the tensor's dimension
+// order, outermost first; "swizzle" is 0, 32, 64 or 128 bytes; "fill" is
+// "zero" or "nan"), and free text saying why some loads use cp.async.
+//
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
 //
@@ -84,6 +96,46 @@ static const char *scalarName(ScalarKind kind) {
   return "?";
 }
 
+std::string tilec::tensorMapProblem(const TensorMapInfo &map,
+                                    const KernelParam &param) {
+  if (!param.isTensor)
+    return "parameter '" + param.name + "' is not a tensor";
+  if (param.rank < 1 || param.rank > kTensorMapMaxRank)
+    return "parameter '" + param.name + "' has rank " +
+           std::to_string(param.rank) + "; a tensor map needs rank 1 to " +
+           std::to_string(kTensorMapMaxRank);
+  if (param.element == ElementKind::Bool)
+    return "parameter '" + param.name +
+           "' is a bool tensor; tensor maps take f16, bf16, f32 or i32";
+  if (map.box.size() != param.rank)
+    return "\"box\" has " + std::to_string(map.box.size()) +
+           " entries; parameter '" + param.name + "' has rank " +
+           std::to_string(param.rank);
+  for (size_t d = 0; d < map.box.size(); ++d)
+    if (map.box[d] < 1 || map.box[d] > kTensorMapMaxBox)
+      return "box[" + std::to_string(d) + "] is " + std::to_string(map.box[d]) +
+             ", expected a value in [1, " + std::to_string(kTensorMapMaxBox) +
+             "]";
+  if (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 &&
+      map.swizzle != 128)
+    return "\"swizzle\" is " + std::to_string(map.swizzle) +
+           ", expected 0, 32, 64 or 128 (bytes)";
+  unsigned innerBytes = map.box.back() * elementBytes(param.element);
+  if (innerBytes % 16)
+    return "the innermost box dimension is " + std::to_string(innerBytes) +
+           " bytes (" + std::to_string(map.box.back()) + " x " +
+           elementName(param.element) + "), not a multiple of 16 bytes";
+  if (map.swizzle && innerBytes > map.swizzle)
+    return "the innermost box dimension is " + std::to_string(innerBytes) +
+           " bytes (" + std::to_string(map.box.back()) + " x " +
+           elementName(param.element) + "), more than the " +
+           std::to_string(map.swizzle) + "-byte swizzle span";
+  if (map.fill == TensorMapFill::NaN && param.element == ElementKind::I32)
+    return "\"fill\": \"nan\" needs a floating-point tensor; parameter '" +
+           param.name + "' is i32";
+  return "";
+}
+
 static std::optional<ElementKind> parseElement(llvm::StringRef name) {
   for (ElementKind kind :
        {ElementKind::F16, ElementKind::BF16, ElementKind::F32, ElementKind::I32,
@@ -112,6 +164,18 @@ std::string KernelInfo::toJSON() const {
   for (const auto &[key, value] : constants)
     constantArray.push_back(json::Array{key, value});
 
+  json::Array mapArray;
+  for (const TensorMapInfo &map : tensorMaps) {
+    json::Array box;
+    for (unsigned size : map.box)
+      box.push_back(static_cast<int64_t>(size));
+    mapArray.push_back(json::Object{
+        {"param", static_cast<int64_t>(map.param)},
+        {"box", std::move(box)},
+        {"swizzle", static_cast<int64_t>(map.swizzle)},
+        {"fill", map.fill == TensorMapFill::NaN ? "nan" : "zero"}});
+  }
+
   json::Object root{{"abi", kKernelABI},
                     {"name", name},
                     {"num_warps", static_cast<int64_t>(numWarps)},
@@ -121,6 +185,16 @@ std::string KernelInfo::toJSON() const {
                     {"arch", arch},
                     {"params", std::move(paramArray)},
                     {"constants", std::move(constantArray)}};
+  // Written only when there are any, so that kernels without TMA are
+  // described as before.
+  if (!mapArray.empty())
+    root["tensor_maps"] = std::move(mapArray);
+  if (!tmaFallback.empty()) {
+    json::Array reasons;
+    for (const std::string &reason : tmaFallback)
+      reasons.push_back(reason);
+    root["tma_fallback"] = std::move(reasons);
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << json::Value(std::move(root));
@@ -266,6 +340,58 @@ static bool readParam(Reader &reader, const json::Value &value, size_t index,
   return reader.getBool(*object, "contiguous", where, param.contiguous);
 }
 
+static bool readTensorMap(Reader &reader, const json::Value &value,
+                          size_t index, const std::vector<KernelParam> &params,
+                          TensorMapInfo &map) {
+  std::string where = "tensor_maps[" + std::to_string(index) + "]";
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return reader.fail(where + ": expected an object");
+  if (!reader.getInt(*object, "param", where, 0, kMaxParams, map.param))
+    return false;
+  if (map.param >= params.size())
+    return reader.fail(where + ": \"param\" is " + llvm::Twine(map.param) +
+                       " but the kernel has " + llvm::Twine(params.size()) +
+                       " parameters");
+  where += " (parameter '" + params[map.param].name + "')";
+
+  const json::Value *box = object->get("box");
+  const json::Array *boxArray = box ? box->getAsArray() : nullptr;
+  if (!boxArray)
+    return reader.fail(where + ": " +
+                       (box ? "\"box\" must be" : "missing \"box\"") +
+                       " an array of integers");
+  if (boxArray->size() > kTensorMapMaxRank)
+    return reader.fail(where + ": \"box\" has " +
+                       llvm::Twine(boxArray->size()) +
+                       " entries; a tensor map has at most " +
+                       llvm::Twine(kTensorMapMaxRank) + " dimensions");
+  for (size_t d = 0; d < boxArray->size(); ++d) {
+    std::optional<int64_t> size = (*boxArray)[d].getAsInteger();
+    if (!size || *size < 1 || *size > kTensorMapMaxBox)
+      return reader.fail(where + ": box[" + llvm::Twine(d) +
+                         "] must be an integer in [1, " +
+                         llvm::Twine(kTensorMapMaxBox) + "]");
+    map.box.push_back(static_cast<unsigned>(*size));
+  }
+  if (!reader.getInt(*object, "swizzle", where, 0, 128, map.swizzle))
+    return false;
+  std::string fill;
+  if (!reader.getString(*object, "fill", where, fill))
+    return false;
+  if (fill == "zero")
+    map.fill = TensorMapFill::Zero;
+  else if (fill == "nan")
+    map.fill = TensorMapFill::NaN;
+  else
+    return reader.fail(where + ": unknown \"fill\" '" + fill +
+                       "' (expected zero or nan)");
+  std::string problem = tensorMapProblem(map, params[map.param]);
+  if (!problem.empty())
+    return reader.fail(where + ": " + problem);
+  return true;
+}
+
 std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
                                                std::string &error) {
   error.clear();
@@ -359,6 +485,44 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
         return std::nullopt;
       }
       info.constants.emplace_back(key->str(), value->str());
+    }
+  }
+
+  if (const json::Value *maps = root->get("tensor_maps")) {
+    const json::Array *mapArray = maps->getAsArray();
+    if (!mapArray) {
+      reader.fail("kernel description: \"tensor_maps\" must be an array");
+      return std::nullopt;
+    }
+    if (mapArray->size() > kMaxTensorMaps) {
+      reader.fail("kernel description: " + llvm::Twine(mapArray->size()) +
+                  " tensor maps; a kernel takes at most " +
+                  llvm::Twine(kMaxTensorMaps));
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < mapArray->size(); ++i) {
+      TensorMapInfo map;
+      if (!readTensorMap(reader, (*mapArray)[i], i, info.params, map))
+        return std::nullopt;
+      info.tensorMaps.push_back(std::move(map));
+    }
+  }
+
+  if (const json::Value *fallback = root->get("tma_fallback")) {
+    const json::Array *reasons = fallback->getAsArray();
+    if (!reasons) {
+      reader.fail("kernel description: \"tma_fallback\" must be an array of "
+                  "strings");
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < reasons->size(); ++i) {
+      std::optional<llvm::StringRef> reason = (*reasons)[i].getAsString();
+      if (!reason) {
+        reader.fail("kernel description: tma_fallback[" + llvm::Twine(i) +
+                    "] must be a string");
+        return std::nullopt;
+      }
+      info.tmaFallback.push_back(reason->str());
     }
   }
   return info;

@@ -1,6 +1,7 @@
 // RUN: split-file %s %t
 // RUN: tile-opt %t/laid-out.mlir -split-input-file --tile-allocate-shared-memory --tile-insert-barriers --convert-tile-to-llvm -canonicalize -cse | FileCheck %t/laid-out.mlir
-// RUN: tile-opt %t/pipeline.mlir --tile-to-llvm | FileCheck %t/pipeline.mlir
+// RUN: tile-opt %t/pipeline.mlir --tile-to-llvm="arch=sm_80" | FileCheck %t/pipeline.mlir
+// RUN: tile-opt %t/wgmma-pipeline.mlir --tile-to-llvm | FileCheck %t/wgmma-pipeline.mlir
 // RUN: tile-opt %t/errors.mlir -split-input-file --convert-tile-to-llvm -verify-diagnostics
 
 // The lowering of laid-out tile IR to the LLVM and NVVM dialects
@@ -341,7 +342,7 @@ func.func @mma_bf16(%a: tensor<64x16xbf16, #dot_a>, %b: tensor<16x16xbf16, #dot_
 // memory of the final conversion (64 x 64 f32, 16 KiB) is live only during
 // the conversion, after both, and reuses offset 0: the kernel needs 16 KiB,
 // not 24.
-// CHECK:       llvm.mlir.global external @tile_shared_memory() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK:       llvm.mlir.global external @tile_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @staged
 // CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 16384 : i32}
 // CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
@@ -693,6 +694,75 @@ func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
   return
 }
 
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.wgmma (sm_90a), both operands in shared memory: a fence, one
+// wgmma.mma_async.m64n64k16 per K step of 16 for the warpgroup's 64 rows,
+// one commit group and a wait that ties the 32 accumulator registers. A is
+// K-major (64-byte swizzle: leading offset 64 rows x 64 B = 4096 B, stride
+// offset 8 x 64 B = 512 B, mode 2 in bits 62-63: 0x8000002001000000 |
+// address >> 4); B is K x N with K fastest, also K-major (no transpose).
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @wgmma_ss
+// CHECK-DAG:   %[[DESC:.*]] = llvm.mlir.constant(-9223371899399045120 : i64) : i64
+// CHECK:       llvm.inline_asm has_side_effects "wgmma.fence.sync.aligned;"
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $66, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, $64, $65, p, 1, 1, 0, 0;\0A}", "=f,{{.*}},=f,0,{{.*}},31,l,l,r"
+// CHECK-NOT:   wgmma.fence
+// CHECK:       wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}},=f,0,{{.*}},31"
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blkT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_ss(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
+// A from registers (P * V): the RS form takes A's m16k16 fragment of each
+// warp in four 32-bit words; V (K x N, N fastest) is M/N-major: the
+// transpose flag is set.
+// CHECK-LABEL: llvm.func @wgmma_rs
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-NEXT:  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;{{.*}}", "=f,{{.*}},31,r,r,r,r,l,r"
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+// CHECK-NEXT:  "wgmma.wait_group.sync.aligned 0;"
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma3>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sv = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_rs(%s: tensor<64x16xf32, #mma3>, %v: tensor<16x64xf16, #blk>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %p = arith.truncf %s : tensor<64x16xf32, #mma3> to tensor<64x16xf16, #mma3>
+  %pa = tile.convert_layout %p : tensor<64x16xf16, #mma3> -> tensor<64x16xf16, #dot_a>
+  %b = tile.local_alloc %v : tensor<16x64xf16, #blk> -> !tile.smem<[16, 64], f16, #sv>
+  %d = tile.wgmma %pa, %b, %c : tensor<64x16xf16, #dot_a>, !tile.smem<[16, 64], f16, #sv>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
+// tile.fence_async_shared is fence.proxy.async for the CTA's shared memory.
+// CHECK-LABEL: llvm.func @fence
+// CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""
+func.func @fence() attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  tile.fence_async_shared
+  return
+}
+
 //--- pipeline.mlir
 
 // A small GEMM through the whole --tile-to-llvm pipeline: layouts, staging
@@ -758,6 +828,36 @@ func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
 // CHECK-NOT:   tile.
+func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>) attributes {tile.kernel} {
+  %m = tile.bid 0
+  %n = tile.bid 1
+  %c0 = arith.constant 0 : i32
+  %a = tile.load %A[%m, %c0] : !tile.global<f16, 2> -> tensor<64x32xf16>
+  %b = tile.load %B[%c0, %n] : !tile.global<f16, 2> -> tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>
+  tile.store %C[%m, %n], %d : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+//--- wgmma-pipeline.mlir
+
+// The same GEMM for sm_90a (the default): a version-3 mma layout, both
+// operands copied with cp.async into 128/64-byte swizzled buffers that
+// wgmma reads in place (no ldmatrix), one fence.proxy.async before the
+// barrier that publishes them, two wgmma.mma_async.m64n64k16 (K = 32).
+// CHECK-LABEL: llvm.func @gemm
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-2: nvvm.cp.async.commit.group
+// CHECK:       nvvm.cp.async.wait.group 0
+// CHECK:       "fence.proxy.async.shared::cta;"
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT:   nvvm.mma.sync
+// CHECK:       llvm.return
 func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>) attributes {tile.kernel} {
   %m = tile.bid 0
   %n = tile.bid 1

@@ -16,6 +16,7 @@
 //   tile-kernel-gpu-tests --kernels=DIR --tilec=PATH [--family=NAME]
 //                         [--quick | --sanitize-subset] [--seed=N]
 //                         [--jit-only | --aot-only] [--jobs=N]
+//                         [--arch=sm_80|sm_90a]
 //
 // Families: vector_add, softmax, gemm, flash_attention, all (the default).
 // One line per case: name, relative error, PASS/FAIL. Exit 0 when all pass,
@@ -111,6 +112,9 @@ struct Config {
   bool aotOnly = false;
   unsigned jobs = 0; // parallel compiles; 0: one per core
   uint64_t seed = 0;
+  /// --arch=: the target both JIT and AOT compile for (sm_80: the mma.sync
+  /// path, sm_90a: wgmma); empty: the GPU's own (JIT) and tilec's default.
+  std::string arch;
 };
 Config config;
 int passes = 0, failures = 0;
@@ -156,6 +160,9 @@ std::string runTilec(const std::string &file, const Constants &constants,
                                    file,
                                    "--alignment=" + std::to_string(alignment),
                                    "--num-stages=" + std::to_string(numStages),
+                                   "--arch=" + (config.arch.empty()
+                                                    ? std::string("sm_90a")
+                                                    : config.arch),
                                    std::string("--loop-split=") +
                                        (loopSplit ? "true" : "false")};
   for (const auto &[name, value] : constants)
@@ -261,6 +268,7 @@ private:
         options.constants = constants;
         options.numStages = numStages;
         options.loopSplit = loopSplit;
+        options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
@@ -1059,11 +1067,13 @@ int main(int argc, char **argv) {
       config.aotOnly = true;
     else if (const char *v = value("--jobs="))
       config.jobs = static_cast<unsigned>(std::atoi(v));
+    else if (const char *v = value("--arch="))
+      config.arch = v;
     else if (value("--seed=")) {
     } else {
       std::printf("unknown argument '%s'\nusage: %s --kernels=DIR "
                   "--tilec=PATH [--family=NAME] [--quick | --sanitize-subset] "
-                  "[--jit-only | --aot-only] [--seed=N] [--jobs=N]\n",
+                  "[--jit-only | --aot-only] [--seed=N] [--jobs=N] [--arch=sm_XX]\n",
                   argv[i], argv[0]);
       return 1;
     }

@@ -416,18 +416,26 @@ TEST_F(LinearLayoutTest, SliceHoldsTheParentsRows) {
 //===----------------------------------------------------------------------===//
 
 /// The element offset of `coords` in a #tile.shared buffer (the formula of
-/// the lowering's sharedOffset).
+/// the lowering's sharedOffset): with `block`, blocks of `block` columns one
+/// after the other, each holding the rows of the 2-D tile; past order[1],
+/// whole tiles stacked.
 int64_t sharedFormula(ArrayRef<int64_t> shape, unsigned vec, unsigned perPhase,
                       unsigned maxPhase, ArrayRef<unsigned> order,
-                      ArrayRef<int64_t> coords) {
+                      unsigned block, ArrayRef<int64_t> coords) {
   unsigned f = order[0];
-  int64_t row = 0, scale = 1;
-  for (unsigned i = 1; i < order.size(); ++i) {
-    row += coords[order[i]] * scale;
+  int64_t rows = order.size() > 1 ? shape[order[1]] : 1;
+  int64_t row2 = order.size() > 1 ? coords[order[1]] : 0;
+  int64_t outer = 0, scale = 1;
+  for (unsigned i = 2; i < order.size(); ++i) {
+    outer += coords[order[i]] * scale;
     scale *= shape[order[i]];
   }
+  int64_t row = outer * rows + row2;
   int64_t phase = (row / perPhase) % maxPhase;
-  return row * shape[f] + (coords[f] ^ (phase * vec));
+  int64_t col = coords[f] ^ (phase * vec);
+  int64_t width = block ? block : shape[f];
+  return outer * rows * shape[f] + (col / width) * rows * width + row2 * width +
+         col % width;
 }
 
 /// Every coordinate of `shape`, row-major.
@@ -453,18 +461,24 @@ TEST_F(LinearLayoutTest, SwizzledSharedLayout) {
     SmallVector<int64_t> shape;
     unsigned vec, perPhase, maxPhase;
     SmallVector<unsigned> order;
+    unsigned block;
   };
   std::vector<Case> cases = {
-      {{64, 64}, 8, 1, 8, {1, 0}}, // f16, 128-byte rows
-      {{64, 32}, 8, 2, 4, {1, 0}}, // f16, 64-byte rows
-      {{32, 16}, 8, 4, 2, {1, 0}}, // f16, 32-byte rows
-      {{32, 64}, 4, 1, 8, {0, 1}}, // f32, column-major
-      {{16, 8}, 1, 1, 1, {1, 0}},  // plain row-major
-      {{2, 16, 64}, 8, 1, 8, {2, 1, 0}},
+      {{64, 64}, 8, 1, 8, {1, 0}, 0}, // f16, 128-byte rows
+      {{64, 32}, 8, 2, 4, {1, 0}, 0}, // f16, 64-byte rows
+      {{32, 16}, 8, 4, 2, {1, 0}, 0}, // f16, 32-byte rows
+      {{32, 64}, 4, 1, 8, {0, 1}, 0}, // f32, column-major
+      {{16, 8}, 1, 1, 1, {1, 0}, 0},  // plain row-major
+      {{2, 16, 64}, 8, 1, 8, {2, 1, 0}, 0},
+      {{64, 128}, 8, 1, 8, {1, 0}, 64}, // blocks of 64 columns
+      {{128, 64}, 8, 1, 8, {0, 1}, 64},
+      {{64, 64}, 8, 2, 4, {1, 0}, 32},
+      {{2, 16, 128}, 8, 1, 8, {2, 1, 0}, 64}, // stacked tiles
+      {{4, 8, 64}, 8, 2, 4, {2, 0, 1}, 32},
   };
   for (const Case &c : cases) {
-    auto attr =
-        SharedLayoutAttr::get(&ctx, c.vec, c.perPhase, c.maxPhase, c.order);
+    auto attr = SharedLayoutAttr::get(&ctx, c.vec, c.perPhase, c.maxPhase,
+                                      c.order, c.block);
     LinearLayout l = cast<SharedLayoutInterface>(attr).toLinearLayout(
         c.shape, Float16Type::get(&ctx));
     EXPECT_EQ(l.getInDimNames(), SmallVector<StringRef>({"offset"}));
@@ -473,36 +487,33 @@ TEST_F(LinearLayoutTest, SwizzledSharedLayout) {
         c.shape, Float16Type::get(&ctx));
     for (const Basis &coords : allCoords(c.shape)) {
       int64_t offset = sharedFormula(c.shape, c.vec, c.perPhase, c.maxPhase,
-                                     c.order, coords);
+                                     c.order, c.block, coords);
       ASSERT_EQ(inv.apply(coords), Basis({offset})) << l.str();
       ASSERT_EQ(l.apply({offset}), coords) << l.str();
     }
   }
 }
 
-/// The element offset of `coords` in a buffer TMA wrote with a swizzle of
-/// `swizzle` bytes: blocks of `swizzle` bytes along order[0], each row-major
-/// over all rows; byte offset bits 4.. XOR-ed with bits 7.. (CUTLASS's
-/// Swizzle<3,4,3>, <2,4,3>, <1,4,3>).
-int64_t nvmmaFormula(ArrayRef<int64_t> shape, unsigned swizzle,
-                     unsigned eltBytes, ArrayRef<unsigned> order,
-                     ArrayRef<int64_t> coords) {
-  unsigned f = order[0];
-  int64_t rows = 1, row = 0;
-  for (unsigned i = 1; i < order.size(); ++i) {
-    row += coords[order[i]] * rows;
-    rows *= shape[order[i]];
-  }
-  int64_t width =
-      swizzle ? std::min<int64_t>(shape[f], swizzle / eltBytes) : shape[f];
+/// The element offset of `coords` in a 2-D buffer that TMA filled with a
+/// swizzle of `swizzle` bytes, one copy per `swizzle`-byte wide block of
+/// columns, the blocks one after the other: byte offset bits 4.. XOR-ed
+/// with bits 7.. (CU_TENSOR_MAP_SWIZZLE_128B/64B/32B; CUTLASS's
+/// Swizzle<3,4,3>, <2,4,3>, <1,4,3>), from a 1024-byte aligned base.
+int64_t tmaFormula(ArrayRef<int64_t> shape, unsigned swizzle, unsigned eltBytes,
+                   ArrayRef<unsigned> order, ArrayRef<int64_t> coords) {
+  unsigned f = order[0], s = order[1];
+  int64_t rows = shape[s], row = coords[s];
+  int64_t width = swizzle / eltBytes;
   int64_t block = coords[f] / width, col = coords[f] % width;
   int64_t bytes = ((block * rows + row) * width + col) * eltBytes;
-  int64_t mask = swizzle ? swizzle / 16 - 1 : 0;
+  int64_t mask = swizzle / 16 - 1;
   bytes ^= ((bytes >> 7) & mask) << 4;
   return bytes / eltBytes;
 }
 
-TEST_F(LinearLayoutTest, NvmmaSharedLayout) {
+TEST_F(LinearLayoutTest, SharedLayoutsAreWhatTmaWrites) {
+  // #tile.shared with 16-byte vectors, block = swizzle bytes, maxPhase =
+  // swizzle / 16 and perPhase = 128 / swizzle is TMA's swizzle.
   struct Case {
     SmallVector<int64_t> shape;
     unsigned swizzle, eltBytes;
@@ -510,26 +521,32 @@ TEST_F(LinearLayoutTest, NvmmaSharedLayout) {
   };
   std::vector<Case> cases = {
       {{64, 64}, 128, 2, {1, 0}},  {{128, 64}, 128, 2, {1, 0}},
-      {{64, 128}, 128, 2, {1, 0}}, {{64, 64}, 128, 2, {0, 1}},
+      {{64, 128}, 128, 2, {1, 0}}, {{64, 128}, 128, 2, {0, 1}},
       {{64, 32}, 64, 2, {1, 0}},   {{64, 64}, 64, 2, {1, 0}},
       {{64, 16}, 32, 2, {1, 0}},   {{32, 64}, 32, 2, {1, 0}},
-      {{64, 32}, 128, 4, {1, 0}},  {{64, 64}, 128, 1, {1, 0}},
-      {{64, 32}, 128, 2, {1, 0}},  {{64, 64}, 0, 2, {1, 0}},
+      {{64, 32}, 128, 4, {1, 0}},  {{16, 64}, 64, 4, {1, 0}},
   };
   for (const Case &c : cases) {
-    LinearLayout l = nvmmaSharedLayout(c.shape, c.swizzle, c.eltBytes, c.order);
-    ASSERT_TRUE(l.isInvertible()) << l.str();
-    LinearLayout inv = l.invert();
-    for (const Basis &coords : allCoords(c.shape)) {
-      int64_t offset =
-          nvmmaFormula(c.shape, c.swizzle, c.eltBytes, c.order, coords);
-      ASSERT_EQ(inv.apply(coords), Basis({offset}))
-          << "swizzle " << c.swizzle << ": " << l.str();
-    }
+    unsigned vec = 16 / c.eltBytes, maxPhase = c.swizzle / 16;
+    unsigned perPhase = 128 / c.swizzle, block = c.swizzle / c.eltBytes;
+    auto attr =
+        SharedLayoutAttr::get(&ctx, vec, perPhase, maxPhase, c.order, block);
+    Type elt = c.eltBytes == 2 ? Type(Float16Type::get(&ctx))
+                               : Type(Float32Type::get(&ctx));
+    EXPECT_EQ(attr.getHopperSwizzleBytes(c.eltBytes), c.swizzle);
+    LinearLayout inv =
+        cast<SharedLayoutInterface>(attr).toOffsetLayout(c.shape, elt);
+    for (const Basis &coords : allCoords(c.shape))
+      ASSERT_EQ(
+          inv.apply(coords),
+          Basis({tmaFormula(c.shape, c.swizzle, c.eltBytes, c.order, coords)}))
+          << "swizzle " << c.swizzle << ": " << attrStr(attr);
   }
   // The 128-byte swizzle of f16 rows of 64: the 16-byte chunk of row r is
   // chunk ^ (r % 8), 8 elements each.
-  LinearLayout inv = nvmmaSharedLayout({64, 64}, 128, 2, {1, 0}).invert();
+  auto attr = SharedLayoutAttr::get(&ctx, 8, 1, 8, {1, 0}, 64);
+  LinearLayout inv = cast<SharedLayoutInterface>(attr).toOffsetLayout(
+      SmallVector<int64_t>{64, 64}, Float16Type::get(&ctx));
   for (int64_t r = 0; r < 64; ++r)
     for (int64_t chunk = 0; chunk < 8; ++chunk)
       EXPECT_EQ(inv.apply({r, 8 * chunk + 3}),

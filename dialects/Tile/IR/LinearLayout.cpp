@@ -613,80 +613,46 @@ tileOutDims(ArrayRef<int64_t> shape) {
 LinearLayout mlir::tile::swizzledSharedLayout(ArrayRef<int64_t> shape,
                                               unsigned vec, unsigned perPhase,
                                               unsigned maxPhase,
-                                              ArrayRef<unsigned> order) {
+                                              ArrayRef<unsigned> order,
+                                              unsigned block) {
   unsigned rank = shape.size();
   unsigned f = order[0];
   unsigned colBits = llvm::Log2_64(shape[f]);
+  // Rows of the 2-D tile (order[1]) and of the whole buffer.
+  unsigned tileRowBits = rank > 1 ? llvm::Log2_64(shape[order[1]]) : 0;
   int64_t numel = 1;
   for (int64_t s : shape)
     numel *= s;
   unsigned rowBits = llvm::Log2_64(numel) - colBits;
-  LinearLayout::InDim offset{LinearLayout::kOffset.str(), {}};
-  for (unsigned k = 0; k < colBits; ++k) {
-    Basis b(rank, 0);
-    b[f] = int64_t(1) << k;
-    offset.bases.push_back(b);
-  }
+  unsigned blockColBits =
+      block ? std::min<unsigned>(colBits, llvm::Log2_32(block)) : colBits;
   unsigned phaseShift = llvm::Log2_32(perPhase);
   unsigned phaseBits = llvm::Log2_32(maxPhase);
-  for (unsigned j = 0; j < rowBits; ++j) {
+  // The coordinates of bit j of the row over order[1..], with what the
+  // swizzle adds: the column is the stored column XOR phase * vec, phase =
+  // (row / perPhase) % maxPhase.
+  auto rowBit = [&](unsigned j) {
     Basis b = rowBitCoords(shape, order, j);
-    // Row bit j is phase bit j - log2(perPhase); the stored column is the
-    // column XOR phase * vec, so the column is the stored one XOR it too.
     if (j >= phaseShift && j - phaseShift < phaseBits)
       b[f] ^= (int64_t(vec) << (j - phaseShift)) & (shape[f] - 1);
-    offset.bases.push_back(b);
-  }
-  return LinearLayout({offset}, tileOutDims(shape));
-}
-
-LinearLayout mlir::tile::nvmmaSharedLayout(ArrayRef<int64_t> shape,
-                                           unsigned swizzleBytes,
-                                           unsigned elementBytes,
-                                           ArrayRef<unsigned> order) {
-  unsigned rank = shape.size();
-  unsigned f = order[0];
-  int64_t numel = 1;
-  for (int64_t s : shape)
-    numel *= s;
-  unsigned totalBits = llvm::Log2_64(numel);
-  unsigned colBits = llvm::Log2_64(shape[f]);
-  unsigned rowBits = totalBits - colBits;
-  // Elements of a row of a block.
-  unsigned blockColBits = colBits;
-  if (swizzleBytes)
-    blockColBits = std::min<unsigned>(
-        colBits, llvm::Log2_32(std::max(1u, swizzleBytes / elementBytes)));
-  unsigned eltShift = llvm::Log2_32(elementBytes);
-  // Swizzle: byte bits 4.. are XOR-ed with byte bits 7..
-  unsigned swizzleBits = swizzleBytes ? llvm::Log2_32(swizzleBytes / 16) : 0;
-
-  // The unswizzled position bit q in the buffer: column bits of a block,
-  // then row bits, then the block index (column bits above the block's).
-  auto positionCoords = [&](unsigned q) {
-    Basis c(rank, 0);
-    if (q < blockColBits)
-      c[f] = int64_t(1) << q;
-    else if (q < blockColBits + rowBits)
-      c = rowBitCoords(shape, order, q - blockColBits);
-    else
-      c[f] = int64_t(1) << (q - rowBits);
-    return c;
+    return b;
   };
+  auto colBit = [&](unsigned k) {
+    Basis b(rank, 0);
+    b[f] = int64_t(1) << k;
+    return b;
+  };
+  // Offset bits from the lowest: the column in a block, the row in the
+  // tile, the block, the stacked tiles (order[2..]).
   LinearLayout::InDim offset{LinearLayout::kOffset.str(), {}};
-  for (unsigned k = 0; k < totalBits; ++k) {
-    Basis b = positionCoords(k);
-    // Byte bit 7 + i of the offset (the buffer starts 1024-byte aligned)
-    // also flips chunk bit 4 + i: position bit k - 3.
-    unsigned byteBit = k + eltShift;
-    if (byteBit >= 7 && byteBit - 7 < swizzleBits) {
-      unsigned q = 4 + (byteBit - 7) - eltShift;
-      Basis x = positionCoords(q);
-      for (unsigned d = 0; d < rank; ++d)
-        b[d] ^= x[d];
-    }
-    offset.bases.push_back(b);
-  }
+  for (unsigned k = 0; k < blockColBits; ++k)
+    offset.bases.push_back(colBit(k));
+  for (unsigned j = 0; j < tileRowBits; ++j)
+    offset.bases.push_back(rowBit(j));
+  for (unsigned k = blockColBits; k < colBits; ++k)
+    offset.bases.push_back(colBit(k));
+  for (unsigned j = tileRowBits; j < rowBits; ++j)
+    offset.bases.push_back(rowBit(j));
   return LinearLayout({offset}, tileOutDims(shape));
 }
 

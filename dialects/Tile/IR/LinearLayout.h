@@ -250,24 +250,17 @@ std::optional<LayoutConversion> getConversion(const LinearLayout &src,
 //===----------------------------------------------------------------------===//
 
 /// The shared memory layout `offset` -> coordinates of a `shape` buffer
-/// that is row-major over `order` (fastest first) with, in row r, the
-/// column index in units of `vec` elements XOR-ed with
-/// (r / perPhase) % maxPhase (#tile.shared). The XOR stays within the row.
+/// that is row-major over `order` (fastest first) with, in row r (over all
+/// dimensions but the fastest), the column index in units of `vec` elements
+/// XOR-ed with (r / perPhase) % maxPhase (#tile.shared). With `block`, the
+/// fastest dimension is cut into blocks of `block` columns stored one after
+/// the other, each holding all rows of the 2-D tile (order[1]); dimensions
+/// past order[1] stack whole tiles. The XOR stays within the fastest
+/// dimension (the lowering's formula leaves it when vec * maxPhase exceeds
+/// that dimension, which the layouts it is given never do).
 LinearLayout swizzledSharedLayout(ArrayRef<int64_t> shape, unsigned vec,
                                   unsigned perPhase, unsigned maxPhase,
-                                  ArrayRef<unsigned> order);
-
-/// The shared memory layout TMA writes and wgmma reads with a swizzle of
-/// `swizzleBytes` (128, 64, 32, or 0 for none) for elements of
-/// `elementBytes`: the contiguous dimension `order[0]` is split into blocks
-/// of `swizzleBytes` (with no swizzle, one block of the whole row), one
-/// after the other; each block holds all rows (`order[1..]`), row-major,
-/// and the 16-byte chunks are XOR-ed with bits 7.. of the byte offset (from
-/// a 1024-byte aligned base), as CU_TENSOR_MAP_SWIZZLE_<n>B writes them: in
-/// a block of full rows, chunk ^= row % 8 for 128 bytes, (row / 2) % 4 for
-/// 64, (row / 4) % 2 for 32.
-LinearLayout nvmmaSharedLayout(ArrayRef<int64_t> shape, unsigned swizzleBytes,
-                               unsigned elementBytes, ArrayRef<unsigned> order);
+                                  ArrayRef<unsigned> order, unsigned block = 0);
 
 //===----------------------------------------------------------------------===//
 // Layout attributes

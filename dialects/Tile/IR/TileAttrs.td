@@ -39,7 +39,7 @@ def Tile_RoundingMode : I32EnumAttr<"RoundingMode", "division rounding mode", [
 // registers) or Tile_SharedLayoutInterface (in shared memory).
 
 // `[1, 2, 3]`: a list of unsigned integers in brackets.
-def Tile_UnsignedList : ArrayRefParameter<"unsigned"> {
+class Tile_UnsignedListParameter : ArrayRefParameter<"unsigned"> {
   let parser = [{
     [&]() -> ::mlir::FailureOr<::llvm::SmallVector<unsigned>> {
       ::llvm::SmallVector<unsigned> values;
@@ -60,6 +60,13 @@ def Tile_UnsignedList : ArrayRefParameter<"unsigned"> {
     ::llvm::interleaveComma($_self, $_printer);
     $_printer << "]";
   }];
+}
+def Tile_UnsignedList : Tile_UnsignedListParameter;
+// The same, left out of the printed form when empty.
+def Tile_OptionalUnsignedList : Tile_UnsignedListParameter {
+  let defaultValue = "::llvm::SmallVector<unsigned>()";
+  let comparator =
+      "::llvm::ArrayRef<unsigned>($_lhs) == ::llvm::ArrayRef<unsigned>($_rhs)";
 }
 
 // `[1, 2, 3]`: a list of int64 in brackets.
@@ -120,20 +127,51 @@ def Tile_BlockedLayoutAttr : Tile_DistributedLayoutAttr<"BlockedLayout", "blocke
 }
 
 def Tile_MmaLayoutAttr : Tile_DistributedLayoutAttr<"MmaLayout", "mma"> {
-  let summary = "the accumulator layout of mma.sync m16n8k16";
+  let summary = "the accumulator layout of a tensor-core multiply";
   let description = [{
-    A 2-D tile distributed as the accumulators of `mma.sync.m16n8k16`:
-    warps tile the M and N dimensions `warpsPerCTA = [wm, wn]` times in
-    blocks of 16 x 8, and each thread holds two pairs of adjacent columns in
-    rows `lane / 4` and `lane / 4 + 8` of every block.
+    A 2-D tile distributed as the accumulators of a tensor-core
+    instruction. `version` names the generation and `instrShape` its
+    M x N x K:
+
+    - version 2, `mma.sync.m16n8k16` (sm_80 and later; the default):
+      warps tile the M and N dimensions `warpsPerCTA = [wm, wn]` times in
+      blocks of 16 x 8;
+    - version 3, `wgmma.mma_async.m64nNk16` (sm_90a): warpgroups of four
+      consecutive warps each compute 64 x N blocks, warp `w` of a
+      warpgroup holding rows 16 w .. 16 w + 15 of them; `warpsPerCTA[0]`
+      is a multiple of 4.
+
+    In both, each thread holds two pairs of adjacent columns in rows
+    `lane / 4` and `lane / 4 + 8` of every 16 x 8 block of its warp, so the
+    two versions distribute a tile the same way when the warps are along M;
+    they differ in the instruction that produces it and in where the
+    operands come from (registers for version 2; shared memory, or
+    registers for A, for version 3).
 
     ```mlir
     #tile.mma<warpsPerCTA = [4, 1]>
+    #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
     ```
   }];
-  let parameters = (ins Tile_UnsignedList:$warpsPerCTA);
+  let parameters = (ins Tile_UnsignedList:$warpsPerCTA,
+                        DefaultValuedParameter<"unsigned", "2">:$version,
+                        Tile_OptionalUnsignedList:$instrShape);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<unsigned>":$warpsPerCTA), [{
+      return $_get($_ctxt, warpsPerCTA, 2u, ::llvm::ArrayRef<unsigned>());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// M x N x K of the instruction (m16n8k16 when not given).
+    ::llvm::SmallVector<unsigned, 3> getInstrShapeOrDefault() const {
+      if (!getInstrShape().empty())
+        return ::llvm::SmallVector<unsigned, 3>(getInstrShape());
+      return {16, 8, 16};
+    }
+    bool isWarpgroup() const { return getVersion() == 3; }
+  }];
 }
 
 def Tile_DotOperandLayoutAttr
@@ -180,15 +218,40 @@ def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
     XOR-ed with `(r / perPhase) % maxPhase`. `vec = 1, maxPhase = 1` is the
     plain row-major layout.
 
+    With `block = B` (elements), the fastest dimension is cut into blocks
+    of B columns, stored one after the other, each a row-major tile of
+    rows of B elements, swizzled as above; dimensions beyond the two
+    fastest stack whole tiles. These are the layouts the Hopper tensor
+    memory accelerator writes and wgmma reads: with 16-byte chunks
+    (`vec` = 16 bytes), B x element size = 128, 64 or 32 bytes and
+    `maxPhase` = that / 16, `perPhase` = 128 / that, they are its 128, 64
+    and 32-byte swizzles. Without `block`, a row is the whole fastest
+    dimension.
+
     ```mlir
     #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+    #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
     ```
   }];
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
                         "unsigned":$maxPhase,
-                        Tile_UnsignedList:$order);
+                        Tile_UnsignedList:$order,
+                        DefaultValuedParameter<"unsigned", "0">:$block);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "unsigned":$vec, "unsigned":$perPhase,
+                     "unsigned":$maxPhase,
+                     "::llvm::ArrayRef<unsigned>":$order), [{
+      return $_get($_ctxt, vec, perPhase, maxPhase, order, 0u);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The swizzle in bytes of the Hopper tensor memory accelerator and
+    /// wgmma descriptors this layout is (128, 64 or 32), or 0 when it is
+    /// none of them, for elements of `elementBytes`.
+    unsigned getHopperSwizzleBytes(unsigned elementBytes) const;
+  }];
 }
 
 #endif // TILE_ATTRS_TD

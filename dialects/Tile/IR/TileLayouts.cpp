@@ -63,10 +63,34 @@ LogicalResult BlockedLayoutAttr::verify(
 
 LogicalResult
 MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      ArrayRef<unsigned> warpsPerCTA) {
+                      ArrayRef<unsigned> warpsPerCTA, unsigned version,
+                      ArrayRef<unsigned> instrShape) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "mma layout: warpsPerCTA must have two entries";
-  return checkPowersOfTwo(emitError, warpsPerCTA, "warpsPerCTA");
+  if (failed(checkPowersOfTwo(emitError, warpsPerCTA, "warpsPerCTA")))
+    return failure();
+  if (version != 2 && version != 3)
+    return emitError() << "mma layout: version must be 2 (mma.sync) or 3 "
+                          "(wgmma), got "
+                       << version;
+  if (!instrShape.empty() && instrShape.size() != 3)
+    return emitError() << "mma layout: instrShape must be [M, N, K]";
+  if (version == 2 && !instrShape.empty() &&
+      instrShape != ArrayRef<unsigned>{16, 8, 16})
+    return emitError() << "mma layout: version 2 is mma.sync.m16n8k16, "
+                          "instrShape must be [16, 8, 16]";
+  if (version == 3) {
+    if (instrShape.size() != 3 || instrShape[0] != 64 || instrShape[2] != 16 ||
+        instrShape[1] % 8 || instrShape[1] < 8 || instrShape[1] > 256)
+      return emitError() << "mma layout: version 3 is wgmma.m64nNk16 with "
+                            "N a multiple of 8 up to 256: instrShape must be "
+                            "[64, N, 16]";
+    if (warpsPerCTA[0] % 4)
+      return emitError() << "mma layout: version 3 runs on warpgroups of 4 "
+                            "warps along M: warpsPerCTA[0] must be a "
+                            "multiple of 4";
+  }
+  return success();
 }
 
 LogicalResult
@@ -94,10 +118,17 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          unsigned vec, unsigned perPhase, unsigned maxPhase,
-                         ArrayRef<unsigned> order) {
+                         ArrayRef<unsigned> order, unsigned block) {
   if (failed(checkPowersOfTwo(emitError, {vec, perPhase, maxPhase},
                               "vec, perPhase and maxPhase")))
     return failure();
+  if (block && (!llvm::isPowerOf2_32(block) || block < vec * maxPhase))
+    return emitError() << "shared layout: block must be a power of two of "
+                          "at least vec * maxPhase elements, got "
+                       << block;
+  if (block && order.size() < 2)
+    return emitError() << "shared layout: block needs two or more "
+                          "dimensions";
   llvm::SmallBitVector seen(order.size());
   for (unsigned d : order) {
     if (d >= order.size() || seen.test(d))
@@ -106,6 +137,16 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     seen.set(d);
   }
   return success();
+}
+
+unsigned SharedLayoutAttr::getHopperSwizzleBytes(unsigned elementBytes) const {
+  unsigned bytes = getBlock() * elementBytes;
+  if (getVec() * elementBytes != 16 ||
+      (bytes != 128 && bytes != 64 && bytes != 32))
+    return 0;
+  if (getMaxPhase() != bytes / 16 || getPerPhase() != 128 / bytes)
+    return 0;
+  return bytes;
 }
 
 /// The check all distributed layouts share: the tensor has their rank.
@@ -325,7 +366,7 @@ unsigned SliceLayoutAttr::getNumWarps() const {
 LinearLayout SharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape,
                                               Type) const {
   return swizzledSharedLayout(shape, getVec(), getPerPhase(), getMaxPhase(),
-                              getOrder());
+                              getOrder(), getBlock());
 }
 
 //===----------------------------------------------------------------------===//

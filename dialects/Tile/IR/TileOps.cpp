@@ -277,6 +277,50 @@ void StoreOp::getEffects(
 // MmaOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult WarpgroupMmaOp::verify() {
+  auto accType = getAcc().getType();
+  auto bType = getB().getType();
+  Type aType = getA().getType();
+  auto aTile = dyn_cast<RankedTensorType>(aType);
+  auto aSmem = dyn_cast<SharedMemoryType>(aType);
+  ArrayRef<int64_t> aShape = aTile ? aTile.getShape() : aSmem.getShape();
+  Type aElt = aTile ? aTile.getElementType() : aSmem.getElementType();
+  if (aShape.size() != 2 || bType.getShape().size() != 2 ||
+      accType.getRank() != 2)
+    return emitOpError("operands must be 2-D");
+  if (aElt != bType.getElementType() || !(aElt.isF16() || aElt.isBF16()))
+    return emitOpError() << "a and b must both hold f16 or both bf16, got "
+                         << aElt << " and " << bType.getElementType();
+  if (!accType.getElementType().isF32())
+    return emitOpError() << "the accumulator must hold f32, got "
+                         << accType.getElementType();
+  int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1];
+  if (bType.getShape()[0] != k || accType.getDimSize(0) != m ||
+      accType.getDimSize(1) != n)
+    return emitOpError() << "shapes do not match: a is " << m << "x" << k
+                         << ", b " << bType.getShape()[0] << "x" << n
+                         << ", the accumulator " << accType.getDimSize(0)
+                         << "x" << accType.getDimSize(1);
+  auto mma = dyn_cast_if_present<MmaLayoutAttr>(accType.getEncoding());
+  if (!mma || !mma.isWarpgroup())
+    return emitOpError("the accumulator must be in a version-3 (wgmma) mma "
+                       "layout");
+  if (aTile && aTile.getEncoding() != DotOperandLayoutAttr::get(getContext(),
+                                                                0, mma))
+    return emitOpError("a held in registers must be in the dot_operand A "
+                       "layout of the accumulator's");
+  unsigned bytes = aElt.getIntOrFloatBitWidth() / 8;
+  for (auto [name, smem] :
+       {std::pair<StringRef, SharedMemoryType>{"a", aSmem}, {"b", bType}})
+    if (smem && !smem.getLayout().getHopperSwizzleBytes(bytes))
+      return emitOpError() << name
+                           << " must be in a shared layout that wgmma "
+                              "descriptors describe (16-byte chunks swizzled "
+                              "over blocks of 128, 64 or 32 bytes), got "
+                           << smem.getLayout();
+  return success();
+}
+
 LogicalResult MmaOp::verify() {
   auto aType = getA().getType();
   auto bType = getB().getType();
@@ -441,7 +485,8 @@ LogicalResult SmemSlotOp::verify() {
   for (unsigned i = 0; sameOrder && i < lo.size(); ++i)
     sameOrder = ro[i] == lo[i] + 1;
   if (!sameOrder || r.getVec() != l.getVec() ||
-      r.getPerPhase() != l.getPerPhase() || r.getMaxPhase() != l.getMaxPhase())
+      r.getPerPhase() != l.getPerPhase() || r.getMaxPhase() != l.getMaxPhase() ||
+      r.getBlock() != l.getBlock())
     return emitOpError("the ring's shared layout must be the stage's, with the "
                        "stage dimension slowest");
   return success();

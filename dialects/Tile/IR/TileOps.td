@@ -226,6 +226,54 @@ def Tile_MmaOp : Tile_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
+    AllTypesMatch<["acc", "result"]>,
+    MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+  let summary = "warpgroup matrix multiply-accumulate (Hopper): a * b + acc";
+  let description = [{
+    The `tile.mma` of sm_90a, as `wgmma.mma_async.m64nNk16` run by
+    warpgroups of four warps: `b` (K x N) is read from shared memory, `a`
+    (M x K) from shared memory or from registers (in the dot_operand A
+    layout of the accumulator's, as the P of attention's P * V comes from
+    the previous multiply's accumulator). The accumulator is in a version-3
+    `#tile.mma` layout. A shared operand has a layout the instruction's
+    matrix descriptors can describe: 16-byte chunks swizzled over blocks of
+    128, 64 or 32 bytes (`#tile.shared<..., block = B>`), with K or M/N
+    fastest. The multiply has completed when the op returns: the lowering
+    fences, issues the instructions of every 64-row block and K step,
+    commits them as one group and waits for it, with the accumulator
+    registers tied to the wait.
+
+    ```mlir
+    %d = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Tile_FloatTile, Tile_SharedMemoryType]>:$a,
+                       Tile_SharedMemoryType:$b, Tile_FloatTile:$acc);
+  let results = (outs Tile_FloatTile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "order this thread's shared memory writes before async-proxy reads";
+  let description = [{
+    `fence.proxy.async.shared::cta`: the shared memory this thread wrote
+    with ordinary stores or `cp.async` becomes visible to the async proxy
+    (wgmma operands, the tensor memory accelerator) once a barrier after
+    the fence has been passed. `tile-insert-barriers` places it before the
+    barrier of such a hazard.
+
+    ```mlir
+    tile.fence_async_shared
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis";
   let description = [{

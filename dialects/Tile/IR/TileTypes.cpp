@@ -99,5 +99,11 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "the shared layout's order has "
                        << layout.getOrder().size()
                        << " entries for a buffer of rank " << shape.size();
+  if (unsigned block = layout.getBlock())
+    if (shape[layout.getOrder()[0]] % block)
+      return emitError() << "the shared layout's block of " << block
+                         << " columns does not divide the buffer's fastest "
+                            "dimension ("
+                         << shape[layout.getOrder()[0]] << ")";
   return success();
 }

@@ -41,7 +41,22 @@ struct Buffer {
   int64_t bytes;
   int64_t start, end; // live range, inclusive, in program order
   int64_t offset = -1;
+  int64_t align = kAlignment;
 };
+
+/// Buffers in the swizzled layouts of wgmma and the tensor memory
+/// accelerator start at a multiple of their swizzle pattern (8 rows of the
+/// swizzle width: 1024 bytes for 128-byte swizzles), since the hardware
+/// swizzles from address bits.
+int64_t alignmentOf(SharedMemoryType type) {
+  SharedLayoutAttr layout = type.getLayout();
+  if (!layout.getBlock())
+    return kAlignment;
+  int64_t pattern = int64_t(layout.getPerPhase()) * layout.getMaxPhase() *
+                    layout.getBlock() *
+                    getSharedElementBytes(type.getElementType());
+  return std::max(kAlignment, pattern);
+}
 
 struct AllocateSharedMemoryPass
     : public mlir::tile::impl::TileAllocateSharedMemoryBase<
@@ -95,8 +110,9 @@ struct AllocateSharedMemoryPass
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (isa<SmemAllocOp, LocalAllocOp>(op)) {
         Value buf = op->getResult(0);
-        Buffer b{op, getSharedBytes(cast<SharedMemoryType>(buf.getType())),
-                 index[op], index[op]};
+        auto type = cast<SharedMemoryType>(buf.getType());
+        Buffer b{op, getSharedBytes(type), index[op], index[op]};
+        b.align = alignmentOf(type);
         // Uses through ring slots count as uses of the ring.
         SmallVector<Value> values = {buf};
         while (!values.empty()) {
@@ -142,8 +158,8 @@ struct AllocateSharedMemoryPass
       llvm::sort(taken);
       int64_t offset = 0;
       for (auto [lo, hi] : taken)
-        if (offset + b->bytes > lo)
-          offset = std::max<int64_t>(offset, llvm::alignTo(hi, kAlignment));
+        if (offset + b->bytes > lo && offset < hi)
+          offset = llvm::alignTo(hi, b->align);
       b->offset = offset;
       total = std::max<int64_t>(total, offset + b->bytes);
       placed.push_back(b);

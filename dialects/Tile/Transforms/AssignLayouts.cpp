@@ -59,9 +59,11 @@ int priority(Attribute layout) {
 
 class LayoutAssigner {
 public:
-  LayoutAssigner(func::FuncOp func, unsigned numWarps, unsigned vectorBytes)
+  LayoutAssigner(func::FuncOp func, unsigned numWarps, unsigned vectorBytes,
+                 bool wgmma)
       : func(func), ctx(func.getContext()), numWarps(numWarps),
-        vectorBytes(vectorBytes), reducesMmaResults(reducesMmaResultsIn(func)) {
+        vectorBytes(vectorBytes), wgmma(wgmma),
+        reducesMmaResults(reducesMmaResultsIn(func)) {
   }
 
   void run();
@@ -120,6 +122,7 @@ private:
   func::FuncOp func;
   MLIRContext *ctx;
   unsigned numWarps, vectorBytes;
+  bool wgmma;
   bool reducesMmaResults;
   DenseMap<Value, Attribute> layout_;
 };
@@ -207,6 +210,14 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
 }
 
 MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape) {
+  // On sm_90a, warpgroups of four warps each take 64-row blocks of the
+  // result with wgmma (m64nNk16, N up to 256), all along M, when the tile
+  // has 64 rows for every warpgroup.
+  if (wgmma && numWarps % 4 == 0 && shape[0] % (16 * int64_t(numWarps)) == 0 &&
+      shape[0] >= 64 && shape[1] % 8 == 0) {
+    unsigned instrN = std::min<int64_t>(shape[1], 256);
+    return MmaLayoutAttr::get(ctx, {numWarps, 1}, 3, {64, instrN, 16});
+  }
   // A kernel that reduces along the rows of mma results (the softmax of
   // attention) keeps each row in one warp: all warps along M, so that the
   // reduction is shuffles and the statistics broadcast back without data
@@ -590,7 +601,7 @@ struct AssignLayoutsPass
       func.emitError() << "num-warps must be a power of two from 1 to 32";
       return signalPassFailure();
     }
-    LayoutAssigner(func, numWarps, vectorBytes).run();
+    LayoutAssigner(func, numWarps, vectorBytes, wgmma).run();
     func->setAttr(
         TileDialect::getNumWarpsAttrName(),
         IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));

@@ -15,6 +15,12 @@
 // barrier. Ops with scratch memory read and write their scratch range (the
 // barrier between their own write and read is part of their lowering).
 //
+// wgmma reads its shared operands through the async proxy: data written
+// through the generic proxy (stores, cp.async) is tracked until a
+// `tile.fence_async_shared`, and a wgmma reading such data gets a fence
+// and a barrier before it; any barrier placed while such data is unfenced
+// gets the fence, so that one barrier serves both.
+//
 // Loops: the state at the head of a loop is the join of the state before it
 // and the state at the end of its body, iterated to a fixed point (barriers
 // inserted on the way stay: a later pass sees them and finds no conflict).
@@ -75,15 +81,19 @@ struct RangeSet {
 
 struct State {
   RangeSet reads, writes, async;
+  /// Ranges written through the generic proxy (stores, cp.async) since the
+  /// last fence.proxy.async: the async proxy (wgmma) does not see them yet.
+  RangeSet unfenced;
 
   void join(const State &o) {
     reads.add(o.reads);
     writes.add(o.writes);
     async.add(o.async);
+    unfenced.add(o.unfenced);
   }
   bool contains(const State &o) const {
     return reads.contains(o.reads) && writes.contains(o.writes) &&
-           async.contains(o.async);
+           async.contains(o.async) && unfenced.contains(o.unfenced);
   }
   void barrier() {
     reads.ranges.clear();
@@ -97,11 +107,29 @@ struct InsertBarriersPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      // What the async proxy reads: a barrier placed while such data is
+      // unfenced fences it too, so one barrier serves both.
+      asyncReads = RangeSet();
+      WalkResult walk = func.walk([&](WarpgroupMmaOp mma) -> WalkResult {
+        for (Value v : {mma.getA(), Value(mma.getB())}) {
+          if (!isa<SharedMemoryType>(v.getType()))
+            continue;
+          auto r = rangeOf(mma, v);
+          if (failed(r))
+            return WalkResult::interrupt();
+          asyncReads.add(*r);
+        }
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
       State state;
       if (failed(visitBlock(func.getBody().front(), state)))
         return signalPassFailure();
     }
   }
+
+  RangeSet asyncReads;
 
   /// The byte range of the buffer `v` lives in.
   FailureOr<Range> rangeOf(Operation *user, Value v) {
@@ -124,6 +152,10 @@ struct InsertBarriersPass
   }
 
   LogicalResult visit(Operation *op, State &state) {
+    if (isa<FenceAsyncSharedOp>(op)) {
+      state.unfenced.ranges.clear();
+      return success();
+    }
     if (auto barrier = dyn_cast<BarrierOp>(op)) {
       // A named barrier orders only the threads that share it: it ends no
       // hazard between threads of the whole block.
@@ -181,8 +213,11 @@ struct InsertBarriersPass
         }
       }
       RangeSet still;
-      for (Range r : state.async.ranges)
+      for (Range r : state.async.ranges) {
         (done.overlaps(r) ? state.writes : still).add(r);
+        if (done.overlaps(r))
+          state.unfenced.add(r);
+      }
       state.async = still;
       return success();
     }
@@ -196,6 +231,15 @@ struct InsertBarriersPass
       if (failed(r))
         return failure();
       writes.add(*r);
+    } else if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
+      for (Value v : {mma.getA(), Value(mma.getB())}) {
+        if (!isa<SharedMemoryType>(v.getType()))
+          continue;
+        auto r = rangeOf(op, v);
+        if (failed(r))
+          return failure();
+        reads.add(*r);
+      }
     } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
       auto r = rangeOf(op, read.getBuffer());
       if (failed(r))
@@ -213,11 +257,19 @@ struct InsertBarriersPass
       return success();
     }
 
+    // wgmma reads through the async proxy: what the threads wrote through
+    // the generic proxy must be fenced by each writer before the barrier.
+    bool asyncRead = isa<WarpgroupMmaOp>(op);
+    bool unfenced = asyncRead && state.unfenced.overlaps(reads);
     bool conflict = state.reads.overlaps(writes) ||
                     state.writes.overlaps(writes) ||
-                    state.writes.overlaps(reads);
+                    state.writes.overlaps(reads) || unfenced;
     if (conflict) {
       OpBuilder b(op);
+      if (state.unfenced.overlaps(asyncReads)) {
+        FenceAsyncSharedOp::create(b, op->getLoc());
+        state.unfenced.ranges.clear();
+      }
       BarrierOp::create(b, op->getLoc(), /*id=*/nullptr,
                         /*num_threads=*/nullptr);
       state.barrier();
@@ -227,6 +279,7 @@ struct InsertBarriersPass
     } else {
       state.reads.add(reads);
       state.writes.add(writes);
+      state.unfenced.add(writes);
     }
     return success();
   }

@@ -14,7 +14,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     - loads and stores get a blocked layout that makes each thread move up to
       16 contiguous bytes and each warp cover contiguous memory;
     - `tile.mma` gets the mma.sync accumulator layout for its result and
-      accumulator and the matching operand layouts for A and B;
+      accumulator and the matching operand layouts for A and B; with
+      `wgmma`, the wgmma one (version 3) where the tile allows it;
     - layouts then flow forward through element-wise ops, broadcasts,
       reductions (as slices) and loops, and backward into the ops that are
       free to take any layout (constants, `tile.full`, `tile.arange` and what
@@ -29,7 +30,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     Option<"numWarps", "num-warps", "unsigned", "4",
            "Warps per thread block">,
     Option<"vectorBytes", "vector-bytes", "unsigned", "16",
-           "Widest global memory access per thread, in bytes (alignment)">
+           "Widest global memory access per thread, in bytes (alignment)">,
+    Option<"wgmma", "wgmma", "bool", "false",
+           "Target wgmma (sm_90a): mma results whose tile has 64 rows per "
+           "warpgroup get the version-3 mma layout">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -104,7 +104,8 @@ SharedLayoutAttr ringLayout(SharedLayoutAttr stage) {
     order.push_back(d + 1);
   order.push_back(0);
   return SharedLayoutAttr::get(stage.getContext(), stage.getVec(),
-                               stage.getPerPhase(), stage.getMaxPhase(), order);
+                               stage.getPerPhase(), stage.getMaxPhase(), order,
+                               stage.getBlock());
 }
 
 struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {

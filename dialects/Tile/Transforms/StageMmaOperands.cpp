@@ -40,6 +40,21 @@ SharedLayoutAttr sharedLayoutFor(RankedTensorType type,
                                order);
 }
 
+/// The layout wgmma descriptors and the tensor memory accelerator describe:
+/// 16-byte chunks swizzled over blocks of the widest of 128, 64 or 32 bytes
+/// that the fastest dimension fills; null when it is narrower than 32 bytes.
+SharedLayoutAttr hopperSharedLayoutFor(RankedTensorType type,
+                                       ArrayRef<unsigned> order) {
+  unsigned bytes = getSharedElementBytes(type.getElementType());
+  int64_t rowBytes = type.getDimSize(order[0]) * bytes;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0)
+      return SharedLayoutAttr::get(type.getContext(), 16 / bytes,
+                                   128 / swizzle, swizzle / 16, order,
+                                   swizzle / bytes);
+  return {};
+}
+
 /// The order (fastest first) in which `type`'s layout holds contiguous
 /// registers, so that the copy into shared memory is vectorized.
 SmallVector<unsigned> storeOrder(RankedTensorType type) {
@@ -76,10 +91,17 @@ struct StageMmaOperandsPass
     staged.clear(); // the pass instance runs on one function after another
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
-    for (MmaOp mma : mmas)
+    for (MmaOp mma : mmas) {
+      auto layout = cast<MmaLayoutAttr>(mma.getAcc().getType().getEncoding());
+      if (layout.isWarpgroup()) {
+        if (failed(stageForWarpgroup(mma)))
+          return signalPassFailure();
+        continue;
+      }
       for (OpOperand *operand : {&mma.getAMutable(), &mma.getBMutable()})
         if (Value staged = stage(operand->get()))
           operand->set(staged);
+    }
     // The conversions, reshapes and loads that fed the buffers are dead now.
     SmallVector<Operation *> dead;
     getOperation().walk([&](Operation *op) {
@@ -91,7 +113,35 @@ struct StageMmaOperandsPass
         op->erase();
   }
 
-  DenseMap<Value, Value> staged; // converted operand -> its local_load
+  // Converted operand -> its local_load (mma.sync) or its buffer (wgmma).
+  DenseMap<Value, Value> staged;
+
+  /// A wgmma reads B, and A unless A is already in registers in its operand
+  /// layout (or gets there without moving data between threads), straight
+  /// from swizzled shared memory.
+  LogicalResult stageForWarpgroup(MmaOp mma) {
+    Value a = mma.getA();
+    if (auto cvt = a.getDefiningOp<ConvertLayoutOp>())
+      if (!cvt.getSource().getType().getEncoding() ||
+          !isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType())) {
+        a = stageBuffer(a, /*hopper=*/true);
+        if (!a)
+          return mma.emitError("wgmma: the A operand cannot be put in a "
+                               "shared layout wgmma reads (its fastest "
+                               "dimension is narrower than 32 bytes)");
+      }
+    Value b = stageBuffer(mma.getB(), /*hopper=*/true);
+    if (!b)
+      return mma.emitError("wgmma: the B operand cannot be put in a shared "
+                           "layout wgmma reads (its fastest dimension is "
+                           "narrower than 32 bytes)");
+    OpBuilder builder(mma);
+    auto wgmma = WarpgroupMmaOp::create(builder, mma.getLoc(), a, b,
+                                        mma.getAcc());
+    mma.replaceAllUsesWith(wgmma.getResult());
+    mma.erase();
+    return success();
+  }
 
   /// The operand read from a shared memory buffer, or null when the
   /// operand is better kept in registers.
@@ -103,20 +153,51 @@ struct StageMmaOperandsPass
       return {};
     if (Value v = staged.lookup(operand))
       return v;
+    Value buf = stageBuffer(operand, /*hopper=*/false);
     auto srcType = cvt.getSource().getType();
-    auto bufType = SharedMemoryType::get(
-        &getContext(), srcType.getShape(), srcType.getElementType(),
-        sharedLayoutFor(srcType, storeOrder(srcType)));
     OpBuilder b(cvt);
-    Value buf = copyAsync(cvt, bufType);
-    if (!buf)
-      buf = LocalAllocOp::create(b, cvt.getLoc(), bufType, cvt.getSource());
-    b.setInsertionPoint(cvt);
     Value read = LocalLoadOp::create(
         b, cvt.getLoc(), cvt.getType(), buf,
         b.getDenseI64ArrayAttr(SmallVector<int64_t>(srcType.getRank(), 0)));
     staged[operand] = read;
     return read;
+  }
+
+  /// A shared memory buffer holding `operand`: copied there asynchronously
+  /// when it comes straight from a load, stored from registers otherwise
+  /// (from before its layout conversion, if it has one). `hopper` asks for
+  /// the layouts wgmma reads; null when the tile has none.
+  Value stageBuffer(Value operand, bool hopper) {
+    if (hopper)
+      if (Value v = staged.lookup(operand))
+        return v;
+    auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
+    Value src = cvt && cvt.getSource().getType().getEncoding()
+                    ? cvt.getSource()
+                    : operand;
+    auto srcType = cast<RankedTensorType>(src.getType());
+    SharedLayoutAttr layout =
+        hopper ? hopperSharedLayoutFor(srcType, storeOrder(srcType))
+               : sharedLayoutFor(srcType, storeOrder(srcType));
+    if (!layout)
+      return {};
+    auto bufType =
+        SharedMemoryType::get(&getContext(), srcType.getShape(),
+                              srcType.getElementType(), layout);
+    Value buf = cvt ? copyAsync(cvt, bufType) : Value();
+    if (!buf) {
+      OpBuilder b = OpBuilder::atBlockEnd(src.getParentBlock());
+      if (Operation *def = src.getDefiningOp())
+        b.setInsertionPointAfter(def);
+      else
+        b.setInsertionPointToStart(src.getParentBlock());
+      if (cvt)
+        b.setInsertionPoint(cvt);
+      buf = LocalAllocOp::create(b, src.getLoc(), bufType, src);
+    }
+    if (hopper)
+      staged[operand] = buf;
+    return buf;
   }
 
   /// When the converted tile comes straight from a tile.load (possibly

@@ -32,6 +32,9 @@ struct CodegenOptions {
   unsigned numStages = 0;
   /// Split loops at branches on their induction variable (tile-loop-split).
   bool loopSplit = true;
+
+  /// The target has warpgroup mma (wgmma): sm_90a.
+  bool hasWgmma() const { return arch == "sm_90a"; }
 };
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions

@@ -16,6 +16,12 @@
 //   int                  -> .u32      float -> .f32
 //   bool                 -> .u8 (0/1; the runtime passes a 32-bit value
 //                           whose low byte the kernel reads)
+// then, after all of those, one parameter per KernelInfo::tensorMaps entry,
+// in list order:
+//   .param .align 64 .b8 NAME[128]   a CUtensorMap (TMA descriptor) by
+//                                    value, for the kernel's grid-constant
+//                                    use; the runtime encodes it from the
+//                                    tensor argument of the entry's param.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +55,40 @@ struct KernelParam {
   ScalarKind scalar = ScalarKind::I32;
 };
 
+/// What the out-of-bounds elements of a TMA copy read as.
+enum class TensorMapFill {
+  Zero, ///< CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: zeros
+  NaN,  ///< CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA (float only)
+};
+
+/// A TMA descriptor the kernel takes after its ordinary parameters, built at
+/// launch by cuTensorMapEncodeTiled from the tensor argument of `param`.
+struct TensorMapInfo {
+  /// Index into KernelInfo::params of a tensor parameter of rank 1 to 5 and
+  /// element type f16, bf16, f32 or i32.
+  unsigned param = 0;
+  /// The box (the tile one copy moves), per tensor dimension in the tensor's
+  /// own order: box[0] outermost ... box[rank-1] innermost (contiguous).
+  /// Every entry is in [1, 256]; box[rank-1] * element bytes is a multiple
+  /// of 16 and, when swizzled, at most `swizzle`.
+  std::vector<unsigned> box;
+  /// Shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128.
+  unsigned swizzle = 0;
+  TensorMapFill fill = TensorMapFill::Zero;
+
+  bool operator==(const TensorMapInfo &other) const {
+    return param == other.param && box == other.box &&
+           swizzle == other.swizzle && fill == other.fill;
+  }
+};
+
+/// Limits of a tensor map (cuTensorMapEncodeTiled's).
+inline constexpr unsigned kTensorMapMaxRank = 5;
+inline constexpr unsigned kTensorMapMaxBox = 256;
+/// At most this many tensor maps per kernel (each is 128 bytes of the
+/// kernel's parameter space).
+inline constexpr unsigned kMaxTensorMaps = 16;
+
 struct KernelInfo {
   std::string name;
   unsigned numWarps = 4;
@@ -62,6 +102,12 @@ struct KernelInfo {
   std::vector<KernelParam> params;
   /// The compile-time constants the kernel was specialized with, as text.
   std::vector<std::pair<std::string, std::string>> constants;
+  /// The TMA descriptors the kernel takes after its ordinary parameters, in
+  /// order (see the kernel ABI above). Empty for kernels without TMA.
+  std::vector<TensorMapInfo> tensorMaps;
+  /// Why the compiler used cp.async instead of TMA for some loads, as text
+  /// for people (tools print it; the runtime does not interpret it).
+  std::vector<std::string> tmaFallback;
 
   std::string toJSON() const;
   static std::optional<KernelInfo> fromJSON(const std::string &json,
@@ -71,6 +117,12 @@ struct KernelInfo {
 /// Size in bytes of an element kind.
 unsigned elementBytes(ElementKind kind);
 const char *elementName(ElementKind kind);
+
+/// Why `map` cannot describe a TMA copy of `param` (which must be the
+/// parameter it names); empty when it can. Checks the rank, the element
+/// type, the box and the swizzle; fromJSON runs it on every entry.
+std::string tensorMapProblem(const TensorMapInfo &map,
+                             const KernelParam &param);
 
 } // namespace tilec
 

@@ -47,7 +47,8 @@ LogicalResult lowerTiles(ModuleOp module) {
   });
   // Shared memory and synchronization ops may have no tile-typed operand.
   target.addIllegalOp<tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp,
-                      tile::AsyncWaitOp, tile::BarrierOp>();
+                      tile::AsyncWaitOp, tile::BarrierOp,
+                      tile::FenceAsyncSharedOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -61,6 +62,7 @@ LogicalResult lowerTiles(ModuleOp module) {
   populateReducePatterns(converter, patterns);
   populateMmaPatterns(converter, patterns);
   populateSharedMemoryPatterns(converter, patterns);
+  populateWgmmaPatterns(converter, patterns);
   return applyPartialConversion(module, target, std::move(patterns));
 }
 

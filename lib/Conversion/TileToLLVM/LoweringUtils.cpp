@@ -138,7 +138,7 @@ static Value sharedMemoryBase(OpBuilder &b, Location loc, Operation *user) {
     LLVM::GlobalOp::create(
         b, loc, LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0),
         /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
-        /*value=*/Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+        /*value=*/Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
   }
   return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
                                    kSharedMemorySymbol);
@@ -186,21 +186,53 @@ static Value shrConst(OpBuilder &b, Location loc, Value v, unsigned s) {
   return s ? Value(arith::ShRUIOp::create(b, loc, v, constI32(b, loc, s))) : v;
 }
 
+namespace {
+/// The geometry of a shared layout on a buffer shape: the fastest dimension
+/// `f` cut into blocks of `blockCols` columns, each block a row-major tile of
+/// `rows` rows (dimension `s`), dimensions beyond the two fastest stacking
+/// whole tiles.
+struct SharedGeometry {
+  unsigned f = 0;
+  std::optional<unsigned> s;
+  int64_t blockCols = 0, rows = 1, tileElems = 0;
+  SharedGeometry(tile::SharedMemoryType type) {
+    tile::SharedLayoutAttr layout = type.getLayout();
+    ArrayRef<unsigned> order = layout.getOrder();
+    ArrayRef<int64_t> shape = type.getShape();
+    f = order[0];
+    if (order.size() > 1) {
+      s = order[1];
+      rows = shape[*s];
+    }
+    blockCols = layout.getBlock() ? std::min<int64_t>(layout.getBlock(),
+                                                      shape[f])
+                                  : shape[f];
+    tileElems = rows * shape[f];
+  }
+};
+} // namespace
+
 Value tilec::sharedOffset(OpBuilder &b, Location loc,
                           tile::SharedMemoryType type, ArrayRef<Value> coords) {
   tile::SharedLayoutAttr layout = type.getLayout();
   ArrayRef<unsigned> order = layout.getOrder();
   ArrayRef<int64_t> shape = type.getShape();
-  unsigned f = order[0];
-  Value row = constI32(b, loc, 0);
+  SharedGeometry g(type);
+  // The row over all dimensions but the fastest (for the swizzle phase),
+  // and its two parts: the row in the 2-D tile and the stacked tiles.
+  Value row2 = g.s ? coords[*g.s] : constI32(b, loc, 0);
+  Value outer = constI32(b, loc, 0);
   int64_t scale = 1;
-  for (unsigned i = 1; i < order.size(); ++i) {
+  for (unsigned i = 2; i < order.size(); ++i) {
     Value term = arith::MulIOp::create(b, loc, coords[order[i]],
                                        constI32(b, loc, scale));
-    row = arith::AddIOp::create(b, loc, row, term);
+    outer = arith::AddIOp::create(b, loc, outer, term);
     scale *= shape[order[i]];
   }
-  Value col = coords[f];
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, outer, constI32(b, loc, g.rows)),
+      row2);
+  Value col = coords[g.f];
   unsigned vec = layout.getVec();
   if (layout.getMaxPhase() > 1) {
     Value phase = shrConst(b, loc, row, llvm::Log2_32(layout.getPerPhase()));
@@ -210,9 +242,21 @@ Value tilec::sharedOffset(OpBuilder &b, Location loc,
     Value flip = arith::MulIOp::create(b, loc, phase, constI32(b, loc, vec));
     col = arith::XOrIOp::create(b, loc, col, flip);
   }
-  return arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, constI32(b, loc, shape[f])),
-      col);
+  Value offset = arith::MulIOp::create(b, loc, outer,
+                                       constI32(b, loc, g.tileElems));
+  offset = arith::AddIOp::create(
+      b, loc, offset,
+      arith::MulIOp::create(b, loc, row2, constI32(b, loc, g.blockCols)));
+  if (g.blockCols < shape[g.f]) {
+    unsigned log = llvm::Log2_64(g.blockCols);
+    Value blockIdx = shrConst(b, loc, col, log);
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, blockIdx,
+                              constI32(b, loc, g.rows * g.blockCols)));
+    col = arith::AndIOp::create(b, loc, col, constI32(b, loc, g.blockCols - 1));
+  }
+  return arith::AddIOp::create(b, loc, offset, col);
 }
 
 SharedAddresses::SharedAddresses(OpBuilder &b, Location loc,
@@ -225,18 +269,24 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   tile::SharedLayoutAttr layout = type.getLayout();
   ArrayRef<unsigned> order = layout.getOrder();
   ArrayRef<int64_t> shape = type.getShape();
-  unsigned f = order[0];
-  int64_t rowConst = 0, scale = 1;
-  for (unsigned i = 1; i < order.size(); ++i) {
-    rowConst += constCoords[order[i]] * scale;
+  SharedGeometry g(type);
+  int64_t row2Const = g.s ? constCoords[*g.s] : 0;
+  int64_t outerConst = 0, scale = 1;
+  for (unsigned i = 2; i < order.size(); ++i) {
+    outerConst += constCoords[order[i]] * scale;
     scale *= shape[order[i]];
   }
+  int64_t rowConst = outerConst * g.rows + row2Const;
   int64_t span = int64_t(layout.getMaxPhase()) * layout.getVec();
   int64_t period = int64_t(layout.getMaxPhase()) * layout.getPerPhase();
-  int64_t colConst = constCoords[f];
+  int64_t colConst = constCoords[g.f];
   int64_t colLow = layout.getMaxPhase() > 1 ? colConst % span : 0;
-  bool split = layout.getMaxPhase() == 1 ||
-               (rowConst % period == 0 && bound[f] - 1 + colLow < span);
+  // The thread's column plus colLow stays in one swizzle span (and so in one
+  // block), and the constant rows keep the swizzle phase: the offset is a
+  // per-thread base plus a constant.
+  bool split = (layout.getMaxPhase() == 1 && g.blockCols == shape[g.f]) ||
+               (rowConst % period == 0 && bound[g.f] - 1 + colLow < span &&
+                g.blockCols % span == 0);
   if (!split) {
     SmallVector<Value> coords;
     for (unsigned d = 0; d < lane.size(); ++d)
@@ -248,11 +298,13 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   if (!base) {
     SmallVector<Value> coords(lane.begin(), lane.end());
     if (colLow)
-      coords[f] =
-          arith::AddIOp::create(b, loc, coords[f], constI32(b, loc, colLow));
+      coords[g.f] =
+          arith::AddIOp::create(b, loc, coords[g.f], constI32(b, loc, colLow));
     base = sharedOffset(b, loc, type, coords);
   }
-  int64_t rest = rowConst * shape[f] + (colConst - colLow);
+  int64_t rest = outerConst * g.tileElems + row2Const * g.blockCols +
+                 (colConst / g.blockCols) * (g.rows * g.blockCols) +
+                 (colConst % g.blockCols - colLow);
   return rest ? Value(
                     arith::AddIOp::create(b, loc, base, constI32(b, loc, rest)))
               : base;

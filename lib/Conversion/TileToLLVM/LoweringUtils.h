@@ -158,6 +158,8 @@ void populateMmaPatterns(TileTypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
 void populateSharedMemoryPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populateWgmmaPatterns(TileTypeConverter &converter,
+                           mlir::RewritePatternSet &patterns);
 void populateScalarPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 

@@ -1,0 +1,78 @@
+//===- Attention.h - libtile: forward attention on GPU tensors -*- C++ -*-===//
+//
+// Flash attention forward, the project's kernels/flash_attention.tile
+// (built into libtile), without knowing its constants, grid or tiles:
+//
+//   tile::Tensor q = tile::Tensor::contiguous(qData, tile::DType::F16,
+//                                             {batch, heads, seq_q, head_dim});
+//   ... k, v: {batch, kv_heads, seq_k, head_dim}; out: like q ...
+//   tile::AttentionOptions options;
+//   options.causal = true;
+//   tile::Status status = tile::attention(q, k, v, out, options);
+//
+// out = softmax(scale * q k^T + mask) v, per batch and query head, on
+// (batch, heads, seq, head_dim) tensors of any strides whose last dimension
+// is contiguous (a (batch, seq, heads, head_dim) buffer viewed with
+// permuted strides works as is). Supported:
+//   - f16 or bf16, the same for q, k, v and out;
+//   - head_dim a multiple of 8 up to 256 (the kernel runs the next power of
+//     two, padding with zeros and masking the store);
+//   - grouped-query and multi-query attention: kv_heads divides heads;
+//   - seq_q != seq_k; causal masks key j for query i when
+//     j > input_pos + i (input_pos 0: the top-left aligned mask of
+//     PyTorch's is_causal; seq_k - seq_q: bottom-right, for decoding);
+//   - empty inputs (a zero batch, head count, seq_q or head_dim): nothing
+//     runs and the call succeeds.
+// Every argument is checked first; a refusal names the argument
+// ("tile::attention: k: has 64 heads, more than q's 32").
+//
+// The kernel constants, grid and tile configuration are picked for the
+// current GPU by the autotuner (tile/Autotune.h), once per problem class
+// (dtype, head dim, head counts, mask, and seq_q/seq_k/batch*heads rounded
+// up to powers of two), remembered in memory and on disk. A tuned call
+// costs a table look-up, the checks and one launch. TILEC_AUTOTUNE=off
+// uses a default configuration per head dim.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_ATTENTION_H
+#define TILE_ATTENTION_H
+
+#include "tile/Tile.h"
+
+#include <optional>
+
+namespace tile {
+
+struct AttentionOptions {
+  bool causal = false;
+  /// Softmax scale; default 1/sqrt(head_dim). Must be finite.
+  std::optional<float> scale;
+  /// Position of the first query (offsets the causal mask); 0 or more.
+  int64_t inputPos = 0;
+  /// The stream to run (and tune) on; nullptr: the default stream.
+  Stream stream = nullptr;
+  /// false: the default configuration, whatever TILEC_AUTOTUNE says.
+  bool autotune = true;
+};
+
+/// Checks the arguments, then runs attention into `out` (asynchronously on
+/// options.stream).
+TILE_API Status attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                          const Tensor &out,
+                          const AttentionOptions &options = {});
+
+/// The checks of attention() alone: touches no GPU.
+TILE_API Status checkAttention(const Tensor &q, const Tensor &k,
+                               const Tensor &v, const Tensor &out,
+                               const AttentionOptions &options = {});
+
+/// The configuration attention() uses for these arguments (tuning it if
+/// needed), e.g. "TILE_M=128,TILE_N=64,warps=4,stages=2".
+TILE_API Expected<std::string>
+attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
+                const Tensor &out, const AttentionOptions &options = {});
+
+} // namespace tile
+
+#endif // TILE_ATTENTION_H

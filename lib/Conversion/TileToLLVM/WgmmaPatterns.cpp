@@ -1,0 +1,292 @@
+//===- WgmmaPatterns.cpp - tile.wgmma to wgmma.mma_async (sm_90a) ---------===//
+//
+// The Hopper generation of the tensor-core multiply. A warpgroup (four
+// consecutive warps) computes 64 x N blocks of the accumulator with
+// `wgmma.mma_async.sync.aligned.m64nNk16`, reading B, and A when it is in
+// shared memory, through 64-bit matrix descriptors:
+//
+//   bits  0-13  start address >> 4      bits 32-45  stride byte offset >> 4
+//   bits 16-29  leading byte offset >> 4  bits 62-63  swizzle (1: 128 B,
+//                                                      2: 64 B, 3: 32 B)
+//
+// A shared operand is laid out in blocks of `block` columns along its
+// fastest dimension (#tile.shared<..., block = B>), each a row-major tile
+// with rows of B elements (the swizzle width) whose 16-byte chunks are
+// XOR-ed with the row, as the instruction's canonical swizzled layouts are.
+// So the leading byte offset is the distance between blocks (used when an
+// instruction spans several blocks: M/N-major operands), the stride byte
+// offset that between groups of 8 rows, and the start address of each
+// instruction's operand the unswizzled offset of its first element (the
+// hardware swizzles from the address bits, which is why swizzled buffers
+// are aligned to 1024 bytes). An operand is K-major (K fastest) or M/N-major
+// (transposed, for 16-bit types).
+//
+// A held in registers (P * V in attention) is the RS form, which the NVVM
+// dialect has no op for: every wgmma here is inline PTX, one form for both.
+// The op's semantics are synchronous: wgmma.fence, the instructions of every
+// 64-row block and K step, one commit group, and a wait whose inline asm
+// ties the accumulator registers, so nothing reads them before they are
+// complete.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// How a shared operand is described to wgmma.
+struct OperandDescriptor {
+  uint64_t constant = 0; // leading/stride byte offsets and swizzle bits
+  bool transposed = false;
+  tile::SharedMemoryType type;
+  unsigned elementBytes = 2;
+
+  /// `kDim` is the operand's K dimension (1 for A, 0 for B).
+  OperandDescriptor(tile::SharedMemoryType type, unsigned kDim)
+      : type(type) {
+    tile::SharedLayoutAttr layout = type.getLayout();
+    elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+    unsigned swizzle = layout.getHopperSwizzleBytes(elementBytes);
+    unsigned f = layout.getOrder()[0], s = layout.getOrder()[1];
+    transposed = f != kDim;
+    int64_t rows = type.getShape()[s];
+    uint64_t leading = uint64_t(rows) * swizzle;  // between blocks
+    uint64_t stride = 8ull * swizzle;             // between 8-row groups
+    uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    constant = ((leading >> 4) & 0x3FFF) << 16 | ((stride >> 4) & 0x3FFF)
+                                                     << 32 |
+               mode << 62;
+  }
+
+  /// Unswizzled element offset of `coords` (rows a multiple of 8, columns
+  /// of 16 bytes: where the swizzle is the identity).
+  int64_t offset(ArrayRef<int64_t> coords) const {
+    tile::SharedLayoutAttr layout = type.getLayout();
+    unsigned f = layout.getOrder()[0], s = layout.getOrder()[1];
+    int64_t block = layout.getBlock(), rows = type.getShape()[s];
+    return (coords[f] / block) * rows * block + coords[s] * block +
+           coords[f] % block;
+  }
+
+  /// The descriptor of the operand starting at byte address `address`
+  /// (i32, shared window) plus `elements` elements.
+  Value get(OpBuilder &b, Location loc, Value address, int64_t elements) const {
+    Value start = arith::AddIOp::create(
+        b, loc, address, constI32(b, loc, elements * elementBytes));
+    start = arith::ShRUIOp::create(b, loc, start, constI32(b, loc, 4));
+    start = arith::AndIOp::create(b, loc, start, constI32(b, loc, 0x3FFF));
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
+    return arith::OrIOp::create(b, loc, wide,
+                                constI64(b, loc, int64_t(constant)));
+  }
+};
+
+Value sharedAddress(OpBuilder &b, Location loc, Value ptr) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+}
+
+void emitAsm(OpBuilder &b, Location loc, StringRef text) {
+  LLVM::InlineAsmOp::create(b, loc, TypeRange(), ValueRange(), text, "",
+                            /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// Inline asm over the accumulator registers `acc` (f32), which it reads and
+/// writes, with `inputs` after them; returns the new accumulator values.
+SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> acc, ArrayRef<Value> inputs,
+                                  StringRef inputConstraints,
+                                  const std::string &text) {
+  unsigned n = acc.size();
+  std::string constraints;
+  for (unsigned i = 0; i < n; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (unsigned i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  if (!inputConstraints.empty())
+    constraints += "," + inputConstraints.str();
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  operands.append(inputs.begin(), inputs.end());
+  SmallVector<Type> fields(n, b.getF32Type());
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(
+        b, loc, op.getResult(0), ArrayRef<int64_t>{int64_t(i)}));
+  return out;
+}
+
+std::string operandList(unsigned first, unsigned count) {
+  std::string s = "{";
+  for (unsigned i = 0; i < count; ++i)
+    s += (i ? ", $" : "$") + std::to_string(first + i);
+  return s + "}";
+}
+
+struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::WarpgroupMmaOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto accType = op.getAcc().getType();
+    auto mma = cast<tile::MmaLayoutAttr>(accType.getEncoding());
+    SmallVector<unsigned, 3> instr = mma.getInstrShapeOrDefault();
+    int64_t M = accType.getDimSize(0), N = accType.getDimSize(1);
+    auto bType = op.getB().getType();
+    int64_t K = bType.getShape()[0];
+    int64_t groups = mma.getWarpsPerCTA()[0] / 4;
+    int64_t instrN = instr[1];
+    if (M % (64 * groups) || N % instrN || K % 16 ||
+        mma.getWarpsPerCTA()[1] != 1)
+      return op.emitError() << "wgmma: a " << M << " x " << N << " x " << K
+                            << " multiply does not fit m64n" << instrN
+                            << "k16 instructions on " << groups
+                            << " warpgroups along M";
+    Type elt = bType.getElementType();
+    std::string ptxType = elt.isBF16() ? "bf16" : "f16";
+
+    // This thread's warpgroup takes rows 64 * wg of every 64 * groups.
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value wg = arith::ShRUIOp::create(rewriter, loc, tid,
+                                      constI32(rewriter, loc, 7));
+
+    OperandDescriptor descB(bType, /*kDim=*/0);
+    Value addrB = sharedAddress(rewriter, loc, adaptor.getB().front());
+
+    auto aSmem = dyn_cast<tile::SharedMemoryType>(op.getA().getType());
+    std::optional<OperandDescriptor> descA;
+    Value addrA;
+    LinearLayout la(ArrayRef<int64_t>{});
+    if (aSmem) {
+      descA.emplace(aSmem, /*kDim=*/1);
+      addrA = sharedAddress(rewriter, loc, adaptor.getA().front());
+      // This warpgroup's rows.
+      Value rowsBytes = arith::MulIOp::create(
+          rewriter, loc, wg,
+          constI32(rewriter, loc,
+                   descA->offset({64, 0}) * descA->elementBytes));
+      addrA = arith::AddIOp::create(rewriter, loc, addrA, rowsBytes);
+    } else {
+      la = getLinearLayout(op.getA().getType());
+    }
+    LinearLayout lc = getLinearLayout(accType);
+    auto reg = [&](const LinearLayout &l, int64_t row, int64_t col) {
+      auto r = l.findReg({row, col});
+      assert(r && "wgmma fragment not held by this thread");
+      return *r;
+    };
+
+    SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    ValueRange aRegs = adaptor.getA();
+    Value one = constI32(rewriter, loc, 1);
+
+    // Every instruction's operands first (descriptors, and A's registers
+    // packed in 32-bit words), so that no register is written between the
+    // fence and the last wgmma that reads it.
+    struct Instr {
+      SmallVector<unsigned> dRegs; // accumulator registers, wgmma's order
+      std::string text, constraints;
+      SmallVector<Value> inputs;
+    };
+    SmallVector<Instr> instrs;
+    for (int64_t i = 0; i < M / (64 * groups); ++i) {
+      int64_t row = 64 * groups * i;
+      for (int64_t j = 0; j < N / instrN; ++j) {
+        int64_t col = instrN * j;
+        // Per 8-column block: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
+        SmallVector<unsigned> dRegs;
+        for (int64_t q = 0; q < instrN / 2; ++q)
+          dRegs.push_back(reg(lc, row + 8 * ((q / 2) % 2),
+                              col + 8 * (q / 4) + (q % 2)));
+        unsigned n = dRegs.size();
+        for (int64_t k = 0; k < K; k += 16) {
+          Instr in;
+          in.dRegs = dRegs;
+          in.text = "{\n .reg .pred p;\n setp.ne.b32 p, $" +
+                    std::to_string(2 * n + (aSmem ? 2 : 5)) +
+                    ", 0;\n wgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(instrN) + "k16.f32." + ptxType + "." +
+                    ptxType + " " + operandList(0, n) + ", ";
+          if (aSmem) {
+            in.inputs.push_back(
+                descA->get(rewriter, loc, addrA, descA->offset({row, k})));
+            in.text += "$" + std::to_string(2 * n) + ", $" +
+                       std::to_string(2 * n + 1) + ", p, 1, 1, " +
+                       (descA->transposed ? "1" : "0") + ", " +
+                       (descB.transposed ? "1" : "0") + ";\n}";
+            in.constraints = "l,l,r";
+          } else {
+            // A from registers: the m16k16 fragment of each warp, as
+            // mma.sync takes it, in four 32-bit words.
+            for (auto [dr, dk] : {std::pair<int64_t, int64_t>{0, 0},
+                                  {8, 0},
+                                  {0, 8},
+                                  {8, 8}})
+              in.inputs.push_back(
+                  packWords(rewriter, loc,
+                            {aRegs[reg(la, row + dr, k + dk)],
+                             aRegs[reg(la, row + dr, k + dk + 1)]})
+                      .front());
+            in.text += operandList(2 * n, 4) + ", $" +
+                       std::to_string(2 * n + 4) + ", p, 1, 1, " +
+                       (descB.transposed ? "1" : "0") + ";\n}";
+            in.constraints = "r,r,r,r,l,r";
+          }
+          in.inputs.push_back(
+              descB.get(rewriter, loc, addrB, descB.offset({k, col})));
+          in.inputs.push_back(one);
+          instrs.push_back(std::move(in));
+        }
+      }
+    }
+    emitAsm(rewriter, loc, "wgmma.fence.sync.aligned;");
+    for (Instr &in : instrs) {
+      SmallVector<Value> d;
+      for (unsigned r : in.dRegs)
+        d.push_back(acc[r]);
+      d = accumulatorAsm(rewriter, loc, d, in.inputs, in.constraints, in.text);
+      for (auto [r, v] : llvm::zip(in.dRegs, d))
+        acc[r] = v;
+    }
+    emitAsm(rewriter, loc, "wgmma.commit_group.sync.aligned;");
+    acc = accumulatorAsm(rewriter, loc, acc, {}, "",
+                         "wgmma.wait_group.sync.aligned 0;");
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
+struct FenceAsyncSharedLowering
+    : OpConversionPattern<tile::FenceAsyncSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::FenceAsyncSharedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitAsm(rewriter, op.getLoc(), "fence.proxy.async.shared::cta;");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::populateWgmmaPatterns(TileTypeConverter &converter,
+                                  RewritePatternSet &patterns) {
+  patterns.add<WarpgroupMmaLowering, FenceAsyncSharedLowering>(
+      converter, patterns.getContext());
+}

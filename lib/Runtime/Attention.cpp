@@ -1,0 +1,395 @@
+//===- Attention.cpp - tile::attention over kernels/flash_attention.tile --===//
+//
+// Checks the arguments, derives the kernel's constants from the shapes
+// (TILE_D the head dim rounded up to a power of two, H, QUERY_GROUP_SIZE,
+// CAUSAL, EVEN_K per tile), picks the tile configuration with the
+// autotuner once per problem class, and launches. The per-call path after
+// the first call of a class is the checks, one look-up and the launch,
+// with no allocation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Attention.h"
+#include "tile/Autotune.h"
+#include "tile/tile.h"
+
+#include "RuntimeImpl.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <climits>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+using namespace tile;
+using namespace tile::detail;
+
+/// kernels/flash_attention.tile, as built.
+static const char kAttentionSource[] =
+#include "FlashAttentionSource.inc"
+    ;
+static const char kAttentionName[] = "flash_attention.tile";
+
+namespace {
+
+Status refuse(const std::string &message) {
+  return Status::error("tile::attention: " + message);
+}
+
+std::string listText(const int64_t *values, size_t size) {
+  std::string text = "[";
+  for (size_t i = 0; i < size; ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+TensorRef toRef(const Tensor &t) {
+  TensorRef ref;
+  ref.data = t.data;
+  ref.dtype = t.dtype;
+  ref.shape = t.shape.data();
+  ref.rank = t.shape.size();
+  ref.strides = t.strides.data();
+  ref.stridesRank = t.strides.size();
+  return ref;
+}
+
+bool isEmpty(const TensorRef &t) {
+  for (size_t d = 0; d < t.rank; ++d)
+    if (t.shape[d] == 0)
+      return true;
+  return false;
+}
+
+Status checkTensor(const TensorRef &t, const std::string &name) {
+  if (t.rank != 4)
+    return refuse(name +
+                  ": expected a rank-4 tensor (batch, heads, seq, head_dim), "
+                  "got rank " +
+                  std::to_string(t.rank));
+  if (t.stridesRank != 4)
+    return refuse(name + ": the shape has 4 entries but the strides have " +
+                  std::to_string(t.stridesRank));
+  if (!t.shape || !t.strides)
+    return refuse(name + ": null shape or strides array");
+  if (t.dtype != DType::F16 && t.dtype != DType::BF16)
+    return refuse(name + ": dtype " + dtypeName(t.dtype) +
+                  " is not supported; attention takes f16 or bf16");
+  for (int d = 0; d < 4; ++d) {
+    if (t.shape[d] < 0)
+      return refuse(name + ": shape[" + std::to_string(d) +
+                    "] = " + std::to_string(t.shape[d]) + " is negative");
+    if (t.shape[d] > INT32_MAX)
+      return refuse(name + ": shape[" + std::to_string(d) +
+                    "] = " + std::to_string(t.shape[d]) + " exceeds 2^31-1");
+    if (t.strides[d] < 0)
+      return refuse(name + ": strides[" + std::to_string(d) +
+                    "] = " + std::to_string(t.strides[d]) +
+                    " is negative; negative strides are not supported");
+  }
+  if (!t.data && !isEmpty(t))
+    return refuse(name +
+                  ": null data pointer for a non-empty tensor of shape " +
+                  listText(t.shape, 4));
+  if (t.shape[3] > 1 && t.strides[3] != 1)
+    return refuse(name +
+                  ": the head_dim dimension must be contiguous (stride 1), "
+                  "got strides " +
+                  listText(t.strides, 4));
+  return Status();
+}
+
+/// The bytes [first, last) a tensor may touch.
+std::pair<uintptr_t, uintptr_t> extent(const TensorRef &t) {
+  uintptr_t first = reinterpret_cast<uintptr_t>(t.data);
+  uint64_t reach = 0;
+  for (int d = 0; d < 4; ++d)
+    reach += static_cast<uint64_t>(t.shape[d] - 1) *
+             static_cast<uint64_t>(t.strides[d]);
+  unsigned bytes = dtypeBytes(t.dtype);
+  return {first, first + (reach + 1) * bytes};
+}
+
+bool overlaps(const TensorRef &a, const TensorRef &b) {
+  if (isEmpty(a) || isEmpty(b))
+    return false;
+  auto [a0, a1] = extent(a);
+  auto [b0, b1] = extent(b);
+  return a0 < b1 && b0 < a1;
+}
+
+/// One configuration of the kernel's tiles.
+struct Tiles {
+  int m, n, warps, stages;
+};
+
+/// The candidates per padded head dim, the default first: up to 128 the
+/// fastest at most points of bench/results' searches on an H200; at 256 the
+/// one that spills least (ptxas -v, sm_90a).
+std::vector<Tiles> candidateTiles(int tileD) {
+  if (tileD >= 256)
+    return {{64, 32, 4, 2}, {64, 64, 4, 2}, {128, 64, 8, 2}, {128, 32, 8, 2}};
+  return {{128, 64, 4, 2},
+          {64, 64, 4, 2},
+          {128, 128, 8, 0},
+          {128, 32, 4, 2},
+          {128, 64, 8, 2}};
+}
+
+/// What makes two calls the same tuning problem.
+struct ClassKey {
+  int dtype, tileD, heads, group;
+  bool causal, tuned;
+  int keyAlign;           // the largest power of two up to 128 dividing seq_k
+  int seqQ, seqK, blocks; // log2 of the next power of two
+  bool operator<(const ClassKey &o) const {
+    return std::tie(dtype, tileD, heads, group, causal, tuned, keyAlign, seqQ,
+                    seqK, blocks) < std::tie(o.dtype, o.tileD, o.heads, o.group,
+                                             o.causal, o.tuned, o.keyAlign,
+                                             o.seqQ, o.seqK, o.blocks);
+  }
+  std::string text() const {
+    return std::string("dtype=") + dtypeName(static_cast<DType>(dtype)) +
+           ",TILE_D=" + std::to_string(tileD) + ",H=" + std::to_string(heads) +
+           ",group=" + std::to_string(group) +
+           ",causal=" + (causal ? "1" : "0") + ",seq_k%" +
+           std::to_string(keyAlign) + "=0,seq_q<=2^" + std::to_string(seqQ) +
+           ",seq_k<=2^" + std::to_string(seqK) + ",blocks<=2^" +
+           std::to_string(blocks);
+  }
+};
+
+struct Choice {
+  Kernel kernel;
+  int tileM = 0;
+  std::string config;
+};
+
+std::mutex choicesMutex;
+std::map<ClassKey, Choice> &choices() {
+  static auto *table = new std::map<ClassKey, Choice>();
+  return *table;
+}
+
+int log2Ceil(int64_t value) {
+  return value <= 1 ? 0 : static_cast<int>(llvm::Log2_64_Ceil(value));
+}
+
+} // namespace
+
+Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
+                                   const TensorRef &v, const TensorRef &out,
+                                   const AttentionOptions &options, bool launch,
+                                   std::string *config) {
+  // Each tensor on its own.
+  const std::pair<const TensorRef *, const char *> tensors[] = {
+      {&q, "q"}, {&k, "k"}, {&v, "v"}, {&out, "out"}};
+  for (auto [tensor, name] : tensors)
+    if (Status status = checkTensor(*tensor, name); !status.ok())
+      return status;
+
+  // Against each other.
+  for (auto [tensor, name] : tensors)
+    if (tensor->dtype != q.dtype)
+      return refuse(std::string(name) + ": dtype " + dtypeName(tensor->dtype) +
+                    " does not match q's " + dtypeName(q.dtype));
+  for (auto [tensor, name] : {tensors[1], tensors[2]}) {
+    if (tensor->shape[0] != q.shape[0])
+      return refuse(std::string(name) + ": batch " +
+                    std::to_string(tensor->shape[0]) + " does not match q's " +
+                    std::to_string(q.shape[0]));
+    if (tensor->shape[3] != q.shape[3])
+      return refuse(std::string(name) + ": head_dim " +
+                    std::to_string(tensor->shape[3]) + " does not match q's " +
+                    std::to_string(q.shape[3]) +
+                    " (the kernel takes one head dim for q, k and v)");
+  }
+  if (v.shape[1] != k.shape[1])
+    return refuse("v: has " + std::to_string(v.shape[1]) + " heads, k has " +
+                  std::to_string(k.shape[1]));
+  if (v.shape[2] != k.shape[2])
+    return refuse("v: seq_k " + std::to_string(v.shape[2]) +
+                  " does not match k's " + std::to_string(k.shape[2]));
+  for (int d = 0; d < 4; ++d)
+    if (out.shape[d] != q.shape[d])
+      return refuse("out: shape " + listText(out.shape, 4) +
+                    " does not match q's " + listText(q.shape, 4));
+
+  int64_t batch = q.shape[0], heads = q.shape[1], seqQ = q.shape[2],
+          headDim = q.shape[3], kvHeads = k.shape[1], seqK = k.shape[2];
+  if (headDim % 8 != 0)
+    return refuse("q: head_dim " + std::to_string(headDim) +
+                  " is not a multiple of 8");
+  if (headDim > 256)
+    return refuse("q: head_dim " + std::to_string(headDim) +
+                  " is over 256, the largest supported");
+  if (kvHeads > heads)
+    return refuse("k: has " + std::to_string(kvHeads) +
+                  " heads, more than q's " + std::to_string(heads));
+  if (heads > 0 && kvHeads == 0)
+    return refuse("k: has 0 heads; q has " + std::to_string(heads));
+  if (kvHeads > 0 && heads % kvHeads != 0)
+    return refuse("q: its " + std::to_string(heads) +
+                  " heads are not a multiple of k's " +
+                  std::to_string(kvHeads) +
+                  " (grouped-query attention shares each k/v head among "
+                  "heads / kv_heads query heads)");
+  if (options.inputPos < 0)
+    return refuse("input_pos: " + std::to_string(options.inputPos) +
+                  " is negative");
+  if (options.inputPos + seqQ > INT32_MAX)
+    return refuse("input_pos: " + std::to_string(options.inputPos) +
+                  " + seq_q exceeds 2^31-1");
+  if (options.scale && !std::isfinite(*options.scale))
+    return refuse("scale: " + std::to_string(*options.scale) +
+                  " is not a finite number");
+  for (auto [tensor, name] : {tensors[0], tensors[1], tensors[2]})
+    if (overlaps(out, *tensor))
+      return refuse(std::string("out: overlaps ") + name +
+                    " (attention cannot write over its inputs)");
+
+  bool empty = batch == 0 || heads == 0 || seqQ == 0 || headDim == 0;
+  if (!empty && seqK == 0)
+    return refuse("k: seq_k is 0 while seq_q is " + std::to_string(seqQ) +
+                  ": attention over no keys is undefined");
+  if (!empty && batch * heads > 65535)
+    return refuse("q: batch * heads = " + std::to_string(batch * heads) +
+                  " exceeds 65535, the kernel grid's limit");
+  if (!launch && !config)
+    return Status();
+  if (empty) {
+    if (config)
+      *config = "";
+    return Status(); // nothing to compute
+  }
+
+  // The problem class and its configuration.
+  int tileD = std::max<int>(16, static_cast<int>(llvm::PowerOf2Ceil(headDim)));
+  int group = static_cast<int>(heads / kvHeads);
+  int keyAlign = 128;
+  while (keyAlign > 1 && seqK % keyAlign)
+    keyAlign /= 2;
+  bool tuned = options.autotune && !autotuneDisabled();
+  ClassKey key{static_cast<int>(q.dtype),
+               tileD,
+               static_cast<int>(heads),
+               group,
+               options.causal,
+               tuned,
+               keyAlign,
+               log2Ceil(seqQ),
+               log2Ceil(seqK),
+               log2Ceil(batch * heads)};
+  float scale = options.scale
+                    ? *options.scale
+                    : static_cast<float>(1.0 / std::sqrt(double(headDim)));
+  int32_t inputPos = static_cast<int32_t>(options.inputPos);
+
+  // Entries are never erased: a pointer to one stays valid.
+  const Choice *choice = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(choicesMutex);
+    auto it = choices().find(key);
+    if (it != choices().end())
+      choice = &it->second;
+  }
+
+  auto argsFor = [&](ArgRefs &refs) {
+    refs.resize(6);
+    const TensorRef *ordered[] = {&q, &k, &v, &out};
+    for (int i = 0; i < 4; ++i) {
+      ArgRef &ref = refs[i];
+      ref.kind = Arg::Kind::Tensor;
+      ref.data = ordered[i]->data;
+      ref.dtype = ordered[i]->dtype;
+      ref.shape = ordered[i]->shape;
+      ref.shapeSize = 4;
+      ref.strides = ordered[i]->strides;
+      ref.stridesSize = 4;
+    }
+    refs[4].kind = Arg::Kind::Float;
+    refs[4].floatValue = scale;
+    refs[5].kind = Arg::Kind::Int;
+    refs[5].intValue = inputPos;
+  };
+  auto gridFor = [&](int tileM) {
+    return Dim3(static_cast<unsigned>((seqQ + tileM - 1) / tileM),
+                static_cast<unsigned>(batch * heads));
+  };
+
+  if (!choice) {
+    std::vector<Tiles> tiles = candidateTiles(tileD);
+    std::vector<TuneCandidate> candidates;
+    for (const Tiles &t : tiles)
+      candidates.push_back({{{"TILE_M", std::to_string(t.m)},
+                             {"TILE_N", std::to_string(t.n)},
+                             {"EVEN_K", seqK % t.n == 0 ? "true" : "false"}},
+                            static_cast<unsigned>(t.warps),
+                            static_cast<unsigned>(t.stages)});
+    if (!tuned)
+      candidates.resize(1);
+    CompileOptions base;
+    base.constants = {{"DTYPE", dtypeName(q.dtype)},
+                      {"TILE_D", std::to_string(tileD)},
+                      {"H", std::to_string(heads)},
+                      {"QUERY_GROUP_SIZE", std::to_string(group)},
+                      {"CAUSAL", options.causal ? "true" : "false"}};
+    TuneLaunch tuneLaunch = [&](const Kernel &kernel,
+                                const TuneCandidate &candidate,
+                                Stream stream) -> Status {
+      int tileM = std::atoi(candidate.constants[0].second.c_str());
+      ArgRefs refs;
+      argsFor(refs);
+      return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
+    };
+    Expected<TuneResult> result =
+        autotune(kAttentionSource, kAttentionName, base, candidates, key.text(),
+                 tuneLaunch, options.stream);
+    if (!result)
+      return refuse(result.status().message());
+    Choice made;
+    made.kernel = result->kernel;
+    made.tileM = std::atoi(result->config.constants[0].second.c_str());
+    made.config = result->config.describe();
+    std::lock_guard<std::mutex> lock(choicesMutex);
+    // Another thread may have tuned the same class meanwhile: keep one.
+    choice = &choices().emplace(key, std::move(made)).first->second;
+  }
+  if (config)
+    *config = choice->config;
+  if (!launch)
+    return Status();
+  ArgRefs refs;
+  argsFor(refs);
+  Status status = launchKernel(*choice->kernel.get(), gridFor(choice->tileM),
+                               options.stream, refs);
+  if (!status.ok())
+    return refuse(status.message());
+  return Status();
+}
+
+Status tile::attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                       const Tensor &out, const AttentionOptions &options) {
+  return attentionRefs(toRef(q), toRef(k), toRef(v), toRef(out), options,
+                       /*launch=*/true, nullptr);
+}
+
+Status tile::checkAttention(const Tensor &q, const Tensor &k, const Tensor &v,
+                            const Tensor &out,
+                            const AttentionOptions &options) {
+  return attentionRefs(toRef(q), toRef(k), toRef(v), toRef(out), options,
+                       /*launch=*/false, nullptr);
+}
+
+Expected<std::string> tile::attentionConfig(const Tensor &q, const Tensor &k,
+                                            const Tensor &v, const Tensor &out,
+                                            const AttentionOptions &options) {
+  std::string config;
+  Status status = attentionRefs(toRef(q), toRef(k), toRef(v), toRef(out),
+                                options, /*launch=*/false, &config);
+  if (!status.ok())
+    return status;
+  return config;
+}

@@ -1,0 +1,357 @@
+//===- Autotune.cpp - Timing candidate configurations of a kernel ---------===//
+//
+// autotune() (tile/Autotune.h) in four steps: the winner remembered in
+// memory, else on disk, else every candidate compiled (in parallel) and
+// timed with CUDA events on the caller's stream. Candidates that fail to
+// compile, to load or to launch are skipped with a note.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Autotune.h"
+
+#include "RuntimeImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+using namespace tile;
+using namespace tile::detail;
+
+std::string TuneCandidate::describe() const {
+  std::string text;
+  for (const auto &[name, value] : constants)
+    text += name + "=" + value + ",";
+  return text + "warps=" + std::to_string(numWarps) +
+         ",stages=" + std::to_string(numStages);
+}
+
+bool tile::autotuneDisabled() {
+  const char *value = std::getenv("TILEC_AUTOTUNE");
+  if (!value)
+    return false;
+  llvm::StringRef text(value);
+  return text == "0" || text.equals_insensitive("off") ||
+         text.equals_insensitive("false") || text.equals_insensitive("no");
+}
+
+namespace {
+
+/// The base options with the candidate's constants, warps and stages.
+CompileOptions optionsFor(const CompileOptions &base,
+                          const TuneCandidate &candidate) {
+  CompileOptions options = base;
+  for (const auto &[name, value] : candidate.constants) {
+    auto it = std::find_if(options.constants.begin(), options.constants.end(),
+                           [&](const auto &c) { return c.first == name; });
+    if (it != options.constants.end())
+      it->second = value;
+    else
+      options.constants.emplace_back(name, value);
+  }
+  options.numWarps = candidate.numWarps;
+  options.numStages = candidate.numStages;
+  return options;
+}
+
+/// Hex SHA-256 over length-prefixed fields.
+class KeyHasher {
+public:
+  void add(llvm::StringRef field) {
+    uint64_t size = field.size();
+    uint8_t bytes[8];
+    for (int i = 0; i < 8; ++i)
+      bytes[i] = static_cast<uint8_t>(size >> (8 * i));
+    hasher.update(llvm::ArrayRef<uint8_t>(bytes));
+    hasher.update(field);
+  }
+  std::string hex() { return llvm::toHex(hasher.final(), /*LowerCase=*/true); }
+
+private:
+  llvm::SHA256 hasher;
+};
+
+/// What autotune() remembers per key in this process.
+std::mutex memoryMutex;
+std::map<std::string, size_t> &memory() {
+  static auto *table = new std::map<std::string, size_t>();
+  return *table;
+}
+
+/// A progress line on stderr, once the tuning has taken a second.
+class Progress {
+public:
+  Progress(std::string what) : what(std::move(what)), tty(isatty(2)) {}
+  ~Progress() {
+    if (shown && tty)
+      std::fputc('\n', stderr);
+  }
+  bool due() const { return seconds() > 1.0; }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+  /// Shows `text` if a second has passed; on a terminal the line is
+  /// rewritten in place, elsewhere only `final` steps are printed.
+  void show(const std::string &text, bool final) {
+    if (!due() || (!tty && !final))
+      return;
+    shown = true;
+    std::fprintf(stderr, "%stilec: autotuning %s: %s (%.1f s)%s",
+                 tty ? "\r" : "", what.c_str(), text.c_str(), seconds(),
+                 tty ? "\x1b[K" : "\n");
+    std::fflush(stderr);
+  }
+
+private:
+  std::string what;
+  bool tty;
+  bool shown = false;
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+
+struct Compiled {
+  size_t index;
+  Kernel kernel;
+};
+
+} // namespace
+
+Expected<TuneResult>
+tile::autotune(const std::string &source, const std::string &name,
+               const CompileOptions &base,
+               const std::vector<TuneCandidate> &candidates,
+               const std::string &problemKey, const TuneLaunch &launch,
+               Stream stream, const TuneOptions &tuneOptions) {
+  if (candidates.empty())
+    return Status::error("autotune: no candidates");
+  if (!launch)
+    return Status::error("autotune: no launch function");
+  Runtime &runtime = Runtime::get();
+  Expected<const GpuContext *> gpu = gpuContext();
+  if (!gpu)
+    return Status::error("autotune: " + gpu.status().message());
+  const DeviceInfo &device = (*gpu)->info;
+
+  CompileOptions resolved = base;
+  if (resolved.arch.empty())
+    resolved.arch = device.arch;
+
+  // The key: everything that could change the winner.
+  KeyHasher hasher;
+  hasher.add("tilec-autotune-v1");
+  hasher.add(device.name);
+  hasher.add(std::to_string(device.computeMajor) + "." +
+             std::to_string(device.computeMinor));
+  hasher.add(std::to_string((*gpu)->driver->driverVersion));
+  hasher.add(runtime.getImpl()->compilerVersion());
+  hasher.add(source);
+  hasher.add(resolved.kernel);
+  hasher.add(resolved.arch);
+  hasher.add(std::to_string(resolved.tensorAlignment));
+  hasher.add(resolved.loopSplit ? "split" : "nosplit");
+  std::vector<std::pair<std::string, std::string>> constants =
+      resolved.constants;
+  std::stable_sort(
+      constants.begin(), constants.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &[constant, value] : constants) {
+    hasher.add(constant);
+    hasher.add(value);
+  }
+  hasher.add(std::to_string(candidates.size()));
+  for (const TuneCandidate &candidate : candidates)
+    hasher.add(candidate.describe());
+  hasher.add(problemKey);
+  std::string key = hasher.hex();
+
+  TuneResult result;
+  auto finish = [&](size_t index, Kernel kernel,
+                    const char *from) -> Expected<TuneResult> {
+    result.kernel = kernel;
+    result.index = index;
+    result.config = candidates[index];
+    result.source = from;
+    return result;
+  };
+  auto compileOne = [&](size_t index) {
+    return runtime.compileSource(source, name,
+                                 optionsFor(resolved, candidates[index]));
+  };
+
+  bool disabled = autotuneDisabled();
+  // Remembered in this process, or on disk?
+  if (!disabled) {
+    std::optional<size_t> known;
+    {
+      std::lock_guard<std::mutex> lock(memoryMutex);
+      auto it = memory().find(key);
+      if (it != memory().end())
+        known = it->second;
+    }
+    if (known) {
+      Expected<Kernel> kernel = compileOne(*known);
+      if (kernel)
+        return finish(*known, *kernel, "memory");
+    }
+    const DiskCache &disk = runtime.getImpl()->diskCache();
+    if (std::optional<std::string> stored = disk.readBinary(key + ".tune")) {
+      // "index\nconfig\nms\n"
+      llvm::SmallVector<llvm::StringRef, 4> lines;
+      llvm::StringRef(*stored).split(lines, '\n');
+      size_t index = 0;
+      if (lines.size() >= 2 && !lines[0].getAsInteger(10, index) &&
+          index < candidates.size() &&
+          lines[1] == candidates[index].describe()) {
+        Expected<Kernel> kernel = compileOne(index);
+        if (kernel) {
+          {
+            std::lock_guard<std::mutex> lock(memoryMutex);
+            memory()[key] = index;
+          }
+          double ms = 0;
+          if (lines.size() >= 3 && !lines[2].getAsDouble(ms))
+            result.ms = static_cast<float>(ms);
+          return finish(index, *kernel, "disk");
+        }
+      }
+    }
+  }
+
+  Progress progress(name + " [" + problemKey + "]");
+
+  // Compile every candidate (all of them, in parallel; only the first that
+  // works when tuning is off).
+  std::vector<std::optional<Expected<Kernel>>> kernels(candidates.size());
+  if (disabled || candidates.size() == 1) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      Expected<Kernel> kernel = compileOne(i);
+      if (kernel)
+        return finish(i, *kernel, "default");
+      result.notes.push_back("skipped " + candidates[i].describe() + ": " +
+                             kernel.status().message());
+    }
+  } else {
+    std::atomic<size_t> next{0}, done{0};
+    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    workers = std::min<unsigned>(workers, candidates.size());
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < workers; ++w)
+      threads.emplace_back([&] {
+        for (size_t i; (i = next.fetch_add(1)) < candidates.size();) {
+          kernels[i] = compileOne(i);
+          done.fetch_add(1);
+        }
+      });
+    while (done.load() < candidates.size()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      progress.show("compiled " + std::to_string(done.load()) + "/" +
+                        std::to_string(candidates.size()) + " candidates",
+                    false);
+    }
+    for (std::thread &thread : threads)
+      thread.join();
+    progress.show(
+        "compiled " + std::to_string(candidates.size()) + " candidates", true);
+  }
+
+  std::vector<Compiled> compiled;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (!kernels[i])
+      continue;
+    if (*kernels[i])
+      compiled.push_back({i, **kernels[i]});
+    else
+      result.notes.push_back("skipped " + candidates[i].describe() + ": " +
+                             kernels[i]->status().message());
+  }
+  auto allFailed = [&] {
+    std::string message = "autotune " + name + " [" + problemKey +
+                          "]: no candidate compiled and launched";
+    for (const std::string &note : result.notes)
+      message += "\n  " + note;
+    return Status::error(message);
+  };
+  if (compiled.empty())
+    return allFailed();
+
+  // Time each on the caller's stream.
+  Expected<Event> start = Event::create();
+  if (!start)
+    return start.status();
+  Expected<Event> end = Event::create();
+  if (!end)
+    return end.status();
+  size_t best = SIZE_MAX;
+  float bestMs = 0;
+  for (size_t c = 0; c < compiled.size(); ++c) {
+    const Compiled &candidate = compiled[c];
+    const TuneCandidate &config = candidates[candidate.index];
+    progress.show("timing " + std::to_string(c + 1) + "/" +
+                      std::to_string(compiled.size()) + " (" +
+                      config.describe() + ")",
+                  false);
+    Status status;
+    for (unsigned i = 0; i < tuneOptions.warmup && status.ok(); ++i)
+      status = launch(candidate.kernel, config, stream);
+    if (status.ok())
+      status = start->record(stream);
+    for (unsigned i = 0;
+         i < std::max(1u, tuneOptions.iterations) && status.ok(); ++i)
+      status = launch(candidate.kernel, config, stream);
+    if (status.ok())
+      status = end->record(stream);
+    if (status.ok())
+      status = end->synchronize();
+    Expected<float> ms =
+        status.ok() ? end->elapsedMsSince(*start) : Expected<float>(status);
+    if (!ms) {
+      result.notes.push_back("skipped " + config.describe() + ": " +
+                             ms.status().message());
+      // A kernel fault poisons the context: stop there.
+      if (Status sync = synchronize(stream); !sync.ok())
+        return Status::error("autotune " + name + " [" + problemKey +
+                             "]: the GPU failed while timing " +
+                             config.describe() + ": " + sync.message());
+      continue;
+    }
+    float per = *ms / std::max(1u, tuneOptions.iterations);
+    if (best == SIZE_MAX || per < bestMs) {
+      best = c;
+      bestMs = per;
+    }
+  }
+  if (best == SIZE_MAX)
+    return allFailed();
+
+  size_t index = compiled[best].index;
+  {
+    std::lock_guard<std::mutex> lock(memoryMutex);
+    memory()[key] = index;
+  }
+  char msText[32];
+  std::snprintf(msText, sizeof(msText), "%.6f", bestMs);
+  // A cache that cannot be written only costs a tuning next time.
+  (void)runtime.getImpl()->diskCache().writeBinary(
+      key + ".tune", std::to_string(index) + "\n" +
+                         candidates[index].describe() + "\n" + msText + "\n");
+  progress.show(
+      "chose " + candidates[index].describe() + ", " + msText + " ms, of " +
+          std::to_string(compiled.size()) + " candidates" +
+          (result.notes.empty()
+               ? std::string()
+               : " (" + std::to_string(result.notes.size()) + " skipped)"),
+      true);
+  result.ms = bestMs;
+  return finish(index, compiled[best].kernel, "tuned");
+}

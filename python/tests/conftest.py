@@ -1,0 +1,33 @@
+"""Makes the tilec package importable from the source tree (python/), and
+skips GPU tests where there is no torch with CUDA."""
+
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def torch_cuda():
+    """torch, if it is installed and sees a GPU; else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+@pytest.fixture
+def torch_gpu():
+    torch = torch_cuda()
+    if torch is None:
+        pytest.skip("no torch with a CUDA GPU")
+    return torch
+
+
+@pytest.fixture
+def repo():
+    return REPO

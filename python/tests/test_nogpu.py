@@ -1,0 +1,212 @@
+"""tilec's Python package without a GPU: the library loads, compile errors
+are exceptions with located diagnostics, attention's argument checks name
+the argument, tensors arrive through __cuda_array_interface__ and DLPack,
+and scalars are converted or refused. Runs in CI (ctest python-tilec)."""
+
+import ctypes
+import os
+
+import pytest
+
+import tilec
+from tilec import _capi, _tensors
+
+
+class FakeCuda:
+    """A device tensor description at a fake address (never touched)."""
+
+    def __init__(self, shape, typestr="<f2", address=1 << 40, strides=None):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": typestr,
+            "data": (address, False), "strides": strides, "version": 3}
+
+
+def qkvo(q=(2, 8, 128, 64), k=(2, 2, 96, 64), v=None, out=None,
+         typestr="<f2"):
+    v = v or k
+    out = out or q
+    return [FakeCuda(s, typestr, address=(i + 1) << 36)
+            for i, s in enumerate((q, k, v, out))]
+
+
+def test_library_loads():
+    assert _capi.lib() is not None
+    stats = tilec.stats()
+    assert set(stats) >= {"compiles", "disk_hits", "cubin_hits"}
+
+
+BAD = """kernel broken(A: Tensor[f32, 1]):
+    x = load(A, index=(bid(0),), shape=(128,))
+    store(A, index=(bid(0),), tile=y)
+"""
+
+
+def test_compile_error_is_located():
+    with pytest.raises(tilec.CompileError) as info:
+        tilec.compile(BAD, arch="sm_80", name="broken.tile")
+    e = info.value
+    assert isinstance(e, tilec.TileError)
+    assert "broken.tile:3:" in e.diagnostics
+    assert "store(A, index=(bid(0),), tile=y)" in e.diagnostics
+    assert "^" in e.diagnostics
+    assert e.locations and e.locations[0][0] == "broken.tile"
+    assert e.locations[0][1] == 3
+
+
+def test_compile_missing_file():
+    with pytest.raises(tilec.TileError, match="cannot read"):
+        tilec.compile("/no/such/kernel.tile", arch="sm_80")
+
+
+def test_unknown_constant_is_a_compile_error(repo):
+    path = os.path.join(repo, "kernels", "vector_add.tile")
+    with pytest.raises(tilec.CompileError, match="TILE"):
+        tilec.compile(path, arch="sm_80", TILE="not-a-number")
+
+
+def test_attention_accepts_good_arguments():
+    tilec.check_attention(*qkvo())
+    tilec.check_attention(*qkvo(q=(1, 4, 7, 80), k=(1, 1, 300, 80)),
+                          causal=True, input_pos=5, scale=0.3)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(k=(2, 96, 64)), "k: expected a rank-4 tensor"),
+    (dict(k=(2, 16, 96, 64)), "k: has 16 heads, more than q's 8"),
+    (dict(k=(2, 3, 96, 64)), "q: its 8 heads are not a multiple of k's 3"),
+    (dict(k=(3, 2, 96, 64)), "k: batch 3 does not match q's 2"),
+    (dict(v=(2, 2, 96, 32)), "v: head_dim 32 does not match q's 64"),
+    (dict(v=(2, 2, 95, 64)), "v: seq_k 95 does not match k's 96"),
+    (dict(out=(2, 8, 64, 64)), "out: shape [2, 8, 64, 64] does not match"),
+    (dict(q=(1, 1, 8, 264), k=(1, 1, 8, 264)),
+     "q: head_dim 264 is over 256"),
+    (dict(q=(1, 1, 8, 60), k=(1, 1, 8, 60)),
+     "q: head_dim 60 is not a multiple of 8"),
+    (dict(k=(2, 2, 0, 64)), "k: seq_k is 0 while seq_q is 128"),
+])
+def test_attention_refusals(change, message):
+    with pytest.raises(tilec.ArgumentError) as info:
+        tilec.check_attention(*qkvo(**change))
+    assert message in str(info.value)
+    assert str(info.value).startswith("tile::attention: ")
+
+
+def test_attention_dtype_refusals():
+    q, k, v, out = qkvo()
+    with pytest.raises(tilec.ArgumentError, match="v: dtype f32 does not "
+                       "match|v: dtype f32 is not supported"):
+        tilec.check_attention(q, k, FakeCuda((2, 2, 96, 64), "<f4"), out)
+    with pytest.raises(tilec.ArgumentError,
+                       match="q: dtype f32 is not supported"):
+        tilec.check_attention(*qkvo(typestr="<f4"))
+    with pytest.raises(tilec.ArgumentError, match="typestr '<f8'"):
+        tilec.check_attention(*qkvo(typestr="<f8"))
+
+
+def test_attention_option_refusals():
+    with pytest.raises(tilec.ArgumentError, match="input_pos: -3 is negative"):
+        tilec.check_attention(*qkvo(), input_pos=-3)
+    with pytest.raises(tilec.ArgumentError, match="scale: .* not a finite"):
+        tilec.check_attention(*qkvo(), scale=float("nan"))
+    with pytest.raises(tilec.ArgumentError, match="scale: .* not a finite"):
+        tilec.check_attention(*qkvo(), scale=1e39)  # inf as a float32
+    q, k, v, out = qkvo()
+    with pytest.raises(tilec.ArgumentError, match="out: overlaps q"):
+        tilec.check_attention(q, k, v, q)
+    with pytest.raises(tilec.ArgumentError, match="expected a GPU tensor"):
+        tilec.check_attention([1, 2], k, v, out)
+    with pytest.raises(tilec.ArgumentError, match="input_pos: expected an int"):
+        tilec.attention(q, k, v, out=out, input_pos=1.5)
+
+
+def test_strided_views_through_the_interface():
+    # (B, N, H, D) memory viewed as (B, H, N, D): strides in bytes.
+    B, N, H, D = 2, 128, 8, 64
+    strides = tuple(2 * s for s in (N * H * D, D, H * D, 1))
+    q = FakeCuda((B, H, N, D), strides=strides, address=1 << 36)
+    out = FakeCuda((B, H, N, D), strides=strides, address=2 << 36)
+    k = FakeCuda((B, 2, 96, D), address=3 << 36)
+    v = FakeCuda((B, 2, 96, D), address=4 << 36)
+    tilec.check_attention(q, k, v, out)
+    bad = FakeCuda((B, H, N, D), strides=(2, 2, 2, 3), address=5 << 36)
+    with pytest.raises(tilec.ArgumentError, match="not a multiple of the "
+                       "element size"):
+        tilec.check_attention(bad, k, v, out)
+
+
+def test_empty_attention_is_a_no_op():
+    q, k, v, out = qkvo(q=(0, 8, 128, 64), k=(0, 2, 96, 64))
+    assert tilec.attention(q, k, v, out=out) is out
+
+
+# DLPack: a DLManagedTensor built here, in a capsule, as a producer would.
+class _DLManaged(ctypes.Structure):
+    _fields_ = [("dl_tensor", _tensors._DLTensor),
+                ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+class FakeDLPack:
+    def __init__(self, shape, code=2, bits=16, device_type=2, strides=None,
+                 offset=0):
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides = ((ctypes.c_int64 * len(shape))(*strides)
+                        if strides else None)
+        m = _DLManaged()
+        m.dl_tensor.data = 1 << 40
+        m.dl_tensor.device.device_type = device_type
+        m.dl_tensor.ndim = len(shape)
+        m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits = code, bits
+        m.dl_tensor.dtype.lanes = 1
+        m.dl_tensor.shape = self.shape
+        m.dl_tensor.strides = self.strides
+        m.dl_tensor.byte_offset = offset
+        self.managed = m
+
+    def __dlpack__(self, stream=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
+def test_dlpack_tensors():
+    t = _tensors.tensor_arg(FakeDLPack((2, 3, 4), offset=64), "x")
+    assert t.dtype == _capi.F16
+    assert t.shape == (2, 3, 4)
+    assert t.strides == (12, 4, 1)
+    assert t.data == (1 << 40) + 64
+    t = _tensors.tensor_arg(FakeDLPack((4, 5), code=4, strides=(1, 4)), "x")
+    assert t.dtype == _capi.BF16 and t.strides == (1, 4)
+    with pytest.raises(tilec.ArgumentError, match="not on a CUDA device"):
+        _tensors.tensor_arg(FakeDLPack((4,), device_type=1), "x")
+    with pytest.raises(tilec.ArgumentError, match="DLPack dtype"):
+        _tensors.tensor_arg(FakeDLPack((4,), code=2, bits=64), "x")
+
+
+def test_scalars():
+    arg, keep = _capi.Arg(), []
+    _tensors.fill_arg(arg, True, "argument 1", keep)
+    assert arg.kind == _capi.ARG_BOOL and arg.value.b == 1
+    _tensors.fill_arg(arg, 2**40, "argument 1", keep)
+    assert arg.kind == _capi.ARG_INT and arg.value.i == 2**40
+    _tensors.fill_arg(arg, 0.5, "argument 1", keep)
+    assert arg.kind == _capi.ARG_FLOAT and arg.value.f == 0.5
+    with pytest.raises(tilec.ArgumentError, match="does not fit in 64 bits"):
+        _tensors.fill_arg(arg, 2**64, "argument 2", keep)
+    with pytest.raises(tilec.ArgumentError, match="does not fit a 32-bit"):
+        _tensors.fill_arg(arg, 1e300, "argument 2", keep)
+    with pytest.raises(tilec.ArgumentError, match="expected a GPU tensor"):
+        _tensors.fill_arg(arg, "text", "argument 3", keep)
+
+
+def test_launch_without_a_gpu_is_an_exception():
+    # With an explicit arch the compile works; loading needs a GPU. Where
+    # there is one, this just loads.
+    src = "kernel k(A: Tensor[f32, 1]):\n    pass\n"
+    try:
+        tilec.compile(src, arch="sm_80")
+    except tilec.CompileError:
+        pytest.skip("the front end does not take `pass`")
+    except tilec.TileError as e:
+        assert "CUDA" in str(e) or "device" in str(e)

@@ -1,0 +1,379 @@
+"""tilec: tile kernels for NVIDIA GPUs from Python, over libtile's C API.
+
+    import torch, tilec
+    q, k, v = (torch.randn(2, 8, 1024, 128, device="cuda",
+                           dtype=torch.float16) for _ in range(3))
+    out = tilec.attention(q, k, v, causal=True)
+
+    add = tilec.compile("kernels/vector_add.tile", DTYPE="f32")
+    add[(n + 1023) // 1024](a, b, c)
+
+Pure Python (ctypes): nothing is compiled at install time. Tensors may be
+torch tensors or any object with __cuda_array_interface__ or __dlpack__;
+work goes to PyTorch's current stream unless a stream is given. Errors are
+exceptions (tilec.CompileError with the located diagnostics,
+tilec.ArgumentError naming the argument, tilec.TileError), never a crash.
+`import tilec.torch_ops` registers torch.ops.tilec.attention, a PyTorch
+custom op that works inside torch.compile graphs.
+"""
+
+import ctypes
+import os
+import sys
+import threading
+
+from . import _capi, _tensors
+from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
+from .errors import ArgumentError, CompileError, TileError, from_message
+
+__all__ = ["attention", "compile", "load_ptx", "autotune", "Config", "Kernel",
+           "stats", "TileError", "CompileError", "ArgumentError"]
+
+__version__ = "0.1.0"
+
+
+def _check(rc):
+    if rc != _capi.TILE_OK:
+        raise from_message(_capi.last_error())
+
+
+def _options(constants, kernel=None, arch=None, num_warps=0,
+             num_stages=0, loop_split=True, tensor_alignment=0):
+    """A tile_compile_options and the objects it points into."""
+    items = [(str(k), _constant_text(v)) for k, v in constants.items()]
+    array = (_capi.Constant * max(1, len(items)))()
+    keep = []
+    for i, (name, value) in enumerate(items):
+        n, v = name.encode(), value.encode()
+        keep += [n, v]
+        array[i].name, array[i].value = n, v
+    o = _capi.CompileOptions()
+    o.constants = array
+    o.num_constants = len(items)
+    o.kernel = kernel.encode() if kernel else None
+    o.arch = arch.encode() if arch else None
+    o.num_warps = num_warps
+    o.num_stages = num_stages
+    o.tensor_alignment = tensor_alignment
+    o.disable_loop_split = 0 if loop_split else 1
+    keep.append(array)
+    return o, keep
+
+
+def _constant_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _is_source(text):
+    return "\n" in text or text.lstrip().startswith("kernel ")
+
+
+class Kernel:
+    """A compiled, loaded kernel. `kernel[grid](*args, stream=None)` launches
+    it: grid is an int, a tuple of 1 to 3 ints, or a callable taking the
+    kernel's constants (a dict) and returning one of those."""
+
+    def __init__(self, handle, constants=None):
+        self._handle = ctypes.c_void_p(handle)
+        self.constants = dict(constants or {})
+        lib = _capi.lib()
+        self.name = lib.tile_kernel_name(self._handle).decode()
+        self.num_warps = lib.tile_kernel_num_warps(self._handle)
+        self.num_stages = lib.tile_kernel_num_stages(self._handle)
+        self.shared_bytes = lib.tile_kernel_shared_bytes(self._handle)
+        self.num_params = lib.tile_kernel_num_params(self._handle)
+
+    def __repr__(self):
+        return (f"<tilec.Kernel {self.name} warps={self.num_warps} "
+                f"params={self.num_params}>")
+
+    def __getitem__(self, grid):
+        def launch(*args, stream=None):
+            self.launch(grid, *args, stream=stream)
+        return launch
+
+    def _pack(self, args):
+        packed = (_capi.Arg * max(1, len(args)))()
+        keep = []
+        for i, obj in enumerate(args):
+            fill_arg(packed[i], obj, f"argument {i + 1}", keep)
+        return packed, keep
+
+    def launch(self, grid, *args, stream=None):
+        if callable(grid):
+            grid = grid(self.constants)
+        if isinstance(grid, int):
+            grid = (grid,)
+        grid = tuple(grid)
+        if not 1 <= len(grid) <= 3 or not all(
+                isinstance(g, int) and 0 <= g < 2**32 for g in grid):
+            raise ArgumentError(f"grid: expected 1 to 3 non-negative ints, "
+                                f"got {grid!r}")
+        grid = grid + (1,) * (3 - len(grid))
+        packed, keep = self._pack(args)
+        handle = current_stream(stream)
+        _check(_capi.lib().tile_kernel_launch(
+            self._handle, grid[0], grid[1], grid[2], handle, packed,
+            len(args)))
+
+    def check(self, *args):
+        """Checks `args` as a launch would, without launching."""
+        packed, keep = self._pack(args)
+        _check(_capi.lib().tile_kernel_check(self._handle, packed, len(args)))
+
+
+def compile(path_or_source, kernel=None, arch=None, num_warps=4,
+            num_stages=0, loop_split=True, name=None, **constants):
+    """Compiles a .tile file (a path) or source text (anything with a newline
+    or starting with `kernel`) and loads it on the GPU. Keyword arguments
+    other than the options set the kernel's `const` parameters (tilec's
+    -DNAME=VALUE). Raises CompileError with the located diagnostics."""
+    options, keep = _options(constants, kernel, arch, num_warps, num_stages,
+                             loop_split)
+    handle = ctypes.c_void_p()
+    lib = _capi.lib()
+    if _is_source(path_or_source):
+        _check(lib.tile_compile_source(
+            path_or_source.encode(), (name or "<source>").encode(),
+            ctypes.byref(options), ctypes.byref(handle)))
+    else:
+        _check(lib.tile_compile_file(os.fsencode(path_or_source),
+                                     ctypes.byref(options),
+                                     ctypes.byref(handle)))
+    return Kernel(handle.value, constants)
+
+
+def load_ptx(path):
+    """Loads an AOT .ptx file written by `tilec --emit=ptx`."""
+    handle = ctypes.c_void_p()
+    _check(_capi.lib().tile_load_ptx(os.fsencode(path), ctypes.byref(handle)))
+    return Kernel(handle.value)
+
+
+class Config:
+    """One autotuning candidate: constants, warps and pipeline stages."""
+
+    def __init__(self, num_warps=4, num_stages=0, **constants):
+        self.constants = constants
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+
+    def __repr__(self):
+        items = ", ".join(f"{k}={v!r}" for k, v in self.constants.items())
+        return (f"Config({items}, num_warps={self.num_warps}, "
+                f"num_stages={self.num_stages})")
+
+
+def autotune(path_or_source, configs, key, grid, args, stream=None,
+             kernel=None, arch=None, name=None, **constants):
+    """Picks the fastest of `configs` (tilec.Config) for the problem `key`
+    (a string, or anything whose str() names the problem), timing
+    `kernel[grid(config)](*args)` with CUDA events on the stream; the winner
+    is remembered in memory and on disk. Returns the Kernel, with `.config`
+    set. TILEC_AUTOTUNE=off takes the first config that compiles."""
+    if not configs:
+        raise ArgumentError("configs: no candidates")
+    if isinstance(path_or_source, str) and not _is_source(path_or_source):
+        with open(path_or_source) as f:
+            source, label = f.read(), name or path_or_source
+    else:
+        source, label = path_or_source, name or "<source>"
+    options, keep = _options(constants, kernel, arch)
+    candidates = (_capi.TuneCandidate * len(configs))()
+    for i, config in enumerate(configs):
+        array, held = _options(config.constants)
+        candidates[i].constants = array.constants
+        candidates[i].num_constants = array.num_constants
+        candidates[i].num_warps = config.num_warps
+        candidates[i].num_stages = config.num_stages
+        keep += [array, held]
+    errors = []
+
+    def launch(user, handle, index, stream_handle):
+        try:
+            config = configs[index]
+            k = Kernel(handle, {**constants, **config.constants})
+            g = grid(config) if callable(grid) else grid
+            k.launch(g, *args, stream=stream_handle or 0)
+            return _capi.TILE_OK
+        except Exception as e:  # reported through libtile, then re-raised
+            errors.append(e)
+            _capi.lib().tile_set_error(str(e).encode())
+            return 1
+
+    callback = _capi.TUNE_LAUNCH(launch)
+    handle, chosen = ctypes.c_void_p(), ctypes.c_size_t()
+    rc = _capi.lib().tile_autotune(
+        source.encode(), label.encode(), ctypes.byref(options), candidates,
+        len(configs), str(key).encode(), current_stream(stream), callback,
+        None, ctypes.byref(handle), ctypes.byref(chosen))
+    if rc != _capi.TILE_OK:
+        raise from_message(_capi.last_error())
+    config = configs[chosen.value]
+    result = Kernel(handle.value, {**constants, **config.constants})
+    result.config = config
+    return result
+
+
+_attention_options = _capi.AttentionOptions
+_tls = threading.local()
+
+
+class _Scratch:
+    """Per-thread argument space for attention(): four tile_tensors whose
+    shape and strides point into one int64 buffer, and the options, with
+    their addresses, so that a call builds no ctypes objects."""
+
+    def __init__(self):
+        self.tensors = (_capi.Tensor * 4)()
+        self.dims = (ctypes.c_int64 * 32)()
+        self.options = _capi.AttentionOptions()
+        base = ctypes.addressof(self.dims)
+        p64 = ctypes.POINTER(ctypes.c_int64)
+        for i in range(4):
+            self.tensors[i].shape = ctypes.cast(base + 64 * i, p64)
+            self.tensors[i].strides = ctypes.cast(base + 64 * i + 32, p64)
+            self.tensors[i].rank = 4
+        size = ctypes.sizeof(_capi.Tensor)
+        t = ctypes.addressof(self.tensors)
+        self.addresses = (t, t + size, t + 2 * size, t + 3 * size,
+                          ctypes.addressof(self.options))
+
+
+def _scratch():
+    s = getattr(_tls, "scratch", None)
+    if s is None:
+        s = _tls.scratch = _Scratch()
+    return s
+
+
+def _torch_fast(q, k, v, out):
+    """Whether the fast path applies: four rank-4 CUDA torch tensors."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    T = torch.Tensor
+    return (type(q) is T and type(k) is T and type(v) is T and
+            type(out) is T and q.is_cuda and k.is_cuda and v.is_cuda and
+            out.is_cuda and q.dim() == 4 and k.dim() == 4 and
+            v.dim() == 4 and out.dim() == 4)
+
+
+def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
+              stream=None, autotune=True):
+    """Flash attention forward: softmax(scale * q k^T + mask) v.
+
+    q: (batch, heads, seq_q, head_dim); k, v: (batch, kv_heads, seq_k,
+    head_dim), kv_heads dividing heads (GQA/MQA); f16 or bf16; head_dim a
+    multiple of 8 up to 256; any strides with a contiguous last dimension.
+    causal masks key j for query i when j > input_pos + i. scale defaults to
+    1/sqrt(head_dim). Writes `out` (allocated like q when None, which needs
+    torch tensors) and returns it. Runs on `stream` (None: PyTorch's current
+    stream)."""
+    if out is None:
+        if not _is_torch_tensor(q):
+            raise ArgumentError("out: needed when q is not a torch tensor")
+        torch = sys.modules["torch"]
+        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    if (type(input_pos) is int and -2**63 <= input_pos < 2**63 and
+            type(causal) is bool and _torch_fast(q, k, v, out)):
+        dtypes = _tensors.torch_dtypes()
+        s = _scratch()
+        dims = s.dims
+        for i, t in enumerate((q, k, v, out)):
+            dtype = dtypes.get(t.dtype)
+            if dtype is None:
+                break  # the general path says why
+            c = s.tensors[i]
+            c.data = t.data_ptr()
+            c.dtype = dtype
+            dims[8 * i:8 * i + 4] = t.shape
+            dims[8 * i + 4:8 * i + 8] = t.stride()
+        else:
+            o = s.options
+            o.causal = causal
+            if scale is None:
+                o.has_scale = 0
+            else:
+                o.has_scale = 1
+                o.scale = scale
+            o.input_pos = input_pos
+            o.disable_autotune = not autotune
+            a = s.addresses
+            if _attention_fast(a[0], a[1], a[2], a[3], a[4],
+                               current_stream(stream)) != _capi.TILE_OK:
+                raise from_message(_capi.last_error())
+            return out
+    tensors = (_capi.Tensor * 4)()
+    held = []
+    for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
+                                      (out, "out"))):
+        t = tensor_arg(obj, where)
+        held.append(t)
+        t.fill(tensors[i])
+    o = _attention_options()
+    o.causal = 1 if causal else 0
+    if scale is not None:
+        o.has_scale = 1
+        o.scale = float(scale)
+    if isinstance(input_pos, bool) or not isinstance(input_pos, int):
+        raise ArgumentError(f"input_pos: expected an int, got "
+                            f"{type(input_pos).__name__}")
+    if not -2**63 <= input_pos < 2**63:
+        raise ArgumentError(f"input_pos: {input_pos} does not fit in 64 bits")
+    o.input_pos = input_pos
+    o.disable_autotune = 0 if autotune else 1
+    _check(_capi.lib().tile_attention(
+        ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
+        ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
+        current_stream(stream)))
+    return out
+
+
+_attention_fast_fn = None
+
+
+def _attention_fast(*args):
+    """tile_attention with every argument an address (no conversions)."""
+    global _attention_fast_fn
+    if _attention_fast_fn is None:
+        fn = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * 6)(
+            ("tile_attention", _capi.lib()))
+        _attention_fast_fn = fn
+    return _attention_fast_fn(*args)
+
+
+def check_attention(q, k, v, out, causal=False, scale=None, input_pos=0):
+    """The checks of attention() alone (no GPU needed): raises
+    ArgumentError naming the argument, or returns None."""
+    tensors = (_capi.Tensor * 4)()
+    held = []
+    for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
+                                      (out, "out"))):
+        t = tensor_arg(obj, where)
+        held.append(t)
+        t.fill(tensors[i])
+    o = _attention_options()
+    o.causal = 1 if causal else 0
+    if scale is not None:
+        o.has_scale = 1
+        o.scale = float(scale)
+    o.input_pos = int(input_pos)
+    _check(_capi.lib().tile_attention_check(
+        ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
+        ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o)))
+
+
+def _is_torch_tensor(obj):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
+def stats():
+    """libtile's counters: compiles, disk_hits, disk_writes, memory_hits,
+    modules_loaded, alignment_variants, cubin_hits, cubin_writes."""
+    s = _capi.Stats()
+    _check(_capi.lib().tile_runtime_stats(ctypes.byref(s)))
+    return {name: getattr(s, name) for name, _ in _capi.Stats._fields_}

@@ -1,0 +1,180 @@
+"""ctypes declarations of libtile's C API (include/tile/tile.h) and the
+library's loading. Pure Python: nothing here is compiled."""
+
+import ctypes
+import os
+
+TILE_OK = 0
+
+# tile_dtype
+F16, BF16, F32, I32, BOOL = 0, 1, 2, 3, 4
+DTYPE_NAMES = {F16: "f16", BF16: "bf16", F32: "f32", I32: "i32", BOOL: "bool"}
+
+# tile_arg_kind
+ARG_TENSOR, ARG_INT, ARG_FLOAT, ARG_BOOL = 0, 1, 2, 3
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("rank", ctypes.c_int32),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+    ]
+
+
+class _ArgValue(ctypes.Union):
+    _fields_ = [
+        ("tensor", Tensor),
+        ("i", ctypes.c_int64),
+        ("f", ctypes.c_float),
+        ("b", ctypes.c_int32),
+    ]
+
+
+class Arg(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("value", _ArgValue)]
+
+
+class Constant(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
+
+
+class CompileOptions(ctypes.Structure):
+    _fields_ = [
+        ("constants", ctypes.POINTER(Constant)),
+        ("num_constants", ctypes.c_size_t),
+        ("kernel", ctypes.c_char_p),
+        ("arch", ctypes.c_char_p),
+        ("num_warps", ctypes.c_uint),
+        ("tensor_alignment", ctypes.c_uint),
+        ("num_stages", ctypes.c_uint),
+        ("disable_loop_split", ctypes.c_int),
+    ]
+
+
+class Stats(ctypes.Structure):
+    _fields_ = [
+        ("compiles", ctypes.c_uint64),
+        ("disk_hits", ctypes.c_uint64),
+        ("disk_writes", ctypes.c_uint64),
+        ("memory_hits", ctypes.c_uint64),
+        ("modules_loaded", ctypes.c_uint64),
+        ("alignment_variants", ctypes.c_uint64),
+        ("cubin_hits", ctypes.c_uint64),
+        ("cubin_writes", ctypes.c_uint64),
+    ]
+
+
+class AttentionOptions(ctypes.Structure):
+    _fields_ = [
+        ("causal", ctypes.c_int),
+        ("has_scale", ctypes.c_int),
+        ("scale", ctypes.c_float),
+        ("input_pos", ctypes.c_int64),
+        ("disable_autotune", ctypes.c_int),
+    ]
+
+
+class TuneCandidate(ctypes.Structure):
+    _fields_ = [
+        ("constants", ctypes.POINTER(Constant)),
+        ("num_constants", ctypes.c_size_t),
+        ("num_warps", ctypes.c_uint),
+        ("num_stages", ctypes.c_uint),
+    ]
+
+
+TUNE_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_size_t, ctypes.c_void_p)
+
+
+def _candidates():
+    """Where libtile.so may be, most specific first."""
+    env = os.environ.get("TILEC_LIBRARY")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = []
+    # Installed: PREFIX/lib/python3/dist-packages/tilec -> PREFIX/lib.
+    found.append(os.path.join(here, "..", "..", "..", "libtile.so"))
+    # The source tree: python/tilec -> build/lib or .gpu/lib.
+    root = os.path.join(here, "..", "..")
+    for build in ("build", ".gpu"):
+        found.append(os.path.join(root, build, "lib", "libtile.so"))
+    found.append("libtile.so")  # the system's loader path
+    return found
+
+
+def _declare(lib):
+    c = ctypes
+    kernel_p = c.c_void_p
+    sigs = {
+        "tile_compile_file": (c.c_int, [c.c_char_p, c.POINTER(CompileOptions),
+                                        c.POINTER(kernel_p)]),
+        "tile_compile_source": (c.c_int, [c.c_char_p, c.c_char_p,
+                                          c.POINTER(CompileOptions),
+                                          c.POINTER(kernel_p)]),
+        "tile_load_ptx": (c.c_int, [c.c_char_p, c.POINTER(kernel_p)]),
+        "tile_kernel_launch": (c.c_int, [kernel_p, c.c_uint, c.c_uint,
+                                         c.c_uint, c.c_void_p,
+                                         c.POINTER(Arg), c.c_size_t]),
+        "tile_kernel_check": (c.c_int, [kernel_p, c.POINTER(Arg),
+                                        c.c_size_t]),
+        "tile_kernel_name": (c.c_char_p, [kernel_p]),
+        "tile_kernel_num_warps": (c.c_uint, [kernel_p]),
+        "tile_kernel_num_stages": (c.c_uint, [kernel_p]),
+        "tile_kernel_shared_bytes": (c.c_uint, [kernel_p]),
+        "tile_kernel_num_params": (c.c_size_t, [kernel_p]),
+        "tile_last_error": (c.c_char_p, []),
+        "tile_set_error": (None, [c.c_char_p]),
+        "tile_runtime_stats": (c.c_int, [c.POINTER(Stats)]),
+        "tile_attention": (c.c_int, [c.POINTER(Tensor)] * 4 +
+                           [c.POINTER(AttentionOptions), c.c_void_p]),
+        "tile_attention_check": (c.c_int, [c.POINTER(Tensor)] * 4 +
+                                 [c.POINTER(AttentionOptions)]),
+        "tile_autotune": (c.c_int, [c.c_char_p, c.c_char_p,
+                                    c.POINTER(CompileOptions),
+                                    c.POINTER(TuneCandidate), c.c_size_t,
+                                    c.c_char_p, c.c_void_p, TUNE_LAUNCH,
+                                    c.c_void_p, c.POINTER(kernel_p),
+                                    c.POINTER(c.c_size_t)]),
+    }
+    for name, (restype, argtypes) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
+_lib = None
+
+
+def lib():
+    """libtile, loaded on first use."""
+    global _lib
+    if _lib is None:
+        errors = []
+        for path in _candidates():
+            if os.sep in path and not os.path.exists(path):
+                continue
+            try:
+                loaded = ctypes.CDLL(os.path.normpath(path)
+                                     if os.sep in path else path)
+            except OSError as e:
+                errors.append(f"{path}: {e}")
+                continue
+            _declare(loaded)
+            _lib = loaded
+            break
+        if _lib is None:
+            raise ImportError(
+                "tilec: cannot load libtile.so (set TILEC_LIBRARY to its "
+                "path); tried " + "; ".join(_candidates()) +
+                ("; " + "; ".join(errors) if errors else ""))
+    return _lib
+
+
+def last_error():
+    message = lib().tile_last_error()
+    return message.decode("utf-8", "replace") if message else ""

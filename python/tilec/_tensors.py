@@ -1,0 +1,237 @@
+"""Turns Python objects into libtile arguments: torch tensors, objects with
+__cuda_array_interface__ or DLPack (__dlpack__), and Python scalars."""
+
+import ctypes
+import math
+import numbers
+import sys
+
+from . import _capi
+from .errors import ArgumentError
+
+_FLT_MAX = 3.4028234663852886e38
+
+# torch dtype name -> tile_dtype
+_TORCH_DTYPES = {
+    "torch.float16": _capi.F16,
+    "torch.bfloat16": _capi.BF16,
+    "torch.float32": _capi.F32,
+    "torch.int32": _capi.I32,
+    "torch.bool": _capi.BOOL,
+}
+
+# __cuda_array_interface__ typestr (byte order dropped) -> tile_dtype
+_TYPESTRS = {"f2": _capi.F16, "f4": _capi.F32, "i4": _capi.I32,
+             "b1": _capi.BOOL}
+_ITEMSIZE = {_capi.F16: 2, _capi.BF16: 2, _capi.F32: 4, _capi.I32: 4,
+             _capi.BOOL: 1}
+
+# DLPack (dlpack.h): device and dtype codes.
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
+_DL_INT, _DL_FLOAT, _DL_BFLOAT, _DL_BOOL = 0, 2, 4, 6
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+_DL_DTYPES = {(_DL_FLOAT, 16): _capi.F16, (_DL_BFLOAT, 16): _capi.BF16,
+              (_DL_FLOAT, 32): _capi.F32, (_DL_INT, 32): _capi.I32,
+              (_DL_BOOL, 8): _capi.BOOL}
+
+
+def _contiguous_strides(shape):
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 1, 0, -1):
+        strides[i - 1] = strides[i] * shape[i]
+    return strides
+
+
+class TensorArg:
+    """One tensor as libtile sees it; keeps what it was made from alive."""
+
+    __slots__ = ("data", "dtype", "shape", "strides", "keep", "_shape_c",
+                 "_strides_c")
+
+    def __init__(self, data, dtype, shape, strides, keep=None):
+        self.data = data
+        self.dtype = dtype
+        self.shape = tuple(int(s) for s in shape)
+        self.strides = tuple(int(s) for s in strides)
+        self.keep = keep
+        rank = len(self.shape)
+        self._shape_c = (ctypes.c_int64 * rank)(*self.shape)
+        self._strides_c = (ctypes.c_int64 * rank)(*self.strides)
+
+    def fill(self, t):
+        """Fills a tile_tensor (_capi.Tensor) `t`."""
+        t.data = self.data
+        t.dtype = self.dtype
+        t.rank = len(self.shape)
+        t.shape = self._shape_c
+        t.strides = self._strides_c
+        return t
+
+
+_TORCH_DTYPE_OBJECTS = None
+
+
+def torch_dtypes():
+    """{torch.float16: F16, ...}, keyed by the dtype objects."""
+    global _TORCH_DTYPE_OBJECTS
+    if _TORCH_DTYPE_OBJECTS is None:
+        torch = sys.modules["torch"]
+        _TORCH_DTYPE_OBJECTS = {
+            getattr(torch, name.split(".")[1]): dtype
+            for name, dtype in _TORCH_DTYPES.items()}
+    return _TORCH_DTYPE_OBJECTS
+
+
+def _is_torch_tensor(obj):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
+def _from_torch(obj, where):
+    dtype = _TORCH_DTYPES.get(str(obj.dtype))
+    if dtype is None:
+        raise ArgumentError(f"{where}: torch dtype {obj.dtype} is not "
+                            "supported (float16, bfloat16, float32, int32, "
+                            "bool)")
+    if obj.device.type != "cuda":
+        raise ArgumentError(f"{where}: the tensor is on {obj.device}, not on "
+                            "a CUDA device")
+    return TensorArg(obj.data_ptr(), dtype, obj.shape, obj.stride(), obj)
+
+
+def _from_cai(obj, where):
+    cai = obj.__cuda_array_interface__
+    typestr = cai.get("typestr", "")
+    dtype = _TYPESTRS.get(typestr[1:])
+    if dtype is None:
+        raise ArgumentError(f"{where}: __cuda_array_interface__ typestr "
+                            f"{typestr!r} is not supported (f2, f4, i4, b1)")
+    shape = tuple(cai["shape"])
+    data = cai["data"][0] if cai.get("data") else 0
+    if cai.get("strides") is None:
+        strides = _contiguous_strides(shape)
+    else:
+        size = _ITEMSIZE[dtype]
+        strides = []
+        for s in cai["strides"]:
+            if s % size:
+                raise ArgumentError(f"{where}: stride of {s} bytes is not a "
+                                    f"multiple of the element size ({size})")
+            strides.append(s // size)
+    return TensorArg(data, dtype, shape, strides, obj)
+
+
+_PyCapsule_GetPointer = None
+
+
+def _from_dlpack(obj, where):
+    global _PyCapsule_GetPointer
+    if _PyCapsule_GetPointer is None:
+        fn = ctypes.pythonapi.PyCapsule_GetPointer
+        fn.restype = ctypes.c_void_p
+        fn.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        _PyCapsule_GetPointer = fn
+    capsule = obj.__dlpack__()
+    pointer = _PyCapsule_GetPointer(capsule, b"dltensor")
+    # DLManagedTensor starts with its DLTensor. The capsule, kept alive with
+    # the argument, frees it (its destructor calls the deleter).
+    t = _DLTensor.from_address(pointer)
+    if t.device.device_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
+        raise ArgumentError(f"{where}: the DLPack tensor is not on a CUDA "
+                            f"device (device type {t.device.device_type})")
+    dtype = _DL_DTYPES.get((t.dtype.code, t.dtype.bits))
+    if dtype is None or t.dtype.lanes != 1:
+        raise ArgumentError(f"{where}: DLPack dtype (code {t.dtype.code}, "
+                            f"{t.dtype.bits} bits, {t.dtype.lanes} lanes) is "
+                            "not supported")
+    shape = [t.shape[i] for i in range(t.ndim)]
+    strides = ([t.strides[i] for i in range(t.ndim)] if t.strides
+               else _contiguous_strides(shape))
+    data = (t.data or 0) + t.byte_offset
+    return TensorArg(data, dtype, shape, strides, (obj, capsule))
+
+
+def tensor_arg(obj, where):
+    """A TensorArg for a tensor-like `obj`, or ArgumentError."""
+    if isinstance(obj, TensorArg):
+        return obj
+    if _is_torch_tensor(obj):
+        return _from_torch(obj, where)
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _from_cai(obj, where)
+    if hasattr(obj, "__dlpack__"):
+        return _from_dlpack(obj, where)
+    raise ArgumentError(f"{where}: expected a GPU tensor (a torch tensor, or "
+                        "an object with __cuda_array_interface__ or "
+                        f"__dlpack__), got {type(obj).__name__}")
+
+
+def fill_arg(arg, obj, where, keep):
+    """Fills the tile_arg `arg` from `obj`; appends what must stay alive
+    during the call to `keep`."""
+    if isinstance(obj, bool):
+        arg.kind = _capi.ARG_BOOL
+        arg.value.b = 1 if obj else 0
+    elif isinstance(obj, numbers.Integral):
+        value = int(obj)
+        if not -2**63 <= value < 2**63:
+            raise ArgumentError(f"{where}: the int {value} does not fit in "
+                                "64 bits")
+        arg.kind = _capi.ARG_INT
+        arg.value.i = value
+    elif isinstance(obj, numbers.Real):
+        value = float(obj)
+        if math.isfinite(value) and abs(value) > _FLT_MAX:
+            raise ArgumentError(f"{where}: {value!r} does not fit a 32-bit "
+                                "float")
+        arg.kind = _capi.ARG_FLOAT
+        arg.value.f = value
+    else:
+        t = tensor_arg(obj, where)
+        keep.append(t)
+        arg.kind = _capi.ARG_TENSOR
+        t.fill(arg.value.tensor)
+
+
+def current_stream(stream):
+    """The CUstream handle for `stream`: None -> PyTorch's current stream
+    when PyTorch is loaded, else the default stream (0); an int; or an object
+    with .cuda_stream (torch.cuda.Stream) or __cuda_stream__."""
+    if stream is None:
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None:  # what torch.compile's generated code calls
+                return raw(torch.cuda.current_device())
+            return torch.cuda.current_stream().cuda_stream
+        return 0
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        return int(stream.__cuda_stream__()[1])
+    if hasattr(stream, "cuda_stream"):
+        return int(stream.cuda_stream)
+    raise ArgumentError(f"stream: expected None, an int handle or a CUDA "
+                        f"stream object, got {type(stream).__name__}")
