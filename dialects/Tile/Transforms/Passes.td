@@ -218,8 +218,9 @@ def TilePrintLayouts : Pass<"tile-print-layouts"> {
     type of the IR (a layout on a shape, in order of first appearance: in
     function signatures, op results and block arguments), prints the
     layout's linear form, its number of warps and registers per thread, how
-    many threads hold each element, and a table giving, for each element, the
-    first (warp, lane, register) that holds it as `warp:lane:register`, one
+    many threads hold each element, and a table giving, for each element, a
+    (warp, lane, register) that holds it as `warp:lane:register` (with
+    replication, the one whose replicated lane and warp bits are 0), one
     line per index of the leading dimensions (`[i, *]`). For each distinct
     `!tile.smem` type, prints the shared layout's linear form (offset ->
     coordinates) and the table of each element's offset.

@@ -84,6 +84,22 @@ void printTable(raw_ostream &os, ArrayRef<int64_t> shape,
   }
 }
 
+/// Every coordinate of `shape`, row-major.
+SmallVector<LinearLayout::Basis> allCoords(ArrayRef<int64_t> shape) {
+  SmallVector<LinearLayout::Basis> all;
+  int64_t n = numElements(shape);
+  for (int64_t x = 0; x < n; ++x) {
+    LinearLayout::Basis c(shape.size());
+    int64_t rest = x;
+    for (int d = int(shape.size()) - 1; d >= 0; --d) {
+      c[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    all.push_back(c);
+  }
+  return all;
+}
+
 void printShape(raw_ostream &os, ArrayRef<int64_t> shape) {
   llvm::interleave(shape, os, "x");
 }
@@ -94,33 +110,43 @@ void printDistributed(raw_ostream &os, RankedTensorType type,
   LinearLayout layout = toLinearLayout(type.getEncoding(), shape);
   int64_t elements = numElements(shape);
   int64_t lanes = layout.getInDimSize(LinearLayout::kLane);
-  int64_t holders =
-      int64_t(layout.getNumRegs()) * lanes * layout.getNumWarps() / elements;
+  bool covers = layout.isSurjective();
   os << "tile ";
   printShape(os, shape);
   os << " in " << type.getEncoding() << "\n  warps " << layout.getNumWarps()
-     << ", registers per thread " << layout.getNumRegs()
-     << ", threads holding each element " << holders << "\n  " << layout
-     << "\n";
+     << ", registers per thread " << layout.getNumRegs();
+  if (covers)
+    os << ", threads holding each element "
+       << int64_t(layout.getNumRegs()) * lanes * layout.getNumWarps() /
+              elements;
+  else
+    os << ", some elements held by no thread";
+  os << "\n  " << layout << "\n";
+  if (!covers)
+    return;
   if (elements > maxElements) {
     os << "  (" << elements
        << " elements: no table above max-elements = " << maxElements << ")\n";
     return;
   }
-  // The first holder of each element, by warp, then lane, then register.
+  // A holder of each element: the right inverse of the layout, which
+  // takes the replicated bits (of lanes and warps holding the same
+  // elements) zero.
+  LinearLayout holder = layout.pseudoInvert();
   SmallVector<std::string> cells(elements);
-  for (int64_t w = layout.getNumWarps() - 1; w >= 0; --w)
-    for (int64_t l = lanes - 1; l >= 0; --l)
-      for (int64_t r = layout.getNumRegs() - 1; r >= 0; --r) {
-        LinearLayout::Basis c = layout.apply({{LinearLayout::kRegister, r},
-                                              {LinearLayout::kLane, l},
-                                              {LinearLayout::kWarp, w}});
-        int64_t flat = 0;
-        for (unsigned d = 0; d < shape.size(); ++d)
-          flat = flat * shape[d] + c[d];
-        cells[flat] = std::to_string(w) + ":" + std::to_string(l) + ":" +
-                      std::to_string(r);
-      }
+  for (const LinearLayout::Basis &c : allCoords(shape)) {
+    LinearLayout::Basis hw = holder.apply(c);
+    auto value = [&](StringRef dim) {
+      auto i = layout.inDimIndex(dim);
+      return i ? hw[*i] : 0;
+    };
+    int64_t flat = 0;
+    for (unsigned d = 0; d < shape.size(); ++d)
+      flat = flat * shape[d] + c[d];
+    cells[flat] = std::to_string(value(LinearLayout::kWarp)) + ":" +
+                  std::to_string(value(LinearLayout::kLane)) + ":" +
+                  std::to_string(value(LinearLayout::kRegister));
+  }
   os << "  element: warp:lane:register\n";
   printTable(os, shape, cells);
 }

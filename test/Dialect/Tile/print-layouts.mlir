@@ -5,9 +5,10 @@
 
 // tile-print-layouts prints, for each distinct laid-out tile type (a layout
 // on a shape; element types do not matter), the linear form and the
-// (warp:lane:register) of the first thread that holds each element, one
-// line per row; for each !tile.smem type, the offset of each element; in
-// order of first appearance. The IR is left as it is.
+// (warp:lane:register) of a thread that holds each element (replicated lane
+// and warp bits 0), one line per row; for each !tile.smem type, the offset
+// of each element; in order of first appearance. The IR is left as it is.
+// The IR mutation test runs it too (a layout of 2^18 warps once hung it).
 
 #mma = #tile.mma<warpsPerCTA = [1, 1]>
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]>
