@@ -3,7 +3,8 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|torch] [--quick]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|torch|triton]
+#                           [--quick]
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
 # compute-sanitizer memcheck, racecheck and synccheck on a few tiny GEMM and
@@ -18,6 +19,9 @@
 #   ablations  loop split on/off (causal, D=128) and pipeline stages 1-4 and
 #              0 (hints), on the configs the search chose  -> ablation-*.json
 #   torch      PyTorch SDPA (flash, cuDNN) and cuBLAS GEMM -> bench-torch.json
+#   triton     bench/triton_attention.py: a flash-attention kernel in Triton,
+#              checked against SDPA, searched over block sizes x stages x
+#              warps x pointer/TMA loads per point      -> bench-triton.json
 # then bench/compare.py joins them into bench.md and bench.json. The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
 # that the ablations reuse the search's kernels; the tests use none.
@@ -32,8 +36,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|torch) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|torch] [--quick]" >&2
+  all|tests|bench|attention|gemm|ablations|torch|triton) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|torch|triton] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -130,9 +134,13 @@ if wants torch; then
   step bench-torch env PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py \
     --json="$out/bench-torch.json" $quick
 fi
+if wants triton; then
+  step bench-triton env PYTHONUNBUFFERED=1 python3 bench/triton_attention.py \
+    --json="$out/bench-triton.json" $quick
+fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
-  "$out/bench-torch.json" \
+  "$out/bench-torch.json" "$out/bench-triton.json" \
   --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
 fi
 
