@@ -6,6 +6,7 @@
 Rows are told apart by "bench" (absent: attention, as older files wrote):
 
   attention        tilec (with its chosen config) vs torch-flash, torch-cudnn
+                   and triton (bench/triton_attention.py, its chosen config)
   gemm             tilec vs cublas, and tilec's fraction of its mma.sync
                    ceiling (tilec-ceiling: same config; tilec-ceiling-max:
                    the fastest ceiling over the searched shapes)
@@ -55,9 +56,10 @@ def attention(rows):
             continue
         key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
         by_key.setdefault(key, {})[r["impl"]] = r
-    lines = ["| D | N | causal | tilec TFLOPS | torch flash | cuDNN | "
-             "tilec / flash | tilec / cuDNN | tilec config |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| D | N | causal | tilec TFLOPS | torch flash | cuDNN | Triton | "
+             "tilec / flash | tilec / cuDNN | tilec / Triton | tilec config | "
+             "Triton config |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     table = []
     for key in sorted(by_key, key=lambda k: (-k[0], not k[1], k[2])):
         D, causal, N, B, H = key
@@ -65,15 +67,22 @@ def attention(rows):
         t = impls.get("tilec", {}).get("tflops")
         fl = impls.get("torch-flash", {}).get("tflops")
         cu = impls.get("torch-cudnn", {}).get("tflops")
+        tr = impls.get("triton", {}).get("tflops")
         config = impls.get("tilec", {}).get("config")
+        tr_config = impls.get("triton", {}).get("config")
         lines.append(f"| {D} | {N} | {'yes' if causal else 'no'} | {fmt(t)} | "
-                     f"{fmt(fl)} | {fmt(cu)} | {fmt_ratio(ratio(t, fl))} | "
-                     f"{fmt_ratio(ratio(t, cu))} | {config or '-'} |")
+                     f"{fmt(fl)} | {fmt(cu)} | {fmt(tr)} | "
+                     f"{fmt_ratio(ratio(t, fl))} | "
+                     f"{fmt_ratio(ratio(t, cu))} | "
+                     f"{fmt_ratio(ratio(t, tr))} | {config or '-'} | "
+                     f"{tr_config or '-'} |")
         table.append({"B": B, "H": H, "N": N, "D": D, "causal": causal,
                       "tilec": t, "torch_flash": fl, "torch_cudnn": cu,
+                      "triton": tr,
                       "tilec_over_flash": ratio(t, fl),
                       "tilec_over_cudnn": ratio(t, cu),
-                      "tilec_config": config})
+                      "tilec_over_triton": ratio(t, tr),
+                      "tilec_config": config, "triton_config": tr_config})
     return lines, table
 
 

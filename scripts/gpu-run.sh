@@ -3,7 +3,8 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch] [--quick]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch|triton]
+#                           [--quick]
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
 # compute-sanitizer memcheck, racecheck and synccheck on a few tiny GEMM and
@@ -20,6 +21,9 @@
 #   launch     tile-bench-launch: host time per launch, without and with
 #              TMA descriptors (cache hit and miss)       -> bench-launch.json
 #   torch      PyTorch SDPA (flash, cuDNN) and cuBLAS GEMM -> bench-torch.json
+#   triton     bench/triton_attention.py: a flash-attention kernel in Triton,
+#              checked against SDPA, searched over block sizes x stages x
+#              warps x pointer/TMA loads per point      -> bench-triton.json
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -35,8 +39,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|launch|torch) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch] [--quick]" >&2
+  all|tests|bench|attention|gemm|ablations|launch|torch|triton) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch|triton] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -98,11 +102,28 @@ if python3 -c "import torch" 2>/dev/null; then
     python3 bench/attention_overhead.py | tee "$out/launch-overhead.json"
 fi
 
-# Registers and spills of the flash-attention kernel, from ptxas.
+# Registers and spills of the flash-attention and GEMM kernels for sm_90a,
+# from ptxas, and the tensor-core instructions in their SASS (HGMMA: wgmma).
 if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
   PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
-  "$bin/tilec" kernels/flash_attention.tile --emit=ptx -o "$out/fa.ptx" &&
-    "$PTXAS" -arch=sm_90a -v "$out/fa.ptx" -o /dev/null 2>&1 | tee "$out/ptxas.txt"
+  CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  : > "$out/ptxas.txt"
+  for k in flash_attention gemm; do
+    "$bin/tilec" kernels/$k.tile --arch=sm_90a --emit=ptx -o "$out/$k.ptx" &&
+      "$PTXAS" -arch=sm_90a -v "$out/$k.ptx" -o "$out/$k.cubin" 2>&1 |
+      tee -a "$out/ptxas.txt"
+    if [ -x "$CUOBJDUMP" ] && [ -f "$out/$k.cubin" ]; then
+      n=$("$CUOBJDUMP" --dump-sass "$out/$k.cubin" | grep -c HGMMA)
+      echo "$k sm_90a SASS: $n HGMMA" | tee -a "$out/ptxas.txt"
+      results+=("$(printf '%-28s %-5s %4ss  %s' "sass-hgmma-$k" \
+        "$([ "$n" -gt 0 ] && echo PASS || echo FAIL)" 0 "$n HGMMA")")
+      [ "$n" -gt 0 ] || status=1
+    fi
+  done
+  if grep -q "spill stores, [1-9]\|[1-9][0-9]* bytes spill" "$out/ptxas.txt"; then
+    results+=("ptxas-spills                 FAIL    0s  spills in ptxas.txt")
+    status=1
+  fi
 fi
 
 # compute-sanitizer on tiny GEMM and attention cases, pipelined and not: one
@@ -165,9 +186,13 @@ if wants torch; then
   step bench-torch env PYTHONUNBUFFERED=1 python3 bench/torch_baseline.py \
     --json="$out/bench-torch.json" $quick
 fi
+if wants triton; then
+  step bench-triton env PYTHONUNBUFFERED=1 python3 bench/triton_attention.py \
+    --json="$out/bench-triton.json" $quick
+fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
-  "$out/bench-torch.json" \
+  "$out/bench-torch.json" "$out/bench-triton.json" \
   --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
 # The chart: TFLOP/s against N per head dim and mask, for tilec, cuDNN,
 # PyTorch flash and Triton where their rows are present.

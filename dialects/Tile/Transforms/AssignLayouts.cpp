@@ -81,7 +81,8 @@ private:
   }
   BlockedLayoutAttr loadLayout(Value tile,
                                std::optional<ArrayRef<int32_t>> order);
-  MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape);
+  /// The layout of an mma result of `shape` over a K of `k`.
+  MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k);
   /// The blocked layout of a reshape's result, when the reshape only adds
   /// or removes unit dimensions of a blocked operand.
   Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
@@ -209,12 +210,13 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
   return false;
 }
 
-MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape) {
+MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape, int64_t k) {
   // On sm_90a, warpgroups of four warps each take 64-row blocks of the
   // result with wgmma (m64nNk16, N up to 256), all along M, when the tile
-  // has 64 rows for every warpgroup.
+  // has 64 rows for every warpgroup and its operands fill the 32-byte rows
+  // of the narrowest swizzle wgmma reads (K and N of at least 16).
   if (wgmma && numWarps % 4 == 0 && shape[0] % (16 * int64_t(numWarps)) == 0 &&
-      shape[0] >= 64 && shape[1] % 8 == 0) {
+      shape[0] >= 64 && shape[1] % 8 == 0 && shape[1] >= 16 && k >= 16) {
     unsigned instrN = std::min<int64_t>(shape[1], 256);
     return MmaLayoutAttr::get(ctx, {numWarps, 1}, 3, {64, instrN, 16});
   }
@@ -324,7 +326,8 @@ bool LayoutAssigner::forward(Operation *op) {
   if (auto load = dyn_cast<LoadOp>(op))
     return set(load.getResult(), loadLayout(load.getResult(), load.getOrder()));
   if (auto mma = dyn_cast<MmaOp>(op))
-    return set(mma.getResult(), mmaLayout(shapeOf(mma.getResult())));
+    return set(mma.getResult(), mmaLayout(shapeOf(mma.getResult()),
+                                          shapeOf(mma.getA()).back()));
   if (isElementwise(op) && op->getNumResults() == 1 &&
       isTileValue(op->getResult(0)) && !get(op->getResult(0))) {
     Attribute best;

@@ -10,7 +10,9 @@
 // (tile.smem_slot) are uses of the ring; scratch memory is live only during
 // its op. Buffers live at the same time get disjoint ranges, at offsets that
 // are multiples of 128, placed first fit, largest first (ties in program
-// order).
+// order). A buffer in a wgmma/TMA swizzled layout (#tile.shared with
+// `block`) starts at a multiple of its swizzle pattern, 8 rows of the
+// swizzle width: 1024 bytes for 128-byte swizzles, 512 for 64-byte ones.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -280,6 +282,59 @@ func.func @slot_read_late(%x: tensor<64x32xf16, #blocked>, %i: i32) -> (tensor<6
   %x2 = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
   %r2 = tile.local_load %x2 [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
   return %r1, %rs, %r2 : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#sr = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+#sp = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#s128 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// Three buffers live together: a ring of 3 x 8 x 32 x 2 = 1536 bytes at 0;
+// %w, 8 x 64 halves (1024 bytes) in the 128-byte swizzle, would fit at 1536
+// but must start at a multiple of 1024: 2048; %p, 8 x 32 halves (512 bytes)
+// in a plain layout, placed last, takes the gap left at 1536. Total 3072.
+// CHECK-LABEL: func.func @swizzle_alignment
+// CHECK-SAME:  tile.shared_bytes = 3072 : i32
+// CHECK-NEXT:  %[[R:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 8, 32], f16
+// CHECK-NEXT:  %[[W:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 2048 : i32} : tensor<8x64xf16, #blocked> -> <[8, 64], f16, #shared1>
+// CHECK-NEXT:  %[[P:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 1536 : i32} : tensor<8x32xf16, #blocked> -> <[8, 32], f16, #shared2>
+// CHECK-NEXT:  tile.smem_slot %[[R]]
+// CHECK-NEXT:  tile.local_load
+// CHECK-NEXT:  tile.local_load %[[W]]
+// CHECK-NEXT:  tile.local_load %[[P]]
+func.func @swizzle_alignment(%x: tensor<8x64xf16, #blocked>, %y: tensor<8x32xf16, #blocked>, %i: i32) -> (tensor<8x32xf16, #blocked>, tensor<8x64xf16, #blocked>, tensor<8x32xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %r = tile.smem_alloc : !tile.smem<[3, 8, 32], f16, #sr>
+  %w = tile.local_alloc %x : tensor<8x64xf16, #blocked> -> !tile.smem<[8, 64], f16, #s128>
+  %p = tile.local_alloc %y : tensor<8x32xf16, #blocked> -> !tile.smem<[8, 32], f16, #sp>
+  %s = tile.smem_slot %r[%i] : !tile.smem<[3, 8, 32], f16, #sr> -> !tile.smem<[8, 32], f16, #sp>
+  %rs = tile.local_load %s [0, 0] : !tile.smem<[8, 32], f16, #sp> -> tensor<8x32xf16, #blocked>
+  %rw = tile.local_load %w [0, 0] : !tile.smem<[8, 64], f16, #s128> -> tensor<8x64xf16, #blocked>
+  %rp = tile.local_load %p [0, 0] : !tile.smem<[8, 32], f16, #sp> -> tensor<8x32xf16, #blocked>
+  return %rs, %rw, %rp : tensor<8x32xf16, #blocked>, tensor<8x64xf16, #blocked>, tensor<8x32xf16, #blocked>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#sr = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+#sp = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+
+// The 64-byte swizzle repeats every 8 x 64 = 512 bytes: after a ring of
+// 3 x 4 x 32 x 2 = 768 bytes, %w (512 bytes) goes to 1024, not 768.
+// CHECK-LABEL: func.func @swizzle_alignment_64
+// CHECK-SAME:  tile.shared_bytes = 1536 : i32
+// CHECK-NEXT:  tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 4, 32], f16
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 1024 : i32} : tensor<8x32xf16, #blocked> -> <[8, 32], f16, #shared1>
+func.func @swizzle_alignment_64(%y: tensor<8x32xf16, #blocked>, %i: i32) -> (tensor<4x32xf16, #blocked>, tensor<8x32xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %r = tile.smem_alloc : !tile.smem<[3, 4, 32], f16, #sr>
+  %w = tile.local_alloc %y : tensor<8x32xf16, #blocked> -> !tile.smem<[8, 32], f16, #s64>
+  %s = tile.smem_slot %r[%i] : !tile.smem<[3, 4, 32], f16, #sr> -> !tile.smem<[4, 32], f16, #sp>
+  %rs = tile.local_load %s [0, 0] : !tile.smem<[4, 32], f16, #sp> -> tensor<4x32xf16, #blocked>
+  %rw = tile.local_load %w [0, 0] : !tile.smem<[8, 32], f16, #s64> -> tensor<8x32xf16, #blocked>
+  return %rs, %rw : tensor<4x32xf16, #blocked>, tensor<8x32xf16, #blocked>
 }
 
 // -----

@@ -1,6 +1,8 @@
 // RUN: tile-opt %s -split-input-file --tile-assign-layouts | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-assign-layouts=num-warps=8 | FileCheck %s --check-prefix=W8
 // RUN: tile-opt %s -split-input-file --tile-assign-layouts=vector-bytes=4 | FileCheck %s --check-prefix=V4
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts="wgmma=true" | FileCheck %s --check-prefix=WG
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts="wgmma=true num-warps=8" | FileCheck %s --check-prefix=WG8
 // RUN: not tile-opt %s -split-input-file --tile-assign-layouts=num-warps=3 2>&1 | FileCheck %s --check-prefix=BADWARPS
 
 // tile-assign-layouts gives every tile of a kernel a layout and inserts
@@ -303,5 +305,153 @@ func.func @reshape_permute(%Q: !tile.global<f16, 4>, %O: !tile.global<f16, 2>, %
   %q2 = tile.reshape %q : tensor<1x1x64x128xf16> -> tensor<64x128xf16>
   %qt = tile.permute %q2 [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
   tile.store %O[%i, %i], %qt : !tile.global<f16, 2>, tensor<128x64xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a): with `wgmma`, an mma whose result has 64 rows for every
+// warpgroup of 4 warps (and N a multiple of 8) gets the version-3 layout,
+// all warps along M, instrShape [64, min(N, 256), 16]; its operands get the
+// dot_operand layouts of it.
+//===----------------------------------------------------------------------===//
+
+// A GEMM, 128 x 128 x 64. Without wgmma: the mma.sync layout, warps 2 x 2.
+// CHECK:       #[[MMA:mma]] = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-LABEL: func.func @gemm_wgmma
+// CHECK:       tile.mma %{{.*}} : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #[[MMA]]>
+// With wgmma: one warpgroup, two 64-row blocks of it.
+// WG:          #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+// WG-NEXT:     #[[A:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
+// WG-NEXT:     #[[B:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
+// WG-LABEL:    func.func @gemm_wgmma
+// WG:          %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #[[MMA]]>
+// WG-NEXT:     %[[XA:.*]] = tile.convert_layout %{{.*}} -> tensor<128x64xf16, #[[A]]>
+// WG-NEXT:     %[[YB:.*]] = tile.convert_layout %{{.*}} -> tensor<64x128xf16, #[[B]]>
+// WG-NEXT:     tile.mma %[[XA]], %[[YB]], %[[Z]] : tensor<128x64xf16, #[[A]]>, tensor<64x128xf16, #[[B]]>, tensor<128x128xf32, #[[MMA]]>
+// 8 warps: two warpgroups, one 64-row block each.
+// WG8:         #mma = #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 128, 16]>
+// WG8-LABEL:   func.func @gemm_wgmma
+// WG8-SAME:    tile.num_warps = 8 : i32
+// WG8:         tile.mma %{{.*}} : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
+func.func @gemm_wgmma(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x128xf16>
+  %z = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.mma %a, %b, %z : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32>
+  tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<128x128xf32>
+  return
+}
+
+// -----
+
+// N above 256: the instruction takes 256 columns at a time.
+// WG:          #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 256, 16]>
+// WG-LABEL:    func.func @gemm_wide
+// WG:          tile.mma %{{.*}} : tensor<64x32xf16, #dot_a>, tensor<32x512xf16, #dot_b>, tensor<64x512xf32, #mma>
+func.func @gemm_wide(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x32xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<32x512xf16>
+  %z = arith.constant dense<0.0> : tensor<64x512xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x32xf16>, tensor<32x512xf16>, tensor<64x512xf32>
+  tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<64x512xf32>
+  return
+}
+
+// -----
+
+// Attention: S = Q K^T (128 x 128), a row max, exp2, truncf to f16 (P),
+// O = P V (128 x 64). Both mmas get version-3 layouts (instrShape N 128 and
+// 64); the reduction and element-wise ops stay in S's layout, and P is
+// converted from it to the dot_operand A layout of O's layout, which keeps
+// it in registers (tile-stage-mma-operands then feeds wgmma from them).
+// WG:          #[[S:mma]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+// WG-NEXT:     #[[O:mma1]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+// WG-NEXT:     #[[QA:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
+// WG-NEXT:     #[[PA:dot_a1]] = #tile.dot_operand<opIdx = 0, parent = #mma1>
+// WG-NEXT:     #[[KB:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
+// WG-NEXT:     #[[VB:dot_b1]] = #tile.dot_operand<opIdx = 1, parent = #mma1>
+// WG-LABEL:    func.func @attention_wgmma
+// WG:          %[[SV:.*]] = tile.mma %{{.*}} : tensor<128x64xf16, #[[QA]]>, tensor<64x128xf16, #[[KB]]>, tensor<128x128xf32, #[[S]]>
+// WG-NEXT:     %[[M:.*]] = tile.reduce max %[[SV]] {axis = 1 : i32, keepdims} : tensor<128x128xf32, #[[S]]> -> tensor<128x1xf32, #[[S]]>
+// WG-NEXT:     %[[MB:.*]] = tile.broadcast %[[M]] : tensor<128x1xf32, #[[S]]> -> tensor<128x128xf32, #[[S]]>
+// WG-NEXT:     %[[D:.*]] = arith.subf %[[SV]], %[[MB]] : tensor<128x128xf32, #[[S]]>
+// WG-NEXT:     %[[E:.*]] = math.exp2 %[[D]] : tensor<128x128xf32, #[[S]]>
+// WG-NEXT:     %[[P:.*]] = arith.truncf %[[E]] : tensor<128x128xf32, #[[S]]> to tensor<128x128xf16, #[[S]]>
+// WG-NEXT:     %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #[[O]]>
+// WG-NEXT:     %[[PC:.*]] = tile.convert_layout %[[P]] : tensor<128x128xf16, #[[S]]> -> tensor<128x128xf16, #[[PA]]>
+// WG-NEXT:     %[[VC:.*]] = tile.convert_layout %{{.*}} -> tensor<128x64xf16, #[[VB]]>
+// WG-NEXT:     %[[OV:.*]] = tile.mma %[[PC]], %[[VC]], %[[Z]] : tensor<128x128xf16, #[[PA]]>, tensor<128x64xf16, #[[VB]]>, tensor<128x64xf32, #[[O]]>
+// WG-NEXT:     tile.convert_layout %[[OV]] : tensor<128x64xf32, #[[O]]> -> tensor<128x64xf32, #blocked{{[0-9]*}}>
+func.func @attention_wgmma(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %q = tile.load %Q[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %k = tile.load %K[%i, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<64x128xf16>
+  %v = tile.load %V[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %z = arith.constant dense<0.0> : tensor<128x128xf32>
+  %s = tile.mma %q, %k, %z : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32>
+  %m = tile.reduce max %s {axis = 1 : i32, keepdims} : tensor<128x128xf32> -> tensor<128x1xf32>
+  %mb = tile.broadcast %m : tensor<128x1xf32> -> tensor<128x128xf32>
+  %d = arith.subf %s, %mb : tensor<128x128xf32>
+  %e = math.exp2 %d : tensor<128x128xf32>
+  %p = arith.truncf %e : tensor<128x128xf32> to tensor<128x128xf16>
+  %z2 = arith.constant dense<0.0> : tensor<128x64xf32>
+  %o = tile.mma %p, %v, %z2 : tensor<128x128xf16>, tensor<128x64xf16>, tensor<128x64xf32>
+  tile.store %O[%i, %i], %o : !tile.global<f32, 2>, tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// Too few rows for wgmma: with 4 warps (one warpgroup, 64 rows), the
+// 32-row mma falls back to the mma.sync layout while the 64-row one in the
+// same kernel gets version 3; with 8 warps (two warpgroups, 128 rows) both
+// fall back, each to the mma.sync layout it has without wgmma.
+// WG:          #[[V2:mma]] = #tile.mma<warpsPerCTA = [2, 2]>
+// WG-NEXT:     #[[V3:mma1]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+// WG-LABEL:    func.func @wgmma_fallback
+// WG:          tile.mma %{{.*}} : tensor<32x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<32x64xf32, #[[V2]]>
+// WG:          tile.mma %{{.*}} : tensor<64x64xf16, #dot_a1>, tensor<64x64xf16, #dot_b1>, tensor<64x64xf32, #[[V3]]>
+// WG8:         #mma = #tile.mma<warpsPerCTA = [2, 4]>
+// WG8-NEXT:    #mma1 = #tile.mma<warpsPerCTA = [4, 2]>
+// WG8-NEXT:    #dot_a
+// WG8-LABEL:   func.func @wgmma_fallback
+// WG8:         tile.mma %{{.*}} : tensor<32x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<32x64xf32, #mma>
+// WG8:         tile.mma %{{.*}} : tensor<64x64xf16, #dot_a1>, tensor<64x64xf16, #dot_b1>, tensor<64x64xf32, #mma1>
+// W8:          #mma = #tile.mma<warpsPerCTA = [2, 4]>
+// W8-NEXT:     #mma1 = #tile.mma<warpsPerCTA = [4, 2]>
+// W8-LABEL:    func.func @wgmma_fallback
+func.func @wgmma_fallback(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<32x64xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %z = arith.constant dense<0.0> : tensor<32x64xf32>
+  %d = tile.mma %a, %b, %z : tensor<32x64xf16>, tensor<64x64xf16>, tensor<32x64xf32>
+  tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<32x64xf32>
+  %a2 = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d2 = tile.mma %a2, %b, %z2 : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  tile.store %C[%i, %i], %d2 : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// wgmma reads its operands through swizzles of at least 32-byte rows: an N
+// or a K under 16 (f16) keeps mma.sync (version 2).
+// WG-LABEL:    func.func @wgmma_narrow
+// WG:          tile.mma %{{.*}} : tensor<64x16xf16, {{.*}}>, tensor<16x8xf16, {{.*}}>, tensor<64x8xf32, #mma>
+// WG:          tile.mma %{{.*}} : tensor<64x8xf16, {{.*}}>, tensor<8x64xf16, {{.*}}>, tensor<64x64xf32, #mma1>
+// WG-NOT:      version = 3
+func.func @wgmma_narrow(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x16xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<16x8xf16>
+  %z = arith.constant dense<0.0> : tensor<64x8xf32>
+  %d = tile.mma %a, %b, %z : tensor<64x16xf16>, tensor<16x8xf16>, tensor<64x8xf32>
+  tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<64x8xf32>
+  %a2 = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x8xf16>
+  %b2 = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<8x64xf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d2 = tile.mma %a2, %b2, %z2 : tensor<64x8xf16>, tensor<8x64xf16>, tensor<64x64xf32>
+  tile.store %C[%i, %i], %d2 : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }

@@ -13,7 +13,11 @@
 // async copy writes its buffer when issued, and its data counts as written
 // at the tile.async_wait that completes it. Loops are analysed to a fixed
 // point; both branches of an scf.if start from the state before it. A named
-// barrier (with an id) ends no hazard.
+// barrier (with an id) ends no hazard. tile.wgmma reads its shared operands
+// through the async proxy: data written by the threads (tile.local_alloc,
+// async copies landed at their wait) since the last tile.fence_async_shared
+// needs a fence, then a barrier, before a wgmma reads it; a barrier placed
+// while data some wgmma of the function reads is unfenced gets the fence.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -377,4 +381,228 @@ func.func @no_offset(%b: !tile.smem<[64, 32], f16, #sa>) -> tensor<64x32xf16, #d
   // expected-error @+1 {{'tile.local_load' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first}}
   %r = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
   return %r : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// SS wgmma of buffers filled by cp.async: after the waits, a fence (the
+// copies wrote through the generic proxy) and a barrier (each thread's wait
+// covers only its own copies), one for both buffers; the second wgmma of the
+// same buffers needs neither.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @wgmma_async_copy
+// CHECK:       %[[A:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[A]]
+// CHECK-NEXT:  %[[B:.*]] = tile.smem_alloc {tile.smem_offset = 16384 : i32}
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[B]]
+// CHECK-NEXT:  tile.async_wait %[[A]]
+// CHECK-NEXT:  tile.async_wait %[[B]]
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  %[[D:.*]] = tile.wgmma %[[A]], %[[B]]
+// CHECK-NEXT:  tile.wgmma %[[A]], %[[B]], %[[D]]
+// CHECK-NEXT:  return
+func.func @wgmma_async_copy(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %a = tile.smem_alloc : !tile.smem<[128, 64], f16, #sw>
+  tile.async_copy %A[%m, %m], %a {layout = #blocked, shape = array<i64: 128, 64>} : !tile.global<f16, 2>, !tile.smem<[128, 64], f16, #sw>
+  %b = tile.smem_alloc : !tile.smem<[64, 128], f16, #sw>
+  tile.async_copy %B[%m, %m], %b {layout = #blocked1, shape = array<i64: 64, 128>} : !tile.global<f16, 2>, !tile.smem<[64, 128], f16, #sw>
+  tile.async_wait %a : !tile.smem<[128, 64], f16, #sw>
+  tile.async_wait %b : !tile.smem<[64, 128], f16, #sw>
+  %d = tile.wgmma %a, %b, %z : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  %e = tile.wgmma %a, %b, %d : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  return %e : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// RS wgmma of a B stored with tile.local_alloc: fence and barrier before
+// the wgmma (A, in registers, is no shared memory access). Then %c, reusing
+// B's memory (B is dead), is written after the wgmma read it: a barrier
+// (WAR), without a fence (nothing is unfenced). The barrier before %c is
+// read (RAW) gets a fence: the analysis tracks bytes, and %c's are bytes a
+// wgmma reads.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @wgmma_local_alloc
+// CHECK:       %[[B:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.wgmma %{{.*}}, %[[B]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  %[[C:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[C]]
+// CHECK-NEXT:  return
+func.func @wgmma_local_alloc(%x: tensor<64x128xf16, #blocked1>, %p: tensor<128x64xf16, #dot_a>) -> (tensor<128x128xf32, #mma>, tensor<64x128xf16, #blocked1>) attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %b = tile.local_alloc %x : tensor<64x128xf16, #blocked1> -> !tile.smem<[64, 128], f16, #sw>
+  %d = tile.wgmma %p, %b, %z : tensor<128x64xf16, #dot_a>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  %c = tile.local_alloc %x : tensor<64x128xf16, #blocked1> -> !tile.smem<[64, 128], f16, #sw>
+  %r = tile.local_load %c [0, 0] : !tile.smem<[64, 128], f16, #sw> -> tensor<64x128xf16, #blocked1>
+  return %d, %r : tensor<128x128xf32, #mma>, tensor<64x128xf16, #blocked1>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A barrier already there shows the data to the other threads' generic
+// proxy only: the wgmma still gets a fence and a barrier. A fence followed
+// by a barrier already there is enough: nothing is added.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @wgmma_existing_barrier
+// CHECK:       tile.local_alloc
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.wgmma
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func @wgmma_existing_fence
+// CHECK:       tile.local_alloc
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.wgmma
+// CHECK-NEXT:  return
+func.func @wgmma_existing_barrier(%x: tensor<64x128xf16, #blocked1>, %p: tensor<128x64xf16, #dot_a>) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %b = tile.local_alloc %x : tensor<64x128xf16, #blocked1> -> !tile.smem<[64, 128], f16, #sw>
+  tile.barrier
+  %d = tile.wgmma %p, %b, %z : tensor<128x64xf16, #dot_a>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  return %d : tensor<128x128xf32, #mma>
+}
+func.func @wgmma_existing_fence(%x: tensor<64x128xf16, #blocked1>, %p: tensor<128x64xf16, #dot_a>) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %b = tile.local_alloc %x : tensor<64x128xf16, #blocked1> -> !tile.smem<[64, 128], f16, #sw>
+  tile.fence_async_shared
+  tile.barrier
+  %d = tile.wgmma %p, %b, %z : tensor<128x64xf16, #dot_a>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  return %d : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A buffer read both by tile.local_load and by a wgmma: the barrier the
+// local_load needs (RAW) comes with the fence, since a wgmma reads the
+// buffer later; the wgmma then needs nothing. A buffer no wgmma reads gets
+// a barrier without a fence.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @wgmma_shared_barrier
+// CHECK:       %[[B:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  tile.wgmma %{{.*}}, %[[B]]
+// CHECK-NEXT:  %[[C:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 16384 : i32}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.local_load %[[C]]
+// CHECK-NEXT:  tile.local_load %[[B]]
+// CHECK-NEXT:  return
+func.func @wgmma_shared_barrier(%x: tensor<64x128xf16, #blocked1>, %p: tensor<128x64xf16, #dot_a>) -> (tensor<128x128xf32, #mma>, tensor<64x128xf16, #blocked1>, tensor<64x128xf16, #blocked1>) attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %b = tile.local_alloc %x : tensor<64x128xf16, #blocked1> -> !tile.smem<[64, 128], f16, #sw>
+  %r = tile.local_load %b [0, 0] : !tile.smem<[64, 128], f16, #sw> -> tensor<64x128xf16, #blocked1>
+  %d = tile.wgmma %p, %b, %z : tensor<128x64xf16, #dot_a>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  %c = tile.local_alloc %x : tensor<64x128xf16, #blocked1> -> !tile.smem<[64, 128], f16, #sw>
+  %rc = tile.local_load %c [0, 0] : !tile.smem<[64, 128], f16, #sw> -> tensor<64x128xf16, #blocked1>
+  %rb = tile.local_load %b [0, 0] : !tile.smem<[64, 128], f16, #sw> -> tensor<64x128xf16, #blocked1>
+  return %d, %rc, %rb : tensor<128x128xf32, #mma>, tensor<64x128xf16, #blocked1>, tensor<64x128xf16, #blocked1>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// The pipelined loop of @pipelined, with a wgmma reading the current slots
+// in place: still exactly one barrier per iteration, between the waits and
+// the first refill, and it carries the fence: it shows the landed data to
+// every thread's async proxy (RAW) and ends the previous iteration's wgmma
+// reads of the slots being refilled (WAR). The wgmma after the refills
+// needs nothing: the refills are still in flight, not yet unfenced data.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @wgmma_pipelined
+// CHECK-SAME:  tile.shared_bytes = 49152 : i32
+// CHECK-NOT:   tile.barrier
+// CHECK-NOT:   tile.fence_async_shared
+// CHECK:       scf.for
+// CHECK-NOT:     tile.barrier
+// CHECK:         tile.async_wait %{{.*}} {pending = 3 : i32}
+// CHECK-NEXT:    tile.async_wait %{{.*}} {pending = 2 : i32}
+// CHECK-NOT:     tile.barrier
+// CHECK:         tile.smem_slot
+// CHECK-NEXT:    tile.fence_async_shared
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.async_copy
+// CHECK-NEXT:    tile.smem_slot
+// CHECK-NEXT:    tile.async_copy
+// CHECK-NEXT:    tile.wgmma
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } {tile.pipelined}
+// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  return
+func.func @wgmma_pipelined(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[3, 64, 64], f16, #rw>
+  %rb = tile.smem_alloc : !tile.smem<[3, 64, 64], f16, #rw>
+  %p0 = arith.cmpi slt, %c0, %n : i32
+  %sa0 = tile.smem_slot %ra[%c0] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.async_copy %A[%m, %c0], %sa0 if %p0 {layout = #blocked, shape = array<i64: 64, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+  %sb0 = tile.smem_slot %rb[%c0] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.async_copy %B[%c0, %m], %sb0 if %p0 {layout = #blocked, shape = array<i64: 64, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+  %p1 = arith.cmpi slt, %c1, %n : i32
+  %sa1 = tile.smem_slot %ra[%c1] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.async_copy %A[%m, %c1], %sa1 if %p1 {layout = #blocked, shape = array<i64: 64, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+  %sb1 = tile.smem_slot %rb[%c1] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.async_copy %B[%c1, %m], %sb1 if %p1 {layout = #blocked, shape = array<i64: 64, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c3 : i32
+    %va = tile.smem_slot %ra[%s] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %vb = tile.smem_slot %rb[%s] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.async_wait %va {pending = 3 : i32} : !tile.smem<[64, 64], f16, #sw>
+    tile.async_wait %vb {pending = 2 : i32} : !tile.smem<[64, 64], f16, #sw>
+    %k2 = arith.addi %k, %c2 : i32
+    %p = arith.cmpi slt, %k2, %n : i32
+    %w = arith.addi %it, %c2 : i32
+    %ws = arith.remui %w, %c3 : i32
+    %wa = tile.smem_slot %ra[%ws] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.async_copy %A[%m, %k2], %wa if %p {layout = #blocked, shape = array<i64: 64, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+    %wb = tile.smem_slot %rb[%ws] : !tile.smem<[3, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.async_copy %B[%k2, %m], %wb if %p {layout = #blocked, shape = array<i64: 64, 64>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %va, %vb, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %it1 = arith.addi %it, %c1 : i32
+    scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  tile.async_wait {pending = 0 : i32}
+  return %r#0 : tensor<64x64xf32, #mma>
 }

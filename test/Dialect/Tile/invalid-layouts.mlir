@@ -95,6 +95,65 @@ func.func private @mma_zero(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 0]>>)
 
 // -----
 
+// Only mma.sync (2) and wgmma (3) exist.
+// expected-error @+1 {{mma layout: version must be 2 (mma.sync) or 3 (wgmma), got 1}}
+func.func private @mma_version(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 1>>)
+
+// -----
+
+// expected-error @+1 {{mma layout: instrShape must be [M, N, K]}}
+func.func private @mma_instr_rank(tensor<128x128xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128]>>)
+
+// -----
+
+// Version 2 has one instruction shape: it may be written, but only as
+// [16, 8, 16].
+// expected-error @+1 {{mma layout: version 2 is mma.sync.m16n8k16, instrShape must be [16, 8, 16]}}
+func.func private @mma_v2_instr(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], instrShape = [16, 16, 16]>>)
+
+// -----
+
+// Version 3 needs its instrShape: there is no default N.
+// expected-error @+1 {{mma layout: version 3 is wgmma.m64nNk16 with N a multiple of 8 up to 256: instrShape must be [64, N, 16]}}
+func.func private @mma_v3_no_instr(tensor<128x128xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>)
+
+// -----
+
+// N not a multiple of 8.
+// expected-error @+1 {{mma layout: version 3 is wgmma.m64nNk16 with N a multiple of 8 up to 256: instrShape must be [64, N, 16]}}
+func.func private @mma_v3_n_multiple(tensor<128x128xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 12, 16]>>)
+
+// -----
+
+// N above 256.
+// expected-error @+1 {{mma layout: version 3 is wgmma.m64nNk16 with N a multiple of 8 up to 256: instrShape must be [64, N, 16]}}
+func.func private @mma_v3_n_large(tensor<128x512xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 512, 16]>>)
+
+// -----
+
+// M is always 64 and K always 16 (f16/bf16).
+// expected-error @+1 {{mma layout: version 3 is wgmma.m64nNk16 with N a multiple of 8 up to 256: instrShape must be [64, N, 16]}}
+func.func private @mma_v3_m(tensor<128x128xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [128, 128, 16]>>)
+
+// -----
+
+// expected-error @+1 {{mma layout: version 3 is wgmma.m64nNk16 with N a multiple of 8 up to 256: instrShape must be [64, N, 16]}}
+func.func private @mma_v3_k(tensor<128x128xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 32]>>)
+
+// -----
+
+// Warpgroups are 4 warps along M: [2, 2] splits one across N.
+// expected-error @+1 {{mma layout: version 3 runs on warpgroups of 4 warps along M: warpsPerCTA[0] must be a multiple of 4}}
+func.func private @mma_v3_warps(tensor<128x128xf32, #tile.mma<warpsPerCTA = [2, 2], version = 3, instrShape = [64, 64, 16]>>)
+
+// -----
+
+// The powers-of-two check on warpsPerCTA comes first.
+// expected-error @+1 {{warpsPerCTA entries must be powers of two, got 12}}
+func.func private @mma_v3_warps_pow2(tensor<128x128xf32, #tile.mma<warpsPerCTA = [12, 1], version = 3, instrShape = [64, 64, 16]>>)
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // #tile.dot_operand (DotOperandLayoutAttr::verify)
 //===----------------------------------------------------------------------===//
@@ -108,6 +167,28 @@ func.func private @dot_opidx(tensor<64x16xf16, #tile.dot_operand<opIdx = 2, pare
 // expected-error @+2 {{invalid kind of attribute specified}}
 // expected-error @+1 {{failed to parse Tile_DotOperandLayoutAttr parameter 'parent' which is to be a `MmaLayoutAttr`}}
 func.func private @dot_parent(tensor<64x16xf16, #tile.dot_operand<opIdx = 0, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.shared (SharedLayoutAttr::verify): block
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{shared layout: block must be a power of two of at least vec * maxPhase elements, got 48}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 48>
+
+// -----
+
+// A block narrower than one swizzle row (vec * maxPhase = 64 elements): the
+// XOR would move chunks out of it.
+// expected-error @+1 {{shared layout: block must be a power of two of at least vec * maxPhase elements, got 32}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+
+// -----
+
+// Blocks of columns need rows: a 1-D buffer has none.
+// expected-error @+1 {{shared layout: block needs two or more dimensions}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0], block = 64>
 
 // -----
 
@@ -164,6 +245,21 @@ func.func private @smem_rank0(!tile.smem<[], f16, #shared>)
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 // expected-error @+1 {{shared memory buffer must hold a tile}}
 func.func private @smem_element_type(!tile.smem<[64, 64], f64, #shared>)
+
+// -----
+
+// The block cuts the buffer's fastest dimension (order[0]) into whole
+// blocks (SharedMemoryType::verify).
+#sblock = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// expected-error @+1 {{the shared layout's block of 64 columns does not divide the buffer's fastest dimension (32)}}
+func.func private @smem_block_divides(!tile.smem<[128, 32], f16, #sblock>)
+
+// -----
+
+// Column-major: the fastest dimension is dimension 0 (32 here), not the last.
+#sblock_t = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+// expected-error @+1 {{the shared layout's block of 64 columns does not divide the buffer's fastest dimension (32)}}
+func.func private @smem_block_divides_t(!tile.smem<[32, 128], f16, #sblock_t>)
 
 // -----
 
@@ -552,6 +648,17 @@ func.func @smem_slot_layout(%ring: !tile.smem<[3, 64, 64], f16, #shared3>, %i: i
 func.func @smem_slot_swizzle(%ring: !tile.smem<[3, 64, 64], f16, #shared3>, %i: i32) {
   // expected-error @+1 {{'tile.smem_slot' op the ring's shared layout must be the stage's, with the stage dimension slowest}}
   %0 = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 64], f16, #shared3> -> !tile.smem<[64, 64], f16, #shared2>
+  return
+}
+
+// -----
+
+#sblock = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sblock3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+func.func @smem_slot_block(%ring: !tile.smem<[3, 64, 128], f16, #sblock3>, %i: i32) {
+  // The ring must have the stage's block too (here it has none).
+  // expected-error @+1 {{'tile.smem_slot' op the ring's shared layout must be the stage's, with the stage dimension slowest}}
+  %0 = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 128], f16, #sblock3> -> !tile.smem<[64, 128], f16, #sblock>
   return
 }
 

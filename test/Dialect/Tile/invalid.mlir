@@ -556,6 +556,189 @@ func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.wgmma (WarpgroupMmaOp::verify)
+//===----------------------------------------------------------------------===//
+
+// #sw: 16-byte chunks of f16 swizzled over 128-byte blocks (64 columns), the
+// layout wgmma descriptors describe.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_rank(%a: !tile.smem<[2, 128, 64], f16, #sw3>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op operands must be 2-D}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[2, 128, 64], f16, #sw3>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_mixed_ab(%a: !tile.smem<[128, 64], bf16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16 or both bf16, got 'bf16' and 'f16'}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], bf16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// f32 operands (tf32 wgmma) are not supported.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw32 = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+func.func @wgmma_f32_operands(%a: !tile.smem<[128, 64], f32, #sw32>, %b: !tile.smem<[64, 128], f32, #sw32>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16 or both bf16, got 'f32' and 'f32'}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f32, #sw32>, !tile.smem<[64, 128], f32, #sw32>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_f16_acc(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf16, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op the accumulator must hold f32, got 'f16'}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf16, #mma3>
+  return
+}
+
+// -----
+
+// K of a (64) is not K of b (128).
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_k(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[128, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op shapes do not match: a is 128x64, b 128x128, the accumulator 128x128}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[128, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// The accumulator is not M x N.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_acc_shape(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<64x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op shapes do not match: a is 128x64, b 64x128, the accumulator 64x128}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<64x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// An mma.sync (version 2) accumulator.
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_v2_acc(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma>) {
+  // expected-error @+1 {{'tile.wgmma' op the accumulator must be in a version-3 (wgmma) mma layout}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma>
+  return
+}
+
+// -----
+
+// An accumulator without a layout.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_acc_no_layout(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32>) {
+  // expected-error @+1 {{'tile.wgmma' op the accumulator must be in a version-3 (wgmma) mma layout}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32>
+  return
+}
+
+// -----
+
+// A in registers, in a blocked layout.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @wgmma_a_blocked(%a: tensor<128x64xf16, #blocked>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a held in registers must be in the dot_operand A layout of the accumulator's}}
+  %0 = tile.wgmma %a, %b, %c : tensor<128x64xf16, #blocked>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// A in registers, in the dot_operand A layout of another mma layout.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#other = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_a_other_parent(%a: tensor<128x64xf16, #tile.dot_operand<opIdx = 0, parent = #other>>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a held in registers must be in the dot_operand A layout of the accumulator's}}
+  %0 = tile.wgmma %a, %b, %c : tensor<128x64xf16, #tile.dot_operand<opIdx = 0, parent = #other>>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// A in registers, in the B operand layout.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_a_dot_b(%a: tensor<128x64xf16, #tile.dot_operand<opIdx = 1, parent = #mma3>>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a held in registers must be in the dot_operand A layout of the accumulator's}}
+  %0 = tile.wgmma %a, %b, %c : tensor<128x64xf16, #tile.dot_operand<opIdx = 1, parent = #mma3>>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// A in shared memory without a block: the mma.sync swizzle of whole rows.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#plain = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @wgmma_a_unblocked(%a: !tile.smem<[128, 64], f16, #plain>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a must be in a shared layout that wgmma descriptors describe (16-byte chunks swizzled over blocks of 128, 64 or 32 bytes), got #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #plain>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// B with 128-byte blocks but the phases of a 64-byte swizzle.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#half = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
+func.func @wgmma_b_phases(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #half>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op b must be in a shared layout that wgmma descriptors describe (16-byte chunks swizzled over blocks of 128, 64 or 32 bytes), got #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #half>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// B with 8-byte chunks (vec = 4 halves).
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#narrow = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_b_vec(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #narrow>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op b must be in a shared layout that wgmma descriptors describe}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #narrow>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// B is always in shared memory.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_b_registers(%a: !tile.smem<[128, 64], f16, #sw>, %b: tensor<64x128xf16, #tile.dot_operand<opIdx = 1, parent = #mma3>>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op operand #1 must be}}
+  %0 = "tile.wgmma"(%a, %b, %c) : (!tile.smem<[128, 64], f16, #sw>, tensor<64x128xf16, #tile.dot_operand<opIdx = 1, parent = #mma3>>, tensor<128x128xf32, #mma3>) -> tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_result_type(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op failed to verify that all of {acc, result} have same type}}
+  %0 = "tile.wgmma"(%a, %b, %c) : (!tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>) -> tensor<128x128xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.reduce
 //===----------------------------------------------------------------------===//
 

@@ -22,11 +22,22 @@
 // CHECK-NEXT: #[[BLK3D:blocked4]] = #tile.blocked<sizePerThread = [1, 1, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [2, 2, 1], order = [2, 1, 0]>
 // CHECK-NEXT: #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1]>
 // CHECK-NEXT: #[[MMA22:mma1]] = #tile.mma<warpsPerCTA = [2, 2]>
+// The wgmma (version 3) layouts print their version and instrShape; the
+// default version (2) is not printed, an instrShape given for it is.
+// CHECK-NEXT: #[[MMA3:mma2]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+// CHECK-NEXT: #[[MMA3W8:mma3]] = #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 256, 16]>
+// CHECK-NEXT: #[[MMAI:mma4]] = #tile.mma<warpsPerCTA = [4, 1], instrShape = [16, 8, 16]>
 // CHECK-NEXT: #[[SH:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 // CHECK-NEXT: #[[SHT:shared1]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
 // CHECK-NEXT: #[[SHP:shared2]] = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 // CHECK-NEXT: #[[SH3:shared3]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
+// block prints when not 0: the 128-byte swizzle of f16 (64 columns), the
+// 32-byte one of a column-major bf16 tile (16 rows), and a ring of the first.
+// CHECK-NEXT: #[[SHB128:shared4]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-NEXT: #[[SHB32T:shared5]] = #tile.shared<vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1], block = 16>
+// CHECK-NEXT: #[[SHB3:shared6]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
 // CHECK-NEXT: #[[DOTA:dot_a]] = #tile.dot_operand<opIdx = 0, parent = #mma>
+// CHECK-NEXT: #[[DOTA3:dot_a1]] = #tile.dot_operand<opIdx = 0, parent = #mma2>
 // CHECK-NEXT: #[[DOTB:dot_b]] = #tile.dot_operand<opIdx = 1, parent = #mma>
 // CHECK-NEXT: #[[DOTB22:dot_b1]] = #tile.dot_operand<opIdx = 1, parent = #mma1>
 // CHECK-NEXT: #[[SL1:slice]] = #tile.slice<dim = 1, parent = #mma>
@@ -199,3 +210,49 @@ func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i3
   return
 }
 
+
+//===----------------------------------------------------------------------===//
+// Hopper (wgmma) parameters: #tile.mma version and instrShape, #tile.shared
+// block
+//===----------------------------------------------------------------------===//
+
+// version = 3 with its instrShape (wgmma.m64nNk16) prints both; version = 2
+// (the default) and block = 0 (the default) are elided, so those layouts are
+// the plain #mma and #shared. An instrShape written for version 2 is kept as
+// written (it is not the default, empty, one). A version-3 layout is the
+// parent of operand layouts like any other.
+// CHECK-LABEL: func.func private @hopper_types
+// CHECK-SAME: tensor<128x128xf32, #[[MMA3]]>
+// CHECK-SAME: tensor<128x128xf32, #[[MMA3W8]]>
+// CHECK-SAME: tensor<128x64xf16, #[[DOTA3]]>
+// CHECK-SAME: tensor<64x64xf32, #[[MMA]]>
+// CHECK-SAME: tensor<64x64xf32, #[[MMAI]]>
+// CHECK-SAME: !tile.smem<[64, 128], f16, #[[SHB128]]>
+// CHECK-SAME: !tile.smem<[64, 64], bf16, #[[SHB32T]]>
+// CHECK-SAME: !tile.smem<[3, 64, 128], f16, #[[SHB3]]>
+// CHECK-SAME: !tile.smem<[64, 128], f16, #[[SH]]>
+func.func private @hopper_types(
+    tensor<128x128xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>>,
+    tensor<128x128xf32, #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 256, 16]>>,
+    tensor<128x64xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>>>,
+    tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 2>>,
+    tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], instrShape = [16, 8, 16]>>,
+    !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>>,
+    !tile.smem<[64, 64], bf16, #tile.shared<vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1], block = 16>>,
+    !tile.smem<[3, 64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>>,
+    !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 0>>)
+
+// A ring of block-swizzled stages and its slot.
+#sblock = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sblock3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// CHECK-LABEL: func.func @hopper_ring
+// CHECK-SAME: (%[[I:[[:alnum:]_]+]]: i32)
+// CHECK-NEXT: %[[R:[[:alnum:]_]+]] = tile.smem_alloc : <[3, 64, 128], f16, #[[SHB3]]>
+// CHECK-NEXT: tile.smem_slot %[[R]][%[[I]]] : <[3, 64, 128], f16, #[[SHB3]]> -> <[64, 128], f16, #[[SHB128]]>
+// CHECK-NEXT: return
+func.func @hopper_ring(%i: i32) {
+  %r = tile.smem_alloc : !tile.smem<[3, 64, 128], f16, #sblock3>
+  %s = tile.smem_slot %r[%i] : !tile.smem<[3, 64, 128], f16, #sblock3> -> !tile.smem<[64, 128], f16, #sblock>
+  return
+}

@@ -177,6 +177,52 @@ func.func @mma(%a: tensor<64x128xf16>, %b: tensor<128x32xf16>, %c: tensor<64x32x
   return %d, %e : tensor<64x32xf32>, tensor<16x16xf32>
 }
 
+// tile.wgmma (Hopper): b in shared memory, a in shared memory (SS) or in
+// registers in the dot_operand A layout of the accumulator's (RS); the
+// accumulator in a version-3 mma layout. b's type prints stripped (`<...>`),
+// the format knowing it is a !tile.smem; a's, a tile or a !tile.smem, in full.
+#wg_mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#wg_a = #tile.dot_operand<opIdx = 0, parent = #wg_mma>
+#wg_s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#wg_t = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+
+// CHECK-LABEL: func.func @wgmma
+// CHECK-SAME: (%[[SA:[[:alnum:]_]+]]: !tile.smem<[128, 64], f16, #[[S:shared[0-9]*]]>, %[[SB:[[:alnum:]_]+]]: !tile.smem<[64, 128], f16, #[[S]]>, %[[ST:[[:alnum:]_]+]]: !tile.smem<[64, 128], f16, #[[T:shared[0-9]*]]>, %[[RA:[[:alnum:]_]+]]: tensor<128x64xf16, #[[A:dot_a[0-9]*]]>, %[[C:[[:alnum:]_]+]]: tensor<128x128xf32, #[[M:mma[0-9]*]]>)
+func.func @wgmma(%sa: !tile.smem<[128, 64], f16, #wg_s>, %sb: !tile.smem<[64, 128], f16, #wg_s>,
+                 %st: !tile.smem<[64, 128], f16, #wg_t>, %ra: tensor<128x64xf16, #wg_a>,
+                 %c: tensor<128x128xf32, #wg_mma>) -> tensor<128x128xf32, #wg_mma> {
+  // SS: both operands in shared memory; then B column-major (K fastest,
+  // 64-byte swizzle).
+  // CHECK-NEXT: %[[D:[[:alnum:]_]+]] = tile.wgmma %[[SA]], %[[SB]], %[[C]] : !tile.smem<[128, 64], f16, #[[S]]>, <[64, 128], f16, #[[S]]>, tensor<128x128xf32, #[[M]]>
+  // CHECK-NEXT: %[[E:[[:alnum:]_]+]] = tile.wgmma %[[SA]], %[[ST]], %[[D]] : !tile.smem<[128, 64], f16, #[[S]]>, <[64, 128], f16, #[[T]]>, tensor<128x128xf32, #[[M]]>
+  // RS: A from registers.
+  // CHECK-NEXT: %[[F:[[:alnum:]_]+]] = tile.wgmma %[[RA]], %[[SB]], %[[E]] : tensor<128x64xf16, #[[A]]>, <[64, 128], f16, #[[S]]>, tensor<128x128xf32, #[[M]]>
+  // CHECK-NEXT: return %[[F]]
+  %d = tile.wgmma %sa, %sb, %c : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
+  %e = tile.wgmma %sa, %st, %d : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_t>, tensor<128x128xf32, #wg_mma>
+  %f = tile.wgmma %ra, %sb, %e : tensor<128x64xf16, #wg_a>, !tile.smem<[64, 128], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
+  return %f : tensor<128x128xf32, #wg_mma>
+}
+
+// bf16 operands.
+// CHECK-LABEL: func.func @wgmma_bf16
+// CHECK-NEXT: tile.wgmma %{{.*}} : !tile.smem<[64, 32], bf16, #{{.*}}>, <[32, 64], bf16, #{{.*}}>, tensor<64x64xf32, #{{.*}}>
+func.func @wgmma_bf16(%a: !tile.smem<[64, 32], bf16, #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>>,
+                      %b: !tile.smem<[32, 64], bf16, #wg_s>,
+                      %c: tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>>) -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>> {
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 32], bf16, #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>>, !tile.smem<[32, 64], bf16, #wg_s>, tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>>
+  return %d : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>>
+}
+
+// tile.fence_async_shared: no operands, no results.
+// CHECK-LABEL: func.func @fence_async_shared
+// CHECK-NEXT: tile.fence_async_shared{{$}}
+// CHECK-NEXT: return
+func.func @fence_async_shared() {
+  tile.fence_async_shared
+  return
+}
+
 // CHECK-LABEL: func.func @reduce
 // CHECK-SAME: (%[[X:[[:alnum:]_]+]]: tensor<64x32xf32>, %[[I:[[:alnum:]_]+]]: tensor<8x4xi32>, %[[P:[[:alnum:]_]+]]: tensor<16xi1>)
 func.func @reduce(%x: tensor<64x32xf32>, %i: tensor<8x4xi32>, %p: tensor<16xi1>) {

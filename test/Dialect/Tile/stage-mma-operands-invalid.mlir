@@ -2,7 +2,9 @@
 
 // tile-stage-mma-operands needs the layouts of each tile.mma and of the
 // tiles converted into its operands (Preconditions.cpp); without them it
-// reports the op and changes nothing.
+// reports the op and changes nothing. A version-3 (wgmma) mma whose staged
+// operand has a fastest dimension under 32 bytes, which no wgmma shared
+// layout describes, is reported too.
 
 func.func @no_layouts(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{'tile.mma' op a has type 'tensor<64x32xf16>', which has no layout: run tile-assign-layouts first}}
@@ -32,5 +34,38 @@ func.func @source_not_a_layout(%a: tensor<64x32xf16, #dot_a>, %b: tensor<32x64xf
   // expected-error @+1 {{'tile.convert_layout' op source has type 'tensor<32x64xf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>', whose encoding is not a distributed layout (blocked, mma, dot_operand or slice)}}
   %b2 = tile.convert_layout %b : tensor<32x64xf16, #shared> -> tensor<32x64xf16, #dot_b>
   %d = tile.mma %a, %b2, %c : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+// wgmma reads shared operands in blocks of at least 32 bytes along their
+// fastest dimension: a row-major B of 8 halves (16 bytes) has none.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 8, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @wgmma_narrow_b(%a: tensor<64x16xf16, #blocked>, %b: tensor<16x8xf16, #blocked1>, %c: tensor<64x8xf32, #mma>) -> tensor<64x8xf32, #mma> {
+  %a2 = tile.convert_layout %a : tensor<64x16xf16, #blocked> -> tensor<64x16xf16, #dot_a>
+  %b2 = tile.convert_layout %b : tensor<16x8xf16, #blocked1> -> tensor<16x8xf16, #dot_b>
+  // expected-error @+1 {{wgmma: the B operand cannot be put in a shared layout wgmma reads (its fastest dimension is narrower than 32 bytes)}}
+  %d = tile.mma %a2, %b2, %c : tensor<64x16xf16, #dot_a>, tensor<16x8xf16, #dot_b>, tensor<64x8xf32, #mma>
+  return %d : tensor<64x8xf32, #mma>
+}
+
+// -----
+
+// The same for A when it goes through shared memory: 8 halves of K.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @wgmma_narrow_a(%a: tensor<64x8xf16, #blocked>, %b: tensor<8x64xf16, #blocked1>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %a2 = tile.convert_layout %a : tensor<64x8xf16, #blocked> -> tensor<64x8xf16, #dot_a>
+  %b2 = tile.convert_layout %b : tensor<8x64xf16, #blocked1> -> tensor<8x64xf16, #dot_b>
+  // expected-error @+1 {{wgmma: the A operand cannot be put in a shared layout wgmma reads (its fastest dimension is narrower than 32 bytes)}}
+  %d = tile.mma %a2, %b2, %c : tensor<64x8xf16, #dot_a>, tensor<8x64xf16, #dot_b>, tensor<64x64xf32, #mma>
   return %d : tensor<64x64xf32, #mma>
 }

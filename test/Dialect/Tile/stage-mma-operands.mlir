@@ -13,6 +13,11 @@
 //    registers;
 //  - the mma reads the whole buffer with one tile.local_load.
 // The loads, reshapes and conversions that fed the buffers are erased.
+// For a version-3 (wgmma) mma the buffers get the layouts wgmma's
+// descriptors describe (#tile.shared with `block`: 16-byte chunks swizzled
+// over blocks of 128, 64 or 32 bytes, the widest the fastest dimension
+// fills), and tile.wgmma reads them in place, with no tile.local_load; an A
+// operand whose conversion is register-only stays in registers.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -232,6 +237,194 @@ func.func @loop(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %n: i32) -> 
     %k = tile.load %K[%c0, %j] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<128x64xf16, #blocked1>
     %kb = tile.convert_layout %k : tensor<128x64xf16, #blocked1> -> tensor<128x64xf16, #dot_b>
     %s = tile.mma %qa, %kb, %acc : tensor<64x128xf16, #dot_a>, tensor<128x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+    scf.yield %s : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Version-3 (wgmma) mmas
+//===----------------------------------------------------------------------===//
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// SS: both operands from tile.load are copied asynchronously into swizzled
+// buffers and waited for, and the tile.mma becomes a tile.wgmma reading the
+// buffers. A's rows are 32 halves (64 bytes): the 64-byte swizzle (blocks of
+// 32 columns, 4 phases of 2 rows); B's 128 halves fill the 128-byte one
+// (blocks of 64 columns, 8 phases of 1 row). Nothing reads the buffers into
+// registers.
+// CHECK:      #[[SA:shared]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+// CHECK-NEXT: #[[SB:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-LABEL: func.func @wgmma_ss
+// CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[B:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant
+// CHECK-NEXT:  %[[BA:.*]] = tile.smem_alloc : <[128, 32], f16, #[[SA]]>
+// CHECK-NEXT:  tile.async_copy %[[A]][%[[I]], %[[I]]], %[[BA]] {layout = #blocked, shape = array<i64: 128, 32>} : <f16, 2>, <[128, 32], f16, #[[SA]]>
+// CHECK-NEXT:  %[[BB:.*]] = tile.smem_alloc : <[32, 128], f16, #[[SB]]>
+// CHECK-NEXT:  tile.async_copy %[[B]][%[[I]], %[[I]]], %[[BB]] {layout = #blocked1, shape = array<i64: 32, 128>} : <f16, 2>, <[32, 128], f16, #[[SB]]>
+// CHECK-NEXT:  tile.async_wait %[[BA]] : !tile.smem<[128, 32], f16, #[[SA]]>
+// CHECK-NEXT:  tile.async_wait %[[BB]] : !tile.smem<[32, 128], f16, #[[SB]]>
+// CHECK-NEXT:  %[[D:.*]] = tile.wgmma %[[BA]], %[[BB]], %[[Z]] : !tile.smem<[128, 32], f16, #[[SA]]>, <[32, 128], f16, #[[SB]]>, tensor<128x128xf32, #mma>
+// CHECK-NEXT:  return %[[D]]
+func.func @wgmma_ss(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<128x32xf16, #blocked>
+  %b = tile.load %B[%i, %i] : !tile.global<f16, 2> -> tensor<32x128xf16, #blocked1>
+  %ad = tile.convert_layout %a : tensor<128x32xf16, #blocked> -> tensor<128x32xf16, #dot_a>
+  %bd = tile.convert_layout %b : tensor<32x128xf16, #blocked1> -> tensor<32x128xf16, #dot_b>
+  %d = tile.mma %ad, %bd, %z : tensor<128x32xf16, #dot_a>, tensor<32x128xf16, #dot_b>, tensor<128x128xf32, #mma>
+  return %d : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#s = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#o = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #s>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #s>
+#dot_a1 = #tile.dot_operand<opIdx = 0, parent = #o>
+#dot_b1 = #tile.dot_operand<opIdx = 1, parent = #o>
+
+// Attention with wgmma (RS for the second multiply): K^T comes from a
+// transposed load, so its buffer is column-major (order = [0, 1]), blocks
+// of 64 rows of K. P, converted from the first accumulator's layout to the
+// A operand layout of the second (instrShape N 128 -> 64, the same
+// registers), stays in registers: the second tile.wgmma reads it there and
+// only V from shared memory.
+// CHECK:      #[[SQ:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-NEXT: #[[SK:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+// CHECK-LABEL: func.func @wgmma_attention
+// CHECK-SAME:  (%[[Q:.*]]: !tile.global<f16, 2>, %[[K:.*]]: !tile.global<f16, 2>, %[[V:.*]]: !tile.global<f16, 2>, %[[I:.*]]: i32)
+// CHECK:       %[[BQ:.*]] = tile.smem_alloc : <[128, 64], f16, #[[SQ]]>
+// CHECK-NEXT:  tile.async_copy %[[Q]][%[[I]], %[[I]]], %[[BQ]]
+// CHECK-NEXT:  %[[BK:.*]] = tile.smem_alloc : <[64, 128], f16, #[[SK]]>
+// CHECK-NEXT:  tile.async_copy %[[K]][%[[I]], %[[I]]], %[[BK]] {layout = #blocked1, order = array<i32: 1, 0>, shape = array<i64: 64, 128>}
+// CHECK-NEXT:  %[[BV:.*]] = tile.smem_alloc : <[128, 64], f16, #[[SQ]]>
+// CHECK-NEXT:  tile.async_copy %[[V]][%[[I]], %[[I]]], %[[BV]]
+// CHECK:       tile.async_wait %[[BQ]]
+// CHECK-NEXT:  tile.async_wait %[[BK]]
+// CHECK-NEXT:  %[[S:.*]] = tile.wgmma %[[BQ]], %[[BK]], %{{.*}} : !tile.smem<[128, 64], f16, #[[SQ]]>, <[64, 128], f16, #[[SK]]>, tensor<128x128xf32, #[[MS:mma[0-9]*]]>
+// CHECK-NEXT:  %[[P:.*]] = arith.truncf %[[S]]
+// CHECK-NEXT:  arith.constant
+// CHECK-NEXT:  %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<128x128xf16, #[[MS]]> -> tensor<128x128xf16, #[[DA:dot_a[0-9]*]]>
+// CHECK-NEXT:  tile.async_wait %[[BV]]
+// CHECK-NEXT:  %[[O:.*]] = tile.wgmma %[[PA]], %[[BV]], %{{.*}} : tensor<128x128xf16, #[[DA]]>, <[128, 64], f16, #[[SQ]]>, tensor<128x64xf32, #[[MO:mma[0-9]*]]>
+// CHECK-NEXT:  return %[[O]] : tensor<128x64xf32, #[[MO]]>
+func.func @wgmma_attention(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %i: i32) -> tensor<128x64xf32, #o> attributes {tile.num_warps = 4 : i32} {
+  %q = tile.load %Q[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16, #blocked>
+  %k = tile.load %K[%i, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<64x128xf16, #blocked1>
+  %v = tile.load %V[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16, #blocked>
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #s>
+  %qa = tile.convert_layout %q : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #dot_a>
+  %kb = tile.convert_layout %k : tensor<64x128xf16, #blocked1> -> tensor<64x128xf16, #dot_b>
+  %s = tile.mma %qa, %kb, %z : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #s>
+  %p = arith.truncf %s : tensor<128x128xf32, #s> to tensor<128x128xf16, #s>
+  %z2 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #o>
+  %pa = tile.convert_layout %p : tensor<128x128xf16, #s> -> tensor<128x128xf16, #dot_a1>
+  %vb = tile.convert_layout %v : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #dot_b1>
+  %o = tile.mma %pa, %vb, %z2 : tensor<128x128xf16, #dot_a1>, tensor<128x64xf16, #dot_b1>, tensor<128x64xf32, #o>
+  return %o : tensor<128x64xf32, #o>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Operands that cannot be copied asynchronously are stored from registers
+// with tile.local_alloc, in the same swizzled layouts: A, padded with ones
+// (its blocked -> dot_operand conversion moves data between threads, so it
+// goes through shared memory), and B, computed. B used by two mmas is
+// stored once; both tile.wgmma read the same buffers.
+// CHECK:      #[[SW:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-LABEL: func.func @wgmma_local_alloc
+// CHECK:       %[[X:.*]] = tile.load %{{.*}} {padding = 1.000000e+00 : f16} : <f16, 2> -> tensor<128x64xf16, #blocked>
+// CHECK-NEXT:  %[[Y:.*]] = tile.load
+// CHECK-NEXT:  %[[Y2:.*]] = arith.addf %[[Y]], %[[Y]] : tensor<64x128xf16, #blocked1>
+// CHECK-NEXT:  %[[BX:.*]] = tile.local_alloc %[[X]] : tensor<128x64xf16, #blocked> -> <[128, 64], f16, #[[SW]]>
+// CHECK-NEXT:  %[[BY:.*]] = tile.local_alloc %[[Y2]] : tensor<64x128xf16, #blocked1> -> <[64, 128], f16, #[[SW]]>
+// CHECK-NEXT:  %[[D:.*]] = tile.wgmma %[[BX]], %[[BY]], %{{.*}} : !tile.smem<[128, 64], f16, #[[SW]]>, <[64, 128], f16, #[[SW]]>, tensor<128x128xf32, #mma>
+// CHECK-NEXT:  %[[E:.*]] = tile.wgmma %[[BX]], %[[BY]], %[[D]]
+// CHECK-NEXT:  return %[[E]]
+func.func @wgmma_local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %a = tile.load %A[%i, %i] {padding = 1.000000e+00 : f16} : !tile.global<f16, 2> -> tensor<128x64xf16, #blocked>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x128xf16, #blocked1>
+  %b2 = arith.addf %b, %b : tensor<64x128xf16, #blocked1>
+  %ad = tile.convert_layout %a : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #dot_a>
+  %bd = tile.convert_layout %b2 : tensor<64x128xf16, #blocked1> -> tensor<64x128xf16, #dot_b>
+  %d = tile.mma %ad, %bd, %z : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
+  %e = tile.mma %ad, %bd, %d : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
+  return %e : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Operands already in their layouts (no conversion): A stays in registers;
+// B, which wgmma reads only from shared memory, is stored from its operand
+// layout at the top of the block.
+// CHECK:      #[[SW:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-LABEL: func.func @wgmma_registers
+// CHECK-SAME:  (%[[A:.*]]: tensor<128x64xf16, #dot_a>, %[[B:.*]]: tensor<64x128xf16, #dot_b>, %[[C:.*]]: tensor<128x128xf32, #mma>)
+// CHECK-NEXT:  %[[BB:.*]] = tile.local_alloc %[[B]] : tensor<64x128xf16, #dot_b> -> <[64, 128], f16, #[[SW]]>
+// CHECK-NEXT:  %[[D:.*]] = tile.wgmma %[[A]], %[[BB]], %[[C]] : tensor<128x64xf16, #dot_a>, <[64, 128], f16, #[[SW]]>, tensor<128x128xf32, #mma>
+// CHECK-NEXT:  return %[[D]]
+func.func @wgmma_registers(%a: tensor<128x64xf16, #dot_a>, %b: tensor<64x128xf16, #dot_b>, %c: tensor<128x128xf32, #mma>) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %d = tile.mma %a, %b, %c : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
+  return %d : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// In a loop: the loop-invariant A is copied once before it, B in the
+// iteration that reads it (tile-pipeline moves it ahead). With K = 16 both
+// fastest dimensions are 32 bytes: the 32-byte swizzle (blocks of 16
+// columns, 2 phases of 4 rows), row-major for A, column-major for the
+// transposed B.
+// CHECK:      #[[SA:shared]] = #tile.shared<vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0], block = 16>
+// CHECK-NEXT: #[[SB:shared1]] = #tile.shared<vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1], block = 16>
+// CHECK-LABEL: func.func @wgmma_loop
+// CHECK:       %[[BA:.*]] = tile.smem_alloc : <[64, 16], f16, #[[SA]]>
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[BA]]
+// CHECK-NEXT:  tile.async_wait %[[BA]]
+// CHECK-NEXT:  scf.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[BB:.*]] = tile.smem_alloc : <[16, 64], f16, #[[SB]]>
+// CHECK-NEXT:    tile.async_copy %{{.*}}[%{{.*}}, %[[J]]], %[[BB]] {layout = #blocked1, order = array<i32: 1, 0>, shape = array<i64: 16, 64>}
+// CHECK-NEXT:    tile.async_wait %[[BB]]
+// CHECK-NEXT:    %[[S:.*]] = tile.wgmma %[[BA]], %[[BB]], %[[ACC]]
+// CHECK-NEXT:    scf.yield %[[S]]
+func.func @wgmma_loop(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %q = tile.load %Q[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x16xf16, #blocked>
+  %qa = tile.convert_layout %q : tensor<64x16xf16, #blocked> -> tensor<64x16xf16, #dot_a>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %k = tile.load %K[%c0, %j] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<16x64xf16, #blocked1>
+    %kb = tile.convert_layout %k : tensor<16x64xf16, #blocked1> -> tensor<16x64xf16, #dot_b>
+    %s = tile.mma %qa, %kb, %acc : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
     scf.yield %s : tensor<64x64xf32, #mma>
   }
   return %r : tensor<64x64xf32, #mma>
