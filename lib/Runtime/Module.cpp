@@ -142,26 +142,42 @@ static std::string trimLog(std::string log) {
   return log;
 }
 
+/// The driver JIT's error log: a buffer and the options that point it there.
+struct JitLog {
+  JitLog() = default;
+  JitLog(const JitLog &) = delete; // values point into buffer
+  JitLog &operator=(const JitLog &) = delete;
+
+  std::string buffer = std::string(16384, '\0');
+  CUjit_option options[2] = {CU_JIT_ERROR_LOG_BUFFER,
+                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[2] = {buffer.data(), reinterpret_cast<void *>(static_cast<
+                                        uintptr_t>(buffer.size() - 1))};
+
+  /// `message`, with the log appended when the driver wrote one.
+  std::string annotate(std::string message) const {
+    std::string text = trimLog(buffer);
+    if (!text.empty())
+      message += "; JIT log:\n" + text;
+    return message;
+  }
+};
+
 /// Compiles `ptx` for the context's device with the driver's JIT linker and
 /// returns the cubin it produced.
 static Expected<std::string> linkCubin(const CudaDriver &driver,
                                        const std::string &ptx,
                                        const std::string &where) {
-  std::string log(16384, '\0');
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {log.data(), reinterpret_cast<void *>(
-                                    static_cast<uintptr_t>(log.size() - 1))};
+  JitLog log;
   CUlinkState state = nullptr;
-  CUresult result = driver.cuLinkCreate_v2(2, options, values, &state);
+  CUresult result =
+      driver.cuLinkCreate_v2(2, log.options, log.values, &state);
   if (result != CUDA_SUCCESS)
     return Status::error(driver.errorText(result, "cuLinkCreate") + " for " +
                          where);
   auto failure = [&](const char *call) -> Expected<std::string> {
-    std::string message = driver.errorText(result, call) + " for " + where;
-    std::string text = trimLog(log);
-    if (!text.empty())
-      message += "; JIT log:\n" + text;
+    std::string message =
+        log.annotate(driver.errorText(result, call) + " for " + where);
     driver.cuLinkDestroy(state);
     return Status::error(message);
   };
@@ -187,22 +203,13 @@ static Expected<CUmodule> loadPTXModule(const CudaDriver &driver,
                                         const std::string &ptx,
                                         const std::string &where) {
   // The driver compiles the PTX for the device; keep its error log.
-  std::string log(16384, '\0');
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {log.data(), reinterpret_cast<void *>(
-                                    static_cast<uintptr_t>(log.size() - 1))};
+  JitLog log;
   CUmodule module = nullptr;
-  CUresult result =
-      driver.cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
-  if (result != CUDA_SUCCESS) {
-    std::string message =
-        driver.errorText(result, "cuModuleLoadDataEx") + " for " + where;
-    std::string text = trimLog(log);
-    if (!text.empty())
-      message += "; JIT log:\n" + text;
-    return Status::error(message);
-  }
+  CUresult result = driver.cuModuleLoadDataEx(&module, ptx.c_str(), 2,
+                                              log.options, log.values);
+  if (result != CUDA_SUCCESS)
+    return Status::error(log.annotate(
+        driver.errorText(result, "cuModuleLoadDataEx") + " for " + where));
   return module;
 }
 

@@ -306,18 +306,7 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
                                current_stream(stream)) != _capi.TILE_OK:
                 raise from_message(_capi.last_error())
             return out
-    tensors = (_capi.Tensor * 4)()
-    held = []
-    for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
-                                      (out, "out"))):
-        t = tensor_arg(obj, where)
-        held.append(t)
-        t.fill(tensors[i])
-    o = _attention_options()
-    o.causal = 1 if causal else 0
-    if scale is not None:
-        o.has_scale = 1
-        o.scale = float(scale)
+    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
     if isinstance(input_pos, bool) or not isinstance(input_pos, int):
         raise ArgumentError(f"input_pos: expected an int, got "
                             f"{type(input_pos).__name__}")
@@ -330,6 +319,24 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
         current_stream(stream)))
     return out
+
+
+def _attention_args(q, k, v, out, causal, scale):
+    """The C API's tensors for q, k, v and out (with the objects that keep
+    them alive) and its options, input_pos left to the caller."""
+    tensors = (_capi.Tensor * 4)()
+    held = []
+    for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
+                                      (out, "out"))):
+        t = tensor_arg(obj, where)
+        held.append(t)
+        t.fill(tensors[i])
+    o = _attention_options()
+    o.causal = 1 if causal else 0
+    if scale is not None:
+        o.has_scale = 1
+        o.scale = float(scale)
+    return tensors, held, o
 
 
 _attention_fast_fn = None
@@ -348,18 +355,7 @@ def _attention_fast(*args):
 def check_attention(q, k, v, out, causal=False, scale=None, input_pos=0):
     """The checks of attention() alone (no GPU needed): raises
     ArgumentError naming the argument, or returns None."""
-    tensors = (_capi.Tensor * 4)()
-    held = []
-    for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
-                                      (out, "out"))):
-        t = tensor_arg(obj, where)
-        held.append(t)
-        t.fill(tensors[i])
-    o = _attention_options()
-    o.causal = 1 if causal else 0
-    if scale is not None:
-        o.has_scale = 1
-        o.scale = float(scale)
+    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
     o.input_pos = int(input_pos)
     _check(_capi.lib().tile_attention_check(
         ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),

@@ -16,6 +16,8 @@
 #include "tilec/Target/Compile.h"
 #include "tilec/Target/KernelInfo.h"
 
+#include "KernelParams.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -39,28 +41,10 @@ using tilec::ElementKind;
 using tilec::KernelInfo;
 using tilec::KernelParam;
 using tilec::ScalarKind;
+using tile::test::scalarParam;
+using tile::test::tensorParam;
 
 namespace {
-
-KernelParam tensorParam(const std::string &name, ElementKind element,
-                        unsigned rank, unsigned alignment = 16,
-                        bool contiguous = true) {
-  KernelParam param;
-  param.name = name;
-  param.isTensor = true;
-  param.element = element;
-  param.rank = rank;
-  param.alignment = alignment;
-  param.contiguous = contiguous;
-  return param;
-}
-
-KernelParam scalarParam(const std::string &name, ScalarKind kind) {
-  KernelParam param;
-  param.name = name;
-  param.scalar = kind;
-  return param;
-}
 
 /// The description of kernels/flash_attention.tile's fmha.
 KernelInfo fmhaInfo() {

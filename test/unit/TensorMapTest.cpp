@@ -15,6 +15,8 @@
 #include "tile/tile.h"
 #include "tilec/Target/KernelInfo.h"
 
+#include "KernelParams.h"
+
 #include "gtest/gtest.h"
 
 #include <atomic>
@@ -29,6 +31,8 @@ using tilec::ElementKind;
 using tilec::KernelInfo;
 using tilec::KernelParam;
 using tilec::ScalarKind;
+using tile::test::scalarParam;
+using tile::test::tensorParam;
 using tilec::TensorMapFill;
 using tilec::TensorMapInfo;
 
@@ -52,25 +56,6 @@ void operator delete(void *pointer, std::size_t) noexcept {
 
 namespace {
 
-KernelParam tensor(const std::string &name, ElementKind element, unsigned rank,
-                   unsigned alignment = 16, bool contiguous = true) {
-  KernelParam param;
-  param.name = name;
-  param.isTensor = true;
-  param.element = element;
-  param.rank = rank;
-  param.alignment = alignment;
-  param.contiguous = contiguous;
-  return param;
-}
-
-KernelParam scalar(const std::string &name, ScalarKind kind) {
-  KernelParam param;
-  param.name = name;
-  param.scalar = kind;
-  return param;
-}
-
 TensorMapInfo tensorMap(unsigned param, std::vector<unsigned> box,
                         unsigned swizzle = 128,
                         TensorMapFill fill = TensorMapFill::Zero) {
@@ -89,8 +74,8 @@ KernelInfo gemmInfo() {
   info.name = "gemm";
   info.arch = "sm_90a";
   info.params = {
-      tensor("A", ElementKind::F16, 2), tensor("B", ElementKind::F16, 2),
-      tensor("C", ElementKind::F32, 2), scalar("alpha", ScalarKind::F32)};
+      tensorParam("A", ElementKind::F16, 2), tensorParam("B", ElementKind::F16, 2),
+      tensorParam("C", ElementKind::F32, 2), scalarParam("alpha", ScalarKind::F32)};
   info.tensorMaps = {tensorMap(0, {128, 64}), tensorMap(1, {64, 64}),
                      tensorMap(1, {64, 32}, 64, TensorMapFill::NaN)};
   return info;
@@ -381,7 +366,7 @@ TEST(TensorMapArguments, EveryRequirementHasAClearError) {
   // TMA needs (the compiler requests TMA only where they do; the runtime
   // checks anyway).
   KernelInfo loose = info;
-  loose.params[0] = tensor("A", ElementKind::F16, 2, /*alignment=*/2,
+  loose.params[0] = tensorParam("A", ElementKind::F16, 2, /*alignment=*/2,
                            /*contiguous=*/false);
   ASSERT_EQ(checkMessage(loose, gemmArgs()), "");
 
@@ -454,7 +439,7 @@ TEST(TensorMapArguments, EveryRequirementHasAClearError) {
 TEST_F(TensorMapFixture, EncodeArguments) {
   KernelInfo info;
   info.name = "k";
-  info.params = {tensor("T", ElementKind::BF16, 4)};
+  info.params = {tensorParam("T", ElementKind::BF16, 4)};
   info.tensorMaps = {tensorMap(0, {1, 2, 64, 32}, 64, TensorMapFill::NaN)};
   Kernel kernel = makeUnloadedKernel(info);
   // A permuted, padded view: [2, 3, 100, 32] with strides in elements.
@@ -504,7 +489,7 @@ TEST_F(TensorMapFixture, EncodeArguments) {
   for (const Case &c : cases) {
     KernelInfo one;
     one.name = "k";
-    one.params = {tensor("T", c.element, 2)};
+    one.params = {tensorParam("T", c.element, 2)};
     one.tensorMaps = {
         tensorMap(0, {4, 32 / tilec::elementBytes(c.element)}, c.swizzle)};
     PackedArgs packed;

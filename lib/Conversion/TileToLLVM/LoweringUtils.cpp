@@ -212,6 +212,21 @@ struct SharedGeometry {
 };
 } // namespace
 
+int64_t tilec::unswizzledSharedOffset(tile::SharedMemoryType type,
+                                      ArrayRef<int64_t> coords) {
+  ArrayRef<unsigned> order = type.getLayout().getOrder();
+  ArrayRef<int64_t> shape = type.getShape();
+  SharedGeometry g(type);
+  int64_t outer = 0, scale = 1;
+  for (unsigned i = 2; i < order.size(); ++i) {
+    outer += coords[order[i]] * scale;
+    scale *= shape[order[i]];
+  }
+  int64_t row = g.s ? coords[*g.s] : 0, col = coords[g.f];
+  return outer * g.tileElems + (col / g.blockCols) * g.rows * g.blockCols +
+         row * g.blockCols + col % g.blockCols;
+}
+
 Value tilec::sharedOffset(OpBuilder &b, Location loc,
                           tile::SharedMemoryType type, ArrayRef<Value> coords) {
   tile::SharedLayoutAttr layout = type.getLayout();

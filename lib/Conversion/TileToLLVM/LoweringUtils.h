@@ -87,6 +87,13 @@ mlir::Value sharedOffset(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::tile::SharedMemoryType type,
                          llvm::ArrayRef<mlir::Value> coords);
 
+/// Element offset of `coords` in a shared memory buffer without the XOR
+/// swizzle: the offset itself where the swizzle is the identity (rows a
+/// multiple of its period, columns at a chunk of row 0's), as for the first
+/// element of a wgmma operand.
+int64_t unswizzledSharedOffset(mlir::tile::SharedMemoryType type,
+                               llvm::ArrayRef<int64_t> coords);
+
 /// Offsets of many accesses to one shared memory buffer that share this
 /// thread's part of their coordinates (`laneCoords`, each known to be below
 /// `laneBound`) and differ by constants. Where the swizzle allows, an offset

@@ -69,11 +69,7 @@ struct OperandDescriptor {
   /// Unswizzled element offset of `coords` (rows a multiple of 8, columns
   /// of 16 bytes: where the swizzle is the identity).
   int64_t offset(ArrayRef<int64_t> coords) const {
-    tile::SharedLayoutAttr layout = type.getLayout();
-    unsigned f = layout.getOrder()[0], s = layout.getOrder()[1];
-    int64_t block = layout.getBlock(), rows = type.getShape()[s];
-    return (coords[f] / block) * rows * block + coords[s] * block +
-           coords[f] % block;
+    return unswizzledSharedOffset(type, coords);
   }
 
   /// The descriptor of the operand starting at byte address `address`
