@@ -58,6 +58,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   mlir::tile::TilePipelineOptions pipelineOptions;
   pipelineOptions.numStages = options.numStages;
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
+  // sm_90: the rings fill by TMA copies completing on mbarriers (where the
+  // buffers' layouts are ones TMA writes: wgmma's, on sm_90a).
+  if (options.hasTMA())
+    fpm.addPass(mlir::tile::createTileConvertCopiesToTMA());
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::createCSEPass());

@@ -12,6 +12,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 using namespace tile;
 using namespace tile::detail;
@@ -257,6 +259,50 @@ TensorMapCache::Stats TensorMapCache::stats() const {
 // At launch
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Device memory kept for the process, freed at its exit (before the
+/// driver's own teardown, which was registered earlier), so that leak
+/// checkers see nothing left.
+struct ZeroBlocks {
+  std::mutex mutex;
+  std::map<CUcontext, std::pair<const CudaDriver *, CUdeviceptr>> blocks;
+  ~ZeroBlocks() {
+    for (auto &[context, block] : blocks)
+      block.first->cuMemFree_v2(block.second);
+  }
+};
+} // namespace
+
+/// 256 zeroed bytes of device memory in `gpu`'s context, allocated on
+/// first use and kept for the process: what the descriptor of an empty
+/// tensor points at. The context is current.
+static Status zeroBlock(const GpuContext &gpu, CUdeviceptr &out) {
+  static ZeroBlocks zeroBlocks;
+  std::lock_guard<std::mutex> lock(zeroBlocks.mutex);
+  auto &blocks = zeroBlocks.blocks;
+  if (auto it = blocks.find(gpu.context); it != blocks.end()) {
+    out = it->second.second;
+    return Status();
+  }
+  const CudaDriver &driver = *gpu.driver;
+  constexpr size_t kBytes = 256;
+  CUdeviceptr block = 0;
+  CUresult result = driver.cuMemAlloc_v2(&block, kBytes);
+  if (result != CUDA_SUCCESS)
+    return Status::error(driver.errorText(result, "cuMemAlloc"));
+  // A synchronous copy: the launch may be on a stream the memset would not
+  // be ordered with.
+  const unsigned char zeros[kBytes] = {};
+  result = driver.cuMemcpyHtoD_v2(block, zeros, kBytes);
+  if (result != CUDA_SUCCESS) {
+    driver.cuMemFree_v2(block);
+    return Status::error(driver.errorText(result, "cuMemcpyHtoD"));
+  }
+  blocks[gpu.context] = {&driver, block};
+  out = block;
+  return Status();
+}
+
 Status tile::detail::tensorMapsForLaunch(KernelImpl &kernel, const ArgRef *args,
                                          size_t numArgs,
                                          TensorMapEncodeFn encode,
@@ -294,14 +340,35 @@ Status tile::detail::tensorMapsForLaunch(KernelImpl &kernel, const ArgRef *args,
       return fail("argument " + std::to_string(map.param + 1) + " ('" +
                   param.name + "'): " + message);
     };
-    for (size_t d = 0; d < arg.shapeSize; ++d)
+    // An empty tensor has no elements to read: a copy from it reads only
+    // zeros. TMA cannot describe it, so its descriptor describes a tensor
+    // of one zero element (every size 1), whose other elements are out of
+    // bounds and read as zero too.
+    size_t emptyDim = arg.shapeSize;
+    for (size_t d = arg.shapeSize; d-- > 0;)
       if (arg.shape[d] == 0)
-        return argFail(
-            "the kernel copies this tensor with TMA, which cannot describe "
-            "an empty tensor (shape[" +
-            std::to_string(d) + "] = 0)");
-    Status status =
-        kernel.tensorMapCache.get(info, m, arg, encode, driver, maps[m]);
+        emptyDim = d;
+    bool empty = emptyDim < arg.shapeSize;
+    ArgRef standIn;
+    int64_t ones[tilec::kTensorMapMaxRank];
+    if (empty) {
+      if (!kernel.gpu || !kernel.gpu->driver ||
+          arg.shapeSize > tilec::kTensorMapMaxRank)
+        return argFail("the kernel copies this tensor with TMA, which "
+                       "cannot describe an empty tensor (shape[" +
+                       std::to_string(emptyDim) + "] = 0), and no GPU "
+                       "holds a stand-in for it");
+      CUdeviceptr zero = 0;
+      if (Status status = zeroBlock(*kernel.gpu, zero); !status.ok())
+        return argFail(status.message());
+      std::fill(ones, ones + arg.shapeSize, 1);
+      standIn = arg;
+      standIn.data = reinterpret_cast<const void *>(zero);
+      standIn.shape = ones;
+      standIn.strides = ones;
+    }
+    Status status = kernel.tensorMapCache.get(info, m, empty ? standIn : arg,
+                                              encode, driver, maps[m]);
     if (!status.ok())
       return argFail(status.message());
     packed.pointers.push_back(&maps[m]);

@@ -114,6 +114,36 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
   return info;
 }
 
+/// The TMA descriptors tile-convert-copies-to-tma gave the kernel, and why
+/// some loops kept cp.async, from its attributes; a message when an entry
+/// is not one the runtime can build.
+std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
+  if (auto reasons = func->getAttrOfType<mlir::ArrayAttr>("tile.tma_fallback"))
+    for (auto r : reasons.getAsRange<mlir::StringAttr>())
+      info.tmaFallback.push_back(r.str());
+  auto maps = func->getAttrOfType<mlir::ArrayAttr>("tile.tensor_maps");
+  if (!maps)
+    return "";
+  for (auto entry : maps.getAsRange<mlir::DictionaryAttr>()) {
+    auto param = entry.getAs<mlir::IntegerAttr>("param");
+    auto box = entry.getAs<mlir::DenseI64ArrayAttr>("box");
+    auto swizzle = entry.getAs<mlir::IntegerAttr>("swizzle");
+    if (!param || !box || !swizzle ||
+        param.getInt() >= int64_t(info.params.size()))
+      return "malformed tile.tensor_maps entry";
+    TensorMapInfo map;
+    map.param = param.getInt();
+    for (int64_t d : box.asArrayRef())
+      map.box.push_back(unsigned(d));
+    map.swizzle = swizzle.getInt();
+    std::string problem = tensorMapProblem(map, info.params[map.param]);
+    if (!problem.empty())
+      return problem;
+    info.tensorMaps.push_back(map);
+  }
+  return "";
+}
+
 } // namespace
 
 CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
@@ -228,10 +258,17 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     if (!runPipeline(*single, /*toLLVM=*/true))
       return result;
     for (auto f : single->getOps<mlir::LLVM::LLVMFuncOp>())
-      if (f.getName() == info.name)
+      if (f.getName() == info.name) {
         if (auto bytes =
                 f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
           info.sharedBytes = bytes.getInt();
+        std::string problem = describeTensorMaps(f, info);
+        if (!problem.empty()) {
+          diagOS << request.bufferName << ": error: kernel '" << info.name
+                 << "': " << problem << "\n";
+          return result;
+        }
+      }
     llvm::LLVMContext llvmContext;
     std::string error;
     auto llvmModule =

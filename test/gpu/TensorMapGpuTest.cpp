@@ -403,18 +403,22 @@ void aotTests(const std::string &kernels) {
   result("[aot] launch with descriptors, output", ok && sync.ok(),
          error + sync.message());
 
-  // A tensor TMA cannot describe: an empty one, on a grid that runs.
+  // A tensor TMA cannot describe, an empty one, on a grid that runs: its
+  // descriptor describes a zeroed stand-in; A reads as zeros.
   int64_t none[1] = {0};
   tile_arg emptyArgs[3] = {tensorArg(a, none), tensorArg(b, shape),
                            tensorArg(c, shape)};
+  std::fill(hc.begin(), hc.end(), -1.0f);
+  copyToDevice(c, hc.data(), n * sizeof(float));
   rc = tile_kernel_launch(kernel, 1, 1, 1, nullptr, emptyArgs, 3);
   std::string message = rc == TILE_OK ? "" : tile_last_error();
-  result("[aot] an empty tensor is a clear error",
-         rc == TILE_ERROR &&
-             message == "kernel 'vector_add': argument 1 ('A'): the kernel "
-                        "copies this tensor with TMA, which cannot describe "
-                        "an empty tensor (shape[0] = 0)",
-         message);
+  sync = synchronizeDevice();
+  copyToHost(hc.data(), c, n * sizeof(float));
+  ok = rc == TILE_OK && sync.ok();
+  for (int64_t i = 0; i < 1024 && ok; ++i)
+    ok = hc[i] == hb[i];
+  result("[aot] an empty tensor launches on a stand-in descriptor", ok,
+         message + sync.message());
   result("[aot] ... and an empty grid is fine",
          tile_kernel_launch(kernel, 0, 1, 1, nullptr, emptyArgs, 3) == TILE_OK);
 

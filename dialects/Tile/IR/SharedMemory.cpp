@@ -65,7 +65,14 @@ Operation *tile::getAllocation(Value buffer) {
   while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
     buffer = slot.getRing();
   Operation *def = buffer.getDefiningOp();
-  if (isa_and_nonnull<SmemAllocOp, LocalAllocOp>(def))
+  if (isa_and_nonnull<SmemAllocOp, LocalAllocOp, MbarrierAllocOp>(def))
     return def;
   return nullptr;
+}
+
+int64_t tile::getAllocationBytes(Operation *alloc) {
+  Type type = alloc->getResult(0).getType();
+  if (auto bars = dyn_cast<MbarrierType>(type))
+    return int64_t(bars.getCount()) * kMbarrierBytes;
+  return getSharedBytes(cast<SharedMemoryType>(type));
 }

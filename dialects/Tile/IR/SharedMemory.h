@@ -38,9 +38,16 @@ bool isRegisterOnlyConversion(RankedTensorType from, RankedTensorType to);
 int64_t getScratchBytes(Operation *op);
 
 /// The shared memory buffer an op reads or writes, traced through
-/// `tile.smem_slot` to the `tile.smem_alloc` or `tile.local_alloc` that
-/// allocated it; null when it is not one of those.
+/// `tile.smem_slot` to the `tile.smem_alloc`, `tile.local_alloc` or
+/// `tile.mbarrier_alloc` that allocated it; null when it is not one of
+/// those.
 Operation *getAllocation(Value buffer);
+
+/// Bytes of one mbarrier.
+inline constexpr int64_t kMbarrierBytes = 8;
+
+/// Bytes an allocation (an op getAllocation returns) takes.
+int64_t getAllocationBytes(Operation *alloc);
 
 } // namespace mlir::tile
 

@@ -100,6 +100,44 @@ static LogicalResult verifyKernelTiles(func::FuncOp func) {
   return failure(result.wasInterrupted());
 }
 
+/// `tile.tensor_maps`: one {param, box, swizzle} entry per TMA descriptor
+/// parameter, which are the function's last parameters; `param` names a
+/// tensor parameter before them. (After the lowering only the entries'
+/// form is checked: the parameters are then pointers.)
+static LogicalResult verifyTensorMaps(Operation *op, Attribute value) {
+  auto list = dyn_cast<ArrayAttr>(value);
+  auto fail = [&]() {
+    return op->emitError("'tile.tensor_maps' must be an array of {param, "
+                         "box, swizzle} entries, one per trailing "
+                         "!tile.tensor_map parameter, each naming a tensor "
+                         "parameter");
+  };
+  if (!list)
+    return fail();
+  auto func = dyn_cast<func::FuncOp>(op);
+  unsigned n = func ? func.getNumArguments() : 0;
+  if (func && list.size() > n)
+    return fail();
+  for (auto [i, entry] : llvm::enumerate(list)) {
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    auto param = dict ? dict.getAs<IntegerAttr>("param") : nullptr;
+    auto box = dict ? dict.getAs<DenseI64ArrayAttr>("box") : nullptr;
+    auto swizzle = dict ? dict.getAs<IntegerAttr>("swizzle") : nullptr;
+    if (!param || !box || !swizzle || param.getInt() < 0)
+      return fail();
+    if (!func)
+      continue;
+    auto map = dyn_cast<TensorMapType>(
+        func.getArgumentTypes()[n - list.size() + i]);
+    if (!map || param.getInt() >= int64_t(n - list.size()) ||
+        !isa<GlobalTensorType>(func.getArgumentTypes()[param.getInt()]) ||
+        map.getBox() != box.asArrayRef() ||
+        map.getSwizzle() != swizzle.getInt())
+      return fail();
+  }
+  return success();
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   // Set by code generation for the runtime.
@@ -117,6 +155,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << attr.getName().getValue() << "' must be an integer";
     return success();
   }
+  if (attr.getName() == "tile.tma_fallback") {
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
+      return op->emitError("'tile.tma_fallback' must be an array of strings");
+    return success();
+  }
+  if (attr.getName() == "tile.tensor_maps")
+    return verifyTensorMaps(op, attr.getValue());
   if (attr.getName() == getNumWarpsAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 1 || n.getInt() > 32 ||
@@ -168,10 +214,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return op->emitError("a kernel returns no results; it writes its outputs "
                          "with tile.store");
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (!isa<GlobalTensorType>(type) && !isKernelScalarType(type))
+    if (!isa<GlobalTensorType, TensorMapType>(type) &&
+        !isKernelScalarType(type))
       return op->emitError() << "kernel argument #" << i << " has type " << type
                              << "; kernel arguments are global tensors "
-                                "(!tile.global) or integer/float scalars";
+                                "(!tile.global), integer/float scalars or "
+                                "TMA descriptors (!tile.tensor_map)";
   if (func.isExternal())
     return success();
   return verifyKernelTiles(func);

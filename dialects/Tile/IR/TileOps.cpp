@@ -2,6 +2,7 @@
 
 #include "Tile/IR/TileOps.h"
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/SharedMemory.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -520,6 +521,43 @@ void AsyncCopyOp::getEffects(
                        SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getBufferMutable(),
                        SharedMemoryResource::get());
+}
+
+int64_t TmaLoadOp::getNumBoxes() {
+  return getBuffer().getType().getNumElements() /
+         getMap().getType().getBoxElements();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  TensorMapType map = getMap().getType();
+  SharedMemoryType buf = getBuffer().getType();
+  if (getCoords().size() != map.getBox().size())
+    return emitOpError() << "expected " << map.getBox().size()
+                         << " coordinates, one per dimension of the map's box";
+  if (buf.getElementType() != map.getElementType())
+    return emitOpError("the buffer and the tensor map must have one element "
+                       "type");
+  // The buffer is one box, or boxes side by side along its fastest
+  // dimension, each one block of its shared layout.
+  SharedLayoutAttr layout = buf.getLayout();
+  int64_t fastest = buf.getShape()[layout.getOrder()[0]];
+  int64_t inner = map.getBox().back();
+  int64_t boxes = fastest / inner;
+  if (fastest % inner ||
+      buf.getNumElements() != boxes * map.getBoxElements() ||
+      (boxes > 1 && layout.getBlock() != inner))
+    return emitOpError() << "the buffer must hold whole boxes of the map side "
+                            "by side along its fastest dimension, one per "
+                            "block of its layout";
+  unsigned bytes = getSharedElementBytes(buf.getElementType());
+  unsigned swizzle = layout.getBlock() ? layout.getBlock() * bytes : 0;
+  if (!layout.getBlock() && layout.getMaxPhase() > 1)
+    return emitOpError("the buffer's swizzle is not one TMA writes: use a "
+                       "block-swizzled shared layout");
+  if (swizzle != map.getSwizzle())
+    return emitOpError() << "the buffer's layout swizzles " << swizzle
+                         << "-byte rows, the tensor map " << map.getSwizzle();
+  return success();
 }
 
 LogicalResult BarrierOp::verify() {

@@ -499,6 +499,113 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   let assemblyFormat = "$buffers attr-dict (`:` type($buffers)^)?";
 }
 
+def Tile_MbarrierAllocOp : Tile_Op<"mbarrier_alloc", [
+    MemoryEffects<[MemAlloc<SharedMemoryResource>]>]> {
+  let summary = "a ring of mbarriers in shared memory";
+  let description = [{
+    Shared memory for `count` mbarriers, uninitialized until
+    `tile.mbarrier_init`. `tile-allocate-shared-memory` gives it its offset.
+
+    ```mlir
+    %bars = tile.mbarrier_alloc : !tile.mbarrier<2>
+    ```
+  }];
+  let results = (outs Tile_MbarrierType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_MbarrierInitOp : Tile_Op<"mbarrier_init", [
+    MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "initialize every mbarrier of a ring";
+  let description = [{
+    One thread initializes each barrier of `barriers` for `count` arrivals
+    per phase, in phase 0, and fences the initialization for the async
+    proxy. Other threads may use the barriers after a `tile.barrier`
+    (`tile-insert-barriers` places it).
+
+    ```mlir
+    tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins Tile_MbarrierType:$barriers,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def Tile_MbarrierInvalOp : Tile_Op<"mbarrier_inval", [
+    MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "invalidate every mbarrier of a ring";
+  let description = [{
+    One thread invalidates each barrier of `barriers`, so that the memory
+    may hold other data (or barriers initialized anew) afterwards. No
+    thread may still be using them: `tile-insert-barriers` places a
+    `tile.barrier` before it.
+
+    ```mlir
+    tile.mbarrier_inval %bars : !tile.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins Tile_MbarrierType:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "wait until an mbarrier completes a phase";
+  let description = [{
+    Every thread waits until barrier `slot` of `barriers` has completed the
+    phase of parity `phase` (0 or 1: the barrier's uses so far, modulo 2).
+    The data of the TMA copies that completed on it, into `buffers`, is
+    then visible to every waiting thread: no `tile.barrier` is needed to
+    read it.
+
+    ```mlir
+    tile.mbarrier_wait %bars[%slot], %phase, %k : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MbarrierType:$barriers, I32:$slot, I32:$phase,
+                       Variadic<Tile_SharedMemoryType>:$buffers);
+  let assemblyFormat = [{
+    $barriers `[` $slot `]` `,` $phase (`,` $buffers^)? attr-dict `:` type($barriers) (`,` type($buffers)^)?
+  }];
+}
+
+def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "copy a tile from global to shared memory with TMA";
+  let description = [{
+    One thread starts copying into `buffer` the boxes of the tensor that
+    `map` describes at element coordinates `coords` (one per tensor
+    dimension, outermost first; elements outside the tensor read as zero),
+    completing on barrier `slot` of `barriers`, whose transaction count it
+    raises by the bytes copied. The buffer's fastest dimension lies along
+    the tensor's innermost one; when it is wider than the map's box, the
+    copy moves one box per block of the buffer's shared layout (the next
+    box starting `box` elements further along the innermost dimension).
+    With `if %pred` false, nothing is copied and the barrier is not
+    touched. Lowers to `mbarrier.arrive.expect_tx` and
+    `cp.async.bulk.tensor`.
+
+    ```mlir
+    tile.tma_load %map[%c0, %h, %j, %c0], %k, %bars[%slot] if %p
+        : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
+          !tile.smem<[64, 128], f16, #shared>, !tile.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
+                       Tile_SharedMemoryType:$buffer,
+                       Tile_MbarrierType:$barriers, I32:$slot,
+                       Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `,` $buffer `,` $barriers `[` $slot `]` (`if` $pred^)? attr-dict `:` type($map) `,` type($buffer) `,` type($barriers)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The boxes one copy moves: the buffer's elements over a box's.
+    int64_t getNumBoxes();
+  }];
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "synchronize a set of threads of the block";

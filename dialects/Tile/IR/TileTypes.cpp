@@ -107,3 +107,44 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << shape[layout.getOrder()[0]] << ")";
   return success();
 }
+
+LogicalResult
+MbarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                     unsigned count) {
+  if (count < 1 || count > 16)
+    return emitError() << "a ring of mbarriers holds 1 to 16 barriers, not "
+                       << count;
+  return success();
+}
+
+LogicalResult
+TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> box, Type elementType,
+                      unsigned swizzle) {
+  if (box.empty() || box.size() > 5)
+    return emitError() << "a tensor map's box has 1 to 5 dimensions, not "
+                       << box.size();
+  for (int64_t d : box)
+    if (d < 1 || d > 256)
+      return emitError() << "a tensor map's box dimensions are 1 to 256, not "
+                         << d;
+  if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32() &&
+      !elementType.isInteger(32))
+    return emitError() << "a tensor map describes f16, bf16, f32 or i32 "
+                          "elements, not "
+                       << elementType;
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "a tensor map's swizzle is 0, 32, 64 or 128 bytes, "
+                          "not "
+                       << swizzle;
+  int64_t innerBytes = box.back() * elementType.getIntOrFloatBitWidth() / 8;
+  if (innerBytes % 16)
+    return emitError() << "a tensor map's innermost box dimension must span a "
+                          "multiple of 16 bytes, not "
+                       << innerBytes;
+  if (swizzle && innerBytes > swizzle)
+    return emitError() << "a tensor map's innermost box dimension ("
+                       << innerBytes << " bytes) exceeds its swizzle span ("
+                       << swizzle << " bytes)";
+  return success();
+}

@@ -54,6 +54,57 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
   }];
 }
 
+def Tile_MbarrierType : TypeDef<Tile_Dialect, "Mbarrier"> {
+  let mnemonic = "mbarrier";
+  let summary = "a ring of mbarriers in shared memory";
+  let description = [{
+    `count` transaction barriers (PTX `mbarrier` objects, 8 bytes each) in
+    the thread block's shared memory, one per stage of a pipelined loop's
+    ring of buffers: a TMA copy into stage `s` completes on barrier `s`, and
+    the threads reading the stage wait on it. Created by
+    `tile.mbarrier_alloc`; `tile-allocate-shared-memory` places it.
+
+    ```mlir
+    !tile.mbarrier<3>
+    ```
+  }];
+  let parameters = (ins "unsigned":$count);
+  let assemblyFormat = "`<` $count `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_TensorMapType : TypeDef<Tile_Dialect, "TensorMap"> {
+  let mnemonic = "tensor_map";
+  let summary = "a TMA descriptor of a kernel's tensor argument";
+  let description = [{
+    A kernel parameter holding a CUtensorMap (a TMA descriptor), which the
+    runtime encodes at launch from one of the kernel's tensor arguments. The
+    type fixes what the descriptor describes besides the tensor: its
+    element type, the box one copy moves (per tensor dimension, outermost
+    first) and the shared-memory swizzle span in bytes (0, 32, 64 or 128).
+    The kernel's `tile.tensor_maps` attribute says which tensor argument
+    each such parameter describes.
+
+    ```mlir
+    !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>
+    ```
+  }];
+  let parameters = (ins Tile_I64List:$box, "::mlir::Type":$elementType,
+                        "unsigned":$swizzle);
+  let assemblyFormat =
+      "`<` $box `,` $elementType `,` `swizzle` `=` $swizzle `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements of one box.
+    int64_t getBoxElements() const {
+      int64_t n = 1;
+      for (int64_t d : getBox())
+        n *= d;
+      return n;
+    }
+  }];
+}
+
 // Element types a tile may hold (fp8 has room to be added here).
 def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, I32, I1]>;
 def Tile_FloatElementType : AnyTypeOf<[F16, BF16, F32]>;

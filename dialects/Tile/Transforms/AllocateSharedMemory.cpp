@@ -2,9 +2,9 @@
 //
 // Every shared memory buffer of a kernel gets a byte offset in the kernel's
 // dynamic shared memory; buffers that are never live at the same time share
-// memory. The buffers are the `tile.smem_alloc` and `tile.local_alloc` ops
-// and the scratch memory of ops that go through shared memory while they run
-// (tile::getScratchBytes).
+// memory. The buffers are the `tile.smem_alloc`, `tile.local_alloc` and
+// `tile.mbarrier_alloc` ops and the scratch memory of ops that go through
+// shared memory while they run (tile::getScratchBytes).
 //
 // Liveness: ops are numbered in program order (pre-order, so an op with
 // regions comes before what it contains and `end` is its last nested op). A
@@ -13,7 +13,8 @@
 // end of that op, so that a buffer read in a loop stays live for the whole
 // loop. A buffer an async copy writes stays live until the wait that
 // completes the copy. Scratch memory is live only during its op. Placement is
-// first fit, largest buffers first, at 128-byte alignment.
+// first fit, largest buffers first, at 128-byte alignment (8 bytes for
+// mbarriers, more for the swizzled layouts of wgmma and TMA).
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,11 +109,13 @@ struct AllocateSharedMemoryPass
 
     SmallVector<Buffer> buffers;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
-      if (isa<SmemAllocOp, LocalAllocOp>(op)) {
+      if (isa<SmemAllocOp, LocalAllocOp, MbarrierAllocOp>(op)) {
         Value buf = op->getResult(0);
-        auto type = cast<SharedMemoryType>(buf.getType());
-        Buffer b{op, getSharedBytes(type), index[op], index[op]};
-        b.align = alignmentOf(type);
+        Buffer b{op, getAllocationBytes(op), index[op], index[op]};
+        if (auto type = dyn_cast<SharedMemoryType>(buf.getType()))
+          b.align = alignmentOf(type);
+        else
+          b.align = kMbarrierBytes;
         // Uses through ring slots count as uses of the ring.
         SmallVector<Value> values = {buf};
         while (!values.empty()) {

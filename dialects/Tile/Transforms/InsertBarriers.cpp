@@ -21,10 +21,19 @@
 // and a barrier before it; any barrier placed while such data is unfenced
 // gets the fence, so that one barrier serves both.
 //
-// Loops: the state at the head of a loop is the join of the state before it
+// Loops: a hazard between what precedes a loop and what the loop touches
+// gets its barrier (and fence) right before the loop, once. Then the state
+// at the head of a loop is the join of the state before it
 // and the state at the end of its body, iterated to a fixed point (barriers
 // inserted on the way stay: a later pass sees them and finds no conflict).
 // Branches start from the same state and are joined after.
+//
+// TMA copies (`tile.tma_load`) are async copies whose data every thread
+// sees after waiting on their mbarrier (`tile.mbarrier_wait`): no barrier
+// between the wait and the readers, but one between earlier readers of the
+// buffer and the next copy into it. mbarriers are shared memory like any
+// other: their initialization and invalidation write them, copies and
+// waits read them, so that a barrier separates the two.
 //
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
@@ -140,8 +149,49 @@ struct InsertBarriersPass
       return user->emitOpError(
           "uses a shared memory buffer that has no offset: run "
           "tile-allocate-shared-memory first");
-    auto type = cast<SharedMemoryType>(alloc->getResult(0).getType());
-    return Range{offset.getInt(), offset.getInt() + getSharedBytes(type)};
+    return Range{offset.getInt(),
+                 offset.getInt() + getAllocationBytes(alloc)};
+  }
+
+  /// The ranges the ops nested in `root` read and write (the buffers of
+  /// async copies count as written, the shared operands of wgmma as read,
+  /// and also in `async`: read through the async proxy).
+  LogicalResult summarize(Operation *root, RangeSet &reads, RangeSet &writes,
+                          RangeSet &async) {
+    WalkResult walk = root->walk([&](Operation *op) -> WalkResult {
+      auto add = [&](RangeSet &set, Value v) {
+        auto r = rangeOf(op, v);
+        if (succeeded(r))
+          set.add(*r);
+        return succeeded(r);
+      };
+      bool ok = true;
+      if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+        ok = add(writes, copy.getBuffer());
+      } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
+        ok = add(writes, copy.getBuffer()) && add(reads, copy.getBarriers());
+      } else if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
+        ok = add(reads, wait.getBarriers());
+      } else if (isa<MbarrierInitOp, MbarrierInvalOp>(op)) {
+        ok = add(writes, op->getOperand(0));
+      } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+        ok = add(writes, alloc.getResult());
+      } else if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
+        for (Value v : {mma.getA(), Value(mma.getB())})
+          if (isa<SharedMemoryType>(v.getType()))
+            ok = ok && add(reads, v) && add(async, v);
+      } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
+        ok = add(reads, read.getBuffer());
+      } else if (int64_t bytes = getScratchBytes(op)) {
+        auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+        if (offset) {
+          reads.add({offset.getInt(), offset.getInt() + bytes});
+          writes.add({offset.getInt(), offset.getInt() + bytes});
+        }
+      }
+      return ok ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
   }
 
   LogicalResult visitBlock(Block &block, State &state) {
@@ -164,6 +214,24 @@ struct InsertBarriersPass
       return success();
     }
     if (isa<LoopLikeOpInterface>(op)) {
+      // A hazard between what came before the loop and what the loop
+      // touches gets its barrier before the loop, not in every trip.
+      RangeSet touchedReads, touchedWrites, touchedAsync;
+      if (failed(summarize(op, touchedReads, touchedWrites, touchedAsync)))
+        return failure();
+      if (state.writes.overlaps(touchedReads) ||
+          state.writes.overlaps(touchedWrites) ||
+          state.reads.overlaps(touchedWrites) ||
+          state.unfenced.overlaps(touchedAsync)) {
+        OpBuilder b(op);
+        if (state.unfenced.overlaps(asyncReads)) {
+          FenceAsyncSharedOp::create(b, op->getLoc());
+          state.unfenced.ranges.clear();
+        }
+        BarrierOp::create(b, op->getLoc(), /*id=*/nullptr,
+                          /*num_threads=*/nullptr);
+        state.barrier();
+      }
       // Zero trips leave the state as it is; each trip (all of the loop's
       // regions in order: a while loop's condition, then its body) starts
       // from the join of the entry state and the end of the previous one.
@@ -221,11 +289,37 @@ struct InsertBarriersPass
       state.async = still;
       return success();
     }
+    // What an mbarrier wait completes is visible to every thread that
+    // waited: all of them do.
+    RangeSet completed;
     if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
       auto r = rangeOf(op, copy.getBuffer());
       if (failed(r))
         return failure();
       writes.add(*r);
+    } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
+      auto r = rangeOf(op, copy.getBuffer());
+      auto bars = rangeOf(op, copy.getBarriers());
+      if (failed(r) || failed(bars))
+        return failure();
+      writes.add(*r);
+      reads.add(*bars);
+    } else if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
+      auto bars = rangeOf(op, wait.getBarriers());
+      if (failed(bars))
+        return failure();
+      reads.add(*bars);
+      for (Value buf : wait.getBuffers()) {
+        auto r = rangeOf(op, buf);
+        if (failed(r))
+          return failure();
+        completed.add(*r);
+      }
+    } else if (isa<MbarrierInitOp, MbarrierInvalOp>(op)) {
+      auto bars = rangeOf(op, op->getOperand(0));
+      if (failed(bars))
+        return failure();
+      writes.add(*bars);
     } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
       auto r = rangeOf(op, alloc.getResult());
       if (failed(r))
@@ -276,6 +370,19 @@ struct InsertBarriersPass
     }
     if (isa<AsyncCopyOp>(op)) {
       state.async.add(writes);
+    } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
+      // The copy engine writes the buffer (through the async proxy: wgmma
+      // needs no fence to read it); the thread block reads the barrier.
+      auto r = rangeOf(op, copy.getBuffer());
+      state.async.add(*r);
+      state.reads.add(reads);
+    } else if (!completed.ranges.empty()) {
+      RangeSet still;
+      for (Range r : state.async.ranges)
+        if (!completed.overlaps(r))
+          still.add(r);
+      state.async = still;
+      state.reads.add(reads);
     } else {
       state.reads.add(reads);
       state.writes.add(writes);

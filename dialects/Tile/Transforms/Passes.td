@@ -163,6 +163,37 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileConvertCopiesToTMA
+    : Pass<"tile-convert-copies-to-tma", "::mlir::func::FuncOp"> {
+  let summary = "Pipelined copies as TMA copies on mbarrier rings (sm_90a)";
+  let description = [{
+    Rewrites the rings of a loop pipelined by `tile-pipeline` to use the
+    tensor memory accelerator: each `tile.async_copy` into a ring slot
+    becomes a `tile.tma_load` from a TMA descriptor of the tensor (a new
+    kernel parameter of type `!tile.tensor_map`, recorded in the kernel's
+    `tile.tensor_maps` attribute), completing on the slot's mbarrier; each
+    `tile.async_wait` for a slot becomes a `tile.mbarrier_wait` on it with
+    the parity of the slot's fill count. A ring `R` of `S` stages gets
+    `tile.mbarrier_alloc` and `tile.mbarrier_init` after its allocation,
+    and `tile.mbarrier_inval` after the loop (its barriers are used afresh
+    each time the loop runs).
+
+    The parity: iteration `it` (the pipeline's counter) reads slot
+    `it mod S`, which the prologue and the earlier iterations filled
+    `it / S` times before, so it waits for parity `(it / S) mod 2`. Copies
+    predicated off arrive on nothing and are waited for by no iteration.
+
+    A loop is converted whole or not at all: when one of its copies cannot
+    be a TMA copy (its tensor is not a kernel parameter, the tensors'
+    assumed alignment is below 16 bytes, its buffer's layout is not one TMA
+    writes, a box dimension exceeds 256, a single-stage copy), every copy of
+    the loop stays a `cp.async`, and the reason is appended to the kernel's
+    `tile.tma_fallback` attribute.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileScheduleAsyncCopies
     : Pass<"tile-schedule-async-copies", "::mlir::func::FuncOp"> {
   let summary = "Issue async copies early and wait as late as possible";

@@ -35,6 +35,9 @@ struct CodegenOptions {
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }
+  /// The target has the tensor memory accelerator (cp.async.bulk.tensor)
+  /// and transaction mbarriers: sm_90 and sm_90a.
+  bool hasTMA() const { return arch == "sm_90" || arch == "sm_90a"; }
 };
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions

@@ -14,6 +14,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -32,7 +33,8 @@ namespace {
 bool hasTileTypes(TypeRange types) {
   return llvm::any_of(types, [](Type t) {
     return isa<RankedTensorType, tile::GlobalTensorType,
-               tile::SharedMemoryType>(t);
+               tile::SharedMemoryType, tile::MbarrierType,
+               tile::TensorMapType>(t);
   });
 }
 
@@ -48,7 +50,9 @@ LogicalResult lowerTiles(ModuleOp module) {
   // Shared memory and synchronization ops may have no tile-typed operand.
   target.addIllegalOp<tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp,
                       tile::AsyncWaitOp, tile::BarrierOp,
-                      tile::FenceAsyncSharedOp>();
+                      tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
+                      tile::MbarrierInitOp, tile::MbarrierInvalOp,
+                      tile::MbarrierWaitOp, tile::TmaLoadOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -63,6 +67,7 @@ LogicalResult lowerTiles(ModuleOp module) {
   populateMmaPatterns(converter, patterns);
   populateSharedMemoryPatterns(converter, patterns);
   populateWgmmaPatterns(converter, patterns);
+  populateTmaPatterns(converter, patterns);
   return applyPartialConversion(module, target, std::move(patterns));
 }
 
@@ -118,6 +123,31 @@ struct ConvertTileToLLVMPass
     }
     if (failed(lowerTiles(module)) || failed(lowerToLLVM(module)))
       return signalPassFailure();
+    markTensorMapParameters(module);
+  }
+
+  /// The TMA descriptors (the kernel's last parameters, one per
+  /// tile.tensor_maps entry) are 128-byte by-value parameters, aligned to
+  /// 64 and grid constants: PTX `.param .align 64 .b8 NAME[128]`, read in
+  /// place through their generic address.
+  static void markTensorMapParameters(ModuleOp module) {
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto maps = func->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+      if (!maps || maps.empty())
+        continue;
+      MLIRContext *ctx = func.getContext();
+      Builder b(ctx);
+      auto bytes = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128);
+      unsigned n = func.getNumArguments();
+      for (unsigned i = n - maps.size(); i < n; ++i) {
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(bytes));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(64));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr());
+      }
+    }
   }
 };
 

@@ -26,6 +26,13 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context) {
   addConversion([context](tile::SharedMemoryType type) -> Type {
     return LLVM::LLVMPointerType::get(context, 3);
   });
+  addConversion([context](tile::MbarrierType type) -> Type {
+    return LLVM::LLVMPointerType::get(context, 3);
+  });
+  // A by-value kernel parameter, through its (generic) address.
+  addConversion([context](tile::TensorMapType type) -> Type {
+    return LLVM::LLVMPointerType::get(context);
+  });
   addConversion(
       [context](tile::GlobalTensorType type, SmallVectorImpl<Type> &results) {
         results.push_back(LLVM::LLVMPointerType::get(context, 1));
@@ -38,6 +45,10 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context) {
 LinearLayout tilec::getLinearLayout(Type tileType) {
   auto t = cast<RankedTensorType>(tileType);
   return tile::toLinearLayout(t.getEncoding(), t.getShape());
+}
+
+Value tilec::sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }
 
 Value tilec::constI32(OpBuilder &b, Location loc, int64_t v) {

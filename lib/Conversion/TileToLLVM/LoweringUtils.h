@@ -73,6 +73,10 @@ getScratchMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// an error when it has none.
 mlir::FailureOr<mlir::Value>
 getBufferMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+/// The 32-bit shared-window address of a shared memory pointer, as PTX
+/// instructions on shared memory take it.
+mlir::Value sharedAddress32(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value ptr);
 /// The dynamic shared memory `byteOffset` bytes in.
 mlir::Value getSharedMemoryAt(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Operation *user, int64_t byteOffset);
@@ -165,6 +169,8 @@ void populateMmaPatterns(TileTypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
 void populateSharedMemoryPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populateTmaPatterns(TileTypeConverter &converter,
+                         mlir::RewritePatternSet &patterns);
 void populateWgmmaPatterns(TileTypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateScalarPatterns(mlir::TypeConverter &converter,

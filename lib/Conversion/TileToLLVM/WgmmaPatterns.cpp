@@ -85,10 +85,6 @@ struct OperandDescriptor {
   }
 };
 
-Value sharedAddress(OpBuilder &b, Location loc, Value ptr) {
-  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
-}
-
 void emitAsm(OpBuilder &b, Location loc, StringRef text) {
   LLVM::InlineAsmOp::create(b, loc, TypeRange(), ValueRange(), text, "",
                             /*has_side_effects=*/true,
@@ -162,7 +158,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
                                       constI32(rewriter, loc, 7));
 
     OperandDescriptor descB(bType, /*kDim=*/0);
-    Value addrB = sharedAddress(rewriter, loc, adaptor.getB().front());
+    Value addrB = sharedAddress32(rewriter, loc, adaptor.getB().front());
 
     auto aSmem = dyn_cast<tile::SharedMemoryType>(op.getA().getType());
     std::optional<OperandDescriptor> descA;
@@ -170,7 +166,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     LinearLayout la(ArrayRef<int64_t>{});
     if (aSmem) {
       descA.emplace(aSmem, /*kDim=*/1);
-      addrA = sharedAddress(rewriter, loc, adaptor.getA().front());
+      addrA = sharedAddress32(rewriter, loc, adaptor.getA().front());
       // This warpgroup's rows.
       Value rowsBytes = arith::MulIOp::create(
           rewriter, loc, wg,

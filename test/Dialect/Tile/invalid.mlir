@@ -882,14 +882,14 @@ func.func @kernel_results() -> i32 attributes {tile.kernel} {
 
 // -----
 
-// expected-error @+1 {{kernel argument #1 has type 'tensor<64xf32>'; kernel arguments are global tensors (!tile.global) or integer/float scalars}}
+// expected-error @+1 {{kernel argument #1 has type 'tensor<64xf32>'; kernel arguments are global tensors (!tile.global), integer/float scalars or TMA descriptors (!tile.tensor_map)}}
 func.func @kernel_tensor_arg(%K: !tile.global<f32, 1>, %t: tensor<64xf32>) attributes {tile.kernel} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{kernel argument #0 has type 'index'; kernel arguments are global tensors (!tile.global) or integer/float scalars}}
+// expected-error @+1 {{kernel argument #0 has type 'index'; kernel arguments are global tensors (!tile.global), integer/float scalars or TMA descriptors (!tile.tensor_map)}}
 func.func private @kernel_index_arg(index) attributes {tile.kernel}
 
 // -----

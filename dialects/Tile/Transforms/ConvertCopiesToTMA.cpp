@@ -1,0 +1,346 @@
+//===- ConvertCopiesToTMA.cpp - Pipelined rings on TMA and mbarriers ------===//
+//
+// On sm_90a the rings of a loop that tile-pipeline made are filled by the
+// tensor memory accelerator instead of every thread's cp.async:
+//
+//   %ring = tile.smem_alloc                     %ring = tile.smem_alloc
+//                                               %bars = tile.mbarrier_alloc
+//                                               tile.mbarrier_init %bars
+//   tile.async_copy %t[idx], %ring[s] if %p     tile.tma_load %map[coords],
+//                                                   %ring[s], %bars[s] if %p
+//   scf.for ... iter_args(%it = ...) {          scf.for ... {
+//     tile.async_wait %ring[it % S] {pending}     tile.mbarrier_wait
+//                                                     %bars[it % S], (it/S)%2
+//     ...                                         ...
+//   }                                           }
+//   tile.async_wait {pending = 0}               tile.mbarrier_inval %bars
+//
+// Slot s of a ring is filled for iterations s, s + S, s + 2S, ...: the
+// prologue fills the first ones, iteration j fills slot (j + S - 1) mod S
+// for iteration j + S - 1, and iteration `it` waits for the (it / S)-th
+// fill of slot it mod S, whose completion flips the barrier's phase to
+// parity (it / S) mod 2 ... counted from 0 after the initialization. A copy
+// predicated off (an iteration past the end) arrives on nothing, and no
+// iteration waits for it. Every copy issued is waited for in the loop, so
+// the barriers are idle after it and are invalidated there; a loop that
+// runs again (inside another loop) initializes them again.
+//
+// The TMA descriptors are new kernel parameters (`!tile.tensor_map`), one
+// per tensor, box and swizzle, appended after the others and listed in the
+// kernel's `tile.tensor_maps` attribute for the runtime, which encodes them
+// at launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILECONVERTCOPIESTOTMA
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
+constexpr llvm::StringLiteral kTensorMapsAttr = "tile.tensor_maps";
+constexpr llvm::StringLiteral kFallbackAttr = "tile.tma_fallback";
+constexpr llvm::StringLiteral kTensorAlignmentAttr = "tile.tensor_alignment";
+/// The most TMA descriptors a kernel takes (KernelInfo's kMaxTensorMaps).
+constexpr unsigned kMaxTensorMaps = 16;
+
+/// A ring of a pipelined loop and its TMA form.
+struct Ring {
+  SmemAllocOp alloc;
+  unsigned stages = 0;
+  SmallVector<AsyncCopyOp> copies; // prologue and body
+  SmallVector<AsyncWaitOp> waits;  // in the body
+  unsigned param = 0;              // the tensor's kernel parameter
+  TensorMapType map;
+};
+
+/// `x` when `slot` is `x mod stages` (as tile-pipeline computes the slot a
+/// loop iteration reads).
+Value slotCounter(Value slot, unsigned stages) {
+  auto rem = slot.getDefiningOp<arith::RemUIOp>();
+  APInt divisor;
+  if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&divisor)) ||
+      divisor != stages)
+    return nullptr;
+  return rem.getLhs();
+}
+
+struct ConvertCopiesToTMAPass
+    : public mlir::tile::impl::TileConvertCopiesToTMABase<
+          ConvertCopiesToTMAPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kPipelinedAttr))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      SmallVector<Ring> rings;
+      std::string reason = analyze(func, loop, rings);
+      if (!reason.empty()) {
+        addFallback(func, loop.getLoc(), reason);
+        continue;
+      }
+      if (failed(convert(func, loop, rings)))
+        return signalPassFailure();
+    }
+  }
+
+  /// Says why the copies of `loop` stay cp.async; fills `rings` and returns
+  /// "" when they can all be TMA copies.
+  std::string analyze(func::FuncOp func, scf::ForOp loop,
+                      SmallVectorImpl<Ring> &rings) {
+    unsigned alignment = 16;
+    if (auto a = func->getAttrOfType<IntegerAttr>(kTensorAlignmentAttr))
+      alignment = a.getInt();
+    if (alignment < 16)
+      return "the tensors' assumed alignment (" + std::to_string(alignment) +
+             " bytes) is below the 16 bytes TMA needs";
+    DenseMap<Operation *, unsigned> ringIndex;
+    std::string reason;
+    loop.getBody()->walk([&](AsyncCopyOp copy) -> WalkResult {
+      auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
+      auto alloc = slot ? slot.getRing().getDefiningOp<SmemAllocOp>() : nullptr;
+      if (!alloc || alloc->getBlock() != loop->getBlock()) {
+        reason = "a copy of the loop is not pipelined";
+        return WalkResult::interrupt();
+      }
+      if (!ringIndex.count(alloc)) {
+        ringIndex[alloc] = rings.size();
+        Ring r;
+        r.alloc = alloc;
+        r.stages = alloc.getType().getShape().front();
+        rings.push_back(r);
+      }
+      return WalkResult::advance();
+    });
+    if (!reason.empty())
+      return reason;
+    if (rings.empty())
+      return "the loop copies nothing";
+    for (Ring &r : rings) {
+      // Every use of the ring is a slot; the slots are written by copies
+      // (before the loop or in it) and waited for in the loop.
+      for (Operation *user : r.alloc->getUsers()) {
+        auto slot = dyn_cast<SmemSlotOp>(user);
+        if (!slot)
+          return "a ring is used other than through its slots";
+        for (Operation *slotUser : slot->getUsers()) {
+          if (auto copy = dyn_cast<AsyncCopyOp>(slotUser)) {
+            if (!copy.getPred())
+              return "a copy into a ring is not predicated as the pipeline "
+                     "makes it";
+            r.copies.push_back(copy);
+          } else if (auto wait = dyn_cast<AsyncWaitOp>(slotUser)) {
+            if (wait.getBuffers().size() != 1 ||
+                wait->getParentOp() != loop.getOperation())
+              return "a wait for a ring slot is not the pipeline's";
+            if (!slotCounter(slot.getSlot(), r.stages))
+              return "a ring slot's index is not the pipeline's counter "
+                     "modulo the stages";
+            r.waits.push_back(wait);
+          }
+        }
+      }
+      if (r.stages < 2)
+        return "a copy of the loop has a single stage";
+      if (std::string why = describe(func, r); !why.empty())
+        return why;
+    }
+    return "";
+  }
+
+  /// The tensor map of ring `r`'s copies (all of one tensor, shape, order
+  /// and buffer type, as the pipeline makes them); why not, if they have
+  /// none.
+  std::string describe(func::FuncOp func, Ring &r) {
+    AsyncCopyOp first = r.copies.front();
+    for (AsyncCopyOp copy : r.copies)
+      if (copy.getTensor() != first.getTensor() ||
+          copy.getShape() != first.getShape() ||
+          copy.getOrder() != first.getOrder())
+        return "the copies into a ring differ";
+    auto arg = dyn_cast<BlockArgument>(first.getTensor());
+    if (!arg || arg.getOwner() != &func.getBody().front())
+      return "a copied tensor is not a kernel parameter";
+    r.param = arg.getArgNumber();
+    GlobalTensorType tensor = first.getTensor().getType();
+    unsigned rank = tensor.getRank();
+    if (rank > 5)
+      return "a copied tensor has rank " + std::to_string(rank) +
+             "; TMA describes at most 5";
+    Type elt = tensor.getElementType();
+    if (!elt.isF16() && !elt.isBF16() && !elt.isF32() && !elt.isInteger(32))
+      return "TMA does not copy this element type";
+
+    // Tile dimension i lies along tensor dimension perm[i]; buffer
+    // dimension j is tile dimension nonUnit[j].
+    ArrayRef<int64_t> shape = first.getShape();
+    SmallVector<unsigned> perm;
+    for (unsigned i = 0; i < rank; ++i)
+      perm.push_back(first.getOrder() ? (*first.getOrder())[i] : i);
+    SmallVector<unsigned> nonUnit = nonUnitDims(shape);
+    auto bufType = cast<SharedMemoryType>(first.getBuffer().getType());
+    SharedLayoutAttr layout = bufType.getLayout();
+    if (bufType.getShape().size() > 2)
+      return "a ring's buffers have more than two dimensions";
+    unsigned fastest = layout.getOrder()[0];
+    if (perm[nonUnit[fastest]] != rank - 1)
+      return "a buffer's fastest dimension is not along the tensor's "
+             "contiguous one";
+    unsigned bytes = getSharedElementBytes(elt);
+    int64_t inner = bufType.getShape()[fastest];
+    unsigned swizzle = 0;
+    if (layout.getBlock()) {
+      inner = layout.getBlock();
+      swizzle = layout.getBlock() * bytes;
+      if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+        return "a buffer's swizzle span is not one TMA writes";
+    } else if (layout.getMaxPhase() > 1) {
+      return "a buffer is swizzled for ldmatrix, not as TMA writes";
+    }
+    SmallVector<int64_t> box(rank, 1);
+    for (unsigned i = 0; i < rank; ++i)
+      box[perm[i]] = shape[i];
+    box[rank - 1] = inner;
+    for (int64_t d : box)
+      if (d > 256)
+        return "a box dimension (" + std::to_string(d) +
+               ") exceeds TMA's 256";
+    if ((inner * bytes) % 16)
+      return "a box row is not a multiple of 16 bytes";
+    r.map = TensorMapType::getChecked(
+        [&] { return first.emitError(); }, func.getContext(),
+        ArrayRef<int64_t>(box), elt, swizzle);
+    if (!r.map)
+      return "the box is not one a tensor map describes";
+    return "";
+  }
+
+  /// Appends "line L: reason" to the kernel's tile.tma_fallback.
+  void addFallback(func::FuncOp func, Location loc, StringRef reason) {
+    std::string text;
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      text = "line " + std::to_string(file.getLine()) + ": ";
+    text += "cp.async instead of TMA: " + reason.str();
+    SmallVector<Attribute> list;
+    if (auto old = func->getAttrOfType<ArrayAttr>(kFallbackAttr))
+      llvm::append_range(list, old);
+    auto attr = StringAttr::get(func.getContext(), text);
+    if (!llvm::is_contained(list, attr))
+      list.push_back(attr);
+    func->setAttr(kFallbackAttr, ArrayAttr::get(func.getContext(), list));
+  }
+
+  /// The kernel parameter holding the descriptor of `r`'s tensor and box,
+  /// added (after the others, listed in tile.tensor_maps) when new.
+  FailureOr<Value> mapArgument(func::FuncOp func, Ring &r) {
+    MLIRContext *ctx = func.getContext();
+    SmallVector<Attribute> maps;
+    if (auto old = func->getAttrOfType<ArrayAttr>(kTensorMapsAttr))
+      llvm::append_range(maps, old);
+    Builder b(ctx);
+    auto entry = b.getDictionaryAttr(
+        {b.getNamedAttr("param", b.getI32IntegerAttr(r.param)),
+         b.getNamedAttr("box", b.getDenseI64ArrayAttr(r.map.getBox())),
+         b.getNamedAttr("swizzle", b.getI32IntegerAttr(r.map.getSwizzle()))});
+    unsigned first = func.getNumArguments() - maps.size();
+    for (auto [i, m] : llvm::enumerate(maps))
+      if (m == entry)
+        return Value(func.getArgument(first + i));
+    if (maps.size() == kMaxTensorMaps)
+      return failure();
+    if (failed(func.insertArgument(func.getNumArguments(), r.map,
+                                   DictionaryAttr(), func.getLoc())))
+      return failure();
+    maps.push_back(entry);
+    func->setAttr(kTensorMapsAttr, ArrayAttr::get(ctx, maps));
+    return Value(func.getArguments().back());
+  }
+
+  LogicalResult convert(func::FuncOp func, scf::ForOp loop,
+                        MutableArrayRef<Ring> rings) {
+    // The descriptors first: a kernel out of parameter room stays cp.async.
+    SmallVector<Value> maps;
+    for (Ring &r : rings) {
+      auto map = mapArgument(func, r);
+      if (failed(map)) {
+        addFallback(func, loop.getLoc(),
+                    "the kernel has no room for more TMA descriptors");
+        return success();
+      }
+      maps.push_back(*map);
+    }
+    for (auto [r, map] : llvm::zip(rings, maps)) {
+      OpBuilder b(r.alloc);
+      b.setInsertionPointAfter(r.alloc);
+      Location loc = r.alloc.getLoc();
+      Value bars = MbarrierAllocOp::create(
+          b, loc, MbarrierType::get(b.getContext(), r.stages));
+      MbarrierInitOp::create(b, loc, bars, b.getI32IntegerAttr(1));
+
+      for (AsyncCopyOp copy : r.copies) {
+        b.setInsertionPoint(copy);
+        Location l = copy.getLoc();
+        unsigned rank = copy.getTensor().getType().getRank();
+        SmallVector<Value> coords(rank);
+        for (auto [i, index] : llvm::enumerate(copy.getIndices())) {
+          unsigned t = copy.getOrder() ? (*copy.getOrder())[i] : i;
+          Value extent = arith::ConstantOp::create(
+              b, l, b.getI32IntegerAttr(copy.getShape()[i]));
+          coords[t] = arith::MulIOp::create(b, l, index, extent);
+        }
+        auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
+        TmaLoadOp::create(b, l, map, coords, copy.getBuffer(), bars,
+                          slot.getSlot(), copy.getPred());
+        copy.erase();
+      }
+      for (AsyncWaitOp wait : r.waits) {
+        b.setInsertionPoint(wait);
+        Location l = wait.getLoc();
+        Value view = wait.getBuffers().front();
+        Value slot = view.getDefiningOp<SmemSlotOp>().getSlot();
+        Value counter = slotCounter(slot, r.stages);
+        Value stages =
+            arith::ConstantOp::create(b, l, b.getI32IntegerAttr(r.stages));
+        Value one = arith::ConstantOp::create(b, l, b.getI32IntegerAttr(1));
+        Value phase = arith::AndIOp::create(
+            b, l, arith::DivUIOp::create(b, l, counter, stages), one);
+        MbarrierWaitOp::create(b, l, bars, slot, phase, ValueRange{view});
+        wait.erase();
+      }
+      b.setInsertionPointAfter(loop);
+      MbarrierInvalOp::create(b, loop.getLoc(), bars);
+    }
+    // The wait for every copy after the loop waited for the cp.async
+    // groups of the loop, which are gone.
+    for (Operation *next = loop->getNextNode(); next;
+         next = next->getNextNode()) {
+      auto wait = dyn_cast<AsyncWaitOp>(next);
+      if (wait && wait.getBuffers().empty()) {
+        wait.erase();
+        break;
+      }
+      if (!isa<MbarrierInvalOp>(next))
+        break;
+    }
+    return success();
+  }
+};
+
+} // namespace

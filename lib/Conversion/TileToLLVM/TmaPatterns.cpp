@@ -1,0 +1,217 @@
+//===- TmaPatterns.cpp - TMA copies and mbarriers (sm_90) -----------------===//
+//
+// A ring of mbarriers is `count` 8-byte words of shared memory. Thread 0
+// initializes and invalidates them; every thread waits on them; thread 0
+// issues the TMA copies of a `tile.tma_load`:
+//
+//   mbarrier.arrive.expect_tx   the bytes of all its boxes, on its barrier
+//   cp.async.bulk.tensor        one per box, completing on the barrier
+//
+// The copy engine writes each box at its place in the buffer with the
+// swizzle the tensor map names, which is the buffer's layout (the
+// verifier of tile.tma_load and tile-convert-copies-to-tma see to it). A
+// tensor map is a by-value kernel parameter, read through its generic
+// address (`nvvm.grid_constant` keeps it in parameter space).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "Tile/IR/SharedMemory.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// Inline PTX with side effects over `operands`, with results `results`.
+LLVM::InlineAsmOp ptx(OpBuilder &b, Location loc, TypeRange results,
+                      ValueRange operands, StringRef text,
+                      StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, results, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// i32 1 in thread 0 of the block, else 0, and `pred` (i1) if given.
+Value firstThread(OpBuilder &b, Location loc, Value pred = nullptr) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      constI32(b, loc, 0));
+  if (pred)
+    first = arith::AndIOp::create(b, loc, first, pred);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), first);
+}
+
+/// The shared address of barrier `slot` (i32) of the ring at `bars`.
+Value barrierAddress(OpBuilder &b, Location loc, Value bars, Value slot) {
+  Value base = sharedAddress32(b, loc, bars);
+  Value offset = arith::MulIOp::create(b, loc, slot,
+                                       constI32(b, loc, tile::kMbarrierBytes));
+  return arith::AddIOp::create(b, loc, base, offset);
+}
+
+/// Thread 0 runs `instr` ("mbarrier.init.shared::cta.b64" ...) on every
+/// barrier of the ring, with `suffix` after the address; `after` follows,
+/// in thread 0 too.
+void onEveryBarrier(OpBuilder &b, Location loc, Value bars, unsigned count,
+                    StringRef instr, StringRef suffix, StringRef after) {
+  std::string text = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n";
+  for (unsigned i = 0; i < count; ++i)
+    text += " @p " + instr.str() + " [$1+" +
+            std::to_string(i * tile::kMbarrierBytes) + "]" + suffix.str() +
+            ";\n";
+  if (!after.empty())
+    text += " @p " + after.str() + ";\n";
+  text += "}";
+  ptx(b, loc, TypeRange(),
+      ValueRange{firstThread(b, loc), sharedAddress32(b, loc, bars)}, text,
+      "r,r,~{memory}");
+}
+
+struct MbarrierAllocLowering : OpConversionPattern<tile::MbarrierAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::MbarrierAllocOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> memory = getBufferMemory(rewriter, op.getLoc(), op);
+    if (failed(memory))
+      return failure();
+    rewriter.replaceOp(op, *memory);
+    return success();
+  }
+};
+
+/// The initialization is fenced for the async proxy, which completes the
+/// copies' transactions on the barriers.
+struct MbarrierInitLowering : OpConversionPattern<tile::MbarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::MbarrierInitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    onEveryBarrier(rewriter, op.getLoc(), adaptor.getBarriers().front(),
+                   op.getBarriers().getType().getCount(),
+                   "mbarrier.init.shared::cta.b64",
+                   ", " + std::to_string(op.getCount()),
+                   "fence.mbarrier_init.release.cluster");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MbarrierInvalLowering : OpConversionPattern<tile::MbarrierInvalOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::MbarrierInvalOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    onEveryBarrier(rewriter, op.getLoc(), adaptor.getBarriers().front(),
+                   op.getBarriers().getType().getCount(),
+                   "mbarrier.inval.shared::cta.b64", "", "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A loop of `mbarrier.try_wait.parity` (each try suspends the thread for a
+/// while when the phase is not complete yet), in PTX: labels in braces are
+/// local to them, so the asm may be repeated.
+struct MbarrierWaitLowering : OpConversionPattern<tile::MbarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::MbarrierWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value addr = barrierAddress(rewriter, loc, adaptor.getBarriers().front(),
+                                adaptor.getSlot().front());
+    ptx(rewriter, loc, TypeRange(),
+        ValueRange{addr, adaptor.getPhase().front()},
+        "{\n .reg .pred p;\n wait:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+        " @!p bra wait;\n}",
+        "r,r,~{memory}");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::TensorMapType map = op.getMap().getType();
+    tile::SharedMemoryType bufType = op.getBuffer().getType();
+    unsigned rank = map.getBox().size();
+    unsigned fastest = bufType.getLayout().getOrder()[0];
+    int64_t inner = map.getBox().back();
+    int64_t boxes = op.getNumBoxes();
+    unsigned eltBytes = tile::getSharedElementBytes(bufType.getElementType());
+    int64_t bytes = map.getBoxElements() * eltBytes * boxes;
+
+    Value pred = op.getPred() ? adaptor.getPred().front() : Value();
+    Value bar = barrierAddress(rewriter, loc, adaptor.getBarriers().front(),
+                               adaptor.getSlot().front());
+    Value dst = sharedAddress32(rewriter, loc, adaptor.getBuffer().front());
+    SmallVector<Value> coords;
+    for (ValueRange c : adaptor.getCoords())
+      coords.push_back(c.front());
+
+    // Operands: $0 predicate, $1 barrier, $2 tensor map, then per box its
+    // destination and its innermost coordinate, then the other
+    // coordinates (innermost first, as PTX lists them).
+    SmallVector<Value> operands = {firstThread(rewriter, loc, pred), bar,
+                                   adaptor.getMap().front()};
+    std::string constraints = "r,r,l";
+    for (int64_t k = 0; k < boxes; ++k) {
+      SmallVector<int64_t> at(bufType.getShape().size(), 0);
+      at[fastest] = k * inner;
+      int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
+      operands.push_back(arith::AddIOp::create(rewriter, loc, dst,
+                                               constI32(rewriter, loc, offset)));
+      operands.push_back(arith::AddIOp::create(
+          rewriter, loc, coords.back(), constI32(rewriter, loc, k * inner)));
+      constraints += ",r,r";
+    }
+    for (unsigned d = rank - 1; d-- > 0;) {
+      operands.push_back(coords[d]);
+      constraints += ",r";
+    }
+    constraints += ",~{memory}";
+
+    std::string text = "{\n .reg .pred p;\n .reg .b64 state;\n"
+                       " setp.ne.b32 p, $0, 0;\n"
+                       " @p mbarrier.arrive.expect_tx.shared::cta.b64 state, "
+                       "[$1], " +
+                       std::to_string(bytes) + ";\n";
+    unsigned firstOuter = 3 + 2 * boxes;
+    for (int64_t k = 0; k < boxes; ++k) {
+      text += " @p cp.async.bulk.tensor." + std::to_string(rank) +
+              "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+              " [$" +
+              std::to_string(3 + 2 * k) + "], [$2, {$" +
+              std::to_string(4 + 2 * k);
+      for (unsigned d = 0; d + 1 < rank; ++d)
+        text += ", $" + std::to_string(firstOuter + d);
+      text += "}], [$1];\n";
+    }
+    text += "}";
+    ptx(rewriter, loc, TypeRange(), operands, text, constraints);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::populateTmaPatterns(TileTypeConverter &converter,
+                                RewritePatternSet &patterns) {
+  patterns.add<MbarrierAllocLowering, MbarrierInitLowering,
+               MbarrierInvalLowering, MbarrierWaitLowering, TmaLoadLowering>(
+      converter, patterns.getContext());
+}

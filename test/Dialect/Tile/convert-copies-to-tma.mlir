@@ -1,0 +1,168 @@
+// RUN: tile-opt %s -split-input-file --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse | FileCheck %s
+
+// tile-convert-copies-to-tma turns the rings of a loop pipelined by
+// tile-pipeline into TMA rings: every copy into a ring slot is a tile.tma_load
+// from a descriptor of the tensor (a new, trailing kernel parameter, listed
+// in tile.tensor_maps), completing on the slot's mbarrier; every wait for a
+// slot is a tile.mbarrier_wait on it with parity (it / S) mod 2, where it is
+// the pipeline's iteration counter. The barriers are allocated and
+// initialized after their ring and invalidated after the loop, whose wait
+// for all cp.async groups goes.
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A GEMM, two stages. A's 128x32 tile is one box of 32 halves (the 64-byte
+// swizzle); B's 32x128 tile, in blocks of 64 columns (the 128-byte swizzle),
+// is two boxes of 32x64: its map's box is [32, 64]. Coordinates are in
+// elements: the tile index times the tile's extent.
+// CHECK-LABEL: func.func @gemm
+// CHECK-SAME:  (%[[A:[^:]*]]: !tile.global<f16, 2>, %[[B:[^:]*]]: !tile.global<f16, 2>, %[[M:[^:]*]]: i32, %[[N:[^:]*]]: i32, %[[K:[^:]*]]: i32,
+// CHECK-SAME:  %[[MA:[^:]*]]: !tile.tensor_map<[128, 32], f16, swizzle = 64>, %[[MB:[^:]*]]: !tile.tensor_map<[32, 64], f16, swizzle = 128>)
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 128, 32>, param = 0 : i32, swizzle = 64 : i32}, {box = array<i64: 32, 64>, param = 1 : i32, swizzle = 128 : i32}]
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : i32
+// CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : i32
+// CHECK-DAG:   %[[C32:.*]] = arith.constant 32 : i32
+// CHECK-DAG:   %[[C128:.*]] = arith.constant 128 : i32
+// CHECK:       %[[RA:.*]] = tile.smem_alloc : <[2, 128, 32], f16
+// CHECK-NEXT:  %[[BA:.*]] = tile.mbarrier_alloc : <2>
+// CHECK-NEXT:  tile.mbarrier_init %[[BA]] {count = 1 : i32} : <2>
+// CHECK-NEXT:  %[[RB:.*]] = tile.smem_alloc : <[2, 32, 128], f16
+// CHECK-NEXT:  %[[BB:.*]] = tile.mbarrier_alloc : <2>
+// CHECK-NEXT:  tile.mbarrier_init %[[BB]] {count = 1 : i32} : <2>
+// The prologue: iteration 0's copies into slot 0, if the loop runs.
+// CHECK-NEXT:  %[[RUNS:.*]] = arith.cmpi sgt, %[[K]], %[[C0]]
+// CHECK-NEXT:  %[[SA0:.*]] = tile.smem_slot %[[RA]][%[[C0]]]
+// CHECK-NEXT:  %[[ROWA:.*]] = arith.muli %[[M]], %[[C128]]
+// CHECK-NEXT:  tile.tma_load %[[MA]][%[[ROWA]], %[[C0]]], %[[SA0]], %[[BA]][%[[C0]]] if %[[RUNS]] : <[128, 32], f16, swizzle = 64>, <[128, 32], f16, #{{.*}}>, <2>
+// CHECK-NEXT:  %[[SB0:.*]] = tile.smem_slot %[[RB]][%[[C0]]]
+// CHECK-NEXT:  %[[COLB:.*]] = arith.muli %[[N]], %[[C128]]
+// CHECK-NEXT:  tile.tma_load %[[MB]][%[[C0]], %[[COLB]]], %[[SB0]], %[[BB]][%[[C0]]] if %[[RUNS]]
+// CHECK-NEXT:  %{{.*}}:2 = scf.for %[[J:.*]] = %[[C0]] to %[[K]] step %[[C1]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[IT:.*]] = %[[C0]])
+// Iteration it waits for slot it % 2 at parity (it / 2) % 2.
+// CHECK-NEXT:    %[[SLOT:.*]] = arith.remui %[[IT]], %[[C2]]
+// CHECK-NEXT:    %[[VB:.*]] = tile.smem_slot %[[RB]][%[[SLOT]]]
+// CHECK-NEXT:    %[[VA:.*]] = tile.smem_slot %[[RA]][%[[SLOT]]]
+// CHECK-NEXT:    %[[FILLS:.*]] = arith.divui %[[IT]], %[[C2]]
+// CHECK-NEXT:    %[[PHASE:.*]] = arith.andi %[[FILLS]], %[[C1]]
+// CHECK-NEXT:    tile.mbarrier_wait %[[BA]][%[[SLOT]]], %[[PHASE]], %[[VA]] : <2>, !tile.smem<[128, 32], f16
+// CHECK-NEXT:    tile.mbarrier_wait %[[BB]][%[[SLOT]]], %[[PHASE]], %[[VB]] : <2>, !tile.smem<[32, 128], f16
+// The refills, for iteration j + 1 into slot (it + 1) % 2.
+// CHECK-NEXT:    %[[NEXT:.*]] = arith.addi %[[J]], %[[C1]]
+// CHECK-NEXT:    %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[K]]
+// CHECK-NEXT:    %[[IT1:.*]] = arith.addi %[[IT]], %[[C1]]
+// CHECK-NEXT:    %[[WSLOT:.*]] = arith.remui %[[IT1]], %[[C2]]
+// CHECK-NEXT:    %[[WA:.*]] = tile.smem_slot %[[RA]][%[[WSLOT]]]
+// CHECK-NEXT:    %[[KA:.*]] = arith.muli %[[NEXT]], %[[C32]]
+// CHECK-NEXT:    tile.tma_load %[[MA]][%[[ROWA]], %[[KA]]], %[[WA]], %[[BA]][%[[WSLOT]]] if %[[MORE]]
+// CHECK-NEXT:    %[[WB:.*]] = tile.smem_slot %[[RB]][%[[WSLOT]]]
+// CHECK-NEXT:    tile.tma_load %[[MB]][%[[KA]], %[[COLB]]], %[[WB]], %[[BB]][%[[WSLOT]]] if %[[MORE]]
+// CHECK-NEXT:    tile.wgmma %[[VA]], %[[VB]], %[[ACC]]
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } {tile.pipelined}
+// CHECK-NEXT:  tile.mbarrier_inval %[[BB]] : <2>
+// CHECK-NEXT:  tile.mbarrier_inval %[[BA]] : <2>
+// CHECK-NEXT:  return
+func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %n: i32, %k: i32) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[128, 32], f16, #sa>
+    tile.async_copy %A[%m, %j], %ba {layout = #blocked, shape = array<i64: 128, 32>} : !tile.global<f16, 2>, !tile.smem<[128, 32], f16, #sa>
+    %bb = tile.smem_alloc : !tile.smem<[32, 128], f16, #sb>
+    tile.async_copy %B[%j, %n], %bb {layout = #blocked1, shape = array<i64: 32, 128>} : !tile.global<f16, 2>, !tile.smem<[32, 128], f16, #sb>
+    tile.async_wait %ba : !tile.smem<[128, 32], f16, #sa>
+    tile.async_wait %bb : !tile.smem<[32, 128], f16, #sb>
+    %d = tile.wgmma %ba, %bb, %acc : !tile.smem<[128, 32], f16, #sa>, !tile.smem<[32, 128], f16, #sb>, tensor<128x128xf32, #mma>
+    scf.yield %d : tensor<128x128xf32, #mma>
+  }
+  return %r : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sk = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+
+// K^T, a transposed copy (order = [0, 1, 3, 2]) of K[b, h, n, d]: tile
+// dimension 2 (d) lies along tensor dimension 3, the buffer's fastest, and
+// tile dimension 3 (n) along tensor dimension 2. The box, in the tensor's
+// order, is [1, 1, 64 (n), 64 (d)]; the coordinates are permuted the same
+// way. Three stages: two copies in the prologue, parity (it / 3) % 2. All
+// the copies share one descriptor.
+// CHECK-LABEL: func.func @transposed
+// CHECK-SAME:  (%[[K:[^:]*]]: !tile.global<f16, 4>, %[[B:[^:]*]]: i32, %[[H:[^:]*]]: i32, %[[N:[^:]*]]: i32, %[[MK:[^:]*]]: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>)
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 1, 1, 64, 64>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG:   %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : i32
+// CHECK:       %[[BARS:.*]] = tile.mbarrier_alloc : <3>
+// CHECK:       tile.tma_load %[[MK]][%[[B]], %[[H]], %[[C0]], %[[C0]]], %{{.*}}, %[[BARS]][%[[C0]]] if
+// CHECK:       tile.tma_load %[[MK]][%[[B]], %[[H]], %[[C64]], %[[C0]]], %{{.*}}, %[[BARS]][%{{.*}}] if
+// CHECK:       scf.for
+// CHECK:         %[[SLOT:.*]] = arith.remui %[[IT:.*]], %[[C3]]
+// CHECK:         %[[FILLS:.*]] = arith.divui %[[IT]], %[[C3]]
+// CHECK-NEXT:    %[[PHASE:.*]] = arith.andi %[[FILLS]],
+// CHECK-NEXT:    tile.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PHASE]], %{{.*}} : <3>, !tile.smem<[64, 64], f16
+// CHECK:         tile.tma_load %[[MK]][%[[B]], %[[H]], %{{.*}}, %[[C0]]]
+// CHECK:       tile.mbarrier_inval %[[BARS]] : <3>
+func.func @transposed(%K: !tile.global<f16, 4>, %b: i32, %h: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %bk = tile.smem_alloc : !tile.smem<[64, 64], f16, #sk>
+    tile.async_copy %K[%b, %h, %c0, %j], %bk {layout = #blocked, order = array<i32: 0, 1, 3, 2>, shape = array<i64: 1, 1, 64, 64>, latency = 3 : i32} : !tile.global<f16, 4>, !tile.smem<[64, 64], f16, #sk>
+    tile.async_wait %bk : !tile.smem<[64, 64], f16, #sk>
+    %d = tile.wgmma %bk, %bk, %acc : !tile.smem<[64, 64], f16, #sk>, !tile.smem<[64, 64], f16, #sk>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ld = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+
+// Loops whose copies TMA cannot make stay cp.async, whole, and the kernel
+// says why in tile.tma_fallback: tensors assumed 8-byte aligned; a buffer
+// swizzled for ldmatrix.
+// CHECK-LABEL: func.func @aligned8
+// CHECK-SAME:  tile.tma_fallback = ["line {{[0-9]+}}: cp.async instead of TMA: the tensors' assumed alignment (8 bytes) is below the 16 bytes TMA needs"]
+// CHECK-NOT:   tile.tma_load
+// CHECK:       tile.async_copy
+// CHECK:       tile.async_wait %
+// CHECK-NOT:   tile.mbarrier
+func.func @aligned8(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_warps = 4 : i32, tile.tensor_alignment = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[32, 128], f16, #sb>
+    tile.async_copy %A[%j, %c0], %ba {layout = #blocked, shape = array<i64: 32, 128>} : !tile.global<f16, 2>, !tile.smem<[32, 128], f16, #sb>
+    tile.async_wait %ba : !tile.smem<[32, 128], f16, #sb>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @ldmatrix_swizzle
+// CHECK-SAME:  tile.tma_fallback = ["line {{[0-9]+}}: cp.async instead of TMA: a buffer is swizzled for ldmatrix, not as TMA writes"]
+// CHECK-NOT:   tile.tma_load
+// CHECK:       tile.async_copy
+func.func @ldmatrix_swizzle(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[32, 128], f16, #ld>
+    tile.async_copy %A[%j, %c0], %ba {layout = #blocked, shape = array<i64: 32, 128>} : !tile.global<f16, 2>, !tile.smem<[32, 128], f16, #ld>
+    tile.async_wait %ba : !tile.smem<[32, 128], f16, #ld>
+  }
+  return
+}
