@@ -220,6 +220,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "; kernel arguments are global tensors "
                                 "(!tile.global), integer/float scalars or "
                                 "TMA descriptors (!tile.tensor_map)";
+  // TMA descriptors are the last parameters, one per tile.tensor_maps
+  // entry (the attribute's own check ties each to its tensor).
+  auto maps = func->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+  unsigned numMaps = llvm::count_if(func.getArgumentTypes(),
+                                    llvm::IsaPred<TensorMapType>);
+  if (numMaps != (maps ? maps.size() : 0))
+    return op->emitError() << "a kernel with " << numMaps
+                           << " !tile.tensor_map parameters needs as many "
+                              "'tile.tensor_maps' entries, one per "
+                              "parameter";
   if (func.isExternal())
     return success();
   return verifyKernelTiles(func);

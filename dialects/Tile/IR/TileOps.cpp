@@ -550,10 +550,17 @@ LogicalResult TmaLoadOp::verify() {
                             "by side along its fastest dimension, one per "
                             "block of its layout";
   unsigned bytes = getSharedElementBytes(buf.getElementType());
-  unsigned swizzle = layout.getBlock() ? layout.getBlock() * bytes : 0;
-  if (!layout.getBlock() && layout.getMaxPhase() > 1)
+  unsigned swizzle = 0;
+  if (layout.getBlock()) {
+    swizzle = layout.getHopperSwizzleBytes(bytes);
+    if (!swizzle)
+      return emitOpError("the buffer's block layout is not a swizzle TMA "
+                         "writes (16-byte chunks over blocks of 128, 64 or "
+                         "32 bytes)");
+  } else if (layout.getMaxPhase() > 1) {
     return emitOpError("the buffer's swizzle is not one TMA writes: use a "
                        "block-swizzled shared layout");
+  }
   if (swizzle != map.getSwizzle())
     return emitOpError() << "the buffer's layout swizzles " << swizzle
                          << "-byte rows, the tensor map " << map.getSwizzle();

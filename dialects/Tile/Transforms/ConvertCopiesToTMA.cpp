@@ -208,9 +208,9 @@ struct ConvertCopiesToTMAPass
     unsigned swizzle = 0;
     if (layout.getBlock()) {
       inner = layout.getBlock();
-      swizzle = layout.getBlock() * bytes;
-      if (swizzle != 32 && swizzle != 64 && swizzle != 128)
-        return "a buffer's swizzle span is not one TMA writes";
+      swizzle = layout.getHopperSwizzleBytes(bytes);
+      if (!swizzle)
+        return "a buffer's swizzle is not one TMA writes";
     } else if (layout.getMaxPhase() > 1) {
       return "a buffer is swizzled for ldmatrix, not as TMA writes";
     }

@@ -1,18 +1,19 @@
 // RUN: tile-opt %s -split-input-file --tile-allocate-shared-memory | FileCheck %s
 
 // tile-allocate-shared-memory gives every shared memory buffer of a function
-// (tile.smem_alloc, tile.local_alloc, and the scratch memory of a
-// tile.convert_layout that moves data between threads and of a tile.reduce
-// across warps) a byte offset, tile.smem_offset, and the function the total,
-// tile.shared_bytes (a multiple of 128). A buffer is live from its
-// definition to its last use; a use inside an op of the buffer's block (a
-// loop) counts as a use at the end of that op; uses of a ring's slots
-// (tile.smem_slot) are uses of the ring; scratch memory is live only during
-// its op. Buffers live at the same time get disjoint ranges, at offsets that
-// are multiples of 128, placed first fit, largest first (ties in program
-// order). A buffer in a wgmma/TMA swizzled layout (#tile.shared with
-// `block`) starts at a multiple of its swizzle pattern, 8 rows of the
-// swizzle width: 1024 bytes for 128-byte swizzles, 512 for 64-byte ones.
+// (tile.smem_alloc, tile.local_alloc, tile.mbarrier_alloc, and the scratch
+// memory of a tile.convert_layout that moves data between threads and of a
+// tile.reduce across warps) a byte offset, tile.smem_offset, and the
+// function the total, tile.shared_bytes (a multiple of 128). A buffer is
+// live from its definition to its last use; a use inside an op of the
+// buffer's block (a loop) counts as a use at the end of that op; uses of a
+// ring's slots (tile.smem_slot) are uses of the ring; scratch memory is live
+// only during its op. Buffers live at the same time get disjoint ranges, at
+// offsets that are multiples of 128 (of 8 for mbarriers, 8 bytes each),
+// placed first fit, largest first (ties in program order). A buffer in a
+// wgmma/TMA swizzled layout (#tile.shared with `block`) starts at a multiple
+// of its swizzle pattern, 8 rows of the swizzle width: 1024 bytes for
+// 128-byte swizzles, 512 for 64-byte ones.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -353,4 +354,48 @@ func.func @other(%x: tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], thre
   %a = tile.local_alloc %x : tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>> -> !tile.smem<[8, 16], f16, #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   %r = tile.local_load %a [0, 0] : !tile.smem<[8, 16], f16, #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>> -> tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>>
   return %r : tensor<8x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#ss = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+
+// tile.mbarrier_alloc: 8 bytes per barrier, at 8-byte alignment (not 128),
+// live from the alloc to its last use (the tile.mbarrier_inval). All six
+// buffers are live together. Largest first: %a (4096 bytes) at 0, %s (64)
+// at 4096, %t (64) at the next multiple of 128, 4224, leaving a gap at
+// 4160; the ring of 3 barriers (24 bytes) fills it at 4160, and the single
+// barrier (8 bytes) follows it at 4184, a multiple of 8 only. The total,
+// 4288, rounds up to 4352.
+// CHECK-LABEL: func.func @mbarriers
+// CHECK-SAME:  tile.shared_bytes = 4352 : i32
+// CHECK-NEXT:  %[[A:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32} : tensor<64x32xf16, #blocked> -> <[64, 32], f16
+// CHECK-NEXT:  %[[S:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 4096 : i32} : tensor<8x4xf16, #blocked> -> <[8, 4], f16
+// CHECK-NEXT:  %[[BARS:.*]] = tile.mbarrier_alloc {tile.smem_offset = 4160 : i32} : <3>
+// CHECK-NEXT:  tile.mbarrier_init %[[BARS]] {count = 1 : i32} : <3>
+// CHECK-NEXT:  %[[T:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 4224 : i32} : tensor<8x4xf16, #blocked> -> <[8, 4], f16
+// CHECK-NEXT:  %[[ONE:.*]] = tile.mbarrier_alloc {tile.smem_offset = 4184 : i32} : <1>
+// CHECK-NEXT:  tile.mbarrier_init %[[ONE]] {count = 1 : i32} : <1>
+// CHECK-NOT:   tile.smem_offset
+// CHECK:       tile.mbarrier_inval %[[BARS]] : <3>
+// CHECK-NEXT:  tile.mbarrier_inval %[[ONE]] : <1>
+// CHECK-NEXT:  return
+func.func @mbarriers(%x: tensor<64x32xf16, #blocked>, %y: tensor<8x4xf16, #blocked>) -> (tensor<64x32xf16, #dot_a>, tensor<8x4xf16, #blocked>, tensor<8x4xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %s = tile.local_alloc %y : tensor<8x4xf16, #blocked> -> !tile.smem<[8, 4], f16, #ss>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<3>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<3>
+  %t = tile.local_alloc %y : tensor<8x4xf16, #blocked> -> !tile.smem<[8, 4], f16, #ss>
+  %one = tile.mbarrier_alloc : !tile.mbarrier<1>
+  tile.mbarrier_init %one {count = 1 : i32} : !tile.mbarrier<1>
+  %ra = tile.local_load %a [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %rs = tile.local_load %s [0, 0] : !tile.smem<[8, 4], f16, #ss> -> tensor<8x4xf16, #blocked>
+  %rt = tile.local_load %t [0, 0] : !tile.smem<[8, 4], f16, #ss> -> tensor<8x4xf16, #blocked>
+  tile.mbarrier_inval %bars : !tile.mbarrier<3>
+  tile.mbarrier_inval %one : !tile.mbarrier<1>
+  return %ra, %rs, %rt : tensor<64x32xf16, #dot_a>, tensor<8x4xf16, #blocked>, tensor<8x4xf16, #blocked>
 }

@@ -18,6 +18,12 @@
 // async copies landed at their wait) since the last tile.fence_async_shared
 // needs a fence, then a barrier, before a wgmma reads it; a barrier placed
 // while data some wgmma of the function reads is unfenced gets the fence.
+// A hazard between what precedes a loop and what the loop touches gets its
+// barrier (and fence) before the loop. TMA copies (tile.tma_load) write their
+// buffer through the async proxy and read their mbarrier; a
+// tile.mbarrier_wait reads the mbarrier and shows the data of the buffers it
+// names to every waiting thread, for either proxy: no barrier and no fence
+// after it. tile.mbarrier_init and tile.mbarrier_inval write the mbarriers.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked2 = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -605,4 +611,206 @@ func.func @wgmma_pipelined(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %
   } {tile.pipelined}
   tile.async_wait {pending = 0 : i32}
   return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A TMA copy and its mbarrier, straight-line. The copy reads the barrier
+// that thread 0 initialized: a barrier between the two (RAW). After the
+// wait that names the buffer, neither the wgmma (async proxy) nor the
+// tile.local_load (generic proxy) needs a barrier or a fence: every thread
+// waited, and the copy engine wrote through the async proxy (compare
+// @wgmma_async_copy, where cp.async data needs both). Copying into the
+// buffer again after those reads is a WAR: a barrier (no fence: nothing the
+// threads wrote is unfenced) before the second copy; its wait and the
+// wgmma after it need nothing.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @tma_load_wait
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  %[[BARS:.*]] = tile.mbarrier_alloc {tile.smem_offset = 8192 : i32} : <1>
+// CHECK-NEXT:  tile.mbarrier_init %[[BARS]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.tma_load %{{.*}}, %[[BUF]], %[[BARS]]
+// CHECK-NEXT:  tile.mbarrier_wait %[[BARS]][%{{.*}}], %{{.*}}, %[[BUF]]
+// CHECK-NEXT:  %[[D:.*]] = tile.wgmma %[[BUF]], %[[BUF]]
+// CHECK-NEXT:  tile.local_load %[[BUF]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.tma_load %{{.*}}, %[[BUF]], %[[BARS]]
+// CHECK-NEXT:  tile.mbarrier_wait %[[BARS]][%{{.*}}], %{{.*}}, %[[BUF]]
+// CHECK-NEXT:  tile.wgmma %[[BUF]], %[[BUF]], %[[D]]
+// CHECK-NEXT:  return
+func.func @tma_load_wait(%map: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32, %c: tensor<64x64xf32, #mma>) -> (tensor<64x64xf32, #mma>, tensor<64x64xf16, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<1>
+  tile.tma_load %map[%i, %c0], %buf, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %buf : !tile.mbarrier<1>, !tile.smem<[64, 64], f16, #sw>
+  %d = tile.wgmma %buf, %buf, %c : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+  %r = tile.local_load %buf [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #blocked>
+  tile.tma_load %map[%i, %i], %buf, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c1, %buf : !tile.mbarrier<1>, !tile.smem<[64, 64], f16, #sw>
+  %e = tile.wgmma %buf, %buf, %d : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+  return %e, %r : tensor<64x64xf32, #mma>, tensor<64x64xf16, #blocked>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// The loop of @wgmma_pipelined (two stages) as tile-convert-copies-to-tma
+// makes it: each ring has a ring of mbarriers, initialized after it; the
+// prologue's copies are TMA copies, each iteration waits on the current
+// slot's mbarrier (naming the slot), refills the next slot and runs the
+// wgmma on the current one; the mbarriers are invalidated after the loop.
+// One barrier after the initializations, before the first copy reads an
+// mbarrier (none before the second copy: both initializations precede it).
+// None before the loop: the prologue's copies are in flight, and nothing
+// the threads accessed overlaps what the loop writes. In the loop, exactly
+// one barrier, before the first refill: it ends the previous iteration's
+// wgmma reads of the slot being refilled (WAR). The waits need none and the
+// wgmma needs neither a barrier nor a fence (the landed data is visible to
+// every thread that waited). After the loop, one barrier before the first
+// tile.mbarrier_inval (other threads may still be reading the mbarriers),
+// none before the second.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @tma_pipelined
+// CHECK-SAME:  tile.shared_bytes = 32896 : i32
+// CHECK-NOT:   tile.fence_async_shared
+// CHECK:       %[[RA:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  %[[BA:.*]] = tile.mbarrier_alloc {tile.smem_offset = 32768 : i32} : <2>
+// CHECK-NEXT:  tile.mbarrier_init %[[BA]]
+// CHECK-NEXT:  %[[RB:.*]] = tile.smem_alloc {tile.smem_offset = 16384 : i32}
+// CHECK-NEXT:  %[[BB:.*]] = tile.mbarrier_alloc {tile.smem_offset = 32784 : i32} : <2>
+// CHECK-NEXT:  tile.mbarrier_init %[[BB]]
+// CHECK-NEXT:  arith.cmpi
+// CHECK-NEXT:  tile.smem_slot %[[RA]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.tma_load %{{.*}}, %[[BA]][%{{.*}}] if
+// CHECK-NEXT:  tile.smem_slot %[[RB]]
+// CHECK-NEXT:  tile.tma_load %{{.*}}, %[[BB]][%{{.*}}] if
+// CHECK-NEXT:  scf.for
+// CHECK-NOT:     tile.barrier
+// CHECK-NOT:     tile.fence_async_shared
+// CHECK:         tile.mbarrier_wait %[[BA]]
+// CHECK-NEXT:    tile.mbarrier_wait %[[BB]]
+// CHECK-NOT:     tile.barrier
+// CHECK:         %[[WA:.*]] = tile.smem_slot %[[RA]]
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.tma_load %{{.*}}, %[[WA]], %[[BA]]
+// CHECK-NEXT:    %[[WB:.*]] = tile.smem_slot %[[RB]]
+// CHECK-NEXT:    tile.tma_load %{{.*}}, %[[WB]], %[[BB]]
+// CHECK-NEXT:    tile.wgmma
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  } {tile.pipelined}
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.mbarrier_inval %[[BB]]
+// CHECK-NEXT:  tile.mbarrier_inval %[[BA]]
+// CHECK-NEXT:  return
+func.func @tma_pipelined(%mA: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mB: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %m: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %ba = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %ba {count = 1 : i32} : !tile.mbarrier<2>
+  %rb = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %bb = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %bb {count = 1 : i32} : !tile.mbarrier<2>
+  %p0 = arith.cmpi sgt, %n, %c0 : i32
+  %sa0 = tile.smem_slot %ra[%c0] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.tma_load %mA[%m, %c0], %sa0, %ba[%c0] if %p0 : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+  %sb0 = tile.smem_slot %rb[%c0] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.tma_load %mB[%c0, %m], %sb0, %bb[%c0] if %p0 : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %vb = tile.smem_slot %rb[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %va = tile.smem_slot %ra[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %fills = arith.divui %it, %c2 : i32
+    %phase = arith.andi %fills, %c1 : i32
+    tile.mbarrier_wait %ba[%s], %phase, %va : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bb[%s], %phase, %vb : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    %k1 = arith.addi %k, %c1 : i32
+    %more = arith.cmpi slt, %k1, %n : i32
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wa = tile.smem_slot %ra[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %kk = arith.muli %k1, %c64 : i32
+    tile.tma_load %mA[%m, %kk], %wa, %ba[%ws] if %more : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %wb = tile.smem_slot %rb[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mB[%kk, %m], %wb, %bb[%ws] if %more : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %d = tile.wgmma %va, %vb, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  tile.mbarrier_inval %bb : !tile.mbarrier<2>
+  tile.mbarrier_inval %ba : !tile.mbarrier<2>
+  return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A hazard between what precedes a loop and what its body reads gets its
+// fence and barrier once, before the loop, not in every iteration: a B
+// stored with tile.local_alloc, and an A and B filled by cp.async and waited
+// for, before a loop whose wgmma reads them. The loop bodies keep no
+// barrier and no fence.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @hazard_before_loop
+// CHECK:       %[[B:.*]] = tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.wgmma %{{.*}}, %[[B]], %{{.*}}
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func @async_hazard_before_loop
+// CHECK:       %[[A:.*]] = tile.smem_alloc {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[A]]
+// CHECK-NEXT:  tile.async_wait %[[A]]
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.wgmma %[[A]], %[[A]], %{{.*}}
+// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+func.func @hazard_before_loop(%x: tensor<64x64xf16, #blocked>, %p: tensor<64x64xf16, #dot_a>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %b = tile.local_alloc %x : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma %p, %b, %acc : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+func.func @async_hazard_before_loop(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %a = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  tile.async_copy %A[%m, %c0], %a {layout = #blocked, shape = array<i64: 64, 64>} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sw>
+  tile.async_wait %a : !tile.smem<[64, 64], f16, #sw>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma %a, %a, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
 }

@@ -1026,3 +1026,259 @@ func.func @reshape_huge(%t: tensor<64x64xf32>) {
   %0 = tile.reshape %t : tensor<64x64xf32> -> tensor<9223372036854775807x2xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// !tile.mbarrier (MbarrierType::verify)
+//===----------------------------------------------------------------------===//
+
+// A ring has one barrier per pipeline stage: 1 to 16.
+// expected-error @+1 {{a ring of mbarriers holds 1 to 16 barriers, not 0}}
+func.func private @mbarrier_empty(!tile.mbarrier<0>)
+
+// -----
+
+// expected-error @+1 {{a ring of mbarriers holds 1 to 16 barriers, not 17}}
+func.func private @mbarrier_17(!tile.mbarrier<17>)
+
+// -----
+
+// An mbarrier completes a phase after `count` arrivals: at least one.
+func.func @mbarrier_init_count_0() {
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<2>
+  // expected-error @+1 {{'tile.mbarrier_init' op attribute 'count' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  tile.mbarrier_init %bars {count = 0 : i32} : !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// !tile.tensor_map (TensorMapType::verify): the limits of a CUtensorMap
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{a tensor map's box has 1 to 5 dimensions, not 0}}
+func.func private @tensor_map_rank0(!tile.tensor_map<[], f16, swizzle = 0>)
+
+// -----
+
+// expected-error @+1 {{a tensor map's box has 1 to 5 dimensions, not 6}}
+func.func private @tensor_map_rank6(!tile.tensor_map<[1, 1, 1, 1, 8, 8], f16, swizzle = 0>)
+
+// -----
+
+// expected-error @+1 {{a tensor map's box dimensions are 1 to 256, not 512}}
+func.func private @tensor_map_box_512(!tile.tensor_map<[512, 64], f16, swizzle = 128>)
+
+// -----
+
+// expected-error @+1 {{a tensor map's box dimensions are 1 to 256, not 0}}
+func.func private @tensor_map_box_0(!tile.tensor_map<[0, 64], f16, swizzle = 128>)
+
+// -----
+
+// expected-error @+1 {{a tensor map describes f16, bf16, f32 or i32 elements, not 'f64'}}
+func.func private @tensor_map_f64(!tile.tensor_map<[64, 16], f64, swizzle = 128>)
+
+// -----
+
+// i1 is a tile element type, but not one TMA copies.
+// expected-error @+1 {{a tensor map describes f16, bf16, f32 or i32 elements, not 'i1'}}
+func.func private @tensor_map_i1(!tile.tensor_map<[64, 128], i1, swizzle = 128>)
+
+// -----
+
+// expected-error @+1 {{a tensor map's swizzle is 0, 32, 64 or 128 bytes, not 48}}
+func.func private @tensor_map_swizzle_48(!tile.tensor_map<[64, 16], f16, swizzle = 48>)
+
+// -----
+
+// 4 halves: 8 bytes.
+// expected-error @+1 {{a tensor map's innermost box dimension must span a multiple of 16 bytes, not 8}}
+func.func private @tensor_map_inner_8_bytes(!tile.tensor_map<[64, 4], f16, swizzle = 0>)
+
+// -----
+
+// 64 halves (128 bytes) do not fit in a 64-byte swizzle span.
+// expected-error @+1 {{a tensor map's innermost box dimension (128 bytes) exceeds its swizzle span (64 bytes)}}
+func.func private @tensor_map_inner_over_swizzle(!tile.tensor_map<[64, 64], f16, swizzle = 64>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.tma_load (TmaLoadOp::verify)
+//===----------------------------------------------------------------------===//
+
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_coords(%m: !tile.tensor_map<[128, 32], f16, swizzle = 64>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op expected 2 coordinates, one per dimension of the map's box}}
+  tile.tma_load %m[%i], %b, %bars[%i] : !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_element_type(%m: !tile.tensor_map<[128, 32], bf16, swizzle = 64>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer and the tensor map must have one element type}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[128, 32], bf16, swizzle = 64>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// The buffer's fastest dimension (32) is not a whole number of the box's
+// innermost (64).
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_partial_box(%m: !tile.tensor_map<[32, 64], f16, swizzle = 128>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[32, 64], f16, swizzle = 128>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// One box of 128 x 32 into a buffer of 64 x 32: the element counts differ.
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_box_count(%m: !tile.tensor_map<[128, 32], f16, swizzle = 64>, %b: !tile.smem<[64, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.smem<[64, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// Four boxes of 64 x 32 side by side make the 64 x 128 buffer, but its
+// layout's blocks are 64 columns wide, not 32: a box is not a block.
+#s128 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @tma_load_box_not_block(%m: !tile.tensor_map<[64, 32], f16, swizzle = 64>, %b: !tile.smem<[64, 128], f16, #s128>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[64, 32], f16, swizzle = 64>, !tile.smem<[64, 128], f16, #s128>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// A buffer swizzled over whole rows for ldmatrix (no block, maxPhase 8):
+// no TMA swizzle writes that pattern.
+#ld = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @tma_load_ldmatrix_swizzle(%m: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %b: !tile.smem<[64, 64], f16, #ld>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer's swizzle is not one TMA writes: use a block-swizzled shared layout}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #ld>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// The buffer's blocks of 32 halves are the 64-byte swizzle; the map writes
+// the 128-byte one.
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_swizzle_mismatch(%m: !tile.tensor_map<[128, 32], f16, swizzle = 128>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer's layout swizzles 64-byte rows, the tensor map 128}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[128, 32], f16, swizzle = 128>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// Blocks of 64 halves (128 bytes) whose phases are not the 128-byte
+// swizzle's (2 rows per phase, 4 phases): TMA would write the standard
+// pattern, which this layout's readers do not expect.
+#odd = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
+func.func @tma_load_block_not_a_tma_swizzle(%m: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %b: !tile.smem<[64, 64], f16, #odd>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer's block layout is not a swizzle TMA writes (16-byte chunks over blocks of 128, 64 or 32 bytes)}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #odd>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// An unswizzled buffer (no block, maxPhase 1) takes a map without swizzle.
+#plain = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @tma_load_unswizzled_buffer(%m: !tile.tensor_map<[128, 32], f16, swizzle = 64>, %b: !tile.smem<[128, 32], f16, #plain>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer's layout swizzles 0-byte rows, the tensor map 64}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #plain>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.tensor_maps and tile.tma_fallback (TileDialect::verifyOperationAttribute)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_not_array(!tile.global<f16, 2>, !tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = {param = 0 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32}}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_no_param(!tile.global<f16, 2>, !tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = [{box = array<i64: 128, 32>, swizzle = 64 : i32}]}
+
+// -----
+
+// Parameter 1 is an i32, not a tensor.
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_param_scalar(!tile.global<f16, 2>, i32, !tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = [{param = 1 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32}]}
+
+// -----
+
+// Parameter 2 is the descriptor itself, not a tensor before the descriptors.
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_param_self(!tile.global<f16, 2>, i32, !tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = [{param = 2 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32}]}
+
+// -----
+
+// The entry's box is not the box of the trailing parameter's type.
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_box_mismatch(!tile.global<f16, 2>, !tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = [{param = 0 : i32, box = array<i64: 64, 32>, swizzle = 64 : i32}]}
+
+// -----
+
+// Nor is its swizzle.
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_swizzle_mismatch(!tile.global<f16, 2>, !tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = [{param = 0 : i32, box = array<i64: 128, 32>, swizzle = 128 : i32}]}
+
+// -----
+
+// The entries describe the trailing parameters: the last one is a scalar.
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_not_trailing(!tile.global<f16, 2>, !tile.tensor_map<[128, 32], f16, swizzle = 64>, i32)
+    attributes {tile.tensor_maps = [{param = 0 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32}]}
+
+// -----
+
+// More entries than parameters.
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} entries, one per trailing !tile.tensor_map parameter, each naming a tensor parameter}}
+func.func private @tensor_maps_too_many(!tile.tensor_map<[128, 32], f16, swizzle = 64>)
+    attributes {tile.tensor_maps = [{param = 0 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32}, {param = 0 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32}]}
+
+// -----
+
+// expected-error @+1 {{'tile.tma_fallback' must be an array of strings}}
+func.func @tma_fallback_string() attributes {tile.tma_fallback = "cp.async instead of TMA"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.tma_fallback' must be an array of strings}}
+func.func @tma_fallback_not_strings() attributes {tile.tma_fallback = ["line 3: cp.async instead of TMA", 3 : i32]} {
+  return
+}
+
+// -----
+
+// A kernel's TMA descriptor parameters need their tile.tensor_maps entries
+// (without them the lowering would not pass them by value).
+// expected-error @+1 {{a kernel with 1 !tile.tensor_map parameters needs as many 'tile.tensor_maps' entries, one per parameter}}
+func.func @kernel_tensor_map_without_entries(%a: !tile.global<f16, 2>, %m: !tile.tensor_map<[128, 32], f16, swizzle = 64>) attributes {tile.kernel} {
+  return
+}

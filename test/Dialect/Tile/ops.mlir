@@ -1,10 +1,11 @@
 // RUN: tile-opt %s | tile-opt | FileCheck %s
 // RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
 
-// Round trip of every op of the tile dialect and of !tile.global, through the
-// custom assembly format and through the generic form. Note that inside an
-// op's custom format a !tile.global operand type prints in its stripped form,
-// `<f16, 4>`; the full form `!tile.global<f16, 4>` is accepted on input.
+// Round trip of every op of the tile dialect and of !tile.global,
+// !tile.mbarrier and !tile.tensor_map, through the custom assembly format and
+// through the generic form. Note that inside an op's custom format a
+// !tile.global operand type prints in its stripped form, `<f16, 4>`; the
+// full form `!tile.global<f16, 4>` is accepted on input.
 
 //===----------------------------------------------------------------------===//
 // !tile.global
@@ -342,3 +343,89 @@ func.func @kernel(%X: !tile.global<f32, 2>, %Y: !tile.global<f32, 2>, %n: i32, %
 // CHECK-SAME: attributes {tile.kernel}
 func.func private @kernel_decl(!tile.global<bf16, 3>, i1, i32, i64, f16, bf16, f32, f64)
     attributes {tile.kernel}
+
+//===----------------------------------------------------------------------===//
+// TMA and mbarriers (sm_90a)
+//===----------------------------------------------------------------------===//
+
+// !tile.mbarrier<N> (a ring of N = 1 to 16 barriers) and
+// !tile.tensor_map<[box], elt, swizzle = S>, at the limits their verifiers
+// accept: 1 and 16 barriers; boxes of 2 to 5 dimensions, every element type
+// a map describes and every swizzle span (0, 32, 64, 128 bytes). Outside an
+// op's format both print in full.
+// CHECK-LABEL: func.func private @tma_types
+// CHECK-SAME: (!tile.mbarrier<1>, !tile.mbarrier<16>, !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.tensor_map<[1, 1, 64, 64], bf16, swizzle = 128>, !tile.tensor_map<[8, 4], f32, swizzle = 0>, !tile.tensor_map<[1, 2, 2, 256, 8], i32, swizzle = 32>)
+func.func private @tma_types(!tile.mbarrier<1>, !tile.mbarrier<16>,
+                             !tile.tensor_map<[128, 32], f16, swizzle = 64>,
+                             !tile.tensor_map<[1, 1, 64, 64], bf16, swizzle = 128>,
+                             !tile.tensor_map<[8, 4], f32, swizzle = 0>,
+                             !tile.tensor_map<[1, 2, 2, 256, 8], i32, swizzle = 32>)
+
+// tile.mbarrier_alloc / init / wait / inval. The wait names the buffers
+// whose copies complete on the barrier: none, one or several (each printed
+// in full after the barrier type, which prints stripped).
+#tma_s128 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#tma_s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+
+// CHECK-LABEL: func.func @mbarriers
+// CHECK-SAME: (%[[SLOT:[[:alnum:]_]+]]: i32, %[[PH:[[:alnum:]_]+]]: i32, %[[B1:[[:alnum:]_]+]]: !tile.smem<[64, 128], f16, #[[S1:shared[0-9]*]]>, %[[B2:[[:alnum:]_]+]]: !tile.smem<[128, 32], f16, #[[S2:shared[0-9]*]]>)
+func.func @mbarriers(%slot: i32, %phase: i32, %b1: !tile.smem<[64, 128], f16, #tma_s128>,
+                     %b2: !tile.smem<[128, 32], f16, #tma_s64>) {
+  // CHECK-NEXT: %[[BARS:[[:alnum:]_]+]] = tile.mbarrier_alloc : <3>
+  // CHECK-NEXT: tile.mbarrier_init %[[BARS]] {count = 1 : i32} : <3>
+  // CHECK-NEXT: tile.mbarrier_init %[[BARS]] {count = 128 : i32} : <3>
+  // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PH]] : <3>{{$}}
+  // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PH]], %[[B1]] : <3>, !tile.smem<[64, 128], f16, #[[S1]]>
+  // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[PH]]], %[[SLOT]], %[[B1]], %[[B2]] : <3>, !tile.smem<[64, 128], f16, #[[S1]]>, !tile.smem<[128, 32], f16, #[[S2]]>
+  // CHECK-NEXT: tile.mbarrier_inval %[[BARS]] : <3>
+  // CHECK-NEXT: return
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<3>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<3>
+  tile.mbarrier_init %bars {count = 128 : i32} : !tile.mbarrier<3>
+  tile.mbarrier_wait %bars[%slot], %phase : !tile.mbarrier<3>
+  tile.mbarrier_wait %bars[%slot], %phase, %b1 : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #tma_s128>
+  tile.mbarrier_wait %bars[%phase], %slot, %b1, %b2 : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #tma_s128>, !tile.smem<[128, 32], f16, #tma_s64>
+  tile.mbarrier_inval %bars : !tile.mbarrier<3>
+  return
+}
+
+// tile.tma_load, with and without a predicate: a 4-D map whose box is one
+// 64 x 64 block, into a buffer of two such blocks (64 x 128, block = 64);
+// a 2-D map whose box is the whole 128 x 32 buffer. The operand types print
+// stripped.
+// CHECK-LABEL: func.func @tma_load
+// CHECK-SAME: (%[[M4:[[:alnum:]_]+]]: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, %[[M2:[[:alnum:]_]+]]: !tile.tensor_map<[128, 32], f16, swizzle = 64>, %[[I:[[:alnum:]_]+]]: i32, %[[J:[[:alnum:]_]+]]: i32, %[[P:[[:alnum:]_]+]]: i1, %[[B1:[[:alnum:]_]+]]: !tile.smem<[64, 128], f16, #[[S1:shared[0-9]*]]>, %[[B2:[[:alnum:]_]+]]: !tile.smem<[128, 32], f16, #[[S2:shared[0-9]*]]>, %[[BARS:[[:alnum:]_]+]]: !tile.mbarrier<2>)
+func.func @tma_load(%m4: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
+                    %m2: !tile.tensor_map<[128, 32], f16, swizzle = 64>,
+                    %i: i32, %j: i32, %p: i1,
+                    %b1: !tile.smem<[64, 128], f16, #tma_s128>,
+                    %b2: !tile.smem<[128, 32], f16, #tma_s64>, %bars: !tile.mbarrier<2>) {
+  // CHECK-NEXT: tile.tma_load %[[M4]][%[[I]], %[[J]], %[[J]], %[[I]]], %[[B1]], %[[BARS]][%[[I]]] : <[1, 1, 64, 64], f16, swizzle = 128>, <[64, 128], f16, #[[S1]]>, <2>{{$}}
+  // CHECK-NEXT: tile.tma_load %[[M4]][%[[I]], %[[J]], %[[J]], %[[I]]], %[[B1]], %[[BARS]][%[[J]]] if %[[P]] : <[1, 1, 64, 64], f16, swizzle = 128>, <[64, 128], f16, #[[S1]]>, <2>
+  // CHECK-NEXT: tile.tma_load %[[M2]][%[[J]], %[[I]]], %[[B2]], %[[BARS]][%[[I]]] if %[[P]] : <[128, 32], f16, swizzle = 64>, <[128, 32], f16, #[[S2]]>, <2>
+  // CHECK-NEXT: return
+  tile.tma_load %m4[%i, %j, %j, %i], %b1, %bars[%i] : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #tma_s128>, !tile.mbarrier<2>
+  tile.tma_load %m4[%i, %j, %j, %i], %b1, %bars[%j] if %p : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #tma_s128>, !tile.mbarrier<2>
+  tile.tma_load %m2[%j, %i], %b2, %bars[%i] if %p : !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #tma_s64>, !tile.mbarrier<2>
+  return
+}
+
+// A kernel taking TMA descriptors: the trailing !tile.tensor_map parameters,
+// described by tile.tensor_maps (which tensor parameter, box and swizzle,
+// matching the parameter's type), and the reasons some loops stayed on
+// cp.async in tile.tma_fallback (an array of strings, here empty too).
+// CHECK-LABEL: func.func private @tma_kernel
+// CHECK-SAME: (!tile.global<f16, 2>, i32, !tile.global<f16, 4>, !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>)
+// CHECK-SAME: attributes {tile.kernel, tile.tensor_maps = [{box = array<i64: 128, 32>, param = 0 : i32, swizzle = 64 : i32}, {box = array<i64: 1, 1, 64, 64>, param = 2 : i32, swizzle = 128 : i32}], tile.tma_fallback = ["line 3: cp.async instead of TMA: a reason"]}
+func.func private @tma_kernel(!tile.global<f16, 2>, i32, !tile.global<f16, 4>,
+                              !tile.tensor_map<[128, 32], f16, swizzle = 64>,
+                              !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>)
+    attributes {tile.kernel,
+                tile.tensor_maps = [{param = 0 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32},
+                                    {param = 2 : i32, box = array<i64: 1, 1, 64, 64>, swizzle = 128 : i32}],
+                tile.tma_fallback = ["line 3: cp.async instead of TMA: a reason"]}
+
+// CHECK-LABEL: func.func private @tma_no_fallback
+// CHECK-SAME: attributes {tile.kernel, tile.tensor_maps = [], tile.tma_fallback = []}
+func.func private @tma_no_fallback(!tile.global<f16, 2>)
+    attributes {tile.kernel, tile.tensor_maps = [], tile.tma_fallback = []}

@@ -1,0 +1,172 @@
+// RUN: split-file %s %t
+// RUN: tile-opt %t/lower.mlir -split-input-file --tile-allocate-shared-memory --tile-insert-barriers --convert-tile-to-llvm -canonicalize -cse | FileCheck %t/lower.mlir
+// RUN: tile-opt %t/errors.mlir -split-input-file --convert-tile-to-llvm -verify-diagnostics
+
+// The lowering of the sm_90a TMA and mbarrier ops (TmaPatterns.cpp) to
+// inline PTX, preceded by the shared memory allocation and the barrier
+// placement and followed by the canonicalization and CSE of the real
+// pipeline (as in tile-to-llvm.mlir), and the kernel ABI of TMA descriptors;
+// then the errors of the lowering run on its own.
+
+//--- lower.mlir
+
+//===----------------------------------------------------------------------===//
+// mbarriers: thread 0 initializes every barrier of the ring (one
+// mbarrier.init per barrier, 8 bytes apart, with the op's arrival count)
+// and fences the initialization (fence.mbarrier_init); every thread waits
+// on barrier `slot` (at base + slot * 8) with a try_wait.parity loop;
+// thread 0 invalidates every barrier. tile-insert-barriers puts a barrier
+// after the initialization and before the invalidation.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @mbarriers
+// CHECK-SAME:  (%[[SLOT:arg[0-9]+]]: i32, %[[PHASE:arg[0-9]+]]: i32)
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 128 : i32}
+// CHECK-DAG:   %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// The predicate: thread 0 of the block.
+// CHECK:       %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT:  %[[IS0:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]] : i32
+// CHECK-NEXT:  %[[FIRST:.*]] = llvm.zext %[[IS0]] : i1 to i32
+// The ring's 32-bit shared address (offset 0: it is the only buffer).
+// CHECK-NEXT:  %[[BARS:.*]] = llvm.ptrtoint %[[SMEM]] : !llvm.ptr<3> to i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.init.shared::cta.b64 [$1+0], 2;\0A @p mbarrier.init.shared::cta.b64 [$1+8], 2;\0A @p mbarrier.init.shared::cta.b64 [$1+16], 2;\0A @p fence.mbarrier_init.release.cluster;\0A}", "r,r,~{memory}" %[[FIRST]], %[[BARS]] : (i32, i32) -> ()
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  %[[OFF:.*]] = llvm.mul %[[SLOT]], %[[C8]] : i32
+// CHECK-NEXT:  %[[BAR:.*]] = llvm.add %[[BARS]], %[[OFF]] : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A wait:\0A mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,~{memory}" %[[BAR]], %[[PHASE]] : (i32, i32) -> ()
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.inval.shared::cta.b64 [$1+0];\0A @p mbarrier.inval.shared::cta.b64 [$1+8];\0A @p mbarrier.inval.shared::cta.b64 [$1+16];\0A}", "r,r,~{memory}" %[[FIRST]], %[[BARS]] : (i32, i32) -> ()
+// CHECK-NEXT:  llvm.return
+func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<3>
+  tile.mbarrier_init %bars {count = 2 : i32} : !tile.mbarrier<3>
+  tile.mbarrier_wait %bars[%slot], %phase : !tile.mbarrier<3>
+  tile.mbarrier_inval %bars : !tile.mbarrier<3>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.tma_load: thread 0 (and the op's predicate, if any) raises the
+// barrier's transaction count by the bytes of all the boxes
+// (mbarrier.arrive.expect_tx) and issues one cp.async.bulk.tensor.Nd per
+// box, all completing on barrier `slot` (base + slot * 8). Box k goes to the
+// buffer's block k (its unswizzled offset) and starts k * box[-1] elements
+// further along the innermost tensor dimension. PTX lists the coordinates
+// innermost first. The TMA descriptors, the kernel's trailing
+// !tile.tensor_map parameters listed in tile.tensor_maps, are generic
+// pointers to by-value 128-byte parameters aligned to 64 that are grid
+// constants (PTX .param .align 64 .b8 [128]); the other parameters keep no
+// such attributes.
+//===----------------------------------------------------------------------===//
+
+// Buffers, largest first: K's 64 x 128 halves (two 128-byte swizzle blocks
+// of 64 x 64, 8192 bytes each) at 0, A2's 64 x 128 halves (four 64-byte
+// swizzle blocks of 64 x 32, 4096 bytes each) at 16384, A's 128 x 32 halves
+// (one block) at 32768, the two barriers at 40960.
+// CHECK-LABEL: llvm.func @tma_load
+// CHECK-SAME:  (%{{arg[0-9]+}}: !llvm.ptr<1>, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i64, %{{arg[0-9]+}}: i64, %{{arg[0-9]+}}: i64, %{{arg[0-9]+}}: i64,
+// CHECK-SAME:  %{{arg[0-9]+}}: !llvm.ptr<1>, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i64, %{{arg[0-9]+}}: i64,
+// CHECK-SAME:  %[[B:arg[0-9]+]]: i32, %[[H:arg[0-9]+]]: i32, %[[R:arg[0-9]+]]: i32, %[[C:arg[0-9]+]]: i32, %[[SLOT:arg[0-9]+]]: i32, %[[P:arg[0-9]+]]: i1,
+// CHECK-SAME:  %[[MK:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
+// CHECK-SAME:  %[[MA:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
+// CHECK-SAME:  %[[MA2:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 41088 : i32, tile.tensor_maps = [
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// CHECK-DAG:   %[[A2_PTR:.*]] = llvm.getelementptr %[[SMEM]][16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-DAG:   %[[A_PTR:.*]] = llvm.getelementptr %[[SMEM]][32768] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-DAG:   %[[BARS_PTR:.*]] = llvm.getelementptr %[[SMEM]][40960] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG:   %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-DAG:   %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-DAG:   %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-DAG:   %[[C96:.*]] = llvm.mlir.constant(96 : i32) : i32
+// CHECK-DAG:   %[[C4096:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-DAG:   %[[C8192:.*]] = llvm.mlir.constant(8192 : i32) : i32
+// CHECK-DAG:   %[[C12288:.*]] = llvm.mlir.constant(12288 : i32) : i32
+// CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-DAG:   %[[IS0:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]] : i32
+// CHECK-DAG:   %[[FIRST:.*]] = llvm.zext %[[IS0]] : i1 to i32
+// CHECK-DAG:   %[[BARS:.*]] = llvm.ptrtoint %[[BARS_PTR]] : !llvm.ptr<3> to i32
+// CHECK:       mbarrier.init.shared::cta.b64 [$1+0], 1;\0A @p mbarrier.init.shared::cta.b64 [$1+8], 1;\0A @p fence.mbarrier_init.release.cluster;\0A}", "r,r,~{memory}" %[[FIRST]], %[[BARS]]
+// CHECK-NEXT:  nvvm.barrier0
+// The 4-D copy of K, predicated: 2 boxes of 64 x 64 halves, 16384 bytes;
+// box 1 at byte 8192 of the buffer and 64 elements further along the
+// innermost dimension.
+// CHECK-DAG:   %[[OFF:.*]] = llvm.mul %[[SLOT]], %[[C8]] : i32
+// CHECK-DAG:   %[[BAR:.*]] = llvm.add %[[BARS]], %[[OFF]] : i32
+// CHECK-DAG:   %[[K0:.*]] = llvm.ptrtoint %[[SMEM]] : !llvm.ptr<3> to i32
+// CHECK-DAG:   %[[ANDP:.*]] = llvm.and %[[IS0]], %[[P]] : i1
+// CHECK-DAG:   %[[PRED:.*]] = llvm.zext %[[ANDP]] : i1 to i32
+// CHECK-DAG:   %[[K1:.*]] = llvm.add %[[K0]], %[[C8192]] : i32
+// CHECK-DAG:   %[[C_64:.*]] = llvm.add %[[C]], %[[C64]] : i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $7, $8, $9}], [$1];\0A @p cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $7, $8, $9}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,~{memory}" %[[PRED]], %[[BAR]], %[[MK]], %[[K0]], %[[C]], %[[K1]], %[[C_64]], %[[R]], %[[H]], %[[B]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32) -> ()
+// The 2-D copy of A, one box of 128 x 32 halves (8192 bytes), not
+// predicated: thread 0 alone.
+// CHECK-DAG:   %[[A0:.*]] = llvm.ptrtoint %[[A_PTR]] : !llvm.ptr<3> to i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 8192;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $5}], [$1];\0A}", "r,r,l,r,r,r,~{memory}" %[[FIRST]], %[[BAR]], %[[MA]], %[[A0]], %[[C]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32) -> ()
+// The 2-D copy of A2: 4 boxes of 64 x 32 halves (16384 bytes), 4096 bytes
+// and 32 elements apart.
+// CHECK-DAG:   %[[Q0:.*]] = llvm.ptrtoint %[[A2_PTR]] : !llvm.ptr<3> to i32
+// CHECK-DAG:   %[[Q1:.*]] = llvm.add %[[Q0]], %[[C4096]] : i32
+// CHECK-DAG:   %[[C_32:.*]] = llvm.add %[[C]], %[[C32]] : i32
+// CHECK-DAG:   %[[Q2:.*]] = llvm.add %[[Q0]], %[[C8192]] : i32
+// CHECK-DAG:   %[[Q3:.*]] = llvm.add %[[Q0]], %[[C12288]] : i32
+// CHECK-DAG:   %[[C_96:.*]] = llvm.add %[[C]], %[[C96]] : i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$7], [$2, {$8, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$9], [$2, {$10, $11}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,r,r,~{memory}" %[[FIRST]], %[[BAR]], %[[MA2]], %[[Q0]], %[[C]], %[[Q1]], %[[C_32]], %[[Q2]], %[[C_64]], %[[Q3]], %[[C_96]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> ()
+// The wait for the three copies, on the same barrier.
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A wait:\0A mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,~{memory}" %[[BAR]], %[[C0]] : (i32, i32) -> ()
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.inval.shared::cta.b64 [$1+0];\0A @p mbarrier.inval.shared::cta.b64 [$1+8];\0A}", "r,r,~{memory}" %[[FIRST]], %[[BARS]] : (i32, i32) -> ()
+// CHECK-NEXT:  llvm.return
+#sk = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load(%K: !tile.global<f16, 4>, %A: !tile.global<f16, 2>,
+                    %b: i32, %h: i32, %r: i32, %c: i32, %slot: i32, %p: i1,
+                    %mK: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
+                    %mA: !tile.tensor_map<[128, 32], f16, swizzle = 64>,
+                    %mA2: !tile.tensor_map<[64, 32], f16, swizzle = 64>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                tile.tensor_maps = [{param = 0 : i32, box = array<i64: 1, 1, 64, 64>, swizzle = 128 : i32},
+                                    {param = 1 : i32, box = array<i64: 128, 32>, swizzle = 64 : i32},
+                                    {param = 1 : i32, box = array<i64: 64, 32>, swizzle = 64 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %bk = tile.smem_alloc : !tile.smem<[64, 128], f16, #sk>
+  %ba = tile.smem_alloc : !tile.smem<[128, 32], f16, #sa>
+  %ba2 = tile.smem_alloc : !tile.smem<[64, 128], f16, #sa>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<2>
+  tile.tma_load %mK[%b, %h, %r, %c], %bk, %bars[%slot] if %p : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #sk>, !tile.mbarrier<2>
+  tile.tma_load %mA[%r, %c], %ba, %bars[%slot] : !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #sa>, !tile.mbarrier<2>
+  tile.tma_load %mA2[%r, %c], %ba2, %bars[%slot] : !tile.tensor_map<[64, 32], f16, swizzle = 64>, !tile.smem<[64, 128], f16, #sa>, !tile.mbarrier<2>
+  tile.mbarrier_wait %bars[%slot], %c0, %bk, %ba, %ba2 : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #sk>, !tile.smem<[128, 32], f16, #sa>, !tile.smem<[64, 128], f16, #sa>
+  tile.mbarrier_inval %bars : !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// A kernel without tile.tensor_maps: no parameter gets the descriptor
+// attributes.
+// CHECK-LABEL: llvm.func @no_tensor_maps
+// CHECK-SAME:  (%{{arg[0-9]+}}: !llvm.ptr<1>, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i64, %{{arg[0-9]+}}: i32) attributes {nvvm.kernel,
+// CHECK-NOT:   llvm.byval
+func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  return
+}
+
+//--- errors.mlir
+
+// The lowering does not place mbarriers: without tile-allocate-shared-memory
+// before it, a ring of mbarriers has no tile.smem_offset.
+func.func @mbarrier_not_allocated(%slot: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  // expected-error @+2 {{shared memory was not allocated for this buffer: run tile-allocate-shared-memory first}}
+  // expected-error @+1 {{failed to legalize operation 'tile.mbarrier_alloc'}}
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<2>
+  tile.mbarrier_wait %bars[%slot], %slot : !tile.mbarrier<2>
+  return
+}
