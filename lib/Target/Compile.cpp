@@ -118,10 +118,12 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
 /// some loops kept cp.async, from its attributes; a message when an entry
 /// is not one the runtime can build.
 std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
-  if (auto reasons = func->getAttrOfType<mlir::ArrayAttr>("tile.tma_fallback"))
+  if (auto reasons = func->getAttrOfType<mlir::ArrayAttr>(
+          mlir::tile::TileDialect::getTmaFallbackAttrName()))
     for (auto r : reasons.getAsRange<mlir::StringAttr>())
       info.tmaFallback.push_back(r.str());
-  auto maps = func->getAttrOfType<mlir::ArrayAttr>("tile.tensor_maps");
+  auto maps = func->getAttrOfType<mlir::ArrayAttr>(
+      mlir::tile::TileDialect::getTensorMapsAttrName());
   if (!maps)
     return "";
   for (auto entry : maps.getAsRange<mlir::DictionaryAttr>()) {

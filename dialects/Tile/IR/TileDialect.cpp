@@ -155,13 +155,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << attr.getName().getValue() << "' must be an integer";
     return success();
   }
-  if (attr.getName() == "tile.tma_fallback") {
+  if (attr.getName() == getTmaFallbackAttrName()) {
     auto list = dyn_cast<ArrayAttr>(attr.getValue());
     if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
       return op->emitError("'tile.tma_fallback' must be an array of strings");
     return success();
   }
-  if (attr.getName() == "tile.tensor_maps")
+  if (attr.getName() == getTensorMapsAttrName())
     return verifyTensorMaps(op, attr.getValue());
   if (attr.getName() == getNumWarpsAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
@@ -222,7 +222,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                 "TMA descriptors (!tile.tensor_map)";
   // TMA descriptors are the last parameters, one per tile.tensor_maps
   // entry (the attribute's own check ties each to its tensor).
-  auto maps = func->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+  auto maps = func->getAttrOfType<ArrayAttr>(getTensorMapsAttrName());
   unsigned numMaps = llvm::count_if(func.getArgumentTypes(),
                                     llvm::IsaPred<TensorMapType>);
   if (numMaps != (maps ? maps.size() : 0))

@@ -54,6 +54,15 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getConstantsAttrName() {
       return ::llvm::StringLiteral("tile.constants");
     }
+    /// A kernel's TMA descriptors: one {param, box, swizzle} per trailing
+    /// !tile.tensor_map parameter, set by tile-convert-copies-to-tma.
+    static constexpr ::llvm::StringLiteral getTensorMapsAttrName() {
+      return ::llvm::StringLiteral("tile.tensor_maps");
+    }
+    /// Why loops of a kernel kept cp.async instead of TMA (text).
+    static constexpr ::llvm::StringLiteral getTmaFallbackAttrName() {
+      return ::llvm::StringLiteral("tile.tma_fallback");
+    }
   }];
 }
 

@@ -52,8 +52,10 @@ using namespace mlir::tile;
 namespace {
 
 constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
-constexpr llvm::StringLiteral kTensorMapsAttr = "tile.tensor_maps";
-constexpr llvm::StringLiteral kFallbackAttr = "tile.tma_fallback";
+constexpr llvm::StringLiteral kTensorMapsAttr =
+    TileDialect::getTensorMapsAttrName();
+constexpr llvm::StringLiteral kFallbackAttr =
+    TileDialect::getTmaFallbackAttrName();
 constexpr llvm::StringLiteral kTensorAlignmentAttr = "tile.tensor_alignment";
 /// The most TMA descriptors a kernel takes (KernelInfo's kMaxTensorMaps).
 constexpr unsigned kMaxTensorMaps = 16;
@@ -220,13 +222,12 @@ struct ConvertCopiesToTMAPass
     box[rank - 1] = inner;
     for (int64_t d : box)
       if (d > 256)
-        return "a box dimension (" + std::to_string(d) +
-               ") exceeds TMA's 256";
+        return "a box dimension (" + std::to_string(d) + ") exceeds TMA's 256";
     if ((inner * bytes) % 16)
       return "a box row is not a multiple of 16 bytes";
-    r.map = TensorMapType::getChecked(
-        [&] { return first.emitError(); }, func.getContext(),
-        ArrayRef<int64_t>(box), elt, swizzle);
+    r.map = TensorMapType::getChecked([&] { return first.emitError(); },
+                                      func.getContext(), ArrayRef<int64_t>(box),
+                                      elt, swizzle);
     if (!r.map)
       return "the box is not one a tensor map describes";
     return "";

@@ -118,20 +118,14 @@ struct InsertBarriersPass
         continue;
       // What the async proxy reads: a barrier placed while such data is
       // unfenced fences it too, so one barrier serves both.
-      asyncReads = RangeSet();
-      WalkResult walk = func.walk([&](WarpgroupMmaOp mma) -> WalkResult {
-        for (Value v : {mma.getA(), Value(mma.getB())}) {
-          if (!isa<SharedMemoryType>(v.getType()))
-            continue;
-          auto r = rangeOf(mma, v);
-          if (failed(r))
-            return WalkResult::interrupt();
-          asyncReads.add(*r);
-        }
-        return WalkResult::advance();
+      Accesses all;
+      WalkResult walk = func.walk([&](WarpgroupMmaOp mma) {
+        return failed(accessesOf(mma, all)) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
       });
       if (walk.wasInterrupted())
         return signalPassFailure();
+      asyncReads = all.asyncReads;
       State state;
       if (failed(visitBlock(func.getBody().front(), state)))
         return signalPassFailure();
@@ -149,49 +143,96 @@ struct InsertBarriersPass
       return user->emitOpError(
           "uses a shared memory buffer that has no offset: run "
           "tile-allocate-shared-memory first");
-    return Range{offset.getInt(),
-                 offset.getInt() + getAllocationBytes(alloc)};
+    return Range{offset.getInt(), offset.getInt() + getAllocationBytes(alloc)};
   }
 
-  /// The ranges the ops nested in `root` read and write (the buffers of
-  /// async copies count as written, the shared operands of wgmma as read,
-  /// and also in `async`: read through the async proxy).
-  LogicalResult summarize(Operation *root, RangeSet &reads, RangeSet &writes,
-                          RangeSet &async) {
-    WalkResult walk = root->walk([&](Operation *op) -> WalkResult {
-      auto add = [&](RangeSet &set, Value v) {
-        auto r = rangeOf(op, v);
-        if (succeeded(r))
-          set.add(*r);
-        return succeeded(r);
-      };
-      bool ok = true;
-      if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
-        ok = add(writes, copy.getBuffer());
-      } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
-        ok = add(writes, copy.getBuffer()) && add(reads, copy.getBarriers());
-      } else if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
-        ok = add(reads, wait.getBarriers());
-      } else if (isa<MbarrierInitOp, MbarrierInvalOp>(op)) {
-        ok = add(writes, op->getOperand(0));
-      } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
-        ok = add(writes, alloc.getResult());
-      } else if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
-        for (Value v : {mma.getA(), Value(mma.getB())})
-          if (isa<SharedMemoryType>(v.getType()))
-            ok = ok && add(reads, v) && add(async, v);
-      } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
-        ok = add(reads, read.getBuffer());
-      } else if (int64_t bytes = getScratchBytes(op)) {
-        auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
-        if (offset) {
-          reads.add({offset.getInt(), offset.getInt() + bytes});
-          writes.add({offset.getInt(), offset.getInt() + bytes});
-        }
-      }
-      return ok ? WalkResult::advance() : WalkResult::interrupt();
-    });
+  /// What one op does to shared memory.
+  struct Accesses {
+    RangeSet reads, writes;
+    /// The part of `reads` read through the async proxy (wgmma operands).
+    RangeSet asyncReads;
+    /// The part of `writes` an async copy writes (tile.async_copy,
+    /// tile.tma_load): it lands later, at a wait.
+    RangeSet asyncWrites;
+    /// What an mbarrier wait completes, visible to every thread that
+    /// waited (all of them do).
+    RangeSet completed;
+
+    void add(const Accesses &o) {
+      reads.add(o.reads);
+      writes.add(o.writes);
+      asyncReads.add(o.asyncReads);
+      asyncWrites.add(o.asyncWrites);
+      completed.add(o.completed);
+    }
+  };
+
+  /// The shared memory `op` itself accesses (not the ops nested in it);
+  /// tile.async_wait, barriers and fences are the visit's business.
+  LogicalResult accessesOf(Operation *op, Accesses &a) {
+    auto add = [&](RangeSet &set, Value v) {
+      auto r = rangeOf(op, v);
+      if (succeeded(r))
+        set.add(*r);
+      return succeeded(r);
+    };
+    bool ok = true;
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      ok = add(a.writes, copy.getBuffer()) &&
+           add(a.asyncWrites, copy.getBuffer());
+    } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
+      ok = add(a.writes, copy.getBuffer()) &&
+           add(a.asyncWrites, copy.getBuffer()) &&
+           add(a.reads, copy.getBarriers());
+    } else if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
+      ok = add(a.reads, wait.getBarriers());
+      for (Value buf : wait.getBuffers())
+        ok = ok && add(a.completed, buf);
+    } else if (isa<MbarrierInitOp, MbarrierInvalOp>(op)) {
+      ok = add(a.writes, op->getOperand(0));
+    } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+      ok = add(a.writes, alloc.getResult());
+    } else if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
+      for (Value v : {mma.getA(), Value(mma.getB())})
+        if (isa<SharedMemoryType>(v.getType()))
+          ok = ok && add(a.reads, v) && add(a.asyncReads, v);
+    } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
+      ok = add(a.reads, read.getBuffer());
+    } else if (int64_t bytes = getScratchBytes(op)) {
+      auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+      if (!offset)
+        return op->emitOpError("needs scratch shared memory that has no "
+                               "offset: run tile-allocate-shared-memory first");
+      Range r{offset.getInt(), offset.getInt() + bytes};
+      a.reads.add(r);
+      a.writes.add(r);
+    }
+    return success(ok);
+  }
+
+  /// What the ops nested in `root` access, in all.
+  LogicalResult summarize(Operation *root, Accesses &all) {
+    WalkResult walk =
+        root->walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
+          Accesses a;
+          if (failed(accessesOf(op, a)))
+            return WalkResult::interrupt();
+          all.add(a);
+          return WalkResult::advance();
+        });
     return failure(walk.wasInterrupted());
+  }
+
+  /// A barrier before `op`, with the fence of what the async proxy will
+  /// read if it is unfenced.
+  void placeBarrier(Operation *op, State &state) {
+    OpBuilder b(op);
+    if (state.unfenced.overlaps(asyncReads)) {
+      FenceAsyncSharedOp::create(b, op->getLoc());
+      state.unfenced.ranges.clear();
+    }
+    BarrierOp::create(b, op->getLoc(), /*id=*/nullptr, /*num_threads=*/nullptr);
+    state.barrier();
   }
 
   LogicalResult visitBlock(Block &block, State &state) {
@@ -216,22 +257,14 @@ struct InsertBarriersPass
     if (isa<LoopLikeOpInterface>(op)) {
       // A hazard between what came before the loop and what the loop
       // touches gets its barrier before the loop, not in every trip.
-      RangeSet touchedReads, touchedWrites, touchedAsync;
-      if (failed(summarize(op, touchedReads, touchedWrites, touchedAsync)))
+      Accesses touched;
+      if (failed(summarize(op, touched)))
         return failure();
-      if (state.writes.overlaps(touchedReads) ||
-          state.writes.overlaps(touchedWrites) ||
-          state.reads.overlaps(touchedWrites) ||
-          state.unfenced.overlaps(touchedAsync)) {
-        OpBuilder b(op);
-        if (state.unfenced.overlaps(asyncReads)) {
-          FenceAsyncSharedOp::create(b, op->getLoc());
-          state.unfenced.ranges.clear();
-        }
-        BarrierOp::create(b, op->getLoc(), /*id=*/nullptr,
-                          /*num_threads=*/nullptr);
-        state.barrier();
-      }
+      if (state.writes.overlaps(touched.reads) ||
+          state.writes.overlaps(touched.writes) ||
+          state.reads.overlaps(touched.writes) ||
+          state.unfenced.overlaps(touched.asyncReads))
+        placeBarrier(op, state);
       // Zero trips leave the state as it is; each trip (all of the loop's
       // regions in order: a while loop's condition, then its body) starts
       // from the join of the entry state and the end of the previous one.
@@ -265,7 +298,6 @@ struct InsertBarriersPass
       return success();
     }
 
-    RangeSet reads, writes;
     if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
       // The completed copies' data is now written, as far as this thread
       // knows; the others learn at the next barrier.
@@ -289,105 +321,35 @@ struct InsertBarriersPass
       state.async = still;
       return success();
     }
-    // What an mbarrier wait completes is visible to every thread that
-    // waited: all of them do.
-    RangeSet completed;
-    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
-      auto r = rangeOf(op, copy.getBuffer());
-      if (failed(r))
-        return failure();
-      writes.add(*r);
-    } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
-      auto r = rangeOf(op, copy.getBuffer());
-      auto bars = rangeOf(op, copy.getBarriers());
-      if (failed(r) || failed(bars))
-        return failure();
-      writes.add(*r);
-      reads.add(*bars);
-    } else if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
-      auto bars = rangeOf(op, wait.getBarriers());
-      if (failed(bars))
-        return failure();
-      reads.add(*bars);
-      for (Value buf : wait.getBuffers()) {
-        auto r = rangeOf(op, buf);
-        if (failed(r))
-          return failure();
-        completed.add(*r);
-      }
-    } else if (isa<MbarrierInitOp, MbarrierInvalOp>(op)) {
-      auto bars = rangeOf(op, op->getOperand(0));
-      if (failed(bars))
-        return failure();
-      writes.add(*bars);
-    } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
-      auto r = rangeOf(op, alloc.getResult());
-      if (failed(r))
-        return failure();
-      writes.add(*r);
-    } else if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
-      for (Value v : {mma.getA(), Value(mma.getB())}) {
-        if (!isa<SharedMemoryType>(v.getType()))
-          continue;
-        auto r = rangeOf(op, v);
-        if (failed(r))
-          return failure();
-        reads.add(*r);
-      }
-    } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
-      auto r = rangeOf(op, read.getBuffer());
-      if (failed(r))
-        return failure();
-      reads.add(*r);
-    } else if (int64_t bytes = getScratchBytes(op)) {
-      auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
-      if (!offset)
-        return op->emitOpError("needs scratch shared memory that has no "
-                               "offset: run tile-allocate-shared-memory first");
-      Range r{offset.getInt(), offset.getInt() + bytes};
-      reads.add(r);
-      writes.add(r);
-    } else {
+    Accesses a;
+    if (failed(accessesOf(op, a)))
+      return failure();
+    if (a.reads.ranges.empty() && a.writes.ranges.empty())
       return success();
-    }
 
     // wgmma reads through the async proxy: what the threads wrote through
     // the generic proxy must be fenced by each writer before the barrier.
-    bool asyncRead = isa<WarpgroupMmaOp>(op);
-    bool unfenced = asyncRead && state.unfenced.overlaps(reads);
-    bool conflict = state.reads.overlaps(writes) ||
-                    state.writes.overlaps(writes) ||
-                    state.writes.overlaps(reads) || unfenced;
-    if (conflict) {
-      OpBuilder b(op);
-      if (state.unfenced.overlaps(asyncReads)) {
-        FenceAsyncSharedOp::create(b, op->getLoc());
-        state.unfenced.ranges.clear();
-      }
-      BarrierOp::create(b, op->getLoc(), /*id=*/nullptr,
-                        /*num_threads=*/nullptr);
-      state.barrier();
+    bool conflict =
+        state.reads.overlaps(a.writes) || state.writes.overlaps(a.writes) ||
+        state.writes.overlaps(a.reads) || state.unfenced.overlaps(a.asyncReads);
+    if (conflict)
+      placeBarrier(op, state);
+    state.reads.add(a.reads);
+    if (!a.asyncWrites.ranges.empty()) {
+      // An async copy writes its buffer when it lands (the copy engine's
+      // through the async proxy: wgmma needs no fence to read it).
+      state.async.add(a.asyncWrites);
+      return success();
     }
-    if (isa<AsyncCopyOp>(op)) {
-      state.async.add(writes);
-    } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
-      // The copy engine writes the buffer (through the async proxy: wgmma
-      // needs no fence to read it); the thread block reads the barrier.
-      auto r = rangeOf(op, copy.getBuffer());
-      state.async.add(*r);
-      state.reads.add(reads);
-    } else if (!completed.ranges.empty()) {
+    if (!a.completed.ranges.empty()) {
       RangeSet still;
       for (Range r : state.async.ranges)
-        if (!completed.overlaps(r))
+        if (!a.completed.overlaps(r))
           still.add(r);
       state.async = still;
-      state.reads.add(reads);
-    } else {
-      state.reads.add(reads);
-      state.writes.add(writes);
-      state.unfenced.add(writes);
     }
+    state.writes.add(a.writes);
+    state.unfenced.add(a.writes);
     return success();
   }
 };

@@ -32,9 +32,8 @@ namespace {
 
 bool hasTileTypes(TypeRange types) {
   return llvm::any_of(types, [](Type t) {
-    return isa<RankedTensorType, tile::GlobalTensorType,
-               tile::SharedMemoryType, tile::MbarrierType,
-               tile::TensorMapType>(t);
+    return isa<RankedTensorType, tile::GlobalTensorType, tile::SharedMemoryType,
+               tile::MbarrierType, tile::TensorMapType>(t);
   });
 }
 
@@ -132,7 +131,8 @@ struct ConvertTileToLLVMPass
   /// place through their generic address.
   static void markTensorMapParameters(ModuleOp module) {
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-      auto maps = func->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+      auto maps = func->getAttrOfType<ArrayAttr>(
+          tile::TileDialect::getTensorMapsAttrName());
       if (!maps || maps.empty())
         continue;
       MLIRContext *ctx = func.getContext();

@@ -47,6 +47,15 @@ LinearLayout tilec::getLinearLayout(Type tileType) {
   return tile::toLinearLayout(t.getEncoding(), t.getShape());
 }
 
+Operation *tilec::inlinePtx(OpBuilder &b, Location loc, TypeRange results,
+                            ValueRange operands, StringRef text,
+                            StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, results, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 Value tilec::sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }
@@ -215,9 +224,9 @@ struct SharedGeometry {
       s = order[1];
       rows = shape[*s];
     }
-    blockCols = layout.getBlock() ? std::min<int64_t>(layout.getBlock(),
-                                                      shape[f])
-                                  : shape[f];
+    blockCols = layout.getBlock()
+                    ? std::min<int64_t>(layout.getBlock(), shape[f])
+                    : shape[f];
     tileElems = rows * shape[f];
   }
 };
@@ -268,8 +277,8 @@ Value tilec::sharedOffset(OpBuilder &b, Location loc,
     Value flip = arith::MulIOp::create(b, loc, phase, constI32(b, loc, vec));
     col = arith::XOrIOp::create(b, loc, col, flip);
   }
-  Value offset = arith::MulIOp::create(b, loc, outer,
-                                       constI32(b, loc, g.tileElems));
+  Value offset =
+      arith::MulIOp::create(b, loc, outer, constI32(b, loc, g.tileElems));
   offset = arith::AddIOp::create(
       b, loc, offset,
       arith::MulIOp::create(b, loc, row2, constI32(b, loc, g.blockCols)));

@@ -73,6 +73,13 @@ getScratchMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// an error when it has none.
 mlir::FailureOr<mlir::Value>
 getBufferMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+/// Inline PTX `text` over `operands` with `constraints`, marked as having
+/// side effects: MLIR gives asm without them no memory effects at all, so
+/// it could be merged with, or moved across, memory accesses.
+mlir::Operation *inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::TypeRange results, mlir::ValueRange operands,
+                           llvm::StringRef text, llvm::StringRef constraints);
+
 /// The 32-bit shared-window address of a shared memory pointer, as PTX
 /// instructions on shared memory take it.
 mlir::Value sharedAddress32(mlir::OpBuilder &b, mlir::Location loc,

@@ -146,17 +146,15 @@ SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
           : Type(LLVM::LLVMStructType::getLiteral(b.getContext(), fields));
   Value p32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
   // The asm reads memory: it must not be merged with, or moved across, a
-  // store (MLIR gives asm without side effects no memory effects at all).
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resultType, ValueRange{p32, address}, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  // store.
+  Operation *asmOp = inlinePtx(b, loc, resultType, ValueRange{p32, address},
+                               asmText, constraints);
   SmallVector<Value> out;
   if (words == 1) {
-    out.push_back(asmOp.getResult(0));
+    out.push_back(asmOp->getResult(0));
   } else {
     for (unsigned w = 0; w < words; ++w)
-      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp->getResult(0),
                                                  ArrayRef<int64_t>{w}));
   }
   if (bits == 8)
@@ -186,10 +184,7 @@ void predicatedStore(OpBuilder &b, Location loc, Value address, Value pred,
       w = arith::ExtUIOp::create(b, loc, b.getI16Type(), w);
     operands.push_back(w);
   }
-  LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, asmText, constraints,
-                            /*has_side_effects=*/true,
-                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                            LLVM::AsmDialectAttr(), ArrayAttr());
+  inlinePtx(b, loc, TypeRange(), operands, asmText, constraints);
 }
 
 /// Words of one vector access: 32-bit words for 4 bytes and more, else one

@@ -72,11 +72,14 @@ struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
   }
 };
 
-/// A buffer is a pointer to its first byte.
-struct SmemAllocLowering : OpConversionPattern<tile::SmemAllocOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// A buffer (or a ring of mbarriers) is a pointer to its first byte.
+template <typename AllocOp>
+struct AllocationLowering : OpConversionPattern<AllocOp> {
+  using OpConversionPattern<AllocOp>::OpConversionPattern;
+  using OneToNOpAdaptor =
+      typename OpConversionPattern<AllocOp>::OneToNOpAdaptor;
   LogicalResult
-  matchAndRewrite(tile::SmemAllocOp op, OneToNOpAdaptor adaptor,
+  matchAndRewrite(AllocOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> memory = getBufferMemory(rewriter, op.getLoc(), op);
     if (failed(memory))
@@ -339,7 +342,8 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
 
 void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<SmemAllocLowering, SmemSlotLowering, BarrierLowering,
-               LocalAllocLowering, LocalLoadLowering, ExtractLowering>(
-      converter, patterns.getContext());
+  patterns.add<AllocationLowering<tile::SmemAllocOp>,
+               AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
+               BarrierLowering, LocalAllocLowering, LocalLoadLowering,
+               ExtractLowering>(converter, patterns.getContext());
 }

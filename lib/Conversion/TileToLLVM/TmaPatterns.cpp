@@ -28,16 +28,6 @@ using namespace tilec;
 
 namespace {
 
-/// Inline PTX with side effects over `operands`, with results `results`.
-LLVM::InlineAsmOp ptx(OpBuilder &b, Location loc, TypeRange results,
-                      ValueRange operands, StringRef text,
-                      StringRef constraints) {
-  return LLVM::InlineAsmOp::create(
-      b, loc, results, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-}
-
 /// i32 1 in thread 0 of the block, else 0, and `pred` (i1) if given.
 Value firstThread(OpBuilder &b, Location loc, Value pred = nullptr) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
@@ -69,23 +59,10 @@ void onEveryBarrier(OpBuilder &b, Location loc, Value bars, unsigned count,
   if (!after.empty())
     text += " @p " + after.str() + ";\n";
   text += "}";
-  ptx(b, loc, TypeRange(),
-      ValueRange{firstThread(b, loc), sharedAddress32(b, loc, bars)}, text,
-      "r,r,~{memory}");
+  inlinePtx(b, loc, TypeRange(),
+            ValueRange{firstThread(b, loc), sharedAddress32(b, loc, bars)},
+            text, "r,r,~{memory}");
 }
-
-struct MbarrierAllocLowering : OpConversionPattern<tile::MbarrierAllocOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(tile::MbarrierAllocOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> memory = getBufferMemory(rewriter, op.getLoc(), op);
-    if (failed(memory))
-      return failure();
-    rewriter.replaceOp(op, *memory);
-    return success();
-  }
-};
 
 /// The initialization is fenced for the async proxy, which completes the
 /// copies' transactions on the barriers.
@@ -128,12 +105,12 @@ struct MbarrierWaitLowering : OpConversionPattern<tile::MbarrierWaitOp> {
     Location loc = op.getLoc();
     Value addr = barrierAddress(rewriter, loc, adaptor.getBarriers().front(),
                                 adaptor.getSlot().front());
-    ptx(rewriter, loc, TypeRange(),
-        ValueRange{addr, adaptor.getPhase().front()},
-        "{\n .reg .pred p;\n wait:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-        " @!p bra wait;\n}",
-        "r,r,~{memory}");
+    inlinePtx(rewriter, loc, TypeRange(),
+              ValueRange{addr, adaptor.getPhase().front()},
+              "{\n .reg .pred p;\n wait:\n"
+              " mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+              " @!p bra wait;\n}",
+              "r,r,~{memory}");
     rewriter.eraseOp(op);
     return success();
   }
@@ -172,8 +149,8 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
       SmallVector<int64_t> at(bufType.getShape().size(), 0);
       at[fastest] = k * inner;
       int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
-      operands.push_back(arith::AddIOp::create(rewriter, loc, dst,
-                                               constI32(rewriter, loc, offset)));
+      operands.push_back(arith::AddIOp::create(
+          rewriter, loc, dst, constI32(rewriter, loc, offset)));
       operands.push_back(arith::AddIOp::create(
           rewriter, loc, coords.back(), constI32(rewriter, loc, k * inner)));
       constraints += ",r,r";
@@ -201,7 +178,7 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
       text += "}], [$1];\n";
     }
     text += "}";
-    ptx(rewriter, loc, TypeRange(), operands, text, constraints);
+    inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
     rewriter.eraseOp(op);
     return success();
   }
@@ -211,7 +188,7 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
 
 void tilec::populateTmaPatterns(TileTypeConverter &converter,
                                 RewritePatternSet &patterns) {
-  patterns.add<MbarrierAllocLowering, MbarrierInitLowering,
-               MbarrierInvalLowering, MbarrierWaitLowering, TmaLoadLowering>(
-      converter, patterns.getContext());
+  patterns.add<MbarrierInitLowering, MbarrierInvalLowering,
+               MbarrierWaitLowering, TmaLoadLowering>(converter,
+                                                      patterns.getContext());
 }

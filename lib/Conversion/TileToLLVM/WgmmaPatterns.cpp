@@ -50,20 +50,18 @@ struct OperandDescriptor {
   unsigned elementBytes = 2;
 
   /// `kDim` is the operand's K dimension (1 for A, 0 for B).
-  OperandDescriptor(tile::SharedMemoryType type, unsigned kDim)
-      : type(type) {
+  OperandDescriptor(tile::SharedMemoryType type, unsigned kDim) : type(type) {
     tile::SharedLayoutAttr layout = type.getLayout();
     elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
     unsigned swizzle = layout.getHopperSwizzleBytes(elementBytes);
     unsigned f = layout.getOrder()[0], s = layout.getOrder()[1];
     transposed = f != kDim;
     int64_t rows = type.getShape()[s];
-    uint64_t leading = uint64_t(rows) * swizzle;  // between blocks
-    uint64_t stride = 8ull * swizzle;             // between 8-row groups
+    uint64_t leading = uint64_t(rows) * swizzle; // between blocks
+    uint64_t stride = 8ull * swizzle;            // between 8-row groups
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-    constant = ((leading >> 4) & 0x3FFF) << 16 | ((stride >> 4) & 0x3FFF)
-                                                     << 32 |
-               mode << 62;
+    constant = ((leading >> 4) & 0x3FFF) << 16 |
+               ((stride >> 4) & 0x3FFF) << 32 | mode << 62;
   }
 
   /// Unswizzled element offset of `coords` (rows a multiple of 8, columns
@@ -86,10 +84,7 @@ struct OperandDescriptor {
 };
 
 void emitAsm(OpBuilder &b, Location loc, StringRef text) {
-  LLVM::InlineAsmOp::create(b, loc, TypeRange(), ValueRange(), text, "",
-                            /*has_side_effects=*/true,
-                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                            LLVM::AsmDialectAttr(), ArrayAttr());
+  inlinePtx(b, loc, TypeRange(), ValueRange(), text, "");
 }
 
 /// Inline asm over the accumulator registers `acc` (f32), which it reads and
@@ -110,14 +105,11 @@ SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
   operands.append(inputs.begin(), inputs.end());
   SmallVector<Type> fields(n, b.getF32Type());
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-  auto op = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  Operation *op = inlinePtx(b, loc, resultType, operands, text, constraints);
   SmallVector<Value> out;
   for (unsigned i = 0; i < n; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(
-        b, loc, op.getResult(0), ArrayRef<int64_t>{int64_t(i)}));
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, op->getResult(0),
+                                               ArrayRef<int64_t>{int64_t(i)}));
   return out;
 }
 
@@ -145,17 +137,17 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     int64_t instrN = instr[1];
     if (M % (64 * groups) || N % instrN || K % 16 ||
         mma.getWarpsPerCTA()[1] != 1)
-      return op.emitError() << "wgmma: a " << M << " x " << N << " x " << K
-                            << " multiply does not fit m64n" << instrN
-                            << "k16 instructions on " << groups
-                            << " warpgroups along M";
+      return op.emitError()
+             << "wgmma: a " << M << " x " << N << " x " << K
+             << " multiply does not fit m64n" << instrN
+             << "k16 instructions on " << groups << " warpgroups along M";
     Type elt = bType.getElementType();
     std::string ptxType = elt.isBF16() ? "bf16" : "f16";
 
     // This thread's warpgroup takes rows 64 * wg of every 64 * groups.
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value wg = arith::ShRUIOp::create(rewriter, loc, tid,
-                                      constI32(rewriter, loc, 7));
+    Value wg =
+        arith::ShRUIOp::create(rewriter, loc, tid, constI32(rewriter, loc, 7));
 
     OperandDescriptor descB(bType, /*kDim=*/0);
     Value addrB = sharedAddress32(rewriter, loc, adaptor.getB().front());
@@ -203,8 +195,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         // Per 8-column block: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
         SmallVector<unsigned> dRegs;
         for (int64_t q = 0; q < instrN / 2; ++q)
-          dRegs.push_back(reg(lc, row + 8 * ((q / 2) % 2),
-                              col + 8 * (q / 4) + (q % 2)));
+          dRegs.push_back(
+              reg(lc, row + 8 * ((q / 2) % 2), col + 8 * (q / 4) + (q % 2)));
         unsigned n = dRegs.size();
         for (int64_t k = 0; k < K; k += 16) {
           Instr in;
@@ -225,10 +217,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
           } else {
             // A from registers: the m16k16 fragment of each warp, as
             // mma.sync takes it, in four 32-bit words.
-            for (auto [dr, dk] : {std::pair<int64_t, int64_t>{0, 0},
-                                  {8, 0},
-                                  {0, 8},
-                                  {8, 8}})
+            for (auto [dr, dk] :
+                 {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, 8}, {8, 8}})
               in.inputs.push_back(
                   packWords(rewriter, loc,
                             {aRegs[reg(la, row + dr, k + dk)],
