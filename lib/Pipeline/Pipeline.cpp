@@ -65,6 +65,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::createCSEPass());
+  // sm_90a: multiplies stay in flight until their results or buffers are
+  // needed.
+  if (options.hasWgmma())
+    fpm.addPass(mlir::tile::createTileAsyncWgmma());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

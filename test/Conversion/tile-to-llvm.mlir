@@ -755,6 +755,45 @@ func.func @wgmma_rs(%s: tensor<64x16xf32, #mma3>, %v: tensor<16x64xf16, #blk>, %
 
 // -----
 
+// Async multiplies (tile-async-wgmma): each is a fence, its instructions and
+// a commit group, with no wait; the second takes the first's accumulator
+// registers in flight (the tensor cores chain them). tile.wgmma_wait 1
+// without values is a bare wait_group 1; tile.wgmma_wait 0 ties the 32
+// accumulator registers it completes, which the store then reads.
+// CHECK-LABEL: llvm.func @wgmma_async
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT:   wgmma.wait_group
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+// CHECK-NOT:   wgmma.wait_group
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT:   wgmma.wait_group
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+// CHECK-NOT:   llvm.inline_asm
+// CHECK:       llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;", ""
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}},=f,0,{{.*}},31"
+// CHECK-NOT:   wgmma
+// CHECK:       st.global
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blkT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_async(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
+  %d = tile.wgmma async %a, %b, %c : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  %e = tile.wgmma async %a, %b, %d : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  tile.wgmma_wait 1 reads %a : !tile.smem<[64, 32], f16, #sa>
+  %f = tile.wgmma_wait 0, %e : tensor<64x64xf32, #mma3> reads %a, %b : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>
+  tile.store %O[%c0, %c0], %f : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
 // tile.fence_async_shared is fence.proxy.async for the CTA's shared memory.
 // CHECK-LABEL: llvm.func @fence
 // CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""

@@ -300,14 +300,14 @@ LogicalResult WarpgroupMmaOp::verify() {
       accType.getDimSize(1) != n)
     return emitOpError() << "shapes do not match: a is " << m << "x" << k
                          << ", b " << bType.getShape()[0] << "x" << n
-                         << ", the accumulator " << accType.getDimSize(0)
-                         << "x" << accType.getDimSize(1);
+                         << ", the accumulator " << accType.getDimSize(0) << "x"
+                         << accType.getDimSize(1);
   auto mma = dyn_cast_if_present<MmaLayoutAttr>(accType.getEncoding());
   if (!mma || !mma.isWarpgroup())
     return emitOpError("the accumulator must be in a version-3 (wgmma) mma "
                        "layout");
-  if (aTile && aTile.getEncoding() != DotOperandLayoutAttr::get(getContext(),
-                                                                0, mma))
+  if (aTile &&
+      aTile.getEncoding() != DotOperandLayoutAttr::get(getContext(), 0, mma))
     return emitOpError("a held in registers must be in the dot_operand A "
                        "layout of the accumulator's");
   unsigned bytes = aElt.getIntOrFloatBitWidth() / 8;
@@ -486,8 +486,8 @@ LogicalResult SmemSlotOp::verify() {
   for (unsigned i = 0; sameOrder && i < lo.size(); ++i)
     sameOrder = ro[i] == lo[i] + 1;
   if (!sameOrder || r.getVec() != l.getVec() ||
-      r.getPerPhase() != l.getPerPhase() || r.getMaxPhase() != l.getMaxPhase() ||
-      r.getBlock() != l.getBlock())
+      r.getPerPhase() != l.getPerPhase() ||
+      r.getMaxPhase() != l.getMaxPhase() || r.getBlock() != l.getBlock())
     return emitOpError("the ring's shared layout must be the stage's, with the "
                        "stage dimension slowest");
   return success();
@@ -543,8 +543,7 @@ LogicalResult TmaLoadOp::verify() {
   int64_t fastest = buf.getShape()[layout.getOrder()[0]];
   int64_t inner = map.getBox().back();
   int64_t boxes = fastest / inner;
-  if (fastest % inner ||
-      buf.getNumElements() != boxes * map.getBoxElements() ||
+  if (fastest % inner || buf.getNumElements() != boxes * map.getBoxElements() ||
       (boxes > 1 && layout.getBlock() != inner))
     return emitOpError() << "the buffer must hold whole boxes of the map side "
                             "by side along its fastest dimension, one per "
@@ -578,3 +577,30 @@ LogicalResult BarrierOp::verify() {
 
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// WgmmaWaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+WgmmaWaitOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                              ValueRange operands, DictionaryAttr attributes,
+                              OpaqueProperties properties, RegionRange regions,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  WgmmaWaitOp::Adaptor adaptor(operands, attributes, properties, regions);
+  for (Value v : adaptor.getValues())
+    inferredReturnTypes.push_back(v.getType());
+  return success();
+}
+
+LogicalResult WgmmaWaitOp::verify() {
+  for (Value v : getValues()) {
+    auto type = cast<RankedTensorType>(v.getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(type.getEncoding());
+    if (!type.getElementType().isF32() || !mma || mma.getVersion() != 3)
+      return emitOpError("waits for wgmma accumulators: f32 tiles in a "
+                         "version-3 #tile.mma layout, not ")
+             << type;
+  }
+  return success();
+}

@@ -239,20 +239,56 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     `#tile.mma` layout. A shared operand has a layout the instruction's
     matrix descriptors can describe: 16-byte chunks swizzled over blocks of
     128, 64 or 32 bytes (`#tile.shared<..., block = B>`), with K or M/N
-    fastest. The multiply has completed when the op returns: the lowering
-    fences, issues the instructions of every 64-row block and K step,
-    commits them as one group and waits for it, with the accumulator
-    registers tied to the wait.
+    fastest. The lowering fences, issues the instructions of every 64-row
+    block and K step and commits them as one group.
+
+    Without `async`, the multiply has completed when the op returns: the
+    group is waited for, with the accumulator registers tied to the wait.
+    With `async` (placed by `tile-async-wgmma`), the result is in flight:
+    it may only be the accumulator of a later `tile.wgmma` (the hardware
+    chains them), pass through `scf.yield`, a loop's results or a layout
+    conversion that only renames registers, or be made available by a
+    `tile.wgmma_wait`; the shared operands are read until that wait too.
 
     ```mlir
     %d = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
+    %e = tile.wgmma async %a, %b, %d : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
     ```
   }];
   let arguments = (ins AnyTypeOf<[Tile_FloatTile, Tile_SharedMemoryType]>:$a,
-                       Tile_SharedMemoryType:$b, Tile_FloatTile:$acc);
+                       Tile_SharedMemoryType:$b, Tile_FloatTile:$acc,
+                       UnitAttr:$is_async);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+    (`async` $is_async^)? $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "wait until at most `pending` async wgmma groups are in flight";
+  let description = [{
+    `wgmma.wait_group pending`: every async `tile.wgmma` this warpgroup
+    issued before, except the last `pending` ones, has completed. `values`
+    are accumulators of such multiplies: the results are the same values,
+    now complete (the lowering ties their registers to the wait, so that
+    nothing reads them earlier). `buffers` are the shared operands of the
+    multiplies the wait completes: naming them keeps them allocated until
+    here, and tells `tile-insert-barriers` that they are read until here.
+
+    ```mlir
+    %s = tile.wgmma_wait 0, %qk : tensor<128x64xf32, #mma> reads %q, %k : !tile.smem<[128, 128], f16, #sa>, !tile.smem<[128, 64], f16, #sb>
+    tile.wgmma_wait 1 reads %ring : !tile.smem<[3, 128, 32], f16, #sr>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending,
+                       Variadic<Tile_FloatTile>:$values,
+                       Variadic<Tile_SharedMemoryType>:$buffers);
+  let results = (outs Variadic<Tile_FloatTile>:$results);
+  let assemblyFormat = [{
+    $pending (`,` $values^ `:` type($values))? (`reads` $buffers^ `:` type($buffers))? attr-dict
   }];
   let hasVerifier = 1;
 }

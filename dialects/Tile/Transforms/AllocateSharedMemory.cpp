@@ -12,9 +12,11 @@
 // that the buffer's block contains (a loop, a branch) counts as a use at the
 // end of that op, so that a buffer read in a loop stays live for the whole
 // loop. A buffer an async copy writes stays live until the wait that
-// completes the copy. Scratch memory is live only during its op. Placement is
-// first fit, largest buffers first, at 128-byte alignment (8 bytes for
-// mbarriers, more for the swizzled layouts of wgmma and TMA).
+// completes the copy; one an async wgmma reads, until the wait that names
+// it or the end of the wgmma's block. Scratch memory is live only during
+// its op. Placement is first fit, largest buffers first, at 128-byte
+// alignment (8 bytes for mbarriers, more for the swizzled layouts of wgmma
+// and TMA).
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,6 +131,14 @@ struct AllocateSharedMemoryPass
                   "a shared memory buffer used outside the block that "
                   "allocates it");
             b.end = std::max(b.end, last[at]);
+            // An async multiply reads its operands until a wait completes
+            // it, at the latest when its block ends (the wait names the
+            // buffer where it can).
+            if (auto mma = dyn_cast<WarpgroupMmaOp>(user);
+                mma && mma.getIsAsync())
+              if (Operation *end = op->getBlock()->findAncestorOpInBlock(
+                      user->getBlock()->back()))
+                b.end = std::max(b.end, last[end]);
           }
         }
         for (Operation *done : completions.lookup(op))

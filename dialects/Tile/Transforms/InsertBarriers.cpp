@@ -35,6 +35,10 @@
 // other: their initialization and invalidation write them, copies and
 // waits read them, so that a barrier separates the two.
 //
+// An async wgmma reads its operands until the `tile.wgmma_wait` that
+// completes it, which names them: the wait counts as a read of them, so a
+// later write into them gets its barrier after the wait.
+//
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
 // loop needs (its refill of a slot and its wait for the next share one
@@ -196,6 +200,10 @@ struct InsertBarriersPass
       for (Value v : {mma.getA(), Value(mma.getB())})
         if (isa<SharedMemoryType>(v.getType()))
           ok = ok && add(a.reads, v) && add(a.asyncReads, v);
+    } else if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
+      // The multiplies it completes read their operands until here.
+      for (Value v : wait.getBuffers())
+        ok = ok && add(a.reads, v);
     } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
       ok = add(a.reads, read.getBuffer());
     } else if (int64_t bytes = getScratchBytes(op)) {

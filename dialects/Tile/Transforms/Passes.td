@@ -194,6 +194,30 @@ def TileConvertCopiesToTMA
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
+  let summary = "Leave wgmma groups in flight; wait where results or buffers are needed";
+  let description = [{
+    Makes every `tile.wgmma` `async` and places `tile.wgmma_wait`s:
+
+    - before the first use of an accumulator that reads its registers
+      (not the accumulator of a later multiply, a loop's `scf.yield` or a
+      register-renaming layout conversion), with a pending count of the
+      groups known to be issued since the multiply;
+    - before a write into a shared buffer a multiply in flight may still
+      read. A refill of a pipelined ring (a `tile.tma_load` into a slot in
+      a `tile.pipelined` loop) instead moves later in its trip, with the
+      trip's other refills: to after the first later wait that completes
+      the multiply, or to after the next multiply behind a new
+      `tile.wgmma_wait 1`. A GEMM main loop then issues one multiply while
+      the previous one runs.
+
+    Each wait names the shared operands of the multiplies it completes
+    (rings for ring slots), so that they stay allocated until the wait and
+    `tile-insert-barriers` orders later writes after it.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileScheduleAsyncCopies
     : Pass<"tile-schedule-async-copies", "::mlir::func::FuncOp"> {
   let summary = "Issue async copies early and wait as late as possible";

@@ -47,11 +47,11 @@ LogicalResult lowerTiles(ModuleOp module) {
            !hasTileTypes(op->getResultTypes());
   });
   // Shared memory and synchronization ops may have no tile-typed operand.
-  target.addIllegalOp<tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp,
-                      tile::AsyncWaitOp, tile::BarrierOp,
-                      tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
-                      tile::MbarrierInitOp, tile::MbarrierInvalOp,
-                      tile::MbarrierWaitOp, tile::TmaLoadOp>();
+  target.addIllegalOp<
+      tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp, tile::AsyncWaitOp,
+      tile::BarrierOp, tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
+      tile::MbarrierInitOp, tile::MbarrierInvalOp, tile::MbarrierWaitOp,
+      tile::TmaLoadOp, tile::WgmmaWaitOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);

@@ -23,10 +23,12 @@
 //
 // A held in registers (P * V in attention) is the RS form, which the NVVM
 // dialect has no op for: every wgmma here is inline PTX, one form for both.
-// The op's semantics are synchronous: wgmma.fence, the instructions of every
-// 64-row block and K step, one commit group, and a wait whose inline asm
-// ties the accumulator registers, so nothing reads them before they are
-// complete.
+// A multiply is wgmma.fence, the instructions of every 64-row block and K
+// step, and one commit group; a synchronous one also waits for its group,
+// in inline asm that ties the accumulator registers, so nothing reads them
+// before they are complete. An async one (tile-async-wgmma) leaves that to
+// a tile.wgmma_wait, which ties the registers of the values it completes
+// the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -246,9 +248,41 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         acc[r] = v;
     }
     emitAsm(rewriter, loc, "wgmma.commit_group.sync.aligned;");
-    acc = accumulatorAsm(rewriter, loc, acc, {}, "",
-                         "wgmma.wait_group.sync.aligned 0;");
+    if (!op.getIsAsync())
+      acc = accumulatorAsm(rewriter, loc, acc, {}, "",
+                           "wgmma.wait_group.sync.aligned 0;");
     rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
+/// `wgmma.wait_group N`, with the registers of every value it completes
+/// tied to it (read and written by the asm), so that nothing reads them
+/// before it.
+struct WgmmaWaitLowering : OpConversionPattern<tile::WgmmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::WgmmaWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> regs;
+    for (ValueRange v : adaptor.getValues())
+      regs.append(v.begin(), v.end());
+    std::string text = "wgmma.wait_group.sync.aligned " +
+                       std::to_string(op.getPending()) + ";";
+    if (regs.empty()) {
+      emitAsm(rewriter, op.getLoc(), text);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    regs = accumulatorAsm(rewriter, op.getLoc(), regs, {}, "", text);
+    SmallVector<SmallVector<Value>> results;
+    unsigned next = 0;
+    for (ValueRange v : adaptor.getValues()) {
+      results.emplace_back(regs.begin() + next, regs.begin() + next + v.size());
+      next += v.size();
+    }
+    rewriter.replaceOpWithMultiple(op, results);
     return success();
   }
 };
@@ -269,6 +303,7 @@ struct FenceAsyncSharedLowering
 
 void tilec::populateWgmmaPatterns(TileTypeConverter &converter,
                                   RewritePatternSet &patterns) {
-  patterns.add<WarpgroupMmaLowering, FenceAsyncSharedLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<WarpgroupMmaLowering, WgmmaWaitLowering, FenceAsyncSharedLowering>(
+          converter, patterns.getContext());
 }

@@ -399,3 +399,32 @@ func.func @mbarriers(%x: tensor<64x32xf16, #blocked>, %y: tensor<8x4xf16, #block
   tile.mbarrier_inval %one : !tile.mbarrier<1>
   return %ra, %rs, %rt : tensor<64x32xf16, #dot_a>, tensor<8x4xf16, #blocked>, tensor<8x4xf16, #blocked>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A buffer an async wgmma reads stays live to the end of the wgmma's block
+// (here, until the trip ends: no wait names it): the buffer stored after
+// the wgmma in the same trip does not reuse its memory. A synchronous
+// wgmma's operand would be dead after it.
+// CHECK-LABEL: func.func @async_wgmma_operand
+// CHECK-SAME:  tile.shared_bytes = 16384 : i32
+// CHECK:         tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:    tile.wgmma async
+// CHECK-NEXT:    tile.local_alloc %{{.*}} {tile.smem_offset = 8192 : i32}
+func.func @async_wgmma_operand(%x: tensor<64x64xf16, #blocked>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %a = tile.local_alloc %x : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma async %a, %a, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %b = tile.local_alloc %x : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+    %e = tile.local_load %b [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #blocked>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}

@@ -814,3 +814,32 @@ func.func @async_hazard_before_loop(%A: !tile.global<f16, 2>, %m: i32, %n: i32) 
   }
   return %r : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// An async wgmma reads its operands until the tile.wgmma_wait that names
+// them: a barrier between the wgmma and the wait does not order the copy
+// into the buffer after the wait (the threads' multiplies may still be
+// reading it then); the copy gets its own barrier, after the wait.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @wgmma_wait_reads
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc
+// CHECK:       tile.wgmma async %[[BUF]], %[[BUF]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.wgmma_wait 0, %{{.*}} : tensor<64x64xf32, #mma> reads %[[BUF]]
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.tma_load %{{.*}}, %[[BUF]]
+func.func @wgmma_wait_reads(%map: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<1>
+  %d = tile.wgmma async %buf, %buf, %c : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+  tile.barrier
+  %w = tile.wgmma_wait 0, %d : tensor<64x64xf32, #mma> reads %buf : !tile.smem<[64, 64], f16, #sw>
+  tile.tma_load %map[%i, %c0], %buf, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<1>
+  return %w : tensor<64x64xf32, #mma>
+}

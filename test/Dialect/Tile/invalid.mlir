@@ -556,6 +556,28 @@ func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.wgmma_wait (WgmmaWaitOp::verify): it completes wgmma accumulators
+//===----------------------------------------------------------------------===//
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @wgmma_wait_not_accumulator(%x: tensor<64x64xf32, #blocked>) {
+  // expected-error @+1 {{'tile.wgmma_wait' op waits for wgmma accumulators: f32 tiles in a version-3 #tile.mma layout, not 'tensor<64x64xf32, #tile.blocked}}
+  %0 = tile.wgmma_wait 0, %x : tensor<64x64xf32, #blocked>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+func.func @wgmma_wait_negative(%x: tensor<64x64xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma_wait' op attribute 'pending' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  %0 = tile.wgmma_wait -1, %x : tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.wgmma (WarpgroupMmaOp::verify)
 //===----------------------------------------------------------------------===//
 

@@ -205,6 +205,27 @@ func.func @wgmma(%sa: !tile.smem<[128, 64], f16, #wg_s>, %sb: !tile.smem<[64, 12
   return %f : tensor<128x128xf32, #wg_mma>
 }
 
+// Async multiplies (tile-async-wgmma) and the waits that complete them:
+// with the accumulators they make available and the buffers they read, or
+// neither.
+// CHECK-LABEL: func.func @wgmma_async
+// CHECK-SAME: (%[[SA:[[:alnum:]_]+]]: !tile.smem<[128, 64], f16, #[[S:shared[0-9]*]]>, %[[SB:[[:alnum:]_]+]]: !tile.smem<[64, 128], f16, #[[S]]>, %[[C:[[:alnum:]_]+]]: tensor<128x128xf32, #[[M:mma[0-9]*]]>)
+func.func @wgmma_async(%sa: !tile.smem<[128, 64], f16, #wg_s>, %sb: !tile.smem<[64, 128], f16, #wg_s>,
+                       %c: tensor<128x128xf32, #wg_mma>) -> (tensor<128x128xf32, #wg_mma>, tensor<128x128xf32, #wg_mma>) {
+  // CHECK-NEXT: %[[D:[[:alnum:]_]+]] = tile.wgmma async %[[SA]], %[[SB]], %[[C]] : !tile.smem<[128, 64], f16, #[[S]]>, <[64, 128], f16, #[[S]]>, tensor<128x128xf32, #[[M]]>
+  // CHECK-NEXT: %[[E:[[:alnum:]_]+]] = tile.wgmma async %[[SA]], %[[SB]], %[[D]]
+  // CHECK-NEXT: tile.wgmma_wait 1{{$}}
+  // CHECK-NEXT: tile.wgmma_wait 1 reads %[[SA]] : !tile.smem<[128, 64], f16, #[[S]]>
+  // CHECK-NEXT: %[[W:[[:alnum:]_]+]]:2 = tile.wgmma_wait 0, %[[D]], %[[E]] : tensor<128x128xf32, #[[M]]>, tensor<128x128xf32, #[[M]]> reads %[[SA]], %[[SB]] : !tile.smem<[128, 64], f16, #[[S]]>, !tile.smem<[64, 128], f16, #[[S]]>
+  // CHECK-NEXT: return %[[W]]#0, %[[W]]#1
+  %d = tile.wgmma async %sa, %sb, %c : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
+  %e = tile.wgmma async %sa, %sb, %d : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
+  tile.wgmma_wait 1
+  tile.wgmma_wait 1 reads %sa : !tile.smem<[128, 64], f16, #wg_s>
+  %w:2 = tile.wgmma_wait 0, %d, %e : tensor<128x128xf32, #wg_mma>, tensor<128x128xf32, #wg_mma> reads %sa, %sb : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_s>
+  return %w#0, %w#1 : tensor<128x128xf32, #wg_mma>, tensor<128x128xf32, #wg_mma>
+}
+
 // bf16 operands.
 // CHECK-LABEL: func.func @wgmma_bf16
 // CHECK-NEXT: tile.wgmma %{{.*}} : !tile.smem<[64, 32], bf16, #{{.*}}>, <[32, 64], bf16, #{{.*}}>, tensor<64x64xf32, #{{.*}}>

@@ -1,0 +1,429 @@
+//===- AsyncWgmma.cpp - wgmma groups in flight while other work runs ------===//
+//
+// Every `tile.wgmma` becomes `async`: its group is committed and left in
+// flight, and `tile.wgmma_wait`s are placed where something needs it done.
+//
+// Registers. An accumulator in flight may feed the next multiply's
+// accumulator (the tensor cores chain them), go around a loop (scf.yield
+// and the loop's iteration arguments) or through a layout conversion that
+// only renames registers. Any other use (arithmetic, a reduction, the A
+// operand of a multiply, a loop's initial value, a store) gets a wait right
+// before the first such use in the value's block. Its count is the number
+// of groups known to be issued since the multiply on every path there (the
+// multiplies between it and the use in that block, and, for a value that
+// went around a loop, the ones after it in the previous trip), so that only
+// what is needed is waited for. The wait names the multiply's shared
+// operands (the ring, for a ring slot out of reach): they stay allocated
+// until there, and tile-insert-barriers counts them read until there.
+//
+// Buffers. A write into a shared buffer that a multiply in flight may still
+// read must come after a wait that completes the multiply. A forward walk
+// in program order tracks the groups in flight (through loops, to a fixed
+// point: a multiply of the previous trip is in flight at the head of the
+// body) and, at each such write:
+//   - a refill of a ring of a pipelined loop (a TMA copy into a slot: the
+//     pipeline refills the slot the previous trip read, never one this
+//     trip reads, so it may move later within the trip) moves, with the
+//     other refills of the trip before that point, to right after the
+//     first later wait that completes the multiply, or else right after the
+//     next multiply, behind a new wait that leaves that multiply (and those
+//     since the write) in flight;
+//   - anything else gets a wait right before it.
+// So a GEMM main loop keeps one multiply in flight while the next is
+// issued, and attention's P * V of one trip runs under the next trip's
+// Q * K^T.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEASYNCWGMMA
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
+
+/// The multiplies in flight: for each (and whether it was issued in the
+/// current trip of the innermost loop around), a lower bound on the groups
+/// issued after it on every path here.
+struct InFlight {
+  using Key = std::pair<Operation *, unsigned>; // multiply, issued this trip
+  llvm::MapVector<Key, unsigned> after;
+
+  void issue(Operation *mma) {
+    for (auto &entry : after)
+      ++entry.second;
+    after[{mma, 1}] = 0;
+  }
+  void wait(unsigned pending) {
+    after.remove_if([&](auto &entry) { return entry.second >= pending; });
+  }
+  /// At the head of a trip, everything in flight is from before it.
+  void startTrip() {
+    llvm::MapVector<Key, unsigned> old = std::move(after);
+    after.clear();
+    for (auto [key, n] : old)
+      add({key.first, 0}, n);
+  }
+  /// Paths join: in flight on either, as few groups after it as either.
+  void join(const InFlight &o) {
+    for (auto [key, n] : o.after)
+      add(key, n);
+  }
+  void add(Key key, unsigned n) {
+    auto it = after.find(key);
+    if (it == after.end())
+      after[key] = n;
+    else
+      it->second = std::min(it->second, n);
+  }
+  bool operator==(const InFlight &o) const {
+    if (after.size() != o.after.size())
+      return false;
+    for (auto [key, n] : after) {
+      auto it = o.after.find(key);
+      if (it == o.after.end() || it->second != n)
+        return false;
+    }
+    return true;
+  }
+};
+
+/// The shared memory operands of a multiply.
+SmallVector<Value> sharedOperands(WarpgroupMmaOp mma) {
+  SmallVector<Value> buffers;
+  if (isa<SharedMemoryType>(mma.getA().getType()))
+    buffers.push_back(mma.getA());
+  buffers.push_back(mma.getB());
+  return buffers;
+}
+
+/// The number of multiplies that are ops of `block` in [from, to).
+unsigned countMultiplies(Block::iterator from, Block::iterator to) {
+  unsigned n = 0;
+  for (auto it = from; it != to; ++it)
+    n += isa<WarpgroupMmaOp>(*it);
+  return n;
+}
+
+/// A conversion between wgmma accumulator layouts that only renames
+/// registers: what is in flight stays so.
+bool isAccumulatorRenaming(ConvertLayoutOp cvt) {
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(cvt.getType().getEncoding());
+  return mma && mma.isWarpgroup() &&
+         isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType());
+}
+
+struct AsyncWgmmaPass
+    : public mlir::tile::impl::TileAsyncWgmmaBase<AsyncWgmmaPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<WarpgroupMmaOp> mmas;
+    func.walk([&](WarpgroupMmaOp mma) { mmas.push_back(mma); });
+    if (mmas.empty())
+      return;
+    for (WarpgroupMmaOp mma : mmas)
+      mma.setIsAsync(true);
+    DominanceInfo dominance(func);
+    dom = &dominance;
+    for (WarpgroupMmaOp mma : mmas)
+      waitForResult(mma, dominance);
+    InFlight state;
+    if (failed(visitBlock(func.getBody().front(), state)))
+      return signalPassFailure();
+  }
+
+  DominanceInfo *dom = nullptr;
+
+  //===--------------------------------------------------------------------===//
+  // Registers
+  //===--------------------------------------------------------------------===//
+
+  /// `buffers`, each replaced by its ring while it does not dominate `at`.
+  SmallVector<Value> reachableBuffers(ArrayRef<Value> buffers, Operation *at,
+                                      DominanceInfo &dom) {
+    SmallVector<Value> out;
+    for (Value v : buffers) {
+      while (!dom.properlyDominates(v, at)) {
+        auto slot = v.getDefiningOp<SmemSlotOp>();
+        if (!slot)
+          break;
+        v = slot.getRing();
+      }
+      if (dom.properlyDominates(v, at) && !llvm::is_contained(out, v))
+        out.push_back(v);
+    }
+    return out;
+  }
+
+  void waitForResult(WarpgroupMmaOp mma, DominanceInfo &dom) {
+    // The values that stand for the result in flight, and where each comes
+    // from: the multiply itself (this trip) or a loop (a previous trip, or
+    // the loop's end).
+    struct Carrier {
+      Value value;
+      bool previousTrip;
+    };
+    SmallVector<Carrier> worklist = {{mma.getResult(), false}};
+    DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Carrier c = worklist.pop_back_val();
+      if (!seen.insert(c.value).second)
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : c.value.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<WgmmaWaitOp>(user))
+          continue; // waited for already
+        if (auto next = dyn_cast<WarpgroupMmaOp>(user);
+            next && use.get() == next.getAcc() &&
+            use.getOperandNumber() == next.getAccMutable().getOperandNumber())
+          continue; // chained: the next multiply accumulates onto it
+        if (auto cvt = dyn_cast<ConvertLayoutOp>(user);
+            cvt && isAccumulatorRenaming(cvt)) {
+          worklist.push_back({cvt.getResult(), c.previousTrip});
+          continue;
+        }
+        if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
+            unsigned i = use.getOperandNumber();
+            worklist.push_back({loop.getRegionIterArgs()[i], true});
+            worklist.push_back({loop.getResult(i), true});
+            continue;
+          }
+        }
+        uses.push_back(&use);
+      }
+      if (uses.empty())
+        continue;
+      placeRegisterWait(mma, c.value, c.previousTrip, uses, dom);
+    }
+  }
+
+  /// One wait for `value` before the first of `uses` (their ancestors in
+  /// the value's block), which then read the wait's result.
+  void placeRegisterWait(WarpgroupMmaOp mma, Value value, bool previousTrip,
+                         ArrayRef<OpOperand *> uses, DominanceInfo &dom) {
+    Block *block = value.getParentBlock();
+    Operation *first = nullptr;
+    for (OpOperand *use : uses) {
+      Operation *at = block->findAncestorOpInBlock(*use->getOwner());
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    assert(first && "a use outside the block of the value it uses");
+    // A loop's result: right after the loop, so that its multiplies' buffers
+    // are free for what follows (the next loop's rings).
+    bool loopResult = previousTrip && !isa<BlockArgument>(value) &&
+                      isa<scf::ForOp>(value.getDefiningOp());
+    if (loopResult)
+      first = value.getDefiningOp()->getNextNode();
+    // Groups issued since the multiply, on every path to `first`.
+    unsigned pending = 0;
+    Block::iterator start = block->begin();
+    if (Operation *def = value.getDefiningOp(); def && !previousTrip)
+      start = std::next(Block::iterator(def));
+    pending = countMultiplies(start, Block::iterator(first));
+    if (previousTrip && isa<BlockArgument>(value) && mma->getBlock() == block &&
+        isa<scf::ForOp>(block->getParentOp()))
+      pending += countMultiplies(std::next(Block::iterator(mma)), block->end());
+    else if (previousTrip && !isa<BlockArgument>(value))
+      pending = 0; // a loop's result: its last trip's groups are not counted
+
+    OpBuilder b(first);
+    auto wait = WgmmaWaitOp::create(
+        b, mma.getLoc(), b.getI32IntegerAttr(pending), ValueRange{value},
+        reachableBuffers(sharedOperands(mma), first, dom));
+    for (OpOperand *use : uses)
+      use->set(wait.getResult(0));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Buffers
+  //===--------------------------------------------------------------------===//
+
+  LogicalResult visitBlock(Block &block, InFlight &state) {
+    for (Operation *op = block.empty() ? nullptr : &block.front(); op;) {
+      Operation *next = op->getNextNode();
+      if (failed(visit(op, state)))
+        return failure();
+      op = next;
+    }
+    return success();
+  }
+
+  LogicalResult visit(Operation *op, InFlight &state) {
+    if (isa<WarpgroupMmaOp>(op)) {
+      state.issue(op);
+      return success();
+    }
+    if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
+      state.wait(wait.getPending());
+      return success();
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // The head of the body: what was in flight before the loop, or at the
+      // end of the previous trip.
+      InFlight entry = state, head = state;
+      for (unsigned i = 0; i < 16; ++i) {
+        InFlight s = head;
+        s.startTrip();
+        if (failed(visitBlock(*loop.getBody(), s)))
+          return failure();
+        InFlight next = entry;
+        next.join(s);
+        if (next == head) {
+          state = head;
+          return success();
+        }
+        head = next;
+      }
+      return loop.emitOpError("wgmma wait analysis did not converge");
+    }
+    if (op->getNumRegions()) {
+      InFlight joined = state;
+      for (Region &r : op->getRegions())
+        for (Block &b : r) {
+          InFlight s = state;
+          if (failed(visitBlock(b, s)))
+            return failure();
+          joined.join(s);
+        }
+      state = joined;
+      return success();
+    }
+    Value written;
+    if (auto copy = dyn_cast<TmaLoadOp>(op))
+      written = copy.getBuffer();
+    else if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      written = copy.getBuffer();
+    else if (auto init = dyn_cast<LocalAllocOp>(op))
+      written = init.getResult();
+    if (!written)
+      return success();
+    Operation *alloc = getAllocation(written);
+    // A refill writes the slot an earlier trip read: only the multiplies
+    // from before this trip can be reading it.
+    bool refill = alloc && isRefill(op);
+    // The youngest multiply in flight that reads the buffer.
+    std::optional<unsigned> youngest;
+    for (auto [key, n] : state.after) {
+      if (refill && key.second)
+        continue;
+      for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first)))
+        if (getAllocation(v) == alloc || !alloc)
+          youngest = std::min(youngest.value_or(n), n);
+    }
+    if (!youngest)
+      return success();
+    if (refill)
+      moveRefill(op, *youngest);
+    else
+      insertWait(op, *youngest, state);
+    return success();
+  }
+
+  /// A TMA copy into a slot of a ring, in the body of a pipelined loop.
+  static bool isRefill(Operation *op) {
+    auto copy = dyn_cast<TmaLoadOp>(op);
+    auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+    return copy && loop && loop->hasAttr(kPipelinedAttr) &&
+           copy.getBuffer().getDefiningOp<SmemSlotOp>();
+  }
+
+  /// A wait before `op` that completes what `op` must not overtake: the
+  /// multiplies with `after` or more groups issued after them.
+  void insertWait(Operation *op, unsigned after, InFlight &state) {
+    OpBuilder b(op);
+    WgmmaWaitOp::create(b, op->getLoc(), b.getI32IntegerAttr(after),
+                        ValueRange(), buffersOf(state, after, op));
+    state.wait(after);
+  }
+
+  /// The rings and buffers read by the multiplies a wait for `pending`
+  /// completes, as values defined outside every loop they are read in.
+  SmallVector<Value> buffersOf(const InFlight &state, unsigned pending,
+                               Operation *at) {
+    SmallVector<Value> out;
+    for (auto [key, n] : state.after) {
+      if (n < pending)
+        continue;
+      for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first))) {
+        while (auto slot = v.getDefiningOp<SmemSlotOp>())
+          v = slot.getRing();
+        if (dom->properlyDominates(v, at) && !llvm::is_contained(out, v))
+          out.push_back(v);
+      }
+    }
+    return out;
+  }
+
+  /// Moves the refill `copy`, which a multiply with `after` groups issued
+  /// after it may still be reading, later in its trip (see the header).
+  void moveRefill(Operation *copy, unsigned after) {
+    Block *block = copy->getBlock();
+    Operation *target = nullptr;
+    Operation *firstMma = nullptr;
+    unsigned issued = 0;
+    for (Operation *op = copy->getNextNode(); op; op = op->getNextNode()) {
+      if (auto wait = dyn_cast<WgmmaWaitOp>(op);
+          wait && wait.getPending() <= after + issued) {
+        target = op;
+        break;
+      }
+      if (isa<WarpgroupMmaOp>(op)) {
+        ++issued;
+        if (!firstMma)
+          firstMma = op;
+      }
+    }
+    if (!target && firstMma) {
+      // Keep that multiply in flight (it reads another slot).
+      OpBuilder b(block, std::next(Block::iterator(firstMma)));
+      target = WgmmaWaitOp::create(b, copy->getLoc(), b.getI32IntegerAttr(1),
+                                   ValueRange(), ringsReadIn(block, firstMma));
+    }
+    if (!target) {
+      OpBuilder b(copy);
+      WgmmaWaitOp::create(b, copy->getLoc(), b.getI32IntegerAttr(after),
+                          ValueRange(), ringsReadIn(block, copy));
+      return;
+    }
+    // The refills of the trip up to there move together, in order.
+    SmallVector<Operation *> refills;
+    for (Operation &op :
+         llvm::make_range(block->begin(), Block::iterator(target)))
+      if (isRefill(&op))
+        refills.push_back(&op);
+    Operation *last = target;
+    for (Operation *r : refills) {
+      r->moveAfter(last);
+      last = r;
+    }
+  }
+
+  /// The buffers (rings, for slots) the multiplies of `block` read, for a
+  /// wait at `at` that completes a previous trip's multiplies.
+  SmallVector<Value> ringsReadIn(Block *block, Operation *at) {
+    InFlight all;
+    for (Operation &op : *block)
+      if (isa<WarpgroupMmaOp>(op))
+        all.after[{&op, 0}] = 0;
+    return buffersOf(all, 0, at);
+  }
+};
+
+} // namespace

@@ -1,0 +1,215 @@
+// RUN: tile-opt %s -split-input-file --tile-async-wgmma | FileCheck %s
+// Running it again on its own output changes nothing.
+// RUN: tile-opt %s -split-input-file --tile-async-wgmma --tile-async-wgmma | FileCheck %s
+
+// tile-async-wgmma makes every tile.wgmma async and places the
+// tile.wgmma_waits: before the first use that reads an accumulator's
+// registers (with the number of groups known to be issued since), and
+// before a write into a buffer a multiply in flight may still read; a refill
+// of a pipelined ring instead moves, with the trip's other refills, after a
+// wait that completes the previous trip's multiply.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// A GEMM main loop (two-stage TMA rings, as tile-convert-copies-to-tma
+// leaves it): the multiply of trip k accumulates onto trip k-1's, which is
+// still in flight (no wait for the chain); a wait_group 1 after it completes
+// trip k-1's, and the refills of the slots trip k-1 read move after that
+// wait. After the loop, the result is waited for at once, naming the rings.
+// CHECK-LABEL: func.func @gemm
+// CHECK:       %[[RA:.*]] = tile.smem_alloc
+// CHECK:       %[[RB:.*]] = tile.smem_alloc
+// CHECK:       %[[R:.*]]:2 = scf.for
+// CHECK:         tile.mbarrier_wait
+// CHECK-NEXT:    tile.mbarrier_wait
+// CHECK-NOT:     tile.tma_load
+// CHECK:         %[[D:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK-NEXT:    tile.wgmma_wait 1 reads %[[RA]], %[[RB]] :
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    scf.yield %[[D]],
+// CHECK-NEXT:  } {tile.pipelined}
+// CHECK-NEXT:  %[[W:.*]] = tile.wgmma_wait 0, %[[R]]#0 : tensor<64x64xf32, #mma> reads %[[RA]], %[[RB]] :
+// CHECK-NEXT:  tile.mbarrier_inval
+// CHECK-NEXT:  tile.mbarrier_inval
+// CHECK-NEXT:  return %[[W]]
+func.func @gemm(%mA: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mB: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %m: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %ba = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %ba {count = 1 : i32} : !tile.mbarrier<2>
+  %rb = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %bb = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %bb {count = 1 : i32} : !tile.mbarrier<2>
+  %p0 = arith.cmpi sgt, %n, %c0 : i32
+  %sa0 = tile.smem_slot %ra[%c0] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.tma_load %mA[%m, %c0], %sa0, %ba[%c0] if %p0 : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+  %sb0 = tile.smem_slot %rb[%c0] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.tma_load %mB[%c0, %m], %sb0, %bb[%c0] if %p0 : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %vb = tile.smem_slot %rb[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %va = tile.smem_slot %ra[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %fills = arith.divui %it, %c2 : i32
+    %phase = arith.andi %fills, %c1 : i32
+    tile.mbarrier_wait %ba[%s], %phase, %va : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bb[%s], %phase, %vb : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    %k1 = arith.addi %k, %c1 : i32
+    %more = arith.cmpi slt, %k1, %n : i32
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wa = tile.smem_slot %ra[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %kk = arith.muli %k1, %c64 : i32
+    tile.tma_load %mA[%m, %kk], %wa, %ba[%ws] if %more : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %wb = tile.smem_slot %rb[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mB[%kk, %m], %wb, %bb[%ws] if %more : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %d = tile.wgmma %va, %vb, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  tile.mbarrier_inval %bb : !tile.mbarrier<2>
+  tile.mbarrier_inval %ba : !tile.mbarrier<2>
+  return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 32, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// The shape of attention's loop. S = Q K^T is read at once: a wait_group 0
+// right before its first use. The refills of K's and V's rings move after
+// that wait (it also completes the previous trip's P V, which read the V
+// slot being refilled). P V accumulates onto the rescaled accumulator and
+// goes back around the loop through a conversion that only renames
+// registers, still in flight; the next trip's rescaling waits for it with
+// wait_group 1 (S was issued after it). After the loop, a wait_group 0.
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME:  %[[Q:[^:]*]]: !tile.smem<[64, 64], f16, #shared>, %[[P:[^:]*]]: !tile.smem<[64, 64], f16, #shared>
+// CHECK:       tile.smem_alloc
+// CHECK-NEXT:  tile.mbarrier_alloc
+// CHECK-NEXT:  %[[RV:.*]] = tile.smem_alloc
+// CHECK-NEXT:  tile.mbarrier_alloc
+// CHECK-NEXT:  %[[R:.*]]:2 = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK:         %[[K:.*]] = tile.smem_slot
+// CHECK-NEXT:    %[[V:.*]] = tile.smem_slot
+// CHECK-NOT:     tile.tma_load
+// CHECK:         %[[S:.*]] = tile.wgmma async %[[Q]], %[[K]], %{{.*}} :
+// CHECK-NEXT:    %[[SW:.*]] = tile.wgmma_wait 0, %[[S]] : tensor<64x64xf32, #mma> reads %[[Q]], %[[K]] :
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    %[[E:.*]] = arith.mulf %[[SW]], %[[SW]]
+// CHECK-NEXT:    %[[AW:.*]] = tile.wgmma_wait 1, %[[ACC]] : tensor<64x64xf32, #mma> reads %[[P]], %[[V]] :
+// CHECK-NEXT:    %[[SC:.*]] = arith.mulf %[[AW]], %[[E]]
+// CHECK-NEXT:    %[[A1:.*]] = tile.convert_layout %[[SC]]
+// CHECK-NEXT:    %[[PV:.*]] = tile.wgmma async %[[P]], %[[V]], %[[A1]] :
+// CHECK-NEXT:    %[[BACK:.*]] = tile.convert_layout %[[PV]]
+// CHECK-NEXT:    scf.yield %[[BACK]],
+// CHECK-NEXT:  } {tile.pipelined}
+// CHECK-NEXT:  %[[W:.*]] = tile.wgmma_wait 0, %[[R]]#0 : tensor<64x64xf32, #mma> reads %[[P]], %[[RV]] :
+// CHECK-NEXT:  return %[[W]]
+func.func @attention(%mK: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mV: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %q: !tile.smem<[64, 64], f16, #sw>, %p: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %rk = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %bk = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %rv = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %bv = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %k = tile.smem_slot %rk[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %v = tile.smem_slot %rv[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bk[%s], %c0, %k : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bv[%s], %c0, %v : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wk = tile.smem_slot %rk[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mK[%j, %c0], %wk, %bk[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %wv = tile.smem_slot %rv[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mV[%j, %c0], %wv, %bv[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %qk = tile.wgmma %q, %k, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = arith.mulf %qk, %qk : tensor<64x64xf32, #mma>
+    %scaled = arith.mulf %acc, %e : tensor<64x64xf32, #mma>
+    %a1 = tile.convert_layout %scaled : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma1>
+    %pv = tile.wgmma %p, %v, %a1 : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma1>
+    %back = tile.convert_layout %pv : tensor<64x64xf32, #mma1> -> tensor<64x64xf32, #mma>
+    scf.yield %back, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// Straight-line code: the second multiply chains onto the first in flight;
+// a copy into the buffer both read is not a ring refill, so a wait_group 0
+// (both read it) goes right before it; the result's first register use,
+// the return, gets its own wait.
+// CHECK-LABEL: func.func @overwrite
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc
+// CHECK-NEXT:  tile.mbarrier_alloc
+// CHECK-NEXT:  %[[D:.*]] = tile.wgmma async %[[BUF]], %[[BUF]], %{{.*}} :
+// CHECK-NEXT:  %[[E:.*]] = tile.wgmma async %[[BUF]], %[[BUF]], %[[D]] :
+// CHECK-NEXT:  tile.wgmma_wait 0 reads %[[BUF]] :
+// CHECK-NEXT:  tile.tma_load
+// CHECK-NEXT:  %[[W:.*]] = tile.wgmma_wait 0, %[[E]] : tensor<64x64xf32, #mma> reads %[[BUF]] :
+// CHECK-NEXT:  return %[[W]]
+func.func @overwrite(%map: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %d = tile.wgmma %buf, %buf, %c : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+  %e = tile.wgmma %buf, %buf, %d : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+  tile.tma_load %map[%i, %c0], %buf, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<1>
+  return %e : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A loop's result that starts another loop (attention's two split loops):
+// the wait goes right after the first loop, before the second loop's
+// buffers are written, so that the first loop's buffers can be reused. In
+// the second loop, the multiply reads a buffer stored each trip: the store
+// of trip k waits for trip k-1's multiply (wait_group 0: it is the last
+// one issued).
+// CHECK-LABEL: func.func @two_loops
+// CHECK:       %[[R1:.*]] = scf.for
+// CHECK:         tile.wgmma async
+// CHECK:       }
+// CHECK-NEXT:  %[[W1:.*]] = tile.wgmma_wait 0, %[[R1]] : tensor<64x64xf32, #mma> reads %{{.*}} :
+// CHECK-NEXT:  %[[B:.*]] = tile.smem_alloc
+// CHECK-NEXT:  %[[R2:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[W1]])
+// CHECK-NEXT:    tile.wgmma_wait 0 reads %{{[^,]*}} :
+// CHECK-NEXT:    tile.local_alloc
+// CHECK-NEXT:    tile.wgmma async
+func.func @two_loops(%a: !tile.smem<[64, 64], f16, #sw>, %x: tensor<64x64xf16, #mma>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r1 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma %a, %a, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %b = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  %r2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %r1) -> (tensor<64x64xf32, #mma>) : i32 {
+    %t = tile.local_alloc %x : tensor<64x64xf16, #mma> -> !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %t, %a, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r2 : tensor<64x64xf32, #mma>
+}
