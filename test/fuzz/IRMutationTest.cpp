@@ -99,7 +99,11 @@ static const char *const kPipelines[] = {
     "func.func(tile-slice-mma-k)",
     "func.func(tile-pipeline)",
     "func.func(tile-pipeline{num-stages=3})",
+    "func.func(tile-convert-copies-to-tma)",
     "func.func(tile-schedule-async-copies)",
+    "func.func(tile-async-wgmma)",
+    "func.func(tile-async-wgmma),tile-allocate-shared-memory,"
+    "tile-insert-barriers,convert-tile-to-llvm",
     "tile-allocate-shared-memory",
     "tile-allocate-shared-memory,tile-insert-barriers",
     "tile-allocate-shared-memory,tile-insert-barriers,convert-tile-to-llvm",

@@ -229,8 +229,11 @@ struct AsyncWgmmaPass
     // are free for what follows (the next loop's rings).
     bool loopResult = previousTrip && !isa<BlockArgument>(value) &&
                       isa<scf::ForOp>(value.getDefiningOp());
-    if (loopResult)
-      first = value.getDefiningOp()->getNextNode();
+    if (Operation *next = value.getDefiningOp()
+                              ? value.getDefiningOp()->getNextNode()
+                              : nullptr;
+        loopResult && next)
+      first = next;
     // Groups issued since the multiply, on every path to `first`.
     unsigned pending = 0;
     Block::iterator start = block->begin();
