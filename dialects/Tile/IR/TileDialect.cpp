@@ -181,7 +181,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // loop_split=False)) or by the passes.
   if (attr.getName() == "tile.num_stages" ||
       attr.getName() == "tile.loop_split" ||
-      attr.getName() == "tile.pipelined") {
+      attr.getName() == getPipelinedAttrName()) {
     if (!isa<scf::ForOp>(op))
       return op->emitError()
              << "'" << attr.getName().getValue() << "' applies only to scf.for";

@@ -63,6 +63,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTmaFallbackAttrName() {
       return ::llvm::StringLiteral("tile.tma_fallback");
     }
+    /// A loop tile-pipeline made (unit): its copies are rings refilled
+    /// S - 1 trips ahead, the slot the previous trip read.
+    static constexpr ::llvm::StringLiteral getPipelinedAttrName() {
+      return ::llvm::StringLiteral("tile.pipelined");
+    }
   }];
 }
 

@@ -54,8 +54,6 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
-
 /// The multiplies in flight: for each (and whether it was issued in the
 /// current trip of the innermost loop around), a lower bound on the groups
 /// issued after it on every path here.
@@ -140,7 +138,7 @@ struct AsyncWgmmaPass
     DominanceInfo dominance(func);
     dom = &dominance;
     for (WarpgroupMmaOp mma : mmas)
-      waitForResult(mma, dominance);
+      waitForResult(mma);
     InFlight state;
     if (failed(visitBlock(func.getBody().front(), state)))
       return signalPassFailure();
@@ -152,24 +150,24 @@ struct AsyncWgmmaPass
   // Registers
   //===--------------------------------------------------------------------===//
 
-  /// `buffers`, each replaced by its ring while it does not dominate `at`.
-  SmallVector<Value> reachableBuffers(ArrayRef<Value> buffers, Operation *at,
-                                      DominanceInfo &dom) {
+  /// What a wait at `at` names for `buffers`: each one, or its ring while
+  /// it does not dominate `at`; none where neither does.
+  SmallVector<Value> reachableBuffers(ArrayRef<Value> buffers, Operation *at) {
     SmallVector<Value> out;
     for (Value v : buffers) {
-      while (!dom.properlyDominates(v, at)) {
+      while (!dom->properlyDominates(v, at)) {
         auto slot = v.getDefiningOp<SmemSlotOp>();
         if (!slot)
           break;
         v = slot.getRing();
       }
-      if (dom.properlyDominates(v, at) && !llvm::is_contained(out, v))
+      if (dom->properlyDominates(v, at) && !llvm::is_contained(out, v))
         out.push_back(v);
     }
     return out;
   }
 
-  void waitForResult(WarpgroupMmaOp mma, DominanceInfo &dom) {
+  void waitForResult(WarpgroupMmaOp mma) {
     // The values that stand for the result in flight, and where each comes
     // from: the multiply itself (this trip) or a loop (a previous trip, or
     // the loop's end).
@@ -209,14 +207,14 @@ struct AsyncWgmmaPass
       }
       if (uses.empty())
         continue;
-      placeRegisterWait(mma, c.value, c.previousTrip, uses, dom);
+      placeRegisterWait(mma, c.value, c.previousTrip, uses);
     }
   }
 
   /// One wait for `value` before the first of `uses` (their ancestors in
   /// the value's block), which then read the wait's result.
   void placeRegisterWait(WarpgroupMmaOp mma, Value value, bool previousTrip,
-                         ArrayRef<OpOperand *> uses, DominanceInfo &dom) {
+                         ArrayRef<OpOperand *> uses) {
     Block *block = value.getParentBlock();
     Operation *first = nullptr;
     for (OpOperand *use : uses) {
@@ -225,31 +223,29 @@ struct AsyncWgmmaPass
         first = at;
     }
     assert(first && "a use outside the block of the value it uses");
-    // A loop's result: right after the loop, so that its multiplies' buffers
-    // are free for what follows (the next loop's rings).
-    bool loopResult = previousTrip && !isa<BlockArgument>(value) &&
-                      isa<scf::ForOp>(value.getDefiningOp());
-    if (Operation *next = value.getDefiningOp()
-                              ? value.getDefiningOp()->getNextNode()
-                              : nullptr;
-        loopResult && next)
-      first = next;
-    // Groups issued since the multiply, on every path to `first`.
+    // Groups issued since the multiply, on every path to the wait.
     unsigned pending = 0;
-    Block::iterator start = block->begin();
-    if (Operation *def = value.getDefiningOp(); def && !previousTrip)
-      start = std::next(Block::iterator(def));
-    pending = countMultiplies(start, Block::iterator(first));
-    if (previousTrip && isa<BlockArgument>(value) && mma->getBlock() == block &&
-        isa<scf::ForOp>(block->getParentOp()))
-      pending += countMultiplies(std::next(Block::iterator(mma)), block->end());
-    else if (previousTrip && !isa<BlockArgument>(value))
-      pending = 0; // a loop's result: its last trip's groups are not counted
-
+    Operation *def = value.getDefiningOp();
+    if (!previousTrip) {
+      // This trip's result: the multiplies between it and the use.
+      pending = countMultiplies(std::next(Block::iterator(def)),
+                                Block::iterator(first));
+    } else if (isa<BlockArgument>(value)) {
+      // A loop's iteration argument: the multiplies before the use in this
+      // trip, and those after the multiply in the previous one.
+      pending = countMultiplies(block->begin(), Block::iterator(first));
+      if (mma->getBlock() == block)
+        pending +=
+            countMultiplies(std::next(Block::iterator(mma)), block->end());
+    } else if (isa<scf::ForOp>(def) && def->getNextNode()) {
+      // A loop's result: right after the loop, so that its multiplies'
+      // buffers are free for what follows (the next loop's rings).
+      first = def->getNextNode();
+    }
     OpBuilder b(first);
     auto wait = WgmmaWaitOp::create(
         b, mma.getLoc(), b.getI32IntegerAttr(pending), ValueRange{value},
-        reachableBuffers(sharedOperands(mma), first, dom));
+        reachableBuffers(sharedOperands(mma), first));
     for (OpOperand *use : uses)
       use->set(wait.getResult(0));
   }
@@ -343,7 +339,7 @@ struct AsyncWgmmaPass
   static bool isRefill(Operation *op) {
     auto copy = dyn_cast<TmaLoadOp>(op);
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-    return copy && loop && loop->hasAttr(kPipelinedAttr) &&
+    return copy && loop && loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
            copy.getBuffer().getDefiningOp<SmemSlotOp>();
   }
 
@@ -356,22 +352,22 @@ struct AsyncWgmmaPass
     state.wait(after);
   }
 
-  /// The rings and buffers read by the multiplies a wait for `pending`
-  /// completes, as values defined outside every loop they are read in.
+  /// The rings and buffers read by the multiplies a wait at `at` for
+  /// `pending` completes (rings for slots: the multiplies may be from an
+  /// earlier trip).
   SmallVector<Value> buffersOf(const InFlight &state, unsigned pending,
                                Operation *at) {
-    SmallVector<Value> out;
+    SmallVector<Value> buffers;
     for (auto [key, n] : state.after) {
       if (n < pending)
         continue;
       for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first))) {
         while (auto slot = v.getDefiningOp<SmemSlotOp>())
           v = slot.getRing();
-        if (dom->properlyDominates(v, at) && !llvm::is_contained(out, v))
-          out.push_back(v);
+        buffers.push_back(v);
       }
     }
-    return out;
+    return reachableBuffers(buffers, at);
   }
 
   /// Moves the refill `copy`, which a multiply with `after` groups issued

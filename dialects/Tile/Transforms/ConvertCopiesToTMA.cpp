@@ -51,7 +51,6 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
 constexpr llvm::StringLiteral kTensorMapsAttr =
     TileDialect::getTensorMapsAttrName();
 constexpr llvm::StringLiteral kFallbackAttr =
@@ -88,7 +87,7 @@ struct ConvertCopiesToTMAPass
     func::FuncOp func = getOperation();
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kPipelinedAttr))
+      if (loop->hasAttr(TileDialect::getPipelinedAttrName()))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {

@@ -73,7 +73,7 @@ bool touches(Operation *op, ArrayRef<Operation *> allocs) {
 
 bool inPipelinedLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (p->hasAttr("tile.pipelined"))
+    if (p->hasAttr(TileDialect::getPipelinedAttrName()))
       return true;
   return false;
 }

@@ -51,8 +51,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The attribute marking a loop whose copies are pipelined.
-constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
 /// The attribute of a loop giving the stages of its copies.
 constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// The deepest ring a !tile.smem holds.
@@ -368,7 +366,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       p.copy.erase();
       p.alloc.erase();
     }
-    loop->setAttr(kPipelinedAttr, b.getUnitAttr());
+    loop->setAttr(TileDialect::getPipelinedAttrName(), b.getUnitAttr());
 
     // Nothing stays in flight after the loop.
     b.setInsertionPointAfter(loop);
