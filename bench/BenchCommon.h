@@ -347,6 +347,47 @@ timeRoundRobin(const std::vector<tile::Kernel> &kernels,
   return medians;
 }
 
+/// A candidate of a search, with its short measurement.
+struct Timed {
+  size_t index; // the candidate's position in the search's list
+  tile::Kernel kernel;
+  tile::Dim3 grid;
+  float ms;
+};
+
+/// How many of a search's fastest are measured again (runOff).
+constexpr size_t kFinalists = 3;
+
+/// The search's fastest (up to kFinalists of `timed`) measured again
+/// together, round-robin, with `iters` timed launches each: a short
+/// measurement is noisy enough to crown a candidate that is not the fastest
+/// (a clock change or a neighbour's burst during its ten launches). Returns
+/// the winner's entry in `timed` with the run-off's median as its time, or
+/// the run-off's launch error.
+inline tile::Expected<Timed>
+runOff(std::vector<Timed> timed, const ArgSets &sets, int warmup, int iters) {
+  std::sort(timed.begin(), timed.end(),
+            [](const Timed &a, const Timed &b) { return a.ms < b.ms; });
+  timed.resize(std::min(timed.size(), kFinalists));
+  std::vector<tile::Kernel> kernels;
+  std::vector<tile::Dim3> grids;
+  for (const Timed &t : timed) {
+    kernels.push_back(t.kernel);
+    grids.push_back(t.grid);
+  }
+  tile::Expected<std::vector<float>> ms =
+      timeRoundRobin(kernels, grids, sets, warmup, iters);
+  if (!ms.ok())
+    return ms.status();
+  size_t best = 0;
+  for (size_t i = 0; i < timed.size(); ++i) {
+    timed[i].ms = (*ms)[i];
+    if (timed[i].ms < timed[best].ms)
+      best = i;
+  }
+  return timed[best];
+}
+
 /// After a failed launch: true if the context still works (an invalid
 /// configuration, too much shared memory), false if the error is sticky
 /// (an illegal address) and nothing more can run in this process.

@@ -12,6 +12,9 @@ Rows are told apart by "bench" (absent: attention, as older files wrote):
                    the fastest ceiling over the searched shapes)
   ablation-split   causal attention with loop splitting on and off
   ablation-stages  attention with 1, 2, 3, 4 pipeline stages and 0 (hints)
+  attention-interleaved
+                   tilec.attention (the API, its own tuning) vs cuDNN and
+                   PyTorch flash, launches alternating in one process
 
 A section with no rows is left out. Missing inputs are skipped.
 """
@@ -193,6 +196,33 @@ def stages_ablation(rows):
     return lines, table
 
 
+def interleaved(rows):
+    by_key = {}
+    for r in rows:
+        if r.get("bench") != "attention-interleaved":
+            continue
+        key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
+        by_key.setdefault(key, {})[r["impl"]] = r
+    lines = ["| D | N | causal | tilec.attention TFLOPS | cuDNN | torch flash | "
+             "tilec / cuDNN | tilec / flash |",
+             "|---|---|---|---|---|---|---|---|"]
+    table = []
+    for (D, causal, N, B, H) in sorted(by_key, key=lambda k: (-k[0], not k[1],
+                                                             k[2])):
+        v = by_key[(D, causal, N, B, H)]
+        t = v.get("tilec-api", {}).get("tflops")
+        c = v.get("cudnn", {}).get("tflops")
+        f = v.get("flash", {}).get("tflops")
+        lines.append(f"| {D} | {N} | {'yes' if causal else 'no'} | {fmt(t)} | "
+                     f"{fmt(c)} | {fmt(f)} | {fmt_ratio(ratio(t, c))} | "
+                     f"{fmt_ratio(ratio(t, f))} |")
+        table.append({"B": B, "H": H, "N": N, "D": D, "causal": causal,
+                      "tilec": t, "cudnn": c, "flash": f,
+                      "tilec_over_cudnn": ratio(t, c),
+                      "tilec_over_flash": ratio(t, f)})
+    return lines, table
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("inputs", nargs="+")
@@ -203,6 +233,10 @@ def main():
     sections = [
         ("attention", "Flash attention forward, TFLOPS (B=4, H=32, fp16)",
          attention),
+        ("attention_interleaved",
+         "Flash attention forward through tilec.attention, launches "
+         "interleaved with cuDNN and PyTorch flash in one process, TFLOPS",
+         interleaved),
         ("gemm", "GEMM fp16 (f32 accumulation), TFLOPS", gemm),
         ("ablation_split",
          "Loop-split ablation: causal attention, best config, split on/off "

@@ -13,15 +13,19 @@
 // The default mode searches, for D in {128, 64}, causal and not, and N from
 // 1k to 16k, the configurations tile shape (TILE_M x TILE_N in 64x64,
 // 128x32, 128x64, 64x128, 128x128) x warps (4, 8) x pipeline stages (0 = from
-// the kernel's latency hints, 2, 3). Pruned (unless --no-prune): 8 warps only
-// for 128-row tiles, and 4 warps for 128-row tiles only where the per-thread
-// accumulators (TILE_M * (D + TILE_N) / threads f32 values) stay within 192
-// registers. Every candidate is compiled ahead of timing, on several
+// the kernel's latency hints, 2, 3), and for causal points loop splitting
+// on and off (the masked iterations in a loop of their own, or masked in
+// place: one loop, and fewer live registers). Pruned (unless --no-prune): 8
+// warps only for 128-row tiles, and 4 warps for 128-row tiles only where the
+// per-thread accumulators (TILE_M * (D + TILE_N) / threads f32 values) stay
+// within 192 registers. Every candidate is compiled ahead of timing, on several
 // threads; one that fails to compile or to launch is skipped with a note;
 // candidates whose PTX is the same as an earlier one's are not timed again.
 // Each candidate gets a short measurement (3 warm-up + 10 timed launches,
 // stopped after 2 when both are 1.5x slower than the best so far); the
-// winner gets the full one (30 timed launches). One JSON object per point:
+// fastest three are measured again together (round-robin, 30 timed launches
+// each) to pick the winner, which gets the full measurement (30 timed
+// launches) on its own. One JSON object per point:
 //
 //   {"impl": "tilec", "bench": "attention", "B": 4, "H": 32, "N": 4096,
 //    "D": 128, "causal": true, "ms": 1.23, "tflops": 456.7,
@@ -123,8 +127,9 @@ tile::Dim3 gridFor(const Point &p, const Candidate &c) {
   return tile::Dim3((p.N + c.tileM - 1) / c.tileM, kB * kH);
 }
 
-/// The configurations searched at head dimension D.
-std::vector<Candidate> searchSpace(int D) {
+/// The configurations searched at `p`.
+std::vector<Candidate> searchSpace(const Point &p) {
+  int D = p.D;
   // 128 x 32 with 4 warps gives each warp 32 query rows (twice the reuse
   // of each K and V element read from shared memory) in the registers a
   // thread has.
@@ -154,6 +159,12 @@ std::vector<Candidate> searchSpace(int D) {
         c.warps = warps;
         c.stages = s;
         out.push_back(c);
+        // Causal: with the masked iterations in a loop of their own, or
+        // masked in place (one loop, fewer live registers).
+        if (p.causal) {
+          c.split = false;
+          out.push_back(c);
+        }
       }
   return out;
 }
@@ -215,12 +226,14 @@ struct Best {
   int considered = 0, timed = 0;
 };
 
-/// Times every candidate at `p` with the short measurement and returns the
-/// fastest; nullopt if none ran.
+/// Times every candidate at `p` with the short measurement, then the
+/// fastest few again together (runOff), and returns the winner; nullopt if
+/// none ran.
 std::optional<Best> search(const Point &p, const Inputs &in,
                            const std::vector<Candidate> &cands) {
   std::optional<Best> best;
   std::map<std::string, std::string> seen; // PTX body -> candidate
+  std::vector<Timed> results;
   int considered = 0, timed = 0;
   for (const Candidate &c : cands) {
     if (c.tileN > p.N || c.tileM > p.N)
@@ -257,16 +270,33 @@ std::optional<Best> search(const Point &p, const Inputs &in,
                 c.str().c_str(), t, flops(p) / t / 1e9,
                 t > abandon ? "  (abandoned after 2)" : "");
     std::fflush(stdout);
+    results.push_back({size_t(&c - cands.data()), *kernel, gridFor(p, c), t});
     if (!best || t < best->ms) {
       best = Best();
       best->config = c;
       best->ms = t;
     }
   }
-  if (best) {
-    best->considered = considered;
-    best->timed = timed;
+  if (!best)
+    return best;
+  if (results.size() > 1) {
+    tile::Expected<Timed> winner =
+        runOff(results, in.sets, settings.warmup, settings.fullIters);
+    if (!winner.ok()) {
+      // Keep the short measurement's choice.
+      std::printf("  %s: the run-off failed: %s\n", pointStr(p).c_str(),
+                  winner.status().message().c_str());
+      requireUsableContext("the run-off");
+    } else {
+      best->config = cands[winner->index];
+      best->ms = winner->ms;
+      std::printf("  %s  run-off of the fastest %zu: %s\n", pointStr(p).c_str(),
+                  std::min(results.size(), kFinalists),
+                  best->config.str().c_str());
+    }
   }
+  best->considered = considered;
+  best->timed = timed;
   return best;
 }
 
@@ -286,14 +316,14 @@ int runSearch() {
   std::vector<Point> points = mainPoints();
   std::vector<tile::CompileOptions> all;
   for (const Point &p : points)
-    addOptions(all, p, searchSpace(p.D));
+    addOptions(all, p, searchSpace(p));
   kernels->precompile(all);
 
   JsonLines json(settings.jsonPath);
   for (const Point &p : points) {
     double start = now();
     Inputs in(p);
-    std::optional<Best> best = search(p, in, searchSpace(p.D));
+    std::optional<Best> best = search(p, in, searchSpace(p));
     if (!best) {
       std::printf("  %s: no candidate ran\n", pointStr(p).c_str());
       continue;
@@ -337,10 +367,8 @@ std::optional<Candidate> bestFromFile(const Point &p) {
         jsonField(line, "H") != std::to_string(kH))
       continue;
     Candidate c;
-    if (c.parse(jsonField(line, "config"))) {
-      c.split = true;
+    if (c.parse(jsonField(line, "config")))
       return c;
-    }
   }
   return std::nullopt;
 }
@@ -354,9 +382,9 @@ std::optional<Candidate> bestConfig(const Point &p) {
   }
   Inputs in(p);
   std::vector<tile::CompileOptions> all;
-  addOptions(all, p, searchSpace(p.D));
+  addOptions(all, p, searchSpace(p));
   kernels->precompile(all);
-  std::optional<Best> best = search(p, in, searchSpace(p.D));
+  std::optional<Best> best = search(p, in, searchSpace(p));
   if (!best)
     return std::nullopt;
   std::printf("  %s: best %s\n", pointStr(p).c_str(),
@@ -495,7 +523,6 @@ int runStagesAblation() {
     for (int s : stages) {
       Candidate c = base;
       c.stages = s;
-      c.split = true;
       variants.push_back(c);
     }
     std::printf("  %s: tile %dx%d, %d warps\n", pointStr(p).c_str(), base.tileM,

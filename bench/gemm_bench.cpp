@@ -10,16 +10,18 @@
 //                   --json=out.json [--quick] [--no-prune]
 //
 // Searched: TILE_M x TILE_N x TILE_K in 128x128x32, 128x128x64, 128x256x32,
-// 256x128x32, 128x256x64, 256x128x64, x warps (4, 8) x pipeline stages (0 = from the kernel's
-// latency hints, 2, 3, 4); pruned (unless --no-prune) to at most 128 f32
-// accumulator registers per thread (TILE_M * TILE_N / threads). Every
-// candidate is compiled ahead of timing, on several threads; one that fails
-// to compile or to launch is skipped with a note; one whose PTX is the same
-// as an earlier candidate's is not timed again. Before it is timed, each
+// 256x128x32, 128x256x64, 256x128x64, x warps (4, 8) x pipeline stages (0 =
+// from the kernel's latency hints, 2, 3, 4); pruned (unless --no-prune) to at
+// most 128 f32 accumulator registers per thread (TILE_M * TILE_N / threads).
+// Every candidate is compiled ahead of timing, on several threads; one that
+// fails to compile or to launch is skipped with a note; one whose PTX is the
+// same as an earlier candidate's is not timed again. Before it is timed, each
 // candidate's output (C poisoned first) is compared at a few places with a
 // CPU dot product: a wrong kernel is reported and not timed. Candidates get
 // 3 warm-up + 10 timed launches (stopped after 2 when both are 1.5x slower
-// than the best so far), the winner 30.
+// than the best so far); the fastest three are measured again together
+// (round-robin, 30 timed launches each) to pick the winner, which gets 30
+// on its own.
 //
 // The ceiling, bench/kernels/mma_ceiling.tile, runs the GEMM's mma and
 // ldmatrix instruction stream without the global loads (and their barriers)
@@ -83,9 +85,8 @@ std::vector<Candidate> searchSpace() {
   struct Shape {
     int m, n, k;
   };
-  std::vector<Shape> shapes = {
-      {128, 128, 32}, {128, 128, 64}, {128, 256, 32},
-      {256, 128, 32}, {128, 256, 64}, {256, 128, 64}};
+  std::vector<Shape> shapes = {{128, 128, 32}, {128, 128, 64}, {128, 256, 32},
+                               {256, 128, 32}, {128, 256, 64}, {256, 128, 64}};
   std::vector<int> stages = {0, 2, 3, 4};
   if (settings.quick) {
     shapes = {{128, 128, 64}, {128, 256, 64}};
@@ -261,6 +262,7 @@ int main(int argc, char **argv) {
     float bestMs = 0;
     int timed = 0;
     std::map<std::string, std::string> seen; // PTX body -> candidate
+    std::vector<Timed> results;
     for (const Candidate &c : cands) {
       tile::Expected<tile::Kernel> kernel = gemm.get(compileOptions(c));
       if (!kernel.ok()) {
@@ -300,6 +302,7 @@ int main(int argc, char **argv) {
                   c.str().c_str(), t, p.flops() / t / 1e9,
                   t > abandon ? "  (abandoned after 2)" : "");
       std::fflush(stdout);
+      results.push_back({size_t(&c - cands.data()), *kernel, gridFor(p, c), t});
       if (!best || t < bestMs) {
         best = c;
         bestMs = t;
@@ -309,6 +312,20 @@ int main(int argc, char **argv) {
       std::printf("  %s: no candidate ran\n", where.c_str());
       status = 1;
       continue;
+    }
+    if (results.size() > 1) {
+      tile::Expected<Timed> winner =
+          runOff(results, p.sets, settings.warmup, settings.fullIters);
+      if (!winner.ok()) {
+        // Keep the short measurement's choice.
+        std::printf("  %s: the run-off failed: %s\n", where.c_str(),
+                    winner.status().message().c_str());
+        requireUsableContext("the run-off");
+      } else {
+        best = cands[winner->index];
+        std::printf("  %s  run-off of the fastest %zu: %s\n", where.c_str(),
+                    std::min(results.size(), kFinalists), best->str().c_str());
+      }
     }
 
     // The winner, then its ceiling, each measured on its own: alternating

@@ -24,6 +24,9 @@
 #   triton     bench/triton_attention.py: a flash-attention kernel in Triton,
 #              checked against SDPA, searched over block sizes x stages x
 #              warps x pointer/TMA loads per point      -> bench-triton.json
+#   interleaved bench/interleaved.py: tilec.attention (the attention API,
+#              its own tuning) against cuDNN and PyTorch flash in one
+#              process, launches alternating   -> bench-interleaved.json
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -39,8 +42,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|launch|torch|triton) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch|triton] [--quick]" >&2
+  all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -190,9 +193,15 @@ if wants triton; then
   step bench-triton env PYTHONUNBUFFERED=1 python3 bench/triton_attention.py \
     --json="$out/bench-triton.json" $quick
 fi
+if wants interleaved; then
+  step bench-interleaved env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
+    TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/interleaved.py \
+    --json="$out/bench-interleaved.json" $quick
+fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
   "$out/bench-torch.json" "$out/bench-triton.json" \
+  "$out/bench-interleaved.json" \
   --markdown="$out/bench.md" --json="$out/bench.json" > /dev/null
 # The chart: TFLOP/s against N per head dim and mask, for tilec, cuDNN,
 # PyTorch flash and Triton where their rows are present.

@@ -34,6 +34,7 @@
 #include "tile/Tile.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,8 +47,11 @@ struct TILE_API TuneCandidate {
   std::vector<std::pair<std::string, std::string>> constants;
   unsigned numWarps = 4;
   unsigned numStages = 0;
+  /// Loop splitting (CompileOptions::loopSplit); unset keeps the base's.
+  std::optional<bool> loopSplit;
 
-  /// "TILE_M=128,TILE_N=64,warps=4,stages=2".
+  /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
+  /// when loopSplit is set.
   std::string describe() const;
 };
 

@@ -703,14 +703,16 @@ func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
 // K-major (64-byte swizzle: leading offset 64 rows x 64 B = 4096 B, stride
 // offset 8 x 64 B = 512 B, mode 2 in bits 62-63: 0x8000002001000000 |
 // address >> 4); B is K x N with K fastest, also K-major (no transpose).
+// Every instruction takes the same two base descriptors and adds its K
+// step inside its asm (32 bytes: 2 in the 16-byte address field).
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @wgmma_ss
 // CHECK-DAG:   %[[DESC:.*]] = llvm.mlir.constant(-9223371899399045120 : i64) : i64
 // CHECK:       llvm.inline_asm has_side_effects "wgmma.fence.sync.aligned;"
-// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $66, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, $64, $65, p, 1, 1, 0, 0;\0A}", "=f,{{.*}},=f,0,{{.*}},31,l,l,r"
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $64, 0;\0A add.s64 db, $65, 0;\0A setp.ne.b32 p, $66, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, da, db, p, 1, 1, 0, 0;\0A}", "=f,{{.*}},=f,0,{{.*}},31,l,l,r" {{.*}}, %[[A:[0-9]+]], %[[B:[0-9]+]], %{{[0-9]+}} :
 // CHECK-NOT:   wgmma.fence
-// CHECK:       wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK:       "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $64, 2;\0A add.s64 db, $65, 2;\0A {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %[[A]], %[[B]], %{{[0-9]+}} :
 // CHECK-NOT:   wgmma.mma_async
 // CHECK:       "wgmma.commit_group.sync.aligned;"
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}},=f,0,{{.*}},31"
@@ -735,7 +737,7 @@ func.func @wgmma_ss(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %
 // transpose flag is set.
 // CHECK-LABEL: llvm.func @wgmma_rs
 // CHECK:       "wgmma.fence.sync.aligned;"
-// CHECK-NEXT:  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;{{.*}}", "=f,{{.*}},31,r,r,r,r,l,r"
+// CHECK-NEXT:  add.s64 db, $68, 0;\0A setp.ne.b32 p, $69, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, db, p, 1, 1, 1;{{.*}}", "=f,{{.*}},31,r,r,r,r,l,r"
 // CHECK-NOT:   wgmma.mma_async
 // CHECK:       "wgmma.commit_group.sync.aligned;"
 // CHECK-NEXT:  "wgmma.wait_group.sync.aligned 0;"

@@ -1401,6 +1401,10 @@ TEST(Autotune, WithoutAGpuIsAClearError) {
   c.constants = {{"TILE_M", "128"}, {"TILE_N", "64"}};
   c.numStages = 2;
   EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2");
+  c.loopSplit = false;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,split=off");
+  c.loopSplit = true;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,split=on");
 }
 
 TEST(Autotune, DisabledByTheEnvironment) {

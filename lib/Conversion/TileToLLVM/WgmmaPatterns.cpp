@@ -72,18 +72,35 @@ struct OperandDescriptor {
     return unswizzledSharedOffset(type, coords);
   }
 
-  /// The descriptor of the operand starting at byte address `address`
-  /// (i32, shared window) plus `elements` elements.
-  Value get(OpBuilder &b, Location loc, Value address, int64_t elements) const {
-    Value start = arith::AddIOp::create(
-        b, loc, address, constI32(b, loc, elements * elementBytes));
-    start = arith::ShRUIOp::create(b, loc, start, constI32(b, loc, 4));
+  /// The descriptor of the operand starting at byte address `address` (i32,
+  /// shared window, 16-byte aligned).
+  Value base(OpBuilder &b, Location loc, Value address) const {
+    Value start = arith::ShRUIOp::create(b, loc, address, constI32(b, loc, 4));
     start = arith::AndIOp::create(b, loc, start, constI32(b, loc, 0x3FFF));
     Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
     return arith::OrIOp::create(b, loc, wide,
                                 constI64(b, loc, int64_t(constant)));
   }
+
+  /// What to add to base()'s descriptor for the operand `elements` elements
+  /// further on: the start address field counts 16 bytes, and a shared
+  /// address plus an offset inside the same window stays within its 14 bits,
+  /// so the sum never carries into the next field.
+  int64_t step(int64_t elements) const {
+    assert(elements * elementBytes % 16 == 0 && "unaligned wgmma operand");
+    return elements * elementBytes / 16;
+  }
 };
+
+/// PTX that sets the 64-bit register `name` to the descriptor operand `$n`
+/// plus `step` (see OperandDescriptor::step), for use by the next line. The
+/// instructions of one multiply share their operands' base descriptors, so
+/// only those stay live in registers (a loop-invariant operand's would
+/// otherwise be hoisted out of the loop, one register pair per instruction).
+std::string descriptorAt(StringRef name, unsigned n, int64_t step) {
+  return " add.s64 " + name.str() + ", $" + std::to_string(n) + ", " +
+         std::to_string(step) + ";\n";
+}
 
 void emitAsm(OpBuilder &b, Location loc, StringRef text) {
   inlinePtx(b, loc, TypeRange(), ValueRange(), text, "");
@@ -180,10 +197,14 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
     ValueRange aRegs = adaptor.getA();
     Value one = constI32(rewriter, loc, 1);
+    Value baseA = aSmem ? descA->base(rewriter, loc, addrA) : Value();
+    Value baseB = descB.base(rewriter, loc, addrB);
 
-    // Every instruction's operands first (descriptors, and A's registers
-    // packed in 32-bit words), so that no register is written between the
-    // fence and the last wgmma that reads it.
+    // Every instruction's operands first (A's registers packed in 32-bit
+    // words, and the base descriptors), so that no register that a wgmma
+    // reads asynchronously is written between the fence and the last wgmma;
+    // each instruction adds its own offset to the base descriptors inside
+    // its asm (descriptors are read when the instruction issues).
     struct Instr {
       SmallVector<unsigned> dRegs; // accumulator registers, wgmma's order
       std::string text, constraints;
@@ -203,19 +224,15 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         for (int64_t k = 0; k < K; k += 16) {
           Instr in;
           in.dRegs = dRegs;
-          in.text = "{\n .reg .pred p;\n setp.ne.b32 p, $" +
-                    std::to_string(2 * n + (aSmem ? 2 : 5)) +
-                    ", 0;\n wgmma.mma_async.sync.aligned.m64n" +
-                    std::to_string(instrN) + "k16.f32." + ptxType + "." +
-                    ptxType + " " + operandList(0, n) + ", ";
+          unsigned next = 2 * n; // the first input's operand number
+          std::string operands;
+          in.text = "{\n .reg .pred p;\n .reg .b64 da, db;\n";
           if (aSmem) {
-            in.inputs.push_back(
-                descA->get(rewriter, loc, addrA, descA->offset({row, k})));
-            in.text += "$" + std::to_string(2 * n) + ", $" +
-                       std::to_string(2 * n + 1) + ", p, 1, 1, " +
-                       (descA->transposed ? "1" : "0") + ", " +
-                       (descB.transposed ? "1" : "0") + ";\n}";
-            in.constraints = "l,l,r";
+            in.inputs.push_back(baseA);
+            in.text += descriptorAt("da", next++,
+                                    descA->step(descA->offset({row, k})));
+            operands = "da";
+            in.constraints = "l,";
           } else {
             // A from registers: the m16k16 fragment of each warp, as
             // mma.sync takes it, in four 32-bit words.
@@ -226,14 +243,23 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
                             {aRegs[reg(la, row + dr, k + dk)],
                              aRegs[reg(la, row + dr, k + dk + 1)]})
                       .front());
-            in.text += operandList(2 * n, 4) + ", $" +
-                       std::to_string(2 * n + 4) + ", p, 1, 1, " +
-                       (descB.transposed ? "1" : "0") + ";\n}";
-            in.constraints = "r,r,r,r,l,r";
+            operands = operandList(next, 4);
+            next += 4;
+            in.constraints = "r,r,r,r,";
           }
-          in.inputs.push_back(
-              descB.get(rewriter, loc, addrB, descB.offset({k, col})));
+          in.inputs.push_back(baseB);
+          in.text +=
+              descriptorAt("db", next++, descB.step(descB.offset({k, col})));
           in.inputs.push_back(one);
+          in.constraints += "l,r";
+          in.text += " setp.ne.b32 p, $" + std::to_string(next) +
+                     ", 0;\n wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(instrN) + "k16.f32." + ptxType + "." +
+                     ptxType + " " + operandList(0, n) + ", " + operands +
+                     ", db, p, 1, 1, " +
+                     (aSmem ? std::string(descA->transposed ? "1, " : "0, ")
+                            : std::string()) +
+                     (descB.transposed ? "1" : "0") + ";\n}";
           instrs.push_back(std::move(in));
         }
       }
