@@ -13,8 +13,10 @@ Rows are told apart by "bench" (absent: attention, as older files wrote):
   ablation-split   causal attention with loop splitting on and off
   ablation-stages  attention with 1, 2, 3, 4 pipeline stages and 0 (hints)
   attention-interleaved
-                   tilec.attention (the API, its own tuning) vs cuDNN and
-                   PyTorch flash, launches alternating in one process
+                   tilec.attention (the API, its own tuning) vs cuDNN,
+                   PyTorch flash and Triton (its searched config),
+                   launches alternating in one process
+  gemm-interleaved kernels/gemm.tile (tilec.autotune) vs cuBLAS, the same way
 
 A section with no rows is left out. Missing inputs are skipped.
 """
@@ -204,8 +206,8 @@ def interleaved(rows):
         key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
         by_key.setdefault(key, {})[r["impl"]] = r
     lines = ["| D | N | causal | tilec.attention TFLOPS | cuDNN | torch flash | "
-             "tilec / cuDNN | tilec / flash |",
-             "|---|---|---|---|---|---|---|---|"]
+             "Triton | tilec / cuDNN | tilec / flash | tilec / Triton |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     table = []
     for (D, causal, N, B, H) in sorted(by_key, key=lambda k: (-k[0], not k[1],
                                                              k[2])):
@@ -213,13 +215,37 @@ def interleaved(rows):
         t = v.get("tilec-api", {}).get("tflops")
         c = v.get("cudnn", {}).get("tflops")
         f = v.get("flash", {}).get("tflops")
+        tr = v.get("triton", {}).get("tflops")
         lines.append(f"| {D} | {N} | {'yes' if causal else 'no'} | {fmt(t)} | "
-                     f"{fmt(c)} | {fmt(f)} | {fmt_ratio(ratio(t, c))} | "
-                     f"{fmt_ratio(ratio(t, f))} |")
+                     f"{fmt(c)} | {fmt(f)} | {fmt(tr)} | "
+                     f"{fmt_ratio(ratio(t, c))} | {fmt_ratio(ratio(t, f))} | "
+                     f"{fmt_ratio(ratio(t, tr))} |")
         table.append({"B": B, "H": H, "N": N, "D": D, "causal": causal,
-                      "tilec": t, "cudnn": c, "flash": f,
+                      "tilec": t, "cudnn": c, "flash": f, "triton": tr,
                       "tilec_over_cudnn": ratio(t, c),
-                      "tilec_over_flash": ratio(t, f)})
+                      "tilec_over_flash": ratio(t, f),
+                      "tilec_over_triton": ratio(t, tr)})
+    return lines, table
+
+
+def gemm_interleaved(rows):
+    by_size = {}
+    for r in rows:
+        if r.get("bench") != "gemm-interleaved":
+            continue
+        by_size.setdefault((r["M"], r["N"], r["K"]), {})[r["impl"]] = r
+    lines = ["| M = N = K | tilec TFLOPS | cuBLAS | tilec / cuBLAS | "
+             "tilec config |", "|---|---|---|---|---|"]
+    table = []
+    for (M, N, K) in sorted(by_size):
+        v = by_size[(M, N, K)]
+        t = v.get("tilec", {}).get("tflops")
+        c = v.get("cublas", {}).get("tflops")
+        config = v.get("tilec", {}).get("config", "-")
+        lines.append(f"| {M} | {fmt(t)} | {fmt(c)} | "
+                     f"{fmt_ratio(ratio(t, c))} | {config} |")
+        table.append({"M": M, "N": N, "K": K, "tilec": t, "cublas": c,
+                      "tilec_over_cublas": ratio(t, c), "config": config})
     return lines, table
 
 
@@ -238,6 +264,9 @@ def main():
          "interleaved with cuDNN and PyTorch flash in one process, TFLOPS",
          interleaved),
         ("gemm", "GEMM fp16 (f32 accumulation), TFLOPS", gemm),
+        ("gemm_interleaved",
+         "GEMM fp16 through tilec.autotune, launches interleaved with cuBLAS "
+         "in one process, TFLOPS", gemm_interleaved),
         ("ablation_split",
          "Loop-split ablation: causal attention, best config, split on/off "
          "(same run)", split_ablation),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Flash attention forward, tilec against cuDNN and PyTorch's flash kernel
-in one process, launches interleaved: the ratio of two figures taken minutes
+"""Flash attention forward, tilec against cuDNN, PyTorch's flash kernel and
+Triton,
+and GEMM, tilec against cuBLAS, in one process, launches interleaved: the ratio of two figures taken minutes
 apart moves with the GPU's clocks (a search that has kept the GPU busy for
 seconds leaves it slower than a script that has just started), so here each
 round launches every implementation once, back to back, on the same inputs,
@@ -18,7 +19,18 @@ timed). One JSON object per implementation and point:
    "N": 4096, "D": 128, "causal": true, "ms": 1.2, "tflops": 456.7,
    "rounds": 30}
 
+GEMM (fp16, f32 accumulation, M = N = K = 4096 and 8192): kernels/gemm.tile
+through tilec.autotune over the GEMM benchmark's fastest shapes, checked
+against torch.matmul, then alternating with it (cuBLAS): rows with "bench":
+"gemm-interleaved", "impl" "tilec" (with "config") or "cublas".
+
+With --triton-from=bench-triton.json, each point's Triton kernel (our
+FlashAttention-2 in Triton, bench/triton_attention.py, in the configuration
+its own search chose) runs in the same rounds: "impl": "triton".
+
   PYTHONPATH=python python3 bench/interleaved.py [--json=FILE] [--quick]
+                                                 [--no-gemm]
+                                                 [--triton-from=FILE]
 
 Exit status 77 (skip) without torch, a GPU or the tilec package.
 """
@@ -34,6 +46,10 @@ def main():
     parser.add_argument("--json", default="bench-interleaved.json")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--no-gemm", action="store_true")
+    parser.add_argument("--triton-from",
+                        help="bench/triton_attention.py's JSON: time its "
+                        "chosen kernel per point alongside")
     args = parser.parse_args()
     try:
         import torch
@@ -48,6 +64,29 @@ def main():
     sdpa = torch.nn.functional.scaled_dot_product_attention
     backends = {"cudnn": SDPBackend.CUDNN_ATTENTION,
                 "flash": SDPBackend.FLASH_ATTENTION}
+
+    # Triton's configuration per point, from its own search's rows.
+    triton_configs = {}
+    ta = None
+    if args.triton_from:
+        try:
+            import triton_attention as ta
+        except ImportError as e:
+            print(f"no Triton column: {e}")
+        if ta is not None and ta.triton is not None:
+            try:
+                with open(args.triton_from) as f:
+                    for line in f:
+                        r = json.loads(line)
+                        if r.get("impl") != "triton" or "config" not in r:
+                            continue
+                        c = dict(x.split("=") for x in r["config"].split(","))
+                        triton_configs[(r["N"], r["D"], r["causal"])] = \
+                            ta.Config(c["load"], int(c["BLOCK_M"]),
+                                      int(c["BLOCK_N"]), int(c["stages"]),
+                                      int(c["warps"]))
+            except (OSError, ValueError, KeyError) as e:
+                print(f"no Triton column: {args.triton_from}: {e}")
 
     status = 0
     out = open(args.json, "w")
@@ -82,6 +121,11 @@ def main():
                 impls.update({name: sdpa_with(b)
                               for name, b in backends.items()})
                 where = f"N={N} D={D} causal={int(causal)}"
+                cfg = triton_configs.get((N, D, causal))
+                if cfg is not None:
+                    launches = [ta.launcher(*st, causal, cfg) for st in sets]
+                    by_set = {id(st): f for st, f in zip(sets, launches)}
+                    impls["triton"] = lambda st: by_set[id(st)]()
 
                 # Tunes tilec's class; checks it against cuDNN.
                 q, k, v, o = sets[0]
@@ -97,28 +141,10 @@ def main():
                     continue
                 del ref
 
-                for run in impls.values():  # warm-up
-                    for i in range(3):
-                        run(sets[i % nsets])
-                times = {name: [] for name in impls}
-                events = []
-                for r in range(args.rounds):
-                    s = sets[r % nsets]
-                    for name, run in impls.items():
-                        start = torch.cuda.Event(enable_timing=True)
-                        stop = torch.cuda.Event(enable_timing=True)
-                        start.record()
-                        run(s)
-                        stop.record()
-                        events.append((name, start, stop))
-                events[-1][2].synchronize()
-                for name, start, stop in events:
-                    times[name].append(start.elapsed_time(stop))
+                medians = time_interleaved(torch, impls, sets, args.rounds)
                 flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
                 line = []
-                for name, ts in times.items():
-                    ts.sort()
-                    ms = ts[len(ts) // 2]
+                for name, ms in medians.items():
                     rec = {"impl": name, "bench": "attention-interleaved",
                            "B": B, "H": H, "N": N, "D": D, "causal": causal,
                            "ms": round(ms, 5),
@@ -131,7 +157,96 @@ def main():
                       flush=True)
                 del sets
                 torch.cuda.empty_cache()
+    if not args.no_gemm:
+        status |= gemm(torch, tilec, out, args)
     return status
+
+
+# The GEMM benchmark's fastest shapes on an H200 (bench/results), as
+# tilec.autotune candidates.
+GEMM_CONFIGS = [
+    dict(TILE_M=128, TILE_N=256, TILE_K=64, num_warps=8, num_stages=4),
+    dict(TILE_M=128, TILE_N=256, TILE_K=64, num_warps=8, num_stages=0),
+    dict(TILE_M=256, TILE_N=128, TILE_K=64, num_warps=8, num_stages=4),
+    dict(TILE_M=128, TILE_N=128, TILE_K=64, num_warps=4, num_stages=0),
+]
+
+
+def gemm(torch, tilec, out, args):
+    """kernels/gemm.tile through tilec.autotune against torch.matmul
+    (cuBLAS, f32 accumulation), launches alternating."""
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    path = "kernels/gemm.tile"
+    configs = [tilec.Config(**c) for c in GEMM_CONFIGS]
+    for size in (4096,) if args.quick else (4096, 8192):
+        nsets = 4 if 3 * size * size * 2 < (256 << 20) else 2
+        gen = torch.Generator(device="cuda").manual_seed(size)
+        sets = []
+        for _ in range(nsets):
+            a, b = (torch.rand(size, size, device="cuda", dtype=torch.float16,
+                               generator=gen) * 2 - 1 for _ in range(2))
+            sets.append((a, b, torch.empty_like(a), torch.empty_like(a)))
+
+        def grid(config):
+            c = config.constants
+            return (-(-size // c["TILE_M"]), -(-size // c["TILE_N"]), 1)
+
+        a, b, c, _ = sets[0]
+        kernel = tilec.autotune(path, configs, key=f"interleaved {size}^3",
+                                grid=grid, args=(a, b, c))
+        g = grid(kernel.config)
+        c.fill_(float("nan"))
+        kernel[g](a, b, c)
+        ref = torch.matmul(a, b)
+        err = ((c.float() - ref.float()).abs().max() /
+               ref.float().abs().max()).item()
+        where = f"GEMM {size}^3"
+        if not err <= 1e-2:
+            print(f"  {where}: tilec differs from cuBLAS by {err}: not timed")
+            return 1
+        impls = {"tilec": lambda s: kernel[g](s[0], s[1], s[2]),
+                 "cublas": lambda s: torch.matmul(s[0], s[1], out=s[3])}
+        times = time_interleaved(torch, impls, sets, args.rounds)
+        line = []
+        for name, ms in times.items():
+            rec = {"impl": name, "bench": "gemm-interleaved", "M": size,
+                   "N": size, "K": size, "dtype": "f16", "ms": round(ms, 5),
+                   "tflops": round(2.0 * size ** 3 / ms / 1e9, 2),
+                   "rounds": args.rounds}
+            if name == "tilec":
+                rec["config"] = repr(kernel.config)
+            out.write(json.dumps(rec) + "\n")
+            line.append(f"{name} {rec['tflops']:.1f}")
+        out.flush()
+        print(f"  {where}: " + ", ".join(line) + f" TFLOPS ({kernel.config})",
+              flush=True)
+        del sets
+        torch.cuda.empty_cache()
+    return 0
+
+
+def time_interleaved(torch, impls, sets, rounds):
+    """Median milliseconds of each of `impls` (name -> run(set)) over
+    `rounds` rounds that launch each once, on rotating input sets, after 3
+    warm-up rounds."""
+    for i in range(3):
+        for run in impls.values():
+            run(sets[i % len(sets)])
+    events = []
+    for r in range(rounds):
+        s = sets[r % len(sets)]
+        for name, run in impls.items():
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record()
+            run(s)
+            stop.record()
+            events.append((name, start, stop))
+    events[-1][2].synchronize()
+    times = {name: [] for name in impls}
+    for name, start, stop in events:
+        times[name].append(start.elapsed_time(stop))
+    return {name: sorted(ts)[len(ts) // 2] for name, ts in times.items()}
 
 
 if __name__ == "__main__":

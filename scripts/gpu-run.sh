@@ -25,8 +25,10 @@
 #              checked against SDPA, searched over block sizes x stages x
 #              warps x pointer/TMA loads per point      -> bench-triton.json
 #   interleaved bench/interleaved.py: tilec.attention (the attention API,
-#              its own tuning) against cuDNN and PyTorch flash in one
-#              process, launches alternating   -> bench-interleaved.json
+#              its own tuning) against cuDNN, PyTorch flash and the Triton
+#              kernel (the triton step's configs), and gemm.tile
+#              (tilec.autotune) against cuBLAS, in one process, launches
+#              alternating                       -> bench-interleaved.json
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -196,7 +198,8 @@ fi
 if wants interleaved; then
   step bench-interleaved env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
     TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/interleaved.py \
-    --json="$out/bench-interleaved.json" $quick
+    --json="$out/bench-interleaved.json" \
+    $( [ -s "$out/bench-triton.json" ] && echo --triton-from="$out/bench-triton.json" ) $quick
 fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \

@@ -126,11 +126,15 @@ struct Tiles {
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
-/// fastest at most points of bench/results' searches on an H200; at 256 the
+/// fastest at most points of bench/results' searches on an H200 (64 x 64 at
+/// head dim 64 and below, where 64 x 128 wins without a mask); at 256 the
 /// one that spills least (ptxas -v, sm_90a).
 std::vector<Tiles> candidateTiles(int tileD) {
   if (tileD >= 256)
     return {{64, 32, 4, 2}, {64, 64, 4, 2}, {128, 64, 8, 2}, {128, 32, 8, 2}};
+  if (tileD <= 64)
+    return {{64, 64, 4, 2},   {64, 128, 4, 2}, {128, 64, 4, 2},
+            {128, 128, 8, 0}, {128, 32, 4, 2}, {128, 64, 8, 2}};
   return {{128, 64, 4, 2},
           {64, 64, 4, 2},
           {128, 128, 8, 0},
