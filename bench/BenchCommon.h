@@ -347,47 +347,6 @@ timeRoundRobin(const std::vector<tile::Kernel> &kernels,
   return medians;
 }
 
-/// A candidate of a search, with its short measurement.
-struct Timed {
-  size_t index; // the candidate's position in the search's list
-  tile::Kernel kernel;
-  tile::Dim3 grid;
-  float ms;
-};
-
-/// How many of a search's fastest are measured again (runOff).
-constexpr size_t kFinalists = 3;
-
-/// The search's fastest (up to kFinalists of `timed`) measured again
-/// together, round-robin, with `iters` timed launches each: a short
-/// measurement is noisy enough to crown a candidate that is not the fastest
-/// (a clock change or a neighbour's burst during its ten launches). Returns
-/// the winner's entry in `timed` with the run-off's median as its time, or
-/// the run-off's launch error.
-inline tile::Expected<Timed>
-runOff(std::vector<Timed> timed, const ArgSets &sets, int warmup, int iters) {
-  std::sort(timed.begin(), timed.end(),
-            [](const Timed &a, const Timed &b) { return a.ms < b.ms; });
-  timed.resize(std::min(timed.size(), kFinalists));
-  std::vector<tile::Kernel> kernels;
-  std::vector<tile::Dim3> grids;
-  for (const Timed &t : timed) {
-    kernels.push_back(t.kernel);
-    grids.push_back(t.grid);
-  }
-  tile::Expected<std::vector<float>> ms =
-      timeRoundRobin(kernels, grids, sets, warmup, iters);
-  if (!ms.ok())
-    return ms.status();
-  size_t best = 0;
-  for (size_t i = 0; i < timed.size(); ++i) {
-    timed[i].ms = (*ms)[i];
-    if (timed[i].ms < timed[best].ms)
-      best = i;
-  }
-  return timed[best];
-}
-
 /// After a failed launch: true if the context still works (an invalid
 /// configuration, too much shared memory), false if the error is sticky
 /// (an illegal address) and nothing more can run in this process.
@@ -428,6 +387,56 @@ inline void requireUsableContext(const std::string &after) {
                  after.c_str());
     std::exit(1);
   }
+}
+
+/// A candidate of a search, with its short measurement.
+struct Timed {
+  size_t index; // the candidate's position in the search's list
+  tile::Kernel kernel;
+  tile::Dim3 grid;
+  float ms;
+};
+
+/// How many of a search's fastest are measured again (runOff).
+constexpr size_t kFinalists = 3;
+
+/// The search's fastest (up to kFinalists of `timed`, which is not empty)
+/// measured again together, round-robin, with `iters` timed launches each: a
+/// short measurement is noisy enough to crown a candidate that is not the
+/// fastest (a clock change or a neighbour's burst during its ten launches).
+/// Returns the winner's entry in `timed` with the run-off's median as its
+/// time. Where the run-off cannot launch, says so (`where` names the point)
+/// and keeps the short measurement's fastest.
+inline Timed runOff(std::vector<Timed> timed, const ArgSets &sets, int warmup,
+                    int iters, const std::string &where) {
+  std::sort(timed.begin(), timed.end(),
+            [](const Timed &a, const Timed &b) { return a.ms < b.ms; });
+  timed.resize(std::min(timed.size(), kFinalists));
+  if (timed.size() == 1)
+    return timed[0];
+  std::vector<tile::Kernel> kernels;
+  std::vector<tile::Dim3> grids;
+  for (const Timed &t : timed) {
+    kernels.push_back(t.kernel);
+    grids.push_back(t.grid);
+  }
+  tile::Expected<std::vector<float>> ms =
+      timeRoundRobin(kernels, grids, sets, warmup, iters);
+  if (!ms.ok()) {
+    std::printf("  %s: the run-off failed: %s\n", where.c_str(),
+                ms.status().message().c_str());
+    requireUsableContext("the run-off");
+    return timed[0];
+  }
+  size_t best = 0;
+  for (size_t i = 0; i < timed.size(); ++i) {
+    timed[i].ms = (*ms)[i];
+    if (timed[i].ms < timed[best].ms)
+      best = i;
+  }
+  std::printf("  %s  run-off of the fastest %zu\n", where.c_str(),
+              timed.size());
+  return timed[best];
 }
 
 /// The current GPU's arch, after printing what it is; nullopt (and a line

@@ -279,22 +279,10 @@ std::optional<Best> search(const Point &p, const Inputs &in,
   }
   if (!best)
     return best;
-  if (results.size() > 1) {
-    tile::Expected<Timed> winner =
-        runOff(results, in.sets, settings.warmup, settings.fullIters);
-    if (!winner.ok()) {
-      // Keep the short measurement's choice.
-      std::printf("  %s: the run-off failed: %s\n", pointStr(p).c_str(),
-                  winner.status().message().c_str());
-      requireUsableContext("the run-off");
-    } else {
-      best->config = cands[winner->index];
-      best->ms = winner->ms;
-      std::printf("  %s  run-off of the fastest %zu: %s\n", pointStr(p).c_str(),
-                  std::min(results.size(), kFinalists),
-                  best->config.str().c_str());
-    }
-  }
+  Timed winner = runOff(results, in.sets, settings.warmup, settings.fullIters,
+                        pointStr(p));
+  best->config = cands[winner.index];
+  best->ms = winner.ms;
   best->considered = considered;
   best->timed = timed;
   return best;

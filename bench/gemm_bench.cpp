@@ -313,20 +313,9 @@ int main(int argc, char **argv) {
       status = 1;
       continue;
     }
-    if (results.size() > 1) {
-      tile::Expected<Timed> winner =
-          runOff(results, p.sets, settings.warmup, settings.fullIters);
-      if (!winner.ok()) {
-        // Keep the short measurement's choice.
-        std::printf("  %s: the run-off failed: %s\n", where.c_str(),
-                    winner.status().message().c_str());
-        requireUsableContext("the run-off");
-      } else {
-        best = cands[winner->index];
-        std::printf("  %s  run-off of the fastest %zu: %s\n", where.c_str(),
-                    std::min(results.size(), kFinalists), best->str().c_str());
-      }
-    }
+    Timed finalist =
+        runOff(results, p.sets, settings.warmup, settings.fullIters, where);
+    best = cands[finalist.index];
 
     // The winner, then its ceiling, each measured on its own: alternating
     // them would run the GEMM at the clocks the ceiling's power draw leaves.

@@ -359,10 +359,9 @@ tile::autotune(const std::string &source, const std::string &name,
     }
     std::sort(ran.begin(), ran.end());
   }
-  size_t best = ran.empty() ? SIZE_MAX : ran.front().second;
-  float bestMs = ran.empty() ? 0 : ran.front().first;
-  if (best == SIZE_MAX)
+  if (ran.empty())
     return allFailed();
+  auto [bestMs, best] = ran.front();
 
   size_t index = compiled[best].index;
   {
