@@ -72,6 +72,12 @@ cl::opt<bool> loopSplit(
     cl::init(true));
 cl::opt<bool> noLoopSplit("no-loop-split",
                           cl::desc("The same as --loop-split=false"));
+cl::opt<bool> rotateWgmma(
+    "rotate-wgmma",
+    cl::desc("sm_90a: issue a loop's last multiply in the next trip, behind "
+             "its first (in-warpgroup overlap; experimental, off by "
+             "default)"),
+    cl::init(false));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -164,6 +170,7 @@ tile_tilec_main(int argc, char **argv) {
     request.tensorAlignment = alignment;
     request.numStages = numStages;
     request.loopSplit = loopSplit && !noLoopSplit;
+    request.rotateWgmma = rotateWgmma;
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

@@ -65,10 +65,17 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::createCSEPass());
-  // sm_90a: multiplies stay in flight until their results or buffers are
-  // needed.
-  if (options.hasWgmma())
+  // sm_90a: a loop's last multiply (attention's P V) moves to the next
+  // trip, behind its first (Q K^T), so that the work between them overlaps
+  // the tensor cores; multiplies stay in flight until their results or
+  // buffers are needed.
+  if (options.hasWgmma()) {
+    if (options.rotateWgmma) {
+      fpm.addPass(mlir::tile::createTileRotateWgmma());
+      fpm.addPass(mlir::createCanonicalizerPass());
+    }
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
+  }
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

@@ -220,6 +220,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   codegen.tensorAlignment = request.tensorAlignment;
   codegen.numStages = request.numStages;
   codegen.loopSplit = request.loopSplit;
+  codegen.rotateWgmma = request.rotateWgmma;
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),

@@ -13,10 +13,10 @@
 // end of that op, so that a buffer read in a loop stays live for the whole
 // loop. A buffer an async copy writes stays live until the wait that
 // completes the copy; one an async wgmma reads, until the wait that names
-// it or the end of the wgmma's block. Scratch memory is live only during
-// its op. Placement is first fit, largest buffers first, at 128-byte
-// alignment (8 bytes for mbarriers, more for the swizzled layouts of wgmma
-// and TMA).
+// it (a later one in the wgmma's block) or else the end of that block. Scratch
+// memory is live only during its op. Placement is first fit, largest buffers
+// first, at 128-byte alignment (8 bytes for mbarriers, more for the swizzled
+// layouts of wgmma and TMA).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +38,15 @@ using namespace mlir::tile;
 namespace {
 
 constexpr int64_t kAlignment = 128;
+
+/// Whether a `tile.wgmma_wait` after `mma` in its block names `buffer`
+/// (which the multiply reads): the buffer is read until there.
+bool waitedInBlock(WarpgroupMmaOp mma, Value buffer) {
+  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+    return isa<WgmmaWaitOp>(user) && user->getBlock() == mma->getBlock() &&
+           mma->isBeforeInBlock(user);
+  });
+}
 
 struct Buffer {
   Operation *owner; // the allocating op, or the op using scratch memory
@@ -135,7 +144,7 @@ struct AllocateSharedMemoryPass
             // it, at the latest when its block ends (the wait names the
             // buffer where it can).
             if (auto mma = dyn_cast<WarpgroupMmaOp>(user);
-                mma && mma.getIsAsync())
+                mma && mma.getIsAsync() && !waitedInBlock(mma, v))
               if (Operation *end = op->getBlock()->findAncestorOpInBlock(
                       user->getBlock()->back()))
                 b.end = std::max(b.end, last[end]);

@@ -27,7 +27,10 @@
 //     other refills of the trip before that point, to right after the
 //     first later wait that completes the multiply, or else right after the
 //     next multiply, behind a new wait that leaves that multiply (and those
-//     since the write) in flight;
+//     since the write) in flight. A multiply of this trip that reads a slot
+//     an earlier trip chose (tile-rotate-wgmma's) may read it too; a refill
+//     it holds back moves alone (each refill completes on its own mbarrier),
+//     so that the others keep their head start;
 //   - anything else gets a wait right before it.
 // So a GEMM main loop keeps one multiply in flight while the next is
 // issued, and attention's P * V of one trip runs under the next trip's
@@ -167,6 +170,14 @@ struct AsyncWgmmaPass
     return out;
   }
 
+  /// Whether `mma`, outside any loop, reads a slot of a ring.
+  static bool readsRingOutsideLoop(WarpgroupMmaOp mma) {
+    return !mma->getParentOfType<scf::ForOp>() &&
+           llvm::any_of(sharedOperands(mma), [](Value v) {
+             return v.getDefiningOp<SmemSlotOp>() != nullptr;
+           });
+  }
+
   void waitForResult(WarpgroupMmaOp mma) {
     // The values that stand for the result in flight, and where each comes
     // from: the multiply itself (this trip) or a loop (a previous trip, or
@@ -226,7 +237,12 @@ struct AsyncWgmmaPass
     // Groups issued since the multiply, on every path to the wait.
     unsigned pending = 0;
     Operation *def = value.getDefiningOp();
-    if (!previousTrip) {
+    if (!previousTrip && readsRingOutsideLoop(mma)) {
+      // A multiply after a loop reading the loop's ring (tile-rotate-wgmma's
+      // last trip): done at once, so that the ring is free for what
+      // follows (the next loop's rings).
+      first = def->getNextNode();
+    } else if (!previousTrip) {
       // This trip's result: the multiplies between it and the use.
       pending = countMultiplies(std::next(Block::iterator(def)),
                                 Block::iterator(first));
@@ -319,20 +335,35 @@ struct AsyncWgmmaPass
     bool refill = alloc && isRefill(op);
     // The youngest multiply in flight that reads the buffer.
     std::optional<unsigned> youngest;
+    bool thisTrip = false; // a multiply of this trip reads the slot
     for (auto [key, n] : state.after) {
-      if (refill && key.second)
+      if (refill && key.second &&
+          !readsEarlierTripSlot(cast<WarpgroupMmaOp>(key.first)))
         continue;
       for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first)))
-        if (getAllocation(v) == alloc || !alloc)
+        if (getAllocation(v) == alloc || !alloc) {
           youngest = std::min(youngest.value_or(n), n);
+          thisTrip |= key.second;
+        }
     }
     if (!youngest)
       return success();
     if (refill)
-      moveRefill(op, *youngest);
+      moveRefill(op, *youngest, /*alone=*/thisTrip);
     else
       insertWait(op, *youngest, state);
     return success();
+  }
+
+  /// Whether `mma` reads a slot an earlier trip chose (its index comes
+  /// around the loop, as tile-rotate-wgmma leaves a moved multiply): a
+  /// refill of this trip may overwrite it.
+  static bool readsEarlierTripSlot(WarpgroupMmaOp mma) {
+    return llvm::any_of(sharedOperands(mma), [](Value v) {
+      auto slot = v.getDefiningOp<SmemSlotOp>();
+      auto arg = slot ? dyn_cast<BlockArgument>(slot.getSlot()) : nullptr;
+      return arg && isa<scf::ForOp>(arg.getOwner()->getParentOp());
+    });
   }
 
   /// A TMA copy into a slot of a ring, in the body of a pipelined loop.
@@ -371,8 +402,9 @@ struct AsyncWgmmaPass
   }
 
   /// Moves the refill `copy`, which a multiply with `after` groups issued
-  /// after it may still be reading, later in its trip (see the header).
-  void moveRefill(Operation *copy, unsigned after) {
+  /// after it may still be reading, later in its trip (see the header);
+  /// `alone` when that multiply is of this trip.
+  void moveRefill(Operation *copy, unsigned after, bool alone) {
     Block *block = copy->getBlock();
     Operation *target = nullptr;
     Operation *firstMma = nullptr;
@@ -401,13 +433,21 @@ struct AsyncWgmmaPass
                           ValueRange(), ringsReadIn(block, copy));
       return;
     }
-    // The refills of the trip up to there move together, in order.
+    Operation *last = target;
+    if (alone) {
+      // Held back by a multiply of this trip: only this refill moves, to
+      // the end of the trip, so that the barrier before it does not cut
+      // into the work that overlaps the multiply.
+      copy->moveBefore(block->getTerminator());
+      return;
+    }
+    // Held back by an earlier trip's multiply: the refills of the trip up
+    // to there move together, in order.
     SmallVector<Operation *> refills;
     for (Operation &op :
          llvm::make_range(block->begin(), Block::iterator(target)))
       if (isRefill(&op))
         refills.push_back(&op);
-    Operation *last = target;
     for (Operation *r : refills) {
       r->moveAfter(last);
       last = r;

@@ -194,6 +194,29 @@ def TileConvertCopiesToTMA
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
+  let summary = "Issue a loop's last multiply in the next trip, behind its first";
+  let description = [{
+    In-warpgroup overlap. In a loop whose body has two or more
+    `tile.wgmma`s at its top level, the last one, whose result goes around
+    the loop (through register-renaming layout conversions only), moves to
+    the next trip, right after the first multiply there; the last trip's
+    runs after the loop. Its register operands and the slot indices of its
+    ring operands become iteration arguments; an `i1` argument predicates
+    it off in the first trip and after a loop that ran none
+    (`tile.wgmma ... if %pending`). Refills of the rings it reads that
+    come before its new place move right after it.
+
+    Attention's P V of trip j then runs in trip j + 1 with Q K^T, while
+    trip j + 1's softmax is computed. Loops whose moved multiply reads a
+    ring filled by anything but TMA copies are left alone, as are loops
+    where a use of the accumulator's iteration argument comes before the
+    first multiply.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
   let summary = "Leave wgmma groups in flight; wait where results or buffers are needed";
   let description = [{
@@ -209,7 +232,10 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
       trip's other refills: to after the first later wait that completes
       the multiply, or to after the next multiply behind a new
       `tile.wgmma_wait 1`. A GEMM main loop then issues one multiply while
-      the previous one runs.
+      the previous one runs. A multiply of the same trip that reads a slot
+      chosen by an earlier trip (an index that goes around the loop, as
+      tile-rotate-wgmma leaves them) may read the refilled slot too; a
+      refill it holds back moves alone.
 
     Each wait names the shared operands of the multiplies it completes
     (rings for ring slots), so that they stay allocated until the wait and

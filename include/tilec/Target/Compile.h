@@ -47,6 +47,11 @@ struct CompileRequest {
   /// of attention), so that most iterations run without the branch
   /// (tilec --loop-split).
   bool loopSplit = true;
+  /// sm_90a: issue a loop's last multiply in the next trip, behind its
+  /// first, so that the work between them overlaps the tensor cores
+  /// (tile-rotate-wgmma; tilec --rotate-wgmma). Off by default: measured
+  /// slower (docs/architecture.md, in-warpgroup overlap).
+  bool rotateWgmma = false;
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;

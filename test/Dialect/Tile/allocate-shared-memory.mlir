@@ -428,3 +428,28 @@ func.func @async_wgmma_operand(%x: tensor<64x64xf16, #blocked>, %n: i32) -> tens
   }
   return %r : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A later wait in the wgmma's block that names the buffer ends its reads
+// there (as after a loop, for tile-rotate-wgmma's last multiply): the
+// buffer stored after the wait reuses its memory.
+// CHECK-LABEL: func.func @async_wgmma_waited
+// CHECK-SAME:  tile.shared_bytes = 8192 : i32
+// CHECK:       tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.wgmma async
+// CHECK-NEXT:  tile.wgmma_wait 0
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+func.func @async_wgmma_waited(%x: tensor<64x64xf16, #blocked>) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %a = tile.local_alloc %x : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+  %d = tile.wgmma async %a, %a, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+  %w = tile.wgmma_wait 0, %d : tensor<64x64xf32, #mma> reads %a : !tile.smem<[64, 64], f16, #sw>
+  %b = tile.local_alloc %x : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+  %e = tile.local_load %b [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #blocked>
+  return %w : tensor<64x64xf32, #mma>
+}
