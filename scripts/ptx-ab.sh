@@ -21,10 +21,15 @@ while read -r m n w s c d sp; do
 done <<'CONFIGS'
 128 128 8 0 False 128 true
 128 128 8 0 True 128 false
+128 64 4 2 False 128 true
+128 64 4 2 True 128 true
+128 64 4 2 True 128 false
 128 64 8 2 False 128 true
 128 64 8 2 True 128 true
 64 64 4 2 True 128 true
 64 128 4 2 False 64 true
 64 128 4 2 True 64 false
+64 64 4 2 False 256 true
+128 64 8 2 True 256 false
 CONFIGS
 ls "$dir" | wc -l

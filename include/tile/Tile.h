@@ -210,6 +210,11 @@ struct CompileOptions {
   /// iterations run without the branch (the causal mask of attention;
   /// tilec --loop-split). false keeps loops whole.
   bool loopSplit = true;
+  /// sm_90a: issue a loop's last multiply (attention's P V) in the next
+  /// trip, behind its first, so that the work between them runs under the
+  /// tensor cores (tile-rotate-wgmma; tilec --rotate-wgmma). false keeps
+  /// each trip's multiplies in it.
+  bool rotateWgmma = true;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

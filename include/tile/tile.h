@@ -79,7 +79,10 @@ typedef struct tile_constant {
  *   them from the kernel's `latency` hints, 1 turns pipelining off, 2 to 8
  *   gives every pipelined copy that many stages (tilec --num-stages).
  * disable_loop_split: non-zero keeps loops whole instead of splitting them
- *   at branches on their induction variable (tilec --loop-split=false). */
+ *   at branches on their induction variable (tilec --loop-split=false).
+ * disable_rotate_wgmma: non-zero keeps each trip's multiplies in it on
+ *   sm_90a instead of issuing a loop's last multiply in the next trip
+ *   (tilec --rotate-wgmma=false). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -89,6 +92,7 @@ typedef struct tile_compile_options {
   unsigned tensor_alignment;
   unsigned num_stages;
   int disable_loop_split;
+  int disable_rotate_wgmma;
 } tile_compile_options;
 
 typedef struct tile_stats {

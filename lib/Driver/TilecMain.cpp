@@ -75,9 +75,9 @@ cl::opt<bool> noLoopSplit("no-loop-split",
 cl::opt<bool> rotateWgmma(
     "rotate-wgmma",
     cl::desc("sm_90a: issue a loop's last multiply in the next trip, behind "
-             "its first (in-warpgroup overlap; experimental, off by "
-             "default)"),
-    cl::init(false));
+             "its first (in-warpgroup overlap); --rotate-wgmma=false turns "
+             "it off"),
+    cl::init(true));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));

@@ -105,11 +105,16 @@ struct TargetPipelineOptions
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("Warps per thread block"),
                             llvm::cl::init(4)};
+  Option<bool> rotateWgmma{
+      *this, "rotate-wgmma",
+      llvm::cl::desc("sm_90a: tile-rotate-wgmma (in-warpgroup overlap)"),
+      llvm::cl::init(true)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
     options.arch = arch;
     options.numWarps = numWarps;
+    options.rotateWgmma = rotateWgmma;
     return options;
   }
 };

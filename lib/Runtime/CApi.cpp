@@ -53,6 +53,7 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.tensorAlignment = in->tensor_alignment;
   out.numStages = in->num_stages;
   out.loopSplit = in->disable_loop_split == 0;
+  out.rotateWgmma = in->disable_rotate_wgmma == 0;
   return true;
 }
 

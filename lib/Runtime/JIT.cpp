@@ -55,6 +55,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.tensorAlignment = options.tensorAlignment;
   request.numStages = options.numStages;
   request.loopSplit = options.loopSplit;
+  request.rotateWgmma = options.rotateWgmma;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

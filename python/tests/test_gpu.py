@@ -242,3 +242,26 @@ def test_readme_example(torch_gpu, repo):
     ref = reference(torch, g["q"], g["k"], g["v"], True,
                     1 / math.sqrt(g["q"].shape[-1]), 0)
     assert rel_err(g["out"], ref) < 4e-3
+
+
+@pytest.mark.parametrize("rotate", [True, False])
+def test_flash_attention_kernel_rotate_option(torch_gpu, repo, rotate):
+    """kernels/flash_attention.tile compiled from Python with and without
+    tile-rotate-wgmma (sm_90a's in-warpgroup overlap; rotate_wgmma=False
+    keeps each trip's multiplies in it) matches the float64 reference at
+    trip counts 1, 2 and several, causal and not."""
+    torch = torch_gpu
+    path = os.path.join(repo, "kernels", "flash_attention.tile")
+    B, H, D = 1, 4, 128
+    for causal in (False, True):
+        fmha = tilec.compile(path, H=H, TILE_D=D, TILE_M=64, TILE_N=64,
+                             CAUSAL=causal, rotate_wgmma=rotate)
+        for S in (64, 128, 320):
+            q, k, v = (make(torch, B, H, S, D, torch.float16, False)
+                       for _ in range(3))
+            out = torch.full_like(q, float("nan"))
+            scale = 1 / math.sqrt(D)
+            fmha[((S + 63) // 64, B * H)](q, k, v, out, scale, 0)
+            torch.cuda.synchronize()
+            ref = reference(torch, q, k, v, causal, scale, 0)
+            assert rel_err(out, ref) < TOL["float16"], (causal, S)

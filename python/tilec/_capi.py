@@ -51,6 +51,7 @@ class CompileOptions(ctypes.Structure):
         ("tensor_alignment", ctypes.c_uint),
         ("num_stages", ctypes.c_uint),
         ("disable_loop_split", ctypes.c_int),
+        ("disable_rotate_wgmma", ctypes.c_int),
     ]
 
 

@@ -580,6 +580,7 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.tensorAlignment = 4; },
       [](auto &r) { r.numStages = 2; },
       [](auto &r) { r.loopSplit = false; },
+      [](auto &r) { r.rotateWgmma = false; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";

@@ -142,6 +142,8 @@ struct AsyncWgmmaPass
     dom = &dominance;
     for (WarpgroupMmaOp mma : mmas)
       waitForResult(mma);
+    for (WarpgroupMmaOp mma : mmas)
+      waitBeforeBackEdge(mma);
     InFlight state;
     if (failed(visitBlock(func.getBody().front(), state)))
       return signalPassFailure();
@@ -168,6 +170,29 @@ struct AsyncWgmmaPass
         out.push_back(v);
     }
     return out;
+  }
+
+  /// A multiply reading its A operand from registers that go around the
+  /// loop (an iteration argument: tile-rotate-wgmma's P) reads them until it
+  /// completes; the back edge writes the next trip's value into them, so
+  /// the multiply completes before it (ptxas would serialize every wgmma
+  /// otherwise, C7514).
+  void waitBeforeBackEdge(WarpgroupMmaOp mma) {
+    auto arg = dyn_cast<BlockArgument>(mma.getA());
+    if (!arg || arg.getOwner() != mma->getBlock() ||
+        !isa<scf::ForOp>(arg.getOwner()->getParentOp()))
+      return;
+    Block *block = mma->getBlock();
+    Operation *end = block->getTerminator();
+    unsigned issued =
+        countMultiplies(std::next(Block::iterator(mma)), Block::iterator(end));
+    if (auto wait = dyn_cast_or_null<WgmmaWaitOp>(end->getPrevNode());
+        wait && wait.getPending() <= issued)
+      return; // placed already (the pass ran before)
+    OpBuilder b(end);
+    WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issued),
+                        ValueRange(),
+                        reachableBuffers(sharedOperands(mma), end));
   }
 
   /// Whether `mma`, outside any loop, reads a slot of a ring.
@@ -406,6 +431,30 @@ struct AsyncWgmmaPass
   /// `alone` when that multiply is of this trip.
   void moveRefill(Operation *copy, unsigned after, bool alone) {
     Block *block = copy->getBlock();
+    if (alone) {
+      // Held back by a multiply of this trip: only this refill moves, to
+      // the end of the trip, behind a wait there that completes the
+      // multiply unless one before does; so that neither the wait nor the
+      // barrier before the refill cuts into the work that overlaps it.
+      unsigned issued = countMultiplies(std::next(Block::iterator(copy)),
+                                        block->without_terminator().end());
+      bool completed = llvm::any_of(
+          llvm::make_range(std::next(Block::iterator(copy)), block->end()),
+          [&](Operation &op) {
+            auto wait = dyn_cast<WgmmaWaitOp>(op);
+            return wait && wait.getPending() <= after;
+          });
+      // (A later wait with at most `after` pending completes it, whatever
+      // is issued in between.)
+      copy->moveBefore(block->getTerminator());
+      if (completed)
+        return;
+      OpBuilder b(copy);
+      WgmmaWaitOp::create(b, copy->getLoc(),
+                          b.getI32IntegerAttr(after + issued), ValueRange(),
+                          ringsReadIn(block, copy));
+      return;
+    }
     Operation *target = nullptr;
     Operation *firstMma = nullptr;
     unsigned issued = 0;
@@ -434,13 +483,6 @@ struct AsyncWgmmaPass
       return;
     }
     Operation *last = target;
-    if (alone) {
-      // Held back by a multiply of this trip: only this refill moves, to
-      // the end of the trip, so that the barrier before it does not cut
-      // into the work that overlaps the multiply.
-      copy->moveBefore(block->getTerminator());
-      return;
-    }
     // Held back by an earlier trip's multiply: the refills of the trip up
     // to there move together, in order.
     SmallVector<Operation *> refills;

@@ -200,19 +200,39 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     In-warpgroup overlap. In a loop whose body has two or more
     `tile.wgmma`s at its top level, the last one, whose result goes around
     the loop (through register-renaming layout conversions only), moves to
-    the next trip, right after the first multiply there; the last trip's
-    runs after the loop. Its register operands and the slot indices of its
-    ring operands become iteration arguments; an `i1` argument predicates
-    it off in the first trip and after a loop that ran none
-    (`tile.wgmma ... if %pending`). Refills of the rings it reads that
-    come before its new place move right after it.
+    the next trip, right after the first multiply there, with:
 
-    Attention's P V of trip j then runs in trip j + 1 with Q K^T, while
-    trip j + 1's softmax is computed. Loops whose moved multiply reads a
-    ring filled by anything but TMA copies are left alone, as are loops
-    where a use of the accumulator's iteration argument comes before the
-    first multiply.
+    - the rescaling of the accumulator (the side-effect-free ops from its
+      iteration argument to the multiply's accumulator operand, and the
+      broadcasts feeding only them), so that nothing else reads the
+      accumulator while the multiply runs;
+    - the `tile.mbarrier_wait`s and `tile.tma_load` refills of the rings
+      it reads, so that each slot is waited for in the trip that reads it
+      and refilled after its last reader.
+
+    What the moved ops read from the trip goes around the loop as
+    iteration arguments (registers as they are, ring slots as their
+    index); the accumulator's argument carries the multiply's result. The
+    first trip is peeled (no multiply to issue for a trip before it) and
+    the last trip's moved ops follow the loop, all under an `scf.if` on the
+    loop running at all: a predicated multiply would put an accumulator in
+    flight through a control-flow join, where ptxas waits for it (C7519).
+
+    Attention's P V of trip j then runs in trip j + 1 with Q K^T, under
+    trip j + 1's softmax. Left alone: loops whose moved multiply reads a
+    ring filled by anything but TMA copies; loops where the accumulator is
+    read by anything but the rescaling; and loops where the registers the
+    rotation keeps live at once (the moved multiply's accumulator, the
+    other multiplies' results, and twice each register operand that goes
+    around: the old value read by the multiply in flight, the new one being
+    made) exceed `max-registers` per thread, where ptxas would spill and
+    serialize the multiplies.
   }];
+  let options = [
+    Option<"maxRegisters", "max-registers", "unsigned", /*default=*/"224",
+           "Rotate only loops whose estimated live registers per thread "
+           "stay within this many (of the 255 a thread can have)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
 }
@@ -226,6 +246,8 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
       (not the accumulator of a later multiply, a loop's `scf.yield` or a
       register-renaming layout conversion), with a pending count of the
       groups known to be issued since the multiply;
+    - before the back edge of a loop, for a multiply whose A operand is
+      an iteration argument (the yield overwrites those registers);
     - before a write into a shared buffer a multiply in flight may still
       read. A refill of a pipelined ring (a `tile.tma_load` into a slot in
       a `tile.pipelined` loop) instead moves later in its trip, with the

@@ -10,43 +10,44 @@
 //
 //   before:                          after:
 //   for j:                           if lb < ub:
-//     s = mma(x, y_j, 0)               trip lb, without the moved multiply
-//     ... t = f(s, o) ...              for j = lb + 1 .. (o, a', i', c'):
-//     o' = mma(a_j, b_j, g(o, t))        s = mma(x, y_j, 0)
-//     yield o'                           o2 = mma(a', ring[i'], c')
-//                                        ... t = f(s, o2) ...  (o -> o2)
-//                                        yield o, a_j, idx(b_j), g(o2, t)
-//                                      o_end = mma(a', ring[i'], c')
+//     wait K_j; s = mma(q, K_j)        trip lb without the moved ops
+//     wait V_j; refill V               for j = lb + 1 .. (o, p', e', i'...):
+//     t = softmax(s)                     wait K_j; s = mma(q, K_j)
+//     o = o * alpha(t)                   wait V[i']; refill V (trip j - 1's)
+//     o = mma(p(t), V_j, o)              o = mma(p', V[i'], o * e')
+//     yield o                            t = softmax(s)
+//                                        yield o, p(t), alpha(t), idx(V_j)..
+//                                      wait V[i']; refill; mma(p', .., o * e')
 //                                    else: the initial values
 //
-// so that, once tile-async-wgmma has placed the waits, the work between the
-// multiplies (the softmax of trip j) runs while the tensor cores do trip j's
-// S and trip j - 1's P V, FlashAttention-3's intra-warpgroup pipelining.
-// What the moved multiply reads goes around the loop: its register
-// operands as iteration arguments, a shared operand that is a slot of a
-// ring filled in the loop as the slot's index (the slot keeps its data: the
-// ring is refilled only after the moved multiply, see below), a value from
-// outside the loop as it is. The first trip is peeled rather than the
-// multiply predicated: an accumulator in flight must not meet another
-// value at a control-flow join (ptxas would fence, i.e. wait for it, there).
-//
-// Refills. The pipeline refills in trip j the slot trip j - 1 read; the
-// moved multiply now reads that slot in trip j, so a refill of its ring
-// placed before the multiply moves right after it (tile-async-wgmma then
-// moves it to the end of the trip, after the wait that completes the
-// multiply). Rings filled by
-// anything but TMA copies (cp.async groups, whose waits count copies in
-// program order) are left alone: such a loop is not rotated.
-//
-// Opt-in (CodegenOptions::rotateWgmma, tilec --rotate-wgmma): measured
-// slower than the unrotated loop at most tile shapes, because ptxas
-// schedules the wait for the moved multiply above the softmax
-// (docs/architecture.md, section 7.5.2).
+// The moved ops: the multiply, the renaming conversions of its result, the
+// rescaling (the side-effect-free ops from the accumulator's iteration
+// argument to the multiply's accumulator operand, with the broadcasts that
+// feed only them: nothing else may read the accumulator while the multiply
+// runs), and the mbarrier waits and TMA refills of the rings it reads (each
+// slot is then waited for in the trip that reads it and refilled once its
+// last reader is done). What they read from the trip goes around the loop
+// as iteration arguments: registers as they are, a ring slot as its index;
+// the accumulator's argument carries the multiply's result, in flight.
+// tile-async-wgmma then leaves both multiplies in flight under the softmax
+// and completes the moved one before the back edge (its A operand, P, is an
+// iteration argument the yield overwrites), FlashAttention-3's
+// intra-warpgroup pipelining. The first trip is peeled rather than the
+// multiply predicated: an accumulator in flight must not meet another value
+// at a control-flow join (ptxas would wait for it there, C7519).
 //
 // Conditions, else the loop is left as it is: the body has two or more
 // multiplies at its top level; the last one's result reaches the yield only
-// through register-renaming layout conversions and nothing else; every use
-// of the iteration argument it feeds comes after the first multiply.
+// through register-renaming layout conversions; the accumulator's iteration
+// argument is read only by the rescaling; the rings the moved ops touch are
+// filled by TMA copies only (cp.async waits count copies in program order);
+// and the registers the rotated loop keeps live at once (the moved
+// multiply's accumulator, the other multiplies' results, twice each
+// register operand that goes around) fit in `max-registers` per thread.
+// The last condition keeps the 128-row single-warpgroup attention tile
+// (274 registers estimated at head dim 128) as it is: rotated, ptxas
+// spills and serializes its multiplies, 0.88-0.97x (docs/architecture.md,
+// section 7.5.2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEROTATEWGMMA
@@ -76,15 +78,33 @@ struct CarriedOperand {
   Value value;           // Outside: the value; Register: this trip's value
   SmemSlotOp slot;       // Slot: this trip's slot
   unsigned argIndex = 0; // Register, Slot: the new iteration argument
+  std::optional<unsigned> bodyArg; // Register: the body argument it is
 };
 
 struct RotateWgmmaPass
     : public mlir::tile::impl::TileRotateWgmmaBase<RotateWgmmaPass> {
+  using TileRotateWgmmaBase::TileRotateWgmmaBase;
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
       rotate(loop);
+  }
+
+  /// 32-bit registers per thread that a value of `type` takes.
+  static unsigned registers(Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return 1;
+    auto layout =
+        dyn_cast_or_null<DistributedLayoutInterface>(tensor.getEncoding());
+    if (!layout)
+      return 1;
+    int64_t elements = layout.toLinearLayout(tensor.getShape())
+                           .getInDimSize(LinearLayout::kRegister);
+    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+    return static_cast<unsigned>((elements * bits + 31) / 32);
   }
 
   /// Whether `ring` is written in `loop` only by TMA copies into its slots.
@@ -112,10 +132,13 @@ struct RotateWgmmaPass
   static std::optional<CarriedOperand> carry(Value v, scf::ForOp loop) {
     if (!loop.getRegion().isAncestor(v.getParentRegion()))
       return CarriedOperand{CarriedOperand::Outside, v, {}};
-    if (isa<BlockArgument>(v))
-      return std::nullopt; // an accumulation chain: nothing to overlap
-    if (isa<RankedTensorType>(v.getType()))
-      return CarriedOperand{CarriedOperand::Register, v, {}};
+    if (!isa<SharedMemoryType>(v.getType())) {
+      CarriedOperand c{CarriedOperand::Register, v, {}};
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == loop.getBody())
+        c.bodyArg = arg.getArgNumber();
+      return c;
+    }
     auto slot = v.getDefiningOp<SmemSlotOp>();
     if (!slot ||
         loop.getRegion().isAncestor(slot.getRing().getParentRegion()) ||
@@ -151,110 +174,194 @@ struct RotateWgmmaPass
     if (yielded.getOwner() != body->getTerminator())
       return;
     unsigned resultIndex = yielded.getOperandNumber();
-    for (Operation *user : loop.getRegionIterArgs()[resultIndex].getUsers()) {
-      Operation *at = body->findAncestorOpInBlock(*user);
-      if (!at || !first->isBeforeInBlock(at))
-        return;
-    }
+    Value acc = loop.getRegionIterArgs()[resultIndex];
 
+    // The rescaling: the ops from the accumulator's iteration argument to
+    // the multiply's accumulator operand. They move with the multiply, so
+    // that nothing in the trip reads the accumulator while it is in flight.
+    auto isAccOperand = [&](OpOperand &use) {
+      return use.getOwner() == last.getOperation() &&
+             use.getOperandNumber() == last.getAccMutable().getOperandNumber();
+    };
+    SetVector<Operation *> group;
+    SmallVector<Value> work = {acc};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        if (isAccOperand(use))
+          continue;
+        Operation *op = use.getOwner();
+        if (op->getBlock() != body || !op->isBeforeInBlock(last) ||
+            op->getNumRegions() || !isMemoryEffectFree(op))
+          return;
+        if (group.insert(op))
+          work.append(op->result_begin(), op->result_end());
+      }
+    }
+    if (last.getAcc() != acc && !group.contains(last.getAcc().getDefiningOp()))
+      return;
+    // Broadcasts into it come along (they only repeat registers): what
+    // goes around the loop is their operand.
+    for (unsigned i = 0; i < group.size(); ++i)
+      for (Value v : group[i]->getOperands())
+        if (auto b = v.getDefiningOp<BroadcastOp>();
+            b && b->getBlock() == body && !group.contains(b) &&
+            llvm::all_of(b->getUsers(),
+                         [&](Operation *u) { return group.contains(u); }))
+          group.insert(b);
+    for (Operation *op : group)
+      for (Value r : op->getResults())
+        for (OpOperand &use : r.getUses())
+          if (!group.contains(use.getOwner()) && !isAccOperand(use))
+            return;
+    // The rings the multiply reads move with it: their mbarrier waits and
+    // refills run one trip later too, so that each slot is waited for in
+    // the trip that reads it and refilled once its last reader is done.
+    for (Value v : SmallVector<Value, 2>{last.getA(), last.getB()}) {
+      auto slot = v.getDefiningOp<SmemSlotOp>();
+      if (!slot || slot->getBlock() != body)
+        continue;
+      for (Operation &op : *body) {
+        SmallVector<Value> buffers;
+        if (auto wait = dyn_cast<MbarrierWaitOp>(op))
+          buffers.append(wait.getBuffers().begin(), wait.getBuffers().end());
+        else if (auto copy = dyn_cast<TmaLoadOp>(op))
+          buffers.push_back(copy.getBuffer());
+        if (llvm::any_of(buffers, [&](Value b) {
+              auto s = b.getDefiningOp<SmemSlotOp>();
+              return s && s.getRing() == slot.getRing();
+            }))
+          group.insert(&op);
+      }
+    }
+    SmallVector<Operation *> moved(group.begin(), group.end());
+    llvm::sort(moved, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    moved.push_back(last);
+
+    // What the moved ops read from the trip goes around the loop.
     SmallVector<CarriedOperand> operands;
-    for (Value v :
-         SmallVector<Value, 3>{last.getA(), last.getB(), last.getAcc()}) {
-      std::optional<CarriedOperand> c = carry(v, loop);
-      if (!c)
-        return;
-      operands.push_back(*c);
-    }
+    DenseSet<Value> seen;
+    for (Operation *op : moved)
+      for (Value v : op->getOperands()) {
+        if (v == acc || group.contains(v.getDefiningOp()) ||
+            !seen.insert(v).second)
+          continue;
+        std::optional<CarriedOperand> c = carry(v, loop);
+        if (!c)
+          return;
+        operands.push_back(*c);
+      }
 
-    // Initial values: any (the peeled first trip does not multiply).
+    // Registers the rotated loop keeps live at once, per thread.
+    unsigned live = registers(last.getResult().getType());
+    for (WarpgroupMmaOp mma : mmas)
+      if (mma != last)
+        live += registers(mma.getResult().getType());
+    for (CarriedOperand &c : operands)
+      if (c.kind == CarriedOperand::Register)
+        live += 2 * registers(c.value.getType());
+    if (live > maxRegisters)
+      return;
+
+    // Initial values: any (the peeled first trip does not multiply). A
+    // value that goes around for two operands (a slot's index that a wait
+    // also reads) goes around once.
     IRRewriter rewriter(loop);
     Location loc = last.getLoc();
     SmallVector<Value> inits;
+    SmallVector<CarriedOperand *> around;
+    DenseMap<Value, unsigned> argOf;
     for (CarriedOperand &c : operands) {
       if (c.kind == CarriedOperand::Outside)
         continue;
-      c.argIndex = loop.getInitArgs().size() + inits.size();
-      if (c.kind == CarriedOperand::Register)
-        inits.push_back(arith::ConstantOp::create(
-            rewriter, loc, rewriter.getZeroAttr(c.value.getType())));
-      else
-        inits.push_back(arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+      Value v = c.kind == CarriedOperand::Register ? c.value : c.slot.getSlot();
+      auto [it, added] =
+          argOf.try_emplace(v, loop.getInitArgs().size() + inits.size());
+      c.argIndex = it->second;
+      if (!added)
+        continue;
+      around.push_back(&c);
+      Type type = c.kind == CarriedOperand::Register ? c.value.getType()
+                                                     : rewriter.getI32Type();
+      inits.push_back(arith::ConstantOp::create(
+          rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(type))));
     }
 
     auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
         rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument> added) {
+          // The body's arguments (the induction variable, the other
+          // iteration arguments) are the new loop's now.
+          Block *newBody = added.front().getOwner();
+          for (CarriedOperand &c : operands)
+            if (c.kind == CarriedOperand::Register && c.bodyArg)
+              c.value = newBody->getArgument(*c.bodyArg);
           SmallVector<Value> yields;
-          for (CarriedOperand &c : operands) {
-            if (c.kind == CarriedOperand::Register)
-              yields.push_back(c.value);
-            else if (c.kind == CarriedOperand::Slot)
-              yields.push_back(c.slot.getSlot());
-          }
+          for (CarriedOperand *c : around)
+            yields.push_back(c->kind == CarriedOperand::Register
+                                 ? c->value
+                                 : c->slot.getSlot());
           return yields;
         }));
     body = newLoop.getBody();
-    BlockArgument iterArg = newLoop.getRegionIterArgs()[resultIndex];
-    SmallVector<Type> chainTypes;
+    acc = newLoop.getRegionIterArgs()[resultIndex];
     for (ConvertLayoutOp cvt : chain)
-      chainTypes.push_back(cvt.getType());
+      moved.push_back(cvt);
 
-    // The moved multiply, on what the previous trip left.
-    auto rebuild = [&](OpBuilder &b, ValueRange carried) {
-      SmallVector<Value> in;
+    // The moved ops (`ops`, reading `inputs`: the carried values, then the
+    // accumulator), on what the previous trip left (`carried`) and the
+    // accumulator `accIn`; returns the ops made, the last one making the
+    // new accumulator, and what they read in place of `inputs`.
+    auto rebuild = [&](OpBuilder &b, ArrayRef<Operation *> ops,
+                       ArrayRef<Value> inputs, ValueRange carried,
+                       Value accIn) {
+      IRMapping map;
+      SmallVector<Value> read;
+      unsigned i = 0;
       for (CarriedOperand &c : operands) {
         if (c.kind == CarriedOperand::Outside)
-          in.push_back(c.value);
-        else if (c.kind == CarriedOperand::Register)
-          in.push_back(carried[c.argIndex]);
-        else
-          in.push_back(SmemSlotOp::create(
-              b, loc, c.slot.getType(), c.slot.getRing(), carried[c.argIndex]));
+          continue;
+        Value v = carried[c.argIndex];
+        if (c.kind == CarriedOperand::Slot)
+          v = SmemSlotOp::create(b, loc, c.slot.getType(), c.slot.getRing(), v);
+        map.map(inputs[i++], v);
+        read.push_back(v);
       }
-      auto mma = WarpgroupMmaOp::create(b, loc, in[0], in[1], in[2]);
-      Value v = mma.getResult();
-      for (Type t : chainTypes)
-        v = ConvertLayoutOp::create(b, loc, t, v);
-      return std::make_pair(mma, v);
+      map.map(inputs[i], accIn);
+      read.push_back(accIn);
+      SmallVector<Operation *> made;
+      for (Operation *op : ops)
+        made.push_back(b.clone(*op, map));
+      return std::make_pair(made, read);
     };
+    SmallVector<Value> inputs;
+    for (CarriedOperand &c : operands)
+      if (c.kind != CarriedOperand::Outside)
+        inputs.push_back(c.value);
+    inputs.push_back(acc);
     SmallVector<Value> args(newLoop.getRegionIterArgs());
     rewriter.setInsertionPointAfter(first);
-    auto [moved, movedValue] = rebuild(rewriter, args);
-    iterArg.replaceAllUsesWith(movedValue);
+    auto [made, read] = rebuild(rewriter, moved, inputs, args, acc);
+    body->getTerminator()->setOperand(resultIndex, made.back()->getResult(0));
 
-    // Refills of the rings it reads, from before its new place: after it.
-    Operation *after = moved;
-    for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
-             body->begin(), Block::iterator(moved.getOperation())))) {
-      auto copy = dyn_cast<TmaLoadOp>(op);
-      auto slot = copy ? copy.getBuffer().getDefiningOp<SmemSlotOp>() : nullptr;
-      if (!slot || llvm::none_of(operands, [&](CarriedOperand &c) {
-            return c.kind == CarriedOperand::Slot &&
-                   c.slot.getRing() == slot.getRing();
-          }))
-        continue;
-      op.moveAfter(after);
-      after = &op;
-    }
+    // The originals go.
+    for (Operation *op : llvm::reverse(moved))
+      op->erase();
 
-    // The old multiply goes; its iteration argument only goes around.
-    body->getTerminator()->setOperand(resultIndex, iterArg);
-    for (ConvertLayoutOp cvt : llvm::reverse(chain))
-      cvt->erase();
-    last->erase();
-
-    peel(newLoop, moved, movedValue, resultIndex, rebuild);
+    peel(newLoop, made, read, resultIndex, rebuild);
   }
 
-  /// Runs the first trip of `loop` before it, without `moved` (no trip
-  /// before it to multiply for), and the last trip's moved multiply after
+  /// Runs the first trip of `loop` before it, without the `moved` ops (no
+  /// trip before it to multiply for), and the last trip's moved ops after
   /// it, all under a branch on the loop running at all:
   ///
   ///   if lb < ub: trip(lb) less moved; for lb + step ... ; moved
   ///   else:       the loop's initial values
   template <typename Rebuild>
-  void peel(scf::ForOp loop, WarpgroupMmaOp moved, Value movedValue,
-            unsigned resultIndex, Rebuild &rebuild) {
+  void peel(scf::ForOp loop, ArrayRef<Operation *> moved,
+            ArrayRef<Value> inputs, unsigned resultIndex, Rebuild &rebuild) {
     IRRewriter rewriter(loop);
     Location loc = loop.getLoc();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
@@ -270,7 +377,8 @@ struct RotateWgmmaPass
     rewriter.setInsertionPointToStart(branch.elseBlock());
     scf::YieldOp::create(rewriter, loc, inits);
 
-    // The first trip.
+    // The first trip, without the moved ops: the accumulator stays the
+    // loop's initial one.
     rewriter.setInsertionPointToStart(branch.thenBlock());
     IRMapping map;
     map.map(loop.getInductionVar(), lb);
@@ -278,31 +386,29 @@ struct RotateWgmmaPass
     Block *body = loop.getBody();
     for (Operation &op : body->without_terminator())
       rewriter.clone(op, map);
-    // Its moved multiply has no trip before it: what it fed reads the
-    // loop's initial accumulator instead.
-    Value end = map.lookup(movedValue);
-    rewriter.replaceAllUsesWith(end, inits[resultIndex]);
-    Operation *skipped = map.lookup(moved.getResult()).getDefiningOp();
-    for (Operation *op = end.getDefiningOp(); op != skipped;) {
-      Operation *prev = op->getOperand(0).getDefiningOp();
-      rewriter.eraseOp(op);
-      op = prev;
-    }
-    rewriter.eraseOp(skipped);
     SmallVector<Value> next;
     for (Value v : body->getTerminator()->getOperands())
       next.push_back(map.lookupOrDefault(v));
-    // The first trip's accumulator: the loop's, not the moved multiply's.
     next[resultIndex] = inits[resultIndex];
+    for (Operation *op : llvm::reverse(moved))
+      rewriter.eraseOp(map.lookup(op));
+    for (Value v : inputs) // the slots the moved multiply read
+      if (Operation *def = v.getDefiningOp(); def && def->getBlock() == body)
+        if (Operation *clone = map.lookupOrNull(def);
+            clone && clone->use_empty())
+          rewriter.eraseOp(clone);
 
-    // The other trips, then the last one's moved multiply.
+    // The other trips, then the last one's moved ops.
     Value lb1 = arith::AddIOp::create(rewriter, loc, lb, loop.getStep());
     loop->moveBefore(branch.thenBlock(), branch.thenBlock()->end());
     loop.getLowerBoundMutable().assign(lb1);
     loop.getInitArgsMutable().assign(next);
     rewriter.setInsertionPointAfter(loop);
     SmallVector<Value> results(loop.getResults());
-    results[resultIndex] = rebuild(rewriter, ValueRange(results)).second;
+    results[resultIndex] = rebuild(rewriter, moved, inputs, ValueRange(results),
+                                   results[resultIndex])
+                               .first.back()
+                               ->getResult(0);
     scf::YieldOp::create(rewriter, loc, results);
   }
 };

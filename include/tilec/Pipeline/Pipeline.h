@@ -33,9 +33,8 @@ struct CodegenOptions {
   /// Split loops at branches on their induction variable (tile-loop-split).
   bool loopSplit = true;
   /// sm_90a: issue a loop's last multiply in the next trip, behind its
-  /// first (tile-rotate-wgmma; in-warpgroup overlap). Off by default: see
-  /// docs/architecture.md, in-warpgroup overlap (ptxas hoists the wait).
-  bool rotateWgmma = false;
+  /// first (tile-rotate-wgmma; in-warpgroup overlap).
+  bool rotateWgmma = true;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

@@ -49,9 +49,8 @@ struct CompileRequest {
   bool loopSplit = true;
   /// sm_90a: issue a loop's last multiply in the next trip, behind its
   /// first, so that the work between them overlaps the tensor cores
-  /// (tile-rotate-wgmma; tilec --rotate-wgmma). Off by default: measured
-  /// slower (docs/architecture.md, in-warpgroup overlap).
-  bool rotateWgmma = false;
+  /// (tile-rotate-wgmma; tilec --rotate-wgmma=false turns it off).
+  bool rotateWgmma = true;
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;
