@@ -53,7 +53,7 @@ def check(groups):
         m, n, D, causal = parse(key)
         for variant, path in variants:
             kern = tilec.load_ptx(path)
-            for trips in (1, 2, 4):
+            for trips in (1, 2, 4, 8):
                 N = n * trips
                 if N % m:
                     continue

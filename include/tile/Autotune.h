@@ -49,9 +49,12 @@ struct TILE_API TuneCandidate {
   unsigned numStages = 0;
   /// Loop splitting (CompileOptions::loopSplit); unset keeps the base's.
   std::optional<bool> loopSplit;
+  /// Warp specialization (CompileOptions::warpSpecialize); unset keeps the
+  /// base's.
+  std::optional<bool> warpSpecialize;
 
   /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
-  /// when loopSplit is set.
+  /// when loopSplit is set and ",ws=on" (or off) when warpSpecialize is.
   std::string describe() const;
 };
 

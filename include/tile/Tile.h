@@ -215,6 +215,11 @@ struct CompileOptions {
   /// tensor cores (tile-rotate-wgmma; tilec --rotate-wgmma). false keeps
   /// each trip's multiplies in it.
   bool rotateWgmma = true;
+  /// sm_90a: one more warpgroup, whose first warp issues every TMA copy
+  /// as soon as its ring slot is free, while the kernel's warps consume
+  /// (tile-warp-specialize; tilec --warp-specialize). The block then has
+  /// 4 more warps than numWarps (Kernel::numWarps says how many).
+  bool warpSpecialize = false;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

@@ -82,7 +82,10 @@ typedef struct tile_constant {
  *   at branches on their induction variable (tilec --loop-split=false).
  * disable_rotate_wgmma: non-zero keeps each trip's multiplies in it on
  *   sm_90a instead of issuing a loop's last multiply in the next trip
- *   (tilec --rotate-wgmma=false). */
+ *   (tilec --rotate-wgmma=false).
+ * warp_specialize: non-zero splits the block on sm_90a into a TMA
+ *   producer warp and the kernel's warps as consumers, which take the
+ *   producer's registers (tilec --warp-specialize). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -93,6 +96,7 @@ typedef struct tile_compile_options {
   unsigned num_stages;
   int disable_loop_split;
   int disable_rotate_wgmma;
+  int warp_specialize;
 } tile_compile_options;
 
 typedef struct tile_stats {

@@ -78,6 +78,11 @@ cl::opt<bool> rotateWgmma(
              "its first (in-warpgroup overlap); --rotate-wgmma=false turns "
              "it off"),
     cl::init(true));
+cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("sm_90a: a TMA producer warp and consumer warpgroups that "
+             "trade registers with setmaxnreg (tile-warp-specialize)"),
+    cl::init(false));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -171,6 +176,7 @@ tile_tilec_main(int argc, char **argv) {
     request.numStages = numStages;
     request.loopSplit = loopSplit && !noLoopSplit;
     request.rotateWgmma = rotateWgmma;
+    request.warpSpecialize = warpSpecialize;
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

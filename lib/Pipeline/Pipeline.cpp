@@ -70,6 +70,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // the tensor cores; multiplies stay in flight until their results or
   // buffers are needed.
   if (options.hasWgmma()) {
+    // A TMA producer warp fills the rings; the kernel's warps consume
+    // them, releasing each slot on an mbarrier where they refilled it.
+    if (options.warpSpecialize)
+      fpm.addPass(mlir::tile::createTileWarpSpecialize());
     if (options.rotateWgmma) {
       fpm.addPass(mlir::tile::createTileRotateWgmma());
       fpm.addPass(mlir::createCanonicalizerPass());
@@ -109,12 +113,17 @@ struct TargetPipelineOptions
       *this, "rotate-wgmma",
       llvm::cl::desc("sm_90a: tile-rotate-wgmma (in-warpgroup overlap)"),
       llvm::cl::init(true)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("sm_90a: tile-warp-specialize (producer and consumers)"),
+      llvm::cl::init(false)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
     options.arch = arch;
     options.numWarps = numWarps;
     options.rotateWgmma = rotateWgmma;
+    options.warpSpecialize = warpSpecialize;
     return options;
   }
 };

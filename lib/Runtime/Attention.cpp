@@ -123,23 +123,32 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
 /// One configuration of the kernel's tiles.
 struct Tiles {
   int m, n, warps, stages;
+  /// Warp specialized (sm_90a; a TMA producer warp besides `warps`), the
+  /// loop whole.
+  bool specialize = false;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
 /// fastest at most points of bench/results' searches on an H200 (64 x 64 at
 /// head dim 64 and below, where 64 x 128 wins without a mask); at 256 the
-/// one that spills least (ptxas -v, sm_90a).
+/// one that spills least (ptxas -v, sm_90a). Warp specialization pays
+/// with two consumer warpgroups (128 x 128, 8 warps: setmaxnreg gives them
+/// 240 registers), not with one (bench/results/2026-11-22-h200-warp-
+/// specialize.md).
 std::vector<Tiles> candidateTiles(int tileD) {
   if (tileD >= 256)
-    return {{64, 32, 4, 2}, {64, 64, 4, 2}, {128, 64, 8, 2}, {128, 32, 8, 2}};
+    return {{64, 32, 4, 2},
+            {64, 64, 4, 2},
+            {128, 64, 8, 2},
+            {128, 32, 8, 2},
+            {128, 64, 8, 2, true}};
   if (tileD <= 64)
-    return {{64, 64, 4, 2},   {64, 128, 4, 2}, {128, 64, 4, 2},
-            {128, 128, 8, 0}, {128, 32, 4, 2}, {128, 64, 8, 2}};
-  return {{128, 64, 4, 2},
-          {64, 64, 4, 2},
-          {128, 128, 8, 0},
-          {128, 32, 4, 2},
-          {128, 64, 8, 2}};
+    return {{64, 64, 4, 2},         {64, 128, 4, 2},      {128, 64, 4, 2},
+            {128, 128, 8, 0},       {128, 32, 4, 2},      {128, 64, 8, 2},
+            {128, 128, 8, 0, true}, {128, 64, 8, 2, true}};
+  return {{128, 64, 4, 2},       {64, 64, 4, 2},  {128, 128, 8, 0},
+          {128, 32, 4, 2},       {128, 64, 8, 2}, {128, 128, 8, 0, true},
+          {128, 128, 8, 2, true}};
 }
 
 /// What makes two calls the same tuning problem.
@@ -332,6 +341,13 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
                        {"EVEN_K", seqK % t.n == 0 ? "true" : "false"}},
                       static_cast<unsigned>(t.warps),
                       static_cast<unsigned>(t.stages)};
+      if (t.specialize) {
+        // One loop: the producer fills the rings of a single loop.
+        c.warpSpecialize = true;
+        c.loopSplit = false;
+        candidates.push_back(c);
+        continue;
+      }
       if (options.causal) {
         // The masked key tiles in place, in one loop, first: fewer live
         // registers, and faster at every causal point of bench/results'

@@ -34,6 +34,8 @@ std::string TuneCandidate::describe() const {
           ",stages=" + std::to_string(numStages);
   if (loopSplit)
     text += *loopSplit ? ",split=on" : ",split=off";
+  if (warpSpecialize)
+    text += *warpSpecialize ? ",ws=on" : ",ws=off";
   return text;
 }
 
@@ -64,6 +66,8 @@ CompileOptions optionsFor(const CompileOptions &base,
   options.numStages = candidate.numStages;
   if (candidate.loopSplit)
     options.loopSplit = *candidate.loopSplit;
+  if (candidate.warpSpecialize)
+    options.warpSpecialize = *candidate.warpSpecialize;
   return options;
 }
 
@@ -165,6 +169,8 @@ tile::autotune(const std::string &source, const std::string &name,
   hasher.add(resolved.arch);
   hasher.add(std::to_string(resolved.tensorAlignment));
   hasher.add(resolved.loopSplit ? "split" : "nosplit");
+  hasher.add(resolved.rotateWgmma ? "rotate" : "norotate");
+  hasher.add(resolved.warpSpecialize ? "specialize" : "nospecialize");
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

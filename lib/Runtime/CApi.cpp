@@ -54,6 +54,7 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
   out.numStages = in->num_stages;
   out.loopSplit = in->disable_loop_split == 0;
   out.rotateWgmma = in->disable_rotate_wgmma == 0;
+  out.warpSpecialize = in->warp_specialize != 0;
   return true;
 }
 

@@ -56,6 +56,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.numStages = options.numStages;
   request.loopSplit = options.loopSplit;
   request.rotateWgmma = options.rotateWgmma;
+  request.warpSpecialize = options.warpSpecialize;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

@@ -221,6 +221,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   codegen.numStages = request.numStages;
   codegen.loopSplit = request.loopSplit;
   codegen.rotateWgmma = request.rotateWgmma;
+  codegen.warpSpecialize = request.warpSpecialize;
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
@@ -265,6 +266,12 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
         if (auto bytes =
                 f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
           info.sharedBytes = bytes.getInt();
+        // The block as launched: a warp-specialized kernel has a producer
+        // warpgroup besides the warps its layouts describe.
+        if (auto threads =
+                f->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid");
+            threads && threads.size() && threads[0] > 0)
+          info.numWarps = unsigned(threads[0]) / 32;
         std::string problem = describeTensorMaps(f, info);
         if (!problem.empty()) {
           diagOS << request.bufferName << ": error: kernel '" << info.name

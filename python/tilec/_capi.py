@@ -52,6 +52,7 @@ class CompileOptions(ctypes.Structure):
         ("num_stages", ctypes.c_uint),
         ("disable_loop_split", ctypes.c_int),
         ("disable_rotate_wgmma", ctypes.c_int),
+        ("warp_specialize", ctypes.c_int),
     ]
 
 

@@ -35,7 +35,7 @@
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-NEXT:  %[[OFF:.*]] = llvm.mul %[[SLOT]], %[[C8]] : i32
 // CHECK-NEXT:  %[[BAR:.*]] = llvm.add %[[BARS]], %[[OFF]] : i32
-// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A wait:\0A mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,~{memory}" %[[BAR]], %[[PHASE]] : (i32, i32) -> ()
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.b32 p, $2, 0;\0A wait:\0A @!p mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,r,~{memory}" %[[BAR]], %[[PHASE]], %{{.*}} : (i32, i32, i32) -> ()
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.inval.shared::cta.b64 [$1+0];\0A @p mbarrier.inval.shared::cta.b64 [$1+8];\0A @p mbarrier.inval.shared::cta.b64 [$1+16];\0A}", "r,r,~{memory}" %[[FIRST]], %[[BARS]] : (i32, i32) -> ()
 // CHECK-NEXT:  llvm.return
@@ -118,7 +118,7 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-DAG:   %[[C_96:.*]] = llvm.add %[[C]], %[[C96]] : i32
 // CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$7], [$2, {$8, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$9], [$2, {$10, $11}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,r,r,~{memory}" %[[FIRST]], %[[BAR]], %[[MA2]], %[[Q0]], %[[C]], %[[Q1]], %[[C_32]], %[[Q2]], %[[C_64]], %[[Q3]], %[[C_96]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> ()
 // The wait for the three copies, on the same barrier.
-// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A wait:\0A mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,~{memory}" %[[BAR]], %[[C0]] : (i32, i32) -> ()
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.b32 p, $2, 0;\0A wait:\0A @!p mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,r,~{memory}" %[[BAR]], %[[C0]], %{{.*}} : (i32, i32, i32) -> ()
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.inval.shared::cta.b64 [$1+0];\0A @p mbarrier.inval.shared::cta.b64 [$1+8];\0A}", "r,r,~{memory}" %[[FIRST]], %[[BARS]] : (i32, i32) -> ()
 // CHECK-NEXT:  llvm.return
@@ -155,6 +155,56 @@ func.func @tma_load(%K: !tile.global<f16, 4>, %A: !tile.global<f16, 2>,
 // CHECK-SAME:  (%{{arg[0-9]+}}: !llvm.ptr<1>, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i64, %{{arg[0-9]+}}: i32) attributes {nvvm.kernel,
 // CHECK-NOT:   llvm.byval
 func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Warp specialization: a branch on the thread's role. The block grows by a
+// warpgroup (maxntid 256 = 128 consumers + 128) and is bounded to two
+// blocks per multiprocessor (its shared memory allows eight, but a thread
+// must start with 128 registers); the consumers rise to 232 registers,
+// the producer's warpgroup drops to 24 and only its first warp runs the
+// producer. The producer's copy is issued by thread 128 (issuer) after a
+// predicated wait (a third operand: 0 skips it); the consumers release
+// with mbarrier.arrive where the predicate holds.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @specialized
+// CHECK-SAME:  nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
+// CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK:       %[[CONS:.*]] = llvm.icmp "ult" %[[TID]], %[[C128]] : i32
+// CHECK-NEXT:  llvm.cond_br %[[CONS]], ^[[C:.*]], ^[[P:.*]]
+// CHECK:       ^[[C]]:
+// CHECK-NEXT:  nvvm.setmaxregister increase 232
+// CHECK:       @p mbarrier.arrive.shared::cta.b64 _, [$0];
+// CHECK:       ^[[P]]:
+// CHECK-NEXT:  nvvm.setmaxregister decrease 24
+// CHECK:       llvm.icmp "ult" %[[TID]], %{{.*}} : i32
+// CHECK:       mbarrier.try_wait.parity
+// CHECK:       llvm.icmp "eq" %[[TID]], %[[C128]] : i32
+// CHECK:       cp.async.bulk.tensor.2d
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+func.func @specialized(%t: !tile.global<f16, 2>, %p: i1, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  %empty = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %empty {count = 128 : i32} : <1>
+  tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 24 : i32} producer {
+    %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.mbarrier_wait %empty[%c0], %c0 if %p : <1>
+    tile.tma_load %map[%c0, %c0], %b, %full[%c0] if %p {issuer = 128 : i32} : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <1>
+  } consumer {
+    %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.mbarrier_wait %full[%c0], %c0, %b : <1>, !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_arrive %empty[%c0], %b if %p : <1>, <[64, 64], f16, #sw>
+  }
   return
 }
 

@@ -82,13 +82,16 @@ const char *const kAlignment = "(alignment)";
 /// they are part of the key of the kernel cache below.
 const char *const kNumStages = "(num_stages)";
 const char *const kLoopSplit = "(loop_split)";
+/// CompileOptions::warpSpecialize (tilec --warp-specialize).
+const char *const kWarpSpecialize = "(warp_specialize)";
 
-/// The pseudo-constants that ask for `stages` pipeline stages and loop
-/// splitting on or off.
-std::vector<std::pair<std::string, std::string>> codegen(unsigned stages,
-                                                         bool split) {
+/// The pseudo-constants that ask for `stages` pipeline stages, loop
+/// splitting on or off and warp specialization on or off.
+std::vector<std::pair<std::string, std::string>>
+codegen(unsigned stages, bool split, bool specialize = false) {
   return {{kNumStages, std::to_string(stages)},
-          {kLoopSplit, split ? "true" : "false"}};
+          {kLoopSplit, split ? "true" : "false"},
+          {kWarpSpecialize, specialize ? "true" : "false"}};
 }
 
 /// The largest power of two up to 16 dividing `elements` elements of
@@ -154,17 +157,16 @@ const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 /// Runs tilec --emit=ptx; the error text on failure.
 std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
-                     unsigned numStages, bool loopSplit) {
-  std::vector<std::string> args = {config.tilec,
-                                   "--emit=ptx",
-                                   file,
-                                   "--alignment=" + std::to_string(alignment),
-                                   "--num-stages=" + std::to_string(numStages),
-                                   "--arch=" + (config.arch.empty()
-                                                    ? std::string("sm_90a")
-                                                    : config.arch),
-                                   std::string("--loop-split=") +
-                                       (loopSplit ? "true" : "false")};
+                     unsigned numStages, bool loopSplit, bool warpSpecialize) {
+  std::vector<std::string> args = {
+      config.tilec,
+      "--emit=ptx",
+      file,
+      "--alignment=" + std::to_string(alignment),
+      "--num-stages=" + std::to_string(numStages),
+      "--arch=" + (config.arch.empty() ? std::string("sm_90a") : config.arch),
+      std::string("--loop-split=") + (loopSplit ? "true" : "false"),
+      std::string("--warp-specialize=") + (warpSpecialize ? "true" : "false")};
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -252,6 +254,7 @@ private:
     unsigned alignment = 16;
     unsigned numStages = 0;
     bool loopSplit = true;
+    bool warpSpecialize = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
         alignment = std::stoul(v);
@@ -259,6 +262,8 @@ private:
         numStages = std::stoul(v);
       else if (k == kLoopSplit)
         loopSplit = v == "true";
+      else if (k == kWarpSpecialize)
+        warpSpecialize = v == "true";
       else
         constants.emplace_back(k, v);
     }
@@ -268,18 +273,26 @@ private:
         options.constants = constants;
         options.numStages = numStages;
         options.loopSplit = loopSplit;
+        options.warpSpecialize = warpSpecialize;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
                            std::to_string(++counter) + ".ptx";
-      std::string error =
-          runTilec(file, constants, output, alignment, numStages, loopSplit);
+      std::string error = runTilec(file, constants, output, alignment,
+                                   numStages, loopSplit, warpSpecialize);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
     };
     tile::Expected<Kernel> kernel = compile();
+    // Warp specialization (sm_90a) adds the producer's warpgroup to the
+    // block: a kernel asked for it must have it.
+    bool sm90a = config.arch.empty() || config.arch == "sm_90a";
+    if (kernel && warpSpecialize && sm90a && kernel->numWarps() != 8)
+      return tile::Status::error(
+          "asked for warp specialization, got a kernel of " +
+          std::to_string(kernel->numWarps()) + " warps (4 + 4 expected)");
     // The options must have reached the compiler: a test of stages=3 that
     // ran the default build would prove nothing.
     if (kernel &&
@@ -484,7 +497,8 @@ const int64_t kGemmTileK = 32;
 struct Gemm {
   DType dtype;
   int64_t m, n, k;
-  unsigned stages = 0; // CompileOptions::numStages; 0: the latency hints
+  unsigned stages = 0;     // CompileOptions::numStages; 0: the latency hints
+  bool specialize = false; // CompileOptions::warpSpecialize
 };
 
 Constants gemmConstants(const Gemm &g) {
@@ -496,7 +510,7 @@ Constants gemmConstants(const Gemm &g) {
       {"TILE_N", "128"},
       {"TILE_K", std::to_string(kGemmTileK)},
       {kAlignment, std::stoul(alignK) < std::stoul(alignN) ? alignK : alignN}};
-  for (auto &option : codegen(g.stages, true))
+  for (auto &option : codegen(g.stages, true, g.specialize))
     constants.push_back(option);
   return constants;
 }
@@ -559,7 +573,7 @@ void gemm(const Gemm &g, std::mt19937_64 &rng) {
         std::string("gemm ") + tile::dtypeName(dtype) + " " +
         std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
         " ktiles=" + std::to_string(cdiv(k, kGemmTileK)) +
-        " stages=" + std::to_string(g.stages) +
+        " stages=" + std::to_string(g.stages) + (g.specialize ? " ws" : "") +
         (rowsChecked.size() < size_t(m) ? " (sampled rows)" : "") + " [" +
         modeName(mode) + "]";
     if (!launch(name, mode, "gemm", constants,
@@ -594,6 +608,9 @@ std::vector<Gemm> gemmCases() {
         cases.push_back({DType::F16, 64, 64, k, stages});
     for (unsigned stages : {2u, 4u, 0u})
       cases.push_back({DType::F16, 64, 64, 160, stages});
+    // Warp specialized (sm_90a): 0, 1 and 5 trips.
+    for (int64_t k : {0, 32, 160})
+      cases.push_back({DType::F16, 64, 64, k, 2, true});
     return cases;
   }
 
@@ -626,6 +643,14 @@ std::vector<Gemm> gemmCases() {
   // Many trips (128) in the steady state of the ring, on whole tiles.
   for (unsigned stages : stagesSwept)
     cases.push_back({DType::F16, 256, 384, 4096, stages});
+  // Warp specialized (sm_90a: a TMA producer warp, the mbarrier protocol
+  // of full and empty slots): every trip count of the sweep, many trips,
+  // and bf16.
+  for (unsigned stages : {2u, 4u, 0u})
+    for (int64_t k : ks)
+      cases.push_back({DType::F16, 129, 257, k, stages, true});
+  cases.push_back({DType::F16, 256, 384, 4096, 2, true});
+  cases.push_back({DType::BF16, 129, 257, 160, 3, true});
   // bf16 through the ring.
   if (!config.quick)
     for (unsigned stages : {2u, 4u})
@@ -647,6 +672,7 @@ struct Attention {
   int64_t batch = 2, heads = 8; // heads is the kernel's constant H
   unsigned stages = 0;          // CompileOptions::numStages; 0: the hints
   bool split = true;            // CompileOptions::loopSplit
+  bool specialize = false;      // CompileOptions::warpSpecialize
 };
 
 Constants attentionConstants(const Attention &t) {
@@ -658,7 +684,7 @@ Constants attentionConstants(const Attention &t) {
                          {"QUERY_GROUP_SIZE", std::to_string(t.group)},
                          {"CAUSAL", t.causal ? "True" : "False"},
                          {"EVEN_K", t.seqK % 64 == 0 ? "True" : "False"}};
-  for (auto &option : codegen(t.stages, t.split))
+  for (auto &option : codegen(t.stages, t.split, t.specialize))
     constants.push_back(option);
   return constants;
 }
@@ -752,7 +778,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       " H=" + std::to_string(heads) + " sq=" + std::to_string(t.seqQ) +
       " sk=" + std::to_string(t.seqK) + " pos=" + std::to_string(t.inputPos) +
       " stages=" + std::to_string(t.stages) +
-      " split=" + (t.split ? "on" : "off") +
+      " split=" + (t.split ? "on" : "off") + (t.specialize ? " ws" : "") +
       (t.seqK == 0                    ? " (launch only)"
        : rows.size() < size_t(t.seqQ) ? " (sampled)"
                                       : "");
@@ -851,6 +877,21 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   for (unsigned stages : {1u, 3u, 0u})
     add(f16, 64, true, 2, 200, 200, 0, 4, stages, true);
   add(f16, 128, false, 2, 130, 130, 0, 4, 3, true);
+  // Warp specialized (sm_90a), the loop whole (a split kernel's two loops
+  // stay unspecialized): every trip count above, masking, and D=128.
+  for (unsigned stages : {2u, 4u, 0u})
+    for (bool causal : {false, true}) {
+      for (int64_t seq : seqs) {
+        add(f16, 64, causal, 1, seq, seq, 0, 2, stages, false);
+        cases.back().specialize = true;
+      }
+      add(f16, 64, causal, 1, 64, 1000, 936, 2, stages, false);
+      cases.back().specialize = true;
+      for (int64_t seq : seqs128) {
+        add(f16, 128, causal, 1, seq, seq, 0, 2, stages, false);
+        cases.back().specialize = true;
+      }
+    }
 }
 
 /// No keys at all (launch only: the output is undefined): the loop runs 0
@@ -863,6 +904,9 @@ void emptyAttentionCases(std::vector<Attention> &cases) {
         t.batch = 1;
         t.heads = 2;
         t.stages = stages;
+        cases.push_back(t);
+        t.split = false;
+        t.specialize = true;
         cases.push_back(t);
       }
 }
@@ -893,6 +937,18 @@ std::vector<Attention> attentionCases() {
         add(64, true, 64, 1000, 936, stages, split);
     add(128, true, 130, 130, 0, 4, false);
     add(64, true, 64, 0, 0, 3, true);
+    // Warp specialized: 0, 1, 3 and 16 key tiles, masked and not.
+    for (auto [causal, seqQ, seqK, pos] :
+         {std::tuple<bool, int64_t, int64_t, int64_t>{false, 130, 130, 0},
+          {true, 130, 130, 0},
+          {true, 64, 1000, 936},
+          {false, 64, 64, 0},
+          {true, 64, 0, 0}}) {
+      add(64, causal, seqQ, seqK, pos, 2, false);
+      cases.back().specialize = true;
+    }
+    add(128, false, 130, 130, 0, 0, false);
+    cases.back().specialize = true;
     return cases;
   }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};
@@ -1071,10 +1127,11 @@ int main(int argc, char **argv) {
       config.arch = v;
     else if (value("--seed=")) {
     } else {
-      std::printf("unknown argument '%s'\nusage: %s --kernels=DIR "
-                  "--tilec=PATH [--family=NAME] [--quick | --sanitize-subset] "
-                  "[--jit-only | --aot-only] [--seed=N] [--jobs=N] [--arch=sm_XX]\n",
-                  argv[i], argv[0]);
+      std::printf(
+          "unknown argument '%s'\nusage: %s --kernels=DIR "
+          "--tilec=PATH [--family=NAME] [--quick | --sanitize-subset] "
+          "[--jit-only | --aot-only] [--seed=N] [--jobs=N] [--arch=sm_XX]\n",
+          argv[i], argv[0]);
       return 1;
     }
   }

@@ -127,8 +127,8 @@ static LogicalResult verifyTensorMaps(Operation *op, Attribute value) {
       return fail();
     if (!func)
       continue;
-    auto map = dyn_cast<TensorMapType>(
-        func.getArgumentTypes()[n - list.size() + i]);
+    auto map =
+        dyn_cast<TensorMapType>(func.getArgumentTypes()[n - list.size() + i]);
     if (!map || param.getInt() >= int64_t(n - list.size()) ||
         !isa<GlobalTensorType>(func.getArgumentTypes()[param.getInt()]) ||
         map.getBox() != box.asArrayRef() ||
@@ -159,6 +159,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     auto list = dyn_cast<ArrayAttr>(attr.getValue());
     if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
       return op->emitError("'tile.tma_fallback' must be an array of strings");
+    return success();
+  }
+  if (attr.getName() == getNotWarpSpecializedAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.not_warp_specialized' must be a string");
     return success();
   }
   if (attr.getName() == getTensorMapsAttrName())
@@ -223,8 +228,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // TMA descriptors are the last parameters, one per tile.tensor_maps
   // entry (the attribute's own check ties each to its tensor).
   auto maps = func->getAttrOfType<ArrayAttr>(getTensorMapsAttrName());
-  unsigned numMaps = llvm::count_if(func.getArgumentTypes(),
-                                    llvm::IsaPred<TensorMapType>);
+  unsigned numMaps =
+      llvm::count_if(func.getArgumentTypes(), llvm::IsaPred<TensorMapType>);
   if (numMaps != (maps ? maps.size() : 0))
     return op->emitError() << "a kernel with " << numMaps
                            << " !tile.tensor_map parameters needs as many "

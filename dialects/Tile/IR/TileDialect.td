@@ -63,6 +63,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTmaFallbackAttrName() {
       return ::llvm::StringLiteral("tile.tma_fallback");
     }
+    /// Why tile-warp-specialize left a kernel with TMA copies as it is
+    /// (text).
+    static constexpr ::llvm::StringLiteral getNotWarpSpecializedAttrName() {
+      return ::llvm::StringLiteral("tile.not_warp_specialized");
+    }
     /// A loop tile-pipeline made (unit): its copies are rings refilled
     /// S - 1 trips ahead, the slot the previous trip read.
     static constexpr ::llvm::StringLiteral getPipelinedAttrName() {

@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -572,6 +573,20 @@ LogicalResult BarrierOp::verify() {
   if (auto n = getNumThreads(); n && *n % 32)
     return emitOpError() << "'num_threads' must be a multiple of 32, not "
                          << *n;
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  if (getConsumerWarps() % 4)
+    return emitOpError() << "'consumer_warps' must be whole warpgroups (a "
+                            "multiple of 4), not "
+                         << getConsumerWarps();
+  if (auto r = getProducerRegisters(); r && *r % 8)
+    return emitOpError() << "'producer_registers' must be a multiple of 8, "
+                            "not "
+                         << *r;
+  if (!isa<FunctionOpInterface>((*this)->getParentOp()))
+    return emitOpError("must be at the top level of a kernel");
   return success();
 }
 

@@ -585,7 +585,7 @@ def Tile_MbarrierInvalOp : Tile_Op<"mbarrier_inval", [
   let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
 }
 
-def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait", [
+def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "wait until an mbarrier completes a phase";
   let description = [{
@@ -593,16 +593,45 @@ def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait", [
     phase of parity `phase` (0 or 1: the barrier's uses so far, modulo 2).
     The data of the TMA copies that completed on it, into `buffers`, is
     then visible to every waiting thread: no `tile.barrier` is needed to
-    read it.
+    read it. With `if %pred` false, the thread does not wait. A barrier
+    that has not completed any phase yet counts its phase of parity 1 as
+    complete (the one before phase 0), so that a producer's first wait for
+    a free slot passes at once.
 
     ```mlir
     tile.mbarrier_wait %bars[%slot], %phase, %k : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #shared>
+    tile.mbarrier_wait %empty[%slot], %phase if %p : !tile.mbarrier<2>
     ```
   }];
   let arguments = (ins Tile_MbarrierType:$barriers, I32:$slot, I32:$phase,
-                       Variadic<Tile_SharedMemoryType>:$buffers);
+                       Variadic<Tile_SharedMemoryType>:$buffers,
+                       Optional<I1>:$pred);
   let assemblyFormat = [{
-    $barriers `[` $slot `]` `,` $phase (`,` $buffers^)? attr-dict `:` type($barriers) (`,` type($buffers)^)?
+    $barriers `[` $slot `]` `,` $phase (`,` $buffers^)? (`if` $pred^)? attr-dict `:` type($barriers) (`,` type($buffers)^)?
+  }];
+}
+
+def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "release a ring slot: every thread arrives on its mbarrier";
+  let description = [{
+    Every thread arrives once on barrier `slot` of `barriers` (if `pred`),
+    saying that it is done reading `buffer`, the slot of a ring that a
+    producer refills once the barrier completes its phase (an "empty"
+    barrier, initialized for as many arrivals as there are consumer
+    threads). Shared memory accesses made before the arrival happen before
+    the producer's wait that sees the phase complete. Passes that move
+    refills treat a release as the refill it stands for: it comes after
+    the last read of the slot, multiplies in flight included.
+
+    ```mlir
+    tile.mbarrier_arrive %empty[%slot], %k if %p : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MbarrierType:$barriers, I32:$slot,
+                       Tile_SharedMemoryType:$buffer, Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $barriers `[` $slot `]` `,` $buffer (`if` $pred^)? attr-dict `:` type($barriers) `,` type($buffer)
   }];
 }
 
@@ -619,8 +648,9 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
     copy moves one box per block of the buffer's shared layout (the next
     box starting `box` elements further along the innermost dimension).
     With `if %pred` false, nothing is copied and the barrier is not
-    touched. Lowers to `mbarrier.arrive.expect_tx` and
-    `cp.async.bulk.tensor`.
+    touched. The copying thread is thread 0 of the block, or thread
+    `issuer` (a warp-specialized kernel's producer). Lowers to
+    `mbarrier.arrive.expect_tx` and `cp.async.bulk.tensor`.
 
     ```mlir
     tile.tma_load %map[%c0, %h, %j, %c0], %k, %bars[%slot] if %p
@@ -631,7 +661,8 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
                        Tile_SharedMemoryType:$buffer,
                        Tile_MbarrierType:$barriers, I32:$slot,
-                       Optional<I1>:$pred);
+                       Optional<I1>:$pred,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$issuer);
   let assemblyFormat = [{
     $map `[` $coords `]` `,` $buffer `,` $barriers `[` $slot `]` (`if` $pred^)? attr-dict `:` type($map) `,` type($buffer) `,` type($barriers)
   }];
@@ -663,6 +694,43 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
+    NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "split the thread block into a producer and consumers";
+  let description = [{
+    A warp-specialized kernel body (`tile-warp-specialize`). The block has
+    `consumer_warps` warps of consumers (threads 0 .. 32 * consumer_warps,
+    which the kernel's layouts describe) and one more warpgroup, the
+    producer's. The consumers run `consumer`; the producer's first warp
+    runs `producer`, the rest of its warpgroup nothing. They communicate
+    only through mbarriers (full and empty barriers of each ring slot), so
+    `consumer` synchronizes with named barriers of its own threads, never
+    a block-wide one.
+
+    With `producer_registers` set, the producer warpgroup gives its
+    registers up to that many per thread (`setmaxnreg.dec`) and the
+    consumers take what that frees (`setmaxnreg.inc`, up to 240), within
+    the register file the kernel's occupancy leaves a block.
+
+    ```mlir
+    tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 24 : i32} producer {
+      tile.tma_load ... {issuer = 128 : i32}
+    } consumer {
+      tile.mbarrier_wait ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$consumer_warps,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>>:$producer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads of the consumers: the producer's first thread is this one.
+    int64_t getNumConsumerThreads() { return int64_t(getConsumerWarps()) * 32; }
+  }];
 }
 
 #endif // TILE_OPS_TD

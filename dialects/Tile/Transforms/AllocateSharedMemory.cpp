@@ -11,12 +11,13 @@
 // buffer is live from its definition to its last use; a use inside an op
 // that the buffer's block contains (a loop, a branch) counts as a use at the
 // end of that op, so that a buffer read in a loop stays live for the whole
-// loop. A buffer an async copy writes stays live until the wait that
-// completes the copy; one an async wgmma reads, until the wait that names
-// it (a later one in the wgmma's block) or else the end of that block. Scratch
-// memory is live only during its op. Placement is first fit, largest buffers
-// first, at 128-byte alignment (8 bytes for mbarriers, more for the swizzled
-// layouts of wgmma and TMA).
+// loop (the regions of a `tile.warp_specialize` are the exception: each is
+// straight-line code, the producer's before the consumers'). A buffer an async
+// copy writes stays live until the wait that completes the copy; one an async
+// wgmma reads, until the wait that names it (a later one in the wgmma's block)
+// or else the end of that block. Scratch memory is live only during its op.
+// Placement is first fit, largest buffers first, at 128-byte alignment (8 bytes
+// for mbarriers, more for the swizzled layouts of wgmma and TMA).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,22 @@ bool waitedInBlock(WarpgroupMmaOp mma, Value buffer) {
     return isa<WgmmaWaitOp>(user) && user->getBlock() == mma->getBlock() &&
            mma->isBeforeInBlock(user);
   });
+}
+
+/// The op of `block` that stands for `op` in liveness: its ancestor there,
+/// or, inside a `tile.warp_specialize` of the block, its ancestor in the
+/// producer or consumer region (the regions count as straight-line code:
+/// the producer's copies all complete before the consumers' last wait for
+/// them, so what the consumers allocate after that may reuse the rings).
+Operation *anchorIn(Block *block, Operation *op) {
+  Operation *at = block->findAncestorOpInBlock(*op);
+  while (auto ws = dyn_cast_or_null<WarpSpecializeOp>(at)) {
+    Region *region = ws.getProducer().isAncestor(op->getParentRegion())
+                         ? &ws.getProducer()
+                         : &ws.getConsumer();
+    at = region->front().findAncestorOpInBlock(*op);
+  }
+  return at;
 }
 
 struct Buffer {
@@ -134,7 +151,7 @@ struct AllocateSharedMemoryPass
           for (Operation *user : v.getUsers()) {
             if (auto slot = dyn_cast<SmemSlotOp>(user))
               values.push_back(slot.getResult());
-            Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+            Operation *at = anchorIn(op->getBlock(), user);
             if (!at)
               return op->emitOpError(
                   "a shared memory buffer used outside the block that "
@@ -145,13 +162,13 @@ struct AllocateSharedMemoryPass
             // buffer where it can).
             if (auto mma = dyn_cast<WarpgroupMmaOp>(user);
                 mma && mma.getIsAsync() && !waitedInBlock(mma, v))
-              if (Operation *end = op->getBlock()->findAncestorOpInBlock(
-                      user->getBlock()->back()))
+              if (Operation *end =
+                      anchorIn(op->getBlock(), &user->getBlock()->back()))
                 b.end = std::max(b.end, last[end]);
           }
         }
         for (Operation *done : completions.lookup(op))
-          if (Operation *at = op->getBlock()->findAncestorOpInBlock(*done))
+          if (Operation *at = anchorIn(op->getBlock(), done))
             b.end = std::max(b.end, last[at]);
         buffers.push_back(b);
         return WalkResult::advance();

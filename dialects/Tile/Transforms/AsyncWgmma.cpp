@@ -348,6 +348,8 @@ struct AsyncWgmmaPass
     Value written;
     if (auto copy = dyn_cast<TmaLoadOp>(op))
       written = copy.getBuffer();
+    else if (auto release = dyn_cast<MbarrierArriveOp>(op))
+      written = release.getBuffer(); // the refill it stands for
     else if (auto copy = dyn_cast<AsyncCopyOp>(op))
       written = copy.getBuffer();
     else if (auto init = dyn_cast<LocalAllocOp>(op))
@@ -391,12 +393,18 @@ struct AsyncWgmmaPass
     });
   }
 
-  /// A TMA copy into a slot of a ring, in the body of a pipelined loop.
+  /// A TMA copy into a slot of a ring, or a warp-specialized consumer's
+  /// release of one (tile-warp-specialize), in the body of a pipelined loop.
   static bool isRefill(Operation *op) {
-    auto copy = dyn_cast<TmaLoadOp>(op);
+    Value buffer;
+    if (auto copy = dyn_cast<TmaLoadOp>(op))
+      buffer = copy.getBuffer();
+    else if (auto release = dyn_cast<MbarrierArriveOp>(op))
+      buffer = release.getBuffer();
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-    return copy && loop && loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
-           copy.getBuffer().getDefiningOp<SmemSlotOp>();
+    return buffer && loop &&
+           loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
+           buffer.getDefiningOp<SmemSlotOp>();
   }
 
   /// A wait before `op` that completes what `op` must not overtake: the

@@ -307,7 +307,7 @@ struct ConvertCopiesToTMAPass
         }
         auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
         TmaLoadOp::create(b, l, map, coords, copy.getBuffer(), bars,
-                          slot.getSlot(), copy.getPred());
+                          slot.getSlot(), copy.getPred(), /*issuer=*/nullptr);
         copy.erase();
       }
       for (AsyncWaitOp wait : r.waits) {
@@ -321,7 +321,8 @@ struct ConvertCopiesToTMAPass
         Value one = arith::ConstantOp::create(b, l, b.getI32IntegerAttr(1));
         Value phase = arith::AndIOp::create(
             b, l, arith::DivUIOp::create(b, l, counter, stages), one);
-        MbarrierWaitOp::create(b, l, bars, slot, phase, ValueRange{view});
+        MbarrierWaitOp::create(b, l, bars, slot, phase, ValueRange{view},
+                               /*pred=*/Value());
         wait.erase();
       }
       b.setInsertionPointAfter(loop);

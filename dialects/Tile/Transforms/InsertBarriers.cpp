@@ -39,6 +39,14 @@
 // completes it, which names them: the wait counts as a read of them, so a
 // later write into them gets its barrier after the wait.
 //
+// Warp specialization (`tile.warp_specialize`): the whole block meets once,
+// before the split, after the barriers' initialization. The producer's TMA
+// copies are ordered with the consumers' reads by the rings' full and empty
+// mbarriers (a consumer's release, `tile.mbarrier_arrive`, reads its
+// barrier only), so the producer's region needs no analysis; the
+// consumers' region is analyzed like a kernel whose barriers are the named
+// barrier `kConsumerBarrier` of the consumer threads.
+//
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
 // loop needs (its refill of a slot and its wait for the next share one
@@ -66,6 +74,10 @@ using namespace mlir::tile;
 namespace {
 
 using Range = std::pair<int64_t, int64_t>; // [first, last) bytes
+
+/// The named barrier of a warp-specialized kernel's consumers (0 is the
+/// whole block's).
+constexpr int32_t kConsumerBarrier = 1;
 
 struct RangeSet {
   SmallVector<Range> ranges;
@@ -188,6 +200,9 @@ struct InsertBarriersPass
       ok = add(a.writes, copy.getBuffer()) &&
            add(a.asyncWrites, copy.getBuffer()) &&
            add(a.reads, copy.getBarriers());
+    } else if (auto release = dyn_cast<MbarrierArriveOp>(op)) {
+      // The producer's refill waits for it: nothing to order here.
+      ok = add(a.reads, release.getBarriers());
     } else if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
       ok = add(a.reads, wait.getBarriers());
       for (Value buf : wait.getBuffers())
@@ -239,8 +254,27 @@ struct InsertBarriersPass
       FenceAsyncSharedOp::create(b, op->getLoc());
       state.unfenced.ranges.clear();
     }
-    BarrierOp::create(b, op->getLoc(), /*id=*/nullptr, /*num_threads=*/nullptr);
+    BarrierOp::create(b, op->getLoc(), barrierId, barrierThreads);
     state.barrier();
+  }
+
+  /// The barrier placeBarrier places: the whole block's, or in the
+  /// consumers of a warp-specialized kernel, a named barrier of theirs.
+  IntegerAttr barrierId, barrierThreads;
+
+  /// A warp-specialized kernel: the whole block synchronizes once before
+  /// the split (the barriers' initialization); the producer synchronizes
+  /// with the consumers through the rings' mbarriers only; the consumers
+  /// are analyzed as a kernel of their own, with a named barrier.
+  LogicalResult visitSpecialized(WarpSpecializeOp ws, State &state) {
+    if (!state.reads.ranges.empty() || !state.writes.ranges.empty())
+      placeBarrier(ws, state);
+    Builder b(ws.getContext());
+    barrierId = b.getI32IntegerAttr(kConsumerBarrier);
+    barrierThreads = b.getI32IntegerAttr(ws.getNumConsumerThreads());
+    LogicalResult result = visitBlock(ws.getConsumer().front(), state);
+    barrierId = barrierThreads = nullptr;
+    return result;
   }
 
   LogicalResult visitBlock(Block &block, State &state) {
@@ -257,11 +291,14 @@ struct InsertBarriersPass
     }
     if (auto barrier = dyn_cast<BarrierOp>(op)) {
       // A named barrier orders only the threads that share it: it ends no
-      // hazard between threads of the whole block.
-      if (!barrier.getId())
+      // hazard between threads of the whole block, unless those are all
+      // the threads that access shared memory here (the consumers).
+      if (barrier.getIdAttr() == barrierId)
         state.barrier();
       return success();
     }
+    if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+      return visitSpecialized(ws, state);
     if (isa<LoopLikeOpInterface>(op)) {
       // A hazard between what came before the loop and what the loop
       // touches gets its barrier before the loop, not in every trip.

@@ -194,6 +194,43 @@ def TileConvertCopiesToTMA
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
+  let summary = "Split a kernel into a TMA producer warp and consumer warpgroups";
+  let description = [{
+    On a kernel whose TMA rings (tile-convert-copies-to-tma) all belong to
+    one pipelined loop, the body becomes a `tile.warp_specialize`:
+
+    - the rings, their "full" mbarriers and new "empty" mbarriers (one per
+      slot, one arrival per consumer thread) are allocated and initialized
+      before it, by the whole block;
+    - the **producer** (the first warp of one extra warpgroup) runs the
+      slice of the kernel that computes the copies' coordinates and
+      predicates, and issues every copy as soon as its slot is free: it
+      waits on the slot's empty barrier for the phase the previous fill's
+      readers complete (a slot's first fill does not wait);
+    - the **consumers** (the kernel's own warps) run everything else;
+      where the pipeline refilled a slot, they release it instead
+      (`tile.mbarrier_arrive` on its empty barrier, when it held an
+      earlier iteration's data).
+
+    Later passes treat a release as the refill it stands for:
+    tile-async-wgmma moves it past the multiplies still reading the slot,
+    tile-rotate-wgmma moves it with the multiply it follows, and
+    tile-insert-barriers synchronizes the consumers with named barriers.
+    Kernels with copies in more than one loop, or whose copy coordinates
+    depend on anything but scalars, are left as they are.
+  }];
+  let options = [
+    Option<"producerRegisters", "producer-registers", "unsigned",
+           /*default=*/"24",
+           "Registers per thread the producer warpgroup keeps (setmaxnreg; "
+           "0: leave the register split to ptxas)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
   let summary = "Issue a loop's last multiply in the next trip, behind its first";
   let description = [{

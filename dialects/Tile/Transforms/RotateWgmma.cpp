@@ -112,7 +112,7 @@ struct RotateWgmmaPass
     bool ok = true;
     loop.getBody()->walk([&](Operation *op) {
       Value buffer;
-      if (isa<TmaLoadOp>(op))
+      if (isa<TmaLoadOp, MbarrierArriveOp>(op))
         return;
       if (auto copy = dyn_cast<AsyncCopyOp>(op))
         buffer = copy.getBuffer();
@@ -227,6 +227,8 @@ struct RotateWgmmaPass
           buffers.append(wait.getBuffers().begin(), wait.getBuffers().end());
         else if (auto copy = dyn_cast<TmaLoadOp>(op))
           buffers.push_back(copy.getBuffer());
+        else if (auto release = dyn_cast<MbarrierArriveOp>(op))
+          buffers.push_back(release.getBuffer());
         if (llvm::any_of(buffers, [&](Value b) {
               auto s = b.getDefiningOp<SmemSlotOp>();
               return s && s.getRing() == slot.getRing();

@@ -35,6 +35,9 @@ struct CodegenOptions {
   /// sm_90a: issue a loop's last multiply in the next trip, behind its
   /// first (tile-rotate-wgmma; in-warpgroup overlap).
   bool rotateWgmma = true;
+  /// sm_90a: a TMA producer warp and consumer warpgroups
+  /// (tile-warp-specialize).
+  bool warpSpecialize = false;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

@@ -51,6 +51,10 @@ struct CompileRequest {
   /// first, so that the work between them overlaps the tensor cores
   /// (tile-rotate-wgmma; tilec --rotate-wgmma=false turns it off).
   bool rotateWgmma = true;
+  /// sm_90a: split the block into a TMA producer warp and the consumer
+  /// warpgroups, which trade registers with setmaxnreg
+  /// (tile-warp-specialize; tilec --warp-specialize).
+  bool warpSpecialize = false;
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;

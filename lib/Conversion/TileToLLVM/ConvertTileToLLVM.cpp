@@ -3,6 +3,7 @@
 #include "LoweringUtils.h"
 #include "tilec/Conversion/Passes.h"
 
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -51,7 +52,7 @@ LogicalResult lowerTiles(ModuleOp module) {
       tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp, tile::AsyncWaitOp,
       tile::BarrierOp, tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
       tile::MbarrierInitOp, tile::MbarrierInvalOp, tile::MbarrierWaitOp,
-      tile::TmaLoadOp, tile::WgmmaWaitOp>();
+      tile::MbarrierArriveOp, tile::TmaLoadOp, tile::WgmmaWaitOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -119,10 +120,78 @@ struct ConvertTileToLLVMPass
       func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                         {int32_t(warps.getInt() * 32), 1, 1}));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
+      func.walk([&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws); });
     }
     if (failed(lowerTiles(module)) || failed(lowerToLLVM(module)))
       return signalPassFailure();
     markTensorMapParameters(module);
+  }
+
+  /// A warp-specialized body becomes a branch on the thread's role. The
+  /// block grows by the producer's warpgroup; with `producer_registers`,
+  /// the kernel is bounded to its block size and to as many blocks per
+  /// multiprocessor as its shared memory allows (and as leave a thread at
+  /// least 128 registers), which fixes the registers
+  /// a thread starts with (R); the producer warpgroup drops to
+  /// `producer_registers` and the consumers rise to what that frees (at
+  /// most 240), with setmaxnreg:
+  ///
+  ///   if tid < consumers: setmaxnreg.inc; consumer region
+  ///   else:               setmaxnreg.dec; if tid < consumers + 32: producer
+  static void lowerWarpSpecialize(tile::WarpSpecializeOp ws) {
+    auto func = ws->getParentOfType<func::FuncOp>();
+    OpBuilder b(ws);
+    Location loc = ws.getLoc();
+    int32_t consumers = int32_t(ws.getNumConsumerThreads());
+    int32_t threads = consumers + 128;
+    func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+    int32_t consumerRegisters = 0, producerRegisters = 0;
+    if (auto producer = ws.getProducerRegisters()) {
+      auto shared = func->getAttrOfType<IntegerAttr>(tile::kSharedBytesAttr);
+      // H100/H200: 228 KiB of shared memory per multiprocessor, 1 KiB of
+      // it reserved per block; 64 Ki registers, 2048 threads. No more
+      // blocks than leave every thread 128 registers at entry: the
+      // consumers' accumulators need at least that many.
+      int64_t blocks = std::min<int64_t>(65536 / (threads * 128), 32);
+      if (shared)
+        blocks =
+            std::min<int64_t>(blocks, (228 * 1024) / (shared.getInt() + 1024));
+      blocks = std::max<int64_t>(blocks, 1);
+      int64_t atEntry =
+          std::min<int64_t>(255, (65536 / (blocks * threads)) & ~int64_t(7));
+      int64_t rise = std::min<int64_t>(
+          240, ((threads * atEntry - 128 * int64_t(*producer)) / consumers) &
+                   ~int64_t(7));
+      if (rise > atEntry) {
+        consumerRegisters = int32_t(rise);
+        producerRegisters = int32_t(*producer);
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      b.getI32IntegerAttr(int32_t(blocks)));
+      }
+    }
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value isConsumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             tid, constI32(b, loc, consumers));
+    auto role = scf::IfOp::create(b, loc, isConsumer, /*withElse=*/true);
+    auto inlineRegion = [](Region &from, Block *into) {
+      into->getOperations().splice(Block::iterator(into->getTerminator()),
+                                   from.front().getOperations());
+    };
+    OpBuilder thenB = role.getThenBodyBuilder();
+    if (consumerRegisters)
+      NVVM::SetMaxRegisterOp::create(thenB, loc, consumerRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
+    inlineRegion(ws.getConsumer(), role.thenBlock());
+    OpBuilder elseB = role.getElseBodyBuilder();
+    if (producerRegisters)
+      NVVM::SetMaxRegisterOp::create(elseB, loc, producerRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
+    Value isProducer =
+        arith::CmpIOp::create(elseB, loc, arith::CmpIPredicate::ult, tid,
+                              constI32(elseB, loc, consumers + 32));
+    auto producer = scf::IfOp::create(elseB, loc, isProducer);
+    inlineRegion(ws.getProducer(), producer.thenBlock());
+    ws.erase();
   }
 
   /// The TMA descriptors (the kernel's last parameters, one per

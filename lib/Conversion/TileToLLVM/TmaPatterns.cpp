@@ -1,8 +1,10 @@
 //===- TmaPatterns.cpp - TMA copies and mbarriers (sm_90) -----------------===//
 //
 // A ring of mbarriers is `count` 8-byte words of shared memory. Thread 0
-// initializes and invalidates them; every thread waits on them; thread 0
-// issues the TMA copies of a `tile.tma_load`:
+// initializes and invalidates them; every thread waits on them (and, in a
+// warp-specialized kernel's consumers, arrives on the empty ones); thread 0,
+// or the producer's first thread, issues the TMA copies of a
+// `tile.tma_load`:
 //
 //   mbarrier.arrive.expect_tx   the bytes of all its boxes, on its barrier
 //   cp.async.bulk.tensor        one per box, completing on the barrier
@@ -28,14 +30,23 @@ using namespace tilec;
 
 namespace {
 
-/// i32 1 in thread 0 of the block, else 0, and `pred` (i1) if given.
-Value firstThread(OpBuilder &b, Location loc, Value pred = nullptr) {
+/// i32 1 in thread `thread` of the block (0 unless a warp-specialized
+/// kernel's producer issues), else 0, and `pred` (i1) if given.
+Value firstThread(OpBuilder &b, Location loc, Value pred = nullptr,
+                  int32_t thread = 0) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      constI32(b, loc, 0));
+                                      constI32(b, loc, thread));
   if (pred)
     first = arith::AndIOp::create(b, loc, first, pred);
   return arith::ExtUIOp::create(b, loc, b.getI32Type(), first);
+}
+
+/// i32 `pred` (i1) or 1.
+Value predicate32(OpBuilder &b, Location loc, Value pred) {
+  if (!pred)
+    return constI32(b, loc, 1);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
 }
 
 /// The shared address of barrier `slot` (i32) of the ring at `bars`.
@@ -105,11 +116,34 @@ struct MbarrierWaitLowering : OpConversionPattern<tile::MbarrierWaitOp> {
     Location loc = op.getLoc();
     Value addr = barrierAddress(rewriter, loc, adaptor.getBarriers().front(),
                                 adaptor.getSlot().front());
+    Value pred = op.getPred() ? adaptor.getPred().front() : Value();
     inlinePtx(rewriter, loc, TypeRange(),
-              ValueRange{addr, adaptor.getPhase().front()},
-              "{\n .reg .pred p;\n wait:\n"
-              " mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+              ValueRange{addr, adaptor.getPhase().front(),
+                         predicate32(rewriter, loc, pred)},
+              // p starts true where the thread does not wait.
+              "{\n .reg .pred p;\n setp.eq.b32 p, $2, 0;\n wait:\n"
+              " @!p mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
               " @!p bra wait;\n}",
+              "r,r,r,~{memory}");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every thread (where `pred`) arrives once on the barrier.
+struct MbarrierArriveLowering : OpConversionPattern<tile::MbarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::MbarrierArriveOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value addr = barrierAddress(rewriter, loc, adaptor.getBarriers().front(),
+                                adaptor.getSlot().front());
+    Value pred = op.getPred() ? adaptor.getPred().front() : Value();
+    inlinePtx(rewriter, loc, TypeRange(),
+              ValueRange{addr, predicate32(rewriter, loc, pred)},
+              "{\n .reg .pred p;\n setp.ne.b32 p, $1, 0;\n"
+              " @p mbarrier.arrive.shared::cta.b64 _, [$0];\n}",
               "r,r,~{memory}");
     rewriter.eraseOp(op);
     return success();
@@ -142,8 +176,9 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
     // Operands: $0 predicate, $1 barrier, $2 tensor map, then per box its
     // destination and its innermost coordinate, then the other
     // coordinates (innermost first, as PTX lists them).
-    SmallVector<Value> operands = {firstThread(rewriter, loc, pred), bar,
-                                   adaptor.getMap().front()};
+    SmallVector<Value> operands = {
+        firstThread(rewriter, loc, pred, op.getIssuer().value_or(0)), bar,
+        adaptor.getMap().front()};
     std::string constraints = "r,r,l";
     for (int64_t k = 0; k < boxes; ++k) {
       SmallVector<int64_t> at(bufType.getShape().size(), 0);
@@ -189,6 +224,6 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
 void tilec::populateTmaPatterns(TileTypeConverter &converter,
                                 RewritePatternSet &patterns) {
   patterns.add<MbarrierInitLowering, MbarrierInvalLowering,
-               MbarrierWaitLowering, TmaLoadLowering>(converter,
-                                                      patterns.getContext());
+               MbarrierWaitLowering, MbarrierArriveLowering, TmaLoadLowering>(
+      converter, patterns.getContext());
 }

@@ -1304,3 +1304,35 @@ func.func @tma_fallback_not_strings() attributes {tile.tma_fallback = ["line 3: 
 func.func @kernel_tensor_map_without_entries(%a: !tile.global<f16, 2>, %m: !tile.tensor_map<[128, 32], f16, swizzle = 64>) attributes {tile.kernel} {
   return
 }
+
+// -----
+
+func.func @warp_specialize_partial_warpgroup() {
+  // expected-error @+1 {{'consumer_warps' must be whole warpgroups (a multiple of 4), not 6}}
+  tile.warp_specialize {consumer_warps = 6 : i32} producer {
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @warp_specialize_registers() {
+  // expected-error @+1 {{'producer_registers' must be a multiple of 8, not 28}}
+  tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 28 : i32} producer {
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @warp_specialize_nested(%c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{must be at the top level of a kernel}}
+    tile.warp_specialize {consumer_warps = 4 : i32} producer {
+    } consumer {
+    }
+  }
+  return
+}

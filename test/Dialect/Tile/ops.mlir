@@ -398,6 +398,11 @@ func.func @mbarriers(%slot: i32, %phase: i32, %b1: !tile.smem<[64, 128], f16, #t
   // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PH]] : <3>{{$}}
   // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PH]], %[[B1]] : <3>, !tile.smem<[64, 128], f16, #[[S1]]>
   // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[PH]]], %[[SLOT]], %[[B1]], %[[B2]] : <3>, !tile.smem<[64, 128], f16, #[[S1]]>, !tile.smem<[128, 32], f16, #[[S2]]>
+  // A predicated wait (a producer's, for a free slot) and a release.
+  // CHECK-NEXT: %[[P:[[:alnum:]_]+]] = arith.cmpi
+  // CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[SLOT]]], %[[PH]] if %[[P]] : <3>{{$}}
+  // CHECK-NEXT: tile.mbarrier_arrive %[[BARS]][%[[SLOT]]], %[[B1]] if %[[P]] : <3>, <[64, 128], f16, #[[S1]]>
+  // CHECK-NEXT: tile.mbarrier_arrive %[[BARS]][%[[SLOT]]], %[[B1]] : <3>, <[64, 128], f16, #[[S1]]>
   // CHECK-NEXT: tile.mbarrier_inval %[[BARS]] : <3>
   // CHECK-NEXT: return
   %bars = tile.mbarrier_alloc : !tile.mbarrier<3>
@@ -406,6 +411,10 @@ func.func @mbarriers(%slot: i32, %phase: i32, %b1: !tile.smem<[64, 128], f16, #t
   tile.mbarrier_wait %bars[%slot], %phase : !tile.mbarrier<3>
   tile.mbarrier_wait %bars[%slot], %phase, %b1 : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #tma_s128>
   tile.mbarrier_wait %bars[%phase], %slot, %b1, %b2 : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #tma_s128>, !tile.smem<[128, 32], f16, #tma_s64>
+  %p = arith.cmpi ult, %slot, %phase : i32
+  tile.mbarrier_wait %bars[%slot], %phase if %p : !tile.mbarrier<3>
+  tile.mbarrier_arrive %bars[%slot], %b1 if %p : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #tma_s128>
+  tile.mbarrier_arrive %bars[%slot], %b1 : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #tma_s128>
   tile.mbarrier_inval %bars : !tile.mbarrier<3>
   return
 }

@@ -1,0 +1,413 @@
+//===- WarpSpecialize.cpp - A TMA producer warp and consumer warpgroups ---===//
+//
+// Producer/consumer warp specialization of a kernel whose TMA rings
+// (tile-convert-copies-to-tma) belong to one pipelined loop:
+//
+//   %ring = smem_alloc; %full = mbarrier_alloc; mbarrier_init %full {1}
+//   %empty = mbarrier_alloc; mbarrier_init %empty {count = consumer threads}
+//   tile.warp_specialize producer {
+//     prologue: tma_load %ring[c], %full[c]            (first fills: no wait)
+//     for it:   wait %empty[t % S], (t / S + 1) % 2 if p   (t = it + d)
+//               tma_load %ring[t % S], %full[t % S] if p  {issuer = 32 W}
+//   } consumer {
+//     ... the kernel, its copies gone; where a slot was refilled:
+//     for it:   mbarrier_arrive %empty[t % S], %ring[t % S] if t >= S
+//   }
+//
+// The producer is the slice of the kernel the copies need (their
+// coordinates, predicates, slots and the loops around them), which must
+// be scalar code. The consumers' release of slot t % S says that the data
+// of iteration t - S, which the slot held, has been read: it sits where
+// the refill was, which the pipeline placed after that iteration's
+// readers; tile-async-wgmma and tile-rotate-wgmma move it as they move
+// refills. Fill f of a slot waits for phase f - 1 of its empty barrier
+// (parity (f + 1) mod 2; a fresh barrier passes parity 1 at once, so the
+// first fills need no special case), and both sides count fills the same
+// way because they run the same loop.
+//
+// The rings and barriers are allocated and initialized before the split,
+// by the whole block: from there on nothing synchronizes the producer with
+// the consumers but the mbarriers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEWARPSPECIALIZE
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// A ring: its buffer, its full barriers and the empty ones this pass adds.
+struct Ring {
+  SmemAllocOp buffer;
+  MbarrierAllocOp full;
+  MbarrierInitOp init;
+  unsigned stages = 0;
+  Value empty;
+};
+
+/// A copy into a ring: which fill of which slot it is.
+struct Copy {
+  mutable TmaLoadOp op;
+  Ring *ring;
+  /// The iteration whose data it copies (the slot is `fill mod stages`);
+  /// null for a first fill at a constant slot (the loop's prologue).
+  Value fill;
+};
+
+struct WarpSpecializePass
+    : public mlir::tile::impl::TileWarpSpecializeBase<WarpSpecializePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
+      return;
+    SmallVector<std::unique_ptr<Ring>> rings;
+    SmallVector<Copy> copies;
+    std::string why = analyze(func, rings, copies);
+    if (why.empty())
+      why = slice(func, copies);
+    if (!why.empty()) {
+      if (!copies.empty())
+        func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
+                      StringAttr::get(func.getContext(), why));
+      return;
+    }
+    specialize(func, rings, copies);
+  }
+
+  /// The ops the producer runs (the copies and what they need).
+  DenseSet<Operation *> live;
+  /// The iteration arguments of loops the producer carries.
+  DenseSet<std::pair<Operation *, unsigned>> liveArgs;
+
+  /// The kernel's rings and copies; why it cannot be specialized, if not.
+  std::string analyze(func::FuncOp func,
+                      SmallVector<std::unique_ptr<Ring>> &rings,
+                      SmallVector<Copy> &copies) {
+    Block &top = func.getBody().front();
+    auto numWarps =
+        func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
+    DenseMap<Operation *, Ring *> byBarrier;
+    std::string why;
+    func.walk([&](TmaLoadOp copy) {
+      auto full = copy.getBarriers().getDefiningOp<MbarrierAllocOp>();
+      auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
+      auto buffer =
+          slot ? slot.getRing().getDefiningOp<SmemAllocOp>() : SmemAllocOp();
+      if (!full || !buffer || full->getBlock() != &top ||
+          buffer->getBlock() != &top) {
+        why = "a TMA copy does not fill a ring of the kernel";
+        return;
+      }
+      Ring *&ring = byBarrier[full];
+      if (!ring) {
+        rings.push_back(std::make_unique<Ring>());
+        ring = rings.back().get();
+        ring->buffer = buffer;
+        ring->full = full;
+        ring->stages = full.getType().getCount();
+        for (Operation *user : full->getUsers())
+          if (auto init = dyn_cast<MbarrierInitOp>(user))
+            ring->init = init;
+      }
+      if (ring->buffer != buffer || !ring->init ||
+          ring->init->getBlock() != &top) {
+        why = "a ring's barriers are not initialized once, at the top of "
+              "the kernel";
+        return;
+      }
+      Copy c{copy, ring, nullptr};
+      APInt constant;
+      if (matchPattern(slot.getSlot(), m_ConstantInt(&constant))) {
+        // The prologue's first fills.
+        if (constant.getZExtValue() >= ring->stages) {
+          why = "a copy's slot is outside its ring";
+          return;
+        }
+      } else if (auto rem = slot.getSlot().getDefiningOp<arith::RemUIOp>();
+                 rem && matchPattern(rem.getRhs(), m_ConstantInt(&constant)) &&
+                 constant == ring->stages) {
+        c.fill = rem.getLhs();
+      } else {
+        why = "a copy's slot is not the pipeline's iteration modulo the "
+              "stages";
+        return;
+      }
+      if (copy.getIssuer()) {
+        why = "the kernel is specialized already";
+        return;
+      }
+      copies.push_back(c);
+    });
+    if (!why.empty())
+      return why;
+    if (copies.empty())
+      return "";
+    if (!numWarps || numWarps.getInt() % 4)
+      return "the kernel's warps are not whole warpgroups";
+    if (!func.getBody().hasOneBlock())
+      return "the kernel has more than one block";
+    // One loop: the rings of consecutive loops would be live at once.
+    Operation *loop = nullptr;
+    for (Copy &c : copies) {
+      Operation *parent = c.op->getParentOp();
+      if (parent == func.getOperation())
+        continue;
+      if (!isa<scf::ForOp>(parent) || parent->getParentOp() != func ||
+          !parent->hasAttr(TileDialect::getPipelinedAttrName()))
+        return "a TMA copy is not in the prologue or at the top of a "
+               "pipelined loop";
+      if (loop && loop != parent)
+        return "TMA copies in more than one loop";
+      loop = parent;
+    }
+    return "";
+  }
+
+  /// Marks the ops the producer needs; why it cannot run them, if so.
+  std::string slice(func::FuncOp func, ArrayRef<Copy> copies) {
+    SmallVector<Operation *> worklist;
+    std::string why;
+    auto markOp = [&](Operation *op) {
+      if (op != func.getOperation() && live.insert(op).second)
+        worklist.push_back(op);
+    };
+    std::function<void(Value)> markValue;
+    auto markArg = [&](scf::ForOp loop, unsigned i) {
+      if (!liveArgs.insert({loop, i}).second)
+        return;
+      markOp(loop);
+      markValue(loop.getInitArgs()[i]);
+      markValue(loop.getBody()->getTerminator()->getOperand(i));
+    };
+    markValue = [&](Value v) {
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        Operation *owner = arg.getOwner()->getParentOp();
+        if (owner == func.getOperation())
+          return;
+        auto loop = dyn_cast<scf::ForOp>(owner);
+        if (!loop) {
+          why = "a copy depends on a block argument of '" +
+                owner->getName().getStringRef().str() + "'";
+          return;
+        }
+        if (arg == loop.getInductionVar())
+          markOp(loop);
+        else
+          markArg(loop, arg.getArgNumber() - 1);
+        return;
+      }
+      Operation *def = v.getDefiningOp();
+      // Allocated before the split, shared by both sides.
+      if (isa<SmemAllocOp, MbarrierAllocOp>(def))
+        return;
+      if (auto loop = dyn_cast<scf::ForOp>(def)) {
+        markArg(loop, cast<OpResult>(v).getResultNumber());
+        return;
+      }
+      if (def->getNumRegions()) {
+        why = "a copy depends on a value '" +
+              def->getName().getStringRef().str() + "' yields";
+        return;
+      }
+      markOp(def);
+    };
+    for (const Copy &c : copies)
+      markOp(c.op);
+    while (!worklist.empty() && why.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (Operation *parent = op->getParentOp())
+        markOp(parent);
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        for (Value v :
+             {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+          markValue(v);
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (branch.getNumResults())
+          why = "a copy is in a branch that yields values";
+        markValue(branch.getCondition());
+        continue;
+      }
+      if (!isa<TmaLoadOp, SmemSlotOp, BlockIdOp, NumBlocksOp, DimOp>(op) &&
+          !isScalarComputation(op)) {
+        why = "a copy's coordinates depend on '" +
+              op->getName().getStringRef().str() + "'";
+        break;
+      }
+      for (Value v : op->getOperands())
+        markValue(v);
+    }
+    return why;
+  }
+
+  static bool isScalarComputation(Operation *op) {
+    return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+           llvm::all_of(op->getResultTypes(),
+                        [](Type t) { return t.isIntOrIndexOrFloat(); });
+  }
+
+  void specialize(func::FuncOp func, SmallVector<std::unique_ptr<Ring>> &rings,
+                  ArrayRef<Copy> copies) {
+    Block &top = func.getBody().front();
+    int64_t consumerWarps =
+        func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName())
+            .getInt();
+    int32_t consumerThreads = int32_t(consumerWarps * 32);
+    MLIRContext *ctx = func.getContext();
+
+    // The rings and their barriers, full and empty, before the split.
+    OpBuilder b(ctx);
+    Operation *hoistPoint = &top.front();
+    auto hoist = [&](Operation *op) {
+      if (op != hoistPoint)
+        op->moveBefore(hoistPoint);
+      else
+        hoistPoint = op->getNextNode();
+    };
+    for (auto &ring : rings) {
+      hoist(ring->buffer);
+      hoist(ring->full);
+      hoist(ring->init);
+      b.setInsertionPoint(hoistPoint);
+      Location loc = ring->full.getLoc();
+      auto empty = MbarrierAllocOp::create(b, loc, ring->full.getType());
+      MbarrierInitOp::create(b, loc, empty,
+                             b.getI32IntegerAttr(consumerThreads));
+      ring->empty = empty;
+      for (Operation *user : ring->full->getUsers())
+        if (auto inval = dyn_cast<MbarrierInvalOp>(user)) {
+          b.setInsertionPointAfter(inval);
+          MbarrierInvalOp::create(b, inval.getLoc(), empty);
+        }
+    }
+
+    // Everything else runs in the consumers.
+    b.setInsertionPoint(hoistPoint);
+    auto ws = WarpSpecializeOp::create(
+        b, func.getLoc(), b.getI32IntegerAttr(consumerWarps),
+        producerRegisters ? b.getI32IntegerAttr(producerRegisters)
+                          : IntegerAttr());
+    Block *producer = new Block();
+    ws.getProducer().push_back(producer);
+    Block *consumer = new Block();
+    ws.getConsumer().push_back(consumer);
+    consumer->getOperations().splice(consumer->end(), top.getOperations(),
+                                     std::next(Block::iterator(ws)),
+                                     Block::iterator(top.getTerminator()));
+
+    // The producer: the marked ops, cloned, with a wait for a free slot
+    // before each copy.
+    DenseMap<Operation *, const Copy *> byOp;
+    for (const Copy &c : copies)
+      byOp[c.op] = &c;
+    IRMapping map;
+    b.setInsertionPointToStart(producer);
+    cloneLive(*consumer, b, map, byOp, consumerThreads);
+
+    // The consumers release where the pipeline refilled.
+    for (const Copy &c : copies) {
+      if (c.fill) {
+        b.setInsertionPoint(c.op);
+        Location loc = c.op.getLoc();
+        Value stages = arith::ConstantOp::create(
+            b, loc, b.getI32IntegerAttr(c.ring->stages));
+        Value held = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           c.fill, stages);
+        MbarrierArriveOp::create(b, loc, c.ring->empty, c.op.getSlot(),
+                                 c.op.getBuffer(), held);
+      }
+      c.op.erase();
+    }
+  }
+
+  /// Clones the marked ops of `block` at `b`, loops with the iteration
+  /// arguments the producer carries only.
+  void cloneLive(Block &block, OpBuilder &b, IRMapping &map,
+                 const DenseMap<Operation *, const Copy *> &byOp,
+                 int32_t issuer) {
+    for (Operation &op : block.without_terminator()) {
+      if (!live.contains(&op))
+        continue;
+      Location loc = op.getLoc();
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        SmallVector<unsigned> kept;
+        SmallVector<Value> inits;
+        for (unsigned i = 0; i < loop.getInitArgs().size(); ++i)
+          if (liveArgs.contains({loop, i})) {
+            kept.push_back(i);
+            inits.push_back(map.lookupOrDefault(loop.getInitArgs()[i]));
+          }
+        auto clone = scf::ForOp::create(
+            b, loc, map.lookupOrDefault(loop.getLowerBound()),
+            map.lookupOrDefault(loop.getUpperBound()),
+            map.lookupOrDefault(loop.getStep()), inits);
+        map.map(loop.getInductionVar(), clone.getInductionVar());
+        for (auto [k, i] : llvm::enumerate(kept)) {
+          map.map(loop.getRegionIterArgs()[i], clone.getRegionIterArgs()[k]);
+          map.map(loop.getResult(i), clone.getResult(k));
+        }
+        Block *body = clone.getBody();
+        if (!body->empty())
+          body->getTerminator()->erase();
+        OpBuilder inner = OpBuilder::atBlockEnd(body);
+        cloneLive(*loop.getBody(), inner, map, byOp, issuer);
+        SmallVector<Value> yielded;
+        for (unsigned i : kept)
+          yielded.push_back(map.lookupOrDefault(
+              loop.getBody()->getTerminator()->getOperand(i)));
+        scf::YieldOp::create(inner, loc, yielded);
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        auto clone = scf::IfOp::create(
+            b, loc, map.lookupOrDefault(branch.getCondition()),
+            /*withElseRegion=*/!branch.getElseRegion().empty());
+        OpBuilder thenB = clone.getThenBodyBuilder();
+        cloneLive(*branch.thenBlock(), thenB, map, byOp, issuer);
+        if (!branch.getElseRegion().empty()) {
+          OpBuilder elseB = clone.getElseBodyBuilder();
+          cloneLive(*branch.elseBlock(), elseB, map, byOp, issuer);
+        }
+        continue;
+      }
+      if (const Copy *c = byOp.lookup(&op); c && c->fill) {
+        // Fill t / S of the slot waits for the readers of fill t / S - 1.
+        Value fill = map.lookupOrDefault(c->fill);
+        Value stages = arith::ConstantOp::create(
+            b, loc, b.getI32IntegerAttr(c->ring->stages));
+        Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+        Value round = arith::DivUIOp::create(b, loc, fill, stages);
+        Value parity = arith::AndIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, round, one), one);
+        Value pred =
+            c->op.getPred() ? map.lookupOrDefault(c->op.getPred()) : Value();
+        MbarrierWaitOp::create(b, loc, c->ring->empty,
+                               map.lookupOrDefault(c->op.getSlot()), parity,
+                               ValueRange(), pred);
+      }
+      Operation *clone = b.clone(op, map);
+      if (auto copy = dyn_cast<TmaLoadOp>(clone))
+        copy.setIssuerAttr(b.getI32IntegerAttr(issuer));
+    }
+  }
+};
+
+} // namespace
