@@ -4,6 +4,9 @@
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileTypes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -75,4 +78,13 @@ int64_t tile::getAllocationBytes(Operation *alloc) {
   if (auto bars = dyn_cast<MbarrierType>(type))
     return int64_t(bars.getCount()) * kMbarrierBytes;
   return getSharedBytes(cast<SharedMemoryType>(type));
+}
+
+Value tile::getSlotCounter(Value slot, unsigned stages) {
+  auto rem = slot.getDefiningOp<arith::RemUIOp>();
+  APInt divisor;
+  if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&divisor)) ||
+      divisor != stages)
+    return nullptr;
+  return rem.getLhs();
 }

@@ -43,6 +43,11 @@ int64_t getScratchBytes(Operation *op);
 /// those.
 Operation *getAllocation(Value buffer);
 
+/// `x` when a ring slot index `slot` is `x mod stages`, the iteration
+/// counter tile-pipeline computes slots from (`arith.remui x, stages`);
+/// null otherwise.
+Value getSlotCounter(Value slot, unsigned stages);
+
 /// Bytes of one mbarrier.
 inline constexpr int64_t kMbarrierBytes = 8;
 

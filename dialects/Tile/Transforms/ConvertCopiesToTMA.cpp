@@ -39,7 +39,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILECONVERTCOPIESTOTMA
@@ -68,17 +67,6 @@ struct Ring {
   unsigned param = 0;              // the tensor's kernel parameter
   TensorMapType map;
 };
-
-/// `x` when `slot` is `x mod stages` (as tile-pipeline computes the slot a
-/// loop iteration reads).
-Value slotCounter(Value slot, unsigned stages) {
-  auto rem = slot.getDefiningOp<arith::RemUIOp>();
-  APInt divisor;
-  if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&divisor)) ||
-      divisor != stages)
-    return nullptr;
-  return rem.getLhs();
-}
 
 struct ConvertCopiesToTMAPass
     : public mlir::tile::impl::TileConvertCopiesToTMABase<
@@ -151,7 +139,7 @@ struct ConvertCopiesToTMAPass
             if (wait.getBuffers().size() != 1 ||
                 wait->getParentOp() != loop.getOperation())
               return "a wait for a ring slot is not the pipeline's";
-            if (!slotCounter(slot.getSlot(), r.stages))
+            if (!getSlotCounter(slot.getSlot(), r.stages))
               return "a ring slot's index is not the pipeline's counter "
                      "modulo the stages";
             r.waits.push_back(wait);
@@ -315,7 +303,7 @@ struct ConvertCopiesToTMAPass
         Location l = wait.getLoc();
         Value view = wait.getBuffers().front();
         Value slot = view.getDefiningOp<SmemSlotOp>().getSlot();
-        Value counter = slotCounter(slot, r.stages);
+        Value counter = getSlotCounter(slot, r.stages);
         Value stages =
             arith::ConstantOp::create(b, l, b.getI32IntegerAttr(r.stages));
         Value one = arith::ConstantOp::create(b, l, b.getI32IntegerAttr(1));

@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -62,7 +63,7 @@ struct Ring {
 
 /// A copy into a ring: which fill of which slot it is.
 struct Copy {
-  mutable TmaLoadOp op;
+  TmaLoadOp op;
   Ring *ring;
   /// The iteration whose data it copies (the slot is `fill mod stages`);
   /// null for a first fill at a constant slot (the loop's prologue).
@@ -140,10 +141,8 @@ struct WarpSpecializePass
           why = "a copy's slot is outside its ring";
           return;
         }
-      } else if (auto rem = slot.getSlot().getDefiningOp<arith::RemUIOp>();
-                 rem && matchPattern(rem.getRhs(), m_ConstantInt(&constant)) &&
-                 constant == ring->stages) {
-        c.fill = rem.getLhs();
+      } else if (Value counter = getSlotCounter(slot.getSlot(), ring->stages)) {
+        c.fill = counter;
       } else {
         why = "a copy's slot is not the pipeline's iteration modulo the "
               "stages";
@@ -265,7 +264,7 @@ struct WarpSpecializePass
   }
 
   void specialize(func::FuncOp func, SmallVector<std::unique_ptr<Ring>> &rings,
-                  ArrayRef<Copy> copies) {
+                  MutableArrayRef<Copy> copies) {
     Block &top = func.getBody().front();
     int64_t consumerWarps =
         func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName())
@@ -315,15 +314,15 @@ struct WarpSpecializePass
 
     // The producer: the marked ops, cloned, with a wait for a free slot
     // before each copy.
-    DenseMap<Operation *, const Copy *> byOp;
-    for (const Copy &c : copies)
+    DenseMap<Operation *, Copy *> byOp;
+    for (Copy &c : copies)
       byOp[c.op] = &c;
     IRMapping map;
     b.setInsertionPointToStart(producer);
     cloneLive(*consumer, b, map, byOp, consumerThreads);
 
     // The consumers release where the pipeline refilled.
-    for (const Copy &c : copies) {
+    for (Copy &c : copies) {
       if (c.fill) {
         b.setInsertionPoint(c.op);
         Location loc = c.op.getLoc();
@@ -341,8 +340,7 @@ struct WarpSpecializePass
   /// Clones the marked ops of `block` at `b`, loops with the iteration
   /// arguments the producer carries only.
   void cloneLive(Block &block, OpBuilder &b, IRMapping &map,
-                 const DenseMap<Operation *, const Copy *> &byOp,
-                 int32_t issuer) {
+                 const DenseMap<Operation *, Copy *> &byOp, int32_t issuer) {
     for (Operation &op : block.without_terminator()) {
       if (!live.contains(&op))
         continue;
@@ -388,7 +386,7 @@ struct WarpSpecializePass
         }
         continue;
       }
-      if (const Copy *c = byOp.lookup(&op); c && c->fill) {
+      if (Copy *c = byOp.lookup(&op); c && c->fill) {
         // Fill t / S of the slot waits for the readers of fill t / S - 1.
         Value fill = map.lookupOrDefault(c->fill);
         Value stages = arith::ConstantOp::create(
