@@ -1,26 +1,65 @@
 #!/usr/bin/env bash
 # Writes flash-attention PTX for bench/ptx_ab.py: each configuration built
-# with one compiler option off and on, into DIR (default .gpu/ab, which
-# scripts/package-gpu.sh's .gpu/ carries to the GPU machine). The option is
-# AB_OPTION: rotate-wgmma (default; tilec --rotate-wgmma) or
-# warp-specialize (tilec --warp-specialize, on whole loops). Run after
-# scripts/package-gpu.sh (which empties .gpu/).
+# in variants of one compiler option, into DIR (default .gpu/ab, which
+# scripts/package-gpu.sh's .gpu/ carries to the GPU machine). AB_OPTION is
+# rotate-wgmma (default; tilec --rotate-wgmma off and on),
+# warp-specialize (tilec --warp-specialize off and on, on whole loops),
+# ping-pong (tilec --ping-pong off and on, specialized) or ablation (FA3's:
+# 1none: no specialization, no rotation; 2ws: producer and consumers;
+# 3pp: + ping-pong; 4rot: + in-warpgroup overlap, tile-rotate-wgmma;
+# 5norpp: 4rot without ping-pong, the default with --warp-specialize).
+# Run after scripts/package-gpu.sh (which empties .gpu/).
 # There: python3 bench/ptx_ab.py .gpu/ab [--check]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tilec="${TILEC_BUILD_DIR:-build}/bin/tilec"
 dir="${1:-.gpu/ab}"
 option="${AB_OPTION:-rotate-wgmma}"
+# variants: one line per variant, its tag and its tilec options.
 case "$option" in
-  rotate-wgmma) tag=rot ;;
-  warp-specialize) tag=ws ;;
-  *) echo "AB_OPTION must be rotate-wgmma or warp-specialize" >&2; exit 2 ;;
+  rotate-wgmma|warp-specialize)
+    tag=rot; [ "$option" = warp-specialize ] && tag=ws
+    variants() { printf '%s\n' "${tag}false --$option=false" \
+      "${tag}true --$option=true"; } ;;
+  ping-pong)
+    variants() { printf '%s\n' "ppfalse --warp-specialize --ping-pong=false" \
+      "pptrue --warp-specialize --ping-pong=true"; } ;;
+  ablation)
+    variants() { printf '%s\n' \
+      "1none --warp-specialize=false --rotate-wgmma=false" \
+      "2ws --warp-specialize --ping-pong=false --rotate-wgmma=false" \
+      "3pp --warp-specialize --ping-pong --rotate-wgmma=false" \
+      "4rot --warp-specialize --ping-pong --rotate-wgmma" \
+      "5norpp --warp-specialize --ping-pong=false --rotate-wgmma"; } ;;
+  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, ping-pong or ablation" >&2
+     exit 2 ;;
 esac
 mkdir -p "$dir"
 rm -f "$dir"/fa_*.ptx
 # One configuration per line: TILE_M TILE_N warps stages CAUSAL TILE_D
 # loop-split.
 configs() {
+  if [ "$option" = ablation ]; then
+    cat <<'CONFIGS'
+128 128 8 0 False 128 false
+128 128 8 0 True 128 false
+CONFIGS
+    return
+  fi
+  if [ "$option" = ping-pong ]; then
+    cat <<'CONFIGS'
+128 128 8 0 False 128 false
+128 128 8 0 True 128 false
+128 128 8 2 False 128 false
+128 128 8 2 True 128 false
+128 64 8 2 False 128 false
+128 64 8 2 True 128 false
+128 128 8 2 False 64 false
+128 128 8 2 True 64 false
+128 64 8 2 True 256 false
+CONFIGS
+    return
+  fi
   if [ "$option" = warp-specialize ]; then
     cat <<'CONFIGS'
 128 64 4 2 False 128 false
@@ -50,11 +89,12 @@ CONFIGS
 CONFIGS
 }
 configs | while read -r m n w s c d sp; do
-  for on in false true; do
+  variants | while read -r tag flags; do
+    # shellcheck disable=SC2086
     "$tilec" --arch=sm_90a --emit=ptx -DTILE_M="$m" -DTILE_N="$n" \
       --num-warps="$w" --num-stages="$s" -DCAUSAL="$c" -DTILE_D="$d" \
-      --loop-split="$sp" --"$option"="$on" kernels/flash_attention.tile \
-      -o "$dir/fa_M=${m}_N=${n}_W=${w}_S=${s}_C=${c}_D=${d}_SP=${sp}_${tag}${on}.ptx"
+      --loop-split="$sp" $flags kernels/flash_attention.tile \
+      -o "$dir/fa_M=${m}_N=${n}_W=${w}_S=${s}_C=${c}_D=${d}_SP=${sp}_${tag}.ptx"
   done
 done
 ls "$dir" | wc -l

@@ -220,6 +220,11 @@ struct CompileOptions {
   /// (tile-warp-specialize; tilec --warp-specialize). The block then has
   /// 4 more warps than numWarps (Kernel::numWarps says how many).
   bool warpSpecialize = false;
+  /// sm_90a, with warpSpecialize and 8 or more warps: the consumer
+  /// warpgroups issue their multiplies in turns, so that one's softmax
+  /// runs under the other's multiplies (tile-ping-pong; tilec --ping-pong).
+  /// Off by default: on top of tile-rotate-wgmma it measured 0.87-1.0x.
+  bool pingPong = false;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

@@ -85,7 +85,9 @@ typedef struct tile_constant {
  *   (tilec --rotate-wgmma=false).
  * warp_specialize: non-zero splits the block on sm_90a into a TMA
  *   producer warp and the kernel's warps as consumers, which take the
- *   producer's registers (tilec --warp-specialize). */
+ *   producer's registers (tilec --warp-specialize).
+ * ping_pong: non-zero makes two or more specialized consumer warpgroups
+ *   issue their multiplies in turns (tilec --ping-pong). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -97,6 +99,7 @@ typedef struct tile_compile_options {
   int disable_loop_split;
   int disable_rotate_wgmma;
   int warp_specialize;
+  int ping_pong;
 } tile_compile_options;
 
 typedef struct tile_stats {

@@ -83,6 +83,11 @@ cl::opt<bool> warpSpecialize(
     cl::desc("sm_90a: a TMA producer warp and consumer warpgroups that "
              "trade registers with setmaxnreg (tile-warp-specialize)"),
     cl::init(false));
+cl::opt<bool> pingPong(
+    "ping-pong",
+    cl::desc("sm_90a, with --warp-specialize and 8 or more warps: consumer "
+             "warpgroups issue their multiplies in turns (tile-ping-pong)"),
+    cl::init(false));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -177,6 +182,7 @@ tile_tilec_main(int argc, char **argv) {
     request.loopSplit = loopSplit && !noLoopSplit;
     request.rotateWgmma = rotateWgmma;
     request.warpSpecialize = warpSpecialize;
+    request.pingPong = pingPong;
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

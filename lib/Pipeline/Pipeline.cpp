@@ -83,6 +83,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());
+  // Two or more specialized consumer warpgroups issue their multiplies in
+  // turns, between the consumers' barriers: one's softmax runs under the
+  // other's multiplies.
+  if (options.hasWgmma() && options.warpSpecialize && options.pingPong)
+    pm.nest<mlir::func::FuncOp>().addPass(mlir::tile::createTilePingPong());
 }
 
 void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm) {
@@ -117,6 +122,10 @@ struct TargetPipelineOptions
       *this, "warp-specialize",
       llvm::cl::desc("sm_90a: tile-warp-specialize (producer and consumers)"),
       llvm::cl::init(false)};
+  Option<bool> pingPong{
+      *this, "ping-pong",
+      llvm::cl::desc("sm_90a, with warp-specialize: tile-ping-pong"),
+      llvm::cl::init(false)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
@@ -124,6 +133,7 @@ struct TargetPipelineOptions
     options.numWarps = numWarps;
     options.rotateWgmma = rotateWgmma;
     options.warpSpecialize = warpSpecialize;
+    options.pingPong = pingPong;
     return options;
   }
 };

@@ -171,6 +171,7 @@ tile::autotune(const std::string &source, const std::string &name,
   hasher.add(resolved.loopSplit ? "split" : "nosplit");
   hasher.add(resolved.rotateWgmma ? "rotate" : "norotate");
   hasher.add(resolved.warpSpecialize ? "specialize" : "nospecialize");
+  hasher.add(resolved.pingPong ? "pingpong" : "nopingpong");
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

@@ -55,6 +55,7 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
   out.loopSplit = in->disable_loop_split == 0;
   out.rotateWgmma = in->disable_rotate_wgmma == 0;
   out.warpSpecialize = in->warp_specialize != 0;
+  out.pingPong = in->ping_pong != 0;
   return true;
 }
 

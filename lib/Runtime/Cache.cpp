@@ -51,6 +51,7 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   add(request.loopSplit ? "split" : "nosplit");
   add(request.rotateWgmma ? "rotate" : "norotate");
   add(request.warpSpecialize ? "specialize" : "nospecialize");
+  add(request.pingPong ? "pingpong" : "nopingpong");
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

@@ -57,6 +57,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.loopSplit = options.loopSplit;
   request.rotateWgmma = options.rotateWgmma;
   request.warpSpecialize = options.warpSpecialize;
+  request.pingPong = options.pingPong;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

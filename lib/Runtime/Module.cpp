@@ -151,8 +151,9 @@ struct JitLog {
   std::string buffer = std::string(16384, '\0');
   CUjit_option options[2] = {CU_JIT_ERROR_LOG_BUFFER,
                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[2] = {buffer.data(), reinterpret_cast<void *>(static_cast<
-                                        uintptr_t>(buffer.size() - 1))};
+  void *values[2] = {
+      buffer.data(),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(buffer.size() - 1))};
 
   /// `message`, with the log appended when the driver wrote one.
   std::string annotate(std::string message) const {
@@ -170,8 +171,7 @@ static Expected<std::string> linkCubin(const CudaDriver &driver,
                                        const std::string &where) {
   JitLog log;
   CUlinkState state = nullptr;
-  CUresult result =
-      driver.cuLinkCreate_v2(2, log.options, log.values, &state);
+  CUresult result = driver.cuLinkCreate_v2(2, log.options, log.values, &state);
   if (result != CUDA_SUCCESS)
     return Status::error(driver.errorText(result, "cuLinkCreate") + " for " +
                          where);

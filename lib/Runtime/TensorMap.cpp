@@ -356,7 +356,8 @@ Status tile::detail::tensorMapsForLaunch(KernelImpl &kernel, const ArgRef *args,
           arg.shapeSize > tilec::kTensorMapMaxRank)
         return argFail("the kernel copies this tensor with TMA, which "
                        "cannot describe an empty tensor (shape[" +
-                       std::to_string(emptyDim) + "] = 0), and no GPU "
+                       std::to_string(emptyDim) +
+                       "] = 0), and no GPU "
                        "holds a stand-in for it");
       CUdeviceptr zero = 0;
       if (Status status = zeroBlock(*kernel.gpu, zero); !status.ok())

@@ -222,6 +222,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   codegen.loopSplit = request.loopSplit;
   codegen.rotateWgmma = request.rotateWgmma;
   codegen.warpSpecialize = request.warpSpecialize;
+  codegen.pingPong = request.pingPong;
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),

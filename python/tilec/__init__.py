@@ -39,7 +39,7 @@ def _check(rc):
 
 def _options(constants, kernel=None, arch=None, num_warps=0,
              num_stages=0, loop_split=True, tensor_alignment=0,
-             rotate_wgmma=True, warp_specialize=False):
+             rotate_wgmma=True, warp_specialize=False, ping_pong=False):
     """A tile_compile_options and the objects it points into."""
     items = [(str(k), _constant_text(v)) for k, v in constants.items()]
     array = (_capi.Constant * max(1, len(items)))()
@@ -59,6 +59,7 @@ def _options(constants, kernel=None, arch=None, num_warps=0,
     o.disable_loop_split = 0 if loop_split else 1
     o.disable_rotate_wgmma = 0 if rotate_wgmma else 1
     o.warp_specialize = 1 if warp_specialize else 0
+    o.ping_pong = 1 if ping_pong else 0
     keep.append(array)
     return o, keep
 
@@ -129,14 +130,16 @@ class Kernel:
 
 def compile(path_or_source, kernel=None, arch=None, num_warps=4,
             num_stages=0, loop_split=True, rotate_wgmma=True,
-            warp_specialize=False, name=None, **constants):
+            warp_specialize=False, ping_pong=False, name=None,
+            **constants):
     """Compiles a .tile file (a path) or source text (anything with a newline
     or starting with `kernel`) and loads it on the GPU. Keyword arguments
     other than the options set the kernel's `const` parameters (tilec's
     -DNAME=VALUE). Raises CompileError with the located diagnostics."""
     options, keep = _options(constants, kernel, arch, num_warps, num_stages,
                              loop_split, rotate_wgmma=rotate_wgmma,
-                             warp_specialize=warp_specialize)
+                             warp_specialize=warp_specialize,
+                             ping_pong=ping_pong)
     handle = ctypes.c_void_p()
     lib = _capi.lib()
     if _is_source(path_or_source):

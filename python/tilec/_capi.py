@@ -53,6 +53,7 @@ class CompileOptions(ctypes.Structure):
         ("disable_loop_split", ctypes.c_int),
         ("disable_rotate_wgmma", ctypes.c_int),
         ("warp_specialize", ctypes.c_int),
+        ("ping_pong", ctypes.c_int),
     ]
 
 

@@ -208,6 +208,148 @@ func.func @specialized(%t: !tile.global<f16, 2>, %p: i1, %map: !tile.tensor_map<
   return
 }
 
+// -----
+
+//===----------------------------------------------------------------------===//
+// The consumer warpgroups' turns (tile.warpgroup_turn, tile-ping-pong), on
+// named barriers `barrier + g` of 256 threads (two warpgroups), g the
+// consumer's warpgroup (thread / 128): start, the last warpgroup arrives
+// at the first barrier; wait, warpgroup g syncs on its own; pass, it
+// arrives at the next warpgroup's ((g + 1) mod groups); finish, warpgroup
+// 0 syncs on the first barrier, taking the last pass. All in the
+// consumers' branch; the producer's takes no part.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @turns
+// CHECK-SAME:  nvvm.maxntid = array<i32: 384, 1, 1>
+// CHECK-DAG:   %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-DAG:   %[[C256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK:       %[[CONS:.*]] = llvm.icmp "ult" %[[TID]], %[[C256]] : i32
+// CHECK-NEXT:  llvm.cond_br %[[CONS]], ^[[C:.*]], ^[[P:[^ ]*]]
+// CHECK-NEXT:  ^[[C]]:
+// CHECK-NEXT:  %[[G:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
+// start: warpgroup 1 gives warpgroup 0 the first turn.
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 1;\0A @p bar.arrive 2, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
+// wait: bar.sync (g + 2).
+// CHECK-NEXT:  %[[MINE:.*]] = llvm.add %[[G]], %[[C2]] : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "bar.sync $0, 256;", "r,~{memory}" %[[MINE]] : (i32) -> ()
+// pass: bar.arrive ((g + 1) mod 2 + 2).
+// CHECK-NEXT:  %[[G1:.*]] = llvm.add %[[G]], %[[C1]] : i32
+// CHECK-NEXT:  %[[NG:.*]] = llvm.urem %[[G1]], %[[C2]] : i32
+// CHECK-NEXT:  %[[NEXT:.*]] = llvm.add %[[NG]], %[[C2]] : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "bar.arrive $0, 256;", "r,~{memory}" %[[NEXT]] : (i32) -> ()
+// finish: warpgroup 0 takes warpgroup 1's last pass.
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 0;\0A @p bar.sync 2, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
+// CHECK-NEXT:  llvm.br
+// CHECK-NEXT:  ^[[P]]:
+// CHECK-NOT:   bar.
+// CHECK:       llvm.return
+func.func @turns() attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } consumer {
+    tile.warpgroup_turn start {barrier = 2 : i32, groups = 2 : i32}
+    tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}
+    tile.warpgroup_turn pass {barrier = 2 : i32, groups = 2 : i32}
+    tile.warpgroup_turn finish {barrier = 2 : i32, groups = 2 : i32}
+  }
+  return
+}
+
+// -----
+
+// Three warpgroups on barriers 5, 6 and 7 (a function, not a kernel: a
+// kernel's tile.num_warps is a power of two): warpgroup 2 starts, the pass
+// wraps around modulo 3, the barriers are still of two warpgroups (256).
+// CHECK-LABEL: llvm.func @three_turns
+// CHECK-SAME:  nvvm.maxntid = array<i32: 512, 1, 1>
+// CHECK-DAG:   %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-DAG:   %[[C5:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK:       %[[G:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 2;\0A @p bar.arrive 5, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
+// CHECK-NEXT:  %[[MINE:.*]] = llvm.add %[[G]], %[[C5]] : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "bar.sync $0, 256;", "r,~{memory}" %[[MINE]] : (i32) -> ()
+// CHECK-NEXT:  %[[G1:.*]] = llvm.add %[[G]], %[[C1]] : i32
+// CHECK-NEXT:  %[[NG:.*]] = llvm.urem %[[G1]], %[[C3]] : i32
+// CHECK-NEXT:  %[[NEXT:.*]] = llvm.add %[[NG]], %[[C5]] : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "bar.arrive $0, 256;", "r,~{memory}" %[[NEXT]] : (i32) -> ()
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 0;\0A @p bar.sync 5, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
+func.func @three_turns() {
+  tile.warp_specialize {consumer_warps = 12 : i32} producer {
+  } consumer {
+    tile.warpgroup_turn start {barrier = 5 : i32, groups = 3 : i32}
+    tile.warpgroup_turn wait {barrier = 5 : i32, groups = 3 : i32}
+    tile.warpgroup_turn pass {barrier = 5 : i32, groups = 3 : i32}
+    tile.warpgroup_turn finish {barrier = 5 : i32, groups = 3 : i32}
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// An op that synchronizes its threads around its scratch memory, in the
+// consumer region: the barrier between its shared stores and loads is the
+// consumers' named barrier 1 of 256 threads (the producer never reaches
+// one of theirs), not bar.sync 0 of the whole block.
+//===----------------------------------------------------------------------===//
+
+// A sum across the 8 warps (rows spread over them): each warp's partial
+// goes through shared memory.
+// CHECK-LABEL: llvm.func @reduce_in_consumer
+// CHECK-DAG:   %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[C256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier id = %[[C1]] number_of_threads = %[[C256]]
+// CHECK-NEXT:  llvm.getelementptr
+// CHECK-NEXT:  llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       llvm.return
+#rows = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [8, 1], order = [1, 0]>
+func.func @reduce_in_consumer(%out: !tile.global<f32, 2>, %s: f32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } consumer {
+    %x = tile.full %s : tensor<256x1xf32, #rows>
+    %m = tile.reduce sum %x {axis = 0 : i32, keepdims} : tensor<256x1xf32, #rows> -> tensor<1x1xf32, #rows>
+    tile.store %out[%c0, %c0], %m : !tile.global<f32, 2>, tensor<1x1xf32, #rows>
+  }
+  return
+}
+
+// -----
+
+// A layout conversion from warps along the rows to warps along the
+// columns, through shared memory.
+// CHECK-LABEL: llvm.func @convert_in_consumer
+// CHECK-DAG:   %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:   %[[C256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier id = %[[C1]] number_of_threads = %[[C256]]
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       llvm.return
+#rows = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#cols = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>
+func.func @convert_in_consumer(%in: !tile.global<f32, 2>, %out: !tile.global<f32, 2>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } consumer {
+    %x = tile.load %in[%c0, %c0] : !tile.global<f32, 2> -> tensor<8x32xf32, #rows>
+    %y = tile.convert_layout %x : tensor<8x32xf32, #rows> -> tensor<8x32xf32, #cols>
+    tile.store %out[%c0, %c0], %y : !tile.global<f32, 2>, tensor<8x32xf32, #cols>
+  }
+  return
+}
+
 //--- errors.mlir
 
 // The lowering does not place mbarriers: without tile-allocate-shared-memory

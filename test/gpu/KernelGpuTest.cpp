@@ -84,6 +84,10 @@ const char *const kNumStages = "(num_stages)";
 const char *const kLoopSplit = "(loop_split)";
 /// CompileOptions::warpSpecialize (tilec --warp-specialize).
 const char *const kWarpSpecialize = "(warp_specialize)";
+/// CompileOptions::numWarps (tilec --num-warps); absent: 4.
+const char *const kNumWarps = "(num_warps)";
+/// CompileOptions::pingPong (tilec --ping-pong); absent: off.
+const char *const kPingPong = "(ping_pong)";
 
 /// The pseudo-constants that ask for `stages` pipeline stages, loop
 /// splitting on or off and warp specialization on or off.
@@ -157,7 +161,8 @@ const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 /// Runs tilec --emit=ptx; the error text on failure.
 std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
-                     unsigned numStages, bool loopSplit, bool warpSpecialize) {
+                     unsigned numStages, bool loopSplit, bool warpSpecialize,
+                     unsigned numWarps, bool pingPong) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -166,7 +171,9 @@ std::string runTilec(const std::string &file, const Constants &constants,
       "--num-stages=" + std::to_string(numStages),
       "--arch=" + (config.arch.empty() ? std::string("sm_90a") : config.arch),
       std::string("--loop-split=") + (loopSplit ? "true" : "false"),
-      std::string("--warp-specialize=") + (warpSpecialize ? "true" : "false")};
+      std::string("--warp-specialize=") + (warpSpecialize ? "true" : "false"),
+      "--num-warps=" + std::to_string(numWarps),
+      std::string("--ping-pong=") + (pingPong ? "true" : "false")};
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -255,6 +262,8 @@ private:
     unsigned numStages = 0;
     bool loopSplit = true;
     bool warpSpecialize = false;
+    unsigned numWarps = 4;
+    bool pingPong = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
         alignment = std::stoul(v);
@@ -264,6 +273,10 @@ private:
         loopSplit = v == "true";
       else if (k == kWarpSpecialize)
         warpSpecialize = v == "true";
+      else if (k == kNumWarps)
+        numWarps = std::stoul(v);
+      else if (k == kPingPong)
+        pingPong = v == "true";
       else
         constants.emplace_back(k, v);
     }
@@ -274,13 +287,16 @@ private:
         options.numStages = numStages;
         options.loopSplit = loopSplit;
         options.warpSpecialize = warpSpecialize;
+        options.numWarps = numWarps;
+        options.pingPong = pingPong;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
                            std::to_string(++counter) + ".ptx";
-      std::string error = runTilec(file, constants, output, alignment,
-                                   numStages, loopSplit, warpSpecialize);
+      std::string error =
+          runTilec(file, constants, output, alignment, numStages, loopSplit,
+                   warpSpecialize, numWarps, pingPong);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -289,10 +305,11 @@ private:
     // Warp specialization (sm_90a) adds the producer's warpgroup to the
     // block: a kernel asked for it must have it.
     bool sm90a = config.arch.empty() || config.arch == "sm_90a";
-    if (kernel && warpSpecialize && sm90a && kernel->numWarps() != 8)
+    if (kernel && warpSpecialize && sm90a && kernel->numWarps() != numWarps + 4)
       return tile::Status::error(
           "asked for warp specialization, got a kernel of " +
-          std::to_string(kernel->numWarps()) + " warps (4 + 4 expected)");
+          std::to_string(kernel->numWarps()) + " warps (" +
+          std::to_string(numWarps) + " + 4 expected)");
     // The options must have reached the compiler: a test of stages=3 that
     // ran the default build would prove nothing.
     if (kernel &&
@@ -673,25 +690,32 @@ struct Attention {
   unsigned stages = 0;          // CompileOptions::numStages; 0: the hints
   bool split = true;            // CompileOptions::loopSplit
   bool specialize = false;      // CompileOptions::warpSpecialize
+  int64_t tileM = 64;           // TILE_M (128: two warpgroups of 4 warps)
+  unsigned warps = 4;           // CompileOptions::numWarps
+  bool pingPong = false;        // CompileOptions::pingPong
 };
 
 Constants attentionConstants(const Attention &t) {
   Constants constants = {{"DTYPE", tile::dtypeName(t.dtype)},
                          {"TILE_D", std::to_string(t.d)},
                          {"H", std::to_string(t.heads)},
-                         {"TILE_M", "64"},
+                         {"TILE_M", std::to_string(t.tileM)},
                          {"TILE_N", "64"},
                          {"QUERY_GROUP_SIZE", std::to_string(t.group)},
                          {"CAUSAL", t.causal ? "True" : "False"},
                          {"EVEN_K", t.seqK % 64 == 0 ? "True" : "False"}};
   for (auto &option : codegen(t.stages, t.split, t.specialize))
     constants.push_back(option);
+  if (t.warps != 4)
+    constants.push_back({kNumWarps, std::to_string(t.warps)});
+  if (t.pingPong)
+    constants.push_back({kPingPong, "true"});
   return constants;
 }
 
 void flashAttention(const Attention &t, std::mt19937_64 &rng) {
   const int64_t batch = t.batch, heads = t.heads, kvHeads = heads / t.group;
-  const int64_t tileM = 64;
+  const int64_t tileM = t.tileM;
   Constants constants = attentionConstants(t);
 
   std::normal_distribution<double> normal(0, 1);
@@ -779,6 +803,10 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       " sk=" + std::to_string(t.seqK) + " pos=" + std::to_string(t.inputPos) +
       " stages=" + std::to_string(t.stages) +
       " split=" + (t.split ? "on" : "off") + (t.specialize ? " ws" : "") +
+      (t.warps != 4 ? " M=" + std::to_string(t.tileM) +
+                          " warps=" + std::to_string(t.warps)
+                    : std::string()) +
+      (t.pingPong ? " ping-pong" : "") +
       (t.seqK == 0                    ? " (launch only)"
        : rows.size() < size_t(t.seqQ) ? " (sampled)"
                                       : "");
@@ -892,6 +920,28 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         cases.back().specialize = true;
       }
     }
+  // Two consumer warpgroups (128 rows, 8 warps), free or taking turns
+  // to issue their multiplies (tile-ping-pong): 1, 2, 3, 4 and 16 key
+  // tiles (the last ragged), masked and not, a query tile past the keys'
+  // prefix, and query rows that end inside the first warpgroup's half.
+  auto twoGroups = [&](bool pingPong) {
+    cases.back().specialize = true;
+    cases.back().tileM = 128;
+    cases.back().warps = 8;
+    cases.back().pingPong = pingPong;
+  };
+  for (bool pingPong : {false, true})
+    for (unsigned stages : {2u, 0u})
+      for (bool causal : {false, true}) {
+        for (int64_t d : {64, 128})
+          for (int64_t seq : {int64_t(1), int64_t(64), int64_t(130),
+                              int64_t(200), int64_t(1000)}) {
+            add(f16, d, causal, 1, seq, seq, 0, 2, stages, false);
+            twoGroups(pingPong);
+          }
+        add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, false);
+        twoGroups(pingPong);
+      }
 }
 
 /// No keys at all (launch only: the output is undefined): the loop runs 0
@@ -907,6 +957,10 @@ void emptyAttentionCases(std::vector<Attention> &cases) {
         cases.push_back(t);
         t.split = false;
         t.specialize = true;
+        cases.push_back(t);
+        t.tileM = 128; // two consumer warpgroups, taking turns
+        t.warps = 8;
+        t.pingPong = true;
         cases.push_back(t);
       }
 }
@@ -949,6 +1003,17 @@ std::vector<Attention> attentionCases() {
     }
     add(128, false, 130, 130, 0, 0, false);
     cases.back().specialize = true;
+    // Two consumer warpgroups taking turns: 0, 1 and 3 key tiles.
+    for (auto [causal, seqK] : {std::pair<bool, int64_t>{false, 130},
+                                {true, 130},
+                                {false, 64},
+                                {true, 0}}) {
+      add(64, causal, causal && !seqK ? 64 : 130, seqK, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+      cases.back().pingPong = true;
+    }
     return cases;
   }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};

@@ -20,6 +20,12 @@ inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.smem_offset";
 /// The dynamic shared memory a kernel needs, in bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 
+/// Named barriers of a warp-specialized kernel (0 is the whole block's):
+/// the consumers' own (tile-insert-barriers), then one per consumer
+/// warpgroup for their turns (tile-ping-pong).
+inline constexpr int32_t kConsumerBarrierId = 1;
+inline constexpr int32_t kFirstTurnBarrierId = 2;
+
 /// Bytes one element takes in shared memory (i1 takes a byte).
 unsigned getSharedElementBytes(Type elementType);
 

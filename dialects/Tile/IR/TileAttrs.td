@@ -27,6 +27,17 @@ def Tile_RoundingMode : I32EnumAttr<"RoundingMode", "division rounding mode", [
   let cppNamespace = "::mlir::tile";
 }
 
+// The steps of the turn order of a warp-specialized kernel's consumer
+// warpgroups (tile.warpgroup_turn, tile-ping-pong).
+def Tile_TurnKind : I32EnumAttr<"TurnKind", "step of the warpgroups' turns", [
+    I32EnumAttrCase<"Start", 0, "start">,
+    I32EnumAttrCase<"Wait", 1, "wait">,
+    I32EnumAttrCase<"Pass", 2, "pass">,
+    I32EnumAttrCase<"Finish", 3, "finish">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Layouts
 //===----------------------------------------------------------------------===//

@@ -590,6 +590,44 @@ LogicalResult WarpSpecializeOp::verify() {
   return success();
 }
 
+ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
+                                    OperationState &result) {
+  Region *producer = result.addRegion();
+  Region *consumer = result.addRegion();
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseKeyword("producer") || parser.parseRegion(*producer) ||
+      parser.parseKeyword("consumer") || parser.parseRegion(*consumer))
+    return failure();
+  for (Region *region : {producer, consumer})
+    if (region->empty())
+      region->emplaceBlock();
+  return success();
+}
+
+void WarpSpecializeOp::print(OpAsmPrinter &p) {
+  p.printOptionalAttrDict((*this)->getAttrs());
+  p << " producer ";
+  p.printRegion(getProducer());
+  p << " consumer ";
+  p.printRegion(getConsumer());
+}
+
+LogicalResult WarpgroupTurnOp::verify() {
+  if (getBarrier() + getGroups() > 16)
+    return emitOpError() << "needs named barriers " << getBarrier() << " to "
+                         << getBarrier() + getGroups() - 1
+                         << ", past the last one (15)";
+  auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError("must be in the consumer region of a "
+                       "tile.warp_specialize");
+  if (int64_t(getGroups()) * 4 != int64_t(ws.getConsumerWarps()))
+    return emitOpError() << "takes turns between " << getGroups()
+                         << " warpgroups, but the kernel has "
+                         << ws.getConsumerWarps() << " consumer warps";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.cpp.inc"
 

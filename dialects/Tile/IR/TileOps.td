@@ -680,9 +680,11 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     Waits until every thread of the set has reached the barrier; shared
     memory accesses made before it by these threads are visible to them
     after it. Without attributes the set is the whole thread block
-    (`bar.sync 0`); with `id` and `num_threads`, it is the named barrier
-    `id` shared by `num_threads` threads (a multiple of 32), as warp
-    specialized code uses to synchronize a subset of warps.
+    (`bar.sync 0`), or in the consumer region of a `tile.warp_specialize`
+    the consumers (their named barrier 1); with `id` and `num_threads`, it
+    is the named barrier `id` shared by `num_threads` threads (a multiple
+    of 32), as warp specialized code uses to synchronize a subset of
+    warps.
 
     ```mlir
     tile.barrier
@@ -693,6 +695,40 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<15>]>>:$id,
       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "take turns between the consumer warpgroups (ping-pong)";
+  let description = [{
+    A step of a round-robin order between the `groups` consumer warpgroups
+    of a warp-specialized kernel (threads 0 .. 128 * groups), on the named
+    barriers `barrier` .. `barrier + groups - 1`, one per warpgroup, each
+    for the 256 threads of two warpgroups:
+
+    - `start`: the last warpgroup gives warpgroup 0 its first turn
+      (`bar.arrive barrier, 256`); once, before any `wait`;
+    - `wait`: warpgroup g waits for its turn (`bar.sync barrier + g, 256`),
+      which the previous warpgroup gives when it passes;
+    - `pass`: warpgroup g gives the turn to the next one
+      (`bar.arrive barrier + (g + 1) % groups, 256`);
+    - `finish`: warpgroup 0 takes the last warpgroup's final pass
+      (`bar.sync barrier, 256`), so that no barrier is left half arrived.
+
+    Code between a `wait` and the next `pass` runs one warpgroup at a time,
+    in order: tile-ping-pong puts the issue of the multiplies there, so
+    that one warpgroup's tensor-core work runs under another's softmax.
+    Every warpgroup must meet the same sequence of steps.
+
+    ```mlir
+    tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}
+    ```
+  }];
+  let arguments = (ins Tile_TurnKind:$kind,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$barrier,
+                       ConfinedAttr<I32Attr, [IntMinValue<2>]>:$groups);
+  let assemblyFormat = "$kind attr-dict";
   let hasVerifier = 1;
 }
 
@@ -725,7 +761,10 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
   let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$consumer_warps,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>>:$producer_registers);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
-  let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  // Custom: the regions belong to the operation state while they are
+  // parsed, so that a parse error after a forward reference resolved in
+  // them does not leave the reference to a destroyed value.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Threads of the consumers: the producer's first thread is this one.

@@ -45,7 +45,7 @@
 // mbarriers (a consumer's release, `tile.mbarrier_arrive`, reads its
 // barrier only), so the producer's region needs no analysis; the
 // consumers' region is analyzed like a kernel whose barriers are the named
-// barrier `kConsumerBarrier` of the consumer threads.
+// barrier `kConsumerBarrierId` of the consumer threads.
 //
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
@@ -74,10 +74,6 @@ using namespace mlir::tile;
 namespace {
 
 using Range = std::pair<int64_t, int64_t>; // [first, last) bytes
-
-/// The named barrier of a warp-specialized kernel's consumers (0 is the
-/// whole block's).
-constexpr int32_t kConsumerBarrier = 1;
 
 struct RangeSet {
   SmallVector<Range> ranges;
@@ -270,7 +266,7 @@ struct InsertBarriersPass
     if (!state.reads.ranges.empty() || !state.writes.ranges.empty())
       placeBarrier(ws, state);
     Builder b(ws.getContext());
-    barrierId = b.getI32IntegerAttr(kConsumerBarrier);
+    barrierId = b.getI32IntegerAttr(kConsumerBarrierId);
     barrierThreads = b.getI32IntegerAttr(ws.getNumConsumerThreads());
     LogicalResult result = visitBlock(ws.getConsumer().front(), state);
     barrierId = barrierThreads = nullptr;

@@ -303,6 +303,39 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {
+  let summary = "Order the consumer warpgroups' multiplies in turns (ping-pong)";
+  let description = [{
+    In a `tile.warp_specialize` with two or more consumer warpgroups, each
+    owning its rows of the tiles, the warpgroups issue their multiplies in
+    turns: every run of `tile.wgmma`s in a block (from the first to the
+    last, with no region-holding op and no `tile.wgmma_wait` completing
+    one of them in between) becomes a section that
+    one warpgroup runs at a time, in round-robin order
+    (`tile.warpgroup_turn wait` before it, `pass` after it, a `start`
+    before the first and a `finish` at the end of the consumer region). Attention
+    then runs warpgroup 1's Q K^T and P V on the tensor cores while
+    warpgroup 0 computes its softmax, and the other way round
+    (FlashAttention-3's ping-pong).
+
+    Every warpgroup runs the same control flow (tile IR's scalars are
+    uniform over the block), so all meet the same sequence of turns. A
+    section also ends where every consumer thread must arrive before any
+    goes on (a `tile.barrier`, an op synchronizing around its scratch
+    memory), which would deadlock inside it. A
+    warpgroup waiting for its turn is at most one section behind the one
+    holding it, so the rings' releases it has made suffice for the copies
+    the section waits for (a ring has two or more stages).
+
+    Applied where a loop's multiply feeds work other than multiplies in
+    the loop (attention's softmax); a GEMM main loop, whose accumulators
+    only go to the next multiply, has nothing to overlap and is left
+    alone. Runs last, on the issue order tile-async-wgmma leaves and the
+    barriers tile-insert-barriers places.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileScheduleAsyncCopies
     : Pass<"tile-schedule-async-copies", "::mlir::func::FuncOp"> {
   let summary = "Issue async copies early and wait as late as possible";

@@ -294,6 +294,10 @@ struct RotateWgmmaPass
     auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
         rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
         [&](OpBuilder &, Location, ArrayRef<BlockArgument> added) {
+          // Nothing goes around when the moved multiply reads only values
+          // from outside the loop.
+          if (added.empty())
+            return SmallVector<Value>();
           // The body's arguments (the induction variable, the other
           // iteration arguments) are the new loop's now.
           Block *newBody = added.front().getOwner();

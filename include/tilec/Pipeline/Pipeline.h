@@ -38,6 +38,9 @@ struct CodegenOptions {
   /// sm_90a: a TMA producer warp and consumer warpgroups
   /// (tile-warp-specialize).
   bool warpSpecialize = false;
+  /// sm_90a, with warpSpecialize: two or more consumer warpgroups issue
+  /// their multiplies in turns (tile-ping-pong).
+  bool pingPong = false;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

@@ -55,6 +55,10 @@ struct CompileRequest {
   /// warpgroups, which trade registers with setmaxnreg
   /// (tile-warp-specialize; tilec --warp-specialize).
   bool warpSpecialize = false;
+  /// sm_90a, with warpSpecialize: consumer warpgroups issue their
+  /// multiplies in turns, one's softmax under the other's (tile-ping-pong;
+  /// tilec --ping-pong).
+  bool pingPong = false;
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;

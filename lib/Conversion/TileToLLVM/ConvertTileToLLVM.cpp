@@ -52,7 +52,8 @@ LogicalResult lowerTiles(ModuleOp module) {
       tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp, tile::AsyncWaitOp,
       tile::BarrierOp, tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
       tile::MbarrierInitOp, tile::MbarrierInvalOp, tile::MbarrierWaitOp,
-      tile::MbarrierArriveOp, tile::TmaLoadOp, tile::WgmmaWaitOp>();
+      tile::MbarrierArriveOp, tile::TmaLoadOp, tile::WgmmaWaitOp,
+      tile::WarpgroupTurnOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -120,9 +121,13 @@ struct ConvertTileToLLVMPass
       func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                         {int32_t(warps.getInt() * 32), 1, 1}));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
-      func.walk([&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws); });
     }
-    if (failed(lowerTiles(module)) || failed(lowerToLLVM(module)))
+    // Warp-specialized bodies split by role once their contents are
+    // lowered (which needs to know which ops the consumers run).
+    if (failed(lowerTiles(module)))
+      return signalPassFailure();
+    module.walk([&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws); });
+    if (failed(lowerToLLVM(module)))
       return signalPassFailure();
     markTensorMapParameters(module);
   }

@@ -258,7 +258,7 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
     Value base = *scratch;
     SmallVector<unsigned> order = sharedOrder(dst, src);
     accessShared(rewriter, loc, base, src, order, elt, adaptor.getSource());
-    createBarrier(rewriter, loc);
+    createBarrier(rewriter, loc, op);
     SmallVector<Value> regs =
         accessShared(rewriter, loc, base, dst, order, elt, ValueRange());
     rewriter.replaceOpWithMultiple(op, {regs});

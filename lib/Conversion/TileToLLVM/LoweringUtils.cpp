@@ -363,8 +363,16 @@ tilec::additiveThreadBound(const LinearLayout &layout) {
   return bound;
 }
 
-void tilec::createBarrier(OpBuilder &b, Location loc) {
-  NVVM::Barrier0Op::create(b, loc);
+void tilec::createBarrier(OpBuilder &b, Location loc, Operation *op) {
+  auto ws = op->getParentOfType<tile::WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor(op->getParentRegion())) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  NVVM::BarrierOp::create(
+      b, loc, /*res=*/Type(), constI32(b, loc, tile::kConsumerBarrierId),
+      constI32(b, loc, int32_t(ws.getNumConsumerThreads())),
+      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
 }
 
 unsigned tilec::bitWidth(Type elementType) {

@@ -135,10 +135,13 @@ private:
 std::optional<llvm::SmallVector<int64_t>>
 additiveThreadBound(const LinearLayout &layout);
 
-/// bar.sync 0 across the thread block, inside the lowering of one op whose
-/// threads exchange data through its scratch memory (between their own
-/// write and read; barriers between ops come from tile-insert-barriers).
-void createBarrier(mlir::OpBuilder &b, mlir::Location loc);
+/// A barrier of every thread running `op`, inside the lowering of an op
+/// whose threads exchange data through its scratch memory (between their
+/// own write and read; barriers between ops come from
+/// tile-insert-barriers): bar.sync 0 across the thread block, or in the
+/// consumer region of a tile.warp_specialize the consumers' named barrier.
+void createBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Operation *op);
 
 /// Packs `values` (of one scalar type) into 32-bit words and back, for
 /// vector memory accesses.

@@ -205,7 +205,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
                                       ValueRange{at});
       LLVM::StoreOp::create(b, loc, toMem(partial[g]), ptr, bytes);
     }
-    createBarrier(b, loc);
+    createBarrier(b, loc, op);
     for (auto [g, key] : llvm::enumerate(keys)) {
       Value acc;
       for (unsigned s = 0; s < slots; ++s) {

@@ -116,13 +116,69 @@ struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if (!op.getId()) {
-      createBarrier(rewriter, loc);
+      createBarrier(rewriter, loc, op);
     } else {
       NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type(),
                               constI32(rewriter, loc, *op.getId()),
                               constI32(rewriter, loc, *op.getNumThreads()),
                               /*reductionOp=*/nullptr,
                               /*reductionPredicate=*/Value());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A step of the consumer warpgroups' turns, on named barrier `barrier + g`
+/// of warpgroup g (thread / 128), each for two warpgroups' threads:
+///   start   warpgroup G-1: bar.arrive barrier
+///   wait    bar.sync barrier + g
+///   pass    bar.arrive barrier + (g + 1) mod G
+///   finish  warpgroup 0: bar.sync barrier
+struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::WarpgroupTurnOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int32_t first = op.getBarrier(), groups = op.getGroups();
+    std::string threads = std::to_string(2 * 128);
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value group = arith::DivUIOp::create(rewriter, loc, tid,
+                                         constI32(rewriter, loc, 128));
+    auto onGroup = [&](int32_t only, StringRef instr) {
+      std::string text = "{\n .reg .pred p;\n setp.eq.u32 p, $0, " +
+                         std::to_string(only) + ";\n @p " + instr.str() + " " +
+                         std::to_string(first) + ", " + threads + ";\n}";
+      inlinePtx(rewriter, loc, TypeRange(), ValueRange{group}, text,
+                "r,~{memory}");
+    };
+    auto onBarrier = [&](Value id, StringRef instr) {
+      inlinePtx(rewriter, loc, TypeRange(), ValueRange{id},
+                instr.str() + " $0, " + threads + ";", "r,~{memory}");
+    };
+    switch (op.getKind()) {
+    case tile::TurnKind::Start:
+      onGroup(groups - 1, "bar.arrive");
+      break;
+    case tile::TurnKind::Finish:
+      onGroup(0, "bar.sync");
+      break;
+    case tile::TurnKind::Wait:
+      onBarrier(arith::AddIOp::create(rewriter, loc, group,
+                                      constI32(rewriter, loc, first)),
+                "bar.sync");
+      break;
+    case tile::TurnKind::Pass: {
+      Value next = arith::AddIOp::create(rewriter, loc, group,
+                                         constI32(rewriter, loc, 1));
+      next = arith::RemUIOp::create(rewriter, loc, next,
+                                    constI32(rewriter, loc, groups));
+      onBarrier(arith::AddIOp::create(rewriter, loc, next,
+                                      constI32(rewriter, loc, first)),
+                "bar.arrive");
+      break;
+    }
     }
     rewriter.eraseOp(op);
     return success();
@@ -344,6 +400,7 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns) {
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
-               BarrierLowering, LocalAllocLowering, LocalLoadLowering,
-               ExtractLowering>(converter, patterns.getContext());
+               BarrierLowering, WarpgroupTurnLowering, LocalAllocLowering,
+               LocalLoadLowering, ExtractLowering>(converter,
+                                                   patterns.getContext());
 }

@@ -1336,3 +1336,91 @@ func.func @warp_specialize_nested(%c: i1) {
   }
   return
 }
+
+// -----
+
+// A parse error in the consumer region after a forward reference that a
+// producer value resolved: a located error, and the regions (owned by the
+// operation state while parsed) outlive the reference (no use after free,
+// which tile-opt-mutation-test found).
+func.func @warp_specialize_parse_error(%c: i32) {
+  %y = arith.addi %x, %c : i32
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+    %x = arith.constant 1 : i32
+  } consumer {
+    // expected-error @+1 {{expected ','}}
+    %z = arith.addi %y
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.warpgroup_turn (WarpgroupTurnOp::verify and its attribute constraints)
+//===----------------------------------------------------------------------===//
+
+// Four warpgroups from barrier 13 would need barriers 13 to 16.
+func.func @warpgroup_turn_past_last_barrier() {
+  tile.warp_specialize {consumer_warps = 16 : i32} producer {
+  } consumer {
+    // expected-error @+1 {{'tile.warpgroup_turn' op needs named barriers 13 to 16, past the last one (15)}}
+    tile.warpgroup_turn wait {barrier = 13 : i32, groups = 4 : i32}
+  }
+  return
+}
+
+// -----
+
+func.func @warpgroup_turn_in_producer() {
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+    // expected-error @+1 {{'tile.warpgroup_turn' op must be in the consumer region of a tile.warp_specialize}}
+    tile.warpgroup_turn pass {barrier = 2 : i32, groups = 2 : i32}
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @warpgroup_turn_top_level() {
+  // expected-error @+1 {{'tile.warpgroup_turn' op must be in the consumer region of a tile.warp_specialize}}
+  tile.warpgroup_turn start {barrier = 2 : i32, groups = 2 : i32}
+  return
+}
+
+// -----
+
+// Two warpgroups' turns in a kernel of three consumer warpgroups.
+func.func @warpgroup_turn_groups_mismatch() {
+  tile.warp_specialize {consumer_warps = 12 : i32} producer {
+  } consumer {
+    // expected-error @+1 {{'tile.warpgroup_turn' op takes turns between 2 warpgroups, but the kernel has 12 consumer warps}}
+    tile.warpgroup_turn finish {barrier = 2 : i32, groups = 2 : i32}
+  }
+  return
+}
+
+// -----
+
+// One warpgroup has no one to take turns with.
+func.func @warpgroup_turn_one_group() {
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+  } consumer {
+    // expected-error @+1 {{'tile.warpgroup_turn' op attribute 'groups' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 2}}
+    tile.warpgroup_turn wait {barrier = 2 : i32, groups = 1 : i32}
+  }
+  return
+}
+
+// -----
+
+// Barrier 0 is the whole block's: the turns start at 1 or later.
+func.func @warpgroup_turn_barrier_zero() {
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } consumer {
+    // expected-error @+1 {{'tile.warpgroup_turn' op attribute 'barrier' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 1 whose maximum value is 15}}
+    tile.warpgroup_turn wait {barrier = 0 : i32, groups = 2 : i32}
+  }
+  return
+}

@@ -459,3 +459,44 @@ func.func private @tma_kernel(!tile.global<f16, 2>, i32, !tile.global<f16, 4>,
 // CHECK-SAME: attributes {tile.kernel, tile.tensor_maps = [], tile.tma_fallback = []}
 func.func private @tma_no_fallback(!tile.global<f16, 2>)
     attributes {tile.kernel, tile.tensor_maps = [], tile.tma_fallback = []}
+
+// tile.warpgroup_turn, each of its four kinds, in the consumer region of a
+// tile.warp_specialize of two consumer warpgroups (where its verifier wants
+// it): named barriers 2 and 3, one per warpgroup.
+// CHECK-LABEL: func.func @warpgroup_turns
+// CHECK-NEXT: tile.warp_specialize {consumer_warps = 8 : i32} producer {
+// CHECK-NEXT: } consumer {
+// CHECK-NEXT:   tile.warpgroup_turn start {barrier = 2 : i32, groups = 2 : i32}
+// CHECK-NEXT:   tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}
+// CHECK-NEXT:   tile.warpgroup_turn pass {barrier = 2 : i32, groups = 2 : i32}
+// CHECK-NEXT:   tile.warpgroup_turn finish {barrier = 2 : i32, groups = 2 : i32}
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @warpgroup_turns() {
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } consumer {
+    tile.warpgroup_turn start {barrier = 2 : i32, groups = 2 : i32}
+    tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}
+    tile.warpgroup_turn pass {barrier = 2 : i32, groups = 2 : i32}
+    tile.warpgroup_turn finish {barrier = 2 : i32, groups = 2 : i32}
+  }
+  return
+}
+
+// At the limits: four warpgroups on named barriers 12 to 15 (the last one),
+// in a branch nested in the consumer region.
+// CHECK-LABEL: func.func @warpgroup_turns_last_barriers
+// CHECK:      } consumer {
+// CHECK-NEXT:   scf.if
+// CHECK-NEXT:     tile.warpgroup_turn wait {barrier = 12 : i32, groups = 4 : i32}
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+func.func @warpgroup_turns_last_barriers(%c: i1) {
+  tile.warp_specialize {consumer_warps = 16 : i32} producer {
+  } consumer {
+    scf.if %c {
+      tile.warpgroup_turn wait {barrier = 12 : i32, groups = 4 : i32}
+    }
+  }
+  return
+}
