@@ -75,6 +75,11 @@ ThreadIndex tilec::getThreadIndex(OpBuilder &b, Location loc) {
   return {lane, warp};
 }
 
+Value tilec::getWarpgroupIndex(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return arith::DivUIOp::create(b, loc, tid, constI32(b, loc, 128));
+}
+
 SmallVector<Value> tilec::threadOffsets(OpBuilder &b, Location loc,
                                         const LinearLayout &layout) {
   ThreadIndex idx = getThreadIndex(b, loc);

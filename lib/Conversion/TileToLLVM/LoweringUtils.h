@@ -39,6 +39,8 @@ struct ThreadIndex {
   mlir::Value lane, warp;
 };
 ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc);
+/// This thread's warpgroup (4 warps, 128 threads): tid.x / 128.
+mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
 
 /// This thread's offset in each dimension: the XOR of the lane and warp
 /// bases of its lane and warp index (i32 values).
@@ -140,8 +142,7 @@ additiveThreadBound(const LinearLayout &layout);
 /// own write and read; barriers between ops come from
 /// tile-insert-barriers): bar.sync 0 across the thread block, or in the
 /// consumer region of a tile.warp_specialize the consumers' named barrier.
-void createBarrier(mlir::OpBuilder &b, mlir::Location loc,
-                   mlir::Operation *op);
+void createBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 
 /// Packs `values` (of one scalar type) into 32-bit words and back, for
 /// vector memory accesses.

@@ -143,9 +143,7 @@ struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
     Location loc = op.getLoc();
     int32_t first = op.getBarrier(), groups = op.getGroups();
     std::string threads = std::to_string(2 * 128);
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value group = arith::DivUIOp::create(rewriter, loc, tid,
-                                         constI32(rewriter, loc, 128));
+    Value group = getWarpgroupIndex(rewriter, loc);
     auto onGroup = [&](int32_t only, StringRef instr) {
       std::string text = "{\n .reg .pred p;\n setp.eq.u32 p, $0, " +
                          std::to_string(only) + ";\n @p " + instr.str() + " " +

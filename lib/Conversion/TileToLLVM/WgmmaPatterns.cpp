@@ -164,9 +164,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     std::string ptxType = elt.isBF16() ? "bf16" : "f16";
 
     // This thread's warpgroup takes rows 64 * wg of every 64 * groups.
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value wg =
-        arith::ShRUIOp::create(rewriter, loc, tid, constI32(rewriter, loc, 7));
+    Value wg = getWarpgroupIndex(rewriter, loc);
 
     OperandDescriptor descB(bType, /*kDim=*/0);
     Value addrB = sharedAddress32(rewriter, loc, adaptor.getB().front());
