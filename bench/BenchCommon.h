@@ -250,10 +250,14 @@ public:
 
 private:
   static std::string key(const tile::CompileOptions &o) {
-    std::string k = o.kernel + "|" + o.arch + "|" + std::to_string(o.numWarps) +
-                    "|" + std::to_string(o.numStages) + "|" +
-                    (o.loopSplit ? "1" : "0") + "|" +
-                    std::to_string(o.tensorAlignment);
+    std::string k =
+        o.kernel + "|" + o.arch + "|" + std::to_string(o.numWarps.value_or(0)) +
+        "|" + std::to_string(o.numStages.value_or(0)) + "|" +
+        (o.loopSplit ? "1" : "0") + "|" + std::to_string(o.tensorAlignment);
+    for (const std::optional<bool> &flag :
+         {o.rotateWgmma, o.warpSpecialize, o.pingPong})
+      k += flag ? (*flag ? "|1" : "|0") : "|-";
+    k += "|" + std::to_string(o.occupancy.value_or(0));
     std::vector<std::pair<std::string, std::string>> constants = o.constants;
     std::sort(constants.begin(), constants.end());
     for (const auto &[n, v] : constants)

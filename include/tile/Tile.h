@@ -197,34 +197,46 @@ struct CompileOptions {
   /// Target, e.g. "sm_80" or "sm_90a"; empty: the current GPU's (sm_XY from
   /// its compute capability, "sm_90a" for 9.0).
   std::string arch;
-  unsigned numWarps = 4;
   /// Byte alignment the code may assume for tensor base pointers and outer
   /// strides. A launch with less aligned tensors transparently compiles (and
   /// caches) a variant with the largest alignment they have.
   unsigned tensorAlignment = 16;
-  /// Software-pipeline stages of the async copies in loops (tilec
-  /// --num-stages): 0 takes them from the kernel's `latency` hints, 1 turns
-  /// pipelining off, 2 to 8 gives every pipelined copy that many stages.
-  unsigned numStages = 0;
   /// Split loops at branches on their induction variable, so that most
   /// iterations run without the branch (the causal mask of attention;
   /// tilec --loop-split). false keeps loops whole.
   bool loopSplit = true;
+
+  // Options a kernel may also give in its `@hints(...)`: a value set here
+  // wins over the kernel's hint; unset, the hint or else the default
+  // applies.
+
+  /// Warps per block (default 4; hint num_warps).
+  std::optional<unsigned> numWarps;
+  /// Software-pipeline stages of the async copies in loops (tilec
+  /// --num-stages; hint num_stages): 0 (the default) takes them from the
+  /// kernel's `latency` hints, 1 turns pipelining off, 2 to 8 gives every
+  /// pipelined copy that many stages.
+  std::optional<unsigned> numStages;
+  /// Blocks per multiprocessor the registers are budgeted for, 1 to 32
+  /// (PTX .minnctapersm; hint occupancy); unset: as ptxas chooses.
+  std::optional<unsigned> occupancy;
   /// sm_90a: issue a loop's last multiply (attention's P V) in the next
   /// trip, behind its first, so that the work between them runs under the
-  /// tensor cores (tile-rotate-wgmma; tilec --rotate-wgmma). false keeps
-  /// each trip's multiplies in it.
-  bool rotateWgmma = true;
+  /// tensor cores (tile-rotate-wgmma; tilec --rotate-wgmma; hint
+  /// rotate_wgmma). Default on; false keeps each trip's multiplies in it.
+  std::optional<bool> rotateWgmma;
   /// sm_90a: one more warpgroup, whose first warp issues every TMA copy
   /// as soon as its ring slot is free, while the kernel's warps consume
-  /// (tile-warp-specialize; tilec --warp-specialize). The block then has
-  /// 4 more warps than numWarps (Kernel::numWarps says how many).
-  bool warpSpecialize = false;
+  /// (tile-warp-specialize; tilec --warp-specialize; hint
+  /// warp_specialize). Default off. The block then has 4 more warps than
+  /// numWarps (Kernel::numWarps says how many).
+  std::optional<bool> warpSpecialize;
   /// sm_90a, with warpSpecialize and 8 or more warps: the consumer
   /// warpgroups issue their multiplies in turns, so that one's softmax
-  /// runs under the other's multiplies (tile-ping-pong; tilec --ping-pong).
-  /// Off by default: on top of tile-rotate-wgmma it measured 0.87-1.0x.
-  bool pingPong = false;
+  /// runs under the other's multiplies (tile-ping-pong; tilec --ping-pong;
+  /// hint ping_pong). Default off: on top of tile-rotate-wgmma it measured
+  /// 0.87-1.0x.
+  std::optional<bool> pingPong;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

@@ -70,10 +70,14 @@ typedef struct tile_constant {
 } tile_constant;
 
 /* NULL options, or zeroed fields, mean the defaults: no constants, the
- * file's only kernel, the current GPU's arch, 4 warps, 16-byte alignment,
- * pipeline stages from the kernel's latency hints, loops split. Zero-
- * initialize the struct (`tile_compile_options o = {0};`) so that fields
- * added at the end keep their defaults.
+ * file's only kernel, the current GPU's arch, 16-byte alignment, loops
+ * split, and for the options a kernel may give in its @hints (num_warps,
+ * num_stages, occupancy, rotate_wgmma, warp_specialize, ping_pong) the
+ * kernel's hint, or else the default: 4 warps, pipeline stages from the
+ * kernel's latency hints, no occupancy bound, multiplies rotated, no
+ * specialization, no ping-pong. Zero-initialize the struct
+ * (`tile_compile_options o = {0};`) so that fields added at the end keep
+ * their defaults.
  *
  * num_stages: software-pipeline stages of the async copies in loops; 0 takes
  *   them from the kernel's `latency` hints, 1 turns pipelining off, 2 to 8
@@ -83,11 +87,15 @@ typedef struct tile_constant {
  * disable_rotate_wgmma: non-zero keeps each trip's multiplies in it on
  *   sm_90a instead of issuing a loop's last multiply in the next trip
  *   (tilec --rotate-wgmma=false).
- * warp_specialize: non-zero splits the block on sm_90a into a TMA
+ * warp_specialize: positive splits the block on sm_90a into a TMA
  *   producer warp and the kernel's warps as consumers, which take the
- *   producer's registers (tilec --warp-specialize).
- * ping_pong: non-zero makes two or more specialized consumer warpgroups
- *   issue their multiplies in turns (tilec --ping-pong). */
+ *   producer's registers (tilec --warp-specialize); negative keeps it
+ *   whole even where the kernel's @hints ask for it.
+ * ping_pong: positive makes two or more specialized consumer warpgroups
+ *   issue their multiplies in turns (tilec --ping-pong); negative turns it
+ *   off against the kernel's @hints.
+ * occupancy: blocks per multiprocessor the registers are budgeted for, 1
+ *   to 32 (tilec --occupancy). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -100,6 +108,7 @@ typedef struct tile_compile_options {
   int disable_rotate_wgmma;
   int warp_specialize;
   int ping_pong;
+  unsigned occupancy;
 } tile_compile_options;
 
 typedef struct tile_stats {

@@ -53,8 +53,16 @@ cl::opt<Stage> emitKind(
 cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                           cl::init("sm_90a"),
                           cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"));
-cl::opt<unsigned> numWarps("num-warps", cl::desc("Warps per thread block"),
+// The options a kernel may also give in its @hints(...): given here, they
+// win over the hint.
+cl::opt<unsigned> numWarps("num-warps",
+                           cl::desc("Warps per thread block (default 4)"),
                            cl::init(4));
+cl::opt<unsigned>
+    occupancy("occupancy",
+              cl::desc("Blocks per multiprocessor to budget registers for (PTX "
+                       ".minnctapersm), 1 to 32"),
+              cl::init(0), cl::value_desc("1-32"));
 cl::opt<unsigned> alignment(
     "alignment",
     cl::desc("Byte alignment assumed for tensors (checked at launch)"),
@@ -176,13 +184,19 @@ tile_tilec_main(int argc, char **argv) {
     request.defines = options.defines;
     request.kernelName = options.kernelName;
     request.arch = arch;
-    request.numWarps = numWarps;
     request.tensorAlignment = alignment;
-    request.numStages = numStages;
     request.loopSplit = loopSplit && !noLoopSplit;
-    request.rotateWgmma = rotateWgmma;
-    request.warpSpecialize = warpSpecialize;
-    request.pingPong = pingPong;
+    // Given on the command line, an option wins over the kernel's @hints.
+    auto given = [](auto &option, auto &field) {
+      if (option.getNumOccurrences())
+        field = option.getValue();
+    };
+    given(numWarps, request.numWarps);
+    given(numStages, request.numStages);
+    given(occupancy, request.occupancy);
+    given(rotateWgmma, request.rotateWgmma);
+    given(warpSpecialize, request.warpSpecialize);
+    given(pingPong, request.pingPong);
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

@@ -6,6 +6,7 @@
 //   (module                              globals first, then kernels,
 //     (global NAME EXPR)                 each in source order
 //     (kernel NAME
+//       (hints (kw NAME EXPR)...)        only with an @hints(...) decorator
 //       (param NAME [const] TYPE [(default EXPR)])
 //       (body
 //         STMT...)))
@@ -190,6 +191,16 @@ void Printer::printKernel(const Kernel &kernel) {
   newline();
   os << "(kernel " << kernel.name;
   ++indent;
+  if (kernel.hints.range.isValid()) {
+    newline();
+    os << "(hints";
+    for (const Keyword &kw : kernel.hints.keywords) {
+      os << " (kw " << kw.name << ' ';
+      printExpr(kw.value.get());
+      os << ')';
+    }
+    os << ')';
+  }
   for (const Param &param : kernel.params)
     printParam(param);
   newline();

@@ -213,6 +213,9 @@ private:
   std::optional<Val> evalConstParam(const ast::Param &param,
                                     const ast::Kernel &kernel);
   mlir::Type resolveParamType(const ast::Param &param);
+  /// The kernel's @hints as its `tile.hints` dictionary; null on an error
+  /// (reported).
+  mlir::DictionaryAttr emitHints(const ast::Kernel &kernel);
   /// Brings a value that flows out of a region (if / for) to IR form; for
   /// constants that differ between paths.
   std::optional<mlir::Value> toCarried(const Val &v, llvm::SMLoc l);

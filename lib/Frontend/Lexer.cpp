@@ -104,6 +104,8 @@ StringRef tilec::getTokenSpelling(TokenKind kind) {
     return "**";
   case TokenKind::Tilde:
     return "~";
+  case TokenKind::At:
+    return "@";
   case TokenKind::Amp:
     return "&";
   case TokenKind::Pipe:
@@ -573,7 +575,7 @@ bool Lexer::canStartToken(const char *p) const {
     return true;
   if (c == '!')
     return p + 1 != bufEnd && p[1] == '=';
-  return StringRef("()[],:.=+-*/%~&|^<>").contains(c);
+  return StringRef("()[],:.=+-*/%~&|^<>@").contains(c);
 }
 
 /// Reports a run of characters that start no token as one error.
@@ -629,6 +631,7 @@ Token Lexer::lexPunctuation() {
       {":", TokenKind::Colon},
       {".", TokenKind::Dot},
       {"=", TokenKind::Equal},
+      {"@", TokenKind::At},
       {"+", TokenKind::Plus},
       {"-", TokenKind::Minus},
       {"*", TokenKind::Star},

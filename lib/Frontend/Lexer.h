@@ -65,6 +65,7 @@ enum class TokenKind {
   Colon,
   Dot,
   Equal,
+  At, // '@' of a kernel's @hints(...)
 
   // Operators.
   Plus,

@@ -2,6 +2,8 @@
 
 #include "Emitter.h"
 
+#include "Tile/IR/KernelHints.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -304,6 +306,50 @@ static Attribute constantAttr(Builder &b, const Val &v) {
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// Each hint is a constant expression over the module's constants and the
+/// kernel's const parameters (`num_warps=TILE_M // 16`), checked against
+/// the table of Tile/IR/KernelHints.h.
+DictionaryAttr Emitter::emitHints(const ast::Kernel &kernel) {
+  SmallVector<NamedAttribute> hints;
+  bool ok = true;
+  for (const ast::Keyword &kw : kernel.hints.keywords) {
+    const tile::KernelHintSpec *spec = tile::lookupKernelHint(kw.name);
+    if (!spec) {
+      diag.error(kw.nameRange.Start, tile::checkKernelHint(kw.name, {}));
+      ok = false;
+      continue;
+    }
+    Val v = emitExpr(*kw.value);
+    SMLoc l = kw.value->getLoc();
+    if (v.isInvalid()) {
+      ok = false;
+      continue;
+    }
+    Attribute value;
+    if (spec->isBool && v.kind == Val::Kind::Bool)
+      value = builder.getBoolAttr(v.b);
+    else if (!spec->isBool && v.kind == Val::Kind::Int)
+      value = builder.getI64IntegerAttr(v.i);
+    if (!value) {
+      diag.error(l, "@hints: " + kw.name + " must be " +
+                        (spec->isBool ? "a bool" : "an int") +
+                        " constant, got " + v.describe());
+      ok = false;
+      continue;
+    }
+    std::string why = tile::checkKernelHint(kw.name, value);
+    if (!why.empty()) {
+      diag.error(l, "@hints: " + why);
+      ok = false;
+      continue;
+    }
+    hints.push_back(builder.getNamedAttr(kw.name, value));
+  }
+  if (!ok)
+    return {};
+  return builder.getDictionaryAttr(hints);
+}
+
 void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
   env.clear();
   outOfScope.clear();
@@ -330,6 +376,11 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
         builder.getNamedAttr(p.name, constantAttr(builder, *v)));
   }
 
+  // A bad hint is reported; the body is still checked.
+  DictionaryAttr hints;
+  if (kernel.hints.range.isValid())
+    hints = emitHints(kernel);
+
   SmallVector<Type> argTypes;
   SmallVector<const ast::Param *> runtimeParams;
   for (const ast::Param &p : kernel.params) {
@@ -354,6 +405,8 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
   func->setAttr(tile::TileDialect::getKernelAttrName(), builder.getUnitAttr());
   func->setAttr(tile::TileDialect::getConstantsAttrName(),
                 builder.getDictionaryAttr(constants));
+  if (hints && !hints.empty())
+    func->setAttr(tile::TileDialect::getHintsAttrName(), hints);
   Block *entry = func.addEntryBlock();
   for (auto [i, p] : llvm::enumerate(runtimeParams)) {
     entry->getArgument(i).setLoc(loc(p->nameRange.Start));

@@ -261,7 +261,8 @@ private:
 
   // Top level.
   void parseGlobal(Module &module);
-  void parseKernel(Module &module);
+  void parseHints(Module &module);
+  void parseKernel(Module &module, Hints hints = {});
   bool parseParams(Kernel &kernel);
   bool parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen);
 
@@ -397,6 +398,9 @@ std::unique_ptr<Module> Parser::parseModule() {
     case TokenKind::KwKernel:
       parseKernel(*module);
       break;
+    case TokenKind::At:
+      parseHints(*module);
+      break;
     case TokenKind::Name:
       parseGlobal(*module);
       break;
@@ -439,8 +443,44 @@ void Parser::parseGlobal(Module &module) {
   module.globals.push_back(std::move(global));
 }
 
-void Parser::parseKernel(Module &module) {
+/// `@hints(name=value, ...)` on the line before a kernel: its compile-time
+/// options (evaluated by the emitter). A malformed decorator is reported
+/// and the kernel after it is still parsed, without hints.
+void Parser::parseHints(Module &module) {
+  SMLoc start = tok.getLoc();
+  consume(); // '@'
+  Hints hints;
+  bool ok = false;
+  if (PExpr e = parseExpr()) {
+    auto *call = llvm::dyn_cast<Call>(e.node.get());
+    auto *callee = call ? llvm::dyn_cast<Name>(call->callee.get()) : nullptr;
+    if (!callee || callee->id != "hints") {
+      diag.error(start, "unknown decorator: a kernel takes only "
+                        "'@hints(name=value, ...)'");
+    } else if (!call->args.empty()) {
+      diag.error(call->args.front()->getLoc(),
+                 "@hints takes keyword arguments only (name=value)");
+    } else {
+      hints.range = rangeFrom(start);
+      hints.keywords = std::move(call->keywords);
+      ok = consumeIf(TokenKind::Newline);
+      if (!ok)
+        errorExpected("end of line after @hints(...)");
+    }
+  }
+  if (!ok)
+    skipToNextLine();
+  consumeIf(TokenKind::Newline);
+  if (!at(TokenKind::KwKernel)) {
+    errorExpected("'kernel' on the line after @hints(...)");
+    return;
+  }
+  parseKernel(module, std::move(hints));
+}
+
+void Parser::parseKernel(Module &module, Hints hints) {
   Kernel kernel;
+  kernel.hints = std::move(hints);
   SMLoc start = tok.getLoc();
   consume(); // 'kernel'
   if (!at(TokenKind::Name)) {

@@ -90,8 +90,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     pm.nest<mlir::func::FuncOp>().addPass(mlir::tile::createTilePingPong());
 }
 
-void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm) {
-  pm.addPass(tilec::createConvertTileToLLVM());
+void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
+                                     const CodegenOptions &options) {
+  tilec::ConvertTileToLLVMOptions lowerOptions;
+  lowerOptions.occupancy = options.occupancy;
+  pm.addPass(tilec::createConvertTileToLLVM(lowerOptions));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }
@@ -100,7 +103,7 @@ void tilec::buildCodegenPipeline(mlir::OpPassManager &pm,
                                  const CodegenOptions &options) {
   buildLayoutPipeline(pm, options);
   buildSchedulePipeline(pm, options);
-  buildLowerToLLVMPipeline(pm);
+  buildLowerToLLVMPipeline(pm, options);
 }
 
 namespace {

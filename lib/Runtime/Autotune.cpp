@@ -169,9 +169,14 @@ tile::autotune(const std::string &source, const std::string &name,
   hasher.add(resolved.arch);
   hasher.add(std::to_string(resolved.tensorAlignment));
   hasher.add(resolved.loopSplit ? "split" : "nosplit");
-  hasher.add(resolved.rotateWgmma ? "rotate" : "norotate");
-  hasher.add(resolved.warpSpecialize ? "specialize" : "nospecialize");
-  hasher.add(resolved.pingPong ? "pingpong" : "nopingpong");
+  // Left unset, the kernel's @hints decide (the source is in the key).
+  auto addOptional = [&](const auto &value) {
+    hasher.add(value ? std::to_string(*value) : std::string("unset"));
+  };
+  addOptional(resolved.occupancy);
+  addOptional(resolved.rotateWgmma);
+  addOptional(resolved.warpSpecialize);
+  addOptional(resolved.pingPong);
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

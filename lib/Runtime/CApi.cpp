@@ -51,11 +51,18 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.numWarps = in->num_warps;
   if (in->tensor_alignment)
     out.tensorAlignment = in->tensor_alignment;
-  out.numStages = in->num_stages;
+  // Zero leaves an option to the kernel's @hints (or the default).
+  if (in->num_stages)
+    out.numStages = in->num_stages;
+  if (in->occupancy)
+    out.occupancy = in->occupancy;
   out.loopSplit = in->disable_loop_split == 0;
-  out.rotateWgmma = in->disable_rotate_wgmma == 0;
-  out.warpSpecialize = in->warp_specialize != 0;
-  out.pingPong = in->ping_pong != 0;
+  if (in->disable_rotate_wgmma)
+    out.rotateWgmma = false;
+  if (in->warp_specialize)
+    out.warpSpecialize = in->warp_specialize > 0;
+  if (in->ping_pong)
+    out.pingPong = in->ping_pong > 0;
   return true;
 }
 

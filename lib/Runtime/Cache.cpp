@@ -45,13 +45,22 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   add(request.source);
   add(request.kernelName);
   add(request.arch);
-  add(std::to_string(request.numWarps));
   add(std::to_string(request.tensorAlignment));
-  add(std::to_string(request.numStages));
   add(request.loopSplit ? "split" : "nosplit");
-  add(request.rotateWgmma ? "rotate" : "norotate");
-  add(request.warpSpecialize ? "specialize" : "nospecialize");
-  add(request.pingPong ? "pingpong" : "nopingpong");
+  // Options left to the kernel's @hints are keyed as unset (the source,
+  // hints included, is in the key).
+  auto addOptional = [&](const auto &value) {
+    if (!value)
+      add("unset");
+    else
+      add(std::to_string(*value));
+  };
+  addOptional(request.numWarps);
+  addOptional(request.numStages);
+  addOptional(request.occupancy);
+  addOptional(request.rotateWgmma);
+  addOptional(request.warpSpecialize);
+  addOptional(request.pingPong);
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

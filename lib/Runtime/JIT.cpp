@@ -33,18 +33,22 @@ RuntimeImpl::RuntimeImpl(RuntimeConfig config)
 Expected<tilec::CompileRequest>
 RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
                          const CompileOptions &options) {
-  if (options.numWarps < 1 || options.numWarps > 32)
+  if (options.numWarps && (*options.numWarps < 1 || *options.numWarps > 32))
     return Status::error("CompileOptions::numWarps is " +
-                         std::to_string(options.numWarps) +
+                         std::to_string(*options.numWarps) +
                          "; expected 1 to 32");
+  if (options.occupancy && (*options.occupancy < 1 || *options.occupancy > 32))
+    return Status::error("CompileOptions::occupancy is " +
+                         std::to_string(*options.occupancy) +
+                         "; expected 1 to 32 blocks per multiprocessor");
   if (!llvm::isPowerOf2_32(options.tensorAlignment) ||
       options.tensorAlignment > 256)
     return Status::error("CompileOptions::tensorAlignment is " +
                          std::to_string(options.tensorAlignment) +
                          "; expected a power of two from 1 to 256");
-  if (options.numStages > 8)
+  if (options.numStages && *options.numStages > 8)
     return Status::error("CompileOptions::numStages is " +
-                         std::to_string(options.numStages) +
+                         std::to_string(*options.numStages) +
                          "; expected 0 (from the kernel's latency hints) to 8");
   tilec::CompileRequest request;
   request.source = source;
@@ -54,6 +58,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.numWarps = options.numWarps;
   request.tensorAlignment = options.tensorAlignment;
   request.numStages = options.numStages;
+  request.occupancy = options.occupancy;
   request.loopSplit = options.loopSplit;
   request.rotateWgmma = options.rotateWgmma;
   request.warpSpecialize = options.warpSpecialize;

@@ -66,13 +66,13 @@ std::optional<ElementKind> elementKind(mlir::Type t) {
 /// What the runtime needs of a kernel, from its tile IR signature and the
 /// parameter names of its source.
 KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
-                          const CompileRequest &request) {
+                          const CodegenOptions &options) {
   KernelInfo info;
   info.name = func.getName().str();
-  info.numWarps = request.numWarps;
-  info.numStages = request.numStages;
-  info.loopSplit = request.loopSplit;
-  info.arch = request.arch;
+  info.numWarps = options.numWarps;
+  info.numStages = options.numStages;
+  info.loopSplit = options.loopSplit;
+  info.arch = options.arch;
   SmallVector<const ast::Param *> runtime;
   for (const ast::Param &p : kernel.params)
     if (!p.isConst)
@@ -85,7 +85,7 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
       param.isTensor = true;
       param.element = *elementKind(g.getElementType());
       param.rank = g.getRank();
-      param.alignment = request.tensorAlignment;
+      param.alignment = options.tensorAlignment;
       param.contiguous = true;
     } else if (type.isF32()) {
       param.scalar = ScalarKind::F32;
@@ -146,6 +146,47 @@ std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
   return "";
 }
 
+/// The options `func` is compiled with: the request's where it gives them,
+/// else the kernel's @hints (its `tile.hints`), else the defaults.
+CodegenOptions resolveOptions(const CompileRequest &request,
+                              mlir::func::FuncOp func) {
+  CodegenOptions options;
+  options.arch = request.arch;
+  options.tensorAlignment = request.tensorAlignment;
+  options.loopSplit = request.loopSplit;
+  auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
+                          mlir::tile::TileDialect::getHintsAttrName())
+                    : mlir::DictionaryAttr();
+  auto pick = [&](auto &field, const auto &given, llvm::StringRef hint) {
+    using T = std::decay_t<decltype(field)>;
+    if (given) {
+      field = *given;
+      return;
+    }
+    mlir::Attribute a = hints ? hints.get(hint) : mlir::Attribute();
+    if constexpr (std::is_same_v<T, bool>) {
+      if (auto b = llvm::dyn_cast_or_null<mlir::BoolAttr>(a))
+        field = b.getValue();
+    } else {
+      if (auto i = llvm::dyn_cast_or_null<mlir::IntegerAttr>(a))
+        field = T(i.getInt());
+    }
+  };
+  pick(options.numWarps, request.numWarps, "num_warps");
+  pick(options.numStages, request.numStages, "num_stages");
+  pick(options.occupancy, request.occupancy, "occupancy");
+  pick(options.rotateWgmma, request.rotateWgmma, "rotate_wgmma");
+  pick(options.warpSpecialize, request.warpSpecialize, "warp_specialize");
+  pick(options.pingPong, request.pingPong, "ping_pong");
+  return options;
+}
+
+bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
+  return a.numWarps == b.numWarps && a.numStages == b.numStages &&
+         a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
+         a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong;
+}
+
 } // namespace
 
 CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
@@ -175,18 +216,24 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
              << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n";
       return result;
     }
-    if (request.numWarps == 0 || request.numWarps > 32 ||
-        (request.numWarps & (request.numWarps - 1))) {
+    if (unsigned w = request.numWarps.value_or(4);
+        w == 0 || w > 32 || (w & (w - 1))) {
       diagOS << "tilec: error: --num-warps must be a power of two from 1 to "
                 "32, got "
-             << request.numWarps << "\n";
+             << w << "\n";
       return result;
     }
-    if (request.numStages > kMaxStages) {
+    if (request.numStages.value_or(0) > kMaxStages) {
       diagOS << "tilec: error: --num-stages must be from 0 to " << kMaxStages
              << " (0: from the kernel's latency hints, 1: no pipelining), "
                 "got "
-             << request.numStages << "\n";
+             << *request.numStages << "\n";
+      return result;
+    }
+    if (unsigned o = request.occupancy.value_or(1); o == 0 || o > 32) {
+      diagOS << "tilec: error: --occupancy must be from 1 to 32 blocks per "
+                "multiprocessor, got "
+             << o << "\n";
       return result;
     }
     unsigned a = request.tensorAlignment;
@@ -214,21 +261,14 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   }
 
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-  CodegenOptions codegen;
-  codegen.arch = request.arch;
-  codegen.numWarps = request.numWarps;
-  codegen.tensorAlignment = request.tensorAlignment;
-  codegen.numStages = request.numStages;
-  codegen.loopSplit = request.loopSplit;
-  codegen.rotateWgmma = request.rotateWgmma;
-  codegen.warpSpecialize = request.warpSpecialize;
-  codegen.pingPong = request.pingPong;
+  SmallVector<mlir::func::FuncOp> funcs(module->getOps<mlir::func::FuncOp>());
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
                                          request.tensorAlignment));
 
-  auto runPipeline = [&](mlir::ModuleOp m, bool toLLVM) {
+  auto runPipeline = [&](mlir::ModuleOp m, const CodegenOptions &codegen,
+                         bool toLLVM) {
     mlir::PassManager pm(&context);
     if (request.configurePM && mlir::failed(request.configurePM(pm)))
       return false;
@@ -239,7 +279,19 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     return mlir::succeeded(pm.run(m));
   };
   if (stage == Stage::Layout || stage == Stage::NVVM) {
-    if (!runPipeline(*module, stage == Stage::NVVM))
+    // One pipeline for the whole module: its kernels' options must agree.
+    CodegenOptions codegen = funcs.empty()
+                                 ? resolveOptions(request, mlir::func::FuncOp())
+                                 : resolveOptions(request, funcs.front());
+    for (mlir::func::FuncOp func : funcs)
+      if (!sameOptions(codegen, resolveOptions(request, func))) {
+        diagOS << request.bufferName << ": error: kernels '"
+               << funcs.front().getName() << "' and '" << func.getName()
+               << "' are compiled with different options (from their "
+                  "@hints); choose one with --kernel\n";
+        return result;
+      }
+    if (!runPipeline(*module, codegen, stage == Stage::NVVM))
       return result;
     llvm::raw_string_ostream os(result.text);
     module->print(os);
@@ -252,15 +304,15 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   llvm::StringMap<const ast::Kernel *> kernels;
   for (const ast::Kernel &k : ast->kernels)
     kernels[k.name] = &k;
-  SmallVector<mlir::func::FuncOp> funcs(module->getOps<mlir::func::FuncOp>());
   for (mlir::func::FuncOp func : funcs) {
-    KernelInfo info = describeKernel(func, *kernels[func.getName()], request);
+    CodegenOptions codegen = resolveOptions(request, func);
+    KernelInfo info = describeKernel(func, *kernels[func.getName()], codegen);
     mlir::OwningOpRef<mlir::ModuleOp> single = module->clone();
     for (auto other :
          llvm::make_early_inc_range(single->getOps<mlir::func::FuncOp>()))
       if (other.getName() != func.getName())
         other.erase();
-    if (!runPipeline(*single, /*toLLVM=*/true))
+    if (!runPipeline(*single, codegen, /*toLLVM=*/true))
       return result;
     for (auto f : single->getOps<mlir::LLVM::LLVMFuncOp>())
       if (f.getName() == info.name) {

@@ -53,6 +53,28 @@ def test_compile_error_is_located():
     assert e.locations[0][1] == 3
 
 
+def test_bad_kernel_hint_is_a_located_compile_error():
+    src = ("@hints(num_warps=6)\n"
+           "kernel k(A: Tensor[f32, 1]):\n"
+           "    pass\n")
+    with pytest.raises(tilec.CompileError) as info:
+        tilec.compile(src, arch="sm_80", name="hinted.tile")
+    e = info.value
+    assert "num_warps must be a power of two from 1 to 32, got 6" in str(e)
+    assert e.locations[0][:3] == ("hinted.tile", 1, 18)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(num_warps=3), "num.?warps|numWarps"),
+    (dict(occupancy=33), "occupancy"),
+    (dict(num_stages=9), "numStages"),
+])
+def test_compile_option_refusals(options, message):
+    with pytest.raises(tilec.TileError, match=message):
+        tilec.compile("kernel k(A: Tensor[f32, 1]):\n    pass\n",
+                      arch="sm_80", **options)
+
+
 def test_compile_missing_file():
     with pytest.raises(tilec.TileError, match="cannot read"):
         tilec.compile("/no/such/kernel.tile", arch="sm_80")

@@ -37,10 +37,17 @@ def _check(rc):
         raise from_message(_capi.last_error())
 
 
-def _options(constants, kernel=None, arch=None, num_warps=0,
-             num_stages=0, loop_split=True, tensor_alignment=0,
-             rotate_wgmma=True, warp_specialize=False, ping_pong=False):
-    """A tile_compile_options and the objects it points into."""
+def _tristate(flag):
+    """None: the kernel's @hints decide (0); True: 1; False: -1."""
+    return 0 if flag is None else (1 if flag else -1)
+
+
+def _options(constants, kernel=None, arch=None, num_warps=None,
+             num_stages=None, loop_split=True, tensor_alignment=0,
+             rotate_wgmma=None, warp_specialize=None, ping_pong=None,
+             occupancy=None):
+    """A tile_compile_options and the objects it points into. Options left
+    None are the kernel's @hints', or else the defaults."""
     items = [(str(k), _constant_text(v)) for k, v in constants.items()]
     array = (_capi.Constant * max(1, len(items)))()
     keep = []
@@ -53,13 +60,14 @@ def _options(constants, kernel=None, arch=None, num_warps=0,
     o.num_constants = len(items)
     o.kernel = kernel.encode() if kernel else None
     o.arch = arch.encode() if arch else None
-    o.num_warps = num_warps
-    o.num_stages = num_stages
+    o.num_warps = num_warps or 0
+    o.num_stages = num_stages or 0
+    o.occupancy = occupancy or 0
     o.tensor_alignment = tensor_alignment
     o.disable_loop_split = 0 if loop_split else 1
-    o.disable_rotate_wgmma = 0 if rotate_wgmma else 1
-    o.warp_specialize = 1 if warp_specialize else 0
-    o.ping_pong = 1 if ping_pong else 0
+    o.disable_rotate_wgmma = 1 if rotate_wgmma is False else 0
+    o.warp_specialize = _tristate(warp_specialize)
+    o.ping_pong = _tristate(ping_pong)
     keep.append(array)
     return o, keep
 
@@ -128,18 +136,22 @@ class Kernel:
         _check(_capi.lib().tile_kernel_check(self._handle, packed, len(args)))
 
 
-def compile(path_or_source, kernel=None, arch=None, num_warps=4,
-            num_stages=0, loop_split=True, rotate_wgmma=True,
-            warp_specialize=False, ping_pong=False, name=None,
+def compile(path_or_source, kernel=None, arch=None, num_warps=None,
+            num_stages=None, loop_split=True, rotate_wgmma=None,
+            warp_specialize=None, ping_pong=None, occupancy=None, name=None,
             **constants):
     """Compiles a .tile file (a path) or source text (anything with a newline
     or starting with `kernel`) and loads it on the GPU. Keyword arguments
     other than the options set the kernel's `const` parameters (tilec's
-    -DNAME=VALUE). Raises CompileError with the located diagnostics."""
+    -DNAME=VALUE). Options left None take the kernel's @hints(...), or else
+    the defaults (4 warps, stages from the latency hints, rotate_wgmma on,
+    warp_specialize and ping_pong off, no occupancy bound); an option given
+    here wins over the kernel's hint. Raises CompileError with the located
+    diagnostics."""
     options, keep = _options(constants, kernel, arch, num_warps, num_stages,
                              loop_split, rotate_wgmma=rotate_wgmma,
                              warp_specialize=warp_specialize,
-                             ping_pong=ping_pong)
+                             ping_pong=ping_pong, occupancy=occupancy)
     handle = ctypes.c_void_p()
     lib = _capi.lib()
     if _is_source(path_or_source):

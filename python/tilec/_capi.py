@@ -54,6 +54,7 @@ class CompileOptions(ctypes.Structure):
         ("disable_rotate_wgmma", ctypes.c_int),
         ("warp_specialize", ctypes.c_int),
         ("ping_pong", ctypes.c_int),
+        ("occupancy", ctypes.c_uint),
     ]
 
 

@@ -1,5 +1,6 @@
 // RUN: split-file %s %t
 // RUN: tile-opt %t/lower.mlir -split-input-file --tile-allocate-shared-memory --tile-insert-barriers --convert-tile-to-llvm -canonicalize -cse | FileCheck %t/lower.mlir
+// RUN: tile-opt %t/lower.mlir -split-input-file --tile-allocate-shared-memory --tile-insert-barriers --convert-tile-to-llvm=occupancy=1 | FileCheck %t/lower.mlir --check-prefix=OCC
 // RUN: tile-opt %t/errors.mlir -split-input-file --convert-tile-to-llvm -verify-diagnostics
 
 // The lowering of the sm_90a TMA and mbarrier ops (TmaPatterns.cpp) to
@@ -172,6 +173,15 @@ func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.ke
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @specialized
+// With occupancy 1 (a kernel's @hints, tilec --occupancy) every kernel is
+// budgeted for one block, whose threads start with 255 registers: the
+// consumers need take none from the producer.
+// OCC-LABEL: llvm.func @mbarriers
+// OCC-SAME:  nvvm.minctasm = 1 : i32
+// OCC-LABEL: llvm.func @specialized
+// OCC-SAME:  nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32
+// OCC-NOT:   nvvm.setmaxregister
+// OCC-LABEL: llvm.func @turns
 // CHECK-SAME:  nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32

@@ -54,11 +54,13 @@
 #include <algorithm>
 #include <atomic>
 #include <fcntl.h>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -88,6 +90,10 @@ const char *const kWarpSpecialize = "(warp_specialize)";
 const char *const kNumWarps = "(num_warps)";
 /// CompileOptions::pingPong (tilec --ping-pong); absent: off.
 const char *const kPingPong = "(ping_pong)";
+/// "true": the four options above (stages, specialization, warps,
+/// ping-pong) reach the compiler as the kernel's own @hints(...), written
+/// into a copy of its source, and not as compile options.
+const char *const kViaHints = "(hints)";
 
 /// The pseudo-constants that ask for `stages` pipeline stages, loop
 /// splitting on or off and warp specialization on or off.
@@ -162,18 +168,21 @@ const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
-                     unsigned numWarps, bool pingPong) {
+                     unsigned numWarps, bool pingPong, bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
       file,
       "--alignment=" + std::to_string(alignment),
-      "--num-stages=" + std::to_string(numStages),
       "--arch=" + (config.arch.empty() ? std::string("sm_90a") : config.arch),
-      std::string("--loop-split=") + (loopSplit ? "true" : "false"),
-      std::string("--warp-specialize=") + (warpSpecialize ? "true" : "false"),
-      "--num-warps=" + std::to_string(numWarps),
-      std::string("--ping-pong=") + (pingPong ? "true" : "false")};
+      std::string("--loop-split=") + (loopSplit ? "true" : "false")};
+  if (!viaHints) {
+    args.push_back("--num-stages=" + std::to_string(numStages));
+    args.push_back(std::string("--warp-specialize=") +
+                   (warpSpecialize ? "true" : "false"));
+    args.push_back("--num-warps=" + std::to_string(numWarps));
+    args.push_back(std::string("--ping-pong=") + (pingPong ? "true" : "false"));
+  }
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -264,6 +273,7 @@ private:
     bool warpSpecialize = false;
     unsigned numWarps = 4;
     bool pingPong = false;
+    bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
         alignment = std::stoul(v);
@@ -277,18 +287,29 @@ private:
         numWarps = std::stoul(v);
       else if (k == kPingPong)
         pingPong = v == "true";
+      else if (k == kViaHints)
+        viaHints = v == "true";
       else
         constants.emplace_back(k, v);
+    }
+    if (viaHints) {
+      tile::Expected<std::string> hinted =
+          withHints(file, numStages, warpSpecialize, numWarps, pingPong);
+      if (!hinted)
+        return hinted.status();
+      file = *hinted;
     }
     auto compile = [&]() -> tile::Expected<Kernel> {
       if (mode == Mode::JIT) {
         tile::CompileOptions options;
         options.constants = constants;
-        options.numStages = numStages;
         options.loopSplit = loopSplit;
-        options.warpSpecialize = warpSpecialize;
-        options.numWarps = numWarps;
-        options.pingPong = pingPong;
+        if (!viaHints) {
+          options.numStages = numStages;
+          options.warpSpecialize = warpSpecialize;
+          options.numWarps = numWarps;
+          options.pingPong = pingPong;
+        }
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
@@ -296,7 +317,7 @@ private:
                            std::to_string(++counter) + ".ptx";
       std::string error =
           runTilec(file, constants, output, alignment, numStages, loopSplit,
-                   warpSpecialize, numWarps, pingPong);
+                   warpSpecialize, numWarps, pingPong, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -321,6 +342,33 @@ private:
           std::to_string(kernel->numStages()) +
           " loop_split=" + (kernel->loopSplit() ? "true" : "false"));
     return kernel;
+  }
+
+  /// A copy of `file` whose first kernel carries the options as its
+  /// @hints(...); its path.
+  tile::Expected<std::string> withHints(const std::string &file,
+                                        unsigned numStages, bool specialize,
+                                        unsigned numWarps, bool pingPong) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string source = text.str();
+    size_t at = source.find("\nkernel ");
+    if (!in || at == std::string::npos)
+      return tile::Status::error("no kernel in " + file);
+    std::string hints = "\n@hints(num_warps=" + std::to_string(numWarps) +
+                        ", warp_specialize=" + (specialize ? "True" : "False") +
+                        ", ping_pong=" + (pingPong ? "True" : "False");
+    if (numStages)
+      hints += ", num_stages=" + std::to_string(numStages);
+    source.insert(at, hints + ")");
+    std::string path =
+        config.workDir + "/hinted-" + std::to_string(++counter) + ".tile";
+    std::ofstream out(path);
+    out << source;
+    if (!out.flush())
+      return tile::Status::error("cannot write " + path);
+    return path;
   }
 
   std::mutex mutex;
@@ -516,6 +564,7 @@ struct Gemm {
   int64_t m, n, k;
   unsigned stages = 0;     // CompileOptions::numStages; 0: the latency hints
   bool specialize = false; // CompileOptions::warpSpecialize
+  bool viaHints = false;   // the options as the kernel's @hints
 };
 
 Constants gemmConstants(const Gemm &g) {
@@ -529,6 +578,8 @@ Constants gemmConstants(const Gemm &g) {
       {kAlignment, std::stoul(alignK) < std::stoul(alignN) ? alignK : alignN}};
   for (auto &option : codegen(g.stages, true, g.specialize))
     constants.push_back(option);
+  if (g.viaHints)
+    constants.push_back({kViaHints, "true"});
   return constants;
 }
 
@@ -668,6 +719,13 @@ std::vector<Gemm> gemmCases() {
       cases.push_back({DType::F16, 129, 257, k, stages, true});
   cases.push_back({DType::F16, 256, 384, 4096, 2, true});
   cases.push_back({DType::BF16, 129, 257, 160, 3, true});
+  // The same options from the kernel's own @hints(...), specialized and
+  // not.
+  for (bool specialize : {true, false})
+    for (int64_t k : {int64_t(0), int64_t(160), int64_t(1000)}) {
+      cases.push_back({DType::F16, 129, 257, k, 3, specialize});
+      cases.back().viaHints = true;
+    }
   // bf16 through the ring.
   if (!config.quick)
     for (unsigned stages : {2u, 4u})
@@ -693,6 +751,7 @@ struct Attention {
   int64_t tileM = 64;           // TILE_M (128: two warpgroups of 4 warps)
   unsigned warps = 4;           // CompileOptions::numWarps
   bool pingPong = false;        // CompileOptions::pingPong
+  bool viaHints = false;        // the options as the kernel's @hints
 };
 
 Constants attentionConstants(const Attention &t) {
@@ -710,6 +769,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kNumWarps, std::to_string(t.warps)});
   if (t.pingPong)
     constants.push_back({kPingPong, "true"});
+  if (t.viaHints)
+    constants.push_back({kViaHints, "true"});
   return constants;
 }
 
@@ -942,6 +1003,13 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, false);
         twoGroups(pingPong);
       }
+  // Two consumer warpgroups asked for by the kernel's own @hints.
+  for (bool causal : {false, true})
+    for (int64_t seq : {int64_t(64), int64_t(1000)}) {
+      add(f16, 128, causal, 1, seq, seq, 0, 2, 2, false);
+      twoGroups(false);
+      cases.back().viaHints = true;
+    }
 }
 
 /// No keys at all (launch only: the output is undefined): the loop runs 0

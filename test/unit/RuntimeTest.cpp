@@ -37,12 +37,12 @@
 
 using namespace tile;
 using namespace tile::detail;
+using tile::test::scalarParam;
+using tile::test::tensorParam;
 using tilec::ElementKind;
 using tilec::KernelInfo;
 using tilec::KernelParam;
 using tilec::ScalarKind;
-using tile::test::scalarParam;
-using tile::test::tensorParam;
 
 namespace {
 
@@ -606,12 +606,14 @@ TEST(CacheKey, StagesAndLoopSplit) {
       EXPECT_TRUE(keys.insert(cacheKey(request, "v1")).second)
           << "stages " << stages << ", split " << split;
     }
-  // The defaults are stages 0 (from the hints) and split.
+  // Split is the default. Stages left unset are the kernel's @hints' (or
+  // the latency hints'), which need not be an explicit 0's.
   tilec::CompileRequest defaults = sampleRequest();
   tilec::CompileRequest explicitDefaults = sampleRequest();
-  explicitDefaults.numStages = 0;
   explicitDefaults.loopSplit = true;
   EXPECT_EQ(cacheKey(defaults, "v1"), cacheKey(explicitDefaults, "v1"));
+  explicitDefaults.numStages = 0;
+  EXPECT_NE(cacheKey(defaults, "v1"), cacheKey(explicitDefaults, "v1"));
 }
 
 TEST(DiskCache, WriteReadCorrupt) {
@@ -757,8 +759,8 @@ struct FakeCompiler {
       tilec::CompiledKernel kernel;
       kernel.info.name = name;
       kernel.info.arch = request.arch;
-      kernel.info.numWarps = request.numWarps;
-      kernel.info.numStages = request.numStages;
+      kernel.info.numWarps = request.numWarps.value_or(4);
+      kernel.info.numStages = request.numStages.value_or(0);
       kernel.info.loopSplit = request.loopSplit;
       kernel.info.params = {
           tensorParam("A", ElementKind::F32, 1, request.tensorAlignment)};

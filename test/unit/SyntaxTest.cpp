@@ -152,11 +152,11 @@ std::string parseErrors(StringRef source) { return parse(source).errors; }
 TEST(LexerTest, Operators) {
   LexResult r = lex("a **= b //= c <<= d >>= e ** f // g << h >> i\n"
                     "<= >= == != += -= *= /= %= &= |= ^= = < > + - * / % ~ "
-                    "& | ^ . , : ( ) [ ]");
+                    "& | ^ . , : ( ) [ ] @");
   EXPECT_EQ(r.tokens,
             "name:a **= name:b //= name:c <<= name:d >>= name:e ** name:f // "
             "name:g << name:h >> name:i NL <= >= == != += -= *= /= %= &= |= "
-            "^= = < > + - * / % ~ & | ^ . , : ( ) [ ] NL EOF");
+            "^= = < > + - * / % ~ & | ^ . , : ( ) [ ] @ NL EOF");
   EXPECT_EQ(r.errors, "");
 }
 
@@ -319,18 +319,18 @@ TEST(LexerTest, StringLiterals) {
 }
 
 TEST(LexerTest, InvalidCharacters) {
-  LexResult r = lex("a $$ b @ c\n"
+  LexResult r = lex("a $$ b ? c\n"
                     "d ! e != f ; g\n"
                     "\xc3\xa9t\xc3\xa9 " +
                     std::string("\x00\x01\x7f", 3) + " h {}");
   // One error per run of bad characters; lexing goes on after each.
-  EXPECT_EQ(r.tokens, "name:a ERR($$) name:b ERR(@) name:c NL name:d ERR(!) "
+  EXPECT_EQ(r.tokens, "name:a ERR($$) name:b ERR(?) name:c NL name:d ERR(!) "
                       "name:e != name:f ERR(;) name:g NL ERR(\xc3\xa9) name:t "
                       "ERR(\xc3\xa9) " +
                           std::string("ERR(\x00\x01\x7f", 7) +
                           ") name:h ERR({}) NL EOF");
   EXPECT_EQ(r.errors, "1:3: error: invalid character '$' in source\n"
-                      "1:8: error: invalid character '@' in source\n"
+                      "1:8: error: invalid character '?' in source\n"
                       "2:3: error: invalid character '!' in source\n"
                       "2:12: error: invalid character ';' in source\n"
                       "3:1: error: invalid character '\\xc3' in source\n"
@@ -728,6 +728,54 @@ TEST(ParserTest, KernelsAndGlobals) {
             "  (kernel second\n"
             "    (body\n"
             "      (return))))\n");
+}
+
+TEST(ParserTest, KernelHints) {
+  ParseResult r = parse("@hints(num_warps=N * 2, warp_specialize=True,)\n"
+                        "kernel k(N: const int = 4):\n"
+                        "    pass\n"
+                        "kernel plain():\n"
+                        "    pass\n");
+  EXPECT_EQ(r.errors, "");
+  EXPECT_EQ(r.ast, "(module\n"
+                   "  (kernel k\n"
+                   "    (hints (kw num_warps (binop * (name N) (int 2))) (kw "
+                   "warp_specialize (bool True)))\n"
+                   "    (param N const (name int) (default (int 4)))\n"
+                   "    (body\n"
+                   "      (pass)))\n"
+                   "  (kernel plain\n"
+                   "    (body\n"
+                   "      (pass))))\n");
+  // An empty @hints() is a decorator with no hints.
+  EXPECT_EQ(parse("@hints()\nkernel k():\n    pass\n").ast,
+            "(module\n  (kernel k\n    (hints)\n    (body\n      (pass))))\n");
+}
+
+TEST(ParserTest, KernelHintErrors) {
+  // Each malformed decorator is one error; the kernel after it is parsed.
+  EXPECT_EQ(parseErrors("@hints(8)\nkernel k():\n    pass\n"),
+            "1:8: error: @hints takes keyword arguments only (name=value)\n");
+  EXPECT_EQ(parseErrors("@kernel_hints(a=1)\nkernel k():\n    pass\n"),
+            "1:1: error: unknown decorator: a kernel takes only "
+            "'@hints(name=value, ...)'\n");
+  EXPECT_EQ(parseErrors("@hints\nkernel k():\n    pass\n"),
+            "1:1: error: unknown decorator: a kernel takes only "
+            "'@hints(name=value, ...)'\n");
+  EXPECT_EQ(parseErrors("@hints(a=1) x\nkernel k():\n    pass\n"),
+            "1:13: error: expected end of line after @hints(...), found "
+            "'x'\n");
+  EXPECT_EQ(parseErrors("@hints(a=1)\nX = 2\n"),
+            "2:1: error: expected 'kernel' on the line after @hints(...), "
+            "found 'X'\n");
+  EXPECT_EQ(parseErrors("@hints(a=1)\n@hints(b=2)\nkernel k():\n    pass\n"),
+            "2:1: error: expected 'kernel' on the line after @hints(...), "
+            "found '@'\n");
+  EXPECT_EQ(parseErrors("@hints(a=1, a=2)\nkernel k():\n    pass\n"),
+            "1:13: error: keyword argument repeated: 'a'\n");
+  EXPECT_EQ(parseErrors("@hints(a=1)\n"), "1:12: error: expected 'kernel' on "
+                                          "the line after @hints(...), "
+                                          "found end of file\n");
 }
 
 TEST(ParserTest, EmptyModule) {

@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - The tile dialect ---------------------------------===//
 
 #include "Tile/IR/TileDialect.h"
+#include "Tile/IR/KernelHints.h"
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
 
@@ -180,6 +181,18 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError() << "'" << getConstantsAttrName()
                              << "' must be a dictionary of constants";
+    return success();
+  }
+  if (attr.getName() == getHintsAttrName()) {
+    auto hints = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!hints)
+      return op->emitError() << "'" << getHintsAttrName()
+                             << "' must be a dictionary of kernel hints";
+    for (NamedAttribute hint : hints) {
+      std::string why = checkKernelHint(hint.getName(), hint.getValue());
+      if (!why.empty())
+        return op->emitError() << "'" << getHintsAttrName() << "': " << why;
+    }
     return success();
   }
   // Loop attributes: set in the source (range(..., num_stages=N,

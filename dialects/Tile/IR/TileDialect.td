@@ -54,6 +54,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getConstantsAttrName() {
       return ::llvm::StringLiteral("tile.constants");
     }
+    /// The compile-time options a kernel gives in `@hints(...)`: a
+    /// dictionary of the hints of Tile/IR/KernelHints.h.
+    static constexpr ::llvm::StringLiteral getHintsAttrName() {
+      return ::llvm::StringLiteral("tile.hints");
+    }
     /// A kernel's TMA descriptors: one {param, box, swizzle} per trailing
     /// !tile.tensor_map parameter, set by tile-convert-copies-to-tma.
     static constexpr ::llvm::StringLiteral getTensorMapsAttrName() {

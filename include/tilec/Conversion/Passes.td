@@ -20,7 +20,17 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     `tile-allocate-shared-memory` (which records the kernel's
     `tile.shared_bytes`) and `tile-insert-barriers`: the lowering places no
     barriers between ops.
+
+    With `occupancy` N, each kernel is budgeted for N blocks per
+    multiprocessor (`nvvm.minctasm`, PTX `.minnctapersm`: ptxas caps the
+    registers so that N blocks fit), and a warp-specialized kernel splits
+    the registers N blocks leave it between its producer and consumers.
   }];
+  let options = [
+    Option<"occupancy", "occupancy", "unsigned", /*default=*/"0",
+           "Blocks per multiprocessor to budget registers for (0: no "
+           "bound)">,
+  ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect",

@@ -343,7 +343,15 @@ struct Param {
   ExprPtr defaultValue; // null when absent
 };
 
+/// A kernel's `@hints(name=value, ...)`: compile-time options that the
+/// compiler takes unless the command line or the API gives them.
+struct Hints {
+  llvm::SMRange range; // the decorator; empty when there is none
+  std::vector<Keyword> keywords;
+};
+
 struct Kernel {
+  Hints hints;
   std::string name;
   llvm::SMRange nameRange;
   llvm::SMRange range; // the `kernel` keyword through the end of the body

@@ -41,6 +41,10 @@ struct CodegenOptions {
   /// sm_90a, with warpSpecialize: two or more consumer warpgroups issue
   /// their multiplies in turns (tile-ping-pong).
   bool pingPong = false;
+  /// Blocks per multiprocessor the registers are budgeted for (PTX
+  /// .minnctapersm, and the register split of warp specialization); 0:
+  /// unconstrained.
+  unsigned occupancy = 0;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }
@@ -61,7 +65,8 @@ void buildSchedulePipeline(mlir::OpPassManager &pm,
                            const CodegenOptions &options);
 
 /// From scheduled tile IR to the LLVM and NVVM dialects.
-void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
+                              const CodegenOptions &options);
 
 /// The three above, in order: tile IR to LLVM/NVVM for options.arch.
 void buildCodegenPipeline(mlir::OpPassManager &pm,

@@ -12,6 +12,7 @@
 #include "tilec/Target/KernelInfo.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,31 +35,24 @@ struct CompileRequest {
   std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
   std::string kernelName;      // empty: every kernel of the file
   std::string arch = "sm_90a"; // sm_80, sm_86, sm_89, sm_90, sm_90a
-  unsigned numWarps = 4;
   /// Byte alignment assumed for every tensor (base and outer strides); the
   /// runtime checks it at launch, and the JIT lowers it when an argument is
   /// less aligned. 16 allows 16-byte vector accesses.
   unsigned tensorAlignment = 16;
-  /// Software-pipeline stages of the async copies in loops: 0 takes them
-  /// from the kernel's `latency` hints, 1 turns pipelining off, N (up to 8)
-  /// gives every pipelined copy N stages (tilec --num-stages).
-  unsigned numStages = 0;
   /// Split loops at branches on their induction variable (the causal mask
   /// of attention), so that most iterations run without the branch
   /// (tilec --loop-split).
   bool loopSplit = true;
-  /// sm_90a: issue a loop's last multiply in the next trip, behind its
-  /// first, so that the work between them overlaps the tensor cores
-  /// (tile-rotate-wgmma; tilec --rotate-wgmma=false turns it off).
-  bool rotateWgmma = true;
-  /// sm_90a: split the block into a TMA producer warp and the consumer
-  /// warpgroups, which trade registers with setmaxnreg
-  /// (tile-warp-specialize; tilec --warp-specialize).
-  bool warpSpecialize = false;
-  /// sm_90a, with warpSpecialize: consumer warpgroups issue their
-  /// multiplies in turns, one's softmax under the other's (tile-ping-pong;
-  /// tilec --ping-pong).
-  bool pingPong = false;
+
+  // Options a kernel may also give in `@hints(...)` (Tile/IR/KernelHints.h):
+  // set here, they win over the kernel's hint; unset, the hint or else the
+  // default applies. Their meanings: tile::CompileOptions (tile/Tile.h).
+  std::optional<unsigned> numWarps;   // default 4
+  std::optional<unsigned> numStages;  // default 0: the latency hints
+  std::optional<unsigned> occupancy;  // default: no bound
+  std::optional<bool> rotateWgmma;    // default on
+  std::optional<bool> warpSpecialize; // default off
+  std::optional<bool> pingPong;       // default off
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;

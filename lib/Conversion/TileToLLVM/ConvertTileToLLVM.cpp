@@ -102,6 +102,8 @@ LogicalResult lowerToLLVM(ModuleOp module) {
 
 struct ConvertTileToLLVMPass
     : public tilec::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(checkLoweringPreconditions(module)))
@@ -120,13 +122,17 @@ struct ConvertTileToLLVMPass
       func->setAttr("nvvm.kernel", b.getUnitAttr());
       func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                         {int32_t(warps.getInt() * 32), 1, 1}));
+      if (occupancy)
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      b.getI32IntegerAttr(int32_t(occupancy)));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
     }
     // Warp-specialized bodies split by role once their contents are
     // lowered (which needs to know which ops the consumers run).
     if (failed(lowerTiles(module)))
       return signalPassFailure();
-    module.walk([&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws); });
+    module.walk(
+        [&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws, occupancy); });
     if (failed(lowerToLLVM(module)))
       return signalPassFailure();
     markTensorMapParameters(module);
@@ -134,16 +140,17 @@ struct ConvertTileToLLVMPass
 
   /// A warp-specialized body becomes a branch on the thread's role. The
   /// block grows by the producer's warpgroup; with `producer_registers`,
-  /// the kernel is bounded to its block size and to as many blocks per
-  /// multiprocessor as its shared memory allows (and as leave a thread at
-  /// least 128 registers), which fixes the registers
+  /// the kernel is bounded to its block size and to `occupancy` blocks per
+  /// multiprocessor, or else as many as its shared memory allows (and as
+  /// leave a thread at least 128 registers), which fixes the registers
   /// a thread starts with (R); the producer warpgroup drops to
   /// `producer_registers` and the consumers rise to what that frees (at
   /// most 240), with setmaxnreg:
   ///
   ///   if tid < consumers: setmaxnreg.inc; consumer region
   ///   else:               setmaxnreg.dec; if tid < consumers + 32: producer
-  static void lowerWarpSpecialize(tile::WarpSpecializeOp ws) {
+  static void lowerWarpSpecialize(tile::WarpSpecializeOp ws,
+                                  unsigned occupancy) {
     auto func = ws->getParentOfType<func::FuncOp>();
     OpBuilder b(ws);
     Location loc = ws.getLoc();
@@ -161,6 +168,8 @@ struct ConvertTileToLLVMPass
       if (shared)
         blocks =
             std::min<int64_t>(blocks, (228 * 1024) / (shared.getInt() + 1024));
+      if (occupancy)
+        blocks = occupancy;
       blocks = std::max<int64_t>(blocks, 1);
       int64_t atEntry =
           std::min<int64_t>(255, (65536 / (blocks * threads)) & ~int64_t(7));

@@ -960,6 +960,41 @@ func.func @constants_not_dict() attributes {tile.kernel, tile.constants = [1, 2]
 
 // -----
 
+// expected-error @+1 {{'tile.hints' must be a dictionary of kernel hints}}
+func.func @hints_not_dict() attributes {tile.kernel, tile.hints = 8} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong and rotate_wgmma)}}
+func.func @hints_unknown() attributes {tile.kernel, tile.hints = {warps = 8 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.hints': num_warps must be a power of two from 1 to 32, got 6}}
+func.func @hints_range() attributes {tile.kernel, tile.hints = {num_warps = 6 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.hints': num_stages must be an integer}}
+func.func @hints_int_type() attributes {tile.kernel, tile.hints = {num_stages = 2 : i32}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.hints': warp_specialize must be a bool}}
+func.func @hints_bool() attributes {tile.kernel, tile.hints = {warp_specialize = 1 : i64}} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'tile.loop_split' applies only to scf.for}}
 func.func @loop_split_on_func() attributes {tile.loop_split = false} {
   return
