@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <string>
@@ -200,6 +201,9 @@ public:
   /// Names that went out of scope (defined inside a loop or in one branch of
   /// an `if`), with where they were defined, for a better "unknown name".
   llvm::StringMap<llvm::SMLoc> outOfScope;
+  /// While a kernel's @hints are evaluated: its run-time parameters, which
+  /// a hint cannot use (said instead of "unknown name").
+  llvm::StringSet<> runtimeOnly;
 
 private:
   // MLIRGen.cpp

@@ -493,6 +493,12 @@ static Val emitName(Emitter &em, const ast::Name &n) {
     em.diag.note(gone->second, "'" + n.id + "' is assigned here");
     return Val::invalid();
   }
+  if (em.runtimeOnly.contains(n.id))
+    return em.error(n.getLoc(),
+                    "'" + n.id +
+                        "' is a run-time parameter: @hints take compile-time "
+                        "constants only (module constants and const "
+                        "parameters)");
   return em.error(n.getLoc(), "unknown name '" + n.id + "'");
 }
 

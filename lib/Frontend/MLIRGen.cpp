@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cerrno>
@@ -312,6 +313,11 @@ static Attribute constantAttr(Builder &b, const Val &v) {
 DictionaryAttr Emitter::emitHints(const ast::Kernel &kernel) {
   SmallVector<NamedAttribute> hints;
   bool ok = true;
+  runtimeOnly.clear();
+  for (const ast::Param &p : kernel.params)
+    if (!p.isConst)
+      runtimeOnly.insert(p.name);
+  auto clearRuntimeOnly = llvm::make_scope_exit([&] { runtimeOnly.clear(); });
   for (const ast::Keyword &kw : kernel.hints.keywords) {
     const tile::KernelHintSpec *spec = tile::lookupKernelHint(kw.name);
     if (!spec) {
