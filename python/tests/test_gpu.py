@@ -265,3 +265,33 @@ def test_flash_attention_kernel_rotate_option(torch_gpu, repo, rotate):
             torch.cuda.synchronize()
             ref = reference(torch, q, k, v, causal, scale, 0)
             assert rel_err(out, ref) < TOL["float16"], (causal, S)
+
+
+def test_flash_attention_kernel_hints(torch_gpu, repo):
+    """The kernel's own @hints (two consumer warpgroups, specialized) give
+    its options when the call gives none; a keyword argument wins over a
+    hint. Both kernels match the float64 reference, causal and not."""
+    torch = torch_gpu
+    with open(os.path.join(repo, "kernels", "flash_attention.tile")) as f:
+        source = f.read()
+    at = source.index("\nkernel ")
+    hinted = (source[:at] + "\n@hints(num_warps=TILE_M // 16, "
+              "warp_specialize=True)" + source[at:])
+    hopper = torch.cuda.get_device_capability() == (9, 0)
+    B, H, D, M = 1, 4, 128, 128
+    for causal in (False, True):
+        for override, warps in ((None, 12 if hopper else 8), (False, 8)):
+            fmha = tilec.compile(hinted, name="hinted.tile", H=H, TILE_D=D,
+                                 TILE_M=M, TILE_N=128, CAUSAL=causal,
+                                 loop_split=False,
+                                 warp_specialize=override)
+            assert fmha.num_warps == warps, (causal, override)
+            for S in (128, 384):
+                q, k, v = (make(torch, B, H, S, D, torch.float16, False)
+                           for _ in range(3))
+                out = torch.full_like(q, float("nan"))
+                scale = 1 / math.sqrt(D)
+                fmha[((S + M - 1) // M, B * H)](q, k, v, out, scale, 0)
+                torch.cuda.synchronize()
+                ref = reference(torch, q, k, v, causal, scale, 0)
+                assert rel_err(out, ref) < TOL["float16"], (causal, S)
