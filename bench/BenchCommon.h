@@ -255,7 +255,7 @@ private:
         "|" + std::to_string(o.numStages.value_or(0)) + "|" +
         (o.loopSplit ? "1" : "0") + "|" + std::to_string(o.tensorAlignment);
     for (const std::optional<bool> &flag :
-         {o.rotateWgmma, o.warpSpecialize, o.pingPong})
+         {o.rotateWgmma, o.warpSpecialize, o.pingPong, o.persistent})
       k += flag ? (*flag ? "|1" : "|0") : "|-";
     k += "|" + std::to_string(o.occupancy.value_or(0));
     std::vector<std::pair<std::string, std::string>> constants = o.constants;

@@ -169,6 +169,13 @@ GEMM_CONFIGS = [
     dict(TILE_M=128, TILE_N=256, TILE_K=64, num_warps=8, num_stages=0),
     dict(TILE_M=256, TILE_N=128, TILE_K=64, num_warps=8, num_stages=4),
     dict(TILE_M=128, TILE_N=128, TILE_K=64, num_warps=4, num_stages=0),
+    # Persistent (rings and the epilogue's scratch share the 227 KiB).
+    dict(TILE_M=128, TILE_N=256, TILE_K=64, num_warps=8, num_stages=2,
+         persistent=True),
+    dict(TILE_M=128, TILE_N=256, TILE_K=64, num_warps=8, num_stages=2,
+         warp_specialize=True, persistent=True),
+    dict(TILE_M=128, TILE_N=128, TILE_K=64, num_warps=8, num_stages=4,
+         warp_specialize=True, persistent=True),
 ]
 
 

@@ -4,6 +4,7 @@
 # scripts/package-gpu.sh's .gpu/ carries to the GPU machine). AB_OPTION is
 # rotate-wgmma (default; tilec --rotate-wgmma off and on),
 # warp-specialize (tilec --warp-specialize off and on, on whole loops),
+# persistent (tilec --persistent off and on, specialized),
 # ping-pong (tilec --ping-pong off and on, specialized) or ablation (FA3's:
 # 1none: no specialization, no rotation; 2ws: producer and consumers;
 # 3pp: + ping-pong; 4rot: + in-warpgroup overlap, tile-rotate-wgmma;
@@ -21,6 +22,9 @@ case "$option" in
     tag=rot; [ "$option" = warp-specialize ] && tag=ws
     variants() { printf '%s\n' "${tag}false --$option=false" \
       "${tag}true --$option=true"; } ;;
+  persistent)
+    variants() { printf '%s\n' "pfalse --warp-specialize --persistent=false" \
+      "ptrue --warp-specialize --persistent=true"; } ;;
   ping-pong)
     variants() { printf '%s\n' "ppfalse --warp-specialize --ping-pong=false" \
       "pptrue --warp-specialize --ping-pong=true"; } ;;
@@ -31,7 +35,7 @@ case "$option" in
       "3pp --warp-specialize --ping-pong --rotate-wgmma=false" \
       "4rot --warp-specialize --ping-pong --rotate-wgmma" \
       "5norpp --warp-specialize --ping-pong=false --rotate-wgmma"; } ;;
-  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, ping-pong or ablation" >&2
+  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong or ablation" >&2
      exit 2 ;;
 esac
 mkdir -p "$dir"
@@ -57,6 +61,15 @@ CONFIGS
 128 128 8 2 False 64 false
 128 128 8 2 True 64 false
 128 64 8 2 True 256 false
+CONFIGS
+    return
+  fi
+  if [ "$option" = persistent ]; then
+    cat <<'CONFIGS'
+128 128 8 2 False 128 false
+128 128 8 2 True 128 false
+128 128 8 2 False 64 false
+128 128 8 2 True 64 false
 CONFIGS
     return
   fi

@@ -52,9 +52,13 @@ struct TILE_API TuneCandidate {
   /// Warp specialization (CompileOptions::warpSpecialize); unset keeps the
   /// base's.
   std::optional<bool> warpSpecialize;
+  /// A persistent kernel (CompileOptions::persistent); unset keeps the
+  /// base's.
+  std::optional<bool> persistent;
 
   /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
-  /// when loopSplit is set and ",ws=on" (or off) when warpSpecialize is.
+  /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is and
+  /// ",persistent=on" (or off) when persistent is.
   std::string describe() const;
 };
 

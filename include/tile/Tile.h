@@ -237,6 +237,14 @@ struct CompileOptions {
   /// hint ping_pong). Default off: on top of tile-rotate-wgmma it measured
   /// 0.87-1.0x.
   std::optional<bool> pingPong;
+  /// A persistent kernel (tile-persistent; tilec --persistent; hint
+  /// persistent): launched with a block per multiprocessor slot (the
+  /// driver's occupancy for the kernel) at most, each looping over the
+  /// blocks of the grid launch() asks for, so that a block's pipeline
+  /// runs on from one tile into the next (with warpSpecialize the
+  /// producer fills the next tile's first slots while the consumers end
+  /// this one). Launch it as any kernel. Default off.
+  std::optional<bool> persistent;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).
@@ -272,6 +280,11 @@ public:
   /// recorded in its `// tilec-kernel:` line).
   unsigned numStages() const;
   bool loopSplit() const;
+  /// A persistent kernel (CompileOptions::persistent): launch() runs at
+  /// most as many blocks as the GPU holds at once (or
+  /// $TILEC_PERSISTENT_BLOCKS, when set), which loop over the grid asked
+  /// for.
+  bool persistent() const;
   /// Dynamic shared memory per block, in bytes.
   unsigned sharedBytes() const;
   const std::string &arch() const;

@@ -72,7 +72,8 @@ typedef struct tile_constant {
 /* NULL options, or zeroed fields, mean the defaults: no constants, the
  * file's only kernel, the current GPU's arch, 16-byte alignment, loops
  * split, and for the options a kernel may give in its @hints (num_warps,
- * num_stages, occupancy, rotate_wgmma, warp_specialize, ping_pong) the
+ * num_stages, occupancy, rotate_wgmma, warp_specialize, ping_pong,
+ * persistent) the
  * kernel's hint, or else the default: 4 warps, pipeline stages from the
  * kernel's latency hints, no occupancy bound, multiplies rotated, no
  * specialization, no ping-pong. Zero-initialize the struct
@@ -95,7 +96,11 @@ typedef struct tile_constant {
  *   issue their multiplies in turns (tilec --ping-pong); negative turns it
  *   off against the kernel's @hints.
  * occupancy: blocks per multiprocessor the registers are budgeted for, 1
- *   to 32 (tilec --occupancy). */
+ *   to 32 (tilec --occupancy).
+ * persistent: positive makes the kernel persistent (tilec --persistent):
+ *   launched with at most a block per multiprocessor slot, each looping
+ *   over the blocks of the grid the launch asks for; negative turns it
+ *   off against the kernel's @hints. */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -109,6 +114,7 @@ typedef struct tile_compile_options {
   int warp_specialize;
   int ping_pong;
   unsigned occupancy;
+  int persistent;
 } tile_compile_options;
 
 typedef struct tile_stats {
@@ -190,6 +196,10 @@ typedef struct tile_tune_candidate {
   size_t num_constants;
   unsigned num_warps;
   unsigned num_stages;
+  /* As in tile_compile_options: 0 keeps the base options' (or the
+   * kernel's @hints), positive on, negative off. */
+  int warp_specialize;
+  int persistent;
 } tile_tune_candidate;
 
 /* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;

@@ -96,6 +96,12 @@ cl::opt<bool> pingPong(
     cl::desc("sm_90a, with --warp-specialize and 8 or more warps: consumer "
              "warpgroups issue their multiplies in turns (tile-ping-pong)"),
     cl::init(false));
+cl::opt<bool> persistent(
+    "persistent",
+    cl::desc("A persistent kernel: the runtime launches a block per "
+             "multiprocessor slot, each looping over the blocks of the grid "
+             "the launch asks for (tile-persistent)"),
+    cl::init(false));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -197,6 +203,7 @@ tile_tilec_main(int argc, char **argv) {
     given(rotateWgmma, request.rotateWgmma);
     given(warpSpecialize, request.warpSpecialize);
     given(pingPong, request.pingPong);
+    given(persistent, request.persistent);
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

@@ -23,6 +23,10 @@ void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
 void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
                                 const CodegenOptions &options) {
   mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
+  // A persistent kernel loops over the blocks of its logical grid; the
+  // passes below see that loop around the kernel's body.
+  if (options.persistent)
+    fpm.addPass(mlir::tile::createTilePersistent());
   // Target-independent loop transformations on tile IR.
   if (options.loopSplit) {
     fpm.addPass(mlir::tile::createTileLoopSplit());
@@ -129,6 +133,10 @@ struct TargetPipelineOptions
       *this, "ping-pong",
       llvm::cl::desc("sm_90a, with warp-specialize: tile-ping-pong"),
       llvm::cl::init(false)};
+  Option<bool> persistent{
+      *this, "persistent",
+      llvm::cl::desc("tile-persistent: loop over the logical grid's blocks"),
+      llvm::cl::init(false)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
@@ -137,6 +145,7 @@ struct TargetPipelineOptions
     options.rotateWgmma = rotateWgmma;
     options.warpSpecialize = warpSpecialize;
     options.pingPong = pingPong;
+    options.persistent = persistent;
     return options;
   }
 };

@@ -126,6 +126,9 @@ struct Tiles {
   /// Warp specialized (sm_90a; a TMA producer warp besides `warps`), the
   /// loop whole.
   bool specialize = false;
+  /// Persistent (CompileOptions::persistent): a block per multiprocessor
+  /// slot, looping over the query tiles.
+  bool persistent = false;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
@@ -134,7 +137,10 @@ struct Tiles {
 /// one that spills least (ptxas -v, sm_90a). Warp specialization pays
 /// with two consumer warpgroups (128 x 128, 8 warps: setmaxnreg gives them
 /// 240 registers), not with one (bench/results/2026-11-22-h200-warp-
-/// specialize.md).
+/// specialize.md). The persistent candidate (2 stages: its rings stay live
+/// across tiles, beside the epilogue's scratch) is there for the tuner to
+/// measure; on the H200 it has not won a point yet
+/// (bench/results/2026-11-23-h200-persistent.md).
 std::vector<Tiles> candidateTiles(int tileD) {
   if (tileD >= 256)
     return {{64, 32, 4, 2},
@@ -143,12 +149,19 @@ std::vector<Tiles> candidateTiles(int tileD) {
             {128, 32, 8, 2},
             {128, 64, 8, 2, true}};
   if (tileD <= 64)
-    return {{64, 64, 4, 2},         {64, 128, 4, 2},      {128, 64, 4, 2},
-            {128, 128, 8, 0},       {128, 32, 4, 2},      {128, 64, 8, 2},
-            {128, 128, 8, 0, true}, {128, 64, 8, 2, true}};
-  return {{128, 64, 4, 2},       {64, 64, 4, 2},  {128, 128, 8, 0},
-          {128, 32, 4, 2},       {128, 64, 8, 2}, {128, 128, 8, 0, true},
-          {128, 128, 8, 2, true}};
+    return {{64, 64, 4, 2},
+            {64, 128, 4, 2},
+            {128, 64, 4, 2},
+            {128, 128, 8, 0},
+            {128, 32, 4, 2},
+            {128, 64, 8, 2},
+            {128, 128, 8, 0, true},
+            {128, 64, 8, 2, true},
+            {128, 128, 8, 2, true, true}};
+  return {{128, 64, 4, 2},        {64, 64, 4, 2},
+          {128, 128, 8, 0},       {128, 32, 4, 2},
+          {128, 64, 8, 2},        {128, 128, 8, 0, true},
+          {128, 128, 8, 2, true}, {128, 128, 8, 2, true, true}};
 }
 
 /// What makes two calls the same tuning problem.
@@ -345,6 +358,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
         // One loop: the producer fills the rings of a single loop.
         c.warpSpecialize = true;
         c.loopSplit = false;
+        if (t.persistent)
+          c.persistent = true;
         candidates.push_back(c);
         continue;
       }

@@ -36,6 +36,8 @@ std::string TuneCandidate::describe() const {
     text += *loopSplit ? ",split=on" : ",split=off";
   if (warpSpecialize)
     text += *warpSpecialize ? ",ws=on" : ",ws=off";
+  if (persistent)
+    text += *persistent ? ",persistent=on" : ",persistent=off";
   return text;
 }
 
@@ -68,6 +70,8 @@ CompileOptions optionsFor(const CompileOptions &base,
     options.loopSplit = *candidate.loopSplit;
   if (candidate.warpSpecialize)
     options.warpSpecialize = *candidate.warpSpecialize;
+  if (candidate.persistent)
+    options.persistent = *candidate.persistent;
   return options;
 }
 
@@ -177,6 +181,7 @@ tile::autotune(const std::string &source, const std::string &name,
   addOptional(resolved.rotateWgmma);
   addOptional(resolved.warpSpecialize);
   addOptional(resolved.pingPong);
+  addOptional(resolved.persistent);
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

@@ -63,6 +63,8 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.warpSpecialize = in->warp_specialize > 0;
   if (in->ping_pong)
     out.pingPong = in->ping_pong > 0;
+  if (in->persistent)
+    out.persistent = in->persistent > 0;
   return true;
 }
 
@@ -306,6 +308,10 @@ int tile_autotune(const char *source, const char *name,
     }
     candidate.numWarps = in.num_warps ? in.num_warps : 4;
     candidate.numStages = in.num_stages;
+    if (in.warp_specialize)
+      candidate.warpSpecialize = in.warp_specialize > 0;
+    if (in.persistent)
+      candidate.persistent = in.persistent > 0;
     list.push_back(std::move(candidate));
   }
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,

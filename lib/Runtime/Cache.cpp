@@ -61,6 +61,7 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   addOptional(request.rotateWgmma);
   addOptional(request.warpSpecialize);
   addOptional(request.pingPong);
+  addOptional(request.persistent);
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

@@ -44,6 +44,8 @@ namespace detail {
   X(cuFuncSetAttribute, "cuFuncSetAttribute", nullptr)                         \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", nullptr)                         \
   X(cuLaunchKernel, "cuLaunchKernel", nullptr)                                 \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                               \
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor", nullptr)                    \
   X(cuMemAlloc_v2, "cuMemAlloc_v2", nullptr)                                   \
   X(cuMemFree_v2, "cuMemFree_v2", nullptr)                                     \
   X(cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", nullptr)                               \

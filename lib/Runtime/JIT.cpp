@@ -63,6 +63,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.rotateWgmma = options.rotateWgmma;
   request.warpSpecialize = options.warpSpecialize;
   request.pingPong = options.pingPong;
+  request.persistent = options.persistent;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

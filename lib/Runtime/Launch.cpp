@@ -15,6 +15,7 @@
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace tile;
@@ -487,6 +488,49 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
   if (result != CUDA_SUCCESS)
     return Status::error(driver.errorText(result, "cuCtxSetCurrent"));
 
+  // A persistent kernel: the grid asked for is its logical grid, which its
+  // blocks loop over, after the ordinary parameters (KernelInfo.h); as
+  // many blocks are launched as the GPU runs at once.
+  Dim3 launched = grid;
+  if (target->info.persistent) {
+    uint64_t tiles = uint64_t(grid.x) * grid.y * grid.z;
+    if (tiles > uint64_t(INT32_MAX))
+      return Status::error(
+          "kernel '" + kernel.info.name + "': grid (" + std::to_string(grid.x) +
+          ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+          ") has more than 2^31-1 "
+          "blocks, which a persistent kernel counts in 32 "
+          "bits");
+    int perSM = target->residentBlocks.load(std::memory_order_relaxed);
+    if (!perSM) {
+      result = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perSM, target->function, int(target->info.numWarps * 32),
+          target->info.sharedBytes);
+      if (result != CUDA_SUCCESS)
+        return Status::error(
+            driver.errorText(result,
+                             "cuOccupancyMaxActiveBlocksPerMultiprocessor") +
+            " (kernel '" + kernel.info.name + "')");
+      perSM = std::max(perSM, 1);
+      target->residentBlocks.store(perSM, std::memory_order_relaxed);
+    }
+    uint64_t slots = uint64_t(perSM) * std::max(gpu.info.multiprocessors, 1);
+    // $TILEC_PERSISTENT_BLOCKS bounds the blocks further (many tiles per
+    // block on small problems: tests, sanitizers, experiments).
+    if (const char *env = std::getenv("TILEC_PERSISTENT_BLOCKS")) {
+      char *end = nullptr;
+      unsigned long long cap = std::strtoull(env, &end, 10);
+      if (end != env && *end == '\0' && cap > 0)
+        slots = std::min<uint64_t>(slots, cap);
+    }
+    launched = Dim3{unsigned(std::min(tiles, slots)), 1, 1};
+    for (unsigned size : {grid.x, grid.y, grid.z})
+      packed.values.push_back(size);
+    packed.pointers.resize(packed.values.size());
+    for (size_t i = 0; i < packed.values.size(); ++i)
+      packed.pointers[i] = &packed.values[i];
+  }
+
   // The TMA descriptors, after the ordinary parameters (KernelInfo.h).
   alignas(64) CUtensorMap maps[tilec::kMaxTensorMaps];
   if (!target->info.tensorMaps.empty())
@@ -497,9 +541,9 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
       return status;
 
   result = driver.cuLaunchKernel(
-      target->function, grid.x, grid.y, grid.z, target->info.numWarps * 32, 1,
-      1, target->info.sharedBytes, reinterpret_cast<CUstream>(stream),
-      packed.pointers.data(), nullptr);
+      target->function, launched.x, launched.y, launched.z,
+      target->info.numWarps * 32, 1, 1, target->info.sharedBytes,
+      reinterpret_cast<CUstream>(stream), packed.pointers.data(), nullptr);
   if (result != CUDA_SUCCESS)
     return Status::error(
         driver.errorText(result, "cuLaunchKernel") + " (kernel '" +
@@ -536,6 +580,7 @@ const std::vector<ParamInfo> &Kernel::params() const { return impl->params; }
 unsigned Kernel::numWarps() const { return impl->info.numWarps; }
 unsigned Kernel::numStages() const { return impl->info.numStages; }
 bool Kernel::loopSplit() const { return impl->info.loopSplit; }
+bool Kernel::persistent() const { return impl->info.persistent; }
 unsigned Kernel::sharedBytes() const { return impl->info.sharedBytes; }
 const std::string &Kernel::arch() const { return impl->info.arch; }
 const std::vector<std::pair<std::string, std::string>> &

@@ -81,6 +81,9 @@ struct KernelImpl {
   std::atomic<KernelImpl *> variants[8] = {};
   /// The TMA descriptors built for this kernel's launches (TensorMap.h).
   TensorMapCache tensorMapCache;
+  /// A persistent kernel's blocks per multiprocessor (the driver's
+  /// occupancy for its block and shared memory); 0 until first launched.
+  std::atomic<int> residentBlocks{0};
 };
 
 /// Builds a kernel from its description alone, with no module: check()

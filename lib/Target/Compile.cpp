@@ -72,6 +72,7 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
   info.numWarps = options.numWarps;
   info.numStages = options.numStages;
   info.loopSplit = options.loopSplit;
+  info.persistent = options.persistent;
   info.arch = options.arch;
   SmallVector<const ast::Param *> runtime;
   for (const ast::Param &p : kernel.params)
@@ -178,13 +179,15 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   pick(options.rotateWgmma, request.rotateWgmma, "rotate_wgmma");
   pick(options.warpSpecialize, request.warpSpecialize, "warp_specialize");
   pick(options.pingPong, request.pingPong, "ping_pong");
+  pick(options.persistent, request.persistent, "persistent");
   return options;
 }
 
 bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
   return a.numWarps == b.numWarps && a.numStages == b.numStages &&
          a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
-         a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong;
+         a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong &&
+         a.persistent == b.persistent;
 }
 
 } // namespace

@@ -28,7 +28,9 @@
 // one TensorMapInfo per descriptor the kernel takes after its ordinary
 // parameters ("param" indexes "params"; "box" is in the tensor's dimension
 // order, outermost first; "swizzle" is 0, 32, 64 or 128 bytes; "fill" is
-// "zero" or "nan"), and free text saying why some loads use cp.async.
+// "zero" or "nan"), and free text saying why some loads use cp.async. A
+// persistent kernel (which takes its logical grid after the ordinary
+// parameters) carries "persistent":true; absent, it is false.
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -189,6 +191,8 @@ std::string KernelInfo::toJSON() const {
   // described as before.
   if (!mapArray.empty())
     root["tensor_maps"] = std::move(mapArray);
+  if (persistent)
+    root["persistent"] = true;
   if (!tmaFallback.empty()) {
     json::Array reasons;
     for (const std::string &reason : tmaFallback)
@@ -440,7 +444,8 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
       !reader.getString(*root, "arch", where, info.arch, /*required=*/false) ||
       !reader.getInt(*root, "num_stages", where, 0, kMaxStages, info.numStages,
                      /*required=*/false) ||
-      !reader.getBool(*root, "loop_split", where, info.loopSplit))
+      !reader.getBool(*root, "loop_split", where, info.loopSplit) ||
+      !reader.getBool(*root, "persistent", where, info.persistent))
     return std::nullopt;
 
   const json::Value *params = root->get("params");

@@ -295,3 +295,30 @@ def test_flash_attention_kernel_hints(torch_gpu, repo):
                 torch.cuda.synchronize()
                 ref = reference(torch, q, k, v, causal, scale, 0)
                 assert rel_err(out, ref) < TOL["float16"], (causal, S)
+
+
+def test_persistent_flash_attention(torch_gpu, repo):
+    """persistent=True: the runtime launches a block per multiprocessor slot
+    (here fewer than the grid's query tiles), each looping over the grid
+    asked for; the rings run on from tile to tile. Specialized with two
+    consumer warpgroups and not, causal and not, against the float64
+    reference; every output element written (poisoned with NaN)."""
+    torch = torch_gpu
+    path = os.path.join(repo, "kernels", "flash_attention.tile")
+    B, H, D, M, S = 2, 16, 128, 128, 2048
+    blocks = B * H * (S // M)
+    assert blocks > torch.cuda.get_device_properties(0).multi_processor_count
+    for causal in (False, True):
+        for specialize, warps in ((True, 8), (False, 4)):
+            fmha = tilec.compile(path, H=H, TILE_D=D, TILE_M=M, TILE_N=128,
+                                 CAUSAL=causal, num_warps=warps,
+                                 num_stages=2, loop_split=False,
+                                 warp_specialize=specialize, persistent=True)
+            q, k, v = (make(torch, B, H, S, D, torch.float16, False)
+                       for _ in range(3))
+            out = torch.full_like(q, float("nan"))
+            scale = 1 / math.sqrt(D)
+            fmha[(S // M, B * H)](q, k, v, out, scale, 0)
+            torch.cuda.synchronize()
+            ref = reference(torch, q, k, v, causal, scale, 0)
+            assert rel_err(out, ref) < TOL["float16"], (causal, specialize)

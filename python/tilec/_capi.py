@@ -55,6 +55,7 @@ class CompileOptions(ctypes.Structure):
         ("warp_specialize", ctypes.c_int),
         ("ping_pong", ctypes.c_int),
         ("occupancy", ctypes.c_uint),
+        ("persistent", ctypes.c_int),
     ]
 
 
@@ -87,6 +88,8 @@ class TuneCandidate(ctypes.Structure):
         ("num_constants", ctypes.c_size_t),
         ("num_warps", ctypes.c_uint),
         ("num_stages", ctypes.c_uint),
+        ("warp_specialize", ctypes.c_int),
+        ("persistent", ctypes.c_int),
     ]
 
 

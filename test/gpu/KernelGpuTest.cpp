@@ -90,8 +90,12 @@ const char *const kWarpSpecialize = "(warp_specialize)";
 const char *const kNumWarps = "(num_warps)";
 /// CompileOptions::pingPong (tilec --ping-pong); absent: off.
 const char *const kPingPong = "(ping_pong)";
-/// "true": the four options above (stages, specialization, warps,
-/// ping-pong) reach the compiler as the kernel's own @hints(...), written
+/// CompileOptions::persistent (tilec --persistent); absent: off. The test
+/// sets $TILEC_PERSISTENT_BLOCKS to 3, so that even the small grids here
+/// run several tiles per block.
+const char *const kPersistent = "(persistent)";
+/// "true": the options above (stages, specialization, warps, ping-pong,
+/// persistence) reach the compiler as the kernel's own @hints(...), written
 /// into a copy of its source, and not as compile options.
 const char *const kViaHints = "(hints)";
 
@@ -168,7 +172,8 @@ const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
-                     unsigned numWarps, bool pingPong, bool viaHints) {
+                     unsigned numWarps, bool pingPong, bool persistent,
+                     bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -182,6 +187,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
                    (warpSpecialize ? "true" : "false"));
     args.push_back("--num-warps=" + std::to_string(numWarps));
     args.push_back(std::string("--ping-pong=") + (pingPong ? "true" : "false"));
+    args.push_back(std::string("--persistent=") +
+                   (persistent ? "true" : "false"));
   }
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
@@ -273,6 +280,7 @@ private:
     bool warpSpecialize = false;
     unsigned numWarps = 4;
     bool pingPong = false;
+    bool persistent = false;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
@@ -287,14 +295,16 @@ private:
         numWarps = std::stoul(v);
       else if (k == kPingPong)
         pingPong = v == "true";
+      else if (k == kPersistent)
+        persistent = v == "true";
       else if (k == kViaHints)
         viaHints = v == "true";
       else
         constants.emplace_back(k, v);
     }
     if (viaHints) {
-      tile::Expected<std::string> hinted =
-          withHints(file, numStages, warpSpecialize, numWarps, pingPong);
+      tile::Expected<std::string> hinted = withHints(
+          file, numStages, warpSpecialize, numWarps, pingPong, persistent);
       if (!hinted)
         return hinted.status();
       file = *hinted;
@@ -309,6 +319,7 @@ private:
           options.warpSpecialize = warpSpecialize;
           options.numWarps = numWarps;
           options.pingPong = pingPong;
+          options.persistent = persistent;
         }
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
@@ -317,7 +328,7 @@ private:
                            std::to_string(++counter) + ".ptx";
       std::string error =
           runTilec(file, constants, output, alignment, numStages, loopSplit,
-                   warpSpecialize, numWarps, pingPong, viaHints);
+                   warpSpecialize, numWarps, pingPong, persistent, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -331,6 +342,11 @@ private:
           "asked for warp specialization, got a kernel of " +
           std::to_string(kernel->numWarps()) + " warps (" +
           std::to_string(numWarps) + " + 4 expected)");
+    if (kernel && kernel->persistent() != persistent)
+      return tile::Status::error(std::string("asked for persistent=") +
+                                 (persistent ? "true" : "false") +
+                                 ", got a kernel that is " +
+                                 (persistent ? "not" : "") + " persistent");
     // The options must have reached the compiler: a test of stages=3 that
     // ran the default build would prove nothing.
     if (kernel &&
@@ -348,7 +364,8 @@ private:
   /// @hints(...); its path.
   tile::Expected<std::string> withHints(const std::string &file,
                                         unsigned numStages, bool specialize,
-                                        unsigned numWarps, bool pingPong) {
+                                        unsigned numWarps, bool pingPong,
+                                        bool persistent) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
@@ -358,7 +375,8 @@ private:
       return tile::Status::error("no kernel in " + file);
     std::string hints = "\n@hints(num_warps=" + std::to_string(numWarps) +
                         ", warp_specialize=" + (specialize ? "True" : "False") +
-                        ", ping_pong=" + (pingPong ? "True" : "False");
+                        ", ping_pong=" + (pingPong ? "True" : "False") +
+                        ", persistent=" + (persistent ? "True" : "False");
     if (numStages)
       hints += ", num_stages=" + std::to_string(numStages);
     source.insert(at, hints + ")");
@@ -565,6 +583,7 @@ struct Gemm {
   unsigned stages = 0;     // CompileOptions::numStages; 0: the latency hints
   bool specialize = false; // CompileOptions::warpSpecialize
   bool viaHints = false;   // the options as the kernel's @hints
+  bool persistent = false; // CompileOptions::persistent
 };
 
 Constants gemmConstants(const Gemm &g) {
@@ -580,6 +599,8 @@ Constants gemmConstants(const Gemm &g) {
     constants.push_back(option);
   if (g.viaHints)
     constants.push_back({kViaHints, "true"});
+  if (g.persistent)
+    constants.push_back({kPersistent, "true"});
   return constants;
 }
 
@@ -679,6 +700,13 @@ std::vector<Gemm> gemmCases() {
     // Warp specialized (sm_90a): 0, 1 and 5 trips.
     for (int64_t k : {0, 32, 160})
       cases.push_back({DType::F16, 64, 64, k, 2, true});
+    // Persistent, specialized and not: 6 tiles on 3 blocks, 0, 1 and 5
+    // trips each.
+    for (bool specialize : {true, false})
+      for (int64_t k : {0, 32, 160}) {
+        cases.push_back({DType::F16, 300, 300, k, 2, specialize});
+        cases.back().persistent = true;
+      }
     return cases;
   }
 
@@ -719,6 +747,22 @@ std::vector<Gemm> gemmCases() {
       cases.push_back({DType::F16, 129, 257, k, stages, true});
   cases.push_back({DType::F16, 256, 384, 4096, 2, true});
   cases.push_back({DType::BF16, 129, 257, 160, 3, true});
+  // Persistent (3 blocks, $TILEC_PERSISTENT_BLOCKS): 6 tiles per block,
+  // the rings running on from tile to tile at every trip count, through
+  // the producer warp and without it, and 1024 tiles at 4096^3.
+  for (bool specialize : {true, false}) {
+    for (unsigned stages : {2u, 4u, 0u})
+      for (int64_t k : ks) {
+        cases.push_back({DType::F16, 300, 700, k, stages, specialize});
+        cases.back().persistent = true;
+      }
+    cases.push_back({DType::BF16, 300, 700, 160, 3, specialize});
+    cases.back().persistent = true;
+    if (!config.quick) {
+      cases.push_back({DType::F16, 4096, 4096, 4096, 0, specialize});
+      cases.back().persistent = true;
+    }
+  }
   // The same options from the kernel's own @hints(...), specialized and
   // not.
   for (bool specialize : {true, false})
@@ -752,6 +796,7 @@ struct Attention {
   unsigned warps = 4;           // CompileOptions::numWarps
   bool pingPong = false;        // CompileOptions::pingPong
   bool viaHints = false;        // the options as the kernel's @hints
+  bool persistent = false;      // CompileOptions::persistent
 };
 
 Constants attentionConstants(const Attention &t) {
@@ -771,6 +816,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kPingPong, "true"});
   if (t.viaHints)
     constants.push_back({kViaHints, "true"});
+  if (t.persistent)
+    constants.push_back({kPersistent, "true"});
   return constants;
 }
 
@@ -867,7 +914,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.warps != 4 ? " M=" + std::to_string(t.tileM) +
                           " warps=" + std::to_string(t.warps)
                     : std::string()) +
-      (t.pingPong ? " ping-pong" : "") +
+      (t.pingPong ? " ping-pong" : "") + (t.persistent ? " persistent" : "") +
       (t.seqK == 0                    ? " (launch only)"
        : rows.size() < size_t(t.seqQ) ? " (sampled)"
                                       : "");
@@ -1003,6 +1050,30 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, false);
         twoGroups(pingPong);
       }
+  // Persistent (3 blocks, $TILEC_PERSISTENT_BLOCKS), so that each block
+  // runs many query tiles of different trip counts (causal: 1 to 16 key
+  // tiles; more queries than keys): two consumer warpgroups
+  // with the rings running on from tile to tile, one warpgroup with and
+  // without the producer warp, the causal loop split (per-tile rings) and
+  // whole.
+  for (unsigned stages : {2u, 0u})
+    for (bool causal : {false, true}) {
+      for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)}) {
+        add(f16, 128, causal, 1, seq, seq, 0, 2, 2, false);
+        twoGroups(false);
+        cases.back().persistent = true;
+        add(f16, 64, causal, 1, seq, seq, 0, 2, stages, false);
+        cases.back().specialize = true;
+        cases.back().persistent = true;
+        for (bool split : {true, false}) {
+          add(f16, 64, causal, 1, seq, seq, 0, 2, stages, split);
+          cases.back().persistent = true;
+        }
+      }
+      add(f16, 64, causal, 1, 64, 1000, 936, 2, stages, false);
+      cases.back().specialize = true;
+      cases.back().persistent = true;
+    }
   // Two consumer warpgroups asked for by the kernel's own @hints.
   for (bool causal : {false, true})
     for (int64_t seq : {int64_t(64), int64_t(1000)}) {
@@ -1071,6 +1142,20 @@ std::vector<Attention> attentionCases() {
     }
     add(128, false, 130, 130, 0, 0, false);
     cases.back().specialize = true;
+    // Persistent (3 blocks): 3 query tiles of 1 to 3 key tiles on each,
+    // specialized with one and two consumer warpgroups, and not.
+    for (bool causal : {false, true}) {
+      add(64, causal, 1000, 130, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().persistent = true;
+      add(64, causal, 1000, 130, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+      cases.back().persistent = true;
+      add(64, causal, 1000, 130, 0, 2, true);
+      cases.back().persistent = true;
+    }
     // Two consumer warpgroups taking turns: 0, 1 and 3 key tiles.
     for (auto [causal, seqK] : {std::pair<bool, int64_t>{false, 130},
                                 {true, 130},
@@ -1273,6 +1358,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   requireGpu("tile-kernel-gpu-tests");
+  // Persistent kernels: few blocks, many tiles each (kPersistent).
+  setenv("TILEC_PERSISTENT_BLOCKS", "3", /*overwrite=*/0);
   config.seed = pickSeed(argc, argv);
   std::printf("seed: %llu (rerun with --seed=%llu)\n",
               (unsigned long long)config.seed, (unsigned long long)config.seed);

@@ -106,6 +106,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.constants.push_back({"NAME \"quoted\"", "a\nb"});
   info.numStages = 3;
   info.loopSplit = false;
+  info.persistent = true;
   std::string json = info.toJSON();
   EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
 
@@ -118,6 +119,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_EQ(back->arch, info.arch);
   EXPECT_EQ(back->numStages, 3u);
   EXPECT_FALSE(back->loopSplit);
+  EXPECT_TRUE(back->persistent);
   EXPECT_EQ(back->constants, info.constants);
   ASSERT_EQ(back->params.size(), info.params.size());
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -195,6 +197,8 @@ TEST(KernelInfoJSON, RejectsMalformed) {
        "\"num_stages\" must be an integer"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"loop_split":1})",
        "\"loop_split\" must be true or false"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"persistent":"yes"})",
+       "\"persistent\" must be true or false"},
       {std::string(100000, '['), "nests deeper than"},
   };
   for (const Case &c : cases) {
@@ -214,6 +218,7 @@ TEST(KernelInfoJSON, BuildOptions) {
   ASSERT_TRUE(old) << error;
   EXPECT_EQ(old->numStages, 0u);
   EXPECT_TRUE(old->loopSplit);
+  EXPECT_FALSE(old->persistent);
 
   KernelInfo info = fmhaInfo();
   info.numStages = 2;
@@ -225,6 +230,10 @@ TEST(KernelInfoJSON, BuildOptions) {
   Kernel kernel = makeUnloadedKernel(info);
   EXPECT_EQ(kernel.numStages(), 2u);
   EXPECT_FALSE(kernel.loopSplit());
+  EXPECT_FALSE(kernel.persistent());
+  EXPECT_EQ(json.find("persistent"), std::string::npos) << json;
+  info.persistent = true;
+  EXPECT_TRUE(makeUnloadedKernel(info).persistent());
   tile_kernel handle = reinterpret_cast<tile_kernel>(kernel.get());
   EXPECT_EQ(tile_kernel_num_stages(handle), 2u);
   EXPECT_EQ(tile_kernel_loop_split(handle), 0);

@@ -25,6 +25,8 @@ ArrayRef<KernelHintSpec> mlir::tile::getKernelHintSpecs() {
        "sm_90a, specialized: consumer warpgroups multiply in turns"},
       {"rotate_wgmma", true, 0, 1, false,
        "sm_90a: a loop's last multiply issued in the next trip"},
+      {"persistent", true, 0, 1, false,
+       "a block per multiprocessor slot, looping over the grid's blocks"},
   };
   return specs;
 }

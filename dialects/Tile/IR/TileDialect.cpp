@@ -199,7 +199,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // loop_split=False)) or by the passes.
   if (attr.getName() == "tile.num_stages" ||
       attr.getName() == "tile.loop_split" ||
-      attr.getName() == getPipelinedAttrName()) {
+      attr.getName() == getPipelinedAttrName() ||
+      attr.getName() == getTileLoopAttrName()) {
     if (!isa<scf::ForOp>(op))
       return op->emitError()
              << "'" << attr.getName().getValue() << "' applies only to scf.for";
@@ -213,8 +214,28 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       if (!isa<BoolAttr>(attr.getValue()))
         return op->emitError("'tile.loop_split' must be a boolean");
     } else if (!isa<UnitAttr>(attr.getValue())) {
-      return op->emitError("'tile.pipelined' must be a unit attribute");
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a unit attribute";
     }
+    return success();
+  }
+  if (attr.getName() == getPersistentAttrName()) {
+    auto first = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!first || !first.getType().isSignlessInteger(32))
+      return op->emitError()
+             << "'" << getPersistentAttrName() << "' must be an i32";
+    // (The lowered kernel keeps it; its parameters are the ABI's.)
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return success();
+    // Three i32 parameters from `first` on: the logical grid.
+    int64_t i = first.getInt();
+    if (i < 0 || i + 3 > int64_t(func.getNumArguments()) ||
+        llvm::any_of(func.getArgumentTypes().slice(i, 3),
+                     [](Type t) { return !t.isSignlessInteger(32); }))
+      return op->emitError() << "'" << getPersistentAttrName()
+                             << "' must index the first of three i32 "
+                                "parameters (the logical grid)";
     return success();
   }
   if (attr.getName() != getKernelAttrName())

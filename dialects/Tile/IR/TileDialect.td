@@ -73,6 +73,16 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNotWarpSpecializedAttrName() {
       return ::llvm::StringLiteral("tile.not_warp_specialized");
     }
+    /// A persistent kernel (tile-persistent): the index (i32) of the first
+    /// of the three trailing i32 parameters that give its logical grid.
+    static constexpr ::llvm::StringLiteral getPersistentAttrName() {
+      return ::llvm::StringLiteral("tile.persistent");
+    }
+    /// The loop over a persistent kernel's tiles (unit): each trip runs
+    /// the kernel body for one block of the logical grid.
+    static constexpr ::llvm::StringLiteral getTileLoopAttrName() {
+      return ::llvm::StringLiteral("tile.tile_loop");
+    }
     /// A loop tile-pipeline made (unit): its copies are rings refilled
     /// S - 1 trips ahead, the slot the previous trip read.
     static constexpr ::llvm::StringLiteral getPipelinedAttrName() {

@@ -23,7 +23,11 @@
 // predicated off (an iteration past the end) arrives on nothing, and no
 // iteration waits for it. Every copy issued is waited for in the loop, so
 // the barriers are idle after it and are invalidated there; a loop that
-// runs again (inside another loop) initializes them again.
+// runs again (inside another loop) initializes them again. The rings of a
+// loop in the tile loop of a persistent kernel are allocated before the
+// tile loop and their fills are counted across tiles (tile-pipeline): their
+// barriers are initialized there too, once, and invalidated after the tile
+// loop, the phase following the fill count from tile to tile.
 //
 // The TMA descriptors are new kernel parameters (`!tile.tensor_map`), one
 // per tensor, box and swizzle, appended after the others and listed in the
@@ -105,7 +109,9 @@ struct ConvertCopiesToTMAPass
     loop.getBody()->walk([&](AsyncCopyOp copy) -> WalkResult {
       auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
       auto alloc = slot ? slot.getRing().getDefiningOp<SmemAllocOp>() : nullptr;
-      if (!alloc || alloc->getBlock() != loop->getBlock()) {
+      if (!alloc || !alloc->getBlock()->findAncestorOpInBlock(*loop) ||
+          (alloc->getBlock() != loop->getBlock() &&
+           !loop->getParentOp()->hasAttr(TileDialect::getTileLoopAttrName()))) {
         reason = "a copy of the loop is not pipelined";
         return WalkResult::interrupt();
       }
@@ -313,7 +319,9 @@ struct ConvertCopiesToTMAPass
                                /*pred=*/Value());
         wait.erase();
       }
-      b.setInsertionPointAfter(loop);
+      // After the loop, or after the tile loop that carries the ring.
+      b.setInsertionPointAfter(
+          r.alloc->getBlock()->findAncestorOpInBlock(*loop));
       MbarrierInvalOp::create(b, loop.getLoc(), bars);
     }
     // The wait for every copy after the loop waited for the cp.async

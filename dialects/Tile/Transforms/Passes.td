@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TilePersistent : Pass<"tile-persistent", "::mlir::func::FuncOp"> {
+  let summary = "Make a kernel loop over the blocks of its logical grid";
+  let description = [{
+    The kernel gets three trailing i32 parameters, the logical grid (which
+    the runtime fills from the grid a launch asks for, while launching
+    about one block per multiprocessor slot), and its body moves into an
+    `scf.for` over the logical blocks, `tile.bid 0` to gx * gy * gz in
+    steps of `tile.num_blocks 0`, marked `tile.tile_loop`. In the body,
+    `tile.bid i` and `tile.num_blocks i` are the logical block's index
+    (decomposed x fastest) and the logical grid. The kernel's
+    `tile.persistent` attribute gives the index of the first grid
+    parameter. Later passes keep state across the tile loop: the rings
+    tile-pipeline makes in it, and with tile-warp-specialize a producer
+    that runs ahead into the next tile.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
   let summary = "Give every tile a distributed layout";
   let description = [{

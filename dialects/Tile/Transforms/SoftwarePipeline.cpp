@@ -17,6 +17,12 @@
 //   issue copy i for iteration j + d_i into ring_i[(j + d_i) % S_i], each i
 //   ... reads of view_i ...
 //
+// In the tile loop of a persistent kernel (tile-persistent) the rings are
+// allocated before the tile loop and the iteration counter goes around it,
+// so that the fills of consecutive tiles follow each other in every ring:
+// the prologue of the next tile fills the slots (base + t) mod S_i, base
+// being the trips of the earlier tiles.
+//
 // The prefetched copies wait and issue together, where the first of them
 // used to wait: tile-insert-barriers then puts one barrier between the
 // waits and the issues, which both shows the landed data to every thread
@@ -111,7 +117,12 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
 
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
-    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // (Not a persistent kernel's tile loop: its tiles are not pipelined,
+    // and pipelining a loop in it replaces it.)
+    getOperation().walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(TileDialect::getTileLoopAttrName()))
+        loops.push_back(loop);
+    });
     for (scf::ForOp loop : loops)
       pipeline(loop);
   }
@@ -247,16 +258,59 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       SmallVector<int64_t> shape = {int64_t(p.stages)};
       llvm::append_range(shape, bufType.getShape());
       auto ringType = SharedMemoryType::getChecked(
-          [&] { return p.copy.emitWarning("not pipelined: "); },
-          &getContext(), ArrayRef<int64_t>(shape), bufType.getElementType(),
+          [&] { return p.copy.emitWarning("not pipelined: "); }, &getContext(),
+          ArrayRef<int64_t>(shape), bufType.getElementType(),
           ringLayout(bufType.getLayout()));
       if (!ringType)
         return;
       ringTypes.push_back(ringType);
     }
+    // In the tile loop of a persistent kernel, the rings and their position
+    // live across tiles: the rings are allocated before the tile loop, and
+    // the counter goes around it, so that each tile's copies continue where
+    // the previous tile's stopped (the next tile's first copies may then be
+    // issued while this tile ends).
+    Value base;
+    scf::ForOp tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (tileLoop && !tileLoop->hasAttr(TileDialect::getTileLoopAttrName()))
+      tileLoop = nullptr;
+    // Only the tile's single copying loop: the rings of two (a split loop)
+    // would all be live at once, instead of one after the other.
+    if (tileLoop)
+      for (auto other : tileLoop.getBody()->getOps<scf::ForOp>())
+        if (other != loop &&
+            (other->hasAttr(TileDialect::getPipelinedAttrName()) ||
+             other->walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
+                 .wasInterrupted()))
+          tileLoop = nullptr;
     OpBuilder b(loop);
+    if (tileLoop) {
+      b.setInsertionPoint(tileLoop);
+      IRRewriter rewriter(tileLoop);
+      DictionaryAttr tileAttrs = tileLoop->getDiscardableAttrDictionary();
+      auto grownTiles = tileLoop.replaceWithAdditionalYields(
+          rewriter, ValueRange{i32Const(b, 0)},
+          /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+            return SmallVector<Value>{args.front()}; // set below
+          });
+      if (failed(grownTiles))
+        return signalPassFailure();
+      tileLoop = cast<scf::ForOp>(grownTiles->getOperation());
+      tileLoop->setDiscardableAttrs(tileAttrs);
+      base = tileLoop.getRegionIterArgs().back();
+      b.setInsertionPoint(tileLoop);
+    }
     for (auto [p, ringType] : llvm::zip(copies, ringTypes))
       p.ring = SmemAllocOp::create(b, p.alloc.getLoc(), ringType);
+    b.setInsertionPoint(loop);
+    // The slot of the (base + t)-th fill of a ring.
+    auto slotIndex = [&](OpBuilder &b, PipelinedCopy &p, int64_t t) -> Value {
+      if (!base)
+        return i32Const(b, t % int64_t(p.stages));
+      Value fill = arith::AddIOp::create(b, loc, base, i32Const(b, t));
+      return arith::RemUIOp::create(b, loc, fill, i32Const(b, p.stages));
+    };
     auto slotOf = [&](OpBuilder &b, PipelinedCopy &p, Value slot) {
       auto bufType = p.alloc.getType();
       return SmemSlotOp::create(b, p.alloc.getLoc(), bufType, p.ring, slot);
@@ -283,8 +337,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
             t < 0 ? falseValue
                   : Value(arith::CmpIOp::create(b, loc, lessThan, iv, ub));
         SmallVector<Value> operands = cloneOperands(b, p, loop, iv);
-        Value buffer =
-            slotOf(b, p, i32Const(b, t < 0 ? 0 : t % int64_t(p.stages)));
+        Value buffer = slotOf(b, p, slotIndex(b, p, std::max<int64_t>(t, 0)));
         issue(b, p.copy.getLoc(), p, operands, buffer, pred);
       }
     }
@@ -293,7 +346,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     IRRewriter rewriter(loop);
     DictionaryAttr attrs = loop->getDiscardableAttrDictionary();
     auto grown = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{i32Const(b, 0)},
+        rewriter, ValueRange{base ? base : i32Const(b, 0)},
         /*replaceInitOperandUsesInLoop=*/false,
         [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> args) {
           Value one = arith::ConstantOp::create(yb, l, yb.getI32IntegerAttr(1));
@@ -367,6 +420,11 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       p.alloc.erase();
     }
     loop->setAttr(TileDialect::getPipelinedAttrName(), b.getUnitAttr());
+    if (tileLoop) {
+      // The next tile starts where this one's counter ended.
+      Operation *yield = tileLoop.getBody()->getTerminator();
+      yield->setOperand(yield->getNumOperands() - 1, loop.getResults().back());
+    }
 
     // Nothing stays in flight after the loop.
     b.setInsertionPointAfter(loop);

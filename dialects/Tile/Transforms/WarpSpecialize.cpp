@@ -25,6 +25,13 @@
 // first fills need no special case), and both sides count fills the same
 // way because they run the same loop.
 //
+// In a persistent kernel (tile-persistent) the loop and its prologue are in
+// the tile loop, and the fills are counted across tiles (tile-pipeline):
+// both sides run the tile loop, the prologue's fills wait for their slots
+// too, and a tile's first trips release the slots of the previous tile's
+// last ones, so that the producer fills the next tile's first slots while
+// the consumers finish this tile.
+//
 // The rings and barriers are allocated and initialized before the split,
 // by the whole block: from there on nothing synchronizes the producer with
 // the consumers but the mbarriers.
@@ -68,6 +75,9 @@ struct Copy {
   /// The iteration whose data it copies (the slot is `fill mod stages`);
   /// null for a first fill at a constant slot (the loop's prologue).
   Value fill;
+  /// In the pipelined loop, where the slot's previous data has just been
+  /// read (not the prologue).
+  bool refill = false;
 };
 
 struct WarpSpecializePass
@@ -133,7 +143,8 @@ struct WarpSpecializePass
               "the kernel";
         return;
       }
-      Copy c{copy, ring, nullptr};
+      Copy c{copy, ring, nullptr,
+             copy->getParentOp()->hasAttr(TileDialect::getPipelinedAttrName())};
       APInt constant;
       if (matchPattern(slot.getSlot(), m_ConstantInt(&constant))) {
         // The prologue's first fills.
@@ -162,13 +173,21 @@ struct WarpSpecializePass
       return "the kernel's warps are not whole warpgroups";
     if (!func.getBody().hasOneBlock())
       return "the kernel has more than one block";
-    // One loop: the rings of consecutive loops would be live at once.
+    // One loop: the rings of consecutive loops would be live at once. It
+    // and its prologue are at the top of the kernel or of its tile loop (a
+    // persistent kernel's, at the top).
+    auto isTop = [&](Operation *op) {
+      return op == func.getOperation() ||
+             (isa<scf::ForOp>(op) &&
+              op->hasAttr(TileDialect::getTileLoopAttrName()) &&
+              op->getParentOp() == func);
+    };
     Operation *loop = nullptr;
     for (Copy &c : copies) {
       Operation *parent = c.op->getParentOp();
-      if (parent == func.getOperation())
+      if (isTop(parent))
         continue;
-      if (!isa<scf::ForOp>(parent) || parent->getParentOp() != func ||
+      if (!isa<scf::ForOp>(parent) || !isTop(parent->getParentOp()) ||
           !parent->hasAttr(TileDialect::getPipelinedAttrName()))
         return "a TMA copy is not in the prologue or at the top of a "
                "pipelined loop";
@@ -321,9 +340,11 @@ struct WarpSpecializePass
     b.setInsertionPointToStart(producer);
     cloneLive(*consumer, b, map, byOp, consumerThreads);
 
-    // The consumers release where the pipeline refilled.
+    // The consumers release where the pipeline refilled. (A prologue's
+    // fills reuse slots that the previous tile's trips released, in a
+    // persistent kernel.)
     for (Copy &c : copies) {
-      if (c.fill) {
+      if (c.refill) {
         b.setInsertionPoint(c.op);
         Location loc = c.op.getLoc();
         Value stages = arith::ConstantOp::create(

@@ -45,6 +45,9 @@ struct CodegenOptions {
   /// .minnctapersm, and the register split of warp specialization); 0:
   /// unconstrained.
   unsigned occupancy = 0;
+  /// A persistent kernel: about one block per multiprocessor slot, looping
+  /// over the blocks of the grid a launch asks for (tile-persistent).
+  bool persistent = false;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

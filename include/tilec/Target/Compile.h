@@ -53,6 +53,7 @@ struct CompileRequest {
   std::optional<bool> rotateWgmma;    // default on
   std::optional<bool> warpSpecialize; // default off
   std::optional<bool> pingPong;       // default off
+  std::optional<bool> persistent;     // default off
   /// Lets a tool apply its pass-manager command-line options
   /// (--mlir-print-ir-after-all, --mlir-timing) to every pipeline run.
   std::function<llvm::LogicalResult(mlir::PassManager &)> configurePM;

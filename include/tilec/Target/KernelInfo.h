@@ -16,6 +16,9 @@
 //   int                  -> .u32      float -> .f32
 //   bool                 -> .u8 (0/1; the runtime passes a 32-bit value
 //                           whose low byte the kernel reads)
+// then, for a persistent kernel (KernelInfo::persistent), three .u32: the
+// grid the launch asks for (x, y, z), which the kernel's blocks loop over
+// (the runtime launches fewer blocks: as many as the GPU runs at once);
 // then, after all of those, one parameter per KernelInfo::tensorMaps entry,
 // in list order:
 //   .param .align 64 .b8 NAME[128]   a CUtensorMap (TMA descriptor) by
@@ -99,6 +102,9 @@ struct KernelInfo {
   /// they were recorded read as the defaults (0 and true).
   unsigned numStages = 0;
   bool loopSplit = true;
+  /// A persistent kernel: it takes the logical grid after its ordinary
+  /// parameters, and its blocks loop over it (see the kernel ABI above).
+  bool persistent = false;
   std::vector<KernelParam> params;
   /// The compile-time constants the kernel was specialized with, as text.
   std::vector<std::pair<std::string, std::string>> constants;

@@ -967,7 +967,7 @@ func.func @hints_not_dict() attributes {tile.kernel, tile.hints = 8} {
 
 // -----
 
-// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong and rotate_wgmma)}}
+// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, rotate_wgmma and persistent)}}
 func.func @hints_unknown() attributes {tile.kernel, tile.hints = {warps = 8 : i64}} {
   return
 }
@@ -1457,5 +1457,46 @@ func.func @warpgroup_turn_barrier_zero() {
     // expected-error @+1 {{'tile.warpgroup_turn' op attribute 'barrier' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 1 whose maximum value is 15}}
     tile.warpgroup_turn wait {barrier = 0 : i32, groups = 2 : i32}
   }
+  return
+}
+
+// -----
+
+// A persistent kernel's tile.persistent indexes its three grid parameters.
+// expected-error @+1 {{'tile.persistent' must index the first of three i32 parameters (the logical grid)}}
+func.func @persistent_too_few(%a: i32, %b: i32) attributes {tile.kernel, tile.persistent = 0 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.persistent' must index the first of three i32 parameters (the logical grid)}}
+func.func @persistent_not_i32(%a: f32, %b: i32, %c: i32) attributes {tile.kernel, tile.persistent = 0 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.persistent' must be an i32}}
+func.func @persistent_unit(%a: i32, %b: i32, %c: i32) attributes {tile.kernel, tile.persistent} {
+  return
+}
+
+// -----
+
+// The tile loop is a loop.
+// expected-error @+1 {{'tile.tile_loop' applies only to scf.for}}
+func.func @tile_loop_on_func() attributes {tile.tile_loop} {
+  return
+}
+
+// -----
+
+func.func @tile_loop_not_unit(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.tile_loop' must be a unit attribute}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.tile_loop = 1 : i32}
   return
 }

@@ -1,0 +1,110 @@
+//===- Persistent.cpp - A kernel that loops over the tiles of its grid ----===//
+//
+// Makes a kernel persistent: the runtime launches about one block per slot
+// the multiprocessors have (SMs x blocks per SM), and each block loops over
+// the blocks of the grid the kernel was launched with, its *logical* grid:
+//
+//   func @k(%a, ...)                    func @k(%a, ..., %gx, %gy, %gz: i32)
+//     %x = tile.bid 0                     %n = gx * gy * gz
+//     %ny = tile.num_blocks 1             scf.for %t = bid 0 to %n
+//     ... body ...                            step num_blocks 0
+//     {tile.tile_loop}
+//                                           %x = %t mod gx
+//                                           %y = (%t / gx) mod gy
+//                                           ... body, tile.bid i: the logical
+//                                           index, num_blocks i: the logical
+//                                           extent ...
+//
+// Block b runs tiles b, b + P, b + 2P, ... (P blocks launched) in the order
+// the hardware would have dispatched them (x fastest). The three grid
+// sizes are trailing i32 parameters the runtime fills from the grid the
+// caller asked for (the kernel's `tile.persistent` gives the first one's
+// index), so that callers launch a persistent kernel exactly like any other.
+//
+// The loop is what the later passes carry state across: tile-pipeline
+// keeps a ring directly in it (and its position) live from tile to tile, so
+// that the first copies of the next tile are issued while this one ends;
+// with tile-warp-specialize the producer runs ahead into the next tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEPERSISTENT
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct PersistentPass
+    : public mlir::tile::impl::TilePersistentBase<PersistentPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal() ||
+        func->hasAttr(TileDialect::getPersistentAttrName()))
+      return;
+    if (!func.getBody().hasOneBlock()) {
+      func.emitError("a persistent kernel must have a single block");
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = func.getContext();
+    Location loc = func.getLoc();
+    Type i32 = IntegerType::get(ctx, 32);
+
+    // The logical grid: three trailing parameters.
+    unsigned first = func.getNumArguments();
+    for (unsigned i = 0; i < 3; ++i)
+      if (failed(func.insertArgument(first + i, i32, DictionaryAttr(), loc)))
+        return signalPassFailure();
+    func->setAttr(TileDialect::getPersistentAttrName(),
+                  IntegerAttr::get(i32, first));
+    Block &entry = func.getBody().front();
+    SmallVector<Value> grid(entry.getArguments().slice(first, 3));
+
+    // The loop over the tiles, which takes the body.
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    Value total = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+    Value start = BlockIdOp::create(b, loc, b.getI32IntegerAttr(0));
+    Value step = NumBlocksOp::create(b, loc, b.getI32IntegerAttr(0));
+    auto loop = scf::ForOp::create(b, loc, start, total, step);
+    loop->setAttr(TileDialect::getTileLoopAttrName(), b.getUnitAttr());
+    // The tile loop is no loop to split.
+    loop->setAttr("tile.loop_split", b.getBoolAttr(false));
+    Block *body = loop.getBody();
+    body->getOperations().splice(std::prev(body->end()), entry.getOperations(),
+                                 std::next(Block::iterator(loop)),
+                                 Block::iterator(entry.getTerminator()));
+
+    // The logical block index, x fastest, and the logical grid.
+    b.setInsertionPointToStart(body);
+    Value t = loop.getInductionVar();
+    Value x = arith::RemUIOp::create(b, loc, t, grid[0]);
+    Value rest = arith::DivUIOp::create(b, loc, t, grid[0]);
+    Value y = arith::RemUIOp::create(b, loc, rest, grid[1]);
+    Value z = arith::DivUIOp::create(b, loc, rest, grid[1]);
+    Value index[3] = {x, y, z};
+    SmallVector<Operation *> gridOps;
+    body->walk([&](Operation *op) {
+      if (isa<BlockIdOp, NumBlocksOp>(op))
+        gridOps.push_back(op);
+    });
+    for (Operation *op : gridOps) {
+      unsigned axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+      op->getResult(0).replaceAllUsesWith(isa<BlockIdOp>(op) ? index[axis]
+                                                             : grid[axis]);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

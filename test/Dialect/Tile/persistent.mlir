@@ -1,0 +1,172 @@
+// RUN: tile-opt %s -split-input-file --tile-persistent | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline | FileCheck %s --check-prefix=PIPE
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse | FileCheck %s --check-prefix=TMA
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-persistent | FileCheck %s --check-prefix=TWICE
+
+// tile-persistent: the kernel gets three trailing i32 parameters, its
+// logical grid, and its body moves into an scf.for over the logical blocks,
+// from tile.bid 0 to gx * gy * gz in steps of tile.num_blocks 0, marked
+// tile.tile_loop (and never split). In it, tile.bid i is the logical
+// block's index, x fastest, and tile.num_blocks i the logical grid.
+// CHECK-LABEL: func.func @grid
+// CHECK-SAME:  (%[[OUT:[^:]*]]: !tile.global<i32, 1>, %[[GX:[^:]*]]: i32, %[[GY:[^:]*]]: i32, %[[GZ:[^:]*]]: i32)
+// CHECK-SAME:  tile.persistent = 1 : i32
+// CHECK-NEXT:  %[[XY:.*]] = arith.muli %[[GX]], %[[GY]] : i32
+// CHECK-NEXT:  %[[ALL:.*]] = arith.muli %[[XY]], %[[GZ]] : i32
+// CHECK-NEXT:  %[[FIRST:.*]] = tile.bid 0
+// CHECK-NEXT:  %[[STEP:.*]] = tile.num_blocks 0
+// CHECK-NEXT:  scf.for %[[T:.*]] = %[[FIRST]] to %[[ALL]] step %[[STEP]] : i32 {
+// CHECK-NEXT:    %[[X:.*]] = arith.remui %[[T]], %[[GX]] : i32
+// CHECK-NEXT:    %[[R:.*]] = arith.divui %[[T]], %[[GX]] : i32
+// CHECK-NEXT:    %[[Y:.*]] = arith.remui %[[R]], %[[GY]] : i32
+// CHECK-NEXT:    %[[Z:.*]] = arith.divui %[[R]], %[[GY]] : i32
+// CHECK-NEXT:    %[[A:.*]] = arith.addi %[[X]], %[[Y]] : i32
+// CHECK-NEXT:    %[[B:.*]] = arith.addi %[[A]], %[[Z]] : i32
+// CHECK-NEXT:    %[[C:.*]] = arith.addi %[[B]], %[[GY]] : i32
+// CHECK-NOT:     tile.bid
+// CHECK-NOT:     tile.num_blocks
+// CHECK:         tile.store %[[OUT]][%[[C]]]
+// CHECK-NEXT:  } {tile.loop_split = false, tile.tile_loop}
+// CHECK-NEXT:  return
+// Made persistent once only.
+// TWICE-LABEL: func.func @grid
+// TWICE-SAME:  (%{{[^:]*}}: !tile.global<i32, 1>, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32)
+// TWICE-SAME:  tile.persistent = 1 : i32
+// TWICE:       scf.for
+// TWICE-NOT:   scf.for
+#b1 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @grid(%out: !tile.global<i32, 1>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.bid 0
+  %y = tile.bid 1
+  %z = tile.bid 2
+  %ny = tile.num_blocks 1
+  %a = arith.addi %x, %y : i32
+  %b = arith.addi %a, %z : i32
+  %c = arith.addi %b, %ny : i32
+  %v = tile.full %c : tensor<128xi32, #b1>
+  tile.store %out[%c], %v : <i32, 1>, tensor<128xi32, #b1>
+  return
+}
+
+// -----
+
+// A GEMM tile per logical block. tile-pipeline allocates the rings of the
+// K loop before the tile loop and carries its iteration counter around it:
+// each tile's prologue fills the slots (base + t) mod S, base being the
+// trips of the tiles before, and the next tile starts where this one's
+// counter ended.
+// TWICE-LABEL: func.func @gemm
+// PIPE-LABEL: func.func @gemm
+// PIPE:       %[[RA:.*]] = tile.smem_alloc : <[2, 128, 64], f16
+// PIPE-NEXT:  %[[RB:.*]] = tile.smem_alloc : <[2, 64, 128], f16
+// PIPE-NEXT:  %[[END:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BASE:.*]] = %{{.*}}) -> (i32)  : i32 {
+// PIPE:         %[[F:.*]] = arith.addi %[[BASE]], %{{.*}} : i32
+// PIPE-NEXT:    %[[C2:.*]] = arith.constant 2 : i32
+// PIPE-NEXT:    %[[S:.*]] = arith.remui %[[F]], %[[C2]] : i32
+// PIPE-NEXT:    tile.smem_slot %[[RA]][%[[S]]]
+// PIPE:         %[[K:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[BASE]]) -> (tensor<128x128xf32, #mma>, i32)
+// PIPE:         } {tile.pipelined}
+// PIPE:         scf.yield %[[K]]#1 : i32
+// PIPE-NEXT:  } {tile.loop_split = false, tile.tile_loop}
+// On sm_90a the rings' barriers are initialized once, before the tile
+// loop, and invalidated after it: their phases follow the fill count from
+// tile to tile.
+// TMA-LABEL: func.func @gemm
+// TMA:       %[[BA:.*]] = tile.mbarrier_alloc : <2>
+// TMA-NEXT:  tile.mbarrier_init %[[BA]] {count = 1 : i32} : <2>
+// TMA:       %[[BB:.*]] = tile.mbarrier_alloc : <2>
+// TMA-NEXT:  tile.mbarrier_init %[[BB]] {count = 1 : i32} : <2>
+// TMA:       scf.for
+// TMA-NOT:     tile.mbarrier_init
+// TMA-NOT:     tile.mbarrier_inval
+// TMA:         tile.tma_load
+// TMA:         scf.for
+// TMA:           tile.mbarrier_wait %[[BA]]
+// TMA:         } {tile.pipelined}
+// TMA-NOT:     tile.mbarrier_inval
+// TMA:       } {tile.loop_split = false, tile.tile_loop}
+// TMA-NEXT:  tile.mbarrier_inval %[[BB]] : <2>
+// TMA-NEXT:  tile.mbarrier_inval %[[BA]] : <2>
+// Specialized, both roles run the tile loop with the ring position. The
+// producer waits for a free slot before every fill, the prologue's too
+// (their slots held the previous tile's last data); the consumers release
+// only where the pipeline refilled, in the K loop.
+// WS-LABEL:  func.func @gemm
+// WS:        tile.warp_specialize
+// WS-SAME:   producer {
+// WS:          scf.for {{.*}} iter_args(%[[PB:.*]] = %{{.*}}) -> (i32)
+// WS:            %[[PS:.*]] = arith.remui %[[PB]], %{{.*}} : i32
+// WS:            %[[PR:.*]] = arith.divui %[[PB]], %{{.*}} : i32
+// WS-NEXT:       %[[PR1:.*]] = arith.addi %[[PR]], %{{.*}} : i32
+// WS-NEXT:       %[[PP:.*]] = arith.andi %[[PR1]], %{{.*}} : i32
+// WS-NEXT:       tile.mbarrier_wait %{{.*}}[%[[PS]]], %[[PP]] if
+// WS-NEXT:       tile.tma_load {{.*}} {issuer = 128 : i32}
+// WS:            scf.for
+// WS:              tile.mbarrier_wait
+// WS:              tile.tma_load {{.*}} {issuer = 128 : i32}
+// WS:        } consumer {
+// WS:          scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32)
+// WS-NOT:        tile.mbarrier_arrive
+// WS:            scf.for
+// WS:              tile.mbarrier_arrive
+// WS:            } {tile.pipelined}
+// WS-NOT:        tile.mbarrier_arrive
+// WS:          } {tile.loop_split = false, tile.tile_loop}
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %m = tile.bid 0
+  %n = tile.bid 1
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[128, 64], f16, #sa>
+    tile.async_copy %A[%m, %j], %ba {layout = #blocked, shape = array<i64: 128, 64>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[128, 64], f16, #sa>
+    %bb = tile.smem_alloc : !tile.smem<[64, 128], f16, #sb>
+    tile.async_copy %B[%j, %n], %bb {layout = #blocked1, shape = array<i64: 64, 128>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 128], f16, #sb>
+    tile.async_wait %ba : !tile.smem<[128, 64], f16, #sa>
+    tile.async_wait %bb : !tile.smem<[64, 128], f16, #sb>
+    %d = tile.wgmma %ba, %bb, %acc : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma>
+    scf.yield %d : tensor<128x128xf32, #mma>
+  }
+  tile.store %C[%m, %n], %r : <f32, 2>, tensor<128x128xf32, #mma>
+  return
+}
+
+// -----
+
+// Two copying loops in a tile (a split attention kernel's): their rings
+// stay in the tile loop, one after the other, and each tile fills them
+// afresh.
+// PIPE-LABEL: func.func @two_loops
+// PIPE:       scf.for {{.*}} {
+// PIPE:         tile.smem_alloc : <[2, 64, 64], f16
+// PIPE:         scf.for
+// PIPE:         } {tile.pipelined}
+// PIPE:         tile.smem_alloc : <[2, 64, 64], f16
+// PIPE:         scf.for
+// PIPE:         } {tile.pipelined}
+// PIPE:       } {tile.loop_split = false, tile.tile_loop}
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %m = tile.bid 0
+  scf.for %j = %c0 to %k step %c1 : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[64, 64], f16, #sa>
+    tile.async_copy %A[%m, %j], %ba {layout = #blocked, shape = array<i64: 64, 64>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
+    tile.async_wait %ba : !tile.smem<[64, 64], f16, #sa>
+  }
+  scf.for %j = %c0 to %k step %c1 : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[64, 64], f16, #sa>
+    tile.async_copy %A[%j, %m], %ba {layout = #blocked, shape = array<i64: 64, 64>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
+    tile.async_wait %ba : !tile.smem<[64, 64], f16, #sa>
+  }
+  return
+}
