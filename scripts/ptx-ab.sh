@@ -43,15 +43,20 @@ rm -f "$dir"/fa_*.ptx
 # One configuration per line: TILE_M TILE_N warps stages CAUSAL TILE_D
 # loop-split.
 configs() {
-  if [ "$option" = ablation ]; then
-    cat <<'CONFIGS'
+  case "$option" in
+    ablation) cat <<'CONFIGS'
 128 128 8 0 False 128 false
 128 128 8 0 True 128 false
 CONFIGS
-    return
-  fi
-  if [ "$option" = ping-pong ]; then
-    cat <<'CONFIGS'
+    ;;
+    persistent) cat <<'CONFIGS'
+128 128 8 2 False 128 false
+128 128 8 2 True 128 false
+128 128 8 2 False 64 false
+128 128 8 2 True 64 false
+CONFIGS
+    ;;
+    ping-pong) cat <<'CONFIGS'
 128 128 8 0 False 128 false
 128 128 8 0 True 128 false
 128 128 8 2 False 128 false
@@ -62,19 +67,8 @@ CONFIGS
 128 128 8 2 True 64 false
 128 64 8 2 True 256 false
 CONFIGS
-    return
-  fi
-  if [ "$option" = persistent ]; then
-    cat <<'CONFIGS'
-128 128 8 2 False 128 false
-128 128 8 2 True 128 false
-128 128 8 2 False 64 false
-128 128 8 2 True 64 false
-CONFIGS
-    return
-  fi
-  if [ "$option" = warp-specialize ]; then
-    cat <<'CONFIGS'
+    ;;
+    warp-specialize) cat <<'CONFIGS'
 128 64 4 2 False 128 false
 128 64 4 2 True 128 false
 128 128 8 2 False 128 false
@@ -84,9 +78,8 @@ CONFIGS
 64 128 4 2 True 64 false
 64 64 4 2 True 256 false
 CONFIGS
-    return
-  fi
-  cat <<'CONFIGS'
+    ;;
+    *) cat <<'CONFIGS'
 128 128 8 0 False 128 true
 128 128 8 0 True 128 false
 128 64 4 2 False 128 true
@@ -100,6 +93,8 @@ CONFIGS
 64 64 4 2 False 256 true
 128 64 8 2 True 256 false
 CONFIGS
+    ;;
+  esac
 }
 configs | while read -r m n w s c d sp; do
   variants | while read -r tag flags; do

@@ -281,9 +281,9 @@ public:
   unsigned numStages() const;
   bool loopSplit() const;
   /// A persistent kernel (CompileOptions::persistent): launch() runs at
-  /// most as many blocks as the GPU holds at once (or
-  /// $TILEC_PERSISTENT_BLOCKS, when set), which loop over the grid asked
-  /// for.
+  /// most as many blocks as the GPU holds at once (and at most
+  /// $TILEC_PERSISTENT_BLOCKS, when set at the kernel's first launch), which
+  /// loop over the grid asked for.
   bool persistent() const;
   /// Dynamic shared memory per block, in bytes.
   unsigned sharedBytes() const;

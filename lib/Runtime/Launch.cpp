@@ -501,8 +501,10 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
           ") has more than 2^31-1 "
           "blocks, which a persistent kernel counts in 32 "
           "bits");
-    int perSM = target->residentBlocks.load(std::memory_order_relaxed);
-    if (!perSM) {
+    // Computed at the kernel's first launch, then a load.
+    uint64_t slots = target->persistentBlocks.load(std::memory_order_relaxed);
+    if (!slots) {
+      int perSM = 0;
       result = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
           &perSM, target->function, int(target->info.numWarps * 32),
           target->info.sharedBytes);
@@ -511,17 +513,17 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
             driver.errorText(result,
                              "cuOccupancyMaxActiveBlocksPerMultiprocessor") +
             " (kernel '" + kernel.info.name + "')");
-      perSM = std::max(perSM, 1);
-      target->residentBlocks.store(perSM, std::memory_order_relaxed);
-    }
-    uint64_t slots = uint64_t(perSM) * std::max(gpu.info.multiprocessors, 1);
-    // $TILEC_PERSISTENT_BLOCKS bounds the blocks further (many tiles per
-    // block on small problems: tests, sanitizers, experiments).
-    if (const char *env = std::getenv("TILEC_PERSISTENT_BLOCKS")) {
-      char *end = nullptr;
-      unsigned long long cap = std::strtoull(env, &end, 10);
-      if (end != env && *end == '\0' && cap > 0)
-        slots = std::min<uint64_t>(slots, cap);
+      slots = uint64_t(std::max(perSM, 1)) *
+              uint64_t(std::max(gpu.info.multiprocessors, 1));
+      // $TILEC_PERSISTENT_BLOCKS bounds the blocks further (many tiles per
+      // block on small problems: tests, sanitizers, experiments).
+      if (const char *env = std::getenv("TILEC_PERSISTENT_BLOCKS")) {
+        char *end = nullptr;
+        unsigned long long cap = std::strtoull(env, &end, 10);
+        if (end != env && *end == '\0' && cap > 0)
+          slots = std::min<uint64_t>(slots, cap);
+      }
+      target->persistentBlocks.store(slots, std::memory_order_relaxed);
     }
     launched = Dim3{unsigned(std::min(tiles, slots)), 1, 1};
     for (unsigned size : {grid.x, grid.y, grid.z})

@@ -81,9 +81,10 @@ struct KernelImpl {
   std::atomic<KernelImpl *> variants[8] = {};
   /// The TMA descriptors built for this kernel's launches (TensorMap.h).
   TensorMapCache tensorMapCache;
-  /// A persistent kernel's blocks per multiprocessor (the driver's
-  /// occupancy for its block and shared memory); 0 until first launched.
-  std::atomic<int> residentBlocks{0};
+  /// The most blocks a launch of a persistent kernel runs: the driver's
+  /// occupancy for its block and shared memory times the multiprocessors,
+  /// bounded by $TILEC_PERSISTENT_BLOCKS; 0 until first launched.
+  std::atomic<uint64_t> persistentBlocks{0};
 };
 
 /// Builds a kernel from its description alone, with no module: check()

@@ -218,9 +218,8 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
         candidates[i].num_constants = array.num_constants
         candidates[i].num_warps = config.num_warps
         candidates[i].num_stages = config.num_stages
-        candidates[i].warp_specialize = _tristate(
-            getattr(config, "warp_specialize", None))
-        candidates[i].persistent = _tristate(getattr(config, "persistent", None))
+        candidates[i].warp_specialize = _tristate(config.warp_specialize)
+        candidates[i].persistent = _tristate(config.persistent)
         keep += [array, held]
     errors = []
 

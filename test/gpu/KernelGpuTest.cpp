@@ -346,7 +346,7 @@ private:
       return tile::Status::error(std::string("asked for persistent=") +
                                  (persistent ? "true" : "false") +
                                  ", got a kernel that is " +
-                                 (persistent ? "not" : "") + " persistent");
+                                 (persistent ? "not " : "") + "persistent");
     // The options must have reached the compiler: a test of stages=3 that
     // ran the default build would prove nothing.
     if (kernel &&

@@ -170,7 +170,10 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     with one stage is issued right before its wait; a loop whose copies all
     have one stage is left alone. The waits of the prefetched copies are
     grouped where the first of them was, followed by their refills, so that
-    one barrier per iteration serves both.
+    one barrier per iteration serves both. The only copying loop of a
+    persistent kernel's tile loop (`tile.tile_loop`) gets its rings before
+    the tile loop, and its counter goes around it: each tile's fills follow
+    the previous tile's in every ring.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "0",
@@ -227,7 +230,7 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       slice of the kernel that computes the copies' coordinates and
       predicates, and issues every copy as soon as its slot is free: it
       waits on the slot's empty barrier for the phase the previous fill's
-      readers complete (a slot's first fill does not wait);
+      readers complete (a fresh barrier passes a slot's first fill at once);
     - the **consumers** (the kernel's own warps) run everything else;
       where the pipeline refilled a slot, they release it instead
       (`tile.mbarrier_arrive` on its empty barrier, when it held an
@@ -237,8 +240,11 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     tile-async-wgmma moves it past the multiplies still reading the slot,
     tile-rotate-wgmma moves it with the multiply it follows, and
     tile-insert-barriers synchronizes the consumers with named barriers.
-    Kernels with copies in more than one loop, or whose copy coordinates
-    depend on anything but scalars, are left as they are.
+    In a persistent kernel (tile-persistent) the loop is in the tile loop
+    and its rings run on across tiles: both roles run the tile loop, the
+    prologue's fills wait like the others, and releases stand for refills
+    only. Kernels with copies in more than one loop, or whose copy
+    coordinates depend on anything but scalars, are left as they are.
   }];
   let options = [
     Option<"producerRegisters", "producer-registers", "unsigned",

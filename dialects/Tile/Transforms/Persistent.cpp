@@ -93,16 +93,17 @@ struct PersistentPass
     Value y = arith::RemUIOp::create(b, loc, rest, grid[1]);
     Value z = arith::DivUIOp::create(b, loc, rest, grid[1]);
     Value index[3] = {x, y, z};
-    SmallVector<Operation *> gridOps;
-    body->walk([&](Operation *op) {
-      if (isa<BlockIdOp, NumBlocksOp>(op))
-        gridOps.push_back(op);
-    });
-    for (Operation *op : gridOps) {
-      unsigned axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
-      op->getResult(0).replaceAllUsesWith(isa<BlockIdOp>(op) ? index[axis]
-                                                             : grid[axis]);
-      op->erase();
+    SmallVector<BlockIdOp> ids;
+    SmallVector<NumBlocksOp> sizes;
+    body->walk([&](BlockIdOp op) { ids.push_back(op); });
+    body->walk([&](NumBlocksOp op) { sizes.push_back(op); });
+    for (BlockIdOp op : ids) {
+      op.replaceAllUsesWith(index[op.getAxis()]);
+      op.erase();
+    }
+    for (NumBlocksOp op : sizes) {
+      op.replaceAllUsesWith(grid[op.getAxis()]);
+      op.erase();
     }
   }
 };

@@ -127,6 +127,23 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       pipeline(loop);
   }
 
+  /// The tile loop (tile-persistent) that carries `loop`'s rings across
+  /// tiles: its parent, when `loop` is the tile's only copying loop (the
+  /// rings of two, a split loop's, would all be live at once instead of one
+  /// after the other); null otherwise.
+  static scf::ForOp carryingTileLoop(scf::ForOp loop) {
+    auto tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (!tileLoop || !tileLoop->hasAttr(TileDialect::getTileLoopAttrName()))
+      return nullptr;
+    for (auto other : tileLoop.getBody()->getOps<scf::ForOp>())
+      if (other != loop &&
+          (other->hasAttr(TileDialect::getPipelinedAttrName()) ||
+           other->walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
+               .wasInterrupted()))
+        return nullptr;
+    return tileLoop;
+  }
+
   /// The stages of `copy`, at most kMaxStages (the deepest ring
   /// !tile.smem holds).
   unsigned stagesFor(AsyncCopyOp copy, scf::ForOp loop) const {
@@ -271,18 +288,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     // the previous tile's stopped (the next tile's first copies may then be
     // issued while this tile ends).
     Value base;
-    scf::ForOp tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
-    if (tileLoop && !tileLoop->hasAttr(TileDialect::getTileLoopAttrName()))
-      tileLoop = nullptr;
-    // Only the tile's single copying loop: the rings of two (a split loop)
-    // would all be live at once, instead of one after the other.
-    if (tileLoop)
-      for (auto other : tileLoop.getBody()->getOps<scf::ForOp>())
-        if (other != loop &&
-            (other->hasAttr(TileDialect::getPipelinedAttrName()) ||
-             other->walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
-                 .wasInterrupted()))
-          tileLoop = nullptr;
+    scf::ForOp tileLoop = carryingTileLoop(loop);
     OpBuilder b(loop);
     if (tileLoop) {
       b.setInsertionPoint(tileLoop);
@@ -299,7 +305,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       tileLoop = cast<scf::ForOp>(grownTiles->getOperation());
       tileLoop->setDiscardableAttrs(tileAttrs);
       base = tileLoop.getRegionIterArgs().back();
-      b.setInsertionPoint(tileLoop);
+      b.setInsertionPoint(tileLoop); // (the old one is gone)
     }
     for (auto [p, ringType] : llvm::zip(copies, ringTypes))
       p.ring = SmemAllocOp::create(b, p.alloc.getLoc(), ringType);
