@@ -137,9 +137,13 @@ struct Tiles {
 /// one that spills least (ptxas -v, sm_90a). Warp specialization pays
 /// with two consumer warpgroups (128 x 128, 8 warps: setmaxnreg gives them
 /// 240 registers), not with one (bench/results/2026-11-22-h200-warp-
-/// specialize.md). The persistent candidate (2 stages: its rings stay live
-/// across tiles, beside the epilogue's scratch) is there for the tuner to
-/// measure; on the H200 it has not won a point yet
+/// specialize.md), and more with deeper rings: 3 stages of K and V (all the
+/// shared memory there is at head dim 128) beat the kernel's latency hints
+/// (2 for K, 4 for V) by 1.01-1.11x, most without a mask, where the
+/// consumers waited for K (bench/results/2026-11-23-h200-stages.md). The
+/// persistent candidate (2 stages: its rings stay live across tiles,
+/// beside the epilogue's scratch) is there for the tuner to measure; on
+/// the H200 it has not won a point yet
 /// (bench/results/2026-11-23-h200-persistent.md).
 std::vector<Tiles> candidateTiles(int tileD) {
   if (tileD >= 256)
@@ -156,12 +160,19 @@ std::vector<Tiles> candidateTiles(int tileD) {
             {128, 32, 4, 2},
             {128, 64, 8, 2},
             {128, 128, 8, 0, true},
+            {128, 128, 8, 3, true},
+            {128, 128, 8, 4, true},
             {128, 64, 8, 2, true},
             {128, 128, 8, 2, true, true}};
-  return {{128, 64, 4, 2},        {64, 64, 4, 2},
-          {128, 128, 8, 0},       {128, 32, 4, 2},
-          {128, 64, 8, 2},        {128, 128, 8, 0, true},
-          {128, 128, 8, 2, true}, {128, 128, 8, 2, true, true}};
+  return {{128, 64, 4, 2},
+          {64, 64, 4, 2},
+          {128, 128, 8, 0},
+          {128, 32, 4, 2},
+          {128, 64, 8, 2},
+          {128, 128, 8, 0, true},
+          {128, 128, 8, 2, true},
+          {128, 128, 8, 3, true},
+          {128, 128, 8, 2, true, true}};
 }
 
 /// What makes two calls the same tuning problem.

@@ -191,8 +191,8 @@ func.func @loads(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %i: i32) at
 //===----------------------------------------------------------------------===//
 
 // In the mma layout a row is spread over 2 registers x 4 lanes (lane bits 0
-// and 1) of one warp: 3 maxnum per row in the thread, then shuffles with
-// masks 1 and 2; no shared memory for the reduction itself.
+// and 1) of one warp: 3 maxnum per row in the thread, as a tree of depth 2,
+// then shuffles with masks 1 and 2; no shared memory for the reduction itself.
 // CHECK-LABEL: llvm.func @reduce_mma
 // CHECK-SAME:  (%[[R0:.*]]: f32, %[[R1:.*]]: f32, %[[R2:.*]]: f32, %[[R3:.*]]: f32, %[[R4:.*]]: f32, %[[R5:.*]]: f32, %[[R6:.*]]: f32, %[[R7:.*]]: f32,
 // CHECK-SAME:  attributes {tile.shared_bytes = 256 : i32}
@@ -202,12 +202,12 @@ func.func @loads(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %i: i32) at
 // CHECK-DAG:   %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG:   %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NOT:   nvvm.barrier0
-// CHECK:       %[[A:.*]] = llvm.intr.maxnum(%[[R0]], %[[R1]]) : (f32, f32) -> f32
-// CHECK-NEXT:  %[[B:.*]] = llvm.intr.maxnum(%[[R2]], %[[R3]]) : (f32, f32) -> f32
-// CHECK-NEXT:  %[[A2:.*]] = llvm.intr.maxnum(%[[A]], %[[R4]]) : (f32, f32) -> f32
-// CHECK-NEXT:  %[[A3:.*]] = llvm.intr.maxnum(%[[A2]], %[[R5]]) : (f32, f32) -> f32
-// CHECK-NEXT:  %[[B2:.*]] = llvm.intr.maxnum(%[[B]], %[[R6]]) : (f32, f32) -> f32
-// CHECK-NEXT:  %[[B3:.*]] = llvm.intr.maxnum(%[[B2]], %[[R7]]) : (f32, f32) -> f32
+// CHECK:       %[[A0:.*]] = llvm.intr.maxnum(%[[R0]], %[[R1]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[A1:.*]] = llvm.intr.maxnum(%[[R4]], %[[R5]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[A3:.*]] = llvm.intr.maxnum(%[[A0]], %[[A1]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[B0:.*]] = llvm.intr.maxnum(%[[R2]], %[[R3]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[B1:.*]] = llvm.intr.maxnum(%[[R6]], %[[R7]]) : (f32, f32) -> f32
+// CHECK-NEXT:  %[[B3:.*]] = llvm.intr.maxnum(%[[B0]], %[[B1]]) : (f32, f32) -> f32
 // CHECK-NEXT:  %[[SA:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[A3]], %[[ONE]], %[[M31]] : f32 -> f32
 // CHECK-NEXT:  %[[A4:.*]] = llvm.intr.maxnum(%[[A3]], %[[SA]]) : (f32, f32) -> f32
 // CHECK-NEXT:  %[[SB:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[B3]], %[[ONE]], %[[M31]] : f32 -> f32

@@ -85,20 +85,35 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     ValueRange regs = adaptor.getSource();
     Type elt = srcType.getElementType();
 
-    // 1. In-thread: group registers by their coordinates off the axis.
+    // 1. In-thread: group registers by their coordinates off the axis, and
+    // combine each group as a balanced tree, so that its depth is log2 of
+    // the group's size rather than the size (a softmax row max of 32
+    // registers: 5 dependent steps, not 31).
     SmallVector<Basis> keys;
-    SmallVector<Value> partial;
+    SmallVector<SmallVector<Value>> groups;
     for (unsigned r = 0; r < src.getNumRegs(); ++r) {
       Basis key = src.regCoords(r);
       key[axis] = 0;
       auto it = llvm::find(keys, key);
       if (it == keys.end()) {
         keys.push_back(key);
-        partial.push_back(regs[r]);
+        groups.push_back({regs[r]});
       } else {
-        Value &acc = partial[it - keys.begin()];
-        acc = combine(rewriter, loc, op.getKind(), acc, regs[r]);
+        groups[it - keys.begin()].push_back(regs[r]);
       }
+    }
+    SmallVector<Value> partial;
+    for (SmallVector<Value> &level : groups) {
+      while (level.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t i = 0; i + 1 < level.size(); i += 2)
+          next.push_back(
+              combine(rewriter, loc, op.getKind(), level[i], level[i + 1]));
+        if (level.size() % 2)
+          next.push_back(level.back());
+        level = std::move(next);
+      }
+      partial.push_back(level.front());
     }
     // 2. Across lanes.
     for (auto [i, basis] : llvm::enumerate(src.lanes()))
