@@ -65,7 +65,10 @@ def TileRemoveLayoutConversions
     Removes `tile.convert_layout` ops whose source already has the target
     layout, chains of conversions, and conversions of values that are free
     to be recomputed in the target layout (constants, splats), by
-    re-creating those values in the layout their user needs.
+    re-creating those values in the layout their user needs. A narrowing
+    cast (`arith.truncf`) of a conversion's or reshape's only result runs
+    before it, so that the conversion moves the narrow elements (an
+    epilogue's f32 -> f16 store: half the bytes through shared memory).
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

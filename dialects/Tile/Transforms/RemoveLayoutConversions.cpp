@@ -44,12 +44,45 @@ struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
+/// `t` with element type `element`.
+RankedTensorType withElementType(Type t, Type element) {
+  return cast<RankedTensorType>(t).clone(element);
+}
+
+/// A narrowing cast of a conversion's (or a reshape's) only result runs
+/// first, so that the conversion moves the narrow elements: an attention
+/// epilogue's f32 -> f16 store converts half the bytes through shared
+/// memory, in half the scratch.
+///   truncf(convert_layout(x)) -> convert_layout(truncf(x))
+///   truncf(reshape(x))        -> reshape(truncf(x))
+struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *src = op.getIn().getDefiningOp();
+    if (!isa_and_present<ConvertLayoutOp, ReshapeOp>(src) ||
+        !src->hasOneUse() || !isa<RankedTensorType>(op.getType()))
+      return failure();
+    Value x = src->getOperand(0);
+    Type narrow = getElementTypeOrSelf(op.getType());
+    auto cast = arith::TruncFOp::create(
+        rewriter, op.getLoc(), withElementType(x.getType(), narrow), x,
+        op.getRoundingmodeAttr(), op.getFastmathAttr());
+    if (isa<ConvertLayoutOp>(src))
+      rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, op.getType(), cast);
+    else
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), cast);
+    rewriter.eraseOp(src);
+    return success();
+  }
+};
+
 struct RemoveLayoutConversionsPass
     : public mlir::tile::impl::TileRemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvertOfSplat>(&getContext());
+    patterns.add<ConvertOfSplat, NarrowBeforeConversion>(&getContext());
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

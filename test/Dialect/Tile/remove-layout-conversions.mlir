@@ -5,7 +5,8 @@
 // assignment leaves behind but that need not move any data: conversions of
 // values that are free to re-create in any layout (splat constants,
 // tile.full, tile.arange), chains of conversions, and conversions to the
-// layout a value already has.
+// layout a value already has; and a narrowing cast of a conversion's only
+// result runs before it.
 
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -109,4 +110,36 @@ func.func @mask(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) att
   %g = arith.select %mask, %d, %z : tensor<64x64xi1>, tensor<64x64xf32>
   tile.store %C[%i, %i], %g : !tile.global<f32, 2>, tensor<64x64xf32>
   return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked4 = #tile.blocked<sizePerThread = [1, 1, 1, 4], threadsPerWarp = [1, 1, 2, 16], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// An epilogue's f32 -> f16 cast of a conversion's (through a reshape) only
+// result moves before both: the conversion moves f16.
+// CHECK-LABEL: func.func @narrow_first
+// CHECK-SAME:  (%[[X:.*]]: tensor<64x64xf32, #mma>)
+// CHECK-NEXT:  %[[T:.*]] = arith.truncf %[[X]] : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[T]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #[[B:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[C]] : tensor<64x64xf16, #[[B]]> -> tensor<1x1x64x64xf16, #{{blocked[0-9]*}}>
+// CHECK-NEXT:  return %[[R]]
+func.func @narrow_first(%x: tensor<64x64xf32, #mma>) -> tensor<1x1x64x64xf16, #blocked4> {
+  %c = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %r = tile.reshape %c : tensor<64x64xf32, #blocked> -> tensor<1x1x64x64xf32, #blocked4>
+  %t = arith.truncf %r : tensor<1x1x64x64xf32, #blocked4> to tensor<1x1x64x64xf16, #blocked4>
+  return %t : tensor<1x1x64x64xf16, #blocked4>
+}
+
+// A conversion whose f32 result has another use stays where it is.
+// CHECK-LABEL: func.func @narrow_shared
+// CHECK:       %[[C:.*]] = tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #[[B:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[T:.*]] = arith.truncf %[[C]] : tensor<64x64xf32, #[[B]]> to tensor<64x64xf16, #[[B]]>
+// CHECK-NEXT:  return %[[T]], %[[C]]
+func.func @narrow_shared(%x: tensor<64x64xf32, #mma>) -> (tensor<64x64xf16, #blocked>, tensor<64x64xf32, #blocked>) {
+  %c = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %t = arith.truncf %c : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+  return %t, %c : tensor<64x64xf16, #blocked>, tensor<64x64xf32, #blocked>
 }
