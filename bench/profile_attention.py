@@ -5,18 +5,13 @@ attention through PyTorch, three times each, on one problem (B=4, H=32,
 fp16). Run under ncu, e.g. scripts/gpu-profile.sh; it times nothing itself.
 """
 import argparse
-import math
 import os
 
 import torch
 import tilec
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-
-def parse(path):
-    name = os.path.basename(path)[:-4]
-    parts = dict(kv.split("=") for kv in name.split("_")[1:-1])
-    return int(parts["M"]), int(parts["D"]), parts["C"] == "True"
+from ptx_ab import launch, parse
 
 
 def main():
@@ -25,14 +20,15 @@ def main():
     parser.add_argument("--n", type=int, default=8192)
     args = parser.parse_args()
     for path in args.ptx:
-        m, d, causal = parse(path)
+        # The name without its variant: ptx_ab's configuration key.
+        m, _, d, causal = parse(os.path.basename(path)[:-4].rsplit("_", 1)[0])
         q = torch.rand(4, 32, args.n, d, device="cuda",
                        dtype=torch.float16) * 2 - 1
         k, v = torch.rand_like(q) * 2 - 1, torch.rand_like(q) * 2 - 1
         o = torch.empty_like(q)
         kern = tilec.load_ptx(path)
         for _ in range(3):
-            kern[(args.n // m, 4 * 32, 1)](q, k, v, o, 1 / math.sqrt(d), 0)
+            launch(kern, m, q, k, v, o)
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
             for _ in range(3):
                 torch.nn.functional.scaled_dot_product_attention(

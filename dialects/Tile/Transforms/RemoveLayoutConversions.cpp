@@ -44,11 +44,6 @@ struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
-/// `t` with element type `element`.
-RankedTensorType withElementType(Type t, Type element) {
-  return cast<RankedTensorType>(t).clone(element);
-}
-
 /// A narrowing cast of a conversion's (or a reshape's) only result runs
 /// first, so that the conversion moves the narrow elements: an attention
 /// epilogue's f32 -> f16 store converts half the bytes through shared
@@ -65,13 +60,14 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
       return failure();
     Value x = src->getOperand(0);
     Type narrow = getElementTypeOrSelf(op.getType());
-    auto cast = arith::TruncFOp::create(
-        rewriter, op.getLoc(), withElementType(x.getType(), narrow), x,
+    auto narrowed = arith::TruncFOp::create(
+        rewriter, op.getLoc(),
+        cast<RankedTensorType>(x.getType()).clone(narrow), x,
         op.getRoundingmodeAttr(), op.getFastmathAttr());
     if (isa<ConvertLayoutOp>(src))
-      rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, op.getType(), cast);
+      rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, op.getType(), narrowed);
     else
-      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), cast);
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), narrowed);
     rewriter.eraseOp(src);
     return success();
   }
