@@ -1050,6 +1050,16 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, false);
         twoGroups(pingPong);
       }
+  // The attention API's deeper rings for two consumer warpgroups: 3
+  // stages (all the shared memory there is at head dim 128), 4 at 64.
+  for (auto [d, stages] :
+       {std::pair<int64_t, unsigned>{64, 3}, {128, 3}, {64, 4}})
+    for (bool causal : {false, true})
+      for (int64_t seq :
+           {int64_t(1), int64_t(130), int64_t(200), int64_t(1000)}) {
+        add(f16, d, causal, 1, seq, seq, 0, 2, stages, false);
+        twoGroups(false);
+      }
   // Persistent (3 blocks, $TILEC_PERSISTENT_BLOCKS), so that each block
   // runs many query tiles of different trip counts (causal: 1 to 16 key
   // tiles; more queries than keys): two consumer warpgroups
@@ -1142,6 +1152,18 @@ std::vector<Attention> attentionCases() {
     }
     add(128, false, 130, 130, 0, 0, false);
     cases.back().specialize = true;
+    // Two consumer warpgroups on 3-stage rings (the attention API's):
+    // 0, 1 and 2 key tiles (the last ragged).
+    for (auto [causal, seqQ, seqK] :
+         {std::tuple<bool, int64_t, int64_t>{false, 130, 130},
+          {true, 130, 130},
+          {false, 64, 64},
+          {true, 64, 0}}) {
+      add(64, causal, seqQ, seqK, 0, 3, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+    }
     // Persistent (3 blocks): 3 query tiles of 1 to 3 key tiles on each,
     // specialized with one and two consumer warpgroups, and not.
     for (bool causal : {false, true}) {
