@@ -357,22 +357,33 @@ tile::autotune(const std::string &source, const std::string &name,
     }
     ran.emplace_back(*ms, c);
   }
-  // One short measurement each is noisy enough to crown the wrong one: the
-  // fastest few are timed again, twice as long, and the second timing
-  // decides.
+  // One short measurement each is noisy enough to crown the wrong one, and
+  // timing candidates one after another lets the clocks drift between
+  // them (a long run heats the GPU for the next). The fastest few are
+  // timed again in rounds, each round timing every one of them once, and
+  // the median of the rounds decides.
   std::sort(ran.begin(), ran.end());
   if (ran.size() > 1) {
     ran.resize(std::min<size_t>(ran.size(), 3));
-    progress.show("timing the fastest " + std::to_string(ran.size()) + " again",
+    progress.show("timing the fastest " + std::to_string(ran.size()) +
+                      " again, interleaved",
                   false);
-    for (auto &[ms, c] : ran) {
-      Expected<float> again = timeOne(c, 2 * iterations);
-      if (!again)
-        return Status::error("autotune " + name + " [" + problemKey +
-                             "]: the GPU failed while timing " +
-                             candidates[compiled[c].index].describe() +
-                             " again: " + again.status().message());
-      ms = *again;
+    constexpr unsigned kRounds = 5;
+    std::vector<std::vector<float>> rounds(ran.size());
+    for (unsigned round = 0; round < kRounds; ++round)
+      for (size_t f = 0; f < ran.size(); ++f) {
+        size_t c = ran[f].second;
+        Expected<float> again = timeOne(c, std::max(1u, iterations / 2));
+        if (!again)
+          return Status::error("autotune " + name + " [" + problemKey +
+                               "]: the GPU failed while timing " +
+                               candidates[compiled[c].index].describe() +
+                               " again: " + again.status().message());
+        rounds[f].push_back(*again);
+      }
+    for (size_t f = 0; f < ran.size(); ++f) {
+      std::sort(rounds[f].begin(), rounds[f].end());
+      ran[f].first = rounds[f][kRounds / 2];
     }
     std::sort(ran.begin(), ran.end());
   }

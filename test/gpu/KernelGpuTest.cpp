@@ -797,6 +797,7 @@ struct Attention {
   bool pingPong = false;        // CompileOptions::pingPong
   bool viaHints = false;        // the options as the kernel's @hints
   bool persistent = false;      // CompileOptions::persistent
+  int64_t groupBytes = 0;       // GROUP_BYTES (causal grid order); 0: default
 };
 
 Constants attentionConstants(const Attention &t) {
@@ -818,6 +819,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kViaHints, "true"});
   if (t.persistent)
     constants.push_back({kPersistent, "true"});
+  if (t.groupBytes)
+    constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   return constants;
 }
 
@@ -915,6 +918,8 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
                           " warps=" + std::to_string(t.warps)
                     : std::string()) +
       (t.pingPong ? " ping-pong" : "") + (t.persistent ? " persistent" : "") +
+      (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
+                    : std::string()) +
       (t.seqK == 0                    ? " (launch only)"
        : rows.size() < size_t(t.seqQ) ? " (sampled)"
                                       : "");
@@ -1050,6 +1055,17 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, false);
         twoGroups(pingPong);
       }
+  // The causal grid order in groups of heads: 15 (batch, head) pairs in
+  // groups of 4 (GROUP_BYTES = 4 heads' K and V at 200 keys, D=64), the
+  // last group of 3, and of 1; 4 query tiles each.
+  for (int64_t groupBytes : {int64_t(4 * 200 * 64 * 4), int64_t(1)})
+    for (bool specialize : {false, true}) {
+      add(f16, 64, true, 1, 200, 200, 0, 5, 2, false);
+      cases.back().batch = 3;
+      cases.back().groupBytes = groupBytes;
+      if (specialize)
+        twoGroups(false);
+    }
   // The attention API's deeper rings for two consumer warpgroups: 3
   // stages (all the shared memory there is at head dim 128), 4 at 64.
   for (auto [d, stages] :
