@@ -57,7 +57,9 @@ def fmt_ratio(r):
 def attention(rows):
     by_key = {}
     for r in rows:
-        if r.get("bench", "attention") != "attention":
+        # Measurements only: bench-triton.json's rows (the Triton search's
+        # chosen configs, read back by the next run) carry no figures.
+        if r.get("bench", "attention") != "attention" or "tflops" not in r:
             continue
         key = (r["D"], r["causal"], r["N"], r["B"], r["H"])
         by_key.setdefault(key, {})[r["impl"]] = r
