@@ -18,6 +18,7 @@ reference; exit status 1 on a mismatch. Small enough for compute-sanitizer:
 """
 import argparse
 import glob
+import json
 import math
 import os
 import sys
@@ -42,6 +43,17 @@ def parse(key):
             parts["C"] == "True")
 
 
+def tile_m(path, default):
+    """TILE_M from the PTX's `// tilec-kernel:` header (variants of one
+    configuration may differ in it), else the file name's."""
+    with open(path) as f:
+        line = f.readline()
+    if line.startswith("// tilec-kernel:"):
+        info = json.loads(line.split(":", 1)[1])
+        return int(dict(info.get("constants", [])).get("TILE_M", default))
+    return default
+
+
 def launch(kern, m, q, k, v, o):
     kern[(q.shape[2] // m, q.shape[0] * q.shape[1], 1)](
         q, k, v, o, 1 / math.sqrt(q.shape[3]), 0)
@@ -53,6 +65,7 @@ def check(groups):
         m, n, D, causal = parse(key)
         for variant, path in variants:
             kern = tilec.load_ptx(path)
+            m = tile_m(path, parse(key)[0])
             for trips in (1, 2, 4, 8):
                 N = n * trips
                 if N % m:
@@ -79,7 +92,8 @@ def bench(groups):
     print("|---|---|---|---|---|---|---|")
     for key, variants in groups.items():
         m, n, D, causal = parse(key)
-        kerns = [(variant, tilec.load_ptx(path)) for variant, path in variants]
+        kerns = [(variant, tilec.load_ptx(path), tile_m(path, m))
+                 for variant, path in variants]
         for N in (1024, 2048, 8192):
             q = torch.rand(4, 32, N, D, device="cuda",
                            dtype=torch.float16) * 2 - 1
@@ -87,29 +101,29 @@ def bench(groups):
             ref = torch.nn.functional.scaled_dot_product_attention(
                 q.float(), k.float(), v.float(), is_causal=causal)
             outs = {}
-            for variant, kern in kerns:
+            for variant, kern, vm in kerns:
                 o = torch.full_like(q, float("nan"))
-                launch(kern, m, q, k, v, o)
+                launch(kern, vm, q, k, v, o)
                 torch.cuda.synchronize()
                 err = (o.float() - ref).abs().max().item()
                 if not err <= 1e-2:
                     sys.exit(f"{key} {variant} N={N}: max error {err}")
                 outs[variant] = o
-            times = {variant: [] for variant, _ in kerns}
+            times = {variant: [] for variant, _, _ in kerns}
             for _ in range(25):
-                for variant, kern in kerns:
+                for variant, kern, vm in kerns:
                     start = torch.cuda.Event(enable_timing=True)
                     end = torch.cuda.Event(enable_timing=True)
                     start.record()
                     for _ in range(5):
-                        launch(kern, m, q, k, v, outs[variant])
+                        launch(kern, vm, q, k, v, outs[variant])
                     end.record()
                     torch.cuda.synchronize()
                     times[variant].append(start.elapsed_time(end) / 5)
             flops = 4 * 4 * 32 * N * N * D / (2 if causal else 1)
             row = []
             tf = []
-            for variant, _ in kerns:
+            for variant, _, _ in kerns:
                 t = sorted(times[variant])[len(times[variant]) // 2]
                 tf.append(flops / t / 1e9)
                 row += [variant, f"{tf[-1]:.1f}"]

@@ -129,6 +129,10 @@ struct Tiles {
   /// Persistent (CompileOptions::persistent): a block per multiprocessor
   /// slot, looping over the query tiles.
   bool persistent = false;
+  /// Rings of their own depth for K and V (the kernel's K_LATENCY and
+  /// V_LATENCY, with `stages` 0 so that the latency hints decide); 0: the
+  /// kernel's defaults.
+  int kStages = 0, vStages = 0;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
@@ -146,8 +150,15 @@ struct Tiles {
 /// the H200 it has not won a point yet
 /// (bench/results/2026-11-23-h200-persistent.md).
 std::vector<Tiles> candidateTiles(int tileD) {
+  // At head dim 256 the consumers waited for K (a quarter of the stall
+  // samples at its full barrier, ncu on an H100): rotated, P.V reads V a
+  // trip after Q.K^T reads K, so V's ring has a trip of slack that K's
+  // lacks. 3 stages of K and 2 of V (all the shared memory there is) run
+  // 1.16-1.37x the 2-stage rings (H100, bench/results/2026-11-23-h200-d256.md),
+  // and at 128 and 64 no faster than the rings these candidates have.
   if (tileD >= 256)
-    return {{64, 32, 4, 2},
+    return {{128, 64, 8, 0, true, false, 3, 2},
+            {64, 32, 4, 2},
             {64, 64, 4, 2},
             {128, 64, 8, 2},
             {128, 32, 8, 2},
@@ -365,6 +376,10 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
                        {"EVEN_K", seqK % t.n == 0 ? "true" : "false"}},
                       static_cast<unsigned>(t.warps),
                       static_cast<unsigned>(t.stages)};
+      if (t.kStages) {
+        c.constants.push_back({"K_LATENCY", std::to_string(t.kStages)});
+        c.constants.push_back({"V_LATENCY", std::to_string(t.vStages)});
+      }
       if (t.specialize) {
         // One loop: the producer fills the rings of a single loop.
         c.warpSpecialize = true;

@@ -788,16 +788,18 @@ struct Attention {
   bool causal;
   int64_t group;
   int64_t seqQ, seqK, inputPos;
-  int64_t batch = 2, heads = 8; // heads is the kernel's constant H
-  unsigned stages = 0;          // CompileOptions::numStages; 0: the hints
-  bool split = true;            // CompileOptions::loopSplit
-  bool specialize = false;      // CompileOptions::warpSpecialize
-  int64_t tileM = 64;           // TILE_M (128: two warpgroups of 4 warps)
-  unsigned warps = 4;           // CompileOptions::numWarps
-  bool pingPong = false;        // CompileOptions::pingPong
-  bool viaHints = false;        // the options as the kernel's @hints
-  bool persistent = false;      // CompileOptions::persistent
-  int64_t groupBytes = 0;       // GROUP_BYTES (causal grid order); 0: default
+  int64_t batch = 2, heads = 8;   // heads is the kernel's constant H
+  unsigned stages = 0;            // CompileOptions::numStages; 0: the hints
+  bool split = true;              // CompileOptions::loopSplit
+  bool specialize = false;        // CompileOptions::warpSpecialize
+  int64_t tileM = 64;             // TILE_M (128: two warpgroups of 4 warps)
+  unsigned warps = 4;             // CompileOptions::numWarps
+  bool pingPong = false;          // CompileOptions::pingPong
+  bool viaHints = false;          // the options as the kernel's @hints
+  bool persistent = false;        // CompileOptions::persistent
+  int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
+  int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
+                                  // stages = 0); 0: the kernel's defaults
 };
 
 Constants attentionConstants(const Attention &t) {
@@ -821,6 +823,10 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kPersistent, "true"});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
+  if (t.kLatency)
+    constants.push_back({"K_LATENCY", std::to_string(t.kLatency)});
+  if (t.vLatency)
+    constants.push_back({"V_LATENCY", std::to_string(t.vLatency)});
   return constants;
 }
 
@@ -920,6 +926,9 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.pingPong ? " ping-pong" : "") + (t.persistent ? " persistent" : "") +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
+      (t.kLatency || t.vLatency ? " k_latency=" + std::to_string(t.kLatency) +
+                                      " v_latency=" + std::to_string(t.vLatency)
+                                : std::string()) +
       (t.seqK == 0                    ? " (launch only)"
        : rows.size() < size_t(t.seqQ) ? " (sampled)"
                                       : "");
@@ -1076,6 +1085,26 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         add(f16, d, causal, 1, seq, seq, 0, 2, stages, false);
         twoGroups(false);
       }
+  // Rings of different depths for K and V (the attention API's head dim
+  // 256 candidate: 3 stages of K, 2 of V, from the kernel's K_LATENCY and
+  // V_LATENCY with stages = 0), and the reverse, so that the slots of the
+  // two rings wrap at different trips: 1, 2, 3, 4 and 16 key tiles, masked
+  // and not, a query tile past the keys' prefix.
+  for (auto [d, kLatency, vLatency] :
+       {std::tuple<int64_t, int, int>{256, 3, 2}, {64, 2, 3}})
+    for (bool causal : {false, true}) {
+      for (int64_t seq : {int64_t(1), int64_t(130), int64_t(200), int64_t(256),
+                          int64_t(1000)}) {
+        add(f16, d, causal, 1, seq, seq, 0, 2, 0, false);
+        twoGroups(false);
+        cases.back().kLatency = kLatency;
+        cases.back().vLatency = vLatency;
+      }
+      add(f16, d, causal, 1, 64, 1000, 936, 2, 0, false);
+      twoGroups(false);
+      cases.back().kLatency = kLatency;
+      cases.back().vLatency = vLatency;
+    }
   // Persistent (3 blocks, $TILEC_PERSISTENT_BLOCKS), so that each block
   // runs many query tiles of different trip counts (causal: 1 to 16 key
   // tiles; more queries than keys): two consumer warpgroups
@@ -1179,6 +1208,19 @@ std::vector<Attention> attentionCases() {
       cases.back().specialize = true;
       cases.back().tileM = 128;
       cases.back().warps = 8;
+    }
+    // K and V rings of different depths (3 and 2, the API's at head dim
+    // 256): 1, 3 and 4 key tiles (the last ragged), masked and not.
+    for (auto [causal, seqK] : {std::pair<bool, int64_t>{false, 64},
+                                {false, 200},
+                                {true, 200},
+                                {true, 256}}) {
+      add(256, causal, 256, seqK, 0, 0, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+      cases.back().kLatency = 3;
+      cases.back().vLatency = 2;
     }
     // Persistent (3 blocks): 3 query tiles of 1 to 3 key tiles on each,
     // specialized with one and two consumer warpgroups, and not.
