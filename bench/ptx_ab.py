@@ -62,10 +62,10 @@ def launch(kern, m, q, k, v, o):
 def check(groups):
     bad = 0
     for key, variants in groups.items():
-        m, n, D, causal = parse(key)
+        key_m, n, D, causal = parse(key)
         for variant, path in variants:
             kern = tilec.load_ptx(path)
-            m = tile_m(path, parse(key)[0])
+            m = tile_m(path, key_m)
             for trips in (1, 2, 4, 8):
                 N = n * trips
                 if N % m:

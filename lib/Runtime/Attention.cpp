@@ -138,16 +138,16 @@ struct Tiles {
 /// The candidates per padded head dim, the default first: up to 128 the
 /// fastest at most points of bench/results' searches on an H200 (64 x 64 at
 /// head dim 64 and below, where 64 x 128 wins without a mask); at 256 the
-/// one that spills least (ptxas -v, sm_90a). Warp specialization pays
-/// with two consumer warpgroups (128 x 128, 8 warps: setmaxnreg gives them
-/// 240 registers), not with one (bench/results/2026-11-22-h200-warp-
-/// specialize.md), and more with deeper rings: 3 stages of K and V (all the
-/// shared memory there is at head dim 128) beat the kernel's latency hints
-/// (2 for K, 4 for V) by 1.01-1.11x, most without a mask, where the
-/// consumers waited for K (bench/results/2026-11-23-h200-stages.md). The
-/// persistent candidate (2 stages: its rings stay live across tiles,
-/// beside the epilogue's scratch) is there for the tuner to measure; on
-/// the H200 it has not won a point yet
+/// specialized one with K and V rings of their own depth (below). Warp
+/// specialization pays with two consumer warpgroups (128 x 128, 8 warps:
+/// setmaxnreg gives them 240 registers), not with one
+/// (bench/results/2026-11-22-h200-warp- specialize.md), and more with deeper
+/// rings: 3 stages of K and V (all the shared memory there is at head dim 128)
+/// beat the kernel's latency hints (2 for K, 4 for V) by 1.01-1.11x, most
+/// without a mask, where the consumers waited for K
+/// (bench/results/2026-11-23-h200-stages.md). The persistent candidate (2
+/// stages: its rings stay live across tiles, beside the epilogue's scratch) is
+/// there for the tuner to measure; on the H200 it has not won a point yet
 /// (bench/results/2026-11-23-h200-persistent.md).
 std::vector<Tiles> candidateTiles(int tileD) {
   // At head dim 256 the consumers waited for K (a quarter of the stall
