@@ -141,7 +141,7 @@ struct Tiles {
 /// specialized one with K and V rings of their own depth (below). Warp
 /// specialization pays with two consumer warpgroups (128 x 128, 8 warps:
 /// setmaxnreg gives them 240 registers), not with one
-/// (bench/results/2026-11-22-h200-warp- specialize.md), and more with deeper
+/// (bench/results/2026-11-22-h200-warp-specialize.md), and more with deeper
 /// rings: 3 stages of K and V (all the shared memory there is at head dim 128)
 /// beat the kernel's latency hints (2 for K, 4 for V) by 1.01-1.11x, most
 /// without a mask, where the consumers waited for K
