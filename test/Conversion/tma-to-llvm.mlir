@@ -166,9 +166,10 @@ func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.ke
 // warpgroup (maxntid 256 = 128 consumers + 128) and is bounded to two
 // blocks per multiprocessor (its shared memory allows eight, but a thread
 // must start with 128 registers); the consumers rise to 232 registers,
-// the producer's warpgroup drops to 24 and only its first warp runs the
-// producer. The producer's copy is issued by thread 128 (issuer) after a
-// predicated wait (a third operand: 0 skips it); the consumers release
+// the producer's warpgroup drops to 24 and its warp r runs producer
+// region r (two here; its other warps nothing). The first producer's copy
+// is issued by thread 128 (issuer) after a predicated wait (a third
+// operand: 0 skips it), the second's by thread 160; the consumers release
 // with mbarrier.arrive where the predicate holds.
 //===----------------------------------------------------------------------===//
 
@@ -184,17 +185,26 @@ func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.ke
 // OCC-LABEL: llvm.func @turns
 // CHECK-SAME:  nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-DAG:   %[[C160:.*]] = llvm.mlir.constant(160 : i32) : i32
 // CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK:       %[[CONS:.*]] = llvm.icmp "ult" %[[TID]], %[[C128]] : i32
 // CHECK-NEXT:  llvm.cond_br %[[CONS]], ^[[C:.*]], ^[[P:.*]]
 // CHECK:       ^[[C]]:
 // CHECK-NEXT:  nvvm.setmaxregister increase 232
 // CHECK:       @p mbarrier.arrive.shared::cta.b64 _, [$0];
+// Producer r runs on warp r of the producer warpgroup, (tid - 128) / 32.
 // CHECK:       ^[[P]]:
 // CHECK-NEXT:  nvvm.setmaxregister decrease 24
-// CHECK:       llvm.icmp "ult" %[[TID]], %{{.*}} : i32
+// CHECK-NEXT:  %[[OFF:.*]] = llvm.sub %[[TID]], %[[C128]] : i32
+// CHECK-NEXT:  %[[W:.*]] = llvm.lshr %[[OFF]], %{{.*}} : i32
+// CHECK-NEXT:  %[[IS0:.*]] = llvm.icmp "eq" %[[W]], %{{.*}} : i32
+// CHECK-NEXT:  llvm.cond_br %[[IS0]]
 // CHECK:       mbarrier.try_wait.parity
 // CHECK:       llvm.icmp "eq" %[[TID]], %[[C128]] : i32
+// CHECK:       cp.async.bulk.tensor.2d
+// CHECK:       %[[IS1:.*]] = llvm.icmp "eq" %[[W]], %{{.*}} : i32
+// CHECK-NEXT:  llvm.cond_br %[[IS1]]
+// CHECK:       llvm.icmp "eq" %[[TID]], %[[C160]] : i32
 // CHECK:       cp.async.bulk.tensor.2d
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 #ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
@@ -210,6 +220,9 @@ func.func @specialized(%t: !tile.global<f16, 2>, %p: i1, %map: !tile.tensor_map<
     %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
     tile.mbarrier_wait %empty[%c0], %c0 if %p : <1>
     tile.tma_load %map[%c0, %c0], %b, %full[%c0] if %p {issuer = 128 : i32} : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <1>
+  } producer {
+    %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.tma_load %map[%c0, %c0], %b, %full[%c0] if %p {issuer = 160 : i32} : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <1>
   } consumer {
     %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
     tile.mbarrier_wait %full[%c0], %c0, %b : <1>, !tile.smem<[64, 64], f16, #sw>

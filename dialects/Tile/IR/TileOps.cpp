@@ -587,18 +587,29 @@ LogicalResult WarpSpecializeOp::verify() {
                          << *r;
   if (!isa<FunctionOpInterface>((*this)->getParentOp()))
     return emitOpError("must be at the top level of a kernel");
+  if (getProducers().empty() || getProducers().size() > kMaxProducers)
+    return emitOpError() << "needs 1 to " << kMaxProducers
+                         << " producer regions (one per warp of the "
+                            "producer warpgroup), not "
+                         << getProducers().size();
   return success();
 }
 
 ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
                                     OperationState &result) {
-  Region *producer = result.addRegion();
+  // ODS order: the consumer region, then the producers (the text's order
+  // is the producers first).
   Region *consumer = result.addRegion();
   if (parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseKeyword("producer") || parser.parseRegion(*producer) ||
-      parser.parseKeyword("consumer") || parser.parseRegion(*consumer))
+      parser.parseKeyword("producer"))
     return failure();
-  for (Region *region : {producer, consumer})
+  do {
+    if (parser.parseRegion(*result.addRegion()))
+      return failure();
+  } while (succeeded(parser.parseOptionalKeyword("producer")));
+  if (parser.parseKeyword("consumer") || parser.parseRegion(*consumer))
+    return failure();
+  for (auto &region : result.regions)
     if (region->empty())
       region->emplaceBlock();
   return success();
@@ -606,8 +617,10 @@ ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
 
 void WarpSpecializeOp::print(OpAsmPrinter &p) {
   p.printOptionalAttrDict((*this)->getAttrs());
-  p << " producer ";
-  p.printRegion(getProducer());
+  for (Region &producer : getProducers()) {
+    p << " producer ";
+    p.printRegion(producer);
+  }
   p << " consumer ";
   p.printRegion(getConsumer());
 }

@@ -739,11 +739,12 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
     A warp-specialized kernel body (`tile-warp-specialize`). The block has
     `consumer_warps` warps of consumers (threads 0 .. 32 * consumer_warps,
     which the kernel's layouts describe) and one more warpgroup, the
-    producer's. The consumers run `consumer`; the producer's first warp
-    runs `producer`, the rest of its warpgroup nothing. They communicate
+    producers'. The consumers run `consumer`; warp r of the producer
+    warpgroup runs the r-th `producer` region (one to four of them), the
+    rest of the warpgroup nothing. Producers and consumers communicate
     only through mbarriers (full and empty barriers of each ring slot), so
     `consumer` synchronizes with named barriers of its own threads, never
-    a block-wide one.
+    a block-wide one. In the text, the producer regions come first.
 
     With `producer_registers` set, the producer warpgroup gives its
     registers up to that many per thread (`setmaxnreg.dec`) and the
@@ -753,6 +754,8 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
     ```mlir
     tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 24 : i32} producer {
       tile.tma_load ... {issuer = 128 : i32}
+    } producer {
+      tile.tma_load ... {issuer = 160 : i32}
     } consumer {
       tile.mbarrier_wait ...
     }
@@ -760,15 +763,20 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$consumer_warps,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>>:$producer_registers);
-  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  // ODS puts the variadic region last; the text and the shared-memory
+  // liveness (tile-allocate-shared-memory) take the producers first.
+  let regions = (region SizedRegion<1>:$consumer,
+                        VariadicRegion<SizedRegion<1>>:$producers);
   // Custom: the regions belong to the operation state while they are
   // parsed, so that a parse error after a forward reference resolved in
   // them does not leave the reference to a destroyed value.
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Threads of the consumers: the producer's first thread is this one.
+    /// Threads of the consumers: the producers' first thread is this one.
     int64_t getNumConsumerThreads() { return int64_t(getConsumerWarps()) * 32; }
+    /// The most producer regions: one per warp of the producer warpgroup.
+    static constexpr unsigned kMaxProducers = 4;
   }];
 }
 

@@ -57,9 +57,10 @@ bool waitedInBlock(WarpgroupMmaOp mma, Value buffer) {
 Operation *anchorIn(Block *block, Operation *op) {
   Operation *at = block->findAncestorOpInBlock(*op);
   while (auto ws = dyn_cast_or_null<WarpSpecializeOp>(at)) {
-    Region *region = ws.getProducer().isAncestor(op->getParentRegion())
-                         ? &ws.getProducer()
-                         : &ws.getConsumer();
+    Region *region = &ws.getConsumer();
+    for (Region &producer : ws.getProducers())
+      if (producer.isAncestor(op->getParentRegion()))
+        region = &producer;
     at = region->front().findAncestorOpInBlock(*op);
   }
   return at;
@@ -98,18 +99,24 @@ struct AllocateSharedMemoryPass
 
   LogicalResult allocate(func::FuncOp func) {
     // Program order, and the last op nested in each op.
+    // A warp-specialized body counts its producers before its consumers
+    // (anchorIn), whatever the order of its regions.
     DenseMap<Operation *, int64_t> index, last;
     int64_t counter = 0;
-    func.walk<WalkOrder::PreOrder>(
-        [&](Operation *op) { index[op] = counter++; });
-    func.walk<WalkOrder::PostOrder>([&](Operation *op) {
-      int64_t end = index[op];
+    std::function<void(Operation *)> number = [&](Operation *op) {
+      index[op] = counter++;
+      SmallVector<Region *> regions;
       for (Region &r : op->getRegions())
-        for (Block &b : r)
-          if (!b.empty())
-            end = std::max(end, last[&b.back()]);
-      last[op] = end;
-    });
+        regions.push_back(&r);
+      if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+        std::rotate(regions.begin(), regions.begin() + 1, regions.end());
+      for (Region *r : regions)
+        for (Block &b : *r)
+          for (Operation &nested : b)
+            number(&nested);
+      last[op] = counter - 1;
+    };
+    number(func);
 
     // An async copy writes its buffer until a wait completes it: the buffer
     // stays live until the first wait after the copy that names it or waits

@@ -229,11 +229,13 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     - the rings, their "full" mbarriers and new "empty" mbarriers (one per
       slot, one arrival per consumer thread) are allocated and initialized
       before it, by the whole block;
-    - the **producer** (the first warp of one extra warpgroup) runs the
-      slice of the kernel that computes the copies' coordinates and
-      predicates, and issues every copy as soon as its slot is free: it
-      waits on the slot's empty barrier for the phase the previous fill's
-      readers complete (a fresh barrier passes a slot's first fill at once);
+    - a **producer** per ring (warp r of one extra warpgroup runs ring r's;
+      up to four, more rings share them in turn) runs the slice of the
+      kernel that computes its copies' coordinates and predicates, and
+      issues each copy as soon as its slot is free, whatever the other
+      rings wait for: it waits on the slot's empty barrier for the phase
+      the previous fill's readers complete (a fresh barrier passes a
+      slot's first fill at once);
     - the **consumers** (the kernel's own warps) run everything else;
       where the pipeline refilled a slot, they release it instead
       (`tile.mbarrier_arrive` on its empty barrier, when it held an

@@ -5,24 +5,28 @@
 //
 //   %ring = smem_alloc; %full = mbarrier_alloc; mbarrier_init %full {1}
 //   %empty = mbarrier_alloc; mbarrier_init %empty {count = consumer threads}
-//   tile.warp_specialize producer {
+//   tile.warp_specialize producer {                      (one per ring)
 //     prologue: tma_load %ring[c], %full[c]            (first fills: no wait)
 //     for it:   wait %empty[t % S], (t / S + 1) % 2 if p   (t = it + d)
-//               tma_load %ring[t % S], %full[t % S] if p  {issuer = 32 W}
-//   } consumer {
+//               tma_load %ring[t % S], %full[t % S] if p  {issuer = 32 (W + r)}
+//   } producer { ... the next ring's ... } consumer {
 //     ... the kernel, its copies gone; where a slot was refilled:
 //     for it:   mbarrier_arrive %empty[t % S], %ring[t % S] if t >= S
 //   }
 //
-// The producer is the slice of the kernel the copies need (their
-// coordinates, predicates, slots and the loops around them), which must
-// be scalar code. The consumers' release of slot t % S says that the data
-// of iteration t - S, which the slot held, has been read: it sits where
-// the refill was, which the pipeline placed after that iteration's
-// readers; tile-async-wgmma and tile-rotate-wgmma move it as they move
-// refills. Fill f of a slot waits for phase f - 1 of its empty barrier
-// (parity (f + 1) mod 2; a fresh barrier passes parity 1 at once, so the
-// first fills need no special case), and both sides count fills the same
+// Each ring has a producer of its own, a warp of the producer warpgroup
+// (up to four; more rings share them in turn): one thread issuing every
+// ring in program order would wait for a slot of one ring (V's, released
+// after P.V) while a slot of another (K's, released after Q.K^T, half a
+// trip earlier) is free, and issue that ring's copy late. A producer is
+// the slice of the kernel its copies need (their coordinates, predicates,
+// slots and the loops around them), which must be scalar code. The consumers'
+// release of slot t % S says that the data of iteration t - S, which the slot
+// held, has been read: it sits where the refill was, which the pipeline placed
+// after that iteration's readers; tile-async-wgmma and tile-rotate-wgmma move
+// it as they move refills. Fill f of a slot waits for phase f - 1 of its empty
+// barrier (parity (f + 1) mod 2; a fresh barrier passes parity 1 at once, so
+// the first fills need no special case), and both sides count fills the same
 // way because they run the same loop.
 //
 // In a persistent kernel (tile-persistent) the loop and its prologue are in
@@ -91,21 +95,34 @@ struct WarpSpecializePass
     SmallVector<std::unique_ptr<Ring>> rings;
     SmallVector<Copy> copies;
     std::string why = analyze(func, rings, copies);
-    if (why.empty())
-      why = slice(func, copies);
+    // A producer per ring, round robin over the producer warps (one, idle,
+    // for a kernel without rings: its launch keeps the specialized shape).
+    SmallVector<Producer> producers(
+        std::clamp<size_t>(rings.size(), 1, WarpSpecializeOp::kMaxProducers));
+    for (Copy &c : copies) {
+      auto ring = llvm::find_if(
+          rings, [&](const auto &r) { return r.get() == c.ring; });
+      producers[(ring - rings.begin()) % producers.size()].copies.push_back(&c);
+    }
+    for (Producer &producer : producers)
+      if (why.empty())
+        why = slice(func, producer);
     if (!why.empty()) {
       if (!copies.empty())
         func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
                       StringAttr::get(func.getContext(), why));
       return;
     }
-    specialize(func, rings, copies);
+    specialize(func, rings, copies, producers);
   }
 
-  /// The ops the producer runs (the copies and what they need).
-  DenseSet<Operation *> live;
-  /// The iteration arguments of loops the producer carries.
-  DenseSet<std::pair<Operation *, unsigned>> liveArgs;
+  /// A producer warp: its copies, the ops it runs (the copies and what
+  /// they need) and the iteration arguments of loops it carries.
+  struct Producer {
+    SmallVector<Copy *> copies;
+    DenseSet<Operation *> live;
+    DenseSet<std::pair<Operation *, unsigned>> liveArgs;
+  };
 
   /// The kernel's rings and copies; why it cannot be specialized, if not.
   std::string analyze(func::FuncOp func,
@@ -198,10 +215,12 @@ struct WarpSpecializePass
     return "";
   }
 
-  /// Marks the ops the producer needs; why it cannot run them, if so.
-  std::string slice(func::FuncOp func, ArrayRef<Copy> copies) {
+  /// Marks the ops a producer needs; why it cannot run them, if so.
+  std::string slice(func::FuncOp func, Producer &producer) {
     SmallVector<Operation *> worklist;
     std::string why;
+    DenseSet<Operation *> &live = producer.live;
+    DenseSet<std::pair<Operation *, unsigned>> &liveArgs = producer.liveArgs;
     auto markOp = [&](Operation *op) {
       if (op != func.getOperation() && live.insert(op).second)
         worklist.push_back(op);
@@ -246,8 +265,8 @@ struct WarpSpecializePass
       }
       markOp(def);
     };
-    for (const Copy &c : copies)
-      markOp(c.op);
+    for (const Copy *c : producer.copies)
+      markOp(c->op);
     while (!worklist.empty() && why.empty()) {
       Operation *op = worklist.pop_back_val();
       if (Operation *parent = op->getParentOp())
@@ -283,7 +302,7 @@ struct WarpSpecializePass
   }
 
   void specialize(func::FuncOp func, SmallVector<std::unique_ptr<Ring>> &rings,
-                  MutableArrayRef<Copy> copies) {
+                  MutableArrayRef<Copy> copies, ArrayRef<Producer> producers) {
     Block &top = func.getBody().front();
     int64_t consumerWarps =
         func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName())
@@ -322,23 +341,27 @@ struct WarpSpecializePass
     auto ws = WarpSpecializeOp::create(
         b, func.getLoc(), b.getI32IntegerAttr(consumerWarps),
         producerRegisters ? b.getI32IntegerAttr(producerRegisters)
-                          : IntegerAttr());
-    Block *producer = new Block();
-    ws.getProducer().push_back(producer);
+                          : IntegerAttr(),
+        unsigned(producers.size()));
     Block *consumer = new Block();
     ws.getConsumer().push_back(consumer);
     consumer->getOperations().splice(consumer->end(), top.getOperations(),
                                      std::next(Block::iterator(ws)),
                                      Block::iterator(top.getTerminator()));
 
-    // The producer: the marked ops, cloned, with a wait for a free slot
-    // before each copy.
-    DenseMap<Operation *, Copy *> byOp;
-    for (Copy &c : copies)
-      byOp[c.op] = &c;
-    IRMapping map;
-    b.setInsertionPointToStart(producer);
-    cloneLive(*consumer, b, map, byOp, consumerThreads);
+    // Each producer: its marked ops, cloned, with a wait for a free slot
+    // before each copy, on warp r of the producer warpgroup.
+    for (auto [r, producer] : llvm::enumerate(producers)) {
+      DenseMap<Operation *, Copy *> byOp;
+      for (Copy *c : producer.copies)
+        byOp[c->op] = c;
+      IRMapping map;
+      Block *block = new Block();
+      ws.getProducers()[r].push_back(block);
+      b.setInsertionPointToStart(block);
+      cloneLive(*consumer, b, map, byOp, producer,
+                consumerThreads + 32 * int32_t(r));
+    }
 
     // The consumers release where the pipeline refilled. (A prologue's
     // fills reuse slots that the previous tile's trips released, in a
@@ -361,16 +384,17 @@ struct WarpSpecializePass
   /// Clones the marked ops of `block` at `b`, loops with the iteration
   /// arguments the producer carries only.
   void cloneLive(Block &block, OpBuilder &b, IRMapping &map,
-                 const DenseMap<Operation *, Copy *> &byOp, int32_t issuer) {
+                 const DenseMap<Operation *, Copy *> &byOp,
+                 const Producer &producer, int32_t issuer) {
     for (Operation &op : block.without_terminator()) {
-      if (!live.contains(&op))
+      if (!producer.live.contains(&op))
         continue;
       Location loc = op.getLoc();
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
         SmallVector<unsigned> kept;
         SmallVector<Value> inits;
         for (unsigned i = 0; i < loop.getInitArgs().size(); ++i)
-          if (liveArgs.contains({loop, i})) {
+          if (producer.liveArgs.contains({loop, i})) {
             kept.push_back(i);
             inits.push_back(map.lookupOrDefault(loop.getInitArgs()[i]));
           }
@@ -387,7 +411,7 @@ struct WarpSpecializePass
         if (!body->empty())
           body->getTerminator()->erase();
         OpBuilder inner = OpBuilder::atBlockEnd(body);
-        cloneLive(*loop.getBody(), inner, map, byOp, issuer);
+        cloneLive(*loop.getBody(), inner, map, byOp, producer, issuer);
         SmallVector<Value> yielded;
         for (unsigned i : kept)
           yielded.push_back(map.lookupOrDefault(
@@ -400,10 +424,10 @@ struct WarpSpecializePass
             b, loc, map.lookupOrDefault(branch.getCondition()),
             /*withElseRegion=*/!branch.getElseRegion().empty());
         OpBuilder thenB = clone.getThenBodyBuilder();
-        cloneLive(*branch.thenBlock(), thenB, map, byOp, issuer);
+        cloneLive(*branch.thenBlock(), thenB, map, byOp, producer, issuer);
         if (!branch.getElseRegion().empty()) {
           OpBuilder elseB = clone.getElseBodyBuilder();
-          cloneLive(*branch.elseBlock(), elseB, map, byOp, issuer);
+          cloneLive(*branch.elseBlock(), elseB, map, byOp, producer, issuer);
         }
         continue;
       }

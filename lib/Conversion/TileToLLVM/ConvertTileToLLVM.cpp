@@ -148,7 +148,9 @@ struct ConvertTileToLLVMPass
   /// most 240), with setmaxnreg:
   ///
   ///   if tid < consumers: setmaxnreg.inc; consumer region
-  ///   else:               setmaxnreg.dec; if tid < consumers + 32: producer
+  ///   else:               setmaxnreg.dec
+  ///                       w = (tid - consumers) / 32
+  ///                       if w == 0: producer 0; if w == 1: producer 1 ...
   static void lowerWarpSpecialize(tile::WarpSpecializeOp ws,
                                   unsigned occupancy) {
     auto func = ws->getParentOfType<func::FuncOp>();
@@ -200,11 +202,17 @@ struct ConvertTileToLLVMPass
     if (producerRegisters)
       NVVM::SetMaxRegisterOp::create(elseB, loc, producerRegisters,
                                      NVVM::SetMaxRegisterAction::decrease);
-    Value isProducer =
-        arith::CmpIOp::create(elseB, loc, arith::CmpIPredicate::ult, tid,
-                              constI32(elseB, loc, consumers + 32));
-    auto producer = scf::IfOp::create(elseB, loc, isProducer);
-    inlineRegion(ws.getProducer(), producer.thenBlock());
+    Value warp = arith::ShRUIOp::create(
+        elseB, loc,
+        arith::SubIOp::create(elseB, loc, tid, constI32(elseB, loc, consumers)),
+        constI32(elseB, loc, 5));
+    for (auto [r, region] : llvm::enumerate(ws.getProducers())) {
+      Value mine =
+          arith::CmpIOp::create(elseB, loc, arith::CmpIPredicate::eq, warp,
+                                constI32(elseB, loc, int32_t(r)));
+      auto producer = scf::IfOp::create(elseB, loc, mine);
+      inlineRegion(region, producer.thenBlock());
+    }
     ws.erase();
   }
 

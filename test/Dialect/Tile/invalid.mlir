@@ -1352,6 +1352,20 @@ func.func @warp_specialize_partial_warpgroup() {
 
 // -----
 
+func.func @warp_specialize_five_producers() {
+  // expected-error @+1 {{needs 1 to 4 producer regions (one per warp of the producer warpgroup), not 5}}
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+  } producer {
+  } producer {
+  } producer {
+  } producer {
+  } consumer {
+  }
+  return
+}
+
+// -----
+
 func.func @warp_specialize_registers() {
   // expected-error @+1 {{'producer_registers' must be a multiple of 8, not 28}}
   tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 28 : i32} producer {

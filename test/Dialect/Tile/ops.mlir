@@ -464,7 +464,10 @@ func.func private @tma_no_fallback(!tile.global<f16, 2>)
 // tile.warp_specialize of two consumer warpgroups (where its verifier wants
 // it): named barriers 2 and 3, one per warpgroup.
 // CHECK-LABEL: func.func @warpgroup_turns
+// Two producer regions (warps 0 and 1 of the producer warpgroup) print
+// as they parse, before the consumer's.
 // CHECK-NEXT: tile.warp_specialize {consumer_warps = 8 : i32} producer {
+// CHECK-NEXT: } producer {
 // CHECK-NEXT: } consumer {
 // CHECK-NEXT:   tile.warpgroup_turn start {barrier = 2 : i32, groups = 2 : i32}
 // CHECK-NEXT:   tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}
@@ -474,6 +477,7 @@ func.func private @tma_no_fallback(!tile.global<f16, 2>)
 // CHECK-NEXT: return
 func.func @warpgroup_turns() {
   tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } producer {
   } consumer {
     tile.warpgroup_turn start {barrier = 2 : i32, groups = 2 : i32}
     tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}

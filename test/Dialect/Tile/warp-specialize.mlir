@@ -187,3 +187,100 @@ func.func @branch_coordinate(%src: !tile.global<f16, 2>, %c: i1, %map: !tile.ten
   tile.tma_load %map[%x, %c0], %b, %full[%c0] : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <1>
   return
 }
+
+// -----
+
+// Two rings (attention's K and V, 2 and 3 stages): a producer each, on
+// warps 0 and 1 of the producer warpgroup (issuers 128 and 160). Each
+// producer waits only for its own ring's slots, so K's copy is not held
+// back behind a wait for V's slot, which the consumers release later.
+// CHECK-LABEL: func.func @two_rings
+// CHECK:       %[[KFULL:.*]] = tile.mbarrier_alloc : <2>
+// CHECK:       %[[KEMPTY:.*]] = tile.mbarrier_alloc : <2>
+// CHECK:       %[[VFULL:.*]] = tile.mbarrier_alloc : <3>
+// CHECK:       %[[VEMPTY:.*]] = tile.mbarrier_alloc : <3>
+// CHECK:       tile.warp_specialize {{.*}} producer {
+// CHECK-NOT:     %[[VFULL]][
+// CHECK-NOT:     %[[VEMPTY]][
+// CHECK:         tile.tma_load %{{.*}}, %[[KFULL]][%{{.*}}] if %{{.*}} {issuer = 128 : i32}
+// CHECK:         scf.for
+// CHECK-NOT:       %[[VEMPTY]][
+// CHECK:           tile.mbarrier_wait %[[KEMPTY]]
+// CHECK-NEXT:      tile.tma_load %{{.*}}, %[[KFULL]][%{{.*}}] if %{{.*}} {issuer = 128 : i32}
+// CHECK-NOT:       %[[VEMPTY]][
+// CHECK:       } producer {
+// CHECK-NOT:     %[[KFULL]][
+// CHECK-NOT:     %[[KEMPTY]][
+// CHECK:         tile.tma_load %{{.*}}, %[[VFULL]][%{{.*}}] if %{{.*}} {issuer = 160 : i32}
+// CHECK:         tile.tma_load %{{.*}}, %[[VFULL]][%{{.*}}] if %{{.*}} {issuer = 160 : i32}
+// CHECK:         scf.for
+// CHECK-NOT:       %[[KEMPTY]][
+// CHECK:           tile.mbarrier_wait %[[VEMPTY]]
+// CHECK-NEXT:      tile.tma_load %{{.*}}, %[[VFULL]][%{{.*}}] if %{{.*}} {issuer = 160 : i32}
+// CHECK-NOT:       %[[KEMPTY]][
+// CHECK:       } consumer {
+// CHECK-NOT:     tile.tma_load
+// CHECK:         tile.mbarrier_arrive %[[KEMPTY]]
+// CHECK:         tile.mbarrier_arrive %[[VEMPTY]]
+// CHECK:       }
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @two_rings(%src: !tile.global<f16, 2>, %n: i32, %out: !tile.global<f32, 2>,
+                     %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c64 = arith.constant 64 : i32
+  %a = tile.smem_alloc : <[64, 64], f16, #sw>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %kring = tile.smem_alloc : <[2, 64, 64], f16, #ring>
+  %kfull = tile.mbarrier_alloc : <2>
+  tile.mbarrier_init %kfull {count = 1 : i32} : <2>
+  %vring = tile.smem_alloc : <[3, 64, 64], f16, #ring>
+  %vfull = tile.mbarrier_alloc : <3>
+  tile.mbarrier_init %vfull {count = 1 : i32} : <3>
+  %runs = arith.cmpi sgt, %n, %c0 : i32
+  %runs1 = arith.cmpi sgt, %n, %c1 : i32
+  %k0 = tile.smem_slot %kring[%c0] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+  tile.tma_load %map[%c0, %c0], %k0, %kfull[%c0] if %runs : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <2>
+  %v0 = tile.smem_slot %vring[%c0] : <[3, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+  tile.tma_load %map[%c0, %c0], %v0, %vfull[%c0] if %runs : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <3>
+  %v1 = tile.smem_slot %vring[%c1] : <[3, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+  tile.tma_load %map[%c64, %c0], %v1, %vfull[%c1] if %runs1 : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <3>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %ks = arith.remui %it, %c2 : i32
+    %kb = tile.smem_slot %kring[%ks] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    %kround = arith.divui %it, %c2 : i32
+    %kphase = arith.andi %kround, %c1 : i32
+    tile.mbarrier_wait %kfull[%ks], %kphase, %kb : <2>, !tile.smem<[64, 64], f16, #sw>
+    %vs = arith.remui %it, %c3 : i32
+    %vb = tile.smem_slot %vring[%vs] : <[3, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    %vround = arith.divui %it, %c3 : i32
+    %vphase = arith.andi %vround, %c1 : i32
+    tile.mbarrier_wait %vfull[%vs], %vphase, %vb : <3>, !tile.smem<[64, 64], f16, #sw>
+    %j1 = arith.addi %j, %c1 : i32
+    %more1 = arith.cmpi slt, %j1, %n : i32
+    %t1 = arith.addi %it, %c1 : i32
+    %ksn = arith.remui %t1, %c2 : i32
+    %kbn = tile.smem_slot %kring[%ksn] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    %kk = arith.muli %j1, %c64 : i32
+    tile.tma_load %map[%kk, %c0], %kbn, %kfull[%ksn] if %more1 : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <2>
+    %j2 = arith.addi %j, %c2 : i32
+    %more2 = arith.cmpi slt, %j2, %n : i32
+    %t2 = arith.addi %it, %c2 : i32
+    %vsn = arith.remui %t2, %c3 : i32
+    %vbn = tile.smem_slot %vring[%vsn] : <[3, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    %vk = arith.muli %j2, %c64 : i32
+    tile.tma_load %map[%vk, %c0], %vbn, %vfull[%vsn] if %more2 : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <3>
+    %d = tile.wgmma %a, %kb, %acc : !tile.smem<[64, 64], f16, #sw>, <[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = tile.wgmma %a, %vb, %d : !tile.smem<[64, 64], f16, #sw>, <[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %e, %t1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  tile.mbarrier_inval %kfull : <2>
+  tile.mbarrier_inval %vfull : <3>
+  tile.store %out[%c0, %c0], %r#0 : <f32, 2>, tensor<64x64xf32, #mma>
+  return
+}
