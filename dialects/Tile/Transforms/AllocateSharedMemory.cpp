@@ -50,10 +50,11 @@ bool waitedInBlock(WarpgroupMmaOp mma, Value buffer) {
 }
 
 /// The op of `block` that stands for `op` in liveness: its ancestor there,
-/// or, inside a `tile.warp_specialize` of the block, its ancestor in the
-/// producer or consumer region (the regions count as straight-line code:
-/// the producer's copies all complete before the consumers' last wait for
-/// them, so what the consumers allocate after that may reuse the rings).
+/// or, inside a `tile.warp_specialize` of the block, its ancestor in a
+/// producer region or the consumer region (the regions count as
+/// straight-line code, producers first: the producers' copies all complete
+/// before the consumers' last wait for them, so what the consumers allocate
+/// after that may reuse the rings).
 Operation *anchorIn(Block *block, Operation *op) {
   Operation *at = block->findAncestorOpInBlock(*op);
   while (auto ws = dyn_cast_or_null<WarpSpecializeOp>(at)) {
@@ -108,7 +109,7 @@ struct AllocateSharedMemoryPass
       SmallVector<Region *> regions;
       for (Region &r : op->getRegions())
         regions.push_back(&r);
-      if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+      if (isa<WarpSpecializeOp>(op))
         std::rotate(regions.begin(), regions.begin() + 1, regions.end());
       for (Region *r : regions)
         for (Block &b : *r)

@@ -3,8 +3,8 @@
 // A ring of mbarriers is `count` 8-byte words of shared memory. Thread 0
 // initializes and invalidates them; every thread waits on them (and, in a
 // warp-specialized kernel's consumers, arrives on the empty ones); thread 0,
-// or the producer's first thread, issues the TMA copies of a
-// `tile.tma_load`:
+// or the first thread of the producer warp that owns the ring (its
+// `issuer`), issues the TMA copies of a `tile.tma_load`:
 //
 //   mbarrier.arrive.expect_tx   the bytes of all its boxes, on its barrier
 //   cp.async.bulk.tensor        one per box, completing on the barrier
