@@ -102,6 +102,11 @@ cl::opt<bool> persistent(
              "multiprocessor slot, each looping over the blocks of the grid "
              "the launch asks for (tile-persistent)"),
     cl::init(false));
+cl::opt<unsigned> tileStages(
+    "tile-stages",
+    cl::desc("A persistent kernel's per-tile copies (attention's Q): 2 loads "
+             "the next tile's while this one runs, 1 does not"),
+    cl::init(2), cl::value_desc("1-2"));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -192,6 +197,7 @@ tile_tilec_main(int argc, char **argv) {
     request.arch = arch;
     request.tensorAlignment = alignment;
     request.loopSplit = loopSplit && !noLoopSplit;
+    request.tileStages = tileStages;
     // Given on the command line, an option wins over the kernel's @hints.
     auto given = [](auto &option, auto &field) {
       if (option.getNumOccurrences())

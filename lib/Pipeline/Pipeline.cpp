@@ -61,6 +61,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // line code.
   mlir::tile::TilePipelineOptions pipelineOptions;
   pipelineOptions.numStages = options.numStages;
+  pipelineOptions.tileStages = options.tileStages;
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
   // buffers' layouts are ones TMA writes: wgmma's, on sm_90a).

@@ -145,10 +145,12 @@ struct Tiles {
 /// rings: 3 stages of K and V (all the shared memory there is at head dim 128)
 /// beat the kernel's latency hints (2 for K, 4 for V) by 1.01-1.11x, most
 /// without a mask, where the consumers waited for K
-/// (bench/results/2026-11-23-h200-stages.md). The persistent candidate (2
-/// stages: its rings stay live across tiles, beside the epilogue's scratch) is
-/// there for the tuner to measure; on the H200 it has not won a point yet
-/// (bench/results/2026-11-23-h200-persistent.md).
+/// (bench/results/2026-11-23-h200-stages.md). The persistent candidates (2
+/// stages at head dim 128: its rings stay live across tiles, beside Q's ring
+/// of two tiles and the epilogue's scratch; 2 and 4 at 64) load the next
+/// tile's Q while a tile runs: without a mask they beat the launched 3-stage
+/// kernel by 1.06-1.07x at N = 1k and 2k on an H100, and lose with one (a
+/// static tile order; bench/results/2026-11-23-h100-tile-prefetch.md).
 std::vector<Tiles> candidateTiles(int tileD) {
   // At head dim 256 the consumers waited for K (a quarter of the stall
   // samples at its full barrier, ncu on an H100): rotated, P.V reads V a
@@ -174,7 +176,8 @@ std::vector<Tiles> candidateTiles(int tileD) {
             {128, 128, 8, 3, true},
             {128, 128, 8, 4, true},
             {128, 64, 8, 2, true},
-            {128, 128, 8, 2, true, true}};
+            {128, 128, 8, 2, true, true},
+            {128, 128, 8, 4, true, true}};
   return {{128, 64, 4, 2},
           {64, 64, 4, 2},
           {128, 128, 8, 0},

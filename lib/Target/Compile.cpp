@@ -155,6 +155,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.arch = request.arch;
   options.tensorAlignment = request.tensorAlignment;
   options.loopSplit = request.loopSplit;
+  options.tileStages = request.tileStages;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
                     : mlir::DictionaryAttr();
@@ -187,7 +188,7 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
   return a.numWarps == b.numWarps && a.numStages == b.numStages &&
          a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
          a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong &&
-         a.persistent == b.persistent;
+         a.persistent == b.persistent && a.tileStages == b.tileStages;
 }
 
 } // namespace
@@ -231,6 +232,11 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
              << " (0: from the kernel's latency hints, 1: no pipelining), "
                 "got "
              << *request.numStages << "\n";
+      return result;
+    }
+    if (request.tileStages < 1 || request.tileStages > 2) {
+      diagOS << "tilec: error: --tile-stages must be 1 or 2, got "
+             << request.tileStages << "\n";
       return result;
     }
     if (unsigned o = request.occupancy.value_or(1); o == 0 || o > 32) {

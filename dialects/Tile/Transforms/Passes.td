@@ -177,12 +177,20 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     persistent kernel's tile loop (`tile.tile_loop`) gets its rings before
     the tile loop, and its counter goes around it: each tile's fills follow
     the previous tile's in every ring.
+
+    The tile loop itself is pipelined last, for the copies of the tile (not
+    of a loop in it: attention's Q tile), with `tile-stages` stages (or
+    their latency hint): at 2 the next tile's copy is issued while this tile
+    runs, into a ring of its own.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "0",
-           "Stages for every pipelined copy (0: from the hints)">,
+           "Stages for every pipelined copy in a loop (0: from the hints)">,
     Option<"defaultStages", "default-stages", "unsigned", "2",
-           "Stages for copies without a latency hint">
+           "Stages for copies without a latency hint">,
+    Option<"tileStages", "tile-stages", "unsigned", "2",
+           "Stages of the copies of a persistent kernel's tile loop without "
+           "a latency hint (1: not pipelined)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -21,7 +21,10 @@
 // allocated before the tile loop and the iteration counter goes around it,
 // so that the fills of consecutive tiles follow each other in every ring:
 // the prologue of the next tile fills the slots (base + t) mod S_i, base
-// being the trips of the earlier tiles.
+// being the trips of the earlier tiles. The tile loop itself is pipelined
+// after its loops, for the tile's own copies (directly in its body, not a
+// loop's ring: attention's Q), with `tile-stages` stages: at 2 the next
+// tile's copy is issued while this tile runs.
 //
 // The prefetched copies wait and issue together, where the first of them
 // used to wait: tile-insert-barriers then puts one barrier between the
@@ -117,14 +120,27 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
 
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
-    // (Not a persistent kernel's tile loop: its tiles are not pipelined,
-    // and pipelining a loop in it replaces it.)
+    // The loops in a persistent kernel's tile loop first: pipelining one
+    // replaces the tile loop (its rings' counter goes around it).
     getOperation().walk([&](scf::ForOp loop) {
-      if (!loop->hasAttr(TileDialect::getTileLoopAttrName()))
+      if (!isTileLoop(loop))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
       pipeline(loop);
+    if (tileStages < 2)
+      return;
+    loops.clear();
+    getOperation().walk([&](scf::ForOp loop) {
+      if (isTileLoop(loop))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      pipeline(loop);
+  }
+
+  static bool isTileLoop(scf::ForOp loop) {
+    return loop->hasAttr(TileDialect::getTileLoopAttrName());
   }
 
   /// The tile loop (tile-persistent) that carries `loop`'s rings across
@@ -148,7 +164,12 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
   /// !tile.smem holds).
   unsigned stagesFor(AsyncCopyOp copy, scf::ForOp loop) const {
     int64_t stages = defaultStages;
-    if (numStages)
+    if (isTileLoop(loop))
+      // A tile's own copies (not a loop's): the latency hint, else one tile
+      // ahead, whatever the loops' stages.
+      stages =
+          copy.getLatency() ? int64_t(*copy.getLatency()) : int64_t(tileStages);
+    else if (numStages)
       stages = numStages;
     else if (auto latency = copy.getLatency())
       stages = *latency;
@@ -162,11 +183,21 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     SmallVector<PipelinedCopy> copies;
     Block *body = loop.getBody();
     bool ok = true;
-    loop.getBody()->walk(
-        [&](AsyncCopyOp copy) { ok &= copy->getBlock() == body; });
+    // A tile loop's copies are those of the tile itself: the ones in its
+    // loops, and their rings' first fills (into slots), are theirs.
+    auto isTileCopy = [&](AsyncCopyOp copy) {
+      return copy->getBlock() == body &&
+             !copy.getBuffer().getDefiningOp<SmemSlotOp>();
+    };
+    loop.getBody()->walk([&](AsyncCopyOp copy) {
+      ok &= copy->getBlock() == body ||
+            (isTileLoop(loop) && copy->getParentOfType<scf::ForOp>() != loop);
+    });
     if (!ok)
       return {}; // copies under control flow would make the counts vary
     for (auto copy : body->getOps<AsyncCopyOp>()) {
+      if (isTileLoop(loop) && !isTileCopy(copy))
+        continue;
       PipelinedCopy p;
       p.copy = copy;
       p.alloc = copy.getBuffer().getDefiningOp<SmemAllocOp>();

@@ -34,7 +34,11 @@
 // both sides run the tile loop, the prologue's fills wait for their slots
 // too, and a tile's first trips release the slots of the previous tile's
 // last ones, so that the producer fills the next tile's first slots while
-// the consumers finish this tile.
+// the consumers finish this tile. A ring of the tile loop itself (the
+// tile's own copy, Q, pipelined one tile ahead) is released at the top of
+// the next tile; the carried rings' first fills there are counted by the
+// position the tile loop carries, not by its own counter, and are no
+// refills.
 //
 // The rings and barriers are allocated and initialized before the split,
 // by the whole block: from there on nothing synchronizes the producer with
@@ -160,8 +164,7 @@ struct WarpSpecializePass
               "the kernel";
         return;
       }
-      Copy c{copy, ring, nullptr,
-             copy->getParentOp()->hasAttr(TileDialect::getPipelinedAttrName())};
+      Copy c{copy, ring, nullptr, false};
       APInt constant;
       if (matchPattern(slot.getSlot(), m_ConstantInt(&constant))) {
         // The prologue's first fills.
@@ -171,6 +174,7 @@ struct WarpSpecializePass
         }
       } else if (Value counter = getSlotCounter(slot.getSlot(), ring->stages)) {
         c.fill = counter;
+        c.refill = countsTrips(copy->getParentOp(), counter);
       } else {
         why = "a copy's slot is not the pipeline's iteration modulo the "
               "stages";
@@ -213,6 +217,35 @@ struct WarpSpecializePass
       loop = parent;
     }
     return "";
+  }
+
+  /// Whether `fill` is a count of `op`'s trips, `op` being a pipelined
+  /// loop: its counter (the iteration argument it yields plus one) plus a
+  /// constant, as the pipeline's refills are. A fill counted by the carried
+  /// counter of a loop inside (a persistent kernel's tile loop issuing the
+  /// first fills of its loop's rings) is not.
+  static bool countsTrips(Operation *op, Value fill) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop || !loop->hasAttr(TileDialect::getPipelinedAttrName()))
+      return false;
+    auto add = fill.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return false;
+    for (Value operand : {add.getLhs(), add.getRhs()}) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
+        continue;
+      Value next =
+          loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1);
+      auto inc = next.getDefiningOp<arith::AddIOp>();
+      if (inc &&
+          llvm::is_contained(ValueRange{inc.getLhs(), inc.getRhs()},
+                             Value(arg)) &&
+          (matchPattern(inc.getLhs(), m_One()) ||
+           matchPattern(inc.getRhs(), m_One())))
+        return true;
+    }
+    return false;
   }
 
   /// Marks the ops a producer needs; why it cannot run them, if so.

@@ -48,6 +48,9 @@ struct CodegenOptions {
   /// A persistent kernel: about one block per multiprocessor slot, looping
   /// over the blocks of the grid a launch asks for (tile-persistent).
   bool persistent = false;
+  /// Stages of a persistent kernel's per-tile copies (tile-pipeline's
+  /// tile-stages): 2 loads the next tile's (attention's Q) during this one.
+  unsigned tileStages = 2;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

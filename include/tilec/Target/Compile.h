@@ -43,6 +43,10 @@ struct CompileRequest {
   /// of attention), so that most iterations run without the branch
   /// (tilec --loop-split).
   bool loopSplit = true;
+  /// Stages of the per-tile copies of a persistent kernel (attention's Q):
+  /// 2 loads the next tile's while this one runs, 1 does not
+  /// (tilec --tile-stages).
+  unsigned tileStages = 2;
 
   // Options a kernel may also give in `@hints(...)` (Tile/IR/KernelHints.h):
   // set here, they win over the kernel's hint; unset, the hint or else the

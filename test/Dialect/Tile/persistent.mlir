@@ -1,5 +1,6 @@
 // RUN: tile-opt %s -split-input-file --tile-persistent | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline | FileCheck %s --check-prefix=PIPE
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline=tile-stages=1 | FileCheck %s --check-prefix=TILE1
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-persistent | FileCheck %s --check-prefix=TWICE
@@ -168,5 +169,93 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
     tile.async_copy %A[%j, %m], %ba {layout = #blocked, shape = array<i64: 64, 64>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
     tile.async_wait %ba : !tile.smem<[64, 64], f16, #sa>
   }
+  return
+}
+
+// -----
+
+// A copy of the tile itself (attention's Q: once per tile, read by every
+// trip of the K loop) gets a ring of its own in the tile loop (tile-stages,
+// 2): the prologue, before the tile loop, fills slot 0 for the block's
+// first tile; tile `it` waits for its slot, then copies the next tile's
+// (t + step, if below the logical grid's end) into slot (it + 1) mod 2.
+// The tile loop is pipelined after the K loop, whose rings it carries.
+// PIPE-LABEL: func.func @tile_operand
+// PIPE:       %[[RB:.*]] = tile.smem_alloc : <[2, 64, 128], f16
+// PIPE-NEXT:  %[[RA:.*]] = tile.smem_alloc : <[2, 128, 64], f16
+// PIPE:       %[[FIRST:.*]] = tile.smem_slot %[[RA]][%{{.*}}]
+// PIPE-NEXT:  tile.async_copy %{{.*}}, %[[FIRST]] if
+// PIPE:       scf.for %[[T:.*]] = %{{.*}} to %[[END:.*]] step %[[STEP:[^ ]*]] iter_args(%[[BASE:.*]] = %{{.*}}, %[[IT:.*]] = %{{.*}}) -> (i32, i32)
+// PIPE:         %[[S:.*]] = arith.remui %[[IT]], %{{.*}} : i32
+// PIPE-NEXT:    %[[VIEW:.*]] = tile.smem_slot %[[RA]][%[[S]]]
+// PIPE:         tile.async_wait %[[VIEW]]
+// PIPE:         %[[NEXT:.*]] = arith.addi %[[T]], %{{.*}} : i32
+// PIPE-NEXT:    %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[END]] : i32
+// PIPE:         %[[IT1:.*]] = arith.addi %[[IT]], %{{.*}} : i32
+// PIPE-NEXT:    %[[S1:.*]] = arith.remui %[[IT1]], %{{.*}} : i32
+// PIPE:         %[[REFILL:.*]] = tile.smem_slot %[[RA]][%[[S1]]]
+// PIPE-NEXT:    tile.async_copy %{{.*}}, %[[REFILL]] if %[[MORE]]
+// PIPE:         scf.for
+// PIPE:           tile.wgmma %[[VIEW]]
+// PIPE:         } {tile.pipelined}
+// PIPE:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// At tile-stages=1 the tile's copy stays where it was.
+// TILE1-LABEL: func.func @tile_operand
+// TILE1:       scf.for
+// TILE1:         %[[BUF:.*]] = tile.smem_alloc : <[128, 64], f16
+// TILE1-NEXT:    tile.async_copy %{{.*}}, %[[BUF]] {
+// TILE1-NEXT:    tile.async_wait %[[BUF]]
+// TILE1:       } {tile.loop_split = false, tile.tile_loop}
+// Specialized: a producer per ring, the tile's ring first. The consumers
+// release the tile's slot at the top of the next tile (where the pipeline
+// refilled), and the K loop's ring only in the K loop: the K ring's first
+// fills in the tile loop are counted by the ring position it carries, not
+// by its own counter, so they are no refills.
+// WS-LABEL:  func.func @tile_operand
+// WS:        tile.warp_specialize
+// WS-SAME:   producer {
+// WS:          tile.tma_load {{.*}} {issuer = 128 : i32} : <[128, 64], f16
+// WS:          scf.for
+// WS:            tile.mbarrier_wait
+// WS-NEXT:       tile.tma_load {{.*}} {issuer = 128 : i32} : <[128, 64], f16
+// WS:        } producer {
+// WS:          scf.for
+// WS:            tile.tma_load {{.*}} {issuer = 160 : i32}
+// WS:            scf.for
+// WS:              tile.tma_load {{.*}} {issuer = 160 : i32}
+// WS:        } consumer {
+// WS:          scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CIT:.*]] = %{{.*}}) -> (i32, i32)
+// WS:            tile.mbarrier_wait
+// WS:            %[[CIT1:.*]] = arith.addi %[[CIT]], %{{.*}} : i32
+// WS:            %[[HELD:.*]] = arith.cmpi uge, %[[CIT1]], %{{.*}} : i32
+// WS-NEXT:       tile.mbarrier_arrive %{{.*}} if %[[HELD]] : <2>, <[128, 64], f16
+// WS-NOT:        tile.mbarrier_arrive
+// WS:            scf.for
+// WS:              tile.mbarrier_arrive %{{.*}} : <2>, <[64, 128], f16
+// WS:            } {tile.pipelined}
+// WS-NOT:        tile.mbarrier_arrive
+// WS:          } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @tile_operand(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %m = tile.bid 0
+  %n = tile.bid 1
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %ba = tile.smem_alloc : !tile.smem<[128, 64], f16, #sa>
+  tile.async_copy %A[%m, %c0], %ba {layout = #blocked, shape = array<i64: 128, 64>} : !tile.global<f16, 2>, !tile.smem<[128, 64], f16, #sa>
+  tile.async_wait %ba : !tile.smem<[128, 64], f16, #sa>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+    %bb = tile.smem_alloc : !tile.smem<[64, 128], f16, #sb>
+    tile.async_copy %B[%j, %n], %bb {layout = #blocked1, shape = array<i64: 64, 128>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 128], f16, #sb>
+    tile.async_wait %bb : !tile.smem<[64, 128], f16, #sb>
+    %d = tile.wgmma %ba, %bb, %acc : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma>
+    scf.yield %d : tensor<128x128xf32, #mma>
+  }
+  tile.store %C[%m, %n], %r : <f32, 2>, tensor<128x128xf32, #mma>
   return
 }
