@@ -183,12 +183,6 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     SmallVector<PipelinedCopy> copies;
     Block *body = loop.getBody();
     bool ok = true;
-    // A tile loop's copies are those of the tile itself: the ones in its
-    // loops, and their rings' first fills (into slots), are theirs.
-    auto isTileCopy = [&](AsyncCopyOp copy) {
-      return copy->getBlock() == body &&
-             !copy.getBuffer().getDefiningOp<SmemSlotOp>();
-    };
     loop.getBody()->walk([&](AsyncCopyOp copy) {
       ok &= copy->getBlock() == body ||
             (isTileLoop(loop) && copy->getParentOfType<scf::ForOp>() != loop);
@@ -196,7 +190,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     if (!ok)
       return {}; // copies under control flow would make the counts vary
     for (auto copy : body->getOps<AsyncCopyOp>()) {
-      if (isTileLoop(loop) && !isTileCopy(copy))
+      // A tile loop's copies are those of the tile itself: its loops'
+      // rings' first fills (into slots) are theirs.
+      if (isTileLoop(loop) && copy.getBuffer().getDefiningOp<SmemSlotOp>())
         continue;
       PipelinedCopy p;
       p.copy = copy;

@@ -36,9 +36,9 @@
 // last ones, so that the producer fills the next tile's first slots while
 // the consumers finish this tile. A ring of the tile loop itself (the
 // tile's own copy, Q, pipelined one tile ahead) is released at the top of
-// the next tile; the carried rings' first fills there are counted by the
-// position the tile loop carries, not by its own counter, and are no
-// refills.
+// the next tile; the carried rings' first fills there are no refills (a
+// copy in a pipelined loop refills only if its ring was first filled
+// before that loop).
 //
 // The rings and barriers are allocated and initialized before the split,
 // by the whole block: from there on nothing synchronizes the producer with
@@ -84,7 +84,7 @@ struct Copy {
   /// null for a first fill at a constant slot (the loop's prologue).
   Value fill;
   /// In the pipelined loop, where the slot's previous data has just been
-  /// read (not the prologue).
+  /// read (not the prologue; set by analyze).
   bool refill = false;
 };
 
@@ -174,7 +174,6 @@ struct WarpSpecializePass
         }
       } else if (Value counter = getSlotCounter(slot.getSlot(), ring->stages)) {
         c.fill = counter;
-        c.refill = countsTrips(copy->getParentOp(), counter);
       } else {
         why = "a copy's slot is not the pipeline's iteration modulo the "
               "stages";
@@ -188,6 +187,17 @@ struct WarpSpecializePass
     });
     if (!why.empty())
       return why;
+    // The pipeline issues a ring's first fills before the loop it
+    // pipelines, and refills in it: a copy in a pipelined loop refills
+    // unless its ring's other copies are all in that loop too (a persistent
+    // kernel's tile loop issuing the first fills of its loop's rings).
+    for (Copy &c : copies) {
+      Operation *loop = c.op->getParentOp();
+      c.refill = c.fill && loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
+                 llvm::any_of(copies, [&](const Copy &other) {
+                   return other.ring == c.ring && !loop->isAncestor(other.op);
+                 });
+    }
     if (copies.empty())
       return "";
     if (!numWarps || numWarps.getInt() % 4)
@@ -217,35 +227,6 @@ struct WarpSpecializePass
       loop = parent;
     }
     return "";
-  }
-
-  /// Whether `fill` is a count of `op`'s trips, `op` being a pipelined
-  /// loop: its counter (the iteration argument it yields plus one) plus a
-  /// constant, as the pipeline's refills are. A fill counted by the carried
-  /// counter of a loop inside (a persistent kernel's tile loop issuing the
-  /// first fills of its loop's rings) is not.
-  static bool countsTrips(Operation *op, Value fill) {
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop || !loop->hasAttr(TileDialect::getPipelinedAttrName()))
-      return false;
-    auto add = fill.getDefiningOp<arith::AddIOp>();
-    if (!add)
-      return false;
-    for (Value operand : {add.getLhs(), add.getRhs()}) {
-      auto arg = dyn_cast<BlockArgument>(operand);
-      if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
-        continue;
-      Value next =
-          loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1);
-      auto inc = next.getDefiningOp<arith::AddIOp>();
-      if (inc &&
-          llvm::is_contained(ValueRange{inc.getLhs(), inc.getRhs()},
-                             Value(arg)) &&
-          (matchPattern(inc.getLhs(), m_One()) ||
-           matchPattern(inc.getRhs(), m_One())))
-        return true;
-    }
-    return false;
   }
 
   /// Marks the ops a producer needs; why it cannot run them, if so.

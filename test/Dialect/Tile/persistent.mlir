@@ -209,8 +209,8 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // Specialized: a producer per ring, the tile's ring first. The consumers
 // release the tile's slot at the top of the next tile (where the pipeline
 // refilled), and the K loop's ring only in the K loop: the K ring's first
-// fills in the tile loop are counted by the ring position it carries, not
-// by its own counter, so they are no refills.
+// fills, in the tile loop too, are no refills (the ring is first filled
+// in the tile loop, not before it).
 // WS-LABEL:  func.func @tile_operand
 // WS:        tile.warp_specialize
 // WS-SAME:   producer {
