@@ -86,7 +86,7 @@ def check(groups):
     return 1 if bad else 0
 
 
-def bench(groups):
+def bench(groups, verify=True):
     print("| configuration | N | " + " | ".join(["variant", "TFLOPS"] * 2) +
           " | ratio |")
     print("|---|---|---|---|---|---|---|")
@@ -106,7 +106,7 @@ def bench(groups):
                 launch(kern, vm, q, k, v, o)
                 torch.cuda.synchronize()
                 err = (o.float() - ref).abs().max().item()
-                if not err <= 1e-2:
+                if verify and not err <= 1e-2:
                     sys.exit(f"{key} {variant} N={N}: max error {err}")
                 outs[variant] = o
             times = {variant: [] for variant, _, _ in kerns}
@@ -135,11 +135,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("dir")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="time variants whose output is known to be "
+                        "wrong (hand-edited PTX that bounds what a change "
+                        "could gain)")
     args = parser.parse_args()
     groups = configs(args.dir)
     if not groups:
         sys.exit(f"no fa_*.ptx in {args.dir}")
-    sys.exit(check(groups) if args.check else bench(groups))
+    sys.exit(check(groups) if args.check else bench(groups, not args.no_verify))
 
 
 if __name__ == "__main__":

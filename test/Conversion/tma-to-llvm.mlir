@@ -373,6 +373,49 @@ func.func @convert_in_consumer(%in: !tile.global<f32, 2>, %out: !tile.global<f32
   return
 }
 
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.tma_store: the threads write the buffer (tile.local_store, 16-byte
+// vectors of the swizzled layout), tile-insert-barriers fences the writes
+// for the async proxy and meets at a barrier, then thread 0 issues one
+// cp.async.bulk.tensor.Nd.global.shared::cta per box (box k from the
+// buffer's block k, k * box[-1] elements further along the innermost
+// dimension; coordinates innermost first) and commits them as one bulk
+// group; tile.tma_store_wait is thread 0's wait until the group has read
+// the buffer.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: llvm.func @tma_store
+// CHECK-SAME:  %[[R:arg[0-9]+]]: i32, %[[C:arg[0-9]+]]: i32, %[[MO:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK-SAME:  tile.shared_bytes = 16384 : i32
+// CHECK-DAG:   %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-DAG:   %[[C8192:.*]] = llvm.mlir.constant(8192 : i32) : i32
+// CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-DAG:   %[[B0:.*]] = llvm.ptrtoint %[[SMEM]] : !llvm.ptr<3> to i32
+// CHECK-DAG:   %[[FIRST:.*]] = llvm.zext %{{.*}} : i1 to i32
+// CHECK-DAG:   %[[B1:.*]] = llvm.add %[[B0]], %[[C8192]] : i32
+// CHECK-DAG:   %[[C_64:.*]] = llvm.add %[[C]], %[[C64]] : i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $6}], [$2];\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$5, $6}], [$4];\0A @p cp.async.bulk.commit_group;\0A}", "r,l,r,r,r,r,r,~{memory}" %[[FIRST]], %[[MO]], %[[B0]], %[[C]], %[[B1]], %[[C_64]], %[[R]]
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.wait_group.read 0;\0A}", "r,~{memory}" %[[FIRST]]
+// CHECK-NEXT:  llvm.return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#so = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
+                     %mO: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                tile.tensor_maps = [{param = 0 : i32, box = array<i64: 64, 64>, swizzle = 128 : i32}]} {
+  %x = tile.full %v : tensor<64x128xf16, #blocked>
+  %buf = tile.smem_alloc : !tile.smem<[64, 128], f16, #so>
+  tile.local_store %x, %buf : tensor<64x128xf16, #blocked>, !tile.smem<[64, 128], f16, #so>
+  tile.tma_store %mO[%r, %c], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #so>
+  tile.tma_store_wait %buf : !tile.smem<[64, 128], f16, #so>
+  return
+}
+
 //--- errors.mlir
 
 // The lowering does not place mbarriers: without tile-allocate-shared-memory

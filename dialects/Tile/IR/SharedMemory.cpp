@@ -64,6 +64,17 @@ int64_t tile::getScratchBytes(Operation *op) {
   return 0;
 }
 
+SharedLayoutAttr tile::getHopperSharedLayout(RankedTensorType type,
+                                             ArrayRef<unsigned> order) {
+  unsigned bytes = getSharedElementBytes(type.getElementType());
+  int64_t rowBytes = type.getDimSize(order[0]) * bytes;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0)
+      return SharedLayoutAttr::get(type.getContext(), 16 / bytes, 128 / swizzle,
+                                   swizzle / 16, order, swizzle / bytes);
+  return {};
+}
+
 Operation *tile::getAllocation(Value buffer) {
   while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
     buffer = slot.getRing();

@@ -54,6 +54,13 @@ Operation *getAllocation(Value buffer);
 /// null otherwise.
 Value getSlotCounter(Value slot, unsigned stages);
 
+/// The layout wgmma descriptors and the tensor memory accelerator describe,
+/// for a buffer of `type`'s shape with dimensions `order` (fastest first):
+/// 16-byte chunks swizzled over blocks of the widest of 128, 64 or 32 bytes
+/// that the fastest dimension fills; null when it is narrower than 32 bytes.
+SharedLayoutAttr getHopperSharedLayout(RankedTensorType type,
+                                       ArrayRef<unsigned> order);
+
 /// Bytes of one mbarrier.
 inline constexpr int64_t kMbarrierBytes = 8;
 

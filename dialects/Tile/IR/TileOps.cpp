@@ -463,6 +463,16 @@ LogicalResult LocalAllocOp::verify() {
   return success();
 }
 
+LogicalResult LocalStoreOp::verify() {
+  auto src = getValue().getType();
+  SharedMemoryType buf = getBuffer().getType();
+  if (src.getShape() != buf.getShape() ||
+      src.getElementType() != buf.getElementType())
+    return emitOpError() << "the buffer must have the tile's shape and "
+                            "element type";
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   SharedMemoryType buf = getBuffer().getType();
   if (buf.getElementType() != getType().getElementType())
@@ -524,20 +534,30 @@ void AsyncCopyOp::getEffects(
                        SharedMemoryResource::get());
 }
 
-int64_t TmaLoadOp::getNumBoxes() {
-  return getBuffer().getType().getNumElements() /
-         getMap().getType().getBoxElements();
+/// The boxes a TMA copy of `buf` through `map` moves: its elements over a
+/// box's.
+static int64_t numBoxes(TensorMapType map, SharedMemoryType buf) {
+  return buf.getNumElements() / map.getBoxElements();
 }
 
-LogicalResult TmaLoadOp::verify() {
-  TensorMapType map = getMap().getType();
-  SharedMemoryType buf = getBuffer().getType();
-  if (getCoords().size() != map.getBox().size())
-    return emitOpError() << "expected " << map.getBox().size()
-                         << " coordinates, one per dimension of the map's box";
+int64_t TmaLoadOp::getNumBoxes() {
+  return numBoxes(getMap().getType(), getBuffer().getType());
+}
+
+int64_t TmaStoreOp::getNumBoxes() {
+  return numBoxes(getMap().getType(), getBuffer().getType());
+}
+
+/// What tile.tma_load and tile.tma_store need of their buffer and map.
+static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
+                                   SharedMemoryType buf, size_t coords) {
+  if (coords != map.getBox().size())
+    return op->emitOpError()
+           << "expected " << map.getBox().size()
+           << " coordinates, one per dimension of the map's box";
   if (buf.getElementType() != map.getElementType())
-    return emitOpError("the buffer and the tensor map must have one element "
-                       "type");
+    return op->emitOpError("the buffer and the tensor map must have one "
+                           "element type");
   // The buffer is one box, or boxes side by side along its fastest
   // dimension, each one block of its shared layout.
   SharedLayoutAttr layout = buf.getLayout();
@@ -546,25 +566,36 @@ LogicalResult TmaLoadOp::verify() {
   int64_t boxes = fastest / inner;
   if (fastest % inner || buf.getNumElements() != boxes * map.getBoxElements() ||
       (boxes > 1 && layout.getBlock() != inner))
-    return emitOpError() << "the buffer must hold whole boxes of the map side "
-                            "by side along its fastest dimension, one per "
-                            "block of its layout";
+    return op->emitOpError() << "the buffer must hold whole boxes of the map "
+                                "side by side along its fastest dimension, "
+                                "one per block of its layout";
   unsigned bytes = getSharedElementBytes(buf.getElementType());
   unsigned swizzle = 0;
   if (layout.getBlock()) {
     swizzle = layout.getHopperSwizzleBytes(bytes);
     if (!swizzle)
-      return emitOpError("the buffer's block layout is not a swizzle TMA "
-                         "writes (16-byte chunks over blocks of 128, 64 or "
-                         "32 bytes)");
+      return op->emitOpError("the buffer's block layout is not a swizzle TMA "
+                             "writes (16-byte chunks over blocks of 128, 64 "
+                             "or 32 bytes)");
   } else if (layout.getMaxPhase() > 1) {
-    return emitOpError("the buffer's swizzle is not one TMA writes: use a "
-                       "block-swizzled shared layout");
+    return op->emitOpError("the buffer's swizzle is not one TMA writes: use a "
+                           "block-swizzled shared layout");
   }
   if (swizzle != map.getSwizzle())
-    return emitOpError() << "the buffer's layout swizzles " << swizzle
-                         << "-byte rows, the tensor map " << map.getSwizzle();
+    return op->emitOpError()
+           << "the buffer's layout swizzles " << swizzle
+           << "-byte rows, the tensor map " << map.getSwizzle();
   return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  return verifyTmaCopy(*this, getMap().getType(), getBuffer().getType(),
+                       getCoords().size());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  return verifyTmaCopy(*this, getMap().getType(), getBuffer().getType(),
+                       getCoords().size());
 }
 
 LogicalResult BarrierOp::verify() {

@@ -425,6 +425,26 @@ def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
   let hasVerifier = 1;
 }
 
+def Tile_LocalStoreOp : Tile_Op<"local_store", [
+    MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "copy a tile into an existing shared memory buffer";
+  let description = [{
+    Writes `value` to `buffer`, which has the tile's shape and element type
+    (a `tile.smem_alloc` that outlives the write: the staging buffer of a
+    `tile.tma_store`). Like `tile.local_alloc`, it becomes `stmatrix` for
+    the fragment layouts of 16-bit data on sm_90, vector stores otherwise;
+    other threads see the data after a barrier.
+
+    ```mlir
+    tile.local_store %o, %buf : tensor<128x128xf16, #mma>, !tile.smem<[128, 128], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value, Tile_SharedMemoryType:$buffer);
+  let assemblyFormat =
+      "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
 def Tile_LocalLoadOp : Tile_Op<"local_load", [
     MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
   let summary = "read (part of) a shared memory buffer into registers";
@@ -671,6 +691,59 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
     /// The boxes one copy moves: the buffer's elements over a box's.
     int64_t getNumBoxes();
   }];
+}
+
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [
+    MemoryEffects<[MemWrite, MemRead<SharedMemoryResource>]>]> {
+  let summary = "copy a tile from shared to global memory with TMA";
+  let description = [{
+    Thread 0 of the block (of the consumers, in a warp-specialized kernel)
+    starts copying `buffer` to the boxes of the tensor that `map` describes
+    at element coordinates `coords` (one per tensor dimension, outermost
+    first; elements outside the tensor are not written), one box per block
+    of the buffer's shared layout as `tile.tma_load` reads them, and commits
+    them as one bulk group. The copy engine reads the buffer through the
+    async proxy: the threads that wrote it fence and meet at a barrier
+    first (tile-insert-barriers), and nothing may write the buffer again
+    before a `tile.tma_store_wait` naming it. Lowers to
+    `cp.async.bulk.tensor.global.shared::cta` and
+    `cp.async.bulk.commit_group`.
+
+    ```mlir
+    tile.tma_store %map[%b, %h, %m, %c0], %buf
+        : !tile.tensor_map<[1, 1, 128, 64], f16, swizzle = 128>,
+          !tile.smem<[128, 128], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
+                       Tile_SharedMemoryType:$buffer);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `,` $buffer attr-dict `:` type($map) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The boxes one copy moves: the buffer's elements over a box's.
+    int64_t getNumBoxes();
+  }];
+}
+
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "wait until this thread's TMA stores have read their buffers";
+  let description = [{
+    `cp.async.bulk.wait_group.read 0` in the thread that issues TMA stores:
+    the buffers its earlier `tile.tma_store`s read (named here, so that they
+    stay allocated until then) may be written again once every thread has
+    passed a barrier after the wait (tile-insert-barriers counts the wait
+    as a read of them; its write effect keeps it in place). The global
+    writes themselves complete later, by the end of the kernel.
+
+    ```mlir
+    tile.tma_store_wait %buf : !tile.smem<[128, 128], f16, #shared>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers);
+  let assemblyFormat = "($buffers^ `:` type($buffers))? attr-dict";
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier", [

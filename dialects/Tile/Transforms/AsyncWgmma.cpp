@@ -354,6 +354,8 @@ struct AsyncWgmmaPass
       written = copy.getBuffer();
     else if (auto init = dyn_cast<LocalAllocOp>(op))
       written = init.getResult();
+    else if (auto write = dyn_cast<LocalStoreOp>(op))
+      written = write.getBuffer();
     if (!written)
       return success();
     Operation *alloc = getAllocation(written);

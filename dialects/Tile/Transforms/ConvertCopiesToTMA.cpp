@@ -39,6 +39,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/TensorMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,13 +55,8 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr llvm::StringLiteral kTensorMapsAttr =
-    TileDialect::getTensorMapsAttrName();
 constexpr llvm::StringLiteral kFallbackAttr =
     TileDialect::getTmaFallbackAttrName();
-constexpr llvm::StringLiteral kTensorAlignmentAttr = "tile.tensor_alignment";
-/// The most TMA descriptors a kernel takes (KernelInfo's kMaxTensorMaps).
-constexpr unsigned kMaxTensorMaps = 16;
 
 /// A ring of a pipelined loop and its TMA form.
 struct Ring {
@@ -98,12 +94,6 @@ struct ConvertCopiesToTMAPass
   /// "" when they can all be TMA copies.
   std::string analyze(func::FuncOp func, scf::ForOp loop,
                       SmallVectorImpl<Ring> &rings) {
-    unsigned alignment = 16;
-    if (auto a = func->getAttrOfType<IntegerAttr>(kTensorAlignmentAttr))
-      alignment = a.getInt();
-    if (alignment < 16)
-      return "the tensors' assumed alignment (" + std::to_string(alignment) +
-             " bytes) is below the 16 bytes TMA needs";
     DenseMap<Operation *, unsigned> ringIndex;
     std::string reason;
     loop.getBody()->walk([&](AsyncCopyOp copy) -> WalkResult {
@@ -170,60 +160,10 @@ struct ConvertCopiesToTMAPass
           copy.getShape() != first.getShape() ||
           copy.getOrder() != first.getOrder())
         return "the copies into a ring differ";
-    auto arg = dyn_cast<BlockArgument>(first.getTensor());
-    if (!arg || arg.getOwner() != &func.getBody().front())
-      return "a copied tensor is not a kernel parameter";
-    r.param = arg.getArgNumber();
-    GlobalTensorType tensor = first.getTensor().getType();
-    unsigned rank = tensor.getRank();
-    if (rank > 5)
-      return "a copied tensor has rank " + std::to_string(rank) +
-             "; TMA describes at most 5";
-    Type elt = tensor.getElementType();
-    if (!elt.isF16() && !elt.isBF16() && !elt.isF32() && !elt.isInteger(32))
-      return "TMA does not copy this element type";
-
-    // Tile dimension i lies along tensor dimension perm[i]; buffer
-    // dimension j is tile dimension nonUnit[j].
-    ArrayRef<int64_t> shape = first.getShape();
-    SmallVector<unsigned> perm;
-    for (unsigned i = 0; i < rank; ++i)
-      perm.push_back(first.getOrder() ? (*first.getOrder())[i] : i);
-    SmallVector<unsigned> nonUnit = nonUnitDims(shape);
-    auto bufType = cast<SharedMemoryType>(first.getBuffer().getType());
-    SharedLayoutAttr layout = bufType.getLayout();
-    if (bufType.getShape().size() > 2)
-      return "a ring's buffers have more than two dimensions";
-    unsigned fastest = layout.getOrder()[0];
-    if (perm[nonUnit[fastest]] != rank - 1)
-      return "a buffer's fastest dimension is not along the tensor's "
-             "contiguous one";
-    unsigned bytes = getSharedElementBytes(elt);
-    int64_t inner = bufType.getShape()[fastest];
-    unsigned swizzle = 0;
-    if (layout.getBlock()) {
-      inner = layout.getBlock();
-      swizzle = layout.getHopperSwizzleBytes(bytes);
-      if (!swizzle)
-        return "a buffer's swizzle is not one TMA writes";
-    } else if (layout.getMaxPhase() > 1) {
-      return "a buffer is swizzled for ldmatrix, not as TMA writes";
-    }
-    SmallVector<int64_t> box(rank, 1);
-    for (unsigned i = 0; i < rank; ++i)
-      box[perm[i]] = shape[i];
-    box[rank - 1] = inner;
-    for (int64_t d : box)
-      if (d > 256)
-        return "a box dimension (" + std::to_string(d) + ") exceeds TMA's 256";
-    if ((inner * bytes) % 16)
-      return "a box row is not a multiple of 16 bytes";
-    r.map = TensorMapType::getChecked([&] { return first.emitError(); },
-                                      func.getContext(), ArrayRef<int64_t>(box),
-                                      elt, swizzle);
-    if (!r.map)
-      return "the box is not one a tensor map describes";
-    return "";
+    TmaTile tile{first.getTensor(), first.getShape(), first.getOrder(),
+                 cast<SharedMemoryType>(first.getBuffer().getType()),
+                 first.getLoc()};
+    return describeTensorMap(func, tile, r.map, r.param);
   }
 
   /// Appends "line L: reason" to the kernel's tile.tma_fallback.
@@ -241,38 +181,12 @@ struct ConvertCopiesToTMAPass
     func->setAttr(kFallbackAttr, ArrayAttr::get(func.getContext(), list));
   }
 
-  /// The kernel parameter holding the descriptor of `r`'s tensor and box,
-  /// added (after the others, listed in tile.tensor_maps) when new.
-  FailureOr<Value> mapArgument(func::FuncOp func, Ring &r) {
-    MLIRContext *ctx = func.getContext();
-    SmallVector<Attribute> maps;
-    if (auto old = func->getAttrOfType<ArrayAttr>(kTensorMapsAttr))
-      llvm::append_range(maps, old);
-    Builder b(ctx);
-    auto entry = b.getDictionaryAttr(
-        {b.getNamedAttr("param", b.getI32IntegerAttr(r.param)),
-         b.getNamedAttr("box", b.getDenseI64ArrayAttr(r.map.getBox())),
-         b.getNamedAttr("swizzle", b.getI32IntegerAttr(r.map.getSwizzle()))});
-    unsigned first = func.getNumArguments() - maps.size();
-    for (auto [i, m] : llvm::enumerate(maps))
-      if (m == entry)
-        return Value(func.getArgument(first + i));
-    if (maps.size() == kMaxTensorMaps)
-      return failure();
-    if (failed(func.insertArgument(func.getNumArguments(), r.map,
-                                   DictionaryAttr(), func.getLoc())))
-      return failure();
-    maps.push_back(entry);
-    func->setAttr(kTensorMapsAttr, ArrayAttr::get(ctx, maps));
-    return Value(func.getArguments().back());
-  }
-
   LogicalResult convert(func::FuncOp func, scf::ForOp loop,
                         MutableArrayRef<Ring> rings) {
     // The descriptors first: a kernel out of parameter room stays cp.async.
     SmallVector<Value> maps;
     for (Ring &r : rings) {
-      auto map = mapArgument(func, r);
+      auto map = getTensorMapArgument(func, r.param, r.map);
       if (failed(map)) {
         addFallback(func, loop.getLoc(),
                     "the kernel has no room for more TMA descriptors");
@@ -291,14 +205,8 @@ struct ConvertCopiesToTMAPass
       for (AsyncCopyOp copy : r.copies) {
         b.setInsertionPoint(copy);
         Location l = copy.getLoc();
-        unsigned rank = copy.getTensor().getType().getRank();
-        SmallVector<Value> coords(rank);
-        for (auto [i, index] : llvm::enumerate(copy.getIndices())) {
-          unsigned t = copy.getOrder() ? (*copy.getOrder())[i] : i;
-          Value extent = arith::ConstantOp::create(
-              b, l, b.getI32IntegerAttr(copy.getShape()[i]));
-          coords[t] = arith::MulIOp::create(b, l, index, extent);
-        }
+        SmallVector<Value> coords = tmaCoordinates(
+            b, l, copy.getIndices(), copy.getShape(), copy.getOrder());
         auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
         TmaLoadOp::create(b, l, map, coords, copy.getBuffer(), bars,
                           slot.getSlot(), copy.getPred(), /*issuer=*/nullptr);

@@ -37,7 +37,11 @@
 //
 // An async wgmma reads its operands until the `tile.wgmma_wait` that
 // completes it, which names them: the wait counts as a read of them, so a
-// later write into them gets its barrier after the wait.
+// later write into them gets its barrier after the wait. A TMA store
+// (`tile.tma_store`) reads its buffer through the async proxy too, until
+// the `tile.tma_store_wait` naming it, in the thread that issued it: the
+// writes before it get a fence and a barrier, the writes after the wait a
+// barrier.
 //
 // Warp specialization (`tile.warp_specialize`): the whole block meets once,
 // before the split, after the barriers' initialization. The producer's TMA
@@ -131,9 +135,11 @@ struct InsertBarriersPass
       // What the async proxy reads: a barrier placed while such data is
       // unfenced fences it too, so one barrier serves both.
       Accesses all;
-      WalkResult walk = func.walk([&](WarpgroupMmaOp mma) {
-        return failed(accessesOf(mma, all)) ? WalkResult::interrupt()
-                                            : WalkResult::advance();
+      WalkResult walk = func.walk([&](Operation *op) {
+        if (!isa<WarpgroupMmaOp, TmaStoreOp>(op))
+          return WalkResult::advance();
+        return failed(accessesOf(op, all)) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
       });
       if (walk.wasInterrupted())
         return signalPassFailure();
@@ -207,6 +213,15 @@ struct InsertBarriersPass
       ok = add(a.writes, op->getOperand(0));
     } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
       ok = add(a.writes, alloc.getResult());
+    } else if (auto write = dyn_cast<LocalStoreOp>(op)) {
+      ok = add(a.writes, write.getBuffer());
+    } else if (auto copy = dyn_cast<TmaStoreOp>(op)) {
+      ok =
+          add(a.reads, copy.getBuffer()) && add(a.asyncReads, copy.getBuffer());
+    } else if (auto wait = dyn_cast<TmaStoreWaitOp>(op)) {
+      // The copies it completes read their buffers until here.
+      for (Value v : wait.getBuffers())
+        ok = ok && add(a.reads, v);
     } else if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
       for (Value v : {mma.getA(), Value(mma.getB())})
         if (isa<SharedMemoryType>(v.getType()))

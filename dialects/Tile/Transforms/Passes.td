@@ -228,6 +228,28 @@ def TileConvertCopiesToTMA
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileConvertStoresToTMA
+    : Pass<"tile-convert-stores-to-tma", "::mlir::func::FuncOp"> {
+  let summary = "Stores of converted tiles as TMA stores (sm_90a)";
+  let description = [{
+    A `tile.store` at the top of a kernel (or of its tile loop) whose tile
+    comes from a layout conversion through shared memory (and a reshape
+    dropping unit dimensions) is written by the tensor memory accelerator:
+    `tile.local_store` of the unconverted tile into a `tile.smem_alloc`
+    buffer in the layout TMA reads (16-byte chunks swizzled over 128, 64 or
+    32 bytes), then `tile.tma_store` from a TMA descriptor of the tensor (a
+    kernel parameter, as tile-convert-copies-to-tma adds them). A
+    `tile.tma_store_wait` naming the buffer goes before the write in a tile
+    loop (the previous tile's copy must have read it) and before the
+    kernel's return. The buffer is allocated right before the store, or
+    before the tile loop that holds it. Stores whose tile needs no trip
+    through shared memory, or whose copy a tensor map cannot describe, stay
+    as they are.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
   let summary = "Split a kernel into a TMA producer warp and consumer warpgroups";
   let description = [{

@@ -118,6 +118,8 @@ struct RotateWgmmaPass
         buffer = copy.getBuffer();
       else if (auto init = dyn_cast<LocalAllocOp>(op))
         buffer = init.getResult();
+      else if (auto write = dyn_cast<LocalStoreOp>(op))
+        buffer = write.getBuffer();
       if (!buffer)
         return;
       if (auto slot = buffer.getDefiningOp<SmemSlotOp>())

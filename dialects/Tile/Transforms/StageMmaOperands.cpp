@@ -40,21 +40,6 @@ SharedLayoutAttr sharedLayoutFor(RankedTensorType type,
                                order);
 }
 
-/// The layout wgmma descriptors and the tensor memory accelerator describe:
-/// 16-byte chunks swizzled over blocks of the widest of 128, 64 or 32 bytes
-/// that the fastest dimension fills; null when it is narrower than 32 bytes.
-SharedLayoutAttr hopperSharedLayoutFor(RankedTensorType type,
-                                       ArrayRef<unsigned> order) {
-  unsigned bytes = getSharedElementBytes(type.getElementType());
-  int64_t rowBytes = type.getDimSize(order[0]) * bytes;
-  for (unsigned swizzle : {128u, 64u, 32u})
-    if (rowBytes % swizzle == 0)
-      return SharedLayoutAttr::get(type.getContext(), 16 / bytes,
-                                   128 / swizzle, swizzle / 16, order,
-                                   swizzle / bytes);
-  return {};
-}
-
 /// The order (fastest first) in which `type`'s layout holds contiguous
 /// registers, so that the copy into shared memory is vectorized.
 SmallVector<unsigned> storeOrder(RankedTensorType type) {
@@ -136,8 +121,8 @@ struct StageMmaOperandsPass
                            "layout wgmma reads (its fastest dimension is "
                            "narrower than 32 bytes)");
     OpBuilder builder(mma);
-    auto wgmma = WarpgroupMmaOp::create(builder, mma.getLoc(), a, b,
-                                        mma.getAcc());
+    auto wgmma =
+        WarpgroupMmaOp::create(builder, mma.getLoc(), a, b, mma.getAcc());
     mma.replaceAllUsesWith(wgmma.getResult());
     mma.erase();
     return success();
@@ -172,18 +157,16 @@ struct StageMmaOperandsPass
       if (Value v = staged.lookup(operand))
         return v;
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
-    Value src = cvt && cvt.getSource().getType().getEncoding()
-                    ? cvt.getSource()
-                    : operand;
+    Value src = cvt && cvt.getSource().getType().getEncoding() ? cvt.getSource()
+                                                               : operand;
     auto srcType = cast<RankedTensorType>(src.getType());
     SharedLayoutAttr layout =
-        hopper ? hopperSharedLayoutFor(srcType, storeOrder(srcType))
+        hopper ? getHopperSharedLayout(srcType, storeOrder(srcType))
                : sharedLayoutFor(srcType, storeOrder(srcType));
     if (!layout)
       return {};
-    auto bufType =
-        SharedMemoryType::get(&getContext(), srcType.getShape(),
-                              srcType.getElementType(), layout);
+    auto bufType = SharedMemoryType::get(&getContext(), srcType.getShape(),
+                                         srcType.getElementType(), layout);
     Value buf = cvt ? copyAsync(cvt, bufType) : Value();
     if (!buf) {
       OpBuilder b = OpBuilder::atBlockEnd(src.getParentBlock());

@@ -52,8 +52,8 @@ LogicalResult lowerTiles(ModuleOp module) {
       tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp, tile::AsyncWaitOp,
       tile::BarrierOp, tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
       tile::MbarrierInitOp, tile::MbarrierInvalOp, tile::MbarrierWaitOp,
-      tile::MbarrierArriveOp, tile::TmaLoadOp, tile::WgmmaWaitOp,
-      tile::WarpgroupTurnOp>();
+      tile::MbarrierArriveOp, tile::TmaLoadOp, tile::TmaStoreOp,
+      tile::TmaStoreWaitOp, tile::WgmmaWaitOp, tile::WarpgroupTurnOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);

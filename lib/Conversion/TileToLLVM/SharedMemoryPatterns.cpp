@@ -33,41 +33,57 @@ Value elementPtr(OpBuilder &b, Location loc, Value base, Type elt,
                              ValueRange{offset});
 }
 
+/// Writes the registers `regs` of a tile of type `srcType` to the buffer of
+/// type `bufType` at `base`: vectors of the registers contiguous along the
+/// buffer's fastest dimension, up to its layout's vector width.
+void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
+               ValueRange regs, tile::SharedMemoryType bufType, Value base) {
+  Type elt = bufType.getElementType();
+  LinearLayout src = getLinearLayout(srcType);
+  unsigned f = bufType.getLayout().getOrder()[0];
+  unsigned vec = std::min<unsigned>(1u << contiguousRegisters(src, f),
+                                    bufType.getLayout().getVec());
+  SmallVector<Value> offsets = threadOffsets(b, loc, src);
+  for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
+    SmallVector<Value> coords = registerCoords(b, loc, src, offsets, r);
+    Value ptr =
+        elementPtr(b, loc, base, elt, sharedOffset(b, loc, bufType, coords));
+    Value v = regs[r];
+    if (vec > 1) {
+      v = LLVM::UndefOp::create(b, loc, VectorType::get(vec, elt));
+      for (unsigned j = 0; j < vec; ++j)
+        v = LLVM::InsertElementOp::create(b, loc, v, regs[r + j],
+                                          constI32(b, loc, j));
+    }
+    LLVM::StoreOp::create(b, loc, v, ptr,
+                          vec * std::max(1u, bitWidth(elt) / 8));
+  }
+}
+
 struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::LocalAllocOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto bufType = op.getType();
-    FailureOr<Value> memory = getBufferMemory(rewriter, loc, op);
+    FailureOr<Value> memory = getBufferMemory(rewriter, op.getLoc(), op);
     if (failed(memory))
       return failure();
-    Type elt = bufType.getElementType();
-    Value base = *memory;
+    storeTile(rewriter, op.getLoc(), op.getSource().getType(),
+              adaptor.getSource(), op.getType(), *memory);
+    rewriter.replaceOp(op, *memory);
+    return success();
+  }
+};
 
-    LinearLayout src = getLinearLayout(op.getSource().getType());
-    unsigned f = bufType.getLayout().getOrder()[0];
-    unsigned vec = std::min<unsigned>(1u << contiguousRegisters(src, f),
-                                      bufType.getLayout().getVec());
-    SmallVector<Value> offsets = threadOffsets(rewriter, loc, src);
-    ValueRange regs = adaptor.getSource();
-    for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
-      SmallVector<Value> coords =
-          registerCoords(rewriter, loc, src, offsets, r);
-      Value ptr = elementPtr(rewriter, loc, base, elt,
-                             sharedOffset(rewriter, loc, bufType, coords));
-      Value v = regs[r];
-      if (vec > 1) {
-        v = LLVM::UndefOp::create(rewriter, loc, VectorType::get(vec, elt));
-        for (unsigned j = 0; j < vec; ++j)
-          v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[r + j],
-                                            constI32(rewriter, loc, j));
-      }
-      LLVM::StoreOp::create(rewriter, loc, v, ptr,
-                            vec * std::max(1u, bitWidth(elt) / 8));
-    }
-    rewriter.replaceOp(op, base);
+struct LocalStoreLowering : OpConversionPattern<tile::LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    storeTile(rewriter, op.getLoc(), op.getValue().getType(),
+              adaptor.getValue(), op.getBuffer().getType(),
+              adaptor.getBuffer().front());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -399,6 +415,6 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
                BarrierLowering, WarpgroupTurnLowering, LocalAllocLowering,
-               LocalLoadLowering, ExtractLowering>(converter,
-                                                   patterns.getContext());
+               LocalStoreLowering, LocalLoadLowering, ExtractLowering>(
+      converter, patterns.getContext());
 }

@@ -9,6 +9,10 @@
 //   mbarrier.arrive.expect_tx   the bytes of all its boxes, on its barrier
 //   cp.async.bulk.tensor        one per box, completing on the barrier
 //
+// A `tile.tma_store` is thread 0's: one cp.async.bulk.tensor per box from
+// the buffer to the tensor, one bulk group for them all, and
+// `tile.tma_store_wait` its wait until the group has read the buffer.
+//
 // The copy engine writes each box at its place in the buffer with the
 // swizzle the tensor map names, which is the buffer's layout (the
 // verifier of tile.tma_load and tile-convert-copies-to-tma see to it). A
@@ -150,6 +154,49 @@ struct MbarrierArriveLowering : OpConversionPattern<tile::MbarrierArriveOp> {
   }
 };
 
+/// The operands a TMA copy of `bufType`'s boxes through `map` appends to
+/// `operands` (and their constraints): per box its shared address (`smem`
+/// plus the box's block offset) and innermost coordinate, then the other
+/// coordinates, innermost first as PTX lists them. Returns, per box, the
+/// PTX tensor operand `[$map, {$inner, $outer...}]` and the index of its
+/// shared address operand.
+SmallVector<std::pair<std::string, unsigned>>
+appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
+                  tile::SharedMemoryType bufType, Value smem,
+                  ArrayRef<Value> coords, unsigned mapOperand,
+                  SmallVectorImpl<Value> &operands, std::string &constraints) {
+  unsigned rank = map.getBox().size();
+  unsigned fastest = bufType.getLayout().getOrder()[0];
+  int64_t inner = map.getBox().back();
+  int64_t boxes = bufType.getNumElements() / map.getBoxElements();
+  unsigned eltBytes = tile::getSharedElementBytes(bufType.getElementType());
+  unsigned first = operands.size();
+  for (int64_t k = 0; k < boxes; ++k) {
+    SmallVector<int64_t> at(bufType.getShape().size(), 0);
+    at[fastest] = k * inner;
+    int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
+    operands.push_back(
+        arith::AddIOp::create(b, loc, smem, constI32(b, loc, offset)));
+    operands.push_back(arith::AddIOp::create(b, loc, coords.back(),
+                                             constI32(b, loc, k * inner)));
+    constraints += ",r,r";
+  }
+  for (unsigned d = rank - 1; d-- > 0;) {
+    operands.push_back(coords[d]);
+    constraints += ",r";
+  }
+  unsigned firstOuter = first + 2 * boxes;
+  SmallVector<std::pair<std::string, unsigned>> result;
+  for (int64_t k = 0; k < boxes; ++k) {
+    std::string tensor = "[$" + std::to_string(mapOperand) + ", {$" +
+                         std::to_string(first + 2 * k + 1);
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      tensor += ", $" + std::to_string(firstOuter + d);
+    result.push_back({tensor + "}]", first + 2 * k});
+  }
+  return result;
+}
+
 struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -159,8 +206,6 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
     tile::TensorMapType map = op.getMap().getType();
     tile::SharedMemoryType bufType = op.getBuffer().getType();
     unsigned rank = map.getBox().size();
-    unsigned fastest = bufType.getLayout().getOrder()[0];
-    int64_t inner = map.getBox().back();
     int64_t boxes = op.getNumBoxes();
     unsigned eltBytes = tile::getSharedElementBytes(bufType.getElementType());
     int64_t bytes = map.getBoxElements() * eltBytes * boxes;
@@ -173,27 +218,13 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
     for (ValueRange c : adaptor.getCoords())
       coords.push_back(c.front());
 
-    // Operands: $0 predicate, $1 barrier, $2 tensor map, then per box its
-    // destination and its innermost coordinate, then the other
-    // coordinates (innermost first, as PTX lists them).
+    // Operands: $0 predicate, $1 barrier, $2 tensor map, then the boxes'.
     SmallVector<Value> operands = {
         firstThread(rewriter, loc, pred, op.getIssuer().value_or(0)), bar,
         adaptor.getMap().front()};
     std::string constraints = "r,r,l";
-    for (int64_t k = 0; k < boxes; ++k) {
-      SmallVector<int64_t> at(bufType.getShape().size(), 0);
-      at[fastest] = k * inner;
-      int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
-      operands.push_back(arith::AddIOp::create(
-          rewriter, loc, dst, constI32(rewriter, loc, offset)));
-      operands.push_back(arith::AddIOp::create(
-          rewriter, loc, coords.back(), constI32(rewriter, loc, k * inner)));
-      constraints += ",r,r";
-    }
-    for (unsigned d = rank - 1; d-- > 0;) {
-      operands.push_back(coords[d]);
-      constraints += ",r";
-    }
+    auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, dst,
+                                         coords, 2, operands, constraints);
     constraints += ",~{memory}";
 
     std::string text = "{\n .reg .pred p;\n .reg .b64 state;\n"
@@ -201,19 +232,69 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
                        " @p mbarrier.arrive.expect_tx.shared::cta.b64 state, "
                        "[$1], " +
                        std::to_string(bytes) + ";\n";
-    unsigned firstOuter = 3 + 2 * boxes;
-    for (int64_t k = 0; k < boxes; ++k) {
+    for (auto [tensor, address] : boxOperands)
       text += " @p cp.async.bulk.tensor." + std::to_string(rank) +
               "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
               " [$" +
-              std::to_string(3 + 2 * k) + "], [$2, {$" +
-              std::to_string(4 + 2 * k);
-      for (unsigned d = 0; d + 1 < rank; ++d)
-        text += ", $" + std::to_string(firstOuter + d);
-      text += "}], [$1];\n";
-    }
+              std::to_string(address) + "], " + tensor + ", [$1];\n";
     text += "}";
     inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Thread 0 copies the buffer's boxes to the tensor and commits them as
+/// one bulk group:
+///   cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group  one per box
+///   cp.async.bulk.commit_group
+struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::TensorMapType map = op.getMap().getType();
+    tile::SharedMemoryType bufType = op.getBuffer().getType();
+    unsigned rank = map.getBox().size();
+    Value src = sharedAddress32(rewriter, loc, adaptor.getBuffer().front());
+    SmallVector<Value> coords;
+    for (ValueRange c : adaptor.getCoords())
+      coords.push_back(c.front());
+
+    // Operands: $0 predicate, $1 tensor map, then the boxes'.
+    SmallVector<Value> operands = {firstThread(rewriter, loc),
+                                   adaptor.getMap().front()};
+    std::string constraints = "r,l";
+    auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, src,
+                                         coords, 1, operands, constraints);
+    constraints += ",~{memory}";
+
+    std::string text = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n";
+    for (auto [tensor, address] : boxOperands)
+      text += " @p cp.async.bulk.tensor." + std::to_string(rank) +
+              "d.global.shared::cta.tile.bulk_group " + tensor + ", [$" +
+              std::to_string(address) + "];\n";
+    text += " @p cp.async.bulk.commit_group;\n}";
+    inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Thread 0, which issued the stores, waits until they have read their
+/// buffers.
+struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaStoreWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    inlinePtx(rewriter, loc, TypeRange(),
+              ValueRange{firstThread(rewriter, loc)},
+              "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n"
+              " @p cp.async.bulk.wait_group.read 0;\n}",
+              "r,~{memory}");
     rewriter.eraseOp(op);
     return success();
   }
@@ -224,6 +305,7 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
 void tilec::populateTmaPatterns(TileTypeConverter &converter,
                                 RewritePatternSet &patterns) {
   patterns.add<MbarrierInitLowering, MbarrierInvalLowering,
-               MbarrierWaitLowering, MbarrierArriveLowering, TmaLoadLowering>(
-      converter, patterns.getContext());
+               MbarrierWaitLowering, MbarrierArriveLowering, TmaLoadLowering,
+               TmaStoreLowering, TmaStoreWaitLowering>(converter,
+                                                       patterns.getContext());
 }

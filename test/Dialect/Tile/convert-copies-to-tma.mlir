@@ -153,7 +153,7 @@ func.func @aligned8(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_warp
 }
 
 // CHECK-LABEL: func.func @ldmatrix_swizzle
-// CHECK-SAME:  tile.tma_fallback = ["line {{[0-9]+}}: cp.async instead of TMA: a buffer is swizzled for ldmatrix, not as TMA writes"]
+// CHECK-SAME:  tile.tma_fallback = ["line {{[0-9]+}}: cp.async instead of TMA: the buffer is swizzled for ldmatrix, not as TMA writes"]
 // CHECK-NOT:   tile.tma_load
 // CHECK:       tile.async_copy
 func.func @ldmatrix_swizzle(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_warps = 4 : i32} {

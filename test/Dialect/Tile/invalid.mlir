@@ -1164,6 +1164,38 @@ func.func private @tensor_map_inner_over_swizzle(!tile.tensor_map<[64, 64], f16,
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.local_store and tile.tma_store (TmaStoreOp::verify shares tma_load's
+// checks of the map and the buffer)
+//===----------------------------------------------------------------------===//
+
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @local_store_shape(%t: tensor<64x32xf16>, %b: !tile.smem<[128, 32], f16, #s64>) {
+  // expected-error @+1 {{'tile.local_store' op the buffer must have the tile's shape and element type}}
+  tile.local_store %t, %b : tensor<64x32xf16>, !tile.smem<[128, 32], f16, #s64>
+  return
+}
+
+// -----
+
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_store_coords(%m: !tile.tensor_map<[128, 32], f16, swizzle = 64>, %b: !tile.smem<[128, 32], f16, #s64>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_store' op expected 2 coordinates, one per dimension of the map's box}}
+  tile.tma_store %m[%i], %b : !tile.tensor_map<[128, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #s64>
+  return
+}
+
+// -----
+
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_store_swizzle(%m: !tile.tensor_map<[64, 32], f16, swizzle = 128>, %b: !tile.smem<[64, 32], f16, #s64>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_store' op the buffer's layout swizzles 64-byte rows, the tensor map 128}}
+  tile.tma_store %m[%i, %i], %b : !tile.tensor_map<[64, 32], f16, swizzle = 128>, !tile.smem<[64, 32], f16, #s64>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.tma_load (TmaLoadOp::verify)
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,119 @@
+//===- TensorMaps.cpp - TMA descriptors as kernel parameters --------------===//
+
+#include "Tile/Transforms/TensorMaps.h"
+
+#include "Tile/IR/SharedMemory.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+constexpr llvm::StringLiteral kTensorAlignmentAttr = "tile.tensor_alignment";
+} // namespace
+
+std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
+                                    TensorMapType &map, unsigned &param) {
+  unsigned alignment = 16;
+  if (auto a = func->getAttrOfType<IntegerAttr>(kTensorAlignmentAttr))
+    alignment = a.getInt();
+  if (alignment < 16)
+    return "the tensors' assumed alignment (" + std::to_string(alignment) +
+           " bytes) is below the 16 bytes TMA needs";
+  auto arg = dyn_cast<BlockArgument>(tile.tensor);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return "the tensor is not a kernel parameter";
+  param = arg.getArgNumber();
+  auto tensor = cast<GlobalTensorType>(tile.tensor.getType());
+  unsigned rank = tensor.getRank();
+  if (rank > 5)
+    return "the tensor has rank " + std::to_string(rank) +
+           "; TMA describes at most 5";
+  Type elt = tensor.getElementType();
+  if (!elt.isF16() && !elt.isBF16() && !elt.isF32() && !elt.isInteger(32))
+    return "TMA does not copy this element type";
+
+  // Tile dimension i lies along tensor dimension perm[i]; buffer dimension
+  // j is tile dimension nonUnit[j].
+  SmallVector<unsigned> perm;
+  for (unsigned i = 0; i < rank; ++i)
+    perm.push_back(tile.order ? (*tile.order)[i] : i);
+  SmallVector<unsigned> nonUnit = nonUnitDims(tile.shape);
+  SharedLayoutAttr layout = tile.bufType.getLayout();
+  if (tile.bufType.getShape().size() > 2)
+    return "the buffer has more than two dimensions";
+  unsigned fastest = layout.getOrder()[0];
+  if (fastest >= nonUnit.size())
+    return "the buffer's dimensions are not the tile's";
+  if (perm[nonUnit[fastest]] != rank - 1)
+    return "the buffer's fastest dimension is not along the tensor's "
+           "contiguous one";
+  unsigned bytes = getSharedElementBytes(elt);
+  int64_t inner = tile.bufType.getShape()[fastest];
+  unsigned swizzle = 0;
+  if (layout.getBlock()) {
+    inner = layout.getBlock();
+    swizzle = layout.getHopperSwizzleBytes(bytes);
+    if (!swizzle)
+      return "the buffer's swizzle is not one TMA writes";
+  } else if (layout.getMaxPhase() > 1) {
+    return "the buffer is swizzled for ldmatrix, not as TMA writes";
+  }
+  SmallVector<int64_t> box(rank, 1);
+  for (unsigned i = 0; i < rank; ++i)
+    box[perm[i]] = tile.shape[i];
+  box[rank - 1] = inner;
+  for (int64_t d : box)
+    if (d > 256)
+      return "a box dimension (" + std::to_string(d) + ") exceeds TMA's 256";
+  if ((inner * bytes) % 16)
+    return "a box row is not a multiple of 16 bytes";
+  map = TensorMapType::getChecked([&] { return emitError(tile.loc); },
+                                  func.getContext(), ArrayRef<int64_t>(box),
+                                  elt, swizzle);
+  if (!map)
+    return "the box is not one a tensor map describes";
+  return "";
+}
+
+FailureOr<Value> tile::getTensorMapArgument(func::FuncOp func, unsigned param,
+                                            TensorMapType map) {
+  MLIRContext *ctx = func.getContext();
+  constexpr llvm::StringLiteral kTensorMapsAttr =
+      TileDialect::getTensorMapsAttrName();
+  SmallVector<Attribute> maps;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kTensorMapsAttr))
+    llvm::append_range(maps, old);
+  Builder b(ctx);
+  auto entry = b.getDictionaryAttr(
+      {b.getNamedAttr("param", b.getI32IntegerAttr(param)),
+       b.getNamedAttr("box", b.getDenseI64ArrayAttr(map.getBox())),
+       b.getNamedAttr("swizzle", b.getI32IntegerAttr(map.getSwizzle()))});
+  unsigned first = func.getNumArguments() - maps.size();
+  for (auto [i, m] : llvm::enumerate(maps))
+    if (m == entry)
+      return Value(func.getArgument(first + i));
+  if (maps.size() == kMaxTensorMaps)
+    return failure();
+  if (failed(func.insertArgument(func.getNumArguments(), map, DictionaryAttr(),
+                                 func.getLoc())))
+    return failure();
+  maps.push_back(entry);
+  func->setAttr(kTensorMapsAttr, ArrayAttr::get(ctx, maps));
+  return Value(func.getArguments().back());
+}
+
+SmallVector<Value>
+tile::tmaCoordinates(OpBuilder &b, Location loc, ValueRange indices,
+                     ArrayRef<int64_t> shape,
+                     std::optional<ArrayRef<int32_t>> order) {
+  SmallVector<Value> coords(indices.size());
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    unsigned t = order ? (*order)[i] : i;
+    Value extent =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(shape[i]));
+    coords[t] = arith::MulIOp::create(b, loc, index, extent);
+  }
+  return coords;
+}

@@ -1,0 +1,54 @@
+//===- TensorMaps.h - TMA descriptors as kernel parameters ------*- C++ -*-===//
+//
+// What tile-convert-copies-to-tma and tile-convert-stores-to-tma share: the
+// tensor map (box and swizzle) of a tile copied between a global tensor and
+// a shared memory buffer, and the kernel parameter that carries it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TRANSFORMS_TENSORMAPS_H
+#define TILE_TRANSFORMS_TENSORMAPS_H
+
+#include "Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tile {
+
+/// The most TMA descriptors a kernel takes (KernelInfo's kMaxTensorMaps).
+constexpr unsigned kMaxTensorMaps = 16;
+
+/// A tile of `shape` at tile coordinates seen through `order` of `tensor`
+/// (a kernel parameter), moved to or from a buffer of `bufType`.
+struct TmaTile {
+  Value tensor;
+  ArrayRef<int64_t> shape;
+  std::optional<ArrayRef<int32_t>> order;
+  SharedMemoryType bufType;
+  Location loc;
+};
+
+/// The tensor map of `tile` and the index of its tensor's parameter; why
+/// TMA cannot move it, if so (the kernel's `tile.tensor_alignment`, the
+/// tensor's rank and element type, the buffer's layout, the box's limits).
+std::string describeTensorMap(func::FuncOp func, const TmaTile &tile,
+                              TensorMapType &map, unsigned &param);
+
+/// The kernel parameter holding the descriptor of `map` for parameter
+/// `param`, added (after the others, listed in `tile.tensor_maps`) when
+/// new; failure when the kernel has kMaxTensorMaps already.
+FailureOr<Value> getTensorMapArgument(func::FuncOp func, unsigned param,
+                                      TensorMapType map);
+
+/// The element coordinates of a TMA copy: tile index i times the tile's
+/// extent, at tensor dimension order[i].
+SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc,
+                                  ValueRange indices, ArrayRef<int64_t> shape,
+                                  std::optional<ArrayRef<int32_t>> order);
+
+} // namespace mlir::tile
+
+#endif // TILE_TRANSFORMS_TENSORMAPS_H

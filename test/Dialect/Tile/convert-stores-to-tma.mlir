@@ -1,0 +1,136 @@
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma --canonicalize --cse --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=BAR
+
+// tile-convert-stores-to-tma: a store whose tile comes through a layout
+// conversion that moves data between threads (an accumulator on its way to
+// a coalesced store layout) becomes a tile.local_store of the unconverted
+// tile into a buffer in TMA's swizzled layout and a tile.tma_store from a
+// descriptor of the tensor (a new kernel parameter, in tile.tensor_maps),
+// with tile.tma_store_wait before the kernel returns and, in a tile loop,
+// before the next tile writes the buffer. tile-insert-barriers then fences
+// the writes and meets before the copy, and after the wait before the next
+// writes.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+
+// The tile (64 x 64 halves: 128-byte rows, the 128-byte swizzle) in the
+// mma layout it had, through a reshape that drops a unit dimension; the box
+// is [1, 64, 64], the coordinates the tile index times the extent.
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME:  (%{{[^:]*}}: !tile.global<f16, 3>, %[[V:[^:]*]]: f16, %[[B:[^:]*]]: i32, %[[M:[^:]*]]: i32, %[[MAP:[^:]*]]: !tile.tensor_map<[1, 64, 64], f16, swizzle = 128>)
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 1, 64, 64>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : i32
+// CHECK:       %[[X:.*]] = tile.full %[[V]] : tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16, #[[S:shared[0-9]*]]>
+// CHECK-NEXT:  tile.local_store %[[X]], %[[BUF]] : tensor<64x64xf16, #mma>, <[64, 64], f16, #[[S]]>
+// CHECK-NEXT:  %[[ROW:.*]] = arith.muli %[[M]], %[[C64]] : i32
+// CHECK-NEXT:  tile.tma_store %[[MAP]][%[[B]], %[[ROW]], %[[C0]]], %[[BUF]]
+// CHECK-NEXT:  tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:  return
+// The buffer's layout: 16-byte vectors swizzled over 128-byte blocks.
+// CHECK:       #[[S]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @epilogue(%O: !tile.global<f16, 3>, %v: f16, %b: i32, %m: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.full %v : tensor<64x64xf16, #mma>
+  %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+  %z = tile.reshape %y : tensor<64x64xf16, #blocked> -> tensor<1x64x64xf16, #blocked3>
+  tile.store %O[%b, %m, %c0], %z : !tile.global<f16, 3>, tensor<1x64x64xf16, #blocked3>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// In a persistent kernel's tile loop: the buffer before the loop, the wait
+// for the previous tile's copy before the write, the last wait after the
+// loop. Barriers: after that wait (the other threads' writes), and fenced
+// before the copy.
+// CHECK-LABEL: func.func @tile_loop
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    %[[X:.*]] = tile.full
+// CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.local_store %[[X]], %[[BUF]]
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.tma_store %{{.*}}, %[[BUF]]
+// CHECK-NEXT:  } {tile.tile_loop}
+// CHECK-NEXT:  tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:  return
+// BAR-LABEL:   func.func @tile_loop
+// BAR:         scf.for
+// BAR:           tile.tma_store_wait
+// BAR-NEXT:      tile.barrier
+// BAR-NEXT:      tile.local_store
+// BAR-NEXT:      arith.muli
+// BAR-NEXT:      tile.fence_async_shared
+// BAR-NEXT:      tile.barrier
+// BAR-NEXT:      tile.tma_store
+// BAR-NEXT:    } {tile.tile_loop}
+func.func @tile_loop(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %x = tile.full %v : tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+
+// Stores left alone: a tile in its store layout already (a TMA store would
+// add a trip through shared memory); tensors assumed 8-byte aligned; a
+// store in a branch; rows of 16 bytes (no TMA swizzle fills them).
+// CHECK-LABEL: func.func @no_conversion
+// CHECK-NOT:   tile.tma_store
+// CHECK:       tile.store
+func.func @no_conversion(%O: !tile.global<f16, 2>, %v: f16) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.full %v : tensor<64x64xf16, #blocked>
+  tile.store %O[%c0, %c0], %x : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  return
+}
+
+// CHECK-LABEL: func.func @unaligned
+// CHECK-NOT:   tile.tma_store
+// CHECK:       tile.store
+func.func @unaligned(%O: !tile.global<f16, 2>, %v: f16) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_alignment = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.full %v : tensor<64x64xf16, #mma>
+  %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+  tile.store %O[%c0, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  return
+}
+
+// CHECK-LABEL: func.func @in_branch
+// CHECK-NOT:   tile.tma_store
+// CHECK:       tile.store
+func.func @in_branch(%O: !tile.global<f16, 2>, %v: f16, %p: i1) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  scf.if %p {
+    %x = tile.full %v : tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%c0, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT:   tile.tma_store
+// CHECK:       tile.store
+func.func @narrow(%O: !tile.global<f16, 2>, %v: f16) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.full %v : tensor<64x8xf16, #mma>
+  %y = tile.convert_layout %x : tensor<64x8xf16, #mma> -> tensor<64x8xf16, #blocked>
+  tile.store %O[%c0, %c0], %y : !tile.global<f16, 2>, tensor<64x8xf16, #blocked>
+  return
+}
