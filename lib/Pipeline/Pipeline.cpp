@@ -64,14 +64,14 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   pipelineOptions.tileStages = options.tileStages;
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
-  // buffers' layouts are ones TMA writes: wgmma's, on sm_90a).
-  if (options.hasTMA())
+  // buffers' layouts are ones TMA writes: wgmma's, on sm_90a), and a tile
+  // stored from another layout (an accumulator) goes through a TMA store
+  // from shared memory instead of the conversion's round trip and every
+  // thread's stores.
+  if (options.hasTMA()) {
     fpm.addPass(mlir::tile::createTileConvertCopiesToTMA());
-  // sm_90a: a tile stored from another layout (an accumulator) goes
-  // through a TMA store from shared memory instead of the conversion's
-  // round trip and every thread's stores.
-  if (options.hasTMA())
     fpm.addPass(mlir::tile::createTileConvertStoresToTMA());
+  }
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::createCSEPass());

@@ -534,18 +534,9 @@ void AsyncCopyOp::getEffects(
                        SharedMemoryResource::get());
 }
 
-/// The boxes a TMA copy of `buf` through `map` moves: its elements over a
-/// box's.
-static int64_t numBoxes(TensorMapType map, SharedMemoryType buf) {
-  return buf.getNumElements() / map.getBoxElements();
-}
-
 int64_t TmaLoadOp::getNumBoxes() {
-  return numBoxes(getMap().getType(), getBuffer().getType());
-}
-
-int64_t TmaStoreOp::getNumBoxes() {
-  return numBoxes(getMap().getType(), getBuffer().getType());
+  return getBuffer().getType().getNumElements() /
+         getMap().getType().getBoxElements();
 }
 
 /// What tile.tma_load and tile.tma_store need of their buffer and map.

@@ -431,9 +431,8 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [
   let description = [{
     Writes `value` to `buffer`, which has the tile's shape and element type
     (a `tile.smem_alloc` that outlives the write: the staging buffer of a
-    `tile.tma_store`). Like `tile.local_alloc`, it becomes `stmatrix` for
-    the fragment layouts of 16-bit data on sm_90, vector stores otherwise;
-    other threads see the data after a barrier.
+    `tile.tma_store`). Like `tile.local_alloc`, it becomes vector stores of
+    each thread's registers; other threads see the data after a barrier.
 
     ```mlir
     tile.local_store %o, %buf : tensor<128x128xf16, #mma>, !tile.smem<[128, 128], f16, #shared>
@@ -721,10 +720,6 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [
     $map `[` $coords `]` `,` $buffer attr-dict `:` type($map) `,` type($buffer)
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// The boxes one copy moves: the buffer's elements over a box's.
-    int64_t getNumBoxes();
-  }];
 }
 
 def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [

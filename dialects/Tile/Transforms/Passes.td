@@ -230,7 +230,7 @@ def TileConvertCopiesToTMA
 
 def TileConvertStoresToTMA
     : Pass<"tile-convert-stores-to-tma", "::mlir::func::FuncOp"> {
-  let summary = "Stores of converted tiles as TMA stores (sm_90a)";
+  let summary = "Stores of converted tiles as TMA stores (sm_90)";
   let description = [{
     A `tile.store` at the top of a kernel (or of its tile loop) whose tile
     comes from a layout conversion through shared memory (and a reshape

@@ -2,10 +2,11 @@
 //
 // A shared memory buffer is row-major over its layout's order with the
 // 16-byte column chunks of row r XOR-ed with (r / perPhase) % maxPhase, so
-// that the eight rows an ldmatrix reads fall in different banks. The writer
-// (tile.local_alloc) stores 16-byte vectors; the reader (tile.local_load)
-// uses ldmatrix for the mma operand layouts of 16-bit data, where each lane
-// gives the address of one 16-byte matrix row, and plain loads otherwise.
+// that the eight rows an ldmatrix reads fall in different banks. The writers
+// (tile.local_alloc, tile.local_store) store vectors of up to 16 bytes; the
+// reader (tile.local_load) uses ldmatrix for the mma operand layouts of 16-bit
+// data, where each lane gives the address of one 16-byte matrix row, and plain
+// loads otherwise.
 //
 //===----------------------------------------------------------------------===//
 
