@@ -107,6 +107,12 @@ cl::opt<unsigned> tileStages(
     cl::desc("A persistent kernel's per-tile copies (attention's Q): 2 loads "
              "the next tile's while this one runs, 1 does not"),
     cl::init(2), cl::value_desc("1-2"));
+cl::opt<bool> dynamicSchedule(
+    "dynamic-schedule",
+    cl::desc("sm_90: a persistent kernel's blocks claim their tiles from a "
+             "counter as they go (tile-dynamic-schedule); false: each takes "
+             "every P-th tile"),
+    cl::init(true));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -198,6 +204,7 @@ tile_tilec_main(int argc, char **argv) {
     request.tensorAlignment = alignment;
     request.loopSplit = loopSplit && !noLoopSplit;
     request.tileStages = tileStages;
+    request.dynamicSchedule = dynamicSchedule;
     // Given on the command line, an option wins over the kernel's @hints.
     auto given = [](auto &option, auto &field) {
       if (option.getNumOccurrences())

@@ -90,6 +90,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     }
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
   }
+  // sm_90: a persistent kernel's blocks claim their tiles as they go, the
+  // hardware's dispatch order without its fixed share per block.
+  if (options.persistent && options.dynamicSchedule && options.hasTMA())
+    fpm.addPass(mlir::tile::createTileDynamicSchedule());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

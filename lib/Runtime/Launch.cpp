@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 using namespace tile;
 using namespace tile::detail;
@@ -407,6 +409,55 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
 // Launching
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The tile counters of persistent kernels (tile-dynamic-schedule, the
+/// kernel ABI in KernelInfo.h): two 32-bit words per context and stream,
+/// zero between launches (a launch's last block zeroes them), so that the
+/// launches of one stream, which run one after another, share them and
+/// launches on other streams have their own. Kept for the process, freed
+/// at its exit.
+struct TileCounters {
+  std::mutex mutex;
+  std::map<std::pair<CUcontext, CUstream>,
+           std::pair<const CudaDriver *, CUdeviceptr>>
+      counters;
+  ~TileCounters() {
+    for (auto &[key, counter] : counters)
+      counter.first->cuMemFree_v2(counter.second);
+  }
+};
+} // namespace
+
+/// The tile counter of `stream` in `gpu`'s context, allocated and zeroed on
+/// first use. The context is current.
+static Status tileCounter(const GpuContext &gpu, CUstream stream,
+                          CUdeviceptr &out) {
+  static TileCounters tileCounters;
+  std::lock_guard<std::mutex> lock(tileCounters.mutex);
+  auto &counters = tileCounters.counters;
+  if (auto it = counters.find({gpu.context, stream}); it != counters.end()) {
+    out = it->second.second;
+    return Status();
+  }
+  const CudaDriver &driver = *gpu.driver;
+  CUdeviceptr counter = 0;
+  CUresult result = driver.cuMemAlloc_v2(&counter, 8);
+  if (result != CUDA_SUCCESS)
+    return Status::error(driver.errorText(result, "cuMemAlloc") +
+                         " (a persistent kernel's tile counter)");
+  // Synchronous: ordered before the launch on any stream.
+  const uint32_t zeros[2] = {0, 0};
+  result = driver.cuMemcpyHtoD_v2(counter, zeros, sizeof(zeros));
+  if (result != CUDA_SUCCESS) {
+    driver.cuMemFree_v2(counter);
+    return Status::error(driver.errorText(result, "cuMemcpyHtoD") +
+                         " (a persistent kernel's tile counter)");
+  }
+  counters[{gpu.context, stream}] = {&driver, counter};
+  out = counter;
+  return Status();
+}
+
 static Status kernelError(const KernelImpl &kernel, const Status &status) {
   return Status::error("kernel '" + kernel.info.name +
                        "': " + status.message());
@@ -528,6 +579,14 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
     launched = Dim3{unsigned(std::min(tiles, slots)), 1, 1};
     for (unsigned size : {grid.x, grid.y, grid.z})
       packed.values.push_back(size);
+    if (target->info.tileCounter) {
+      CUdeviceptr counter = 0;
+      if (Status status =
+              tileCounter(gpu, reinterpret_cast<CUstream>(stream), counter);
+          !status.ok())
+        return kernelError(kernel, status);
+      packed.values.push_back(uint64_t(counter));
+    }
     packed.pointers.resize(packed.values.size());
     for (size_t i = 0; i < packed.values.size(); ++i)
       packed.pointers[i] = &packed.values[i];

@@ -73,6 +73,7 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
   info.numStages = options.numStages;
   info.loopSplit = options.loopSplit;
   info.persistent = options.persistent;
+  info.tileCounter = options.persistent;
   info.arch = options.arch;
   SmallVector<const ast::Param *> runtime;
   for (const ast::Param &p : kernel.params)
@@ -156,6 +157,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.tensorAlignment = request.tensorAlignment;
   options.loopSplit = request.loopSplit;
   options.tileStages = request.tileStages;
+  options.dynamicSchedule = request.dynamicSchedule;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
                     : mlir::DictionaryAttr();
@@ -188,7 +190,8 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
   return a.numWarps == b.numWarps && a.numStages == b.numStages &&
          a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
          a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong &&
-         a.persistent == b.persistent && a.tileStages == b.tileStages;
+         a.persistent == b.persistent && a.tileStages == b.tileStages &&
+         a.dynamicSchedule == b.dynamicSchedule;
 }
 
 } // namespace

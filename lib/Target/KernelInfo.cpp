@@ -30,7 +30,9 @@
 // order, outermost first; "swizzle" is 0, 32, 64 or 128 bytes; "fill" is
 // "zero" or "nan"), and free text saying why some loads use cp.async. A
 // persistent kernel (which takes its logical grid after the ordinary
-// parameters) carries "persistent":true; absent, it is false.
+// parameters) carries "persistent":true; absent, it is false. One that takes
+// the address of its tile counter after the grid carries "tile_counter":true
+// (every persistent kernel since the counter came; absent, false).
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -193,6 +195,8 @@ std::string KernelInfo::toJSON() const {
     root["tensor_maps"] = std::move(mapArray);
   if (persistent)
     root["persistent"] = true;
+  if (tileCounter)
+    root["tile_counter"] = true;
   if (!tmaFallback.empty()) {
     json::Array reasons;
     for (const std::string &reason : tmaFallback)
@@ -445,7 +449,8 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
       !reader.getInt(*root, "num_stages", where, 0, kMaxStages, info.numStages,
                      /*required=*/false) ||
       !reader.getBool(*root, "loop_split", where, info.loopSplit) ||
-      !reader.getBool(*root, "persistent", where, info.persistent))
+      !reader.getBool(*root, "persistent", where, info.persistent) ||
+      !reader.getBool(*root, "tile_counter", where, info.tileCounter))
     return std::nullopt;
 
   const json::Value *params = root->get("params");

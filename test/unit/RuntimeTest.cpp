@@ -107,6 +107,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.numStages = 3;
   info.loopSplit = false;
   info.persistent = true;
+  info.tileCounter = true;
   std::string json = info.toJSON();
   EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
 
@@ -120,6 +121,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_EQ(back->numStages, 3u);
   EXPECT_FALSE(back->loopSplit);
   EXPECT_TRUE(back->persistent);
+  EXPECT_TRUE(back->tileCounter);
   EXPECT_EQ(back->constants, info.constants);
   ASSERT_EQ(back->params.size(), info.params.size());
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -199,6 +201,8 @@ TEST(KernelInfoJSON, RejectsMalformed) {
        "\"loop_split\" must be true or false"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"persistent":"yes"})",
        "\"persistent\" must be true or false"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tile_counter":1})",
+       "\"tile_counter\" must be true or false"},
       {std::string(100000, '['), "nests deeper than"},
   };
   for (const Case &c : cases) {
@@ -219,6 +223,7 @@ TEST(KernelInfoJSON, BuildOptions) {
   EXPECT_EQ(old->numStages, 0u);
   EXPECT_TRUE(old->loopSplit);
   EXPECT_FALSE(old->persistent);
+  EXPECT_FALSE(old->tileCounter);
 
   KernelInfo info = fmhaInfo();
   info.numStages = 2;

@@ -481,6 +481,21 @@ LogicalResult LocalLoadOp::verify() {
                        getType().getShape());
 }
 
+/// A ring of tiles (tile.tile_claim, tile.tile_read): one dimension of i32.
+static LogicalResult verifyTileRing(Operation *op, SharedMemoryType ring) {
+  if (ring.getShape().size() != 1 || !ring.getElementType().isInteger(32))
+    return op->emitOpError("the ring must be one dimension of i32");
+  return success();
+}
+
+LogicalResult TileClaimOp::verify() {
+  return verifyTileRing(*this, getRing().getType());
+}
+
+LogicalResult TileReadOp::verify() {
+  return verifyTileRing(*this, getRing().getType());
+}
+
 LogicalResult SmemSlotOp::verify() {
   SharedMemoryType ring = getRing().getType();
   SharedMemoryType buf = getType();

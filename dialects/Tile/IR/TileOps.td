@@ -741,6 +741,66 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
   let assemblyFormat = "($buffers^ `:` type($buffers))? attr-dict";
 }
 
+def Tile_TileClaimOp : Tile_Op<"tile_claim", [
+    MemoryEffects<[MemRead, MemWrite, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "claim a dynamically scheduled persistent kernel's next tile";
+  let description = [{
+    Thread `issuer` of the block adds 1 to the tile counter at the global
+    address `counter` (the first of the two 32-bit words a persistent
+    kernel takes, zero when a launch starts) and stores `offset` plus the
+    count it read into slot `slot` of `ring`, a ring of i32: the block's
+    next tile. The other threads do nothing; every thread reads the slot
+    with `tile.tile_read` after the slot's mbarrier says it is written
+    (`tile-dynamic-schedule` builds the protocol around it).
+
+    ```mlir
+    tile.tile_claim %counter + %blocks -> %ring[%slot] {issuer = 256 : i32} : !tile.smem<[4], i32, #s>
+    ```
+  }];
+  let arguments = (ins I64:$counter, I32:$offset, Tile_SharedMemoryType:$ring,
+                       I32:$slot, ConfinedAttr<I32Attr, [IntNonNegative]>:$issuer);
+  let assemblyFormat = [{
+    $counter `+` $offset `->` $ring `[` $slot `]` attr-dict `:` type($ring)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TileReadOp : Tile_Op<"tile_read", [
+    MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+  let summary = "read a claimed tile from its ring";
+  let description = [{
+    Every thread loads the i32 at slot `slot` of `ring`, a tile that
+    `tile.tile_claim` stored there.
+
+    ```mlir
+    %t = tile.tile_read %ring[%slot] : !tile.smem<[4], i32, #s>
+    ```
+  }];
+  let arguments = (ins Tile_SharedMemoryType:$ring, I32:$slot);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$ring `[` $slot `]` attr-dict `:` type($ring)";
+  let hasVerifier = 1;
+}
+
+def Tile_TileCounterDoneOp : Tile_Op<"tile_counter_done", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "reset the tile counter after the launch's last claim";
+  let description = [{
+    Thread `issuer` of the block, after its last `tile.tile_claim`, adds 1
+    to the second word at `counter` (acquire-release, at GPU scope); the
+    block that completes the count (the launch's last: every block's
+    claims came before its count) sets both words back to zero for the next
+    launch.
+
+    ```mlir
+    tile.tile_counter_done %counter {issuer = 256 : i32}
+    ```
+  }];
+  let arguments = (ins I64:$counter,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$issuer);
+  let assemblyFormat = "$counter attr-dict";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "synchronize a set of threads of the block";

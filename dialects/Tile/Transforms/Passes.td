@@ -10,7 +10,9 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::func::FuncOp"> {
   let description = [{
     The kernel gets three trailing i32 parameters, the logical grid (which
     the runtime fills from the grid a launch asks for, while launching
-    about one block per multiprocessor slot), and its body moves into an
+    about one block per multiprocessor slot), then an i64, the address of
+    two 32-bit words that are zero when a launch starts (the tile counter
+    of tile-dynamic-schedule), and its body moves into an
     `scf.for` over the logical blocks, `tile.bid 0` to gx * gy * gz in
     steps of `tile.num_blocks 0`, marked `tile.tile_loop`. In the body,
     `tile.bid i` and `tile.num_blocks i` are the logical block's index
@@ -362,6 +364,32 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
     `tile-insert-barriers` orders later writes after it.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileDynamicSchedule
+    : Pass<"tile-dynamic-schedule", "::mlir::func::FuncOp"> {
+  let summary = "A persistent kernel's blocks claim their tiles at run time";
+  let description = [{
+    Turns each tile loop of a persistent kernel (tile-persistent; one per
+    role of a warp-specialized kernel) from `scf.for` over tiles bid,
+    bid + P, ... into an `scf.while` over the tiles the block claims from
+    a counter in global memory (the kernel's fourth persistent parameter),
+    in the order the hardware would have dispatched the logical grid's
+    blocks: a block that drew long tiles takes fewer, as a launched grid's
+    would. The first tile is the block's index; one thread of one role (a
+    producer that needs no tile ahead, so that the claim comes as late as
+    the prefetch of the next tile's first copies allows) claims the next
+    ones into a ring of i32 in shared memory, whose full and empty
+    mbarriers hand each claim to every thread of every role. A use of the
+    tile c loop steps ahead (`iv + c * step`, tile-pipeline's prefetch of
+    the next tile's own copies) reads the claim c positions ahead. The
+    claiming thread's last act counts its block out; the launch's last
+    block resets the counter. Kernels whose tile loops take another form
+    stay statically scheduled.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {

@@ -4,7 +4,8 @@
 // the multiprocessors have (SMs x blocks per SM), and each block loops over
 // the blocks of the grid the kernel was launched with, its *logical* grid:
 //
-//   func @k(%a, ...)                    func @k(%a, ..., %gx, %gy, %gz: i32)
+//   func @k(%a, ...)                    func @k(%a, ..., %gx, %gy, %gz: i32,
+//                                               %counter: i64)
 //     %x = tile.bid 0                     %n = gx * gy * gz
 //     %ny = tile.num_blocks 1             scf.for %t = bid 0 to %n
 //     ... body ...                            step num_blocks 0
@@ -19,7 +20,10 @@
 // the hardware would have dispatched them (x fastest). The three grid
 // sizes are trailing i32 parameters the runtime fills from the grid the
 // caller asked for (the kernel's `tile.persistent` gives the first one's
-// index), so that callers launch a persistent kernel exactly like any other.
+// index), so that callers launch a persistent kernel exactly like any other;
+// the i64 after them is the address of the tile counter, two 32-bit words
+// that are zero when a launch starts, which tile-dynamic-schedule turns this
+// static order into blocks claiming their tiles.
 //
 // The loop is what the later passes carry state across: tile-pipeline
 // keeps a ring directly in it (and its position) live from tile to tile, so
@@ -60,11 +64,16 @@ struct PersistentPass
     Location loc = func.getLoc();
     Type i32 = IntegerType::get(ctx, 32);
 
-    // The logical grid: three trailing parameters.
+    // The logical grid: three trailing parameters; then the address of the
+    // tile counter (tile-dynamic-schedule), which the runtime passes to
+    // every persistent kernel.
     unsigned first = func.getNumArguments();
     for (unsigned i = 0; i < 3; ++i)
       if (failed(func.insertArgument(first + i, i32, DictionaryAttr(), loc)))
         return signalPassFailure();
+    if (failed(func.insertArgument(first + 3, IntegerType::get(ctx, 64),
+                                   DictionaryAttr(), loc)))
+      return signalPassFailure();
     func->setAttr(TileDialect::getPersistentAttrName(),
                   IntegerAttr::get(i32, first));
     Block &entry = func.getBody().front();

@@ -416,6 +416,10 @@ struct WarpSpecializePass
             b, loc, map.lookupOrDefault(loop.getLowerBound()),
             map.lookupOrDefault(loop.getUpperBound()),
             map.lookupOrDefault(loop.getStep()), inits);
+        // Each role's copy of the tile loop is the tile loop
+        // (tile-dynamic-schedule schedules them alike).
+        if (loop->hasAttr(TileDialect::getTileLoopAttrName()))
+          clone->setAttr(TileDialect::getTileLoopAttrName(), b.getUnitAttr());
         map.map(loop.getInductionVar(), clone.getInductionVar());
         for (auto [k, i] : llvm::enumerate(kept)) {
           map.map(loop.getRegionIterArgs()[i], clone.getRegionIterArgs()[k]);

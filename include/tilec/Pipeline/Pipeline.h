@@ -51,6 +51,8 @@ struct CodegenOptions {
   /// Stages of a persistent kernel's per-tile copies (tile-pipeline's
   /// tile-stages): 2 loads the next tile's (attention's Q) during this one.
   unsigned tileStages = 2;
+  /// sm_90: its blocks claim their tiles at run time (tile-dynamic-schedule).
+  bool dynamicSchedule = true;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

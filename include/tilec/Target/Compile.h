@@ -47,6 +47,9 @@ struct CompileRequest {
   /// 2 loads the next tile's while this one runs, 1 does not
   /// (tilec --tile-stages).
   unsigned tileStages = 2;
+  /// sm_90: a persistent kernel's blocks claim their tiles as they go
+  /// (tilec --dynamic-schedule; false: every P-th tile, fixed at launch).
+  bool dynamicSchedule = true;
 
   // Options a kernel may also give in `@hints(...)` (Tile/IR/KernelHints.h):
   // set here, they win over the kernel's hint; unset, the hint or else the

@@ -18,7 +18,11 @@
 //                           whose low byte the kernel reads)
 // then, for a persistent kernel (KernelInfo::persistent), three .u32: the
 // grid the launch asks for (x, y, z), which the kernel's blocks loop over
-// (the runtime launches fewer blocks: as many as the GPU runs at once);
+// (the runtime launches fewer blocks: as many as the GPU runs at once),
+// and a .u64, the address of its tile counter: two 32-bit words of device
+// memory, zero when the launch starts, which the blocks claim tiles from
+// (sm_90) and the launch's last block zeroes again (the runtime keeps one
+// per stream, for launches that run one after another);
 // then, after all of those, one parameter per KernelInfo::tensorMaps entry,
 // in list order:
 //   .param .align 64 .b8 NAME[128]   a CUtensorMap (TMA descriptor) by
@@ -105,6 +109,9 @@ struct KernelInfo {
   /// A persistent kernel: it takes the logical grid after its ordinary
   /// parameters, and its blocks loop over it (see the kernel ABI above).
   bool persistent = false;
+  /// A persistent kernel that takes its tile counter after the grid (see
+  /// the kernel ABI above); descriptions written before it came read false.
+  bool tileCounter = false;
   std::vector<KernelParam> params;
   /// The compile-time constants the kernel was specialized with, as text.
   std::vector<std::pair<std::string, std::string>> constants;

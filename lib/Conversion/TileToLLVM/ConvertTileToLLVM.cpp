@@ -53,7 +53,8 @@ LogicalResult lowerTiles(ModuleOp module) {
       tile::BarrierOp, tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
       tile::MbarrierInitOp, tile::MbarrierInvalOp, tile::MbarrierWaitOp,
       tile::MbarrierArriveOp, tile::TmaLoadOp, tile::TmaStoreOp,
-      tile::TmaStoreWaitOp, tile::WgmmaWaitOp, tile::WarpgroupTurnOp>();
+      tile::TmaStoreWaitOp, tile::WgmmaWaitOp, tile::WarpgroupTurnOp,
+      tile::TileClaimOp, tile::TileReadOp, tile::TileCounterDoneOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -69,6 +70,7 @@ LogicalResult lowerTiles(ModuleOp module) {
   populateSharedMemoryPatterns(converter, patterns);
   populateWgmmaPatterns(converter, patterns);
   populateTmaPatterns(converter, patterns);
+  populateTileSchedulerPatterns(converter, patterns);
   return applyPartialConversion(module, target, std::move(patterns));
 }
 
@@ -80,8 +82,9 @@ LogicalResult lowerToLLVM(ModuleOp module) {
     arith::populateArithExpandOpsPatterns(patterns);
     populateSCFToControlFlowConversionPatterns(patterns);
     ConversionTarget target(*ctx);
-    target.addIllegalOp<scf::ForOp, scf::IfOp, scf::YieldOp, arith::CeilDivSIOp,
-                        arith::FloorDivSIOp>();
+    target
+        .addIllegalOp<scf::ForOp, scf::IfOp, scf::WhileOp, scf::ConditionOp,
+                      scf::YieldOp, arith::CeilDivSIOp, arith::FloorDivSIOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return failure();

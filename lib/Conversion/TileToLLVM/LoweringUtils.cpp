@@ -56,6 +56,16 @@ Operation *tilec::inlinePtx(OpBuilder &b, Location loc, TypeRange results,
       LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
+Value tilec::firstThread(OpBuilder &b, Location loc, Value pred,
+                         int32_t thread) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      constI32(b, loc, thread));
+  if (pred)
+    first = arith::AndIOp::create(b, loc, first, pred);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), first);
+}
+
 Value tilec::sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }

@@ -82,6 +82,11 @@ mlir::Operation *inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::TypeRange results, mlir::ValueRange operands,
                            llvm::StringRef text, llvm::StringRef constraints);
 
+/// i32 1 in thread `thread` of the block (0 unless a warp-specialized
+/// kernel's producer issues), else 0, and `pred` (i1) if given: the
+/// predicate of an instruction one thread issues for many.
+mlir::Value firstThread(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value pred = nullptr, int32_t thread = 0);
 /// The 32-bit shared-window address of a shared memory pointer, as PTX
 /// instructions on shared memory take it.
 mlir::Value sharedAddress32(mlir::OpBuilder &b, mlir::Location loc,
@@ -182,6 +187,8 @@ void populateSharedMemoryPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateTmaPatterns(TileTypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
+void populateTileSchedulerPatterns(TileTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateWgmmaPatterns(TileTypeConverter &converter,
                            mlir::RewritePatternSet &patterns);
 void populateScalarPatterns(mlir::TypeConverter &converter,

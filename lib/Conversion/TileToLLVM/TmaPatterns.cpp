@@ -34,18 +34,6 @@ using namespace tilec;
 
 namespace {
 
-/// i32 1 in thread `thread` of the block (0 unless a warp-specialized
-/// kernel's producer issues), else 0, and `pred` (i1) if given.
-Value firstThread(OpBuilder &b, Location loc, Value pred = nullptr,
-                  int32_t thread = 0) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      constI32(b, loc, thread));
-  if (pred)
-    first = arith::AndIOp::create(b, loc, first, pred);
-  return arith::ExtUIOp::create(b, loc, b.getI32Type(), first);
-}
-
 /// i32 `pred` (i1) or 1.
 Value predicate32(OpBuilder &b, Location loc, Value pred) {
   if (!pred)

@@ -1546,3 +1546,21 @@ func.func @tile_loop_not_unit(%n: i32) {
   } {tile.tile_loop = 1 : i32}
   return
 }
+
+// -----
+
+#ring_s2 = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @tile_claim_not_a_ring(%c: i64, %p: i32, %r: !tile.smem<[4, 2], i32, #ring_s2>) {
+  // expected-error @+1 {{the ring must be one dimension of i32}}
+  tile.tile_claim %c + %p -> %r[%p] {issuer = 0 : i32} : !tile.smem<[4, 2], i32, #ring_s2>
+  return
+}
+
+// -----
+
+#ring_s1 = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @tile_read_not_i32(%p: i32, %r: !tile.smem<[4], f32, #ring_s1>) -> i32 {
+  // expected-error @+1 {{the ring must be one dimension of i32}}
+  %t = tile.tile_read %r[%p] : !tile.smem<[4], f32, #ring_s1>
+  return %t : i32
+}

@@ -523,3 +523,19 @@ func.func @warpgroup_turns_last_barriers(%c: i1) {
   }
   return
 }
+
+// The tile scheduler's ops (tile-dynamic-schedule): a claim into a ring of
+// i32, a read of it, the block's count out.
+#ring_s = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+// CHECK-LABEL: func.func @tile_scheduler
+// CHECK-SAME: (%[[C:[[:alnum:]_]+]]: i64, %[[P:[[:alnum:]_]+]]: i32, %[[R:[[:alnum:]_]+]]: !tile.smem<[4], i32, #[[S:shared[0-9]*]]>)
+func.func @tile_scheduler(%c: i64, %p: i32, %r: !tile.smem<[4], i32, #ring_s>) -> i32 {
+  // CHECK-NEXT: tile.tile_claim %[[C]] + %[[P]] -> %[[R]][%[[P]]] {issuer = 256 : i32} : <[4], i32, #[[S]]>
+  // CHECK-NEXT: %[[T:.*]] = tile.tile_read %[[R]][%[[P]]] : <[4], i32, #[[S]]>
+  // CHECK-NEXT: tile.tile_counter_done %[[C]] {issuer = 256 : i32}
+  // CHECK-NEXT: return %[[T]]
+  tile.tile_claim %c + %p -> %r[%p] {issuer = 256 : i32} : !tile.smem<[4], i32, #ring_s>
+  %t = tile.tile_read %r[%p] : !tile.smem<[4], i32, #ring_s>
+  tile.tile_counter_done %c {issuer = 256 : i32}
+  return %t : i32
+}

@@ -6,12 +6,12 @@
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-persistent | FileCheck %s --check-prefix=TWICE
 
 // tile-persistent: the kernel gets three trailing i32 parameters, its
-// logical grid, and its body moves into an scf.for over the logical blocks,
+// logical grid, and the i64 address of its tile counter, and its body moves into an scf.for over the logical blocks,
 // from tile.bid 0 to gx * gy * gz in steps of tile.num_blocks 0, marked
 // tile.tile_loop (and never split). In it, tile.bid i is the logical
 // block's index, x fastest, and tile.num_blocks i the logical grid.
 // CHECK-LABEL: func.func @grid
-// CHECK-SAME:  (%[[OUT:[^:]*]]: !tile.global<i32, 1>, %[[GX:[^:]*]]: i32, %[[GY:[^:]*]]: i32, %[[GZ:[^:]*]]: i32)
+// CHECK-SAME:  (%[[OUT:[^:]*]]: !tile.global<i32, 1>, %[[GX:[^:]*]]: i32, %[[GY:[^:]*]]: i32, %[[GZ:[^:]*]]: i32, %{{[^:]*}}: i64)
 // CHECK-SAME:  tile.persistent = 1 : i32
 // CHECK-NEXT:  %[[XY:.*]] = arith.muli %[[GX]], %[[GY]] : i32
 // CHECK-NEXT:  %[[ALL:.*]] = arith.muli %[[XY]], %[[GZ]] : i32
@@ -32,7 +32,7 @@
 // CHECK-NEXT:  return
 // Made persistent once only.
 // TWICE-LABEL: func.func @grid
-// TWICE-SAME:  (%{{[^:]*}}: !tile.global<i32, 1>, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32)
+// TWICE-SAME:  (%{{[^:]*}}: !tile.global<i32, 1>, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i64)
 // TWICE-SAME:  tile.persistent = 1 : i32
 // TWICE:       scf.for
 // TWICE-NOT:   scf.for

@@ -1,0 +1,102 @@
+//===- TileSchedulerPatterns.cpp - Claimed tiles of a persistent kernel ---===//
+//
+// The run-time side of tile-dynamic-schedule. The tile counter is two
+// 32-bit words in global memory, zero when a launch starts: the claims
+// made so far, then the blocks that have made their last one.
+//
+//   tile.tile_claim          (its issuer) atom.add claims, 1; the block's
+//                            next tile, offset + the old count, into the
+//                            ring slot (st.shared; the slot's full mbarrier
+//                            publishes it)
+//   tile.tile_read           ld.shared of the slot
+//   tile.tile_counter_done   (its issuer) atom.acq_rel.gpu.add done, 1; the
+//                            block that makes it %nctaid.x zeroes both words
+//
+// The acquire-release count orders every block's claims before the reset:
+// a block counts itself out after its last claim, in the same thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// The shared address of slot `slot` (i32) of a ring of i32.
+Value slotAddress(OpBuilder &b, Location loc, Value ring, Value slot) {
+  Value offset = arith::MulIOp::create(b, loc, slot, constI32(b, loc, 4));
+  return arith::AddIOp::create(b, loc, sharedAddress32(b, loc, ring), offset);
+}
+
+struct TileClaimLowering : OpConversionPattern<tile::TileClaimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::TileClaimOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value slot = slotAddress(rewriter, loc, adaptor.getRing().front(),
+                             adaptor.getSlot().front());
+    inlinePtx(rewriter, loc, TypeRange(),
+              ValueRange{firstThread(rewriter, loc, nullptr, op.getIssuer()),
+                         adaptor.getCounter().front(),
+                         adaptor.getOffset().front(), slot},
+              "{\n .reg .pred p;\n .reg .b32 v;\n setp.ne.b32 p, $0, 0;\n"
+              " @p atom.relaxed.gpu.add.u32 v, [$1], 1;\n"
+              " @p add.u32 v, v, $2;\n"
+              " @p st.shared.u32 [$3], v;\n}",
+              "r,l,r,r,~{memory}");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TileReadLowering : OpConversionPattern<tile::TileReadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::TileReadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value slot = slotAddress(rewriter, loc, adaptor.getRing().front(),
+                             adaptor.getSlot().front());
+    Operation *load = inlinePtx(rewriter, loc, TypeRange{rewriter.getI32Type()},
+                                ValueRange{slot}, "ld.shared.u32 $0, [$1];",
+                                "=r,r,~{memory}");
+    rewriter.replaceOp(op, load->getResults());
+    return success();
+  }
+};
+
+struct TileCounterDoneLowering : OpConversionPattern<tile::TileCounterDoneOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::TileCounterDoneOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    inlinePtx(rewriter, loc, TypeRange(),
+              ValueRange{firstThread(rewriter, loc, nullptr, op.getIssuer()),
+                         adaptor.getCounter().front()},
+              "{\n .reg .pred p, q;\n .reg .b32 v, n;\n"
+              " setp.ne.b32 p, $0, 0;\n"
+              " mov.u32 v, 0;\n"
+              " @p atom.acq_rel.gpu.add.u32 v, [$1+4], 1;\n"
+              " mov.u32 n, %nctaid.x;\n sub.u32 n, n, 1;\n"
+              " setp.eq.and.u32 q, v, n, p;\n"
+              " @q st.relaxed.gpu.u32 [$1], 0;\n"
+              " @q st.relaxed.gpu.u32 [$1+4], 0;\n}",
+              "r,l,~{memory}");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::populateTileSchedulerPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<TileClaimLowering, TileReadLowering, TileCounterDoneLowering>(
+      converter, patterns.getContext());
+}
