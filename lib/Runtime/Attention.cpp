@@ -149,8 +149,10 @@ struct Tiles {
 /// stages at head dim 128: its rings stay live across tiles, beside Q's ring
 /// of two tiles and the epilogue's scratch; 2 and 4 at 64) load the next
 /// tile's Q while a tile runs: without a mask they beat the launched 3-stage
-/// kernel by 1.06-1.07x at N = 1k and 2k on an H100, and lose with one (a
-/// static tile order; bench/results/2026-11-23-h100-tile-prefetch.md).
+/// kernel by 1.06-1.07x at N = 1k and 2k on an H100
+/// (bench/results/2026-11-23-h100-tile-prefetch.md), and with one, since
+/// their blocks claim their tiles (tile-dynamic-schedule), by 1.09-1.20x on
+/// an H200 (bench/results/2026-11-23-h200-dynamic-schedule.md).
 std::vector<Tiles> candidateTiles(int tileD) {
   // At head dim 256 the consumers waited for K (a quarter of the stall
   // samples at its full barrier, ncu on an H100): rotated, P.V reads V a
