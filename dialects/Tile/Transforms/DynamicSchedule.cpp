@@ -189,7 +189,9 @@ struct DynamicSchedulePass
         !loop.getInductionVar().getType().isInteger(32))
       return false;
     Value iv = loop.getInductionVar();
-    // c of `iv + c * step`, or nullopt.
+    // c of `iv + c * step`, or nullopt; c below the ring's slots (a window
+    // reaching further than the ring holds claims is not one this pass
+    // makes room for).
     auto aheadOf = [&](Value v) -> std::optional<int64_t> {
       if (v == loop.getStep())
         return 1;
