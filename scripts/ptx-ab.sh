@@ -8,7 +8,10 @@
 # ping-pong (tilec --ping-pong off and on, specialized) or ablation (FA3's:
 # 1none: no specialization, no rotation; 2ws: producer and consumers;
 # 3pp: + ping-pong; 4rot: + in-warpgroup overlap, tile-rotate-wgmma;
-# 5norpp: 4rot without ping-pong, the default with --warp-specialize).
+# 5norpp: 4rot without ping-pong, the default with --warp-specialize;
+# 6persist: 5norpp persistent, its blocks claiming their tiles, the
+# attention API's pick at head dim 128; 2-stage rings throughout, the
+# deepest a persistent kernel's shared memory holds at head dim 128).
 # Run after scripts/package-gpu.sh (which empties .gpu/).
 # There: python3 bench/ptx_ab.py .gpu/ab [--check]
 set -euo pipefail
@@ -34,7 +37,8 @@ case "$option" in
       "2ws --warp-specialize --ping-pong=false --rotate-wgmma=false" \
       "3pp --warp-specialize --ping-pong --rotate-wgmma=false" \
       "4rot --warp-specialize --ping-pong --rotate-wgmma" \
-      "5norpp --warp-specialize --ping-pong=false --rotate-wgmma"; } ;;
+      "5norpp --warp-specialize --ping-pong=false --rotate-wgmma" \
+      "6persist --warp-specialize --ping-pong=false --rotate-wgmma --persistent"; } ;;
   *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong or ablation" >&2
      exit 2 ;;
 esac
@@ -45,8 +49,8 @@ rm -f "$dir"/fa_*.ptx
 configs() {
   case "$option" in
     ablation) cat <<'CONFIGS'
-128 128 8 0 False 128 false
-128 128 8 0 True 128 false
+128 128 8 2 False 128 false
+128 128 8 2 True 128 false
 CONFIGS
     ;;
     persistent) cat <<'CONFIGS'

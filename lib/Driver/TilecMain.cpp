@@ -113,6 +113,12 @@ cl::opt<bool> dynamicSchedule(
              "counter as they go (tile-dynamic-schedule); false: each takes "
              "every P-th tile"),
     cl::init(true));
+cl::opt<bool> stageInRingSlots(
+    "stage-in-ring-slots",
+    cl::desc("sm_90: a persistent kernel stages its TMA stores in the "
+             "slot of the tile's own copy (attention's Q) that the tile has "
+             "read for the last time; false: a buffer of their own"),
+    cl::init(true));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"));
@@ -205,6 +211,7 @@ tile_tilec_main(int argc, char **argv) {
     request.loopSplit = loopSplit && !noLoopSplit;
     request.tileStages = tileStages;
     request.dynamicSchedule = dynamicSchedule;
+    request.stageInRingSlots = stageInRingSlots;
     // Given on the command line, an option wins over the kernel's @hints.
     auto given = [](auto &option, auto &field) {
       if (option.getNumOccurrences())

@@ -70,7 +70,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // thread's stores.
   if (options.hasTMA()) {
     fpm.addPass(mlir::tile::createTileConvertCopiesToTMA());
-    fpm.addPass(mlir::tile::createTileConvertStoresToTMA());
+    mlir::tile::TileConvertStoresToTMAOptions storeOptions;
+    storeOptions.reuseRingSlots =
+        options.persistent && options.stageInRingSlots;
+    fpm.addPass(mlir::tile::createTileConvertStoresToTMA(storeOptions));
   }
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
   fpm.addPass(mlir::createCanonicalizerPass());
@@ -147,6 +150,11 @@ struct TargetPipelineOptions
       *this, "persistent",
       llvm::cl::desc("tile-persistent: loop over the logical grid's blocks"),
       llvm::cl::init(false)};
+  Option<unsigned> tileStages{
+      *this, "tile-stages",
+      llvm::cl::desc(
+          "Stages of a persistent kernel's tile loop (tile-pipeline)"),
+      llvm::cl::init(2)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
@@ -156,6 +164,7 @@ struct TargetPipelineOptions
     options.warpSpecialize = warpSpecialize;
     options.pingPong = pingPong;
     options.persistent = persistent;
+    options.tileStages = tileStages;
     return options;
   }
 };

@@ -158,6 +158,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.loopSplit = request.loopSplit;
   options.tileStages = request.tileStages;
   options.dynamicSchedule = request.dynamicSchedule;
+  options.stageInRingSlots = request.stageInRingSlots;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
                     : mlir::DictionaryAttr();
@@ -191,7 +192,8 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
          a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
          a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong &&
          a.persistent == b.persistent && a.tileStages == b.tileStages &&
-         a.dynamicSchedule == b.dynamicSchedule;
+         a.dynamicSchedule == b.dynamicSchedule &&
+         a.stageInRingSlots == b.stageInRingSlots;
 }
 
 } // namespace

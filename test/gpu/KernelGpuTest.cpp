@@ -793,6 +793,7 @@ struct Attention {
   bool split = true;              // CompileOptions::loopSplit
   bool specialize = false;        // CompileOptions::warpSpecialize
   int64_t tileM = 64;             // TILE_M (128: two warpgroups of 4 warps)
+  int64_t tileN = 64;             // TILE_N, keys a trip
   unsigned warps = 4;             // CompileOptions::numWarps
   bool pingPong = false;          // CompileOptions::pingPong
   bool viaHints = false;          // the options as the kernel's @hints
@@ -807,10 +808,10 @@ Constants attentionConstants(const Attention &t) {
                          {"TILE_D", std::to_string(t.d)},
                          {"H", std::to_string(t.heads)},
                          {"TILE_M", std::to_string(t.tileM)},
-                         {"TILE_N", "64"},
+                         {"TILE_N", std::to_string(t.tileN)},
                          {"QUERY_GROUP_SIZE", std::to_string(t.group)},
                          {"CAUSAL", t.causal ? "True" : "False"},
-                         {"EVEN_K", t.seqK % 64 == 0 ? "True" : "False"}};
+                         {"EVEN_K", t.seqK % t.tileN == 0 ? "True" : "False"}};
   for (auto &option : codegen(t.stages, t.split, t.specialize))
     constants.push_back(option);
   if (t.warps != 4)
@@ -923,6 +924,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.warps != 4 ? " M=" + std::to_string(t.tileM) +
                           " warps=" + std::to_string(t.warps)
                     : std::string()) +
+      (t.tileN != 64 ? " N=" + std::to_string(t.tileN) : std::string()) +
       (t.pingPong ? " ping-pong" : "") + (t.persistent ? " persistent" : "") +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
@@ -1129,6 +1131,34 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
       cases.back().specialize = true;
       cases.back().persistent = true;
     }
+  // Persistent with K and V rings of 3 and 2 (the epilogue staged in the
+  // tile's Q slot leaves room for them): head dim 128 and, with 32 keys a
+  // trip, 256. sm_90a only: elsewhere the epilogue's conversion needs
+  // shared memory of its own, more than there is.
+  bool sm90a = config.arch.empty() || config.arch == "sm_90a";
+  for (bool causal : {false, true})
+    for (int64_t d : {128, 256}) {
+      if (!sm90a)
+        break;
+      add(f16, d, causal, 1, 1000, 1000, 0, 2, 0, false);
+      twoGroups(false);
+      cases.back().persistent = true;
+      cases.back().kLatency = 3;
+      cases.back().vLatency = 2;
+      if (d == 256)
+        cases.back().tileN = 32;
+    }
+  // Persistent with fewer tiles than blocks (2 query tiles, 3 blocks): a
+  // block that claims no tile at all, and one whose first claim ends it;
+  // one and two consumer warpgroups.
+  for (bool causal : {false, true})
+    for (int64_t tileM : {64, 128}) {
+      add(f16, 64, causal, 1, 64, 200, 136, 2, 2, false);
+      cases.back().specialize = true;
+      cases.back().persistent = true;
+      if (tileM == 128)
+        twoGroups(false);
+    }
   // Two consumer warpgroups asked for by the kernel's own @hints.
   for (bool causal : {false, true})
     for (int64_t seq : {int64_t(64), int64_t(1000)}) {
@@ -1155,6 +1185,11 @@ void emptyAttentionCases(std::vector<Attention> &cases) {
         t.tileM = 128; // two consumer warpgroups, taking turns
         t.warps = 8;
         t.pingPong = true;
+        cases.push_back(t);
+        // Persistent (3 blocks, claimed tiles): 2 tiles of no trips, so
+        // that a block also claims none.
+        t.pingPong = false;
+        t.persistent = true;
         cases.push_back(t);
       }
 }
@@ -1247,6 +1282,24 @@ std::vector<Attention> attentionCases() {
       cases.back().warps = 8;
       cases.back().pingPong = true;
     }
+    // Persistent, claiming its tiles: 2 query tiles on 3 blocks (a block
+    // with none), of 0 and 2 key tiles, with two consumer warpgroups.
+    for (int64_t seqK : {0, 130}) {
+      add(64, seqK > 0, 64, seqK, seqK > 0 ? 66 : 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+      cases.back().persistent = true;
+    }
+    // Persistent at head dim 128 with K and V rings of 3 and 2, the
+    // epilogue staged in the tile's Q slot: 4 query tiles on 3 blocks.
+    add(128, true, 400, 400, 0, 0, false);
+    cases.back().specialize = true;
+    cases.back().tileM = 128;
+    cases.back().warps = 8;
+    cases.back().persistent = true;
+    cases.back().kLatency = 3;
+    cases.back().vLatency = 2;
     return cases;
   }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};

@@ -26,6 +26,27 @@
 // the conversion's scratch was); elsewhere at the store, after the loops
 // whose buffers it may reuse.
 //
+// With reuse-ring-slots, in a persistent kernel's tile loop the buffer is,
+// where there is one, the slot of a ring of the tile loop itself (the tile's
+// own copy pipelined a tile ahead, attention's Q) that the tile has read for
+// the last time, of the buffer's type: the staging then costs no shared
+// memory of its own (a third of a K/V stage at head dim 128, a whole one at
+// 256). The next
+// tile's refill of the ring fills exactly that slot (a ring of S slots is
+// filled S - 1 tiles ahead), so the wait for the copy's read moves there:
+//
+//   scf.for %t ... {tile.tile_loop}
+//     %q = tile.smem_slot %ring[%t mod S]     (this tile's, waited for)
+//     tile.tma_store_wait %next               (the previous tile's copy
+//     tile.tma_load ..., %next                 has read the slot)
+//     ... reads of %q ...
+//     tile.local_store %acc, %q
+//     tile.tma_store %map[coords], %q
+//
+// tile-insert-barriers separates the last reads of the slot (the waits of
+// the multiplies reading it) from the writes; tile-warp-specialize turns
+// the refill into the consumers' release of the slot after the wait.
+//
 // Stores are left as they are where their tile is in a store layout
 // already (a TMA store would add a trip through shared memory) or where a
 // tensor map cannot describe the copy (tile-convert-copies-to-tma's rules).
@@ -53,6 +74,8 @@ namespace {
 struct ConvertStoresToTMAPass
     : public mlir::tile::impl::TileConvertStoresToTMABase<
           ConvertStoresToTMAPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
@@ -92,6 +115,59 @@ struct ConvertStoresToTMAPass
     if (!cvt || !getScratchBytes(cvt))
       return nullptr;
     return cvt.getSource();
+  }
+
+  /// In a persistent kernel's tile loop: the slot of a ring of the tile
+  /// loop itself (tile-pipeline's ring of the tile's own copy, attention's
+  /// Q) that the tile holds, of type `type`, when the tile reads it for the
+  /// last time before `store` and waits for its fill there whatever its
+  /// trip counts; then `refills` gets the copies into the ring in the loop
+  /// (the next tiles' fills, each into the slot the previous tile held).
+  /// Null when there is none.
+  static Value reusableSlot(StoreOp store, SharedMemoryType type,
+                            SmallVectorImpl<Operation *> &refills) {
+    Block *body = store->getBlock();
+    Operation *loop = body->getParentOp();
+    for (auto view : body->getOps<SmemSlotOp>()) {
+      if (view.getResult().getType() != type || !view->isBeforeInBlock(store))
+        continue;
+      auto ring = view.getRing().getDefiningOp<SmemAllocOp>();
+      if (!ring || loop->isAncestor(ring))
+        continue;
+      // This tile's slot: read before the store, its fill waited for
+      // directly in the body.
+      bool readBefore = true, waited = false;
+      for (Operation *user : view->getUsers()) {
+        Operation *at = body->findAncestorOpInBlock(*user);
+        readBefore &= at && at->isBeforeInBlock(store) &&
+                      !isa<TmaLoadOp, AsyncCopyOp, LocalStoreOp>(user);
+        waited |= isa<MbarrierWaitOp>(user) && user->getBlock() == body;
+      }
+      if (!readBefore || !waited)
+        continue;
+      // Every other use of the ring in the loop: a slot that a copy
+      // directly in the body fills, and nothing else.
+      SmallVector<Operation *> fills;
+      bool onlyFills = true;
+      for (Operation *user : ring->getUsers()) {
+        if (!loop->isAncestor(user) || user == view.getOperation())
+          continue;
+        auto other = dyn_cast<SmemSlotOp>(user);
+        onlyFills &= other && other->getBlock() == body;
+        if (!onlyFills)
+          break;
+        for (Operation *fill : other->getUsers()) {
+          onlyFills &= isa<TmaLoadOp, AsyncCopyOp>(fill) &&
+                       fill->getBlock() == body && fill->isBeforeInBlock(store);
+          fills.push_back(fill);
+        }
+      }
+      if (!onlyFills || fills.empty())
+        continue;
+      refills.append(fills);
+      return view.getResult();
+    }
+    return nullptr;
   }
 
   void convert(func::FuncOp func, StoreOp store) {
@@ -137,11 +213,29 @@ struct ConvertStoresToTMAPass
     Block &top = func.getBody().front();
     Operation *outer = top.findAncestorOpInBlock(*store);
     OpBuilder b(outer);
-    Value buf = SmemAllocOp::create(b, loc, bufType);
-    b.setInsertionPoint(store);
-    if (outer != store.getOperation())
-      // The previous tile's copy has read the buffer.
-      TmaStoreWaitOp::create(b, loc, ValueRange{buf});
+    SmallVector<Operation *> refills;
+    Value buf, whole;
+    if (reuseRingSlots && outer != store.getOperation())
+      buf = reusableSlot(store, bufType, refills);
+    if (buf) {
+      // The tile's own slot of a tile-loop ring, read for the last time:
+      // the next tile's refill of it waits for this copy's read.
+      whole = buf.getDefiningOp<SmemSlotOp>().getRing();
+      for (Operation *refill : refills) {
+        b.setInsertionPoint(refill);
+        Value slot = isa<TmaLoadOp>(refill)
+                         ? cast<TmaLoadOp>(refill).getBuffer()
+                         : cast<AsyncCopyOp>(refill).getBuffer();
+        TmaStoreWaitOp::create(b, loc, ValueRange{slot});
+      }
+      b.setInsertionPoint(store);
+    } else {
+      buf = whole = SmemAllocOp::create(b, loc, bufType);
+      b.setInsertionPoint(store);
+      if (outer != store.getOperation())
+        // The previous tile's copy has read the buffer.
+        TmaStoreWaitOp::create(b, loc, ValueRange{buf});
+    }
     LocalStoreOp::create(b, loc, tile, buf);
     SmallVector<Value> coords =
         tmaCoordinates(b, loc, store.getIndices(), shape, order);
@@ -149,7 +243,7 @@ struct ConvertStoresToTMAPass
     store.erase();
     // The copy reads the buffer until the kernel's end at the latest.
     b.setInsertionPoint(top.getTerminator());
-    TmaStoreWaitOp::create(b, loc, ValueRange{buf});
+    TmaStoreWaitOp::create(b, loc, ValueRange{whole});
   }
 };
 

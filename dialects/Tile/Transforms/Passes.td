@@ -247,7 +247,19 @@ def TileConvertStoresToTMA
     before the tile loop that holds it. Stores whose tile needs no trip
     through shared memory, or whose copy a tensor map cannot describe, stay
     as they are.
+
+    With `reuse-ring-slots`, a store in a persistent kernel's tile loop is
+    staged instead in the slot of a ring of the tile loop itself (the
+    tile's own copy pipelined a tile ahead: attention's Q) that the tile
+    has read for the last time, where one has the buffer's type: no buffer
+    of its own, and the wait for the copy's read moves before the next
+    tile's refill of the ring, which fills exactly that slot.
   }];
+  let options = [
+    Option<"reuseRingSlots", "reuse-ring-slots", "bool", "false",
+           "Stage a tile loop's stores in the tile's own, last-read slot of "
+           "a ring of the tile loop">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
 }

@@ -53,6 +53,10 @@ struct CodegenOptions {
   unsigned tileStages = 2;
   /// sm_90: its blocks claim their tiles at run time (tile-dynamic-schedule).
   bool dynamicSchedule = true;
+  /// sm_90: its TMA stores are staged in the tile's own, last-read slot of
+  /// the tile loop's ring (attention's Q) rather than a buffer of their own
+  /// (tile-convert-stores-to-tma's reuse-ring-slots).
+  bool stageInRingSlots = true;
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

@@ -50,6 +50,9 @@ struct CompileRequest {
   /// sm_90: a persistent kernel's blocks claim their tiles as they go
   /// (tilec --dynamic-schedule; false: every P-th tile, fixed at launch).
   bool dynamicSchedule = true;
+  /// sm_90: a persistent kernel stages its TMA stores in the tile's own Q
+  /// slot, read for the last time (tilec --stage-in-ring-slots).
+  bool stageInRingSlots = true;
 
   // Options a kernel may also give in `@hints(...)` (Tile/IR/KernelHints.h):
   // set here, they win over the kernel's hint; unset, the hint or else the

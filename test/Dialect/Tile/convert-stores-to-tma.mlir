@@ -1,5 +1,6 @@
-// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma --canonicalize --cse | FileCheck %s
-// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma --canonicalize --cse --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=BAR
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma=reuse-ring-slots --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma=reuse-ring-slots --canonicalize --cse --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=BAR
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma | FileCheck %s --check-prefix=OFF
 
 // tile-convert-stores-to-tma: a store whose tile comes through a layout
 // conversion that moves data between threads (an accumulator on its way to
@@ -77,6 +78,143 @@ func.func @tile_loop(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {til
   scf.for %t = %c0 to %n step %c1 : i32 {
     %x = tile.full %v : tensor<64x64xf16, #mma>
     %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A tile loop with a ring of its own (tile-pipeline's Q: the tile's slot
+// waited for, the next tile's filled, at the top): the tile's slot, read
+// for the last time, is the buffer; no buffer of its own. The wait for the
+// copy's read moves before the refill, which fills the slot the previous
+// tile held; the last wait names the ring. Barriers: between the last read
+// and the writes, and fenced before the copy.
+// CHECK-LABEL: func.func @ring_slot
+// CHECK-NOT:   tile.smem_alloc : <[64, 64]
+// CHECK:       scf.for
+// CHECK:         %[[CUR:.*]] = tile.smem_slot %[[RING:[0-9a-z_]+]]
+// CHECK:         tile.mbarrier_wait %{{.*}}, %[[CUR]]
+// CHECK:         %[[NEXT:.*]] = tile.smem_slot %[[RING]]
+// CHECK:         tile.tma_store_wait %[[NEXT]]
+// CHECK-NEXT:    tile.tma_load %{{.*}}, %[[NEXT]]
+// CHECK-NEXT:    %[[R:.*]] = tile.local_load %[[CUR]]
+// CHECK-NOT:     tile.tma_store_wait
+// CHECK:         tile.local_store %{{.*}}, %[[CUR]]
+// CHECK:         tile.tma_store %{{.*}}, %[[CUR]]
+// CHECK-NEXT:  } {tile.tile_loop}
+// CHECK-NEXT:  tile.tma_store_wait %[[RING]] : !tile.smem<[2, 64, 64]
+// Without reuse-ring-slots: a buffer of its own.
+// OFF-LABEL:   func.func @ring_slot
+// OFF:         %[[BUF:.*]] = tile.smem_alloc : <[64, 64]
+// OFF:         scf.for
+// OFF:           tile.tma_store_wait %[[BUF]]
+// OFF-NEXT:      tile.local_store %{{.*}}, %[[BUF]]
+// BAR-LABEL:   func.func @ring_slot
+// BAR:           tile.local_load
+// BAR:           tile.barrier
+// BAR-NEXT:      tile.local_store
+// BAR-NEXT:      arith.muli
+// BAR-NEXT:      tile.fence_async_shared
+// BAR-NEXT:      tile.barrier
+// BAR-NEXT:      tile.tma_store
+func.func @ring_slot(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 1 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %true = arith.constant true
+  %ring = tile.smem_alloc : <[2, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <2>
+  tile.mbarrier_init %full {count = 1 : i32} : <2>
+  %first = tile.smem_slot %ring[%c0] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+  tile.tma_load %map[%c0, %c0], %first, %full[%c0] if %true : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <2>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %i = arith.remui %t, %c2 : i32
+    %cur = tile.smem_slot %ring[%i] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %par = arith.divui %t, %c2 : i32
+    %phase = arith.andi %par, %c1 : i32
+    tile.mbarrier_wait %full[%i], %phase, %cur : <2>, !tile.smem<[64, 64], f16, #s>
+    %t1 = arith.addi %t, %c1 : i32
+    %j = arith.remui %t1, %c2 : i32
+    %next = tile.smem_slot %ring[%j] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %more = arith.cmpi slt, %t1, %n : i32
+    tile.tma_load %map[%t1, %c0], %next, %full[%j] if %more : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <2>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The ring's slot is read after the store (or its fill is not waited for
+// in the tile loop's body): a buffer of its own.
+// CHECK-LABEL: func.func @slot_read_after
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 64]
+// CHECK:       scf.for
+// CHECK:         tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.local_store %{{.*}}, %[[BUF]]
+// CHECK-LABEL: func.func @slot_not_waited
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 64]
+// CHECK:       scf.for
+// CHECK:         tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.local_store %{{.*}}, %[[BUF]]
+func.func @slot_read_after(%O: !tile.global<f16, 2>, %P: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 2 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %ring = tile.smem_alloc : <[2, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <2>
+  tile.mbarrier_init %full {count = 1 : i32} : <2>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %i = arith.remui %t, %c2 : i32
+    %cur = tile.smem_slot %ring[%i] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    tile.mbarrier_wait %full[%i], %c0, %cur : <2>, !tile.smem<[64, 64], f16, #s>
+    %t1 = arith.addi %t, %c1 : i32
+    %j = arith.remui %t1, %c2 : i32
+    %next = tile.smem_slot %ring[%j] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %more = arith.cmpi slt, %t1, %n : i32
+    tile.tma_load %map[%t1, %c0], %next, %full[%j] if %more : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <2>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+    %r = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #blocked>
+    tile.store %P[%t, %c0], %r : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+func.func @slot_not_waited(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32, %c: i1, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 1 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %ring = tile.smem_alloc : <[2, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <2>
+  tile.mbarrier_init %full {count = 1 : i32} : <2>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %i = arith.remui %t, %c2 : i32
+    %cur = tile.smem_slot %ring[%i] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    scf.if %c {
+      tile.mbarrier_wait %full[%i], %c0, %cur : <2>, !tile.smem<[64, 64], f16, #s>
+    }
+    %t1 = arith.addi %t, %c1 : i32
+    %j = arith.remui %t1, %c2 : i32
+    %next = tile.smem_slot %ring[%j] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %more = arith.cmpi slt, %t1, %n : i32
+    tile.tma_load %map[%t1, %c0], %next, %full[%j] if %more : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <2>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
     tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
   } {tile.tile_loop}
   return
