@@ -122,10 +122,11 @@ struct ConvertStoresToTMAPass
   /// Q) that the tile holds, of type `type`, when the tile reads it for the
   /// last time before `store` and waits for its fill there whatever its
   /// trip counts; then `refills` gets the copies into the ring in the loop
-  /// (the next tiles' fills, each into the slot the previous tile held).
-  /// Null when there is none.
+  /// (the next tiles' fills, each into the slot the previous tile held),
+  /// with the slot each fills. Null when there is none.
+  using Refill = std::pair<Operation *, Value>;
   static Value reusableSlot(StoreOp store, SharedMemoryType type,
-                            SmallVectorImpl<Operation *> &refills) {
+                            SmallVectorImpl<Refill> &refills) {
     Block *body = store->getBlock();
     Operation *loop = body->getParentOp();
     for (auto view : body->getOps<SmemSlotOp>()) {
@@ -147,7 +148,7 @@ struct ConvertStoresToTMAPass
         continue;
       // Every other use of the ring in the loop: a slot that a copy
       // directly in the body fills, and nothing else.
-      SmallVector<Operation *> fills;
+      SmallVector<Refill> fills;
       bool onlyFills = true;
       for (Operation *user : ring->getUsers()) {
         if (!loop->isAncestor(user) || user == view.getOperation())
@@ -159,7 +160,7 @@ struct ConvertStoresToTMAPass
         for (Operation *fill : other->getUsers()) {
           onlyFills &= isa<TmaLoadOp, AsyncCopyOp>(fill) &&
                        fill->getBlock() == body && fill->isBeforeInBlock(store);
-          fills.push_back(fill);
+          fills.push_back({fill, other.getResult()});
         }
       }
       if (!onlyFills || fills.empty())
@@ -213,7 +214,7 @@ struct ConvertStoresToTMAPass
     Block &top = func.getBody().front();
     Operation *outer = top.findAncestorOpInBlock(*store);
     OpBuilder b(outer);
-    SmallVector<Operation *> refills;
+    SmallVector<Refill> refills;
     Value buf, whole;
     if (reuseRingSlots && outer != store.getOperation())
       buf = reusableSlot(store, bufType, refills);
@@ -221,11 +222,8 @@ struct ConvertStoresToTMAPass
       // The tile's own slot of a tile-loop ring, read for the last time:
       // the next tile's refill of it waits for this copy's read.
       whole = buf.getDefiningOp<SmemSlotOp>().getRing();
-      for (Operation *refill : refills) {
+      for (auto [refill, slot] : refills) {
         b.setInsertionPoint(refill);
-        Value slot = isa<TmaLoadOp>(refill)
-                         ? cast<TmaLoadOp>(refill).getBuffer()
-                         : cast<AsyncCopyOp>(refill).getBuffer();
         TmaStoreWaitOp::create(b, loc, ValueRange{slot});
       }
       b.setInsertionPoint(store);
