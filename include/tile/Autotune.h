@@ -55,10 +55,14 @@ struct TILE_API TuneCandidate {
   /// A persistent kernel (CompileOptions::persistent); unset keeps the
   /// base's.
   std::optional<bool> persistent;
+  /// A persistent kernel's per-tile stages (CompileOptions::tileStages);
+  /// unset keeps the base's.
+  std::optional<unsigned> tileStages;
 
   /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
-  /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is and
-  /// ",persistent=on" (or off) when persistent is.
+  /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is,
+  /// ",persistent=on" (or off) when persistent is and ",tile-stages=N"
+  /// when tileStages is.
   std::string describe() const;
 };
 

@@ -245,6 +245,11 @@ struct CompileOptions {
   /// producer fills the next tile's first slots while the consumers end
   /// this one). Launch it as any kernel. Default off.
   std::optional<bool> persistent;
+  /// A persistent kernel's copies of each tile's own (attention's Q; tilec
+  /// --tile-stages): 2 (the default) loads the next tile's while this one
+  /// runs, 1 loads each tile's at its start into one buffer, which frees
+  /// a tile's worth of shared memory for deeper rings or wider heads.
+  std::optional<unsigned> tileStages;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

@@ -133,6 +133,9 @@ struct Tiles {
   /// V_LATENCY, with `stages` 0 so that the latency hints decide); 0: the
   /// kernel's defaults.
   int kStages = 0, vStages = 0;
+  /// A persistent kernel's stages of Q (CompileOptions::tileStages); 0:
+  /// the default, 2.
+  int tileStages = 0;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
@@ -160,8 +163,13 @@ std::vector<Tiles> candidateTiles(int tileD) {
   // lacks. 3 stages of K and 2 of V (all the shared memory there is) run
   // 1.16-1.37x the 2-stage rings (H100, bench/results/2026-11-23-h200-d256.md),
   // and at 128 and 64 no faster than the rings these candidates have.
+  // Persistent, Q is loaded a tile at a time into one slot (which stages
+  // the output too): Q 64 KB, K and V 2 x 2 x 32 KB. Its blocks claim
+  // their tiles, and it measured 1.01-1.03x the launched kernel
+  // (bench/results/2026-11-23-h200-d256-one-slot.md).
   if (tileD >= 256)
-    return {{128, 64, 8, 0, true, false, 3, 2},
+    return {{128, 64, 8, 2, true, true, 0, 0, 1},
+            {128, 64, 8, 0, true, false, 3, 2},
             {64, 32, 4, 2},
             {64, 64, 4, 2},
             {128, 64, 8, 2},
@@ -391,6 +399,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
         c.loopSplit = false;
         if (t.persistent)
           c.persistent = true;
+        if (t.tileStages)
+          c.tileStages = static_cast<unsigned>(t.tileStages);
         candidates.push_back(c);
         continue;
       }

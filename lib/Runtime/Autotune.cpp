@@ -38,6 +38,8 @@ std::string TuneCandidate::describe() const {
     text += *warpSpecialize ? ",ws=on" : ",ws=off";
   if (persistent)
     text += *persistent ? ",persistent=on" : ",persistent=off";
+  if (tileStages)
+    text += ",tile-stages=" + std::to_string(*tileStages);
   return text;
 }
 
@@ -72,6 +74,8 @@ CompileOptions optionsFor(const CompileOptions &base,
     options.warpSpecialize = *candidate.warpSpecialize;
   if (candidate.persistent)
     options.persistent = *candidate.persistent;
+  if (candidate.tileStages)
+    options.tileStages = *candidate.tileStages;
   return options;
 }
 
@@ -182,6 +186,7 @@ tile::autotune(const std::string &source, const std::string &name,
   addOptional(resolved.warpSpecialize);
   addOptional(resolved.pingPong);
   addOptional(resolved.persistent);
+  addOptional(resolved.tileStages);
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

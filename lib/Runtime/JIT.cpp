@@ -64,6 +64,8 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.warpSpecialize = options.warpSpecialize;
   request.pingPong = options.pingPong;
   request.persistent = options.persistent;
+  if (options.tileStages)
+    request.tileStages = *options.tileStages;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

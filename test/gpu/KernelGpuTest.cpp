@@ -94,6 +94,8 @@ const char *const kPingPong = "(ping_pong)";
 /// sets $TILEC_PERSISTENT_BLOCKS to 3, so that even the small grids here
 /// run several tiles per block.
 const char *const kPersistent = "(persistent)";
+/// CompileOptions::tileStages (tilec --tile-stages); absent: the default.
+const char *const kTileStages = "(tile_stages)";
 /// "true": the options above (stages, specialization, warps, ping-pong,
 /// persistence) reach the compiler as the kernel's own @hints(...), written
 /// into a copy of its source, and not as compile options.
@@ -173,7 +175,7 @@ std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
                      unsigned numWarps, bool pingPong, bool persistent,
-                     bool viaHints) {
+                     unsigned tileStages, bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -190,6 +192,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
     args.push_back(std::string("--persistent=") +
                    (persistent ? "true" : "false"));
   }
+  if (tileStages)
+    args.push_back("--tile-stages=" + std::to_string(tileStages));
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -281,6 +285,7 @@ private:
     unsigned numWarps = 4;
     bool pingPong = false;
     bool persistent = false;
+    unsigned tileStages = 0;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
@@ -297,6 +302,8 @@ private:
         pingPong = v == "true";
       else if (k == kPersistent)
         persistent = v == "true";
+      else if (k == kTileStages)
+        tileStages = std::stoul(v);
       else if (k == kViaHints)
         viaHints = v == "true";
       else
@@ -321,14 +328,16 @@ private:
           options.pingPong = pingPong;
           options.persistent = persistent;
         }
+        if (tileStages)
+          options.tileStages = tileStages;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
                            std::to_string(++counter) + ".ptx";
-      std::string error =
-          runTilec(file, constants, output, alignment, numStages, loopSplit,
-                   warpSpecialize, numWarps, pingPong, persistent, viaHints);
+      std::string error = runTilec(
+          file, constants, output, alignment, numStages, loopSplit,
+          warpSpecialize, numWarps, pingPong, persistent, tileStages, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -798,6 +807,7 @@ struct Attention {
   bool pingPong = false;          // CompileOptions::pingPong
   bool viaHints = false;          // the options as the kernel's @hints
   bool persistent = false;        // CompileOptions::persistent
+  unsigned tileStages = 0;        // CompileOptions::tileStages; 0: default
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
   int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
                                   // stages = 0); 0: the kernel's defaults
@@ -822,6 +832,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kViaHints, "true"});
   if (t.persistent)
     constants.push_back({kPersistent, "true"});
+  if (t.tileStages)
+    constants.push_back({kTileStages, std::to_string(t.tileStages)});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
@@ -926,6 +938,8 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
                     : std::string()) +
       (t.tileN != 64 ? " N=" + std::to_string(t.tileN) : std::string()) +
       (t.pingPong ? " ping-pong" : "") + (t.persistent ? " persistent" : "") +
+      (t.tileStages ? " tile_stages=" + std::to_string(t.tileStages)
+                    : std::string()) +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
       (t.kLatency || t.vLatency ? " k_latency=" + std::to_string(t.kLatency) +
@@ -1148,6 +1162,26 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
       if (d == 256)
         cases.back().tileN = 32;
     }
+  // Persistent with each tile's Q in one slot (tile-stages=1: the producer
+  // fills it at the tile's start, once the consumers have released it and
+  // the previous tile's output staged there has left): head dims 128 and
+  // 256 (the attention API's pick there), 1, 3 and up to 16 key tiles a
+  // query tile, masked and not, and more queries than keys.
+  for (bool causal : {false, true})
+    for (int64_t d : {128, 256}) {
+      if (!sm90a)
+        break;
+      for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)}) {
+        add(f16, d, causal, 1, seq, seq, 0, 2, 2, false);
+        twoGroups(false);
+        cases.back().persistent = true;
+        cases.back().tileStages = 1;
+      }
+      add(f16, d, causal, 1, 1000, 200, 0, 2, 2, false);
+      twoGroups(false);
+      cases.back().persistent = true;
+      cases.back().tileStages = 1;
+    }
   // Persistent with fewer tiles than blocks (2 query tiles, 3 blocks): a
   // block that claims no tile at all, and one whose first claim ends it;
   // one and two consumer warpgroups.
@@ -1300,6 +1334,23 @@ std::vector<Attention> attentionCases() {
     cases.back().persistent = true;
     cases.back().kLatency = 3;
     cases.back().vLatency = 2;
+    // Persistent with each tile's Q in one slot (tile-stages=1), which
+    // stages the output too: 4 query tiles on 3 blocks, 1 to 4 key tiles
+    // (causal), at head dims 128 and 256; 0 key tiles.
+    for (int64_t d : {128, 256}) {
+      add(d, true, 400, 400, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+      cases.back().persistent = true;
+      cases.back().tileStages = 1;
+    }
+    add(128, false, 400, 0, 0, 2, false);
+    cases.back().specialize = true;
+    cases.back().tileM = 128;
+    cases.back().warps = 8;
+    cases.back().persistent = true;
+    cases.back().tileStages = 1;
     return cases;
   }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};

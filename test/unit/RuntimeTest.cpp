@@ -595,6 +595,8 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.numStages = 2; },
       [](auto &r) { r.loopSplit = false; },
       [](auto &r) { r.rotateWgmma = false; },
+      [](auto &r) { r.persistent = true; },
+      [](auto &r) { r.tileStages = 1; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";
@@ -1422,6 +1424,12 @@ TEST(Autotune, WithoutAGpuIsAClearError) {
   EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,split=off");
   c.loopSplit = true;
   EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,split=on");
+  c.loopSplit.reset();
+  c.persistent = true;
+  c.tileStages = 1;
+  EXPECT_EQ(
+      c.describe(),
+      "TILE_M=128,TILE_N=64,warps=4,stages=2,persistent=on,tile-stages=1");
 }
 
 TEST(Autotune, DisabledByTheEnvironment) {

@@ -27,7 +27,9 @@
 // loop in the tile loop of a persistent kernel are allocated before the
 // tile loop and their fills are counted across tiles (tile-pipeline): their
 // barriers are initialized there too, once, and invalidated after the tile
-// loop, the phase following the fill count from tile to tile.
+// loop, the phase following the fill count from tile to tile. The tile
+// loop's own ring of one slot (tile-stages=1) is filled right before each
+// tile waits for it, the phase flipping every tile.
 //
 // The TMA descriptors are new kernel parameters (`!tile.tensor_map`), one
 // per tensor, box and swizzle, appended after the others and listed in the
@@ -127,7 +129,8 @@ struct ConvertCopiesToTMAPass
           return "a ring is used other than through its slots";
         for (Operation *slotUser : slot->getUsers()) {
           if (auto copy = dyn_cast<AsyncCopyOp>(slotUser)) {
-            if (!copy.getPred())
+            // (A one-slot ring's copy is the tile's own, unpredicated.)
+            if (!copy.getPred() && r.stages > 1)
               return "a copy into a ring is not predicated as the pipeline "
                      "makes it";
             r.copies.push_back(copy);
@@ -142,7 +145,8 @@ struct ConvertCopiesToTMAPass
           }
         }
       }
-      if (r.stages < 2)
+      // One slot: a persistent kernel's tile loop only (tile-pipeline).
+      if (r.stages < 2 && !loop->hasAttr(TileDialect::getTileLoopAttrName()))
         return "a copy of the loop has a single stage";
       if (std::string why = describe(func, r); !why.empty())
         return why;

@@ -33,7 +33,8 @@
 // memory of its own (a third of a K/V stage at head dim 128, a whole one at
 // 256). The next
 // tile's refill of the ring fills exactly that slot (a ring of S slots is
-// filled S - 1 tiles ahead), so the wait for the copy's read moves there:
+// filled S - 1 tiles ahead; one of one slot, at the next tile's top, where
+// it waits for it), so the wait for the copy's read moves there:
 //
 //   scf.for %t ... {tile.tile_loop}
 //     %q = tile.smem_slot %ring[%t mod S]     (this tile's, waited for)
@@ -136,19 +137,27 @@ struct ConvertStoresToTMAPass
       if (!ring || loop->isAncestor(ring))
         continue;
       // This tile's slot: read before the store, its fill waited for
-      // directly in the body.
-      bool readBefore = true, waited = false;
+      // directly in the body; filled there too, before the wait, when the
+      // ring has one slot (tile-pipeline's tile-stages=1).
+      bool readBefore = true;
+      Operation *wait = nullptr;
+      SmallVector<Refill> fills;
       for (Operation *user : view->getUsers()) {
         Operation *at = body->findAncestorOpInBlock(*user);
-        readBefore &= at && at->isBeforeInBlock(store) &&
-                      !isa<TmaLoadOp, AsyncCopyOp, LocalStoreOp>(user);
-        waited |= isa<MbarrierWaitOp>(user) && user->getBlock() == body;
+        if (isa<TmaLoadOp, AsyncCopyOp>(user) && user->getBlock() == body)
+          fills.push_back({user, view.getResult()});
+        else
+          readBefore &= at && at->isBeforeInBlock(store) &&
+                        !isa<TmaLoadOp, AsyncCopyOp, LocalStoreOp>(user);
+        if (isa<MbarrierWaitOp>(user) && user->getBlock() == body)
+          wait = user;
       }
-      if (!readBefore || !waited)
+      if (!readBefore || !wait || llvm::any_of(fills, [&](const Refill &fill) {
+            return !fill.first->isBeforeInBlock(wait);
+          }))
         continue;
       // Every other use of the ring in the loop: a slot that a copy
       // directly in the body fills, and nothing else.
-      SmallVector<Refill> fills;
       bool onlyFills = true;
       for (Operation *user : ring->getUsers()) {
         if (!loop->isAncestor(user) || user == view.getOperation())

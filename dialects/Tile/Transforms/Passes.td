@@ -183,7 +183,9 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     The tile loop itself is pipelined last, for the copies of the tile (not
     of a loop in it: attention's Q tile), with `tile-stages` stages (or
     their latency hint): at 2 the next tile's copy is issued while this tile
-    runs, into a ring of its own.
+    runs, into a ring of its own; at 1 it is issued where the tile waits for
+    it, into a ring of one slot (indexed by the tile loop's counter modulo
+    1), so that TMA and a producer warp take it as any ring.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "0",
@@ -192,7 +194,7 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
            "Stages for copies without a latency hint">,
     Option<"tileStages", "tile-stages", "unsigned", "2",
            "Stages of the copies of a persistent kernel's tile loop without "
-           "a latency hint (1: not pipelined)">
+           "a latency hint (1: each tile's own, in a ring of one slot)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
@@ -292,7 +294,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     In a persistent kernel (tile-persistent) the loop is in the tile loop
     and its rings run on across tiles: both roles run the tile loop, the
     prologue's fills wait like the others, and releases stand for refills
-    only. Kernels with copies in more than one loop, or whose copy
+    only. A ring of one slot filled in the tile loop (tile-stages=1) has its
+    fills counted by an iteration argument of the tile loop this pass adds:
+    each is a refill, released at the next tile's top. Kernels with copies in more than one loop, or whose copy
     coordinates depend on anything but scalars, are left as they are.
   }];
   let options = [

@@ -24,7 +24,10 @@
 // being the trips of the earlier tiles. The tile loop itself is pipelined
 // after its loops, for the tile's own copies (directly in its body, not a
 // loop's ring: attention's Q), with `tile-stages` stages: at 2 the next
-// tile's copy is issued while this tile runs.
+// tile's copy is issued while this tile runs; at 1 the tile's copy is
+// issued where it waits, as before, but into a ring of one slot living
+// across tiles, indexed by the counter (modulo 1), so that the passes that
+// take rings (TMA copies on mbarriers, a producer warp) take it too.
 //
 // The prefetched copies wait and issue together, where the first of them
 // used to wait: tile-insert-barriers then puts one barrier between the
@@ -128,8 +131,6 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     });
     for (scf::ForOp loop : loops)
       pipeline(loop);
-    if (tileStages < 2)
-      return;
     loops.clear();
     getOperation().walk([&](scf::ForOp loop) {
       if (isTileLoop(loop))
@@ -225,7 +226,12 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       p.stages = stagesFor(copy, loop);
       copies.push_back(std::move(p));
     }
-    if (llvm::all_of(copies, [](auto &p) { return p.stages == 1; }))
+    // A tile loop's copies with one stage still get their ring, of one
+    // slot filled right before its wait: it lives across tiles like the
+    // loops' rings (tile-convert-copies-to-tma and tile-warp-specialize
+    // take rings only), and nothing else changes.
+    if (!isTileLoop(loop) &&
+        llvm::all_of(copies, [](auto &p) { return p.stages == 1; }))
       return {};
     // The order in which an iteration issues its copies: the prefetched
     // ones (d >= 1) together where the first of their waits is, the others
@@ -407,7 +413,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     for (PipelinedCopy &p : copies) {
       b.setInsertionPointToStart(body);
       Value stages = i32Const(b, p.stages);
-      Value readSlot = p.stages == 1
+      // (A tile loop's one-slot ring too is indexed by the counter, modulo
+      // 1: tile-convert-copies-to-tma counts the fills it waits for.)
+      Value readSlot = p.stages == 1 && !isTileLoop(loop)
                            ? i32Const(b, 0)
                            : Value(arith::RemUIOp::create(b, loc, it, stages));
       p.view = slotOf(b, p, readSlot);
@@ -417,7 +425,8 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     // followed by the n - 1 - k later copies of that iteration, n copies
     // in each of the d - 1 iterations in between, and the copies this
     // iteration issued before the group.
-    b.setInsertionPoint(group);
+    if (group)
+      b.setInsertionPoint(group);
     for (auto [k, p] : llvm::enumerate(copies)) {
       if (p.stages == 1)
         continue;

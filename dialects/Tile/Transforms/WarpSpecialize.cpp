@@ -38,7 +38,10 @@
 // tile's own copy, Q, pipelined one tile ahead) is released at the top of
 // the next tile; the carried rings' first fills there are no refills (a
 // copy in a pipelined loop refills only if its ring was first filled
-// before that loop).
+// before that loop). A ring of the tile loop with one slot (Q at
+// tile-stages=1, filled where the tile waits for it) is released there
+// too, right before the producer refills it for this tile: its fills are
+// the tile loop's trips, counted by an iteration argument this pass adds.
 //
 // The rings and barriers are allocated and initialized before the split,
 // by the whole block: from there on nothing synchronizes the producer with
@@ -98,6 +101,18 @@ struct WarpSpecializePass
       return;
     SmallVector<std::unique_ptr<Ring>> rings;
     SmallVector<Copy> copies;
+    // (Before the analysis, which holds values of the loops it replaces.)
+    counters.clear();
+    SetVector<scf::ForOp> oneSlotLoops;
+    func.walk([&](TmaLoadOp copy) {
+      auto tileLoop = dyn_cast<scf::ForOp>(copy->getParentOp());
+      if (tileLoop && tileLoop->hasAttr(TileDialect::getTileLoopAttrName()) &&
+          cast<MbarrierType>(copy.getBarriers().getType()).getCount() == 1 &&
+          !copy.getIssuer())
+        oneSlotLoops.insert(tileLoop);
+    });
+    for (scf::ForOp loop : oneSlotLoops)
+      tripCounter(loop);
     std::string why = analyze(func, rings, copies);
     // A producer per ring, round robin over the producer warps (one, idle,
     // for a kernel without rings: its launch keeps the specialized shape).
@@ -167,7 +182,8 @@ struct WarpSpecializePass
       Copy c{copy, ring, nullptr, false};
       APInt constant;
       if (matchPattern(slot.getSlot(), m_ConstantInt(&constant))) {
-        // The prologue's first fills.
+        // The prologue's first fills, or a tile's own copy into a ring of
+        // one slot (counted below).
         if (constant.getZExtValue() >= ring->stages) {
           why = "a copy's slot is outside its ring";
           return;
@@ -187,12 +203,25 @@ struct WarpSpecializePass
     });
     if (!why.empty())
       return why;
+    // A ring of one slot in a persistent kernel's tile loop (tile-pipeline's
+    // tile-stages=1: the tile's own copy, filled where the tile waits for
+    // it) is filled once a tile, each fill a refill of the previous tile's:
+    // its fills are the tile loop's trips, which a counter of its own
+    // counts.
+    for (Copy &c : copies) {
+      if (c.fill || c.ring->stages != 1)
+        continue;
+      c.fill = counters.lookup(c.op->getParentOp());
+      c.refill = bool(c.fill);
+    }
     // The pipeline issues a ring's first fills before the loop it
     // pipelines, and refills in it: a copy in a pipelined loop refills
     // unless its ring's other copies are all in that loop too (a persistent
     // kernel's tile loop issuing the first fills of its loop's rings).
     for (Copy &c : copies) {
       Operation *loop = c.op->getParentOp();
+      if (c.refill)
+        continue;
       c.refill = c.fill && loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
                  llvm::any_of(copies, [&](const Copy &other) {
                    return other.ring == c.ring && !loop->isAncestor(other.op);
@@ -228,6 +257,33 @@ struct WarpSpecializePass
     }
     return "";
   }
+
+  /// A new iteration argument of `loop` counting its trips from 0 (the
+  /// same one for every call on the loop); null if the loop cannot take it.
+  Value tripCounter(scf::ForOp loop) {
+    if (Value counter = counters.lookup(loop))
+      return counter;
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    IRRewriter rewriter(loop);
+    DictionaryAttr attrs = loop->getDiscardableAttrDictionary();
+    auto grown = loop.replaceWithAdditionalYields(
+        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> args) {
+          Value one = arith::ConstantOp::create(yb, l, yb.getI32IntegerAttr(1));
+          return SmallVector<Value>{
+              arith::AddIOp::create(yb, l, args.front(), one)};
+        });
+    if (failed(grown))
+      return nullptr;
+    loop = cast<scf::ForOp>(grown->getOperation());
+    loop->setDiscardableAttrs(attrs);
+    Value counter = loop.getRegionIterArgs().back();
+    counters[loop] = counter;
+    return counter;
+  }
+  DenseMap<Operation *, Value> counters;
 
   /// Marks the ops a producer needs; why it cannot run them, if so.
   std::string slice(func::FuncOp func, Producer &producer) {
@@ -279,8 +335,11 @@ struct WarpSpecializePass
       }
       markOp(def);
     };
-    for (const Copy *c : producer.copies)
+    for (const Copy *c : producer.copies) {
       markOp(c->op);
+      if (c->fill) // (a count of its own, for a one-slot ring)
+        markValue(c->fill);
+    }
     while (!worklist.empty() && why.empty()) {
       Operation *op = worklist.pop_back_val();
       if (Operation *parent = op->getParentOp())

@@ -159,6 +159,67 @@ func.func @ring_slot(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32
 #ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
 #s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 
+// A ring of one slot (tile-pipeline's tile-stages=1): each tile fills the
+// slot itself, before it waits for it. The slot is the buffer; the wait
+// for the previous tile's copy goes before this tile's fill.
+// CHECK-LABEL: func.func @one_slot
+// CHECK-NOT:   tile.smem_alloc : <[64, 64]
+// CHECK:       scf.for
+// CHECK:         %[[CUR:.*]] = tile.smem_slot %[[RING:[0-9a-z_]+]]
+// CHECK-NEXT:    tile.tma_store_wait %[[CUR]]
+// CHECK-NEXT:    tile.tma_load %{{.*}}, %[[CUR]]
+// CHECK:         tile.mbarrier_wait %{{.*}}, %[[CUR]]
+// CHECK-NOT:     tile.tma_store_wait
+// CHECK:         tile.local_store %{{.*}}, %[[CUR]]
+// CHECK:         tile.tma_store %{{.*}}, %[[CUR]]
+// CHECK-NEXT:  } {tile.tile_loop}
+// CHECK-NEXT:  tile.tma_store_wait %[[RING]] : !tile.smem<[1, 64, 64]
+func.func @one_slot(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 1 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %cur = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    tile.tma_load %map[%t, %c0], %cur, %full[%c0] : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <1>
+    %phase = arith.andi %t, %c1 : i32
+    tile.mbarrier_wait %full[%c0], %phase, %cur : <1>, !tile.smem<[64, 64], f16, #s>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// A fill after the wait is not this tile's own: a buffer of its own.
+// CHECK-LABEL: func.func @one_slot_late_fill
+// CHECK:       tile.smem_alloc : <[64, 64]
+func.func @one_slot_late_fill(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 1 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %cur = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %phase = arith.andi %t, %c1 : i32
+    tile.mbarrier_wait %full[%c0], %phase, %cur : <1>, !tile.smem<[64, 64], f16, #s>
+    tile.tma_load %map[%t, %c0], %cur, %full[%c0] : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <1>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
 // The ring's slot is read after the store (or its fill is not waited for
 // in the tile loop's body): a buffer of its own.
 // CHECK-LABEL: func.func @slot_read_after

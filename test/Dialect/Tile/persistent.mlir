@@ -3,6 +3,7 @@
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline=tile-stages=1 | FileCheck %s --check-prefix=TILE1
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline=tile-stages=1 --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS1
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-persistent | FileCheck %s --check-prefix=TWICE
 
 // tile-persistent: the kernel gets three trailing i32 parameters, its
@@ -199,13 +200,56 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // PIPE:           tile.wgmma %[[VIEW]]
 // PIPE:         } {tile.pipelined}
 // PIPE:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
-// At tile-stages=1 the tile's copy stays where it was.
+// At tile-stages=1 the tile's copy stays where it waits for it, unpredicated,
+// but into a ring of one slot before the tile loop, indexed by the tile
+// loop's counter modulo 1 (which tile-convert-copies-to-tma counts fills
+// by).
 // TILE1-LABEL: func.func @tile_operand
-// TILE1:       scf.for
-// TILE1:         %[[BUF:.*]] = tile.smem_alloc : <[128, 64], f16
-// TILE1-NEXT:    tile.async_copy %{{.*}}, %[[BUF]] {
-// TILE1-NEXT:    tile.async_wait %[[BUF]]
-// TILE1:       } {tile.loop_split = false, tile.tile_loop}
+// TILE1:       %[[RQ:.*]] = tile.smem_alloc : <[1, 128, 64], f16
+// TILE1:       scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[IT:.*]] = %{{.*}}) -> (i32, i32)
+// TILE1:         %[[S:.*]] = arith.remui %[[IT]], %c1_i32
+// TILE1-NEXT:    %[[Q:.*]] = tile.smem_slot %[[RQ]][%[[S]]]
+// TILE1:         tile.async_copy %{{.*}}, %[[Q]] {
+// TILE1-NEXT:    tile.async_wait %[[Q]]
+// TILE1:         scf.for
+// TILE1:           tile.wgmma %[[Q]]
+// TILE1:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// Specialized, the ring of one slot has its producer too: its fills are
+// the tile loop's trips, which tile-warp-specialize counts in both roles
+// (a new iteration argument); fill f waits for the consumers' release of
+// fill f - 1 (parity (f + 1) mod 2), which they give at the top of tile f,
+// where the copy was, from the second tile on.
+// WS1-LABEL: func.func @tile_operand
+// WS1:       %[[RQ:.*]] = tile.smem_alloc : <[1, 128, 64], f16
+// WS1-NEXT:  %[[FULL:.*]] = tile.mbarrier_alloc : <1>
+// WS1-NEXT:  tile.mbarrier_init %[[FULL]] {count = 1 : i32}
+// WS1-NEXT:  %[[EMPTY:.*]] = tile.mbarrier_alloc : <1>
+// WS1-NEXT:  tile.mbarrier_init %[[EMPTY]] {count = 128 : i32}
+// WS1:       tile.warp_specialize
+// WS1-SAME:  producer {
+// WS1:         scf.for %{{.*}} iter_args(%[[F:.*]] = %{{.*}}) -> (i32)
+// WS1:           %[[SLOT:.*]] = tile.smem_slot %[[RQ]][%[[C0:c0_i32[_0-9]*]]]
+// WS1:           %[[ROUND:.*]] = arith.divui %[[F]], %{{.*}} : i32
+// WS1-NEXT:      %[[NEXT:.*]] = arith.addi %[[ROUND]], %{{.*}} : i32
+// WS1-NEXT:      %[[PAR:.*]] = arith.andi %[[NEXT]], %{{.*}} : i32
+// WS1-NEXT:      tile.mbarrier_wait %[[EMPTY]][%[[C0]]], %[[PAR]] : <1>
+// WS1-NEXT:      tile.tma_load %{{.*}}, %[[SLOT]], %[[FULL]][%[[C0]]] {issuer = 128 : i32}
+// WS1:           %[[F1:.*]] = arith.addi %[[F]], %{{.*}} : i32
+// WS1-NEXT:      scf.yield %[[F1]]
+// WS1:       } producer {
+// WS1:       } consumer {
+// WS1:         scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[IT:.*]] = %{{.*}}, %[[CF:.*]] = %{{.*}}) -> (i32, i32, i32)
+// WS1:           %[[Q:.*]] = tile.smem_slot %[[RQ]]
+// WS1:           %[[HELD:.*]] = arith.cmpi uge, %[[CF]], %{{.*}} : i32
+// WS1-NEXT:      tile.mbarrier_arrive %[[EMPTY]][%{{.*}}], %[[Q]] if %[[HELD]] : <1>
+// WS1-NEXT:      %[[PH:.*]] = arith.andi %[[IT]], %{{.*}} : i32
+// WS1-NEXT:      tile.mbarrier_wait %[[FULL]][%{{.*}}], %[[PH]], %[[Q]]
+// WS1:           scf.for
+// WS1:             tile.wgmma %[[Q]]
+// WS1:           } {tile.pipelined}
+// WS1:           %[[CF1:.*]] = arith.addi %[[CF]], %{{.*}} : i32
+// WS1-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[CF1]]
+// WS1:         } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
 // Specialized: a producer per ring, the tile's ring first. The consumers
 // release the tile's slot at the top of the next tile (where the pipeline
 // refilled), and the K loop's ring only in the K loop: the K ring's first
