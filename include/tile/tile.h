@@ -100,7 +100,9 @@ typedef struct tile_constant {
  * persistent: positive makes the kernel persistent (tilec --persistent):
  *   launched with at most a block per multiprocessor slot, each looping
  *   over the blocks of the grid the launch asks for; negative turns it
- *   off against the kernel's @hints. */
+ *   off against the kernel's @hints.
+ * tile_stages: a persistent kernel's stages of each tile's own copies
+ *   (tilec --tile-stages): 0 the default (2), 1 or 2. */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -115,6 +117,7 @@ typedef struct tile_compile_options {
   int ping_pong;
   unsigned occupancy;
   int persistent;
+  unsigned tile_stages;
 } tile_compile_options;
 
 typedef struct tile_stats {
@@ -200,6 +203,7 @@ typedef struct tile_tune_candidate {
    * kernel's @hints), positive on, negative off. */
   int warp_specialize;
   int persistent;
+  unsigned tile_stages; /* 0 keeps the base options' */
 } tile_tune_candidate;
 
 /* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;

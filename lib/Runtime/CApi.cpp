@@ -65,6 +65,8 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.pingPong = in->ping_pong > 0;
   if (in->persistent)
     out.persistent = in->persistent > 0;
+  if (in->tile_stages)
+    out.tileStages = in->tile_stages;
   return true;
 }
 
@@ -312,6 +314,8 @@ int tile_autotune(const char *source, const char *name,
       candidate.warpSpecialize = in.warp_specialize > 0;
     if (in.persistent)
       candidate.persistent = in.persistent > 0;
+    if (in.tile_stages)
+      candidate.tileStages = in.tile_stages;
     list.push_back(std::move(candidate));
   }
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,

@@ -50,6 +50,11 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
     return Status::error("CompileOptions::numStages is " +
                          std::to_string(*options.numStages) +
                          "; expected 0 (from the kernel's latency hints) to 8");
+  if (options.tileStages &&
+      (*options.tileStages < 1 || *options.tileStages > 2))
+    return Status::error("CompileOptions::tileStages is " +
+                         std::to_string(*options.tileStages) +
+                         "; expected 1 or 2");
   tilec::CompileRequest request;
   request.source = source;
   request.bufferName = name.empty() ? "<source>" : name;

@@ -68,6 +68,7 @@ def test_bad_kernel_hint_is_a_located_compile_error():
     (dict(num_warps=3), "num.?warps|numWarps"),
     (dict(occupancy=33), "occupancy"),
     (dict(num_stages=9), "numStages"),
+    (dict(tile_stages=3), "tileStages is 3; expected 1 or 2"),
 ])
 def test_compile_option_refusals(options, message):
     with pytest.raises(tilec.TileError, match=message):

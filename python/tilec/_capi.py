@@ -56,6 +56,7 @@ class CompileOptions(ctypes.Structure):
         ("ping_pong", ctypes.c_int),
         ("occupancy", ctypes.c_uint),
         ("persistent", ctypes.c_int),
+        ("tile_stages", ctypes.c_uint),
     ]
 
 
@@ -90,6 +91,7 @@ class TuneCandidate(ctypes.Structure):
         ("num_stages", ctypes.c_uint),
         ("warp_specialize", ctypes.c_int),
         ("persistent", ctypes.c_int),
+        ("tile_stages", ctypes.c_uint),
     ]
 
 
