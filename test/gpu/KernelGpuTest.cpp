@@ -1337,20 +1337,17 @@ std::vector<Attention> attentionCases() {
     // Persistent with each tile's Q in one slot (tile-stages=1), which
     // stages the output too: 4 query tiles on 3 blocks, 1 to 4 key tiles
     // (causal), at head dims 128 and 256; 0 key tiles.
-    for (int64_t d : {128, 256}) {
-      add(d, true, 400, 400, 0, 2, false);
+    for (auto [d, causal, seqK] :
+         {std::tuple<int64_t, bool, int64_t>{128, true, 400},
+          {256, true, 400},
+          {128, false, 0}}) {
+      add(d, causal, 400, seqK, 0, 2, false);
       cases.back().specialize = true;
       cases.back().tileM = 128;
       cases.back().warps = 8;
       cases.back().persistent = true;
       cases.back().tileStages = 1;
     }
-    add(128, false, 400, 0, 0, 2, false);
-    cases.back().specialize = true;
-    cases.back().tileM = 128;
-    cases.back().warps = 8;
-    cases.back().persistent = true;
-    cases.back().tileStages = 1;
     return cases;
   }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};

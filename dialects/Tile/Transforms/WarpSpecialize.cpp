@@ -112,7 +112,8 @@ struct WarpSpecializePass
         oneSlotLoops.insert(tileLoop);
     });
     for (scf::ForOp loop : oneSlotLoops)
-      tripCounter(loop);
+      if (failed(countTrips(loop)))
+        return signalPassFailure();
     std::string why = analyze(func, rings, copies);
     // A producer per ring, round robin over the producer warps (one, idle,
     // for a kernel without rings: its launch keeps the specialized shape).
@@ -258,11 +259,9 @@ struct WarpSpecializePass
     return "";
   }
 
-  /// A new iteration argument of `loop` counting its trips from 0 (the
-  /// same one for every call on the loop); null if the loop cannot take it.
-  Value tripCounter(scf::ForOp loop) {
-    if (Value counter = counters.lookup(loop))
-      return counter;
+  /// Gives `loop` an iteration argument counting its trips from 0, in
+  /// `counters`.
+  LogicalResult countTrips(scf::ForOp loop) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -276,13 +275,13 @@ struct WarpSpecializePass
               arith::AddIOp::create(yb, l, args.front(), one)};
         });
     if (failed(grown))
-      return nullptr;
+      return failure();
     loop = cast<scf::ForOp>(grown->getOperation());
     loop->setDiscardableAttrs(attrs);
-    Value counter = loop.getRegionIterArgs().back();
-    counters[loop] = counter;
-    return counter;
+    counters[loop] = loop.getRegionIterArgs().back();
+    return success();
   }
+  /// The trip counters of tile loops with rings of one slot.
   DenseMap<Operation *, Value> counters;
 
   /// Marks the ops a producer needs; why it cannot run them, if so.

@@ -70,6 +70,12 @@ Value tilec::sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }
 
+Value tilec::sharedAddress32(OpBuilder &b, Location loc, Value ptr, Value index,
+                             int64_t bytes) {
+  Value offset = arith::MulIOp::create(b, loc, index, constI32(b, loc, bytes));
+  return arith::AddIOp::create(b, loc, sharedAddress32(b, loc, ptr), offset);
+}
+
 Value tilec::constI32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
 }

@@ -91,6 +91,10 @@ mlir::Value firstThread(mlir::OpBuilder &b, mlir::Location loc,
 /// instructions on shared memory take it.
 mlir::Value sharedAddress32(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value ptr);
+/// The same of element `index` (i32) of an array of `bytes`-byte elements
+/// at `ptr` (a ring's mbarrier, a claimed tile).
+mlir::Value sharedAddress32(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value ptr, mlir::Value index, int64_t bytes);
 /// The dynamic shared memory `byteOffset` bytes in.
 mlir::Value getSharedMemoryAt(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Operation *user, int64_t byteOffset);

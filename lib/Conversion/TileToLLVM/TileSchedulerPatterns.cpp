@@ -19,8 +19,6 @@
 
 #include "LoweringUtils.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-
 using namespace mlir;
 using namespace tilec;
 
@@ -28,8 +26,7 @@ namespace {
 
 /// The shared address of slot `slot` (i32) of a ring of i32.
 Value slotAddress(OpBuilder &b, Location loc, Value ring, Value slot) {
-  Value offset = arith::MulIOp::create(b, loc, slot, constI32(b, loc, 4));
-  return arith::AddIOp::create(b, loc, sharedAddress32(b, loc, ring), offset);
+  return sharedAddress32(b, loc, ring, slot, 4);
 }
 
 struct TileClaimLowering : OpConversionPattern<tile::TileClaimOp> {

@@ -43,10 +43,7 @@ Value predicate32(OpBuilder &b, Location loc, Value pred) {
 
 /// The shared address of barrier `slot` (i32) of the ring at `bars`.
 Value barrierAddress(OpBuilder &b, Location loc, Value bars, Value slot) {
-  Value base = sharedAddress32(b, loc, bars);
-  Value offset = arith::MulIOp::create(b, loc, slot,
-                                       constI32(b, loc, tile::kMbarrierBytes));
-  return arith::AddIOp::create(b, loc, base, offset);
+  return sharedAddress32(b, loc, bars, slot, tile::kMbarrierBytes);
 }
 
 /// Thread 0 runs `instr` ("mbarrier.init.shared::cta.b64" ...) on every
