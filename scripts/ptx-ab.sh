@@ -11,7 +11,9 @@
 # 5norpp: 4rot without ping-pong, the default with --warp-specialize;
 # 6persist: 5norpp persistent, its blocks claiming their tiles, the
 # attention API's pick at head dim 128; 2-stage rings throughout, the
-# deepest a persistent kernel's shared memory holds at head dim 128).
+# deepest a persistent kernel's shared memory holds at head dim 128) or
+# tile-refill (the persistent, specialized kernel with Q in one slot,
+# tilec --tile-stages=1, with --tile-refill-after-read off and on).
 # Run after scripts/package-gpu.sh (which empties .gpu/).
 # There: python3 bench/ptx_ab.py .gpu/ab [--check]
 set -euo pipefail
@@ -28,6 +30,10 @@ case "$option" in
   persistent)
     variants() { printf '%s\n' "pfalse --warp-specialize --persistent=false" \
       "ptrue --warp-specialize --persistent=true"; } ;;
+  tile-refill)
+    variants() { printf '%s\n' \
+      "refill0 --warp-specialize --persistent --tile-stages=1" \
+      "refill1 --warp-specialize --persistent --tile-stages=1 --tile-refill-after-read"; } ;;
   ping-pong)
     variants() { printf '%s\n' "ppfalse --warp-specialize --ping-pong=false" \
       "pptrue --warp-specialize --ping-pong=true"; } ;;
@@ -39,7 +45,7 @@ case "$option" in
       "4rot --warp-specialize --ping-pong --rotate-wgmma" \
       "5norpp --warp-specialize --ping-pong=false --rotate-wgmma" \
       "6persist --warp-specialize --ping-pong=false --rotate-wgmma --persistent"; } ;;
-  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong or ablation" >&2
+  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong, ablation or tile-refill" >&2
      exit 2 ;;
 esac
 mkdir -p "$dir"
@@ -58,6 +64,13 @@ CONFIGS
 128 128 8 2 True 128 false
 128 128 8 2 False 64 false
 128 128 8 2 True 64 false
+CONFIGS
+    ;;
+    tile-refill) cat <<'CONFIGS'
+128 64 8 2 False 256 false
+128 64 8 2 True 256 false
+128 128 8 2 False 128 false
+128 128 8 2 True 128 false
 CONFIGS
     ;;
     ping-pong) cat <<'CONFIGS'

@@ -107,6 +107,12 @@ cl::opt<unsigned> tileStages(
     cl::desc("A persistent kernel's per-tile copies (attention's Q): 2 loads "
              "the next tile's while this one runs, 1 does not"),
     cl::init(2), cl::value_desc("1-2"));
+cl::opt<bool> tileRefillAfterRead(
+    "tile-refill-after-read",
+    cl::desc("With --tile-stages=1: a tile's copy is loaded for the next "
+             "tile as soon as this tile has read it for the last time, not "
+             "at the next tile's start"),
+    cl::init(false));
 cl::opt<bool> dynamicSchedule(
     "dynamic-schedule",
     cl::desc("sm_90: a persistent kernel's blocks claim their tiles from a "
@@ -210,6 +216,7 @@ tile_tilec_main(int argc, char **argv) {
     request.tensorAlignment = alignment;
     request.loopSplit = loopSplit && !noLoopSplit;
     request.tileStages = tileStages;
+    request.tileRefillAfterRead = tileRefillAfterRead;
     request.dynamicSchedule = dynamicSchedule;
     request.stageInRingSlots = stageInRingSlots;
     // Given on the command line, an option wins over the kernel's @hints.

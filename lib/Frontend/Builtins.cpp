@@ -405,7 +405,8 @@ static Val emitStore(const Args &a) {
   tile::StoreOp::create(
       em.builder, em.loc(a.callLoc), a[0].value, *indices, t.value,
       order->empty() ? DenseI32ArrayAttr()
-                     : em.builder.getDenseI32ArrayAttr(*order));
+                     : em.builder.getDenseI32ArrayAttr(*order),
+      /*shape=*/DenseI64ArrayAttr());
   return Val::none();
 }
 

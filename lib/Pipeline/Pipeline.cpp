@@ -62,6 +62,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   mlir::tile::TilePipelineOptions pipelineOptions;
   pipelineOptions.numStages = options.numStages;
   pipelineOptions.tileStages = options.tileStages;
+  pipelineOptions.tileRefillAfterRead = options.tileRefillAfterRead;
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
   // buffers' layouts are ones TMA writes: wgmma's, on sm_90a), and a tile
@@ -73,6 +74,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     mlir::tile::TileConvertStoresToTMAOptions storeOptions;
     storeOptions.reuseRingSlots =
         options.persistent && options.stageInRingSlots;
+    // (A store whose buffer would not fit is written from registers.)
+    storeOptions.sharedMemoryBytes = options.sharedMemoryBytes();
     fpm.addPass(mlir::tile::createTileConvertStoresToTMA(storeOptions));
   }
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
@@ -91,6 +94,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
       fpm.addPass(mlir::tile::createTileRotateWgmma());
       fpm.addPass(mlir::createCanonicalizerPass());
     }
+    // A persistent kernel's ring of one slot, refilled for the next tile
+    // after the tile's last read of it: the refill (or its release) back
+    // up to that read, ahead of the last trip's P V.
+    if (options.persistent && options.tileRefillAfterRead)
+      fpm.addPass(mlir::tile::createTileHoistRefills());
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
   }
   // sm_90: a persistent kernel's blocks claim their tiles as they go, the
@@ -155,6 +163,11 @@ struct TargetPipelineOptions
       llvm::cl::desc(
           "Stages of a persistent kernel's tile loop (tile-pipeline)"),
       llvm::cl::init(2)};
+  Option<bool> tileRefillAfterRead{
+      *this, "tile-refill-after-read",
+      llvm::cl::desc("With tile-stages=1: refill the slot for the next tile "
+                     "after the tile's last read of it (tile-pipeline)"),
+      llvm::cl::init(false)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
@@ -165,6 +178,7 @@ struct TargetPipelineOptions
     options.pingPong = pingPong;
     options.persistent = persistent;
     options.tileStages = tileStages;
+    options.tileRefillAfterRead = tileRefillAfterRead;
     return options;
   }
 };

@@ -157,6 +157,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.tensorAlignment = request.tensorAlignment;
   options.loopSplit = request.loopSplit;
   options.tileStages = request.tileStages;
+  options.tileRefillAfterRead = request.tileRefillAfterRead;
   options.dynamicSchedule = request.dynamicSchedule;
   options.stageInRingSlots = request.stageInRingSlots;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
@@ -192,6 +193,7 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
          a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
          a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong &&
          a.persistent == b.persistent && a.tileStages == b.tileStages &&
+         a.tileRefillAfterRead == b.tileRefillAfterRead &&
          a.dynamicSchedule == b.dynamicSchedule &&
          a.stageInRingSlots == b.stageInRingSlots;
 }

@@ -143,7 +143,8 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 //===----------------------------------------------------------------------===//
 // Loads and stores: one predicated vector access per 16 bytes of contiguous
 // registers, the predicate being the bounds check of every dimension;
-// outputs are zeroed first, and a non-zero padding is selected in.
+// outputs are zeroed first, and a non-zero padding is selected in. The
+// address steps the last dimension by 1, the others by their strides.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @loads
@@ -156,9 +157,9 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 // CHECK-NEXT:  %[[C:.*]] = llvm.add %{{.*}} : i32
 // CHECK-NEXT:  %[[IN1:.*]] = llvm.icmp "ult" %[[C]], %[[XD1]] : i32
 // CHECK-NEXT:  %[[IN:.*]] = llvm.and %[[IN0]], %[[IN1]] : i1
+// The last stride is 1 (the contract, checked at launch), not a multiply.
 // CHECK-NEXT:  %[[C64:.*]] = llvm.sext %[[C]] : i32 to i64
-// CHECK-NEXT:  %[[O1:.*]] = llvm.mul %[[C64]], %[[XS1]] : i64
-// CHECK-NEXT:  %[[OFF:.*]] = llvm.add %[[O0]], %[[O1]] : i64
+// CHECK-NEXT:  %[[OFF:.*]] = llvm.add %[[O0]], %[[C64]] : i64
 // CHECK-NEXT:  %[[P:.*]] = llvm.getelementptr %[[X]][%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT:  %[[PRED:.*]] = llvm.zext %[[IN]] : i1 to i32
 // CHECK-NEXT:  %[[LD:.*]] = llvm.inline_asm {{(has_side_effects )?}}"{\0A .reg .pred p;\0A setp.ne.b32 p, $4, 0;\0A mov.b32 $0, 0;\0A mov.b32 $1, 0;\0A mov.b32 $2, 0;\0A mov.b32 $3, 0;\0A @p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];\0A}", "=r,=r,=r,=r,r,l" %[[PRED]], %[[P]] : (i32, !llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
@@ -180,6 +181,32 @@ func.func @loads(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %i: i32) at
   %h = tile.load %H[%i, %i] {padding = 0xFC00 : f16} : !tile.global<f16, 2> -> tensor<16x64xf16, #b16>
   tile.store %X[%i, %i], %x : !tile.global<f32, 2>, tensor<16x32xf32, #b32>
   tile.store %H[%i, %i], %h : !tile.global<f16, 2>, tensor<16x64xf16, #b16>
+  return
+}
+
+// -----
+
+// A store with the tile's shape given takes its value's layout on the whole
+// tile, the unit dimension at offset 0: an mma accumulator (rows lane / 4
+// and + 8, column pairs 2 (lane mod 4) and + 8) is stored from its
+// registers, a pair of floats at a time, each pair checked in all three
+// dimensions.
+// CHECK-LABEL: llvm.func @store_mma
+// CHECK-SAME:  (%[[O:[^:]*]]: !llvm.ptr<1>, %[[D0:[^:]*]]: i32, %[[D1:[^:]*]]: i32, %[[D2:[^:]*]]: i32, %[[S0:[^:]*]]: i64, %[[S1:[^:]*]]: i64, %{{[^:]*}}: i64, %[[I:[^:]*]]: i32,
+// CHECK:       %[[IN0:.*]] = llvm.icmp "ult" %[[I]], %[[D0]] : i32
+// CHECK-NEXT:  %[[B0:.*]] = llvm.sext %[[I]] : i32 to i64
+// CHECK-NEXT:  llvm.mul %[[B0]], %[[S0]] : i64
+// CHECK:       llvm.icmp "ult" %{{.*}}, %[[D1]] : i32
+// CHECK:       llvm.mul %{{.*}}, %[[S1]] : i64
+// CHECK:       llvm.icmp "ult" %{{.*}}, %[[D2]] : i32
+// CHECK:       llvm.getelementptr %[[O]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-COUNT-4: @p st.global.v2.b32 [$1], {$2, $3};
+// CHECK-NOT:   st.global
+// CHECK:       llvm.return
+#mma1 = #tile.mma<warpsPerCTA = [1, 1]>
+func.func @store_mma(%O: !tile.global<f32, 3>, %i: i32, %x: f32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %v = tile.full %x : tensor<16x16xf32, #mma1>
+  tile.store %O[%i, %i, %i], %v {shape = array<i64: 1, 16, 16>} : !tile.global<f32, 3>, tensor<16x16xf32, #mma1>
   return
 }
 

@@ -99,7 +99,11 @@ static const char *const kPipelines[] = {
     "func.func(tile-slice-mma-k)",
     "func.func(tile-pipeline)",
     "func.func(tile-pipeline{num-stages=3})",
+    "func.func(tile-pipeline{tile-stages=1 tile-refill-after-read})",
     "func.func(tile-convert-copies-to-tma)",
+    "func.func(tile-convert-stores-to-tma{reuse-ring-slots "
+    "shared-memory-bytes=16384})",
+    "func.func(tile-hoist-refills)",
     "func.func(tile-schedule-async-copies)",
     "func.func(tile-async-wgmma)",
     "func.func(tile-async-wgmma),tile-allocate-shared-memory,"

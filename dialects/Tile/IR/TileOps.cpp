@@ -264,8 +264,21 @@ void LoadOp::getEffects(
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
-                          getValue().getType(), getOrder(), "stored tile");
+  RankedTensorType value = getValue().getType();
+  std::optional<ArrayRef<int64_t>> shape = getShape();
+  if (!shape)
+    return verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
+                            value, getOrder(), "stored tile");
+  // The tile has `shape`; the value holds it without its size-1 dimensions.
+  auto tile = RankedTensorType::get(*shape, value.getElementType());
+  if (failed(verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
+                              tile, getOrder(), "stored tile")))
+    return failure();
+  if (!matchNonUnitDims(*shape, value.getShape()) ||
+      llvm::is_contained(value.getShape(), 1))
+    return emitOpError() << "the value must hold the tile (shape) without "
+                            "its size-1 dimensions";
+  return success();
 }
 
 void StoreOp::getEffects(

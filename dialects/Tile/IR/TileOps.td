@@ -192,12 +192,20 @@ def Tile_StoreOp : Tile_Op<"store", [
     of the tensor seen through `order`. Elements that fall outside the tensor
     are not written.
 
+    With `shape`, the tile has that shape and `value` holds it without its
+    size-1 dimensions (as `tile.async_copy`'s buffer does): a tile in a
+    layout of its own rank only, such as an mma accumulator, is stored from
+    the registers it is in (tile-convert-stores-to-tma makes such stores).
+
     ```mlir
     tile.store %O[%b, %h, %m, %c0], %acc : !tile.global<f16, 4>, tensor<1x1x64x128xf16>
+    tile.store %O[%b, %h, %m, %c0], %acc {shape = array<i64: 1, 1, 64, 128>}
+        : !tile.global<f16, 4>, tensor<64x128xf16, #mma>
     ```
   }];
   let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
-                       Tile_Tile:$value, OptionalAttr<DenseI32ArrayAttr>:$order);
+                       Tile_Tile:$value, OptionalAttr<DenseI32ArrayAttr>:$order,
+                       OptionalAttr<DenseI64ArrayAttr>:$shape);
   let assemblyFormat = [{
     $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
   }];

@@ -63,8 +63,7 @@ public:
                  bool wgmma)
       : func(func), ctx(func.getContext()), numWarps(numWarps),
         vectorBytes(vectorBytes), wgmma(wgmma),
-        reducesMmaResults(reducesMmaResultsIn(func)) {
-  }
+        reducesMmaResults(reducesMmaResultsIn(func)) {}
 
   void run();
 
@@ -81,6 +80,9 @@ private:
   }
   BlockedLayoutAttr loadLayout(Value tile,
                                std::optional<ArrayRef<int32_t>> order);
+  /// The layout of the value a store writes: a load's, on the value's
+  /// dimensions (those of the tile, or its non-unit ones with `shape`).
+  BlockedLayoutAttr storeLayout(StoreOp store);
   /// The layout of an mma result of `shape` over a K of `k`.
   MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k);
   /// The blocked layout of a reshape's result, when the reshape only adds
@@ -173,6 +175,22 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
         contig = i;
   unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
   return blocked(shape, contig, vec);
+}
+
+BlockedLayoutAttr LayoutAssigner::storeLayout(StoreOp store) {
+  auto whole = store.getShape();
+  if (!whole)
+    return loadLayout(store.getValue(), store.getOrder());
+  // The order of the value's dimensions among themselves.
+  SmallVector<unsigned> dims = nonUnitDims(*whole);
+  SmallVector<int32_t> order;
+  for (unsigned d : dims) {
+    int32_t t = store.getOrder() ? (*store.getOrder())[d] : int32_t(d);
+    order.push_back(int32_t(llvm::count_if(dims, [&](unsigned e) {
+      return (store.getOrder() ? (*store.getOrder())[e] : int32_t(e)) < t;
+    })));
+  }
+  return loadLayout(store.getValue(), ArrayRef<int32_t>(order));
 }
 
 bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
@@ -326,8 +344,8 @@ bool LayoutAssigner::forward(Operation *op) {
   if (auto load = dyn_cast<LoadOp>(op))
     return set(load.getResult(), loadLayout(load.getResult(), load.getOrder()));
   if (auto mma = dyn_cast<MmaOp>(op))
-    return set(mma.getResult(), mmaLayout(shapeOf(mma.getResult()),
-                                          shapeOf(mma.getA()).back()));
+    return set(mma.getResult(),
+               mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back()));
   if (isElementwise(op) && op->getNumResults() == 1 &&
       isTileValue(op->getResult(0)) && !get(op->getResult(0))) {
     Attribute best;
@@ -411,10 +429,8 @@ bool LayoutAssigner::backward(Operation *op) {
     changed |= setFromUse(mma.getAcc(), m);
     return changed;
   }
-  if (auto store = dyn_cast<StoreOp>(op)) {
-    return setFromUse(store.getValue(),
-                      loadLayout(store.getValue(), store.getOrder()));
-  }
+  if (auto store = dyn_cast<StoreOp>(op))
+    return setFromUse(store.getValue(), storeLayout(store));
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
     Operation *parent = op->getParentOp();
     for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
@@ -463,7 +479,7 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     return m;
   }
   if (auto store = dyn_cast<StoreOp>(op))
-    return loadLayout(operand, store.getOrder());
+    return storeLayout(store);
   if (isElementwise(op) || isa<BroadcastOp>(op))
     return get(op->getResult(0));
   if (auto e = dyn_cast<ExpandDimsOp>(op)) {

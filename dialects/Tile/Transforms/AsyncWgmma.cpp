@@ -395,8 +395,10 @@ struct AsyncWgmmaPass
     });
   }
 
-  /// A TMA copy into a slot of a ring, or a warp-specialized consumer's
-  /// release of one (tile-warp-specialize), in the body of a pipelined loop.
+  /// A TMA copy into a slot of a ring of two or more, or a warp-specialized
+  /// consumer's release of one (tile-warp-specialize), in the body of a
+  /// pipelined loop. (A ring of one slot is refilled where the trip has read
+  /// it: tile-pipeline's tile-refill-after-read.)
   static bool isRefill(Operation *op) {
     Value buffer;
     if (auto copy = dyn_cast<TmaLoadOp>(op))
@@ -404,9 +406,9 @@ struct AsyncWgmmaPass
     else if (auto release = dyn_cast<MbarrierArriveOp>(op))
       buffer = release.getBuffer();
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-    return buffer && loop &&
-           loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
-           buffer.getDefiningOp<SmemSlotOp>();
+    auto slot = buffer ? buffer.getDefiningOp<SmemSlotOp>() : SmemSlotOp();
+    return slot && loop && loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
+           slot.getRing().getType().getShape().front() > 1;
   }
 
   /// A wait before `op` that completes what `op` must not overtake: the

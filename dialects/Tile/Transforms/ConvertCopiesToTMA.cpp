@@ -29,7 +29,8 @@
 // barriers are initialized there too, once, and invalidated after the tile
 // loop, the phase following the fill count from tile to tile. The tile
 // loop's own ring of one slot (tile-stages=1) is filled right before each
-// tile waits for it, the phase flipping every tile.
+// tile waits for it, or a tile ahead (tile-refill-after-read), the phase
+// flipping every tile.
 //
 // The TMA descriptors are new kernel parameters (`!tile.tensor_map`), one
 // per tensor, box and swizzle, appended after the others and listed in the

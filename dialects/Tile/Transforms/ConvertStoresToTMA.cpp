@@ -172,12 +172,55 @@ struct ConvertStoresToTMAPass
           fills.push_back({fill, other.getResult()});
         }
       }
-      if (!onlyFills || fills.empty())
+      // Every fill of a ring of one slot fills this slot: one after the
+      // tile's wait (the next tile's, after this tile's last read:
+      // tile-refill-after-read) leaves it nothing to stage in.
+      if (!onlyFills || fills.empty() ||
+          (ring.getType().getShape().front() == 1 &&
+           llvm::any_of(fills, [&](const Refill &fill) {
+             return !fill.first->isBeforeInBlock(wait);
+           })))
         continue;
       refills.append(fills);
       return view.getResult();
     }
     return nullptr;
+  }
+
+  /// Bytes of the buffers allocated in `top` before `loop` (the tile
+  /// loop: they live across it), each at 128-byte alignment as
+  /// tile-allocate-shared-memory places them at least.
+  static int64_t liveAcross(Block &top, Operation *loop) {
+    int64_t bytes = 0;
+    for (Operation &op : top) {
+      if (&op == loop)
+        break;
+      if (isa<SmemAllocOp, LocalAllocOp>(op))
+        bytes += llvm::alignTo(getAllocationBytes(&op), 128);
+      else if (isa<MbarrierAllocOp>(op))
+        bytes += getAllocationBytes(&op);
+    }
+    return bytes;
+  }
+
+  /// Replaces `store` by a store of `tile`, the tile before its conversion,
+  /// from the registers it is in.
+  static void storeFromRegisters(StoreOp store,
+                                 TypedValue<RankedTensorType> tile) {
+    OpBuilder b(store);
+    Value value = store.getValue();
+    StoreOp::create(
+        b, store.getLoc(), store.getTensor(), store.getIndices(), tile,
+        store.getOrderAttr(),
+        b.getDenseI64ArrayAttr(store.getValue().getType().getShape()));
+    store.erase();
+    // The conversion (and the reshape after it) are dead now.
+    while (Operation *def = value.getDefiningOp()) {
+      if (!def->use_empty() || !isa<ReshapeOp, ConvertLayoutOp>(def))
+        break;
+      value = def->getOperand(0);
+      def->erase();
+    }
   }
 
   void convert(func::FuncOp func, StoreOp store) {
@@ -215,9 +258,6 @@ struct ConvertStoresToTMAPass
     TmaTile box{store.getTensor(), shape, order, bufType, store.getLoc()};
     if (!describeTensorMap(func, box, map, param).empty())
       return;
-    FailureOr<Value> mapArg = getTensorMapArgument(func, param, map);
-    if (failed(mapArg))
-      return;
 
     Location loc = store.getLoc();
     Block &top = func.getBody().front();
@@ -227,6 +267,14 @@ struct ConvertStoresToTMAPass
     Value buf, whole;
     if (reuseRingSlots && outer != store.getOperation())
       buf = reusableSlot(store, bufType, refills);
+    if (!buf && outer != store.getOperation() && sharedMemoryBytes > 0 &&
+        liveAcross(top, outer) + getSharedBytes(bufType) > sharedMemoryBytes) {
+      storeFromRegisters(store, tile);
+      return;
+    }
+    FailureOr<Value> mapArg = getTensorMapArgument(func, param, map);
+    if (failed(mapArg))
+      return;
     if (buf) {
       // The tile's own slot of a tile-loop ring, read for the last time:
       // the next tile's refill of it waits for this copy's read.

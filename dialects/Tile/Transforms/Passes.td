@@ -185,7 +185,12 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     their latency hint): at 2 the next tile's copy is issued while this tile
     runs, into a ring of its own; at 1 it is issued where the tile waits for
     it, into a ring of one slot (indexed by the tile loop's counter modulo
-    1), so that TMA and a producer warp take it as any ring.
+    1), so that TMA and a producer warp take it as any ring. With
+    `tile-refill-after-read`, a ring of one slot is instead filled one tile
+    ahead too: the first tile's copy before the tile loop, and each tile
+    issues the next tile's right after its own last read of the slot (after
+    the op of the tile's body holding that read, and the waits right after
+    it), predicated on the next tile existing.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "0",
@@ -194,7 +199,10 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
            "Stages for copies without a latency hint">,
     Option<"tileStages", "tile-stages", "unsigned", "2",
            "Stages of the copies of a persistent kernel's tile loop without "
-           "a latency hint (1: each tile's own, in a ring of one slot)">
+           "a latency hint (1: each tile's own, in a ring of one slot)">,
+    Option<"tileRefillAfterRead", "tile-refill-after-read", "bool", "false",
+           "A tile loop's ring of one slot is refilled for the next tile "
+           "right after the tile's last read of it">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
@@ -256,11 +264,23 @@ def TileConvertStoresToTMA
     has read for the last time, where one has the buffer's type: no buffer
     of its own, and the wait for the copy's read moves before the next
     tile's refill of the ring, which fills exactly that slot.
+
+    With `shared-memory-bytes` (the target's shared memory per block), a
+    store in a persistent kernel's tile loop that gets no slot, and whose
+    buffer would not fit beside the buffers allocated before the tile loop
+    (live across it), is written from the registers its tile is in: the
+    conversion goes, and the store takes the unconverted tile, with the
+    tile's shape in its `shape` attribute (the conversion's scratch would
+    not have fitted either).
   }];
   let options = [
     Option<"reuseRingSlots", "reuse-ring-slots", "bool", "false",
            "Stage a tile loop's stores in the tile's own, last-read slot of "
            "a ring of the tile loop">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
+           "The shared memory a block may have (0: unbounded); a tile "
+           "loop's store whose buffer would not fit is written from "
+           "registers">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
@@ -296,8 +316,11 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     prologue's fills wait like the others, and releases stand for refills
     only. A ring of one slot filled in the tile loop (tile-stages=1) has its
     fills counted by an iteration argument of the tile loop this pass adds:
-    each is a refill, released at the next tile's top. Kernels with copies in more than one loop, or whose copy
-    coordinates depend on anything but scalars, are left as they are.
+    each is a refill, released where the copy was: at the tile's top, or,
+    filled a tile ahead (tile-refill-after-read), after the tile's last
+    read, tile t's fill being the ring's fill t + 1. Kernels with copies in
+    more than one loop, or whose copy coordinates depend on anything but
+    scalars, are left as they are.
   }];
   let options = [
     Option<"producerRegisters", "producer-registers", "unsigned",
@@ -308,6 +331,27 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def TileHoistRefills : Pass<"tile-hoist-refills", "::mlir::func::FuncOp"> {
+  let summary = "Refill a ring of one slot right after its last read";
+  let description = [{
+    A refill of a ring of one slot in a persistent kernel's tile loop
+    (tile-pipeline's tile-refill-after-read: the next tile's copy, a
+    `tile.tma_load`, or with warp specialization the consumers' release of
+    the slot, a `tile.mbarrier_arrive`) moves up its block to right after
+    the last op that touches the ring or the refill's barriers, with the
+    side-effect-free ops computing its operands. Where that op is an
+    `scf.if` with an else region and the refill does not use its results,
+    the refill goes into both regions instead and moves up in each: after
+    tile-rotate-wgmma, attention's last P V of a tile (in the `scf.if` on the
+    loop running at all) then runs after the release of Q, under the next
+    tile's Q copy, rather than before it. The refill is only ever moved
+    earlier past ops that do not touch the slot; tile-async-wgmma then
+    completes the multiplies still reading it before the refill.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {

@@ -27,7 +27,12 @@
 // tile's copy is issued while this tile runs; at 1 the tile's copy is
 // issued where it waits, as before, but into a ring of one slot living
 // across tiles, indexed by the counter (modulo 1), so that the passes that
-// take rings (TMA copies on mbarriers, a producer warp) take it too.
+// take rings (TMA copies on mbarriers, a producer warp) take it too. With
+// tile-refill-after-read, that one slot is filled a tile ahead like a ring:
+// the first tile's copy before the tile loop, and each tile issues the next
+// tile's into the slot right after its own last read of it (the op of the
+// body holding the read, and the waits after it), predicated on the next
+// tile existing; the tile's wait for its own stays where it was.
 //
 // The prefetched copies wait and issue together, where the first of them
 // used to wait: tile-insert-barriers then puts one barrier between the
@@ -75,6 +80,12 @@ struct PipelinedCopy {
   AsyncWaitOp wait;               // the wait before its reads
   SmallVector<Operation *> slice; // body ops its indices are computed by
   unsigned stages = 1;
+  /// Iterations ahead it is issued: stages - 1, or, for a tile loop's ring
+  /// of one slot refilled after its last read (tile-refill-after-read), 1.
+  unsigned ahead = 0;
+  /// That refill's place: after this op of the body (the last to read the
+  /// buffer, or waits right after it).
+  Operation *refillAfter = nullptr;
   Value ring; // the ring of `stages` buffers, before the loop
   Value view; // the slot the current iteration reads
 };
@@ -224,6 +235,10 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
         return {};
       p.slice = std::move(*slice);
       p.stages = stagesFor(copy, loop);
+      p.ahead = p.stages - 1;
+      if (isTileLoop(loop) && tileRefillAfterRead && p.stages == 1)
+        if ((p.refillAfter = lastRead(p)))
+          p.ahead = 1;
       copies.push_back(std::move(p));
     }
     // A tile loop's copies with one stage still get their ring, of one
@@ -242,8 +257,11 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
         group = p.wait;
     // (Sorted by index: ops are not const-accessible.)
     SmallVector<std::pair<Operation *, Operation *>> keys; // position, copy
+    // (A refill after the last read is the iteration's last copy.)
     for (PipelinedCopy &p : copies)
-      keys.push_back({p.stages > 1 ? group : p.wait.getOperation(),
+      keys.push_back({p.refillAfter  ? body->getTerminator()
+                      : p.stages > 1 ? group
+                                     : p.wait.getOperation(),
                       p.copy.getOperation()});
     SmallVector<unsigned> order(copies.size());
     for (unsigned i = 0; i < order.size(); ++i)
@@ -260,6 +278,25 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       sorted.push_back(copies[i]);
     copies = std::move(sorted);
     return copies;
+  }
+
+  /// The op of the loop body after which the last read of `p`'s buffer is
+  /// done: the last op holding a read, and the waits right after it (the
+  /// drain of a loop's copies: a copy issued before it would be waited
+  /// for there); null when nothing reads the buffer.
+  static Operation *lastRead(PipelinedCopy &p) {
+    Block *body = p.copy->getBlock();
+    Operation *last = nullptr;
+    for (Operation *user : p.alloc->getUsers()) {
+      if (user == p.copy || user == p.wait)
+        continue;
+      Operation *at = body->findAncestorOpInBlock(*user);
+      if (!last || last->isBeforeInBlock(at))
+        last = at;
+    }
+    while (last && isa_and_present<AsyncWaitOp>(last->getNextNode()))
+      last = last->getNextNode();
+    return last;
   }
 
   /// The operands of `p.copy` for the iteration whose induction variable is
@@ -298,7 +335,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     int64_t n = copies.size();
     int64_t depth = 0;
     for (PipelinedCopy &p : copies)
-      depth = std::max<int64_t>(depth, p.stages - 1);
+      depth = std::max<int64_t>(depth, p.ahead);
 
     // The rings, before the loop; a ring !tile.smem cannot hold (too many
     // elements) leaves the loop as it is, with a warning.
@@ -365,7 +402,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     Value falseValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
     for (int64_t v = -depth; v < 0; ++v) {
       for (PipelinedCopy &p : copies) {
-        int64_t t = v + int64_t(p.stages) - 1; // the iteration it copies for
+        int64_t t = v + int64_t(p.ahead); // the iteration it copies for
         // Iterations before the first only keep the group count: their
         // operands are the first iteration's, and nothing is copied.
         Value iv = arith::AddIOp::create(
@@ -437,6 +474,22 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     }
     // Issues, for the iteration d ahead into the slot it will read.
     for (PipelinedCopy &p : copies) {
+      if (p.refillAfter) {
+        // The next iteration's, into the slot this one has read.
+        OpBuilder rb(p.copy);
+        rb.setInsertionPointAfter(p.refillAfter);
+        Value next =
+            arith::AddIOp::create(rb, loc, loop.getInductionVar(), step);
+        Value pred = arith::CmpIOp::create(rb, loc, lessThan, next, ub);
+        Value writeSlot = arith::RemUIOp::create(
+            rb, loc, arith::AddIOp::create(rb, loc, it, i32Const(rb, 1)),
+            i32Const(rb, p.stages));
+        SmallVector<Value> operands = cloneOperands(rb, p, loop, next);
+        issue(rb, p.copy.getLoc(), p, operands, slotOf(rb, p, writeSlot), pred);
+        p.copy.erase();
+        p.alloc.erase();
+        continue;
+      }
       if (p.stages == 1) {
         // Issued right before its own wait, with this iteration's operands.
         p.copy->moveBefore(p.wait);

@@ -42,6 +42,10 @@
 // tile-stages=1, filled where the tile waits for it) is released there
 // too, right before the producer refills it for this tile: its fills are
 // the tile loop's trips, counted by an iteration argument this pass adds.
+// Refilled for the next tile after this tile's last read of it
+// (tile-refill-after-read), it is released there, as soon as the
+// consumers are done with it: tile t's refill is the ring's fill t + 1,
+// the first coming before the tile loop.
 //
 // The rings and barriers are allocated and initialized before the split,
 // by the whole block: from there on nothing synchronizes the producer with
@@ -89,6 +93,10 @@ struct Copy {
   /// In the pipelined loop, where the slot's previous data has just been
   /// read (not the prologue; set by analyze).
   bool refill = false;
+  /// A refill whose slot is filled before it whatever the trip (a ring of
+  /// one slot filled before the tile loop too): its release needs no
+  /// predicate.
+  bool alwaysHeld = false;
 };
 
 struct WarpSpecializePass
@@ -205,15 +213,27 @@ struct WarpSpecializePass
     if (!why.empty())
       return why;
     // A ring of one slot in a persistent kernel's tile loop (tile-pipeline's
-    // tile-stages=1: the tile's own copy, filled where the tile waits for
-    // it) is filled once a tile, each fill a refill of the previous tile's:
-    // its fills are the tile loop's trips, which a counter of its own
-    // counts.
+    // tile-stages=1: the tile's own copy) is filled once a tile, each fill a
+    // refill of the one before: the fills in the tile loop are its trips,
+    // which a counter of its own counts, after the ring's fills before the
+    // tile loop (one, when the tile loop refills the slot for the next tile
+    // after reading it: tile-refill-after-read).
     for (Copy &c : copies) {
-      if (c.fill || c.ring->stages != 1)
+      Operation *tileLoop = c.op->getParentOp();
+      Value counter = counters.lookup(tileLoop);
+      if (c.fill || c.ring->stages != 1 || !counter)
         continue;
-      c.fill = counters.lookup(c.op->getParentOp());
-      c.refill = bool(c.fill);
+      int64_t before = llvm::count_if(copies, [&](const Copy &other) {
+        return other.ring == c.ring && !tileLoop->isAncestor(other.op);
+      });
+      OpBuilder b(c.op);
+      c.fill = before ? Value(arith::AddIOp::create(
+                            b, c.op.getLoc(), counter,
+                            arith::ConstantOp::create(
+                                b, c.op.getLoc(), b.getI32IntegerAttr(before))))
+                      : counter;
+      c.refill = true;
+      c.alwaysHeld = before >= c.ring->stages;
     }
     // The pipeline issues a ring's first fills before the loop it
     // pipelines, and refills in it: a copy in a pipelined loop refills
@@ -444,8 +464,11 @@ struct WarpSpecializePass
         Location loc = c.op.getLoc();
         Value stages = arith::ConstantOp::create(
             b, loc, b.getI32IntegerAttr(c.ring->stages));
-        Value held = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                           c.fill, stages);
+        Value held =
+            c.alwaysHeld
+                ? Value()
+                : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                              c.fill, stages));
         MbarrierArriveOp::create(b, loc, c.ring->empty, c.op.getSlot(),
                                  c.op.getBuffer(), held);
       }

@@ -51,6 +51,10 @@ struct CodegenOptions {
   /// Stages of a persistent kernel's per-tile copies (tile-pipeline's
   /// tile-stages): 2 loads the next tile's (attention's Q) during this one.
   unsigned tileStages = 2;
+  /// With tileStages 1: the slot is refilled for the next tile right after
+  /// the tile's last read of it, not at the next tile's start
+  /// (tile-pipeline's tile-refill-after-read).
+  bool tileRefillAfterRead = false;
   /// sm_90: its blocks claim their tiles at run time (tile-dynamic-schedule).
   bool dynamicSchedule = true;
   /// sm_90: its TMA stores are staged in the tile's own, last-read slot of
@@ -63,6 +67,16 @@ struct CodegenOptions {
   /// The target has the tensor memory accelerator (cp.async.bulk.tensor)
   /// and transaction mbarriers: sm_90 and sm_90a.
   bool hasTMA() const { return arch == "sm_90" || arch == "sm_90a"; }
+  /// The shared memory a block may have, in bytes (the opt-in maximum of
+  /// dynamic shared memory): 227 KB on sm_90, 163 KB on sm_80, 99 KB on
+  /// sm_86 and sm_89.
+  long sharedMemoryBytes() const {
+    if (hasTMA())
+      return 227 * 1024;
+    if (arch == "sm_80")
+      return 163 * 1024;
+    return 99 * 1024;
+  }
 };
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions

@@ -47,6 +47,8 @@ struct CompileRequest {
   /// 2 loads the next tile's while this one runs, 1 does not
   /// (tilec --tile-stages).
   unsigned tileStages = 2;
+  /// CodegenOptions::tileRefillAfterRead.
+  bool tileRefillAfterRead = false;
   /// sm_90: a persistent kernel's blocks claim their tiles as they go
   /// (tilec --dynamic-schedule; false: every P-th tile, fixed at launch).
   bool dynamicSchedule = true;

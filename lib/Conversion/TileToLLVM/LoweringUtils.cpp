@@ -47,6 +47,22 @@ LinearLayout tilec::getLinearLayout(Type tileType) {
   return tile::toLinearLayout(t.getEncoding(), t.getShape());
 }
 
+LinearLayout tilec::unsqueezeLayout(const LinearLayout &layout,
+                                    ArrayRef<int64_t> shape) {
+  SmallVector<unsigned> dims = tile::nonUnitDims(shape);
+  LinearLayout whole(shape);
+  for (StringRef dim : layout.getInDimNames()) {
+    SmallVector<LinearLayout::Basis> &out = whole.bases(dim);
+    for (const LinearLayout::Basis &basis : layout.getBases(dim)) {
+      LinearLayout::Basis e(shape.size(), 0);
+      for (unsigned i = 0; i < dims.size(); ++i)
+        e[dims[i]] = basis[i];
+      out.push_back(e);
+    }
+  }
+  return whole;
+}
+
 Operation *tilec::inlinePtx(OpBuilder &b, Location loc, TypeRange results,
                             ValueRange operands, StringRef text,
                             StringRef constraints) {

@@ -32,6 +32,12 @@ public:
 /// The linear layout of a tile type (which must carry a layout).
 LinearLayout getLinearLayout(mlir::Type tileType);
 
+/// `layout`, of a tile without its size-1 dimensions, on the whole tile of
+/// `shape` (whose non-unit dimensions are the layout's, in order): the same
+/// bases, with 0 in the unit dimensions.
+LinearLayout unsqueezeLayout(const LinearLayout &layout,
+                             llvm::ArrayRef<int64_t> shape);
+
 mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value constI64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 

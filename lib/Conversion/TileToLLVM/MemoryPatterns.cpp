@@ -9,7 +9,8 @@
 // Vectorization relies on the kernel's alignment contract, which the runtime
 // checks at launch: the base pointer and every stride but the last are
 // multiples of the vector size, the last stride is 1, and the last size is a
-// multiple of the vector length (see tilec/Target/KernelInfo.h).
+// multiple of the vector length (see tilec/Target/KernelInfo.h). Addresses
+// take the last stride as the constant 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,10 +87,15 @@ public:
       Value inDim =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, size);
       ok = ok ? Value(arith::AndIOp::create(b, loc, ok, inDim)) : inDim;
-      Value stride = tensor[1 + rank + t];
       Value v64 = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+      // The last dimension's stride is 1 (the contract, checked at launch),
+      // so that the offsets of a thread's registers along it fold into
+      // constant address offsets.
       offset = arith::AddIOp::create(
-          b, loc, offset, arith::MulIOp::create(b, loc, v64, stride));
+          b, loc, offset,
+          t == rank - 1 ? v64
+                        : Value(arith::MulIOp::create(b, loc, v64,
+                                                      tensor[1 + rank + t])));
     }
     a.inBounds = ok;
     a.address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt, tensor[0],
@@ -252,9 +258,16 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
     SmallVector<Value> indices;
     for (ValueRange v : adaptor.getIndices())
       indices.push_back(v.front());
-    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
-                      type.getShape(), elt, getLinearLayout(type),
-                      op.getOrder());
+    // A value without the tile's unit dimensions (`shape`): its layout on
+    // the whole tile.
+    ArrayRef<int64_t> shape = type.getShape();
+    LinearLayout layout = getLinearLayout(type);
+    if (auto whole = op.getShape()) {
+      shape = *whole;
+      layout = unsqueezeLayout(layout, shape);
+    }
+    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices, shape,
+                      elt, std::move(layout), op.getOrder());
     unsigned vec = access.getVectorLength();
     auto [words, wordBits] = wordShape(vec, bitWidth(elt));
     (void)words;
@@ -288,17 +301,7 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
     // The buffer's layout, and the same on the tile's full (unsqueezed) view.
     LinearLayout buf = tile::toLinearLayout(op.getLayout(), bufType.getShape());
     ArrayRef<int64_t> shape = op.getShape();
-    SmallVector<unsigned> viewDims = tile::nonUnitDims(shape);
-    LinearLayout view(shape);
-    for (StringRef dim : buf.getInDimNames()) {
-      SmallVector<LinearLayout::Basis> &out = view.bases(dim);
-      for (const LinearLayout::Basis &bb : buf.getBases(dim)) {
-        LinearLayout::Basis e(shape.size(), 0);
-        for (unsigned i = 0; i < viewDims.size(); ++i)
-          e[viewDims[i]] = bb[i];
-        out.push_back(e);
-      }
-    }
+    LinearLayout view = unsqueezeLayout(buf, shape);
     Value base = adaptor.getBuffer().front();
     auto emitCopies = [&](OpBuilder &b) -> LogicalResult {
       SmallVector<Value> indices;

@@ -455,3 +455,23 @@ func.func @wgmma_narrow(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: 
   tile.store %C[%i, %i], %d2 : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A store with the tile's shape given (its value without the unit
+// dimensions) takes a load's layout on the value's dimensions: along the
+// tensor's contiguous dimension, wherever `order` puts it among them.
+// CHECK:      #[[ROWS:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[COLS:blocked1]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-LABEL: func.func @store_shape
+// CHECK-NEXT:  tile.full %{{.*}} : tensor<64x128xf16, #[[ROWS]]>
+// CHECK-NEXT:  tile.store {{.*}} {shape = array<i64: 1, 64, 128>} : <f16, 3>, tensor<64x128xf16, #[[ROWS]]>
+// CHECK-NEXT:  tile.full %{{.*}} : tensor<128x64xf16, #[[COLS]]>
+// CHECK-NEXT:  tile.store {{.*}} {order = array<i32: 0, 2, 1>, shape = array<i64: 1, 128, 64>} : <f16, 3>, tensor<128x64xf16, #[[COLS]]>
+func.func @store_shape(%O: !tile.global<f16, 3>, %i: i32, %x: f16) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %v = tile.full %x : tensor<64x128xf16>
+  tile.store %O[%i, %i, %i], %v {shape = array<i64: 1, 64, 128>} : !tile.global<f16, 3>, tensor<64x128xf16>
+  %t = tile.full %x : tensor<128x64xf16>
+  tile.store %O[%i, %i, %i], %t {order = array<i32: 0, 2, 1>, shape = array<i64: 1, 128, 64>} : !tile.global<f16, 3>, tensor<128x64xf16>
+  return
+}

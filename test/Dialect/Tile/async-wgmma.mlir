@@ -247,3 +247,33 @@ func.func @registers_around(%a: !tile.smem<[64, 64], f16, #sw>, %p0: tensor<64x6
   }
   return %r#0 : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The release of a ring of one slot in a pipelined loop is no refill of the
+// slot an earlier trip read (tile-pipeline's tile-refill-after-read puts it
+// after this trip's last read): the multiply of this trip that reads the
+// slot, in flight, is completed right before it, not passed by.
+// CHECK-LABEL: func.func @one_slot_release
+// CHECK:       scf.for
+// CHECK:         %[[D:.*]] = tile.wgmma async %[[Q:[^,]*]], %{{.*}}, %{{.*}} :
+// CHECK-NEXT:    tile.wgmma_wait 0 reads %{{.*}} :
+// CHECK-NEXT:    tile.mbarrier_arrive %{{.*}}, %[[Q]] :
+func.func @one_slot_release(%c: tensor<64x64xf32, #mma>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : !tile.smem<[1, 64, 64], f16, #ring>
+  %b = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  %empty = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %c) -> (tensor<64x64xf32, #mma>) : i32 {
+    %q = tile.smem_slot %ring[%c0] : !tile.smem<[1, 64, 64], f16, #ring> -> !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %q, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0], %q : !tile.mbarrier<1>, !tile.smem<[64, 64], f16, #sw>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  } {tile.pipelined}
+  return %r : tensor<64x64xf32, #mma>
+}

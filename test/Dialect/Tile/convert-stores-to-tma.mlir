@@ -1,6 +1,7 @@
 // RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma=reuse-ring-slots --canonicalize --cse | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma=reuse-ring-slots --canonicalize --cse --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=BAR
 // RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma="reuse-ring-slots shared-memory-bytes=20000" | FileCheck %s --check-prefix=FIT
 
 // tile-convert-stores-to-tma: a store whose tile comes through a layout
 // conversion that moves data between threads (an accumulator on its way to
@@ -209,6 +210,100 @@ func.func @one_slot_late_fill(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>
     %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
     %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
     tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// A ring of one slot refilled for the next tile after the tile's last
+// read of it (tile-pipeline's tile-refill-after-read), through a slot op
+// of its own: the slot holds the next tile's data by the store, a buffer
+// of its own.
+// CHECK-LABEL: func.func @one_slot_refill_after_read
+// CHECK:       tile.smem_alloc : <[64, 64]
+// CHECK:       scf.for
+// CHECK-NOT:     tile.tma_store_wait
+// CHECK:         tile.tma_load
+// CHECK:         tile.tma_store_wait
+// CHECK-NEXT:    tile.local_store
+func.func @one_slot_refill_after_read(%O: !tile.global<f16, 2>, %Q: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 1 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+    %i = arith.remui %it, %c1 : i32
+    %cur = tile.smem_slot %ring[%i] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %phase = arith.andi %it, %c1 : i32
+    tile.mbarrier_wait %full[%c0], %phase, %cur : <1>, !tile.smem<[64, 64], f16, #s>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %next = arith.addi %t, %c1 : i32
+    %more = arith.cmpi slt, %next, %n : i32
+    %it1 = arith.addi %it, %c1 : i32
+    %j = arith.remui %it1, %c1 : i32
+    %nxt = tile.smem_slot %ring[%j] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    tile.tma_load %map[%next, %c0], %nxt, %full[%c0] if %more : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #s>, <1>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+    scf.yield %it1 : i32
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// With shared-memory-bytes, a tile loop's store without a slot to stage in
+// whose buffer (8 KB) does not fit beside the buffers allocated before the
+// tile loop (two of 8 KB and an mbarrier, 16,392 bytes, of 20,000) is
+// written from the registers its tile is in: the conversion and the
+// reshape go, the store takes the mma tile with the tile's shape.
+// FIT-LABEL: func.func @in_place
+// FIT-SAME:    (%{{[^:]*}}: !tile.global<f16, 3>, %{{[^:]*}}: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+// FIT-NOT:     tile.convert_layout
+// FIT-NOT:     tile.local_store
+// FIT-NOT:     tile.tma_store
+// FIT:         tile.store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %[[Q:.*]] {shape = array<i64: 1, 64, 64>} : <f16, 3>, tensor<64x64xf16, #mma>
+// FIT-NOT:     tile.tma_store_wait
+// FIT:         return
+func.func @in_place(%O: !tile.global<f16, 3>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %other = tile.smem_alloc : <[64, 64], f16, #s>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %cur = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    %z = tile.reshape %y : tensor<64x64xf16, #blocked> -> tensor<1x64x64xf16, #blocked3>
+    tile.store %O[%t, %t, %c0], %z : !tile.global<f16, 3>, tensor<1x64x64xf16, #blocked3>
+  } {tile.tile_loop}
+  return
+}
+
+// One that fits is staged in a buffer of its own, as without the bound.
+// FIT-LABEL: func.func @fits
+// FIT:         tile.smem_alloc : <[64, 64]
+// FIT:         tile.tma_store
+func.func @fits(%O: !tile.global<f16, 3>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %cur = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    %z = tile.reshape %y : tensor<64x64xf16, #blocked> -> tensor<1x64x64xf16, #blocked3>
+    tile.store %O[%t, %t, %c0], %z : !tile.global<f16, 3>, tensor<1x64x64xf16, #blocked3>
   } {tile.tile_loop}
   return
 }

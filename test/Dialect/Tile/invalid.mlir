@@ -447,6 +447,30 @@ func.func @store_index_count(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x64
 
 // -----
 
+func.func @store_shape_rank(%O: !tile.global<f32, 3>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op the stored tile has rank 2 but the tensor has rank 3}}
+  tile.store %O[%i, %i, %i], %v {shape = array<i64: 64, 64>} : !tile.global<f32, 3>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_shape_mismatch(%O: !tile.global<f32, 3>, %i: i32, %v: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.store' op the value must hold the tile (shape) without its size-1 dimensions}}
+  tile.store %O[%i, %i, %i], %v {shape = array<i64: 1, 64, 64>} : !tile.global<f32, 3>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @store_shape_unit_kept(%O: !tile.global<f32, 3>, %i: i32, %v: tensor<1x64x64xf32>) {
+  // expected-error @+1 {{'tile.store' op the value must hold the tile (shape) without its size-1 dimensions}}
+  tile.store %O[%i, %i, %i], %v {shape = array<i64: 1, 64, 64>} : !tile.global<f32, 3>, tensor<1x64x64xf32>
+  return
+}
+
+// -----
+
 func.func @store_tile_rank(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<2x64x64xf32>) {
   // expected-error @+1 {{'tile.store' op the stored tile has rank 3 but the tensor has rank 2}}
   tile.store %O[%i, %i], %v : !tile.global<f32, 2>, tensor<2x64x64xf32>

@@ -149,15 +149,19 @@ func.func @load(%K: !tile.global<f16, 4>, %X: !tile.global<i32, 1>, %i: i32, %j:
 }
 
 // CHECK-LABEL: func.func @store
-// CHECK-SAME: (%[[O:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[M:[[:alnum:]_]+]]: !tile.global<i1, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[V:[[:alnum:]_]+]]: tensor<1x1x64x128xf16>, %[[P:[[:alnum:]_]+]]: tensor<16x32xi1>)
+// CHECK-SAME: (%[[O:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[M:[[:alnum:]_]+]]: !tile.global<i1, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[V:[[:alnum:]_]+]]: tensor<1x1x64x128xf16>, %[[P:[[:alnum:]_]+]]: tensor<16x32xi1>, %[[W:[[:alnum:]_]+]]: tensor<64x128xf16>)
 func.func @store(%O: !tile.global<f16, 4>, %M: !tile.global<i1, 2>, %i: i32,
-                 %v: tensor<1x1x64x128xf16>, %p: tensor<16x32xi1>) {
+                 %v: tensor<1x1x64x128xf16>, %p: tensor<16x32xi1>,
+                 %w: tensor<64x128xf16>) {
   // CHECK-NEXT: tile.store %[[O]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[V]] : <f16, 4>, tensor<1x1x64x128xf16>
   tile.store %O[%i, %i, %i, %i], %v : !tile.global<f16, 4>, tensor<1x1x64x128xf16>
   // CHECK-NEXT: tile.store %[[O]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[V]] {order = array<i32: 3, 2, 1, 0>} : <f16, 4>, tensor<1x1x64x128xf16>
   tile.store %O[%i, %i, %i, %i], %v {order = array<i32: 3, 2, 1, 0>} : !tile.global<f16, 4>, tensor<1x1x64x128xf16>
   // CHECK-NEXT: tile.store %[[M]][%[[I]], %[[I]]], %[[P]] : <i1, 2>, tensor<16x32xi1>
   tile.store %M[%i, %i], %p : !tile.global<i1, 2>, tensor<16x32xi1>
+  // The tile's shape given, the value holds it without its unit dimensions.
+  // CHECK-NEXT: tile.store %[[O]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[W]] {shape = array<i64: 1, 1, 64, 128>} : <f16, 4>, tensor<64x128xf16>
+  tile.store %O[%i, %i, %i, %i], %w {shape = array<i64: 1, 1, 64, 128>} : !tile.global<f16, 4>, tensor<64x128xf16>
   // CHECK-NEXT: return
   return
 }

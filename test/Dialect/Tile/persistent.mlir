@@ -4,6 +4,8 @@
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline=tile-stages=1 --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS1
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline="tile-stages=1 tile-refill-after-read" | FileCheck %s --check-prefix=TILE1R
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline="tile-stages=1 tile-refill-after-read" --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS1R
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-persistent | FileCheck %s --check-prefix=TWICE
 
 // tile-persistent: the kernel gets three trailing i32 parameters, its
@@ -250,6 +252,67 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // WS1:           %[[CF1:.*]] = arith.addi %[[CF]], %{{.*}} : i32
 // WS1-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[CF1]]
 // WS1:         } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// With tile-refill-after-read the one slot is filled a tile ahead: the
+// prologue fills it for the block's first tile, and each tile, after its
+// last read of the slot (the K loop) and the loop's drain, copies the next
+// tile's (t + step, if below the grid's end) into it; the tile waits for
+// its own at its top as before.
+// TILE1R-LABEL: func.func @tile_operand
+// TILE1R:       %[[RQ:.*]] = tile.smem_alloc : <[1, 128, 64], f16
+// TILE1R:       %[[FIRST:.*]] = tile.smem_slot %[[RQ]][%{{.*}}]
+// TILE1R-NEXT:  tile.async_copy %{{.*}}, %[[FIRST]] if
+// TILE1R:       scf.for %[[T:.*]] = %{{.*}} to %[[END:.*]] step %[[STEP:[^ ]*]] iter_args(%{{.*}} = %{{.*}}, %[[IT:.*]] = %{{.*}}) -> (i32, i32)
+// TILE1R:         %[[S:.*]] = arith.remui %[[IT]], %c1_i32
+// TILE1R-NEXT:    %[[Q:.*]] = tile.smem_slot %[[RQ]][%[[S]]]
+// TILE1R-NOT:     tile.async_copy %{{.*}}, %[[Q]]
+// TILE1R:         tile.async_wait %[[Q]]
+// TILE1R:         scf.for
+// TILE1R:           tile.wgmma %[[Q]]
+// TILE1R:         } {tile.pipelined}
+// TILE1R-NEXT:    tile.async_wait
+// TILE1R-NEXT:    %[[NEXT:.*]] = arith.addi %[[T]], %[[STEP]] : i32
+// TILE1R-NEXT:    %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[END]] : i32
+// TILE1R:         %[[IT1:.*]] = arith.addi %[[IT]], %{{.*}} : i32
+// TILE1R-NEXT:    %[[S1:.*]] = arith.remui %[[IT1]], %{{.*}} : i32
+// TILE1R:         %[[REFILL:.*]] = tile.smem_slot %[[RQ]][%[[S1]]]
+// TILE1R-NEXT:    tile.async_copy %{{.*}}, %[[REFILL]] if %[[MORE]]
+// TILE1R-NEXT:    tile.store
+// TILE1R:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// Specialized, the refill is the consumers' release of the slot right after
+// the K loop, unpredicated: tile t's refill is the slot's fill t + 1 (the
+// first came before the tile loop), so the producer waits for phase t of
+// the empty barrier (parity (t + 2) mod 2) before copying the next tile's.
+// WS1R-LABEL: func.func @tile_operand
+// WS1R:       %[[RQ:.*]] = tile.smem_alloc : <[1, 128, 64], f16
+// WS1R-NEXT:  %[[FULL:.*]] = tile.mbarrier_alloc : <1>
+// WS1R-NEXT:  tile.mbarrier_init %[[FULL]] {count = 1 : i32}
+// WS1R-NEXT:  %[[EMPTY:.*]] = tile.mbarrier_alloc : <1>
+// WS1R-NEXT:  tile.mbarrier_init %[[EMPTY]] {count = 128 : i32}
+// WS1R:       tile.warp_specialize
+// WS1R-SAME:  producer {
+// WS1R:         %[[SLOT:.*]] = tile.smem_slot %[[RQ]][%[[C0:c0_i32[_0-9]*]]]
+// WS1R-NOT:     tile.mbarrier_wait
+// WS1R:         tile.tma_load %{{.*}}, %[[SLOT]], %[[FULL]][%[[C0]]] if %{{.*}} {issuer = 128 : i32}
+// WS1R:         scf.for %{{.*}} iter_args(%[[F:.*]] = %{{.*}}) -> (i32)
+// WS1R:           %[[FILL:.*]] = arith.addi %[[F]], %c1_i32
+// WS1R:           %[[ROUND:.*]] = arith.divui %[[FILL]], %{{.*}} : i32
+// WS1R-NEXT:      %[[NEXT:.*]] = arith.addi %[[ROUND]], %{{.*}} : i32
+// WS1R-NEXT:      %[[PAR:.*]] = arith.andi %[[NEXT]], %{{.*}} : i32
+// WS1R-NEXT:      tile.mbarrier_wait %[[EMPTY]][%[[C0]]], %[[PAR]] if %[[MORE:.*]] : <1>
+// WS1R-NEXT:      tile.tma_load %{{.*}}, %[[SLOT]], %[[FULL]][%[[C0]]] if %[[MORE]] {issuer = 128 : i32}
+// WS1R:       } producer {
+// WS1R:       } consumer {
+// WS1R:         scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[IT:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (i32, i32, i32)
+// WS1R:           %[[PH:.*]] = arith.andi %[[IT]], %{{.*}} : i32
+// WS1R-NEXT:      tile.mbarrier_wait %[[FULL]][%{{.*}}], %[[PH]], %[[Q:[^ ]*]]
+// WS1R-NOT:       tile.mbarrier_arrive %[[EMPTY]]
+// WS1R:           scf.for
+// WS1R:             tile.wgmma %[[Q]]
+// WS1R:           } {tile.pipelined}
+// WS1R-NOT:       tile.mbarrier_arrive %[[EMPTY]]{{.*}} if
+// WS1R:           tile.mbarrier_arrive %[[EMPTY]][%{{.*}}], %[[Q]] : <1>
+// WS1R-NEXT:      tile.store
+// WS1R:         } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
 // Specialized: a producer per ring, the tile's ring first. The consumers
 // release the tile's slot at the top of the next tile (where the pipeline
 // refilled), and the K loop's ring only in the K loop: the K ring's first
