@@ -67,9 +67,10 @@ struct CodegenOptions {
   /// The target has the tensor memory accelerator (cp.async.bulk.tensor)
   /// and transaction mbarriers: sm_90 and sm_90a.
   bool hasTMA() const { return arch == "sm_90" || arch == "sm_90a"; }
-  /// The shared memory a block may have, in bytes (the opt-in maximum of
-  /// dynamic shared memory): 227 KB on sm_90, 163 KB on sm_80, 99 KB on
-  /// sm_86 and sm_89.
+  /// The shared memory a block may have on every GPU that runs code for
+  /// the target, in bytes (the opt-in maximum of dynamic shared memory of
+  /// the smallest): 227 KB for sm_90, 163 KB for sm_80 (A100; newer GPUs
+  /// that run it have more), 99 KB for sm_86 and sm_89.
   long sharedMemoryBytes() const {
     if (hasTMA())
       return 227 * 1024;
