@@ -250,6 +250,12 @@ struct CompileOptions {
   /// runs, 1 loads each tile's at its start into one buffer, which frees
   /// a tile's worth of shared memory for deeper rings or wider heads.
   std::optional<unsigned> tileStages;
+  /// With tileStages 1: the tile's copy is loaded for the next tile as soon
+  /// as this tile has read it for the last time (attention's Q after the
+  /// last Q K^T), not at the next tile's start (tilec
+  /// --tile-refill-after-read). Default off; experimental: its speed is
+  /// being measured against the default.
+  bool tileRefillAfterRead = false;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

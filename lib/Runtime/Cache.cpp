@@ -63,6 +63,7 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   addOptional(request.pingPong);
   addOptional(request.persistent);
   add(std::to_string(request.tileStages));
+  add(request.tileRefillAfterRead ? "refill-after-read" : "refill-at-start");
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

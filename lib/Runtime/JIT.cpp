@@ -71,6 +71,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.persistent = options.persistent;
   if (options.tileStages)
     request.tileStages = *options.tileStages;
+  request.tileRefillAfterRead = options.tileRefillAfterRead;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

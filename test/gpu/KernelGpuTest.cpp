@@ -96,6 +96,8 @@ const char *const kPingPong = "(ping_pong)";
 const char *const kPersistent = "(persistent)";
 /// CompileOptions::tileStages (tilec --tile-stages); absent: the default.
 const char *const kTileStages = "(tile_stages)";
+/// CompileOptions::tileRefillAfterRead (tilec --tile-refill-after-read).
+const char *const kTileRefill = "(tile_refill_after_read)";
 /// "true": the options above (stages, specialization, warps, ping-pong,
 /// persistence) reach the compiler as the kernel's own @hints(...), written
 /// into a copy of its source, and not as compile options.
@@ -175,7 +177,7 @@ std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
                      unsigned numWarps, bool pingPong, bool persistent,
-                     unsigned tileStages, bool viaHints) {
+                     unsigned tileStages, bool tileRefill, bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -194,6 +196,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
   }
   if (tileStages)
     args.push_back("--tile-stages=" + std::to_string(tileStages));
+  if (tileRefill)
+    args.push_back("--tile-refill-after-read");
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -286,6 +290,7 @@ private:
     bool pingPong = false;
     bool persistent = false;
     unsigned tileStages = 0;
+    bool tileRefill = false;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
@@ -304,6 +309,8 @@ private:
         persistent = v == "true";
       else if (k == kTileStages)
         tileStages = std::stoul(v);
+      else if (k == kTileRefill)
+        tileRefill = v == "true";
       else if (k == kViaHints)
         viaHints = v == "true";
       else
@@ -330,14 +337,16 @@ private:
         }
         if (tileStages)
           options.tileStages = tileStages;
+        options.tileRefillAfterRead = tileRefill;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
                            std::to_string(++counter) + ".ptx";
-      std::string error = runTilec(
-          file, constants, output, alignment, numStages, loopSplit,
-          warpSpecialize, numWarps, pingPong, persistent, tileStages, viaHints);
+      std::string error =
+          runTilec(file, constants, output, alignment, numStages, loopSplit,
+                   warpSpecialize, numWarps, pingPong, persistent, tileStages,
+                   tileRefill, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -808,6 +817,7 @@ struct Attention {
   bool viaHints = false;          // the options as the kernel's @hints
   bool persistent = false;        // CompileOptions::persistent
   unsigned tileStages = 0;        // CompileOptions::tileStages; 0: default
+  bool tileRefill = false;        // CompileOptions::tileRefillAfterRead
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
   int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
                                   // stages = 0); 0: the kernel's defaults
@@ -834,6 +844,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kPersistent, "true"});
   if (t.tileStages)
     constants.push_back({kTileStages, std::to_string(t.tileStages)});
+  if (t.tileRefill)
+    constants.push_back({kTileRefill, "true"});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
@@ -940,6 +952,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.pingPong ? " ping-pong" : "") + (t.persistent ? " persistent" : "") +
       (t.tileStages ? " tile_stages=" + std::to_string(t.tileStages)
                     : std::string()) +
+      (t.tileRefill ? " refill_after_read" : "") +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
       (t.kLatency || t.vLatency ? " k_latency=" + std::to_string(t.kLatency) +
@@ -1171,16 +1184,31 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
     for (int64_t d : {128, 256}) {
       if (!sm90a)
         break;
-      for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)}) {
-        add(f16, d, causal, 1, seq, seq, 0, 2, 2, false);
+      // Each also with the slot refilled for the next tile after the
+      // tile's last read (tile-refill-after-read: the release ahead of the
+      // last P V; at 256 the output stored from registers), and with no
+      // keys at all (every tile releases the slot without reading it).
+      for (bool refill : {false, true}) {
+        for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)}) {
+          add(f16, d, causal, 1, seq, seq, 0, 2, 2, false);
+          twoGroups(false);
+          cases.back().persistent = true;
+          cases.back().tileStages = 1;
+          cases.back().tileRefill = refill;
+        }
+        add(f16, d, causal, 1, 1000, 200, 0, 2, 2, false);
         twoGroups(false);
         cases.back().persistent = true;
         cases.back().tileStages = 1;
+        cases.back().tileRefill = refill;
+        if (refill) {
+          add(f16, d, false, 1, 300, 0, 0, 2, 2, false);
+          twoGroups(false);
+          cases.back().persistent = true;
+          cases.back().tileStages = 1;
+          cases.back().tileRefill = true;
+        }
       }
-      add(f16, d, causal, 1, 1000, 200, 0, 2, 2, false);
-      twoGroups(false);
-      cases.back().persistent = true;
-      cases.back().tileStages = 1;
     }
   // Persistent with fewer tiles than blocks (2 query tiles, 3 blocks): a
   // block that claims no tile at all, and one whose first claim ends it;
@@ -1336,18 +1364,23 @@ std::vector<Attention> attentionCases() {
     cases.back().vLatency = 2;
     // Persistent with each tile's Q in one slot (tile-stages=1), which
     // stages the output too: 4 query tiles on 3 blocks, 1 to 4 key tiles
-    // (causal), at head dims 128 and 256; 0 key tiles.
-    for (auto [d, causal, seqK] :
-         {std::tuple<int64_t, bool, int64_t>{128, true, 400},
-          {256, true, 400},
-          {128, false, 0}}) {
-      add(d, causal, 400, seqK, 0, 2, false);
-      cases.back().specialize = true;
-      cases.back().tileM = 128;
-      cases.back().warps = 8;
-      cases.back().persistent = true;
-      cases.back().tileStages = 1;
-    }
+    // (causal), at head dims 128 and 256; 0 key tiles. The same with the
+    // slot refilled after each tile's last read (tile-refill-after-read:
+    // the consumers release it inside the rotated loop's branch, and at
+    // 256 store the output from registers).
+    for (bool refill : {false, true})
+      for (auto [d, causal, seqK] :
+           {std::tuple<int64_t, bool, int64_t>{128, true, 400},
+            {256, true, 400},
+            {128, false, 0}}) {
+        add(d, causal, 400, seqK, 0, 2, false);
+        cases.back().specialize = true;
+        cases.back().tileM = 128;
+        cases.back().warps = 8;
+        cases.back().persistent = true;
+        cases.back().tileStages = 1;
+        cases.back().tileRefill = refill;
+      }
     return cases;
   }
   std::vector<int64_t> seqs = {1, 17, 64, 100, 128, 1000, 1024};

@@ -597,6 +597,7 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.rotateWgmma = false; },
       [](auto &r) { r.persistent = true; },
       [](auto &r) { r.tileStages = 1; },
+      [](auto &r) { r.tileRefillAfterRead = true; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";
