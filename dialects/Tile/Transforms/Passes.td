@@ -186,8 +186,8 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     runs, into a ring of its own; at 1 it is issued where the tile waits for
     it, into a ring of one slot (indexed by the tile loop's counter modulo
     1), so that TMA and a producer warp take it as any ring. With
-    `tile-refill-after-read`, a ring of one slot is instead filled one tile
-    ahead too: the first tile's copy before the tile loop, and each tile
+    `tile-refill-after-read`, where the tile loop's copies all have one
+    stage, each ring of one slot is instead filled one tile ahead too: the first tile's copy before the tile loop, and each tile
     issues the next tile's right after its own last read of the slot (after
     the op of the tile's body holding that read, and the waits right after
     it), predicated on the next tile existing.

@@ -241,6 +241,15 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
           p.ahead = 1;
       copies.push_back(std::move(p));
     }
+    // Refills after the last read only where every copy of the tile loop
+    // has one slot: they are then the only copies the body issues, and
+    // their waits wait for everything (the prefetched copies' exact counts
+    // would not hold with copies issued anywhere in the body).
+    if (llvm::any_of(copies, [](auto &p) { return p.stages > 1; }))
+      for (PipelinedCopy &p : copies) {
+        p.refillAfter = nullptr;
+        p.ahead = p.stages - 1;
+      }
     // A tile loop's copies with one stage still get their ring, of one
     // slot filled right before its wait: it lives across tiles like the
     // loops' rings (tile-convert-copies-to-tma and tile-warp-specialize
