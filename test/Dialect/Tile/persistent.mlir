@@ -366,3 +366,35 @@ func.func @tile_operand(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: 
   tile.store %C[%m, %n], %r : <f32, 2>, tensor<128x128xf32, #mma>
   return
 }
+
+// -----
+
+// With a tile copy of two stages beside it (a latency hint), a one-stage
+// copy is not refilled after its last read (the cp.async wait counts of
+// the prefetched copy would not hold): it stays at its own wait.
+// TILE1R-LABEL: func.func @mixed_tile_copies
+// TILE1R:       scf.for
+// TILE1R:         %[[B:.*]] = tile.smem_slot %{{.*}} : <[1, 64, 64], f16
+// TILE1R:         tile.local_load
+// TILE1R-NEXT:    tile.async_copy %{{.*}}, %[[B]] {
+// TILE1R-NEXT:    tile.async_wait %[[B]]
+// TILE1R-NEXT:    tile.local_load %[[B]]
+// TILE1R-NOT:     tile.async_copy %{{.*}}, %[[B]]
+// TILE1R:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @mixed_tile_copies(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.bid 0
+  %ba = tile.smem_alloc : !tile.smem<[64, 64], f16, #sa>
+  tile.async_copy %A[%m, %c0], %ba {layout = #blocked, shape = array<i64: 64, 64>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
+  tile.async_wait %ba : !tile.smem<[64, 64], f16, #sa>
+  %a = tile.local_load %ba [0, 0] : !tile.smem<[64, 64], f16, #sa> -> tensor<64x64xf16, #blocked>
+  %bb = tile.smem_alloc : !tile.smem<[64, 64], f16, #sa>
+  tile.async_copy %A[%c0, %m], %bb {layout = #blocked, shape = array<i64: 64, 64>} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
+  tile.async_wait %bb : !tile.smem<[64, 64], f16, #sa>
+  %b = tile.local_load %bb [0, 0] : !tile.smem<[64, 64], f16, #sa> -> tensor<64x64xf16, #blocked>
+  %s = arith.addf %a, %b : tensor<64x64xf16, #blocked>
+  tile.store %O[%m, %c0], %s : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  return
+}
