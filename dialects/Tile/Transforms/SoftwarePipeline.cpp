@@ -50,6 +50,7 @@
 
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,12 +81,13 @@ struct PipelinedCopy {
   AsyncWaitOp wait;               // the wait before its reads
   SmallVector<Operation *> slice; // body ops its indices are computed by
   unsigned stages = 1;
-  /// Iterations ahead it is issued: stages - 1, or, for a tile loop's ring
-  /// of one slot refilled after its last read (tile-refill-after-read), 1.
-  unsigned ahead = 0;
-  /// That refill's place: after this op of the body (the last to read the
-  /// buffer, or waits right after it).
+  /// For a tile loop's ring of one slot refilled after its last read
+  /// (tile-refill-after-read): the refill's place, after this op of the body
+  /// (the last to read the buffer, or waits right after it).
   Operation *refillAfter = nullptr;
+  /// Iterations ahead it is issued: stages - 1, or 1 refilled after its
+  /// last read.
+  unsigned ahead() const { return refillAfter ? 1 : stages - 1; }
   Value ring; // the ring of `stages` buffers, before the loop
   Value view; // the slot the current iteration reads
 };
@@ -235,10 +237,8 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
         return {};
       p.slice = std::move(*slice);
       p.stages = stagesFor(copy, loop);
-      p.ahead = p.stages - 1;
       if (isTileLoop(loop) && tileRefillAfterRead && p.stages == 1)
-        if ((p.refillAfter = lastRead(p)))
-          p.ahead = 1;
+        p.refillAfter = lastRead(p);
       copies.push_back(std::move(p));
     }
     // Refills after the last read only where every copy of the tile loop
@@ -246,10 +246,8 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     // their waits wait for everything (the prefetched copies' exact counts
     // would not hold with copies issued anywhere in the body).
     if (llvm::any_of(copies, [](auto &p) { return p.stages > 1; }))
-      for (PipelinedCopy &p : copies) {
+      for (PipelinedCopy &p : copies)
         p.refillAfter = nullptr;
-        p.ahead = p.stages - 1;
-      }
     // A tile loop's copies with one stage still get their ring, of one
     // slot filled right before its wait: it lives across tiles like the
     // loops' rings (tile-convert-copies-to-tma and tile-warp-specialize
@@ -344,7 +342,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     int64_t n = copies.size();
     int64_t depth = 0;
     for (PipelinedCopy &p : copies)
-      depth = std::max<int64_t>(depth, p.ahead);
+      depth = std::max<int64_t>(depth, p.ahead());
 
     // The rings, before the loop; a ring !tile.smem cannot hold (too many
     // elements) leaves the loop as it is, with a warning.
@@ -411,7 +409,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     Value falseValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
     for (int64_t v = -depth; v < 0; ++v) {
       for (PipelinedCopy &p : copies) {
-        int64_t t = v + int64_t(p.ahead); // the iteration it copies for
+        int64_t t = v + int64_t(p.ahead()); // the iteration it copies for
         // Iterations before the first only keep the group count: their
         // operands are the first iteration's, and nothing is copied.
         Value iv = arith::AddIOp::create(
@@ -428,20 +426,11 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     }
 
     // An iteration counter, for the slots.
-    IRRewriter rewriter(loop);
-    DictionaryAttr attrs = loop->getDiscardableAttrDictionary();
-    auto grown = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{base ? base : i32Const(b, 0)},
-        /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> args) {
-          Value one = arith::ConstantOp::create(yb, l, yb.getI32IntegerAttr(1));
-          return SmallVector<Value>{
-              arith::AddIOp::create(yb, l, args.front(), one)};
-        });
+    FailureOr<scf::ForOp> grown =
+        addTripCounter(loop, base ? base : i32Const(b, 0));
     if (failed(grown))
       return signalPassFailure();
-    loop = cast<scf::ForOp>(grown->getOperation());
-    loop->setDiscardableAttrs(attrs);
+    loop = *grown;
     Value it = loop.getRegionIterArgs().back();
 
     // The steady state. The prefetched copies wait together where the first

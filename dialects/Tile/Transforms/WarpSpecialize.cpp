@@ -55,6 +55,7 @@
 
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -283,22 +284,12 @@ struct WarpSpecializePass
   /// `counters`.
   LogicalResult countTrips(scf::ForOp loop) {
     OpBuilder b(loop);
-    Location loc = loop.getLoc();
-    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    IRRewriter rewriter(loop);
-    DictionaryAttr attrs = loop->getDiscardableAttrDictionary();
-    auto grown = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> args) {
-          Value one = arith::ConstantOp::create(yb, l, yb.getI32IntegerAttr(1));
-          return SmallVector<Value>{
-              arith::AddIOp::create(yb, l, args.front(), one)};
-        });
+    Value zero =
+        arith::ConstantOp::create(b, loop.getLoc(), b.getI32IntegerAttr(0));
+    FailureOr<scf::ForOp> grown = addTripCounter(loop, zero);
     if (failed(grown))
       return failure();
-    loop = cast<scf::ForOp>(grown->getOperation());
-    loop->setDiscardableAttrs(attrs);
-    counters[loop] = loop.getRegionIterArgs().back();
+    counters[*grown] = grown->getRegionIterArgs().back();
     return success();
   }
   /// The trip counters of tile loops with rings of one slot.
