@@ -58,11 +58,15 @@ struct TILE_API TuneCandidate {
   /// A persistent kernel's per-tile stages (CompileOptions::tileStages);
   /// unset keeps the base's.
   std::optional<unsigned> tileStages;
+  /// With tileStages 1, the refill after the tile's last read
+  /// (CompileOptions::tileRefillAfterRead); unset keeps the base's.
+  std::optional<bool> tileRefillAfterRead;
 
   /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
   /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is,
-  /// ",persistent=on" (or off) when persistent is and ",tile-stages=N"
-  /// when tileStages is.
+  /// ",persistent=on" (or off) when persistent is, ",tile-stages=N"
+  /// when tileStages is and ",refill-after-read=on" (or off) when
+  /// tileRefillAfterRead is.
   std::string describe() const;
 };
 

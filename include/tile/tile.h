@@ -102,7 +102,10 @@ typedef struct tile_constant {
  *   over the blocks of the grid the launch asks for; negative turns it
  *   off against the kernel's @hints.
  * tile_stages: a persistent kernel's stages of each tile's own copies
- *   (tilec --tile-stages): 0 the default (2), 1 or 2. */
+ *   (tilec --tile-stages): 0 the default (2), 1 or 2.
+ * tile_refill_after_read: non-zero loads, with tile_stages 1, the next
+ *   tile's copy right after this tile's last read of it instead of at the
+ *   next tile's start (tilec --tile-refill-after-read). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -118,6 +121,7 @@ typedef struct tile_compile_options {
   unsigned occupancy;
   int persistent;
   unsigned tile_stages;
+  int tile_refill_after_read;
 } tile_compile_options;
 
 typedef struct tile_stats {
@@ -203,7 +207,9 @@ typedef struct tile_tune_candidate {
    * kernel's @hints), positive on, negative off. */
   int warp_specialize;
   int persistent;
-  unsigned tile_stages; /* 0 keeps the base options' */
+  unsigned tile_stages;       /* 0 keeps the base options' */
+  int tile_refill_after_read; /* 0 keeps the base options', positive on,
+                                 negative off */
 } tile_tune_candidate;
 
 /* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;

@@ -136,6 +136,9 @@ struct Tiles {
   /// A persistent kernel's stages of Q (CompileOptions::tileStages); 0:
   /// the default, 2.
   int tileStages = 0;
+  /// With tileStages 1, Q's slot refilled for the next tile right after
+  /// the tile's last Q K^T (CompileOptions::tileRefillAfterRead).
+  bool refillAfterRead = false;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
@@ -166,9 +169,14 @@ std::vector<Tiles> candidateTiles(int tileD) {
   // Persistent, Q is loaded a tile at a time into one slot (which stages
   // the output too): Q 64 KB, K and V 2 x 2 x 32 KB. Its blocks claim
   // their tiles, and it measured 1.01-1.03x the launched kernel
-  // (bench/results/2026-11-23-h200-d256-one-slot.md).
+  // (bench/results/2026-11-23-h200-d256-one-slot.md). The same with Q's
+  // slot refilled right after a tile's last Q K^T, so that the next
+  // tile's Q loads under this one's last P V and epilogue (O then stored
+  // from registers): not yet measured, a candidate so that the tuner
+  // weighs it.
   if (tileD >= 256)
     return {{128, 64, 8, 2, true, true, 0, 0, 1},
+            {128, 64, 8, 2, true, true, 0, 0, 1, true},
             {128, 64, 8, 0, true, false, 3, 2},
             {64, 32, 4, 2},
             {64, 64, 4, 2},
@@ -401,6 +409,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
           c.persistent = true;
         if (t.tileStages)
           c.tileStages = static_cast<unsigned>(t.tileStages);
+        if (t.refillAfterRead)
+          c.tileRefillAfterRead = true;
         candidates.push_back(c);
         continue;
       }

@@ -40,6 +40,9 @@ std::string TuneCandidate::describe() const {
     text += *persistent ? ",persistent=on" : ",persistent=off";
   if (tileStages)
     text += ",tile-stages=" + std::to_string(*tileStages);
+  if (tileRefillAfterRead)
+    text += *tileRefillAfterRead ? ",refill-after-read=on"
+                                 : ",refill-after-read=off";
   return text;
 }
 
@@ -76,6 +79,8 @@ CompileOptions optionsFor(const CompileOptions &base,
     options.persistent = *candidate.persistent;
   if (candidate.tileStages)
     options.tileStages = *candidate.tileStages;
+  if (candidate.tileRefillAfterRead)
+    options.tileRefillAfterRead = *candidate.tileRefillAfterRead;
   return options;
 }
 
@@ -187,6 +192,8 @@ tile::autotune(const std::string &source, const std::string &name,
   addOptional(resolved.pingPong);
   addOptional(resolved.persistent);
   addOptional(resolved.tileStages);
+  hasher.add(resolved.tileRefillAfterRead ? "refill-after-read"
+                                          : "refill-at-start");
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

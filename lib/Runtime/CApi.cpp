@@ -67,6 +67,7 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.persistent = in->persistent > 0;
   if (in->tile_stages)
     out.tileStages = in->tile_stages;
+  out.tileRefillAfterRead = in->tile_refill_after_read != 0;
   return true;
 }
 
@@ -316,6 +317,8 @@ int tile_autotune(const char *source, const char *name,
       candidate.persistent = in.persistent > 0;
     if (in.tile_stages)
       candidate.tileStages = in.tile_stages;
+    if (in.tile_refill_after_read)
+      candidate.tileRefillAfterRead = in.tile_refill_after_read > 0;
     list.push_back(std::move(candidate));
   }
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,

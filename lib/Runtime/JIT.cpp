@@ -55,6 +55,10 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
     return Status::error("CompileOptions::tileStages is " +
                          std::to_string(*options.tileStages) +
                          "; expected 1 or 2");
+  if (options.tileRefillAfterRead && options.tileStages.value_or(2) != 1)
+    return Status::error("CompileOptions::tileRefillAfterRead needs "
+                         "tileStages 1 (it refills a one-slot ring), got " +
+                         std::to_string(options.tileStages.value_or(2)));
   tilec::CompileRequest request;
   request.source = source;
   request.bufferName = name.empty() ? "<source>" : name;

@@ -246,6 +246,12 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
              << request.tileStages << "\n";
       return result;
     }
+    if (request.tileRefillAfterRead && request.tileStages != 1) {
+      diagOS << "tilec: error: --tile-refill-after-read needs --tile-stages=1 "
+                "(it refills a one-slot ring), got --tile-stages="
+             << request.tileStages << "\n";
+      return result;
+    }
     if (unsigned o = request.occupancy.value_or(1); o == 0 || o > 32) {
       diagOS << "tilec: error: --occupancy must be from 1 to 32 blocks per "
                 "multiprocessor, got "

@@ -69,6 +69,9 @@ def test_bad_kernel_hint_is_a_located_compile_error():
     (dict(occupancy=33), "occupancy"),
     (dict(num_stages=9), "numStages"),
     (dict(tile_stages=3), "tileStages is 3; expected 1 or 2"),
+    (dict(tile_refill_after_read=True), "tileRefillAfterRead needs tileStages 1"),
+    (dict(tile_stages=2, tile_refill_after_read=True),
+     "tileRefillAfterRead needs tileStages 1.*got 2"),
 ])
 def test_compile_option_refusals(options, message):
     with pytest.raises(tilec.TileError, match=message):

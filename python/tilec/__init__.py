@@ -45,7 +45,8 @@ def _tristate(flag):
 def _options(constants, kernel=None, arch=None, num_warps=None,
              num_stages=None, loop_split=True, tensor_alignment=0,
              rotate_wgmma=None, warp_specialize=None, ping_pong=None,
-             occupancy=None, persistent=None, tile_stages=None):
+             occupancy=None, persistent=None, tile_stages=None,
+             tile_refill_after_read=False):
     """A tile_compile_options and the objects it points into. Options left
     None are the kernel's @hints', or else the defaults."""
     items = [(str(k), _constant_text(v)) for k, v in constants.items()]
@@ -70,6 +71,7 @@ def _options(constants, kernel=None, arch=None, num_warps=None,
     o.ping_pong = _tristate(ping_pong)
     o.persistent = _tristate(persistent)
     o.tile_stages = tile_stages or 0
+    o.tile_refill_after_read = 1 if tile_refill_after_read else 0
     keep.append(array)
     return o, keep
 
@@ -141,21 +143,25 @@ class Kernel:
 def compile(path_or_source, kernel=None, arch=None, num_warps=None,
             num_stages=None, loop_split=True, rotate_wgmma=None,
             warp_specialize=None, ping_pong=None, occupancy=None,
-            persistent=None, tile_stages=None, name=None, **constants):
+            persistent=None, tile_stages=None, tile_refill_after_read=False,
+            name=None, **constants):
     """Compiles a .tile file (a path) or source text (anything with a newline
     or starting with `kernel`) and loads it on the GPU. Keyword arguments
     other than the options set the kernel's `const` parameters (tilec's
     -DNAME=VALUE). Options left None take the kernel's @hints(...), or else
     the defaults (4 warps, stages from the latency hints, rotate_wgmma on,
     warp_specialize, ping_pong and persistent off, no occupancy bound;
-    tile_stages, a persistent kernel's stages of each tile's own copies, 2);
+    tile_stages, a persistent kernel's stages of each tile's own copies, 2;
+    tile_refill_after_read, with tile_stages=1, loads the next tile's copy
+    right after this tile's last read of it, off);
     an option given here wins over the kernel's hint. Raises CompileError
     with the located diagnostics."""
     options, keep = _options(constants, kernel, arch, num_warps, num_stages,
                              loop_split, rotate_wgmma=rotate_wgmma,
                              warp_specialize=warp_specialize,
                              ping_pong=ping_pong, occupancy=occupancy,
-                             persistent=persistent, tile_stages=tile_stages)
+                             persistent=persistent, tile_stages=tile_stages,
+                             tile_refill_after_read=tile_refill_after_read)
     handle = ctypes.c_void_p()
     lib = _capi.lib()
     if _is_source(path_or_source):
@@ -178,24 +184,29 @@ def load_ptx(path):
 
 class Config:
     """One autotuning candidate: constants, warps and pipeline stages, and
-    optionally warp specialization, persistence and a persistent kernel's
-    tile_stages (None: as the kernel's @hints, or the defaults)."""
+    optionally warp specialization, persistence, a persistent kernel's
+    tile_stages and tile_refill_after_read (None: as the kernel's @hints,
+    or the defaults)."""
 
     def __init__(self, num_warps=4, num_stages=0, warp_specialize=None,
-                 persistent=None, tile_stages=None, **constants):
+                 persistent=None, tile_stages=None,
+                 tile_refill_after_read=None, **constants):
         self.constants = constants
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.warp_specialize = warp_specialize
         self.persistent = persistent
         self.tile_stages = tile_stages
+        self.tile_refill_after_read = tile_refill_after_read
 
     def __repr__(self):
         items = ", ".join(f"{k}={v!r}" for k, v in self.constants.items())
         extra = "".join(f", {k}={v!r}" for k, v in
                         (("warp_specialize", self.warp_specialize),
                          ("persistent", self.persistent),
-                         ("tile_stages", self.tile_stages)) if v is not None)
+                         ("tile_stages", self.tile_stages),
+                         ("tile_refill_after_read",
+                          self.tile_refill_after_read)) if v is not None)
         return (f"Config({items}, num_warps={self.num_warps}, "
                 f"num_stages={self.num_stages}{extra})")
 
@@ -225,6 +236,8 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
         candidates[i].warp_specialize = _tristate(config.warp_specialize)
         candidates[i].persistent = _tristate(config.persistent)
         candidates[i].tile_stages = config.tile_stages or 0
+        candidates[i].tile_refill_after_read = _tristate(
+            config.tile_refill_after_read)
         keep += [array, held]
     errors = []
 

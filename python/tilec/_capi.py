@@ -57,6 +57,7 @@ class CompileOptions(ctypes.Structure):
         ("occupancy", ctypes.c_uint),
         ("persistent", ctypes.c_int),
         ("tile_stages", ctypes.c_uint),
+        ("tile_refill_after_read", ctypes.c_int),
     ]
 
 
@@ -92,6 +93,7 @@ class TuneCandidate(ctypes.Structure):
         ("warp_specialize", ctypes.c_int),
         ("persistent", ctypes.c_int),
         ("tile_stages", ctypes.c_uint),
+        ("tile_refill_after_read", ctypes.c_int),
     ]
 
 

@@ -1431,6 +1431,12 @@ TEST(Autotune, WithoutAGpuIsAClearError) {
   EXPECT_EQ(
       c.describe(),
       "TILE_M=128,TILE_N=64,warps=4,stages=2,persistent=on,tile-stages=1");
+  c.tileRefillAfterRead = true;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
+                          "persistent=on,tile-stages=1,refill-after-read=on");
+  c.tileRefillAfterRead = false;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
+                          "persistent=on,tile-stages=1,refill-after-read=off");
 }
 
 TEST(Autotune, DisabledByTheEnvironment) {
