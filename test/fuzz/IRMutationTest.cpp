@@ -111,8 +111,18 @@ static const char *const kPipelines[] = {
     "tile-allocate-shared-memory",
     "tile-allocate-shared-memory,tile-insert-barriers",
     "tile-allocate-shared-memory,tile-insert-barriers,convert-tile-to-llvm",
+    "func.func(tile-persistent)",
+    "func.func(tile-warp-specialize)",
+    "func.func(tile-rotate-wgmma)",
+    "func.func(tile-dynamic-schedule)",
+    "func.func(tile-ping-pong)",
     "tile-schedule",
+    "tile-schedule{num-warps=8 warp-specialize persistent}",
+    "tile-schedule{num-warps=8 warp-specialize persistent tile-stages=1 "
+    "tile-refill-after-read}",
+    "tile-schedule{num-warps=8 warp-specialize ping-pong}",
     "tile-to-llvm",
+    "tile-to-llvm{num-warps=8 warp-specialize persistent}",
     "tile-print-layouts{output=/dev/null}",
 };
 

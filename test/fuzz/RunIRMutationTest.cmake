@@ -21,6 +21,20 @@ foreach(kernel ${kernels})
     list(APPEND seeds ${out})
   endforeach()
 endforeach()
+# The sm_90a kernels as the specialized, persistent pipelines take them:
+# laid out for 8 warps, with their tile loop.
+foreach(kernel flash_attention gemm)
+  set(out ${seed_dir}/${kernel}.persistent.layout.mlir)
+  execute_process(COMMAND ${TILEC} ${SOURCE_DIR}/kernels/${kernel}.tile
+                          --emit=layout --arch=sm_90a --persistent
+                          --loop-split=false --num-warps=8 -o ${out}
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tilec --emit=layout --persistent ${kernel} failed "
+                        "(${rc})")
+  endif()
+  list(APPEND seeds ${out})
+endforeach()
 file(GLOB lit_inputs ${SOURCE_DIR}/test/Dialect/Tile/*.mlir
      ${SOURCE_DIR}/test/Conversion/*.mlir)
 list(APPEND seeds ${lit_inputs})

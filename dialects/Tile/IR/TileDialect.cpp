@@ -217,6 +217,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";
     }
+    // A block's tiles are visited by one loop (each role's copy of it, in
+    // a warp-specialized kernel).
+    if (attr.getName() == getTileLoopAttrName())
+      for (Operation *parent = op->getParentOp(); parent;
+           parent = parent->getParentOp())
+        if (isa<scf::ForOp>(parent) && parent->hasAttr(getTileLoopAttrName()))
+          return op->emitError()
+                 << "'" << getTileLoopAttrName() << "' loops do not nest";
     return success();
   }
   if (attr.getName() == getPersistentAttrName()) {

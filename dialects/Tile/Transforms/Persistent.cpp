@@ -60,6 +60,18 @@ struct PersistentPass
       func.emitError("a persistent kernel must have a single block");
       return signalPassFailure();
     }
+    WalkResult looped = func.walk([](scf::ForOp loop) {
+      return loop->hasAttr(TileDialect::getTileLoopAttrName())
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (looped.wasInterrupted()) {
+      func.emitError() << "the kernel loops over its tiles already (a '"
+                       << TileDialect::getTileLoopAttrName()
+                       << "' loop) but has no '"
+                       << TileDialect::getPersistentAttrName() << "'";
+      return signalPassFailure();
+    }
     MLIRContext *ctx = func.getContext();
     Location loc = func.getLoc();
     Type i32 = IntegerType::get(ctx, 32);

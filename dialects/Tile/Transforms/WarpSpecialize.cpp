@@ -249,10 +249,12 @@ struct WarpSpecializePass
                    return other.ring == c.ring && !loop->isAncestor(other.op);
                  });
     }
-    if (copies.empty())
-      return "";
+    // (Also without copies: the consumers' warps are counted in
+    // warpgroups, and IR without layouts has no warps yet.)
     if (!numWarps || numWarps.getInt() % 4)
       return "the kernel's warps are not whole warpgroups";
+    if (copies.empty())
+      return "";
     if (!func.getBody().hasOneBlock())
       return "the kernel has more than one block";
     // One loop: the rings of consecutive loops would be live at once. It

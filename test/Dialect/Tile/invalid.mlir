@@ -1573,6 +1573,19 @@ func.func @tile_loop_not_unit(%n: i32) {
 
 // -----
 
+func.func @tile_loop_nested(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    // expected-error @+1 {{'tile.tile_loop' loops do not nest}}
+    scf.for %j = %c0 to %n step %c1 : i32 {
+    } {tile.tile_loop}
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
 #ring_s2 = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 func.func @tile_claim_not_a_ring(%c: i64, %p: i32, %r: !tile.smem<[4, 2], i32, #ring_s2>) {
   // expected-error @+1 {{the ring must be one dimension of i32}}

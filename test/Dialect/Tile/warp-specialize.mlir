@@ -284,3 +284,23 @@ func.func @two_rings(%src: !tile.global<f16, 2>, %n: i32, %out: !tile.global<f32
   tile.store %out[%c0, %c0], %r#0 : <f32, 2>, tensor<64x64xf32, #mma>
   return
 }
+
+// -----
+
+// A kernel without copies still gets the specialized shape (one idle
+// producer warp), so that its launch is the same...
+// CHECK-LABEL: func.func @no_copies
+// CHECK:       tile.warp_specialize
+func.func @no_copies(%out: !tile.global<f32, 1>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  return
+}
+
+// -----
+
+// ... but not one without warps yet (IR before tile-assign-layouts).
+// CHECK-LABEL: func.func @no_warps
+// CHECK-NOT:   tile.warp_specialize
+// CHECK:       return
+func.func @no_warps(%out: !tile.global<f32, 1>) attributes {tile.kernel} {
+  return
+}
