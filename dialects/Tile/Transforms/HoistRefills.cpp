@@ -182,7 +182,6 @@ struct HoistRefillsPass
     // refill at the end of each region, moving up from there.
     for (Operation *op : llvm::reverse(slice))
       op->moveBefore(branch);
-    slice.clear();
     Operation *copy = r.op->clone();
     r.op->moveBefore(branch.thenBlock()->getTerminator());
     branch.elseBlock()->getOperations().insert(
