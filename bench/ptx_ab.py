@@ -6,7 +6,8 @@ loaded with tilec.load_ptx and launched interleaved in one process (each
 round launches every variant of a configuration five times, back to back,
 on the same inputs; the figure is the median over 25 rounds), so that the
 ratio does not move with the GPU's clocks. B=4, H=32, fp16, N = 1024, 2048,
-8192. Each variant's output is compared with PyTorch's attention in float32
+8192 (--seq=N,N,... others); the ratio is the last variant's against the
+first's. Each variant's output is compared with PyTorch's attention in float32
 first.
 
 With --check, instead: every variant at B=1, H=32 and 1, 2 and 4 key tiles
@@ -86,7 +87,7 @@ def check(groups):
     return 1 if bad else 0
 
 
-def bench(groups, verify=True):
+def bench(groups, seqs, verify=True):
     print("| configuration | N | " + " | ".join(["variant", "TFLOPS"] * 2) +
           " | ratio |")
     print("|---|---|---|---|---|---|---|")
@@ -94,7 +95,7 @@ def bench(groups, verify=True):
         m, n, D, causal = parse(key)
         kerns = [(variant, tilec.load_ptx(path), tile_m(path, m))
                  for variant, path in variants]
-        for N in (1024, 2048, 8192):
+        for N in seqs:
             q = torch.rand(4, 32, N, D, device="cuda",
                            dtype=torch.float16) * 2 - 1
             k, v = torch.rand_like(q) * 2 - 1, torch.rand_like(q) * 2 - 1
@@ -127,7 +128,7 @@ def bench(groups, verify=True):
                 t = sorted(times[variant])[len(times[variant]) // 2]
                 tf.append(flops / t / 1e9)
                 row += [variant, f"{tf[-1]:.1f}"]
-            ratio = tf[-1] / tf[0] if len(tf) == 2 else float("nan")
+            ratio = tf[-1] / tf[0]  # the last variant against the first
             print(f"| {key} | {N} | " + " | ".join(row) + f" | {ratio:.2f} |")
 
 
@@ -135,6 +136,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("dir")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--seq", default="1024,2048,8192",
+                        help="sequence lengths timed, comma separated")
     parser.add_argument("--no-verify", action="store_true",
                         help="time variants whose output is known to be "
                         "wrong (hand-edited PTX that bounds what a change "
@@ -143,7 +146,8 @@ def main():
     groups = configs(args.dir)
     if not groups:
         sys.exit(f"no fa_*.ptx in {args.dir}")
-    sys.exit(check(groups) if args.check else bench(groups, not args.no_verify))
+    sys.exit(check(groups) if args.check else bench(groups, [int(n) for n in args.seq.split(",")],
+                  not args.no_verify))
 
 
 if __name__ == "__main__":

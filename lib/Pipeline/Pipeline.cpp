@@ -74,7 +74,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     mlir::tile::TileConvertStoresToTMAOptions storeOptions;
     storeOptions.reuseRingSlots =
         options.persistent && options.stageInRingSlots;
-    // (A store whose buffer would not fit is written from registers.)
+    // (A store whose buffer would not fit is staged in parts, or written
+    // from registers.)
     storeOptions.sharedMemoryBytes = options.sharedMemoryBytes();
     fpm.addPass(mlir::tile::createTileConvertStoresToTMA(storeOptions));
   }

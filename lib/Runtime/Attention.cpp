@@ -158,7 +158,11 @@ struct Tiles {
 /// kernel by 1.06-1.07x at N = 1k and 2k on an H100
 /// (bench/results/2026-11-23-h100-tile-prefetch.md), and with one, since
 /// their blocks claim their tiles (tile-dynamic-schedule), by 1.09-1.20x on
-/// an H200 (bench/results/2026-11-23-h200-dynamic-schedule.md).
+/// an H200 (bench/results/2026-11-23-h200-dynamic-schedule.md). At 128,
+/// the persistent one with Q in one slot refilled after its last read (O
+/// staged in a buffer of its own) ran 0.98-1.02x the one with two Q slots
+/// (bench/results/2026-11-23-h200-refill-after-read.md): the tuner weighs
+/// it too.
 std::vector<Tiles> candidateTiles(int tileD) {
   // At head dim 256 the consumers waited for K (a quarter of the stall
   // samples at its full barrier, ncu on an H100): rotated, P.V reads V a
@@ -169,14 +173,15 @@ std::vector<Tiles> candidateTiles(int tileD) {
   // Persistent, Q is loaded a tile at a time into one slot (which stages
   // the output too): Q 64 KB, K and V 2 x 2 x 32 KB. Its blocks claim
   // their tiles, and it measured 1.01-1.03x the launched kernel
-  // (bench/results/2026-11-23-h200-d256-one-slot.md). The same with Q's
-  // slot refilled right after a tile's last Q K^T, so that the next
-  // tile's Q loads under this one's last P V and epilogue (O then stored
-  // from registers): not yet measured, a candidate so that the tuner
-  // weighs it.
+  // (bench/results/2026-11-23-h200-d256-one-slot.md). First, the same
+  // with Q's slot refilled right after a tile's last Q K^T
+  // (tileRefillAfterRead: the next tile's Q loads under this one's last
+  // P V and epilogue), O staged in two column halves through a buffer of
+  // 32 KB: 1.01-1.10x the one-slot kernel without it, most at small N
+  // (bench/results/2026-11-23-h200-refill-after-read.md).
   if (tileD >= 256)
-    return {{128, 64, 8, 2, true, true, 0, 0, 1},
-            {128, 64, 8, 2, true, true, 0, 0, 1, true},
+    return {{128, 64, 8, 2, true, true, 0, 0, 1, true},
+            {128, 64, 8, 2, true, true, 0, 0, 1},
             {128, 64, 8, 0, true, false, 3, 2},
             {64, 32, 4, 2},
             {64, 64, 4, 2},
@@ -204,7 +209,8 @@ std::vector<Tiles> candidateTiles(int tileD) {
           {128, 128, 8, 0, true},
           {128, 128, 8, 2, true},
           {128, 128, 8, 3, true},
-          {128, 128, 8, 2, true, true}};
+          {128, 128, 8, 2, true, true},
+          {128, 128, 8, 2, true, true, 0, 0, 1, true}};
 }
 
 /// What makes two calls the same tuning problem.

@@ -1186,8 +1186,9 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         break;
       // Each also with the slot refilled for the next tile after the
       // tile's last read (tile-refill-after-read: the release ahead of the
-      // last P V; at 256 the output stored from registers), and with no
-      // keys at all (every tile releases the slot without reading it).
+      // last P V; at 256 the output staged in two column halves through a
+      // buffer of half its size), and with no keys at all (every tile
+      // releases the slot without reading it).
       for (bool refill : {false, true}) {
         for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)}) {
           add(f16, d, causal, 1, seq, seq, 0, 2, 2, false);
@@ -1205,6 +1206,18 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
           add(f16, d, false, 1, 300, 0, 0, 2, 2, false);
           twoGroups(false);
           cases.back().persistent = true;
+          cases.back().tileStages = 1;
+          cases.back().tileRefill = true;
+        }
+        // At 256 with K and V rings of 3 and 2: not even a quarter of the
+        // output's buffer fits beside them, and it is stored from the
+        // accumulator's registers.
+        if (refill && d == 256) {
+          add(f16, d, causal, 1, 1000, 1000, 0, 2, 0, false);
+          twoGroups(false);
+          cases.back().persistent = true;
+          cases.back().kLatency = 3;
+          cases.back().vLatency = 2;
           cases.back().tileStages = 1;
           cases.back().tileRefill = true;
         }
@@ -1367,7 +1380,7 @@ std::vector<Attention> attentionCases() {
     // (causal), at head dims 128 and 256; 0 key tiles. The same with the
     // slot refilled after each tile's last read (tile-refill-after-read:
     // the consumers release it inside the rotated loop's branch, and at
-    // 256 store the output from registers).
+    // 256 stage the output in two halves through a buffer of its own).
     for (bool refill : {false, true})
       for (auto [d, causal, seqK] :
            {std::tuple<int64_t, bool, int64_t>{128, true, 400},

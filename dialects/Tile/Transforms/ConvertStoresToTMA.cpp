@@ -48,17 +48,32 @@
 // the multiplies reading it) from the writes; tile-warp-specialize turns
 // the refill into the consumers' release of the slot after the wait.
 //
+// With shared-memory-bytes, a tile loop's store that gets no slot and whose
+// buffer would not fit beside the buffers living across the tile loop is
+// staged in parts (2 or 4 slices along one dimension, as few as fit, each
+// held by the threads holding it in the tile) through one buffer of a
+// part's size:
+//
+//   for each part p:  tile.tma_store_wait %buf    (the previous copy read it)
+//                     %p = tile.extract %tile [..p..]
+//                     tile.local_store %p, %buf
+//                     tile.tma_store %map[coords + p's offset], %buf
+//
+// and where not even a quarter fits, from the registers its tile is in.
+//
 // Stores are left as they are where their tile is in a store layout
 // already (a TMA store would add a trip through shared memory) or where a
 // tensor map cannot describe the copy (tile-convert-copies-to-tma's rules).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/TensorMaps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -223,6 +238,88 @@ struct ConvertStoresToTMAPass
     }
   }
 
+  /// How a tile of the store's is staged: its buffer and the tensor map
+  /// of its copy, for the store's tile or a part of it of `tileType`.
+  struct Staging {
+    RankedTensorType tileType;
+    SmallVector<int64_t> storeShape; // the copy's box, the store's rank
+    SharedMemoryType bufType;
+    TensorMapType map;
+    unsigned param = 0;
+  };
+  static std::optional<Staging> stage(func::FuncOp func, StoreOp store,
+                                      RankedTensorType tileType,
+                                      ArrayRef<unsigned> bufOrder) {
+    SharedLayoutAttr layout = getHopperSharedLayout(tileType, bufOrder);
+    if (!layout)
+      return std::nullopt;
+    Staging s;
+    s.tileType = tileType;
+    s.bufType = SharedMemoryType::get(func.getContext(), tileType.getShape(),
+                                      tileType.getElementType(), layout);
+    s.storeShape = SmallVector<int64_t>(store.getValue().getType().getShape());
+    for (auto [j, d] : llvm::enumerate(nonUnitDims(s.storeShape)))
+      s.storeShape[d] = tileType.getDimSize(j);
+    std::optional<ArrayRef<int32_t>> order;
+    if (store.getOrder())
+      order = *store.getOrder();
+    TmaTile box{store.getTensor(), s.storeShape, order, s.bufType,
+                store.getLoc()};
+    if (!describeTensorMap(func, box, s.map, s.param).empty())
+      return std::nullopt;
+    return s;
+  }
+
+  /// The parts of `whole` along one of its dimensions, as few as leave
+  /// the buffer of one within `freeBytes` (at most kMaxParts), each held by the
+  /// threads that hold it in `whole`'s layout (so that extracting it moves no
+  /// data) and copied by a tensor map of its own: the part's staging and the
+  /// dimension, or nothing.
+  static std::optional<std::pair<Staging, unsigned>>
+  stageInParts(func::FuncOp func, StoreOp store, const Staging &whole,
+               ArrayRef<unsigned> bufOrder, int64_t freeBytes) {
+    RankedTensorType type = whole.tileType;
+    auto layout =
+        dyn_cast_if_present<DistributedLayoutInterface>(type.getEncoding());
+    if (!layout || freeBytes <= 0)
+      return std::nullopt;
+    LinearLayout src = layout.toLinearLayout(type.getShape());
+    // Each part waits for the previous one's copy to read the buffer and
+    // meets the other threads twice: beyond a few, the registers' stores
+    // cost less.
+    constexpr int64_t kMaxParts = 4;
+    for (int64_t parts = 2; parts <= kMaxParts; parts *= 2) {
+      bool smaller = false;
+      for (unsigned j : bufOrder) {
+        if (type.getDimSize(j) < parts * 8)
+          continue;
+        smaller = true;
+        SmallVector<int64_t> shape(type.getShape());
+        shape[j] /= parts;
+        auto partType = RankedTensorType::get(shape, type.getElementType(),
+                                              type.getEncoding());
+        LinearLayout dst = layout.toLinearLayout(shape);
+        if (dst.lanes() != src.lanes() || dst.warps() != src.warps())
+          continue;
+        bool held = true;
+        for (int64_t p = 0; p < parts && held; ++p)
+          for (unsigned r = 0; r < dst.getNumRegs() && held; ++r) {
+            LinearLayout::Basis c = dst.regCoords(r);
+            c[j] += p * shape[j];
+            held = src.findReg(c).has_value();
+          }
+        if (!held)
+          continue;
+        std::optional<Staging> part = stage(func, store, partType, bufOrder);
+        if (part && getSharedBytes(part->bufType) <= freeBytes)
+          return std::make_pair(std::move(*part), j);
+      }
+      if (!smaller)
+        break;
+    }
+    return std::nullopt;
+  }
+
   void convert(func::FuncOp func, StoreOp store) {
     if (!atTop(func, store))
       return;
@@ -247,16 +344,9 @@ struct ConvertStoresToTMAPass
       else
         bufOrder.push_back(j);
     }
-    SharedLayoutAttr layout = getHopperSharedLayout(tile.getType(), bufOrder);
-    if (!layout)
-      return;
-    auto bufType =
-        SharedMemoryType::get(func.getContext(), tile.getType().getShape(),
-                              tile.getType().getElementType(), layout);
-    TensorMapType map;
-    unsigned param = 0;
-    TmaTile box{store.getTensor(), shape, order, bufType, store.getLoc()};
-    if (!describeTensorMap(func, box, map, param).empty())
+    std::optional<Staging> staging =
+        stage(func, store, tile.getType(), bufOrder);
+    if (!staging)
       return;
 
     Location loc = store.getLoc();
@@ -266,13 +356,28 @@ struct ConvertStoresToTMAPass
     SmallVector<Refill> refills;
     Value buf, whole;
     if (reuseRingSlots && outer != store.getOperation())
-      buf = reusableSlot(store, bufType, refills);
-    if (!buf && outer != store.getOperation() && sharedMemoryBytes > 0 &&
-        liveAcross(top, outer) + getSharedBytes(bufType) > sharedMemoryBytes) {
-      storeFromRegisters(store, tile);
-      return;
+      buf = reusableSlot(store, staging->bufType, refills);
+    // A buffer of its own that would not fit beside those living across
+    // the tile loop: the tile in parts through a smaller one, each part's
+    // copy waiting for the previous one's read; else from registers.
+    unsigned partDim = 0;
+    int64_t parts = 1;
+    if (!buf && outer != store.getOperation() && sharedMemoryBytes > 0) {
+      int64_t freeBytes = sharedMemoryBytes - liveAcross(top, outer);
+      if (getSharedBytes(staging->bufType) > freeBytes) {
+        auto part = stageInParts(func, store, *staging, bufOrder, freeBytes);
+        if (!part) {
+          storeFromRegisters(store, tile);
+          return;
+        }
+        partDim = part->second;
+        parts = tile.getType().getDimSize(partDim) /
+                part->first.tileType.getDimSize(partDim);
+        staging = std::move(part->first);
+      }
     }
-    FailureOr<Value> mapArg = getTensorMapArgument(func, param, map);
+    FailureOr<Value> mapArg =
+        getTensorMapArgument(func, staging->param, staging->map);
     if (failed(mapArg))
       return;
     if (buf) {
@@ -285,16 +390,38 @@ struct ConvertStoresToTMAPass
       }
       b.setInsertionPoint(store);
     } else {
-      buf = whole = SmemAllocOp::create(b, loc, bufType);
+      buf = whole = SmemAllocOp::create(b, loc, staging->bufType);
       b.setInsertionPoint(store);
-      if (outer != store.getOperation())
-        // The previous tile's copy has read the buffer.
-        TmaStoreWaitOp::create(b, loc, ValueRange{buf});
     }
-    LocalStoreOp::create(b, loc, tile, buf);
-    SmallVector<Value> coords =
-        tmaCoordinates(b, loc, store.getIndices(), shape, order);
-    TmaStoreOp::create(b, loc, *mapArg, coords, buf);
+    // The tile's element coordinates; a part's are offset along its
+    // tensor dimension.
+    SmallVector<Value> coords;
+    unsigned partTensorDim =
+        order ? unsigned((*order)[nonUnit[partDim]]) : nonUnit[partDim];
+    int64_t partExtent = staging->tileType.getDimSize(partDim);
+    for (int64_t p = 0; p < parts; ++p) {
+      if (buf == whole && (p > 0 || outer != store.getOperation()))
+        // The previous copy (the previous part's, or the previous tile's)
+        // has read the buffer.
+        TmaStoreWaitOp::create(b, loc, ValueRange{buf});
+      Value value = tile;
+      if (parts > 1) {
+        SmallVector<int64_t> offsets(2, 0);
+        offsets[partDim] = p * partExtent;
+        value = ExtractOp::create(b, loc, staging->tileType, tile,
+                                  b.getDenseI64ArrayAttr(offsets));
+      }
+      LocalStoreOp::create(b, loc, value, buf);
+      if (coords.empty())
+        coords = tmaCoordinates(b, loc, store.getIndices(), shape, order);
+      SmallVector<Value> at = coords;
+      if (p > 0)
+        at[partTensorDim] = arith::AddIOp::create(
+            b, loc, at[partTensorDim],
+            arith::ConstantOp::create(b, loc,
+                                      b.getI32IntegerAttr(p * partExtent)));
+      TmaStoreOp::create(b, loc, *mapArg, at, buf);
+    }
     store.erase();
     // The copy reads the buffer until the kernel's end at the latest.
     b.setInsertionPoint(top.getTerminator());

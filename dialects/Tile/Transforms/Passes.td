@@ -268,10 +268,14 @@ def TileConvertStoresToTMA
     With `shared-memory-bytes` (the target's shared memory per block), a
     store in a persistent kernel's tile loop that gets no slot, and whose
     buffer would not fit beside the buffers allocated before the tile loop
-    (live across it), is written from the registers its tile is in: the
-    conversion goes, and the store takes the unconverted tile, with the
-    tile's shape in its `shape` attribute (the conversion's scratch would
-    not have fitted either).
+    (live across it), is staged in parts: 2 or 4 slices of the tile along
+    one dimension (as few as fit), each held by the threads that hold it in
+    the tile (`tile.extract` moves no data), through one buffer of a part's
+    size and a tensor map of a part's box, each part's copy waiting for the
+    previous one's read. Where not even a quarter fits, it is written from
+    the registers its tile is in: the conversion goes, and the store takes
+    the unconverted tile, with the tile's shape in its `shape` attribute
+    (the conversion's scratch would not have fitted either).
   }];
   let options = [
     Option<"reuseRingSlots", "reuse-ring-slots", "bool", "false",
@@ -279,8 +283,8 @@ def TileConvertStoresToTMA
            "a ring of the tile loop">,
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
            "The shared memory a block may have (0: unbounded); a tile "
-           "loop's store whose buffer would not fit is written from "
-           "registers">,
+           "loop's store whose buffer would not fit is staged in parts, or "
+           "written from registers">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];

@@ -2,6 +2,7 @@
 // RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma=reuse-ring-slots --canonicalize --cse --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=BAR
 // RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma="reuse-ring-slots shared-memory-bytes=20000" | FileCheck %s --check-prefix=FIT
+// RUN: tile-opt %s -split-input-file --tile-convert-stores-to-tma="reuse-ring-slots shared-memory-bytes=20000" --canonicalize --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=FITBAR
 
 // tile-convert-stores-to-tma: a store whose tile comes through a layout
 // conversion that moves data between threads (an accumulator on its way to
@@ -260,9 +261,71 @@ func.func @one_slot_refill_after_read(%O: !tile.global<f16, 2>, %Q: !tile.global
 
 // With shared-memory-bytes, a tile loop's store without a slot to stage in
 // whose buffer (8 KB) does not fit beside the buffers allocated before the
-// tile loop (two of 8 KB and an mbarrier, 16,392 bytes, of 20,000) is
-// written from the registers its tile is in: the conversion and the
-// reshape go, the store takes the mma tile with the tile's shape.
+// tile loop (two of 8 KB and an mbarrier, 16,392 bytes, of 20,000: 3,608
+// free) is staged in parts, as few as fit: four of 64 x 16 (2 KB), the
+// column slices that the mma layout holds in the same threads (a slice of
+// rows would not be: the warps split the rows). Each part waits for the
+// previous copy's read of the one buffer, is extracted from the tile (no
+// data moves), written and copied at its column offset.
+// FIT-LABEL: func.func @in_parts
+// FIT-SAME:    %[[MAP:[^:]*]]: !tile.tensor_map<[1, 64, 16], f16, swizzle = 32>)
+// FIT-SAME:    tile.tensor_maps = [{box = array<i64: 1, 64, 16>, param = 0 : i32, swizzle = 32 : i32}]
+// FIT:         %[[BUF:.*]] = tile.smem_alloc : <[64, 16], f16, #{{.*}}>
+// FIT-NEXT:    scf.for
+// FIT:           %[[Q:.*]] = tile.local_load
+// FIT-NOT:       tile.store
+// FIT:           tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:      %[[P0:.*]] = tile.extract %[[Q]] [0, 0] : tensor<64x64xf16, #mma> -> tensor<64x16xf16, #mma>
+// FIT-NEXT:      tile.local_store %[[P0]], %[[BUF]]
+// FIT:           tile.tma_store %[[MAP]][%[[B:[^,]*]], %[[R:[^,]*]], %[[COL:[a-z0-9_]+]]], %[[BUF]]
+// FIT-NEXT:      tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:      %[[P1:.*]] = tile.extract %[[Q]] [0, 16]
+// FIT-NEXT:      tile.local_store %[[P1]], %[[BUF]]
+// FIT-NEXT:      %[[C16:.*]] = arith.constant 16 : i32
+// FIT-NEXT:      %[[COL1:.*]] = arith.addi %[[COL]], %[[C16]] : i32
+// FIT-NEXT:      tile.tma_store %[[MAP]][%[[B]], %[[R]], %[[COL1]]], %[[BUF]]
+// FIT-NEXT:      tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:      tile.extract %[[Q]] [0, 32]
+// FIT:           tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:      tile.extract %[[Q]] [0, 48]
+// FIT:           tile.tma_store %[[MAP]]
+// FIT-NEXT:    } {tile.tile_loop}
+// FIT-NEXT:    tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:    return
+// Barriers as between two tiles' copies: each part's writes wait for the
+// previous part's read (thread 0's wait, then the block meets) and are
+// fenced and met before the part's copy.
+// FITBAR-LABEL: func.func @in_parts
+// FITBAR:         scf.for
+// FITBAR-COUNT-4:   tile.tma_store_wait
+// FITBAR-NEXT:      tile.extract
+// FITBAR-NEXT:      tile.barrier
+// FITBAR-NEXT:      tile.local_store
+// FITBAR:           tile.fence_async_shared
+// FITBAR-NEXT:      tile.barrier
+// FITBAR-NEXT:      tile.tma_store
+// FITBAR-NEXT:    } {tile.tile_loop}
+func.func @in_parts(%O: !tile.global<f16, 3>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %other = tile.smem_alloc : <[64, 64], f16, #s>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %cur = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #s>
+    %q = tile.local_load %cur [0, 0] : !tile.smem<[64, 64], f16, #s> -> tensor<64x64xf16, #mma>
+    %y = tile.convert_layout %q : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    %z = tile.reshape %y : tensor<64x64xf16, #blocked> -> tensor<1x64x64xf16, #blocked3>
+    tile.store %O[%t, %t, %c0], %z : !tile.global<f16, 3>, tensor<1x64x64xf16, #blocked3>
+  } {tile.tile_loop}
+  return
+}
+
+// Where not even the smallest part (64 x 8, 1 KB) fits (two more buffers
+// of 8 KB: none free), the tile is written from the registers it is in:
+// the conversion and the reshape go, the store takes the mma tile with the
+// tile's shape.
 // FIT-LABEL: func.func @in_place
 // FIT-SAME:    (%{{[^:]*}}: !tile.global<f16, 3>, %{{[^:]*}}: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
 // FIT-NOT:     tile.convert_layout
@@ -276,6 +339,7 @@ func.func @in_place(%O: !tile.global<f16, 3>, %n: i32) attributes {tile.kernel, 
   %c1 = arith.constant 1 : i32
   %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
   %other = tile.smem_alloc : <[64, 64], f16, #s>
+  %more = tile.smem_alloc : <[2, 64, 64], f16, #ring>
   %full = tile.mbarrier_alloc : <1>
   tile.mbarrier_init %full {count = 1 : i32} : <1>
   scf.for %t = %c0 to %n step %c1 : i32 {
