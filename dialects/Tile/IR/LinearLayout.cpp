@@ -418,6 +418,24 @@ std::optional<unsigned> LinearLayout::findReg(ArrayRef<int64_t> coords) const {
   return it->second;
 }
 
+std::optional<SmallVector<unsigned>>
+LinearLayout::subTileRegs(const LinearLayout &sub,
+                          ArrayRef<int64_t> offsets) const {
+  if (lanes() != sub.lanes() || warps() != sub.warps())
+    return std::nullopt;
+  SmallVector<unsigned> regs;
+  for (unsigned r = 0; r < sub.getNumRegs(); ++r) {
+    Basis c = sub.regCoords(r);
+    for (unsigned d = 0; d < c.size(); ++d)
+      c[d] += offsets[d];
+    std::optional<unsigned> reg = findReg(c);
+    if (!reg)
+      return std::nullopt;
+    regs.push_back(*reg);
+  }
+  return regs;
+}
+
 LinearLayout LinearLayout::zeroDims(ArrayRef<bool> dims,
                                     ArrayRef<int64_t> newShape) const {
   SmallVector<InDim> result;

@@ -183,6 +183,13 @@ public:
   /// lane/warp offset), if any.
   std::optional<unsigned> findReg(ArrayRef<int64_t> coords) const;
 
+  /// For `sub`, the layout of the sub-tile at `offsets` of a tile in this
+  /// layout: this layout's register holding each of `sub`'s registers, when
+  /// the same threads hold the sub-tile in both (extracting it then moves no
+  /// data); nothing otherwise.
+  std::optional<SmallVector<unsigned>>
+  subTileRegs(const LinearLayout &sub, ArrayRef<int64_t> offsets) const;
+
   /// This layout with the components of `dims` set to zero, on `newShape`
   /// (where those dims have size 1).
   LinearLayout zeroDims(ArrayRef<bool> dims, ArrayRef<int64_t> newShape) const;

@@ -270,15 +270,14 @@ struct ConvertStoresToTMAPass
     return s;
   }
 
-  /// The parts of `whole` along one of its dimensions, as few as leave
-  /// the buffer of one within `freeBytes` (at most kMaxParts), each held by the
-  /// threads that hold it in `whole`'s layout (so that extracting it moves no
-  /// data) and copied by a tensor map of its own: the part's staging and the
-  /// dimension, or nothing.
+  /// The parts of a tile of `type` along one of its dimensions, as few as
+  /// leave the buffer of one within `freeBytes` (at most kMaxParts), each
+  /// held by the threads that hold it in the tile (so that extracting it
+  /// moves no data) and copied by a tensor map of its own: the part's
+  /// staging and the dimension, or nothing.
   static std::optional<std::pair<Staging, unsigned>>
-  stageInParts(func::FuncOp func, StoreOp store, const Staging &whole,
+  stageInParts(func::FuncOp func, StoreOp store, RankedTensorType type,
                ArrayRef<unsigned> bufOrder, int64_t freeBytes) {
-    RankedTensorType type = whole.tileType;
     auto layout =
         dyn_cast_if_present<DistributedLayoutInterface>(type.getEncoding());
     if (!layout || freeBytes <= 0)
@@ -288,35 +287,27 @@ struct ConvertStoresToTMAPass
     // meets the other threads twice: beyond a few, the registers' stores
     // cost less.
     constexpr int64_t kMaxParts = 4;
-    for (int64_t parts = 2; parts <= kMaxParts; parts *= 2) {
-      bool smaller = false;
+    for (int64_t parts = 2; parts <= kMaxParts; parts *= 2)
       for (unsigned j : bufOrder) {
         if (type.getDimSize(j) < parts * 8)
           continue;
-        smaller = true;
         SmallVector<int64_t> shape(type.getShape());
         shape[j] /= parts;
-        auto partType = RankedTensorType::get(shape, type.getElementType(),
-                                              type.getEncoding());
         LinearLayout dst = layout.toLinearLayout(shape);
-        if (dst.lanes() != src.lanes() || dst.warps() != src.warps())
-          continue;
         bool held = true;
-        for (int64_t p = 0; p < parts && held; ++p)
-          for (unsigned r = 0; r < dst.getNumRegs() && held; ++r) {
-            LinearLayout::Basis c = dst.regCoords(r);
-            c[j] += p * shape[j];
-            held = src.findReg(c).has_value();
-          }
+        for (int64_t p = 0; p < parts && held; ++p) {
+          SmallVector<int64_t> offsets(shape.size(), 0);
+          offsets[j] = p * shape[j];
+          held = src.subTileRegs(dst, offsets).has_value();
+        }
         if (!held)
           continue;
+        auto partType = RankedTensorType::get(shape, type.getElementType(),
+                                              type.getEncoding());
         std::optional<Staging> part = stage(func, store, partType, bufOrder);
         if (part && getSharedBytes(part->bufType) <= freeBytes)
           return std::make_pair(std::move(*part), j);
       }
-      if (!smaller)
-        break;
-    }
     return std::nullopt;
   }
 
@@ -365,7 +356,8 @@ struct ConvertStoresToTMAPass
     if (!buf && outer != store.getOperation() && sharedMemoryBytes > 0) {
       int64_t freeBytes = sharedMemoryBytes - liveAcross(top, outer);
       if (getSharedBytes(staging->bufType) > freeBytes) {
-        auto part = stageInParts(func, store, *staging, bufOrder, freeBytes);
+        auto part =
+            stageInParts(func, store, staging->tileType, bufOrder, freeBytes);
         if (!part) {
           storeFromRegisters(store, tile);
           return;

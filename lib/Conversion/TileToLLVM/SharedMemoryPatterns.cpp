@@ -388,22 +388,16 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
                   ConversionPatternRewriter &rewriter) const override {
     LinearLayout src = getLinearLayout(op.getSource().getType());
     LinearLayout dst = getLinearLayout(op.getType());
-    ArrayRef<int64_t> offsets = op.getOffsets();
     // Same threads: the slice's lane and warp bases are the source's; its
     // registers are source registers shifted by the offsets.
-    if (src.lanes() != dst.lanes() || src.warps() != dst.warps())
+    std::optional<SmallVector<unsigned>> from =
+        src.subTileRegs(dst, op.getOffsets());
+    if (!from)
       return op.emitError("code generation supports extracting only sub-tiles "
                           "held by the same threads");
     SmallVector<Value> regs;
-    for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
-      Basis c = dst.regCoords(r);
-      for (unsigned d = 0; d < c.size(); ++d)
-        c[d] += offsets[d];
-      auto reg = src.findReg(c);
-      if (!reg)
-        return op.emitError("a sub-tile element is not held by this thread");
-      regs.push_back(adaptor.getSource()[*reg]);
-    }
+    for (unsigned r : *from)
+      regs.push_back(adaptor.getSource()[r]);
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
   }
