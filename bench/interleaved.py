@@ -5,7 +5,9 @@ and GEMM, tilec against cuBLAS, in one process, launches interleaved: the ratio 
 apart moves with the GPU's clocks (a search that has kept the GPU busy for
 seconds leaves it slower than a script that has just started), so here each
 round launches every implementation once, back to back, on the same inputs,
-and each figure is the median over the rounds.
+and each figure is the median over the rounds (with --trials=K, the median
+of K such medians, the inputs copied to new memory before each: some
+kernels' times move by several percent with where their inputs lie).
 
 tilec runs through its user-facing path, tilec.attention (the attention API:
 its own autotuner picks the configuration, once per problem class, before
@@ -30,6 +32,8 @@ its own search chose) runs in the same rounds: "impl": "triton".
 
   PYTHONPATH=python python3 bench/interleaved.py [--json=FILE] [--quick]
                                                  [--no-gemm] [--head-dims=128,64,256]
+                                                 [--seq-lens=1024,...] [--masks=both|causal|none]
+                                                 [--impls=cudnn,tilec-api,...] [--trials=K]
                                                  [--triton-from=FILE]
 
 Exit status 77 (skip) without torch, a GPU or the tilec package.
@@ -46,9 +50,22 @@ def main():
     parser.add_argument("--json", default="bench-interleaved.json")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--trials", type=int, default=1,
+                        help="time each attention point this many times, "
+                        "the inputs copied to new memory each time; the "
+                        "figure is the median trial")
     parser.add_argument("--no-gemm", action="store_true")
     parser.add_argument("--head-dims", default="128,64,256",
                         help="comma-separated head dimensions")
+    parser.add_argument("--seq-lens", default="1024,2048,4096,8192,16384",
+                        help="comma-separated sequence lengths")
+    parser.add_argument("--masks", choices=("both", "causal", "none"),
+                        default="both")
+    parser.add_argument("--impls",
+                        help="comma-separated implementations to time "
+                        "(tilec-api, cudnn, flash, triton; default all): "
+                        "cuDNN alone, say, to see whether a neighbour in "
+                        "the rounds moves it")
     parser.add_argument("--triton-from",
                         help="bench/triton_attention.py's JSON: time its "
                         "chosen kernel per point alongside")
@@ -93,8 +110,9 @@ def main():
     status = 0
     out = open(args.json, "w")
     for D in (int(d) for d in args.head_dims.split(",")):
-        for causal in (True, False):
-            for N in (1024, 2048, 4096, 8192, 16384):
+        for causal in {"both": (True, False), "causal": (True,),
+                       "none": (False,)}[args.masks]:
+            for N in (int(n) for n in args.seq_lens.split(",")):
                 if args.quick and N not in (1024, 4096):
                     continue
                 elements = B * H * N * D
@@ -155,17 +173,45 @@ def main():
                     continue
                 del ref
 
-                medians = time_interleaved(torch, impls, sets, args.rounds)
+                if args.impls:
+                    keep = args.impls.split(",")
+                    impls = {n: f for n, f in impls.items() if n in keep}
+                trials = {name: [] for name in impls}
+                for trial in range(args.trials):
+                    spacer = None
+                    if trial:
+                        # The same inputs at other addresses (a spacer of a
+                        # trial's own size first): placement in memory moves
+                        # some kernels' times by several percent.
+                        spacer = torch.empty(trial * (5 << 20) + (1 << 20),
+                                             dtype=torch.uint8,
+                                             device="cuda")
+                        sets = [tuple(t.clone() for t in st) for st in sets]
+                        if cfg is not None:
+                            launches = [ta.launcher(*st, causal, cfg)
+                                        for st in sets]
+                            by_set = {id(st): f
+                                      for st, f in zip(sets, launches)}
+                    for name, ms in time_interleaved(torch, impls, sets,
+                                                     args.rounds).items():
+                        trials[name].append(ms)
+                    del spacer
                 flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
                 line = []
-                for name, ms in medians.items():
+                for name, mss in trials.items():
+                    ms = sorted(mss)[len(mss) // 2]
                     rec = {"impl": name, "bench": "attention-interleaved",
                            "B": B, "H": H, "N": N, "D": D, "causal": causal,
                            "ms": round(ms, 5),
                            "tflops": round(flops / ms / 1e9, 2),
                            "rounds": args.rounds}
+                    if args.trials > 1:
+                        rec["trials_tflops"] = [round(flops / t / 1e9, 1)
+                                                for t in mss]
                     out.write(json.dumps(rec) + "\n")
-                    line.append(f"{name} {rec['tflops']:.1f}")
+                    line.append(f"{name} {rec['tflops']:.1f}" +
+                                (f" {rec['trials_tflops']}"
+                                 if args.trials > 1 else ""))
                 out.flush()
                 print(f"  {where}: " + ", ".join(line) + " TFLOPS",
                       flush=True)

@@ -13,7 +13,9 @@
 # attention API's pick at head dim 128; 2-stage rings throughout, the
 # deepest a persistent kernel's shared memory holds at head dim 128) or
 # tile-refill (the persistent, specialized kernel with Q in one slot,
-# tilec --tile-stages=1, with --tile-refill-after-read off and on).
+# tilec --tile-stages=1, with --tile-refill-after-read off and on) or
+# defer-epilogue (that kernel with Q refilled after its last read, with
+# --defer-epilogue off and on).
 # Run after scripts/package-gpu.sh (which empties .gpu/).
 # There: python3 bench/ptx_ab.py .gpu/ab [--check]
 set -euo pipefail
@@ -34,6 +36,10 @@ case "$option" in
     variants() { printf '%s\n' \
       "refill0 --warp-specialize --persistent --tile-stages=1" \
       "refill1 --warp-specialize --persistent --tile-stages=1 --tile-refill-after-read"; } ;;
+  defer-epilogue)
+    variants() { printf '%s\n' \
+      "defer0 --warp-specialize --persistent --tile-stages=1 --tile-refill-after-read --defer-epilogue=false" \
+      "defer1 --warp-specialize --persistent --tile-stages=1 --tile-refill-after-read --defer-epilogue"; } ;;
   ping-pong)
     variants() { printf '%s\n' "ppfalse --warp-specialize --ping-pong=false" \
       "pptrue --warp-specialize --ping-pong=true"; } ;;
@@ -45,7 +51,7 @@ case "$option" in
       "4rot --warp-specialize --ping-pong --rotate-wgmma" \
       "5norpp --warp-specialize --ping-pong=false --rotate-wgmma" \
       "6persist --warp-specialize --ping-pong=false --rotate-wgmma --persistent"; } ;;
-  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong, ablation or tile-refill" >&2
+  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong, ablation, tile-refill or defer-epilogue" >&2
      exit 2 ;;
 esac
 mkdir -p "$dir"
@@ -66,7 +72,7 @@ CONFIGS
 128 128 8 2 True 64 false
 CONFIGS
     ;;
-    tile-refill) cat <<'CONFIGS'
+    tile-refill|defer-epilogue) cat <<'CONFIGS'
 128 64 8 2 False 256 false
 128 64 8 2 True 256 false
 128 128 8 2 False 128 false

@@ -61,12 +61,16 @@ struct TILE_API TuneCandidate {
   /// With tileStages 1, the refill after the tile's last read
   /// (CompileOptions::tileRefillAfterRead); unset keeps the base's.
   std::optional<bool> tileRefillAfterRead;
+  /// The epilogue under the next tile's first multiply
+  /// (CompileOptions::deferEpilogue); unset keeps the base's.
+  std::optional<bool> deferEpilogue;
 
   /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
   /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is,
   /// ",persistent=on" (or off) when persistent is, ",tile-stages=N"
-  /// when tileStages is and ",refill-after-read=on" (or off) when
-  /// tileRefillAfterRead is.
+  /// when tileStages is, ",refill-after-read=on" (or off) when
+  /// tileRefillAfterRead is and ",defer-epilogue=on" (or off) when
+  /// deferEpilogue is.
   std::string describe() const;
 };
 

@@ -105,7 +105,9 @@ typedef struct tile_constant {
  *   (tilec --tile-stages): 0 the default (2), 1 or 2.
  * tile_refill_after_read: non-zero loads, with tile_stages 1, the next
  *   tile's copy right after this tile's last read of it instead of at the
- *   next tile's start (tilec --tile-refill-after-read). */
+ *   next tile's start (tilec --tile-refill-after-read).
+ * defer_epilogue: non-zero runs a persistent kernel's tile epilogue under
+ *   the next tile's first multiply (sm_90a; tilec --defer-epilogue). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -122,6 +124,7 @@ typedef struct tile_compile_options {
   int persistent;
   unsigned tile_stages;
   int tile_refill_after_read;
+  int defer_epilogue;
 } tile_compile_options;
 
 typedef struct tile_stats {
@@ -210,6 +213,7 @@ typedef struct tile_tune_candidate {
   unsigned tile_stages;       /* 0 keeps the base options' */
   int tile_refill_after_read; /* 0 keeps the base options', positive on,
                                  negative off */
+  int defer_epilogue;         /* likewise */
 } tile_tune_candidate;
 
 /* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;

@@ -119,6 +119,12 @@ cl::opt<bool> dynamicSchedule(
              "counter as they go (tile-dynamic-schedule); false: each takes "
              "every P-th tile"),
     cl::init(true));
+cl::opt<bool> deferEpilogue(
+    "defer-epilogue",
+    cl::desc("sm_90a: a persistent kernel runs a tile's epilogue (the last "
+             "multiply's completion, the output's store) under the next "
+             "tile's first multiply (tile-defer-epilogue)"),
+    cl::init(false));
 cl::opt<bool> stageInRingSlots(
     "stage-in-ring-slots",
     cl::desc("sm_90: a persistent kernel stages its TMA stores in the "
@@ -218,6 +224,7 @@ tile_tilec_main(int argc, char **argv) {
     request.tileStages = tileStages;
     request.tileRefillAfterRead = tileRefillAfterRead;
     request.dynamicSchedule = dynamicSchedule;
+    request.deferEpilogue = deferEpilogue;
     request.stageInRingSlots = stageInRingSlots;
     // Given on the command line, an option wins over the kernel's @hints.
     auto given = [](auto &option, auto &field) {

@@ -101,6 +101,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     if (options.persistent && options.tileRefillAfterRead)
       fpm.addPass(mlir::tile::createTileHoistRefills());
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
+    // A persistent kernel's epilogue (the last multiply's completion and
+    // the output's store) runs under the next tile's first multiply.
+    if (options.persistent && options.deferEpilogue)
+      fpm.addPass(mlir::tile::createTileDeferEpilogue());
   }
   // sm_90: a persistent kernel's blocks claim their tiles as they go, the
   // hardware's dispatch order without its fixed share per block.

@@ -139,6 +139,9 @@ struct Tiles {
   /// With tileStages 1, Q's slot refilled for the next tile right after
   /// the tile's last Q K^T (CompileOptions::tileRefillAfterRead).
   bool refillAfterRead = false;
+  /// A tile's epilogue under the next tile's first Q K^T
+  /// (CompileOptions::deferEpilogue).
+  bool deferEpilogue = false;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
@@ -178,9 +181,13 @@ std::vector<Tiles> candidateTiles(int tileD) {
   // (tileRefillAfterRead: the next tile's Q loads under this one's last
   // P V and epilogue), O staged in two column halves through a buffer of
   // 32 KB: 1.01-1.10x the one-slot kernel without it, most at small N
-  // (bench/results/2026-11-23-h200-refill-after-read.md).
+  // (bench/results/2026-11-23-h200-refill-after-read.md). Second, that
+  // kernel with its epilogue under the next tile's first Q K^T
+  // (deferEpilogue): 1.01-1.03x without a mask, 0.98-0.99x with one
+  // (bench/results/2026-11-23-h200-defer-epilogue.md).
   if (tileD >= 256)
     return {{128, 64, 8, 2, true, true, 0, 0, 1, true},
+            {128, 64, 8, 2, true, true, 0, 0, 1, true, true},
             {128, 64, 8, 2, true, true, 0, 0, 1},
             {128, 64, 8, 0, true, false, 3, 2},
             {64, 32, 4, 2},
@@ -417,6 +424,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
           c.tileStages = static_cast<unsigned>(t.tileStages);
         if (t.refillAfterRead)
           c.tileRefillAfterRead = true;
+        if (t.deferEpilogue)
+          c.deferEpilogue = true;
         candidates.push_back(c);
         continue;
       }

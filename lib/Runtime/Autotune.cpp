@@ -43,6 +43,8 @@ std::string TuneCandidate::describe() const {
   if (tileRefillAfterRead)
     text += *tileRefillAfterRead ? ",refill-after-read=on"
                                  : ",refill-after-read=off";
+  if (deferEpilogue)
+    text += *deferEpilogue ? ",defer-epilogue=on" : ",defer-epilogue=off";
   return text;
 }
 
@@ -81,6 +83,8 @@ CompileOptions optionsFor(const CompileOptions &base,
     options.tileStages = *candidate.tileStages;
   if (candidate.tileRefillAfterRead)
     options.tileRefillAfterRead = *candidate.tileRefillAfterRead;
+  if (candidate.deferEpilogue)
+    options.deferEpilogue = *candidate.deferEpilogue;
   return options;
 }
 
@@ -194,6 +198,7 @@ tile::autotune(const std::string &source, const std::string &name,
   addOptional(resolved.tileStages);
   hasher.add(resolved.tileRefillAfterRead ? "refill-after-read"
                                           : "refill-at-start");
+  hasher.add(resolved.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(
@@ -371,12 +376,18 @@ tile::autotune(const std::string &source, const std::string &name,
   }
   // One short measurement each is noisy enough to crown the wrong one, and
   // timing candidates one after another lets the clocks drift between
-  // them (a long run heats the GPU for the next). The fastest few are
+  // them (a long run heats the GPU for the next). The fastest few (the
+  // three fastest, and up to five within 5% of the fastest: a candidate a
+  // few percent behind in one short measurement can win the rounds) are
   // timed again in rounds, each round timing every one of them once, and
   // the median of the rounds decides.
   std::sort(ran.begin(), ran.end());
   if (ran.size() > 1) {
-    ran.resize(std::min<size_t>(ran.size(), 3));
+    size_t finalists = 3;
+    while (finalists < std::min<size_t>(ran.size(), 5) &&
+           ran[finalists].first <= ran.front().first * 1.05f)
+      ++finalists;
+    ran.resize(std::min(ran.size(), finalists));
     progress.show("timing the fastest " + std::to_string(ran.size()) +
                       " again, interleaved",
                   false);

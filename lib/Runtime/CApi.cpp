@@ -68,6 +68,7 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
   if (in->tile_stages)
     out.tileStages = in->tile_stages;
   out.tileRefillAfterRead = in->tile_refill_after_read != 0;
+  out.deferEpilogue = in->defer_epilogue != 0;
   return true;
 }
 
@@ -319,6 +320,8 @@ int tile_autotune(const char *source, const char *name,
       candidate.tileStages = in.tile_stages;
     if (in.tile_refill_after_read)
       candidate.tileRefillAfterRead = in.tile_refill_after_read > 0;
+    if (in.defer_epilogue)
+      candidate.deferEpilogue = in.defer_epilogue > 0;
     list.push_back(std::move(candidate));
   }
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,

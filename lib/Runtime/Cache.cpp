@@ -17,7 +17,7 @@ using namespace tile::detail;
 
 /// Bump when the cache's file format or the key's fields change (v3: kernel
 /// descriptions may carry tensor maps, which the runtime passes to the kernel).
-static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v3";
+static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v4";
 static constexpr llvm::StringLiteral kHeaderPrefix = "// tilec-kernel: ";
 static constexpr llvm::StringLiteral kTrailerPrefix = "// tilec-cache-sha256: ";
 
@@ -64,6 +64,9 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   addOptional(request.persistent);
   add(std::to_string(request.tileStages));
   add(request.tileRefillAfterRead ? "refill-after-read" : "refill-at-start");
+  add(request.dynamicSchedule ? "dynamic-schedule" : "static-schedule");
+  add(request.stageInRingSlots ? "stage-in-ring-slots" : "stage-apart");
+  add(request.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

@@ -76,6 +76,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   if (options.tileStages)
     request.tileStages = *options.tileStages;
   request.tileRefillAfterRead = options.tileRefillAfterRead;
+  request.deferEpilogue = options.deferEpilogue;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

@@ -159,6 +159,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.tileStages = request.tileStages;
   options.tileRefillAfterRead = request.tileRefillAfterRead;
   options.dynamicSchedule = request.dynamicSchedule;
+  options.deferEpilogue = request.deferEpilogue;
   options.stageInRingSlots = request.stageInRingSlots;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
@@ -195,6 +196,7 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
          a.persistent == b.persistent && a.tileStages == b.tileStages &&
          a.tileRefillAfterRead == b.tileRefillAfterRead &&
          a.dynamicSchedule == b.dynamicSchedule &&
+         a.deferEpilogue == b.deferEpilogue &&
          a.stageInRingSlots == b.stageInRingSlots;
 }
 

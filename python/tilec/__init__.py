@@ -46,7 +46,7 @@ def _options(constants, kernel=None, arch=None, num_warps=None,
              num_stages=None, loop_split=True, tensor_alignment=0,
              rotate_wgmma=None, warp_specialize=None, ping_pong=None,
              occupancy=None, persistent=None, tile_stages=None,
-             tile_refill_after_read=False):
+             tile_refill_after_read=False, defer_epilogue=False):
     """A tile_compile_options and the objects it points into. Options left
     None are the kernel's @hints', or else the defaults."""
     items = [(str(k), _constant_text(v)) for k, v in constants.items()]
@@ -72,6 +72,7 @@ def _options(constants, kernel=None, arch=None, num_warps=None,
     o.persistent = _tristate(persistent)
     o.tile_stages = tile_stages or 0
     o.tile_refill_after_read = 1 if tile_refill_after_read else 0
+    o.defer_epilogue = 1 if defer_epilogue else 0
     keep.append(array)
     return o, keep
 
@@ -144,7 +145,7 @@ def compile(path_or_source, kernel=None, arch=None, num_warps=None,
             num_stages=None, loop_split=True, rotate_wgmma=None,
             warp_specialize=None, ping_pong=None, occupancy=None,
             persistent=None, tile_stages=None, tile_refill_after_read=False,
-            name=None, **constants):
+            defer_epilogue=False, name=None, **constants):
     """Compiles a .tile file (a path) or source text (anything with a newline
     or starting with `kernel`) and loads it on the GPU. Keyword arguments
     other than the options set the kernel's `const` parameters (tilec's
@@ -153,7 +154,9 @@ def compile(path_or_source, kernel=None, arch=None, num_warps=None,
     warp_specialize, ping_pong and persistent off, no occupancy bound;
     tile_stages, a persistent kernel's stages of each tile's own copies, 2;
     tile_refill_after_read, with tile_stages=1, loads the next tile's copy
-    right after this tile's last read of it, off);
+    right after this tile's last read of it, off; defer_epilogue, sm_90a,
+    a persistent kernel's tile epilogue under the next tile's first
+    multiply, off);
     an option given here wins over the kernel's hint. Raises CompileError
     with the located diagnostics."""
     options, keep = _options(constants, kernel, arch, num_warps, num_stages,
@@ -161,7 +164,8 @@ def compile(path_or_source, kernel=None, arch=None, num_warps=None,
                              warp_specialize=warp_specialize,
                              ping_pong=ping_pong, occupancy=occupancy,
                              persistent=persistent, tile_stages=tile_stages,
-                             tile_refill_after_read=tile_refill_after_read)
+                             tile_refill_after_read=tile_refill_after_read,
+                             defer_epilogue=defer_epilogue)
     handle = ctypes.c_void_p()
     lib = _capi.lib()
     if _is_source(path_or_source):
@@ -185,12 +189,14 @@ def load_ptx(path):
 class Config:
     """One autotuning candidate: constants, warps and pipeline stages, and
     optionally warp specialization, persistence, a persistent kernel's
-    tile_stages and tile_refill_after_read (None: as the kernel's @hints,
+    tile_stages, tile_refill_after_read and defer_epilogue (None: as the
+    kernel's @hints,
     or the defaults)."""
 
     def __init__(self, num_warps=4, num_stages=0, warp_specialize=None,
                  persistent=None, tile_stages=None,
-                 tile_refill_after_read=None, **constants):
+                 tile_refill_after_read=None, defer_epilogue=None,
+                 **constants):
         self.constants = constants
         self.num_warps = num_warps
         self.num_stages = num_stages
@@ -198,6 +204,7 @@ class Config:
         self.persistent = persistent
         self.tile_stages = tile_stages
         self.tile_refill_after_read = tile_refill_after_read
+        self.defer_epilogue = defer_epilogue
 
     def __repr__(self):
         items = ", ".join(f"{k}={v!r}" for k, v in self.constants.items())
@@ -206,7 +213,9 @@ class Config:
                          ("persistent", self.persistent),
                          ("tile_stages", self.tile_stages),
                          ("tile_refill_after_read",
-                          self.tile_refill_after_read)) if v is not None)
+                          self.tile_refill_after_read),
+                         ("defer_epilogue", self.defer_epilogue))
+                        if v is not None)
         return (f"Config({items}, num_warps={self.num_warps}, "
                 f"num_stages={self.num_stages}{extra})")
 
@@ -238,6 +247,7 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
         candidates[i].tile_stages = config.tile_stages or 0
         candidates[i].tile_refill_after_read = _tristate(
             config.tile_refill_after_read)
+        candidates[i].defer_epilogue = _tristate(config.defer_epilogue)
         keep += [array, held]
     errors = []
 

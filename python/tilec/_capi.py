@@ -58,6 +58,7 @@ class CompileOptions(ctypes.Structure):
         ("persistent", ctypes.c_int),
         ("tile_stages", ctypes.c_uint),
         ("tile_refill_after_read", ctypes.c_int),
+        ("defer_epilogue", ctypes.c_int),
     ]
 
 
@@ -94,6 +95,7 @@ class TuneCandidate(ctypes.Structure):
         ("persistent", ctypes.c_int),
         ("tile_stages", ctypes.c_uint),
         ("tile_refill_after_read", ctypes.c_int),
+        ("defer_epilogue", ctypes.c_int),
     ]
 
 

@@ -98,6 +98,8 @@ const char *const kPersistent = "(persistent)";
 const char *const kTileStages = "(tile_stages)";
 /// CompileOptions::tileRefillAfterRead (tilec --tile-refill-after-read).
 const char *const kTileRefill = "(tile_refill_after_read)";
+/// CompileOptions::deferEpilogue (tilec --defer-epilogue).
+const char *const kDeferEpilogue = "(defer_epilogue)";
 /// "true": the options above (stages, specialization, warps, ping-pong,
 /// persistence) reach the compiler as the kernel's own @hints(...), written
 /// into a copy of its source, and not as compile options.
@@ -177,7 +179,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
                      unsigned numWarps, bool pingPong, bool persistent,
-                     unsigned tileStages, bool tileRefill, bool viaHints) {
+                     unsigned tileStages, bool tileRefill, bool deferEpilogue,
+                     bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -198,6 +201,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
     args.push_back("--tile-stages=" + std::to_string(tileStages));
   if (tileRefill)
     args.push_back("--tile-refill-after-read");
+  if (deferEpilogue)
+    args.push_back("--defer-epilogue");
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -291,6 +296,7 @@ private:
     bool persistent = false;
     unsigned tileStages = 0;
     bool tileRefill = false;
+    bool deferEpilogue = false;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
@@ -311,6 +317,8 @@ private:
         tileStages = std::stoul(v);
       else if (k == kTileRefill)
         tileRefill = v == "true";
+      else if (k == kDeferEpilogue)
+        deferEpilogue = v == "true";
       else if (k == kViaHints)
         viaHints = v == "true";
       else
@@ -338,6 +346,7 @@ private:
         if (tileStages)
           options.tileStages = tileStages;
         options.tileRefillAfterRead = tileRefill;
+        options.deferEpilogue = deferEpilogue;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
@@ -346,7 +355,7 @@ private:
       std::string error =
           runTilec(file, constants, output, alignment, numStages, loopSplit,
                    warpSpecialize, numWarps, pingPong, persistent, tileStages,
-                   tileRefill, viaHints);
+                   tileRefill, deferEpilogue, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -818,6 +827,7 @@ struct Attention {
   bool persistent = false;        // CompileOptions::persistent
   unsigned tileStages = 0;        // CompileOptions::tileStages; 0: default
   bool tileRefill = false;        // CompileOptions::tileRefillAfterRead
+  bool deferEpilogue = false;     // CompileOptions::deferEpilogue
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
   int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
                                   // stages = 0); 0: the kernel's defaults
@@ -846,6 +856,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kTileStages, std::to_string(t.tileStages)});
   if (t.tileRefill)
     constants.push_back({kTileRefill, "true"});
+  if (t.deferEpilogue)
+    constants.push_back({kDeferEpilogue, "true"});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
@@ -953,6 +965,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.tileStages ? " tile_stages=" + std::to_string(t.tileStages)
                     : std::string()) +
       (t.tileRefill ? " refill_after_read" : "") +
+      (t.deferEpilogue ? " defer_epilogue" : "") +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
       (t.kLatency || t.vLatency ? " k_latency=" + std::to_string(t.kLatency) +
@@ -1188,26 +1201,32 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
       // tile's last read (tile-refill-after-read: the release ahead of the
       // last P V; at 256 the output staged in two column halves through a
       // buffer of half its size), and with no keys at all (every tile
-      // releases the slot without reading it).
-      for (bool refill : {false, true}) {
+      // releases the slot without reading it); and that with each tile's
+      // epilogue under the next tile's first multiply (tile-defer-epilogue:
+      // the last tile's after the loop, a keyless tile's at its start).
+      for (int variant : {0, 1, 2}) {
+        bool refill = variant >= 1, defer = variant == 2;
         for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)}) {
           add(f16, d, causal, 1, seq, seq, 0, 2, 2, false);
           twoGroups(false);
           cases.back().persistent = true;
           cases.back().tileStages = 1;
           cases.back().tileRefill = refill;
+          cases.back().deferEpilogue = defer;
         }
         add(f16, d, causal, 1, 1000, 200, 0, 2, 2, false);
         twoGroups(false);
         cases.back().persistent = true;
         cases.back().tileStages = 1;
         cases.back().tileRefill = refill;
+        cases.back().deferEpilogue = defer;
         if (refill) {
           add(f16, d, false, 1, 300, 0, 0, 2, 2, false);
           twoGroups(false);
           cases.back().persistent = true;
           cases.back().tileStages = 1;
           cases.back().tileRefill = true;
+          cases.back().deferEpilogue = defer;
         }
         // At 256 with K and V rings of 3 and 2: not even a quarter of the
         // output's buffer fits beside them, and it is stored from the
@@ -1220,6 +1239,7 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
           cases.back().vLatency = 2;
           cases.back().tileStages = 1;
           cases.back().tileRefill = true;
+          cases.back().deferEpilogue = defer;
         }
       }
     }

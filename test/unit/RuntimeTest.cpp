@@ -598,6 +598,9 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.persistent = true; },
       [](auto &r) { r.tileStages = 1; },
       [](auto &r) { r.tileRefillAfterRead = true; },
+      [](auto &r) { r.dynamicSchedule = false; },
+      [](auto &r) { r.stageInRingSlots = false; },
+      [](auto &r) { r.deferEpilogue = true; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";

@@ -57,6 +57,9 @@ struct CodegenOptions {
   bool tileRefillAfterRead = false;
   /// sm_90: its blocks claim their tiles at run time (tile-dynamic-schedule).
   bool dynamicSchedule = true;
+  /// sm_90a: a tile's epilogue runs under the next tile's first multiply
+  /// (tile-defer-epilogue).
+  bool deferEpilogue = false;
   /// sm_90: its TMA stores are staged in the tile's own, last-read slot of
   /// the tile loop's ring (attention's Q) rather than a buffer of their own
   /// (tile-convert-stores-to-tma's reuse-ring-slots).

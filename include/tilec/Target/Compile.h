@@ -52,6 +52,9 @@ struct CompileRequest {
   /// sm_90: a persistent kernel's blocks claim their tiles as they go
   /// (tilec --dynamic-schedule; false: every P-th tile, fixed at launch).
   bool dynamicSchedule = true;
+  /// sm_90a: a persistent kernel's tile epilogue runs under the next tile's
+  /// first multiply (tilec --defer-epilogue).
+  bool deferEpilogue = false;
   /// sm_90: a persistent kernel stages its TMA stores in the tile's own Q
   /// slot, read for the last time (tilec --stage-in-ring-slots).
   bool stageInRingSlots = true;

@@ -1,0 +1,330 @@
+//===- DeferEpilogue.cpp - A tile's epilogue under the next tile's multiply
+//===//
+//
+// A persistent kernel's tile loop (`tile.tile_loop`) whose body ends with
+// an epilogue, the arithmetic on the last multiply's result and the stores
+// of the tile, leaves the tensor cores idle while it runs. This pass defers
+// the epilogue to the next trip of the tile loop, right after that trip's
+// first multiply has been issued, so that it runs while the tensor cores
+// run the next tile's first multiply:
+//
+//   scf.for %t {tile.tile_loop}            scf.for %t iter_args(%pending =
+//   false,
+//     %o, %l = scf.if %trips {                     %o' = 0, %l' = 0, %c' = 0) {
+//       S = wgmma async Q, K0                 %o, %l = scf.if %trips {
+//       S = wgmma_wait 0, S                     S = wgmma async Q, K0
+//       ...                                     scf.if %pending {
+//       %o = wgmma_wait 0, (P V)                  store %o' / %l' at %c'
+//       yield %o, %l                            }
+//     } else { yield 0, 0 }                     S = wgmma_wait 0, S
+//     %c = (the tile's coordinates)             ...
+//     store %o / %l at %c                       %o = wgmma_wait 0, (P V)
+//   }                                           yield %o, %l
+//                                             } else {
+//                                               scf.if %pending {
+//                                                 store %o' / %l' at %c'
+//                                               }
+//                                               yield 0, 0
+//                                             }
+//                                             %c = (the tile's coordinates)
+//                                             yield true, %o, %l, %c
+//                                           }
+//                                           scf.if %pending#r { the last tile's
+//                                           }
+//
+// The epilogue is what follows the last op of the body that issues a
+// multiply, except what the loop's next trip needs and the completions of
+// multiplies (`tile.wgmma_wait`), which stay: side-effect-free ops and
+// stores (`tile.local_store`, `tile.tma_store`, `tile.tma_store_wait`,
+// `tile.store`). The trip's values it uses go around the loop, complete:
+// carrying a multiply in flight around the tile loop instead, its
+// completion after the next tile's first multiply (`wgmma.wait_group 1`),
+// makes ptxas serialize every multiply of the kernel (C7514: it does not
+// follow the groups through the loop). The next trip's first multiply (an
+// async `tile.wgmma`) must be at the body's top level or in a region of an
+// `scf.if` there; the other regions of that `scf.if` run the epilogue
+// first thing. Nothing the epilogue moves past may touch the shared memory
+// it uses (a release or refill of the ring of a slot it stores to, a read,
+// a write); otherwise, and where the body has no such shape, the loop is
+// left as it is. After tile-async-wgmma (which places the completions),
+// before tile-dynamic-schedule (which turns the loop into a while loop).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEDEFEREPILOGUE
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+bool issuesMultiply(Operation *op) {
+  return op->walk([](WarpgroupMmaOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+/// An op the epilogue may hold: side-effect free, or a store of the tile.
+bool isEpilogueOp(Operation *op) {
+  return isMemoryEffectFree(op) ||
+         (op->getNumRegions() == 0 &&
+          isa<LocalStoreOp, TmaStoreOp, TmaStoreWaitOp, StoreOp>(op));
+}
+
+/// The shared memory allocations `op` (or an op nested in it) uses.
+void collectAllocations(Operation *op,
+                        llvm::SmallPtrSetImpl<Operation *> &out) {
+  op->walk([&](Operation *nested) {
+    for (Value v : nested->getOperands())
+      if (isa<SharedMemoryType, MbarrierType>(v.getType()))
+        if (Operation *alloc = getAllocation(v))
+          out.insert(alloc);
+  });
+}
+
+/// Whether a value of `type` has a zero: what it holds before the first
+/// tile.
+bool hasZero(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return isa<IntegerType, FloatType>(tensor.getElementType());
+  return isa<IntegerType, IndexType, FloatType>(type);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    Type element = tensor.getElementType();
+    TypedAttr zero = isa<FloatType>(element)
+                         ? TypedAttr(b.getFloatAttr(element, 0.0))
+                         : TypedAttr(b.getIntegerAttr(element, 0));
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(tensor, zero));
+  }
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
+struct Plan {
+  Operation *last = nullptr;         // the last op that issues a multiply
+  SmallVector<Operation *> epilogue; // in order
+  llvm::SetVector<Value> carried;    // the trip's values the epilogue uses
+  WarpgroupMmaOp first;              // the next trip's first multiply
+  scf::IfOp firstIf;                 // the scf.if holding it, if any
+};
+
+/// Fills `plan` for `loop`, or says why the loop stays as it is.
+std::string analyze(scf::ForOp loop, Plan &plan) {
+  Block *body = loop.getBody();
+  Operation *yield = body->getTerminator();
+  for (Operation &op : llvm::reverse(body->without_terminator()))
+    if (issuesMultiply(&op)) {
+      plan.last = &op;
+      break;
+    }
+  if (!plan.last)
+    return "no multiply";
+
+  // The tail: what the next trip needs and the completions stay, the rest
+  // is the epilogue.
+  SmallVector<Operation *> tail;
+  for (Operation *op = plan.last->getNextNode(); op != yield;
+       op = op->getNextNode())
+    tail.push_back(op);
+  // An op of the tail that stays keeps what computes its operands.
+  llvm::SmallPtrSet<Operation *, 16> keep;
+  std::function<void(Operation *)> stay = [&](Operation *op) {
+    if (op->getBlock() != body || !plan.last->isBeforeInBlock(op) ||
+        !keep.insert(op).second)
+      return;
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          stay(def);
+    });
+  };
+  for (Value v : yield->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      stay(def);
+  // The completions stay, and so do side-effect-free ops on the multiplies'
+  // results: the stores take their values, complete and in registers no
+  // multiply wrote, around the loop (ptxas injects a wait before a read of
+  // a multiply's registers after the next multiply's issue when they come
+  // around the loop: C7517).
+  llvm::SmallPtrSet<Operation *, 16> fromMultiply = {plan.last};
+  for (Operation *op : tail)
+    if (isa<WgmmaWaitOp>(op) || (isMemoryEffectFree(op) &&
+                                 llvm::any_of(op->getOperands(), [&](Value v) {
+                                   Operation *def = v.getDefiningOp();
+                                   return def && fromMultiply.contains(def);
+                                 }))) {
+      fromMultiply.insert(op);
+      stay(op);
+    }
+  bool stores = false;
+  for (Operation *op : tail) {
+    if (keep.contains(op)) {
+      if (!isMemoryEffectFree(op) && !isa<WgmmaWaitOp>(op))
+        return "the next trip needs a side effect after the epilogue";
+      continue;
+    }
+    if (!isEpilogueOp(op))
+      return "an epilogue op with other effects";
+    stores |= !isMemoryEffectFree(op);
+    plan.epilogue.push_back(op);
+  }
+  if (!stores)
+    return "no store to defer";
+
+  // The values the epilogue takes from the trip go around the loop.
+  llvm::SmallPtrSet<Operation *, 16> inEpilogue(plan.epilogue.begin(),
+                                                plan.epilogue.end());
+  for (Operation *op : plan.epilogue)
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands()) {
+        if (auto arg = dyn_cast<BlockArgument>(v)) {
+          if (arg.getOwner() == body)
+            plan.carried.insert(v);
+          continue;
+        }
+        Operation *top = body->findAncestorOpInBlock(*v.getDefiningOp());
+        if (top && !inEpilogue.contains(top))
+          plan.carried.insert(v);
+      }
+    });
+  if (!llvm::all_of(plan.carried, [](Value v) { return hasZero(v.getType()); }))
+    return "the epilogue uses a value of a type without a zero";
+
+  // The next trip's first multiply.
+  body->walk<WalkOrder::PreOrder>([&](WarpgroupMmaOp mma) {
+    plan.first = mma;
+    return WalkResult::interrupt();
+  });
+  if (!plan.first.getIsAsync())
+    return "the first multiply is not async";
+  Operation *top = plan.first;
+  if (plan.first->getBlock() != body) {
+    plan.firstIf = dyn_cast<scf::IfOp>(plan.first->getParentOp());
+    if (!plan.firstIf || plan.firstIf->getBlock() != body)
+      return "the first multiply is not at the top or in an scf.if there";
+    top = plan.firstIf;
+  }
+
+  // Nothing the epilogue moves past may touch its shared memory.
+  llvm::SmallPtrSet<Operation *, 8> mine;
+  for (Operation *op : plan.epilogue)
+    collectAllocations(op, mine);
+  SmallVector<Operation *> crossed;
+  for (Operation *op : tail)
+    if (keep.contains(op))
+      crossed.push_back(op);
+  for (Operation &op : *body) {
+    if (&op == top)
+      break;
+    crossed.push_back(&op);
+  }
+  if (plan.firstIf)
+    for (Operation &op : *plan.first->getBlock()) {
+      if (&op == plan.first.getOperation())
+        break;
+      crossed.push_back(&op);
+    }
+  for (Operation *op : crossed) {
+    llvm::SmallPtrSet<Operation *, 8> used;
+    collectAllocations(op, used);
+    if (llvm::any_of(used, [&](Operation *a) { return mine.contains(a); }))
+      return "an op on the way uses the epilogue's shared memory";
+  }
+  return "";
+}
+
+/// Clones the epilogue at `b`'s insertion point under `scf.if %pending`,
+/// its operands from the trip mapped by `map`.
+void cloneEpilogue(OpBuilder &b, Location loc, const Plan &plan, Value pending,
+                   IRMapping map) {
+  auto ifOp = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  for (Operation *op : plan.epilogue)
+    b.clone(*op, map);
+}
+
+void defer(scf::ForOp loop, Plan &plan) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  SmallVector<Value> inits = {
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(false))};
+  for (Value v : plan.carried)
+    inits.push_back(zeroOf(b, loc, v.getType()));
+  IRRewriter rewriter(b);
+  auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+      rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &yb, Location yloc, ArrayRef<BlockArgument>) {
+        SmallVector<Value> yields = {
+            arith::ConstantOp::create(yb, yloc, yb.getBoolAttr(true))};
+        llvm::append_range(yields, plan.carried);
+        return yields;
+      }));
+  unsigned base = newLoop.getNumRegionIterArgs() - inits.size();
+  Value pending = newLoop.getRegionIterArgs()[base];
+  IRMapping inLoop, after;
+  for (auto [i, v] : llvm::enumerate(plan.carried)) {
+    inLoop.map(v, newLoop.getRegionIterArgs()[base + 1 + i]);
+    after.map(v, newLoop.getResults()[base + 1 + i]);
+  }
+
+  // Under the next trip's first multiply; first thing in the other regions
+  // of its scf.if (an else region made for it if there is none); after the
+  // loop, for the last tile.
+  b.setInsertionPointAfter(plan.first);
+  cloneEpilogue(b, loc, plan, pending, inLoop);
+  if (scf::IfOp ifOp = plan.firstIf) {
+    if (ifOp.getElseRegion().empty()) {
+      Block *block = new Block;
+      ifOp.getElseRegion().push_back(block);
+      b.setInsertionPointToStart(block);
+      scf::YieldOp::create(b, loc);
+    }
+    for (Region &region : ifOp->getRegions())
+      if (!region.isAncestor(plan.first->getParentRegion())) {
+        b.setInsertionPointToStart(&region.front());
+        cloneEpilogue(b, loc, plan, pending, inLoop);
+      }
+  }
+  b.setInsertionPointAfter(newLoop);
+  cloneEpilogue(b, loc, plan, newLoop.getResults()[base], after);
+
+  for (Operation *op : llvm::reverse(plan.epilogue))
+    op->erase();
+}
+
+struct DeferEpiloguePass
+    : public mlir::tile::impl::TileDeferEpilogueBase<DeferEpiloguePass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->hasAttr("tile.tile_loop"))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      Plan plan;
+      if (analyze(loop, plan).empty())
+        defer(loop, plan);
+    }
+  }
+};
+
+} // namespace
