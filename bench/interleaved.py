@@ -6,8 +6,8 @@ apart moves with the GPU's clocks (a search that has kept the GPU busy for
 seconds leaves it slower than a script that has just started), so here each
 round launches every implementation once, back to back, on the same inputs,
 and each figure is the median over the rounds (with --trials=K, the median
-of K such medians, the inputs copied to new memory before each: some
-kernels' times move by several percent with where their inputs lie).
+of K such medians, the inputs copied to new memory before each, so that no
+figure rests on one placement or one stretch of the GPU's clocks).
 
 tilec runs through its user-facing path, tilec.attention (the attention API:
 its own autotuner picks the configuration, once per problem class, before
@@ -181,8 +181,7 @@ def main():
                     spacer = None
                     if trial:
                         # The same inputs at other addresses (a spacer of a
-                        # trial's own size first): placement in memory moves
-                        # some kernels' times by several percent.
+                        # trial's own size first).
                         spacer = torch.empty(trial * (5 << 20) + (1 << 20),
                                              dtype=torch.uint8,
                                              device="cuda")

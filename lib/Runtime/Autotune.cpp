@@ -383,11 +383,11 @@ tile::autotune(const std::string &source, const std::string &name,
   // the median of the rounds decides.
   std::sort(ran.begin(), ran.end());
   if (ran.size() > 1) {
-    size_t finalists = 3;
+    size_t finalists = std::min<size_t>(ran.size(), 3);
     while (finalists < std::min<size_t>(ran.size(), 5) &&
            ran[finalists].first <= ran.front().first * 1.05f)
       ++finalists;
-    ran.resize(std::min(ran.size(), finalists));
+    ran.resize(finalists);
     progress.show("timing the fastest " + std::to_string(ran.size()) +
                       " again, interleaved",
                   false);

@@ -126,8 +126,8 @@ struct Plan {
   scf::IfOp firstIf;                 // the scf.if holding it, if any
 };
 
-/// Fills `plan` for `loop`, or says why the loop stays as it is.
-std::string analyze(scf::ForOp loop, Plan &plan) {
+/// Fills `plan` for `loop`; fails where the loop stays as it is.
+LogicalResult analyze(scf::ForOp loop, Plan &plan) {
   Block *body = loop.getBody();
   Operation *yield = body->getTerminator();
   for (Operation &op : llvm::reverse(body->without_terminator()))
@@ -136,7 +136,7 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
       break;
     }
   if (!plan.last)
-    return "no multiply";
+    return failure(); // no multiply
 
   // The tail: what the next trip needs and the completions stay, the rest
   // is the epilogue.
@@ -178,16 +178,17 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
   for (Operation *op : tail) {
     if (keep.contains(op)) {
       if (!isMemoryEffectFree(op) && !isa<WgmmaWaitOp>(op))
-        return "the next trip needs a side effect after the epilogue";
+        // The next trip needs a side effect after the epilogue.
+        return failure();
       continue;
     }
     if (!isEpilogueOp(op))
-      return "an epilogue op with other effects";
+      return failure(); // an epilogue op with other effects
     stores |= !isMemoryEffectFree(op);
     plan.epilogue.push_back(op);
   }
   if (!stores)
-    return "no store to defer";
+    return failure(); // no store to defer
 
   // The values the epilogue takes from the trip go around the loop.
   llvm::SmallPtrSet<Operation *, 16> inEpilogue(plan.epilogue.begin(),
@@ -206,7 +207,7 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
       }
     });
   if (!llvm::all_of(plan.carried, [](Value v) { return hasZero(v.getType()); }))
-    return "the epilogue uses a value of a type without a zero";
+    return failure(); // the epilogue uses a value of a type without a zero
 
   // The next trip's first multiply.
   body->walk<WalkOrder::PreOrder>([&](WarpgroupMmaOp mma) {
@@ -214,12 +215,13 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
     return WalkResult::interrupt();
   });
   if (!plan.first.getIsAsync())
-    return "the first multiply is not async";
+    return failure(); // the first multiply is not async
   Operation *top = plan.first;
   if (plan.first->getBlock() != body) {
     plan.firstIf = dyn_cast<scf::IfOp>(plan.first->getParentOp());
+    // The first multiply must be at the top or in an scf.if there.
     if (!plan.firstIf || plan.firstIf->getBlock() != body)
-      return "the first multiply is not at the top or in an scf.if there";
+      return failure();
     top = plan.firstIf;
   }
 
@@ -246,9 +248,9 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
     llvm::SmallPtrSet<Operation *, 8> used;
     collectAllocations(op, used);
     if (llvm::any_of(used, [&](Operation *a) { return mine.contains(a); }))
-      return "an op on the way uses the epilogue's shared memory";
+      return failure(); // an op on the way uses the epilogue's shared memory
   }
-  return "";
+  return success();
 }
 
 /// Clones the epilogue at `b`'s insertion point under `scf.if %pending`,
@@ -316,12 +318,12 @@ struct DeferEpiloguePass
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("tile.tile_loop"))
+      if (loop->hasAttr(TileDialect::getTileLoopAttrName()))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
       Plan plan;
-      if (analyze(loop, plan).empty())
+      if (succeeded(analyze(loop, plan)))
         defer(loop, plan);
     }
   }
