@@ -91,15 +91,18 @@ if python3 -c "import torch, pytest" 2>/dev/null; then
   run python-tilec env TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" \
     PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider python/tests
 fi
-# A new process's first flash-attention launch: cold cache, warm cache, and
-# warm with the cubins deleted (PTX only).
+# A new process's first flash-attention launch: cold caches (tilec's PTX and
+# the driver's JIT cache), both warm, and warm PTX with the driver's JIT
+# cache off (the driver compiles the PTX).
 fl_cache="$(mktemp -d)"
-for label in cold warm ptx-only; do
-  [ $label = ptx-only ] && rm -f "$fl_cache"/*.cubin
-  TILEC_CACHE_DIR="$fl_cache" "$bin/tile-bench-first-launch" \
+fl_driver="$(mktemp -d)"
+for label in cold warm driver-cache-off; do
+  disable=0; [ $label = driver-cache-off ] && disable=1
+  TILEC_CACHE_DIR="$fl_cache" CUDA_CACHE_PATH="$fl_driver" \
+    CUDA_CACHE_DISABLE=$disable "$bin/tile-bench-first-launch" \
     --kernel=kernels/flash_attention.tile --label=$label >> "$out/first-launch.json"
 done
-rm -rf "$fl_cache"
+rm -rf "$fl_cache" "$fl_driver"
 cat "$out/first-launch.json"
 # Host microseconds per tilec.attention call, once tuned, against SDPA's.
 if python3 -c "import torch" 2>/dev/null; then

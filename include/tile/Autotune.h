@@ -24,7 +24,8 @@
 //
 // While a tuning takes more than a second, a progress line goes to stderr.
 // TILEC_AUTOTUNE=off (or 0) turns tuning off: the first candidate that
-// compiles is used, nothing is timed or stored.
+// compiles is used, nothing is timed or stored. TILEC_AUTOTUNE=verbose
+// prints every step, each candidate's time and the finalists' rounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,6 +106,9 @@ autotune(const std::string &source, const std::string &name,
 
 /// Whether TILEC_AUTOTUNE turns tuning off.
 TILE_API bool autotuneDisabled();
+
+/// Whether TILEC_AUTOTUNE=verbose asks for every candidate's time.
+TILE_API bool autotuneVerbose();
 
 } // namespace tile
 

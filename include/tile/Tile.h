@@ -305,6 +305,11 @@ public:
   bool persistent() const;
   /// Dynamic shared memory per block, in bytes.
   unsigned sharedBytes() const;
+  /// Registers per thread, and local memory per thread in bytes (stack
+  /// frame and spills), of the machine code the driver compiled; 0 for a
+  /// kernel that is not loaded.
+  unsigned registers() const;
+  unsigned localBytes() const;
   const std::string &arch() const;
   const std::vector<std::pair<std::string, std::string>> &constants() const;
   /// The kernel's PTX, starting with its `// tilec-kernel: {json}` line.
@@ -353,8 +358,6 @@ struct RuntimeStats {
   uint64_t memoryHits = 0;        // kernels found already loaded
   uint64_t modulesLoaded = 0;     // cuModuleLoadDataEx calls that succeeded
   uint64_t alignmentVariants = 0; // variants compiled for less aligned tensors
-  uint64_t cubinHits = 0;         // modules loaded from a cached cubin (no JIT)
-  uint64_t cubinWrites = 0;       // cubins the driver compiled, kept on disk
 };
 
 namespace detail {
@@ -368,11 +371,11 @@ class RuntimeImpl;
 /// $XDG_CACHE_HOME/tilec, else ~/.cache/tilec, keyed by a SHA-256 of the
 /// source, the constants, the kernel name, the arch, the warps, the tensor
 /// alignment, the pipeline stages, the loop splitting and the compiler's
-/// version. Beside each PTX file it keeps the cubin the driver compiled from
-/// it, per GPU architecture and driver version, so that a kernel found on
-/// disk loads in a new process without the driver's JIT compile (AOT PTX
-/// loaded with loadPTX gets its cubin kept too, keyed by the PTX's SHA-256).
-/// TILEC_CACHE_DIR=off disables it.
+/// version. TILEC_CACHE_DIR=off disables it. The driver compiles the PTX
+/// to machine code as a whole program when a kernel is loaded, and keeps the
+/// result in its own JIT cache ($CUDA_CACHE_PATH, else ~/.nv/ComputeCache;
+/// CUDA_CACHE_DISABLE=1 turns it off), so that a kernel loads in a new
+/// process without that compile either.
 class TILE_API Runtime {
 public:
   /// The process-wide runtime.

@@ -134,8 +134,6 @@ typedef struct tile_stats {
   uint64_t memory_hits;
   uint64_t modules_loaded;
   uint64_t alignment_variants;
-  uint64_t cubin_hits;   /* modules loaded from a cached cubin (no JIT) */
-  uint64_t cubin_writes; /* cubins the driver compiled, kept on disk */
 } tile_stats;
 
 TILE_API int tile_compile_file(const char *path,

@@ -57,6 +57,11 @@ bool tile::autotuneDisabled() {
          text.equals_insensitive("false") || text.equals_insensitive("no");
 }
 
+bool tile::autotuneVerbose() {
+  const char *value = std::getenv("TILEC_AUTOTUNE");
+  return value && llvm::StringRef(value).equals_insensitive("verbose");
+}
+
 namespace {
 
 /// The base options with the candidate's constants, warps and stages.
@@ -115,12 +120,13 @@ std::map<std::string, size_t> &memory() {
 /// A progress line on stderr, once the tuning has taken a second.
 class Progress {
 public:
-  Progress(std::string what) : what(std::move(what)), tty(isatty(2)) {}
+  Progress(std::string what)
+      : what(std::move(what)), tty(isatty(2)), verbose(autotuneVerbose()) {}
   ~Progress() {
     if (shown && tty)
       std::fputc('\n', stderr);
   }
-  bool due() const { return seconds() > 1.0; }
+  bool due() const { return verbose || seconds() > 1.0; }
   double seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
@@ -128,7 +134,17 @@ public:
   }
   /// Shows `text` if a second has passed; on a terminal the line is
   /// rewritten in place, elsewhere only `final` steps are printed.
+  /// TILEC_AUTOTUNE=verbose: the `final` steps and details at once, each
+  /// on a line of its own.
   void show(const std::string &text, bool final) {
+    if (verbose) {
+      if (!final)
+        return;
+      std::fprintf(stderr, "tilec: autotuning %s: %s (%.1f s)\n", what.c_str(),
+                   text.c_str(), seconds());
+      std::fflush(stderr);
+      return;
+    }
     if (!due() || (!tty && !final))
       return;
     shown = true;
@@ -138,9 +154,15 @@ public:
     std::fflush(stderr);
   }
 
+  /// A line only TILEC_AUTOTUNE=verbose prints.
+  template <typename Text> void detail(Text text) {
+    if (verbose)
+      show(text(), true);
+  }
+
 private:
   std::string what;
-  bool tty;
+  bool tty, verbose;
   bool shown = false;
   std::chrono::steady_clock::time_point start =
       std::chrono::steady_clock::now();
@@ -373,6 +395,8 @@ tile::autotune(const std::string &source, const std::string &name,
       continue;
     }
     ran.emplace_back(*ms, c);
+    progress.detail(
+        [&] { return config.describe() + ": " + std::to_string(*ms) + " ms"; });
   }
   // One short measurement each is noisy enough to crown the wrong one, and
   // timing candidates one after another lets the clocks drift between
@@ -407,6 +431,12 @@ tile::autotune(const std::string &source, const std::string &name,
     for (size_t f = 0; f < ran.size(); ++f) {
       std::sort(rounds[f].begin(), rounds[f].end());
       ran[f].first = rounds[f][kRounds / 2];
+      progress.detail([&] {
+        return candidates[compiled[ran[f].second].index].describe() +
+               ": median of the rounds " + std::to_string(ran[f].first) +
+               " ms (" + std::to_string(rounds[f].front()) + " to " +
+               std::to_string(rounds[f].back()) + ")";
+      });
     }
     std::sort(ran.begin(), ran.end());
   }

@@ -358,8 +358,6 @@ int tile_runtime_stats(tile_stats *stats) {
   stats->memory_hits = s.memoryHits;
   stats->modules_loaded = s.modulesLoaded;
   stats->alignment_variants = s.alignmentVariants;
-  stats->cubin_hits = s.cubinHits;
-  stats->cubin_writes = s.cubinWrites;
   return TILE_OK;
 }
 

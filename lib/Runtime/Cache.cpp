@@ -190,7 +190,7 @@ Status DiskCache::write(llvm::StringRef key, llvm::StringRef ptx) const {
 }
 
 //===----------------------------------------------------------------------===//
-// Binary entries (the driver's cubins)
+// Binary entries (the autotuner's choices)
 //===----------------------------------------------------------------------===//
 
 /// A binary entry is its bytes followed by this magic and their SHA-256.
@@ -240,12 +240,4 @@ Status DiskCache::writeBinary(llvm::StringRef name,
   contents += kBinaryMagic;
   contents.append(reinterpret_cast<const char *>(digest.data()), digest.size());
   return writeAtomically(binaryPath(name), contents);
-}
-
-std::string tile::detail::cubinEntryName(llvm::StringRef key, int computeMajor,
-                                         int computeMinor, int driverVersion) {
-  return (key + ".sm" + std::to_string(computeMajor) +
-          std::to_string(computeMinor) + "-cuda" +
-          std::to_string(driverVersion) + ".cubin")
-      .str();
 }

@@ -58,17 +58,7 @@ namespace detail {
   X(cuEventRecord, "cuEventRecord", nullptr)                                   \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr)                         \
   X(cuEventElapsedTime_v2, "cuEventElapsedTime_v2", "cuEventElapsedTime")      \
-  X(cuEventDestroy_v2, "cuEventDestroy_v2", "cuEventDestroy")                  \
-  TILE_CUDA_DRIVER_LINK_FUNCTIONS(X)
-
-/// The JIT linker, which hands back the cubin it compiled from PTX (kept in
-/// the disk cache), and the loading of a cubin.
-#define TILE_CUDA_DRIVER_LINK_FUNCTIONS(X)                                     \
-  X(cuLinkCreate_v2, "cuLinkCreate_v2", "cuLinkCreate")                        \
-  X(cuLinkAddData_v2, "cuLinkAddData_v2", "cuLinkAddData")                     \
-  X(cuLinkComplete, "cuLinkComplete", nullptr)                                 \
-  X(cuLinkDestroy, "cuLinkDestroy", nullptr)                                   \
-  X(cuModuleLoadData, "cuModuleLoadData", nullptr)
+  X(cuEventDestroy_v2, "cuEventDestroy_v2", "cuEventDestroy")
 
 /// Calls that only some kernels need: null when the driver lacks them, and
 /// the code that needs one says so (e.g. a kernel that copies with TMA on a

@@ -167,17 +167,10 @@ Status RuntimeImpl::ensurePTX(Entry &entry, const std::string &key,
 Expected<KernelImpl *> RuntimeImpl::ensureLoaded(Entry &entry) {
   if (entry.kernel)
     return entry.kernel;
-  CubinCache cubin;
-  cubin.disk = &disk;
-  cubin.key = entry.key;
-  Expected<KernelImpl *> kernel = loadKernel(entry.info, entry.ptx, &cubin);
+  Expected<KernelImpl *> kernel = loadKernel(entry.info, entry.ptx);
   if (!kernel)
     return kernel.status();
   ++modulesLoaded;
-  if (cubin.hit)
-    ++cubinHits;
-  if (cubin.written)
-    ++cubinWrites;
   (*kernel)->runtime = this;
   entry.kernel = *kernel;
   return entry.kernel;
@@ -320,8 +313,6 @@ RuntimeStats RuntimeImpl::stats() const {
   stats.memoryHits = memoryHits.load();
   stats.modulesLoaded = modulesLoaded.load();
   stats.alignmentVariants = alignmentVariants.load();
-  stats.cubinHits = cubinHits.load();
-  stats.cubinWrites = cubinWrites.load();
   return stats;
 }
 

@@ -643,6 +643,8 @@ unsigned Kernel::numStages() const { return impl->info.numStages; }
 bool Kernel::loopSplit() const { return impl->info.loopSplit; }
 bool Kernel::persistent() const { return impl->info.persistent; }
 unsigned Kernel::sharedBytes() const { return impl->info.sharedBytes; }
+unsigned Kernel::registers() const { return impl->registers; }
+unsigned Kernel::localBytes() const { return impl->localBytes; }
 const std::string &Kernel::arch() const { return impl->info.arch; }
 const std::vector<std::pair<std::string, std::string>> &
 Kernel::constants() const {

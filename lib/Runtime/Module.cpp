@@ -164,40 +164,6 @@ struct JitLog {
   }
 };
 
-/// Compiles `ptx` for the context's device with the driver's JIT linker and
-/// returns the cubin it produced.
-static Expected<std::string> linkCubin(const CudaDriver &driver,
-                                       const std::string &ptx,
-                                       const std::string &where) {
-  JitLog log;
-  CUlinkState state = nullptr;
-  CUresult result = driver.cuLinkCreate_v2(2, log.options, log.values, &state);
-  if (result != CUDA_SUCCESS)
-    return Status::error(driver.errorText(result, "cuLinkCreate") + " for " +
-                         where);
-  auto failure = [&](const char *call) -> Expected<std::string> {
-    std::string message =
-        log.annotate(driver.errorText(result, call) + " for " + where);
-    driver.cuLinkDestroy(state);
-    return Status::error(message);
-  };
-  // The PTX with its terminating NUL, as the driver wants it.
-  result = driver.cuLinkAddData_v2(
-      state, CU_JIT_INPUT_PTX, const_cast<char *>(ptx.c_str()), ptx.size() + 1,
-      "kernel.ptx", 0, nullptr, nullptr);
-  if (result != CUDA_SUCCESS)
-    return failure("cuLinkAddData");
-  void *image = nullptr;
-  size_t size = 0;
-  result = driver.cuLinkComplete(state, &image, &size);
-  if (result != CUDA_SUCCESS)
-    return failure("cuLinkComplete");
-  // The image belongs to the link state: copy it out before destroying it.
-  std::string cubin(static_cast<const char *>(image), size);
-  driver.cuLinkDestroy(state);
-  return cubin;
-}
-
 /// Loads `ptx` (compiled by the driver) into a module.
 static Expected<CUmodule> loadPTXModule(const CudaDriver &driver,
                                         const std::string &ptx,
@@ -213,41 +179,8 @@ static Expected<CUmodule> loadPTXModule(const CudaDriver &driver,
   return module;
 }
 
-/// Loads the module of `ptx` through `cache`: its cubin if kept, else the
-/// cubin the JIT linker makes of the PTX, which is then kept.
-static Expected<CUmodule> loadCachedModule(const GpuContext &gpu,
-                                           const std::string &ptx,
-                                           const std::string &where,
-                                           CubinCache &cache) {
-  const CudaDriver &driver = *gpu.driver;
-  std::string name =
-      cubinEntryName(cache.key, gpu.info.computeMajor, gpu.info.computeMinor,
-                     driver.driverVersion);
-  if (std::optional<std::string> cubin = cache.disk->readBinary(name)) {
-    CUmodule module = nullptr;
-    if (driver.cuModuleLoadData(&module, cubin->data()) == CUDA_SUCCESS) {
-      cache.hit = true;
-      return module;
-    }
-    // Not loadable after all (the key names the GPU and driver, so this is
-    // a damaged file that passed its checksum): compile it anew.
-  }
-  Expected<std::string> cubin = linkCubin(driver, ptx, where);
-  if (!cubin)
-    return cubin.status();
-  CUmodule module = nullptr;
-  CUresult result = driver.cuModuleLoadData(&module, cubin->data());
-  if (result != CUDA_SUCCESS)
-    return Status::error(driver.errorText(result, "cuModuleLoadData") +
-                         " for " + where + " (the cubin the JIT linker made)");
-  // A cache that cannot be written only costs a JIT compile next time.
-  cache.written = cache.disk->writeBinary(name, *cubin).ok();
-  return module;
-}
-
 Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
-                                                const std::string &ptx,
-                                                CubinCache *cubin) {
+                                                const std::string &ptx) {
   Expected<const GpuContext *> context = gpuContext();
   if (!context)
     return context.status();
@@ -259,9 +192,7 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
                       (info.arch.empty() ? "unknown arch" : info.arch) +
                       ", on " + gpu.info.name + ", " + gpu.info.arch + ")";
 
-  Expected<CUmodule> loaded = cubin && cubin->disk && cubin->disk->enabled()
-                                  ? loadCachedModule(gpu, ptx, where, *cubin)
-                                  : loadPTXModule(driver, ptx, where);
+  Expected<CUmodule> loaded = loadPTXModule(driver, ptx, where);
   if (!loaded)
     return loaded.status();
   CUmodule module = *loaded;
@@ -309,7 +240,15 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
                   " bytes of dynamic shared memory)");
   }
 
+  // What ptxas made of it (Kernel::registers, Kernel::localBytes).
+  int registers = 0, localBytes = 0;
+  driver.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function);
+  driver.cuFuncGetAttribute(&localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                            function);
+
   auto *kernel = new KernelImpl(); // lives for the process
+  kernel->registers = static_cast<unsigned>(registers);
+  kernel->localBytes = static_cast<unsigned>(localBytes);
   kernel->info = info;
   kernel->ptx = ptx;
   kernel->gpu = &gpu;

@@ -85,6 +85,9 @@ struct KernelImpl {
   /// occupancy for its block and shared memory times the multiprocessors,
   /// bounded by $TILEC_PERSISTENT_BLOCKS; 0 until first launched.
   std::atomic<uint64_t> persistentBlocks{0};
+  /// Registers per thread and local memory (stack and spills) per thread,
+  /// in bytes, as the driver's compile left them.
+  unsigned registers = 0, localBytes = 0;
 };
 
 /// Builds a kernel from its description alone, with no module: check()
@@ -204,7 +207,7 @@ public:
   /// Stores `ptx` under `key`; a failure leaves the cache as it was.
   Status write(llvm::StringRef key, llvm::StringRef ptx) const;
 
-  /// Binary entries (the driver's cubins): the file `name` in the
+  /// Binary entries (the autotuner's choices): the file `name` in the
   /// directory, its bytes followed by their SHA-256; written atomically, a
   /// damaged one reads as absent.
   std::string binaryPath(llvm::StringRef name) const;
@@ -213,20 +216,6 @@ public:
 
 private:
   std::string directory;
-};
-
-/// The name of the cubin the driver compiled from the PTX under `key`, for
-/// a GPU of compute capability major.minor under a driver of
-/// `driverVersion` (cuDriverGetVersion): "KEY.sm90-cuda13000.cubin".
-std::string cubinEntryName(llvm::StringRef key, int computeMajor,
-                           int computeMinor, int driverVersion);
-
-/// Where loadKernel keeps and finds the driver's cubin; null: nowhere.
-struct CubinCache {
-  const DiskCache *disk = nullptr;
-  std::string key; // the PTX's cache key
-  /// Set by loadKernel: the cubin came from the cache / was written to it.
-  bool hit = false, written = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -262,7 +251,7 @@ public:
 private:
   struct Entry {
     std::mutex mutex;
-    std::string key; // the cache key (also names its cubin on disk)
+    std::string key; // the cache key
     bool compiled = false;
     std::string ptx;
     tilec::KernelInfo info;
@@ -290,18 +279,21 @@ private:
   llvm::StringMap<std::shared_ptr<Entry>> entries;
 
   std::atomic<uint64_t> compiles{0}, diskHits{0}, diskWrites{0}, memoryHits{0},
-      modulesLoaded{0}, alignmentVariants{0}, cubinHits{0}, cubinWrites{0};
+      modulesLoaded{0}, alignmentVariants{0};
 };
 
 /// Loads `ptx` into the runtime's context: cuModuleLoadDataEx (with the JIT
 /// log in the error), cuModuleGetFunction, the shared memory attribute.
 ///
-/// With a `cubin` cache: loads the cubin kept for this GPU and driver if
-/// there is an intact one, else compiles the PTX with the driver's JIT
-/// linker (cuLink*), keeps its cubin and loads that.
+/// The driver compiles the PTX as a whole program, and its own JIT cache
+/// ($CUDA_CACHE_PATH, ~/.nv/ComputeCache) keeps the result for the next
+/// process. Not the JIT linker (cuLink*), which would hand back a cubin to
+/// keep: it compiles PTX as a relocatable unit, where ptxas ignores
+/// setmaxnreg ("to maintain compatibility across compilation units", C7504),
+/// and a warp-specialized kernel's consumers then spill and serialize their
+/// wgmmas (C7512): 0.6-0.8x the speed of the whole-program build.
 Expected<KernelImpl *> loadKernel(const tilec::KernelInfo &info,
-                                  const std::string &ptx,
-                                  CubinCache *cubin = nullptr);
+                                  const std::string &ptx);
 
 } // namespace detail
 } // namespace tile

@@ -429,7 +429,7 @@ def _is_torch_tensor(obj):
 
 def stats():
     """libtile's counters: compiles, disk_hits, disk_writes, memory_hits,
-    modules_loaded, alignment_variants, cubin_hits, cubin_writes."""
+    modules_loaded, alignment_variants."""
     s = _capi.Stats()
     _check(_capi.lib().tile_runtime_stats(ctypes.byref(s)))
     return {name: getattr(s, name) for name, _ in _capi.Stats._fields_}

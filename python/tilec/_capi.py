@@ -70,8 +70,6 @@ class Stats(ctypes.Structure):
         ("memory_hits", ctypes.c_uint64),
         ("modules_loaded", ctypes.c_uint64),
         ("alignment_variants", ctypes.c_uint64),
-        ("cubin_hits", ctypes.c_uint64),
-        ("cubin_writes", ctypes.c_uint64),
     ]
 
 

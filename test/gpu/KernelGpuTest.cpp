@@ -867,6 +867,41 @@ Constants attentionConstants(const Attention &t) {
   return constants;
 }
 
+/// The warp-specialized kernel of the attention API's default at head dim
+/// 128 (persistent, 2 consumer warpgroups, setmaxnreg) as the driver built
+/// it, JIT and AOT: no local memory. ptxas spills it (176 bytes a thread)
+/// and serializes its wgmmas where it ignores setmaxnreg, as it does when it
+/// compiles PTX as a relocatable unit (the driver's JIT linker, cuLink*):
+/// a load path that did so would run the kernel at 0.6-0.8x its speed.
+void wholeProgramCheck() {
+  if (config.arch != "sm_90a")
+    return;
+  Attention t{DType::F16, 128, false, 1, 256, 256, 0};
+  t.split = false;
+  t.specialize = true;
+  t.tileM = t.tileN = 128;
+  t.warps = 8;
+  t.stages = 2;
+  t.persistent = true;
+  for (Mode mode : modes()) {
+    tile::Expected<Kernel> kernel =
+        kernels.get(mode, "flash_attention", attentionConstants(t));
+    std::string name = std::string("specialized attention compiled whole [") +
+                       modeName(mode) + "]";
+    if (!kernel) {
+      std::printf("%-64s FAIL: %s\n", name.c_str(),
+                  kernel.status().message().c_str());
+      ++failures;
+      continue;
+    }
+    bool ok = kernel->registers() > 0 && kernel->localBytes() == 0;
+    std::printf("%-64s %s: %u registers, %u bytes of local memory\n",
+                name.c_str(), ok ? "PASS" : "FAIL", kernel->registers(),
+                kernel->localBytes());
+    tally(ok);
+  }
+}
+
 void flashAttention(const Attention &t, std::mt19937_64 &rng) {
   const int64_t batch = t.batch, heads = t.heads, kvHeads = heads / t.group;
   const int64_t tileM = t.tileM;
@@ -1652,9 +1687,11 @@ int main(int argc, char **argv) {
   if (wants("gemm"))
     for (const Gemm &g : gemmCases())
       gemm(g, rng);
-  if (wants("flash_attention"))
+  if (wants("flash_attention")) {
+    wholeProgramCheck();
     for (const Attention &t : attentionCases())
       flashAttention(t, rng);
+  }
 
   tile::RuntimeStats stats = tile::Runtime::get().stats();
   std::printf("runtime stats: compiles=%llu disk_hits=%llu memory_hits=%llu "

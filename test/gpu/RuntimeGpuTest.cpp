@@ -1176,12 +1176,8 @@ void testLoadErrors() {
   size_t log = message.find("; JIT log:\n");
   result("bad PTX: the error holds the driver's JIT log",
          !kernel &&
-             // cuModuleLoadDataEx without a disk cache; the JIT linker
-             // (cuLinkAddData) when the cubin is to be kept.
-             (contains(message,
-                       "cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX") ||
-              contains(message,
-                       "cuLinkAddData failed: CUDA_ERROR_INVALID_PTX")) &&
+             contains(message,
+                      "cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX") &&
              log != std::string::npos && message.size() > log + 11,
          message);
 
