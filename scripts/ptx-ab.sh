@@ -15,7 +15,10 @@
 # tile-refill (the persistent, specialized kernel with Q in one slot,
 # tilec --tile-stages=1, with --tile-refill-after-read off and on) or
 # defer-epilogue (that kernel with Q refilled after its last read, with
-# --defer-epilogue off and on).
+# --defer-epilogue off and on) or custom: the variants are AB_VARIANTS' lines
+# ("TAG tilec options...", later options overriding the configuration's) and
+# the configurations AB_CONFIGS' lines (below; default: 128 x 128, 8 warps,
+# 2 stages, head dim 128, causal and not).
 # Run after scripts/package-gpu.sh (which empties .gpu/).
 # There: python3 bench/ptx_ab.py .gpu/ab [--check]
 set -euo pipefail
@@ -40,6 +43,9 @@ case "$option" in
     variants() { printf '%s\n' \
       "defer0 --warp-specialize --persistent --tile-stages=1 --tile-refill-after-read --defer-epilogue=false" \
       "defer1 --warp-specialize --persistent --tile-stages=1 --tile-refill-after-read --defer-epilogue"; } ;;
+  custom)
+    [ -n "${AB_VARIANTS:-}" ] || { echo "AB_OPTION=custom needs AB_VARIANTS" >&2; exit 2; }
+    variants() { printf '%s\n' "$AB_VARIANTS"; } ;;
   ping-pong)
     variants() { printf '%s\n' "ppfalse --warp-specialize --ping-pong=false" \
       "pptrue --warp-specialize --ping-pong=true"; } ;;
@@ -51,7 +57,7 @@ case "$option" in
       "4rot --warp-specialize --ping-pong --rotate-wgmma" \
       "5norpp --warp-specialize --ping-pong=false --rotate-wgmma" \
       "6persist --warp-specialize --ping-pong=false --rotate-wgmma --persistent"; } ;;
-  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong, ablation, tile-refill or defer-epilogue" >&2
+  *) echo "AB_OPTION must be rotate-wgmma, warp-specialize, persistent, ping-pong, ablation, tile-refill, defer-epilogue or custom" >&2
      exit 2 ;;
 esac
 mkdir -p "$dir"
@@ -60,6 +66,9 @@ rm -f "$dir"/fa_*.ptx
 # loop-split.
 configs() {
   case "$option" in
+    custom) printf '%s\n' "${AB_CONFIGS:-128 128 8 2 False 128 false
+128 128 8 2 True 128 false}"
+    ;;
     ablation) cat <<'CONFIGS'
 128 128 8 2 False 128 false
 128 128 8 2 True 128 false
