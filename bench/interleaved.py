@@ -21,6 +21,9 @@ timed). One JSON object per implementation and point:
    "N": 4096, "D": 128, "causal": true, "ms": 1.2, "tflops": 456.7,
    "rounds": 30}
 
+(tilec-api rows also carry "config": the configuration the attention API's
+tuner chose for the point's class, tilec.attention_config.)
+
 GEMM (fp16, f32 accumulation, M = N = K = 4096 and 8192): kernels/gemm.tile
 through tilec.autotune over the GEMM benchmark's fastest shapes, checked
 against torch.matmul, then alternating with it (cuBLAS): rows with "bench":
@@ -172,6 +175,9 @@ def main():
                     status = 1
                     continue
                 del ref
+                # The configuration the tuner chose for this class.
+                tilec_config = tilec.attention_config(q, k, v, causal=causal,
+                                                      out=o)
 
                 if args.impls:
                     keep = args.impls.split(",")
@@ -207,6 +213,8 @@ def main():
                     if args.trials > 1:
                         rec["trials_tflops"] = [round(flops / t / 1e9, 1)
                                                 for t in mss]
+                    if name == "tilec-api":
+                        rec["config"] = tilec_config
                     out.write(json.dumps(rec) + "\n")
                     line.append(f"{name} {rec['tflops']:.1f}" +
                                 (f" {rec['trials_tflops']}"

@@ -195,6 +195,18 @@ TILE_API int tile_attention(const tile_tensor *q, const tile_tensor *k,
 TILE_API int tile_attention_check(const tile_tensor *q, const tile_tensor *k,
                                   const tile_tensor *v, const tile_tensor *out,
                                   const tile_attention_options *options);
+/* The configuration tile_attention runs for these arguments ("TILE_M=128,
+ * TILE_N=128,...,warps=8,stages=2,ws=on,..."; empty for an empty problem),
+ * tuning the problem's class first if it was not (launches on `stream`,
+ * nothing written to out). Writes it NUL-terminated into `buffer` when its
+ * `size` holds it, and its length plus one to `*needed` (may be NULL);
+ * a buffer too small (NULL with size 0 included) writes nothing there and
+ * is no error. */
+TILE_API int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
+                                   const tile_tensor *v, const tile_tensor *out,
+                                   const tile_attention_options *options,
+                                   struct CUstream_st *stream, char *buffer,
+                                   size_t size, size_t *needed);
 
 /* ---- Autotuning (tile/Autotune.h) ------------------------------------------
  * One candidate configuration: constants added to the options' constants,

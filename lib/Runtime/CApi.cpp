@@ -6,6 +6,8 @@
 
 #include "RuntimeImpl.h"
 
+#include <cstring>
+
 using namespace tile;
 using namespace tile::detail;
 
@@ -247,7 +249,7 @@ static bool toTensorRef(const tile_tensor *in, const char *name,
 static int attentionC(const tile_tensor *q, const tile_tensor *k,
                       const tile_tensor *v, const tile_tensor *out,
                       const tile_attention_options *options, Stream stream,
-                      bool launch) {
+                      bool launch, std::string *config = nullptr) {
   TensorRef refs[4];
   if (!toTensorRef(q, "q", refs[0]) || !toTensorRef(k, "k", refs[1]) ||
       !toTensorRef(v, "v", refs[2]) || !toTensorRef(out, "out", refs[3]))
@@ -262,7 +264,7 @@ static int attentionC(const tile_tensor *q, const tile_tensor *k,
   }
   o.stream = stream;
   Status status =
-      attentionRefs(refs[0], refs[1], refs[2], refs[3], o, launch, nullptr);
+      attentionRefs(refs[0], refs[1], refs[2], refs[3], o, launch, config);
   return status.ok() ? TILE_OK : fail(status);
 }
 
@@ -277,6 +279,26 @@ int tile_attention_check(const tile_tensor *q, const tile_tensor *k,
                          const tile_tensor *v, const tile_tensor *out,
                          const tile_attention_options *options) {
   return attentionC(q, k, v, out, options, nullptr, /*launch=*/false);
+}
+
+int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
+                          const tile_tensor *v, const tile_tensor *out,
+                          const tile_attention_options *options,
+                          struct CUstream_st *stream, char *buffer, size_t size,
+                          size_t *needed) {
+  if (size && !buffer)
+    return fail("tile_attention_config: NULL buffer of size " +
+                std::to_string(size));
+  std::string config;
+  if (int rc =
+          attentionC(q, k, v, out, options, stream, /*launch=*/false, &config);
+      rc != TILE_OK)
+    return rc;
+  if (needed)
+    *needed = config.size() + 1;
+  if (size > config.size())
+    std::memcpy(buffer, config.c_str(), config.size() + 1);
+  return TILE_OK;
 }
 
 int tile_autotune(const char *source, const char *name,

@@ -110,6 +110,9 @@ def test_attention_tuned(torch_gpu, monkeypatch):
     assert rel_err(out, ref) < 4e-3
     out2 = tilec.attention(q, k, v)  # remembered: no tuning, same answer
     assert torch.equal(out, out2)
+    # The configuration it ran, as the tuner described it.
+    config = tilec.attention_config(q, k, v)
+    assert config.startswith("TILE_M=") and "warps=" in config, config
 
 
 def test_attention_refusals_on_torch_tensors(torch_gpu):

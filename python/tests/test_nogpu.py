@@ -117,6 +117,18 @@ def test_attention_refusals(change, message):
     assert str(info.value).startswith("tile::attention: ")
 
 
+def test_attention_config_without_a_gpu():
+    # An empty problem has no configuration (and needs no GPU); bad
+    # arguments are refused as attention() refuses them.
+    q, k, v, out = qkvo(q=(0, 8, 128, 64), k=(0, 2, 96, 64))
+    assert tilec.attention_config(q, k, v, out=out) == ""
+    q, k, v, out = qkvo(k=(2, 16, 96, 64))
+    with pytest.raises(tilec.ArgumentError, match="k: has 16 heads"):
+        tilec.attention_config(q, k, v, out=out)
+    with pytest.raises(tilec.ArgumentError, match="out: needed"):
+        tilec.attention_config(q, k, v)
+
+
 def test_attention_dtype_refusals():
     q, k, v, out = qkvo()
     with pytest.raises(tilec.ArgumentError, match="v: dtype f32 does not "

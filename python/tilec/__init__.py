@@ -422,6 +422,36 @@ def check_attention(q, k, v, out, causal=False, scale=None, input_pos=0):
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o)))
 
 
+def attention_config(q, k, v, causal=False, scale=None, input_pos=0,
+                     out=None, stream=None, autotune=True):
+    """The configuration attention() runs for these arguments, as text
+    ("TILE_M=128,TILE_N=128,...,warps=8,stages=2,ws=on,..."; "" for an empty
+    problem), tuning the problem's class first if it was not (its launches
+    on `stream`; out is not written). `out` defaults to a new tensor like
+    q, as in attention()."""
+    if out is None:
+        if not _is_torch_tensor(q):
+            raise ArgumentError("out: needed when q is not a torch tensor")
+        out = sys.modules["torch"].empty_like(q)
+    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
+    if isinstance(input_pos, bool) or not isinstance(input_pos, int):
+        raise ArgumentError(f"input_pos: expected an int, got "
+                            f"{type(input_pos).__name__}")
+    o.input_pos = input_pos
+    o.disable_autotune = 0 if autotune else 1
+    needed = ctypes.c_size_t(0)
+    buffer = ctypes.create_string_buffer(256)
+    args = [ctypes.byref(t) for t in tensors[:4]] + [
+        ctypes.byref(o), current_stream(stream)]
+    _check(_capi.lib().tile_attention_config(
+        *args, buffer, ctypes.sizeof(buffer), ctypes.byref(needed)))
+    if needed.value > ctypes.sizeof(buffer):
+        buffer = ctypes.create_string_buffer(needed.value)
+        _check(_capi.lib().tile_attention_config(
+            *args, buffer, ctypes.sizeof(buffer), ctypes.byref(needed)))
+    return buffer.value.decode()
+
+
 def _is_torch_tensor(obj):
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(obj, torch.Tensor)

@@ -145,6 +145,10 @@ def _declare(lib):
                            [c.POINTER(AttentionOptions), c.c_void_p]),
         "tile_attention_check": (c.c_int, [c.POINTER(Tensor)] * 4 +
                                  [c.POINTER(AttentionOptions)]),
+        "tile_attention_config": (c.c_int, [c.POINTER(Tensor)] * 4 +
+                                  [c.POINTER(AttentionOptions), c.c_void_p,
+                                   c.c_char_p, c.c_size_t,
+                                   c.POINTER(c.c_size_t)]),
         "tile_autotune": (c.c_int, [c.c_char_p, c.c_char_p,
                                     c.POINTER(CompileOptions),
                                     c.POINTER(TuneCandidate), c.c_size_t,

@@ -1409,6 +1409,44 @@ TEST(Attention, RefusalsNameTheArgument) {
   EXPECT_EQ(std::string(tile_last_error()), "tile::attention: q: NULL tensor");
 }
 
+TEST(Attention, ConfigThroughTheCApi) {
+  // An empty problem has no configuration and needs no GPU.
+  std::vector<int64_t> shape = {0, 8, 128, 64}, strides = {65536, 8192, 64, 1};
+  tile_tensor t[4];
+  for (int i = 0; i < 4; ++i) {
+    t[i] = {};
+    t[i].data = reinterpret_cast<void *>(uintptr_t(i + 1) << 36);
+    t[i].dtype = TILE_F16;
+    t[i].rank = 4;
+    t[i].shape = shape.data();
+    t[i].strides = strides.data();
+  }
+  size_t needed = 99;
+  char buffer[8] = "unset";
+  ASSERT_EQ(tile_attention_config(&t[0], &t[1], &t[2], &t[3], nullptr, nullptr,
+                                  buffer, sizeof(buffer), &needed),
+            TILE_OK)
+      << tile_last_error();
+  EXPECT_EQ(needed, 1u);
+  EXPECT_STREQ(buffer, "");
+  // Only the length asked for.
+  needed = 0;
+  EXPECT_EQ(tile_attention_config(&t[0], &t[1], &t[2], &t[3], nullptr, nullptr,
+                                  nullptr, 0, &needed),
+            TILE_OK);
+  EXPECT_EQ(needed, 1u);
+  // A buffer that is not there, and the checks' refusals.
+  EXPECT_NE(tile_attention_config(&t[0], &t[1], &t[2], &t[3], nullptr, nullptr,
+                                  nullptr, 8, &needed),
+            TILE_OK);
+  EXPECT_EQ(std::string(tile_last_error()),
+            "tile_attention_config: NULL buffer of size 8");
+  EXPECT_NE(tile_attention_config(nullptr, &t[1], &t[2], &t[3], nullptr,
+                                  nullptr, buffer, sizeof(buffer), &needed),
+            TILE_OK);
+  EXPECT_EQ(std::string(tile_last_error()), "tile::attention: q: NULL tensor");
+}
+
 TEST(Autotune, WithoutAGpuIsAClearError) {
   // No candidates, and no GPU (the tests run where there may be none).
   std::vector<TuneCandidate> none;
