@@ -333,10 +333,7 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     torch tensors) and returns it. Runs on `stream` (None: PyTorch's current
     stream)."""
     if out is None:
-        if not _is_torch_tensor(q):
-            raise ArgumentError("out: needed when q is not a torch tensor")
-        torch = sys.modules["torch"]
-        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        out = _out_like(q)
     if (type(input_pos) is int and -2**63 <= input_pos < 2**63 and
             type(causal) is bool and _torch_fast(q, k, v, out)):
         dtypes = _tensors.torch_dtypes()
@@ -367,6 +364,24 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
                 raise from_message(_capi.last_error())
             return out
     tensors, held, o = _attention_args(q, k, v, out, causal, scale)
+    _launch_options(o, input_pos, autotune)
+    _check(_capi.lib().tile_attention(
+        ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
+        ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
+        current_stream(stream)))
+    return out
+
+
+def _out_like(q):
+    """attention()'s default out: a new torch tensor like q."""
+    if not _is_torch_tensor(q):
+        raise ArgumentError("out: needed when q is not a torch tensor")
+    return sys.modules["torch"].empty(q.shape, dtype=q.dtype,
+                                      device=q.device)
+
+
+def _launch_options(o, input_pos, autotune):
+    """Sets the C options' input_pos (checked) and disable_autotune."""
     if isinstance(input_pos, bool) or not isinstance(input_pos, int):
         raise ArgumentError(f"input_pos: expected an int, got "
                             f"{type(input_pos).__name__}")
@@ -374,11 +389,6 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         raise ArgumentError(f"input_pos: {input_pos} does not fit in 64 bits")
     o.input_pos = input_pos
     o.disable_autotune = 0 if autotune else 1
-    _check(_capi.lib().tile_attention(
-        ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
-        ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
-        current_stream(stream)))
-    return out
 
 
 def _attention_args(q, k, v, out, causal, scale):
@@ -430,19 +440,13 @@ def attention_config(q, k, v, causal=False, scale=None, input_pos=0,
     on `stream`; out is not written). `out` defaults to a new tensor like
     q, as in attention()."""
     if out is None:
-        if not _is_torch_tensor(q):
-            raise ArgumentError("out: needed when q is not a torch tensor")
-        out = sys.modules["torch"].empty_like(q)
+        out = _out_like(q)
     tensors, held, o = _attention_args(q, k, v, out, causal, scale)
-    if isinstance(input_pos, bool) or not isinstance(input_pos, int):
-        raise ArgumentError(f"input_pos: expected an int, got "
-                            f"{type(input_pos).__name__}")
-    o.input_pos = input_pos
-    o.disable_autotune = 0 if autotune else 1
+    _launch_options(o, input_pos, autotune)
     needed = ctypes.c_size_t(0)
     buffer = ctypes.create_string_buffer(256)
-    args = [ctypes.byref(t) for t in tensors[:4]] + [
-        ctypes.byref(o), current_stream(stream)]
+    args = [ctypes.byref(t) for t in tensors] + [ctypes.byref(o),
+                                                 current_stream(stream)]
     _check(_capi.lib().tile_attention_config(
         *args, buffer, ctypes.sizeof(buffer), ctypes.byref(needed)))
     if needed.value > ctypes.sizeof(buffer):
