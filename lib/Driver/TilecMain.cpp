@@ -35,10 +35,15 @@ using namespace llvm;
 namespace {
 using tilec::Stage;
 
+cl::OptionCategory tilecCategory("tilec options");
+cl::OptionCategory mlirCategory(
+    "MLIR options (debugging the pipeline: --mlir-print-ir-after-all, ...)");
+
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file>"),
-                               cl::Required);
+                               cl::Required, cl::cat(tilecCategory));
 cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
-                                cl::value_desc("file"), cl::init("-"));
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(tilecCategory));
 cl::opt<Stage> emitKind(
     "emit", cl::desc("What to produce"), cl::init(Stage::Tile),
     cl::values(clEnumValN(Stage::AST, "ast", "the parsed syntax tree"),
@@ -49,96 +54,101 @@ cl::opt<Stage> emitKind(
                clEnumValN(Stage::LLVM, "llvm", "optimized LLVM IR for NVPTX"),
                clEnumValN(Stage::PTX, "ptx",
                           "PTX, one kernel per entry, each "
-                          "preceded by its description")));
+                          "preceded by its description")),
+    cl::cat(tilecCategory));
 cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                           cl::init("sm_90a"),
-                          cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"));
+                          cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"),
+                          cl::cat(tilecCategory));
 // The options a kernel may also give in its @hints(...): given here, they
 // win over the hint.
 cl::opt<unsigned> numWarps("num-warps",
                            cl::desc("Warps per thread block (default 4)"),
-                           cl::init(4));
+                           cl::init(4), cl::cat(tilecCategory));
 cl::opt<unsigned>
     occupancy("occupancy",
               cl::desc("Blocks per multiprocessor to budget registers for (PTX "
                        ".minnctapersm), 1 to 32"),
-              cl::init(0), cl::value_desc("1-32"));
+              cl::init(0), cl::value_desc("1-32"), cl::cat(tilecCategory));
 cl::opt<unsigned> alignment(
     "alignment",
     cl::desc("Byte alignment assumed for tensors (checked at launch)"),
-    cl::init(16));
+    cl::init(16), cl::cat(tilecCategory));
 cl::opt<unsigned> numStages(
     "num-stages",
     cl::desc("Software-pipeline stages of the async copies in loops: 0 takes "
              "them from the kernel's latency hints, 1 turns pipelining off, "
              "2 to 8 gives every pipelined copy that many stages"),
-    cl::init(0), cl::value_desc("0-8"));
+    cl::init(0), cl::value_desc("0-8"), cl::cat(tilecCategory));
 cl::opt<bool> loopSplit(
     "loop-split",
     cl::desc("Split loops at branches on their induction variable (the "
              "causal mask of attention); --loop-split=false turns it off"),
-    cl::init(true));
+    cl::init(true), cl::cat(tilecCategory));
 cl::opt<bool> noLoopSplit("no-loop-split",
-                          cl::desc("The same as --loop-split=false"));
+                          cl::desc("The same as --loop-split=false"),
+                          cl::cat(tilecCategory));
 cl::opt<bool> rotateWgmma(
     "rotate-wgmma",
     cl::desc("sm_90a: issue a loop's last multiply in the next trip, behind "
              "its first (in-warpgroup overlap); --rotate-wgmma=false turns "
              "it off"),
-    cl::init(true));
+    cl::init(true), cl::cat(tilecCategory));
 cl::opt<bool> warpSpecialize(
     "warp-specialize",
     cl::desc("sm_90a: a TMA producer warp and consumer warpgroups that "
              "trade registers with setmaxnreg (tile-warp-specialize)"),
-    cl::init(false));
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<bool> pingPong(
     "ping-pong",
     cl::desc("sm_90a, with --warp-specialize and 8 or more warps: consumer "
              "warpgroups issue their multiplies in turns (tile-ping-pong)"),
-    cl::init(false));
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<bool> persistent(
     "persistent",
     cl::desc("A persistent kernel: the runtime launches a block per "
              "multiprocessor slot, each looping over the blocks of the grid "
              "the launch asks for (tile-persistent)"),
-    cl::init(false));
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<unsigned> tileStages(
     "tile-stages",
     cl::desc("A persistent kernel's per-tile copies (attention's Q): 2 loads "
              "the next tile's while this one runs, 1 does not"),
-    cl::init(2), cl::value_desc("1-2"));
+    cl::init(2), cl::value_desc("1-2"), cl::cat(tilecCategory));
 cl::opt<bool> tileRefillAfterRead(
     "tile-refill-after-read",
     cl::desc("With --tile-stages=1: a tile's copy is loaded for the next "
              "tile as soon as this tile has read it for the last time, not "
              "at the next tile's start"),
-    cl::init(false));
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<bool> dynamicSchedule(
     "dynamic-schedule",
     cl::desc("sm_90: a persistent kernel's blocks claim their tiles from a "
              "counter as they go (tile-dynamic-schedule); false: each takes "
              "every P-th tile"),
-    cl::init(true));
+    cl::init(true), cl::cat(tilecCategory));
 cl::opt<bool> deferEpilogue(
     "defer-epilogue",
     cl::desc("sm_90a: a persistent kernel runs a tile's epilogue (the last "
              "multiply's completion, the output's store) under the next "
              "tile's first multiply (tile-defer-epilogue)"),
-    cl::init(false));
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<bool> stageInRingSlots(
     "stage-in-ring-slots",
     cl::desc("sm_90: a persistent kernel stages its TMA stores in the "
              "slot of the tile's own copy (attention's Q) that the tile has "
              "read for the last time; false: a buffer of their own"),
-    cl::init(true));
+    cl::init(true), cl::cat(tilecCategory));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
-                              cl::value_desc("NAME=VALUE"));
+                              cl::value_desc("NAME=VALUE"),
+                              cl::cat(tilecCategory));
 cl::opt<std::string> kernelName("kernel", cl::desc("Compile only this kernel"),
-                                cl::value_desc("name"));
+                                cl::value_desc("name"), cl::cat(tilecCategory));
 cl::opt<bool> noCleanup("no-cleanup",
                         cl::desc("Print tile IR as emitted, before "
-                                 "canonicalization and CSE"));
+                                 "canonicalization and CSE"),
+                        cl::cat(tilecCategory));
 } // namespace
 
 /// Applies --mlir-print-ir-*, --mlir-timing and the other pass-manager
@@ -164,6 +174,25 @@ static bool parseDefines(tilec::MLIRGenOptions &options) {
   return true;
 }
 
+/// `--help` lists tilec's options and MLIR's pass-manager and printing ones
+/// (`--mlir-*`), each under a heading of its own; the LLVM back end's
+/// internal options, linked in with it, are listed by `--help-hidden` only.
+static void groupOptionsForHelp() {
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    auto under = [&](StringRef heading) {
+      return llvm::any_of(option->Categories, [&](cl::OptionCategory *c) {
+        return c->getName() == heading;
+      });
+    };
+    if (under(tilecCategory.getName()) || under("Generic Options"))
+      continue; // tilec's, and --help, --version
+    if (name.starts_with("mlir-"))
+      option->addCategory(mlirCategory);
+    else
+      option->setHiddenFlag(cl::Hidden);
+  }
+}
+
 extern "C" __attribute__((visibility("default"))) int
 tile_tilec_main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
@@ -171,6 +200,7 @@ tile_tilec_main(int argc, char **argv) {
   mlir::registerDefaultTimingManagerCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerAsmPrinterCLOptions();
+  groupOptionsForHelp();
   cl::ParseCommandLineOptions(argc, argv, "tilec: the tile DSL compiler\n");
 
   tilec::FrontendOptions options;
