@@ -179,13 +179,12 @@ static bool parseDefines(tilec::MLIRGenOptions &options) {
 /// internal options, linked in with it, are listed by `--help-hidden` only.
 static void groupOptionsForHelp() {
   for (auto &[name, option] : cl::getRegisteredOptions()) {
-    auto under = [&](StringRef heading) {
-      return llvm::any_of(option->Categories, [&](cl::OptionCategory *c) {
-        return c->getName() == heading;
-      });
-    };
-    if (under(tilecCategory.getName()) || under("Generic Options"))
-      continue; // tilec's, and --help, --version
+    // --help and --version: LLVM's "Generic Options" has no accessor.
+    bool generic = llvm::any_of(option->Categories, [](cl::OptionCategory *c) {
+      return c->getName() == "Generic Options";
+    });
+    if (generic || llvm::is_contained(option->Categories, &tilecCategory))
+      continue;
     if (name.starts_with("mlir-"))
       option->addCategory(mlirCategory);
     else
