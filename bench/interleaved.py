@@ -13,7 +13,8 @@ tilec runs through its user-facing path, tilec.attention (the attention API:
 its own autotuner picks the configuration, once per problem class, before
 the timing), so the figures are what a PyTorch user gets. Inputs: B=4, H=32,
 fp16, (B, H, N, D) contiguous, uniform in [-1, 1], rotated between rounds
-(enough sets to exceed L2). Before timing, tilec's output is compared with
+(enough sets to exceed L2); each round also starts with the next
+implementation. Before timing, tilec's output is compared with
 cuDNN's (max |error| <= 1e-2; a mismatch is reported and the point is not
 timed). One JSON object per implementation and point:
 
@@ -302,14 +303,18 @@ def gemm(torch, tilec, out, args):
 def time_interleaved(torch, impls, sets, rounds):
     """Median milliseconds of each of `impls` (name -> run(set)) over
     `rounds` rounds that launch each once, on rotating input sets, after 3
-    warm-up rounds."""
+    warm-up rounds. Each round starts one implementation further on, so
+    that none always follows the same one (what runs before a launch, and
+    how long ago, moves its time)."""
     for i in range(3):
         for run in impls.values():
             run(sets[i % len(sets)])
     events = []
+    order = list(impls.items())
     for r in range(rounds):
         s = sets[r % len(sets)]
-        for name, run in impls.items():
+        shift = r % len(order)
+        for name, run in order[shift:] + order[:shift]:
             start = torch.cuda.Event(enable_timing=True)
             stop = torch.cuda.Event(enable_timing=True)
             start.record()
