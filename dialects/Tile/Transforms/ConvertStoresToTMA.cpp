@@ -398,7 +398,7 @@ struct ConvertStoresToTMAPass
         TmaStoreWaitOp::create(b, loc, ValueRange{buf});
       Value value = tile;
       if (parts > 1) {
-        SmallVector<int64_t> offsets(2, 0);
+        SmallVector<int64_t> offsets(staging->tileType.getRank(), 0);
         offsets[partDim] = p * partExtent;
         value = ExtractOp::create(b, loc, staging->tileType, tile,
                                   b.getDenseI64ArrayAttr(offsets));

@@ -98,8 +98,8 @@ void collectAllocations(Operation *op,
   });
 }
 
-/// Whether a value of `type` has a zero: what it holds before the first
-/// tile.
+/// Whether a value of `type` has a zero (Builder::getZeroAttr makes it):
+/// what it holds before the first tile.
 bool hasZero(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return isa<IntegerType, FloatType>(tensor.getElementType());
@@ -107,14 +107,6 @@ bool hasZero(Type type) {
 }
 
 Value zeroOf(OpBuilder &b, Location loc, Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-    Type element = tensor.getElementType();
-    TypedAttr zero = isa<FloatType>(element)
-                         ? TypedAttr(b.getFloatAttr(element, 0.0))
-                         : TypedAttr(b.getIntegerAttr(element, 0));
-    return arith::ConstantOp::create(b, loc,
-                                     DenseElementsAttr::get(tensor, zero));
-  }
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
