@@ -263,6 +263,12 @@ struct CompileOptions {
   /// 256 without a mask and 0.98-0.99x at 128 without one; the attention
   /// API's tuner weighs it.
   bool deferEpilogue = false;
+  /// sm_90a, persistent: the tile loop rotated, the next tile's first
+  /// multiply issued before this tile's last and its softmax run under it
+  /// (tilec --rotate-tiles, tile-rotate-tiles; the output is then staged
+  /// in a buffer of its own). Default off: it measured 0.98-0.99x the same
+  /// kernel unrotated at head dim 128 (H200, 2026-11-23).
+  bool rotateTiles = false;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

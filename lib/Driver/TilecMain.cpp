@@ -133,6 +133,12 @@ cl::opt<bool> deferEpilogue(
              "multiply's completion, the output's store) under the next "
              "tile's first multiply (tile-defer-epilogue)"),
     cl::init(false), cl::cat(tilecCategory));
+cl::opt<bool> rotateTiles(
+    "rotate-tiles",
+    cl::desc("sm_90a: a persistent kernel issues the next tile's first "
+             "multiply before this tile's last and runs its softmax under "
+             "it (tile-rotate-tiles; with --dynamic-schedule)"),
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<bool> stageInRingSlots(
     "stage-in-ring-slots",
     cl::desc("sm_90: a persistent kernel stages its TMA stores in the "
@@ -254,6 +260,7 @@ tile_tilec_main(int argc, char **argv) {
     request.tileRefillAfterRead = tileRefillAfterRead;
     request.dynamicSchedule = dynamicSchedule;
     request.deferEpilogue = deferEpilogue;
+    request.rotateTiles = rotateTiles;
     request.stageInRingSlots = stageInRingSlots;
     // Given on the command line, an option wins over the kernel's @hints.
     auto given = [](auto &option, auto &field) {

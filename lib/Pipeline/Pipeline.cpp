@@ -72,8 +72,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   if (options.hasTMA()) {
     fpm.addPass(mlir::tile::createTileConvertCopiesToTMA());
     mlir::tile::TileConvertStoresToTMAOptions storeOptions;
-    storeOptions.reuseRingSlots =
-        options.persistent && options.stageInRingSlots;
+    // (A rotated tile loop releases the tile's Q slot before the tile's
+    // output is stored: that goes through a buffer of its own.)
+    storeOptions.reuseRingSlots = options.persistent &&
+                                  options.stageInRingSlots &&
+                                  !options.rotatesTiles();
     // (A store whose buffer would not fit is staged in parts, or written
     // from registers.)
     storeOptions.sharedMemoryBytes = options.sharedMemoryBytes();
@@ -110,6 +113,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // hardware's dispatch order without its fixed share per block.
   if (options.persistent && options.dynamicSchedule && options.hasTMA())
     fpm.addPass(mlir::tile::createTileDynamicSchedule());
+  // Its tile loop rotated: the next tile's first multiply is issued before
+  // this tile's last, and its softmax runs under it.
+  if (options.rotatesTiles())
+    fpm.addPass(mlir::tile::createTileRotateTiles());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());
@@ -173,6 +180,11 @@ struct TargetPipelineOptions
       llvm::cl::desc("With tile-stages=1: refill the slot for the next tile "
                      "after the tile's last read of it (tile-pipeline)"),
       llvm::cl::init(false)};
+  Option<bool> rotateTiles{
+      *this, "rotate-tiles",
+      llvm::cl::desc("sm_90a, persistent: tile-rotate-tiles (the next "
+                     "tile's first multiply under this tile's last)"),
+      llvm::cl::init(false)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
@@ -184,6 +196,7 @@ struct TargetPipelineOptions
     options.persistent = persistent;
     options.tileStages = tileStages;
     options.tileRefillAfterRead = tileRefillAfterRead;
+    options.rotateTiles = rotateTiles;
     return options;
   }
 };

@@ -221,6 +221,7 @@ tile::autotune(const std::string &source, const std::string &name,
   hasher.add(resolved.tileRefillAfterRead ? "refill-after-read"
                                           : "refill-at-start");
   hasher.add(resolved.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
+  hasher.add(resolved.rotateTiles ? "rotate-tiles" : "tiles-in-order");
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

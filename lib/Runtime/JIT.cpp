@@ -77,6 +77,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
     request.tileStages = *options.tileStages;
   request.tileRefillAfterRead = options.tileRefillAfterRead;
   request.deferEpilogue = options.deferEpilogue;
+  request.rotateTiles = options.rotateTiles;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

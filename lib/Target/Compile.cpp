@@ -160,6 +160,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.tileRefillAfterRead = request.tileRefillAfterRead;
   options.dynamicSchedule = request.dynamicSchedule;
   options.deferEpilogue = request.deferEpilogue;
+  options.rotateTiles = request.rotateTiles;
   options.stageInRingSlots = request.stageInRingSlots;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
@@ -196,7 +197,7 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
          a.persistent == b.persistent && a.tileStages == b.tileStages &&
          a.tileRefillAfterRead == b.tileRefillAfterRead &&
          a.dynamicSchedule == b.dynamicSchedule &&
-         a.deferEpilogue == b.deferEpilogue &&
+         a.deferEpilogue == b.deferEpilogue && a.rotateTiles == b.rotateTiles &&
          a.stageInRingSlots == b.stageInRingSlots;
 }
 

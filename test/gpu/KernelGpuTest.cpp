@@ -100,6 +100,8 @@ const char *const kTileStages = "(tile_stages)";
 const char *const kTileRefill = "(tile_refill_after_read)";
 /// CompileOptions::deferEpilogue (tilec --defer-epilogue).
 const char *const kDeferEpilogue = "(defer_epilogue)";
+/// CompileOptions::rotateTiles (tilec --rotate-tiles).
+const char *const kRotateTiles = "(rotate_tiles)";
 /// "true": the options above (stages, specialization, warps, ping-pong,
 /// persistence) reach the compiler as the kernel's own @hints(...), written
 /// into a copy of its source, and not as compile options.
@@ -180,7 +182,7 @@ std::string runTilec(const std::string &file, const Constants &constants,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
                      unsigned numWarps, bool pingPong, bool persistent,
                      unsigned tileStages, bool tileRefill, bool deferEpilogue,
-                     bool viaHints) {
+                     bool rotateTiles, bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -203,6 +205,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
     args.push_back("--tile-refill-after-read");
   if (deferEpilogue)
     args.push_back("--defer-epilogue");
+  if (rotateTiles)
+    args.push_back("--rotate-tiles");
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -297,6 +301,7 @@ private:
     unsigned tileStages = 0;
     bool tileRefill = false;
     bool deferEpilogue = false;
+    bool rotateTiles = false;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
@@ -319,6 +324,8 @@ private:
         tileRefill = v == "true";
       else if (k == kDeferEpilogue)
         deferEpilogue = v == "true";
+      else if (k == kRotateTiles)
+        rotateTiles = v == "true";
       else if (k == kViaHints)
         viaHints = v == "true";
       else
@@ -347,6 +354,7 @@ private:
           options.tileStages = tileStages;
         options.tileRefillAfterRead = tileRefill;
         options.deferEpilogue = deferEpilogue;
+        options.rotateTiles = rotateTiles;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
@@ -355,7 +363,7 @@ private:
       std::string error =
           runTilec(file, constants, output, alignment, numStages, loopSplit,
                    warpSpecialize, numWarps, pingPong, persistent, tileStages,
-                   tileRefill, deferEpilogue, viaHints);
+                   tileRefill, deferEpilogue, rotateTiles, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -828,6 +836,7 @@ struct Attention {
   unsigned tileStages = 0;        // CompileOptions::tileStages; 0: default
   bool tileRefill = false;        // CompileOptions::tileRefillAfterRead
   bool deferEpilogue = false;     // CompileOptions::deferEpilogue
+  bool rotateTiles = false;       // CompileOptions::rotateTiles
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
   int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
                                   // stages = 0); 0: the kernel's defaults
@@ -858,6 +867,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kTileRefill, "true"});
   if (t.deferEpilogue)
     constants.push_back({kDeferEpilogue, "true"});
+  if (t.rotateTiles)
+    constants.push_back({kRotateTiles, "true"});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
@@ -1001,6 +1012,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
                     : std::string()) +
       (t.tileRefill ? " refill_after_read" : "") +
       (t.deferEpilogue ? " defer_epilogue" : "") +
+      (t.rotateTiles ? " rotate_tiles" : "") +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
       (t.kLatency || t.vLatency ? " k_latency=" + std::to_string(t.kLatency) +
@@ -1278,6 +1290,30 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         }
       }
     }
+  // Persistent with its tile loop rotated (tile-rotate-tiles: the next
+  // tile's first Q K^T and softmax under this tile's last P V, the output
+  // staged in a buffer of its own), two consumer warpgroups, at head dims
+  // 64 and 128 with 64 and 128 keys a trip: 1, 3 and 16 key tiles (the
+  // pipelined loop run 0, 2 and 15 times), more queries than keys, no keys
+  // at all (the unrotated copy runs), and masked (left unrotated: each
+  // tile's key count differs).
+  for (int64_t d : {64, 128})
+    for (int64_t tileN : {64, 128}) {
+      if (!sm90a)
+        break;
+      auto rotated = [&](bool causal, int64_t seqQ, int64_t seqK) {
+        add(f16, d, causal, 1, seqQ, seqK, 0, 2, 2, false);
+        twoGroups(false);
+        cases.back().tileN = tileN;
+        cases.back().persistent = true;
+        cases.back().rotateTiles = true;
+      };
+      for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)})
+        rotated(false, seq, seq);
+      rotated(false, 1000, 200);
+      rotated(false, 300, 0);
+      rotated(true, 1000, 1000);
+    }
   // Persistent with fewer tiles than blocks (2 query tiles, 3 blocks): a
   // block that claims no tile at all, and one whose first claim ends it;
   // one and two consumer warpgroups.
@@ -1420,6 +1456,18 @@ std::vector<Attention> attentionCases() {
       cases.back().tileM = 128;
       cases.back().warps = 8;
       cases.back().persistent = true;
+    }
+    // Persistent with its tile loop rotated (tile-rotate-tiles): 8 query
+    // tiles of 2 key tiles on 3 blocks, 2 query tiles of 1 key tile (a
+    // block with none), no keys (the loop left unrotated runs).
+    for (auto [seqQ, seqK] :
+         {std::pair<int64_t, int64_t>{1000, 130}, {130, 64}, {130, 0}}) {
+      add(64, false, seqQ, seqK, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().warps = 8;
+      cases.back().persistent = true;
+      cases.back().rotateTiles = true;
     }
     // Persistent at head dim 128 with K and V rings of 3 and 2, the
     // epilogue staged in the tile's Q slot: 4 query tiles on 3 blocks.

@@ -601,6 +601,7 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.dynamicSchedule = false; },
       [](auto &r) { r.stageInRingSlots = false; },
       [](auto &r) { r.deferEpilogue = true; },
+      [](auto &r) { r.rotateTiles = true; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";

@@ -84,6 +84,26 @@ Operation *tile::getAllocation(Value buffer) {
   return nullptr;
 }
 
+void tile::collectAllocations(Operation *op,
+                              llvm::SmallPtrSetImpl<Operation *> &out) {
+  op->walk([&](Operation *nested) {
+    for (Value v : nested->getOperands())
+      if (isa<SharedMemoryType, MbarrierType>(v.getType()))
+        if (Operation *alloc = getAllocation(v))
+          out.insert(alloc);
+  });
+}
+
+bool tile::hasZero(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return isa<IntegerType, FloatType>(tensor.getElementType());
+  return isa<IntegerType, IndexType, FloatType>(type);
+}
+
+Value tile::zeroOf(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
 int64_t tile::getAllocationBytes(Operation *alloc) {
   Type type = alloc->getResult(0).getType();
   if (auto bars = dyn_cast<MbarrierType>(type))

@@ -49,6 +49,17 @@ int64_t getScratchBytes(Operation *op);
 /// those.
 Operation *getAllocation(Value buffer);
 
+/// Adds to `out` the allocations (as getAllocation) of the shared memory
+/// buffers and mbarriers that `op` or an op nested in it uses.
+void collectAllocations(Operation *op, llvm::SmallPtrSetImpl<Operation *> &out);
+
+/// Whether a value of `type` (an integer, index or float, or a tensor of
+/// integers or floats) has a zero, the one `zeroOf` makes.
+bool hasZero(Type type);
+
+/// An `arith.constant` zero of `type` (one with hasZero) at `b`.
+Value zeroOf(OpBuilder &b, Location loc, Type type);
+
 /// `x` when a ring slot index `slot` is `x mod stages`, the iteration
 /// counter tile-pipeline computes slots from (`arith.remui x, stages`);
 /// null otherwise.

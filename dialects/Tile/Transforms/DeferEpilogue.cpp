@@ -87,29 +87,6 @@ bool isEpilogueOp(Operation *op) {
           isa<LocalStoreOp, TmaStoreOp, TmaStoreWaitOp, StoreOp>(op));
 }
 
-/// The shared memory allocations `op` (or an op nested in it) uses.
-void collectAllocations(Operation *op,
-                        llvm::SmallPtrSetImpl<Operation *> &out) {
-  op->walk([&](Operation *nested) {
-    for (Value v : nested->getOperands())
-      if (isa<SharedMemoryType, MbarrierType>(v.getType()))
-        if (Operation *alloc = getAllocation(v))
-          out.insert(alloc);
-  });
-}
-
-/// Whether a value of `type` has a zero (Builder::getZeroAttr makes it):
-/// what it holds before the first tile.
-bool hasZero(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return isa<IntegerType, FloatType>(tensor.getElementType());
-  return isa<IntegerType, IndexType, FloatType>(type);
-}
-
-Value zeroOf(OpBuilder &b, Location loc, Type type) {
-  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-}
-
 struct Plan {
   Operation *last = nullptr;         // the last op that issues a multiply
   SmallVector<Operation *> epilogue; // in order

@@ -484,6 +484,35 @@ def TileDynamicSchedule
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileRotateTiles : Pass<"tile-rotate-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Issue the next tile's first multiply before this tile's last";
+  let description = [{
+    A persistent kernel's tile loop (`scf.while`, tile-dynamic-schedule)
+    whose body is a prologue P (ending in an async `tile.wgmma`, its
+    `tile.wgmma_wait` and the arithmetic on it: the key loop's peeled first
+    trip), a pipelined `scf.for`, and an end with one last async
+    `tile.wgmma` completed by a `tile.wgmma_wait 0` before the epilogue, is
+    rotated by P: P of the first tile runs before the loop; each trip
+    computes the next tile's arguments (the claim) ahead of its last
+    multiply and, under `scf.if` on the next tile's being valid, runs the
+    next tile's P up to its multiply, issues its own last multiply, runs
+    the rest of the next P with its first completion waiting for one more
+    group (the last multiply runs on), then completes the last multiply;
+    the epilogue follows. P's values that the rest uses go around the loop
+    (zeros without a next tile) or, when they are side-effect-free
+    functions of the loop's arguments, are computed again. A pipelined loop
+    in an `scf.if` on a loop-invariant condition (a kernel without keys) is
+    unswitched first. A loop is left as it is when it has another shape,
+    when what moves touches memory other than shared memory or the shared
+    memory of what it moves past (the output staged in the tile's own ring
+    slot), or when a carried value's type has no zero. sm_90a, after
+    tile-dynamic-schedule, before tile-allocate-shared-memory.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {
   let summary = "Order the consumer warpgroups' multiplies in turns (ping-pong)";
   let description = [{

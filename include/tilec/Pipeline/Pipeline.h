@@ -60,10 +60,19 @@ struct CodegenOptions {
   /// sm_90a: a tile's epilogue runs under the next tile's first multiply
   /// (tile-defer-epilogue).
   bool deferEpilogue = false;
+  /// sm_90a: the next tile's first multiply and its softmax run under this
+  /// tile's last multiply (tile-rotate-tiles; the tile loop of
+  /// tile-dynamic-schedule).
+  bool rotateTiles = false;
   /// sm_90: its TMA stores are staged in the tile's own, last-read slot of
   /// the tile loop's ring (attention's Q) rather than a buffer of their own
   /// (tile-convert-stores-to-tma's reuse-ring-slots).
   bool stageInRingSlots = true;
+
+  /// tile-rotate-tiles runs: sm_90a, a persistent kernel claiming its tiles.
+  bool rotatesTiles() const {
+    return rotateTiles && hasWgmma() && persistent && dynamicSchedule;
+  }
 
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }

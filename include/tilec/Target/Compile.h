@@ -55,6 +55,9 @@ struct CompileRequest {
   /// sm_90a: a persistent kernel's tile epilogue runs under the next tile's
   /// first multiply (tilec --defer-epilogue).
   bool deferEpilogue = false;
+  /// sm_90a: a persistent kernel's next tile's first multiply and softmax
+  /// run under this tile's last multiply (tilec --rotate-tiles).
+  bool rotateTiles = false;
   /// sm_90: a persistent kernel stages its TMA stores in the tile's own Q
   /// slot, read for the last time (tilec --stage-in-ring-slots).
   bool stageInRingSlots = true;
