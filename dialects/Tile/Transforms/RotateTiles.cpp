@@ -441,7 +441,8 @@ void rotate(Plan &plan) {
   for (Value v : plan.carried)
     carriedTypes.push_back(v.getType());
 
-  // Before the loop: P of the first tile, when there is one.
+  // Before the loop: P of the first tile, when there is one (without what
+  // the loop's first trip makes of it).
   OpBuilder b(loop);
   Value first = cloneCondition(b, loop, loop.getInits());
   scf::IfOp prologue = createIf(b, loc, carriedTypes, first);
@@ -452,7 +453,8 @@ void rotate(Plan &plan) {
     for (Operation *op : plan.p1)
       pb.clone(*op, map);
     for (Operation *op : plan.p2)
-      pb.clone(*op, map);
+      if (!plan.nextTrip.contains(op))
+        pb.clone(*op, map);
     SmallVector<Value> values;
     for (Value v : plan.carried)
       values.push_back(map.lookup(v));
@@ -474,17 +476,9 @@ void rotate(Plan &plan) {
   SmallVector<Location> locs(types.size(), loc);
   Block *before = b.createBlock(&rotated.getBefore(), rotated.getBefore().end(),
                                 types, locs);
-  {
-    IRMapping map;
-    map.map(loop.getBeforeArguments(), before->getArguments().take_front(n));
-    for (Operation &op : loop.getBeforeBody()->without_terminator())
-      b.clone(op, map);
-    auto condition =
-        cast<scf::ConditionOp>(loop.getBeforeBody()->getTerminator());
-    scf::ConditionOp::create(b, loc,
-                             map.lookupOrDefault(condition.getCondition()),
-                             before->getArguments());
-  }
+  scf::ConditionOp::create(
+      b, loc, cloneCondition(b, loop, before->getArguments().take_front(n)),
+      before->getArguments());
   Block *after =
       b.createBlock(&rotated.getAfter(), rotated.getAfter().end(), types, locs);
   IRMapping cur;
