@@ -3,7 +3,7 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch|triton]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power]
 #                           [--quick]
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
@@ -29,6 +29,11 @@
 #              kernel (the triton step's configs), and gemm.tile
 #              (tilec.autotune) against cuBLAS, in one process, launches
 #              alternating                       -> bench-interleaved.json
+#   power      bench/power_probe.py: tilec.attention and cuDNN at D=128
+#              without a mask, each launched back to back for seconds
+#              while nvidia-smi samples the SM clock and the power draw:
+#              TFLOP/s and joules per launch at the power limit
+#                                                        -> bench-power.json
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -44,8 +49,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved] [--quick]" >&2
+  all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power) ;;
+  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -204,6 +209,12 @@ if wants interleaved; then
     --json="$out/bench-interleaved.json" \
     $( [ -s "$out/bench-triton.json" ] && echo --triton-from="$out/bench-triton.json" ) $quick
 fi
+if wants power; then
+  step bench-power env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
+    TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/power_probe.py \
+    --json="$out/bench-power.json" --seq-lens=1024,2048,4096,8192 \
+    $( [ -n "$quick" ] && echo --seconds=2 --repeats=1 )
+fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
   "$out/bench-torch.json" "$out/bench-triton.json" \
@@ -228,5 +239,9 @@ if [ "$what" != tests ]; then
   printf '%s\n' "${bench_steps[@]}"
   echo
   cat "$out/bench.md"
+  if [ -s "$out/bench-power.log" ]; then
+    echo; echo "== at the power limit (bench/power_probe.py) =="
+    grep '^|' "$out/bench-power.log"
+  fi
 fi
 exit $status
