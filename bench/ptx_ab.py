@@ -44,6 +44,15 @@ def parse(key):
             parts["C"] == "True")
 
 
+def header(path):
+    """The PTX's `// tilec-kernel:` description, or {}."""
+    with open(path) as f:
+        line = f.readline()
+    if line.startswith("// tilec-kernel:"):
+        return json.loads(line.split(":", 1)[1])
+    return {}
+
+
 def tile_m(path, default):
     """TILE_M from the PTX's `// tilec-kernel:` header (variants of one
     configuration may differ in it), else the file name's."""
@@ -67,10 +76,11 @@ def check(groups):
         for variant, path in variants:
             kern = tilec.load_ptx(path)
             m = tile_m(path, key_m)
+            cluster = header(path).get("cluster", 1)
             for trips in (1, 2, 4, 8):
                 N = n * trips
-                if N % m:
-                    continue
+                if N % m or (N // m) % cluster:
+                    continue  # (a cluster's query tiles: x its multiple)
                 q = torch.randn(1, 32, N, D, device="cuda", dtype=torch.float16)
                 k, v = torch.randn_like(q), torch.randn_like(q)
                 o = torch.full_like(q, float("nan"))

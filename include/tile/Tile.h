@@ -250,6 +250,14 @@ struct CompileOptions {
   /// runs, 1 loads each tile's at its start into one buffer, which frees
   /// a tile's worth of shared memory for deeper rings or wider heads.
   std::optional<unsigned> tileStages;
+  /// sm_90, persistent: launched in clusters of this many blocks along x
+  /// (2, 4 or 8; tilec --cluster), which run neighbouring tiles along x
+  /// together; copies that are the same for all of them (attention's K and
+  /// V, which follow from the head) are multicast, each block loading a
+  /// share for all. The grid's x must then be a multiple of it. Default 1:
+  /// no clusters (measured 0.97-0.99x on attention at head dim 128,
+  /// bench/results/2026-11-23-h200-cluster-multicast.md).
+  unsigned cluster = 1;
   /// With tileStages 1: the tile's copy is loaded for the next tile as soon
   /// as this tile has read it for the last time (attention's Q after the
   /// last Q K^T), not at the next tile's start (tilec

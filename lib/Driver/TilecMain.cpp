@@ -110,6 +110,13 @@ cl::opt<bool> persistent(
              "multiprocessor slot, each looping over the blocks of the grid "
              "the launch asks for (tile-persistent)"),
     cl::init(false), cl::cat(tilecCategory));
+cl::opt<unsigned> cluster(
+    "cluster",
+    cl::desc("sm_90, with --persistent: launch in clusters of this many "
+             "blocks along x, which run neighbouring tiles together and "
+             "share the copies that are alike in all of them (TMA multicast: "
+             "tile-multicast-copies); 1: no clusters"),
+    cl::init(1), cl::value_desc("1|2|4|8"), cl::cat(tilecCategory));
 cl::opt<unsigned> tileStages(
     "tile-stages",
     cl::desc("A persistent kernel's per-tile copies (attention's Q): 2 loads "
@@ -257,6 +264,7 @@ tile_tilec_main(int argc, char **argv) {
     request.tensorAlignment = alignment;
     request.loopSplit = loopSplit && !noLoopSplit;
     request.tileStages = tileStages;
+    request.cluster = cluster;
     request.tileRefillAfterRead = tileRefillAfterRead;
     request.dynamicSchedule = dynamicSchedule;
     request.deferEpilogue = deferEpilogue;

@@ -25,8 +25,11 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
   mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
   // A persistent kernel loops over the blocks of its logical grid; the
   // passes below see that loop around the kernel's body.
-  if (options.persistent)
-    fpm.addPass(mlir::tile::createTilePersistent());
+  if (options.persistent) {
+    mlir::tile::TilePersistentOptions persistentOptions;
+    persistentOptions.cluster = options.hasTMA() ? options.cluster : 1;
+    fpm.addPass(mlir::tile::createTilePersistent(persistentOptions));
+  }
   // Target-independent loop transformations on tile IR.
   if (options.loopSplit) {
     fpm.addPass(mlir::tile::createTileLoopSplit());
@@ -92,8 +95,15 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   if (options.hasWgmma()) {
     // A TMA producer warp fills the rings; the kernel's warps consume
     // them, releasing each slot on an mbarrier where they refilled it.
-    if (options.warpSpecialize)
-      fpm.addPass(mlir::tile::createTileWarpSpecialize());
+    if (options.warpSpecialize) {
+      mlir::tile::TileWarpSpecializeOptions wsOptions;
+      // In clusters, a producer's multicast copies and claims (the
+      // cluster's ranks and remote addresses) spill at 24 registers; 32
+      // still leaves two consumer warpgroups their 240.
+      if (options.persistent && options.hasTMA() && options.cluster > 1)
+        wsOptions.producerRegisters = 32;
+      fpm.addPass(mlir::tile::createTileWarpSpecialize(wsOptions));
+    }
     if (options.rotateWgmma) {
       fpm.addPass(mlir::tile::createTileRotateWgmma());
       fpm.addPass(mlir::createCanonicalizerPass());
@@ -117,6 +127,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // this tile's last, and its softmax runs under it.
   if (options.rotatesTiles())
     fpm.addPass(mlir::tile::createTileRotateTiles());
+  // sm_90, in clusters: the copies every block of a cluster makes alike
+  // (attention's K and V), each block's share multicast to all of them.
+  if (options.persistent && options.hasTMA() && options.cluster > 1)
+    fpm.addPass(mlir::tile::createTileMulticastCopies());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());
@@ -170,6 +184,11 @@ struct TargetPipelineOptions
       *this, "persistent",
       llvm::cl::desc("tile-persistent: loop over the logical grid's blocks"),
       llvm::cl::init(false)};
+  Option<unsigned> cluster{
+      *this, "cluster",
+      llvm::cl::desc("sm_90, persistent: blocks per cluster along x "
+                     "(tile-persistent, tile-multicast-copies)"),
+      llvm::cl::init(1)};
   Option<unsigned> tileStages{
       *this, "tile-stages",
       llvm::cl::desc(
@@ -194,6 +213,7 @@ struct TargetPipelineOptions
     options.warpSpecialize = warpSpecialize;
     options.pingPong = pingPong;
     options.persistent = persistent;
+    options.cluster = cluster;
     options.tileStages = tileStages;
     options.tileRefillAfterRead = tileRefillAfterRead;
     options.rotateTiles = rotateTiles;

@@ -63,6 +63,7 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   addOptional(request.pingPong);
   addOptional(request.persistent);
   add(std::to_string(request.tileStages));
+  add("cluster" + std::to_string(request.cluster));
   add(request.tileRefillAfterRead ? "refill-after-read" : "refill-at-start");
   add(request.dynamicSchedule ? "dynamic-schedule" : "static-schedule");
   add(request.stageInRingSlots ? "stage-in-ring-slots" : "stage-apart");

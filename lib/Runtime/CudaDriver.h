@@ -64,7 +64,8 @@ namespace detail {
 /// the code that needs one says so (e.g. a kernel that copies with TMA on a
 /// driver without cuTensorMapEncodeTiled, which came with CUDA 12.0).
 #define TILE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                 \
-  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr)
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr)                 \
+  X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", nullptr)
 
 /// The driver calls libtile uses, as function pointers.
 struct CudaDriver {

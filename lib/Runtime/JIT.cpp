@@ -55,6 +55,11 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
     return Status::error("CompileOptions::tileStages is " +
                          std::to_string(*options.tileStages) +
                          "; expected 1 or 2");
+  if (options.cluster != 1 && options.cluster != 2 && options.cluster != 4 &&
+      options.cluster != 8)
+    return Status::error("CompileOptions::cluster is " +
+                         std::to_string(options.cluster) +
+                         "; expected 1, 2, 4 or 8 blocks");
   if (options.tileRefillAfterRead && options.tileStages.value_or(2) != 1)
     return Status::error("CompileOptions::tileRefillAfterRead needs "
                          "tileStages 1 (it refills a one-slot ring), got " +
@@ -76,6 +81,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   if (options.tileStages)
     request.tileStages = *options.tileStages;
   request.tileRefillAfterRead = options.tileRefillAfterRead;
+  request.cluster = options.cluster;
   request.deferEpilogue = options.deferEpilogue;
   request.rotateTiles = options.rotateTiles;
   request.arch = options.arch;

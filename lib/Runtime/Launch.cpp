@@ -552,6 +552,18 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
           ") has more than 2^31-1 "
           "blocks, which a persistent kernel counts in 32 "
           "bits");
+    // In clusters of C blocks along x (KernelInfo::cluster), a cluster
+    // runs C neighbouring tiles along x: the logical grid's x must be a
+    // multiple of C, and whole clusters are launched.
+    unsigned cluster = std::max(target->info.cluster, 1u);
+    if (grid.x % cluster)
+      return Status::error(
+          "kernel '" + kernel.info.name + "': grid (" + std::to_string(grid.x) +
+          ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+          ") does not split into clusters of " + std::to_string(cluster) +
+          " blocks along x (the kernel was compiled with --cluster=" +
+          std::to_string(cluster) + "): x must be a multiple of " +
+          std::to_string(cluster));
     // Computed at the kernel's first launch, then a load.
     uint64_t slots = target->persistentBlocks.load(std::memory_order_relaxed);
     if (!slots) {
@@ -566,6 +578,20 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
             " (kernel '" + kernel.info.name + "')");
       slots = uint64_t(std::max(perSM, 1)) *
               uint64_t(std::max(gpu.info.multiprocessors, 1));
+      // Clusters: as many as fit at once (a cluster's blocks share a GPC).
+      if (cluster > 1 && driver.cuOccupancyMaxActiveClusters) {
+        CUlaunchConfig config = {};
+        config.gridDimX = unsigned(slots / cluster * cluster);
+        config.gridDimY = config.gridDimZ = 1;
+        config.blockDimX = target->info.numWarps * 32;
+        config.blockDimY = config.blockDimZ = 1;
+        config.sharedMemBytes = target->info.sharedBytes;
+        int clusters = 0;
+        if (driver.cuOccupancyMaxActiveClusters(&clusters, target->function,
+                                                &config) == CUDA_SUCCESS &&
+            clusters > 0)
+          slots = std::min<uint64_t>(slots, uint64_t(clusters) * cluster);
+      }
       // $TILEC_PERSISTENT_BLOCKS bounds the blocks further (many tiles per
       // block on small problems: tests, sanitizers, experiments).
       if (const char *env = std::getenv("TILEC_PERSISTENT_BLOCKS")) {
@@ -574,8 +600,10 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
         if (end != env && *end == '\0' && cap > 0)
           slots = std::min<uint64_t>(slots, cap);
       }
+      slots = std::max<uint64_t>(slots / cluster * cluster, cluster);
       target->persistentBlocks.store(slots, std::memory_order_relaxed);
     }
+    // (tiles is a multiple of the cluster's size, as slots is.)
     launched = Dim3{unsigned(std::min(tiles, slots)), 1, 1};
     for (unsigned size : {grid.x, grid.y, grid.z})
       packed.values.push_back(size);

@@ -157,6 +157,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.tensorAlignment = request.tensorAlignment;
   options.loopSplit = request.loopSplit;
   options.tileStages = request.tileStages;
+  options.cluster = request.cluster;
   options.tileRefillAfterRead = request.tileRefillAfterRead;
   options.dynamicSchedule = request.dynamicSchedule;
   options.deferEpilogue = request.deferEpilogue;
@@ -190,6 +191,15 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   return options;
 }
 
+/// Clusters are a persistent sm_90 kernel's (tile-persistent's cluster).
+bool checkCluster(const CodegenOptions &options, llvm::raw_ostream &diagOS) {
+  if (options.cluster <= 1 || (options.persistent && options.hasTMA()))
+    return true;
+  diagOS << "tilec: error: --cluster=" << options.cluster
+         << " needs a persistent kernel (--persistent) on sm_90 or sm_90a\n";
+  return false;
+}
+
 bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
   return a.numWarps == b.numWarps && a.numStages == b.numStages &&
          a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
@@ -198,7 +208,7 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
          a.tileRefillAfterRead == b.tileRefillAfterRead &&
          a.dynamicSchedule == b.dynamicSchedule &&
          a.deferEpilogue == b.deferEpilogue && a.rotateTiles == b.rotateTiles &&
-         a.stageInRingSlots == b.stageInRingSlots;
+         a.stageInRingSlots == b.stageInRingSlots && a.cluster == b.cluster;
 }
 
 } // namespace
@@ -247,6 +257,12 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     if (request.tileStages < 1 || request.tileStages > 2) {
       diagOS << "tilec: error: --tile-stages must be 1 or 2, got "
              << request.tileStages << "\n";
+      return result;
+    }
+    if (request.cluster != 1 && request.cluster != 2 && request.cluster != 4 &&
+        request.cluster != 8) {
+      diagOS << "tilec: error: --cluster must be 1, 2, 4 or 8 blocks, got "
+             << request.cluster << "\n";
       return result;
     }
     if (request.tileRefillAfterRead && request.tileStages != 1) {
@@ -316,6 +332,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
                   "@hints); choose one with --kernel\n";
         return result;
       }
+    if (!checkCluster(codegen, diagOS))
+      return result;
     if (!runPipeline(*module, codegen, stage == Stage::NVVM))
       return result;
     llvm::raw_string_ostream os(result.text);
@@ -331,6 +349,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     kernels[k.name] = &k;
   for (mlir::func::FuncOp func : funcs) {
     CodegenOptions codegen = resolveOptions(request, func);
+    if (!checkCluster(codegen, diagOS))
+      return result;
     KernelInfo info = describeKernel(func, *kernels[func.getName()], codegen);
     mlir::OwningOpRef<mlir::ModuleOp> single = module->clone();
     for (auto other :
@@ -344,6 +364,11 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
         if (auto bytes =
                 f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
           info.sharedBytes = bytes.getInt();
+        // Launched in clusters (tile-persistent's cluster).
+        if (auto dims =
+                f->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.cluster_dim");
+            dims && !dims.empty())
+          info.cluster = unsigned(dims[0]);
         // The block as launched: a warp-specialized kernel has a producer
         // warpgroup besides the warps its layouts describe.
         if (auto threads =

@@ -32,7 +32,8 @@
 // persistent kernel (which takes its logical grid after the ordinary
 // parameters) carries "persistent":true; absent, it is false. One that takes
 // the address of its tile counter after the grid carries "tile_counter":true
-// (every persistent kernel since the counter came; absent, false).
+// (every persistent kernel since the counter came; absent, false). One
+// launched in clusters carries "cluster":C (2, 4 or 8; absent, 1).
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -197,6 +198,8 @@ std::string KernelInfo::toJSON() const {
     root["persistent"] = true;
   if (tileCounter)
     root["tile_counter"] = true;
+  if (cluster > 1)
+    root["cluster"] = static_cast<int64_t>(cluster);
   if (!tmaFallback.empty()) {
     json::Array reasons;
     for (const std::string &reason : tmaFallback)
@@ -450,8 +453,16 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
                      /*required=*/false) ||
       !reader.getBool(*root, "loop_split", where, info.loopSplit) ||
       !reader.getBool(*root, "persistent", where, info.persistent) ||
-      !reader.getBool(*root, "tile_counter", where, info.tileCounter))
+      !reader.getBool(*root, "tile_counter", where, info.tileCounter) ||
+      !reader.getInt(*root, "cluster", where, 1, 8, info.cluster,
+                     /*required=*/false))
     return std::nullopt;
+  if (info.cluster & (info.cluster - 1) ||
+      (info.cluster > 1 && !info.persistent)) {
+    reader.fail("kernel description: \"cluster\" must be 1, 2, 4 or 8, and "
+                "more than 1 only for a persistent kernel");
+    return std::nullopt;
+  }
 
   const json::Value *params = root->get("params");
   if (!params) {

@@ -40,11 +40,12 @@ static void initializeNVPTX() {
   });
 }
 
-/// The PTX ISA version each target needs (sm_90a needs PTX 8.0).
+/// The PTX ISA version each target needs (sm_90a needs PTX 8.0; st.async,
+/// which a clustered kernel's claims use, 8.1).
 static const char *ptxFeatures(llvm::StringRef arch) {
   return llvm::StringSwitch<const char *>(arch)
-      .Case("sm_90a", "+ptx80")
-      .Case("sm_90", "+ptx80")
+      .Case("sm_90a", "+ptx81")
+      .Case("sm_90", "+ptx81")
       .Default("+ptx78");
 }
 

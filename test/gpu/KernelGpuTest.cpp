@@ -102,6 +102,8 @@ const char *const kTileRefill = "(tile_refill_after_read)";
 const char *const kDeferEpilogue = "(defer_epilogue)";
 /// CompileOptions::rotateTiles (tilec --rotate-tiles).
 const char *const kRotateTiles = "(rotate_tiles)";
+/// CompileOptions::cluster (tilec --cluster).
+const char *const kCluster = "(cluster)";
 /// "true": the options above (stages, specialization, warps, ping-pong,
 /// persistence) reach the compiler as the kernel's own @hints(...), written
 /// into a copy of its source, and not as compile options.
@@ -182,7 +184,7 @@ std::string runTilec(const std::string &file, const Constants &constants,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
                      unsigned numWarps, bool pingPong, bool persistent,
                      unsigned tileStages, bool tileRefill, bool deferEpilogue,
-                     bool rotateTiles, bool viaHints) {
+                     bool rotateTiles, unsigned cluster, bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -207,6 +209,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
     args.push_back("--defer-epilogue");
   if (rotateTiles)
     args.push_back("--rotate-tiles");
+  if (cluster > 1)
+    args.push_back("--cluster=" + std::to_string(cluster));
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -302,6 +306,7 @@ private:
     bool tileRefill = false;
     bool deferEpilogue = false;
     bool rotateTiles = false;
+    unsigned cluster = 1;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
       if (k == kAlignment)
@@ -326,6 +331,8 @@ private:
         deferEpilogue = v == "true";
       else if (k == kRotateTiles)
         rotateTiles = v == "true";
+      else if (k == kCluster)
+        cluster = std::stoul(v);
       else if (k == kViaHints)
         viaHints = v == "true";
       else
@@ -355,6 +362,7 @@ private:
         options.tileRefillAfterRead = tileRefill;
         options.deferEpilogue = deferEpilogue;
         options.rotateTiles = rotateTiles;
+        options.cluster = cluster;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
@@ -363,7 +371,7 @@ private:
       std::string error =
           runTilec(file, constants, output, alignment, numStages, loopSplit,
                    warpSpecialize, numWarps, pingPong, persistent, tileStages,
-                   tileRefill, deferEpilogue, rotateTiles, viaHints);
+                   tileRefill, deferEpilogue, rotateTiles, cluster, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -837,6 +845,7 @@ struct Attention {
   bool tileRefill = false;        // CompileOptions::tileRefillAfterRead
   bool deferEpilogue = false;     // CompileOptions::deferEpilogue
   bool rotateTiles = false;       // CompileOptions::rotateTiles
+  unsigned cluster = 1;           // CompileOptions::cluster
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
   int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
                                   // stages = 0); 0: the kernel's defaults
@@ -869,6 +878,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kDeferEpilogue, "true"});
   if (t.rotateTiles)
     constants.push_back({kRotateTiles, "true"});
+  if (t.cluster > 1)
+    constants.push_back({kCluster, std::to_string(t.cluster)});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
@@ -876,6 +887,19 @@ Constants attentionConstants(const Attention &t) {
   if (t.vLatency)
     constants.push_back({"V_LATENCY", std::to_string(t.vLatency)});
   return constants;
+}
+
+/// The persistent, specialized 128 x 128 kernel at head dim 128 with
+/// `seq` queries and keys (the attention API's pick there, 2 stages).
+Attention persistentD128(int64_t seq) {
+  Attention t{DType::F16, 128, false, 1, seq, seq, 0};
+  t.split = false;
+  t.specialize = true;
+  t.tileM = t.tileN = 128;
+  t.warps = 8;
+  t.stages = 2;
+  t.persistent = true;
+  return t;
 }
 
 /// The warp-specialized kernel of the attention API's default at head dim
@@ -887,13 +911,7 @@ Constants attentionConstants(const Attention &t) {
 void wholeProgramCheck() {
   if (config.arch != "sm_90a")
     return;
-  Attention t{DType::F16, 128, false, 1, 256, 256, 0};
-  t.split = false;
-  t.specialize = true;
-  t.tileM = t.tileN = 128;
-  t.warps = 8;
-  t.stages = 2;
-  t.persistent = true;
+  Attention t = persistentD128(256);
   for (Mode mode : modes()) {
     tile::Expected<Kernel> kernel =
         kernels.get(mode, "flash_attention", attentionConstants(t));
@@ -909,6 +927,35 @@ void wholeProgramCheck() {
     std::printf("%-64s %s: %u registers, %u bytes of local memory\n",
                 name.c_str(), ok ? "PASS" : "FAIL", kernel->registers(),
                 kernel->localBytes());
+    tally(ok);
+  }
+}
+
+/// A kernel launched in clusters of two refuses a grid whose x is odd (a
+/// cluster runs two neighbouring query tiles), saying why, and launches
+/// nothing.
+void clusterGridCheck() {
+  if (config.arch != "sm_90a")
+    return;
+  Attention t = persistentD128(128);
+  t.cluster = 2;
+  DeviceBuffer buffer(size_t(128) * 128 * 2);
+  Tensor x = Tensor::contiguous(buffer.get(), DType::F16, {1, 1, 128, 128});
+  std::vector<Arg> args = {x, x, x, x, 1.0f, int64_t(0)};
+  for (Mode mode : modes()) {
+    std::string name =
+        std::string("clustered attention, odd grid x refused [") +
+        modeName(mode) + "]";
+    tile::Expected<Kernel> kernel =
+        kernels.get(mode, "flash_attention", attentionConstants(t));
+    tile::Status status = kernel
+                              ? kernel->launch(tile::Dim3(1, 1), nullptr, args)
+                              : kernel.status();
+    bool ok = kernel && !status.ok() &&
+              status.message().find("does not split into clusters of 2") !=
+                  std::string::npos;
+    std::printf("%-64s %s%s%s\n", name.c_str(), ok ? "PASS" : "FAIL",
+                status.ok() ? "" : ": ", status.message().c_str());
     tally(ok);
   }
 }
@@ -1013,6 +1060,8 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.tileRefill ? " refill_after_read" : "") +
       (t.deferEpilogue ? " defer_epilogue" : "") +
       (t.rotateTiles ? " rotate_tiles" : "") +
+      (t.cluster > 1 ? " cluster=" + std::to_string(t.cluster)
+                     : std::string()) +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
                     : std::string()) +
       (t.kLatency || t.vLatency ? " k_latency=" + std::to_string(t.kLatency) +
@@ -1314,6 +1363,33 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
       rotated(false, 300, 0);
       rotated(true, 1000, 1000);
     }
+  // Persistent in clusters of two blocks (tilec --cluster=2; launched as
+  // whole clusters, one with $TILEC_PERSISTENT_BLOCKS=3): without a
+  // mask K and V are multicast, each block copying half of every tile for
+  // both, their slots released in both blocks; with one each block copies
+  // its own. The attention API's kernel at head dim 128 (Q refilled after
+  // its last read) and the plain persistent one; 1, 2 and 8 key tiles and
+  // 2 to 8 query tiles (x even, as clusters need), keys not a multiple of
+  // the trip (masked in place, the same in both blocks), no keys at all.
+  for (bool causal : {false, true})
+    for (bool refill : {false, true}) {
+      if (!sm90a)
+        break;
+      auto clustered = [&](int64_t seqQ, int64_t seqK) {
+        add(f16, 128, causal, 1, seqQ, seqK, 0, 2, 2, false);
+        twoGroups(false);
+        cases.back().persistent = true;
+        cases.back().cluster = 2;
+        if (refill) {
+          cases.back().tileStages = 1;
+          cases.back().tileRefill = true;
+        }
+      };
+      for (int64_t seq : {int64_t(130), int64_t(256), int64_t(1000)})
+        clustered(seq, seq);
+      clustered(1000, 200);
+      clustered(512, 0);
+    }
   // Persistent with fewer tiles than blocks (2 query tiles, 3 blocks): a
   // block that claims no tile at all, and one whose first claim ends it;
   // one and two consumer warpgroups.
@@ -1456,6 +1532,26 @@ std::vector<Attention> attentionCases() {
       cases.back().tileM = 128;
       cases.back().warps = 8;
       cases.back().persistent = true;
+    }
+    // Persistent in clusters of two (K and V multicast without a mask):
+    // 8 query tiles of 2 key tiles (the last ragged) on one cluster, 2 of 1
+    // key tile, no keys; masked (clustered, nothing multicast).
+    for (auto [causal, seqQ, seqK] :
+         {std::tuple<bool, int64_t, int64_t>{false, 1000, 130},
+          {false, 130, 64},
+          {false, 256, 0},
+          {true, 256, 256}}) {
+      if (config.arch != "sm_90a" && !config.arch.empty())
+        break;
+      add(128, causal, seqQ, seqK, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().tileN = 128;
+      cases.back().warps = 8;
+      cases.back().persistent = true;
+      cases.back().cluster = 2;
+      cases.back().tileStages = 1;
+      cases.back().tileRefill = true;
     }
     // Persistent with its tile loop rotated (tile-rotate-tiles): 8 query
     // tiles of 2 key tiles on 3 blocks, 2 query tiles of 1 key tile (a
@@ -1737,6 +1833,7 @@ int main(int argc, char **argv) {
       gemm(g, rng);
   if (wants("flash_attention")) {
     wholeProgramCheck();
+    clusterGridCheck();
     for (const Attention &t : attentionCases())
       flashAttention(t, rng);
   }

@@ -108,6 +108,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.loopSplit = false;
   info.persistent = true;
   info.tileCounter = true;
+  info.cluster = 2;
   std::string json = info.toJSON();
   EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
 
@@ -122,6 +123,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_FALSE(back->loopSplit);
   EXPECT_TRUE(back->persistent);
   EXPECT_TRUE(back->tileCounter);
+  EXPECT_EQ(back->cluster, 2u);
   EXPECT_EQ(back->constants, info.constants);
   ASSERT_EQ(back->params.size(), info.params.size());
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -173,6 +175,15 @@ TEST(KernelInfoJSON, RejectsMalformed) {
       {R"({"name":"k","num_warps":4,"shared_bytes":-1,)" + params + "}",
        "\"shared_bytes\" is -1"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0})", "missing \"params\""},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":3,)" + params +
+           "}",
+       "\"cluster\" must be 1, 2, 4 or 8"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":2,)" + params +
+           "}",
+       "more than 1 only for a persistent kernel"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":16,)" + params +
+           "}",
+       "\"cluster\" is 16"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":{}})",
        "\"params\" must be an array"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[3]})",

@@ -169,6 +169,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getTensorMapsAttrName())
     return verifyTensorMaps(op, attr.getValue());
+  if (attr.getName() == getClusterAttrName()) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || n.getInt() < 2 || n.getInt() > 8 ||
+        !llvm::isPowerOf2_64(n.getInt()))
+      return op->emitError() << "'" << getClusterAttrName()
+                             << "' must be 2, 4 or 8 (blocks along x)";
+    return success();
+  }
   if (attr.getName() == getNumWarpsAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 1 || n.getInt() > 32 ||

@@ -78,6 +78,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getPersistentAttrName() {
       return ::llvm::StringLiteral("tile.persistent");
     }
+    /// A clustered persistent kernel (tile-persistent's `cluster`): the
+    /// blocks of a cluster of this many (i32, 2 to 8) along x run
+    /// neighbouring tiles of the logical grid together and may share
+    /// copies (tile-multicast-copies).
+    static constexpr ::llvm::StringLiteral getClusterAttrName() {
+      return ::llvm::StringLiteral("tile.cluster");
+    }
     /// The loop over a persistent kernel's tiles (unit): each trip runs
     /// the kernel body for one block of the logical grid.
     static constexpr ::llvm::StringLiteral getTileLoopAttrName() {

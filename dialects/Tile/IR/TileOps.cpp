@@ -501,8 +501,33 @@ static LogicalResult verifyTileRing(Operation *op, SharedMemoryType ring) {
   return success();
 }
 
+/// Ops (or forms of ops) that only a kernel launched in clusters has.
+static LogicalResult verifyInCluster(Operation *op, StringRef what) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (!func || !func->hasAttr(TileDialect::getClusterAttrName()))
+    return op->emitOpError() << (what.empty() ? "" : (what + " ").str())
+                             << "needs a kernel launched in clusters (a '"
+                             << TileDialect::getClusterAttrName() << "')";
+  return success();
+}
+
+LogicalResult ClusterIdOp::verify() { return verifyInCluster(*this, ""); }
+LogicalResult NumClustersOp::verify() { return verifyInCluster(*this, ""); }
+LogicalResult ClusterRankOp::verify() { return verifyInCluster(*this, ""); }
+
 LogicalResult TileClaimOp::verify() {
+  if (getFull() && failed(verifyInCluster(*this, "a claim with 'full'")))
+    return failure();
+  if (getFull() &&
+      getFull().getType().getCount() != getRing().getType().getShape().front())
+    return emitOpError("needs one full barrier per slot of the ring");
   return verifyTileRing(*this, getRing().getType());
+}
+
+LogicalResult MbarrierArriveOp::verify() {
+  if (getCluster())
+    return verifyInCluster(*this, "a release in every block of the cluster");
+  return success();
 }
 
 LogicalResult TileReadOp::verify() {
@@ -608,6 +633,8 @@ static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
 }
 
 LogicalResult TmaLoadOp::verify() {
+  if (getMulticast() && failed(verifyInCluster(*this, "a multicast copy")))
+    return failure();
   return verifyTmaCopy(*this, getMap().getType(), getBuffer().getType(),
                        getCoords().size());
 }
@@ -618,6 +645,11 @@ LogicalResult TmaStoreOp::verify() {
 }
 
 LogicalResult BarrierOp::verify() {
+  if (getCluster()) {
+    if (getId())
+      return emitOpError("a cluster barrier takes no 'id'");
+    return verifyInCluster(*this, "a cluster barrier");
+  }
   if (getId().has_value() != getNumThreads().has_value())
     return emitOpError("a named barrier needs both 'id' and 'num_threads'");
   if (auto n = getNumThreads(); n && *n % 32)

@@ -35,6 +35,32 @@ def Tile_NumBlocksOp : Tile_GridOp<"num_blocks"> {
   let summary = "number of thread blocks along a grid axis";
 }
 
+class Tile_ClusterOp<string mnemonic> : Tile_Op<mnemonic, [Pure]> {
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterIdOp : Tile_ClusterOp<"cluster_id"> {
+  let summary = "index of this block's cluster along grid axis x";
+  let description = [{
+    In a kernel launched in clusters of blocks along x (`tile.cluster`),
+    the index of the executing block's cluster: `tile.bid 0` divided by
+    the cluster's size. The same in every block of a cluster.
+  }];
+}
+
+def Tile_NumClustersOp : Tile_ClusterOp<"num_clusters"> {
+  let summary = "number of clusters along grid axis x";
+}
+
+def Tile_ClusterRankOp : Tile_ClusterOp<"cluster_rank"> {
+  let summary = "index of this block within its cluster";
+  let description = [{
+    0 to the cluster's size - 1: `tile.bid 0` modulo the cluster's size.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction and reshaping
 //===----------------------------------------------------------------------===//
@@ -651,12 +677,23 @@ def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive", [
     refills treat a release as the refill it stands for: it comes after
     the last read of the slot, multiplies in flight included.
 
+    With `cluster` (a kernel launched in clusters, `tile.cluster`), the
+    slot is released in every block of the cluster: the barrier of each
+    block counts one arrival per warp of the releasing threads and block
+    (lane r of each warp arrives on block r's barrier, after the warp's
+    threads are done), for a ring that the cluster's producers fill
+    together (`tile.tma_load multicast`, `tile.tile_claim` with a full
+    barrier).
+
     ```mlir
     tile.mbarrier_arrive %empty[%slot], %k if %p : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #shared>
+    tile.mbarrier_arrive %empty[%slot], %k {cluster} : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #shared>
     ```
   }];
   let arguments = (ins Tile_MbarrierType:$barriers, I32:$slot,
-                       Tile_SharedMemoryType:$buffer, Optional<I1>:$pred);
+                       Tile_SharedMemoryType:$buffer, Optional<I1>:$pred,
+                       UnitAttr:$cluster);
+  let hasVerifier = 1;
   let assemblyFormat = [{
     $barriers `[` $slot `]` `,` $buffer (`if` $pred^)? attr-dict `:` type($barriers) `,` type($buffer)
   }];
@@ -679,6 +716,15 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
     `issuer` (a warp-specialized kernel's producer). Lowers to
     `mbarrier.arrive.expect_tx` and `cp.async.bulk.tensor`.
 
+    With `multicast` (a kernel launched in clusters, `tile.cluster`), every
+    block of the cluster copies the same tile into the same buffer: block
+    r issues the boxes k with k mod size = r, each written to every block
+    of the cluster and completing on each block's barrier `slot`, and each
+    block's issuer still expects the bytes of the whole copy on its own.
+    The cluster's blocks must issue the copy alike (the same coordinates,
+    the same predicate), and none may refill a slot before every block's
+    consumers have released it (`tile.mbarrier_arrive {cluster}`).
+
     ```mlir
     tile.tma_load %map[%c0, %h, %j, %c0], %k, %bars[%slot] if %p
         : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
@@ -689,7 +735,8 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
                        Tile_SharedMemoryType:$buffer,
                        Tile_MbarrierType:$barriers, I32:$slot,
                        Optional<I1>:$pred,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$issuer);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$issuer,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
     $map `[` $coords `]` `,` $buffer `,` $barriers `[` $slot `]` (`if` $pred^)? attr-dict `:` type($map) `,` type($buffer) `,` type($barriers)
   }];
@@ -761,14 +808,23 @@ def Tile_TileClaimOp : Tile_Op<"tile_claim", [
     with `tile.tile_read` after the slot's mbarrier says it is written
     (`tile-dynamic-schedule` builds the protocol around it).
 
+    In a kernel launched in clusters (`tile.cluster`), with `full` the
+    ring's full barriers: the claim is the cluster's. Block 0's issuer
+    claims and writes the tile into the slot of every block of the
+    cluster (`st.async`, completing 4 bytes on each block's barrier
+    `slot` of `full`); every block's issuer expects those 4 bytes on its
+    own barrier.
+
     ```mlir
     tile.tile_claim %counter + %blocks -> %ring[%slot] {issuer = 256 : i32} : !tile.smem<[4], i32, #s>
+    tile.tile_claim %counter + %clusters -> %ring[%slot], %full {issuer = 256 : i32} : !tile.smem<[4], i32, #s>, !tile.mbarrier<4>
     ```
   }];
   let arguments = (ins I64:$counter, I32:$offset, Tile_SharedMemoryType:$ring,
-                       I32:$slot, ConfinedAttr<I32Attr, [IntNonNegative]>:$issuer);
+                       I32:$slot, Optional<Tile_MbarrierType>:$full,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$issuer);
   let assemblyFormat = [{
-    $counter `+` $offset `->` $ring `[` $slot `]` attr-dict `:` type($ring)
+    $counter `+` $offset `->` $ring `[` $slot `]` (`,` $full^)? attr-dict `:` type($ring) (`,` type($full)^)?
   }];
   let hasVerifier = 1;
 }
@@ -820,16 +876,20 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     the consumers (their named barrier 1); with `id` and `num_threads`, it
     is the named barrier `id` shared by `num_threads` threads (a multiple
     of 32), as warp specialized code uses to synchronize a subset of
-    warps.
+    warps. With `cluster`, the set is every thread of every block of the
+    kernel's cluster (`tile.cluster`), and mbarrier initializations made
+    before it are visible to the cluster's blocks after it.
 
     ```mlir
     tile.barrier
     tile.barrier {id = 1 : i32, num_threads = 256 : i32}
+    tile.barrier {cluster}
     ```
   }];
   let arguments = (ins
       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<15>]>>:$id,
-      OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads);
+      OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads,
+      UnitAttr:$cluster);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }

@@ -38,6 +38,16 @@
 // copies (`iv + step` in its loop), carries a window of claims and waits
 // for them; it never makes the claimer claim early.
 //
+// A kernel launched in clusters (tile-persistent's `cluster`) claims a
+// cluster's tiles: the loops run from `tile.cluster_id` in steps of
+// `tile.num_clusters`, block 0's claimer claims for the cluster and writes
+// the claim into every block's ring (tile.tile_claim with the full
+// barriers: st.async completing on each block's full barrier, whose
+// claimer expects its bytes), and every reader releases the slot in every
+// block (tile.mbarrier_arrive {cluster}; the empty barriers count a
+// cluster's warps), so that block 0 writes no block's slot before that
+// block has read it.
+//
 // The sequence ends with the first claim past the logical grid: a role
 // reads no claim after it (and nobody claims one), so every role reads the
 // same claims. The claiming thread then counts its block out of the launch
@@ -95,6 +105,10 @@ struct DynamicSchedulePass
         !top.getArgument(counterIndex).getType().isInteger(64))
       return;
     Value counter = top.getArgument(counterIndex);
+    int32_t cluster = 1;
+    if (auto c =
+            func->getAttrOfType<IntegerAttr>(TileDialect::getClusterAttrName()))
+      cluster = int32_t(c.getInt());
 
     SmallVector<Role> roles;
     if (!collectRoles(func, roles))
@@ -126,6 +140,9 @@ struct DynamicSchedulePass
     int32_t readers = 0;
     for (Role &role : roles)
       readers += role.threads;
+    // In clusters, a warp's release counts once in each block.
+    if (cluster > 1)
+      readers = readers / 32 * cluster;
     MbarrierInitOp::create(b, loc, empty, b.getI32IntegerAttr(readers));
     if (auto ret = dyn_cast<func::ReturnOp>(top.getTerminator())) {
       b.setInsertionPoint(ret);
@@ -133,7 +150,7 @@ struct DynamicSchedulePass
       MbarrierInvalOp::create(b, loc, empty);
     }
 
-    Claims claims{counter, ring, full, empty};
+    Claims claims{counter, ring, full, empty, cluster > 1};
     for (Role &role : roles)
       rewrite(role, &role == claimer, claims);
   }
@@ -185,7 +202,10 @@ struct DynamicSchedulePass
     scf::ForOp loop = role.loop;
     auto lb = loop.getLowerBound().getDefiningOp<BlockIdOp>();
     auto step = loop.getStep().getDefiningOp<NumBlocksOp>();
-    if (!lb || lb.getAxis() != 0 || !step || step.getAxis() != 0 ||
+    bool blocks = lb && lb.getAxis() == 0 && step && step.getAxis() == 0;
+    bool clusters = loop.getLowerBound().getDefiningOp<ClusterIdOp>() &&
+                    loop.getStep().getDefiningOp<NumClustersOp>();
+    if (!(blocks || clusters) ||
         !loop.getInductionVar().getType().isInteger(32))
       return false;
     Value iv = loop.getInductionVar();
@@ -236,6 +256,7 @@ struct DynamicSchedulePass
 
   struct Claims {
     Value counter, ring, full, empty;
+    bool clustered; // a cluster's claims, in every block's ring
   };
 
   /// The tile after `prev` for the `n`-th claim (i32) in the role's order:
@@ -263,13 +284,15 @@ struct DynamicSchedulePass
       MbarrierWaitOp::create(t, loc, claims.empty, slot, free, ValueRange(),
                              Value());
       TileClaimOp::create(t, loc, claims.counter, blocks, claims.ring, slot,
+                          claims.clustered ? claims.full : Value(),
                           t.getI32IntegerAttr(role.issuer));
       MbarrierArriveOp::create(t, loc, claims.full, slot, claims.ring, Value());
     }
     MbarrierWaitOp::create(t, loc, claims.full, slot, parity, ValueRange(),
                            Value());
     Value tile = TileReadOp::create(t, loc, claims.ring, slot);
-    MbarrierArriveOp::create(t, loc, claims.empty, slot, claims.ring, Value());
+    MbarrierArriveOp::create(t, loc, claims.empty, slot, claims.ring, Value(),
+                             claims.clustered);
     scf::YieldOp::create(t, loc, tile);
     OpBuilder e = branch.getElseBodyBuilder();
     scf::YieldOp::create(e, loc, prev);

@@ -51,6 +51,14 @@
 // consumers' region is analyzed like a kernel whose barriers are the named
 // barrier `kConsumerBarrierId` of the consumer threads.
 //
+// A kernel launched in clusters (`tile.cluster`) has its blocks arrive on
+// each other's mbarriers and copy into each other's shared memory
+// (tile-dynamic-schedule, tile-multicast-copies): the whole cluster meets
+// after the barriers' initialization (`tile.barrier {cluster}`, which is
+// also the block's barrier there), and again before the kernel returns, so
+// that no block leaves, or invalidates its barriers, while another may
+// still arrive on them; the invalidations move after that last barrier.
+//
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
 // loop needs (its refill of a slot and its wait for the next share one
@@ -144,6 +152,8 @@ struct InsertBarriersPass
       if (walk.wasInterrupted())
         return signalPassFailure();
       asyncReads = all.asyncReads;
+      if (func->hasAttr(TileDialect::getClusterAttrName()))
+        placeClusterBarriers(func);
       State state;
       if (failed(visitBlock(func.getBody().front(), state)))
         return signalPassFailure();
@@ -151,6 +161,30 @@ struct InsertBarriersPass
   }
 
   RangeSet asyncReads;
+
+  /// A clustered kernel's two cluster barriers: after the last mbarrier
+  /// initialization at the top, and before the return, with every
+  /// invalidation after it.
+  static void placeClusterBarriers(func::FuncOp func) {
+    Block &top = func.getBody().front();
+    Operation *lastInit = nullptr;
+    for (auto init : top.getOps<MbarrierInitOp>())
+      lastInit = init;
+    OpBuilder b(func.getContext());
+    if (lastInit) {
+      b.setInsertionPointAfter(lastInit);
+      BarrierOp::create(b, lastInit->getLoc(), IntegerAttr(), IntegerAttr(),
+                        /*cluster=*/true);
+    }
+    Operation *ret = top.getTerminator();
+    b.setInsertionPoint(ret);
+    BarrierOp::create(b, ret->getLoc(), IntegerAttr(), IntegerAttr(),
+                      /*cluster=*/true);
+    SmallVector<MbarrierInvalOp> invals;
+    func.walk([&](MbarrierInvalOp op) { invals.push_back(op); });
+    for (MbarrierInvalOp op : invals)
+      op->moveBefore(ret);
+  }
 
   /// The byte range of the buffer `v` lives in.
   FailureOr<Range> rangeOf(Operation *user, Value v) {
@@ -304,7 +338,7 @@ struct InsertBarriersPass
       // A named barrier orders only the threads that share it: it ends no
       // hazard between threads of the whole block, unless those are all
       // the threads that access shared memory here (the consumers).
-      if (barrier.getIdAttr() == barrierId)
+      if (barrier.getCluster() || barrier.getIdAttr() == barrierId)
         state.barrier();
       return success();
     }

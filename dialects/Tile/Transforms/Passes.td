@@ -21,7 +21,21 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::func::FuncOp"> {
     parameter. Later passes keep state across the tile loop: the rings
     tile-pipeline makes in it, and with tile-warp-specialize a producer
     that runs ahead into the next tile.
+
+    With `cluster` = C > 1 the kernel is launched in clusters of C blocks
+    along x (`tile.cluster`), and a cluster's blocks run C neighbouring
+    tiles along x together: the loop goes over the clusters' tiles,
+    `tile.cluster_id` to gx / C * gy * gz in steps of
+    `tile.num_clusters`, and block r of the cluster takes logical x =
+    (u mod (gx / C)) * C + r, with y and z as before (the runtime requires
+    gx to be a multiple of C). A tile's y and z, and whatever follows from
+    them alone, are then the same in every block of the cluster, which is
+    what tile-multicast-copies shares.
   }];
+  let options = [
+    Option<"cluster", "cluster", "unsigned", "1",
+           "Blocks per cluster along x (1: no clusters; 2, 4 or 8)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
@@ -482,6 +496,26 @@ def TileDynamicSchedule
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def TileMulticastCopies
+    : Pass<"tile-multicast-copies", "::mlir::func::FuncOp"> {
+  let summary = "Fill rings the blocks of a cluster share with multicast copies";
+  let description = [{
+    In a kernel launched in clusters (`tile.cluster`, tile-persistent's
+    `cluster`), a ring of TMA copies that every block of the cluster fills
+    alike (the same coordinates, slots and predicates, under the same
+    control flow, with its slots released alike and written by nothing
+    else) is filled by the cluster together: its `tile.tma_load`s become
+    `multicast` (each block copies a share of the boxes into every block),
+    the releases of its slots `tile.mbarrier_arrive {cluster}` (each warp
+    releases the slot in every block) and its empty barriers count a
+    cluster's releasing warps. Values that may differ between the blocks
+    start at `tile.cluster_rank`, `tile.bid` and memory reads other than
+    the cluster's claimed tiles. Attention's K and V rings qualify (they
+    follow from the head), its Q ring does not (the query tile).
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
 def TileRotateTiles : Pass<"tile-rotate-tiles", "::mlir::func::FuncOp"> {

@@ -51,6 +51,8 @@ namespace {
 
 struct PersistentPass
     : public mlir::tile::impl::TilePersistentBase<PersistentPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal() ||
@@ -75,6 +77,11 @@ struct PersistentPass
     MLIRContext *ctx = func.getContext();
     Location loc = func.getLoc();
     Type i32 = IntegerType::get(ctx, 32);
+    if (cluster != 1 && (cluster > 8 || !llvm::isPowerOf2_32(cluster))) {
+      func.emitError() << "clusters of " << unsigned(cluster)
+                       << " blocks: a cluster has 2, 4 or 8";
+      return signalPassFailure();
+    }
 
     // The logical grid: three trailing parameters; then the address of the
     // tile counter (tile-dynamic-schedule), which the runtime passes to
@@ -91,12 +98,27 @@ struct PersistentPass
     Block &entry = func.getBody().front();
     SmallVector<Value> grid(entry.getArguments().slice(first, 3));
 
-    // The loop over the tiles, which takes the body.
+    // The loop over the tiles (a cluster's, with clusters), which takes
+    // the body.
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    Value gx = grid[0];
+    if (cluster > 1) {
+      func->setAttr(TileDialect::getClusterAttrName(),
+                    b.getI32IntegerAttr(int32_t(cluster)));
+      gx = arith::DivUIOp::create(
+          b, loc, gx,
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(cluster)));
+    }
     Value total = arith::MulIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
-    Value start = BlockIdOp::create(b, loc, b.getI32IntegerAttr(0));
-    Value step = NumBlocksOp::create(b, loc, b.getI32IntegerAttr(0));
+        b, loc, arith::MulIOp::create(b, loc, gx, grid[1]), grid[2]);
+    Value start, step;
+    if (cluster > 1) {
+      start = ClusterIdOp::create(b, loc);
+      step = NumClustersOp::create(b, loc);
+    } else {
+      start = BlockIdOp::create(b, loc, b.getI32IntegerAttr(0));
+      step = NumBlocksOp::create(b, loc, b.getI32IntegerAttr(0));
+    }
     auto loop = scf::ForOp::create(b, loc, start, total, step);
     loop->setAttr(TileDialect::getTileLoopAttrName(), b.getUnitAttr());
     // The tile loop is no loop to split.
@@ -109,8 +131,15 @@ struct PersistentPass
     // The logical block index, x fastest, and the logical grid.
     b.setInsertionPointToStart(body);
     Value t = loop.getInductionVar();
-    Value x = arith::RemUIOp::create(b, loc, t, grid[0]);
-    Value rest = arith::DivUIOp::create(b, loc, t, grid[0]);
+    Value x = arith::RemUIOp::create(b, loc, t, gx);
+    Value rest = arith::DivUIOp::create(b, loc, t, gx);
+    if (cluster > 1)
+      x = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, x,
+              arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(cluster))),
+          ClusterRankOp::create(b, loc));
     Value y = arith::RemUIOp::create(b, loc, rest, grid[1]);
     Value z = arith::DivUIOp::create(b, loc, rest, grid[1]);
     Value index[3] = {x, y, z};

@@ -48,6 +48,11 @@ struct CodegenOptions {
   /// A persistent kernel: about one block per multiprocessor slot, looping
   /// over the blocks of the grid a launch asks for (tile-persistent).
   bool persistent = false;
+  /// sm_90, persistent: launched in clusters of this many blocks along x,
+  /// which run neighbouring tiles together and share the copies that are
+  /// the same for all of them (tile-persistent's cluster,
+  /// tile-multicast-copies); 1: no clusters.
+  unsigned cluster = 1;
   /// Stages of a persistent kernel's per-tile copies (tile-pipeline's
   /// tile-stages): 2 loads the next tile's (attention's Q) during this one.
   unsigned tileStages = 2;

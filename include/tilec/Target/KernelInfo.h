@@ -112,6 +112,10 @@ struct KernelInfo {
   /// A persistent kernel that takes its tile counter after the grid (see
   /// the kernel ABI above); descriptions written before it came read false.
   bool tileCounter = false;
+  /// A persistent kernel launched in clusters of this many blocks along x
+  /// (its PTX says so: .reqnctapercluster); the logical grid's x must be a
+  /// multiple of it. 1: no clusters (descriptions without it).
+  unsigned cluster = 1;
   std::vector<KernelParam> params;
   /// The compile-time constants the kernel was specialized with, as text.
   std::vector<std::pair<std::string, std::string>> constants;

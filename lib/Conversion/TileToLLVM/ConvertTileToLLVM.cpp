@@ -128,6 +128,12 @@ struct ConvertTileToLLVMPass
       if (occupancy)
         func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(int32_t(occupancy)));
+      // Launched in clusters: .reqnctapercluster (and .explicitcluster).
+      if (auto cluster = func->getAttrOfType<IntegerAttr>(
+              tile::TileDialect::getClusterAttrName()))
+        func->setAttr(
+            NVVM::NVVMDialect::getClusterDimAttrName(),
+            b.getDenseI32ArrayAttr({int32_t(cluster.getInt()), 1, 1}));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
     }
     // Warp-specialized bodies split by role once their contents are

@@ -59,6 +59,19 @@ struct NumBlocksLowering : OpConversionPattern<tile::NumBlocksOp> {
   }
 };
 
+/// The cluster's index and count along x, and the block's rank in it.
+template <typename From, typename To>
+struct ClusterRegisterLowering : OpConversionPattern<From> {
+  using OpConversionPattern<From>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, To::create(rewriter, op.getLoc(), rewriter.getI32Type()));
+    return success();
+  }
+};
+
 /// Calls an f32 NVVM intrinsic, widening f16/bf16 arguments to f32 and
 /// narrowing the result back.
 Value callF32(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
@@ -165,6 +178,11 @@ void tilec::populateScalarPatterns(TypeConverter &converter,
   MLIRContext *ctx = patterns.getContext();
   patterns.add<BlockIdLowering, NumBlocksLowering, Exp2Lowering, DivLowering>(
       converter, ctx);
+  patterns
+      .add<ClusterRegisterLowering<tile::ClusterIdOp, NVVM::ClusterIdXOp>,
+           ClusterRegisterLowering<tile::NumClustersOp, NVVM::ClusterDimXOp>,
+           ClusterRegisterLowering<tile::ClusterRankOp, NVVM::ClusterId>>(
+          converter, ctx);
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   patterns.add<ApproxMathLowering<math::ExpOp>>(
       converter, ctx, "llvm.nvvm.ex2.approx.f32", log2e, 1.0);

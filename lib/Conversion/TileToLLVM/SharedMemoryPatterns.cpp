@@ -125,14 +125,21 @@ struct SmemSlotLowering : OpConversionPattern<tile::SmemSlotOp> {
   }
 };
 
-/// `bar.sync 0` for the whole block, `bar.sync id, n` for a named barrier.
+/// `bar.sync 0` for the whole block, `bar.sync id, n` for a named barrier,
+/// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire` for
+/// the cluster.
 struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::BarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (!op.getId()) {
+    if (op.getCluster()) {
+      inlinePtx(rewriter, loc, TypeRange(), ValueRange(),
+                "barrier.cluster.arrive.release;\n"
+                "barrier.cluster.wait.acquire;",
+                "~{memory}");
+    } else if (!op.getId()) {
       createBarrier(rewriter, loc, op);
     } else {
       NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type(),

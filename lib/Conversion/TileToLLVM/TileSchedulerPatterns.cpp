@@ -8,6 +8,11 @@
 //                            next tile, offset + the old count, into the
 //                            ring slot (st.shared; the slot's full mbarrier
 //                            publishes it)
+//                            In clusters (with `full`): every block's
+//                            issuer expects 4 bytes on its full barrier;
+//                            block 0's claims and writes the tile into
+//                            every block's slot (mapa + st.async, which
+//                            completes on that block's full barrier)
 //   tile.tile_read           ld.shared of the slot
 //   tile.tile_counter_done   (its issuer) atom.acq_rel.gpu.add done, 1; the
 //                            block that makes it %nctaid.x zeroes both words
@@ -18,6 +23,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+
+#include "Tile/IR/SharedMemory.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -37,6 +44,37 @@ struct TileClaimLowering : OpConversionPattern<tile::TileClaimOp> {
     Location loc = op.getLoc();
     Value slot = slotAddress(rewriter, loc, adaptor.getRing().front(),
                              adaptor.getSlot().front());
+    if (op.getFull()) {
+      auto func = op->getParentOfType<FunctionOpInterface>();
+      int64_t size = func->getAttrOfType<IntegerAttr>(
+                             tile::TileDialect::getClusterAttrName())
+                         .getInt();
+      Value full =
+          sharedAddress32(rewriter, loc, adaptor.getFull().front(),
+                          adaptor.getSlot().front(), tile::kMbarrierBytes);
+      std::string text =
+          "{\n .reg .pred p, q;\n .reg .b32 v, rank, dst, bar;\n"
+          " setp.ne.b32 p, $0, 0;\n"
+          " @p mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$4], 4;\n"
+          " mov.u32 rank, %cluster_ctarank;\n"
+          " setp.eq.and.u32 q, rank, 0, p;\n"
+          " @q atom.relaxed.gpu.add.u32 v, [$1], 1;\n"
+          " @q add.u32 v, v, $2;\n";
+      for (int64_t r = 0; r < size; ++r)
+        text += " @q mapa.shared::cluster.u32 dst, $3, " + std::to_string(r) +
+                ";\n @q mapa.shared::cluster.u32 bar, $4, " +
+                std::to_string(r) +
+                ";\n @q st.async.shared::cluster.mbarrier::complete_tx::bytes"
+                ".u32 [dst], v, [bar];\n";
+      text += "}";
+      inlinePtx(rewriter, loc, TypeRange(),
+                ValueRange{firstThread(rewriter, loc, nullptr, op.getIssuer()),
+                           adaptor.getCounter().front(),
+                           adaptor.getOffset().front(), slot, full},
+                text, "r,l,r,r,r,~{memory}");
+      rewriter.eraseOp(op);
+      return success();
+    }
     inlinePtx(rewriter, loc, TypeRange(),
               ValueRange{firstThread(rewriter, loc, nullptr, op.getIssuer()),
                          adaptor.getCounter().front(),

@@ -41,6 +41,15 @@ Value predicate32(OpBuilder &b, Location loc, Value pred) {
   return arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
 }
 
+/// Blocks per cluster of the kernel holding `op` (its `tile.cluster`).
+int64_t clusterSize(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  auto size = func ? func->getAttrOfType<IntegerAttr>(
+                         tile::TileDialect::getClusterAttrName())
+                   : IntegerAttr();
+  return size ? size.getInt() : 1;
+}
+
 /// The shared address of barrier `slot` (i32) of the ring at `bars`.
 Value barrierAddress(OpBuilder &b, Location loc, Value bars, Value slot) {
   return sharedAddress32(b, loc, bars, slot, tile::kMbarrierBytes);
@@ -119,7 +128,12 @@ struct MbarrierWaitLowering : OpConversionPattern<tile::MbarrierWaitOp> {
   }
 };
 
-/// Every thread (where `pred`) arrives once on the barrier.
+/// Every thread (where `pred`) arrives once on the barrier. With
+/// `cluster`, each warp's lane r arrives on block r's barrier once the
+/// warp's threads are all there:
+///   bar.warp.sync; mapa (the barrier in block `%laneid`);
+///   mbarrier.arrive.shared::cluster   (lanes < size; the default release
+///   at CTA scope, as the reads it releases are the block's own)
 struct MbarrierArriveLowering : OpConversionPattern<tile::MbarrierArriveOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -129,6 +143,22 @@ struct MbarrierArriveLowering : OpConversionPattern<tile::MbarrierArriveOp> {
     Value addr = barrierAddress(rewriter, loc, adaptor.getBarriers().front(),
                                 adaptor.getSlot().front());
     Value pred = op.getPred() ? adaptor.getPred().front() : Value();
+    if (op.getCluster()) {
+      inlinePtx(rewriter, loc, TypeRange(),
+                ValueRange{addr, predicate32(rewriter, loc, pred)},
+                "{\n .reg .pred p;\n .reg .b32 lane, remote;\n"
+                " mov.u32 lane, %laneid;\n"
+                " setp.lt.u32 p, lane, " +
+                    std::to_string(clusterSize(op)) +
+                    ";\n"
+                    " setp.ne.and.b32 p, $1, 0, p;\n"
+                    " bar.warp.sync -1;\n"
+                    " mapa.shared::cluster.u32 remote, $0, lane;\n"
+                    " @p mbarrier.arrive.shared::cluster.b64 _, [remote];\n}",
+                "r,r,~{memory}");
+      rewriter.eraseOp(op);
+      return success();
+    }
     inlinePtx(rewriter, loc, TypeRange(),
               ValueRange{addr, predicate32(rewriter, loc, pred)},
               "{\n .reg .pred p;\n setp.ne.b32 p, $1, 0;\n"
@@ -212,16 +242,33 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
                                          coords, 2, operands, constraints);
     constraints += ",~{memory}";
 
-    std::string text = "{\n .reg .pred p;\n .reg .b64 state;\n"
-                       " setp.ne.b32 p, $0, 0;\n"
-                       " @p mbarrier.arrive.expect_tx.shared::cta.b64 state, "
-                       "[$1], " +
-                       std::to_string(bytes) + ";\n";
-    for (auto [tensor, address] : boxOperands)
-      text += " @p cp.async.bulk.tensor." + std::to_string(rank) +
-              "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-              " [$" +
-              std::to_string(address) + "], " + tensor + ", [$1];\n";
+    // Multicast: box k is block (k mod size)'s, for every block.
+    int64_t size = op.getMulticast() ? clusterSize(op) : 1;
+    std::string text =
+        std::string(size > 1 ? "{\n .reg .pred p, q;\n .reg .b64 state;\n"
+                               " .reg .b32 rank;\n .reg .b16 mask;\n"
+                             : "{\n .reg .pred p;\n .reg .b64 state;\n") +
+        " setp.ne.b32 p, $0, 0;\n"
+        " @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], " +
+        std::to_string(bytes) + ";\n";
+    if (size > 1)
+      text += " mov.u32 rank, %cluster_ctarank;\n"
+              " mov.b16 mask, " +
+              std::to_string((1 << size) - 1) + ";\n";
+    for (auto [k, box] : llvm::enumerate(boxOperands)) {
+      auto [tensor, address] = box;
+      std::string copy = "cp.async.bulk.tensor." + std::to_string(rank) +
+                         "d.shared::cluster.global.tile.mbarrier::complete_tx::"
+                         "bytes";
+      if (size == 1) {
+        text += " @p " + copy + " [$" + std::to_string(address) + "], " +
+                tensor + ", [$1];\n";
+        continue;
+      }
+      text += " setp.eq.and.u32 q, rank, " + std::to_string(k % size) +
+              ", p;\n @q " + copy + ".multicast::cluster [$" +
+              std::to_string(address) + "], " + tensor + ", [$1], mask;\n";
+    }
     text += "}";
     inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
     rewriter.eraseOp(op);

@@ -1601,3 +1601,57 @@ func.func @tile_read_not_i32(%p: i32, %r: !tile.smem<[4], f32, #ring_s1>) -> i32
   %t = tile.tile_read %r[%p] : !tile.smem<[4], f32, #ring_s1>
   return %t : i32
 }
+
+// -----
+
+// Clusters: the ops and forms of ops that need a kernel launched in them.
+func.func @cluster_rank_unclustered() {
+  // expected-error @+1 {{'tile.cluster_rank' op needs a kernel launched in clusters (a 'tile.cluster')}}
+  %r = tile.cluster_rank
+  return
+}
+
+// -----
+
+func.func @cluster_barrier_unclustered() {
+  // expected-error @+1 {{a cluster barrier needs a kernel launched in clusters}}
+  tile.barrier {cluster}
+  return
+}
+
+// -----
+
+func.func @cluster_barrier_named() attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{a cluster barrier takes no 'id'}}
+  tile.barrier {cluster, id = 1 : i32, num_threads = 64 : i32}
+  return
+}
+
+// -----
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @release_unclustered(%s: i32) {
+  %b = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+  %e = tile.mbarrier_alloc : !tile.mbarrier<2>
+  // expected-error @+1 {{a release in every block of the cluster needs a kernel launched in clusters}}
+  tile.mbarrier_arrive %e[%s], %b {cluster} : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+  return
+}
+
+// -----
+
+#ring_s = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @claim_full_slots(%c: i64, %p: i32) attributes {tile.cluster = 2 : i32} {
+  %r = tile.smem_alloc : !tile.smem<[4], i32, #ring_s>
+  %f = tile.mbarrier_alloc : !tile.mbarrier<2>
+  // expected-error @+1 {{needs one full barrier per slot of the ring}}
+  tile.tile_claim %c + %p -> %r[%p], %f {issuer = 0 : i32} : !tile.smem<[4], i32, #ring_s>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.cluster' must be 2, 4 or 8 (blocks along x)}}
+func.func @cluster_size() attributes {tile.cluster = 3 : i32} {
+  return
+}

@@ -1,0 +1,256 @@
+//===- MulticastCopies.cpp - Copies a cluster's blocks share --------------===//
+//
+// In a kernel launched in clusters (tile-persistent's `cluster`), the
+// blocks of a cluster run neighbouring tiles along x together. Attention's
+// K and V tiles depend on the head alone, not on the query tile: every
+// block of the cluster copies the same K and V. This pass finds such rings
+// and has the cluster's blocks fill them together, each block copying a
+// share of every tile for all of them (TMA multicast), so that the tile
+// crosses L2 once per cluster rather than once per block:
+//
+//   (in each block)                        (in each block)
+//   wait %empty[s]                         wait %empty[s]      all blocks'
+//   tma_load %k[...], %ring[s], %full[s]   tma_load ... {multicast}
+//   ...                                    ...
+//   wait %full[s]; wgmma ...               wait %full[s]; wgmma ...
+//   arrive %empty[s], %ring[s]             arrive %empty[s] {cluster}
+//   mbarrier_init %empty {count = 256}     mbarrier_init %empty {count = 16}
+//
+// A block refills a slot in every block of the cluster, so its producer
+// waits until every block's consumers have released it: each releasing
+// warp arrives on the slot's empty barrier in every block (the barriers
+// count a cluster's warps), and each block's full barrier completes when
+// all blocks' shares have landed in it.
+//
+// A ring is shared when every block is sure to copy the same tiles in the
+// same order: each of its copies has coordinates, slot and predicate that
+// are the same in every block of the cluster, and runs under control flow
+// that is (the loops' bounds, the branches' conditions); each release of
+// it likewise, so that every block's consumers release every slot alike;
+// and nothing but its copies writes it. Values that may differ between the
+// blocks start at `tile.cluster_rank` and `tile.bid` (and at any read of
+// memory but the claims of tile-dynamic-schedule, which are the cluster's)
+// and spread through the ops and the loops' and branches' results. The
+// query tile's copies (logical x) differ; the key and value tiles' (the
+// head, and a key loop whose bounds follow from the head) do not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEMULTICASTCOPIES
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The values of a kernel that may differ between the blocks of a
+/// cluster, to a fixed point over its loops.
+class ClusterVarying {
+public:
+  explicit ClusterVarying(func::FuncOp func) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      func.walk([&](Operation *op) { changed |= visit(op); });
+    }
+  }
+
+  bool varies(Value v) const { return varying.contains(v); }
+
+  /// Whether every block of the cluster runs `op` alike: no enclosing loop
+  /// or branch decides differently in different blocks.
+  bool runsAlike(Operation *op) const {
+    for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
+         p = p->getParentOp()) {
+      if (auto f = dyn_cast<scf::ForOp>(p)) {
+        if (varies(f.getLowerBound()) || varies(f.getUpperBound()) ||
+            varies(f.getStep()))
+          return false;
+      } else if (auto i = dyn_cast<scf::IfOp>(p)) {
+        if (varies(i.getCondition()))
+          return false;
+      } else if (auto w = dyn_cast<scf::WhileOp>(p)) {
+        if (varies(w.getConditionOp().getCondition()))
+          return false;
+      } else if (!isa<WarpSpecializeOp>(p)) {
+        return false; // a region this analysis does not know
+      }
+    }
+    return true;
+  }
+
+private:
+  bool mark(Value v) { return varying.insert(v).second; }
+  bool markAll(ValueRange vs) {
+    bool changed = false;
+    for (Value v : vs)
+      changed |= mark(v);
+    return changed;
+  }
+
+  /// Where op's results (and its regions' arguments) vary; true if the
+  /// set grew.
+  bool visit(Operation *op) {
+    bool changed = false;
+    if (auto f = dyn_cast<scf::ForOp>(op)) {
+      bool bounds = varies(f.getLowerBound()) || varies(f.getUpperBound()) ||
+                    varies(f.getStep());
+      if (bounds)
+        changed |= mark(f.getInductionVar());
+      auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+      for (unsigned i = 0; i < f.getNumResults(); ++i)
+        if (bounds || varies(f.getInitArgs()[i]) || varies(yield.getOperand(i)))
+          changed |= mark(f.getRegionIterArgs()[i]) | mark(f.getResult(i));
+      return changed;
+    }
+    if (auto w = dyn_cast<scf::WhileOp>(op)) {
+      scf::ConditionOp cond = w.getConditionOp();
+      auto yield = cast<scf::YieldOp>(w.getAfterBody()->getTerminator());
+      for (unsigned i = 0; i < w.getBeforeArguments().size(); ++i)
+        if (varies(w.getInits()[i]) || varies(yield.getOperand(i)))
+          changed |= mark(w.getBeforeArguments()[i]);
+      bool decides = varies(cond.getCondition());
+      for (unsigned i = 0; i < w.getNumResults(); ++i)
+        if (decides || varies(cond.getArgs()[i]))
+          changed |= mark(w.getAfterArguments()[i]) | mark(w.getResult(i));
+      return changed;
+    }
+    if (auto i = dyn_cast<scf::IfOp>(op)) {
+      bool decides = varies(i.getCondition());
+      for (unsigned r = 0; r < i.getNumResults(); ++r) {
+        bool v = decides;
+        for (Region *region : {&i.getThenRegion(), &i.getElseRegion()})
+          if (!region->empty())
+            v |= varies(region->front().getTerminator()->getOperand(r));
+        if (v)
+          changed |= mark(i.getResult(r));
+      }
+      return changed;
+    }
+    if (op->getNumResults() == 0)
+      return false;
+    // Sources: the block's place in the cluster or grid, and memory (but
+    // the cluster's claims).
+    if (isa<ClusterRankOp, BlockIdOp>(op))
+      return markAll(op->getResults());
+    if (!isa<TileReadOp>(op) && !isMemoryEffectFree(op) &&
+        !isa<SmemSlotOp, SmemAllocOp, MbarrierAllocOp>(op))
+      return markAll(op->getResults());
+    if (op->getNumRegions() != 0)
+      return markAll(op->getResults()); // not one this analysis knows
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return varies(v); }))
+      return markAll(op->getResults());
+    return false;
+  }
+
+  DenseSet<Value> varying;
+};
+
+/// The allocation a shared buffer is a slot of (or is).
+Operation *ringOf(Value buffer) {
+  while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
+    buffer = slot.getRing();
+  return buffer.getDefiningOp<SmemAllocOp>();
+}
+
+/// A ring the copies of one or more `tile.tma_load`s fill.
+struct Ring {
+  SmallVector<TmaLoadOp> copies;
+  SmallVector<MbarrierArriveOp> releases;
+  bool shareable = true;
+};
+
+struct MulticastCopiesPass
+    : public mlir::tile::impl::TileMulticastCopiesBase<MulticastCopiesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    auto cluster =
+        func->getAttrOfType<IntegerAttr>(TileDialect::getClusterAttrName());
+    if (!cluster || func.isExternal())
+      return;
+    int64_t size = cluster.getInt();
+    ClusterVarying analysis(func);
+    auto alike = [&](Operation *op, ValueRange values) {
+      return analysis.runsAlike(op) &&
+             llvm::none_of(values, [&](Value v) { return analysis.varies(v); });
+    };
+
+    llvm::MapVector<Operation *, Ring> rings;
+    func.walk([&](TmaLoadOp copy) {
+      Operation *alloc = ringOf(copy.getBuffer());
+      if (!alloc || copy.getMulticast())
+        return;
+      Ring &ring = rings[alloc];
+      ring.copies.push_back(copy);
+      SmallVector<Value> values(copy.getCoords());
+      values.push_back(copy.getSlot());
+      if (copy.getPred())
+        values.push_back(copy.getPred());
+      ring.shareable &= alike(copy, values);
+    });
+
+    for (auto &[alloc, ring] : rings) {
+      // Every other use of the ring reads it: multiplies, their waits and
+      // the barriers' buffer operands. Any other write keeps it the block's.
+      SmallVector<Value> uses = {alloc->getResult(0)};
+      while (!uses.empty() && ring.shareable) {
+        Value v = uses.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          if (auto slot = dyn_cast<SmemSlotOp>(user)) {
+            uses.push_back(slot.getResult());
+          } else if (auto release = dyn_cast<MbarrierArriveOp>(user)) {
+            ring.releases.push_back(release);
+          } else if (!isa<TmaLoadOp, WarpgroupMmaOp, WgmmaWaitOp,
+                          MbarrierWaitOp, LocalLoadOp>(user) ||
+                     (isa<TmaLoadOp>(user) &&
+                      !llvm::is_contained(ring.copies, user))) {
+            ring.shareable = false;
+          }
+        }
+      }
+      // The releases: alike in every block, on barriers of this ring only.
+      SetVector<Value> empties;
+      for (MbarrierArriveOp release : ring.releases) {
+        SmallVector<Value> values = {release.getSlot()};
+        if (release.getPred())
+          values.push_back(release.getPred());
+        ring.shareable &= !release.getCluster() && alike(release, values);
+        empties.insert(release.getBarriers());
+      }
+      if (!ring.shareable || ring.releases.empty())
+        continue;
+      SmallVector<MbarrierInitOp> inits;
+      for (Value empty : empties)
+        for (Operation *user : empty.getUsers()) {
+          if (auto init = dyn_cast<MbarrierInitOp>(user))
+            inits.push_back(init);
+          else if (auto arrive = dyn_cast<MbarrierArriveOp>(user))
+            ring.shareable &= llvm::is_contained(ring.releases, arrive);
+        }
+      if (!ring.shareable || inits.size() != empties.size() ||
+          llvm::any_of(inits,
+                       [](MbarrierInitOp i) { return i.getCount() % 32; }))
+        continue;
+
+      for (TmaLoadOp copy : ring.copies)
+        copy.setMulticast(true);
+      for (MbarrierArriveOp release : ring.releases)
+        release.setCluster(true);
+      for (MbarrierInitOp init : inits)
+        init.setCount(int32_t(init.getCount() / 32 * size));
+    }
+  }
+};
+
+} // namespace

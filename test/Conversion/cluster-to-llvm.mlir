@@ -1,0 +1,48 @@
+// RUN: tile-opt %s --tile-allocate-shared-memory --convert-tile-to-llvm -canonicalize -cse | FileCheck %s
+
+// A kernel launched in clusters (tile.cluster = 2): .reqnctapercluster
+// (nvvm.cluster_dim); the cluster's index, count and the block's rank read
+// %clusterid.x, %nclusterid.x and %cluster_ctarank; a cluster barrier is
+// barrier.cluster.arrive.release + wait.acquire.
+// CHECK-LABEL: llvm.func @cluster
+// CHECK-SAME:  nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK:       %[[ID:.*]] = nvvm.read.ptx.sreg.clusterid.x : i32
+// CHECK-NEXT:  %[[N:.*]] = nvvm.read.ptx.sreg.nclusterid.x : i32
+// CHECK-NEXT:  %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK:       llvm.inline_asm has_side_effects "barrier.cluster.arrive.release;\0Abarrier.cluster.wait.acquire;", "~{memory}"
+// A multicast copy: the issuer expects the whole copy's bytes on its own
+// barrier; block r issues the boxes k with k mod 2 = r, each to both
+// blocks (mask 3) at the same offsets.
+// CHECK:       llvm.inline_asm has_side_effects "{{.*}}@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A mov.u32 rank, %cluster_ctarank;\0A mov.b16 mask, 3;\0A setp.eq.and.u32 q, rank, 0, p;\0A @q cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$3], [$2, {$4, $7}], [$1], mask;\0A setp.eq.and.u32 q, rank, 1, p;\0A @q cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$5], [$2, {$6, $7}], [$1], mask;\0A}"
+// A release in every block: lane r of each warp arrives on block r's
+// barrier once the warp is there.
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 lane, remote;\0A mov.u32 lane, %laneid;\0A setp.lt.u32 p, lane, 2;\0A setp.ne.and.b32 p, $1, 0, p;\0A bar.warp.sync -1;\0A mapa.shared::cluster.u32 remote, $0, lane;\0A @p mbarrier.arrive.shared::cluster.b64 _, [remote];\0A}", "r,r,~{memory}"
+// A cluster's claim: every issuer expects 4 bytes on its full barrier;
+// block 0's claims and writes the tile into both blocks' slots with
+// st.async, completing on each block's full barrier.
+// CHECK:       llvm.inline_asm has_side_effects "{{.*}}@p mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$4], 4;\0A mov.u32 rank, %cluster_ctarank;\0A setp.eq.and.u32 q, rank, 0, p;\0A @q atom.relaxed.gpu.add.u32 v, [$1], 1;\0A @q add.u32 v, v, $2;\0A @q mapa.shared::cluster.u32 dst, $3, 0;\0A @q mapa.shared::cluster.u32 bar, $4, 0;\0A @q st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [dst], v, [bar];\0A @q mapa.shared::cluster.u32 dst, $3, 1;\0A @q mapa.shared::cluster.u32 bar, $4, 1;\0A @q st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [dst], v, [bar];\0A}", "r,l,r,r,r,~{memory}" %{{.*}}, %{{.*}}, %[[RANK]],
+// CHECK:       llvm.inline_asm has_side_effects "barrier.cluster.arrive.release;\0Abarrier.cluster.wait.acquire;", "~{memory}"
+// CHECK-NEXT:  llvm.return
+#ring_s = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @cluster(%A: !tile.global<f16, 2>, %c: i64, %p: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.cluster = 2 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32}]} {
+  %id = tile.cluster_id
+  %n = tile.num_clusters
+  %rank = tile.cluster_rank
+  %ring = tile.smem_alloc : !tile.smem<[4], i32, #ring_s>
+  %full = tile.mbarrier_alloc : !tile.mbarrier<4>
+  tile.mbarrier_init %full {count = 32 : i32} : !tile.mbarrier<4>
+  %buf = tile.smem_alloc : !tile.smem<[64, 128], f16, #sw>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<1>
+  %empty = tile.mbarrier_alloc : !tile.mbarrier<1>
+  tile.mbarrier_init %empty {count = 8 : i32} : !tile.mbarrier<1>
+  tile.barrier {cluster}
+  %c0 = arith.constant 0 : i32
+  tile.tma_load %map[%id, %n], %buf, %bars[%c0] {multicast} : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %buf : !tile.mbarrier<1>, !tile.smem<[64, 128], f16, #sw>
+  tile.mbarrier_arrive %empty[%c0], %buf {cluster} : !tile.mbarrier<1>, !tile.smem<[64, 128], f16, #sw>
+  tile.tile_claim %c + %rank -> %ring[%p], %full {issuer = 0 : i32} : !tile.smem<[4], i32, #ring_s>, !tile.mbarrier<4>
+  tile.barrier {cluster}
+  return
+}
