@@ -56,12 +56,8 @@ def header(path):
 def tile_m(path, default):
     """TILE_M from the PTX's `// tilec-kernel:` header (variants of one
     configuration may differ in it), else the file name's."""
-    with open(path) as f:
-        line = f.readline()
-    if line.startswith("// tilec-kernel:"):
-        info = json.loads(line.split(":", 1)[1])
-        return int(dict(info.get("constants", [])).get("TILE_M", default))
-    return default
+    info = header(path)
+    return int(dict(info.get("constants", [])).get("TILE_M", default))
 
 
 def launch(kern, m, q, k, v, o):

@@ -101,13 +101,12 @@ struct PersistentPass
     // The loop over the tiles (a cluster's, with clusters), which takes
     // the body.
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
-    Value gx = grid[0];
+    Value gx = grid[0], size;
     if (cluster > 1) {
       func->setAttr(TileDialect::getClusterAttrName(),
                     b.getI32IntegerAttr(int32_t(cluster)));
-      gx = arith::DivUIOp::create(
-          b, loc, gx,
-          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(cluster)));
+      size = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(cluster));
+      gx = arith::DivUIOp::create(b, loc, gx, size);
     }
     Value total = arith::MulIOp::create(
         b, loc, arith::MulIOp::create(b, loc, gx, grid[1]), grid[2]);
@@ -134,12 +133,8 @@ struct PersistentPass
     Value x = arith::RemUIOp::create(b, loc, t, gx);
     Value rest = arith::DivUIOp::create(b, loc, t, gx);
     if (cluster > 1)
-      x = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc, x,
-              arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(cluster))),
-          ClusterRankOp::create(b, loc));
+      x = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, size),
+                                ClusterRankOp::create(b, loc));
     Value y = arith::RemUIOp::create(b, loc, rest, grid[1]);
     Value z = arith::DivUIOp::create(b, loc, rest, grid[1]);
     Value index[3] = {x, y, z};

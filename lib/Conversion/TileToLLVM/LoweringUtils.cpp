@@ -72,6 +72,14 @@ Operation *tilec::inlinePtx(OpBuilder &b, Location loc, TypeRange results,
       LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
+int64_t tilec::clusterSize(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  auto size = func ? func->getAttrOfType<IntegerAttr>(
+                         tile::TileDialect::getClusterAttrName())
+                   : IntegerAttr();
+  return size ? size.getInt() : 1;
+}
+
 Value tilec::firstThread(OpBuilder &b, Location loc, Value pred,
                          int32_t thread) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());

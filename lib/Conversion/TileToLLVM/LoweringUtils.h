@@ -93,6 +93,9 @@ mlir::Operation *inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
 /// predicate of an instruction one thread issues for many.
 mlir::Value firstThread(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value pred = nullptr, int32_t thread = 0);
+/// Blocks per cluster of the kernel holding `op` (its `tile.cluster`; 1
+/// without clusters).
+int64_t clusterSize(mlir::Operation *op);
 /// The 32-bit shared-window address of a shared memory pointer, as PTX
 /// instructions on shared memory take it.
 mlir::Value sharedAddress32(mlir::OpBuilder &b, mlir::Location loc,

@@ -45,10 +45,7 @@ struct TileClaimLowering : OpConversionPattern<tile::TileClaimOp> {
     Value slot = slotAddress(rewriter, loc, adaptor.getRing().front(),
                              adaptor.getSlot().front());
     if (op.getFull()) {
-      auto func = op->getParentOfType<FunctionOpInterface>();
-      int64_t size = func->getAttrOfType<IntegerAttr>(
-                             tile::TileDialect::getClusterAttrName())
-                         .getInt();
+      int64_t size = clusterSize(op);
       Value full =
           sharedAddress32(rewriter, loc, adaptor.getFull().front(),
                           adaptor.getSlot().front(), tile::kMbarrierBytes);

@@ -41,15 +41,6 @@ Value predicate32(OpBuilder &b, Location loc, Value pred) {
   return arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
 }
 
-/// Blocks per cluster of the kernel holding `op` (its `tile.cluster`).
-int64_t clusterSize(Operation *op) {
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  auto size = func ? func->getAttrOfType<IntegerAttr>(
-                         tile::TileDialect::getClusterAttrName())
-                   : IntegerAttr();
-  return size ? size.getInt() : 1;
-}
-
 /// The shared address of barrier `slot` (i32) of the ring at `bars`.
 Value barrierAddress(OpBuilder &b, Location loc, Value bars, Value slot) {
   return sharedAddress32(b, loc, bars, slot, tile::kMbarrierBytes);
