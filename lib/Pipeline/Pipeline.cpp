@@ -105,7 +105,14 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
       fpm.addPass(mlir::tile::createTileWarpSpecialize(wsOptions));
     }
     if (options.rotateWgmma) {
-      fpm.addPass(mlir::tile::createTileRotateWgmma());
+      mlir::tile::TileRotateWgmmaOptions rotateOptions;
+      // The accumulator's rescaling stays at its trip's end, where the
+      // exponentials leave issue slots, rather than between the next
+      // trip's V wait and P V. A rotated tile loop keeps it with the
+      // multiply: it carries the peeled first trip, and the rescaling
+      // there spills (head dim 128).
+      rotateOptions.rescaleInTrip = !options.rotatesTiles();
+      fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
       fpm.addPass(mlir::createCanonicalizerPass());
     }
     // A persistent kernel's ring of one slot, refilled for the next tile

@@ -186,9 +186,14 @@ struct AsyncWgmmaPass
     Operation *end = block->getTerminator();
     unsigned issued =
         countMultiplies(std::next(Block::iterator(mma)), Block::iterator(end));
-    if (auto wait = dyn_cast_or_null<WgmmaWaitOp>(end->getPrevNode());
-        wait && wait.getPending() <= issued)
-      return; // placed already (the pass ran before)
+    // Completed already by a wait between it and the back edge (one for
+    // its result, read before the yield; or this pass's, run before).
+    for (Operation *op = mma->getNextNode(); op != end; op = op->getNextNode())
+      if (auto wait = dyn_cast<WgmmaWaitOp>(op);
+          wait &&
+          wait.getPending() <= countMultiplies(std::next(Block::iterator(mma)),
+                                               Block::iterator(op)))
+        return;
     OpBuilder b(end);
     WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issued),
                         ValueRange(),

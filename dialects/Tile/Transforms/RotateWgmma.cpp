@@ -216,6 +216,18 @@ struct RotateWgmmaPass
         for (OpOperand &use : r.getUses())
           if (!group.contains(use.getOwner()) && !isAccOperand(use))
             return;
+    // With `rescale-in-trip`, the rescaling stays in its trip, at the
+    // trip's end: it reads the multiply issued in the trip (the previous
+    // trip's, complete by then) and what goes around is the rescaled
+    // accumulator, so that the next trip issues its multiply as soon as
+    // the ring slot is there.
+    SmallVector<Operation *> rescale;
+    if (rescaleInTrip) {
+      rescale.assign(group.begin(), group.end());
+      llvm::sort(rescale, [](Operation *x, Operation *y) {
+        return x->isBeforeInBlock(y);
+      });
+    }
     // The rings the multiply reads move with it: their mbarrier waits and
     // refills run one trip later too, so that each slot is waited for in
     // the trip that reads it and refilled once its last reader is done.
@@ -238,7 +250,10 @@ struct RotateWgmmaPass
           group.insert(&op);
       }
     }
-    SmallVector<Operation *> moved(group.begin(), group.end());
+    SmallVector<Operation *> moved;
+    for (Operation *op : group)
+      if (!llvm::is_contained(rescale, op))
+        moved.push_back(op);
     llvm::sort(moved, [](Operation *x, Operation *y) {
       return x->isBeforeInBlock(y);
     });
@@ -337,28 +352,52 @@ struct RotateWgmmaPass
         map.map(inputs[i++], v);
         read.push_back(v);
       }
-      map.map(inputs[i], accIn);
-      read.push_back(accIn);
+      // (A rescaling left in its trip may rename the accumulator's layout
+      // to the multiply's: the moved multiply reads it renamed likewise.)
+      Value a = accIn;
+      if (a.getType() != inputs[i].getType())
+        a = ConvertLayoutOp::create(b, loc, inputs[i].getType(), a);
+      map.map(inputs[i], a);
+      read.push_back(a);
       SmallVector<Operation *> made;
       for (Operation *op : ops)
         made.push_back(b.clone(*op, map));
       return std::make_pair(made, read);
     };
+    // (A rescaling left in its trip makes the multiply's accumulator
+    // operand; the moved multiply reads the rescaled accumulator instead.)
+    Value accOperand = rescale.empty() ? acc : last.getAcc();
     SmallVector<Value> inputs;
     for (CarriedOperand &c : operands)
       if (c.kind != CarriedOperand::Outside)
         inputs.push_back(c.value);
-    inputs.push_back(acc);
+    inputs.push_back(accOperand);
     SmallVector<Value> args(newLoop.getRegionIterArgs());
     rewriter.setInsertionPointAfter(first);
     auto [made, read] = rebuild(rewriter, moved, inputs, args, acc);
-    body->getTerminator()->setOperand(resultIndex, made.back()->getResult(0));
+    Value issued = made.back()->getResult(0);
+    body->getTerminator()->setOperand(resultIndex, issued);
+    if (!rescale.empty()) {
+      // The rescaling at the trip's end, of the multiply issued in it.
+      rewriter.setInsertionPoint(body->getTerminator());
+      IRMapping map;
+      map.map(acc, issued);
+      for (Operation *op : rescale)
+        rewriter.clone(*op, map);
+      Value rescaled = map.lookup(last.getAcc());
+      if (rescaled.getType() != acc.getType())
+        rescaled =
+            ConvertLayoutOp::create(rewriter, loc, acc.getType(), rescaled);
+      body->getTerminator()->setOperand(resultIndex, rescaled);
+    }
 
     // The originals go.
     for (Operation *op : llvm::reverse(moved))
       op->erase();
+    for (Operation *op : llvm::reverse(rescale))
+      op->erase();
 
-    peel(newLoop, made, read, resultIndex, rebuild);
+    peel(newLoop, made, read, resultIndex, issued, rebuild);
   }
 
   /// Runs the first trip of `loop` before it, without the `moved` ops (no
@@ -369,7 +408,8 @@ struct RotateWgmmaPass
   ///   else:       the loop's initial values
   template <typename Rebuild>
   void peel(scf::ForOp loop, ArrayRef<Operation *> moved,
-            ArrayRef<Value> inputs, unsigned resultIndex, Rebuild &rebuild) {
+            ArrayRef<Value> inputs, unsigned resultIndex, Value issued,
+            Rebuild &rebuild) {
     IRRewriter rewriter(loop);
     Location loc = loop.getLoc();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
@@ -394,10 +434,15 @@ struct RotateWgmmaPass
     Block *body = loop.getBody();
     for (Operation &op : body->without_terminator())
       rewriter.clone(op, map);
+    // What the trip would have issued is the initial accumulator (as it
+    // goes around, or rescaled at the trip's end).
+    Value notIssued = map.lookup(issued);
+    rewriter.replaceAllUsesWith(notIssued, inits[resultIndex]);
     SmallVector<Value> next;
-    for (Value v : body->getTerminator()->getOperands())
-      next.push_back(map.lookupOrDefault(v));
-    next[resultIndex] = inits[resultIndex];
+    for (Value v : body->getTerminator()->getOperands()) {
+      Value n = map.lookupOrDefault(v);
+      next.push_back(n == notIssued ? inits[resultIndex] : n);
+    }
     for (Operation *op : llvm::reverse(moved))
       rewriter.eraseOp(map.lookup(op));
     for (Value v : inputs) // the slots the moved multiply read

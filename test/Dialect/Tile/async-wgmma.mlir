@@ -222,9 +222,9 @@ func.func @two_loops(%a: !tile.smem<[64, 64], f16, #sw>, %x: tensor<64x64xf16, #
 
 // A multiply whose A operand is registers that go around the loop (an
 // iteration argument, as tile-rotate-wgmma's P): the yield writes the next
-// trip's value into them, so the multiply completes before the back edge,
-// with the multiplies issued after it left in flight (wait_group 1: the
-// oldest group completes first).
+// trip's value into them, so the multiply completes before the back edge.
+// Here the wait for the later multiply's result (wait_group 0) completes it
+// already: no second wait.
 // CHECK-LABEL: func.func @registers_around
 // CHECK:       scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}})
 // CHECK-NEXT:    %[[D:.*]] = tile.wgmma async %[[P]], %{{.*}}, %[[ACC]] :
@@ -232,7 +232,6 @@ func.func @two_loops(%a: !tile.smem<[64, 64], f16, #sw>, %x: tensor<64x64xf16, #
 // CHECK-NEXT:    %[[SW:.*]] = tile.wgmma_wait 0, %[[S]] :
 // CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[SW]]
 // CHECK-NEXT:    %[[TA:.*]] = tile.convert_layout %[[T]]
-// CHECK-NEXT:    tile.wgmma_wait 1 reads
 // CHECK-NEXT:    scf.yield %[[D]], %[[TA]]
 func.func @registers_around(%a: !tile.smem<[64, 64], f16, #sw>, %p0: tensor<64x64xf16, #dot_a>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
@@ -246,6 +245,33 @@ func.func @registers_around(%a: !tile.smem<[64, 64], f16, #sw>, %p0: tensor<64x6
     scf.yield %d, %ta : tensor<64x64xf32, #mma>, tensor<64x64xf16, #dot_a>
   }
   return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The same with nothing waited for in the trip (both results go around):
+// the multiply reading P completes before the back edge, the one issued
+// after it left in flight (wait_group 1: the oldest group completes first).
+// CHECK-LABEL: func.func @registers_around_in_flight
+// CHECK:       scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}, %[[ACC2:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[D:.*]] = tile.wgmma async %[[P]], %{{.*}}, %[[ACC]] :
+// CHECK-NEXT:    %[[S:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %[[ACC2]] :
+// CHECK-NEXT:    tile.wgmma_wait 1 reads
+// CHECK-NEXT:    scf.yield %[[D]], %{{.*}}, %[[S]]
+func.func @registers_around_in_flight(%a: !tile.smem<[64, 64], f16, #sw>, %p0: tensor<64x64xf16, #dot_a>, %p1: tensor<64x64xf16, #dot_a>, %n: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r:3 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z, %p = %p0, %acc2 = %z) -> (tensor<64x64xf32, #mma>, tensor<64x64xf16, #dot_a>, tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma %p, %a, %acc : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %s = tile.wgmma %a, %a, %acc2 : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d, %p1, %s : tensor<64x64xf32, #mma>, tensor<64x64xf16, #dot_a>, tensor<64x64xf32, #mma>
+  }
+  return %r#0, %r#2 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
 }
 
 // -----

@@ -1,10 +1,16 @@
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma | FileCheck %s
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=ASYNC
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma | FileCheck %s --check-prefix=INTRIP
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=INTRIP-ASYNC
+// With rescale-in-trip=false, the rescaling moves with the multiply:
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=rescale-in-trip=false | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=rescale-in-trip=false --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=ASYNC
 // The register budget: @attention's rotated loop keeps 166 registers per
 // thread live (the moved multiply's accumulator 32, Q K^T's result 32, and
-// twice what goes around: P 16, the rescaling's factor 32 and three i32).
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=166 | FileCheck %s --check-prefix=FITS
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=165 | FileCheck %s --check-prefix=OVER
+// twice what goes around: P 16, the rescaling's factor 32 and three i32);
+// with the rescaling left in its trip, its factor does not go around: 102.
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma="max-registers=166 rescale-in-trip=false" | FileCheck %s --check-prefix=FITS
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma="max-registers=165 rescale-in-trip=false" | FileCheck %s --check-prefix=OVER
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=102 | FileCheck %s --check-prefix=FITS
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=101 | FileCheck %s --check-prefix=OVER
 // FITS-LABEL: func.func @attention
 // FITS:       scf.if
 // OVER-LABEL: func.func @attention
@@ -12,10 +18,12 @@
 // OVER-LABEL: func.func @alone
 
 // tile-rotate-wgmma moves a loop's last multiply (attention's P V) to the
-// next trip, right after the first (Q K^T), with the accumulator's
-// rescaling and the wait and refill of the ring it reads; it peels the
-// first trip (which has no P V) and issues the last trip's after the loop,
-// all under a branch on the loop running at all.
+// next trip, right after the first (Q K^T), with the wait and refill of the
+// ring it reads; it peels the first trip (which has no P V) and issues the
+// last trip's after the loop, all under a branch on the loop running at
+// all. The accumulator's rescaling stays in its trip, at the trip's end, on
+// the multiply issued in the trip (rescale-in-trip, the default), or moves
+// with the multiply (rescale-in-trip=false).
 
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 32, 16]>
@@ -110,6 +118,55 @@
 // ASYNC-NEXT:    %[[LASTB:.*]] = tile.convert_layout %[[LAST]]
 // ASYNC-NEXT:    %[[W:.*]] = tile.wgmma_wait 0, %[[LASTB]]
 // ASYNC-NEXT:    scf.yield %[[W]]
+// With the rescaling in its trip: the accumulator's argument (%[[ACC]])
+// carries the rescaled accumulator, which the moved P V reads (renamed to
+// its layout); at the trip's end, P V's result is rescaled by this trip's
+// factor (%[[E]]) and goes around. The peeled trip rescales the initial
+// accumulator; the last P V, after the loop, reads the loop's result as it
+// is. The factor no longer goes around.
+// INTRIP-LABEL: func.func @attention
+// INTRIP:       scf.if
+// INTRIP:         %[[S0:.*]] = tile.wgmma %{{.*}}, %{{.*}}, %[[Z:.*]] :
+// INTRIP-NEXT:    %[[E0:.*]] = arith.mulf %[[S0]], %[[S0]]
+// INTRIP:         %[[R0:.*]] = arith.mulf %[[Z]], %[[E0]]
+// INTRIP-NEXT:    %[[R0A:.*]] = tile.convert_layout %[[R0]]
+// INTRIP-NEXT:    %[[R0B:.*]] = tile.convert_layout %[[R0A]]
+// INTRIP:         %[[R:.*]]:6 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[R0B]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PP:.*]] = %{{.*}})
+// INTRIP:           %[[QK:.*]] = tile.wgmma
+// INTRIP:           %[[A1:.*]] = tile.convert_layout %[[ACC]] : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma1>
+// INTRIP-NEXT:      tile.mbarrier_wait
+// INTRIP-NEXT:      tile.tma_load
+// INTRIP-NEXT:      %[[PV:.*]] = tile.wgmma %[[PP]], %{{.*}}, %[[A1]] :
+// INTRIP-NEXT:      %[[BACK:.*]] = tile.convert_layout %[[PV]]
+// INTRIP-NEXT:      %[[E:.*]] = arith.mulf %[[QK]], %[[QK]]
+// INTRIP-NEXT:      arith.truncf %[[E]]
+// INTRIP-NEXT:      %[[PA:.*]] = tile.convert_layout
+// INTRIP-NEXT:      %[[SC:.*]] = arith.mulf %[[BACK]], %[[E]]
+// INTRIP-NEXT:      %[[SC1:.*]] = tile.convert_layout %[[SC]]
+// INTRIP-NEXT:      %[[SC2:.*]] = tile.convert_layout %[[SC1]]
+// INTRIP-NEXT:      scf.yield %[[SC2]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PA]] :
+// INTRIP:         %[[AL:.*]] = tile.convert_layout %[[R]]#0
+// INTRIP-NEXT:    tile.mbarrier_wait
+// INTRIP-NEXT:    tile.tma_load
+// INTRIP-NEXT:    tile.wgmma %[[R]]#5, %{{.*}}, %[[AL]] :
+// Then tile-async-wgmma: P V issued on the rescaled accumulator without a
+// wait (it completed in the previous trip), Q K^T completed under P V for
+// the softmax, and P V completed (wait_group 0, its result) for the
+// rescaling at the trip's end, which also frees P's registers for the
+// yield: no second wait before the back edge.
+// INTRIP-ASYNC-LABEL: func.func @attention
+// INTRIP-ASYNC:         scf.for
+// INTRIP-ASYNC:           %[[QK:.*]] = tile.wgmma async
+// INTRIP-ASYNC-NOT:       tile.wgmma_wait
+// INTRIP-ASYNC:           %[[PV:.*]] = tile.wgmma async
+// INTRIP-ASYNC-NEXT:      %[[BACK:.*]] = tile.convert_layout %[[PV]]
+// INTRIP-ASYNC-NEXT:      %[[S:.*]] = tile.wgmma_wait 1, %[[QK]] :
+// INTRIP-ASYNC-NEXT:      %[[E:.*]] = arith.mulf %[[S]], %[[S]]
+// INTRIP-ASYNC-NOT:       tile.wgmma
+// INTRIP-ASYNC:           %[[O:.*]] = tile.wgmma_wait 0, %[[BACK]] :
+// INTRIP-ASYNC-NEXT:      %[[SC:.*]] = arith.mulf %[[O]], %[[E]]
+// INTRIP-ASYNC-NEXT:      scf.yield %[[SC]],
+// INTRIP-ASYNC-NEXT:    } {tile.pipelined}
 func.func @attention(%mK: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mV: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %q: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -206,6 +263,21 @@ func.func @alone(%a: !tile.smem<[64, 64], f16, #sw>, %g: !tile.global<f16, 2>, %
 // CHECK-NEXT:      %[[E2:.*]] = arith.mulf %[[E]], %[[T]]
 // CHECK-NEXT:      %[[D:.*]] = tile.wgmma %{{.*}}, %{{.*}}, %[[E2]]
 // CHECK-NEXT:      scf.yield %[[D]], %[[S]]
+// In its trip, that rescaling runs at the trip's end, on the multiply
+// issued in the trip and this trip's first multiply; the peeled trip
+// rescales the initial accumulator.
+// INTRIP-LABEL: func.func @rescale_first
+// INTRIP:       scf.if
+// INTRIP:         %[[S0:.*]] = tile.wgmma
+// INTRIP-NEXT:    %[[E0:.*]] = arith.mulf %[[Z:.*]], %[[Z]]
+// INTRIP-NEXT:    %[[R0:.*]] = arith.mulf %[[E0]], %[[S0]]
+// INTRIP:         %[[L:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[R0]])
+// INTRIP-NEXT:      %[[S:.*]] = tile.wgmma
+// INTRIP-NEXT:      %[[D:.*]] = tile.wgmma %{{.*}}, %{{.*}}, %[[ACC]]
+// INTRIP-NEXT:      %[[E:.*]] = arith.mulf %[[D]], %[[D]]
+// INTRIP-NEXT:      %[[E2:.*]] = arith.mulf %[[E]], %[[S]]
+// INTRIP-NEXT:      scf.yield %[[E2]]
+// INTRIP:         tile.wgmma %{{.*}}, %{{.*}}, %[[L]] :
 func.func @rescale_first(%a: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
