@@ -277,6 +277,13 @@ struct CompileOptions {
   /// in a buffer of its own). Default off: it measured 0.98-0.99x the same
   /// kernel unrotated at head dim 128 (H200, 2026-11-23).
   bool rotateTiles = false;
+  /// sm_90a: the accumulator's rescaling (attention's O * alpha) at the end
+  /// of its trip, once the multiply issued there completes (tilec
+  /// --rescale-in-trip). Default off: 1.07-1.16x at head dim 64 without a
+  /// mask, 1.01-1.03x at 128 with one, 0.97x at 64 with one, and at 128
+  /// without one 1.00x with a 4-byte spill in the producer (H200,
+  /// 2026-11-23, bench/results/2026-11-23-h200-rescale-in-trip.md).
+  bool rescaleInTrip = false;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

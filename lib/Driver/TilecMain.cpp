@@ -146,6 +146,13 @@ cl::opt<bool> rotateTiles(
              "multiply before this tile's last and runs its softmax under "
              "it (tile-rotate-tiles; with --dynamic-schedule)"),
     cl::init(false), cl::cat(tilecCategory));
+cl::opt<bool> rescaleInTrip(
+    "rescale-in-trip",
+    cl::desc("sm_90a: the accumulator's rescaling (attention's O * alpha) "
+             "runs at the end of its trip, once the multiply issued there "
+             "completes, not before the next trip's multiply "
+             "(tile-rotate-wgmma's rescale-in-trip)"),
+    cl::init(false), cl::cat(tilecCategory));
 cl::opt<bool> stageInRingSlots(
     "stage-in-ring-slots",
     cl::desc("sm_90: a persistent kernel stages its TMA stores in the "
@@ -269,6 +276,7 @@ tile_tilec_main(int argc, char **argv) {
     request.dynamicSchedule = dynamicSchedule;
     request.deferEpilogue = deferEpilogue;
     request.rotateTiles = rotateTiles;
+    request.rescaleInTrip = rescaleInTrip;
     request.stageInRingSlots = stageInRingSlots;
     // Given on the command line, an option wins over the kernel's @hints.
     auto given = [](auto &option, auto &field) {

@@ -106,12 +106,12 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     }
     if (options.rotateWgmma) {
       mlir::tile::TileRotateWgmmaOptions rotateOptions;
-      // The accumulator's rescaling stays at its trip's end, where the
-      // exponentials leave issue slots, rather than between the next
-      // trip's V wait and P V. A rotated tile loop keeps it with the
-      // multiply: it carries the peeled first trip, and the rescaling
-      // there spills (head dim 128).
-      rotateOptions.rescaleInTrip = !options.rotatesTiles();
+      // With rescaleInTrip, the accumulator's rescaling stays at its
+      // trip's end rather than between the next trip's V wait and P V
+      // (docs/architecture.md 7.5.2). A rotated tile loop keeps it with the
+      // multiply: the rescaling in its peeled first trip spills.
+      rotateOptions.rescaleInTrip =
+          options.rescaleInTrip && !options.rotatesTiles();
       fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
       fpm.addPass(mlir::createCanonicalizerPass());
     }
@@ -211,6 +211,11 @@ struct TargetPipelineOptions
       llvm::cl::desc("sm_90a, persistent: tile-rotate-tiles (the next "
                      "tile's first multiply under this tile's last)"),
       llvm::cl::init(false)};
+  Option<bool> rescaleInTrip{
+      *this, "rescale-in-trip",
+      llvm::cl::desc("sm_90a: tile-rotate-wgmma's rescale-in-trip (the "
+                     "accumulator's rescaling at the end of its trip)"),
+      llvm::cl::init(false)};
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
@@ -224,6 +229,7 @@ struct TargetPipelineOptions
     options.tileStages = tileStages;
     options.tileRefillAfterRead = tileRefillAfterRead;
     options.rotateTiles = rotateTiles;
+    options.rescaleInTrip = rescaleInTrip;
     return options;
   }
 };

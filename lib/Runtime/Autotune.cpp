@@ -222,6 +222,8 @@ tile::autotune(const std::string &source, const std::string &name,
                                           : "refill-at-start");
   hasher.add(resolved.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
   hasher.add(resolved.rotateTiles ? "rotate-tiles" : "tiles-in-order");
+  hasher.add(resolved.rescaleInTrip ? "rescale-in-trip"
+                                    : "rescale-with-multiply");
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

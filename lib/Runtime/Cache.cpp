@@ -69,6 +69,7 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   add(request.stageInRingSlots ? "stage-in-ring-slots" : "stage-apart");
   add(request.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
   add(request.rotateTiles ? "rotate-tiles" : "tiles-in-order");
+  add(request.rescaleInTrip ? "rescale-in-trip" : "rescale-with-multiply");
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

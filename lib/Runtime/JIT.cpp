@@ -84,6 +84,7 @@ RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
   request.cluster = options.cluster;
   request.deferEpilogue = options.deferEpilogue;
   request.rotateTiles = options.rotateTiles;
+  request.rescaleInTrip = options.rescaleInTrip;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

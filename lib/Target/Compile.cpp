@@ -162,6 +162,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   options.dynamicSchedule = request.dynamicSchedule;
   options.deferEpilogue = request.deferEpilogue;
   options.rotateTiles = request.rotateTiles;
+  options.rescaleInTrip = request.rescaleInTrip;
   options.stageInRingSlots = request.stageInRingSlots;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
@@ -208,6 +209,7 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
          a.tileRefillAfterRead == b.tileRefillAfterRead &&
          a.dynamicSchedule == b.dynamicSchedule &&
          a.deferEpilogue == b.deferEpilogue && a.rotateTiles == b.rotateTiles &&
+         a.rescaleInTrip == b.rescaleInTrip &&
          a.stageInRingSlots == b.stageInRingSlots && a.cluster == b.cluster;
 }
 

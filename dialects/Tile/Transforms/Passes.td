@@ -410,7 +410,7 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     Option<"maxRegisters", "max-registers", "unsigned", /*default=*/"224",
            "Rotate only loops whose estimated live registers per thread "
            "stay within this many (of the 255 a thread can have)">,
-    Option<"rescaleInTrip", "rescale-in-trip", "bool", /*default=*/"true",
+    Option<"rescaleInTrip", "rescale-in-trip", "bool", /*default=*/"false",
            "Leave the rescaling in its trip, at the trip's end (on the "
            "multiply issued in the trip), instead of moving it with the "
            "multiply to the next trip's top">,

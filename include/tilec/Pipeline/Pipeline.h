@@ -69,6 +69,10 @@ struct CodegenOptions {
   /// tile's last multiply (tile-rotate-tiles; the tile loop of
   /// tile-dynamic-schedule).
   bool rotateTiles = false;
+  /// sm_90a: tile-rotate-wgmma leaves the accumulator's rescaling at the
+  /// end of its trip instead of moving it with the multiply (its
+  /// rescale-in-trip; not with rotateTiles, where it spills).
+  bool rescaleInTrip = false;
   /// sm_90: its TMA stores are staged in the tile's own, last-read slot of
   /// the tile loop's ring (attention's Q) rather than a buffer of their own
   /// (tile-convert-stores-to-tma's reuse-ring-slots).

@@ -58,6 +58,9 @@ struct CompileRequest {
   /// sm_90a: a persistent kernel's next tile's first multiply and softmax
   /// run under this tile's last multiply (tilec --rotate-tiles).
   bool rotateTiles = false;
+  /// sm_90a: the accumulator's rescaling at the end of its trip (tilec
+  /// --rescale-in-trip).
+  bool rescaleInTrip = false;
   /// sm_90, persistent: CodegenOptions::cluster (tilec --cluster).
   unsigned cluster = 1;
   /// sm_90: a persistent kernel stages its TMA stores in the tile's own Q

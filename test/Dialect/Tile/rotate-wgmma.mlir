@@ -1,16 +1,16 @@
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma | FileCheck %s --check-prefix=INTRIP
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=INTRIP-ASYNC
-// With rescale-in-trip=false, the rescaling moves with the multiply:
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=rescale-in-trip=false | FileCheck %s
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=rescale-in-trip=false --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=ASYNC
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=ASYNC
+// With rescale-in-trip, the rescaling stays at the end of its trip:
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=rescale-in-trip=true | FileCheck %s --check-prefix=INTRIP
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=rescale-in-trip=true --canonicalize --tile-async-wgmma | FileCheck %s --check-prefix=INTRIP-ASYNC
 // The register budget: @attention's rotated loop keeps 166 registers per
 // thread live (the moved multiply's accumulator 32, Q K^T's result 32, and
 // twice what goes around: P 16, the rescaling's factor 32 and three i32);
 // with the rescaling left in its trip, its factor does not go around: 102.
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma="max-registers=166 rescale-in-trip=false" | FileCheck %s --check-prefix=FITS
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma="max-registers=165 rescale-in-trip=false" | FileCheck %s --check-prefix=OVER
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=102 | FileCheck %s --check-prefix=FITS
-// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=101 | FileCheck %s --check-prefix=OVER
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=166 | FileCheck %s --check-prefix=FITS
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma=max-registers=165 | FileCheck %s --check-prefix=OVER
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma="max-registers=102 rescale-in-trip=true" | FileCheck %s --check-prefix=FITS
+// RUN: tile-opt %s -split-input-file --tile-rotate-wgmma="max-registers=101 rescale-in-trip=true" | FileCheck %s --check-prefix=OVER
 // FITS-LABEL: func.func @attention
 // FITS:       scf.if
 // OVER-LABEL: func.func @attention
@@ -21,9 +21,9 @@
 // next trip, right after the first (Q K^T), with the wait and refill of the
 // ring it reads; it peels the first trip (which has no P V) and issues the
 // last trip's after the loop, all under a branch on the loop running at
-// all. The accumulator's rescaling stays in its trip, at the trip's end, on
-// the multiply issued in the trip (rescale-in-trip, the default), or moves
-// with the multiply (rescale-in-trip=false).
+// all. The accumulator's rescaling moves with the multiply, or, with
+// rescale-in-trip, stays in its trip, at the trip's end, on the multiply
+// issued in the trip.
 
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 32, 16]>
