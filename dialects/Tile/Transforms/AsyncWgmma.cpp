@@ -184,15 +184,15 @@ struct AsyncWgmmaPass
       return;
     Block *block = mma->getBlock();
     Operation *end = block->getTerminator();
-    unsigned issued =
-        countMultiplies(std::next(Block::iterator(mma)), Block::iterator(end));
-    // Completed already by a wait between it and the back edge (one for
-    // its result, read before the yield; or this pass's, run before).
+    // The groups issued after it up to the back edge; none to place if a
+    // wait on the way completes it already (one for its result, read
+    // before the yield; or this pass's, run before).
+    unsigned issued = 0;
     for (Operation *op = mma->getNextNode(); op != end; op = op->getNextNode())
-      if (auto wait = dyn_cast<WgmmaWaitOp>(op);
-          wait &&
-          wait.getPending() <= countMultiplies(std::next(Block::iterator(mma)),
-                                               Block::iterator(op)))
+      if (isa<WarpgroupMmaOp>(op))
+        ++issued;
+      else if (auto wait = dyn_cast<WgmmaWaitOp>(op);
+               wait && wait.getPending() <= issued)
         return;
     OpBuilder b(end);
     WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issued),

@@ -388,6 +388,10 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
       it reads, so that each slot is waited for in the trip that reads it
       and refilled after its last reader.
 
+    With `rescale-in-trip`, the rescaling does not move: it runs at the
+    end of its trip on the multiply issued there (complete by then), and
+    the rescaled accumulator goes around instead.
+
     What the moved ops read from the trip goes around the loop as
     iteration arguments (registers as they are, ring slots as their
     index); the accumulator's argument carries the multiply's result. The

@@ -24,17 +24,19 @@
 // rescaling (the side-effect-free ops from the accumulator's iteration
 // argument to the multiply's accumulator operand, with the broadcasts that
 // feed only them: nothing else may read the accumulator while the multiply
-// runs), and the mbarrier waits and TMA refills of the rings it reads (each
-// slot is then waited for in the trip that reads it and refilled once its
-// last reader is done). What they read from the trip goes around the loop
-// as iteration arguments: registers as they are, a ring slot as its index;
-// the accumulator's argument carries the multiply's result, in flight.
-// tile-async-wgmma then leaves both multiplies in flight under the softmax
-// and completes the moved one before the back edge (its A operand, P, is an
-// iteration argument the yield overwrites), FlashAttention-3's
-// intra-warpgroup pipelining. The first trip is peeled rather than the
-// multiply predicated: an accumulator in flight must not meet another value
-// at a control-flow join (ptxas would wait for it there, C7519).
+// runs; with `rescale-in-trip` it stays, at the end of its trip, on the
+// multiply issued there, and the rescaled accumulator goes around), and the
+// mbarrier waits and TMA refills of the rings it reads (each slot is then
+// waited for in the trip that reads it and refilled once its last reader is
+// done). What they read from the trip goes around the loop as iteration
+// arguments: registers as they are, a ring slot as its index; the accumulator's
+// argument carries the multiply's result, in flight. tile-async-wgmma then
+// leaves both multiplies in flight under the softmax and completes the moved
+// one before the back edge (its A operand, P, is an iteration argument the
+// yield overwrites), FlashAttention-3's intra-warpgroup pipelining. The first
+// trip is peeled rather than the multiply predicated: an accumulator in flight
+// must not meet another value at a control-flow join (ptxas would wait for it
+// there, C7519).
 //
 // Conditions, else the loop is left as it is: the body has two or more
 // multiplies at its top level; the last one's result reaches the yield only
