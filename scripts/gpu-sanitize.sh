@@ -7,7 +7,8 @@
 # stages 2, 4 and 0) and flash attention cases (B=1, H=2: seq 130 with D=64
 # and 128, causal and not, stages 1 and 0; one query tile over 16 key tiles,
 # causal, split and whole, stages 3 and 0; D=128 stages 4 unsplit; no keys;
-# specialized, with one and two consumer warpgroups, 2- and 3-stage rings),
+# specialized, with one and two consumer warpgroups, 2- and 3-stage rings;
+# the persistent picks, rescale-in-trip included),
 # JIT and AOT, every output checked against the float64 reference. Each
 # tool took under 10 s on an H200.
 #

@@ -65,13 +65,17 @@ struct TILE_API TuneCandidate {
   /// The epilogue under the next tile's first multiply
   /// (CompileOptions::deferEpilogue); unset keeps the base's.
   std::optional<bool> deferEpilogue;
+  /// The accumulator's rescaling at its trip's end
+  /// (CompileOptions::rescaleInTrip); unset keeps the base's.
+  std::optional<bool> rescaleInTrip;
 
   /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
   /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is,
   /// ",persistent=on" (or off) when persistent is, ",tile-stages=N"
   /// when tileStages is, ",refill-after-read=on" (or off) when
-  /// tileRefillAfterRead is and ",defer-epilogue=on" (or off) when
-  /// deferEpilogue is.
+  /// tileRefillAfterRead is, ",defer-epilogue=on" (or off) when
+  /// deferEpilogue is and ",rescale-in-trip=on" (or off) when
+  /// rescaleInTrip is.
   std::string describe() const;
 };
 

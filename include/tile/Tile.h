@@ -279,10 +279,11 @@ struct CompileOptions {
   bool rotateTiles = false;
   /// sm_90a: the accumulator's rescaling (attention's O * alpha) at the end
   /// of its trip, once the multiply issued there completes (tilec
-  /// --rescale-in-trip). Default off: 1.07-1.16x at head dim 64 without a
-  /// mask, 1.01-1.03x at 128 with one, 0.97x at 64 with one, and at 128
-  /// without one 1.00x with a 4-byte spill in the producer (H200,
-  /// 2026-11-23, bench/results/2026-11-23-h200-rescale-in-trip.md).
+  /// --rescale-in-trip). Default off: 1.01-1.04x at head dims 128 and
+  /// 1.00-1.01x at 256, 1.06-1.20x at 64 without a mask but 0.92-0.96x at
+  /// 64 with one (H200, 2026-11-23,
+  /// bench/results/2026-11-23-h200-exit-registers.md); the attention API's
+  /// tuner weighs it.
   bool rescaleInTrip = false;
 };
 

@@ -107,7 +107,9 @@ typedef struct tile_constant {
  *   tile's copy right after this tile's last read of it instead of at the
  *   next tile's start (tilec --tile-refill-after-read).
  * defer_epilogue: non-zero runs a persistent kernel's tile epilogue under
- *   the next tile's first multiply (sm_90a; tilec --defer-epilogue). */
+ *   the next tile's first multiply (sm_90a; tilec --defer-epilogue).
+ * rescale_in_trip: non-zero leaves a rotated loop's accumulator rescaling
+ *   at the end of its trip (sm_90a; tilec --rescale-in-trip). */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
@@ -125,6 +127,7 @@ typedef struct tile_compile_options {
   unsigned tile_stages;
   int tile_refill_after_read;
   int defer_epilogue;
+  int rescale_in_trip;
 } tile_compile_options;
 
 typedef struct tile_stats {
@@ -224,6 +227,7 @@ typedef struct tile_tune_candidate {
   int tile_refill_after_read; /* 0 keeps the base options', positive on,
                                  negative off */
   int defer_epilogue;         /* likewise */
+  int rescale_in_trip;        /* likewise */
 } tile_tune_candidate;
 
 /* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;

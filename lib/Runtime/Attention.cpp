@@ -142,6 +142,9 @@ struct Tiles {
   /// A tile's epilogue under the next tile's first Q K^T
   /// (CompileOptions::deferEpilogue).
   bool deferEpilogue = false;
+  /// The rotated loop's O * alpha at the end of its trip
+  /// (CompileOptions::rescaleInTrip).
+  bool rescaleInTrip = false;
 };
 
 /// The candidates per padded head dim, the default first: up to 128 the
@@ -184,9 +187,14 @@ std::vector<Tiles> candidateTiles(int tileD) {
   // (bench/results/2026-11-23-h200-refill-after-read.md). Second, that
   // kernel with its epilogue under the next tile's first Q K^T
   // (deferEpilogue): 1.01-1.03x without a mask, 0.98-0.99x with one
-  // (bench/results/2026-11-23-h200-defer-epilogue.md).
+  // (bench/results/2026-11-23-h200-defer-epilogue.md). The rotated loop's
+  // O * alpha at the end of its trip (rescaleInTrip), measured against the
+  // same kernel without it: 1.01-1.04x at head dim 128 and 1.00-1.01x at
+  // 256, with and without a mask; at 64, 1.06-1.20x without one and
+  // 0.92-0.96x with one, so the tuner weighs it there
+  // (bench/results/2026-11-23-h200-exit-registers.md).
   if (tileD >= 256)
-    return {{128, 64, 8, 2, true, true, 0, 0, 1, true},
+    return {{128, 64, 8, 2, true, true, 0, 0, 1, true, false, true},
             {128, 64, 8, 2, true, true, 0, 0, 1, true, true},
             {128, 64, 8, 2, true, true, 0, 0, 1},
             {128, 64, 8, 0, true, false, 3, 2},
@@ -207,7 +215,8 @@ std::vector<Tiles> candidateTiles(int tileD) {
             {128, 128, 8, 4, true},
             {128, 64, 8, 2, true},
             {128, 128, 8, 2, true, true},
-            {128, 128, 8, 4, true, true}};
+            {128, 128, 8, 4, true, true},
+            {128, 128, 8, 4, true, true, 0, 0, 0, false, false, true}};
   return {{128, 64, 4, 2},
           {64, 64, 4, 2},
           {128, 128, 8, 0},
@@ -217,7 +226,7 @@ std::vector<Tiles> candidateTiles(int tileD) {
           {128, 128, 8, 2, true},
           {128, 128, 8, 3, true},
           {128, 128, 8, 2, true, true},
-          {128, 128, 8, 2, true, true, 0, 0, 1, true}};
+          {128, 128, 8, 2, true, true, 0, 0, 1, true, false, true}};
 }
 
 /// What makes two calls the same tuning problem.
@@ -426,6 +435,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
           c.tileRefillAfterRead = true;
         if (t.deferEpilogue)
           c.deferEpilogue = true;
+        if (t.rescaleInTrip)
+          c.rescaleInTrip = true;
         candidates.push_back(c);
         continue;
       }

@@ -45,6 +45,8 @@ std::string TuneCandidate::describe() const {
                                  : ",refill-after-read=off";
   if (deferEpilogue)
     text += *deferEpilogue ? ",defer-epilogue=on" : ",defer-epilogue=off";
+  if (rescaleInTrip)
+    text += *rescaleInTrip ? ",rescale-in-trip=on" : ",rescale-in-trip=off";
   return text;
 }
 
@@ -90,6 +92,8 @@ CompileOptions optionsFor(const CompileOptions &base,
     options.tileRefillAfterRead = *candidate.tileRefillAfterRead;
   if (candidate.deferEpilogue)
     options.deferEpilogue = *candidate.deferEpilogue;
+  if (candidate.rescaleInTrip)
+    options.rescaleInTrip = *candidate.rescaleInTrip;
   return options;
 }
 

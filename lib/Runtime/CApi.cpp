@@ -71,6 +71,7 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.tileStages = in->tile_stages;
   out.tileRefillAfterRead = in->tile_refill_after_read != 0;
   out.deferEpilogue = in->defer_epilogue != 0;
+  out.rescaleInTrip = in->rescale_in_trip != 0;
   return true;
 }
 
@@ -344,6 +345,8 @@ int tile_autotune(const char *source, const char *name,
       candidate.tileRefillAfterRead = in.tile_refill_after_read > 0;
     if (in.defer_epilogue)
       candidate.deferEpilogue = in.defer_epilogue > 0;
+    if (in.rescale_in_trip)
+      candidate.rescaleInTrip = in.rescale_in_trip > 0;
     list.push_back(std::move(candidate));
   }
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,

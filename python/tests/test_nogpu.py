@@ -253,9 +253,10 @@ def test_launch_without_a_gpu_is_an_exception():
 def test_config_repr_names_the_options_set():
     c = tilec.Config(num_warps=8, num_stages=2, persistent=True, tile_stages=1,
                      tile_refill_after_read=True, defer_epilogue=False,
-                     TILE_M=128)
+                     rescale_in_trip=True, TILE_M=128)
     assert repr(c) == ("Config(TILE_M=128, num_warps=8, num_stages=2, "
                        "persistent=True, tile_stages=1, "
-                       "tile_refill_after_read=True, defer_epilogue=False)")
+                       "tile_refill_after_read=True, defer_epilogue=False, "
+                       "rescale_in_trip=True)")
     assert repr(tilec.Config(TILE_M=64)) == \
         "Config(TILE_M=64, num_warps=4, num_stages=0)"

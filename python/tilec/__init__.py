@@ -46,7 +46,8 @@ def _options(constants, kernel=None, arch=None, num_warps=None,
              num_stages=None, loop_split=True, tensor_alignment=0,
              rotate_wgmma=None, warp_specialize=None, ping_pong=None,
              occupancy=None, persistent=None, tile_stages=None,
-             tile_refill_after_read=False, defer_epilogue=False):
+             tile_refill_after_read=False, defer_epilogue=False,
+             rescale_in_trip=False):
     """A tile_compile_options and the objects it points into. Options left
     None are the kernel's @hints', or else the defaults."""
     items = [(str(k), _constant_text(v)) for k, v in constants.items()]
@@ -73,6 +74,7 @@ def _options(constants, kernel=None, arch=None, num_warps=None,
     o.tile_stages = tile_stages or 0
     o.tile_refill_after_read = 1 if tile_refill_after_read else 0
     o.defer_epilogue = 1 if defer_epilogue else 0
+    o.rescale_in_trip = 1 if rescale_in_trip else 0
     keep.append(array)
     return o, keep
 
@@ -145,7 +147,8 @@ def compile(path_or_source, kernel=None, arch=None, num_warps=None,
             num_stages=None, loop_split=True, rotate_wgmma=None,
             warp_specialize=None, ping_pong=None, occupancy=None,
             persistent=None, tile_stages=None, tile_refill_after_read=False,
-            defer_epilogue=False, name=None, **constants):
+            defer_epilogue=False, rescale_in_trip=False, name=None,
+            **constants):
     """Compiles a .tile file (a path) or source text (anything with a newline
     or starting with `kernel`) and loads it on the GPU. Keyword arguments
     other than the options set the kernel's `const` parameters (tilec's
@@ -156,7 +159,8 @@ def compile(path_or_source, kernel=None, arch=None, num_warps=None,
     tile_refill_after_read, with tile_stages=1, loads the next tile's copy
     right after this tile's last read of it, off; defer_epilogue, sm_90a,
     a persistent kernel's tile epilogue under the next tile's first
-    multiply, off);
+    multiply, off; rescale_in_trip, sm_90a, a rotated loop's accumulator
+    rescaled at the end of its trip, off);
     an option given here wins over the kernel's hint. Raises CompileError
     with the located diagnostics."""
     options, keep = _options(constants, kernel, arch, num_warps, num_stages,
@@ -165,7 +169,8 @@ def compile(path_or_source, kernel=None, arch=None, num_warps=None,
                              ping_pong=ping_pong, occupancy=occupancy,
                              persistent=persistent, tile_stages=tile_stages,
                              tile_refill_after_read=tile_refill_after_read,
-                             defer_epilogue=defer_epilogue)
+                             defer_epilogue=defer_epilogue,
+                             rescale_in_trip=rescale_in_trip)
     handle = ctypes.c_void_p()
     lib = _capi.lib()
     if _is_source(path_or_source):
@@ -189,14 +194,13 @@ def load_ptx(path):
 class Config:
     """One autotuning candidate: constants, warps and pipeline stages, and
     optionally warp specialization, persistence, a persistent kernel's
-    tile_stages, tile_refill_after_read and defer_epilogue (None: as the
-    kernel's @hints,
-    or the defaults)."""
+    tile_stages, tile_refill_after_read, defer_epilogue and rescale_in_trip
+    (None: as the kernel's @hints, or the defaults)."""
 
     def __init__(self, num_warps=4, num_stages=0, warp_specialize=None,
                  persistent=None, tile_stages=None,
                  tile_refill_after_read=None, defer_epilogue=None,
-                 **constants):
+                 rescale_in_trip=None, **constants):
         self.constants = constants
         self.num_warps = num_warps
         self.num_stages = num_stages
@@ -205,6 +209,7 @@ class Config:
         self.tile_stages = tile_stages
         self.tile_refill_after_read = tile_refill_after_read
         self.defer_epilogue = defer_epilogue
+        self.rescale_in_trip = rescale_in_trip
 
     def __repr__(self):
         items = ", ".join(f"{k}={v!r}" for k, v in self.constants.items())
@@ -214,7 +219,8 @@ class Config:
                          ("tile_stages", self.tile_stages),
                          ("tile_refill_after_read",
                           self.tile_refill_after_read),
-                         ("defer_epilogue", self.defer_epilogue))
+                         ("defer_epilogue", self.defer_epilogue),
+                         ("rescale_in_trip", self.rescale_in_trip))
                         if v is not None)
         return (f"Config({items}, num_warps={self.num_warps}, "
                 f"num_stages={self.num_stages}{extra})")
@@ -248,6 +254,7 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
         candidates[i].tile_refill_after_read = _tristate(
             config.tile_refill_after_read)
         candidates[i].defer_epilogue = _tristate(config.defer_epilogue)
+        candidates[i].rescale_in_trip = _tristate(config.rescale_in_trip)
         keep += [array, held]
     errors = []
 

@@ -59,6 +59,7 @@ class CompileOptions(ctypes.Structure):
         ("tile_stages", ctypes.c_uint),
         ("tile_refill_after_read", ctypes.c_int),
         ("defer_epilogue", ctypes.c_int),
+        ("rescale_in_trip", ctypes.c_int),
     ]
 
 
@@ -94,6 +95,7 @@ class TuneCandidate(ctypes.Structure):
         ("tile_stages", ctypes.c_uint),
         ("tile_refill_after_read", ctypes.c_int),
         ("defer_epilogue", ctypes.c_int),
+        ("rescale_in_trip", ctypes.c_int),
     ]
 
 

@@ -102,6 +102,8 @@ const char *const kTileRefill = "(tile_refill_after_read)";
 const char *const kDeferEpilogue = "(defer_epilogue)";
 /// CompileOptions::rotateTiles (tilec --rotate-tiles).
 const char *const kRotateTiles = "(rotate_tiles)";
+/// CompileOptions::rescaleInTrip (tilec --rescale-in-trip).
+const char *const kRescaleInTrip = "(rescale_in_trip)";
 /// CompileOptions::cluster (tilec --cluster).
 const char *const kCluster = "(cluster)";
 /// "true": the options above (stages, specialization, warps, ping-pong,
@@ -184,7 +186,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
                      unsigned numStages, bool loopSplit, bool warpSpecialize,
                      unsigned numWarps, bool pingPong, bool persistent,
                      unsigned tileStages, bool tileRefill, bool deferEpilogue,
-                     bool rotateTiles, unsigned cluster, bool viaHints) {
+                     bool rotateTiles, bool rescaleInTrip, unsigned cluster,
+                     bool viaHints) {
   std::vector<std::string> args = {
       config.tilec,
       "--emit=ptx",
@@ -209,6 +212,8 @@ std::string runTilec(const std::string &file, const Constants &constants,
     args.push_back("--defer-epilogue");
   if (rotateTiles)
     args.push_back("--rotate-tiles");
+  if (rescaleInTrip)
+    args.push_back("--rescale-in-trip");
   if (cluster > 1)
     args.push_back("--cluster=" + std::to_string(cluster));
   for (const auto &[name, value] : constants)
@@ -306,6 +311,7 @@ private:
     bool tileRefill = false;
     bool deferEpilogue = false;
     bool rotateTiles = false;
+    bool rescaleInTrip = false;
     unsigned cluster = 1;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
@@ -331,6 +337,8 @@ private:
         deferEpilogue = v == "true";
       else if (k == kRotateTiles)
         rotateTiles = v == "true";
+      else if (k == kRescaleInTrip)
+        rescaleInTrip = v == "true";
       else if (k == kCluster)
         cluster = std::stoul(v);
       else if (k == kViaHints)
@@ -362,6 +370,7 @@ private:
         options.tileRefillAfterRead = tileRefill;
         options.deferEpilogue = deferEpilogue;
         options.rotateTiles = rotateTiles;
+        options.rescaleInTrip = rescaleInTrip;
         options.cluster = cluster;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
@@ -371,7 +380,8 @@ private:
       std::string error =
           runTilec(file, constants, output, alignment, numStages, loopSplit,
                    warpSpecialize, numWarps, pingPong, persistent, tileStages,
-                   tileRefill, deferEpilogue, rotateTiles, cluster, viaHints);
+                   tileRefill, deferEpilogue, rotateTiles, rescaleInTrip,
+                   cluster, viaHints);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -845,6 +855,7 @@ struct Attention {
   bool tileRefill = false;        // CompileOptions::tileRefillAfterRead
   bool deferEpilogue = false;     // CompileOptions::deferEpilogue
   bool rotateTiles = false;       // CompileOptions::rotateTiles
+  bool rescaleInTrip = false;     // CompileOptions::rescaleInTrip
   unsigned cluster = 1;           // CompileOptions::cluster
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
   int kLatency = 0, vLatency = 0; // K_LATENCY, V_LATENCY (ring depths with
@@ -878,6 +889,8 @@ Constants attentionConstants(const Attention &t) {
     constants.push_back({kDeferEpilogue, "true"});
   if (t.rotateTiles)
     constants.push_back({kRotateTiles, "true"});
+  if (t.rescaleInTrip)
+    constants.push_back({kRescaleInTrip, "true"});
   if (t.cluster > 1)
     constants.push_back({kCluster, std::to_string(t.cluster)});
   if (t.groupBytes)
@@ -902,33 +915,40 @@ Attention persistentD128(int64_t seq) {
   return t;
 }
 
-/// The warp-specialized kernel of the attention API's default at head dim
-/// 128 (persistent, 2 consumer warpgroups, setmaxnreg) as the driver built
-/// it, JIT and AOT: no local memory. ptxas spills it (176 bytes a thread)
-/// and serializes its wgmmas where it ignores setmaxnreg, as it does when it
-/// compiles PTX as a relocatable unit (the driver's JIT linker, cuLink*):
-/// a load path that did so would run the kernel at 0.6-0.8x its speed.
+/// The warp-specialized kernels of the attention API at head dim 128
+/// (persistent, 2 consumer warpgroups, setmaxnreg; and its pick without a
+/// mask: Q in one slot refilled after its last read, O * alpha at the end of
+/// its trip) as the driver built them, JIT and AOT: no local memory. ptxas
+/// spills it (176 bytes a thread) and serializes its wgmmas where it ignores
+/// setmaxnreg, as it does when it compiles PTX as a relocatable unit (the
+/// driver's JIT linker, cuLink*): a load path that did so would run the kernel
+/// at 0.6-0.8x its speed.
 void wholeProgramCheck() {
   if (config.arch != "sm_90a")
     return;
-  Attention t = persistentD128(256);
-  for (Mode mode : modes()) {
-    tile::Expected<Kernel> kernel =
-        kernels.get(mode, "flash_attention", attentionConstants(t));
-    std::string name = std::string("specialized attention compiled whole [") +
-                       modeName(mode) + "]";
-    if (!kernel) {
-      std::printf("%-64s FAIL: %s\n", name.c_str(),
-                  kernel.status().message().c_str());
-      ++failures;
-      continue;
+  Attention pick = persistentD128(256);
+  pick.tileStages = 1;
+  pick.tileRefill = true;
+  pick.rescaleInTrip = true;
+  for (const Attention &t : {persistentD128(256), pick})
+    for (Mode mode : modes()) {
+      tile::Expected<Kernel> kernel =
+          kernels.get(mode, "flash_attention", attentionConstants(t));
+      std::string name = std::string("specialized attention") +
+                         (t.rescaleInTrip ? " (pick)" : "") +
+                         " compiled whole [" + modeName(mode) + "]";
+      if (!kernel) {
+        std::printf("%-64s FAIL: %s\n", name.c_str(),
+                    kernel.status().message().c_str());
+        ++failures;
+        continue;
+      }
+      bool ok = kernel->registers() > 0 && kernel->localBytes() == 0;
+      std::printf("%-64s %s: %u registers, %u bytes of local memory\n",
+                  name.c_str(), ok ? "PASS" : "FAIL", kernel->registers(),
+                  kernel->localBytes());
+      tally(ok);
     }
-    bool ok = kernel->registers() > 0 && kernel->localBytes() == 0;
-    std::printf("%-64s %s: %u registers, %u bytes of local memory\n",
-                name.c_str(), ok ? "PASS" : "FAIL", kernel->registers(),
-                kernel->localBytes());
-    tally(ok);
-  }
 }
 
 /// A kernel launched in clusters of two refuses a grid whose x is odd (a
@@ -1060,6 +1080,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
       (t.tileRefill ? " refill_after_read" : "") +
       (t.deferEpilogue ? " defer_epilogue" : "") +
       (t.rotateTiles ? " rotate_tiles" : "") +
+      (t.rescaleInTrip ? " rescale_in_trip" : "") +
       (t.cluster > 1 ? " cluster=" + std::to_string(t.cluster)
                      : std::string()) +
       (t.groupBytes ? " group_bytes=" + std::to_string(t.groupBytes)
@@ -1363,6 +1384,39 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
       rotated(false, 300, 0);
       rotated(true, 1000, 1000);
     }
+  // The rotated key loop's O * alpha at the end of its trip
+  // (tilec --rescale-in-trip: the peeled first trip rescales the initial
+  // accumulator, the last P V after the loop continues the loop's result
+  // in registers of its own): the attention API's candidates with it, the
+  // persistent kernel with Q in one slot refilled after its last read at
+  // head dims 128 and 256 and the persistent one of 4 stages at 64, and
+  // the launched one with two warpgroups at 128; one key tile (the loop
+  // not run), 2, 3 and 8 (at 256, 16), ragged, more queries than keys and
+  // no keys at all, masked and not.
+  for (bool causal : {false, true})
+    for (int variant : {0, 1, 2, 3}) {
+      if (!sm90a)
+        break;
+      int64_t d = variant == 0 ? 64 : variant == 3 ? 256 : 128;
+      auto inTrip = [&](int64_t seqQ, int64_t seqK) {
+        add(f16, d, causal, 1, seqQ, seqK, 0, 2, variant == 0 ? 4 : 2, false);
+        twoGroups(false);
+        cases.back().tileN = d == 256 ? 64 : 128;
+        cases.back().rescaleInTrip = true;
+        if (variant == 2)
+          return;
+        cases.back().persistent = true;
+        if (variant != 0) {
+          cases.back().tileStages = 1;
+          cases.back().tileRefill = true;
+        }
+      };
+      for (int64_t seq :
+           {int64_t(1), int64_t(130), int64_t(300), int64_t(1000)})
+        inTrip(seq, seq);
+      inTrip(1000, 200);
+      inTrip(300, 0);
+    }
   // Persistent in clusters of two blocks (tilec --cluster=2; launched as
   // whole clusters, one with $TILEC_PERSISTENT_BLOCKS=3): without a
   // mask K and V are multicast, each block copying half of every tile for
@@ -1533,6 +1587,20 @@ std::vector<Attention> attentionCases() {
       cases.back().warps = 8;
       cases.back().persistent = true;
     }
+    // The attention API's persistent pick at head dim 128 (sm_90a): two
+    // consumer warpgroups, 128 x 128, Q in one slot refilled after its
+    // last read.
+    bool sm90a = config.arch.empty() || config.arch == "sm_90a";
+    auto pick128 = [&](bool causal, int64_t seqQ, int64_t seqK) {
+      add(128, causal, seqQ, seqK, 0, 2, false);
+      cases.back().specialize = true;
+      cases.back().tileM = 128;
+      cases.back().tileN = 128;
+      cases.back().warps = 8;
+      cases.back().persistent = true;
+      cases.back().tileStages = 1;
+      cases.back().tileRefill = true;
+    };
     // Persistent in clusters of two (K and V multicast without a mask):
     // 8 query tiles of 2 key tiles (the last ragged) on one cluster, 2 of 1
     // key tile, no keys; masked (clustered, nothing multicast).
@@ -1541,17 +1609,10 @@ std::vector<Attention> attentionCases() {
           {false, 130, 64},
           {false, 256, 0},
           {true, 256, 256}}) {
-      if (config.arch != "sm_90a" && !config.arch.empty())
+      if (!sm90a)
         break;
-      add(128, causal, seqQ, seqK, 0, 2, false);
-      cases.back().specialize = true;
-      cases.back().tileM = 128;
-      cases.back().tileN = 128;
-      cases.back().warps = 8;
-      cases.back().persistent = true;
+      pick128(causal, seqQ, seqK);
       cases.back().cluster = 2;
-      cases.back().tileStages = 1;
-      cases.back().tileRefill = true;
     }
     // Persistent with its tile loop rotated (tile-rotate-tiles): 8 query
     // tiles of 2 key tiles on 3 blocks, 2 query tiles of 1 key tile (a
@@ -1564,6 +1625,19 @@ std::vector<Attention> attentionCases() {
       cases.back().warps = 8;
       cases.back().persistent = true;
       cases.back().rotateTiles = true;
+    }
+    // The rotated loop's O * alpha at the end of its trip
+    // (rescale-in-trip) on that pick: 4 query tiles on 3 blocks of 1 to 4
+    // key tiles (causal) and of 2 (the last ragged), and 2 of 1 key tile
+    // (the loop not run).
+    for (auto [causal, seqQ, seqK] :
+         {std::tuple<bool, int64_t, int64_t>{true, 400, 400},
+          {false, 400, 200},
+          {false, 130, 64}}) {
+      if (!sm90a)
+        break;
+      pick128(causal, seqQ, seqK);
+      cases.back().rescaleInTrip = true;
     }
     // Persistent at head dim 128 with K and V rings of 3 and 2, the
     // epilogue staged in the tile's Q slot: 4 query tiles on 3 blocks.

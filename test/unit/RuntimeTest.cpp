@@ -613,6 +613,7 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.stageInRingSlots = false; },
       [](auto &r) { r.deferEpilogue = true; },
       [](auto &r) { r.rotateTiles = true; },
+      [](auto &r) { r.rescaleInTrip = true; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {
         r.defines[0].first = "TIL";
@@ -1487,6 +1488,10 @@ TEST(Autotune, WithoutAGpuIsAClearError) {
   c.tileRefillAfterRead = false;
   EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
                           "persistent=on,tile-stages=1,refill-after-read=off");
+  c.rescaleInTrip = true;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
+                          "persistent=on,tile-stages=1,refill-after-read=off,"
+                          "rescale-in-trip=on");
 }
 
 TEST(Autotune, DisabledByTheEnvironment) {

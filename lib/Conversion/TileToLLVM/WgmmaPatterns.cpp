@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -108,16 +109,18 @@ void emitAsm(OpBuilder &b, Location loc, StringRef text) {
 
 /// Inline asm over the accumulator registers `acc` (f32), which it reads and
 /// writes, with `inputs` after them; returns the new accumulator values.
+/// Tied (the default), each output is its input's register; untied, the
+/// outputs are registers of their own (the asm copies them).
 SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
                                   ArrayRef<Value> acc, ArrayRef<Value> inputs,
                                   StringRef inputConstraints,
-                                  const std::string &text) {
+                                  const std::string &text, bool tied = true) {
   unsigned n = acc.size();
   std::string constraints;
   for (unsigned i = 0; i < n; ++i)
     constraints += (i ? ",=f" : "=f");
   for (unsigned i = 0; i < n; ++i)
-    constraints += "," + std::to_string(i);
+    constraints += "," + (tied ? std::to_string(i) : std::string("f"));
   if (!inputConstraints.empty())
     constraints += "," + inputConstraints.str();
   SmallVector<Value> operands(acc.begin(), acc.end());
@@ -130,6 +133,34 @@ SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
     out.push_back(LLVM::ExtractValueOp::create(b, loc, op->getResult(0),
                                                ArrayRef<int64_t>{int64_t(i)}));
   return out;
+}
+
+/// Whether `op` continues the accumulator of a loop it follows: its
+/// accumulator is one of the loop's results (through renaming layout
+/// conversions), as the last trip's multiply that tile-rotate-wgmma issues
+/// after the loop.
+bool continuesLoop(tile::WarpgroupMmaOp op) {
+  Value acc = op.getAcc();
+  while (auto cvt = acc.getDefiningOp<tile::ConvertLayoutOp>())
+    acc = cvt.getSource();
+  return isa_and_present<scf::ForOp>(acc.getDefiningOp());
+}
+
+/// The fence before a multiply, with the accumulator copied into registers
+/// of its own first (in the same asm, so that nothing writes them between
+/// the fence and the multiply). Tied to the loop's accumulator, the
+/// multiply after a loop would make the loop's registers and the
+/// epilogue's one register web for ptxas; copied, they are two, as they
+/// are when the loop's result is rescaled before that multiply (at head
+/// dim 128 ptxas otherwise spills and the loop runs 2% slower,
+/// docs/architecture.md section 7.5.2).
+SmallVector<Value> freshFence(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
+  std::string text;
+  for (unsigned i = 0, n = acc.size(); i < n; ++i)
+    text +=
+        "mov.b32 $" + std::to_string(i) + ", $" + std::to_string(n + i) + ";\n";
+  text += "wgmma.fence.sync.aligned;";
+  return accumulatorAsm(b, loc, acc, {}, "", text, /*tied=*/false);
 }
 
 std::string operandList(unsigned first, unsigned count) {
@@ -262,7 +293,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         }
       }
     }
-    emitAsm(rewriter, loc, "wgmma.fence.sync.aligned;");
+    if (continuesLoop(op))
+      acc = freshFence(rewriter, loc, acc);
+    else
+      emitAsm(rewriter, loc, "wgmma.fence.sync.aligned;");
     for (Instr &in : instrs) {
       SmallVector<Value> d;
       for (unsigned r : in.dRegs)
