@@ -859,6 +859,35 @@ func.func @wgmma_after_loop(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #
 
 // -----
 
+// A loop that yields its accumulator in flight (an async multiply's
+// result): the multiply after it chains on the registers as they are, with
+// the bare fence (a copy would read them before any wait).
+// CHECK-LABEL: llvm.func @wgmma_after_loop_in_flight
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "wgmma.fence.sync.aligned;", ""
+// CHECK-NOT:   mov.b32
+// CHECK:       "wgmma.wait_group.sync.aligned 0;"
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blkT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_after_loop_in_flight(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %c: tensor<64x64xf32, #mma3>, %n: i32, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> (tensor<64x64xf32, #mma3>) : i32 {
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+    scf.yield %d : tensor<64x64xf32, #mma3>
+  }
+  %e = tile.wgmma async %a, %b, %r : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  %f = tile.wgmma_wait 0, %e : tensor<64x64xf32, #mma3> reads %a, %b : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>
+  tile.store %O[%c0, %c0], %f : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
 // tile.fence_async_shared is fence.proxy.async for the CTA's shared memory.
 // CHECK-LABEL: llvm.func @fence
 // CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""

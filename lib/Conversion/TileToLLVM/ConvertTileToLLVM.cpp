@@ -68,7 +68,7 @@ LogicalResult lowerTiles(ModuleOp module) {
   populateReducePatterns(converter, patterns);
   populateMmaPatterns(converter, patterns);
   populateSharedMemoryPatterns(converter, patterns);
-  populateWgmmaPatterns(converter, patterns);
+  populateWgmmaPatterns(converter, patterns, module);
   populateTmaPatterns(converter, patterns);
   populateTileSchedulerPatterns(converter, patterns);
   return applyPartialConversion(module, target, std::move(patterns));

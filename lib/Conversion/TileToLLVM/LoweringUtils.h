@@ -202,8 +202,11 @@ void populateTmaPatterns(TileTypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
 void populateTileSchedulerPatterns(TileTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// `root`'s multiplies are looked at once, before the conversion changes
+/// the loops around them (see WgmmaPatterns.cpp, continuesLoop).
 void populateWgmmaPatterns(TileTypeConverter &converter,
-                           mlir::RewritePatternSet &patterns);
+                           mlir::RewritePatternSet &patterns,
+                           mlir::Operation *root);
 void populateScalarPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 

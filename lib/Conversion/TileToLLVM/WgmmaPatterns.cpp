@@ -135,15 +135,28 @@ SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
   return out;
 }
 
-/// Whether `op` continues the accumulator of a loop it follows: its
-/// accumulator is one of the loop's results (through renaming layout
+/// `v` before any renaming layout conversions.
+Value beforeRenaming(Value v) {
+  while (auto cvt = v.getDefiningOp<tile::ConvertLayoutOp>())
+    v = cvt.getSource();
+  return v;
+}
+
+/// Whether `op` continues the complete accumulator of a loop it follows:
+/// its accumulator is one of the loop's results (through renaming layout
 /// conversions), as the last trip's multiply that tile-rotate-wgmma issues
-/// after the loop.
+/// after the loop, and the loop does not yield it in flight (an async
+/// multiply's result: its registers may not be read until a wait, so the
+/// multiply after the loop chains on them as they are).
 bool continuesLoop(tile::WarpgroupMmaOp op) {
-  Value acc = op.getAcc();
-  while (auto cvt = acc.getDefiningOp<tile::ConvertLayoutOp>())
-    acc = cvt.getSource();
-  return isa_and_present<scf::ForOp>(acc.getDefiningOp());
+  Value acc = beforeRenaming(op.getAcc());
+  auto loop = acc.getDefiningOp<scf::ForOp>();
+  if (!loop)
+    return false;
+  Value yielded = beforeRenaming(
+      loop.getYieldedValues()[cast<OpResult>(acc).getResultNumber()]);
+  auto mma = yielded.getDefiningOp<tile::WarpgroupMmaOp>();
+  return !(mma && mma.getIsAsync());
 }
 
 /// The fence before a multiply, with the accumulator copied into registers
@@ -171,7 +184,13 @@ std::string operandList(unsigned first, unsigned count) {
 }
 
 struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
-  using OpConversionPattern::OpConversionPattern;
+  /// `continuing`: the multiplies that continue a loop's accumulator
+  /// (continuesLoop), found before the conversion.
+  WarpgroupMmaLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                       llvm::DenseSet<Operation *> continuing)
+      : OpConversionPattern(converter, ctx), continuing(std::move(continuing)) {
+  }
+  llvm::DenseSet<Operation *> continuing;
 
   LogicalResult
   matchAndRewrite(tile::WarpgroupMmaOp op, OneToNOpAdaptor adaptor,
@@ -293,7 +312,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         }
       }
     }
-    if (continuesLoop(op))
+    if (continuing.contains(op))
       acc = freshFence(rewriter, loc, acc);
     else
       emitAsm(rewriter, loc, "wgmma.fence.sync.aligned;");
@@ -360,8 +379,17 @@ struct FenceAsyncSharedLowering
 } // namespace
 
 void tilec::populateWgmmaPatterns(TileTypeConverter &converter,
-                                  RewritePatternSet &patterns) {
-  patterns
-      .add<WarpgroupMmaLowering, WgmmaWaitLowering, FenceAsyncSharedLowering>(
-          converter, patterns.getContext());
+                                  RewritePatternSet &patterns,
+                                  Operation *root) {
+  // Looked at here: the conversion moves a loop's body into the loop that
+  // replaces it, so a pattern could not follow a result to its yield.
+  llvm::DenseSet<Operation *> continuing;
+  root->walk([&](tile::WarpgroupMmaOp op) {
+    if (continuesLoop(op))
+      continuing.insert(op);
+  });
+  patterns.add<WarpgroupMmaLowering>(converter, patterns.getContext(),
+                                     std::move(continuing));
+  patterns.add<WgmmaWaitLowering, FenceAsyncSharedLowering>(
+      converter, patterns.getContext());
 }
