@@ -144,6 +144,9 @@ struct Config {
   /// --arch=: the target both JIT and AOT compile for (sm_80: the mma.sync
   /// path, sm_90a: wgmma); empty: the GPU's own (JIT) and tilec's default.
   std::string arch;
+  /// Whether the kernels are built for sm_90a (wgmma, TMA, warp
+  /// specialization): --arch=sm_90a, or tilec's default.
+  bool sm90a() const { return arch.empty() || arch == "sm_90a"; }
 };
 Config config;
 int passes = 0, failures = 0;
@@ -389,8 +392,8 @@ private:
     tile::Expected<Kernel> kernel = compile();
     // Warp specialization (sm_90a) adds the producer's warpgroup to the
     // block: a kernel asked for it must have it.
-    bool sm90a = config.arch.empty() || config.arch == "sm_90a";
-    if (kernel && warpSpecialize && sm90a && kernel->numWarps() != numWarps + 4)
+    if (kernel && warpSpecialize && config.sm90a() &&
+        kernel->numWarps() != numWarps + 4)
       return tile::Status::error(
           "asked for warp specialization, got a kernel of " +
           std::to_string(kernel->numWarps()) + " warps (" +
@@ -1292,10 +1295,9 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   // tile's Q slot leaves room for them): head dim 128 and, with 32 keys a
   // trip, 256. sm_90a only: elsewhere the epilogue's conversion needs
   // shared memory of its own, more than there is.
-  bool sm90a = config.arch.empty() || config.arch == "sm_90a";
   for (bool causal : {false, true})
     for (int64_t d : {128, 256}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       add(f16, d, causal, 1, 1000, 1000, 0, 2, 0, false);
       twoGroups(false);
@@ -1312,7 +1314,7 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   // query tile, masked and not, and more queries than keys.
   for (bool causal : {false, true})
     for (int64_t d : {128, 256}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       // Each also with the slot refilled for the next tile after the
       // tile's last read (tile-refill-after-read: the release ahead of the
@@ -1369,7 +1371,7 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   // tile's key count differs).
   for (int64_t d : {64, 128})
     for (int64_t tileN : {64, 128}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       auto rotated = [&](bool causal, int64_t seqQ, int64_t seqK) {
         add(f16, d, causal, 1, seqQ, seqK, 0, 2, 2, false);
@@ -1395,7 +1397,7 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   // no keys at all, masked and not.
   for (bool causal : {false, true})
     for (int variant : {0, 1, 2, 3}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       int64_t d = variant == 0 ? 64 : variant == 3 ? 256 : 128;
       auto inTrip = [&](int64_t seqQ, int64_t seqK) {
@@ -1427,7 +1429,7 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   // the trip (masked in place, the same in both blocks), no keys at all.
   for (bool causal : {false, true})
     for (bool refill : {false, true}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       auto clustered = [&](int64_t seqQ, int64_t seqK) {
         add(f16, 128, causal, 1, seqQ, seqK, 0, 2, 2, false);
@@ -1590,7 +1592,6 @@ std::vector<Attention> attentionCases() {
     // The attention API's persistent pick at head dim 128 (sm_90a): two
     // consumer warpgroups, 128 x 128, Q in one slot refilled after its
     // last read.
-    bool sm90a = config.arch.empty() || config.arch == "sm_90a";
     auto pick128 = [&](bool causal, int64_t seqQ, int64_t seqK) {
       add(128, causal, seqQ, seqK, 0, 2, false);
       cases.back().specialize = true;
@@ -1609,7 +1610,7 @@ std::vector<Attention> attentionCases() {
           {false, 130, 64},
           {false, 256, 0},
           {true, 256, 256}}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       pick128(causal, seqQ, seqK);
       cases.back().cluster = 2;
@@ -1634,7 +1635,7 @@ std::vector<Attention> attentionCases() {
          {std::tuple<bool, int64_t, int64_t>{true, 400, 400},
           {false, 400, 200},
           {false, 130, 64}}) {
-      if (!sm90a)
+      if (!config.sm90a())
         break;
       pick128(causal, seqQ, seqK);
       cases.back().rescaleInTrip = true;

@@ -34,6 +34,8 @@
 
 #include "LoweringUtils.h"
 
+#include "Tile/IR/SharedMemory.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -135,10 +137,14 @@ SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
   return out;
 }
 
-/// `v` before any renaming layout conversions.
+/// `v` before any layout conversions that only rename its registers.
 Value beforeRenaming(Value v) {
-  while (auto cvt = v.getDefiningOp<tile::ConvertLayoutOp>())
+  while (auto cvt = v.getDefiningOp<tile::ConvertLayoutOp>()) {
+    if (!tile::isRegisterOnlyConversion(cvt.getSource().getType(),
+                                        cvt.getType()))
+      break;
     v = cvt.getSource();
+  }
   return v;
 }
 
