@@ -16,7 +16,9 @@
 
 #include "tilec/Frontend/Compiler.h"
 #include "tilec/Frontend/Parser.h"
+#include "tilec/Frontend/Source.h"
 #include "tilec/Pipeline/Registration.h"
+#include "tilec/Support/Files.h"
 #include "tilec/Target/Compile.h"
 
 #include "mlir/IR/AsmState.h"
@@ -26,9 +28,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
+
+#include <csignal>
 
 using namespace llvm;
 
@@ -215,6 +217,12 @@ static void groupOptionsForHelp() {
 extern "C" __attribute__((visibility("default"))) int
 tile_tilec_main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
+  // Past the file-size limit (ulimit -f) a write fails with EFBIG, which is
+  // reported as any write error, rather than the signal killing tilec.
+  signal(SIGXFSZ, SIG_IGN);
+  // The passes, so that --mlir-print-ir-before=tile-insert-barriers and the
+  // other pass-manager options that name a pass know them.
+  tilec::registerAllPasses();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
   mlir::registerMLIRContextCLOptions();
@@ -228,23 +236,19 @@ tile_tilec_main(int argc, char **argv) {
   if (!parseDefines(options))
     return 1;
 
-  if (outputFile != "-" && inputFile != "-") {
-    if (sys::fs::equivalent(inputFile, outputFile)) {
-      errs() << "tilec: error: the output file '" << outputFile
-             << "' is the input file; refusing to overwrite it\n";
-      return 1;
-    }
+  // Nothing tilec writes may be its input, named or standard input.
+  std::string source, error;
+  if (!tilec::checkWritesSpareInput(inputFile, outputFile, error)) {
+    errs() << "tilec: error: " << error << "\n";
+    return 1;
   }
-
-  auto bufferOrErr = MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (std::error_code ec = bufferOrErr.getError()) {
-    errs() << "tilec: error: cannot read '" << inputFile
-           << "': " << ec.message() << "\n";
+  if (!tilec::readSource(inputFile, source, error)) {
+    errs() << "tilec: error: " << error << "\n";
     return 1;
   }
   SourceMgr sourceMgr;
-  unsigned bufferId =
-      sourceMgr.AddNewSourceBuffer(std::move(*bufferOrErr), SMLoc());
+  unsigned bufferId = tilec::addSourceBuffer(
+      sourceMgr, source, inputFile == "-" ? std::string("<stdin>") : inputFile.getValue());
   tilec::DiagnosticEngine diag(sourceMgr);
 
   std::string text;
@@ -263,8 +267,8 @@ tile_tilec_main(int argc, char **argv) {
     module->print(os);
   } else {
     tilec::CompileRequest request;
-    request.source = sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str();
-    request.bufferName = inputFile;
+    request.source = std::move(source);
+    request.bufferName = inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
     request.defines = options.defines;
     request.kernelName = options.kernelName;
     request.arch = arch;
@@ -298,14 +302,9 @@ tile_tilec_main(int argc, char **argv) {
     os << result.text;
   }
 
-  std::error_code ec;
-  ToolOutputFile out(outputFile, ec, sys::fs::OF_Text);
-  if (ec) {
-    errs() << "tilec: error: cannot write '" << outputFile
-           << "': " << ec.message() << "\n";
+  if (!tilec::writeFileSafely(outputFile, text, error)) {
+    errs() << "tilec: error: " << error << "\n";
     return 1;
   }
-  out.os() << text;
-  out.keep();
   return 0;
 }

@@ -580,8 +580,12 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
                    .Case("floor", std::floor(v))
                    .Case("ceil", std::ceil(v))
                    .Default(0);
-    if (x.kind == Val::Kind::Int && (fn == "abs"))
+    if (x.kind == Val::Kind::Int && (fn == "abs")) {
+      if (x.i == std::numeric_limits<int64_t>::min())
+        return em.error(a.callLoc,
+                        "integer overflow in a constant expression");
       return Val::integer(std::abs(x.i));
+    }
     return Val::floating(r);
   }
   Value v = x.value;
@@ -694,7 +698,10 @@ static Val emitCdiv(const Args &a) {
   if (x.kind == Val::Kind::Int && y.kind == Val::Kind::Int) {
     if (y.i == 0)
       return em.error(a.loc(1), "division by zero in a constant expression");
-    // Python: -(-x // y)
+    // Python: -(-x // y). The one quotient that does not fit: INT64_MIN
+    // divided by -1 (which would also trap the host's division).
+    if (x.i == std::numeric_limits<int64_t>::min() && y.i == -1)
+      return em.error(a.callLoc, "integer overflow in a constant expression");
     int64_t q = x.i / y.i;
     if ((x.i % y.i != 0) && ((x.i < 0) == (y.i < 0)))
       ++q;
@@ -725,10 +732,18 @@ static Val emitAstype(const Args &a) {
     if (t.isInteger(1))
       return Val::boolean(x.kind == Val::Kind::Float ? x.f != 0
                                                      : *em.getConstInt(x) != 0);
-    if (isa<IntegerType>(t))
-      return x.kind == Val::Kind::Float
-                 ? Val::integer(static_cast<int64_t>(x.f))
-                 : Val::integer(*em.getConstInt(x));
+    if (auto intType = dyn_cast<IntegerType>(t)) {
+      // Truncated toward zero, as a cast does; a value the type cannot
+      // hold (NaN, an infinity, out of range) is an error, not a wrap.
+      std::optional<int64_t> v = x.kind == Val::Kind::Float
+                                     ? floatToInt64(x.f)
+                                     : em.getConstInt(x);
+      if (!v || (intType.getWidth() < 64 &&
+                 !llvm::isIntN(intType.getWidth(), *v)))
+        return em.error(a.loc(0), "astype(): " + x.describe() +
+                                      " does not fit in " + typeName(t));
+      return Val::integer(*v);
+    }
     return Val::floating(x.kind == Val::Kind::Float ? x.f : *em.getConstInt(x));
   }
   return Val::dynamic(em.castElements(x.value, t, em.loc(a.callLoc)));

@@ -5,12 +5,54 @@
 #include "tilec/Pipeline/Pipeline.h"
 #include "tilec/Pipeline/Registration.h"
 
+#include "Tile/IR/Locations.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace tilec;
+
+void tilec::configureDiagnostics(mlir::MLIRContext &context) {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto given = [&](llvm::StringRef name) {
+    auto it = options.find(name);
+    return it != options.end() && it->second->getNumOccurrences();
+  };
+  if (!given("mlir-print-op-on-diagnostic"))
+    context.printOpOnDiagnostic(false);
+  if (!given("mlir-print-stacktrace-on-diagnostic"))
+    context.printStackTraceOnDiagnostic(false);
+}
+
+tilec::LocateUnlocatedDiagnostics::LocateUnlocatedDiagnostics(
+    mlir::MLIRContext &context, std::function<mlir::Location()> fallback)
+    : context(context) {
+  id = context.getDiagEngine().registerHandler(
+      [&context, fallback](mlir::Diagnostic &d) -> mlir::LogicalResult {
+        if (mlir::tile::hasSourceLocation(d.getLocation()))
+          return mlir::failure(); // the next handler prints it
+        mlir::Location at = fallback();
+        if (!mlir::tile::hasSourceLocation(at))
+          return mlir::failure();
+        mlir::Diagnostic located(at, d.getSeverity());
+        located << d.str();
+        for (mlir::Diagnostic &note : d.getNotes()) {
+          mlir::Location noteAt = note.getLocation();
+          located.attachNote(mlir::tile::hasSourceLocation(noteAt) ? noteAt
+                                                                  : at)
+              << note.str();
+        }
+        context.getDiagEngine().emit(std::move(located));
+        return mlir::success();
+      });
+}
+
+tilec::LocateUnlocatedDiagnostics::~LocateUnlocatedDiagnostics() {
+  context.getDiagEngine().eraseHandler(id);
+}
 
 std::unique_ptr<ast::Module> tilec::parseSource(unsigned bufferId,
                                                 DiagnosticEngine &diag) {
@@ -24,6 +66,7 @@ mlir::OwningOpRef<mlir::ModuleOp>
 tilec::compileToTileIR(mlir::MLIRContext &context, unsigned bufferId,
                        DiagnosticEngine &diag, const FrontendOptions &options) {
   registerAllDialects(context);
+  configureDiagnostics(context);
   auto ast = parseSource(bufferId, diag);
   if (!ast)
     return nullptr;
@@ -42,6 +85,12 @@ tilec::compileToTileIR(mlir::MLIRContext &context, unsigned bufferId,
           ++mlirErrors;
         return mlir::failure(); // let the SourceMgr handler print it
       });
+  LocateUnlocatedDiagnostics locate(context, [&]() -> mlir::Location {
+    for (auto &op : module->getBody()->getOperations())
+      if (mlir::tile::hasSourceLocation(op.getLoc()))
+        return op.getLoc();
+    return module->getLoc();
+  });
   if (mlir::failed(mlir::verify(*module)))
     return nullptr;
   if (options.cleanup || options.configurePM) {

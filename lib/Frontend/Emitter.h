@@ -123,6 +123,10 @@ private:
 
 /// Prints a type as the language spells it (f16, bool, ...).
 std::string typeName(mlir::Type type);
+
+/// `x` truncated toward zero, when the result fits in 64 bits (not for NaN,
+/// the infinities and magnitudes from 2^63 on).
+std::optional<int64_t> floatToInt64(double x);
 /// Prints a shape as a tuple: (64, 1).
 std::string shapeString(llvm::ArrayRef<int64_t> shape);
 

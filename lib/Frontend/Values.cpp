@@ -112,6 +112,13 @@ Val Emitter::error(llvm::SMLoc l, const llvm::Twine &msg) {
   return Val::invalid();
 }
 
+std::optional<int64_t> tilec::floatToInt64(double x) {
+  // [-2^63, 2^63): both bounds are exact doubles; NaN fails both tests.
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+    return std::nullopt;
+  return static_cast<int64_t>(x);
+}
+
 std::optional<int64_t> Emitter::getConstInt(const Val &v) {
   if (v.kind == Val::Kind::Int)
     return v.i;
@@ -145,12 +152,17 @@ Value Emitter::materializeScalar(const Val &v, Type type, llvm::SMLoc l) {
   auto intType = cast<IntegerType>(type);
   int64_t x = 0;
   if (v.kind == Val::Kind::Float) {
-    if (!std::isfinite(v.f)) {
-      diag.error(l, "cannot convert the non-finite float constant to " +
+    std::optional<int64_t> truncated = floatToInt64(v.f);
+    if (!truncated) {
+      diag.error(l, std::string(std::isfinite(v.f) ? "the float constant "
+                                                      "is out of range of "
+                                                    : "cannot convert the "
+                                                      "non-finite float "
+                                                      "constant to ") +
                         typeName(type));
       return {};
     }
-    x = static_cast<int64_t>(v.f);
+    x = *truncated;
   } else {
     x = v.kind == Val::Kind::Int ? v.i : (v.b ? 1 : 0);
   }

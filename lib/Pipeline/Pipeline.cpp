@@ -7,6 +7,7 @@
 
 #include "tilec/Pipeline/Pipeline.h"
 
+#include "Tile/IR/TargetLimits.h"
 #include "Tile/Transforms/Passes.h"
 #include "tilec/Conversion/Passes.h"
 
@@ -14,6 +15,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+
+long tilec::CodegenOptions::sharedMemoryBytes() const {
+  std::optional<mlir::tile::TargetLimits> limits =
+      mlir::tile::TargetLimits::get(arch);
+  return limits ? limits->sharedBytesPerBlock : 0;
+}
 
 void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
@@ -146,6 +153,13 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // other's multiplies.
   if (options.hasWgmma() && options.warpSpecialize && options.pingPong)
     pm.nest<mlir::func::FuncOp>().addPass(mlir::tile::createTilePingPong());
+  // What the kernel needs of the GPU (threads, shared memory, registers),
+  // checked before code generation: a kernel the target cannot run is
+  // refused here, at the code that needs too much.
+  mlir::tile::TileCheckResourcesOptions checkOptions;
+  checkOptions.arch = options.arch;
+  checkOptions.occupancy = options.occupancy;
+  pm.addPass(mlir::tile::createTileCheckResources(checkOptions));
 }
 
 void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
@@ -153,6 +167,10 @@ void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
   tilec::ConvertTileToLLVMOptions lowerOptions;
   lowerOptions.occupancy = options.occupancy;
   pm.addPass(tilec::createConvertTileToLLVM(lowerOptions));
+  // The kernel's parameters, in their final form, fit the target's PTX.
+  tilec::CheckKernelParametersOptions parameterOptions;
+  parameterOptions.arch = options.arch;
+  pm.addPass(tilec::createCheckKernelParameters(parameterOptions));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }

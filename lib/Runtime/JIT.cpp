@@ -10,9 +10,11 @@
 
 #include "RuntimeImpl.h"
 
+#include "tilec/Frontend/Source.h"
+#include "tilec/Support/Files.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 
 using namespace tile;
@@ -336,20 +338,21 @@ Runtime &Runtime::get() {
   return *runtime;
 }
 
-static Expected<std::string> readFile(const std::string &path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true,
-                                  /*RequiresNullTerminator=*/true,
-                                  /*IsVolatile=*/true);
-  if (!buffer)
-    return Status::error("cannot read '" + path +
-                         "': " + buffer.getError().message());
-  return (*buffer)->getBuffer().str();
+/// A file's text, at most `maxBytes` of `what` (a device such as /dev/zero
+/// never ends). "-" is a file of that name here, not standard input.
+static Expected<std::string> readFile(const std::string &path,
+                                      size_t maxBytes, llvm::StringRef what) {
+  std::string text, error;
+  if (!tilec::readFileBounded(path == "-" ? "./-" : path, maxBytes, what, text,
+                              error))
+    return Status::error(error);
+  return text;
 }
 
 Expected<Kernel> Runtime::compileFile(const std::string &path,
                                       const CompileOptions &options) {
-  Expected<std::string> source = readFile(path);
+  Expected<std::string> source =
+      readFile(path, tilec::kMaxSourceBytes, "a .tile source");
   if (!source)
     return source.status();
   return impl->compile(*source, path, options);
@@ -368,7 +371,7 @@ Expected<std::string> Runtime::compileToPTX(const std::string &source,
 }
 
 Expected<Kernel> Runtime::loadPTXFile(const std::string &path) {
-  Expected<std::string> ptx = readFile(path);
+  Expected<std::string> ptx = readFile(path, size_t(256) << 20, "a PTX file");
   if (!ptx)
     return ptx.status();
   return impl->loadPTX(*ptx, path);

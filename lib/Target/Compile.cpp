@@ -5,6 +5,7 @@
 #include "PTXEmitter.h"
 
 #include "tilec/Frontend/Compiler.h"
+#include "tilec/Frontend/Source.h"
 #include "tilec/Pipeline/Pipeline.h"
 #include "tilec/Pipeline/Registration.h"
 
@@ -218,10 +219,15 @@ bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
 CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   CompileResult result;
   llvm::raw_string_ostream diagOS(result.diagnostics);
+  if (std::string tooLarge =
+          sourceSizeError(request.bufferName, request.source.size());
+      !tooLarge.empty()) {
+    diagOS << "tilec: error: " << tooLarge << "\n";
+    return result;
+  }
   llvm::SourceMgr sourceMgr;
-  unsigned bufferId = sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(request.source, request.bufferName),
-      llvm::SMLoc());
+  unsigned bufferId =
+      addSourceBuffer(sourceMgr, request.source, request.bufferName);
   DiagnosticEngine diag(sourceMgr, diagOS);
 
   auto ast = parseSource(bufferId, diag);
@@ -305,6 +311,11 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
 
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
   SmallVector<mlir::func::FuncOp> funcs(module->getOps<mlir::func::FuncOp>());
+  // A diagnostic about an op with no source location is reported at the
+  // kernel being compiled.
+  mlir::Location kernelLoc = funcs.empty() ? module->getLoc()
+                                           : funcs.front().getLoc();
+  LocateUnlocatedDiagnostics locate(context, [&] { return kernelLoc; });
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
@@ -350,6 +361,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   for (const ast::Kernel &k : ast->kernels)
     kernels[k.name] = &k;
   for (mlir::func::FuncOp func : funcs) {
+    kernelLoc = func.getLoc();
     CodegenOptions codegen = resolveOptions(request, func);
     if (!checkCluster(codegen, diagOS))
       return result;

@@ -7,7 +7,13 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -111,11 +117,65 @@ tilec::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
+namespace {
+/// Keeps NVPTX's straight-line strength reduction (SLSR) off functions with
+/// more address arithmetic than it handles in reasonable time. For each
+/// add, multiply or address computation, SLSR searches the earlier ones of
+/// the same stride or base (and asks ScalarEvolution whether each could be
+/// reused without poison): the work grows with the square of their number.
+/// A kernel that loads many tiles of one tensor in straight-line code has
+/// thousands that share one stride (300 loads of 64x64 tiles: 9,600, and 33
+/// s in SLSR alone). Beyond kMaxCandidates the addresses are computed as
+/// written, one mad.wide each, and compile time stays linear in the size of
+/// the kernel. Every other pass runs, and the bisection gate
+/// (--opt-bisect-limit) still has its say.
+class StrengthReductionGate : public llvm::OptPassGate {
+public:
+  static constexpr unsigned kMaxCandidates = 1536;
+
+  StrengthReductionGate(const llvm::Module &module, llvm::OptPassGate &next)
+      : next(next) {
+    for (const llvm::Function &f : module) {
+      unsigned candidates = 0;
+      for (const llvm::Instruction &i : llvm::instructions(f))
+        if (llvm::isa<llvm::GetElementPtrInst>(i) ||
+            (i.getType()->isIntegerTy() &&
+             llvm::is_contained({llvm::Instruction::Add,
+                                 llvm::Instruction::Sub,
+                                 llvm::Instruction::Mul,
+                                 llvm::Instruction::Shl,
+                                 llvm::Instruction::Or},
+                                i.getOpcode())))
+          ++candidates;
+      if (candidates > kMaxCandidates)
+        tooLarge.insert("function (" + f.getName().str() + ")");
+    }
+  }
+
+  bool shouldRunPass(llvm::StringRef pass,
+                     llvm::StringRef description) const override {
+    if (pass == "slsr" && tooLarge.contains(description))
+      return false;
+    return !next.isEnabled() || next.shouldRunPass(pass, description);
+  }
+  bool isEnabled() const override { return true; }
+
+private:
+  llvm::OptPassGate &next;
+  llvm::StringSet<> tooLarge;
+};
+} // namespace
+
 bool tilec::emitPTX(llvm::Module &module, llvm::StringRef arch,
                     std::string &ptx, std::string &error) {
   auto tm = createTargetMachine(arch, error);
   if (!tm)
     return false;
+  llvm::LLVMContext &context = module.getContext();
+  llvm::OptPassGate &previous = context.getOptPassGate();
+  StrengthReductionGate gate(module, previous);
+  context.setOptPassGate(gate);
+  auto restore = llvm::make_scope_exit([&] { context.setOptPassGate(previous); });
   llvm::raw_string_ostream os(ptx);
   llvm::buffer_ostream bos(os);
   llvm::legacy::PassManager pm;

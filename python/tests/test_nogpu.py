@@ -157,6 +157,29 @@ def test_attention_option_refusals():
         tilec.attention(q, k, v, out=out, input_pos=1.5)
 
 
+@pytest.mark.parametrize("causal", ["yes", 1, 0, None, [True], 1.0])
+def test_attention_refuses_a_causal_that_is_not_a_bool(causal):
+    # Any non-bool used to be read as truthy ("yes" ran a causal mask).
+    q, k, v, out = qkvo()
+    for call in (tilec.check_attention, tilec.attention,
+                 tilec.attention_config):
+        with pytest.raises(tilec.ArgumentError,
+                           match="causal: expected a bool, got"):
+            call(q, k, v, out=out, causal=causal)
+
+
+def test_attention_refuses_a_scale_or_autotune_of_the_wrong_type():
+    q, k, v, out = qkvo()
+    with pytest.raises(tilec.ArgumentError, match="scale: expected a float"):
+        tilec.check_attention(q, k, v, out, scale="0.5")
+    with pytest.raises(tilec.ArgumentError, match="scale: expected a float"):
+        tilec.attention(q, k, v, out=out, scale=True)
+    with pytest.raises(tilec.ArgumentError, match="autotune: expected a bool"):
+        tilec.attention(q, k, v, out=out, autotune="no")
+    # Numbers of other types are still scales, bools still causal flags.
+    tilec.check_attention(q, k, v, out, scale=1, causal=False)
+
+
 def test_strided_views_through_the_interface():
     # (B, N, H, D) memory viewed as (B, H, N, D): strides in bytes.
     B, N, H, D = 2, 128, 8, 64

@@ -18,6 +18,7 @@ custom op that works inside torch.compile graphs.
 """
 
 import ctypes
+import numbers
 import os
 import sys
 import threading
@@ -342,7 +343,9 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     if out is None:
         out = _out_like(q)
     if (type(input_pos) is int and -2**63 <= input_pos < 2**63 and
-            type(causal) is bool and _torch_fast(q, k, v, out)):
+            type(causal) is bool and type(autotune) is bool and
+            (scale is None or type(scale) is float) and
+            _torch_fast(q, k, v, out)):
         dtypes = _tensors.torch_dtypes()
         s = _scratch()
         dims = s.dims
@@ -395,12 +398,36 @@ def _launch_options(o, input_pos, autotune):
     if not -2**63 <= input_pos < 2**63:
         raise ArgumentError(f"input_pos: {input_pos} does not fit in 64 bits")
     o.input_pos = input_pos
-    o.disable_autotune = 0 if autotune else 1
+    o.disable_autotune = 0 if _bool_arg(autotune, "autotune") else 1
+
+
+def _bool_arg(value, name):
+    """A bool argument: Python's bool or a NumPy bool scalar, never another
+    object read as truthy."""
+    if type(value) is bool:
+        return value
+    if (type(value).__module__ == "numpy" and
+            type(value).__name__ in ("bool_", "bool")):
+        return bool(value)
+    raise ArgumentError(f"{name}: expected a bool, got "
+                        f"{type(value).__name__} {value!r}")
+
+
+def _scale_arg(scale):
+    """attention()'s scale: None or a real number (not a bool, not text)."""
+    if scale is None:
+        return None
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise ArgumentError(f"scale: expected a float, got "
+                            f"{type(scale).__name__} {scale!r}")
+    return float(scale)
 
 
 def _attention_args(q, k, v, out, causal, scale):
     """The C API's tensors for q, k, v and out (with the objects that keep
     them alive) and its options, input_pos left to the caller."""
+    causal = _bool_arg(causal, "causal")
+    scale = _scale_arg(scale)
     tensors = (_capi.Tensor * 4)()
     held = []
     for i, (obj, where) in enumerate(((q, "q"), (k, "k"), (v, "v"),
@@ -412,7 +439,7 @@ def _attention_args(q, k, v, out, causal, scale):
     o.causal = 1 if causal else 0
     if scale is not None:
         o.has_scale = 1
-        o.scale = float(scale)
+        o.scale = scale
     return tensors, held, o
 
 

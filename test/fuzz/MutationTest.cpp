@@ -8,14 +8,26 @@
 // the test; the input being compiled is then written to stderr and to
 // `mutation-crash.tile`. Each input has a time limit, so a hang fails too.
 //
+// Besides not crashing, three properties of how sources are read:
+// - line endings: an input with its line breaks made CR only (old Mac OS),
+//   CRLF or a mix compiles to the same IR as with LF, or fails alike (CR-only
+//   files used to lex as one line: code after a comment was dropped);
+// - standard input: an input read through a pipe as `tilec -` reads it
+//   arrives whole;
+// - size: a source of 16 MiB is read, one byte more is refused, from a file
+//   or a pipe, and so is a device that never ends (/dev/zero).
+//
 //   tilec-mutation-test [--seed=N] [--iterations=N] [--seconds=S] FILES...
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Frontend/Compiler.h"
+#include "tilec/Frontend/Source.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Signals.h"
@@ -25,8 +37,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fcntl.h>
 #include <random>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -307,6 +321,118 @@ private:
 };
 } // namespace
 
+/// Compiles `source` to tile IR: its text, or "" when it was rejected.
+static std::string compileText(mlir::MLIRContext &context,
+                               const std::string &source) {
+  SourceMgr sourceMgr;
+  unsigned id = tilec::addSourceBuffer(sourceMgr, source, "mutated.tile");
+  raw_null_ostream sink;
+  tilec::DiagnosticEngine diag(sourceMgr, sink);
+  tilec::FrontendOptions options;
+  alarm(perInputSeconds);
+  auto module = tilec::compileToTileIR(context, id, diag, options);
+  alarm(0);
+  if (!module)
+    return "";
+  std::string text;
+  raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// `s` with each "\n" made "\r", "\r\n" or, at random, one of the three.
+static std::string withLineEndings(const std::string &s, Mutator &m) {
+  unsigned style = unsigned(m.below(3));
+  std::string out;
+  for (char c : s) {
+    if (c != '\n') {
+      out.push_back(c);
+      continue;
+    }
+    unsigned pick = style == 2 ? unsigned(m.below(3)) : style;
+    out += pick == 0 ? "\r" : pick == 1 ? "\r\n" : "\n";
+  }
+  return out;
+}
+
+/// Reads `bytes` through a pipe as standard input, as `tilec -` does.
+static bool readThroughStdin(const std::string &bytes, std::string &text,
+                             std::string &error) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return false;
+  int savedStdin = dup(0);
+  dup2(fds[0], 0);
+  close(fds[0]);
+  std::thread writer([&] {
+    const char *p = bytes.data();
+    size_t left = bytes.size();
+    while (left) {
+      ssize_t n = write(fds[1], p, left);
+      if (n <= 0)
+        break; // the reader stopped (too large): EPIPE
+      p += n;
+      left -= size_t(n);
+    }
+    close(fds[1]);
+  });
+  bool ok = tilec::readSource("-", text, error);
+  // Unblock the writer if the reader stopped early.
+  dup2(savedStdin, 0);
+  close(savedStdin);
+  writer.join();
+  return ok;
+}
+
+/// The size bound: 16 MiB is read, a byte more is refused, from a file, a
+/// pipe and a device that never ends. Reports and returns false on failure.
+static bool checkSourceSizes(const std::string &seed) {
+  std::string atLimit = seed;
+  atLimit.resize(tilec::kMaxSourceBytes, ' ');
+  std::string past = atLimit + " ";
+  SmallString<128> path;
+  int fd;
+  if (sys::fs::createTemporaryFile("mutation-size", "tile", fd, path)) {
+    errs() << "size checks: cannot create a temporary file\n";
+    return false;
+  }
+  close(fd);
+  bool ok = true;
+  auto expect = [&](bool read, bool wanted, const std::string &what,
+                    const std::string &error) {
+    if (read == wanted)
+      return;
+    errs() << "size check failed: " << what << " was "
+           << (read ? "read" : "refused (" + error + ")") << "\n";
+    ok = false;
+  };
+  for (const std::string *bytes : {&atLimit, &past}) {
+    bool wanted = bytes == &atLimit;
+    std::string text, error;
+    {
+      std::error_code ec;
+      raw_fd_ostream os(path, ec);
+      os << *bytes;
+    }
+    bool read = tilec::readSource(path, text, error);
+    expect(read, wanted, std::to_string(bytes->size()) + " bytes from a file",
+           error);
+    if (read && text != *bytes)
+      expect(false, true, "a file's bytes read whole", "they differ");
+    read = readThroughStdin(*bytes, text, error);
+    expect(read, wanted, std::to_string(bytes->size()) + " bytes from a pipe",
+           error);
+    if (!read && !wanted &&
+        error.find("is larger than 16 MiB") == std::string::npos)
+      expect(true, false, "the refusal's message", error);
+  }
+  std::string text, error;
+  expect(tilec::readSource("/dev/zero", text, error), false, "/dev/zero",
+         error);
+  sys::fs::remove(path);
+  return ok;
+}
+
 static void onTimeout(int) {
   static const char msg[] = "\n*** one input took too long: a hang ***\n";
   (void)!write(2, msg, sizeof(msg) - 1);
@@ -330,11 +456,17 @@ int main(int argc, char **argv) {
     seeds.push_back((*buf)->getBuffer().str());
   }
 
+  // Writes into a pipe whose reader stopped fail with EPIPE, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
+  if (!checkSourceSizes(seeds.front()))
+    return 1;
+
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
   Mutator mutator(rngSeed);
   auto start = std::chrono::steady_clock::now();
-  unsigned tried = 0, compiled = 0, rejected = 0;
+  unsigned tried = 0, compiled = 0, rejected = 0, lineEndings = 0,
+           throughStdin = 0;
   for (unsigned i = 0; i < maxIterations; ++i) {
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -344,9 +476,45 @@ int main(int argc, char **argv) {
     const std::string &seed = seeds[mutator.below(seeds.size())];
     currentInput = mutator.below(8) == 0 ? mutator.pathological(seed)
                                          : mutator.mutate(seed);
+    switch (mutator.below(16)) {
+    case 0: { // line endings: the same IR, or rejected alike
+      // (Mutations of the seed itself: most still compile.)
+      std::string lf = mutator.below(2) ? seed : currentInput;
+      currentInput = lf;
+      std::string want = compileText(context, lf);
+      currentInput = withLineEndings(lf, mutator);
+      std::string got = compileText(context, currentInput);
+      ++lineEndings;
+      if (got != want) {
+        errs() << "*** other line endings changed what compiles ***\n"
+               << (want.empty() ? "LF: rejected" : "LF: compiled") << ", "
+               << (got.empty() ? "converted: rejected" : "converted: compiled")
+               << (got.empty() == want.empty() ? " to other IR" : "") << "\n";
+        dumpCurrentInput(nullptr);
+        return 1;
+      }
+      continue;
+    }
+    case 1: { // standard input: read whole
+      std::string text, error;
+      ++throughStdin;
+      if (currentInput.size() <= tilec::kMaxSourceBytes &&
+          (!readThroughStdin(currentInput, text, error) ||
+           text != currentInput)) {
+        errs() << "*** an input read through standard input did not arrive "
+                  "whole: "
+               << error << " ***\n";
+        dumpCurrentInput(nullptr);
+        return 1;
+      }
+      break; // and compile it
+    }
+    default:
+      break;
+    }
     SourceMgr sourceMgr;
-    unsigned id = sourceMgr.AddNewSourceBuffer(
-        MemoryBuffer::getMemBufferCopy(currentInput, "mutated.tile"), SMLoc());
+    unsigned id =
+        tilec::addSourceBuffer(sourceMgr, currentInput, "mutated.tile");
     raw_null_ostream sink;
     tilec::DiagnosticEngine diag(sourceMgr, sink);
     tilec::FrontendOptions options;
@@ -361,6 +529,8 @@ int main(int argc, char **argv) {
   }
   outs() << "mutation test: " << tried << " inputs (seed " << rngSeed
          << "): " << compiled << " compiled, " << rejected
-         << " rejected with diagnostics, 0 crashed\n";
+         << " rejected with diagnostics, 0 crashed; " << lineEndings
+         << " compiled alike with other line endings, " << throughStdin
+         << " read whole through standard input; the size bound holds\n";
   return tried == 0 ? 1 : 0;
 }

@@ -1255,6 +1255,10 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   for (auto [d, kLatency, vLatency] :
        {std::tuple<int64_t, int, int>{256, 3, 2}, {64, 2, 3}})
     for (bool causal : {false, true}) {
+      // At 256 the rings take 224 KiB: more than an sm_80 block may have
+      // (163 KiB on an A100), so the compiler refuses it for sm_80.
+      if (d == 256 && !config.sm90a())
+        continue;
       for (int64_t seq : {int64_t(1), int64_t(130), int64_t(200), int64_t(256),
                           int64_t(1000)}) {
         add(f16, d, causal, 1, seq, seq, 0, 2, 0, false);

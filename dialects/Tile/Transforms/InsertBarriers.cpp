@@ -163,8 +163,12 @@ struct InsertBarriersPass
   RangeSet asyncReads;
 
   /// A clustered kernel's two cluster barriers: after the last mbarrier
-  /// initialization at the top, and before the return, with every
-  /// invalidation after it.
+  /// initialization at the top, and before the return, with the
+  /// invalidations of the barriers made at the top after it. Barriers made
+  /// inside a loop or a branch (the rings of a persistent kernel's split
+  /// loops) are the block's own (tile-multicast-copies shares only rings
+  /// made at the top): their invalidations stay where their lifetime ends,
+  /// inside the region that defines them.
   static void placeClusterBarriers(func::FuncOp func) {
     Block &top = func.getBody().front();
     Operation *lastInit = nullptr;
@@ -183,7 +187,9 @@ struct InsertBarriersPass
     SmallVector<MbarrierInvalOp> invals;
     func.walk([&](MbarrierInvalOp op) { invals.push_back(op); });
     for (MbarrierInvalOp op : invals)
-      op->moveBefore(ret);
+      if (Operation *def = op.getBarriers().getDefiningOp();
+          def && def->getBlock() == &top)
+        op->moveBefore(ret);
   }
 
   /// The byte range of the buffer `v` lives in.

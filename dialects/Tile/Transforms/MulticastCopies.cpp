@@ -186,6 +186,19 @@ struct MulticastCopiesPass
              llvm::none_of(values, [&](Value v) { return analysis.varies(v); });
     };
 
+    // Only a ring that lives as long as the kernel is shared: its buffer
+    // and barriers are made in the function's first block, between the
+    // cluster barriers tile-insert-barriers puts after the barriers'
+    // initialization and before the return. A ring made inside a loop (a
+    // persistent kernel's tile loop, one of a split loop's rings) is
+    // initialized and invalidated by each block on its own while another
+    // block's copies could still be landing in it.
+    Block *top = &func.getBody().front();
+    auto livesInTop = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && def->getBlock() == top;
+    };
+
     llvm::MapVector<Operation *, Ring> rings;
     func.walk([&](TmaLoadOp copy) {
       Operation *alloc = ringOf(copy.getBuffer());
@@ -193,6 +206,8 @@ struct MulticastCopiesPass
         return;
       Ring &ring = rings[alloc];
       ring.copies.push_back(copy);
+      ring.shareable &= alloc->getBlock() == top &&
+                        livesInTop(copy.getBarriers());
       SmallVector<Value> values(copy.getCoords());
       values.push_back(copy.getSlot());
       if (copy.getPred())
@@ -225,7 +240,8 @@ struct MulticastCopiesPass
         SmallVector<Value> values = {release.getSlot()};
         if (release.getPred())
           values.push_back(release.getPred());
-        ring.shareable &= !release.getCluster() && alike(release, values);
+        ring.shareable &= !release.getCluster() && alike(release, values) &&
+                          livesInTop(release.getBarriers());
         empties.insert(release.getBarriers());
       }
       if (!ring.shareable || ring.releases.empty())

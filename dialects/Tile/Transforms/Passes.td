@@ -636,6 +636,40 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileCheckResources : Pass<"tile-check-resources", "::mlir::ModuleOp"> {
+  let summary = "Refuse a kernel the target cannot run, before code generation";
+  let description = [{
+    Checks each kernel against the limits of the target (`arch`,
+    TargetLimits.h) and reports, at the kernel or at the code that needs
+    the resource, what it needs, the limit, and what to change:
+
+    - threads per block: the kernel's warps and, when it is
+      warp-specialized, the producer warpgroup; at most 1024;
+    - shared memory per block (`tile.shared_bytes`, so it runs after
+      `tile-allocate-shared-memory`), with the largest buffers as notes;
+    - with `occupancy` blocks per multiprocessor asked for: their threads
+      and their shared memory per multiprocessor;
+    - registers: a tile in registers needs its elements per thread (in
+      32-bit words); one wgmma binds its accumulator, its A operand when in
+      registers and two descriptors, and the kernel keeps about 16 more
+      live around it. Each must fit what a thread may have: 255, or with
+      `occupancy`, the register file shared by that many blocks (rounded
+      down to the 8 registers a thread is given at a time).
+
+    Nothing is changed. Runs last in the schedule pipeline, so that a
+    kernel far too large (tiles of 512 x 512) is refused in a fraction of
+    a second instead of after minutes of code generation, and ptxas never
+    sees a kernel it would reject.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", "\"sm_90a\"",
+           "Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a">,
+    Option<"occupancy", "occupancy", "unsigned", "0",
+           "Blocks per multiprocessor the kernel asks for (0: none)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TilePrintLayouts : Pass<"tile-print-layouts"> {
   let summary = "Print which thread and register hold each element of a tile";
   let description = [{

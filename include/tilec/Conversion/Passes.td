@@ -38,4 +38,23 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
   ];
 }
 
+def CheckKernelParameters
+    : Pass<"tile-check-kernel-parameters", "::mlir::ModuleOp"> {
+  let summary = "Refuse a kernel whose parameters do not fit the target";
+  let description = [{
+    Adds up the bytes of each kernel's parameters as PTX lays them out (each
+    at its alignment; a tensor is an address, an i32 size and an i64 stride
+    per dimension; a TMA descriptor 128 bytes aligned to 64) and reports,
+    at the kernel, a total beyond what the target's PTX allows
+    (TargetLimits.h: 4352 bytes with the PTX ISA 7.8 of sm_80 to sm_89,
+    32764 with the 8.1 of sm_90), which ptxas would otherwise reject.
+    Runs on the LLVM dialect, after `convert-tile-to-llvm` has given the
+    kernels their final signature; changes nothing.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", "\"sm_90a\"",
+           "Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a">,
+  ];
+}
+
 #endif // TILEC_CONVERSION_PASSES_TD

@@ -14,9 +14,11 @@
 #include "tilec/Frontend/MLIRGen.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <memory>
 
 namespace mlir {
@@ -32,6 +34,28 @@ struct FrontendOptions : MLIRGenOptions {
   /// Lets a tool apply its command-line pass-manager options
   /// (--mlir-print-ir-after-all, --mlir-timing, ...).
   std::function<mlir::LogicalResult(mlir::PassManager &)> configurePM;
+};
+
+/// Sets up `context` for diagnostics a user reads: no dump of the IR
+/// around an error (MLIR's default, which --mlir-print-op-on-diagnostic
+/// given on the command line turns back on) and no stack trace.
+void configureDiagnostics(mlir::MLIRContext &context);
+
+/// Gives a source location to MLIR diagnostics that have none (a constant
+/// whose location folding erased, an error a pass reports at the module):
+/// while it lives, such a diagnostic, and each of its notes that has none,
+/// is reported at `fallback()` (the kernel being compiled) instead, so that
+/// every diagnostic names a file:line:col. Create it after the handler
+/// that prints (handlers run newest first).
+class LocateUnlocatedDiagnostics {
+public:
+  LocateUnlocatedDiagnostics(mlir::MLIRContext &context,
+                             std::function<mlir::Location()> fallback);
+  ~LocateUnlocatedDiagnostics();
+
+private:
+  mlir::MLIRContext &context;
+  uint64_t id;
 };
 
 /// Parses the buffer `bufferId`; null when a syntax error was reported.

@@ -89,16 +89,8 @@ struct CodegenOptions {
   /// and transaction mbarriers: sm_90 and sm_90a.
   bool hasTMA() const { return arch == "sm_90" || arch == "sm_90a"; }
   /// The shared memory a block may have on every GPU that runs code for
-  /// the target, in bytes (the opt-in maximum of dynamic shared memory of
-  /// the smallest): 227 KB for sm_90, 163 KB for sm_80 (A100; newer GPUs
-  /// that run it have more), 99 KB for sm_86 and sm_89.
-  long sharedMemoryBytes() const {
-    if (hasTMA())
-      return 227 * 1024;
-    if (arch == "sm_80")
-      return 163 * 1024;
-    return 99 * 1024;
-  }
+  /// the target, in bytes (mlir::tile::TargetLimits).
+  long sharedMemoryBytes() const;
 };
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions

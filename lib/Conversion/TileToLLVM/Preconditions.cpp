@@ -13,6 +13,8 @@
 
 #include "LoweringUtils.h"
 
+#include "Tile/IR/Locations.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -22,7 +24,12 @@ using namespace tilec;
 /// `what` of `op` (a result, a block argument, ...) has a laid-out tile type
 /// the lowering can unroll, when it has a tensor type at all.
 static LogicalResult checkType(Operation *op, Type type, const Twine &what) {
-  auto emitError = [&] { return op->emitOpError() << what << " "; };
+  // At the code the user wrote: a constant that folding merged has no
+  // location of its own.
+  auto emitError = [&] {
+    return mlir::emitError(tile::getUserFacingLoc(op))
+           << "'" << op->getName() << "' op " << what << " ";
+  };
   if (failed(tile::verifyLaidOutTile(type, emitError)))
     return failure();
   if (!isa<RankedTensorType>(type))

@@ -1,0 +1,244 @@
+//===- CheckResources.cpp - Refuse a kernel the target cannot run ---------===//
+//
+// The GPU refuses a kernel that needs more of it than it has: more threads
+// or shared memory in a block than a block may have, more registers in a
+// thread than a thread may have. ptxas would report some of these as its
+// own errors after tilec had said nothing (C7602, "insufficient
+// registers"), others only show at launch, and a kernel far too large
+// would first take minutes of code generation. This pass checks them on
+// scheduled tile IR, where the numbers are known (tile.num_warps, the
+// producer warpgroup, tile.shared_bytes, the layouts of the tiles), and
+// reports each at the code it is about, with the amount, the limit and
+// what to change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/Locations.h"
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TargetLimits.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILECHECKRESOURCES
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Registers a thread holds of a laid-out tile: its elements per thread,
+/// packed in 32-bit words. 0 for a type that is not one.
+int64_t registersOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getEncoding() ||
+      !isDistributedLayout(tensor.getEncoding()))
+    return 0;
+  int64_t elements =
+      toLinearLayout(tensor.getEncoding(), tensor.getShape()).getNumRegs();
+  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
+  return (elements * bits + 31) / 32;
+}
+
+/// What is around a wgmma in registers besides its operands (addresses,
+/// loop counters, barrier phases, predicates): ptxas needs this many more
+/// than the instruction binds (measured: 12 to 22 on attention and GEMM).
+constexpr int64_t kRegistersAroundWgmma = 16;
+
+/// `bytes` in KiB, to a tenth where it is not a whole number of them.
+std::string kib(int64_t bytes) {
+  std::string text = std::to_string(bytes / 1024);
+  if (bytes % 1024)
+    text += "." + std::to_string(bytes % 1024 * 10 / 1024);
+  return text + " KiB";
+}
+
+struct CheckResourcesPass
+    : public mlir::tile::impl::TileCheckResourcesBase<CheckResourcesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<TargetLimits> limits = TargetLimits::get(arch);
+    if (!limits) {
+      getOperation().emitError() << "tile-check-resources: unknown target '"
+                                 << arch << "'";
+      return signalPassFailure();
+    }
+    bool ok = true;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(TileDialect::getKernelAttrName()) &&
+          !func.isExternal())
+        ok &= succeeded(checkKernel(func, *limits));
+    if (!ok)
+      signalPassFailure();
+  }
+
+  LogicalResult checkKernel(func::FuncOp func, const TargetLimits &limits) {
+    StringRef name = func.getSymName();
+    auto warpsAttr =
+        func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
+    int64_t warps = warpsAttr ? warpsAttr.getInt() : 4;
+    WarpSpecializeOp ws;
+    func.walk([&](WarpSpecializeOp op) { ws = op; });
+    int64_t threads = warps * 32 + (ws ? 128 : 0);
+    std::string block = std::to_string(threads) + " threads (" +
+                        std::to_string(warps) + " warps" +
+                        (ws ? " and a producer warpgroup)" : ")");
+
+    // Threads of a block.
+    if (threads > limits.threadsPerBlock)
+      return func.emitError()
+             << "kernel '" << name << "' has blocks of " << block << "; a "
+             << arch << " block has at most " << limits.threadsPerBlock
+             << " threads: use fewer warps (--num-warps, num_warps=)";
+
+    // Shared memory of a block.
+    auto sharedAttr = func->getAttrOfType<IntegerAttr>(kSharedBytesAttr);
+    int64_t shared = sharedAttr ? sharedAttr.getInt() : 0;
+    if (shared > limits.sharedBytesPerBlock) {
+      InFlightDiagnostic diag =
+          func.emitError()
+          << "kernel '" << name << "' needs " << shared << " bytes ("
+          << kib(shared) << ") of shared memory per block; " << arch
+          << " gives a block at most " << limits.sharedBytesPerBlock << " ("
+          << kib(limits.sharedBytesPerBlock)
+          << "): use smaller tiles or fewer pipeline stages (--num-stages, "
+             "the loads' latency hints)";
+      noteLargestBuffers(func, diag);
+      return failure();
+    }
+
+    // Blocks per multiprocessor, when the kernel asks for them.
+    int64_t blocks = occupancy;
+    std::string asked = "--occupancy=" + std::to_string(blocks);
+    if (blocks) {
+      if (blocks > limits.blocksPerMultiprocessor)
+        return func.emitError()
+               << "kernel '" << name << "': " << asked << " asks for "
+               << blocks << " blocks per multiprocessor; " << arch
+               << " runs at most " << limits.blocksPerMultiprocessor
+               << ": lower --occupancy";
+      if (blocks * threads > limits.threadsPerMultiprocessor)
+        return func.emitError()
+               << "kernel '" << name << "': " << asked << " asks for "
+               << blocks << " blocks of " << block << " per multiprocessor ("
+               << blocks * threads << " threads); " << arch << " runs at most "
+               << limits.threadsPerMultiprocessor
+               << " threads on one: lower --occupancy to at most "
+               << limits.threadsPerMultiprocessor / threads
+               << " or use fewer warps";
+      int64_t perBlock = shared + limits.reservedSharedBytesPerBlock;
+      if (blocks * perBlock > limits.sharedBytesPerMultiprocessor)
+        return func.emitError()
+               << "kernel '" << name << "': " << asked << " asks for "
+               << blocks << " blocks per multiprocessor, each with " << shared
+               << " bytes of shared memory (and " << kib(
+                      limits.reservedSharedBytesPerBlock)
+               << " the GPU keeps per block): " << blocks * perBlock
+               << " bytes; a " << arch << " multiprocessor has "
+               << limits.sharedBytesPerMultiprocessor
+               << ": lower --occupancy to at most "
+               << limits.sharedBytesPerMultiprocessor / perBlock
+               << " or use less shared memory";
+    }
+
+    // Registers of a thread.
+    int64_t budget = blocks ? limits.registersPerThreadAt(blocks, threads)
+                            : limits.registersPerThread;
+    std::string why =
+        blocks ? "under " + asked + ", " + std::to_string(blocks) +
+                     " blocks of " + std::to_string(threads) +
+                     " threads share the multiprocessor's " +
+                     std::to_string(limits.registersPerMultiprocessor) +
+                     " registers, which leaves a thread " +
+                     std::to_string(budget)
+               : "a thread has at most " + std::to_string(budget);
+    std::string fix = blocks ? "use smaller tiles, more warps (--num-warps) "
+                               "or a lower --occupancy"
+                             : "use smaller tiles or more warps (--num-warps)";
+
+    // The largest tile.
+    Operation *largest = nullptr;
+    Type largestType;
+    int64_t largestRegs = 0;
+    auto consider = [&](Operation *op, Type type) {
+      int64_t regs = registersOf(type);
+      if (regs > largestRegs) {
+        largest = op;
+        largestType = type;
+        largestRegs = regs;
+      }
+    };
+    func.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        consider(op, t);
+      for (Region &region : op->getRegions())
+        for (Block &b : region)
+          for (BlockArgument arg : b.getArguments())
+            consider(op, arg.getType());
+    });
+    if (largestRegs > budget) {
+      auto tensor = cast<RankedTensorType>(largestType);
+      std::string shape;
+      for (int64_t d : tensor.getShape())
+        shape += (shape.empty() ? "" : "x") + std::to_string(d);
+      return emitError(getUserFacingLoc(largest))
+             << "a " << shape << " tile of " << tensor.getElementType()
+             << " held by " << warps << (warps == 1 ? " warp" : " warps")
+             << " needs " << largestRegs
+             << " registers per thread in kernel '" << name << "'; " << why
+             << ": " << fix;
+    }
+
+    // What one wgmma binds at once.
+    LogicalResult result = success();
+    func.walk([&](WarpgroupMmaOp mma) {
+      int64_t acc = registersOf(mma.getAcc().getType());
+      int64_t a = registersOf(mma.getA().getType());
+      int64_t binds = acc + a + 4;
+      if (binds + kRegistersAroundWgmma <= budget)
+        return WalkResult::advance();
+      result = emitError(getUserFacingLoc(mma))
+               << "this multiply's wgmma binds " << binds
+               << " registers per thread (an accumulator of " << acc
+               << (a ? ", an A operand of " + std::to_string(a) : "")
+               << " and two descriptors of 2) and needs about "
+               << kRegistersAroundWgmma << " more around it, "
+               << binds + kRegistersAroundWgmma << " in all, in kernel '"
+               << name << "'; " << why << ": " << fix;
+      return WalkResult::interrupt();
+    });
+    return result;
+  }
+
+  /// Notes the three largest buffers of `func` at the code they are for.
+  static void noteLargestBuffers(func::FuncOp func, InFlightDiagnostic &diag) {
+    SmallVector<std::pair<int64_t, Operation *>> buffers;
+    func.walk([&](Operation *op) {
+      if (isa<SmemAllocOp, LocalAllocOp>(op))
+        if (auto type = dyn_cast<SharedMemoryType>(op->getResult(0).getType()))
+          buffers.push_back({getSharedBytes(type), op});
+    });
+    llvm::stable_sort(buffers,
+                      [](auto &a, auto &b) { return a.first > b.first; });
+    // One note per place and buffer type (a split loop has a ring per part).
+    llvm::SmallPtrSet<const void *, 4> noted;
+    unsigned notes = 0;
+    for (auto &[bytes, op] : buffers) {
+      Location loc = getUserFacingLoc(op);
+      if (notes == 3 || !noted.insert(loc.getAsOpaquePointer()).second)
+        continue;
+      ++notes;
+      diag.attachNote(loc) << "a buffer of " << bytes << " bytes ("
+                           << kib(bytes)
+                           << ") for this: " << op->getResult(0).getType();
+    }
+  }
+};
+
+} // namespace
