@@ -1450,6 +1450,26 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
       clustered(1000, 200);
       clustered(512, 0);
     }
+  // Causal with the loop split (its unmasked and masked loops, each with
+  // rings of its own, made and invalidated inside the tile loop), the
+  // default kernel persistent in clusters of 2, 4 and 8 (which failed the
+  // verifier before: tile-insert-barriers moved the rings' invalidations
+  // out of the loop): 1 to 16 query tiles of 1 to 16 key tiles, queries
+  // after a prefix of keys, fewer keys than queries, no keys.
+  for (unsigned cluster : {2u, 4u, 8u}) {
+    if (!config.sm90a())
+      break;
+    auto clustered = [&](int64_t seqQ, int64_t seqK, int64_t pos) {
+      add(f16, 64, true, 1, seqQ, seqK, pos, 2, 2, true);
+      cases.back().persistent = true;
+      cases.back().cluster = cluster;
+    };
+    clustered(64 * cluster, 64 * cluster, 0);
+    clustered(1024, 1024, 0);
+    clustered(1024, 1000, 0);
+    clustered(64 * cluster, 1000, 1000 - 64 * cluster);
+    clustered(64 * cluster, 0, 0);
+  }
   // Persistent with fewer tiles than blocks (2 query tiles, 3 blocks): a
   // block that claims no tile at all, and one whose first claim ends it;
   // one and two consumer warpgroups.
@@ -1619,6 +1639,18 @@ std::vector<Attention> attentionCases() {
       pick128(causal, seqQ, seqK);
       cases.back().cluster = 2;
     }
+    // Causal, the loop split, the default kernel persistent in clusters of
+    // 2 and 4: each split loop's rings made and invalidated per tile, the
+    // claims cluster-wide; 4 query tiles of 1 to 4 key tiles (the last
+    // ragged), and no keys.
+    for (unsigned cluster : {2u, 4u})
+      for (int64_t seqK : {int64_t(250), int64_t(0)}) {
+        if (!config.sm90a())
+          break;
+        add(64, true, 256, seqK, 0, 2, true);
+        cases.back().persistent = true;
+        cases.back().cluster = cluster;
+      }
     // Persistent with its tile loop rotated (tile-rotate-tiles): 8 query
     // tiles of 2 key tiles on 3 blocks, 2 query tiles of 1 key tile (a
     // block with none), no keys (the loop left unrotated runs).
