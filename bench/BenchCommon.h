@@ -250,14 +250,8 @@ public:
 
 private:
   static std::string key(const tile::CompileOptions &o) {
-    std::string k =
-        o.kernel + "|" + o.arch + "|" + std::to_string(o.numWarps.value_or(0)) +
-        "|" + std::to_string(o.numStages.value_or(0)) + "|" +
-        (o.loopSplit ? "1" : "0") + "|" + std::to_string(o.tensorAlignment);
-    for (const std::optional<bool> &flag :
-         {o.rotateWgmma, o.warpSpecialize, o.pingPong, o.persistent})
-      k += flag ? (*flag ? "|1" : "|0") : "|-";
-    k += "|" + std::to_string(o.occupancy.value_or(0));
+    // Every compile option set (tile/Options.def), then the constants.
+    std::string k = o.kernel + "|" + o.arch + "|" + o.text();
     std::vector<std::pair<std::string, std::string>> constants = o.constants;
     std::sort(constants.begin(), constants.end());
     for (const auto &[n, v] : constants)

@@ -2,7 +2,7 @@
 //-*-===//
 //
 // A general autotuner for any tile kernel: the caller gives the kernel's
-// source, a list of candidate configurations (constants x warps x stages),
+// source, a list of candidate configurations (constants x compile options),
 // a problem key (what makes two calls the same tuning problem: shapes,
 // dtypes, flags, in the caller's words) and a function that launches a
 // compiled candidate on a stream. autotune() compiles the candidates (in
@@ -13,8 +13,8 @@
 // key. A later call, in this process or another, launches nothing to tune.
 //
 //   std::vector<tile::TuneCandidate> candidates = {
-//       {{{"TILE_M", "128"}, {"TILE_N", "64"}}, 4, 2},
-//       {{{"TILE_M", "64"}, {"TILE_N", "64"}}, 4, 2}};
+//       *tile::TuneCandidate::parse("TILE_M=128,TILE_N=64,num_stages=2"),
+//       *tile::TuneCandidate::parse("TILE_M=64,TILE_N=64,num_stages=2")};
 //   tile::Expected<tile::TuneResult> best = tile::autotune(
 //       source, "gemm.tile", options, candidates, "M=4096,N=4096,K=4096",
 //       [&](const tile::Kernel &k, const tile::TuneCandidate &c, tile::Stream
@@ -43,40 +43,20 @@
 namespace tile {
 
 /// One configuration to try: constants added to (or replacing) those of
-/// the base CompileOptions, and the warps and pipeline stages.
+/// the base CompileOptions, and compile options that replace the base's
+/// (any of tile/Options.def: num_warps, num_stages, warp_specialize, ...;
+/// unset ones keep the base's, or the kernel's @hints).
 struct TILE_API TuneCandidate {
   std::vector<std::pair<std::string, std::string>> constants;
-  unsigned numWarps = 4;
-  unsigned numStages = 0;
-  /// Loop splitting (CompileOptions::loopSplit); unset keeps the base's.
-  std::optional<bool> loopSplit;
-  /// Warp specialization (CompileOptions::warpSpecialize); unset keeps the
-  /// base's.
-  std::optional<bool> warpSpecialize;
-  /// A persistent kernel (CompileOptions::persistent); unset keeps the
-  /// base's.
-  std::optional<bool> persistent;
-  /// A persistent kernel's per-tile stages (CompileOptions::tileStages);
-  /// unset keeps the base's.
-  std::optional<unsigned> tileStages;
-  /// With tileStages 1, the refill after the tile's last read
-  /// (CompileOptions::tileRefillAfterRead); unset keeps the base's.
-  std::optional<bool> tileRefillAfterRead;
-  /// The epilogue under the next tile's first multiply
-  /// (CompileOptions::deferEpilogue); unset keeps the base's.
-  std::optional<bool> deferEpilogue;
-  /// The accumulator's rescaling at its trip's end
-  /// (CompileOptions::rescaleInTrip); unset keeps the base's.
-  std::optional<bool> rescaleInTrip;
+  Options options;
 
-  /// "TILE_M=128,TILE_N=64,warps=4,stages=2", then ",split=off" (or on)
-  /// when loopSplit is set, ",ws=on" (or off) when warpSpecialize is,
-  /// ",persistent=on" (or off) when persistent is, ",tile-stages=N"
-  /// when tileStages is, ",refill-after-read=on" (or off) when
-  /// tileRefillAfterRead is, ",defer-epilogue=on" (or off) when
-  /// deferEpilogue is and ",rescale-in-trip=on" (or off) when
-  /// rescaleInTrip is.
+  /// "TILE_M=128,TILE_N=64,num_warps=4,num_stages=2": the constants, then
+  /// the options set (Options::text).
   std::string describe() const;
+
+  /// A candidate from describe()'s text: each NAME=VALUE whose name is an
+  /// option sets it, any other is a constant. An error names a bad option.
+  static Expected<TuneCandidate> parse(const std::string &text);
 };
 
 struct TuneResult {

@@ -30,6 +30,8 @@
 #ifndef TILE_TILE_H
 #define TILE_TILE_H
 
+#include "tile/Options.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -189,7 +191,14 @@ struct Dim3 {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-struct CompileOptions {
+/// How to compile a kernel: the values of its `const` parameters, which
+/// kernel, the target, and the compile options (tile::Options: every option
+/// of tile/Options.def, e.g. `options.numWarps = 8`,
+/// `options.warpSpecialize = true`, or from text,
+/// `options.parse("num_warps=8,warp_specialize=on")`). An option left unset
+/// takes the kernel's @hints(...) where it may give it, else the default;
+/// `tilec --help` and docs/language.md describe each.
+struct CompileOptions : Options {
   /// Values for the kernel's `const` parameters (tilec's -DNAME=VALUE).
   std::vector<std::pair<std::string, std::string>> constants;
   /// The kernel to compile; empty: the file's only kernel.
@@ -197,94 +206,6 @@ struct CompileOptions {
   /// Target, e.g. "sm_80" or "sm_90a"; empty: the current GPU's (sm_XY from
   /// its compute capability, "sm_90a" for 9.0).
   std::string arch;
-  /// Byte alignment the code may assume for tensor base pointers and outer
-  /// strides. A launch with less aligned tensors transparently compiles (and
-  /// caches) a variant with the largest alignment they have.
-  unsigned tensorAlignment = 16;
-  /// Split loops at branches on their induction variable, so that most
-  /// iterations run without the branch (the causal mask of attention;
-  /// tilec --loop-split). false keeps loops whole.
-  bool loopSplit = true;
-
-  // Options a kernel may also give in its `@hints(...)`: a value set here
-  // wins over the kernel's hint; unset, the hint or else the default
-  // applies.
-
-  /// Warps per block (default 4; hint num_warps).
-  std::optional<unsigned> numWarps;
-  /// Software-pipeline stages of the async copies in loops (tilec
-  /// --num-stages; hint num_stages): 0 (the default) takes them from the
-  /// kernel's `latency` hints, 1 turns pipelining off, 2 to 8 gives every
-  /// pipelined copy that many stages.
-  std::optional<unsigned> numStages;
-  /// Blocks per multiprocessor the registers are budgeted for, 1 to 32
-  /// (PTX .minnctapersm; hint occupancy); unset: as ptxas chooses.
-  std::optional<unsigned> occupancy;
-  /// sm_90a: issue a loop's last multiply (attention's P V) in the next
-  /// trip, behind its first, so that the work between them runs under the
-  /// tensor cores (tile-rotate-wgmma; tilec --rotate-wgmma; hint
-  /// rotate_wgmma). Default on; false keeps each trip's multiplies in it.
-  std::optional<bool> rotateWgmma;
-  /// sm_90a: one more warpgroup, whose first warp issues every TMA copy
-  /// as soon as its ring slot is free, while the kernel's warps consume
-  /// (tile-warp-specialize; tilec --warp-specialize; hint
-  /// warp_specialize). Default off. The block then has 4 more warps than
-  /// numWarps (Kernel::numWarps says how many).
-  std::optional<bool> warpSpecialize;
-  /// sm_90a, with warpSpecialize and 8 or more warps: the consumer
-  /// warpgroups issue their multiplies in turns, so that one's softmax
-  /// runs under the other's multiplies (tile-ping-pong; tilec --ping-pong;
-  /// hint ping_pong). Default off: on top of tile-rotate-wgmma it measured
-  /// 0.87-1.0x.
-  std::optional<bool> pingPong;
-  /// A persistent kernel (tile-persistent; tilec --persistent; hint
-  /// persistent): launched with a block per multiprocessor slot (the
-  /// driver's occupancy for the kernel) at most, each looping over the
-  /// blocks of the grid launch() asks for, so that a block's pipeline
-  /// runs on from one tile into the next (with warpSpecialize the
-  /// producer fills the next tile's first slots while the consumers end
-  /// this one). Launch it as any kernel. Default off.
-  std::optional<bool> persistent;
-  /// A persistent kernel's copies of each tile's own (attention's Q; tilec
-  /// --tile-stages): 2 (the default) loads the next tile's while this one
-  /// runs, 1 loads each tile's at its start into one buffer, which frees
-  /// a tile's worth of shared memory for deeper rings or wider heads.
-  std::optional<unsigned> tileStages;
-  /// sm_90, persistent: launched in clusters of this many blocks along x
-  /// (2, 4 or 8; tilec --cluster), which run neighbouring tiles along x
-  /// together; copies that are the same for all of them (attention's K and
-  /// V, which follow from the head) are multicast, each block loading a
-  /// share for all. The grid's x must then be a multiple of it. Default 1:
-  /// no clusters (measured 0.97-0.99x on attention at head dim 128,
-  /// bench/results/2026-11-23-h200-cluster-multicast.md).
-  unsigned cluster = 1;
-  /// With tileStages 1: the tile's copy is loaded for the next tile as soon
-  /// as this tile has read it for the last time (attention's Q after the
-  /// last Q K^T), not at the next tile's start (tilec
-  /// --tile-refill-after-read). Default off; the attention API's tuner
-  /// weighs it at head dims 128 and 256.
-  bool tileRefillAfterRead = false;
-  /// sm_90a, persistent: a tile's epilogue (the stores of its output and
-  /// the arithmetic they need that is not on the last multiply's registers)
-  /// runs under the next tile's first multiply (tilec --defer-epilogue,
-  /// tile-defer-epilogue). Default off: it measured 1.01-1.03x at head dim
-  /// 256 without a mask and 0.98-0.99x at 128 without one; the attention
-  /// API's tuner weighs it.
-  bool deferEpilogue = false;
-  /// sm_90a, persistent: the tile loop rotated, the next tile's first
-  /// multiply issued before this tile's last and its softmax run under it
-  /// (tilec --rotate-tiles, tile-rotate-tiles; the output is then staged
-  /// in a buffer of its own). Default off: it measured 0.98-0.99x the same
-  /// kernel unrotated at head dim 128 (H200, 2026-11-23).
-  bool rotateTiles = false;
-  /// sm_90a: the accumulator's rescaling (attention's O * alpha) at the end
-  /// of its trip, once the multiply issued there completes (tilec
-  /// --rescale-in-trip). Default off: 1.01-1.04x at head dims 128 and
-  /// 1.00-1.01x at 256, 1.06-1.20x at 64 without a mask but 0.92-0.96x at
-  /// 64 with one (H200, 2026-11-23,
-  /// bench/results/2026-11-23-h200-exit-registers.md); the attention API's
-  /// tuner weighs it.
-  bool rescaleInTrip = false;
 };
 
 /// A run-time parameter of a kernel (see tilec/Target/KernelInfo.h).

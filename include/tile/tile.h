@@ -70,65 +70,26 @@ typedef struct tile_constant {
 } tile_constant;
 
 /* NULL options, or zeroed fields, mean the defaults: no constants, the
- * file's only kernel, the current GPU's arch, 16-byte alignment, loops
- * split, and for the options a kernel may give in its @hints (num_warps,
- * num_stages, occupancy, rotate_wgmma, warp_specialize, ping_pong,
- * persistent) the
- * kernel's hint, or else the default: 4 warps, pipeline stages from the
- * kernel's latency hints, no occupancy bound, multiplies rotated, no
- * specialization, no ping-pong. Zero-initialize the struct
- * (`tile_compile_options o = {0};`) so that fields added at the end keep
- * their defaults.
- *
- * num_stages: software-pipeline stages of the async copies in loops; 0 takes
- *   them from the kernel's `latency` hints, 1 turns pipelining off, 2 to 8
- *   gives every pipelined copy that many stages (tilec --num-stages).
- * disable_loop_split: non-zero keeps loops whole instead of splitting them
- *   at branches on their induction variable (tilec --loop-split=false).
- * disable_rotate_wgmma: non-zero keeps each trip's multiplies in it on
- *   sm_90a instead of issuing a loop's last multiply in the next trip
- *   (tilec --rotate-wgmma=false).
- * warp_specialize: positive splits the block on sm_90a into a TMA
- *   producer warp and the kernel's warps as consumers, which take the
- *   producer's registers (tilec --warp-specialize); negative keeps it
- *   whole even where the kernel's @hints ask for it.
- * ping_pong: positive makes two or more specialized consumer warpgroups
- *   issue their multiplies in turns (tilec --ping-pong); negative turns it
- *   off against the kernel's @hints.
- * occupancy: blocks per multiprocessor the registers are budgeted for, 1
- *   to 32 (tilec --occupancy).
- * persistent: positive makes the kernel persistent (tilec --persistent):
- *   launched with at most a block per multiprocessor slot, each looping
- *   over the blocks of the grid the launch asks for; negative turns it
- *   off against the kernel's @hints.
- * tile_stages: a persistent kernel's stages of each tile's own copies
- *   (tilec --tile-stages): 0 the default (2), 1 or 2.
- * tile_refill_after_read: non-zero loads, with tile_stages 1, the next
- *   tile's copy right after this tile's last read of it instead of at the
- *   next tile's start (tilec --tile-refill-after-read).
- * defer_epilogue: non-zero runs a persistent kernel's tile epilogue under
- *   the next tile's first multiply (sm_90a; tilec --defer-epilogue).
- * rescale_in_trip: non-zero leaves a rotated loop's accumulator rescaling
- *   at the end of its trip (sm_90a; tilec --rescale-in-trip). */
+ * file's only kernel, the current GPU's arch, and no compile option set.
+ * `options` sets compile options by name, as text: "num_warps=8,
+ * warp_specialize=on,num_stages=3" (bools: on/off, true/false, 1/0); the
+ * options are those of tile/Options.def (tile_option_list() names them;
+ * tilec --help describes each, with '-' for '_': --num-warps). An option
+ * not set takes the kernel's @hints(...) where it may give it, else its
+ * default. A name that is not an option, or a value out of range, is an
+ * error naming it. Zero-initialize the struct (`tile_compile_options o =
+ * {0};`) so that fields added at the end keep their defaults. */
 typedef struct tile_compile_options {
   const tile_constant *constants;
   size_t num_constants;
   const char *kernel;
   const char *arch;
-  unsigned num_warps;
-  unsigned tensor_alignment;
-  unsigned num_stages;
-  int disable_loop_split;
-  int disable_rotate_wgmma;
-  int warp_specialize;
-  int ping_pong;
-  unsigned occupancy;
-  int persistent;
-  unsigned tile_stages;
-  int tile_refill_after_read;
-  int defer_epilogue;
-  int rescale_in_trip;
+  const char *options;
 } tile_compile_options;
+
+/* Every compile option's name, comma-separated ("num_warps,num_stages,...",
+ * in tile/Options.def's order). */
+TILE_API const char *tile_option_list(void);
 
 typedef struct tile_stats {
   uint64_t compiles;
@@ -199,7 +160,8 @@ TILE_API int tile_attention_check(const tile_tensor *q, const tile_tensor *k,
                                   const tile_tensor *v, const tile_tensor *out,
                                   const tile_attention_options *options);
 /* The configuration tile_attention runs for these arguments ("TILE_M=128,
- * TILE_N=128,...,warps=8,stages=2,ws=on,..."; empty for an empty problem),
+ * TILE_N=128,...,num_warps=8,num_stages=2,warp_specialize=on,..."; empty
+ * for an empty problem),
  * tuning the problem's class first if it was not (launches on `stream`,
  * nothing written to out). Writes it NUL-terminated into `buffer` when its
  * `size` holds it, and its length plus one to `*needed` (may be NULL);
@@ -213,21 +175,12 @@ TILE_API int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
 
 /* ---- Autotuning (tile/Autotune.h) ------------------------------------------
  * One candidate configuration: constants added to the options' constants,
- * warps (0: 4) and pipeline stages. */
+ * and compile options (text, as in tile_compile_options) that replace the
+ * base options' (NULL or "": none). */
 typedef struct tile_tune_candidate {
   const tile_constant *constants;
   size_t num_constants;
-  unsigned num_warps;
-  unsigned num_stages;
-  /* As in tile_compile_options: 0 keeps the base options' (or the
-   * kernel's @hints), positive on, negative off. */
-  int warp_specialize;
-  int persistent;
-  unsigned tile_stages;       /* 0 keeps the base options' */
-  int tile_refill_after_read; /* 0 keeps the base options', positive on,
-                                 negative off */
-  int defer_epilogue;         /* likewise */
-  int rescale_in_trip;        /* likewise */
+  const char *options;
 } tile_tune_candidate;
 
 /* Launches `kernel` (compiled for candidates[candidate]) once on `stream`;

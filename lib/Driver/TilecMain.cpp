@@ -2,8 +2,7 @@
 //
 //   tilec FILE [-DNAME=VALUE ...] [--kernel NAME]
 //         [--emit=ast|tile|layout|nvvm|llvm|ptx] [--arch=sm_90a]
-//         [--num-warps=4] [--alignment=16] [--num-stages=0]
-//         [--loop-split=true|false] [--no-loop-split] [-o OUT]
+//         [--num-warps=4 ... every option of tile/Options.def] [-o OUT]
 //
 // Diagnostics go to stderr as file:line:col with the source line and a
 // caret; the exit code is non-zero on any error. The output file is written
@@ -21,6 +20,8 @@
 #include "tilec/Support/Files.h"
 #include "tilec/Target/Compile.h"
 
+#include "tile/Options.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -31,6 +32,8 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <csignal>
+#include <memory>
+#include <vector>
 
 using namespace llvm;
 
@@ -62,105 +65,39 @@ cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                           cl::init("sm_90a"),
                           cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"),
                           cl::cat(tilecCategory));
-// The options a kernel may also give in its @hints(...): given here, they
-// win over the hint.
-cl::opt<unsigned> numWarps("num-warps",
-                           cl::desc("Warps per thread block (default 4)"),
-                           cl::init(4), cl::cat(tilecCategory));
-cl::opt<unsigned>
-    occupancy("occupancy",
-              cl::desc("Blocks per multiprocessor to budget registers for (PTX "
-                       ".minnctapersm), 1 to 32"),
-              cl::init(0), cl::value_desc("1-32"), cl::cat(tilecCategory));
-cl::opt<unsigned> alignment(
-    "alignment",
-    cl::desc("Byte alignment assumed for tensors (checked at launch)"),
-    cl::init(16), cl::cat(tilecCategory));
-cl::opt<unsigned> numStages(
-    "num-stages",
-    cl::desc("Software-pipeline stages of the async copies in loops: 0 takes "
-             "them from the kernel's latency hints, 1 turns pipelining off, "
-             "2 to 8 gives every pipelined copy that many stages"),
-    cl::init(0), cl::value_desc("0-8"), cl::cat(tilecCategory));
-cl::opt<bool> loopSplit(
-    "loop-split",
-    cl::desc("Split loops at branches on their induction variable (the "
-             "causal mask of attention); --loop-split=false turns it off"),
-    cl::init(true), cl::cat(tilecCategory));
+/// A compile option's flag: its key with '-' for '_' (--num-warps).
+const char *flagName(const char *key) {
+  static std::vector<std::unique_ptr<std::string>> names;
+  names.push_back(std::make_unique<std::string>(key));
+  for (char &c : *names.back())
+    if (c == '_')
+      c = '-';
+  return names.back()->c_str();
+}
+
+/// An unsigned option's values in --help ("0-8"; 0 where it means none).
+template <typename T> cl::value_desc valueDesc(unsigned min, unsigned max,
+                                               unsigned flags) {
+  static std::vector<std::unique_ptr<std::string>> descs;
+  descs.push_back(std::make_unique<std::string>(
+      std::is_same_v<T, bool>
+          ? "true|false"
+          : std::to_string((flags & TILE_OPTION_ZERO) ? 0 : min) + "-" +
+                std::to_string(max)));
+  return cl::value_desc(*descs.back());
+}
+
+// Every compile option of tile/Options.def, as a flag. Given on the command
+// line, it wins over the kernel's @hints.
+#define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
+  cl::opt<TYPE> FIELD##Flag(StringRef(flagName(#KEY)), cl::desc(DOC),         \
+                            cl::init(DEFAULT),                                 \
+                            valueDesc<TYPE>(MIN, MAX, FLAGS),                  \
+                            cl::cat(tilecCategory));
+#include "tile/Options.def"
 cl::opt<bool> noLoopSplit("no-loop-split",
                           cl::desc("The same as --loop-split=false"),
                           cl::cat(tilecCategory));
-cl::opt<bool> rotateWgmma(
-    "rotate-wgmma",
-    cl::desc("sm_90a: issue a loop's last multiply in the next trip, behind "
-             "its first (in-warpgroup overlap); --rotate-wgmma=false turns "
-             "it off"),
-    cl::init(true), cl::cat(tilecCategory));
-cl::opt<bool> warpSpecialize(
-    "warp-specialize",
-    cl::desc("sm_90a: a TMA producer warp and consumer warpgroups that "
-             "trade registers with setmaxnreg (tile-warp-specialize)"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<bool> pingPong(
-    "ping-pong",
-    cl::desc("sm_90a, with --warp-specialize and 8 or more warps: consumer "
-             "warpgroups issue their multiplies in turns (tile-ping-pong)"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<bool> persistent(
-    "persistent",
-    cl::desc("A persistent kernel: the runtime launches a block per "
-             "multiprocessor slot, each looping over the blocks of the grid "
-             "the launch asks for (tile-persistent)"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<unsigned> cluster(
-    "cluster",
-    cl::desc("sm_90, with --persistent: launch in clusters of this many "
-             "blocks along x, which run neighbouring tiles together and "
-             "share the copies that are alike in all of them (TMA multicast: "
-             "tile-multicast-copies); 1: no clusters"),
-    cl::init(1), cl::value_desc("1|2|4|8"), cl::cat(tilecCategory));
-cl::opt<unsigned> tileStages(
-    "tile-stages",
-    cl::desc("A persistent kernel's per-tile copies (attention's Q): 2 loads "
-             "the next tile's while this one runs, 1 does not"),
-    cl::init(2), cl::value_desc("1-2"), cl::cat(tilecCategory));
-cl::opt<bool> tileRefillAfterRead(
-    "tile-refill-after-read",
-    cl::desc("With --tile-stages=1: a tile's copy is loaded for the next "
-             "tile as soon as this tile has read it for the last time, not "
-             "at the next tile's start"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<bool> dynamicSchedule(
-    "dynamic-schedule",
-    cl::desc("sm_90: a persistent kernel's blocks claim their tiles from a "
-             "counter as they go (tile-dynamic-schedule); false: each takes "
-             "every P-th tile"),
-    cl::init(true), cl::cat(tilecCategory));
-cl::opt<bool> deferEpilogue(
-    "defer-epilogue",
-    cl::desc("sm_90a: a persistent kernel runs a tile's epilogue (the last "
-             "multiply's completion, the output's store) under the next "
-             "tile's first multiply (tile-defer-epilogue)"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<bool> rotateTiles(
-    "rotate-tiles",
-    cl::desc("sm_90a: a persistent kernel issues the next tile's first "
-             "multiply before this tile's last and runs its softmax under "
-             "it (tile-rotate-tiles; with --dynamic-schedule)"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<bool> rescaleInTrip(
-    "rescale-in-trip",
-    cl::desc("sm_90a: the accumulator's rescaling (attention's O * alpha) "
-             "runs at the end of its trip, once the multiply issued there "
-             "completes, not before the next trip's multiply "
-             "(tile-rotate-wgmma's rescale-in-trip)"),
-    cl::init(false), cl::cat(tilecCategory));
-cl::opt<bool> stageInRingSlots(
-    "stage-in-ring-slots",
-    cl::desc("sm_90: a persistent kernel stages its TMA stores in the "
-             "slot of the tile's own copy (attention's Q) that the tile has "
-             "read for the last time; false: a buffer of their own"),
-    cl::init(true), cl::cat(tilecCategory));
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"),
@@ -268,32 +205,19 @@ tile_tilec_main(int argc, char **argv) {
   } else {
     tilec::CompileRequest request;
     request.source = std::move(source);
-    request.bufferName = inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
+    request.bufferName = inputFile == "-" ? std::string("<stdin>")
+                                          : inputFile.getValue();
     request.defines = options.defines;
     request.kernelName = options.kernelName;
     request.arch = arch;
-    request.tensorAlignment = alignment;
-    request.loopSplit = loopSplit && !noLoopSplit;
-    request.tileStages = tileStages;
-    request.cluster = cluster;
-    request.tileRefillAfterRead = tileRefillAfterRead;
-    request.dynamicSchedule = dynamicSchedule;
-    request.deferEpilogue = deferEpilogue;
-    request.rotateTiles = rotateTiles;
-    request.rescaleInTrip = rescaleInTrip;
-    request.stageInRingSlots = stageInRingSlots;
-    // Given on the command line, an option wins over the kernel's @hints.
-    auto given = [](auto &option, auto &field) {
-      if (option.getNumOccurrences())
-        field = option.getValue();
-    };
-    given(numWarps, request.numWarps);
-    given(numStages, request.numStages);
-    given(occupancy, request.occupancy);
-    given(rotateWgmma, request.rotateWgmma);
-    given(warpSpecialize, request.warpSpecialize);
-    given(pingPong, request.pingPong);
-    given(persistent, request.persistent);
+    // The options given on the command line; the others are left to the
+    // kernel's @hints and the defaults.
+#define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
+  if (FIELD##Flag.getNumOccurrences())                                         \
+    request.FIELD = FIELD##Flag.getValue();
+#include "tile/Options.def"
+    if (noLoopSplit)
+      request.loopSplit = false;
     request.configurePM = configurePassManager;
     tilec::CompileResult result = tilec::compile(request, emitKind);
     errs() << result.diagnostics;

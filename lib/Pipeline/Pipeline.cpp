@@ -16,6 +16,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 long tilec::CodegenOptions::sharedMemoryBytes() const {
   std::optional<mlir::tile::TargetLimits> limits =
       mlir::tile::TargetLimits::get(arch);
@@ -183,71 +187,35 @@ void tilec::buildCodegenPipeline(mlir::OpPassManager &pm,
 }
 
 namespace {
-/// Options of the registered pipelines: the target, as tilec --arch.
+/// A compile option's pipeline option name: its key with '-' for '_'.
+const char *optionName(const char *key) {
+  static std::vector<std::unique_ptr<std::string>> names;
+  names.push_back(std::make_unique<std::string>(key));
+  for (char &c : *names.back())
+    if (c == '_')
+      c = '-';
+  return names.back()->c_str();
+}
+
+/// Options of the registered pipelines: the target, as tilec --arch, and
+/// every compile option of tile/Options.def, spelled as tilec's flags.
 struct TargetPipelineOptions
     : public mlir::PassPipelineOptions<TargetPipelineOptions> {
   Option<std::string> arch{
       *this, "arch",
       llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a"),
       llvm::cl::init("sm_90a")};
-  Option<unsigned> numWarps{*this, "num-warps",
-                            llvm::cl::desc("Warps per thread block"),
-                            llvm::cl::init(4)};
-  Option<bool> rotateWgmma{
-      *this, "rotate-wgmma",
-      llvm::cl::desc("sm_90a: tile-rotate-wgmma (in-warpgroup overlap)"),
-      llvm::cl::init(true)};
-  Option<bool> warpSpecialize{
-      *this, "warp-specialize",
-      llvm::cl::desc("sm_90a: tile-warp-specialize (producer and consumers)"),
-      llvm::cl::init(false)};
-  Option<bool> pingPong{
-      *this, "ping-pong",
-      llvm::cl::desc("sm_90a, with warp-specialize: tile-ping-pong"),
-      llvm::cl::init(false)};
-  Option<bool> persistent{
-      *this, "persistent",
-      llvm::cl::desc("tile-persistent: loop over the logical grid's blocks"),
-      llvm::cl::init(false)};
-  Option<unsigned> cluster{
-      *this, "cluster",
-      llvm::cl::desc("sm_90, persistent: blocks per cluster along x "
-                     "(tile-persistent, tile-multicast-copies)"),
-      llvm::cl::init(1)};
-  Option<unsigned> tileStages{
-      *this, "tile-stages",
-      llvm::cl::desc(
-          "Stages of a persistent kernel's tile loop (tile-pipeline)"),
-      llvm::cl::init(2)};
-  Option<bool> tileRefillAfterRead{
-      *this, "tile-refill-after-read",
-      llvm::cl::desc("With tile-stages=1: refill the slot for the next tile "
-                     "after the tile's last read of it (tile-pipeline)"),
-      llvm::cl::init(false)};
-  Option<bool> rotateTiles{
-      *this, "rotate-tiles",
-      llvm::cl::desc("sm_90a, persistent: tile-rotate-tiles (the next "
-                     "tile's first multiply under this tile's last)"),
-      llvm::cl::init(false)};
-  Option<bool> rescaleInTrip{
-      *this, "rescale-in-trip",
-      llvm::cl::desc("sm_90a: tile-rotate-wgmma's rescale-in-trip (the "
-                     "accumulator's rescaling at the end of its trip)"),
-      llvm::cl::init(false)};
+#define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
+  Option<TYPE> FIELD{*this, optionName(#KEY), llvm::cl::desc(DOC),             \
+                     llvm::cl::init(DEFAULT)};
+#include "tile/Options.def"
 
   tilec::CodegenOptions get() const {
     tilec::CodegenOptions options;
     options.arch = arch;
-    options.numWarps = numWarps;
-    options.rotateWgmma = rotateWgmma;
-    options.warpSpecialize = warpSpecialize;
-    options.pingPong = pingPong;
-    options.persistent = persistent;
-    options.cluster = cluster;
-    options.tileStages = tileStages;
-    options.tileRefillAfterRead = tileRefillAfterRead;
-    options.rotateTiles = rotateTiles;
-    options.rescaleInTrip = rescaleInTrip;
+#define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
+  options.FIELD = FIELD;
+#include "tile/Options.def"
     return options;
   }
 };

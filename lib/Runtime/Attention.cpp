@@ -120,113 +120,77 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
   return a0 < b1 && b0 < a1;
 }
 
-/// One configuration of the kernel's tiles.
-struct Tiles {
-  int m, n, warps, stages;
-  /// Warp specialized (sm_90a; a TMA producer warp besides `warps`), the
-  /// loop whole.
-  bool specialize = false;
-  /// Persistent (CompileOptions::persistent): a block per multiprocessor
-  /// slot, looping over the query tiles.
-  bool persistent = false;
-  /// Rings of their own depth for K and V (the kernel's K_LATENCY and
-  /// V_LATENCY, with `stages` 0 so that the latency hints decide); 0: the
-  /// kernel's defaults.
-  int kStages = 0, vStages = 0;
-  /// A persistent kernel's stages of Q (CompileOptions::tileStages); 0:
-  /// the default, 2.
-  int tileStages = 0;
-  /// With tileStages 1, Q's slot refilled for the next tile right after
-  /// the tile's last Q K^T (CompileOptions::tileRefillAfterRead).
-  bool refillAfterRead = false;
-  /// A tile's epilogue under the next tile's first Q K^T
-  /// (CompileOptions::deferEpilogue).
-  bool deferEpilogue = false;
-  /// The rotated loop's O * alpha at the end of its trip
-  /// (CompileOptions::rescaleInTrip).
-  bool rescaleInTrip = false;
-};
-
-/// The candidates per padded head dim, the default first: up to 128 the
-/// fastest at most points of bench/results' searches on an H200 (64 x 64 at
-/// head dim 64 and below, where 64 x 128 wins without a mask); at 256 the
-/// specialized one with K and V rings of their own depth (below). Warp
-/// specialization pays with two consumer warpgroups (128 x 128, 8 warps:
-/// setmaxnreg gives them 240 registers), not with one
-/// (bench/results/2026-11-22-h200-warp-specialize.md), and more with deeper
-/// rings: 3 stages of K and V (all the shared memory there is at head dim 128)
-/// beat the kernel's latency hints (2 for K, 4 for V) by 1.01-1.11x, most
-/// without a mask, where the consumers waited for K
-/// (bench/results/2026-11-23-h200-stages.md). The persistent candidates (2
-/// stages at head dim 128: its rings stay live across tiles, beside Q's ring
-/// of two tiles and the epilogue's scratch; 2 and 4 at 64) load the next
-/// tile's Q while a tile runs: without a mask they beat the launched 3-stage
-/// kernel by 1.06-1.07x at N = 1k and 2k on an H100
-/// (bench/results/2026-11-23-h100-tile-prefetch.md), and with one, since
-/// their blocks claim their tiles (tile-dynamic-schedule), by 1.09-1.20x on
-/// an H200 (bench/results/2026-11-23-h200-dynamic-schedule.md). At 128,
-/// the persistent one with Q in one slot refilled after its last read (O
-/// staged in a buffer of its own) ran 0.98-1.02x the one with two Q slots
-/// (bench/results/2026-11-23-h200-refill-after-read.md): the tuner weighs
-/// it too.
-std::vector<Tiles> candidateTiles(int tileD) {
-  // At head dim 256 the consumers waited for K (a quarter of the stall
-  // samples at its full barrier, ncu on an H100): rotated, P.V reads V a
-  // trip after Q.K^T reads K, so V's ring has a trip of slack that K's
-  // lacks. 3 stages of K and 2 of V (all the shared memory there is) run
-  // 1.16-1.37x the 2-stage rings (H100, bench/results/2026-11-23-h200-d256.md),
-  // and at 128 and 64 no faster than the rings these candidates have.
-  // Persistent, Q is loaded a tile at a time into one slot (which stages
-  // the output too): Q 64 KB, K and V 2 x 2 x 32 KB. Its blocks claim
-  // their tiles, and it measured 1.01-1.03x the launched kernel
-  // (bench/results/2026-11-23-h200-d256-one-slot.md). First, the same
-  // with Q's slot refilled right after a tile's last Q K^T
-  // (tileRefillAfterRead: the next tile's Q loads under this one's last
-  // P V and epilogue), O staged in two column halves through a buffer of
-  // 32 KB: 1.01-1.10x the one-slot kernel without it, most at small N
-  // (bench/results/2026-11-23-h200-refill-after-read.md). Second, that
-  // kernel with its epilogue under the next tile's first Q K^T
-  // (deferEpilogue): 1.01-1.03x without a mask, 0.98-0.99x with one
-  // (bench/results/2026-11-23-h200-defer-epilogue.md). The rotated loop's
-  // O * alpha at the end of its trip (rescaleInTrip), measured against the
-  // same kernel without it: 1.01-1.04x at head dim 128 and 1.00-1.01x at
-  // 256, with and without a mask; at 64, 1.06-1.20x without one and
-  // 0.92-0.96x with one, so the tuner weighs it there
-  // (bench/results/2026-11-23-h200-exit-registers.md).
+/// The configurations the tuner tries per padded head dim, the default
+/// first, as tile::TuneCandidate text: the kernel's constants (TILE_M,
+/// TILE_N, K_LATENCY/V_LATENCY for rings of their own depth) and compile
+/// options (tile/Options.def). A warp-specialized candidate keeps its loop
+/// whole (the producer fills a single loop's rings); any other is tried,
+/// with a causal mask, both with the masked key tiles in the loop and split
+/// into a loop of their own (in that order). Why each is there, with the
+/// measurements: bench/results/2026-11-28-attention-candidates.md.
+std::vector<const char *> candidateConfigs(int tileD) {
   if (tileD >= 256)
-    return {{128, 64, 8, 2, true, true, 0, 0, 1, true, false, true},
-            {128, 64, 8, 2, true, true, 0, 0, 1, true, true},
-            {128, 64, 8, 2, true, true, 0, 0, 1},
-            {128, 64, 8, 0, true, false, 3, 2},
-            {64, 32, 4, 2},
-            {64, 64, 4, 2},
-            {128, 64, 8, 2},
-            {128, 32, 8, 2},
-            {128, 64, 8, 2, true}};
+    return {"TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
+            "warp_specialize=on,persistent=on,tile_stages=1,"
+            "tile_refill_after_read=on,rescale_in_trip=on",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
+            "warp_specialize=on,persistent=on,tile_stages=1,"
+            "tile_refill_after_read=on,defer_epilogue=on",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
+            "warp_specialize=on,persistent=on,tile_stages=1",
+            "TILE_M=128,TILE_N=64,K_LATENCY=3,V_LATENCY=2,num_warps=8,"
+            "num_stages=0,warp_specialize=on",
+            "TILE_M=64,TILE_N=32,num_warps=4,num_stages=2",
+            "TILE_M=64,TILE_N=64,num_warps=4,num_stages=2",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2",
+            "TILE_M=128,TILE_N=32,num_warps=8,num_stages=2",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
+            "warp_specialize=on"};
   if (tileD <= 64)
-    return {{64, 64, 4, 2},
-            {64, 128, 4, 2},
-            {128, 64, 4, 2},
-            {128, 128, 8, 0},
-            {128, 32, 4, 2},
-            {128, 64, 8, 2},
-            {128, 128, 8, 0, true},
-            {128, 128, 8, 3, true},
-            {128, 128, 8, 4, true},
-            {128, 64, 8, 2, true},
-            {128, 128, 8, 2, true, true},
-            {128, 128, 8, 4, true, true},
-            {128, 128, 8, 4, true, true, 0, 0, 0, false, false, true}};
-  return {{128, 64, 4, 2},
-          {64, 64, 4, 2},
-          {128, 128, 8, 0},
-          {128, 32, 4, 2},
-          {128, 64, 8, 2},
-          {128, 128, 8, 0, true},
-          {128, 128, 8, 2, true},
-          {128, 128, 8, 3, true},
-          {128, 128, 8, 2, true, true},
-          {128, 128, 8, 2, true, true, 0, 0, 1, true, false, true}};
+    return {"TILE_M=64,TILE_N=64,num_warps=4,num_stages=2",
+            "TILE_M=64,TILE_N=128,num_warps=4,num_stages=2",
+            "TILE_M=128,TILE_N=64,num_warps=4,num_stages=2",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=0",
+            "TILE_M=128,TILE_N=32,num_warps=4,num_stages=2",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=0,"
+            "warp_specialize=on",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=3,"
+            "warp_specialize=on",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=4,"
+            "warp_specialize=on",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
+            "warp_specialize=on",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=2,"
+            "warp_specialize=on,persistent=on",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=4,"
+            "warp_specialize=on,persistent=on",
+            "TILE_M=128,TILE_N=128,num_warps=8,num_stages=4,"
+            "warp_specialize=on,persistent=on,rescale_in_trip=on"};
+  return {"TILE_M=128,TILE_N=64,num_warps=4,num_stages=2",
+          "TILE_M=64,TILE_N=64,num_warps=4,num_stages=2",
+          "TILE_M=128,TILE_N=128,num_warps=8,num_stages=0",
+          "TILE_M=128,TILE_N=32,num_warps=4,num_stages=2",
+          "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2",
+          "TILE_M=128,TILE_N=128,num_warps=8,num_stages=0,"
+          "warp_specialize=on",
+          "TILE_M=128,TILE_N=128,num_warps=8,num_stages=2,"
+          "warp_specialize=on",
+          "TILE_M=128,TILE_N=128,num_warps=8,num_stages=3,"
+          "warp_specialize=on",
+          "TILE_M=128,TILE_N=128,num_warps=8,num_stages=2,"
+          "warp_specialize=on,persistent=on",
+          "TILE_M=128,TILE_N=128,num_warps=8,num_stages=2,"
+          "warp_specialize=on,persistent=on,tile_stages=1,"
+          "tile_refill_after_read=on,rescale_in_trip=on"};
+}
+
+/// The value of constant `name` in `candidate` ("" when it has none).
+std::string constantOf(const TuneCandidate &candidate, const char *name) {
+  for (const auto &[n, v] : candidate.constants)
+    if (n == name)
+      return v;
+  return "";
 }
 
 /// What makes two calls the same tuning problem.
@@ -411,42 +375,23 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
   };
 
   if (!choice) {
-    std::vector<Tiles> tiles = candidateTiles(tileD);
     std::vector<TuneCandidate> candidates;
-    for (const Tiles &t : tiles) {
-      TuneCandidate c{{{"TILE_M", std::to_string(t.m)},
-                       {"TILE_N", std::to_string(t.n)},
-                       {"EVEN_K", seqK % t.n == 0 ? "true" : "false"}},
-                      static_cast<unsigned>(t.warps),
-                      static_cast<unsigned>(t.stages)};
-      if (t.kStages) {
-        c.constants.push_back({"K_LATENCY", std::to_string(t.kStages)});
-        c.constants.push_back({"V_LATENCY", std::to_string(t.vStages)});
-      }
-      if (t.specialize) {
-        // One loop: the producer fills the rings of a single loop.
-        c.warpSpecialize = true;
-        c.loopSplit = false;
-        if (t.persistent)
-          c.persistent = true;
-        if (t.tileStages)
-          c.tileStages = static_cast<unsigned>(t.tileStages);
-        if (t.refillAfterRead)
-          c.tileRefillAfterRead = true;
-        if (t.deferEpilogue)
-          c.deferEpilogue = true;
-        if (t.rescaleInTrip)
-          c.rescaleInTrip = true;
+    for (const char *text : candidateConfigs(tileD)) {
+      Expected<TuneCandidate> parsed = TuneCandidate::parse(text);
+      if (!parsed)
+        return refuse(parsed.status().message());
+      TuneCandidate c = *parsed;
+      int tileN = std::atoi(constantOf(c, "TILE_N").c_str());
+      c.constants.push_back({"EVEN_K", seqK % tileN == 0 ? "true" : "false"});
+      if (c.options.warpSpecialize.value_or(false)) {
+        c.options.loopSplit = false;
         candidates.push_back(c);
         continue;
       }
       if (options.causal) {
-        // The masked key tiles in place, in one loop, first: fewer live
-        // registers, and faster at every causal point of bench/results'
-        // searches on an H200; then split into a loop of their own.
-        c.loopSplit = false;
+        c.options.loopSplit = false;
         candidates.push_back(c);
-        c.loopSplit = true;
+        c.options.loopSplit = true;
       }
       candidates.push_back(c);
     }
@@ -461,7 +406,7 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
     TuneLaunch tuneLaunch = [&](const Kernel &kernel,
                                 const TuneCandidate &candidate,
                                 Stream stream) -> Status {
-      int tileM = std::atoi(candidate.constants[0].second.c_str());
+      int tileM = std::atoi(constantOf(candidate, "TILE_M").c_str());
       ArgRefs refs;
       argsFor(refs);
       return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
@@ -473,7 +418,7 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
       return refuse(result.status().message());
     Choice made;
     made.kernel = result->kernel;
-    made.tileM = std::atoi(result->config.constants[0].second.c_str());
+    made.tileM = std::atoi(constantOf(result->config, "TILE_M").c_str());
     made.config = result->config.describe();
     std::lock_guard<std::mutex> lock(choicesMutex);
     // Another thread may have tuned the same class meanwhile: keep one.

@@ -29,25 +29,32 @@ using namespace tile::detail;
 std::string TuneCandidate::describe() const {
   std::string text;
   for (const auto &[name, value] : constants)
-    text += name + "=" + value + ",";
-  text += "warps=" + std::to_string(numWarps) +
-          ",stages=" + std::to_string(numStages);
-  if (loopSplit)
-    text += *loopSplit ? ",split=on" : ",split=off";
-  if (warpSpecialize)
-    text += *warpSpecialize ? ",ws=on" : ",ws=off";
-  if (persistent)
-    text += *persistent ? ",persistent=on" : ",persistent=off";
-  if (tileStages)
-    text += ",tile-stages=" + std::to_string(*tileStages);
-  if (tileRefillAfterRead)
-    text += *tileRefillAfterRead ? ",refill-after-read=on"
-                                 : ",refill-after-read=off";
-  if (deferEpilogue)
-    text += *deferEpilogue ? ",defer-epilogue=on" : ",defer-epilogue=off";
-  if (rescaleInTrip)
-    text += *rescaleInTrip ? ",rescale-in-trip=on" : ",rescale-in-trip=off";
+    text += (text.empty() ? "" : ",") + name + "=" + value;
+  std::string set = options.text();
+  if (!set.empty())
+    text += (text.empty() ? "" : ",") + set;
   return text;
+}
+
+Expected<TuneCandidate> TuneCandidate::parse(const std::string &text) {
+  TuneCandidate candidate;
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(text).split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    auto [name, value] = item.split('=');
+    if (name.empty() || !item.contains('='))
+      return Status::error("tune candidate '" + text +
+                           "': expected NAME=VALUE, got '" + item.str() + "'");
+    if (lookupOption(name.str())) {
+      if (std::string error = candidate.options.set(name.str(), value.str());
+          !error.empty())
+        return Status::error("tune candidate '" + text + "': " + error);
+    } else {
+      candidate.constants.emplace_back(name.str(), value.str());
+    }
+  }
+  return candidate;
 }
 
 bool tile::autotuneDisabled() {
@@ -66,7 +73,7 @@ bool tile::autotuneVerbose() {
 
 namespace {
 
-/// The base options with the candidate's constants, warps and stages.
+/// The base options with the candidate's constants and options.
 CompileOptions optionsFor(const CompileOptions &base,
                           const TuneCandidate &candidate) {
   CompileOptions options = base;
@@ -78,22 +85,7 @@ CompileOptions optionsFor(const CompileOptions &base,
     else
       options.constants.emplace_back(name, value);
   }
-  options.numWarps = candidate.numWarps;
-  options.numStages = candidate.numStages;
-  if (candidate.loopSplit)
-    options.loopSplit = *candidate.loopSplit;
-  if (candidate.warpSpecialize)
-    options.warpSpecialize = *candidate.warpSpecialize;
-  if (candidate.persistent)
-    options.persistent = *candidate.persistent;
-  if (candidate.tileStages)
-    options.tileStages = *candidate.tileStages;
-  if (candidate.tileRefillAfterRead)
-    options.tileRefillAfterRead = *candidate.tileRefillAfterRead;
-  if (candidate.deferEpilogue)
-    options.deferEpilogue = *candidate.deferEpilogue;
-  if (candidate.rescaleInTrip)
-    options.rescaleInTrip = *candidate.rescaleInTrip;
+  options.merge(candidate.options);
   return options;
 }
 
@@ -201,7 +193,7 @@ tile::autotune(const std::string &source, const std::string &name,
 
   // The key: everything that could change the winner.
   KeyHasher hasher;
-  hasher.add("tilec-autotune-v1");
+  hasher.add("tilec-autotune-v2");
   hasher.add(device.name);
   hasher.add(std::to_string(device.computeMajor) + "." +
              std::to_string(device.computeMinor));
@@ -210,24 +202,8 @@ tile::autotune(const std::string &source, const std::string &name,
   hasher.add(source);
   hasher.add(resolved.kernel);
   hasher.add(resolved.arch);
-  hasher.add(std::to_string(resolved.tensorAlignment));
-  hasher.add(resolved.loopSplit ? "split" : "nosplit");
-  // Left unset, the kernel's @hints decide (the source is in the key).
-  auto addOptional = [&](const auto &value) {
-    hasher.add(value ? std::to_string(*value) : std::string("unset"));
-  };
-  addOptional(resolved.occupancy);
-  addOptional(resolved.rotateWgmma);
-  addOptional(resolved.warpSpecialize);
-  addOptional(resolved.pingPong);
-  addOptional(resolved.persistent);
-  addOptional(resolved.tileStages);
-  hasher.add(resolved.tileRefillAfterRead ? "refill-after-read"
-                                          : "refill-at-start");
-  hasher.add(resolved.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
-  hasher.add(resolved.rotateTiles ? "rotate-tiles" : "tiles-in-order");
-  hasher.add(resolved.rescaleInTrip ? "rescale-in-trip"
-                                    : "rescale-with-multiply");
+  // Every compile option (tile/Options.def), as Options::keyText says.
+  hasher.add(resolved.keyText());
   std::vector<std::pair<std::string, std::string>> constants =
       resolved.constants;
   std::stable_sort(

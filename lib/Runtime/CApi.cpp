@@ -49,29 +49,11 @@ static bool toOptions(const tile_compile_options *in, CompileOptions &out) {
     out.kernel = in->kernel;
   if (in->arch)
     out.arch = in->arch;
-  if (in->num_warps)
-    out.numWarps = in->num_warps;
-  if (in->tensor_alignment)
-    out.tensorAlignment = in->tensor_alignment;
-  // Zero leaves an option to the kernel's @hints (or the default).
-  if (in->num_stages)
-    out.numStages = in->num_stages;
-  if (in->occupancy)
-    out.occupancy = in->occupancy;
-  out.loopSplit = in->disable_loop_split == 0;
-  if (in->disable_rotate_wgmma)
-    out.rotateWgmma = false;
-  if (in->warp_specialize)
-    out.warpSpecialize = in->warp_specialize > 0;
-  if (in->ping_pong)
-    out.pingPong = in->ping_pong > 0;
-  if (in->persistent)
-    out.persistent = in->persistent > 0;
-  if (in->tile_stages)
-    out.tileStages = in->tile_stages;
-  out.tileRefillAfterRead = in->tile_refill_after_read != 0;
-  out.deferEpilogue = in->defer_epilogue != 0;
-  out.rescaleInTrip = in->rescale_in_trip != 0;
+  if (in->options)
+    if (std::string error = out.parse(in->options); !error.empty()) {
+      fail("tile_compile_options: " + error);
+      return false;
+    }
   return true;
 }
 
@@ -83,6 +65,18 @@ static int finish(const Expected<Kernel> &kernel, tile_kernel *out) {
 }
 
 extern "C" {
+
+const char *tile_option_list(void) {
+  static const std::string list = [] {
+    std::string text;
+    size_t count;
+    const OptionInfo *infos = optionInfos(count);
+    for (size_t i = 0; i < count; ++i)
+      text += std::string(i ? "," : "") + infos[i].key;
+    return text;
+  }();
+  return list.c_str();
+}
 
 int tile_compile_file(const char *path, const tile_compile_options *options,
                       tile_kernel *kernel) {
@@ -333,20 +327,11 @@ int tile_autotune(const char *source, const char *name,
       candidate.constants.emplace_back(in.constants[c].name,
                                        in.constants[c].value);
     }
-    candidate.numWarps = in.num_warps ? in.num_warps : 4;
-    candidate.numStages = in.num_stages;
-    if (in.warp_specialize)
-      candidate.warpSpecialize = in.warp_specialize > 0;
-    if (in.persistent)
-      candidate.persistent = in.persistent > 0;
-    if (in.tile_stages)
-      candidate.tileStages = in.tile_stages;
-    if (in.tile_refill_after_read)
-      candidate.tileRefillAfterRead = in.tile_refill_after_read > 0;
-    if (in.defer_epilogue)
-      candidate.deferEpilogue = in.defer_epilogue > 0;
-    if (in.rescale_in_trip)
-      candidate.rescaleInTrip = in.rescale_in_trip > 0;
+    if (in.options)
+      if (std::string error = candidate.options.parse(in.options);
+          !error.empty())
+        return fail("tile_autotune: candidates[" + std::to_string(i) +
+                    "].options: " + error);
     list.push_back(std::move(candidate));
   }
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,

@@ -17,7 +17,7 @@ using namespace tile::detail;
 
 /// Bump when the cache's file format or the key's fields change (v3: kernel
 /// descriptions may carry tensor maps, which the runtime passes to the kernel).
-static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v4";
+static constexpr llvm::StringLiteral kCacheFormat = "tile-ptx-cache-v5";
 static constexpr llvm::StringLiteral kHeaderPrefix = "// tilec-kernel: ";
 static constexpr llvm::StringLiteral kTrailerPrefix = "// tilec-cache-sha256: ";
 
@@ -45,31 +45,8 @@ std::string tile::detail::cacheKey(const tilec::CompileRequest &request,
   add(request.source);
   add(request.kernelName);
   add(request.arch);
-  add(std::to_string(request.tensorAlignment));
-  add(request.loopSplit ? "split" : "nosplit");
-  // Options left to the kernel's @hints are keyed as unset (the source,
-  // hints included, is in the key).
-  auto addOptional = [&](const auto &value) {
-    if (!value)
-      add("unset");
-    else
-      add(std::to_string(*value));
-  };
-  addOptional(request.numWarps);
-  addOptional(request.numStages);
-  addOptional(request.occupancy);
-  addOptional(request.rotateWgmma);
-  addOptional(request.warpSpecialize);
-  addOptional(request.pingPong);
-  addOptional(request.persistent);
-  add(std::to_string(request.tileStages));
-  add("cluster" + std::to_string(request.cluster));
-  add(request.tileRefillAfterRead ? "refill-after-read" : "refill-at-start");
-  add(request.dynamicSchedule ? "dynamic-schedule" : "static-schedule");
-  add(request.stageInRingSlots ? "stage-in-ring-slots" : "stage-apart");
-  add(request.deferEpilogue ? "defer-epilogue" : "epilogue-in-place");
-  add(request.rotateTiles ? "rotate-tiles" : "tiles-in-order");
-  add(request.rescaleInTrip ? "rescale-in-trip" : "rescale-with-multiply");
+  // Every compile option (tile/Options.def), as Options::keyText says.
+  add(request.keyText());
   // Constants sorted by name; a name given twice keeps its order (the
   // compiler takes the last).
   std::vector<std::pair<std::string, std::string>> defines = request.defines;

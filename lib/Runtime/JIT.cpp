@@ -35,58 +35,16 @@ RuntimeImpl::RuntimeImpl(RuntimeConfig config)
 Expected<tilec::CompileRequest>
 RuntimeImpl::makeRequest(const std::string &source, const std::string &name,
                          const CompileOptions &options) {
-  if (options.numWarps && (*options.numWarps < 1 || *options.numWarps > 32))
-    return Status::error("CompileOptions::numWarps is " +
-                         std::to_string(*options.numWarps) +
-                         "; expected 1 to 32");
-  if (options.occupancy && (*options.occupancy < 1 || *options.occupancy > 32))
-    return Status::error("CompileOptions::occupancy is " +
-                         std::to_string(*options.occupancy) +
-                         "; expected 1 to 32 blocks per multiprocessor");
-  if (!llvm::isPowerOf2_32(options.tensorAlignment) ||
-      options.tensorAlignment > 256)
-    return Status::error("CompileOptions::tensorAlignment is " +
-                         std::to_string(options.tensorAlignment) +
-                         "; expected a power of two from 1 to 256");
-  if (options.numStages && *options.numStages > 8)
-    return Status::error("CompileOptions::numStages is " +
-                         std::to_string(*options.numStages) +
-                         "; expected 0 (from the kernel's latency hints) to 8");
-  if (options.tileStages &&
-      (*options.tileStages < 1 || *options.tileStages > 2))
-    return Status::error("CompileOptions::tileStages is " +
-                         std::to_string(*options.tileStages) +
-                         "; expected 1 or 2");
-  if (options.cluster != 1 && options.cluster != 2 && options.cluster != 4 &&
-      options.cluster != 8)
-    return Status::error("CompileOptions::cluster is " +
-                         std::to_string(options.cluster) +
-                         "; expected 1, 2, 4 or 8 blocks");
-  if (options.tileRefillAfterRead && options.tileStages.value_or(2) != 1)
-    return Status::error("CompileOptions::tileRefillAfterRead needs "
-                         "tileStages 1 (it refills a one-slot ring), got " +
-                         std::to_string(options.tileStages.value_or(2)));
+  // Each option in its range and the options together (as tilec::compile
+  // checks them), before anything is hashed or compiled.
+  if (std::string error = options.check(); !error.empty())
+    return Status::error("CompileOptions: " + error);
   tilec::CompileRequest request;
+  static_cast<Options &>(request) = options;
   request.source = source;
   request.bufferName = name.empty() ? "<source>" : name;
   request.defines = options.constants;
   request.kernelName = options.kernel;
-  request.numWarps = options.numWarps;
-  request.tensorAlignment = options.tensorAlignment;
-  request.numStages = options.numStages;
-  request.occupancy = options.occupancy;
-  request.loopSplit = options.loopSplit;
-  request.rotateWgmma = options.rotateWgmma;
-  request.warpSpecialize = options.warpSpecialize;
-  request.pingPong = options.pingPong;
-  request.persistent = options.persistent;
-  if (options.tileStages)
-    request.tileStages = *options.tileStages;
-  request.tileRefillAfterRead = options.tileRefillAfterRead;
-  request.cluster = options.cluster;
-  request.deferEpilogue = options.deferEpilogue;
-  request.rotateTiles = options.rotateTiles;
-  request.rescaleInTrip = options.rescaleInTrip;
   request.arch = options.arch;
   if (request.arch.empty()) {
     Expected<const GpuContext *> gpu = gpuContext();

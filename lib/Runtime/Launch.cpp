@@ -477,8 +477,9 @@ static Status prepare(KernelImpl &kernel, llvm::ArrayRef<ArgRef> args,
   if (!fit.alignmentOnly || !kernel.recipe || !kernel.runtime)
     return kernelError(kernel, status);
   // Both are powers of two.
-  unsigned alignment =
-      std::min(fit.alignment, kernel.recipe->options.tensorAlignment);
+  unsigned alignment = std::min(
+      fit.alignment, kernel.recipe->options.tensorAlignment.value_or(
+                         lookupOption("alignment")->defaultValue));
   if (!compileVariant)
     return Status(); // launch() would compile a variant
   Expected<KernelImpl *> variant = kernel.runtime->variant(kernel, alignment);

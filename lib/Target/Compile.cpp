@@ -47,9 +47,6 @@ const char *tilec::compilerVersion() {
 
 namespace {
 
-/// The deepest software pipeline --num-stages may ask for.
-constexpr unsigned kMaxStages = 8;
-
 std::optional<ElementKind> elementKind(mlir::Type t) {
   if (t.isF16())
     return ElementKind::F16;
@@ -150,31 +147,25 @@ std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
 }
 
 /// The options `func` is compiled with: the request's where it gives them,
-/// else the kernel's @hints (its `tile.hints`), else the defaults.
+/// else the kernel's @hints (its `tile.hints`) for the options a kernel may
+/// give, else the defaults (tile/Options.def).
 CodegenOptions resolveOptions(const CompileRequest &request,
                               mlir::func::FuncOp func) {
   CodegenOptions options;
   options.arch = request.arch;
-  options.tensorAlignment = request.tensorAlignment;
-  options.loopSplit = request.loopSplit;
-  options.tileStages = request.tileStages;
-  options.cluster = request.cluster;
-  options.tileRefillAfterRead = request.tileRefillAfterRead;
-  options.dynamicSchedule = request.dynamicSchedule;
-  options.deferEpilogue = request.deferEpilogue;
-  options.rotateTiles = request.rotateTiles;
-  options.rescaleInTrip = request.rescaleInTrip;
-  options.stageInRingSlots = request.stageInRingSlots;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
                     : mlir::DictionaryAttr();
-  auto pick = [&](auto &field, const auto &given, llvm::StringRef hint) {
+  auto pick = [&](auto &field, const auto &given, llvm::StringRef key,
+                  unsigned flags) {
     using T = std::decay_t<decltype(field)>;
     if (given) {
       field = *given;
       return;
     }
-    mlir::Attribute a = hints ? hints.get(hint) : mlir::Attribute();
+    if (!(flags & TILE_OPTION_HINT) || !hints)
+      return;
+    mlir::Attribute a = hints.get(key);
     if constexpr (std::is_same_v<T, bool>) {
       if (auto b = llvm::dyn_cast_or_null<mlir::BoolAttr>(a))
         field = b.getValue();
@@ -183,13 +174,9 @@ CodegenOptions resolveOptions(const CompileRequest &request,
         field = T(i.getInt());
     }
   };
-  pick(options.numWarps, request.numWarps, "num_warps");
-  pick(options.numStages, request.numStages, "num_stages");
-  pick(options.occupancy, request.occupancy, "occupancy");
-  pick(options.rotateWgmma, request.rotateWgmma, "rotate_wgmma");
-  pick(options.warpSpecialize, request.warpSpecialize, "warp_specialize");
-  pick(options.pingPong, request.pingPong, "ping_pong");
-  pick(options.persistent, request.persistent, "persistent");
+#define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
+  pick(options.FIELD, request.FIELD, #KEY, FLAGS);
+#include "tile/Options.def"
   return options;
 }
 
@@ -200,18 +187,6 @@ bool checkCluster(const CodegenOptions &options, llvm::raw_ostream &diagOS) {
   diagOS << "tilec: error: --cluster=" << options.cluster
          << " needs a persistent kernel (--persistent) on sm_90 or sm_90a\n";
   return false;
-}
-
-bool sameOptions(const CodegenOptions &a, const CodegenOptions &b) {
-  return a.numWarps == b.numWarps && a.numStages == b.numStages &&
-         a.occupancy == b.occupancy && a.rotateWgmma == b.rotateWgmma &&
-         a.warpSpecialize == b.warpSpecialize && a.pingPong == b.pingPong &&
-         a.persistent == b.persistent && a.tileStages == b.tileStages &&
-         a.tileRefillAfterRead == b.tileRefillAfterRead &&
-         a.dynamicSchedule == b.dynamicSchedule &&
-         a.deferEpilogue == b.deferEpilogue && a.rotateTiles == b.rotateTiles &&
-         a.rescaleInTrip == b.rescaleInTrip &&
-         a.stageInRingSlots == b.stageInRingSlots && a.cluster == b.cluster;
 }
 
 } // namespace
@@ -248,47 +223,9 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
              << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n";
       return result;
     }
-    if (unsigned w = request.numWarps.value_or(4);
-        w == 0 || w > 32 || (w & (w - 1))) {
-      diagOS << "tilec: error: --num-warps must be a power of two from 1 to "
-                "32, got "
-             << w << "\n";
-      return result;
-    }
-    if (request.numStages.value_or(0) > kMaxStages) {
-      diagOS << "tilec: error: --num-stages must be from 0 to " << kMaxStages
-             << " (0: from the kernel's latency hints, 1: no pipelining), "
-                "got "
-             << *request.numStages << "\n";
-      return result;
-    }
-    if (request.tileStages < 1 || request.tileStages > 2) {
-      diagOS << "tilec: error: --tile-stages must be 1 or 2, got "
-             << request.tileStages << "\n";
-      return result;
-    }
-    if (request.cluster != 1 && request.cluster != 2 && request.cluster != 4 &&
-        request.cluster != 8) {
-      diagOS << "tilec: error: --cluster must be 1, 2, 4 or 8 blocks, got "
-             << request.cluster << "\n";
-      return result;
-    }
-    if (request.tileRefillAfterRead && request.tileStages != 1) {
-      diagOS << "tilec: error: --tile-refill-after-read needs --tile-stages=1 "
-                "(it refills a one-slot ring), got --tile-stages="
-             << request.tileStages << "\n";
-      return result;
-    }
-    if (unsigned o = request.occupancy.value_or(1); o == 0 || o > 32) {
-      diagOS << "tilec: error: --occupancy must be from 1 to 32 blocks per "
-                "multiprocessor, got "
-             << o << "\n";
-      return result;
-    }
-    unsigned a = request.tensorAlignment;
-    if (a == 0 || (a & (a - 1))) {
-      diagOS << "tilec: error: --alignment must be a power of two, got " << a
-             << "\n";
+    // Each option in its range, and the options together (Options.def).
+    if (std::string error = request.check(); !error.empty()) {
+      diagOS << "tilec: error: " << error << "\n";
       return result;
     }
   }
@@ -319,7 +256,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr("tile.tensor_alignment",
                   mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
-                                         request.tensorAlignment));
+                                         resolveOptions(request, func)
+                                             .tensorAlignment));
 
   auto runPipeline = [&](mlir::ModuleOp m, const CodegenOptions &codegen,
                          bool toLLVM) {
@@ -338,7 +276,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
                                  ? resolveOptions(request, mlir::func::FuncOp())
                                  : resolveOptions(request, funcs.front());
     for (mlir::func::FuncOp func : funcs)
-      if (!sameOptions(codegen, resolveOptions(request, func))) {
+      if (codegen != resolveOptions(request, func)) {
         diagOS << request.bufferName << ": error: kernels '"
                << funcs.front().getName() << "' and '" << func.getName()
                << "' are compiled with different options (from their "

@@ -65,13 +65,16 @@ def test_bad_kernel_hint_is_a_located_compile_error():
 
 
 @pytest.mark.parametrize("options, message", [
-    (dict(num_warps=3), "num.?warps|numWarps"),
-    (dict(occupancy=33), "occupancy"),
-    (dict(num_stages=9), "numStages"),
-    (dict(tile_stages=3), "tileStages is 3; expected 1 or 2"),
-    (dict(tile_refill_after_read=True), "tileRefillAfterRead needs tileStages 1"),
+    (dict(num_warps=3), "num_warps must be a power of two from 1 to 32, got 3"),
+    (dict(occupancy=33), "occupancy must be 0 or an integer from 1 to 32"),
+    (dict(num_stages=9), "num_stages must be 0 or an integer from 1 to 8"),
+    (dict(tile_stages=3), "tile_stages must be an integer from 1 to 2, got 3"),
+    (dict(tile_refill_after_read=True),
+     "tile_refill_after_read needs tile_stages=1"),
     (dict(tile_stages=2, tile_refill_after_read=True),
-     "tileRefillAfterRead needs tileStages 1.*got 2"),
+     "tile_refill_after_read needs tile_stages=1.*got tile_stages=2"),
+    (dict(cluster=3), "cluster must be a power of two from 1 to 8, got 3"),
+    (dict(warp_specialize="yes"), "warp_specialize: expected a bool or an int"),
 ])
 def test_compile_option_refusals(options, message):
     with pytest.raises(tilec.TileError, match=message):
@@ -281,5 +284,21 @@ def test_config_repr_names_the_options_set():
                        "persistent=True, tile_stages=1, "
                        "tile_refill_after_read=True, defer_epilogue=False, "
                        "rescale_in_trip=True)")
-    assert repr(tilec.Config(TILE_M=64)) == \
-        "Config(TILE_M=64, num_warps=4, num_stages=0)"
+    assert repr(tilec.Config(TILE_M=64)) == "Config(TILE_M=64)"
+    assert tilec.Config(num_warps=8).num_warps == 8
+    assert tilec.Config(TILE_M=64).num_warps is None
+
+
+def test_every_option_reaches_libtile_by_name():
+    # Python names no option: each of libtile's (tile/Options.def) is a
+    # keyword argument of compile() and Config(), and a bad value of any of
+    # them is refused by name.
+    names = tilec.options()
+    assert "num_warps" in names and "rescale_in_trip" in names
+    assert "cluster" in names and "loop_split" in names
+    for name in names:
+        c = tilec.Config(**{name: 1})
+        assert c.options == {name: 1} and not c.constants
+        with pytest.raises(tilec.TileError, match=name):
+            tilec.compile("kernel k(A: Tensor[f32, 1]):\n    pass\n",
+                          arch="sm_80", **{name: 1000})

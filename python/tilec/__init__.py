@@ -28,7 +28,7 @@ from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
 from .errors import ArgumentError, CompileError, TileError, from_message
 
 __all__ = ["attention", "compile", "load_ptx", "autotune", "Config", "Kernel",
-           "stats", "TileError", "CompileError", "ArgumentError"]
+           "options", "stats", "TileError", "CompileError", "ArgumentError"]
 
 __version__ = "0.1.0"
 
@@ -38,17 +38,41 @@ def _check(rc):
         raise from_message(_capi.last_error())
 
 
-def _tristate(flag):
-    """None: the kernel's @hints decide (0); True: 1; False: -1."""
-    return 0 if flag is None else (1 if flag else -1)
+def _split_options(kwargs):
+    """Keyword arguments split into compile options (those that name one of
+    libtile's, tilec.options()) and the kernel's constants (the rest)."""
+    names = _capi.option_names()
+    options = {k: v for k, v in kwargs.items() if k in names}
+    constants = {k: v for k, v in kwargs.items() if k not in names}
+    return options, constants
 
 
-def _options(constants, kernel=None, arch=None, num_warps=None,
-             num_stages=None, loop_split=True, tensor_alignment=0,
-             rotate_wgmma=None, warp_specialize=None, ping_pong=None,
-             occupancy=None, persistent=None, tile_stages=None,
-             tile_refill_after_read=False, defer_epilogue=False,
-             rescale_in_trip=False):
+def options():
+    """The names of the compile options compile(), Config() and autotune()
+    take as keyword arguments (tilec --help describes each, with '-' for
+    '_'); None leaves one to the kernel's @hints and the defaults."""
+    return list(_capi.option_names())
+
+
+def _option_text(options):
+    """"num_warps=8,warp_specialize=on" for the options that are not None;
+    libtile checks each (names, ranges) and says which is wrong."""
+    items = []
+    for name, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            text = "on" if value else "off"
+        elif isinstance(value, int):
+            text = str(value)
+        else:
+            raise ArgumentError(f"{name}: expected a bool or an int, got "
+                                f"{type(value).__name__} {value!r}")
+        items.append(f"{name}={text}")
+    return ",".join(items)
+
+
+def _options(constants, kernel=None, arch=None, options=None):
     """A tile_compile_options and the objects it points into. Options left
     None are the kernel's @hints', or else the defaults."""
     items = [(str(k), _constant_text(v)) for k, v in constants.items()]
@@ -63,20 +87,9 @@ def _options(constants, kernel=None, arch=None, num_warps=None,
     o.num_constants = len(items)
     o.kernel = kernel.encode() if kernel else None
     o.arch = arch.encode() if arch else None
-    o.num_warps = num_warps or 0
-    o.num_stages = num_stages or 0
-    o.occupancy = occupancy or 0
-    o.tensor_alignment = tensor_alignment
-    o.disable_loop_split = 0 if loop_split else 1
-    o.disable_rotate_wgmma = 1 if rotate_wgmma is False else 0
-    o.warp_specialize = _tristate(warp_specialize)
-    o.ping_pong = _tristate(ping_pong)
-    o.persistent = _tristate(persistent)
-    o.tile_stages = tile_stages or 0
-    o.tile_refill_after_read = 1 if tile_refill_after_read else 0
-    o.defer_epilogue = 1 if defer_epilogue else 0
-    o.rescale_in_trip = 1 if rescale_in_trip else 0
-    keep.append(array)
+    text = _option_text(options or {}).encode()
+    o.options = text
+    keep += [array, text]
     return o, keep
 
 
@@ -144,34 +157,17 @@ class Kernel:
         _check(_capi.lib().tile_kernel_check(self._handle, packed, len(args)))
 
 
-def compile(path_or_source, kernel=None, arch=None, num_warps=None,
-            num_stages=None, loop_split=True, rotate_wgmma=None,
-            warp_specialize=None, ping_pong=None, occupancy=None,
-            persistent=None, tile_stages=None, tile_refill_after_read=False,
-            defer_epilogue=False, rescale_in_trip=False, name=None,
-            **constants):
+def compile(path_or_source, kernel=None, arch=None, name=None, **kwargs):
     """Compiles a .tile file (a path) or source text (anything with a newline
     or starting with `kernel`) and loads it on the GPU. Keyword arguments
-    other than the options set the kernel's `const` parameters (tilec's
-    -DNAME=VALUE). Options left None take the kernel's @hints(...), or else
-    the defaults (4 warps, stages from the latency hints, rotate_wgmma on,
-    warp_specialize, ping_pong and persistent off, no occupancy bound;
-    tile_stages, a persistent kernel's stages of each tile's own copies, 2;
-    tile_refill_after_read, with tile_stages=1, loads the next tile's copy
-    right after this tile's last read of it, off; defer_epilogue, sm_90a,
-    a persistent kernel's tile epilogue under the next tile's first
-    multiply, off; rescale_in_trip, sm_90a, a rotated loop's accumulator
-    rescaled at the end of its trip, off);
-    an option given here wins over the kernel's hint. Raises CompileError
-    with the located diagnostics."""
-    options, keep = _options(constants, kernel, arch, num_warps, num_stages,
-                             loop_split, rotate_wgmma=rotate_wgmma,
-                             warp_specialize=warp_specialize,
-                             ping_pong=ping_pong, occupancy=occupancy,
-                             persistent=persistent, tile_stages=tile_stages,
-                             tile_refill_after_read=tile_refill_after_read,
-                             defer_epilogue=defer_epilogue,
-                             rescale_in_trip=rescale_in_trip)
+    that name a compile option (tilec.options(): num_warps, num_stages,
+    warp_specialize, persistent, ...; bools or ints) set it; the others set
+    the kernel's `const` parameters (tilec's -DNAME=VALUE). An option given
+    here wins over the kernel's @hints(...); one not given takes the hint,
+    or else its default. Raises CompileError with the located diagnostics,
+    ArgumentError for an option of the wrong type or range."""
+    opts, constants = _split_options(kwargs)
+    options, keep = _options(constants, kernel, arch, opts)
     handle = ctypes.c_void_p()
     lib = _capi.lib()
     if _is_source(path_or_source):
@@ -193,47 +189,36 @@ def load_ptx(path):
 
 
 class Config:
-    """One autotuning candidate: constants, warps and pipeline stages, and
-    optionally warp specialization, persistence, a persistent kernel's
-    tile_stages, tile_refill_after_read, defer_epilogue and rescale_in_trip
-    (None: as the kernel's @hints, or the defaults)."""
+    """One autotuning candidate: keyword arguments that name a compile option
+    (tilec.options()) set it for this candidate, the others are the kernel's
+    constants. Options not given keep autotune()'s (or the kernel's
+    @hints, or the defaults)."""
 
-    def __init__(self, num_warps=4, num_stages=0, warp_specialize=None,
-                 persistent=None, tile_stages=None,
-                 tile_refill_after_read=None, defer_epilogue=None,
-                 rescale_in_trip=None, **constants):
-        self.constants = constants
-        self.num_warps = num_warps
-        self.num_stages = num_stages
-        self.warp_specialize = warp_specialize
-        self.persistent = persistent
-        self.tile_stages = tile_stages
-        self.tile_refill_after_read = tile_refill_after_read
-        self.defer_epilogue = defer_epilogue
-        self.rescale_in_trip = rescale_in_trip
+    def __init__(self, **kwargs):
+        self.options, self.constants = _split_options(kwargs)
+
+    def __getattr__(self, name):
+        # config.num_warps: the option's value, None where not given.
+        if name in _capi.option_names():
+            return self.options.get(name)
+        raise AttributeError(name)
 
     def __repr__(self):
-        items = ", ".join(f"{k}={v!r}" for k, v in self.constants.items())
-        extra = "".join(f", {k}={v!r}" for k, v in
-                        (("warp_specialize", self.warp_specialize),
-                         ("persistent", self.persistent),
-                         ("tile_stages", self.tile_stages),
-                         ("tile_refill_after_read",
-                          self.tile_refill_after_read),
-                         ("defer_epilogue", self.defer_epilogue),
-                         ("rescale_in_trip", self.rescale_in_trip))
-                        if v is not None)
-        return (f"Config({items}, num_warps={self.num_warps}, "
-                f"num_stages={self.num_stages}{extra})")
+        items = [f"{k}={v!r}" for k, v in self.constants.items()]
+        items += [f"{k}={v!r}" for k, v in self.options.items()
+                  if v is not None]
+        return f"Config({', '.join(items)})"
 
 
 def autotune(path_or_source, configs, key, grid, args, stream=None,
-             kernel=None, arch=None, name=None, **constants):
+             kernel=None, arch=None, name=None, **kwargs):
     """Picks the fastest of `configs` (tilec.Config) for the problem `key`
     (a string, or anything whose str() names the problem), timing
     `kernel[grid(config)](*args)` with CUDA events on the stream; the winner
     is remembered in memory and on disk. Returns the Kernel, with `.config`
-    set. TILEC_AUTOTUNE=off takes the first config that compiles."""
+    set. Keyword arguments are options and constants, as compile()'s, for
+    every candidate. TILEC_AUTOTUNE=off takes the first config that
+    compiles."""
     if not configs:
         raise ArgumentError("configs: no candidates")
     if isinstance(path_or_source, str) and not _is_source(path_or_source):
@@ -241,21 +226,14 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
             source, label = f.read(), name or path_or_source
     else:
         source, label = path_or_source, name or "<source>"
-    options, keep = _options(constants, kernel, arch)
+    opts, constants = _split_options(kwargs)
+    options, keep = _options(constants, kernel, arch, opts)
     candidates = (_capi.TuneCandidate * len(configs))()
     for i, config in enumerate(configs):
-        array, held = _options(config.constants)
+        array, held = _options(config.constants, options=config.options)
         candidates[i].constants = array.constants
         candidates[i].num_constants = array.num_constants
-        candidates[i].num_warps = config.num_warps
-        candidates[i].num_stages = config.num_stages
-        candidates[i].warp_specialize = _tristate(config.warp_specialize)
-        candidates[i].persistent = _tristate(config.persistent)
-        candidates[i].tile_stages = config.tile_stages or 0
-        candidates[i].tile_refill_after_read = _tristate(
-            config.tile_refill_after_read)
-        candidates[i].defer_epilogue = _tristate(config.defer_epilogue)
-        candidates[i].rescale_in_trip = _tristate(config.rescale_in_trip)
+        candidates[i].options = array.options
         keep += [array, held]
     errors = []
 

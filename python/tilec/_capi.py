@@ -42,24 +42,14 @@ class Constant(ctypes.Structure):
 
 
 class CompileOptions(ctypes.Structure):
+    # The compile options travel as text ("num_warps=8,warp_specialize=on"):
+    # Python names none of them (tile_option_list() does).
     _fields_ = [
         ("constants", ctypes.POINTER(Constant)),
         ("num_constants", ctypes.c_size_t),
         ("kernel", ctypes.c_char_p),
         ("arch", ctypes.c_char_p),
-        ("num_warps", ctypes.c_uint),
-        ("tensor_alignment", ctypes.c_uint),
-        ("num_stages", ctypes.c_uint),
-        ("disable_loop_split", ctypes.c_int),
-        ("disable_rotate_wgmma", ctypes.c_int),
-        ("warp_specialize", ctypes.c_int),
-        ("ping_pong", ctypes.c_int),
-        ("occupancy", ctypes.c_uint),
-        ("persistent", ctypes.c_int),
-        ("tile_stages", ctypes.c_uint),
-        ("tile_refill_after_read", ctypes.c_int),
-        ("defer_epilogue", ctypes.c_int),
-        ("rescale_in_trip", ctypes.c_int),
+        ("options", ctypes.c_char_p),
     ]
 
 
@@ -88,14 +78,7 @@ class TuneCandidate(ctypes.Structure):
     _fields_ = [
         ("constants", ctypes.POINTER(Constant)),
         ("num_constants", ctypes.c_size_t),
-        ("num_warps", ctypes.c_uint),
-        ("num_stages", ctypes.c_uint),
-        ("warp_specialize", ctypes.c_int),
-        ("persistent", ctypes.c_int),
-        ("tile_stages", ctypes.c_uint),
-        ("tile_refill_after_read", ctypes.c_int),
-        ("defer_epilogue", ctypes.c_int),
-        ("rescale_in_trip", ctypes.c_int),
+        ("options", ctypes.c_char_p),
     ]
 
 
@@ -141,6 +124,7 @@ def _declare(lib):
         "tile_kernel_shared_bytes": (c.c_uint, [kernel_p]),
         "tile_kernel_num_params": (c.c_size_t, [kernel_p]),
         "tile_last_error": (c.c_char_p, []),
+        "tile_option_list": (c.c_char_p, []),
         "tile_set_error": (None, [c.c_char_p]),
         "tile_runtime_stats": (c.c_int, [c.POINTER(Stats)]),
         "tile_attention": (c.c_int, [c.POINTER(Tensor)] * 4 +
@@ -195,3 +179,15 @@ def lib():
 def last_error():
     message = lib().tile_last_error()
     return message.decode("utf-8", "replace") if message else ""
+
+
+_option_names = None
+
+
+def option_names():
+    """Every compile option's name (tile/Options.def), as libtile lists
+    them: num_warps, num_stages, ..."""
+    global _option_names
+    if _option_names is None:
+        _option_names = tuple(lib().tile_option_list().decode().split(","))
+    return _option_names

@@ -149,11 +149,12 @@ bool testAutotune(const std::string &kernelsDir) {
   check(tile::deviceMemset(b.get(), 0, n * 4), "memset");
   tile::CompileOptions base;
   base.constants = {{"DTYPE", "f32"}};
-  std::vector<tile::TuneCandidate> candidates = {
-      {{{"TILE", "256"}}, 4, 0},
-      {{{"TILE", "1024"}}, 4, 0},
-      {{{"TILE", "not-a-number"}}, 4, 0}, // cannot compile: skipped
-      {{{"TILE", "2048"}}, 8, 0}};
+  std::vector<tile::TuneCandidate> candidates;
+  for (const char *text : {"TILE=256,num_warps=4", "TILE=1024,num_warps=4",
+                           // cannot compile: skipped
+                           "TILE=not-a-number,num_warps=4",
+                           "TILE=2048,num_warps=8"})
+    candidates.push_back(*tile::TuneCandidate::parse(text));
   int launches = 0;
   tile::TuneLaunch launch = [&](const tile::Kernel &kernel,
                                 const tile::TuneCandidate &candidate,
@@ -200,9 +201,10 @@ bool testAutotune(const std::string &kernelsDir) {
   check(tile::destroyStream(*stream), "destroyStream");
 
   // Scalars: an int with no exact float is refused at launch.
+  tile::CompileOptions fmhaOptions;
+  fmhaOptions.constants = {{"TILE_D", "64"}, {"H", "1"}};
   tile::Expected<tile::Kernel> fmha = tile::Runtime::get().compileFile(
-      kernelsDir + "/flash_attention.tile",
-      tile::CompileOptions{{{"TILE_D", "64"}, {"H", "1"}}});
+      kernelsDir + "/flash_attention.tile", fmhaOptions);
   check(fmha.status(), "compile fmha");
   auto t = [&](void *p) {
     return tile::Tensor::contiguous(p, tile::DType::F16, {1, 1, 64, 64});

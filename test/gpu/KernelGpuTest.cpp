@@ -79,45 +79,30 @@ using Constants = std::vector<std::pair<std::string, std::string>>;
 /// Not a kernel constant: the byte alignment the test's tensors have (base,
 /// outer strides and the length of the last dimension), for AOT compiles.
 const char *const kAlignment = "(alignment)";
-/// Not kernel constants either: CompileOptions::numStages and loopSplit
-/// (tilec --num-stages, --loop-split), carried with the constants so that
-/// they are part of the key of the kernel cache below.
-const char *const kNumStages = "(num_stages)";
-const char *const kLoopSplit = "(loop_split)";
-/// CompileOptions::warpSpecialize (tilec --warp-specialize).
-const char *const kWarpSpecialize = "(warp_specialize)";
-/// CompileOptions::numWarps (tilec --num-warps); absent: 4.
-const char *const kNumWarps = "(num_warps)";
-/// CompileOptions::pingPong (tilec --ping-pong); absent: off.
-const char *const kPingPong = "(ping_pong)";
-/// CompileOptions::persistent (tilec --persistent); absent: off. The test
-/// sets $TILEC_PERSISTENT_BLOCKS to 3, so that even the small grids here
-/// run several tiles per block.
-const char *const kPersistent = "(persistent)";
-/// CompileOptions::tileStages (tilec --tile-stages); absent: the default.
-const char *const kTileStages = "(tile_stages)";
-/// CompileOptions::tileRefillAfterRead (tilec --tile-refill-after-read).
-const char *const kTileRefill = "(tile_refill_after_read)";
-/// CompileOptions::deferEpilogue (tilec --defer-epilogue).
-const char *const kDeferEpilogue = "(defer_epilogue)";
-/// CompileOptions::rotateTiles (tilec --rotate-tiles).
-const char *const kRotateTiles = "(rotate_tiles)";
-/// CompileOptions::rescaleInTrip (tilec --rescale-in-trip).
-const char *const kRescaleInTrip = "(rescale_in_trip)";
-/// CompileOptions::cluster (tilec --cluster).
-const char *const kCluster = "(cluster)";
-/// "true": the options above (stages, specialization, warps, ping-pong,
-/// persistence) reach the compiler as the kernel's own @hints(...), written
-/// into a copy of its source, and not as compile options.
+/// Not a kernel constant either: the compile options (tile::Options text,
+/// "num_stages=2,loop_split=on,..."), carried with the constants so that
+/// they are part of the key of the kernel cache below. A persistent kernel
+/// runs on few blocks: the test sets $TILEC_PERSISTENT_BLOCKS to 3, so that
+/// even the small grids here run several tiles per block.
+const char *const kOptions = "(options)";
+/// "true": the options a kernel may give in its @hints(...) reach the
+/// compiler as the kernel's own hints, written into a copy of its source,
+/// and not as compile options.
 const char *const kViaHints = "(hints)";
 
-/// The pseudo-constants that ask for `stages` pipeline stages, loop
-/// splitting on or off and warp specialization on or off.
-std::vector<std::pair<std::string, std::string>>
-codegen(unsigned stages, bool split, bool specialize = false) {
-  return {{kNumStages, std::to_string(stages)},
-          {kLoopSplit, split ? "true" : "false"},
-          {kWarpSpecialize, specialize ? "true" : "false"}};
+/// The options every case gives the compiler: `stages` pipeline stages,
+/// loops split or not, warp specialization on or off, `warps` warps, no
+/// ping-pong, not persistent (each case changes what it tests).
+tile::Options codegen(unsigned stages, bool split, bool specialize = false,
+                      unsigned warps = 4) {
+  tile::Options options;
+  options.numStages = stages;
+  options.loopSplit = split;
+  options.warpSpecialize = specialize;
+  options.numWarps = warps;
+  options.pingPong = false;
+  options.persistent = false;
+  return options;
 }
 
 /// The largest power of two up to 16 dividing `elements` elements of
@@ -183,42 +168,24 @@ void parallelFor(size_t n, const std::function<void(size_t)> &body) {
 enum class Mode { JIT, AOT };
 const char *modeName(Mode mode) { return mode == Mode::JIT ? "jit" : "aot"; }
 
-/// Runs tilec --emit=ptx; the error text on failure.
+/// Runs tilec --emit=ptx with `options` as its flags (each option's key
+/// with '-' for '_'); the error text on failure.
 std::string runTilec(const std::string &file, const Constants &constants,
                      const std::string &output, unsigned alignment,
-                     unsigned numStages, bool loopSplit, bool warpSpecialize,
-                     unsigned numWarps, bool pingPong, bool persistent,
-                     unsigned tileStages, bool tileRefill, bool deferEpilogue,
-                     bool rotateTiles, bool rescaleInTrip, unsigned cluster,
-                     bool viaHints) {
+                     const tile::Options &options) {
   std::vector<std::string> args = {
-      config.tilec,
-      "--emit=ptx",
-      file,
+      config.tilec, "--emit=ptx", file,
       "--alignment=" + std::to_string(alignment),
-      "--arch=" + (config.arch.empty() ? std::string("sm_90a") : config.arch),
-      std::string("--loop-split=") + (loopSplit ? "true" : "false")};
-  if (!viaHints) {
-    args.push_back("--num-stages=" + std::to_string(numStages));
-    args.push_back(std::string("--warp-specialize=") +
-                   (warpSpecialize ? "true" : "false"));
-    args.push_back("--num-warps=" + std::to_string(numWarps));
-    args.push_back(std::string("--ping-pong=") + (pingPong ? "true" : "false"));
-    args.push_back(std::string("--persistent=") +
-                   (persistent ? "true" : "false"));
-  }
-  if (tileStages)
-    args.push_back("--tile-stages=" + std::to_string(tileStages));
-  if (tileRefill)
-    args.push_back("--tile-refill-after-read");
-  if (deferEpilogue)
-    args.push_back("--defer-epilogue");
-  if (rotateTiles)
-    args.push_back("--rotate-tiles");
-  if (rescaleInTrip)
-    args.push_back("--rescale-in-trip");
-  if (cluster > 1)
-    args.push_back("--cluster=" + std::to_string(cluster));
+      "--arch=" + (config.arch.empty() ? std::string("sm_90a") : config.arch)};
+  options.forEach([&](const tile::OptionInfo &info, const auto &value) {
+    if (!value)
+      return;
+    std::string flag = info.key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    args.push_back("--" + flag + "=" +
+                   (info.isBool ? (*value ? "true" : "false")
+                                : std::to_string(unsigned(*value))));
+  });
   for (const auto &[name, value] : constants)
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
@@ -301,90 +268,52 @@ private:
     std::string file = config.kernelsDir + "/" + name + ".tile";
     // kAlignment is no constant of the kernel: the alignment its tensors
     // have, which an AOT kernel must be compiled for (tilec --alignment).
-    // kNumStages and kLoopSplit are code generation options.
+    // kOptions are the compile options the case asks for.
     Constants constants;
     unsigned alignment = 16;
-    unsigned numStages = 0;
-    bool loopSplit = true;
-    bool warpSpecialize = false;
-    unsigned numWarps = 4;
-    bool pingPong = false;
-    bool persistent = false;
-    unsigned tileStages = 0;
-    bool tileRefill = false;
-    bool deferEpilogue = false;
-    bool rotateTiles = false;
-    bool rescaleInTrip = false;
-    unsigned cluster = 1;
+    tile::Options asked;
     bool viaHints = false;
     for (const auto &[k, v] : allConstants) {
-      if (k == kAlignment)
+      if (k == kAlignment) {
         alignment = std::stoul(v);
-      else if (k == kNumStages)
-        numStages = std::stoul(v);
-      else if (k == kLoopSplit)
-        loopSplit = v == "true";
-      else if (k == kWarpSpecialize)
-        warpSpecialize = v == "true";
-      else if (k == kNumWarps)
-        numWarps = std::stoul(v);
-      else if (k == kPingPong)
-        pingPong = v == "true";
-      else if (k == kPersistent)
-        persistent = v == "true";
-      else if (k == kTileStages)
-        tileStages = std::stoul(v);
-      else if (k == kTileRefill)
-        tileRefill = v == "true";
-      else if (k == kDeferEpilogue)
-        deferEpilogue = v == "true";
-      else if (k == kRotateTiles)
-        rotateTiles = v == "true";
-      else if (k == kRescaleInTrip)
-        rescaleInTrip = v == "true";
-      else if (k == kCluster)
-        cluster = std::stoul(v);
-      else if (k == kViaHints)
+      } else if (k == kOptions) {
+        if (std::string error = asked.parse(v); !error.empty())
+          return tile::Status::error("test options '" + v + "': " + error);
+      } else if (k == kViaHints) {
         viaHints = v == "true";
-      else
+      } else {
         constants.emplace_back(k, v);
+      }
     }
+    // With kViaHints, the options a kernel may give go into its @hints and
+    // not to the compiler.
+    tile::Options given = asked;
     if (viaHints) {
-      tile::Expected<std::string> hinted = withHints(
-          file, numStages, warpSpecialize, numWarps, pingPong, persistent);
+      tile::Expected<std::string> hinted = withHints(file, asked);
       if (!hinted)
         return hinted.status();
       file = *hinted;
+      given.forEach([&](const tile::OptionInfo &info, auto &value) {
+        if (info.flags & TILE_OPTION_HINT)
+          value.reset();
+      });
     }
+    bool warpSpecialize = asked.warpSpecialize.value_or(false);
+    bool persistent = asked.persistent.value_or(false);
+    unsigned numWarps = asked.numWarps.value_or(4);
+    unsigned numStages = asked.numStages.value_or(0);
+    bool loopSplit = asked.loopSplit.value_or(true);
     auto compile = [&]() -> tile::Expected<Kernel> {
       if (mode == Mode::JIT) {
         tile::CompileOptions options;
+        static_cast<tile::Options &>(options) = given;
         options.constants = constants;
-        options.loopSplit = loopSplit;
-        if (!viaHints) {
-          options.numStages = numStages;
-          options.warpSpecialize = warpSpecialize;
-          options.numWarps = numWarps;
-          options.pingPong = pingPong;
-          options.persistent = persistent;
-        }
-        if (tileStages)
-          options.tileStages = tileStages;
-        options.tileRefillAfterRead = tileRefill;
-        options.deferEpilogue = deferEpilogue;
-        options.rotateTiles = rotateTiles;
-        options.rescaleInTrip = rescaleInTrip;
-        options.cluster = cluster;
         options.arch = config.arch;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
                            std::to_string(++counter) + ".ptx";
-      std::string error =
-          runTilec(file, constants, output, alignment, numStages, loopSplit,
-                   warpSpecialize, numWarps, pingPong, persistent, tileStages,
-                   tileRefill, deferEpilogue, rotateTiles, rescaleInTrip,
-                   cluster, viaHints);
+      std::string error = runTilec(file, constants, output, alignment, given);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -416,12 +345,10 @@ private:
     return kernel;
   }
 
-  /// A copy of `file` whose first kernel carries the options as its
-  /// @hints(...); its path.
+  /// A copy of `file` whose first kernel carries the options it may give
+  /// (tile/Options.def's TILE_OPTION_HINT) as its @hints(...); its path.
   tile::Expected<std::string> withHints(const std::string &file,
-                                        unsigned numStages, bool specialize,
-                                        unsigned numWarps, bool pingPong,
-                                        bool persistent) {
+                                        const tile::Options &options) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
@@ -429,12 +356,16 @@ private:
     size_t at = source.find("\nkernel ");
     if (!in || at == std::string::npos)
       return tile::Status::error("no kernel in " + file);
-    std::string hints = "\n@hints(num_warps=" + std::to_string(numWarps) +
-                        ", warp_specialize=" + (specialize ? "True" : "False") +
-                        ", ping_pong=" + (pingPong ? "True" : "False") +
-                        ", persistent=" + (persistent ? "True" : "False");
-    if (numStages)
-      hints += ", num_stages=" + std::to_string(numStages);
+    std::string hints = "\n@hints(";
+    bool first = true;
+    options.forEach([&](const tile::OptionInfo &info, const auto &value) {
+      if (!value || !(info.flags & TILE_OPTION_HINT))
+        return;
+      hints += std::string(first ? "" : ", ") + info.key + "=" +
+               (info.isBool ? (*value ? "True" : "False")
+                            : std::to_string(unsigned(*value)));
+      first = false;
+    });
     source.insert(at, hints + ")");
     std::string path =
         config.workDir + "/hinted-" + std::to_string(++counter) + ".tile";
@@ -651,12 +582,11 @@ Constants gemmConstants(const Gemm &g) {
       {"TILE_N", "128"},
       {"TILE_K", std::to_string(kGemmTileK)},
       {kAlignment, std::stoul(alignK) < std::stoul(alignN) ? alignK : alignN}};
-  for (auto &option : codegen(g.stages, true, g.specialize))
-    constants.push_back(option);
+  tile::Options options = codegen(g.stages, true, g.specialize);
+  options.persistent = g.persistent;
+  constants.push_back({kOptions, options.text()});
   if (g.viaHints)
     constants.push_back({kViaHints, "true"});
-  if (g.persistent)
-    constants.push_back({kPersistent, "true"});
   return constants;
 }
 
@@ -874,28 +804,24 @@ Constants attentionConstants(const Attention &t) {
                          {"QUERY_GROUP_SIZE", std::to_string(t.group)},
                          {"CAUSAL", t.causal ? "True" : "False"},
                          {"EVEN_K", t.seqK % t.tileN == 0 ? "True" : "False"}};
-  for (auto &option : codegen(t.stages, t.split, t.specialize))
-    constants.push_back(option);
-  if (t.warps != 4)
-    constants.push_back({kNumWarps, std::to_string(t.warps)});
-  if (t.pingPong)
-    constants.push_back({kPingPong, "true"});
+  tile::Options options = codegen(t.stages, t.split, t.specialize, t.warps);
+  options.pingPong = t.pingPong;
+  options.persistent = t.persistent;
+  if (t.tileStages)
+    options.tileStages = t.tileStages;
+  if (t.tileRefill)
+    options.tileRefillAfterRead = true;
+  if (t.deferEpilogue)
+    options.deferEpilogue = true;
+  if (t.rotateTiles)
+    options.rotateTiles = true;
+  if (t.rescaleInTrip)
+    options.rescaleInTrip = true;
+  if (t.cluster > 1)
+    options.cluster = t.cluster;
+  constants.push_back({kOptions, options.text()});
   if (t.viaHints)
     constants.push_back({kViaHints, "true"});
-  if (t.persistent)
-    constants.push_back({kPersistent, "true"});
-  if (t.tileStages)
-    constants.push_back({kTileStages, std::to_string(t.tileStages)});
-  if (t.tileRefill)
-    constants.push_back({kTileRefill, "true"});
-  if (t.deferEpilogue)
-    constants.push_back({kDeferEpilogue, "true"});
-  if (t.rotateTiles)
-    constants.push_back({kRotateTiles, "true"});
-  if (t.rescaleInTrip)
-    constants.push_back({kRescaleInTrip, "true"});
-  if (t.cluster > 1)
-    constants.push_back({kCluster, std::to_string(t.cluster)});
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
@@ -1895,7 +1821,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   requireGpu("tile-kernel-gpu-tests");
-  // Persistent kernels: few blocks, many tiles each (kPersistent).
+  // Persistent kernels: few blocks, many tiles each.
   setenv("TILEC_PERSISTENT_BLOCKS", "3", /*overwrite=*/0);
   config.seed = pickSeed(argc, argv);
   std::printf("seed: %llu (rerun with --seed=%llu)\n",

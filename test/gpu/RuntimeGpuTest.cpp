@@ -1074,8 +1074,9 @@ std::vector<tile_arg> toCArgs(const std::vector<Arg> &args) {
 void testCApi(std::mt19937_64 &rng) {
   // tile_compile_file: the JIT params kernel, the same as the C++ one.
   tile_compile_options options = {};
-  options.num_warps = kParamsJit.warps;
-  options.tensor_alignment = kParamsJit.alignment;
+  std::string text = "num_warps=" + std::to_string(kParamsJit.warps) +
+                     ",alignment=" + std::to_string(kParamsJit.alignment);
+  options.options = text.c_str();
   options.arch = config.arch.c_str();
   tile_kernel params = nullptr;
   int rc = tile_compile_file(sourcePath(kParamsJit).c_str(), &options, &params);

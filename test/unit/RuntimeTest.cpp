@@ -769,9 +769,11 @@ namespace {
 struct FakeCompiler {
   std::atomic<int> calls{0};
   int delayMs = 0;
+  tilec::CompileRequest last; // the request of the last call
 
   tilec::CompileResult operator()(const tilec::CompileRequest &request) {
     ++calls;
+    last = request;
     if (delayMs)
       std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
     tilec::CompileResult result;
@@ -791,9 +793,9 @@ struct FakeCompiler {
       kernel.info.arch = request.arch;
       kernel.info.numWarps = request.numWarps.value_or(4);
       kernel.info.numStages = request.numStages.value_or(0);
-      kernel.info.loopSplit = request.loopSplit;
-      kernel.info.params = {
-          tensorParam("A", ElementKind::F32, 1, request.tensorAlignment)};
+      kernel.info.loopSplit = request.loopSplit.value_or(true);
+      kernel.info.params = {tensorParam("A", ElementKind::F32, 1,
+                                        request.tensorAlignment.value_or(16))};
       kernel.info.constants = request.defines;
       kernel.ptx = "// tilec-kernel: " + kernel.info.toJSON() +
                    "\n.version 8.0\n.target " + request.arch +
@@ -824,6 +826,83 @@ sm90(std::vector<std::pair<std::string, std::string>> constants = {}) {
   return options;
 }
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The options schema (tile/Options.def)
+//===----------------------------------------------------------------------===//
+
+/// A valid value of `info` other than its default.
+static unsigned otherValue(const OptionInfo &info) {
+  if (info.isBool)
+    return info.defaultValue ? 0 : 1;
+  return info.defaultValue == info.max ? info.min : info.max;
+}
+
+TEST(Options, EveryOptionRoundTrips) {
+  size_t count;
+  const OptionInfo *infos = optionInfos(count);
+  ASSERT_GE(count, 17u);
+  std::string cList = tile_option_list();
+  std::set<std::string> keys;
+  std::string dir = temporaryDirectory("tile-options");
+  auto compiler = std::make_shared<FakeCompiler>();
+  RuntimeImpl runtime(fakeConfig(dir, compiler));
+  tilec::CompileRequest base;
+  base.source = "kernel k(A: Tensor[f32, 1]):\n    pass\n";
+  base.arch = "sm_90a";
+  std::set<std::string> cacheKeys = {cacheKey(base, "v1")};
+  for (size_t i = 0; i < count; ++i) {
+    const OptionInfo &info = infos[i];
+    SCOPED_TRACE(info.key);
+    EXPECT_TRUE(keys.insert(info.key).second) << "a key given twice";
+    // The C API lists it.
+    EXPECT_NE(("," + cList + ",").find(std::string(",") + info.key + ","),
+              std::string::npos);
+    // Text: set by name, printed, parsed back.
+    unsigned value = otherValue(info);
+    std::string text =
+        std::string(info.key) + "=" +
+        (info.isBool ? (value ? "on" : "off") : std::to_string(value));
+    Options o;
+    ASSERT_EQ(o.parse(text), "");
+    EXPECT_EQ(o.text(), text);
+    Options back;
+    ASSERT_EQ(back.parse(o.text()), "");
+    EXPECT_TRUE(back == o);
+    // Out of range, or not a value of its type: refused by name.
+    Options bad;
+    std::string error =
+        bad.set(info.key, info.isBool ? "maybe" : std::to_string(info.max + 1));
+    EXPECT_NE(error.find(info.key), std::string::npos) << error;
+    // The cache key sees it: each value has its own key; the default
+    // keys as unset unless a kernel's @hints may give the option.
+    tilec::CompileRequest request = base;
+    static_cast<Options &>(request) = o;
+    EXPECT_TRUE(cacheKeys.insert(cacheKey(request, "v1")).second);
+    request = base;
+    request.set(info.key, std::to_string(info.defaultValue));
+    if (info.flags & TILE_OPTION_HINT)
+      EXPECT_NE(cacheKey(request, "v1"), cacheKey(base, "v1"));
+    else
+      EXPECT_EQ(cacheKey(request, "v1"), cacheKey(base, "v1"));
+    // A tuning candidate carries it.
+    Expected<TuneCandidate> candidate = TuneCandidate::parse("TILE=1," + text);
+    ASSERT_TRUE(candidate.ok()) << candidate.status().message();
+    EXPECT_TRUE(candidate->options == o);
+    EXPECT_EQ(candidate->describe(), "TILE=1," + text);
+    // The JIT hands it to the compiler as given (tile_refill_after_read
+    // needs tile_stages=1 beside it).
+    CompileOptions options = sm90();
+    static_cast<Options &>(options) = o;
+    if (o.tileRefillAfterRead.value_or(false))
+      options.tileStages = 1;
+    Expected<std::string> ptx = runtime.compileToPTX(base.source, "k.tile",
+                                                     options);
+    ASSERT_TRUE(ptx.ok()) << ptx.status().message();
+    EXPECT_TRUE(static_cast<const Options &>(compiler->last) ==
+                static_cast<const Options &>(options));
+  }
+}
 
 TEST(JIT, MemoryAndDiskCaches) {
   std::string dir = temporaryDirectory("tile-jit-cache");
@@ -956,8 +1035,8 @@ TEST(JIT, StagesAndLoopSplitAreCachedApart) {
       runtime.compileToPTX(source, "k.tile", options(9, true));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().message(),
-            "CompileOptions::numStages is 9; expected 0 (from the kernel's "
-            "latency hints) to 8");
+            "CompileOptions: num_stages must be 0 or an integer from 1 to 8, "
+            "got 9");
 }
 
 // The real compiler: the options reach the kernel's description, and an
@@ -991,9 +1070,8 @@ TEST(Compile, StagesAndLoopSplitOptions) {
   request.numStages = 9;
   result = tilec::compile(request, tilec::Stage::PTX);
   EXPECT_FALSE(result.ok);
-  EXPECT_EQ(result.diagnostics,
-            "tilec: error: --num-stages must be from 0 to 8 (0: from the "
-            "kernel's latency hints, 1: no pipelining), got 9\n");
+  EXPECT_EQ(result.diagnostics, "tilec: error: num_stages must be 0 or an "
+                                "integer from 1 to 8, got 9\n");
 }
 
 TEST(JIT, CompileErrors) {
@@ -1019,19 +1097,27 @@ TEST(JIT, CompileErrors) {
   ASSERT_TRUE(ptx) << ptx.status().message();
   EXPECT_NE(ptx->find(".entry other"), std::string::npos);
 
+  // The JIT checks the options as the compiler does (a power of two of
+  // warps: it accepted 3 before), before compiling anything.
   CompileOptions bad = sm90();
+  bad.numWarps = 3;
+  EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad)
+                .status()
+                .message()
+                .find("num_warps must be a power of two from 1 to 32, got 3"),
+            std::string::npos);
   bad.numWarps = 0;
   EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad)
                 .status()
                 .message()
-                .find("numWarps is 0"),
+                .find("num_warps must be a power of two from 1 to 32, got 0"),
             std::string::npos);
   bad = sm90();
   bad.tensorAlignment = 12;
   EXPECT_NE(runtime.compileToPTX("k", "k.tile", bad)
                 .status()
                 .message()
-                .find("tensorAlignment is 12"),
+                .find("alignment must be a power of two from 1 to 256, got 12"),
             std::string::npos);
 }
 
@@ -1144,20 +1230,30 @@ TEST(CApi, ErrorsPropagate) {
   EXPECT_STREQ(tile_last_error(), "tile_kernel_launch: NULL kernel");
 
   tile_constant constant = {"TILE", nullptr};
-  tile_compile_options options = {&constant, 1, nullptr, "sm_90a", 0, 0, 0, 0};
+  tile_compile_options options = {&constant, 1, nullptr, "sm_90a", nullptr};
   EXPECT_EQ(tile_compile_source("kernel", "k.tile", &options, &kernel),
             TILE_ERROR);
   EXPECT_STREQ(tile_last_error(),
                "tile_compile_options: constants[0] has a NULL name or value");
-  // num_stages reaches CompileOptions (and is checked before compiling).
+  // The options' text reaches CompileOptions (and is checked before
+  // compiling): a value out of range, a name that is no option.
   tile_compile_options stages = {};
   stages.arch = "sm_90a";
-  stages.num_stages = 12;
-  stages.disable_loop_split = 1;
+  stages.options = "num_stages=12,loop_split=off";
   EXPECT_EQ(tile_compile_source("kernel", "k.tile", &stages, &kernel),
             TILE_ERROR);
-  EXPECT_STREQ(tile_last_error(), "CompileOptions::numStages is 12; expected "
-                                  "0 (from the kernel's latency hints) to 8");
+  EXPECT_STREQ(tile_last_error(),
+               "tile_compile_options: num_stages must be 0 or an integer "
+               "from 1 to 8, got 12");
+  stages.options = "num_warp=8";
+  EXPECT_EQ(tile_compile_source("kernel", "k.tile", &stages, &kernel),
+            TILE_ERROR);
+  EXPECT_EQ(std::string(tile_last_error())
+                .rfind("tile_compile_options: unknown option 'num_warp' (the "
+                       "options are num_warps, num_stages,",
+                       0),
+            0u)
+      << tile_last_error();
 
   // Arguments, on a kernel built from its description.
   tile_kernel fmha =
@@ -1470,28 +1566,30 @@ TEST(Autotune, WithoutAGpuIsAClearError) {
   EXPECT_EQ(result.status().message(), "autotune: no candidates");
   TuneCandidate c;
   c.constants = {{"TILE_M", "128"}, {"TILE_N", "64"}};
-  c.numStages = 2;
-  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2");
-  c.loopSplit = false;
-  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,split=off");
-  c.loopSplit = true;
-  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,split=on");
-  c.loopSplit.reset();
-  c.persistent = true;
-  c.tileStages = 1;
-  EXPECT_EQ(
-      c.describe(),
-      "TILE_M=128,TILE_N=64,warps=4,stages=2,persistent=on,tile-stages=1");
-  c.tileRefillAfterRead = true;
-  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
-                          "persistent=on,tile-stages=1,refill-after-read=on");
-  c.tileRefillAfterRead = false;
-  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
-                          "persistent=on,tile-stages=1,refill-after-read=off");
-  c.rescaleInTrip = true;
-  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,warps=4,stages=2,"
-                          "persistent=on,tile-stages=1,refill-after-read=off,"
-                          "rescale-in-trip=on");
+  c.options.numStages = 2;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,num_stages=2");
+  c.options.loopSplit = false;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,num_stages=2,loop_split=off");
+  c.options.loopSplit.reset();
+  c.options.persistent = true;
+  c.options.tileStages = 1;
+  c.options.tileRefillAfterRead = true;
+  c.options.rescaleInTrip = true;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,num_stages=2,persistent=on,"
+                          "tile_stages=1,tile_refill_after_read=on,"
+                          "rescale_in_trip=on");
+  // describe() and parse() round-trip; names that are options set them,
+  // the rest are constants.
+  Expected<TuneCandidate> parsed = TuneCandidate::parse(c.describe());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->constants, c.constants);
+  EXPECT_TRUE(parsed->options == c.options);
+  EXPECT_EQ(parsed->describe(), c.describe());
+  Expected<TuneCandidate> bad = TuneCandidate::parse("TILE_M=64,cluster=3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "tune candidate 'TILE_M=64,cluster=3': cluster must be a power of "
+            "two from 1 to 8, got 3");
 }
 
 TEST(Autotune, DisabledByTheEnvironment) {

@@ -2,32 +2,34 @@
 
 #include "Tile/IR/KernelHints.h"
 
+#include "tile/Options.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::tile;
 
 ArrayRef<KernelHintSpec> mlir::tile::getKernelHintSpecs() {
-  static const KernelHintSpec specs[] = {
-      {"num_warps", false, 1, 32, true,
-       "warps the layouts use; with warp specialization, the consumer "
-       "warps (4 per consumer warpgroup)"},
-      {"num_stages", false, 1, 8, false,
-       "pipeline stages of every pipelined copy (instead of the latency "
-       "hints)"},
-      {"occupancy", false, 1, 32, false,
-       "blocks per multiprocessor the registers are budgeted for"},
-      {"warp_specialize", true, 0, 1, false,
-       "sm_90a: a TMA producer warp and consumer warpgroups"},
-      {"ping_pong", true, 0, 1, false,
-       "sm_90a, specialized: consumer warpgroups multiply in turns"},
-      {"rotate_wgmma", true, 0, 1, false,
-       "sm_90a: a loop's last multiply issued in the next trip"},
-      {"persistent", true, 0, 1, false,
-       "a block per multiprocessor slot, looping over the grid's blocks"},
-  };
+  // The compile options a kernel may give (TILE_OPTION_HINT in
+  // tile/Options.def), in their order there.
+  static const std::vector<KernelHintSpec> specs = [] {
+    std::vector<KernelHintSpec> list;
+    size_t count;
+    const ::tile::OptionInfo *infos = ::tile::optionInfos(count);
+    for (size_t i = 0; i < count; ++i)
+      if (infos[i].flags & TILE_OPTION_HINT)
+        list.push_back({infos[i].key, infos[i].isBool,
+                        (infos[i].flags & TILE_OPTION_ZERO) ? 0
+                                                            : infos[i].min,
+                        infos[i].max,
+                        (infos[i].flags & TILE_OPTION_POW2) != 0,
+                        infos[i].doc});
+    return list;
+  }();
   return specs;
 }
 

@@ -5,7 +5,8 @@
 // options in its `tile.hints` dictionary (the cuTile kernel hints:
 // `num_worker_warps`, `occupancy`). The compiler driver takes them where
 // the command line or the API gives no value (tilec::compile); a value
-// given there wins. One table of the hints serves the front end, the
+// given there wins. The hints are the compile options tile/Options.def
+// marks TILE_OPTION_HINT; this table of them serves the front end, the
 // dialect's attribute verifier and the driver.
 //
 //===----------------------------------------------------------------------===//
@@ -25,11 +26,11 @@ namespace mlir::tile {
 /// One hint: a bool, or an integer in [min, max] (a power of two if
 /// `powerOfTwo`).
 struct KernelHintSpec {
-  llvm::StringLiteral name;
+  llvm::StringRef name;
   bool isBool;
   int64_t min, max;
   bool powerOfTwo;
-  llvm::StringLiteral meaning;
+  llvm::StringRef meaning;
 };
 
 /// Every hint, in the order the documentation lists them.
