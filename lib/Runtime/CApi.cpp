@@ -1,6 +1,5 @@
 //===- CApi.cpp - libtile's C API -----------------------------------------===//
 
-#include "tile/Attention.h"
 #include "tile/Autotune.h"
 #include "tile/tile.h"
 
@@ -11,14 +10,18 @@
 using namespace tile;
 using namespace tile::detail;
 
-static thread_local std::string lastError;
+std::string &tile::detail::lastCError() {
+  static thread_local std::string error;
+  return error;
+}
 
-static int fail(const std::string &message) {
-  lastError = message;
+int tile::detail::failC(const std::string &message) {
+  lastCError() = message;
   return TILE_ERROR;
 }
 
-static int fail(const Status &status) { return fail(status.message()); }
+static int fail(const std::string &message) { return failC(message); }
+static int fail(const Status &status) { return failC(status); }
 
 static KernelImpl *toImpl(tile_kernel kernel) {
   return reinterpret_cast<KernelImpl *>(kernel);
@@ -221,81 +224,6 @@ const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index) {
   return toImpl(kernel)->info.tmaFallback[index].c_str();
 }
 
-static bool toTensorRef(const tile_tensor *in, const char *name,
-                        TensorRef &out) {
-  if (!in) {
-    fail(std::string("tile::attention: ") + name + ": NULL tensor");
-    return false;
-  }
-  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_BOOL) {
-    fail(std::string("tile::attention: ") + name +
-         ": malformed tile_tensor (rank " + std::to_string(in->rank) +
-         ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
-    return false;
-  }
-  out.data = in->data;
-  out.dtype = static_cast<DType>(in->dtype);
-  out.shape = in->shape;
-  out.strides = in->strides;
-  out.rank = out.stridesRank = static_cast<size_t>(in->rank);
-  return true;
-}
-
-static int attentionC(const tile_tensor *q, const tile_tensor *k,
-                      const tile_tensor *v, const tile_tensor *out,
-                      const tile_attention_options *options, Stream stream,
-                      bool launch, std::string *config = nullptr) {
-  TensorRef refs[4];
-  if (!toTensorRef(q, "q", refs[0]) || !toTensorRef(k, "k", refs[1]) ||
-      !toTensorRef(v, "v", refs[2]) || !toTensorRef(out, "out", refs[3]))
-    return TILE_ERROR;
-  AttentionOptions o;
-  if (options) {
-    o.causal = options->causal != 0;
-    if (options->has_scale)
-      o.scale = options->scale;
-    o.inputPos = options->input_pos;
-    o.autotune = options->disable_autotune == 0;
-  }
-  o.stream = stream;
-  Status status =
-      attentionRefs(refs[0], refs[1], refs[2], refs[3], o, launch, config);
-  return status.ok() ? TILE_OK : fail(status);
-}
-
-int tile_attention(const tile_tensor *q, const tile_tensor *k,
-                   const tile_tensor *v, const tile_tensor *out,
-                   const tile_attention_options *options,
-                   struct CUstream_st *stream) {
-  return attentionC(q, k, v, out, options, stream, /*launch=*/true);
-}
-
-int tile_attention_check(const tile_tensor *q, const tile_tensor *k,
-                         const tile_tensor *v, const tile_tensor *out,
-                         const tile_attention_options *options) {
-  return attentionC(q, k, v, out, options, nullptr, /*launch=*/false);
-}
-
-int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
-                          const tile_tensor *v, const tile_tensor *out,
-                          const tile_attention_options *options,
-                          struct CUstream_st *stream, char *buffer, size_t size,
-                          size_t *needed) {
-  if (size && !buffer)
-    return fail("tile_attention_config: NULL buffer of size " +
-                std::to_string(size));
-  std::string config;
-  if (int rc =
-          attentionC(q, k, v, out, options, stream, /*launch=*/false, &config);
-      rc != TILE_OK)
-    return rc;
-  if (needed)
-    *needed = config.size() + 1;
-  if (size > config.size())
-    std::memcpy(buffer, config.c_str(), config.size() + 1);
-  return TILE_OK;
-}
-
 int tile_autotune(const char *source, const char *name,
                   const tile_compile_options *options,
                   const tile_tune_candidate *candidates, size_t numCandidates,
@@ -337,11 +265,11 @@ int tile_autotune(const char *source, const char *name,
   TuneLaunch tuneLaunch = [&](const Kernel &k, const TuneCandidate &c,
                               Stream s) -> Status {
     size_t index = static_cast<size_t>(&c - list.data());
-    lastError.clear();
+    lastCError().clear();
     if (launch(user, toHandle(k), index, s) == TILE_OK)
       return Status();
-    return Status::error(lastError.empty() ? "the launch callback failed"
-                                           : lastError);
+    return Status::error(lastCError().empty() ? "the launch callback failed"
+                                           : lastCError());
   };
   Expected<TuneResult> result =
       autotune(source, name ? name : "<source>", base, list,
@@ -354,9 +282,11 @@ int tile_autotune(const char *source, const char *name,
   return TILE_OK;
 }
 
-void tile_set_error(const char *message) { lastError = message ? message : ""; }
+void tile_set_error(const char *message) {
+  lastCError() = message ? message : "";
+}
 
-const char *tile_last_error(void) { return lastError.c_str(); }
+const char *tile_last_error(void) { return lastCError().c_str(); }
 
 int tile_runtime_stats(tile_stats *stats) {
   if (!stats)

@@ -11,7 +11,6 @@
 
 #include "CudaDriver.h"
 #include "TensorMap.h"
-#include "tile/Attention.h"
 #include "tile/Tile.h"
 #include "tilec/Target/Compile.h"
 #include "tilec/Target/KernelInfo.h"
@@ -155,25 +154,14 @@ Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
 Status checkKernel(const KernelImpl &kernel, llvm::ArrayRef<ArgRef> args);
 
 //===----------------------------------------------------------------------===//
-// Attention (Attention.cpp)
+// The C API's errors (CApi.cpp), for the operations' C entry points too
 //===----------------------------------------------------------------------===//
 
-/// A tensor argument of tile::attention, borrowed from whichever API it came
-/// through.
-struct TensorRef {
-  const void *data = nullptr;
-  DType dtype = DType::F16;
-  const int64_t *shape = nullptr;
-  size_t rank = 0;
-  const int64_t *strides = nullptr;
-  size_t stridesRank = 0;
-};
-
-/// tile::attention's body: checks; then, with `launch`, runs; with
-/// `config`, stores the configuration used (tuning it if needed).
-Status attentionRefs(const TensorRef &q, const TensorRef &k, const TensorRef &v,
-                     const TensorRef &out, const AttentionOptions &options,
-                     bool launch, std::string *config);
+/// The calling thread's last C API error (tile_last_error).
+std::string &lastCError();
+/// Records `message` as the thread's last error; returns TILE_ERROR.
+int failC(const std::string &message);
+inline int failC(const Status &status) { return failC(status.message()); }
 
 //===----------------------------------------------------------------------===//
 // Caches (Cache.cpp)

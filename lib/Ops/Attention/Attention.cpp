@@ -13,7 +13,7 @@
 #include "tile/Autotune.h"
 #include "tile/tile.h"
 
-#include "RuntimeImpl.h"
+#include "AttentionImpl.h"
 
 #include "llvm/Support/MathExtras.h"
 
