@@ -119,7 +119,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
       mlir::tile::TileRotateWgmmaOptions rotateOptions;
       // With rescaleInTrip, the accumulator's rescaling stays at its
       // trip's end rather than between the next trip's V wait and P V
-      // (docs/architecture.md 7.5.2). A rotated tile loop keeps it with the
+      // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile loop keeps it with the
       // multiply: the rescaling in its peeled first trip spills.
       rotateOptions.rescaleInTrip =
           options.rescaleInTrip && !options.rotatesTiles();

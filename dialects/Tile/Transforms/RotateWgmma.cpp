@@ -48,8 +48,8 @@
 // register operand that goes around) fit in `max-registers` per thread.
 // The last condition keeps the 128-row single-warpgroup attention tile
 // (274 registers estimated at head dim 128) as it is: rotated, ptxas
-// spills and serializes its multiplies, 0.88-0.97x (docs/architecture.md,
-// section 7.5.2).
+// spills and serializes its multiplies, 0.88-0.97x
+// (bench/results/2026-11-28-architecture-notes.md, section 7.5.2).
 //
 //===----------------------------------------------------------------------===//
 

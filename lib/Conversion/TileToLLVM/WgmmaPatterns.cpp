@@ -172,7 +172,7 @@ bool continuesLoop(tile::WarpgroupMmaOp op) {
 /// epilogue's one register web for ptxas; copied, they are two, as they
 /// are when the loop's result is rescaled before that multiply (at head
 /// dim 128 ptxas otherwise spills and the loop runs 2% slower,
-/// docs/architecture.md section 7.5.2).
+/// bench/results/2026-11-28-architecture-notes.md section 7.5.2).
 SmallVector<Value> freshFence(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
   std::string text;
   for (unsigned i = 0, n = acc.size(); i < n; ++i)
