@@ -1,0 +1,67 @@
+//===- AutotuneTest.cpp - tile-runtime-tests ------------------------------===//
+//
+// The autotuner without a GPU: candidates' text, keys, the environment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestSupport.h"
+
+TEST(Autotune, WithoutAGpuIsAClearError) {
+  // No candidates, and no GPU (the tests run where there may be none).
+  std::vector<TuneCandidate> none;
+  Expected<TuneResult> result = autotune(
+      "kernel k(): pass", "k.tile", CompileOptions(), none, "key",
+      [](const Kernel &, const TuneCandidate &, Stream) { return Status(); });
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(), "autotune: no candidates");
+  TuneCandidate c;
+  c.constants = {{"TILE_M", "128"}, {"TILE_N", "64"}};
+  c.options.numStages = 2;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,num_stages=2");
+  c.options.loopSplit = false;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,num_stages=2,loop_split=off");
+  c.options.loopSplit.reset();
+  c.options.persistent = true;
+  c.options.tileStages = 1;
+  c.options.tileRefillAfterRead = true;
+  c.options.rescaleInTrip = true;
+  EXPECT_EQ(c.describe(), "TILE_M=128,TILE_N=64,num_stages=2,persistent=on,"
+                          "tile_stages=1,tile_refill_after_read=on,"
+                          "rescale_in_trip=on");
+  // describe() and parse() round-trip; names that are options set them,
+  // the rest are constants.
+  Expected<TuneCandidate> parsed = TuneCandidate::parse(c.describe());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->constants, c.constants);
+  EXPECT_TRUE(parsed->options == c.options);
+  EXPECT_EQ(parsed->describe(), c.describe());
+  Expected<TuneCandidate> bad = TuneCandidate::parse("TILE_M=64,cluster=3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "tune candidate 'TILE_M=64,cluster=3': cluster must be a power of "
+            "two from 1 to 8, got 3");
+}
+
+TEST(Autotune, DisabledByTheEnvironment) {
+  const char *saved = std::getenv("TILEC_AUTOTUNE");
+  std::string keep = saved ? saved : "";
+  for (const char *off : {"0", "off", "OFF", "false", "no"}) {
+    setenv("TILEC_AUTOTUNE", off, 1);
+    EXPECT_TRUE(autotuneDisabled()) << off;
+  }
+  for (const char *on : {"1", "on", ""}) {
+    setenv("TILEC_AUTOTUNE", on, 1);
+    EXPECT_FALSE(autotuneDisabled()) << on;
+    EXPECT_FALSE(autotuneVerbose()) << on;
+  }
+  // Verbose tunes, and says so.
+  for (const char *verbose : {"verbose", "VERBOSE"}) {
+    setenv("TILEC_AUTOTUNE", verbose, 1);
+    EXPECT_FALSE(autotuneDisabled()) << verbose;
+    EXPECT_TRUE(autotuneVerbose()) << verbose;
+  }
+  if (saved)
+    setenv("TILEC_AUTOTUNE", keep.c_str(), 1);
+  else
+    unsetenv("TILEC_AUTOTUNE");
+}
