@@ -1,6 +1,7 @@
 //===- ArgumentsTest.cpp - tile-runtime-tests -----------------------------===//
 //
-// Argument checking and packing, on kernels built from a description with no CUDA module.
+// Argument checking and packing, on kernels built from a description with no
+// CUDA module.
 //
 //===----------------------------------------------------------------------===//
 

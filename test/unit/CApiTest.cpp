@@ -1,6 +1,7 @@
 //===- CApiTest.cpp - tile-runtime-tests ----------------------------------===//
 //
-// The driver-loading failure path, AOT PTX files, and the C API's error reporting.
+// The driver-loading failure path, AOT PTX files, and the C API's error
+// reporting.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,7 @@
 //===- JITTest.cpp - tile-runtime-tests -----------------------------------===//
 //
-// The options schema (tile/Options.def) from the text form to the compiler, and the JIT's caches with a fake compiler and the real one.
+// The options schema (tile/Options.def) from the text form to the compiler, and
+// the JIT's caches with a fake compiler and the real one.
 //
 //===----------------------------------------------------------------------===//
 
