@@ -14,10 +14,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #define TILE_OPTION_HINT (1u << 0)
 #define TILE_OPTION_POW2 (1u << 1)
@@ -76,6 +79,19 @@ inline std::string listOptions() {
     list += std::string(i == 0 ? "" : i + 1 == count ? " and " : ", ") +
             infos[i].key;
   return list;
+}
+
+/// An option's command-line flag and pipeline-option name: its key with
+/// '-' for '_' ("num-warps"); the text lives as long as the program.
+inline const char *optionFlag(const char *key) {
+  static std::vector<std::unique_ptr<std::string>> names;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  names.push_back(std::make_unique<std::string>(key));
+  for (char &c : *names.back())
+    if (c == '_')
+      c = '-';
+  return names.back()->c_str();
 }
 
 /// Why `value` is not a valid value of option `info`; empty when it is.

@@ -65,16 +65,6 @@ cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                           cl::init("sm_90a"),
                           cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"),
                           cl::cat(tilecCategory));
-/// A compile option's flag: its key with '-' for '_' (--num-warps).
-const char *flagName(const char *key) {
-  static std::vector<std::unique_ptr<std::string>> names;
-  names.push_back(std::make_unique<std::string>(key));
-  for (char &c : *names.back())
-    if (c == '_')
-      c = '-';
-  return names.back()->c_str();
-}
-
 /// An unsigned option's values in --help ("0-8"; 0 where it means none).
 template <typename T> cl::value_desc valueDesc(unsigned min, unsigned max,
                                                unsigned flags) {
@@ -90,7 +80,7 @@ template <typename T> cl::value_desc valueDesc(unsigned min, unsigned max,
 // Every compile option of tile/Options.def, as a flag. Given on the command
 // line, it wins over the kernel's @hints.
 #define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
-  cl::opt<TYPE> FIELD##Flag(StringRef(flagName(#KEY)), cl::desc(DOC),         \
+  cl::opt<TYPE> FIELD##Flag(StringRef(tile::optionFlag(#KEY)), cl::desc(DOC),  \
                             cl::init(DEFAULT),                                 \
                             valueDesc<TYPE>(MIN, MAX, FLAGS),                  \
                             cl::cat(tilecCategory));
@@ -226,7 +216,8 @@ tile_tilec_main(int argc, char **argv) {
     os << result.text;
   }
 
-  if (!tilec::writeFileSafely(outputFile, text, error)) {
+  if (!tilec::writeFileSafely(outputFile, text, error,
+                              /*removeOnSignal=*/true)) {
     errs() << "tilec: error: " << error << "\n";
     return 1;
   }

@@ -16,10 +16,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <memory>
-#include <string>
-#include <vector>
-
 long tilec::CodegenOptions::sharedMemoryBytes() const {
   std::optional<mlir::tile::TargetLimits> limits =
       mlir::tile::TargetLimits::get(arch);
@@ -187,16 +183,6 @@ void tilec::buildCodegenPipeline(mlir::OpPassManager &pm,
 }
 
 namespace {
-/// A compile option's pipeline option name: its key with '-' for '_'.
-const char *optionName(const char *key) {
-  static std::vector<std::unique_ptr<std::string>> names;
-  names.push_back(std::make_unique<std::string>(key));
-  for (char &c : *names.back())
-    if (c == '_')
-      c = '-';
-  return names.back()->c_str();
-}
-
 /// Options of the registered pipelines: the target, as tilec --arch, and
 /// every compile option of tile/Options.def, spelled as tilec's flags.
 struct TargetPipelineOptions
@@ -206,7 +192,7 @@ struct TargetPipelineOptions
       llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a"),
       llvm::cl::init("sm_90a")};
 #define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
-  Option<TYPE> FIELD{*this, optionName(#KEY), llvm::cl::desc(DOC),             \
+  Option<TYPE> FIELD{*this, tile::optionFlag(#KEY), llvm::cl::desc(DOC),       \
                      llvm::cl::init(DEFAULT)};
 #include "tile/Options.def"
 

@@ -2,6 +2,8 @@
 
 #include "RuntimeImpl.h"
 
+#include "tilec/Support/Files.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -125,33 +127,14 @@ std::optional<std::string> DiskCache::read(llvm::StringRef key) const {
   return body.str();
 }
 
-/// Writes `contents` to a temporary file beside `path` and renames it over
-/// `path`: readers see the old file or the new one, never half of one.
+/// Writes `contents` beside `path` and renames it over `path`
+/// (tilec/Support/Files.h): readers see the old file or the new one, never
+/// half of one.
 static Status writeAtomically(const std::string &path,
                               llvm::StringRef contents) {
-  int fd = -1;
-  llvm::SmallString<256> temporary;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".tmp-%%%%%%%%", fd, temporary))
-    return Status::error("cannot create a temporary file for '" + path +
-                         "': " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      std::string message = os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return Status::error("cannot write '" + std::string(temporary) +
-                           "': " + message);
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    return Status::error("cannot rename '" + std::string(temporary) + "' to '" +
-                         path + "': " + ec.message());
-  }
+  std::string error;
+  if (!tilec::writeFileSafely(path, contents, error))
+    return Status::error(error);
   return Status();
 }
 

@@ -88,7 +88,7 @@ static int writeAll(int fd, llvm::StringRef text) {
 }
 
 bool tilec::writeFileSafely(llvm::StringRef path, llvm::StringRef text,
-                            std::string &error) {
+                            std::string &error, bool removeOnSignal) {
   auto fail = [&](const std::string &what) {
     error = "cannot write '" + (path == "-" ? std::string("<stdout>")
                                             : path.str()) +
@@ -130,7 +130,8 @@ bool tilec::writeFileSafely(llvm::StringRef path, llvm::StringRef text,
     return fail(ec.message());
   // Interrupted (Ctrl-C) or killed by a signal LLVM handles, the tool
   // leaves no temporary file behind.
-  llvm::sys::RemoveFileOnSignal(temp);
+  if (removeOnSignal)
+    llvm::sys::RemoveFileOnSignal(temp);
   int e = writeAll(fd, text);
   if (!e && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
     e = errno;
@@ -141,7 +142,8 @@ bool tilec::writeFileSafely(llvm::StringRef path, llvm::StringRef text,
     renamed = fs::rename(temp, path);
   if (e || renamed)
     fs::remove(temp);
-  llvm::sys::DontRemoveFileOnSignal(temp);
+  if (removeOnSignal)
+    llvm::sys::DontRemoveFileOnSignal(temp);
   if (e)
     return fail(std::strerror(e));
   if (renamed)

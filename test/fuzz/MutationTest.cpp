@@ -321,9 +321,10 @@ private:
 };
 } // namespace
 
-/// Compiles `source` to tile IR: its text, or "" when it was rejected.
-static std::string compileText(mlir::MLIRContext &context,
-                               const std::string &source) {
+/// Compiles `source` in process, from source to verified, cleaned-up tile
+/// IR, as tilec reads it (line endings normalized), within the time limit.
+static mlir::OwningOpRef<mlir::ModuleOp> compile(mlir::MLIRContext &context,
+                                                 const std::string &source) {
   SourceMgr sourceMgr;
   unsigned id = tilec::addSourceBuffer(sourceMgr, source, "mutated.tile");
   raw_null_ostream sink;
@@ -332,6 +333,13 @@ static std::string compileText(mlir::MLIRContext &context,
   alarm(perInputSeconds);
   auto module = tilec::compileToTileIR(context, id, diag, options);
   alarm(0);
+  return module;
+}
+
+/// Compiles `source` to tile IR: its text, or "" when it was rejected.
+static std::string compileText(mlir::MLIRContext &context,
+                               const std::string &source) {
+  auto module = compile(context, source);
   if (!module)
     return "";
   std::string text;
@@ -512,15 +520,7 @@ int main(int argc, char **argv) {
     default:
       break;
     }
-    SourceMgr sourceMgr;
-    unsigned id =
-        tilec::addSourceBuffer(sourceMgr, currentInput, "mutated.tile");
-    raw_null_ostream sink;
-    tilec::DiagnosticEngine diag(sourceMgr, sink);
-    tilec::FrontendOptions options;
-    alarm(perInputSeconds);
-    auto module = tilec::compileToTileIR(context, id, diag, options);
-    alarm(0);
+    auto module = compile(context, currentInput);
     ++tried;
     if (module)
       ++compiled;

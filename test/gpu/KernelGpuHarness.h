@@ -151,9 +151,7 @@ inline std::string runTilec(const std::string &file, const Constants &constants,
   options.forEach([&](const tile::OptionInfo &info, const auto &value) {
     if (!value)
       return;
-    std::string flag = info.key;
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    args.push_back("--" + flag + "=" +
+    args.push_back(std::string("--") + tile::optionFlag(info.key) + "=" +
                    (info.isBool ? (*value ? "true" : "false")
                                 : std::to_string(unsigned(*value))));
   });

@@ -62,7 +62,8 @@ int main(int argc, char **argv) {
               input, inputFile == "-" ? "<stdin>" : inputFile),
           registry, config)))
     return 1;
-  if (!tilec::writeFileSafely(outputFile, output, error)) {
+  if (!tilec::writeFileSafely(outputFile, output, error,
+                              /*removeOnSignal=*/true)) {
     llvm::errs() << "tile-opt: error: " << error << "\n";
     return 1;
   }

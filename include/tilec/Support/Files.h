@@ -32,8 +32,11 @@ std::string tooLargeMessage(llvm::StringRef name, size_t maxBytes,
 
 /// Writes `text` to `path` ("-": standard output) as the header describes.
 /// On failure returns false and sets `error` ("cannot write 'x': ...").
+/// With `removeOnSignal` (a tool's own output), an interrupt also removes
+/// the temporary file: that installs LLVM's signal handlers, which a
+/// library embedded in another program (libtile's cache) must not do.
 bool writeFileSafely(llvm::StringRef path, llvm::StringRef text,
-                     std::string &error);
+                     std::string &error, bool removeOnSignal = false);
 
 /// Whether `path` names the file open as standard input (a source given as
 /// "-" that was redirected from it).

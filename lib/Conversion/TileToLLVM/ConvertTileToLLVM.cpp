@@ -4,6 +4,7 @@
 #include "tilec/Conversion/Passes.h"
 
 #include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -171,19 +172,22 @@ struct ConvertTileToLLVMPass
     int32_t consumerRegisters = 0, producerRegisters = 0;
     if (auto producer = ws.getProducerRegisters()) {
       auto shared = func->getAttrOfType<IntegerAttr>(tile::kSharedBytesAttr);
-      // H100/H200: 228 KiB of shared memory per multiprocessor, 1 KiB of
-      // it reserved per block; 64 Ki registers, 2048 threads. No more
-      // blocks than leave every thread 128 registers at entry: the
-      // consumers' accumulators need at least that many.
-      int64_t blocks = std::min<int64_t>(65536 / (threads * 128), 32);
+      // Warp specialization is sm_90a's (TargetLimits.h: 228 KiB of shared
+      // memory per multiprocessor, 1 KiB of it kept per block; 64 Ki
+      // registers). No more blocks than leave every thread 128 registers
+      // at entry: the consumers' accumulators need at least that many.
+      const tile::TargetLimits limits = *tile::TargetLimits::get("sm_90a");
+      int64_t blocks = std::min<int64_t>(
+          limits.registersPerMultiprocessor / (threads * 128),
+          limits.blocksPerMultiprocessor);
       if (shared)
-        blocks =
-            std::min<int64_t>(blocks, (228 * 1024) / (shared.getInt() + 1024));
+        blocks = std::min<int64_t>(
+            blocks, limits.sharedBytesPerMultiprocessor /
+                        (shared.getInt() + limits.reservedSharedBytesPerBlock));
       if (occupancy)
         blocks = occupancy;
       blocks = std::max<int64_t>(blocks, 1);
-      int64_t atEntry =
-          std::min<int64_t>(255, (65536 / (blocks * threads)) & ~int64_t(7));
+      int64_t atEntry = limits.registersPerThreadAt(blocks, threads);
       int64_t rise = std::min<int64_t>(
           240, ((threads * atEntry - 128 * int64_t(*producer)) / consumers) &
                    ~int64_t(7));
