@@ -582,8 +582,7 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
                    .Default(0);
     if (x.kind == Val::Kind::Int && (fn == "abs")) {
       if (x.i == std::numeric_limits<int64_t>::min())
-        return em.error(a.callLoc,
-                        "integer overflow in a constant expression");
+        return em.error(a.callLoc, "integer overflow in a constant expression");
       return Val::integer(std::abs(x.i));
     }
     return Val::floating(r);
@@ -735,11 +734,10 @@ static Val emitAstype(const Args &a) {
     if (auto intType = dyn_cast<IntegerType>(t)) {
       // Truncated toward zero, as a cast does; a value the type cannot
       // hold (NaN, an infinity, out of range) is an error, not a wrap.
-      std::optional<int64_t> v = x.kind == Val::Kind::Float
-                                     ? floatToInt64(x.f)
-                                     : em.getConstInt(x);
-      if (!v || (intType.getWidth() < 64 &&
-                 !llvm::isIntN(intType.getWidth(), *v)))
+      std::optional<int64_t> v =
+          x.kind == Val::Kind::Float ? floatToInt64(x.f) : em.getConstInt(x);
+      if (!v ||
+          (intType.getWidth() < 64 && !llvm::isIntN(intType.getWidth(), *v)))
         return em.error(a.loc(0), "astype(): " + x.describe() +
                                       " does not fit in " + typeName(t));
       return Val::integer(*v);
@@ -930,7 +928,51 @@ Val Emitter::emitCall(const ast::Call &call) {
   if (fn == "range")
     return error(call.getLoc(),
                  "range() can only be the iterable of a 'for' loop");
-  return error(call.callee->getLoc(), "unknown function '" + fn.str() + "'");
+  return error(call.callee->getLoc(),
+               "unknown function '" + fn.str() + "'" +
+                   didYouMean(fn, builtinFunctionNames()));
+}
+
+llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
+  // Every name emitCall dispatches on (test/Frontend/sema/suggestions.tile
+  // calls each of them: none is an unknown function).
+  static const std::vector<llvm::StringRef> names = [] {
+    std::vector<llvm::StringRef> list = {
+        "bid",   "num_blocks", "arange", "full", "zeros", "ones",
+        "load",  "store",      "mma",    "max",  "min",   "sum",
+        "where", "truediv",    "cdiv",   "range"};
+    for (const char *f : kUnaryMath)
+      list.push_back(f);
+    for (const TileMethod &m : kTileMethods)
+      list.push_back(m.name);
+    return list;
+  }();
+  return names;
+}
+
+std::string tilec::didYouMean(llvm::StringRef name,
+                              llvm::ArrayRef<llvm::StringRef> candidates) {
+  // The closest by edit distance (one edit for names of up to three
+  // letters, two for longer ones: "tiel" -> "tile"), or else one the name
+  // starts with or that starts with it ("maximum" -> "max").
+  llvm::StringRef best;
+  unsigned bestDistance = ~0u;
+  unsigned allowed = name.size() <= 3 ? 1 : 2;
+  for (llvm::StringRef c : candidates) {
+    unsigned d = name.edit_distance(c, /*AllowReplacements=*/true, allowed);
+    if (d <= allowed && d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  if (best.empty())
+    for (llvm::StringRef c : candidates)
+      if (c.size() >= 3 && (name.starts_with(c) || c.starts_with(name)) &&
+          c != name) {
+        best = c;
+        break;
+      }
+  return best.empty() ? "" : "; did you mean '" + best.str() + "'?";
 }
 
 Val Emitter::emitMethodCall(const ast::Call &call,

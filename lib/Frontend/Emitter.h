@@ -124,6 +124,14 @@ private:
 /// Prints a type as the language spells it (f16, bool, ...).
 std::string typeName(mlir::Type type);
 
+/// The built-in functions' names (for suggestions).
+llvm::ArrayRef<llvm::StringRef> builtinFunctionNames();
+
+/// "; did you mean 'X'?" for the candidate closest to `name` (a few edits,
+/// or a prefix either way), or "".
+std::string didYouMean(llvm::StringRef name,
+                       llvm::ArrayRef<llvm::StringRef> candidates);
+
 /// `x` truncated toward zero, when the result fits in 64 bits (not for NaN,
 /// the infinities and magnitudes from 2^63 on).
 std::optional<int64_t> floatToInt64(double x);

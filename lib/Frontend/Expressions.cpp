@@ -449,30 +449,62 @@ static Val emitBoolOp(Emitter &em, const ast::BoolOp &e) {
 // Names, attributes and subscripts
 //===----------------------------------------------------------------------===//
 
-/// Built-in names that are values: dtypes and constants.
+/// Built-in names that are values: dtypes and constants (one table for the
+/// lookup and for the suggestions after an unknown name).
+namespace {
+enum class BuiltinName {
+  F16,
+  BF16,
+  F32,
+  I32,
+  Bool,
+  Inf,
+  NaN,
+  Approx,
+  Full,
+  RN
+};
+} // namespace
+static const std::pair<llvm::StringRef, BuiltinName> kBuiltinNames[] = {
+    {"f16", BuiltinName::F16},       {"float16", BuiltinName::F16},
+    {"bf16", BuiltinName::BF16},     {"bfloat16", BuiltinName::BF16},
+    {"f32", BuiltinName::F32},       {"float32", BuiltinName::F32},
+    {"float", BuiltinName::F32},     {"i32", BuiltinName::I32},
+    {"int32", BuiltinName::I32},     {"int", BuiltinName::I32},
+    {"bool", BuiltinName::Bool},     {"bool_", BuiltinName::Bool},
+    {"inf", BuiltinName::Inf},       {"nan", BuiltinName::NaN},
+    {"APPROX", BuiltinName::Approx}, {"FULL", BuiltinName::Full},
+    {"RN", BuiltinName::RN}};
+
 static std::optional<Val> lookupBuiltinName(Emitter &em, llvm::StringRef name) {
   Builder &b = em.builder;
-  if (name == "f16" || name == "float16")
+  const auto *it = llvm::find_if(
+      kBuiltinNames, [&](const auto &entry) { return entry.first == name; });
+  if (it == std::end(kBuiltinNames))
+    return std::nullopt;
+  switch (it->second) {
+  case BuiltinName::F16:
     return Val::dtype(b.getF16Type());
-  if (name == "bf16" || name == "bfloat16")
+  case BuiltinName::BF16:
     return Val::dtype(b.getBF16Type());
-  if (name == "f32" || name == "float32" || name == "float")
+  case BuiltinName::F32:
     return Val::dtype(b.getF32Type());
-  if (name == "i32" || name == "int32" || name == "int")
+  case BuiltinName::I32:
     return Val::dtype(b.getI32Type());
-  if (name == "bool" || name == "bool_")
+  case BuiltinName::Bool:
     return Val::dtype(b.getI1Type());
-  if (name == "inf")
+  case BuiltinName::Inf:
     return Val::floating(std::numeric_limits<double>::infinity());
-  if (name == "nan")
+  case BuiltinName::NaN:
     return Val::floating(std::numeric_limits<double>::quiet_NaN());
-  if (name == "APPROX")
+  case BuiltinName::Approx:
     return Val::roundingMode(tile::RoundingMode::Approx);
-  if (name == "FULL")
+  case BuiltinName::Full:
     return Val::roundingMode(tile::RoundingMode::Full);
-  if (name == "RN")
+  case BuiltinName::RN:
     return Val::roundingMode(tile::RoundingMode::RN);
-  return std::nullopt;
+  }
+  llvm_unreachable("every built-in name is handled");
 }
 
 static Val emitName(Emitter &em, const ast::Name &n) {
@@ -499,7 +531,24 @@ static Val emitName(Emitter &em, const ast::Name &n) {
                         "' is a run-time parameter: @hints take compile-time "
                         "constants only (module constants and const "
                         "parameters)");
-  return em.error(n.getLoc(), "unknown name '" + n.id + "'");
+  // The names in scope, the module's constants and the built-in names.
+  std::vector<llvm::StringRef> candidates;
+  for (const auto &entry : kBuiltinNames)
+    candidates.push_back(entry.first);
+  for (const auto &entry : em.env)
+    candidates.push_back(entry.first());
+  for (const auto &entry : em.globals)
+    candidates.push_back(entry.first());
+  std::string message = "unknown name '" + n.id + "'";
+  llvm::StringRef id(n.id);
+  bool typeLike = (id.starts_with("f") || id.starts_with("i") ||
+                   id.starts_with("u") || id.starts_with("bf")) &&
+                  id.size() <= 8 && llvm::any_of(id, llvm::isDigit);
+  if (typeLike)
+    message += " (the element types are f16, bf16, f32, i32 and bool)";
+  else
+    message += didYouMean(id, candidates);
+  return em.error(n.getLoc(), message);
 }
 
 static Val emitAttribute(Emitter &em, const ast::Attribute &a) {
