@@ -39,16 +39,19 @@ struct Attention {
                                   // stages = 0); 0: the kernel's defaults
 };
 
-Constants attentionConstants(const Attention &t) {
-  Constants constants = {{"DTYPE", tile::dtypeName(t.dtype)},
-                         {"TILE_D", std::to_string(t.d)},
-                         {"H", std::to_string(t.heads)},
-                         {"TILE_M", std::to_string(t.tileM)},
-                         {"TILE_N", std::to_string(t.tileN)},
-                         {"QUERY_GROUP_SIZE", std::to_string(t.group)},
-                         {"CAUSAL", t.causal ? "True" : "False"},
-                         {"EVEN_K", t.seqK % t.tileN == 0 ? "True" : "False"}};
-  tile::Options options = codegen(t.stages, t.split, t.specialize, t.warps);
+Build attentionBuild(const Attention &t) {
+  Build build;
+  Constants &constants = build.constants;
+  constants = {{"DTYPE", tile::dtypeName(t.dtype)},
+               {"TILE_D", std::to_string(t.d)},
+               {"H", std::to_string(t.heads)},
+               {"TILE_M", std::to_string(t.tileM)},
+               {"TILE_N", std::to_string(t.tileN)},
+               {"QUERY_GROUP_SIZE", std::to_string(t.group)},
+               {"CAUSAL", t.causal ? "True" : "False"},
+               {"EVEN_K", t.seqK % t.tileN == 0 ? "True" : "False"}};
+  tile::Options &options = build.options;
+  options = codegen(t.stages, t.split, t.specialize, t.warps);
   options.pingPong = t.pingPong;
   options.persistent = t.persistent;
   if (t.tileStages)
@@ -63,16 +66,14 @@ Constants attentionConstants(const Attention &t) {
     options.rescaleInTrip = true;
   if (t.cluster > 1)
     options.cluster = t.cluster;
-  constants.push_back({kOptions, options.text()});
-  if (t.viaHints)
-    constants.push_back({kViaHints, "true"});
+  build.viaHints = t.viaHints;
   if (t.groupBytes)
     constants.push_back({"GROUP_BYTES", std::to_string(t.groupBytes)});
   if (t.kLatency)
     constants.push_back({"K_LATENCY", std::to_string(t.kLatency)});
   if (t.vLatency)
     constants.push_back({"V_LATENCY", std::to_string(t.vLatency)});
-  return constants;
+  return build;
 }
 
 /// The persistent, specialized 128 x 128 kernel at head dim 128 with
@@ -106,7 +107,7 @@ void wholeProgramCheck() {
   for (const Attention &t : {persistentD128(256), pick})
     for (Mode mode : modes()) {
       tile::Expected<Kernel> kernel =
-          kernels.get(mode, "flash_attention", attentionConstants(t));
+          kernels.get(mode, "flash_attention", attentionBuild(t));
       std::string name = std::string("specialized attention") +
                          (t.rescaleInTrip ? " (pick)" : "") +
                          " compiled whole [" + modeName(mode) + "]";
@@ -140,7 +141,7 @@ void clusterGridCheck() {
         std::string("clustered attention, odd grid x refused [") +
         modeName(mode) + "]";
     tile::Expected<Kernel> kernel =
-        kernels.get(mode, "flash_attention", attentionConstants(t));
+        kernels.get(mode, "flash_attention", attentionBuild(t));
     tile::Status status = kernel
                               ? kernel->launch(tile::Dim3(1, 1), nullptr, args)
                               : kernel.status();
@@ -156,7 +157,7 @@ void clusterGridCheck() {
 void flashAttention(const Attention &t, std::mt19937_64 &rng) {
   const int64_t batch = t.batch, heads = t.heads, kvHeads = heads / t.group;
   const int64_t tileM = t.tileM;
-  Constants constants = attentionConstants(t);
+  Build build = attentionBuild(t);
 
   std::normal_distribution<double> normal(0, 1);
   std::uniform_real_distribution<double> uniform(-1, 1);
@@ -274,7 +275,7 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
         Tensor::contiguous(dout.get(), t.dtype, {batch, heads, t.seqQ, t.d}),
         static_cast<float>(scale),
         t.inputPos};
-    if (!launch(name, mode, "flash_attention", constants,
+    if (!launch(name, mode, "flash_attention", build,
                 tile::Dim3(static_cast<unsigned>(cdiv(t.seqQ, tileM)),
                            static_cast<unsigned>(batch * heads)),
                 args))
@@ -904,7 +905,7 @@ std::vector<Attention> attentionCases() {
 void prepareFlashAttention(Wanted &wanted) {
   for (const Attention &t : attentionCases())
     for (Mode mode : modes())
-      wanted.emplace_back(mode, "flash_attention", attentionConstants(t));
+      wanted.emplace_back(mode, "flash_attention", attentionBuild(t));
 }
 
 void runFlashAttention(std::mt19937_64 &rng) {

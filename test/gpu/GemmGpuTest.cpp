@@ -23,28 +23,26 @@ struct Gemm {
   bool persistent = false; // CompileOptions::persistent
 };
 
-Constants gemmConstants(const Gemm &g) {
-  std::string alignK = alignmentFor(g.k, tile::dtypeBytes(g.dtype));
-  std::string alignN = alignmentFor(g.n, tile::dtypeBytes(g.dtype));
-  Constants constants = {
-      {"DTYPE", tile::dtypeName(g.dtype)},
-      {"TILE_M", "128"},
-      {"TILE_N", "128"},
-      {"TILE_K", std::to_string(kGemmTileK)},
-      {kAlignment, std::stoul(alignK) < std::stoul(alignN) ? alignK : alignN}};
-  tile::Options options = codegen(g.stages, true, g.specialize);
-  options.persistent = g.persistent;
-  constants.push_back({kOptions, options.text()});
-  if (g.viaHints)
-    constants.push_back({kViaHints, "true"});
-  return constants;
+Build gemmBuild(const Gemm &g) {
+  unsigned alignK = alignmentFor(g.k, tile::dtypeBytes(g.dtype));
+  unsigned alignN = alignmentFor(g.n, tile::dtypeBytes(g.dtype));
+  Build build;
+  build.constants = {{"DTYPE", tile::dtypeName(g.dtype)},
+                     {"TILE_M", "128"},
+                     {"TILE_N", "128"},
+                     {"TILE_K", std::to_string(kGemmTileK)}};
+  build.alignment = std::min(alignK, alignN);
+  build.options = codegen(g.stages, true, g.specialize);
+  build.options.persistent = g.persistent;
+  build.viaHints = g.viaHints;
+  return build;
 }
 
 void gemm(const Gemm &g, std::mt19937_64 &rng) {
   const DType dtype = g.dtype;
   const int64_t m = g.m, n = g.n, k = g.k;
   std::uniform_real_distribution<double> uniform(-1, 1);
-  Constants constants = gemmConstants(g);
+  Build build = gemmBuild(g);
   // Inputs rounded to the dtype once, kept in float64 for the reference.
   HostTensor rounding(dtype, 1);
   auto draw = [&](std::vector<double> &values, size_t count) {
@@ -101,7 +99,7 @@ void gemm(const Gemm &g, std::mt19937_64 &rng) {
         " stages=" + std::to_string(g.stages) + (g.specialize ? " ws" : "") +
         (rowsChecked.size() < size_t(m) ? " (sampled rows)" : "") + " [" +
         modeName(mode) + "]";
-    if (!launch(name, mode, "gemm", constants,
+    if (!launch(name, mode, "gemm", build,
                 tile::Dim3(static_cast<unsigned>(cdiv(m, 128)),
                            static_cast<unsigned>(cdiv(n, 128))),
                 {ma.tensor(), mb.tensor(), mc.tensor()}))
@@ -217,7 +215,7 @@ std::vector<Gemm> gemmCases() {
 void prepareGemm(Wanted &wanted) {
   for (const Gemm &g : gemmCases())
     for (Mode mode : modes())
-      wanted.emplace_back(mode, "gemm", gemmConstants(g));
+      wanted.emplace_back(mode, "gemm", gemmBuild(g));
 }
 
 void runGemm(std::mt19937_64 &rng) {

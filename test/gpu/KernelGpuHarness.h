@@ -45,19 +45,33 @@ namespace kernelgpu {
 
 using Constants = std::vector<std::pair<std::string, std::string>>;
 
-/// Not a kernel constant: the byte alignment the test's tensors have (base,
-/// outer strides and the length of the last dimension), for AOT compiles.
-inline const char *const kAlignment = "(alignment)";
-/// Not a kernel constant either: the compile options (tile::Options text,
-/// "num_stages=2,loop_split=on,..."), carried with the constants so that
-/// they are part of the key of the kernel cache below. A persistent kernel
-/// runs on few blocks: the test sets $TILEC_PERSISTENT_BLOCKS to 3, so that
-/// even the small grids here run several tiles per block.
-inline const char *const kOptions = "(options)";
-/// "true": the options a kernel may give in its @hints(...) reach the
+/// What a case builds: the kernel's constants (tilec -D), the compile
+/// options (tilec's flags, or the JIT's tile::CompileOptions), the byte
+/// alignment its tensors have (base, outer strides and the length of the
+/// last dimension: an AOT kernel is compiled for it, tilec --alignment), and
+/// whether the options a kernel may give in its @hints(...) reach the
 /// compiler as the kernel's own hints, written into a copy of its source,
-/// and not as compile options.
-inline const char *const kViaHints = "(hints)";
+/// and not as compile options. A persistent kernel runs on few blocks: the
+/// test sets $TILEC_PERSISTENT_BLOCKS to 3, so that even the small grids
+/// here run several tiles per block.
+struct Build {
+  Constants constants;
+  tile::Options options;
+  unsigned alignment = 16;
+  bool viaHints = false;
+
+  /// "DTYPE=f16 TILE_M=128 [num_stages=2,...] align=16 (hints)": the key of
+  /// the kernel cache below.
+  std::string describe() const {
+    std::string text;
+    for (const auto &[name, value] : constants)
+      text += (text.empty() ? "" : " ") + name + "=" + value;
+    text += " [" + options.text() + "] align=" + std::to_string(alignment);
+    if (viaHints)
+      text += " (hints)";
+    return text;
+  }
+};
 
 /// The options every case gives the compiler: `stages` pipeline stages,
 /// loops split or not, warp specialization on or off, `warps` warps, no
@@ -76,12 +90,12 @@ inline tile::Options codegen(unsigned stages, bool split,
 
 /// The largest power of two up to 16 dividing `elements` elements of
 /// `bytes` bytes each.
-inline std::string alignmentFor(int64_t elements, unsigned bytes) {
+inline unsigned alignmentFor(int64_t elements, unsigned bytes) {
   uint64_t total = uint64_t(elements) * bytes;
   unsigned a = 16;
   while (a > bytes && total % a)
     a /= 2;
-  return std::to_string(a);
+  return a;
 }
 
 struct Config {
@@ -106,13 +120,6 @@ inline Config config;
 inline int passes = 0, failures = 0;
 
 inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-inline std::string describe(const Constants &constants) {
-  std::string text;
-  for (const auto &[name, value] : constants)
-    text += (text.empty() ? "" : " ") + name + "=" + value;
-  return text;
-}
 
 /// Runs `parallel` threads over [0, n).
 inline void parallelFor(size_t n, const std::function<void(size_t)> &body) {
@@ -195,14 +202,14 @@ inline std::string runTilec(const std::string &file, const Constants &constants,
   return text;
 }
 
-/// Kernels by (mode, file, constants), each built once even when several
+/// Kernels by (mode, file, build), each built once even when several
 /// threads ask for it at the same time.
 class Kernels {
 public:
   tile::Expected<Kernel> get(Mode mode, const std::string &name,
-                             const Constants &constants) {
+                             const Build &wanted) {
     std::string key =
-        std::string(modeName(mode)) + "|" + name + "|" + describe(constants);
+        std::string(modeName(mode)) + "|" + name + "|" + wanted.describe();
     std::shared_ptr<Slot> slot;
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -213,16 +220,16 @@ public:
     }
     std::lock_guard<std::mutex> lock(slot->mutex);
     if (!slot->kernel)
-      slot->kernel.emplace(build(mode, name, constants));
+      slot->kernel.emplace(build(mode, name, wanted));
     return *slot->kernel;
   }
 
   /// Compiles everything `wanted` names, on all cores at once.
   void
-  prepare(const std::vector<std::tuple<Mode, std::string, Constants>> &wanted) {
+  prepare(const std::vector<std::tuple<Mode, std::string, Build>> &wanted) {
     parallelFor(wanted.size(), [&](size_t i) {
-      auto &[mode, name, constants] = wanted[i];
-      get(mode, name, constants);
+      auto &[mode, name, build] = wanted[i];
+      get(mode, name, build);
     });
   }
 
@@ -233,28 +240,13 @@ private:
   };
 
   tile::Expected<Kernel> build(Mode mode, const std::string &name,
-                               const Constants &allConstants) {
+                               const Build &wanted) {
     std::string file = config.kernelsDir + "/" + name + ".tile";
-    // kAlignment is no constant of the kernel: the alignment its tensors
-    // have, which an AOT kernel must be compiled for (tilec --alignment).
-    // kOptions are the compile options the case asks for.
-    Constants constants;
-    unsigned alignment = 16;
-    tile::Options asked;
-    bool viaHints = false;
-    for (const auto &[k, v] : allConstants) {
-      if (k == kAlignment) {
-        alignment = std::stoul(v);
-      } else if (k == kOptions) {
-        if (std::string error = asked.parse(v); !error.empty())
-          return tile::Status::error("test options '" + v + "': " + error);
-      } else if (k == kViaHints) {
-        viaHints = v == "true";
-      } else {
-        constants.emplace_back(k, v);
-      }
-    }
-    // With kViaHints, the options a kernel may give go into its @hints and
+    const Constants &constants = wanted.constants;
+    const tile::Options &asked = wanted.options;
+    unsigned alignment = wanted.alignment;
+    bool viaHints = wanted.viaHints;
+    // With viaHints, the options a kernel may give go into its @hints and
     // not to the compiler.
     tile::Options given = asked;
     if (viaHints) {
@@ -359,11 +351,12 @@ inline std::vector<Mode> modes() {
   return {Mode::JIT, Mode::AOT};
 }
 
-/// Launches `name` with `constants` in `mode`; false (reported) on failure.
+/// Launches `name` built as `build` asks in `mode`; false (reported) on
+/// failure.
 inline bool launch(const std::string &caseName, Mode mode,
-                   const std::string &name, const Constants &constants,
-                   tile::Dim3 grid, const std::vector<Arg> &args) {
-  tile::Expected<Kernel> kernel = kernels.get(mode, name, constants);
+                   const std::string &name, const Build &build, tile::Dim3 grid,
+                   const std::vector<Arg> &args) {
+  tile::Expected<Kernel> kernel = kernels.get(mode, name, build);
   tile::Status status =
       kernel ? kernel->launch(grid, nullptr, args) : kernel.status();
   if (status.ok())
@@ -421,7 +414,7 @@ struct Matrix {
 //===----------------------------------------------------------------------===//
 
 /// The kernels the families will launch, compiled ahead in parallel.
-using Wanted = std::vector<std::tuple<Mode, std::string, Constants>>;
+using Wanted = std::vector<std::tuple<Mode, std::string, Build>>;
 
 void vectorAddCases(std::mt19937_64 &rng);
 void softmaxCases(std::mt19937_64 &rng);

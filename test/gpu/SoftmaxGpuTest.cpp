@@ -15,11 +15,11 @@ namespace kernelgpu {
 void softmax(DType dtype, int64_t rows, int64_t cols, int64_t tileN,
              std::mt19937_64 &rng) {
   std::normal_distribution<double> normal(0, 3);
-  Constants constants = {
-      {"DTYPE", tile::dtypeName(dtype)},
-      {"TILE_M", "4"},
-      {"TILE_N", std::to_string(tileN)},
-      {kAlignment, alignmentFor(cols, tile::dtypeBytes(dtype))}};
+  Build build;
+  build.constants = {{"DTYPE", tile::dtypeName(dtype)},
+                     {"TILE_M", "4"},
+                     {"TILE_N", std::to_string(tileN)}};
+  build.alignment = alignmentFor(cols, tile::dtypeBytes(dtype));
   std::vector<double> x(rows * cols);
   for (double &v : x)
     v = normal(rng);
@@ -35,7 +35,7 @@ void softmax(DType dtype, int64_t rows, int64_t cols, int64_t tileN,
                        std::to_string(rows) + "x" + std::to_string(cols) +
                        " TILE_N=" + std::to_string(tileN) + " [" +
                        modeName(mode) + "]";
-    if (!launch(name, mode, "softmax", constants,
+    if (!launch(name, mode, "softmax", build,
                 tile::Dim3(static_cast<unsigned>(cdiv(rows, 4))),
                 {in.tensor(), out.tensor()}))
       continue;

@@ -23,10 +23,9 @@ void vectorAdd(DType dtype, int64_t n, std::mt19937_64 &rng, bool offset) {
   DeviceBuffer da(a.bytes.size()), db(b.bytes.size()), dc(c.bytes.size());
   da.upload(a);
   db.upload(b);
-  Constants constants = {
-      {"DTYPE", tile::dtypeName(dtype)},
-      {"TILE", "1024"},
-      {kAlignment, alignmentFor(n, tile::dtypeBytes(dtype))}};
+  Build build;
+  build.constants = {{"DTYPE", tile::dtypeName(dtype)}, {"TILE", "1024"}};
+  build.alignment = alignmentFor(n, tile::dtypeBytes(dtype));
   auto view = [&](const DeviceBuffer &buffer) {
     return Tensor(static_cast<char *>(buffer.get()) +
                       shift * tile::dtypeBytes(dtype),
@@ -39,7 +38,7 @@ void vectorAdd(DType dtype, int64_t n, std::mt19937_64 &rng, bool offset) {
                        " n=" + std::to_string(n) + (offset ? " base+1" : "") +
                        " [" + modeName(mode) + "]";
     dc.poison();
-    if (!launch(name, mode, "vector_add", constants,
+    if (!launch(name, mode, "vector_add", build,
                 tile::Dim3(static_cast<unsigned>(cdiv(n, 1024))),
                 {view(da), view(db), view(dc)}))
       continue;
