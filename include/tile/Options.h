@@ -14,8 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,16 +80,23 @@ inline std::string listOptions() {
 }
 
 /// An option's command-line flag and pipeline-option name: its key with
-/// '-' for '_' ("num-warps"); the text lives as long as the program.
-inline const char *optionFlag(const char *key) {
-  static std::vector<std::unique_ptr<std::string>> names;
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  names.push_back(std::make_unique<std::string>(key));
-  for (char &c : *names.back())
-    if (c == '_')
-      c = '-';
-  return names.back()->c_str();
+/// '-' for '_' ("num-warps"), made once per option; `key` is an option's
+/// key (null for any other).
+inline const char *optionFlag(std::string_view key) {
+  size_t count;
+  const OptionInfo *infos = optionInfos(count);
+  static const std::vector<std::string> flags = [&] {
+    std::vector<std::string> made;
+    for (size_t i = 0; i < count; ++i) {
+      made.emplace_back(infos[i].key);
+      for (char &c : made.back())
+        if (c == '_')
+          c = '-';
+    }
+    return made;
+  }();
+  const OptionInfo *info = lookupOption(key);
+  return info ? flags[info - infos].c_str() : nullptr;
 }
 
 /// Why `value` is not a valid value of option `info`; empty when it is.
