@@ -21,9 +21,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <random>
+#include <spawn.h>
 #include <string>
+#include <sys/wait.h>
 #include <vector>
+
+extern char **environ;
 
 namespace gputest {
 
@@ -287,6 +292,46 @@ private:
   void *pointer = nullptr;
   size_t bytes = 0;
 };
+
+/// Runs the program `args[0]` with `args`, its output (stdout and stderr)
+/// into `log`; "" when it exits 0, else the error text: the command, then
+/// the first 4 KiB of its output. posix_spawn, so that a test's threads may
+/// run programs at the same time.
+inline std::string runProgram(std::vector<std::string> args,
+                              const std::string &log) {
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int spawnError =
+      posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  std::string command;
+  for (const std::string &arg : args)
+    command += (command.empty() ? "" : " ") + arg;
+  if (spawnError)
+    return "cannot run `" + command + "`: " + std::strerror(spawnError);
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0)
+    return "waiting for `" + command + "` failed";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return "";
+  std::string text = "`" + command + "` failed";
+  if (FILE *f = std::fopen(log.c_str(), "r")) {
+    char buffer[4096];
+    size_t n = std::fread(buffer, 1, sizeof(buffer) - 1, f);
+    buffer[n] = 0;
+    std::fclose(f);
+    text += ":\n" + std::string(buffer);
+  }
+  return text;
+}
 
 } // namespace gputest
 

@@ -166,40 +166,7 @@ inline std::string runTilec(const std::string &file, const Constants &constants,
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
   args.push_back(output);
-  std::string log = output + ".log";
-  // Everything the child needs is built before fork(): this process has
-  // threads, and only async-signal-safe calls may follow fork().
-  std::vector<char *> argv;
-  for (std::string &arg : args)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0)
-    return "cannot run " + config.tilec;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return "";
-  std::string command;
-  for (const std::string &arg : args)
-    command += (command.empty() ? "" : " ") + arg;
-  std::string text = "`" + command + "` failed";
-  if (FILE *f = std::fopen(log.c_str(), "r")) {
-    char buffer[4096];
-    size_t n = std::fread(buffer, 1, sizeof(buffer) - 1, f);
-    buffer[n] = 0;
-    std::fclose(f);
-    text += ":\n" + std::string(buffer);
-  }
-  return text;
+  return runProgram(args, output + ".log");
 }
 
 /// Kernels by (mode, file, build), each built once even when several

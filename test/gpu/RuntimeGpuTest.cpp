@@ -45,14 +45,12 @@
 #include <fcntl.h>
 #include <fstream>
 #include <memory>
-#include <spawn.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
-extern char **environ;
 
 using namespace gputest;
 using tile::Arg;
@@ -180,36 +178,7 @@ std::string runTilec(const Build &build) {
     args.push_back("-D" + name + "=" + value);
   args.push_back("-o");
   args.push_back(output);
-  std::string log = output + ".log";
-
-  std::vector<char *> argv;
-  for (std::string &arg : args)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  int spawnError =
-      posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  std::string command;
-  for (const std::string &arg : args)
-    command += (command.empty() ? "" : " ") + arg;
-  if (spawnError)
-    return "cannot run `" + command + "`: " + std::strerror(spawnError);
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0)
-    return "waiting for `" + command + "` failed";
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return "";
-  std::string text = "`" + command + "` failed";
-  std::string out;
-  if (readFile(log, out))
-    text += ":\n" + out;
-  return text;
+  return runProgram(args, output + ".log");
 }
 
 /// The JIT kernel of `build`, from its file or from its text.
