@@ -235,7 +235,8 @@ indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
     return std::nullopt;
   }
   SmallVector<Value> out;
-  for (const Val &e : elts) {
+  for (const Val &given : elts) {
+    Val e = a.em.scalarOf(given, a.loc(i));
     if (e.kind == Val::Kind::Int) {
       out.push_back(
           a.em.materializeScalar(e, a.em.builder.getI32Type(), a.loc(i)));
@@ -250,7 +251,11 @@ indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
     a.em.diag.error(a.loc(i), a.fname +
                                   "(): tile indices must be integers, "
                                   "got " +
-                                  e.describe());
+                                  e.describe() +
+                                  (e.kind == Val::Kind::Tile
+                                       ? " (only a tile of one element is "
+                                         "a scalar)"
+                                       : ""));
     return std::nullopt;
   }
   return out;
@@ -407,6 +412,44 @@ static Val emitStore(const Args &a) {
       order->empty() ? DenseI32ArrayAttr()
                      : em.builder.getDenseI32ArrayAttr(*order),
       /*shape=*/DenseI64ArrayAttr());
+  return Val::none();
+}
+
+/// atomic_add / atomic_max / atomic_min(tensor, index, tile, order=None).
+static Val emitAtomic(const Args &a, tile::ReduceKind kind) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0) || !requireTile(a, 2, "the combined value"))
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  unsigned rank = type.getRank();
+  auto indices = indexArgs(a, 1, rank, "tensor");
+  auto order = orderArg(a, 3, rank);
+  if (!indices || !order)
+    return Val::invalid();
+  const Val &t = a[2];
+  if (t.getShape().size() != rank)
+    return em.error(a.loc(2), a.fname + "(): the tile has rank " +
+                                  std::to_string(t.getShape().size()) +
+                                  " but the tensor has rank " +
+                                  std::to_string(rank) + "; reshape it first");
+  Type elt = type.getElementType();
+  if (t.getElementType() != elt)
+    return em.error(a.loc(2), a.fname + "(): type mismatch: the tile holds " +
+                                  typeName(t.getElementType()) +
+                                  " but the tensor holds " + typeName(elt) +
+                                  "; convert it with .astype()");
+  if (kind == tile::ReduceKind::Sum
+          ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
+          : !(elt.isF32() || elt.isInteger(32)))
+    return em.error(a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
+                                  " is not supported: " +
+                                  (kind == tile::ReduceKind::Sum
+                                       ? "f32, f16, bf16 and i32 are"
+                                       : "f32 and i32 are"));
+  tile::AtomicRMWOp::create(
+      em.builder, em.loc(a.callLoc), kind, a[0].value, *indices, t.value,
+      order->empty() ? DenseI32ArrayAttr()
+                     : em.builder.getDenseI32ArrayAttr(*order));
   return Val::none();
 }
 
@@ -579,6 +622,11 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
                    .Case("abs", std::fabs(v))
                    .Case("floor", std::floor(v))
                    .Case("ceil", std::ceil(v))
+                   .Case("tanh", std::tanh(v))
+                   .Case("erf", std::erf(v))
+                   .Case("sin", std::sin(v))
+                   .Case("cos", std::cos(v))
+                   .Case("sigmoid", 1.0 / (1.0 + std::exp(-v)))
                    .Default(0);
     if (x.kind == Val::Kind::Int && (fn == "abs")) {
       if (x.i == std::numeric_limits<int64_t>::min())
@@ -608,6 +656,36 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
     r = math::AbsFOp::create(em.builder, location, v);
   } else if (fn == "floor") {
     r = math::FloorOp::create(em.builder, location, v);
+  } else if (fn == "tanh") {
+    r = math::TanhOp::create(em.builder, location, v);
+  } else if (fn == "sin") {
+    r = math::SinOp::create(em.builder, location, v);
+  } else if (fn == "cos") {
+    r = math::CosOp::create(em.builder, location, v);
+  } else if (fn == "erf") {
+    // A polynomial in f32 (math's approximation), for f16 and bf16 too.
+    Type elt = getElementTypeOrSelf(v.getType());
+    Type f32 = em.builder.getF32Type();
+    Value wide = elt.isF32() ? v : em.castElements(v, f32, location);
+    r = math::ErfOp::create(em.builder, location, wide);
+    if (!elt.isF32())
+      r = em.castElements(r, elt, location);
+  } else if (fn == "sigmoid") {
+    // 1 / (1 + exp(-x)): ex2.approx and div.approx; exp(-x) overflowing to
+    // infinity gives 0, as it should.
+    Type elt = getElementTypeOrSelf(v.getType());
+    Value one = em.coerce(Val::floating(1.0), elt,
+                          isa<RankedTensorType>(v.getType())
+                              ? cast<RankedTensorType>(v.getType()).getShape()
+                              : ArrayRef<int64_t>(),
+                          a.callLoc);
+    Value e = math::ExpOp::create(
+        em.builder, location, arith::NegFOp::create(em.builder, location, v));
+    Value d = arith::AddFOp::create(em.builder, location, one, e);
+    r = tile::DivOp::create(
+        em.builder, location, one, d,
+        tile::RoundingModeAttr::get(&em.context, tile::RoundingMode::Approx),
+        UnitAttr());
   } else {
     r = math::CeilOp::create(em.builder, location, v);
   }
@@ -811,6 +889,21 @@ static Val emitTranspose(const Args &a) {
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+/// x.item(): the scalar of a one-element tile.
+static Val emitItem(const Args &a) {
+  const Val &x = a[0];
+  if (x.kind == Val::Kind::Scalar || x.isConstNumber())
+    return x;
+  if (!requireTile(a, 0, "the value"))
+    return Val::invalid();
+  Val s = a.em.scalarOf(x, a.callLoc);
+  if (s.kind == Val::Kind::Tile)
+    return a.em.error(a.loc(0), "item(): the tile must hold one element, "
+                                "got a tile " +
+                                    shapeString(x.getShape()));
+  return s;
+}
+
 static Val emitPermuteArgs(const Args &a) {
   return emitPermute(a, std::nullopt);
 }
@@ -827,10 +920,12 @@ static const TileMethod kTileMethods[] = {
     {"reshape", {{"x", true}, {"shape", true}}, emitReshape},
     {"permute", {{"x", true}, {"order", true}}, emitPermuteArgs},
     {"transpose", {{"x", true}}, emitTranspose},
+    {"item", {{"x", true}}, emitItem},
 };
 
 static const char *const kUnaryMath[] = {
-    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil"};
+    "exp",   "exp2", "log",  "log2", "sqrt", "rsqrt", "abs",
+    "floor", "ceil", "tanh", "erf",  "sin",  "cos",   "sigmoid"};
 
 Val Emitter::emitCall(const ast::Call &call) {
   if (auto *attr = dyn_cast<ast::Attribute>(call.callee.get()))
@@ -890,6 +985,15 @@ Val Emitter::emitCall(const ast::Call &call) {
         {{"tensor", true}, {"index", true}, {"tile", true}, {"order", false}});
     return a ? emitStore(*a) : Val::invalid();
   }
+  if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min") {
+    auto a = bind(
+        {{"tensor", true}, {"index", true}, {"tile", true}, {"order", false}});
+    if (!a)
+      return Val::invalid();
+    return emitAtomic(*a, fn == "atomic_add"   ? tile::ReduceKind::Sum
+                          : fn == "atomic_max" ? tile::ReduceKind::Max
+                                               : tile::ReduceKind::Min);
+  }
   if (fn == "mma") {
     auto a = bind({{"a", true}, {"b", true}, {"acc", true}});
     return a ? emitMma(*a) : Val::invalid();
@@ -938,9 +1042,10 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
   // calls each of them: none is an unknown function).
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> list = {
-        "bid",   "num_blocks", "arange", "full", "zeros", "ones",
-        "load",  "store",      "mma",    "max",  "min",   "sum",
-        "where", "truediv",    "cdiv",   "range"};
+        "bid",   "num_blocks", "arange",     "full",       "zeros",
+        "ones",  "load",       "store",      "mma",        "max",
+        "min",   "sum",        "atomic_add", "atomic_max", "atomic_min",
+        "where", "truediv",    "cdiv",       "range"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

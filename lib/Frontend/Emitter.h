@@ -198,6 +198,10 @@ public:
   /// when they cannot be combined.
   mlir::Type promote(const Val &a, const Val &b, llvm::SMLoc l,
                      llvm::StringRef what);
+  /// A one-element tile as the run-time scalar it holds (`tile.item`): a
+  /// value read from memory where a scalar is needed (a range bound, a tile
+  /// index). Anything else is returned as it is.
+  Val scalarOf(const Val &v, llvm::SMLoc l);
   /// Checks a tile shape: non-empty, static, powers of two.
   bool checkTileShape(llvm::ArrayRef<int64_t> shape, llvm::SMLoc l);
   /// Constant `v` as an integer if it is an int or bool constant.

@@ -710,12 +710,16 @@ void Emitter::emitFor(const ast::For &stmt) {
                "the step of range() must be a positive integer constant");
     return;
   }
-  auto toIndex = [&](const Val &v, SMLoc l) -> Value {
+  auto toIndex = [&](const Val &given, SMLoc l) -> Value {
+    Val v = scalarOf(given, l);
     if (v.kind == Val::Kind::Int)
       return materializeScalar(v, builder.getI32Type(), l);
     if (v.kind == Val::Kind::Scalar && v.value.getType().isInteger(32))
       return v.value;
-    diag.error(l, "range() bounds must be integers, got " + v.describe());
+    diag.error(l, "range() bounds must be integers, got " + v.describe() +
+                      (v.kind == Val::Kind::Tile
+                           ? " (only a tile of one element is a scalar)"
+                           : ""));
     return {};
   };
   SMLoc startLoc = args.size() == 1 ? call->getLoc() : call->args[0]->getLoc();

@@ -155,10 +155,10 @@ Value Emitter::materializeScalar(const Val &v, Type type, llvm::SMLoc l) {
     std::optional<int64_t> truncated = floatToInt64(v.f);
     if (!truncated) {
       diag.error(l, std::string(std::isfinite(v.f) ? "the float constant "
-                                                      "is out of range of "
-                                                    : "cannot convert the "
-                                                      "non-finite float "
-                                                      "constant to ") +
+                                                     "is out of range of "
+                                                   : "cannot convert the "
+                                                     "non-finite float "
+                                                     "constant to ") +
                         typeName(type));
       return {};
     }
@@ -175,6 +175,18 @@ Value Emitter::materializeScalar(const Val &v, Type type, llvm::SMLoc l) {
   }
   return arith::ConstantOp::create(builder, location, type,
                                    builder.getIntegerAttr(type, x));
+}
+
+Val Emitter::scalarOf(const Val &v, llvm::SMLoc l) {
+  if (v.kind != Val::Kind::Tile)
+    return v;
+  int64_t n = 1;
+  for (int64_t d : v.getShape())
+    n *= d;
+  if (n != 1)
+    return v;
+  return Val::dynamic(
+      tile::ItemOp::create(builder, loc(l), v.getElementType(), v.value));
 }
 
 bool Emitter::checkTileShape(ArrayRef<int64_t> shape, llvm::SMLoc l) {

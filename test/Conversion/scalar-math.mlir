@@ -90,3 +90,26 @@ func.func @tile(%x: tensor<256xf32, #b>, %O: !tile.global<f32, 1>) {
   tile.store %O[%c0], %e : !tile.global<f32, 1>, tensor<256xf32, #b>
   return
 }
+
+// tanh.approx.f32 (no NVVM intrinsic: asm without side effects, so that it
+// combines like arithmetic), sin.approx and cos.approx; erf is a polynomial
+// (no libdevice call, no instruction of its own).
+// CHECK-LABEL: llvm.func @approx
+// CHECK-SAME:  (%[[X:.*]]: f32, %[[H:.*]]: f16)
+// CHECK:       llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[X]] : (f32) -> f32
+// CHECK:       llvm.call_intrinsic "llvm.nvvm.sin.approx.f"(%[[X]]) : (f32) -> f32
+// CHECK:       llvm.call_intrinsic "llvm.nvvm.cos.approx.f"(%[[X]]) : (f32) -> f32
+// CHECK:       %[[HW:.*]] = llvm.fpext %[[H]] : f16 to f32
+// CHECK:       llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[HW]] : (f32) -> f32
+// CHECK:       llvm.fptrunc
+// CHECK-NOT:   math.erf
+// CHECK-NOT:   __nv_
+// CHECK:       llvm.return
+func.func @approx(%x: f32, %h: f16) -> (f32, f32, f32, f16, f32) {
+  %0 = math.tanh %x : f32
+  %1 = math.sin %x : f32
+  %2 = math.cos %x : f32
+  %3 = math.tanh %h : f16
+  %4 = math.erf %x : f32
+  return %0, %1, %2, %3, %4 : f32, f32, f32, f16, f32
+}

@@ -36,6 +36,8 @@ struct TargetLimits {
   /// the target (PTXEmitter: 8.1 on sm_90, 7.8 before, where the limit is
   /// 4 KiB and 256 bytes).
   int64_t parameterBytes;
+  /// Whether `red.global.add` takes bf16 (sm_90 on).
+  bool bf16AtomicAdd = false;
 
   /// The limits of `arch` (sm_80, sm_86, sm_89, sm_90, sm_90a); nullopt for
   /// any other.
@@ -47,6 +49,7 @@ struct TargetLimits {
       l.threadsPerMultiprocessor = 2048;
       l.blocksPerMultiprocessor = 32;
       l.parameterBytes = 32764;
+      l.bf16AtomicAdd = true;
     } else if (arch == "sm_80") {
       l.sharedBytesPerBlock = 163 * 1024;
       l.sharedBytesPerMultiprocessor = 164 * 1024;

@@ -288,6 +288,40 @@ void StoreOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+LogicalResult AtomicRMWOp::verify() {
+  RankedTensorType value = getValue().getType();
+  if (failed(verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
+                              value, getOrder(), "combined tile")))
+    return failure();
+  Type elt = value.getElementType();
+  bool isInt = elt.isInteger(32) || elt.isInteger(64);
+  bool isFloat = elt.isF32() || elt.isF16() || elt.isBF16() || elt.isF64();
+  if (!isInt && !isFloat)
+    return emitOpError() << "atomics on " << elt
+                         << " are not supported (f16, bf16, f32, f64, i32, "
+                            "i64)";
+  return success();
+}
+
+void AtomicRMWOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult ItemOp::verify() {
+  RankedTensorType source = getSource().getType();
+  if (source.getNumElements() != 1)
+    return emitOpError() << "the tile must hold one element, got " << source;
+  if (source.getElementType() != getType())
+    return emitOpError() << "the result must be the tile's element type ("
+                         << source.getElementType() << ")";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // MmaOp
 //===----------------------------------------------------------------------===//

@@ -238,6 +238,48 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasVerifier = 1;
 }
 
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "combine a tile into a global tensor atomically";
+  let description = [{
+    Like `tile.store`, but each element of `value` is combined with the
+    tensor's element at its place by one atomic read-modify-write: `sum`
+    adds it, `max` and `min` keep the larger or smaller. Elements that fall
+    outside the tensor are not touched; an element the tile's layout holds in
+    several threads is combined once. The old values are not returned (PTX
+    `red.global`).
+
+    ```mlir
+    tile.atomic_rmw sum %dQ[%b, %m, %c0], %dq : !tile.global<f32, 3>, tensor<1x64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_GlobalTensorType:$tensor,
+                       Variadic<I32>:$indices, Tile_Tile:$value,
+                       OptionalAttr<DenseI32ArrayAttr>:$order);
+  let assemblyFormat = [{
+    $kind $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ItemOp : Tile_Op<"item", [Pure]> {
+  let summary = "the scalar held by a one-element tile";
+  let description = [{
+    The one element of `source` (every dimension of size 1) as a scalar: a
+    value read from memory becomes a loop bound or a tile index. Every
+    thread holds a one-element tile's element, whatever its layout, so this
+    moves no data.
+
+    ```mlir
+    %n = tile.item %len : tensor<1xi32> -> i32
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

@@ -65,14 +65,13 @@ struct CheckResourcesPass
   void runOnOperation() override {
     std::optional<TargetLimits> limits = TargetLimits::get(arch);
     if (!limits) {
-      getOperation().emitError() << "tile-check-resources: unknown target '"
-                                 << arch << "'";
+      getOperation().emitError()
+          << "tile-check-resources: unknown target '" << arch << "'";
       return signalPassFailure();
     }
     bool ok = true;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func->hasAttr(TileDialect::getKernelAttrName()) &&
-          !func.isExternal())
+      if (func->hasAttr(TileDialect::getKernelAttrName()) && !func.isExternal())
         ok &= succeeded(checkKernel(func, *limits));
     if (!ok)
       signalPassFailure();
@@ -89,6 +88,21 @@ struct CheckResourcesPass
     std::string block = std::to_string(threads) + " threads (" +
                         std::to_string(warps) + " warps" +
                         (ws ? " and a producer warpgroup)" : ")");
+
+    // Instructions the target lacks.
+    LogicalResult supported = success();
+    func.walk([&](AtomicRMWOp op) {
+      Type elt = op.getValue().getType().getElementType();
+      if (op.getKind() != ReduceKind::Sum || !elt.isBF16() ||
+          limits.bf16AtomicAdd)
+        return WalkResult::advance();
+      supported = emitError(getUserFacingLoc(op))
+                  << "atomic_add on bf16 needs sm_90 (red.global.add.bf16); "
+                  << arch << " has it for f16, f32 and i32: accumulate in f32";
+      return WalkResult::interrupt();
+    });
+    if (failed(supported))
+      return failure();
 
     // Threads of a block.
     if (threads > limits.threadsPerBlock)
@@ -119,14 +133,13 @@ struct CheckResourcesPass
     if (blocks) {
       if (blocks > limits.blocksPerMultiprocessor)
         return func.emitError()
-               << "kernel '" << name << "': " << asked << " asks for "
-               << blocks << " blocks per multiprocessor; " << arch
-               << " runs at most " << limits.blocksPerMultiprocessor
-               << ": lower --occupancy";
+               << "kernel '" << name << "': " << asked << " asks for " << blocks
+               << " blocks per multiprocessor; " << arch << " runs at most "
+               << limits.blocksPerMultiprocessor << ": lower --occupancy";
       if (blocks * threads > limits.threadsPerMultiprocessor)
         return func.emitError()
-               << "kernel '" << name << "': " << asked << " asks for "
-               << blocks << " blocks of " << block << " per multiprocessor ("
+               << "kernel '" << name << "': " << asked << " asks for " << blocks
+               << " blocks of " << block << " per multiprocessor ("
                << blocks * threads << " threads); " << arch << " runs at most "
                << limits.threadsPerMultiprocessor
                << " threads on one: lower --occupancy to at most "
@@ -135,10 +148,10 @@ struct CheckResourcesPass
       int64_t perBlock = shared + limits.reservedSharedBytesPerBlock;
       if (blocks * perBlock > limits.sharedBytesPerMultiprocessor)
         return func.emitError()
-               << "kernel '" << name << "': " << asked << " asks for "
-               << blocks << " blocks per multiprocessor, each with " << shared
-               << " bytes of shared memory (and " << kib(
-                      limits.reservedSharedBytesPerBlock)
+               << "kernel '" << name << "': " << asked << " asks for " << blocks
+               << " blocks per multiprocessor, each with " << shared
+               << " bytes of shared memory (and "
+               << kib(limits.reservedSharedBytesPerBlock)
                << " the GPU keeps per block): " << blocks * perBlock
                << " bytes; a " << arch << " multiprocessor has "
                << limits.sharedBytesPerMultiprocessor
@@ -151,13 +164,13 @@ struct CheckResourcesPass
     int64_t budget = blocks ? limits.registersPerThreadAt(blocks, threads)
                             : limits.registersPerThread;
     std::string why =
-        blocks ? "under " + asked + ", " + std::to_string(blocks) +
-                     " blocks of " + std::to_string(threads) +
-                     " threads share the multiprocessor's " +
-                     std::to_string(limits.registersPerMultiprocessor) +
-                     " registers, which leaves a thread " +
-                     std::to_string(budget)
-               : "a thread has at most " + std::to_string(budget);
+        blocks
+            ? "under " + asked + ", " + std::to_string(blocks) + " blocks of " +
+                  std::to_string(threads) +
+                  " threads share the multiprocessor's " +
+                  std::to_string(limits.registersPerMultiprocessor) +
+                  " registers, which leaves a thread " + std::to_string(budget)
+            : "a thread has at most " + std::to_string(budget);
     std::string fix = blocks ? "use smaller tiles, more warps (--num-warps) "
                                "or a lower --occupancy"
                              : "use smaller tiles or more warps (--num-warps)";
@@ -190,9 +203,8 @@ struct CheckResourcesPass
       return emitError(getUserFacingLoc(largest))
              << "a " << shape << " tile of " << tensor.getElementType()
              << " held by " << warps << (warps == 1 ? " warp" : " warps")
-             << " needs " << largestRegs
-             << " registers per thread in kernel '" << name << "'; " << why
-             << ": " << fix;
+             << " needs " << largestRegs << " registers per thread in kernel '"
+             << name << "'; " << why << ": " << fix;
     }
 
     // What one wgmma binds at once.

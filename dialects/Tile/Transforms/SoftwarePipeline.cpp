@@ -48,6 +48,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/LoopCounters.h"
@@ -92,12 +93,29 @@ struct PipelinedCopy {
   Value view; // the slot the current iteration reads
 };
 
+/// True when nothing in `loop` writes global memory (no store, atomic or
+/// TMA store): a load of the body then reads the same for any iteration,
+/// whenever it is issued.
+bool writesNoGlobalMemory(scf::ForOp loop) {
+  return !loop.getBody()
+              ->walk([](Operation *op) {
+                return isa<StoreOp, AtomicRMWOp, TmaStoreOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 /// The ops of `body` that compute the operands of `copy` from the induction
 /// variable and values defined outside the loop, in body order; failure when
-/// they depend on anything else (loop-carried values, memory, regions).
+/// they depend on anything else (loop-carried values, regions, memory other
+/// than global loads in a loop that writes no global memory: a paged
+/// cache's page number, read from its block table, is computed ahead with
+/// the copy it indexes).
 FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
                                                scf::ForOp loop) {
   Block *body = loop.getBody();
+  std::optional<bool> readOnly;
   SetVector<Operation *> slice;
   SmallVector<Value> work(copy.getIndices());
   work.push_back(copy.getTensor());
@@ -107,9 +125,16 @@ FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
         !loop.getRegion().isAncestor(v.getParentRegion()))
       continue; // the induction variable, or defined outside the loop
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != body || def->getNumRegions() ||
-        !isMemoryEffectFree(def))
+    if (!def || def->getBlock() != body || def->getNumRegions())
       return failure();
+    if (!isMemoryEffectFree(def)) {
+      if (!isa<LoadOp>(def))
+        return failure();
+      if (!readOnly)
+        readOnly = writesNoGlobalMemory(loop);
+      if (!*readOnly)
+        return failure();
+    }
     if (slice.insert(def))
       llvm::append_range(work, def->getOperands());
   }
@@ -233,8 +258,16 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
           return {};
       }
       auto slice = indexSlice(copy, loop);
-      if (failed(slice))
+      if (failed(slice)) {
+        // Said when the copy was asked to be pipelined (a latency hint,
+        // num_stages), never dropped silently.
+        if (stagesFor(copy, loop) > 1)
+          emitWarning(getUserFacingLoc(copy))
+              << "this load is not pipelined: its index depends on a value "
+                 "carried by the loop, computed in a region, or read from "
+                 "memory the loop also writes";
         return {};
+      }
       p.slice = std::move(*slice);
       p.stages = stagesFor(copy, loop);
       if (isTileLoop(loop) && tileRefillAfterRead && p.stages == 1)

@@ -53,6 +53,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/LoopCounters.h"
@@ -137,9 +138,14 @@ struct WarpSpecializePass
       if (why.empty())
         why = slice(func, producer);
     if (!why.empty()) {
-      if (!copies.empty())
+      if (!copies.empty()) {
         func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
                       StringAttr::get(func.getContext(), why));
+        // Asked for and not done: said, not dropped silently.
+        emitWarning(getUserFacingLoc(func))
+            << "kernel '" << func.getSymName()
+            << "' is not warp-specialized: " << why;
+      }
       return;
     }
     specialize(func, rings, copies, producers);
@@ -369,7 +375,7 @@ struct WarpSpecializePass
         continue;
       }
       if (!isa<TmaLoadOp, SmemSlotOp, BlockIdOp, NumBlocksOp, DimOp>(op) &&
-          !isScalarComputation(op)) {
+          !isScalarComputation(op) && !isScalarRead(func, op)) {
         why = "a copy's coordinates depend on '" +
               op->getName().getStringRef().str() + "'";
         break;
@@ -380,10 +386,41 @@ struct WarpSpecializePass
     return why;
   }
 
+  /// A load of one element (a loop bound or a page number read from
+  /// memory) that the producer may run ahead of the consumers: nothing the
+  /// kernel writes to global memory comes before it or in the same
+  /// top-level op (a loop).
+  static bool isScalarRead(func::FuncOp func, Operation *op) {
+    auto load = dyn_cast<LoadOp>(op);
+    if (!load || load.getType().getNumElements() != 1)
+      return false;
+    Block &top = func.getBody().front();
+    Operation *at = top.findAncestorOpInBlock(*op);
+    if (!at)
+      return false;
+    for (Operation &o : top) {
+      bool writes = o.walk([](Operation *w) {
+                       return isa<StoreOp, AtomicRMWOp, TmaStoreOp>(w)
+                                  ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+                     }).wasInterrupted();
+      if (writes)
+        return false;
+      if (&o == at)
+        return true;
+    }
+    return false;
+  }
+
+  /// Scalar code, or code on tiles of one element (which every thread
+  /// holds whole, so that the producer's threads compute it as well).
   static bool isScalarComputation(Operation *op) {
     return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
-           llvm::all_of(op->getResultTypes(),
-                        [](Type t) { return t.isIntOrIndexOrFloat(); });
+           llvm::all_of(op->getResultTypes(), [](Type t) {
+             auto tile = dyn_cast<RankedTensorType>(t);
+             return t.isIntOrIndexOrFloat() ||
+                    (tile && tile.getNumElements() == 1);
+           });
   }
 
   void specialize(func::FuncOp func, SmallVector<std::unique_ptr<Ring>> &rings,

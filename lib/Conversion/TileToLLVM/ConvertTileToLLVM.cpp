@@ -18,9 +18,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace tilec {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
@@ -78,6 +80,13 @@ LogicalResult lowerTiles(ModuleOp module) {
 /// Stage 2: structured control flow, scalars and functions to LLVM.
 LogicalResult lowerToLLVM(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
+  {
+    // erf has no instruction: a polynomial of f32 arithmetic and exp.
+    // (A walk, not the greedy driver: nothing else is folded or erased.)
+    RewritePatternSet patterns(ctx);
+    populatePolynomialApproximateErfPattern(patterns);
+    walkAndApplyPatterns(module, std::move(patterns));
+  }
   {
     RewritePatternSet patterns(ctx);
     arith::populateArithExpandOpsPatterns(patterns);
@@ -177,9 +186,9 @@ struct ConvertTileToLLVMPass
       // registers). No more blocks than leave every thread 128 registers
       // at entry: the consumers' accumulators need at least that many.
       const tile::TargetLimits limits = *tile::TargetLimits::get("sm_90a");
-      int64_t blocks = std::min<int64_t>(
-          limits.registersPerMultiprocessor / (threads * 128),
-          limits.blocksPerMultiprocessor);
+      int64_t blocks =
+          std::min<int64_t>(limits.registersPerMultiprocessor / (threads * 128),
+                            limits.blocksPerMultiprocessor);
       if (shared)
         blocks = std::min<int64_t>(
             blocks, limits.sharedBytesPerMultiprocessor /

@@ -285,6 +285,118 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
   }
 };
 
+/// The bits of input dimension `dim` whose basis is zero: threads (or
+/// registers) differing only in them hold the same element.
+unsigned replicaMask(const LinearLayout &layout, StringRef dim) {
+  if (!layout.hasInDim(dim))
+    return 0;
+  unsigned mask = 0;
+  for (auto [i, basis] : llvm::enumerate(layout.getBases(dim)))
+    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
+      mask |= 1u << i;
+  return mask;
+}
+
+/// The PTX of one predicated reduction of a register into global memory:
+/// `$0` the predicate (i32), `$1` the address, `$2` the value's bits.
+std::string reductionPtx(tile::ReduceKind kind, Type elt) {
+  std::string head = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n";
+  auto one = [&](StringRef op) {
+    return head + " @p red.global." + op.str() + " [$1], $2;\n}";
+  };
+  if (kind == tile::ReduceKind::Sum) {
+    if (elt.isF32())
+      return one("add.f32");
+    if (elt.isF16())
+      return one("add.noftz.f16");
+    if (elt.isBF16())
+      return one("add.noftz.bf16");
+    return one("add.s32");
+  }
+  StringRef m = kind == tile::ReduceKind::Max ? "max" : "min";
+  if (elt.isInteger(32))
+    return one((m + ".s32").str());
+  // f32 through the integers: the bits of a float without its sign order
+  // as signed integers do, and those of negative floats in reverse as
+  // unsigned ones; any stored value compares correctly against either
+  // (NaN aside). max: s32 max for x >= 0, u32 min for x < 0.
+  StringRef flip = kind == tile::ReduceKind::Max ? "min" : "max";
+  return "{\n .reg .pred p, q, n;\n setp.ne.b32 p, $0, 0;\n"
+         " setp.lt.s32 n, $2, 0;\n and.pred q, p, n;\n"
+         " and.pred p, p, !n;\n @p red.global." +
+         m.str() + ".s32 [$1], $2;\n @q red.global." + flip.str() +
+         ".u32 [$1], $2;\n}";
+}
+
+/// tile.atomic_rmw: each element, once, by `red.global` at its address,
+/// predicated on being inside the tensor. A layout may hold an element in
+/// several registers or threads (the bases that are zero); only the one
+/// with those bits clear combines it.
+struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AtomicRMWOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type elt = type.getElementType();
+    LinearLayout layout = getLinearLayout(type);
+    unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
+    unsigned laneMask = replicaMask(layout, LinearLayout::kLane);
+    unsigned warpMask = replicaMask(layout, LinearLayout::kWarp);
+    unsigned zeros = llvm::popcount(regMask) + llvm::popcount(laneMask) +
+                     llvm::popcount(warpMask);
+    if (layout.getMatrixRank() + zeros != layout.getTotalInBits())
+      return op.emitError() << "atomics on a tile whose layout holds an "
+                               "element in several places other than by "
+                               "broadcast are not supported: "
+                            << type;
+    SmallVector<Value> indices;
+    for (ValueRange v : adaptor.getIndices())
+      indices.push_back(v.front());
+    TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
+                      type.getShape(), elt, layout, op.getOrder());
+    // This thread combines its elements when it is the first holder.
+    Value owner;
+    ThreadIndex t = getThreadIndex(rewriter, loc);
+    for (auto [index, mask] :
+         {std::pair(t.lane, laneMask), std::pair(t.warp, warpMask)}) {
+      if (!mask)
+        continue;
+      Value bits = arith::AndIOp::create(rewriter, loc, index,
+                                         constI32(rewriter, loc, mask));
+      Value clear =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, bits,
+                                constI32(rewriter, loc, 0));
+      owner = owner ? Value(arith::AndIOp::create(rewriter, loc, owner, clear))
+                    : clear;
+    }
+    std::string text = reductionPtx(op.getKind(), elt);
+    unsigned bits = bitWidth(elt);
+    Type word = rewriter.getIntegerType(bits);
+    std::string constraints = bits == 16 ? "r,l,h" : "r,l,r";
+    ValueRange values = adaptor.getValue();
+    for (unsigned r = 0; r < access.getNumRegs(); ++r) {
+      if (r & regMask)
+        continue;
+      Access a = access.at(r);
+      Value pred =
+          owner ? Value(arith::AndIOp::create(rewriter, loc, a.inBounds, owner))
+                : a.inBounds;
+      Value v = values[r];
+      if (v.getType() != word)
+        v = arith::BitcastOp::create(rewriter, loc, word, v);
+      inlinePtx(
+          rewriter, loc, TypeRange(),
+          {arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
+           a.address, v},
+          text, constraints);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// The copy of a tile.async_copy: each thread issues cp.async for the
 /// vectors its layout gives it (vectors outside the tensor copy zero bytes:
 /// cp.async fills the rest of the destination with zeros), under the copy's
@@ -360,6 +472,18 @@ struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
   }
 };
 
+/// Every thread holds a one-element tile's element (a linear layout maps
+/// each thread somewhere, and there is one place), in each register.
+struct ItemLowering : OpConversionPattern<tile::ItemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ItemOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSource().front());
+    return success();
+  }
+};
+
 struct DimLowering : OpConversionPattern<tile::DimOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -374,6 +498,7 @@ struct DimLowering : OpConversionPattern<tile::DimOp> {
 
 void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<LoadLowering, StoreLowering, DimLowering, AsyncCopyLowering,
-               AsyncWaitLowering>(converter, patterns.getContext());
+  patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering, DimLowering,
+               AsyncCopyLowering, AsyncWaitLowering, ItemLowering>(
+      converter, patterns.getContext());
 }

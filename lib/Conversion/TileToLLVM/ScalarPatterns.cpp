@@ -3,8 +3,10 @@
 // After tiles have become registers, what remains of the tile dialect are
 // scalars: block indices and the fast-math functions. They map to PTX
 // special registers and to the NVVM intrinsics of the approximate
-// instructions (ex2.approx.ftz.f32, div.approx.ftz.f32, lg2.approx.f32, ...),
-// computed in f32 for f16 and bf16 values. No libdevice is needed.
+// instructions (ex2.approx.ftz.f32, div.approx.ftz.f32, lg2.approx.f32,
+// sin.approx.f32, tanh.approx.f32, ...), computed in f32 for f16 and bf16
+// values; erf is a polynomial (math's approximation, expanded before these
+// patterns run). No libdevice is needed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,6 +173,42 @@ struct ApproxMathLowering : OpConversionPattern<MathOp> {
   double scaleIn, scaleOut;
 };
 
+/// A PTX instruction of one f32 operand and result with no intrinsic in
+/// LLVM (tanh.approx.f32, sm_75 on), as asm without side effects (so that
+/// it may be combined and moved like any arithmetic); f16 and bf16 through
+/// f32.
+template <typename MathOp>
+struct PtxMathLowering : OpConversionPattern<MathOp> {
+  PtxMathLowering(TypeConverter &converter, MLIRContext *ctx,
+                  StringRef instruction)
+      : OpConversionPattern<MathOp>(converter, ctx, /*benefit=*/2),
+        instruction(instruction) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    Type type = x.getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    if (!type.isF32())
+      x = arith::ExtFOp::create(rewriter, loc, f32, x);
+    Value r = LLVM::InlineAsmOp::create(
+                  rewriter, loc, f32, x, instruction + " $0, $1;", "=f,f",
+                  /*has_side_effects=*/false, /*is_align_stack=*/false,
+                  LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    if (!type.isF32())
+      r = arith::TruncFOp::create(rewriter, loc, type, r);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
+  std::string instruction;
+};
+
 } // namespace
 
 void tilec::populateScalarPatterns(TypeConverter &converter,
@@ -192,4 +230,10 @@ void tilec::populateScalarPatterns(TypeConverter &converter,
       converter, ctx, "llvm.nvvm.lg2.approx.f", 1.0, 1.0);
   patterns.add<ApproxMathLowering<math::RsqrtOp>>(
       converter, ctx, "llvm.nvvm.rsqrt.approx.f", 1.0, 1.0);
+  patterns.add<ApproxMathLowering<math::SinOp>>(
+      converter, ctx, "llvm.nvvm.sin.approx.f", 1.0, 1.0);
+  patterns.add<ApproxMathLowering<math::CosOp>>(
+      converter, ctx, "llvm.nvvm.cos.approx.f", 1.0, 1.0);
+  patterns.add<PtxMathLowering<math::TanhOp>>(converter, ctx,
+                                              "tanh.approx.f32");
 }

@@ -436,6 +436,42 @@ func.func @load_not_global(%i: i32) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.atomic_rmw and tile.item
+//===----------------------------------------------------------------------===//
+
+func.func @atomic_element_type(%O: !tile.global<f32, 1>, %i: i32, %v: tensor<64xf16>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op the combined tile element type 'f16' does not match the tensor element type 'f32'}}
+  tile.atomic_rmw sum %O[%i], %v : !tile.global<f32, 1>, tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @atomic_unsupported(%O: !tile.global<i1, 1>, %i: i32, %v: tensor<64xi1>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op atomics on 'i1' are not supported (f16, bf16, f32, f64, i32, i64)}}
+  tile.atomic_rmw sum %O[%i], %v : !tile.global<i1, 1>, tensor<64xi1>
+  return
+}
+
+// -----
+
+func.func @item_elements(%t: tensor<2xi32>) -> i32 {
+  // expected-error @+1 {{'tile.item' op the tile must hold one element, got 'tensor<2xi32>'}}
+  %s = tile.item %t : tensor<2xi32> -> i32
+  return %s : i32
+}
+
+// -----
+
+func.func @item_type(%t: tensor<1xi32>) -> f32 {
+  // expected-error @+1 {{'tile.item' op the result must be the tile's element type ('i32')}}
+  %s = tile.item %t : tensor<1xi32> -> f32
+  return %s : f32
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.store
 //===----------------------------------------------------------------------===//
 

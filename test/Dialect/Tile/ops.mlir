@@ -148,6 +148,28 @@ func.func @load(%K: !tile.global<f16, 4>, %X: !tile.global<i32, 1>, %i: i32, %j:
   return
 }
 
+// CHECK-LABEL: func.func @atomic_rmw
+// CHECK-SAME: (%[[O:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[V:[[:alnum:]_]+]]: tensor<64x128xf32>)
+func.func @atomic_rmw(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x128xf32>) {
+  // CHECK-NEXT: tile.atomic_rmw sum %[[O]][%[[I]], %[[I]]], %[[V]] : <f32, 2>, tensor<64x128xf32>
+  tile.atomic_rmw sum %O[%i, %i], %v : !tile.global<f32, 2>, tensor<64x128xf32>
+  // CHECK-NEXT: tile.atomic_rmw max %[[O]][%[[I]], %[[I]]], %[[V]] {order = array<i32: 1, 0>} : <f32, 2>, tensor<64x128xf32>
+  tile.atomic_rmw max %O[%i, %i], %v {order = array<i32: 1, 0>} : !tile.global<f32, 2>, tensor<64x128xf32>
+  // CHECK-NEXT: tile.atomic_rmw min
+  tile.atomic_rmw min %O[%i, %i], %v : !tile.global<f32, 2>, tensor<64x128xf32>
+  // CHECK-NEXT: return
+  return
+}
+
+// CHECK-LABEL: func.func @item
+// CHECK-SAME: (%[[T:[[:alnum:]_]+]]: tensor<1x1xi32>)
+func.func @item(%t: tensor<1x1xi32>) -> i32 {
+  // CHECK-NEXT: %[[S:.*]] = tile.item %[[T]] : tensor<1x1xi32> -> i32
+  %s = tile.item %t : tensor<1x1xi32> -> i32
+  // CHECK-NEXT: return %[[S]]
+  return %s : i32
+}
+
 // CHECK-LABEL: func.func @store
 // CHECK-SAME: (%[[O:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[M:[[:alnum:]_]+]]: !tile.global<i1, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[V:[[:alnum:]_]+]]: tensor<1x1x64x128xf16>, %[[P:[[:alnum:]_]+]]: tensor<16x32xi1>, %[[W:[[:alnum:]_]+]]: tensor<64x128xf16>)
 func.func @store(%O: !tile.global<f16, 4>, %M: !tile.global<i1, 2>, %i: i32,

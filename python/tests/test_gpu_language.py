@@ -1,0 +1,276 @@
+"""The language features for the attention family on a GPU, against float64
+references on fresh random inputs with poisoned outputs, on sm_90a and
+sm_80: values read from memory bounding loops and indexing loads (a paged-KV
+decode with variable lengths, pipelined, and warp-specialized on sm_90a);
+atomic_add / atomic_max / atomic_min (a split-K GEMM, replicated layouts
+combining once, every element type); the math functions at their
+documented precision; row reductions stored as vectors. Skipped without
+PyTorch and a CUDA GPU."""
+
+import math
+import os
+
+import pytest
+
+import tilec
+
+os.environ.setdefault("TILEC_AUTOTUNE", "off")
+
+ARCHS = ["sm_90a", "sm_80"]
+
+
+def sm90(torch):
+    return torch.cuda.get_device_capability() >= (9, 0)
+
+
+def skip_unless_arch(torch, arch):
+    if arch == "sm_90a" and not sm90(torch):
+        pytest.skip("sm_90a needs a Hopper GPU")
+
+
+# --- Paged-KV decode -------------------------------------------------------
+
+def paged_reference(torch, q, kc, vc, table, lens, page, scale):
+    """float64 decode attention of each sequence over its own tokens,
+    gathered from the cache through the block table."""
+    BH, G, D = q.shape
+    H = kc.shape[1]
+    out = torch.zeros(BH, G, D, dtype=torch.float64, device=q.device)
+    for bh in range(BH):
+        b, h = divmod(bh, H)
+        n = int(lens[b])
+        if n == 0:
+            continue
+        pages = table[b, :(n + page - 1) // page].long()
+        k = kc[pages, h].reshape(-1, D)[:n].double()
+        v = vc[pages, h].reshape(-1, D)[:n].double()
+        s = (q[bh].double() @ k.T) * scale
+        out[bh] = torch.softmax(s, dim=-1) @ v
+    return out
+
+
+PAGED = [
+    # arch, options, B, H_KV, GROUP, D, PAGE, lengths
+    ("sm_90a", {}, 3, 2, 4, 128, 64, [1, 200, 64]),
+    ("sm_90a", {"warp_specialize": True}, 4, 2, 8, 128, 64,
+     [0, 1, 333, 128]),
+    ("sm_90a", {"warp_specialize": True}, 2, 4, 16, 64, 32, [1000, 31]),
+    ("sm_90a", {"num_stages": 1}, 2, 1, 4, 128, 64, [130, 5]),
+    ("sm_80", {}, 3, 2, 4, 128, 64, [0, 77, 640]),
+    ("sm_80", {}, 2, 2, 16, 64, 32, [33, 1]),
+]
+
+
+@pytest.mark.parametrize("case", PAGED, ids=lambda c: "-".join(
+    str(x) if not isinstance(x, (dict, list)) else
+    ("_".join(f"{k}={v}" for k, v in x.items()) or "default")
+    if isinstance(x, dict) else "x".join(map(str, x)) for x in c))
+def test_paged_decode(torch_gpu, repo, case):
+    torch = torch_gpu
+    arch, opts, B, H, G, D, PAGE, lens = case
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(len(lens) * 7 + D + sum(lens))
+    max_pages = max(1, max((n + PAGE - 1) // PAGE for n in lens))
+    num_pages = B * max_pages + 3
+    kc = torch.randn(num_pages, H, PAGE, D, device="cuda",
+                     dtype=torch.float16)
+    vc = torch.randn(num_pages, H, PAGE, D, device="cuda",
+                     dtype=torch.float16)
+    # Each sequence's pages scattered over the cache, in a random order.
+    perm = torch.randperm(num_pages, device="cuda").int()
+    table = perm[:B * max_pages].reshape(B, max_pages).contiguous()
+    seq_lens = torch.tensor(lens, device="cuda", dtype=torch.int32)
+    q = torch.randn(B * H, G, D, device="cuda", dtype=torch.float16)
+    out = torch.full((B * H, G, D), float("nan"), device="cuda")
+    kernel = tilec.compile(os.path.join(repo, "kernels", "paged_decode.tile"),
+                           arch=arch, D=D, PAGE=PAGE, H_KV=H, **opts)
+    scale = 1 / math.sqrt(D)
+    kernel[B * H](q, kc, vc, table, seq_lens, out, scale)
+    torch.cuda.synchronize()
+    ref = paged_reference(torch, q, kc, vc, table, seq_lens, PAGE, scale)
+    assert torch.isfinite(out).all()
+    err = (out.double() - ref).abs().max().item()
+    assert err < 2e-2, err
+    # The same again: a result that changes between runs is a race.
+    again = torch.full_like(out, float("nan"))
+    kernel[B * H](q, kc, vc, table, seq_lens, again, scale)
+    torch.cuda.synchronize()
+    assert torch.equal(out, again)
+
+
+# --- Atomics ---------------------------------------------------------------
+
+SPLIT_K = """
+kernel split_k(A: Tensor[f16, 2], B: Tensor[f16, 2], C: Tensor[f32, 2],
+               TILE_M: const int = 64, TILE_N: const int = 64,
+               TILE_K: const int = 32, K_PER_BLOCK: const int = 128):
+    m = bid(0)
+    n = bid(1)
+    s = bid(2)
+    acc = zeros((TILE_M, TILE_N))
+    for k in range(K_PER_BLOCK // TILE_K):
+        kk = s * (K_PER_BLOCK // TILE_K) + k
+        a = load(A, index=(m, kk), shape=(TILE_M, TILE_K))
+        b = load(B, index=(kk, n), shape=(TILE_K, TILE_N))
+        acc = mma(a, b, acc)
+    atomic_add(C, index=(m, n), tile=acc)
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_split_k_gemm_atomic_add(torch_gpu, arch):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(11)
+    M, N, K, KB = 192, 130, 512, 128   # N not a multiple of the tile
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.zeros(M, N, device="cuda")
+    kernel = tilec.compile(SPLIT_K, name="split_k.tile", arch=arch,
+                           K_PER_BLOCK=KB)
+    kernel[(M // 64, (N + 63) // 64, K // KB)](a, b, c)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-5, err
+
+
+ATOMICS = """
+kernel combine(F: Tensor[f32, 1], I: Tensor[i32, 1], H: Tensor[f16, 1],
+               S: Tensor[f32, 1], X: Tensor[f32, 1], Y: Tensor[i32, 1]):
+    x = load(X, index=(bid(0),), shape=(256,))
+    y = load(Y, index=(bid(0),), shape=(256,))
+    atomic_add(F, index=(0,), tile=x)
+    atomic_max(F, index=(1,), tile=x)
+    atomic_min(F, index=(2,), tile=x)
+    atomic_add(I, index=(0,), tile=y)
+    atomic_max(I, index=(1,), tile=y)
+    atomic_min(I, index=(2,), tile=y)
+    atomic_add(H, index=(0,), tile=x.astype(f16))
+    # 16 elements held by 128 threads: each is combined once.
+    atomic_add(S, index=(0,), tile=full((16,), 1.0, dtype=f32))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_atomics_every_kind(torch_gpu, arch):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    blocks = 37
+    x = torch.randn(blocks * 256, device="cuda")
+    y = torch.randint(-1000, 1000, (blocks * 256,), device="cuda",
+                      dtype=torch.int32)
+    # Targets of 768 elements: 3 x 256 windows, one per kind.
+    f = torch.zeros(768, device="cuda")
+    f[256:512] = -float("inf")
+    f[512:] = float("inf")
+    i = torch.zeros(768, device="cuda", dtype=torch.int32)
+    i[256:512] = -2**31
+    i[512:] = 2**31 - 1
+    h = torch.zeros(256, device="cuda", dtype=torch.float16)
+    s = torch.zeros(16, device="cuda")
+    kernel = tilec.compile(ATOMICS, name="combine.tile", arch=arch)
+    kernel[blocks](f, i, h, s, x, y)
+    torch.cuda.synchronize()
+    xs = x.reshape(blocks, 256)
+    ys = y.reshape(blocks, 256)
+    assert torch.allclose(f[:256].double(), xs.double().sum(0), atol=1e-4)
+    assert torch.equal(f[256:512], xs.max(0).values)
+    assert torch.equal(f[512:], xs.min(0).values)
+    assert torch.equal(i[:256], ys.sum(0).int())
+    assert torch.equal(i[256:512], ys.max(0).values)
+    assert torch.equal(i[512:], ys.min(0).values)
+    assert torch.allclose(h.double(), xs.half().double().sum(0), atol=0.1)
+    assert torch.equal(s, torch.ones(16, device="cuda"))
+
+
+def test_bf16_atomic_add(torch_gpu):
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    src = """
+kernel k(T: Tensor[bf16, 1], X: Tensor[bf16, 1]):
+    atomic_add(T, index=(0,), tile=load(X, index=(bid(0),), shape=(128,)))
+"""
+    kernel = tilec.compile(src, name="bf16.tile", arch="sm_90a")
+    x = torch.ones(8 * 128, device="cuda", dtype=torch.bfloat16)
+    t = torch.zeros(128, device="cuda", dtype=torch.bfloat16)
+    kernel[8](t, x)
+    torch.cuda.synchronize()
+    assert torch.equal(t, torch.full_like(t, 8))
+
+
+# --- Math functions and vector reductions ----------------------------------
+
+MATH = """
+kernel math(X: Tensor[f32, 1], Out: Tensor[f32, 2]):
+    x = load(X, index=(bid(0),), shape=(256,))
+    r = bid(0)
+    store(Out, index=(0, r), tile=tanh(x).reshape((1, 256)))
+    store(Out, index=(1, r), tile=erf(x).reshape((1, 256)))
+    store(Out, index=(2, r), tile=sigmoid(x).reshape((1, 256)))
+    store(Out, index=(3, r), tile=sin(x).reshape((1, 256)))
+    store(Out, index=(4, r), tile=cos(x).reshape((1, 256)))
+    store(Out, index=(5, r), tile=exp(x).reshape((1, 256)))
+    store(Out, index=(6, r), tile=log(abs(x) + 1.0).reshape((1, 256)))
+    store(Out, index=(7, r), tile=sqrt(abs(x)).reshape((1, 256)))
+"""
+
+# Absolute error bounds the documentation gives (docs/language.md, Math).
+MATH_TOL = {"tanh": 2e-3, "erf": 1e-6, "sigmoid": 1e-6, "sin": 2e-6,
+            "cos": 2e-6, "exp": 2e-6, "log": 2e-6, "sqrt": 1e-6}
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_math_functions(torch_gpu, arch):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(3)
+    n = 16 * 256
+    x = torch.empty(n, device="cuda").uniform_(-3.14159, 3.14159)
+    x[:8] = torch.tensor([0.0, -0.0, 1e-30, -1e-30, 3.0, -3.0, 1e-3, -5e-4])
+    out = torch.full((8, n), float("nan"), device="cuda")
+    kernel = tilec.compile(MATH, name="math.tile", arch=arch)
+    kernel[n // 256](x, out)
+    torch.cuda.synchronize()
+    d = x.double()
+    refs = {"tanh": torch.tanh(d), "erf": torch.erf(d),
+            "sigmoid": torch.sigmoid(d), "sin": torch.sin(d),
+            "cos": torch.cos(d), "exp": torch.exp(d),
+            "log": torch.log(d.abs() + 1), "sqrt": torch.sqrt(d.abs())}
+    for row, (name, ref) in enumerate(refs.items()):
+        got = out[row].double()
+        scale = 1.0 if name != "exp" else ref.abs().clamp(min=1.0)
+        err = ((got - ref).abs() / scale).max().item()
+        assert err < MATH_TOL[name], (name, err)
+
+
+ROWS = """
+kernel rows(X: Tensor[f32, 2], S: Tensor[f32, 1], M: Tensor[f32, 1],
+            A: Tensor[f16, 2], B: Tensor[f16, 2], P: Tensor[f32, 1]):
+    x = load(X, index=(bid(0), 0), shape=(64, 128))
+    store(S, index=(bid(0),), tile=sum(x, axis=1))
+    store(M, index=(bid(0),), tile=max(x, axis=1))
+    acc = mma(load(A, index=(bid(0), 0), shape=(64, 64)),
+              load(B, index=(0, 0), shape=(64, 64)), zeros((64, 64)))
+    store(P, index=(bid(0),), tile=sum(acc, axis=1))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_row_reductions_stored_as_vectors(torch_gpu, arch):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(4)
+    x = torch.randn(256, 100, device="cuda")   # columns past 100 read 0
+    a = torch.randn(256, 64, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    s, m, p = (torch.full((256,), float("nan"), device="cuda")
+               for _ in range(3))
+    kernel = tilec.compile(ROWS, name="rows.tile", arch=arch)
+    kernel[4](x, s, m, a, b, p)
+    torch.cuda.synchronize()
+    assert torch.allclose(s.double(), x.double().sum(1), atol=1e-4)
+    assert torch.equal(m, x.max(1).values.clamp(min=0.0))
+    ref = (a.double() @ b.double()).sum(1)
+    assert torch.allclose(p.double(), ref, rtol=1e-4, atol=1e-3)
