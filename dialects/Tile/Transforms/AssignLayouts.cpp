@@ -272,11 +272,6 @@ Attribute LayoutAssigner::reshapeLayout(BlockedLayoutAttr src,
   if (!match)
     return {};
   auto &[srcDims, dstDims] = *match;
-  // Unit source dimensions must not hold threads: they would replicate.
-  for (unsigned d = 0; d < srcShape.size(); ++d)
-    if (srcShape[d] == 1 &&
-        (src.getThreadsPerWarp()[d] != 1 || src.getWarpsPerCTA()[d] != 1))
-      return {};
   unsigned rank = dstShape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
   DenseMap<unsigned, unsigned> srcToDst;
@@ -301,7 +296,23 @@ Attribute LayoutAssigner::reshapeLayout(BlockedLayoutAttr src,
   };
   tpw[order.front()] *= 32 / product(tpw);
   wpc[order.back()] *= numWarps / product(wpc);
-  return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+  auto result = BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+  // The reshape moves no data only if every register, lane and warp holds
+  // the same element in both (threads on a unit source dimension replicate;
+  // they must replicate in the result too, at the same bits).
+  LinearLayout from = toLinearLayout(src, srcShape);
+  LinearLayout to = toLinearLayout(result, dstShape);
+  for (StringRef dim :
+       {LinearLayout::kRegister, LinearLayout::kLane, LinearLayout::kWarp}) {
+    ArrayRef<LinearLayout::Basis> a = from.getBases(dim), b = to.getBases(dim);
+    if (a.size() != b.size())
+      return {};
+    for (auto [x, y] : llvm::zip(a, b))
+      for (auto [sd, dd] : llvm::zip(srcDims, dstDims))
+        if (x[sd] != y[dd])
+          return {};
+  }
+  return result;
 }
 
 Attribute LayoutAssigner::permuteLayout(BlockedLayoutAttr src,
@@ -355,8 +366,17 @@ bool LayoutAssigner::forward(Operation *op) {
           best = l;
     return set(op->getResult(0), best);
   }
-  if (auto b = dyn_cast<BroadcastOp>(op))
-    return set(b.getResult(), get(b.getSource()));
+  if (auto b = dyn_cast<BroadcastOp>(op)) {
+    // A blocked source's layout, made for the narrow shape, can be a poor
+    // one for the broadcast shape (a (64, 1) vector loaded from memory
+    // holds a row per thread; broadcast to (64, 64) beside an mma result it
+    // would replicate): such a result takes its layout from its uses, and
+    // only the ones with none left get the source's (run()).
+    Attribute l = get(b.getSource());
+    if (isa_and_present<BlockedLayoutAttr>(l))
+      return false;
+    return set(b.getResult(), l);
+  }
   if (auto e = dyn_cast<ExpandDimsOp>(op))
     if (Attribute l = get(e.getSource()))
       return set(e.getResult(),
@@ -495,6 +515,12 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     // These move no data: they need a blocked operand, the one their result
     // layout maps back to when there is one.
     auto res = dyn_cast_if_present<BlockedLayoutAttr>(get(op->getResult(0)));
+    // The source's own layout when it gives the result's (another blocked
+    // layout may give it too: threads on a unit dimension).
+    if (auto src = dyn_cast_if_present<BlockedLayoutAttr>(get(operand));
+        src && res && isa<ReshapeOp>(op) &&
+        reshapeLayout(src, shapeOf(operand), shapeOf(op->getResult(0))) == res)
+      return src;
     if (res) {
       Attribute back;
       if (auto p = dyn_cast<PermuteOp>(op)) {
@@ -594,7 +620,10 @@ void LayoutAssigner::run() {
     }
     if (!pending)
       break;
-    set(pending, defaultBlocked(shapeOf(pending)));
+    Attribute source;
+    if (auto b = pending.getDefiningOp<BroadcastOp>())
+      source = get(b.getSource());
+    set(pending, source ? source : defaultBlocked(shapeOf(pending)));
     propagate();
   }
   // Block arguments left without one (an unused loop value).

@@ -1,20 +1,52 @@
-// RUN: tile-opt %s --tile-assign-layouts=num-warps=1 | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts=num-warps=1 | FileCheck %s
 
-// A store's layout reaches a reshape's result only when it maps back to a
-// blocked layout of the reshape's source: here the 2-D store layout puts
-// threads on the size-1 dimension, which no 1-D layout gives, so the
-// reshape keeps its source's layout and the store gets a conversion.
+// A store's layout reaches a reshape's result when it maps back to a
+// blocked layout of the reshape's source holding every element in the same
+// threads: here the 2-D store layout puts threads on the size-1 dimension,
+// which the 1-D layout of four elements per thread over 32 threads gives
+// too (each thread a copy of the four), so the reshape's source is converted
+// to it and the store writes the reshape's result as it is.
 
 // CHECK-DAG:  #[[SRC:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-DAG:  #[[BACK:blocked[0-9]*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
 // CHECK-DAG:  #[[ST:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @reshape_to_store
 // CHECK:       %[[A:.*]] = tile.arange : tensor<4xi32, #[[SRC]]>
-// CHECK:       %[[R:.*]] = tile.reshape %[[A]] : tensor<4xi32, #[[SRC]]> -> tensor<1x4xi32, #[[RL:blocked[0-9]*]]>
-// CHECK:       %[[C:.*]] = tile.convert_layout %[[R]] : tensor<1x4xi32, #[[RL]]> -> tensor<1x4xi32, #[[ST]]>
-// CHECK:       tile.store %{{.*}}, %[[C]] : <i32, 2>, tensor<1x4xi32, #[[ST]]>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[A]] : tensor<4xi32, #[[SRC]]> -> tensor<4xi32, #[[BACK]]>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[C]] : tensor<4xi32, #[[BACK]]> -> tensor<1x4xi32, #[[ST]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[R]] : <i32, 2>, tensor<1x4xi32, #[[ST]]>
 func.func @reshape_to_store(%O: !tile.global<i32, 2>, %i: i32) attributes {tile.kernel} {
   %a = tile.arange : tensor<4xi32>
   %r = tile.reshape %a : tensor<4xi32> -> tensor<1x4xi32>
   tile.store %O[%i, %i], %r : !tile.global<i32, 2>, tensor<1x4xi32>
+  return
+}
+
+// -----
+
+// A vector loaded as (1, 64) (threads on its unit dimension: copies of each
+// element) reshaped to a column and broadcast beside an mma result: the
+// reshape keeps the load's layout (the threads on the unit dimension
+// replicate in the result too, so no data moves), the column is converted
+// once, as 64 elements, to the mma's rows, and the broadcast and the
+// subtraction are in the mma layout: the broadcast takes its layout from its
+// use, not from its blocked source, which would give each thread whole rows
+// of the 64 x 64 tile.
+// CHECK-LABEL: func.func @vector_beside_mma
+// CHECK:       %[[L:.*]] = tile.load %{{.*}} -> tensor<1x64xf32, #[[LL:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[L]] : tensor<1x64xf32, #[[LL]]> -> tensor<64x1xf32, #[[RL:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[R]] : tensor<64x1xf32, #[[RL]]> -> tensor<64x1xf32, #mma>
+// CHECK-NEXT:  %[[B:.*]] = tile.broadcast %[[C]] : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+// CHECK-NEXT:  arith.subf %{{.*}}, %[[B]] : tensor<64x64xf32, #mma>
+func.func @vector_beside_mma(%A: !tile.global<f16, 2>, %L: !tile.global<f32, 2>, %O: !tile.global<f32, 2>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.load %A[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.mma %a, %a, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  %l = tile.load %L[%c0, %c0] : !tile.global<f32, 2> -> tensor<1x64xf32>
+  %r = tile.reshape %l : tensor<1x64xf32> -> tensor<64x1xf32>
+  %b = tile.broadcast %r : tensor<64x1xf32> -> tensor<64x64xf32>
+  %d = arith.subf %s, %b : tensor<64x64xf32>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
