@@ -167,7 +167,10 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
   let description = [{
     Each `tile.async_copy` in the body of an `scf.for` whose source
     indices depend only on the induction variable and on values defined
-    outside the loop gets a ring of `S` shared-memory buffers
+    outside the loop (through side-effect-free ops, and through global
+    `tile.load`s when nothing in the loop writes global memory: a paged
+    cache's page number read from its block table, recomputed for the trip
+    the copy is issued for) gets a ring of `S` shared-memory buffers
     (`tile.smem_alloc` with a leading stage dimension, indexed with
     `tile.smem_slot` by a loop-carried iteration counter), and is issued
     `S - 1` iterations ahead:
@@ -187,7 +190,9 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     else from the loop's `tile.num_stages` attribute, else from
     `default-stages`; a non-zero `num-stages` overrides all three. A copy
     with one stage is issued right before its wait; a loop whose copies all
-    have one stage is left alone. The waits of the prefetched copies are
+    have one stage is left alone. A copy with more than one stage whose
+    index cannot be computed ahead leaves its loop as it is, with a warning
+    at the load. The waits of the prefetched copies are
     grouped where the first of them was, followed by their refills, so that
     one barrier per iteration serves both. The only copying loop of a
     persistent kernel's tile loop (`tile.tile_loop`) gets its rings before
@@ -336,9 +341,13 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     fills counted by an iteration argument of the tile loop this pass adds:
     each is a refill, released where the copy was: at the tile's top, or,
     filled a tile ahead (tile-refill-after-read), after the tile's last
-    read, tile t's fill being the ring's fill t + 1. Kernels with copies in
-    more than one loop, or whose copy coordinates depend on anything but
-    scalars, are left as they are.
+    read, tile t's fill being the ring's fill t + 1. The producer computes
+    coordinates from scalars, from tiles of one element, and from
+    one-element global loads that no global write of the kernel precedes
+    (a trip count or a page number read from memory). Kernels with copies
+    in more than one loop, or whose copy coordinates depend on anything
+    else, are left as they are, with the reason in
+    `tile.not_warp_specialized` and a warning at the kernel.
   }];
   let options = [
     Option<"producerRegisters", "producer-registers", "unsigned",
@@ -649,6 +658,8 @@ def TileCheckResources : Pass<"tile-check-resources", "::mlir::ModuleOp"> {
       `tile-allocate-shared-memory`), with the largest buffers as notes;
     - with `occupancy` blocks per multiprocessor asked for: their threads
       and their shared memory per multiprocessor;
+    - instructions: bf16 `tile.atomic_rmw sum` (`red.global.add.bf16`)
+      needs sm_90;
     - registers: a tile in registers needs its elements per thread (in
       32-bit words); one wgmma binds its accumulator, its A operand when in
       registers and two descriptors, and the kernel keeps about 16 more
