@@ -265,6 +265,9 @@ public:
   /// Why the compiler used cp.async instead of TMA for some loads (free
   /// text, from the kernel's description).
   const std::vector<std::string> &tmaFallback() const;
+  /// The compiler's warnings on this kernel: an option or hint it could not
+  /// apply, and why ("file:line:col: warning: ..." each).
+  const std::vector<std::string> &warnings() const;
 
   /// Checks `args` against the parameters without touching the GPU: count,
   /// kinds, dtypes, ranks, shapes and strides, null pointers, alignment and

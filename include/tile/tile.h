@@ -135,6 +135,11 @@ TILE_API size_t tile_kernel_num_params(tile_kernel kernel);
 TILE_API size_t tile_kernel_num_tensor_maps(tile_kernel kernel);
 TILE_API size_t tile_kernel_num_tma_fallbacks(tile_kernel kernel);
 TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
+/* The compiler's warnings on the kernel (an option or hint it could not
+ * apply, and why), "file:line:col: warning: ..." each: warning `index` of
+ * tile_kernel_num_warnings, or NULL past the end. */
+TILE_API size_t tile_kernel_num_warnings(tile_kernel kernel);
+TILE_API const char *tile_kernel_warning(tile_kernel kernel, size_t index);
 
 /* ---- Attention (tile/Attention.h) ----------------------------------------
  * Forward attention on (batch, heads, seq, head_dim) tensors: q and out

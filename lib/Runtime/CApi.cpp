@@ -224,6 +224,16 @@ const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index) {
   return toImpl(kernel)->info.tmaFallback[index].c_str();
 }
 
+size_t tile_kernel_num_warnings(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.warnings.size() : 0;
+}
+
+const char *tile_kernel_warning(tile_kernel kernel, size_t index) {
+  if (!kernel || index >= toImpl(kernel)->info.warnings.size())
+    return nullptr;
+  return toImpl(kernel)->info.warnings[index].c_str();
+}
+
 int tile_autotune(const char *source, const char *name,
                   const tile_compile_options *options,
                   const tile_tune_candidate *candidates, size_t numCandidates,
@@ -269,7 +279,7 @@ int tile_autotune(const char *source, const char *name,
     if (launch(user, toHandle(k), index, s) == TILE_OK)
       return Status();
     return Status::error(lastCError().empty() ? "the launch callback failed"
-                                           : lastCError());
+                                              : lastCError());
   };
   Expected<TuneResult> result =
       autotune(source, name ? name : "<source>", base, list,

@@ -477,9 +477,9 @@ static Status prepare(KernelImpl &kernel, llvm::ArrayRef<ArgRef> args,
   if (!fit.alignmentOnly || !kernel.recipe || !kernel.runtime)
     return kernelError(kernel, status);
   // Both are powers of two.
-  unsigned alignment = std::min(
-      fit.alignment, kernel.recipe->options.tensorAlignment.value_or(
-                         lookupOption("alignment")->defaultValue));
+  unsigned alignment =
+      std::min(fit.alignment, kernel.recipe->options.tensorAlignment.value_or(
+                                  lookupOption("alignment")->defaultValue));
   if (!compileVariant)
     return Status(); // launch() would compile a variant
   Expected<KernelImpl *> variant = kernel.runtime->variant(kernel, alignment);
@@ -683,6 +683,9 @@ const std::string &Kernel::ptx() const { return impl->ptx; }
 size_t Kernel::numTensorMaps() const { return impl->info.tensorMaps.size(); }
 const std::vector<std::string> &Kernel::tmaFallback() const {
   return impl->info.tmaFallback;
+}
+const std::vector<std::string> &Kernel::warnings() const {
+  return impl->info.warnings;
 }
 
 void tile::detail::describeParams(KernelImpl &impl) {

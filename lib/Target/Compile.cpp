@@ -250,14 +250,14 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   SmallVector<mlir::func::FuncOp> funcs(module->getOps<mlir::func::FuncOp>());
   // A diagnostic about an op with no source location is reported at the
   // kernel being compiled.
-  mlir::Location kernelLoc = funcs.empty() ? module->getLoc()
-                                           : funcs.front().getLoc();
+  mlir::Location kernelLoc =
+      funcs.empty() ? module->getLoc() : funcs.front().getLoc();
   LocateUnlocatedDiagnostics locate(context, [&] { return kernelLoc; });
   for (auto func : module->getOps<mlir::func::FuncOp>())
-    func->setAttr("tile.tensor_alignment",
-                  mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
-                                         resolveOptions(request, func)
-                                             .tensorAlignment));
+    func->setAttr(
+        "tile.tensor_alignment",
+        mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
+                               resolveOptions(request, func).tensorAlignment));
 
   auto runPipeline = [&](mlir::ModuleOp m, const CodegenOptions &codegen,
                          bool toLLVM) {
@@ -309,8 +309,26 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
          llvm::make_early_inc_range(single->getOps<mlir::func::FuncOp>()))
       if (other.getName() != func.getName())
         other.erase();
-    if (!runPipeline(*single, codegen, /*toLLVM=*/true))
-      return result;
+    {
+      // The kernel's warnings, also in its description (for JIT users,
+      // who see no compiler output), as one line each.
+      mlir::ScopedDiagnosticHandler collect(
+          &context, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
+            if (d.getSeverity() != mlir::DiagnosticSeverity::Warning)
+              return mlir::failure();
+            std::string text;
+            llvm::raw_string_ostream os(text);
+            if (auto at =
+                    d.getLocation()->findInstanceOf<mlir::FileLineColLoc>())
+              os << at.getFilename().getValue() << ":" << at.getLine() << ":"
+                 << at.getColumn() << ": ";
+            os << "warning: " << d.str();
+            info.warnings.push_back(text);
+            return mlir::failure(); // printed by the handlers below
+          });
+      if (!runPipeline(*single, codegen, /*toLLVM=*/true))
+        return result;
+    }
     for (auto f : single->getOps<mlir::LLVM::LLVMFuncOp>())
       if (f.getName() == info.name) {
         if (auto bytes =

@@ -33,7 +33,10 @@
 // parameters) carries "persistent":true; absent, it is false. One that takes
 // the address of its tile counter after the grid carries "tile_counter":true
 // (every persistent kernel since the counter came; absent, false). One
-// launched in clusters carries "cluster":C (2, 4 or 8; absent, 1).
+// launched in clusters carries "cluster":C (2, 4 or 8; absent, 1). A kernel
+// the compiler warned about carries "warnings":["f.tile:3:8: warning:
+// kernel 'k' is not warp-specialized: ...", ...], each as printed (absent,
+// none).
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -205,6 +208,12 @@ std::string KernelInfo::toJSON() const {
     for (const std::string &reason : tmaFallback)
       reasons.push_back(reason);
     root["tma_fallback"] = std::move(reasons);
+  }
+  if (!warnings.empty()) {
+    json::Array list;
+    for (const std::string &w : warnings)
+      list.push_back(w);
+    root["warnings"] = std::move(list);
   }
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -529,21 +538,27 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
     }
   }
 
-  if (const json::Value *fallback = root->get("tma_fallback")) {
-    const json::Array *reasons = fallback->getAsArray();
-    if (!reasons) {
-      reader.fail("kernel description: \"tma_fallback\" must be an array of "
-                  "strings");
+  // Optional arrays of strings.
+  for (auto [key, list] : {std::pair<const char *, std::vector<std::string> *>{
+                               "tma_fallback", &info.tmaFallback},
+                           {"warnings", &info.warnings}}) {
+    const json::Value *value = root->get(key);
+    if (!value)
+      continue;
+    const json::Array *items = value->getAsArray();
+    if (!items) {
+      reader.fail("kernel description: \"" + llvm::Twine(key) +
+                  "\" must be an array of strings");
       return std::nullopt;
     }
-    for (size_t i = 0; i < reasons->size(); ++i) {
-      std::optional<llvm::StringRef> reason = (*reasons)[i].getAsString();
-      if (!reason) {
-        reader.fail("kernel description: tma_fallback[" + llvm::Twine(i) +
-                    "] must be a string");
+    for (size_t i = 0; i < items->size(); ++i) {
+      std::optional<llvm::StringRef> item = (*items)[i].getAsString();
+      if (!item) {
+        reader.fail("kernel description: " + llvm::Twine(key) + "[" +
+                    llvm::Twine(i) + "] must be a string");
         return std::nullopt;
       }
-      info.tmaFallback.push_back(reason->str());
+      list->push_back(item->str());
     }
   }
   return info;

@@ -326,3 +326,21 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
         assert torch.isfinite(got).all(), name
         err = ((got.double() - ref).norm() / ref.norm()).item()
         assert err < 1e-2, (name, err)
+
+
+def test_compile_warning(torch_gpu, repo):
+    """A hint that cannot apply is said: here warp specialization of a
+    persistent paged decode, whose tile loop stores (so the producer cannot
+    read the page numbers ahead)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    path = os.path.join(repo, "kernels", "paged_decode.tile")
+    with pytest.warns(tilec.CompileWarning,
+                      match="is not warp-specialized: a copy's coordinates "
+                            "depend on 'tile.load'"):
+        kernel = tilec.compile(path, arch="sm_90a", warp_specialize=True,
+                               persistent=True)
+    assert len(kernel.warnings) == 1
+    assert "paged_decode.tile:" in kernel.warnings[0]
+    plain = tilec.compile(path, arch="sm_90a", warp_specialize=True)
+    assert plain.warnings == []

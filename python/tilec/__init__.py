@@ -22,13 +22,16 @@ import numbers
 import os
 import sys
 import threading
+import warnings as _warnings
 
 from . import _capi, _tensors
 from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
-from .errors import ArgumentError, CompileError, TileError, from_message
+from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
+                     from_message)
 
 __all__ = ["attention", "compile", "load_ptx", "autotune", "Config", "Kernel",
-           "options", "stats", "TileError", "CompileError", "ArgumentError"]
+           "options", "stats", "TileError", "CompileError", "CompileWarning",
+           "ArgumentError"]
 
 __version__ = "0.1.0"
 
@@ -117,6 +120,10 @@ class Kernel:
         self.num_stages = lib.tile_kernel_num_stages(self._handle)
         self.shared_bytes = lib.tile_kernel_shared_bytes(self._handle)
         self.num_params = lib.tile_kernel_num_params(self._handle)
+        #: The compiler's warnings: options or hints it could not apply.
+        self.warnings = [
+            lib.tile_kernel_warning(self._handle, i).decode()
+            for i in range(lib.tile_kernel_num_warnings(self._handle))]
 
     def __repr__(self):
         return (f"<tilec.Kernel {self.name} warps={self.num_warps} "
@@ -178,7 +185,10 @@ def compile(path_or_source, kernel=None, arch=None, name=None, **kwargs):
         _check(lib.tile_compile_file(os.fsencode(path_or_source),
                                      ctypes.byref(options),
                                      ctypes.byref(handle)))
-    return Kernel(handle.value, constants)
+    kernel = Kernel(handle.value, constants)
+    for text in kernel.warnings:
+        _warnings.warn(CompileWarning(text), stacklevel=2)
+    return kernel
 
 
 def load_ptx(path):

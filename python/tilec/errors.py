@@ -24,6 +24,12 @@ class CompileError(TileError):
                                        int(parts[2])))
 
 
+class CompileWarning(UserWarning):
+    """The compiler could not apply an option or hint to a kernel (the
+    message says which and why: `file:line:col: warning: ...`). Kernels
+    also keep their warnings in `Kernel.warnings`."""
+
+
 class ArgumentError(TileError, ValueError):
     """An argument was refused (a launch's or attention's); the message names
     the argument."""

@@ -76,8 +76,8 @@ TEST(Options, EveryOptionRoundTrips) {
     static_cast<Options &>(options) = o;
     if (o.tileRefillAfterRead.value_or(false))
       options.tileStages = 1;
-    Expected<std::string> ptx = runtime.compileToPTX(base.source, "k.tile",
-                                                     options);
+    Expected<std::string> ptx =
+        runtime.compileToPTX(base.source, "k.tile", options);
     ASSERT_TRUE(ptx.ok()) << ptx.status().message();
     EXPECT_TRUE(static_cast<const Options &>(compiler->last) ==
                 static_cast<const Options &>(options));
@@ -252,6 +252,49 @@ TEST(Compile, StagesAndLoopSplitOptions) {
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.diagnostics, "tilec: error: num_stages must be 0 or an "
                                 "integer from 1 to 8, got 9\n");
+}
+
+TEST(Compile, WarningsInTheDescription) {
+  // A persistent kernel that stores in its tile loop cannot have its
+  // producer warp read the loop's page numbers ahead: the kernel is not
+  // warp-specialized, and its description says why, at the kernel.
+  tilec::CompileRequest request;
+  request.source =
+      "kernel paged(Lens: Tensor[i32, 1], Table: Tensor[i32, 2],\n"
+      "             Q: Tensor[f16, 2], K: Tensor[f16, 2], Out: Tensor[f32, "
+      "2]):\n"
+      "    b = bid(0)\n"
+      "    n = load(Lens, index=(b,), shape=(1,))\n"
+      "    q = load(Q, index=(b, 0), shape=(64, 64))\n"
+      "    acc = zeros((64, 64))\n"
+      "    for j in range(cdiv(n, 64)):\n"
+      "        page = load(Table, index=(b, j), shape=(1, 1))\n"
+      "        k = load(K, index=(0, page), shape=(64, 64), order=(1, 0),\n"
+      "                 latency=2)\n"
+      "        acc = mma(q, k, acc)\n"
+      "    store(Out, index=(b, 0), tile=acc)\n";
+  request.bufferName = "paged.tile";
+  request.arch = "sm_90a";
+  request.warpSpecialize = true;
+  request.persistent = true;
+  tilec::CompileResult result = tilec::compile(request, tilec::Stage::PTX);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.kernels.size(), 1u);
+  const std::vector<std::string> &warnings = result.kernels[0].info.warnings;
+  ASSERT_EQ(warnings.size(), 1u) << result.diagnostics;
+  EXPECT_EQ(warnings[0], "paged.tile:1:8: warning: kernel 'paged' is not "
+                         "warp-specialized: a copy's coordinates depend on "
+                         "'tile.load'");
+  EXPECT_NE(result.diagnostics.find(warnings[0]), std::string::npos);
+  Expected<KernelInfo> header = parsePTXHeader(result.kernels[0].ptx);
+  ASSERT_TRUE(header) << header.status().message();
+  EXPECT_EQ(header->warnings, warnings);
+
+  // Not persistent, the producer reads them itself: no warning.
+  request.persistent = false;
+  result = tilec::compile(request, tilec::Stage::PTX);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_TRUE(result.kernels[0].info.warnings.empty()) << result.diagnostics;
 }
 
 TEST(JIT, CompileErrors) {

@@ -22,6 +22,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.persistent = true;
   info.tileCounter = true;
   info.cluster = 2;
+  info.warnings = {"k.tile:3:8: warning: \"quoted\"", "second"};
   std::string json = info.toJSON();
   EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
 
@@ -37,6 +38,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_TRUE(back->persistent);
   EXPECT_TRUE(back->tileCounter);
   EXPECT_EQ(back->cluster, 2u);
+  EXPECT_EQ(back->warnings, info.warnings);
   EXPECT_EQ(back->constants, info.constants);
   ASSERT_EQ(back->params.size(), info.params.size());
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -127,6 +129,10 @@ TEST(KernelInfoJSON, RejectsMalformed) {
        "\"persistent\" must be true or false"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tile_counter":1})",
        "\"tile_counter\" must be true or false"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"warnings":"w"})",
+       "\"warnings\" must be an array of strings"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"warnings":[1]})",
+       "warnings[0] must be a string"},
       {std::string(100000, '['), "nests deeper than"},
   };
   for (const Case &c : cases) {
