@@ -104,6 +104,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     // them, releasing each slot on an mbarrier where they refilled it.
     if (options.warpSpecialize) {
       mlir::tile::TileWarpSpecializeOptions wsOptions;
+      wsOptions.warn = !options.chosenWarpSpecialize;
       // In clusters, a producer's multicast copies and claims (the
       // cluster's ranks and remote addresses) spill at 24 registers; 32
       // still leaves two consumer warpgroups their 240.
@@ -115,8 +116,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
       mlir::tile::TileRotateWgmmaOptions rotateOptions;
       // With rescaleInTrip, the accumulator's rescaling stays at its
       // trip's end rather than between the next trip's V wait and P V
-      // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile loop keeps it with the
-      // multiply: the rescaling in its peeled first trip spills.
+      // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile
+      // loop keeps it with the multiply: the rescaling in its peeled first trip
+      // spills.
       rotateOptions.rescaleInTrip =
           options.rescaleInTrip && !options.rotatesTiles();
       fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));

@@ -86,6 +86,12 @@ CompileOptions optionsFor(const CompileOptions &base,
       options.constants.emplace_back(name, value);
   }
   options.merge(candidate.options);
+  // A candidate is a schedule: the options it leaves out keep their
+  // defaults rather than taking the compiler's choice (auto_schedule), so
+  // that each candidate is the one the caller listed. A candidate may ask
+  // for the choice with auto_schedule=on.
+  if (!options.autoSchedule)
+    options.autoSchedule = false;
   return options;
 }
 

@@ -150,33 +150,53 @@ std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
 /// else the kernel's @hints (its `tile.hints`) for the options a kernel may
 /// give, else the defaults (tile/Options.def).
 CodegenOptions resolveOptions(const CompileRequest &request,
-                              mlir::func::FuncOp func) {
+                              mlir::func::FuncOp func, bool choose = true) {
   CodegenOptions options;
   options.arch = request.arch;
   auto hints = func ? func->getAttrOfType<mlir::DictionaryAttr>(
                           mlir::tile::TileDialect::getHintsAttrName())
                     : mlir::DictionaryAttr();
+  // The caller's value, else the kernel's hint; whether either gave one.
   auto pick = [&](auto &field, const auto &given, llvm::StringRef key,
                   unsigned flags) {
     using T = std::decay_t<decltype(field)>;
     if (given) {
       field = *given;
-      return;
+      return true;
     }
     if (!(flags & TILE_OPTION_HINT) || !hints)
-      return;
+      return false;
     mlir::Attribute a = hints.get(key);
     if constexpr (std::is_same_v<T, bool>) {
-      if (auto b = llvm::dyn_cast_or_null<mlir::BoolAttr>(a))
+      if (auto b = llvm::dyn_cast_or_null<mlir::BoolAttr>(a)) {
         field = b.getValue();
+        return true;
+      }
     } else {
-      if (auto i = llvm::dyn_cast_or_null<mlir::IntegerAttr>(a))
+      if (auto i = llvm::dyn_cast_or_null<mlir::IntegerAttr>(a)) {
         field = T(i.getInt());
+        return true;
+      }
     }
+    return false;
   };
+  tile::Options set; // which options the caller or the hints gave
 #define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
-  pick(options.FIELD, request.FIELD, #KEY, FLAGS);
+  if (pick(options.FIELD, request.FIELD, #KEY, FLAGS))                         \
+    set.FIELD = options.FIELD;
 #include "tile/Options.def"
+  // Else the compiler's choice from the kernel's structure (sm_90a), else
+  // the default.
+  if (options.autoSchedule && func && choose) {
+    tile::Options choice =
+        chooseSchedule(func, options.arch, set.numWarps, set.numStages);
+#define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
+  if (!set.FIELD && choice.FIELD)                                              \
+    options.FIELD = *choice.FIELD;
+#include "tile/Options.def"
+    options.chosenWarpSpecialize =
+        !set.warpSpecialize && choice.warpSpecialize.value_or(false);
+  }
   return options;
 }
 
@@ -272,11 +292,16 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   };
   if (stage == Stage::Layout || stage == Stage::NVVM) {
     // One pipeline for the whole module: its kernels' options must agree.
-    CodegenOptions codegen = funcs.empty()
-                                 ? resolveOptions(request, mlir::func::FuncOp())
-                                 : resolveOptions(request, funcs.front());
+    // The compiler's choice only when it is the same for every kernel.
+    bool choose = true;
     for (mlir::func::FuncOp func : funcs)
-      if (codegen != resolveOptions(request, func)) {
+      choose &= resolveOptions(request, funcs.front()) ==
+                resolveOptions(request, func);
+    CodegenOptions codegen =
+        funcs.empty() ? resolveOptions(request, mlir::func::FuncOp())
+                      : resolveOptions(request, funcs.front(), choose);
+    for (mlir::func::FuncOp func : funcs)
+      if (codegen != resolveOptions(request, func, choose)) {
         diagOS << request.bufferName << ": error: kernels '"
                << funcs.front().getName() << "' and '" << func.getName()
                << "' are compiled with different options (from their "

@@ -354,6 +354,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
            /*default=*/"24",
            "Registers per thread the producer warpgroup keeps (setmaxnreg; "
            "0: leave the register split to ptxas)">,
+    Option<"warn", "warn", "bool", /*default=*/"true",
+           "Warn when the kernel cannot be specialized (off where the "
+           "compiler chose to try, not the user)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

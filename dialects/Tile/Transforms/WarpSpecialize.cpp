@@ -142,9 +142,10 @@ struct WarpSpecializePass
         func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
                       StringAttr::get(func.getContext(), why));
         // Asked for and not done: said, not dropped silently.
-        emitWarning(getUserFacingLoc(func))
-            << "kernel '" << func.getSymName()
-            << "' is not warp-specialized: " << why;
+        if (warn)
+          emitWarning(getUserFacingLoc(func))
+              << "kernel '" << func.getSymName()
+              << "' is not warp-specialized: " << why;
       }
       return;
     }

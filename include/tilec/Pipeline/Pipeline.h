@@ -10,10 +10,14 @@
 
 #include "tile/Options.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
 class OpPassManager;
+namespace func {
+class FuncOp;
+} // namespace func
 } // namespace mlir
 
 namespace tilec {
@@ -42,6 +46,10 @@ struct CodegenOptions {
   }
   bool operator!=(const CodegenOptions &o) const { return !(*this == o); }
 
+  /// warpSpecialize was the compiler's choice (chooseSchedule), not asked
+  /// for: a kernel it cannot apply to gets no warning.
+  bool chosenWarpSpecialize = false;
+
   /// tile-rotate-tiles runs: sm_90a, a persistent kernel claiming its tiles.
   bool rotatesTiles() const {
     return rotateTiles && hasWgmma() && persistent && dynamicSchedule;
@@ -56,6 +64,26 @@ struct CodegenOptions {
   /// the target, in bytes (mlir::tile::TargetLimits).
   long sharedMemoryBytes() const;
 };
+
+/// The compiler's choice of schedule options for `func` (tile IR, before
+/// layouts) on `arch`, from its structure alone; only the options it has a
+/// reason for are set, and only on sm_90a (see docs/architecture.md,
+/// "How a schedule is chosen"):
+///   - num_warps: one consumer warpgroup per 64 rows of the multiplies of
+///     its loops (wgmma's M), two when every one has a multiple of 128;
+///   - warp_specialize: on when exactly one loop streams mma operands (a
+///     load in the loop feeds a multiply) and two consumer warpgroups take
+///     its multiplies (8 warps, rows a multiple of 128);
+///   - loop_split: off when warp_specialize is chosen and that loop would
+///     be split (tile-warp-specialize takes one loop).
+///   - num_stages: the most stages, up to the loads' latency hints, with
+///     which the multiplies' operands fit shared memory, when the hints'
+///     would not.
+/// `numWarps` and `numStages` are what the caller or the hints gave, if
+/// they did.
+tile::Options chooseSchedule(mlir::func::FuncOp func, const std::string &arch,
+                             std::optional<unsigned> numWarps,
+                             std::optional<unsigned> numStages);
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions
 /// (tilec --emit=layout stops here).

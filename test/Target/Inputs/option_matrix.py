@@ -25,7 +25,9 @@ PTXAS = sys.argv[3] if len(sys.argv) > 3 else None
 
 # Every documented sm_90a option, alone or with the options it needs.
 ALONE = [
-    [], ["--num-warps=8"], ["--num-stages=1"], ["--num-stages=2"],
+    [], ["--auto-schedule=false"], ["-DTILE_M=128", "-DTILE_N=128"],
+    ["-DTILE_M=128", "-DTILE_N=64", "-DTILE_D=256"],
+    ["--num-warps=8"], ["--num-stages=1"], ["--num-stages=2"],
     ["--num-stages=3"], ["--no-loop-split"], ["--rotate-wgmma=false"],
     ["--warp-specialize"], ["--warp-specialize", "--num-warps=8"],
     ["--warp-specialize", "--num-warps=8", "--ping-pong"],
@@ -62,8 +64,9 @@ def tuner_options(t, causal):
     """The compile options the tuner gives candidate t (a list of lists)."""
     t = tuple(t) + (0,) * (12 - len(t))
     m, n, warps, stages, ws, persistent, ks, vs, ts, refill, defer, rescale = t
+    # (The tuner's candidates are whole schedules: no compiler choice.)
     base = [f"-DTILE_M={m}", f"-DTILE_N={n}", f"--num-warps={warps}",
-            f"--num-stages={stages}"]
+            f"--num-stages={stages}", "--auto-schedule=false"]
     if ks:
         base += [f"-DK_LATENCY={ks}", f"-DV_LATENCY={vs}"]
     if ws:

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The compiler's own schedule (issue 45): kernels/flash_attention.tile
+compiled by tilec.compile with no options, only its tile constants (the
+attention API's TILE_M and TILE_N for the point), against the attention
+API's tuned pick of the same source and cuDNN, at FlashAttention-3's setting
+(batch x sequence = 16k tokens, hidden 2048: H = 2048 / D), f16, in one
+process with launches interleaved (bench/interleaved.py's time_interleaved).
+Each variant's output is checked against cuDNN's first.
+
+  python3 bench/auto_schedule.py [--head-dims 64,128,256]
+                                 [--seq-lens 1024,4096,16384] [--rounds 20]
+
+Prints a markdown table: TFLOP/s of each, the default compile over the API's
+pick, and each over cuDNN.
+"""
+import argparse
+import math
+import os
+import sys
+
+import torch
+import tilec
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from interleaved import time_interleaved  # noqa: E402
+
+KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "flash_attention.tile")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--head-dims", default="64,128,256")
+    parser.add_argument("--seq-lens", default="1024,4096,16384")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--tokens", type=int, default=16384)
+    parser.add_argument("--hidden", type=int, default=2048)
+    args = parser.parse_args()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    print(f"{torch.cuda.get_device_name()}, f16, {args.tokens} tokens, "
+          f"hidden {args.hidden}, {args.rounds} rounds\n")
+    print("| D | causal | N | tiles | API pick | default compile | cuDNN | "
+          "default / API | API / cuDNN | default / cuDNN |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    status = 0
+    for D in (int(d) for d in args.head_dims.split(",")):
+        for causal in (False, True):
+            for N in (int(n) for n in args.seq_lens.split(",")):
+                B, H = max(1, args.tokens // N), args.hidden // D
+                gen = torch.Generator(device="cuda").manual_seed(N + D)
+                sets = []
+                for _ in range(2):
+                    q, k, v = (torch.randn(B, H, N, D, device="cuda",
+                                           dtype=torch.float16,
+                                           generator=gen)
+                               for _ in range(3))
+                    sets.append((q, k, v, torch.empty_like(q)))
+                q, k, v, o = sets[0]
+                config = tilec.attention_config(q, k, v, causal=causal,
+                                                out=o)
+                c = dict(kv.split("=", 1) for kv in config.split(","))
+                tm, tn = int(c["TILE_M"]), int(c["TILE_N"])
+                kernel = tilec.compile(
+                    KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
+                    TILE_N=tn, QUERY_GROUP_SIZE=1, CAUSAL=causal,
+                    EVEN_K=N % tn == 0)
+                scale = 1 / math.sqrt(D)
+                grid = ((N + tm - 1) // tm, B * H)
+
+                def run_default(s, kernel=kernel, grid=grid, scale=scale):
+                    kernel[grid](s[0], s[1], s[2], s[3], scale, 0)
+
+                def run_api(s, causal=causal):
+                    tilec.attention(s[0], s[1], s[2], causal=causal,
+                                    out=s[3])
+
+                def run_cudnn(s, causal=causal):
+                    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+                        sdpa(s[0], s[1], s[2], is_causal=causal)
+
+                with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+                    ref = sdpa(q, k, v, is_causal=causal).float()
+                ok = True
+                for name, run in (("api", run_api), ("default", run_default)):
+                    o.fill_(float("nan"))
+                    run(sets[0])
+                    torch.cuda.synchronize()
+                    err = (o.float() - ref).abs().max().item()
+                    if not err <= 1e-2:
+                        print(f"  D={D} N={N} causal={causal}: {name} "
+                              f"differs from cuDNN by {err}")
+                        ok = False
+                if not ok:
+                    status = 1
+                    continue
+                impls = {"api": run_api, "default": run_default,
+                         "cudnn": run_cudnn}
+                ms = time_interleaved(torch, impls, sets, args.rounds)
+                flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
+                t = {n: flops / m / 1e9 for n, m in ms.items()}
+                print(f"| {D} | {causal} | {N} | {tm}x{tn} | {t['api']:.0f} "
+                      f"| {t['default']:.0f} | {t['cudnn']:.0f} | "
+                      f"{t['default'] / t['api']:.2f} | "
+                      f"{t['api'] / t['cudnn']:.2f} | "
+                      f"{t['default'] / t['cudnn']:.2f} |", flush=True)
+                if kernel.warnings:
+                    print(f"  warnings: {kernel.warnings}")
+                del sets, ref
+                torch.cuda.empty_cache()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
