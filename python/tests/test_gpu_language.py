@@ -56,6 +56,13 @@ PAGED = [
      [0, 1, 333, 128]),
     ("sm_90a", {"warp_specialize": True}, 2, 4, 16, 64, 32, [1000, 31]),
     ("sm_90a", {"num_stages": 1}, 2, 1, 4, 128, 64, [130, 5]),
+    # 64 rows: wgmma and TMA copies; specialized, the producer warp reads
+    # the trip count and the page numbers itself.
+    ("sm_90a", {"warp_specialize": True, "GROUP_M": 64}, 3, 2, 16, 128, 64,
+     [0, 1, 129]),
+    ("sm_90a", {"warp_specialize": True, "GROUP_M": 64}, 2, 2, 8, 64, 64,
+     [700, 64]),
+    ("sm_90a", {"GROUP_M": 64}, 2, 2, 8, 128, 64, [65, 3]),
     ("sm_80", {}, 3, 2, 4, 128, 64, [0, 77, 640]),
     ("sm_80", {}, 2, 2, 16, 64, 32, [33, 1]),
 ]
@@ -335,12 +342,18 @@ def test_compile_warning(torch_gpu, repo):
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     path = os.path.join(repo, "kernels", "paged_decode.tile")
+    # 64 rows: wgmma, TMA copies for a producer.
     with pytest.warns(tilec.CompileWarning,
                       match="is not warp-specialized: a copy's coordinates "
                             "depend on 'tile.load'"):
         kernel = tilec.compile(path, arch="sm_90a", warp_specialize=True,
-                               persistent=True)
+                               persistent=True, GROUP_M=64)
     assert len(kernel.warnings) == 1
     assert "paged_decode.tile:" in kernel.warnings[0]
-    plain = tilec.compile(path, arch="sm_90a", warp_specialize=True)
+    plain = tilec.compile(path, arch="sm_90a", warp_specialize=True,
+                          GROUP_M=64)
     assert plain.warnings == []
+    # 16 rows: mma.sync from ldmatrix-swizzled buffers, filled by cp.async:
+    # nothing for a producer to issue.
+    with pytest.warns(tilec.CompileWarning, match="has no TMA copies"):
+        tilec.compile(path, arch="sm_90a", warp_specialize=True)

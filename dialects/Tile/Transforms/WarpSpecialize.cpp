@@ -149,6 +149,14 @@ struct WarpSpecializePass
       }
       return;
     }
+    // Nothing to produce: the block is shaped for specialization (its
+    // producer warpgroup idles), which is not what was asked for either.
+    if (copies.empty() && warn)
+      emitWarning(getUserFacingLoc(func))
+          << "kernel '" << func.getSymName()
+          << "' has no TMA copies for a producer warp to issue (its loads "
+             "use cp.async: see the kernel's tma_fallback); only its block "
+             "is shaped for warp specialization";
     specialize(func, rings, copies, producers);
   }
 
