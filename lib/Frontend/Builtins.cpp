@@ -385,71 +385,73 @@ static Val emitLoad(const Args &a) {
   return Val::dynamic(op.getResult());
 }
 
-static Val emitStore(const Args &a) {
+/// What store() and the atomics write: the tile, at tile coordinates of a
+/// tensor seen through `order`, of the tensor's rank and element type.
+struct TileWrite {
+  SmallVector<Value> indices;
+  DenseI32ArrayAttr order;
+  Value tile;
+};
+
+static std::optional<TileWrite> tileWriteArgs(const Args &a,
+                                              llvm::StringRef what) {
   Emitter &em = a.em;
-  if (!requireGlobal(a, 0) || !requireTile(a, 2, "the stored value"))
-    return Val::invalid();
+  if (!requireGlobal(a, 0) || !requireTile(a, 2, what))
+    return std::nullopt;
   auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
   unsigned rank = type.getRank();
   auto indices = indexArgs(a, 1, rank, "tensor");
   auto order = orderArg(a, 3, rank);
   if (!indices || !order)
-    return Val::invalid();
+    return std::nullopt;
   const Val &t = a[2];
-  if (t.getShape().size() != rank)
-    return em.error(a.loc(2), "store(): the tile has rank " +
-                                  std::to_string(t.getShape().size()) +
-                                  " but the tensor has rank " +
-                                  std::to_string(rank) + "; reshape it first");
-  if (t.getElementType() != type.getElementType())
-    return em.error(a.loc(2), "store(): type mismatch: the tile holds " +
-                                  typeName(t.getElementType()) +
-                                  " but the tensor holds " +
-                                  typeName(type.getElementType()) +
-                                  "; convert it with .astype()");
-  tile::StoreOp::create(
-      em.builder, em.loc(a.callLoc), a[0].value, *indices, t.value,
-      order->empty() ? DenseI32ArrayAttr()
-                     : em.builder.getDenseI32ArrayAttr(*order),
-      /*shape=*/DenseI64ArrayAttr());
+  if (t.getShape().size() != rank) {
+    em.error(a.loc(2), a.fname + "(): the tile has rank " +
+                           std::to_string(t.getShape().size()) +
+                           " but the tensor has rank " + std::to_string(rank) +
+                           "; reshape it first");
+    return std::nullopt;
+  }
+  if (t.getElementType() != type.getElementType()) {
+    em.error(a.loc(2), a.fname + "(): type mismatch: the tile holds " +
+                           typeName(t.getElementType()) +
+                           " but the tensor holds " +
+                           typeName(type.getElementType()) +
+                           "; convert it with .astype()");
+    return std::nullopt;
+  }
+  return TileWrite{*indices,
+                   order->empty() ? DenseI32ArrayAttr()
+                                  : em.builder.getDenseI32ArrayAttr(*order),
+                   t.value};
+}
+
+static Val emitStore(const Args &a) {
+  auto w = tileWriteArgs(a, "the stored value");
+  if (!w)
+    return Val::invalid();
+  tile::StoreOp::create(a.em.builder, a.em.loc(a.callLoc), a[0].value,
+                        w->indices, w->tile, w->order,
+                        /*shape=*/DenseI64ArrayAttr());
   return Val::none();
 }
 
 /// atomic_add / atomic_max / atomic_min(tensor, index, tile, order=None).
 static Val emitAtomic(const Args &a, tile::ReduceKind kind) {
-  Emitter &em = a.em;
-  if (!requireGlobal(a, 0) || !requireTile(a, 2, "the combined value"))
+  auto w = tileWriteArgs(a, "the combined value");
+  if (!w)
     return Val::invalid();
-  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
-  unsigned rank = type.getRank();
-  auto indices = indexArgs(a, 1, rank, "tensor");
-  auto order = orderArg(a, 3, rank);
-  if (!indices || !order)
-    return Val::invalid();
-  const Val &t = a[2];
-  if (t.getShape().size() != rank)
-    return em.error(a.loc(2), a.fname + "(): the tile has rank " +
-                                  std::to_string(t.getShape().size()) +
-                                  " but the tensor has rank " +
-                                  std::to_string(rank) + "; reshape it first");
-  Type elt = type.getElementType();
-  if (t.getElementType() != elt)
-    return em.error(a.loc(2), a.fname + "(): type mismatch: the tile holds " +
-                                  typeName(t.getElementType()) +
-                                  " but the tensor holds " + typeName(elt) +
-                                  "; convert it with .astype()");
-  if (kind == tile::ReduceKind::Sum
-          ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
+  Type elt =
+      cast<tile::GlobalTensorType>(a[0].value.getType()).getElementType();
+  bool sum = kind == tile::ReduceKind::Sum;
+  if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
           : !(elt.isF32() || elt.isInteger(32)))
-    return em.error(a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
-                                  " is not supported: " +
-                                  (kind == tile::ReduceKind::Sum
-                                       ? "f32, f16, bf16 and i32 are"
-                                       : "f32 and i32 are"));
-  tile::AtomicRMWOp::create(
-      em.builder, em.loc(a.callLoc), kind, a[0].value, *indices, t.value,
-      order->empty() ? DenseI32ArrayAttr()
-                     : em.builder.getDenseI32ArrayAttr(*order));
+    return a.em.error(
+        a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
+                      " is not supported: " +
+                      (sum ? "f32, f16, bf16 and i32 are" : "f32 and i32 are"));
+  tile::AtomicRMWOp::create(a.em.builder, a.em.loc(a.callLoc), kind, a[0].value,
+                            w->indices, w->tile, w->order);
   return Val::none();
 }
 

@@ -131,13 +131,20 @@ struct DivLowering : OpConversionPattern<tile::DivOp> {
   }
 };
 
-/// exp and log through the base-2 hardware approximations.
+/// A math function through one approximate f32 instruction, f16 and bf16
+/// widened to f32 and back: `instruction` is an NVVM intrinsic
+/// ("llvm.nvvm.ex2.approx.f32"), or, where LLVM has none, a PTX
+/// instruction of one operand ("tanh.approx.f32", sm_75 on) as asm without
+/// side effects (so that it may be combined and moved like arithmetic).
+/// exp and log go through the base-2 instructions, scaling the argument or
+/// the result.
 template <typename MathOp>
 struct ApproxMathLowering : OpConversionPattern<MathOp> {
   ApproxMathLowering(TypeConverter &converter, MLIRContext *ctx,
-                     StringRef intrinsic, double scaleIn, double scaleOut)
+                     StringRef instruction, double scaleIn = 1.0,
+                     double scaleOut = 1.0)
       : OpConversionPattern<MathOp>(converter, ctx, /*benefit=*/2),
-        intrinsic(intrinsic), scaleIn(scaleIn), scaleOut(scaleOut) {}
+        instruction(instruction), scaleIn(scaleIn), scaleOut(scaleOut) {}
 
   LogicalResult
   matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
@@ -148,58 +155,29 @@ struct ApproxMathLowering : OpConversionPattern<MathOp> {
     if (!isa<FloatType>(type))
       return failure();
     Type f32 = rewriter.getF32Type();
+    auto scale = [&](Value v, double by) -> Value {
+      if (by == 1.0)
+        return v;
+      return arith::MulFOp::create(
+          rewriter, loc, v,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(by)));
+    };
     if (!type.isF32())
       x = arith::ExtFOp::create(rewriter, loc, f32, x);
-    if (scaleIn != 1.0)
-      x = arith::MulFOp::create(
-          rewriter, loc, x,
-          arith::ConstantOp::create(rewriter, loc,
-                                    rewriter.getF32FloatAttr(scaleIn)));
-    Value r = LLVM::CallIntrinsicOp::create(
-                  rewriter, loc, f32, rewriter.getStringAttr(intrinsic), x)
-                  .getResult(0);
-    if (scaleOut != 1.0)
-      r = arith::MulFOp::create(
-          rewriter, loc, r,
-          arith::ConstantOp::create(rewriter, loc,
-                                    rewriter.getF32FloatAttr(scaleOut)));
-    if (!type.isF32())
-      r = arith::TruncFOp::create(rewriter, loc, type, r);
-    rewriter.replaceOp(op, r);
-    return success();
-  }
-
-  std::string intrinsic;
-  double scaleIn, scaleOut;
-};
-
-/// A PTX instruction of one f32 operand and result with no intrinsic in
-/// LLVM (tanh.approx.f32, sm_75 on), as asm without side effects (so that
-/// it may be combined and moved like any arithmetic); f16 and bf16 through
-/// f32.
-template <typename MathOp>
-struct PtxMathLowering : OpConversionPattern<MathOp> {
-  PtxMathLowering(TypeConverter &converter, MLIRContext *ctx,
-                  StringRef instruction)
-      : OpConversionPattern<MathOp>(converter, ctx, /*benefit=*/2),
-        instruction(instruction) {}
-
-  LogicalResult
-  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getOperand();
-    Type type = x.getType();
-    if (!isa<FloatType>(type))
-      return failure();
-    Type f32 = rewriter.getF32Type();
-    if (!type.isF32())
-      x = arith::ExtFOp::create(rewriter, loc, f32, x);
-    Value r = LLVM::InlineAsmOp::create(
-                  rewriter, loc, f32, x, instruction + " $0, $1;", "=f,f",
-                  /*has_side_effects=*/false, /*is_align_stack=*/false,
-                  LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-                  .getResult(0);
+    x = scale(x, scaleIn);
+    Value r;
+    if (StringRef(instruction).starts_with("llvm."))
+      r = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
+                                        rewriter.getStringAttr(instruction), x)
+              .getResult(0);
+    else
+      r = LLVM::InlineAsmOp::create(
+              rewriter, loc, f32, x, instruction + " $0, $1;", "=f,f",
+              /*has_side_effects=*/false, /*is_align_stack=*/false,
+              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+              .getResult(0);
+    r = scale(r, scaleOut);
     if (!type.isF32())
       r = arith::TruncFOp::create(rewriter, loc, type, r);
     rewriter.replaceOp(op, r);
@@ -207,6 +185,7 @@ struct PtxMathLowering : OpConversionPattern<MathOp> {
   }
 
   std::string instruction;
+  double scaleIn, scaleOut;
 };
 
 } // namespace
@@ -226,14 +205,14 @@ void tilec::populateScalarPatterns(TypeConverter &converter,
       converter, ctx, "llvm.nvvm.ex2.approx.f32", log2e, 1.0);
   patterns.add<ApproxMathLowering<math::LogOp>>(
       converter, ctx, "llvm.nvvm.lg2.approx.f", 1.0, ln2);
-  patterns.add<ApproxMathLowering<math::Log2Op>>(
-      converter, ctx, "llvm.nvvm.lg2.approx.f", 1.0, 1.0);
-  patterns.add<ApproxMathLowering<math::RsqrtOp>>(
-      converter, ctx, "llvm.nvvm.rsqrt.approx.f", 1.0, 1.0);
-  patterns.add<ApproxMathLowering<math::SinOp>>(
-      converter, ctx, "llvm.nvvm.sin.approx.f", 1.0, 1.0);
-  patterns.add<ApproxMathLowering<math::CosOp>>(
-      converter, ctx, "llvm.nvvm.cos.approx.f", 1.0, 1.0);
-  patterns.add<PtxMathLowering<math::TanhOp>>(converter, ctx,
-                                              "tanh.approx.f32");
+  patterns.add<ApproxMathLowering<math::Log2Op>>(converter, ctx,
+                                                 "llvm.nvvm.lg2.approx.f");
+  patterns.add<ApproxMathLowering<math::RsqrtOp>>(converter, ctx,
+                                                  "llvm.nvvm.rsqrt.approx.f");
+  patterns.add<ApproxMathLowering<math::SinOp>>(converter, ctx,
+                                                "llvm.nvvm.sin.approx.f");
+  patterns.add<ApproxMathLowering<math::CosOp>>(converter, ctx,
+                                                "llvm.nvvm.cos.approx.f");
+  patterns.add<ApproxMathLowering<math::TanhOp>>(converter, ctx,
+                                                 "tanh.approx.f32");
 }
