@@ -121,6 +121,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
       // spills.
       rotateOptions.rescaleInTrip =
           options.rescaleInTrip && !options.rotatesTiles();
+      rotateOptions.warn = options.given.rotateWgmma.value_or(false);
       fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
       fpm.addPass(mlir::createCanonicalizerPass());
     }
@@ -153,8 +154,13 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // Two or more specialized consumer warpgroups issue their multiplies in
   // turns, between the consumers' barriers: one's softmax runs under the
   // other's multiplies.
-  if (options.hasWgmma() && options.warpSpecialize && options.pingPong)
-    pm.nest<mlir::func::FuncOp>().addPass(mlir::tile::createTilePingPong());
+  // (Also without warp specialization, to say that it does not apply.)
+  if (options.hasWgmma() && options.pingPong) {
+    mlir::tile::TilePingPongOptions pingPong;
+    pingPong.warn = options.given.pingPong.value_or(false);
+    pm.nest<mlir::func::FuncOp>().addPass(
+        mlir::tile::createTilePingPong(pingPong));
+  }
   // What the kernel needs of the GPU (threads, shared memory, registers),
   // checked before code generation: a kernel the target cannot run is
   // refused here, at the code that needs too much.

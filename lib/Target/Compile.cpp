@@ -185,6 +185,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   if (pick(options.FIELD, request.FIELD, #KEY, FLAGS))                         \
     set.FIELD = options.FIELD;
 #include "tile/Options.def"
+  options.given = set;
   // Else the compiler's choice from the kernel's structure (sm_90a), else
   // the default.
   if (options.autoSchedule && func && choose) {

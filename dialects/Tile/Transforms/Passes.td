@@ -420,7 +420,9 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     other multiplies' results, and twice each register operand that goes
     around: the old value read by the multiply in flight, the new one being
     made) exceed `max-registers` per thread, where ptxas would spill and
-    serialize the multiplies.
+    serialize the multiplies. With `warn` (the user asked for the
+    rotation), each loop with multiplies left alone gets a warning saying
+    which of these it is.
   }];
   let options = [
     Option<"maxRegisters", "max-registers", "unsigned", /*default=*/"224",
@@ -430,6 +432,9 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
            "Leave the rescaling in its trip, at the trip's end (on the "
            "multiply issued in the trip), instead of moving it with the "
            "multiply to the next trip's top">,
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn, at the loop, why a loop with multiplies is left as it is "
+           "(on where the user asked for the rotation)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
@@ -595,8 +600,14 @@ def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {
     the loop (attention's softmax); a GEMM main loop, whose accumulators
     only go to the next multiply, has nothing to overlap and is left
     alone. Runs last, on the issue order tile-async-wgmma leaves and the
-    barriers tile-insert-barriers places.
+    barriers tile-insert-barriers places. With `warn` (the user asked for
+    ping-pong), a kernel left as it is gets a warning saying why: not
+    specialized, one consumer warpgroup, or nothing to overlap.
   }];
+  let options = [
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn why a kernel is left as it is">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 

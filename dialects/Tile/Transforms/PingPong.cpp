@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -78,20 +79,34 @@ struct PingPongPass : public mlir::tile::impl::TilePingPongBase<PingPongPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk([&](WarpSpecializeOp ws) { orderTurns(ws); });
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    std::string why = "the kernel is not warp-specialized (ping_pong "
+                      "takes the consumer warpgroups of warp_specialize)";
+    func.walk([&](WarpSpecializeOp ws) { why = orderTurns(ws); });
+    if (!why.empty() && warn)
+      emitWarning(getUserFacingLoc(func))
+          << "ping_pong does not apply to kernel '" << func.getSymName()
+          << "': " << why;
   }
 
-  static void orderTurns(WarpSpecializeOp ws) {
+  /// Orders the turns of `ws`'s consumers; why not, when it cannot.
+  static std::string orderTurns(WarpSpecializeOp ws) {
     int32_t groups = ws.getConsumerWarps() / 4;
     Region &consumer = ws.getConsumer();
-    if (groups < 2 || !consumer.getOps<WarpgroupTurnOp>().empty())
-      return;
+    if (!consumer.getOps<WarpgroupTurnOp>().empty())
+      return ""; // ordered already
+    if (groups < 2)
+      return "it has one consumer warpgroup (ping_pong needs 8 or more "
+             "warps)";
     bool worthIt = false;
     consumer.walk([&](WarpgroupMmaOp mma) {
       worthIt = worthIt || feedsOtherWorkInLoop(mma);
     });
     if (!worthIt)
-      return;
+      return "no loop's multiply feeds other work in the loop (a softmax) "
+             "for the other warpgroup's multiplies to run under";
 
     // The sections: in each block, the runs of multiplies between ops with
     // regions.
@@ -144,6 +159,7 @@ struct PingPongPass : public mlir::tile::impl::TilePingPongBase<PingPongPass> {
       b.setInsertionPointAfter(last);
       turn(b, TurnKind::Pass);
     }
+    return "";
   }
 };
 

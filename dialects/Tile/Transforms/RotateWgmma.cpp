@@ -53,6 +53,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -90,8 +91,13 @@ struct RotateWgmmaPass
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    for (scf::ForOp loop : loops)
-      rotate(loop);
+    for (scf::ForOp loop : loops) {
+      std::string why = rotate(loop);
+      // Asked for (not only the default) and not done: said.
+      if (!why.empty() && warn)
+        emitWarning(getUserFacingLoc(loop))
+            << "rotate_wgmma does not apply to this loop: " << why;
+    }
   }
 
   /// 32-bit registers per thread that a value of `type` takes.
@@ -151,14 +157,19 @@ struct RotateWgmmaPass
     return CarriedOperand{CarriedOperand::Slot, v, slot};
   }
 
-  void rotate(scf::ForOp loop) {
+  /// Rotates `loop`; why not, when it cannot ("" when the loop has no
+  /// wgmma at all: nothing was asked of it).
+  std::string rotate(scf::ForOp loop) {
     Block *body = loop.getBody();
     SmallVector<WarpgroupMmaOp> mmas;
     for (Operation &op : *body)
       if (auto mma = dyn_cast<WarpgroupMmaOp>(op))
         mmas.push_back(mma);
+    if (mmas.empty())
+      return "";
     if (mmas.size() < 2)
-      return;
+      return "the loop has one multiply at its top level; there is no "
+             "first multiply to issue the last one behind";
     WarpgroupMmaOp first = mmas.front(), last = mmas.back();
 
     // The result reaches the yield through renaming conversions only.
@@ -172,11 +183,11 @@ struct RotateWgmmaPass
       chain.push_back(cvt);
       end = cvt.getResult();
     }
-    if (!end.hasOneUse())
-      return;
+    if (!end.hasOneUse() ||
+        end.getUses().begin()->getOwner() != body->getTerminator())
+      return "the last multiply's result is used in the trip, not only "
+             "carried to the next one";
     OpOperand &yielded = *end.getUses().begin();
-    if (yielded.getOwner() != body->getTerminator())
-      return;
     unsigned resultIndex = yielded.getOperandNumber();
     Value acc = loop.getRegionIterArgs()[resultIndex];
 
@@ -197,13 +208,14 @@ struct RotateWgmmaPass
         Operation *op = use.getOwner();
         if (op->getBlock() != body || !op->isBeforeInBlock(last) ||
             op->getNumRegions() || !isMemoryEffectFree(op))
-          return;
+          return "the accumulator is read by more than its rescaling";
         if (group.insert(op))
           work.append(op->result_begin(), op->result_end());
       }
     }
     if (last.getAcc() != acc && !group.contains(last.getAcc().getDefiningOp()))
-      return;
+      return "the last multiply does not accumulate into the loop's "
+             "carried value";
     // Broadcasts into it come along (they only repeat registers): what
     // goes around the loop is their operand.
     for (unsigned i = 0; i < group.size(); ++i)
@@ -217,7 +229,8 @@ struct RotateWgmmaPass
       for (Value r : op->getResults())
         for (OpOperand &use : r.getUses())
           if (!group.contains(use.getOwner()) && !isAccOperand(use))
-            return;
+            return "the rescaling of the accumulator is used elsewhere in "
+                   "the trip";
     // With `rescale-in-trip`, the rescaling stays in its trip, at the
     // trip's end: it reads the multiply issued in the trip (the previous
     // trip's, complete by then) and what goes around is the rescaled
@@ -271,7 +284,8 @@ struct RotateWgmmaPass
           continue;
         std::optional<CarriedOperand> c = carry(v, loop);
         if (!c)
-          return;
+          return "the last multiply reads shared memory that TMA copies "
+                 "do not fill ring by ring";
         operands.push_back(*c);
       }
 
@@ -284,7 +298,10 @@ struct RotateWgmmaPass
       if (c.kind == CarriedOperand::Register)
         live += 2 * registers(c.value.getType());
     if (live > maxRegisters)
-      return;
+      return "rotated, the loop would keep about " + std::to_string(live) +
+             " registers per thread live, over " +
+             std::to_string(maxRegisters) +
+             " (ptxas would spill and serialize the multiplies)";
 
     // Initial values: any (the peeled first trip does not multiply). A
     // value that goes around for two operands (a slot's index that a wait
@@ -400,6 +417,7 @@ struct RotateWgmmaPass
       op->erase();
 
     peel(newLoop, made, read, resultIndex, issued, rebuild);
+    return "";
   }
 
   /// Runs the first trip of `loop` before it, without the `moved` ops (no

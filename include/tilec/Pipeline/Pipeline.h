@@ -49,6 +49,10 @@ struct CodegenOptions {
   /// warpSpecialize was the compiler's choice (chooseSchedule), not asked
   /// for: a kernel it cannot apply to gets no warning.
   bool chosenWarpSpecialize = false;
+  /// The options the caller or the kernel's @hints gave (the others are
+  /// the compiler's choice or defaults): a pass warns where one of these
+  /// cannot apply.
+  tile::Options given;
 
   /// tile-rotate-tiles runs: sm_90a, a persistent kernel claiming its tiles.
   bool rotatesTiles() const {
