@@ -79,7 +79,14 @@ struct TuneOptions {
   unsigned iterations = 8; // timed launches per candidate, back to back
 };
 
-/// Picks the fastest of `candidates` for `problemKey` (see above). Fails
+/// The candidates of `kernel`'s @tune(...): every combination of the
+/// values it lists for its constants (at most 256), each with the
+/// compiler's schedule choice (auto_schedule); an error without @tune.
+TILE_API Expected<std::vector<TuneCandidate>>
+tuneSpaceCandidates(const Kernel &kernel);
+
+/// Picks the fastest of `candidates` for `problemKey` (see above); with no
+/// candidates, those of the kernel's @tune (tuneSpaceCandidates). Fails
 /// only when no candidate compiles and launches, with every note.
 TILE_API Expected<TuneResult>
 autotune(const std::string &source, const std::string &name,

@@ -268,6 +268,10 @@ public:
   /// The compiler's warnings on this kernel: an option or hint it could not
   /// apply, and why ("file:line:col: warning: ..." each).
   const std::vector<std::string> &warnings() const;
+  /// The values a tuner may try for the kernel's constants, from its
+  /// @tune: "TILE_M=64|128,TILE_N=64|128" ("" without one). tile::autotune
+  /// with no candidates tries every combination.
+  const std::string &tuneSpace() const;
 
   /// Checks `args` against the parameters without touching the GPU: count,
   /// kinds, dtypes, ranks, shapes and strides, null pointers, alignment and

@@ -140,6 +140,10 @@ TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
  * tile_kernel_num_warnings, or NULL past the end. */
 TILE_API size_t tile_kernel_num_warnings(tile_kernel kernel);
 TILE_API const char *tile_kernel_warning(tile_kernel kernel, size_t index);
+/* The values a tuner may try for the kernel's constants (its @tune), as
+ * "TILE_M=64|128,TILE_N=64|128"; "" without one, NULL for an invalid
+ * handle. tile_autotune with no candidates tries every combination. */
+TILE_API const char *tile_kernel_tune_space(tile_kernel kernel);
 
 /* ---- Attention (tile/Attention.h) ----------------------------------------
  * Forward attention on (batch, heads, seq, head_dim) tensors: q and out

@@ -7,6 +7,7 @@
 //     (global NAME EXPR)                 each in source order
 //     (kernel NAME
 //       (hints (kw NAME EXPR)...)        only with an @hints(...) decorator
+//       (tune (kw NAME EXPR)...)         only with a @tune(...) decorator
 //       (param NAME [const] TYPE [(default EXPR)])
 //       (body
 //         STMT...)))
@@ -195,6 +196,16 @@ void Printer::printKernel(const Kernel &kernel) {
     newline();
     os << "(hints";
     for (const Keyword &kw : kernel.hints.keywords) {
+      os << " (kw " << kw.name << ' ';
+      printExpr(kw.value.get());
+      os << ')';
+    }
+    os << ')';
+  }
+  if (kernel.tune.range.isValid()) {
+    newline();
+    os << "(tune";
+    for (const Keyword &kw : kernel.tune.keywords) {
       os << " (kw " << kw.name << ' ';
       printExpr(kw.value.get());
       os << ')';

@@ -356,6 +356,61 @@ DictionaryAttr Emitter::emitHints(const ast::Kernel &kernel) {
   return builder.getDictionaryAttr(hints);
 }
 
+/// The kernel's @tune as its `tile.tune` dictionary: each name a const
+/// parameter, each value a tuple of constants (ints, bools, dtypes); null on
+/// an error (reported).
+static DictionaryAttr emitTune(Emitter &em, const ast::Kernel &kernel) {
+  SmallVector<NamedAttribute> entries;
+  bool ok = true;
+  for (const ast::Keyword &kw : kernel.tune.keywords) {
+    auto param = llvm::find_if(
+        kernel.params, [&](const ast::Param &p) { return p.name == kw.name; });
+    if (param == kernel.params.end() || !param->isConst) {
+      em.diag.error(kw.nameRange.Start,
+                    "@tune: '" + kw.name +
+                        "' is not a const parameter of kernel '" + kernel.name +
+                        "'");
+      ok = false;
+      continue;
+    }
+    Val v = em.emitExpr(*kw.value);
+    if (v.isInvalid()) {
+      ok = false;
+      continue;
+    }
+    std::vector<Val> items =
+        v.kind == Val::Kind::Tuple ? v.elts : std::vector<Val>{v};
+    SmallVector<Attribute> values;
+    for (const Val &item : items) {
+      if (item.kind == Val::Kind::Int)
+        values.push_back(em.builder.getI64IntegerAttr(item.i));
+      else if (item.kind == Val::Kind::Bool)
+        values.push_back(em.builder.getBoolAttr(item.b));
+      else if (item.kind == Val::Kind::DType)
+        values.push_back(TypeAttr::get(item.type));
+      else {
+        em.diag.error(kw.value->getLoc(),
+                      "@tune: " + kw.name +
+                          " must be a tuple of int, bool or dtype "
+                          "constants, got " +
+                          item.describe());
+        ok = false;
+        break;
+      }
+    }
+    if (values.empty() && ok) {
+      em.diag.error(kw.value->getLoc(),
+                    "@tune: " + kw.name + " lists no values");
+      ok = false;
+    }
+    entries.push_back(
+        em.builder.getNamedAttr(kw.name, em.builder.getArrayAttr(values)));
+  }
+  if (!ok)
+    return {};
+  return em.builder.getDictionaryAttr(entries);
+}
+
 void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
   env.clear();
   outOfScope.clear();
@@ -413,6 +468,10 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
                 builder.getDictionaryAttr(constants));
   if (hints && !hints.empty())
     func->setAttr(tile::TileDialect::getHintsAttrName(), hints);
+  if (kernel.tune.range.isValid()) {
+    if (DictionaryAttr tune = emitTune(*this, kernel); tune && !tune.empty())
+      func->setAttr(tile::TileDialect::getTuneAttrName(), tune);
+  }
   Block *entry = func.addEntryBlock();
   for (auto [i, p] : llvm::enumerate(runtimeParams)) {
     entry->getArgument(i).setLoc(loc(p->nameRange.Start));

@@ -262,7 +262,7 @@ private:
   // Top level.
   void parseGlobal(Module &module);
   void parseHints(Module &module);
-  void parseKernel(Module &module, Hints hints = {});
+  void parseKernel(Module &module, Hints hints = {}, Hints tune = {});
   bool parseParams(Kernel &kernel);
   bool parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen);
 
@@ -443,44 +443,55 @@ void Parser::parseGlobal(Module &module) {
   module.globals.push_back(std::move(global));
 }
 
-/// `@hints(name=value, ...)` on the line before a kernel: its compile-time
-/// options (evaluated by the emitter). A malformed decorator is reported
-/// and the kernel after it is still parsed, without hints.
+/// `@hints(name=value, ...)` and `@tune(NAME=(values), ...)` on the lines
+/// before a kernel, in either order: its compile-time options and the
+/// values a tuner may try for its constants (evaluated by the emitter). A
+/// malformed decorator is reported and the kernel after it is still parsed,
+/// without it.
 void Parser::parseHints(Module &module) {
-  SMLoc start = tok.getLoc();
-  consume(); // '@'
-  Hints hints;
-  bool ok = false;
-  if (PExpr e = parseExpr()) {
-    auto *call = llvm::dyn_cast<Call>(e.node.get());
-    auto *callee = call ? llvm::dyn_cast<Name>(call->callee.get()) : nullptr;
-    if (!callee || callee->id != "hints") {
-      diag.error(start, "unknown decorator: a kernel takes only "
-                        "'@hints(name=value, ...)'");
-    } else if (!call->args.empty()) {
-      diag.error(call->args.front()->getLoc(),
-                 "@hints takes keyword arguments only (name=value)");
-    } else {
-      hints.range = rangeFrom(start);
-      hints.keywords = std::move(call->keywords);
-      ok = consumeIf(TokenKind::Newline);
-      if (!ok)
-        errorExpected("end of line after @hints(...)");
+  Hints hints, tune;
+  while (at(TokenKind::At)) {
+    SMLoc start = tok.getLoc();
+    consume(); // '@'
+    bool ok = false;
+    if (PExpr e = parseExpr()) {
+      auto *call = llvm::dyn_cast<Call>(e.node.get());
+      auto *callee = call ? llvm::dyn_cast<Name>(call->callee.get()) : nullptr;
+      llvm::StringRef name = callee ? llvm::StringRef(callee->id) : "";
+      Hints *into = name == "hints" ? &hints : name == "tune" ? &tune : nullptr;
+      if (!into) {
+        diag.error(start, "unknown decorator: a kernel takes "
+                          "'@hints(name=value, ...)' and "
+                          "'@tune(NAME=(value, ...), ...)'");
+      } else if (into->range.isValid()) {
+        diag.error(start, "@" + name.str() + " is given twice");
+      } else if (!call->args.empty()) {
+        diag.error(call->args.front()->getLoc(),
+                   "@" + name.str() +
+                       " takes keyword arguments only (name=value)");
+      } else {
+        into->range = rangeFrom(start);
+        into->keywords = std::move(call->keywords);
+        ok = consumeIf(TokenKind::Newline);
+        if (!ok)
+          errorExpected("end of line after @" + name.str() + "(...)");
+      }
     }
+    if (!ok)
+      skipToNextLine();
+    consumeIf(TokenKind::Newline);
   }
-  if (!ok)
-    skipToNextLine();
-  consumeIf(TokenKind::Newline);
   if (!at(TokenKind::KwKernel)) {
-    errorExpected("'kernel' on the line after @hints(...)");
+    errorExpected("'kernel' on the line after a decorator");
     return;
   }
-  parseKernel(module, std::move(hints));
+  parseKernel(module, std::move(hints), std::move(tune));
 }
 
-void Parser::parseKernel(Module &module, Hints hints) {
+void Parser::parseKernel(Module &module, Hints hints, Hints tune) {
   Kernel kernel;
   kernel.hints = std::move(hints);
+  kernel.tune = std::move(tune);
   SMLoc start = tok.getLoc();
   consume(); // 'kernel'
   if (!at(TokenKind::Name)) {

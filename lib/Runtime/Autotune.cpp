@@ -177,14 +177,47 @@ struct Compiled {
 
 } // namespace
 
-Expected<TuneResult>
-tile::autotune(const std::string &source, const std::string &name,
-               const CompileOptions &base,
-               const std::vector<TuneCandidate> &candidates,
-               const std::string &problemKey, const TuneLaunch &launch,
-               Stream stream, const TuneOptions &tuneOptions) {
-  if (candidates.empty())
-    return Status::error("autotune: no candidates");
+/// Every combination of the values the kernel's @tune lists (at most
+/// kMaxTuneSpace), each with the compiler's schedule choice (auto_schedule).
+static constexpr size_t kMaxTuneSpace = 256;
+
+Expected<std::vector<TuneCandidate>>
+tile::tuneSpaceCandidates(const Kernel &kernel) {
+  std::vector<TuneCandidate> out(1);
+  out.front().options.autoSchedule = true;
+  llvm::StringRef text = kernel.tuneSpace();
+  if (text.empty())
+    return Status::error("kernel '" + kernel.name() +
+                         "' declares no @tune(...) values to try");
+  llvm::SmallVector<llvm::StringRef> entries;
+  text.split(entries, ',');
+  for (llvm::StringRef entry : entries) {
+    auto [name, list] = entry.split('=');
+    llvm::SmallVector<llvm::StringRef> values;
+    list.split(values, '|');
+    if (out.size() * values.size() > kMaxTuneSpace)
+      return Status::error("kernel '" + kernel.name() + "': its @tune has " +
+                           "more than " + std::to_string(kMaxTuneSpace) +
+                           " combinations");
+    std::vector<TuneCandidate> grown;
+    for (const TuneCandidate &c : out)
+      for (llvm::StringRef v : values) {
+        TuneCandidate n = c;
+        n.constants.emplace_back(name.str(), v.str());
+        grown.push_back(std::move(n));
+      }
+    out = std::move(grown);
+  }
+  return out;
+}
+
+Expected<TuneResult> tile::autotune(const std::string &source,
+                                    const std::string &name,
+                                    const CompileOptions &base,
+                                    const std::vector<TuneCandidate> &given,
+                                    const std::string &problemKey,
+                                    const TuneLaunch &launch, Stream stream,
+                                    const TuneOptions &tuneOptions) {
   if (!launch)
     return Status::error("autotune: no launch function");
   Runtime &runtime = Runtime::get();
@@ -196,6 +229,22 @@ tile::autotune(const std::string &source, const std::string &name,
   CompileOptions resolved = base;
   if (resolved.arch.empty())
     resolved.arch = device.arch;
+
+  std::vector<TuneCandidate> candidates = given;
+  if (candidates.empty()) {
+    // No candidates: the kernel's own @tune, compiled with the base
+    // options to read it.
+    Expected<Kernel> plain = runtime.compileSource(source, name, resolved);
+    if (!plain)
+      return Status::error("autotune: no candidates, and the kernel does "
+                           "not compile to read its @tune: " +
+                           plain.status().message());
+    Expected<std::vector<TuneCandidate>> space = tuneSpaceCandidates(*plain);
+    if (!space)
+      return Status::error("autotune: no candidates, and " +
+                           space.status().message());
+    candidates = std::move(*space);
+  }
 
   // The key: everything that could change the winner.
   KeyHasher hasher;

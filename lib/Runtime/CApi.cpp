@@ -234,6 +234,10 @@ const char *tile_kernel_warning(tile_kernel kernel, size_t index) {
   return toImpl(kernel)->info.warnings[index].c_str();
 }
 
+const char *tile_kernel_tune_space(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->tuneText.c_str() : nullptr;
+}
+
 int tile_autotune(const char *source, const char *name,
                   const tile_compile_options *options,
                   const tile_tune_candidate *candidates, size_t numCandidates,

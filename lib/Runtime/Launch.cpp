@@ -687,8 +687,15 @@ const std::vector<std::string> &Kernel::tmaFallback() const {
 const std::vector<std::string> &Kernel::warnings() const {
   return impl->info.warnings;
 }
+const std::string &Kernel::tuneSpace() const { return impl->tuneText; }
 
 void tile::detail::describeParams(KernelImpl &impl) {
+  impl.tuneText.clear();
+  for (const auto &[name, values] : impl.info.tune) {
+    impl.tuneText += (impl.tuneText.empty() ? "" : ",") + name + "=";
+    for (size_t i = 0; i < values.size(); ++i)
+      impl.tuneText += (i ? "|" : "") + values[i];
+  }
   impl.params.clear();
   for (const tilec::KernelParam &param : impl.info.params) {
     ParamInfo p;

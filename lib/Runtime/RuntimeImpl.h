@@ -66,6 +66,8 @@ struct CompileRecipe {
 struct KernelImpl {
   tilec::KernelInfo info;
   std::vector<ParamInfo> params; // info.params, as the API shows them
+  /// info.tune as text, "TILE_M=64|128,TILE_N=64|128" ("" without @tune).
+  std::string tuneText;
   std::string ptx;
 
   const GpuContext *gpu = nullptr; // null: not loaded (tests)

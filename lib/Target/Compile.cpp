@@ -63,6 +63,21 @@ std::optional<ElementKind> elementKind(mlir::Type t) {
 
 /// What the runtime needs of a kernel, from its tile IR signature and the
 /// parameter names of its source.
+/// A constant as -D and the kernel's description spell it.
+std::string constantText(mlir::Attribute value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto t = mlir::dyn_cast<mlir::TypeAttr>(value))
+    os << t.getValue();
+  else if (auto b = mlir::dyn_cast<mlir::BoolAttr>(value))
+    os << (b.getValue() ? "true" : "false");
+  else if (auto i = mlir::dyn_cast<mlir::IntegerAttr>(value))
+    os << i.getInt();
+  else if (auto f = mlir::dyn_cast<mlir::FloatAttr>(value))
+    os << f.getValueAsDouble();
+  return text;
+}
+
 KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
                           const CodegenOptions &options) {
   KernelInfo info;
@@ -98,18 +113,17 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
   }
   if (auto constants = func->getAttrOfType<mlir::DictionaryAttr>(
           mlir::tile::TileDialect::getConstantsAttrName()))
-    for (mlir::NamedAttribute c : constants) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      if (auto t = mlir::dyn_cast<mlir::TypeAttr>(c.getValue()))
-        os << t.getValue();
-      else if (auto b = mlir::dyn_cast<mlir::BoolAttr>(c.getValue()))
-        os << (b.getValue() ? "true" : "false");
-      else if (auto i = mlir::dyn_cast<mlir::IntegerAttr>(c.getValue()))
-        os << i.getInt();
-      else if (auto f = mlir::dyn_cast<mlir::FloatAttr>(c.getValue()))
-        os << f.getValueAsDouble();
-      info.constants.emplace_back(c.getName().str(), text);
+    for (mlir::NamedAttribute c : constants)
+      info.constants.emplace_back(c.getName().str(),
+                                  constantText(c.getValue()));
+  // The values a tuner may try (@tune).
+  if (auto tune = func->getAttrOfType<mlir::DictionaryAttr>(
+          mlir::tile::TileDialect::getTuneAttrName()))
+    for (mlir::NamedAttribute entry : tune) {
+      std::vector<std::string> values;
+      for (mlir::Attribute v : mlir::cast<mlir::ArrayAttr>(entry.getValue()))
+        values.push_back(constantText(v));
+      info.tune.emplace_back(entry.getName().str(), std::move(values));
     }
   return info;
 }

@@ -36,7 +36,7 @@
 // launched in clusters carries "cluster":C (2, 4 or 8; absent, 1). A kernel
 // the compiler warned about carries "warnings":["f.tile:3:8: warning:
 // kernel 'k' is not warp-specialized: ...", ...], each as printed (absent,
-// none).
+// none); one with a @tune carries "tune":[["TILE_M",["64","128"]], ...].
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -214,6 +214,16 @@ std::string KernelInfo::toJSON() const {
     for (const std::string &w : warnings)
       list.push_back(w);
     root["warnings"] = std::move(list);
+  }
+  if (!tune.empty()) {
+    json::Array entries;
+    for (const auto &[name, values] : tune) {
+      json::Array list;
+      for (const std::string &v : values)
+        list.push_back(v);
+      entries.push_back(json::Array{name, std::move(list)});
+    }
+    root["tune"] = std::move(entries);
   }
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -538,6 +548,35 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
     }
   }
 
+  if (const json::Value *tune = root->get("tune")) {
+    const json::Array *entries = tune->getAsArray();
+    if (!entries) {
+      reader.fail("kernel description: \"tune\" must be an array of "
+                  "[name, [values]] pairs");
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < entries->size(); ++i) {
+      const json::Array *pair = (*entries)[i].getAsArray();
+      std::optional<llvm::StringRef> name =
+          pair && pair->size() == 2 ? (*pair)[0].getAsString() : std::nullopt;
+      const json::Array *values =
+          pair && pair->size() == 2 ? (*pair)[1].getAsArray() : nullptr;
+      std::vector<std::string> texts;
+      bool ok = name && values && !values->empty();
+      for (size_t j = 0; ok && j < values->size(); ++j) {
+        std::optional<llvm::StringRef> v = (*values)[j].getAsString();
+        ok = v.has_value();
+        if (ok)
+          texts.push_back(v->str());
+      }
+      if (!ok) {
+        reader.fail("kernel description: tune[" + llvm::Twine(i) +
+                    "] must be a [name, [values]] pair of strings");
+        return std::nullopt;
+      }
+      info.tune.emplace_back(name->str(), std::move(texts));
+    }
+  }
   // Optional arrays of strings.
   for (auto [key, list] : {std::pair<const char *, std::vector<std::string> *>{
                                "tma_fallback", &info.tmaFallback},

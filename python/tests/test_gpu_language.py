@@ -357,3 +357,35 @@ def test_compile_warning(torch_gpu, repo):
     # nothing for a producer to issue.
     with pytest.warns(tilec.CompileWarning, match="has no TMA copies"):
         tilec.compile(path, arch="sm_90a", warp_specialize=True)
+
+
+def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
+    """tilec.autotune with no configs tries the kernel's @tune values
+    (kernels/gemm.tile: TILE_M x TILE_N x TILE_K), each with the compiler's
+    schedule, and the winner computes the product."""
+    torch = torch_gpu
+    monkeypatch.setenv("TILEC_AUTOTUNE", "on")
+    path = os.path.join(repo, "kernels", "gemm.tile")
+    plain = tilec.compile(path)
+    configs = tilec.tune_space_configs(plain)
+    assert len(configs) == 8
+    assert all(c.options.get("auto_schedule") is True for c in configs)
+    M = N = K = 512
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+
+    def grid(config):
+        return ((M + config.constants["TILE_M"] - 1) // config.constants["TILE_M"],
+                (N + config.constants["TILE_N"] - 1) // config.constants["TILE_N"],
+                1)
+
+    kernel = tilec.autotune(path, None, key=f"{M}x{N}x{K}", grid=grid,
+                            args=(a, b, c))
+    assert kernel.config.constants["TILE_M"] in (64, 128)
+    c.fill_(float("nan"))
+    kernel[grid(kernel.config)](a, b, c)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err

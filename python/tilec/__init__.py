@@ -29,7 +29,8 @@ from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
-__all__ = ["attention", "compile", "load_ptx", "autotune", "Config", "Kernel",
+__all__ = ["attention", "compile", "load_ptx", "autotune", "tune_space_configs",
+           "Config", "Kernel",
            "options", "stats", "TileError", "CompileError", "CompileWarning",
            "ArgumentError"]
 
@@ -120,6 +121,9 @@ class Kernel:
         self.num_stages = lib.tile_kernel_num_stages(self._handle)
         self.shared_bytes = lib.tile_kernel_shared_bytes(self._handle)
         self.num_params = lib.tile_kernel_num_params(self._handle)
+        #: The values a tuner may try for its constants (its @tune), as
+        #: "TILE_M=64|128,TILE_N=64|128"; "" without one.
+        self.tune_space = lib.tile_kernel_tune_space(self._handle).decode()
         #: The compiler's warnings: options or hints it could not apply.
         self.warnings = [
             lib.tile_kernel_warning(self._handle, i).decode()
@@ -220,9 +224,36 @@ class Config:
         return f"Config({', '.join(items)})"
 
 
+def tune_space_configs(kernel):
+    """The Configs of `kernel`'s @tune(...): every combination of the values
+    it lists for its constants (the first name varying slowest), each with
+    the compiler's schedule choice (auto_schedule=True); [] without one."""
+    text = kernel.tune_space
+    if not text:
+        return []
+    combos = [{}]
+    for entry in text.split(","):
+        name, values = entry.split("=", 1)
+        combos = [{**c, name: _parse_constant(v)} for c in combos
+                  for v in values.split("|")]
+    return [Config(auto_schedule=True, **c) for c in combos]
+
+
+def _parse_constant(text):
+    """A constant of a kernel's description as Python: int, bool or the
+    dtype's name."""
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def autotune(path_or_source, configs, key, grid, args, stream=None,
              kernel=None, arch=None, name=None, **kwargs):
-    """Picks the fastest of `configs` (tilec.Config) for the problem `key`
+    """Picks the fastest of `configs` (tilec.Config; None or [] for the
+    kernel's own @tune(...) values: tune_space_configs) for the problem `key`
     (a string, or anything whose str() names the problem), timing
     `kernel[grid(config)](*args)` with CUDA events on the stream; the winner
     is remembered in memory and on disk. Returns the Kernel, with `.config`
@@ -230,7 +261,15 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
     every candidate. TILEC_AUTOTUNE=off takes the first config that
     compiles."""
     if not configs:
-        raise ArgumentError("configs: no candidates")
+        # The kernel's own @tune(...): every combination of its values, each
+        # with the compiler's schedule choice.
+        plain = compile(path_or_source, kernel=kernel, arch=arch, name=name,
+                        **kwargs)
+        configs = tune_space_configs(plain)
+        if not configs:
+            raise ArgumentError(
+                f"configs: no candidates, and kernel '{plain.name}' "
+                "declares no @tune(...) values to try")
     if isinstance(path_or_source, str) and not _is_source(path_or_source):
         with open(path_or_source) as f:
             source, label = f.read(), name or path_or_source

@@ -23,6 +23,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.tileCounter = true;
   info.cluster = 2;
   info.warnings = {"k.tile:3:8: warning: \"quoted\"", "second"};
+  info.tune = {{"TILE_M", {"64", "128"}}, {"DTYPE", {"f16"}}};
   std::string json = info.toJSON();
   EXPECT_EQ(json.find('\n'), std::string::npos) << "must fit on one line";
 
@@ -39,6 +40,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_TRUE(back->tileCounter);
   EXPECT_EQ(back->cluster, 2u);
   EXPECT_EQ(back->warnings, info.warnings);
+  EXPECT_EQ(back->tune, info.tune);
   EXPECT_EQ(back->constants, info.constants);
   ASSERT_EQ(back->params.size(), info.params.size());
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -129,6 +131,12 @@ TEST(KernelInfoJSON, RejectsMalformed) {
        "\"persistent\" must be true or false"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tile_counter":1})",
        "\"tile_counter\" must be true or false"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tune":{}})",
+       "\"tune\" must be an array of [name, [values]] pairs"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tune":[["A",[]]]})",
+       "tune[0] must be a [name, [values]] pair of strings"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tune":[["A",[1]]]})",
+       "tune[0] must be a [name, [values]] pair of strings"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"warnings":"w"})",
        "\"warnings\" must be an array of strings"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"warnings":[1]})",

@@ -757,24 +757,31 @@ TEST(ParserTest, KernelHintErrors) {
   EXPECT_EQ(parseErrors("@hints(8)\nkernel k():\n    pass\n"),
             "1:8: error: @hints takes keyword arguments only (name=value)\n");
   EXPECT_EQ(parseErrors("@kernel_hints(a=1)\nkernel k():\n    pass\n"),
-            "1:1: error: unknown decorator: a kernel takes only "
-            "'@hints(name=value, ...)'\n");
+            "1:1: error: unknown decorator: a kernel takes "
+            "'@hints(name=value, ...)' and '@tune(NAME=(value, ...), "
+            "...)'\n");
   EXPECT_EQ(parseErrors("@hints\nkernel k():\n    pass\n"),
-            "1:1: error: unknown decorator: a kernel takes only "
-            "'@hints(name=value, ...)'\n");
+            "1:1: error: unknown decorator: a kernel takes "
+            "'@hints(name=value, ...)' and '@tune(NAME=(value, ...), "
+            "...)'\n");
   EXPECT_EQ(parseErrors("@hints(a=1) x\nkernel k():\n    pass\n"),
             "1:13: error: expected end of line after @hints(...), found "
             "'x'\n");
   EXPECT_EQ(parseErrors("@hints(a=1)\nX = 2\n"),
-            "2:1: error: expected 'kernel' on the line after @hints(...), "
+            "2:1: error: expected 'kernel' on the line after a decorator, "
             "found 'X'\n");
   EXPECT_EQ(parseErrors("@hints(a=1)\n@hints(b=2)\nkernel k():\n    pass\n"),
-            "2:1: error: expected 'kernel' on the line after @hints(...), "
-            "found '@'\n");
+            "2:1: error: @hints is given twice\n");
+  // @tune and @hints, in either order.
+  EXPECT_EQ(parseErrors("@tune(A=(1, 2))\n@hints(a=1)\nkernel k():\n"
+                        "    pass\n"),
+            "");
+  EXPECT_EQ(parseErrors("@tune(1)\nkernel k():\n    pass\n"),
+            "1:7: error: @tune takes keyword arguments only (name=value)\n");
   EXPECT_EQ(parseErrors("@hints(a=1, a=2)\nkernel k():\n    pass\n"),
             "1:13: error: keyword argument repeated: 'a'\n");
   EXPECT_EQ(parseErrors("@hints(a=1)\n"), "1:12: error: expected 'kernel' on "
-                                          "the line after @hints(...), "
+                                          "the line after a decorator, "
                                           "found end of file\n");
 }
 

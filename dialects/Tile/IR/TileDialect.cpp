@@ -203,6 +203,22 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (attr.getName() == getTuneAttrName()) {
+    auto tune = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!tune)
+      return op->emitError() << "'" << getTuneAttrName()
+                             << "' must be a dictionary of value lists";
+    for (NamedAttribute entry : tune) {
+      auto values = dyn_cast<ArrayAttr>(entry.getValue());
+      if (!values || values.empty() || !llvm::all_of(values, [](Attribute v) {
+            return isa<IntegerAttr, BoolAttr, TypeAttr>(v);
+          }))
+        return op->emitError()
+               << "'" << getTuneAttrName() << "': " << entry.getName()
+               << " must list one or more ints, bools or types";
+    }
+    return success();
+  }
   // Loop attributes: set in the source (range(..., num_stages=N,
   // loop_split=False)) or by the passes.
   if (attr.getName() == "tile.num_stages" ||

@@ -59,6 +59,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getHintsAttrName() {
       return ::llvm::StringLiteral("tile.hints");
     }
+    /// A kernel's `@tune(...)`: the values a tuner may try for its const
+    /// parameters, {NAME = [v1, v2, ...]} (ints, bools or types).
+    static constexpr ::llvm::StringLiteral getTuneAttrName() {
+      return ::llvm::StringLiteral("tile.tune");
+    }
     /// A kernel's TMA descriptors: one {param, box, swizzle} per trailing
     /// !tile.tensor_map parameter, set by tile-convert-copies-to-tma.
     static constexpr ::llvm::StringLiteral getTensorMapsAttrName() {

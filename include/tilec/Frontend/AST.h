@@ -352,6 +352,9 @@ struct Hints {
 
 struct Kernel {
   Hints hints;
+  /// `@tune(NAME=(v1, v2, ...), ...)`: the values a tuner may try for the
+  /// kernel's const parameters (the same shape as @hints).
+  Hints tune;
   std::string name;
   llvm::SMRange nameRange;
   llvm::SMRange range; // the `kernel` keyword through the end of the body

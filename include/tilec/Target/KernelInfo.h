@@ -125,6 +125,9 @@ struct KernelInfo {
   /// Why the compiler used cp.async instead of TMA for some loads, as text
   /// for people (tools print it; the runtime does not interpret it).
   std::vector<std::string> tmaFallback;
+  /// The values a tuner may try for the kernel's constants (its @tune), by
+  /// name, as text.
+  std::vector<std::pair<std::string, std::vector<std::string>>> tune;
   /// The compiler's warnings on this kernel (an option or hint it could not
   /// apply, and why), each as printed: "file:line:col: warning: ...".
   std::vector<std::string> warnings;
