@@ -230,8 +230,12 @@ Expected<TuneResult> tile::autotune(const std::string &source,
   if (resolved.arch.empty())
     resolved.arch = device.arch;
 
-  std::vector<TuneCandidate> candidates = given;
-  if (candidates.empty()) {
+  // The given candidates themselves (callers may find a candidate's index
+  // from its address), or the kernel's @tune's.
+  std::vector<TuneCandidate> generated;
+  const std::vector<TuneCandidate> &candidates =
+      given.empty() ? generated : given;
+  if (given.empty()) {
     // No candidates: the kernel's own @tune, compiled with the base
     // options to read it.
     Expected<Kernel> plain = runtime.compileSource(source, name, resolved);
@@ -243,7 +247,7 @@ Expected<TuneResult> tile::autotune(const std::string &source,
     if (!space)
       return Status::error("autotune: no candidates, and " +
                            space.status().message());
-    candidates = std::move(*space);
+    generated = std::move(*space);
   }
 
   // The key: everything that could change the winner.

@@ -285,6 +285,21 @@ int tile_autotune(const char *source, const char *name,
     return Status::error(lastCError().empty() ? "the launch callback failed"
                                               : lastCError());
   };
+  // No candidates: the kernel's @tune's, here, so that the callback's
+  // index is a position in them (tile_kernel_tune_space's order).
+  if (list.empty()) {
+    Expected<Kernel> plain =
+        Runtime::get().compileSource(source, name ? name : "<source>", base);
+    if (!plain)
+      return fail("tile_autotune: no candidates, and the kernel does not "
+                  "compile to read its @tune: " +
+                  plain.status().message());
+    Expected<std::vector<TuneCandidate>> space = tuneSpaceCandidates(*plain);
+    if (!space)
+      return fail("tile_autotune: no candidates, and " +
+                  space.status().message());
+    list = std::move(*space);
+  }
   Expected<TuneResult> result =
       autotune(source, name ? name : "<source>", base, list,
                problemKey ? problemKey : "", tuneLaunch, stream);
