@@ -16,6 +16,26 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+std::vector<std::string>
+tilec::inapplicableOptions(const CodegenOptions &options) {
+  std::vector<std::string> out;
+  const tile::Options &given = options.given;
+  auto persistentOnly = [&](bool asked, const char *key) {
+    if (asked && !options.persistent)
+      out.push_back(std::string(key) +
+                    " does not apply: it is an option of persistent kernels "
+                    "(persistent=on)");
+  };
+  persistentOnly(given.deferEpilogue.value_or(false), "defer_epilogue");
+  persistentOnly(given.rotateTiles.value_or(false), "rotate_tiles");
+  persistentOnly(given.tileStages.has_value(), "tile_stages");
+  persistentOnly(given.tileRefillAfterRead.value_or(false),
+                 "tile_refill_after_read");
+  persistentOnly(given.dynamicSchedule.has_value(), "dynamic_schedule");
+  persistentOnly(given.stageInRingSlots.has_value(), "stage_in_ring_slots");
+  return out;
+}
+
 long tilec::CodegenOptions::sharedMemoryBytes() const {
   std::optional<mlir::tile::TargetLimits> limits =
       mlir::tile::TargetLimits::get(arch);

@@ -366,6 +366,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
             info.warnings.push_back(text);
             return mlir::failure(); // printed by the handlers below
           });
+      for (const std::string &why : inapplicableOptions(codegen))
+        mlir::emitWarning(func.getLoc()) << why;
       if (!runPipeline(*single, codegen, /*toLLVM=*/true))
         return result;
     }

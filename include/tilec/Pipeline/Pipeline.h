@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class OpPassManager;
@@ -88,6 +89,14 @@ struct CodegenOptions {
 tile::Options chooseSchedule(mlir::func::FuncOp func, const std::string &arch,
                              std::optional<unsigned> numWarps,
                              std::optional<unsigned> numStages);
+
+/// The options the caller or the hints gave (`options.given`) that the
+/// pipeline built from `options` leaves unused, each with why: an option of
+/// persistent kernels on a kernel that is not one. (Options of Hopper
+/// instructions on other targets are not listed: a kernel tuned for sm_90a
+/// compiles for sm_80 as it is; combinations that contradict each other are
+/// errors, tile::Options::check.)
+std::vector<std::string> inapplicableOptions(const CodegenOptions &options);
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions
 /// (tilec --emit=layout stops here).
