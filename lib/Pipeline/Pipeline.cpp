@@ -153,8 +153,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
     // A persistent kernel's epilogue (the last multiply's completion and
     // the output's store) runs under the next tile's first multiply.
-    if (options.persistent && options.deferEpilogue)
-      fpm.addPass(mlir::tile::createTileDeferEpilogue());
+    if (options.persistent && options.deferEpilogue) {
+      mlir::tile::TileDeferEpilogueOptions defer;
+      defer.warn = options.given.deferEpilogue.value_or(false);
+      fpm.addPass(mlir::tile::createTileDeferEpilogue(defer));
+    }
   }
   // sm_90: a persistent kernel's blocks claim their tiles as they go, the
   // hardware's dispatch order without its fixed share per block.

@@ -51,6 +51,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -95,8 +96,9 @@ struct Plan {
   scf::IfOp firstIf;                 // the scf.if holding it, if any
 };
 
-/// Fills `plan` for `loop`; fails where the loop stays as it is.
-LogicalResult analyze(scf::ForOp loop, Plan &plan) {
+/// Fills `plan` for `loop`; why the loop stays as it is, when it does ("" when
+/// it can be deferred).
+std::string analyze(scf::ForOp loop, Plan &plan) {
   Block *body = loop.getBody();
   Operation *yield = body->getTerminator();
   for (Operation &op : llvm::reverse(body->without_terminator()))
@@ -105,7 +107,7 @@ LogicalResult analyze(scf::ForOp loop, Plan &plan) {
       break;
     }
   if (!plan.last)
-    return failure(); // no multiply
+    return "its tile loop issues no multiply";
 
   // The tail: what the next trip needs and the completions stay, the rest
   // is the epilogue.
@@ -148,16 +150,16 @@ LogicalResult analyze(scf::ForOp loop, Plan &plan) {
     if (keep.contains(op)) {
       if (!isMemoryEffectFree(op) && !isa<WgmmaWaitOp>(op))
         // The next trip needs a side effect after the epilogue.
-        return failure();
+        return "the next tile needs a side effect after the epilogue";
       continue;
     }
     if (!isEpilogueOp(op))
-      return failure(); // an epilogue op with other effects
+      return "the epilogue has an op with effects it cannot move";
     stores |= !isMemoryEffectFree(op);
     plan.epilogue.push_back(op);
   }
   if (!stores)
-    return failure(); // no store to defer
+    return "the tile has no store after its last multiply to defer";
 
   // The values the epilogue takes from the trip go around the loop.
   llvm::SmallPtrSet<Operation *, 16> inEpilogue(plan.epilogue.begin(),
@@ -176,7 +178,7 @@ LogicalResult analyze(scf::ForOp loop, Plan &plan) {
       }
     });
   if (!llvm::all_of(plan.carried, [](Value v) { return hasZero(v.getType()); }))
-    return failure(); // the epilogue uses a value of a type without a zero
+    return "the epilogue takes a value of a type without a zero";
 
   // The next trip's first multiply.
   body->walk<WalkOrder::PreOrder>([&](WarpgroupMmaOp mma) {
@@ -184,13 +186,13 @@ LogicalResult analyze(scf::ForOp loop, Plan &plan) {
     return WalkResult::interrupt();
   });
   if (!plan.first.getIsAsync())
-    return failure(); // the first multiply is not async
+    return "the next tile's first multiply is not asynchronous";
   Operation *top = plan.first;
   if (plan.first->getBlock() != body) {
     plan.firstIf = dyn_cast<scf::IfOp>(plan.first->getParentOp());
     // The first multiply must be at the top or in an scf.if there.
     if (!plan.firstIf || plan.firstIf->getBlock() != body)
-      return failure();
+      return "the next tile's first multiply is not at the top of its tile";
     top = plan.firstIf;
   }
 
@@ -217,9 +219,10 @@ LogicalResult analyze(scf::ForOp loop, Plan &plan) {
     llvm::SmallPtrSet<Operation *, 8> used;
     collectAllocations(op, used);
     if (llvm::any_of(used, [&](Operation *a) { return mine.contains(a); }))
-      return failure(); // an op on the way uses the epilogue's shared memory
+      return "an op between the epilogue and the next multiply uses the "
+             "epilogue's shared memory";
   }
-  return success();
+  return "";
 }
 
 /// Clones the epilogue at `b`'s insertion point under `scf.if %pending`,
@@ -284,6 +287,8 @@ void defer(scf::ForOp loop, Plan &plan) {
 
 struct DeferEpiloguePass
     : public mlir::tile::impl::TileDeferEpilogueBase<DeferEpiloguePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
@@ -292,8 +297,12 @@ struct DeferEpiloguePass
     });
     for (scf::ForOp loop : loops) {
       Plan plan;
-      if (succeeded(analyze(loop, plan)))
+      std::string why = analyze(loop, plan);
+      if (why.empty())
         defer(loop, plan);
+      else if (warn)
+        emitWarning(getUserFacingLoc(loop))
+            << "defer_epilogue does not apply to this kernel: " << why;
     }
   }
 };

@@ -492,6 +492,11 @@ def TileDeferEpilogue : Pass<"tile-defer-epilogue", "::mlir::func::FuncOp"> {
     multiplies use, or when its body has no such shape. sm_90a, after
     tile-async-wgmma, before tile-dynamic-schedule.
   }];
+  let options = [
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn why a tile loop is left as it is (on where the user asked "
+           "for defer_epilogue)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
