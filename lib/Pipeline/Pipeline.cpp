@@ -124,7 +124,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     // them, releasing each slot on an mbarrier where they refilled it.
     if (options.warpSpecialize) {
       mlir::tile::TileWarpSpecializeOptions wsOptions;
-      wsOptions.warn = !options.chosenWarpSpecialize;
+      // Warnings where the user asked (not where the compiler chose).
+      wsOptions.warn = options.given.warpSpecialize.value_or(false);
       // In clusters, a producer's multicast copies and claims (the
       // cluster's ranks and remote addresses) spill at 24 registers; 32
       // still leaves two consumer warpgroups their 240.

@@ -183,27 +183,22 @@ static constexpr size_t kMaxTuneSpace = 256;
 
 Expected<std::vector<TuneCandidate>>
 tile::tuneSpaceCandidates(const Kernel &kernel) {
-  std::vector<TuneCandidate> out(1);
-  out.front().options.autoSchedule = true;
-  llvm::StringRef text = kernel.tuneSpace();
-  if (text.empty())
+  const auto &tune = kernel.get()->info.tune;
+  if (tune.empty())
     return Status::error("kernel '" + kernel.name() +
                          "' declares no @tune(...) values to try");
-  llvm::SmallVector<llvm::StringRef> entries;
-  text.split(entries, ',');
-  for (llvm::StringRef entry : entries) {
-    auto [name, list] = entry.split('=');
-    llvm::SmallVector<llvm::StringRef> values;
-    list.split(values, '|');
+  std::vector<TuneCandidate> out(1);
+  out.front().options.autoSchedule = true;
+  for (const auto &[name, values] : tune) {
     if (out.size() * values.size() > kMaxTuneSpace)
       return Status::error("kernel '" + kernel.name() + "': its @tune has " +
                            "more than " + std::to_string(kMaxTuneSpace) +
                            " combinations");
     std::vector<TuneCandidate> grown;
     for (const TuneCandidate &c : out)
-      for (llvm::StringRef v : values) {
+      for (const std::string &v : values) {
         TuneCandidate n = c;
-        n.constants.emplace_back(name.str(), v.str());
+        n.constants.emplace_back(name, v);
         grown.push_back(std::move(n));
       }
     out = std::move(grown);

@@ -209,8 +209,6 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   if (!set.FIELD && choice.FIELD)                                              \
     options.FIELD = *choice.FIELD;
 #include "tile/Options.def"
-    options.chosenWarpSpecialize =
-        !set.warpSpecialize && choice.warpSpecialize.value_or(false);
   }
   return options;
 }

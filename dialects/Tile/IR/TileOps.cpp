@@ -288,6 +288,16 @@ void StoreOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+bool mlir::tile::writesGlobalMemory(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa<StoreOp, AtomicRMWOp, TmaStoreOp>(nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 LogicalResult AtomicRMWOp::verify() {
   RankedTensorType value = getValue().getType();
   if (failed(verifyTileAccess(*this, getTensor().getType(), getIndices().size(),

@@ -23,4 +23,10 @@ struct SharedMemoryResource
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.h.inc"
 
+namespace mlir::tile {
+/// True when `op`, or an op nested in it, writes global memory (a store, an
+/// atomic, a TMA store): what a load may not be moved across.
+bool writesGlobalMemory(Operation *op);
+} // namespace mlir::tile
+
 #endif // TILE_IR_TILEOPS_H

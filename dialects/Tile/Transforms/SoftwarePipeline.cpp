@@ -93,19 +93,6 @@ struct PipelinedCopy {
   Value view; // the slot the current iteration reads
 };
 
-/// True when nothing in `loop` writes global memory (no store, atomic or
-/// TMA store): a load of the body then reads the same for any iteration,
-/// whenever it is issued.
-bool writesNoGlobalMemory(scf::ForOp loop) {
-  return !loop.getBody()
-              ->walk([](Operation *op) {
-                return isa<StoreOp, AtomicRMWOp, TmaStoreOp>(op)
-                           ? WalkResult::interrupt()
-                           : WalkResult::advance();
-              })
-              .wasInterrupted();
-}
-
 /// The ops of `body` that compute the operands of `copy` from the induction
 /// variable and values defined outside the loop, in body order; failure when
 /// they depend on anything else (loop-carried values, regions, memory other
@@ -130,8 +117,10 @@ FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
     if (!isMemoryEffectFree(def)) {
       if (!isa<LoadOp>(def))
         return failure();
+      // (A load of the body reads the same for any iteration, whenever it
+      // is issued, when nothing in the loop writes global memory.)
       if (!readOnly)
-        readOnly = writesNoGlobalMemory(loop);
+        readOnly = !writesGlobalMemory(loop);
       if (!*readOnly)
         return failure();
     }

@@ -408,12 +408,7 @@ struct WarpSpecializePass
     if (!at)
       return false;
     for (Operation &o : top) {
-      bool writes = o.walk([](Operation *w) {
-                       return isa<StoreOp, AtomicRMWOp, TmaStoreOp>(w)
-                                  ? WalkResult::interrupt()
-                                  : WalkResult::advance();
-                     }).wasInterrupted();
-      if (writes)
+      if (writesGlobalMemory(&o))
         return false;
       if (&o == at)
         return true;

@@ -47,9 +47,6 @@ struct CodegenOptions {
   }
   bool operator!=(const CodegenOptions &o) const { return !(*this == o); }
 
-  /// warpSpecialize was the compiler's choice (chooseSchedule), not asked
-  /// for: a kernel it cannot apply to gets no warning.
-  bool chosenWarpSpecialize = false;
   /// The options the caller or the kernel's @hints gave (the others are
   /// the compiler's choice or defaults): a pass warns where one of these
   /// cannot apply.
