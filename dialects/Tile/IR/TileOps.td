@@ -622,12 +622,17 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
 
     ```mlir
     tile.async_wait %k {pending = 1 : i32} : !tile.smem<[128, 64], f16, #shared>
-    tile.async_wait {pending = 0 : i32}
+    tile.async_wait all {pending = 0 : i32}
     ```
+
+    Without buffers the op is written `tile.async_wait all`: a bare
+    `tile.async_wait` followed by `%x = ...` on the next line would read
+    `%x` as a buffer.
   }];
   let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pending);
-  let assemblyFormat = "$buffers attr-dict (`:` type($buffers)^)?";
+  let assemblyFormat =
+      "($buffers^) : (`all`)? attr-dict (`:` type($buffers)^)?";
 }
 
 def Tile_MbarrierAllocOp : Tile_Op<"mbarrier_alloc", [

@@ -204,7 +204,7 @@ func.func @loop_carried(%x: tensor<64x32xf16, #blocked>, %n: i32) -> tensor<64x3
 // CHECK-NEXT:    arith.addi
 // CHECK-NEXT:    scf.yield
 // CHECK-NEXT:  } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 // CHECK-NEXT:  tile.barrier{{$}}
 // CHECK-NEXT:  tile.convert_layout %{{.*}} {tile.smem_offset = 0 : i32}
 // CHECK-NEXT:  return
@@ -246,7 +246,7 @@ func.func @pipelined(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32
     %it1 = arith.addi %it, %c1 : i32
     scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
   } {tile.pipelined}
-  tile.async_wait {pending = 0 : i32}
+  tile.async_wait all {pending = 0 : i32}
   %o = tile.convert_layout %r#0 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked2>
   return %o : tensor<64x64xf32, #blocked2>
 }
@@ -571,7 +571,7 @@ func.func @wgmma_shared_barrier(%x: tensor<64x128xf16, #blocked1>, %p: tensor<12
 // CHECK-NEXT:    arith.addi
 // CHECK-NEXT:    scf.yield
 // CHECK-NEXT:  } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 // CHECK-NEXT:  return
 func.func @wgmma_pipelined(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
@@ -609,7 +609,7 @@ func.func @wgmma_pipelined(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %
     %it1 = arith.addi %it, %c1 : i32
     scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
   } {tile.pipelined}
-  tile.async_wait {pending = 0 : i32}
+  tile.async_wait all {pending = 0 : i32}
   return %r#0 : tensor<64x64xf32, #mma>
 }
 

@@ -699,7 +699,7 @@ func.func @barrier_id() {
 
 func.func @async_wait_pending() {
   // expected-error @+1 {{'tile.async_wait' op attribute 'pending' failed to satisfy constraint}}
-  tile.async_wait {pending = -1 : i32}
+  tile.async_wait all {pending = -1 : i32}
   return
 }
 

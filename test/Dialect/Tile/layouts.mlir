@@ -198,14 +198,20 @@ func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i3
   // CHECK-NEXT: tile.async_wait %[[BK]], %[[S]] : !tile.smem<[128, 64], f16, #[[SHT]]>, !tile.smem<[64, 128], f16, #[[SH]]>
   // CHECK-NEXT: tile.barrier
   // CHECK-NEXT: tile.local_load %[[BK]] [0, 0] : <[128, 64], f16, #[[SHT]]> -> tensor<16x64xf16, #[[DOTB]]>
-  // CHECK-NEXT: tile.async_wait
+  // Without buffers, `all` (so that a result on the next line is not read
+  // as a buffer: the round trips above check it).
+  // CHECK-NEXT: tile.async_wait all{{$}}
+  // CHECK-NEXT: tile.local_load %[[BK]] [0, 0]
+  // CHECK-NEXT: tile.async_wait all {pending = 1 : i32}{{$}}
   // CHECK-NEXT: tile.barrier {id = 1 : i32, num_threads = 256 : i32}
   // CHECK-NEXT: return
   tile.async_wait %q {pending = 2 : i32} : !tile.smem<[64, 128], f16, #shared>
   tile.async_wait %k, %s {pending = 0 : i32} : !tile.smem<[128, 64], f16, #shared_t>, !tile.smem<[64, 128], f16, #shared>
   tile.barrier
   %0 = tile.local_load %k [0, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
-  tile.async_wait
+  tile.async_wait all
+  %1 = tile.local_load %k [0, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
+  tile.async_wait all {pending = 1 : i32}
   tile.barrier {id = 1 : i32, num_threads = 256 : i32}
   return
 }

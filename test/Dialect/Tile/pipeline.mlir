@@ -127,7 +127,7 @@
 // CHECK-NEXT:    scf.yield %[[D]], %[[NEXTIT]] : tensor<64x64xf32, #mma>, i32
 // CHECK-NEXT:  } {tile.pipelined}
 // Nothing stays in flight after the loop.
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 // CHECK-NEXT:  return %[[R]]#0
 // CHECK-NOT:   tile.async_copy
 // CHECK-NOT:   tile.async_wait
@@ -168,7 +168,7 @@
 // TWO-NEXT:    %[[W:.*]] = arith.addi %{{.*}}, %[[C1]] : i32
 // TWO-NEXT:    arith.remui %[[W]], %[[C2]] : i32
 // TWO:         } {tile.pipelined}
-// TWO-NEXT:    tile.async_wait{{ *$}}
+// TWO-NEXT:    tile.async_wait all{{ *$}}
 func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %nn: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -299,7 +299,7 @@ func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %nn
 // CHECK-NEXT:    %[[LV:.*]] = tile.local_load %[[VV]] [0, 0]
 // CHECK-NEXT:    tile.mma %[[PA]], %[[LV]], %[[ACC]]
 // CHECK:       } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 func.func @attention(%q: tensor<64x64xf16, #dot_a>, %K: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -341,7 +341,7 @@ func.func @attention(%q: tensor<64x64xf16, #dot_a>, %K: !tile.global<f16, 2>, %V
 // CHECK-NEXT:  tile.async_wait %[[VA]] {pending = 1 : i32}
 // CHECK:       tile.async_copy
 // CHECK:       } {tile.num_stages = 3 : i32, tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 // DEF3-LABEL:  func.func @num_stages_attribute
 // DEF3:        tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
 // DEF3:        } {tile.num_stages = 3 : i32, tile.pipelined}
@@ -384,7 +384,7 @@ func.func @num_stages_attribute(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> t
 // CHECK:       %[[VA:.*]] = tile.smem_slot %[[R]]
 // CHECK-NEXT:  tile.async_wait %[[VA]] : !tile.smem<[64, 32], f16
 // CHECK:       } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 // DEF3-LABEL:  func.func @default_stages
 // DEF3:        %[[R:.*]] = tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
 // DEF3-COUNT-2: tile.async_copy %{{.*}}, %{{.*}} if %{{.*}} {layout
@@ -458,7 +458,7 @@ func.func @default_stages(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<
 // CHECK-NEXT:    tile.async_copy %[[A]][%[[M]], %[[I]]], %[[X]] if %[[P]]
 // CHECK-NEXT:    tile.local_load %[[VA]] [0, 0]
 // CHECK:       } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 func.func @index_loop(%A: !tile.global<f16, 2>, %m: i32, %n: index) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -520,7 +520,7 @@ func.func @index_loop(%A: !tile.global<f16, 2>, %m: i32, %n: index) -> tensor<64
 // CHECK-NEXT:    %[[X:.*]] = tile.smem_slot %[[R]]
 // CHECK-NEXT:    tile.async_copy %[[A]][%[[M]], %[[I]]], %[[X]] if %[[P]]
 // CHECK:       } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 func.func @step(%A: !tile.global<f16, 2>, %m: i32, %lb: i32, %ub: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c32 = arith.constant 32 : i32
   %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
@@ -573,7 +573,7 @@ func.func @step(%A: !tile.global<f16, 2>, %m: i32, %lb: i32, %ub: i32) -> tensor
 // CHECK:         tile.async_copy %[[A]]
 // CHECK-NEXT:    tile.local_load %[[VA]]
 // CHECK:       } {tile.num_stages = 1 : i32, tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 func.func @one_stage_copy(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -705,7 +705,7 @@ func.func @copy_in_branch(%A: !tile.global<f16, 2>, %m: i32, %n: i32, %p: i1) ->
 // CHECK:         scf.for
 // CHECK:           tile.async_wait %{{.*}} {pending = 1 : i32}
 // CHECK:         } {tile.pipelined}
-// CHECK-NEXT:    tile.async_wait{{ *$}}
+// CHECK-NEXT:    tile.async_wait all{{ *$}}
 // CHECK-NEXT:    scf.yield
 // CHECK-NEXT:  {{^ *}}}{{$}}
 // CHECK-NEXT:  return

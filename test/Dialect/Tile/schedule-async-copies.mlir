@@ -408,7 +408,7 @@ func.func @nested_uses(%A: !tile.global<f16, 2>, %x: tensor<64x32xf16, #dot_a>, 
 // CHECK-NEXT:    arith.mulf
 // CHECK-NEXT:    tile.local_load %[[V]]
 // CHECK:       } {tile.pipelined}
-// CHECK-NEXT:  tile.async_wait{{ *$}}
+// CHECK-NEXT:  tile.async_wait all{{ *$}}
 func.func @loops(%A: !tile.global<f16, 2>, %x: tensor<64x32xf16, #dot_a>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -436,6 +436,6 @@ func.func @loops(%A: !tile.global<f16, 2>, %x: tensor<64x32xf16, #dot_a>, %m: i3
     %it1 = arith.addi %it, %c1 : i32
     scf.yield %t, %it1 : tensor<64x32xf16, #dot_a>, i32
   } {tile.pipelined}
-  tile.async_wait {pending = 0 : i32}
+  tile.async_wait all {pending = 0 : i32}
   return %r2#0 : tensor<64x32xf16, #dot_a>
 }
