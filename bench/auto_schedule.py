@@ -7,8 +7,17 @@ API's tuned pick of the same source and cuDNN, at FlashAttention-3's setting
 process with launches interleaved (bench/interleaved.py's time_interleaved).
 Each variant's output is checked against cuDNN's first.
 
+With --kernel attention_lse, the default compile is instead
+kernels/attention_lse.tile (a plain FlashAttention-2 forward that also
+writes each row's log-sum-exp, (B, H, N) f32), compiled the same way (no
+options; TILE_M and TILE_N from the attention API's pick); its Out is
+checked against cuDNN's and, for N <= 4096, its Lse against torch's float32
+logsumexp of the scaled scores. It assumes N a multiple of both tiles (the
+points where it is not are skipped).
+
   python3 bench/auto_schedule.py [--head-dims 64,128,256]
                                  [--seq-lens 1024,4096,16384] [--rounds 20]
+                                 [--kernel flash_attention|attention_lse]
 
 Prints a markdown table: TFLOP/s of each, the default compile over the API's
 pick, and each over cuDNN.
@@ -26,6 +35,36 @@ sys.path.insert(0, HERE)
 from interleaved import time_interleaved  # noqa: E402
 
 KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "flash_attention.tile")
+KERNEL_LSE = os.path.join(os.path.dirname(HERE), "kernels",
+                          "attention_lse.tile")
+
+# There is no --autotune for attention_lse: tilec.autotune(path, None, ...)
+# (no configs) tries only the kernel's own @tune(...) values, each with the
+# compiler's schedule choice, and raises ArgumentError ("configs: no
+# candidates, and kernel 'attention_lse' declares no @tune(...) values to
+# try") for a kernel without one, as kernels/attention_lse.tile is
+# (python/tilec/__init__.py autotune, lib/Runtime/Autotune.cpp).
+
+
+def lse_reference(torch, q, k, scale, causal):
+    """torch float32 logsumexp of each query row's scaled (causal: masked)
+    scores, (B, H, N), a few (batch, head) pairs at a time so that a chunk's
+    score matrices stay within about 1 GiB."""
+    B, H, N, D = q.shape
+    qf = q.reshape(B * H, N, D)
+    kf = k.reshape(B * H, N, D)
+    out = torch.empty(B * H, N, device=q.device, dtype=torch.float32)
+    above = (torch.ones(N, N, device=q.device, dtype=torch.bool).triu(1)
+             if causal else None)
+    step = max(1, (1 << 28) // (N * N))
+    for i in range(0, B * H, step):
+        s = torch.matmul(qf[i:i + step].float(),
+                         kf[i:i + step].float().transpose(-1, -2)) * scale
+        if causal:
+            s.masked_fill_(above, float("-inf"))
+        out[i:i + step] = torch.logsumexp(s, dim=-1)
+        del s
+    return out.reshape(B, H, N)
 
 
 def main():
@@ -35,13 +74,24 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--kernel", default="flash_attention",
+                        choices=("flash_attention", "attention_lse"),
+                        help="the default compile: kernels/<KERNEL>.tile")
     args = parser.parse_args()
+    lse_mode = args.kernel == "attention_lse"
     from torch.nn.attention import SDPBackend, sdpa_kernel
     sdpa = torch.nn.functional.scaled_dot_product_attention
-    print(f"{torch.cuda.get_device_name()}, f16, {args.tokens} tokens, "
-          f"hidden {args.hidden}, {args.rounds} rounds\n")
-    print("| D | causal | N | tiles | API pick | default compile | cuDNN | "
-          "default / API | API / cuDNN | default / cuDNN |")
+    if lse_mode:
+        print(f"{torch.cuda.get_device_name()}, f16, {args.tokens} tokens, "
+              f"hidden {args.hidden}, {args.rounds} rounds, "
+              f"default compile: kernels/attention_lse.tile\n")
+        print("| D | causal | N | tiles | API pick | attention_lse | cuDNN | "
+              "lse / API | API / cuDNN | lse / cuDNN |")
+    else:
+        print(f"{torch.cuda.get_device_name()}, f16, {args.tokens} tokens, "
+              f"hidden {args.hidden}, {args.rounds} rounds\n")
+        print("| D | causal | N | tiles | API pick | default compile | "
+              "cuDNN | default / API | API / cuDNN | default / cuDNN |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     status = 0
     for D in (int(d) for d in args.head_dims.split(",")):
@@ -55,21 +105,41 @@ def main():
                                            dtype=torch.float16,
                                            generator=gen)
                                for _ in range(3))
-                    sets.append((q, k, v, torch.empty_like(q)))
-                q, k, v, o = sets[0]
+                    if lse_mode:
+                        sets.append((q, k, v, torch.empty_like(q),
+                                     torch.empty(B, H, N, device="cuda",
+                                                 dtype=torch.float32)))
+                    else:
+                        sets.append((q, k, v, torch.empty_like(q)))
+                q, k, v, o = sets[0][:4]
                 config = tilec.attention_config(q, k, v, causal=causal,
                                                 out=o)
                 c = dict(kv.split("=", 1) for kv in config.split(","))
                 tm, tn = int(c["TILE_M"]), int(c["TILE_N"])
-                kernel = tilec.compile(
-                    KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
-                    TILE_N=tn, QUERY_GROUP_SIZE=1, CAUSAL=causal,
-                    EVEN_K=N % tn == 0)
                 scale = 1 / math.sqrt(D)
                 grid = ((N + tm - 1) // tm, B * H)
+                if lse_mode:
+                    if N % tm or N % tn:
+                        print(f"  D={D} N={N} causal={causal}: skipped: "
+                              f"attention_lse needs N a multiple of "
+                              f"{tm} and {tn}")
+                        continue
+                    kernel = tilec.compile(
+                        KERNEL_LSE, DTYPE="f16", TILE_D=D, TILE_M=tm,
+                        TILE_N=tn, CAUSAL=causal)
 
-                def run_default(s, kernel=kernel, grid=grid, scale=scale):
-                    kernel[grid](s[0], s[1], s[2], s[3], scale, 0)
+                    def run_default(s, kernel=kernel, grid=grid,
+                                    scale=scale):
+                        kernel[grid](s[0], s[1], s[2], s[3], s[4], scale)
+                else:
+                    kernel = tilec.compile(
+                        KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
+                        TILE_N=tn, QUERY_GROUP_SIZE=1, CAUSAL=causal,
+                        EVEN_K=N % tn == 0)
+
+                    def run_default(s, kernel=kernel, grid=grid,
+                                    scale=scale):
+                        kernel[grid](s[0], s[1], s[2], s[3], scale, 0)
 
                 def run_api(s, causal=causal):
                     tilec.attention(s[0], s[1], s[2], causal=causal,
@@ -82,7 +152,11 @@ def main():
                 with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
                     ref = sdpa(q, k, v, is_causal=causal).float()
                 ok = True
-                for name, run in (("api", run_api), ("default", run_default)):
+                if lse_mode:
+                    sets[0][4].fill_(float("nan"))
+                for name, run in (("api", run_api),
+                                  ("attention_lse" if lse_mode else "default",
+                                   run_default)):
                     o.fill_(float("nan"))
                     run(sets[0])
                     torch.cuda.synchronize()
@@ -91,6 +165,18 @@ def main():
                         print(f"  D={D} N={N} causal={causal}: {name} "
                               f"differs from cuDNN by {err}")
                         ok = False
+                # Lse is checked only for N <= 4096: the reference builds
+                # every float32 score matrix, B * H * N * N elements in all
+                # (in chunks of about 1 GiB); at fixed tokens that grows
+                # with N, to 32 GiB of scores at N = 16384 and D = 64.
+                if lse_mode and N <= 4096:
+                    want = lse_reference(torch, q, k, scale, causal)
+                    err = (sets[0][4] - want).abs().max().item()
+                    if not err <= 1e-3:
+                        print(f"  D={D} N={N} causal={causal}: attention_lse"
+                              f" Lse differs from torch's logsumexp by {err}")
+                        ok = False
+                    del want
                 if not ok:
                     status = 1
                     continue

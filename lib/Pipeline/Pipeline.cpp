@@ -57,11 +57,6 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
     persistentOptions.cluster = options.hasTMA() ? options.cluster : 1;
     fpm.addPass(mlir::tile::createTilePersistent(persistentOptions));
   }
-  // Target-independent loop transformations on tile IR.
-  if (options.loopSplit) {
-    fpm.addPass(mlir::tile::createTileLoopSplit());
-    fpm.addPass(mlir::createCanonicalizerPass());
-  }
   // Layouts.
   mlir::tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
@@ -172,6 +167,13 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // (attention's K and V), each block's share multicast to all of them.
   if (options.persistent && options.hasTMA() && options.cluster > 1)
     fpm.addPass(mlir::tile::createTileMulticastCopies());
+  // A loop branching on its induction variable (attention's causal mask)
+  // is split in two at the iteration where the branch changes, once its
+  // schedule is in place: both loops keep the schedule, and the rings,
+  // counters and multiplies in flight continue from the first to the
+  // second (a producer warp runs ahead across the boundary).
+  if (options.loopSplit)
+    fpm.addPass(mlir::tile::createTileLoopSplit());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

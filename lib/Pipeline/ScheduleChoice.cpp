@@ -15,9 +15,10 @@
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
-//     few for wide accumulators), and that loop is kept whole (a branch on
-//     its induction variable is not split off) until specialization spans
-//     split loops.
+//     few for wide accumulators). A branch of that loop on its induction
+//     variable (a causal mask) is split off after specialization
+//     (tile-loop-split runs once the schedule is in place), so the two
+//     choices do not interact.
 //
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
@@ -48,22 +49,6 @@ mlir::tile::LoadOp sourceLoad(Value v) {
     v = def->getOperand(0);
   }
   return {};
-}
-
-/// True when `v` is computed from `iv` (in `loop`'s body).
-bool dependsOn(Value v, Value iv, scf::ForOp loop) {
-  SmallVector<Value> work = {v};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (x == iv)
-      return true;
-    Operation *def = x.getDefiningOp();
-    if (!def || !loop->isAncestor(def) || !seen.insert(def).second)
-      continue;
-    llvm::append_range(work, def->getOperands());
-  }
-  return false;
 }
 
 /// Bytes of a tile.
@@ -154,12 +139,5 @@ std::optional<unsigned> stagesThatFit(func::FuncOp func, int64_t budget) {
   if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128)
     return choice;
   choice.warpSpecialize = true;
-  scf::ForOp loop = streaming.front();
-  bool splits = false;
-  loop.getBody()->walk([&](scf::IfOp branch) {
-    splits |= dependsOn(branch.getCondition(), loop.getInductionVar(), loop);
-  });
-  if (splits)
-    choice.loopSplit = false;
   return choice;
 }

@@ -360,21 +360,25 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
   for (unsigned stages : {1u, 3u, 0u})
     add(f16, 64, true, 2, 200, 200, 0, 4, stages, true);
   add(f16, 128, false, 2, 130, 130, 0, 4, 3, true);
-  // Warp specialized (sm_90a), the loop whole (a split kernel's two loops
-  // stay unspecialized): every trip count above, masking, and D=128.
+  // Warp specialized (sm_90a), the loop whole and, causal, split after
+  // specialization (the producer and the rings run on from the unmasked
+  // loop into the masked one): every trip count above, masking, and D=128.
   for (unsigned stages : {2u, 4u, 0u})
-    for (bool causal : {false, true}) {
-      for (int64_t seq : seqs) {
-        add(f16, 64, causal, 1, seq, seq, 0, 2, stages, false);
+    for (bool causal : {false, true})
+      for (bool split : {false, true}) {
+        if (split && !causal)
+          continue;
+        for (int64_t seq : seqs) {
+          add(f16, 64, causal, 1, seq, seq, 0, 2, stages, split);
+          cases.back().specialize = true;
+        }
+        add(f16, 64, causal, 1, 64, 1000, 936, 2, stages, split);
         cases.back().specialize = true;
+        for (int64_t seq : seqs128) {
+          add(f16, 128, causal, 1, seq, seq, 0, 2, stages, split);
+          cases.back().specialize = true;
+        }
       }
-      add(f16, 64, causal, 1, 64, 1000, 936, 2, stages, false);
-      cases.back().specialize = true;
-      for (int64_t seq : seqs128) {
-        add(f16, 128, causal, 1, seq, seq, 0, 2, stages, false);
-        cases.back().specialize = true;
-      }
-    }
   // Two consumer warpgroups (128 rows, 8 warps), free or taking turns
   // to issue their multiplies (tile-ping-pong): 1, 2, 3, 4 and 16 key
   // tiles (the last ragged), masked and not, a query tile past the keys'
@@ -385,18 +389,22 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
     cases.back().warps = 8;
     cases.back().pingPong = pingPong;
   };
+  // Causal, the loop whole and split.
   for (bool pingPong : {false, true})
     for (unsigned stages : {2u, 0u})
-      for (bool causal : {false, true}) {
-        for (int64_t d : {64, 128})
-          for (int64_t seq : {int64_t(1), int64_t(64), int64_t(130),
-                              int64_t(200), int64_t(1000)}) {
-            add(f16, d, causal, 1, seq, seq, 0, 2, stages, false);
-            twoGroups(pingPong);
-          }
-        add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, false);
-        twoGroups(pingPong);
-      }
+      for (bool causal : {false, true})
+        for (bool split : {false, true}) {
+          if (split && !causal)
+            continue;
+          for (int64_t d : {64, 128})
+            for (int64_t seq : {int64_t(1), int64_t(64), int64_t(130),
+                                int64_t(200), int64_t(1000)}) {
+              add(f16, d, causal, 1, seq, seq, 0, 2, stages, split);
+              twoGroups(pingPong);
+            }
+          add(f16, 128, causal, 1, 64, 1000, 936, 2, stages, split);
+          twoGroups(pingPong);
+        }
   // The causal grid order in groups of heads: 15 (batch, head) pairs in
   // groups of 4 (GROUP_BYTES = 4 heads' K and V at 200 keys, D=64), the
   // last group of 3, and of 1; 4 query tiles each.
@@ -436,6 +444,10 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         twoGroups(false);
         cases.back().kLatency = kLatency;
         cases.back().vLatency = vLatency;
+        if (causal) { // split after specialization, too
+          cases.push_back(cases.back());
+          cases.back().split = true;
+        }
       }
       add(f16, d, causal, 1, 64, 1000, 936, 2, 0, false);
       twoGroups(false);
@@ -454,6 +466,10 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         add(f16, 128, causal, 1, seq, seq, 0, 2, 2, false);
         twoGroups(false);
         cases.back().persistent = true;
+        if (causal) { // split after specialization, in the tile loop
+          cases.push_back(cases.back());
+          cases.back().split = true;
+        }
         add(f16, 64, causal, 1, seq, seq, 0, 2, stages, false);
         cases.back().specialize = true;
         cases.back().persistent = true;
@@ -713,16 +729,21 @@ std::vector<Attention> attentionCases() {
         add(64, true, 64, 1000, 936, stages, split);
     add(128, true, 130, 130, 0, 4, false);
     add(64, true, 64, 0, 0, 3, true);
-    // Warp specialized: 0, 1, 3 and 16 key tiles, masked and not.
+    // Warp specialized: 0, 1, 3 and 16 key tiles, masked and not; the
+    // masked ones with the loop split after specialization (the producer
+    // runs ahead across the split), and one kept whole. (In the sets
+    // below, too, the causal cases are split.)
     for (auto [causal, seqQ, seqK, pos] :
          {std::tuple<bool, int64_t, int64_t, int64_t>{false, 130, 130, 0},
           {true, 130, 130, 0},
           {true, 64, 1000, 936},
           {false, 64, 64, 0},
           {true, 64, 0, 0}}) {
-      add(64, causal, seqQ, seqK, pos, 2, false);
+      add(64, causal, seqQ, seqK, pos, 2, causal);
       cases.back().specialize = true;
     }
+    add(64, true, 64, 1000, 936, 2, false); // whole
+    cases.back().specialize = true;
     add(128, false, 130, 130, 0, 0, false);
     cases.back().specialize = true;
     // Two consumer warpgroups on 3-stage rings (the attention API's):
@@ -732,7 +753,7 @@ std::vector<Attention> attentionCases() {
           {true, 130, 130},
           {false, 64, 64},
           {true, 64, 0}}) {
-      add(64, causal, seqQ, seqK, 0, 3, false);
+      add(64, causal, seqQ, seqK, 0, 3, causal);
       cases.back().specialize = true;
       cases.back().tileM = 128;
       cases.back().warps = 8;
@@ -743,7 +764,7 @@ std::vector<Attention> attentionCases() {
                                 {false, 200},
                                 {true, 200},
                                 {true, 256}}) {
-      add(256, causal, 256, seqK, 0, 0, false);
+      add(256, causal, 256, seqK, 0, 0, causal);
       cases.back().specialize = true;
       cases.back().tileM = 128;
       cases.back().warps = 8;
@@ -769,7 +790,7 @@ std::vector<Attention> attentionCases() {
                                 {true, 130},
                                 {false, 64},
                                 {true, 0}}) {
-      add(64, causal, causal && !seqK ? 64 : 130, seqK, 0, 2, false);
+      add(64, causal, causal && !seqK ? 64 : 130, seqK, 0, 2, causal);
       cases.back().specialize = true;
       cases.back().tileM = 128;
       cases.back().warps = 8;

@@ -108,6 +108,16 @@ def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
     A loop is left alone when it carries the attribute
     `tile.loop_split = false`, or when its body has more than `max-ops`
     operations (the body is duplicated).
+
+    The pass works on any IR, and the compiler runs it last of the
+    schedule passes: a loop is pipelined, warp-specialized and rotated
+    whole, then split. Everything but the branch is cloned as it is, so
+    both loops keep the schedule: ring slots and phases computed from the
+    induction variable or carried trip counters, copies issued ahead for
+    iterations of the second loop (their predicates use the original
+    bounds), multiplies in flight and a producer warp (which has no such
+    branch, and is not split) run on across the split point, with no drain
+    and no second prologue.
   }];
   let options = [
     Option<"maxOps", "max-ops", "unsigned", "4000",

@@ -123,10 +123,10 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
 /// The configurations the tuner tries per padded head dim, the default
 /// first, as tile::TuneCandidate text: the kernel's constants (TILE_M,
 /// TILE_N, K_LATENCY/V_LATENCY for rings of their own depth) and compile
-/// options (tile/Options.def). A warp-specialized candidate keeps its loop
-/// whole (the producer fills a single loop's rings); any other is tried,
-/// with a causal mask, both with the masked key tiles in the loop and split
-/// into a loop of their own (in that order). Why each is there, with the
+/// options (tile/Options.def). With a causal mask each is tried both with
+/// the masked key tiles in the loop and split into a loop of their own (in
+/// that order; the split keeps the loop's schedule, warp specialization
+/// included). Why each is there, with the
 /// measurements: bench/results/2026-11-28-attention-candidates.md.
 std::vector<const char *> candidateConfigs(int tileD) {
   if (tileD >= 256)
@@ -383,11 +383,6 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
       TuneCandidate c = *parsed;
       int tileN = std::atoi(constantOf(c, "TILE_N").c_str());
       c.constants.push_back({"EVEN_K", seqK % tileN == 0 ? "true" : "false"});
-      if (c.options.warpSpecialize.value_or(false)) {
-        c.options.loopSplit = false;
-        candidates.push_back(c);
-        continue;
-      }
       if (options.causal) {
         c.options.loopSplit = false;
         candidates.push_back(c);

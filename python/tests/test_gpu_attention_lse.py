@@ -1,0 +1,123 @@
+"""kernels/attention_lse.tile on a GPU, on sm_90a and sm_80: the plain
+FlashAttention-2 forward with a log-sum-exp output, compiled by
+tilec.compile with no options (only its constants: the compiler's own
+schedule), against a float64 reference on fresh random inputs with
+poisoned outputs (Out and Lse filled with NaN first): head dims 64 and 128,
+causal and not, one and several key tiles (seq 128 and 384; causal with the
+diagonal inside a tile and on a tile boundary), each TILE_M x TILE_N in
+64/128, a head count that is not a power of two. Skipped without PyTorch
+and a CUDA GPU."""
+
+import math
+import os
+
+import pytest
+
+import tilec
+
+os.environ.setdefault("TILEC_AUTOTUNE", "off")
+
+ARCHS = ["sm_90a", "sm_80"]
+
+# Relative (Frobenius) error of Out, as tests/test_gpu.py's attention tests.
+TOL = {"f16": 4e-3, "bf16": 2.5e-2}
+# Max absolute error of Lse (natural log). The kernel computes it in f32
+# from the same f16/bf16 inputs as the reference, so only f32 rounding and
+# the approximate ex2/lg2 (docs/language.md, Math) separate them.
+LSE_TOL = 1e-3
+
+
+def sm90(torch):
+    return torch.cuda.get_device_capability() >= (9, 0)
+
+
+def skip_unless_arch(torch, arch):
+    if arch == "sm_90a" and not sm90(torch):
+        pytest.skip("sm_90a needs a Hopper GPU")
+
+
+def reference(torch, q, k, v, causal, scale):
+    """float64 softmax attention and the natural-log log-sum-exp of each
+    query row's scaled (and masked) scores."""
+    q64, k64, v64 = q.double(), k.double(), v.double()
+    s = torch.matmul(q64, k64.transpose(-1, -2)) * scale
+    if causal:
+        n = q.shape[2]
+        above = torch.ones(n, n, device=q.device, dtype=torch.bool).triu(1)
+        s = s.masked_fill(above, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    out = torch.matmul(torch.softmax(s, dim=-1), v64)
+    return out, lse
+
+
+def rel_err(out, ref):
+    return ((out.double() - ref).norm() / ref.norm()).item()
+
+
+TILES = [(64, 64), (128, 128), (128, 64), (64, 128)]
+
+CASES = [
+    # D, causal, seq, TILE_M, TILE_N
+    (d, causal, seq, tm, tn)
+    for d in (64, 128)
+    for causal in (False, True)
+    for seq in (128, 384)
+    for tm, tn in TILES
+]
+
+
+def case_id(c):
+    d, causal, seq, tm, tn = c
+    return f"D{d}-{'causal' if causal else 'full'}-S{seq}-{tm}x{tn}"
+
+
+def run_case(torch, repo, arch, D, causal, S, TM, TN, dtype="f16", B=2,
+             H=3):
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    torch.manual_seed(D * 1000 + S * 10 + TM + TN // 64 + int(causal))
+    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=dt)
+               for _ in range(3))
+    out = torch.full_like(q, float("nan"))                # poisoned
+    lse = torch.full((B, H, S), float("nan"), device="cuda",
+                     dtype=torch.float32)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "attention_lse.tile"),
+                           arch=arch, DTYPE=dtype, TILE_D=D, TILE_M=TM,
+                           TILE_N=TN, CAUSAL=causal)
+    scale = 1 / math.sqrt(D)
+    grid = ((S + TM - 1) // TM, B * H, 1)
+    kernel[grid](q, k, v, out, lse, scale)
+    torch.cuda.synchronize()
+
+    ref_out, ref_lse = reference(torch, q, k, v, causal, scale)
+    assert torch.isfinite(out).all(), "Out not all written (or not finite)"
+    assert torch.isfinite(lse).all(), "Lse not all written (or not finite)"
+    err = rel_err(out, ref_out)
+    assert err < TOL[dtype], f"Out rel_err {err:.3e}"
+    lse_err = (lse.double() - ref_lse).abs().max().item()
+    assert lse_err < LSE_TOL, f"Lse max abs err {lse_err:.3e}"
+
+    # The same again: a result that changes between runs is a race.
+    out2 = torch.full_like(q, float("nan"))
+    lse2 = torch.full_like(lse, float("nan"))
+    kernel[grid](q, k, v, out2, lse2, scale)
+    torch.cuda.synchronize()
+    assert torch.equal(out, out2)
+    assert torch.equal(lse, lse2)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_attention_lse_matches_float64(torch_gpu, repo, arch, case):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    D, causal, S, TM, TN = case
+    run_case(torch, repo, arch, D, causal, S, TM, TN)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_lse_bf16(torch_gpu, repo, arch, causal):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    run_case(torch, repo, arch, 128, causal, 256, 64, 64, dtype="bf16",
+             B=1, H=2)
