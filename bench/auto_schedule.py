@@ -38,12 +38,10 @@ KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "flash_attention.tile")
 KERNEL_LSE = os.path.join(os.path.dirname(HERE), "kernels",
                           "attention_lse.tile")
 
-# There is no --autotune for attention_lse: tilec.autotune(path, None, ...)
-# (no configs) tries only the kernel's own @tune(...) values, each with the
-# compiler's schedule choice, and raises ArgumentError ("configs: no
-# candidates, and kernel 'attention_lse' declares no @tune(...) values to
-# try") for a kernel without one, as kernels/attention_lse.tile is
-# (python/tilec/__init__.py autotune, lib/Runtime/Autotune.cpp).
+# --autotune (attention_lse): tilec.autotune(path, None, ...) with no
+# configs tries the compiler's schedules (kernels/attention_lse.tile has no
+# @tune: its choice, rings of 2, 3 and 4 stages, persistent), with the
+# attention API's TILE_M and TILE_N; a column of its own.
 
 
 def lse_reference(torch, q, k, scale, causal):
@@ -78,7 +76,11 @@ def main():
                         choices=("flash_attention", "attention_lse"),
                         help="the default compile: kernels/<KERNEL>.tile")
     args = parser.parse_args()
+    parser.add_argument("--autotune", action="store_true",
+                        help="attention_lse: also tilec.autotune with no "
+                             "configs (the compiler's schedules)")
     lse_mode = args.kernel == "attention_lse"
+    tuned_mode = lse_mode and args.autotune
     from torch.nn.attention import SDPBackend, sdpa_kernel
     sdpa = torch.nn.functional.scaled_dot_product_attention
     if lse_mode:
@@ -86,13 +88,14 @@ def main():
               f"hidden {args.hidden}, {args.rounds} rounds, "
               f"default compile: kernels/attention_lse.tile\n")
         print("| D | causal | N | tiles | API pick | attention_lse | cuDNN | "
-              "lse / API | API / cuDNN | lse / cuDNN |")
+              "lse / API | API / cuDNN | lse / cuDNN |" +
+              (" autotuned / cuDNN | its schedule |" if tuned_mode else ""))
     else:
         print(f"{torch.cuda.get_device_name()}, f16, {args.tokens} tokens, "
               f"hidden {args.hidden}, {args.rounds} rounds\n")
         print("| D | causal | N | tiles | API pick | default compile | "
               "cuDNN | default / API | API / cuDNN | default / cuDNN |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if tuned_mode else ""))
     status = 0
     for D in (int(d) for d in args.head_dims.split(",")):
         for causal in (False, True):
@@ -131,6 +134,17 @@ def main():
                     def run_default(s, kernel=kernel, grid=grid,
                                     scale=scale):
                         kernel[grid](s[0], s[1], s[2], s[3], s[4], scale)
+                    if tuned_mode:
+                        tuned = tilec.autotune(
+                            KERNEL_LSE, None, key=f"{B}x{H}x{N}x{D}",
+                            grid=grid, args=sets[0][:5] + (scale,),
+                            DTYPE="f16", TILE_D=D, TILE_M=tm, TILE_N=tn,
+                            CAUSAL=causal)
+
+                        def run_tuned(s, kernel=tuned, grid=grid,
+                                      scale=scale):
+                            kernel[grid](s[0], s[1], s[2], s[3], s[4],
+                                         scale)
                 else:
                     kernel = tilec.compile(
                         KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
@@ -154,9 +168,12 @@ def main():
                 ok = True
                 if lse_mode:
                     sets[0][4].fill_(float("nan"))
-                for name, run in (("api", run_api),
-                                  ("attention_lse" if lse_mode else "default",
-                                   run_default)):
+                checks = [("api", run_api),
+                          ("attention_lse" if lse_mode else "default",
+                           run_default)]
+                if tuned_mode:
+                    checks.append(("autotuned", run_tuned))
+                for name, run in checks:
                     o.fill_(float("nan"))
                     run(sets[0])
                     torch.cuda.synchronize()
@@ -182,6 +199,8 @@ def main():
                     continue
                 impls = {"api": run_api, "default": run_default,
                          "cudnn": run_cudnn}
+                if tuned_mode:
+                    impls["tuned"] = run_tuned
                 ms = time_interleaved(torch, impls, sets, args.rounds)
                 flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
                 t = {n: flops / m / 1e9 for n, m in ms.items()}
@@ -189,7 +208,10 @@ def main():
                       f"| {t['default']:.0f} | {t['cudnn']:.0f} | "
                       f"{t['default'] / t['api']:.2f} | "
                       f"{t['api'] / t['cudnn']:.2f} | "
-                      f"{t['default'] / t['cudnn']:.2f} |", flush=True)
+                      f"{t['default'] / t['cudnn']:.2f} |" +
+                      (f" {t['tuned'] / t['cudnn']:.2f} | "
+                       f"{tuned.config} |" if tuned_mode else ""),
+                      flush=True)
                 if kernel.warnings:
                     print(f"  warnings: {kernel.warnings}")
                 del sets, ref

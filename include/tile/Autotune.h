@@ -79,14 +79,22 @@ struct TuneOptions {
   unsigned iterations = 8; // timed launches per candidate, back to back
 };
 
-/// The candidates of `kernel`'s @tune(...): every combination of the
-/// values it lists for its constants (at most 256), each with the
-/// compiler's schedule choice (auto_schedule); an error without @tune.
+/// The schedules tried for each of a kernel's constant combinations when
+/// autotuning has no candidates: the compiler's choice (auto_schedule),
+/// and it with rings of 2, 3 and 4 stages, and persistent (with the
+/// choice's rings and with 2); variants that would replace an option
+/// `given` by the caller are left out.
+TILE_API std::vector<Options> scheduleVariants(const Options &given = {});
+
+/// The candidates autotuning tries when it is given none: every
+/// combination of the values `kernel`'s @tune(...) lists for its constants
+/// (one, with none, without @tune), each with every scheduleVariants(given);
+/// an error past 256 candidates.
 TILE_API Expected<std::vector<TuneCandidate>>
-tuneSpaceCandidates(const Kernel &kernel);
+tuneSpaceCandidates(const Kernel &kernel, const Options &given = {});
 
 /// Picks the fastest of `candidates` for `problemKey` (see above); with no
-/// candidates, those of the kernel's @tune (tuneSpaceCandidates). Fails
+/// candidates, tuneSpaceCandidates(kernel, base). Fails
 /// only when no candidate compiles and launches, with every note.
 TILE_API Expected<TuneResult>
 autotune(const std::string &source, const std::string &name,

@@ -145,6 +145,14 @@ TILE_API const char *tile_kernel_warning(tile_kernel kernel, size_t index);
  * handle. tile_autotune with no candidates tries every combination. */
 TILE_API const char *tile_kernel_tune_space(tile_kernel kernel);
 
+/* The schedules autotuning with no candidates tries for each combination of
+ * a kernel's @tune values (tile::scheduleVariants): option texts separated
+ * by ';', the first the compiler's choice ("auto_schedule=on"), leaving out
+ * variants of the options `given` (option text, NULL: none) sets. NULL,
+ * with tile_last_error, when `given` does not parse. Valid until the
+ * thread's next call. */
+TILE_API const char *tile_schedule_variants(const char *given);
+
 /* ---- Attention (tile/Attention.h) ----------------------------------------
  * Forward attention on (batch, heads, seq, head_dim) tensors: q and out
  * (batch, heads, seq_q, head_dim), k and v (batch, kv_heads, seq_k,

@@ -177,23 +177,38 @@ struct Compiled {
 
 } // namespace
 
-/// Every combination of the values the kernel's @tune lists (at most
-/// kMaxTuneSpace), each with the compiler's schedule choice (auto_schedule).
+/// The most candidates autotuning with no candidates makes.
 static constexpr size_t kMaxTuneSpace = 256;
 
+std::vector<Options> tile::scheduleVariants(const Options &given) {
+  std::vector<Options> out;
+  // The compiler's choice, then it with rings of 2, 3 and 4 stages (the
+  // choice keeps the loads' latency hints where they fit), then persistent
+  // (a block per multiprocessor slot, for grids of many short blocks),
+  // with the choice's rings and with 2. What the caller gave stays.
+  auto add = [&](std::optional<unsigned> stages, bool persistent) {
+    if ((stages && given.numStages) || (persistent && given.persistent))
+      return;
+    Options o;
+    if (!given.autoSchedule)
+      o.autoSchedule = true;
+    o.numStages = stages;
+    if (persistent)
+      o.persistent = true;
+    out.push_back(o);
+  };
+  add(std::nullopt, false);
+  for (unsigned stages : {2u, 3u, 4u})
+    add(stages, false);
+  add(std::nullopt, true);
+  add(2u, true);
+  return out;
+}
+
 Expected<std::vector<TuneCandidate>>
-tile::tuneSpaceCandidates(const Kernel &kernel) {
-  const auto &tune = kernel.get()->info.tune;
-  if (tune.empty())
-    return Status::error("kernel '" + kernel.name() +
-                         "' declares no @tune(...) values to try");
+tile::tuneSpaceCandidates(const Kernel &kernel, const Options &given) {
   std::vector<TuneCandidate> out(1);
-  out.front().options.autoSchedule = true;
-  for (const auto &[name, values] : tune) {
-    if (out.size() * values.size() > kMaxTuneSpace)
-      return Status::error("kernel '" + kernel.name() + "': its @tune has " +
-                           "more than " + std::to_string(kMaxTuneSpace) +
-                           " combinations");
+  for (const auto &[name, values] : kernel.get()->info.tune) {
     std::vector<TuneCandidate> grown;
     for (const TuneCandidate &c : out)
       for (const std::string &v : values) {
@@ -203,7 +218,21 @@ tile::tuneSpaceCandidates(const Kernel &kernel) {
       }
     out = std::move(grown);
   }
-  return out;
+  std::vector<Options> schedules = scheduleVariants(given);
+  if (out.size() * schedules.size() > kMaxTuneSpace)
+    return Status::error("kernel '" + kernel.name() + "': its @tune's " +
+                         std::to_string(out.size()) + " combinations, " +
+                         std::to_string(schedules.size()) +
+                         " schedules each, are more than " +
+                         std::to_string(kMaxTuneSpace) + " candidates");
+  std::vector<TuneCandidate> candidates;
+  for (const TuneCandidate &c : out)
+    for (const Options &schedule : schedules) {
+      TuneCandidate n = c;
+      n.options = schedule;
+      candidates.push_back(std::move(n));
+    }
+  return candidates;
 }
 
 Expected<TuneResult> tile::autotune(const std::string &source,
@@ -238,7 +267,8 @@ Expected<TuneResult> tile::autotune(const std::string &source,
       return Status::error("autotune: no candidates, and the kernel does "
                            "not compile to read its @tune: " +
                            plain.status().message());
-    Expected<std::vector<TuneCandidate>> space = tuneSpaceCandidates(*plain);
+    Expected<std::vector<TuneCandidate>> space =
+        tuneSpaceCandidates(*plain, resolved);
     if (!space)
       return Status::error("autotune: no candidates, and " +
                            space.status().message());

@@ -238,6 +238,20 @@ const char *tile_kernel_tune_space(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->tuneText.c_str() : nullptr;
 }
 
+const char *tile_schedule_variants(const char *given) {
+  Options options;
+  std::string error = options.parse(given ? given : "");
+  if (!error.empty()) {
+    lastCError() = "tile_schedule_variants: " + error;
+    return nullptr;
+  }
+  static thread_local std::string text;
+  text.clear();
+  for (const Options &variant : scheduleVariants(options))
+    text += (text.empty() ? "" : ";") + variant.text();
+  return text.c_str();
+}
+
 int tile_autotune(const char *source, const char *name,
                   const tile_compile_options *options,
                   const tile_tune_candidate *candidates, size_t numCandidates,
@@ -294,7 +308,8 @@ int tile_autotune(const char *source, const char *name,
       return fail("tile_autotune: no candidates, and the kernel does not "
                   "compile to read its @tune: " +
                   plain.status().message());
-    Expected<std::vector<TuneCandidate>> space = tuneSpaceCandidates(*plain);
+    Expected<std::vector<TuneCandidate>> space =
+        tuneSpaceCandidates(*plain, base);
     if (!space)
       return fail("tile_autotune: no candidates, and " +
                   space.status().message());

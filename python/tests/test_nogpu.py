@@ -35,6 +35,22 @@ def test_library_loads():
     assert set(stats) >= {"compiles", "disk_hits", "modules_loaded"}
 
 
+def test_schedule_variants():
+    """What autotune() tries per @tune combination with no configs (the
+    compiler's choice, other ring depths, persistent), leaving out what the
+    caller set; a bad option is refused."""
+    lib = _capi.lib()
+    assert lib.tile_schedule_variants(None).decode().split(";") == [
+        "auto_schedule=on", "num_stages=2,auto_schedule=on",
+        "num_stages=3,auto_schedule=on", "num_stages=4,auto_schedule=on",
+        "persistent=on,auto_schedule=on",
+        "num_stages=2,persistent=on,auto_schedule=on"]
+    assert lib.tile_schedule_variants(b"num_stages=2,persistent=off") == \
+        b"auto_schedule=on"
+    assert lib.tile_schedule_variants(b"num_stagez=2") is None
+    assert "unknown option 'num_stagez'" in _capi.last_error()
+
+
 BAD = """kernel broken(A: Tensor[f32, 1]):
     x = load(A, index=(bid(0),), shape=(128,))
     store(A, index=(bid(0),), tile=y)

@@ -224,19 +224,34 @@ class Config:
         return f"Config({', '.join(items)})"
 
 
-def tune_space_configs(kernel):
-    """The Configs of `kernel`'s @tune(...): every combination of the values
-    it lists for its constants (the first name varying slowest), each with
-    the compiler's schedule choice (auto_schedule=True); [] without one."""
-    text = kernel.tune_space
-    if not text:
-        return []
+def tune_space_configs(kernel, **given):
+    """The Configs autotune() tries when given none: every combination of
+    the values `kernel`'s @tune(...) lists for its constants (the first name
+    varying slowest; one, with no constants, without @tune), each with
+    every schedule of tile_schedule_variants: the compiler's choice
+    (auto_schedule=True), and it with rings of 2, 3 and 4 stages and
+    persistent. Options in `given` (those the caller sets for every
+    candidate) are not varied."""
     combos = [{}]
-    for entry in text.split(","):
-        name, values = entry.split("=", 1)
-        combos = [{**c, name: _parse_constant(v)} for c in combos
-                  for v in values.split("|")]
-    return [Config(auto_schedule=True, **c) for c in combos]
+    text = kernel.tune_space
+    if text:
+        for entry in text.split(","):
+            name, values = entry.split("=", 1)
+            combos = [{**c, name: _parse_constant(v)} for c in combos
+                      for v in values.split("|")]
+    opts, _ = _split_options(given)
+    variants = _capi.lib().tile_schedule_variants(_option_text(opts).encode())
+    if variants is None:
+        raise ArgumentError(_capi.lib().tile_last_error().decode())
+    schedules = []
+    for variant in variants.decode().split(";"):
+        schedule = {}
+        for item in filter(None, variant.split(",")):
+            name, value = item.split("=", 1)
+            schedule[name] = (value == "on" if value in ("on", "off")
+                              else int(value))
+        schedules.append(schedule)
+    return [Config(**c, **s) for c in combos for s in schedules]
 
 
 def _parse_constant(text):
@@ -253,7 +268,8 @@ def _parse_constant(text):
 def autotune(path_or_source, configs, key, grid, args, stream=None,
              kernel=None, arch=None, name=None, **kwargs):
     """Picks the fastest of `configs` (tilec.Config; None or [] for the
-    kernel's own @tune(...) values: tune_space_configs) for the problem `key`
+    kernel's own @tune(...) values with the compiler's schedules:
+    tune_space_configs) for the problem `key`
     (a string, or anything whose str() names the problem), timing
     `kernel[grid(config)](*args)` with CUDA events on the stream; the winner
     is remembered in memory and on disk. Returns the Kernel, with `.config`
@@ -261,15 +277,11 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
     every candidate. TILEC_AUTOTUNE=off takes the first config that
     compiles."""
     if not configs:
-        # The kernel's own @tune(...): every combination of its values, each
-        # with the compiler's schedule choice.
+        # The kernel's own @tune(...) values, each with the compiler's
+        # schedule choices.
         plain = compile(path_or_source, kernel=kernel, arch=arch, name=name,
                         **kwargs)
-        configs = tune_space_configs(plain)
-        if not configs:
-            raise ArgumentError(
-                f"configs: no candidates, and kernel '{plain.name}' "
-                "declares no @tune(...) values to try")
+        configs = tune_space_configs(plain, **kwargs)
     if isinstance(path_or_source, str) and not _is_source(path_or_source):
         with open(path_or_source) as f:
             source, label = f.read(), name or path_or_source

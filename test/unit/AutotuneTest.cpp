@@ -68,3 +68,27 @@ TEST(Autotune, DisabledByTheEnvironment) {
   else
     unsetenv("TILEC_AUTOTUNE");
 }
+
+TEST(Autotune, ScheduleVariants) {
+  // The compiler's choice first, then other ring depths, then persistent.
+  std::vector<std::string> texts;
+  for (const Options &o : scheduleVariants())
+    texts.push_back(o.text());
+  EXPECT_EQ(texts, (std::vector<std::string>{
+                       "auto_schedule=on", "num_stages=2,auto_schedule=on",
+                       "num_stages=3,auto_schedule=on",
+                       "num_stages=4,auto_schedule=on",
+                       "persistent=on,auto_schedule=on",
+                       "num_stages=2,persistent=on,auto_schedule=on"}));
+  // What the caller gave is not varied (nor auto_schedule, when given).
+  Options given;
+  given.numStages = 3;
+  given.autoSchedule = false;
+  texts.clear();
+  for (const Options &o : scheduleVariants(given))
+    texts.push_back(o.text());
+  EXPECT_EQ(texts, (std::vector<std::string>{"", "persistent=on"}));
+  given = Options();
+  given.persistent = false;
+  EXPECT_EQ(scheduleVariants(given).size(), 4u);
+}
