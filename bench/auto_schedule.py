@@ -75,10 +75,10 @@ def main():
     parser.add_argument("--kernel", default="flash_attention",
                         choices=("flash_attention", "attention_lse"),
                         help="the default compile: kernels/<KERNEL>.tile")
-    args = parser.parse_args()
     parser.add_argument("--autotune", action="store_true",
                         help="attention_lse: also tilec.autotune with no "
                              "configs (the compiler's schedules)")
+    args = parser.parse_args()
     lse_mode = args.kernel == "attention_lse"
     tuned_mode = lse_mode and args.autotune
     from torch.nn.attention import SDPBackend, sdpa_kernel

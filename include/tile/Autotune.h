@@ -82,8 +82,8 @@ struct TuneOptions {
 /// The schedules tried for each of a kernel's constant combinations when
 /// autotuning has no candidates: the compiler's choice (auto_schedule),
 /// and it with rings of 2, 3 and 4 stages, and persistent (with the
-/// choice's rings and with 2); variants that would replace an option
-/// `given` by the caller are left out.
+/// choice's rings, with 2, and with tile_stages=1); variants that would
+/// replace an option `given` by the caller are left out.
 TILE_API std::vector<Options> scheduleVariants(const Options &given = {});
 
 /// The candidates autotuning tries when it is given none: every

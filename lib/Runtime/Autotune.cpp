@@ -184,10 +184,14 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
   std::vector<Options> out;
   // The compiler's choice, then it with rings of 2, 3 and 4 stages (the
   // choice keeps the loads' latency hints where they fit), then persistent
-  // (a block per multiprocessor slot, for grids of many short blocks),
-  // with the choice's rings and with 2. What the caller gave stays.
-  auto add = [&](std::optional<unsigned> stages, bool persistent) {
-    if ((stages && given.numStages) || (persistent && given.persistent))
+  // (a block per multiprocessor slot, for grids of many short blocks):
+  // with the choice's rings, with 2, and with the tile's own copies in one
+  // slot (tile_stages=1, room for rings where two would not fit). What the
+  // caller gave stays.
+  auto add = [&](std::optional<unsigned> stages, bool persistent,
+                 std::optional<unsigned> tileStages = std::nullopt) {
+    if ((stages && given.numStages) || (persistent && given.persistent) ||
+        (tileStages && given.tileStages))
       return;
     Options o;
     if (!given.autoSchedule)
@@ -195,6 +199,7 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
     o.numStages = stages;
     if (persistent)
       o.persistent = true;
+    o.tileStages = tileStages;
     out.push_back(o);
   };
   add(std::nullopt, false);
@@ -202,6 +207,7 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
     add(stages, false);
   add(std::nullopt, true);
   add(2u, true);
+  add(std::nullopt, true, 1u);
   return out;
 }
 

@@ -369,18 +369,20 @@ def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     path = os.path.join(repo, "kernels", "gemm.tile")
     plain = tilec.compile(path)
     configs = tilec.tune_space_configs(plain)
-    assert len(configs) == 8 * 6
+    assert len(configs) == 8 * 7
     assert all(c.options.get("auto_schedule") is True for c in configs)
-    assert [c.num_stages for c in configs[:6]] == [None, 2, 3, 4, None, 2]
-    assert [c.persistent for c in configs[:6]] == [None] * 4 + [True] * 2
-    assert configs[0].constants == configs[5].constants
+    assert [c.num_stages for c in configs[:7]] == [None, 2, 3, 4, None, 2,
+                                                   None]
+    assert [c.persistent for c in configs[:7]] == [None] * 4 + [True] * 3
+    assert configs[6].tile_stages == 1
+    assert configs[0].constants == configs[6].constants
     # An option the caller sets is not varied.
     fixed = tilec.tune_space_configs(plain, num_stages=3)
-    assert len(fixed) == 8 * 2
+    assert len(fixed) == 8 * 3
     assert all(c.num_stages is None for c in fixed)
     # A kernel without @tune: the schedules alone.
     lse = tilec.compile(os.path.join(repo, "kernels", "attention_lse.tile"))
-    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 6
+    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 7
     M = N = K = 512
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)

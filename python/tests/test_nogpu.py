@@ -44,7 +44,8 @@ def test_schedule_variants():
         "auto_schedule=on", "num_stages=2,auto_schedule=on",
         "num_stages=3,auto_schedule=on", "num_stages=4,auto_schedule=on",
         "persistent=on,auto_schedule=on",
-        "num_stages=2,persistent=on,auto_schedule=on"]
+        "num_stages=2,persistent=on,auto_schedule=on",
+        "persistent=on,tile_stages=1,auto_schedule=on"]
     assert lib.tile_schedule_variants(b"num_stages=2,persistent=off") == \
         b"auto_schedule=on"
     assert lib.tile_schedule_variants(b"num_stagez=2") is None

@@ -79,7 +79,8 @@ TEST(Autotune, ScheduleVariants) {
                        "num_stages=3,auto_schedule=on",
                        "num_stages=4,auto_schedule=on",
                        "persistent=on,auto_schedule=on",
-                       "num_stages=2,persistent=on,auto_schedule=on"}));
+                       "num_stages=2,persistent=on,auto_schedule=on",
+                       "persistent=on,tile_stages=1,auto_schedule=on"}));
   // What the caller gave is not varied (nor auto_schedule, when given).
   Options given;
   given.numStages = 3;
@@ -87,7 +88,8 @@ TEST(Autotune, ScheduleVariants) {
   texts.clear();
   for (const Options &o : scheduleVariants(given))
     texts.push_back(o.text());
-  EXPECT_EQ(texts, (std::vector<std::string>{"", "persistent=on"}));
+  EXPECT_EQ(texts, (std::vector<std::string>{"", "persistent=on",
+                                             "persistent=on,tile_stages=1"}));
   given = Options();
   given.persistent = false;
   EXPECT_EQ(scheduleVariants(given).size(), 4u);
