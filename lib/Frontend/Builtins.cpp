@@ -527,6 +527,76 @@ static Val emitReduce(const Args &a, tile::ReduceKind kind) {
                              static_cast<uint32_t>(*axis), keepdims));
 }
 
+/// argmax/argmin(x, axis, keepdims=False): the index along `axis` of the
+/// first greatest (least) element, as i32. Two reductions: the extreme
+/// value, then the least index where the tile holds it (NaN is skipped, as
+/// max() and min() skip it; a row of NaN gives its length).
+static Val emitArgReduce(const Args &a, bool isMax) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "the reduced value"))
+    return Val::invalid();
+  ArrayRef<int64_t> shape = a[0].getShape();
+  auto axis = axisArg(a, 1, shape.size());
+  if (!axis)
+    return Val::invalid();
+  bool keepdims = false;
+  if (a.has(2)) {
+    auto k = constBoolArg(a, 2, "keepdims");
+    if (!k)
+      return Val::invalid();
+    keepdims = *k;
+  }
+  if (shape.size() == 1 && !keepdims)
+    return em.error(a.callLoc, a.fname + "() of a 1-D tile needs "
+                                         "keepdims=True (scalar results are "
+                                         "not supported)");
+  Location location = em.loc(a.callLoc);
+  OpBuilder &b = em.builder;
+  Value x = a[0].value;
+  Type elt = a[0].getElementType();
+  if (elt.isInteger(1)) {
+    x = em.castElements(x, b.getI32Type(), location);
+    elt = b.getI32Type();
+  }
+  SmallVector<int64_t> kept(shape);
+  kept[*axis] = 1;
+  SmallVector<int64_t> dropped(shape);
+  dropped.erase(dropped.begin() + *axis);
+  auto reduce = [&](tile::ReduceKind kind, Value v, bool keep) {
+    auto type = RankedTensorType::get(keep ? kept : dropped,
+                                      getElementTypeOrSelf(v.getType()));
+    return tile::ReduceOp::create(b, location, type, kind, v,
+                                  static_cast<uint32_t>(*axis), keep)
+        .getResult();
+  };
+  Value extreme = em.broadcastTo(
+      reduce(isMax ? tile::ReduceKind::Max : tile::ReduceKind::Min, x,
+             /*keep=*/true),
+      shape, location);
+  Value isExtreme =
+      isa<FloatType>(elt)
+          ? Value(arith::CmpFOp::create(b, location, arith::CmpFPredicate::OEQ,
+                                        x, extreme))
+          : Value(arith::CmpIOp::create(b, location, arith::CmpIPredicate::eq,
+                                        x, extreme));
+  // The index along the axis, broadcast over the others.
+  Type i32 = b.getI32Type();
+  Value iota = tile::ArangeOp::create(
+      b, location, RankedTensorType::get({shape[*axis]}, i32));
+  SmallVector<int64_t> line(shape.size(), 1);
+  line[*axis] = shape[*axis];
+  iota = tile::ReshapeOp::create(b, location, RankedTensorType::get(line, i32),
+                                 iota);
+  iota = em.broadcastTo(iota, shape, location);
+  auto i32Tile = RankedTensorType::get(shape, i32);
+  Value past = arith::ConstantOp::create(
+      b, location,
+      DenseElementsAttr::get(i32Tile, b.getI32IntegerAttr(
+                                          static_cast<int32_t>(shape[*axis]))));
+  Value where = arith::SelectOp::create(b, location, isExtreme, iota, past);
+  return Val::dynamic(reduce(tile::ReduceKind::Min, where, keepdims));
+}
+
 Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
   if (lhs.isInvalid() || rhs.isInvalid())
     return Val::invalid();
@@ -1006,6 +1076,10 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
     return a ? emitReduce(*a, tile::ReduceKind::Sum) : Val::invalid();
   }
+  if (fn == "argmax" || fn == "argmin") {
+    auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
+    return a ? emitArgReduce(*a, fn == "argmax") : Val::invalid();
+  }
   if (llvm::is_contained(kUnaryMath, fn)) {
     auto a = fn == "exp2" ? bind({{"x", true}, {"flush_to_zero", false}})
                           : bind({{"x", true}});
@@ -1047,7 +1121,8 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "bid",   "num_blocks", "arange",     "full",       "zeros",
         "ones",  "load",       "store",      "mma",        "max",
         "min",   "sum",        "atomic_add", "atomic_max", "atomic_min",
-        "where", "truediv",    "cdiv",       "range"};
+        "where", "truediv",    "cdiv",       "range",      "argmax",
+        "argmin"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

@@ -284,6 +284,41 @@ def test_row_reductions_stored_as_vectors(torch_gpu, arch):
     assert torch.allclose(p.double(), ref, rtol=1e-4, atol=1e-3)
 
 
+ARG = """
+kernel arg(X: Tensor[f32, 2], N: Tensor[i32, 2], IMAX: Tensor[i32, 1],
+           IMIN: Tensor[i32, 2], NMAX: Tensor[i32, 1]):
+    x = load(X, index=(bid(0), 0), shape=(64, 128))
+    n = load(N, index=(bid(0), 0), shape=(64, 128))
+    store(IMAX, index=(bid(0),), tile=argmax(x, axis=1))
+    store(IMIN, index=(bid(0), 0), tile=argmin(x, axis=0, keepdims=True))
+    store(NMAX, index=(bid(0),), tile=argmax(n, axis=-1))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_argmax_argmin(torch_gpu, arch):
+    """argmax/argmin along either axis against torch's, on floats and on
+    integers with many ties (the first index wins), -1 poisoned outputs."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    x = torch.randn(256, 128, device="cuda")
+    x[3, 5] = x[3, 77] = 100.0                 # a tie: the first wins
+    n = torch.randint(0, 4, (256, 128), device="cuda", dtype=torch.int32)
+    imax = torch.full((256,), -1, device="cuda", dtype=torch.int32)
+    imin = torch.full((4, 128), -1, device="cuda", dtype=torch.int32)
+    nmax = torch.full((256,), -1, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(ARG, name="arg.tile", arch=arch)
+    kernel[4](x, n, imax, imin, nmax)
+    torch.cuda.synchronize()
+    assert torch.equal(imax.long(), x.argmax(1))
+    assert imax[3].item() == 5
+    for b in range(4):
+        assert torch.equal(imin[b].long(), x[64 * b:64 * (b + 1)].argmin(0))
+    # Integers in 0..3: every row has ties; the first maximal index.
+    first = (n == n.max(1, keepdim=True).values).int().argmax(1)
+    assert torch.equal(nmax.long(), first)
+
+
 # --- Attention backward with dQ by atomic_add ------------------------------
 
 BWD = [
