@@ -597,6 +597,59 @@ static Val emitArgReduce(const Args &a, bool isMax) {
   return Val::dynamic(reduce(tile::ReduceKind::Min, where, keepdims));
 }
 
+/// cat(tiles, axis=0): two or more tiles joined along `axis` (numpy's
+/// concatenate, torch.cat): the same rank, element type and sizes but along
+/// the axis.
+static Val emitCat(const Args &a) {
+  Emitter &em = a.em;
+  const Val &tiles = a[0];
+  if (tiles.kind != Val::Kind::Tuple || tiles.elts.size() < 2)
+    return em.error(a.loc(0), "cat(): the first argument must be a tuple of "
+                              "two or more tiles, got " +
+                                  tiles.describe());
+  for (const Val &t : tiles.elts)
+    if (t.kind != Val::Kind::Tile)
+      return em.error(a.loc(0), "cat(): every element of the tuple must be a "
+                                "tile, got " +
+                                    t.describe());
+  ArrayRef<int64_t> first = tiles.elts.front().getShape();
+  int64_t axis = 0;
+  if (a.has(1)) {
+    auto k = axisArg(a, 1, first.size());
+    if (!k)
+      return Val::invalid();
+    axis = *k;
+  }
+  Type elt = tiles.elts.front().getElementType();
+  for (const Val &t : tiles.elts)
+    if (t.getElementType() != elt)
+      return em.error(a.loc(0), "cat(): the tiles hold " + typeName(elt) +
+                                    " and " + typeName(t.getElementType()) +
+                                    " (convert one with .astype())");
+  SmallVector<int64_t> shape(first);
+  shape[axis] = 0;
+  SmallVector<Value> inputs;
+  for (auto [i, t] : llvm::enumerate(tiles.elts)) {
+    ArrayRef<int64_t> s = t.getShape();
+    bool fits = s.size() == first.size();
+    for (unsigned d = 0; fits && d < s.size(); ++d)
+      fits = d == axis || s[d] == first[d];
+    if (!fits)
+      return em.error(a.loc(0), "cat(): tile " + std::to_string(i) +
+                                    " has shape " + shapeString(s) +
+                                    ", which does not join " +
+                                    shapeString(first) + " along axis " +
+                                    std::to_string(axis));
+    shape[axis] += s[axis];
+    inputs.push_back(t.value);
+  }
+  if (!em.checkTileShape(shape, a.callLoc))
+    return Val::invalid();
+  return Val::dynamic(tile::ConcatOp::create(
+      em.builder, em.loc(a.callLoc), RankedTensorType::get(shape, elt),
+      inputs, em.builder.getI32IntegerAttr(axis)));
+}
+
 Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
   if (lhs.isInvalid() || rhs.isInvalid())
     return Val::invalid();
@@ -1076,6 +1129,10 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
     return a ? emitReduce(*a, tile::ReduceKind::Sum) : Val::invalid();
   }
+  if (fn == "cat") {
+    auto a = bind({{"tiles", true}, {"axis", false}});
+    return a ? emitCat(*a) : Val::invalid();
+  }
   if (fn == "argmax" || fn == "argmin") {
     auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
     return a ? emitArgReduce(*a, fn == "argmax") : Val::invalid();
@@ -1122,7 +1179,7 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "ones",  "load",       "store",      "mma",        "max",
         "min",   "sum",        "atomic_add", "atomic_max", "atomic_min",
         "where", "truediv",    "cdiv",       "range",      "argmax",
-        "argmin"};
+        "argmin", "cat"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

@@ -584,39 +584,122 @@ static Val emitAttribute(Emitter &em, const ast::Attribute &a) {
   return em.error(l, base.describe() + " has no attribute '" + a.attr + "'");
 }
 
-/// `x[:, None]`: every index is a full slice `:` or None; each None inserts a
-/// dimension of size 1.
-static Val emitExpandDims(Emitter &em, const Val &base,
-                          const ast::Subscript &s) {
+/// A tile subscript, numpy's basic indexing with constants: per source
+/// dimension a full slice `:`, a slice `a:b` (constant bounds, negative
+/// from the end, step 1), or an index `i` (the dimension dropped); None
+/// inserts a dimension of size 1. Dimensions not named are kept whole. A
+/// part of the tile is a `tile.extract`; dropped dimensions a reshape.
+static Val emitTileSubscript(Emitter &em, const Val &base,
+                             const ast::Subscript &s) {
   ArrayRef<int64_t> shape = base.getShape();
-  size_t kept = 0;
+  size_t named = 0;
+  for (const ast::ExprPtr &idx : s.indices)
+    if (!isa<ast::NoneLit>(idx.get()))
+      ++named;
+  if (named > shape.size())
+    return em.error(s.getLoc(), "too many indices: " + std::to_string(named) +
+                                    " for a tile of rank " +
+                                    std::to_string(shape.size()));
+  // A bound: a constant int, negative counting from the end.
+  auto bound = [&](const ast::Expr &e, int64_t size) -> std::optional<int64_t> {
+    Val v = em.emitExpr(e);
+    if (v.isInvalid())
+      return std::nullopt;
+    std::optional<int64_t> c = em.getConstInt(v);
+    if (!c || v.kind == Val::Kind::Bool) {
+      em.error(e.getLoc(), "a tile's indices and slice bounds must be int "
+                           "constants, got " +
+                               v.describe());
+      return std::nullopt;
+    }
+    return *c < 0 ? *c + size : *c;
+  };
+  SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape);
+  SmallVector<bool> dropped(shape.size(), false);
+  unsigned dim = 0;
   for (const ast::ExprPtr &idx : s.indices) {
     if (isa<ast::NoneLit>(idx.get()))
       continue;
-    auto *slice = dyn_cast<ast::Slice>(idx.get());
-    if (!slice || slice->lower || slice->upper || slice->step)
-      return em.error(idx->getLoc(),
-                      "tiles can only be indexed with ':' and None (to add "
-                      "dimensions); use load() to read part of a tensor");
-    ++kept;
+    int64_t n = shape[dim];
+    if (auto *slice = dyn_cast<ast::Slice>(idx.get())) {
+      if (slice->step) {
+        Val st = em.emitExpr(*slice->step);
+        std::optional<int64_t> c = em.getConstInt(st);
+        if (st.isInvalid())
+          return Val::invalid();
+        if (!c || *c != 1)
+          return em.error(slice->step->getLoc(),
+                          "a tile slice takes step 1 only");
+      }
+      std::optional<int64_t> lo = 0, hi = n;
+      if (slice->lower && !(lo = bound(*slice->lower, n)))
+        return Val::invalid();
+      if (slice->upper && !(hi = bound(*slice->upper, n)))
+        return Val::invalid();
+      if (*lo < 0 || *hi > n || *lo >= *hi)
+        return em.error(idx->getLoc(),
+                        "slice " + std::to_string(*lo) + ":" +
+                            std::to_string(*hi) + " of a dimension of " +
+                            std::to_string(n) +
+                            " (a tile slice takes at least one element, "
+                            "inside the tile)");
+      offsets[dim] = *lo;
+      sizes[dim] = *hi - *lo;
+    } else {
+      std::optional<int64_t> i = bound(*idx, n);
+      if (!i)
+        return Val::invalid();
+      if (*i < 0 || *i >= n)
+        return em.error(idx->getLoc(), "index " + std::to_string(*i) +
+                                           " is outside a dimension of " +
+                                           std::to_string(n));
+      offsets[dim] = *i;
+      sizes[dim] = 1;
+      dropped[dim] = true;
+    }
+    ++dim;
   }
-  if (kept > shape.size())
-    return em.error(s.getLoc(), "too many indices: " + std::to_string(kept) +
-                                    " for a tile of rank " +
-                                    std::to_string(shape.size()));
   Value v = base.value;
+  auto type = cast<RankedTensorType>(v.getType());
+  if (ArrayRef<int64_t>(sizes) != shape) {
+    if (!em.checkTileShape(sizes, s.getLoc()))
+      return Val::invalid();
+    v = tile::ExtractOp::create(
+        em.builder, em.loc(s.getLoc()),
+        RankedTensorType::get(sizes, type.getElementType()), v,
+        em.builder.getDenseI64ArrayAttr(offsets));
+  }
+  if (llvm::is_contained(dropped, true)) {
+    SmallVector<int64_t> kept;
+    for (unsigned d = 0; d < sizes.size(); ++d)
+      if (!dropped[d])
+        kept.push_back(sizes[d]);
+    if (kept.empty())
+      return em.error(s.getLoc(), "indexing every dimension gives a scalar, "
+                                  "which a tile subscript does not (slice "
+                                  "one: x[i:i + 1])");
+    v = tile::ReshapeOp::create(
+        em.builder, em.loc(s.getLoc()),
+        RankedTensorType::get(kept, type.getElementType()), v);
+  }
+  // None inserts a dimension where it stands among the result's.
   int64_t axis = 0;
+  dim = 0;
   for (const ast::ExprPtr &idx : s.indices) {
     if (isa<ast::NoneLit>(idx.get())) {
-      auto type = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> newShape(type.getShape());
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> newShape(t.getShape());
       newShape.insert(newShape.begin() + axis, 1);
       v = tile::ExpandDimsOp::create(
           em.builder, em.loc(idx->getLoc()),
-          RankedTensorType::get(newShape, type.getElementType()), v,
+          RankedTensorType::get(newShape, t.getElementType()), v,
           em.builder.getI32IntegerAttr(axis));
+      ++axis;
+      continue;
     }
-    ++axis;
+    if (!dropped[dim])
+      ++axis;
+    ++dim;
   }
   return Val::dynamic(v);
 }
@@ -626,7 +709,7 @@ static Val emitSubscript(Emitter &em, const ast::Subscript &s) {
   if (base.isInvalid())
     return base;
   if (base.kind == Val::Kind::Tile)
-    return emitExpandDims(em, base, s);
+    return emitTileSubscript(em, base, s);
   if (s.indices.size() != 1)
     return em.error(s.getLoc(), base.describe() + " takes a single index");
   const ast::Expr &idxExpr = *s.indices.front();

@@ -319,6 +319,56 @@ def test_argmax_argmin(torch_gpu, arch):
     assert torch.equal(nmax.long(), first)
 
 
+SLICES = """
+kernel sl(X: Tensor[f32, 2], H: Tensor[f16, 2], Y: Tensor[f32, 2],
+          Z: Tensor[f32, 2], R: Tensor[f32, 1], M: Tensor[f32, 2],
+          Q: Tensor[f16, 2]):
+    x = load(X, index=(bid(0), 0), shape=(64, 128))
+    # In registers (at multiples of the slice) and through shared memory.
+    store(Y, index=(bid(0), 0), tile=cat((x[:, 16:48], x[:, -32:]), axis=1))
+    store(Z, index=(bid(0), 0),
+          tile=cat((x[32:64, :], x[0:32, :]), axis=0) + x[:, 3, None])
+    store(R, index=(bid(0),), tile=x[5, :])
+    # A slice of an mma result, joined with a loaded tile.
+    h = load(H, index=(bid(0), 0), shape=(64, 64))
+    acc = mma(h, h, zeros((64, 64), dtype=f32))
+    store(M, index=(bid(0), 0), tile=cat((acc[:, 8:24], x[:, 0:16]), axis=1))
+    # f16, along rows.
+    store(Q, index=(bid(0), 0), tile=cat((h[32:64, :], h[0:32, :]), axis=0))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_slices_and_cat(torch_gpu, arch):
+    """Tile slices (in registers, through shared memory, of an mma result)
+    and cat along both axes against torch's, outputs poisoned first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    x = torch.randn(128, 128, device="cuda")
+    h = (torch.randn(128, 64, device="cuda") / 4).half()
+    y, m = (torch.full((128, 64), float("nan"), device="cuda")
+            for _ in range(2))
+    z = torch.full((128, 128), float("nan"), device="cuda")
+    r = torch.full((256,), float("nan"), device="cuda")
+    q = torch.full((128, 64), float("nan"), device="cuda",
+                   dtype=torch.float16)
+    kernel = tilec.compile(SLICES, name="slices.tile", arch=arch)
+    kernel[2](x, h, y, z, r, m, q)
+    torch.cuda.synchronize()
+    for b in range(2):
+        xb, hb = x[64 * b:64 * (b + 1)], h[64 * b:64 * (b + 1)]
+        rows = slice(64 * b, 64 * (b + 1))
+        assert torch.equal(y[rows], torch.cat((xb[:, 16:48], xb[:, 96:]), 1))
+        assert torch.equal(z[rows], torch.cat((xb[32:], xb[:32]), 0) +
+                           xb[:, 3:4])
+        assert torch.equal(r[128 * b:128 * (b + 1)], xb[5])
+        acc = hb.double() @ hb[:, :64].double()
+        got = m[rows]
+        assert torch.allclose(got[:, :16].double(), acc[:, 8:24], atol=1e-3)
+        assert torch.equal(got[:, 16:], xb[:, :16])
+        assert torch.equal(q[rows], torch.cat((hb[32:], hb[:32]), 0))
+
+
 # --- Attention backward with dQ by atomic_add ------------------------------
 
 BWD = [

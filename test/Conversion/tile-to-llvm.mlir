@@ -563,6 +563,44 @@ func.func @scratch_reuse(%x: tensor<64xf32, #rows>, %y: tensor<64xf32, #rows>, %
 
 // -----
 
+// Slices and concatenation, one warp, a row of 64 (two registers a thread:
+// columns t and t + 32). The slice at 32 is the second register (no data
+// moves); the slice at 16 goes through scratch memory: the row stored,
+// a barrier, column t + 16 loaded. The concatenation stores its inputs at
+// columns 0 and 32 of its scratch row and loads the result back; before
+// its stores, tile-insert-barriers' barrier (the slice's loads read the
+// same scratch). 64 floats of scratch for each, reused: 256 bytes.
+// CHECK-LABEL: llvm.func @extract_concat
+// CHECK-SAME:  (%[[X0:.*]]: f32, %[[X1:.*]]: f32,
+// CHECK-SAME:  tile.shared_bytes = 256 : i32
+// CHECK:       %[[P0:.*]] = llvm.getelementptr %{{.*}}[%[[T:.*]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT:  llvm.store %[[X0]], %[[P0]]
+// CHECK:       %[[P1:.*]] = llvm.getelementptr
+// CHECK-NEXT:  llvm.store %[[X1]], %[[P1]]
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK:       %[[MID:.*]] = llvm.load
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.store %[[X1]], %[[P0]]
+// CHECK:       llvm.store %[[MID]], %{{.*}}
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  %[[C0:.*]] = llvm.load %[[P0]]
+// CHECK-NEXT:  %[[C1:.*]] = llvm.load %[[P1]]
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.bitcast %[[C0]] : f32 to i32
+// CHECK:       llvm.bitcast %[[C1]] : f32 to i32
+// CHECK:       llvm.return
+#row = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+func.func @extract_concat(%x: tensor<1x64xf32, #row>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  %hi = tile.extract %x [0, 32] : tensor<1x64xf32, #row> -> tensor<1x32xf32, #row>
+  %mid = tile.extract %x [0, 16] : tensor<1x64xf32, #row> -> tensor<1x32xf32, #row>
+  %c = tile.concat %hi, %mid {axis = 1 : i32} : tensor<1x32xf32, #row>, tensor<1x32xf32, #row> -> tensor<1x64xf32, #row>
+  tile.store %O[%c0, %c0], %c : !tile.global<f32, 2>, tensor<1x64xf32, #row>
+  return
+}
+
+// -----
+
 // A conversion in a loop races with itself across iterations: iteration
 // j + 1's stores overwrite what other threads may still be loading in
 // iteration j. The barrier goes at the top of the body (before the stores),
@@ -1073,10 +1111,11 @@ func.func @mma_not_mma_layout(%a: tensor<64x16xf16, #b>, %b: tensor<16x64xf16, #
 // -----
 
 #b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
-func.func @extract(%x: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
+func.func @extract_without_scratch(%x: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
   %c0 = arith.constant 0 : i32
-  // 16 columns are held by 4 lanes of a row where 64 were held by 8.
-  // expected-error @+2 {{code generation supports extracting only sub-tiles held by the same threads}}
+  // 16 columns are held by 4 lanes of a row where 64 were held by 8: through
+  // scratch memory, which tile-allocate-shared-memory did not give.
+  // expected-error @+2 {{'tile.extract' op needs scratch shared memory, which was not allocated: run tile-allocate-shared-memory first}}
   // expected-error @+1 {{failed to legalize operation 'tile.extract'}}
   %e = tile.extract %x [0, 16] : tensor<64x64xf32, #b> -> tensor<64x16xf32, #b>
   tile.store %O[%c0, %c0], %e : !tile.global<f32, 2>, tensor<64x16xf32, #b>

@@ -34,7 +34,35 @@ bool tile::isRegisterOnlyConversion(RankedTensorType from,
   return true;
 }
 
+std::optional<SmallVector<unsigned>>
+tile::extractRegisters(RankedTensorType from, RankedTensorType to,
+                       ArrayRef<int64_t> offsets) {
+  if (!isTileType(from) || !isTileType(to) ||
+      !isDistributedLayout(from.getEncoding()) ||
+      !isDistributedLayout(to.getEncoding()))
+    return std::nullopt;
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    if (to.getDimSize(d) && offsets[d] % to.getDimSize(d))
+      return std::nullopt;
+  LinearLayout src = toLinearLayout(from.getEncoding(), from.getShape());
+  LinearLayout dst = toLinearLayout(to.getEncoding(), to.getShape());
+  return src.subTileRegs(dst, offsets);
+}
+
 int64_t tile::getScratchBytes(Operation *op) {
+  if (auto extract = dyn_cast<ExtractOp>(op)) {
+    RankedTensorType from = extract.getSource().getType();
+    if (!isTileType(from) || !isDistributedLayout(from.getEncoding()) ||
+        extractRegisters(from, extract.getType(), extract.getOffsets()))
+      return 0;
+    return from.getNumElements() * getSharedElementBytes(from.getElementType());
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    RankedTensorType type = concat.getType();
+    if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
+      return 0;
+    return type.getNumElements() * getSharedElementBytes(type.getElementType());
+  }
   if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
     RankedTensorType type = cvt.getType();
     // What is not a tile is not lowered (the lowering says so): no scratch.

@@ -37,10 +37,19 @@ int64_t getSharedBytes(SharedMemoryType type);
 /// between threads).
 bool isRegisterOnlyConversion(RankedTensorType from, RankedTensorType to);
 
+/// The source registers a `tile.extract` of `to` at `offsets` from `from`
+/// reads in place: the sub-tile is held by the same threads (the same lane
+/// and warp bases, offsets multiples of the sub-tile's shape); nullopt when
+/// it goes through shared memory.
+std::optional<llvm::SmallVector<unsigned>>
+extractRegisters(RankedTensorType from, RankedTensorType to,
+                 llvm::ArrayRef<int64_t> offsets);
+
 /// Bytes of scratch shared memory `op` uses while it runs, 0 for none: a
 /// layout conversion that moves data between threads goes through the whole
-/// tile in shared memory, a reduction across warps through one partial per
-/// warp. Both types must have layouts.
+/// tile in shared memory, as does an extract whose sub-tile other threads
+/// hold, and a concatenation through its result; a reduction across warps
+/// through one partial per warp. Both types must have layouts.
 int64_t getScratchBytes(Operation *op);
 
 /// The shared memory buffer an op reads or writes, traced through

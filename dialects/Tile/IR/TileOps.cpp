@@ -486,20 +486,23 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 /// Checks that a sub-tile of `sub` at `offsets` lies inside `full`.
+/// A sub-tile of `sub` elements at `offsets` inside `full`; `aligned`: at
+/// offsets that are multiples of its size (what ldmatrix and the buffers'
+/// swizzle need).
 static LogicalResult verifySubTile(Operation *op, ArrayRef<int64_t> full,
                                    ArrayRef<int64_t> offsets,
-                                   ArrayRef<int64_t> sub) {
+                                   ArrayRef<int64_t> sub, bool aligned = true) {
   if (offsets.size() != full.size() || sub.size() != full.size())
     return op->emitOpError() << "offsets and result must have the rank of the "
                                 "source ("
                              << full.size() << ")";
   for (unsigned d = 0; d < full.size(); ++d)
     if (offsets[d] < 0 || offsets[d] + sub[d] > full[d] ||
-        (sub[d] && offsets[d] % sub[d]))
+        (aligned && sub[d] && offsets[d] % sub[d]))
       return op->emitOpError()
              << "the sub-tile at offset " << offsets[d] << " of size " << sub[d]
              << " in dimension " << d << " must lie inside the source ("
-             << full[d] << ") at a multiple of its size";
+             << full[d] << ")" << (aligned ? " at a multiple of its size" : "");
   return success();
 }
 
@@ -507,7 +510,37 @@ LogicalResult ExtractOp::verify() {
   if (getSource().getType().getElementType() != getType().getElementType())
     return emitOpError("element types must match");
   return verifySubTile(*this, getSource().getType().getShape(), getOffsets(),
-                       getType().getShape());
+                       getType().getShape(), /*aligned=*/false);
+}
+
+LogicalResult ConcatOp::verify() {
+  RankedTensorType result = getType();
+  int64_t rank = result.getRank();
+  if (getInputs().size() < 2)
+    return emitOpError("needs two or more inputs");
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError() << "axis " << getAxis() << " is not a dimension of "
+                         << "the result (rank " << rank << ")";
+  unsigned axis = getAxis();
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (type.getElementType() != result.getElementType() ||
+        type.getRank() != rank)
+      return emitOpError() << "input " << i
+                           << " must have the result's rank and element type";
+    for (unsigned d = 0; d < rank; ++d)
+      if (d != axis && type.getDimSize(d) != result.getDimSize(d))
+        return emitOpError() << "input " << i << " has size "
+                             << type.getDimSize(d) << " in dimension " << d
+                             << ", the result " << result.getDimSize(d);
+    total += type.getDimSize(axis);
+  }
+  if (total != result.getDimSize(axis))
+    return emitOpError() << "the inputs' sizes along axis " << axis
+                         << " add up to " << total << ", not the result's "
+                         << result.getDimSize(axis);
+  return success();
 }
 
 LogicalResult LocalAllocOp::verify() {

@@ -468,9 +468,12 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
 def Tile_ExtractOp : Tile_Op<"extract", [Pure]> {
   let summary = "a static sub-tile";
   let description = [{
-    The part of `source` starting at `offsets` with the result's shape. Used
-    to split an mma along K; when the sub-tile lives in the same threads as
-    the tile (as K slices of an mma operand do), it moves no data.
+    The part of `source` starting at `offsets` with the result's shape (a
+    slice `x[:, 16:48]` in the language; also the K slices of an mma).
+    When the sub-tile lives in the same threads as the tile (the same lane
+    and warp bases, offsets multiples of the sub-tile's shape, as K slices
+    of an mma operand are) it moves no data; otherwise it goes through
+    scratch shared memory, as a layout conversion does.
 
     ```mlir
     %s = tile.extract %p [0, 16] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
@@ -480,6 +483,26 @@ def Tile_ExtractOp : Tile_Op<"extract", [Pure]> {
   let results = (outs Tile_Tile:$result);
   let assemblyFormat =
       "$source $offsets attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ConcatOp : Tile_Op<"concat", [Pure]> {
+  let summary = "tiles joined along an axis";
+  let description = [{
+    The `inputs`, in order, along dimension `axis` (`cat((a, b), axis=0)`
+    in the language): they have the result's rank and element type, and
+    its sizes in every other dimension; their sizes along `axis` add up to
+    the result's. It goes through scratch shared memory: each input is
+    written at its offset, the result read back.
+
+    ```mlir
+    %c = tile.concat %a, %b {axis = 1 : i32} : tensor<64x32xf32>, tensor<64x32xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tile>:$inputs, I32Attr:$axis);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat =
+      "$inputs attr-dict `:` type($inputs) `->` type($result)";
   let hasVerifier = 1;
 }
 

@@ -388,6 +388,14 @@ bool LayoutAssigner::forward(Operation *op) {
                                  : SliceLayoutAttr::get(ctx, r.getAxis(), l));
     return false;
   }
+  // A slice keeps a blocked source's layout (the same parameters on the
+  // smaller shape), so that a slice at a multiple of its shape stays in
+  // its threads; other sources leave it to the default.
+  if (auto e = dyn_cast<ExtractOp>(op)) {
+    if (auto l = dyn_cast_if_present<BlockedLayoutAttr>(get(e.getSource())))
+      return set(e.getResult(), l);
+    return false;
+  }
   if (auto r = dyn_cast<ReshapeOp>(op)) {
     if (Attribute l = get(r.getSource())) {
       auto b = dyn_cast<BlockedLayoutAttr>(required(op, 0));

@@ -1,11 +1,11 @@
 //===- LayoutPatterns.cpp - Tile construction and redistribution ----------===//
 //
 // tile.full, tile.arange, and the ops that only re-index a tile
-// (broadcast, expand_dims, reshape, permute, and convert_layout between
-// layouts that keep every element in its thread) pick registers by
-// coordinates. Other layout conversions go through shared memory: each
-// thread writes the elements it holds and reads the ones it needs, in as
-// wide accesses as both layouts allow.
+// (broadcast, expand_dims, reshape, permute, and convert_layout and extract
+// between layouts that keep every element in its thread) pick registers by
+// coordinates. Other layout conversions and extracts, and concatenations,
+// go through shared memory: each thread writes the elements it holds and
+// reads the ones it needs, in as wide accesses as both layouts allow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +148,14 @@ struct PermuteLowering : OpConversionPattern<tile::PermuteOp> {
   }
 };
 
+/// The element offset of coordinates `at` with `stride`s.
+int64_t linearOffset(ArrayRef<int64_t> at, ArrayRef<int64_t> stride) {
+  int64_t offset = 0;
+  for (unsigned d = 0; d < at.size(); ++d)
+    offset += at[d] * stride[d];
+  return offset;
+}
+
 /// The shared-memory order for a conversion: the destination's contiguous
 /// register dimension fastest, so that reads are as wide as possible.
 SmallVector<unsigned> sharedOrder(const LinearLayout &dst,
@@ -172,18 +180,26 @@ SmallVector<unsigned> sharedOrder(const LinearLayout &dst,
 }
 
 /// Writes all registers of `layout` to shared memory in `order`, or reads
-/// them back, `vec` registers per access when they are contiguous.
+/// them back, `vec` registers per access when they are contiguous. The
+/// buffer has `bufferShape` (the layout's shape when empty) and the tile
+/// sits in it at `at` (the origin when empty).
 SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
                                 const LinearLayout &layout,
                                 ArrayRef<unsigned> order, Type elt,
-                                ValueRange toStore) {
+                                ValueRange toStore,
+                                ArrayRef<int64_t> bufferShape = {},
+                                ArrayRef<int64_t> at = {}) {
   unsigned rank = layout.getRank();
-  ArrayRef<int64_t> shape = layout.getShape();
+  ArrayRef<int64_t> shape = bufferShape.empty() ? layout.getShape()
+                                                : bufferShape;
   unsigned bytes = std::max(1u, bitWidth(elt) / 8);
   unsigned vecLog = contiguousRegisters(layout, order[0]);
   unsigned vec = std::min<unsigned>(1u << vecLog, std::max(1u, 16 / bytes));
   if (bitWidth(elt) < 8)
     vec = 1;
+  // Aligned where the tile sits in the buffer.
+  while (!at.empty() && vec > 1 && at[order[0]] % vec)
+    vec /= 2;
   SmallVector<Value> offsets = threadOffsets(b, loc, layout);
   // Strides of the row-major-in-`order` buffer.
   SmallVector<int64_t> stride(rank);
@@ -196,7 +212,7 @@ SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
   SmallVector<Value> loaded(layout.getNumRegs());
   for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
     SmallVector<Value> coords = registerCoords(b, loc, layout, offsets, r);
-    Value index = constI32(b, loc, 0);
+    Value index = constI32(b, loc, at.empty() ? 0 : linearOffset(at, stride));
     for (unsigned d = 0; d < rank; ++d)
       index = arith::AddIOp::create(
           b, loc, index,
@@ -266,12 +282,80 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
   }
 };
 
+/// A sub-tile: the source registers that hold it when the same threads do
+/// (tile::extractRegisters), else through scratch shared memory (the source
+/// written, the sub-tile read at its offsets).
+struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ExtractOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType srcType = op.getSource().getType();
+    if (auto from =
+            tile::extractRegisters(srcType, op.getType(), op.getOffsets())) {
+      SmallVector<Value> regs;
+      for (unsigned r : *from)
+        regs.push_back(adaptor.getSource()[r]);
+      rewriter.replaceOpWithMultiple(op, {regs});
+      return success();
+    }
+    LinearLayout src = getLinearLayout(srcType);
+    LinearLayout dst = getLinearLayout(op.getType());
+    Location loc = op.getLoc();
+    Type elt = op.getType().getElementType();
+    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+    if (failed(scratch))
+      return failure();
+    SmallVector<unsigned> order = sharedOrder(dst, src);
+    accessShared(rewriter, loc, *scratch, src, order, elt, adaptor.getSource());
+    createBarrier(rewriter, loc, op);
+    SmallVector<Value> regs =
+        accessShared(rewriter, loc, *scratch, dst, order, elt, ValueRange(),
+                     srcType.getShape(), op.getOffsets());
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+/// Inputs written to scratch shared memory at their offsets along the axis,
+/// the result read back.
+struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ConcatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    LinearLayout dst = getLinearLayout(type);
+    Location loc = op.getLoc();
+    Type elt = type.getElementType();
+    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+    if (failed(scratch))
+      return failure();
+    SmallVector<unsigned> order =
+        sharedOrder(dst, getLinearLayout(op.getInputs().front().getType()));
+    SmallVector<int64_t> at(type.getRank(), 0);
+    for (auto [input, regs] :
+         llvm::zip(op.getInputs(), adaptor.getInputs())) {
+      accessShared(rewriter, loc, *scratch, getLinearLayout(input.getType()),
+                   order, elt, regs, type.getShape(), at);
+      at[op.getAxis()] +=
+          cast<RankedTensorType>(input.getType()).getDimSize(op.getAxis());
+    }
+    createBarrier(rewriter, loc, op);
+    SmallVector<Value> regs =
+        accessShared(rewriter, loc, *scratch, dst, order, elt, ValueRange());
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
 } // namespace
 
 void tilec::populateLayoutPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
   patterns
       .add<FullLowering, ArangeLowering, BroadcastLowering, ExpandDimsLowering,
-           ReshapeLowering, PermuteLowering, ConvertLayoutLowering>(
+           ReshapeLowering, PermuteLowering, ConvertLayoutLowering,
+           ExtractLowering, ConcatLowering>(
           converter, patterns.getContext());
 }

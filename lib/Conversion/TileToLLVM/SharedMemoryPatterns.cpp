@@ -388,28 +388,6 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
   }
 };
 
-struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(tile::ExtractOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    LinearLayout src = getLinearLayout(op.getSource().getType());
-    LinearLayout dst = getLinearLayout(op.getType());
-    // Same threads: the slice's lane and warp bases are the source's; its
-    // registers are source registers shifted by the offsets.
-    std::optional<SmallVector<unsigned>> from =
-        src.subTileRegs(dst, op.getOffsets());
-    if (!from)
-      return op.emitError("code generation supports extracting only sub-tiles "
-                          "held by the same threads");
-    SmallVector<Value> regs;
-    for (unsigned r : *from)
-      regs.push_back(adaptor.getSource()[r]);
-    rewriter.replaceOpWithMultiple(op, {regs});
-    return success();
-  }
-};
-
 } // namespace
 
 void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
@@ -417,6 +395,6 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
                BarrierLowering, WarpgroupTurnLowering, LocalAllocLowering,
-               LocalStoreLowering, LocalLoadLowering, ExtractLowering>(
+               LocalStoreLowering, LocalLoadLowering>(
       converter, patterns.getContext());
 }

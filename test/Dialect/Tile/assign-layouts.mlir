@@ -475,3 +475,22 @@ func.func @store_shape(%O: !tile.global<f16, 3>, %i: i32, %x: f16) attributes {t
   tile.store %O[%i, %i, %i], %t {order = array<i32: 0, 2, 1>, shape = array<i64: 1, 128, 64>} : !tile.global<f16, 3>, tensor<128x64xf16>
   return
 }
+
+// -----
+
+// A slice keeps its blocked source's layout (so that a slice at a multiple
+// of its shape stays in the threads that hold it); a concatenation takes
+// its layout from its use, here the store's.
+// CHECK:      #[[B:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @slices
+// CHECK:       %[[X:.*]] = tile.load {{.*}} -> tensor<64x64xf32, #[[B]]>
+// CHECK-NEXT:  %[[A:.*]] = tile.extract %[[X]] [0, 16] : tensor<64x64xf32, #[[B]]> -> tensor<64x32xf32, #[[B]]>
+// CHECK-NEXT:  %[[C:.*]] = tile.concat %[[A]], %[[A]] {axis = 1 : i32} : tensor<64x32xf32, #[[B]]>, tensor<64x32xf32, #[[B]]> -> tensor<64x64xf32, #[[B]]>
+// CHECK-NEXT:  tile.store {{.*}} : <f32, 2>, tensor<64x64xf32, #[[B]]>
+func.func @slices(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<64x64xf32>
+  %a = tile.extract %x [0, 16] : tensor<64x64xf32> -> tensor<64x32xf32>
+  %c = tile.concat %a, %a {axis = 1 : i32} : tensor<64x32xf32>, tensor<64x32xf32> -> tensor<64x64xf32>
+  tile.store %X[%i, %i], %c : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}

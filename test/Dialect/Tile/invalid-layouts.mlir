@@ -2,9 +2,9 @@
 
 // One case per verifier message of the layout attributes (TileLayouts.cpp),
 // of the ops that code generation adds (TileOps.cpp: tile.convert_layout,
-// tile.extract, tile.local_alloc, tile.local_load, tile.async_copy), of the
-// code generation attributes of a kernel (TileDialect.cpp), and the
-// ODS-generated constraint failures that matter.
+// tile.extract, tile.concat, tile.local_alloc, tile.local_load,
+// tile.async_copy), of the code generation attributes of a kernel
+// (TileDialect.cpp), and the ODS-generated constraint failures that matter.
 
 //===----------------------------------------------------------------------===//
 // #tile.blocked (BlockedLayoutAttr::verify)
@@ -359,24 +359,58 @@ func.func @extract_result_rank(%x: tensor<64x64xf32>) {
 
 // -----
 
-func.func @extract_misaligned(%x: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 8 of size 16 in dimension 1 must lie inside the source (64) at a multiple of its size}}
-  %0 = tile.extract %x [0, 8] : tensor<64x64xf32> -> tensor<64x16xf32>
+func.func @extract_outside(%x: tensor<64x64xf32>) {
+  // (Anywhere inside: at 8, a slice x[:, 8:24].)
+  %ok = tile.extract %x [0, 8] : tensor<64x64xf32> -> tensor<64x16xf32>
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 56 of size 16 in dimension 1 must lie inside the source (64)}}
+  %0 = tile.extract %x [0, 56] : tensor<64x64xf32> -> tensor<64x16xf32>
   return
 }
 
 // -----
 
-func.func @extract_outside(%x: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 64 of size 16 in dimension 1 must lie inside the source (64) at a multiple of its size}}
-  %0 = tile.extract %x [0, 64] : tensor<64x64xf32> -> tensor<64x16xf32>
+func.func @concat_one(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.concat' op needs two or more inputs}}
+  %0 = tile.concat %x {axis = 0 : i32} : tensor<64x64xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.concat' op axis 2 is not a dimension of the result (rank 2)}}
+  %0 = tile.concat %x, %x {axis = 2 : i32} : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @concat_type(%x: tensor<64x64xf32>, %y: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.concat' op input 1 must have the result's rank and element type}}
+  %0 = tile.concat %x, %y {axis = 1 : i32} : tensor<64x64xf32>, tensor<64x64xf16> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @concat_other_dim(%x: tensor<64x64xf32>, %y: tensor<32x64xf32>) {
+  // expected-error @+1 {{'tile.concat' op input 1 has size 32 in dimension 0, the result 64}}
+  %0 = tile.concat %x, %y {axis = 1 : i32} : tensor<64x64xf32>, tensor<32x64xf32> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @concat_sum(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.concat' op the inputs' sizes along axis 1 add up to 128, not the result's 256}}
+  %0 = tile.concat %x, %x {axis = 1 : i32} : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x256xf32>
   return
 }
 
 // -----
 
 func.func @extract_negative(%x: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.extract' op the sub-tile at offset -16 of size 16 in dimension 0 must lie inside the source (64) at a multiple of its size}}
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset -16 of size 16 in dimension 0 must lie inside the source (64)}}
   %0 = tile.extract %x [-16, 0] : tensor<64x64xf32> -> tensor<16x64xf32>
   return
 }
@@ -384,7 +418,7 @@ func.func @extract_negative(%x: tensor<64x64xf32>) {
 // -----
 
 func.func @extract_too_big(%x: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 0 of size 128 in dimension 0 must lie inside the source (64) at a multiple of its size}}
+  // expected-error @+1 {{'tile.extract' op the sub-tile at offset 0 of size 128 in dimension 0 must lie inside the source (64)}}
   %0 = tile.extract %x [0, 0] : tensor<64x64xf32> -> tensor<128x64xf32>
   return
 }

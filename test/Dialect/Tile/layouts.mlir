@@ -5,7 +5,7 @@
 
 // Round trip of the layout attributes (#tile.blocked, #tile.mma,
 // #tile.dot_operand, #tile.slice, #tile.shared), of !tile.smem, and of the
-// ops that code generation adds: tile.convert_layout, tile.extract,
+// ops that code generation adds: tile.convert_layout, tile.extract, tile.concat,
 // tile.local_alloc, tile.local_load, tile.async_load and tile.async_wait.
 //
 // The printer names layouts with the aliases #blocked, #mma, #dot_a, #dot_b,
@@ -138,6 +138,20 @@ func.func @extract(%p: tensor<64x64xf16, #dot_a>, %t: tensor<64x64xf32>) {
   %1 = tile.extract %p [0, 48] : tensor<64x64xf16, #dot_a> -> tensor<64x16xf16, #dot_a>
   %2 = tile.extract %t [32, 16] : tensor<64x64xf32> -> tensor<32x16xf32>
   %3 = tile.extract %t [0, 0] : tensor<64x64xf32> -> tensor<64x64xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.concat
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[A:[[:alnum:]_]+]]: tensor<64x16xf32>, %[[B:[[:alnum:]_]+]]: tensor<64x48xf32>)
+func.func @concat(%a: tensor<64x16xf32>, %b: tensor<64x48xf32>) {
+  // CHECK-NEXT: tile.concat %[[A]], %[[B]] {axis = 1 : i32} : tensor<64x16xf32>, tensor<64x48xf32> -> tensor<64x64xf32>
+  // CHECK-NEXT: tile.concat %[[A]], %[[A]], %[[A]], %[[A]] {axis = 0 : i32} : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32> -> tensor<256x16xf32>
+  %0 = tile.concat %a, %b {axis = 1 : i32} : tensor<64x16xf32>, tensor<64x48xf32> -> tensor<64x64xf32>
+  %1 = tile.concat %a, %a, %a, %a {axis = 0 : i32} : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32> -> tensor<256x16xf32>
   return
 }
 
