@@ -650,6 +650,24 @@ static Val emitCat(const Args &a) {
       inputs, em.builder.getI32IntegerAttr(axis)));
 }
 
+/// cumsum(x, axis): the inclusive prefix sum along `axis` (a bool tile
+/// counts as i32).
+static Val emitCumsum(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "the summed value"))
+    return Val::invalid();
+  auto axis = axisArg(a, 1, a[0].getShape().size());
+  if (!axis)
+    return Val::invalid();
+  Location location = em.loc(a.callLoc);
+  Value x = a[0].value;
+  if (a[0].getElementType().isInteger(1))
+    x = em.castElements(x, em.builder.getI32Type(), location);
+  return Val::dynamic(tile::ScanOp::create(em.builder, location, x.getType(),
+                                           tile::ReduceKind::Sum, x,
+                                           static_cast<uint32_t>(*axis)));
+}
+
 Val Emitter::emitMinMax(bool isMax, Val lhs, Val rhs, SMLoc l) {
   if (lhs.isInvalid() || rhs.isInvalid())
     return Val::invalid();
@@ -1129,6 +1147,10 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
     return a ? emitReduce(*a, tile::ReduceKind::Sum) : Val::invalid();
   }
+  if (fn == "cumsum") {
+    auto a = bind({{"x", true}, {"axis", true}});
+    return a ? emitCumsum(*a) : Val::invalid();
+  }
   if (fn == "cat") {
     auto a = bind({{"tiles", true}, {"axis", false}});
     return a ? emitCat(*a) : Val::invalid();
@@ -1179,7 +1201,7 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "ones",  "load",       "store",      "mma",        "max",
         "min",   "sum",        "atomic_add", "atomic_max", "atomic_min",
         "where", "truediv",    "cdiv",       "range",      "argmax",
-        "argmin", "cat"};
+        "argmin", "cat",        "cumsum"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

@@ -370,6 +370,55 @@ def test_slices_and_cat(torch_gpu, arch):
         assert torch.equal(q[rows], torch.cat((hb[32:], hb[:32]), 0))
 
 
+CUMSUM = """
+kernel cs(X: Tensor[f32, 2], N: Tensor[i32, 2], H: Tensor[f16, 2],
+          ROWS: Tensor[f32, 2], COLS: Tensor[f32, 2], CNT: Tensor[i32, 2],
+          NS: Tensor[i32, 2], V: Tensor[f32, 1], M: Tensor[f32, 2]):
+    x = load(X, index=(bid(0), 0), shape=(64, 128))
+    store(ROWS, index=(bid(0), 0), tile=cumsum(x, axis=1))   # lanes, registers
+    store(COLS, index=(bid(0), 0), tile=cumsum(x, axis=0))   # and warps
+    store(CNT, index=(bid(0), 0), tile=cumsum(x > 0.0, axis=-1))
+    n = load(N, index=(bid(0), 0), shape=(64, 128))
+    store(NS, index=(bid(0), 0), tile=cumsum(n, axis=0))
+    store(V, index=(bid(0),), tile=cumsum(sum(x, axis=1), axis=0))
+    h = load(H, index=(bid(0), 0), shape=(64, 64))
+    acc = mma(h, h, zeros((64, 64), dtype=f32))
+    store(M, index=(bid(0), 0), tile=acc + cumsum(acc, axis=1))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_cumsum(torch_gpu, arch):
+    """cumsum along rows (registers and lanes) and columns (warps, through
+    shared memory), of f32, bool and i32, of a reduction's vector and of an
+    mma result, against torch.cumsum in float64; outputs poisoned."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    x = torch.randn(128, 128, device="cuda")
+    n = torch.randint(-50, 50, (128, 128), device="cuda", dtype=torch.int32)
+    h = (torch.randn(128, 64, device="cuda") / 4).half()
+    rows, cols = (torch.full((128, 128), float("nan"), device="cuda")
+                  for _ in range(2))
+    cnt, ns = (torch.full((128, 128), -1, device="cuda", dtype=torch.int32)
+               for _ in range(2))
+    v = torch.full((128,), float("nan"), device="cuda")
+    m = torch.full((128, 64), float("nan"), device="cuda")
+    kernel = tilec.compile(CUMSUM, name="cumsum.tile", arch=arch)
+    kernel[2](x, n, h, rows, cols, cnt, ns, v, m)
+    torch.cuda.synchronize()
+    xd = x.double()
+    assert torch.allclose(rows.double(), xd.cumsum(1), atol=1e-4)
+    assert torch.equal(cnt, (x > 0).int().cumsum(1).int())
+    for b in range(2):
+        r = slice(64 * b, 64 * (b + 1))
+        assert torch.allclose(cols[r].double(), xd[r].cumsum(0), atol=1e-4)
+        assert torch.equal(ns[r], n[r].cumsum(0).int())
+        assert torch.allclose(v[r].double(), xd[r].sum(1).cumsum(0),
+                              atol=1e-3)
+        acc = h[r].double() @ h[r].double()
+        assert torch.allclose(m[r].double(), acc + acc.cumsum(1), atol=1e-2)
+
+
 # --- Attention backward with dQ by atomic_add ------------------------------
 
 BWD = [

@@ -601,6 +601,33 @@ func.func @extract_concat(%x: tensor<1x64xf32, #row>, %O: !tile.global<f32, 2>) 
 
 // -----
 
+// A scan along a row of 128: bit 0 of the axis in a register (the second
+// register adds the first), bits 1 to 5 in lanes (one shuffle per step, of
+// the thread's total, from the lane whose lower bits are set: the elements
+// with the bit set add it in), bit 6 in the warps (through scratch memory:
+// stores, a barrier, the load of the lower half's last element).
+// CHECK-LABEL: llvm.func @scan
+// CHECK-SAME:  (%[[X0:.*]]: f32, %[[X1:.*]]: f32,
+// CHECK-SAME:  tile.shared_bytes = 512 : i32
+// CHECK:       %[[T:.*]] = llvm.fadd %[[X0]], %[[X1]] : f32
+// CHECK-COUNT-5: nvvm.shfl.sync  idx
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       llvm.store
+// CHECK:       llvm.store
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK:       llvm.load
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+#scanrow = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]>
+func.func @scan(%x: tensor<1x128xf32, #scanrow>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %s = tile.scan sum %x {axis = 1 : i32} : tensor<1x128xf32, #scanrow>
+  tile.store %O[%c0, %c0], %s : !tile.global<f32, 2>, tensor<1x128xf32, #scanrow>
+  return
+}
+
+// -----
+
 // A conversion in a loop races with itself across iterations: iteration
 // j + 1's stores overwrite what other threads may still be loading in
 // iteration j. The barrier goes at the top of the body (before the stores),

@@ -57,6 +57,18 @@ int64_t tile::getScratchBytes(Operation *op) {
       return 0;
     return from.getNumElements() * getSharedElementBytes(from.getElementType());
   }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    // Through shared memory for the bits of the axis that warps hold.
+    RankedTensorType type = scan.getType();
+    if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
+      return 0;
+    LinearLayout layout = toLinearLayout(type.getEncoding(), type.getShape());
+    for (const LinearLayout::Basis &b : layout.warps())
+      if (b[scan.getAxis()] != 0)
+        return type.getNumElements() *
+               getSharedElementBytes(type.getElementType());
+    return 0;
+  }
   if (auto concat = dyn_cast<ConcatOp>(op)) {
     RankedTensorType type = concat.getType();
     if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))

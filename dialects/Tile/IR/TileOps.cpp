@@ -429,6 +429,16 @@ LogicalResult MmaOp::verify() {
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult ScanOp::verify() {
+  auto type = getSource().getType();
+  if (getAxis() >= type.getRank())
+    return emitOpError() << "axis " << getAxis() << " is out of range for a "
+                         << "rank-" << type.getRank() << " tile";
+  if (type.getElementType().isInteger(1) && getKind() == ReduceKind::Sum)
+    return emitOpError("cannot sum an i1 tile; cast it to i32 first");
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto srcType = getSource().getType();
   auto resType = getType();

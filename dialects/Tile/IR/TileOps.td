@@ -406,6 +406,28 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultType]> {
+  let summary = "inclusive prefix of a tile along one axis";
+  let description = [{
+    Element `i` along `axis` becomes the combination (`sum`, `max` or
+    `min`) of elements `0` to `i` (`cumsum` in the language). The lowering
+    takes the axis bit by bit: each element whose bit is set adds the total
+    of the half block below it, from a register, a lane (a shuffle) or a
+    warp (scratch shared memory); it needs a layout in which every bit of
+    the axis comes from one register, lane or warp bit alone (a blocked
+    layout).
+
+    ```mlir
+    %c = tile.scan sum %x {axis = 1 : i32} : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tile:$source,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$kind $source attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_Exp2Op : Tile_Op<"exp2", [Pure, SameOperandsAndResultType, Elementwise]> {
   let summary = "2 raised to each element";
   let description = [{

@@ -388,6 +388,14 @@ bool LayoutAssigner::forward(Operation *op) {
                                  : SliceLayoutAttr::get(ctx, r.getAxis(), l));
     return false;
   }
+  // A scan keeps a blocked source's layout (its lowering needs each bit of
+  // the axis from one register, lane or warp bit); another source is
+  // converted to the default one.
+  if (auto sc = dyn_cast<ScanOp>(op)) {
+    if (auto l = dyn_cast_if_present<BlockedLayoutAttr>(get(sc.getSource())))
+      return set(sc.getResult(), l);
+    return false;
+  }
   // A slice keeps a blocked source's layout (the same parameters on the
   // smaller shape), so that a slice at a multiple of its shape stays in
   // its threads; other sources leave it to the default.
@@ -508,7 +516,7 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   }
   if (auto store = dyn_cast<StoreOp>(op))
     return storeLayout(store);
-  if (isElementwise(op) || isa<BroadcastOp>(op))
+  if (isElementwise(op) || isa<BroadcastOp, ScanOp>(op))
     return get(op->getResult(0));
   if (auto e = dyn_cast<ExpandDimsOp>(op)) {
     Attribute res = get(e.getResult());

@@ -4,7 +4,8 @@
 // bits and some warp bits. The reduction follows the same order: registers
 // that differ only along the axis are combined in the thread, then lanes by
 // butterfly shuffles (after which every lane of a group has the result),
-// then warps through shared memory.
+// then warps through shared memory. Scans (tile.scan) take the axis bit by
+// bit: see ScanLowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace tilec;
@@ -44,8 +47,10 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   llvm_unreachable("reduce kind");
 }
 
-/// shfl.sync.bfly of any 32-bit-or-narrower value.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
+/// shfl.sync of any 32-bit-or-narrower value: `bfly` with a lane mask, or
+/// `idx` from a lane.
+Value shuffle(OpBuilder &b, Location loc, Value v, Value lane,
+              NVVM::ShflKind kind) {
   Type t = v.getType();
   Type i32 = b.getI32Type();
   Value word = v;
@@ -60,14 +65,17 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
   }
   Value shuffled =
       NVVM::ShflOp::create(b, loc, word.getType(), constI32(b, loc, -1), word,
-                           constI32(b, loc, laneMask), constI32(b, loc, 0x1f),
-                           NVVM::ShflKind::bfly, UnitAttr());
+                           lane, constI32(b, loc, 0x1f), kind, UnitAttr());
   if (isF32 || t.isInteger(32))
     return shuffled;
   unsigned bits = bitWidth(t);
   Value narrow =
       arith::TruncIOp::create(b, loc, b.getIntegerType(bits), shuffled);
   return bits == 1 ? narrow : Value(LLVM::BitcastOp::create(b, loc, t, narrow));
+}
+
+Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
+  return shuffle(b, loc, v, constI32(b, loc, laneMask), NVVM::ShflKind::bfly);
 }
 
 struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
@@ -239,9 +247,184 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   }
 };
 
+/// An inclusive scan, bit by bit of the axis: after step k every element
+/// holds the combination of its 2^(k+1)-aligned block up to itself. At step
+/// k, an element whose bit k is set combines in the total of the lower half
+/// of its block, which the element with bit k clear and the bits below set
+/// holds: in a register of the same thread (bit k and the bits below from
+/// registers), of another lane of the warp (a shuffle from that lane), or
+/// of another warp (through scratch shared memory). Each bit of the axis
+/// must come from one register, lane or warp bit whose basis has no other
+/// component.
+struct ScanLowering : OpConversionPattern<tile::ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  enum class From { Reg, Lane, Warp };
+  struct Provider {
+    From from;
+    unsigned bit;
+  };
+
+  LogicalResult
+  matchAndRewrite(tile::ScanOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    LinearLayout layout = getLinearLayout(type);
+    unsigned axis = op.getAxis(), rank = layout.getRank();
+    int64_t n = type.getDimSize(axis);
+    unsigned bits = llvm::Log2_64(n);
+    // Which input bit gives each bit of the axis.
+    SmallVector<std::optional<Provider>> providers(bits);
+    auto classify = [&](ArrayRef<Basis> bases, From from) -> bool {
+      for (auto [i, basis] : llvm::enumerate(bases)) {
+        int64_t c = basis[axis];
+        if (c == 0)
+          continue;
+        bool alone = llvm::isPowerOf2_64(c) && c < n;
+        for (unsigned d = 0; d < rank && alone; ++d)
+          alone = d == axis || basis[d] == 0;
+        unsigned k = llvm::Log2_64(c);
+        if (!alone || providers[k])
+          return false;
+        providers[k] = Provider{from, static_cast<unsigned>(i)};
+      }
+      return true;
+    };
+    if (!classify(layout.regs(), From::Reg) ||
+        !classify(layout.lanes(), From::Lane) ||
+        !classify(layout.warps(), From::Warp) ||
+        llvm::any_of(providers, [](auto &p) { return !p; }))
+      return op.emitError("scan: the layout does not give each bit of the "
+                          "axis from one register, lane or warp bit");
+
+    SmallVector<Value> regs(adaptor.getSource().begin(),
+                            adaptor.getSource().end());
+    ThreadIndex idx = getThreadIndex(rewriter, loc);
+    auto bitOf = [&](Value v, unsigned bit) {
+      Value s = arith::ShRUIOp::create(rewriter, loc, v,
+                                       constI32(rewriter, loc, bit));
+      s = arith::AndIOp::create(rewriter, loc, s, constI32(rewriter, loc, 1));
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, s,
+                                   constI32(rewriter, loc, 0))
+          .getResult();
+    };
+    Value base;
+    SmallVector<Value> offsets;
+    for (unsigned k = 0; k < bits; ++k) {
+      bool viaWarps = llvm::any_of(
+          ArrayRef(providers).take_front(k + 1),
+          [](const auto &p) { return p->from == From::Warp; });
+      SmallVector<Value> lower(regs.size());
+      if (!viaWarps) {
+        // r' and the source lane: the register bits and lane bits of the
+        // bits below k set, and of bit k clear.
+        unsigned setRegs = 0, clearRegs = 0, setLanes = 0, clearLanes = 0;
+        for (unsigned j = 0; j <= k; ++j) {
+          unsigned &set = providers[j]->from == From::Reg ? setRegs : setLanes;
+          unsigned &clear =
+              providers[j]->from == From::Reg ? clearRegs : clearLanes;
+          (j == k ? clear : set) |= 1u << providers[j]->bit;
+        }
+        Value srcLane;
+        if (setLanes || clearLanes) {
+          srcLane = arith::OrIOp::create(rewriter, loc, idx.lane,
+                                         constI32(rewriter, loc, setLanes));
+          srcLane = arith::AndIOp::create(
+              rewriter, loc, srcLane, constI32(rewriter, loc, ~clearLanes));
+        }
+        DenseMap<unsigned, Value> fetched;
+        for (unsigned r = 0; r < regs.size(); ++r) {
+          unsigned from = (r | setRegs) & ~clearRegs;
+          Value &v = fetched[from];
+          if (!v)
+            v = srcLane ? shuffle(rewriter, loc, regs[from], srcLane,
+                                  NVVM::ShflKind::idx)
+                        : regs[from];
+          lower[r] = v;
+        }
+      } else {
+        // Every element to scratch memory (row-major), then the one below.
+        if (!base) {
+          FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+          if (failed(scratch))
+            return failure();
+          base = *scratch;
+          offsets = threadOffsets(rewriter, loc, layout);
+        } else {
+          createBarrier(rewriter, loc, op); // the last step's reads
+        }
+        Type elt = type.getElementType();
+        Type memElt = elt.isInteger(1) ? rewriter.getI8Type() : elt;
+        unsigned bytes = std::max(1u, bitWidth(memElt) / 8);
+        auto address = [&](ArrayRef<Value> coords) {
+          Value index = constI32(rewriter, loc, 0);
+          for (unsigned d = 0; d < rank; ++d)
+            index = arith::AddIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(rewriter, loc, index,
+                                      constI32(rewriter, loc, type.getDimSize(d))),
+                coords[d]);
+          return LLVM::GEPOp::create(rewriter, loc, base.getType(), memElt,
+                                     base, ValueRange{index});
+        };
+        for (unsigned r = 0; r < regs.size(); ++r) {
+          Value v = regs[r];
+          if (elt.isInteger(1))
+            v = arith::ExtUIOp::create(rewriter, loc, memElt, v);
+          LLVM::StoreOp::create(
+              rewriter, loc, v,
+              address(registerCoords(rewriter, loc, layout, offsets, r)),
+              bytes);
+        }
+        createBarrier(rewriter, loc, op);
+        int64_t low = (int64_t(1) << k) - 1, block = (int64_t(2) << k) - 1;
+        std::map<SmallVector<int64_t>, Value> fetched;
+        for (unsigned r = 0; r < regs.size(); ++r) {
+          Basis key = layout.regCoords(r);
+          key[axis] &= ~block;
+          Value &v = fetched[SmallVector<int64_t>(key.begin(), key.end())];
+          if (!v) {
+            SmallVector<Value> coords =
+                registerCoords(rewriter, loc, layout, offsets, r);
+            Value c = arith::AndIOp::create(rewriter, loc, coords[axis],
+                                            constI32(rewriter, loc, ~block));
+            coords[axis] =
+                arith::OrIOp::create(rewriter, loc, c, constI32(rewriter, loc, low));
+            v = LLVM::LoadOp::create(rewriter, loc, memElt, address(coords),
+                                     bytes);
+            if (elt.isInteger(1))
+              v = arith::TruncIOp::create(rewriter, loc, elt, v);
+          }
+          lower[r] = v;
+        }
+      }
+      // Elements with bit k set take the lower half's total in.
+      const Provider &p = *providers[k];
+      Value laneOrWarpSet;
+      if (p.from != From::Reg)
+        laneOrWarpSet =
+            bitOf(p.from == From::Lane ? idx.lane : idx.warp, p.bit);
+      for (unsigned r = 0; r < regs.size(); ++r) {
+        if (p.from == From::Reg) {
+          if (r & (1u << p.bit))
+            regs[r] = combine(rewriter, loc, op.getKind(), lower[r], regs[r]);
+          continue;
+        }
+        Value combined =
+            combine(rewriter, loc, op.getKind(), lower[r], regs[r]);
+        regs[r] = arith::SelectOp::create(rewriter, loc, laneOrWarpSet,
+                                          combined, regs[r]);
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
 } // namespace
 
 void tilec::populateReducePatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering>(converter, patterns.getContext());
+  patterns.add<ReduceLowering, ScanLowering>(converter, patterns.getContext());
 }

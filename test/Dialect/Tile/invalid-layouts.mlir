@@ -777,3 +777,19 @@ func.func @pipelined_unit(%n: i32) {
   } {tile.pipelined = 1 : i32}
   return
 }
+
+// -----
+
+func.func @scan_axis(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.scan' op axis 2 is out of range for a rank-2 tile}}
+  %0 = tile.scan sum %x {axis = 2 : i32} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @scan_i1(%x: tensor<64x64xi1>) {
+  // expected-error @+1 {{'tile.scan' op cannot sum an i1 tile; cast it to i32 first}}
+  %0 = tile.scan sum %x {axis = 0 : i32} : tensor<64x64xi1>
+  return
+}
