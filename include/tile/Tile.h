@@ -266,7 +266,9 @@ public:
   /// text, from the kernel's description).
   const std::vector<std::string> &tmaFallback() const;
   /// The compiler's warnings on this kernel: an option or hint it could not
-  /// apply, and why ("file:line:col: warning: ..." each).
+  /// apply, and why ("file:line:col: warning: ..." each); and, when the
+  /// driver's code for it uses local memory (localBytes() > 0: spills),
+  /// "kernel 'NAME' spills: ...".
   const std::vector<std::string> &warnings() const;
   /// The values a tuner may try for the kernel's constants, from its
   /// @tune: "TILE_M=64|128,TILE_N=64|128" ("" without one). tile::autotune

@@ -250,6 +250,17 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
   kernel->registers = static_cast<unsigned>(registers);
   kernel->localBytes = static_cast<unsigned>(localBytes);
   kernel->info = info;
+  // Spills are said, not left for the user to find with ptxas: local memory
+  // is what ptxas gives a thread when its values do not fit its registers
+  // (a kernel's tiles never ask for any otherwise).
+  if (localBytes > 0)
+    kernel->info.warnings.push_back(
+        "kernel '" + info.name + "' spills: " + std::to_string(localBytes) +
+        " bytes of local memory per thread beside its " +
+        std::to_string(registers) +
+        " registers (the driver's count at load; smaller tiles, more warps "
+        "(fewer elements per thread) or a lower occupancy give it more "
+        "registers)");
   kernel->ptx = ptx;
   kernel->gpu = &gpu;
   kernel->module = module;

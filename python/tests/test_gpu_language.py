@@ -494,6 +494,22 @@ def test_compile_warning(torch_gpu, repo):
         tilec.compile(path, arch="sm_90a", warp_specialize=True)
 
 
+def test_spills_are_a_warning(torch_gpu, repo):
+    """A kernel that spills says so at load (the driver's local memory per
+    thread), naming the kernel: a 128 x 256 GEMM tile on 8 warps budgeted
+    for 2 blocks per multiprocessor (128 registers a thread) for sm_80; the
+    same tile with the registers it needs says nothing."""
+    path = os.path.join(repo, "kernels", "gemm.tile")
+    tiles = dict(TILE_M=128, TILE_N=256, TILE_K=32)
+    with pytest.warns(tilec.CompileWarning, match="kernel 'gemm' spills: "):
+        spilling = tilec.compile(path, arch="sm_80", num_warps=8,
+                                 occupancy=2, **tiles)
+    assert any("bytes of local memory per thread" in w
+               for w in spilling.warnings)
+    roomy = tilec.compile(path, arch="sm_80", num_warps=8, **tiles)
+    assert not any("spills" in w for w in roomy.warnings)
+
+
 def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     """tilec.autotune with no configs tries the kernel's @tune values
     (kernels/gemm.tile: TILE_M x TILE_N x TILE_K), each with the compiler's
