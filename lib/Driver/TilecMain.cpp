@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PtxasCheck.h"
+
 #include "tilec/Frontend/Compiler.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Frontend/Source.h"
@@ -92,6 +94,12 @@ cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Override a const parameter"),
                               cl::value_desc("NAME=VALUE"),
                               cl::cat(tilecCategory));
+cl::opt<bool> ptxasCheck(
+    "ptxas-check",
+    cl::desc("With --emit=ptx: compile the PTX with ptxas -v where there is "
+             "one ($TILEC_PTXAS, the PATH, /usr/local/cuda/bin) and warn of "
+             "kernels that spill"),
+    cl::init(true));
 cl::opt<std::string> kernelName("kernel", cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::cat(tilecCategory));
 cl::opt<bool> noCleanup("no-cleanup",
@@ -178,7 +186,7 @@ tile_tilec_main(int argc, char **argv) {
       sourceMgr, source, inputFile == "-" ? std::string("<stdin>") : inputFile.getValue());
   tilec::DiagnosticEngine diag(sourceMgr);
 
-  std::string text;
+  std::string text, sourceName;
   raw_string_ostream os(text);
   if (emitKind == Stage::AST) {
     auto ast = tilec::parseSource(bufferId, diag);
@@ -214,6 +222,7 @@ tile_tilec_main(int argc, char **argv) {
     if (!result.ok)
       return 1;
     os << result.text;
+    sourceName = request.bufferName;
   }
 
   if (!tilec::writeFileSafely(outputFile, text, error,
@@ -221,5 +230,18 @@ tile_tilec_main(int argc, char **argv) {
     errs() << "tilec: error: " << error << "\n";
     return 1;
   }
+  // Spills are ptxas's to know: ask it, where there is one.
+  if (emitKind == Stage::PTX && ptxasCheck)
+    if (std::string ptxas = tilec::findPtxas(); !ptxas.empty()) {
+      // The target, from the kernels' descriptions ("arch":"sm_90a").
+      StringRef ptx(text);
+      size_t at = ptx.find("\"arch\":\"");
+      StringRef target = at == StringRef::npos
+                             ? StringRef()
+                             : ptx.drop_front(at + 8).take_until(
+                                   [](char c) { return c == '"'; });
+      if (!target.empty())
+        tilec::reportPtxasSpills(ptxas, ptx, target, sourceName, errs());
+    }
   return 0;
 }
