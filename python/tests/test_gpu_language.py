@@ -494,6 +494,42 @@ def test_compile_warning(torch_gpu, repo):
         tilec.compile(path, arch="sm_90a", warp_specialize=True)
 
 
+BIAS = """
+kernel gemm_bias(A: Tensor[f16, 2], B: Tensor[f16, 2], Bias: Tensor[f16, 1],
+                 C: Tensor[f16, 2], TILE_M: const int = 128,
+                 TILE_N: const int = 128, TILE_K: const int = 32):
+    acc = zeros((TILE_M, TILE_N), dtype=f32)
+    for k in range(0, cdiv(A.shape[1], TILE_K)):
+        a = load(A, index=(bid(0), k), shape=(TILE_M, TILE_K))
+        b = load(B, index=(k, bid(1)), shape=(TILE_K, TILE_N))
+        acc = mma(a, b, acc)
+    bias = load(Bias, index=(bid(1),), shape=(TILE_N,))
+    acc = max(acc + bias.astype(f32)[None, :], 0.0)
+    store(C, index=(bid(0), bid(1)), tile=acc.astype(f16))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_bias_relu_epilogue(torch_gpu, arch):
+    """A GEMM with a 1-D bias and a relu, written naturally: the epilogue
+    runs in the accumulator's layout (tile-remove-layout-conversions) and
+    computes relu(A B + bias) against float64; poisoned output."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    M, N, K = 256, 384, 160
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    bias = torch.randn(N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    kernel = tilec.compile(BIAS, name="gemm_bias.tile", arch=arch)
+    assert not any("spills" in w for w in kernel.warnings)
+    kernel[(M // 128, N // 128)](a, b, bias, c)
+    torch.cuda.synchronize()
+    ref = torch.relu(a.double() @ b.double() + bias.double())
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+
+
 def test_spills_are_a_warning(torch_gpu, repo):
     """A kernel that spills says so at load (the driver's local memory per
     thread), naming the kernel: a 128 x 256 GEMM tile on 8 warps budgeted

@@ -85,6 +85,11 @@ def TileRemoveLayoutConversions
     cast (`arith.truncf`) of a conversion's or reshape's only result runs
     before it, so that the conversion moves the narrow elements (an
     epilogue's f32 -> f16 store: half the bytes through shared memory).
+    An elementwise op on a conversion's only result runs before the
+    conversion when its other operands are cheap in the source's layout
+    (splat constants, conversions from that layout, broadcasts of tiles an
+    eighth of its size or less): a GEMM's bias and activation compute in
+    the accumulator's layout, and the conversion moves what is stored.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

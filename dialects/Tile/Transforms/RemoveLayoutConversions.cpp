@@ -4,6 +4,7 @@
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -73,12 +74,101 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// An elementwise op on a converted tile runs before the conversion when
+/// its other operands cost little in the source's layout (splat constants,
+/// other conversions from that layout, broadcasts of tiles an eighth of its
+/// size or less, converted themselves): a bias added to and a relu applied
+/// to an mma accumulator before its store compute in the accumulator's
+/// layout, and the conversion moves what is stored (narrowed by a later
+/// truncf), not the accumulator.
+///   addf(convert_layout(x), broadcast(b)) ->
+///       convert_layout(addf(x, broadcast(convert_layout(b))))
+struct SinkConversionThroughElementwise
+    : OpTraitRewritePattern<OpTrait::Elementwise> {
+  SinkConversionThroughElementwise(MLIRContext *ctx)
+      : OpTraitRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1 || op->getNumRegions() != 0)
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !resultType.getEncoding())
+      return failure();
+    // The conversion to sink: the first operand converted from a layout,
+    // for this op alone (one that has other uses stays, and sinking would
+    // add a conversion).
+    Attribute from;
+    for (Value v : op->getOperands())
+      if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
+          cvt && cvt->hasOneUse()) {
+        from = cvt.getSource().getType().getEncoding();
+        break;
+      }
+    if (!from)
+      return failure();
+    int64_t elements = resultType.getNumElements();
+    // Each operand in `from`: how, or null when it would cost a conversion
+    // of its own size.
+    SmallVector<std::function<Value()>> remake;
+    for (Value v : op->getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type)
+        return failure();
+      RankedTensorType there = RankedTensorType::get(
+          type.getShape(), type.getElementType(), from);
+      if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
+          cvt && cvt.getSource().getType().getEncoding() == from) {
+        remake.push_back([cvt]() mutable -> Value { return cvt.getSource(); });
+        continue;
+      }
+      DenseElementsAttr dense;
+      if (matchPattern(v, m_Constant(&dense)) && dense.isSplat()) {
+        remake.push_back([&rewriter, op, there, dense]() mutable -> Value {
+          return arith::ConstantOp::create(rewriter, op->getLoc(),
+                                           dense.reshape(there))
+              .getResult();
+        });
+        continue;
+      }
+      if (auto b = v.getDefiningOp<BroadcastOp>()) {
+        RankedTensorType src = b.getSource().getType();
+        if (src.getNumElements() * 8 > elements)
+          return failure();
+        remake.push_back([&rewriter, op, b, src, there, from]() mutable -> Value {
+          Value s = ConvertLayoutOp::create(
+              rewriter, op->getLoc(),
+              RankedTensorType::get(src.getShape(), src.getElementType(),
+                                    from),
+              b.getSource());
+          return BroadcastOp::create(rewriter, op->getLoc(), there, s)
+              .getResult();
+        });
+        continue;
+      }
+      return failure();
+    }
+    SmallVector<Value> operands;
+    for (auto &make : remake)
+      operands.push_back(make());
+    OperationState state(op->getLoc(), op->getName(), operands,
+                         TypeRange{RankedTensorType::get(
+                             resultType.getShape(),
+                             resultType.getElementType(), from)},
+                         op->getAttrs());
+    Operation *moved = rewriter.create(state);
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, resultType,
+                                                 moved->getResult(0));
+    return success();
+  }
+};
+
 struct RemoveLayoutConversionsPass
     : public mlir::tile::impl::TileRemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvertOfSplat, NarrowBeforeConversion>(&getContext());
+    patterns.add<ConvertOfSplat, NarrowBeforeConversion,
+                 SinkConversionThroughElementwise>(&getContext());
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

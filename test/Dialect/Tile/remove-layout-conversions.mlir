@@ -5,8 +5,9 @@
 // assignment leaves behind but that need not move any data: conversions of
 // values that are free to re-create in any layout (splat constants,
 // tile.full, tile.arange), chains of conversions, and conversions to the
-// layout a value already has; and a narrowing cast of a conversion's only
-// result runs before it.
+// layout a value already has; a narrowing cast of a conversion's only
+// result runs before it, and so does an elementwise op whose other
+// operands are cheap in the source's layout.
 
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -142,4 +143,43 @@ func.func @narrow_shared(%x: tensor<64x64xf32, #mma>) -> (tensor<64x64xf16, #blo
   %c = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
   %t = arith.truncf %c : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
   return %t, %c : tensor<64x64xf16, #blocked>, tensor<64x64xf32, #blocked>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// A bias and a relu on an mma accumulator (a GEMM epilogue, as layout
+// assignment leaves it: the accumulator converted for the store's layout):
+// both run in the accumulator's layout, the bias row converted instead (64
+// elements, not 4096), and the conversion moves the f16 result.
+// CHECK-LABEL: func.func @sink_epilogue
+// CHECK-SAME:  (%[[ACC:.*]]: tensor<64x64xf32, #mma>, %[[BIAS:.*]]: tensor<1x64xf32, #blocked>)
+// CHECK:       %[[B:.*]] = tile.convert_layout %[[BIAS]] : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+// CHECK-NEXT:  %[[BB:.*]] = tile.broadcast %[[B]] : tensor<1x64xf32, #mma> -> tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[ADD:.*]] = arith.addf %[[ACC]], %[[BB]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[RELU:.*]] = arith.maxnumf %[[ADD]], %{{.*}} : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[RELU]] : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[H]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+// CHECK-NEXT:  return %[[C]]
+func.func @sink_epilogue(%acc: tensor<64x64xf32, #mma>, %bias: tensor<1x64xf32, #blocked>) -> tensor<64x64xf16, #blocked> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %b = tile.broadcast %bias : tensor<1x64xf32, #blocked> -> tensor<64x64xf32, #blocked>
+  %a = arith.addf %c, %b : tensor<64x64xf32, #blocked>
+  %r = arith.maxnumf %a, %zero : tensor<64x64xf32, #blocked>
+  %h = arith.truncf %r : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+  return %h : tensor<64x64xf16, #blocked>
+}
+
+// An operand as large as the tile would need a conversion of its own:
+// nothing moves.
+// CHECK-LABEL: func.func @no_sink_full_operand
+// CHECK:       %[[C:.*]] = tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  arith.addf %[[C]], %{{.*}} : tensor<64x64xf32, #blocked>
+func.func @no_sink_full_operand(%acc: tensor<64x64xf32, #mma>, %y: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %a = arith.addf %c, %y : tensor<64x64xf32, #blocked>
+  return %a : tensor<64x64xf32, #blocked>
 }
