@@ -492,39 +492,53 @@ static Val emitMma(const Args &a) {
                                           a[0].value, a[1].value, a[2].value));
 }
 
-static Val emitReduce(const Args &a, tile::ReduceKind kind) {
-  Emitter &em = a.em;
+/// The axis and keepdims of a reduction-like call (x, axis, keepdims=False)
+/// on a tile; nullopt after an error (not a tile, a bad axis, or a 1-D tile
+/// without keepdims, whose result would be a scalar).
+struct ReduceArgs {
+  unsigned axis;
+  bool keepdims;
+};
+static std::optional<ReduceArgs> reduceArgs(const Args &a) {
   if (!requireTile(a, 0, "the reduced value"))
-    return Val::invalid();
+    return std::nullopt;
   ArrayRef<int64_t> shape = a[0].getShape();
   auto axis = axisArg(a, 1, shape.size());
   if (!axis)
-    return Val::invalid();
+    return std::nullopt;
   bool keepdims = false;
   if (a.has(2)) {
     auto k = constBoolArg(a, 2, "keepdims");
     if (!k)
-      return Val::invalid();
+      return std::nullopt;
     keepdims = *k;
   }
-  SmallVector<int64_t> resultShape(shape);
-  if (keepdims)
-    resultShape[*axis] = 1;
+  if (shape.size() == 1 && !keepdims) {
+    a.em.error(a.callLoc, a.fname + "() of a 1-D tile needs keepdims=True "
+                                    "(scalar results are not supported)");
+    return std::nullopt;
+  }
+  return ReduceArgs{static_cast<unsigned>(*axis), keepdims};
+}
+
+static Val emitReduce(const Args &a, tile::ReduceKind kind) {
+  Emitter &em = a.em;
+  std::optional<ReduceArgs> r = reduceArgs(a);
+  if (!r)
+    return Val::invalid();
+  SmallVector<int64_t> resultShape(a[0].getShape());
+  if (r->keepdims)
+    resultShape[r->axis] = 1;
   else
-    resultShape.erase(resultShape.begin() + *axis);
-  if (resultShape.empty())
-    return em.error(a.callLoc, a.fname + "() of a 1-D tile needs "
-                                         "keepdims=True (scalar results are "
-                                         "not supported)");
+    resultShape.erase(resultShape.begin() + r->axis);
   Value source = a[0].value;
   if (kind == tile::ReduceKind::Sum && a[0].getElementType().isInteger(1))
     source =
         em.castElements(source, em.builder.getI32Type(), em.loc(a.callLoc));
   auto type = RankedTensorType::get(resultShape,
                                     getElementTypeOrSelf(source.getType()));
-  return Val::dynamic(
-      tile::ReduceOp::create(em.builder, em.loc(a.callLoc), type, kind, source,
-                             static_cast<uint32_t>(*axis), keepdims));
+  return Val::dynamic(tile::ReduceOp::create(
+      em.builder, em.loc(a.callLoc), type, kind, source, r->axis, r->keepdims));
 }
 
 /// argmax/argmin(x, axis, keepdims=False): the index along `axis` of the
@@ -533,23 +547,11 @@ static Val emitReduce(const Args &a, tile::ReduceKind kind) {
 /// max() and min() skip it; a row of NaN gives its length).
 static Val emitArgReduce(const Args &a, bool isMax) {
   Emitter &em = a.em;
-  if (!requireTile(a, 0, "the reduced value"))
+  std::optional<ReduceArgs> r = reduceArgs(a);
+  if (!r)
     return Val::invalid();
   ArrayRef<int64_t> shape = a[0].getShape();
-  auto axis = axisArg(a, 1, shape.size());
-  if (!axis)
-    return Val::invalid();
-  bool keepdims = false;
-  if (a.has(2)) {
-    auto k = constBoolArg(a, 2, "keepdims");
-    if (!k)
-      return Val::invalid();
-    keepdims = *k;
-  }
-  if (shape.size() == 1 && !keepdims)
-    return em.error(a.callLoc, a.fname + "() of a 1-D tile needs "
-                                         "keepdims=True (scalar results are "
-                                         "not supported)");
+  unsigned axis = r->axis;
   Location location = em.loc(a.callLoc);
   OpBuilder &b = em.builder;
   Value x = a[0].value;
@@ -559,14 +561,13 @@ static Val emitArgReduce(const Args &a, bool isMax) {
     elt = b.getI32Type();
   }
   SmallVector<int64_t> kept(shape);
-  kept[*axis] = 1;
+  kept[axis] = 1;
   SmallVector<int64_t> dropped(shape);
-  dropped.erase(dropped.begin() + *axis);
+  dropped.erase(dropped.begin() + axis);
   auto reduce = [&](tile::ReduceKind kind, Value v, bool keep) {
     auto type = RankedTensorType::get(keep ? kept : dropped,
                                       getElementTypeOrSelf(v.getType()));
-    return tile::ReduceOp::create(b, location, type, kind, v,
-                                  static_cast<uint32_t>(*axis), keep)
+    return tile::ReduceOp::create(b, location, type, kind, v, axis, keep)
         .getResult();
   };
   Value extreme = em.broadcastTo(
@@ -582,19 +583,19 @@ static Val emitArgReduce(const Args &a, bool isMax) {
   // The index along the axis, broadcast over the others.
   Type i32 = b.getI32Type();
   Value iota = tile::ArangeOp::create(
-      b, location, RankedTensorType::get({shape[*axis]}, i32));
+      b, location, RankedTensorType::get({shape[axis]}, i32));
   SmallVector<int64_t> line(shape.size(), 1);
-  line[*axis] = shape[*axis];
+  line[axis] = shape[axis];
   iota = tile::ReshapeOp::create(b, location, RankedTensorType::get(line, i32),
                                  iota);
   iota = em.broadcastTo(iota, shape, location);
   auto i32Tile = RankedTensorType::get(shape, i32);
   Value past = arith::ConstantOp::create(
       b, location,
-      DenseElementsAttr::get(i32Tile, b.getI32IntegerAttr(
-                                          static_cast<int32_t>(shape[*axis]))));
+      DenseElementsAttr::get(
+          i32Tile, b.getI32IntegerAttr(static_cast<int32_t>(shape[axis]))));
   Value where = arith::SelectOp::create(b, location, isExtreme, iota, past);
-  return Val::dynamic(reduce(tile::ReduceKind::Min, where, keepdims));
+  return Val::dynamic(reduce(tile::ReduceKind::Min, where, r->keepdims));
 }
 
 /// cat(tiles, axis=0): two or more tiles joined along `axis` (numpy's
@@ -646,8 +647,8 @@ static Val emitCat(const Args &a) {
   if (!em.checkTileShape(shape, a.callLoc))
     return Val::invalid();
   return Val::dynamic(tile::ConcatOp::create(
-      em.builder, em.loc(a.callLoc), RankedTensorType::get(shape, elt),
-      inputs, em.builder.getI32IntegerAttr(axis)));
+      em.builder, em.loc(a.callLoc), RankedTensorType::get(shape, elt), inputs,
+      em.builder.getI32IntegerAttr(axis)));
 }
 
 /// cumsum(x, axis): the inclusive prefix sum along `axis` (a bool tile
@@ -1197,11 +1198,10 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
   // calls each of them: none is an unknown function).
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> list = {
-        "bid",   "num_blocks", "arange",     "full",       "zeros",
-        "ones",  "load",       "store",      "mma",        "max",
-        "min",   "sum",        "atomic_add", "atomic_max", "atomic_min",
-        "where", "truediv",    "cdiv",       "range",      "argmax",
-        "argmin", "cat",        "cumsum"};
+        "bid",        "num_blocks", "arange",     "full",  "zeros",   "ones",
+        "load",       "store",      "mma",        "max",   "min",     "sum",
+        "atomic_add", "atomic_max", "atomic_min", "where", "truediv", "cdiv",
+        "range",      "argmax",     "argmin",     "cat",   "cumsum"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

@@ -183,15 +183,13 @@ SmallVector<unsigned> sharedOrder(const LinearLayout &dst,
 /// them back, `vec` registers per access when they are contiguous. The
 /// buffer has `bufferShape` (the layout's shape when empty) and the tile
 /// sits in it at `at` (the origin when empty).
-SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
-                                const LinearLayout &layout,
-                                ArrayRef<unsigned> order, Type elt,
-                                ValueRange toStore,
-                                ArrayRef<int64_t> bufferShape = {},
-                                ArrayRef<int64_t> at = {}) {
+SmallVector<Value>
+accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
+             ArrayRef<unsigned> order, Type elt, ValueRange toStore,
+             ArrayRef<int64_t> bufferShape = {}, ArrayRef<int64_t> at = {}) {
   unsigned rank = layout.getRank();
-  ArrayRef<int64_t> shape = bufferShape.empty() ? layout.getShape()
-                                                : bufferShape;
+  ArrayRef<int64_t> shape =
+      bufferShape.empty() ? layout.getShape() : bufferShape;
   unsigned bytes = std::max(1u, bitWidth(elt) / 8);
   unsigned vecLog = contiguousRegisters(layout, order[0]);
   unsigned vec = std::min<unsigned>(1u << vecLog, std::max(1u, 16 / bytes));
@@ -249,6 +247,26 @@ SmallVector<Value> accessShared(OpBuilder &b, Location loc, Value base,
   return loaded;
 }
 
+/// Through `op`'s scratch memory: every register of `src` written, a
+/// barrier, and `dst`'s registers read back from the sub-tile at `at` (the
+/// origin when empty) of the source's shape: a layout conversion, or an
+/// extract, that moves data between threads.
+FailureOr<SmallVector<Value>>
+throughScratch(ConversionPatternRewriter &rewriter, Operation *op,
+               const LinearLayout &src, ValueRange srcRegs,
+               const LinearLayout &dst, ArrayRef<int64_t> at = {}) {
+  Location loc = op->getLoc();
+  Type elt = getElementTypeOrSelf(op->getResult(0).getType());
+  FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+  if (failed(scratch))
+    return failure();
+  SmallVector<unsigned> order = sharedOrder(dst, src);
+  accessShared(rewriter, loc, *scratch, src, order, elt, srcRegs);
+  createBarrier(rewriter, loc, op);
+  return accessShared(rewriter, loc, *scratch, dst, order, elt, ValueRange(),
+                      src.getShape(), at);
+}
+
 struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -265,19 +283,11 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
       rewriter.replaceOpWithMultiple(op, {regs});
       return success();
     }
-    // Through shared memory.
-    Location loc = op.getLoc();
-    Type elt = op.getType().getElementType();
-    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
-    if (failed(scratch))
+    FailureOr<SmallVector<Value>> regs =
+        throughScratch(rewriter, op, src, adaptor.getSource(), dst);
+    if (failed(regs))
       return failure();
-    Value base = *scratch;
-    SmallVector<unsigned> order = sharedOrder(dst, src);
-    accessShared(rewriter, loc, base, src, order, elt, adaptor.getSource());
-    createBarrier(rewriter, loc, op);
-    SmallVector<Value> regs =
-        accessShared(rewriter, loc, base, dst, order, elt, ValueRange());
-    rewriter.replaceOpWithMultiple(op, {regs});
+    rewriter.replaceOpWithMultiple(op, {*regs});
     return success();
   }
 };
@@ -299,20 +309,12 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
       rewriter.replaceOpWithMultiple(op, {regs});
       return success();
     }
-    LinearLayout src = getLinearLayout(srcType);
-    LinearLayout dst = getLinearLayout(op.getType());
-    Location loc = op.getLoc();
-    Type elt = op.getType().getElementType();
-    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
-    if (failed(scratch))
+    FailureOr<SmallVector<Value>> regs = throughScratch(
+        rewriter, op, getLinearLayout(srcType), adaptor.getSource(),
+        getLinearLayout(op.getType()), op.getOffsets());
+    if (failed(regs))
       return failure();
-    SmallVector<unsigned> order = sharedOrder(dst, src);
-    accessShared(rewriter, loc, *scratch, src, order, elt, adaptor.getSource());
-    createBarrier(rewriter, loc, op);
-    SmallVector<Value> regs =
-        accessShared(rewriter, loc, *scratch, dst, order, elt, ValueRange(),
-                     srcType.getShape(), op.getOffsets());
-    rewriter.replaceOpWithMultiple(op, {regs});
+    rewriter.replaceOpWithMultiple(op, {*regs});
     return success();
   }
 };
@@ -334,8 +336,7 @@ struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
     SmallVector<unsigned> order =
         sharedOrder(dst, getLinearLayout(op.getInputs().front().getType()));
     SmallVector<int64_t> at(type.getRank(), 0);
-    for (auto [input, regs] :
-         llvm::zip(op.getInputs(), adaptor.getInputs())) {
+    for (auto [input, regs] : llvm::zip(op.getInputs(), adaptor.getInputs())) {
       accessShared(rewriter, loc, *scratch, getLinearLayout(input.getType()),
                    order, elt, regs, type.getShape(), at);
       at[op.getAxis()] +=
@@ -353,9 +354,8 @@ struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
 
 void tilec::populateLayoutPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns
-      .add<FullLowering, ArangeLowering, BroadcastLowering, ExpandDimsLowering,
-           ReshapeLowering, PermuteLowering, ConvertLayoutLowering,
-           ExtractLowering, ConcatLowering>(
-          converter, patterns.getContext());
+  patterns.add<FullLowering, ArangeLowering, BroadcastLowering,
+               ExpandDimsLowering, ReshapeLowering, PermuteLowering,
+               ConvertLayoutLowering, ExtractLowering, ConcatLowering>(
+      converter, patterns.getContext());
 }
