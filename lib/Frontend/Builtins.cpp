@@ -147,7 +147,7 @@ static Type dtypeArg(const Args &a, unsigned i) {
     return v.type;
   a.em.diag.error(a.loc(i), a.fname +
                                 "(): expected a dtype (f16, bf16, f32, "
-                                "i32, bool), got " +
+                                "i32, bool, f8e4m3, f8e5m2), got " +
                                 v.describe());
   return {};
 }
@@ -481,9 +481,11 @@ static Val emitMma(const Args &a) {
                                   shapeString(sc) + " but a @ b is " +
                                   shapeString({sa[0], sb[1]}));
   Type ta = a[0].getElementType(), tb = a[1].getElementType();
-  if (ta != tb || !(ta.isF16() || ta.isBF16()))
+  bool fp8 = tile::isFloat8Type(ta) && tile::isFloat8Type(tb);
+  if (!fp8 && (ta != tb || !(ta.isF16() || ta.isBF16())))
     return em.error(a.callLoc, "mma(): type mismatch: a and b must both hold "
-                               "f16 or bf16, got " +
+                               "f16, both bf16, or both 8-bit floats "
+                               "(f8e4m3/f8e5m2), got " +
                                    typeName(ta) + " and " + typeName(tb));
   if (!a[2].getElementType().isF32())
     return em.error(a.loc(2), "mma(): the accumulator must hold f32, got " +
@@ -500,7 +502,8 @@ struct ReduceArgs {
   bool keepdims;
 };
 static std::optional<ReduceArgs> reduceArgs(const Args &a) {
-  if (!requireTile(a, 0, "the reduced value"))
+  if (!requireTile(a, 0, "the reduced value") ||
+      !a.em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
     return std::nullopt;
   ArrayRef<int64_t> shape = a[0].getShape();
   auto axis = axisArg(a, 1, shape.size());
@@ -655,7 +658,8 @@ static Val emitCat(const Args &a) {
 /// counts as i32).
 static Val emitCumsum(const Args &a) {
   Emitter &em = a.em;
-  if (!requireTile(a, 0, "the summed value"))
+  if (!requireTile(a, 0, "the summed value") ||
+      !em.requireArithmetic(a[0], a.loc(0), "cumsum()"))
     return Val::invalid();
   auto axis = axisArg(a, 1, a[0].getShape().size());
   if (!axis)
@@ -752,6 +756,8 @@ static Val emitUnaryMath(const Args &a, llvm::StringRef fn) {
       return Val::invalid();
     ftz = *f;
   }
+  if (!em.requireArithmetic(x, a.loc(0), a.fname + "()"))
+    return Val::invalid();
   if (fn == "abs" && !x.isConstNumber() && !isa<FloatType>(x.getElementType()))
     return Val::dynamic(math::AbsIOp::create(em.builder, location, x.value));
   if (x.isConstNumber()) {

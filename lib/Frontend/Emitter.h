@@ -198,6 +198,9 @@ public:
   /// when they cannot be combined.
   mlir::Type promote(const Val &a, const Val &b, llvm::SMLoc l,
                      llvm::StringRef what);
+  /// False (after an error naming `what`) when `v` holds 8-bit floats, which
+  /// are for loads, stores, conversions and mma only.
+  bool requireArithmetic(const Val &v, llvm::SMLoc l, llvm::StringRef what);
   /// A one-element tile as the run-time scalar it holds (`tile.item`): a
   /// value read from memory where a scalar is needed (a range bound, a tile
   /// index). Anything else is returned as it is.

@@ -380,6 +380,8 @@ static Val emitUnary(Emitter &em, const ast::Unary &u) {
         return em.error(l, "integer overflow in a constant expression");
       return Val::integer(-x);
     }
+    if (!em.requireArithmetic(v, l, "'-'"))
+      return Val::invalid();
     if (isa<FloatType>(v.getElementType()))
       return Val::dynamic(
           arith::NegFOp::create(em.builder, em.loc(l), v.value));
@@ -455,6 +457,8 @@ namespace {
 enum class BuiltinName {
   F16,
   BF16,
+  F8E4M3,
+  F8E5M2,
   F32,
   I32,
   Bool,
@@ -468,6 +472,8 @@ enum class BuiltinName {
 static const std::pair<llvm::StringRef, BuiltinName> kBuiltinNames[] = {
     {"f16", BuiltinName::F16},       {"float16", BuiltinName::F16},
     {"bf16", BuiltinName::BF16},     {"bfloat16", BuiltinName::BF16},
+    {"f8e4m3", BuiltinName::F8E4M3}, {"float8_e4m3fn", BuiltinName::F8E4M3},
+    {"f8e5m2", BuiltinName::F8E5M2}, {"float8_e5m2", BuiltinName::F8E5M2},
     {"f32", BuiltinName::F32},       {"float32", BuiltinName::F32},
     {"float", BuiltinName::F32},     {"i32", BuiltinName::I32},
     {"int32", BuiltinName::I32},     {"int", BuiltinName::I32},
@@ -487,6 +493,10 @@ static std::optional<Val> lookupBuiltinName(Emitter &em, llvm::StringRef name) {
     return Val::dtype(b.getF16Type());
   case BuiltinName::BF16:
     return Val::dtype(b.getBF16Type());
+  case BuiltinName::F8E4M3:
+    return Val::dtype(b.getType<Float8E4M3FNType>());
+  case BuiltinName::F8E5M2:
+    return Val::dtype(b.getType<Float8E5M2Type>());
   case BuiltinName::F32:
     return Val::dtype(b.getF32Type());
   case BuiltinName::I32:
@@ -545,7 +555,9 @@ static Val emitName(Emitter &em, const ast::Name &n) {
                    id.starts_with("u") || id.starts_with("bf")) &&
                   id.size() <= 8 && llvm::any_of(id, llvm::isDigit);
   if (typeLike)
-    message += " (the element types are f16, bf16, f32, i32 and bool)";
+    message += " (the element types are f16, bf16, f32, i32, bool, f8e4m3 "
+               "and f8e5m2)" +
+               didYouMean(id, candidates);
   else
     message += didYouMean(id, candidates);
   return em.error(n.getLoc(), message);

@@ -157,13 +157,16 @@ static std::optional<Val> parseDefine(Emitter &em, llvm::StringRef text,
   }
   case ConstKind::DType: {
     Builder &b = em.builder;
-    Type t = llvm::StringSwitch<Type>(text)
-                 .Cases({"f16", "float16"}, b.getF16Type())
-                 .Cases({"bf16", "bfloat16"}, b.getBF16Type())
-                 .Cases({"f32", "float32"}, b.getF32Type())
-                 .Cases({"i32", "int32"}, b.getI32Type())
-                 .Case("bool", b.getI1Type())
-                 .Default(Type());
+    Type t =
+        llvm::StringSwitch<Type>(text)
+            .Cases({"f16", "float16"}, b.getF16Type())
+            .Cases({"bf16", "bfloat16"}, b.getBF16Type())
+            .Cases({"f8e4m3", "float8_e4m3fn"}, b.getType<Float8E4M3FNType>())
+            .Cases({"f8e5m2", "float8_e5m2"}, b.getType<Float8E5M2Type>())
+            .Cases({"f32", "float32"}, b.getF32Type())
+            .Cases({"i32", "int32"}, b.getI32Type())
+            .Case("bool", b.getI1Type())
+            .Default(Type());
     if (!t)
       return std::nullopt;
     return Val::dtype(t);

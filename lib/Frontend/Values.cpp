@@ -51,6 +51,10 @@ std::string tilec::typeName(Type type) {
     return "<unknown>";
   if (type.isInteger(1))
     return "bool";
+  if (isa<Float8E4M3FNType>(type))
+    return "f8e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "f8e5m2";
   std::string s;
   llvm::raw_string_ostream os(s);
   type.print(os);
@@ -302,6 +306,12 @@ Value Emitter::castElements(Value v, Type elt, Location location) {
     return arith::ConstantOp::create(builder, location, zero);
   };
   bool srcFloat = isa<FloatType>(src), dstFloat = isa<FloatType>(elt);
+  // An 8-bit float converts to and from the other floats only: integers and
+  // bools go through f32.
+  if ((tile::isFloat8Type(src) && !dstFloat) ||
+      (tile::isFloat8Type(elt) && !srcFloat))
+    return castElements(castElements(v, builder.getF32Type(), location), elt,
+                        location);
   if (srcFloat && dstFloat) {
     unsigned sw = src.getIntOrFloatBitWidth(), dw = elt.getIntOrFloatBitWidth();
     if (sw < dw)
@@ -369,8 +379,20 @@ Value Emitter::coerce(const Val &v, Type elt, ArrayRef<int64_t> shape,
   return broadcastTo(result, shape, location);
 }
 
+bool Emitter::requireArithmetic(const Val &v, llvm::SMLoc l,
+                                llvm::StringRef what) {
+  if (!v.isDynamic() || !tile::isFloat8Type(v.getElementType()))
+    return true;
+  diag.error(l, what + " cannot compute on " + v.describe() +
+                    ": 8-bit floats are for loads, stores, conversions and "
+                    "mma; convert with .astype(f16) or .astype(f32) first");
+  return false;
+}
+
 Type Emitter::promote(const Val &a, const Val &b, llvm::SMLoc l,
                       llvm::StringRef what) {
+  if (!requireArithmetic(a, l, what) || !requireArithmetic(b, l, what))
+    return {};
   // Constants are weakly typed: they take the type of the run-time operand.
   if (a.isConstNumber() && b.isConstNumber())
     return defaultType(a.kind == Val::Kind::Float ? a : b);

@@ -127,7 +127,8 @@ static bool toArgRefs(const tile_arg *args, size_t numArgs, ArgRefs &refs) {
     switch (arg.kind) {
     case TILE_ARG_TENSOR: {
       const tile_tensor &tensor = arg.value.tensor;
-      if (tensor.rank < 0 || static_cast<unsigned>(tensor.dtype) > TILE_BOOL) {
+      if (tensor.rank < 0 ||
+          static_cast<unsigned>(tensor.dtype) > TILE_F8E5M2) {
         fail("argument " + std::to_string(i + 1) +
              ": malformed tile_tensor (rank " + std::to_string(tensor.rank) +
              ", dtype " + std::to_string(static_cast<int>(tensor.dtype)) + ")");

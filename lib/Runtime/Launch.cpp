@@ -35,6 +35,10 @@ static DType toDType(tilec::ElementKind kind) {
     return DType::I32;
   case tilec::ElementKind::Bool:
     return DType::Bool;
+  case tilec::ElementKind::F8E4M3:
+    return DType::F8E4M3;
+  case tilec::ElementKind::F8E5M2:
+    return DType::F8E5M2;
   }
   return DType::F32;
 }
@@ -48,6 +52,8 @@ unsigned tile::dtypeBytes(DType dtype) {
   case DType::I32:
     return 4;
   case DType::Bool:
+  case DType::F8E4M3:
+  case DType::F8E5M2:
     return 1;
   }
   return 0;
@@ -65,6 +71,10 @@ const char *tile::dtypeName(DType dtype) {
     return "i32";
   case DType::Bool:
     return "bool";
+  case DType::F8E4M3:
+    return "f8e4m3";
+  case DType::F8E5M2:
+    return "f8e5m2";
   }
   return "?";
 }

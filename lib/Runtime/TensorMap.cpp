@@ -30,6 +30,9 @@ static CUtensorMapDataType dataType(tilec::ElementKind kind) {
     return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   case tilec::ElementKind::I32:
     return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case tilec::ElementKind::F8E4M3:
+  case tilec::ElementKind::F8E5M2:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8; // TMA moves the bytes
   case tilec::ElementKind::F32:
   case tilec::ElementKind::Bool: // rejected by tensorMapProblem
     break;
@@ -47,6 +50,8 @@ static const char *dataTypeName(CUtensorMapDataType type) {
     return "INT32";
   case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
     return "FLOAT32";
+  case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+    return "UINT8";
   default:
     return "?";
   }

@@ -58,6 +58,10 @@ std::optional<ElementKind> elementKind(mlir::Type t) {
     return ElementKind::I32;
   if (t.isInteger(1))
     return ElementKind::Bool;
+  if (mlir::isa<mlir::Float8E4M3FNType>(t))
+    return ElementKind::F8E4M3;
+  if (mlir::isa<mlir::Float8E5M2Type>(t))
+    return ElementKind::F8E5M2;
   return std::nullopt;
 }
 

@@ -71,6 +71,8 @@ unsigned tilec::elementBytes(ElementKind kind) {
   case ElementKind::I32:
     return 4;
   case ElementKind::Bool:
+  case ElementKind::F8E4M3:
+  case ElementKind::F8E5M2:
     return 1;
   }
   return 0;
@@ -88,6 +90,10 @@ const char *tilec::elementName(ElementKind kind) {
     return "i32";
   case ElementKind::Bool:
     return "bool";
+  case ElementKind::F8E4M3:
+    return "f8e4m3";
+  case ElementKind::F8E5M2:
+    return "f8e5m2";
   }
   return "?";
 }
@@ -114,7 +120,8 @@ std::string tilec::tensorMapProblem(const TensorMapInfo &map,
            std::to_string(kTensorMapMaxRank);
   if (param.element == ElementKind::Bool)
     return "parameter '" + param.name +
-           "' is a bool tensor; tensor maps take f16, bf16, f32 or i32";
+           "' is a bool tensor; tensor maps take f16, bf16, f32, i32 and the "
+           "8-bit floats";
   if (map.box.size() != param.rank)
     return "\"box\" has " + std::to_string(map.box.size()) +
            " entries; parameter '" + param.name + "' has rank " +
@@ -147,7 +154,7 @@ std::string tilec::tensorMapProblem(const TensorMapInfo &map,
 static std::optional<ElementKind> parseElement(llvm::StringRef name) {
   for (ElementKind kind :
        {ElementKind::F16, ElementKind::BF16, ElementKind::F32, ElementKind::I32,
-        ElementKind::Bool})
+        ElementKind::Bool, ElementKind::F8E4M3, ElementKind::F8E5M2})
     if (name == elementName(kind))
       return kind;
   return std::nullopt;
@@ -354,8 +361,9 @@ static bool readParam(Reader &reader, const json::Value &value, size_t index,
     return false;
   std::optional<ElementKind> element = parseElement(dtype);
   if (!element)
-    return reader.fail(where + ": unknown dtype '" + dtype +
-                       "' (expected f16, bf16, f32, i32 or bool)");
+    return reader.fail(
+        where + ": unknown dtype '" + dtype +
+        "' (expected f16, bf16, f32, i32, bool, f8e4m3 or f8e5m2)");
   param.element = *element;
   if (!reader.getInt(*object, "rank", where, 0, kMaxRank, param.rank))
     return false;

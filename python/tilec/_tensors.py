@@ -18,13 +18,15 @@ _TORCH_DTYPES = {
     "torch.float32": _capi.F32,
     "torch.int32": _capi.I32,
     "torch.bool": _capi.BOOL,
+    "torch.float8_e4m3fn": _capi.F8E4M3,
+    "torch.float8_e5m2": _capi.F8E5M2,
 }
 
 # __cuda_array_interface__ typestr (byte order dropped) -> tile_dtype
 _TYPESTRS = {"f2": _capi.F16, "f4": _capi.F32, "i4": _capi.I32,
              "b1": _capi.BOOL}
 _ITEMSIZE = {_capi.F16: 2, _capi.BF16: 2, _capi.F32: 4, _capi.I32: 4,
-             _capi.BOOL: 1}
+             _capi.BOOL: 1, _capi.F8E4M3: 1, _capi.F8E5M2: 1}
 
 # DLPack (dlpack.h): device and dtype codes.
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13

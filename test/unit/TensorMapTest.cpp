@@ -27,12 +27,12 @@
 
 using namespace tile;
 using namespace tile::detail;
+using tile::test::scalarParam;
+using tile::test::tensorParam;
 using tilec::ElementKind;
 using tilec::KernelInfo;
 using tilec::KernelParam;
 using tilec::ScalarKind;
-using tile::test::scalarParam;
-using tile::test::tensorParam;
 using tilec::TensorMapFill;
 using tilec::TensorMapInfo;
 
@@ -73,9 +73,10 @@ KernelInfo gemmInfo() {
   KernelInfo info;
   info.name = "gemm";
   info.arch = "sm_90a";
-  info.params = {
-      tensorParam("A", ElementKind::F16, 2), tensorParam("B", ElementKind::F16, 2),
-      tensorParam("C", ElementKind::F32, 2), scalarParam("alpha", ScalarKind::F32)};
+  info.params = {tensorParam("A", ElementKind::F16, 2),
+                 tensorParam("B", ElementKind::F16, 2),
+                 tensorParam("C", ElementKind::F32, 2),
+                 scalarParam("alpha", ScalarKind::F32)};
   info.tensorMaps = {tensorMap(0, {128, 64}), tensorMap(1, {64, 64}),
                      tensorMap(1, {64, 32}, 64, TensorMapFill::NaN)};
   return info;
@@ -283,8 +284,8 @@ TEST(TensorMapJSON, RejectsMalformed) {
       {map(R"({"param":2,"box":[1,1,1,1,4],"swizzle":0,"fill":"zero"})"),
        "parameter 'X' has rank 6; a tensor map needs rank 1 to 5"},
       {map(R"({"param":3,"box":[16],"swizzle":0,"fill":"zero"})"),
-       "parameter 'M' is a bool tensor; tensor maps take f16, bf16, f32 or "
-       "i32"},
+       "parameter 'M' is a bool tensor; tensor maps take f16, bf16, f32, i32 "
+       "and the 8-bit floats"},
       {map(R"({"param":0,"swizzle":128,"fill":"zero"})"),
        "tensor_maps[0] (parameter 'A'): missing \"box\""},
       {map(R"({"param":0,"box":64,"swizzle":128,"fill":"zero"})"),
@@ -367,7 +368,7 @@ TEST(TensorMapArguments, EveryRequirementHasAClearError) {
   // checks anyway).
   KernelInfo loose = info;
   loose.params[0] = tensorParam("A", ElementKind::F16, 2, /*alignment=*/2,
-                           /*contiguous=*/false);
+                                /*contiguous=*/false);
   ASSERT_EQ(checkMessage(loose, gemmArgs()), "");
 
   auto withA = [&](Tensor a) {

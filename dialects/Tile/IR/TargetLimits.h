@@ -38,6 +38,9 @@ struct TargetLimits {
   int64_t parameterBytes;
   /// Whether `red.global.add` takes bf16 (sm_90 on).
   bool bf16AtomicAdd = false;
+  /// Whether cvt converts to and from 8-bit floats (e4m3x2, e5m2x2: sm_89
+  /// on).
+  bool float8Conversions = false;
 
   /// The limits of `arch` (sm_80, sm_86, sm_89, sm_90, sm_90a); nullopt for
   /// any other.
@@ -50,6 +53,7 @@ struct TargetLimits {
       l.blocksPerMultiprocessor = 32;
       l.parameterBytes = 32764;
       l.bf16AtomicAdd = true;
+      l.float8Conversions = true;
     } else if (arch == "sm_80") {
       l.sharedBytesPerBlock = 163 * 1024;
       l.sharedBytesPerMultiprocessor = 164 * 1024;
@@ -62,6 +66,7 @@ struct TargetLimits {
       l.threadsPerMultiprocessor = 1536;
       l.blocksPerMultiprocessor = arch == "sm_86" ? 16 : 24;
       l.parameterBytes = 4352;
+      l.float8Conversions = arch == "sm_89";
     } else {
       return std::nullopt;
     }

@@ -194,7 +194,8 @@ mlir::tile::verifyLaidOutTile(Type type,
     return emitError() << "has type " << type
                        << ", which is not a tile: tiles have one or more "
                           "static power-of-two dimensions, at most 2^24 "
-                          "elements, and f16, bf16, f32, i32 or i1 elements";
+                          "elements, and f16, bf16, f32, i32, i1, f8E4M3FN or "
+                          "f8E5M2 elements";
   if (!tensor.getEncoding())
     return emitError() << "has type " << type
                        << ", which has no layout: run tile-assign-layouts "

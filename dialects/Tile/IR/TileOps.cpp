@@ -347,9 +347,12 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (aShape.size() != 2 || bType.getShape().size() != 2 ||
       accType.getRank() != 2)
     return emitOpError("operands must be 2-D");
-  if (aElt != bType.getElementType() || !(aElt.isF16() || aElt.isBF16()))
-    return emitOpError() << "a and b must both hold f16 or both bf16, got "
-                         << aElt << " and " << bType.getElementType();
+  Type bElt = bType.getElementType();
+  bool fp8 = isFloat8Type(aElt) && isFloat8Type(bElt);
+  if (!fp8 && (aElt != bElt || !(aElt.isF16() || aElt.isBF16())))
+    return emitOpError() << "a and b must both hold f16, both bf16 or both "
+                            "8-bit floats, got "
+                         << aElt << " and " << bElt;
   if (!accType.getElementType().isF32())
     return emitOpError() << "the accumulator must hold f32, got "
                          << accType.getElementType();
@@ -368,15 +371,27 @@ LogicalResult WarpgroupMmaOp::verify() {
       aTile.getEncoding() != DotOperandLayoutAttr::get(getContext(), 0, mma))
     return emitOpError("a held in registers must be in the dot_operand A "
                        "layout of the accumulator's");
+  if (fp8 && aTile)
+    return emitOpError("8-bit a must be in shared memory (wgmma takes only "
+                       "16-bit a from registers)");
   unsigned bytes = aElt.getIntOrFloatBitWidth() / 8;
-  for (auto [name, smem] :
-       {std::pair<StringRef, SharedMemoryType>{"a", aSmem}, {"b", bType}})
-    if (smem && !smem.getLayout().getHopperSwizzleBytes(bytes))
+  for (auto [name, smem, kDim] :
+       {std::tuple<StringRef, SharedMemoryType, unsigned>{"a", aSmem, 1},
+        {"b", bType, 0}}) {
+    if (!smem)
+      continue;
+    if (!smem.getLayout().getHopperSwizzleBytes(bytes))
       return emitOpError() << name
                            << " must be in a shared layout that wgmma "
                               "descriptors describe (16-byte chunks swizzled "
                               "over blocks of 128, 64 or 32 bytes), got "
                            << smem.getLayout();
+    if (fp8 && smem.getLayout().getOrder()[0] != kDim)
+      return emitOpError() << "8-bit " << name
+                           << " must be K-major in shared memory (K its "
+                              "fastest dimension), got "
+                           << smem.getLayout();
+  }
   return success();
 }
 
@@ -388,12 +403,15 @@ LogicalResult MmaOp::verify() {
     return emitOpError() << "operands must be 2-D tiles, got ranks "
                          << aType.getRank() << ", " << bType.getRank()
                          << " and " << accType.getRank();
-  if (aType.getElementType() != bType.getElementType())
+  bool fp8 = isFloat8Type(aType.getElementType()) &&
+             isFloat8Type(bType.getElementType());
+  if (!fp8 && aType.getElementType() != bType.getElementType())
     return emitOpError() << "a and b must have the same element type, got "
                          << aType.getElementType() << " and "
                          << bType.getElementType();
-  if (!aType.getElementType().isF16() && !aType.getElementType().isBF16())
-    return emitOpError() << "a and b must hold f16 or bf16, got "
+  if (!fp8 && !aType.getElementType().isF16() &&
+      !aType.getElementType().isBF16())
+    return emitOpError() << "a and b must hold f16, bf16 or 8-bit floats, got "
                          << aType.getElementType();
   if (!accType.getElementType().isF32())
     return emitOpError() << "the accumulator must hold f32, got "

@@ -288,13 +288,15 @@ def Tile_MmaOp : Tile_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix multiply-accumulate on tensor cores: a * b + acc";
   let description = [{
     `a` is M x K, `b` is K x N, `acc` and the result M x N. `a` and `b` hold
-    f16 or bf16 (the same type); the accumulator is f32.
+    f16 or bf16 (the same type), or 8-bit floats (f8E4M3FN or f8E5M2, either
+    in each: sm_90a's wgmma only); the accumulator is f32.
 
     ```mlir
     %d = tile.mma %a, %b, %c : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
     ```
   }];
-  let arguments = (ins Tile_FloatTile:$a, Tile_FloatTile:$b, Tile_FloatTile:$acc);
+  let arguments = (ins Tile_MmaOperandTile:$a, Tile_MmaOperandTile:$b,
+                       Tile_FloatTile:$acc);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
@@ -315,8 +317,10 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     `#tile.mma` layout. A shared operand has a layout the instruction's
     matrix descriptors can describe: 16-byte chunks swizzled over blocks of
     128, 64 or 32 bytes (`#tile.shared<..., block = B>`), with K or M/N
-    fastest. The lowering fences, issues the instructions of every 64-row
-    block and K step and commits them as one group.
+    fastest for 16-bit elements. 8-bit floats (`wgmma...k32.f32.e4m3.e5m2`
+    and the other pairs) are read K-major only, both from shared memory.
+    The lowering fences, issues the instructions of every 64-row block and
+    K step (16 elements, 32 for 8-bit) and commits them as one group.
 
     Without `async`, the multiply has completed when the op returns: the
     group is waited for, with the accumulator registers tied to the wait.

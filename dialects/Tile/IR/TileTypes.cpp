@@ -36,7 +36,11 @@ void TileDialect::registerAttributes() {
 
 bool mlir::tile::isTileElementType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(32) ||
-         type.isInteger(1);
+         type.isInteger(1) || isFloat8Type(type);
+}
+
+bool mlir::tile::isFloat8Type(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
 /// Power-of-two dimensions, at most 2^24 elements in all (which also keeps
@@ -66,7 +70,7 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          Type elementType, unsigned rank) {
   if (!isTileElementType(elementType))
     return emitError() << "global tensor element type must be f16, bf16, f32, "
-                          "i32 or i1, got "
+                          "i32, i1, f8E4M3FN or f8E5M2, got "
                        << elementType;
   if (rank < 1 || rank > 8)
     return emitError() << "global tensor rank must be between 1 and 8, got "
@@ -81,8 +85,8 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
   // A buffer holds a tile (the same shapes and element types), or a ring of
   // tiles: a leading stage dimension of any size from 1 to 16.
   bool tile = !shape.empty() && isTileShape(shape);
-  bool ring = shape.size() >= 2 && shape.front() >= 1 &&
-              shape.front() <= 16 && isTileShape(shape.drop_front());
+  bool ring = shape.size() >= 2 && shape.front() >= 1 && shape.front() <= 16 &&
+              isTileShape(shape.drop_front());
   if (ring) {
     uint64_t total = uint64_t(shape.front());
     for (int64_t d : shape.drop_front())
@@ -94,7 +98,8 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "of tiles: at least one dimension, static "
                           "power-of-two dimensions (a leading stage "
                           "dimension from 1 to 16 excepted), at most 2^24 "
-                          "elements, and f16, bf16, f32, i32 or i1 elements";
+                          "elements, and f16, bf16, f32, i32, i1, f8E4M3FN or "
+                          "f8E5M2 elements";
   if (layout.getOrder().size() != shape.size())
     return emitError() << "the shared layout's order has "
                        << layout.getOrder().size()
@@ -108,9 +113,8 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-MbarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
-                     unsigned count) {
+LogicalResult MbarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   unsigned count) {
   if (count < 1 || count > 16)
     return emitError() << "a ring of mbarriers holds 1 to 16 barriers, not "
                        << count;
@@ -129,9 +133,9 @@ TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "a tensor map's box dimensions are 1 to 256, not "
                          << d;
   if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32() &&
-      !elementType.isInteger(32))
-    return emitError() << "a tensor map describes f16, bf16, f32 or i32 "
-                          "elements, not "
+      !elementType.isInteger(32) && !isFloat8Type(elementType))
+    return emitError() << "a tensor map describes f16, bf16, f32, i32, "
+                          "f8E4M3FN or f8E5M2 elements, not "
                        << elementType;
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "a tensor map's swizzle is 0, 32, 64 or 128 bytes, "

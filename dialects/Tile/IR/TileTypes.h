@@ -20,8 +20,13 @@
 
 namespace mlir::tile {
 
-/// True for the element types a tile may hold: f16, bf16, f32, i32, i1.
+/// True for the element types a tile may hold: f16, bf16, f32, i32, i1,
+/// f8E4M3FN, f8E5M2.
 bool isTileElementType(Type type);
+
+/// True for the 8-bit floats (f8E4M3FN, f8E5M2): storage, conversion and
+/// mma only.
+bool isFloat8Type(Type type);
 
 /// True when `type` is a tile: a ranked tensor of rank 1 or more with a
 /// static shape whose dimensions are powers of two (at most 2^24 elements)

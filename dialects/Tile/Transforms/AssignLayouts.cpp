@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -84,7 +85,8 @@ private:
   /// dimensions (those of the tile, or its non-unit ones with `shape`).
   BlockedLayoutAttr storeLayout(StoreOp store);
   /// The layout of an mma result of `shape` over a K of `k`.
-  MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k);
+  MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k,
+                          unsigned operandBytes);
   /// The blocked layout of a reshape's result, when the reshape only adds
   /// or removes unit dimensions of a blocked operand.
   Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
@@ -228,13 +230,16 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
   return false;
 }
 
-MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape, int64_t k) {
+MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape, int64_t k,
+                                        unsigned operandBytes) {
   // On sm_90a, warpgroups of four warps each take 64-row blocks of the
   // result with wgmma (m64nNk16, N up to 256), all along M, when the tile
   // has 64 rows for every warpgroup and its operands fill the 32-byte rows
-  // of the narrowest swizzle wgmma reads (K and N of at least 16).
+  // of the narrowest swizzle wgmma reads (K of at least 32 bytes, N of at
+  // least 16).
   if (wgmma && numWarps % 4 == 0 && shape[0] % (16 * int64_t(numWarps)) == 0 &&
-      shape[0] >= 64 && shape[1] % 8 == 0 && shape[1] >= 16 && k >= 16) {
+      shape[0] >= 64 && shape[1] % 8 == 0 && shape[1] >= 16 &&
+      k * operandBytes >= 32) {
     unsigned instrN = std::min<int64_t>(shape[1], 256);
     return MmaLayoutAttr::get(ctx, {numWarps, 1}, 3, {64, instrN, 16});
   }
@@ -356,7 +361,9 @@ bool LayoutAssigner::forward(Operation *op) {
     return set(load.getResult(), loadLayout(load.getResult(), load.getOrder()));
   if (auto mma = dyn_cast<MmaOp>(op))
     return set(mma.getResult(),
-               mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back()));
+               mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back(),
+                         getSharedElementBytes(
+                             mma.getA().getType().getElementType())));
   if (isElementwise(op) && op->getNumResults() == 1 &&
       isTileValue(op->getResult(0)) && !get(op->getResult(0))) {
     Attribute best;

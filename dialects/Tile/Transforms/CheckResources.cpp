@@ -20,6 +20,7 @@
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::tile {
@@ -99,6 +100,21 @@ struct CheckResourcesPass
       supported = emitError(getUserFacingLoc(op))
                   << "atomic_add on bf16 needs sm_90 (red.global.add.bf16); "
                   << arch << " has it for f16, f32 and i32: accumulate in f32";
+      return WalkResult::interrupt();
+    });
+    if (failed(supported))
+      return failure();
+    func.walk([&](Operation *op) {
+      if (!isa<arith::ExtFOp, arith::TruncFOp>(op) || limits.float8Conversions)
+        return WalkResult::advance();
+      Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+      Type to = getElementTypeOrSelf(op->getResult(0).getType());
+      if (!isFloat8Type(from) && !isFloat8Type(to))
+        return WalkResult::advance();
+      supported = emitError(getUserFacingLoc(op))
+                  << "converting " << from << " to " << to
+                  << " needs sm_89 or later (cvt with e4m3x2/e5m2x2); " << arch
+                  << " has no 8-bit float instructions";
       return WalkResult::interrupt();
     });
     if (failed(supported))

@@ -150,6 +150,16 @@ def TileStageMmaOperands
     The mma then reads its operand whole from the buffer; splitting it
     along K is `tile-slice-mma-k`'s job, scheduling the copies
     `tile-pipeline`'s and `tile-schedule-async-copies`'.
+
+    An mma in a version-3 layout (sm_90a) becomes `tile.wgmma`, reading B,
+    and A unless it is in registers already, straight from a buffer in a
+    swizzled layout wgmma's descriptors describe. 8-bit float operands are
+    read K-major, and A from shared memory only: one whose registers run
+    along M or N is stored transposed from registers (no copy keeps a
+    tensor's contiguous dimension elsewhere), with a warning saying how to
+    load it K-contiguous. An 8-bit mma in an mma.sync (version 2) layout is
+    an error: tilec multiplies 8-bit floats with wgmma only (sm_80 has no
+    8-bit mma; mma.sync's 8-bit forms of sm_89 on are not used).
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -693,7 +703,8 @@ def TileCheckResources : Pass<"tile-check-resources", "::mlir::ModuleOp"> {
     - with `occupancy` blocks per multiprocessor asked for: their threads
       and their shared memory per multiprocessor;
     - instructions: bf16 `tile.atomic_rmw sum` (`red.global.add.bf16`)
-      needs sm_90;
+      needs sm_90; a conversion to or from an 8-bit float (`cvt` with
+      e4m3x2/e5m2x2) sm_89;
     - registers: a tile in registers needs its elements per thread (in
       32-bit words); one wgmma binds its accumulator, its A operand when in
       registers and two descriptors, and the kernel keeps about 16 more

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -78,6 +79,18 @@ struct StageMmaOperandsPass
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     for (MmaOp mma : mmas) {
       auto layout = cast<MmaLayoutAttr>(mma.getAcc().getType().getEncoding());
+      if (!layout.isWarpgroup() &&
+          isFloat8Type(mma.getA().getType().getElementType())) {
+        emitError(getUserFacingLoc(mma))
+            << "mma on 8-bit floats runs only on sm_90a's wgmma, which takes "
+               "at least 64 rows per warpgroup (num_warps a multiple of 4), "
+               "N a multiple of 8 of at least 16 and K of at least 32 (this "
+               "multiply is "
+            << mma.getA().getType().getDimSize(0) << " x "
+            << mma.getB().getType().getDimSize(1) << " x "
+            << mma.getA().getType().getDimSize(1) << ")";
+        return signalPassFailure();
+      }
       if (layout.isWarpgroup()) {
         if (failed(stageForWarpgroup(mma)))
           return signalPassFailure();
@@ -104,18 +117,41 @@ struct StageMmaOperandsPass
   /// A wgmma reads B, and A unless A is already in registers in its operand
   /// layout (or gets there without moving data between threads), straight
   /// from swizzled shared memory.
+  /// 8-bit operands are read K-major only, and A from shared memory only:
+  /// a tile whose registers run along M or N is transposed on its way into
+  /// the buffer (stored from registers rather than copied).
   LogicalResult stageForWarpgroup(MmaOp mma) {
     Value a = mma.getA();
-    if (auto cvt = a.getDefiningOp<ConvertLayoutOp>())
-      if (!cvt.getSource().getType().getEncoding() ||
-          !isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType())) {
-        a = stageBuffer(a, /*hopper=*/true);
-        if (!a)
-          return mma.emitError("wgmma: the A operand cannot be put in a "
-                               "shared layout wgmma reads (its fastest "
-                               "dimension is narrower than 32 bytes)");
+    bool fp8 = isFloat8Type(mma.getA().getType().getElementType());
+    auto cvt = a.getDefiningOp<ConvertLayoutOp>();
+    if (fp8 || (cvt && (!cvt.getSource().getType().getEncoding() ||
+                        !isRegisterOnlyConversion(cvt.getSource().getType(),
+                                                  cvt.getType())))) {
+      a = stageBuffer(a, /*hopper=*/true,
+                      fp8 ? std::optional<unsigned>(1) : std::nullopt);
+      if (!a)
+        return mma.emitError("wgmma: the A operand cannot be put in a "
+                             "shared layout wgmma reads (its fastest "
+                             "dimension is narrower than 32 bytes)");
+    }
+    if (fp8)
+      for (auto [name, operand, kDim] :
+           {std::tuple<StringRef, Value, unsigned>{"A", mma.getA(), 1},
+            {"B", mma.getB(), 0}}) {
+        auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
+        Value src = cvt ? cvt.getSource() : operand;
+        auto srcType = cast<RankedTensorType>(src.getType());
+        if (srcType.getEncoding() && storeOrder(srcType).front() != kDim)
+          emitWarning(getUserFacingLoc(mma))
+              << "the 8-bit " << name
+              << " operand of this mma is transposed through registers: "
+                 "wgmma reads 8-bit operands with K contiguous; load "
+              << (kDim == 1 ? "A from an (M, K) tensor"
+                            : "B from an (N, K) tensor with order=(1, 0)")
+              << " to copy it straight to shared memory";
       }
-    Value b = stageBuffer(mma.getB(), /*hopper=*/true);
+    Value b = stageBuffer(mma.getB(), /*hopper=*/true,
+                          fp8 ? std::optional<unsigned>(0) : std::nullopt);
     if (!b)
       return mma.emitError("wgmma: the B operand cannot be put in a shared "
                            "layout wgmma reads (its fastest dimension is "
@@ -152,7 +188,11 @@ struct StageMmaOperandsPass
   /// when it comes straight from a load, stored from registers otherwise
   /// (from before its layout conversion, if it has one). `hopper` asks for
   /// the layouts wgmma reads; null when the tile has none.
-  Value stageBuffer(Value operand, bool hopper) {
+  /// `fastest`, when given, is the dimension the buffer must hold fastest
+  /// (K for 8-bit wgmma operands); by default the one the tile's registers
+  /// run along.
+  Value stageBuffer(Value operand, bool hopper,
+                    std::optional<unsigned> fastest = std::nullopt) {
     if (hopper)
       if (Value v = staged.lookup(operand))
         return v;
@@ -160,9 +200,15 @@ struct StageMmaOperandsPass
     Value src = cvt && cvt.getSource().getType().getEncoding() ? cvt.getSource()
                                                                : operand;
     auto srcType = cast<RankedTensorType>(src.getType());
-    SharedLayoutAttr layout =
-        hopper ? getHopperSharedLayout(srcType, storeOrder(srcType))
-               : sharedLayoutFor(srcType, storeOrder(srcType));
+    SmallVector<unsigned> order = storeOrder(srcType);
+    if (fastest && order.front() != *fastest) {
+      order = {*fastest};
+      for (unsigned d = 0; d < srcType.getRank(); ++d)
+        if (d != *fastest)
+          order.push_back(d);
+    }
+    SharedLayoutAttr layout = hopper ? getHopperSharedLayout(srcType, order)
+                                     : sharedLayoutFor(srcType, order);
     if (!layout)
       return {};
     auto bufType = SharedMemoryType::get(&getContext(), srcType.getShape(),
@@ -197,7 +243,9 @@ struct StageMmaOperandsPass
       return {};
     auto layout = dyn_cast<BlockedLayoutAttr>(
         cast<RankedTensorType>(src.getType()).getEncoding());
-    if (!layout || !canCopyAsync(load, layout))
+    // A copy keeps the tensor's contiguous dimension fastest.
+    if (!layout || !canCopyAsync(load, layout) ||
+        layout.getOrder().front() != bufType.getLayout().getOrder().front())
       return {};
     OpBuilder b(load);
     Value buf = SmemAllocOp::create(b, load.getLoc(), bufType);

@@ -43,7 +43,7 @@
 namespace tilec {
 
 enum class ScalarKind { I32, F32, Bool };
-enum class ElementKind { F16, BF16, F32, I32, Bool };
+enum class ElementKind { F16, BF16, F32, I32, Bool, F8E4M3, F8E5M2 };
 
 struct KernelParam {
   std::string name;

@@ -66,6 +66,7 @@ LogicalResult lowerTiles(ModuleOp module) {
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   populateElementwisePatterns(converter, patterns);
+  populateFloat8Patterns(converter, patterns);
   populateLayoutPatterns(converter, patterns);
   populateMemoryPatterns(converter, patterns);
   populateReducePatterns(converter, patterns);

@@ -30,6 +30,13 @@ struct ElementwiseOnTiles : ConversionPattern {
         !isa<RankedTensorType>(op->getResult(0).getType()))
       return failure();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    // 8-bit floats are bytes in registers: only a selection moves them
+    // (their conversions are Float8Patterns').
+    if (!isa<arith::SelectOp>(op) &&
+        llvm::any_of(op->getOperandTypes(), [](Type t) {
+          return tile::isFloat8Type(getElementTypeOrSelf(t));
+        }))
+      return rewriter.notifyMatchFailure(op, "an op on 8-bit floats");
     unsigned n = getLinearLayout(resultType).getNumRegs();
     for (ValueRange regs : operands)
       if (regs.size() != n)
@@ -39,9 +46,9 @@ struct ElementwiseOnTiles : ConversionPattern {
       SmallVector<Value> scalarOperands;
       for (ValueRange regs : operands)
         scalarOperands.push_back(regs[r]);
-      OperationState state(op->getLoc(), op->getName().getStringRef(),
-                           scalarOperands, {resultType.getElementType()},
-                           op->getAttrs());
+      OperationState state(
+          op->getLoc(), op->getName().getStringRef(), scalarOperands,
+          {registerType(resultType.getElementType())}, op->getAttrs());
       results.push_back(rewriter.create(state)->getResult(0));
     }
     rewriter.replaceOpWithMultiple(op, {results});
@@ -64,7 +71,7 @@ struct SplatConstantOnTiles : OpConversionPattern<arith::ConstantOp> {
       return rewriter.notifyMatchFailure(op, "only splat tile constants");
     Value scalar = arith::ConstantOp::create(
         rewriter, op.getLoc(),
-        cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+        registerConstant(cast<TypedAttr>(splat.getSplatValue<Attribute>())));
     SmallVector<Value> regs(getLinearLayout(type).getNumRegs(), scalar);
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();

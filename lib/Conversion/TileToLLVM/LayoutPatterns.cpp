@@ -187,6 +187,7 @@ SmallVector<Value>
 accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
              ArrayRef<unsigned> order, Type elt, ValueRange toStore,
              ArrayRef<int64_t> bufferShape = {}, ArrayRef<int64_t> at = {}) {
+  elt = registerType(elt);
   unsigned rank = layout.getRank();
   ArrayRef<int64_t> shape =
       bufferShape.empty() ? layout.getShape() : bufferShape;

@@ -14,15 +14,14 @@ using namespace tilec;
 
 TileTypeConverter::TileTypeConverter(MLIRContext *context) {
   addConversion([](Type type) { return type; });
-  addConversion(
-      [](RankedTensorType type,
-         SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
-        if (!type.getEncoding())
-          return std::nullopt;
-        LinearLayout layout = getLinearLayout(type);
-        results.append(layout.getNumRegs(), type.getElementType());
-        return success();
-      });
+  addConversion([](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    if (!type.getEncoding())
+      return std::nullopt;
+    LinearLayout layout = getLinearLayout(type);
+    results.append(layout.getNumRegs(), registerType(type.getElementType()));
+    return success();
+  });
   addConversion([context](tile::SharedMemoryType type) -> Type {
     return LLVM::LLVMPointerType::get(context, 3);
   });
@@ -40,6 +39,20 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context) {
         results.append(type.getRank(), IntegerType::get(context, 64));
         return success();
       });
+}
+
+Type tilec::registerType(Type elt) {
+  if (tile::isFloat8Type(elt))
+    return IntegerType::get(elt.getContext(), 8);
+  return elt;
+}
+
+TypedAttr tilec::registerConstant(TypedAttr value) {
+  auto f = dyn_cast<FloatAttr>(value);
+  if (!f || !tile::isFloat8Type(f.getType()))
+    return value;
+  return IntegerAttr::get(registerType(f.getType()),
+                          f.getValue().bitcastToAPInt());
 }
 
 LinearLayout tilec::getLinearLayout(Type tileType) {

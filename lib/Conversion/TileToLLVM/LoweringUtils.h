@@ -22,12 +22,21 @@ namespace tilec {
 
 using mlir::tile::LinearLayout;
 
-/// Tiles become their registers; global tensors become (pointer, sizes,
-/// strides); everything else is kept.
+/// Tiles become their registers (of registerType); global tensors become
+/// (pointer, sizes, strides); everything else is kept.
 class TileTypeConverter : public mlir::TypeConverter {
 public:
   explicit TileTypeConverter(mlir::MLIRContext *context);
 };
+
+/// The type of a register holding an element of type `elt`: `elt` itself,
+/// except i8 for the 8-bit floats, which LLVM has no type for (their
+/// conversions are NVVM ops on the bytes: Float8Patterns.cpp).
+mlir::Type registerType(mlir::Type elt);
+
+/// A constant of a tile's element type as a register holds it: an 8-bit
+/// float's bits as an i8, anything else as it is.
+mlir::TypedAttr registerConstant(mlir::TypedAttr value);
 
 /// The linear layout of a tile type (which must carry a layout).
 LinearLayout getLinearLayout(mlir::Type tileType);
@@ -188,6 +197,8 @@ mlir::LogicalResult checkLoweringPreconditions(mlir::ModuleOp module);
 // Pattern sets, one file each.
 void populateElementwisePatterns(TileTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+void populateFloat8Patterns(TileTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 void populateLayoutPatterns(TileTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateMemoryPatterns(TileTypeConverter &converter,

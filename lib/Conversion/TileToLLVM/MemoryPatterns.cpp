@@ -209,7 +209,7 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    Type elt = type.getElementType();
+    Type elt = registerType(type.getElementType());
     if (elt.isInteger(1))
       return op.emitError("loading bool tensors is not supported yet");
     SmallVector<Value> indices;
@@ -227,8 +227,8 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
             !cast<FloatAttr>(pad).getValue().isNegative()) &&
           !(isa<IntegerAttr>(pad) &&
             cast<IntegerAttr>(pad).getValue().isZero()))
-        padding =
-            arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(pad));
+        padding = arith::ConstantOp::create(
+            rewriter, loc, registerConstant(cast<TypedAttr>(pad)));
     SmallVector<Value> regs;
     for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
       Access a = access.at(r);
@@ -252,7 +252,7 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getValue().getType();
-    Type elt = type.getElementType();
+    Type elt = registerType(type.getElementType());
     if (elt.isInteger(1))
       return op.emitError("storing bool tensors is not supported yet");
     SmallVector<Value> indices;
@@ -409,7 +409,7 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto bufType = op.getBuffer().getType();
-    Type elt = bufType.getElementType();
+    Type elt = registerType(bufType.getElementType());
     // The buffer's layout, and the same on the tile's full (unsqueezed) view.
     LinearLayout buf = tile::toLinearLayout(op.getLayout(), bufType.getShape());
     ArrayRef<int64_t> shape = op.getShape();

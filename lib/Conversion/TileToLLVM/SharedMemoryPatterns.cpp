@@ -39,7 +39,7 @@ Value elementPtr(OpBuilder &b, Location loc, Value base, Type elt,
 /// buffer's fastest dimension, up to its layout's vector width.
 void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
                ValueRange regs, tile::SharedMemoryType bufType, Value base) {
-  Type elt = bufType.getElementType();
+  Type elt = registerType(bufType.getElementType());
   LinearLayout src = getLinearLayout(srcType);
   unsigned f = bufType.getLayout().getOrder()[0];
   unsigned vec = std::min<unsigned>(1u << contiguousRegisters(src, f),
@@ -356,7 +356,7 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
     // Any layout: each register (or vector of contiguous registers) from
     // its swizzled address.
     auto bufType = op.getBuffer().getType();
-    Type elt = bufType.getElementType();
+    Type elt = registerType(bufType.getElementType());
     LinearLayout dst = getLinearLayout(op.getType());
     unsigned f = bufType.getLayout().getOrder()[0];
     unsigned vec = std::min<unsigned>(1u << contiguousRegisters(dst, f),
@@ -395,6 +395,6 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
                BarrierLowering, WarpgroupTurnLowering, LocalAllocLowering,
-               LocalStoreLowering, LocalLoadLowering>(
-      converter, patterns.getContext());
+               LocalStoreLowering, LocalLoadLowering>(converter,
+                                                      patterns.getContext());
 }

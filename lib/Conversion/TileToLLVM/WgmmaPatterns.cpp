@@ -2,8 +2,9 @@
 //
 // The Hopper generation of the tensor-core multiply. A warpgroup (four
 // consecutive warps) computes 64 x N blocks of the accumulator with
-// `wgmma.mma_async.sync.aligned.m64nNk16`, reading B, and A when it is in
-// shared memory, through 64-bit matrix descriptors:
+// `wgmma.mma_async.sync.aligned.m64nNk16` (k32 for 8-bit floats, whose
+// operands are K-major, with no transpose immediates), reading B, and A when it
+// is in shared memory, through 64-bit matrix descriptors:
 //
 //   bits  0-13  start address >> 4      bits 32-45  stride byte offset >> 4
 //   bits 16-29  leading byte offset >> 4  bits 62-63  swizzle (1: 128 B,
@@ -210,14 +211,27 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     int64_t K = bType.getShape()[0];
     int64_t groups = mma.getWarpsPerCTA()[0] / 4;
     int64_t instrN = instr[1];
-    if (M % (64 * groups) || N % instrN || K % 16 ||
+    // An instruction takes 32 bytes of K: 16 elements, 32 of 8-bit floats.
+    auto ptxType = [](Type t) -> std::string {
+      if (isa<Float8E4M3FNType>(t))
+        return "e4m3";
+      if (isa<Float8E5M2Type>(t))
+        return "e5m2";
+      return t.isBF16() ? "bf16" : "f16";
+    };
+    auto aSmemType = dyn_cast<tile::SharedMemoryType>(op.getA().getType());
+    Type aElt = aSmemType ? aSmemType.getElementType()
+                          : getElementTypeOrSelf(op.getA().getType());
+    Type bElt = bType.getElementType();
+    bool fp8 = tile::isFloat8Type(bElt);
+    int64_t kStep = fp8 ? 32 : 16;
+    if (M % (64 * groups) || N % instrN || K % kStep ||
         mma.getWarpsPerCTA()[1] != 1)
       return op.emitError()
              << "wgmma: a " << M << " x " << N << " x " << K
-             << " multiply does not fit m64n" << instrN
-             << "k16 instructions on " << groups << " warpgroups along M";
-    Type elt = bType.getElementType();
-    std::string ptxType = elt.isBF16() ? "bf16" : "f16";
+             << " multiply does not fit m64n" << instrN << "k" << kStep
+             << " instructions on " << groups << " warpgroups along M";
+    std::string types = ptxType(aElt) + "." + ptxType(bElt);
 
     // This thread's warpgroup takes rows 64 * wg of every 64 * groups.
     Value wg = getWarpgroupIndex(rewriter, loc);
@@ -275,7 +289,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
           dRegs.push_back(
               reg(lc, row + 8 * ((q / 2) % 2), col + 8 * (q / 4) + (q % 2)));
         unsigned n = dRegs.size();
-        for (int64_t k = 0; k < K; k += 16) {
+        for (int64_t k = 0; k < K; k += kStep) {
           Instr in;
           in.dRegs = dRegs;
           unsigned next = 2 * n; // the first input's operand number
@@ -306,14 +320,18 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
               descriptorAt("db", next++, descB.step(descB.offset({k, col})));
           in.inputs.push_back(one);
           in.constraints += "l,r";
+          // 8-bit operands are K-major: no transpose immediates.
+          std::string transposes =
+              fp8 ? std::string()
+                  : ", " +
+                        (aSmem ? std::string(descA->transposed ? "1, " : "0, ")
+                               : std::string()) +
+                        (descB.transposed ? "1" : "0");
           in.text += " setp.ne.b32 p, $" + std::to_string(next) +
                      ", 0;\n wgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(instrN) + "k16.f32." + ptxType + "." +
-                     ptxType + " " + operandList(0, n) + ", " + operands +
-                     ", db, p, 1, 1, " +
-                     (aSmem ? std::string(descA->transposed ? "1, " : "0, ")
-                            : std::string()) +
-                     (descB.transposed ? "1" : "0") + ";\n}";
+                     std::to_string(instrN) + "k" + std::to_string(kStep) +
+                     ".f32." + types + " " + operandList(0, n) + ", " +
+                     operands + ", db, p, 1, 1" + transposes + ";\n}";
           instrs.push_back(std::move(in));
         }
       }

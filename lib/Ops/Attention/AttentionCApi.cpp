@@ -1,4 +1,5 @@
-//===- AttentionCApi.cpp - tile_attention and friends, the C API -----------===//
+//===- AttentionCApi.cpp - tile_attention and friends, the C API
+//-----------===//
 //
 // The attention operation's C entry points (tile/tile.h): tile_tensor and
 // tile_attention_options to the operation's TensorRef and AttentionOptions,
@@ -21,10 +22,10 @@ static bool toTensorRef(const tile_tensor *in, const char *name,
     failC(std::string("tile::attention: ") + name + ": NULL tensor");
     return false;
   }
-  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_BOOL) {
+  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_F8E5M2) {
     failC(std::string("tile::attention: ") + name +
-         ": malformed tile_tensor (rank " + std::to_string(in->rank) +
-         ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
+          ": malformed tile_tensor (rank " + std::to_string(in->rank) +
+          ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
     return false;
   }
   out.data = in->data;
@@ -79,7 +80,7 @@ int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
                           size_t *needed) {
   if (size && !buffer)
     return failC("tile_attention_config: NULL buffer of size " +
-                std::to_string(size));
+                 std::to_string(size));
   std::string config;
   if (int rc =
           attentionC(q, k, v, out, options, stream, /*launch=*/false, &config);

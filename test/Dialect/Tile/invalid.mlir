@@ -9,17 +9,17 @@
 // !tile.global (GlobalTensorType::verify)
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32 or i1, got 'f64'}}
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2, got 'f64'}}
 func.func private @global_f64(!tile.global<f64, 2>)
 
 // -----
 
-// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32 or i1, got 'i64'}}
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2, got 'i64'}}
 func.func private @global_i64(!tile.global<i64, 1>)
 
 // -----
 
-// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32 or i1, got 'tensor<4xf32>'}}
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2, got 'tensor<4xf32>'}}
 func.func private @global_tensor_elt(!tile.global<tensor<4xf32>, 1>)
 
 // -----
@@ -113,7 +113,7 @@ func.func @full_value_type(%x: i32) {
 func.func @full_dynamic(%x: f32) {
   // The custom parser infers the operand type from the result type, so the
   // result constraint is checked while parsing.
-  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32 or i1), but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2), but got 'tensor<?xf32>'}}
   %0 = tile.full %x : tensor<?xf32>
   return
 }
@@ -121,7 +121,7 @@ func.func @full_dynamic(%x: f32) {
 // -----
 
 func.func @full_f64(%x: f64) {
-  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32 or i1), but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2), but got 'tensor<4xf64>'}}
   %0 = tile.full %x : tensor<4xf64>
   return
 }
@@ -129,7 +129,7 @@ func.func @full_f64(%x: f64) {
 // -----
 
 func.func @full_f64_generic(%x: f64) {
-  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 1-bit signless integer, but got 'f64'}}
+  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 1-bit signless integer or f8E4M3FN type or f8E5M2 type, but got 'f64'}}
   %0 = "tile.full"(%x) : (f64) -> tensor<4xf32>
   return
 }
@@ -420,7 +420,7 @@ func.func @load_latency_zero(%K: !tile.global<f16, 2>, %i: i32) {
 // -----
 
 func.func @load_dynamic_tile(%K: !tile.global<f16, 2>, %i: i32) {
-  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32 or i1), but got 'tensor<?x64xf16>'}}
+  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2), but got 'tensor<?x64xf16>'}}
   %0 = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<?x64xf16>
   return
 }
@@ -568,7 +568,7 @@ func.func @mma_mixed_ab(%a: tensor<64x64xf16>, %b: tensor<64x64xbf16>, %c: tenso
 // -----
 
 func.func @mma_f32_operands(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op a and b must hold f16 or bf16, got 'f32'}}
+  // expected-error @+1 {{'tile.mma' op a and b must hold f16, bf16 or 8-bit floats, got 'f32'}}
   %0 = tile.mma %a, %a, %c : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
   return
 }
@@ -608,7 +608,7 @@ func.func @mma_result_type(%a: tensor<64x64xf16>, %c: tensor<64x64xf32>) {
 // -----
 
 func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16 or f32, but got 'tensor<64x64xi32>'}}
+  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16, f32, f8E4M3FN or f8E5M2, but got 'tensor<64x64xi32>'}}
   %0 = tile.mma %a, %a, %c : tensor<64x64xi32>, tensor<64x64xi32>, tensor<64x64xf32>
   return
 }
@@ -657,7 +657,7 @@ func.func @wgmma_rank(%a: !tile.smem<[2, 128, 64], f16, #sw3>, %b: !tile.smem<[6
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @wgmma_mixed_ab(%a: !tile.smem<[128, 64], bf16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16 or both bf16, got 'bf16' and 'f16'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16 or both 8-bit floats, got 'bf16' and 'f16'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], bf16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
   return
 }
@@ -668,8 +668,32 @@ func.func @wgmma_mixed_ab(%a: !tile.smem<[128, 64], bf16, #sw>, %b: !tile.smem<[
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw32 = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
 func.func @wgmma_f32_operands(%a: !tile.smem<[128, 64], f32, #sw32>, %b: !tile.smem<[64, 128], f32, #sw32>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16 or both bf16, got 'f32' and 'f32'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16 or both 8-bit floats, got 'f32' and 'f32'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f32, #sw32>, !tile.smem<[64, 128], f32, #sw32>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// 8-bit operands: wgmma reads them K-major only (B's K is dimension 0).
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
+#sb = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], block = 128>
+func.func @wgmma_f8_n_major_b(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !tile.smem<[64, 128], f8E5M2, #sb>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op 8-bit b must be K-major in shared memory (K its fastest dimension), got #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], block = 128>}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f8E4M3FN, #sa>, !tile.smem<[64, 128], f8E5M2, #sb>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+// An 8-bit floats' mma mixed with a 16-bit operand.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_f8_with_f16(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !tile.smem<[64, 128], f16, #sb>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16 or both 8-bit floats, got 'f8E4M3FN' and 'f16'}}
+  %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f8E4M3FN, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
   return
 }
 
@@ -977,7 +1001,7 @@ func.func private @kernel_index_arg(index) attributes {tile.kernel}
 // -----
 
 func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
-  // expected-error @+1 {{'tile.full' op produces 'tensor<48x64xf32>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+  // expected-error @+1 {{'tile.full' op produces 'tensor<48x64xf32>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = tile.full %x : tensor<48x64xf32>
   return
 }
@@ -986,7 +1010,7 @@ func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
 
 // Upstream ops accept any tensor; in a kernel their results must be tiles too.
 func.func @kernel_not_a_tile_arith() attributes {tile.kernel} {
-  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = arith.constant dense<0.0> : tensor<64xf64>
   return
 }
@@ -997,7 +1021,7 @@ func.func @kernel_not_a_tile_nested(%n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   scf.for %iv = %c0 to %n step %c1 : i32 {
-    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi32>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32 or i1 elements}}
+    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi32>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
     %t = arith.constant dense<1> : tensor<3xi32>
   }
   return
@@ -1122,7 +1146,7 @@ func.func @broadcast_of_scalar(%x: f32) {
 // -----
 
 func.func @mma_of_scalars(%x: f32) {
-  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16 or f32, but got 'f32'}}
+  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16, f32, f8E4M3FN or f8E5M2, but got 'f32'}}
   %0 = "tile.mma"(%x, %x, %x) : (f32, f32, f32) -> f32
   return
 }
@@ -1195,13 +1219,13 @@ func.func private @tensor_map_box_0(!tile.tensor_map<[0, 64], f16, swizzle = 128
 
 // -----
 
-// expected-error @+1 {{a tensor map describes f16, bf16, f32 or i32 elements, not 'f64'}}
+// expected-error @+1 {{a tensor map describes f16, bf16, f32, i32, f8E4M3FN or f8E5M2 elements, not 'f64'}}
 func.func private @tensor_map_f64(!tile.tensor_map<[64, 16], f64, swizzle = 128>)
 
 // -----
 
 // i1 is a tile element type, but not one TMA copies.
-// expected-error @+1 {{a tensor map describes f16, bf16, f32 or i32 elements, not 'i1'}}
+// expected-error @+1 {{a tensor map describes f16, bf16, f32, i32, f8E4M3FN or f8E5M2 elements, not 'i1'}}
 func.func private @tensor_map_i1(!tile.tensor_map<[64, 128], i1, swizzle = 128>)
 
 // -----

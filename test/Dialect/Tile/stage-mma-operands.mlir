@@ -429,3 +429,25 @@ func.func @wgmma_loop(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %n: i3
   }
   return %r : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+// 8-bit operands on wgmma: A K-major as its registers run; B, whose
+// registers run along N, stored K-major (order [0, 1]) from registers; a
+// swizzle of 64 bytes (64 8-bit elements of K).
+#blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+// CHECK:       #[[SA:shared[0-9]*]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
+// CHECK-NEXT:  #[[SB:shared[0-9]*]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1], block = 64>
+// CHECK-LABEL: func.func @f8_operands
+// CHECK:       %[[A:.*]] = tile.local_alloc %arg0 : tensor<64x64xf8E4M3FN, #{{.*}}> -> <[64, 64], f8E4M3FN, #[[SA]]>
+// CHECK:       %[[B:.*]] = tile.local_alloc %arg1 : tensor<64x64xf8E5M2, #{{.*}}> -> <[64, 64], f8E5M2, #[[SB]]>
+// CHECK:       tile.wgmma %[[A]], %[[B]], %arg2
+func.func @f8_operands(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8E5M2, #blocked>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %0 = tile.convert_layout %a : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_a>
+  %1 = tile.convert_layout %b : tensor<64x64xf8E5M2, #blocked> -> tensor<64x64xf8E5M2, #dot_b>
+  %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E5M2, #dot_b>, tensor<64x64xf32, #mma>
+  return %2 : tensor<64x64xf32, #mma>
+}
