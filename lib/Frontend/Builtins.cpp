@@ -385,6 +385,119 @@ static Val emitLoad(const Args &a) {
   return Val::dynamic(op.getResult());
 }
 
+/// gather(tensor, indices, padding) / scatter(tensor, indices, tile): one
+/// index per tensor dimension (i32 tiles, scalars or ints: element
+/// coordinates), broadcast together, with scatter's tile, to one shape.
+struct IndexedAccess {
+  SmallVector<Value> indices; // i32 tiles of `shape`
+  SmallVector<int64_t> shape;
+  Value tile; // scatter's, of `shape`
+};
+
+static std::optional<IndexedAccess> indexedArgs(const Args &a, bool scatter) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0))
+    return std::nullopt;
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  unsigned rank = type.getRank();
+  const Val &v = a[1];
+  std::vector<Val> elts =
+      v.kind == Val::Kind::Tuple ? v.elts : std::vector<Val>{v};
+  if (elts.size() != rank) {
+    em.error(a.loc(1), "wrong index rank: " + a.fname + "() of a rank-" +
+                           std::to_string(rank) + " tensor needs " +
+                           std::to_string(rank) + " index tiles, got " +
+                           std::to_string(elts.size()));
+    return std::nullopt;
+  }
+  std::vector<const Val *> operands;
+  bool anyTile = false;
+  for (const Val &e : elts) {
+    bool isInt = e.kind == Val::Kind::Int ||
+                 (e.isDynamic() && e.getElementType().isInteger(32));
+    if (!isInt) {
+      em.error(a.loc(1), a.fname +
+                             "(): indices must be i32 tiles or "
+                             "integers, got " +
+                             e.describe());
+      return std::nullopt;
+    }
+    anyTile |= e.kind == Val::Kind::Tile;
+    operands.push_back(&e);
+  }
+  if (scatter) {
+    if (!requireTile(a, 2, "the stored value"))
+      return std::nullopt;
+    if (a[2].getElementType() != type.getElementType()) {
+      em.error(a.loc(2), a.fname + "(): type mismatch: the tile holds " +
+                             typeName(a[2].getElementType()) +
+                             " but the tensor holds " +
+                             typeName(type.getElementType()) +
+                             "; convert it with .astype()");
+      return std::nullopt;
+    }
+    operands.push_back(&a[2]);
+    anyTile = true;
+  }
+  if (!anyTile) {
+    em.error(a.loc(1), a.fname + "(): at least one index must be a tile (use "
+                                 "load() or store() for a single element's "
+                                 "tile)");
+    return std::nullopt;
+  }
+  auto shape = em.resultShape(operands, a.callLoc);
+  if (!shape)
+    return std::nullopt;
+  IndexedAccess out;
+  out.shape = *shape;
+  for (const Val &e : elts) {
+    Value idx = em.coerce(e, em.builder.getI32Type(), out.shape, a.loc(1));
+    if (!idx)
+      return std::nullopt;
+    out.indices.push_back(idx);
+  }
+  if (scatter)
+    out.tile = em.coerce(a[2], type.getElementType(), out.shape, a.loc(2));
+  return out;
+}
+
+static Val emitGather(const Args &a) {
+  Emitter &em = a.em;
+  auto g = indexedArgs(a, /*scatter=*/false);
+  if (!g)
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  if (type.getElementType().isInteger(1))
+    return em.error(a.loc(0), "gather(): bool tensors are not supported");
+  TypedAttr padding;
+  if (a.has(2)) {
+    if (!a[2].isConstNumber())
+      return em.error(a.loc(2), "gather(): padding must be a constant, got " +
+                                    a[2].describe());
+    Value p = em.materializeScalar(a[2], type.getElementType(), a.loc(2));
+    if (!p)
+      return Val::invalid();
+    padding = cast<TypedAttr>(p.getDefiningOp<arith::ConstantOp>().getValue());
+    p.getDefiningOp()->erase();
+  }
+  auto resultType = RankedTensorType::get(g->shape, type.getElementType());
+  return Val::dynamic(tile::GatherOp::create(em.builder, em.loc(a.callLoc),
+                                             resultType, a[0].value, g->indices,
+                                             padding));
+}
+
+static Val emitScatter(const Args &a) {
+  auto s = indexedArgs(a, /*scatter=*/true);
+  if (!s)
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  if (type.getElementType().isInteger(1))
+    return a.em.error(a.loc(0), "scatter(): bool tensors are not supported");
+  tile::ScatterOp::create(a.em.builder, a.em.loc(a.callLoc), a[0].value,
+                          s->indices, s->tile);
+  return Val::none();
+}
+
 /// What store() and the atomics write: the tile, at tile coordinates of a
 /// tensor seen through `order`, of the tensor's rank and element type.
 struct TileWrite {
@@ -1135,6 +1248,14 @@ Val Emitter::emitCall(const ast::Call &call) {
         {{"tensor", true}, {"index", true}, {"tile", true}, {"order", false}});
     return a ? emitStore(*a) : Val::invalid();
   }
+  if (fn == "gather") {
+    auto a = bind({{"tensor", true}, {"indices", true}, {"padding", false}});
+    return a ? emitGather(*a) : Val::invalid();
+  }
+  if (fn == "scatter") {
+    auto a = bind({{"tensor", true}, {"indices", true}, {"tile", true}});
+    return a ? emitScatter(*a) : Val::invalid();
+  }
   if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min") {
     auto a = bind(
         {{"tensor", true}, {"index", true}, {"tile", true}, {"order", false}});
@@ -1204,10 +1325,11 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
   // calls each of them: none is an unknown function).
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> list = {
-        "bid",        "num_blocks", "arange",     "full",  "zeros",   "ones",
-        "load",       "store",      "mma",        "max",   "min",     "sum",
-        "atomic_add", "atomic_max", "atomic_min", "where", "truediv", "cdiv",
-        "range",      "argmax",     "argmin",     "cat",   "cumsum"};
+        "bid",    "num_blocks", "arange",     "full",       "zeros",
+        "ones",   "load",       "store",      "mma",        "max",
+        "min",    "sum",        "atomic_add", "atomic_max", "atomic_min",
+        "where",  "truediv",    "cdiv",       "range",      "argmax",
+        "argmin", "cat",        "cumsum",     "gather",     "scatter"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

@@ -291,7 +291,7 @@ void StoreOp::getEffects(
 bool mlir::tile::writesGlobalMemory(Operation *op) {
   return op
       ->walk([](Operation *nested) {
-        return isa<StoreOp, AtomicRMWOp, TmaStoreOp>(nested)
+        return isa<StoreOp, AtomicRMWOp, TmaStoreOp, ScatterOp>(nested)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -318,6 +318,57 @@ void AtomicRMWOp::getEffects(
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
                        SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+/// Gather and scatter: one index tile per tensor dimension, each of the
+/// value's shape; the value holds the tensor's element type.
+static LogicalResult verifyIndexed(Operation *op, GlobalTensorType tensor,
+                                   ValueRange indices, RankedTensorType value,
+                                   StringRef what) {
+  if (indices.size() != tensor.getRank())
+    return op->emitOpError() << "needs one index tile per tensor dimension ("
+                             << tensor.getRank() << "), got " << indices.size();
+  for (Value index : indices) {
+    auto t = cast<RankedTensorType>(index.getType());
+    if (t.getShape() != value.getShape())
+      return op->emitOpError() << "index tiles must have the " << what
+                               << "'s shape (" << value << "), got " << t;
+  }
+  if (value.getElementType() != tensor.getElementType())
+    return op->emitOpError()
+           << "the " << what << " holds " << value.getElementType()
+           << " but the tensor " << tensor.getElementType();
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  if (failed(verifyIndexed(*this, getTensor().getType(), getIndices(),
+                           getType(), "result")))
+    return failure();
+  if (auto pad = getPaddingAttr())
+    if (pad.getType() != getType().getElementType())
+      return emitOpError() << "padding must be a " << getType().getElementType()
+                           << " value, got " << pad;
+  return success();
+}
+
+void GatherOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult ScatterOp::verify() {
+  return verifyIndexed(*this, getTensor().getType(), getIndices(),
+                       getValue().getType(), "stored tile");
+}
+
+void ScatterOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
   effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
                        SideEffects::DefaultResource::get());
 }

@@ -262,6 +262,56 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "load the elements of a global tensor that index tiles name";
+  let description = [{
+    One i32 index tile per tensor dimension, each of the result's shape:
+
+      result[p] = tensor[indices[0][p], ..., indices[n-1][p]]
+
+    (element coordinates, not tile coordinates). An element whose index is
+    outside the tensor in any dimension reads as `padding` (zero when
+    absent). Rows of an embedding table, pages of a KV cache and tokens
+    routed to an expert are gathers. Along the tensor's contiguous last
+    dimension, the lowering reads vectors where the last index tile is known
+    to run in steps of one and the others to be constant (IndexAnalysis.h).
+
+    ```mlir
+    %rows = tile.gather %E[%ids, %cols] : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor,
+                       Variadic<Tile_IntTile>:$indices,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` attr-dict `:` type($tensor) `[` type($indices) `]` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScatterOp : Tile_Op<"scatter", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "store a tile's elements where index tiles name";
+  let description = [{
+    The inverse of `tile.gather`: `tensor[indices[0][p], ..., indices[n-1][p]]
+    = value[p]` for every element `p` of `value` whose indices are inside the
+    tensor (the others are not written). Where two elements name the same
+    place, one of them is written; which one is not specified.
+
+    ```mlir
+    tile.scatter %O[%rows, %cols], %x : !tile.global<f32, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor,
+                       Variadic<Tile_IntTile>:$indices, Tile_Tile:$value);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `[` type($indices) `]` `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ItemOp : Tile_Op<"item", [Pure]> {
   let summary = "the scalar held by a one-element tile";
   let description = [{

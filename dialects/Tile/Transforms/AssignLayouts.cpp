@@ -359,6 +359,12 @@ bool LayoutAssigner::forward(Operation *op) {
   bool changed = false;
   if (auto load = dyn_cast<LoadOp>(op))
     return set(load.getResult(), loadLayout(load.getResult(), load.getOrder()));
+  // A gather reads along the tensor's last dimension as a load does; its
+  // index tiles take its layout (backward), so that each thread holds the
+  // indices of its own elements.
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return set(gather.getResult(),
+               loadLayout(gather.getResult(), std::nullopt));
   if (auto mma = dyn_cast<MmaOp>(op))
     return set(mma.getResult(),
                mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back(),
@@ -474,6 +480,21 @@ bool LayoutAssigner::backward(Operation *op) {
   }
   if (auto store = dyn_cast<StoreOp>(op))
     return setFromUse(store.getValue(), storeLayout(store));
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    Attribute l = get(gather.getResult());
+    if (!l)
+      return false;
+    for (Value index : gather.getIndices())
+      changed |= setFromUse(index, l);
+    return changed;
+  }
+  if (auto scatter = dyn_cast<ScatterOp>(op)) {
+    Attribute l = loadLayout(scatter.getValue(), std::nullopt);
+    changed |= setFromUse(scatter.getValue(), l);
+    for (Value index : scatter.getIndices())
+      changed |= setFromUse(index, l);
+    return changed;
+  }
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
     Operation *parent = op->getParentOp();
     for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
@@ -523,6 +544,10 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   }
   if (auto store = dyn_cast<StoreOp>(op))
     return storeLayout(store);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return get(gather.getResult());
+  if (auto scatter = dyn_cast<ScatterOp>(op))
+    return loadLayout(scatter.getValue(), std::nullopt);
   if (isElementwise(op) || isa<BroadcastOp, ScanOp>(op))
     return get(op->getResult(0));
   if (auto e = dyn_cast<ExpandDimsOp>(op)) {

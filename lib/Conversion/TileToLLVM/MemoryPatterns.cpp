@@ -16,6 +16,8 @@
 
 #include "LoweringUtils.h"
 
+#include "Tile/IR/IndexAnalysis.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -130,9 +132,11 @@ SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
   auto [constraint, suffix] = wordKind(bits);
   std::string asmText =
       "{\n .reg .pred p;\n setp.ne.b32 p, $" + std::to_string(words) + ", 0;\n";
+  // A byte is loaded into a 16-bit register (PTX has no 8-bit registers):
+  // zeroed as one.
+  std::string movSuffix = bits == 8 ? "b16" : suffix;
   for (unsigned w = 0; w < words; ++w)
-    asmText +=
-        " mov." + std::string(suffix) + " $" + std::to_string(w) + ", 0;\n";
+    asmText += " mov." + movSuffix + " $" + std::to_string(w) + ", 0;\n";
   asmText += " @p ld.global";
   if (words > 1)
     asmText += ".v" + std::to_string(words);
@@ -279,6 +283,125 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
       SmallVector<Value> slice(values.slice(r, vec));
       SmallVector<Value> packed = packWords(rewriter, loc, slice);
       predicatedStore(rewriter, loc, a.address, a.inBounds, packed, wordBits);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Gathers and scatters: each thread reads or writes its elements at the
+/// coordinates its index registers hold, in vectors along the tensor's last
+/// dimension where the index analysis shows the last index running in steps
+/// of one from an aligned start and the others constant over the vector
+/// (then the vector is in or out of the tensor whole: the last size is a
+/// multiple of the vector, the launch contract).
+class IndexedAccess {
+public:
+  IndexedAccess(OpBuilder &b, Location loc, Operation *op, ValueRange tensor,
+                ValueRange indexTiles, ArrayRef<ValueRange> indexRegs,
+                RankedTensorType valueType, Type elt)
+      : b(b), loc(loc), tensor(tensor), indexRegs(indexRegs), elt(elt) {
+    // Registers run along the tile's last dimension; the tensor's last
+    // index must step by one along it, and the other indices stay put.
+    unsigned last = valueType.getRank() - 1;
+    unsigned lastIndex = indexTiles.size() - 1;
+    unsigned elemBytes = std::max(1u, bitWidth(elt) / 8);
+    vec = 1u << contiguousRegisters(getLinearLayout(valueType), last);
+    vec = std::min(
+        vec, std::max(1u, std::min(16u, tensorAlignment(op)) / elemBytes));
+    tile::IndexRuns runs = tile::analyzeIndexRuns(indexTiles[lastIndex], last);
+    vec = std::min<int64_t>(vec, std::min(runs.contiguous, runs.divisor));
+    for (unsigned d = 0; d < lastIndex; ++d)
+      vec = std::min<int64_t>(
+          vec, tile::analyzeIndexRuns(indexTiles[d], last).constant);
+  }
+
+  unsigned getVectorLength() const { return vec; }
+
+  /// The address and bounds check of the vector starting at register `r`.
+  std::pair<Value, Value> at(unsigned r) {
+    unsigned rank = indexRegs.size();
+    Value ok, offset = constI64(b, loc, 0);
+    for (unsigned d = 0; d < rank; ++d) {
+      Value i = indexRegs[d][r];
+      Value inDim = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                          tensor[1 + d]);
+      ok = ok ? Value(arith::AndIOp::create(b, loc, ok, inDim)) : inDim;
+      Value i64 = arith::ExtSIOp::create(b, loc, b.getI64Type(), i);
+      offset = arith::AddIOp::create(
+          b, loc, offset,
+          d == rank - 1 ? i64
+                        : Value(arith::MulIOp::create(b, loc, i64,
+                                                      tensor[1 + rank + d])));
+    }
+    Value address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt,
+                                        tensor[0], ValueRange{offset});
+    return {address, ok};
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  ValueRange tensor;
+  ArrayRef<ValueRange> indexRegs;
+  Type elt;
+  unsigned vec = 1;
+};
+
+struct GatherLowering : OpConversionPattern<tile::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::GatherOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elt = registerType(type.getElementType());
+    SmallVector<ValueRange> indexRegs(adaptor.getIndices().begin(),
+                                      adaptor.getIndices().end());
+    IndexedAccess access(rewriter, loc, op, adaptor.getTensor(),
+                         op.getIndices(), indexRegs, type, elt);
+    unsigned vec = access.getVectorLength();
+    auto [words, wordBits] = wordShape(vec, bitWidth(elt));
+    Value padding;
+    if (auto pad = op.getPaddingAttr())
+      padding = arith::ConstantOp::create(rewriter, loc, registerConstant(pad));
+    SmallVector<Value> regs;
+    unsigned n = getLinearLayout(type).getNumRegs();
+    for (unsigned r = 0; r < n; r += vec) {
+      auto [address, ok] = access.at(r);
+      SmallVector<Value> raw =
+          predicatedLoad(rewriter, loc, address, ok, words, wordBits);
+      for (Value v : unpackWords(rewriter, loc, raw, elt, vec))
+        regs.push_back(padding ? Value(arith::SelectOp::create(rewriter, loc,
+                                                               ok, v, padding))
+                               : v);
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ScatterOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type elt = registerType(type.getElementType());
+    SmallVector<ValueRange> indexRegs(adaptor.getIndices().begin(),
+                                      adaptor.getIndices().end());
+    IndexedAccess access(rewriter, loc, op, adaptor.getTensor(),
+                         op.getIndices(), indexRegs, type, elt);
+    unsigned vec = access.getVectorLength();
+    auto [words, wordBits] = wordShape(vec, bitWidth(elt));
+    (void)words;
+    ValueRange values = adaptor.getValue();
+    for (unsigned r = 0; r < values.size(); r += vec) {
+      auto [address, ok] = access.at(r);
+      SmallVector<Value> slice(values.slice(r, vec));
+      predicatedStore(rewriter, loc, address, ok,
+                      packWords(rewriter, loc, slice), wordBits);
     }
     rewriter.eraseOp(op);
     return success();
@@ -498,7 +621,8 @@ struct DimLowering : OpConversionPattern<tile::DimOp> {
 
 void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering, DimLowering,
-               AsyncCopyLowering, AsyncWaitLowering, ItemLowering>(
-      converter, patterns.getContext());
+  patterns.add<LoadLowering, StoreLowering, GatherLowering, ScatterLowering,
+               AtomicRMWLowering, DimLowering, AsyncCopyLowering,
+               AsyncWaitLowering, ItemLowering>(converter,
+                                                patterns.getContext());
 }

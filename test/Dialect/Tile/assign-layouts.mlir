@@ -494,3 +494,28 @@ func.func @slices(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, ti
   tile.store %X[%i, %i], %c : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A gather gets a load's layout (vectors along the last dimension), and its
+// index tiles take it back to their sources: the broadcast row and column
+// indices need no conversion. A scatter's value and indices get the layout
+// a store of the value would have.
+// CHECK:      #[[G:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @gather
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       %[[R:.*]] = tile.broadcast {{.*}} -> tensor<64x128xi32, #[[G]]>
+// CHECK:       %[[C:.*]] = tile.broadcast {{.*}} -> tensor<64x128xi32, #[[G]]>
+// CHECK-NEXT:  %[[X:.*]] = tile.gather %arg0[%[[R]], %[[C]]] : <f16, 2>[tensor<64x128xi32, #[[G]]>, tensor<64x128xi32, #[[G]]>] -> tensor<64x128xf16, #[[G]]>
+// CHECK-NEXT:  tile.scatter %arg0[%[[C]], %[[R]]], %[[X]] : <f16, 2>[tensor<64x128xi32, #[[G]]>, tensor<64x128xi32, #[[G]]>], tensor<64x128xf16, #[[G]]>
+func.func @gather(%E: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %a = tile.arange : tensor<64xi32>
+  %r1 = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c0 = tile.arange : tensor<128xi32>
+  %c1 = tile.expand_dims %c0 {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %r = tile.broadcast %r1 : tensor<64x1xi32> -> tensor<64x128xi32>
+  %c = tile.broadcast %c1 : tensor<1x128xi32> -> tensor<64x128xi32>
+  %x = tile.gather %E[%r, %c] : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+  tile.scatter %E[%c, %r], %x : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
+  return
+}

@@ -1715,3 +1715,51 @@ func.func @claim_full_slots(%c: i64, %p: i32) attributes {tile.cluster = 2 : i32
 func.func @cluster_size() attributes {tile.cluster = 3 : i32} {
   return
 }
+
+// -----
+
+func.func @gather_rank(%E: !tile.global<f16, 2>, %r: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.gather' op needs one index tile per tensor dimension (2), got 1}}
+  %g = tile.gather %E[%r] : !tile.global<f16, 2>[tensor<64xi32>] -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @gather_shapes(%E: !tile.global<f16, 2>, %r: tensor<64x1xi32>, %c: tensor<64x128xi32>) {
+  // expected-error @+1 {{'tile.gather' op index tiles must have the result's shape ('tensor<64x128xf16>'), got 'tensor<64x1xi32>'}}
+  %g = tile.gather %E[%r, %c] : !tile.global<f16, 2>[tensor<64x1xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @gather_type(%E: !tile.global<f16, 1>, %r: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.gather' op the result holds 'f32' but the tensor 'f16'}}
+  %g = tile.gather %E[%r] : !tile.global<f16, 1>[tensor<64xi32>] -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @gather_padding(%E: !tile.global<f16, 1>, %r: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.gather' op padding must be a 'f16' value, got 1.000000e+00 : f32}}
+  %g = tile.gather %E[%r] {padding = 1.0 : f32} : !tile.global<f16, 1>[tensor<64xi32>] -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%E: !tile.global<f16, 1>, %r: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.gather' op operand #1 must be variadic of tile of i32, but got 'tensor<64xf32>'}}
+  %g = tile.gather %E[%r] : !tile.global<f16, 1>[tensor<64xf32>] -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @scatter_shapes(%O: !tile.global<f32, 1>, %r: tensor<64xi32>, %v: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.scatter' op index tiles must have the stored tile's shape ('tensor<128xf32>'), got 'tensor<64xi32>'}}
+  tile.scatter %O[%r], %v : !tile.global<f32, 1>[tensor<64xi32>], tensor<128xf32>
+  return
+}

@@ -148,6 +148,19 @@ func.func @load(%K: !tile.global<f16, 4>, %X: !tile.global<i32, 1>, %i: i32, %j:
   return
 }
 
+// CHECK-LABEL: func.func @gather_scatter
+// CHECK-SAME: (%[[E:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[R:[[:alnum:]_]+]]: tensor<64x128xi32>, %[[C:[[:alnum:]_]+]]: tensor<64x128xi32>)
+func.func @gather_scatter(%E: !tile.global<f16, 2>, %r: tensor<64x128xi32>, %c: tensor<64x128xi32>) {
+  // CHECK-NEXT: %[[G:.*]] = tile.gather %[[E]][%[[R]], %[[C]]] : <f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+  %g = tile.gather %E[%r, %c] : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+  // CHECK-NEXT: tile.gather %[[E]][%[[R]], %[[C]]] {padding = -1.000000e+00 : f16} : <f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+  %h = tile.gather %E[%r, %c] {padding = -1.0 : f16} : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
+  // CHECK-NEXT: tile.scatter %[[E]][%[[C]], %[[R]]], %[[G]] : <f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
+  tile.scatter %E[%c, %r], %g : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
+  // CHECK-NEXT: return
+  return
+}
+
 // CHECK-LABEL: func.func @atomic_rmw
 // CHECK-SAME: (%[[O:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[V:[[:alnum:]_]+]]: tensor<64x128xf32>)
 func.func @atomic_rmw(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x128xf32>) {
