@@ -144,3 +144,43 @@ def test_fp8_gemm_transposes_an_n_major_b(torch_gpu, repo):
     ref = a.double() @ b.double()
     err = ((c.double() - ref).norm() / ref.norm()).item()
     assert err < 4e-3, err
+
+
+ATTN = [
+    # B, H, N, D, causal, options
+    (2, 4, 512, 128, False, {}),
+    (1, 3, 384, 128, True, {}),
+    (2, 2, 256, 64, False, {"TILE_N": 64}),
+    (1, 2, 1024, 128, True, {"warp_specialize": True, "num_warps": 8}),
+]
+
+
+@pytest.mark.parametrize("case", ATTN, ids=lambda c: "-".join(
+    str(x) for x in c[:5]) + "".join(f"-{k}{v}" for k, v in c[5].items()))
+def test_attention_fp8(torch_gpu, repo, case):
+    """kernels/attention_fp8.tile against float64 attention of the same
+    8-bit inputs (dequantized): P rounded to e4m3 costs about 2-3% of
+    relative error, as in FlashAttention-3's FP8 kernel."""
+    torch = torch_gpu
+    hopper(torch)
+    B, H, N, D, causal, extra = case
+    torch.manual_seed(N + D)
+    scales = (0.5, 0.25, 2.0)
+    q, k, v = (fp8(torch, (B, H, N, D), "f8e4m3", 1.0 / s) for s in scales)
+    vt = v.transpose(2, 3).contiguous()
+    out = torch.full((B, H, N, D), float("nan"), device="cuda",
+                     dtype=torch.bfloat16)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "attention_fp8.tile"),
+                           arch="sm_90a", TILE_D=D, CAUSAL=causal, **extra)
+    tm = extra.get("TILE_M", 128)
+    qk_scale = D ** -0.5
+    kernel[(N // tm, B * H)](q, k, vt, out, qk_scale, *scales)
+    torch.cuda.synchronize()
+    qd, kd, vd = (t.double() * s for t, s in zip((q, k, v), scales))
+    s = (qd @ kd.transpose(2, 3)) * qk_scale
+    if causal:
+        s = s.masked_fill(torch.ones(N, N, device="cuda", dtype=torch.bool)
+                          .triu(1), float("-inf"))
+    ref = torch.softmax(s, dim=-1) @ vd
+    err = ((out.double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-2, err
