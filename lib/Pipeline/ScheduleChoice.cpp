@@ -12,6 +12,11 @@
 //     multiplies of other row counts keep the defaults;
 //   - the rings must fit shared memory: when the loads' latency hints
 //     would not, every pipelined copy gets the most stages that do;
+//   - without a producer warp, the blocks sharing a multiprocessor hide each
+//     other's latency: rings deeper than two stages that would cost a
+//     block per multiprocessor (in shared memory) get the most stages that
+//     do not, unless registers limit the blocks anyway (estimated from the
+//     streaming loops' f32 multiply results per thread);
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
@@ -57,13 +62,16 @@ int64_t tileBytes(RankedTensorType type) {
          std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
-/// The stages every pipelined copy may have so that the multiplies'
-/// operands fit `budget` bytes of shared memory: the largest S up to the
-/// loads' own latency hints with (streamed bytes) * S + (the others') in
-/// budget; nullopt when the hints fit as they are.
-std::optional<unsigned> stagesThatFit(func::FuncOp func, int64_t budget) {
-  int64_t hinted = 0, streamedBytes = 0, fixed = 0;
+/// The multiplies' operand bytes in shared memory: streamed through rings
+/// (`hinted` at the loads' latency hints, `streamed` per stage) or held
+/// (`fixed`), and the deepest hinted ring.
+struct OperandBytes {
+  int64_t hinted = 0, streamed = 0, fixed = 0;
   unsigned deepest = 1;
+};
+
+OperandBytes operandBytes(func::FuncOp func) {
+  OperandBytes r;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
     for (Value operand : {mma.getA(), mma.getB()}) {
@@ -74,20 +82,60 @@ std::optional<unsigned> stagesThatFit(func::FuncOp func, int64_t budget) {
       if (loop && load->getParentOp() == loop.getOperation()) {
         // tile-pipeline: the hint's stages, 2 without one.
         unsigned stages = load.getLatency() ? *load.getLatency() : 2;
-        hinted += bytes * stages;
-        streamedBytes += bytes;
-        deepest = std::max(deepest, stages);
+        r.hinted += bytes * stages;
+        r.streamed += bytes;
+        r.deepest = std::max(r.deepest, stages);
       } else {
-        fixed += bytes;
+        r.fixed += bytes;
       }
     }
   });
-  if (!streamedBytes || hinted + fixed <= budget)
+  return r;
+}
+
+/// The stages every pipelined copy may have so that the multiplies'
+/// operands fit `budget` bytes of shared memory: the largest S up to the
+/// loads' own latency hints with (streamed bytes) * S + (the others') in
+/// budget; nullopt when the hints fit as they are.
+std::optional<unsigned> stagesThatFit(const OperandBytes &ops,
+                                      int64_t budget) {
+  if (!ops.streamed || ops.hinted + ops.fixed <= budget)
     return std::nullopt;
-  for (unsigned s = deepest; s >= 2; --s)
-    if (streamedBytes * s + fixed <= budget)
+  for (unsigned s = ops.deepest; s >= 2; --s)
+    if (ops.streamed * s + ops.fixed <= budget)
       return s;
   return 1u;
+}
+
+/// Without a producer warp: the stages (below the hints' deepest) that keep
+/// as many blocks on a multiprocessor as two-stage rings would, where
+/// shared memory, not registers, is what limits them; nullopt to keep the
+/// hints. Registers per thread are estimated as 32 plus the f32 results of
+/// the streaming loops' multiplies (accumulators and scores) per thread.
+std::optional<unsigned>
+stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
+                   unsigned warps, const mlir::tile::TargetLimits &limits) {
+  if (!ops.streamed || ops.deepest <= 2)
+    return std::nullopt;
+  int64_t threads = int64_t(warps) * 32;
+  auto blocksWith = [&](int64_t bytes) {
+    return std::min(limits.blocksPerMultiprocessor,
+                    limits.sharedBytesPerMultiprocessor /
+                        (bytes + limits.reservedSharedBytesPerBlock));
+  };
+  int64_t registers =
+      std::min<int64_t>(limits.registersPerThread,
+                        32 + accumulatorElements / std::max<int64_t>(1, threads));
+  int64_t byRegisters =
+      limits.registersPerMultiprocessor / (threads * std::max<int64_t>(1, registers));
+  int64_t target =
+      std::min(blocksWith(ops.streamed * 2 + ops.fixed), byRegisters);
+  if (blocksWith(ops.hinted + ops.fixed) >= target)
+    return std::nullopt;
+  for (unsigned s = ops.deepest - 1; s >= 2; --s)
+    if (blocksWith(ops.streamed * s + ops.fixed) >= target)
+      return s;
+  return 2u;
 }
 
 } // namespace
@@ -100,7 +148,7 @@ std::optional<unsigned> stagesThatFit(func::FuncOp func, int64_t budget) {
   if (arch != "sm_90a" || !func || func.isExternal())
     return choice;
   llvm::SetVector<scf::ForOp> streaming;
-  int64_t rows = 0;
+  int64_t rows = 0, accumulatorElements = 0;
   bool allMultiplesOf128 = true;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
@@ -113,6 +161,7 @@ std::optional<unsigned> stagesThatFit(func::FuncOp func, int64_t budget) {
     if (!streams)
       return;
     streaming.insert(loop);
+    accumulatorElements += mma.getType().getNumElements();
     int64_t m = mma.getType().getDimSize(0);
     rows = rows ? std::min(rows, m) : m;
     allMultiplesOf128 &= m % 128 == 0;
@@ -127,17 +176,23 @@ std::optional<unsigned> stagesThatFit(func::FuncOp func, int64_t budget) {
   // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),
   // with a sixteenth of the budget left for the epilogue's staging and
   // barriers.
+  mlir::tile::TargetLimits limits = *mlir::tile::TargetLimits::get(arch);
+  OperandBytes ops = operandBytes(func);
   if (!numStages)
-    if (auto stages = stagesThatFit(
-            func,
-            mlir::tile::TargetLimits::get(arch)->sharedBytesPerBlock * 15 / 16))
+    if (auto stages =
+            stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
       choice.numStages = *stages;
   unsigned warps = numWarps ? *numWarps : *choice.numWarps;
   // A producer with two consumer warpgroups: one block per multiprocessor,
   // the consumers at 240 registers. With one, two blocks fit and a thread
   // starts with 128, which an accumulator of 64 x 256 f32 alone fills.
-  if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128)
+  if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128) {
+    if (!numStages && !choice.numStages)
+      if (auto stages =
+              stagesForOccupancy(ops, accumulatorElements, warps, limits))
+        choice.numStages = *stages;
     return choice;
+  }
   choice.warpSpecialize = true;
   return choice;
 }
