@@ -186,28 +186,48 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
   // choice keeps the loads' latency hints where they fit), then persistent
   // (a block per multiprocessor slot, for grids of many short blocks):
   // with the choice's rings, with 2, and with the tile's own copies in one
-  // slot (tile_stages=1, room for rings where two would not fit). What the
-  // caller gave stays.
-  auto add = [&](std::optional<unsigned> stages, bool persistent,
-                 std::optional<unsigned> tileStages = std::nullopt) {
-    if ((stages && given.numStages) || (persistent && given.persistent) ||
-        (tileStages && given.tileStages))
+  // slot (tile_stages=1, room for rings where two would not fit); and
+  // persistent with 2 stages and the accumulator rescaled at its trip's
+  // end (rescale_in_trip), alone and with the tile's one copy refilled
+  // right after its last read (tile_refill_after_read): on a plain
+  // attention forward at N = 1024-4096 these gain 4-13% over the others
+  // (bench/results/2026-11-28-h200-occupancy-stages.md). Where an option
+  // does not apply, its candidate is the same kernel (a warning in its
+  // description), or does not compile and is skipped. What the caller gave
+  // stays.
+  struct Variant {
+    std::optional<unsigned> stages;
+    bool persistent = false;
+    std::optional<unsigned> tileStages;
+    bool refill = false, rescale = false;
+  };
+  auto add = [&](const Variant &v) {
+    if ((v.stages && given.numStages) || (v.persistent && given.persistent) ||
+        (v.tileStages && given.tileStages) ||
+        (v.refill && given.tileRefillAfterRead) ||
+        (v.rescale && given.rescaleInTrip))
       return;
     Options o;
     if (!given.autoSchedule)
       o.autoSchedule = true;
-    o.numStages = stages;
-    if (persistent)
+    o.numStages = v.stages;
+    if (v.persistent)
       o.persistent = true;
-    o.tileStages = tileStages;
+    o.tileStages = v.tileStages;
+    if (v.refill)
+      o.tileRefillAfterRead = true;
+    if (v.rescale)
+      o.rescaleInTrip = true;
     out.push_back(o);
   };
-  add(std::nullopt, false);
+  add({});
   for (unsigned stages : {2u, 3u, 4u})
-    add(stages, false);
-  add(std::nullopt, true);
-  add(2u, true);
-  add(std::nullopt, true, 1u);
+    add({stages});
+  add({std::nullopt, true});
+  add({2u, true});
+  add({std::nullopt, true, 1u});
+  add({2u, true, std::nullopt, false, true});
+  add({2u, true, 1u, true, true});
   return out;
 }
 

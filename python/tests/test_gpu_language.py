@@ -549,27 +549,29 @@ def test_spills_are_a_warning(torch_gpu, repo):
 def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     """tilec.autotune with no configs tries the kernel's @tune values
     (kernels/gemm.tile: TILE_M x TILE_N x TILE_K), each with the compiler's
-    schedules (its choice; rings of 2, 3, 4 stages; persistent), and the
-    winner computes the product."""
+    schedules (its choice; rings of 2, 3, 4 stages; persistent, four ways),
+    and the winner computes the product."""
     torch = torch_gpu
     monkeypatch.setenv("TILEC_AUTOTUNE", "on")
     path = os.path.join(repo, "kernels", "gemm.tile")
     plain = tilec.compile(path)
     configs = tilec.tune_space_configs(plain)
-    assert len(configs) == 8 * 7
+    assert len(configs) == 8 * 9
     assert all(c.options.get("auto_schedule") is True for c in configs)
-    assert [c.num_stages for c in configs[:7]] == [None, 2, 3, 4, None, 2,
-                                                   None]
-    assert [c.persistent for c in configs[:7]] == [None] * 4 + [True] * 3
-    assert configs[6].tile_stages == 1
-    assert configs[0].constants == configs[6].constants
+    assert [c.num_stages for c in configs[:9]] == [None, 2, 3, 4, None, 2,
+                                                   None, 2, 2]
+    assert [c.persistent for c in configs[:9]] == [None] * 4 + [True] * 5
+    assert configs[6].tile_stages == 1 and configs[8].tile_stages == 1
+    assert configs[7].options.get("rescale_in_trip") is True
+    assert configs[8].options.get("tile_refill_after_read") is True
+    assert configs[0].constants == configs[8].constants
     # An option the caller sets is not varied.
     fixed = tilec.tune_space_configs(plain, num_stages=3)
     assert len(fixed) == 8 * 3
     assert all(c.num_stages is None for c in fixed)
     # A kernel without @tune: the schedules alone.
     lse = tilec.compile(os.path.join(repo, "kernels", "attention_lse.tile"))
-    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 7
+    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 9
     M = N = K = 512
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)

@@ -230,7 +230,7 @@ def tune_space_configs(kernel, **given):
     varying slowest; one, with no constants, without @tune), each with
     every schedule of tile_schedule_variants: the compiler's choice
     (auto_schedule=True), and it with rings of 2, 3 and 4 stages and
-    persistent. Options in `given` (those the caller sets for every
+    persistent (four ways). Options in `given` (those the caller sets for every
     candidate) are not varied."""
     combos = [{}]
     text = kernel.tune_space
