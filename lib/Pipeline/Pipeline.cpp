@@ -200,6 +200,7 @@ void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
                                      const CodegenOptions &options) {
   tilec::ConvertTileToLLVMOptions lowerOptions;
   lowerOptions.occupancy = options.occupancy;
+  lowerOptions.arch = options.arch;
   pm.addPass(tilec::createConvertTileToLLVM(lowerOptions));
   // The kernel's parameters, in their final form, fit the target's PTX.
   tilec::CheckKernelParametersOptions parameterOptions;

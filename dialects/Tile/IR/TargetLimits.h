@@ -41,6 +41,8 @@ struct TargetLimits {
   /// Whether cvt converts to and from 8-bit floats (e4m3x2, e5m2x2: sm_89
   /// on).
   bool float8Conversions = false;
+  /// Whether `red.global` takes vectors (.v4.f32, .v4.f16x2: sm_90 on).
+  bool vectorReductions = false;
 
   /// The limits of `arch` (sm_80, sm_86, sm_89, sm_90, sm_90a); nullopt for
   /// any other.
@@ -54,6 +56,7 @@ struct TargetLimits {
       l.parameterBytes = 32764;
       l.bf16AtomicAdd = true;
       l.float8Conversions = true;
+      l.vectorReductions = true;
     } else if (arch == "sm_80") {
       l.sharedBytesPerBlock = 163 * 1024;
       l.sharedBytesPerMultiprocessor = 164 * 1024;

@@ -21,6 +21,10 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     `tile.shared_bytes`) and `tile-insert-barriers`: the lowering places no
     barriers between ops.
 
+    With `arch` sm_90 or later, `tile.atomic_rmw sum` on f32, f16 and bf16
+    combines vectors of the registers contiguous along the tensor's last
+    dimension (`red.global.add.v4.f32`, `.v4.f16x2`, up to 16 bytes).
+
     With `occupancy` N, each kernel is budgeted for N blocks per
     multiprocessor (`nvvm.minctasm`, PTX `.minnctapersm`: ptxas caps the
     registers so that N blocks fit), and a warp-specialized kernel splits
@@ -30,6 +34,10 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     Option<"occupancy", "occupancy", "unsigned", /*default=*/"0",
            "Blocks per multiprocessor to budget registers for (0: no "
            "bound)">,
+    Option<"arch", "arch", "std::string", "\"sm_80\"",
+           "Target GPU (sm_80, sm_86, sm_89, sm_90, sm_90a): instructions "
+           "only later targets have (red.global with vector types, sm_90) "
+           "are used where it has them">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

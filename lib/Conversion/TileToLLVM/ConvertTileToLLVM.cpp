@@ -42,7 +42,8 @@ bool hasTileTypes(TypeRange types) {
 }
 
 /// Stage 1: tiles to registers, global tensors to (pointer, sizes, strides).
-LogicalResult lowerTiles(ModuleOp module) {
+LogicalResult lowerTiles(ModuleOp module,
+                         const mlir::tile::TargetLimits &limits) {
   MLIRContext *ctx = module.getContext();
   TileTypeConverter converter(ctx);
   ConversionTarget target(*ctx);
@@ -68,7 +69,7 @@ LogicalResult lowerTiles(ModuleOp module) {
   populateElementwisePatterns(converter, patterns);
   populateFloat8Patterns(converter, patterns);
   populateLayoutPatterns(converter, patterns);
-  populateMemoryPatterns(converter, patterns);
+  populateMemoryPatterns(converter, limits.vectorReductions, patterns);
   populateReducePatterns(converter, patterns);
   populateMmaPatterns(converter, patterns);
   populateSharedMemoryPatterns(converter, patterns);
@@ -120,6 +121,13 @@ struct ConvertTileToLLVMPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    std::optional<mlir::tile::TargetLimits> limits =
+        mlir::tile::TargetLimits::get(arch);
+    if (!limits) {
+      module.emitError() << "convert-tile-to-llvm: unknown target '" << arch
+                         << "' (sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+      return signalPassFailure();
+    }
     if (failed(checkLoweringPreconditions(module)))
       return signalPassFailure();
     Builder b(&getContext());
@@ -149,7 +157,7 @@ struct ConvertTileToLLVMPass
     }
     // Warp-specialized bodies split by role once their contents are
     // lowered (which needs to know which ops the consumers run).
-    if (failed(lowerTiles(module)))
+    if (failed(lowerTiles(module, *limits)))
       return signalPassFailure();
     module.walk(
         [&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws, occupancy); });

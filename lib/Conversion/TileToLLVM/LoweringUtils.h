@@ -201,7 +201,8 @@ void populateFloat8Patterns(TileTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateLayoutPatterns(TileTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
-void populateMemoryPatterns(TileTypeConverter &converter,
+/// `vectorReductions`: the target's red.global takes vectors (sm_90).
+void populateMemoryPatterns(TileTypeConverter &converter, bool vectorReductions,
                             mlir::RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);

@@ -456,7 +456,12 @@ std::string reductionPtx(tile::ReduceKind kind, Type elt) {
 /// several registers or threads (the bases that are zero); only the one
 /// with those bits clear combines it.
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AtomicRMWLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                    bool vectorReductions)
+      : OpConversionPattern(converter, ctx),
+        vectorReductions(vectorReductions) {}
+  bool vectorReductions;
+
   LogicalResult
   matchAndRewrite(tile::AtomicRMWOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -494,11 +499,55 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
       owner = owner ? Value(arith::AndIOp::create(rewriter, loc, owner, clear))
                     : clear;
     }
+    ValueRange values = adaptor.getValue();
+    // sm_90: a sum of floats combines the registers contiguous along the
+    // tensor's last dimension in one vector red (16 bytes at most; 16-bit
+    // elements in pairs). Replicated registers are never among them: a
+    // zero basis ends the contiguous run.
+    unsigned vec = access.getVectorLength();
+    bool packed16 = elt.isF16() || elt.isBF16();
+    if (vectorReductions && op.getKind() == tile::ReduceKind::Sum &&
+        (elt.isF32() || packed16) && vec >= 2) {
+      unsigned words = packed16 ? vec / 2 : vec;
+      // red.global.add.v4.f32, red.global.add.noftz.v4.f16x2; one word of
+      // two halves is red.global.add.noftz.f16x2.
+      std::string vector = words > 1 ? "v" + std::to_string(words) + "." : "";
+      std::string text =
+          "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n @p "
+          "red.global.add." +
+          (elt.isF32()
+               ? vector + "f32"
+               : "noftz." + vector + (elt.isF16() ? "f16x2" : "bf16x2")) +
+          " [$1], ";
+      std::string constraints = "r,l";
+      std::string list;
+      for (unsigned w = 0; w < words; ++w) {
+        list += (w ? ", $" : "$") + std::to_string(w + 2);
+        constraints += ",r";
+      }
+      text += (words > 1 ? "{" + list + "}" : list) + ";\n}";
+      for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+        if (r & regMask)
+          continue;
+        Access a = access.at(r);
+        Value pred =
+            owner
+                ? Value(arith::AndIOp::create(rewriter, loc, a.inBounds, owner))
+                : a.inBounds;
+        SmallVector<Value> slice(values.slice(r, vec));
+        SmallVector<Value> operands = {
+            arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
+            a.address};
+        llvm::append_range(operands, packWords(rewriter, loc, slice));
+        inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     std::string text = reductionPtx(op.getKind(), elt);
     unsigned bits = bitWidth(elt);
     Type word = rewriter.getIntegerType(bits);
     std::string constraints = bits == 16 ? "r,l,h" : "r,l,r";
-    ValueRange values = adaptor.getValue();
     for (unsigned r = 0; r < access.getNumRegs(); ++r) {
       if (r & regMask)
         continue;
@@ -620,9 +669,11 @@ struct DimLowering : OpConversionPattern<tile::DimOp> {
 } // namespace
 
 void tilec::populateMemoryPatterns(TileTypeConverter &converter,
+                                   bool vectorReductions,
                                    RewritePatternSet &patterns) {
   patterns.add<LoadLowering, StoreLowering, GatherLowering, ScatterLowering,
-               AtomicRMWLowering, DimLowering, AsyncCopyLowering,
-               AsyncWaitLowering, ItemLowering>(converter,
-                                                patterns.getContext());
+               DimLowering, AsyncCopyLowering, AsyncWaitLowering, ItemLowering>(
+      converter, patterns.getContext());
+  patterns.add<AtomicRMWLowering>(converter, patterns.getContext(),
+                                  vectorReductions);
 }
