@@ -20,10 +20,14 @@
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
-//     few for wide accumulators). A branch of that loop on its induction
-//     variable (a causal mask) is split off after specialization
-//     (tile-loop-split runs once the schedule is in place), so the two
-//     choices do not interact.
+//     few for wide accumulators), when every multiply of the loop has at
+//     least 128 bytes of K per stage (four wgmma K steps): with less, the
+//     consumers wait on the producer's handshake more than they multiply
+//     (gemm.tile's 128 x 128 x 32 tiles: 0.39 of cuBLAS specialized, 0.73
+//     not, on an H200; bench/results/2026-11-28-h200-occupancy-stages.md). A
+//     branch of that loop on its induction variable (a causal mask) is split
+//     off after specialization (tile-loop-split runs once the schedule is in
+//     place), so the two choices do not interact.
 //
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
@@ -97,8 +101,7 @@ OperandBytes operandBytes(func::FuncOp func) {
 /// operands fit `budget` bytes of shared memory: the largest S up to the
 /// loads' own latency hints with (streamed bytes) * S + (the others') in
 /// budget; nullopt when the hints fit as they are.
-std::optional<unsigned> stagesThatFit(const OperandBytes &ops,
-                                      int64_t budget) {
+std::optional<unsigned> stagesThatFit(const OperandBytes &ops, int64_t budget) {
   if (!ops.streamed || ops.hinted + ops.fixed <= budget)
     return std::nullopt;
   for (unsigned s = ops.deepest; s >= 2; --s)
@@ -123,11 +126,11 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
                     limits.sharedBytesPerMultiprocessor /
                         (bytes + limits.reservedSharedBytesPerBlock));
   };
-  int64_t registers =
-      std::min<int64_t>(limits.registersPerThread,
-                        32 + accumulatorElements / std::max<int64_t>(1, threads));
-  int64_t byRegisters =
-      limits.registersPerMultiprocessor / (threads * std::max<int64_t>(1, registers));
+  int64_t registers = std::min<int64_t>(limits.registersPerThread,
+                                        32 + accumulatorElements /
+                                                 std::max<int64_t>(1, threads));
+  int64_t byRegisters = limits.registersPerMultiprocessor /
+                        (threads * std::max<int64_t>(1, registers));
   int64_t target =
       std::min(blocksWith(ops.streamed * 2 + ops.fixed), byRegisters);
   if (blocksWith(ops.hinted + ops.fixed) >= target)
@@ -149,7 +152,7 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
     return choice;
   llvm::SetVector<scf::ForOp> streaming;
   int64_t rows = 0, accumulatorElements = 0;
-  bool allMultiplesOf128 = true;
+  bool allMultiplesOf128 = true, longStages = true;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
     if (!loop)
@@ -162,6 +165,10 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
       return;
     streaming.insert(loop);
     accumulatorElements += mma.getType().getNumElements();
+    auto a = cast<RankedTensorType>(mma.getA().getType());
+    longStages &= a.getDimSize(1) *
+                      std::max<int64_t>(1, a.getElementTypeBitWidth() / 8) >=
+                  128;
     int64_t m = mma.getType().getDimSize(0);
     rows = rows ? std::min(rows, m) : m;
     allMultiplesOf128 &= m % 128 == 0;
@@ -179,14 +186,14 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
   mlir::tile::TargetLimits limits = *mlir::tile::TargetLimits::get(arch);
   OperandBytes ops = operandBytes(func);
   if (!numStages)
-    if (auto stages =
-            stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
+    if (auto stages = stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
       choice.numStages = *stages;
   unsigned warps = numWarps ? *numWarps : *choice.numWarps;
   // A producer with two consumer warpgroups: one block per multiprocessor,
   // the consumers at 240 registers. With one, two blocks fit and a thread
   // starts with 128, which an accumulator of 64 x 256 f32 alone fills.
-  if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128) {
+  if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128 ||
+      !longStages) {
     if (!numStages && !choice.numStages)
       if (auto stages =
               stagesForOccupancy(ops, accumulatorElements, warps, limits))
