@@ -338,6 +338,25 @@ static Val emitFull(const Args &a, const Val &value, SMLoc valueLoc,
 // Memory
 //===----------------------------------------------------------------------===//
 
+/// The `padding` argument `i` of load() or gather(): a constant of `elt`,
+/// as an attribute (null when absent); nullopt after an error.
+static std::optional<TypedAttr> paddingArg(const Args &a, unsigned i,
+                                           Type elt) {
+  if (!a.has(i))
+    return TypedAttr();
+  if (!a[i].isConstNumber()) {
+    a.em.error(a.loc(i), a.fname + "(): padding must be a constant, got " +
+                             a[i].describe());
+    return std::nullopt;
+  }
+  Value p = a.em.materializeScalar(a[i], elt, a.loc(i));
+  if (!p)
+    return std::nullopt;
+  auto attr = cast<TypedAttr>(p.getDefiningOp<arith::ConstantOp>().getValue());
+  p.getDefiningOp()->erase();
+  return attr;
+}
+
 static Val emitLoad(const Args &a) {
   Emitter &em = a.em;
   if (!requireGlobal(a, 0))
@@ -365,23 +384,15 @@ static Val emitLoad(const Args &a) {
       return em.error(a.loc(4), "load(): latency must be between 1 and 10");
     latency = em.builder.getI32IntegerAttr(static_cast<int32_t>(*l));
   }
-  TypedAttr padding;
-  if (a.has(5)) {
-    if (!a[5].isConstNumber())
-      return em.error(a.loc(5), "load(): padding must be a constant, got " +
-                                    a[5].describe());
-    Value p = em.materializeScalar(a[5], type.getElementType(), a.loc(5));
-    if (!p)
-      return Val::invalid();
-    padding = cast<TypedAttr>(p.getDefiningOp<arith::ConstantOp>().getValue());
-    p.getDefiningOp()->erase();
-  }
+  auto padding = paddingArg(a, 5, type.getElementType());
+  if (!padding)
+    return Val::invalid();
   auto resultType = RankedTensorType::get(*shape, type.getElementType());
   auto op = tile::LoadOp::create(
       em.builder, em.loc(a.callLoc), resultType, a[0].value, *indices,
       order->empty() ? DenseI32ArrayAttr()
                      : em.builder.getDenseI32ArrayAttr(*order),
-      latency, padding);
+      latency, *padding);
   return Val::dynamic(op.getResult());
 }
 
@@ -469,21 +480,13 @@ static Val emitGather(const Args &a) {
   auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
   if (type.getElementType().isInteger(1))
     return em.error(a.loc(0), "gather(): bool tensors are not supported");
-  TypedAttr padding;
-  if (a.has(2)) {
-    if (!a[2].isConstNumber())
-      return em.error(a.loc(2), "gather(): padding must be a constant, got " +
-                                    a[2].describe());
-    Value p = em.materializeScalar(a[2], type.getElementType(), a.loc(2));
-    if (!p)
-      return Val::invalid();
-    padding = cast<TypedAttr>(p.getDefiningOp<arith::ConstantOp>().getValue());
-    p.getDefiningOp()->erase();
-  }
+  auto padding = paddingArg(a, 2, type.getElementType());
+  if (!padding)
+    return Val::invalid();
   auto resultType = RankedTensorType::get(g->shape, type.getElementType());
   return Val::dynamic(tile::GatherOp::create(em.builder, em.loc(a.callLoc),
                                              resultType, a[0].value, g->indices,
-                                             padding));
+                                             *padding));
 }
 
 static Val emitScatter(const Args &a) {

@@ -206,6 +206,30 @@ std::pair<unsigned, unsigned> wordShape(unsigned vec, unsigned elemBits) {
   return {1, totalBits};
 }
 
+/// The register value of a load's or gather's `padding`; null where it is
+/// absent or +0 (what the predicated loads read outside the tensor).
+Value paddingValue(OpBuilder &b, Location loc, Attribute pad) {
+  if (!pad)
+    return {};
+  auto f = dyn_cast<FloatAttr>(pad);
+  auto i = dyn_cast<IntegerAttr>(pad);
+  if ((f && f.getValue().isPosZero()) || (i && i.getValue().isZero()))
+    return {};
+  return arith::ConstantOp::create(b, loc,
+                                   registerConstant(cast<TypedAttr>(pad)));
+}
+
+/// Reads the `vec` elements at `address` (`words` words of `wordBits`) when
+/// `ok`, and appends them to `regs`: zeros outside, or `padding` if given.
+void loadElements(OpBuilder &b, Location loc, Value address, Value ok,
+                  unsigned words, unsigned wordBits, Type elt, unsigned vec,
+                  Value padding, SmallVectorImpl<Value> &regs) {
+  SmallVector<Value> raw = predicatedLoad(b, loc, address, ok, words, wordBits);
+  for (Value v : unpackWords(b, loc, raw, elt, vec))
+    regs.push_back(
+        padding ? Value(arith::SelectOp::create(b, loc, ok, v, padding)) : v);
+}
+
 struct LoadLowering : OpConversionPattern<tile::LoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -225,24 +249,12 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     unsigned vec = access.getVectorLength();
     unsigned bits = bitWidth(elt);
     auto [words, wordBits] = wordShape(vec, bits);
-    Value padding;
-    if (auto pad = op.getPaddingAttr())
-      if (!(isa<FloatAttr>(pad) && cast<FloatAttr>(pad).getValue().isZero() &&
-            !cast<FloatAttr>(pad).getValue().isNegative()) &&
-          !(isa<IntegerAttr>(pad) &&
-            cast<IntegerAttr>(pad).getValue().isZero()))
-        padding = arith::ConstantOp::create(
-            rewriter, loc, registerConstant(cast<TypedAttr>(pad)));
+    Value padding = paddingValue(rewriter, loc, op.getPaddingAttr());
     SmallVector<Value> regs;
     for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
       Access a = access.at(r);
-      SmallVector<Value> raw =
-          predicatedLoad(rewriter, loc, a.address, a.inBounds, words, wordBits);
-      SmallVector<Value> values = unpackWords(rewriter, loc, raw, elt, vec);
-      for (Value v : values)
-        regs.push_back(padding ? Value(arith::SelectOp::create(
-                                     rewriter, loc, a.inBounds, v, padding))
-                               : v);
+      loadElements(rewriter, loc, a.address, a.inBounds, words, wordBits, elt,
+                   vec, padding, regs);
     }
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
@@ -362,19 +374,13 @@ struct GatherLowering : OpConversionPattern<tile::GatherOp> {
                          op.getIndices(), indexRegs, type, elt);
     unsigned vec = access.getVectorLength();
     auto [words, wordBits] = wordShape(vec, bitWidth(elt));
-    Value padding;
-    if (auto pad = op.getPaddingAttr())
-      padding = arith::ConstantOp::create(rewriter, loc, registerConstant(pad));
+    Value padding = paddingValue(rewriter, loc, op.getPaddingAttr());
     SmallVector<Value> regs;
     unsigned n = getLinearLayout(type).getNumRegs();
     for (unsigned r = 0; r < n; r += vec) {
       auto [address, ok] = access.at(r);
-      SmallVector<Value> raw =
-          predicatedLoad(rewriter, loc, address, ok, words, wordBits);
-      for (Value v : unpackWords(rewriter, loc, raw, elt, vec))
-        regs.push_back(padding ? Value(arith::SelectOp::create(rewriter, loc,
-                                                               ok, v, padding))
-                               : v);
+      loadElements(rewriter, loc, address, ok, words, wordBits, elt, vec,
+                   padding, regs);
     }
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
