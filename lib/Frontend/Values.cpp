@@ -47,18 +47,7 @@ ArrayRef<int64_t> Val::getShape() const {
 }
 
 std::string tilec::typeName(Type type) {
-  if (!type)
-    return "<unknown>";
-  if (type.isInteger(1))
-    return "bool";
-  if (isa<Float8E4M3FNType>(type))
-    return "f8e4m3";
-  if (isa<Float8E5M2Type>(type))
-    return "f8e5m2";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
+  return tile::getLanguageTypeName(type);
 }
 
 std::string tilec::shapeString(ArrayRef<int64_t> shape) {

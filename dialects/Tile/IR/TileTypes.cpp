@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -37,6 +38,21 @@ void TileDialect::registerAttributes() {
 bool mlir::tile::isTileElementType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(32) ||
          type.isInteger(1) || isFloat8Type(type);
+}
+
+std::string mlir::tile::getLanguageTypeName(Type type) {
+  if (!type)
+    return "<unknown>";
+  if (type.isInteger(1))
+    return "bool";
+  if (isa<Float8E4M3FNType>(type))
+    return "f8e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "f8e5m2";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
 }
 
 bool mlir::tile::isFloat8Type(Type type) {

@@ -8,6 +8,8 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/Types.h"
 
+#include <string>
+
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileEnums.h.inc"
 #include "Tile/IR/TileLayoutInterfaces.h.inc"
@@ -27,6 +29,11 @@ bool isTileElementType(Type type);
 /// True for the 8-bit floats (f8E4M3FN, f8E5M2): storage, conversion and
 /// mma only.
 bool isFloat8Type(Type type);
+
+/// An element type as the .tile language spells it (bool, f8e4m3, f8e5m2;
+/// f16, bf16, f32, i32 as MLIR prints them), for diagnostics about .tile
+/// input.
+std::string getLanguageTypeName(Type type);
 
 /// True when `type` is a tile: a ranked tensor of rank 1 or more with a
 /// static shape whose dimensions are powers of two (at most 2^24 elements)

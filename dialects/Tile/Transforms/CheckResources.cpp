@@ -112,7 +112,8 @@ struct CheckResourcesPass
       if (!isFloat8Type(from) && !isFloat8Type(to))
         return WalkResult::advance();
       supported = emitError(getUserFacingLoc(op))
-                  << "converting " << from << " to " << to
+                  << "converting " << getLanguageTypeName(from) << " to "
+                  << getLanguageTypeName(to)
                   << " needs sm_89 or later (cvt with e4m3x2/e5m2x2); " << arch
                   << " has no 8-bit float instructions";
       return WalkResult::interrupt();
