@@ -1088,6 +1088,11 @@ static Val emitAstype(const Args &a) {
     }
     return Val::floating(x.kind == Val::Kind::Float ? x.f : *em.getConstInt(x));
   }
+  if (x.kind == Val::Kind::Scalar && tile::isFloat8Type(t))
+    return em.error(a.loc(0),
+                    "astype(): a run-time scalar cannot be " + typeName(t) +
+                        ": 8-bit floats exist in tiles only (make the tile "
+                        "first, then convert it)");
   return Val::dynamic(em.castElements(x.value, t, em.loc(a.callLoc)));
 }
 
@@ -1162,6 +1167,10 @@ static Val emitItem(const Args &a) {
     return x;
   if (!requireTile(a, 0, "the value"))
     return Val::invalid();
+  if (tile::isFloat8Type(x.getElementType()))
+    return a.em.error(a.loc(0), "item(): a run-time scalar cannot be " +
+                                    typeName(x.getElementType()) +
+                                    ": convert the tile first (.astype(f32))");
   Val s = a.em.scalarOf(x, a.callLoc);
   if (s.kind == Val::Kind::Tile)
     return a.em.error(a.loc(0), "item(): the tile must hold one element, "

@@ -359,6 +359,20 @@ Value Emitter::coerce(const Val &v, Type elt, ArrayRef<int64_t> shape,
   }
   if (!v.isDynamic())
     return {};
+  // A run-time scalar never holds an 8-bit float: a tile of it does, made
+  // in f32 and converted as a tile.
+  if (tile::isFloat8Type(elt) && v.kind == Val::Kind::Scalar) {
+    if (shape.empty()) {
+      diag.error(l, "a run-time scalar cannot be " + typeName(elt) +
+                        ": 8-bit floats exist in tiles only");
+      return {};
+    }
+    Type f32 = builder.getF32Type();
+    Value wide = tile::FullOp::create(builder, location,
+                                      RankedTensorType::get(shape, f32),
+                                      castElements(v.value, f32, location));
+    return castElements(wide, elt, location);
+  }
   result = castElements(v.value, elt, location);
   if (shape.empty())
     return result;
