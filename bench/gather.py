@@ -13,7 +13,6 @@ rotating id sets (bench/interleaved.py). Prints a markdown table.
 """
 import argparse
 import os
-import statistics
 import sys
 
 import torch
@@ -21,7 +20,7 @@ import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import time_interleaved  # noqa: E402
+from interleaved import copy_bandwidth, time_interleaved  # noqa: E402
 
 EMBED = """
 kernel embed(E: Tensor[DTYPE, 2], Ids: Tensor[i32, 1], O: Tensor[DTYPE, 2],
@@ -33,26 +32,11 @@ kernel embed(E: Tensor[DTYPE, 2], Ids: Tensor[i32, 1], O: Tensor[DTYPE, 2],
 """
 
 
-def copy_bandwidth(rounds):
-    src = torch.empty(1 << 28, device="cuda", dtype=torch.float32)
-    dst = torch.empty_like(src)
-    times = []
-    for i in range(rounds + 3):
-        start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
-        start.record()
-        dst.copy_(src)
-        end.record()
-        end.synchronize()
-        if i >= 3:
-            times.append(start.elapsed_time(end) / 1e3)
-    return 2 * src.numel() * 4 / statistics.median(times)
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=30)
     args = p.parse_args()
-    copy = copy_bandwidth(args.rounds)
+    copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}; device copy "
           f"{copy / 1e9:.0f} GB/s")
     rows = []

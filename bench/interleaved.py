@@ -44,6 +44,7 @@ Exit status 77 (skip) without torch, a GPU or the tilec package.
 """
 import argparse
 import json
+import statistics
 import sys
 
 B, H = 4, 32
@@ -298,6 +299,24 @@ def gemm(torch, tilec, out, args):
         del sets
         torch.cuda.empty_cache()
     return 0
+
+
+def copy_bandwidth(torch, rounds):
+    """The device's copy bandwidth (bytes read + written per second): the
+    median of `rounds` copies of a 1 GiB buffer after 3 warm-up copies, what
+    memory-bound kernels are measured against."""
+    src = torch.empty(1 << 28, device="cuda", dtype=torch.float32)  # 1 GiB
+    dst = torch.empty_like(src)
+    times = []
+    for i in range(rounds + 3):
+        start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        start.record()
+        dst.copy_(src)
+        end.record()
+        end.synchronize()
+        if i >= 3:
+            times.append(start.elapsed_time(end) / 1e3)
+    return 2 * src.numel() * 4 / statistics.median(times)
 
 
 def time_interleaved(torch, impls, sets, rounds):

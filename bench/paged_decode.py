@@ -18,27 +18,16 @@ import argparse
 import math
 import os
 import statistics
+import sys
 
 import torch
 import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from interleaved import copy_bandwidth  # noqa: E402
+
 KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "paged_decode.tile")
-
-
-def copy_bandwidth(rounds):
-    src = torch.empty(1 << 28, device="cuda", dtype=torch.float32)  # 1 GiB
-    dst = torch.empty_like(src)
-    times = []
-    for i in range(rounds + 3):
-        start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
-        start.record()
-        dst.copy_(src)
-        end.record()
-        end.synchronize()
-        if i >= 3:
-            times.append(start.elapsed_time(end) / 1e3)
-    return 2 * src.numel() * 4 / statistics.median(times)
 
 
 def make_case(B, H, G, D, PAGE, mean_len, gen):
@@ -81,7 +70,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    copy = copy_bandwidth(args.rounds)
+    copy = copy_bandwidth(torch, args.rounds)
     configs = [
         # B, H_KV, GROUP, D, PAGE, mean length, options
         (32, 8, 4, 128, 64, 4096, {}),

@@ -457,6 +457,28 @@ std::string reductionPtx(tile::ReduceKind kind, Type elt) {
          ".u32 [$1], $2;\n}";
 }
 
+/// The PTX of one predicated vector sum of `vec` registers of f32, f16 or
+/// bf16 into global memory (sm_90), with its constraints: `$0` the
+/// predicate, `$1` the address, then the 32-bit words (16-bit elements in
+/// pairs): red.global.add.v4.f32, red.global.add.noftz.v4.f16x2, and for one
+/// word of two halves red.global.add.noftz.f16x2.
+std::pair<std::string, std::string> vectorReductionPtx(Type elt, unsigned vec) {
+  unsigned words = elt.isF32() ? vec : vec / 2;
+  std::string vector = words > 1 ? "v" + std::to_string(words) + "." : "";
+  std::string text =
+      "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n @p red.global.add." +
+      (elt.isF32() ? vector + "f32"
+                   : "noftz." + vector + (elt.isF16() ? "f16x2" : "bf16x2")) +
+      " [$1], ";
+  std::string constraints = "r,l", list;
+  for (unsigned w = 0; w < words; ++w) {
+    list += (w ? ", $" : "$") + std::to_string(w + 2);
+    constraints += ",r";
+  }
+  text += (words > 1 ? "{" + list + "}" : list) + ";\n}";
+  return {text, constraints};
+}
+
 /// tile.atomic_rmw: each element, once, by `red.global` at its address,
 /// predicated on being inside the tensor. A layout may hold an element in
 /// several registers or threads (the bases that are zero); only the one
@@ -511,64 +533,37 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     // elements in pairs). Replicated registers are never among them: a
     // zero basis ends the contiguous run.
     unsigned vec = access.getVectorLength();
-    bool packed16 = elt.isF16() || elt.isBF16();
+    unsigned step = 1;
+    std::string text, constraints;
     if (vectorReductions && op.getKind() == tile::ReduceKind::Sum &&
-        (elt.isF32() || packed16) && vec >= 2) {
-      unsigned words = packed16 ? vec / 2 : vec;
-      // red.global.add.v4.f32, red.global.add.noftz.v4.f16x2; one word of
-      // two halves is red.global.add.noftz.f16x2.
-      std::string vector = words > 1 ? "v" + std::to_string(words) + "." : "";
-      std::string text =
-          "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n @p "
-          "red.global.add." +
-          (elt.isF32()
-               ? vector + "f32"
-               : "noftz." + vector + (elt.isF16() ? "f16x2" : "bf16x2")) +
-          " [$1], ";
-      std::string constraints = "r,l";
-      std::string list;
-      for (unsigned w = 0; w < words; ++w) {
-        list += (w ? ", $" : "$") + std::to_string(w + 2);
-        constraints += ",r";
-      }
-      text += (words > 1 ? "{" + list + "}" : list) + ";\n}";
-      for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
-        if (r & regMask)
-          continue;
-        Access a = access.at(r);
-        Value pred =
-            owner
-                ? Value(arith::AndIOp::create(rewriter, loc, a.inBounds, owner))
-                : a.inBounds;
-        SmallVector<Value> slice(values.slice(r, vec));
-        SmallVector<Value> operands = {
-            arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
-            a.address};
-        llvm::append_range(operands, packWords(rewriter, loc, slice));
-        inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
-      }
-      rewriter.eraseOp(op);
-      return success();
+        (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
+      step = vec;
+      std::tie(text, constraints) = vectorReductionPtx(elt, vec);
+    } else {
+      text = reductionPtx(op.getKind(), elt);
+      constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
     }
-    std::string text = reductionPtx(op.getKind(), elt);
-    unsigned bits = bitWidth(elt);
-    Type word = rewriter.getIntegerType(bits);
-    std::string constraints = bits == 16 ? "r,l,h" : "r,l,r";
-    for (unsigned r = 0; r < access.getNumRegs(); ++r) {
+    Type word = rewriter.getIntegerType(bitWidth(elt));
+    for (unsigned r = 0; r < access.getNumRegs(); r += step) {
       if (r & regMask)
         continue;
       Access a = access.at(r);
       Value pred =
           owner ? Value(arith::AndIOp::create(rewriter, loc, a.inBounds, owner))
                 : a.inBounds;
-      Value v = values[r];
-      if (v.getType() != word)
-        v = arith::BitcastOp::create(rewriter, loc, word, v);
-      inlinePtx(
-          rewriter, loc, TypeRange(),
-          {arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
-           a.address, v},
-          text, constraints);
+      SmallVector<Value> operands = {
+          arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
+          a.address};
+      if (step == 1) {
+        Value v = values[r];
+        if (v.getType() != word)
+          v = arith::BitcastOp::create(rewriter, loc, word, v);
+        operands.push_back(v);
+      } else {
+        SmallVector<Value> slice(values.slice(r, step));
+        llvm::append_range(operands, packWords(rewriter, loc, slice));
+      }
+      inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
     }
     rewriter.eraseOp(op);
     return success();

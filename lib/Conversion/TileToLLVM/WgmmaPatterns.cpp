@@ -219,9 +219,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         return "e5m2";
       return t.isBF16() ? "bf16" : "f16";
     };
-    auto aSmemType = dyn_cast<tile::SharedMemoryType>(op.getA().getType());
-    Type aElt = aSmemType ? aSmemType.getElementType()
-                          : getElementTypeOrSelf(op.getA().getType());
+    auto aSmem = dyn_cast<tile::SharedMemoryType>(op.getA().getType());
+    Type aElt = aSmem ? aSmem.getElementType()
+                      : getElementTypeOrSelf(op.getA().getType());
     Type bElt = bType.getElementType();
     bool fp8 = tile::isFloat8Type(bElt);
     int64_t kStep = fp8 ? 32 : 16;
@@ -239,7 +239,6 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     OperandDescriptor descB(bType, /*kDim=*/0);
     Value addrB = sharedAddress32(rewriter, loc, adaptor.getB().front());
 
-    auto aSmem = dyn_cast<tile::SharedMemoryType>(op.getA().getType());
     std::optional<OperandDescriptor> descA;
     Value addrA;
     LinearLayout la(ArrayRef<int64_t>{});
