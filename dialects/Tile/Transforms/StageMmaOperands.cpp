@@ -123,39 +123,38 @@ struct StageMmaOperandsPass
   LogicalResult stageForWarpgroup(MmaOp mma) {
     Value a = mma.getA();
     bool fp8 = isFloat8Type(mma.getA().getType().getElementType());
+    auto warnTransposed = [&](StringRef name, StringRef how) {
+      emitWarning(getUserFacingLoc(mma))
+          << "the 8-bit " << name
+          << " operand of this mma is transposed through registers: wgmma "
+             "reads 8-bit operands with K contiguous; load "
+          << how << " to copy it straight to shared memory";
+    };
     auto cvt = a.getDefiningOp<ConvertLayoutOp>();
     if (fp8 || (cvt && (!cvt.getSource().getType().getEncoding() ||
                         !isRegisterOnlyConversion(cvt.getSource().getType(),
                                                   cvt.getType())))) {
+      bool transposed = false;
       a = stageBuffer(a, /*hopper=*/true,
-                      fp8 ? std::optional<unsigned>(1) : std::nullopt);
+                      fp8 ? std::optional<unsigned>(1) : std::nullopt,
+                      &transposed);
       if (!a)
         return mma.emitError("wgmma: the A operand cannot be put in a "
                              "shared layout wgmma reads (its fastest "
                              "dimension is narrower than 32 bytes)");
+      if (transposed)
+        warnTransposed("A", "A from an (M, K) tensor");
     }
-    if (fp8)
-      for (auto [name, operand, kDim] :
-           {std::tuple<StringRef, Value, unsigned>{"A", mma.getA(), 1},
-            {"B", mma.getB(), 0}}) {
-        auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
-        Value src = cvt ? cvt.getSource() : operand;
-        auto srcType = cast<RankedTensorType>(src.getType());
-        if (srcType.getEncoding() && storeOrder(srcType).front() != kDim)
-          emitWarning(getUserFacingLoc(mma))
-              << "the 8-bit " << name
-              << " operand of this mma is transposed through registers: "
-                 "wgmma reads 8-bit operands with K contiguous; load "
-              << (kDim == 1 ? "A from an (M, K) tensor"
-                            : "B from an (N, K) tensor with order=(1, 0)")
-              << " to copy it straight to shared memory";
-      }
+    bool transposed = false;
     Value b = stageBuffer(mma.getB(), /*hopper=*/true,
-                          fp8 ? std::optional<unsigned>(0) : std::nullopt);
+                          fp8 ? std::optional<unsigned>(0) : std::nullopt,
+                          &transposed);
     if (!b)
       return mma.emitError("wgmma: the B operand cannot be put in a shared "
                            "layout wgmma reads (its fastest dimension is "
                            "narrower than 32 bytes)");
+    if (transposed)
+      warnTransposed("B", "B from an (N, K) tensor with order=(1, 0)");
     OpBuilder builder(mma);
     auto wgmma =
         WarpgroupMmaOp::create(builder, mma.getLoc(), a, b, mma.getAcc());
@@ -190,9 +189,11 @@ struct StageMmaOperandsPass
   /// the layouts wgmma reads; null when the tile has none.
   /// `fastest`, when given, is the dimension the buffer must hold fastest
   /// (K for 8-bit wgmma operands); by default the one the tile's registers
-  /// run along.
+  /// run along. `transposed`, when given, is set when `fastest` is not
+  /// that one (the tile is stored across its registers' order).
   Value stageBuffer(Value operand, bool hopper,
-                    std::optional<unsigned> fastest = std::nullopt) {
+                    std::optional<unsigned> fastest = std::nullopt,
+                    bool *transposed = nullptr) {
     if (hopper)
       if (Value v = staged.lookup(operand))
         return v;
@@ -202,6 +203,8 @@ struct StageMmaOperandsPass
     auto srcType = cast<RankedTensorType>(src.getType());
     SmallVector<unsigned> order = storeOrder(srcType);
     if (fastest && order.front() != *fastest) {
+      if (transposed)
+        *transposed = true;
       order = {*fastest};
       for (unsigned d = 0; d < srcType.getRank(); ++d)
         if (d != *fastest)
