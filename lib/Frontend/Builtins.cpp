@@ -760,9 +760,26 @@ static Val emitCat(const Args &a) {
                                     ", which does not join " +
                                     shapeString(first) + " along axis " +
                                     std::to_string(axis));
+    // Held padded to a power of two, a tile's padding along the axis
+    // would overlap the next tile.
+    if (i + 1 < tiles.elts.size() && !llvm::isPowerOf2_64(s[axis]))
+      return em.error(a.loc(0), "cat(): tile " + std::to_string(i) + " has " +
+                                    std::to_string(s[axis]) + " along axis " +
+                                    std::to_string(axis) +
+                                    ", not a power of two; only the last "
+                                    "tile joined may be");
     shape[axis] += s[axis];
     inputs.push_back(t.value);
   }
+  // The last tile's padding must stay inside the result's.
+  int64_t last = tiles.elts.back().getShape()[axis];
+  if (shape[axis] - last + int64_t(llvm::PowerOf2Ceil(last)) >
+      int64_t(llvm::PowerOf2Ceil(shape[axis])))
+    return em.error(a.loc(0),
+                    "cat(): the last tile's " + std::to_string(last) +
+                        " along axis " + std::to_string(axis) +
+                        ", padded to a power of two, would reach past the "
+                        "result's padding");
   if (!em.checkTileShape(shape, a.callLoc))
     return Val::invalid();
   return Val::dynamic(tile::ConcatOp::create(

@@ -205,7 +205,7 @@ public:
   /// value read from memory where a scalar is needed (a range bound, a tile
   /// index). Anything else is returned as it is.
   Val scalarOf(const Val &v, llvm::SMLoc l);
-  /// Checks a tile shape: non-empty, static, powers of two.
+  /// Checks a tile shape: non-empty, static, positive dimensions.
   bool checkTileShape(llvm::ArrayRef<int64_t> shape, llvm::SMLoc l);
   /// Constant `v` as an integer if it is an int or bool constant.
   std::optional<int64_t> getConstInt(const Val &v);

@@ -188,9 +188,9 @@ bool Emitter::checkTileShape(ArrayRef<int64_t> shape, llvm::SMLoc l) {
     return false;
   }
   for (int64_t d : shape) {
-    if (d <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(d))) {
-      diag.error(l, "tile dimensions must be powers of two, got " +
-                        shapeString(shape));
+    if (d <= 0) {
+      diag.error(l,
+                 "tile dimensions must be positive, got " + shapeString(shape));
       return false;
     }
     if (d > (1 << 20)) {
@@ -199,12 +199,14 @@ bool Emitter::checkTileShape(ArrayRef<int64_t> shape, llvm::SMLoc l) {
       return false;
     }
   }
+  // Held padded to powers of two (tile::paddedShape).
   int64_t total = 1;
   for (int64_t d : shape) {
-    total *= d;
+    total *= int64_t(llvm::PowerOf2Ceil(uint64_t(d)));
     if (total > (int64_t(1) << 24)) {
       diag.error(l, "tile " + shapeString(shape) +
-                        " has too many elements (limit 16777216)");
+                        " has too many elements (limit 16777216, counting "
+                        "each dimension padded to a power of two)");
       return false;
     }
   }

@@ -685,4 +685,28 @@ TEST_F(LinearLayoutTest, ConversionAgreesWithTheLowering) {
     }
 }
 
+// A tile whose dimensions are not powers of two is laid out over its padded
+// shape; the registers past it in every thread are its padding.
+TEST_F(LinearLayoutTest, PaddedShapes) {
+  EXPECT_EQ(paddedShape({48, 96, 1, 3}), (SmallVector<int64_t>{64, 128, 1, 4}));
+  EXPECT_TRUE(isPadded(ArrayRef<int64_t>{64, 96}));
+  EXPECT_FALSE(isPadded(ArrayRef<int64_t>{64, 128, 1}));
+  // wgmma-style accumulator of 64 x 96 over 4 warps: column blocks of 8 in
+  // the registers (bits 2 up), so registers of columns 96..127 are padding
+  // whatever the lane: 16 of 64.
+  auto mma = MmaLayoutAttr::get(&ctx, {4, 1}, 3, {64, 96, 16});
+  SmallVector<int64_t> shape = {64, 96};
+  LinearLayout l = toLinearLayout(mma, shape);
+  EXPECT_EQ(l.getShape(), (ArrayRef<int64_t>{64, 128}));
+  EXPECT_EQ(countDataRegisters(l, shape), 48);
+  for (unsigned r = 0; r < l.getNumRegs(); ++r)
+    EXPECT_EQ(isPaddingRegister(l, shape, r), l.regCoords(r)[1] >= 96) << r;
+  // Rows spread over lanes and warps: no register is padding in every
+  // thread, though some threads hold only padding.
+  auto b = blocked({1, 4}, {8, 4}, {4, 1}, {1, 0});
+  SmallVector<int64_t> rows = {40, 16};
+  LinearLayout lb = toLinearLayout(b, rows);
+  EXPECT_EQ(countDataRegisters(lb, rows), lb.getNumRegs());
+}
+
 } // namespace

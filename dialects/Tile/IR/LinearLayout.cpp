@@ -628,11 +628,12 @@ tileOutDims(ArrayRef<int64_t> shape) {
   return outs;
 }
 
-LinearLayout mlir::tile::swizzledSharedLayout(ArrayRef<int64_t> shape,
+LinearLayout mlir::tile::swizzledSharedLayout(ArrayRef<int64_t> shapeIn,
                                               unsigned vec, unsigned perPhase,
                                               unsigned maxPhase,
                                               ArrayRef<unsigned> order,
                                               unsigned block) {
+  SmallVector<int64_t> shape = paddedShape(shapeIn);
   unsigned rank = shape.size();
   unsigned f = order[0];
   unsigned colBits = llvm::Log2_64(shape[f]);
@@ -677,6 +678,45 @@ LinearLayout mlir::tile::swizzledSharedLayout(ArrayRef<int64_t> shape,
 //===----------------------------------------------------------------------===//
 // Layout attributes
 //===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> mlir::tile::paddedShape(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> padded;
+  for (int64_t d : shape)
+    padded.push_back(d > 0 ? int64_t(llvm::PowerOf2Ceil(uint64_t(d))) : d);
+  return padded;
+}
+
+bool mlir::tile::isPadded(ArrayRef<int64_t> shape) {
+  return llvm::any_of(
+      shape, [](int64_t d) { return d > 0 && !llvm::isPowerOf2_64(d); });
+}
+
+bool mlir::tile::isPaddingRegister(const LinearLayout &layout,
+                                   ArrayRef<int64_t> shape, unsigned r) {
+  LinearLayout::Basis c = layout.regCoords(r);
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    if (layout.getShape()[d] <= shape[d])
+      continue;
+    int64_t threadBits = 0;
+    for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
+      if (layout.hasInDim(dim))
+        for (const LinearLayout::Basis &b : layout.getBases(dim))
+          threadBits |= b[d];
+    if ((c[d] & ~threadBits) >= shape[d])
+      return true;
+  }
+  return false;
+}
+
+int64_t mlir::tile::countDataRegisters(const LinearLayout &layout,
+                                       ArrayRef<int64_t> shape) {
+  if (!isPadded(shape))
+    return layout.getNumRegs();
+  int64_t n = 0;
+  for (unsigned r = 0; r < layout.getNumRegs(); ++r)
+    n += !isPaddingRegister(layout, shape, r);
+  return n;
+}
 
 SmallVector<unsigned> mlir::tile::nonUnitDims(ArrayRef<int64_t> shape) {
   SmallVector<unsigned> dims;

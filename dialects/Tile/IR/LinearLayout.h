@@ -273,8 +273,32 @@ LinearLayout swizzledSharedLayout(ArrayRef<int64_t> shape, unsigned vec,
 // Layout attributes
 //===----------------------------------------------------------------------===//
 
-/// The linear form of a layout attribute on a tile of `shape`. The layout
-/// must be one of the tile dialect's distributed layouts.
+/// The shape a layout covers for a tile of `shape`: every dimension rounded
+/// up to a power of two. A tile whose dimensions are not all powers of two
+/// (a head dim of 96, 6 query heads) is held padded: its registers and
+/// shared memory have the padded shape, and the elements past its own
+/// dimensions (its padding) hold undefined values. Loads and stores never
+/// touch global memory for them, reductions and multiplies leave them out.
+SmallVector<int64_t> paddedShape(ArrayRef<int64_t> shape);
+
+/// True when some dimension of `shape` is not a power of two.
+bool isPadded(ArrayRef<int64_t> shape);
+inline bool isPadded(int64_t size) { return isPadded(ArrayRef<int64_t>(size)); }
+
+/// True when register `r` of `layout` (over the padded shape of a tile of
+/// `shape`) holds padding in every thread: some coordinate of it is past
+/// the tile whatever the lane and warp add. Lowerings neither compute nor
+/// keep such registers.
+bool isPaddingRegister(const LinearLayout &layout, ArrayRef<int64_t> shape,
+                       unsigned r);
+
+/// The registers of `layout` that hold some element of a tile of `shape`
+/// (all of them unless the tile is padded).
+int64_t countDataRegisters(const LinearLayout &layout, ArrayRef<int64_t> shape);
+
+/// The linear form of a layout attribute on a tile of `shape` (over
+/// paddedShape(shape)). The layout must be one of the tile dialect's
+/// distributed layouts.
 LinearLayout toLinearLayout(Attribute layout, ArrayRef<int64_t> shape);
 
 /// True for the layouts toLinearLayout accepts.

@@ -14,6 +14,14 @@ unsigned tile::getSharedElementBytes(Type elementType) {
   return std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
 }
 
+/// Elements of a tile's registers: its padded shape.
+static int64_t paddedElements(RankedTensorType type) {
+  int64_t n = 1;
+  for (int64_t d : paddedShape(type.getShape()))
+    n *= d;
+  return n;
+}
+
 int64_t tile::getSharedBytes(SharedMemoryType type) {
   return type.getNumElements() * getSharedElementBytes(type.getElementType());
 }
@@ -55,7 +63,14 @@ int64_t tile::getScratchBytes(Operation *op) {
     if (!isTileType(from) || !isDistributedLayout(from.getEncoding()) ||
         extractRegisters(from, extract.getType(), extract.getOffsets()))
       return 0;
-    return from.getNumElements() * getSharedElementBytes(from.getElementType());
+    // The source, and the padding of a padded sub-tile past it.
+    SmallVector<int64_t> buffer = paddedShape(from.getShape());
+    SmallVector<int64_t> sub = paddedShape(extract.getType().getShape());
+    int64_t elements = 1;
+    for (unsigned d = 0; d < buffer.size(); ++d)
+      elements *= int64_t(llvm::PowerOf2Ceil(
+          std::max(buffer[d], extract.getOffsets()[d] + sub[d])));
+    return elements * getSharedElementBytes(from.getElementType());
   }
   if (auto scan = dyn_cast<ScanOp>(op)) {
     // Through shared memory for the bits of the axis that warps hold.
@@ -65,7 +80,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     LinearLayout layout = toLinearLayout(type.getEncoding(), type.getShape());
     for (const LinearLayout::Basis &b : layout.warps())
       if (b[scan.getAxis()] != 0)
-        return type.getNumElements() *
+        return paddedElements(type) *
                getSharedElementBytes(type.getElementType());
     return 0;
   }
@@ -73,7 +88,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     RankedTensorType type = concat.getType();
     if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
       return 0;
-    return type.getNumElements() * getSharedElementBytes(type.getElementType());
+    return paddedElements(type) * getSharedElementBytes(type.getElementType());
   }
   if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
     RankedTensorType type = cvt.getType();
@@ -81,7 +96,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     if (!isTileType(type) ||
         isRegisterOnlyConversion(cvt.getSource().getType(), type))
       return 0;
-    return type.getNumElements() * getSharedElementBytes(type.getElementType());
+    return paddedElements(type) * getSharedElementBytes(type.getElementType());
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = cast<RankedTensorType>(reduce.getSource().getType());
@@ -96,23 +111,33 @@ int64_t tile::getScratchBytes(Operation *op) {
     if (slots == 1)
       return 0;
     int64_t elements = 1;
+    SmallVector<int64_t> padded = paddedShape(type.getShape());
     for (unsigned d = 0; d < type.getRank(); ++d)
       if (d != axis)
-        elements *= type.getDimSize(d);
+        elements *= padded[d];
     return elements * slots * getSharedElementBytes(type.getElementType());
   }
   return 0;
 }
 
 SharedLayoutAttr tile::getHopperSharedLayout(RankedTensorType type,
-                                             ArrayRef<unsigned> order) {
+                                             ArrayRef<unsigned> order,
+                                             bool exact) {
   unsigned bytes = getSharedElementBytes(type.getElementType());
-  int64_t rowBytes = type.getDimSize(order[0]) * bytes;
+  int64_t rowBytes = (exact ? type.getDimSize(order[0])
+                            : paddedShape(type.getShape())[order[0]]) *
+                     bytes;
   for (unsigned swizzle : {128u, 64u, 32u})
     if (rowBytes % swizzle == 0)
       return SharedLayoutAttr::get(type.getContext(), 16 / bytes, 128 / swizzle,
                                    swizzle / 16, order, swizzle / bytes);
   return {};
+}
+
+int64_t tile::getTmaBoxCount(SharedMemoryType type, int64_t inner) {
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned fastest = type.getLayout().getOrder()[0];
+  return llvm::divideCeil(shape[fastest], inner);
 }
 
 Operation *tile::getAllocation(Value buffer) {
@@ -148,7 +173,13 @@ int64_t tile::getAllocationBytes(Operation *alloc) {
   Type type = alloc->getResult(0).getType();
   if (auto bars = dyn_cast<MbarrierType>(type))
     return int64_t(bars.getCount()) * kMbarrierBytes;
-  return getSharedBytes(cast<SharedMemoryType>(type));
+  auto buffer = cast<SharedMemoryType>(type);
+  // A ring (indexed by tile.smem_slot) holds its stages one after the
+  // other, however many they are.
+  for (Operation *user : alloc->getResult(0).getUsers())
+    if (auto slot = dyn_cast<SmemSlotOp>(user))
+      return buffer.getShape().front() * getSharedBytes(slot.getType());
+  return getSharedBytes(buffer);
 }
 
 Value tile::getSlotCounter(Value slot, unsigned stages) {

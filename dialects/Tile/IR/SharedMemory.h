@@ -77,9 +77,17 @@ Value getSlotCounter(Value slot, unsigned stages);
 /// The layout wgmma descriptors and the tensor memory accelerator describe,
 /// for a buffer of `type`'s shape with dimensions `order` (fastest first):
 /// 16-byte chunks swizzled over blocks of the widest of 128, 64 or 32 bytes
-/// that the fastest dimension fills; null when it is narrower than 32 bytes.
+/// that the fastest dimension fills (padded to a power of two; with
+/// `exact`, at its own size, so that whole blocks cover the tile and no
+/// more); null when it is narrower than 32 bytes.
 SharedLayoutAttr getHopperSharedLayout(RankedTensorType type,
-                                       ArrayRef<unsigned> order);
+                                       ArrayRef<unsigned> order,
+                                       bool exact = false);
+
+/// The TMA boxes of `inner` columns that copy a buffer of `type` (side by
+/// side along its fastest dimension): those holding some of the tile, not
+/// its padding.
+int64_t getTmaBoxCount(SharedMemoryType type, int64_t inner);
 
 /// Bytes of one mbarrier.
 inline constexpr int64_t kMbarrierBytes = 8;

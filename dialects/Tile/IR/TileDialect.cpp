@@ -59,8 +59,8 @@ static bool isKernelScalarType(Type type) {
          type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
-/// Checks that every tensor value in the kernel is a tile (static
-/// power-of-two shape, tile element type). Upstream arith/math/scf ops accept
+/// Checks that every tensor value in the kernel is a tile (static shape,
+/// tile element type). Upstream arith/math/scf ops accept
 /// any tensor, so this is where such a value is caught.
 static LogicalResult verifyKernelTiles(func::FuncOp func) {
   auto warps =
@@ -83,7 +83,7 @@ static LogicalResult verifyKernelTiles(func::FuncOp func) {
       return where->emitOpError()
              << "produces " << tensor
              << ", which is not a tile: tiles have one or more static "
-                "power-of-two dimensions, at most 2^24 elements, and f16, "
+                "dimensions, at most 2^24 (padded) elements, and f16, "
                 "bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements";
     return success();
   };

@@ -1,8 +1,8 @@
 //===- TileDialect.td - The tile dialect -------------------*- tablegen -*-===//
 //
 // The tile dialect holds a kernel as operations over whole tiles: values of
-// builtin ranked tensor type with a static, power-of-two shape, owned by one
-// thread block. Element-wise arithmetic, comparisons, casts and selection use
+// builtin ranked tensor type with a static shape (held padded to powers of
+// two), owned by one thread block. Element-wise arithmetic, comparisons, casts and selection use
 // the upstream `arith` and `math` dialects directly on those tensors; loops and
 // branches use `scf`. The tile dialect adds what has no exact upstream
 // equivalent: block indices, tile construction and reshaping, loads and stores
@@ -25,7 +25,7 @@ def Tile_Dialect : Dialect {
   let description = [{
     Tile IR: a kernel is a `func.func` marked `tile.kernel` whose arguments are
     global tensors (`!tile.global`) and scalars, and whose body computes on
-    tiles (ranked tensors with static power-of-two shapes).
+    tiles (ranked tensors with static shapes, held padded to powers of two).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -193,7 +193,7 @@ mlir::tile::verifyLaidOutTile(Type type,
   if (!isTileType(tensor))
     return emitError() << "has type " << type
                        << ", which is not a tile: tiles have one or more "
-                          "static power-of-two dimensions, at most 2^24 "
+                          "static dimensions, at most 2^24 (padded) "
                           "elements, and f16, bf16, f32, i32, i1, f8E4M3FN or "
                           "f8E5M2 elements";
   if (!tensor.getEncoding())
@@ -219,7 +219,9 @@ static Basis unit(unsigned rank, unsigned dim, int64_t value) {
   return b;
 }
 
-LinearLayout BlockedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+LinearLayout
+BlockedLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
+  SmallVector<int64_t> shape = paddedShape(tileShape);
   unsigned rank = shape.size();
   LinearLayout ll(shape);
   ArrayRef<unsigned> spt = getSizePerThread(), tpw = getThreadsPerWarp(),
@@ -276,7 +278,8 @@ static void pushReps(LinearLayout &ll, unsigned dim, int64_t from,
     ll.bases(LinearLayout::kRegister).push_back(unit(2, dim, step));
 }
 
-LinearLayout MmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+LinearLayout MmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
+  SmallVector<int64_t> shape = paddedShape(tileShape);
   LinearLayout ll(shape);
   unsigned wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
   SmallVector<Basis> &regs = ll.bases(LinearLayout::kRegister);
@@ -298,7 +301,8 @@ unsigned MmaLayoutAttr::getNumWarps() const {
 }
 
 LinearLayout
-DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
+  SmallVector<int64_t> shape = paddedShape(tileShape);
   LinearLayout ll(shape);
   unsigned wm = getParent().getWarpsPerCTA()[0];
   unsigned wn = getParent().getWarpsPerCTA()[1];
@@ -338,7 +342,9 @@ unsigned DotOperandLayoutAttr::getNumWarps() const {
   return getParent().getNumWarps();
 }
 
-LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+LinearLayout
+SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
+  SmallVector<int64_t> shape = paddedShape(tileShape);
   SmallVector<int64_t> parentShape(shape);
   parentShape.insert(parentShape.begin() + getDim(), 1);
   LinearLayout parent =

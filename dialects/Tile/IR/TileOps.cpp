@@ -744,8 +744,8 @@ void AsyncCopyOp::getEffects(
 }
 
 int64_t TmaLoadOp::getNumBoxes() {
-  return getBuffer().getType().getNumElements() /
-         getMap().getType().getBoxElements();
+  return getTmaBoxCount(getBuffer().getType(),
+                        getMap().getType().getBox().back());
 }
 
 /// What tile.tma_load and tile.tma_store need of their buffer and map.
@@ -761,7 +761,7 @@ static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
   // The buffer is one box, or boxes side by side along its fastest
   // dimension, each one block of its shared layout.
   SharedLayoutAttr layout = buf.getLayout();
-  int64_t fastest = buf.getShape()[layout.getOrder()[0]];
+  int64_t fastest = buf.getStorageShape()[layout.getOrder()[0]];
   int64_t inner = map.getBox().back();
   int64_t boxes = fastest / inner;
   if (fastest % inner || buf.getNumElements() != boxes * map.getBoxElements() ||

@@ -1,6 +1,7 @@
 //===- TileTypes.cpp - Types and attributes of the tile dialect -----------===//
 
 #include "Tile/IR/TileTypes.h"
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -59,15 +60,14 @@ bool mlir::tile::isFloat8Type(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
-/// Power-of-two dimensions, at most 2^24 elements in all (which also keeps
-/// element counts far from overflow).
+/// Positive dimensions, at most 2^24 elements in all once padded to powers
+/// of two (which also keeps element counts far from overflow).
 static bool isTileShape(ArrayRef<int64_t> shape) {
   uint64_t total = 1;
   for (int64_t d : shape) {
-    if (d <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(d)) ||
-        d > (int64_t(1) << 24))
+    if (d <= 0 || d > (int64_t(1) << 24))
       return false;
-    total *= static_cast<uint64_t>(d);
+    total *= llvm::PowerOf2Ceil(static_cast<uint64_t>(d));
     if (total > (uint64_t(1) << 24))
       return false;
   }
@@ -112,8 +112,8 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
   if ((!tile && !ring) || !isTileElementType(elementType))
     return emitError() << "shared memory buffer must hold a tile or a ring "
                           "of tiles: at least one dimension, static "
-                          "power-of-two dimensions (a leading stage "
-                          "dimension from 1 to 16 excepted), at most 2^24 "
+                          "dimensions (a leading stage dimension from 1 to "
+                          "16 excepted), at most 2^24 (padded) "
                           "elements, and f16, bf16, f32, i32, i1, f8E4M3FN or "
                           "f8E5M2 elements";
   if (layout.getOrder().size() != shape.size())
@@ -121,12 +121,23 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << layout.getOrder().size()
                        << " entries for a buffer of rank " << shape.size();
   if (unsigned block = layout.getBlock())
-    if (shape[layout.getOrder()[0]] % block)
+    if (llvm::PowerOf2Ceil(shape[layout.getOrder()[0]]) % block)
       return emitError() << "the shared layout's block of " << block
                          << " columns does not divide the buffer's fastest "
                             "dimension ("
                          << shape[layout.getOrder()[0]] << ")";
   return success();
+}
+
+SmallVector<int64_t> SharedMemoryType::getStorageShape() const {
+  return paddedShape(getShape());
+}
+
+int64_t SharedMemoryType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : getStorageShape())
+    n *= d;
+  return n;
 }
 
 LogicalResult MbarrierType::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -30,7 +30,9 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
   let summary = "a tile held in shared memory";
   let description = [{
     A buffer in the thread block's shared memory holding a tile of the given
-    shape and element type, laid out by a `#tile.shared` layout. Created by
+    shape and element type, laid out by a `#tile.shared` layout. A shape
+    whose dimensions are not powers of two is stored padded to powers of two
+    (getStorageShape; the padding holds undefined values). Created by
     `tile.smem_alloc` (then written by `tile.async_copy`) or
     `tile.local_alloc` (written from registers), read (whole or in parts) by
     `tile.local_load`. A ring of buffers for a pipelined loop has a leading
@@ -45,12 +47,12 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
   let assemblyFormat = "`<` $shape `,` $elementType `,` $layout `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    int64_t getNumElements() const {
-      int64_t n = 1;
-      for (int64_t d : getShape())
-        n *= d;
-      return n;
-    }
+    /// The shape the buffer is stored in: its dimensions padded to powers
+    /// of two (tile::paddedShape). A ring's stages are not padded: its
+    /// allocation holds as many stages as it has (getAllocationBytes).
+    ::llvm::SmallVector<int64_t> getStorageShape() const;
+    /// The elements stored, padding included.
+    int64_t getNumElements() const;
   }];
 }
 

@@ -134,8 +134,10 @@ private:
 
 } // namespace
 
-BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> shape,
+BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
                                           unsigned contigDim, unsigned vec) {
+  // Over the padded shape, as the layout will be.
+  SmallVector<int64_t> shape = paddedShape(tileShape);
   unsigned rank = shape.size();
   SmallVector<unsigned> order = {contigDim};
   for (int d = rank - 1; d >= 0; --d)
@@ -230,18 +232,25 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
   return false;
 }
 
-MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> shape, int64_t k,
+MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
                                         unsigned operandBytes) {
+  SmallVector<int64_t> shape = paddedShape(tileShape);
   // On sm_90a, warpgroups of four warps each take 64-row blocks of the
   // result with wgmma (m64nNk16, N up to 256), all along M, when the tile
   // has 64 rows for every warpgroup and its operands fill the 32-byte rows
   // of the narrowest swizzle wgmma reads (K of at least 32 bytes, N of at
   // least 16).
-  if (wgmma && numWarps % 4 == 0 && shape[0] % (16 * int64_t(numWarps)) == 0 &&
-      shape[0] >= 64 && shape[1] % 8 == 0 && shape[1] >= 16 &&
-      k * operandBytes >= 32) {
-    unsigned instrN = std::min<int64_t>(shape[1], 256);
-    return MmaLayoutAttr::get(ctx, {numWarps, 1}, 3, {64, instrN, 16});
+  // A tile whose rows are not a power of two has its padded rows computed;
+  // N is the tile's own, in instructions of up to 256 columns that divide
+  // it (a head dim of 96: m64n96).
+  int64_t rows = shape[0], cols = tileShape[1];
+  if (wgmma && numWarps % 4 == 0 && rows % (16 * int64_t(numWarps)) == 0 &&
+      rows >= 64 && cols % 8 == 0 && cols >= 16 && k * operandBytes >= 32) {
+    int64_t instrN = std::min<int64_t>(cols, 256);
+    while (cols % instrN)
+      instrN -= 8;
+    return MmaLayoutAttr::get(ctx, {numWarps, 1}, 3,
+                              {64, unsigned(instrN), 16});
   }
   // A kernel that reduces along the rows of mma results (the softmax of
   // attention) keeps each row in one warp: all warps along M, so that the

@@ -40,8 +40,11 @@ int64_t registersOf(Type type) {
   if (!tensor || !tensor.getEncoding() ||
       !isDistributedLayout(tensor.getEncoding()))
     return 0;
-  int64_t elements =
-      toLinearLayout(tensor.getEncoding(), tensor.getShape()).getNumRegs();
+  // A padded tile's padding registers are not kept (the lowerings leave
+  // them out).
+  int64_t elements = countDataRegisters(
+      toLinearLayout(tensor.getEncoding(), tensor.getShape()),
+      tensor.getShape());
   int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
   return (elements * bits + 31) / 32;
 }
@@ -251,7 +254,7 @@ struct CheckResourcesPass
     func.walk([&](Operation *op) {
       if (isa<SmemAllocOp, LocalAllocOp>(op))
         if (auto type = dyn_cast<SharedMemoryType>(op->getResult(0).getType()))
-          buffers.push_back({getSharedBytes(type), op});
+          buffers.push_back({getAllocationBytes(op), op});
     });
     llvm::stable_sort(buffers,
                       [](auto &a, auto &b) { return a.first > b.first; });

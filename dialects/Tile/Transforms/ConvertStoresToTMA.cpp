@@ -250,8 +250,17 @@ struct ConvertStoresToTMAPass
   static std::optional<Staging> stage(func::FuncOp func, StoreOp store,
                                       RankedTensorType tileType,
                                       ArrayRef<unsigned> bufOrder) {
-    SharedLayoutAttr layout = getHopperSharedLayout(tileType, bufOrder);
-    if (!layout)
+    // A padded tile: only along its fastest dimension, in whole blocks of
+    // the layout (the boxes), so that no box writes its padding.
+    ArrayRef<int64_t> shape = tileType.getShape();
+    bool padded = isPadded(shape);
+    for (unsigned d = 0; d < shape.size(); ++d)
+      if (d != bufOrder[0] && isPadded(shape[d]))
+        return std::nullopt;
+    SharedLayoutAttr layout =
+        getHopperSharedLayout(tileType, bufOrder, /*exact=*/padded);
+    if (!layout || (padded && (!layout.getBlock() ||
+                               shape[bufOrder[0]] % layout.getBlock())))
       return std::nullopt;
     Staging s;
     s.tileType = tileType;

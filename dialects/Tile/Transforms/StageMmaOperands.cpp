@@ -33,7 +33,7 @@ SharedLayoutAttr sharedLayoutFor(RankedTensorType type,
                                  ArrayRef<unsigned> order) {
   unsigned bytes = getSharedElementBytes(type.getElementType());
   unsigned vec = std::max(1u, 16 / bytes);
-  int64_t rowBytes = type.getDimSize(order[0]) * bytes;
+  int64_t rowBytes = paddedShape(type.getShape())[order[0]] * bytes;
   unsigned chunks = std::max<int64_t>(1, rowBytes / 16);
   unsigned maxPhase = std::min(8u, chunks);
   unsigned perPhase = std::max(1u, 8 / chunks);

@@ -51,7 +51,9 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
     return "the buffer's fastest dimension is not along the tensor's "
            "contiguous one";
   unsigned bytes = getSharedElementBytes(elt);
-  int64_t inner = tile.bufType.getShape()[fastest];
+  // A padded tile's box is padded too: the buffer is stored so, and what
+  // TMA reads past the tile (zeros past the tensor) lands in the padding.
+  int64_t inner = tile.bufType.getStorageShape()[fastest];
   unsigned swizzle = 0;
   if (layout.getBlock()) {
     inner = layout.getBlock();
@@ -62,8 +64,9 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
     return "the buffer is swizzled for ldmatrix, not as TMA writes";
   }
   SmallVector<int64_t> box(rank, 1);
+  SmallVector<int64_t> padded = paddedShape(tile.shape);
   for (unsigned i = 0; i < rank; ++i)
-    box[perm[i]] = tile.shape[i];
+    box[perm[i]] = padded[i];
   box[rank - 1] = inner;
   for (int64_t d : box)
     if (d > 256)

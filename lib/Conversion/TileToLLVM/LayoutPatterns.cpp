@@ -185,8 +185,9 @@ SmallVector<unsigned> sharedOrder(const LinearLayout &dst,
 /// sits in it at `at` (the origin when empty).
 SmallVector<Value>
 accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
-             ArrayRef<unsigned> order, Type elt, ValueRange toStore,
-             ArrayRef<int64_t> bufferShape = {}, ArrayRef<int64_t> at = {}) {
+             ArrayRef<int64_t> tileShape, ArrayRef<unsigned> order, Type elt,
+             ValueRange toStore, ArrayRef<int64_t> bufferShape = {},
+             ArrayRef<int64_t> at = {}) {
   elt = registerType(elt);
   unsigned rank = layout.getRank();
   ArrayRef<int64_t> shape =
@@ -210,6 +211,16 @@ accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
   Type memElt = elt.isInteger(1) ? b.getI8Type() : elt;
   SmallVector<Value> loaded(layout.getNumRegs());
   for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
+    // A padded tile's vectors of padding only: neither written nor read.
+    bool padding = true;
+    for (unsigned j = 0; j < vec && padding; ++j)
+      padding = isPaddingRegister(layout, tileShape, r + j);
+    if (padding) {
+      if (toStore.empty())
+        for (unsigned j = 0; j < vec; ++j)
+          loaded[r + j] = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+      continue;
+    }
     SmallVector<Value> coords = registerCoords(b, loc, layout, offsets, r);
     Value index = constI32(b, loc, at.empty() ? 0 : linearOffset(at, stride));
     for (unsigned d = 0; d < rank; ++d)
@@ -254,18 +265,26 @@ accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
 /// extract, that moves data between threads.
 FailureOr<SmallVector<Value>>
 throughScratch(ConversionPatternRewriter &rewriter, Operation *op,
-               const LinearLayout &src, ValueRange srcRegs,
-               const LinearLayout &dst, ArrayRef<int64_t> at = {}) {
+               RankedTensorType srcType, ValueRange srcRegs,
+               RankedTensorType dstType, ArrayRef<int64_t> at = {}) {
+  LinearLayout src = getLinearLayout(srcType), dst = getLinearLayout(dstType);
   Location loc = op->getLoc();
   Type elt = getElementTypeOrSelf(op->getResult(0).getType());
   FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
   if (failed(scratch))
     return failure();
   SmallVector<unsigned> order = sharedOrder(dst, src);
-  accessShared(rewriter, loc, *scratch, src, order, elt, srcRegs);
+  // A padded sub-tile's padding may reach past the source: the buffer
+  // covers both (tile::getScratchBytes sizes it the same way).
+  SmallVector<int64_t> buffer(src.getShape());
+  for (unsigned d = 0; d < at.size(); ++d)
+    buffer[d] =
+        llvm::PowerOf2Ceil(std::max(buffer[d], at[d] + dst.getShape()[d]));
+  accessShared(rewriter, loc, *scratch, src, srcType.getShape(), order, elt,
+               srcRegs, buffer);
   createBarrier(rewriter, loc, op);
-  return accessShared(rewriter, loc, *scratch, dst, order, elt, ValueRange(),
-                      src.getShape(), at);
+  return accessShared(rewriter, loc, *scratch, dst, dstType.getShape(), order,
+                      elt, ValueRange(), buffer, at);
 }
 
 struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
@@ -285,7 +304,8 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
       return success();
     }
     FailureOr<SmallVector<Value>> regs =
-        throughScratch(rewriter, op, src, adaptor.getSource(), dst);
+        throughScratch(rewriter, op, cast<RankedTensorType>(srcType),
+                       adaptor.getSource(), op.getType());
     if (failed(regs))
       return failure();
     rewriter.replaceOpWithMultiple(op, {*regs});
@@ -310,9 +330,9 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
       rewriter.replaceOpWithMultiple(op, {regs});
       return success();
     }
-    FailureOr<SmallVector<Value>> regs = throughScratch(
-        rewriter, op, getLinearLayout(srcType), adaptor.getSource(),
-        getLinearLayout(op.getType()), op.getOffsets());
+    FailureOr<SmallVector<Value>> regs =
+        throughScratch(rewriter, op, srcType, adaptor.getSource(), op.getType(),
+                       op.getOffsets());
     if (failed(regs))
       return failure();
     rewriter.replaceOpWithMultiple(op, {*regs});
@@ -337,15 +357,35 @@ struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
     SmallVector<unsigned> order =
         sharedOrder(dst, getLinearLayout(op.getInputs().front().getType()));
     SmallVector<int64_t> at(type.getRank(), 0);
+    // An input's padding along the axis would land on the next input.
+    // (The last input's padding lands past the result, in its padding.)
+    for (Value input : op.getInputs().drop_back())
+      if (int64_t size =
+              cast<RankedTensorType>(input.getType()).getDimSize(op.getAxis());
+          tile::isPadded(size))
+        return op.emitError()
+               << "cat(): a tile of " << size << " along axis " << op.getAxis()
+               << " is not a power of two; only the last tile joined may be";
+    int64_t total = type.getDimSize(op.getAxis());
+    int64_t last = cast<RankedTensorType>(op.getInputs().back().getType())
+                       .getDimSize(op.getAxis());
+    if (total - last + int64_t(llvm::PowerOf2Ceil(last)) >
+        dst.getShape()[op.getAxis()])
+      return op.emitError() << "cat(): the last tile's " << last
+                            << " along axis " << op.getAxis()
+                            << ", padded, would reach past the result's "
+                               "padding";
     for (auto [input, regs] : llvm::zip(op.getInputs(), adaptor.getInputs())) {
-      accessShared(rewriter, loc, *scratch, getLinearLayout(input.getType()),
-                   order, elt, regs, type.getShape(), at);
+      auto inputType = cast<RankedTensorType>(input.getType());
+      accessShared(rewriter, loc, *scratch, getLinearLayout(inputType),
+                   inputType.getShape(), order, elt, regs, dst.getShape(), at);
       at[op.getAxis()] +=
           cast<RankedTensorType>(input.getType()).getDimSize(op.getAxis());
     }
     createBarrier(rewriter, loc, op);
     SmallVector<Value> regs =
-        accessShared(rewriter, loc, *scratch, dst, order, elt, ValueRange());
+        accessShared(rewriter, loc, *scratch, dst, type.getShape(), order, elt,
+                     ValueRange());
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
   }

@@ -60,10 +60,17 @@ LinearLayout tilec::getLinearLayout(Type tileType) {
   return tile::toLinearLayout(t.getEncoding(), t.getShape());
 }
 
+unsigned tilec::paddedVectorLimit(const LinearLayout &layout,
+                                  ArrayRef<int64_t> shape, unsigned dim) {
+  if (layout.getShape()[dim] <= shape[dim])
+    return ~0u;
+  return unsigned(shape[dim] & -shape[dim]);
+}
+
 LinearLayout tilec::unsqueezeLayout(const LinearLayout &layout,
                                     ArrayRef<int64_t> shape) {
   SmallVector<unsigned> dims = tile::nonUnitDims(shape);
-  LinearLayout whole(shape);
+  LinearLayout whole(tile::paddedShape(shape));
   for (StringRef dim : layout.getInDimNames()) {
     SmallVector<LinearLayout::Basis> &out = whole.bases(dim);
     for (const LinearLayout::Basis &basis : layout.getBases(dim)) {
@@ -276,7 +283,7 @@ struct SharedGeometry {
   SharedGeometry(tile::SharedMemoryType type) {
     tile::SharedLayoutAttr layout = type.getLayout();
     ArrayRef<unsigned> order = layout.getOrder();
-    ArrayRef<int64_t> shape = type.getShape();
+    SmallVector<int64_t> shape = type.getStorageShape();
     f = order[0];
     if (order.size() > 1) {
       s = order[1];
@@ -293,7 +300,7 @@ struct SharedGeometry {
 int64_t tilec::unswizzledSharedOffset(tile::SharedMemoryType type,
                                       ArrayRef<int64_t> coords) {
   ArrayRef<unsigned> order = type.getLayout().getOrder();
-  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> shape = type.getStorageShape();
   SharedGeometry g(type);
   int64_t outer = 0, scale = 1;
   for (unsigned i = 2; i < order.size(); ++i) {
@@ -309,7 +316,7 @@ Value tilec::sharedOffset(OpBuilder &b, Location loc,
                           tile::SharedMemoryType type, ArrayRef<Value> coords) {
   tile::SharedLayoutAttr layout = type.getLayout();
   ArrayRef<unsigned> order = layout.getOrder();
-  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> shape = type.getStorageShape();
   SharedGeometry g(type);
   // The row over all dimensions but the fastest (for the swizzle phase),
   // and its two parts: the row in the 2-D tile and the stacked tiles.
@@ -361,7 +368,7 @@ SharedAddresses::SharedAddresses(OpBuilder &b, Location loc,
 Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   tile::SharedLayoutAttr layout = type.getLayout();
   ArrayRef<unsigned> order = layout.getOrder();
-  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> shape = type.getStorageShape();
   SharedGeometry g(type);
   int64_t row2Const = g.s ? constCoords[*g.s] : 0;
   int64_t outerConst = 0, scale = 1;

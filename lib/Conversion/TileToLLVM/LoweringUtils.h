@@ -57,6 +57,15 @@ ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// This thread's warpgroup (4 warps, 128 threads): tid.x / 128.
 mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
 
+/// The longest vector along dimension `dim` of a tile of `shape` held in
+/// `layout` (over the padded shape) that stays on one side of the tile's
+/// edge: the largest power of two dividing shape[dim] when the dimension is
+/// padded, unlimited otherwise.
+using mlir::tile::isPaddingRegister;
+
+unsigned paddedVectorLimit(const LinearLayout &layout,
+                           llvm::ArrayRef<int64_t> shape, unsigned dim);
+
 /// This thread's offset in each dimension: the XOR of the lane and warp
 /// bases of its lane and warp index (i32 values).
 llvm::SmallVector<mlir::Value> threadOffsets(mlir::OpBuilder &b,

@@ -52,7 +52,8 @@ public:
   TileAccess(OpBuilder &b, Location loc, Operation *op, ValueRange tensor,
              ValueRange indices, ArrayRef<int64_t> shape, Type elt,
              LinearLayout layoutIn, std::optional<ArrayRef<int32_t>> order)
-      : b(b), loc(loc), tensor(tensor), elt(elt), layout(std::move(layoutIn)) {
+      : b(b), loc(loc), tensor(tensor), elt(elt), layout(std::move(layoutIn)),
+        shape(shape) {
     unsigned rank = shape.size();
     for (unsigned i = 0; i < rank; ++i)
       perm.push_back(order && !order->empty() ? (*order)[i] : i);
@@ -70,10 +71,16 @@ public:
     unsigned maxVec =
         std::max(1u, std::min(16u, tensorAlignment(op)) / elemBytes);
     vec = std::min<unsigned>(1u << contiguousRegisters(layout, contig), maxVec);
+    // A padded tile's vectors stay on one side of its edge.
+    vec = std::min(vec, paddedVectorLimit(layout, shape, contig));
   }
 
   unsigned getVectorLength() const { return vec; }
   unsigned getNumRegs() const { return layout.getNumRegs(); }
+  /// Register `r` is padding in every thread: nothing to access.
+  bool isPadding(unsigned r) const {
+    return isPaddingRegister(layout, shape, r);
+  }
 
   Access at(unsigned reg) {
     unsigned rank = layout.getRank();
@@ -89,6 +96,12 @@ public:
       Value inDim =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, size);
       ok = ok ? Value(arith::AndIOp::create(b, loc, ok, inDim)) : inDim;
+      // The tile's padding (past its own size) is never read or written.
+      if (layout.getShape()[i] > shape[i])
+        ok = arith::AndIOp::create(
+            b, loc, ok,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[i],
+                                  constI32(b, loc, shape[i])));
       Value v64 = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
       // The last dimension's stride is 1 (the contract, checked at launch),
       // so that the offsets of a thread's registers along it fold into
@@ -111,6 +124,7 @@ private:
   ValueRange tensor;
   Type elt;
   LinearLayout layout;
+  SmallVector<int64_t> shape;
   SmallVector<unsigned> perm;
   SmallVector<Value> origin, offsets;
   unsigned contig = 0, vec = 1;
@@ -252,6 +266,12 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     Value padding = paddingValue(rewriter, loc, op.getPaddingAttr());
     SmallVector<Value> regs;
     for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+      if (access.isPadding(r)) {
+        Value zero =
+            arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elt));
+        regs.append(vec, padding ? padding : zero);
+        continue;
+      }
       Access a = access.at(r);
       loadElements(rewriter, loc, a.address, a.inBounds, words, wordBits, elt,
                    vec, padding, regs);
@@ -291,6 +311,8 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
     // the same address, which is harmless.
     ValueRange values = adaptor.getValue();
     for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+      if (access.isPadding(r))
+        continue;
       Access a = access.at(r);
       SmallVector<Value> slice(values.slice(r, vec));
       SmallVector<Value> packed = packWords(rewriter, loc, slice);
@@ -312,13 +334,17 @@ public:
   IndexedAccess(OpBuilder &b, Location loc, Operation *op, ValueRange tensor,
                 ValueRange indexTiles, ArrayRef<ValueRange> indexRegs,
                 RankedTensorType valueType, Type elt)
-      : b(b), loc(loc), tensor(tensor), indexRegs(indexRegs), elt(elt) {
+      : b(b), loc(loc), tensor(tensor), indexRegs(indexRegs), elt(elt),
+        layout(getLinearLayout(valueType)), shape(valueType.getShape()) {
     // Registers run along the tile's last dimension; the tensor's last
     // index must step by one along it, and the other indices stay put.
     unsigned last = valueType.getRank() - 1;
     unsigned lastIndex = indexTiles.size() - 1;
     unsigned elemBytes = std::max(1u, bitWidth(elt) / 8);
-    vec = 1u << contiguousRegisters(getLinearLayout(valueType), last);
+    vec = 1u << contiguousRegisters(layout, last);
+    vec = std::min(vec, paddedVectorLimit(layout, shape, last));
+    if (tile::isPadded(shape))
+      offsets = threadOffsets(b, loc, layout);
     vec = std::min(
         vec, std::max(1u, std::min(16u, tensorAlignment(op)) / elemBytes));
     tile::IndexRuns runs = tile::analyzeIndexRuns(indexTiles[lastIndex], last);
@@ -346,6 +372,16 @@ public:
                         : Value(arith::MulIOp::create(b, loc, i64,
                                                       tensor[1 + rank + d])));
     }
+    // The tile's padding (whose indices are undefined) is never accessed.
+    if (!offsets.empty()) {
+      SmallVector<Value> coords = registerCoords(b, loc, layout, offsets, r);
+      for (unsigned d = 0; d < shape.size(); ++d)
+        if (layout.getShape()[d] > shape[d])
+          ok = arith::AndIOp::create(
+              b, loc, ok,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    coords[d], constI32(b, loc, shape[d])));
+    }
     Value address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt,
                                         tensor[0], ValueRange{offset});
     return {address, ok};
@@ -357,6 +393,9 @@ private:
   ValueRange tensor;
   ArrayRef<ValueRange> indexRegs;
   Type elt;
+  LinearLayout layout;
+  SmallVector<int64_t> shape;
+  SmallVector<Value> offsets; // thread offsets, for a padded tile
   unsigned vec = 1;
 };
 
@@ -545,7 +584,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     }
     Type word = rewriter.getIntegerType(bitWidth(elt));
     for (unsigned r = 0; r < access.getNumRegs(); r += step) {
-      if (r & regMask)
+      if ((r & regMask) || access.isPadding(r))
         continue;
       Access a = access.at(r);
       Value pred =
@@ -601,6 +640,8 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
                << "cp.async copies 4, 8 or 16 bytes, not " << bytes;
       SmallVector<Value> bufOffsets = threadOffsets(b, loc, buf);
       for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
+        if (access.isPadding(r))
+          continue;
         Access a = access.at(r);
         SmallVector<Value> coords = registerCoords(b, loc, buf, bufOffsets, r);
         Value dst = LLVM::GEPOp::create(

@@ -29,15 +29,16 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     auto mma = dyn_cast<tile::MmaLayoutAttr>(cType.getEncoding());
     if (!mma)
       return op.emitError("mma: the accumulator must be in an mma layout");
-    int64_t M = cType.getDimSize(0), N = cType.getDimSize(1),
-            K = aType.getDimSize(1);
+    // A padded tile: every row and column of its padded shape is computed
+    // (the padding's are undefined), but K stops at the operands' own K.
+    LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
+                 lc = getLinearLayout(cType);
+    int64_t M = lc.getShape()[0], N = lc.getShape()[1], K = aType.getDimSize(1);
     if (M % 16 || N % 8 || K % 16)
       return op.emitError() << "mma: tiles must be multiples of 16 x 8 x 16 "
                                "(M x N x K), got "
                             << M << " x " << N << " x " << K;
     int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
-    LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
-                 lc = getLinearLayout(cType);
     ValueRange a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
 
     Type elt = aType.getElementType();
@@ -75,6 +76,12 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
         int64_t col = 8 * wn * j;
         unsigned c0 = reg(lc, row, col), c1 = reg(lc, row, col + 1),
                  c2 = reg(lc, row + 8, col), c3 = reg(lc, row + 8, col + 1);
+        // A block of a padded accumulator's padding: not computed.
+        if (llvm::all_of(std::array<unsigned, 4>{c0, c1, c2, c3},
+                         [&](unsigned r) {
+                           return isPaddingRegister(lc, cType.getShape(), r);
+                         }))
+          continue;
         for (int64_t kk = 0; kk < K / 16; ++kk) {
           int64_t k = 16 * kk;
           SmallVector<Value> fa = {

@@ -47,6 +47,24 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   llvm_unreachable("reduce kind");
 }
 
+/// The value that `kind` leaves unchanged: 0, the lowest or the highest
+/// value of `type`.
+Value reductionIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind,
+                        Type type) {
+  if (kind == tile::ReduceKind::Sum)
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  bool lowest = kind == tile::ReduceKind::Max;
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), lowest)));
+  unsigned bits = type.getIntOrFloatBitWidth();
+  APInt v = bits == 1 ? (lowest ? APInt(1, 0) : APInt(1, 1))
+                      : (lowest ? APInt::getSignedMinValue(bits)
+                                : APInt::getSignedMaxValue(bits));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
 /// shfl.sync of any 32-bit-or-narrower value: `bfly` with a lane mask, or
 /// `idx` from a lane.
 Value shuffle(OpBuilder &b, Location loc, Value v, Value lane,
@@ -92,6 +110,24 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     unsigned rank = src.getRank();
     ValueRange regs = adaptor.getSource();
     Type elt = srcType.getElementType();
+
+    // 0. A padded axis: the padding (undefined) counts as the identity.
+    SmallVector<Value> masked;
+    int64_t extent = srcType.getDimSize(axis);
+    if (src.getShape()[axis] > extent) {
+      Value identity =
+          reductionIdentity(rewriter, loc, op.getKind(), registerType(elt));
+      SmallVector<Value> offsets = threadOffsets(rewriter, loc, src);
+      for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+        Value c = registerCoords(rewriter, loc, src, offsets, r)[axis];
+        Value in =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, c,
+                                  constI32(rewriter, loc, extent));
+        masked.push_back(
+            arith::SelectOp::create(rewriter, loc, in, regs[r], identity));
+      }
+      regs = masked;
+    }
 
     // 1. In-thread: group registers by their coordinates off the axis, and
     // combine each group as a balanced tree, so that its depth is log2 of
@@ -140,7 +176,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       return failure();
 
     // The result registers, by coordinates.
-    SmallVector<int64_t> keepShape(srcType.getShape());
+    SmallVector<int64_t> keepShape(src.getShape());
     keepShape[axis] = 1;
     SmallVector<bool> zero(rank, false);
     zero[axis] = true;
@@ -272,7 +308,9 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
     RankedTensorType type = op.getType();
     LinearLayout layout = getLinearLayout(type);
     unsigned axis = op.getAxis(), rank = layout.getRank();
-    int64_t n = type.getDimSize(axis);
+    // Over the padded axis: its padding comes after the tile's elements, so
+    // that no element's prefix includes it.
+    int64_t n = layout.getShape()[axis];
     unsigned bits = llvm::Log2_64(n);
     // Which input bit gives each bit of the axis.
     SmallVector<std::optional<Provider>> providers(bits);
@@ -312,9 +350,9 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
     Value base;
     SmallVector<Value> offsets;
     for (unsigned k = 0; k < bits; ++k) {
-      bool viaWarps = llvm::any_of(
-          ArrayRef(providers).take_front(k + 1),
-          [](const auto &p) { return p->from == From::Warp; });
+      bool viaWarps =
+          llvm::any_of(ArrayRef(providers).take_front(k + 1),
+                       [](const auto &p) { return p->from == From::Warp; });
       SmallVector<Value> lower(regs.size());
       if (!viaWarps) {
         // r' and the source lane: the register bits and lane bits of the
@@ -330,8 +368,8 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
         if (setLanes || clearLanes) {
           srcLane = arith::OrIOp::create(rewriter, loc, idx.lane,
                                          constI32(rewriter, loc, setLanes));
-          srcLane = arith::AndIOp::create(
-              rewriter, loc, srcLane, constI32(rewriter, loc, ~clearLanes));
+          srcLane = arith::AndIOp::create(rewriter, loc, srcLane,
+                                          constI32(rewriter, loc, ~clearLanes));
         }
         DenseMap<unsigned, Value> fetched;
         for (unsigned r = 0; r < regs.size(); ++r) {
@@ -362,8 +400,9 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
           for (unsigned d = 0; d < rank; ++d)
             index = arith::AddIOp::create(
                 rewriter, loc,
-                arith::MulIOp::create(rewriter, loc, index,
-                                      constI32(rewriter, loc, type.getDimSize(d))),
+                arith::MulIOp::create(
+                    rewriter, loc, index,
+                    constI32(rewriter, loc, type.getDimSize(d))),
                 coords[d]);
           return LLVM::GEPOp::create(rewriter, loc, base.getType(), memElt,
                                      base, ValueRange{index});
@@ -389,8 +428,8 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
                 registerCoords(rewriter, loc, layout, offsets, r);
             Value c = arith::AndIOp::create(rewriter, loc, coords[axis],
                                             constI32(rewriter, loc, ~block));
-            coords[axis] =
-                arith::OrIOp::create(rewriter, loc, c, constI32(rewriter, loc, low));
+            coords[axis] = arith::OrIOp::create(rewriter, loc, c,
+                                                constI32(rewriter, loc, low));
             v = LLVM::LoadOp::create(rewriter, loc, memElt, address(coords),
                                      bytes);
             if (elt.isInteger(1))

@@ -46,6 +46,12 @@ void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
                                     bufType.getLayout().getVec());
   SmallVector<Value> offsets = threadOffsets(b, loc, src);
   for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
+    // A padded tile's padding is not written (the buffer's is undefined).
+    bool padding = true;
+    for (unsigned j = 0; j < vec && padding; ++j)
+      padding = isPaddingRegister(src, srcType.getShape(), r + j);
+    if (padding)
+      continue;
     SmallVector<Value> coords = registerCoords(b, loc, src, offsets, r);
     Value ptr =
         elementPtr(b, loc, base, elt, sharedOffset(b, loc, bufType, coords));

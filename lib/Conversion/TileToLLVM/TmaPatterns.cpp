@@ -174,7 +174,8 @@ appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
   unsigned rank = map.getBox().size();
   unsigned fastest = bufType.getLayout().getOrder()[0];
   int64_t inner = map.getBox().back();
-  int64_t boxes = bufType.getNumElements() / map.getBoxElements();
+  // The boxes that hold the tile: none for a padded buffer's padding.
+  int64_t boxes = tile::getTmaBoxCount(bufType, inner);
   unsigned eltBytes = tile::getSharedElementBytes(bufType.getElementType());
   unsigned first = operands.size();
   for (int64_t k = 0; k < boxes; ++k) {

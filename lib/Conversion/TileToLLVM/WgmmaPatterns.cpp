@@ -62,7 +62,7 @@ struct OperandDescriptor {
     unsigned swizzle = layout.getHopperSwizzleBytes(elementBytes);
     unsigned f = layout.getOrder()[0], s = layout.getOrder()[1];
     transposed = f != kDim;
-    int64_t rows = type.getShape()[s];
+    int64_t rows = type.getStorageShape()[s];
     uint64_t leading = uint64_t(rows) * swizzle; // between blocks
     uint64_t stride = 8ull * swizzle;            // between 8-row groups
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
@@ -206,7 +206,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     auto accType = op.getAcc().getType();
     auto mma = cast<tile::MmaLayoutAttr>(accType.getEncoding());
     SmallVector<unsigned, 3> instr = mma.getInstrShapeOrDefault();
-    int64_t M = accType.getDimSize(0), N = accType.getDimSize(1);
+    // A padded accumulator: all its rows (the padding's rows are computed
+    // too), its columns to the next multiple of 8; the operands' K exactly.
+    LinearLayout lc = getLinearLayout(accType);
+    int64_t M = lc.getShape()[0], N = llvm::alignTo(accType.getDimSize(1), 8);
     auto bType = op.getB().getType();
     int64_t K = bType.getShape()[0];
     int64_t groups = mma.getWarpsPerCTA()[0] / 4;
@@ -254,7 +257,6 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     } else {
       la = getLinearLayout(op.getA().getType());
     }
-    LinearLayout lc = getLinearLayout(accType);
     auto reg = [&](const LinearLayout &l, int64_t row, int64_t col) {
       auto r = l.findReg({row, col});
       assert(r && "wgmma fragment not held by this thread");
@@ -335,8 +337,26 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         }
       }
     }
+    // The registers the instructions write: a padded accumulator's padding
+    // is left out of the fence and the wait (no register kept for it).
+    SmallVector<unsigned> written;
+    for (Instr &in : instrs)
+      for (unsigned r : in.dRegs)
+        if (!llvm::is_contained(written, r))
+          written.push_back(r);
+    llvm::sort(written);
+    auto onWritten = [&](auto fn) {
+      SmallVector<Value> regs;
+      for (unsigned r : written)
+        regs.push_back(acc[r]);
+      regs = fn(regs);
+      for (auto [r, v] : llvm::zip(written, regs))
+        acc[r] = v;
+    };
     if (continuing.contains(op))
-      acc = freshFence(rewriter, loc, acc);
+      onWritten([&](ArrayRef<Value> regs) {
+        return freshFence(rewriter, loc, regs);
+      });
     else
       emitAsm(rewriter, loc, "wgmma.fence.sync.aligned;");
     for (Instr &in : instrs) {
@@ -349,8 +369,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     }
     emitAsm(rewriter, loc, "wgmma.commit_group.sync.aligned;");
     if (!op.getIsAsync())
-      acc = accumulatorAsm(rewriter, loc, acc, {}, "",
-                           "wgmma.wait_group.sync.aligned 0;");
+      onWritten([&](ArrayRef<Value> regs) {
+        return accumulatorAsm(rewriter, loc, regs, {}, "",
+                              "wgmma.wait_group.sync.aligned 0;");
+      });
     rewriter.replaceOpWithMultiple(op, {acc});
     return success();
   }
@@ -365,23 +387,37 @@ struct WgmmaWaitLowering : OpConversionPattern<tile::WgmmaWaitOp> {
   LogicalResult
   matchAndRewrite(tile::WgmmaWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Every register of the values, but a padded tile's padding.
     SmallVector<Value> regs;
-    for (ValueRange v : adaptor.getValues())
-      regs.append(v.begin(), v.end());
+    SmallVector<std::pair<unsigned, unsigned>> where; // (value, register)
+    for (auto [i, v] : llvm::enumerate(adaptor.getValues())) {
+      auto type = dyn_cast<RankedTensorType>(op.getValues()[i].getType());
+      std::optional<LinearLayout> layout;
+      if (type && tile::isPadded(type.getShape()))
+        layout = getLinearLayout(type);
+      for (auto [r, reg] : llvm::enumerate(v)) {
+        if (layout && isPaddingRegister(*layout, type.getShape(), r))
+          continue;
+        regs.push_back(reg);
+        where.push_back({unsigned(i), unsigned(r)});
+      }
+    }
     std::string text = "wgmma.wait_group.sync.aligned " +
                        std::to_string(op.getPending()) + ";";
     if (regs.empty()) {
       emitAsm(rewriter, op.getLoc(), text);
-      rewriter.eraseOp(op);
+      SmallVector<SmallVector<Value>> same;
+      for (ValueRange v : adaptor.getValues())
+        same.emplace_back(v.begin(), v.end());
+      rewriter.replaceOpWithMultiple(op, same);
       return success();
     }
     regs = accumulatorAsm(rewriter, op.getLoc(), regs, {}, "", text);
     SmallVector<SmallVector<Value>> results;
-    unsigned next = 0;
-    for (ValueRange v : adaptor.getValues()) {
-      results.emplace_back(regs.begin() + next, regs.begin() + next + v.size());
-      next += v.size();
-    }
+    for (ValueRange v : adaptor.getValues())
+      results.emplace_back(v.begin(), v.end());
+    for (auto [w, reg] : llvm::zip(where, regs))
+      results[w.first][w.second] = reg;
     rewriter.replaceOpWithMultiple(op, results);
     return success();
   }

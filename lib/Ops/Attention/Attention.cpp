@@ -1,7 +1,7 @@
 //===- Attention.cpp - tile::attention over kernels/flash_attention.tile --===//
 //
 // Checks the arguments, derives the kernel's constants from the shapes
-// (TILE_D the head dim rounded up to a power of two, H, QUERY_GROUP_SIZE,
+// (TILE_D the head dim rounded up to a multiple of 16, H, QUERY_GROUP_SIZE,
 // CAUSAL, EVEN_K per tile), picks the tile configuration with the
 // autotuner once per problem class, and launches. The per-call path after
 // the first call of a class is the checks, one look-up and the launch,
@@ -129,7 +129,7 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
 /// included). Why each is there, with the
 /// measurements: bench/results/2026-11-28-attention-candidates.md.
 std::vector<const char *> candidateConfigs(int tileD) {
-  if (tileD >= 256)
+  if (tileD > 128)
     return {"TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
             "warp_specialize=on,persistent=on,tile_stages=1,"
             "tile_refill_after_read=on,rescale_in_trip=on",
@@ -321,7 +321,10 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
   }
 
   // The problem class and its configuration.
-  int tileD = std::max<int>(16, static_cast<int>(llvm::PowerOf2Ceil(headDim)));
+  // The head dim at its own size (held padded to a power of two in
+  // registers and shared memory, but multiplied only to its own K and N),
+  // rounded up to the mma's K step of 16.
+  int tileD = std::max<int>(16, static_cast<int>(llvm::alignTo(headDim, 16)));
   int group = static_cast<int>(heads / kvHeads);
   int keyAlign = 128;
   while (keyAlign > 1 && seqK % keyAlign)

@@ -453,3 +453,26 @@ func.func @async_wgmma_waited(%x: tensor<64x64xf16, #blocked>) -> tensor<64x64xf
   %e = tile.local_load %b [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #blocked>
   return %w : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sr = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
+
+// Buffers of tiles whose dimensions are not powers of two are stored padded
+// to powers of two: a 48 x 96 tile takes 64 x 128 x 2 = 16384 bytes, and a
+// ring of 3 of them 3 x 16384 = 49152 (its stages are not padded to 4).
+// CHECK-LABEL: func.func @padded
+// CHECK-SAME:  tile.shared_bytes = 65536 : i32
+// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 48, 96], f16
+// CHECK:       tile.local_alloc %{{.*}} {tile.smem_offset = 49152 : i32} : tensor<48x96xf16, #blocked> -> <[48, 96], f16
+func.func @padded(%x: tensor<48x96xf16, #blocked>, %m: i32) -> tensor<48x96xf16, #blocked> attributes {tile.num_warps = 4 : i32} {
+  %ring = tile.smem_alloc : !tile.smem<[3, 48, 96], f16, #sr>
+  %s = tile.smem_slot %ring[%m] : !tile.smem<[3, 48, 96], f16, #sr> -> !tile.smem<[48, 96], f16, #sa>
+  %b = tile.local_alloc %x : tensor<48x96xf16, #blocked> -> !tile.smem<[48, 96], f16, #sa>
+  %r1 = tile.local_load %s [0, 0] : !tile.smem<[48, 96], f16, #sa> -> tensor<48x96xf16, #blocked>
+  %r2 = tile.local_load %b [0, 0] : !tile.smem<[48, 96], f16, #sa> -> tensor<48x96xf16, #blocked>
+  %r = arith.addf %r1, %r2 : tensor<48x96xf16, #blocked>
+  return %r : tensor<48x96xf16, #blocked>
+}

@@ -218,15 +218,15 @@ func.func private @smem_order_empty(!tile.smem<[64, 128], f16, #shared>)
 
 // It holds a tile.
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-// expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles: at least one dimension, static power-of-two dimensions (a leading stage dimension from 1 to 16 excepted), at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
-func.func private @smem_shape(!tile.smem<[48, 64], f16, #shared>)
+// expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles: at least one dimension, static dimensions (a leading stage dimension from 1 to 16 excepted), at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+func.func private @smem_shape(!tile.smem<[8192, 4096], f16, #shared>)
 
 // -----
 
 // A ring: any number of stages from 1 to 16, then a tile.
 #shared3 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]>
 // expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles}}
-func.func private @smem_ring_depth(!tile.smem<[17, 64, 64], f16, #shared3>)
+func.func private @smem_ring_depth(!tile.smem<[17, 2048, 1024], f16, #shared3>)
 
 // -----
 

@@ -1001,8 +1001,8 @@ func.func private @kernel_index_arg(index) attributes {tile.kernel}
 // -----
 
 func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
-  // expected-error @+1 {{'tile.full' op produces 'tensor<48x64xf32>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
-  %0 = tile.full %x : tensor<48x64xf32>
+  // expected-error @+1 {{'tile.full' op produces 'tensor<8192x4096xf32>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+  %0 = tile.full %x : tensor<8192x4096xf32>
   return
 }
 
@@ -1010,7 +1010,7 @@ func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
 
 // Upstream ops accept any tensor; in a kernel their results must be tiles too.
 func.func @kernel_not_a_tile_arith() attributes {tile.kernel} {
-  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = arith.constant dense<0.0> : tensor<64xf64>
   return
 }
@@ -1021,8 +1021,8 @@ func.func @kernel_not_a_tile_nested(%n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   scf.for %iv = %c0 to %n step %c1 : i32 {
-    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi32>', which is not a tile: tiles have one or more static power-of-two dimensions, at most 2^24 elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
-    %t = arith.constant dense<1> : tensor<3xi32>
+    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+    %t = arith.constant dense<1> : tensor<3xi64>
   }
   return
 }
@@ -1030,7 +1030,7 @@ func.func @kernel_not_a_tile_nested(%n: i32) attributes {tile.kernel} {
 // -----
 
 func.func @kernel_rank0(%n: i32) attributes {tile.kernel} {
-  // expected-error @+1 {{'arith.constant' op produces 'tensor<i32>', which is not a tile: tiles have one or more static power-of-two dimensions}}
+  // expected-error @+1 {{'arith.constant' op produces 'tensor<i32>', which is not a tile: tiles have one or more static dimensions}}
   %t = arith.constant dense<1> : tensor<i32>
   return
 }
