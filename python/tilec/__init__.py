@@ -29,7 +29,7 @@ from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
-__all__ = ["attention", "compile", "load_ptx", "autotune", "tune_space_configs",
+__all__ = ["attention", "attention_with_kvcache", "compile", "load_ptx", "autotune", "tune_space_configs",
            "Config", "Kernel",
            "options", "stats", "TileError", "CompileError", "CompileWarning",
            "ArgumentError"]
@@ -540,3 +540,6 @@ def stats():
     s = _capi.Stats()
     _check(_capi.lib().tile_runtime_stats(ctypes.byref(s)))
     return {name: getattr(s, name) for name, _ in _capi.Stats._fields_}
+
+
+from .decode import attention_with_kvcache  # noqa: E402

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""tilec.attention_with_kvcache (split-KV decode, kernels/flash_decoding.tile)
+against PyTorch's SDPA backends (cuDNN, flash, efficient; enable_gqa) and
+the device's copy bandwidth, in one process, launches interleaved.
+
+  PYTHONPATH=python python3 bench/decode.py [--rounds 30] [--graphs]
+
+Decode: one query token per sequence, every sequence at the full cache
+length, bf16, 32 query heads over 8 KV heads (and MHA 32/32), D=128. GB/s
+count K and V read once plus q and the output; the copy bandwidth is bytes
+read + written per second of torch's 1 GiB copy. Each point's output is
+checked against cuDNN's (or the first backend's) first. Prints a markdown
+table.
+"""
+import argparse
+import os
+import sys
+import time
+
+import torch
+import tilec
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.functional import scaled_dot_product_attention as sdpa
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from interleaved import copy_bandwidth, time_interleaved  # noqa: E402
+
+POINTS = [  # batch, keys, query heads, kv heads
+    (32, 4096, 32, 8), (8, 32768, 32, 8), (1, 131072, 32, 8),
+    (16, 8192, 32, 32), (128, 1024, 32, 8), (4, 16384, 64, 8),
+]
+BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION,
+            "flash": SDPBackend.FLASH_ATTENTION,
+            "efficient": SDPBackend.EFFICIENT_ATTENTION}
+
+
+def graphed(torch, impls, sets):
+    """Each implementation's call on each input set captured in a CUDA graph
+    (no launch overhead: what a serving stack's decode step replays); an
+    implementation that cannot be captured is left out."""
+    out = {}
+    for name, run in impls.items():
+        graphs = {}
+        try:
+            for s in sets:
+                run(s)  # warm: compiled, workspaces allocated
+                torch.cuda.synchronize()
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    run(s)
+                graphs[id(s)] = g
+        except RuntimeError as e:
+            print(f"  {name}: not captured ({str(e)[:60]})")
+            continue
+        out[name] = lambda s, graphs=graphs: graphs[id(s)].replay()
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=30)
+    p.add_argument("--graphs", action="store_true",
+                   help="time CUDA graph replays (no launch overhead)")
+    args = p.parse_args()
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    copy = copy_bandwidth(torch, 10)
+    print(f"copy bandwidth: {copy / 1e9:.0f} GB/s")
+    rows = []
+    D = 128
+    for B, N, H, Hkv in POINTS:
+        sets = []
+        for _ in range(2):  # alternated: L2 holds neither
+            q = torch.randn(B, 1, H, D, device="cuda", dtype=torch.bfloat16)
+            k = torch.randn(B, N, Hkv, D, device="cuda", dtype=torch.bfloat16)
+            v = torch.randn(B, N, Hkv, D, device="cuda", dtype=torch.bfloat16)
+            lens = torch.full((B,), N, device="cuda", dtype=torch.int32)
+            # SDPA's layout: (B, heads, seq, D) views of the same memory.
+            sets.append((q, k, v, lens, q.transpose(1, 2), k.transpose(1, 2),
+                         v.transpose(1, 2), torch.empty_like(q)))
+        impls = {"tilec": lambda s: tilec.attention_with_kvcache(
+            s[0], s[1], s[2], s[3], out=s[7])}
+        ref = None
+        for name, backend in BACKENDS.items():
+            def run(s, backend=backend):
+                with sdpa_kernel(backend):
+                    return sdpa(s[4], s[5], s[6], enable_gqa=H != Hkv)
+            try:
+                o = run(sets[0])
+                torch.cuda.synchronize()
+            except RuntimeError:
+                continue
+            impls[name] = run
+            if ref is None:
+                ref = o.transpose(1, 2)
+        impls["tilec"](sets[0])
+        torch.cuda.synchronize()
+        if ref is not None:
+            err = (sets[0][7].float() - ref.float()).abs().max().item()
+            if err > 2e-2:
+                print(f"B={B} N={N}: tilec differs from SDPA by {err}")
+                continue
+        if args.graphs:
+            impls = graphed(torch, impls, sets)
+        ms = time_interleaved(torch, impls, sets, args.rounds)
+        if "tilec" not in ms:
+            continue
+        # What a call costs the CPU (Python, checks, two launches): a
+        # launch-bound time when it exceeds the GPU's.
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for i in range(20):
+            impls["tilec"](sets[i % 2])
+        cpu_us = (time.perf_counter() - t0) / 20 * 1e6
+        torch.cuda.synchronize()
+        print(f"  tilec call ({'graph replay' if args.graphs else 'Python'}): "
+              f"{cpu_us:.0f} us of CPU, GPU median "
+              f"{ms['tilec'] * 1e3:.0f} us")
+        nbytes = 2 * B * N * Hkv * D * 2 + 2 * B * H * D * 2
+        gbs = {n: nbytes / (t / 1e3) / 1e9 for n, t in ms.items()}
+        best = max((g for n, g in gbs.items() if n != "tilec"), default=None)
+        rows.append((B, N, H, Hkv, gbs, best))
+        print(f"B={B} N={N} H={H}/{Hkv}: " +
+              ", ".join(f"{n} {g:.0f} GB/s" for n, g in gbs.items()))
+    print()
+    print("| batch | keys | heads q/kv | tilec GB/s | of copy | cuDNN | flash "
+          "| efficient | tilec / best SDPA |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for B, N, H, Hkv, gbs, best in rows:
+        def f(n):
+            return f"{gbs[n]:.0f}" if n in gbs else "-"
+        ratio = f"{gbs['tilec'] / best:.2f}" if best else "-"
+        print(f"| {B} | {N} | {H}/{Hkv} | {gbs['tilec']:.0f} | "
+              f"{gbs['tilec'] * 1e9 / copy:.2f} | {f('cudnn')} | {f('flash')} "
+              f"| {f('efficient')} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

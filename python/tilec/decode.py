@@ -1,0 +1,144 @@
+"""Decode attention over a KV cache: kernels/flash_decoding.tile (split-KV,
+FlashDecoding) and its combine kernel, from PyTorch tensors.
+
+    out = tilec.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens)
+
+q (batch, 1, heads, head_dim); k_cache, v_cache (batch, seq_cache,
+kv_heads, head_dim), as flash_attn_with_kvcache takes them; cache_seqlens
+(batch,) int32: the keys of each sequence. The query heads that share a KV
+head are the rows of one multiply (each KV tile is read once per KV head),
+and the keys of each sequence are split across blocks so that the grid
+fills the GPU (num_splits=0 chooses from the batch, heads, lengths and SM
+count), each split's partial output and log-sum-exp merged in f32.
+
+Not yet: paged caches (block_table), appending k_new/v_new, more than one
+query token per sequence; each is refused with an ArgumentError naming it.
+"""
+
+import math
+import os
+
+from .errors import ArgumentError
+
+_KERNELS = os.environ.get(
+    "TILEC_KERNELS",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                 os.pardir, "kernels"))
+_compiled = {}
+_sm_counts = {}
+TILE_N = 64
+
+
+def _sm_count(torch, device):
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    if index not in _sm_counts:
+        _sm_counts[index] = torch.cuda.get_device_properties(
+            index).multi_processor_count
+    return _sm_counts[index]
+
+
+def _kernels(dtype, head_dim, kv_heads, rows):
+    """The split and combine kernels for a problem class, compiled once."""
+    from . import compile as _compile
+    key = (dtype, head_dim, kv_heads, rows)
+    if key not in _compiled:
+        path = os.path.join(_KERNELS, "flash_decoding.tile")
+        common = dict(DTYPE=dtype, D=head_dim, GROUP_M=rows)
+        split = _compile(path, kernel="flash_decoding", H_KV=kv_heads,
+                         TILE_N=TILE_N, **common)
+        combine = _compile(path, kernel="flash_decoding_combine", **common)
+        _compiled[key] = (split, combine)
+    return _compiled[key]
+
+
+def choose_splits(batch, kv_heads, max_keys, sm_count):
+    """Splits per sequence: enough blocks for two per SM, each split at
+    least 4 key tiles long (shorter splits cost more in the combine than
+    they gain)."""
+    blocks = max(1, batch * kv_heads)
+    want = math.ceil(2 * sm_count / blocks)
+    most = max(1, math.ceil(max_keys / (4 * TILE_N)))
+    return max(1, min(want, most, 64))
+
+
+def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
+                           block_table=None, causal=True, scale=None,
+                           num_splits=0, k_new=None, v_new=None, out=None):
+    """Decode attention of q over the first cache_seqlens[b] keys of each
+    sequence's cache (module docstring). Returns out (allocated like q when
+    None)."""
+    import torch
+    for name, value in (("block_table", block_table), ("k_new", k_new),
+                        ("v_new", v_new)):
+        if value is not None:
+            raise ArgumentError(f"{name}: not supported yet (contiguous "
+                                f"caches without appending only)")
+    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 4 or not t.is_cuda:
+            raise ArgumentError(f"{name}: expected a 4-D CUDA tensor")
+        if t.dtype not in (torch.float16, torch.bfloat16):
+            raise ArgumentError(f"{name}: expected float16 or bfloat16, "
+                                f"got {t.dtype}")
+        if t.stride(3) != 1:
+            raise ArgumentError(f"{name}: its last dimension must be "
+                                f"contiguous")
+    if k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
+        raise ArgumentError("k_cache, v_cache: must have q's dtype")
+    B, Sq, H, D = q.shape
+    if Sq != 1:
+        raise ArgumentError(f"q: {Sq} query tokens per sequence; only 1 "
+                            f"is supported yet")
+    if k_cache.shape != v_cache.shape:
+        raise ArgumentError(f"v_cache: shape {tuple(v_cache.shape)} is not "
+                            f"k_cache's {tuple(k_cache.shape)}")
+    Bk, N, Hkv, Dk = k_cache.shape
+    if Bk != B or Dk != D:
+        raise ArgumentError(f"k_cache: shape {tuple(k_cache.shape)} does "
+                            f"not match q's batch {B} and head_dim {D}")
+    if Hkv == 0 or H % Hkv:
+        raise ArgumentError(f"q: its {H} heads are not a multiple of the "
+                            f"cache's {Hkv}")
+    if D % 16 or D > 256:
+        raise ArgumentError(f"q: head_dim {D} must be a multiple of 16 up "
+                            f"to 256")
+    if (not isinstance(cache_seqlens, torch.Tensor) or
+            cache_seqlens.dtype != torch.int32 or
+            tuple(cache_seqlens.shape) != (B,) or not cache_seqlens.is_cuda):
+        raise ArgumentError(f"cache_seqlens: expected a ({B},) int32 CUDA "
+                            f"tensor")
+    if not isinstance(num_splits, int) or num_splits < 0:
+        raise ArgumentError("num_splits: expected an int >= 0 (0: chosen)")
+    if type(causal) is not bool:
+        raise ArgumentError("causal: expected a bool")
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    group = H // Hkv
+    rows = max(16, group)
+    if out is None:
+        out = torch.empty_like(q, memory_format=torch.contiguous_format)
+    elif out.shape != q.shape or out.dtype != q.dtype or \
+            not out.is_contiguous():
+        raise ArgumentError("out: expected a contiguous tensor like q")
+    if B * H == 0:
+        return out
+    # One query token: causal changes nothing (the token is the last).
+    qp = q.reshape(B * Hkv, group, D)
+    if qp.data_ptr() != q.data_ptr():
+        qp = q.contiguous().view(B * Hkv, group, D)
+    op = out.view(B * Hkv, group, D)
+    kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
+    dsl = "f16" if q.dtype == torch.float16 else "bf16"
+    split, combine = _kernels(dsl, D, Hkv, rows)
+    splits = num_splits or choose_splits(B, Hkv, N, _sm_count(torch,
+                                                               q.device))
+    split_keys = TILE_N * math.ceil(N / (TILE_N * splits))
+    splits = max(1, math.ceil(N / split_keys))
+    opart = torch.empty(splits, B * Hkv, group, D, device=q.device,
+                        dtype=torch.float32)
+    lse = torch.empty(splits, B * Hkv, group, device=q.device,
+                      dtype=torch.float32)
+    split[(B * Hkv, splits)](qp, kk, vv, cache_seqlens, opart, lse,
+                             float(scale), split_keys)
+    combine[(B * Hkv,)](opart, lse, op)
+    return out
