@@ -113,12 +113,17 @@ void printDistributed(raw_ostream &os, RankedTensorType type,
   bool covers = layout.isSurjective();
   os << "tile ";
   printShape(os, shape);
+  if (isPadded(shape)) {
+    os << " (held as ";
+    printShape(os, layout.getShape());
+    os << ")";
+  }
   os << " in " << type.getEncoding() << "\n  warps " << layout.getNumWarps()
      << ", registers per thread " << layout.getNumRegs();
   if (covers)
     os << ", threads holding each element "
        << int64_t(layout.getNumRegs()) * lanes * layout.getNumWarps() /
-              elements;
+              numElements(layout.getShape());
   else
     os << ", some elements held by no thread";
   os << "\n  " << layout << "\n";
@@ -157,8 +162,8 @@ void printShared(raw_ostream &os, SharedMemoryType type, int64_t maxElements) {
   os << "buffer ";
   printShape(os, shape);
   os << "x" << type.getElementType() << " in " << Attribute(layout) << "\n";
-  if (!isLinearShape(shape)) {
-    os << "  (not a power-of-two shape: no linear form)\n";
+  if (!isLinearShape(paddedShape(shape))) {
+    os << "  (too many elements: no linear form)\n";
     return;
   }
   LinearLayout l = layout.toLinearLayout(shape, type.getElementType());
