@@ -6,7 +6,9 @@ the device's copy bandwidth, in one process, launches interleaved.
   PYTHONPATH=python python3 bench/decode.py [--rounds 30] [--graphs]
 
 Decode: one query token per sequence, every sequence at the full cache
-length, bf16, 32 query heads over 8 KV heads (and MHA 32/32), D=128. GB/s
+length, bf16, 32 query heads over 8 KV heads (and MHA 32/32), D=128;
+contiguous caches, and the same keys in pages of 16, 64 and 256 scattered
+by a random block table (SDPA reads the contiguous copy). GB/s
 count K and V read once plus q and the output; the copy bandwidth is bytes
 read + written per second of torch's 1 GiB copy. Each point's output is
 checked against cuDNN's (or the first backend's) first. Prints a markdown
@@ -26,9 +28,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from interleaved import copy_bandwidth, time_interleaved  # noqa: E402
 
-POINTS = [  # batch, keys, query heads, kv heads
-    (32, 4096, 32, 8), (8, 32768, 32, 8), (1, 131072, 32, 8),
-    (16, 8192, 32, 32), (128, 1024, 32, 8), (4, 16384, 64, 8),
+POINTS = [  # batch, keys, query heads, kv heads, page size (0: contiguous)
+    (32, 4096, 32, 8, 0), (8, 32768, 32, 8, 0), (1, 131072, 32, 8, 0),
+    (16, 8192, 32, 32, 0), (128, 1024, 32, 8, 0), (4, 16384, 64, 8, 0),
+    (8, 32768, 32, 8, 16), (8, 32768, 32, 8, 64), (8, 32768, 32, 8, 256),
+    (32, 4096, 32, 8, 64),
 ]
 BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION,
             "flash": SDPBackend.FLASH_ATTENTION,
@@ -68,18 +72,33 @@ def main():
     print(f"copy bandwidth: {copy / 1e9:.0f} GB/s")
     rows = []
     D = 128
-    for B, N, H, Hkv in POINTS:
+    for B, N, H, Hkv, page in POINTS:
         sets = []
         for _ in range(2):  # alternated: L2 holds neither
             q = torch.randn(B, 1, H, D, device="cuda", dtype=torch.bfloat16)
             k = torch.randn(B, N, Hkv, D, device="cuda", dtype=torch.bfloat16)
             v = torch.randn(B, N, Hkv, D, device="cuda", dtype=torch.bfloat16)
             lens = torch.full((B,), N, device="cuda", dtype=torch.int32)
+            table = kc = vc = None
+            if page:  # the same keys in pages scattered by a block table
+                pages = B * N // page
+                perm = torch.randperm(pages, device="cuda")
+                table = perm.to(torch.int32).view(B, N // page)
+                kc = torch.empty(pages, page, Hkv, D, device="cuda",
+                                 dtype=torch.bfloat16)
+                vc = torch.empty_like(kc)
+                kc[perm] = k.reshape(pages, page, Hkv, D)
+                vc[perm] = v.reshape(pages, page, Hkv, D)
             # SDPA's layout: (B, heads, seq, D) views of the same memory.
             sets.append((q, k, v, lens, q.transpose(1, 2), k.transpose(1, 2),
-                         v.transpose(1, 2), torch.empty_like(q)))
-        impls = {"tilec": lambda s: tilec.attention_with_kvcache(
-            s[0], s[1], s[2], s[3], out=s[7])}
+                         v.transpose(1, 2), torch.empty_like(q), table, kc,
+                         vc))
+        if page:
+            impls = {"tilec": lambda s: tilec.attention_with_kvcache(
+                s[0], s[9], s[10], s[3], block_table=s[8], out=s[7])}
+        else:
+            impls = {"tilec": lambda s: tilec.attention_with_kvcache(
+                s[0], s[1], s[2], s[3], out=s[7])}
         ref = None
         for name, backend in BACKENDS.items():
             def run(s, backend=backend):
@@ -119,18 +138,18 @@ def main():
         nbytes = 2 * B * N * Hkv * D * 2 + 2 * B * H * D * 2
         gbs = {n: nbytes / (t / 1e3) / 1e9 for n, t in ms.items()}
         best = max((g for n, g in gbs.items() if n != "tilec"), default=None)
-        rows.append((B, N, H, Hkv, gbs, best))
-        print(f"B={B} N={N} H={H}/{Hkv}: " +
+        rows.append((B, N, H, Hkv, page, gbs, best))
+        print(f"B={B} N={N} H={H}/{Hkv} page={page}: " +
               ", ".join(f"{n} {g:.0f} GB/s" for n, g in gbs.items()))
     print()
-    print("| batch | keys | heads q/kv | tilec GB/s | of copy | cuDNN | flash "
-          "| efficient | tilec / best SDPA |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for B, N, H, Hkv, gbs, best in rows:
+    print("| batch | keys | heads q/kv | page | tilec GB/s | of copy | cuDNN "
+          "| flash | efficient | tilec / best SDPA |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for B, N, H, Hkv, page, gbs, best in rows:
         def f(n):
             return f"{gbs[n]:.0f}" if n in gbs else "-"
         ratio = f"{gbs['tilec'] / best:.2f}" if best else "-"
-        print(f"| {B} | {N} | {H}/{Hkv} | {gbs['tilec']:.0f} | "
+        print(f"| {B} | {N} | {H}/{Hkv} | {page or '-'} | {gbs['tilec']:.0f} | "
               f"{gbs['tilec'] * 1e9 / copy:.2f} | {f('cudnn')} | {f('flash')} "
               f"| {f('efficient')} | {ratio} |")
 

@@ -2,7 +2,9 @@
 a combine) on a GPU against float64, on fresh random inputs with a poisoned
 output: sequence lengths 0, 1, a tile +- 1 and long in one batch, GQA and
 MHA, head dims 128 and 96 (held padded), the split count chosen and
-forced, lengths past the cache; and its argument errors. Skipped without
+forced, lengths past the cache; paged caches of 16, 64 and 256 keys a page
+through a random block table (keys past a length poisoned with NaN); and
+its argument errors. Skipped without
 PyTorch and a CUDA GPU."""
 
 import math
@@ -62,6 +64,40 @@ def test_decode_matches_float64(torch_gpu, case):
             assert (out[b] == 0).all()
 
 
+@pytest.mark.parametrize("page", [16, 64, 256])
+def test_paged_decode_matches_float64(torch_gpu, page):
+    """The same caches in pages, scattered by a random block table."""
+    torch = torch_gpu
+    torch.manual_seed(page)
+    B, H, Hkv, D = 4, 32, 8, 128
+    lengths = [0, 1, page + 1, 3 * page + 5]
+    max_pages = 4
+    N = max_pages * page
+    dt = torch.bfloat16
+    q = torch.randn(B, 1, H, D, device="cuda", dtype=dt)
+    k = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    v = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    table = torch.randperm(B * max_pages + 3, device="cuda")[:B * max_pages]
+    table = table.to(torch.int32).view(B, max_pages)
+    kc = torch.full((B * max_pages + 3, page, Hkv, D), float("nan"),
+                    device="cuda", dtype=dt)
+    vc = kc.clone()
+    for b in range(B):
+        for j in range(max_pages):
+            kc[table[b, j]] = k[b, j * page:(j + 1) * page]
+            vc[table[b, j]] = v[b, j * page:(j + 1) * page]
+    for b, n in enumerate(lengths):  # keys past a length are never read
+        kc[table[b, (n + page - 1) // page:]] = float("nan")
+    lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+    out = torch.full_like(q, float("nan"))
+    tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table, out=out)
+    torch.cuda.synchronize()
+    ref = reference(torch, q, k, v, lengths, 1 / math.sqrt(D))
+    assert torch.isfinite(out).all()
+    err = ((out.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
+
+
 def test_decode_argument_errors(torch_gpu):
     torch = torch_gpu
     q = torch.randn(1, 1, 8, 128, device="cuda", dtype=torch.float16)
@@ -69,6 +105,11 @@ def test_decode_argument_errors(torch_gpu):
     lens = torch.tensor([64], device="cuda", dtype=torch.int32)
     with pytest.raises(tilec.ArgumentError, match="block_table"):
         tilec.attention_with_kvcache(q, k, k, lens, block_table=lens)
+    with pytest.raises(tilec.ArgumentError, match="page size 24"):
+        tilec.attention_with_kvcache(q, k[:, :24], k[:, :24], lens,
+                                     block_table=lens.view(1, 1))
+    with pytest.raises(tilec.ArgumentError, match="k_new"):
+        tilec.attention_with_kvcache(q, k, k, lens, k_new=q)
     with pytest.raises(tilec.ArgumentError, match="cache_seqlens"):
         tilec.attention_with_kvcache(q, k, k, lens.long())
     with pytest.raises(tilec.ArgumentError, match="heads"):

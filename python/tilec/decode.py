@@ -4,15 +4,18 @@ FlashDecoding) and its combine kernel, from PyTorch tensors.
     out = tilec.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens)
 
 q (batch, 1, heads, head_dim); k_cache, v_cache (batch, seq_cache,
-kv_heads, head_dim), as flash_attn_with_kvcache takes them; cache_seqlens
+kv_heads, head_dim), as flash_attn_with_kvcache takes them, or with
+block_table (batch, max_pages) int32 a paged cache (num_pages, page_size,
+kv_heads, head_dim), page_size a multiple of 64 or 16 or 32; cache_seqlens
 (batch,) int32: the keys of each sequence. The query heads that share a KV
 head are the rows of one multiply (each KV tile is read once per KV head),
 and the keys of each sequence are split across blocks so that the grid
 fills the GPU (num_splits=0 chooses from the batch, heads, lengths and SM
 count), each split's partial output and log-sum-exp merged in f32.
 
-Not yet: paged caches (block_table), appending k_new/v_new, more than one
-query token per sequence; each is refused with an ArgumentError naming it.
+Not yet: appending k_new/v_new, more than one query token per sequence;
+each is refused with an ArgumentError naming it. Page numbers are not
+checked against the cache (an entry out of range reads out of bounds).
 """
 
 import math
@@ -29,6 +32,16 @@ _sm_counts = {}
 TILE_N = 64
 
 
+_tables = {}
+
+
+def _no_table(torch, device):
+    """The block table argument of a contiguous cache (never read)."""
+    if device not in _tables:
+        _tables[device] = torch.zeros(1, 1, device=device, dtype=torch.int32)
+    return _tables[device]
+
+
 def _sm_count(torch, device):
     index = device.index if device.index is not None else \
         torch.cuda.current_device()
@@ -38,27 +51,29 @@ def _sm_count(torch, device):
     return _sm_counts[index]
 
 
-def _kernels(dtype, head_dim, kv_heads, rows):
-    """The split and combine kernels for a problem class, compiled once."""
+def _kernels(dtype, head_dim, kv_heads, rows, tile_n, page):
+    """The split and combine kernels for a problem class (page: the page
+    size of a paged cache, 0 for a contiguous one), compiled once."""
     from . import compile as _compile
-    key = (dtype, head_dim, kv_heads, rows)
+    key = (dtype, head_dim, kv_heads, rows, tile_n, page)
     if key not in _compiled:
         path = os.path.join(_KERNELS, "flash_decoding.tile")
         common = dict(DTYPE=dtype, D=head_dim, GROUP_M=rows)
+        paged = dict(PAGED=True, PAGE=page) if page else {}
         split = _compile(path, kernel="flash_decoding", H_KV=kv_heads,
-                         TILE_N=TILE_N, **common)
+                         TILE_N=tile_n, **paged, **common)
         combine = _compile(path, kernel="flash_decoding_combine", **common)
         _compiled[key] = (split, combine)
     return _compiled[key]
 
 
-def choose_splits(batch, kv_heads, max_keys, sm_count):
+def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N):
     """Splits per sequence: enough blocks for two per SM, each split at
     least 4 key tiles long (shorter splits cost more in the combine than
     they gain)."""
     blocks = max(1, batch * kv_heads)
     want = math.ceil(2 * sm_count / blocks)
-    most = max(1, math.ceil(max_keys / (4 * TILE_N)))
+    most = max(1, math.ceil(max_keys / (4 * tile_n)))
     return max(1, min(want, most, 64))
 
 
@@ -69,8 +84,7 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     sequence's cache (module docstring). Returns out (allocated like q when
     None)."""
     import torch
-    for name, value in (("block_table", block_table), ("k_new", k_new),
-                        ("v_new", v_new)):
+    for name, value in (("k_new", k_new), ("v_new", v_new)):
         if value is not None:
             raise ArgumentError(f"{name}: not supported yet (contiguous "
                                 f"caches without appending only)")
@@ -92,10 +106,23 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     if k_cache.shape != v_cache.shape:
         raise ArgumentError(f"v_cache: shape {tuple(v_cache.shape)} is not "
                             f"k_cache's {tuple(k_cache.shape)}")
-    Bk, N, Hkv, Dk = k_cache.shape
-    if Bk != B or Dk != D:
+    Bk, page, Hkv, Dk = k_cache.shape
+    if Dk != D or (block_table is None and Bk != B):
         raise ArgumentError(f"k_cache: shape {tuple(k_cache.shape)} does "
                             f"not match q's batch {B} and head_dim {D}")
+    tile_n, N = TILE_N, page
+    if block_table is not None:
+        if (not isinstance(block_table, torch.Tensor) or
+                block_table.dtype != torch.int32 or block_table.dim() != 2
+                or block_table.shape[0] != B or not block_table.is_cuda or
+                block_table.stride(1) != 1):
+            raise ArgumentError(f"block_table: expected a ({B}, max_pages) "
+                                f"int32 CUDA tensor, rows contiguous")
+        if page % TILE_N and page not in (16, 32):
+            raise ArgumentError(f"k_cache: page size {page} must be a "
+                                f"multiple of {TILE_N}, or 16 or 32")
+        tile_n = min(TILE_N, page)
+        N = block_table.shape[1] * page
     if Hkv == 0 or H % Hkv:
         raise ArgumentError(f"q: its {H} heads are not a multiple of the "
                             f"cache's {Hkv}")
@@ -129,16 +156,19 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     op = out.view(B * Hkv, group, D)
     kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
-    split, combine = _kernels(dsl, D, Hkv, rows)
-    splits = num_splits or choose_splits(B, Hkv, N, _sm_count(torch,
-                                                               q.device))
-    split_keys = TILE_N * math.ceil(N / (TILE_N * splits))
+    split, combine = _kernels(dsl, D, Hkv, rows, tile_n,
+                              page if block_table is not None else 0)
+    table = block_table if block_table is not None else _no_table(torch,
+                                                                  q.device)
+    splits = num_splits or choose_splits(B, Hkv, N,
+                                         _sm_count(torch, q.device), tile_n)
+    split_keys = tile_n * math.ceil(N / (tile_n * splits))
     splits = max(1, math.ceil(N / split_keys))
     opart = torch.empty(splits, B * Hkv, group, D, device=q.device,
                         dtype=torch.float32)
     lse = torch.empty(splits, B * Hkv, group, device=q.device,
                       dtype=torch.float32)
-    split[(B * Hkv, splits)](qp, kk, vv, cache_seqlens, opart, lse,
-                             float(scale), split_keys)
+    split[(B * Hkv, splits)](qp, kk, vv, cache_seqlens, table, opart, lse,
+                             float(scale), split_keys, N)
     combine[(B * Hkv,)](opart, lse, op)
     return out
