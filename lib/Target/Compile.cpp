@@ -290,6 +290,21 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   mlir::Location kernelLoc =
       funcs.empty() ? module->getLoc() : funcs.front().getLoc();
   LocateUnlocatedDiagnostics locate(context, [&] { return kernelLoc; });
+  // A lowering pattern that refuses an op says why, in the language's
+  // terms; the dialect conversion then adds "failed to legalize operation
+  // 'tile.mma' ...", which names MLIR's internals: dropped after an error
+  // (kept when it is the only one, as the bug report it then is).
+  unsigned errors = 0;
+  mlir::ScopedDiagnosticHandler legalizeNoise(
+      &context, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
+        if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+          return mlir::failure();
+        if (errors && llvm::StringRef(d.str()).starts_with(
+                          "failed to legalize operation"))
+          return mlir::success(); // handled: not printed
+        ++errors;
+        return mlir::failure();
+      });
   for (auto func : module->getOps<mlir::func::FuncOp>())
     func->setAttr(
         "tile.tensor_alignment",

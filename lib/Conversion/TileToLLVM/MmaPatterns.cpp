@@ -34,10 +34,17 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
                  lc = getLinearLayout(cType);
     int64_t M = lc.getShape()[0], N = lc.getShape()[1], K = aType.getDimSize(1);
-    if (M % 16 || N % 8 || K % 16)
-      return op.emitError() << "mma: tiles must be multiples of 16 x 8 x 16 "
-                               "(M x N x K), got "
-                            << M << " x " << N << " x " << K;
+    if (M % 16 || N % 8 || K % 16) {
+      InFlightDiagnostic diag = op.emitError()
+                                << "mma: tiles must be multiples of 16 x 8 x "
+                                   "16 (M x N x K), got "
+                                << cType.getDimSize(0) << " x "
+                                << cType.getDimSize(1) << " x " << K;
+      if (tile::isPadded(cType.getShape()))
+        diag << " (held as " << M << " x " << N
+             << "; pad M to 16 rows yourself, e.g. rows past the tensor)";
+      return diag;
+    }
     int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
     ValueRange a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
 
