@@ -35,6 +35,7 @@
 
 #include "tilec/Pipeline/Pipeline.h"
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
 
@@ -60,10 +61,12 @@ mlir::tile::LoadOp sourceLoad(Value v) {
   return {};
 }
 
-/// Bytes of a tile.
+/// Bytes of a tile in shared memory (held padded to powers of two).
 int64_t tileBytes(RankedTensorType type) {
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  int64_t elements = 1;
+  for (int64_t d : mlir::tile::paddedShape(type.getShape()))
+    elements *= d;
+  return elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
 /// The multiplies' operand bytes in shared memory: streamed through rings
