@@ -20,6 +20,12 @@ def torch_cuda():
     return torch if torch.cuda.is_available() else None
 
 
+def skip_unless_arch(torch, arch):
+    """Skips a test of `arch` that this GPU cannot run (sm_90a: Hopper)."""
+    if arch == "sm_90a" and torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("sm_90a needs a Hopper GPU")
+
+
 @pytest.fixture
 def torch_gpu():
     torch = torch_cuda()

@@ -14,6 +14,7 @@ import os
 import pytest
 
 import tilec
+from conftest import skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
@@ -25,15 +26,6 @@ TOL = {"f16": 4e-3, "bf16": 2.5e-2}
 # from the same f16/bf16 inputs as the reference, so only f32 rounding and
 # the approximate ex2/lg2 (docs/language.md, Math) separate them.
 LSE_TOL = 1e-3
-
-
-def sm90(torch):
-    return torch.cuda.get_device_capability() >= (9, 0)
-
-
-def skip_unless_arch(torch, arch):
-    if arch == "sm_90a" and not sm90(torch):
-        pytest.skip("sm_90a needs a Hopper GPU")
 
 
 def reference(torch, q, k, v, causal, scale):

@@ -13,19 +13,11 @@ import os
 import pytest
 
 import tilec
+from conftest import skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
 ARCHS = ["sm_90a", "sm_80"]
-
-
-def sm90(torch):
-    return torch.cuda.get_device_capability() >= (9, 0)
-
-
-def skip_unless_arch(torch, arch):
-    if arch == "sm_90a" and not sm90(torch):
-        pytest.skip("sm_90a needs a Hopper GPU")
 
 
 # --- Paged-KV decode -------------------------------------------------------
