@@ -692,20 +692,27 @@ bool mlir::tile::isPadded(ArrayRef<int64_t> shape) {
 }
 
 bool mlir::tile::isPaddingRegister(const LinearLayout &layout,
-                                   ArrayRef<int64_t> shape, unsigned r) {
-  LinearLayout::Basis c = layout.regCoords(r);
-  for (unsigned d = 0; d < shape.size(); ++d) {
-    if (layout.getShape()[d] <= shape[d])
-      continue;
-    int64_t threadBits = 0;
-    for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
-      if (layout.hasInDim(dim))
-        for (const LinearLayout::Basis &b : layout.getBases(dim))
-          threadBits |= b[d];
-    if ((c[d] & ~threadBits) >= shape[d])
-      return true;
+                                   ArrayRef<int64_t> shape, unsigned r,
+                                   unsigned count) {
+  if (!isPadded(shape))
+    return false;
+  // The coordinate bits lanes and warps may set, per dimension.
+  SmallVector<int64_t> threadBits(shape.size(), 0);
+  for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
+    if (layout.hasInDim(dim))
+      for (const LinearLayout::Basis &b : layout.getBases(dim))
+        for (unsigned d = 0; d < shape.size(); ++d)
+          threadBits[d] |= b[d];
+  for (unsigned i = r; i < r + count; ++i) {
+    LinearLayout::Basis c = layout.regCoords(i);
+    bool padding = false;
+    for (unsigned d = 0; d < shape.size() && !padding; ++d)
+      padding = layout.getShape()[d] > shape[d] &&
+                (c[d] & ~threadBits[d]) >= shape[d];
+    if (!padding)
+      return false;
   }
-  return false;
+  return true;
 }
 
 int64_t mlir::tile::countDataRegisters(const LinearLayout &layout,

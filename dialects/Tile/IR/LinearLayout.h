@@ -285,12 +285,12 @@ SmallVector<int64_t> paddedShape(ArrayRef<int64_t> shape);
 bool isPadded(ArrayRef<int64_t> shape);
 inline bool isPadded(int64_t size) { return isPadded(ArrayRef<int64_t>(size)); }
 
-/// True when register `r` of `layout` (over the padded shape of a tile of
-/// `shape`) holds padding in every thread: some coordinate of it is past
-/// the tile whatever the lane and warp add. Lowerings neither compute nor
-/// keep such registers.
+/// True when registers `r` to `r + count - 1` of `layout` (over the padded
+/// shape of a tile of `shape`) hold padding in every thread: some
+/// coordinate of each is past the tile whatever the lane and warp add.
+/// Lowerings neither compute nor keep such registers.
 bool isPaddingRegister(const LinearLayout &layout, ArrayRef<int64_t> shape,
-                       unsigned r);
+                       unsigned r, unsigned count = 1);
 
 /// The registers of `layout` that hold some element of a tile of `shape`
 /// (all of them unless the tile is padded).

@@ -63,13 +63,11 @@ int64_t tile::getScratchBytes(Operation *op) {
     if (!isTileType(from) || !isDistributedLayout(from.getEncoding()) ||
         extractRegisters(from, extract.getType(), extract.getOffsets()))
       return 0;
-    // The source, and the padding of a padded sub-tile past it.
-    SmallVector<int64_t> buffer = paddedShape(from.getShape());
-    SmallVector<int64_t> sub = paddedShape(extract.getType().getShape());
     int64_t elements = 1;
-    for (unsigned d = 0; d < buffer.size(); ++d)
-      elements *= int64_t(llvm::PowerOf2Ceil(
-          std::max(buffer[d], extract.getOffsets()[d] + sub[d])));
+    for (int64_t d : getSubTileScratchShape(
+             paddedShape(from.getShape()), extract.getOffsets(),
+             paddedShape(extract.getType().getShape())))
+      elements *= d;
     return elements * getSharedElementBytes(from.getElementType());
   }
   if (auto scan = dyn_cast<ScanOp>(op)) {
@@ -132,6 +130,16 @@ SharedLayoutAttr tile::getHopperSharedLayout(RankedTensorType type,
       return SharedLayoutAttr::get(type.getContext(), 16 / bytes, 128 / swizzle,
                                    swizzle / 16, order, swizzle / bytes);
   return {};
+}
+
+SmallVector<int64_t> tile::getSubTileScratchShape(ArrayRef<int64_t> source,
+                                                  ArrayRef<int64_t> offsets,
+                                                  ArrayRef<int64_t> sub) {
+  SmallVector<int64_t> buffer(source);
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    buffer[d] =
+        int64_t(llvm::PowerOf2Ceil(std::max(buffer[d], offsets[d] + sub[d])));
+  return buffer;
 }
 
 int64_t tile::getTmaBoxCount(SharedMemoryType type, int64_t inner) {

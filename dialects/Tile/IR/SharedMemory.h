@@ -84,6 +84,14 @@ SharedLayoutAttr getHopperSharedLayout(RankedTensorType type,
                                        ArrayRef<unsigned> order,
                                        bool exact = false);
 
+/// The shared buffer through which a sub-tile of `sub` elements at
+/// `offsets` is read from a tile of `source` (both padded shapes): the
+/// source, grown (to powers of two) where the sub-tile's padding reaches
+/// past it. Empty `offsets`: the source.
+SmallVector<int64_t> getSubTileScratchShape(ArrayRef<int64_t> source,
+                                            ArrayRef<int64_t> offsets,
+                                            ArrayRef<int64_t> sub);
+
 /// The TMA boxes of `inner` columns that copy a buffer of `type` (side by
 /// side along its fastest dimension): those holding some of the tile, not
 /// its padding.

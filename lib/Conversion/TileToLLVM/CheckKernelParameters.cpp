@@ -13,7 +13,6 @@
 
 #include "Tile/IR/TargetLimits.h"
 
-
 namespace tilec {
 #define GEN_PASS_DEF_CHECKKERNELPARAMETERS
 #include "tilec/Conversion/Passes.h.inc"
@@ -42,8 +41,7 @@ std::pair<uint64_t, uint64_t> paramSize(Type type) {
 }
 
 struct CheckKernelParametersPass
-    : public tilec::impl::CheckKernelParametersBase<
-          CheckKernelParametersPass> {
+    : public tilec::impl::CheckKernelParametersBase<CheckKernelParametersPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -73,9 +71,9 @@ struct CheckKernelParametersPass
       }
       if (int64_t(bytes) <= limits->parameterBytes)
         continue;
-      func.emitError() << "kernel '" << func.getSymName() << "' has "
-                       << bytes << " bytes of parameters (" << arch
-                       << " allows at most " << limits->parameterBytes
+      func.emitError() << "kernel '" << func.getSymName() << "' has " << bytes
+                       << " bytes of parameters (" << arch << " allows at most "
+                       << limits->parameterBytes
                        << "; a tensor takes 8 bytes for its address and 12 "
                           "per dimension, a scalar 4): pass fewer "
                           "tensors or scalars, e.g. several scalars as one "

@@ -212,10 +212,7 @@ accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
   SmallVector<Value> loaded(layout.getNumRegs());
   for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
     // A padded tile's vectors of padding only: neither written nor read.
-    bool padding = true;
-    for (unsigned j = 0; j < vec && padding; ++j)
-      padding = isPaddingRegister(layout, tileShape, r + j);
-    if (padding) {
+    if (isPaddingRegister(layout, tileShape, r, vec)) {
       if (toStore.empty())
         for (unsigned j = 0; j < vec; ++j)
           loaded[r + j] = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
@@ -275,11 +272,9 @@ throughScratch(ConversionPatternRewriter &rewriter, Operation *op,
     return failure();
   SmallVector<unsigned> order = sharedOrder(dst, src);
   // A padded sub-tile's padding may reach past the source: the buffer
-  // covers both (tile::getScratchBytes sizes it the same way).
-  SmallVector<int64_t> buffer(src.getShape());
-  for (unsigned d = 0; d < at.size(); ++d)
-    buffer[d] =
-        llvm::PowerOf2Ceil(std::max(buffer[d], at[d] + dst.getShape()[d]));
+  // covers both, as tile::getScratchBytes sized it.
+  SmallVector<int64_t> buffer =
+      tile::getSubTileScratchShape(src.getShape(), at, dst.getShape());
   accessShared(rewriter, loc, *scratch, src, srcType.getShape(), order, elt,
                srcRegs, buffer);
   createBarrier(rewriter, loc, op);

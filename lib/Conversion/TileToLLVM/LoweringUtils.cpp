@@ -60,6 +60,19 @@ LinearLayout tilec::getLinearLayout(Type tileType) {
   return tile::toLinearLayout(t.getEncoding(), t.getShape());
 }
 
+Value tilec::andInsideTile(OpBuilder &b, Location loc,
+                           const LinearLayout &layout, ArrayRef<int64_t> shape,
+                           ArrayRef<Value> coords, Value ok) {
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    if (layout.getShape()[d] <= shape[d])
+      continue;
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     coords[d], constI32(b, loc, shape[d]));
+    ok = ok ? Value(arith::AndIOp::create(b, loc, ok, in)) : in;
+  }
+  return ok;
+}
+
 unsigned tilec::paddedVectorLimit(const LinearLayout &layout,
                                   ArrayRef<int64_t> shape, unsigned dim) {
   if (layout.getShape()[dim] <= shape[dim])

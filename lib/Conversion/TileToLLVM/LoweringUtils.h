@@ -63,6 +63,14 @@ mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// padded, unlimited otherwise.
 using mlir::tile::isPaddingRegister;
 
+/// `ok` (an i1, or null for true) and, for each dimension of `shape` that
+/// `layout` pads, coords[d] < shape[d]: whether the element at `coords` is
+/// the tile's own, not its padding. Null when there is nothing to check.
+mlir::Value andInsideTile(mlir::OpBuilder &b, mlir::Location loc,
+                          const LinearLayout &layout,
+                          llvm::ArrayRef<int64_t> shape,
+                          llvm::ArrayRef<mlir::Value> coords, mlir::Value ok);
+
 unsigned paddedVectorLimit(const LinearLayout &layout,
                            llvm::ArrayRef<int64_t> shape, unsigned dim);
 

@@ -96,12 +96,6 @@ public:
       Value inDim =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, size);
       ok = ok ? Value(arith::AndIOp::create(b, loc, ok, inDim)) : inDim;
-      // The tile's padding (past its own size) is never read or written.
-      if (layout.getShape()[i] > shape[i])
-        ok = arith::AndIOp::create(
-            b, loc, ok,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[i],
-                                  constI32(b, loc, shape[i])));
       Value v64 = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
       // The last dimension's stride is 1 (the contract, checked at launch),
       // so that the offsets of a thread's registers along it fold into
@@ -112,7 +106,8 @@ public:
                         : Value(arith::MulIOp::create(b, loc, v64,
                                                       tensor[1 + rank + t])));
     }
-    a.inBounds = ok;
+    // The tile's padding (past its own size) is never read or written.
+    a.inBounds = andInsideTile(b, loc, layout, shape, coords, ok);
     a.address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt, tensor[0],
                                     ValueRange{offset});
     return a;
@@ -374,13 +369,8 @@ public:
     }
     // The tile's padding (whose indices are undefined) is never accessed.
     if (!offsets.empty()) {
-      SmallVector<Value> coords = registerCoords(b, loc, layout, offsets, r);
-      for (unsigned d = 0; d < shape.size(); ++d)
-        if (layout.getShape()[d] > shape[d])
-          ok = arith::AndIOp::create(
-              b, loc, ok,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                    coords[d], constI32(b, loc, shape[d])));
+      ok = andInsideTile(b, loc, layout, shape,
+                         registerCoords(b, loc, layout, offsets, r), ok);
     }
     Value address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt,
                                         tensor[0], ValueRange{offset});

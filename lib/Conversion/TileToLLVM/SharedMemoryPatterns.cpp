@@ -47,10 +47,7 @@ void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
   SmallVector<Value> offsets = threadOffsets(b, loc, src);
   for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
     // A padded tile's padding is not written (the buffer's is undefined).
-    bool padding = true;
-    for (unsigned j = 0; j < vec && padding; ++j)
-      padding = isPaddingRegister(src, srcType.getShape(), r + j);
-    if (padding)
+    if (isPaddingRegister(src, srcType.getShape(), r, vec))
       continue;
     SmallVector<Value> coords = registerCoords(b, loc, src, offsets, r);
     Value ptr =
