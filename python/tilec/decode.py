@@ -162,9 +162,7 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     if B * H == 0:
         return out
     # One query token: causal changes nothing (the token is the last).
-    qp = q.reshape(B * Hkv, group, D)
-    if qp.data_ptr() != q.data_ptr():
-        qp = q.contiguous().view(B * Hkv, group, D)
+    qp = q.reshape(B * Hkv, group, D)  # a copy only if q's strides need it
     op = out.view(B * Hkv, group, D)
     kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
