@@ -98,6 +98,46 @@ def test_paged_decode_matches_float64(torch_gpu, page):
     assert err < 1e-2, err
 
 
+@pytest.mark.parametrize("page", [0, 64])
+def test_decode_appends_new_token(torch_gpu, page):
+    """k_new/v_new written at each length, attended with the rest."""
+    torch = torch_gpu
+    torch.manual_seed(7 + page)
+    B, H, Hkv, D, N = 3, 16, 4, 128, 256
+    dt = torch.float16
+    q = torch.randn(B, 1, H, D, device="cuda", dtype=dt)
+    k = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    v = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    kn = torch.randn(B, 1, Hkv, D, device="cuda", dtype=dt)
+    vn = torch.randn(B, 1, Hkv, D, device="cuda", dtype=dt)
+    lengths = [0, 100, 255]
+    lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+    kref, vref = k.clone(), v.clone()
+    for b, n in enumerate(lengths):
+        kref[b, n], vref[b, n] = kn[b, 0], vn[b, 0]
+    if page:
+        pages = N // page
+        table = torch.arange(B * pages, device="cuda", dtype=torch.int32)
+        table = table.flip(0).view(B, pages).contiguous()
+        kc = torch.empty(B * pages, page, Hkv, D, device="cuda", dtype=dt)
+        vc = torch.empty_like(kc)
+        kc[table.view(-1).long()] = k.reshape(B * pages, page, Hkv, D)
+        vc[table.view(-1).long()] = v.reshape(B * pages, page, Hkv, D)
+        out = tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table,
+                                           k_new=kn, v_new=vn)
+        got_k = kc[table.view(-1).long()].reshape(B, N, Hkv, D)
+    else:
+        out = tilec.attention_with_kvcache(q, k, v, lens, k_new=kn, v_new=vn)
+        got_k = k
+    torch.cuda.synchronize()
+    assert torch.equal(got_k, kref)
+    assert lens.tolist() == lengths  # not updated
+    ref = reference(torch, q, kref, vref, [n + 1 for n in lengths],
+                    1 / math.sqrt(D))
+    err = ((out.double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+
+
 def test_decode_argument_errors(torch_gpu):
     torch = torch_gpu
     q = torch.randn(1, 1, 8, 128, device="cuda", dtype=torch.float16)
@@ -108,8 +148,10 @@ def test_decode_argument_errors(torch_gpu):
     with pytest.raises(tilec.ArgumentError, match="page size 24"):
         tilec.attention_with_kvcache(q, k[:, :24], k[:, :24], lens,
                                      block_table=lens.view(1, 1))
-    with pytest.raises(tilec.ArgumentError, match="k_new"):
+    with pytest.raises(tilec.ArgumentError, match="k_new, v_new: give"):
         tilec.attention_with_kvcache(q, k, k, lens, k_new=q)
+    with pytest.raises(tilec.ArgumentError, match="k_new, v_new: expected"):
+        tilec.attention_with_kvcache(q, k, k, lens, k_new=q, v_new=q)
     with pytest.raises(tilec.ArgumentError, match="cache_seqlens"):
         tilec.attention_with_kvcache(q, k, k, lens.long())
     with pytest.raises(tilec.ArgumentError, match="heads"):

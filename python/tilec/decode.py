@@ -13,8 +13,11 @@ and the keys of each sequence are split across blocks so that the grid
 fills the GPU (num_splits=0 chooses from the batch, heads, lengths and SM
 count), each split's partial output and log-sum-exp merged in f32.
 
-Not yet: appending k_new/v_new, more than one query token per sequence;
-each is refused with an ArgumentError naming it. Page numbers are not
+k_new, v_new (batch, 1, kv_heads, head_dim): the new token's key and
+value, written into the cache at each sequence's length before the
+attention (which then covers length + 1 keys); cache_seqlens is not
+updated. Not yet: more than one query token per sequence (refused with an
+ArgumentError naming q). Page numbers are not
 checked against the cache (an entry out of range reads out of bounds).
 """
 
@@ -96,11 +99,11 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     sequence's cache (module docstring). Returns out (allocated like q when
     None)."""
     import torch
-    for name, value in (("k_new", k_new), ("v_new", v_new)):
-        if value is not None:
-            raise ArgumentError(f"{name}: not supported yet (contiguous "
-                                f"caches without appending only)")
-    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+    if (k_new is None) != (v_new is None):
+        raise ArgumentError("k_new, v_new: give both or neither")
+    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)) + (
+            (("k_new", k_new), ("v_new", v_new)) if k_new is not None
+            else ()):
         if not isinstance(t, torch.Tensor) or t.dim() != 4 or not t.is_cuda:
             raise ArgumentError(f"{name}: expected a 4-D CUDA tensor")
         if t.dtype not in (torch.float16, torch.bfloat16):
@@ -150,6 +153,25 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         raise ArgumentError("num_splits: expected an int >= 0 (0: chosen)")
     if type(causal) is not bool:
         raise ArgumentError("causal: expected a bool")
+    if k_new is not None:
+        if tuple(k_new.shape) != (B, 1, Hkv, D) or \
+                k_new.shape != v_new.shape or k_new.dtype != q.dtype or \
+                v_new.dtype != q.dtype:
+            raise ArgumentError(f"k_new, v_new: expected ({B}, 1, {Hkv}, "
+                                f"{D}) tensors of q's dtype")
+        # Written in place at each sequence's length (which must leave room:
+        # not checked, as that would read the lengths back), then attended
+        # with the lengths one longer; cache_seqlens itself is not changed.
+        rows_b = torch.arange(B, device=q.device)
+        pos = cache_seqlens.long()
+        if block_table is None:
+            k_cache[rows_b, pos] = k_new[:, 0]
+            v_cache[rows_b, pos] = v_new[:, 0]
+        else:
+            pages = block_table[rows_b, pos // page].long()
+            k_cache[pages, pos % page] = k_new[:, 0]
+            v_cache[pages, pos % page] = v_new[:, 0]
+        cache_seqlens = cache_seqlens + 1
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     group = H // Hkv
