@@ -7,7 +7,7 @@ the device's copy bandwidth, in one process, launches interleaved.
 
 Decode: one query token per sequence, every sequence at the full cache
 length, bf16, 32 query heads over 8 KV heads (and MHA 32/32), D=128;
-contiguous caches, and the same keys in pages of 16, 64 and 256 scattered
+contiguous caches, and the same keys in pages of 8, 16, 32, 64 and 256 scattered
 by a random block table (SDPA reads the contiguous copy). GB/s
 count K and V read once plus q and the output; the copy bandwidth is bytes
 read + written per second of torch's 1 GiB copy. Each point's output is
@@ -31,7 +31,8 @@ from interleaved import copy_bandwidth, time_interleaved  # noqa: E402
 POINTS = [  # batch, keys, query heads, kv heads, page size (0: contiguous)
     (32, 4096, 32, 8, 0), (8, 32768, 32, 8, 0), (1, 131072, 32, 8, 0),
     (16, 8192, 32, 32, 0), (128, 1024, 32, 8, 0), (4, 16384, 64, 8, 0),
-    (8, 32768, 32, 8, 16), (8, 32768, 32, 8, 64), (8, 32768, 32, 8, 256),
+    (8, 32768, 32, 8, 8), (8, 32768, 32, 8, 16), (8, 32768, 32, 8, 32),
+    (8, 32768, 32, 8, 64), (8, 32768, 32, 8, 256), (32, 4096, 32, 8, 16),
     (32, 4096, 32, 8, 64),
 ]
 BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -89,6 +90,15 @@ def measure(args, B, N, H, Hkv, page, D):
     else:
         impls = {"tilec": lambda s: tilec.attention_with_kvcache(
             s[0], s[1], s[2], s[3], out=s[7])}
+        if args.in_order_pages:
+            # The same contiguous cache read as pages in order (block table
+            # 0, 1, 2, ...): the paged code path on the contiguous layout.
+            P = args.in_order_pages
+            order = torch.arange(B * N // P, device="cuda",
+                                 dtype=torch.int32).view(B, N // P)
+            impls["tilec-pages"] = lambda s: tilec.attention_with_kvcache(
+                s[0], s[1].view(-1, P, Hkv, D), s[2].view(-1, P, Hkv, D),
+                s[3], block_table=order, out=torch.empty_like(s[7]))
     ref = None
     for name, backend in BACKENDS.items():
         def run(s, backend=backend):
@@ -140,6 +150,11 @@ def main():
                    "allocations; report the median and the spread")
     p.add_argument("--graphs", action="store_true",
                    help="time CUDA graph replays (no launch overhead)")
+    p.add_argument("--paged", action="store_true",
+                   help="only the paged points")
+    p.add_argument("--in-order-pages", type=int, default=0, metavar="P",
+                   help="at the contiguous points, also time tilec reading "
+                        "the same cache as pages of P keys in order")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     copy = copy_bandwidth(torch, 10)
@@ -147,6 +162,8 @@ def main():
     rows = []
     D = 128
     for B, N, H, Hkv, page in POINTS:
+        if args.paged and not page:
+            continue
         trials = []
         for trial in range(args.trials):
             # Each trial's buffers elsewhere: a spacer of a different size
@@ -167,7 +184,7 @@ def main():
             print(f"  over {len(trials)} trials: " + ", ".join(
                 f"{n} {min(t[n] for t in trials):.0f}-"
                 f"{max(t[n] for t in trials):.0f}" for n in gbs))
-        best = max((g for n, g in gbs.items() if n != "tilec"), default=None)
+        best = max((g for n, g in gbs.items() if not n.startswith("tilec")), default=None)
         rows.append((B, N, H, Hkv, page, gbs, best))
     print()
     print("| batch | keys | heads q/kv | page | tilec GB/s | of copy | cuDNN "

@@ -253,6 +253,11 @@ public:
   /// kernel that is not loaded.
   unsigned registers() const;
   unsigned localBytes() const;
+  /// The most blocks of this kernel a multiprocessor runs at once (the
+  /// driver's occupancy for its registers, warps and shared memory); 0 for
+  /// a kernel that is not loaded. A grid of a multiple of blocksPerSM() times
+  /// the multiprocessors runs in whole waves.
+  unsigned blocksPerSM() const;
   const std::string &arch() const;
   const std::vector<std::pair<std::string, std::string>> &constants() const;
   /// The kernel's PTX, starting with its `// tilec-kernel: {json}` line.

@@ -124,6 +124,10 @@ TILE_API int tile_kernel_check(tile_kernel kernel, const tile_arg *args,
 /* NULL for an invalid handle. */
 TILE_API const char *tile_kernel_name(tile_kernel kernel);
 TILE_API unsigned tile_kernel_num_warps(tile_kernel kernel);
+/* Registers per thread of the driver's machine code, and the most blocks a
+ * multiprocessor runs at once (its occupancy); 0 for a kernel not loaded. */
+TILE_API unsigned tile_kernel_registers(tile_kernel kernel);
+TILE_API unsigned tile_kernel_blocks_per_sm(tile_kernel kernel);
 /* How the kernel was built: its pipeline stages (0: from the latency hints)
  * and 1 if its loops were split, 0 if not (or for an invalid handle). */
 TILE_API unsigned tile_kernel_num_stages(tile_kernel kernel);

@@ -223,7 +223,8 @@ static bool isPermutation(ArrayRef<int64_t> perm) {
 
 /// Tile indices for load/store: integer constants or i32 scalars.
 static std::optional<SmallVector<Value>>
-indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
+indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor,
+          std::optional<std::pair<unsigned, Value>> *boxes = nullptr) {
   const Val &v = a[i];
   std::vector<Val> elts =
       v.kind == Val::Kind::Tuple ? v.elts : std::vector<Val>{v};
@@ -248,13 +249,33 @@ indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor) {
       out.push_back(e.value);
       continue;
     }
+    // load(): one dimension may take a 1-D i32 tile, the tile coordinates
+    // of its boxes (the pages of a paged KV cache).
+    auto tileType = e.kind == Val::Kind::Tile
+                        ? dyn_cast<RankedTensorType>(e.value.getType())
+                        : RankedTensorType();
+    if (boxes && tileType && tileType.getRank() == 1 &&
+        tileType.getElementType().isInteger(32)) {
+      if (*boxes) {
+        a.em.diag.error(a.loc(i), a.fname + "(): only one index may be a "
+                                            "tile of box coordinates");
+        return std::nullopt;
+      }
+      *boxes = std::make_pair(static_cast<unsigned>(out.size()), e.value);
+      out.push_back(a.em.materializeScalar(
+          Val::integer(0), a.em.builder.getI32Type(), a.loc(i)));
+      continue;
+    }
     a.em.diag.error(a.loc(i), a.fname +
                                   "(): tile indices must be integers, "
                                   "got " +
                                   e.describe() +
                                   (e.kind == Val::Kind::Tile
-                                       ? " (only a tile of one element is "
-                                         "a scalar)"
+                                       ? (boxes ? " (only a tile of one "
+                                                  "element is a scalar; a "
+                                                  "1-D i32 tile gives boxes)"
+                                                : " (only a tile of one "
+                                                  "element is a scalar)")
                                        : ""));
     return std::nullopt;
   }
@@ -363,7 +384,8 @@ static Val emitLoad(const Args &a) {
     return Val::invalid();
   auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
   unsigned rank = type.getRank();
-  auto indices = indexArgs(a, 1, rank, "tensor");
+  std::optional<std::pair<unsigned, Value>> boxes;
+  auto indices = indexArgs(a, 1, rank, "tensor", &boxes);
   auto shape = constIntsArg(a, 2, "the shape");
   auto order = orderArg(a, 3, rank);
   if (!indices || !shape || !order)
@@ -375,6 +397,19 @@ static Val emitLoad(const Args &a) {
                                   std::to_string(rank) + ")");
   if (!em.checkTileShape(*shape, a.loc(2)))
     return Val::invalid();
+  Value boxTile;
+  IntegerAttr boxDim;
+  if (boxes) {
+    auto [dim, tile] = *boxes;
+    int64_t count = cast<RankedTensorType>(tile.getType()).getDimSize(0);
+    if ((*shape)[dim] % count)
+      return em.error(a.loc(1), "load(): " + std::to_string(count) +
+                                    " boxes do not divide the tile's extent " +
+                                    std::to_string((*shape)[dim]) +
+                                    " along dimension " + std::to_string(dim));
+    boxTile = tile;
+    boxDim = em.builder.getI32IntegerAttr(static_cast<int32_t>(dim));
+  }
   IntegerAttr latency;
   if (a.has(4)) {
     auto l = constIntArg(a, 4, "latency");
@@ -388,11 +423,12 @@ static Val emitLoad(const Args &a) {
   if (!padding)
     return Val::invalid();
   auto resultType = RankedTensorType::get(*shape, type.getElementType());
-  auto op = tile::LoadOp::create(
-      em.builder, em.loc(a.callLoc), resultType, a[0].value, *indices,
-      order->empty() ? DenseI32ArrayAttr()
-                     : em.builder.getDenseI32ArrayAttr(*order),
-      latency, *padding);
+  auto op = tile::LoadOp::create(em.builder, em.loc(a.callLoc), resultType,
+                                 a[0].value, *indices, boxTile, boxDim,
+                                 order->empty()
+                                     ? DenseI32ArrayAttr()
+                                     : em.builder.getDenseI32ArrayAttr(*order),
+                                 latency, *padding);
   return Val::dynamic(op.getResult());
 }
 

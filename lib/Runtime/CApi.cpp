@@ -195,6 +195,14 @@ unsigned tile_kernel_num_warps(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->info.numWarps : 0;
 }
 
+unsigned tile_kernel_registers(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->registers : 0;
+}
+
+unsigned tile_kernel_blocks_per_sm(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->blocksPerSM : 0;
+}
+
 unsigned tile_kernel_num_stages(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->info.numStages : 0;
 }

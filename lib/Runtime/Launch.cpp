@@ -578,16 +578,8 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
     // Computed at the kernel's first launch, then a load.
     uint64_t slots = target->persistentBlocks.load(std::memory_order_relaxed);
     if (!slots) {
-      int perSM = 0;
-      result = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-          &perSM, target->function, int(target->info.numWarps * 32),
-          target->info.sharedBytes);
-      if (result != CUDA_SUCCESS)
-        return Status::error(
-            driver.errorText(result,
-                             "cuOccupancyMaxActiveBlocksPerMultiprocessor") +
-            " (kernel '" + kernel.info.name + "')");
-      slots = uint64_t(std::max(perSM, 1)) *
+      // (The driver's occupancy, taken when the kernel was loaded.)
+      slots = uint64_t(std::max(target->blocksPerSM, 1u)) *
               uint64_t(std::max(gpu.info.multiprocessors, 1));
       // Clusters: as many as fit at once (a cluster's blocks share a GPC).
       if (cluster > 1 && driver.cuOccupancyMaxActiveClusters) {
@@ -683,6 +675,7 @@ bool Kernel::loopSplit() const { return impl->info.loopSplit; }
 bool Kernel::persistent() const { return impl->info.persistent; }
 unsigned Kernel::sharedBytes() const { return impl->info.sharedBytes; }
 unsigned Kernel::registers() const { return impl->registers; }
+unsigned Kernel::blocksPerSM() const { return impl->blocksPerSM; }
 unsigned Kernel::localBytes() const { return impl->localBytes; }
 const std::string &Kernel::arch() const { return impl->info.arch; }
 const std::vector<std::pair<std::string, std::string>> &

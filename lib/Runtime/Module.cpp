@@ -249,6 +249,11 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
   auto *kernel = new KernelImpl(); // lives for the process
   kernel->registers = static_cast<unsigned>(registers);
   kernel->localBytes = static_cast<unsigned>(localBytes);
+  int perSM = 0;
+  if (driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perSM, function, int(info.numWarps * 32), info.sharedBytes) ==
+      CUDA_SUCCESS)
+    kernel->blocksPerSM = static_cast<unsigned>(std::max(perSM, 0));
   kernel->info = info;
   // Spills are said, not left for the user to find with ptxas: local memory
   // is what ptxas gives a thread when its values do not fit its registers

@@ -89,6 +89,8 @@ struct KernelImpl {
   /// Registers per thread and local memory (stack and spills) per thread,
   /// in bytes, as the driver's compile left them.
   unsigned registers = 0, localBytes = 0;
+  /// The driver's occupancy: blocks per multiprocessor (0: not loaded).
+  unsigned blocksPerSM = 0;
 };
 
 /// Builds a kernel from its description alone, with no module: check()

@@ -289,6 +289,13 @@ def test_flash_attention_kernel_hints(torch_gpu, repo):
                                  loop_split=False,
                                  warp_specialize=override)
             assert fmha.num_warps == warps, (causal, override)
+            # The driver's machine code and occupancy: its registers, and as
+            # many blocks per SM as those and its shared memory allow.
+            assert 0 < fmha.registers <= 255
+            per_sm = torch.cuda.get_device_properties(0)
+            assert 1 <= fmha.blocks_per_sm <= min(
+                per_sm.max_threads_per_multi_processor // (32 * warps),
+                65536 // (fmha.registers * 32 * warps))
             for S in (128, 384):
                 q, k, v = (make(torch, B, H, S, D, torch.float16, False)
                            for _ in range(3))

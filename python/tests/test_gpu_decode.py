@@ -2,8 +2,9 @@
 a combine) on a GPU against float64, on fresh random inputs with a poisoned
 output: sequence lengths 0, 1, a tile +- 1 and long in one batch, GQA and
 MHA, head dims 128 and 96 (held padded), the split count chosen and
-forced, lengths past the cache; paged caches of 16, 64 and 256 keys a page
-through a random block table (keys past a length poisoned with NaN); and
+forced, lengths past the cache; paged caches of 8, 16 and 32 keys a page
+(several pages gathered into each key tile) and of 64 and 256, through a
+random block table (pages past a length poisoned with NaN); and
 its argument errors. Skipped without
 PyTorch and a CUDA GPU."""
 
@@ -64,7 +65,7 @@ def test_decode_matches_float64(torch_gpu, case):
             assert (out[b] == 0).all()
 
 
-@pytest.mark.parametrize("page", [16, 64, 256])
+@pytest.mark.parametrize("page", [8, 16, 32, 64, 256])
 def test_paged_decode_matches_float64(torch_gpu, page):
     """The same caches in pages, scattered by a random block table."""
     torch = torch_gpu
@@ -147,6 +148,9 @@ def test_decode_argument_errors(torch_gpu):
         tilec.attention_with_kvcache(q, k, k, lens, block_table=lens)
     with pytest.raises(tilec.ArgumentError, match="page size 24"):
         tilec.attention_with_kvcache(q, k[:, :24], k[:, :24], lens,
+                                     block_table=lens.view(1, 1))
+    with pytest.raises(tilec.ArgumentError, match="must follow each other"):
+        tilec.attention_with_kvcache(q, k[:, :16], k[:, :16], lens,
                                      block_table=lens.view(1, 1))
     with pytest.raises(tilec.ArgumentError, match="k_new, v_new: give"):
         tilec.attention_with_kvcache(q, k, k, lens, k_new=q)

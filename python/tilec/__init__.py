@@ -120,6 +120,11 @@ class Kernel:
         self.num_warps = lib.tile_kernel_num_warps(self._handle)
         self.num_stages = lib.tile_kernel_num_stages(self._handle)
         self.shared_bytes = lib.tile_kernel_shared_bytes(self._handle)
+        #: Registers per thread of the driver's machine code, and the most
+        #: blocks a multiprocessor runs at once (the occupancy): a grid of a
+        #: multiple of blocks_per_sm x the SM count runs in whole waves.
+        self.registers = lib.tile_kernel_registers(self._handle)
+        self.blocks_per_sm = lib.tile_kernel_blocks_per_sm(self._handle)
         self.num_params = lib.tile_kernel_num_params(self._handle)
         #: The values a tuner may try for its constants (its @tune), as
         #: "TILE_M=64|128,TILE_N=64|128"; "" without one.

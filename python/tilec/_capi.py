@@ -121,6 +121,8 @@ def _declare(lib):
                                         c.c_size_t]),
         "tile_kernel_name": (c.c_char_p, [kernel_p]),
         "tile_kernel_num_warps": (c.c_uint, [kernel_p]),
+        "tile_kernel_registers": (c.c_uint, [kernel_p]),
+        "tile_kernel_blocks_per_sm": (c.c_uint, [kernel_p]),
         "tile_kernel_num_stages": (c.c_uint, [kernel_p]),
         "tile_kernel_shared_bytes": (c.c_uint, [kernel_p]),
         "tile_kernel_num_params": (c.c_size_t, [kernel_p]),

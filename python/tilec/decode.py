@@ -82,14 +82,28 @@ def _kernels(dtype, head_dim, kv_heads, rows, tile_n, page):
     return _compiled[key]
 
 
-def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N):
-    """Splits per sequence: enough blocks for two per SM, each split at
-    least 4 key tiles long (shorter splits cost more in the combine than
-    they gain)."""
+def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N,
+                  blocks_per_sm=2):
+    """Splits per sequence. The grid runs in waves of blocks_per_sm x
+    sm_count blocks (the split kernel's occupancy): with fewer (batch x
+    kv_heads) blocks than that, the smallest split count whose grid keeps
+    90% of its waves' slots busy (else the busiest), each split at least 4
+    key tiles long (shorter splits cost more in the combine than they
+    gain)."""
     blocks = max(1, batch * kv_heads)
-    want = math.ceil(2 * sm_count / blocks)
-    most = max(1, math.ceil(max_keys / (4 * tile_n)))
-    return max(1, min(want, most, 64))
+    slots = max(1, blocks_per_sm) * max(1, sm_count)
+    most = max(1, min(64, math.ceil(max_keys / (4 * tile_n))))
+    if blocks >= slots:
+        return 1
+    best, best_busy = 1, 0.0
+    for s in range(1, most + 1):
+        waves = math.ceil(blocks * s / slots)
+        busy = blocks * s / (waves * slots)
+        if busy >= 0.9:
+            return s
+        if busy > best_busy:
+            best, best_busy = s, busy
+    return best
 
 
 def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
@@ -133,10 +147,16 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                 block_table.stride(1) != 1):
             raise ArgumentError(f"block_table: expected a ({B}, max_pages) "
                                 f"int32 CUDA tensor, rows contiguous")
-        if page % TILE_N and page not in (16, 32):
+        if page % TILE_N and page not in (8, 16, 32):
             raise ArgumentError(f"k_cache: page size {page} must be a "
-                                f"multiple of {TILE_N}, or 16 or 32")
-        tile_n = min(TILE_N, page)
+                                f"multiple of {TILE_N}, or 8, 16 or 32")
+        if page <= TILE_N and (k_cache.stride(0) != page * k_cache.stride(1)
+                              or v_cache.stride(0) !=
+                              page * v_cache.stride(1)):
+            raise ArgumentError(f"k_cache, v_cache: pages of {page} keys "
+                                f"must follow each other in memory "
+                                f"(contiguous in their first two "
+                                f"dimensions)")
         N = block_table.shape[1] * page
     if Hkv == 0 or H % Hkv:
         raise ArgumentError(f"q: its {H} heads are not a multiple of the "
@@ -186,14 +206,25 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     # One query token: causal changes nothing (the token is the last).
     qp = q.reshape(B * Hkv, group, D)  # a copy only if q's strides need it
     op = out.view(B * Hkv, group, D)
-    kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
+    if block_table is not None and page <= TILE_N:
+        # Small pages: every key tile gathers TILE_N / page whole pages from
+        # the keys of all pages in a row, (1, kv_heads, pages * page, D).
+        def keys_in_a_row(c):
+            R = c.shape[0] * page
+            return c.as_strided((1, Hkv, R, D),
+                                (R * c.stride(1), c.stride(2), c.stride(1),
+                                 1))
+        kk, vv = keys_in_a_row(k_cache), keys_in_a_row(v_cache)
+    else:
+        kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
     split, combine = _kernels(dsl, D, Hkv, rows, tile_n,
                               page if block_table is not None else 0)
     table = block_table if block_table is not None else _no_table(torch,
                                                                   q.device)
     splits = num_splits or choose_splits(B, Hkv, N,
-                                         _sm_count(torch, q.device), tile_n)
+                                         _sm_count(torch, q.device), tile_n,
+                                         split.blocks_per_sm)
     split_keys = tile_n * math.ceil(N / (tile_n * splits))
     splits = max(1, math.ceil(N / split_keys))
     opart = torch.empty(splits, B * Hkv, group, D, device=q.device,

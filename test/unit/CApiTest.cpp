@@ -148,6 +148,10 @@ TEST(CApi, ErrorsPropagate) {
   EXPECT_EQ(tile_kernel_num_params(fmha), 6u);
   EXPECT_EQ(tile_kernel_num_warps(fmha), 4u);
   EXPECT_EQ(tile_kernel_shared_bytes(fmha), 65536u);
+  // Not loaded: no machine code, no occupancy.
+  EXPECT_EQ(tile_kernel_registers(fmha), 0u);
+  EXPECT_EQ(tile_kernel_blocks_per_sm(fmha), 0u);
+  EXPECT_EQ(tile_kernel_blocks_per_sm(nullptr), 0u);
   int64_t shape[4] = {2, 8, 128, 64}, strides[4] = {65536, 8192, 64, 1};
   tile_arg args[6];
   for (int i = 0; i < 4; ++i) {

@@ -743,3 +743,12 @@ mlir::tile::matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
       return std::nullopt;
   return std::make_pair(srcDims, dstDims);
 }
+
+bool tile::isReplicatedLayout(Attribute layout, ArrayRef<int64_t> shape) {
+  LinearLayout ll = toLinearLayout(layout, shape);
+  for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
+    for (const LinearLayout::Basis &basis : ll.getBases(dim))
+      if (llvm::any_of(basis, [](int64_t x) { return x != 0; }))
+        return false;
+  return true;
+}

@@ -301,6 +301,10 @@ int64_t countDataRegisters(const LinearLayout &layout, ArrayRef<int64_t> shape);
 /// distributed layouts.
 LinearLayout toLinearLayout(Attribute layout, ArrayRef<int64_t> shape);
 
+/// True when every thread of the block holds every element of a tile of
+/// `shape` in `layout`: no lane or warp moves an element.
+bool isReplicatedLayout(Attribute layout, ArrayRef<int64_t> shape);
+
 /// True for the layouts toLinearLayout accepts.
 bool isDistributedLayout(Attribute layout);
 

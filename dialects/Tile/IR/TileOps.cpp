@@ -88,6 +88,32 @@ static LogicalResult verifyTileAccess(Operation *op, GlobalTensorType tensor,
   return success();
 }
 
+/// Common checks of a gathered access (`boxes` along view dimension
+/// `boxDim` of a tile of `shape`, whose index there must be zero).
+static LogicalResult verifyBoxes(Operation *op, Value boxes,
+                                 std::optional<uint32_t> boxDim,
+                                 ArrayRef<int64_t> shape, ValueRange indices) {
+  if (!boxes && !boxDim)
+    return success();
+  if (!boxes || !boxDim)
+    return op->emitOpError("boxes and box_dim go together");
+  auto type = cast<RankedTensorType>(boxes.getType());
+  if (type.getRank() != 1 || !type.getElementType().isInteger(32))
+    return op->emitOpError("boxes must be a 1-D tile of i32");
+  if (*boxDim >= shape.size())
+    return op->emitOpError()
+           << "box_dim " << *boxDim << " is not a dimension of the tile";
+  int64_t count = type.getDimSize(0), extent = shape[*boxDim];
+  if (extent % count)
+    return op->emitOpError()
+           << "the tile's extent " << extent << " along box_dim is not a "
+           << "whole number of boxes (" << count << ")";
+  if (*boxDim < indices.size() && !matchPattern(indices[*boxDim], m_Zero()))
+    return op->emitOpError("the index along box_dim must be zero: the boxes "
+                           "give the coordinates there");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ArangeOp
 //===----------------------------------------------------------------------===//
@@ -242,7 +268,9 @@ LogicalResult DimOp::verify() {
 LogicalResult LoadOp::verify() {
   auto tensorType = getTensor().getType();
   if (failed(verifyTileAccess(*this, tensorType, getIndices().size(), getType(),
-                              getOrder(), "result tile")))
+                              getOrder(), "result tile")) ||
+      failed(verifyBoxes(*this, getBoxes(), getBoxDim(), getType().getShape(),
+                         getIndices())))
     return failure();
   if (auto padding = getPaddingAttr())
     if (cast<TypedAttr>(padding).getType() != tensorType.getElementType())
@@ -723,6 +751,8 @@ LogicalResult AsyncCopyOp::verify() {
   if (auto order = getOrder())
     if (failed(verifyPermutation(*this, *order, tensorType.getRank(), "order")))
       return failure();
+  if (failed(verifyBoxes(*this, getBoxes(), getBoxDim(), shape, getIndices())))
+    return failure();
   SharedMemoryType buf = getBuffer().getType();
   if (buf.getElementType() != tensorType.getElementType() ||
       !matchNonUnitDims(shape, buf.getShape()) ||
@@ -743,14 +773,21 @@ void AsyncCopyOp::getEffects(
                        SharedMemoryResource::get());
 }
 
-int64_t TmaLoadOp::getNumBoxes() {
-  return getTmaBoxCount(getBuffer().getType(),
-                        getMap().getType().getBox().back());
+int64_t TmaLoadOp::getNumSlabs() {
+  return getBoxes() ? getBoxes().getType().getDimSize(0) : 1;
 }
 
-/// What tile.tma_load and tile.tma_store need of their buffer and map.
+int64_t TmaLoadOp::getNumBoxes() {
+  return getTmaBoxCount(getBuffer().getType(),
+                        getMap().getType().getBox().back()) *
+         getNumSlabs();
+}
+
+/// What tile.tma_load and tile.tma_store need of their buffer and map (the
+/// buffer holding `slabs` copies of the boxes along its slowest dimension).
 static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
-                                   SharedMemoryType buf, size_t coords) {
+                                   SharedMemoryType buf, size_t coords,
+                                   int64_t slabs = 1) {
   if (coords != map.getBox().size())
     return op->emitOpError()
            << "expected " << map.getBox().size()
@@ -764,7 +801,8 @@ static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
   int64_t fastest = buf.getStorageShape()[layout.getOrder()[0]];
   int64_t inner = map.getBox().back();
   int64_t boxes = fastest / inner;
-  if (fastest % inner || buf.getNumElements() != boxes * map.getBoxElements() ||
+  if (fastest % inner ||
+      buf.getNumElements() != slabs * boxes * map.getBoxElements() ||
       (boxes > 1 && layout.getBlock() != inner))
     return op->emitOpError() << "the buffer must hold whole boxes of the map "
                                 "side by side along its fastest dimension, "
@@ -791,8 +829,20 @@ static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
 LogicalResult TmaLoadOp::verify() {
   if (getMulticast() && failed(verifyInCluster(*this, "a multicast copy")))
     return failure();
+  if (getBoxes() || getBoxDim()) {
+    if (!getBoxes() || !getBoxDim())
+      return emitOpError("boxes and box_dim go together");
+    if (*getBoxDim() >= getCoords().size())
+      return emitOpError() << "box_dim " << *getBoxDim()
+                           << " is not a dimension of the tensor";
+    if (getMulticast())
+      return emitOpError("a copy of gathered boxes is not multicast");
+    if (getBuffer().getType().getShape().size() != 2)
+      return emitOpError("a copy of gathered boxes needs a 2-D buffer whose "
+                         "slowest dimension holds the boxes");
+  }
   return verifyTmaCopy(*this, getMap().getType(), getBuffer().getType(),
-                       getCoords().size());
+                       getCoords().size(), getNumSlabs());
 }
 
 LogicalResult TmaStoreOp::verify() {

@@ -180,7 +180,7 @@ def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_LoadOp : Tile_Op<"load", [
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "load a tile from a global tensor";
   let description = [{
@@ -194,18 +194,32 @@ def Tile_LoadOp : Tile_Op<"load", [
     transposed). Elements outside the tensor read as `padding` (zero when
     absent). `latency` is a hint of how far ahead the load may be issued.
 
+    With `boxes`, a 1-D i32 tile of L entries, view dimension `box_dim` is
+    gathered: the tile's extent s along it is L boxes of B = s / L, and box
+    k is read at tile coordinate `boxes[k]` in units of B (the index at
+    `box_dim` is zero):
+
+      coordinate along box_dim of t = boxes[t / B] * B + t mod B
+
+    A paged KV cache's key tile of several pages is one such load, the pages
+    named by the block table.
+
     ```mlir
     %k = tile.load %K[%b, %h, %c0, %j] {order = array<i32: 0, 1, 3, 2>, latency = 2 : i32}
         : !tile.global<f16, 4> -> tensor<1x1x128x64xf16>
+    %p = tile.load %K[%c0, %h, %c0] boxes(%pages : tensor<4xi32>) {box_dim = 0 : i32}
+        : !tile.global<f16, 3> -> tensor<64x1x128xf16>
     ```
   }];
   let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
+                       Optional<Tile_IntTile>:$boxes,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$box_dim,
                        OptionalAttr<DenseI32ArrayAttr>:$order,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$latency,
                        OptionalAttr<TypedAttrInterface>:$padding);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
-    $tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)
+    $tensor `[` $indices `]` (`boxes` `(` $boxes^ `:` type($boxes) `)`)? attr-dict `:` type($tensor) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -687,6 +701,9 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     predicated off or not: `tile.async_wait` counts them. `latency` is the
     pipelining hint of the load it was made from.
 
+    With `boxes` and `box_dim`, view dimension `box_dim` is gathered in
+    boxes as `tile.load` reads it.
+
     On sm_80 and later this is `cp.async` (4, 8 or 16 bytes per thread and
     vector) followed by `cp.async.commit_group`.
 
@@ -697,13 +714,15 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$indices,
+                       Optional<Tile_IntTile>:$boxes,
                        Tile_SharedMemoryType:$buffer, Optional<I1>:$pred,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$box_dim,
                        DenseI64ArrayAttr:$shape,
                        OptionalAttr<DenseI32ArrayAttr>:$order,
                        Tile_BlockedLayoutAttr:$layout,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$latency);
   let assemblyFormat = [{
-    $tensor `[` $indices `]` `,` $buffer (`if` $pred^)? attr-dict `:` type($tensor) `,` type($buffer)
+    $tensor `[` $indices `]` (`boxes` `(` $boxes^ `:` type($boxes) `)`)? `,` $buffer (`if` $pred^)? attr-dict `:` type($tensor) `,` type($buffer)
   }];
   let hasVerifier = 1;
 }
@@ -862,6 +881,11 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
     `issuer` (a warp-specialized kernel's producer). Lowers to
     `mbarrier.arrive.expect_tx` and `cp.async.bulk.tensor`.
 
+    With `boxes` (L entries) and `box_dim` (a tensor dimension), the buffer
+    holds L slabs along its slowest dimension, each the map's box along
+    `box_dim`: slab k is copied at coordinate `coords[box_dim] + boxes[k] *
+    box[box_dim]` (the pages of a paged KV cache, one box per page).
+
     With `multicast` (a kernel launched in clusters, `tile.cluster`), every
     block of the cluster copies the same tile into the same buffer: block
     r issues the boxes k with k mod size = r, each written to every block
@@ -878,18 +902,22 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
+                       Optional<Tile_IntTile>:$boxes,
                        Tile_SharedMemoryType:$buffer,
                        Tile_MbarrierType:$barriers, I32:$slot,
                        Optional<I1>:$pred,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$box_dim,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$issuer,
                        UnitAttr:$multicast);
   let assemblyFormat = [{
-    $map `[` $coords `]` `,` $buffer `,` $barriers `[` $slot `]` (`if` $pred^)? attr-dict `:` type($map) `,` type($buffer) `,` type($barriers)
+    $map `[` $coords `]` (`boxes` `(` $boxes^ `:` type($boxes) `)`)? `,` $buffer `,` $barriers `[` $slot `]` (`if` $pred^)? attr-dict `:` type($map) `,` type($buffer) `,` type($barriers)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The boxes one copy moves: the buffer's elements over a box's.
     int64_t getNumBoxes();
+    /// The slabs of gathered boxes (the entries of `boxes`), or 1.
+    int64_t getNumSlabs();
   }];
 }
 

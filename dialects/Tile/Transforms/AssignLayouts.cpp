@@ -76,6 +76,12 @@ private:
   // Layout constructors.
   BlockedLayoutAttr blocked(ArrayRef<int64_t> shape, unsigned contigDim,
                             unsigned vec);
+  /// Every thread holds every element: the boxes of a gathered load, which
+  /// each thread (or the one that issues a TMA copy) reads whole.
+  BlockedLayoutAttr replicated(ArrayRef<int64_t> shape);
+  bool isReplicated(Value v) const;
+  /// True when `v` (through reshapes) gives the boxes of a gathered load.
+  static bool feedsBoxes(Value v);
   BlockedLayoutAttr defaultBlocked(ArrayRef<int64_t> shape) {
     return blocked(shape, shape.size() - 1, 1);
   }
@@ -165,6 +171,36 @@ BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
   }
   wpc[order.front()] *= warps; // leftover warps replicate
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+BlockedLayoutAttr LayoutAssigner::replicated(ArrayRef<int64_t> tileShape) {
+  SmallVector<int64_t> shape = paddedShape(tileShape);
+  unsigned rank = shape.size();
+  SmallVector<unsigned> spt, tpw(rank, 1), wpc(rank, 1), order;
+  for (int64_t d : shape)
+    spt.push_back(static_cast<unsigned>(d));
+  for (int d = rank - 1; d >= 0; --d)
+    order.push_back(d);
+  tpw[order.back()] = 32;
+  wpc[order.front()] = numWarps;
+  return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+bool LayoutAssigner::isReplicated(Value v) const {
+  Attribute l = get(v);
+  return l && isReplicatedLayout(l, shapeOf(v));
+}
+
+bool LayoutAssigner::feedsBoxes(Value v) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<ReshapeOp>(user) && feedsBoxes(user->getResult(0)))
+      return true;
+    if (auto load = dyn_cast<LoadOp>(user);
+        load && load.getBoxes() == use.get())
+      return true;
+  }
+  return false;
 }
 
 BlockedLayoutAttr
@@ -367,7 +403,10 @@ Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
 bool LayoutAssigner::forward(Operation *op) {
   bool changed = false;
   if (auto load = dyn_cast<LoadOp>(op))
-    return set(load.getResult(), loadLayout(load.getResult(), load.getOrder()));
+    return set(load.getResult(),
+               feedsBoxes(load.getResult())
+                   ? replicated(shapeOf(load.getResult()))
+                   : loadLayout(load.getResult(), load.getOrder()));
   // A gather reads along the tensor's last dimension as a load does; its
   // index tiles take its layout (backward), so that each thread holds the
   // indices of its own elements.
@@ -489,6 +528,8 @@ bool LayoutAssigner::backward(Operation *op) {
   }
   if (auto store = dyn_cast<StoreOp>(op))
     return setFromUse(store.getValue(), storeLayout(store));
+  if (auto load = dyn_cast<LoadOp>(op); load && load.getBoxes())
+    return setFromUse(load.getBoxes(), replicated(shapeOf(load.getBoxes())));
   if (auto gather = dyn_cast<GatherOp>(op)) {
     Attribute l = get(gather.getResult());
     if (!l)
@@ -553,6 +594,8 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   }
   if (auto store = dyn_cast<StoreOp>(op))
     return storeLayout(store);
+  if (auto load = dyn_cast<LoadOp>(op); load && operand == load.getBoxes())
+    return isReplicated(operand) ? get(operand) : replicated(shapeOf(operand));
   if (auto gather = dyn_cast<GatherOp>(op))
     return get(gather.getResult());
   if (auto scatter = dyn_cast<ScatterOp>(op))

@@ -163,11 +163,17 @@ struct ConvertCopiesToTMAPass
     for (AsyncCopyOp copy : r.copies)
       if (copy.getTensor() != first.getTensor() ||
           copy.getShape() != first.getShape() ||
-          copy.getOrder() != first.getOrder())
+          copy.getOrder() != first.getOrder() ||
+          copy.getBoxDim() != first.getBoxDim() ||
+          (copy.getBoxes() == nullptr) != (first.getBoxes() == nullptr))
         return "the copies into a ring differ";
     TmaTile tile{first.getTensor(), first.getShape(), first.getOrder(),
                  cast<SharedMemoryType>(first.getBuffer().getType()),
                  first.getLoc()};
+    if (Value boxes = first.getBoxes()) {
+      tile.boxDim = *first.getBoxDim();
+      tile.numBoxes = cast<RankedTensorType>(boxes.getType()).getDimSize(0);
+    }
     return describeTensorMap(func, tile, r.map, r.param);
   }
 
@@ -213,8 +219,16 @@ struct ConvertCopiesToTMAPass
         SmallVector<Value> coords = tmaCoordinates(
             b, l, copy.getIndices(), copy.getShape(), copy.getOrder());
         auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
-        TmaLoadOp::create(b, l, map, coords, copy.getBuffer(), bars,
-                          slot.getSlot(), copy.getPred(), /*issuer=*/nullptr);
+        // A gathered copy's boxes lie along the tensor dimension of its
+        // view dimension.
+        IntegerAttr boxDim;
+        if (auto d = copy.getBoxDim()) {
+          auto order = copy.getOrder();
+          boxDim = b.getI32IntegerAttr(order ? (*order)[*d] : *d);
+        }
+        TmaLoadOp::create(b, l, map, coords, copy.getBoxes(), copy.getBuffer(),
+                          bars, slot.getSlot(), copy.getPred(), boxDim,
+                          /*issuer=*/nullptr);
         copy.erase();
       }
       for (AsyncWaitOp wait : r.waits) {

@@ -202,12 +202,13 @@ struct MulticastCopiesPass
     llvm::MapVector<Operation *, Ring> rings;
     func.walk([&](TmaLoadOp copy) {
       Operation *alloc = ringOf(copy.getBuffer());
-      if (!alloc || copy.getMulticast())
+      // (A gathered copy's boxes are each block's own.)
+      if (!alloc || copy.getMulticast() || copy.getBoxes())
         return;
       Ring &ring = rings[alloc];
       ring.copies.push_back(copy);
-      ring.shareable &= alloc->getBlock() == top &&
-                        livesInTop(copy.getBarriers());
+      ring.shareable &=
+          alloc->getBlock() == top && livesInTop(copy.getBarriers());
       SmallVector<Value> values(copy.getCoords());
       values.push_back(copy.getSlot());
       if (copy.getPred())

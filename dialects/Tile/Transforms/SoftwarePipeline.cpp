@@ -106,6 +106,8 @@ FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
   SetVector<Operation *> slice;
   SmallVector<Value> work(copy.getIndices());
   work.push_back(copy.getTensor());
+  if (copy.getBoxes())
+    work.push_back(copy.getBoxes());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (v == loop.getInductionVar() ||
@@ -329,7 +331,8 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
   }
 
   /// The operands of `p.copy` for the iteration whose induction variable is
-  /// `iv`, computed at `b`'s insertion point.
+  /// `iv`, computed at `b`'s insertion point: the tensor, the indices and,
+  /// for a gathered copy, its boxes last.
   SmallVector<Value> cloneOperands(OpBuilder &b, PipelinedCopy &p,
                                    scf::ForOp loop, Value iv) {
     IRMapping map;
@@ -339,14 +342,21 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     SmallVector<Value> operands = {map.lookupOrDefault(p.copy.getTensor())};
     for (Value index : p.copy.getIndices())
       operands.push_back(map.lookupOrDefault(index));
+    if (Value boxes = p.copy.getBoxes())
+      operands.push_back(map.lookupOrDefault(boxes));
     return operands;
   }
 
   void issue(OpBuilder &b, Location loc, PipelinedCopy &p,
              ArrayRef<Value> operands, Value buffer, Value pred) {
-    AsyncCopyOp::create(b, loc, operands.front(), operands.drop_front(), buffer,
-                        pred, p.copy.getShapeAttr(), p.copy.getOrderAttr(),
-                        p.copy.getLayoutAttr(), p.copy.getLatencyAttr());
+    Value boxes = p.copy.getBoxes() ? operands.back() : Value();
+    ArrayRef<Value> indices = operands.drop_front();
+    if (boxes)
+      indices = indices.drop_back();
+    AsyncCopyOp::create(b, loc, operands.front(), indices, boxes, buffer, pred,
+                        p.copy.getBoxDimAttr(), p.copy.getShapeAttr(),
+                        p.copy.getOrderAttr(), p.copy.getLayoutAttr(),
+                        p.copy.getLatencyAttr());
   }
 
   void pipeline(scf::ForOp loop) {

@@ -253,7 +253,8 @@ struct StageMmaOperandsPass
     OpBuilder b(load);
     Value buf = SmemAllocOp::create(b, load.getLoc(), bufType);
     AsyncCopyOp::create(b, load.getLoc(), load.getTensor(), load.getIndices(),
-                        buf, /*pred=*/Value(),
+                        load.getBoxes(), buf, /*pred=*/Value(),
+                        load.getBoxDimAttr(),
                         b.getDenseI64ArrayAttr(load.getType().getShape()),
                         load.getOrderAttr(), layout, load.getLatencyAttr());
     b.setInsertionPoint(cvt);

@@ -68,6 +68,21 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
   for (unsigned i = 0; i < rank; ++i)
     box[perm[i]] = padded[i];
   box[rank - 1] = inner;
+  if (tile.boxDim) {
+    // One box per gathered entry, each a slab of the buffer's slowest
+    // dimension, starting where the swizzle pattern starts again.
+    unsigned dim = *tile.boxDim;
+    if (nonUnit.size() != 2 || nonUnit[1 - fastest] != dim)
+      return "the gathered dimension is not the buffer's slowest";
+    int64_t rows = padded[dim] / tile.numBoxes;
+    int64_t slabBytes = rows * inner * bytes;
+    if (slabBytes % (swizzle ? 8 * swizzle : 16))
+      return "a gathered box of " + std::to_string(rows) +
+             " rows does not start a new swizzle pattern (it needs " +
+             std::to_string(swizzle ? 8 * swizzle / (inner * bytes) : 1) +
+             " rows or a multiple)";
+    box[perm[dim]] = rows;
+  }
   for (int64_t d : box)
     if (d > 256)
       return "a box dimension (" + std::to_string(d) + ") exceeds TMA's 256";

@@ -29,6 +29,10 @@ struct TmaTile {
   std::optional<ArrayRef<int32_t>> order;
   SharedMemoryType bufType;
   Location loc;
+  /// A gathered copy's view dimension and number of boxes along it (one
+  /// box of the map each, stacked along the buffer's slowest dimension).
+  std::optional<unsigned> boxDim = std::nullopt;
+  int64_t numBoxes = 1;
 };
 
 /// The tensor map of `tile` and the index of its tensor's parameter; why

@@ -396,12 +396,13 @@ struct WarpSpecializePass
   }
 
   /// A load of one element (a loop bound or a page number read from
-  /// memory) that the producer may run ahead of the consumers: nothing the
-  /// kernel writes to global memory comes before it or in the same
-  /// top-level op (a loop).
+  /// memory), or of a tile every thread holds whole (the page numbers of a
+  /// gathered copy), that the producer may run ahead of the consumers:
+  /// nothing the kernel writes to global memory comes before it or in the
+  /// same top-level op (a loop).
   static bool isScalarRead(func::FuncOp func, Operation *op) {
     auto load = dyn_cast<LoadOp>(op);
-    if (!load || load.getType().getNumElements() != 1)
+    if (!load || !isWholeInEveryThread(load.getType()))
       return false;
     Block &top = func.getBody().front();
     Operation *at = top.findAncestorOpInBlock(*op);
@@ -416,14 +417,20 @@ struct WarpSpecializePass
     return false;
   }
 
-  /// Scalar code, or code on tiles of one element (which every thread
-  /// holds whole, so that the producer's threads compute it as well).
+  /// A tile of one element, or one whose layout gives every thread every
+  /// element: the producer's threads compute it as well as the consumers'.
+  static bool isWholeInEveryThread(Type t) {
+    auto tile = dyn_cast<RankedTensorType>(t);
+    return tile && (tile.getNumElements() == 1 ||
+                    (tile.getEncoding() &&
+                     isReplicatedLayout(tile.getEncoding(), tile.getShape())));
+  }
+
+  /// Scalar code, or code on tiles every thread holds whole.
   static bool isScalarComputation(Operation *op) {
     return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
            llvm::all_of(op->getResultTypes(), [](Type t) {
-             auto tile = dyn_cast<RankedTensorType>(t);
-             return t.isIntOrIndexOrFloat() ||
-                    (tile && tile.getNumElements() == 1);
+             return t.isIntOrIndexOrFloat() || isWholeInEveryThread(t);
            });
   }
 

@@ -509,3 +509,22 @@ SmallVector<Value> tilec::unpackWords(OpBuilder &b, Location loc,
   values.resize(count);
   return values;
 }
+
+FailureOr<SmallVector<Value>>
+tilec::replicatedElements(Operation *op, Value tile, ValueRange regs) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  if (type.getRank() != 1 || !type.getEncoding() ||
+      !mlir::tile::isReplicatedLayout(type.getEncoding(), type.getShape()))
+    return op->emitError("the boxes of a gathered copy must be a 1-D tile "
+                         "that every thread holds whole (a replicated "
+                         "layout)");
+  LinearLayout layout =
+      mlir::tile::toLinearLayout(type.getEncoding(), type.getShape());
+  SmallVector<Value> elements(type.getDimSize(0));
+  for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
+    int64_t k = layout.regCoords(r)[0];
+    if (k < type.getDimSize(0) && !elements[k])
+      elements[k] = regs[r];
+  }
+  return elements;
+}

@@ -87,6 +87,13 @@ registerCoords(mlir::OpBuilder &b, mlir::Location loc,
                const LinearLayout &layout, llvm::ArrayRef<mlir::Value> offsets,
                unsigned reg);
 
+/// The elements of a 1-D tile that every thread holds whole (a replicated
+/// layout: the boxes of a gathered copy), in element order, from its
+/// converted registers `regs`; an error on `op` for another layout.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+replicatedElements(mlir::Operation *op, mlir::Value tile,
+                   mlir::ValueRange regs);
+
 /// When every element of `dst` is held by the same thread in `src` (at the
 /// coordinates `toSrc` maps it to), the source register of each destination
 /// register; nullopt when data would have to move between threads.

@@ -45,15 +45,37 @@ struct Access {
   Value address;                 // !llvm.ptr<1>
 };
 
+/// The boxes of a gathered access (tile.load, tile.async_copy): the box
+/// coordinates in element order, each held by every thread, and the view
+/// dimension they gather.
+struct GatheredBoxes {
+  SmallVector<Value> boxes;
+  unsigned dim = 0;
+};
+
+/// The boxes of `op`'s gathered access from its converted `regs`; nullopt
+/// without boxes.
+FailureOr<std::optional<GatheredBoxes>>
+gatheredBoxes(Operation *op, Value boxes, std::optional<uint32_t> dim,
+              ValueRange regs) {
+  if (!boxes)
+    return std::optional<GatheredBoxes>();
+  auto elements = replicatedElements(op, boxes, regs);
+  if (failed(elements))
+    return failure();
+  return std::optional<GatheredBoxes>(GatheredBoxes{*elements, *dim});
+}
+
 /// Shared by load and store: the address and bounds check of the vector
 /// starting at register `reg`.
 class TileAccess {
 public:
   TileAccess(OpBuilder &b, Location loc, Operation *op, ValueRange tensor,
              ValueRange indices, ArrayRef<int64_t> shape, Type elt,
-             LinearLayout layoutIn, std::optional<ArrayRef<int32_t>> order)
+             LinearLayout layoutIn, std::optional<ArrayRef<int32_t>> order,
+             std::optional<GatheredBoxes> gathered = std::nullopt)
       : b(b), loc(loc), tensor(tensor), elt(elt), layout(std::move(layoutIn)),
-        shape(shape) {
+        shape(shape), gathered(std::move(gathered)) {
     unsigned rank = shape.size();
     for (unsigned i = 0; i < rank; ++i)
       perm.push_back(order && !order->empty() ? (*order)[i] : i);
@@ -73,6 +95,15 @@ public:
     vec = std::min<unsigned>(1u << contiguousRegisters(layout, contig), maxVec);
     // A padded tile's vectors stay on one side of its edge.
     vec = std::min(vec, paddedVectorLimit(layout, shape, contig));
+    // And a gathered access's within one box.
+    if (this->gathered && this->gathered->dim == contig)
+      vec = std::min<unsigned>(vec,
+                               1u << llvm::countr_zero(uint64_t(boxExtent())));
+  }
+
+  /// The extent of one box along the gathered dimension.
+  int64_t boxExtent() const {
+    return shape[gathered->dim] / int64_t(gathered->boxes.size());
   }
 
   unsigned getVectorLength() const { return vec; }
@@ -90,6 +121,8 @@ public:
     Value offset = constI64(b, loc, 0);
     for (unsigned i = 0; i < rank; ++i) {
       Value v = arith::AddIOp::create(b, loc, origin[i], coords[i]);
+      if (gathered && gathered->dim == i)
+        v = gatheredCoordinate(coords[i]);
       a.viewCoords.push_back(v);
       unsigned t = perm[i];
       Value size = tensor[1 + t];
@@ -114,12 +147,33 @@ public:
   }
 
 private:
+  /// The coordinate of tile position `t` along the gathered dimension:
+  /// boxes[t / B] * B + t mod B, the box picked by a chain of selects
+  /// (which folds where t is known).
+  Value gatheredCoordinate(Value t) {
+    int64_t extent = boxExtent();
+    Value bx = constI32(b, loc, extent);
+    Value k = arith::DivUIOp::create(b, loc, t, bx);
+    Value start = gathered->boxes.front();
+    for (auto [i, box] : llvm::enumerate(gathered->boxes)) {
+      if (i == 0)
+        continue;
+      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k,
+                                       constI32(b, loc, i));
+      start = arith::SelectOp::create(b, loc, is, box, start);
+    }
+    return arith::AddIOp::create(b, loc,
+                                 arith::MulIOp::create(b, loc, start, bx),
+                                 arith::RemUIOp::create(b, loc, t, bx));
+  }
+
   OpBuilder &b;
   Location loc;
   ValueRange tensor;
   Type elt;
   LinearLayout layout;
   SmallVector<int64_t> shape;
+  std::optional<GatheredBoxes> gathered;
   SmallVector<unsigned> perm;
   SmallVector<Value> origin, offsets;
   unsigned contig = 0, vec = 1;
@@ -252,9 +306,14 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     SmallVector<Value> indices;
     for (ValueRange v : adaptor.getIndices())
       indices.push_back(v.front());
+    auto boxes =
+        gatheredBoxes(op, op.getBoxes(), op.getBoxDim(),
+                      op.getBoxes() ? adaptor.getBoxes() : ValueRange());
+    if (failed(boxes))
+      return failure();
     TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
                       type.getShape(), elt, getLinearLayout(type),
-                      op.getOrder());
+                      op.getOrder(), *boxes);
     unsigned vec = access.getVectorLength();
     unsigned bits = bitWidth(elt);
     auto [words, wordBits] = wordShape(vec, bits);
@@ -617,12 +676,17 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
     ArrayRef<int64_t> shape = op.getShape();
     LinearLayout view = unsqueezeLayout(buf, shape);
     Value base = adaptor.getBuffer().front();
+    auto boxes =
+        gatheredBoxes(op, op.getBoxes(), op.getBoxDim(),
+                      op.getBoxes() ? adaptor.getBoxes() : ValueRange());
+    if (failed(boxes))
+      return failure();
     auto emitCopies = [&](OpBuilder &b) -> LogicalResult {
       SmallVector<Value> indices;
       for (ValueRange v : adaptor.getIndices())
         indices.push_back(v.front());
       TileAccess access(b, loc, op, adaptor.getTensor(), indices, shape, elt,
-                        view, op.getOrder());
+                        view, op.getOrder(), *boxes);
       unsigned vec = access.getVectorLength();
       unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
       if (bytes != 4 && bytes != 8 && bytes != 16)

@@ -166,11 +166,14 @@ struct MbarrierArriveLowering : OpConversionPattern<tile::MbarrierArriveOp> {
 /// coordinates, innermost first as PTX lists them. Returns, per box, the
 /// PTX tensor operand `[$map, {$inner, $outer...}]` and the index of its
 /// shared address operand.
+/// With `slabAt`, the boxes fill the slab of the buffer that starts there
+/// along its slowest dimension (a gathered copy's).
 SmallVector<std::pair<std::string, unsigned>>
 appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
                   tile::SharedMemoryType bufType, Value smem,
                   ArrayRef<Value> coords, unsigned mapOperand,
-                  SmallVectorImpl<Value> &operands, std::string &constraints) {
+                  SmallVectorImpl<Value> &operands, std::string &constraints,
+                  int64_t slabAt = 0) {
   unsigned rank = map.getBox().size();
   unsigned fastest = bufType.getLayout().getOrder()[0];
   int64_t inner = map.getBox().back();
@@ -180,6 +183,8 @@ appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
   unsigned first = operands.size();
   for (int64_t k = 0; k < boxes; ++k) {
     SmallVector<int64_t> at(bufType.getShape().size(), 0);
+    if (slabAt)
+      at[bufType.getLayout().getOrder().back()] = slabAt;
     at[fastest] = k * inner;
     int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
     operands.push_back(
@@ -230,8 +235,30 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
         firstThread(rewriter, loc, pred, op.getIssuer().value_or(0)), bar,
         adaptor.getMap().front()};
     std::string constraints = "r,r,l";
-    auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, dst,
-                                         coords, 2, operands, constraints);
+    SmallVector<std::pair<std::string, unsigned>> boxOperands;
+    if (!op.getBoxes()) {
+      boxOperands = appendBoxOperands(rewriter, loc, map, bufType, dst, coords,
+                                      2, operands, constraints);
+    } else {
+      // A gathered copy: one slab of boxes per entry, at coordinate
+      // boxes[k] * box along the gathered dimension.
+      auto boxes = replicatedElements(op, op.getBoxes(), adaptor.getBoxes());
+      if (failed(boxes))
+        return failure();
+      unsigned dim = *op.getBoxDim();
+      int64_t extent = map.getBox()[dim];
+      for (auto [k, box] : llvm::enumerate(*boxes)) {
+        SmallVector<Value> at(coords);
+        at[dim] = arith::AddIOp::create(
+            rewriter, loc, coords[dim],
+            arith::MulIOp::create(rewriter, loc, box,
+                                  constI32(rewriter, loc, extent)));
+        llvm::append_range(boxOperands,
+                           appendBoxOperands(rewriter, loc, map, bufType, dst,
+                                             at, 2, operands, constraints,
+                                             int64_t(k) * extent));
+      }
+    }
     constraints += ",~{memory}";
 
     // Multicast: box k is block (k mod size)'s, for every block.

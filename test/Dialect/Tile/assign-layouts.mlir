@@ -519,3 +519,31 @@ func.func @gather(%E: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel, ti
   tile.scatter %E[%c, %r], %x : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
   return
 }
+
+// -----
+
+// The boxes of a gathered load are held whole by every thread (each thread,
+// or the one issuing a TMA copy, picks the box of its rows): the page
+// numbers' load and reshape take a replicated layout, as do boxes computed
+// from an arange; the load's own result keeps its coalesced layout.
+// CHECK:      #[[REP2:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK-NEXT: #[[REP1:blocked1]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-NEXT: #[[ROWS:blocked2]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-NEXT: #[[REP8:blocked3]] = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @gathered_boxes
+// CHECK:       tile.load %arg1[{{.*}}] : <i32, 2> -> tensor<1x4xi32, #[[REP2]]>
+// CHECK-NEXT:  tile.reshape {{.*}} -> tensor<4xi32, #[[REP1]]>
+// CHECK-NEXT:  tile.load %arg0[{{.*}}] boxes({{.*}} : tensor<4xi32, #[[REP1]]>) {box_dim = 0 : i32} : <f16, 2> -> tensor<64x64xf16, #[[ROWS]]>
+// CHECK:       tile.arange : tensor<8xi32, #[[REP8]]>
+// CHECK-NEXT:  tile.load %arg0[{{.*}}] boxes({{.*}} : tensor<8xi32, #[[REP8]]>) {box_dim = 0 : i32}
+func.func @gathered_boxes(%K: !tile.global<f16, 2>, %T: !tile.global<i32, 2>, %O: !tile.global<f16, 2>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %T[%c0, %c0] : !tile.global<i32, 2> -> tensor<1x4xi32>
+  %p = tile.reshape %t : tensor<1x4xi32> -> tensor<4xi32>
+  %k = tile.load %K[%c0, %c0] boxes(%p : tensor<4xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  tile.store %O[%c0, %c0], %k : !tile.global<f16, 2>, tensor<64x64xf16>
+  %r = tile.arange : tensor<8xi32>
+  %k2 = tile.load %K[%c0, %c0] boxes(%r : tensor<8xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  tile.store %O[%c0, %c0], %k2 : !tile.global<f16, 2>, tensor<64x64xf16>
+  return
+}

@@ -387,7 +387,7 @@ func.func @load_padding_dense(%K: !tile.global<f16, 2>, %i: i32) {
 // A string attribute is a typed attribute (of type none).
 func.func @load_padding_string(%K: !tile.global<f16, 2>, %i: i32) {
   // expected-error @+1 {{'tile.load' op padding value type 'none' does not match the element type 'f16'}}
-  %0 = "tile.load"(%K, %i, %i) <{padding = "zero"}> : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  %0 = "tile.load"(%K, %i, %i) <{operandSegmentSizes = array<i32: 1, 2, 0>, padding = "zero"}> : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
   return
 }
 
@@ -405,7 +405,7 @@ func.func @load_padding_not_constant(%K: !tile.global<f16, 2>, %i: i32) {
 
 func.func @load_padding_untyped(%K: !tile.global<f16, 2>, %i: i32) {
   // expected-error @+1 {{'tile.load' op attribute 'padding' failed to satisfy constraint: TypedAttr instance}}
-  %0 = "tile.load"(%K, %i, %i) {padding = [0]} : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  %0 = "tile.load"(%K, %i, %i) {operandSegmentSizes = array<i32: 1, 2, 0>, padding = [0]} : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
   return
 }
 
@@ -413,7 +413,7 @@ func.func @load_padding_untyped(%K: !tile.global<f16, 2>, %i: i32) {
 
 func.func @load_latency_zero(%K: !tile.global<f16, 2>, %i: i32) {
   // expected-error @+1 {{'tile.load' op attribute 'latency' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
-  %0 = "tile.load"(%K, %i, %i) <{latency = 0 : i32}> : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
+  %0 = "tile.load"(%K, %i, %i) <{latency = 0 : i32, operandSegmentSizes = array<i32: 1, 2, 0>}> : (!tile.global<f16, 2>, i32, i32) -> tensor<64x64xf16>
   return
 }
 
@@ -427,9 +427,51 @@ func.func @load_dynamic_tile(%K: !tile.global<f16, 2>, %i: i32) {
 
 // -----
 
+func.func @load_boxes_without_dim(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.load' op boxes and box_dim go together}}
+  %0 = tile.load %K[%i, %i] boxes(%p : tensor<4xi32>) : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_boxes_not_dividing(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<8xi32>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'tile.load' op the tile's extent 4 along box_dim is not a whole number of boxes (8)}}
+  %0 = tile.load %K[%c0, %i] boxes(%p : tensor<8xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<4x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_boxes_index_not_zero(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.load' op the index along box_dim must be zero: the boxes give the coordinates there}}
+  %0 = tile.load %K[%i, %i] boxes(%p : tensor<4xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_boxes_dim_out_of_range(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.load' op box_dim 2 is not a dimension of the tile}}
+  %0 = tile.load %K[%i, %i] boxes(%p : tensor<4xi32>) {box_dim = 2 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_boxes_2d(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<2x2xi32>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'tile.load' op boxes must be a 1-D tile of i32}}
+  %0 = tile.load %K[%c0, %i] boxes(%p : tensor<2x2xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
 func.func @load_not_global(%i: i32) {
   // expected-error @+1 {{'tile.load' op operand #0 must be a tensor in global memory, passed to a kernel, but got 'i32'}}
-  %0 = "tile.load"(%i, %i) : (i32, i32) -> tensor<64xf16>
+  %0 = "tile.load"(%i, %i) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> tensor<64xf16>
   return
 }
 
@@ -1307,6 +1349,25 @@ func.func @tma_load_element_type(%m: !tile.tensor_map<[128, 32], bf16, swizzle =
 func.func @tma_load_partial_box(%m: !tile.tensor_map<[32, 64], f16, swizzle = 128>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
   // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
   tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[32, 64], f16, swizzle = 128>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// Four gathered boxes of 32 x 32 fill a 128 x 32 buffer; eight do not.
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_gathered_count(%m: !tile.tensor_map<[32, 32], f16, swizzle = 64>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32, %p: tensor<8xi32>) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
+  tile.tma_load %m[%i, %i] boxes(%p : tensor<8xi32>), %b, %bars[%i] {box_dim = 0 : i32} : !tile.tensor_map<[32, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_gathered_dim(%m: !tile.tensor_map<[32, 32], f16, swizzle = 64>, %b: !tile.smem<[128, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32, %p: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.tma_load' op box_dim 2 is not a dimension of the tensor}}
+  tile.tma_load %m[%i, %i] boxes(%p : tensor<4xi32>), %b, %bars[%i] {box_dim = 2 : i32} : !tile.tensor_map<[32, 32], f16, swizzle = 64>, !tile.smem<[128, 32], f16, #s64>, !tile.mbarrier<2>
   return
 }
 

@@ -578,3 +578,23 @@ func.func @tile_scheduler(%c: i64, %p: i32, %r: !tile.smem<[4], i32, #ring_s>) -
   tile.tile_counter_done %c {issuer = 256 : i32}
   return %t : i32
 }
+
+// Gathered boxes: a load whose view dimension 0 is four boxes of 16 rows at
+// the tile coordinates %pages holds; the async copy of the same into shared
+// memory; the TMA copy of four slabs of one 16 x 32 box each.
+// CHECK-LABEL: func.func @gathered
+// CHECK-SAME: (%[[K:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[M:[[:alnum:]_]+]]: !tile.tensor_map<[16, 32], f16, swizzle = 64>, %[[P:[[:alnum:]_]+]]: tensor<4xi32>, %[[I:[[:alnum:]_]+]]: i32, %[[B:[[:alnum:]_]+]]: !tile.smem<[64, 32], f16, #[[S:shared[0-9]*]]>, %[[BARS:[[:alnum:]_]+]]: !tile.mbarrier<2>)
+func.func @gathered(%K: !tile.global<f16, 2>,
+                    %m: !tile.tensor_map<[16, 32], f16, swizzle = 64>,
+                    %pages: tensor<4xi32>, %i: i32,
+                    %b: !tile.smem<[64, 32], f16, #tma_s64>,
+                    %bars: !tile.mbarrier<2>) {
+  %c0 = arith.constant 0 : i32
+  // CHECK: tile.load %[[K]][%{{.*}}, %[[I]]] boxes(%[[P]] : tensor<4xi32>) {box_dim = 0 : i32} : <f16, 2> -> tensor<64x32xf16>
+  %0 = tile.load %K[%c0, %i] boxes(%pages : tensor<4xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x32xf16>
+  // CHECK: tile.async_copy %[[K]][%{{.*}}, %[[I]]] boxes(%[[P]] : tensor<4xi32>), %[[B]] {box_dim = 0 : i32, layout = #{{.*}}, shape = array<i64: 64, 32>} : <f16, 2>, <[64, 32], f16, #[[S]]>
+  tile.async_copy %K[%c0, %i] boxes(%pages : tensor<4xi32>), %b {box_dim = 0 : i32, layout = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #tma_s64>
+  // CHECK: tile.tma_load %[[M]][%{{.*}}, %[[I]]] boxes(%[[P]] : tensor<4xi32>), %[[B]], %[[BARS]][%[[I]]] {box_dim = 0 : i32} : <[16, 32], f16, swizzle = 64>, <[64, 32], f16, #[[S]]>, <2>
+  tile.tma_load %m[%c0, %i] boxes(%pages : tensor<4xi32>), %b, %bars[%i] {box_dim = 0 : i32} : !tile.tensor_map<[16, 32], f16, swizzle = 64>, !tile.smem<[64, 32], f16, #tma_s64>, !tile.mbarrier<2>
+  return
+}
