@@ -367,10 +367,14 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
                       "base pointer " + hexPointer(arg.data) +
                           " is not aligned to the element size (" +
                           std::to_string(elementBytes) + " bytes)");
-    if (have < fitAlignment)
-      fitAlignment = static_cast<unsigned>(have);
-    if (have < param.alignment && misalignedIndex < 0)
-      misalignedIndex = static_cast<int>(i);
+    // (A variant for the tensors that lack what the kernel assumes: the
+    // others keep to their own, smaller, needs in any variant.)
+    if (have < param.alignment) {
+      if (have < fitAlignment)
+        fitAlignment = static_cast<unsigned>(have);
+      if (misalignedIndex < 0)
+        misalignedIndex = static_cast<int>(i);
+    }
 
     // Kernel ABI: .u64 base, rank x .u32 sizes, rank x .u64 strides.
     packed.values.push_back(reinterpret_cast<uintptr_t>(arg.data));

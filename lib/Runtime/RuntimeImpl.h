@@ -136,8 +136,9 @@ struct AlignmentFit {
   /// lack (they are element-aligned): a variant compiled for `alignment`
   /// would take them.
   bool alignmentOnly = false;
-  /// The largest power of two dividing every tensor's base pointer and outer
-  /// byte strides (capped at 1 << 30).
+  /// The largest power of two dividing the base pointer, outer byte strides
+  /// and last dimension's bytes of every tensor that lacks the alignment
+  /// its parameter asks for (capped at 1 << 30).
   unsigned alignment = 0;
 };
 

@@ -164,6 +164,36 @@ std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
   return "";
 }
 
+/// The alignment each tensor parameter's accesses rely on, which launches
+/// check: the widest vector the lowering gave them (at least an element;
+/// convert-tile-to-llvm's tile.param_vector_bytes), or, for a tensor with a
+/// TMA descriptor, the kernel's assumed alignment (`info`'s until now). A
+/// small tensor read an element at a time (a sequence length, a block
+/// table) then takes any element-aligned pointer and length without a
+/// less aligned variant of the whole kernel.
+void describeAlignments(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
+  auto widths =
+      func->getAttrOfType<mlir::DenseI32ArrayAttr>("tile.param_vector_bytes");
+  if (!widths)
+    return;
+  llvm::SmallVector<bool> tma(info.params.size(), false);
+  if (auto maps = func->getAttrOfType<mlir::ArrayAttr>(
+          mlir::tile::TileDialect::getTensorMapsAttrName()))
+    for (auto entry : maps.getAsRange<mlir::DictionaryAttr>())
+      if (auto param = entry.getAs<mlir::IntegerAttr>("param");
+          param && param.getInt() >= 0 &&
+          param.getInt() < int64_t(info.params.size()))
+        tma[param.getInt()] = true;
+  for (auto [i, param] : llvm::enumerate(info.params)) {
+    if (!param.isTensor || tma[i] || i >= widths.size())
+      continue;
+    unsigned need = std::max<unsigned>(elementBytes(param.element),
+                                       unsigned(std::max(widths[i], 0)));
+    param.alignment =
+        std::min(param.alignment, unsigned(llvm::PowerOf2Ceil(need)));
+  }
+}
+
 /// The options `func` is compiled with: the request's where it gives them,
 /// else the kernel's @hints (its `tile.hints`) for the options a kernel may
 /// give, else the defaults (tile/Options.def).
@@ -404,6 +434,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
                 f->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.maxntid");
             threads && threads.size() && threads[0] > 0)
           info.numWarps = unsigned(threads[0]) / 32;
+        describeAlignments(f, info);
         std::string problem = describeTensorMaps(f, info);
         if (!problem.empty()) {
           diagOS << request.bufferName << ": error: kernel '" << info.name

@@ -22,7 +22,7 @@
 
 // CHECK-LABEL: llvm.func @signature
 // CHECK-SAME:  (%[[A:.*]]: !llvm.ptr<1>, %[[A_D0:.*]]: i32, %[[A_D1:.*]]: i32, %[[A_S0:.*]]: i64, %[[A_S1:.*]]: i64, %[[S:.*]]: f32, %[[N:.*]]: i32, %[[B:.*]]: !llvm.ptr<1>, %[[B_D0:.*]]: i32, %[[B_S0:.*]]: i64)
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, tile.num_warps = 8 : i32, tile.shared_bytes = 0 : i32}
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, tile.num_warps = 8 : i32, tile.param_vector_bytes = array<i32: {{[0-9, ]+}}>, tile.shared_bytes = 0 : i32}
 // CHECK-NOT:   tile_shared_memory
 // CHECK-NOT:   tile.kernel
 // CHECK:       %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
@@ -149,6 +149,9 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 
 // CHECK-LABEL: llvm.func @loads
 // CHECK-SAME:  (%[[X:.*]]: !llvm.ptr<1>, %[[XD0:.*]]: i32, %[[XD1:.*]]: i32, %[[XS0:.*]]: i64, %[[XS1:.*]]: i64, %[[H:.*]]: !llvm.ptr<1>, %[[HD0:.*]]: i32, %[[HD1:.*]]: i32, %[[HS0:.*]]: i64, %[[HS1:.*]]: i64, %[[I:.*]]: i32)
+// Per parameter, the widest vector its accesses use (the alignment the
+// kernel's description asks launches for): 16 bytes of X and of H.
+// CHECK-SAME:  tile.param_vector_bytes = array<i32: 16, 16, 0>
 // CHECK-DAG:   %[[NINF:.*]] = llvm.mlir.constant(0xFC00 : f16) : f16
 // CHECK:       %[[R:.*]] = llvm.add %{{.*}} : i32
 // CHECK-NEXT:  %[[IN0:.*]] = llvm.icmp "ult" %[[R]], %[[XD0]] : i32
@@ -371,7 +374,7 @@ func.func @mma_bf16(%a: tensor<64x16xbf16, #dot_a>, %b: tensor<16x16xbf16, #dot_
 // not 24.
 // CHECK:       llvm.mlir.global external @tile_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @staged
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 16384 : i32}
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.param_vector_bytes = array<i32: {{[0-9, ]+}}>, tile.shared_bytes = 16384 : i32}
 // CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG:   %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
@@ -773,7 +776,7 @@ func.func @pipelined(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %n: i32
 // where they are; with no shared memory access around, tile-insert-barriers
 // adds none.
 // CHECK-LABEL: llvm.func @barriers
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 0 : i32}
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.param_vector_bytes = array<i32>, tile.shared_bytes = 0 : i32}
 // CHECK-DAG:   %[[ID:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG:   %[[NT:.*]] = llvm.mlir.constant(64 : i32) : i32
 // CHECK-NOT:   nvvm.barrier
@@ -971,7 +974,7 @@ func.func @fence() attributes {tile.kernel, tile.num_warps = 4 : i32} {
 // once both are dead: 16 KiB in all.
 // CHECK-LABEL: llvm.func @gemm
 // CHECK-SAME:  (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64)
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 16384 : i32}
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.param_vector_bytes = array<i32: {{[0-9, ]+}}>, tile.shared_bytes = 16384 : i32}
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
 // Both copies are issued up front, A's then B's, one commit group each, and
 // with no barrier before them (nothing has accessed shared memory yet). A's

@@ -22,7 +22,7 @@
 
 // CHECK-LABEL: llvm.func @mbarriers
 // CHECK-SAME:  (%[[SLOT:arg[0-9]+]]: i32, %[[PHASE:arg[0-9]+]]: i32)
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 128 : i32}
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.param_vector_bytes = array<i32: {{[0-9, ]+}}>, tile.shared_bytes = 128 : i32}
 // CHECK-DAG:   %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
@@ -75,7 +75,7 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-SAME:  %[[MK:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME:  %[[MA:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME:  %[[MA2:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
-// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.shared_bytes = 41088 : i32, tile.tensor_maps = [
+// CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.param_vector_bytes = array<i32: {{[0-9, ]+}}>, tile.shared_bytes = 41088 : i32, tile.tensor_maps = [
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
 // CHECK-DAG:   %[[A2_PTR:.*]] = llvm.getelementptr %[[SMEM]][16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-DAG:   %[[A_PTR:.*]] = llvm.getelementptr %[[SMEM]][32768] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8

@@ -43,7 +43,9 @@ TEST(Arguments, PacksPerTheABI) {
   int32_t pos;
   std::memcpy(&pos, packed.pointers[37], sizeof(pos));
   EXPECT_EQ(pos, 37);
-  EXPECT_EQ(fit.alignment, 128u); // the 64-element stride: 128 bytes
+  // Every tensor has the alignment its parameter asks for: nothing narrows
+  // the fit.
+  EXPECT_EQ(fit.alignment, 1u << 30);
   EXPECT_FALSE(fit.alignmentOnly);
 }
 
@@ -244,6 +246,35 @@ TEST(Arguments, AlignmentFit) {
   toArgRefs(args, refs);
   EXPECT_FALSE(checkArguments(info, refs, packed, fit).ok());
   EXPECT_FALSE(fit.alignmentOnly);
+}
+
+// Each tensor is checked against its own parameter's alignment (the widest
+// vector the kernel reads it in): a tensor read an element at a time takes a
+// 4-byte pointer and length, and the fit for a variant comes from the
+// tensors that lack their own.
+TEST(Arguments, AlignmentPerParameter) {
+  KernelInfo info;
+  info.name = "lens";
+  info.params = {tensorParam("X", ElementKind::F32, 1),
+                 tensorParam("Lens", ElementKind::I32, 1, /*alignment=*/4)};
+  int64_t xShape[1] = {64}, lensShape[1] = {1}, strides[1] = {1};
+  auto run = [&](uintptr_t x, uintptr_t lens, AlignmentFit &fit) {
+    std::vector<Arg> args = {
+        Tensor{fakePointer(x), DType::F32, {xShape[0]}, {strides[0]}},
+        Tensor{fakePointer(lens), DType::I32, {lensShape[0]}, {strides[0]}}};
+    ArgRefs refs;
+    toArgRefs(args, refs);
+    PackedArgs packed;
+    return checkArguments(info, refs, packed, fit);
+  };
+  AlignmentFit fit;
+  // One i32 at a 4-byte address: what Lens asks for.
+  EXPECT_TRUE(run(256, 260, fit).ok());
+  EXPECT_EQ(fit.alignment, 1u << 30);
+  // X at 8 bytes lacks its 16: the fit is X's, not Lens's 4.
+  EXPECT_FALSE(run(264, 260, fit).ok());
+  EXPECT_TRUE(fit.alignmentOnly);
+  EXPECT_EQ(fit.alignment, 8u);
 }
 
 TEST(Arguments, LaunchWithoutModuleFailsCleanly) {

@@ -149,6 +149,20 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'tile.tensor_alignment' must be a power of two (bytes)";
     return success();
   }
+  // Lowering's bookkeeping of global accesses (LoweringUtils.h): the
+  // parameter a memory op accesses, and a kernel's widest vector per
+  // parameter.
+  if (attr.getName() == "tile.param") {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError() << "'tile.param' must be an integer";
+    return success();
+  }
+  if (attr.getName() == "tile.param_vector_bytes") {
+    if (!isa<DenseI32ArrayAttr>(attr.getValue()))
+      return op->emitError()
+             << "'tile.param_vector_bytes' must be an array of i32";
+    return success();
+  }
   if (attr.getName() == "tile.shared_bytes" ||
       attr.getName() == "tile.smem_offset") {
     if (!isa<IntegerAttr>(attr.getValue()))

@@ -55,7 +55,9 @@ struct KernelParam {
   /// but the last (in bytes) and for the length of the last dimension (in
   /// bytes: vector accesses along it are masked whole); the last stride is
   /// assumed to be 1 when `contiguous` is set. The runtime checks all of it
-  /// at launch.
+  /// at launch. The widest vector the kernel's accesses to this tensor use
+  /// (at least an element), or the kernel's assumed alignment for a tensor
+  /// it copies with TMA.
   unsigned alignment = 1;
   bool contiguous = false;
   // Scalars

@@ -154,6 +154,19 @@ struct ConvertTileToLLVMPass
             NVVM::NVVMDialect::getClusterDimAttrName(),
             b.getDenseI32ArrayAttr({int32_t(cluster.getInt()), 1, 1}));
       func->removeAttr(tile::TileDialect::getKernelAttrName());
+      // Which parameter each memory access reads or writes, and per
+      // parameter the widest vector its accesses use (recordVectorBytes).
+      func->setAttr(kParamVectorBytesAttr,
+                    b.getDenseI32ArrayAttr(
+                        SmallVector<int32_t>(func.getNumArguments(), 0)));
+      func.walk([&](Operation *op) {
+        if (!isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::GatherOp,
+                 tile::ScatterOp, tile::AsyncCopyOp>(op))
+          return;
+        auto arg = dyn_cast<BlockArgument>(op->getOperand(0));
+        if (arg && arg.getOwner() == &func.getBody().front())
+          op->setAttr(kParamAttr, b.getI32IntegerAttr(arg.getArgNumber()));
+      });
     }
     // Warp-specialized bodies split by role once their contents are
     // lowered (which needs to know which ops the consumers run).

@@ -528,3 +528,20 @@ tilec::replicatedElements(Operation *op, Value tile, ValueRange regs) {
   }
   return elements;
 }
+
+void tilec::recordVectorBytes(Operation *op, unsigned bytes) {
+  auto param = op->getAttrOfType<IntegerAttr>(kParamAttr);
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (!param || !func)
+    return;
+  auto old = func->getAttrOfType<DenseI32ArrayAttr>(kParamVectorBytesAttr);
+  if (!old || param.getInt() >= int64_t(old.size()))
+    return;
+  SmallVector<int32_t> widths(old.asArrayRef());
+  int32_t &w = widths[param.getInt()];
+  if (int32_t(bytes) <= w)
+    return;
+  w = int32_t(bytes);
+  func->setAttr(kParamVectorBytesAttr,
+                DenseI32ArrayAttr::get(op->getContext(), widths));
+}

@@ -87,6 +87,19 @@ registerCoords(mlir::OpBuilder &b, mlir::Location loc,
                const LinearLayout &layout, llvm::ArrayRef<mlir::Value> offsets,
                unsigned reg);
 
+/// The attribute of a memory op naming the kernel parameter it accesses
+/// (its argument number), set before lowering; and the kernel's attribute
+/// with, per argument, the widest vector (bytes) its accesses use: the
+/// alignment the kernel's description asks launches for
+/// (KernelParam::alignment).
+inline constexpr llvm::StringLiteral kParamAttr = "tile.param";
+inline constexpr llvm::StringLiteral kParamVectorBytesAttr =
+    "tile.param_vector_bytes";
+
+/// Notes that `op` (tagged with kParamAttr) accesses its tensor in vectors
+/// of `bytes`.
+void recordVectorBytes(mlir::Operation *op, unsigned bytes);
+
 /// The elements of a 1-D tile that every thread holds whole (a replicated
 /// layout: the boxes of a gathered copy), in element order, from its
 /// converted registers `regs`; an error on `op` for another layout.

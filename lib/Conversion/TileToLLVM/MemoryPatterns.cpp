@@ -99,6 +99,7 @@ public:
     if (this->gathered && this->gathered->dim == contig)
       vec = std::min<unsigned>(vec,
                                1u << llvm::countr_zero(uint64_t(boxExtent())));
+    recordVectorBytes(op, vec * elemBytes);
   }
 
   /// The extent of one box along the gathered dimension.
@@ -406,6 +407,7 @@ public:
     for (unsigned d = 0; d < lastIndex; ++d)
       vec = std::min<int64_t>(
           vec, tile::analyzeIndexRuns(indexTiles[d], last).constant);
+    recordVectorBytes(op, vec * elemBytes);
   }
 
   unsigned getVectorLength() const { return vec; }
