@@ -15,18 +15,24 @@ import pytest
 import tilec
 
 
-def reference(torch, q, k, v, lens, scale):
-    B, _, H, D = q.shape
+def reference(torch, q, k, v, lens, scale, causal=False):
+    """float64 attention of each sequence's query tokens (the last of the
+    sequence) over its first lens[b] keys; causal: token t of T sees the
+    keys before n - T + 1 + t (none: zeros)."""
+    B, T, H, D = q.shape
     Hkv = k.shape[2]
-    out = torch.zeros(B, 1, H, D, dtype=torch.float64, device=q.device)
+    out = torch.zeros(B, T, H, D, dtype=torch.float64, device=q.device)
     for b in range(B):
         n = min(int(lens[b]), k.shape[1])
-        if n == 0:
-            continue
         kk = k[b, :n].double().repeat_interleave(H // Hkv, dim=1)  # n, H, D
         vv = v[b, :n].double().repeat_interleave(H // Hkv, dim=1)
-        s = torch.einsum("hd,nhd->hn", q[b, 0].double(), kk) * scale
-        out[b, 0] = torch.einsum("hn,nhd->hd", torch.softmax(s, -1), vv)
+        for t in range(T):
+            end = max(0, min(n, n - T + 1 + t)) if causal else n
+            if end == 0:
+                continue
+            s = torch.einsum("hd,nhd->hn", q[b, t].double(), kk[:end]) * scale
+            out[b, t] = torch.einsum("hn,nhd->hd", torch.softmax(s, -1),
+                                     vv[:end])
     return out
 
 
@@ -139,6 +145,51 @@ def test_decode_appends_new_token(torch_gpu, page):
     assert err < 2e-3, err
 
 
+@pytest.mark.parametrize("tokens,heads,causal,page", [
+    (2, 32, True, 0), (4, 32, True, 16), (3, 32, False, 0),
+    (6, 64, True, 64), (16, 64, True, 0)])
+def test_decode_several_tokens(torch_gpu, tokens, heads, causal, page):
+    """Speculative or chunked decode: several query tokens per sequence,
+    the last of it, packed with the query heads into the multiply's rows
+    (tokens x heads / 8 of 8 KV heads: 8 to 128 rows), causal or not, with
+    new keys appended for them, against float64."""
+    torch = torch_gpu
+    torch.manual_seed(tokens * 100 + heads)
+    B, Hkv, D, N = 4, 8, 128, 512
+    dt = torch.bfloat16
+    q = torch.randn(B, tokens, heads, D, device="cuda", dtype=dt)
+    k = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    v = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    kn = torch.randn(B, tokens, Hkv, D, device="cuda", dtype=dt)
+    vn = torch.randn(B, tokens, Hkv, D, device="cuda", dtype=dt)
+    lengths = [0, 1, 300, N - tokens]
+    lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+    kref, vref = k.clone(), v.clone()
+    for b, n in enumerate(lengths):
+        kref[b, n:n + tokens], vref[b, n:n + tokens] = kn[b], vn[b]
+    out = torch.full_like(q, float("nan"))
+    if page:
+        pages = N // page
+        table = torch.randperm(B * pages, device="cuda").to(torch.int32)
+        table = table.view(B, pages).contiguous()
+        kc = torch.full((B * pages, page, Hkv, D), float("nan"),
+                        device="cuda", dtype=dt)
+        vc = torch.full_like(kc, float("nan"))
+        kc[table.view(-1).long()] = k.reshape(B * pages, page, Hkv, D)
+        vc[table.view(-1).long()] = v.reshape(B * pages, page, Hkv, D)
+        tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table,
+                                     causal=causal, k_new=kn, v_new=vn,
+                                     out=out)
+    else:
+        tilec.attention_with_kvcache(q, k, v, lens, causal=causal, k_new=kn,
+                                     v_new=vn, out=out)
+    torch.cuda.synchronize()
+    ref = reference(torch, q, kref, vref, [n + tokens for n in lengths],
+                    1 / math.sqrt(D), causal)
+    err = ((out.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
+
+
 def test_decode_argument_errors(torch_gpu):
     torch = torch_gpu
     q = torch.randn(1, 1, 8, 128, device="cuda", dtype=torch.float16)
@@ -161,6 +212,6 @@ def test_decode_argument_errors(torch_gpu):
     with pytest.raises(tilec.ArgumentError, match="heads"):
         tilec.attention_with_kvcache(q[:, :, :7], k, k, lens)
     with pytest.raises(tilec.ArgumentError, match="query tokens"):
-        tilec.attention_with_kvcache(q.expand(1, 2, 8, 128), k, k, lens)
+        tilec.attention_with_kvcache(q.expand(1, 33, 8, 128), k, k, lens)
     with pytest.raises(tilec.ArgumentError, match="k_cache, v_cache"):
         tilec.attention_with_kvcache(q, k.bfloat16(), k, lens)

@@ -3,7 +3,7 @@ FlashDecoding) and its combine kernel, from PyTorch tensors.
 
     out = tilec.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens)
 
-q (batch, 1, heads, head_dim); k_cache, v_cache (batch, seq_cache,
+q (batch, tokens, heads, head_dim); k_cache, v_cache (batch, seq_cache,
 kv_heads, head_dim), as flash_attn_with_kvcache takes them, or with
 block_table (batch, max_pages) int32 a paged cache (num_pages, page_size,
 kv_heads, head_dim), page_size a multiple of 64 or 16 or 32; cache_seqlens
@@ -13,12 +13,16 @@ and the keys of each sequence are split across blocks so that the grid
 fills the GPU (num_splits=0 chooses from the batch, heads, lengths and SM
 count), each split's partial output and log-sum-exp merged in f32.
 
-k_new, v_new (batch, 1, kv_heads, head_dim): the new token's key and
-value, written into the cache at each sequence's length before the
-attention (which then covers length + 1 keys); cache_seqlens is not
-updated. Not yet: more than one query token per sequence (refused with an
-ArgumentError naming q). Page numbers are not
-checked against the cache (an entry out of range reads out of bounds).
+Several query tokens (speculative or chunked decode: tokens x query heads
+per KV head up to 128 rows) are the last tokens of their sequence: with
+causal=True token t of T sees the keys before length - T + 1 + t
+(flash_attn's bottom-right alignment), else all of them.
+
+k_new, v_new (batch, new, kv_heads, head_dim): the new tokens' keys and
+values, written into the cache at each sequence's length before the
+attention (which then covers length + new keys); cache_seqlens is not
+updated. Page numbers are not checked against the cache (an entry out of
+range reads out of bounds).
 """
 
 import math
@@ -66,18 +70,28 @@ def _sm_count(torch, device):
     return _sm_counts[index]
 
 
-def _kernels(dtype, head_dim, kv_heads, rows, tile_n, page):
+def _kernels(dtype, head_dim, kv_heads, rows, tile_n, page, tokens=1,
+             group=1, causal=False):
     """The split and combine kernels for a problem class (page: the page
-    size of a paged cache, 0 for a contiguous one), compiled once."""
+    size of a paged cache, 0 for a contiguous one; tokens query tokens per
+    sequence, of group query heads per KV head), compiled once."""
     from . import compile as _compile
-    key = (dtype, head_dim, kv_heads, rows, tile_n, page)
+    key = (dtype, head_dim, kv_heads, rows, tile_n, page, tokens, group,
+           causal)
     if key not in _compiled:
         path = os.path.join(_KERNELS, "flash_decoding.tile")
         common = dict(DTYPE=dtype, D=head_dim, GROUP_M=rows)
         paged = dict(PAGED=True, PAGE=page) if page else {}
+        # (One token: causal changes nothing, the token is the last.)
+        masked = dict(SQ=tokens, G=group, CAUSAL=True) if \
+            causal and tokens > 1 else {}
         split = _compile(path, kernel="flash_decoding", H_KV=kv_heads,
-                         TILE_N=tile_n, **paged, **common)
-        combine = _compile(path, kernel="flash_decoding_combine", **common)
+                         TILE_N=tile_n, **paged, **masked, **common)
+        # The combine holds a (rows, D) f32 tile twice: a warp per 8 rows
+        # keeps it in registers (128 rows on 4 warps spill).
+        warps = max(4, (1 << (rows - 1).bit_length()) // 8)
+        combine = _compile(path, kernel="flash_decoding_combine",
+                           num_warps=warps, **common)
         _compiled[key] = (split, combine)
     return _compiled[key]
 
@@ -129,9 +143,6 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     if k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
         raise ArgumentError("k_cache, v_cache: must have q's dtype")
     B, Sq, H, D = q.shape
-    if Sq != 1:
-        raise ArgumentError(f"q: {Sq} query tokens per sequence; only 1 "
-                            f"is supported yet")
     if k_cache.shape != v_cache.shape:
         raise ArgumentError(f"v_cache: shape {tuple(v_cache.shape)} is not "
                             f"k_cache's {tuple(k_cache.shape)}")
@@ -173,39 +184,55 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         raise ArgumentError("num_splits: expected an int >= 0 (0: chosen)")
     if type(causal) is not bool:
         raise ArgumentError("causal: expected a bool")
+    if (H // Hkv) * Sq > 128:
+        raise ArgumentError(f"q: {Sq} query tokens x {H // Hkv} "
+                            f"query heads per KV head are the rows of one "
+                            f"multiply: at most 128 are supported")
     if k_new is not None:
-        if tuple(k_new.shape) != (B, 1, Hkv, D) or \
+        if k_new.dim() != 4 or tuple(k_new.shape[::2]) != (B, Hkv) or \
+                k_new.shape[3] != D or k_new.shape[1] == 0 or \
                 k_new.shape != v_new.shape or k_new.dtype != q.dtype or \
                 v_new.dtype != q.dtype:
-            raise ArgumentError(f"k_new, v_new: expected ({B}, 1, {Hkv}, "
-                                f"{D}) tensors of q's dtype")
+            raise ArgumentError(f"k_new, v_new: expected ({B}, new tokens, "
+                                f"{Hkv}, {D}) tensors of q's dtype")
         # Written in place at each sequence's length (which must leave room:
         # not checked, as that would read the lengths back), then attended
-        # with the lengths one longer; cache_seqlens itself is not changed.
-        rows_b = torch.arange(B, device=q.device)
-        pos = cache_seqlens.long()
+        # with the lengths that much longer; cache_seqlens is not changed.
+        new = k_new.shape[1]
+        rows_b = torch.arange(B, device=q.device)[:, None]
+        pos = cache_seqlens.long()[:, None] + torch.arange(
+            new, device=q.device)
         if block_table is None:
-            k_cache[rows_b, pos] = k_new[:, 0]
-            v_cache[rows_b, pos] = v_new[:, 0]
+            k_cache[rows_b, pos] = k_new
+            v_cache[rows_b, pos] = v_new
         else:
             pages = block_table[rows_b, pos // page].long()
-            k_cache[pages, pos % page] = k_new[:, 0]
-            v_cache[pages, pos % page] = v_new[:, 0]
-        cache_seqlens = cache_seqlens + 1
+            k_cache[pages, pos % page] = k_new
+            v_cache[pages, pos % page] = v_new
+        cache_seqlens = cache_seqlens + new
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     group = H // Hkv
-    rows = max(16, group)
+    # The rows of one multiply: the query tokens of each query head sharing
+    # the KV head (row r: token r // group, head r mod group), in 16s.
+    rows = max(16, -(-group * Sq // 16) * 16)
     if out is None:
         out = torch.empty_like(q, memory_format=torch.contiguous_format)
     elif out.shape != q.shape or out.dtype != q.dtype or \
             not out.is_contiguous():
         raise ArgumentError("out: expected a contiguous tensor like q")
-    if B * H == 0:
+    if B * H * Sq == 0:
         return out
-    # One query token: causal changes nothing (the token is the last).
-    qp = q.reshape(B * Hkv, group, D)  # a copy only if q's strides need it
-    op = out.view(B * Hkv, group, D)
+    if Sq == 1:
+        qp = q.reshape(B * Hkv, group, D)  # a copy only if q's strides need
+        op = out.view(B * Hkv, group, D)
+    else:
+        # (B, tokens, KV heads, group, D) -> (B * KV heads, tokens x group,
+        # D): a copy of q, and of the output back.
+        qp = q.reshape(B, Sq, Hkv, group, D).permute(0, 2, 1, 3, 4).reshape(
+            B * Hkv, Sq * group, D)
+        op = torch.empty(B * Hkv, Sq * group, D, device=q.device,
+                         dtype=q.dtype)
     if block_table is not None and page <= TILE_N:
         # Small pages: every key tile gathers TILE_N / page whole pages from
         # the keys of all pages in a row, (1, kv_heads, pages * page, D).
@@ -219,7 +246,8 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
     split, combine = _kernels(dsl, D, Hkv, rows, tile_n,
-                              page if block_table is not None else 0)
+                              page if block_table is not None else 0, Sq,
+                              group, causal)
     table = block_table if block_table is not None else _no_table(torch,
                                                                   q.device)
     splits = num_splits or choose_splits(B, Hkv, N,
@@ -227,11 +255,14 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                                          split.blocks_per_sm)
     split_keys = tile_n * math.ceil(N / (tile_n * splits))
     splits = max(1, math.ceil(N / split_keys))
-    opart = torch.empty(splits, B * Hkv, group, D, device=q.device,
+    opart = torch.empty(splits, B * Hkv, Sq * group, D, device=q.device,
                         dtype=torch.float32)
-    lse = torch.empty(splits, B * Hkv, group, device=q.device,
+    lse = torch.empty(splits, B * Hkv, Sq * group, device=q.device,
                       dtype=torch.float32)
     split[(B * Hkv, splits)](qp, kk, vv, cache_seqlens, table, opart, lse,
                              float(scale), split_keys, N)
     combine[(B * Hkv,)](opart, lse, op)
+    if Sq > 1:
+        out.view(B, Sq, Hkv, group, D).copy_(
+            op.view(B, Hkv, Sq, group, D).permute(0, 2, 1, 3, 4))
     return out
