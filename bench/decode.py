@@ -62,6 +62,49 @@ def graphed(torch, impls, sets):
     return out
 
 
+def measure_skewed(args, copy):
+    """One long sequence among short ones (64k keys and 63 x 1k, a paged
+    cache of 64-key pages, GQA 32/8, bf16): tilec's GB/s over the bytes it
+    must read (each sequence's own keys), with the split count chosen and
+    forced. SDPA has no such batch without padding: not compared."""
+    B, H, Hkv, D, page = 64, 32, 8, 128, 64
+    lengths = [65536] + [1024] * (B - 1)
+    pages_per_seq = 65536 // page
+    used = sum(-(-n // page) for n in lengths)
+    sets = []
+    for _ in range(2):
+        q = torch.randn(B, 1, H, D, device="cuda", dtype=torch.bfloat16)
+        kc = torch.randn(used, page, Hkv, D, device="cuda",
+                         dtype=torch.bfloat16)
+        vc = torch.randn_like(kc)
+        perm = torch.randperm(used, device="cuda").to(torch.int32)
+        table = torch.zeros(B, pages_per_seq, device="cuda",
+                            dtype=torch.int32)
+        at = 0
+        for b, n in enumerate(lengths):
+            k = -(-n // page)
+            table[b, :k] = perm[at:at + k]
+            at += k
+        lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+        sets.append((q, kc, vc, lens, table, torch.empty_like(q)))
+    nbytes = 2 * sum(lengths) * Hkv * D * 2 + 2 * B * H * D * 2
+    impls = {}
+    for splits in (0, 4, 16, 64):
+        impls[f"splits={splits or 'chosen'}"] = (
+            lambda s, splits=splits: tilec.attention_with_kvcache(
+                s[0], s[1], s[2], s[3], block_table=s[4], out=s[5],
+                num_splits=splits))
+    if args.graphs:
+        impls = graphed(torch, impls, sets)
+    ms = time_interleaved(torch, impls, sets, args.rounds)
+    print(f"\nSkewed batch (1 x 64k + {B - 1} x 1k keys, page {page}, "
+          f"{H}/{Hkv} heads): GB/s over the bytes read, of copy")
+    for name, t in ms.items():
+        gbs = nbytes / (t / 1e3) / 1e9
+        print(f"| {name} | {t * 1e3:.0f} us | {gbs:.0f} GB/s | "
+              f"{gbs * 1e9 / copy:.2f} |")
+
+
 def measure(args, B, N, H, Hkv, page, D):
     """GB/s of each implementation at one point, on new allocations."""
     sets = []
@@ -152,6 +195,8 @@ def main():
                    help="time CUDA graph replays (no launch overhead)")
     p.add_argument("--paged", action="store_true",
                    help="only the paged points")
+    p.add_argument("--skewed", action="store_true",
+                   help="only the skewed batch (1 x 64k + 63 x 1k keys)")
     p.add_argument("--in-order-pages", type=int, default=0, metavar="P",
                    help="at the contiguous points, also time tilec reading "
                         "the same cache as pages of P keys in order")
@@ -161,6 +206,9 @@ def main():
     print(f"copy bandwidth: {copy / 1e9:.0f} GB/s")
     rows = []
     D = 128
+    if args.skewed:
+        measure_skewed(args, copy)
+        return 0
     for B, N, H, Hkv, page in POINTS:
         if args.paged and not page:
             continue
