@@ -190,6 +190,33 @@ def test_decode_several_tokens(torch_gpu, tokens, heads, causal, page):
     assert err < 1e-2, err
 
 
+def test_decode_checked_block_table(torch_gpu):
+    """check_block_table=True: a page number out of range among the pages
+    a sequence's keys fill is an ArgumentError naming the entry; entries
+    past a sequence's pages are not looked at."""
+    torch = torch_gpu
+    B, H, Hkv, D, page = 2, 8, 2, 128, 16
+    q = torch.randn(B, 1, H, D, device="cuda", dtype=torch.float16)
+    kc = torch.randn(8, page, Hkv, D, device="cuda", dtype=torch.float16)
+    lens = torch.tensor([20, 16], device="cuda", dtype=torch.int32)
+    table = torch.tensor([[3, 5, -1, 99], [0, 8, 8, 8]], device="cuda",
+                         dtype=torch.int32)
+    out = tilec.attention_with_kvcache(q, kc, kc, lens, block_table=table,
+                                       check_block_table=True)
+    torch.cuda.synchronize()
+    assert torch.isfinite(out).all()
+    with pytest.raises(tilec.ArgumentError,
+                       match=r"block_table\[1, 1\] = 8 is not a page"):
+        tilec.attention_with_kvcache(q, kc, kc, lens + 1, block_table=table,
+                                     check_block_table=True)
+    # One new token per sequence moves the pages looked at by one key.
+    kn = torch.randn(B, 1, Hkv, D, device="cuda", dtype=torch.float16)
+    with pytest.raises(tilec.ArgumentError, match=r"block_table\[1, 1\]"):
+        tilec.attention_with_kvcache(q, kc, kc, lens, block_table=table,
+                                     k_new=kn, v_new=kn,
+                                     check_block_table=True)
+
+
 def test_decode_argument_errors(torch_gpu):
     torch = torch_gpu
     q = torch.randn(1, 1, 8, 128, device="cuda", dtype=torch.float16)

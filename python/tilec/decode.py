@@ -21,8 +21,11 @@ causal=True token t of T sees the keys before length - T + 1 + t
 k_new, v_new (batch, new, kv_heads, head_dim): the new tokens' keys and
 values, written into the cache at each sequence's length before the
 attention (which then covers length + new keys); cache_seqlens is not
-updated. Page numbers are not checked against the cache (an entry out of
-range reads out of bounds).
+updated. Page numbers are checked against the cache only with
+check_block_table=True (a pass over the table and a wait for its answer:
+an entry out of range among a sequence's pages is an ArgumentError naming
+it); unchecked, an entry out of range among a
+sequence's pages reads out of bounds.
 """
 
 import math
@@ -122,7 +125,8 @@ def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N,
 
 def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                            block_table=None, causal=True, scale=None,
-                           num_splits=0, k_new=None, v_new=None, out=None):
+                           num_splits=0, k_new=None, v_new=None, out=None,
+                           check_block_table=False):
     """Decode attention of q over the first cache_seqlens[b] keys of each
     sequence's cache (module docstring). Returns out (allocated like q when
     None)."""
@@ -188,6 +192,21 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         raise ArgumentError(f"q: {Sq} query tokens x {H // Hkv} "
                             f"query heads per KV head are the rows of one "
                             f"multiply: at most 128 are supported")
+    if check_block_table and block_table is not None:
+        # Every page a sequence's keys (its length, plus the new tokens; a
+        # length past the table reads the table's pages) fall in must be a
+        # page of the cache: one pass over the table and a wait for its
+        # answer.
+        need = -(-(cache_seqlens.long().clamp(min=0) +
+                   (k_new.shape[1] if k_new is not None else 0)) // page)
+        used = torch.arange(block_table.shape[1],
+                            device=q.device)[None, :] < need[:, None]
+        bad = used & ((block_table < 0) | (block_table >= k_cache.shape[0]))
+        if bool(bad.any()):
+            b, j = (int(x) for x in bad.nonzero()[0])
+            raise ArgumentError(
+                f"block_table[{b}, {j}] = {int(block_table[b, j])} is not a "
+                f"page of the cache (0 to {k_cache.shape[0] - 1})")
     if k_new is not None:
         if k_new.dim() != 4 or tuple(k_new.shape[::2]) != (B, Hkv) or \
                 k_new.shape[3] != D or k_new.shape[1] == 0 or \
