@@ -41,6 +41,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/Rings.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -434,11 +435,8 @@ struct AsyncWgmmaPass
     for (auto [key, n] : state.after) {
       if (n < pending)
         continue;
-      for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first))) {
-        while (auto slot = v.getDefiningOp<SmemSlotOp>())
-          v = slot.getRing();
-        buffers.push_back(v);
-      }
+      for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first)))
+        buffers.push_back(getRingBuffer(v));
     }
     return reachableBuffers(buffers, at);
   }

@@ -42,6 +42,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/Rings.h"
 #include "Tile/Transforms/TensorMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -101,7 +102,7 @@ struct ConvertCopiesToTMAPass
     std::string reason;
     loop.getBody()->walk([&](AsyncCopyOp copy) -> WalkResult {
       auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
-      auto alloc = slot ? slot.getRing().getDefiningOp<SmemAllocOp>() : nullptr;
+      SmemAllocOp alloc = slot ? getRingAllocation(slot) : SmemAllocOp();
       if (!alloc || !alloc->getBlock()->findAncestorOpInBlock(*loop) ||
           (alloc->getBlock() != loop->getBlock() &&
            !loop->getParentOp()->hasAttr(TileDialect::getTileLoopAttrName()))) {
@@ -124,27 +125,32 @@ struct ConvertCopiesToTMAPass
     for (Ring &r : rings) {
       // Every use of the ring is a slot; the slots are written by copies
       // (before the loop or in it) and waited for in the loop.
-      for (Operation *user : r.alloc->getUsers()) {
-        auto slot = dyn_cast<SmemSlotOp>(user);
-        if (!slot)
-          return "a ring is used other than through its slots";
-        for (Operation *slotUser : slot->getUsers()) {
-          if (auto copy = dyn_cast<AsyncCopyOp>(slotUser)) {
-            // (A one-slot ring's copy is the tile's own, unpredicated.)
-            if (!copy.getPred() && r.stages > 1)
-              return "a copy into a ring is not predicated as the pipeline "
-                     "makes it";
-            r.copies.push_back(copy);
-          } else if (auto wait = dyn_cast<AsyncWaitOp>(slotUser)) {
-            if (wait.getBuffers().size() != 1 ||
-                wait->getParentOp() != loop.getOperation())
-              return "a wait for a ring slot is not the pipeline's";
-            if (!getSlotCounter(slot.getSlot(), r.stages))
-              return "a ring slot's index is not the pipeline's counter "
-                     "modulo the stages";
-            r.waits.push_back(wait);
-          }
-        }
+      if (llvm::any_of(r.alloc->getUsers(),
+                       [](Operation *user) { return !isa<SmemSlotOp>(user); }))
+        return "a ring is used other than through its slots";
+      RingAccesses uses = collectRingAccesses(r.alloc);
+      for (Operation *fill : uses.fills) {
+        auto copy = dyn_cast<AsyncCopyOp>(fill);
+        if (!copy)
+          continue;
+        // (A one-slot ring's copy is the tile's own, unpredicated.)
+        if (!copy.getPred() && r.stages > 1)
+          return "a copy into a ring is not predicated as the pipeline "
+                 "makes it";
+        r.copies.push_back(copy);
+      }
+      for (Operation *op : uses.waits) {
+        auto wait = dyn_cast<AsyncWaitOp>(op);
+        if (!wait)
+          continue;
+        if (wait.getBuffers().size() != 1 ||
+            wait->getParentOp() != loop.getOperation())
+          return "a wait for a ring slot is not the pipeline's";
+        auto slot = wait.getBuffers().front().getDefiningOp<SmemSlotOp>();
+        if (!getSlotCounter(slot.getSlot(), r.stages))
+          return "a ring slot's index is not the pipeline's counter "
+                 "modulo the stages";
+        r.waits.push_back(wait);
       }
       // One slot: a persistent kernel's tile loop only (tile-pipeline).
       if (r.stages < 2 && !loop->hasAttr(TileDialect::getTileLoopAttrName()))

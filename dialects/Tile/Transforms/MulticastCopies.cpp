@@ -38,6 +38,7 @@
 
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/Rings.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -157,13 +158,6 @@ private:
   DenseSet<Value> varying;
 };
 
-/// The allocation a shared buffer is a slot of (or is).
-Operation *ringOf(Value buffer) {
-  while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
-    buffer = slot.getRing();
-  return buffer.getDefiningOp<SmemAllocOp>();
-}
-
 /// A ring the copies of one or more `tile.tma_load`s fill.
 struct Ring {
   SmallVector<TmaLoadOp> copies;
@@ -201,7 +195,7 @@ struct MulticastCopiesPass
 
     llvm::MapVector<Operation *, Ring> rings;
     func.walk([&](TmaLoadOp copy) {
-      Operation *alloc = ringOf(copy.getBuffer());
+      Operation *alloc = getRingAllocation(copy.getBuffer());
       // (A gathered copy's boxes are each block's own.)
       if (!alloc || copy.getMulticast() || copy.getBoxes())
         return;
@@ -219,22 +213,14 @@ struct MulticastCopiesPass
     for (auto &[alloc, ring] : rings) {
       // Every other use of the ring reads it: multiplies, their waits and
       // the barriers' buffer operands. Any other write keeps it the block's.
-      SmallVector<Value> uses = {alloc->getResult(0)};
-      while (!uses.empty() && ring.shareable) {
-        Value v = uses.pop_back_val();
-        for (Operation *user : v.getUsers()) {
-          if (auto slot = dyn_cast<SmemSlotOp>(user)) {
-            uses.push_back(slot.getResult());
-          } else if (auto release = dyn_cast<MbarrierArriveOp>(user)) {
-            ring.releases.push_back(release);
-          } else if (!isa<TmaLoadOp, WarpgroupMmaOp, WgmmaWaitOp,
-                          MbarrierWaitOp, LocalLoadOp>(user) ||
-                     (isa<TmaLoadOp>(user) &&
-                      !llvm::is_contained(ring.copies, user))) {
-            ring.shareable = false;
-          }
-        }
-      }
+      RingAccesses uses = collectRingAccesses(cast<SmemAllocOp>(alloc));
+      ring.releases = uses.releases;
+      for (Operation *fill : uses.fills)
+        ring.shareable &= llvm::is_contained(ring.copies, fill);
+      for (Operation *wait : uses.waits)
+        ring.shareable &= isa<MbarrierWaitOp>(wait);
+      for (Operation *other : uses.others)
+        ring.shareable &= isa<WarpgroupMmaOp, WgmmaWaitOp, LocalLoadOp>(other);
       // The releases: alike in every block, on barriers of this ring only.
       SetVector<Value> empties;
       for (MbarrierArriveOp release : ring.releases) {

@@ -57,6 +57,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/Rings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -130,9 +131,7 @@ struct RotateWgmmaPass
         buffer = write.getBuffer();
       if (!buffer)
         return;
-      if (auto slot = buffer.getDefiningOp<SmemSlotOp>())
-        buffer = slot.getRing();
-      if (buffer == ring)
+      if (getRingBuffer(buffer) == ring)
         ok = false;
     });
     return ok;

@@ -58,6 +58,7 @@
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/Rings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -180,8 +181,7 @@ struct WarpSpecializePass
     func.walk([&](TmaLoadOp copy) {
       auto full = copy.getBarriers().getDefiningOp<MbarrierAllocOp>();
       auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
-      auto buffer =
-          slot ? slot.getRing().getDefiningOp<SmemAllocOp>() : SmemAllocOp();
+      SmemAllocOp buffer = slot ? getRingAllocation(slot) : SmemAllocOp();
       if (!full || !buffer || full->getBlock() != &top ||
           buffer->getBlock() != &top) {
         why = "a TMA copy does not fill a ring of the kernel";
