@@ -148,10 +148,14 @@ int64_t tile::getTmaBoxCount(SharedMemoryType type, int64_t inner) {
   return llvm::divideCeil(shape[fastest], inner);
 }
 
-Operation *tile::getAllocation(Value buffer) {
+Value tile::getSlotRoot(Value buffer) {
   while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
     buffer = slot.getRing();
-  Operation *def = buffer.getDefiningOp();
+  return buffer;
+}
+
+Operation *tile::getAllocation(Value buffer) {
+  Operation *def = getSlotRoot(buffer).getDefiningOp();
   if (isa_and_nonnull<SmemAllocOp, LocalAllocOp, MbarrierAllocOp>(def))
     return def;
   return nullptr;

@@ -52,6 +52,10 @@ extractRegisters(RankedTensorType from, RankedTensorType to,
 /// through one partial per warp. Both types must have layouts.
 int64_t getScratchBytes(Operation *op);
 
+/// The buffer `buffer` is a slot of, through any number of
+/// `tile.smem_slot`; `buffer` itself when it is not a slot.
+Value getSlotRoot(Value buffer);
+
 /// The shared memory buffer an op reads or writes, traced through
 /// `tile.smem_slot` to the `tile.smem_alloc`, `tile.local_alloc` or
 /// `tile.mbarrier_alloc` that allocated it; null when it is not one of

@@ -436,7 +436,7 @@ struct AsyncWgmmaPass
       if (n < pending)
         continue;
       for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first)))
-        buffers.push_back(getRingBuffer(v));
+        buffers.push_back(getSlotRoot(v));
     }
     return reachableBuffers(buffers, at);
   }

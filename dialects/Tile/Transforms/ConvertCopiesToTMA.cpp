@@ -102,7 +102,8 @@ struct ConvertCopiesToTMAPass
     std::string reason;
     loop.getBody()->walk([&](AsyncCopyOp copy) -> WalkResult {
       auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
-      SmemAllocOp alloc = slot ? getRingAllocation(slot) : SmemAllocOp();
+      auto alloc = slot ? dyn_cast_or_null<SmemAllocOp>(getAllocation(slot))
+                        : SmemAllocOp();
       if (!alloc || !alloc->getBlock()->findAncestorOpInBlock(*loop) ||
           (alloc->getBlock() != loop->getBlock() &&
            !loop->getParentOp()->hasAttr(TileDialect::getTileLoopAttrName()))) {

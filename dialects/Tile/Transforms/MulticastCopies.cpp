@@ -195,7 +195,8 @@ struct MulticastCopiesPass
 
     llvm::MapVector<Operation *, Ring> rings;
     func.walk([&](TmaLoadOp copy) {
-      Operation *alloc = getRingAllocation(copy.getBuffer());
+      auto alloc =
+          dyn_cast_or_null<SmemAllocOp>(getAllocation(copy.getBuffer()));
       // (A gathered copy's boxes are each block's own.)
       if (!alloc || copy.getMulticast() || copy.getBoxes())
         return;

@@ -5,16 +5,6 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-Value tile::getRingBuffer(Value buffer) {
-  while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
-    buffer = slot.getRing();
-  return buffer;
-}
-
-SmemAllocOp tile::getRingAllocation(Value buffer) {
-  return getRingBuffer(buffer).getDefiningOp<SmemAllocOp>();
-}
-
 RingAccesses tile::collectRingAccesses(SmemAllocOp ring) {
   RingAccesses out;
   // Breadth first, each value's users in use-list order.

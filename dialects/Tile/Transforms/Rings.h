@@ -2,25 +2,19 @@
 //
 // The facts about a ring (a tile.smem_alloc whose stages are reached through
 // tile.smem_slot) that the passes after tile-pipeline share instead of each
-// walking the slots again: which allocation a buffer belongs to, and which
-// ops fill, wait for, release and read its slots.
+// walking the slots again: which ops fill, wait for, release and read its
+// slots. (The allocation a buffer is a slot of: getAllocation and
+// getSlotRoot, SharedMemory.h.)
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_TRANSFORMS_RINGS_H
 #define TILE_TRANSFORMS_RINGS_H
 
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 
 namespace mlir::tile {
-
-/// The buffer `buffer` is a slot of, through any number of tile.smem_slot;
-/// `buffer` itself when it is not a slot.
-Value getRingBuffer(Value buffer);
-
-/// The tile.smem_alloc `buffer` is, or is a slot of; null for another
-/// buffer (a tile.local_alloc, a block argument).
-SmemAllocOp getRingAllocation(Value buffer);
 
 /// The ops that use a ring through its slots, by what they do with it.
 struct RingAccesses {

@@ -131,7 +131,7 @@ struct RotateWgmmaPass
         buffer = write.getBuffer();
       if (!buffer)
         return;
-      if (getRingBuffer(buffer) == ring)
+      if (getSlotRoot(buffer) == ring)
         ok = false;
     });
     return ok;

@@ -181,7 +181,8 @@ struct WarpSpecializePass
     func.walk([&](TmaLoadOp copy) {
       auto full = copy.getBarriers().getDefiningOp<MbarrierAllocOp>();
       auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
-      SmemAllocOp buffer = slot ? getRingAllocation(slot) : SmemAllocOp();
+      auto buffer = slot ? dyn_cast_or_null<SmemAllocOp>(getAllocation(slot))
+                         : SmemAllocOp();
       if (!full || !buffer || full->getBlock() != &top ||
           buffer->getBlock() != &top) {
         why = "a TMA copy does not fill a ring of the kernel";
