@@ -166,14 +166,14 @@ std::string describeTensorMaps(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
 
 /// The alignment each tensor parameter's accesses rely on, which launches
 /// check: the widest vector the lowering gave them (at least an element;
-/// convert-tile-to-llvm's tile.param_vector_bytes), or, for a tensor with a
+/// convert-tile-to-llvm's getParamVectorBytesAttrName), or, for a tensor with a
 /// TMA descriptor, the kernel's assumed alignment (`info`'s until now). A
 /// small tensor read an element at a time (a sequence length, a block
 /// table) then takes any element-aligned pointer and length without a
 /// less aligned variant of the whole kernel.
 void describeAlignments(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
-  auto widths =
-      func->getAttrOfType<mlir::DenseI32ArrayAttr>("tile.param_vector_bytes");
+  auto widths = func->getAttrOfType<mlir::DenseI32ArrayAttr>(
+      mlir::tile::TileDialect::getParamVectorBytesAttrName());
   if (!widths)
     return;
   llvm::SmallVector<bool> tma(info.params.size(), false);

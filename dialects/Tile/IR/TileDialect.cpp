@@ -152,15 +152,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // Lowering's bookkeeping of global accesses (LoweringUtils.h): the
   // parameter a memory op accesses, and a kernel's widest vector per
   // parameter.
-  if (attr.getName() == "tile.param") {
+  if (attr.getName() == getParamAttrName()) {
     if (!isa<IntegerAttr>(attr.getValue()))
-      return op->emitError() << "'tile.param' must be an integer";
+      return op->emitError()
+             << "'" << getParamAttrName() << "' must be an integer";
     return success();
   }
-  if (attr.getName() == "tile.param_vector_bytes") {
+  if (attr.getName() == getParamVectorBytesAttrName()) {
     if (!isa<DenseI32ArrayAttr>(attr.getValue()))
-      return op->emitError()
-             << "'tile.param_vector_bytes' must be an array of i32";
+      return op->emitError() << "'" << getParamVectorBytesAttrName()
+                             << "' must be an array of i32";
     return success();
   }
   if (attr.getName() == "tile.shared_bytes" ||

@@ -69,6 +69,16 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTensorMapsAttrName() {
       return ::llvm::StringLiteral("tile.tensor_maps");
     }
+    /// The kernel parameter (argument number) a memory op accesses, set by
+    /// convert-tile-to-llvm before it lowers the op.
+    static constexpr ::llvm::StringLiteral getParamAttrName() {
+      return ::llvm::StringLiteral("tile.param");
+    }
+    /// Per kernel argument, the widest vector (bytes) the lowering gave its
+    /// accesses: the alignment the kernel's description asks for.
+    static constexpr ::llvm::StringLiteral getParamVectorBytesAttrName() {
+      return ::llvm::StringLiteral("tile.param_vector_bytes");
+    }
     /// Why loops of a kernel kept cp.async instead of TMA (text).
     static constexpr ::llvm::StringLiteral getTmaFallbackAttrName() {
       return ::llvm::StringLiteral("tile.tma_fallback");

@@ -79,7 +79,6 @@ private:
   /// Every thread holds every element: the boxes of a gathered load, which
   /// each thread (or the one that issues a TMA copy) reads whole.
   BlockedLayoutAttr replicated(ArrayRef<int64_t> shape);
-  bool isReplicated(Value v) const;
   /// True when `v` (through reshapes) gives the boxes of a gathered load.
   static bool feedsBoxes(Value v);
   BlockedLayoutAttr defaultBlocked(ArrayRef<int64_t> shape) {
@@ -184,11 +183,6 @@ BlockedLayoutAttr LayoutAssigner::replicated(ArrayRef<int64_t> tileShape) {
   tpw[order.back()] = 32;
   wpc[order.front()] = numWarps;
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
-}
-
-bool LayoutAssigner::isReplicated(Value v) const {
-  Attribute l = get(v);
-  return l && isReplicatedLayout(l, shapeOf(v));
 }
 
 bool LayoutAssigner::feedsBoxes(Value v) {
@@ -594,8 +588,12 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   }
   if (auto store = dyn_cast<StoreOp>(op))
     return storeLayout(store);
-  if (auto load = dyn_cast<LoadOp>(op); load && operand == load.getBoxes())
-    return isReplicated(operand) ? get(operand) : replicated(shapeOf(operand));
+  if (auto load = dyn_cast<LoadOp>(op); load && operand == load.getBoxes()) {
+    Attribute l = get(operand);
+    return l && isReplicatedLayout(l, shapeOf(operand))
+               ? l
+               : Attribute(replicated(shapeOf(operand)));
+  }
   if (auto gather = dyn_cast<GatherOp>(op))
     return get(gather.getResult());
   if (auto scatter = dyn_cast<ScatterOp>(op))

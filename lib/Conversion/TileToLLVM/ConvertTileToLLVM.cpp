@@ -156,7 +156,7 @@ struct ConvertTileToLLVMPass
       func->removeAttr(tile::TileDialect::getKernelAttrName());
       // Which parameter each memory access reads or writes, and per
       // parameter the widest vector its accesses use (recordVectorBytes).
-      func->setAttr(kParamVectorBytesAttr,
+      func->setAttr(tile::TileDialect::getParamVectorBytesAttrName(),
                     b.getDenseI32ArrayAttr(
                         SmallVector<int32_t>(func.getNumArguments(), 0)));
       func.walk([&](Operation *op) {
@@ -165,7 +165,8 @@ struct ConvertTileToLLVMPass
           return;
         auto arg = dyn_cast<BlockArgument>(op->getOperand(0));
         if (arg && arg.getOwner() == &func.getBody().front())
-          op->setAttr(kParamAttr, b.getI32IntegerAttr(arg.getArgNumber()));
+          op->setAttr(tile::TileDialect::getParamAttrName(),
+                      b.getI32IntegerAttr(arg.getArgNumber()));
       });
     }
     // Warp-specialized bodies split by role once their contents are

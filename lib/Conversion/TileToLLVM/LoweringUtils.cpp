@@ -530,11 +530,13 @@ tilec::replicatedElements(Operation *op, Value tile, ValueRange regs) {
 }
 
 void tilec::recordVectorBytes(Operation *op, unsigned bytes) {
-  auto param = op->getAttrOfType<IntegerAttr>(kParamAttr);
+  auto param = op->getAttrOfType<IntegerAttr>(
+      mlir::tile::TileDialect::getParamAttrName());
   auto func = op->getParentOfType<FunctionOpInterface>();
   if (!param || !func)
     return;
-  auto old = func->getAttrOfType<DenseI32ArrayAttr>(kParamVectorBytesAttr);
+  auto old = func->getAttrOfType<DenseI32ArrayAttr>(
+      mlir::tile::TileDialect::getParamVectorBytesAttrName());
   if (!old || param.getInt() >= int64_t(old.size()))
     return;
   SmallVector<int32_t> widths(old.asArrayRef());
@@ -542,6 +544,6 @@ void tilec::recordVectorBytes(Operation *op, unsigned bytes) {
   if (int32_t(bytes) <= w)
     return;
   w = int32_t(bytes);
-  func->setAttr(kParamVectorBytesAttr,
+  func->setAttr(mlir::tile::TileDialect::getParamVectorBytesAttrName(),
                 DenseI32ArrayAttr::get(op->getContext(), widths));
 }

@@ -87,17 +87,11 @@ registerCoords(mlir::OpBuilder &b, mlir::Location loc,
                const LinearLayout &layout, llvm::ArrayRef<mlir::Value> offsets,
                unsigned reg);
 
-/// The attribute of a memory op naming the kernel parameter it accesses
-/// (its argument number), set before lowering; and the kernel's attribute
-/// with, per argument, the widest vector (bytes) its accesses use: the
-/// alignment the kernel's description asks launches for
-/// (KernelParam::alignment).
-inline constexpr llvm::StringLiteral kParamAttr = "tile.param";
-inline constexpr llvm::StringLiteral kParamVectorBytesAttr =
-    "tile.param_vector_bytes";
-
-/// Notes that `op` (tagged with kParamAttr) accesses its tensor in vectors
-/// of `bytes`.
+/// Notes that `op` (tagged with the kernel parameter it accesses,
+/// TileDialect::getParamAttrName) accesses its tensor in vectors of
+/// `bytes`: the widest per parameter is the kernel's
+/// getParamVectorBytesAttrName, the alignment its description asks
+/// launches for (KernelParam::alignment).
 void recordVectorBytes(mlir::Operation *op, unsigned bytes);
 
 /// The elements of a 1-D tile that every thread holds whole (a replicated

@@ -183,8 +183,7 @@ appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
   unsigned first = operands.size();
   for (int64_t k = 0; k < boxes; ++k) {
     SmallVector<int64_t> at(bufType.getShape().size(), 0);
-    if (slabAt)
-      at[bufType.getLayout().getOrder().back()] = slabAt;
+    at[bufType.getLayout().getOrder().back()] = slabAt;
     at[fastest] = k * inner;
     int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
     operands.push_back(
