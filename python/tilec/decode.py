@@ -73,14 +73,13 @@ def _sm_count(torch, device):
     return _sm_counts[index]
 
 
-def _kernels(dtype, head_dim, kv_heads, rows, tile_n, page, tokens=1,
-             group=1, causal=False):
+def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
+             causal=False):
     """The split and combine kernels for a problem class (page: the page
     size of a paged cache, 0 for a contiguous one; tokens query tokens per
     sequence, of group query heads per KV head), compiled once."""
     from . import compile as _compile
-    key = (dtype, head_dim, kv_heads, rows, tile_n, page, tokens, group,
-           causal)
+    key = (dtype, head_dim, kv_heads, rows, page, tokens, group, causal)
     if key not in _compiled:
         path = os.path.join(_KERNELS, "flash_decoding.tile")
         common = dict(DTYPE=dtype, D=head_dim, GROUP_M=rows)
@@ -89,7 +88,7 @@ def _kernels(dtype, head_dim, kv_heads, rows, tile_n, page, tokens=1,
         masked = dict(SQ=tokens, G=group, CAUSAL=True) if \
             causal and tokens > 1 else {}
         split = _compile(path, kernel="flash_decoding", H_KV=kv_heads,
-                         TILE_N=tile_n, **paged, **masked, **common)
+                         TILE_N=TILE_N, **paged, **masked, **common)
         # The combine holds a (rows, D) f32 tile twice: a warp per 8 rows
         # keeps it in registers (128 rows on 4 warps spill).
         warps = max(4, (1 << (rows - 1).bit_length()) // 8)
@@ -154,7 +153,7 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     if Dk != D or (block_table is None and Bk != B):
         raise ArgumentError(f"k_cache: shape {tuple(k_cache.shape)} does "
                             f"not match q's batch {B} and head_dim {D}")
-    tile_n, N = TILE_N, page
+    N = page
     if block_table is not None:
         if (not isinstance(block_table, torch.Tensor) or
                 block_table.dtype != torch.int32 or block_table.dim() != 2
@@ -264,15 +263,15 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     else:
         kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
-    split, combine = _kernels(dsl, D, Hkv, rows, tile_n,
+    split, combine = _kernels(dsl, D, Hkv, rows,
                               page if block_table is not None else 0, Sq,
                               group, causal)
     table = block_table if block_table is not None else _no_table(torch,
                                                                   q.device)
     splits = num_splits or choose_splits(B, Hkv, N,
-                                         _sm_count(torch, q.device), tile_n,
+                                         _sm_count(torch, q.device), TILE_N,
                                          split.blocks_per_sm)
-    split_keys = tile_n * math.ceil(N / (tile_n * splits))
+    split_keys = TILE_N * math.ceil(N / (TILE_N * splits))
     splits = max(1, math.ceil(N / split_keys))
     opart = torch.empty(splits, B * Hkv, Sq * group, D, device=q.device,
                         dtype=torch.float32)
