@@ -185,6 +185,79 @@ def test_atomics_every_kind(torch_gpu, arch):
     assert torch.equal(s, torch.full((16,), float(blocks), device="cuda"))
 
 
+TMA_ATOMICS = """
+kernel partials(A: Tensor[f16, 2], B: Tensor[f16, 2], S32: Tensor[f32, 2],
+                S16: Tensor[f16, 2], SB: Tensor[bf16, 2], XF: Tensor[f32, 2],
+                XI: Tensor[i32, 2], NI: Tensor[i32, 2], SI: Tensor[i32, 2],
+                K_PER_BLOCK: const int = 64, BF16: const bool = True):
+    # Block (m, n, s): the product of A's and B's K slice s, combined into
+    # every output by each kind of atomic, straight from the accumulator.
+    m = bid(0)
+    n = bid(1)
+    s = bid(2)
+    acc = zeros((64, 64))
+    for k in range(K_PER_BLOCK // 32):
+        kk = s * (K_PER_BLOCK // 32) + k
+        acc = mma(load(A, index=(m, kk), shape=(64, 32)),
+                  load(B, index=(kk, n), shape=(32, 64)), acc)
+    atomic_add(S32, index=(m, n), tile=acc)
+    atomic_add(S16, index=(m, n), tile=acc.astype(f16))
+    if BF16:
+        atomic_add(SB, index=(m, n), tile=acc.astype(bf16))
+    atomic_max(XF, index=(m, n), tile=acc)
+    atomic_max(XI, index=(m, n), tile=acc.astype(i32))
+    atomic_min(NI, index=(m, n), tile=acc.astype(i32))
+    atomic_add(SI, index=(m, n), tile=acc.astype(i32))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_atomics_of_accumulators(torch_gpu, arch):
+    """Atomics of an accumulator over blocks that overlap in 4 splits of K:
+    on sm_90a combined by the TMA engine (cp.reduce.async.bulk.tensor) but
+    for f32 max, which it lacks (red.global); on sm_80 all by red.global.
+    Exact with small integers (sums within bf16's integers); outputs start
+    at each kind's identity."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(17)
+    M, N, KB, splits = 128, 192, 64, 4
+    K = KB * splits
+    a = torch.randint(-1, 2, (M, K), device="cuda").half()
+    b = torch.randint(-1, 2, (K, N), device="cuda").half()
+    parts = torch.stack([a[:, s * KB:(s + 1) * KB].double()
+                         @ b[s * KB:(s + 1) * KB].double()
+                         for s in range(splits)])
+    outs = {
+        "S32": torch.zeros(M, N, device="cuda"),
+        "S16": torch.zeros(M, N, device="cuda", dtype=torch.float16),
+        "SB": torch.zeros(M, N, device="cuda", dtype=torch.bfloat16),
+        "XF": torch.full((M, N), -float("inf"), device="cuda"),
+        "XI": torch.full((M, N), -2**31, device="cuda", dtype=torch.int32),
+        "NI": torch.full((M, N), 2**31 - 1, device="cuda", dtype=torch.int32),
+        "SI": torch.zeros(M, N, device="cuda", dtype=torch.int32),
+    }
+    bf16 = arch == "sm_90a"   # red.global.add.bf16 is sm_90's
+    kernel = tilec.compile(TMA_ATOMICS, name="partials.tile", arch=arch,
+                           K_PER_BLOCK=KB, BF16=bf16)
+    if arch == "sm_90a":
+        # A's and B's, and the six outputs the copy combines.
+        assert kernel.num_tensor_maps == 8, kernel.num_tensor_maps
+    kernel[(M // 64, N // 64, splits)](a, b, *outs.values())
+    torch.cuda.synchronize()
+    want = {
+        "S32": parts.sum(0), "S16": parts.sum(0), "SB": parts.sum(0),
+        "XF": parts.max(0).values, "XI": parts.max(0).values,
+        "NI": parts.min(0).values, "SI": parts.sum(0),
+    }
+    if not bf16:
+        want["SB"] = torch.zeros(M, N, dtype=torch.float64)
+    for name, got in outs.items():
+        ref = want[name].to(got.device, got.dtype)
+        assert torch.equal(got, ref), (name, (got.double() - ref.double())
+                                       .abs().max().item())
+
+
 def test_bf16_atomic_add(torch_gpu):
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")

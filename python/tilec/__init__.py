@@ -126,6 +126,9 @@ class Kernel:
         self.registers = lib.tile_kernel_registers(self._handle)
         self.blocks_per_sm = lib.tile_kernel_blocks_per_sm(self._handle)
         self.num_params = lib.tile_kernel_num_params(self._handle)
+        #: TMA descriptors the kernel takes (built at launch, one per tensor
+        #: and box the kernel copies with TMA).
+        self.num_tensor_maps = lib.tile_kernel_num_tensor_maps(self._handle)
         #: The values a tuner may try for its constants (its @tune), as
         #: "TILE_M=64|128,TILE_N=64|128"; "" without one.
         self.tune_space = lib.tile_kernel_tune_space(self._handle).decode()

@@ -126,6 +126,7 @@ def _declare(lib):
         "tile_kernel_num_stages": (c.c_uint, [kernel_p]),
         "tile_kernel_shared_bytes": (c.c_uint, [kernel_p]),
         "tile_kernel_num_params": (c.c_size_t, [kernel_p]),
+        "tile_kernel_num_tensor_maps": (c.c_size_t, [kernel_p]),
         "tile_kernel_num_warnings": (c.c_size_t, [kernel_p]),
         "tile_kernel_warning": (c.c_char_p, [kernel_p, c.c_size_t]),
         "tile_kernel_tune_space": (c.c_char_p, [kernel_p]),

@@ -416,6 +416,34 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
   return
 }
 
+// -----
+
+// tile.tma_store with `reduce`: cp.reduce.async.bulk.tensor with the
+// combiner (sum is PTX's add), one per box, in one bulk group.
+// CHECK-LABEL: llvm.func @tma_store_reduce
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {$3, $6}], [$2];\0A @p cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {$5, $6}], [$4];\0A @p cp.async.bulk.commit_group;\0A}"
+// CHECK:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.min.tile.bulk_group
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#so = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+func.func @tma_store_reduce(%O: !tile.global<f32, 2>, %I: !tile.global<i32, 2>, %v: f32, %w: i32, %r: i32, %c: i32,
+                     %mO: !tile.tensor_map<[64, 32], f32, swizzle = 128>,
+                     %mI: !tile.tensor_map<[64, 32], i32, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                tile.tensor_maps = [{param = 0 : i32, box = array<i64: 64, 32>, swizzle = 128 : i32},
+                                    {param = 1 : i32, box = array<i64: 64, 32>, swizzle = 128 : i32}]} {
+  %x = tile.full %v : tensor<64x64xf32, #blocked>
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f32, #so>
+  tile.local_store %x, %buf : tensor<64x64xf32, #blocked>, !tile.smem<[64, 64], f32, #so>
+  tile.tma_store %mO[%r, %c], %buf reduce sum : !tile.tensor_map<[64, 32], f32, swizzle = 128>, !tile.smem<[64, 64], f32, #so>
+  tile.tma_store_wait %buf : !tile.smem<[64, 64], f32, #so>
+  %y = tile.full %w : tensor<64x64xi32, #blocked>
+  %ibuf = tile.smem_alloc : !tile.smem<[64, 64], i32, #so>
+  tile.local_store %y, %ibuf : tensor<64x64xi32, #blocked>, !tile.smem<[64, 64], i32, #so>
+  tile.tma_store %mI[%r, %c], %ibuf reduce min : !tile.tensor_map<[64, 32], i32, swizzle = 128>, !tile.smem<[64, 64], i32, #so>
+  tile.tma_store_wait %ibuf : !tile.smem<[64, 64], i32, #so>
+  return
+}
+
 //--- errors.mlir
 
 // The lowering does not place mbarriers: without tile-allocate-shared-memory

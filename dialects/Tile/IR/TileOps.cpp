@@ -845,7 +845,21 @@ LogicalResult TmaLoadOp::verify() {
                        getCoords().size(), getNumSlabs());
 }
 
+bool TmaStoreOp::isSupportedReduction(ReduceKind kind, Type type) {
+  if (type.isInteger(32))
+    return true;
+  if (type.isF16() || type.isBF16())
+    return true;
+  return kind == ReduceKind::Sum && type.isF32();
+}
+
 LogicalResult TmaStoreOp::verify() {
+  Type elt = getMap().getType().getElementType();
+  if (auto kind = getReduce(); kind && !isSupportedReduction(*kind, elt))
+    return emitOpError() << "cp.reduce.async.bulk.tensor has no '"
+                         << stringifyReduceKind(*kind) << "' on " << elt
+                         << " (sum: f32, f16, bf16, i32; max, min: f16, "
+                            "bf16, i32)";
   return verifyTmaCopy(*this, getMap().getType(), getBuffer().getType(),
                        getCoords().size());
 }

@@ -937,16 +937,31 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [
     `cp.async.bulk.tensor.global.shared::cta` and
     `cp.async.bulk.commit_group`.
 
+    With `reduce`, each element of the buffer is combined with the
+    tensor's element at its place instead of replacing it, atomically as
+    `tile.atomic_rmw` combines (`sum` on f32, f16, bf16 and i32; `max` and
+    `min` on f16, bf16 and i32): `cp.reduce.async.bulk.tensor`.
+
     ```mlir
     tile.tma_store %map[%b, %h, %m, %c0], %buf
         : !tile.tensor_map<[1, 1, 128, 64], f16, swizzle = 128>,
           !tile.smem<[128, 128], f16, #shared>
+    tile.tma_store %map[%b, %m, %c0], %buf reduce sum
+        : !tile.tensor_map<[1, 64, 32], f32, swizzle = 128>,
+          !tile.smem<[64, 128], f32, #shared>
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
-                       Tile_SharedMemoryType:$buffer);
+                       Tile_SharedMemoryType:$buffer,
+                       OptionalAttr<Tile_ReduceKind>:$reduce);
   let assemblyFormat = [{
-    $map `[` $coords `]` `,` $buffer attr-dict `:` type($map) `,` type($buffer)
+    $map `[` $coords `]` `,` $buffer (`reduce` $reduce^)? attr-dict `:`
+    type($map) `,` type($buffer)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether cp.reduce.async.bulk.tensor combines elements of `type`
+    /// with `kind`.
+    static bool isSupportedReduction(ReduceKind kind, Type type);
   }];
   let hasVerifier = 1;
 }

@@ -61,9 +61,25 @@
 //
 // and where not even a quarter fits, from the registers its tile is in.
 //
-// Stores are left as they are where their tile is in a store layout
-// already (a TMA store would add a trip through shared memory) or where a
-// tensor map cannot describe the copy (tile-convert-copies-to-tma's rules).
+// Atomics go the same way, combined with the tensor by the copy
+// (cp.reduce.async.bulk.tensor: FlashAttention-3's dQ, split-K GEMM), and
+// also from an accumulator's own registers, which hold pairs of elements
+// (red.global would combine 8 bytes at a time, in every thread):
+//
+//   scf.for %m ...                          %buf = tile.smem_alloc
+//     tile.atomic_rmw sum %dQ[...], %dq     scf.for %m ...
+//                                             tile.tma_store_wait %buf
+//                                             tile.local_store %dq, %buf
+//                                             tile.tma_store %map[...], %buf
+//                                                 reduce sum
+//                                           tile.tma_store_wait %buf
+//
+// Writes are left as they are where their tile is in a store layout
+// already (a TMA store would add a trip through shared memory), where a
+// tensor map cannot describe the copy (tile-convert-copies-to-tma's rules),
+// where the copy has no such combiner (max of f32), under a branch, or
+// where the kernel also reads the tensor: TMA writes through the async
+// proxy, unordered with the threads' reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +103,37 @@ using namespace mlir::tile;
 
 namespace {
 
+/// A tile written into a global tensor: a tile.store, or a tile.atomic_rmw
+/// (whose TMA copy combines: `reduce`).
+struct Write {
+  Operation *op;
+  Value tensor;
+  OperandRange indices;
+  TypedValue<RankedTensorType> value;
+  std::optional<ArrayRef<int32_t>> order;
+  std::optional<ReduceKind> reduce;
+
+  static std::optional<Write> of(Operation *op) {
+    if (auto store = dyn_cast<StoreOp>(op))
+      return Write{op,
+                   store.getTensor(),
+                   store.getIndices(),
+                   store.getValue(),
+                   store.getOrder() ? std::optional(*store.getOrder())
+                                    : std::nullopt,
+                   std::nullopt};
+    if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+      return Write{op,
+                   atomic.getTensor(),
+                   atomic.getIndices(),
+                   atomic.getValue(),
+                   atomic.getOrder() ? std::optional(*atomic.getOrder())
+                                     : std::nullopt,
+                   atomic.getKind()};
+    return std::nullopt;
+  }
+};
+
 struct ConvertStoresToTMAPass
     : public mlir::tile::impl::TileConvertStoresToTMABase<
           ConvertStoresToTMAPass> {
@@ -96,41 +143,74 @@ struct ConvertStoresToTMAPass
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
       return;
-    SmallVector<StoreOp> stores;
-    func.walk([&](StoreOp store) { stores.push_back(store); });
-    for (StoreOp store : stores)
-      convert(func, store);
+    SmallVector<Write> writes;
+    func.walk([&](Operation *op) {
+      if (std::optional<Write> w = Write::of(op))
+        writes.push_back(*w);
+    });
+    for (Write &w : writes)
+      convert(func, w);
   }
 
-  /// The kernel's top block, or the body of its tile loop, holds `store`.
-  static bool atTop(func::FuncOp func, StoreOp store) {
-    Block *block = store->getBlock();
-    if (block == &func.getBody().front())
+  /// Only loops hold `op` between it and the kernel's top: each trip's
+  /// copy can wait for the previous one's read of a buffer allocated
+  /// before the outermost.
+  static bool inLoopsOnly(func::FuncOp func, Operation *op) {
+    for (Operation *parent = op->getParentOp(); parent != func;
+         parent = parent->getParentOp())
+      if (!isa<scf::ForOp>(parent))
+        return false;
+    return true;
+  }
+
+  /// Whether the kernel reads the tensor of parameter `param`: its writes
+  /// by TMA (the async proxy) would not be ordered before those reads.
+  static bool readsTensor(func::FuncOp func, unsigned param) {
+    auto reads = [](Value v) {
+      return llvm::any_of(v.getUsers(), [](Operation *user) {
+        return isa<LoadOp, GatherOp, AsyncCopyOp, TmaLoadOp>(user);
+      });
+    };
+    if (reads(func.getArgument(param)))
       return true;
-    auto loop = dyn_cast<scf::ForOp>(block->getParentOp());
-    return loop && loop->hasAttr(TileDialect::getTileLoopAttrName()) &&
-           loop->getBlock() == &func.getBody().front();
+    auto maps =
+        func->getAttrOfType<ArrayAttr>(TileDialect::getTensorMapsAttrName());
+    if (!maps)
+      return false;
+    unsigned first = func.getNumArguments() - maps.size();
+    for (auto [i, m] : llvm::enumerate(maps)) {
+      auto entry = cast<DictionaryAttr>(m);
+      auto p = entry.getAs<IntegerAttr>("param");
+      if (p && p.getInt() == param && reads(func.getArgument(first + i)))
+        return true;
+    }
+    return false;
   }
 
-  /// The tile `store` writes, in the layout it has before a conversion
-  /// through shared memory (and a reshape that drops unit dimensions);
-  /// null when there is no such conversion.
-  static TypedValue<RankedTensorType> convertedTile(StoreOp store) {
-    Value v = store.getValue();
+  /// The tile `w` writes, in the layout it has before a conversion through
+  /// shared memory (and a reshape that drops unit dimensions); for an
+  /// atomic, also an mma accumulator's, whose registers hold pairs of
+  /// elements (red.global's vectors would be of 8 bytes at most). Null
+  /// when there is neither.
+  static TypedValue<RankedTensorType> convertedTile(const Write &w) {
+    Value v = w.value;
     if (auto reshape = v.getDefiningOp<ReshapeOp>()) {
       auto from = cast<RankedTensorType>(reshape.getSource().getType());
       SmallVector<int64_t> kept;
-      for (int64_t d : store.getValue().getType().getShape())
+      for (int64_t d : w.value.getType().getShape())
         if (d != 1)
           kept.push_back(d);
       if (from.getShape() != ArrayRef<int64_t>(kept))
         return nullptr;
       v = reshape.getSource();
     }
-    auto cvt = v.getDefiningOp<ConvertLayoutOp>();
-    if (!cvt || !getScratchBytes(cvt))
-      return nullptr;
-    return cvt.getSource();
+    if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
+        cvt && getScratchBytes(cvt))
+      return cvt.getSource();
+    if (w.reduce && v == w.value &&
+        isa<MmaLayoutAttr>(w.value.getType().getEncoding()))
+      return w.value;
+    return nullptr;
   }
 
   /// In a persistent kernel's tile loop: the slot of a ring of the tile
@@ -141,7 +221,7 @@ struct ConvertStoresToTMAPass
   /// (the next tiles' fills, each into the slot the previous tile held),
   /// with the slot each fills. Null when there is none.
   using Refill = std::pair<Operation *, Value>;
-  static Value reusableSlot(StoreOp store, SharedMemoryType type,
+  static Value reusableSlot(Operation *store, SharedMemoryType type,
                             SmallVectorImpl<Refill> &refills) {
     Block *body = store->getBlock();
     Operation *loop = body->getParentOp();
@@ -247,7 +327,7 @@ struct ConvertStoresToTMAPass
     TensorMapType map;
     unsigned param = 0;
   };
-  static std::optional<Staging> stage(func::FuncOp func, StoreOp store,
+  static std::optional<Staging> stage(func::FuncOp func, const Write &w,
                                       RankedTensorType tileType,
                                       ArrayRef<unsigned> bufOrder) {
     // A padded tile: only along its fastest dimension, in whole blocks of
@@ -266,14 +346,10 @@ struct ConvertStoresToTMAPass
     s.tileType = tileType;
     s.bufType = SharedMemoryType::get(func.getContext(), tileType.getShape(),
                                       tileType.getElementType(), layout);
-    s.storeShape = SmallVector<int64_t>(store.getValue().getType().getShape());
+    s.storeShape = SmallVector<int64_t>(w.value.getType().getShape());
     for (auto [j, d] : llvm::enumerate(nonUnitDims(s.storeShape)))
       s.storeShape[d] = tileType.getDimSize(j);
-    std::optional<ArrayRef<int32_t>> order;
-    if (store.getOrder())
-      order = *store.getOrder();
-    TmaTile box{store.getTensor(), s.storeShape, order, s.bufType,
-                store.getLoc()};
+    TmaTile box{w.tensor, s.storeShape, w.order, s.bufType, w.op->getLoc()};
     if (!describeTensorMap(func, box, s.map, s.param).empty())
       return std::nullopt;
     return s;
@@ -285,7 +361,7 @@ struct ConvertStoresToTMAPass
   /// moves no data) and copied by a tensor map of its own: the part's
   /// staging and the dimension, or nothing.
   static std::optional<std::pair<Staging, unsigned>>
-  stageInParts(func::FuncOp func, StoreOp store, RankedTensorType type,
+  stageInParts(func::FuncOp func, const Write &w, RankedTensorType type,
                ArrayRef<unsigned> bufOrder, int64_t freeBytes) {
     auto layout =
         dyn_cast_if_present<DistributedLayoutInterface>(type.getEncoding());
@@ -313,29 +389,30 @@ struct ConvertStoresToTMAPass
           continue;
         auto partType = RankedTensorType::get(shape, type.getElementType(),
                                               type.getEncoding());
-        std::optional<Staging> part = stage(func, store, partType, bufOrder);
+        std::optional<Staging> part = stage(func, w, partType, bufOrder);
         if (part && getSharedBytes(part->bufType) <= freeBytes)
           return std::make_pair(std::move(*part), j);
       }
     return std::nullopt;
   }
 
-  void convert(func::FuncOp func, StoreOp store) {
-    if (!atTop(func, store))
+  void convert(func::FuncOp func, const Write &w) {
+    if (!inLoopsOnly(func, w.op))
       return;
-    TypedValue<RankedTensorType> tile = convertedTile(store);
+    TypedValue<RankedTensorType> tile = convertedTile(w);
     if (!tile || tile.getType().getRank() != 2)
+      return;
+    Type elt = tile.getType().getElementType();
+    if (w.reduce && !TmaStoreOp::isSupportedReduction(*w.reduce, elt))
       return;
     // The buffer's fastest dimension is the one along the tensor's
     // contiguous dimension.
-    ArrayRef<int64_t> shape = store.getValue().getType().getShape();
+    ArrayRef<int64_t> shape = w.value.getType().getShape();
     unsigned rank = shape.size();
     SmallVector<unsigned> nonUnit = nonUnitDims(shape);
     if (nonUnit.size() != 2)
       return;
-    std::optional<ArrayRef<int32_t>> order;
-    if (store.getOrder())
-      order = *store.getOrder();
+    std::optional<ArrayRef<int32_t>> order = w.order;
     SmallVector<unsigned> bufOrder;
     for (unsigned j = 0; j < nonUnit.size(); ++j) {
       unsigned t = order ? unsigned((*order)[nonUnit[j]]) : nonUnit[j];
@@ -344,31 +421,33 @@ struct ConvertStoresToTMAPass
       else
         bufOrder.push_back(j);
     }
-    std::optional<Staging> staging =
-        stage(func, store, tile.getType(), bufOrder);
-    if (!staging)
+    std::optional<Staging> staging = stage(func, w, tile.getType(), bufOrder);
+    if (!staging || readsTensor(func, staging->param))
       return;
 
-    Location loc = store.getLoc();
+    Location loc = w.op->getLoc();
     Block &top = func.getBody().front();
-    Operation *outer = top.findAncestorOpInBlock(*store);
+    Operation *outer = top.findAncestorOpInBlock(*w.op);
     OpBuilder b(outer);
     SmallVector<Refill> refills;
     Value buf, whole;
-    if (reuseRingSlots && outer != store.getOperation())
-      buf = reusableSlot(store, staging->bufType, refills);
+    if (reuseRingSlots && w.op->getParentOp() == outer &&
+        outer->hasAttr(TileDialect::getTileLoopAttrName()))
+      buf = reusableSlot(w.op, staging->bufType, refills);
     // A buffer of its own that would not fit beside those living across
-    // the tile loop: the tile in parts through a smaller one, each part's
-    // copy waiting for the previous one's read; else from registers.
+    // the loop: the tile in parts through a smaller one, each part's copy
+    // waiting for the previous one's read; else from registers (a store)
+    // or by red.global (an atomic).
     unsigned partDim = 0;
     int64_t parts = 1;
-    if (!buf && outer != store.getOperation() && sharedMemoryBytes > 0) {
+    if (!buf && outer != w.op && sharedMemoryBytes > 0) {
       int64_t freeBytes = sharedMemoryBytes - liveAcross(top, outer);
       if (getSharedBytes(staging->bufType) > freeBytes) {
         auto part =
-            stageInParts(func, store, staging->tileType, bufOrder, freeBytes);
+            stageInParts(func, w, staging->tileType, bufOrder, freeBytes);
         if (!part) {
-          storeFromRegisters(store, tile);
+          if (auto store = dyn_cast<StoreOp>(w.op); store && tile != w.value)
+            storeFromRegisters(store, tile);
           return;
         }
         partDim = part->second;
@@ -389,10 +468,10 @@ struct ConvertStoresToTMAPass
         b.setInsertionPoint(refill);
         TmaStoreWaitOp::create(b, loc, ValueRange{slot});
       }
-      b.setInsertionPoint(store);
+      b.setInsertionPoint(w.op);
     } else {
       buf = whole = SmemAllocOp::create(b, loc, staging->bufType);
-      b.setInsertionPoint(store);
+      b.setInsertionPoint(w.op);
     }
     // The tile's element coordinates; a part's are offset along its
     // tensor dimension.
@@ -400,9 +479,12 @@ struct ConvertStoresToTMAPass
     unsigned partTensorDim =
         order ? unsigned((*order)[nonUnit[partDim]]) : nonUnit[partDim];
     int64_t partExtent = staging->tileType.getDimSize(partDim);
+    ReduceKindAttr reduce;
+    if (w.reduce)
+      reduce = ReduceKindAttr::get(func.getContext(), *w.reduce);
     for (int64_t p = 0; p < parts; ++p) {
-      if (buf == whole && (p > 0 || outer != store.getOperation()))
-        // The previous copy (the previous part's, or the previous tile's)
+      if (buf == whole && (p > 0 || outer != w.op))
+        // The previous copy (the previous part's, or the previous trip's)
         // has read the buffer.
         TmaStoreWaitOp::create(b, loc, ValueRange{buf});
       Value value = tile;
@@ -414,16 +496,24 @@ struct ConvertStoresToTMAPass
       }
       LocalStoreOp::create(b, loc, value, buf);
       if (coords.empty())
-        coords = tmaCoordinates(b, loc, store.getIndices(), shape, order);
+        coords = tmaCoordinates(b, loc, w.indices, shape, order);
       SmallVector<Value> at = coords;
       if (p > 0)
         at[partTensorDim] = arith::AddIOp::create(
             b, loc, at[partTensorDim],
             arith::ConstantOp::create(b, loc,
                                       b.getI32IntegerAttr(p * partExtent)));
-      TmaStoreOp::create(b, loc, *mapArg, at, buf);
+      TmaStoreOp::create(b, loc, *mapArg, at, buf, reduce);
     }
-    store.erase();
+    Value value = w.value;
+    w.op->erase();
+    // A conversion (and the reshape after it) are dead now.
+    while (Operation *def = value.getDefiningOp()) {
+      if (!def->use_empty() || !isa<ReshapeOp, ConvertLayoutOp>(def))
+        break;
+      value = def->getOperand(0);
+      def->erase();
+    }
     // The copy reads the buffer until the kernel's end at the latest.
     b.setInsertionPoint(top.getTerminator());
     TmaStoreWaitOp::create(b, loc, ValueRange{whole});

@@ -286,21 +286,31 @@ def TileConvertCopiesToTMA
 
 def TileConvertStoresToTMA
     : Pass<"tile-convert-stores-to-tma", "::mlir::func::FuncOp"> {
-  let summary = "Stores of converted tiles as TMA stores (sm_90)";
+  let summary = "Stores and atomics of converted tiles and accumulators "
+                "through TMA (sm_90)";
   let description = [{
-    A `tile.store` at the top of a kernel (or of its tile loop) whose tile
-    comes from a layout conversion through shared memory (and a reshape
-    dropping unit dimensions) is written by the tensor memory accelerator:
-    `tile.local_store` of the unconverted tile into a `tile.smem_alloc`
-    buffer in the layout TMA reads (16-byte chunks swizzled over 128, 64 or
-    32 bytes), then `tile.tma_store` from a TMA descriptor of the tensor (a
-    kernel parameter, as tile-convert-copies-to-tma adds them). A
-    `tile.tma_store_wait` naming the buffer goes before the write in a tile
-    loop (the previous tile's copy must have read it) and before the
-    kernel's return. The buffer is allocated right before the store, or
-    before the tile loop that holds it. Stores whose tile needs no trip
-    through shared memory, or whose copy a tensor map cannot describe, stay
-    as they are.
+    A `tile.store` whose tile comes from a layout conversion through shared
+    memory (and a reshape dropping unit dimensions) is written by the
+    tensor memory accelerator: `tile.local_store` of the unconverted tile
+    into a `tile.smem_alloc` buffer in the layout TMA reads (16-byte chunks
+    swizzled over 128, 64 or 32 bytes), then `tile.tma_store` from a TMA
+    descriptor of the tensor (a kernel parameter, as
+    tile-convert-copies-to-tma adds them). A `tile.atomic_rmw` does
+    likewise, also straight from an mma accumulator (whose registers
+    hold pairs of elements: red.global's vectors would be of 8 bytes), with
+    a `tile.tma_store` whose `reduce` combines the tile with the tensor
+    (`cp.reduce.async.bulk.tensor`: sum on f32, f16, bf16 and i32, max and
+    min on i32 and 16-bit floats).
+
+    The write may be at the top of the kernel or in loops (no branch
+    between it and the top); a `tile.tma_store_wait` naming the buffer goes
+    before the write in a loop (the previous trip's copy must have read
+    it) and before the kernel's return. The buffer is allocated right
+    before the write, or before the outermost loop that holds it. Writes
+    whose tile needs no trip through shared memory, whose copy a tensor
+    map cannot describe, whose combiner the copy lacks (max of f32), or to
+    a tensor the kernel also reads (TMA's writes, by the async proxy,
+    would not be ordered before those reads) stay as they are.
 
     With `reuse-ring-slots`, a store in a persistent kernel's tile loop is
     staged instead in the slot of a ring of the tile loop itself (the
@@ -310,25 +320,26 @@ def TileConvertStoresToTMA
     tile's refill of the ring, which fills exactly that slot.
 
     With `shared-memory-bytes` (the target's shared memory per block), a
-    store in a persistent kernel's tile loop that gets no slot, and whose
-    buffer would not fit beside the buffers allocated before the tile loop
-    (live across it), is staged in parts: 2 or 4 slices of the tile along
+    write in a loop that gets no slot, and whose buffer would not fit
+    beside the buffers allocated before the outermost loop (live across
+    it), is staged in parts: 2 or 4 slices of the tile along
     one dimension (as few as fit), each held by the threads that hold it in
     the tile (`tile.extract` moves no data), through one buffer of a part's
     size and a tensor map of a part's box, each part's copy waiting for the
-    previous one's read. Where not even a quarter fits, it is written from
-    the registers its tile is in: the conversion goes, and the store takes
-    the unconverted tile, with the tile's shape in its `shape` attribute
-    (the conversion's scratch would not have fitted either).
+    previous one's read. Where not even a quarter fits, a store is written
+    from the registers its tile is in: the conversion goes, and the store
+    takes the unconverted tile, with the tile's shape in its `shape`
+    attribute (the conversion's scratch would not have fitted either); an
+    atomic stays as it is.
   }];
   let options = [
     Option<"reuseRingSlots", "reuse-ring-slots", "bool", "false",
            "Stage a tile loop's stores in the tile's own, last-read slot of "
            "a ring of the tile loop">,
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
-           "The shared memory a block may have (0: unbounded); a tile "
-           "loop's store whose buffer would not fit is staged in parts, or "
-           "written from registers">,
+           "The shared memory a block may have (0: unbounded); a write in "
+           "a loop whose buffer would not fit is staged in parts, or left "
+           "to the threads">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];

@@ -294,8 +294,8 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
   }
 };
 
-/// Thread 0 copies the buffer's boxes to the tensor and commits them as
-/// one bulk group:
+/// Thread 0 copies the buffer's boxes to the tensor (or combines them with
+/// it: cp.reduce.async.bulk.tensor) and commits them as one bulk group:
 ///   cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group  one per box
 ///   cp.async.bulk.commit_group
 struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
@@ -320,11 +320,19 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
                                          coords, 1, operands, constraints);
     constraints += ",~{memory}";
 
+    std::string copy = "cp.async.bulk.tensor." + std::to_string(rank) +
+                       "d.global.shared::cta.tile.bulk_group ";
+    if (std::optional<tile::ReduceKind> kind = op.getReduce())
+      copy = "cp.reduce.async.bulk.tensor." + std::to_string(rank) +
+             "d.global.shared::cta." +
+             (*kind == tile::ReduceKind::Sum ? "add"
+                                             : tile::stringifyReduceKind(*kind))
+                 .str() +
+             ".tile.bulk_group ";
     std::string text = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n";
     for (auto [tensor, address] : boxOperands)
-      text += " @p cp.async.bulk.tensor." + std::to_string(rank) +
-              "d.global.shared::cta.tile.bulk_group " + tensor + ", [$" +
-              std::to_string(address) + "];\n";
+      text +=
+          " @p " + copy + tensor + ", [$" + std::to_string(address) + "];\n";
     text += " @p cp.async.bulk.commit_group;\n}";
     inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
     rewriter.eraseOp(op);

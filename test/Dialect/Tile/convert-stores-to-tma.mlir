@@ -492,3 +492,93 @@ func.func @narrow(%O: !tile.global<f16, 2>, %v: f16) attributes {tile.kernel, ti
   tile.store %O[%c0, %c0], %y : !tile.global<f16, 2>, tensor<64x8xf16, #blocked>
   return
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [1, 1, 4], threadsPerWarp = [1, 2, 16], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+
+// An atomic sum in a loop (attention backward's dQ): the accumulator, before
+// its conversion, staged in a buffer allocated before the loop and combined
+// with the tensor by the copy (cp.reduce.async.bulk.tensor); each trip waits
+// for the previous trip's copy to read the buffer.
+// CHECK-LABEL: func.func @atomic_in_loop
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 1, 64, 32>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f32
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    %[[X:.*]] = tile.full %{{.*}} : tensor<64x64xf32, #mma>
+// CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.local_store %[[X]], %[[BUF]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.tma_store %{{.*}}, %[[BUF]] reduce sum :
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:  return
+// CHECK-NOT:   tile.atomic_rmw
+// BAR-LABEL:   func.func @atomic_in_loop
+// BAR:         scf.for
+// BAR:           tile.tma_store_wait
+// BAR-NEXT:      tile.barrier
+// BAR-NEXT:      tile.local_store
+// BAR-NEXT:      arith.muli
+// BAR-NEXT:      tile.fence_async_shared
+// BAR-NEXT:      tile.barrier
+// BAR-NEXT:      tile.tma_store {{.*}} reduce sum
+func.func @atomic_in_loop(%DQ: !tile.global<f32, 3>, %v: f32, %b: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %m = %c0 to %n step %c1 : i32 {
+    %x = tile.full %v : tensor<64x64xf32, #mma>
+    %y = tile.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+    %z = tile.reshape %y : tensor<64x64xf32, #blocked> -> tensor<1x64x64xf32, #blocked3>
+    tile.atomic_rmw sum %DQ[%b, %m, %c0], %z : !tile.global<f32, 3>, tensor<1x64x64xf32, #blocked3>
+  }
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+
+// An accumulator combined straight from its registers (pairs of elements:
+// red.global's vectors would be of 8 bytes) goes through the copy too; max
+// on bf16 is one cp.reduce.async.bulk.tensor has.
+// CHECK-LABEL: func.func @atomic_accumulator
+// CHECK:       tile.local_store %{{.*}} : tensor<64x64xbf16, #mma>
+// CHECK-NEXT:  arith.muli
+// CHECK-NEXT:  arith.muli
+// CHECK-NEXT:  tile.tma_store %{{.*}} reduce max :
+// CHECK-NOT:   tile.atomic_rmw
+func.func @atomic_accumulator(%C: !tile.global<bf16, 2>, %v: bf16, %m: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.full %v : tensor<64x64xbf16, #mma>
+  tile.atomic_rmw max %C[%m, %n], %x : !tile.global<bf16, 2>, tensor<64x64xbf16, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// Left to red.global: max on f32 (the copy has no f32 max), a tile in a
+// layout of 16-byte vectors already, a tensor the kernel also reads (the
+// copy's writes, by the async proxy, would not be ordered before the
+// reads), and an atomic under a branch.
+// CHECK-LABEL: func.func @atomics_kept
+// CHECK-NOT:   tile.tma_store
+// CHECK-COUNT-4: tile.atomic_rmw
+// CHECK-NOT:   tile.tma_store
+func.func @atomics_kept(%A: !tile.global<f32, 2>, %B: !tile.global<f32, 2>, %C: !tile.global<f32, 2>, %v: f32, %m: i32, %p: i1) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.full %v : tensor<64x64xf32, #mma>
+  tile.atomic_rmw max %A[%m, %c0], %x : !tile.global<f32, 2>, tensor<64x64xf32, #mma>
+  %y = tile.full %v : tensor<64x64xf32, #blocked>
+  tile.atomic_rmw sum %A[%m, %c0], %y : !tile.global<f32, 2>, tensor<64x64xf32, #blocked>
+  %r = tile.load %B[%m, %c0] : !tile.global<f32, 2> -> tensor<64x64xf32, #blocked>
+  tile.atomic_rmw sum %B[%m, %c0], %x : !tile.global<f32, 2>, tensor<64x64xf32, #mma>
+  scf.if %p {
+    tile.atomic_rmw sum %C[%m, %c0], %x : !tile.global<f32, 2>, tensor<64x64xf32, #mma>
+  }
+  return
+}

@@ -1321,6 +1321,15 @@ func.func @tma_store_swizzle(%m: !tile.tensor_map<[64, 32], f16, swizzle = 128>,
 
 // -----
 
+#s128 = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+func.func @tma_store_reduce_type(%m: !tile.tensor_map<[64, 32], f32, swizzle = 128>, %b: !tile.smem<[64, 32], f32, #s128>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_store' op cp.reduce.async.bulk.tensor has no 'max' on 'f32' (sum: f32, f16, bf16, i32; max, min: f16, bf16, i32)}}
+  tile.tma_store %m[%i, %i], %b reduce max : !tile.tensor_map<[64, 32], f32, swizzle = 128>, !tile.smem<[64, 32], f32, #s128>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // tile.tma_load (TmaLoadOp::verify)
 //===----------------------------------------------------------------------===//

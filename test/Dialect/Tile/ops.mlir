@@ -480,7 +480,7 @@ func.func @tma_load(%m4: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
 }
 
 // tile.local_store, tile.tma_store (one 64 x 64 box per block of the
-// buffer) and tile.tma_store_wait, with and without buffers.
+// buffer; with `reduce`, combined with the tensor) and tile.tma_store_wait, with and without buffers.
 // CHECK-LABEL: func.func @tma_store
 // CHECK-SAME: (%[[M:[[:alnum:]_]+]]: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, %[[I:[[:alnum:]_]+]]: i32, %[[T:[[:alnum:]_]+]]: tensor<64x128xf16>, %[[B:[[:alnum:]_]+]]: !tile.smem<[64, 128], f16, #[[S:shared[0-9]*]]>)
 func.func @tma_store(%m: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
@@ -488,11 +488,13 @@ func.func @tma_store(%m: !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>,
                      %b: !tile.smem<[64, 128], f16, #tma_s128>) {
   // CHECK-NEXT: tile.local_store %[[T]], %[[B]] : tensor<64x128xf16>, <[64, 128], f16, #[[S]]>
   // CHECK-NEXT: tile.tma_store %[[M]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[B]] : <[1, 1, 64, 64], f16, swizzle = 128>, <[64, 128], f16, #[[S]]>
+  // CHECK-NEXT: tile.tma_store %[[M]][%[[I]], %[[I]], %[[I]], %[[I]]], %[[B]] reduce sum : <[1, 1, 64, 64], f16, swizzle = 128>, <[64, 128], f16, #[[S]]>
   // CHECK-NEXT: tile.tma_store_wait %[[B]] : !tile.smem<[64, 128], f16, #[[S]]>
   // CHECK-NEXT: tile.tma_store_wait{{$}}
   // CHECK-NEXT: return
   tile.local_store %t, %b : tensor<64x128xf16>, !tile.smem<[64, 128], f16, #tma_s128>
   tile.tma_store %m[%i, %i, %i, %i], %b : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #tma_s128>
+  tile.tma_store %m[%i, %i, %i, %i], %b reduce sum : !tile.tensor_map<[1, 1, 64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #tma_s128>
   tile.tma_store_wait %b : !tile.smem<[64, 128], f16, #tma_s128>
   tile.tma_store_wait
   return

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Attention backward: kernels/flash_attention_bwd.tile (FlashAttention-2
+style, dQ added with atomic_add) against PyTorch's SDPA backward (cuDNN and
+flash backends), in one run.
+
+  python3 bench/attention_bwd.py [--rounds 30] [--shapes 4x16x1024x64,...]
+
+For each B x H x N x D (f16, not causal and causal): the SDPA backward's
+gradients are the reference (tilec's checked against them first); tilec is
+timed as a user runs it: zero dQ, the preprocessing kernel (Delta), the
+backward kernel (three launches); SDPA as torch.autograd.grad of its
+output. Medians of CUDA-event timings over interleaved rounds on two
+rotating input sets (bench/interleaved.py). TFLOP/s count the backward's
+2.5 x 4 B H N^2 D (halved when causal). Prints a markdown table.
+"""
+import argparse
+import math
+import os
+import sys
+
+import torch
+import tilec
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from interleaved import time_interleaved  # noqa: E402
+
+KERNEL = os.path.join(os.path.dirname(HERE), "kernels",
+                      "flash_attention_bwd.tile")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=30)
+    p.add_argument("--shapes", default="4x16x1024x64,2x16x4096x64,"
+                   "1x16x8192x64")
+    args = p.parse_args()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"tilec {os.environ.get('TILEC_LIBRARY', '')}")
+    rows = []
+    for shape in args.shapes.split(","):
+        B, H, N, D = (int(x) for x in shape.split("x"))
+        for causal in (False, True):
+            pre = tilec.compile(KERNEL, kernel="attn_bwd_preprocess", D=D)
+            bwd = tilec.compile(KERNEL, kernel="attn_bwd", D=D,
+                                CAUSAL=causal)
+            scale = 1 / math.sqrt(D)
+            sets = []
+            for _ in range(2):
+                q, k, v, do = (torch.randn(B, H, N, D, device="cuda",
+                                           dtype=torch.float16)
+                               for _ in range(4))
+                qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    o = F.scaled_dot_product_attention(qg, kg, vg,
+                                                       is_causal=causal)
+                s = (q.float() @ k.float().transpose(-1, -2)) * scale
+                if causal:
+                    s = s.masked_fill(torch.ones(N, N, device="cuda",
+                                                 dtype=torch.bool).triu(1),
+                                      float("-inf"))
+                lse = torch.logsumexp(s, -1).reshape(B * H, N).contiguous()
+                del s
+                sets.append(dict(
+                    q=q, k=k, v=v, do=do, o=o.detach(), lse=lse,
+                    qg=qg, kg=kg, vg=vg, out=o,
+                    delta=torch.empty(B * H, N, device="cuda"),
+                    dq=torch.empty(B * H, N, D, device="cuda"),
+                    dk=torch.empty(B * H, N, D, device="cuda",
+                                   dtype=torch.float16),
+                    dv=torch.empty(B * H, N, D, device="cuda",
+                                   dtype=torch.float16)))
+
+            def run_tilec(st):
+                st["dq"].zero_()
+                pre[(cdiv(N, 64), B * H)](
+                    st["o"].reshape(B * H, N, D), st["do"].reshape(B * H, N, D),
+                    st["delta"])
+                bwd[(cdiv(N, 64), B * H)](
+                    st["q"].reshape(B * H, N, D), st["k"].reshape(B * H, N, D),
+                    st["v"].reshape(B * H, N, D),
+                    st["do"].reshape(B * H, N, D), st["lse"], st["delta"],
+                    st["dq"], st["dk"], st["dv"], scale)
+
+            def sdpa(backend):
+                outs = {}
+                for st in sets:
+                    qg, kg, vg = (st[n].detach().clone().requires_grad_()
+                                  for n in ("q", "k", "v"))
+                    with sdpa_kernel(backend):
+                        o = F.scaled_dot_product_attention(qg, kg, vg,
+                                                           is_causal=causal)
+                    outs[id(st)] = (o, qg, kg, vg)
+
+                def run(st):
+                    o, qg, kg, vg = outs[id(st)]
+                    with sdpa_kernel(backend):
+                        return torch.autograd.grad(o, (qg, kg, vg), st["do"],
+                                                   retain_graph=True)
+                return run
+
+            impls = {"tilec": run_tilec}
+            for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                  ("flash", SDPBackend.FLASH_ATTENTION)):
+                try:
+                    run = sdpa(backend)
+                    run(sets[0])
+                    impls[name] = run
+                except RuntimeError as e:
+                    print(f"  {name}: {str(e).splitlines()[0]}")
+            # Correctness first: tilec against the flash backend's gradients.
+            st = sets[0]
+            run_tilec(st)
+            ref = torch.autograd.grad(st["out"], (st["qg"], st["kg"],
+                                                  st["vg"]), st["do"],
+                                      retain_graph=True)
+            torch.cuda.synchronize()
+            for nm, got, want in (("dq", st["dq"], ref[0]),
+                                  ("dk", st["dk"], ref[1]),
+                                  ("dv", st["dv"], ref[2])):
+                got = got.reshape(B, H, N, D).float()
+                err = ((got - want.float()).norm() / want.float().norm()).item()
+                assert err < 2e-2, (shape, causal, nm, err)
+            ms = time_interleaved(torch, impls, sets, args.rounds)
+            flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
+            row = {"shape": shape, "causal": causal}
+            for name, t in ms.items():
+                row[name] = flops / t / 1e9
+            row["regs"] = bwd.registers
+            rows.append(row)
+            print(row, flush=True)
+    names = [n for n in ("tilec", "cudnn", "flash") if n in rows[0]]
+    print("\n| B x H x N x D | causal | " + " | ".join(
+        f"{n} TFLOP/s" for n in names) + " | tilec / cuDNN | tilec / flash |")
+    print("|---|---|" + "---|" * (len(names) + 2))
+    for r in rows:
+        ratio = lambda n: f"{r['tilec'] / r[n]:.2f}" if n in r else "-"
+        print(f"| {r['shape']} | {r['causal']} | " +
+              " | ".join(f"{r[n]:.0f}" for n in names) +
+              f" | {ratio('cudnn')} | {ratio('flash')} |")
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+if __name__ == "__main__":
+    main()
