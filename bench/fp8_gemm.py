@@ -3,7 +3,7 @@
 and against tilec's and cuBLAS's bf16 GEMM of the same shape, in one run.
 
   python3 bench/fp8_gemm.py [--rounds 30] [--shapes 4096x4096x4096,...]
-                            [--configs]
+                            [--configs] [--mma-sync]
 
 For each M x N x K: A (M, K) and B (N, K) in f8e4m3, per-tensor scales,
 bf16 output. The tilec kernel is compiled with no options (the compiler's
@@ -29,8 +29,15 @@ ROOT = os.path.dirname(HERE)
 KERNEL = os.path.join(ROOT, "kernels", "gemm_fp8.tile")
 
 
-def candidates(configs):
+def candidates(configs, mma_sync):
     yield "choice", {}
+    if mma_sync:
+        # sm_89's code (mma.sync.m16n8k32, ldmatrix, cp.async), compiled by
+        # the driver for this GPU: the path of Ada GPUs, measured here.
+        for tk, stages in ((64, 3), (128, 2)):
+            yield f"sm89_128x{tk}", {"arch": "sm_89", "TILE_N": 128,
+                                     "TILE_K": tk, "num_warps": 8,
+                                     "num_stages": stages}
     if not configs:
         return
     for tn, tk in itertools.product((128, 256), (64, 128)):
@@ -39,7 +46,7 @@ def candidates(configs):
                                  "warp_specialize": True}
 
 
-def run_shape(M, N, K, rounds, configs):
+def run_shape(M, N, K, rounds, configs, mma_sync):
     sets = []
     one = torch.ones((), device="cuda")
     for _ in range(2):
@@ -54,7 +61,7 @@ def run_shape(M, N, K, rounds, configs):
         "cublas_bf16": lambda s: torch.matmul(s[3], s[4]),
     }
     ref = impls["scaled_mm"](sets[0]).float()
-    for name, options in candidates(configs):
+    for name, options in candidates(configs, mma_sync):
         tn = options.get("TILE_N", 256)
         try:
             kern = tilec.compile(KERNEL, **options)
@@ -86,14 +93,23 @@ def main():
     p.add_argument("--shapes", default="4096x4096x4096,8192x8192x8192,"
                    "8192x4096x14336,2048x2048x8192,64x4096x4096")
     p.add_argument("--configs", action="store_true")
+    p.add_argument("--mma-sync", action="store_true",
+                   help="also time sm_89's mma.sync code")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
-        tf, best = run_shape(M, N, K, args.rounds, args.configs)
+        tf, best = run_shape(M, N, K, args.rounds, args.configs,
+                             args.mma_sync)
         for n, v in sorted(tf.items()):
             print(f"  {shape} {n}: {v:.0f} TFLOP/s", flush=True)
+        sync = {n: v for n, v in tf.items() if n.startswith("tilec_sm89")}
+        if sync:
+            best_sync = max(sync, key=sync.get)
+            print(f"  {shape} mma.sync best {best_sync}: "
+                  f"{sync[best_sync] / tf['scaled_mm']:.2f} of scaled_mm",
+                  flush=True)
         rows.append((shape, tf, best))
     print("\n| M x N x K | scaled_mm TFLOP/s | tilec fp8 (pick) TFLOP/s | "
           "tilec / scaled_mm | tilec fp8 / cuBLAS bf16 |")

@@ -13,9 +13,9 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/OptBisect.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -46,12 +46,11 @@ static void initializeNVPTX() {
   });
 }
 
-/// The PTX ISA version each target needs (sm_90a needs PTX 8.0; st.async,
-/// which a clustered kernel's claims use, 8.1).
+/// The PTX ISA version each target needs: mma.sync on 8-bit floats
+/// (sm_89 on) needs PTX 8.4; before sm_89, 7.8 does.
 static const char *ptxFeatures(llvm::StringRef arch) {
   return llvm::StringSwitch<const char *>(arch)
-      .Case("sm_90a", "+ptx81")
-      .Case("sm_90", "+ptx81")
+      .Cases({"sm_89", "sm_90", "sm_90a"}, "+ptx84")
       .Default("+ptx78");
 }
 
@@ -140,10 +139,8 @@ public:
       for (const llvm::Instruction &i : llvm::instructions(f))
         if (llvm::isa<llvm::GetElementPtrInst>(i) ||
             (i.getType()->isIntegerTy() &&
-             llvm::is_contained({llvm::Instruction::Add,
-                                 llvm::Instruction::Sub,
-                                 llvm::Instruction::Mul,
-                                 llvm::Instruction::Shl,
+             llvm::is_contained({llvm::Instruction::Add, llvm::Instruction::Sub,
+                                 llvm::Instruction::Mul, llvm::Instruction::Shl,
                                  llvm::Instruction::Or},
                                 i.getOpcode())))
           ++candidates;
@@ -175,7 +172,8 @@ bool tilec::emitPTX(llvm::Module &module, llvm::StringRef arch,
   llvm::OptPassGate &previous = context.getOptPassGate();
   StrengthReductionGate gate(module, previous);
   context.setOptPassGate(gate);
-  auto restore = llvm::make_scope_exit([&] { context.setOptPassGate(previous); });
+  auto restore =
+      llvm::make_scope_exit([&] { context.setOptPassGate(previous); });
   llvm::raw_string_ostream os(ptx);
   llvm::buffer_ostream bos(os);
   llvm::legacy::PassManager pm;

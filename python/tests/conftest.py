@@ -21,9 +21,12 @@ def torch_cuda():
 
 
 def skip_unless_arch(torch, arch):
-    """Skips a test of `arch` that this GPU cannot run (sm_90a: Hopper)."""
+    """Skips a test of `arch` that this GPU cannot run (sm_90a: Hopper;
+    sm_89's PTX runs on Ada and, compiled by the driver, on later GPUs)."""
     if arch == "sm_90a" and torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("sm_90a needs a Hopper GPU")
+    if arch == "sm_89" and torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("sm_89 needs an Ada or later GPU")
 
 
 @pytest.fixture

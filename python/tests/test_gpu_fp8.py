@@ -1,6 +1,7 @@
 """8-bit floats on a GPU (sm_90a): conversions to and from f8e4m3 and
 f8e5m2 against PyTorch's, bit for bit, with saturation; the fp8 GEMM
-(kernels/gemm_fp8.tile, wgmma with e4m3/e5m2 operands) against a float64
+(kernels/gemm_fp8.tile, wgmma with e4m3/e5m2 operands, and mma.sync for
+sm_89 and Hopper kernels without warpgroups) against a float64
 reference of the same 8-bit inputs, on fresh random inputs with poisoned
 outputs. Skipped without PyTorch, a CUDA GPU or a Hopper GPU."""
 
@@ -9,6 +10,7 @@ import os
 import pytest
 
 import tilec
+from conftest import skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
@@ -140,6 +142,66 @@ def test_fp8_gemm_transposes_an_n_major_b(torch_gpu, repo):
     with pytest.warns(tilec.CompileWarning, match="transposed through"):
         kernel = tilec.compile(src, name="gemm_fp8_nn.tile", arch="sm_90a")
     kernel[(M // 128, N // 256)](a, b, c, 1.0)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-3, err
+
+
+MMA_SYNC = [
+    # arch, M, N, K, A, B, out, options: mma.sync.m16n8k32 with e4m3/e5m2
+    ("sm_89", 256, 256, 320, "f8e4m3", "f8e4m3", "bf16",
+     {"TILE_N": 128, "TILE_K": 64, "num_warps": 8, "num_stages": 3}),
+    ("sm_89", 192, 128, 512, "f8e5m2", "f8e4m3", "f32",
+     {"TILE_M": 64, "TILE_N": 64, "TILE_K": 128, "num_warps": 4}),
+    # Hopper with two warps: no warpgroup for wgmma, mma.sync instead.
+    ("sm_90a", 128, 192, 256, "f8e4m3", "f8e5m2", "f16",
+     {"TILE_M": 64, "TILE_N": 64, "TILE_K": 64, "num_warps": 2}),
+]
+
+
+@pytest.mark.parametrize("case", MMA_SYNC, ids=lambda c: "-".join(
+    str(x) for x in c[:7]) + "".join(f"-{k}{v}" for k, v in c[7].items()))
+def test_fp8_gemm_mma_sync(torch_gpu, repo, case):
+    """The fp8 GEMM on mma.sync (sm_89 on): operands through ldmatrix, four
+    bytes to a register, m16n8k32; sm_89's PTX runs here compiled by the
+    driver."""
+    torch = torch_gpu
+    arch, M, N, K, ta, tb, out, extra = case
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(M + N + K + 1)
+    a = fp8(torch, (M, K), ta, 2.0)
+    b = fp8(torch, (N, K), tb, 2.0)
+    out_dtype = {"bf16": torch.bfloat16, "f16": torch.float16,
+                 "f32": torch.float32}[out]
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "gemm_fp8.tile"),
+                           arch=arch, DTYPE_A=ta, DTYPE_B=tb, OUT=out,
+                           **extra)
+    tm, tn = extra.get("TILE_M", 128), extra["TILE_N"]
+    kernel[((M + tm - 1) // tm, (N + tn - 1) // tn)](a, b, c, 0.5)
+    torch.cuda.synchronize()
+    ref = (a.double() @ b.double().T) * 0.5
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-3, err
+
+
+def test_fp8_mma_sync_transposes_an_n_major_b(torch_gpu, repo):
+    """On mma.sync too, a B held (K, N) goes K-major into shared memory
+    through registers (ldmatrix transposes only 16-bit units), with a
+    warning saying so."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_89")
+    src = open(os.path.join(repo, "kernels", "gemm_fp8.tile")).read()
+    src = src.replace(", order=(1, 0)", "")
+    M, N, K = 128, 128, 192
+    a = fp8(torch, (M, K), "f8e4m3")
+    b = fp8(torch, (K, N), "f8e4m3")
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    with pytest.warns(tilec.CompileWarning, match="transposed through"):
+        kernel = tilec.compile(src, name="gemm_fp8_nn.tile", arch="sm_89",
+                               TILE_M=64, TILE_N=64, TILE_K=64, num_warps=4)
+    kernel[(M // 64, N // 64)](a, b, c, 1.0)
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     err = ((c.double() - ref).norm() / ref.norm()).item()

@@ -33,13 +33,14 @@ struct TargetLimits {
   /// The most registers one thread may have.
   int64_t registersPerThread = 255;
   /// Bytes of kernel parameters, with the PTX ISA version tilec emits for
-  /// the target (PTXEmitter: 8.1 on sm_90, 7.8 before, where the limit is
-  /// 4 KiB and 256 bytes).
+  /// the target (PTXEmitter: 8.4 on sm_89 and sm_90, 7.8 before, where the
+  /// limit is 4 KiB and 256 bytes; sm_89 keeps that limit, which its
+  /// drivers' older releases had).
   int64_t parameterBytes;
   /// Whether `red.global.add` takes bf16 (sm_90 on).
   bool bf16AtomicAdd = false;
   /// Whether cvt converts to and from 8-bit floats (e4m3x2, e5m2x2: sm_89
-  /// on).
+  /// on), and mma.sync multiplies them (m16n8k32 with e4m3/e5m2).
   bool float8Conversions = false;
   /// Whether `red.global` takes vectors (.v4.f32, .v4.f16x2: sm_90 on).
   bool vectorReductions = false;

@@ -189,19 +189,36 @@ def Tile_DotOperandLayoutAttr
     : Tile_DistributedLayoutAttr<"DotOperandLayout", "dot_operand"> {
   let summary = "the A (opIdx 0) or B (opIdx 1) operand layout of an mma";
   let description = [{
-    The registers `mma.sync.m16n8k16` takes its A or B operand from, for the
-    mma layout `parent` of the result. For 16-bit elements each thread holds
-    pairs of elements adjacent along K. The accumulator of one mma, converted
-    to 16 bits, is already in the A layout of the next (the P * V step of
-    attention): that conversion moves no data.
+    The registers `mma.sync` takes its A or B operand from, for the mma
+    layout `parent` of the result. Each thread holds `kWidth` elements
+    adjacent along K in each 32-bit register: 2 of 16-bit elements
+    (m16n8k16), 4 of 8-bit ones (m16n8k32, a version-2 parent only). The
+    accumulator of one mma, converted to 16 bits, is already in the A
+    layout of the next (the P * V step of attention): that conversion moves
+    no data.
 
     ```mlir
     #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>>
+    #tile.dot_operand<opIdx = 1, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 4>
     ```
   }];
-  let parameters = (ins "unsigned":$opIdx, "MmaLayoutAttr":$parent);
+  let parameters = (ins "unsigned":$opIdx, "MmaLayoutAttr":$parent,
+                        DefaultValuedParameter<"unsigned", "2">:$kWidth);
+  let builders = [
+    AttrBuilder<(ins "unsigned":$opIdx, "MmaLayoutAttr":$parent,
+                     CArg<"unsigned", "2">:$kWidth), [{
+      return $_get($_ctxt, opIdx, parent, kWidth);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The operand layout of `parent` for operands of `elementType`: 8-bit
+    /// elements take four to a register where mma.sync reads them.
+    static DotOperandLayoutAttr getFor(unsigned opIdx, MmaLayoutAttr parent,
+                                       Type elementType);
+  }];
 }
 
 def Tile_SliceLayoutAttr : Tile_DistributedLayoutAttr<"SliceLayout", "slice"> {

@@ -95,10 +95,25 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                             unsigned opIdx, MmaLayoutAttr parent) {
+                             unsigned opIdx, MmaLayoutAttr parent,
+                             unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "dot_operand layout: opIdx must be 0 (A) or 1 (B)";
+  if (kWidth != 2 && kWidth != 4)
+    return emitError() << "dot_operand layout: kWidth must be 2 (16-bit "
+                          "elements) or 4 (8-bit), not "
+                       << kWidth;
+  if (kWidth == 4 && parent.isWarpgroup())
+    return emitError() << "dot_operand layout: kWidth 4 (8-bit mma.sync "
+                          "operands) needs a version-2 parent";
   return success();
+}
+
+DotOperandLayoutAttr DotOperandLayoutAttr::getFor(unsigned opIdx,
+                                                  MmaLayoutAttr parent,
+                                                  Type elementType) {
+  bool bytes = !parent.isWarpgroup() && isFloat8Type(elementType);
+  return get(parent.getContext(), opIdx, parent, bytes ? 4 : 2);
 }
 
 LogicalResult
@@ -307,29 +322,35 @@ DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
   unsigned wm = getParent().getWarpsPerCTA()[0];
   unsigned wn = getParent().getWarpsPerCTA()[1];
   SmallVector<Basis> &regs = ll.bases(LinearLayout::kRegister);
+  SmallVector<Basis> &lanes = ll.bases(LinearLayout::kLane);
+  // kWidth (w) elements adjacent along K in a 32-bit register; lanes 0-1
+  // step K by w and 2w, lanes 2-4 the other dimension by 1, 2 and 4; the
+  // instruction's K is 8w (16 for 16-bit elements, 32 for 8-bit ones).
+  int64_t w = getKWidth();
+  unsigned k = getOpIdx() == 0 ? 1 : 0, other = 1 - k;
+  for (int64_t e = 1; e < w; e *= 2)
+    regs.push_back(unit(2, k, e));
   if (getOpIdx() == 0) {
-    // A (M x K): a0 a1 | a2 a3 (row + 8) | a4 a5 (k + 8) | a6 a7.
-    regs.push_back(unit(2, 1, 1));
+    // A (M x K): a0 | a1 (row + 8) | a2 (k + 4w) | a3, a register each.
     regs.push_back(unit(2, 0, 8));
-    regs.push_back(unit(2, 1, 8));
-    mmaLanes(ll, 0, 1);
+    regs.push_back(unit(2, 1, 4 * w));
+  } else {
+    // B (K x N): b0 | b1 (k + 4w), column lane / 4.
+    regs.push_back(unit(2, 0, 4 * w));
+  }
+  lanes.push_back(unit(2, k, w));
+  lanes.push_back(unit(2, k, 2 * w));
+  for (int64_t l = 1; l <= 4; l *= 2)
+    lanes.push_back(unit(2, other, l));
+  if (getOpIdx() == 0) {
     pushWarps(ll, wm, 0, 16);
     pushWarps(ll, wn, 1, 0); // every warp along N holds all of A
-    pushReps(ll, 1, 16, shape[1]);
+    pushReps(ll, 1, 8 * w, shape[1]);
     pushReps(ll, 0, 16 * int64_t(wm), shape[0]);
   } else {
-    // B (K x N): b0 b1 (k, k + 1) | b2 b3 (k + 8), column lane / 4.
-    regs.push_back(unit(2, 0, 1));
-    regs.push_back(unit(2, 0, 8));
-    SmallVector<Basis> &lanes = ll.bases(LinearLayout::kLane);
-    lanes.push_back(unit(2, 0, 2));
-    lanes.push_back(unit(2, 0, 4));
-    lanes.push_back(unit(2, 1, 1));
-    lanes.push_back(unit(2, 1, 2));
-    lanes.push_back(unit(2, 1, 4));
     pushWarps(ll, wm, 0, 0); // every warp along M holds all of B
     pushWarps(ll, wn, 1, 8);
-    pushReps(ll, 0, 16, shape[0]);
+    pushReps(ll, 0, 8 * w, shape[0]);
     pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
   }
   ll.normalize();

@@ -511,10 +511,11 @@ LogicalResult MmaOp::verify() {
   if (!accLayout && !aType.getEncoding() && !bType.getEncoding())
     return success();
   auto mma = dyn_cast_if_present<MmaLayoutAttr>(accLayout);
-  auto expectA = mma ? DotOperandLayoutAttr::get(getContext(), 0, mma)
-                     : DotOperandLayoutAttr();
-  auto expectB = mma ? DotOperandLayoutAttr::get(getContext(), 1, mma)
-                     : DotOperandLayoutAttr();
+  Type elt = aType.getElementType();
+  auto expectA =
+      mma ? DotOperandLayoutAttr::getFor(0, mma, elt) : DotOperandLayoutAttr();
+  auto expectB =
+      mma ? DotOperandLayoutAttr::getFor(1, mma, elt) : DotOperandLayoutAttr();
   if (!mma || aType.getEncoding() != expectA || bType.getEncoding() != expectB)
     return emitOpError("with layouts, the accumulator must be in an mma "
                        "layout and a and b in its dot_operand layouts (opIdx "

@@ -515,8 +515,9 @@ bool LayoutAssigner::backward(Operation *op) {
   if (auto mma = dyn_cast<MmaOp>(op)) {
     Attribute l = get(mma.getResult());
     auto m = cast<MmaLayoutAttr>(l);
-    changed |= setFromUse(mma.getA(), DotOperandLayoutAttr::get(ctx, 0, m));
-    changed |= setFromUse(mma.getB(), DotOperandLayoutAttr::get(ctx, 1, m));
+    Type elt = mma.getA().getType().getElementType();
+    changed |= setFromUse(mma.getA(), DotOperandLayoutAttr::getFor(0, m, elt));
+    changed |= setFromUse(mma.getB(), DotOperandLayoutAttr::getFor(1, m, elt));
     changed |= setFromUse(mma.getAcc(), m);
     return changed;
   }
@@ -580,10 +581,11 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     return {};
   if (auto mma = dyn_cast<MmaOp>(op)) {
     auto m = cast<MmaLayoutAttr>(get(mma.getResult()));
+    Type elt = mma.getA().getType().getElementType();
     if (i == 0)
-      return DotOperandLayoutAttr::get(ctx, 0, m);
+      return DotOperandLayoutAttr::getFor(0, m, elt);
     if (i == 1)
-      return DotOperandLayoutAttr::get(ctx, 1, m);
+      return DotOperandLayoutAttr::getFor(1, m, elt);
     return m;
   }
   if (auto store = dyn_cast<StoreOp>(op))

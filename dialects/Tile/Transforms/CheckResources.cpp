@@ -123,6 +123,19 @@ struct CheckResourcesPass
     });
     if (failed(supported))
       return failure();
+    func.walk([&](MmaOp op) {
+      Type elt = op.getA().getType().getElementType();
+      if (!isFloat8Type(elt) || limits.float8Conversions)
+        return WalkResult::advance();
+      supported = emitError(getUserFacingLoc(op))
+                  << "mma on " << getLanguageTypeName(elt)
+                  << " needs sm_89 or later (mma.sync.m16n8k32 with "
+                     "e4m3/e5m2, or sm_90a's wgmma); "
+                  << arch << " has no 8-bit float instructions";
+      return WalkResult::interrupt();
+    });
+    if (failed(supported))
+      return failure();
 
     // Threads of a block.
     if (threads > limits.threadsPerBlock)

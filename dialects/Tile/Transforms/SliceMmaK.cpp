@@ -1,11 +1,11 @@
 //===- SliceMmaK.cpp - Split mma along K into instruction-sized steps -----===//
 //
-// A tile.mma over a K of 64 becomes four mmas over K slices of 16, chained
-// through the accumulator. Each step reads only its slice of the operands
-// right before it: a `tile.local_load` of the slice when the operand is read
-// from shared memory (so ldmatrix feeds each mma.sync as it goes), a
-// `tile.extract` when the operand is in registers. A thread then never
-// holds a whole operand tile, and loads overlap with the multiplies. The
+// A tile.mma over a K of 64 becomes four mmas over K slices of 16 (32 for
+// 8-bit operands), chained through the accumulator. Each step reads only
+// its slice of the operands right before it: a `tile.local_load` of the slice
+// when the operand is read from shared memory (so ldmatrix feeds each mma.sync
+// as it goes), a `tile.extract` when the operand is in registers. A thread then
+// never holds a whole operand tile, and loads overlap with the multiplies. The
 // exception is an operand read outside the mma's loop (loop-invariant, like
 // the Q tile of attention): when it is small enough, its slices are read
 // there, once, and stay in registers for the whole loop instead of being
@@ -30,7 +30,12 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr int64_t kSliceK = 16; // the K of one mma.sync.m16n8k16
+/// The K of one mma.sync for operands in `type`'s layout: m16n8k16 for
+/// 16-bit elements, m16n8k32 for 8-bit ones (four to a register).
+int64_t instructionK(RankedTensorType type) {
+  auto dot = dyn_cast_if_present<DotOperandLayoutAttr>(type.getEncoding());
+  return dot ? 8 * int64_t(dot.getKWidth()) : 16;
+}
 
 /// The whole-buffer read an operand comes from, if any.
 LocalLoadOp wholeBufferRead(Value operand) {
@@ -71,6 +76,7 @@ struct SliceMmaKPass
     if (aType.getRank() != 2 || bType.getRank() != 2)
       return;
     int64_t K = aType.getDimSize(1);
+    int64_t kSliceK = instructionK(aType);
     if (K % kSliceK)
       return; // the lowering reports the unsupported shape
     LocalLoadOp readA = wholeBufferRead(mma.getA());

@@ -79,26 +79,31 @@ struct StageMmaOperandsPass
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     for (MmaOp mma : mmas) {
       auto layout = cast<MmaLayoutAttr>(mma.getAcc().getType().getEncoding());
-      if (!layout.isWarpgroup() &&
-          isFloat8Type(mma.getA().getType().getElementType())) {
-        emitError(getUserFacingLoc(mma))
-            << "mma on 8-bit floats runs only on sm_90a's wgmma, which takes "
-               "at least 64 rows per warpgroup (num_warps a multiple of 4), "
-               "N a multiple of 8 of at least 16 and K of at least 32 (this "
-               "multiply is "
-            << mma.getA().getType().getDimSize(0) << " x "
-            << mma.getB().getType().getDimSize(1) << " x "
-            << mma.getA().getType().getDimSize(1) << ")";
-        return signalPassFailure();
-      }
       if (layout.isWarpgroup()) {
         if (failed(stageForWarpgroup(mma)))
           return signalPassFailure();
         continue;
       }
-      for (OpOperand *operand : {&mma.getAMutable(), &mma.getBMutable()})
-        if (Value staged = stage(operand->get()))
+      // 8-bit operands are read K-contiguous (ldmatrix moves 16-bit units
+      // and transposes only those): A as it is, B transposed on its way
+      // into the buffer when its rows run along N.
+      bool fp8 = isFloat8Type(mma.getA().getType().getElementType());
+      for (auto [operand, k] : {std::pair(&mma.getAMutable(), 1u),
+                                std::pair(&mma.getBMutable(), 0u)}) {
+        bool transposed = false;
+        if (Value staged = stage(
+                operand->get(), fp8 ? std::optional<unsigned>(k) : std::nullopt,
+                &transposed))
           operand->set(staged);
+        if (transposed)
+          emitWarning(getUserFacingLoc(mma))
+              << "the 8-bit " << (k ? "A" : "B")
+              << " operand of this mma is transposed through registers: "
+                 "mma.sync reads 8-bit operands with K contiguous; load "
+              << (k ? "A from an (M, K) tensor"
+                    : "B from an (N, K) tensor with order=(1, 0)")
+              << " to copy it straight to shared memory";
+      }
     }
     // The conversions, reshapes and loads that fed the buffers are dead now.
     SmallVector<Operation *> dead;
@@ -164,8 +169,10 @@ struct StageMmaOperandsPass
   }
 
   /// The operand read from a shared memory buffer, or null when the
-  /// operand is better kept in registers.
-  Value stage(Value operand) {
+  /// operand is better kept in registers. `fastest` and `transposed` as
+  /// for stageBuffer.
+  Value stage(Value operand, std::optional<unsigned> fastest = std::nullopt,
+              bool *transposed = nullptr) {
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
     if (!cvt || !cvt.getSource().getType().getEncoding() ||
         !cvt.getType().getEncoding() ||
@@ -173,7 +180,7 @@ struct StageMmaOperandsPass
       return {};
     if (Value v = staged.lookup(operand))
       return v;
-    Value buf = stageBuffer(operand, /*hopper=*/false);
+    Value buf = stageBuffer(operand, /*hopper=*/false, fastest, transposed);
     auto srcType = cvt.getSource().getType();
     OpBuilder b(cvt);
     Value read = LocalLoadOp::create(

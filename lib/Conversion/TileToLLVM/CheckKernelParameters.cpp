@@ -1,8 +1,9 @@
 //===- CheckKernelParameters.cpp - A kernel's parameters fit the target ---===//
 //
 // A kernel's parameters are passed in a constant bank of limited size:
-// 4352 bytes in PTX ISA 7.8, which tilec emits for sm_80 to sm_89, and
-// 32764 in 8.1, which it emits for sm_90. ptxas rejects a kernel over the
+// 4352 bytes in PTX ISA 7.8, which tilec emits for sm_80 and sm_86, and
+// 32764 from 8.1 on (tilec emits 8.4 for sm_89 and sm_90; sm_89 keeps
+// the smaller limit, TargetLimits.h). ptxas rejects a kernel over the
 // limit; this pass refuses it first, at the kernel, with the count. The
 // sizes are those of the kernel's final signature (convert-tile-to-llvm's
 // kernel ABI), laid out as PTX lays out `.param`s: each at its alignment.

@@ -1,9 +1,10 @@
-//===- MmaPatterns.cpp - tile.mma to mma.sync.m16n8k16 --------------------===//
+//===- MmaPatterns.cpp - tile.mma to mma.sync ----------------------------===//
 //
 // The operands arrive in the dot-operand layouts and the accumulator in the
 // mma layout, so each thread already holds exactly the fragments it passes
 // to mma.sync: the pattern only finds them, by coordinates, for every
-// 16 x 8 x 16 step of the warp's part of the product.
+// 16 x 8 x 16 step of the warp's part of the product (16 x 8 x 32 for 8-bit
+// operands, m16n8k32 with e4m3/e5m2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,13 +34,16 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     // (the padding's are undefined), but K stops at the operands' own K.
     LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
                  lc = getLinearLayout(cType);
+    // kWidth elements adjacent along K per 32-bit register: m16n8k16 for
+    // 16-bit elements, m16n8k32 for 8-bit ones.
+    auto aDot = dyn_cast<tile::DotOperandLayoutAttr>(aType.getEncoding());
+    int64_t w = aDot ? aDot.getKWidth() : 2, instK = 8 * w;
     int64_t M = lc.getShape()[0], N = lc.getShape()[1], K = aType.getDimSize(1);
-    if (M % 16 || N % 8 || K % 16) {
-      InFlightDiagnostic diag = op.emitError()
-                                << "mma: tiles must be multiples of 16 x 8 x "
-                                   "16 (M x N x K), got "
-                                << cType.getDimSize(0) << " x "
-                                << cType.getDimSize(1) << " x " << K;
+    if (M % 16 || N % 8 || K % instK) {
+      InFlightDiagnostic diag =
+          op.emitError() << "mma: tiles must be multiples of 16 x 8 x " << instK
+                         << " (M x N x K), got " << cType.getDimSize(0) << " x "
+                         << cType.getDimSize(1) << " x " << K;
       if (tile::isPadded(cType.getShape()))
         diag << " (held as " << M << " x " << N
              << "; pad M to 16 rows yourself, e.g. rows past the tensor)";
@@ -50,23 +54,29 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
 
     Type elt = aType.getElementType();
     bool isBF16 = elt.isBF16();
-    Type pairType =
-        isBF16 ? Type(rewriter.getI32Type()) : Type(VectorType::get(2, elt));
+    Type i32 = rewriter.getI32Type();
     auto reg = [&](const LinearLayout &l, int64_t row, int64_t col) {
       auto r =
           l.findReg({row & (l.getShape()[0] - 1), col & (l.getShape()[1] - 1)});
       assert(r && "mma fragment not held by this thread");
       return *r;
     };
-    auto pair = [&](ValueRange regs, unsigned r0, unsigned r1) {
-      Value vec = LLVM::UndefOp::create(rewriter, loc, VectorType::get(2, elt));
-      vec = LLVM::InsertElementOp::create(rewriter, loc, vec, regs[r0],
-                                          constI32(rewriter, loc, 0));
-      vec = LLVM::InsertElementOp::create(rewriter, loc, vec, regs[r1],
-                                          constI32(rewriter, loc, 1));
-      return isBF16
-                 ? Value(LLVM::BitcastOp::create(rewriter, loc, pairType, vec))
-                 : vec;
+    // The register word of the w elements at (row, col) and on along K
+    // (dimension kDim): a vector of two halves, or an i32 of two bf16 or
+    // of four bytes.
+    auto word = [&](ValueRange regs, const LinearLayout &l, int64_t row,
+                    int64_t col, unsigned kDim) -> Value {
+      Type part = w == 2 ? elt : registerType(elt);
+      auto vecType = VectorType::get(w, part);
+      Value vec = LLVM::UndefOp::create(rewriter, loc, vecType);
+      for (int64_t e = 0; e < w; ++e)
+        vec = LLVM::InsertElementOp::create(
+            rewriter, loc, vec,
+            regs[reg(l, row + (kDim == 0 ? e : 0), col + (kDim == 1 ? e : 0))],
+            constI32(rewriter, loc, e));
+      if (w == 2 && !isBF16)
+        return vec;
+      return LLVM::BitcastOp::create(rewriter, loc, i32, vec);
     };
 
     SmallVector<Value> acc(c.begin(), c.end());
@@ -77,6 +87,19 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
                                                        {f32, f32, f32, f32});
     NVVM::MMATypes ptxType =
         isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    // 8-bit operands: mma.sync.m16n8k32 with e4m3/e5m2 (sm_89 on), in PTX
+    // (the NVVM dialect has no dense 8-bit mma.sync).
+    std::string bytesPtx;
+    if (w == 4) {
+      auto name = [](Type t) {
+        return isa<Float8E5M2Type>(t) ? std::string("e5m2")
+                                      : std::string("e4m3");
+      };
+      bytesPtx = "mma.sync.aligned.m16n8k32.row.col.f32." + name(elt) + "." +
+                 name(bType.getElementType()) +
+                 ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+                 "{$10, $11, $12, $13};";
+    }
     for (int64_t i = 0; i < mTiles; ++i) {
       int64_t row = 16 * wm * i;
       for (int64_t j = 0; j < nTiles; ++j) {
@@ -89,27 +112,39 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
                            return isPaddingRegister(lc, cType.getShape(), r);
                          }))
           continue;
-        for (int64_t kk = 0; kk < K / 16; ++kk) {
-          int64_t k = 16 * kk;
-          SmallVector<Value> fa = {
-              pair(a, reg(la, row, k), reg(la, row, k + 1)),
-              pair(a, reg(la, row + 8, k), reg(la, row + 8, k + 1)),
-              pair(a, reg(la, row, k + 8), reg(la, row, k + 9)),
-              pair(a, reg(la, row + 8, k + 8), reg(la, row + 8, k + 9))};
-          SmallVector<Value> fb = {
-              pair(b, reg(lb, k, col), reg(lb, k + 1, col)),
-              pair(b, reg(lb, k + 8, col), reg(lb, k + 9, col))};
+        for (int64_t k = 0; k < K; k += instK) {
+          // a0 (row, k) | a1 (row + 8) | a2 (k + 4w) | a3; b0 (k) | b1.
+          SmallVector<Value> fa = {word(a, la, row, k, 1),
+                                   word(a, la, row + 8, k, 1),
+                                   word(a, la, row, k + 4 * w, 1),
+                                   word(a, la, row + 8, k + 4 * w, 1)};
+          SmallVector<Value> fb = {word(b, lb, k, col, 0),
+                                   word(b, lb, k + 4 * w, col, 0)};
           SmallVector<Value> fc = {acc[c0], acc[c1], acc[c2], acc[c3]};
-          auto mmaOp = NVVM::MmaOp::create(
-              rewriter, loc, resultType, fa, fb, fc, {16, 8, 16}, std::nullopt,
-              std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
+          Value result;
+          if (w == 4) {
+            SmallVector<Value> operands(fa);
+            llvm::append_range(operands, fb);
+            llvm::append_range(operands, fc);
+            result = LLVM::InlineAsmOp::create(
+                         rewriter, loc, resultType, operands, bytesPtx,
+                         "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                         /*has_side_effects=*/false,
+                         /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                         LLVM::AsmDialectAttr(), ArrayAttr())
+                         .getResult(0);
+          } else {
+            result = NVVM::MmaOp::create(
+                rewriter, loc, resultType, fa, fb, fc, {16, 8, 16},
+                std::nullopt, std::nullopt,
+                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+          }
           for (auto [q, idx] :
                llvm::enumerate(std::array<unsigned, 4>{c0, c1, c2, c3}))
-            acc[idx] =
-                LLVM::ExtractValueOp::create(rewriter, loc, mmaOp.getResult(),
-                                             ArrayRef<int64_t>{(int64_t)q});
+            acc[idx] = LLVM::ExtractValueOp::create(
+                rewriter, loc, result, ArrayRef<int64_t>{(int64_t)q});
         }
       }
     }

@@ -210,9 +210,12 @@ struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
   }
 };
 
-/// ldmatrix for an mma operand layout of 16-bit elements: registers come in
-/// pairs adjacent along K, and eight registers (four pairs, one 16x16 or two
-/// 16x8 fragments) load with one ldmatrix.x4.
+/// ldmatrix for an mma operand layout: registers come in 32-bit words of
+/// the elements adjacent along K (pairs of 16-bit elements, fours of 8-bit
+/// ones: the layout's kWidth), and four words (one 16x16 or two 16x8
+/// fragments of 16-bit units) load with one ldmatrix.x4. ldmatrix moves
+/// 16-bit units: it transposes only 16-bit elements, so 8-bit ones must
+/// lie with K contiguous.
 LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
                                ConversionPatternRewriter &rewriter,
                                SmallVectorImpl<Value> &regs) {
@@ -220,32 +223,41 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   auto bufType = op.getBuffer().getType();
   auto dotLayout =
       dyn_cast<tile::DotOperandLayoutAttr>(op.getType().getEncoding());
-  Type elt = bufType.getElementType();
-  if (!dotLayout || bitWidth(elt) != 16 || bufType.getShape().size() != 2)
+  Type elt = registerType(bufType.getElementType());
+  unsigned bits = bitWidth(elt);
+  if (!dotLayout || (bits != 16 && bits != 8) ||
+      dotLayout.getKWidth() != 32 / bits || bufType.getShape().size() != 2)
     return failure();
+  unsigned w = 32 / bits; // elements per word
   LinearLayout dst = getLinearLayout(op.getType());
   unsigned p = dotLayout.getOpIdx() == 0 ? 1 : 0; // the K dimension
   unsigned f = bufType.getLayout().getOrder()[0];
   unsigned rowDim = 1 - f;
-  // The fragment structure ldmatrix delivers: pairs along K, lanes 0-1 step
-  // K by 2 and 4, lanes 2-4 step the other dimension by 1, 2, 4.
-  if (dst.regs().empty() ||
-      dst.regs()[0] != Basis(p == 0 ? Basis{1, 0} : Basis{0, 1}))
+  bool trans = p != f;
+  if (trans && bits != 16)
     return failure();
+  // The fragment structure ldmatrix delivers: words along K, lanes 0-1
+  // step K by w and 2w, lanes 2-4 step the other dimension by 1, 2, 4.
+  for (unsigned i = 0; (1u << i) < w; ++i) {
+    Basis want(2, 0);
+    want[p] = 1 << i;
+    if (dst.regs().size() <= i || dst.regs()[i] != want)
+      return failure();
+  }
   for (unsigned i = 0; i < 5; ++i) {
     Basis want(2, 0);
     if (i < 2)
-      want[p] = 2 << i;
+      want[p] = w << i;
     else
       want[1 - p] = 1 << (i - 2);
     if (dst.lanes()[i] != want)
       return failure();
   }
-  bool trans = p != f;
   unsigned n = dst.getNumRegs();
-  unsigned perLoad = n % 8 == 0 ? 4 : n % 4 == 0 ? 2 : 1; // pairs per ldmatrix
-  if (n % 2)
+  if (n % w)
     return failure();
+  unsigned words = n / w;
+  unsigned perLoad = words % 4 == 0 ? 4 : words % 2 == 0 ? 2 : 1;
 
   ThreadIndex idx = getThreadIndex(rewriter, loc);
   // The warp's offset (warp bases only: lanes are ldmatrix's business).
@@ -277,13 +289,13 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   // part of the address is one per thread and each group adds a constant.
   SmallVector<LinearLayout::Basis> delta;
   for (unsigned j = 0; j < perLoad; ++j) {
-    Basis d = dst.regCoords(2 * j);
+    Basis d = dst.regCoords(w * j);
     delta.push_back(d);
   }
   bool regular = true;
-  for (unsigned r = 0; r < n && regular; r += 2 * perLoad)
+  for (unsigned r = 0; r < n && regular; r += w * perLoad)
     for (unsigned j = 0; j < perLoad; ++j) {
-      Basis c0 = dst.regCoords(r), cj = dst.regCoords(r + 2 * j);
+      Basis c0 = dst.regCoords(r), cj = dst.regCoords(r + w * j);
       for (unsigned d = 0; d < 2; ++d)
         regular &= cj[d] - c0[d] == delta[j][d] - delta[0][d];
     }
@@ -311,7 +323,7 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
     bound[d] = maxDelta + warpMax + (d == rowDim ? 8 : 1);
   }
   SharedAddresses addresses(rewriter, loc, bufType, laneCoords, bound);
-  for (unsigned r = 0; r < n; r += 2 * perLoad) {
+  for (unsigned r = 0; r < n; r += w * perLoad) {
     Basis c = dst.regCoords(r);
     SmallVector<int64_t> constCoords = {c[0] - delta[0][0] + op.getOffsets()[0],
                                         c[1] - delta[0][1] +
@@ -336,9 +348,9 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
                        ? ld
                        : Value(LLVM::ExtractValueOp::create(
                              rewriter, loc, ld, ArrayRef<int64_t>{int64_t(j)}));
-      SmallVector<Value> halves = unpackWords(rewriter, loc, {word}, elt, 2);
-      regs[r + 2 * j] = halves[0];
-      regs[r + 2 * j + 1] = halves[1];
+      SmallVector<Value> elements = unpackWords(rewriter, loc, {word}, elt, w);
+      for (unsigned e = 0; e < w; ++e)
+        regs[r + w * j + e] = elements[e];
     }
   }
   return success();

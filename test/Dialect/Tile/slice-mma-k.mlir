@@ -2,7 +2,8 @@
 // RUN: tile-opt %s -split-input-file --tile-slice-mma-k=max-invariant-registers=8 | FileCheck %s --check-prefix=FEW
 
 // tile-slice-mma-k splits a tile.mma along K into a chain of mmas over K
-// slices of 16 (the K of mma.sync.m16n8k16), chained through the
+// slices of 16 (the K of mma.sync.m16n8k16; 32 for 8-bit operands, that
+// of m16n8k32), chained through the
 // accumulator:
 //  - an operand read whole from shared memory (a tile.local_load of the
 //    whole buffer) is read slice by slice (tile.local_load at offset k along
@@ -292,4 +293,27 @@ func.func @invariant_sizes(%bq: !tile.smem<[64, 128], f16, #sa>, %bk: !tile.smem
     scf.yield %s2 : tensor<64x64xf32, #mma>
   }
   return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+// 8-bit operands (kWidth 4): slices of 32, the K of mma.sync.m16n8k32.
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+#sa = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sb = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-LABEL: func.func @f8_operands
+// CHECK:       tile.local_load %{{.*}} [0, 0] : {{.*}} -> tensor<64x32xf8E4M3FN, #dot_a>
+// CHECK:       tile.local_load %{{.*}} [0, 0] : {{.*}} -> tensor<32x64xf8E4M3FN, #dot_b>
+// CHECK:       tile.mma
+// CHECK:       tile.local_load %{{.*}} [0, 32] : {{.*}} -> tensor<64x32xf8E4M3FN, #dot_a>
+// CHECK:       tile.local_load %{{.*}} [32, 0] : {{.*}} -> tensor<32x64xf8E4M3FN, #dot_b>
+// CHECK:       tile.mma
+// CHECK-NOT:   tile.mma
+func.func @f8_operands(%ba: !tile.smem<[64, 64], f8E4M3FN, #sa>, %bb: !tile.smem<[64, 64], f8E4M3FN, #sb>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %a = tile.local_load %ba [0, 0] : !tile.smem<[64, 64], f8E4M3FN, #sa> -> tensor<64x64xf8E4M3FN, #dot_a>
+  %b = tile.local_load %bb [0, 0] : !tile.smem<[64, 64], f8E4M3FN, #sb> -> tensor<64x64xf8E4M3FN, #dot_b>
+  %d = tile.mma %a, %b, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E4M3FN, #dot_b>, tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
 }

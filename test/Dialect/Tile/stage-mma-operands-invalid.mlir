@@ -72,16 +72,17 @@ func.func @wgmma_narrow_a(%a: tensor<64x8xf16, #blocked>, %b: tensor<8x64xf16, #
 
 // -----
 
-// 8-bit floats multiply only on wgmma: an mma.sync (version 2) layout, which
-// sm_80 or a shape wgmma cannot take gives them, is reported.
+// mma.sync reads 8-bit operands K-contiguous as well (ldmatrix transposes
+// only 16-bit units): the same B is transposed on its way into its buffer,
+// with the warning; A, K-contiguous, is not.
 #blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [2, 2]>
-#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
-#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
-func.func @f8_mma_sync(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8E4M3FN, #blocked>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+func.func @f8_mma_sync_n_major_b(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8E4M3FN, #blocked>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
   %0 = tile.convert_layout %a : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_a>
   %1 = tile.convert_layout %b : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_b>
-  // expected-error @+1 {{mma on 8-bit floats runs only on sm_90a's wgmma, which takes at least 64 rows per warpgroup (num_warps a multiple of 4), N a multiple of 8 of at least 16 and K of at least 32 (this multiply is 64 x 64 x 64)}}
+  // expected-warning @+1 {{the 8-bit B operand of this mma is transposed through registers: mma.sync reads 8-bit operands with K contiguous; load B from an (N, K) tensor with order=(1, 0) to copy it straight to shared memory}}
   %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E4M3FN, #dot_b>, tensor<64x64xf32, #mma>
   return %2 : tensor<64x64xf32, #mma>
 }

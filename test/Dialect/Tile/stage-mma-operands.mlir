@@ -451,3 +451,28 @@ func.func @f8_operands(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8
   %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E5M2, #dot_b>, tensor<64x64xf32, #mma>
   return %2 : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+// 8-bit operands of mma.sync (kWidth 4) are staged K-contiguous: A as its
+// rows run, B (registers along N) stored transposed into a buffer whose
+// fastest dimension is K (order [0, 1]); both swizzled in 16-byte vectors
+// of 16 bytes.
+#blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+// CHECK:       #[[SA:shared[0-9]*]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK:       #[[SB:shared[0-9]*]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-LABEL: func.func @f8_mma_sync
+// CHECK:       %[[A:.*]] = tile.local_alloc %{{.*}} : tensor<64x64xf8E4M3FN, #blocked> -> <[64, 64], f8E4M3FN, #[[SA]]>
+// CHECK-NEXT:  tile.local_load %[[A]] [0, 0] : {{.*}} -> tensor<64x64xf8E4M3FN, #dot_a>
+// CHECK-NEXT:  %[[B:.*]] = tile.local_alloc %{{.*}} : tensor<64x64xf8E5M2, #blocked> -> <[64, 64], f8E5M2, #[[SB]]>
+// CHECK-NEXT:  tile.local_load %[[B]] [0, 0] : {{.*}} -> tensor<64x64xf8E5M2, #dot_b>
+// CHECK-NEXT:  tile.mma
+func.func @f8_mma_sync(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8E5M2, #blocked>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %0 = tile.convert_layout %a : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_a>
+  %1 = tile.convert_layout %b : tensor<64x64xf8E5M2, #blocked> -> tensor<64x64xf8E5M2, #dot_b>
+  %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E5M2, #dot_b>, tensor<64x64xf32, #mma>
+  return %2 : tensor<64x64xf32, #mma>
+}
