@@ -4,6 +4,7 @@ style, dQ added with atomic_add) against PyTorch's SDPA backward (cuDNN and
 flash backends), in one run.
 
   python3 bench/attention_bwd.py [--rounds 30] [--shapes 4x16x1024x64,...]
+                                 [--warp-specialize]
 
 For each B x H x N x D (f16, not causal and causal): the SDPA backward's
 gradients are the reference (tilec's checked against them first); tilec is
@@ -34,6 +35,8 @@ def main():
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--shapes", default="4x16x1024x64,2x16x4096x64,"
                    "1x16x8192x64")
+    p.add_argument("--warp-specialize", action="store_true",
+                   help="also time the kernel warp-specialized")
     args = p.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
@@ -44,8 +47,12 @@ def main():
         B, H, N, D = (int(x) for x in shape.split("x"))
         for causal in (False, True):
             pre = tilec.compile(KERNEL, kernel="attn_bwd_preprocess", D=D)
-            bwd = tilec.compile(KERNEL, kernel="attn_bwd", D=D,
-                                CAUSAL=causal)
+            bwds = {"tilec": tilec.compile(KERNEL, kernel="attn_bwd", D=D,
+                                           CAUSAL=causal)}
+            if args.warp_specialize:
+                bwds["tilec_ws"] = tilec.compile(
+                    KERNEL, kernel="attn_bwd", D=D, CAUSAL=causal,
+                    warp_specialize=True)
             scale = 1 / math.sqrt(D)
             sets = []
             for _ in range(2):
@@ -73,7 +80,7 @@ def main():
                     dv=torch.empty(B * H, N, D, device="cuda",
                                    dtype=torch.float16)))
 
-            def run_tilec(st):
+            def run_tilec(st, bwd):
                 st["dq"].zero_()
                 pre[(cdiv(N, 64), B * H)](
                     st["o"].reshape(B * H, N, D), st["do"].reshape(B * H, N, D),
@@ -101,7 +108,8 @@ def main():
                                                    retain_graph=True)
                 return run
 
-            impls = {"tilec": run_tilec}
+            impls = {name: (lambda st, b=b: run_tilec(st, b))
+                     for name, b in bwds.items()}
             for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                   ("flash", SDPBackend.FLASH_ATTENTION)):
                 try:
@@ -112,31 +120,36 @@ def main():
                     print(f"  {name}: {str(e).splitlines()[0]}")
             # Correctness first: tilec against the flash backend's gradients.
             st = sets[0]
-            run_tilec(st)
             ref = torch.autograd.grad(st["out"], (st["qg"], st["kg"],
                                                   st["vg"]), st["do"],
                                       retain_graph=True)
-            torch.cuda.synchronize()
-            for nm, got, want in (("dq", st["dq"], ref[0]),
-                                  ("dk", st["dk"], ref[1]),
-                                  ("dv", st["dv"], ref[2])):
-                got = got.reshape(B, H, N, D).float()
-                err = ((got - want.float()).norm() / want.float().norm()).item()
-                assert err < 2e-2, (shape, causal, nm, err)
+            for name, b in bwds.items():
+                run_tilec(st, b)
+                torch.cuda.synchronize()
+                for nm, got, want in (("dq", st["dq"], ref[0]),
+                                      ("dk", st["dk"], ref[1]),
+                                      ("dv", st["dv"], ref[2])):
+                    got = got.reshape(B, H, N, D).float()
+                    err = ((got - want.float()).norm()
+                           / want.float().norm()).item()
+                    assert err < 2e-2, (name, shape, causal, nm, err)
             ms = time_interleaved(torch, impls, sets, args.rounds)
             flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
             row = {"shape": shape, "causal": causal}
             for name, t in ms.items():
                 row[name] = flops / t / 1e9
-            row["regs"] = bwd.registers
+            row["regs"] = {n: b.registers for n, b in bwds.items()}
             rows.append(row)
             print(row, flush=True)
-    names = [n for n in ("tilec", "cudnn", "flash") if n in rows[0]]
+    names = [n for n in ("tilec", "tilec_ws", "cudnn", "flash")
+             if n in rows[0]]
     print("\n| B x H x N x D | causal | " + " | ".join(
-        f"{n} TFLOP/s" for n in names) + " | tilec / cuDNN | tilec / flash |")
+        f"{n} TFLOP/s" for n in names) +
+        " | best tilec / cuDNN | best tilec / flash |")
     print("|---|---|" + "---|" * (len(names) + 2))
     for r in rows:
-        ratio = lambda n: f"{r['tilec'] / r[n]:.2f}" if n in r else "-"
+        best = max(r.get("tilec", 0), r.get("tilec_ws", 0))
+        ratio = lambda n: f"{best / r[n]:.2f}" if n in r else "-"
         print(f"| {r['shape']} | {r['causal']} | " +
               " | ".join(f"{r[n]:.0f}" for n in names) +
               f" | {ratio('cudnn')} | {ratio('flash')} |")

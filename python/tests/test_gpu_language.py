@@ -487,18 +487,23 @@ def test_cumsum(torch_gpu, arch):
 # --- Attention backward with dQ by atomic_add ------------------------------
 
 BWD = [
-    # arch, BH, N, D, causal
-    ("sm_90a", 3, 200, 64, False),
-    ("sm_90a", 2, 256, 64, True),
-    ("sm_80", 2, 130, 64, True),
-    ("sm_80", 1, 64, 64, False),
+    # arch, BH, N, D, causal, options
+    ("sm_90a", 3, 200, 64, False, {}),
+    ("sm_90a", 2, 256, 64, True, {}),
+    # A TMA producer warp for Q and dO, each read by two multiplies; trip
+    # counts from 4 (a block's queries) down to 1 (causal, the last block).
+    ("sm_90a", 2, 256, 64, True, {"warp_specialize": True}),
+    ("sm_90a", 1, 64, 64, False, {"warp_specialize": True}),
+    ("sm_80", 2, 130, 64, True, {}),
+    ("sm_80", 1, 64, 64, False, {}),
 ]
 
 
-@pytest.mark.parametrize("case", BWD, ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("case", BWD, ids=lambda c: "-".join(
+    map(str, c[:5])) + "".join(f"-{k}" for k in c[5]))
 def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     torch = torch_gpu
-    arch, BH, N, D, causal = case
+    arch, BH, N, D, causal, options = case
     skip_unless_arch(torch, arch)
     torch.manual_seed(BH * N + D + causal)
     q, k, v, do = (torch.randn(BH, N, D, device="cuda", dtype=torch.float16)
@@ -516,7 +521,9 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch=arch, D=D)
     bwd = tilec.compile(path, kernel="attn_bwd", arch=arch, D=D,
-                        CAUSAL=causal)
+                        CAUSAL=causal, **options)
+    # (Specialized where asked: the compiler says when it cannot.)
+    assert not [w for w in bwd.warnings if "speciali" in w], bwd.warnings
     o16 = o.detach().half()
     delta = torch.full((BH, N), float("nan"), device="cuda")
     pre[((N + 63) // 64, BH)](o16, do, delta)

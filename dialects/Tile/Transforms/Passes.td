@@ -142,9 +142,12 @@ def TileStageMmaOperands
     `ldmatrix`):
 
     - a tile that comes straight from `tile.load` (through reshapes that drop
-      size-1 dimensions) and is used nowhere else is copied from global to
-      shared memory without registers: `tile.smem_alloc`, `tile.async_copy`
-      and, right before the mma, `tile.async_wait`;
+      size-1 dimensions) and is used by nothing but conversions into mma
+      operands is copied from global to shared memory without registers:
+      `tile.smem_alloc`, `tile.async_copy` and, right before the first
+      conversion, `tile.async_wait`; the multiplies that read it into
+      buffers of one type share the buffer (a tile that is the A of one
+      multiply and the B of another, as attention backward's Q and dO);
     - any other tile is written from registers with `tile.local_alloc`.
 
     The mma then reads its operand whole from the buffer; splitting it
@@ -157,9 +160,10 @@ def TileStageMmaOperands
     read K-major, and A from shared memory only: one whose registers run
     along M or N is stored transposed from registers (no copy keeps a
     tensor's contiguous dimension elsewhere), with a warning saying how to
-    load it K-contiguous. An 8-bit mma in an mma.sync (version 2) layout is
-    an error: tilec multiplies 8-bit floats with wgmma only (sm_80 has no
-    8-bit mma; mma.sync's 8-bit forms of sm_89 on are not used).
+    load it K-contiguous. An 8-bit mma in an mma.sync (version 2) layout
+    (sm_89 on: m16n8k32) reads its operands K-contiguous too, with
+    `ldmatrix`, which transposes only 16-bit units: B is stored transposed
+    when its registers run along N, with the same warning.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -74,7 +74,9 @@ struct StageMmaOperandsPass
   void runOnOperation() override {
     if (failed(checkMmaOperandLayouts(getOperation())))
       return signalPassFailure();
-    staged.clear(); // the pass instance runs on one function after another
+    // (The pass instance runs on one function after another.)
+    staged.clear();
+    copies.clear();
     SmallVector<MmaOp> mmas;
     getOperation().walk([&](MmaOp op) { mmas.push_back(op); });
     for (MmaOp mma : mmas) {
@@ -118,6 +120,8 @@ struct StageMmaOperandsPass
 
   // Converted operand -> its local_load (mma.sync) or its buffer (wgmma).
   DenseMap<Value, Value> staged;
+  // (Loaded tile, buffer type) -> the buffer an async copy fills with it.
+  DenseMap<std::pair<Value, Type>, Value> copies;
 
   /// A wgmma reads B, and A unless A is already in registers in its operand
   /// layout (or gets there without moving data between threads), straight
@@ -240,17 +244,31 @@ struct StageMmaOperandsPass
   }
 
   /// When the converted tile comes straight from a tile.load (possibly
-  /// through a reshape dropping size-1 dimensions) used nowhere else: a
-  /// buffer, the async copy into it where the load was, and a wait for it
-  /// right before the conversion. Null when that does not apply.
+  /// through a reshape dropping size-1 dimensions) that nothing uses but
+  /// conversions into mma operands: a buffer, the async copy into it where
+  /// the load was, and a wait for it right before the first of those
+  /// conversions. The operands of several multiplies that read one loaded
+  /// tile into buffers of one type share the buffer (attention backward's
+  /// Q and dO, each read by two multiplies). Null when that does not apply.
   Value copyAsync(ConvertLayoutOp cvt, SharedMemoryType bufType) {
     Value src = cvt.getSource();
+    if (Value buf = copies.lookup({src, Type(bufType)}))
+      return buf;
     auto reshape = src.getDefiningOp<ReshapeOp>();
     auto load = reshape ? reshape.getSource().getDefiningOp<LoadOp>()
                         : src.getDefiningOp<LoadOp>();
-    if (!load || !load->hasOneUse() || (reshape && !reshape->hasOneUse()) ||
+    if (!load || (reshape && !load->hasOneUse()) ||
         load->getBlock() != cvt->getBlock())
       return {};
+    Operation *first = nullptr;
+    for (Operation *user : src.getUsers()) {
+      auto use = dyn_cast<ConvertLayoutOp>(user);
+      if (!use || !isa<DotOperandLayoutAttr>(use.getType().getEncoding()) ||
+          use->getBlock() != load->getBlock())
+        return {};
+      if (!first || use->isBeforeInBlock(first))
+        first = use;
+    }
     auto layout = dyn_cast<BlockedLayoutAttr>(
         cast<RankedTensorType>(src.getType()).getEncoding());
     // A copy keeps the tensor's contiguous dimension fastest.
@@ -264,9 +282,10 @@ struct StageMmaOperandsPass
                         load.getBoxDimAttr(),
                         b.getDenseI64ArrayAttr(load.getType().getShape()),
                         load.getOrderAttr(), layout, load.getLatencyAttr());
-    b.setInsertionPoint(cvt);
-    AsyncWaitOp::create(b, cvt.getLoc(), ValueRange{buf},
+    b.setInsertionPoint(first);
+    AsyncWaitOp::create(b, first->getLoc(), ValueRange{buf},
                         b.getI32IntegerAttr(0));
+    copies[{src, Type(bufType)}] = buf;
     return buf;
   }
 };

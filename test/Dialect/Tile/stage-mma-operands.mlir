@@ -476,3 +476,34 @@ func.func @f8_mma_sync(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8
   %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E5M2, #dot_b>, tensor<64x64xf32, #mma>
   return %2 : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// One loaded tile read by two multiplies, as A of one and B of the other
+// (attention backward's Q: Q K^T, and dS^T Q): one buffer, one async copy
+// where the load was, one wait before the first conversion; both wgmmas
+// read the buffer (B N-major: wgmma's transpose of 16-bit B).
+// CHECK-LABEL: func.func @shared_operand
+// CHECK:       %[[BQ:.*]] = tile.smem_alloc : <[64, 64], f16, #[[S:shared[0-9]*]]>
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[BQ]] {layout = #{{.*}}, shape = array<i64: 1, 64, 64>}
+// CHECK-NEXT:  tile.async_wait %[[BQ]]
+// CHECK-NEXT:  tile.wgmma %[[BQ]], %{{.*}}, %{{.*}} : !tile.smem<[64, 64], f16, #[[S]]>
+// CHECK-NEXT:  tile.wgmma %{{.*}}, %[[BQ]], %{{.*}} : tensor<64x64xf16, #dot_a>, <[64, 64], f16, #[[S]]>
+// CHECK-NOT:   tile.async_copy
+// CHECK-NOT:   tile.local_alloc %{{.*}} : tensor<64x64xf16, #blocked>
+func.func @shared_operand(%Q: !tile.global<f16, 3>, %k: tensor<64x64xf16, #dot_b>, %ds: tensor<64x64xf16, #dot_a>, %i: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %q3 = tile.load %Q[%i, %i, %i] : !tile.global<f16, 3> -> tensor<1x64x64xf16, #blocked3>
+  %q = tile.reshape %q3 : tensor<1x64x64xf16, #blocked3> -> tensor<64x64xf16, #blocked>
+  %qa = tile.convert_layout %q : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_a>
+  %s = tile.mma %qa, %k, %z : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %qb = tile.convert_layout %q : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_b>
+  %dk = tile.mma %ds, %qb, %z : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %s, %dk : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}
