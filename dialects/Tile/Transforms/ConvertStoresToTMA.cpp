@@ -208,7 +208,7 @@ struct ConvertStoresToTMAPass
         cvt && getScratchBytes(cvt))
       return cvt.getSource();
     if (w.reduce && v == w.value &&
-        isa<MmaLayoutAttr>(w.value.getType().getEncoding()))
+        isa_and_present<MmaLayoutAttr>(w.value.getType().getEncoding()))
       return w.value;
     return nullptr;
   }

@@ -582,3 +582,16 @@ func.func @atomics_kept(%A: !tile.global<f32, 2>, %B: !tile.global<f32, 2>, %C: 
   }
   return
 }
+
+// -----
+
+// A tile without a layout (the pass runs after tile-assign-layouts; the
+// fuzzer feeds it anything) is left as it is.
+// CHECK-LABEL: func.func @no_layout
+// CHECK:       tile.atomic_rmw sum
+// CHECK-NOT:   tile.tma_store
+func.func @no_layout(%A: !tile.global<f32, 2>, %v: f32, %m: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.full %v : tensor<64x64xf32>
+  tile.atomic_rmw sum %A[%m, %m], %x : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
