@@ -542,6 +542,43 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
         assert err < 1e-2, (name, err)
 
 
+# --- Warp specialization of loops in sequence ---------------------------
+
+TWO_LOOPS = [
+    # M, N, K1, K2, options: trips of 5 and 1, of 1 and 7, of 3 and 2
+    (256, 256, 320, 64, {}),
+    (128, 384, 64, 448, {}),
+    (384, 256, 192, 128, {"num_stages": 3}),
+]
+
+
+@pytest.mark.parametrize("case", TWO_LOOPS, ids=lambda c: "-".join(
+    map(str, c[:4])) + "".join(f"-{k}" for k in c[4]))
+def test_warp_specialized_loops_in_sequence(torch_gpu, repo, case):
+    """C = A1 B1 + A2 B2, a loop each: one producer warp per ring runs each
+    loop's copies (loop 2's from the kernel's start), the consumers both
+    loops; no warning."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    M, N, K1, K2, options = case
+    torch.manual_seed(M + N + K1 + K2)
+    a1 = torch.randn(M, K1, device="cuda", dtype=torch.float16)
+    b1 = torch.randn(K1, N, device="cuda", dtype=torch.float16)
+    a2 = torch.randn(M, K2, device="cuda", dtype=torch.float16)
+    b2 = torch.randn(K2, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    path = os.path.join(repo, "test", "Target", "Inputs",
+                        "two-gemm-loops.tile")
+    kernel = tilec.compile(path, arch="sm_90a", warp_specialize=True,
+                           num_warps=8, **options)
+    assert not kernel.warnings, kernel.warnings
+    kernel[(M // 128, N // 128)](a1, b1, a2, b2, c)
+    torch.cuda.synchronize()
+    ref = a1.double() @ b1.double() + a2.double() @ b2.double()
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-3, err
+
+
 def test_compile_warning(torch_gpu, repo):
     """A hint that cannot apply is said: here warp specialization of a
     persistent paged decode, whose tile loop stores (so the producer cannot

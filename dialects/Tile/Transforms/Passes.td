@@ -352,8 +352,10 @@ def TileConvertStoresToTMA
 def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
   let summary = "Split a kernel into a TMA producer warp and consumer warpgroups";
   let description = [{
-    On a kernel whose TMA rings (tile-convert-copies-to-tma) all belong to
-    one pipelined loop, the body becomes a `tile.warp_specialize`:
+    On a kernel whose TMA rings (tile-convert-copies-to-tma) each belong to
+    one pipelined loop (loops in sequence with rings of their own: a
+    producer's slice runs its ring's loop, all rings live from the split
+    on), the body becomes a `tile.warp_specialize`:
 
     - the rings, their "full" mbarriers and new "empty" mbarriers (one per
       slot, one arrival per consumer thread) are allocated and initialized
@@ -384,9 +386,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     read, tile t's fill being the ring's fill t + 1. The producer computes
     coordinates from scalars, from tiles of one element, and from
     one-element global loads that no global write of the kernel precedes
-    (a trip count or a page number read from memory). Kernels with copies
-    in more than one loop, or whose copy coordinates depend on anything
-    else, are left as they are, with the reason in
+    (a trip count or a page number read from memory). Kernels with a ring
+    filled in more than one loop, or whose copy coordinates depend on
+    anything else, are left as they are, with the reason in
     `tile.not_warp_specialized` and a warning at the kernel.
   }];
   let options = [

@@ -1,7 +1,9 @@
 //===- WarpSpecialize.cpp - A TMA producer warp and consumer warpgroups ---===//
 //
 // Producer/consumer warp specialization of a kernel whose TMA rings
-// (tile-convert-copies-to-tma) belong to one pipelined loop:
+// (tile-convert-copies-to-tma) each belong to one pipelined loop (several
+// loops in sequence have rings of their own, a producer's slice running
+// its loop; all rings are live from the split on):
 //
 //   %ring = smem_alloc; %full = mbarrier_alloc; mbarrier_init %full {1}
 //   %empty = mbarrier_alloc; mbarrier_init %empty {count = consumer threads}
@@ -139,15 +141,15 @@ struct WarpSpecializePass
       if (why.empty())
         why = slice(func, producer);
     if (!why.empty()) {
-      if (!copies.empty()) {
-        func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
-                      StringAttr::get(func.getContext(), why));
-        // Asked for and not done: said, not dropped silently.
-        if (warn)
-          emitWarning(getUserFacingLoc(func))
-              << "kernel '" << func.getSymName()
-              << "' is not warp-specialized: " << why;
-      }
+      // (Also when the copy that cannot be specialized is the first one
+      // seen: none is collected then.)
+      func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
+                    StringAttr::get(func.getContext(), why));
+      // Asked for and not done: said, not dropped silently.
+      if (warn)
+        emitWarning(getUserFacingLoc(func))
+            << "kernel '" << func.getSymName()
+            << "' is not warp-specialized: " << why;
       return;
     }
     // Nothing to produce: the block is shaped for specialization (its
@@ -273,16 +275,17 @@ struct WarpSpecializePass
       return "";
     if (!func.getBody().hasOneBlock())
       return "the kernel has more than one block";
-    // One loop: the rings of consecutive loops would be live at once. It
-    // and its prologue are at the top of the kernel or of its tile loop (a
-    // persistent kernel's, at the top).
+    // Each ring filled in one loop (and its prologue), at the top of the
+    // kernel or of its tile loop (a persistent kernel's, at the top): its
+    // fills are counted in that loop. Loops in sequence each have rings of
+    // their own, all live from the split on (allocated before it).
     auto isTop = [&](Operation *op) {
       return op == func.getOperation() ||
              (isa<scf::ForOp>(op) &&
               op->hasAttr(TileDialect::getTileLoopAttrName()) &&
               op->getParentOp() == func);
     };
-    Operation *loop = nullptr;
+    DenseMap<Ring *, Operation *> loops;
     for (Copy &c : copies) {
       Operation *parent = c.op->getParentOp();
       if (isTop(parent))
@@ -291,8 +294,9 @@ struct WarpSpecializePass
           !parent->hasAttr(TileDialect::getPipelinedAttrName()))
         return "a TMA copy is not in the prologue or at the top of a "
                "pipelined loop";
+      Operation *&loop = loops[c.ring];
       if (loop && loop != parent)
-        return "TMA copies in more than one loop";
+        return "a ring is filled in more than one loop";
       loop = parent;
     }
     return "";

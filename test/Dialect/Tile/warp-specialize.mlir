@@ -113,10 +113,12 @@ func.func @gemm(%src: !tile.global<f16, 2>, %n: i32, %out: !tile.global<f32, 2>,
 
 // -----
 
-// Copies in two loops (a split attention kernel's): left as it is, with
-// the reason on the kernel.
+// One ring filled in two loops (each counting its fills from 0, which the
+// barriers' phases would not follow): left as it is, with the reason on
+// the kernel. (Loops with rings of their own are specialized:
+// @loops_in_sequence.)
 // CHECK-LABEL: func.func @two_loops
-// CHECK-SAME:  tile.not_warp_specialized = "TMA copies in more than one loop"
+// CHECK-SAME:  tile.not_warp_specialized = "a ring is filled in more than one loop"
 // CHECK-NOT:   tile.warp_specialize
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 #ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
@@ -140,6 +142,58 @@ func.func @two_loops(%src: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map
     %sn = arith.remui %t, %c2 : i32
     %bn = tile.smem_slot %ring[%sn] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
     tile.tma_load %map[%j, %c0], %bn, %full[%sn] : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <2>
+    scf.yield %t : i32
+  } {tile.pipelined}
+  return
+}
+
+// -----
+
+// Loops in sequence, each filling a ring of its own: one producer per
+// ring, each running its loop (the second from the kernel's start: its
+// ring is its own) and waiting on its ring's empty barriers; the
+// consumers run both loops.
+// CHECK-LABEL: func.func @loops_in_sequence
+// CHECK-NOT:   tile.not_warp_specialized
+// CHECK:       tile.warp_specialize
+// CHECK-SAME:  producer {
+// CHECK:         scf.for
+// CHECK:           tile.mbarrier_wait %[[E1:[0-9]+]]
+// CHECK:           tile.tma_load {{.*}} {issuer = 128 : i32}
+// CHECK:       } producer {
+// CHECK:         scf.for
+// CHECK:           tile.mbarrier_wait %[[E2:[0-9]+]]
+// CHECK:           tile.tma_load {{.*}} {issuer = 160 : i32}
+// CHECK:       } consumer {
+// CHECK:         scf.for
+// CHECK:         } {tile.pipelined}
+// CHECK:         scf.for
+// CHECK:         } {tile.pipelined}
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+func.func @loops_in_sequence(%src: !tile.global<f16, 2>, %n: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %ring1 = tile.smem_alloc : <[2, 64, 64], f16, #ring>
+  %full1 = tile.mbarrier_alloc : <2>
+  tile.mbarrier_init %full1 {count = 1 : i32} : <2>
+  %ring2 = tile.smem_alloc : <[2, 64, 64], f16, #ring>
+  %full2 = tile.mbarrier_alloc : <2>
+  tile.mbarrier_init %full2 {count = 1 : i32} : <2>
+  %r1 = scf.for %j = %c0 to %n step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+    %t = arith.addi %it, %c1 : i32
+    %sn = arith.remui %t, %c2 : i32
+    %bn = tile.smem_slot %ring1[%sn] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.tma_load %map[%j, %c0], %bn, %full1[%sn] : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <2>
+    scf.yield %t : i32
+  } {tile.pipelined}
+  %r2 = scf.for %j = %c0 to %n step %c1 iter_args(%it = %c0) -> (i32) : i32 {
+    %t = arith.addi %it, %c1 : i32
+    %sn = arith.remui %t, %c2 : i32
+    %bn = tile.smem_slot %ring2[%sn] : <[2, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.tma_load %map[%j, %c0], %bn, %full2[%sn] : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <2>
     scf.yield %t : i32
   } {tile.pipelined}
   return
