@@ -16,7 +16,10 @@
 //     other's latency: rings deeper than two stages that would cost a
 //     block per multiprocessor (in shared memory) get the most stages that
 //     do not, unless registers limit the blocks anyway (estimated from the
-//     streaming loops' f32 multiply results per thread);
+//     largest streaming loop's f32 multiply results per thread); loads
+//     with no latency hint get the most stages, up to 4, that keep the
+//     blocks two-stage rings would have (loops in sequence counted one at
+//     a time: their rings do not live at once);
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
@@ -42,6 +45,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -71,14 +75,19 @@ int64_t tileBytes(RankedTensorType type) {
 
 /// The multiplies' operand bytes in shared memory: streamed through rings
 /// (`hinted` at the loads' latency hints, `streamed` per stage) or held
-/// (`fixed`), and the deepest hinted ring.
+/// (`fixed`), the deepest hinted ring, and whether no streamed load has a
+/// hint. The rings of loops in sequence do not live at once
+/// (tile-allocate-shared-memory reuses their memory): the streamed bytes
+/// are the largest loop's.
 struct OperandBytes {
   int64_t hinted = 0, streamed = 0, fixed = 0;
   unsigned deepest = 1;
+  bool unhinted = true;
 };
 
 OperandBytes operandBytes(func::FuncOp func) {
   OperandBytes r;
+  llvm::MapVector<Operation *, std::pair<int64_t, int64_t>> perLoop;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
     for (Value operand : {mma.getA(), mma.getB()}) {
@@ -89,14 +98,20 @@ OperandBytes operandBytes(func::FuncOp func) {
       if (loop && load->getParentOp() == loop.getOperation()) {
         // tile-pipeline: the hint's stages, 2 without one.
         unsigned stages = load.getLatency() ? *load.getLatency() : 2;
-        r.hinted += bytes * stages;
-        r.streamed += bytes;
+        auto &[hinted, streamed] = perLoop[loop];
+        hinted += bytes * stages;
+        streamed += bytes;
         r.deepest = std::max(r.deepest, stages);
+        r.unhinted &= !load.getLatency();
       } else {
         r.fixed += bytes;
       }
     }
   });
+  for (auto &[loop, bytes] : perLoop) {
+    r.hinted = std::max(r.hinted, bytes.first);
+    r.streamed = std::max(r.streamed, bytes.second);
+  }
   return r;
 }
 
@@ -113,15 +128,24 @@ std::optional<unsigned> stagesThatFit(const OperandBytes &ops, int64_t budget) {
   return 1u;
 }
 
-/// Without a producer warp: the stages (below the hints' deepest) that keep
-/// as many blocks on a multiprocessor as two-stage rings would, where
-/// shared memory, not registers, is what limits them; nullopt to keep the
+/// The deepest rings the choice gives loads without latency hints.
+constexpr unsigned kMaxUnhintedStages = 4;
+
+/// Without a producer warp: the stages that keep as many blocks on a
+/// multiprocessor as two-stage rings would, where shared memory, not
+/// registers, is what limits them: fewer than the hints' deepest, or, for
+/// loads with no hint (two stages by default), the most up to
+/// kMaxUnhintedStages (blocks sharing a multiprocessor hide each other's
+/// latency; deeper rings hide it within a block: two loops of 4096^3 f16
+/// multiplies at 3 stages ran 1.29x their 2-stage speed, H200,
+/// bench/results/2026-11-28-h200-tma-reduce.md); nullopt to keep the
 /// hints. Registers per thread are estimated as 32 plus the f32 results of
-/// the streaming loops' multiplies (accumulators and scores) per thread.
+/// the largest streaming loop's multiplies (accumulators and scores) per
+/// thread.
 std::optional<unsigned>
 stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
                    unsigned warps, const mlir::tile::TargetLimits &limits) {
-  if (!ops.streamed || ops.deepest <= 2)
+  if (!ops.streamed || (ops.deepest <= 2 && !ops.unhinted))
     return std::nullopt;
   int64_t threads = int64_t(warps) * 32;
   auto blocksWith = [&](int64_t bytes) {
@@ -136,6 +160,12 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
                         (threads * std::max<int64_t>(1, registers));
   int64_t target =
       std::min(blocksWith(ops.streamed * 2 + ops.fixed), byRegisters);
+  if (ops.unhinted) {
+    for (unsigned s = kMaxUnhintedStages; s > 2; --s)
+      if (blocksWith(ops.streamed * s + ops.fixed) >= target)
+        return s;
+    return std::nullopt;
+  }
   if (blocksWith(ops.hinted + ops.fixed) >= target)
     return std::nullopt;
   for (unsigned s = ops.deepest - 1; s >= 2; --s)
@@ -154,7 +184,8 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
   if (arch != "sm_90a" || !func || func.isExternal())
     return choice;
   llvm::SetVector<scf::ForOp> streaming;
-  int64_t rows = 0, accumulatorElements = 0;
+  llvm::DenseMap<Operation *, int64_t> resultsPerLoop;
+  int64_t rows = 0;
   bool allMultiplesOf128 = true, longStages = true;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
@@ -167,7 +198,7 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
     if (!streams)
       return;
     streaming.insert(loop);
-    accumulatorElements += mma.getType().getNumElements();
+    resultsPerLoop[loop] += mma.getType().getNumElements();
     auto a = cast<RankedTensorType>(mma.getA().getType());
     longStages &= a.getDimSize(1) *
                       std::max<int64_t>(1, a.getElementTypeBitWidth() / 8) >=
@@ -178,6 +209,10 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
   });
   if (streaming.empty())
     return choice;
+  // (Loops in sequence do not hold their results at once.)
+  int64_t accumulatorElements = 0;
+  for (auto &[loop, elements] : resultsPerLoop)
+    accumulatorElements = std::max(accumulatorElements, elements);
   if (rows % 64)
     return choice; // not wgmma's rows: the defaults
   if (!numWarps)
