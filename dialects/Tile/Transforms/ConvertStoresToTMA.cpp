@@ -114,22 +114,18 @@ struct Write {
   std::optional<ReduceKind> reduce;
 
   static std::optional<Write> of(Operation *op) {
+    auto make = [](auto write, std::optional<ReduceKind> reduce) {
+      std::optional<ArrayRef<int32_t>> order;
+      if (write.getOrder())
+        order = *write.getOrder();
+      return Write{
+          write, write.getTensor(), write.getIndices(), write.getValue(), order,
+          reduce};
+    };
     if (auto store = dyn_cast<StoreOp>(op))
-      return Write{op,
-                   store.getTensor(),
-                   store.getIndices(),
-                   store.getValue(),
-                   store.getOrder() ? std::optional(*store.getOrder())
-                                    : std::nullopt,
-                   std::nullopt};
+      return make(store, std::nullopt);
     if (auto atomic = dyn_cast<AtomicRMWOp>(op))
-      return Write{op,
-                   atomic.getTensor(),
-                   atomic.getIndices(),
-                   atomic.getValue(),
-                   atomic.getOrder() ? std::optional(*atomic.getOrder())
-                                     : std::nullopt,
-                   atomic.getKind()};
+      return make(atomic, atomic.getKind());
     return std::nullopt;
   }
 };
