@@ -218,6 +218,9 @@ def Tile_DotOperandLayoutAttr
     /// elements take four to a register where mma.sync reads them.
     static DotOperandLayoutAttr getFor(unsigned opIdx, MmaLayoutAttr parent,
                                        Type elementType);
+    /// The K of one mma.sync reading this layout: 8 per element of a
+    /// register (m16n8k16 for 16-bit elements, m16n8k32 for 8-bit ones).
+    int64_t getInstructionK() const { return 8 * int64_t(getKWidth()); }
   }];
 }
 

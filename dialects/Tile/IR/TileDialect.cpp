@@ -149,22 +149,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'tile.tensor_alignment' must be a power of two (bytes)";
     return success();
   }
-  // Lowering's bookkeeping of global accesses (LoweringUtils.h): the
-  // parameter a memory op accesses, and a kernel's widest vector per
-  // parameter.
-  if (attr.getName() == getParamAttrName()) {
-    if (!isa<IntegerAttr>(attr.getValue()))
-      return op->emitError()
-             << "'" << getParamAttrName() << "' must be an integer";
-    return success();
-  }
+  // Lowering's bookkeeping of global accesses (LoweringUtils.h): a
+  // kernel's widest vector per parameter, and (an integer, below) the
+  // parameter a memory op accesses.
   if (attr.getName() == getParamVectorBytesAttrName()) {
     if (!isa<DenseI32ArrayAttr>(attr.getValue()))
       return op->emitError() << "'" << getParamVectorBytesAttrName()
                              << "' must be an array of i32";
     return success();
   }
-  if (attr.getName() == "tile.shared_bytes" ||
+  if (attr.getName() == getParamAttrName() ||
+      attr.getName() == "tile.shared_bytes" ||
       attr.getName() == "tile.smem_offset") {
     if (!isa<IntegerAttr>(attr.getValue()))
       return op->emitError()

@@ -30,11 +30,10 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The K of one mma.sync for operands in `type`'s layout: m16n8k16 for
-/// 16-bit elements, m16n8k32 for 8-bit ones (four to a register).
+/// The K of one mma.sync for operands in `type`'s layout.
 int64_t instructionK(RankedTensorType type) {
   auto dot = dyn_cast_if_present<DotOperandLayoutAttr>(type.getEncoding());
-  return dot ? 8 * int64_t(dot.getKWidth()) : 16;
+  return dot ? dot.getInstructionK() : 16;
 }
 
 /// The whole-buffer read an operand comes from, if any.

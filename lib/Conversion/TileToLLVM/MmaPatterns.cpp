@@ -37,7 +37,8 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     // kWidth elements adjacent along K per 32-bit register: m16n8k16 for
     // 16-bit elements, m16n8k32 for 8-bit ones.
     auto aDot = dyn_cast<tile::DotOperandLayoutAttr>(aType.getEncoding());
-    int64_t w = aDot ? aDot.getKWidth() : 2, instK = 8 * w;
+    int64_t w = aDot ? aDot.getKWidth() : 2;
+    int64_t instK = aDot ? aDot.getInstructionK() : 16;
     int64_t M = lc.getShape()[0], N = lc.getShape()[1], K = aType.getDimSize(1);
     if (M % 16 || N % 8 || K % instK) {
       InFlightDiagnostic diag =
@@ -66,8 +67,7 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     // of four bytes.
     auto word = [&](ValueRange regs, const LinearLayout &l, int64_t row,
                     int64_t col, unsigned kDim) -> Value {
-      Type part = w == 2 ? elt : registerType(elt);
-      auto vecType = VectorType::get(w, part);
+      auto vecType = VectorType::get(w, registerType(elt));
       Value vec = LLVM::UndefOp::create(rewriter, loc, vecType);
       for (int64_t e = 0; e < w; ++e)
         vec = LLVM::InsertElementOp::create(
