@@ -699,11 +699,15 @@ void Emitter::emitDynamicIf(const ast::If &stmt, Value cond) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The keyword arguments of range(): compile-time hints for code generation,
-/// attached to the scf.for as `tile.num_stages` and `tile.loop_split`.
+/// The keyword arguments of range(): the loop's own schedule, attached to
+/// the scf.for as `tile.schedule` (#tile.schedule).
 struct LoopHints {
-  std::optional<int64_t> numStages;
-  std::optional<bool> loopSplit;
+  std::optional<unsigned> numStages;
+  std::optional<bool> loopSplit, warpSpecialize, rotateWgmma;
+
+  bool empty() const {
+    return !numStages && !loopSplit && !warpSpecialize && !rotateWgmma;
+  }
 };
 } // namespace
 
@@ -712,12 +716,18 @@ struct LoopHints {
 static LoopHints emitLoopHints(Emitter &em, const ast::Call &call) {
   tilec::DiagnosticEngine &diag = em.diag;
   LoopHints hints;
+  llvm::StringMap<std::optional<bool> *> flags = {
+      {"loop_split", &hints.loopSplit},
+      {"warp_specialize", &hints.warpSpecialize},
+      {"rotate_wgmma", &hints.rotateWgmma}};
   for (const ast::Keyword &kw : call.keywords) {
     bool isStages = kw.name == "num_stages";
-    if (!isStages && kw.name != "loop_split") {
+    auto flag = flags.find(kw.name);
+    if (!isStages && flag == flags.end()) {
       diag.error(kw.nameRange.Start,
                  "range() got an unexpected keyword argument '" + kw.name +
-                     "' (it takes num_stages and loop_split)");
+                     "' (it takes num_stages, loop_split, warp_specialize "
+                     "and rotate_wgmma)");
       continue;
     }
     Val v = em.emitExpr(*kw.value);
@@ -732,14 +742,14 @@ static LoopHints emitLoopHints(Emitter &em, const ast::Call &call) {
         diag.error(l, "range(): num_stages must be from 1 to 16, got " +
                           std::to_string(v.i));
       else
-        hints.numStages = v.i;
+        hints.numStages = unsigned(v.i);
       continue;
     }
     if (v.kind != Val::Kind::Bool)
-      diag.error(l, "range(): loop_split must be a bool constant, got " +
+      diag.error(l, "range(): " + kw.name + " must be a bool constant, got " +
                         v.describe());
     else
-      hints.loopSplit = v.b;
+      *flag->second = v.b;
   }
   return hints;
 }
@@ -821,11 +831,16 @@ void Emitter::emitFor(const ast::For &stmt) {
 
   Location location = loc(stmt.getLoc());
   auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
-  if (hints.numStages)
-    forOp->setAttr("tile.num_stages",
-                   builder.getI32IntegerAttr(*hints.numStages));
-  if (hints.loopSplit)
-    forOp->setAttr("tile.loop_split", builder.getBoolAttr(*hints.loopSplit));
+  if (!hints.empty()) {
+    auto flag = [&](std::optional<bool> v) {
+      return v ? builder.getBoolAttr(*v) : BoolAttr();
+    };
+    forOp->setAttr(mlir::tile::TileDialect::getScheduleAttrName(),
+                   mlir::tile::LoopScheduleAttr::get(
+                       builder.getContext(), hints.numStages,
+                       flag(hints.loopSplit), flag(hints.warpSpecialize),
+                       flag(hints.rotateWgmma)));
+  }
   Env before = env;
   {
     OpBuilder::InsertionGuard guard(builder);

@@ -88,6 +88,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   pipelineOptions.numStages = options.numStages;
   pipelineOptions.tileStages = options.tileStages;
   pipelineOptions.tileRefillAfterRead = options.tileRefillAfterRead;
+  pipelineOptions.warn = options.given.numStages.has_value();
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
   // buffers' layouts are ones TMA writes: wgmma's, on sm_90a), and a tile
@@ -117,30 +118,29 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   if (options.hasWgmma()) {
     // A TMA producer warp fills the rings; the kernel's warps consume
     // them, releasing each slot on an mbarrier where they refilled it.
-    if (options.warpSpecialize) {
-      mlir::tile::TileWarpSpecializeOptions wsOptions;
-      // Warnings where the user asked (not where the compiler chose).
-      wsOptions.warn = options.given.warpSpecialize.value_or(false);
-      // In clusters, a producer's multicast copies and claims (the
-      // cluster's ranks and remote addresses) spill at 24 registers; 32
-      // still leaves two consumer warpgroups their 240.
-      if (options.persistent && options.hasTMA() && options.cluster > 1)
-        wsOptions.producerRegisters = 32;
-      fpm.addPass(mlir::tile::createTileWarpSpecialize(wsOptions));
-    }
-    if (options.rotateWgmma) {
-      mlir::tile::TileRotateWgmmaOptions rotateOptions;
-      // With rescaleInTrip, the accumulator's rescaling stays at its
-      // trip's end rather than between the next trip's V wait and P V
-      // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile
-      // loop keeps it with the multiply: the rescaling in its peeled first trip
-      // spills.
-      rotateOptions.rescaleInTrip =
-          options.rescaleInTrip && !options.rotatesTiles();
-      rotateOptions.warn = options.given.rotateWgmma.value_or(false);
-      fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
-      fpm.addPass(mlir::createCanonicalizerPass());
-    }
+    // (Also when the kernel's option is off: a loop's schedule may ask.)
+    mlir::tile::TileWarpSpecializeOptions wsOptions;
+    wsOptions.enabled = options.warpSpecialize;
+    // Warnings where the user asked (not where the compiler chose).
+    wsOptions.warn = options.given.warpSpecialize.value_or(false);
+    // In clusters, a producer's multicast copies and claims (the
+    // cluster's ranks and remote addresses) spill at 24 registers; 32
+    // still leaves two consumer warpgroups their 240.
+    if (options.persistent && options.hasTMA() && options.cluster > 1)
+      wsOptions.producerRegisters = 32;
+    fpm.addPass(mlir::tile::createTileWarpSpecialize(wsOptions));
+    mlir::tile::TileRotateWgmmaOptions rotateOptions;
+    rotateOptions.enabled = options.rotateWgmma;
+    // With rescaleInTrip, the accumulator's rescaling stays at its
+    // trip's end rather than between the next trip's V wait and P V
+    // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile
+    // loop keeps it with the multiply: the rescaling in its peeled first trip
+    // spills.
+    rotateOptions.rescaleInTrip =
+        options.rescaleInTrip && !options.rotatesTiles();
+    rotateOptions.warn = options.given.rotateWgmma.value_or(false);
+    fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
+    fpm.addPass(mlir::createCanonicalizerPass());
     // A persistent kernel's ring of one slot, refilled for the next tile
     // after the tile's last read of it: the refill (or its release) back
     // up to that read, ahead of the last trip's P V.
@@ -172,8 +172,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // schedule is in place: both loops keep the schedule, and the rings,
   // counters and multiplies in flight continue from the first to the
   // second (a producer warp runs ahead across the boundary).
-  if (options.loopSplit)
-    fpm.addPass(mlir::tile::createTileLoopSplit());
+  // (Also when the kernel's option is off: a loop's schedule may ask.)
+  mlir::tile::TileLoopSplitOptions splitOptions;
+  splitOptions.enabled = options.loopSplit;
+  fpm.addPass(mlir::tile::createTileLoopSplit(splitOptions));
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

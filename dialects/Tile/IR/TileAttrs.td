@@ -285,4 +285,65 @@ def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+def Tile_LoopScheduleAttr : AttrDef<Tile_Dialect, "LoopSchedule"> {
+  let mnemonic = "schedule";
+  let summary = "A loop's own schedule (tile.schedule on an scf.for)";
+  let description = [{
+    What a loop asks of the schedule passes, for this loop only: set in the
+    source (`range(..., num_stages=3, warp_specialize=True)`) or by a pass,
+    and read by the pass that carries each part out. A part left out takes
+    the kernel's option of the same name (tile/Options.def), which is the
+    default of every loop; a part given overrides it for this loop.
+
+    - `num_stages`: the ring depth of the loop's copies without a latency
+      hint (tile-pipeline);
+    - `loop_split`: split the loop at a branch on its induction variable
+      (tile-loop-split);
+    - `warp_specialize`: its rings filled by a TMA producer warp, sm_90a
+      (tile-warp-specialize; the split of the warps is the kernel's, so a
+      loop asking for none in a kernel whose other loop asks for it is told
+      that it is specialized too);
+    - `rotate_wgmma`: its last multiply issued in the next trip, behind its
+      first, sm_90a (tile-rotate-wgmma).
+
+    A part that cannot apply is reported as a warning at the loop.
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 {
+      ...
+    } {tile.schedule = #tile.schedule<num_stages = 3, warp_specialize = true>}
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"std::optional<unsigned>">:$num_stages,
+    OptionalParameter<"::mlir::BoolAttr">:$loop_split,
+    OptionalParameter<"::mlir::BoolAttr">:$warp_specialize,
+    OptionalParameter<"::mlir::BoolAttr">:$rotate_wgmma);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The schedule of `loop` (its tile.schedule), or null.
+    static LoopScheduleAttr of(::mlir::Operation *loop);
+    /// A flag of `loop`'s schedule (`&LoopScheduleAttr::getLoopSplit`,
+    /// ...): null where the loop's schedule does not say.
+    static ::mlir::BoolAttr
+    flag(::mlir::Operation *loop,
+         ::mlir::BoolAttr (LoopScheduleAttr::*part)() const) {
+      LoopScheduleAttr schedule = of(loop);
+      return schedule ? (schedule.*part)() : ::mlir::BoolAttr();
+    }
+    /// The same, `otherwise` where the loop's schedule does not say.
+    static bool flag(::mlir::Operation *loop,
+                     ::mlir::BoolAttr (LoopScheduleAttr::*part)() const,
+                     bool otherwise) {
+      ::mlir::BoolAttr given = flag(loop, part);
+      return given ? given.getValue() : otherwise;
+    }
+  }];
+}
+
 #endif // TILE_ATTRS_TD

@@ -229,24 +229,19 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
-  // Loop attributes: set in the source (range(..., num_stages=N,
-  // loop_split=False)) or by the passes.
-  if (attr.getName() == "tile.num_stages" ||
-      attr.getName() == "tile.loop_split" ||
+  // Loop attributes: a loop's schedule (set in the source, range(...,
+  // num_stages=N, loop_split=False), or by the passes) and the marks the
+  // passes leave.
+  if (attr.getName() == getScheduleAttrName() ||
       attr.getName() == getPipelinedAttrName() ||
       attr.getName() == getTileLoopAttrName()) {
     if (!isa<scf::ForOp>(op))
       return op->emitError()
              << "'" << attr.getName().getValue() << "' applies only to scf.for";
-    if (attr.getName() == "tile.num_stages") {
-      auto n = dyn_cast<IntegerAttr>(attr.getValue());
-      if (!n || !n.getType().isSignlessInteger(32) || n.getInt() < 1 ||
-          n.getInt() > 16)
-        return op->emitError("'tile.num_stages' must be an integer from 1 "
-                             "to 16 (i32)");
-    } else if (attr.getName() == "tile.loop_split") {
-      if (!isa<BoolAttr>(attr.getValue()))
-        return op->emitError("'tile.loop_split' must be a boolean");
+    if (attr.getName() == getScheduleAttrName()) {
+      if (!isa<LoopScheduleAttr>(attr.getValue()))
+        return op->emitError() << "'" << getScheduleAttrName()
+                               << "' must be a #tile.schedule attribute";
     } else if (!isa<UnitAttr>(attr.getValue())) {
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";
@@ -314,4 +309,27 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (func.isExternal())
     return success();
   return verifyKernelTiles(func);
+}
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LoopScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         std::optional<unsigned> numStages, BoolAttr, BoolAttr,
+                         BoolAttr) {
+  // (tile-pipeline's deepest ring is 8 slots; the source may ask for up to
+  // 16, the copies' stages being clamped there.)
+  if (numStages && (*numStages < 1 || *numStages > 16))
+    return emitError() << "#tile.schedule: num_stages must be from 1 to 16, "
+                          "got "
+                       << *numStages;
+  return success();
+}
+
+LoopScheduleAttr LoopScheduleAttr::of(Operation *loop) {
+  return loop ? loop->getAttrOfType<LoopScheduleAttr>(
+                    TileDialect::getScheduleAttrName())
+              : LoopScheduleAttr();
 }

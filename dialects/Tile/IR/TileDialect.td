@@ -105,6 +105,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTileLoopAttrName() {
       return ::llvm::StringLiteral("tile.tile_loop");
     }
+    /// A loop's own schedule (#tile.schedule): what it asks of the
+    /// schedule passes, overriding the kernel's options.
+    static constexpr ::llvm::StringLiteral getScheduleAttrName() {
+      return ::llvm::StringLiteral("tile.schedule");
+    }
     /// A loop tile-pipeline made (unit): its copies are rings refilled
     /// S - 1 trips ahead, the slot the previous trip read.
     static constexpr ::llvm::StringLiteral getPipelinedAttrName() {

@@ -42,9 +42,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The opt-out attribute (`tile.loop_split = false`) on an scf.for.
-constexpr StringLiteral kLoopSplitAttrName = "tile.loop_split";
-
 /// Every split duplicates a loop body, and splitting loops nested in split
 /// loops multiplies the copies; this bounds the splits made in one function.
 constexpr unsigned kMaxSplitsPerFunction = 32;
@@ -369,8 +366,8 @@ struct LoopSplitPass
 
 private:
   bool canSplit(scf::ForOp loop) {
-    if (auto optIn = loop->getAttrOfType<BoolAttr>(kLoopSplitAttrName);
-        optIn && !optIn.getValue())
+    // The loop's schedule, else the kernel's option.
+    if (!LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getLoopSplit, enabled))
       return false;
     // The order of the iterations is unsigned there; not handled.
     if (loop.getUnsignedCmp())

@@ -110,9 +110,11 @@ def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
     `[lb, ub)` (one of the loops then runs zero times) and loop-carried
     values (the first loop's results are the second's initial values).
 
-    A loop is left alone when it carries the attribute
-    `tile.loop_split = false`, or when its body has more than `max-ops`
-    operations (the body is duplicated).
+    A loop is split when its schedule says so
+    (`#tile.schedule<loop_split = true>`, `range(..., loop_split=True)`),
+    or says nothing and `enabled` is on; it is left alone when its
+    schedule says `loop_split = false`, or when its body has more than
+    `max-ops` operations (the body is duplicated).
 
     The pass works on any IR, and the compiler runs it last of the
     schedule passes: a loop is pipelined, warp-specialized and rotated
@@ -126,7 +128,10 @@ def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"maxOps", "max-ops", "unsigned", "4000",
-           "Largest loop body (in operations) that is split">
+           "Largest loop body (in operations) that is split">,
+    Option<"enabled", "enabled", "bool", "true",
+           "Split the loops whose schedule does not say (the kernel's "
+           "loop_split)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
@@ -215,9 +220,11 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
       0 and 1 included, and for run-time bounds), and the loop is followed
       by a wait for all copies.
 
-    `S` comes from the `latency` hint of the load the copy was made from,
-    else from the loop's `tile.num_stages` attribute, else from
-    `default-stages`; a non-zero `num-stages` overrides all three. A copy
+    `S` comes from the loop's schedule (`#tile.schedule<num_stages = S>`,
+    `range(..., num_stages=S)` in the source), else from a non-zero
+    `num-stages` (the kernel's), else from the `latency` hint of the load
+    the copy was made from, else from `default-stages`; with `warn`, a
+    loop whose schedule overrides `num-stages` is reported. A copy
     with one stage is issued right before its wait; a loop whose copies all
     have one stage is left alone. A copy with more than one stage whose
     index cannot be computed ahead leaves its loop as it is, with a warning
@@ -250,7 +257,10 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
            "a latency hint (1: each tile's own, in a ring of one slot)">,
     Option<"tileRefillAfterRead", "tile-refill-after-read", "bool", "false",
            "A tile loop's ring of one slot is refilled for the next tile "
-           "right after the tile's last read of it">
+           "right after the tile's last read of it">,
+    Option<"warn", "warn", "bool", "false",
+           "Warn where a loop's schedule overrides num-stages (the caller "
+           "asked for it)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
@@ -390,8 +400,20 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     filled in more than one loop, or whose copy coordinates depend on
     anything else, are left as they are, with the reason in
     `tile.not_warp_specialized` and a warning at the kernel.
+
+    Which kernels: those with a loop filling rings whose schedule asks
+    (`#tile.schedule<warp_specialize = true>`, `range(...,
+    warp_specialize=True)`), or says nothing while `enabled` (the kernel's
+    warp_specialize) is on; a kernel without such loops, where `enabled`
+    is on or a loop asks. The split of the warps is the kernel's: a loop
+    whose schedule says `warp_specialize = false` in a kernel specialized
+    for another loop is told so (a warning at the loop), its rings filled
+    by the producer too.
   }];
   let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true",
+           "Specialize kernels whose loops' schedules do not say (the "
+           "kernel's warp_specialize)">,
     Option<"producerRegisters", "producer-registers", "unsigned",
            /*default=*/"24",
            "Registers per thread the producer warpgroup keeps (setmaxnreg; "
@@ -465,8 +487,18 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     serialize the multiplies. With `warn` (the user asked for the
     rotation), each loop with multiplies left alone gets a warning saying
     which of these it is.
+
+    Which loops: those whose schedule asks
+    (`#tile.schedule<rotate_wgmma = true>`, `range(...,
+    rotate_wgmma=True)`: a loop that asks and is left alone is warned
+    about, whatever `warn`), and those whose schedule does not say while
+    `enabled` (the kernel's rotate_wgmma) is on.
   }];
   let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true",
+           "Rotate the loops whose schedule does not say (the kernel's "
+           "rotate_wgmma; a loop's #tile.schedule<rotate_wgmma = ...> "
+           "decides for it)">,
     Option<"maxRegisters", "max-registers", "unsigned", /*default=*/"224",
            "Rotate only loops whose estimated live registers per thread "
            "stay within this many (of the 255 a thread can have)">,

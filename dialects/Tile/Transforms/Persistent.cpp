@@ -121,7 +121,10 @@ struct PersistentPass
     auto loop = scf::ForOp::create(b, loc, start, total, step);
     loop->setAttr(TileDialect::getTileLoopAttrName(), b.getUnitAttr());
     // The tile loop is no loop to split.
-    loop->setAttr("tile.loop_split", b.getBoolAttr(false));
+    loop->setAttr(TileDialect::getScheduleAttrName(),
+                  LoopScheduleAttr::get(b.getContext(), std::nullopt,
+                                        b.getBoolAttr(false), BoolAttr(),
+                                        BoolAttr()));
     Block *body = loop.getBody();
     body->getOperations().splice(std::prev(body->end()), entry.getOperations(),
                                  std::next(Block::iterator(loop)),

@@ -93,9 +93,14 @@ struct RotateWgmmaPass
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
+      // The loop's schedule decides, else the kernel's option.
+      BoolAttr asked =
+          LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getRotateWgmma);
+      if (!(asked ? asked.getValue() : enabled))
+        continue;
       std::string why = rotate(loop);
       // Asked for (not only the default) and not done: said.
-      if (!why.empty() && warn)
+      if (!why.empty() && (warn || asked))
         emitWarning(getUserFacingLoc(loop))
             << "rotate_wgmma does not apply to this loop: " << why;
     }

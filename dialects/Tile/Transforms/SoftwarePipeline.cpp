@@ -70,8 +70,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The attribute of a loop giving the stages of its copies.
-constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// The deepest ring a !tile.smem holds.
 constexpr int64_t kMaxStages = 16;
 
@@ -158,8 +156,18 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       if (!isTileLoop(loop))
         loops.push_back(loop);
     });
-    for (scf::ForOp loop : loops)
+    for (scf::ForOp loop : loops) {
+      // A loop's own num_stages overrides the kernel's: said where the
+      // kernel's was asked for.
+      LoopScheduleAttr schedule = LoopScheduleAttr::of(loop);
+      if (warn && numStages && schedule && schedule.getNumStages() &&
+          *schedule.getNumStages() != numStages)
+        emitWarning(getUserFacingLoc(loop))
+            << "num_stages=" << unsigned(numStages)
+            << " does not apply to this loop: its schedule gives num_stages="
+            << *schedule.getNumStages();
       pipeline(loop);
+    }
     loops.clear();
     getOperation().walk([&](scf::ForOp loop) {
       if (isTileLoop(loop))
@@ -199,12 +207,13 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       // ahead, whatever the loops' stages.
       stages =
           copy.getLatency() ? int64_t(*copy.getLatency()) : int64_t(tileStages);
+    else if (LoopScheduleAttr schedule = LoopScheduleAttr::of(loop);
+             schedule && schedule.getNumStages())
+      stages = *schedule.getNumStages();
     else if (numStages)
       stages = numStages;
     else if (auto latency = copy.getLatency())
       stages = *latency;
-    else if (auto attr = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
-      stages = attr.getInt();
     return unsigned(std::clamp<int64_t>(stages, 1, kMaxStages));
   }
 

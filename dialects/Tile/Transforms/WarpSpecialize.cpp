@@ -112,6 +112,11 @@ struct WarpSpecializePass
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
       return;
+    bool asked = false;
+    if (!wanted(func, asked))
+      return;
+    // Where a loop asked, not being specialized is said.
+    bool warn = this->warn || asked;
     SmallVector<std::unique_ptr<Ring>> rings;
     SmallVector<Copy> copies;
     // (Before the analysis, which holds values of the loops it replaces.)
@@ -161,6 +166,48 @@ struct WarpSpecializePass
              "use cp.async: see the kernel's tma_fallback); only its block "
              "is shaped for warp specialization";
     specialize(func, rings, copies, producers);
+  }
+
+  /// Whether `func` is to be specialized: a loop filling rings asks for it
+  /// in its schedule, or says nothing while `enabled` is on (a kernel
+  /// without such loops: `enabled`, or any loop asking). `asked`: a loop's
+  /// schedule asked. A loop whose schedule declines in a kernel specialized
+  /// for another is told that the warps' split is the kernel's.
+  bool wanted(func::FuncOp func, bool &asked) {
+    auto part = [](scf::ForOp loop) {
+      return LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getWarpSpecialize);
+    };
+    SetVector<scf::ForOp> streaming;
+    func.walk([&](TmaLoadOp copy) {
+      if (auto loop = dyn_cast<scf::ForOp>(copy->getParentOp()))
+        streaming.insert(loop);
+    });
+    func.walk([&](scf::ForOp loop) {
+      BoolAttr given = part(loop);
+      asked |= given && given.getValue();
+    });
+    bool yes = streaming.empty() ? enabled || asked
+                                 : llvm::any_of(streaming, [&](scf::ForOp l) {
+                                     BoolAttr given = part(l);
+                                     return given ? given.getValue() : enabled;
+                                   });
+    // A loop declining: said where the kernel is specialized for another
+    // loop, or where the caller asked for the kernel's option.
+    func.walk([&](scf::ForOp loop) {
+      BoolAttr given = part(loop);
+      if (!given || given.getValue())
+        return;
+      if (yes)
+        emitWarning(getUserFacingLoc(loop))
+            << "warp_specialize=False does not apply to this loop: the "
+               "kernel's warps are split for another loop, and its producer "
+               "fills this loop's rings too";
+      else if (warn)
+        emitWarning(getUserFacingLoc(loop))
+            << "warp_specialize does not apply to this loop: its schedule "
+               "says warp_specialize=False";
+    });
+    return yes;
   }
 
   /// A producer warp: its copies, the ops it runs (the copies and what

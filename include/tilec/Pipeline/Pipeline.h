@@ -90,9 +90,9 @@ tile::Options chooseSchedule(mlir::func::FuncOp func, const std::string &arch,
 /// The options the caller or the hints gave (`options.given`) that the
 /// pipeline built from `options` leaves unused, each with why: an option of
 /// persistent kernels on a kernel that is not one. (Options of Hopper
-/// instructions on other targets are not listed: a kernel tuned for sm_90a
-/// compiles for sm_80 as it is; combinations that contradict each other are
-/// errors, tile::Options::check.)
+/// instructions on other targets are not listed, nor loops' schedules
+/// asking for them: a kernel tuned for sm_90a compiles for sm_80 as it is;
+/// combinations that contradict each other are errors, tile::Options::check.)
 std::vector<std::string> inapplicableOptions(const CodegenOptions &options);
 
 /// Loop splitting, layout assignment and the clean-up of layout conversions

@@ -101,7 +101,7 @@
 // STATIC-NOT:   tile.tile_claim
 // STATIC:       scf.for {{.*}} step
 // STATIC-NOT:   tile.tile_claim
-// STATIC:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// STATIC:       } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 
 // Not persistent: nothing to schedule.
 // NONE-LABEL:  func.func @tile_operand

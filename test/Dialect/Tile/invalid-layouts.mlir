@@ -739,36 +739,6 @@ func.func @async_wait_pending() {
 
 // -----
 
-func.func @num_stages_not_loop() {
-  // expected-error @+1 {{'tile.num_stages' applies only to scf.for}}
-  %0 = arith.constant {tile.num_stages = 2 : i32} 0 : i32
-  return
-}
-
-// -----
-
-func.func @num_stages_range(%n: i32) {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  // expected-error @+1 {{'tile.num_stages' must be an integer from 1 to 16}}
-  scf.for %i = %c0 to %n step %c1 : i32 {
-  } {tile.num_stages = 0 : i32}
-  return
-}
-
-// -----
-
-func.func @loop_split_bool(%n: i32) {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  // expected-error @+1 {{'tile.loop_split' must be a boolean}}
-  scf.for %i = %c0 to %n step %c1 : i32 {
-  } {tile.loop_split = 1 : i32}
-  return
-}
-
-// -----
-
 func.func @pipelined_unit(%n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -1121,48 +1121,64 @@ func.func @hints_bool() attributes {tile.kernel, tile.hints = {warp_specialize =
 
 // -----
 
-// expected-error @+1 {{'tile.loop_split' applies only to scf.for}}
-func.func @loop_split_on_func() attributes {tile.loop_split = false} {
+// expected-error @+1 {{'tile.schedule' applies only to scf.for}}
+func.func @schedule_on_func() attributes {tile.schedule = #tile.schedule<loop_split = false>} {
   return
 }
 
 // -----
 
-func.func @loop_split_not_bool(%n: i32) {
+func.func @schedule_not_schedule(%n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-error @+1 {{'tile.loop_split' must be a boolean}}
+  // expected-error @+1 {{'tile.schedule' must be a #tile.schedule attribute}}
   scf.for %i = %c0 to %n step %c1 : i32 {
-  } {tile.loop_split = 0 : i32}
+  } {tile.schedule = 3 : i32}
   return
 }
 
 // -----
 
-// expected-error @+1 {{'tile.num_stages' applies only to scf.for}}
-func.func @num_stages_on_func() attributes {tile.num_stages = 2 : i32} {
-  return
-}
-
-// -----
-
-func.func @num_stages_zero(%n: i32) {
+func.func @schedule_stages_zero(%n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-error @+1 {{'tile.num_stages' must be an integer from 1 to 16}}
   scf.for %i = %c0 to %n step %c1 : i32 {
-  } {tile.num_stages = 0 : i32}
+  // expected-error @+1 {{#tile.schedule: num_stages must be from 1 to 16, got 0}}
+  } {tile.schedule = #tile.schedule<num_stages = 0>}
   return
 }
 
 // -----
 
-func.func @num_stages_i64(%n: i32) {
+func.func @schedule_stages_17(%n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-error @+1 {{'tile.num_stages' must be an integer from 1 to 16}}
   scf.for %i = %c0 to %n step %c1 : i32 {
-  } {tile.num_stages = 3 : i64}
+  // expected-error @+1 {{#tile.schedule: num_stages must be from 1 to 16, got 17}}
+  } {tile.schedule = #tile.schedule<num_stages = 17>}
+  return
+}
+
+// -----
+
+func.func @schedule_split_not_bool(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  // expected-error @+2 {{invalid kind of attribute specified}}
+  // expected-error @+1 {{failed to parse Tile_LoopScheduleAttr parameter 'loop_split'}}
+  } {tile.schedule = #tile.schedule<loop_split = 1 : i32>}
+  return
+}
+
+// -----
+
+func.func @schedule_unknown_part(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  // expected-error @+1 {{duplicate or unknown struct parameter name: unroll}}
+  } {tile.schedule = #tile.schedule<unroll = 2>}
   return
 }
 

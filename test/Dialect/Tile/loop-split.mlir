@@ -1,5 +1,7 @@
 // RUN: tile-opt %s --tile-loop-split | FileCheck %s
 // RUN: tile-opt %s --tile-loop-split=max-ops=5 | FileCheck %s --check-prefix=SMALL
+// With the kernel's loop_split off, only loops whose schedule asks are split:
+// RUN: tile-opt %s --tile-loop-split=enabled=false | FileCheck %s --check-prefix=OFF
 
 // tile-loop-split splits an scf.for whose body branches on a comparison of
 // the induction variable with a loop-invariant bound into two loops, at the
@@ -13,6 +15,11 @@ func.func private @sink(f32)
 // takes the else branch; the second one takes the then branch and starts
 // from the first one's results.
 // CHECK-LABEL: func.func @sge
+// OFF-LABEL:   func.func @sge
+// OFF:         scf.for
+// OFF:           arith.cmpi sge
+// OFF:           scf.if
+// OFF:         return
 // CHECK-SAME:  (%[[LB:.*]]: i32, %[[UB:.*]]: i32, %[[B:.*]]: i32, %[[INIT:.*]]: f32)
 // CHECK-DAG:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG:   %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
@@ -407,6 +414,8 @@ func.func @index_nested_andi(%lb: index, %ub: index, %b: index, %p: i1, %q: i1, 
 // each half on the other, until no comparison of the IV is left. The
 // attributes of the loop are kept on every copy.
 // CHECK-LABEL: func.func @two_bounds
+// OFF-LABEL:   func.func @two_bounds
+// OFF-COUNT-4: } {tile.schedule = #tile.schedule<num_stages = 3, loop_split = true>}
 // CHECK-SAME:  (%[[LB:.*]]: i32, %[[UB:.*]]: i32, %[[B1:.*]]: i32, %[[B2:.*]]: i32, %[[X:.*]]: f32, %[[Y:.*]]: f32)
 // CHECK:       %[[MIN1:.*]] = arith.minsi %[[B1]], %[[UB]] : i32
 // CHECK:       %[[S1:.*]] = arith.maxsi %[[LB]], %[[MIN1]] : i32
@@ -415,21 +424,21 @@ func.func @index_nested_andi(%lb: index, %ub: index, %b: index, %p: i1, %q: i1, 
 // CHECK:       scf.for %{{.*}} = %[[LB]] to %[[S2]]
 // CHECK-NEXT:    func.call @sink(%[[Y]])
 // CHECK-NEXT:    func.call @sink(%[[X]])
-// CHECK-NEXT:  } {tile.loop_split = true, tile.num_stages = 3 : i32}
+// CHECK-NEXT:  } {tile.schedule = #tile.schedule<num_stages = 3, loop_split = true>}
 // CHECK-NEXT:  scf.for %{{.*}} = %[[S2]] to %[[S1]]
 // CHECK-NEXT:    func.call @sink(%[[Y]])
 // CHECK-NEXT:    func.call @sink(%[[Y]])
-// CHECK-NEXT:  } {tile.loop_split = true, tile.num_stages = 3 : i32}
+// CHECK-NEXT:  } {tile.schedule = #tile.schedule<num_stages = 3, loop_split = true>}
 // CHECK-NEXT:  %[[MIN3:.*]] = arith.minsi %[[B2]], %[[UB]] : i32
 // CHECK-NEXT:  %[[S3:.*]] = arith.maxsi %[[S1]], %[[MIN3]] : i32
 // CHECK-NEXT:  scf.for %{{.*}} = %[[S1]] to %[[S3]]
 // CHECK-NEXT:    func.call @sink(%[[X]])
 // CHECK-NEXT:    func.call @sink(%[[X]])
-// CHECK-NEXT:  } {tile.loop_split = true, tile.num_stages = 3 : i32}
+// CHECK-NEXT:  } {tile.schedule = #tile.schedule<num_stages = 3, loop_split = true>}
 // CHECK-NEXT:  scf.for %{{.*}} = %[[S3]] to %[[UB]]
 // CHECK-NEXT:    func.call @sink(%[[X]])
 // CHECK-NEXT:    func.call @sink(%[[Y]])
-// CHECK-NEXT:  } {tile.loop_split = true, tile.num_stages = 3 : i32}
+// CHECK-NEXT:  } {tile.schedule = #tile.schedule<num_stages = 3, loop_split = true>}
 // CHECK-NEXT:  return
 func.func @two_bounds(%lb: i32, %ub: i32, %b1: i32, %b2: i32, %x: f32, %y: f32) {
   %c1 = arith.constant 1 : i32
@@ -440,7 +449,7 @@ func.func @two_bounds(%lb: i32, %ub: i32, %b1: i32, %b2: i32, %x: f32, %y: f32) 
     %d = arith.cmpi slt, %i, %b2 : i32
     %w = arith.select %d, %x, %y : f32
     func.call @sink(%w) : (f32) -> ()
-  } {tile.loop_split = true, tile.num_stages = 3 : i32}
+  } {tile.schedule = #tile.schedule<num_stages = 3, loop_split = true>}
   return
 }
 
@@ -534,11 +543,11 @@ func.func @unsigned_signed_lb(%lb: i32, %ub: i32, %b: i32, %x: f32, %y: f32) {
   return
 }
 
-// The opt-out attribute.
+// The opt-out: the loop's schedule says loop_split = false.
 // CHECK-LABEL: func.func @opt_out
 // CHECK:       scf.for
 // CHECK:         arith.cmpi sge
-// CHECK:       } {tile.loop_split = false}
+// CHECK:       } {tile.schedule = #tile.schedule<loop_split = false>}
 // CHECK-NOT:   scf.for
 func.func @opt_out(%lb: i32, %ub: i32, %b: i32, %x: f32, %y: f32) {
   %c1 = arith.constant 1 : i32
@@ -546,7 +555,7 @@ func.func @opt_out(%lb: i32, %ub: i32, %b: i32, %x: f32, %y: f32) {
     %c = arith.cmpi sge, %i, %b : i32
     %v = arith.select %c, %x, %y : f32
     func.call @sink(%v) : (f32) -> ()
-  } {tile.loop_split = false}
+  } {tile.schedule = #tile.schedule<loop_split = false>}
   return
 }
 

@@ -31,7 +31,7 @@
 // CHECK-NOT:     tile.bid
 // CHECK-NOT:     tile.num_blocks
 // CHECK:         tile.store %[[OUT]][%[[C]]]
-// CHECK-NEXT:  } {tile.loop_split = false, tile.tile_loop}
+// CHECK-NEXT:  } {tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // CHECK-NEXT:  return
 // Made persistent once only.
 // TWICE-LABEL: func.func @grid
@@ -72,7 +72,7 @@ func.func @grid(%out: !tile.global<i32, 1>) attributes {tile.kernel, tile.num_wa
 // PIPE:         %[[K:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[BASE]]) -> (tensor<128x128xf32, #mma>, i32)
 // PIPE:         } {tile.pipelined}
 // PIPE:         scf.yield %[[K]]#1 : i32
-// PIPE-NEXT:  } {tile.loop_split = false, tile.tile_loop}
+// PIPE-NEXT:  } {tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // On sm_90a the rings' barriers are initialized once, before the tile
 // loop, and invalidated after it: their phases follow the fill count from
 // tile to tile.
@@ -89,7 +89,7 @@ func.func @grid(%out: !tile.global<i32, 1>) attributes {tile.kernel, tile.num_wa
 // TMA:           tile.mbarrier_wait %[[BA]]
 // TMA:         } {tile.pipelined}
 // TMA-NOT:     tile.mbarrier_inval
-// TMA:       } {tile.loop_split = false, tile.tile_loop}
+// TMA:       } {tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // TMA-NEXT:  tile.mbarrier_inval %[[BB]] : <2>
 // TMA-NEXT:  tile.mbarrier_inval %[[BA]] : <2>
 // Specialized, both roles run the tile loop with the ring position. The
@@ -116,7 +116,7 @@ func.func @grid(%out: !tile.global<i32, 1>) attributes {tile.kernel, tile.num_wa
 // WS:              tile.mbarrier_arrive
 // WS:            } {tile.pipelined}
 // WS-NOT:        tile.mbarrier_arrive
-// WS:          } {tile.loop_split = false, tile.tile_loop}
+// WS:          } {tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
@@ -155,7 +155,7 @@ func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.gl
 // PIPE:         tile.smem_alloc : <[2, 64, 64], f16
 // PIPE:         scf.for
 // PIPE:         } {tile.pipelined}
-// PIPE:       } {tile.loop_split = false, tile.tile_loop}
+// PIPE:       } {tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
@@ -201,7 +201,7 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // PIPE:         scf.for
 // PIPE:           tile.wgmma %[[VIEW]]
 // PIPE:         } {tile.pipelined}
-// PIPE:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// PIPE:       } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // At tile-stages=1 the tile's copy stays where it waits for it, unpredicated,
 // but into a ring of one slot before the tile loop, indexed by the tile
 // loop's counter modulo 1 (which tile-convert-copies-to-tma counts fills
@@ -215,7 +215,7 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // TILE1-NEXT:    tile.async_wait %[[Q]]
 // TILE1:         scf.for
 // TILE1:           tile.wgmma %[[Q]]
-// TILE1:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// TILE1:       } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // Specialized, the ring of one slot has its producer too: its fills are
 // the tile loop's trips, which tile-warp-specialize counts in both roles
 // (a new iteration argument); fill f waits for the consumers' release of
@@ -251,7 +251,7 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // WS1:           } {tile.pipelined}
 // WS1:           %[[CF1:.*]] = arith.addi %[[CF]], %{{.*}} : i32
 // WS1-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[CF1]]
-// WS1:         } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// WS1:         } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // With tile-refill-after-read the one slot is filled a tile ahead: the
 // prologue fills it for the block's first tile, and each tile, after its
 // last read of the slot (the K loop) and the loop's drain, copies the next
@@ -277,7 +277,7 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // TILE1R:         %[[REFILL:.*]] = tile.smem_slot %[[RQ]][%[[S1]]]
 // TILE1R-NEXT:    tile.async_copy %{{.*}}, %[[REFILL]] if %[[MORE]]
 // TILE1R-NEXT:    tile.store
-// TILE1R:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// TILE1R:       } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // Specialized, the refill is the consumers' release of the slot right after
 // the K loop, unpredicated: tile t's refill is the slot's fill t + 1 (the
 // first came before the tile loop), so the producer waits for phase t of
@@ -312,7 +312,7 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // WS1R-NOT:       tile.mbarrier_arrive %[[EMPTY]]{{.*}} if
 // WS1R:           tile.mbarrier_arrive %[[EMPTY]][%{{.*}}], %[[Q]] : <1>
 // WS1R-NEXT:      tile.store
-// WS1R:         } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// WS1R:         } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 // Specialized: a producer per ring, the tile's ring first. The consumers
 // release the tile's slot at the top of the next tile (where the pipeline
 // refilled), and the K loop's ring only in the K loop: the K ring's first
@@ -341,7 +341,7 @@ func.func @two_loops(%A: !tile.global<f16, 2>, %k: i32) attributes {tile.kernel,
 // WS:              tile.mbarrier_arrive %{{.*}} : <2>, <[64, 128], f16
 // WS:            } {tile.pipelined}
 // WS-NOT:        tile.mbarrier_arrive
-// WS:          } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// WS:          } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
@@ -380,7 +380,7 @@ func.func @tile_operand(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: 
 // TILE1R-NEXT:    tile.async_wait %[[B]]
 // TILE1R-NEXT:    tile.local_load %[[B]]
 // TILE1R-NOT:     tile.async_copy %{{.*}}, %[[B]]
-// TILE1R:       } {tile.loop_split = false, tile.pipelined, tile.tile_loop}
+// TILE1R:       } {tile.pipelined, tile.schedule = #tile.schedule<loop_split = false>, tile.tile_loop}
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @mixed_tile_copies(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32} {

@@ -2,6 +2,7 @@
 // RUN: tile-opt %s -split-input-file --tile-pipeline=num-stages=1 | FileCheck %s --check-prefix=ONE
 // RUN: tile-opt %s -split-input-file --tile-pipeline=num-stages=2 | FileCheck %s --check-prefix=TWO
 // RUN: tile-opt %s -split-input-file --tile-pipeline=default-stages=3 | FileCheck %s --check-prefix=DEF3
+// RUN: tile-opt %s -split-input-file --tile-pipeline="num-stages=2 warn=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 // A pipelined loop (its copies are now predicated) is not pipelined again:
 // RUN: tile-opt %s -split-input-file --tile-pipeline --tile-pipeline | FileCheck %s
 
@@ -19,8 +20,9 @@
 //    iv + d * step < ub, then the reads of the current slot;
 //  - the loop gets tile.pipelined and is followed by tile.async_wait with no
 //    buffers and pending 0 (printed without the attribute).
-// S comes from num-stages (when non-zero), else the copy's latency hint,
-// else the loop's tile.num_stages, else default-stages.
+// S comes from the loop's schedule (#tile.schedule<num_stages = S>), else
+// num-stages (when non-zero), else the copy's latency hint, else
+// default-stages.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -329,28 +331,32 @@ func.func @attention(%q: tensor<64x64xf16, #dot_a>, %K: !tile.global<f16, 2>, %V
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 
-// A copy without a latency hint takes the loop's tile.num_stages (3, even
-// with default-stages=3 or 2), which the loop keeps. One copy per iteration:
-// A(j) is followed by A(j+1) only, pending 1.
+// The loop's schedule gives every copy of the loop its stages (3): the copy
+// without a hint, the one with a latency hint of 2, and whatever
+// default-stages or num-stages say (with warn, that num-stages does not
+// apply is said); the loop keeps its schedule. Two copies per iteration:
+// A(j) is followed by B(j) A(j+1) B(j+1) before its wait, pending 3.
 // CHECK-LABEL: func.func @num_stages_attribute
 // CHECK:       %[[R:.*]] = tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
-// CHECK-COUNT-2: tile.async_copy %{{.*}}, %{{.*}} if %{{.*}} {layout
+// CHECK:       %[[RB:.*]] = tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
+// CHECK-COUNT-4: tile.async_copy %{{.*}}, %{{.*}} if %{{.*}} {
 // CHECK-NOT:   tile.async_copy
 // CHECK:       scf.for
 // CHECK:       %[[VA:.*]] = tile.smem_slot %[[R]]
-// CHECK-NEXT:  tile.async_wait %[[VA]] {pending = 1 : i32}
+// CHECK:       tile.async_wait %[[VA]] {pending = 3 : i32}
 // CHECK:       tile.async_copy
-// CHECK:       } {tile.num_stages = 3 : i32, tile.pipelined}
+// CHECK:       } {tile.pipelined, tile.schedule = #tile.schedule<num_stages = 3>}
 // CHECK-NEXT:  tile.async_wait all{{ *$}}
 // DEF3-LABEL:  func.func @num_stages_attribute
-// DEF3:        tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
-// DEF3:        } {tile.num_stages = 3 : i32, tile.pipelined}
+// DEF3-COUNT-2: tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
+// DEF3:        } {tile.pipelined, tile.schedule = #tile.schedule<num_stages = 3>}
 // TWO-LABEL:   func.func @num_stages_attribute
-// TWO:         tile.smem_alloc : <[2, 64, 32], f16, #{{.*}}>
-// TWO:         } {tile.num_stages = 3 : i32, tile.pipelined}
+// TWO-COUNT-2: tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
+// TWO:         } {tile.pipelined, tile.schedule = #tile.schedule<num_stages = 3>}
 // ONE-LABEL:   func.func @num_stages_attribute
-// ONE-NOT:     tile.smem_slot
-// ONE:         } {tile.num_stages = 3 : i32}
+// ONE-COUNT-2: tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
+// ONE:         } {tile.pipelined, tile.schedule = #tile.schedule<num_stages = 3>}
+// WARN:        warning: num_stages=2 does not apply to this loop: its schedule gives num_stages=3
 func.func @num_stages_attribute(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -358,11 +364,16 @@ func.func @num_stages_attribute(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> t
   %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
     %ba = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
     tile.async_copy %A[%m, %k], %ba {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    %bb = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+    tile.async_copy %A[%k, %m], %bb {layout = #blocked, shape = array<i64: 64, 32>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
     tile.async_wait %ba : !tile.smem<[64, 32], f16, #sa>
     %a = tile.local_load %ba [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    tile.async_wait %bb : !tile.smem<[64, 32], f16, #sa>
+    %b = tile.local_load %bb [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
     %s = arith.addf %acc, %a : tensor<64x32xf16, #dot_a>
-    scf.yield %s : tensor<64x32xf16, #dot_a>
-  } {tile.num_stages = 3 : i32}
+    %t = arith.addf %s, %b : tensor<64x32xf16, #dot_a>
+    scf.yield %t : tensor<64x32xf16, #dot_a>
+  } {tile.schedule = #tile.schedule<num_stages = 3>}
   return %r : tensor<64x32xf16, #dot_a>
 }
 
@@ -543,7 +554,7 @@ func.func @step(%A: !tile.global<f16, 2>, %m: i32, %lb: i32, %ub: i32) -> tensor
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 
-// One copy with one stage (C: no hint, tile.num_stages = 1) beside one with
+// One copy with one stage (C: latency 1) beside one with
 // 3 (A, latency 3). C is issued right before its own wait, which comes
 // before A's, into a ring of 1; its wait keeps pending 0. Issue order:
 //   v = -2: C(off) A(0)   v = -1: C(off) A(1)   j: C(j) [waits] A(j+2)
@@ -566,13 +577,13 @@ func.func @step(%A: !tile.global<f16, 2>, %m: i32, %lb: i32, %ub: i32) -> tensor
 // CHECK-NEXT:    arith.constant 1 : i32
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:    %[[VC:.*]] = tile.smem_slot %[[RC]][%[[Z]]]
-// CHECK-NEXT:    tile.async_copy %[[C]][%[[M]], %[[K]]], %[[VC]] {layout
+// CHECK-NEXT:    tile.async_copy %[[C]][%[[M]], %[[K]]], %[[VC]] {latency = 1 : i32, layout
 // CHECK-NEXT:    tile.async_wait %[[VC]] : !tile.smem
 // CHECK-NEXT:    %[[LC:.*]] = tile.local_load %[[VC]]
 // CHECK-NEXT:    tile.async_wait %[[VA]] {pending = 3 : i32}
 // CHECK:         tile.async_copy %[[A]]
 // CHECK-NEXT:    tile.local_load %[[VA]]
-// CHECK:       } {tile.num_stages = 1 : i32, tile.pipelined}
+// CHECK:       } {tile.pipelined}
 // CHECK-NEXT:  tile.async_wait all{{ *$}}
 func.func @one_stage_copy(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
@@ -580,7 +591,7 @@ func.func @one_stage_copy(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %m
   %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
   %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
     %bc = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
-    tile.async_copy %C[%m, %k], %bc {layout = #blocked, shape = array<i64: 64, 32>} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    tile.async_copy %C[%m, %k], %bc {layout = #blocked, shape = array<i64: 64, 32>, latency = 1 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
     %ba = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
     tile.async_copy %A[%m, %k], %ba {layout = #blocked, shape = array<i64: 64, 32>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
     tile.async_wait %bc : !tile.smem<[64, 32], f16, #sa>
@@ -590,7 +601,7 @@ func.func @one_stage_copy(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %m
     %s = arith.addf %acc, %a : tensor<64x32xf16, #dot_a>
     %t = arith.addf %s, %c : tensor<64x32xf16, #dot_a>
     scf.yield %t : tensor<64x32xf16, #dot_a>
-  } {tile.num_stages = 1 : i32}
+  }
   return %r : tensor<64x32xf16, #dot_a>
 }
 
