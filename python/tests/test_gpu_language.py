@@ -700,3 +700,26 @@ def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     ref = a.double() @ b.double()
     err = ((c.double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err
+
+
+@pytest.mark.parametrize("ws,rot,stages", [(True, False, 3), (False, True, 2),
+                                           (True, True, 4)])
+def test_loop_schedule(torch_gpu, repo, ws, rot, stages):
+    """A GEMM whose loop carries its own schedule (range(..., num_stages=,
+    warp_specialize=, rotate_wgmma=)), the kernel's options off: specialized
+    where the loop asks, correct either way."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    path = os.path.join(repo, "test", "Target", "Inputs",
+                        "loop-schedules.tile")
+    k = tilec.compile(path, arch="sm_90a", auto_schedule=False, WS=ws,
+                      ROT=rot, STAGES=stages)
+    assert k.num_warps == (8 if ws else 4)
+    M, N, K = 256, 384, 640
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    k[(M // 128, N // 128)](a, b, c)
+    ref = a.double() @ b.double()
+    err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 2e-3, err

@@ -14,7 +14,8 @@ work goes to PyTorch's current stream unless a stream is given. Errors are
 exceptions (tilec.CompileError with the located diagnostics,
 tilec.ArgumentError naming the argument, tilec.TileError), never a crash.
 `import tilec.torch_ops` registers torch.ops.tilec.attention, a PyTorch
-custom op that works inside torch.compile graphs.
+custom op that works inside torch.compile graphs. tilec.ops holds the
+kernel library (rms_norm, layer_norm, softmax, cross_entropy).
 """
 
 import ctypes
@@ -29,7 +30,7 @@ from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
-__all__ = ["attention", "attention_with_kvcache", "compile", "load_ptx", "autotune", "tune_space_configs",
+__all__ = ["attention", "attention_with_kvcache", "ops", "compile", "load_ptx", "autotune", "tune_space_configs",
            "Config", "Kernel",
            "options", "stats", "TileError", "CompileError", "CompileWarning",
            "ArgumentError"]
@@ -551,3 +552,4 @@ def stats():
 
 
 from .decode import attention_with_kvcache  # noqa: E402
+from . import ops  # noqa: E402

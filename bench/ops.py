@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The kernel library (tilec.ops) against the PyTorch ops it replaces and the
+device copy, in one run.
+
+  python3 bench/ops.py [--rounds 20] [--inner 10] [--ops rms_norm,...]
+                       [--dtypes float16,bfloat16] [--json out.json]
+
+For each op and shape: the median over `rounds` of CUDA-event timings of
+`inner` back-to-back launches (so that the host's launch cost hides behind
+the GPU's work, as in a model), on three input sets in turn (each larger
+than L2 at the default shapes), implementations interleaved. GB/s counts
+the bytes the op must move (read its input once, write its output once);
+"copy" is torch's copy_ of the input's bytes into a tensor of its size
+(read + write), measured alike in the same run. Every result is checked
+against PyTorch's first.
+"""
+import argparse
+import json
+import sys
+
+import torch
+import tilec
+
+SHAPES = {
+    "rms_norm": [(16384, 1024), (8192, 4096), (4096, 8192), (4096, 10000)],
+    "layer_norm": [(16384, 1024), (8192, 4096), (4096, 8192),
+                   (4096, 10000)],
+    "softmax": [(16384, 1024), (8192, 4096), (2048, 16384), (256, 131072)],
+    "cross_entropy": [(4096, 32000), (2048, 50257), (1024, 128256)],
+}
+
+
+def problem(op, shape, dtype):
+    """(inputs, tilec run, torch run, bytes moved) for one problem."""
+    rows, n = shape
+    x = torch.randn(rows, n, device="cuda", dtype=dtype)
+    if op == "rms_norm":
+        w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
+        y = torch.empty_like(x)
+        return ((x, w, y),
+                lambda s: tilec.ops.rms_norm(s[0], s[1], 1e-6, out=s[2]),
+                lambda s: torch.nn.functional.rms_norm(s[0], (n,), s[1],
+                                                       1e-6),
+                2 * x.numel() * x.element_size())
+    if op == "layer_norm":
+        w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
+        b = torch.randn(n, device="cuda", dtype=dtype)
+        y = torch.empty_like(x)
+        return ((x, w, b, y),
+                lambda s: tilec.ops.layer_norm(s[0], s[1], s[2], 1e-5,
+                                               out=s[3]),
+                lambda s: torch.nn.functional.layer_norm(s[0], (n,), s[1],
+                                                         s[2], 1e-5),
+                2 * x.numel() * x.element_size())
+    if op == "softmax":
+        y = torch.empty_like(x)
+        return ((x, y), lambda s: tilec.ops.softmax(s[0], out=s[1]),
+                lambda s: torch.softmax(s[0], dim=-1),
+                2 * x.numel() * x.element_size())
+    if op == "cross_entropy":
+        t = torch.randint(0, n, (rows,), device="cuda")
+        return ((x, t), lambda s: tilec.ops.cross_entropy(s[0], s[1]),
+                lambda s: torch.nn.functional.cross_entropy(
+                    s[0], s[1], reduction="none"),
+                x.numel() * x.element_size())
+    raise ValueError(op)
+
+
+def timed(impls, sets, rounds, inner):
+    """Median ms per launch of each impl (name -> run(set))."""
+    for run in impls.values():
+        for s in sets:
+            run(s)
+    times = {name: [] for name in impls}
+    order = list(impls.items())
+    events = []
+    for r in range(rounds):
+        shift = r % len(order)
+        for name, run in order[shift:] + order[:shift]:
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record()
+            for i in range(inner):
+                run(sets[(r + i) % len(sets)])
+            stop.record()
+            events.append((name, start, stop))
+    torch.cuda.synchronize()
+    for name, start, stop in events:
+        times[name].append(start.elapsed_time(stop) / inner)
+    return {n: sorted(t)[len(t) // 2] for n, t in times.items()}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--inner", type=int, default=10)
+    p.add_argument("--ops", default=",".join(SHAPES))
+    p.add_argument("--dtypes", default="float16,bfloat16")
+    p.add_argument("--json")
+    args = p.parse_args()
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    print("| op | rows x N | dtype | tilec us | torch us | tilec / torch "
+          "| tilec GB/s | copy GB/s | tilec / copy |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    results = []
+    for op in args.ops.split(","):
+        for shape in SHAPES[op]:
+            for dname in args.dtypes.split(","):
+                dtype = getattr(torch, dname)
+                sets, runs = [], None
+                for _ in range(3):
+                    inputs, ours, theirs, nbytes = problem(op, shape, dtype)
+                    sets.append(inputs)
+                    runs = (ours, theirs)
+                ours, theirs = runs
+                want = theirs(sets[0]).float()
+                got = ours(sets[0]).float()
+                torch.cuda.synchronize()
+                err = ((got - want).abs().max() /
+                       want.abs().max().clamp(min=1e-6)).item()
+                assert err < 2e-2, (op, shape, dname, err)
+                # The copy: the input's bytes into a tensor of its size.
+                copies = [(s[0], torch.empty_like(s[0])) for s in sets]
+                ms = timed({"tilec": lambda i: ours(sets[i]),
+                            "torch": lambda i: theirs(sets[i]),
+                            "copy": lambda i: copies[i][1].copy_(
+                                copies[i][0])},
+                           [0, 1, 2], args.rounds, args.inner)
+                copy_bytes = 2 * sets[0][0].numel() * \
+                    sets[0][0].element_size()
+                gbs = nbytes / ms["tilec"] / 1e6
+                copy_gbs = copy_bytes / ms["copy"] / 1e6
+                row = dict(op=op, shape=list(shape), dtype=dname,
+                           tilec_us=1e3 * ms["tilec"],
+                           torch_us=1e3 * ms["torch"],
+                           ratio=ms["torch"] / ms["tilec"], gbs=gbs,
+                           copy_gbs=copy_gbs, of_copy=gbs / copy_gbs)
+                results.append(row)
+                print(f"| {op} | {shape[0]} x {shape[1]} | {dname} | "
+                      f"{row['tilec_us']:.1f} | {row['torch_us']:.1f} | "
+                      f"{row['ratio']:.2f} | {gbs:.0f} | {copy_gbs:.0f} | "
+                      f"{row['of_copy']:.2f} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

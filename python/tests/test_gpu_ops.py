@@ -1,0 +1,146 @@
+"""The kernel library (tilec.ops) against float64 references: fresh random
+inputs, outputs poisoned with NaN before the kernel writes them, odd and
+power-of-two row lengths, short and long rows (held whole, read in chunks),
+f16, bf16 and f32. Each result's error must be within twice PyTorch's own
+error on the same inputs (plus a rounding unit of the output type)."""
+
+import pytest
+
+import tilec
+from tilec import ArgumentError
+
+DTYPES = ("float16", "bfloat16", "float32")
+# A unit of rounding of each output type, relative.
+ULP = {"float16": 2**-10, "bfloat16": 2**-7, "float32": 2**-22}
+
+
+def close(torch, got, ref64, torch_out, dtype):
+    """tilec's max error against the float64 reference within twice
+    PyTorch's, plus one rounding unit of the largest reference value."""
+    assert not torch.isnan(got).any(), "NaN left in the output"
+    err = (got.double() - ref64).abs().max().item()
+    torch_err = (torch_out.double() - ref64).abs().max().item()
+    bound = 2 * torch_err + ULP[dtype] * max(1.0, ref64.abs().max().item())
+    assert err <= bound, f"error {err:.3g} > {bound:.3g} (torch {torch_err:.3g})"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
+                                   (5, 10000), (3, 16384), (2, 32768),
+                                   (4, 3, 512), (1000, 64)])
+def test_rms_norm(torch_gpu, dtype, shape):
+    torch = torch_gpu
+    dt = getattr(torch, dtype)
+    x = torch.randn(shape, device="cuda", dtype=dt) * 3
+    w = torch.rand(shape[-1], device="cuda", dtype=dt) + 0.5
+    out = torch.full_like(x, float("nan"))
+    got = tilec.ops.rms_norm(x, w, eps=1e-5, out=out)
+    assert got is out
+    x64, w64 = x.double(), w.double()
+    ref = x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-5) * w64
+    close(torch, got, ref,
+          torch.nn.functional.rms_norm(x, (shape[-1],), w, 1e-5), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
+                                   (5, 10000), (2, 32768), (1000, 64)])
+def test_layer_norm(torch_gpu, dtype, shape):
+    torch = torch_gpu
+    dt = getattr(torch, dtype)
+    # A mean far from zero: the variance is of the centered values.
+    x = torch.randn(shape, device="cuda", dtype=dt) * 2 + 5
+    w = torch.rand(shape[-1], device="cuda", dtype=dt) + 0.5
+    b = torch.randn(shape[-1], device="cuda", dtype=dt)
+    got = tilec.ops.layer_norm(x, w, b, eps=1e-5)
+    x64 = x.double()
+    mean = x64.mean(-1, keepdim=True)
+    var = ((x64 - mean) ** 2).mean(-1, keepdim=True)
+    ref = (x64 - mean) * torch.rsqrt(var + 1e-5) * w.double() + b.double()
+    close(torch, got, ref, torch.nn.functional.layer_norm(
+        x, (shape[-1],), w, b, 1e-5), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (9, 16384),
+                                   (3, 16385), (4, 50000), (2, 3, 77)])
+def test_softmax(torch_gpu, dtype, shape):
+    torch = torch_gpu
+    dt = getattr(torch, dtype)
+    x = torch.randn(shape, device="cuda", dtype=dt) * 4
+    out = torch.full_like(x, float("nan"))
+    got = tilec.ops.softmax(x, dim=-1, out=out)
+    ref = torch.softmax(x.double(), dim=-1)
+    close(torch, got, ref, torch.softmax(x, dim=-1), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,vocab", [(7, 1000), (64, 4096), (33, 32000),
+                                        (5, 50257), (2, 128256)])
+def test_cross_entropy(torch_gpu, dtype, rows, vocab):
+    torch = torch_gpu
+    dt = getattr(torch, dtype)
+    x = torch.randn(rows, vocab, device="cuda", dtype=dt) * 3
+    t = torch.randint(0, vocab, (rows,), device="cuda")
+    t[0] = -100  # ignored: loss 0
+    loss, lse = tilec.ops.cross_entropy(x, t, return_lse=True)
+    x64 = x.double()
+    ref_lse = torch.logsumexp(x64, dim=-1)
+    picked = x64.gather(1, t.clamp(min=0)[:, None])[:, 0]
+    ref = torch.where(t == -100, torch.zeros_like(ref_lse), ref_lse - picked)
+    torch_loss = torch.nn.functional.cross_entropy(x, t, reduction="none")
+    # (f32 results: the bound is f32's rounding, relative to the values.)
+    close(torch, loss, ref, torch_loss, "float32")
+    close(torch, lse, ref_lse, torch.logsumexp(x.float(), dim=-1), "float32")
+    assert loss[0].item() == 0.0
+    # int32 targets too.
+    assert torch.equal(tilec.ops.cross_entropy(x, t.int()), loss)
+
+
+def test_cross_entropy_bad_target_is_nan(torch_gpu):
+    torch = torch_gpu
+    x = torch.randn(4, 100, device="cuda", dtype=torch.float16)
+    t = torch.tensor([1, 100, -1, 3], device="cuda")
+    loss = tilec.ops.cross_entropy(x, t)
+    assert torch.isnan(loss[1:3]).all() and not torch.isnan(loss[0::3]).any()
+
+
+def test_ops_arguments(torch_gpu):
+    torch = torch_gpu
+    x = torch.randn(4, 64, device="cuda", dtype=torch.float16)
+    w = torch.ones(64, device="cuda", dtype=torch.float16)
+    cases = [
+        (lambda: tilec.ops.rms_norm(x.cpu(), w), "x: expected a CUDA tensor"),
+        (lambda: tilec.ops.rms_norm(x.int(), w), "x: expected one of"),
+        (lambda: tilec.ops.rms_norm(x.t(), w), "last dimension must be"),
+        (lambda: tilec.ops.rms_norm(x, w[:32]), "weight: expected a "
+         "contiguous (64,) CUDA tensor of float16"),
+        (lambda: tilec.ops.rms_norm(x, w.float()), "weight: expected"),
+        (lambda: tilec.ops.rms_norm(x, w, eps=-1.0), "eps: expected"),
+        (lambda: tilec.ops.layer_norm(x, w, None), "bias: expected"),
+        (lambda: tilec.ops.rms_norm(x, w, out=x.float()), "out: expected"),
+        (lambda: tilec.ops.rms_norm(
+            torch.randn(2, 40000, device="cuda", dtype=torch.float16),
+            torch.ones(40000, device="cuda", dtype=torch.float16)),
+         "x: rows of 40000 elements"),
+        (lambda: tilec.ops.softmax(x, dim=0), "dim: only the last"),
+        (lambda: tilec.ops.cross_entropy(x, torch.zeros(3, device="cuda",
+                                                        dtype=torch.long)),
+         "target: expected a (4,) int32 or int64"),
+        (lambda: tilec.ops.cross_entropy(x[0], x), "logits: expected a 2-D"),
+        (lambda: tilec.ops.cross_entropy(
+            x, torch.zeros(4, device="cuda", dtype=torch.long),
+            ignore_index=2**40), "ignore_index: expected an int32"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ArgumentError, match=None) as info:
+            call()
+        assert message in str(info.value), (message, str(info.value))
+
+
+def test_ops_empty_rows(torch_gpu):
+    torch = torch_gpu
+    x = torch.randn(0, 64, device="cuda", dtype=torch.float16)
+    w = torch.ones(64, device="cuda", dtype=torch.float16)
+    assert tilec.ops.rms_norm(x, w).shape == (0, 64)
+    assert tilec.ops.softmax(x).shape == (0, 64)

@@ -1,0 +1,233 @@
+"""The kernel library on PyTorch tensors: tilec's own .tile kernels
+(kernels/norms.tile, softmax.tile, cross_entropy.tile), written as a user
+would write them and compiled with no per-kernel options, behind the
+signatures of the PyTorch ops they replace.
+
+    y = tilec.ops.rms_norm(x, weight, eps=1e-6)
+    y = tilec.ops.layer_norm(x, weight, bias, eps=1e-5)
+    y = tilec.ops.softmax(x, dim=-1)
+    loss = tilec.ops.cross_entropy(logits, target)        # reduction="none"
+    loss, lse = tilec.ops.cross_entropy(logits, target, return_lse=True)
+
+Each works over the last dimension of a CUDA tensor whose last dimension is
+contiguous (the others are flattened into rows). A problem class (the
+kernel, dtype and the row length's power of two) is compiled once, with
+tiles and warps chosen from the row length (measured on an H200): a row
+held whole in registers where it fits (norms, and softmax up to 16k
+columns), else read in chunks (softmax over longer rows, cross-entropy over
+any vocabulary). (Timing each problem class's candidates at its first call
+with tilec.autotune picked worse shapes than these rules: single launches
+of 20-80 us are within the timer's noise.) Statistics
+are computed in f32. Every argument is checked, with a message naming it
+(tilec.ArgumentError).
+"""
+
+import os
+
+from .errors import ArgumentError
+
+__all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy"]
+
+_compiled = {}
+
+#: The longest row the norms hold in registers (16 warps x 64 f32 a thread).
+MAX_NORM_COLUMNS = 32768
+#: The longest row softmax reads in one tile; longer ones are read in chunks.
+MAX_SINGLE_PASS_COLUMNS = 16384
+
+
+def _kernel_path(name):
+    from .decode import _KERNELS
+    return os.path.join(_KERNELS, name)
+
+
+def _pow2(n):
+    return 1 << max(0, (int(n) - 1).bit_length())
+
+
+def _dsl_dtype(torch, dtype, name, allowed):
+    names = {torch.float16: "f16", torch.bfloat16: "bf16",
+             torch.float32: "f32"}
+    if dtype not in allowed:
+        raise ArgumentError(
+            f"{name}: expected one of "
+            f"{', '.join(str(d).replace('torch.', '') for d in allowed)}, "
+            f"got {str(dtype).replace('torch.', '')}")
+    return names[dtype]
+
+
+def _rows(torch, x, name, dtypes):
+    """x as a (rows, N) view (its last dimension contiguous) and its DSL
+    dtype."""
+    if not isinstance(x, torch.Tensor) or not x.is_cuda:
+        raise ArgumentError(f"{name}: expected a CUDA tensor")
+    if x.dim() < 1 or x.shape[-1] == 0:
+        raise ArgumentError(f"{name}: expected at least one dimension, the "
+                            f"last one not empty")
+    dtype = _dsl_dtype(torch, x.dtype, name, dtypes)
+    if x.stride(-1) != 1:
+        raise ArgumentError(f"{name}: its last dimension must be contiguous")
+    try:
+        rows = x.view(-1, x.shape[-1])
+    except RuntimeError:
+        rows = x.reshape(-1, x.shape[-1])
+    return rows, dtype
+
+
+def _shape_for(tile_n):
+    """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns:
+    4096-element tiles for short rows (several rows a block), 4 warps up to
+    4096 elements, 8 up to 8192, 16 beyond (on an H200, of the (TILE_M,
+    warps) pairs at 4 to 64 elements a thread: bench/results/
+    2026-11-28-h200-kernel-library.md)."""
+    tile_m = max(1, 4096 // tile_n)
+    elements = tile_m * tile_n
+    return tile_m, 4 if elements <= 4096 else 8 if elements <= 8192 else 16
+
+
+def _compile(file, kernel, **constants):
+    """The kernel for a problem class, compiled once."""
+    from . import compile as _compile_kernel
+    key = (file, kernel) + tuple(sorted(constants.items()))
+    if key not in _compiled:
+        _compiled[key] = _compile_kernel(_kernel_path(file), kernel=kernel,
+                                         **constants)
+    return _compiled[key]
+
+
+def _vector(torch, t, name, n, dtype, device):
+    if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != 1 or \
+            t.shape[0] != n or t.dtype != dtype or t.stride(0) != 1:
+        raise ArgumentError(f"{name}: expected a contiguous ({n},) CUDA "
+                            f"tensor of {str(dtype).replace('torch.', '')}")
+    if t.device != device:
+        raise ArgumentError(f"{name}: on {t.device}, not on the input's "
+                            f"{device}")
+
+
+def _eps(eps):
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or \
+            not eps >= 0:
+        raise ArgumentError(f"eps: expected a float >= 0, got {eps!r}")
+    return float(eps)
+
+
+def _out(torch, out, like, rows):
+    if out is None:
+        return torch.empty_like(like), None
+    if not isinstance(out, torch.Tensor) or out.shape != like.shape or \
+            out.dtype != like.dtype or out.device != like.device:
+        raise ArgumentError(f"out: expected a tensor of shape "
+                            f"{tuple(like.shape)} and dtype {like.dtype} on "
+                            f"{like.device}")
+    if not out.is_contiguous():
+        raise ArgumentError("out: must be contiguous")
+    return out, out.view(rows.shape)
+
+
+def _norm(kind, x, weight, bias, eps, out):
+    import torch
+    rows, dtype = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
+                                         torch.float32))
+    n = rows.shape[1]
+    if n > MAX_NORM_COLUMNS:
+        raise ArgumentError(f"x: rows of {n} elements are longer than the "
+                            f"{MAX_NORM_COLUMNS} a block holds")
+    _vector(torch, weight, "weight", n, x.dtype, x.device)
+    if kind == "layernorm":
+        _vector(torch, bias, "bias", n, x.dtype, x.device)
+    eps = _eps(eps)
+    y, y_rows = _out(torch, out, x, rows)
+    if y_rows is None:
+        y_rows = y.view(rows.shape)
+    r = rows.shape[0]
+    if r == 0:
+        return y
+    args = (rows, weight, bias, y_rows, eps) if kind == "layernorm" else \
+        (rows, weight, y_rows, eps)
+    tile_n = max(32, _pow2(n))
+    tile_m, warps = _shape_for(tile_n)
+    k = _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
+                 TILE_N=tile_n, num_warps=warps)
+    k[(r + tile_m - 1) // tile_m](*args)
+    return y
+
+
+def rms_norm(x, weight, eps=1e-6, out=None):
+    """x / sqrt(mean(x^2, last dim) + eps) * weight, as
+    torch.nn.functional.rms_norm(x, (N,), weight, eps) computes it (f16,
+    bf16 or f32; weight of x's dtype, (N,))."""
+    return _norm("rmsnorm", x, weight, None, eps, out)
+
+
+def layer_norm(x, weight, bias, eps=1e-5, out=None):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last dimension
+    (the biased variance), as torch.nn.functional.layer_norm(x, (N,),
+    weight, bias, eps) computes it."""
+    return _norm("layernorm", x, weight, bias, eps, out)
+
+
+def softmax(x, dim=-1, out=None):
+    """torch.softmax(x, dim) for dim the last dimension: rows of up to
+    16384 held whole, longer ones read in chunks twice (online softmax)."""
+    import torch
+    if dim not in (-1, getattr(x, "dim", lambda: None)() - 1):
+        raise ArgumentError(f"dim: only the last dimension (-1) is "
+                            f"supported, got {dim!r}")
+    rows, dtype = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
+                                         torch.float32))
+    n = rows.shape[1]
+    y, y_rows = _out(torch, out, x, rows)
+    if y_rows is None:
+        y_rows = y.view(rows.shape)
+    r = rows.shape[0]
+    if r == 0:
+        return y
+    if n <= MAX_SINGLE_PASS_COLUMNS:
+        tile_n = max(32, _pow2(n))
+        tile_m, warps = _shape_for(tile_n)
+        k = _compile("softmax.tile", "softmax", DTYPE=dtype, TILE_M=tile_m,
+                     TILE_N=tile_n, num_warps=warps)
+    else:
+        tile_m = 1
+        k = _compile("softmax.tile", "softmax_looped", DTYPE=dtype,
+                     TILE_M=1, TILE_N=16384, num_warps=16)
+    k[(r + tile_m - 1) // tile_m](rows, y_rows)
+    return y
+
+
+def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
+    """torch.nn.functional.cross_entropy(logits, target, reduction="none",
+    ignore_index=ignore_index) for logits (rows, V) of f16, bf16 or f32 and
+    target (rows,) int32 or int64 class indices: the f32 loss per row (0
+    where target == ignore_index), and with return_lse=True also each row's
+    log-sum-exp (f32), what a backward needs. A target outside [0, V)
+    other than ignore_index gives a NaN loss (not an error: no pass over the
+    targets)."""
+    import torch
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
+        raise ArgumentError("logits: expected a 2-D CUDA tensor (rows, V)")
+    rows, dtype = _rows(torch, logits, "logits",
+                        (torch.float16, torch.bfloat16, torch.float32))
+    r, v = rows.shape
+    if not isinstance(target, torch.Tensor) or not target.is_cuda or \
+            target.dim() != 1 or target.shape[0] != r or \
+            target.dtype not in (torch.int32, torch.int64):
+        raise ArgumentError(f"target: expected a ({r},) int32 or int64 CUDA "
+                            f"tensor")
+    if target.device != logits.device:
+        raise ArgumentError(f"target: on {target.device}, not on the "
+                            f"logits' {logits.device}")
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, int) \
+            or not -2**31 <= ignore_index < 2**31:
+        raise ArgumentError(f"ignore_index: expected an int32, got "
+                            f"{ignore_index!r}")
+    t = target.to(torch.int32).contiguous()
+    loss = torch.empty(r, device=logits.device, dtype=torch.float32)
+    lse = torch.empty(r, device=logits.device, dtype=torch.float32)
+    if r:
+        k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
+                     IGNORE=ignore_index, TILE_M=1,
+                     TILE_N=min(4096, max(32, _pow2(v))), num_warps=4)
+        k[r](rows, t, loss, lse)
+    return (loss, lse) if return_lse else loss
