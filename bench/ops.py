@@ -8,7 +8,9 @@ device copy, in one run.
 For each op and shape: the median over `rounds` of CUDA-event timings of
 `inner` back-to-back launches (so that the host's launch cost hides behind
 the GPU's work, as in a model), on three input sets in turn (each larger
-than L2 at the default shapes), implementations interleaved. GB/s counts
+than L2 at the default shapes), implementations interleaved. The
+multiplies (linear: PyTorch's linear then its activation, as a model
+runs them; bmm) report TFLOP/s. GB/s counts
 the bytes the op must move (read its input once, write its output once);
 "copy" is torch's copy_ of the input's bytes into a tensor of its size
 (read + write), measured alike in the same run. Every result is checked
@@ -27,13 +29,60 @@ SHAPES = {
                    (4096, 10000)],
     "softmax": [(16384, 1024), (8192, 4096), (2048, 16384), (256, 131072)],
     "cross_entropy": [(4096, 32000), (2048, 50257), (1024, 128256)],
+    "sum": [(16384, 4096), (4096, 10000)],
+    "amax": [(16384, 4096)],
+    "transpose": [(8192, 8192), (4096, 10000)],
+    # rows x N x K; the activation after the first.
+    "linear": [(8192, 4096, 4096, None), (8192, 4096, 4096, "gelu_tanh"),
+               (4096, 14336, 4096, "silu"), (8192, 4096, 4096, "relu")],
+    "bmm": [(16, 2048, 2048, 2048), (64, 1024, 1024, 128)],
 }
 
 
+def torch_activation(y, activation):
+    if activation == "relu":
+        return torch.relu(y)
+    if activation == "gelu_tanh":
+        return torch.nn.functional.gelu(y, approximate="tanh")
+    if activation == "silu":
+        return torch.nn.functional.silu(y)
+    return y
+
+
 def problem(op, shape, dtype):
-    """(inputs, tilec run, torch run, bytes moved) for one problem."""
+    """(inputs, tilec run, torch run, bytes moved, flops) for one problem
+    (flops None for the memory-bound ones)."""
+    if op == "linear":
+        m, n, k, act = shape
+        x = torch.randn(m, k, device="cuda", dtype=dtype)
+        w = torch.randn(n, k, device="cuda", dtype=dtype) / k ** 0.5
+        b = torch.randn(n, device="cuda", dtype=dtype)
+        y = torch.empty(m, n, device="cuda", dtype=dtype)
+        return ((x, w, b, y),
+                lambda s: tilec.ops.linear(s[0], s[1], s[2], act, out=s[3]),
+                lambda s: torch_activation(
+                    torch.nn.functional.linear(s[0], s[1], s[2]), act),
+                None, 2.0 * m * n * k)
+    if op == "bmm":
+        batch, m, n, k = shape
+        a = torch.randn(batch, m, k, device="cuda", dtype=dtype)
+        b = torch.randn(batch, k, n, device="cuda", dtype=dtype)
+        c = torch.empty(batch, m, n, device="cuda", dtype=dtype)
+        return ((a, b, c), lambda s: tilec.ops.bmm(s[0], s[1], out=s[2]),
+                lambda s: torch.bmm(s[0], s[1]), None,
+                2.0 * batch * m * n * k)
     rows, n = shape
     x = torch.randn(rows, n, device="cuda", dtype=dtype)
+    if op in ("sum", "amax"):
+        f = getattr(tilec.ops, op)
+        g = getattr(torch, op)
+        return ((x,), lambda s: f(s[0]), lambda s: g(s[0], -1),
+                x.numel() * x.element_size(), None)
+    if op == "transpose":
+        y = torch.empty(n, rows, device="cuda", dtype=dtype)
+        return ((x, y), lambda s: tilec.ops.transpose(s[0], out=s[1]),
+                lambda s: s[1].copy_(s[0].t()),
+                2 * x.numel() * x.element_size(), None)
     if op == "rms_norm":
         w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
         y = torch.empty_like(x)
@@ -41,7 +90,7 @@ def problem(op, shape, dtype):
                 lambda s: tilec.ops.rms_norm(s[0], s[1], 1e-6, out=s[2]),
                 lambda s: torch.nn.functional.rms_norm(s[0], (n,), s[1],
                                                        1e-6),
-                2 * x.numel() * x.element_size())
+                2 * x.numel() * x.element_size(), None)
     if op == "layer_norm":
         w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
         b = torch.randn(n, device="cuda", dtype=dtype)
@@ -51,18 +100,18 @@ def problem(op, shape, dtype):
                                                out=s[3]),
                 lambda s: torch.nn.functional.layer_norm(s[0], (n,), s[1],
                                                          s[2], 1e-5),
-                2 * x.numel() * x.element_size())
+                2 * x.numel() * x.element_size(), None)
     if op == "softmax":
         y = torch.empty_like(x)
         return ((x, y), lambda s: tilec.ops.softmax(s[0], out=s[1]),
                 lambda s: torch.softmax(s[0], dim=-1),
-                2 * x.numel() * x.element_size())
+                2 * x.numel() * x.element_size(), None)
     if op == "cross_entropy":
         t = torch.randint(0, n, (rows,), device="cuda")
         return ((x, t), lambda s: tilec.ops.cross_entropy(s[0], s[1]),
                 lambda s: torch.nn.functional.cross_entropy(
                     s[0], s[1], reduction="none"),
-                x.numel() * x.element_size())
+                x.numel() * x.element_size(), None)
     raise ValueError(op)
 
 
@@ -99,7 +148,7 @@ def main():
     p.add_argument("--json")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
-    print("| op | rows x N | dtype | tilec us | torch us | tilec / torch "
+    print("| op | shape | dtype | tilec us | torch us | tilec / torch "
           "| tilec GB/s | copy GB/s | tilec / copy |")
     print("|---|---|---|---|---|---|---|---|---|")
     results = []
@@ -109,11 +158,12 @@ def main():
                 dtype = getattr(torch, dname)
                 sets, runs = [], None
                 for _ in range(3):
-                    inputs, ours, theirs, nbytes = problem(op, shape, dtype)
+                    inputs, ours, theirs, nbytes, flops = problem(
+                        op, shape, dtype)
                     sets.append(inputs)
                     runs = (ours, theirs)
                 ours, theirs = runs
-                want = theirs(sets[0]).float()
+                want = theirs(sets[0]).float().clone()
                 got = ours(sets[0]).float()
                 torch.cuda.synchronize()
                 err = ((got - want).abs().max() /
@@ -128,18 +178,27 @@ def main():
                            [0, 1, 2], args.rounds, args.inner)
                 copy_bytes = 2 * sets[0][0].numel() * \
                     sets[0][0].element_size()
-                gbs = nbytes / ms["tilec"] / 1e6
                 copy_gbs = copy_bytes / ms["copy"] / 1e6
-                row = dict(op=op, shape=list(shape), dtype=dname,
-                           tilec_us=1e3 * ms["tilec"],
+                row = dict(op=op, shape=[str(d) for d in shape],
+                           dtype=dname, tilec_us=1e3 * ms["tilec"],
                            torch_us=1e3 * ms["torch"],
-                           ratio=ms["torch"] / ms["tilec"], gbs=gbs,
-                           copy_gbs=copy_gbs, of_copy=gbs / copy_gbs)
+                           ratio=ms["torch"] / ms["tilec"],
+                           copy_gbs=copy_gbs)
+                if flops:
+                    # Compute-bound: TFLOP/s in place of GB/s.
+                    row.update(tilec_tflops=flops / ms["tilec"] / 1e9,
+                               torch_tflops=flops / ms["torch"] / 1e9)
+                    speed = (f"{row['tilec_tflops']:.0f} TFLOP/s | "
+                             f"torch {row['torch_tflops']:.0f} TFLOP/s | -")
+                else:
+                    row.update(gbs=nbytes / ms["tilec"] / 1e6)
+                    row.update(of_copy=row["gbs"] / copy_gbs)
+                    speed = (f"{row['gbs']:.0f} | {copy_gbs:.0f} | "
+                             f"{row['of_copy']:.2f}")
                 results.append(row)
-                print(f"| {op} | {shape[0]} x {shape[1]} | {dname} | "
+                print(f"| {op} | {' x '.join(row['shape'])} | {dname} | "
                       f"{row['tilec_us']:.1f} | {row['torch_us']:.1f} | "
-                      f"{row['ratio']:.2f} | {gbs:.0f} | {copy_gbs:.0f} | "
-                      f"{row['of_copy']:.2f} |", flush=True)
+                      f"{row['ratio']:.2f} | {speed} |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

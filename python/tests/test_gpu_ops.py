@@ -144,3 +144,97 @@ def test_ops_empty_rows(torch_gpu):
     w = torch.ones(64, device="cuda", dtype=torch.float16)
     assert tilec.ops.rms_norm(x, w).shape == (0, 64)
     assert tilec.ops.softmax(x).shape == (0, 64)
+
+
+ACTS = {None: lambda y: y, "relu": lambda y: y.clamp(min=0),
+        "gelu_tanh": lambda y: 0.5 * y * (1 + torch_tanh(
+            0.7978845608028654 * (y + 0.044715 * y ** 3))),
+        "silu": lambda y: y / (1 + (-y).exp())}
+
+
+def torch_tanh(y):
+    return y.tanh()
+
+
+@pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
+@pytest.mark.parametrize("activation", list(ACTS))
+@pytest.mark.parametrize("shape", [(1000, 1024, 256), (2, 64, 768, 512)])
+def test_linear(torch_gpu, dtype, activation, shape):
+    torch = torch_gpu
+    dt = getattr(torch, dtype)
+    *lead, n, k = shape
+    x = torch.randn(*lead, k, device="cuda", dtype=dt)
+    w = torch.randn(n, k, device="cuda", dtype=dt) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=dt)
+    for bias in (b, None):
+        out = torch.full((*lead, n), float("nan"), device="cuda", dtype=dt)
+        got = tilec.ops.linear(x, w, bias, activation=activation, out=out)
+        assert got is out
+        y = x.double() @ w.double().t()
+        if bias is not None:
+            y = y + bias.double()
+        ref = ACTS[activation](y)
+        theirs = torch.nn.functional.linear(x, w, bias)
+        theirs = {None: theirs, "relu": torch.relu(theirs),
+                  "gelu_tanh": torch.nn.functional.gelu(theirs,
+                                                        approximate="tanh"),
+                  "silu": torch.nn.functional.silu(theirs)}[activation]
+        close(torch, got, ref, theirs, dtype)
+
+
+@pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
+@pytest.mark.parametrize("shape", [(8, 512, 384, 256), (3, 1000, 136, 72)])
+def test_bmm(torch_gpu, dtype, shape):
+    torch = torch_gpu
+    dt = getattr(torch, dtype)
+    batch, m, n, k = shape
+    a = torch.randn(batch, m, k, device="cuda", dtype=dt)
+    b = torch.randn(batch, k, n, device="cuda", dtype=dt)
+    out = torch.full((batch, m, n), float("nan"), device="cuda", dtype=dt)
+    got = tilec.ops.bmm(a, b, out=out)
+    close(torch, got, a.double() @ b.double(), torch.bmm(a, b), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1000, 77), (4096, 4096), (33, 1)])
+def test_transpose(torch_gpu, dtype, shape):
+    torch = torch_gpu
+    x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))
+    out = torch.full(shape[::-1], float("nan"), device="cuda", dtype=x.dtype)
+    assert torch.equal(tilec.ops.transpose(x, out=out), x.t())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 1000), (4096, 4096), (3, 50000),
+                                   (2, 5, 33)])
+def test_row_reductions(torch_gpu, dtype, shape):
+    torch = torch_gpu
+    x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))
+    x64 = x.double()
+    close(torch, tilec.ops.sum(x), x64.sum(-1), x.sum(-1), dtype)
+    assert torch.equal(tilec.ops.amax(x), x.amax(-1))
+    assert torch.equal(tilec.ops.amin(x, dim=-1), x.amin(-1))
+
+
+def test_library_arguments(torch_gpu):
+    torch = torch_gpu
+    x = torch.randn(4, 64, device="cuda", dtype=torch.float16)
+    w = torch.randn(32, 64, device="cuda", dtype=torch.float16)
+    cases = [
+        (lambda: tilec.ops.linear(x, w, activation="gelu"), "activation:"),
+        (lambda: tilec.ops.linear(x, w.float()), "weight: expected float16"),
+        (lambda: tilec.ops.linear(x, w[:, :32]), "weight: expected (32, 64)"),
+        (lambda: tilec.ops.linear(x, w[:30]), "must be a multiple of 8"),
+        (lambda: tilec.ops.linear(x, w, torch.zeros(31, device="cuda",
+                                                    dtype=torch.float16)),
+         "bias: expected a contiguous (32,)"),
+        (lambda: tilec.ops.bmm(x, x), "a: expected a 3-D CUDA tensor"),
+        (lambda: tilec.ops.bmm(x[None], x[None]), "b: expected (1, 64, N)"),
+        (lambda: tilec.ops.transpose(x[None]), "x: expected a 2-D"),
+        (lambda: tilec.ops.sum(x, dim=0), "dim: only the last"),
+        (lambda: tilec.ops.amax(x.int()), "x: expected one of"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ArgumentError) as info:
+            call()
+        assert message in str(info.value), (message, str(info.value))

@@ -155,16 +155,19 @@ class Kernel:
         return packed, keep
 
     def launch(self, grid, *args, stream=None):
-        if callable(grid):
-            grid = grid(self.constants)
-        if isinstance(grid, int):
-            grid = (grid,)
-        grid = tuple(grid)
-        if not 1 <= len(grid) <= 3 or not all(
-                isinstance(g, int) and 0 <= g < 2**32 for g in grid):
-            raise ArgumentError(f"grid: expected 1 to 3 non-negative ints, "
-                                f"got {grid!r}")
-        grid = grid + (1,) * (3 - len(grid))
+        if type(grid) is int and 0 <= grid < 2**32:
+            grid = (grid, 1, 1)
+        else:
+            if callable(grid):
+                grid = grid(self.constants)
+            if isinstance(grid, int):
+                grid = (grid,)
+            grid = tuple(grid)
+            if not 1 <= len(grid) <= 3 or not all(
+                    isinstance(g, int) and 0 <= g < 2**32 for g in grid):
+                raise ArgumentError(f"grid: expected 1 to 3 non-negative "
+                                    f"ints, got {grid!r}")
+            grid = grid + (1,) * (3 - len(grid))
         packed, keep = self._pack(args)
         handle = current_stream(stream)
         _check(_capi.lib().tile_kernel_launch(

@@ -190,9 +190,59 @@ def tensor_arg(obj, where):
                         f"__dlpack__), got {type(obj).__name__}")
 
 
+# TensorArgs of torch tensors by (address, dtype, shape, strides, device):
+# a launch's arguments are most often tensors seen before (weights, buffers
+# reused by the caching allocator), and building one (its ctypes shape and
+# strides) costs more than the rest of the argument. The entries hold no
+# tensor (what a launch reads is kept alive by its caller, as for any
+# PyTorch op); the cache is emptied when it reaches _CACHE_SIZE.
+_torch_args = {}
+_CACHE_SIZE = 4096
+_torch_tensor_type = None
+
+
+_ARG_SIZE = ctypes.sizeof(_capi.Arg)
+
+
+def _torch_arg(obj, where):
+    """The cached tile_arg image of torch tensor `obj`: its TensorArg (which
+    owns the shape and strides the image points to) and the image's bytes.
+    (Device addresses are unique across devices: unified addressing.)"""
+    key = (obj.data_ptr(), obj.dtype, obj.shape, obj.stride())
+    entry = _torch_args.get(key)
+    if entry is None:
+        t = _from_torch(obj, where)
+        t.keep = None
+        image = _capi.Arg()
+        image.kind = _capi.ARG_TENSOR
+        t.fill(image.value.tensor)
+        entry = (t, bytes(image))
+        if len(_torch_args) >= _CACHE_SIZE:
+            _torch_args.clear()
+        _torch_args[key] = entry
+    return entry
+
+
 def fill_arg(arg, obj, where, keep):
     """Fills the tile_arg `arg` from `obj`; appends what must stay alive
     during the call to `keep`."""
+    global _torch_tensor_type
+    kind = type(obj)
+    if kind is _torch_tensor_type:
+        # The common case first: a torch tensor (exactly torch.Tensor),
+        # copied in as the image cached for its address, shape and strides.
+        t, image = _torch_arg(obj, where)
+        keep.append(t)
+        ctypes.memmove(ctypes.addressof(arg), image, _ARG_SIZE)
+        return
+    if kind is float and (not math.isfinite(obj) or abs(obj) <= _FLT_MAX):
+        arg.kind = _capi.ARG_FLOAT
+        arg.value.f = obj
+        return
+    if _torch_tensor_type is None and _is_torch_tensor(obj):
+        _torch_tensor_type = sys.modules["torch"].Tensor
+        if kind is _torch_tensor_type:
+            return fill_arg(arg, obj, where, keep)
     if isinstance(obj, bool):
         arg.kind = _capi.ARG_BOOL
         arg.value.b = 1 if obj else 0

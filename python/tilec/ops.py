@@ -1,6 +1,6 @@
 """The kernel library on PyTorch tensors: tilec's own .tile kernels
-(kernels/norms.tile, softmax.tile, cross_entropy.tile), written as a user
-would write them and compiled with no per-kernel options, behind the
+(kernels/norms.tile, softmax.tile, cross_entropy.tile, linear.tile,
+bmm.tile, transpose.tile, reduce.tile), written as a user would write them and compiled with no per-kernel options, behind the
 signatures of the PyTorch ops they replace.
 
     y = tilec.ops.rms_norm(x, weight, eps=1e-6)
@@ -8,6 +8,10 @@ signatures of the PyTorch ops they replace.
     y = tilec.ops.softmax(x, dim=-1)
     loss = tilec.ops.cross_entropy(logits, target)        # reduction="none"
     loss, lse = tilec.ops.cross_entropy(logits, target, return_lse=True)
+    y = tilec.ops.linear(x, weight, bias, activation="gelu_tanh")
+    c = tilec.ops.bmm(a, b)
+    t = tilec.ops.transpose(x)                             # x.t(), contiguous
+    s = tilec.ops.sum(x, dim=-1)                           # also amax, amin
 
 Each works over the last dimension of a CUDA tensor whose last dimension is
 contiguous (the others are flattened into rows). A problem class (the
@@ -17,7 +21,11 @@ held whole in registers where it fits (norms, and softmax up to 16k
 columns), else read in chunks (softmax over longer rows, cross-entropy over
 any vocabulary). (Timing each problem class's candidates at its first call
 with tilec.autotune picked worse shapes than these rules: single launches
-of 20-80 us are within the timer's noise.) Statistics
+of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
+are tuned once per problem class (dtype, the rows' power of two, N, K,
+bias and activation) by tilec.autotune over their kernel's @tune tiles,
+each with the compiler's schedule; the winner is remembered in memory and
+on disk. Statistics
 are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
 """
@@ -26,7 +34,8 @@ import os
 
 from .errors import ArgumentError
 
-__all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy"]
+__all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
+           "bmm", "transpose", "sum", "amax", "amin"]
 
 _compiled = {}
 
@@ -67,6 +76,8 @@ def _rows(torch, x, name, dtypes):
     dtype = _dsl_dtype(torch, x.dtype, name, dtypes)
     if x.stride(-1) != 1:
         raise ArgumentError(f"{name}: its last dimension must be contiguous")
+    if x.dim() == 2:
+        return x, dtype
     try:
         rows = x.view(-1, x.shape[-1])
     except RuntimeError:
@@ -88,11 +99,12 @@ def _shape_for(tile_n):
 def _compile(file, kernel, **constants):
     """The kernel for a problem class, compiled once."""
     from . import compile as _compile_kernel
-    key = (file, kernel) + tuple(sorted(constants.items()))
-    if key not in _compiled:
-        _compiled[key] = _compile_kernel(_kernel_path(file), kernel=kernel,
-                                         **constants)
-    return _compiled[key]
+    key = (file, kernel, tuple(constants.items()))
+    k = _compiled.get(key)
+    if k is None:
+        k = _compiled[key] = _compile_kernel(_kernel_path(file),
+                                             kernel=kernel, **constants)
+    return k
 
 
 def _vector(torch, t, name, n, dtype, device):
@@ -122,7 +134,7 @@ def _out(torch, out, like, rows):
                             f"{like.device}")
     if not out.is_contiguous():
         raise ArgumentError("out: must be contiguous")
-    return out, out.view(rows.shape)
+    return out, out if out.dim() == 2 else out.view(rows.shape)
 
 
 def _norm(kind, x, weight, bias, eps, out):
@@ -231,3 +243,191 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
                      TILE_N=min(4096, max(32, _pow2(v))), num_warps=4)
         k[r](rows, t, loss, lse)
     return (loss, lse) if return_lse else loss
+
+
+_ACTIVATIONS = {None: 0, "relu": 1, "gelu_tanh": 2, "silu": 3}
+
+
+def _matrix(torch, t, name, dims):
+    if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != dims:
+        raise ArgumentError(f"{name}: expected a {dims}-D CUDA tensor")
+    if t.dtype not in (torch.float16, torch.bfloat16):
+        raise ArgumentError(f"{name}: expected float16 or bfloat16, got "
+                            f"{str(t.dtype).replace('torch.', '')}")
+    if t.stride(-1) != 1:
+        raise ArgumentError(f"{name}: its last dimension must be contiguous")
+    if any(s % 8 for s in t.stride()[:-1]) or t.data_ptr() % 16:
+        raise ArgumentError(f"{name}: its rows must start 16-byte aligned "
+                            f"(strides a multiple of 8 elements)")
+
+
+def _autotuned(file, kernel, key, grid, args, **constants):
+    """`kernel` of `file` tuned once for the problem class `key` over its
+    @tune tiles, each with the compiler's schedule (tilec.autotune)."""
+    from . import Config, compile as _compile_kernel, autotune
+    full = (file, kernel, key) + tuple(sorted(constants.items()))
+    if full not in _compiled:
+        plain = _compile_kernel(_kernel_path(file), kernel=kernel,
+                                **constants)
+        configs = []
+        for entry in plain.tune_space.split(",") if plain.tune_space else []:
+            name, values = entry.split("=", 1)
+            configs = [dict(c, **{name: int(v)}) for c in configs or [{}]
+                       for v in values.split("|")]
+        _compiled[full] = autotune(
+            _kernel_path(file), [Config(**c) for c in configs or [{}]],
+            f"tilec.ops.{kernel}:{key}", grid, args, kernel=kernel,
+            **constants)
+    return _compiled[full]
+
+
+def linear(x, weight, bias=None, activation=None, out=None):
+    """activation(x @ weight.T + bias), torch.nn.functional.linear with the
+    activation fused into the multiply's epilogue: x (..., K), weight (N, K)
+    as nn.Linear holds it, bias (N,) or None; activation None, "relu",
+    "gelu_tanh" (gelu(approximate="tanh")) or "silu". f16 or bf16, f32
+    accumulation."""
+    import torch
+    if activation not in _ACTIVATIONS:
+        raise ArgumentError(f"activation: expected one of None, 'relu', "
+                            f"'gelu_tanh', 'silu', got {activation!r}")
+    if not isinstance(x, torch.Tensor) or x.dim() < 1:
+        raise ArgumentError("x: expected a CUDA tensor (..., K)")
+    rows, _ = _rows(torch, x, "x", (torch.float16, torch.bfloat16))
+    _matrix(torch, rows, "x", 2)
+    _matrix(torch, weight, "weight", 2)
+    m, k = rows.shape
+    n = weight.shape[0]
+    if weight.shape[1] != k or weight.dtype != x.dtype or \
+            weight.device != x.device:
+        raise ArgumentError(f"weight: expected ({n}, {k}) of x's dtype "
+                            f"{str(x.dtype).replace('torch.', '')} on "
+                            f"{x.device}, got {tuple(weight.shape)} "
+                            f"{str(weight.dtype).replace('torch.', '')}")
+    if n % 8:
+        raise ArgumentError(f"weight: its {n} rows (the output features) "
+                            f"must be a multiple of 8")
+    if bias is not None:
+        _vector(torch, bias, "bias", n, x.dtype, x.device)
+    shape = tuple(x.shape[:-1]) + (n,)
+    if out is None:
+        out = torch.empty(shape, device=x.device, dtype=x.dtype)
+    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != shape or \
+            out.dtype != x.dtype or not out.is_contiguous():
+        raise ArgumentError(f"out: expected a contiguous tensor of shape "
+                            f"{shape} and dtype {x.dtype}")
+    if m == 0:
+        return out
+    y = out.view(m, n)
+    has_bias = bias is not None
+    b = bias if has_bias else weight[0]
+    dtype = "f16" if x.dtype == torch.float16 else "bf16"
+    args = (rows, weight, b, y)
+
+    def grid(config):
+        tm = config.constants.get("TILE_M", 128)
+        tn = config.constants.get("TILE_N", 128)
+        return ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
+    kern = _autotuned("linear.tile", "linear",
+                      f"{dtype}:M={min(_pow2(m), 8192)}:N={n}:K={k}", grid,
+                      args, DTYPE=dtype, HAS_BIAS=has_bias,
+                      ACT=_ACTIVATIONS[activation])
+    kern[grid(kern.config)](*args)
+    return out
+
+
+def bmm(a, b, out=None):
+    """torch.bmm(a, b): a (batch, M, K), b (batch, K, N), f16 or bf16, f32
+    accumulation; the result (batch, M, N)."""
+    import torch
+    _matrix(torch, a, "a", 3)
+    _matrix(torch, b, "b", 3)
+    batch, m, k = a.shape
+    if b.shape[0] != batch or b.shape[1] != k or b.dtype != a.dtype or \
+            b.device != a.device:
+        raise ArgumentError(f"b: expected ({batch}, {k}, N) of a's dtype on "
+                            f"{a.device}, got {tuple(b.shape)}")
+    n = b.shape[2]
+    if out is None:
+        out = torch.empty(batch, m, n, device=a.device, dtype=a.dtype)
+    elif not isinstance(out, torch.Tensor) or \
+            tuple(out.shape) != (batch, m, n) or out.dtype != a.dtype or \
+            not out.is_contiguous():
+        raise ArgumentError(f"out: expected a contiguous ({batch}, {m}, {n}) "
+                            f"tensor of a's dtype")
+    if batch == 0 or m == 0 or n == 0:
+        return out
+    if batch >= 65536:
+        raise ArgumentError(f"a: a batch of {batch} is more than the grid's "
+                            f"65535 along z")
+    dtype = "f16" if a.dtype == torch.float16 else "bf16"
+
+    def grid(config):
+        tm = config.constants.get("TILE_M", 128)
+        tn = config.constants.get("TILE_N", 128)
+        return (((m + tm - 1) // tm) * ((n + tn - 1) // tn), 1, batch)
+    args = (a, b, out)
+    kern = _autotuned("bmm.tile", "bmm",
+                      f"{dtype}:B={min(_pow2(batch), 1024)}:M={m}:N={n}:K={k}",
+                      grid, args, DTYPE=dtype)
+    kern[grid(kern.config)](*args)
+    return out
+
+
+def transpose(x, out=None):
+    """x.t().contiguous() for a 2-D x (any dtype of 2 or 4 bytes)."""
+    import torch
+    if not isinstance(x, torch.Tensor) or not x.is_cuda or x.dim() != 2:
+        raise ArgumentError("x: expected a 2-D CUDA tensor")
+    dtype = _dsl_dtype(torch, x.dtype, "x",
+                       (torch.float16, torch.bfloat16, torch.float32))
+    if x.stride(1) != 1:
+        raise ArgumentError("x: its last dimension must be contiguous")
+    r, c = x.shape
+    if out is None:
+        out = torch.empty(c, r, device=x.device, dtype=x.dtype)
+    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != (c, r) \
+            or out.dtype != x.dtype or not out.is_contiguous():
+        raise ArgumentError(f"out: expected a contiguous ({c}, {r}) tensor "
+                            f"of x's dtype")
+    if r and c:
+        tile = 64 if x.element_size() == 2 else 32
+        k = _compile("transpose.tile", "transpose", DTYPE=dtype,
+                     TILE_M=tile, TILE_N=tile)
+        k[((r + tile - 1) // tile, (c + tile - 1) // tile)](x, out)
+    return out
+
+
+def _reduce(op, x, dim):
+    import torch
+    if dim not in (-1, getattr(x, "dim", lambda: None)() - 1):
+        raise ArgumentError(f"dim: only the last dimension (-1) is "
+                            f"supported, got {dim!r}")
+    rows, dtype = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
+                                         torch.float32))
+    r, n = rows.shape
+    out = torch.empty(x.shape[:-1], device=x.device, dtype=x.dtype)
+    if r:
+        tile_n = min(4096, max(32, _pow2(n)))
+        tile_m = max(1, 4096 // tile_n)
+        k = _compile("reduce.tile", "reduce_rows", DTYPE=dtype, OUT=dtype,
+                     OP=op, TILE_M=tile_m, TILE_N=tile_n,
+                     num_warps=4 if tile_n <= 1024 else 8)
+        k[(r + tile_m - 1) // tile_m](rows, out.view(r))
+    return out
+
+
+def sum(x, dim=-1):
+    """torch.sum(x, dim) over the last dimension, accumulated in f32, the
+    result in x's dtype."""
+    return _reduce(0, x, dim)
+
+
+def amax(x, dim=-1):
+    """torch.amax(x, dim) over the last dimension."""
+    return _reduce(1, x, dim)
+
+
+def amin(x, dim=-1):
+    """torch.amin(x, dim) over the last dimension."""
+    return _reduce(2, x, dim)
