@@ -26,6 +26,7 @@ import threading
 import warnings as _warnings
 
 from . import _capi, _tensors
+from . import autograd as _autograd
 from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
@@ -390,7 +391,16 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     causal masks key j for query i when j > input_pos + i. scale defaults to
     1/sqrt(head_dim). Writes `out` (allocated like q when None, which needs
     torch tensors) and returns it. Runs on `stream` (None: PyTorch's current
-    stream)."""
+    stream).
+
+    Differentiable: where autograd is on and q, k or v requires grad, the
+    forward saves its log-sum-exp and the backward runs the DSL's backward
+    kernels (tilec.autograd says what it supports)."""
+    if (getattr(q, "requires_grad", False) or
+            getattr(k, "requires_grad", False) or
+            getattr(v, "requires_grad", False)) and \
+            _autograd.needs_grad(q, k, v):
+        return _autograd.attention(q, k, v, causal, scale, input_pos, out)
     if out is None:
         out = _out_like(q)
     if (type(input_pos) is int and -2**63 <= input_pos < 2**63 and

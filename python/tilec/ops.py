@@ -24,8 +24,8 @@ with tilec.autotune picked worse shapes than these rules: single launches
 of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
 are tuned once per problem class (dtype, the rows' power of two, N, K,
 bias and activation) by tilec.autotune over their kernel's @tune tiles,
-each with the compiler's schedule; the winner is remembered in memory and
-on disk. Statistics
+each with the compiler's schedules (tilec.tune_space_configs); the winner
+is remembered in memory and on disk. Statistics
 are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
 """
@@ -263,22 +263,20 @@ def _matrix(torch, t, name, dims):
 
 def _autotuned(file, kernel, key, grid, args, **constants):
     """`kernel` of `file` tuned once for the problem class `key` over its
-    @tune tiles, each with the compiler's schedule (tilec.autotune)."""
-    from . import Config, compile as _compile_kernel, autotune
-    full = (file, kernel, key) + tuple(sorted(constants.items()))
-    if full not in _compiled:
+    @tune tiles, each with the compiler's schedules (tilec.autotune with
+    tilec.tune_space_configs: the choice, rings of 2, 3 and 4 stages,
+    persistent)."""
+    from . import autotune, compile as _compile_kernel, tune_space_configs
+    full = (file, kernel, key, tuple(constants.items()))
+    k = _compiled.get(full)
+    if k is None:
         plain = _compile_kernel(_kernel_path(file), kernel=kernel,
                                 **constants)
-        configs = []
-        for entry in plain.tune_space.split(",") if plain.tune_space else []:
-            name, values = entry.split("=", 1)
-            configs = [dict(c, **{name: int(v)}) for c in configs or [{}]
-                       for v in values.split("|")]
-        _compiled[full] = autotune(
-            _kernel_path(file), [Config(**c) for c in configs or [{}]],
+        k = _compiled[full] = autotune(
+            _kernel_path(file), tune_space_configs(plain),
             f"tilec.ops.{kernel}:{key}", grid, args, kernel=kernel,
             **constants)
-    return _compiled[full]
+    return k
 
 
 def linear(x, weight, bias=None, activation=None, out=None):

@@ -1,0 +1,141 @@
+"""tilec.attention's gradients (tilec.autograd: the DSL's forward with LSE
+and backward kernels) against a float64 reference, as close as PyTorch's
+own SDPA; torch.ops.tilec.attention's gradients in eager mode and under
+torch.compile(fullgraph=True); what the backward does not support refused
+with a message naming the argument."""
+
+import math
+
+import pytest
+
+import tilec
+from tilec import ArgumentError
+
+
+def reference(torch, q, k, v, causal, scale):
+    s = (q.double() @ k.double().transpose(-1, -2)) * scale
+    if causal:
+        n = q.shape[2]
+        s = s.masked_fill(torch.ones(n, n, device=q.device,
+                                     dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, -1) @ v.double()
+
+
+def grads(torch, fn, q, k, v, dout):
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out = fn(qs, ks, vs)
+    out.backward(dout)
+    return out.detach(), qs.grad, ks.grad, vs.grad
+
+
+def check_against_float64(torch, fn, q, k, v, dout, causal, scale, dtype):
+    ours = grads(torch, fn, q, k, v, dout)
+    ref = grads(torch, lambda a, b, c: reference(torch, a, b, c, causal,
+                                                 scale),
+                q.double(), k.double(), v.double(), dout.double())
+    theirs = grads(torch, lambda a, b, c:
+                   torch.nn.functional.scaled_dot_product_attention(
+                       a, b, c, is_causal=causal, scale=scale), q, k, v,
+                   dout)
+    for name, got, want, sdpa in zip(("out", "dq", "dk", "dv"), ours, ref,
+                                     theirs):
+        assert got.dtype == q.dtype and got.shape == q.shape, name
+        assert torch.isfinite(got).all(), name
+        err = ((got.double() - want).norm() / want.norm()).item()
+        sdpa_err = ((sdpa.double() - want).norm() / want.norm()).item()
+        # As close as PyTorch's own, within a factor (dQ's f32 atomics and
+        # the approximate exp2 add a little), plus a unit of the dtype.
+        unit = 2**-10 if dtype == "float16" else 2**-7
+        assert err <= 3 * sdpa_err + unit, (name, err, sdpa_err)
+
+
+@pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
+@pytest.mark.parametrize("causal", (False, True))
+@pytest.mark.parametrize("shape", [(2, 3, 256, 64), (1, 2, 192, 128)])
+def test_attention_gradients(torch_gpu, dtype, causal, shape):
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    dt = getattr(torch, dtype)
+    q, k, v, dout = (torch.randn(shape, device="cuda", dtype=dt)
+                     for _ in range(4))
+    scale = 1 / math.sqrt(shape[-1])
+    check_against_float64(
+        torch, lambda a, b, c: tilec.attention(a, b, c, causal=causal), q, k,
+        v, dout, causal, scale, dtype)
+
+
+def test_attention_gradients_custom_scale_strided(torch_gpu):
+    """A scale of its own, and q, k, v as views of a (batch, seq, heads,
+    dim) tensor (transposed strides)."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    qkv = torch.randn(2, 128, 3, 4, 64, device="cuda", dtype=torch.float16)
+    q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))
+    dout = torch.randn(2, 4, 128, 64, device="cuda", dtype=torch.float16)
+    check_against_float64(
+        torch, lambda a, b, c: tilec.attention(a, b, c, causal=True,
+                                               scale=0.3),
+        q, k, v, dout, True, 0.3, "float16")
+
+
+def test_torch_op_gradients_and_compile(torch_gpu):
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    import tilec.torch_ops  # noqa: F401
+    q, k, v, dout = (torch.randn(1, 2, 128, 64, device="cuda",
+                                 dtype=torch.bfloat16) for _ in range(4))
+
+    def op(a, b, c):
+        return torch.ops.tilec.attention(a, b, c, True, None, 0)
+    check_against_float64(torch, op, q, k, v, dout, True, 1 / 8, "bfloat16")
+    eager = grads(torch, op, q, k, v, dout)
+    compiled = grads(torch, torch.compile(op, fullgraph=True), q, k, v, dout)
+    for a, b in zip(eager, compiled):
+        assert ((a.float() - b.float()).norm() / a.float().norm()).item() \
+            < 1e-2
+
+
+def test_attention_without_grad_is_unchanged(torch_gpu):
+    """Inputs that require grad under no_grad (and inputs that do not)
+    take the forward of old: GQA works there."""
+    torch = torch_gpu
+    q = torch.randn(1, 4, 64, 64, device="cuda", dtype=torch.float16,
+                    requires_grad=True)
+    k = torch.randn(1, 2, 64, 64, device="cuda", dtype=torch.float16,
+                    requires_grad=True)
+    with torch.no_grad():
+        out = tilec.attention(q, k, k)
+    assert not out.requires_grad
+
+
+def test_gradient_arguments(torch_gpu):
+    torch = torch_gpu
+
+    def t(*shape, dtype=torch.float16):
+        return torch.randn(*shape, device="cuda", dtype=dtype,
+                           requires_grad=True)
+    q = t(1, 4, 128, 64)
+    cases = [
+        (lambda: tilec.attention(q, t(1, 2, 128, 64), t(1, 2, 128, 64)),
+         "k, v: with gradients, k and v must have q's shape"),
+        (lambda: tilec.attention(t(1, 2, 100, 64), t(1, 2, 100, 64),
+                                 t(1, 2, 100, 64)),
+         "sequence length must be a multiple of 64"),
+        (lambda: tilec.attention(t(1, 2, 128, 96), t(1, 2, 128, 96),
+                                 t(1, 2, 128, 96)),
+         "head_dim must be 64 or 128"),
+        (lambda: tilec.attention(q, q, q, input_pos=3),
+         "input_pos: with gradients"),
+        (lambda: tilec.attention(q, q, q, out=torch.empty_like(q)),
+         "out: not supported when q, k or v requires grad"),
+        (lambda: tilec.attention(q, q, q, scale=float("nan")),
+         "scale: expected a finite float"),
+        (lambda: tilec.attention(q, q.float(), q), "k: expected float16"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ArgumentError) as info:
+            call()
+        assert message in str(info.value), (message, str(info.value))

@@ -1,0 +1,156 @@
+"""tilec.attention's backward: when q, k or v requires grad (and autograd
+is on), tilec.attention runs the forward that also writes each query row's
+log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
+backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O),
+then one block per 64 keys accumulating dK and dV in registers and adding
+its share of dQ into an f32 dQ with atomics), all written in the DSL.
+
+What the backward supports, each refused with an ArgumentError naming the
+argument otherwise: one K/V head per query head (no GQA yet), seq_q ==
+seq_k a multiple of 64, head_dim 64 or 128, f16 or bf16, input_pos 0, no
+`out`. dQ's atomics make it vary in the last bits from run to run.
+"""
+
+import math
+import os
+
+from .errors import ArgumentError
+
+TILE = 64
+HEAD_DIMS = (64, 128)
+_compiled = {}
+
+
+def _path(name):
+    from .decode import _KERNELS
+    return os.path.join(_KERNELS, name)
+
+
+def _kernels(dtype, head_dim, causal):
+    """The forward with LSE, the preprocessing and the backward kernel for
+    a problem class, compiled once."""
+    from . import compile as _compile
+    key = (dtype, head_dim, causal)
+    if key not in _compiled:
+        fwd = _compile(_path("attention_lse.tile"), DTYPE=dtype,
+                       TILE_D=head_dim, TILE_M=TILE, TILE_N=TILE,
+                       CAUSAL=causal)
+        bwd_path = _path("flash_attention_bwd.tile")
+        pre = _compile(bwd_path, kernel="attn_bwd_preprocess", DTYPE=dtype,
+                       D=head_dim, TILE_M=TILE)
+        bwd = _compile(bwd_path, kernel="attn_bwd", DTYPE=dtype, D=head_dim,
+                       TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
+        _compiled[key] = (fwd, pre, bwd)
+    return _compiled[key]
+
+
+def check(q, k, v, causal, scale, input_pos, out=None):
+    """ArgumentError where the backward cannot run; the dtype's name and
+    the scale otherwise."""
+    import torch
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != 4:
+            raise ArgumentError(f"{name}: expected a 4-D CUDA tensor")
+        if t.dtype not in (torch.float16, torch.bfloat16):
+            raise ArgumentError(f"{name}: expected float16 or bfloat16, got "
+                                f"{str(t.dtype).replace('torch.', '')}")
+        if t.dtype != q.dtype or t.device != q.device:
+            raise ArgumentError(f"{name}: must have q's dtype and device")
+    if k.shape != q.shape or v.shape != q.shape:
+        raise ArgumentError(
+            f"k, v: with gradients, k and v must have q's shape "
+            f"{tuple(q.shape)} (one K/V head per query head, seq_q == "
+            f"seq_k), got {tuple(k.shape)} and {tuple(v.shape)}")
+    b, h, n, d = q.shape
+    if d not in HEAD_DIMS:
+        raise ArgumentError(f"q: with gradients, head_dim must be 64 or "
+                            f"128, got {d}")
+    if n % TILE:
+        raise ArgumentError(f"q: with gradients, the sequence length must "
+                            f"be a multiple of {TILE}, got {n}")
+    if type(causal) is not bool:
+        raise ArgumentError("causal: expected a bool")
+    if input_pos != 0:
+        raise ArgumentError("input_pos: with gradients, only 0 is supported")
+    if out is not None:
+        raise ArgumentError("out: not supported when q, k or v requires "
+                            "grad (autograd allocates the output)")
+    if scale is None:
+        scale = 1.0 / math.sqrt(d)
+    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or \
+            not math.isfinite(scale):
+        raise ArgumentError(f"scale: expected a finite float, got {scale!r}")
+    return ("f16" if q.dtype == torch.float16 else "bf16"), float(scale)
+
+
+def forward(q, k, v, causal, scale, dtype):
+    """(out, lse): out like q (contiguous), lse (batch, heads, seq) f32."""
+    import torch
+    b, h, n, d = q.shape
+    fwd, _, _ = _kernels(dtype, d, causal)
+    out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
+    lse = torch.empty(b, h, n, device=q.device, dtype=torch.float32)
+    if q.numel():
+        fwd[(n // TILE, b * h)](q, k, v, out, lse, scale)
+    return out, lse
+
+
+def backward(q, k, v, out, lse, dout, causal, scale, dtype):
+    """(dq, dk, dv), each like q."""
+    import torch
+    b, h, n, d = q.shape
+    _, pre, bwd = _kernels(dtype, d, causal)
+    rows = (b * h, n, d)
+    q3, k3, v3, o3, do3 = (t.reshape(rows) for t in (q, k, v, out, dout))
+    dq = torch.zeros(rows, device=q.device, dtype=torch.float32)
+    dk = torch.empty(rows, device=q.device, dtype=q.dtype)
+    dv = torch.empty(rows, device=q.device, dtype=q.dtype)
+    if q.numel():
+        delta = torch.empty(b * h, n, device=q.device, dtype=torch.float32)
+        pre[(n // TILE, b * h)](o3, do3, delta)
+        bwd[(n // TILE, b * h)](q3, k3, v3, do3, lse.reshape(b * h, n),
+                                 delta, dq, dk, dv, scale)
+    return (dq.to(q.dtype).view(q.shape), dk.view(q.shape),
+            dv.view(q.shape))
+
+
+_function = None
+
+
+def function():
+    """The torch.autograd.Function (made once torch is imported)."""
+    global _function
+    if _function is None:
+        import torch
+
+        class Attention(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, q, k, v, causal, scale, dtype):
+                out, lse = forward(q, k, v, causal, scale, dtype)
+                ctx.save_for_backward(q, k, v, out, lse)
+                ctx.args = (causal, scale, dtype)
+                return out
+
+            @staticmethod
+            def backward(ctx, dout):
+                q, k, v, out, lse = ctx.saved_tensors
+                dq, dk, dv = backward(q, k, v, out, lse, dout, *ctx.args)
+                return dq, dk, dv, None, None, None
+
+        _function = Attention
+    return _function
+
+
+def needs_grad(q, k, v):
+    """Whether autograd is on and q, k or v requires grad (torch tensors)."""
+    import sys
+    torch = sys.modules.get("torch")
+    return (torch is not None and torch.is_grad_enabled() and
+            any(isinstance(t, torch.Tensor) and t.requires_grad
+                for t in (q, k, v)))
+
+
+def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None):
+    """tilec.attention with gradients (module docstring)."""
+    dtype, scale = check(q, k, v, causal, scale, input_pos, out)
+    return function().apply(q, k, v, causal, scale, dtype)
