@@ -139,3 +139,21 @@ def test_gradient_arguments(torch_gpu):
         with pytest.raises(ArgumentError) as info:
             call()
         assert message in str(info.value), (message, str(info.value))
+
+
+def test_attention_under_autocast(torch_gpu):
+    """float32 q, k, v under CUDA autocast are taken in autocast's dtype (as
+    SDPA takes them), with gradients back in float32."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    q, k, v = (torch.randn(1, 2, 128, 64, device="cuda",
+                           requires_grad=True) for _ in range(3))
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        out = tilec.attention(q, k, v, causal=True)
+        ref = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=True)
+    assert out.dtype == torch.bfloat16 == ref.dtype
+    out.float().sum().backward()
+    assert q.grad.dtype == torch.float32 and torch.isfinite(q.grad).all()
+    assert ((out.float() - ref.float()).abs().max() < 2e-2).item()

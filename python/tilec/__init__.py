@@ -395,7 +395,11 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
 
     Differentiable: where autograd is on and q, k or v requires grad, the
     forward saves its log-sum-exp and the backward runs the DSL's backward
-    kernels (tilec.autograd says what it supports)."""
+    kernels (tilec.autograd says what it supports). Under CUDA autocast,
+    float32 q, k, v are taken in autocast's dtype, as PyTorch's
+    scaled_dot_product_attention takes them."""
+    if _is_float32(q):
+        q, k, v = _autograd.autocast(q, k, v)
     if (getattr(q, "requires_grad", False) or
             getattr(k, "requires_grad", False) or
             getattr(v, "requires_grad", False)) and \
@@ -441,6 +445,11 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
         current_stream(stream)))
     return out
+
+
+def _is_float32(t):
+    dtype = getattr(t, "dtype", None)
+    return dtype is not None and str(dtype) == "torch.float32"
 
 
 def _out_like(q):

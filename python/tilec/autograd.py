@@ -141,6 +141,18 @@ def function():
     return _function
 
 
+def autocast(q, k, v):
+    """q, k, v in autocast's dtype where they are float32 and CUDA autocast
+    is on (as scaled_dot_product_attention takes them under autocast)."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.is_autocast_enabled("cuda"):
+        return q, k, v
+    dtype = torch.get_autocast_dtype("cuda")
+    return tuple(t.to(dtype) if isinstance(t, torch.Tensor) and
+                 t.dtype == torch.float32 else t for t in (q, k, v))
+
+
 def needs_grad(q, k, v):
     """Whether autograd is on and q, k or v requires grad (torch tensors)."""
     import sys

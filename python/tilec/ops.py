@@ -1,5 +1,6 @@
 """The kernel library on PyTorch tensors: tilec's own .tile kernels
-(kernels/norms.tile, softmax.tile, cross_entropy.tile, linear.tile,
+(kernels/norms.tile, softmax.tile, softmax_looped.tile, cross_entropy.tile,
+linear.tile,
 bmm.tile, transpose.tile, reduce.tile), written as a user would write them and compiled with no per-kernel options, behind the
 signatures of the PyTorch ops they replace.
 
@@ -202,7 +203,7 @@ def softmax(x, dim=-1, out=None):
                      TILE_N=tile_n, num_warps=warps)
     else:
         tile_m = 1
-        k = _compile("softmax.tile", "softmax_looped", DTYPE=dtype,
+        k = _compile("softmax_looped.tile", "softmax_looped", DTYPE=dtype,
                      TILE_M=1, TILE_N=16384, num_warps=16)
     k[(r + tile_m - 1) // tile_m](rows, y_rows)
     return y
