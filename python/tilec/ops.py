@@ -128,8 +128,11 @@ def _eps(eps):
 
 
 def _out(torch, out, like, rows):
+    """The output (`out`, checked, or a new tensor like `like`) and its
+    (rows, N) view."""
     if out is None:
-        return torch.empty_like(like), None
+        y = torch.empty(like.shape, device=like.device, dtype=like.dtype)
+        return y, y if y.dim() == 2 else y.view(rows.shape)
     if not isinstance(out, torch.Tensor) or out.shape != like.shape or \
             out.dtype != like.dtype or out.device != like.device:
         raise ArgumentError(f"out: expected a tensor of shape "
@@ -154,8 +157,6 @@ def _norm(kind, x, weight, bias, eps, out):
         _vector(torch, bias, "bias", n, x.dtype, x.device)
     eps = _eps(eps)
     y, y_rows = _out(torch, out, x, rows)
-    if y_rows is None:
-        y_rows = y.view(rows.shape)
     r = rows.shape[0]
     if r == 0:
         return y
@@ -194,8 +195,6 @@ def softmax(x, dim=-1, out=None):
                                          torch.float32))
     n = rows.shape[1]
     y, y_rows = _out(torch, out, x, rows)
-    if y_rows is None:
-        y_rows = y.view(rows.shape)
     r = rows.shape[0]
     if r == 0:
         return y
