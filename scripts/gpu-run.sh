@@ -3,7 +3,7 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power]
+#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops]
 #                           [--quick]
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
@@ -34,6 +34,8 @@
 #              while nvidia-smi samples the SM clock and the power draw:
 #              TFLOP/s and joules per launch at the power limit
 #                                                        -> bench-power.json
+#   ops        bench/ops.py: the kernel library (tilec.ops) against the
+#              PyTorch ops and the device copy, in one run -> bench-ops.json
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -217,6 +219,11 @@ if wants power; then
     TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/power_probe.py \
     --json="$out/bench-power.json" --seq-lens=1024,2048,4096,8192 \
     $( [ -n "$quick" ] && echo --seconds=2 --repeats=1 )
+fi
+if wants ops; then
+  step bench-ops env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
+    TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/ops.py \
+    --json="$out/bench-ops.json" $( [ -n "$quick" ] && echo --rounds=5 )
 fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
