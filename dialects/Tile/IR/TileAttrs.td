@@ -299,8 +299,8 @@ def Tile_LoopScheduleAttr : AttrDef<Tile_Dialect, "LoopSchedule"> {
     the kernel's option of the same name (tile/Options.def), which is the
     default of every loop; a part given overrides it for this loop.
 
-    - `num_stages`: the ring depth of the loop's copies without a latency
-      hint (tile-pipeline);
+    - `num_stages`: the ring depth of every async copy of the loop, over
+      the loads' latency hints (tile-pipeline);
     - `loop_split`: split the loop at a branch on its induction variable
       (tile-loop-split);
     - `warp_specialize`: its rings filled by a TMA producer warp, sm_90a

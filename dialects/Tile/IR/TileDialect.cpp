@@ -319,8 +319,8 @@ LogicalResult
 LoopScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          std::optional<unsigned> numStages, BoolAttr, BoolAttr,
                          BoolAttr) {
-  // (tile-pipeline's deepest ring is 8 slots; the source may ask for up to
-  // 16, the copies' stages being clamped there.)
+  // (As range(..., num_stages=) takes it: up to the 16 slots a
+  // !tile.smem ring holds.)
   if (numStages && (*numStages < 1 || *numStages > 16))
     return emitError() << "#tile.schedule: num_stages must be from 1 to 16, "
                           "got "
