@@ -190,7 +190,7 @@ def tensor_arg(obj, where):
                         f"__dlpack__), got {type(obj).__name__}")
 
 
-# TensorArgs of torch tensors by (address, dtype, shape, strides, device):
+# TensorArgs of torch tensors by (address, dtype, shape, strides):
 # a launch's arguments are most often tensors seen before (weights, buffers
 # reused by the caching allocator), and building one (its ctypes shape and
 # strides) costs more than the rest of the argument. The entries hold no

@@ -12,36 +12,24 @@ seq_k a multiple of 64, head_dim 64 or 128, f16 or bf16, input_pos 0, no
 """
 
 import math
-import os
 
+from ._kernels import compile_once
 from .errors import ArgumentError
 
 TILE = 64
 HEAD_DIMS = (64, 128)
-_compiled = {}
-
-
-def _path(name):
-    from .decode import _KERNELS
-    return os.path.join(_KERNELS, name)
 
 
 def _kernels(dtype, head_dim, causal):
     """The forward with LSE, the preprocessing and the backward kernel for
     a problem class, compiled once."""
-    from . import compile as _compile
-    key = (dtype, head_dim, causal)
-    if key not in _compiled:
-        fwd = _compile(_path("attention_lse.tile"), DTYPE=dtype,
-                       TILE_D=head_dim, TILE_M=TILE, TILE_N=TILE,
-                       CAUSAL=causal)
-        bwd_path = _path("flash_attention_bwd.tile")
-        pre = _compile(bwd_path, kernel="attn_bwd_preprocess", DTYPE=dtype,
-                       D=head_dim, TILE_M=TILE)
-        bwd = _compile(bwd_path, kernel="attn_bwd", DTYPE=dtype, D=head_dim,
+    fwd = compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
                        TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
-        _compiled[key] = (fwd, pre, bwd)
-    return _compiled[key]
+    pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
+                       DTYPE=dtype, D=head_dim, TILE_M=TILE)
+    bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
+                       D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
+    return fwd, pre, bwd
 
 
 def check(q, k, v, causal, scale, input_pos, out=None):

@@ -31,24 +31,11 @@ sequence's pages reads out of bounds.
 import math
 import os
 
+from . import _kernels
 from .errors import ArgumentError
 
-def _kernel_dir():
-    """kernels/ of the source tree (python/tilec/../../kernels), or of an
-    install (lib/python3/dist-packages/tilec/../../../../share/tilec/
-    kernels); TILEC_KERNELS overrides both."""
-    if "TILEC_KERNELS" in os.environ:
-        return os.environ["TILEC_KERNELS"]
-    here = os.path.dirname(os.path.abspath(__file__))
-    for parts in (("..", "..", "kernels"),
-                  ("..", "..", "..", "..", "share", "tilec", "kernels")):
-        path = os.path.normpath(os.path.join(here, *parts))
-        if os.path.isfile(os.path.join(path, "flash_decoding.tile")):
-            return path
-    return os.path.normpath(os.path.join(here, "..", "..", "kernels"))
 
-
-_KERNELS = _kernel_dir()
+_KERNELS = _kernels.KERNELS
 _compiled = {}
 _sm_counts = {}
 TILE_N = 64

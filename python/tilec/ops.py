@@ -1,8 +1,8 @@
 """The kernel library on PyTorch tensors: tilec's own .tile kernels
 (kernels/norms.tile, softmax.tile, softmax_looped.tile, cross_entropy.tile,
-linear.tile,
-bmm.tile, transpose.tile, reduce.tile), written as a user would write them and compiled with no per-kernel options, behind the
-signatures of the PyTorch ops they replace.
+linear.tile, bmm.tile, transpose.tile, reduce.tile), written as a user would
+write them and compiled with no per-kernel options, behind the signatures
+of the PyTorch ops they replace.
 
     y = tilec.ops.rms_norm(x, weight, eps=1e-6)
     y = tilec.ops.layer_norm(x, weight, bias, eps=1e-5)
@@ -31,14 +31,13 @@ are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
 """
 
-import os
-
+from ._kernels import compile_once as _compile, path as _kernel_path
 from .errors import ArgumentError
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
            "bmm", "transpose", "sum", "amax", "amin"]
 
-_compiled = {}
+_tuned = {}
 
 #: The longest row the norms hold in registers (16 warps x 64 elements a
 #: thread; f32 rows half as long: at 32768, layernorm's f32 spills).
@@ -46,11 +45,6 @@ MAX_NORM_COLUMNS = 32768
 MAX_NORM_COLUMNS_F32 = 16384
 #: The longest row softmax reads in one tile; longer ones are read in chunks.
 MAX_SINGLE_PASS_COLUMNS = 16384
-
-
-def _kernel_path(name):
-    from .decode import _KERNELS
-    return os.path.join(_KERNELS, name)
 
 
 def _pow2(n):
@@ -97,17 +91,6 @@ def _shape_for(tile_n):
     tile_m = max(1, 4096 // tile_n)
     elements = tile_m * tile_n
     return tile_m, 4 if elements <= 4096 else 8 if elements <= 8192 else 16
-
-
-def _compile(file, kernel, **constants):
-    """The kernel for a problem class, compiled once."""
-    from . import compile as _compile_kernel
-    key = (file, kernel, tuple(constants.items()))
-    k = _compiled.get(key)
-    if k is None:
-        k = _compiled[key] = _compile_kernel(_kernel_path(file),
-                                             kernel=kernel, **constants)
-    return k
 
 
 def _vector(torch, t, name, n, dtype, device):
@@ -269,13 +252,12 @@ def _autotuned(file, kernel, key, grid, args, **constants):
     @tune tiles, each with the compiler's schedules (tilec.autotune with
     tilec.tune_space_configs: the choice, rings of 2, 3 and 4 stages,
     persistent)."""
-    from . import autotune, compile as _compile_kernel, tune_space_configs
+    from . import autotune, tune_space_configs
     full = (file, kernel, key, tuple(constants.items()))
-    k = _compiled.get(full)
+    k = _tuned.get(full)
     if k is None:
-        plain = _compile_kernel(_kernel_path(file), kernel=kernel,
-                                **constants)
-        k = _compiled[full] = autotune(
+        plain = _compile(file, kernel, **constants)
+        k = _tuned[full] = autotune(
             _kernel_path(file), tune_space_configs(plain),
             f"tilec.ops.{kernel}:{key}", grid, args, kernel=kernel,
             **constants)

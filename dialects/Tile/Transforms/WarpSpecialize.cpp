@@ -116,7 +116,7 @@ struct WarpSpecializePass
     if (!wanted(func, asked))
       return;
     // Where a loop asked, not being specialized is said.
-    bool warn = this->warn || asked;
+    bool sayWhyNot = warn || asked;
     SmallVector<std::unique_ptr<Ring>> rings;
     SmallVector<Copy> copies;
     // (Before the analysis, which holds values of the loops it replaces.)
@@ -151,7 +151,7 @@ struct WarpSpecializePass
       func->setAttr(TileDialect::getNotWarpSpecializedAttrName(),
                     StringAttr::get(func.getContext(), why));
       // Asked for and not done: said, not dropped silently.
-      if (warn)
+      if (sayWhyNot)
         emitWarning(getUserFacingLoc(func))
             << "kernel '" << func.getSymName()
             << "' is not warp-specialized: " << why;
@@ -159,7 +159,7 @@ struct WarpSpecializePass
     }
     // Nothing to produce: the block is shaped for specialization (its
     // producer warpgroup idles), which is not what was asked for either.
-    if (copies.empty() && warn)
+    if (copies.empty() && sayWhyNot)
       emitWarning(getUserFacingLoc(func))
           << "kernel '" << func.getSymName()
           << "' has no TMA copies for a producer warp to issue (its loads "
