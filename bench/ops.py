@@ -3,14 +3,16 @@
 device copy, in one run.
 
   python3 bench/ops.py [--rounds 20] [--inner 10] [--ops rms_norm,...]
-                       [--dtypes float16,bfloat16] [--json out.json]
+                       [--dtypes float16,bfloat16] [--shapes 64x4096x4096,...]
+                       [--graphs] [--json out.json]
 
 For each op and shape: the median over `rounds` of CUDA-event timings of
 `inner` back-to-back launches (so that the host's launch cost hides behind
 the GPU's work, as in a model), on three input sets in turn (each larger
 than L2 at the default shapes), implementations interleaved. The
 multiplies (linear: PyTorch's linear then its activation, as a model
-runs them; bmm) report TFLOP/s. GB/s counts
+runs them; bmm; matmul, x @ W^T without bias, at issue 46's GEMM shapes,
+only with --ops matmul) report TFLOP/s. GB/s counts
 the bytes the op must move (read its input once, write its output once);
 "copy" is torch's copy_ of the input's bytes into a tensor of its size
 (read + write), measured alike in the same run. Every result is checked
@@ -34,7 +36,18 @@ SHAPES = {
     "transpose": [(8192, 8192), (4096, 10000)],
     # rows x N x K; the activation after the first.
     "linear": [(8192, 4096, 4096, None), (8192, 4096, 4096, "gelu_tanh"),
-               (4096, 14336, 4096, "silu"), (8192, 4096, 4096, "relu")],
+               (4096, 14336, 4096, "silu"), (8192, 4096, 4096, "relu"),
+               # Skinny (decode-shaped): K split across blocks.
+               (64, 4096, 4096, None), (16, 4096, 4096, None),
+               (128, 8192, 8192, None), (64, 14336, 4096, "silu")],
+    # x @ W^T, no bias (cuBLAS's GEMM through F.linear): issue 46's GEMM
+    # shapes, each in its own dtype (the others skipped). Not in the
+    # default --ops: tuning the large ones takes minutes.
+    "matmul": [(4096, 4096, 4096, "float16"), (8192, 8192, 8192, "bfloat16"),
+               (8192, 14336, 4096, "bfloat16"),
+               (8192, 4096, 14336, "bfloat16"),
+               (2048, 2048, 8192, "float16"), (64, 4096, 4096, "bfloat16"),
+               (3000, 5000, 1000, "float16")],
     "bmm": [(16, 2048, 2048, 2048), (64, 1024, 1024, 128)],
 }
 
@@ -63,6 +76,14 @@ def problem(op, shape, dtype):
                 lambda s: torch_activation(
                     torch.nn.functional.linear(s[0], s[1], s[2]), act),
                 None, 2.0 * m * n * k)
+    if op == "matmul":
+        m, n, k, _ = shape
+        x = torch.randn(m, k, device="cuda", dtype=dtype)
+        w = torch.randn(n, k, device="cuda", dtype=dtype) / k ** 0.5
+        y = torch.empty(m, n, device="cuda", dtype=dtype)
+        return ((x, w, y), lambda s: tilec.ops.linear(s[0], s[1], out=s[2]),
+                lambda s: torch.nn.functional.linear(s[0], s[1]), None,
+                2.0 * m * n * k)
     if op == "bmm":
         batch, m, n, k = shape
         a = torch.randn(batch, m, k, device="cuda", dtype=dtype)
@@ -115,11 +136,32 @@ def problem(op, shape, dtype):
     raise ValueError(op)
 
 
-def timed(impls, sets, rounds, inner):
-    """Median ms per launch of each impl (name -> run(set))."""
+def timed(impls, sets, rounds, inner, graphs=False):
+    """Median ms per launch of each impl (name -> run(set)). With `graphs`,
+    each impl's `inner` launches (over the sets in turn) are captured once
+    in a CUDA graph, and a round replays it: the GPU's time, without the
+    host's launch cost (as a server decoding through CUDA graphs runs)."""
     for run in impls.values():
         for s in sets:
             run(s)
+    if graphs:
+        captured = {}
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for run in impls.values():  # warm up on the capture stream
+                for s in sets:
+                    run(s)
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+        for name, run in impls.items():
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, stream=stream):
+                for i in range(inner):
+                    run(sets[i % len(sets)])
+            captured[name] = g
+        impls = {name: (lambda s, g=g: g.replay())
+                 for name, g in captured.items()}
     times = {name: [] for name in impls}
     order = list(impls.items())
     events = []
@@ -129,8 +171,11 @@ def timed(impls, sets, rounds, inner):
             start = torch.cuda.Event(enable_timing=True)
             stop = torch.cuda.Event(enable_timing=True)
             start.record()
-            for i in range(inner):
-                run(sets[(r + i) % len(sets)])
+            if graphs:
+                run(None)
+            else:
+                for i in range(inner):
+                    run(sets[(r + i) % len(sets)])
             stop.record()
             events.append((name, start, stop))
     torch.cuda.synchronize()
@@ -143,8 +188,13 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--inner", type=int, default=10)
-    p.add_argument("--ops", default=",".join(SHAPES))
+    p.add_argument("--ops", default=",".join(o for o in SHAPES
+                                             if o != "matmul"))
     p.add_argument("--dtypes", default="float16,bfloat16")
+    p.add_argument("--graphs", action="store_true",
+                   help="time CUDA graphs of the launches (the GPU's time)")
+    p.add_argument("--shapes", help="only shapes whose text (e.g. "
+                   "'64x4096x4096') is listed, comma-separated")
     p.add_argument("--json")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
@@ -155,6 +205,12 @@ def main():
     for op in args.ops.split(","):
         for shape in SHAPES[op]:
             for dname in args.dtypes.split(","):
+                if op == "matmul" and shape[3] != dname:
+                    continue
+                text = "x".join(str(d) for d in shape
+                                if isinstance(d, int))
+                if args.shapes and text not in args.shapes.split(","):
+                    continue
                 dtype = getattr(torch, dname)
                 sets, runs = [], None
                 for _ in range(3):
@@ -175,7 +231,7 @@ def main():
                             "torch": lambda i: theirs(sets[i]),
                             "copy": lambda i: copies[i][1].copy_(
                                 copies[i][0])},
-                           [0, 1, 2], args.rounds, args.inner)
+                           [0, 1, 2], args.rounds, args.inner, args.graphs)
                 copy_bytes = 2 * sets[0][0].numel() * \
                     sets[0][0].element_size()
                 copy_gbs = copy_bytes / ms["copy"] / 1e6

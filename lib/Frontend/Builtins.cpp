@@ -588,8 +588,50 @@ static Val emitStore(const Args &a) {
   return Val::none();
 }
 
+/// atomic_add / atomic_max / atomic_min(tensor, index, value) of a scalar:
+/// one atomic by the block, ordered (acquire-release at GPU scope), whose
+/// old value it returns to every thread.
+static Val emitBlockAtomic(const Args &a, tile::ReduceKind kind) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0))
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  Type elt = type.getElementType();
+  bool sum = kind == tile::ReduceKind::Sum;
+  if (!(elt.isInteger(32) || (sum && elt.isF32())))
+    return em.error(a.loc(0), a.fname + "() of a scalar on a tensor of " +
+                                  typeName(elt) + " is not supported: " +
+                                  (sum ? "i32 and f32 are" : "i32 is"));
+  if (a.has(3) && a[3].kind != Val::Kind::None)
+    return em.error(a.loc(3), a.fname + "(): `order` applies to a tile; a "
+                                        "scalar's index is the element's");
+  auto indices = indexArgs(a, 1, type.getRank(), "tensor");
+  if (!indices)
+    return Val::invalid();
+  const Val &v = a[2];
+  if (v.kind == Val::Kind::Float && !isa<FloatType>(elt))
+    return em.error(a.loc(2), a.fname +
+                                  "(): type mismatch: the value is a "
+                                  "float but the tensor holds " +
+                                  typeName(elt));
+  if (v.kind == Val::Kind::Scalar && v.value.getType() != elt)
+    return em.error(a.loc(2), a.fname + "(): type mismatch: the value is " +
+                                  typeName(v.value.getType()) +
+                                  " but the tensor holds " + typeName(elt) +
+                                  "; convert it with .astype()");
+  Value value = v.kind == Val::Kind::Scalar
+                    ? v.value
+                    : em.materializeScalar(v, elt, a.loc(2));
+  if (!value)
+    return Val::invalid();
+  return Val::dynamic(tile::BlockAtomicOp::create(
+      em.builder, em.loc(a.callLoc), kind, a[0].value, value, *indices));
+}
+
 /// atomic_add / atomic_max / atomic_min(tensor, index, tile, order=None).
 static Val emitAtomic(const Args &a, tile::ReduceKind kind) {
+  if (a[2].kind == Val::Kind::Scalar || a[2].isConstNumber())
+    return emitBlockAtomic(a, kind);
   auto w = tileWriteArgs(a, "the combined value");
   if (!w)
     return Val::invalid();

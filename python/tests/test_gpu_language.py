@@ -134,6 +134,58 @@ def test_split_k_gemm_atomic_add(torch_gpu, arch):
     assert err < 1e-5, err
 
 
+BLOCK_ATOMICS = """
+kernel tickets(Count: Tensor[i32, 1], Out: Tensor[i32, 1], Big: Tensor[i32, 1],
+               Sum: Tensor[f32, 1], Far: Tensor[i32, 1], X: Tensor[f32, 1]):
+    # Every block takes a ticket: the tickets are 0 .. blocks - 1, once each.
+    t = atomic_add(Count, (0,), 1)
+    store(Out, index=(bid(0),), tile=full((1,), t, dtype=i32))
+    old = atomic_max(Big, (0,), bid(0) * 7)
+    x = load(X, index=(bid(0),), shape=(1,)).item()
+    s = atomic_add(Sum, (0,), x)
+    # Outside the tensor: nothing is touched, 0 is read.
+    far = atomic_add(Far, (bid(0) + 1000000,), 5)
+    store(Out, index=(bid(0) + num_blocks(0),),
+          tile=full((1,), old + far, dtype=i32))
+    # The last block in reads what every block stored before its ticket.
+    if t == num_blocks(0) - 1:
+        total = zeros((1,), dtype=i32)
+        for j in range(num_blocks(0)):
+            total = total + load(Out, index=(j,), shape=(1,))
+        store(Out, index=(2 * num_blocks(0),), tile=total)
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_block_atomics(torch_gpu, arch):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    blocks = 1000
+    kernel = tilec.compile(BLOCK_ATOMICS, name="tickets.tile", arch=arch)
+    for trial in range(3):
+        count = torch.zeros(1, device="cuda", dtype=torch.int32)
+        out = torch.full((2 * blocks + 1,), -1, device="cuda",
+                         dtype=torch.int32)
+        big = torch.full((1,), -5, device="cuda", dtype=torch.int32)
+        total = torch.zeros(1, device="cuda")
+        far = torch.zeros(4, device="cuda", dtype=torch.int32)
+        x = torch.randint(-8, 8, (blocks,), device="cuda").float()
+        kernel[blocks](count, out, big, total, far, x)
+        torch.cuda.synchronize()
+        tickets = out[:blocks].sort().values
+        assert torch.equal(tickets, torch.arange(blocks, device="cuda",
+                                                 dtype=torch.int32))
+        assert count.item() == blocks
+        assert big.item() == 7 * (blocks - 1)
+        # Each block read the maximum before its own: -5 or a multiple of 7
+        # below its own value.
+        olds = out[blocks:2 * blocks]
+        assert ((olds == -5) | ((olds % 7 == 0) & (olds >= 0))).all()
+        assert total.item() == x.sum().item()   # small integers: exact
+        assert torch.equal(far, torch.zeros_like(far))
+        assert out[2 * blocks].item() == blocks * (blocks - 1) // 2
+
+
 ATOMICS = """
 kernel combine(F: Tensor[f32, 1], I: Tensor[i32, 1], H: Tensor[f16, 1],
                S: Tensor[f32, 1], X: Tensor[f32, 1], Y: Tensor[i32, 1]):

@@ -7,6 +7,7 @@ error on the same inputs (plus a rounding unit of the output type)."""
 import pytest
 
 import tilec
+from conftest import skip_unless_arch
 from tilec import ArgumentError
 
 DTYPES = ("float16", "bfloat16", "float32")
@@ -166,7 +167,8 @@ def torch_tanh(y):
 
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
 @pytest.mark.parametrize("activation", list(ACTS))
-@pytest.mark.parametrize("shape", [(1000, 1024, 256), (2, 64, 768, 512)])
+@pytest.mark.parametrize("shape", [(1000, 1024, 256), (2, 64, 768, 512),
+                                   (40, 1000, 4096)])
 def test_linear(torch_gpu, monkeypatch, dtype, activation, shape):
     torch = torch_gpu
     # One problem class tuned (tilec.autotune times every candidate); the
@@ -192,6 +194,41 @@ def test_linear(torch_gpu, monkeypatch, dtype, activation, shape):
                                                         approximate="tanh"),
                   "silu": torch.nn.functional.silu(theirs)}[activation]
         close(torch, got, ref, theirs, dtype)
+
+
+@pytest.mark.parametrize("arch", ("sm_90a", "sm_80"))
+@pytest.mark.parametrize("splits", (2, 3, 8))
+@pytest.mark.parametrize("shape", [(5, 136, 512), (64, 256, 320),
+                                   (130, 72, 1000)])
+def test_linear_split_k(torch_gpu, splits, shape, arch):
+    """kernels/linear.tile with K split across blocks (SPLITS), launched
+    directly: the last block of each tile adds the partials and resets the
+    tile's ticket; 320 and 1000 columns of K leave some splits with nothing
+    (a split of zero K tiles adds zeros). Launched twice on the same
+    workspace: the tickets are back at zero after each launch."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    m, n, k = shape
+    kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
+                         kernel="linear", arch=arch, DTYPE="bf16", TILE_M=64,
+                         TILE_N=64, SPLITS=splits, ACT=3)
+    tiles = ((m + 63) // 64) * ((n + 63) // 64)
+    partial = torch.full((splits, m, n), float("nan"), device="cuda")
+    tickets = torch.zeros(tiles, device="cuda", dtype=torch.int32)
+    for trial in range(2):
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        y = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+        kern[(tiles, splits)](x, w, b, y, partial, tickets)
+        torch.cuda.synchronize()
+        assert torch.equal(tickets, torch.zeros_like(tickets))
+        ref = x.double() @ w.double().t() + b.double()
+        ref = ref / (1 + (-ref).exp())
+        theirs = torch.nn.functional.silu(
+            torch.nn.functional.linear(x, w, b))
+        close(torch, y, ref, theirs, "bfloat16")
 
 
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16"))

@@ -32,6 +32,7 @@ are computed in f32. Every argument is checked, with a message naming it
 """
 
 from ._kernels import compile_once as _compile, path as _kernel_path
+from ._tensors import current_stream
 from .errors import ArgumentError
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
@@ -247,21 +248,60 @@ def _matrix(torch, t, name, dims):
                             f"(strides a multiple of 8 elements)")
 
 
-def _autotuned(file, kernel, key, grid, args, **constants):
-    """`kernel` of `file` tuned once for the problem class `key` over its
-    @tune tiles, each with the compiler's schedules (tilec.autotune with
-    tilec.tune_space_configs: the choice, rings of 2, 3 and 4 stages,
-    persistent)."""
+def _autotuned(file, kernel, key, grid, args, configs=None, **constants):
+    """`kernel` of `file` tuned once for the problem class `key` over
+    `configs`, by default its @tune tiles, each with the compiler's
+    schedules (tilec.autotune with tilec.tune_space_configs: the choice,
+    rings of 2, 3 and 4 stages, persistent)."""
     from . import autotune, tune_space_configs
     full = (file, kernel, key, tuple(constants.items()))
     k = _tuned.get(full)
     if k is None:
-        plain = _compile(file, kernel, **constants)
+        if configs is None:
+            configs = tune_space_configs(_compile(file, kernel, **constants))
         k = _tuned[full] = autotune(
-            _kernel_path(file), tune_space_configs(plain),
-            f"tilec.ops.{kernel}:{key}", grid, args, kernel=kernel,
-            **constants)
+            _kernel_path(file), configs, f"tilec.ops.{kernel}:{key}", grid,
+            args, kernel=kernel, **constants)
     return k
+
+
+#: Skinny multiplies (at most this many rows) also try splitting K.
+SPLIT_K_MAX_ROWS = 128
+_SPLITS = (1, 2, 4, 8)
+_sm_counts = {}
+
+
+def _sm_count(torch, device):
+    n = _sm_counts.get(device)
+    if n is None:
+        n = _sm_counts[device] = \
+            torch.cuda.get_device_properties(device).multi_processor_count
+    return n
+
+
+def _split_k_workspace(torch, device, m, n, splits, tiles):
+    """The f32 partial products (splits, m, n) and the per-tile tickets
+    (zero between launches: the last block of each tile sets its ticket
+    back) of linear.tile's split-K, for one device, stream and shape (the
+    plan that holds them is the stream's: a stream's launches run in order,
+    so that they may share them; launches on other streams get their
+    own)."""
+    return (torch.empty((splits, m, n), device=device, dtype=torch.float32),
+            torch.zeros((tiles,), device=device, dtype=torch.int32))
+
+
+def _linear_split_configs(m, n, k, sms):
+    """Split-K candidates for a skinny product: 64-row tiles, N tiles of 64
+    and 128, K shared by 1 to 8 blocks per tile while each keeps at least 4
+    K tiles and the blocks are at most 4 waves."""
+    from . import Config
+    configs = []
+    for tn in (64, 128):
+        tiles = ((m + 63) // 64) * ((n + tn - 1) // tn)
+        for s in _SPLITS:
+            if s == 1 or ((k + 63) // 64 >= 4 * s and tiles * s <= 4 * sms):
+                configs.append(Config(TILE_M=64, TILE_N=tn, SPLITS=s))
+    return configs
 
 
 def linear(x, weight, bias=None, activation=None, out=None):
@@ -303,20 +343,59 @@ def linear(x, weight, bias=None, activation=None, out=None):
         return out
     y = out.view(m, n)
     has_bias = bias is not None
-    b = bias if has_bias else weight[0]
+    key = (x.dtype, m, n, k, has_bias, activation, x.device,
+           current_stream(None))
+    plan = _linear_plans.get(key)
+    if plan is None:
+        plan = _linear_plan(torch, x, rows, weight, bias, y, activation)
+        if len(_linear_plans) >= 1024:
+            _linear_plans.clear()
+        _linear_plans[key] = plan
+    kern, grid, partial, tickets, no_bias = plan
+    kern.launch(grid, rows, weight, bias if has_bias else no_bias, y,
+                partial, tickets)
+    return out
+
+
+# (dtype, M, N, K, bias?, activation, device, stream) -> (kernel, grid,
+# split-K workspace): what a call with arguments seen before launches.
+_linear_plans = {}
+
+
+def _linear_plan(torch, x, rows, weight, bias, y, activation):
+    """linear.tile for this problem: tuned once per problem class (dtype,
+    the rows' power of two, N, K, bias, activation) over its @tune tiles
+    with the compiler's schedules, or for a skinny product (at most
+    SPLIT_K_MAX_ROWS rows) over tiles of 64 rows with K split in 1 to 8;
+    with the split-K workspace of this device and stream."""
+    m, k = rows.shape
+    n = weight.shape[0]
     dtype = "f16" if x.dtype == torch.float16 else "bf16"
-    args = (rows, weight, b, y)
+    # The bias the kernel does not read without one.
+    no_bias = torch.zeros(8, device=x.device, dtype=x.dtype)
+    has_bias = bias is not None
+    b = bias if has_bias else no_bias
+    configs = None
+    if m <= SPLIT_K_MAX_ROWS:
+        configs = _linear_split_configs(m, n, k, _sm_count(torch, x.device))
+    most = max((c.constants.get("SPLITS", 1) for c in configs or ()),
+               default=1)
+    tiles = ((m + 63) // 64) * ((n + 63) // 64) if most > 1 else 1
+    partial, tickets = _split_k_workspace(
+        torch, x.device, m if most > 1 else 1, n if most > 1 else 1, most,
+        tiles)
 
     def grid(config):
         tm = config.constants.get("TILE_M", 128)
         tn = config.constants.get("TILE_N", 128)
-        return ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
+        return (((m + tm - 1) // tm) * ((n + tn - 1) // tn),
+                config.constants.get("SPLITS", 1))
     kern = _autotuned("linear.tile", "linear",
                       f"{dtype}:M={min(_pow2(m), 8192)}:N={n}:K={k}", grid,
-                      args, DTYPE=dtype, HAS_BIAS=has_bias,
+                      (rows, weight, b, y, partial, tickets), configs,
+                      DTYPE=dtype, HAS_BIAS=has_bias,
                       ACT=_ACTIVATIONS[activation])
-    kern[grid(kern.config)](*args)
-    return out
+    return kern, grid(kern.config), partial, tickets, no_bias
 
 
 def bmm(a, b, out=None):

@@ -115,6 +115,9 @@ int64_t tile::getScratchBytes(Operation *op) {
         elements *= padded[d];
     return elements * slots * getSharedElementBytes(type.getElementType());
   }
+  // The old value, from the thread that read it to the others.
+  if (isa<BlockAtomicOp>(op))
+    return 4;
   return 0;
 }
 

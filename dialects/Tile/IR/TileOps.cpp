@@ -319,7 +319,8 @@ void StoreOp::getEffects(
 bool mlir::tile::writesGlobalMemory(Operation *op) {
   return op
       ->walk([](Operation *nested) {
-        return isa<StoreOp, AtomicRMWOp, TmaStoreOp, ScatterOp>(nested)
+        return isa<StoreOp, AtomicRMWOp, BlockAtomicOp, TmaStoreOp, ScatterOp>(
+                   nested)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -339,6 +340,36 @@ LogicalResult AtomicRMWOp::verify() {
                          << " are not supported (f16, bf16, f32, f64, i32, "
                             "i64)";
   return success();
+}
+
+LogicalResult BlockAtomicOp::verify() {
+  auto tensor = getTensor().getType();
+  if (getIndices().size() != tensor.getRank())
+    return emitOpError() << "expected " << tensor.getRank()
+                         << " indices (the tensor's rank), got "
+                         << getIndices().size();
+  Type elt = getValue().getType();
+  if (elt != tensor.getElementType())
+    return emitOpError() << "the value is " << elt << " but the tensor holds "
+                         << tensor.getElementType();
+  if (elt.isF32() && getKind() != ReduceKind::Sum)
+    return emitOpError() << "f32 block atomics are sums only (atom.add.f32); "
+                            "max and min take i32";
+  return success();
+}
+
+void BlockAtomicOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // It orders every global access of the block: it reads and writes all
+  // of global memory as far as other ops can tell, and its scratch.
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Read::get(), SharedMemoryResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SharedMemoryResource::get());
 }
 
 void AtomicRMWOp::getEffects(

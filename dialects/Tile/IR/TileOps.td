@@ -276,6 +276,42 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
   let hasVerifier = 1;
 }
 
+def Tile_BlockAtomicOp : Tile_Op<"block_atomic", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "one ordered atomic by the block, returning the old value";
+  let description = [{
+    The block combines the scalar `value` with the tensor's element at
+    element coordinates `indices` by one atomic read-modify-write (`sum`,
+    `max` or `min`; i32, or f32 for `sum`) and every thread gets the
+    element's old value: a ticket, a claim, a count of the blocks that have
+    arrived. An index outside the tensor touches nothing and reads 0.
+
+    It orders memory like a release and an acquire at GPU scope, for the
+    whole block: every global write of the block before it is visible to a
+    block that reads the value it wrote (by its own `tile.block_atomic`),
+    and every read after it sees the writes of the blocks whose values it
+    read. So the last block to count itself in over a tile may read what the
+    others stored (split-K's serial reduction, a combine in the same
+    launch). The lowering: a barrier of the block, one thread's
+    `fence.acq_rel.gpu` and `atom.acq_rel.gpu`, the old value through 4
+    bytes of scratch shared memory, a barrier, every thread's fence.
+
+    ```mlir
+    %arrived = tile.block_atomic sum %Count[%t], %c1 : !tile.global<i32, 1>, i32
+    ```
+  }];
+  // The value before the variadic indices: the result's type is inferred
+  // from it by position.
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_GlobalTensorType:$tensor,
+                       AnyTypeOf<[I32, F32]>:$value, Variadic<I32>:$indices);
+  let results = (outs AnyTypeOf<[I32, F32]>:$result);
+  let assemblyFormat = [{
+    $kind $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_GatherOp : Tile_Op<"gather", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "load the elements of a global tensor that index tiles name";

@@ -79,7 +79,9 @@
 // tensor map cannot describe the copy (tile-convert-copies-to-tma's rules),
 // where the copy has no such combiner (max of f32), under a branch, or
 // where the kernel also reads the tensor: TMA writes through the async
-// proxy, unordered with the threads' reads.
+// proxy, unordered with the threads' reads. Nor where a `tile.block_atomic`
+// may follow the write (after it, or in a loop around both): the atomic
+// releases the block's writes, and a TMA store completes after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -392,8 +394,27 @@ struct ConvertStoresToTMAPass
     return std::nullopt;
   }
 
+  /// A tile.block_atomic may run after `op`: later in program order, or
+  /// in a loop around both.
+  static bool beforeBlockAtomic(func::FuncOp func, Operation *op) {
+    bool after = false, found = false;
+    func.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      if (nested == op)
+        after = true;
+      auto atomic = dyn_cast<BlockAtomicOp>(nested);
+      if (!atomic)
+        return WalkResult::advance();
+      for (Operation *loop = atomic->getParentOp(); loop != func && !found;
+           loop = loop->getParentOp())
+        found = isa<scf::ForOp, scf::WhileOp>(loop) && loop->isAncestor(op);
+      found |= after;
+      return found ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return found;
+  }
+
   void convert(func::FuncOp func, const Write &w) {
-    if (!inLoopsOnly(func, w.op))
+    if (!inLoopsOnly(func, w.op) || beforeBlockAtomic(func, w.op))
       return;
     TypedValue<RankedTensorType> tile = convertedTile(w);
     if (!tile || tile.getType().getRank() != 2)

@@ -660,6 +660,81 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   }
 };
 
+/// tile.block_atomic: the block's writes done (a barrier), then its first
+/// thread releases them and combines the value (`fence.acq_rel.gpu`,
+/// `atom.acq_rel.gpu` when the element is inside the tensor, 0 otherwise)
+/// and writes the old value to the op's scratch; after a barrier every
+/// thread reads it and fences (acquire: its later reads see what the
+/// blocks whose values it read wrote before theirs).
+struct BlockAtomicLowering : OpConversionPattern<tile::BlockAtomicOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BlockAtomicOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+    if (failed(scratch))
+      return failure();
+    if (auto ws = op->getParentOfType<tile::WarpSpecializeOp>();
+        ws && !ws.getConsumer().isAncestor(op->getParentRegion()))
+      return op.emitOpError("in a producer warp is not supported");
+    ValueRange tensor = adaptor.getTensor();
+    unsigned rank = op.getTensor().getType().getRank();
+    Value offset = constI64(rewriter, loc, 0), inside;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value i = adaptor.getIndices()[d].front();
+      Value ok = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                       i, tensor[1 + d]);
+      inside =
+          inside ? Value(arith::AndIOp::create(rewriter, loc, inside, ok)) : ok;
+      Value i64 =
+          arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), i);
+      offset = arith::AddIOp::create(
+          rewriter, loc, offset,
+          d == rank - 1 ? i64
+                        : Value(arith::MulIOp::create(rewriter, loc, i64,
+                                                      tensor[1 + rank + d])));
+    }
+    Type elt = op.getValue().getType();
+    Value address = LLVM::GEPOp::create(rewriter, loc, tensor[0].getType(), elt,
+                                        tensor[0], ValueRange{offset});
+    Value first = firstThread(rewriter, loc, inside, 0);
+    Value slot = sharedAddress32(rewriter, loc, *scratch);
+    std::string type = elt.isF32()                             ? "f32"
+                       : op.getKind() == tile::ReduceKind::Sum ? "u32"
+                                                               : "s32";
+    std::string combine = op.getKind() == tile::ReduceKind::Sum   ? "add"
+                          : op.getKind() == tile::ReduceKind::Max ? "max"
+                                                                  : "min";
+    Value value = adaptor.getValue().front();
+    if (elt.isF32())
+      value =
+          arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), value);
+    createBarrier(rewriter, loc, op);
+    inlinePtx(rewriter, loc, TypeRange(),
+              ValueRange{firstThread(rewriter, loc, nullptr, 0), first, address,
+                         value, slot},
+              "{\n .reg .pred p, q;\n .reg .b32 v;\n"
+              " setp.ne.b32 p, $0, 0;\n setp.ne.b32 q, $1, 0;\n"
+              " mov.b32 v, 0;\n"
+              " @q fence.acq_rel.gpu;\n"
+              " @q atom.acq_rel.gpu.global." +
+                  combine + "." + type +
+                  " v, [$2], $3;\n"
+                  " @p st.shared.b32 [$4], v;\n}",
+              "r,r,l,r,r,~{memory}");
+    createBarrier(rewriter, loc, op);
+    Operation *read = inlinePtx(
+        rewriter, loc, TypeRange{rewriter.getI32Type()}, ValueRange{slot},
+        "ld.shared.b32 $0, [$1];\n fence.acq_rel.gpu;", "=r,r,~{memory}");
+    Value old = read->getResult(0);
+    if (elt.isF32())
+      old = arith::BitcastOp::create(rewriter, loc, elt, old);
+    rewriter.replaceOp(op, old);
+    return success();
+  }
+};
+
 /// The copy of a tile.async_copy: each thread issues cp.async for the
 /// vectors its layout gives it (vectors outside the tensor copy zero bytes:
 /// cp.async fills the rest of the destination with zeros), under the copy's
@@ -770,8 +845,8 @@ void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    bool vectorReductions,
                                    RewritePatternSet &patterns) {
   patterns.add<LoadLowering, StoreLowering, GatherLowering, ScatterLowering,
-               DimLowering, AsyncCopyLowering, AsyncWaitLowering, ItemLowering>(
-      converter, patterns.getContext());
+               DimLowering, AsyncCopyLowering, AsyncWaitLowering, ItemLowering,
+               BlockAtomicLowering>(converter, patterns.getContext());
   patterns.add<AtomicRMWLowering>(converter, patterns.getContext(),
                                   vectorReductions);
 }

@@ -595,3 +595,35 @@ func.func @no_layout(%A: !tile.global<f32, 2>, %v: f32, %m: i32) attributes {til
   tile.atomic_rmw sum %A[%m, %m], %x : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A tile.block_atomic after the store (or in a loop around both) releases
+// the block's writes, which a TMA store, completing later, would escape:
+// such stores stay thread stores; one after the atomic is converted.
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @before_block_atomic
+// CHECK:       tile.store %arg0
+// CHECK:       tile.block_atomic
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.store %arg0
+// CHECK-NEXT:    tile.block_atomic
+// CHECK:       tile.tma_store %
+// CHECK-NOT:   tile.tma_store %
+// CHECK:       return
+func.func @before_block_atomic(%O: !tile.global<f16, 2>, %C: !tile.global<i32, 1>, %v: f16, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %x = tile.full %v : tensor<64x64xf16, #mma>
+  %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+  tile.store %O[%c0, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  %t = tile.block_atomic sum %C[%c0], %c1 : !tile.global<i32, 1>, i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %z = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %O[%i, %c0], %z : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+    %u = tile.block_atomic sum %C[%i], %c1 : !tile.global<i32, 1>, i32
+  }
+  tile.store %O[%t, %c1], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  return
+}

@@ -497,6 +497,30 @@ func.func @atomic_unsupported(%O: !tile.global<i1, 1>, %i: i32, %v: tensor<64xi1
 
 // -----
 
+func.func @block_atomic_rank(%C: !tile.global<i32, 2>, %i: i32) -> i32 {
+  // expected-error @+1 {{'tile.block_atomic' op expected 2 indices (the tensor's rank), got 1}}
+  %t = tile.block_atomic sum %C[%i], %i : !tile.global<i32, 2>, i32
+  return %t : i32
+}
+
+// -----
+
+func.func @block_atomic_type(%C: !tile.global<f32, 1>, %i: i32) -> i32 {
+  // expected-error @+1 {{'tile.block_atomic' op the value is 'i32' but the tensor holds 'f32'}}
+  %t = tile.block_atomic sum %C[%i], %i : !tile.global<f32, 1>, i32
+  return %t : i32
+}
+
+// -----
+
+func.func @block_atomic_float_max(%C: !tile.global<f32, 1>, %i: i32, %x: f32) -> f32 {
+  // expected-error @+1 {{'tile.block_atomic' op f32 block atomics are sums only (atom.add.f32); max and min take i32}}
+  %t = tile.block_atomic max %C[%i], %x : !tile.global<f32, 1>, f32
+  return %t : f32
+}
+
+// -----
+
 func.func @item_elements(%t: tensor<2xi32>) -> i32 {
   // expected-error @+1 {{'tile.item' op the tile must hold one element, got 'tensor<2xi32>'}}
   %s = tile.item %t : tensor<2xi32> -> i32

@@ -174,6 +174,18 @@ func.func @atomic_rmw(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x128xf32>)
   return
 }
 
+// CHECK-LABEL: func.func @block_atomic
+// CHECK-SAME: (%[[C:[[:alnum:]_]+]]: !tile.global<i32, 1>, %[[F:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[X:[[:alnum:]_]+]]: f32)
+func.func @block_atomic(%C: !tile.global<i32, 1>, %F: !tile.global<f32, 2>, %i: i32, %x: f32) -> (i32, f32) {
+  // CHECK-NEXT: %[[T:.*]] = tile.block_atomic sum %[[C]][%[[I]]], %[[I]] : <i32, 1>, i32
+  %t = tile.block_atomic sum %C[%i], %i : !tile.global<i32, 1>, i32
+  // CHECK-NEXT: tile.block_atomic max %[[C]][%[[I]]], %[[T]] : <i32, 1>, i32
+  %m = tile.block_atomic max %C[%i], %t : !tile.global<i32, 1>, i32
+  // CHECK-NEXT: tile.block_atomic sum %[[F]][%[[I]], %[[I]]], %[[X]] : <f32, 2>, f32
+  %s = tile.block_atomic sum %F[%i, %i], %x : !tile.global<f32, 2>, f32
+  return %m, %s : i32, f32
+}
+
 // CHECK-LABEL: func.func @item
 // CHECK-SAME: (%[[T:[[:alnum:]_]+]]: tensor<1x1xi32>)
 func.func @item(%t: tensor<1x1xi32>) -> i32 {
