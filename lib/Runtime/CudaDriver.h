@@ -65,7 +65,14 @@ namespace detail {
 /// driver without cuTensorMapEncodeTiled, which came with CUDA 12.0).
 #define TILE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                 \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr)                 \
-  X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", nullptr)
+  X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", nullptr)     \
+  X(cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", nullptr)               \
+  X(cuStreamEndCapture, "cuStreamEndCapture", nullptr)                         \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", nullptr)       \
+  X(cuGraphLaunch, "cuGraphLaunch", nullptr)                                   \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", nullptr)                         \
+  X(cuGraphDestroy, "cuGraphDestroy", nullptr)                                 \
+  X(cuGraphGetNodes, "cuGraphGetNodes", nullptr)
 
 /// The driver calls libtile uses, as function pointers.
 struct CudaDriver {

@@ -210,3 +210,84 @@ Expected<float> Event::elapsedMsSince(const Event &start) const {
     return status;
   return ms;
 }
+
+Expected<float> tile::detail::timeCapturedLaunches(
+    Stream caller, unsigned iterations,
+    llvm::function_ref<Status(Stream)> launchOn) {
+  Expected<const GpuContext *> gpu = currentGpu();
+  if (!gpu)
+    return gpu.status();
+  const CudaDriver &d = *(*gpu)->driver;
+  if (!d.cuStreamBeginCapture_v2 || !d.cuStreamEndCapture ||
+      !d.cuGraphInstantiateWithFlags || !d.cuGraphLaunch ||
+      !d.cuGraphExecDestroy || !d.cuGraphDestroy || !d.cuGraphGetNodes)
+    return Status::error(kNoGraphs);
+  // The caller's work first (the inputs), then a stream of our own: the
+  // caller's may be the legacy default stream, which cannot capture.
+  if (Status status = synchronize(caller); !status.ok())
+    return status;
+  Expected<Stream> own = createStream();
+  if (!own)
+    return own.status();
+  CUstream stream = reinterpret_cast<CUstream>(*own);
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  auto cleanup = [&] {
+    if (exec)
+      d.cuGraphExecDestroy(exec);
+    if (graph)
+      d.cuGraphDestroy(graph);
+    (void)destroyStream(*own);
+  };
+  // Relaxed: a launch may allocate (a descriptor's stand-in, a tile
+  // counter) on first use.
+  Status status = check(
+      *gpu, d.cuStreamBeginCapture_v2(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+      "cuStreamBeginCapture");
+  if (status.ok()) {
+    for (unsigned i = 0; i < iterations && status.ok(); ++i)
+      status = launchOn(*own);
+    // End the capture whatever happened, so that the stream is usable.
+    Status ended =
+        check(*gpu, d.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
+    if (status.ok())
+      status = ended;
+  }
+  // Launches that went to another stream ran, uncaptured: the graph
+  // would time nothing.
+  size_t nodes = 0;
+  if (status.ok())
+    status = check(*gpu, d.cuGraphGetNodes(graph, nullptr, &nodes),
+                   "cuGraphGetNodes");
+  if (status.ok() && nodes < iterations)
+    status = Status::error("the launches did not go to the stream they were "
+                           "given (" +
+                           std::to_string(nodes) + " captured of " +
+                           std::to_string(iterations) + ")");
+  if (status.ok())
+    status = check(*gpu, d.cuGraphInstantiateWithFlags(&exec, graph, 0),
+                   "cuGraphInstantiate");
+  Expected<Event> start = Event::create();
+  Expected<Event> end = Event::create();
+  if (status.ok() && !start)
+    status = start.status();
+  if (status.ok() && !end)
+    status = end.status();
+  // One replay to warm up, one timed.
+  if (status.ok())
+    status = check(*gpu, d.cuGraphLaunch(exec, stream), "cuGraphLaunch");
+  if (status.ok())
+    status = start->record(*own);
+  if (status.ok())
+    status = check(*gpu, d.cuGraphLaunch(exec, stream), "cuGraphLaunch");
+  if (status.ok())
+    status = end->record(*own);
+  if (status.ok())
+    status = end->synchronize();
+  Expected<float> ms =
+      status.ok() ? end->elapsedMsSince(*start) : Expected<float>(status);
+  cleanup();
+  if (!ms)
+    return ms;
+  return *ms / float(std::max(1u, iterations));
+}

@@ -16,6 +16,7 @@
 #include "tilec/Target/KernelInfo.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -151,6 +152,17 @@ struct AlignmentFit {
 Status checkArguments(const tilec::KernelInfo &info,
                       llvm::ArrayRef<ArgRef> args, PackedArgs &packed,
                       AlignmentFit &fit);
+
+/// Milliseconds per launch of `iterations` calls of `launchOn(stream)`,
+/// captured into one CUDA graph on a stream of the runtime's own (after
+/// `caller`'s work) and replayed: the GPU's time, without the host's launch
+/// cost between the launches. An error when the driver lacks graphs or a
+/// launch cannot be captured; the caller then times launches as they come.
+Expected<float>
+timeCapturedLaunches(Stream caller, unsigned iterations,
+                     llvm::function_ref<Status(Stream)> launchOn);
+/// timeCapturedLaunches' error where the driver has no CUDA graphs.
+inline constexpr const char *kNoGraphs = "the driver has no CUDA graphs";
 
 /// Checks, picks an alignment variant if needed, and launches.
 Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
