@@ -1,5 +1,5 @@
-"""tilec.attention_with_kvcache (kernels/flash_decoding.tile, split-KV with
-a combine) on a GPU against float64, on fresh random inputs with a poisoned
+"""tilec.attention_with_kvcache (kernels/flash_decoding.tile, split-KV, the
+last split in merging the splits in the same launch) on a GPU against float64, on fresh random inputs with a poisoned
 output: sequence lengths 0, 1, a tile +- 1 and long in one batch, GQA and
 MHA, head dims 128 and 96 (held padded), the split count chosen and
 forced, lengths past the cache; paged caches of 8, 16 and 32 keys a page
@@ -69,6 +69,32 @@ def test_decode_matches_float64(torch_gpu, case):
     for b, n in enumerate(lengths):
         if n == 0:
             assert (out[b] == 0).all()
+
+
+def test_decode_tickets_back_at_zero(torch_gpu):
+    """The last split of each (sequence, KV head) merges the splits and sets
+    its ticket back to zero: launch after launch on the same tickets, with
+    split counts that change between calls (1, 5, 64: more splits than key
+    tiles for the short sequence), every result right and every ticket zero
+    after each."""
+    torch = torch_gpu
+    torch.manual_seed(3)
+    B, H, Hkv, N, D = 3, 16, 4, 3000, 128
+    q = torch.randn(B, 1, H, D, device="cuda", dtype=torch.float16)
+    k = torch.randn(B, N, Hkv, D, device="cuda", dtype=torch.float16)
+    v = torch.randn(B, N, Hkv, D, device="cuda", dtype=torch.float16)
+    lengths = [3000, 70, 1]
+    lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+    ref = reference(torch, q, k, v, lengths, 1 / math.sqrt(D))
+    for splits in (1, 5, 64, 5):
+        out = torch.full_like(q, float("nan"))
+        tilec.attention_with_kvcache(q, k, v, lens, num_splits=splits,
+                                     out=out)
+        torch.cuda.synchronize()
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        assert err < 2e-3, (splits, err)
+        for tickets in tilec.decode._tickets.values():
+            assert int(tickets.abs().sum()) == 0, splits
 
 
 @pytest.mark.parametrize("page", [8, 16, 32, 64, 256])

@@ -1,5 +1,6 @@
 """Decode attention over a KV cache: kernels/flash_decoding.tile (split-KV,
-FlashDecoding) and its combine kernel, from PyTorch tensors.
+FlashDecoding, the splits merged by the last of them in the same launch),
+from PyTorch tensors.
 
     out = tilec.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens)
 
@@ -62,27 +63,42 @@ def _sm_count(torch, device):
 
 def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
              causal=False):
-    """The split and combine kernels for a problem class (page: the page
-    size of a paged cache, 0 for a contiguous one; tokens query tokens per
-    sequence, of group query heads per KV head), compiled once."""
+    """The split kernel (which also merges the splits) for a problem class
+    (page: the page size of a paged cache, 0 for a contiguous one; tokens
+    query tokens per sequence, of group query heads per KV head), compiled
+    once."""
     from . import compile as _compile
     key = (dtype, head_dim, kv_heads, rows, page, tokens, group, causal)
     if key not in _compiled:
         path = os.path.join(_KERNELS, "flash_decoding.tile")
-        common = dict(DTYPE=dtype, D=head_dim, GROUP_M=rows)
         paged = dict(PAGED=True, PAGE=page) if page else {}
         # (One token: causal changes nothing, the token is the last.)
         masked = dict(SQ=tokens, G=group, CAUSAL=True) if \
             causal and tokens > 1 else {}
-        split = _compile(path, kernel="flash_decoding", H_KV=kv_heads,
-                         TILE_N=TILE_N, **paged, **masked, **common)
-        # The combine holds a (rows, D) f32 tile twice: a warp per 8 rows
-        # keeps it in registers (128 rows on 4 warps spill).
-        warps = max(4, (1 << (rows - 1).bit_length()) // 8)
-        combine = _compile(path, kernel="flash_decoding_combine",
-                           num_warps=warps, **common)
-        _compiled[key] = (split, combine)
+        # The merge holds two (rows, D) f32 tiles: past 64 rows, two
+        # warpgroups keep them in registers (one spills 1 KB at 128 rows).
+        warps = dict(num_warps=8) if rows > 64 else {}
+        _compiled[key] = _compile(path, kernel="flash_decoding",
+                                  H_KV=kv_heads, TILE_N=TILE_N, DTYPE=dtype,
+                                  D=head_dim, GROUP_M=rows, **paged,
+                                  **masked, **warps)
     return _compiled[key]
+
+
+_tickets = {}
+
+
+def _tickets_for(torch, device, count):
+    """At least `count` i32 tickets, zero between launches (the last split
+    of each sequence and KV head sets its own back), one set per device and
+    stream: a stream's launches run in order."""
+    from ._tensors import current_stream
+    key = (device, current_stream(None))
+    t = _tickets.get(key)
+    if t is None or t.numel() < count:
+        t = _tickets[key] = torch.zeros(max(count, 1024), device=device,
+                                        dtype=torch.int32)
+    return t
 
 
 def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N,
@@ -250,9 +266,9 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     else:
         kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
-    split, combine = _kernels(dsl, D, Hkv, rows,
-                              page if block_table is not None else 0, Sq,
-                              group, causal)
+    split = _kernels(dsl, D, Hkv, rows,
+                     page if block_table is not None else 0, Sq, group,
+                     causal)
     table = block_table if block_table is not None else _no_table(torch,
                                                                   q.device)
     splits = num_splits or choose_splits(B, Hkv, N,
@@ -265,8 +281,8 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     lse = torch.empty(splits, B * Hkv, Sq * group, device=q.device,
                       dtype=torch.float32)
     split[(B * Hkv, splits)](qp, kk, vv, cache_seqlens, table, opart, lse,
+                             op, _tickets_for(torch, q.device, B * Hkv),
                              float(scale), split_keys, N)
-    combine[(B * Hkv,)](opart, lse, op)
     if Sq > 1:
         out.view(B, Sq, Hkv, group, D).copy_(
             op.view(B, Hkv, Sq, group, D).permute(0, 2, 1, 3, 4))
