@@ -394,6 +394,11 @@ static LogicalResult verifyIndexed(Operation *op, GlobalTensorType tensor,
     if (t.getShape() != value.getShape())
       return op->emitOpError() << "index tiles must have the " << what
                                << "'s shape (" << value << "), got " << t;
+    // Each thread reads the indices of the elements it holds.
+    if (t.getEncoding() && value.getEncoding() &&
+        t.getEncoding() != value.getEncoding())
+      return op->emitOpError() << "index tiles must have the " << what
+                               << "'s layout (" << value << "), got " << t;
   }
   if (value.getElementType() != tensor.getElementType())
     return op->emitOpError()

@@ -1844,6 +1844,16 @@ func.func @gather_shapes(%E: !tile.global<f16, 2>, %r: tensor<64x1xi32>, %c: ten
 
 // -----
 
+#gb = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#gm = #tile.mma<warpsPerCTA = [2, 2]>
+func.func @gather_layouts(%E: !tile.global<f16, 2>, %r: tensor<16x64xi32, #gb>) {
+  // expected-error @+1 {{'tile.gather' op index tiles must have the result's layout ('tensor<16x64xf16, #tile.mma<warpsPerCTA = [2, 2]>>'), got 'tensor<16x64xi32, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>'}}
+  %g = tile.gather %E[%r, %r] : !tile.global<f16, 2>[tensor<16x64xi32, #gb>, tensor<16x64xi32, #gb>] -> tensor<16x64xf16, #gm>
+  return
+}
+
+// -----
+
 func.func @gather_type(%E: !tile.global<f16, 1>, %r: tensor<64xi32>) {
   // expected-error @+1 {{'tile.gather' op the result holds 'f32' but the tensor 'f16'}}
   %g = tile.gather %E[%r] : !tile.global<f16, 1>[tensor<64xi32>] -> tensor<64xf32>
