@@ -7,7 +7,10 @@
 // dtypes, flags, in the caller's words) and a function that launches a
 // compiled candidate on a stream. autotune() compiles the candidates (in
 // parallel; one that fails to compile is skipped with a note), times each
-// with CUDA events on the caller's stream, and remembers the winner in
+// (after the caller's stream's work) as one CUDA graph of its launches,
+// captured on a stream of its own that it passes to the launch function
+// (which must launch on the stream it is given; launches that cannot be
+// captured are timed as they come, with a note), and remembers the winner in
 // memory and on disk, keyed by the GPU, the driver, the compiler version,
 // the kernel source, the compile options, the candidates and the problem
 // key. A later call, in this process or another, launches nothing to tune.

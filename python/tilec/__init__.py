@@ -284,7 +284,8 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
     kernel's own @tune(...) values with the compiler's schedules:
     tune_space_configs) for the problem `key`
     (a string, or anything whose str() names the problem), timing
-    `kernel[grid(config)](*args)` with CUDA events on the stream; the winner
+    `kernel[grid(config)](*args)` as a CUDA graph of its launches (the
+    GPU's time, not the host's; captured after the stream's work); the winner
     is remembered in memory and on disk. Returns the Kernel, with `.config`
     set. Keyword arguments are options and constants, as compile()'s, for
     every candidate. TILEC_AUTOTUNE=off takes the first config that
