@@ -84,14 +84,21 @@ def _rows(torch, x, name, dtypes):
 
 
 def _shape_for(tile_n):
-    """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns:
-    4096-element tiles for short rows (several rows a block), 4 warps up to
-    4096 elements, 8 up to 8192, 16 beyond (on an H200, of the (TILE_M,
-    warps) pairs at 4 to 64 elements a thread: bench/results/
-    2026-11-28-h200-kernel-library.md)."""
-    tile_m = max(1, 4096 // tile_n)
-    elements = tile_m * tile_n
-    return tile_m, 4 if elements <= 4096 else 8 if elements <= 8192 else 16
+    """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns.
+    Rows of 1024 columns and more: one row a block, a warp per 512 columns
+    from 2 to 8 warps (16 past 64 elements a thread: 32768 columns). Shorter
+    rows: several a block, 4096 elements, 4 warps. (H200, graph-timed,
+    every (TILE_M, warps) of rms_norm, layer_norm and softmax at 1024, 4096
+    and 10000 columns: bench/row_shapes.py, bench/results/
+    2026-11-28-h200-row-shapes.log; this rule is within 2% of the fastest
+    at each, where the earlier 4096 elements a block ran layer_norm at 1024
+    columns 10% slower and 16 warps at 10000 columns 2-4% slower.)"""
+    if tile_n < 1024:
+        return max(1, 4096 // tile_n), 4
+    warps = min(8, max(2, tile_n // 512))
+    while tile_n // (32 * warps) > 64:
+        warps *= 2
+    return 1, warps
 
 
 def _vector(torch, t, name, n, dtype, device):
