@@ -35,7 +35,9 @@
 #              TFLOP/s and joules per launch at the power limit
 #                                                        -> bench-power.json
 #   ops        bench/ops.py: the kernel library (tilec.ops) against the
-#              PyTorch ops and the device copy, in one run -> bench-ops.json
+#              PyTorch ops and the device copy, in one run -> bench-ops.json,
+#              graph-timed -> bench-ops-graphs.json, one chart of both's
+#              ratios -> bench-ops.svg (bench/ops_chart.py)
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -224,6 +226,15 @@ if wants ops; then
   step bench-ops env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
     TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/ops.py \
     --json="$out/bench-ops.json" $( [ -n "$quick" ] && echo --rounds=5 )
+  # The same graph-timed (the GPU's time, without the host's launch cost),
+  # and both in one chart of ratios to PyTorch.
+  step bench-ops-graphs env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
+    TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/ops.py --graphs \
+    --json="$out/bench-ops-graphs.json" $( [ -n "$quick" ] && echo --rounds=5 )
+  [ -f "$out/bench-ops.json" ] && [ -f "$out/bench-ops-graphs.json" ] &&
+    python3 bench/ops_chart.py "$out/bench-ops.json" \
+      "$out/bench-ops-graphs.json" --labels=eager,graphs \
+      -o "$out/bench-ops.svg"
 fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
