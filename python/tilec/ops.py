@@ -26,7 +26,10 @@ of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
 are tuned once per problem class (dtype, the rows' power of two, N, K,
 bias and activation) by tilec.autotune over their kernel's @tune tiles,
 each with the compiler's schedules (tilec.tune_space_configs); the winner
-is remembered in memory and on disk. Statistics
+is remembered in memory and on disk; a skinny linear (at most 128 rows)
+is tuned over 64-row tiles with K split across 1, 2 or 4 blocks per output
+tile, the last block in adding the partials (kernels/linear.tile's SPLITS).
+Tuning times CUDA graphs of the launches: the GPU's time. Statistics
 are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
 """

@@ -324,7 +324,10 @@ def TileConvertStoresToTMA
     whose tile needs no trip through shared memory, whose copy a tensor
     map cannot describe, whose combiner the copy lacks (max of f32), or to
     a tensor the kernel also reads (TMA's writes, by the async proxy,
-    would not be ordered before those reads) stay as they are.
+    would not be ordered before those reads), or that a
+    `tile.block_atomic` may follow (after the write, or in a loop around
+    both: the atomic releases the block's writes, and a TMA store would
+    complete after it) stay as they are.
 
     With `reuse-ring-slots`, a store in a persistent kernel's tile loop is
     staged instead in the slot of a ring of the tile loop itself (the
