@@ -196,6 +196,37 @@ def test_linear(torch_gpu, monkeypatch, dtype, activation, shape):
         close(torch, got, ref, theirs, dtype)
 
 
+def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
+    """tilec.ops.linear's skinny path with K split in 4 (the candidates
+    narrowed to that one): problems of growing size on one stream share,
+    and grow, the stream's workspace; each result right, and every ticket
+    back at zero after each call."""
+    torch = torch_gpu
+    monkeypatch.setattr(tilec.ops, "_linear_split_configs",
+                        lambda m, n, k, sms: [tilec.Config(
+                            TILE_M=64, TILE_N=64, TILE_K=64, SPLITS=4,
+                            num_stages=4)])
+    monkeypatch.setattr(tilec.ops, "_linear_plans", {})
+    monkeypatch.setattr(tilec.ops, "_workspaces", {})
+    monkeypatch.setattr(tilec.ops, "_tuned", {})
+    for m, n, k in ((8, 128, 1024), (100, 520, 2048), (33, 64, 512),
+                    (100, 520, 2048)):
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        out = torch.full((m, n), float("nan"), device="cuda",
+                         dtype=torch.bfloat16)
+        tilec.ops.linear(x, w, b, activation="relu", out=out)
+        torch.cuda.synchronize()
+        ref = (x.double() @ w.double().t() + b.double()).clamp(min=0)
+        theirs = torch.relu(torch.nn.functional.linear(x, w, b))
+        close(torch, out, ref, theirs, "bfloat16")
+        for _, tickets in tilec.ops._workspaces.values():
+            assert int(tickets.abs().sum()) == 0
+    assert all(plan[0].config.constants["SPLITS"] == 4
+               for plan in tilec.ops._linear_plans.values())
+
+
 @pytest.mark.parametrize("arch", ("sm_90a", "sm_80"))
 @pytest.mark.parametrize("splits", (2, 3, 8))
 @pytest.mark.parametrize("shape", [(5, 136, 512), (64, 256, 320),

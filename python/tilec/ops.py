@@ -288,15 +288,31 @@ def _sm_count(torch, device):
     return n
 
 
-def _split_k_workspace(torch, device, m, n, splits, tiles):
-    """The f32 partial products (splits, m, n) and the per-tile tickets
-    (zero between launches: the last block of each tile sets its ticket
-    back) of linear.tile's split-K, for one device, stream and shape (the
-    plan that holds them is the stream's: a stream's launches run in order,
-    so that they may share them; launches on other streams get their
-    own)."""
-    return (torch.empty((splits, m, n), device=device, dtype=torch.float32),
-            torch.zeros((tiles,), device=device, dtype=torch.int32))
+# (device, stream) -> (f32 partials, i32 tickets): linear.tile's split-K
+# workspace, one per stream (a stream's launches run in order, so that they
+# may share it; launches on other streams get their own), grown as needed.
+_workspaces = {}
+
+
+def _split_k_workspace(torch, device, splits, m, n, tiles):
+    """Views of this device and stream's split-K workspace: the f32 partial
+    products (splits, m, n) and one ticket per output tile (zero between
+    launches: the last block of each tile sets its own back). A plan keeps
+    the views it was given; a larger problem grows the workspace (at least
+    doubling it), leaving earlier plans their buffers."""
+    key = (device, current_stream(None))
+    part, tick = _workspaces.get(key, (None, None))
+    floats = splits * m * n
+    if part is None or part.numel() < floats:
+        part = torch.empty(max(floats, 2 * (part.numel() if part is not None
+                                            else 0)),
+                           device=device, dtype=torch.float32)
+    if tick is None or tick.numel() < tiles:
+        tick = torch.zeros(max(tiles, 1024, 2 * (tick.numel() if tick is not
+                                                 None else 0)),
+                           device=device, dtype=torch.int32)
+    _workspaces[key] = (part, tick)
+    return part[:floats].view(splits, m, n), tick[:tiles]
 
 
 def _linear_split_configs(m, n, k, sms):
@@ -402,10 +418,9 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
         configs = _linear_split_configs(m, n, k, _sm_count(torch, x.device))
     most = max((c.constants.get("SPLITS", 1) for c in configs or ()),
                default=1)
-    tiles = ((m + 63) // 64) * ((n + 63) // 64) if most > 1 else 1
-    partial, tickets = _split_k_workspace(
-        torch, x.device, m if most > 1 else 1, n if most > 1 else 1, most,
-        tiles)
+    tiles = ((m + 63) // 64) * ((n + 63) // 64)
+    partial, tickets = _split_k_workspace(torch, x.device, most, m, n, tiles) \
+        if most > 1 else _split_k_workspace(torch, x.device, 1, 1, 1, 1)
 
     def grid(config):
         tm = config.constants.get("TILE_M", 128)
@@ -417,6 +432,12 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
                       (rows, weight, b, y, partial, tickets), configs,
                       DTYPE=dtype, HAS_BIAS=has_bias,
                       ACT=_ACTIVATIONS[activation])
+    # The launches keep the chosen split's part of the workspace only.
+    splits = kern.config.constants.get("SPLITS", 1)
+    if splits == 1:
+        partial, tickets = _split_k_workspace(torch, x.device, 1, 1, 1, 1)
+    else:
+        partial, tickets = partial[:splits], tickets
     return kern, grid(kern.config), partial, tickets, no_bias
 
 
