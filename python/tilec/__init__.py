@@ -27,7 +27,8 @@ import warnings as _warnings
 
 from . import _capi, _tensors
 from . import autograd as _autograd
-from ._tensors import TensorArg, current_stream, fill_arg, tensor_arg
+from ._tensors import (TensorArg, current_stream, fill_arg, pack_args,
+                       tensor_arg)
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
@@ -118,6 +119,7 @@ class Kernel:
         self._handle = ctypes.c_void_p(handle)
         self.constants = dict(constants or {})
         lib = _capi.lib()
+        self._launch = lib.launch_packed
         self.name = lib.tile_kernel_name(self._handle).decode()
         self.num_warps = lib.tile_kernel_num_warps(self._handle)
         self.num_stages = lib.tile_kernel_num_stages(self._handle)
@@ -169,11 +171,10 @@ class Kernel:
                 raise ArgumentError(f"grid: expected 1 to 3 non-negative "
                                     f"ints, got {grid!r}")
             grid = grid + (1,) * (3 - len(grid))
-        packed, keep = self._pack(args)
-        handle = current_stream(stream)
-        _check(_capi.lib().tile_kernel_launch(
-            self._handle, grid[0], grid[1], grid[2], handle, packed,
-            len(args)))
+        keep = []
+        packed = pack_args(args, keep)
+        _check(self._launch(self._handle, grid[0], grid[1], grid[2],
+                            current_stream(stream), packed, len(args)))
 
     def check(self, *args):
         """Checks `args` as a launch would, without launching."""

@@ -154,6 +154,11 @@ def _declare(lib):
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
+    # tile_kernel_launch taking its argument array as bytes (the launch
+    # path packs the arguments' images into one bytes object).
+    lib.launch_packed = c.CFUNCTYPE(
+        c.c_int, kernel_p, c.c_uint, c.c_uint, c.c_uint, c.c_void_p,
+        c.c_char_p, c.c_size_t)(("tile_kernel_launch", lib))
 
 
 _lib = None

@@ -4,6 +4,7 @@ __cuda_array_interface__ or DLPack (__dlpack__), and Python scalars."""
 import ctypes
 import math
 import numbers
+import struct
 import sys
 
 from . import _capi
@@ -265,6 +266,40 @@ def fill_arg(arg, obj, where, keep):
         keep.append(t)
         arg.kind = _capi.ARG_TENSOR
         t.fill(arg.value.tensor)
+
+
+# The tile_arg images of scalars, packed directly: kind, then the value at
+# the union's offset, the rest zero.
+_VALUE_AT = _capi.Arg.value.offset
+_FLOAT_IMAGE = struct.Struct(f"<i{_VALUE_AT - 4}xf{_ARG_SIZE - _VALUE_AT - 4}x")
+_INT_IMAGE = struct.Struct(f"<i{_VALUE_AT - 4}xq{_ARG_SIZE - _VALUE_AT - 8}x")
+_BOOL_IMAGE = struct.Struct(f"<i{_VALUE_AT - 4}xi{_ARG_SIZE - _VALUE_AT - 4}x")
+
+
+def pack_args(args, keep):
+    """The tile_arg array of `args` as bytes (what tile_kernel_launch
+    reads), built from the cached images of torch tensors and packed images
+    of floats; every other argument through fill_arg. Appends what must stay
+    alive during the call to `keep`."""
+    images = []
+    for i, obj in enumerate(args):
+        kind = type(obj)
+        if kind is _torch_tensor_type:
+            t, image = _torch_arg(obj, f"argument {i + 1}")
+            keep.append(t)
+            images.append(image)
+        elif kind is float and (not math.isfinite(obj) or
+                                abs(obj) <= _FLT_MAX):
+            images.append(_FLOAT_IMAGE.pack(_capi.ARG_FLOAT, obj))
+        elif kind is int and -2**63 <= obj < 2**63:
+            images.append(_INT_IMAGE.pack(_capi.ARG_INT, obj))
+        elif kind is bool:
+            images.append(_BOOL_IMAGE.pack(_capi.ARG_BOOL, 1 if obj else 0))
+        else:
+            arg = _capi.Arg()
+            fill_arg(arg, obj, f"argument {i + 1}", keep)
+            images.append(bytes(arg))
+    return b"".join(images)
 
 
 def current_stream(stream):

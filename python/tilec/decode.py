@@ -280,9 +280,9 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                         dtype=torch.float32)
     lse = torch.empty(splits, B * Hkv, Sq * group, device=q.device,
                       dtype=torch.float32)
-    split[(B * Hkv, splits)](qp, kk, vv, cache_seqlens, table, opart, lse,
-                             op, _tickets_for(torch, q.device, B * Hkv),
-                             float(scale), split_keys, N)
+    split.launch((B * Hkv, splits), qp, kk, vv, cache_seqlens, table, opart,
+                 lse, op, _tickets_for(torch, q.device, B * Hkv),
+                 float(scale), split_keys, N)
     if Sq > 1:
         out.view(B, Sq, Hkv, group, D).copy_(
             op.view(B, Hkv, Sq, group, D).permute(0, 2, 1, 3, 4))

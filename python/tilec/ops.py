@@ -42,6 +42,8 @@ __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
            "bmm", "transpose", "sum", "amax", "amin"]
 
 _tuned = {}
+# (kernel, dtype, row length) -> (the norms' kernel, rows per block).
+_row_kernels = {}
 
 #: The longest row the norms hold in registers (16 warps x 64 elements a
 #: thread; f32 rows half as long: at 32768, layernorm's f32 spills).
@@ -156,11 +158,16 @@ def _norm(kind, x, weight, bias, eps, out):
         return y
     args = (rows, weight, bias, y_rows, eps) if kind == "layernorm" else \
         (rows, weight, y_rows, eps)
-    tile_n = max(32, _pow2(n))
-    tile_m, warps = _shape_for(tile_n)
-    k = _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
-                 TILE_N=tile_n, num_warps=warps)
-    k[(r + tile_m - 1) // tile_m](*args)
+    key = (kind, dtype, n)
+    found = _row_kernels.get(key)
+    if found is None:
+        tile_n = max(32, _pow2(n))
+        tile_m, warps = _shape_for(tile_n)
+        found = _row_kernels[key] = (
+            _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
+                     TILE_N=tile_n, num_warps=warps), tile_m)
+    k, tile_m = found
+    k.launch((r + tile_m - 1) // tile_m, *args)
     return y
 
 
@@ -201,7 +208,7 @@ def softmax(x, dim=-1, out=None):
         tile_m = 1
         k = _compile("softmax_looped.tile", "softmax_looped", DTYPE=dtype,
                      TILE_M=1, TILE_N=16384, num_warps=16)
-    k[(r + tile_m - 1) // tile_m](rows, y_rows)
+    k.launch((r + tile_m - 1) // tile_m, rows, y_rows)
     return y
 
 
@@ -238,7 +245,7 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
         k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
                      IGNORE=ignore_index, TILE_M=1,
                      TILE_N=min(4096, max(32, _pow2(v))), num_warps=4)
-        k[r](rows, t, loss, lse)
+        k.launch(r, rows, t, loss, lse)
     return (loss, lse) if return_lse else loss
 
 
@@ -475,7 +482,7 @@ def bmm(a, b, out=None):
     kern = _autotuned("bmm.tile", "bmm",
                       f"{dtype}:B={min(_pow2(batch), 1024)}:M={m}:N={n}:K={k}",
                       grid, args, DTYPE=dtype)
-    kern[grid(kern.config)](*args)
+    kern.launch(grid(kern.config), *args)
     return out
 
 
@@ -499,7 +506,7 @@ def transpose(x, out=None):
         tile = 64 if x.element_size() == 2 else 32
         k = _compile("transpose.tile", "transpose", DTYPE=dtype,
                      TILE_M=tile, TILE_N=tile)
-        k[((r + tile - 1) // tile, (c + tile - 1) // tile)](x, out)
+        k.launch(((r + tile - 1) // tile, (c + tile - 1) // tile), x, out)
     return out
 
 
@@ -518,7 +525,7 @@ def _reduce(op, x, dim):
         k = _compile("reduce.tile", "reduce_rows", DTYPE=dtype, OUT=dtype,
                      OP=op, TILE_M=tile_m, TILE_N=tile_n,
                      num_warps=4 if tile_n <= 1024 else 8)
-        k[(r + tile_m - 1) // tile_m](rows, out.view(r))
+        k.launch((r + tile_m - 1) // tile_m, rows, out.view(r))
     return out
 
 
