@@ -703,10 +703,11 @@ namespace {
 /// the scf.for as `tile.schedule` (#tile.schedule).
 struct LoopHints {
   std::optional<unsigned> numStages;
-  std::optional<bool> loopSplit, warpSpecialize, rotateWgmma;
+  std::optional<bool> loopSplit, warpSpecialize, rotateWgmma, rescaleInTrip;
 
   bool empty() const {
-    return !numStages && !loopSplit && !warpSpecialize && !rotateWgmma;
+    return !numStages && !loopSplit && !warpSpecialize && !rotateWgmma &&
+           !rescaleInTrip;
   }
 };
 } // namespace
@@ -719,15 +720,16 @@ static LoopHints emitLoopHints(Emitter &em, const ast::Call &call) {
   llvm::StringMap<std::optional<bool> *> flags = {
       {"loop_split", &hints.loopSplit},
       {"warp_specialize", &hints.warpSpecialize},
-      {"rotate_wgmma", &hints.rotateWgmma}};
+      {"rotate_wgmma", &hints.rotateWgmma},
+      {"rescale_in_trip", &hints.rescaleInTrip}};
   for (const ast::Keyword &kw : call.keywords) {
     bool isStages = kw.name == "num_stages";
     auto flag = flags.find(kw.name);
     if (!isStages && flag == flags.end()) {
       diag.error(kw.nameRange.Start,
                  "range() got an unexpected keyword argument '" + kw.name +
-                     "' (it takes num_stages, loop_split, warp_specialize "
-                     "and rotate_wgmma)");
+                     "' (it takes num_stages, loop_split, warp_specialize, "
+                     "rotate_wgmma and rescale_in_trip)");
       continue;
     }
     Val v = em.emitExpr(*kw.value);
@@ -839,7 +841,7 @@ void Emitter::emitFor(const ast::For &stmt) {
                    mlir::tile::LoopScheduleAttr::get(
                        builder.getContext(), hints.numStages,
                        flag(hints.loopSplit), flag(hints.warpSpecialize),
-                       flag(hints.rotateWgmma)));
+                       flag(hints.rotateWgmma), flag(hints.rescaleInTrip)));
   }
   Env before = env;
   {

@@ -136,8 +136,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile
     // loop keeps it with the multiply: the rescaling in its peeled first trip
     // spills.
-    rotateOptions.rescaleInTrip =
-        options.rescaleInTrip && !options.rotatesTiles();
+    rotateOptions.rescaleInTrip = options.rescaleInTrip;
+    rotateOptions.rotatedTiles = options.rotatesTiles();
     rotateOptions.warn = options.given.rotateWgmma.value_or(false);
     fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
     fpm.addPass(mlir::createCanonicalizerPass());

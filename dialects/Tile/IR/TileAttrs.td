@@ -308,7 +308,10 @@ def Tile_LoopScheduleAttr : AttrDef<Tile_Dialect, "LoopSchedule"> {
       loop asking for none in a kernel whose other loop asks for it is told
       that it is specialized too);
     - `rotate_wgmma`: its last multiply issued in the next trip, behind its
-      first, sm_90a (tile-rotate-wgmma).
+      first, sm_90a (tile-rotate-wgmma);
+    - `rescale_in_trip`: with that rotation, sm_90a, the accumulator's rescaling
+      left at the end of its trip instead of moved with the multiply
+      (tile-rotate-wgmma).
 
     A part that cannot apply is reported as a warning at the loop.
 
@@ -322,7 +325,8 @@ def Tile_LoopScheduleAttr : AttrDef<Tile_Dialect, "LoopSchedule"> {
     OptionalParameter<"std::optional<unsigned>">:$num_stages,
     OptionalParameter<"::mlir::BoolAttr">:$loop_split,
     OptionalParameter<"::mlir::BoolAttr">:$warp_specialize,
-    OptionalParameter<"::mlir::BoolAttr">:$rotate_wgmma);
+    OptionalParameter<"::mlir::BoolAttr">:$rotate_wgmma,
+    OptionalParameter<"::mlir::BoolAttr">:$rescale_in_trip);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

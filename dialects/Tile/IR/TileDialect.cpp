@@ -318,7 +318,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
 LogicalResult
 LoopScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          std::optional<unsigned> numStages, BoolAttr, BoolAttr,
-                         BoolAttr) {
+                         BoolAttr, BoolAttr) {
   // (As range(..., num_stages=) takes it: up to the 16 slots a
   // !tile.smem ring holds.)
   if (numStages && (*numStages < 1 || *numStages > 16))

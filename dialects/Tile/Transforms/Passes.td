@@ -467,9 +467,15 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
       it reads, so that each slot is waited for in the trip that reads it
       and refilled after its last reader.
 
-    With `rescale-in-trip`, the rescaling does not move: it runs at the
-    end of its trip on the multiply issued there (complete by then), and
-    the rescaled accumulator goes around instead.
+    With `rescale-in-trip` (or a loop's `#tile.schedule<rescale_in_trip =
+    true>`, `range(..., rescale_in_trip=True)`, which decides for that
+    loop), the rescaling does not move: it runs at the end of its trip on
+    the multiply issued there (complete by then), and the rescaled
+    accumulator goes around instead. With `rotated-tiles` (the kernel's
+    tile loop is rotated too, tile-rotate-tiles) the rescaling always moves
+    with the multiply (in the rotated tile loop's peeled first trip it
+    spills); a loop that asked otherwise is told so. A loop asking for
+    `rescale_in_trip` that is not rotated is told so too.
 
     What the moved ops read from the trip goes around the loop as
     iteration arguments (registers as they are, ring slots as their
@@ -508,7 +514,11 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     Option<"rescaleInTrip", "rescale-in-trip", "bool", /*default=*/"false",
            "Leave the rescaling in its trip, at the trip's end (on the "
            "multiply issued in the trip), instead of moving it with the "
-           "multiply to the next trip's top">,
+           "multiply to the next trip's top, in loops whose schedule does "
+           "not say (the kernel's rescale_in_trip)">,
+    Option<"rotatedTiles", "rotated-tiles", "bool", /*default=*/"false",
+           "The kernel's tile loop will be rotated (tile-rotate-tiles): the "
+           "rescaling moves with the multiply in every loop">,
     Option<"warn", "warn", "bool", /*default=*/"false",
            "Warn, at the loop, why a loop with multiplies is left as it is "
            "(on where the user asked for the rotation)">,

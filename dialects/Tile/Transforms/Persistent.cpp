@@ -124,7 +124,7 @@ struct PersistentPass
     loop->setAttr(TileDialect::getScheduleAttrName(),
                   LoopScheduleAttr::get(b.getContext(), std::nullopt,
                                         b.getBoolAttr(false), BoolAttr(),
-                                        BoolAttr()));
+                                        BoolAttr(), BoolAttr()));
     Block *body = loop.getBody();
     body->getOperations().splice(std::prev(body->end()), entry.getOperations(),
                                  std::next(Block::iterator(loop)),

@@ -96,8 +96,25 @@ struct RotateWgmmaPass
       // The loop's schedule decides, else the kernel's option.
       BoolAttr asked =
           LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getRotateWgmma);
-      if (!(asked ? asked.getValue() : enabled))
+      BoolAttr askedRescale =
+          LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getRescaleInTrip);
+      bool rotating = asked ? asked.getValue() : enabled;
+      if (askedRescale && askedRescale.getValue() && !rotating)
+        emitWarning(getUserFacingLoc(loop))
+            << "rescale_in_trip does not apply to this loop: it is not "
+               "rotated (rotate_wgmma is off for it)";
+      if (!rotating)
         continue;
+      rescaleHere = askedRescale ? askedRescale.getValue() : rescaleInTrip;
+      if (rescaleHere && rotatedTiles) {
+        if (askedRescale)
+          emitWarning(getUserFacingLoc(loop))
+              << "rescale_in_trip does not apply to this loop: the "
+                 "kernel's tile loop is rotated (rotate_tiles), and the "
+                 "rescaling moves with the multiply (in the rotated tile "
+                 "loop's peeled first trip it would spill)";
+        rescaleHere = false;
+      }
       std::string why = rotate(loop);
       // Asked for (not only the default) and not done: said.
       if (!why.empty() && (warn || asked))
@@ -160,6 +177,9 @@ struct RotateWgmmaPass
       return std::nullopt;
     return CarriedOperand{CarriedOperand::Slot, v, slot};
   }
+
+  /// Whether the loop being rotated keeps its rescaling in its trip.
+  bool rescaleHere = false;
 
   /// Rotates `loop`; why not, when it cannot ("" when the loop has no
   /// wgmma at all: nothing was asked of it).
@@ -241,7 +261,7 @@ struct RotateWgmmaPass
     // accumulator, so that the next trip issues its multiply as soon as
     // the ring slot is there.
     SmallVector<Operation *> rescale;
-    if (rescaleInTrip) {
+    if (rescaleHere) {
       rescale.assign(group.begin(), group.end());
       llvm::sort(rescale, [](Operation *x, Operation *y) {
         return x->isBeforeInBlock(y);
