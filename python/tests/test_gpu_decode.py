@@ -93,7 +93,7 @@ def test_decode_tickets_back_at_zero(torch_gpu):
         torch.cuda.synchronize()
         err = ((out.double() - ref).norm() / ref.norm()).item()
         assert err < 2e-3, (splits, err)
-        for tickets in tilec.decode._tickets.values():
+        for tickets in tilec._kernels._tickets.values():
             assert int(tickets.abs().sum()) == 0, splits
 
 

@@ -207,7 +207,8 @@ def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
                             TILE_M=64, TILE_N=64, TILE_K=64, SPLITS=4,
                             num_stages=4)])
     monkeypatch.setattr(tilec.ops, "_linear_plans", {})
-    monkeypatch.setattr(tilec.ops, "_workspaces", {})
+    monkeypatch.setattr(tilec.ops, "_partials", {})
+    monkeypatch.setattr(tilec._kernels, "_tickets", {})
     monkeypatch.setattr(tilec.ops, "_tuned", {})
     for m, n, k in ((8, 128, 1024), (100, 520, 2048), (33, 64, 512),
                     (100, 520, 2048)):
@@ -221,7 +222,7 @@ def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
         ref = (x.double() @ w.double().t() + b.double()).clamp(min=0)
         theirs = torch.relu(torch.nn.functional.linear(x, w, b))
         close(torch, out, ref, theirs, "bfloat16")
-        for _, tickets in tilec.ops._workspaces.values():
+        for tickets in tilec._kernels._tickets.values():
             assert int(tickets.abs().sum()) == 0
     assert all(plan[0].config.constants["SPLITS"] == 4
                for plan in tilec.ops._linear_plans.values())

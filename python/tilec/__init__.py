@@ -27,8 +27,7 @@ import warnings as _warnings
 
 from . import _capi, _tensors
 from . import autograd as _autograd
-from ._tensors import (TensorArg, current_stream, fill_arg, pack_args,
-                       tensor_arg)
+from ._tensors import TensorArg, current_stream, pack_args, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
@@ -119,7 +118,7 @@ class Kernel:
         self._handle = ctypes.c_void_p(handle)
         self.constants = dict(constants or {})
         lib = _capi.lib()
-        self._launch = lib.launch_packed
+        self._launch = lib.tile_kernel_launch
         self.name = lib.tile_kernel_name(self._handle).decode()
         self.num_warps = lib.tile_kernel_num_warps(self._handle)
         self.num_stages = lib.tile_kernel_num_stages(self._handle)
@@ -150,13 +149,6 @@ class Kernel:
             self.launch(grid, *args, stream=stream)
         return launch
 
-    def _pack(self, args):
-        packed = (_capi.Arg * max(1, len(args)))()
-        keep = []
-        for i, obj in enumerate(args):
-            fill_arg(packed[i], obj, f"argument {i + 1}", keep)
-        return packed, keep
-
     def launch(self, grid, *args, stream=None):
         if type(grid) is int and 0 <= grid < 2**32:
             grid = (grid, 1, 1)
@@ -178,7 +170,8 @@ class Kernel:
 
     def check(self, *args):
         """Checks `args` as a launch would, without launching."""
-        packed, keep = self._pack(args)
+        keep = []
+        packed = pack_args(args, keep)
         _check(_capi.lib().tile_kernel_check(self._handle, packed, len(args)))
 
 

@@ -114,11 +114,12 @@ def _declare(lib):
                                           c.POINTER(CompileOptions),
                                           c.POINTER(kernel_p)]),
         "tile_load_ptx": (c.c_int, [c.c_char_p, c.POINTER(kernel_p)]),
+        # The tile_arg arrays as bytes: the launch path packs the
+        # arguments' images into one bytes object (_tensors.pack_args).
         "tile_kernel_launch": (c.c_int, [kernel_p, c.c_uint, c.c_uint,
                                          c.c_uint, c.c_void_p,
-                                         c.POINTER(Arg), c.c_size_t]),
-        "tile_kernel_check": (c.c_int, [kernel_p, c.POINTER(Arg),
-                                        c.c_size_t]),
+                                         c.c_char_p, c.c_size_t]),
+        "tile_kernel_check": (c.c_int, [kernel_p, c.c_char_p, c.c_size_t]),
         "tile_kernel_name": (c.c_char_p, [kernel_p]),
         "tile_kernel_num_warps": (c.c_uint, [kernel_p]),
         "tile_kernel_registers": (c.c_uint, [kernel_p]),
@@ -154,11 +155,6 @@ def _declare(lib):
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
-    # tile_kernel_launch taking its argument array as bytes (the launch
-    # path packs the arguments' images into one bytes object).
-    lib.launch_packed = c.CFUNCTYPE(
-        c.c_int, kernel_p, c.c_uint, c.c_uint, c.c_uint, c.c_void_p,
-        c.c_char_p, c.c_size_t)(("tile_kernel_launch", lib))
 
 
 _lib = None

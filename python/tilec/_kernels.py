@@ -1,6 +1,7 @@
 """The project's .tile kernels as the package's Python layers use them:
-where they are (the source tree's kernels/, or an install's), and each
-problem class's kernel compiled once."""
+where they are (the source tree's kernels/, or an install's), each problem
+class's kernel compiled once, the device's SM count, and the tickets of
+kernels whose last block in finishes a tile's work."""
 
 import os
 
@@ -38,3 +39,37 @@ def compile_once(file, kernel=None, **constants):
     if k is None:
         k = _compiled[key] = _compile(path(file), kernel=kernel, **constants)
     return k
+
+
+_sm_counts = {}
+
+
+def sm_count(torch, device):
+    """The multiprocessors of torch device `device`."""
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    if index not in _sm_counts:
+        _sm_counts[index] = torch.cuda.get_device_properties(
+            index).multi_processor_count
+    return _sm_counts[index]
+
+
+# (device, stream) -> i32 tickets.
+_tickets = {}
+
+
+def tickets(torch, device, count):
+    """At least `count` i32 tickets of this device and stream, zero between
+    launches: a kernel that counts its blocks in on them (an ordered scalar
+    atomic_add: linear.tile's split-K, flash_decoding.tile's merge) has the
+    last block in set its ticket back. A stream's launches run in order, so
+    that they share them; other streams get their own. Grown as needed (at
+    least doubled), leaving what an earlier caller kept its buffer."""
+    from ._tensors import current_stream
+    key = (device, current_stream(None))
+    t = _tickets.get(key)
+    if t is None or t.numel() < count:
+        t = _tickets[key] = torch.zeros(
+            max(count, 1024, 2 * (t.numel() if t is not None else 0)),
+            device=device, dtype=torch.int32)
+    return t[:count]

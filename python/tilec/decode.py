@@ -32,13 +32,12 @@ sequence's pages reads out of bounds.
 import math
 import os
 
-from . import _kernels
+from ._kernels import KERNELS as _KERNELS, sm_count as _sm_count, \
+    tickets as _tickets
 from .errors import ArgumentError
 
 
-_KERNELS = _kernels.KERNELS
 _compiled = {}
-_sm_counts = {}
 TILE_N = 64
 
 
@@ -50,15 +49,6 @@ def _no_table(torch, device):
     if device not in _tables:
         _tables[device] = torch.zeros(1, 1, device=device, dtype=torch.int32)
     return _tables[device]
-
-
-def _sm_count(torch, device):
-    index = device.index if device.index is not None else \
-        torch.cuda.current_device()
-    if index not in _sm_counts:
-        _sm_counts[index] = torch.cuda.get_device_properties(
-            index).multi_processor_count
-    return _sm_counts[index]
 
 
 def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
@@ -83,22 +73,6 @@ def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
                                   D=head_dim, GROUP_M=rows, **paged,
                                   **masked, **warps)
     return _compiled[key]
-
-
-_tickets = {}
-
-
-def _tickets_for(torch, device, count):
-    """At least `count` i32 tickets, zero between launches (the last split
-    of each sequence and KV head sets its own back), one set per device and
-    stream: a stream's launches run in order."""
-    from ._tensors import current_stream
-    key = (device, current_stream(None))
-    t = _tickets.get(key)
-    if t is None or t.numel() < count:
-        t = _tickets[key] = torch.zeros(max(count, 1024), device=device,
-                                        dtype=torch.int32)
-    return t
 
 
 def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N,
@@ -281,7 +255,7 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     lse = torch.empty(splits, B * Hkv, Sq * group, device=q.device,
                       dtype=torch.float32)
     split.launch((B * Hkv, splits), qp, kk, vv, cache_seqlens, table, opart,
-                 lse, op, _tickets_for(torch, q.device, B * Hkv),
+                 lse, op, _tickets(torch, q.device, B * Hkv),
                  float(scale), split_keys, N)
     if Sq > 1:
         out.view(B, Sq, Hkv, group, D).copy_(

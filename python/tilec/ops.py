@@ -34,7 +34,8 @@ are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
 """
 
-from ._kernels import compile_once as _compile, path as _kernel_path
+from ._kernels import compile_once as _compile, path as _kernel_path, \
+    sm_count as _sm_count, tickets as _tickets
 from ._tensors import current_stream
 from .errors import ArgumentError
 
@@ -284,42 +285,27 @@ def _autotuned(file, kernel, key, grid, args, configs=None, **constants):
 
 #: Skinny multiplies (at most this many rows) also try splitting K.
 SPLIT_K_MAX_ROWS = 128
-_sm_counts = {}
 
-
-def _sm_count(torch, device):
-    n = _sm_counts.get(device)
-    if n is None:
-        n = _sm_counts[device] = \
-            torch.cuda.get_device_properties(device).multi_processor_count
-    return n
-
-
-# (device, stream) -> (f32 partials, i32 tickets): linear.tile's split-K
-# workspace, one per stream (a stream's launches run in order, so that they
-# may share it; launches on other streams get their own), grown as needed.
-_workspaces = {}
+# (device, stream) -> f32 partial products of linear.tile's split-K, one
+# buffer per stream (a stream's launches run in order, so that they may
+# share it; launches on other streams get their own), grown as needed.
+_partials = {}
 
 
 def _split_k_workspace(torch, device, splits, m, n, tiles):
     """Views of this device and stream's split-K workspace: the f32 partial
-    products (splits, m, n) and one ticket per output tile (zero between
-    launches: the last block of each tile sets its own back). A plan keeps
-    the views it was given; a larger problem grows the workspace (at least
-    doubling it), leaving earlier plans their buffers."""
+    products (splits, m, n) and one ticket per output tile (_kernels.
+    tickets). A plan keeps the views it was given; a larger problem grows
+    the workspace (at least doubling it), leaving earlier plans their
+    buffers."""
     key = (device, current_stream(None))
-    part, tick = _workspaces.get(key, (None, None))
+    part = _partials.get(key)
     floats = splits * m * n
     if part is None or part.numel() < floats:
-        part = torch.empty(max(floats, 2 * (part.numel() if part is not None
-                                            else 0)),
-                           device=device, dtype=torch.float32)
-    if tick is None or tick.numel() < tiles:
-        tick = torch.zeros(max(tiles, 1024, 2 * (tick.numel() if tick is not
-                                                 None else 0)),
-                           device=device, dtype=torch.int32)
-    _workspaces[key] = (part, tick)
-    return part[:floats].view(splits, m, n), tick[:tiles]
+        part = _partials[key] = torch.empty(
+            max(floats, 2 * (part.numel() if part is not None else 0)),
+            device=device, dtype=torch.float32)
+    return part[:floats].view(splits, m, n), _tickets(torch, device, tiles)
 
 
 def _linear_split_configs(m, n, k, sms):
@@ -411,7 +397,7 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
     """linear.tile for this problem: tuned once per problem class (dtype,
     the rows' power of two, N, K, bias, activation) over its @tune tiles
     with the compiler's schedules, or for a skinny product (at most
-    SPLIT_K_MAX_ROWS rows) over tiles of 64 rows with K split in 1 to 8;
+    SPLIT_K_MAX_ROWS rows) over tiles of 64 rows with K split in 1, 2 or 4;
     with the split-K workspace of this device and stream."""
     m, k = rows.shape
     n = weight.shape[0]
@@ -444,7 +430,7 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
     if splits == 1:
         partial, tickets = _split_k_workspace(torch, x.device, 1, 1, 1, 1)
     else:
-        partial, tickets = partial[:splits], tickets
+        partial = partial[:splits]
     return kern, grid(kern.config), partial, tickets, no_bias
 
 

@@ -105,7 +105,7 @@ struct RotateWgmmaPass
                "rotated (rotate_wgmma is off for it)";
       if (!rotating)
         continue;
-      rescaleHere = askedRescale ? askedRescale.getValue() : rescaleInTrip;
+      bool rescaleHere = askedRescale ? askedRescale.getValue() : rescaleInTrip;
       if (rescaleHere && rotatedTiles) {
         if (askedRescale)
           emitWarning(getUserFacingLoc(loop))
@@ -115,7 +115,7 @@ struct RotateWgmmaPass
                  "loop's peeled first trip it would spill)";
         rescaleHere = false;
       }
-      std::string why = rotate(loop);
+      std::string why = rotate(loop, rescaleHere);
       // Asked for (not only the default) and not done: said.
       if (!why.empty() && (warn || asked))
         emitWarning(getUserFacingLoc(loop))
@@ -178,12 +178,10 @@ struct RotateWgmmaPass
     return CarriedOperand{CarriedOperand::Slot, v, slot};
   }
 
-  /// Whether the loop being rotated keeps its rescaling in its trip.
-  bool rescaleHere = false;
-
-  /// Rotates `loop`; why not, when it cannot ("" when the loop has no
-  /// wgmma at all: nothing was asked of it).
-  std::string rotate(scf::ForOp loop) {
+  /// Rotates `loop`, its rescaling left in its trip with `rescaleHere`;
+  /// why not, when it cannot ("" when the loop has no wgmma at all:
+  /// nothing was asked of it).
+  std::string rotate(scf::ForOp loop, bool rescaleHere) {
     Block *body = loop.getBody();
     SmallVector<WarpgroupMmaOp> mmas;
     for (Operation &op : *body)
