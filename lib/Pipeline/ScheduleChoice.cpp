@@ -20,6 +20,8 @@
 //     with no latency hint get the most stages, up to 4, that keep the
 //     blocks two-stage rings would have (loops in sequence counted one at
 //     a time: their rings do not live at once);
+//   - with a producer warp (below), one block per multiprocessor: loads
+//     with no latency hint get the most stages, up to 4, that fit;
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
@@ -239,5 +241,17 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
     return choice;
   }
   choice.warpSpecialize = true;
+  // One block per multiprocessor: rings deeper than two stages cost no
+  // blocks, and the producer keeps them full. Loads with no latency hint
+  // get the most stages, up to kMaxUnhintedStages, that fit (H200, linear
+  // 128 x 256 x 64 tiles specialized: 4 stages ran 1.29-1.39x the 2-stage
+  // default, bench/results/2026-11-29-h200-gemm-schedules.md).
+  if (!numStages && !choice.numStages && ops.unhinted)
+    for (unsigned s = kMaxUnhintedStages; s > 2; --s)
+      if (ops.streamed * s + ops.fixed <=
+          limits.sharedBytesPerBlock * 15 / 16) {
+        choice.numStages = s;
+        break;
+      }
   return choice;
 }

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/Locations.h"
+#include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
@@ -32,27 +32,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-/// Registers a thread holds of a laid-out tile: its elements per thread,
-/// packed in 32-bit words. 0 for a type that is not one.
-int64_t registersOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.getEncoding() ||
-      !isDistributedLayout(tensor.getEncoding()))
-    return 0;
-  // A padded tile's padding registers are not kept (the lowerings leave
-  // them out).
-  int64_t elements = countDataRegisters(
-      toLinearLayout(tensor.getEncoding(), tensor.getShape()),
-      tensor.getShape());
-  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
-  return (elements * bits + 31) / 32;
-}
-
-/// What is around a wgmma in registers besides its operands (addresses,
-/// loop counters, barrier phases, predicates): ptxas needs this many more
-/// than the instruction binds (measured: 12 to 22 on attention and GEMM).
-constexpr int64_t kRegistersAroundWgmma = 16;
 
 /// `bytes` in KiB, to a tenth where it is not a whole number of them.
 std::string kib(int64_t bytes) {
@@ -245,7 +224,7 @@ struct CheckResourcesPass
     func.walk([&](WarpgroupMmaOp mma) {
       int64_t acc = registersOf(mma.getAcc().getType());
       int64_t a = registersOf(mma.getA().getType());
-      int64_t binds = acc + a + 4;
+      int64_t binds = wgmmaBoundRegisters(mma);
       if (binds + kRegistersAroundWgmma <= budget)
         return WalkResult::advance();
       result = emitError(getUserFacingLoc(mma))

@@ -3,6 +3,7 @@
 #include "LoweringUtils.h"
 #include "tilec/Conversion/Passes.h"
 
+#include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
@@ -170,11 +171,17 @@ struct ConvertTileToLLVMPass
       });
     }
     // Warp-specialized bodies split by role once their contents are
-    // lowered (which needs to know which ops the consumers run).
+    // lowered (which needs to know which ops the consumers run); what the
+    // consumers' wgmmas need in registers is read before.
+    llvm::DenseMap<Operation *, int64_t> consumerNeeds;
+    module.walk([&](tile::WarpSpecializeOp ws) {
+      consumerNeeds[ws] = tile::wgmmaRegistersNeeded(ws);
+    });
     if (failed(lowerTiles(module, *limits)))
       return signalPassFailure();
-    module.walk(
-        [&](tile::WarpSpecializeOp ws) { lowerWarpSpecialize(ws, occupancy); });
+    module.walk([&](tile::WarpSpecializeOp ws) {
+      lowerWarpSpecialize(ws, occupancy, consumerNeeds.lookup(ws));
+    });
     if (failed(lowerToLLVM(module)))
       return signalPassFailure();
     markTensorMapParameters(module);
@@ -184,8 +191,11 @@ struct ConvertTileToLLVMPass
   /// block grows by the producer's warpgroup; with `producer_registers`,
   /// the kernel is bounded to its block size and to `occupancy` blocks per
   /// multiprocessor, or else as many as its shared memory allows (and as
-  /// leave a thread at least 128 registers), which fixes the registers
-  /// a thread starts with (R); the producer warpgroup drops to
+  /// leave a thread at least 128 registers, and at least the `needed` of
+  /// its widest wgmma: ptxas allocates the whole kernel within what a
+  /// thread starts with, whatever setmaxnreg raises it to later), which
+  /// fixes the registers a thread starts with (R); the producer warpgroup
+  /// drops to
   /// `producer_registers` and the consumers rise to what that frees (at
   /// most 240), with setmaxnreg:
   ///
@@ -193,8 +203,8 @@ struct ConvertTileToLLVMPass
   ///   else:               setmaxnreg.dec
   ///                       w = (tid - consumers) / 32
   ///                       if w == 0: producer 0; if w == 1: producer 1 ...
-  static void lowerWarpSpecialize(tile::WarpSpecializeOp ws,
-                                  unsigned occupancy) {
+  static void lowerWarpSpecialize(tile::WarpSpecializeOp ws, unsigned occupancy,
+                                  int64_t needed) {
     auto func = ws->getParentOfType<func::FuncOp>();
     OpBuilder b(ws);
     Location loc = ws.getLoc();
@@ -207,11 +217,13 @@ struct ConvertTileToLLVMPass
       // Warp specialization is sm_90a's (TargetLimits.h: 228 KiB of shared
       // memory per multiprocessor, 1 KiB of it kept per block; 64 Ki
       // registers). No more blocks than leave every thread 128 registers
-      // at entry: the consumers' accumulators need at least that many.
+      // at entry, or what its widest wgmma needs where that is more (a 64 x
+      // 256 f32 accumulator on one consumer warpgroup: 148).
       const tile::TargetLimits limits = *tile::TargetLimits::get("sm_90a");
-      int64_t blocks =
-          std::min<int64_t>(limits.registersPerMultiprocessor / (threads * 128),
-                            limits.blocksPerMultiprocessor);
+      int64_t atLeast = std::max<int64_t>(128, needed);
+      int64_t blocks = std::min<int64_t>(limits.registersPerMultiprocessor /
+                                             (threads * atLeast),
+                                         limits.blocksPerMultiprocessor);
       if (shared)
         blocks = std::min<int64_t>(
             blocks, limits.sharedBytesPerMultiprocessor /

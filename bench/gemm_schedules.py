@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""kernels/linear.tile (x @ W^T, no bias) at GEMM shapes, tile by tile and
+schedule by schedule, against cuBLAS (torch.matmul), graph-timed: which
+schedule options the tuner should try for a problem of a few waves.
+
+  PYTHONPATH=python python3 bench/gemm_schedules.py
+      [--shapes 3000x5000x1000:f16,8192x14336x4096:bf16] [--top 8]
+
+Every candidate is checked against cuBLAS (max error relative to the
+output's largest value <= 2e-2) before it is timed as a CUDA graph of its
+launches over 3 rotating input sets. Prints each shape's fastest --top,
+with the ratio to cuBLAS, and the best of each schedule.
+"""
+import argparse
+import itertools
+
+import torch
+import tilec
+
+from skinny_linear import graph_us
+
+SCHEDULES = {
+    "choice": {},
+    "s2": {"num_stages": 2},
+    "s3": {"num_stages": 3},
+    "pers": {"persistent": True},
+    "pers-s3": {"persistent": True, "num_stages": 3},
+    "pers-static": {"persistent": True, "dynamic_schedule": False},
+    "pers-cluster2": {"persistent": True, "cluster": 2},
+    "pers-pingpong": {"persistent": True, "ping_pong": True},
+    "group16": {"GROUP_M": 16},
+    "pers-group16": {"persistent": True, "GROUP_M": 16},
+}
+TILES = ((128, 128), (128, 256), (256, 128))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--shapes",
+                   default="3000x5000x1000:f16,8192x14336x4096:bf16,"
+                   "4096x4096x4096:f16,2048x2048x8192:f16")
+    p.add_argument("--schedules", default=",".join(SCHEDULES))
+    p.add_argument("--top", type=int, default=8)
+    args = p.parse_args()
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    path = tilec.ops._kernel_path("linear.tile")
+    for spec in args.shapes.split(","):
+        dims, dname = spec.split(":")
+        m, n, k = (int(v) for v in dims.split("x"))
+        dtype = torch.float16 if dname == "f16" else torch.bfloat16
+        sets = [(torch.randn(m, k, device="cuda", dtype=dtype),
+                 torch.randn(n, k, device="cuda", dtype=dtype))
+                for _ in range(3)]
+        outs = [torch.empty(m, n, device="cuda", dtype=dtype)
+                for _ in range(3)]
+        dummy_b = torch.zeros(8, device="cuda", dtype=dtype)
+        part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+        tick = torch.zeros(1, device="cuda", dtype=torch.int32)
+        ref = (sets[0][0].float() @ sets[0][1].float().T)
+        scale = ref.abs().max().item()
+        flop = 2 * m * n * k
+        it = [0]
+
+        def cublas():
+            i = it[0] = (it[0] + 1) % 3
+            torch.matmul(sets[i][0], sets[i][1].T, out=outs[i])
+        base = graph_us(cublas)
+        rows = []
+        for (tm, tn), name in itertools.product(
+                TILES, args.schedules.split(",")):
+            opts = SCHEDULES[name]
+            try:
+                kern = tilec.compile(path, kernel="linear", DTYPE=dname,
+                                     HAS_BIAS=False, ACT=0, TILE_M=tm,
+                                     TILE_N=tn, **opts)
+            except Exception as e:
+                print(f"  {tm}x{tn} {name}: does not compile: "
+                      f"{str(e).splitlines()[0][:100]}")
+                continue
+            grid = (((m + tm - 1) // tm) * ((n + tn - 1) // tn), 1)
+            outs[0].fill_(float("nan"))
+            kern.launch(grid, sets[0][0], sets[0][1], dummy_b, outs[0],
+                        part, tick)
+            torch.cuda.synchronize()
+            err = (outs[0].float() - ref).abs().max().item() / scale
+            if not err <= 2e-2:
+                print(f"  {tm}x{tn} {name}: WRONG (error {err:.3g})")
+                continue
+
+            def run(kern=kern, grid=grid):
+                i = it[0] = (it[0] + 1) % 3
+                kern.launch(grid, sets[i][0], sets[i][1], dummy_b, outs[i],
+                            part, tick)
+            us = graph_us(run)
+            rows.append((us, f"{tm}x{tn}", name))
+        rows.sort()
+        print(f"{m}x{n}x{k} {dname}: cuBLAS {base:.1f} us "
+              f"({flop / base * 1e-6:.0f} TFLOP/s)")
+        for us, tile, name in rows[:args.top]:
+            print(f"  {tile:8} {name:16} {us:8.1f} us "
+                  f"{flop / us * 1e-6:5.0f} TFLOP/s  {base / us:.3f}")
+        best = {}
+        for us, tile, name in rows:
+            best.setdefault(name, (us, tile))
+        print("  best per schedule: " + ", ".join(
+            f"{name} {base / us:.2f} ({tile})"
+            for name, (us, tile) in best.items()))
+
+
+if __name__ == "__main__":
+    main()

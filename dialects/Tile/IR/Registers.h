@@ -1,0 +1,36 @@
+//===- Registers.h - What a thread holds in registers -----------*- C++ -*-===//
+//
+// The register counts that tile-check-resources (which refuses what a
+// thread cannot hold) and the lowering of warp specialization (which picks
+// how many blocks share a multiprocessor, and so what a thread starts with)
+// must agree on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_IR_REGISTERS_H
+#define TILE_IR_REGISTERS_H
+
+#include "Tile/IR/TileOps.h"
+
+namespace mlir::tile {
+
+/// What is around a wgmma in registers besides its operands (addresses,
+/// loop counters, barrier phases, predicates): ptxas needs this many more
+/// than the instruction binds (measured: 12 to 22 on attention and GEMM).
+inline constexpr int64_t kRegistersAroundWgmma = 16;
+
+/// Registers a thread holds of a laid-out tile: its elements per thread,
+/// packed in 32-bit words. 0 for a type that is not one.
+int64_t registersOf(Type type);
+
+/// Registers one wgmma binds at once per thread: its accumulator, its A
+/// operand when that is in registers, and two descriptors of 2.
+int64_t wgmmaBoundRegisters(WarpgroupMmaOp mma);
+
+/// The registers a thread needs to run every wgmma under `root`: the most
+/// one binds plus kRegistersAroundWgmma; 0 without a wgmma.
+int64_t wgmmaRegistersNeeded(Operation *root);
+
+} // namespace mlir::tile
+
+#endif // TILE_IR_REGISTERS_H
