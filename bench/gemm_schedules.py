@@ -31,7 +31,6 @@ SCHEDULES = {
     "group16": {"GROUP_M": 16},
     "pers-group16": {"persistent": True, "GROUP_M": 16},
 }
-TILES = ((128, 128), (128, 256), (256, 128))
 
 
 def main():
@@ -40,6 +39,7 @@ def main():
                    default="3000x5000x1000:f16,8192x14336x4096:bf16,"
                    "4096x4096x4096:f16,2048x2048x8192:f16")
     p.add_argument("--schedules", default=",".join(SCHEDULES))
+    p.add_argument("--tiles", default="128x128,128x256,256x128")
     p.add_argument("--top", type=int, default=8)
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
@@ -66,8 +66,10 @@ def main():
             torch.matmul(sets[i][0], sets[i][1].T, out=outs[i])
         base = graph_us(cublas)
         rows = []
+        tiles = [tuple(int(v) for v in t.split("x"))
+                 for t in args.tiles.split(",")]
         for (tm, tn), name in itertools.product(
-                TILES, args.schedules.split(",")):
+                tiles, args.schedules.split(",")):
             opts = SCHEDULES[name]
             try:
                 kern = tilec.compile(path, kernel="linear", DTYPE=dname,

@@ -190,7 +190,10 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
   Operation *top = plan.first;
   if (plan.first->getBlock() != body) {
     plan.firstIf = dyn_cast<scf::IfOp>(plan.first->getParentOp());
-    // The first multiply must be at the top or in an scf.if there.
+    // The first multiply must be at the top or in an scf.if there. (Under
+    // a K loop's first multiply, H200 2026-11-29: ptxas serialized every
+    // wgmma of the kernel, C7514, and the GEMMs ran slower; see
+    // bench/results/2026-11-29-h200-gemm-schedules.md.)
     if (!plan.firstIf || plan.firstIf->getBlock() != body)
       return "the next tile's first multiply is not at the top of its tile";
     top = plan.firstIf;
@@ -243,6 +246,15 @@ void defer(scf::ForOp loop, Plan &plan) {
       arith::ConstantOp::create(b, loc, b.getBoolAttr(false))};
   for (Value v : plan.carried)
     inits.push_back(zeroOf(b, loc, v.getType()));
+  // The body's arguments among the carried values (the tile's index, an
+  // iteration argument) become the new loop's: keep their numbers.
+  SmallVector<Value> carried(plan.carried.begin(), plan.carried.end());
+  SmallVector<int> argNumber;
+  for (Value v : carried) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    argNumber.push_back(
+        arg && arg.getOwner() == loop.getBody() ? int(arg.getArgNumber()) : -1);
+  }
   IRRewriter rewriter(b);
   auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
       rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
@@ -254,8 +266,11 @@ void defer(scf::ForOp loop, Plan &plan) {
       }));
   unsigned base = newLoop.getNumRegionIterArgs() - inits.size();
   Value pending = newLoop.getRegionIterArgs()[base];
+  for (size_t i = 0; i < carried.size(); ++i)
+    if (argNumber[i] >= 0)
+      carried[i] = newLoop.getBody()->getArgument(argNumber[i]);
   IRMapping inLoop, after;
-  for (auto [i, v] : llvm::enumerate(plan.carried)) {
+  for (auto [i, v] : llvm::enumerate(carried)) {
     inLoop.map(v, newLoop.getRegionIterArgs()[base + 1 + i]);
     after.map(v, newLoop.getResults()[base + 1 + i]);
   }
@@ -285,14 +300,24 @@ void defer(scf::ForOp loop, Plan &plan) {
     op->erase();
 }
 
+bool inProducer(Operation *op) {
+  for (Region *r = op->getParentRegion(); r; r = r->getParentRegion())
+    if (auto ws = dyn_cast_or_null<WarpSpecializeOp>(r->getParentOp()))
+      return r != &ws.getConsumer();
+  return false;
+}
+
 struct DeferEpiloguePass
     : public mlir::tile::impl::TileDeferEpilogueBase<DeferEpiloguePass> {
   using Base::Base;
 
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
+    // A warp-specialized kernel's producers run copies of the tile loop
+    // that issue no multiply: the consumers' is the one to defer in.
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(TileDialect::getTileLoopAttrName()))
+      if (loop->hasAttr(TileDialect::getTileLoopAttrName()) &&
+          !inProducer(loop))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {

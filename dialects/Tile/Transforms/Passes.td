@@ -565,18 +565,17 @@ def TileDeferEpilogue : Pass<"tile-defer-epilogue", "::mlir::func::FuncOp"> {
     `tile.tma_store`, `tile.tma_store_wait`, `tile.store`), move to the next
     trip, right after its first multiply (an async `tile.wgmma` at the
     body's top level or in an `scf.if` there, whose other regions run the
-    epilogue first), under `scf.if` on a new `i1` iteration argument that
-    is true from the second trip on; the trip's values it uses go around
-    the loop (zeros before the first), and after the loop the last tile's
-    epilogue runs. A `tile.wgmma_wait 0` that completes the last multiply at
-    the end of an `scf.if` region, whose result only the epilogue uses,
-    moves into the epilogue, naming the rings of the slots it named, and
-    there waits with one more group pending (the next tile's first
-    multiply). The epilogue's arithmetic, shared memory stores and the
-    last multiply's completion thus run while the tensor cores run the next
-    tile's first multiply. A loop is left as it is when an op the epilogue
-    would move past touches shared memory the epilogue or the deferred
-    multiplies use, or when its body has no such shape. sm_90a, after
+    epilogue first thing), under `scf.if` on a new `i1` iteration argument
+    that is true from the second trip on; the trip's values it uses (the
+    tile's index among them) go around the loop (zeros before the first),
+    and after the loop the last tile's epilogue runs. The completions of
+    the multiplies (`tile.wgmma_wait`) and the side-effect-free ops on
+    their results stay in the trip, so that the values going around are
+    complete (an f16 output rather than its f32 accumulator, for one): the
+    epilogue's arithmetic, shared-memory stores and TMA stores run while
+    the tensor cores run the next tile's first multiply. A loop is left as
+    it is when an op the epilogue would move past touches shared memory
+    the epilogue uses, or when its body has no such shape. sm_90a, after
     tile-async-wgmma, before tile-dynamic-schedule.
   }];
   let options = [

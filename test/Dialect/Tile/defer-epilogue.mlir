@@ -1,4 +1,5 @@
 // RUN: tile-opt %s -split-input-file --tile-defer-epilogue | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-defer-epilogue=warn=true 2>&1 | FileCheck %s --check-prefix=WARN
 
 // The epilogue of a tile (the store of its output, staged in shared memory
 // and copied out through TMA) moves under the next tile's first multiply,
@@ -120,7 +121,7 @@ func.func @stage_in_ring_slot(%Og: !tile.global<f16, 2>, %n: i32, %O: !tile.tens
 // -----
 
 // Not a tile loop, or a first multiply inside a loop of its own (GEMM's K
-// loop): nothing to defer under.
+// loop): nothing to defer under (with `warn`, said at the tile loop).
 // CHECK-LABEL: func.func @first_multiply_in_a_loop
 // CHECK:       scf.for {{.*}} -> (i32)
 // CHECK:         scf.for
@@ -142,6 +143,7 @@ func.func @first_multiply_in_a_loop(%C: !tile.global<f32, 2>, %n: i32, %kt: i32)
   %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
   %ra = tile.smem_alloc : !tile.smem<[2, 128, 64], f16, #ring>
   %rb = tile.smem_alloc : !tile.smem<[2, 64, 128], f16, #ring>
+  // WARN: defer-epilogue.mlir:[[@LINE+1]]:8: warning: defer_epilogue does not apply to this kernel: the next tile's first multiply is not at the top of its tile
   %r = scf.for %t = %c0 to %n step %c1 iter_args(%f = %c0) -> (i32) : i32 {
     %a = tile.smem_slot %ra[%c0] : !tile.smem<[2, 128, 64], f16, #ring> -> !tile.smem<[128, 64], f16, #slot>
     %b = tile.smem_slot %rb[%c0] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
@@ -163,5 +165,42 @@ func.func @first_multiply_in_a_loop(%C: !tile.global<f32, 2>, %n: i32, %kt: i32)
     %f1 = arith.addi %f, %c1 : i32
     scf.yield %f1 : i32
   }
+  return
+}
+
+// -----
+
+// The epilogue stores at the tile loop's own index: the previous tile's
+// index goes around the loop (a block argument of the body, which the new
+// loop replaces), so each deferred store lands at its own tile.
+// CHECK-LABEL: func.func @store_at_the_tile_index
+// CHECK:       %[[R:.*]]:4 = scf.for %[[T:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[PEND:.*]] = %{{.*}}, %[[PT:.*]] = %{{.*}}, %[[PD:.*]] = %{{.*}}) -> (i32, i1, i32, tensor<128x128xf32, #mma>)
+// CHECK:         tile.wgmma async
+// CHECK-NEXT:    scf.if %[[PEND]] {
+// CHECK-NEXT:      tile.store %{{.*}}[%[[PT]], %{{.*}}], %[[PD]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[DONE:.*]] = tile.wgmma_wait 0
+// CHECK:         scf.yield %{{.*}}, %{{.*}}, %[[T]], %[[DONE]]
+// CHECK:       } {tile.tile_loop}
+// CHECK-NEXT:  scf.if %[[R]]#1 {
+// CHECK-NEXT:    tile.store %{{.*}}[%[[R]]#2, %{{.*}}], %[[R]]#3
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#slot = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @store_at_the_tile_index(%C: !tile.global<f32, 2>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[2, 128, 64], f16, #ring>
+  %rb = tile.smem_alloc : !tile.smem<[2, 64, 128], f16, #ring>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%f = %c0) -> (i32) : i32 {
+    %a = tile.smem_slot %ra[%c0] : !tile.smem<[2, 128, 64], f16, #ring> -> !tile.smem<[128, 64], f16, #slot>
+    %b = tile.smem_slot %rb[%c0] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+    %d = tile.wgmma async %a, %b, %z : !tile.smem<[128, 64], f16, #slot>, !tile.smem<[64, 128], f16, #slot>, tensor<128x128xf32, #mma>
+    %done = tile.wgmma_wait 0, %d : tensor<128x128xf32, #mma> reads %a, %b : !tile.smem<[128, 64], f16, #slot>, !tile.smem<[64, 128], f16, #slot>
+    tile.store %C[%t, %c0], %done : <f32, 2>, tensor<128x128xf32, #mma>
+    %f1 = arith.addi %f, %c1 : i32
+    scf.yield %f1 : i32
+  } {tile.tile_loop}
   return
 }
