@@ -185,12 +185,15 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
   // The compiler's choice, then it with rings of 2, 3 and 4 stages (the
   // choice keeps the loads' latency hints where they fit), then persistent
   // (a block per multiprocessor slot, for grids of many short blocks):
-  // with the choice's rings, with 2, and with the tile's own copies in one
-  // slot (tile_stages=1, room for rings where two would not fit); and
-  // persistent with 2 stages and the accumulator rescaled at its trip's
-  // end (rescale_in_trip), alone and with the tile's one copy refilled
-  // right after its last read (tile_refill_after_read): on a plain
-  // attention forward at N = 1024-4096 these gain 4-13% over the others
+  // with the choice's rings, with 2 and with 3 (a specialized GEMM's 128 x
+  // 256 f16 output staged whole beside 3 stages, in halves beside 4: 1.25x
+  // faster at K = 128, 0.96x at K = 4096, H200,
+  // bench/results/2026-11-29-h200-gemm-schedules.md), and with the tile's own
+  // copies in one slot (tile_stages=1, room for rings where two would not fit);
+  // and persistent with 2 stages and the accumulator rescaled at its trip's end
+  // (rescale_in_trip), alone and with the tile's one copy refilled right after
+  // its last read (tile_refill_after_read): on a plain attention forward at N =
+  // 1024-4096 these gain 4-13% over the others
   // (bench/results/2026-11-28-h200-occupancy-stages.md). Where an option
   // does not apply, its candidate is the same kernel (a warning in its
   // description), or does not compile and is skipped. What the caller gave
@@ -225,6 +228,7 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
     add({stages});
   add({std::nullopt, true});
   add({2u, true});
+  add({3u, true});
   add({std::nullopt, true, 1u});
   add({2u, true, std::nullopt, false, true});
   add({2u, true, 1u, true, true});

@@ -631,6 +631,50 @@ def test_warp_specialized_loops_in_sequence(torch_gpu, repo, case):
     assert err < 1e-3, err
 
 
+# --- The compiler's choice on a specialized GEMM: deep rings ----------------
+
+CHOICE_RINGS = [
+    # M, N, K, TILE_M, TILE_N, options: K trips of 1, 2 and 5 (fewer than,
+    # as many as, more than the 4 stages), a tile or several per block.
+    (128, 256, 64, 128, 256, {}),
+    (256, 512, 128, 128, 256, {}),
+    (384, 256, 320, 128, 256, {}),
+    (256, 384, 320, 128, 128, {"persistent": True}),
+    (512, 512, 192, 128, 256, {"persistent": True, "num_stages": 3}),
+]
+
+
+@pytest.mark.parametrize("case", CHOICE_RINGS, ids=lambda c: "x".join(
+    map(str, c[:5])) + "".join(f"-{k}" for k in c[5]))
+def test_specialized_gemm_rings(torch_gpu, repo, case):
+    """kernels/linear.tile at the compiler's choice: warp-specialized, its
+    unhinted loads on rings of 4 stages (the most that fit beside one block
+    per multiprocessor), at K trips below, at and above the ring's depth,
+    persistent too; against a float64 product on the host (no cuBLAS in
+    the process: the sanitizers run it), poisoned output."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    M, N, K, tm, tn, options = case
+    torch.manual_seed(M + N + K)
+    x = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    y = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    none = torch.zeros(8, device="cuda", dtype=torch.float16)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tick = torch.zeros(1, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "linear.tile"),
+                           kernel="linear", arch="sm_90a", HAS_BIAS=False,
+                           TILE_M=tm, TILE_N=tn, **options)
+    grid = (((M + tm - 1) // tm) * ((N + tn - 1) // tn), 1)
+    kernel.launch(grid, x, w, none, y, part, tick)
+    torch.cuda.synchronize()
+    ref = x.cpu().double() @ w.cpu().double().T
+    out = y.cpu().double()
+    assert not torch.isnan(out).any()
+    err = ((out - ref).norm() / ref.norm()).item()
+    assert err < 1e-3, err
+
+
 def test_compile_warning(torch_gpu, repo):
     """A hint that cannot apply is said: here warp specialization of a
     persistent paged decode, whose tile loop stores (so the producer cannot
@@ -710,29 +754,29 @@ def test_spills_are_a_warning(torch_gpu, repo):
 def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     """tilec.autotune with no configs tries the kernel's @tune values
     (kernels/gemm.tile: TILE_M x TILE_N x TILE_K), each with the compiler's
-    schedules (its choice; rings of 2, 3, 4 stages; persistent, four ways),
+    schedules (its choice; rings of 2, 3, 4 stages; persistent, six ways),
     and the winner computes the product."""
     torch = torch_gpu
     monkeypatch.setenv("TILEC_AUTOTUNE", "on")
     path = os.path.join(repo, "kernels", "gemm.tile")
     plain = tilec.compile(path)
     configs = tilec.tune_space_configs(plain)
-    assert len(configs) == 8 * 9
+    assert len(configs) == 8 * 10
     assert all(c.options.get("auto_schedule") is True for c in configs)
-    assert [c.num_stages for c in configs[:9]] == [None, 2, 3, 4, None, 2,
-                                                   None, 2, 2]
-    assert [c.persistent for c in configs[:9]] == [None] * 4 + [True] * 5
-    assert configs[6].tile_stages == 1 and configs[8].tile_stages == 1
-    assert configs[7].options.get("rescale_in_trip") is True
-    assert configs[8].options.get("tile_refill_after_read") is True
-    assert configs[0].constants == configs[8].constants
+    assert [c.num_stages for c in configs[:10]] == [None, 2, 3, 4, None, 2,
+                                                    3, None, 2, 2]
+    assert [c.persistent for c in configs[:10]] == [None] * 4 + [True] * 6
+    assert configs[7].tile_stages == 1 and configs[9].tile_stages == 1
+    assert configs[8].options.get("rescale_in_trip") is True
+    assert configs[9].options.get("tile_refill_after_read") is True
+    assert configs[0].constants == configs[9].constants
     # An option the caller sets is not varied.
     fixed = tilec.tune_space_configs(plain, num_stages=3)
     assert len(fixed) == 8 * 3
     assert all(c.num_stages is None for c in fixed)
     # A kernel without @tune: the schedules alone.
     lse = tilec.compile(os.path.join(repo, "kernels", "attention_lse.tile"))
-    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 9
+    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 10
     M = N = K = 512
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)

@@ -80,6 +80,7 @@ TEST(Autotune, ScheduleVariants) {
                        "num_stages=4,auto_schedule=on",
                        "persistent=on,auto_schedule=on",
                        "num_stages=2,persistent=on,auto_schedule=on",
+                       "num_stages=3,persistent=on,auto_schedule=on",
                        "persistent=on,tile_stages=1,auto_schedule=on",
                        "num_stages=2,persistent=on,rescale_in_trip=on,"
                        "auto_schedule=on",
@@ -93,14 +94,13 @@ TEST(Autotune, ScheduleVariants) {
   texts.clear();
   for (const Options &o : scheduleVariants(given))
     texts.push_back(o.text());
-  EXPECT_EQ(texts,
-            (std::vector<std::string>{"", "persistent=on",
-                                      "persistent=on,tile_stages=1"}));
+  EXPECT_EQ(texts, (std::vector<std::string>{"", "persistent=on",
+                                             "persistent=on,tile_stages=1"}));
   given = Options();
   given.persistent = false;
   EXPECT_EQ(scheduleVariants(given).size(), 4u);
   // A given rescale_in_trip leaves out the two variants that set it.
   given = Options();
   given.rescaleInTrip = true;
-  EXPECT_EQ(scheduleVariants(given).size(), 7u);
+  EXPECT_EQ(scheduleVariants(given).size(), 8u);
 }
