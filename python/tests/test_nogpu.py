@@ -45,6 +45,7 @@ def test_schedule_variants():
         "num_stages=3,auto_schedule=on", "num_stages=4,auto_schedule=on",
         "persistent=on,auto_schedule=on",
         "num_stages=2,persistent=on,auto_schedule=on",
+        "num_stages=3,persistent=on,auto_schedule=on",
         "persistent=on,tile_stages=1,auto_schedule=on",
         "num_stages=2,persistent=on,rescale_in_trip=on,auto_schedule=on",
         "num_stages=2,persistent=on,tile_stages=1,tile_refill_after_read=on,"
