@@ -489,11 +489,21 @@ def transpose(x, out=None):
         raise ArgumentError(f"out: expected a contiguous ({c}, {r}) tensor "
                             f"of x's dtype")
     if r and c:
-        tile = 64 if x.element_size() == 2 else 32
+        # 128 x 32 tiles on 8 warps: 0.85-0.90 of the device copy at
+        # 8192x8192 and 4096x10000 in f16, 0.90-0.93 in f32, where square
+        # 64 x 64 (f16) tiles on 4 warps ran 0.75-0.79 (H200,
+        # bench/transpose_configs.py; bench/results/2026-11-29-h200-gemm-
+        # schedules.md).
+        tn = 32
         k = _compile("transpose.tile", "transpose", DTYPE=dtype,
-                     TILE_M=tile, TILE_N=tile)
-        k.launch(((r + tile - 1) // tile, (c + tile - 1) // tile), x, out)
+                     TILE_M=TRANSPOSE_ROWS, TILE_N=tn, num_warps=8)
+        k.launch(((r + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS,
+                  (c + tn - 1) // tn), x, out)
     return out
+
+
+#: The rows of X a transpose block reads (tilec.ops.transpose).
+TRANSPOSE_ROWS = 128
 
 
 def _reduce(op, x, dim):
