@@ -13,6 +13,9 @@ from tilec import ArgumentError
 
 
 def reference(torch, q, k, v, causal, scale):
+    # Grouped-query attention: K/V head j serves query heads j*G .. j*G+G-1.
+    group = q.shape[1] // k.shape[1]
+    k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
     s = (q.double() @ k.double().transpose(-1, -2)) * scale
     if causal:
         n = q.shape[2]
@@ -35,11 +38,12 @@ def check_against_float64(torch, fn, q, k, v, dout, causal, scale, dtype):
                 q.double(), k.double(), v.double(), dout.double())
     theirs = grads(torch, lambda a, b, c:
                    torch.nn.functional.scaled_dot_product_attention(
-                       a, b, c, is_causal=causal, scale=scale), q, k, v,
+                       a, b, c, is_causal=causal, scale=scale,
+                       enable_gqa=k.shape[1] != q.shape[1]), q, k, v,
                    dout)
-    for name, got, want, sdpa in zip(("out", "dq", "dk", "dv"), ours, ref,
-                                     theirs):
-        assert got.dtype == q.dtype and got.shape == q.shape, name
+    for name, got, want, sdpa, like in zip(("out", "dq", "dk", "dv"), ours,
+                                           ref, theirs, (q, q, k, v)):
+        assert got.dtype == q.dtype and got.shape == like.shape, name
         assert torch.isfinite(got).all(), name
         err = ((got.double() - want).norm() / want.norm()).item()
         sdpa_err = ((sdpa.double() - want).norm() / want.norm()).item()
@@ -65,6 +69,29 @@ def test_attention_gradients(torch_gpu, dtype, causal, shape):
         v, dout, causal, scale, dtype)
 
 
+@pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
+@pytest.mark.parametrize("causal", (False, True))
+@pytest.mark.parametrize("shape", [(2, 8, 2, 256, 64), (1, 6, 1, 192, 128),
+                                   (1, 4, 4, 128, 64)])
+def test_attention_gradients_grouped_query(torch_gpu, dtype, causal, shape):
+    """Grouped-query (8 query heads on 2 K/V heads) and multi-query (6 on
+    1) attention: dK and dV summed over the query heads sharing a K/V head
+    (each backward block loops over them), against float64; 4 on 4 is the
+    plain case through the same loop."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    b, hq, hk, n, d = shape
+    dt = getattr(torch, dtype)
+    q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=dt)
+               for _ in range(2))
+    k, v = (torch.randn(b, hk, n, d, device="cuda", dtype=dt)
+            for _ in range(2))
+    check_against_float64(
+        torch, lambda a, b_, c: tilec.attention(a, b_, c, causal=causal), q,
+        k, v, dout, causal, 1 / math.sqrt(d), dtype)
+
+
 def test_attention_gradients_custom_scale_strided(torch_gpu):
     """A scale of its own, and q, k, v as views of a (batch, seq, heads,
     dim) tensor (transposed strides)."""
@@ -85,17 +112,22 @@ def test_torch_op_gradients_and_compile(torch_gpu):
     from conftest import skip_unless_arch
     skip_unless_arch(torch, "sm_90a")
     import tilec.torch_ops  # noqa: F401
-    q, k, v, dout = (torch.randn(1, 2, 128, 64, device="cuda",
-                                 dtype=torch.bfloat16) for _ in range(4))
-
     def op(a, b, c):
         return torch.ops.tilec.attention(a, b, c, True, None, 0)
-    check_against_float64(torch, op, q, k, v, dout, True, 1 / 8, "bfloat16")
-    eager = grads(torch, op, q, k, v, dout)
-    compiled = grads(torch, torch.compile(op, fullgraph=True), q, k, v, dout)
-    for a, b in zip(eager, compiled):
-        assert ((a.float() - b.float()).norm() / a.float().norm()).item() \
-            < 1e-2
+    # One K/V head per query head, and two query heads per K/V head.
+    for kv_heads in (4, 2):
+        q, dout = (torch.randn(1, 4, 128, 64, device="cuda",
+                               dtype=torch.bfloat16) for _ in range(2))
+        k, v = (torch.randn(1, kv_heads, 128, 64, device="cuda",
+                            dtype=torch.bfloat16) for _ in range(2))
+        check_against_float64(torch, op, q, k, v, dout, True, 1 / 8,
+                              "bfloat16")
+        eager = grads(torch, op, q, k, v, dout)
+        compiled = grads(torch, torch.compile(op, fullgraph=True), q, k, v,
+                         dout)
+        for a, b in zip(eager, compiled):
+            assert ((a.float() - b.float()).norm() /
+                    a.float().norm()).item() < 1e-2
 
 
 def test_attention_without_grad_is_unchanged(torch_gpu):
@@ -119,8 +151,13 @@ def test_gradient_arguments(torch_gpu):
                            requires_grad=True)
     q = t(1, 4, 128, 64)
     cases = [
-        (lambda: tilec.attention(q, t(1, 2, 128, 64), t(1, 2, 128, 64)),
-         "k, v: with gradients, k and v must have q's shape"),
+        (lambda: tilec.attention(q, t(1, 3, 128, 64), t(1, 3, 128, 64)),
+         "k, v: with gradients, k and v must both be (batch, kv_heads, "
+         "seq, head_dim) = (1, H, 128, 64) with H dividing q's 4 heads"),
+        (lambda: tilec.attention(q, t(1, 2, 128, 64), t(1, 1, 128, 64)),
+         "k, v: with gradients, k and v must both be"),
+        (lambda: tilec.attention(q, t(1, 4, 64, 64), t(1, 4, 64, 64)),
+         "(seq_q == seq_k)"),
         (lambda: tilec.attention(t(1, 2, 100, 64), t(1, 2, 100, 64),
                                  t(1, 2, 100, 64)),
          "sequence length must be a multiple of 64"),

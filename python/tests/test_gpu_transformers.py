@@ -108,8 +108,8 @@ def train(torch, model, impl, batches, steps):
 
 
 def test_llama_training_through_tilec(torch_gpu):
-    """Training for real: a small Llama (random init, one K/V head per
-    query head) learning a synthetic next-token task, its attention's
+    """Training for real: a small Llama (random init, grouped-query
+    attention: two query heads per K/V head) learning a synthetic next-token task, its attention's
     forward and backward through tilec.attention (the DSL's kernels), the
     same seed and data through SDPA: the two loss curves agree within bf16
     noise, and both learn."""
@@ -131,7 +131,7 @@ def test_llama_training_through_tilec(torch_gpu):
         pass
     config = LlamaConfig(vocab_size=64, hidden_size=256,
                          intermediate_size=512, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=4,
+                         num_attention_heads=4, num_key_value_heads=2,
                          head_dim=64, max_position_embeddings=256)
     # The task: sequences that count up from a random start, modulo the
     # vocabulary (each token predicts the next).

@@ -6,9 +6,12 @@ then one block per 64 keys accumulating dK and dV in registers and adding
 its share of dQ into an f32 dQ with atomics), all written in the DSL.
 
 What the backward supports, each refused with an ArgumentError naming the
-argument otherwise: one K/V head per query head (no GQA yet), seq_q ==
-seq_k a multiple of 64, head_dim 64 or 128, f16 or bf16, input_pos 0, no
-`out`. dQ's atomics make it vary in the last bits from run to run.
+argument otherwise: k and v of one shape (batch, kv_heads, seq, head_dim)
+with kv_heads dividing q's heads (grouped-query and multi-query attention:
+each K/V block of the backward loops over the query heads sharing it, so
+dK and dV are summed over them in registers), seq_q == seq_k a multiple of
+64, head_dim 64 or 128, f16 or bf16, input_pos 0, no `out`. dQ's atomics
+make it vary in the last bits from run to run.
 """
 
 import math
@@ -44,12 +47,14 @@ def check(q, k, v, causal, scale, input_pos, out=None):
                                 f"{str(t.dtype).replace('torch.', '')}")
         if t.dtype != q.dtype or t.device != q.device:
             raise ArgumentError(f"{name}: must have q's dtype and device")
-    if k.shape != q.shape or v.shape != q.shape:
-        raise ArgumentError(
-            f"k, v: with gradients, k and v must have q's shape "
-            f"{tuple(q.shape)} (one K/V head per query head, seq_q == "
-            f"seq_k), got {tuple(k.shape)} and {tuple(v.shape)}")
     b, h, n, d = q.shape
+    if v.shape != k.shape or k.shape[0] != b or k.shape[2:] != q.shape[2:] \
+            or k.shape[1] < 1 or h % k.shape[1]:
+        raise ArgumentError(
+            f"k, v: with gradients, k and v must both be (batch, kv_heads, "
+            f"seq, head_dim) = ({b}, H, {n}, {d}) with H dividing q's {h} "
+            f"heads (seq_q == seq_k), got {tuple(k.shape)} and "
+            f"{tuple(v.shape)}")
     if d not in HEAD_DIMS:
         raise ArgumentError(f"q: with gradients, head_dim must be 64 or "
                             f"128, got {d}")
@@ -84,22 +89,24 @@ def forward(q, k, v, causal, scale, dtype):
 
 
 def backward(q, k, v, out, lse, dout, causal, scale, dtype):
-    """(dq, dk, dv), each like q."""
+    """(dq, dk, dv), dq like q, dk and dv like k."""
     import torch
     b, h, n, d = q.shape
+    hk = k.shape[1]
     _, pre, bwd = _kernels(dtype, d, causal)
-    rows = (b * h, n, d)
-    q3, k3, v3, o3, do3 = (t.reshape(rows) for t in (q, k, v, out, dout))
+    rows, kv_rows = (b * h, n, d), (b * hk, n, d)
+    q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
+    k3, v3 = (t.reshape(kv_rows) for t in (k, v))
     dq = torch.zeros(rows, device=q.device, dtype=torch.float32)
-    dk = torch.empty(rows, device=q.device, dtype=q.dtype)
-    dv = torch.empty(rows, device=q.device, dtype=q.dtype)
+    dk = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
+    dv = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     if q.numel():
         delta = torch.empty(b * h, n, device=q.device, dtype=torch.float32)
         pre[(n // TILE, b * h)](o3, do3, delta)
-        bwd[(n // TILE, b * h)](q3, k3, v3, do3, lse.reshape(b * h, n),
-                                 delta, dq, dk, dv, scale)
-    return (dq.to(q.dtype).view(q.shape), dk.view(q.shape),
-            dv.view(q.shape))
+        bwd[(n // TILE, b * hk)](q3, k3, v3, do3, lse.reshape(b * h, n),
+                                  delta, dq, dk, dv, scale)
+    return (dq.to(q.dtype).view(q.shape), dk.view(k.shape),
+            dv.view(k.shape))
 
 
 _function = None
