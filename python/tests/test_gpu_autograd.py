@@ -55,7 +55,8 @@ def check_against_float64(torch, fn, q, k, v, dout, causal, scale, dtype):
 
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
 @pytest.mark.parametrize("causal", (False, True))
-@pytest.mark.parametrize("shape", [(2, 3, 256, 64), (1, 2, 192, 128)])
+@pytest.mark.parametrize("shape", [(2, 3, 256, 64), (1, 2, 192, 128),
+                                   (1, 3, 128, 96)])
 def test_attention_gradients(torch_gpu, dtype, causal, shape):
     torch = torch_gpu
     from conftest import skip_unless_arch
@@ -90,6 +91,44 @@ def test_attention_gradients_grouped_query(torch_gpu, dtype, causal, shape):
     check_against_float64(
         torch, lambda a, b_, c: tilec.attention(a, b_, c, causal=causal), q,
         k, v, dout, causal, 1 / math.sqrt(d), dtype)
+
+
+@pytest.mark.parametrize("causal", (False, True))
+@pytest.mark.parametrize("shape", [(2, 4, 4, 256, 64), (1, 8, 2, 192, 128),
+                                   (1, 3, 1, 128, 96)])
+def test_attention_gradients_deterministic(torch_gpu, causal, shape):
+    """deterministic=True: dQ from a kernel of its own (no atomics), so the
+    gradients are the same bits on every run; as accurate as the atomic
+    path (float64 reference); torch.use_deterministic_algorithms(True)
+    selects it too (and the atomic path differs from run to run, or at
+    least may: not asserted)."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    b, hq, hk, n, d = shape
+    q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=torch.float16)
+               for _ in range(2))
+    k, v = (torch.randn(b, hk, n, d, device="cuda", dtype=torch.float16)
+            for _ in range(2))
+
+    def det(a, b_, c):
+        return tilec.attention(a, b_, c, causal=causal, deterministic=True)
+    check_against_float64(torch, det, q, k, v, dout, causal,
+                          1 / math.sqrt(d), "float16")
+    first = grads(torch, det, q, k, v, dout)
+    for _ in range(3):
+        again = grads(torch, det, q, k, v, dout)
+        for name, a, b_ in zip(("out", "dq", "dk", "dv"), first, again):
+            assert torch.equal(a, b_), name
+    keep = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        through_torch = grads(torch, lambda a, b_, c: tilec.attention(
+            a, b_, c, causal=causal), q, k, v, dout)
+    finally:
+        torch.use_deterministic_algorithms(keep)
+    for name, a, b_ in zip(("out", "dq", "dk", "dv"), first, through_torch):
+        assert torch.equal(a, b_), name
 
 
 def test_attention_gradients_custom_scale_strided(torch_gpu):
@@ -161,9 +200,9 @@ def test_gradient_arguments(torch_gpu):
         (lambda: tilec.attention(t(1, 2, 100, 64), t(1, 2, 100, 64),
                                  t(1, 2, 100, 64)),
          "sequence length must be a multiple of 64"),
-        (lambda: tilec.attention(t(1, 2, 128, 96), t(1, 2, 128, 96),
-                                 t(1, 2, 128, 96)),
-         "head_dim must be 64 or 128"),
+        (lambda: tilec.attention(t(1, 2, 128, 192), t(1, 2, 128, 192),
+                                 t(1, 2, 128, 192)),
+         "head_dim must be 64, 96 or 128"),
         (lambda: tilec.attention(q, q, q, input_pos=3),
          "input_pos: with gradients"),
         (lambda: tilec.attention(q, q, q, out=torch.empty_like(q)),
@@ -171,6 +210,8 @@ def test_gradient_arguments(torch_gpu):
         (lambda: tilec.attention(q, q, q, scale=float("nan")),
          "scale: expected a finite float"),
         (lambda: tilec.attention(q, q.float(), q), "k: expected float16"),
+        (lambda: tilec.attention(q, q, q, deterministic="yes"),
+         "deterministic: expected a bool or None"),
     ]
     for call, message in cases:
         with pytest.raises(ArgumentError) as info:

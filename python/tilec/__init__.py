@@ -377,7 +377,7 @@ def _torch_fast(q, k, v, out):
 
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
-              stream=None, autotune=True):
+              stream=None, autotune=True, deterministic=None):
     """Flash attention forward: softmax(scale * q k^T + mask) v.
 
     q: (batch, heads, seq_q, head_dim); k, v: (batch, kv_heads, seq_k,
@@ -390,16 +390,23 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
 
     Differentiable: where autograd is on and q, k or v requires grad, the
     forward saves its log-sum-exp and the backward runs the DSL's backward
-    kernels (tilec.autograd says what it supports). Under CUDA autocast,
+    kernels (tilec.autograd says what it supports); deterministic=True
+    computes dQ in a kernel of its own instead of with atomics, so that
+    gradients are the same bits from run to run (None: as
+    torch.are_deterministic_algorithms_enabled() says). Under CUDA autocast,
     float32 q, k, v are taken in autocast's dtype, as PyTorch's
     scaled_dot_product_attention takes them."""
+    if deterministic is not None and type(deterministic) is not bool:
+        raise ArgumentError(f"deterministic: expected a bool or None, got "
+                            f"{deterministic!r}")
     if _is_float32(q):
         q, k, v = _autograd.autocast(q, k, v)
     if (getattr(q, "requires_grad", False) or
             getattr(k, "requires_grad", False) or
             getattr(v, "requires_grad", False)) and \
             _autograd.needs_grad(q, k, v):
-        return _autograd.attention(q, k, v, causal, scale, input_pos, out)
+        return _autograd.attention(q, k, v, causal, scale, input_pos, out,
+                                   deterministic)
     if out is None:
         out = _out_like(q)
     if (type(input_pos) is int and -2**63 <= input_pos < 2**63 and

@@ -10,8 +10,11 @@ argument otherwise: k and v of one shape (batch, kv_heads, seq, head_dim)
 with kv_heads dividing q's heads (grouped-query and multi-query attention:
 each K/V block of the backward loops over the query heads sharing it, so
 dK and dV are summed over them in registers), seq_q == seq_k a multiple of
-64, head_dim 64 or 128, f16 or bf16, input_pos 0, no `out`. dQ's atomics
-make it vary in the last bits from run to run.
+64, head_dim 64, 96 or 128, f16 or bf16, input_pos 0, no `out`. dQ's atomics
+make it vary in the last bits from run to run; deterministic=True (or
+torch.use_deterministic_algorithms(True)) computes dQ instead in a kernel of
+its own (attn_bwd_dq: a block per query tile, over the key tiles in order),
+the same bits every run, at the cost of recomputing Q K^T and dO V^T.
 """
 
 import math
@@ -20,19 +23,24 @@ from ._kernels import compile_once
 from .errors import ArgumentError
 
 TILE = 64
-HEAD_DIMS = (64, 128)
+HEAD_DIMS = (64, 96, 128)
 
 
-def _kernels(dtype, head_dim, causal):
+def _kernels(dtype, head_dim, causal, deterministic=False):
     """The forward with LSE, the preprocessing and the backward kernel for
-    a problem class, compiled once."""
+    a problem class, compiled once; deterministic: the backward without
+    dQ's atomics and the dQ kernel (else None)."""
     fwd = compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
                        TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
     bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
-                       D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
-    return fwd, pre, bwd
+                       D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
+                       DQ_ATOMIC=not deterministic)
+    dq = compile_once("flash_attention_bwd.tile", "attn_bwd_dq",
+                      DTYPE=dtype, D=head_dim, TILE_M=TILE, TILE_N=TILE,
+                      CAUSAL=causal) if deterministic else None
+    return fwd, pre, bwd, dq
 
 
 def check(q, k, v, causal, scale, input_pos, out=None):
@@ -56,8 +64,8 @@ def check(q, k, v, causal, scale, input_pos, out=None):
             f"heads (seq_q == seq_k), got {tuple(k.shape)} and "
             f"{tuple(v.shape)}")
     if d not in HEAD_DIMS:
-        raise ArgumentError(f"q: with gradients, head_dim must be 64 or "
-                            f"128, got {d}")
+        raise ArgumentError(f"q: with gradients, head_dim must be 64, 96 "
+                            f"or 128, got {d}")
     if n % TILE:
         raise ArgumentError(f"q: with gradients, the sequence length must "
                             f"be a multiple of {TILE}, got {n}")
@@ -80,7 +88,7 @@ def forward(q, k, v, causal, scale, dtype):
     """(out, lse): out like q (contiguous), lse (batch, heads, seq) f32."""
     import torch
     b, h, n, d = q.shape
-    fwd, _, _ = _kernels(dtype, d, causal)
+    fwd = _kernels(dtype, d, causal)[0]
     out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
     lse = torch.empty(b, h, n, device=q.device, dtype=torch.float32)
     if q.numel():
@@ -88,23 +96,33 @@ def forward(q, k, v, causal, scale, dtype):
     return out, lse
 
 
-def backward(q, k, v, out, lse, dout, causal, scale, dtype):
+def backward(q, k, v, out, lse, dout, causal, scale, dtype,
+             deterministic=False):
     """(dq, dk, dv), dq like q, dk and dv like k."""
     import torch
     b, h, n, d = q.shape
     hk = k.shape[1]
-    _, pre, bwd = _kernels(dtype, d, causal)
+    _, pre, bwd, dq_kernel = _kernels(dtype, d, causal, deterministic)
     rows, kv_rows = (b * h, n, d), (b * hk, n, d)
     q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
     k3, v3 = (t.reshape(kv_rows) for t in (k, v))
-    dq = torch.zeros(rows, device=q.device, dtype=torch.float32)
+    # The atomics add into f32 from zero; the dQ kernel writes q's dtype.
+    dq = torch.empty(rows, device=q.device, dtype=q.dtype) if deterministic \
+        else torch.zeros(rows, device=q.device, dtype=torch.float32)
     dk = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     dv = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     if q.numel():
         delta = torch.empty(b * h, n, device=q.device, dtype=torch.float32)
+        lse2 = lse.reshape(b * h, n)
         pre[(n // TILE, b * h)](o3, do3, delta)
-        bwd[(n // TILE, b * hk)](q3, k3, v3, do3, lse.reshape(b * h, n),
-                                  delta, dq, dk, dv, scale)
+        # (Without the atomics attn_bwd does not touch its f32 dQ.)
+        atomic_dq = torch.empty(1, 1, 1, device=q.device,
+                                dtype=torch.float32) if deterministic else dq
+        bwd[(n // TILE, b * hk)](q3, k3, v3, do3, lse2, delta, atomic_dq, dk,
+                                  dv, scale)
+        if deterministic:
+            dq_kernel[(n // TILE, b * h)](q3, k3, v3, do3, lse2, delta, dq,
+                                          scale)
     return (dq.to(q.dtype).view(q.shape), dk.view(k.shape),
             dv.view(k.shape))
 
@@ -120,17 +138,17 @@ def function():
 
         class Attention(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, q, k, v, causal, scale, dtype):
+            def forward(ctx, q, k, v, causal, scale, dtype, deterministic):
                 out, lse = forward(q, k, v, causal, scale, dtype)
                 ctx.save_for_backward(q, k, v, out, lse)
-                ctx.args = (causal, scale, dtype)
+                ctx.args = (causal, scale, dtype, deterministic)
                 return out
 
             @staticmethod
             def backward(ctx, dout):
                 q, k, v, out, lse = ctx.saved_tensors
                 dq, dk, dv = backward(q, k, v, out, lse, dout, *ctx.args)
-                return dq, dk, dv, None, None, None
+                return dq, dk, dv, None, None, None, None
 
         _function = Attention
     return _function
@@ -157,7 +175,14 @@ def needs_grad(q, k, v):
                 for t in (q, k, v)))
 
 
-def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None):
+def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
+              deterministic=None):
     """tilec.attention with gradients (module docstring)."""
+    import torch
     dtype, scale = check(q, k, v, causal, scale, input_pos, out)
-    return function().apply(q, k, v, causal, scale, dtype)
+    if deterministic is None:
+        deterministic = torch.are_deterministic_algorithms_enabled()
+    elif type(deterministic) is not bool:
+        raise ArgumentError(f"deterministic: expected a bool or None, got "
+                            f"{deterministic!r}")
+    return function().apply(q, k, v, causal, scale, dtype, deterministic)

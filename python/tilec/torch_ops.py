@@ -43,8 +43,11 @@ def attention_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     log-sum-exp is recomputed by the forward that writes it)."""
     dtype, scale = tilec.autograd.check(q, k, v, causal, scale, 0)
     _, lse = tilec.autograd.forward(q, k, v, causal, scale, dtype)
-    return tilec.autograd.backward(q, k, v, out, lse, dout.contiguous(),
-                                   causal, scale, dtype)
+    # dQ without atomics where PyTorch is asked for deterministic
+    # algorithms (torch.use_deterministic_algorithms).
+    return tilec.autograd.backward(
+        q, k, v, out, lse, dout.contiguous(), causal, scale, dtype,
+        torch.are_deterministic_algorithms_enabled())
 
 
 @attention_backward.register_fake
