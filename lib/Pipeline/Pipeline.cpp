@@ -167,8 +167,12 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     fpm.addPass(mlir::tile::createTileRotateTiles());
   // sm_90, in clusters: the copies every block of a cluster makes alike
   // (attention's K and V), each block's share multicast to all of them.
-  if (options.persistent && options.hasTMA() && options.cluster > 1)
-    fpm.addPass(mlir::tile::createTileMulticastCopies());
+  if (options.persistent && options.hasTMA() && options.cluster > 1) {
+    mlir::tile::TileMulticastCopiesOptions mcOptions;
+    // Said where the user asked for clusters.
+    mcOptions.warn = options.given.cluster.value_or(1) > 1;
+    fpm.addPass(mlir::tile::createTileMulticastCopies(mcOptions));
+  }
   // A loop branching on its induction variable (attention's causal mask)
   // is split in two at the iteration where the branch changes, once its
   // schedule is in place: both loops keep the schedule, and the rings,

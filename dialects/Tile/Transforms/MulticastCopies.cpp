@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
@@ -163,10 +164,21 @@ struct Ring {
   SmallVector<TmaLoadOp> copies;
   SmallVector<MbarrierArriveOp> releases;
   bool shareable = true;
+  /// Why it is not (the first reason found), for the warning.
+  const char *why = nullptr;
+
+  /// Keeps the ring shareable only if `ok`, else records `reason`.
+  void need(bool ok, const char *reason) {
+    if (!ok && shareable)
+      why = reason;
+    shareable &= ok;
+  }
 };
 
 struct MulticastCopiesPass
     : public mlir::tile::impl::TileMulticastCopiesBase<MulticastCopiesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     auto cluster =
@@ -194,6 +206,7 @@ struct MulticastCopiesPass
     };
 
     llvm::MapVector<Operation *, Ring> rings;
+    bool shared = false;
     func.walk([&](TmaLoadOp copy) {
       auto alloc =
           dyn_cast_or_null<SmemAllocOp>(getAllocation(copy.getBuffer()));
@@ -202,13 +215,20 @@ struct MulticastCopiesPass
         return;
       Ring &ring = rings[alloc];
       ring.copies.push_back(copy);
-      ring.shareable &=
-          alloc->getBlock() == top && livesInTop(copy.getBarriers());
+      ring.need(alloc->getBlock() == top && livesInTop(copy.getBarriers()),
+                "its buffer is made inside a loop (each block makes its "
+                "own)");
+      ring.need(analysis.runsAlike(copy),
+                "it runs under control flow that may differ between the "
+                "cluster's blocks (a trip count or a branch from the "
+                "block's tile)");
       SmallVector<Value> values(copy.getCoords());
       values.push_back(copy.getSlot());
       if (copy.getPred())
         values.push_back(copy.getPred());
-      ring.shareable &= alike(copy, values);
+      ring.need(alike(copy, values),
+                "the tile it loads may differ between the cluster's blocks "
+                "(its coordinates follow from the block's tile)");
     });
 
     for (auto &[alloc, ring] : rings) {
@@ -216,23 +236,31 @@ struct MulticastCopiesPass
       // the barriers' buffer operands. Any other write keeps it the block's.
       RingAccesses uses = collectRingAccesses(cast<SmemAllocOp>(alloc));
       ring.releases = uses.releases;
+      const char *written = "its buffer is written or used otherwise than "
+                            "by its copies and multiplies";
       for (Operation *fill : uses.fills)
-        ring.shareable &= llvm::is_contained(ring.copies, fill);
+        ring.need(llvm::is_contained(ring.copies, fill), written);
       for (Operation *wait : uses.waits)
-        ring.shareable &= isa<MbarrierWaitOp>(wait);
+        ring.need(isa<MbarrierWaitOp>(wait), written);
       for (Operation *other : uses.others)
-        ring.shareable &= isa<WarpgroupMmaOp, WgmmaWaitOp, LocalLoadOp>(other);
+        ring.need(isa<WarpgroupMmaOp, WgmmaWaitOp, LocalLoadOp>(other),
+                  written);
       // The releases: alike in every block, on barriers of this ring only.
       SetVector<Value> empties;
       for (MbarrierArriveOp release : ring.releases) {
         SmallVector<Value> values = {release.getSlot()};
         if (release.getPred())
           values.push_back(release.getPred());
-        ring.shareable &= !release.getCluster() && alike(release, values) &&
-                          livesInTop(release.getBarriers());
+        ring.need(!release.getCluster() && alike(release, values) &&
+                      livesInTop(release.getBarriers()),
+                  "its slots are released differently in the cluster's "
+                  "blocks");
         empties.insert(release.getBarriers());
       }
-      if (!ring.shareable || ring.releases.empty())
+      ring.need(!ring.releases.empty(),
+                "its slots are not released on barriers (no producer warp "
+                "to share the refills)");
+      if (!ring.shareable)
         continue;
       SmallVector<MbarrierInitOp> inits;
       for (Value empty : empties)
@@ -240,13 +268,18 @@ struct MulticastCopiesPass
           if (auto init = dyn_cast<MbarrierInitOp>(user))
             inits.push_back(init);
           else if (auto arrive = dyn_cast<MbarrierArriveOp>(user))
-            ring.shareable &= llvm::is_contained(ring.releases, arrive);
+            ring.need(llvm::is_contained(ring.releases, arrive),
+                      "its empty barriers are signalled by other ops too");
         }
-      if (!ring.shareable || inits.size() != empties.size() ||
-          llvm::any_of(inits,
-                       [](MbarrierInitOp i) { return i.getCount() % 32; }))
+      ring.need(
+          inits.size() == empties.size() &&
+              llvm::none_of(inits,
+                            [](MbarrierInitOp i) { return i.getCount() % 32; }),
+          "its empty barriers are not counted in whole warps");
+      if (!ring.shareable)
         continue;
 
+      shared = true;
       for (TmaLoadOp copy : ring.copies)
         copy.setMulticast(true);
       for (MbarrierArriveOp release : ring.releases)
@@ -254,6 +287,33 @@ struct MulticastCopiesPass
       for (MbarrierInitOp init : inits)
         init.setCount(int32_t(init.getCount() / 32 * size));
     }
+    if (!warn || shared)
+      return;
+    // Launched in clusters for nothing: say why, at the first ring's load.
+    if (rings.empty()) {
+      emitWarning(getUserFacingLoc(func))
+          << "cluster=" << size
+          << " does not apply to this kernel: it has no ring of TMA copies "
+             "for the cluster's blocks to share";
+      return;
+    }
+    // The first ring's load, and each other ring's in a note.
+    auto why = [](const Ring &ring) {
+      return ring.why ? ring.why : "it cannot be shared";
+    };
+    auto at = [](const Ring &ring) {
+      return getUserFacingLoc(ring.copies.front());
+    };
+    const Ring &first = rings.front().second;
+    InFlightDiagnostic diag =
+        emitWarning(at(first))
+        << "cluster=" << size
+        << " does not apply to this kernel: the blocks of a cluster share "
+           "none of its loads; not this one, as "
+        << why(first);
+    for (auto &entry : llvm::drop_begin(rings))
+      diag.attachNote(at(entry.second))
+          << "nor this one, as " << why(entry.second);
   }
 };
 

@@ -629,8 +629,16 @@ def TileMulticastCopies
     cluster's releasing warps. Values that may differ between the blocks
     start at `tile.cluster_rank`, `tile.bid` and memory reads other than
     the cluster's claimed tiles. Attention's K and V rings qualify (they
-    follow from the head), its Q ring does not (the query tile).
+    follow from the head), its Q ring does not (the query tile). With
+    `warn`, a kernel none of whose rings qualifies is told why, at the
+    first ring's load: launched in clusters, it would gain nothing from
+    them.
   }];
+  let options = [
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn when no ring is shared (where the user asked for "
+           "clusters)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 

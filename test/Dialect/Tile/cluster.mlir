@@ -3,6 +3,7 @@
 // RUN: tile-opt %s -split-input-file --tile-persistent=cluster=2 --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize --tile-dynamic-schedule --tile-multicast-copies --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=SYNC
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize --tile-dynamic-schedule --tile-multicast-copies --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: not tile-opt %s -split-input-file --tile-persistent=cluster=3 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tile-opt %s -split-input-file --tile-persistent=cluster=2 --tile-pipeline --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize --tile-dynamic-schedule --tile-multicast-copies=warn=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 
 // tile-persistent in clusters of 2 along x: the loop goes over the
 // clusters' tiles (gx / 2 * gy * gz, from tile.cluster_id in steps of
@@ -108,7 +109,12 @@ func.func @gemm(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.gl
 // -----
 
 // A loop whose trip count follows from x (a causal mask's): the blocks of
-// a cluster run different trips, so B's ring stays each block's own.
+// a cluster run different trips, so B's ring stays each block's own. With
+// `warn` (the user asked for clusters), said at B's load; not for @gemm,
+// whose B is shared.
+// WARN-NOT:  warning
+// WARN:      cluster.mlir:[[# @LINE + 22]]:5: warning: cluster=2 does not apply to this kernel: the blocks of a cluster share none of its loads; not this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
+// WARN-NOT:  warning
 // MC-LABEL:  func.func @trips_from_x
 // MC-NOT:    multicast
 // MC-NOT:    {cluster}
