@@ -163,8 +163,12 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     fpm.addPass(mlir::tile::createTileDynamicSchedule());
   // Its tile loop rotated: the next tile's first multiply is issued before
   // this tile's last, and its softmax runs under it.
-  if (options.rotatesTiles())
-    fpm.addPass(mlir::tile::createTileRotateTiles());
+  if (options.rotatesTiles()) {
+    mlir::tile::TileRotateTilesOptions rotateTilesOptions;
+    // Said where the user asked for it.
+    rotateTilesOptions.warn = options.given.rotateTiles.value_or(false);
+    fpm.addPass(mlir::tile::createTileRotateTiles(rotateTilesOptions));
+  }
   // sm_90, in clusters: the copies every block of a cluster makes alike
   // (attention's K and V), each block's share multicast to all of them.
   if (options.persistent && options.hasTMA() && options.cluster > 1) {

@@ -666,6 +666,11 @@ def TileRotateTiles : Pass<"tile-rotate-tiles", "::mlir::func::FuncOp"> {
     slot), or when a carried value's type has no zero. sm_90a, after
     tile-dynamic-schedule, before tile-allocate-shared-memory.
   }];
+  let options = [
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn why a tile loop keeps its shape (where the user asked for "
+           "rotate_tiles)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -43,6 +43,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -207,39 +208,54 @@ bool isPlainCondition(scf::WhileOp loop) {
   });
 }
 
-LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
+/// Why a tile loop keeps its shape (analyze's reasons shared by several
+/// checks).
+constexpr const char *kFirst =
+    "its tile's first multiplies (before its pipelined loop) are not one "
+    "asynchronous group at its top followed by its completion";
+constexpr const char *kLast =
+    "after its pipelined loop, its tile does not end with one last "
+    "asynchronous multiply completed on its own";
+constexpr const char *kBetween =
+    "between its last multiply and the multiply's completion are ops "
+    "other than renames of its result";
+
+/// Fills `plan` for `loop`; why the loop keeps its shape ("" when it can be
+/// rotated).
+std::string analyze(scf::WhileOp loop, Plan &plan) {
   plan.loop = loop;
   if (!isPlainCondition(loop))
-    return failure();
+    return "its tile loop's condition is not a plain test of its arguments";
   Block *body = loop.getAfterBody();
   if (body->getArgumentTypes() != TypeRange(loop.getBeforeArguments()))
-    return failure();
+    return "its tile loop changes the types of its arguments";
   Operation *yield = body->getTerminator();
   auto it = llvm::find_if(*body, isPipelinedLoop);
   if (it == body->end())
-    return failure();
+    return "its tile has no pipelined loop";
   plan.keys = cast<scf::ForOp>(*it);
 
   // P: multiplies, then their first completion, then no other.
   bool issued = false, afterWait = false;
   for (Operation &op : llvm::make_range(body->begin(), it)) {
     if (op.getNumRegions() && holdsWgmma(&op))
-      return failure();
+      return kFirst;
     if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
       if (afterWait || !mma.getIsAsync())
-        return failure();
+        return kFirst;
       issued = true;
     }
     if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
       if (afterWait || !issued)
-        return failure();
+        return kFirst;
       afterWait = true;
       plan.firstWait = wait;
     }
     (afterWait ? plan.p2 : plan.p1).push_back(&op);
   }
   if (!plan.firstWait)
-    return failure();
+    return "its tile issues no multiply before its pipelined loop (the "
+           "loop's first trip, peeled)";
 
   // S: after the pipelined loop, a completion of everything, then L, then
   // W completing everything; no other multiply.
@@ -247,22 +263,22 @@ LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
   for (Operation *op = plan.keys->getNextNode(); op != yield;
        op = op->getNextNode()) {
     if (op->getNumRegions() && holdsWgmma(op))
-      return failure();
+      return kLast;
     if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
       if (state != kDrained || !mma.getIsAsync())
-        return failure();
+        return kLast;
       plan.last = mma;
       state = kIssued;
     } else if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
       if (wait.getPending() != 0 || (state != kLoop && state != kIssued))
-        return failure();
+        return kLast;
       if (state == kIssued)
         plan.lastWait = wait;
       state = state == kLoop ? kDrained : kDone;
     }
   }
   if (state != kDone)
-    return failure();
+    return kLast;
 
   // What computes the next arguments moves ahead of L.
   llvm::SmallPtrSet<Operation *, 16> hoist;
@@ -285,7 +301,7 @@ LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
   };
   for (Value v : yield->getOperands())
     if (!need(v))
-      return failure(); // the next tile waits for this tile's last multiply
+      return "the next tile's arguments wait for this tile's last multiply";
 
   for (Operation *op = plan.keys; op != plan.last; op = op->getNextNode())
     plan.sPre.push_back(op);
@@ -305,11 +321,11 @@ LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
   // conversion that renames its registers) for W alone; they go with L.
   for (Operation *op : plan.between) {
     if (op->getNumRegions() || !isMemoryEffectFree(op))
-      return failure();
+      return kBetween;
     for (Operation *user : op->getUsers())
       if (user != plan.lastWait.getOperation() &&
           !llvm::is_contained(plan.between, user))
-        return failure();
+        return kBetween;
   }
 
   // What moves up (the hoisted ops, P) may not touch what it moves past
@@ -322,7 +338,8 @@ LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
   llvm::SmallPtrSet<Operation *, 8> movedBuffers, crossedBuffers;
   for (Operation *op : moved) {
     if (!onlySharedMemory(op))
-      return failure();
+      return "what would move ahead of the last multiply touches memory "
+             "other than shared memory";
     collectAllocations(op, movedBuffers);
   }
   for (Operation *op : crossed)
@@ -330,7 +347,8 @@ LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
   // L and W meet P's multiply on purpose: the group counts order them.
   for (Operation *alloc : movedBuffers)
     if (crossedBuffers.contains(alloc))
-      return failure();
+      return "what would move ahead of the last multiply uses buffers the "
+             "multiply or what follows it uses";
 
   // P's values the rest of the body uses: computed again when they are
   // side-effect-free functions of the loop's arguments, else carried.
@@ -416,8 +434,8 @@ LogicalResult analyze(scf::WhileOp loop, Plan &plan) {
       }
   }
   if (!llvm::all_of(plan.carried, [](Value v) { return hasZero(v.getType()); }))
-    return failure();
-  return success();
+    return "a value going around the tile loop has no zero of its type";
+  return "";
 }
 
 /// Clones the before-region's condition for `args` at `b`.
@@ -552,6 +570,8 @@ void rotate(Plan &plan) {
 
 struct RotateTilesPass
     : public mlir::tile::impl::TileRotateTilesBase<RotateTilesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<scf::WhileOp> loops;
     getOperation().walk([&](scf::WhileOp loop) {
@@ -566,16 +586,44 @@ struct RotateTilesPass
         OpBuilder b(loop);
         auto copy = cast<scf::WhileOp>(b.clone(*loop));
         inlineThen(findInvariantGuard(copy));
-        bool ok = succeeded(analyze(copy, probe));
+        std::string why = analyze(copy, probe);
         copy->erase();
-        if (!ok)
+        if (!why.empty()) {
+          report(loop, why);
           continue;
+        }
         loop = unswitch(loop, guard);
       }
       Plan plan;
-      if (succeeded(analyze(loop, plan)))
+      std::string why = analyze(loop, plan);
+      if (why.empty())
         rotate(plan);
+      else
+        report(loop, why);
     }
+    // A persistent kernel whose tile loop holds no pipelined loop, or only
+    // under a branch that depends on the tile.
+    if (loops.empty()) {
+      bool branched = false;
+      getOperation().walk([&](scf::WhileOp loop) {
+        for (Operation &op : *loop.getAfterBody())
+          if (auto ifOp = dyn_cast<scf::IfOp>(op))
+            branched |= llvm::any_of(*ifOp.thenBlock(), isPipelinedLoop);
+      });
+      report(getOperation(),
+             branched ? "its pipelined loop runs under a branch that depends "
+                        "on the tile (a trip count that may be zero, as a "
+                        "causal mask's)"
+                      : "its tile has no pipelined loop");
+    }
+  }
+
+  /// Where the user asked for rotate_tiles: why `at` (the tile loop) keeps
+  /// its shape.
+  void report(Operation *at, StringRef why) {
+    if (warn)
+      emitWarning(getUserFacingLoc(at))
+          << "rotate_tiles does not apply to this kernel: " << why;
   }
 };
 

@@ -1,4 +1,5 @@
 // RUN: tile-opt %s -split-input-file --tile-rotate-tiles | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-rotate-tiles=warn=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
@@ -138,7 +139,10 @@ func.func @tiles(%O: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %n: i32, %n
 
 // The output staged in the tile's own Q slot, which the next tile's P
 // releases: P may not move above the store, and the loop stays as it is
-// (not unswitched either).
+// (not unswitched either); with `warn`, said (and nothing of @tiles).
+// WARN-NOT:   warning
+// WARN:       rotate-tiles.mlir:{{[0-9]+}}:10: warning: rotate_tiles does not apply to this kernel: what would move ahead of the last multiply uses buffers the multiply or what follows it uses
+// WARN-NOT:   warning
 // CHECK-LABEL: func.func @staged_in_q
 // CHECK-NOT:   tile.wgmma_wait 1
 // CHECK:       scf.while
