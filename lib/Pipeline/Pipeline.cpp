@@ -89,6 +89,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   pipelineOptions.tileStages = options.tileStages;
   pipelineOptions.tileRefillAfterRead = options.tileRefillAfterRead;
   pipelineOptions.warn = options.given.numStages.has_value();
+  pipelineOptions.warnTileStages = options.given.tileStages.has_value();
+  pipelineOptions.warnRefill =
+      options.given.tileRefillAfterRead.value_or(false);
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
   // buffers' layouts are ones TMA writes: wgmma's, on sm_90a), and a tile

@@ -260,7 +260,13 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
            "right after the tile's last read of it">,
     Option<"warn", "warn", "bool", "false",
            "Warn where a loop's schedule overrides num-stages (the caller "
-           "asked for it)">
+           "asked for it)">,
+    Option<"warnTileStages", "warn-tile-stages", "bool", "false",
+           "Warn where a persistent kernel's tile has no copy of its own "
+           "for tile-stages to apply to (the caller asked for it)">,
+    Option<"warnRefill", "warn-refill", "bool", "false",
+           "Warn where tile-refill-after-read has no ring of one slot to "
+           "refill (the caller asked for it)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -173,8 +173,30 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       if (isTileLoop(loop))
         loops.push_back(loop);
     });
-    for (scf::ForOp loop : loops)
+    for (scf::ForOp loop : loops) {
+      // The tile's own copies (the loops' first fills, into slots, are
+      // theirs): what tile-stages and tile-refill-after-read are about.
+      bool own = false, oneSlot = false;
+      for (AsyncCopyOp copy : loop.getBody()->getOps<AsyncCopyOp>())
+        if (!copy.getBuffer().getDefiningOp<SmemSlotOp>()) {
+          own = true;
+          oneSlot |= stagesFor(copy, loop) == 1;
+        }
+      if (warnTileStages && !own)
+        emitWarning(getUserFacingLoc(loop))
+            << "tile_stages=" << unsigned(tileStages)
+            << " does not apply to this kernel: its tile loads nothing of "
+               "its own outside its loops (tile_stages is the depth of "
+               "such loads' rings, as attention's Q)";
+      if (warnRefill && tileRefillAfterRead && !oneSlot)
+        emitWarning(getUserFacingLoc(loop))
+            << "tile_refill_after_read does not apply to this kernel: "
+            << (own ? "none of its tile's own loads has a ring of one slot "
+                      "(tile_stages=1, or a latency hint of 1)"
+                    : "its tile loads nothing of its own outside its "
+                      "loops");
       pipeline(loop);
+    }
   }
 
   static bool isTileLoop(scf::ForOp loop) {

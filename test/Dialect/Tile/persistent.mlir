@@ -7,6 +7,22 @@
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline="tile-stages=1 tile-refill-after-read" | FileCheck %s --check-prefix=TILE1R
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline="tile-stages=1 tile-refill-after-read" --tile-convert-copies-to-tma --canonicalize --cse --tile-warp-specialize | FileCheck %s --check-prefix=WS1R
 // RUN: tile-opt %s -split-input-file --tile-persistent --tile-persistent | FileCheck %s --check-prefix=TWICE
+// RUN: tile-opt %s -split-input-file --tile-persistent --tile-pipeline="tile-stages=1 tile-refill-after-read warn-tile-stages warn-refill" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILEWARN
+
+// tile-stages and tile-refill-after-read asked for (warn-tile-stages,
+// warn-refill): said where a tile loads nothing of its own outside its
+// loops (@grid, @gemm, @two_loops); not where it does (@tile_operand,
+// @mixed_tile_copies).
+// TILEWARN:      warning: tile_stages=1 does not apply to this kernel: its tile loads nothing of its own outside its loops
+// TILEWARN-NEXT: func.func @grid
+// TILEWARN:      warning: tile_refill_after_read does not apply to this kernel: its tile loads nothing of its own outside its loops
+// TILEWARN:      warning: tile_stages=1 does not apply to this kernel
+// TILEWARN-NEXT: func.func @gemm
+// TILEWARN:      warning: tile_refill_after_read does not apply to this kernel
+// TILEWARN:      warning: tile_stages=1 does not apply to this kernel
+// TILEWARN-NEXT: func.func @two_loops
+// TILEWARN:      warning: tile_refill_after_read does not apply to this kernel
+// TILEWARN-NOT:  warning
 
 // tile-persistent: the kernel gets three trailing i32 parameters, its
 // logical grid, and the i64 address of its tile counter, and its body moves into an scf.for over the logical blocks,
