@@ -104,6 +104,8 @@ static LogicalResult verifyBoxes(Operation *op, Value boxes,
     return op->emitOpError()
            << "box_dim " << *boxDim << " is not a dimension of the tile";
   int64_t count = type.getDimSize(0), extent = shape[*boxDim];
+  if (count < 1)
+    return op->emitOpError("boxes must hold at least one box");
   if (extent % count)
     return op->emitOpError()
            << "the tile's extent " << extent << " along box_dim is not a "

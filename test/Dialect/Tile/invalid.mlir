@@ -444,6 +444,17 @@ func.func @load_boxes_not_dividing(%K: !tile.global<f16, 2>, %i: i32, %p: tensor
 
 // -----
 
+// No boxes at all (a mutation found this: the extent's check divided by
+// zero).
+func.func @load_no_boxes(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<0xi32>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'tile.load' op boxes must hold at least one box}}
+  %0 = tile.load %K[%c0, %i] boxes(%p : tensor<0xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<4x64xf16>
+  return
+}
+
+// -----
+
 func.func @load_boxes_index_not_zero(%K: !tile.global<f16, 2>, %i: i32, %p: tensor<4xi32>) {
   // expected-error @+1 {{'tile.load' op the index along box_dim must be zero: the boxes give the coordinates there}}
   %0 = tile.load %K[%i, %i] boxes(%p : tensor<4xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
