@@ -156,6 +156,20 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       if (!isTileLoop(loop))
         loops.push_back(loop);
     });
+    // num_stages asked for where no loop copies anything: said (loads that
+    // feed no multiply are not staged in shared memory, so a loop of them
+    // has no copies to pipeline).
+    bool copying = llvm::any_of(loops, [](scf::ForOp loop) {
+      return loop.getBody()
+          ->walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+    });
+    if (warn && numStages && !copying)
+      emitWarning(getUserFacingLoc(getOperation()))
+          << "num_stages=" << unsigned(numStages)
+          << " does not apply to this kernel: no loop of it copies tiles into "
+             "shared memory to pipeline (only the loads that feed a multiply "
+             "are)";
     for (scf::ForOp loop : loops) {
       // A loop's own num_stages overrides the kernel's: said where the
       // kernel's was asked for.

@@ -1,6 +1,7 @@
 // RUN: tile-opt %s -split-input-file --tile-pipeline | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-pipeline=num-stages=1 | FileCheck %s --check-prefix=ONE
 // RUN: tile-opt %s -split-input-file --tile-pipeline=num-stages=2 | FileCheck %s --check-prefix=TWO
+// RUN: tile-opt %s -split-input-file --tile-pipeline="num-stages=3 warn" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCOPY
 // RUN: tile-opt %s -split-input-file --tile-pipeline=default-stages=3 | FileCheck %s --check-prefix=DEF3
 // RUN: tile-opt %s -split-input-file --tile-pipeline="num-stages=2 warn=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 // A pipelined loop (its copies are now predicated) is not pipelined again:
@@ -836,4 +837,24 @@ func.func @deep_hint(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32
     scf.yield %s : tensor<64x32xf16, #dot_a>
   }
   return %r : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+// A loop of loads that feed no multiply: nothing is copied into shared
+// memory, so nothing is pipelined; num_stages, asked for (warn), is said
+// not to apply (and only here: every other function of this file copies).
+// CHECK-LABEL: func.func @no_copies
+// CHECK-NOT:   tile.async_copy
+// NOCOPY-NOT:  warning: num_stages
+// NOCOPY:      pipeline.mlir:[[# @LINE + 2]]:1: warning: num_stages=3 does not apply to this kernel: no loop of it copies tiles into shared memory to pipeline (only the loads that feed a multiply are)
+// NOCOPY-NOT:  warning: num_stages
+func.func @no_copies(%A: !tile.global<f32, 1>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %x = tile.load %A[%i] : !tile.global<f32, 1> -> tensor<128xf32>
+    tile.store %A[%i], %x : !tile.global<f32, 1>, tensor<128xf32>
+  }
+  return
 }
