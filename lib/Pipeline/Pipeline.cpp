@@ -188,6 +188,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // (Also when the kernel's option is off: a loop's schedule may ask.)
   mlir::tile::TileLoopSplitOptions splitOptions;
   splitOptions.enabled = options.loopSplit;
+  // Said where the user asked for it.
+  splitOptions.warn = options.given.loopSplit.value_or(false);
   fpm.addPass(mlir::tile::createTileLoopSplit(splitOptions));
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -346,6 +347,13 @@ struct LoopSplitPass
   }
 
   void runOnOperation() override {
+    if (getOperation().isExternal())
+      return;
+    // Whether a loop branches on its induction variable (where the kernel
+    // asked for splits: else that is said), and the loops too large to
+    // split, said once each.
+    bool found = false;
+    llvm::SmallPtrSet<Operation *, 4> tooLarge;
     for (unsigned splits = 0; splits < kMaxSplitsPerFunction;) {
       // Outer loops first; the walk is redone after every change, since a
       // split replaces the loop and everything nested in it.
@@ -354,6 +362,15 @@ struct LoopSplitPass
       getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp op) {
         if (!canSplit(op) || !findSplit(op, cmps))
           return WalkResult::advance();
+        found = true;
+        if (unsigned ops = countBodyOps(op); ops > maxOps) {
+          if (warn && tooLarge.insert(op).second)
+            emitWarning(getUserFacingLoc(op))
+                << "loop_split does not apply to this loop: its body has "
+                << ops << " ops, more than the " << unsigned(maxOps)
+                << " a split copies";
+          return WalkResult::advance();
+        }
         loop = op;
         return WalkResult::interrupt();
       });
@@ -362,6 +379,11 @@ struct LoopSplitPass
       if (split(loop, cmps))
         ++splits;
     }
+    if (warn && !found)
+      emitWarning(getUserFacingLoc(getOperation()))
+          << "loop_split does not apply to this kernel: no loop branches on "
+             "a comparison of its induction variable with a bound fixed for "
+             "the loop (as a causal mask's)";
   }
 
 private:
@@ -370,9 +392,7 @@ private:
     if (!LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getLoopSplit, enabled))
       return false;
     // The order of the iterations is unsigned there; not handled.
-    if (loop.getUnsignedCmp())
-      return false;
-    return countBodyOps(loop) <= maxOps;
+    return !loop.getUnsignedCmp();
   }
 
   /// Splits `loop` at the point where `cmps` change value, or, where that

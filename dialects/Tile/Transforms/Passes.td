@@ -131,7 +131,10 @@ def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
            "Largest loop body (in operations) that is split">,
     Option<"enabled", "enabled", "bool", "true",
            "Split the loops whose schedule does not say (the kernel's "
-           "loop_split)">
+           "loop_split)">,
+    Option<"warn", "warn", "bool", "false",
+           "Warn where no loop can be split, or one is too large to (where "
+           "the user asked for loop_split)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

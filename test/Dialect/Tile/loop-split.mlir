@@ -1,5 +1,11 @@
 // RUN: tile-opt %s --tile-loop-split | FileCheck %s
 // RUN: tile-opt %s --tile-loop-split=max-ops=5 | FileCheck %s --check-prefix=SMALL
+// Asked for (warn): a loop too large to split, and a function with no loop
+// to split, are said (not the declaration @sink).
+// RUN: tile-opt %s --tile-loop-split="max-ops=5 warn=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
+// WARN-NOT: warning
+// WARN: loop-split.mlir:{{[0-9]+}}:{{[0-9]+}}: warning: loop_split does not apply to this loop: its body has 7 ops, more than the 5 a split copies
+// WARN: loop-split.mlir:{{[0-9]+}}:1: warning: loop_split does not apply to this kernel: no loop branches on a comparison of its induction variable with a bound fixed for the loop (as a causal mask's)
 // With the kernel's loop_split off, only loops whose schedule asks are split:
 // RUN: tile-opt %s --tile-loop-split=enabled=false | FileCheck %s --check-prefix=OFF
 
