@@ -128,7 +128,7 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     wsOptions.warn = options.given.warpSpecialize.value_or(false);
     // A persistent kernel's producer (its tile loop, the claims of tiles
     // from the counter, in clusters the multicast copies' ranks and remote
-    // addresses) spills 4-16 bytes at 24 registers (linear.tile, flash
+    // addresses) spills 4-24 bytes at 24 registers (linear.tile, flash
     // attention's persistent schedules: ptxas 13.0); at 32 nothing spills,
     // and two consumer warpgroups keep 232.
     if (options.persistent && options.hasTMA())

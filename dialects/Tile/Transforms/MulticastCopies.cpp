@@ -226,9 +226,10 @@ struct MulticastCopiesPass
       values.push_back(copy.getSlot());
       if (copy.getPred())
         values.push_back(copy.getPred());
-      ring.need(alike(copy, values),
-                "the tile it loads may differ between the cluster's blocks "
-                "(its coordinates follow from the block's tile)");
+      ring.need(
+          llvm::none_of(values, [&](Value v) { return analysis.varies(v); }),
+          "the tile it loads may differ between the cluster's blocks "
+          "(its coordinates follow from the block's tile)");
     });
 
     for (auto &[alloc, ring] : rings) {

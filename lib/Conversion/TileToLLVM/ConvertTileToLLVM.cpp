@@ -192,12 +192,11 @@ struct ConvertTileToLLVMPass
   /// the kernel is bounded to its block size and to `occupancy` blocks per
   /// multiprocessor, or else as many as its shared memory allows (and as
   /// leave a thread at least 128 registers, and at least the `needed` of
-  /// its widest wgmma: ptxas allocates the whole kernel within what a
-  /// thread starts with, whatever setmaxnreg raises it to later), which
-  /// fixes the registers a thread starts with (R); the producer warpgroup
-  /// drops to
-  /// `producer_registers` and the consumers rise to what that frees (at
-  /// most 240), with setmaxnreg:
+  /// its widest wgmma: ptxas refused a 64 x 256 f32 accumulator's wgmma at
+  /// 128 registers at entry, C7602, though setmaxnreg would have raised
+  /// the consumers to 232), which fixes the registers a thread starts with
+  /// (R); the producer warpgroup drops to `producer_registers` and the
+  /// consumers rise to what that frees (at most 240), with setmaxnreg:
   ///
   ///   if tid < consumers: setmaxnreg.inc; consumer region
   ///   else:               setmaxnreg.dec
