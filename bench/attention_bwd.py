@@ -4,13 +4,14 @@ style, dQ added with atomic_add) against PyTorch's SDPA backward (cuDNN and
 flash backends), in one run.
 
   python3 bench/attention_bwd.py [--rounds 30] [--shapes 4x16x1024x64,...]
-                                 [--warp-specialize]
+                                 [--warp-specialize] [--deterministic]
 
 For each B x H x N x D (f16, not causal and causal): the SDPA backward's
 gradients are the reference (tilec's checked against them first); tilec is
 timed as a user runs it: zero dQ, the preprocessing kernel (Delta), the
-backward kernel (three launches); SDPA as torch.autograd.grad of its
-output. Medians of CUDA-event timings over interleaved rounds on two
+backward kernel (three launches); with --deterministic also the backward
+without dQ's atomics and the dQ kernel (attn_bwd_dq: three launches, dQ
+in f16, tilec_det); SDPA as torch.autograd.grad of its output. Medians of CUDA-event timings over interleaved rounds on two
 rotating input sets (bench/interleaved.py). TFLOP/s count the backward's
 2.5 x 4 B H N^2 D (halved when causal). Prints a markdown table.
 """
@@ -37,6 +38,9 @@ def main():
                    "1x16x8192x64")
     p.add_argument("--warp-specialize", action="store_true",
                    help="also time the kernel warp-specialized")
+    p.add_argument("--deterministic", action="store_true",
+                   help="also time the deterministic backward (dK, dV "
+                   "without atomics, then the dQ kernel)")
     args = p.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
@@ -53,6 +57,11 @@ def main():
                 bwds["tilec_ws"] = tilec.compile(
                     KERNEL, kernel="attn_bwd", D=D, CAUSAL=causal,
                     warp_specialize=True)
+            if args.deterministic:
+                det = (tilec.compile(KERNEL, kernel="attn_bwd", D=D,
+                                     CAUSAL=causal, DQ_ATOMIC=False),
+                       tilec.compile(KERNEL, kernel="attn_bwd_dq", D=D,
+                                     CAUSAL=causal))
             scale = 1 / math.sqrt(D)
             sets = []
             for _ in range(2):
@@ -75,6 +84,9 @@ def main():
                     qg=qg, kg=kg, vg=vg, out=o,
                     delta=torch.empty(B * H, N, device="cuda"),
                     dq=torch.empty(B * H, N, D, device="cuda"),
+                    dq16=torch.empty(B * H, N, D, device="cuda",
+                                     dtype=torch.float16),
+                    unused=torch.empty(1, 1, 1, device="cuda"),
                     dk=torch.empty(B * H, N, D, device="cuda",
                                    dtype=torch.float16),
                     dv=torch.empty(B * H, N, D, device="cuda",
@@ -90,6 +102,17 @@ def main():
                     st["v"].reshape(B * H, N, D),
                     st["do"].reshape(B * H, N, D), st["lse"], st["delta"],
                     st["dq"], st["dk"], st["dv"], scale)
+
+            def run_det(st):
+                rows3 = [st[n].reshape(B * H, N, D)
+                         for n in ("q", "k", "v", "do")]
+                pre[(cdiv(N, 64), B * H)](
+                    st["o"].reshape(B * H, N, D), rows3[3], st["delta"])
+                det[0][(cdiv(N, 64), B * H)](
+                    *rows3, st["lse"], st["delta"], st["unused"], st["dk"],
+                    st["dv"], scale)
+                det[1][(cdiv(N, 64), B * H)](
+                    *rows3, st["lse"], st["delta"], st["dq16"], scale)
 
             def sdpa(backend):
                 outs = {}
@@ -110,6 +133,8 @@ def main():
 
             impls = {name: (lambda st, b=b: run_tilec(st, b))
                      for name, b in bwds.items()}
+            if args.deterministic:
+                impls["tilec_det"] = run_det
             for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                   ("flash", SDPBackend.FLASH_ATTENTION)):
                 try:
@@ -123,10 +148,17 @@ def main():
             ref = torch.autograd.grad(st["out"], (st["qg"], st["kg"],
                                                   st["vg"]), st["do"],
                                       retain_graph=True)
-            for name, b in bwds.items():
-                run_tilec(st, b)
+            checks = [(name, lambda b=b: run_tilec(st, b), "dq")
+                      for name, b in bwds.items()]
+            if args.deterministic:
+                checks.append(("tilec_det", lambda: run_det(st), "dq16"))
+            for name, run, dq in checks:
+                st["dk"].fill_(float("nan"))
+                st["dv"].fill_(float("nan"))
+                st[dq].fill_(float("nan"))
+                run()
                 torch.cuda.synchronize()
-                for nm, got, want in (("dq", st["dq"], ref[0]),
+                for nm, got, want in (("dq", st[dq], ref[0]),
                                       ("dk", st["dk"], ref[1]),
                                       ("dv", st["dv"], ref[2])):
                     got = got.reshape(B, H, N, D).float()
@@ -139,9 +171,11 @@ def main():
             for name, t in ms.items():
                 row[name] = flops / t / 1e9
             row["regs"] = {n: b.registers for n, b in bwds.items()}
+            if args.deterministic:
+                row["regs"]["tilec_det"] = [k.registers for k in det]
             rows.append(row)
             print(row, flush=True)
-    names = [n for n in ("tilec", "tilec_ws", "cudnn", "flash")
+    names = [n for n in ("tilec", "tilec_ws", "tilec_det", "cudnn", "flash")
              if n in rows[0]]
     print("\n| B x H x N x D | causal | " + " | ".join(
         f"{n} TFLOP/s" for n in names) +

@@ -191,6 +191,12 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // Said where the user asked for it.
   splitOptions.warn = options.given.loopSplit.value_or(false);
   fpm.addPass(mlir::tile::createTileLoopSplit(splitOptions));
+  // sm_90a: a loop that may run no trip and leaves a multiply in flight,
+  // under a guard on its trip count, so that no zeros are moved into
+  // registers the pending multiply writes (ptxas would serialize every
+  // wgmma).
+  if (options.hasWgmma())
+    fpm.addPass(mlir::tile::createTileGuardEmptyLoops());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

@@ -827,6 +827,34 @@ func.func @wgmma_ss(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %
 
 // -----
 
+// A multiply onto zeros reads no accumulator: the first instruction of the
+// output block writes its 32 registers only ("=f", no tied inputs), with
+// scale-d false (a constant 0); the next K step accumulates onto it.
+// CHECK-LABEL: llvm.func @wgmma_onto_zeros
+// CHECK-DAG:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK:       llvm.inline_asm has_side_effects "wgmma.fence.sync.aligned;"
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $32, 0;\0A add.s64 db, $33, 0;\0A setp.ne.b32 p, $34, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, da, db, p, 1, 1, 0, 0;\0A}", "{{(=f,)+}}l,l,r" %{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO]] :
+// CHECK-NEXT:  llvm.extractvalue
+// CHECK:       "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $64, 2;\0A add.s64 db, $65, 2;\0A setp.ne.b32 p, $66, 0;{{.*}}", "=f,{{.*}},=f,0,{{.*}},31,l,l,r"
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blkT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_onto_zeros(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma3>
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
+  %d = tile.wgmma %a, %b, %z : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
 // A from registers (P * V): the RS form takes A's m16k16 fragment of each
 // warp in four 32-bit words; V (K x N, N fastest) is M/N-major: the
 // transpose flag is set.

@@ -430,6 +430,10 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     conversion that only renames registers, or be made available by a
     `tile.wgmma_wait`; the shared operands are read until that wait too.
 
+    A multiply onto a zero constant reads no accumulator: its first
+    instruction of each output block takes scale-d false, and no zeros are
+    moved into its registers.
+
     ```mlir
     %d = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
     %e = tile.wgmma async %a, %b, %d : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>

@@ -685,6 +685,50 @@ def TileRotateTiles : Pass<"tile-rotate-tiles", "::mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileGuardEmptyLoops
+    : Pass<"tile-guard-empty-loops", "::mlir::func::FuncOp"> {
+  let summary = "Run a loop that leaves multiplies in flight, and their "
+                "waits, under a guard on its trip count";
+  let description = [{
+    A loop that yields `async` `tile.wgmma` results (multiplies in flight at
+    its exit) completed by the `tile.wgmma_wait`s right after it, and that
+    may run no trip, goes into an `scf.if` on `lb < ub` together with those
+    waits; where it runs no trip, the `scf.if` yields the loop's initial
+    values.
+
+    Without the guard, the path that skips the loop moves the initial values
+    (an accumulator's zeros) into the registers the pending multiplies
+    write, before the wait both paths share, and ptxas serializes every
+    wgmma of the kernel (C7515): attention backward's dK and dV, left in
+    flight across the back edge. Loops with constant bounds that run, and
+    loops with a result in flight used otherwise than by the waits right
+    after the loop (a wait placed later, under other work; a multiply that
+    continues it), are left alone.
+
+    ```mlir
+    %r = scf.for %i = %lb to %ub step %c1 iter_args(%acc = %zeros) -> (tensor<64x64xf32, #mma>) {
+      %d = tile.wgmma async %a, %b, %acc : ...
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    %w = tile.wgmma_wait 0, %r : ...
+    ```
+    becomes
+    ```mlir
+    %ran = arith.cmpi slt, %lb, %ub : i32
+    %w = scf.if %ran -> (tensor<64x64xf32, #mma>) {
+      %r = scf.for ... (as it was)
+      %c = tile.wgmma_wait 0, %r : ...
+      scf.yield %c : tensor<64x64xf32, #mma>
+    } else {
+      scf.yield %zeros : tensor<64x64xf32, #mma>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {
   let summary = "Order the consumer warpgroups' multiplies in turns (ping-pong)";
   let description = [{

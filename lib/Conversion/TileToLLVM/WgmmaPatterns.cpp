@@ -110,23 +110,33 @@ void emitAsm(OpBuilder &b, Location loc, StringRef text) {
   inlinePtx(b, loc, TypeRange(), ValueRange(), text, "");
 }
 
-/// Inline asm over the accumulator registers `acc` (f32), which it reads and
-/// writes, with `inputs` after them; returns the new accumulator values.
-/// Tied (the default), each output is its input's register; untied, the
-/// outputs are registers of their own (the asm copies them).
+/// How inline asm over accumulator registers takes their values: each
+/// output in its input's register (tied), the outputs in registers of their
+/// own (untied: the asm copies them), or no inputs at all (written only: a
+/// multiply onto zeros, with scale-d false, reads no accumulator).
+enum class AccIn { Tied, Untied, None };
+
+/// Inline asm over the accumulator registers `acc` (f32), which it writes
+/// (and reads, but with AccIn::None), with `inputs` after them; returns the
+/// new accumulator values (`acc` gives only their number with AccIn::None).
 SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
                                   ArrayRef<Value> acc, ArrayRef<Value> inputs,
                                   StringRef inputConstraints,
-                                  const std::string &text, bool tied = true) {
+                                  const std::string &text,
+                                  AccIn in = AccIn::Tied) {
   unsigned n = acc.size();
   std::string constraints;
   for (unsigned i = 0; i < n; ++i)
     constraints += (i ? ",=f" : "=f");
-  for (unsigned i = 0; i < n; ++i)
-    constraints += "," + (tied ? std::to_string(i) : std::string("f"));
+  if (in != AccIn::None)
+    for (unsigned i = 0; i < n; ++i)
+      constraints +=
+          "," + (in == AccIn::Tied ? std::to_string(i) : std::string("f"));
   if (!inputConstraints.empty())
     constraints += "," + inputConstraints.str();
-  SmallVector<Value> operands(acc.begin(), acc.end());
+  SmallVector<Value> operands;
+  if (in != AccIn::None)
+    operands.append(acc.begin(), acc.end());
   operands.append(inputs.begin(), inputs.end());
   SmallVector<Type> fields(n, b.getF32Type());
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
@@ -180,7 +190,20 @@ SmallVector<Value> freshFence(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
     text +=
         "mov.b32 $" + std::to_string(i) + ", $" + std::to_string(n + i) + ";\n";
   text += "wgmma.fence.sync.aligned;";
-  return accumulatorAsm(b, loc, acc, {}, "", text, /*tied=*/false);
+  return accumulatorAsm(b, loc, acc, {}, "", text, AccIn::Untied);
+}
+
+/// Whether `acc` is a tile of (positive) zeros: a multiply onto it need not
+/// read it. Its first instruction of each output block then sets scale-d
+/// false and takes no accumulator registers, so no instruction moves zeros
+/// into them: ptxas serializes every wgmma (C7515) where such moves define
+/// a wgmma's accumulator while another wgmma is in flight.
+bool isZeroTile(Value acc) {
+  auto constant = beforeRenaming(acc).getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+  return dense && dense.isSplat() && dense.getSplatValue<APFloat>().isPosZero();
 }
 
 std::string operandList(unsigned first, unsigned count) {
@@ -192,12 +215,14 @@ std::string operandList(unsigned first, unsigned count) {
 
 struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
   /// `continuing`: the multiplies that continue a loop's accumulator
-  /// (continuesLoop), found before the conversion.
+  /// (continuesLoop), `ontoZeros` those whose accumulator is zeros
+  /// (isZeroTile), found before the conversion.
   WarpgroupMmaLowering(TileTypeConverter &converter, MLIRContext *ctx,
-                       llvm::DenseSet<Operation *> continuing)
-      : OpConversionPattern(converter, ctx), continuing(std::move(continuing)) {
-  }
-  llvm::DenseSet<Operation *> continuing;
+                       llvm::DenseSet<Operation *> continuing,
+                       llvm::DenseSet<Operation *> ontoZeros)
+      : OpConversionPattern(converter, ctx), continuing(std::move(continuing)),
+        ontoZeros(std::move(ontoZeros)) {}
+  llvm::DenseSet<Operation *> continuing, ontoZeros;
 
   LogicalResult
   matchAndRewrite(tile::WarpgroupMmaOp op, OneToNOpAdaptor adaptor,
@@ -266,6 +291,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
     ValueRange aRegs = adaptor.getA();
     Value one = constI32(rewriter, loc, 1);
+    // scale-d of each output block's first instruction: 0 onto zeros (no
+    // accumulator read), else 1.
+    bool fromZeros = ontoZeros.contains(op);
+    Value firstScale = fromZeros ? constI32(rewriter, loc, 0) : one;
     Value baseA = aSmem ? descA->base(rewriter, loc, addrA) : Value();
     Value baseB = descB.base(rewriter, loc, addrB);
 
@@ -278,6 +307,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
       SmallVector<unsigned> dRegs; // accumulator registers, wgmma's order
       std::string text, constraints;
       SmallVector<Value> inputs;
+      AccIn accIn;
     };
     SmallVector<Instr> instrs;
     for (int64_t i = 0; i < M / (64 * groups); ++i) {
@@ -293,7 +323,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
         for (int64_t k = 0; k < K; k += kStep) {
           Instr in;
           in.dRegs = dRegs;
-          unsigned next = 2 * n; // the first input's operand number
+          // The first instruction onto zeros reads no accumulator.
+          in.accIn = fromZeros && k == 0 ? AccIn::None : AccIn::Tied;
+          // The first input's operand number.
+          unsigned next = in.accIn == AccIn::None ? n : 2 * n;
           std::string operands;
           in.text = "{\n .reg .pred p;\n .reg .b64 da, db;\n";
           if (aSmem) {
@@ -319,7 +352,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
           in.inputs.push_back(baseB);
           in.text +=
               descriptorAt("db", next++, descB.step(descB.offset({k, col})));
-          in.inputs.push_back(one);
+          // scale-d: whether D is added to the product.
+          in.inputs.push_back(k == 0 ? firstScale : one);
           in.constraints += "l,r";
           // 8-bit operands are K-major: no transpose immediates.
           std::string transposes =
@@ -363,7 +397,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
       SmallVector<Value> d;
       for (unsigned r : in.dRegs)
         d.push_back(acc[r]);
-      d = accumulatorAsm(rewriter, loc, d, in.inputs, in.constraints, in.text);
+      d = accumulatorAsm(rewriter, loc, d, in.inputs, in.constraints, in.text,
+                         in.accIn);
       for (auto [r, v] : llvm::zip(in.dRegs, d))
         acc[r] = v;
     }
@@ -442,13 +477,16 @@ void tilec::populateWgmmaPatterns(TileTypeConverter &converter,
                                   Operation *root) {
   // Looked at here: the conversion moves a loop's body into the loop that
   // replaces it, so a pattern could not follow a result to its yield.
-  llvm::DenseSet<Operation *> continuing;
+  llvm::DenseSet<Operation *> continuing, ontoZeros;
   root->walk([&](tile::WarpgroupMmaOp op) {
     if (continuesLoop(op))
       continuing.insert(op);
+    if (isZeroTile(op.getAcc()))
+      ontoZeros.insert(op);
   });
   patterns.add<WarpgroupMmaLowering>(converter, patterns.getContext(),
-                                     std::move(continuing));
+                                     std::move(continuing),
+                                     std::move(ontoZeros));
   patterns.add<WgmmaWaitLowering, FenceAsyncSharedLowering>(
       converter, patterns.getContext());
 }

@@ -1,0 +1,168 @@
+//===- GuardEmptyLoops.cpp - Loops left in flight, run under a guard ------===//
+//
+// A loop that leaves multiplies in flight at its exit (`async` `tile.wgmma`
+// results it yields, completed by the waits right after it), and that may
+// run no trip, goes under a guard on its trip count together with those
+// waits:
+//
+//   %r:2 = scf.for %i = %lb to %ub step %s
+//       iter_args(%acc = %zeros, %n = %c0) -> (tensor<...>, i32) {
+//     %d = tile.wgmma async %a, %b, %acc
+//     ...
+//     scf.yield %d, %m
+//   }
+//   %w = tile.wgmma_wait 0, %r#0
+//
+// becomes
+//
+//   %ran = arith.cmpi slt, %lb, %ub
+//   %g:2 = scf.if %ran -> (tensor<...>, i32) {
+//     %r:2 = scf.for ... (as it was)
+//     %w = tile.wgmma_wait 0, %r#0
+//     scf.yield %w, %r#1
+//   } else {
+//     scf.yield %zeros, %c0
+//   }
+//
+// Without the guard, the path that skips the loop moves the initial values
+// (the zeros) into the registers the loop's pending multiplies write, before
+// the wait both paths share, and ptxas serializes every wgmma of the kernel
+// (C7515, "non wgmma instructions defining accumulator registers of a wgmma
+// between start and end of the pipeline stage"), as in attention backward's
+// dK and dV loop. Under it, the skipping path meets the other only once
+// every multiply is complete.
+//
+// Loops with constant bounds that run, and loops whose results in flight are
+// used otherwise than by the waits right after the loop (a wait placed
+// later, under other work; a multiply continuing a result), are left as
+// they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEGUARDEMPTYLOOPS
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Whether `v` is a multiply in flight.
+bool inFlight(Value v) {
+  auto mma = v.getDefiningOp<WarpgroupMmaOp>();
+  return mma && mma.getIsAsync();
+}
+
+/// Whether the next trip completes the multiply left in flight in the loop's
+/// iteration argument `arg` before it continues it: a wait (any) comes
+/// before the first multiply onto `arg` in the body. (A loop whose next
+/// trip first continues the chain, as a GEMM's K loop, keeps one pipeline
+/// stage across the back edge, which ptxas accepts.)
+bool completedInNextTrip(BlockArgument arg) {
+  for (Operation &op : *arg.getOwner()) {
+    if (isa<WgmmaWaitOp>(op))
+      return true;
+    if (auto mma = dyn_cast<WarpgroupMmaOp>(op); mma && mma.getAcc() == arg)
+      return false;
+  }
+  return false;
+}
+
+/// The waits right after `loop` that complete its results in flight, when
+/// they are those results' only uses and complete nothing else, and the
+/// next trip completes one of them before continuing it (else empty).
+SmallVector<WgmmaWaitOp> waitsAfter(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  SmallVector<WgmmaWaitOp> waits;
+  for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+    auto wait = dyn_cast<WgmmaWaitOp>(op);
+    if (!wait)
+      break;
+    waits.push_back(wait);
+  }
+  bool completedInside = false;
+  for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+    if (!inFlight(yield.getOperand(i)))
+      continue;
+    completedInside |= completedInNextTrip(loop.getRegionIterArgs()[i]);
+    if (!result.hasOneUse() ||
+        !llvm::is_contained(waits,
+                            dyn_cast<WgmmaWaitOp>(*result.getUsers().begin())))
+      return {};
+  }
+  if (!completedInside)
+    return {};
+  // Only the waits that complete the loop's results move.
+  llvm::erase_if(waits, [&](WgmmaWaitOp wait) {
+    return llvm::none_of(wait.getValues(),
+                         [&](Value v) { return v.getDefiningOp() == loop; });
+  });
+  for (WgmmaWaitOp wait : waits)
+    if (llvm::any_of(wait.getValues(),
+                     [&](Value v) { return v.getDefiningOp() != loop; }))
+      return {};
+  return waits;
+}
+
+struct TileGuardEmptyLoopsPass
+    : public mlir::tile::impl::TileGuardEmptyLoopsBase<
+          TileGuardEmptyLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<scf::ForOp, SmallVector<WgmmaWaitOp>>> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (trips && !trips->isZero())
+        return;
+      SmallVector<WgmmaWaitOp> waits = waitsAfter(loop);
+      if (!waits.empty())
+        loops.push_back({loop, std::move(waits)});
+    });
+    for (auto &[loop, waits] : loops)
+      guard(loop, waits);
+  }
+
+  void guard(scf::ForOp loop, ArrayRef<WgmmaWaitOp> waits) {
+    IRRewriter rewriter(loop);
+    Location loc = loop.getLoc();
+    Value ran =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                              loop.getLowerBound(), loop.getUpperBound());
+    auto ifOp = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), ran,
+                                  /*withElseRegion=*/true);
+    // Skipped, the loop's results are its initial values.
+    rewriter.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+    // Run, its results once the waits complete them.
+    SmallVector<Value> completed(loop.getResults());
+    for (WgmmaWaitOp wait : waits)
+      for (auto [v, done] : llvm::zip(wait.getValues(), wait.getResults()))
+        completed[cast<OpResult>(v).getResultNumber()] = done;
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    auto yield = scf::YieldOp::create(rewriter, loc, completed);
+    rewriter.moveOpBefore(loop, yield);
+    for (WgmmaWaitOp wait : waits) {
+      for (auto [v, done] : llvm::zip(wait.getValues(), wait.getResults()))
+        rewriter.replaceUsesWithIf(
+            done, ifOp.getResult(cast<OpResult>(v).getResultNumber()),
+            [&](OpOperand &use) { return use.getOwner() != yield; });
+      rewriter.moveOpBefore(wait, yield);
+    }
+    rewriter.replaceUsesWithIf(loop.getResults(), ifOp.getResults(),
+                               [&](OpOperand &use) {
+                                 return use.getOwner() != yield &&
+                                        use.getOwner()->getParentOp() != ifOp;
+                               });
+  }
+};
+
+} // namespace

@@ -1,0 +1,106 @@
+// RUN: tile-opt %s -split-input-file --tile-guard-empty-loops | FileCheck %s
+
+// tile-guard-empty-loops puts a loop that leaves multiplies in flight, and
+// the waits right after it, under a guard on its trip count, where the
+// next trip completes a pending multiply (a wait) before it continues it:
+// the path that skips the loop then yields the initial values after the
+// waits, not into the registers of multiplies still in flight.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// Two accumulators left in flight across the back edge (attention
+// backward's dK and dV): each trip's first multiply is waited for at once,
+// which completes the previous trip's too. Both results are waited for
+// right after the loop; the counter is yielded as well.
+// CHECK-LABEL: func.func @two_accumulators
+// CHECK-SAME:  (%{{.*}}: !tile.smem<[64, 64], f16, #shared>, %{{.*}}: !tile.smem<[64, 64], f16, #shared>, %[[LB:.*]]: i32, %[[UB:.*]]: i32)
+// CHECK:       %[[Z:.*]] = arith.constant dense<0.000000e+00>
+// CHECK:       %[[RAN:.*]] = arith.cmpi slt, %[[LB]], %[[UB]] : i32
+// CHECK-NEXT:  %[[G:.*]]:3 = scf.if %[[RAN]] -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32) {
+// CHECK-NEXT:    %[[R:.*]]:3 = scf.for
+// CHECK:         }
+// CHECK-NEXT:    %[[W0:.*]] = tile.wgmma_wait 0, %[[R]]#0
+// CHECK-NEXT:    %[[W1:.*]] = tile.wgmma_wait 0, %[[R]]#1
+// CHECK-NEXT:    scf.yield %[[W0]], %[[W1]], %[[R]]#2 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    scf.yield %[[Z]], %[[Z]], %{{.*}} : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return %[[G]]#0, %[[G]]#1, %[[G]]#2
+func.func @two_accumulators(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %lb: i32, %ub: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r:3 = scf.for %i = %lb to %ub step %c1 iter_args(%dk = %z, %dv = %z, %n = %c0) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = tile.wgmma async %a, %b, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %sw = tile.wgmma_wait 0, %s : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    %v = tile.wgmma async %a, %b, %dv : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %k = tile.wgmma async %a, %b, %dk : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %m = arith.addi %n, %c1 : i32
+    scf.yield %k, %v, %m : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32
+  }
+  %w0 = tile.wgmma_wait 0, %r#0 : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  %w1 = tile.wgmma_wait 0, %r#1 : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  return %w0, %w1, %r#2 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A GEMM's K loop: the next trip continues the pending multiply first (one
+// pipeline stage across the back edge): left alone.
+// CHECK-LABEL: func.func @chain_first
+// CHECK-NOT:   scf.if
+// CHECK:       scf.for
+// CHECK:       tile.wgmma_wait 0
+func.func @chain_first(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.wgmma_wait 1 reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %w = tile.wgmma_wait 0, %r : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  return %w : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// Loops left alone: constant bounds that run (4 trips); a result waited
+// for later, under other work (the wait does not follow the loop); a loop
+// that yields nothing in flight.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:   scf.if
+// CHECK:       return
+func.func @left_alone(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %n: i32, %x: tensor<64x64xf32, #mma>) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    tile.wgmma_wait 0 reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %w = tile.wgmma_wait 0, %r : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    tile.wgmma_wait 0 reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %y = arith.addf %x, %x : tensor<64x64xf32, #mma>
+  %w2 = tile.wgmma_wait 0, %r2 : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  %r3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = tile.wgmma_wait 0, %d : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    scf.yield %e : tensor<64x64xf32, #mma>
+  }
+  return %w, %w2, %r3 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}
