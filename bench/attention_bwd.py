@@ -5,6 +5,8 @@ flash backends), in one run.
 
   python3 bench/attention_bwd.py [--rounds 30] [--shapes 4x16x1024x64,...]
                                  [--warp-specialize] [--deterministic]
+                                 [--source F.tile] [--configs NAME:K=V,...;...]
+                                 [--det-configs NAME:K=V,...;...]
 
 For each B x H x N x D (f16, not causal and causal): the SDPA backward's
 gradients are the reference (tilec's checked against them first); tilec is
@@ -38,6 +40,17 @@ def main():
                    "1x16x8192x64")
     p.add_argument("--warp-specialize", action="store_true",
                    help="also time the kernel warp-specialized")
+    p.add_argument("--source", default=KERNEL,
+                   help="the .tile file with attn_bwd_preprocess, attn_bwd "
+                   "and attn_bwd_dq (the signatures of kernels/"
+                   "flash_attention_bwd.tile)")
+    p.add_argument("--configs", default="",
+                   help="more compiles of attn_bwd to time, "
+                   "'name:KEY=V,key=v;...' (constants upper case, options "
+                   "lower case, e.g. 'n128:TILE_N=128,num_warps=8')")
+    p.add_argument("--det-configs", default="",
+                   help="with --deterministic, more compiles of its attn_bwd "
+                   "(DQ_ATOMIC=False) to time, as --configs")
     p.add_argument("--deterministic", action="store_true",
                    help="also time the deterministic backward (dK, dV "
                    "without atomics, then the dQ kernel)")
@@ -50,18 +63,26 @@ def main():
     for shape in args.shapes.split(","):
         B, H, N, D = (int(x) for x in shape.split("x"))
         for causal in (False, True):
-            pre = tilec.compile(KERNEL, kernel="attn_bwd_preprocess", D=D)
-            bwds = {"tilec": tilec.compile(KERNEL, kernel="attn_bwd", D=D,
+            src = args.source
+            pre = tilec.compile(src, kernel="attn_bwd_preprocess", D=D)
+            bwds = {"tilec": tilec.compile(src, kernel="attn_bwd", D=D,
                                            CAUSAL=causal)}
+            for name, opts in parse_configs(args.configs):
+                bwds[name] = tilec.compile(src, kernel="attn_bwd", D=D,
+                                           CAUSAL=causal, **opts)
             if args.warp_specialize:
                 bwds["tilec_ws"] = tilec.compile(
-                    KERNEL, kernel="attn_bwd", D=D, CAUSAL=causal,
+                    src, kernel="attn_bwd", D=D, CAUSAL=causal,
                     warp_specialize=True)
+            dets = {}
             if args.deterministic:
-                det = (tilec.compile(KERNEL, kernel="attn_bwd", D=D,
-                                     CAUSAL=causal, DQ_ATOMIC=False),
-                       tilec.compile(KERNEL, kernel="attn_bwd_dq", D=D,
-                                     CAUSAL=causal))
+                dq_kernel = tilec.compile(src, kernel="attn_bwd_dq", D=D,
+                                          CAUSAL=causal)
+                for name, opts in [("", {})] + parse_configs(args.det_configs):
+                    dets["tilec_det" + (name and "_" + name)] = (
+                        tilec.compile(src, kernel="attn_bwd", D=D,
+                                      CAUSAL=causal, DQ_ATOMIC=False, **opts),
+                        dq_kernel)
             scale = 1 / math.sqrt(D)
             sets = []
             for _ in range(2):
@@ -97,18 +118,19 @@ def main():
                 pre[(cdiv(N, 64), B * H)](
                     st["o"].reshape(B * H, N, D), st["do"].reshape(B * H, N, D),
                     st["delta"])
-                bwd[(cdiv(N, 64), B * H)](
+                bwd[(cdiv(N, bwd.constants.get("TILE_N", 64)), B * H)](
                     st["q"].reshape(B * H, N, D), st["k"].reshape(B * H, N, D),
                     st["v"].reshape(B * H, N, D),
                     st["do"].reshape(B * H, N, D), st["lse"], st["delta"],
                     st["dq"], st["dk"], st["dv"], scale)
 
-            def run_det(st):
+            def run_det(st, det):
                 rows3 = [st[n].reshape(B * H, N, D)
                          for n in ("q", "k", "v", "do")]
                 pre[(cdiv(N, 64), B * H)](
                     st["o"].reshape(B * H, N, D), rows3[3], st["delta"])
-                det[0][(cdiv(N, 64), B * H)](
+                det[0][(cdiv(N, det[0].constants.get("TILE_N", 64)),
+                        B * H)](
                     *rows3, st["lse"], st["delta"], st["unused"], st["dk"],
                     st["dv"], scale)
                 det[1][(cdiv(N, 64), B * H)](
@@ -133,8 +155,8 @@ def main():
 
             impls = {name: (lambda st, b=b: run_tilec(st, b))
                      for name, b in bwds.items()}
-            if args.deterministic:
-                impls["tilec_det"] = run_det
+            for name, det in dets.items():
+                impls[name] = lambda st, det=det: run_det(st, det)
             for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                   ("flash", SDPBackend.FLASH_ATTENTION)):
                 try:
@@ -150,8 +172,8 @@ def main():
                                       retain_graph=True)
             checks = [(name, lambda b=b: run_tilec(st, b), "dq")
                       for name, b in bwds.items()]
-            if args.deterministic:
-                checks.append(("tilec_det", lambda: run_det(st), "dq16"))
+            for name, det in dets.items():
+                checks.append((name, lambda det=det: run_det(st, det), "dq16"))
             for name, run, dq in checks:
                 st["dk"].fill_(float("nan"))
                 st["dv"].fill_(float("nan"))
@@ -171,22 +193,41 @@ def main():
             for name, t in ms.items():
                 row[name] = flops / t / 1e9
             row["regs"] = {n: b.registers for n, b in bwds.items()}
-            if args.deterministic:
-                row["regs"]["tilec_det"] = [k.registers for k in det]
+            for name, det in dets.items():
+                row["regs"][name] = [k.registers for k in det]
             rows.append(row)
             print(row, flush=True)
-    names = [n for n in ("tilec", "tilec_ws", "tilec_det", "cudnn", "flash")
-             if n in rows[0]]
+    names = [n for n in rows[0] if n not in ("shape", "causal", "regs")]
     print("\n| B x H x N x D | causal | " + " | ".join(
         f"{n} TFLOP/s" for n in names) +
         " | best tilec / cuDNN | best tilec / flash |")
     print("|---|---|" + "---|" * (len(names) + 2))
     for r in rows:
-        best = max(r.get("tilec", 0), r.get("tilec_ws", 0))
+        best = max(r[n] for n in names if n.startswith("tilec"))
         ratio = lambda n: f"{best / r[n]:.2f}" if n in r else "-"
         print(f"| {r['shape']} | {r['causal']} | " +
               " | ".join(f"{r[n]:.0f}" for n in names) +
               f" | {ratio('cudnn')} | {ratio('flash')} |")
+
+
+def parse_configs(text):
+    """--configs: [(name, {key: value})]."""
+    configs = []
+    for cfg in filter(None, text.split(";")):
+        name, _, kv = cfg.partition(":")
+        configs.append((name, {k: parse_value(v) for k, v in
+                               (x.split("=") for x in kv.split(","))}))
+    return configs
+
+
+def parse_value(v):
+    """A --configs value: an int, a bool, or the string."""
+    if v in ("True", "False"):
+        return v == "True"
+    try:
+        return int(v)
+    except ValueError:
+        return v
 
 
 def cdiv(a, b):

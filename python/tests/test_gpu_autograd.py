@@ -97,11 +97,10 @@ def test_attention_gradients_grouped_query(torch_gpu, dtype, causal, shape):
 @pytest.mark.parametrize("shape", [(2, 4, 4, 256, 64), (1, 8, 2, 192, 128),
                                    (1, 3, 1, 128, 96)])
 def test_attention_gradients_deterministic(torch_gpu, causal, shape):
-    """deterministic=True: dQ from a kernel of its own (no atomics), so the
-    gradients are the same bits on every run; as accurate as the atomic
-    path (float64 reference); torch.use_deterministic_algorithms(True)
-    selects it too (and the atomic path differs from run to run, or at
-    least may: not asserted)."""
+    """dQ from a kernel of its own (no atomics), so the gradients are the
+    same bits on every run (deterministic=True, and as it is with
+    torch.use_deterministic_algorithms(True)), within the float64
+    reference's tolerance."""
     torch = torch_gpu
     from conftest import skip_unless_arch
     skip_unless_arch(torch, "sm_90a")
@@ -129,6 +128,51 @@ def test_attention_gradients_deterministic(torch_gpu, causal, shape):
         torch.use_deterministic_algorithms(keep)
     for name, a, b_ in zip(("out", "dq", "dk", "dv"), first, through_torch):
         assert torch.equal(a, b_), name
+
+
+@pytest.mark.parametrize("causal", (False, True))
+@pytest.mark.parametrize("config", [dict(D=64), dict(D=128),
+                                    dict(D=96, TILE_N=128, num_warps=8)])
+def test_backward_kernel_with_atomics(torch_gpu, causal, config):
+    """attn_bwd with DQ_ATOMIC (its share of dQ added by atomics, the
+    autograd backward's alternative it does not take): dQ, dK, dV as the
+    autograd backward's, within a unit of f16 after the norm (the atomics'
+    order and dQ's f32 sum differ in the last bits), on two query heads
+    per K/V head and a partial last key block."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    import os
+    b, hq, hk, n = 1, 4, 2, 192
+    d = config["D"]
+    q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=torch.float16)
+               for _ in range(2))
+    k, v = (torch.randn(b, hk, n, d, device="cuda", dtype=torch.float16)
+            for _ in range(2))
+    scale = 1 / math.sqrt(d)
+    out, lse = tilec.autograd.forward(q, k, v, causal, scale, "f16")
+    want = tilec.autograd.backward(q, k, v, out, lse, dout, causal, scale,
+                                   "f16")
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "kernels", "flash_attention_bwd.tile")
+    pre = tilec.compile(path, kernel="attn_bwd_preprocess", D=d)
+    bwd = tilec.compile(path, kernel="attn_bwd", CAUSAL=causal,
+                        DQ_ATOMIC=True, **config)
+    rows, kv_rows = (b * hq, n, d), (b * hk, n, d)
+    delta = torch.empty(b * hq, n, device="cuda")
+    pre[(n // 64, b * hq)](out.reshape(rows), dout.reshape(rows), delta)
+    dq = torch.zeros(rows, device="cuda")
+    dk, dv = (torch.full(kv_rows, float("nan"), device="cuda",
+                         dtype=torch.float16) for _ in range(2))
+    keys = config.get("TILE_N", 64)
+    bwd[((n + keys - 1) // keys, b * hk)](
+        q.reshape(rows), k.reshape(kv_rows), v.reshape(kv_rows),
+        dout.reshape(rows), lse.reshape(b * hq, n), delta, dq, dk, dv, scale)
+    for name, got, ref in zip(("dq", "dk", "dv"), (dq, dk, dv), want):
+        got, ref = got.reshape(ref.shape).double(), ref.double()
+        assert torch.isfinite(got).all(), name
+        err = ((got - ref).norm() / ref.norm()).item()
+        assert err < 2**-9, (name, err)
 
 
 def test_attention_gradients_custom_scale_strided(torch_gpu):

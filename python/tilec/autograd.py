@@ -1,20 +1,25 @@
 """tilec.attention's backward: when q, k or v requires grad (and autograd
 is on), tilec.attention runs the forward that also writes each query row's
 log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
-backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O),
-then one block per 64 keys accumulating dK and dV in registers and adding
-its share of dQ into an f32 dQ with atomics), all written in the DSL.
+backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
+one block per 64 keys, or per 128 on 8 warps at head_dim 96 and 128,
+accumulating dK and dV in registers; then one block per 64 queries
+accumulating dQ in registers), all written in the DSL.
 
 What the backward supports, each refused with an ArgumentError naming the
 argument otherwise: k and v of one shape (batch, kv_heads, seq, head_dim)
 with kv_heads dividing q's heads (grouped-query and multi-query attention:
 each K/V block of the backward loops over the query heads sharing it, so
 dK and dV are summed over them in registers), seq_q == seq_k a multiple of
-64, head_dim 64, 96 or 128, f16 or bf16, input_pos 0, no `out`. dQ's atomics
-make it vary in the last bits from run to run; deterministic=True (or
-torch.use_deterministic_algorithms(True)) computes dQ instead in a kernel of
-its own (attn_bwd_dq: a block per query tile, over the key tiles in order),
-the same bits every run, at the cost of recomputing Q K^T and dO V^T.
+64, head_dim 64, 96 or 128, f16 or bf16, input_pos 0, no `out`.
+
+The gradients are the same bits on every run: dQ comes from a kernel of its
+own (attn_bwd_dq, over the key tiles in order), not from atomics adding each
+key block's share (attn_bwd's DQ_ATOMIC, which vary in the last bits from
+run to run). Recomputing Q K^T and dO V^T there measured faster than the
+atomics at every head dimension (bench/results/2026-11-29-h200-backward.md),
+so `deterministic` (True, False or None) chooses nothing: it is checked and
+accepted.
 """
 
 import math
@@ -26,20 +31,32 @@ TILE = 64
 HEAD_DIMS = (64, 96, 128)
 
 
-def _kernels(dtype, head_dim, causal, deterministic=False):
-    """The forward with LSE, the preprocessing and the backward kernel for
-    a problem class, compiled once; deterministic: the backward without
-    dQ's atomics and the dQ kernel (else None)."""
+def _key_tile(head_dim):
+    """(keys per block, options) of the dK/dV kernel: from head_dim 96, 128
+    keys on two warpgroups, not specialized (bench/attention_bwd.py
+    --det-configs, H200: 1.04-1.05x at 96 and 1.12-1.15x at 128 over 64 keys
+    on one warpgroup, 0.93-0.96x at 64; the compiler's choice, specialized
+    (a producer warp, consumers at 240 registers), spills at 128 and runs
+    0.96x)."""
+    if head_dim <= 64:
+        return TILE, {"num_warps": 4}
+    return 2 * TILE, {"num_warps": 8, "warp_specialize": False}
+
+
+def _kernels(dtype, head_dim, causal):
+    """The forward with LSE, the preprocessing, the dK/dV kernel and the dQ
+    kernel for a problem class, compiled once."""
     fwd = compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
                        TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
+    keys, options = _key_tile(head_dim)
     bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
-                       D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
-                       DQ_ATOMIC=not deterministic)
+                       D=head_dim, TILE_M=TILE, TILE_N=keys, CAUSAL=causal,
+                       DQ_ATOMIC=False, **options)
     dq = compile_once("flash_attention_bwd.tile", "attn_bwd_dq",
                       DTYPE=dtype, D=head_dim, TILE_M=TILE, TILE_N=TILE,
-                      CAUSAL=causal) if deterministic else None
+                      CAUSAL=causal)
     return fwd, pre, bwd, dq
 
 
@@ -96,35 +113,30 @@ def forward(q, k, v, causal, scale, dtype):
     return out, lse
 
 
-def backward(q, k, v, out, lse, dout, causal, scale, dtype,
-             deterministic=False):
+def backward(q, k, v, out, lse, dout, causal, scale, dtype):
     """(dq, dk, dv), dq like q, dk and dv like k."""
     import torch
     b, h, n, d = q.shape
     hk = k.shape[1]
-    _, pre, bwd, dq_kernel = _kernels(dtype, d, causal, deterministic)
+    _, pre, bwd, dq_kernel = _kernels(dtype, d, causal)
     rows, kv_rows = (b * h, n, d), (b * hk, n, d)
     q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
     k3, v3 = (t.reshape(kv_rows) for t in (k, v))
-    # The atomics add into f32 from zero; the dQ kernel writes q's dtype.
-    dq = torch.empty(rows, device=q.device, dtype=q.dtype) if deterministic \
-        else torch.zeros(rows, device=q.device, dtype=torch.float32)
+    dq = torch.empty(rows, device=q.device, dtype=q.dtype)
     dk = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     dv = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     if q.numel():
         delta = torch.empty(b * h, n, device=q.device, dtype=torch.float32)
         lse2 = lse.reshape(b * h, n)
         pre[(n // TILE, b * h)](o3, do3, delta)
-        # (Without the atomics attn_bwd does not touch its f32 dQ.)
-        atomic_dq = torch.empty(1, 1, 1, device=q.device,
-                                dtype=torch.float32) if deterministic else dq
-        bwd[(n // TILE, b * hk)](q3, k3, v3, do3, lse2, delta, atomic_dq, dk,
-                                  dv, scale)
-        if deterministic:
-            dq_kernel[(n // TILE, b * h)](q3, k3, v3, do3, lse2, delta, dq,
-                                          scale)
-    return (dq.to(q.dtype).view(q.shape), dk.view(k.shape),
-            dv.view(k.shape))
+        # Without the atomics attn_bwd does not touch its f32 dQ.
+        unused = torch.empty(1, 1, 1, device=q.device, dtype=torch.float32)
+        keys = _key_tile(d)[0]
+        bwd[((n + keys - 1) // keys, b * hk)](q3, k3, v3, do3, lse2, delta,
+                                              unused, dk, dv, scale)
+        dq_kernel[(n // TILE, b * h)](q3, k3, v3, do3, lse2, delta, dq,
+                                      scale)
+    return dq.view(q.shape), dk.view(k.shape), dv.view(k.shape)
 
 
 _function = None
@@ -138,17 +150,17 @@ def function():
 
         class Attention(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, q, k, v, causal, scale, dtype, deterministic):
+            def forward(ctx, q, k, v, causal, scale, dtype):
                 out, lse = forward(q, k, v, causal, scale, dtype)
                 ctx.save_for_backward(q, k, v, out, lse)
-                ctx.args = (causal, scale, dtype, deterministic)
+                ctx.args = (causal, scale, dtype)
                 return out
 
             @staticmethod
             def backward(ctx, dout):
                 q, k, v, out, lse = ctx.saved_tensors
                 dq, dk, dv = backward(q, k, v, out, lse, dout, *ctx.args)
-                return dq, dk, dv, None, None, None, None
+                return dq, dk, dv, None, None, None
 
         _function = Attention
     return _function
@@ -177,12 +189,10 @@ def needs_grad(q, k, v):
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
               deterministic=None):
-    """tilec.attention with gradients (module docstring)."""
-    import torch
+    """tilec.attention with gradients (module docstring; the backward is
+    deterministic whatever `deterministic` says)."""
     dtype, scale = check(q, k, v, causal, scale, input_pos, out)
-    if deterministic is None:
-        deterministic = torch.are_deterministic_algorithms_enabled()
-    elif type(deterministic) is not bool:
+    if deterministic is not None and type(deterministic) is not bool:
         raise ArgumentError(f"deterministic: expected a bool or None, got "
                             f"{deterministic!r}")
-    return function().apply(q, k, v, causal, scale, dtype, deterministic)
+    return function().apply(q, k, v, causal, scale, dtype)
