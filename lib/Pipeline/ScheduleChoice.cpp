@@ -29,7 +29,14 @@
 //     least 128 bytes of K per stage (four wgmma K steps): with less, the
 //     consumers wait on the producer's handshake more than they multiply
 //     (gemm.tile's 128 x 128 x 32 tiles: 0.39 of cuBLAS specialized, 0.73
-//     not, on an H200; bench/results/2026-11-28-h200-occupancy-stages.md). A
+//     not, on an H200; bench/results/2026-11-28-h200-occupancy-stages.md),
+//     and when the loop's f32 multiply results (accumulators and scores)
+//     leave a consumer thread's 240 registers room for its operands: at
+//     more than kSpecializedResultRegisters a thread, eight warps without
+//     a producer (255 registers each) ran faster and spilled less (the
+//     attention backward's dK/dV loop at D = 128, 128 keys: 192 result
+//     registers, 1.04x unspecialized;
+//     bench/results/2026-11-29-h200-backward.md). A
 //     branch of that loop on its induction variable (a causal mask) is split
 //     off after specialization (tile-loop-split runs once the schedule is in
 //     place), so the two choices do not interact.
@@ -133,6 +140,10 @@ std::optional<unsigned> stagesThatFit(const OperandBytes &ops, int64_t budget) {
 /// The deepest rings the choice gives loads without latency hints.
 constexpr unsigned kMaxUnhintedStages = 4;
 
+/// The most f32 multiply results a specialized consumer thread holds: of
+/// its 240 registers, the rest go to operands, masks and addresses.
+constexpr int64_t kSpecializedResultRegisters = 160;
+
 /// Without a producer warp: the stages that keep as many blocks on a
 /// multiprocessor as two-stage rings would, where shared memory, not
 /// registers, is what limits them: fewer than the hints' deepest, or, for
@@ -232,8 +243,10 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
   // A producer with two consumer warpgroups: one block per multiprocessor,
   // the consumers at 240 registers. With one, two blocks fit and a thread
   // starts with 128, which an accumulator of 64 x 256 f32 alone fills.
+  bool resultsFit =
+      accumulatorElements <= kSpecializedResultRegisters * warps * 32;
   if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128 ||
-      !longStages) {
+      !longStages || !resultsFit) {
     if (!numStages && !choice.numStages)
       if (auto stages =
               stagesForOccupancy(ops, accumulatorElements, warps, limits))
