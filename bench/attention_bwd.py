@@ -50,7 +50,8 @@ def main():
                    "lower case, e.g. 'n128:TILE_N=128,num_warps=8')")
     p.add_argument("--det-configs", default="",
                    help="with --deterministic, more compiles of its attn_bwd "
-                   "(DQ_ATOMIC=False) to time, as --configs")
+                   "(DQ_ATOMIC=False) to time, as --configs; dq_KEY=V sets "
+                   "the dQ kernel's")
     p.add_argument("--deterministic", action="store_true",
                    help="also time the deterministic backward (dK, dV "
                    "without atomics, then the dQ kernel)")
@@ -76,13 +77,17 @@ def main():
                     warp_specialize=True)
             dets = {}
             if args.deterministic:
-                dq_kernel = tilec.compile(src, kernel="attn_bwd_dq", D=D,
-                                          CAUSAL=causal)
                 for name, opts in [("", {})] + parse_configs(args.det_configs):
+                    # dq_KEY=V: the dQ kernel's; the rest attn_bwd's.
+                    dq_opts = {k_[3:]: v_ for k_, v_ in opts.items()
+                               if k_.startswith("dq_")}
+                    opts = {k_: v_ for k_, v_ in opts.items()
+                            if not k_.startswith("dq_")}
                     dets["tilec_det" + (name and "_" + name)] = (
                         tilec.compile(src, kernel="attn_bwd", D=D,
                                       CAUSAL=causal, DQ_ATOMIC=False, **opts),
-                        dq_kernel)
+                        tilec.compile(src, kernel="attn_bwd_dq", D=D,
+                                      CAUSAL=causal, **dq_opts))
             scale = 1 / math.sqrt(D)
             sets = []
             for _ in range(2):
@@ -133,7 +138,7 @@ def main():
                         B * H)](
                     *rows3, st["lse"], st["delta"], st["unused"], st["dk"],
                     st["dv"], scale)
-                det[1][(cdiv(N, 64), B * H)](
+                det[1][(cdiv(N, det[1].constants.get("TILE_M", 64)), B * H)](
                     *rows3, st["lse"], st["delta"], st["dq16"], scale)
 
             def sdpa(backend):
