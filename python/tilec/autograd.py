@@ -7,11 +7,12 @@ accumulating dK and dV in registers; then one block per 64 queries
 accumulating dQ in registers), all written in the DSL.
 
 What the backward supports, each refused with an ArgumentError naming the
-argument otherwise: k and v of one shape (batch, kv_heads, seq, head_dim)
+argument otherwise: k and v of one shape (batch, kv_heads, seq_k, head_dim)
 with kv_heads dividing q's heads (grouped-query and multi-query attention:
 each K/V block of the backward loops over the query heads sharing it, so
-dK and dV are summed over them in registers), seq_q == seq_k a multiple of
-64, head_dim 64, 96 or 128, f16 or bf16, input_pos 0, no `out`.
+dK and dV are summed over them in registers), any seq_q and seq_k >= 1
+(causal masks key j for query i when j > i), head_dim 64, 96 or 128, f16
+or bf16, input_pos 0, no `out`.
 
 The gradients are the same bits on every run: dQ comes from a kernel of its
 own (attn_bwd_dq, over the key tiles in order), not from atomics adding each
@@ -43,11 +44,13 @@ def _key_tile(head_dim):
     return 2 * TILE, {"num_warps": 8, "warp_specialize": False}
 
 
-def _kernels(dtype, head_dim, causal):
+def _kernels(dtype, head_dim, causal, even_keys=True):
     """The forward with LSE, the preprocessing, the dK/dV kernel and the dQ
-    kernel for a problem class, compiled once."""
+    kernel for a problem class, compiled once; even_keys: seq_k a multiple
+    of 64 (the forward masks no key tile for the sequence's end)."""
     fwd = compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
-                       TILE_M=TILE, TILE_N=TILE, CAUSAL=causal)
+                       TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
+                       EVEN_N=even_keys)
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
     keys, options = _key_tile(head_dim)
@@ -73,19 +76,16 @@ def check(q, k, v, causal, scale, input_pos, out=None):
         if t.dtype != q.dtype or t.device != q.device:
             raise ArgumentError(f"{name}: must have q's dtype and device")
     b, h, n, d = q.shape
-    if v.shape != k.shape or k.shape[0] != b or k.shape[2:] != q.shape[2:] \
-            or k.shape[1] < 1 or h % k.shape[1]:
+    if v.shape != k.shape or k.shape[0] != b or k.shape[3] != d \
+            or k.shape[1] < 1 or h % k.shape[1] or \
+            (n and k.shape[2] < 1):
         raise ArgumentError(
             f"k, v: with gradients, k and v must both be (batch, kv_heads, "
-            f"seq, head_dim) = ({b}, H, {n}, {d}) with H dividing q's {h} "
-            f"heads (seq_q == seq_k), got {tuple(k.shape)} and "
-            f"{tuple(v.shape)}")
+            f"seq_k, head_dim) = ({b}, H, S, {d}) with H dividing q's {h} "
+            f"heads and S >= 1, got {tuple(k.shape)} and {tuple(v.shape)}")
     if d not in HEAD_DIMS:
         raise ArgumentError(f"q: with gradients, head_dim must be 64, 96 "
                             f"or 128, got {d}")
-    if n % TILE:
-        raise ArgumentError(f"q: with gradients, the sequence length must "
-                            f"be a multiple of {TILE}, got {n}")
     if type(causal) is not bool:
         raise ArgumentError("causal: expected a bool")
     if input_pos != 0:
@@ -101,15 +101,23 @@ def check(q, k, v, causal, scale, input_pos, out=None):
     return ("f16" if q.dtype == torch.float16 else "bf16"), float(scale)
 
 
+def _padded(n):
+    """seq_q rounded up to whole query tiles: the length of LSE and Delta,
+    whose rows past seq_q the kernels write (from queries of zeros: finite)
+    and read back (a 16-byte aligned row stride, whole tiles)."""
+    return (n + TILE - 1) // TILE * TILE
+
+
 def forward(q, k, v, causal, scale, dtype):
-    """(out, lse): out like q (contiguous), lse (batch, heads, seq) f32."""
+    """(out, lse): out like q (contiguous), lse (batch, heads, seq_q rounded
+    up to a multiple of 64) f32."""
     import torch
     b, h, n, d = q.shape
-    fwd = _kernels(dtype, d, causal)[0]
+    fwd = _kernels(dtype, d, causal, k.shape[2] % TILE == 0)[0]
     out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
-    lse = torch.empty(b, h, n, device=q.device, dtype=torch.float32)
+    lse = torch.empty(b, h, _padded(n), device=q.device, dtype=torch.float32)
     if q.numel():
-        fwd[(n // TILE, b * h)](q, k, v, out, lse, scale)
+        fwd[(_padded(n) // TILE, b * h)](q, k, v, out, lse, scale)
     return out, lse
 
 
@@ -117,25 +125,26 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype):
     """(dq, dk, dv), dq like q, dk and dv like k."""
     import torch
     b, h, n, d = q.shape
-    hk = k.shape[1]
+    hk, nk = k.shape[1], k.shape[2]
     _, pre, bwd, dq_kernel = _kernels(dtype, d, causal)
-    rows, kv_rows = (b * h, n, d), (b * hk, n, d)
+    rows, kv_rows = (b * h, n, d), (b * hk, nk, d)
     q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
     k3, v3 = (t.reshape(kv_rows) for t in (k, v))
     dq = torch.empty(rows, device=q.device, dtype=q.dtype)
     dk = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     dv = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
     if q.numel():
-        delta = torch.empty(b * h, n, device=q.device, dtype=torch.float32)
-        lse2 = lse.reshape(b * h, n)
-        pre[(n // TILE, b * h)](o3, do3, delta)
+        tiles = _padded(n) // TILE
+        delta = torch.empty(b * h, _padded(n), device=q.device,
+                            dtype=torch.float32)
+        lse2 = lse.reshape(b * h, _padded(n))
+        pre[(tiles, b * h)](o3, do3, delta)
         # Without the atomics attn_bwd does not touch its f32 dQ.
         unused = torch.empty(1, 1, 1, device=q.device, dtype=torch.float32)
         keys = _key_tile(d)[0]
-        bwd[((n + keys - 1) // keys, b * hk)](q3, k3, v3, do3, lse2, delta,
-                                              unused, dk, dv, scale)
-        dq_kernel[(n // TILE, b * h)](q3, k3, v3, do3, lse2, delta, dq,
-                                      scale)
+        bwd[((nk + keys - 1) // keys, b * hk)](q3, k3, v3, do3, lse2, delta,
+                                               unused, dk, dv, scale)
+        dq_kernel[(tiles, b * h)](q3, k3, v3, do3, lse2, delta, dq, scale)
     return dq.view(q.shape), dk.view(k.shape), dv.view(k.shape)
 
 
