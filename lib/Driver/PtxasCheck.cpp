@@ -1,4 +1,4 @@
-//===- PtxasCheck.cpp - Spills in tilec's PTX, from ptxas -----------------===//
+//===- PtxasCheck.cpp - Spills and serialized wgmma, from ptxas -----------===//
 
 #include "PtxasCheck.h"
 
@@ -41,8 +41,8 @@ static std::optional<unsigned> countBefore(StringRef line, StringRef what) {
   return value;
 }
 
-unsigned tilec::parsePtxasSpills(StringRef log, StringRef arch,
-                                 StringRef source, raw_ostream &os) {
+unsigned tilec::parsePtxasWarnings(StringRef log, StringRef arch,
+                                   StringRef source, raw_ostream &os) {
   SmallVector<StringRef> lines;
   log.split(lines, '\n');
   std::string kernel;
@@ -63,7 +63,33 @@ unsigned tilec::parsePtxasSpills(StringRef log, StringRef arch,
     stores.reset();
     loads.reset();
   };
+  // "(C7515) Potential Performance Loss: wgmma.mma_async instructions are
+  // serialized due to <why> in the function '<kernel>'" (ptxas 12-13).
+  constexpr StringLiteral serialized =
+      "wgmma.mma_async instructions are serialized due to ";
+  constexpr StringLiteral inFunction = " in the function '";
   for (StringRef line : lines) {
+    if (size_t at = line.find(serialized); at != StringRef::npos) {
+      StringRef rest = line.drop_front(at + serialized.size());
+      size_t fn = rest.find(inFunction);
+      StringRef why = rest.take_front(fn).rtrim();
+      StringRef name =
+          fn == StringRef::npos
+              ? StringRef()
+              : rest.drop_front(fn + inFunction.size()).take_until([](char c) {
+                  return c == '\'';
+                });
+      size_t code = line.find("(C");
+      os << source << ": warning: kernel '" << name << "': ptxas (" << arch
+         << ") serializes its wgmma instructions (";
+      if (code != StringRef::npos && code < at)
+        os << line.slice(code + 1, line.find(')', code)) << ": ";
+      os << why
+         << "): its multiplies do not overlap one another or other "
+            "work\n";
+      ++warned;
+      continue;
+    }
     size_t at = line.find("Compiling entry function '");
     if (at != StringRef::npos) {
       StringRef rest = line.drop_front(at + 26);
@@ -89,9 +115,9 @@ unsigned tilec::parsePtxasSpills(StringRef log, StringRef arch,
 static unsigned checkModule(StringRef ptxas, StringRef ptx, StringRef arch,
                             StringRef source, raw_ostream &os);
 
-unsigned tilec::reportPtxasSpills(StringRef ptxas, StringRef ptx,
-                                  StringRef arch, StringRef source,
-                                  raw_ostream &os) {
+unsigned tilec::reportPtxasWarnings(StringRef ptxas, StringRef ptx,
+                                    StringRef arch, StringRef source,
+                                    raw_ostream &os) {
   // Each kernel is a module of its own, after its description line.
   constexpr StringLiteral marker = "// tilec-kernel:";
   unsigned warned = 0;
@@ -127,8 +153,8 @@ static unsigned checkModule(StringRef ptxas, StringRef ptx, StringRef arch,
     return 0;
   }
   std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef> args = {ptxas, "-v", archFlag, input, "-o",
-                                 "/dev/null"};
+  SmallVector<StringRef> args = {ptxas, "-v", archFlag,
+                                 input, "-o", "/dev/null"};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
   std::string error;
@@ -139,15 +165,17 @@ static unsigned checkModule(StringRef ptxas, StringRef ptx, StringRef arch,
   if (rc != 0) {
     StringRef first = text ? (*text)->getBuffer() : StringRef(error);
     size_t at = first.find("error");
-    first = first.drop_front(at == StringRef::npos ? 0 : at)
-                .take_until([](char c) { return c == '\n'; });
+    first =
+        first.drop_front(at == StringRef::npos ? 0 : at).take_until([](char c) {
+          return c == '\n';
+        });
     os << source << ": warning: ptxas (" << ptxas
        << ") did not compile the PTX to count spills: "
        << (first.empty() ? StringRef("exit " + std::to_string(rc)) : first)
        << "\n";
     warned = 1;
   } else if (text) {
-    warned = tilec::parsePtxasSpills((*text)->getBuffer(), arch, source, os);
+    warned = tilec::parsePtxasWarnings((*text)->getBuffer(), arch, source, os);
   }
   sys::fs::remove(input);
   sys::fs::remove(log);

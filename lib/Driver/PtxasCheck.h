@@ -1,8 +1,9 @@
-//===- PtxasCheck.h - Spills in tilec's PTX, from ptxas --------*- C++ -*-===//
+//===- PtxasCheck.h - Spills and serialized wgmma, from ptxas ---*- C++ -*-===//
 //
 // Where ptxas is on the machine, `tilec --emit=ptx` has it compile the PTX
-// it wrote and says which kernels spill (the register allocation is
-// ptxas's: the compiler cannot see spills itself).
+// it wrote and says which kernels spill and which have their wgmma
+// instructions serialized (the register allocation and the wgmma pipeline
+// are ptxas's: the compiler cannot see either itself).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,16 +22,18 @@ namespace tilec {
 std::string findPtxas();
 
 /// Compiles `ptx` for `arch` with `ptxas -v` and writes a warning to `os`
-/// ("<source>: warning: kernel 'k' spills: ...") for each kernel ptxas
-/// reports spill stores or loads for, and one if ptxas fails. Returns the
-/// number of warnings.
-unsigned reportPtxasSpills(llvm::StringRef ptxas, llvm::StringRef ptx,
-                           llvm::StringRef arch, llvm::StringRef source,
-                           llvm::raw_ostream &os);
+/// for each kernel ptxas reports spill stores or loads for ("<source>:
+/// warning: kernel 'k' spills: ..."), each kernel whose wgmma instructions
+/// it serializes ("... kernel 'k': ptxas (sm_90a) serializes its wgmma
+/// instructions (C7515: <ptxas's reason>) ..."), and one if ptxas fails.
+/// Returns the number of warnings.
+unsigned reportPtxasWarnings(llvm::StringRef ptxas, llvm::StringRef ptx,
+                             llvm::StringRef arch, llvm::StringRef source,
+                             llvm::raw_ostream &os);
 
-/// The spill warnings of ptxas's `-v` output (`log`), as above.
-unsigned parsePtxasSpills(llvm::StringRef log, llvm::StringRef arch,
-                          llvm::StringRef source, llvm::raw_ostream &os);
+/// The warnings of ptxas's `-v` output (`log`), as above.
+unsigned parsePtxasWarnings(llvm::StringRef log, llvm::StringRef arch,
+                            llvm::StringRef source, llvm::raw_ostream &os);
 
 } // namespace tilec
 

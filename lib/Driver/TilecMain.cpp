@@ -68,8 +68,8 @@ cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                           cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_90a"),
                           cl::cat(tilecCategory));
 /// An unsigned option's values in --help ("0-8"; 0 where it means none).
-template <typename T> cl::value_desc valueDesc(unsigned min, unsigned max,
-                                               unsigned flags) {
+template <typename T>
+cl::value_desc valueDesc(unsigned min, unsigned max, unsigned flags) {
   static std::vector<std::unique_ptr<std::string>> descs;
   descs.push_back(std::make_unique<std::string>(
       std::is_same_v<T, bool>
@@ -82,10 +82,9 @@ template <typename T> cl::value_desc valueDesc(unsigned min, unsigned max,
 // Every compile option of tile/Options.def, as a flag. Given on the command
 // line, it wins over the kernel's @hints.
 #define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
-  cl::opt<TYPE> FIELD##Flag(StringRef(tile::optionFlag(#KEY)), cl::desc(DOC),  \
-                            cl::init(DEFAULT),                                 \
-                            valueDesc<TYPE>(MIN, MAX, FLAGS),                  \
-                            cl::cat(tilecCategory));
+  cl::opt<TYPE> FIELD##Flag(                                                   \
+      StringRef(tile::optionFlag(#KEY)), cl::desc(DOC), cl::init(DEFAULT),     \
+      valueDesc<TYPE>(MIN, MAX, FLAGS), cl::cat(tilecCategory));
 #include "tile/Options.def"
 cl::opt<bool> noLoopSplit("no-loop-split",
                           cl::desc("The same as --loop-split=false"),
@@ -183,7 +182,8 @@ tile_tilec_main(int argc, char **argv) {
   }
   SourceMgr sourceMgr;
   unsigned bufferId = tilec::addSourceBuffer(
-      sourceMgr, source, inputFile == "-" ? std::string("<stdin>") : inputFile.getValue());
+      sourceMgr, source,
+      inputFile == "-" ? std::string("<stdin>") : inputFile.getValue());
   tilec::DiagnosticEngine diag(sourceMgr);
 
   std::string text, sourceName;
@@ -203,8 +203,8 @@ tile_tilec_main(int argc, char **argv) {
   } else {
     tilec::CompileRequest request;
     request.source = std::move(source);
-    request.bufferName = inputFile == "-" ? std::string("<stdin>")
-                                          : inputFile.getValue();
+    request.bufferName =
+        inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
     request.defines = options.defines;
     request.kernelName = options.kernelName;
     request.arch = arch;
@@ -230,7 +230,8 @@ tile_tilec_main(int argc, char **argv) {
     errs() << "tilec: error: " << error << "\n";
     return 1;
   }
-  // Spills are ptxas's to know: ask it, where there is one.
+  // Spills and serialized wgmma are ptxas's to know: ask it, where there
+  // is one.
   if (emitKind == Stage::PTX && ptxasCheck)
     if (std::string ptxas = tilec::findPtxas(); !ptxas.empty()) {
       // The target, from the kernels' descriptions ("arch":"sm_90a").
@@ -241,7 +242,7 @@ tile_tilec_main(int argc, char **argv) {
                              : ptx.drop_front(at + 8).take_until(
                                    [](char c) { return c == '"'; });
       if (!target.empty())
-        tilec::reportPtxasSpills(ptxas, ptx, target, sourceName, errs());
+        tilec::reportPtxasWarnings(ptxas, ptx, target, sourceName, errs());
     }
   return 0;
 }

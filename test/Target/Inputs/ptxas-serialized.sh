@@ -1,0 +1,16 @@
+#!/bin/sh
+# Stands in for ptxas -v in ptxas-spills.test: the log ptxas 13.0 wrote for
+# attention backward's dK/dV kernel before tile-guard-empty-loops (its
+# wgmma instructions serialized, C7515), the kernel's name taken from the
+# PTX it is given (the last argument but two).
+for a in "$@"; do ptx=$prev2; prev2=$prev1; prev1=$a; done
+name=$(sed -n 's/^.visible .entry \([A-Za-z_0-9]*\)(.*/\1/p' "$ptx" | head -n 1)
+cat <<LOG
+ptxas info    : (C7519) warpgroup.arrive is injected in around line 888 by compiler to allow use of registers in GMMA in function '$name'
+ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma instructions defining accumulator registers of a wgmma between start and end of the pipeline stage in the function '$name'
+ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '$name' for 'sm_90a'
+ptxas info    : Function properties for $name
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 202 registers, used 1 barriers
+LOG
