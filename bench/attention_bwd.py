@@ -67,14 +67,15 @@ def main():
             src = args.source
             pre = tilec.compile(src, kernel="attn_bwd_preprocess", D=D)
             bwds = {"tilec": tilec.compile(src, kernel="attn_bwd", D=D,
-                                           CAUSAL=causal)}
+                                           CAUSAL=causal, DQ_ATOMIC=True)}
             for name, opts in parse_configs(args.configs):
                 bwds[name] = tilec.compile(src, kernel="attn_bwd", D=D,
-                                           CAUSAL=causal, **opts)
+                                           CAUSAL=causal, DQ_ATOMIC=True,
+                                           **opts)
             if args.warp_specialize:
                 bwds["tilec_ws"] = tilec.compile(
                     src, kernel="attn_bwd", D=D, CAUSAL=causal,
-                    warp_specialize=True)
+                    DQ_ATOMIC=True, warp_specialize=True)
             dets = {}
             if args.deterministic:
                 for name, opts in [("", {})] + parse_configs(args.det_configs):

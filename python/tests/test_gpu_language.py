@@ -573,7 +573,7 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch=arch, D=D)
     bwd = tilec.compile(path, kernel="attn_bwd", arch=arch, D=D,
-                        CAUSAL=causal, **options)
+                        CAUSAL=causal, DQ_ATOMIC=True, **options)
     # (Specialized where asked: the compiler says when it cannot.)
     assert not [w for w in bwd.warnings if "speciali" in w], bwd.warnings
     o16 = o.detach().half()
