@@ -13,8 +13,9 @@ gradients are the reference (tilec's checked against them first); tilec is
 timed as a user runs it: zero dQ, the preprocessing kernel (Delta), the
 backward kernel (three launches); with --deterministic also the backward
 without dQ's atomics and the dQ kernel (attn_bwd_dq: three launches, dQ
-in f16, tilec_det); SDPA as torch.autograd.grad of its output. Medians of CUDA-event timings over interleaved rounds on two
-rotating input sets (bench/interleaved.py). TFLOP/s count the backward's
+in f16, tilec_det); SDPA as torch.autograd.grad of its output. Medians of
+CUDA-event timings over interleaved rounds on two rotating input sets
+(bench/interleaved.py). TFLOP/s count the backward's
 2.5 x 4 B H N^2 D (halved when causal). Prints a markdown table.
 """
 import argparse

@@ -44,13 +44,17 @@ def _key_tile(head_dim):
     return 2 * TILE, {"num_warps": 8, "warp_specialize": False}
 
 
-def _kernels(dtype, head_dim, causal, even_keys=True):
-    """The forward with LSE, the preprocessing, the dK/dV kernel and the dQ
-    kernel for a problem class, compiled once; even_keys: seq_k a multiple
-    of 64 (the forward masks no key tile for the sequence's end)."""
-    fwd = compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
-                       TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
-                       EVEN_N=even_keys)
+def _forward_kernel(dtype, head_dim, causal, even_keys):
+    """The forward with LSE for a problem class, compiled once; even_keys:
+    seq_k a multiple of 64 (no key tile masked for the sequence's end)."""
+    return compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
+                        TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
+                        EVEN_N=even_keys)
+
+
+def _backward_kernels(dtype, head_dim, causal):
+    """The preprocessing, the dK/dV kernel and the dQ kernel for a problem
+    class, compiled once."""
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
     keys, options = _key_tile(head_dim)
@@ -60,7 +64,7 @@ def _kernels(dtype, head_dim, causal, even_keys=True):
     dq = compile_once("flash_attention_bwd.tile", "attn_bwd_dq",
                       DTYPE=dtype, D=head_dim, TILE_M=TILE, TILE_N=TILE,
                       CAUSAL=causal)
-    return fwd, pre, bwd, dq
+    return pre, bwd, dq
 
 
 def check(q, k, v, causal, scale, input_pos, out=None):
@@ -113,7 +117,7 @@ def forward(q, k, v, causal, scale, dtype):
     up to a multiple of 64) f32."""
     import torch
     b, h, n, d = q.shape
-    fwd = _kernels(dtype, d, causal, k.shape[2] % TILE == 0)[0]
+    fwd = _forward_kernel(dtype, d, causal, k.shape[2] % TILE == 0)
     out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
     lse = torch.empty(b, h, _padded(n), device=q.device, dtype=torch.float32)
     if q.numel():
@@ -126,7 +130,7 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype):
     import torch
     b, h, n, d = q.shape
     hk, nk = k.shape[1], k.shape[2]
-    _, pre, bwd, dq_kernel = _kernels(dtype, d, causal)
+    pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal)
     rows, kv_rows = (b * h, n, d), (b * hk, nk, d)
     q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
     k3, v3 = (t.reshape(kv_rows) for t in (k, v))
@@ -141,7 +145,7 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype):
         pre[(tiles, b * h)](o3, do3, delta)
         # Without the atomics attn_bwd does not touch its f32 dQ.
         unused = torch.empty(1, 1, 1, device=q.device, dtype=torch.float32)
-        keys = _key_tile(d)[0]
+        keys = bwd.constants["TILE_N"]
         bwd[((nk + keys - 1) // keys, b * hk)](q3, k3, v3, do3, lse2, delta,
                                                unused, dk, dv, scale)
         dq_kernel[(tiles, b * h)](q3, k3, v3, do3, lse2, delta, dq, scale)

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -199,11 +200,7 @@ SmallVector<Value> freshFence(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
 /// into them: ptxas serializes every wgmma (C7515) where such moves define
 /// a wgmma's accumulator while another wgmma is in flight.
 bool isZeroTile(Value acc) {
-  auto constant = beforeRenaming(acc).getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return false;
-  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-  return dense && dense.isSplat() && dense.getSplatValue<APFloat>().isPosZero();
+  return matchPattern(beforeRenaming(acc), m_PosZeroFloat());
 }
 
 std::string operandList(unsigned first, unsigned count) {
