@@ -113,3 +113,54 @@ def test_attention_lse_bf16(torch_gpu, repo, arch, causal):
     skip_unless_arch(torch, arch)
     run_case(torch, repo, arch, 128, causal, 256, 64, 64, dtype="bf16",
              B=1, H=2)
+
+
+MERGE_CASES = [
+    # D, TILE_M, TILE_N, seq_q, keys of the first part, of the second
+    (64, 64, 64, 192, 128, 192),
+    (128, 128, 128, 200, 256, 72),
+    (128, 64, 64, 128, 40, 300),
+]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("case", MERGE_CASES,
+                         ids=lambda c: "-".join(map(str, c)))
+def test_attention_lse_merge(torch_gpu, repo, arch, case):
+    """OUT_DTYPE=f32 and MERGE (ring attention's steps): the queries against
+    the first part of the keys, written unrounded, then against the second
+    part merged into it, against float64 attention over all the keys; the
+    rows of a view (a slice of the sequence) written in place."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    D, TM, TN, S, n1, n2 = case
+    torch.manual_seed(S + n1 + n2)
+    B, H = 2, 3
+    q = torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(B, 1, n1 + n2, D, device="cuda",
+                        dtype=torch.bfloat16) for _ in range(2))
+    # The output rows [8, 8 + S) of a longer buffer, poisoned around.
+    out = torch.full((B, H, S + 16, D), float("nan"), device="cuda")
+    lse = torch.full((B, H, S + 16), float("nan"), device="cuda")
+    scale = 1 / math.sqrt(D)
+    path = os.path.join(repo, "kernels", "attention_lse.tile")
+    for part, (k0, k1) in enumerate(((0, n1), (n1, n1 + n2))):
+        kernel = tilec.compile(path, arch=arch, DTYPE="bf16", TILE_D=D,
+                               TILE_M=TM, TILE_N=TN,
+                               EVEN_N=(k1 - k0) % TN == 0, OUT_DTYPE="f32",
+                               MERGE=part == 1)
+        kernel[((S + TM - 1) // TM, B * H)](
+            q, k[:, :, k0:k1], v[:, :, k0:k1], out[:, :, 8:8 + S],
+            lse[:, :, 8:8 + S], scale)
+    torch.cuda.synchronize()
+    ref_out, ref_lse = reference(torch, q, k.expand(B, H, -1, -1),
+                                 v.expand(B, H, -1, -1), False, scale)
+    assert torch.isnan(out[:, :, :8]).all() and \
+        torch.isnan(out[:, :, 8 + S:]).all(), "wrote outside the view"
+    got = out[:, :, 8:8 + S]
+    assert torch.isfinite(got).all()
+    # f32 output: only the bf16 P V products round.
+    err = rel_err(got, ref_out)
+    assert err < 1e-2, f"Out rel_err {err:.3e}"
+    lse_err = (lse[:, :, 8:8 + S].double() - ref_lse).abs().max().item()
+    assert lse_err < LSE_TOL, f"Lse max abs err {lse_err:.3e}"

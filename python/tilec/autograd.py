@@ -44,12 +44,25 @@ def _key_tile(head_dim):
     return 2 * TILE, {"num_warps": 8, "warp_specialize": False}
 
 
-def _forward_kernel(dtype, head_dim, causal, even_keys):
-    """The forward with LSE for a problem class, compiled once; even_keys:
-    seq_k a multiple of 64 (no key tile masked for the sequence's end)."""
+def forward_tiles(head_dim):
+    """(queries per block, keys per step) of the forward with LSE: 64 x 64
+    to head_dim 64, 128 x 128 above (bench/lse_tiles.py, H200, bf16, N 4k
+    and 16k, causal and not, of cuDNN: head_dim 64: 0.91-0.94 at 64 x 64,
+    0.76-0.82 at 128 x 128; head_dim 128: 0.70-0.73 at 64 x 64, 0.90-1.00
+    at 128 x 128)."""
+    return (TILE, TILE) if head_dim <= 64 else (2 * TILE, 2 * TILE)
+
+
+def forward_kernel(dtype, head_dim, causal, seq_k, **constants):
+    """The forward with LSE (kernels/attention_lse.tile) for a problem
+    class, compiled once: EVEN_N from seq_k (no key tile masked for the
+    sequence's end where it fills whole tiles); `constants` add to it
+    (OUT_DTYPE, MERGE: tilec.distributed). Launch it on
+    (cdiv(seq_q, kernel.constants["TILE_M"]), batch * heads)."""
+    tm, tn = forward_tiles(head_dim)
     return compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
-                        TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
-                        EVEN_N=even_keys)
+                        TILE_M=tm, TILE_N=tn, CAUSAL=causal,
+                        EVEN_N=seq_k % tn == 0, **constants)
 
 
 def _backward_kernels(dtype, head_dim, causal):
@@ -117,11 +130,12 @@ def forward(q, k, v, causal, scale, dtype):
     up to a multiple of 64) f32."""
     import torch
     b, h, n, d = q.shape
-    fwd = _forward_kernel(dtype, d, causal, k.shape[2] % TILE == 0)
+    fwd = forward_kernel(dtype, d, causal, k.shape[2])
     out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
     lse = torch.empty(b, h, _padded(n), device=q.device, dtype=torch.float32)
     if q.numel():
-        fwd[(_padded(n) // TILE, b * h)](q, k, v, out, lse, scale)
+        tm = fwd.constants["TILE_M"]
+        fwd[((n + tm - 1) // tm, b * h)](q, k, v, out, lse, scale)
     return out, lse
 
 

@@ -1,11 +1,15 @@
 # ctest readme-examples: the README shows, line for line, the C++ and Python
 # examples that the GPU tests run (the lines between the README-BEGIN and
-# README-END markers of CPP and PY).
-#   cmake -DREADME=... -DCPP=... -DPY=... -P ReadmeExamples.cmake
+# README-END markers of CPP and PY, 5 lines each, and RING, the ring
+# attention example for torchrun, 10 lines).
+#   cmake -DREADME=... -DCPP=... -DPY=... -DRING=... -P ReadmeExamples.cmake
 # Semicolons are CMake's list separators: swap them out first.
 file(READ ${README} readme)
 string(REPLACE ";" "<semicolon>" readme "${readme}")
-foreach(source CPP PY)
+set(lines_CPP 5)
+set(lines_PY 5)
+set(lines_RING 10)
+foreach(source CPP PY RING)
   file(READ ${${source}} text)
   string(REPLACE ";" "<semicolon>" text "${text}")
   string(REPLACE "\n" ";" lines "${text}")
@@ -28,8 +32,8 @@ foreach(source CPP PY)
       set(inside ON)
     endif()
   endforeach()
-  if(NOT count EQUAL 5)
-    message(FATAL_ERROR "${${source}}: the README example should be 5 lines, is ${count}")
+  if(NOT count EQUAL ${lines_${source}})
+    message(FATAL_ERROR "${${source}}: the README example should be ${lines_${source}} lines, is ${count}")
   endif()
 endforeach()
 message("the README's examples match the tested files")
