@@ -57,6 +57,9 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
     persistentOptions.cluster = options.hasTMA() ? options.cluster : 1;
     fpm.addPass(mlir::tile::createTilePersistent(persistentOptions));
   }
+  // A multiply's transposed operand read transposed from memory, so that
+  // its copy into shared memory can be pipelined like any other.
+  fpm.addPass(mlir::tile::createTileLoadTransposedOperands());
   // Layouts.
   mlir::tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;

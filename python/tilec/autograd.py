@@ -36,9 +36,10 @@ def _key_tile(head_dim):
     """(keys per block, options) of the dK/dV kernel: from head_dim 96, 128
     keys on two warpgroups, not specialized (bench/attention_bwd.py
     --det-configs, H200: 1.04-1.05x at 96 and 1.12-1.15x at 128 over 64 keys
-    on one warpgroup, 0.93-0.96x at 64; the compiler's choice, specialized
-    (a producer warp, consumers at 240 registers), spills at 128 and runs
-    0.96x)."""
+    on one warpgroup, 0.93-0.96x at 64; specialized, it spilled at 128 and
+    ran 0.96x. Measured before the loop's Q and dO copies were pipelined
+    (tile-load-transposed-operands); the compiler's own choice at 128 keys
+    is now unspecialized too, without spills)."""
     if head_dim <= 64:
         return TILE, {"num_warps": 4}
     return 2 * TILE, {"num_warps": 8, "warp_specialize": False}

@@ -41,6 +41,41 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileLoadTransposedOperands
+    : Pass<"tile-load-transposed-operands", "::mlir::func::FuncOp"> {
+  let summary = "Load a multiply's transposed operand transposed";
+  let description = [{
+    A `tile.permute` of a loaded tile (through `tile.reshape`s that only
+    add or drop unit dimensions) whose every use is an `a` or `b` operand
+    of a `tile.mma` becomes a load of the tensor through the permuted
+    dimensions (the load's `order`), reshaped to the permute's type.
+
+    An operand goes through shared memory on its way to the tensor cores
+    either way; read in the order it is used, that copy is one the
+    pipeliner issues ahead (cp.async, TMA) rather than registers stored
+    transposed in every trip. Where the untransposed tile has other uses
+    (the same Q feeding K Q^T and dS^T Q in attention's backward), its load
+    stays for them: two copies of the tile from global memory (L2), each
+    pipelined, instead of one the loop cannot pipeline. Gathered loads
+    (`boxes`), tiles with layouts already, and permutes used otherwise are
+    left alone.
+
+    ```mlir
+    %q  = tile.load %Q[%b, %m, %c0] : !tile.global<f16, 3> -> tensor<1x64x128xf16>
+    %r  = tile.reshape %q : tensor<1x64x128xf16> -> tensor<64x128xf16>
+    %qt = tile.permute %r [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+    %s  = tile.mma %k, %qt, %acc : ...
+    ```
+    becomes
+    ```mlir
+    %l  = tile.load %Q[%b, %c0, %m] {order = array<i32: 0, 2, 1>}
+        : !tile.global<f16, 3> -> tensor<1x128x64xf16>
+    %qt = tile.reshape %l : tensor<1x128x64xf16> -> tensor<128x64xf16>
+    %s  = tile.mma %k, %qt, %acc : ...
+    ```
+  }];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
   let summary = "Give every tile a distributed layout";
   let description = [{

@@ -511,17 +511,22 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     Value it = loop.getRegionIterArgs().back();
 
     // The steady state. The prefetched copies wait together where the first
-    // of them waited, then issue together: the barrier that shows the
-    // landed data to every thread also ends the previous iteration's reads
-    // of the slots they refill.
+    // of their waits is (the earliest in the body, as the issue order
+    // assumed: not the wait of the first copy issued, which may come after
+    // another copy's reads), then issue together: the barrier that shows
+    // the landed data to every thread also ends the previous iteration's
+    // reads of the slots they refill.
     Block *body = loop.getBody();
     Operation *group = nullptr;
     unsigned firstInGroup = 0;
-    for (auto [k, p] : llvm::enumerate(copies))
-      if (p.stages > 1 && !group) {
-        group = p.wait;
+    for (auto [k, p] : llvm::enumerate(copies)) {
+      if (p.stages == 1)
+        continue;
+      if (!group)
         firstInGroup = k;
-      }
+      if (!group || p.wait->isBeforeInBlock(group))
+        group = p.wait;
+    }
     for (PipelinedCopy &p : copies) {
       b.setInsertionPointToStart(body);
       Value stages = i32Const(b, p.stages);

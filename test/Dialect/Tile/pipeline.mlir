@@ -613,6 +613,52 @@ func.func @one_stage_copy(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %m
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 
+// The copy issued first (A) is read after the other (B): the waits go
+// together where B's was, the earliest, before any read of either slot
+// (attention backward's dQ kernel: K, loaded first, is read by its last
+// multiply, K^T by its first). B's wait, k = 1 in the issue order, pending
+// (2 - 1 - 1) + 2 * (3 - 2) = 2; A's 3.
+// CHECK-LABEL: func.func @first_copy_read_last
+// CHECK:       %[[RA:.*]] = tile.smem_alloc
+// CHECK-NEXT:  %[[RB:.*]] = tile.smem_alloc
+// CHECK:       scf.for
+// CHECK:         %[[VB:.*]] = tile.smem_slot %[[RB]]
+// CHECK:         %[[VA:.*]] = tile.smem_slot %[[RA]]
+// CHECK-NEXT:    tile.async_wait %[[VA]] {pending = 3 : i32}
+// CHECK-NEXT:    tile.async_wait %[[VB]] {pending = 2 : i32}
+// CHECK:         tile.async_copy
+// CHECK:         tile.async_copy
+// CHECK-NEXT:    %[[LB:.*]] = tile.local_load %[[VB]]
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    %[[LA:.*]] = tile.local_load %[[VA]]
+// CHECK:       } {tile.pipelined}
+func.func @first_copy_read_last(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #dot_a>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x32xf16, #dot_a>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+    tile.async_copy %A[%m, %k], %ba {layout = #blocked, shape = array<i64: 64, 32>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    %bb = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+    tile.async_copy %B[%m, %k], %bb {layout = #blocked, shape = array<i64: 64, 32>, latency = 3 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 32], f16, #sa>
+    tile.async_wait %bb : !tile.smem<[64, 32], f16, #sa>
+    %b = tile.local_load %bb [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %s = arith.addf %acc, %b : tensor<64x32xf16, #dot_a>
+    tile.async_wait %ba : !tile.smem<[64, 32], f16, #sa>
+    %a = tile.local_load %ba [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+    %t = arith.addf %s, %a : tensor<64x32xf16, #dot_a>
+    scf.yield %t : tensor<64x32xf16, #dot_a>
+  }
+  return %r : tensor<64x32xf16, #dot_a>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
 // Left alone: every copy with one stage (latency 1); a copy whose index
 // depends on a loop-carried value (the iteration it is for cannot be
 // computed ahead); a copy under an scf.if in the body (the number of copy

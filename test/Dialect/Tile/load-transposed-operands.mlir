@@ -1,0 +1,90 @@
+// RUN: tile-opt %s -split-input-file --tile-load-transposed-operands | FileCheck %s
+
+// tile-load-transposed-operands: a multiply's operand that is a loaded tile
+// transposed (through reshapes of unit dimensions) is loaded transposed,
+// the permutation moved into the load's order.
+
+// Q^T of a (1, 64, 128) load: the load reads (1, 128, 64) through order
+// [0, 2, 1], its indices swapped alike; the load of Q goes (no other use).
+// CHECK-LABEL: func.func @operand_transposed
+// CHECK-SAME:  (%[[Q:.*]]: !tile.global<f16, 3>, %{{.*}}: tensor<64x128xf16>, %[[B:.*]]: i32, %[[M:.*]]: i32)
+// CHECK:       %[[C0:.*]] = arith.constant 0 : i32
+// CHECK:       %[[L:.*]] = tile.load %[[Q]][%[[B]], %[[C0]], %[[M]]] {latency = 2 : i32, order = array<i32: 0, 2, 1>} : <f16, 3> -> tensor<1x128x64xf16>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[L]] : tensor<1x128x64xf16> -> tensor<128x64xf16>
+// CHECK-NEXT:  tile.mma %{{.*}}, %[[R]], %{{.*}} : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
+// CHECK-NOT:   tile.permute
+func.func @operand_transposed(%Q: !tile.global<f16, 3>, %k: tensor<64x128xf16>, %b: i32, %m: i32) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %q = tile.load %Q[%b, %m, %c0] {latency = 2 : i32} : !tile.global<f16, 3> -> tensor<1x64x128xf16>
+  %r = tile.reshape %q : tensor<1x64x128xf16> -> tensor<64x128xf16>
+  %qt = tile.permute %r [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
+  %s = tile.mma %k, %qt, %acc : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}
+
+// -----
+
+// The same tile used as it is too (attention backward's Q: K Q^T and
+// dS^T Q): its load stays, and the transposed operand gets a load of its own.
+// CHECK-LABEL: func.func @both_orders
+// CHECK:       %[[Q:.*]] = tile.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : <f16, 3> -> tensor<1x64x64xf16>
+// CHECK-NEXT:  %[[QT:.*]] = tile.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {order = array<i32: 0, 2, 1>} : <f16, 3> -> tensor<1x64x64xf16>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[Q]]
+// CHECK-NEXT:  %[[RT:.*]] = tile.reshape %[[QT]]
+// CHECK-NEXT:  %[[S:.*]] = tile.mma %{{.*}}, %[[RT]], %{{.*}}
+// CHECK-NEXT:  tile.mma %{{.*}}, %[[R]], %{{.*}}
+func.func @both_orders(%Q: !tile.global<f16, 3>, %k: tensor<64x64xf16>, %ds: tensor<64x64xf16>, %b: i32, %m: i32) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %q = tile.load %Q[%b, %m, %c0] : !tile.global<f16, 3> -> tensor<1x64x64xf16>
+  %r = tile.reshape %q : tensor<1x64x64xf16> -> tensor<64x64xf16>
+  %qt = tile.permute %r [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+  %s = tile.mma %k, %qt, %acc : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  %d = tile.mma %ds, %r, %acc : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  return %s, %d : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// A load that already reads transposed, permuted back: a plain load (no
+// order, no reshape).
+// CHECK-LABEL: func.func @back_to_identity
+// CHECK-SAME:  (%[[A:.*]]: !tile.global<f16, 2>, %[[B:.*]]: tensor<32x64xf16>, %[[I:.*]]: i32, %[[J:.*]]: i32)
+// CHECK:       %[[L:.*]] = tile.load %[[A]][%[[I]], %[[J]]] : <f16, 2> -> tensor<64x32xf16>
+// CHECK-NEXT:  tile.mma %[[L]], %[[B]]
+// CHECK-NOT:   tile.permute
+func.func @back_to_identity(%A: !tile.global<f16, 2>, %b: tensor<32x64xf16>, %i: i32, %j: i32) -> tensor<64x64xf32> {
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %at = tile.load %A[%j, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<32x64xf16>
+  %a = tile.permute %at [1, 0] : tensor<32x64xf16> -> tensor<64x32xf16>
+  %s = tile.mma %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}
+
+// -----
+
+// Left alone: a transposed tile used otherwise than by multiplies (a store:
+// kernels/transpose.tile reads rows and writes them transposed), and a
+// gathered load.
+// CHECK-LABEL: func.func @not_only_multiplied
+// CHECK:       tile.permute
+// CHECK-LABEL: func.func @gathered
+// CHECK:       tile.permute
+func.func @not_only_multiplied(%X: !tile.global<f16, 2>, %Y: !tile.global<f16, 2>, %k: tensor<64x64xf16>, %i: i32) -> tensor<64x64xf32> {
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %X[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %xt = tile.permute %x [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+  %s = tile.mma %k, %xt, %acc : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  tile.store %Y[%i, %i], %xt : !tile.global<f16, 2>, tensor<64x64xf16>
+  return %s : tensor<64x64xf32>
+}
+
+func.func @gathered(%K: !tile.global<f16, 2>, %pages: tensor<4xi32>, %q: tensor<64x64xf16>) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %k = tile.load %K[%c0, %c0] boxes(%pages : tensor<4xi32>) {box_dim = 0 : i32} : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %kt = tile.permute %k [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+  %s = tile.mma %q, %kt, %acc : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}
