@@ -107,18 +107,13 @@ def unshard(x, group=None, dim=2, layout="zigzag"):
     dist = _dist()
     world, _ = _world(group)
     _check_layout(layout)
+    if layout == "zigzag" and x.shape[dim] % 2:
+        raise ArgumentError(f"x: a zigzag chunk holds two halves; its "
+                            f"length (dimension {dim}) {x.shape[dim]} is odd")
     x = x.contiguous()
     parts = [torch.empty_like(x) for _ in range(world)]
     dist.all_gather(parts, x, group=group)
-    if layout == "contiguous":
-        return torch.cat(parts, dim)
-    if x.shape[dim] % 2:
-        raise ArgumentError(f"x: a zigzag chunk holds two halves; its "
-                            f"length (dimension {dim}) {x.shape[dim]} is odd")
-    halves = [p.chunk(2, dim) for p in parts]
-    order = [halves[c][0] for c in range(world)] + \
-        [halves[world - 1 - c][1] for c in range(world)]
-    return torch.cat(order, dim)
+    return _natural(torch, parts, world, layout, dim)
 
 
 def _check_layout(layout):
@@ -128,8 +123,8 @@ def _check_layout(layout):
 
 
 # A block of work: local query rows [q0, q1) against rows [k0, k1) of the
-# keys in hand, causal (the diagonal: key j masked for query i when
-# k0 + j > q0 + i, both blocks starting on the diagonal) or not.
+# keys in hand, causal (the diagonal: key k0 + j masked for query q0 + i
+# when j > i, the two ranges starting at the same sequence position) or not.
 class _Block:
     __slots__ = ("q0", "q1", "k0", "k1", "causal")
 
