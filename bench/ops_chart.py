@@ -39,8 +39,13 @@ def rows_of(paths, labels):
     return rows
 
 
-def svg(rows, title):
-    most = max([2.0] + [r for _, r, _ in rows])
+LEGEND = "bar: PyTorch time / tilec time (right of the line: tilec faster)"
+
+
+def svg(rows, title, legend=LEGEND, most=None):
+    """The chart of rows (name, ratio, note); the axis runs to `most` (at
+    least the largest ratio; 2.0 when None)."""
+    most = max([most or 2.0] + [r for _, r, _ in rows])
     scale = RIGHT * 2 / most  # pixels per unit of ratio
     width = LEFT + int(most * scale) + 200
     height = TOP + len(rows) * (BAR_H + GAP) + 30
@@ -48,8 +53,7 @@ def svg(rows, title):
            f'height="{height}" font-family="sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
            f'<text x="10" y="20" font-size="14">{html.escape(title)}</text>',
-           '<text x="10" y="36" fill="#555">bar: PyTorch time / tilec time '
-           '(right of the line: tilec faster)</text>']
+           f'<text x="10" y="36" fill="#555">{html.escape(legend)}</text>']
     for tick in range(0, int(most) + 1):
         x = LEFT + tick * scale
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 4}" x2="{x:.1f}" '

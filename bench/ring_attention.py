@@ -24,7 +24,9 @@ N (bf16, causal, the zigzag layout):
 Each figure is the median over rounds of the slowest rank's CUDA-event time
 (inputs alternate between two sets). TFLOP/s per GPU count causal
 attention's 2 * B * H * N^2 * D (forward; x 3.5 forward + backward) over W;
-efficiency = per-GPU TFLOP/s / single's. Prints a markdown table.
+efficiency = per-GPU TFLOP/s / single's. Prints a markdown table;
+bench/ring_chart.py draws the --json files of several runs (GPU counts,
+forward and forward + backward) as one chart of efficiency against GPUs.
 """
 import argparse
 import faulthandler
