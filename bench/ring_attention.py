@@ -45,13 +45,15 @@ def log(*what):
     print(*what, file=sys.stderr, flush=True)
 
 
-def timed(torch, dist, fn, rounds, warmup=2):
-    """Median over rounds of the slowest rank's milliseconds for fn(i)."""
+def timed(torch, fn, rounds, dist=None, warmup=2):
+    """Median over rounds of the milliseconds of fn(i): with `dist`, the
+    slowest rank's, the ranks starting each round together."""
     for i in range(warmup):
         fn(i)
     times = []
     for i in range(rounds):
-        dist.barrier()
+        if dist:
+            dist.barrier()
         torch.cuda.synchronize()
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
@@ -60,24 +62,9 @@ def timed(torch, dist, fn, rounds, warmup=2):
         end.record()
         torch.cuda.synchronize()
         t = torch.tensor([start.elapsed_time(end)], device="cuda")
-        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        if dist:
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
         times.append(t.item())
-    return statistics.median(times)
-
-
-def timed_alone(torch, fn, rounds, warmup=2):
-    for i in range(warmup):
-        fn(i)
-    times = []
-    for i in range(rounds):
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn(i)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
     return statistics.median(times)
 
 
@@ -118,18 +105,17 @@ def bench_single(torch, tilec, args, n, lse=False):
     fn = (lambda q, k, v: tilec.autograd.forward(
         q, k, v, True, args.head_dim ** -0.5, "bf16")[0]) if lse else \
         (lambda q, k, v: tilec.attention(q, k, v, causal=True))
-    return timed_alone(torch, lambda i: run_step(torch, fn, sets[i % 2],
-                                                 args.backward),
-                       args.rounds)
+    return timed(torch, lambda i: run_step(torch, fn, sets[i % 2],
+                                           args.backward), args.rounds)
 
 
 def bench_tilec(torch, dist, tcp, args, n, variant):
     world = dist.get_world_size()
     sets = inputs(torch, args, n // world, args.backward)
-    return timed(torch, dist, lambda i: run_step(
+    return timed(torch, lambda i: run_step(
         torch, lambda q, k, v: tcp.ring_attention(
             q, k, v, causal=True, variant=variant, check_ranks=False),
-        sets[i % 2], args.backward), args.rounds)
+        sets[i % 2], args.backward), args.rounds, dist)
 
 
 _mesh = None
@@ -161,11 +147,11 @@ def bench_torch_cp(torch, dist, args, n):
                     extra = {"enable_gqa": True} if gqa and \
                         args.kv_heads != args.heads else {}
                     with sdpa_kernel([backend]):
-                        ms = timed(torch, dist, lambda i: run_step(
+                        ms = timed(torch, lambda i: run_step(
                             torch, lambda q, k, v:
                             F.scaled_dot_product_attention(
                                 q, k, v, is_causal=True, **extra),
-                            sets[i % 2], args.backward), args.rounds)
+                            sets[i % 2], args.backward), args.rounds, dist)
                 name = f"{backend.name.lower()}{'' if gqa else '+repeat-kv'}"
                 if dist.get_rank() == 0:
                     log(f"N={n} torch cp {name}: {ms:.2f} ms")

@@ -271,21 +271,28 @@ def _wait(reqs):
         r.wait()
 
 
+def _pass_keys(torch, dist, group, world, rank, step, k, v):
+    """Starts sending k and v on to the next rank and receiving the
+    previous rank's (except at the ring's last step): (requests, the
+    buffers k and v of the next step)."""
+    if step == world - 1:
+        return [], k, v
+    k_next, v_next = torch.empty_like(k), torch.empty_like(v)
+    return (_exchange(dist, group, world, rank, [k, v], [k_next, v_next]),
+            k_next, v_next)
+
+
 def _ring_forward(torch, dist, group, world, rank, q, k, v, causal, scale,
                   dtype, layout):
     acc = _Fwd(torch, q, scale, dtype)
     n = q.shape[2]
     for step in range(world):
-        reqs = []
-        if step < world - 1:
-            k_next, v_next = torch.empty_like(k), torch.empty_like(v)
-            reqs = _exchange(dist, group, world, rank, [k, v],
-                             [k_next, v_next])
+        reqs, k_next, v_next = _pass_keys(torch, dist, group, world, rank,
+                                          step, k, v)
         for block in ring_blocks(rank, world, step, n, causal, layout):
             acc.add(block, k, v)
-        if reqs:
-            _wait(reqs)
-            k, v = k_next, v_next
+        _wait(reqs)
+        k, v = k_next, v_next
     return acc.result()
 
 
@@ -295,11 +302,8 @@ def _ring_backward(torch, dist, group, world, rank, q, k, v, out, lse, dout,
     dq = torch.zeros(q.shape, device=q.device, dtype=torch.float32)
     dkv_reqs, dkv_recv = [], None   # (dk, dv) accumulators in flight
     for step in range(world):
-        reqs = []
-        if step < world - 1:
-            k_next, v_next = torch.empty_like(k), torch.empty_like(v)
-            reqs = _exchange(dist, group, world, rank, [k, v],
-                             [k_next, v_next])
+        reqs, k_next, v_next = _pass_keys(torch, dist, group, world, rank,
+                                          step, k, v)
         parts = [(b, _backward_block(torch, q, k, v, out, lse, dout, b,
                                      scale, dtype))
                  for b in ring_blocks(rank, world, step, n, causal, layout)]
@@ -319,9 +323,8 @@ def _ring_backward(torch, dist, group, world, rank, q, k, v, out, lse, dout,
         # owner).
         dkv_recv = [torch.empty_like(t) for t in dkv]
         dkv_reqs = _exchange(dist, group, world, rank, dkv, dkv_recv)
-        if reqs:
-            _wait(reqs)
-            k, v = k_next, v_next
+        _wait(reqs)
+        k, v = k_next, v_next
     _wait(dkv_reqs)
     return dq, dkv_recv[0], dkv_recv[1]
 
@@ -422,11 +425,6 @@ def _check_ranks(torch, dist, group, world, q, k):
             f"supported, got {shapes} by rank")
 
 
-def choose_variant(heads, kv_heads):
-    """What variant="auto" runs: "ring" (the module docstring says why)."""
-    return "ring"
-
-
 def ring_attention(q, k, v, causal=False, scale=None, group=None,
                    variant="auto", layout="zigzag", check_ranks=True):
     """softmax(scale * q k^T + mask) v over the whole sequence, for this
@@ -455,7 +453,7 @@ def ring_attention(q, k, v, causal=False, scale=None, group=None,
     if check_ranks:
         _check_ranks(torch, dist, group, world, q, k)
     if variant == "auto":
-        variant = choose_variant(q.shape[1], k.shape[1])
+        variant = "ring"    # (the module docstring says why)
     q, k, v = (t.contiguous() for t in (q, k, v))
     return _autograd_function().apply(q, k, v, causal, scale, dtype, group,
                                       variant, layout)

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -43,15 +44,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-/// The non-unit dimensions of `shape`, in order.
-SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> dims;
-  for (auto [i, size] : llvm::enumerate(shape))
-    if (size != 1)
-      dims.push_back(i);
-  return dims;
-}
 
 /// Whether every use of `v` is an `a` or `b` operand of a tile.mma.
 bool onlyMultiplied(Value v) {
@@ -74,13 +66,9 @@ LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter) {
   auto sourceType = cast<RankedTensorType>(source.getType());
   SmallVector<Operation *> chain;
   while (auto reshape = source.getDefiningOp<ReshapeOp>()) {
-    auto from = cast<RankedTensorType>(reshape.getSource().getType());
-    SmallVector<int64_t> a, b;
-    for (int64_t d : nonUnitDims(from.getShape()))
-      a.push_back(from.getDimSize(d));
-    for (int64_t d : nonUnitDims(sourceType.getShape()))
-      b.push_back(sourceType.getDimSize(d));
-    if (a != b)
+    if (!matchNonUnitDims(
+            cast<RankedTensorType>(reshape.getSource().getType()).getShape(),
+            cast<RankedTensorType>(reshape.getType()).getShape()))
       return failure();
     chain.push_back(reshape);
     source = reshape.getSource();
@@ -96,10 +84,10 @@ LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter) {
   // The permute reorders the non-unit dimensions of the tile; on the load's
   // dimensions, unit ones stay where they are and the non-unit positions
   // take the non-unit dimensions in the permuted order.
-  SmallVector<int64_t> loadDims = nonUnitDims(loadType.getShape());
-  SmallVector<int64_t> permutedDims = nonUnitDims(sourceType.getShape());
-  if (loadDims.size() != permutedDims.size())
+  auto matched = matchNonUnitDims(loadType.getShape(), sourceType.getShape());
+  if (!matched)
     return failure();
+  auto &[loadDims, permutedDims] = *matched;
   // Non-unit dimension k of the permute's source is load dimension
   // loadDims[k]; permute result dimension i is source dimension perm[i].
   ArrayRef<int32_t> perm = permute.getPermutation();
@@ -110,18 +98,15 @@ LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter) {
   for (int32_t p : perm)
     if (sourceType.getDimSize(p) != 1)
       newOrderOfNonUnit.push_back(sourceToLoad[p]);
-  SmallVector<int64_t> viewPerm(loadType.getRank());
-  for (auto [i, _] : llvm::enumerate(viewPerm))
-    viewPerm[i] = i;
+  SmallVector<int64_t> viewPerm =
+      llvm::to_vector(llvm::seq<int64_t>(0, loadType.getRank()));
   for (auto [k, d] : llvm::enumerate(loadDims))
     viewPerm[d] = newOrderOfNonUnit[k];
 
-  SmallVector<int32_t> order;
+  SmallVector<int32_t> order =
+      llvm::to_vector(llvm::seq<int32_t>(0, loadType.getRank()));
   if (std::optional<ArrayRef<int32_t>> old = load.getOrder())
     order.assign(old->begin(), old->end());
-  else
-    for (int64_t i = 0; i < loadType.getRank(); ++i)
-      order.push_back(i);
   SmallVector<int32_t> newOrder;
   SmallVector<int64_t> newShape;
   SmallVector<Value> newIndices;
@@ -143,8 +128,8 @@ LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter) {
   Value result = transposed.getResult();
   if (newType != permute.getType()) {
     rewriter.setInsertionPoint(permute);
-    result =
-        rewriter.create<ReshapeOp>(permute.getLoc(), permute.getType(), result);
+    result = ReshapeOp::create(rewriter, permute.getLoc(), permute.getType(),
+                               result);
   }
   rewriter.replaceOp(permute, result);
   chain.push_back(load);
