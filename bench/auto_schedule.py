@@ -18,9 +18,12 @@ points where it is not are skipped).
   python3 bench/auto_schedule.py [--head-dims 64,128,256]
                                  [--seq-lens 1024,4096,16384] [--rounds 20]
                                  [--kernel flash_attention|attention_lse]
+                                 [--also persistent=False]
 
 Prints a markdown table: TFLOP/s of each, the default compile over the API's
-pick, and each over cuDNN.
+pick, and each over cuDNN. --also OPTIONS adds a column: the default compile
+with those options too ("persistent=False": the compiler's choice without
+its persistence), over the API's pick, timed in the same rounds.
 """
 import argparse
 import math
@@ -78,7 +81,16 @@ def main():
     parser.add_argument("--autotune", action="store_true",
                         help="attention_lse: also tilec.autotune with no "
                              "configs (the compiler's schedules)")
+    parser.add_argument("--also", default="",
+                        help="options (k=v,...) of a second default compile, "
+                             "a column of its own")
     args = parser.parse_args()
+    also = {}
+    for item in filter(None, args.also.split(",")):
+        name, value = item.split("=", 1)
+        also[name] = (value == "True" if value in ("True", "False")
+                      else int(value))
+    also_head = f" with {args.also} / API |" if also else ""
     lse_mode = args.kernel == "attention_lse"
     tuned_mode = lse_mode and args.autotune
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -89,13 +101,16 @@ def main():
               f"default compile: kernels/attention_lse.tile\n")
         print("| D | causal | N | tiles | API pick | attention_lse | cuDNN | "
               "lse / API | API / cuDNN | lse / cuDNN |" +
-              (" autotuned / cuDNN | its schedule |" if tuned_mode else ""))
+              (" autotuned / cuDNN | its schedule |" if tuned_mode else "") +
+              also_head)
     else:
         print(f"{torch.cuda.get_device_name()}, f16, {args.tokens} tokens, "
               f"hidden {args.hidden}, {args.rounds} rounds\n")
         print("| D | causal | N | tiles | API pick | default compile | "
-              "cuDNN | default / API | API / cuDNN | default / cuDNN |")
-    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if tuned_mode else ""))
+              "cuDNN | default / API | API / cuDNN | default / cuDNN |" +
+              also_head)
+    print("|---|---|---|---|---|---|---|---|---|---|" +
+          ("---|---|" if tuned_mode else "") + ("---|" if also else ""))
     status = 0
     for D in (int(d) for d in args.head_dims.split(",")):
         for causal in (False, True):
@@ -127,13 +142,18 @@ def main():
                               f"attention_lse needs N a multiple of "
                               f"{tm} and {tn}")
                         continue
-                    kernel = tilec.compile(
-                        KERNEL_LSE, DTYPE="f16", TILE_D=D, TILE_M=tm,
-                        TILE_N=tn, CAUSAL=causal)
+                    def lse_kernel(**options):
+                        return tilec.compile(
+                            KERNEL_LSE, DTYPE="f16", TILE_D=D, TILE_M=tm,
+                            TILE_N=tn, CAUSAL=causal, **options)
 
-                    def run_default(s, kernel=kernel, grid=grid,
-                                    scale=scale):
-                        kernel[grid](s[0], s[1], s[2], s[3], s[4], scale)
+                    def launcher(kernel, grid=grid, scale=scale):
+                        return lambda s: kernel[grid](s[0], s[1], s[2],
+                                                      s[3], s[4], scale)
+                    kernel = lse_kernel()
+                    run_default = launcher(kernel)
+                    if also:
+                        run_also = launcher(lse_kernel(**also))
                     if tuned_mode:
                         tuned = tilec.autotune(
                             KERNEL_LSE, None, key=f"{B}x{H}x{N}x{D}",
@@ -146,14 +166,19 @@ def main():
                             kernel[grid](s[0], s[1], s[2], s[3], s[4],
                                          scale)
                 else:
-                    kernel = tilec.compile(
-                        KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
-                        TILE_N=tn, QUERY_GROUP_SIZE=1, CAUSAL=causal,
-                        EVEN_K=N % tn == 0)
+                    def fa_kernel(**options):
+                        return tilec.compile(
+                            KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
+                            TILE_N=tn, QUERY_GROUP_SIZE=1, CAUSAL=causal,
+                            EVEN_K=N % tn == 0, **options)
 
-                    def run_default(s, kernel=kernel, grid=grid,
-                                    scale=scale):
-                        kernel[grid](s[0], s[1], s[2], s[3], scale, 0)
+                    def launcher(kernel, grid=grid, scale=scale):
+                        return lambda s: kernel[grid](s[0], s[1], s[2],
+                                                      s[3], scale, 0)
+                    kernel = fa_kernel()
+                    run_default = launcher(kernel)
+                    if also:
+                        run_also = launcher(fa_kernel(**also))
 
                 def run_api(s, causal=causal):
                     tilec.attention(s[0], s[1], s[2], causal=causal,
@@ -173,6 +198,8 @@ def main():
                            run_default)]
                 if tuned_mode:
                     checks.append(("autotuned", run_tuned))
+                if also:
+                    checks.append((f"with {args.also}", run_also))
                 for name, run in checks:
                     o.fill_(float("nan"))
                     run(sets[0])
@@ -201,6 +228,8 @@ def main():
                          "cudnn": run_cudnn}
                 if tuned_mode:
                     impls["tuned"] = run_tuned
+                if also:
+                    impls["also"] = run_also
                 ms = time_interleaved(torch, impls, sets, args.rounds)
                 flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
                 t = {n: flops / m / 1e9 for n, m in ms.items()}
@@ -210,7 +239,8 @@ def main():
                       f"{t['api'] / t['cudnn']:.2f} | "
                       f"{t['default'] / t['cudnn']:.2f} |" +
                       (f" {t['tuned'] / t['cudnn']:.2f} | "
-                       f"{tuned.config} |" if tuned_mode else ""),
+                       f"{tuned.config} |" if tuned_mode else "") +
+                      (f" {t['also'] / t['api']:.2f} |" if also else ""),
                       flush=True)
                 if kernel.warnings:
                     print(f"  warnings: {kernel.warnings}")

@@ -39,7 +39,10 @@
 //     bench/results/2026-11-29-h200-backward.md). A
 //     branch of that loop on its induction variable (a causal mask) is split
 //     off after specialization (tile-loop-split runs once the schedule is in
-//     place), so the two choices do not interact.
+//     place), so the two choices do not interact;
+//   - a specialized kernel whose multiplies read an operand loaded once per
+//     block (attention's Q) is persistent, its producer loading the next
+//     tile's while the consumers finish this one (choosePersistence).
 //
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
@@ -187,13 +190,44 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
   return 2u;
 }
 
+/// A specialized kernel runs one block per multiprocessor: between two
+/// blocks, nothing hides the next block's first copies and the last one's
+/// epilogue. Where its multiplies read an operand loaded once per block
+/// (`ops.fixed`: attention's Q), the first trip of every block waits for it.
+/// Persistent, the producer loads the next tile's while the consumers
+/// finish this one: the tile's own copies take one slot, refilled for the
+/// next tile right after their last read (so the rings keep the stages
+/// chosen for them), and the accumulator's rescaling stays at its trip's
+/// end. On an H200 this schedule matched the attention API's tuned pick of
+/// flash_attention.tile at every point of FlashAttention-3's setting at D =
+/// 128 and 256 (0.98-1.13 of cuDNN), where the specialized kernel alone
+/// ran 0.84-1.12 (bench/results/2026-11-28-h200-occupancy-stages.md). A
+/// loop streaming all its operands (a GEMM) is left as it is: there
+/// persistence measured 1.25x at K = 128 and 0.96x at K = 4096
+/// (bench/results/2026-11-29-h200-gemm-schedules.md), which the tuner sees
+/// and a compile-time choice does not. What the caller or the hints gave
+/// stays.
+void choosePersistence(const OperandBytes &ops, const ::tile::Options &given,
+                       ::tile::Options &choice) {
+  if (given.persistent || !ops.fixed)
+    return;
+  choice.persistent = true;
+  if (!given.tileStages)
+    choice.tileStages = 1u;
+  if (!given.tileRefillAfterRead && given.tileStages.value_or(1) == 1)
+    choice.tileRefillAfterRead = true;
+  if (!given.rescaleInTrip)
+    choice.rescaleInTrip = true;
+}
+
 } // namespace
 
 ::tile::Options tilec::chooseSchedule(func::FuncOp func,
                                       const std::string &arch,
-                                      std::optional<unsigned> numWarps,
-                                      std::optional<unsigned> numStages) {
+                                      const ::tile::Options &given) {
   ::tile::Options choice;
+  std::optional<unsigned> numWarps = given.numWarps,
+                          numStages = given.numStages;
   if (arch != "sm_90a" || !func || func.isExternal())
     return choice;
   llvm::SetVector<scf::ForOp> streaming;
@@ -266,5 +300,6 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
         choice.numStages = s;
         break;
       }
+  choosePersistence(ops, given, choice);
   return choice;
 }

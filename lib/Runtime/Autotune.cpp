@@ -175,6 +175,26 @@ struct Compiled {
   Kernel kernel;
 };
 
+/// Whether candidates `a` and `b` compiled to the same kernel launched the
+/// same way: their constants (the launch may read them), the code after the
+/// description's line (which records options that may have changed
+/// nothing), and what the launch takes from the description.
+bool sameKernel(const TuneCandidate &a, const Kernel &ka,
+                const TuneCandidate &b, const Kernel &kb) {
+  const KernelImpl &x = *ka.get(), &y = *kb.get();
+  auto body = [](const std::string &ptx) {
+    size_t line = ptx.find('\n');
+    return llvm::StringRef(ptx).substr(line == std::string::npos ? 0 : line);
+  };
+  return a.constants == b.constants && x.info.numWarps == y.info.numWarps &&
+         x.info.sharedBytes == y.info.sharedBytes &&
+         x.info.persistent == y.info.persistent &&
+         x.info.tileCounter == y.info.tileCounter &&
+         x.info.cluster == y.info.cluster &&
+         x.info.tensorMaps.size() == y.info.tensorMaps.size() &&
+         body(x.ptx) == body(y.ptx);
+}
+
 } // namespace
 
 /// The most candidates autotuning with no candidates makes.
@@ -182,12 +202,13 @@ static constexpr size_t kMaxTuneSpace = 256;
 
 std::vector<Options> tile::scheduleVariants(const Options &given) {
   std::vector<Options> out;
-  // The compiler's choice, then it with rings of 2, 3 and 4 stages (the
-  // choice keeps the loads' latency hints where they fit), then persistent
-  // (a block per multiprocessor slot, for grids of many short blocks):
-  // with the choice's rings, with 2 and with 3 (a specialized GEMM's 128 x
-  // 256 f16 output staged whole beside 3 stages, in halves beside 4: 1.25x
-  // faster at K = 128, 0.96x at K = 4096, H200,
+  // The compiler's choice (on sm_90a a specialized kernel is persistent),
+  // then not persistent: with the choice's rings and with rings of 2, 3 and
+  // 4 stages (the choice keeps the loads' latency hints where they fit);
+  // then persistent (a block per multiprocessor slot, for grids of many
+  // short blocks): with the choice's rings, with 2 and with 3 (a
+  // specialized GEMM's 128 x 256 f16 output staged whole beside 3 stages,
+  // in halves beside 4: 1.25x faster at K = 128, 0.96x at K = 4096, H200,
   // bench/results/2026-11-29-h200-gemm-schedules.md), and with the tile's own
   // copies in one slot (tile_stages=1, room for rings where two would not fit);
   // and persistent with 2 stages and the accumulator rescaled at its trip's end
@@ -196,26 +217,32 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
   // 1024-4096 these gain 4-13% over the others
   // (bench/results/2026-11-28-h200-occupancy-stages.md). Where an option
   // does not apply, its candidate is the same kernel (a warning in its
-  // description), or does not compile and is skipped. What the caller gave
-  // stays.
+  // description; the tuner times one of those), or does not compile and is
+  // skipped. What the caller gave stays.
   struct Variant {
     std::optional<unsigned> stages;
-    bool persistent = false;
+    std::optional<bool> persistent;
     std::optional<unsigned> tileStages;
     bool refill = false, rescale = false;
   };
   auto add = [&](const Variant &v) {
-    if ((v.stages && given.numStages) || (v.persistent && given.persistent) ||
-        (v.tileStages && given.tileStages) ||
+    if ((v.stages && given.numStages) || (v.tileStages && given.tileStages) ||
         (v.refill && given.tileRefillAfterRead) ||
         (v.rescale && given.rescaleInTrip))
       return;
+    // Where the caller gave persistent, the persistent variants go and the
+    // others keep only their rings.
+    std::optional<bool> persistent = v.persistent;
+    if (persistent && given.persistent) {
+      if (*persistent || !v.stages)
+        return;
+      persistent.reset();
+    }
     Options o;
     if (!given.autoSchedule)
       o.autoSchedule = true;
     o.numStages = v.stages;
-    if (v.persistent)
-      o.persistent = true;
+    o.persistent = persistent;
     o.tileStages = v.tileStages;
     if (v.refill)
       o.tileRefillAfterRead = true;
@@ -224,8 +251,9 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
     out.push_back(o);
   };
   add({});
+  add({std::nullopt, false});
   for (unsigned stages : {2u, 3u, 4u})
-    add({stages});
+    add({stages, false});
   add({std::nullopt, true});
   add({2u, true});
   add({3u, true});
@@ -423,15 +451,29 @@ Expected<TuneResult> tile::autotune(const std::string &source,
         "compiled " + std::to_string(candidates.size()) + " candidates", true);
   }
 
+  // Candidates that compiled to the same kernel as an earlier one (an
+  // option that did not apply, a schedule the choice made anyway) are
+  // timed once, as the first of them.
   std::vector<Compiled> compiled;
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (!kernels[i])
       continue;
-    if (*kernels[i])
-      compiled.push_back({i, **kernels[i]});
-    else
+    if (!*kernels[i]) {
       result.notes.push_back("skipped " + candidates[i].describe() + ": " +
                              kernels[i]->status().message());
+      continue;
+    }
+    auto same = llvm::find_if(compiled, [&](const Compiled &c) {
+      return sameKernel(candidates[c.index], c.kernel, candidates[i],
+                        **kernels[i]);
+    });
+    if (same != compiled.end()) {
+      result.notes.push_back("skipped " + candidates[i].describe() +
+                             ": the same kernel as " +
+                             candidates[same->index].describe());
+      continue;
+    }
+    compiled.push_back({i, **kernels[i]});
   }
   auto allFailed = [&] {
     std::string message = "autotune " + name + " [" + problemKey +

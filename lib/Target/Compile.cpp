@@ -238,7 +238,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   // the default.
   if (options.autoSchedule && func && choose) {
     tile::Options choice =
-        chooseSchedule(func, options.arch, set.numWarps, set.numStages);
+        chooseSchedule(func, options.arch, set);
 #define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
   if (!set.FIELD && choice.FIELD)                                              \
     options.FIELD = *choice.FIELD;

@@ -115,6 +115,19 @@ def test_attention_lse_bf16(torch_gpu, repo, arch, causal):
              B=1, H=2)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("S,B,H", [(256, 2, 3), (1024, 4, 9), (2048, 2, 40)])
+def test_attention_lse_persistent_choice(torch_gpu, repo, causal, S, B, H):
+    """128 x 128 tiles at D = 128 on sm_90a: the compiler's choice is a
+    warp-specialized persistent kernel (Q's slot refilled after its last
+    read): two key tiles a block, and grids of 288 and 640 tiles, more than
+    the multiprocessors, so that blocks loop over several tiles (each run
+    twice, bit for bit)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    run_case(torch, repo, "sm_90a", 128, causal, S, 128, 128, B=B, H=H)
+
+
 MERGE_CASES = [
     # D, TILE_M, TILE_N, seq_q, keys of the first part, of the second
     (64, 64, 64, 192, 128, 192),

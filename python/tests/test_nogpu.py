@@ -37,12 +37,14 @@ def test_library_loads():
 
 def test_schedule_variants():
     """What autotune() tries per @tune combination with no configs (the
-    compiler's choice, other ring depths, persistent), leaving out what the
-    caller set; a bad option is refused."""
+    compiler's choice, not persistent at other ring depths, persistent),
+    leaving out what the caller set; a bad option is refused."""
     lib = _capi.lib()
     assert lib.tile_schedule_variants(None).decode().split(";") == [
-        "auto_schedule=on", "num_stages=2,auto_schedule=on",
-        "num_stages=3,auto_schedule=on", "num_stages=4,auto_schedule=on",
+        "auto_schedule=on", "persistent=off,auto_schedule=on",
+        "num_stages=2,persistent=off,auto_schedule=on",
+        "num_stages=3,persistent=off,auto_schedule=on",
+        "num_stages=4,persistent=off,auto_schedule=on",
         "persistent=on,auto_schedule=on",
         "num_stages=2,persistent=on,auto_schedule=on",
         "num_stages=3,persistent=on,auto_schedule=on",

@@ -236,9 +236,11 @@ def tune_space_configs(kernel, **given):
     the values `kernel`'s @tune(...) lists for its constants (the first name
     varying slowest; one, with no constants, without @tune), each with
     every schedule of tile_schedule_variants: the compiler's choice
-    (auto_schedule=True), and it with rings of 2, 3 and 4 stages and
-    persistent (four ways). Options in `given` (those the caller sets for every
-    candidate) are not varied."""
+    (auto_schedule=True; on sm_90a a warp-specialized kernel is persistent),
+    it not persistent with its rings and with rings of 2, 3 and 4 stages,
+    and persistent (six ways). Options in `given` (those the caller sets for
+    every candidate) are not varied; candidates that compile to the same
+    kernel are timed once."""
     combos = [{}]
     text = kernel.tune_space
     if text:

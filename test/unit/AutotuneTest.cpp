@@ -70,14 +70,16 @@ TEST(Autotune, DisabledByTheEnvironment) {
 }
 
 TEST(Autotune, ScheduleVariants) {
-  // The compiler's choice first, then other ring depths, then persistent.
+  // The compiler's choice first, then not persistent at other ring depths,
+  // then persistent.
   std::vector<std::string> texts;
   for (const Options &o : scheduleVariants())
     texts.push_back(o.text());
   EXPECT_EQ(texts, (std::vector<std::string>{
-                       "auto_schedule=on", "num_stages=2,auto_schedule=on",
-                       "num_stages=3,auto_schedule=on",
-                       "num_stages=4,auto_schedule=on",
+                       "auto_schedule=on", "persistent=off,auto_schedule=on",
+                       "num_stages=2,persistent=off,auto_schedule=on",
+                       "num_stages=3,persistent=off,auto_schedule=on",
+                       "num_stages=4,persistent=off,auto_schedule=on",
                        "persistent=on,auto_schedule=on",
                        "num_stages=2,persistent=on,auto_schedule=on",
                        "num_stages=3,persistent=on,auto_schedule=on",
@@ -94,13 +96,23 @@ TEST(Autotune, ScheduleVariants) {
   texts.clear();
   for (const Options &o : scheduleVariants(given))
     texts.push_back(o.text());
-  EXPECT_EQ(texts, (std::vector<std::string>{"", "persistent=on",
-                                             "persistent=on,tile_stages=1"}));
-  given = Options();
-  given.persistent = false;
-  EXPECT_EQ(scheduleVariants(given).size(), 4u);
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"", "persistent=off", "persistent=on",
+                                      "persistent=on,tile_stages=1"}));
+  // A given persistent: the choice and its rings of 2, 3 and 4 stages.
+  for (bool persistent : {false, true}) {
+    given = Options();
+    given.persistent = persistent;
+    texts.clear();
+    for (const Options &o : scheduleVariants(given))
+      texts.push_back(o.text());
+    EXPECT_EQ(texts, (std::vector<std::string>{
+                         "auto_schedule=on", "num_stages=2,auto_schedule=on",
+                         "num_stages=3,auto_schedule=on",
+                         "num_stages=4,auto_schedule=on"}));
+  }
   // A given rescale_in_trip leaves out the two variants that set it.
   given = Options();
   given.rescaleInTrip = true;
-  EXPECT_EQ(scheduleVariants(given).size(), 8u);
+  EXPECT_EQ(scheduleVariants(given).size(), 9u);
 }

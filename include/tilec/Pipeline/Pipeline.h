@@ -75,17 +75,17 @@ struct CodegenOptions {
 ///     its loops (wgmma's M), two when every one has a multiple of 128;
 ///   - warp_specialize: on when exactly one loop streams mma operands (a
 ///     load in the loop feeds a multiply) and two consumer warpgroups take
-///     its multiplies (8 warps, rows a multiple of 128);
-///   - loop_split: off when warp_specialize is chosen and that loop would
-///     be split (tile-warp-specialize takes one loop).
+///     its multiplies (8 warps, rows a multiple of 128), each multiply with
+///     at least 128 bytes of K a stage and the loop's f32 results at most
+///     160 registers a consumer thread;
+///   - persistent, with it (one block per multiprocessor): tile_stages=1,
+///     tile_refill_after_read and rescale_in_trip;
 ///   - num_stages: the most stages, up to the loads' latency hints, with
 ///     which the multiplies' operands fit shared memory, when the hints'
-///     would not.
-/// `numWarps` and `numStages` are what the caller or the hints gave, if
-/// they did.
+///     would not; deeper rings where blocks per multiprocessor allow.
+/// `given` is what the caller or the hints gave: those stay as they are.
 tile::Options chooseSchedule(mlir::func::FuncOp func, const std::string &arch,
-                             std::optional<unsigned> numWarps,
-                             std::optional<unsigned> numStages);
+                             const tile::Options &given);
 
 /// The options the caller or the hints gave (`options.given`) that the
 /// pipeline built from `options` leaves unused, each with why: an option of
