@@ -27,7 +27,6 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
                     "(persistent=on)");
   };
   persistentOnly(given.deferEpilogue.value_or(false), "defer_epilogue");
-  persistentOnly(given.rotateTiles.value_or(false), "rotate_tiles");
   persistentOnly(given.tileStages.has_value(), "tile_stages");
   persistentOnly(given.tileRefillAfterRead.value_or(false),
                  "tile_refill_after_read");
@@ -104,11 +103,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   if (options.hasTMA()) {
     fpm.addPass(mlir::tile::createTileConvertCopiesToTMA());
     mlir::tile::TileConvertStoresToTMAOptions storeOptions;
-    // (A rotated tile loop releases the tile's Q slot before the tile's
-    // output is stored: that goes through a buffer of its own.)
-    storeOptions.reuseRingSlots = options.persistent &&
-                                  options.stageInRingSlots &&
-                                  !options.rotatesTiles();
+    storeOptions.reuseRingSlots =
+        options.persistent && options.stageInRingSlots;
     // (A store whose buffer would not fit is staged in parts, or written
     // from registers.)
     storeOptions.sharedMemoryBytes = options.sharedMemoryBytes();
@@ -141,11 +137,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     rotateOptions.enabled = options.rotateWgmma;
     // With rescaleInTrip, the accumulator's rescaling stays at its
     // trip's end rather than between the next trip's V wait and P V
-    // (bench/results/2026-11-28-architecture-notes.md 7.5.2). A rotated tile
-    // loop keeps it with the multiply: the rescaling in its peeled first trip
-    // spills.
+    // (bench/results/2026-11-28-architecture-notes.md 7.5.2).
     rotateOptions.rescaleInTrip = options.rescaleInTrip;
-    rotateOptions.rotatedTiles = options.rotatesTiles();
     rotateOptions.warn = options.given.rotateWgmma.value_or(false);
     fpm.addPass(mlir::tile::createTileRotateWgmma(rotateOptions));
     fpm.addPass(mlir::createCanonicalizerPass());
@@ -167,14 +160,6 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // hardware's dispatch order without its fixed share per block.
   if (options.persistent && options.dynamicSchedule && options.hasTMA())
     fpm.addPass(mlir::tile::createTileDynamicSchedule());
-  // Its tile loop rotated: the next tile's first multiply is issued before
-  // this tile's last, and its softmax runs under it.
-  if (options.rotatesTiles()) {
-    mlir::tile::TileRotateTilesOptions rotateTilesOptions;
-    // Said where the user asked for it.
-    rotateTilesOptions.warn = options.given.rotateTiles.value_or(false);
-    fpm.addPass(mlir::tile::createTileRotateTiles(rotateTilesOptions));
-  }
   // sm_90, in clusters: the copies every block of a cluster makes alike
   // (attention's K and V), each block's share multicast to all of them.
   if (options.persistent && options.hasTMA() && options.cluster > 1) {

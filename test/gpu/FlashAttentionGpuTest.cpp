@@ -31,7 +31,6 @@ struct Attention {
   unsigned tileStages = 0;        // CompileOptions::tileStages; 0: default
   bool tileRefill = false;        // CompileOptions::tileRefillAfterRead
   bool deferEpilogue = false;     // CompileOptions::deferEpilogue
-  bool rotateTiles = false;       // CompileOptions::rotateTiles
   bool rescaleInTrip = false;     // CompileOptions::rescaleInTrip
   unsigned cluster = 1;           // CompileOptions::cluster
   int64_t groupBytes = 0;         // GROUP_BYTES (causal grid order); 0: default
@@ -60,8 +59,6 @@ Build attentionBuild(const Attention &t) {
     options.tileRefillAfterRead = true;
   if (t.deferEpilogue)
     options.deferEpilogue = true;
-  if (t.rotateTiles)
-    options.rotateTiles = true;
   if (t.rescaleInTrip)
     options.rescaleInTrip = true;
   if (t.cluster > 1)
@@ -253,7 +250,6 @@ void flashAttention(const Attention &t, std::mt19937_64 &rng) {
                     : std::string()) +
       (t.tileRefill ? " refill_after_read" : "") +
       (t.deferEpilogue ? " defer_epilogue" : "") +
-      (t.rotateTiles ? " rotate_tiles" : "") +
       (t.rescaleInTrip ? " rescale_in_trip" : "") +
       (t.cluster > 1 ? " cluster=" + std::to_string(t.cluster)
                      : std::string()) +
@@ -553,29 +549,30 @@ void pipelineAttentionCases(std::vector<Attention> &cases) {
         }
       }
     }
-  // Persistent with its tile loop rotated (tile-rotate-tiles: the next
-  // tile's first Q K^T and softmax under this tile's last P V, the output
-  // staged in a buffer of its own), two consumer warpgroups, at head dims
-  // 64 and 128 with 64 and 128 keys a trip: 1, 3 and 16 key tiles (the
-  // pipelined loop run 0, 2 and 15 times), more queries than keys, no keys
-  // at all (the unrotated copy runs), and masked (left unrotated: each
-  // tile's key count differs).
+  // The compiler's choice for a specialized kernel with a per-block
+  // operand (ScheduleChoice.cpp): persistent, Q in one slot refilled after
+  // its last read, the rescaling at its trip's end; two consumer
+  // warpgroups at head dims 64 and 128 with 64 and 128 keys a trip: 1, 3
+  // and 16 key tiles (the pipelined loop run 0, 2 and 15 times), more
+  // queries than keys, no keys at all, and masked.
   for (int64_t d : {64, 128})
     for (int64_t tileN : {64, 128}) {
       if (!config.sm90a())
         break;
-      auto rotated = [&](bool causal, int64_t seqQ, int64_t seqK) {
+      auto chosen = [&](bool causal, int64_t seqQ, int64_t seqK) {
         add(f16, d, causal, 1, seqQ, seqK, 0, 2, 2, false);
         twoGroups(false);
         cases.back().tileN = tileN;
         cases.back().persistent = true;
-        cases.back().rotateTiles = true;
+        cases.back().tileStages = 1;
+        cases.back().tileRefill = true;
+        cases.back().rescaleInTrip = true;
       };
       for (int64_t seq : {int64_t(1), int64_t(130), int64_t(1000)})
-        rotated(false, seq, seq);
-      rotated(false, 1000, 200);
-      rotated(false, 300, 0);
-      rotated(true, 1000, 1000);
+        chosen(false, seq, seq);
+      chosen(false, 1000, 200);
+      chosen(false, 300, 0);
+      chosen(true, 1000, 1000);
     }
   // The rotated key loop's O * alpha at the end of its trip
   // (tilec --rescale-in-trip: the peeled first trip rescales the initial
@@ -843,9 +840,9 @@ std::vector<Attention> attentionCases() {
         cases.back().persistent = true;
         cases.back().cluster = cluster;
       }
-    // Persistent with its tile loop rotated (tile-rotate-tiles): 8 query
-    // tiles of 2 key tiles on 3 blocks, 2 query tiles of 1 key tile (a
-    // block with none), no keys (the loop left unrotated runs).
+    // Persistent with its epilogue under the next tile's first multiply
+    // (tile-defer-epilogue): 8 query tiles of 2 key tiles on 3 blocks, 2
+    // query tiles of 1 key tile (a block with none), no keys.
     for (auto [seqQ, seqK] :
          {std::pair<int64_t, int64_t>{1000, 130}, {130, 64}, {130, 0}}) {
       add(64, false, seqQ, seqK, 0, 2, false);
@@ -853,7 +850,7 @@ std::vector<Attention> attentionCases() {
       cases.back().tileM = 128;
       cases.back().warps = 8;
       cases.back().persistent = true;
-      cases.back().rotateTiles = true;
+      cases.back().deferEpilogue = true;
     }
     // The rotated loop's O * alpha at the end of its trip
     // (rescale-in-trip) on that pick: 4 query tiles on 3 blocks of 1 to 4

@@ -55,7 +55,6 @@ TEST(CacheKey, StableAndSensitive) {
       [](auto &r) { r.dynamicSchedule = false; },
       [](auto &r) { r.stageInRingSlots = false; },
       [](auto &r) { r.deferEpilogue = true; },
-      [](auto &r) { r.rotateTiles = true; },
       [](auto &r) { r.rescaleInTrip = true; },
       // Field boundaries: moving a character between two fields.
       [](auto &r) {

@@ -515,11 +515,8 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     true>`, `range(..., rescale_in_trip=True)`, which decides for that
     loop), the rescaling does not move: it runs at the end of its trip on
     the multiply issued there (complete by then), and the rescaled
-    accumulator goes around instead. With `rotated-tiles` (the kernel's
-    tile loop is rotated too, tile-rotate-tiles) the rescaling always moves
-    with the multiply (in the rotated tile loop's peeled first trip it
-    spills); a loop that asked otherwise is told so. A loop asking for
-    `rescale_in_trip` that is not rotated is told so too.
+    accumulator goes around instead. A loop asking for `rescale_in_trip`
+    that is not rotated is told so.
 
     What the moved ops read from the trip goes around the loop as
     iteration arguments (registers as they are, ring slots as their
@@ -560,9 +557,6 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
            "multiply issued in the trip), instead of moving it with the "
            "multiply to the next trip's top, in loops whose schedule does "
            "not say (the kernel's rescale_in_trip)">,
-    Option<"rotatedTiles", "rotated-tiles", "bool", /*default=*/"false",
-           "The kernel's tile loop will be rotated (tile-rotate-tiles): the "
-           "rescaling moves with the multiply in every loop">,
     Option<"warn", "warn", "bool", /*default=*/"false",
            "Warn, at the loop, why a loop with multiplies is left as it is "
            "(on where the user asked for the rotation)">,
@@ -684,40 +678,6 @@ def TileMulticastCopies
            "clusters)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
-}
-
-def TileRotateTiles : Pass<"tile-rotate-tiles", "::mlir::func::FuncOp"> {
-  let summary = "Issue the next tile's first multiply before this tile's last";
-  let description = [{
-    A persistent kernel's tile loop (`scf.while`, tile-dynamic-schedule)
-    whose body is a prologue P (ending in an async `tile.wgmma`, its
-    `tile.wgmma_wait` and the arithmetic on it: the key loop's peeled first
-    trip), a pipelined `scf.for`, and an end with one last async
-    `tile.wgmma` completed by a `tile.wgmma_wait 0` before the epilogue, is
-    rotated by P: P of the first tile runs before the loop; each trip
-    computes the next tile's arguments (the claim) ahead of its last
-    multiply and, under `scf.if` on the next tile's being valid, runs the
-    next tile's P up to its multiply, issues its own last multiply, runs
-    the rest of the next P with its first completion waiting for one more
-    group (the last multiply runs on), then completes the last multiply;
-    the epilogue follows. P's values that the rest uses go around the loop
-    (zeros without a next tile) or, when they are side-effect-free
-    functions of the loop's arguments, are computed again. A pipelined loop
-    in an `scf.if` on a loop-invariant condition (a kernel without keys) is
-    unswitched first. A loop is left as it is when it has another shape,
-    when what moves touches memory other than shared memory or the shared
-    memory of what it moves past (the output staged in the tile's own ring
-    slot), or when a carried value's type has no zero. sm_90a, after
-    tile-dynamic-schedule, before tile-allocate-shared-memory.
-  }];
-  let options = [
-    Option<"warn", "warn", "bool", /*default=*/"false",
-           "Warn why a tile loop keeps its shape (where the user asked for "
-           "rotate_tiles)">,
-  ];
-  let dependentDialects = ["::mlir::tile::TileDialect",
-                           "::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect"];
 }
 
 def TileGuardEmptyLoops

@@ -106,15 +106,6 @@ struct RotateWgmmaPass
       if (!rotating)
         continue;
       bool rescaleHere = askedRescale ? askedRescale.getValue() : rescaleInTrip;
-      if (rescaleHere && rotatedTiles) {
-        if (askedRescale)
-          emitWarning(getUserFacingLoc(loop))
-              << "rescale_in_trip does not apply to this loop: the "
-                 "kernel's tile loop is rotated (rotate_tiles), and the "
-                 "rescaling moves with the multiply (in the rotated tile "
-                 "loop's peeled first trip it would spill)";
-        rescaleHere = false;
-      }
       std::string why = rotate(loop, rescaleHere);
       // Asked for (not only the default) and not done: said.
       if (!why.empty() && (warn || asked))

@@ -52,11 +52,6 @@ struct CodegenOptions {
   /// cannot apply.
   tile::Options given;
 
-  /// tile-rotate-tiles runs: sm_90a, a persistent kernel claiming its tiles.
-  bool rotatesTiles() const {
-    return rotateTiles && hasWgmma() && persistent && dynamicSchedule;
-  }
-
   /// The target has warpgroup mma (wgmma): sm_90a.
   bool hasWgmma() const { return arch == "sm_90a"; }
   /// The target has the tensor memory accelerator (cp.async.bulk.tensor)

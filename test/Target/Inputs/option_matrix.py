@@ -36,12 +36,12 @@ ALONE = [
     ["--persistent", "--tile-stages=1"],
     ["--persistent", "--tile-stages=1", "--tile-refill-after-read"],
     ["--persistent", "--dynamic-schedule=false"],
-    ["--persistent", "--defer-epilogue"], ["--persistent", "--rotate-tiles"],
+    ["--persistent", "--defer-epilogue"],
     ["--persistent", "--stage-in-ring-slots=false"], ["--rescale-in-trip"],
     ["--occupancy=1"], ["--occupancy=2"], ["--alignment=8"],
     ["--warp-specialize", "--persistent", "--cluster=2"],
-    ["--warp-specialize", "--num-warps=8", "--persistent", "--rotate-tiles",
-     "--rescale-in-trip"],
+    ["--warp-specialize", "--num-warps=8", "--persistent", "--tile-stages=1",
+     "--tile-refill-after-read", "--rescale-in-trip"],
 ]
 
 # candidateTiles(): per padded head dim.
