@@ -41,8 +41,9 @@
 //     off after specialization (tile-loop-split runs once the schedule is in
 //     place), so the two choices do not interact;
 //   - a specialized kernel whose multiplies read an operand loaded once per
-//     block (attention's Q) is persistent, its producer loading the next
-//     tile's while the consumers finish this one (choosePersistence).
+//     block (attention's Q), in a loop of at most two multiplies, is
+//     persistent, its producer loading the next tile's while the consumers
+//     finish this one (choosePersistence).
 //
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
@@ -205,11 +206,14 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
 /// loop streaming all its operands (a GEMM) is left as it is: there
 /// persistence measured 1.25x at K = 128 and 0.96x at K = 4096
 /// (bench/results/2026-11-29-h200-gemm-schedules.md), which the tuner sees
-/// and a compile-time choice does not. What the caller or the hints gave
-/// stays.
-void choosePersistence(const OperandBytes &ops, const ::tile::Options &given,
-                       ::tile::Options &choice) {
-  if (given.persistent || !ops.fixed)
+/// and a compile-time choice does not. Nor a loop of more than two
+/// multiplies: the attention backward's kernels (dK/dV: four, dQ: three)
+/// compiled so hung on an H200 (bench/results/2026-11-29-h200-persistent-
+/// choice.md: not yet understood, and not chosen until it is). What the
+/// caller or the hints gave stays.
+void choosePersistence(const OperandBytes &ops, unsigned multiplies,
+                       const ::tile::Options &given, ::tile::Options &choice) {
+  if (given.persistent || !ops.fixed || multiplies > 2)
     return;
   choice.persistent = true;
   if (!given.tileStages)
@@ -231,6 +235,7 @@ void choosePersistence(const OperandBytes &ops, const ::tile::Options &given,
   if (arch != "sm_90a" || !func || func.isExternal())
     return choice;
   llvm::SetVector<scf::ForOp> streaming;
+  llvm::DenseMap<Operation *, unsigned> multipliesPerLoop;
   llvm::DenseMap<Operation *, int64_t> resultsPerLoop;
   int64_t rows = 0;
   bool allMultiplesOf128 = true, longStages = true;
@@ -246,6 +251,7 @@ void choosePersistence(const OperandBytes &ops, const ::tile::Options &given,
       return;
     streaming.insert(loop);
     resultsPerLoop[loop] += mma.getType().getNumElements();
+    ++multipliesPerLoop[loop];
     auto a = cast<RankedTensorType>(mma.getA().getType());
     longStages &= a.getDimSize(1) *
                       std::max<int64_t>(1, a.getElementTypeBitWidth() / 8) >=
@@ -300,6 +306,6 @@ void choosePersistence(const OperandBytes &ops, const ::tile::Options &given,
         choice.numStages = s;
         break;
       }
-  choosePersistence(ops, given, choice);
+  choosePersistence(ops, multipliesPerLoop[streaming.front()], given, choice);
   return choice;
 }

@@ -73,8 +73,10 @@ struct CodegenOptions {
 ///     its multiplies (8 warps, rows a multiple of 128), each multiply with
 ///     at least 128 bytes of K a stage and the loop's f32 results at most
 ///     160 registers a consumer thread;
-///   - persistent, with it (one block per multiprocessor): tile_stages=1,
-///     tile_refill_after_read and rescale_in_trip;
+///   - persistent, with it (one block per multiprocessor), where a multiply
+///     reads an operand loaded once per block and the loop has at most two
+///     multiplies: tile_stages=1, tile_refill_after_read and
+///     rescale_in_trip;
 ///   - num_stages: the most stages, up to the loads' latency hints, with
 ///     which the multiplies' operands fit shared memory, when the hints'
 ///     would not; deeper rings where blocks per multiprocessor allow.
