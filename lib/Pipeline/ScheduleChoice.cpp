@@ -208,9 +208,10 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
 /// (bench/results/2026-11-29-h200-gemm-schedules.md), which the tuner sees
 /// and a compile-time choice does not. Nor a loop of more than two
 /// multiplies: the attention backward's kernels (dK/dV: four, dQ: three)
-/// compiled so hung on an H200 (bench/results/2026-11-29-h200-persistent-
-/// choice.md: not yet understood, and not chosen until it is). What the
-/// caller or the hints gave stays.
+/// compiled so hung on an H200 (a loop ring shared a producer warp with a
+/// ring filled a tile ahead; tile-warp-specialize no longer pairs them,
+/// which has not been run on a GPU yet: bench/results/2026-11-29-h200-
+/// persistent-choice.md). What the caller or the hints gave stays.
 void choosePersistence(const OperandBytes &ops, unsigned multiplies,
                        const ::tile::Options &given, ::tile::Options &choice) {
   if (given.persistent || !ops.fixed || multiplies > 2)

@@ -137,10 +137,12 @@ struct WarpSpecializePass
     // for a kernel without rings: its launch keeps the specialized shape).
     SmallVector<Producer> producers(
         std::clamp<size_t>(rings.size(), 1, WarpSpecializeOp::kMaxProducers));
+    SmallVector<unsigned> warpOf =
+        assignWarps(func, rings, copies, unsigned(producers.size()));
     for (Copy &c : copies) {
       auto ring = llvm::find_if(
           rings, [&](const auto &r) { return r.get() == c.ring; });
-      producers[(ring - rings.begin()) % producers.size()].copies.push_back(&c);
+      producers[warpOf[ring - rings.begin()]].copies.push_back(&c);
     }
     for (Producer &producer : producers)
       if (why.empty())
@@ -208,6 +210,46 @@ struct WarpSpecializePass
                "says warp_specialize=False";
     });
     return yes;
+  }
+
+  /// The producer warp of each ring: ring i on warp i mod `warps`, except
+  /// in a persistent kernel with more rings than warps. There a ring of
+  /// the tile loop itself (the tile's own copy, Q, filled one tile ahead)
+  /// makes its warp wait for the next tile's claim before the tile's loop,
+  /// and a loop's ring sharing that warp would not be filled for this
+  /// tile until the claimer has filled all of its own ring for it, which
+  /// needs the consumers to read that loop ring: a deadlock (the attention
+  /// backward's dQ kernel: Q and dO of the tile, K, K^T and V in the loop,
+  /// five rings on four warps). So the tile loop's rings share the first
+  /// warp and the loops' rings take the others in turn.
+  static SmallVector<unsigned>
+  assignWarps(func::FuncOp func, ArrayRef<std::unique_ptr<Ring>> rings,
+              ArrayRef<Copy> copies, unsigned warps) {
+    SmallVector<unsigned> warpOf(rings.size());
+    for (unsigned i = 0; i < rings.size(); ++i)
+      warpOf[i] = i % warps;
+    if (rings.size() <= warps ||
+        !func->hasAttr(TileDialect::getPersistentAttrName()))
+      return warpOf;
+    // A ring is a loop's when a copy into it is in a loop other than the
+    // tile loop (its prologue's fills may be in the tile loop itself).
+    SmallVector<bool> inLoop(rings.size(), false);
+    for (const Copy &c : copies) {
+      auto ring = llvm::find_if(
+          rings, [&](const auto &r) { return r.get() == c.ring; });
+      for (Operation *p = c.op->getParentOp(); p && !isa<func::FuncOp>(p);
+           p = p->getParentOp())
+        if (auto loop = dyn_cast<scf::ForOp>(p);
+            loop && !loop->hasAttr(TileDialect::getTileLoopAttrName()))
+          inLoop[ring - rings.begin()] = true;
+    }
+    unsigned tileRings = llvm::count(inLoop, false);
+    if (tileRings == 0 || tileRings == rings.size())
+      return warpOf;
+    unsigned loopWarps = warps - 1, next = 0;
+    for (unsigned i = 0; i < rings.size(); ++i)
+      warpOf[i] = inLoop[i] ? 1 + next++ % loopWarps : 0;
+    return warpOf;
   }
 
   /// A producer warp: its copies, the ops it runs (the copies and what
