@@ -418,7 +418,10 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       slot, one arrival per consumer thread) are allocated and initialized
       before it, by the whole block;
     - a **producer** per ring (warp r of one extra warpgroup runs ring r's;
-      up to four, more rings share them in turn) runs the slice of the
+      up to four, more rings share them in turn; in a persistent kernel
+      the rings of its tile loop, filled a tile ahead, share the first warp
+      and the loops' rings the others, so that no loop ring waits behind
+      the next tile's claim) runs the slice of the
       kernel that computes its copies' coordinates and predicates, and
       issues each copy as soon as its slot is free, whatever the other
       rings wait for: it waits on the slot's empty barrier for the phase
