@@ -175,26 +175,6 @@ struct Compiled {
   Kernel kernel;
 };
 
-/// Whether candidates `a` and `b` compiled to the same kernel launched the
-/// same way: their constants (the launch may read them), the code after the
-/// description's line (which records options that may have changed
-/// nothing), and what the launch takes from the description.
-bool sameKernel(const TuneCandidate &a, const Kernel &ka,
-                const TuneCandidate &b, const Kernel &kb) {
-  const KernelImpl &x = *ka.get(), &y = *kb.get();
-  auto body = [](const std::string &ptx) {
-    size_t line = ptx.find('\n');
-    return llvm::StringRef(ptx).substr(line == std::string::npos ? 0 : line);
-  };
-  return a.constants == b.constants && x.info.numWarps == y.info.numWarps &&
-         x.info.sharedBytes == y.info.sharedBytes &&
-         x.info.persistent == y.info.persistent &&
-         x.info.tileCounter == y.info.tileCounter &&
-         x.info.cluster == y.info.cluster &&
-         x.info.tensorMaps.size() == y.info.tensorMaps.size() &&
-         body(x.ptx) == body(y.ptx);
-}
-
 } // namespace
 
 /// The most candidates autotuning with no candidates makes.
@@ -291,6 +271,24 @@ tile::tuneSpaceCandidates(const Kernel &kernel, const Options &given) {
       candidates.push_back(std::move(n));
     }
   return candidates;
+}
+
+bool tile::detail::sameKernel(
+    const KernelImpl &x,
+    const std::vector<std::pair<std::string, std::string>> &xConstants,
+    const KernelImpl &y,
+    const std::vector<std::pair<std::string, std::string>> &yConstants) {
+  auto body = [](const std::string &ptx) {
+    size_t line = ptx.find('\n');
+    return llvm::StringRef(ptx).substr(line == std::string::npos ? 0 : line);
+  };
+  return xConstants == yConstants && x.info.numWarps == y.info.numWarps &&
+         x.info.sharedBytes == y.info.sharedBytes &&
+         x.info.persistent == y.info.persistent &&
+         x.info.tileCounter == y.info.tileCounter &&
+         x.info.cluster == y.info.cluster &&
+         x.info.tensorMaps.size() == y.info.tensorMaps.size() &&
+         body(x.ptx) == body(y.ptx);
 }
 
 Expected<TuneResult> tile::autotune(const std::string &source,
@@ -464,8 +462,8 @@ Expected<TuneResult> tile::autotune(const std::string &source,
       continue;
     }
     auto same = llvm::find_if(compiled, [&](const Compiled &c) {
-      return sameKernel(candidates[c.index], c.kernel, candidates[i],
-                        **kernels[i]);
+      return detail::sameKernel(*c.kernel.get(), candidates[c.index].constants,
+                                *(**kernels[i]).get(), candidates[i].constants);
     });
     if (same != compiled.end()) {
       result.notes.push_back("skipped " + candidates[i].describe() +

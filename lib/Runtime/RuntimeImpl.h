@@ -300,6 +300,17 @@ private:
 Expected<KernelImpl *> loadKernel(const tilec::KernelInfo &info,
                                   const std::string &ptx);
 
+/// Whether kernels `a` and `b` are the same kernel launched the same way:
+/// the same constants (`aConstants`, `bConstants`: a launch may read them),
+/// the same code after the description's line (which records options that
+/// may have changed nothing) and what a launch takes from the description.
+/// The autotuner times such candidates once.
+bool sameKernel(
+    const KernelImpl &a,
+    const std::vector<std::pair<std::string, std::string>> &aConstants,
+    const KernelImpl &b,
+    const std::vector<std::pair<std::string, std::string>> &bConstants);
+
 } // namespace detail
 } // namespace tile
 

@@ -116,3 +116,33 @@ TEST(Autotune, ScheduleVariants) {
   given.rescaleInTrip = true;
   EXPECT_EQ(scheduleVariants(given).size(), 9u);
 }
+
+TEST(Autotune, SameKernel) {
+  // Candidates that compiled to the same code, launched the same way, are
+  // one kernel to time: the description's line (options that changed
+  // nothing) does not count; the constants, the code and the launch shape
+  // do.
+  auto make = [](const char *header, const char *body, unsigned warps) {
+    auto k = std::make_unique<detail::KernelImpl>();
+    k->ptx = std::string(header) + "\n" + body;
+    k->info.numWarps = warps;
+    return k;
+  };
+  std::vector<std::pair<std::string, std::string>> c64 = {{"TILE", "64"}},
+                                                   c128 = {{"TILE", "128"}};
+  auto a = make("// tilec-kernel: {\"num_stages\":2}", ".entry k {}", 4);
+  auto b = make("// tilec-kernel: {\"num_stages\":3}", ".entry k {}", 4);
+  auto code = make("// tilec-kernel: {\"num_stages\":2}", ".entry k {ret;}", 4);
+  auto warps = make("// tilec-kernel: {\"num_stages\":2}", ".entry k {}", 8);
+  EXPECT_TRUE(detail::sameKernel(*a, c64, *b, c64));
+  EXPECT_FALSE(detail::sameKernel(*a, c64, *b, c128));
+  EXPECT_FALSE(detail::sameKernel(*a, c64, *code, c64));
+  EXPECT_FALSE(detail::sameKernel(*a, c64, *warps, c64));
+  auto persistent =
+      make("// tilec-kernel: {\"num_stages\":2}", ".entry k {}", 4);
+  persistent->info.persistent = true;
+  EXPECT_FALSE(detail::sameKernel(*a, c64, *persistent, c64));
+  auto shared = make("// tilec-kernel: {\"num_stages\":2}", ".entry k {}", 4);
+  shared->info.sharedBytes = 1024;
+  EXPECT_FALSE(detail::sameKernel(*a, c64, *shared, c64));
+}
