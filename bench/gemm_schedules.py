@@ -30,6 +30,9 @@ SCHEDULES = {
     "pers-pingpong": {"persistent": True, "ping_pong": True},
     "group16": {"GROUP_M": 16},
     "pers-group16": {"persistent": True, "GROUP_M": 16},
+    # 8 warps: two warpgroups on a 64-row tile split its columns.
+    "w8": {"num_warps": 8},
+    "w8-pers": {"num_warps": 8, "persistent": True},
 }
 
 

@@ -57,8 +57,12 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
     fpm.addPass(mlir::tile::createTilePersistent(persistentOptions));
   }
   // A multiply's transposed operand read transposed from memory, so that
-  // its copy into shared memory can be pipelined like any other.
-  fpm.addPass(mlir::tile::createTileLoadTransposedOperands());
+  // its copy into shared memory can be pipelined like any other (on sm_90a
+  // a transposed B sharing its tile with other multiplies is read from the
+  // tile's own buffer instead).
+  mlir::tile::TileLoadTransposedOperandsOptions transposedOptions;
+  transposedOptions.wgmma = options.hasWgmma();
+  fpm.addPass(mlir::tile::createTileLoadTransposedOperands(transposedOptions));
   // Layouts.
   mlir::tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;

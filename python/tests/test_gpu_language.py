@@ -655,6 +655,13 @@ def test_specialized_gemm_rings(torch_gpu, repo, case):
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     M, N, K, tm, tn, options = case
+    check_linear(torch, repo, M, N, K, tm, tn, options)
+
+
+def check_linear(torch, repo, M, N, K, tm, tn, options):
+    """kernels/linear.tile (no bias) on sm_90a with TILE_M x TILE_N tiles
+    and `options`, an (M, K) x (N, K)^T product against float64 on the
+    host, the output poisoned with NaN."""
     torch.manual_seed(M + N + K)
     x = torch.randn(M, K, device="cuda", dtype=torch.float16)
     w = torch.randn(N, K, device="cuda", dtype=torch.float16)
@@ -819,3 +826,65 @@ def test_loop_schedule(torch_gpu, repo, ws, rot, stages):
     ref = a.double() @ b.double()
     err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
     assert err < 2e-3, err
+
+
+# --- wgmma with warpgroups along N -------------------------------------------
+
+SPLIT_N_GEMMS = [
+    # M, N, K, TILE_N, options: 64-row tiles on two (or four) warpgroups,
+    # each a contiguous part of the tile's columns; K trips of 1 and 5,
+    # partial tiles, specialized and persistent.
+    (64, 256, 64, 256, {}),
+    (192, 512, 320, 256, {}),
+    (100, 200, 192, 128, {}),
+    (128, 256, 320, 256, {"warp_specialize": False}),
+    (256, 512, 192, 256, {"persistent": True}),
+    (64, 512, 128, 256, {"num_warps": 16}),
+]
+
+
+@pytest.mark.parametrize("case", SPLIT_N_GEMMS, ids=lambda c: "x".join(
+    map(str, c[:4])) + "".join(f"-{k}{v}" for k, v in c[4].items()))
+def test_gemm_warpgroups_along_n(torch_gpu, repo, case):
+    """kernels/linear.tile with 64-row tiles and 8 warps on sm_90a: the two
+    warpgroups split each tile's columns (#tile.mma<warpsPerCTA = [4, 2],
+    version = 3>), each wgmma reading its own columns of W; against a
+    float64 product, poisoned output."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    M, N, K, tn, options = case
+    check_linear(torch, repo, M, N, K, 64, tn,
+                 dict({"num_warps": 8}, **options))
+
+
+@pytest.mark.parametrize("tile_n", [64, 128])
+def test_attention_warpgroups_along_n(torch_gpu, repo, tile_n):
+    """kernels/flash_attention.tile with 64 queries per block on 8 warps:
+    S = Q K^T split by columns between the warpgroups (K^T read along its
+    K), the row statistics reduced across them, P gathered whole for each
+    warpgroup's half of O; trip counts 1, 2 and several, causal and not,
+    against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    path = os.path.join(repo, "kernels", "flash_attention.tile")
+    B, H, D = 1, 4, 128
+    for causal in (False, True):
+        for S in (64, 128, 320):
+            # (EVEN_K: the keys fill whole tiles; else the last is masked.)
+            fmha = tilec.compile(path, arch="sm_90a", H=H, TILE_D=D,
+                                 TILE_M=64, TILE_N=tile_n, CAUSAL=causal,
+                                 EVEN_K=S % tile_n == 0, num_warps=8)
+            q, k, v = (torch.randn(B, H, S, D, device="cuda",
+                                   dtype=torch.float16) for _ in range(3))
+            out = torch.full_like(q, float("nan"))
+            scale = 1 / math.sqrt(D)
+            fmha[((S + 63) // 64, B * H)](q, k, v, out, scale, 0)
+            torch.cuda.synchronize()
+            s = (q.double() @ k.double().transpose(-1, -2)) * scale
+            if causal:
+                s = s.masked_fill(torch.ones(S, S, device="cuda",
+                                             dtype=torch.bool).triu(1),
+                                  float("-inf"))
+            ref = torch.softmax(s, -1) @ v.double()
+            err = ((out.double() - ref).norm() / ref.norm()).item()
+            assert err < 4e-3, (causal, S, err)

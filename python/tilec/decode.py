@@ -75,6 +75,19 @@ def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
     return _compiled[key]
 
 
+def _check_common(torch, cache_seqlens, B, num_splits, causal):
+    """The arguments both decode entry points take alike."""
+    if (not isinstance(cache_seqlens, torch.Tensor) or
+            cache_seqlens.dtype != torch.int32 or
+            tuple(cache_seqlens.shape) != (B,) or not cache_seqlens.is_cuda):
+        raise ArgumentError(f"cache_seqlens: expected a ({B},) int32 CUDA "
+                            f"tensor")
+    if not isinstance(num_splits, int) or num_splits < 0:
+        raise ArgumentError("num_splits: expected an int >= 0 (0: chosen)")
+    if type(causal) is not bool:
+        raise ArgumentError("causal: expected a bool")
+
+
 def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N,
                   blocks_per_sm=2):
     """Splits per sequence. The grid runs in waves of blocks_per_sm x
@@ -155,15 +168,7 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     if D % 16 or D > 256:
         raise ArgumentError(f"q: head_dim {D} must be a multiple of 16 up "
                             f"to 256")
-    if (not isinstance(cache_seqlens, torch.Tensor) or
-            cache_seqlens.dtype != torch.int32 or
-            tuple(cache_seqlens.shape) != (B,) or not cache_seqlens.is_cuda):
-        raise ArgumentError(f"cache_seqlens: expected a ({B},) int32 CUDA "
-                            f"tensor")
-    if not isinstance(num_splits, int) or num_splits < 0:
-        raise ArgumentError("num_splits: expected an int >= 0 (0: chosen)")
-    if type(causal) is not bool:
-        raise ArgumentError("causal: expected a bool")
+    _check_common(torch, cache_seqlens, B, num_splits, causal)
     if (H // Hkv) * Sq > 128:
         raise ArgumentError(f"q: {Sq} query tokens x {H // Hkv} "
                             f"query heads per KV head are the rows of one "
@@ -261,3 +266,118 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         out.view(B, Sq, Hkv, group, D).copy_(
             op.view(B, Hkv, Sq, group, D).permute(0, 2, 1, 3, 4))
     return out
+
+
+# --- MLA decode ----------------------------------------------------------------
+
+MLA_TILE_M = 64   # query rows per block (mla_decode.tile's TILE_M)
+MLA_TILE_N = 64   # keys per trip
+
+_mla_compiled = {}
+
+
+def _mla_kernel(dtype, dv, dr, page, heads, sq, causal):
+    from . import compile as _compile
+    key = (dtype, dv, dr, page, heads, sq, causal)
+    if key not in _mla_compiled:
+        _mla_compiled[key] = _compile(
+            os.path.join(_KERNELS, "mla_decode.tile"), kernel="mla_decode",
+            DTYPE=dtype, DV=dv, DR=dr, PAGE=page, HEADS=heads, SQ=sq,
+            CAUSAL=causal, TILE_M=MLA_TILE_M, TILE_N=MLA_TILE_N)
+    return _mla_compiled[key]
+
+
+def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
+               scale=None, causal=True, num_splits=0, out=None):
+    """Multi-head latent attention decode (FlashMLA's flash_mla_with_kvcache)
+    through kernels/mla_decode.tile. Returns (out, lse).
+
+    q (batch, s_q, heads, head_dim) f16/bf16, head_dim = head_dim_v + the
+    rotary dims; kv_cache (num_pages, page_size, 1, head_dim), the one
+    latent head, its first head_dim_v dims the values, page_size a multiple
+    of 64; block_table (batch, max_pages) int32; cache_seqlens (batch,)
+    int32. With causal and s_q > 1, query token t of the last s_q sees the
+    keys before length - s_q + 1 + t. out (batch, s_q, heads, head_dim_v)
+    like q; lse (batch, heads, s_q) f32, the natural log-sum-exp of the
+    scaled scores (-inf for a sequence of length 0, whose output is
+    zeros). The s_q x heads query rows of a sequence are the rows of the
+    multiplies (64 per block), and its keys are split across blocks so
+    that the grid fills the GPU (num_splits=0 chooses), the splits merged
+    in f32 by the last of them."""
+    import torch
+    for name, t in (("q", q), ("kv_cache", kv_cache)):
+        if not isinstance(t, torch.Tensor) or not t.is_cuda:
+            raise ArgumentError(f"{name}: expected a CUDA tensor")
+        if t.dtype not in (torch.float16, torch.bfloat16):
+            raise ArgumentError(f"{name}: expected float16 or bfloat16, got "
+                                f"{t.dtype}")
+    if q.dim() != 4:
+        raise ArgumentError(f"q: expected (batch, s_q, heads, head_dim), got "
+                            f"shape {tuple(q.shape)}")
+    B, Sq, H, DK = q.shape
+    if kv_cache.dtype != q.dtype:
+        raise ArgumentError("kv_cache: must have q's dtype")
+    if kv_cache.dim() != 4 or kv_cache.shape[2] != 1 or \
+            kv_cache.shape[3] != DK:
+        raise ArgumentError(f"kv_cache: expected (num_pages, page_size, 1, "
+                            f"{DK}), got shape {tuple(kv_cache.shape)}")
+    pages, page = kv_cache.shape[0], kv_cache.shape[1]
+    if page % MLA_TILE_N:
+        raise ArgumentError(f"kv_cache: page size {page} must be a multiple "
+                            f"of {MLA_TILE_N}")
+    if not isinstance(head_dim_v, int) or head_dim_v <= 0 or \
+            head_dim_v >= DK:
+        raise ArgumentError(f"head_dim_v: expected an int below q's "
+                            f"head_dim {DK}, got {head_dim_v!r}")
+    dr = DK - head_dim_v
+    if head_dim_v % 128 or dr % 16 or head_dim_v % dr or dr > 256:
+        raise ArgumentError(f"head_dim_v: {head_dim_v} value dims and {dr} "
+                            f"rotary ones: the values must be a multiple of "
+                            f"128, the rotary dims a multiple of 16 (up to "
+                            f"256) that divides them")
+    if q.stride(3) != 1 or kv_cache.stride(3) != 1 or \
+            kv_cache.stride(1) != DK or kv_cache.stride(0) != page * DK:
+        raise ArgumentError("q, kv_cache: their last dimension must be "
+                            "contiguous, and each page of the cache too")
+    if (not isinstance(block_table, torch.Tensor) or
+            block_table.dtype != torch.int32 or block_table.dim() != 2 or
+            block_table.shape[0] != B or not block_table.is_cuda or
+            block_table.stride(1) != 1):
+        raise ArgumentError(f"block_table: expected a ({B}, max_pages) "
+                            f"int32 CUDA tensor, rows contiguous")
+    _check_common(torch, cache_seqlens, B, num_splits, causal)
+    if scale is None:
+        scale = 1.0 / math.sqrt(DK)
+    if out is None:
+        out = torch.empty(B, Sq, H, head_dim_v, device=q.device,
+                          dtype=q.dtype)
+    elif (tuple(out.shape) != (B, Sq, H, head_dim_v) or
+          out.dtype != q.dtype or not out.is_contiguous()):
+        raise ArgumentError(f"out: expected a contiguous ({B}, {Sq}, {H}, "
+                            f"{head_dim_v}) tensor of q's dtype")
+    rows = Sq * H
+    lse = torch.empty(B, rows, device=q.device, dtype=torch.float32)
+    if B * rows == 0:
+        return out, lse.view(B, Sq, H).transpose(1, 2)
+    # Row t * H + h: token t, head h (q's own order).
+    qp = q.reshape(B, rows, DK)
+    kv = kv_cache.view(pages, page, DK)
+    dsl = "f16" if q.dtype == torch.float16 else "bf16"
+    kernel = _mla_kernel(dsl, head_dim_v, dr, page, H, Sq,
+                         causal and Sq > 1)
+    row_blocks = -(-rows // MLA_TILE_M)
+    N = block_table.shape[1] * page
+    splits = num_splits or choose_splits(B, row_blocks, N,
+                                         _sm_count(torch, q.device),
+                                         MLA_TILE_N, kernel.blocks_per_sm)
+    split_keys = MLA_TILE_N * max(1, math.ceil(N / (MLA_TILE_N * splits)))
+    splits = max(1, math.ceil(N / split_keys))
+    opart = torch.empty(splits, B, rows, head_dim_v, device=q.device,
+                        dtype=torch.float32)
+    lpart = torch.empty(splits, B, rows, device=q.device,
+                        dtype=torch.float32)
+    kernel.launch((B * row_blocks, splits), qp, kv, block_table,
+                  cache_seqlens, opart, lpart, out.view(B, rows, head_dim_v),
+                  lse, _tickets(torch, q.device, B * row_blocks),
+                  float(scale), split_keys, N)
+    return out, lse.view(B, Sq, H).transpose(1, 2)

@@ -3,6 +3,7 @@
 // RUN: tile-opt %t/pipeline.mlir --tile-to-llvm="arch=sm_80" | FileCheck %t/pipeline.mlir
 // RUN: tile-opt %t/wgmma-pipeline.mlir --tile-to-llvm | FileCheck %t/wgmma-pipeline.mlir
 // RUN: tile-opt %t/errors.mlir -split-input-file --convert-tile-to-llvm -verify-diagnostics
+// RUN: tile-opt %t/wgmma-errors.mlir --tile-allocate-shared-memory --convert-tile-to-llvm -verify-diagnostics
 
 // The lowering of laid-out tile IR to the LLVM and NVVM dialects
 // (--convert-tile-to-llvm, preceded by the shared memory allocation and the
@@ -855,6 +856,57 @@ func.func @wgmma_onto_zeros(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #
 
 // -----
 
+// Warpgroups along N (#tile.mma<warpsPerCTA = [4, 2], version = 3>): 8 warps
+// on a 64 x 64 accumulator, each warpgroup 32 columns (m64n32, 16
+// registers). B is K-major: the second warpgroup's columns are 32 rows of
+// B's buffer further (32 x 32 elements x 2 B = 2048 bytes), one offset
+// added to B's address before its descriptor; A is the same for both.
+// CHECK-LABEL: llvm.func @wgmma_split_n
+// CHECK-DAG:   %[[SHIFT:.*]] = llvm.mlir.constant(2048 : i32) : i32
+// CHECK:       %[[OFF:.*]] = llvm.mul %{{.*}}, %[[SHIFT]] : i32
+// CHECK:       llvm.add %{{.*}}, %[[OFF]] : i32
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-NEXT:  "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $32, 0;\0A add.s64 db, $33, 0;\0A setp.ne.b32 p, $34, 0;\0A wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {$0, {{.*}}, $15}, da, db, p, 1, 1, 0, 0;\0A}"
+// CHECK:       "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $32, 2;\0A add.s64 db, $33, 2;\0A {{.*}}m64n32k16
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+#mma3 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#blkT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 8], order = [0, 1]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_split_n(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
+// b `transposed`: its buffer holds B^T (64 x 32, N x K, K fastest): read as
+// K-major B (transpose immediate 0), K steps of 16 elements (32 bytes: 2 in
+// the descriptor's address field) along the buffer's rows.
+// CHECK-LABEL: llvm.func @wgmma_b_transposed
+// CHECK:       "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $32, 0;\0A add.s64 db, $33, 0;\0A setp.ne.b32 p, $34, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, da, db, p, 1, 1, 0, 0;\0A}"
+// CHECK:       "{\0A .reg .pred p;\0A .reg .b64 da, db;\0A add.s64 da, $64, 2;\0A add.s64 db, $65, 2;\0A {{.*}}m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 0;\0A}"
+// CHECK-NOT:   wgmma.mma_async
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @wgmma_b_transposed(%x: tensor<64x32xf16, #blk>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma3>
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %d = tile.wgmma %a, %a transposed, %z : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[64, 32], f16, #sa>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
 // A from registers (P * V): the RS form takes A's m16k16 fragment of each
 // warp in four 32-bit words; V (K x N, N fastest) is M/N-major: the
 // transpose flag is set.
@@ -1157,6 +1209,20 @@ func.func @mma_shape(%a: tensor<64x8xf16, #dot_a>, %b: tensor<8x64xf16, #dot_b>,
 
 // -----
 
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+func.func @mma_warpgroups_along_n(%a: tensor<64x16xf16, #dot_a>, %b: tensor<16x64xf16, #dot_b>, %c: tensor<64x64xf32, #mma>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{mma: an accumulator with warpgroups along N is wgmma's only: run tile-stage-mma-operands first}}
+  // expected-error @+1 {{failed to legalize operation 'tile.mma'}}
+  %d = tile.mma %a, %b, %c : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
 #b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 func.func @mma_not_mma_layout(%a: tensor<64x16xf16, #b>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #b>, %O: !tile.global<f32, 2>) {
   %c0 = arith.constant 0 : i32
@@ -1251,3 +1317,23 @@ func.func @scratch_not_allocated(%x: tensor<64xf32, #rows>, %O: !tile.global<f32
   tile.store %O[%c0], %y : !tile.global<f32, 1>, tensor<64xf32, #b>
   return
 }
+
+//--- wgmma-errors.mlir
+// Warpgroups along N whose columns start inside a swizzle block of an
+// N-major B (32 of its 64-column blocks): refused (tile-assign-layouts does
+// not split so).
+#mma3 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sn = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_split_n_major(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blk>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blk> -> !tile.smem<[32, 64], f16, #sn>
+  // expected-error @+2 {{wgmma: B's shared layout does not split into the 2 warpgroups' 32-column blocks}}
+  // expected-error @+1 {{failed to legalize operation 'tile.wgmma'}}
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sn>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+

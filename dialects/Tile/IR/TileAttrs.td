@@ -150,7 +150,11 @@ def Tile_MmaLayoutAttr : Tile_DistributedLayoutAttr<"MmaLayout", "mma"> {
     - version 3, `wgmma.mma_async.m64nNk16` (sm_90a): warpgroups of four
       consecutive warps each compute 64 x N blocks, warp `w` of a
       warpgroup holding rows 16 w .. 16 w + 15 of them; `warpsPerCTA[0]`
-      is a multiple of 4.
+      is a multiple of 4. With `warpsPerCTA[1] = wn > 1` the warpgroups
+      also split the columns: warpgroup `g` takes 64-row blocks
+      `g % (wm / 4)` and the `g / (wm / 4)`-th contiguous 1/wn of the
+      columns (a 64 x 512 accumulator on two warpgroups: 64 x 256 each;
+      A, from registers, is then held whole by every warpgroup).
 
     In both, each thread holds two pairs of adjacent columns in rows
     `lane / 4` and `lane / 4 + 8` of every 16 x 8 block of its warp, so the
@@ -162,6 +166,7 @@ def Tile_MmaLayoutAttr : Tile_DistributedLayoutAttr<"MmaLayout", "mma"> {
     ```mlir
     #tile.mma<warpsPerCTA = [4, 1]>
     #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+    #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 256, 16]>
     ```
   }];
   let parameters = (ins Tile_UnsignedList:$warpsPerCTA,

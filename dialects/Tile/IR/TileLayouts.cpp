@@ -302,8 +302,16 @@ LinearLayout MmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
   regs.push_back(unit(2, 0, 8)); // c2 c3: row + 8
   mmaLanes(ll, 0, 1);
   pushWarps(ll, wm, 0, 16);
-  pushWarps(ll, wn, 1, 8);
-  pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
+  if (isWarpgroup() && wn > 1) {
+    // Warpgroups along N: each takes a contiguous 1/wn of the columns (its
+    // wgmma instructions' N), in 8-column blocks of registers.
+    int64_t per = std::max<int64_t>(8, shape[1] / wn);
+    pushWarps(ll, wn, 1, per);
+    pushReps(ll, 1, 8, per);
+  } else {
+    pushWarps(ll, wn, 1, 8);
+    pushReps(ll, 1, 8 * int64_t(wn), shape[1]);
+  }
   pushReps(ll, 0, 16 * int64_t(wm), shape[0]);
   ll.normalize();
   return ll;

@@ -473,12 +473,14 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (!accType.getElementType().isF32())
     return emitOpError() << "the accumulator must hold f32, got "
                          << accType.getElementType();
-  int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1];
-  if (bType.getShape()[0] != k || accType.getDimSize(0) != m ||
+  unsigned bK = getBKDim();
+  int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1 - bK];
+  if (bType.getShape()[bK] != k || accType.getDimSize(0) != m ||
       accType.getDimSize(1) != n)
     return emitOpError() << "shapes do not match: a is " << m << "x" << k
-                         << ", b " << bType.getShape()[0] << "x" << n
-                         << ", the accumulator " << accType.getDimSize(0) << "x"
+                         << ", b " << bType.getShape()[bK] << "x" << n
+                         << (bK ? " (transposed)" : "") << ", the accumulator "
+                         << accType.getDimSize(0) << "x"
                          << accType.getDimSize(1);
   auto mma = dyn_cast_if_present<MmaLayoutAttr>(accType.getEncoding());
   if (!mma || !mma.isWarpgroup())
@@ -494,7 +496,7 @@ LogicalResult WarpgroupMmaOp::verify() {
   unsigned bytes = aElt.getIntOrFloatBitWidth() / 8;
   for (auto [name, smem, kDim] :
        {std::tuple<StringRef, SharedMemoryType, unsigned>{"a", aSmem, 1},
-        {"b", bType, 0}}) {
+        {"b", bType, bK}}) {
     if (!smem)
       continue;
     if (!smem.getLayout().getHopperSwizzleBytes(bytes))

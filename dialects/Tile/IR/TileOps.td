@@ -434,17 +434,29 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     instruction of each output block takes scale-d false, and no zeros are
     moved into its registers.
 
+    With `transposed`, the buffer `b` holds B^T (N x K): the multiply reads
+    it as B. A buffer is then one copy of a tile that several multiplies
+    read, as B of one and, transposed, as B of another (attention
+    backward's Q in K Q^T and dS^T Q; MLA's latent cache tile as K^T and
+    V): the shared layout is the same bytes either way, only the matrix
+    descriptor's K dimension differs.
+
     ```mlir
     %d = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
     %e = tile.wgmma async %a, %b, %d : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
+    %f = tile.wgmma %a, %bt transposed, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[128, 64], f16, #sa>, tensor<128x128xf32, #mma3>
     ```
   }];
   let arguments = (ins AnyTypeOf<[Tile_FloatTile, Tile_SharedMemoryType]>:$a,
                        Tile_SharedMemoryType:$b, Tile_FloatTile:$acc,
-                       UnitAttr:$is_async);
+                       UnitAttr:$is_async, UnitAttr:$b_transposed);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
-    (`async` $is_async^)? $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+    (`async` $is_async^)? $a `,` $b (`transposed` $b_transposed^)? `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let extraClassDeclaration = [{
+    /// B's K dimension in its buffer: 0, or 1 with `transposed`.
+    unsigned getBKDim() { return getBTransposed() ? 1 : 0; }
   }];
   let hasVerifier = 1;
 }

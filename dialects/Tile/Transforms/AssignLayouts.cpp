@@ -89,9 +89,10 @@ private:
   /// The layout of the value a store writes: a load's, on the value's
   /// dimensions (those of the tile, or its non-unit ones with `shape`).
   BlockedLayoutAttr storeLayout(StoreOp store);
-  /// The layout of an mma result of `shape` over a K of `k`.
+  /// The layout of an mma result of `shape` over a K of `k`; `bKMajor`:
+  /// B's layout is known to run along K (a transposed row-major tile).
   MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k,
-                          unsigned operandBytes);
+                          unsigned operandBytes, bool bKMajor);
   /// The blocked layout of a reshape's result, when the reshape only adds
   /// or removes unit dimensions of a blocked operand.
   Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
@@ -263,24 +264,35 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
 }
 
 MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
-                                        unsigned operandBytes) {
+                                        unsigned operandBytes, bool bKMajor) {
   SmallVector<int64_t> shape = paddedShape(tileShape);
   // On sm_90a, warpgroups of four warps each take 64-row blocks of the
-  // result with wgmma (m64nNk16, N up to 256), all along M, when the tile
-  // has 64 rows for every warpgroup and its operands fill the 32-byte rows
-  // of the narrowest swizzle wgmma reads (K of at least 32 bytes, N of at
-  // least 16).
+  // result with wgmma (m64nNk16, N up to 256) when its operands fill the
+  // 32-byte rows of the narrowest swizzle wgmma reads (K of at least 32
+  // bytes, N of at least 16). The warpgroups go along M while there are
+  // 64 rows for each; those left over split the columns (a 64-row tile on
+  // two warpgroups: each a contiguous half), where each part still has 16
+  // columns and starts where B's shared layout can be entered with one
+  // offset: B read along K (its columns are rows there), or parts of 64
+  // columns (every swizzle block of 16-bit elements divides them).
   // A tile whose rows are not a power of two has its padded rows computed;
   // N is the tile's own, in instructions of up to 256 columns that divide
   // it (a head dim of 96: m64n96).
   int64_t rows = shape[0], cols = tileShape[1];
-  if (wgmma && numWarps % 4 == 0 && rows % (16 * int64_t(numWarps)) == 0 &&
-      rows >= 64 && cols % 8 == 0 && cols >= 16 && k * operandBytes >= 32) {
-    int64_t instrN = std::min<int64_t>(cols, 256);
-    while (cols % instrN)
-      instrN -= 8;
-    return MmaLayoutAttr::get(ctx, {numWarps, 1}, 3,
-                              {64, unsigned(instrN), 16});
+  int64_t groups = numWarps / 4;
+  if (wgmma && numWarps % 4 == 0 && rows % 64 == 0 && cols % 8 == 0 &&
+      cols >= 16 && k * operandBytes >= 32) {
+    int64_t gm = std::min<int64_t>(groups, rows / 64);
+    int64_t gn = groups / gm, per = cols / gn;
+    bool split = gn == 1 || (cols == shape[1] && per >= 16 && per % 8 == 0 &&
+                             (bKMajor || per % 64 == 0));
+    if (groups % gm == 0 && split) {
+      int64_t instrN = std::min<int64_t>(per, 256);
+      while (per % instrN)
+        instrN -= 8;
+      return MmaLayoutAttr::get(ctx, {unsigned(4 * gm), unsigned(gn)}, 3,
+                                {64, unsigned(instrN), 16});
+    }
   }
   // A kernel that reduces along the rows of mma results (the softmax of
   // attention) keeps each row in one warp: all warps along M, so that the
@@ -407,11 +419,14 @@ bool LayoutAssigner::forward(Operation *op) {
   if (auto gather = dyn_cast<GatherOp>(op))
     return set(gather.getResult(),
                loadLayout(gather.getResult(), std::nullopt));
-  if (auto mma = dyn_cast<MmaOp>(op))
-    return set(mma.getResult(),
-               mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back(),
-                         getSharedElementBytes(
-                             mma.getA().getType().getElementType())));
+  if (auto mma = dyn_cast<MmaOp>(op)) {
+    auto b = dyn_cast_or_null<BlockedLayoutAttr>(get(mma.getB()));
+    return set(
+        mma.getResult(),
+        mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back(),
+                  getSharedElementBytes(mma.getA().getType().getElementType()),
+                  b && b.getOrder().front() == 0));
+  }
   if (isElementwise(op) && op->getNumResults() == 1 &&
       isTileValue(op->getResult(0)) && !get(op->getResult(0))) {
     Attribute best;

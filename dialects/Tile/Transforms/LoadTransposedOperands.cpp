@@ -23,8 +23,10 @@
 // transposed in each trip. Where the untransposed tile has other uses (the
 // same Q feeding K Q^T and dS^T Q in attention's backward), the load stays
 // for them: two copies of the tile from global memory (L2), each in its
-// own ring, rather than one copy the loop cannot pipeline. Gathered loads
-// (`boxes`) and permutes with other uses are left alone.
+// own ring, rather than one copy the loop cannot pipeline; with `wgmma`,
+// a transpose read only as B stays, for tile.wgmma to read the tile's one
+// buffer transposed. Gathered loads (`boxes`) and permutes with other uses
+// are left alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,12 +56,44 @@ bool onlyMultiplied(Value v) {
   });
 }
 
+/// Whether every use of `v` is the `b` operand of a tile.mma.
+bool onlyMultipliedAsB(Value v) {
+  return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
+    auto mma = dyn_cast<MmaOp>(use.getOwner());
+    return mma && use.get() == mma.getB() && use.get() != mma.getA() &&
+           use.get() != mma.getAcc();
+  });
+}
+
+/// Whether a wgmma can read `permute` from the buffer of its source tile:
+/// a 2-D transpose used only as B, of a tile (a load's, through reshapes)
+/// whose other uses are multiply operands too, so staged in shared memory
+/// anyway.
+bool sharesBufferAsB(PermuteOp permute) {
+  if (permute.getPermutation() != ArrayRef<int32_t>{1, 0} ||
+      !onlyMultipliedAsB(permute.getResult()))
+    return false;
+  Value source = permute.getSource();
+  bool others = false;
+  for (OpOperand &use : source.getUses()) {
+    if (use.getOwner() == permute.getOperation())
+      continue;
+    auto mma = dyn_cast<MmaOp>(use.getOwner());
+    if (!mma || use.get() == mma.getAcc())
+      return false;
+    others = true;
+  }
+  return others;
+}
+
 /// Rewrites `permute` into a transposed load where it permutes a load's
 /// tile (through unit-dimension reshapes) for multiplies only.
 /// The reshapes and the load it went through go where nothing else uses
 /// them.
-LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter) {
-  if (!onlyMultiplied(permute.getResult()))
+LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter,
+                             bool wgmma) {
+  if (!onlyMultiplied(permute.getResult()) ||
+      (wgmma && sharesBufferAsB(permute)))
     return failure();
   // Through reshapes that keep the non-unit dimensions in order.
   Value source = permute.getSource();
@@ -142,12 +176,14 @@ LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter) {
 struct TileLoadTransposedOperandsPass
     : mlir::tile::impl::TileLoadTransposedOperandsBase<
           TileLoadTransposedOperandsPass> {
+  using TileLoadTransposedOperandsBase::TileLoadTransposedOperandsBase;
+
   void runOnOperation() override {
     SmallVector<PermuteOp> permutes;
     getOperation().walk([&](PermuteOp op) { permutes.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (PermuteOp op : permutes)
-      (void)loadTransposed(op, rewriter);
+      (void)loadTransposed(op, rewriter, wgmma);
   }
 };
 

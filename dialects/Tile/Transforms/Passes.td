@@ -73,7 +73,20 @@ def TileLoadTransposedOperands
     %qt = tile.reshape %l : tensor<1x128x64xf16> -> tensor<128x64xf16>
     %s  = tile.mma %k, %qt, %acc : ...
     ```
+
+    With `wgmma` (sm_90a), a transposed tile that is only ever a `b`
+    operand, of a loaded tile whose other uses are all multiply operands
+    too, stays a `tile.permute`: tile-stage-mma-operands copies the tile
+    once into a buffer that the untransposed multiplies read as it is and
+    the transposed ones as B^T (`tile.wgmma ... transposed`), one copy from
+    global memory instead of two. (A multiply that does not get a wgmma
+    layout then transposes it through registers.)
   }];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", "false",
+           "keep a transposed B that shares its loaded tile with other "
+           "multiplies (tile.wgmma reads it transposed)">,
+  ];
 }
 
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {

@@ -28,15 +28,16 @@
 // multiply issued there, and the rescaled accumulator goes around), and the
 // mbarrier waits and TMA refills of the rings it reads (each slot is then
 // waited for in the trip that reads it and refilled once its last reader is
-// done). What they read from the trip goes around the loop as iteration
-// arguments: registers as they are, a ring slot as its index; the accumulator's
-// argument carries the multiply's result, in flight. tile-async-wgmma then
-// leaves both multiplies in flight under the softmax and completes the moved
-// one before the back edge (its A operand, P, is an iteration argument the
-// yield overwrites), FlashAttention-3's intra-warpgroup pipelining. The first
-// trip is peeled rather than the multiply predicated: an accumulator in flight
-// must not meet another value at a control-flow join (ptxas would wait for it
-// there, C7519).
+// done; a ring that a multiply staying in the trip reads too keeps its
+// waits there, and its refills go after the moved multiply in their trip). What
+// they read from the trip goes around the loop as iteration arguments:
+// registers as they are, a ring slot as its index; the accumulator's argument
+// carries the multiply's result, in flight. tile-async-wgmma then leaves both
+// multiplies in flight under the softmax and completes the moved one before the
+// back edge (its A operand, P, is an iteration argument the yield overwrites),
+// FlashAttention-3's intra-warpgroup pipelining. The first trip is peeled
+// rather than the multiply predicated: an accumulator in flight must not meet
+// another value at a control-flow join (ptxas would wait for it there, C7519).
 //
 // Conditions, else the loop is left as it is: the body has two or more
 // multiplies at its top level; the last one's result reaches the yield only
@@ -258,23 +259,42 @@ struct RotateWgmmaPass
     }
     // The rings the multiply reads move with it: their mbarrier waits and
     // refills run one trip later too, so that each slot is waited for in
-    // the trip that reads it and refilled once its last reader is done.
+    // the trip that reads it and refilled once its last reader is done. A
+    // ring that a multiply staying in the trip reads too (one buffer read
+    // as B and transposed as B, tile.wgmma `transposed`) keeps its waits
+    // there, for that reader, and its refills and releases stay in their
+    // trip, after the moved multiply (the slot a trip refills is the one
+    // the previous trip read, which the moved multiply reads in this one;
+    // tile-async-wgmma then holds the refill until that multiply is done).
+    SmallVector<Operation *> afterMoved;
     for (Value v : SmallVector<Value, 2>{last.getA(), last.getB()}) {
       auto slot = v.getDefiningOp<SmemSlotOp>();
       if (!slot || slot->getBlock() != body)
         continue;
+      auto ofRing = [&](Value b) {
+        auto s = b.getDefiningOp<SmemSlotOp>();
+        return s && s.getRing() == slot.getRing();
+      };
+      bool readHere = llvm::any_of(*body, [&](Operation &op) {
+        return &op != last.getOperation() &&
+               !isa<MbarrierWaitOp, TmaLoadOp, MbarrierArriveOp>(op) &&
+               llvm::any_of(op.getOperands(), ofRing);
+      });
       for (Operation &op : *body) {
         SmallVector<Value> buffers;
-        if (auto wait = dyn_cast<MbarrierWaitOp>(op))
-          buffers.append(wait.getBuffers().begin(), wait.getBuffers().end());
-        else if (auto copy = dyn_cast<TmaLoadOp>(op))
+        if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
+          if (!readHere)
+            buffers.append(wait.getBuffers().begin(), wait.getBuffers().end());
+        } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
           buffers.push_back(copy.getBuffer());
-        else if (auto release = dyn_cast<MbarrierArriveOp>(op))
+        } else if (auto release = dyn_cast<MbarrierArriveOp>(op)) {
           buffers.push_back(release.getBuffer());
-        if (llvm::any_of(buffers, [&](Value b) {
-              auto s = b.getDefiningOp<SmemSlotOp>();
-              return s && s.getRing() == slot.getRing();
-            }))
+        }
+        if (!llvm::any_of(buffers, ofRing))
+          continue;
+        if (readHere)
+          afterMoved.push_back(&op);
+        else
           group.insert(&op);
       }
     }
@@ -409,6 +429,12 @@ struct RotateWgmmaPass
     auto [made, read] = rebuild(rewriter, moved, inputs, args, acc);
     Value issued = made.back()->getResult(0);
     body->getTerminator()->setOperand(resultIndex, issued);
+    Operation *point = made.back();
+    for (Operation *op : afterMoved)
+      if (op->isBeforeInBlock(point)) {
+        op->moveAfter(point);
+        point = op;
+      }
     if (!rescale.empty()) {
       // The rescaling at the trip's end, of the multiply issued in it.
       rewriter.setInsertionPoint(body->getTerminator());

@@ -110,7 +110,7 @@ struct StageMmaOperandsPass
     // The conversions, reshapes and loads that fed the buffers are dead now.
     SmallVector<Operation *> dead;
     getOperation().walk([&](Operation *op) {
-      if (isa<ConvertLayoutOp, ReshapeOp, LoadOp>(op))
+      if (isa<ConvertLayoutOp, PermuteOp, ReshapeOp, LoadOp>(op))
         dead.push_back(op);
     });
     for (Operation *op : llvm::reverse(dead))
@@ -155,9 +155,14 @@ struct StageMmaOperandsPass
         warnTransposed("A", "A from an (M, K) tensor");
     }
     bool transposed = false;
-    Value b = stageBuffer(mma.getB(), /*hopper=*/true,
-                          fp8 ? std::optional<unsigned>(0) : std::nullopt,
-                          &transposed);
+    // A transposed loaded tile is read from the buffer of the tile itself
+    // (which other multiplies may read untransposed): wgmma reads B^T.
+    Value b = stageTransposedB(mma.getB(), fp8);
+    bool bTransposed = bool(b);
+    if (!b)
+      b = stageBuffer(mma.getB(), /*hopper=*/true,
+                      fp8 ? std::optional<unsigned>(0) : std::nullopt,
+                      &transposed);
     if (!b)
       return mma.emitError("wgmma: the B operand cannot be put in a shared "
                            "layout wgmma reads (its fastest dimension is "
@@ -167,9 +172,36 @@ struct StageMmaOperandsPass
     OpBuilder builder(mma);
     auto wgmma =
         WarpgroupMmaOp::create(builder, mma.getLoc(), a, b, mma.getAcc());
+    wgmma.setBTransposed(bTransposed);
     mma.replaceAllUsesWith(wgmma.getResult());
     mma.erase();
     return success();
+  }
+
+  /// When wgmma's B is a loaded tile transposed (`tile.permute [1, 0]`,
+  /// kept by tile-load-transposed-operands where the tile is multiplied
+  /// untransposed too): the buffer an async copy fills with the tile itself,
+  /// shared with its untransposed uses, which the wgmma reads as B^T. Null
+  /// otherwise (8-bit tiles must then run along K).
+  Value stageTransposedB(Value operand, bool fp8) {
+    auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
+    auto permute =
+        cvt ? cvt.getSource().getDefiningOp<PermuteOp>() : PermuteOp();
+    if (!permute || permute.getPermutation() != ArrayRef<int32_t>{1, 0})
+      return {};
+    Value tile = permute.getSource();
+    auto type = cast<RankedTensorType>(tile.getType());
+    if (!type.getEncoding())
+      return {};
+    SmallVector<unsigned> order = storeOrder(type);
+    if (fp8 && order.front() != 1)
+      return {};
+    SharedLayoutAttr layout = getHopperSharedLayout(type, order);
+    if (!layout)
+      return {};
+    return copyAsync(tile,
+                     SharedMemoryType::get(&getContext(), type.getShape(),
+                                           type.getElementType(), layout));
   }
 
   /// The operand read from a shared memory buffer, or null when the
@@ -227,7 +259,7 @@ struct StageMmaOperandsPass
       return {};
     auto bufType = SharedMemoryType::get(&getContext(), srcType.getShape(),
                                          srcType.getElementType(), layout);
-    Value buf = cvt ? copyAsync(cvt, bufType) : Value();
+    Value buf = cvt ? copyAsync(src, bufType) : Value();
     if (!buf) {
       OpBuilder b = OpBuilder::atBlockEnd(src.getParentBlock());
       if (Operation *def = src.getDefiningOp())
@@ -243,31 +275,38 @@ struct StageMmaOperandsPass
     return buf;
   }
 
-  /// When the converted tile comes straight from a tile.load (possibly
+  /// When the tile `src` comes straight from a tile.load (possibly
   /// through a reshape dropping size-1 dimensions) that nothing uses but
-  /// conversions into mma operands: a buffer, the async copy into it where
-  /// the load was, and a wait for it right before the first of those
-  /// conversions. The operands of several multiplies that read one loaded
-  /// tile into buffers of one type share the buffer (attention backward's
-  /// Q and dO, each read by two multiplies). Null when that does not apply.
-  Value copyAsync(ConvertLayoutOp cvt, SharedMemoryType bufType) {
-    Value src = cvt.getSource();
+  /// conversions into mma operands (of the tile, or of its transpose): a
+  /// buffer, the async copy into it where the load was, and a wait for it
+  /// right before the first of those uses. The operands of several
+  /// multiplies that read one loaded tile into buffers of one type share
+  /// the buffer (attention backward's Q and dO, each read by two
+  /// multiplies, once transposed). Null when that does not apply.
+  Value copyAsync(Value src, SharedMemoryType bufType) {
     if (Value buf = copies.lookup({src, Type(bufType)}))
       return buf;
     auto reshape = src.getDefiningOp<ReshapeOp>();
     auto load = reshape ? reshape.getSource().getDefiningOp<LoadOp>()
                         : src.getDefiningOp<LoadOp>();
-    if (!load || (reshape && !load->hasOneUse()) ||
-        load->getBlock() != cvt->getBlock())
+    if (!load || (reshape && !load->hasOneUse()))
       return {};
+    auto intoOperand = [&](Operation *user) {
+      auto use = dyn_cast<ConvertLayoutOp>(user);
+      return use && isa<DotOperandLayoutAttr>(use.getType().getEncoding()) &&
+             use->getBlock() == load->getBlock();
+    };
     Operation *first = nullptr;
     for (Operation *user : src.getUsers()) {
-      auto use = dyn_cast<ConvertLayoutOp>(user);
-      if (!use || !isa<DotOperandLayoutAttr>(use.getType().getEncoding()) ||
-          use->getBlock() != load->getBlock())
+      auto permute = dyn_cast<PermuteOp>(user);
+      bool ok = permute ? permute->getBlock() == load->getBlock() &&
+                              !permute->use_empty() &&
+                              llvm::all_of(permute->getUsers(), intoOperand)
+                        : intoOperand(user);
+      if (!ok)
         return {};
-      if (!first || use->isBeforeInBlock(first))
-        first = use;
+      if (!first || user->isBeforeInBlock(first))
+        first = user;
     }
     auto layout = dyn_cast<BlockedLayoutAttr>(
         cast<RankedTensorType>(src.getType()).getEncoding());

@@ -30,6 +30,11 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     auto mma = dyn_cast<tile::MmaLayoutAttr>(cType.getEncoding());
     if (!mma)
       return op.emitError("mma: the accumulator must be in an mma layout");
+    // (Warpgroups along N split the columns in wgmma's blocks, which
+    // mma.sync's warps do not hold.)
+    if (mma.isWarpgroup() && mma.getWarpsPerCTA()[1] != 1)
+      return op.emitError("mma: an accumulator with warpgroups along N is "
+                          "wgmma's only: run tile-stage-mma-operands first");
     // A padded tile: every row and column of its padded shape is computed
     // (the padding's are undefined), but K stops at the operands' own K.
     LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),

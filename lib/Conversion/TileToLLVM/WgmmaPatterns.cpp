@@ -233,8 +233,19 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     LinearLayout lc = getLinearLayout(accType);
     int64_t M = lc.getShape()[0], N = llvm::alignTo(accType.getDimSize(1), 8);
     auto bType = op.getB().getType();
-    int64_t K = bType.getShape()[0];
+    // B's buffer holds K x N, or N x K with `transposed`: coordinates
+    // (k, n) of B are bAt(k, n) in it.
+    unsigned bK = op.getBKDim();
+    int64_t K = bType.getShape()[bK];
+    auto bAt = [&](int64_t k, int64_t n) -> SmallVector<int64_t, 2> {
+      if (bK)
+        return {n, k};
+      return {k, n};
+    };
     int64_t groups = mma.getWarpsPerCTA()[0] / 4;
+    // Warpgroups along N (warpsPerCTA[1] > 1) each take `per` columns.
+    int64_t wn = mma.getWarpsPerCTA()[1];
+    int64_t per = N / wn;
     int64_t instrN = instr[1];
     // An instruction takes 32 bytes of K: 16 elements, 32 of 8-bit floats.
     auto ptxType = [](Type t) -> std::string {
@@ -250,19 +261,50 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     Type bElt = bType.getElementType();
     bool fp8 = tile::isFloat8Type(bElt);
     int64_t kStep = fp8 ? 32 : 16;
-    if (M % (64 * groups) || N % instrN || K % kStep ||
-        mma.getWarpsPerCTA()[1] != 1)
-      return op.emitError()
-             << "wgmma: a " << M << " x " << N << " x " << K
-             << " multiply does not fit m64n" << instrN << "k" << kStep
-             << " instructions on " << groups << " warpgroups along M";
+    if (M % (64 * groups) || N % wn || per % instrN || K % kStep ||
+        (wn > 1 && lc.getShape()[1] != N))
+      return op.emitError() << "wgmma: a " << M << " x " << N << " x " << K
+                            << " multiply does not fit m64n" << instrN << "k"
+                            << kStep << " instructions on " << groups
+                            << " warpgroups along M and " << wn << " along N";
     std::string types = ptxType(aElt) + "." + ptxType(bElt);
 
-    // This thread's warpgroup takes rows 64 * wg of every 64 * groups.
+    // This thread's warpgroup takes rows 64 * wgM of every 64 * groups and
+    // columns per * wgN .. per * (wgN + 1) - 1 (the layout's warp bases:
+    // those along M first).
     Value wg = getWarpgroupIndex(rewriter, loc);
+    Value wgM = wg, wgN;
+    if (wn > 1) {
+      Value g = constI32(rewriter, loc, groups);
+      wgM = arith::RemUIOp::create(rewriter, loc, wg, g);
+      wgN = arith::DivUIOp::create(rewriter, loc, wg, g);
+    }
 
-    OperandDescriptor descB(bType, /*kDim=*/0);
+    OperandDescriptor descB(bType, bK);
     Value addrB = sharedAddress32(rewriter, loc, adaptor.getB().front());
+    if (wn > 1) {
+      // This warpgroup's columns of B: one byte offset for all of its
+      // instructions, which holds where B's unswizzled offsets are linear
+      // in the column across warpgroups and an N-major B's instructions
+      // start at whole swizzle blocks (K-major B, or columns per warpgroup
+      // a multiple of the swizzle block; tile-assign-layouts splits N only
+      // then).
+      int64_t shift = descB.offset(bAt(0, per));
+      bool linear =
+          !descB.transposed || per % int64_t(bType.getLayout().getBlock()) == 0;
+      for (int64_t k = 0; k < K; k += kStep)
+        for (int64_t col = 0; col < per; col += instrN)
+          linear &= descB.offset(bAt(k, col + per)) ==
+                    descB.offset(bAt(k, col)) + shift;
+      if (!linear)
+        return op.emitError()
+               << "wgmma: B's shared layout does not split into the " << wn
+               << " warpgroups' " << per << "-column blocks";
+      Value bytes = arith::MulIOp::create(
+          rewriter, loc, wgN,
+          constI32(rewriter, loc, shift * descB.elementBytes));
+      addrB = arith::AddIOp::create(rewriter, loc, addrB, bytes);
+    }
 
     std::optional<OperandDescriptor> descA;
     Value addrA;
@@ -272,7 +314,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
       addrA = sharedAddress32(rewriter, loc, adaptor.getA().front());
       // This warpgroup's rows.
       Value rowsBytes = arith::MulIOp::create(
-          rewriter, loc, wg,
+          rewriter, loc, wgM,
           constI32(rewriter, loc,
                    descA->offset({64, 0}) * descA->elementBytes));
       addrA = arith::AddIOp::create(rewriter, loc, addrA, rowsBytes);
@@ -309,7 +351,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     SmallVector<Instr> instrs;
     for (int64_t i = 0; i < M / (64 * groups); ++i) {
       int64_t row = 64 * groups * i;
-      for (int64_t j = 0; j < N / instrN; ++j) {
+      for (int64_t j = 0; j < per / instrN; ++j) {
         int64_t col = instrN * j;
         // Per 8-column block: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
         SmallVector<unsigned> dRegs;
@@ -348,7 +390,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
           }
           in.inputs.push_back(baseB);
           in.text +=
-              descriptorAt("db", next++, descB.step(descB.offset({k, col})));
+              descriptorAt("db", next++, descB.step(descB.offset(bAt(k, col))));
           // scale-d: whether D is added to the product.
           in.inputs.push_back(k == 0 ? firstScale : one);
           in.constraints += "l,r";

@@ -349,6 +349,10 @@ func.func @gemm_wgmma(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i3
 // N above 256: the instruction takes 256 columns at a time.
 // WG:          #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 256, 16]>
 // WG-LABEL:    func.func @gemm_wide
+// 8 warps on 64 rows: the second warpgroup takes the other half of the
+// columns (64 x 256 each, one instruction).
+// WG8:         #mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 256, 16]>
+// WG8-LABEL:   func.func @gemm_wide
 // WG:          tile.mma %{{.*}} : tensor<64x32xf16, #dot_a>, tensor<32x512xf16, #dot_b>, tensor<64x512xf32, #mma>
 func.func @gemm_wide(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
   %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x32xf16>
@@ -356,6 +360,30 @@ func.func @gemm_wide(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32
   %z = arith.constant dense<0.0> : tensor<64x512xf32>
   %d = tile.mma %a, %b, %z : tensor<64x32xf16>, tensor<32x512xf16>, tensor<64x512xf32>
   tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<64x512xf32>
+  return
+}
+
+// -----
+
+// Warpgroups along N need parts that B's shared layout can be entered at
+// with one offset: 32 columns of a B read along K (loaded with order =
+// [1, 0], as K^T in attention) split; 32 columns of a B read along N do
+// not (the mma.sync layout, 8 warps as 4 x 2, as without the split).
+// WG8:         #[[KMAJOR:mma]] = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+// WG8-NEXT:    #[[NMAJOR:mma1]] = #tile.mma<warpsPerCTA = [4, 2]>
+// WG8-LABEL:   func.func @gemm_split_b_order
+// WG8:         tile.mma {{.*}} tensor<64x64xf32, #[[KMAJOR]]>
+// WG8:         tile.mma {{.*}} tensor<64x64xf32, #[[NMAJOR]]>
+func.func @gemm_split_b_order(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x128xf16>
+  %bt = tile.load %A[%i, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.mma %a, %bt, %z : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
+  %e = tile.mma %a, %b, %z2 : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
+  tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<64x64xf32>
+  tile.store %C[%i, %i], %e : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
 

@@ -797,6 +797,17 @@ func.func @wgmma_k(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[128, 128
 
 // -----
 
+// b transposed holds N x K: a 64 x 128 buffer is K = 128 against a's 64.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_k_transposed(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op shapes do not match: a is 128x64, b 128x64 (transposed), the accumulator 128x128}}
+  %d = tile.wgmma %a, %b transposed, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
 // The accumulator is not M x N.
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>

@@ -1,4 +1,5 @@
 // RUN: tile-opt %s -split-input-file --tile-load-transposed-operands | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-load-transposed-operands=wgmma=true | FileCheck %s --check-prefix=WG
 
 // tile-load-transposed-operands: a multiply's operand that is a loaded tile
 // transposed (through reshapes of unit dimensions) is loaded transposed,
@@ -27,6 +28,15 @@ func.func @operand_transposed(%Q: !tile.global<f16, 3>, %k: tensor<64x128xf16>, 
 
 // The same tile used as it is too (attention backward's Q: K Q^T and
 // dS^T Q): its load stays, and the transposed operand gets a load of its own.
+// With wgmma (sm_90a) the transpose, read only as B, stays: one load, whose
+// buffer tile.wgmma reads both ways (tile-stage-mma-operands).
+// WG-LABEL:    func.func @both_orders
+// WG:          %[[Q:.*]] = tile.load
+// WG-NEXT:     %[[R:.*]] = tile.reshape %[[Q]]
+// WG-NEXT:     %[[QT:.*]] = tile.permute %[[R]] [1, 0]
+// WG-NEXT:     tile.mma %{{.*}}, %[[QT]], %{{.*}}
+// WG-NEXT:     tile.mma %{{.*}}, %[[R]], %{{.*}}
+// WG-NEXT:     return
 // CHECK-LABEL: func.func @both_orders
 // CHECK:       %[[Q:.*]] = tile.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : <f16, 3> -> tensor<1x64x64xf16>
 // CHECK-NEXT:  %[[QT:.*]] = tile.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {order = array<i32: 0, 2, 1>} : <f16, 3> -> tensor<1x64x64xf16>

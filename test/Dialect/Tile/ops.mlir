@@ -249,11 +249,14 @@ func.func @wgmma(%sa: !tile.smem<[128, 64], f16, #wg_s>, %sb: !tile.smem<[64, 12
   // CHECK-NEXT: %[[E:[[:alnum:]_]+]] = tile.wgmma %[[SA]], %[[ST]], %[[D]] : !tile.smem<[128, 64], f16, #[[S]]>, <[64, 128], f16, #[[T]]>, tensor<128x128xf32, #[[M]]>
   // RS: A from registers.
   // CHECK-NEXT: %[[F:[[:alnum:]_]+]] = tile.wgmma %[[RA]], %[[SB]], %[[E]] : tensor<128x64xf16, #[[A]]>, <[64, 128], f16, #[[S]]>, tensor<128x128xf32, #[[M]]>
-  // CHECK-NEXT: return %[[F]]
+  // `transposed`: b's buffer holds B^T (N x K, here the 128 x 64 of a).
+  // CHECK-NEXT: %[[G:[[:alnum:]_]+]] = tile.wgmma %[[SA]], %[[SA]] transposed, %[[F]] : !tile.smem<[128, 64], f16, #[[S]]>, <[128, 64], f16, #[[S]]>, tensor<128x128xf32, #[[M]]>
+  // CHECK-NEXT: return %[[G]]
   %d = tile.wgmma %sa, %sb, %c : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
   %e = tile.wgmma %sa, %st, %d : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[64, 128], f16, #wg_t>, tensor<128x128xf32, #wg_mma>
   %f = tile.wgmma %ra, %sb, %e : tensor<128x64xf16, #wg_a>, !tile.smem<[64, 128], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
-  return %f : tensor<128x128xf32, #wg_mma>
+  %g = tile.wgmma %sa, %sa transposed, %f : !tile.smem<[128, 64], f16, #wg_s>, !tile.smem<[128, 64], f16, #wg_s>, tensor<128x128xf32, #wg_mma>
+  return %g : tensor<128x128xf32, #wg_mma>
 }
 
 // Async multiplies (tile-async-wgmma) and the waits that complete them:

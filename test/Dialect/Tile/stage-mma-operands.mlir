@@ -285,6 +285,41 @@ func.func @wgmma_ss(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %i: i32)
 
 // -----
 
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blockedT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// One loaded tile read as B by one multiply and, transposed, as B by
+// another (attention backward's Q in K Q^T and dS^T Q; MLA's latent tile):
+// one buffer, one async copy; the transposed use is a tile.wgmma reading it
+// as B^T (`transposed`), the permute gone with the load.
+// CHECK-LABEL: func.func @wgmma_shared_transposed_b
+// CHECK:       tile.smem_alloc
+// CHECK-NEXT:  tile.async_copy
+// CHECK-NEXT:  %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16, #[[SQ:shared[0-9]*]]>
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[BUF]]
+// CHECK-NOT:   tile.async_copy
+// CHECK:       tile.wgmma %{{.*}}, %[[BUF]] transposed, %{{.*}} : !tile.smem<{{.*}}>, <[64, 64], f16, #[[SQ]]>, tensor<64x64xf32, #mma>
+// CHECK:       tile.wgmma %{{.*}}, %[[BUF]], %{{.*}} : !tile.smem<{{.*}}>, <[64, 64], f16, #[[SQ]]>, tensor<64x64xf32, #mma>
+// CHECK-NOT:   tile.permute
+// CHECK-NOT:   tile.load
+func.func @wgmma_shared_transposed_b(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %i: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %k = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16, #blocked>
+  %q = tile.load %Q[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16, #blocked>
+  %qt = tile.permute %q [1, 0] : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #blockedT>
+  %ka = tile.convert_layout %k : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_a>
+  %qtb = tile.convert_layout %qt : tensor<64x64xf16, #blockedT> -> tensor<64x64xf16, #dot_b>
+  %s = tile.mma %ka, %qtb, %z : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  %qb = tile.convert_layout %q : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_b>
+  %d = tile.mma %ka, %qb, %z : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %s, %d : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
 #s = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
