@@ -272,18 +272,24 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
 
 MLA_TILE_M = 64   # query rows per block (mla_decode.tile's TILE_M)
 MLA_TILE_N = 64   # keys per trip
+MLA_MERGE_N = 128  # output columns per block of the combine
 
 _mla_compiled = {}
 
 
-def _mla_kernel(dtype, dv, dr, page, heads, sq, causal):
+def _mla_kernels(dtype, dv, dr, page, heads, sq, causal):
+    """The split kernel and the combine kernel for a problem class,
+    compiled once."""
     from . import compile as _compile
     key = (dtype, dv, dr, page, heads, sq, causal)
     if key not in _mla_compiled:
-        _mla_compiled[key] = _compile(
-            os.path.join(_KERNELS, "mla_decode.tile"), kernel="mla_decode",
-            DTYPE=dtype, DV=dv, DR=dr, PAGE=page, HEADS=heads, SQ=sq,
-            CAUSAL=causal, TILE_M=MLA_TILE_M, TILE_N=MLA_TILE_N)
+        path = os.path.join(_KERNELS, "mla_decode.tile")
+        _mla_compiled[key] = (
+            _compile(path, kernel="mla_decode", DTYPE=dtype, DV=dv, DR=dr,
+                     PAGE=page, HEADS=heads, SQ=sq, CAUSAL=causal,
+                     TILE_M=MLA_TILE_M, TILE_N=MLA_TILE_N),
+            _compile(path, kernel="mla_combine", DTYPE=dtype,
+                     MERGE_N=MLA_MERGE_N))
     return _mla_compiled[key]
 
 
@@ -303,7 +309,8 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
     zeros). The s_q x heads query rows of a sequence are the rows of the
     multiplies (64 per block), and its keys are split across blocks so
     that the grid fills the GPU (num_splits=0 chooses), the splits merged
-    in f32 by the last of them."""
+    in f32 by a second kernel (mla_combine, one block per output row and
+    128 columns)."""
     import torch
     for name, t in (("q", q), ("kv_cache", kv_cache)):
         if not isinstance(t, torch.Tensor) or not t.is_cuda:
@@ -363,8 +370,8 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
     qp = q.reshape(B, rows, DK)
     kv = kv_cache.view(pages, page, DK)
     dsl = "f16" if q.dtype == torch.float16 else "bf16"
-    kernel = _mla_kernel(dsl, head_dim_v, dr, page, H, Sq,
-                         causal and Sq > 1)
+    kernel, combine = _mla_kernels(dsl, head_dim_v, dr, page, H, Sq,
+                                   causal and Sq > 1)
     row_blocks = -(-rows // MLA_TILE_M)
     N = block_table.shape[1] * page
     splits = num_splits or choose_splits(B, row_blocks, N,
@@ -372,12 +379,23 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
                                          MLA_TILE_N, kernel.blocks_per_sm)
     split_keys = MLA_TILE_N * max(1, math.ceil(N / (MLA_TILE_N * splits)))
     splits = max(1, math.ceil(N / split_keys))
-    opart = torch.empty(splits, B, rows, head_dim_v, device=q.device,
-                        dtype=torch.float32)
-    lpart = torch.empty(splits, B, rows, device=q.device,
-                        dtype=torch.float32)
+    # (One split writes the output itself and leaves the partials alone:
+    # stand-ins whose strides keep the 16-byte alignment the kernel was
+    # compiled for, else the runtime would load a variant for less, without
+    # TMA: 1.6x slower at 64 x 4096 keys x 128 heads, H200.)
+    if splits > 1:
+        opart = torch.empty(splits, B, rows, head_dim_v, device=q.device,
+                            dtype=torch.float32)
+        lpart = torch.empty(splits, B, rows, device=q.device,
+                            dtype=torch.float32)
+    else:
+        opart = torch.empty(1, 1, 1, 4, device=q.device, dtype=torch.float32)
+        lpart = torch.empty(1, 1, 4, device=q.device, dtype=torch.float32)
+    o = out.view(B, rows, head_dim_v)
     kernel.launch((B * row_blocks, splits), qp, kv, block_table,
-                  cache_seqlens, opart, lpart, out.view(B, rows, head_dim_v),
-                  lse, _tickets(torch, q.device, B * row_blocks),
-                  float(scale), split_keys, N)
+                  cache_seqlens, opart, lpart, o, lse, float(scale),
+                  split_keys, N)
+    if splits > 1:
+        combine.launch((B * rows, head_dim_v // MLA_MERGE_N), opart, lpart,
+                       o, lse)
     return out, lse.view(B, Sq, H).transpose(1, 2)
