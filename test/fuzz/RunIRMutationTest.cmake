@@ -11,14 +11,22 @@ file(GLOB kernels ${SOURCE_DIR}/kernels/*.tile)
 set(seeds)
 foreach(kernel ${kernels})
   get_filename_component(name ${kernel} NAME_WE)
-  foreach(emit tile layout)
-    set(out ${seed_dir}/${name}.${emit}.mlir)
-    execute_process(COMMAND ${TILEC} ${kernel} --emit=${emit} -o ${out}
-                    RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "tilec --emit=${emit} ${kernel} failed (${rc})")
-    endif()
-    list(APPEND seeds ${out})
+  # Each kernel of the file on its own (kernels of one file may take
+  # different options from their @hints).
+  file(STRINGS ${kernel} heads REGEX "^kernel [A-Za-z_0-9]+")
+  foreach(head ${heads})
+    string(REGEX REPLACE "^kernel ([A-Za-z_0-9]+).*" "\\1" entry "${head}")
+    foreach(emit tile layout)
+      set(out ${seed_dir}/${name}.${entry}.${emit}.mlir)
+      execute_process(COMMAND ${TILEC} ${kernel} --kernel=${entry}
+                              --emit=${emit} -o ${out}
+                      RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "tilec --emit=${emit} --kernel=${entry} ${kernel} "
+                            "failed (${rc})")
+      endif()
+      list(APPEND seeds ${out})
+    endforeach()
   endforeach()
 endforeach()
 # The sm_90a kernels as the specialized, persistent pipelines take them:
