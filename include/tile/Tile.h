@@ -275,6 +275,13 @@ public:
   /// driver's code for it uses local memory (localBytes() > 0: spills),
   /// "kernel 'NAME' spills: ...".
   const std::vector<std::string> &warnings() const;
+  /// When a launch needed an alignment variant (tensors less aligned than
+  /// the kernel was compiled for; see check()): which argument, and what
+  /// the variant gives up ("kernel 'K': argument 4 ('OPart'): ...:
+  /// launched as a variant compiled for 4-byte tensors (narrower vector
+  /// accesses, cp.async instead of TMA copies: slower); ..."), for the
+  /// variant the last such launch ran. "" when none did.
+  std::string variantNote() const;
   /// The values a tuner may try for the kernel's constants, from its
   /// @tune: "TILE_M=64|128,TILE_N=64|128" ("" without one). tile::autotune
   /// with no candidates tries every combination.

@@ -146,6 +146,11 @@ TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
  * tile_kernel_num_warnings, or NULL past the end. */
 TILE_API size_t tile_kernel_num_warnings(tile_kernel kernel);
 TILE_API const char *tile_kernel_warning(tile_kernel kernel, size_t index);
+/* When a launch needed an alignment variant (tensors less aligned than the
+ * kernel was compiled for): which argument, and what the variant gives up
+ * (tile::Kernel::variantNote), for the variant the last such launch ran;
+ * NULL when none did. Valid while the kernel lives. */
+TILE_API const char *tile_kernel_variant_note(tile_kernel kernel);
 /* The values a tuner may try for the kernel's constants (its @tune), as
  * "TILE_M=64|128,TILE_N=64|128"; "" without one, NULL for an invalid
  * handle. tile_autotune with no candidates tries every combination. */

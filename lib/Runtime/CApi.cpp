@@ -243,6 +243,14 @@ const char *tile_kernel_warning(tile_kernel kernel, size_t index) {
   return toImpl(kernel)->info.warnings[index].c_str();
 }
 
+const char *tile_kernel_variant_note(tile_kernel kernel) {
+  if (!kernel)
+    return nullptr;
+  KernelImpl *variant =
+      toImpl(kernel)->lastVariant.load(std::memory_order_acquire);
+  return variant ? variant->variantNote.c_str() : nullptr;
+}
+
 const char *tile_kernel_tune_space(tile_kernel kernel) {
   return kernel ? toImpl(kernel)->tuneText.c_str() : nullptr;
 }

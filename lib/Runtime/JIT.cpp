@@ -246,7 +246,8 @@ Expected<Kernel> RuntimeImpl::loadPTX(const std::string &ptx,
 }
 
 Expected<KernelImpl *> RuntimeImpl::variant(KernelImpl &kernel,
-                                            unsigned alignment) {
+                                            unsigned alignment,
+                                            const std::string &why) {
   unsigned index = llvm::Log2_32(alignment);
   if (index >= 8 || !kernel.recipe)
     return Status::error("no variant for " + std::to_string(alignment) +
@@ -269,6 +270,16 @@ Expected<KernelImpl *> RuntimeImpl::variant(KernelImpl &kernel,
   if (compiles.load() != compilesBefore)
     ++alignmentVariants;
   KernelImpl *impl = compiled->get();
+  // (Set before it is published: no launch reads it yet.)
+  impl->variantNote =
+      "kernel '" + kernel.info.name + "': " + why +
+      ": launched as a variant compiled for " + std::to_string(alignment) +
+      "-byte tensors (narrower vector accesses" +
+      (impl->info.tensorMaps.size() < kernel.info.tensorMaps.size()
+           ? ", cp.async instead of TMA copies"
+           : "") +
+      ": slower); tensors with 16-byte aligned bases, outer strides and "
+      "rows run the kernel as compiled";
   kernel.variants[index].store(impl, std::memory_order_release);
   return impl;
 }
@@ -298,8 +309,8 @@ Runtime &Runtime::get() {
 
 /// A file's text, at most `maxBytes` of `what` (a device such as /dev/zero
 /// never ends). "-" is a file of that name here, not standard input.
-static Expected<std::string> readFile(const std::string &path,
-                                      size_t maxBytes, llvm::StringRef what) {
+static Expected<std::string> readFile(const std::string &path, size_t maxBytes,
+                                      llvm::StringRef what) {
   std::string text, error;
   if (!tilec::readFileBounded(path == "-" ? "./-" : path, maxBytes, what, text,
                               error))

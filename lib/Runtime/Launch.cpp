@@ -496,7 +496,8 @@ static Status prepare(KernelImpl &kernel, llvm::ArrayRef<ArgRef> args,
                                   lookupOption("alignment")->defaultValue));
   if (!compileVariant)
     return Status(); // launch() would compile a variant
-  Expected<KernelImpl *> variant = kernel.runtime->variant(kernel, alignment);
+  Expected<KernelImpl *> variant =
+      kernel.runtime->variant(kernel, alignment, status.message());
   if (!variant)
     return kernelError(
         kernel,
@@ -507,6 +508,7 @@ static Status prepare(KernelImpl &kernel, llvm::ArrayRef<ArgRef> args,
   status = checkArguments(target->info, args, packed, fit);
   if (!status.ok())
     return kernelError(*target, status);
+  kernel.lastVariant.store(target, std::memory_order_release);
   return status;
 }
 
@@ -693,6 +695,10 @@ const std::vector<std::string> &Kernel::tmaFallback() const {
 }
 const std::vector<std::string> &Kernel::warnings() const {
   return impl->info.warnings;
+}
+std::string Kernel::variantNote() const {
+  KernelImpl *variant = impl->lastVariant.load(std::memory_order_acquire);
+  return variant ? variant->variantNote : std::string();
 }
 const std::string &Kernel::tuneSpace() const { return impl->tuneText; }
 

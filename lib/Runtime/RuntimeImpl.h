@@ -81,6 +81,11 @@ struct KernelImpl {
   /// Variants of this kernel for less aligned tensors, by log2(alignment),
   /// compiled on demand.
   std::atomic<KernelImpl *> variants[8] = {};
+  /// A variant's: why it was compiled and what it gives up, said once to
+  /// whoever launches the kernel it is a variant of (variantNote()).
+  std::string variantNote;
+  /// The variant the last launch that needed one ran (null: none yet).
+  std::atomic<KernelImpl *> lastVariant{nullptr};
   /// The TMA descriptors built for this kernel's launches (TensorMap.h).
   TensorMapCache tensorMapCache;
   /// The most blocks a launch of a persistent kernel runs: the driver's
@@ -247,7 +252,9 @@ public:
                                      const CompileOptions &options);
   Expected<Kernel> loadPTX(const std::string &ptx, const std::string &origin);
   /// `kernel`'s variant for tensors aligned to `alignment` bytes.
-  Expected<KernelImpl *> variant(KernelImpl &kernel, unsigned alignment);
+  /// `why`: the check that the arguments failed (the variant's note).
+  Expected<KernelImpl *> variant(KernelImpl &kernel, unsigned alignment,
+                                 const std::string &why);
 
   RuntimeStats stats() const;
   const DiskCache &diskCache() const { return disk; }

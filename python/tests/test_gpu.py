@@ -332,3 +332,34 @@ def test_persistent_flash_attention(torch_gpu, repo):
             torch.cuda.synchronize()
             ref = reference(torch, q, k, v, causal, scale, 0)
             assert rel_err(out, ref) < TOL["float16"], (causal, specialize)
+
+
+def test_alignment_variant_is_said(torch_gpu, repo):
+    """A launch with tensors less aligned than the kernel was compiled for
+    runs a variant compiled for them, correct but slower, and says so once
+    per variant: a CompileWarning naming the argument and what the variant
+    gives up (tile_kernel_variant_note); aligned launches say nothing."""
+    import warnings
+    torch = torch_gpu
+    add = tilec.compile(os.path.join(repo, "kernels", "vector_add.tile"),
+                        DTYPE="f32", TILE=512)
+    a = torch.randn(5001, device="cuda")
+    b = torch.randn(5000, device="cuda")
+    c = torch.empty_like(b)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        add[(10,)](a[:5000], b, c)
+    assert not [w for w in seen if "variant" in str(w.message)]
+    a1 = a[1:]  # 4 bytes past a 16-byte boundary
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        add[(10,)](a1, b, c)
+        torch.cuda.synchronize()
+        add[(10,)](a1, b, c)
+    notes = [str(w.message) for w in seen
+             if issubclass(w.category, tilec.CompileWarning)]
+    assert len(notes) == 1, notes
+    assert "argument 1 ('A')" in notes[0] and "variant compiled for 4-byte" \
+        in notes[0], notes[0]
+    torch.cuda.synchronize()
+    assert torch.equal(c, a1 + b)

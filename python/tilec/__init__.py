@@ -119,6 +119,8 @@ class Kernel:
         self.constants = dict(constants or {})
         lib = _capi.lib()
         self._launch = lib.tile_kernel_launch
+        self._variant_note = lib.tile_kernel_variant_note
+        self._noted = None
         self.name = lib.tile_kernel_name(self._handle).decode()
         self.num_warps = lib.tile_kernel_num_warps(self._handle)
         self.num_stages = lib.tile_kernel_num_stages(self._handle)
@@ -167,6 +169,12 @@ class Kernel:
         packed = pack_args(args, keep)
         _check(self._launch(self._handle, grid[0], grid[1], grid[2],
                             current_stream(stream), packed, len(args)))
+        # A launch that needed an alignment variant (slower) says so, once
+        # per variant.
+        note = self._variant_note(self._handle)
+        if note is not None and note != self._noted:
+            self._noted = note
+            _warnings.warn(CompileWarning(note.decode()), stacklevel=2)
 
     def check(self, *args):
         """Checks `args` as a launch would, without launching."""

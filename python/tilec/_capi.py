@@ -130,6 +130,7 @@ def _declare(lib):
         "tile_kernel_num_tensor_maps": (c.c_size_t, [kernel_p]),
         "tile_kernel_num_warnings": (c.c_size_t, [kernel_p]),
         "tile_kernel_warning": (c.c_char_p, [kernel_p, c.c_size_t]),
+        "tile_kernel_variant_note": (c.c_char_p, [kernel_p]),
         "tile_kernel_tune_space": (c.c_char_p, [kernel_p]),
         "tile_schedule_variants": (c.c_char_p, [c.c_char_p]),
         "tile_last_error": (c.c_char_p, []),
