@@ -164,6 +164,49 @@ TILE_API const char *tile_kernel_tune_space(tile_kernel kernel);
  * thread's next call. */
 TILE_API const char *tile_schedule_variants(const char *given);
 
+/* ---- MLA decode (tile/Decode.h) -------------------------------------------
+ * Multi-head latent attention decode over a paged latent cache (FlashMLA's
+ * problem): q (batch, s_q, heads, head_dim), kv_cache (num_pages,
+ * page_size, 1, head_dim) whose first head_dim_v dims are the values,
+ * cache_seqlens (batch,) and block_table (batch, max_pages) int32, out
+ * (batch, s_q, heads, head_dim_v), lse (batch, s_q, heads) f32; the
+ * shapes, dtypes and strides tile::mlaDecode takes. Zero-initialize the
+ * options: head_dim_v 0 means 512, has_scale 0 means 1/sqrt(head_dim),
+ * non_causal 0 is causal, num_splits 0 is chosen. */
+typedef struct tile_mla_decode_options {
+  int64_t head_dim_v;
+  int has_scale;
+  float scale;
+  int non_causal;
+  int64_t num_splits;
+} tile_mla_decode_options;
+
+/* The device workspace tile_mla_decode needs, in bytes, into `*bytes` (0
+ * with one split). Compiles the kernels once per problem class: needs the
+ * GPU. */
+TILE_API int tile_mla_decode_workspace_bytes(
+    const tile_tensor *q, const tile_tensor *kv_cache,
+    const tile_tensor *block_table, const tile_mla_decode_options *options,
+    size_t *bytes);
+/* Checks, then runs asynchronously on `stream` (NULL: the default stream);
+ * `workspace`: 16-byte aligned device memory of at least that many bytes
+ * (NULL when 0). */
+TILE_API int tile_mla_decode(const tile_tensor *q, const tile_tensor *kv_cache,
+                             const tile_tensor *cache_seqlens,
+                             const tile_tensor *block_table,
+                             const tile_tensor *out, const tile_tensor *lse,
+                             void *workspace, size_t workspace_bytes,
+                             const tile_mla_decode_options *options,
+                             struct CUstream_st *stream);
+/* The checks alone (not the workspace); needs no GPU. */
+TILE_API int tile_mla_decode_check(const tile_tensor *q,
+                                   const tile_tensor *kv_cache,
+                                   const tile_tensor *cache_seqlens,
+                                   const tile_tensor *block_table,
+                                   const tile_tensor *out,
+                                   const tile_tensor *lse,
+                                   const tile_mla_decode_options *options);
+
 /* ---- Attention (tile/Attention.h) ----------------------------------------
  * Forward attention on (batch, heads, seq, head_dim) tensors: q and out
  * (batch, heads, seq_q, head_dim), k and v (batch, kv_heads, seq_k,

@@ -75,6 +75,16 @@ class AttentionOptions(ctypes.Structure):
     ]
 
 
+class MlaDecodeOptions(ctypes.Structure):
+    _fields_ = [
+        ("head_dim_v", ctypes.c_int64),
+        ("has_scale", ctypes.c_int),
+        ("scale", ctypes.c_float),
+        ("non_causal", ctypes.c_int),
+        ("num_splits", ctypes.c_int64),
+    ]
+
+
 class TuneCandidate(ctypes.Structure):
     _fields_ = [
         ("constants", ctypes.POINTER(Constant)),
@@ -137,6 +147,14 @@ def _declare(lib):
         "tile_option_list": (c.c_char_p, []),
         "tile_set_error": (None, [c.c_char_p]),
         "tile_runtime_stats": (c.c_int, [c.POINTER(Stats)]),
+        "tile_mla_decode_workspace_bytes": (
+            c.c_int, [c.POINTER(Tensor)] * 3 +
+            [c.POINTER(MlaDecodeOptions), c.POINTER(c.c_size_t)]),
+        "tile_mla_decode": (c.c_int, [c.POINTER(Tensor)] * 6 +
+                            [c.c_void_p, c.c_size_t,
+                             c.POINTER(MlaDecodeOptions), c.c_void_p]),
+        "tile_mla_decode_check": (c.c_int, [c.POINTER(Tensor)] * 6 +
+                                  [c.POINTER(MlaDecodeOptions)]),
         "tile_attention": (c.c_int, [c.POINTER(Tensor)] * 4 +
                            [c.POINTER(AttentionOptions), c.c_void_p]),
         "tile_attention_check": (c.c_int, [c.POINTER(Tensor)] * 4 +

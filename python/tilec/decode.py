@@ -29,6 +29,7 @@ it); unchecked, an entry out of range among a
 sequence's pages reads out of bounds.
 """
 
+import ctypes
 import math
 import os
 
@@ -270,27 +271,29 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
 
 # --- MLA decode ----------------------------------------------------------------
 
-MLA_TILE_M = 64   # query rows per block (mla_decode.tile's TILE_M)
-MLA_TILE_N = 64   # keys per trip
-MLA_MERGE_N = 128  # output columns per block of the combine
-
-_mla_compiled = {}
+# (device, stream) -> uint8 workspace of tile_mla_decode, grown as needed.
+_workspaces = {}
 
 
-def _mla_kernels(dtype, dv, dr, page, heads, sq, causal):
-    """The split kernel and the combine kernel for a problem class,
-    compiled once."""
-    from . import compile as _compile
-    key = (dtype, dv, dr, page, heads, sq, causal)
-    if key not in _mla_compiled:
-        path = os.path.join(_KERNELS, "mla_decode.tile")
-        _mla_compiled[key] = (
-            _compile(path, kernel="mla_decode", DTYPE=dtype, DV=dv, DR=dr,
-                     PAGE=page, HEADS=heads, SQ=sq, CAUSAL=causal,
-                     TILE_M=MLA_TILE_M, TILE_N=MLA_TILE_N),
-            _compile(path, kernel="mla_combine", DTYPE=dtype,
-                     MERGE_N=MLA_MERGE_N))
-    return _mla_compiled[key]
+def _workspace(torch, device, nbytes):
+    from ._tensors import current_stream
+    key = (device, current_stream(None))
+    w = _workspaces.get(key)
+    if w is None or w.numel() < nbytes:
+        w = _workspaces[key] = torch.empty(
+            max(nbytes, 2 * (w.numel() if w is not None else 0)),
+            device=device, dtype=torch.uint8)
+    return w
+
+
+def _c_tensor(t, held):
+    """A tile_tensor for torch tensor `t` (its arrays kept in `held`)."""
+    from ._capi import Tensor
+    from ._tensors import TensorArg, torch_dtypes
+    arg = TensorArg(t.data_ptr(), torch_dtypes()[t.dtype], t.shape,
+                    t.stride(), keep=t)
+    held.append(arg)
+    return arg.fill(Tensor())
 
 
 def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
@@ -310,7 +313,9 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
     multiplies (64 per block), and its keys are split across blocks so
     that the grid fills the GPU (num_splits=0 chooses), the splits merged
     in f32 by a second kernel (mla_combine, one block per output row and
-    128 columns)."""
+    128 columns). Runs libtile's tile_mla_decode (C++: tile::mlaDecode,
+    tile/Decode.h), the kernels built in; its workspace (the splits'
+    partial outputs) is kept per device and stream."""
     import torch
     for name, t in (("q", q), ("kv_cache", kv_cache)):
         if not isinstance(t, torch.Tensor) or not t.is_cuda:
@@ -328,10 +333,10 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
             kv_cache.shape[3] != DK:
         raise ArgumentError(f"kv_cache: expected (num_pages, page_size, 1, "
                             f"{DK}), got shape {tuple(kv_cache.shape)}")
-    pages, page = kv_cache.shape[0], kv_cache.shape[1]
-    if page % MLA_TILE_N:
+    page = kv_cache.shape[1]
+    if page % 64 or page == 0:
         raise ArgumentError(f"kv_cache: page size {page} must be a multiple "
-                            f"of {MLA_TILE_N}")
+                            f"of 64")
     if not isinstance(head_dim_v, int) or head_dim_v <= 0 or \
             head_dim_v >= DK:
         raise ArgumentError(f"head_dim_v: expected an int below q's "
@@ -353,8 +358,6 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
         raise ArgumentError(f"block_table: expected a ({B}, max_pages) "
                             f"int32 CUDA tensor, rows contiguous")
     _check_common(torch, cache_seqlens, B, num_splits, causal)
-    if scale is None:
-        scale = 1.0 / math.sqrt(DK)
     if out is None:
         out = torch.empty(B, Sq, H, head_dim_v, device=q.device,
                           dtype=q.dtype)
@@ -362,40 +365,30 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
           out.dtype != q.dtype or not out.is_contiguous()):
         raise ArgumentError(f"out: expected a contiguous ({B}, {Sq}, {H}, "
                             f"{head_dim_v}) tensor of q's dtype")
-    rows = Sq * H
-    lse = torch.empty(B, rows, device=q.device, dtype=torch.float32)
-    if B * rows == 0:
-        return out, lse.view(B, Sq, H).transpose(1, 2)
-    # Row t * H + h: token t, head h (q's own order).
-    qp = q.reshape(B, rows, DK)
-    kv = kv_cache.view(pages, page, DK)
-    dsl = "f16" if q.dtype == torch.float16 else "bf16"
-    kernel, combine = _mla_kernels(dsl, head_dim_v, dr, page, H, Sq,
-                                   causal and Sq > 1)
-    row_blocks = -(-rows // MLA_TILE_M)
-    N = block_table.shape[1] * page
-    splits = num_splits or choose_splits(B, row_blocks, N,
-                                         _sm_count(torch, q.device),
-                                         MLA_TILE_N, kernel.blocks_per_sm)
-    split_keys = MLA_TILE_N * max(1, math.ceil(N / (MLA_TILE_N * splits)))
-    splits = max(1, math.ceil(N / split_keys))
-    # (One split writes the output itself and leaves the partials alone:
-    # stand-ins whose strides keep the 16-byte alignment the kernel was
-    # compiled for, else the runtime would load a variant for less, without
-    # TMA: 1.6x slower at 64 x 4096 keys x 128 heads, H200.)
-    if splits > 1:
-        opart = torch.empty(splits, B, rows, head_dim_v, device=q.device,
-                            dtype=torch.float32)
-        lpart = torch.empty(splits, B, rows, device=q.device,
-                            dtype=torch.float32)
-    else:
-        opart = torch.empty(1, 1, 1, 4, device=q.device, dtype=torch.float32)
-        lpart = torch.empty(1, 1, 4, device=q.device, dtype=torch.float32)
-    o = out.view(B, rows, head_dim_v)
-    kernel.launch((B * row_blocks, splits), qp, kv, block_table,
-                  cache_seqlens, opart, lpart, o, lse, float(scale),
-                  split_keys, N)
-    if splits > 1:
-        combine.launch((B * rows, head_dim_v // MLA_MERGE_N), opart, lpart,
-                       o, lse)
-    return out, lse.view(B, Sq, H).transpose(1, 2)
+    lse = torch.empty(B, Sq, H, device=q.device, dtype=torch.float32)
+    if B * Sq * H == 0:
+        return out, lse.transpose(1, 2)
+    # libtile's tile_mla_decode (lib/Ops/Decode): the split count, the
+    # kernels (built in) and their launches; the workspace holds the
+    # splits' partial outputs.
+    from ._capi import MlaDecodeOptions, lib, TILE_OK, last_error
+    from ._tensors import current_stream
+    from .errors import from_message
+    held = []
+    t = [_c_tensor(x, held) for x in (q, kv_cache, cache_seqlens,
+                                       block_table, out, lse)]
+    o = MlaDecodeOptions(head_dim_v=head_dim_v, has_scale=scale is not None,
+                         scale=float(scale) if scale is not None else 0.0,
+                         non_causal=not causal, num_splits=num_splits)
+    nbytes = ctypes.c_size_t()
+    if lib().tile_mla_decode_workspace_bytes(
+            ctypes.byref(t[0]), ctypes.byref(t[1]), ctypes.byref(t[3]),
+            ctypes.byref(o), ctypes.byref(nbytes)) != TILE_OK:
+        raise from_message(last_error())
+    work = _workspace(torch, q.device, nbytes.value) if nbytes.value else None
+    if lib().tile_mla_decode(
+            *(ctypes.byref(x) for x in t),
+            work.data_ptr() if work is not None else None, nbytes.value,
+            ctypes.byref(o), current_stream(None)) != TILE_OK:
+        raise from_message(last_error())
+    return out, lse.transpose(1, 2)

@@ -20,7 +20,8 @@ set(prefix ${WORK_DIR}/prefix)
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 foreach(file lib/libtile.so include/tile/Tile.h include/tile/tile.h
-        include/tile/Attention.h include/tile/Autotune.h bin/tilec
+        include/tile/Attention.h include/tile/Autotune.h include/tile/Decode.h
+        bin/tilec
         bin/tile-opt share/tilec/kernels/flash_attention.tile
         lib/python3/dist-packages/tilec/__init__.py
         lib/cmake/tile/tileConfig.cmake lib/cmake/tile/tileTargets.cmake

@@ -14,8 +14,7 @@ namespace {
 /// A tensor at its own fake address, so that tensors do not overlap.
 Tensor attnTensor(uintptr_t slot, std::vector<int64_t> shape,
                   DType dtype = DType::F16) {
-  return Tensor::contiguous(reinterpret_cast<void *>(slot << 32), dtype,
-                            std::move(shape));
+  return fakeTensor(slot, std::move(shape), dtype);
 }
 
 struct AttnArgs {
@@ -30,15 +29,7 @@ struct AttnArgs {
   }
   /// The same through the C API.
   std::string checkC() const {
-    auto c = [](const Tensor &t) {
-      tile_tensor r;
-      r.data = t.data;
-      r.dtype = static_cast<tile_dtype>(t.dtype);
-      r.rank = static_cast<int32_t>(t.shape.size());
-      r.shape = t.shape.data();
-      r.strides = t.strides.data();
-      return r;
-    };
+    auto c = toCTensor;
     tile_tensor tq = c(q), tk = c(k), tv = c(v), to = c(out);
     tile_attention_options o = {};
     o.causal = options.causal;

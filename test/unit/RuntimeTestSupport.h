@@ -47,7 +47,6 @@ using tilec::ScalarKind;
 
 namespace tile::test {
 
-
 /// The description of kernels/flash_attention.tile's fmha.
 inline KernelInfo fmhaInfo() {
   KernelInfo info;
@@ -93,7 +92,6 @@ inline size_t countFiles(const std::string &directory) {
   return count;
 }
 
-
 struct FakeCompiler {
   std::atomic<int> calls{0};
   int delayMs = 0;
@@ -136,7 +134,7 @@ struct FakeCompiler {
 };
 
 inline RuntimeConfig fakeConfig(const std::string &dir,
-                         std::shared_ptr<FakeCompiler> compiler) {
+                                std::shared_ptr<FakeCompiler> compiler) {
   RuntimeConfig config;
   config.cacheDirectory = dir;
   config.compiler = [compiler](const tilec::CompileRequest &request) {
@@ -152,6 +150,25 @@ sm90(std::vector<std::pair<std::string, std::string>> constants = {}) {
   options.arch = "sm_90a";
   options.constants = std::move(constants);
   return options;
+}
+
+/// A contiguous tensor at its own fake address (slot << 32), so that the
+/// tensors of an operation's argument checks do not overlap.
+inline Tensor fakeTensor(uintptr_t slot, std::vector<int64_t> shape,
+                         DType dtype) {
+  return Tensor::contiguous(reinterpret_cast<void *>(slot << 32), dtype,
+                            std::move(shape));
+}
+
+/// `t` as the C API's tile_tensor (borrowing its arrays).
+inline tile_tensor toCTensor(const Tensor &t) {
+  tile_tensor r;
+  r.data = t.data;
+  r.dtype = static_cast<tile_dtype>(t.dtype);
+  r.rank = static_cast<int32_t>(t.shape.size());
+  r.shape = t.shape.data();
+  r.strides = t.strides.data();
+  return r;
 }
 
 } // namespace tile::test

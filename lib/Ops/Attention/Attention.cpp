@@ -28,7 +28,7 @@ using namespace tile::detail;
 
 /// kernels/flash_attention.tile, as built.
 static const char kAttentionSource[] =
-#include "FlashAttentionSource.inc"
+#include "flash_attention.inc"
     ;
 static const char kAttentionName[] = "flash_attention.tile";
 

@@ -1,0 +1,89 @@
+//===- Decode.h - libtile: decode attention over a paged KV cache -*- C++
+//-*-===//
+//
+// Multi-head latent attention decode (DeepSeek's MLA, FlashMLA's
+// flash_mla_with_kvcache), the project's kernels/mla_decode.tile (built
+// into libtile), without knowing its constants, grid or splits:
+//
+//   tile::MlaDecodeOptions options;           // head_dim_v 512, causal
+//   tile::Expected<size_t> bytes =
+//       tile::mlaDecodeWorkspaceBytes(q, kvCache, blockTable, options);
+//   ... a device buffer of *bytes (none when 0), reusable across calls ...
+//   tile::Status status = tile::mlaDecode(q, kvCache, cacheSeqlens,
+//       blockTable, out, lse, workspace, *bytes, options);
+//
+// Tensors (f16 or bf16, the same for q, kv_cache and out; the last
+// dimension contiguous):
+//   - q (batch, s_q, heads, head_dim), head_dim = head_dim_v + the rotary
+//     dims, its (s_q, heads) rows one after the other (strides[1] =
+//     heads x strides[2]);
+//   - kv_cache (num_pages, page_size, 1, head_dim): the one latent head,
+//     its first head_dim_v dims the values; page_size a multiple of 64;
+//   - cache_seqlens (batch,) int32: the keys of each sequence;
+//   - block_table (batch, max_pages) int32: page j of sequence b; a length
+//     past max_pages x page_size reads the table's pages only;
+//   - out (batch, s_q, heads, head_dim_v), rows as q's; lse (batch, s_q,
+//     heads) f32, its last dimension contiguous and rows as q's: the
+//     natural log-sum-exp of the scaled scores (-inf for no keys, whose
+//     output is zeros).
+// head_dim_v a multiple of 128; the rotary dims a multiple of 16 up to 256
+// that divides it. With causal and s_q > 1, query token t of the last s_q
+// sees the keys before length - s_q + 1 + t. Every argument is checked
+// first; a refusal names the argument ("tile::mlaDecode: kv_cache: page
+// size 32 is not a multiple of 64").
+//
+// The keys of each sequence are split across blocks so that the grid fills
+// the GPU (numSplits 0: chosen from the batch, the row blocks of 64 query
+// rows, the cache's capacity and the kernel's occupancy), each split's
+// output and log-sum-exp written to the workspace and merged in f32 by a
+// second kernel; one split writes out itself (no workspace).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DECODE_H
+#define TILE_DECODE_H
+
+#include "tile/Tile.h"
+
+#include <optional>
+
+namespace tile {
+
+struct MlaDecodeOptions {
+  /// Value dims: the first of each cache row (and of the output).
+  int64_t headDimV = 512;
+  /// Softmax scale; default 1/sqrt(head_dim). Must be finite.
+  std::optional<float> scale;
+  bool causal = true;
+  /// Splits of each sequence's keys; 0: chosen.
+  int64_t numSplits = 0;
+  /// The stream to run on; nullptr: the default stream.
+  Stream stream = nullptr;
+};
+
+/// The workspace mlaDecode needs for these arguments (the splits' partial
+/// outputs, f32), in bytes; 0 with one split. Compiles the kernels (once
+/// per problem class) to know their occupancy: needs the GPU.
+TILE_API Expected<size_t>
+mlaDecodeWorkspaceBytes(const Tensor &q, const Tensor &kvCache,
+                        const Tensor &blockTable,
+                        const MlaDecodeOptions &options = {});
+/// Checks the arguments, then runs into `out` and `lse` (asynchronously on
+/// options.stream); `workspace` (device memory, 16-byte aligned) of at
+/// least mlaDecodeWorkspaceBytes bytes.
+TILE_API Status mlaDecode(const Tensor &q, const Tensor &kvCache,
+                          const Tensor &cacheSeqlens, const Tensor &blockTable,
+                          const Tensor &out, const Tensor &lse, void *workspace,
+                          size_t workspaceBytes,
+                          const MlaDecodeOptions &options = {});
+/// The checks of mlaDecode() alone (not the workspace's size): touches no
+/// GPU.
+TILE_API Status checkMlaDecode(const Tensor &q, const Tensor &kvCache,
+                               const Tensor &cacheSeqlens,
+                               const Tensor &blockTable, const Tensor &out,
+                               const Tensor &lse,
+                               const MlaDecodeOptions &options = {});
+
+} // namespace tile
+
+#endif // TILE_DECODE_H

@@ -1,0 +1,398 @@
+//===- MlaDecode.cpp - tile::mlaDecode over kernels/mla_decode.tile -------===//
+//
+// Checks the arguments, compiles the split kernel and the combine kernel
+// once per problem class (dtype, value and rotary dims, page size, heads,
+// query tokens, causal), chooses the split count from the batch, the row
+// blocks, the cache's capacity and the split kernel's occupancy, and
+// launches: the split kernel on (batch x row blocks, splits), then, with
+// more than one split, mla_combine on (batch x rows, head_dim_v / 128).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Decode.h"
+
+#include <climits>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+using namespace tile;
+
+/// kernels/mla_decode.tile, as built.
+static const char kMlaSource[] =
+#include "mla_decode.inc"
+    ;
+static const char kMlaName[] = "mla_decode.tile";
+
+namespace {
+
+constexpr int64_t kRowsPerBlock = 64;  // mla_decode.tile's TILE_M
+constexpr int64_t kKeysPerTrip = 64;   // its TILE_N
+constexpr int64_t kMergeColumns = 128; // mla_combine's MERGE_N
+
+Status refuse(const std::string &message) {
+  return Status::error("tile::mlaDecode: " + message);
+}
+
+std::string listText(const std::vector<int64_t> &values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+bool isEmpty(const Tensor &t) {
+  for (int64_t s : t.shape)
+    if (s == 0)
+      return true;
+  return false;
+}
+
+/// Rank, sizes, strides, data and a contiguous last dimension.
+Status checkTensor(const Tensor &t, const char *name, size_t rank,
+                   const char *dims) {
+  if (t.shape.size() != rank)
+    return refuse(std::string(name) + ": expected a rank-" +
+                  std::to_string(rank) + " tensor " + dims + ", got rank " +
+                  std::to_string(t.shape.size()));
+  if (t.strides.size() != rank)
+    return refuse(std::string(name) + ": the shape has " +
+                  std::to_string(rank) + " entries but the strides have " +
+                  std::to_string(t.strides.size()));
+  for (size_t d = 0; d < rank; ++d) {
+    if (t.shape[d] < 0 || t.shape[d] > INT32_MAX)
+      return refuse(std::string(name) + ": shape[" + std::to_string(d) +
+                    "] = " + std::to_string(t.shape[d]) +
+                    " is outside 0 .. 2^31-1");
+    if (t.strides[d] < 0)
+      return refuse(std::string(name) + ": strides[" + std::to_string(d) +
+                    "] = " + std::to_string(t.strides[d]) +
+                    " is negative; negative strides are not supported");
+  }
+  if (!t.data && !isEmpty(t))
+    return refuse(std::string(name) +
+                  ": null data pointer for a non-empty tensor of shape " +
+                  listText(t.shape));
+  if (rank && t.shape[rank - 1] > 1 && t.strides[rank - 1] != 1)
+    return refuse(std::string(name) +
+                  ": its last dimension must be contiguous (stride 1), got "
+                  "strides " +
+                  listText(t.strides));
+  return Status();
+}
+
+/// (s_q, heads) rows of a (batch, s_q, heads, ...) tensor one after the
+/// other: the kernel sees (batch, s_q x heads, ...).
+bool rowsCollapse(const Tensor &t) {
+  return t.shape[1] <= 1 || t.shape[2] <= 1 ||
+         t.strides[1] == t.shape[2] * t.strides[2];
+}
+
+struct Problem {
+  int64_t batch = 0, tokens = 0, heads = 0, dims = 0, valueDims = 0;
+  int64_t pages = 0, page = 0, maxPages = 0;
+  DType dtype = DType::F16;
+  float scale = 1;
+};
+
+Expected<Problem> checkShapes(const Tensor &q, const Tensor &kv,
+                              const Tensor &table,
+                              const MlaDecodeOptions &options) {
+  if (Status s = checkTensor(q, "q", 4, "(batch, s_q, heads, head_dim)");
+      !s.ok())
+    return s;
+  if (Status s =
+          checkTensor(kv, "kv_cache", 4, "(num_pages, page_size, 1, head_dim)");
+      !s.ok())
+    return s;
+  if (Status s = checkTensor(table, "block_table", 2, "(batch, max_pages)");
+      !s.ok())
+    return s;
+  Problem p;
+  p.dtype = q.dtype;
+  if (q.dtype != DType::F16 && q.dtype != DType::BF16)
+    return refuse(std::string("q: dtype ") + dtypeName(q.dtype) +
+                  " is not supported; MLA decode takes f16 or bf16");
+  if (kv.dtype != q.dtype)
+    return refuse(std::string("kv_cache: dtype ") + dtypeName(kv.dtype) +
+                  " is not q's " + dtypeName(q.dtype));
+  p.batch = q.shape[0];
+  p.tokens = q.shape[1];
+  p.heads = q.shape[2];
+  p.dims = q.shape[3];
+  p.pages = kv.shape[0];
+  p.page = kv.shape[1];
+  if (kv.shape[2] != 1 || kv.shape[3] != p.dims)
+    return refuse("kv_cache: expected (num_pages, page_size, 1, " +
+                  std::to_string(p.dims) + "), got shape " +
+                  listText(kv.shape));
+  if (p.page % kKeysPerTrip || p.page == 0)
+    return refuse("kv_cache: page size " + std::to_string(p.page) +
+                  " is not a multiple of " + std::to_string(kKeysPerTrip));
+  p.valueDims = options.headDimV;
+  int64_t rotary = p.dims - p.valueDims;
+  if (p.valueDims <= 0 || rotary <= 0 || p.valueDims % kMergeColumns ||
+      rotary % 16 || rotary > 256 || p.valueDims % rotary)
+    return refuse("headDimV: " + std::to_string(p.valueDims) +
+                  " value dims and " + std::to_string(rotary) +
+                  " rotary ones of q's " + std::to_string(p.dims) +
+                  ": the values must be a multiple of 128, the rotary dims "
+                  "a multiple of 16 up to 256 that divides them");
+  if (!rowsCollapse(q))
+    return refuse("q: its (s_q, heads) rows must follow each other "
+                  "(strides[1] = heads x strides[2]), got strides " +
+                  listText(q.strides));
+  if (table.dtype != DType::I32 || table.shape[0] != p.batch)
+    return refuse("block_table: expected a (" + std::to_string(p.batch) +
+                  ", max_pages) int32 tensor, got " + dtypeName(table.dtype) +
+                  " " + listText(table.shape));
+  p.maxPages = table.shape[1];
+  if (options.numSplits < 0)
+    return refuse("numSplits: " + std::to_string(options.numSplits) +
+                  " is negative (0: chosen)");
+  p.scale = options.scale ? *options.scale
+                          : 1.0f / std::sqrt(static_cast<float>(p.dims));
+  if (!std::isfinite(p.scale))
+    return refuse("scale: must be finite");
+  return p;
+}
+
+Expected<Problem> checkAll(const Tensor &q, const Tensor &kv,
+                           const Tensor &seqlens, const Tensor &table,
+                           const Tensor &out, const Tensor &lse,
+                           const MlaDecodeOptions &options) {
+  Expected<Problem> p = checkShapes(q, kv, table, options);
+  if (!p)
+    return p;
+  if (Status s = checkTensor(seqlens, "cache_seqlens", 1, "(batch,)"); !s.ok())
+    return s;
+  if (seqlens.dtype != DType::I32 || seqlens.shape[0] != p->batch)
+    return refuse("cache_seqlens: expected a (" + std::to_string(p->batch) +
+                  ",) int32 tensor, got " + dtypeName(seqlens.dtype) + " " +
+                  listText(seqlens.shape));
+  if (Status s = checkTensor(out, "out", 4, "(batch, s_q, heads, head_dim_v)");
+      !s.ok())
+    return s;
+  std::vector<int64_t> outShape = {p->batch, p->tokens, p->heads, p->valueDims};
+  if (out.dtype != q.dtype || out.shape != outShape || !rowsCollapse(out))
+    return refuse("out: expected a " + std::string(dtypeName(q.dtype)) +
+                  " tensor of shape " + listText(outShape) +
+                  " with rows as q's, got " + dtypeName(out.dtype) + " " +
+                  listText(out.shape) + " strides " + listText(out.strides));
+  if (Status s = checkTensor(lse, "lse", 3, "(batch, s_q, heads)"); !s.ok())
+    return s;
+  std::vector<int64_t> lseShape = {p->batch, p->tokens, p->heads};
+  if (lse.dtype != DType::F32 || lse.shape != lseShape || !rowsCollapse(lse))
+    return refuse("lse: expected an f32 tensor of shape " + listText(lseShape) +
+                  " with rows as q's, got " + dtypeName(lse.dtype) + " " +
+                  listText(lse.shape) + " strides " + listText(lse.strides));
+  return p;
+}
+
+/// The split kernel and the combine kernel of a problem class.
+struct Kernels {
+  Kernel split, combine;
+};
+
+using ClassKey =
+    std::tuple<DType, int64_t, int64_t, int64_t, int64_t, int64_t, bool>;
+std::mutex kernelsMutex;
+
+Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
+  ClassKey key{p.dtype,  p.valueDims, p.dims - p.valueDims, p.page, p.heads,
+               p.tokens, causal};
+  static std::map<ClassKey, Kernels> compiled;
+  std::lock_guard<std::mutex> lock(kernelsMutex);
+  auto it = compiled.find(key);
+  if (it != compiled.end())
+    return &it->second;
+  CompileOptions split;
+  split.kernel = "mla_decode";
+  split.constants = {{"DTYPE", dtypeName(p.dtype)},
+                     {"DV", std::to_string(p.valueDims)},
+                     {"DR", std::to_string(p.dims - p.valueDims)},
+                     {"PAGE", std::to_string(p.page)},
+                     {"HEADS", std::to_string(p.heads)},
+                     {"SQ", std::to_string(p.tokens)},
+                     {"CAUSAL", causal ? "true" : "false"},
+                     {"TILE_M", std::to_string(kRowsPerBlock)},
+                     {"TILE_N", std::to_string(kKeysPerTrip)}};
+  Expected<Kernel> s =
+      Runtime::get().compileSource(kMlaSource, kMlaName, split);
+  if (!s)
+    return s.status();
+  CompileOptions combine;
+  combine.kernel = "mla_combine";
+  combine.constants = {{"DTYPE", dtypeName(p.dtype)},
+                       {"MERGE_N", std::to_string(kMergeColumns)}};
+  Expected<Kernel> c =
+      Runtime::get().compileSource(kMlaSource, kMlaName, combine);
+  if (!c)
+    return c.status();
+  return &compiled.emplace(key, Kernels{*s, *c}).first->second;
+}
+
+/// Splits per sequence: with fewer blocks than the kernel's waves hold,
+/// the fewest whose grid keeps 90% of its waves' slots busy (else the
+/// busiest), each split at least 4 key tiles long (tilec.decode's
+/// choose_splits, the same rule).
+int64_t chooseSplits(int64_t blocks, int64_t maxKeys, int64_t sms,
+                     int64_t blocksPerSM) {
+  blocks = std::max<int64_t>(1, blocks);
+  int64_t slots = std::max<int64_t>(1, blocksPerSM) * std::max<int64_t>(1, sms);
+  int64_t most = std::max<int64_t>(
+      1, std::min<int64_t>(64, (maxKeys + 4 * kKeysPerTrip - 1) /
+                                   (4 * kKeysPerTrip)));
+  if (blocks >= slots)
+    return 1;
+  int64_t best = 1;
+  double bestBusy = 0;
+  for (int64_t s = 1; s <= most; ++s) {
+    int64_t waves = (blocks * s + slots - 1) / slots;
+    double busy = double(blocks * s) / double(waves * slots);
+    if (busy >= 0.9)
+      return s;
+    if (busy > bestBusy) {
+      best = s;
+      bestBusy = busy;
+    }
+  }
+  return best;
+}
+
+struct Plan {
+  const Kernels *kernels = nullptr;
+  int64_t rows = 0, rowBlocks = 0, maxKeys = 0, splits = 1, splitKeys = 0;
+  size_t partialBytes = 0, workspaceBytes = 0;
+};
+
+Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
+  Plan plan;
+  Expected<const Kernels *> kernels =
+      kernelsFor(p, options.causal && p.tokens > 1);
+  if (!kernels)
+    return kernels.status(); // a compile error, as the compiler said it
+  plan.kernels = *kernels;
+  plan.rows = p.tokens * p.heads;
+  plan.rowBlocks = (plan.rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  plan.maxKeys = p.maxPages * p.page;
+  int64_t splits = options.numSplits;
+  if (!splits) {
+    Expected<DeviceInfo> device = deviceInfo();
+    if (!device)
+      return device.status();
+    splits = chooseSplits(p.batch * plan.rowBlocks, plan.maxKeys,
+                          device->multiprocessors,
+                          plan.kernels->split.blocksPerSM());
+  }
+  int64_t perSplit =
+      (plan.maxKeys + kKeysPerTrip * splits - 1) / (kKeysPerTrip * splits);
+  plan.splitKeys = kKeysPerTrip * std::max<int64_t>(1, perSplit);
+  plan.splits = std::max<int64_t>(1, (plan.maxKeys + plan.splitKeys - 1) /
+                                         plan.splitKeys);
+  if (plan.splits > 1) {
+    size_t rowsTotal = size_t(plan.splits) * p.batch * plan.rows;
+    plan.partialBytes = (rowsTotal * p.valueDims * 4 + 15) / 16 * 16;
+    plan.workspaceBytes = plan.partialBytes + rowsTotal * 4;
+  }
+  return plan;
+}
+
+/// 16-byte stand-ins for the partials a single split never touches (their
+/// strides keep the alignment the kernel was compiled for).
+Expected<void *> standIn() {
+  static std::mutex mutex;
+  static void *memory = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!memory) {
+    Expected<void *> allocated = deviceAlloc(64);
+    if (!allocated)
+      return allocated.status();
+    memory = *allocated;
+  }
+  return memory;
+}
+
+} // namespace
+
+Status tile::checkMlaDecode(const Tensor &q, const Tensor &kvCache,
+                            const Tensor &cacheSeqlens,
+                            const Tensor &blockTable, const Tensor &out,
+                            const Tensor &lse,
+                            const MlaDecodeOptions &options) {
+  Expected<Problem> p =
+      checkAll(q, kvCache, cacheSeqlens, blockTable, out, lse, options);
+  return p ? Status() : p.status();
+}
+
+Expected<size_t>
+tile::mlaDecodeWorkspaceBytes(const Tensor &q, const Tensor &kvCache,
+                              const Tensor &blockTable,
+                              const MlaDecodeOptions &options) {
+  Expected<Problem> p = checkShapes(q, kvCache, blockTable, options);
+  if (!p)
+    return p.status();
+  if (isEmpty(q) || p->maxPages == 0)
+    return size_t(0);
+  Expected<Plan> plan = planFor(*p, options);
+  if (!plan)
+    return plan.status();
+  return plan->workspaceBytes;
+}
+
+Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
+                       const Tensor &cacheSeqlens, const Tensor &blockTable,
+                       const Tensor &out, const Tensor &lse, void *workspace,
+                       size_t workspaceBytes, const MlaDecodeOptions &options) {
+  Expected<Problem> p =
+      checkAll(q, kvCache, cacheSeqlens, blockTable, out, lse, options);
+  if (!p)
+    return p.status();
+  if (isEmpty(q))
+    return Status(); // nothing to compute
+  if (p->maxPages == 0)
+    return refuse("block_table: has no pages (max_pages 0)");
+  Expected<Plan> plan = planFor(*p, options);
+  if (!plan)
+    return plan.status();
+  if (workspaceBytes < plan->workspaceBytes)
+    return refuse("workspace: " + std::to_string(workspaceBytes) +
+                  " bytes, these arguments need " +
+                  std::to_string(plan->workspaceBytes) +
+                  " (mlaDecodeWorkspaceBytes)");
+  if (plan->workspaceBytes &&
+      (!workspace || reinterpret_cast<uintptr_t>(workspace) % 16))
+    return refuse("workspace: expected a 16-byte aligned device pointer");
+  int64_t B = p->batch, rows = plan->rows, DV = p->valueDims;
+  DType dt = p->dtype;
+  Tensor qRows(q.data, dt, {B, rows, p->dims}, {q.strides[0], q.strides[2], 1});
+  Tensor kv(kvCache.data, dt, {p->pages, p->page, p->dims},
+            {kvCache.strides[0], kvCache.strides[1], 1});
+  Tensor outRows(out.data, dt, {B, rows, DV},
+                 {out.strides[0], out.strides[2], 1});
+  Tensor lseRows(lse.data, DType::F32, {B, rows}, {lse.strides[0], 1});
+  Tensor oPart, lPart;
+  if (plan->splits > 1) {
+    char *base = static_cast<char *>(workspace);
+    oPart = Tensor::contiguous(base, DType::F32, {plan->splits, B, rows, DV});
+    lPart = Tensor::contiguous(base + plan->partialBytes, DType::F32,
+                               {plan->splits, B, rows});
+  } else {
+    Expected<void *> memory = standIn();
+    if (!memory)
+      return memory.status();
+    oPart = Tensor::contiguous(*memory, DType::F32, {1, 1, 1, 4});
+    lPart = Tensor::contiguous(*memory, DType::F32, {1, 1, 4});
+  }
+  Status status = plan->kernels->split.launch(
+      Dim3(unsigned(B * plan->rowBlocks), unsigned(plan->splits)),
+      options.stream,
+      {qRows, kv, blockTable, cacheSeqlens, oPart, lPart, outRows, lseRows,
+       p->scale, plan->splitKeys, plan->maxKeys});
+  if (status.ok() && plan->splits > 1)
+    status = plan->kernels->combine.launch(
+        Dim3(unsigned(B * rows), unsigned(DV / kMergeColumns)), options.stream,
+        {oPart, lPart, outRows, lseRows});
+  return status; // a launch's failure names the kernel
+}

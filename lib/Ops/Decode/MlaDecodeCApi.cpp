@@ -1,0 +1,118 @@
+//===- MlaDecodeCApi.cpp - tile_mla_decode and friends, the C API ---------===//
+//
+// The MLA decode operation's C entry points (tile/tile.h): tile_tensor and
+// tile_mla_decode_options to tile::Tensor and tile::MlaDecodeOptions,
+// errors through the runtime's thread-local last error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Decode.h"
+#include "tile/tile.h"
+
+#include "RuntimeImpl.h"
+
+using namespace tile;
+using namespace tile::detail;
+
+namespace {
+
+bool toTensor(const tile_tensor *in, const char *name, Tensor &out) {
+  if (!in) {
+    failC(std::string("tile::mlaDecode: ") + name + ": NULL tensor");
+    return false;
+  }
+  if (in->rank < 0 || in->rank > 8 ||
+      static_cast<unsigned>(in->dtype) > TILE_F8E5M2 ||
+      (in->rank && (!in->shape || !in->strides))) {
+    failC(std::string("tile::mlaDecode: ") + name +
+          ": malformed tile_tensor (rank " + std::to_string(in->rank) +
+          ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
+    return false;
+  }
+  out.data = in->data;
+  out.dtype = static_cast<DType>(in->dtype);
+  out.shape.assign(in->shape, in->shape + in->rank);
+  out.strides.assign(in->strides, in->strides + in->rank);
+  return true;
+}
+
+MlaDecodeOptions toOptions(const tile_mla_decode_options *in,
+                           struct CUstream_st *stream) {
+  MlaDecodeOptions o;
+  if (in) {
+    if (in->head_dim_v)
+      o.headDimV = in->head_dim_v;
+    if (in->has_scale)
+      o.scale = in->scale;
+    o.causal = in->non_causal == 0;
+    o.numSplits = in->num_splits;
+  }
+  o.stream = stream;
+  return o;
+}
+
+} // namespace
+
+extern "C" {
+
+int tile_mla_decode_workspace_bytes(const tile_tensor *q,
+                                    const tile_tensor *kv_cache,
+                                    const tile_tensor *block_table,
+                                    const tile_mla_decode_options *options,
+                                    size_t *bytes) {
+  Tensor t[3];
+  if (!toTensor(q, "q", t[0]) || !toTensor(kv_cache, "kv_cache", t[1]) ||
+      !toTensor(block_table, "block_table", t[2]))
+    return TILE_ERROR;
+  if (!bytes)
+    return failC("tile_mla_decode_workspace_bytes: NULL bytes");
+  Expected<size_t> n =
+      mlaDecodeWorkspaceBytes(t[0], t[1], t[2], toOptions(options, nullptr));
+  if (!n)
+    return failC(n.status());
+  *bytes = *n;
+  return TILE_OK;
+}
+
+static int mlaDecodeC(const tile_tensor *q, const tile_tensor *kv_cache,
+                      const tile_tensor *cache_seqlens,
+                      const tile_tensor *block_table, const tile_tensor *out,
+                      const tile_tensor *lse, void *workspace,
+                      size_t workspace_bytes,
+                      const tile_mla_decode_options *options,
+                      struct CUstream_st *stream, bool launch) {
+  Tensor t[6];
+  if (!toTensor(q, "q", t[0]) || !toTensor(kv_cache, "kv_cache", t[1]) ||
+      !toTensor(cache_seqlens, "cache_seqlens", t[2]) ||
+      !toTensor(block_table, "block_table", t[3]) ||
+      !toTensor(out, "out", t[4]) || !toTensor(lse, "lse", t[5]))
+    return TILE_ERROR;
+  MlaDecodeOptions o = toOptions(options, stream);
+  Status status = launch
+                      ? mlaDecode(t[0], t[1], t[2], t[3], t[4], t[5], workspace,
+                                  workspace_bytes, o)
+                      : checkMlaDecode(t[0], t[1], t[2], t[3], t[4], t[5], o);
+  return status.ok() ? TILE_OK : failC(status);
+}
+
+int tile_mla_decode(const tile_tensor *q, const tile_tensor *kv_cache,
+                    const tile_tensor *cache_seqlens,
+                    const tile_tensor *block_table, const tile_tensor *out,
+                    const tile_tensor *lse, void *workspace,
+                    size_t workspace_bytes,
+                    const tile_mla_decode_options *options,
+                    struct CUstream_st *stream) {
+  return mlaDecodeC(q, kv_cache, cache_seqlens, block_table, out, lse,
+                    workspace, workspace_bytes, options, stream, true);
+}
+
+int tile_mla_decode_check(const tile_tensor *q, const tile_tensor *kv_cache,
+                          const tile_tensor *cache_seqlens,
+                          const tile_tensor *block_table,
+                          const tile_tensor *out, const tile_tensor *lse,
+                          const tile_mla_decode_options *options) {
+  return mlaDecodeC(q, kv_cache, cache_seqlens, block_table, out, lse, nullptr,
+                    0, options, nullptr, false);
+}
+
+} // extern "C"
