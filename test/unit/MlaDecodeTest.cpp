@@ -148,6 +148,29 @@ TEST(MlaDecode, RefusalsNameTheArgument) {
   expect([](MlaArgs &a) { a.kv.data = nullptr; },
          "kv_cache: null data pointer for a non-empty tensor of shape "
          "[100, 64, 1, 576]");
+  // The workspace query checks the shapes it reads first (no GPU).
+  {
+    MlaArgs w;
+    w.kv = mlaTensor(2, {100, 48, 1, 576});
+    Expected<size_t> bytes =
+        mlaDecodeWorkspaceBytes(w.q, w.kv, w.table, w.options);
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.status().message(),
+              "tile::mlaDecode: kv_cache: page size 48 is not a multiple of "
+              "64");
+    tile_tensor tq = toCTensor(w.q), tkv = toCTensor(w.kv),
+                tt = toCTensor(w.table);
+    size_t n = 0;
+    EXPECT_NE(tile_mla_decode_workspace_bytes(&tq, &tkv, &tt, nullptr, &n),
+              TILE_OK);
+    EXPECT_EQ(std::string(tile_last_error()),
+              "tile::mlaDecode: kv_cache: page size 48 is not a multiple of "
+              "64");
+    EXPECT_NE(tile_mla_decode_workspace_bytes(&tq, &tkv, &tt, nullptr, nullptr),
+              TILE_OK);
+    EXPECT_EQ(std::string(tile_last_error()),
+              "tile_mla_decode_workspace_bytes: NULL bytes");
+  }
   // A NULL tensor through the C API.
   tile_tensor t = {};
   EXPECT_NE(tile_mla_decode_check(nullptr, &t, &t, &t, &t, &t, nullptr),
