@@ -594,6 +594,55 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
         assert err < 1e-2, (name, err)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_backward_persistent_specialized(torch_gpu, repo, causal):
+    """The deterministic backward (attn_bwd without atomics, then
+    attn_bwd_dq) persistent and warp-specialized with 128-row tiles on 8
+    consumer warps, one slot per tile refilled after its read: Q and dO
+    (dK/dV) and K (dQ) each one ring read as it is and transposed, more
+    tiles than multiprocessors (blocks take several); against float64,
+    outputs poisoned. (These kernels hung before the producer warps kept
+    the tile's rings apart from the loop's.)"""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    BH, N, D = 48, 512, 64
+    torch.manual_seed(7 + causal)
+    q, k, v, do = (torch.randn(BH, N, D, device="cuda", dtype=torch.float16)
+                   for _ in range(4))
+    scale = 1 / math.sqrt(D)
+    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
+    s = (q64 @ k64.transpose(-1, -2)) * scale
+    if causal:
+        s = s.masked_fill(torch.ones(N, N, device="cuda", dtype=torch.bool)
+                          .triu(1), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    o = torch.softmax(s, dim=-1) @ v64
+    o.backward(do.double())
+    path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
+    opts = dict(arch="sm_90a", D=D, CAUSAL=causal, num_warps=8,
+                warp_specialize=True, persistent=True, tile_stages=1,
+                tile_refill_after_read=True)
+    pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch="sm_90a",
+                        D=D)
+    kv = tilec.compile(path, kernel="attn_bwd", DQ_ATOMIC=False, TILE_N=128,
+                       **opts)
+    dqk = tilec.compile(path, kernel="attn_bwd_dq", TILE_M=128, **opts)
+    o16 = o.detach().half()
+    delta = torch.empty(BH, N, device="cuda")
+    pre[(N // 64, BH)](o16, do, delta)
+    lse32 = lse.detach().float()
+    dk, dv, dq = (torch.full_like(t, float("nan")) for t in (k, v, q))
+    unused = torch.empty(1, 1, 1, device="cuda")
+    kv[(N // 128, BH)](q, k, v, do, lse32, delta, unused, dk, dv, scale)
+    dqk[(N // 128, BH)](q, k, v, do, lse32, delta, dq, scale)
+    torch.cuda.synchronize()
+    for name, got, ref in (("dq", dq, q64.grad), ("dk", dk, k64.grad),
+                           ("dv", dv, v64.grad)):
+        assert torch.isfinite(got).all(), name
+        err = ((got.double() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, (name, err)
+
+
 # --- Warp specialization of loops in sequence ---------------------------
 
 TWO_LOOPS = [
