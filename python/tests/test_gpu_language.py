@@ -551,6 +551,30 @@ BWD = [
 ]
 
 
+def backward_problem(torch, BH, N, D, causal):
+    """Random f16 q, k, v, dO of (BH, N, D) and, in float64, the forward's
+    O and LSE (natural) and the gradients of q, k, v."""
+    q, k, v, do = (torch.randn(BH, N, D, device="cuda", dtype=torch.float16)
+                   for _ in range(4))
+    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
+    s = (q64 @ k64.transpose(-1, -2)) * (1 / math.sqrt(D))
+    if causal:
+        s = s.masked_fill(torch.ones(N, N, device="cuda", dtype=torch.bool)
+                          .triu(1), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    o = torch.softmax(s, dim=-1) @ v64
+    o.backward(do.double())
+    return q, k, v, do, o, lse, (q64.grad, k64.grad, v64.grad)
+
+
+def check_gradients(torch, got, refs):
+    """dQ, dK, dV finite and within 1e-2 (norm-relative) of float64."""
+    for name, g, ref in zip(("dq", "dk", "dv"), got, refs):
+        assert torch.isfinite(g).all(), name
+        err = ((g.double() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, (name, err)
+
+
 @pytest.mark.parametrize("case", BWD, ids=lambda c: "-".join(
     map(str, c[:5])) + "".join(f"-{k}" for k in c[5]))
 def test_attention_backward_atomic_dq(torch_gpu, repo, case):
@@ -558,18 +582,8 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     arch, BH, N, D, causal, options = case
     skip_unless_arch(torch, arch)
     torch.manual_seed(BH * N + D + causal)
-    q, k, v, do = (torch.randn(BH, N, D, device="cuda", dtype=torch.float16)
-                   for _ in range(4))
+    q, k, v, do, o, lse, grads = backward_problem(torch, BH, N, D, causal)
     scale = 1 / math.sqrt(D)
-    # float64 forward (O, LSE) and gradients.
-    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
-    s = (q64 @ k64.transpose(-1, -2)) * scale
-    if causal:
-        s = s.masked_fill(torch.ones(N, N, device="cuda", dtype=torch.bool)
-                          .triu(1), float("-inf"))
-    lse = torch.logsumexp(s, dim=-1)
-    o = torch.softmax(s, dim=-1) @ v64
-    o.backward(do.double())
     path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch=arch, D=D)
     bwd = tilec.compile(path, kernel="attn_bwd", arch=arch, D=D,
@@ -587,11 +601,7 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     torch.cuda.synchronize()
     ref_delta = (o16.double() * do.double()).sum(-1)
     assert (delta.double() - ref_delta).abs().max().item() < 1e-3
-    for name, got, ref in (("dq", dq, q64.grad), ("dk", dk, k64.grad),
-                           ("dv", dv, v64.grad)):
-        assert torch.isfinite(got).all(), name
-        err = ((got.double() - ref).norm() / ref.norm()).item()
-        assert err < 1e-2, (name, err)
+    check_gradients(torch, (dq, dk, dv), grads)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -607,17 +617,8 @@ def test_attention_backward_persistent_specialized(torch_gpu, repo, causal):
     skip_unless_arch(torch, "sm_90a")
     BH, N, D = 48, 512, 64
     torch.manual_seed(7 + causal)
-    q, k, v, do = (torch.randn(BH, N, D, device="cuda", dtype=torch.float16)
-                   for _ in range(4))
+    q, k, v, do, o, lse, grads = backward_problem(torch, BH, N, D, causal)
     scale = 1 / math.sqrt(D)
-    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
-    s = (q64 @ k64.transpose(-1, -2)) * scale
-    if causal:
-        s = s.masked_fill(torch.ones(N, N, device="cuda", dtype=torch.bool)
-                          .triu(1), float("-inf"))
-    lse = torch.logsumexp(s, dim=-1)
-    o = torch.softmax(s, dim=-1) @ v64
-    o.backward(do.double())
     path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
     opts = dict(arch="sm_90a", D=D, CAUSAL=causal, num_warps=8,
                 warp_specialize=True, persistent=True, tile_stages=1,
@@ -636,11 +637,7 @@ def test_attention_backward_persistent_specialized(torch_gpu, repo, causal):
     kv[(N // 128, BH)](q, k, v, do, lse32, delta, unused, dk, dv, scale)
     dqk[(N // 128, BH)](q, k, v, do, lse32, delta, dq, scale)
     torch.cuda.synchronize()
-    for name, got, ref in (("dq", dq, q64.grad), ("dk", dk, k64.grad),
-                           ("dv", dv, v64.grad)):
-        assert torch.isfinite(got).all(), name
-        err = ((got.double() - ref).norm() / ref.norm()).item()
-        assert err < 1e-2, (name, err)
+    check_gradients(torch, (dq, dk, dv), grads)
 
 
 # --- Warp specialization of loops in sequence ---------------------------

@@ -9,6 +9,15 @@ set(seed_dir ${CMAKE_CURRENT_BINARY_DIR}/ir-seeds)
 file(MAKE_DIRECTORY ${seed_dir})
 file(GLOB kernels ${SOURCE_DIR}/kernels/*.tile)
 set(seeds)
+# emit_seed(OUT ARGS...): tilec ARGS -o OUT, a failure fatal; OUT a seed.
+macro(emit_seed out)
+  execute_process(COMMAND ${TILEC} ${ARGN} -o ${out} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " args "${ARGN}")
+    message(FATAL_ERROR "tilec ${args} failed (${rc})")
+  endif()
+  list(APPEND seeds ${out})
+endmacro()
 foreach(kernel ${kernels})
   get_filename_component(name ${kernel} NAME_WE)
   # Each kernel of the file on its own (kernels of one file may take
@@ -17,31 +26,17 @@ foreach(kernel ${kernels})
   foreach(head ${heads})
     string(REGEX REPLACE "^kernel ([A-Za-z_0-9]+).*" "\\1" entry "${head}")
     foreach(emit tile layout)
-      set(out ${seed_dir}/${name}.${entry}.${emit}.mlir)
-      execute_process(COMMAND ${TILEC} ${kernel} --kernel=${entry}
-                              --emit=${emit} -o ${out}
-                      RESULT_VARIABLE rc)
-      if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "tilec --emit=${emit} --kernel=${entry} ${kernel} "
-                            "failed (${rc})")
-      endif()
-      list(APPEND seeds ${out})
+      emit_seed(${seed_dir}/${name}.${entry}.${emit}.mlir ${kernel}
+                --kernel=${entry} --emit=${emit})
     endforeach()
   endforeach()
 endforeach()
 # The sm_90a kernels as the specialized, persistent pipelines take them:
 # laid out for 8 warps, with their tile loop.
 foreach(kernel flash_attention gemm)
-  set(out ${seed_dir}/${kernel}.persistent.layout.mlir)
-  execute_process(COMMAND ${TILEC} ${SOURCE_DIR}/kernels/${kernel}.tile
-                          --emit=layout --arch=sm_90a --persistent
-                          --loop-split=false --num-warps=8 -o ${out}
-                  RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "tilec --emit=layout --persistent ${kernel} failed "
-                        "(${rc})")
-  endif()
-  list(APPEND seeds ${out})
+  emit_seed(${seed_dir}/${kernel}.persistent.layout.mlir
+            ${SOURCE_DIR}/kernels/${kernel}.tile --emit=layout --arch=sm_90a
+            --persistent --loop-split=false --num-warps=8)
 endforeach()
 file(GLOB lit_inputs ${SOURCE_DIR}/test/Dialect/Tile/*.mlir
      ${SOURCE_DIR}/test/Conversion/*.mlir)

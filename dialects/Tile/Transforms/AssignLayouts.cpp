@@ -286,7 +286,7 @@ MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
     int64_t gn = groups / gm, per = cols / gn;
     bool split = gn == 1 || (cols == shape[1] && per >= 16 && per % 8 == 0 &&
                              (bKMajor || per % 64 == 0));
-    if (groups % gm == 0 && split) {
+    if (split) { // (gm divides groups: both are powers of two)
       int64_t instrN = std::min<int64_t>(per, 256);
       while (per % instrN)
         instrN -= 8;
