@@ -45,7 +45,9 @@
 
 #include "tile/Tile.h"
 
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace tile {
 
@@ -83,6 +85,60 @@ TILE_API Status checkMlaDecode(const Tensor &q, const Tensor &kvCache,
                                const Tensor &blockTable, const Tensor &out,
                                const Tensor &lse,
                                const MlaDecodeOptions &options = {});
+
+/// A split-KV schedule for one batch of decode (FlashMLA's scheduling
+/// metadata, FlashInfer's plan): the work of a split kernel as items, one
+/// block each, so that a short sequence does not cost a long one's time.
+/// Each sequence's keys are cut into splits of about the same number of key
+/// tiles, chosen from the batch's total so that the items fill `slots`
+/// blocks (the kernel's occupancy x the multiprocessors) once; every unit
+/// of a sequence (a KV head, a block of query rows: the work that reads
+/// the same keys) has the sequence's splits. Items are ordered longest
+/// first (the hardware hands blocks out in order: the long ones start
+/// first, the short ones fill in behind them), a unit's items next to each
+/// other.
+struct SplitSchedule {
+  /// The fields of an item, the rows of `table`.
+  enum Field : int { Unit, Split, SplitKeys, Splits, FirstPartial, Fields };
+  /// (Fields, items) int32, row f holding field f of every item: the unit
+  /// (sequence x units + unit), the split's index in its unit, the keys of
+  /// each split of the unit (a multiple of keysPerTrip; the last split
+  /// also takes any keys past its end: a length longer than scheduled is
+  /// still covered), the unit's split count, and the partial-output slot of
+  /// the unit's first split (slot + split: the split's own; -1 for a unit
+  /// of one split, which writes the output itself).
+  std::vector<int32_t> table;
+  int64_t items = 0;
+  /// Partial-output slots the splits write (units of one split write none).
+  int64_t partials = 0;
+  /// The most splits of any unit.
+  int64_t maxSplits = 0;
+};
+
+struct SplitScheduleOptions {
+  /// Keys per key tile (the kernel's trip); split lengths are multiples.
+  int64_t keysPerTrip = 64;
+  /// Blocks of the kernel resident at once (occupancy x multiprocessors).
+  int64_t slots = 1;
+  /// A sequence's keys past this are not read (the cache's capacity).
+  int64_t maxKeys = INT32_MAX;
+  /// Each split at least this many key tiles long (where the sequence has
+  /// them): shorter ones cost more in the merge than they gain.
+  int64_t minTrips = 4;
+  /// The most splits of a unit.
+  int64_t maxSplits = 64;
+  /// Splits of every unit, forced (each sequence's keys cut in that many,
+  /// fewer where it has fewer key tiles); 0: chosen.
+  int64_t splits = 0;
+};
+
+/// The schedule of a batch whose sequences have `lengths` keys (clamped to
+/// 0 .. maxKeys; a sequence of no keys still has an item, which writes the
+/// empty output), `units` units per sequence. Host only; refuses
+/// arguments out of range with a message naming them.
+TILE_API Expected<SplitSchedule>
+splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
+                const SplitScheduleOptions &options);
 
 } // namespace tile
 

@@ -97,6 +97,67 @@ def test_decode_tickets_back_at_zero(torch_gpu):
             assert int(tickets.abs().sum()) == 0, splits
 
 
+def paged_copy(torch, k, v, page, lengths, spare=3):
+    """k, v (B, N, Hkv, D) as pages of a cache scattered by a random block
+    table; the pages past each length (and the spare ones) NaN."""
+    B, N, Hkv, D = k.shape
+    max_pages = N // page
+    table = torch.randperm(B * max_pages + spare, device="cuda")
+    table = table[:B * max_pages].to(torch.int32).view(B, max_pages)
+    kc = torch.full((B * max_pages + spare, page, Hkv, D), float("nan"),
+                    device="cuda", dtype=k.dtype)
+    vc = kc.clone()
+    kc[table.flatten().long()] = k.reshape(B * max_pages, page, Hkv, D)
+    vc[table.flatten().long()] = v.reshape(B * max_pages, page, Hkv, D)
+    for b, n in enumerate(lengths):  # keys past a length are never read
+        kc[table[b, (n + page - 1) // page:].long()] = float("nan")
+    return kc, vc, table
+
+
+@pytest.mark.parametrize("page", [0, 16, 64])
+@pytest.mark.parametrize("planned", ["exact", "shorter", "longer"])
+def test_decode_plan_matches_float64(torch_gpu, page, planned):
+    """A skewed batch (one long sequence among short and empty ones)
+    through a decode plan: each sequence cut by its own length, the long
+    one over many blocks, short ones in one block writing their output
+    directly; a plan made from other lengths (shorter: the last split takes
+    the rest; longer: splits past the end are empty) still right. Tickets
+    back at zero."""
+    torch = torch_gpu
+    torch.manual_seed(11 + page)
+    B, H, Hkv, N, D = 8, 32, 8, 20480, 128
+    lengths = [20000, 1, 0, 65, 700, 3000, 64, 127]
+    dt = torch.bfloat16
+    q = torch.randn(B, 1, H, D, device="cuda", dtype=dt)
+    k = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    v = torch.randn(B, N, Hkv, D, device="cuda", dtype=dt)
+    lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+    plan = tilec.decode_plan(
+        lens if planned == "exact" else
+        [n // 3 for n in lengths] if planned == "shorter" else
+        [min(N, 2 * n + 100) for n in lengths])
+    table = None
+    kc, vc = k, v
+    if page:
+        kc, vc, table = paged_copy(torch, k, v, page, lengths)
+    ref = reference(torch, q, k, v, lengths, 1 / math.sqrt(D))
+    for _ in range(2):  # the plan's table built, then reused
+        out = torch.full_like(q, float("nan"))
+        tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table,
+                                     out=out, plan=plan)
+        torch.cuda.synchronize()
+        assert torch.isfinite(out).all()
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, err
+        assert (out[2] == 0).all()
+        for tickets in tilec._kernels._tickets.values():
+            assert int(tickets.abs().sum()) == 0
+    with pytest.raises(tilec.ArgumentError, match="plan: made for a batch "
+                       "of 3 sequences, q has 8"):
+        tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table,
+                                     plan=tilec.decode_plan([1, 2, 3]))
+
+
 @pytest.mark.parametrize("page", [8, 16, 32, 64, 256])
 def test_paged_decode_matches_float64(torch_gpu, page):
     """The same caches in pages, scattered by a random block table."""

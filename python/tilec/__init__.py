@@ -31,7 +31,7 @@ from ._tensors import TensorArg, current_stream, pack_args, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
-__all__ = ["attention", "attention_with_kvcache", "mla_decode", "ops", "compile", "load_ptx", "autotune", "tune_space_configs",
+__all__ = ["attention", "attention_with_kvcache", "decode_plan", "mla_decode", "ops", "compile", "load_ptx", "autotune", "tune_space_configs",
            "Config", "Kernel",
            "options", "stats", "TileError", "CompileError", "CompileWarning",
            "ArgumentError"]
@@ -585,5 +585,5 @@ def stats():
     return {name: getattr(s, name) for name, _ in _capi.Stats._fields_}
 
 
-from .decode import attention_with_kvcache, mla_decode  # noqa: E402
+from .decode import attention_with_kvcache, decode_plan, mla_decode  # noqa: E402
 from . import ops  # noqa: E402

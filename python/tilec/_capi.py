@@ -147,6 +147,10 @@ def _declare(lib):
         "tile_option_list": (c.c_char_p, []),
         "tile_set_error": (None, [c.c_char_p]),
         "tile_runtime_stats": (c.c_int, [c.POINTER(Stats)]),
+        "tile_split_kv_schedule": (
+            c.c_int, [c.POINTER(c.c_int64)] + [c.c_int64] * 6 +
+            [c.POINTER(c.c_int32), c.c_int64] +
+            [c.POINTER(c.c_int64)] * 3),
         "tile_mla_decode_workspace_bytes": (
             c.c_int, [c.POINTER(Tensor)] * 3 +
             [c.POINTER(MlaDecodeOptions), c.POINTER(c.c_size_t)]),

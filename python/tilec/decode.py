@@ -11,8 +11,16 @@ kv_heads, head_dim), page_size a multiple of 64 or 16 or 32; cache_seqlens
 (batch,) int32: the keys of each sequence. The query heads that share a KV
 head are the rows of one multiply (each KV tile is read once per KV head),
 and the keys of each sequence are split across blocks so that the grid
-fills the GPU (num_splits=0 chooses from the batch, heads, lengths and SM
-count), each split's partial output and log-sum-exp merged in f32.
+fills the GPU, each split's partial output and log-sum-exp merged in f32
+(a sequence of one split writes its output itself). The splits are
+libtile's split-KV schedule (tile::splitKVSchedule: work items, one block
+each, longest first, the split length chosen by simulating the blocks'
+dispatch on the GPU's slots): without a plan every sequence is cut as if
+at the cache's capacity (the lengths stay on the GPU); with
+plan=tilec.decode_plan(cache_seqlens) (the lengths read once per batch,
+shared by every layer) each sequence by its own length, so that in a
+batch of skewed lengths a long sequence spreads over many blocks and a
+short one takes one. num_splits forces the splits of every sequence.
 
 Several query tokens (speculative or chunked decode: tokens x query heads
 per KV head up to 128 rows) are the last tokens of their sequence: with
@@ -89,34 +97,98 @@ def _check_common(torch, cache_seqlens, B, num_splits, causal):
         raise ArgumentError("causal: expected a bool")
 
 
-def choose_splits(batch, kv_heads, max_keys, sm_count, tile_n=TILE_N,
-                  blocks_per_sm=2):
-    """Splits per sequence. The grid runs in waves of blocks_per_sm x
-    sm_count blocks (the split kernel's occupancy): with fewer (batch x
-    kv_heads) blocks than that, the smallest split count whose grid keeps
-    90% of its waves' slots busy (else the busiest), each split at least 4
-    key tiles long (shorter splits cost more in the combine than they
-    gain)."""
-    blocks = max(1, batch * kv_heads)
-    slots = max(1, blocks_per_sm) * max(1, sm_count)
-    most = max(1, min(64, math.ceil(max_keys / (4 * tile_n))))
-    if blocks >= slots:
-        return 1
-    best, best_busy = 1, 0.0
-    for s in range(1, most + 1):
-        waves = math.ceil(blocks * s / slots)
-        busy = blocks * s / (waves * slots)
-        if busy >= 0.9:
-            return s
-        if busy > best_busy:
-            best, best_busy = s, busy
-    return best
+def split_schedule(lengths, units, slots, max_keys, splits=0,
+                   keys_per_trip=TILE_N):
+    """libtile's split-KV schedule (tile::splitKVSchedule) of sequences of
+    `lengths` keys, `units` units (KV heads) each, `slots` blocks resident
+    at once: (table, items, partials) with table a (5, items) list of
+    lists of ints, per item its unit, split, split length in keys, the
+    unit's splits and its first partial slot (-1: one split)."""
+    from ._capi import lib, TILE_OK, last_error
+    from .errors import from_message
+    n = len(lengths)
+    arr = (ctypes.c_int64 * max(n, 1))(*lengths)
+    items, partials, most = (ctypes.c_int64() for _ in range(3))
+    args = (arr, n, units, keys_per_trip, slots, max_keys, splits)
+    counts = (ctypes.byref(items), ctypes.byref(partials), ctypes.byref(most))
+    if lib().tile_split_kv_schedule(*args, None, 0, *counts) != TILE_OK:
+        raise from_message(last_error())
+    table = (ctypes.c_int32 * (5 * items.value))()
+    if lib().tile_split_kv_schedule(*args, table, 5 * items.value,
+                                    *counts) != TILE_OK:
+        raise from_message(last_error())
+    rows = [list(table[f * items.value:(f + 1) * items.value])
+            for f in range(5)]
+    return rows, items.value, partials.value
+
+
+class DecodePlan:
+    """The key count of each sequence of a decode batch as the host knows
+    it (tilec.decode_plan), from which attention_with_kvcache(...,
+    plan=...) cuts each sequence's keys by its own length (a long sequence
+    over many blocks, a short one in one) instead of by the cache's
+    capacity. Made once per batch and decode step, used by every layer;
+    the work table of each problem class is built on first use and kept.
+    A plan whose lengths differ from cache_seqlens still gives the right
+    result (the last split of a sequence takes every key past its start),
+    only balanced for the lengths it was made from."""
+
+    def __init__(self, lengths):
+        self.lengths = [int(n) for n in lengths]
+        self._tables = {}
+
+    def __repr__(self):
+        return f"DecodePlan(batch={len(self.lengths)}, " \
+               f"keys={sum(max(n, 0) for n in self.lengths)})"
+
+
+def decode_plan(cache_seqlens, new_tokens=0):
+    """A DecodePlan for sequences of cache_seqlens keys (a (batch,) int
+    tensor, on the host or the GPU: read back once, a wait for the GPU;
+    or a list of ints), new_tokens more each (the k_new/v_new tokens the
+    attention will append)."""
+    if not isinstance(new_tokens, int) or new_tokens < 0:
+        raise ArgumentError("new_tokens: expected an int >= 0")
+    if isinstance(cache_seqlens, (list, tuple)):
+        lengths = list(cache_seqlens)
+        if not all(isinstance(n, int) for n in lengths):
+            raise ArgumentError("cache_seqlens: expected ints")
+    else:
+        try:
+            import torch
+        except ImportError:  # pragma: no cover
+            torch = None
+        if torch is None or not isinstance(cache_seqlens, torch.Tensor) or \
+                cache_seqlens.dim() != 1 or cache_seqlens.dtype not in (
+                    torch.int32, torch.int64):
+            raise ArgumentError("cache_seqlens: expected a (batch,) int32 "
+                                "or int64 tensor, or a list of ints")
+        lengths = cache_seqlens.tolist()
+    return DecodePlan(n + new_tokens for n in lengths)
+
+
+# (device, batch, units, max keys, slots, splits) -> schedule of sequences
+# at full capacity (no plan); at most _UNIFORM_KEPT kept.
+_uniform = {}
+_UNIFORM_KEPT = 256
+
+
+def _work(torch, device, lengths, units, slots, max_keys, splits):
+    """The schedule on `device`: ((5, items padded to 4) int32 tensor,
+    items, partials)."""
+    rows, items, partials = split_schedule(lengths, units, slots, max_keys,
+                                           splits)
+    padded = -(-items // 4) * 4
+    host = torch.zeros(5, max(padded, 4), dtype=torch.int32)
+    if items:
+        host[:, :items] = torch.tensor(rows, dtype=torch.int32)
+    return host.to(device), items, partials
 
 
 def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                            block_table=None, causal=True, scale=None,
                            num_splits=0, k_new=None, v_new=None, out=None,
-                           check_block_table=False):
+                           check_block_table=False, plan=None):
     """Decode attention of q over the first cache_seqlens[b] keys of each
     sequence's cache (module docstring). Returns out (allocated like q when
     None)."""
@@ -170,6 +242,12 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         raise ArgumentError(f"q: head_dim {D} must be a multiple of 16 up "
                             f"to 256")
     _check_common(torch, cache_seqlens, B, num_splits, causal)
+    if plan is not None:
+        if not isinstance(plan, DecodePlan):
+            raise ArgumentError("plan: expected a tilec.decode_plan(...)")
+        if len(plan.lengths) != B:
+            raise ArgumentError(f"plan: made for a batch of "
+                                f"{len(plan.lengths)} sequences, q has {B}")
     if (H // Hkv) * Sq > 128:
         raise ArgumentError(f"q: {Sq} query tokens x {H // Hkv} "
                             f"query heads per KV head are the rows of one "
@@ -251,18 +329,29 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                      causal)
     table = block_table if block_table is not None else _no_table(torch,
                                                                   q.device)
-    splits = num_splits or choose_splits(B, Hkv, N,
-                                         _sm_count(torch, q.device), TILE_N,
-                                         split.blocks_per_sm)
-    split_keys = TILE_N * math.ceil(N / (TILE_N * splits))
-    splits = max(1, math.ceil(N / split_keys))
-    opart = torch.empty(splits, B * Hkv, Sq * group, D, device=q.device,
+    # The work items (tile::splitKVSchedule): each sequence's keys cut by
+    # its planned length, or (no plan) all at the cache's capacity.
+    # Slots: two blocks per SM at most. Decode is memory-bound and two
+    # blocks saturate an SM's share of the memory: a third resident block
+    # adds no bandwidth, so filling it only adds splits (H200, num_splits
+    # forced, bench/results/2026-11-29-h200-decode-plan.md: 8 x 32k keys,
+    # 32/8 heads at 4 splits 4,442 GB/s, at 8 3,908).
+    slots = min(split.blocks_per_sm, 2) * _sm_count(torch, q.device)
+    key = (q.device, B, Hkv, N, slots, num_splits)
+    kept = plan._tables if plan is not None else _uniform
+    if key not in kept:
+        if plan is None and len(_uniform) >= _UNIFORM_KEPT:
+            _uniform.clear()
+        kept[key] = _work(torch, q.device,
+                          plan.lengths if plan is not None else [N] * B, Hkv,
+                          slots, N, num_splits)
+    work, items, partials = kept[key]
+    opart = torch.empty(max(partials, 1), Sq * group, D, device=q.device,
                         dtype=torch.float32)
-    lse = torch.empty(splits, B * Hkv, Sq * group, device=q.device,
+    lse = torch.empty(max(partials, 1), Sq * group, device=q.device,
                       dtype=torch.float32)
-    split.launch((B * Hkv, splits), qp, kk, vv, cache_seqlens, table, opart,
-                 lse, op, _tickets(torch, q.device, B * Hkv),
-                 float(scale), split_keys, N)
+    split.launch((items,), qp, kk, vv, cache_seqlens, table, opart, lse, op,
+                 _tickets(torch, q.device, B * Hkv), work, float(scale), N)
     if Sq > 1:
         out.view(B, Sq, Hkv, group, D).copy_(
             op.view(B, Hkv, Sq, group, D).permute(0, 2, 1, 3, 4))

@@ -40,7 +40,9 @@ def from_message(message):
     if message.startswith("compiling ") or " has no kernel '" in message or \
             "defines no kernel" in message:
         return CompileError(message)
-    if message.startswith(("tile::attention: ", "tile::mlaDecode: ")) and \
+    if message.startswith(("tile::attention: ", "tile::mlaDecode: ",
+                            "tile::splitKVSchedule: ",
+                            "tile_split_kv_schedule: ")) and \
             not message.startswith("tile::attention: autotune") or \
             ": argument " in message or message.startswith("expected ") or \
             "': expected " in message:

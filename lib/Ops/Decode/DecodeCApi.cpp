@@ -1,8 +1,9 @@
-//===- MlaDecodeCApi.cpp - tile_mla_decode and friends, the C API ---------===//
+//===- DecodeCApi.cpp - tile_mla_decode, tile_split_kv_schedule: C API ----===//
 //
-// The MLA decode operation's C entry points (tile/tile.h): tile_tensor and
+// The decode operations' C entry points (tile/tile.h): tile_tensor and
 // tile_mla_decode_options to tile::Tensor and tile::MlaDecodeOptions,
-// errors through the runtime's thread-local last error.
+// the split-KV schedule's arrays, errors through the runtime's
+// thread-local last error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,8 @@
 #include "tile/tile.h"
 
 #include "RuntimeImpl.h"
+
+#include <algorithm>
 
 using namespace tile;
 using namespace tile::detail;
@@ -113,6 +116,34 @@ int tile_mla_decode_check(const tile_tensor *q, const tile_tensor *kv_cache,
                           const tile_mla_decode_options *options) {
   return mlaDecodeC(q, kv_cache, cache_seqlens, block_table, out, lse, nullptr,
                     0, options, nullptr, false);
+}
+
+int tile_split_kv_schedule(const int64_t *lengths, int64_t batch, int64_t units,
+                           int64_t keys_per_trip, int64_t slots,
+                           int64_t max_keys, int64_t splits, int32_t *table,
+                           int64_t capacity, int64_t *items, int64_t *partials,
+                           int64_t *max_splits) {
+  if (batch < 0 || (batch && !lengths))
+    return failC("tile_split_kv_schedule: lengths: NULL or batch " +
+                 std::to_string(batch) + " negative");
+  if (!items || !partials || !max_splits)
+    return failC("tile_split_kv_schedule: NULL items, partials or "
+                 "max_splits");
+  SplitScheduleOptions o;
+  o.keysPerTrip = keys_per_trip;
+  o.slots = slots;
+  o.maxKeys = max_keys;
+  o.splits = splits;
+  Expected<SplitSchedule> s =
+      splitKVSchedule(std::vector<int64_t>(lengths, lengths + batch), units, o);
+  if (!s)
+    return failC(s.status());
+  *items = s->items;
+  *partials = s->partials;
+  *max_splits = s->maxSplits;
+  if (table && capacity >= static_cast<int64_t>(s->table.size()))
+    std::copy(s->table.begin(), s->table.end(), table);
+  return TILE_OK;
 }
 
 } // extern "C"

@@ -1,0 +1,209 @@
+//===- SplitScheduleTest.cpp - tile-runtime-tests -------------------------===//
+//
+// tile::splitKVSchedule (host only): every key of every unit covered once,
+// in splits of whole key tiles, partial slots distinct; the choice on
+// uniform and skewed batches; forced splits; refusals, C++ and C.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestSupport.h"
+
+#include "tile/Decode.h"
+
+#include <map>
+#include <set>
+
+namespace {
+
+using Field = SplitSchedule::Field;
+
+int32_t at(const SplitSchedule &s, Field f, int64_t item) {
+  return s.table[f * s.items + item];
+}
+
+/// Each unit's splits cover its sequence's keys (clamped) once, in order;
+/// a unit's items are adjacent; partial slots are distinct and below
+/// `partials`; items are ordered by split length, longest first.
+void expectCovers(const SplitSchedule &s, const std::vector<int64_t> &lengths,
+                  int64_t units, const SplitScheduleOptions &o) {
+  ASSERT_EQ(s.table.size(), size_t(SplitSchedule::Fields * s.items));
+  std::map<int64_t, std::vector<int64_t>> unitItems;
+  std::set<int64_t> slots;
+  int64_t lastUnit = -1, longest = INT64_MAX;
+  std::set<int64_t> finished;
+  for (int64_t i = 0; i < s.items; ++i) {
+    int64_t u = at(s, SplitSchedule::Unit, i);
+    ASSERT_GE(u, 0);
+    ASSERT_LT(u, int64_t(lengths.size()) * units);
+    if (u != lastUnit) {
+      ASSERT_FALSE(finished.count(u)) << "unit " << u << " not adjacent";
+      if (lastUnit >= 0)
+        finished.insert(lastUnit);
+      lastUnit = u;
+    }
+    unitItems[u].push_back(i);
+    int64_t keys = at(s, SplitSchedule::SplitKeys, i);
+    EXPECT_LE(keys, longest) << "item " << i;
+    longest = keys;
+  }
+  ASSERT_EQ(int64_t(unitItems.size()), int64_t(lengths.size()) * units);
+  for (auto &[u, items] : unitItems) {
+    int64_t n = std::clamp<int64_t>(lengths[u / units], 0, o.maxKeys);
+    int64_t splits = at(s, SplitSchedule::Splits, items[0]);
+    int64_t keys = at(s, SplitSchedule::SplitKeys, items[0]);
+    int64_t first = at(s, SplitSchedule::FirstPartial, items[0]);
+    ASSERT_EQ(int64_t(items.size()), splits) << "unit " << u;
+    EXPECT_EQ(keys % o.keysPerTrip, 0);
+    EXPECT_GE(keys, o.keysPerTrip);
+    // Split j takes [j * keys, (j + 1) * keys), the last up to n: no empty
+    // split, none missing.
+    EXPECT_LT((splits - 1) * keys, std::max<int64_t>(n, 1)) << "unit " << u;
+    EXPECT_GE(splits * keys, n) << "unit " << u;
+    for (int64_t j = 0; j < splits; ++j) {
+      EXPECT_EQ(at(s, SplitSchedule::Split, items[j]), j);
+      EXPECT_EQ(at(s, SplitSchedule::Splits, items[j]), splits);
+      EXPECT_EQ(at(s, SplitSchedule::SplitKeys, items[j]), keys);
+      EXPECT_EQ(at(s, SplitSchedule::FirstPartial, items[j]), first);
+    }
+    if (splits == 1) {
+      EXPECT_EQ(first, -1);
+      continue;
+    }
+    for (int64_t j = 0; j < splits; ++j) {
+      EXPECT_TRUE(slots.insert(first + j).second) << "slot " << first + j;
+      EXPECT_LT(first + j, s.partials);
+    }
+  }
+  EXPECT_EQ(int64_t(slots.size()), s.partials);
+}
+
+SplitScheduleOptions h200(int64_t maxKeys) {
+  SplitScheduleOptions o;
+  o.slots = 2 * 132;
+  o.maxKeys = maxKeys;
+  return o;
+}
+
+TEST(SplitSchedule, UniformBatchThatFillsTheGpuIsNotSplit) {
+  // 32 x 8 units of 64 key tiles on 264 slots: one wave without splits.
+  std::vector<int64_t> lengths(32, 4096);
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, 8, h200(4096));
+  ASSERT_TRUE(s) << s.status().message();
+  expectCovers(*s, lengths, 8, h200(4096));
+  EXPECT_EQ(s->items, 256);
+  EXPECT_EQ(s->maxSplits, 1);
+  EXPECT_EQ(s->partials, 0);
+}
+
+TEST(SplitSchedule, UniformBatchesSplitAsMeasuredBest) {
+  // The split counts that ran fastest on an H200 with num_splits forced
+  // (bench/results/2026-11-29-h200-decode-plan.md): 8 x 32k keys and 8
+  // KV heads at 4, 4 x 16k at 8, 16 x 8k with 32 KV heads at 1.
+  struct Case {
+    int64_t batch, keys, units, splits;
+  };
+  for (Case c :
+       {Case{8, 32768, 8, 4}, Case{4, 16384, 8, 8}, Case{16, 8192, 32, 1}}) {
+    std::vector<int64_t> lengths(c.batch, c.keys);
+    Expected<SplitSchedule> s = splitKVSchedule(lengths, c.units, h200(c.keys));
+    ASSERT_TRUE(s) << s.status().message();
+    EXPECT_EQ(s->maxSplits, c.splits) << c.batch << " x " << c.keys;
+    EXPECT_EQ(s->items, c.batch * c.units * c.splits);
+  }
+}
+
+TEST(SplitSchedule, OneLongSequenceIsSpreadOverTheGpu) {
+  std::vector<int64_t> lengths = {131072};
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, 8, h200(131072));
+  ASSERT_TRUE(s) << s.status().message();
+  expectCovers(*s, lengths, 8, h200(131072));
+  EXPECT_GE(s->items, 200);
+  EXPECT_LE(s->items, 8 * 64);
+  EXPECT_EQ(s->partials, s->items);
+}
+
+TEST(SplitSchedule, SkewedBatchSplitsTheLongSequenceOnly) {
+  // 1 x 64k + 63 x 1k: the long sequence's splits first, the short ones
+  // whole behind them, no unit much longer than the average slot's work.
+  std::vector<int64_t> lengths(64, 1024);
+  lengths[0] = 65536;
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, 8, h200(65536));
+  ASSERT_TRUE(s) << s.status().message();
+  expectCovers(*s, lengths, 8, h200(65536));
+  int64_t longSplits = at(*s, SplitSchedule::Splits, 0);
+  EXPECT_EQ(at(*s, SplitSchedule::Unit, 0), 0);
+  EXPECT_GE(longSplits, 8);
+  EXPECT_EQ(s->items, 8 * longSplits + 63 * 8);
+  int64_t avgTiles = (8 * 1024 + 63 * 8 * 16) / 264;
+  EXPECT_LE(at(*s, SplitSchedule::SplitKeys, 0) / 64, 2 * avgTiles);
+}
+
+TEST(SplitSchedule, EmptyAndClampedSequencesHaveOneItem) {
+  std::vector<int64_t> lengths = {0, -5, 1, 10000};
+  SplitScheduleOptions o = h200(100);
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, 2, o);
+  ASSERT_TRUE(s) << s.status().message();
+  expectCovers(*s, lengths, 2, o);
+  EXPECT_EQ(s->items, 8); // 2 key tiles at most: no split of 4 tiles
+}
+
+TEST(SplitSchedule, ForcedSplitsCutEachSequenceByItsOwnLength) {
+  std::vector<int64_t> lengths = {4096, 100, 0};
+  SplitScheduleOptions o = h200(4096);
+  o.splits = 5;
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, 1, o);
+  ASSERT_TRUE(s) << s.status().message();
+  expectCovers(*s, lengths, 1, o);
+  EXPECT_EQ(at(*s, SplitSchedule::Splits, 0), 5); // 64 tiles: 13 each
+  EXPECT_EQ(at(*s, SplitSchedule::SplitKeys, 0), 13 * 64);
+  EXPECT_EQ(s->items, 5 + 2 + 1); // 100 keys: 2 tiles; 0 keys: 1
+}
+
+TEST(SplitSchedule, RefusesArgumentsOutOfRange) {
+  std::vector<int64_t> lengths = {10};
+  SplitScheduleOptions o;
+  EXPECT_EQ(splitKVSchedule(lengths, 0, o).status().message(),
+            "tile::splitKVSchedule: units: 0 is outside 1 .. 2^31-1");
+  o.keysPerTrip = 0;
+  EXPECT_EQ(splitKVSchedule(lengths, 1, o).status().message(),
+            "tile::splitKVSchedule: keysPerTrip: 0 is outside 1 .. 2^31-1");
+  o = {};
+  o.splits = -1;
+  EXPECT_EQ(splitKVSchedule(lengths, 1, o).status().message(),
+            "tile::splitKVSchedule: splits: -1 is outside 0 .. 2^31-1");
+  o = {};
+  o.slots = int64_t(1) << 40;
+  EXPECT_NE(splitKVSchedule(lengths, 1, o).status().message().find("slots"),
+            std::string::npos);
+}
+
+TEST(SplitSchedule, CApiSizesThenFills) {
+  int64_t lengths[] = {65536, 1024, 1024};
+  int64_t items = -1, partials = -1, most = -1;
+  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0, nullptr, 0,
+                                   &items, &partials, &most),
+            TILE_OK);
+  Expected<SplitSchedule> s = splitKVSchedule(
+      std::vector<int64_t>(lengths, lengths + 3), 8, h200(65536));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(items, s->items);
+  EXPECT_EQ(partials, s->partials);
+  EXPECT_EQ(most, s->maxSplits);
+  std::vector<int32_t> table(5 * items, -7);
+  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0,
+                                   table.data(), table.size(), &items,
+                                   &partials, &most),
+            TILE_OK);
+  EXPECT_EQ(table, s->table);
+  EXPECT_EQ(tile_split_kv_schedule(nullptr, 3, 8, 64, 264, 65536, 0, nullptr, 0,
+                                   &items, &partials, &most),
+            TILE_ERROR);
+  EXPECT_NE(std::string(tile_last_error()).find("lengths"), std::string::npos);
+  EXPECT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 0, 65536, 0, nullptr, 0,
+                                   &items, &partials, &most),
+            TILE_ERROR);
+  EXPECT_EQ(std::string(tile_last_error()),
+            "tile::splitKVSchedule: slots: 0 is outside 1 .. 2^31-1");
+}
+
+} // namespace
