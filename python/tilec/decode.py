@@ -77,10 +77,13 @@ def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
         # The merge holds two (rows, D) f32 tiles: past 64 rows, two
         # warpgroups keep them in registers (one spills 1 KB at 128 rows).
         warps = dict(num_warps=8) if rows > 64 else {}
+        # The merge reads 4 splits' partials per trip where registers allow
+        # (16 rows: 143 registers, no spill; at 32 rows 4 already cost 234).
+        merge = 4 if rows <= 16 else 1
         _compiled[key] = _compile(path, kernel="flash_decoding",
                                   H_KV=kv_heads, TILE_N=TILE_N, DTYPE=dtype,
-                                  D=head_dim, GROUP_M=rows, **paged,
-                                  **masked, **warps)
+                                  D=head_dim, GROUP_M=rows, MERGE=merge,
+                                  **paged, **masked, **warps)
     return _compiled[key]
 
 

@@ -74,8 +74,15 @@ private:
   static bool reducesMmaResultsIn(func::FuncOp func);
 
   // Layout constructors.
+  /// Lanes on the fastest dimensions first, warps on the slowest, except
+  /// that warps go to the dimensions of `reduced` last (a reduction along
+  /// them then stays within threads and warps, with no shared memory).
   BlockedLayoutAttr blocked(ArrayRef<int64_t> shape, unsigned contigDim,
-                            unsigned vec);
+                            unsigned vec, unsigned reduced = 0);
+  /// The dimensions (a bit each) along which `tile` is reduced: a
+  /// tile.reduce reads it through ops that keep its shape (elementwise
+  /// arithmetic, selects), within its block.
+  static unsigned reducedDims(Value tile);
   /// Every thread holds every element: the boxes of a gathered load, which
   /// each thread (or the one that issues a TMA copy) reads whole.
   BlockedLayoutAttr replicated(ArrayRef<int64_t> shape);
@@ -140,8 +147,36 @@ private:
 
 } // namespace
 
+unsigned LayoutAssigner::reducedDims(Value tile) {
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  if (!type)
+    return 0;
+  unsigned dims = 0;
+  SmallVector<Value> work = {tile};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second || seen.size() > 64)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      if (auto reduce = dyn_cast<ReduceOp>(user)) {
+        dims |= 1u << reduce.getAxis();
+        continue;
+      }
+      if (user->getNumResults() != 1 || user->getNumRegions() ||
+          user->getBlock() != tile.getParentBlock())
+        continue;
+      auto result = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      if (result && result.getShape() == type.getShape())
+        work.push_back(user->getResult(0));
+    }
+  }
+  return dims;
+}
+
 BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
-                                          unsigned contigDim, unsigned vec) {
+                                          unsigned contigDim, unsigned vec,
+                                          unsigned reduced) {
   // Over the padded shape, as the layout will be.
   SmallVector<int64_t> shape = paddedShape(tileShape);
   unsigned rank = shape.size();
@@ -162,8 +197,12 @@ BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
   }
   tpw[order.back()] *= lanes; // leftover lanes replicate
   unsigned warps = numWarps;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    unsigned d = *it;
+  SmallVector<unsigned> warpOrder;
+  for (bool onReduced : {false, true})
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+      if (bool(reduced & (1u << *it)) == onReduced)
+        warpOrder.push_back(*it);
+  for (unsigned d : warpOrder) {
     int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
     unsigned take = std::min<int64_t>(warps, room);
     wpc[d] = take;
@@ -209,7 +248,7 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
       if (static_cast<unsigned>((*order)[i]) == rank - 1)
         contig = i;
   unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
-  return blocked(shape, contig, vec);
+  return blocked(shape, contig, vec, reducedDims(tile));
 }
 
 BlockedLayoutAttr LayoutAssigner::storeLayout(StoreOp store) {

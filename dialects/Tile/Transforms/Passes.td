@@ -96,7 +96,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     and makes it part of the tile's type:
 
     - loads and stores get a blocked layout that makes each thread move up to
-      16 contiguous bytes and each warp cover contiguous memory;
+      16 contiguous bytes and each warp cover contiguous memory, the warps on
+      the slowest dimensions, except those a `tile.reduce` reduces the tile
+      along (through ops that keep its shape), which get warps last: such a
+      reduction then stays within threads and warps;
     - `tile.mma` gets the mma.sync accumulator layout for its result and
       accumulator and the matching operand layouts for A and B; with
       `wgmma`, the wgmma one (version 3) where the tile allows it;

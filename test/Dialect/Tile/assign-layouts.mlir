@@ -575,3 +575,32 @@ func.func @gathered_boxes(%K: !tile.global<f16, 2>, %T: !tile.global<i32, 2>, %O
   tile.store %O[%c0, %c0], %k2 : !tile.global<f16, 2>, tensor<64x64xf16>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// A tile reduced along a dimension (through ops that keep its shape) gets
+// its warps on the other dimensions first: the reduction stays within each
+// thread (or warp) instead of going through shared memory. Here 2 partial
+// outputs of 16 x 128 summed over the first dimension: the warps go along
+// the 16 rows, each thread holds both partials of its elements.
+//===----------------------------------------------------------------------===//
+
+// CHECK:      #[[PARTS:blocked]] = #tile.blocked<sizePerThread = [1, 1, 4], threadsPerWarp = [1, 1, 32], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+// CHECK:      #[[SLOWEST:blocked2]] = #tile.blocked<sizePerThread = [1, 1, 4], threadsPerWarp = [1, 1, 32], warpsPerCTA = [2, 2, 1], order = [2, 1, 0]>
+// CHECK:      #[[SLICE:slice]] = #tile.slice<dim = 0, parent = #[[PARTS]]>
+// CHECK-LABEL: func.func @reduced_dim_keeps_warps_off
+// CHECK:       %[[O:.*]] = tile.load %{{.*}} : <f32, 3> -> tensor<2x16x128xf32, #[[PARTS]]>
+// CHECK:       %[[W:.*]] = arith.mulf %[[O]], %[[O]] : tensor<2x16x128xf32, #[[PARTS]]>
+// CHECK:       tile.reduce sum %[[W]] {axis = 0 : i32} : tensor<2x16x128xf32, #[[PARTS]]> -> tensor<16x128xf32, #[[SLICE]]>
+// Without the reduction the warps take the slowest dimension first.
+// CHECK:      tile.load %{{.*}} : <f32, 3> -> tensor<2x16x128xf32, #[[SLOWEST]]>
+func.func @reduced_dim_keeps_warps_off(%P: !tile.global<f32, 3>, %O: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %o = tile.load %P[%i, %i, %i] : !tile.global<f32, 3> -> tensor<2x16x128xf32>
+  %w = arith.mulf %o, %o : tensor<2x16x128xf32>
+  %s = tile.reduce sum %w {axis = 0 : i32} : tensor<2x16x128xf32> -> tensor<16x128xf32>
+  tile.store %O[%i, %i], %s : !tile.global<f32, 2>, tensor<16x128xf32>
+  %p = tile.load %P[%i, %i, %i] : !tile.global<f32, 3> -> tensor<2x16x128xf32>
+  tile.store %P[%i, %i, %i], %p : !tile.global<f32, 3>, tensor<2x16x128xf32>
+  return
+}
