@@ -72,8 +72,7 @@ def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
         path = os.path.join(_KERNELS, "flash_decoding.tile")
         paged = dict(PAGED=True, PAGE=page) if page else {}
         # (One token: causal changes nothing, the token is the last.)
-        masked = dict(SQ=tokens, G=group, CAUSAL=True) if \
-            causal and tokens > 1 else {}
+        masked = dict(SQ=tokens, G=group, CAUSAL=causal and tokens > 1)
         # The merge holds two (rows, D) f32 tiles: past 64 rows, two
         # warpgroups keep them in registers (one spills 1 KB at 128 rows).
         warps = dict(num_warps=8) if rows > 64 else {}
@@ -84,6 +83,25 @@ def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
                                   H_KV=kv_heads, TILE_N=TILE_N, DTYPE=dtype,
                                   D=head_dim, GROUP_M=rows, MERGE=merge,
                                   **paged, **masked, **warps)
+    return _compiled[key]
+
+
+_APPEND_TOKENS = 4  # kv_append.tile's TILE_T
+
+
+def _append_kernel(dtype, head_dim, kv_heads, page):
+    """kernels/kv_append.tile for a problem class (page 0: contiguous),
+    compiled once."""
+    from . import compile as _compile
+    key = ("append", dtype, head_dim, kv_heads, page)
+    if key not in _compiled:
+        def pow2(n):
+            return 1 << max(0, (n - 1).bit_length())
+        paged = dict(PAGED=True, PAGE=page) if page else {}
+        _compiled[key] = _compile(
+            os.path.join(_KERNELS, "kv_append.tile"), DTYPE=dtype,
+            D=head_dim, D_TILE=pow2(head_dim), H_KV=kv_heads,
+            H_TILE=pow2(kv_heads), TILE_T=_APPEND_TOKENS, **paged)
     return _compiled[key]
 
 
@@ -277,21 +295,7 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                 v_new.dtype != q.dtype:
             raise ArgumentError(f"k_new, v_new: expected ({B}, new tokens, "
                                 f"{Hkv}, {D}) tensors of q's dtype")
-        # Written in place at each sequence's length (which must leave room:
-        # not checked, as that would read the lengths back), then attended
-        # with the lengths that much longer; cache_seqlens is not changed.
-        new = k_new.shape[1]
-        rows_b = torch.arange(B, device=q.device)[:, None]
-        pos = cache_seqlens.long()[:, None] + torch.arange(
-            new, device=q.device)
-        if block_table is None:
-            k_cache[rows_b, pos] = k_new
-            v_cache[rows_b, pos] = v_new
-        else:
-            pages = block_table[rows_b, pos // page].long()
-            k_cache[pages, pos % page] = k_new
-            v_cache[pages, pos % page] = v_new
-        cache_seqlens = cache_seqlens + new
+    new = k_new.shape[1] if k_new is not None else 0
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     group = H // Hkv
@@ -305,16 +309,22 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         raise ArgumentError("out: expected a contiguous tensor like q")
     if B * H * Sq == 0:
         return out
-    if Sq == 1:
-        qp = q.reshape(B * Hkv, group, D)  # a copy only if q's strides need
-        op = out.view(B * Hkv, group, D)
-    else:
-        # (B, tokens, KV heads, group, D) -> (B * KV heads, tokens x group,
-        # D): a copy of q, and of the output back.
-        qp = q.reshape(B, Sq, Hkv, group, D).permute(0, 2, 1, 3, 4).reshape(
-            B * Hkv, Sq * group, D)
-        op = torch.empty(B * Hkv, Sq * group, D, device=q.device,
-                         dtype=q.dtype)
+    table = block_table if block_table is not None else _no_table(torch,
+                                                                  q.device)
+    dsl = "f16" if q.dtype == torch.float16 else "bf16"
+    if new:
+        # kernels/kv_append.tile writes the new tokens in place at each
+        # sequence's length (which must leave room: not checked, as that
+        # would read the lengths back; tokens past the cache are dropped),
+        # then the attention covers that many more keys; cache_seqlens is
+        # not changed.
+        append = _append_kernel(dsl, D, Hkv,
+                                page if block_table is not None else 0)
+        append.launch((B, -(-new // _APPEND_TOKENS)), k_new, v_new, k_cache,
+                      v_cache, cache_seqlens, table, new)
+    # q and out with their heads split (KV head, head of its group): views.
+    qv = q.unflatten(2, (Hkv, group))
+    ov = out.unflatten(2, (Hkv, group))
     if block_table is not None and page <= TILE_N:
         # Small pages: every key tile gathers TILE_N / page whole pages from
         # the keys of all pages in a row, (1, kv_heads, pages * page, D).
@@ -326,12 +336,9 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
         kk, vv = keys_in_a_row(k_cache), keys_in_a_row(v_cache)
     else:
         kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
-    dsl = "f16" if q.dtype == torch.float16 else "bf16"
     split = _kernels(dsl, D, Hkv, rows,
                      page if block_table is not None else 0, Sq, group,
                      causal)
-    table = block_table if block_table is not None else _no_table(torch,
-                                                                  q.device)
     # The work items (tile::splitKVSchedule): each sequence's keys cut by
     # its planned length, or (no plan) all at the cache's capacity.
     # Slots: two blocks per SM at most. Decode is memory-bound and two
@@ -353,11 +360,9 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
                         dtype=torch.float32)
     lse = torch.empty(max(partials, 1), Sq * group, device=q.device,
                       dtype=torch.float32)
-    split.launch((items,), qp, kk, vv, cache_seqlens, table, opart, lse, op,
-                 _tickets(torch, q.device, B * Hkv), work, float(scale), N)
-    if Sq > 1:
-        out.view(B, Sq, Hkv, group, D).copy_(
-            op.view(B, Hkv, Sq, group, D).permute(0, 2, 1, 3, 4))
+    split.launch((items,), qv, kk, vv, cache_seqlens, table, opart, lse, ov,
+                 _tickets(torch, q.device, B * Hkv), work, float(scale), N,
+                 new)
     return out
 
 
