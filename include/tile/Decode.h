@@ -46,6 +46,7 @@
 #include "tile/Tile.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -139,6 +140,96 @@ struct SplitScheduleOptions {
 TILE_API Expected<SplitSchedule>
 splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
                 const SplitScheduleOptions &options);
+
+/// The key count of each sequence of a decode batch as the host knows it:
+/// attentionWithKVCache cuts each sequence's keys by its own length (a long
+/// sequence over many blocks, a short one in one) instead of by the cache's
+/// capacity. Made once per batch and step, shared by every layer; the
+/// work table of each problem class is built on the device at first use
+/// and kept with the plan. Lengths that differ from cache_seqlens still
+/// give the right result (the last split of a sequence takes every key
+/// past its start), only balanced for the planned ones. Destroying a plan
+/// whose tables were built waits for the device (launches may read them).
+class TILE_API DecodePlan {
+public:
+  explicit DecodePlan(std::vector<int64_t> lengths);
+  ~DecodePlan();
+  DecodePlan(const DecodePlan &) = delete;
+  DecodePlan &operator=(const DecodePlan &) = delete;
+
+  const std::vector<int64_t> &lengths() const { return lengths_; }
+
+  /// The plan's device tables (KVCacheAttention.cpp).
+  struct Tables;
+  Tables &tables() const { return *tables_; }
+
+private:
+  std::vector<int64_t> lengths_;
+  std::unique_ptr<Tables> tables_;
+};
+
+struct KVCacheOptions {
+  /// Softmax scale; default 1/sqrt(head_dim). Must be finite.
+  std::optional<float> scale;
+  /// With several query tokens, token t of the last s_q sees the keys
+  /// before length - s_q + 1 + t (flash_attn's bottom-right alignment).
+  bool causal = true;
+  /// Splits of each sequence's keys, forced; 0: chosen.
+  int64_t numSplits = 0;
+  /// Each sequence cut by its planned length; nullptr: by the capacity.
+  const DecodePlan *plan = nullptr;
+  /// Check that the pages each sequence's keys fall in are pages of the
+  /// cache: a copy of the block table and the lengths to the host and a
+  /// wait for them (a refusal names the entry).
+  bool checkBlockTable = false;
+  /// The stream to run on; nullptr: the default stream.
+  Stream stream = nullptr;
+};
+
+/// Decode attention over a KV cache (flash_attn_with_kvcache), the
+/// project's kernels/flash_decoding.tile and kernels/kv_append.tile (built
+/// into libtile):
+///   - q (batch, s_q, heads, head_dim) and out (the same shape), f16 or
+///     bf16, any strides with the last dimension contiguous; head_dim a
+///     multiple of 16 up to 256;
+///   - k_cache, v_cache: (batch, capacity, kv_heads, head_dim), or with a
+///     block table (num_pages, page_size, kv_heads, head_dim), page_size a
+///     multiple of 64, or 8, 16 or 32 (then pages must follow each other:
+///     strides[0] = page_size x strides[1]); kv_heads divides heads, s_q x
+///     heads / kv_heads at most 128;
+///   - cache_seqlens (batch,) int32; block_table (batch, max_pages) int32
+///     or nullptr;
+///   - k_new, v_new (batch, new, kv_heads, head_dim) or nullptr: written
+///     into the cache at each sequence's length first (tokens past the
+///     cache dropped), the attention then covering length + new keys;
+///     cache_seqlens is not changed.
+/// The query heads sharing a KV head (and the query tokens) are the rows of
+/// one multiply; the keys are split by a split-KV schedule
+/// (splitKVSchedule), the splits merged in f32 by the last of them. Every
+/// argument is checked first; a refusal names it
+/// ("tile::attentionWithKVCache: k_cache: ...").
+
+/// The workspace attentionWithKVCache needs for these arguments (the
+/// splits' partial outputs, f32), in bytes. Compiles the kernel (once per
+/// problem class) to know its occupancy: needs the GPU.
+TILE_API Expected<size_t>
+attentionWithKVCacheWorkspaceBytes(const Tensor &q, const Tensor &kCache,
+                                   const Tensor *blockTable,
+                                   const KVCacheOptions &options = {});
+/// Checks the arguments, then runs into `out` (asynchronously on
+/// options.stream); `workspace` (device memory, 16-byte aligned) of at
+/// least attentionWithKVCacheWorkspaceBytes bytes.
+TILE_API Status attentionWithKVCache(
+    const Tensor &q, const Tensor &kCache, const Tensor &vCache,
+    const Tensor &cacheSeqlens, const Tensor *blockTable, const Tensor *kNew,
+    const Tensor *vNew, const Tensor &out, void *workspace,
+    size_t workspaceBytes, const KVCacheOptions &options = {});
+/// The checks of attentionWithKVCache() alone, without checkBlockTable's:
+/// touches no GPU.
+TILE_API Status checkAttentionWithKVCache(
+    const Tensor &q, const Tensor &kCache, const Tensor &vCache,
+    const Tensor &cacheSeqlens, const Tensor *blockTable, const Tensor *kNew,
+    const Tensor *vNew, const Tensor &out, const KVCacheOptions &options = {});
 
 } // namespace tile
 

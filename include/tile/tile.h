@@ -223,6 +223,58 @@ TILE_API int tile_split_kv_schedule(const int64_t *lengths, int64_t batch,
                                     int64_t capacity, int64_t *items,
                                     int64_t *partials, int64_t *max_splits);
 
+/* ---- Decode attention over a KV cache (tile/Decode.h) ---------------------
+ * tile::attentionWithKVCache (flash_attn_with_kvcache): q and out (batch,
+ * s_q, heads, head_dim), k_cache and v_cache (batch, capacity, kv_heads,
+ * head_dim), or with block_table (batch, max_pages) int32 (num_pages,
+ * page_size, kv_heads, head_dim), cache_seqlens (batch,) int32, k_new and
+ * v_new (batch, new, kv_heads, head_dim) or NULL; the shapes, dtypes and
+ * strides tile::attentionWithKVCache takes. A decode plan holds each
+ * sequence's length as the host knows it (tile::DecodePlan): the keys are
+ * split by them; destroying it waits for the device. Zero-initialize the
+ * options: has_scale 0 means 1/sqrt(head_dim), non_causal 0 is causal,
+ * num_splits 0 is chosen, plan NULL splits by the capacity. */
+typedef struct tile_decode_plan tile_decode_plan;
+/* NULL, with tile_last_error, when batch < 0 or lengths is NULL for a
+ * batch. */
+TILE_API tile_decode_plan *tile_decode_plan_create(const int64_t *lengths,
+                                                   int64_t batch);
+TILE_API void tile_decode_plan_destroy(tile_decode_plan *plan);
+
+typedef struct tile_kvcache_options {
+  int has_scale;
+  float scale;
+  int non_causal;
+  int64_t num_splits;
+  const tile_decode_plan *plan;
+  int check_block_table;
+} tile_kvcache_options;
+
+/* The device workspace tile_attention_with_kvcache needs, in bytes, into
+ * `*bytes` (block_table NULL for a contiguous cache). Compiles the kernel
+ * once per problem class: needs the GPU. */
+TILE_API int tile_attention_with_kvcache_workspace_bytes(
+    const tile_tensor *q, const tile_tensor *k_cache,
+    const tile_tensor *block_table, const tile_kvcache_options *options,
+    size_t *bytes);
+/* Checks, then runs asynchronously on `stream` (NULL: the default stream);
+ * `workspace`: 16-byte aligned device memory of at least that many bytes
+ * (NULL when 0). block_table, k_new and v_new may be NULL. */
+TILE_API int tile_attention_with_kvcache(
+    const tile_tensor *q, const tile_tensor *k_cache,
+    const tile_tensor *v_cache, const tile_tensor *cache_seqlens,
+    const tile_tensor *block_table, const tile_tensor *k_new,
+    const tile_tensor *v_new, const tile_tensor *out, void *workspace,
+    size_t workspace_bytes, const tile_kvcache_options *options,
+    struct CUstream_st *stream);
+/* The checks alone (not check_block_table's); needs no GPU. */
+TILE_API int tile_attention_with_kvcache_check(
+    const tile_tensor *q, const tile_tensor *k_cache,
+    const tile_tensor *v_cache, const tile_tensor *cache_seqlens,
+    const tile_tensor *block_table, const tile_tensor *k_new,
+    const tile_tensor *v_new, const tile_tensor *out,
+    const tile_kvcache_options *options);
+
 /* ---- Attention (tile/Attention.h) ----------------------------------------
  * Forward attention on (batch, heads, seq, head_dim) tensors: q and out
  * (batch, heads, seq_q, head_dim), k and v (batch, kv_heads, seq_k,

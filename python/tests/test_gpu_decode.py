@@ -73,10 +73,11 @@ def test_decode_matches_float64(torch_gpu, case):
 
 def test_decode_tickets_back_at_zero(torch_gpu):
     """The last split of each (sequence, KV head) merges the splits and sets
-    its ticket back to zero: launch after launch on the same tickets, with
-    split counts that change between calls (1, 5, 64: more splits than key
-    tiles for the short sequence), every result right and every ticket zero
-    after each."""
+    its ticket back to zero (libtile keeps them per stream): launch after
+    launch on the same tickets, with split counts that change between calls
+    (1, 5, 64: more splits than key tiles for the short sequence), every
+    result right (a ticket left counting would make the next launch's
+    merge run early, or never)."""
     torch = torch_gpu
     torch.manual_seed(3)
     B, H, Hkv, N, D = 3, 16, 4, 3000, 128
@@ -93,8 +94,6 @@ def test_decode_tickets_back_at_zero(torch_gpu):
         torch.cuda.synchronize()
         err = ((out.double() - ref).norm() / ref.norm()).item()
         assert err < 2e-3, (splits, err)
-        for tickets in tilec._kernels._tickets.values():
-            assert int(tickets.abs().sum()) == 0, splits
 
 
 def paged_copy(torch, k, v, page, lengths, spare=3):
@@ -121,8 +120,8 @@ def test_decode_plan_matches_float64(torch_gpu, page, planned):
     through a decode plan: each sequence cut by its own length, the long
     one over many blocks, short ones in one block writing their output
     directly; a plan made from other lengths (shorter: the last split takes
-    the rest; longer: splits past the end are empty) still right. Tickets
-    back at zero."""
+    the rest; longer: splits past the end are empty) still right, twice
+    (the plan's table built, then reused)."""
     torch = torch_gpu
     torch.manual_seed(11 + page)
     B, H, Hkv, N, D = 8, 32, 8, 20480, 128
@@ -150,8 +149,6 @@ def test_decode_plan_matches_float64(torch_gpu, page, planned):
         err = ((out.double() - ref).norm() / ref.norm()).item()
         assert err < 1e-2, err
         assert (out[2] == 0).all()
-        for tickets in tilec._kernels._tickets.values():
-            assert int(tickets.abs().sum()) == 0
     with pytest.raises(tilec.ArgumentError, match="plan: made for a batch "
                        "of 3 sequences, q has 8"):
         tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table,
@@ -327,8 +324,12 @@ def test_decode_argument_errors(torch_gpu):
         tilec.attention_with_kvcache(q[:, :, :7], k, k, lens)
     with pytest.raises(tilec.ArgumentError, match="query tokens"):
         tilec.attention_with_kvcache(q.expand(1, 33, 8, 128), k, k, lens)
-    with pytest.raises(tilec.ArgumentError, match="k_cache, v_cache"):
+    with pytest.raises(tilec.ArgumentError,
+                       match="k_cache: dtype bf16 is not q's f16"):
         tilec.attention_with_kvcache(q, k.bfloat16(), k, lens)
+    with pytest.raises(tilec.ArgumentError, match="plan: made for a batch"):
+        tilec.attention_with_kvcache(q, k, k, lens,
+                                     plan=tilec.decode_plan([1, 2]))
 
 
 # --- MLA decode (kernels/mla_decode.tile) --------------------------------------

@@ -85,6 +85,17 @@ class MlaDecodeOptions(ctypes.Structure):
     ]
 
 
+class KVCacheOptions(ctypes.Structure):
+    _fields_ = [
+        ("has_scale", ctypes.c_int),
+        ("scale", ctypes.c_float),
+        ("non_causal", ctypes.c_int),
+        ("num_splits", ctypes.c_int64),
+        ("plan", ctypes.c_void_p),
+        ("check_block_table", ctypes.c_int),
+    ]
+
+
 class TuneCandidate(ctypes.Structure):
     _fields_ = [
         ("constants", ctypes.POINTER(Constant)),
@@ -151,6 +162,17 @@ def _declare(lib):
             c.c_int, [c.POINTER(c.c_int64)] + [c.c_int64] * 6 +
             [c.POINTER(c.c_int32), c.c_int64] +
             [c.POINTER(c.c_int64)] * 3),
+        "tile_decode_plan_create": (c.c_void_p, [c.POINTER(c.c_int64),
+                                                 c.c_int64]),
+        "tile_decode_plan_destroy": (None, [c.c_void_p]),
+        "tile_attention_with_kvcache_workspace_bytes": (
+            c.c_int, [c.POINTER(Tensor)] * 3 +
+            [c.POINTER(KVCacheOptions), c.POINTER(c.c_size_t)]),
+        "tile_attention_with_kvcache": (
+            c.c_int, [c.POINTER(Tensor)] * 8 +
+            [c.c_void_p, c.c_size_t, c.POINTER(KVCacheOptions), c.c_void_p]),
+        "tile_attention_with_kvcache_check": (
+            c.c_int, [c.POINTER(Tensor)] * 8 + [c.POINTER(KVCacheOptions)]),
         "tile_mla_decode_workspace_bytes": (
             c.c_int, [c.POINTER(Tensor)] * 3 +
             [c.POINTER(MlaDecodeOptions), c.POINTER(c.c_size_t)]),

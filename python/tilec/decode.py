@@ -1,6 +1,7 @@
 """Decode attention over a KV cache: kernels/flash_decoding.tile (split-KV,
-FlashDecoding, the splits merged by the last of them in the same launch),
-from PyTorch tensors.
+FlashDecoding, the splits merged by the last of them in the same launch)
+and kernels/kv_append.tile, from PyTorch tensors, through libtile's
+tile_attention_with_kvcache (C++: tile::attentionWithKVCache).
 
     out = tilec.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens)
 
@@ -38,71 +39,12 @@ sequence's pages reads out of bounds.
 """
 
 import ctypes
-import math
-import os
+import sys
 
-from ._kernels import KERNELS as _KERNELS, sm_count as _sm_count, \
-    tickets as _tickets
 from .errors import ArgumentError
 
 
-_compiled = {}
-TILE_N = 64
-
-
-_tables = {}
-
-
-def _no_table(torch, device):
-    """The block table argument of a contiguous cache (never read)."""
-    if device not in _tables:
-        _tables[device] = torch.zeros(1, 1, device=device, dtype=torch.int32)
-    return _tables[device]
-
-
-def _kernels(dtype, head_dim, kv_heads, rows, page, tokens=1, group=1,
-             causal=False):
-    """The split kernel (which also merges the splits) for a problem class
-    (page: the page size of a paged cache, 0 for a contiguous one; tokens
-    query tokens per sequence, of group query heads per KV head), compiled
-    once."""
-    from . import compile as _compile
-    key = (dtype, head_dim, kv_heads, rows, page, tokens, group, causal)
-    if key not in _compiled:
-        path = os.path.join(_KERNELS, "flash_decoding.tile")
-        paged = dict(PAGED=True, PAGE=page) if page else {}
-        # (One token: causal changes nothing, the token is the last.)
-        masked = dict(SQ=tokens, G=group, CAUSAL=causal and tokens > 1)
-        # The merge holds two (rows, D) f32 tiles: past 64 rows, two
-        # warpgroups keep them in registers (one spills 1 KB at 128 rows).
-        warps = dict(num_warps=8) if rows > 64 else {}
-        # The merge reads 4 splits' partials per trip where registers allow
-        # (16 rows: 143 registers, no spill; at 32 rows 4 already cost 234).
-        merge = 4 if rows <= 16 else 1
-        _compiled[key] = _compile(path, kernel="flash_decoding",
-                                  H_KV=kv_heads, TILE_N=TILE_N, DTYPE=dtype,
-                                  D=head_dim, GROUP_M=rows, MERGE=merge,
-                                  **paged, **masked, **warps)
-    return _compiled[key]
-
-
-_APPEND_TOKENS = 4  # kv_append.tile's TILE_T
-
-
-def _append_kernel(dtype, head_dim, kv_heads, page):
-    """kernels/kv_append.tile for a problem class (page 0: contiguous),
-    compiled once."""
-    from . import compile as _compile
-    key = ("append", dtype, head_dim, kv_heads, page)
-    if key not in _compiled:
-        def pow2(n):
-            return 1 << max(0, (n - 1).bit_length())
-        paged = dict(PAGED=True, PAGE=page) if page else {}
-        _compiled[key] = _compile(
-            os.path.join(_KERNELS, "kv_append.tile"), DTYPE=dtype,
-            D=head_dim, D_TILE=pow2(head_dim), H_KV=kv_heads,
-            H_TILE=pow2(kv_heads), TILE_T=_APPEND_TOKENS, **paged)
-    return _compiled[key]
+TILE_N = 64  # flash_decoding.tile's key tile
 
 
 def _check_common(torch, cache_seqlens, B, num_splits, causal):
@@ -145,18 +87,32 @@ def split_schedule(lengths, units, slots, max_keys, splits=0,
 
 class DecodePlan:
     """The key count of each sequence of a decode batch as the host knows
-    it (tilec.decode_plan), from which attention_with_kvcache(...,
-    plan=...) cuts each sequence's keys by its own length (a long sequence
-    over many blocks, a short one in one) instead of by the cache's
-    capacity. Made once per batch and decode step, used by every layer;
-    the work table of each problem class is built on first use and kept.
-    A plan whose lengths differ from cache_seqlens still gives the right
-    result (the last split of a sequence takes every key past its start),
-    only balanced for the lengths it was made from."""
+    it (tilec.decode_plan; libtile's tile::DecodePlan), from which
+    attention_with_kvcache(..., plan=...) cuts each sequence's keys by its
+    own length (a long sequence over many blocks, a short one in one)
+    instead of by the cache's capacity. Made once per batch and decode
+    step, used by every layer; the work table of each problem class is
+    built on the GPU on first use and kept with the plan (freed with it,
+    after a wait for the device). A plan whose lengths differ from
+    cache_seqlens still gives the right result (the last split of a
+    sequence takes every key past its start), only balanced for the
+    lengths it was made from."""
 
     def __init__(self, lengths):
+        from ._capi import lib, last_error
+        from .errors import from_message
         self.lengths = [int(n) for n in lengths]
-        self._tables = {}
+        arr = (ctypes.c_int64 * max(len(self.lengths), 1))(*self.lengths)
+        self._handle = lib().tile_decode_plan_create(arr, len(self.lengths))
+        if not self._handle:
+            raise from_message(last_error())
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            from ._capi import lib
+            lib().tile_decode_plan_destroy(handle)
+            self._handle = None
 
     def __repr__(self):
         return f"DecodePlan(batch={len(self.lengths)}, " \
@@ -175,10 +131,7 @@ def decode_plan(cache_seqlens, new_tokens=0):
         if not all(isinstance(n, int) for n in lengths):
             raise ArgumentError("cache_seqlens: expected ints")
     else:
-        try:
-            import torch
-        except ImportError:  # pragma: no cover
-            torch = None
+        torch = sys.modules.get("torch")
         if torch is None or not isinstance(cache_seqlens, torch.Tensor) or \
                 cache_seqlens.dim() != 1 or cache_seqlens.dtype not in (
                     torch.int32, torch.int64):
@@ -186,24 +139,6 @@ def decode_plan(cache_seqlens, new_tokens=0):
                                 "or int64 tensor, or a list of ints")
         lengths = cache_seqlens.tolist()
     return DecodePlan(n + new_tokens for n in lengths)
-
-
-# (device, batch, units, max keys, slots, splits) -> schedule of sequences
-# at full capacity (no plan); at most _UNIFORM_KEPT kept.
-_uniform = {}
-_UNIFORM_KEPT = 256
-
-
-def _work(torch, device, lengths, units, slots, max_keys, splits):
-    """The schedule on `device`: ((5, items padded to 4) int32 tensor,
-    items, partials)."""
-    rows, items, partials = split_schedule(lengths, units, slots, max_keys,
-                                           splits)
-    padded = -(-items // 4) * 4
-    host = torch.zeros(5, max(padded, 4), dtype=torch.int32)
-    if items:
-        host[:, :items] = torch.tensor(rows, dtype=torch.int32)
-    return host.to(device), items, partials
 
 
 def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
@@ -214,155 +149,48 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
     sequence's cache (module docstring). Returns out (allocated like q when
     None)."""
     import torch
-    if (k_new is None) != (v_new is None):
-        raise ArgumentError("k_new, v_new: give both or neither")
-    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)) + (
-            (("k_new", k_new), ("v_new", v_new)) if k_new is not None
-            else ()):
-        if not isinstance(t, torch.Tensor) or t.dim() != 4 or not t.is_cuda:
-            raise ArgumentError(f"{name}: expected a 4-D CUDA tensor")
-        if t.dtype not in (torch.float16, torch.bfloat16):
-            raise ArgumentError(f"{name}: expected float16 or bfloat16, "
-                                f"got {t.dtype}")
-        if t.stride(3) != 1:
-            raise ArgumentError(f"{name}: its last dimension must be "
-                                f"contiguous")
-    if k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
-        raise ArgumentError("k_cache, v_cache: must have q's dtype")
-    B, Sq, H, D = q.shape
-    if k_cache.shape != v_cache.shape:
-        raise ArgumentError(f"v_cache: shape {tuple(v_cache.shape)} is not "
-                            f"k_cache's {tuple(k_cache.shape)}")
-    Bk, page, Hkv, Dk = k_cache.shape
-    if Dk != D or (block_table is None and Bk != B):
-        raise ArgumentError(f"k_cache: shape {tuple(k_cache.shape)} does "
-                            f"not match q's batch {B} and head_dim {D}")
-    N = page
-    if block_table is not None:
-        if (not isinstance(block_table, torch.Tensor) or
-                block_table.dtype != torch.int32 or block_table.dim() != 2
-                or block_table.shape[0] != B or not block_table.is_cuda or
-                block_table.stride(1) != 1):
-            raise ArgumentError(f"block_table: expected a ({B}, max_pages) "
-                                f"int32 CUDA tensor, rows contiguous")
-        if page % TILE_N and page not in (8, 16, 32):
-            raise ArgumentError(f"k_cache: page size {page} must be a "
-                                f"multiple of {TILE_N}, or 8, 16 or 32")
-        if page <= TILE_N and (k_cache.stride(0) != page * k_cache.stride(1)
-                              or v_cache.stride(0) !=
-                              page * v_cache.stride(1)):
-            raise ArgumentError(f"k_cache, v_cache: pages of {page} keys "
-                                f"must follow each other in memory "
-                                f"(contiguous in their first two "
-                                f"dimensions)")
-        N = block_table.shape[1] * page
-    if Hkv == 0 or H % Hkv:
-        raise ArgumentError(f"q: its {H} heads are not a multiple of the "
-                            f"cache's {Hkv}")
-    if D % 16 or D > 256:
-        raise ArgumentError(f"q: head_dim {D} must be a multiple of 16 up "
-                            f"to 256")
-    _check_common(torch, cache_seqlens, B, num_splits, causal)
-    if plan is not None:
-        if not isinstance(plan, DecodePlan):
-            raise ArgumentError("plan: expected a tilec.decode_plan(...)")
-        if len(plan.lengths) != B:
-            raise ArgumentError(f"plan: made for a batch of "
-                                f"{len(plan.lengths)} sequences, q has {B}")
-    if (H // Hkv) * Sq > 128:
-        raise ArgumentError(f"q: {Sq} query tokens x {H // Hkv} "
-                            f"query heads per KV head are the rows of one "
-                            f"multiply: at most 128 are supported")
-    if check_block_table and block_table is not None:
-        # Every page a sequence's keys (its length, plus the new tokens; a
-        # length past the table reads the table's pages) fall in must be a
-        # page of the cache: one pass over the table and a wait for its
-        # answer.
-        need = -(-(cache_seqlens.long().clamp(min=0) +
-                   (k_new.shape[1] if k_new is not None else 0)) // page)
-        used = torch.arange(block_table.shape[1],
-                            device=q.device)[None, :] < need[:, None]
-        bad = used & ((block_table < 0) | (block_table >= k_cache.shape[0]))
-        if bool(bad.any()):
-            b, j = (int(x) for x in bad.nonzero()[0])
-            raise ArgumentError(
-                f"block_table[{b}, {j}] = {int(block_table[b, j])} is not a "
-                f"page of the cache (0 to {k_cache.shape[0] - 1})")
-    if k_new is not None:
-        if k_new.dim() != 4 or tuple(k_new.shape[::2]) != (B, Hkv) or \
-                k_new.shape[3] != D or k_new.shape[1] == 0 or \
-                k_new.shape != v_new.shape or k_new.dtype != q.dtype or \
-                v_new.dtype != q.dtype:
-            raise ArgumentError(f"k_new, v_new: expected ({B}, new tokens, "
-                                f"{Hkv}, {D}) tensors of q's dtype")
-    new = k_new.shape[1] if k_new is not None else 0
-    if scale is None:
-        scale = 1.0 / math.sqrt(D)
-    group = H // Hkv
-    # The rows of one multiply: the query tokens of each query head sharing
-    # the KV head (row r: token r // group, head r mod group), in 16s.
-    rows = max(16, -(-group * Sq // 16) * 16)
+    tensors = (("q", q), ("k_cache", k_cache), ("v_cache", v_cache),
+               ("block_table", block_table), ("k_new", k_new),
+               ("v_new", v_new), ("out", out))
+    for name, t in tensors:
+        if t is not None and (not isinstance(t, torch.Tensor) or
+                              not t.is_cuda):
+            raise ArgumentError(f"{name}: expected a CUDA tensor")
+    if q.dim() != 4:
+        raise ArgumentError(f"q: expected (batch, tokens, heads, head_dim), "
+                            f"got shape {tuple(q.shape)}")
+    _check_common(torch, cache_seqlens, q.shape[0], num_splits, causal)
+    if plan is not None and not isinstance(plan, DecodePlan):
+        raise ArgumentError("plan: expected a tilec.decode_plan(...)")
     if out is None:
         out = torch.empty_like(q, memory_format=torch.contiguous_format)
-    elif out.shape != q.shape or out.dtype != q.dtype or \
-            not out.is_contiguous():
-        raise ArgumentError("out: expected a contiguous tensor like q")
-    if B * H * Sq == 0:
-        return out
-    table = block_table if block_table is not None else _no_table(torch,
-                                                                  q.device)
-    dsl = "f16" if q.dtype == torch.float16 else "bf16"
-    if new:
-        # kernels/kv_append.tile writes the new tokens in place at each
-        # sequence's length (which must leave room: not checked, as that
-        # would read the lengths back; tokens past the cache are dropped),
-        # then the attention covers that many more keys; cache_seqlens is
-        # not changed.
-        append = _append_kernel(dsl, D, Hkv,
-                                page if block_table is not None else 0)
-        append.launch((B, -(-new // _APPEND_TOKENS)), k_new, v_new, k_cache,
-                      v_cache, cache_seqlens, table, new)
-    # q and out with their heads split (KV head, head of its group): views.
-    qv = q.unflatten(2, (Hkv, group))
-    ov = out.unflatten(2, (Hkv, group))
-    if block_table is not None and page <= TILE_N:
-        # Small pages: every key tile gathers TILE_N / page whole pages from
-        # the keys of all pages in a row, (1, kv_heads, pages * page, D).
-        def keys_in_a_row(c):
-            R = c.shape[0] * page
-            return c.as_strided((1, Hkv, R, D),
-                                (R * c.stride(1), c.stride(2), c.stride(1),
-                                 1))
-        kk, vv = keys_in_a_row(k_cache), keys_in_a_row(v_cache)
-    else:
-        kk, vv = k_cache.transpose(1, 2), v_cache.transpose(1, 2)
-    split = _kernels(dsl, D, Hkv, rows,
-                     page if block_table is not None else 0, Sq, group,
-                     causal)
-    # The work items (tile::splitKVSchedule): each sequence's keys cut by
-    # its planned length, or (no plan) all at the cache's capacity.
-    # Slots: two blocks per SM at most. Decode is memory-bound and two
-    # blocks saturate an SM's share of the memory: a third resident block
-    # adds no bandwidth, so filling it only adds splits (H200, num_splits
-    # forced, bench/results/2026-11-29-h200-decode-plan.md: 8 x 32k keys,
-    # 32/8 heads at 4 splits 4,442 GB/s, at 8 3,908).
-    slots = min(split.blocks_per_sm, 2) * _sm_count(torch, q.device)
-    key = (q.device, B, Hkv, N, slots, num_splits)
-    kept = plan._tables if plan is not None else _uniform
-    if key not in kept:
-        if plan is None and len(_uniform) >= _UNIFORM_KEPT:
-            _uniform.clear()
-        kept[key] = _work(torch, q.device,
-                          plan.lengths if plan is not None else [N] * B, Hkv,
-                          slots, N, num_splits)
-    work, items, partials = kept[key]
-    opart = torch.empty(max(partials, 1), Sq * group, D, device=q.device,
-                        dtype=torch.float32)
-    lse = torch.empty(max(partials, 1), Sq * group, device=q.device,
-                      dtype=torch.float32)
-    split.launch((items,), qv, kk, vv, cache_seqlens, table, opart, lse, ov,
-                 _tickets(torch, q.device, B * Hkv), work, float(scale), N,
-                 new)
+    # libtile's tile_attention_with_kvcache (lib/Ops/Decode): the checks,
+    # the kernels (built in), the split-KV schedule and the launches; the
+    # workspace holds the splits' partial outputs.
+    from ._capi import KVCacheOptions, lib, TILE_OK, last_error
+    from ._tensors import current_stream
+    from .errors import from_message
+    held = []
+
+    def c(t):
+        return ctypes.byref(_c_tensor(t, held)) if t is not None else None
+    o = KVCacheOptions(has_scale=scale is not None,
+                       scale=float(scale) if scale is not None else 0.0,
+                       non_causal=not causal, num_splits=num_splits,
+                       plan=plan._handle if plan is not None else None,
+                       check_block_table=bool(check_block_table))
+    nbytes = ctypes.c_size_t()
+    if lib().tile_attention_with_kvcache_workspace_bytes(
+            c(q), c(k_cache), c(block_table), ctypes.byref(o),
+            ctypes.byref(nbytes)) != TILE_OK:
+        raise from_message(last_error())
+    work = _workspace(torch, q.device, nbytes.value) if nbytes.value else None
+    if lib().tile_attention_with_kvcache(
+            c(q), c(k_cache), c(v_cache), c(cache_seqlens), c(block_table),
+            c(k_new), c(v_new), c(out),
+            work.data_ptr() if work is not None else None, nbytes.value,
+            ctypes.byref(o), current_stream(None)) != TILE_OK:
+        raise from_message(last_error())
     return out
 
 

@@ -41,6 +41,8 @@ def from_message(message):
             "defines no kernel" in message:
         return CompileError(message)
     if message.startswith(("tile::attention: ", "tile::mlaDecode: ",
+                            "tile::attentionWithKVCache: ",
+                            "tile_decode_plan_create: ",
                             "tile::splitKVSchedule: ",
                             "tile_split_kv_schedule: ")) and \
             not message.startswith("tile::attention: autotune") or \

@@ -11,6 +11,8 @@
 
 #include "tile/Decode.h"
 
+#include "DecodeChecks.h"
+
 #include <climits>
 #include <cmath>
 #include <map>
@@ -35,51 +37,12 @@ Status refuse(const std::string &message) {
   return Status::error("tile::mlaDecode: " + message);
 }
 
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
+using decode::isEmpty;
+using decode::listText;
 
-bool isEmpty(const Tensor &t) {
-  for (int64_t s : t.shape)
-    if (s == 0)
-      return true;
-  return false;
-}
-
-/// Rank, sizes, strides, data and a contiguous last dimension.
 Status checkTensor(const Tensor &t, const char *name, size_t rank,
                    const char *dims) {
-  if (t.shape.size() != rank)
-    return refuse(std::string(name) + ": expected a rank-" +
-                  std::to_string(rank) + " tensor " + dims + ", got rank " +
-                  std::to_string(t.shape.size()));
-  if (t.strides.size() != rank)
-    return refuse(std::string(name) + ": the shape has " +
-                  std::to_string(rank) + " entries but the strides have " +
-                  std::to_string(t.strides.size()));
-  for (size_t d = 0; d < rank; ++d) {
-    if (t.shape[d] < 0 || t.shape[d] > INT32_MAX)
-      return refuse(std::string(name) + ": shape[" + std::to_string(d) +
-                    "] = " + std::to_string(t.shape[d]) +
-                    " is outside 0 .. 2^31-1");
-    if (t.strides[d] < 0)
-      return refuse(std::string(name) + ": strides[" + std::to_string(d) +
-                    "] = " + std::to_string(t.strides[d]) +
-                    " is negative; negative strides are not supported");
-  }
-  if (!t.data && !isEmpty(t))
-    return refuse(std::string(name) +
-                  ": null data pointer for a non-empty tensor of shape " +
-                  listText(t.shape));
-  if (rank && t.shape[rank - 1] > 1 && t.strides[rank - 1] != 1)
-    return refuse(std::string(name) +
-                  ": its last dimension must be contiguous (stride 1), got "
-                  "strides " +
-                  listText(t.strides));
-  return Status();
+  return decode::checkTensor("tile::mlaDecode", t, name, rank, dims);
 }
 
 /// (s_q, heads) rows of a (batch, s_q, heads, ...) tensor one after the
@@ -299,21 +262,6 @@ Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
   return plan;
 }
 
-/// 16-byte stand-ins for the partials a single split never touches (their
-/// strides keep the alignment the kernel was compiled for).
-Expected<void *> standIn() {
-  static std::mutex mutex;
-  static void *memory = nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!memory) {
-    Expected<void *> allocated = deviceAlloc(64);
-    if (!allocated)
-      return allocated.status();
-    memory = *allocated;
-  }
-  return memory;
-}
-
 } // namespace
 
 Status tile::checkMlaDecode(const Tensor &q, const Tensor &kvCache,
@@ -379,7 +327,7 @@ Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
     lPart = Tensor::contiguous(base + plan->partialBytes, DType::F32,
                                {plan->splits, B, rows});
   } else {
-    Expected<void *> memory = standIn();
+    Expected<void *> memory = decode::standIn();
     if (!memory)
       return memory.status();
     oPart = Tensor::contiguous(*memory, DType::F32, {1, 1, 1, 4});

@@ -1,0 +1,532 @@
+//===- KVCacheAttention.cpp - tile::attentionWithKVCache ------------------===//
+//
+// Decode attention over a KV cache through kernels/flash_decoding.tile
+// (and kernels/kv_append.tile for new tokens): checks the arguments,
+// compiles the kernels once per problem class (dtype, head dim, KV heads,
+// rows, page size, query tokens, group, causal), builds the split-KV
+// schedule's work table on the device once per problem class (per plan
+// with a DecodePlan), keeps the merge's tickets per stream, and launches:
+// kv_append on (batch, new / 4), flash_decoding on (items,).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Decode.h"
+
+#include "DecodeChecks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+using namespace tile;
+
+/// kernels/flash_decoding.tile and kernels/kv_append.tile, as built.
+static const char kDecodingSource[] =
+#include "flash_decoding.inc"
+    ;
+static const char kAppendSource[] =
+#include "kv_append.inc"
+    ;
+
+namespace {
+
+constexpr const char *kOp = "tile::attentionWithKVCache";
+constexpr int64_t kKeysPerTrip = 64; // flash_decoding.tile's TILE_N
+constexpr int64_t kAppendTokens = 4; // kv_append.tile's TILE_T
+
+Status refuse(const std::string &message) {
+  return Status::error(std::string(kOp) + ": " + message);
+}
+
+using decode::listText;
+
+Status checkTensor(const Tensor &t, const char *name, size_t rank,
+                   const char *dims) {
+  return decode::checkTensor(kOp, t, name, rank, dims);
+}
+
+int64_t pow2AtLeast(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p *= 2;
+  return p;
+}
+
+struct Problem {
+  int64_t batch = 0, tokens = 0, heads = 0, dims = 0, kvHeads = 0;
+  int64_t group = 0, rows = 0, page = 0, capacity = 0, fresh = 0;
+  bool paged = false, causal = false;
+  DType dtype = DType::F16;
+  float scale = 1;
+};
+
+/// The checks the workspace query needs (q, k_cache, the block table).
+Expected<Problem> checkShapes(const Tensor &q, const Tensor &k,
+                              const Tensor *table,
+                              const KVCacheOptions &options) {
+  if (Status s = checkTensor(q, "q", 4, "(batch, s_q, heads, head_dim)");
+      !s.ok())
+    return s;
+  if (Status s = checkTensor(k, "k_cache", 4,
+                             table ? "(num_pages, page_size, kv_heads, "
+                                     "head_dim)"
+                                   : "(batch, capacity, kv_heads, head_dim)");
+      !s.ok())
+    return s;
+  Problem p;
+  p.dtype = q.dtype;
+  if (q.dtype != DType::F16 && q.dtype != DType::BF16)
+    return refuse(std::string("q: dtype ") + dtypeName(q.dtype) +
+                  " is not supported; decode takes f16 or bf16");
+  if (k.dtype != q.dtype)
+    return refuse(std::string("k_cache: dtype ") + dtypeName(k.dtype) +
+                  " is not q's " + dtypeName(q.dtype));
+  p.batch = q.shape[0];
+  p.tokens = q.shape[1];
+  p.heads = q.shape[2];
+  p.dims = q.shape[3];
+  p.kvHeads = k.shape[2];
+  p.paged = table != nullptr;
+  if (k.shape[3] != p.dims || (!p.paged && k.shape[0] != p.batch))
+    return refuse("k_cache: shape " + listText(k.shape) +
+                  " does not match q's batch " + std::to_string(p.batch) +
+                  " and head_dim " + std::to_string(p.dims));
+  if (p.dims % 16 || p.dims == 0 || p.dims > 256)
+    return refuse("q: head_dim " + std::to_string(p.dims) +
+                  " must be a multiple of 16 up to 256");
+  if (p.kvHeads == 0 || p.heads % p.kvHeads)
+    return refuse("q: its " + std::to_string(p.heads) +
+                  " heads are not a multiple of the cache's " +
+                  std::to_string(p.kvHeads));
+  p.group = p.heads / p.kvHeads;
+  if (p.group * p.tokens > 128)
+    return refuse("q: " + std::to_string(p.tokens) + " query tokens x " +
+                  std::to_string(p.group) +
+                  " query heads per KV head are the rows of one multiply: "
+                  "at most 128 are supported");
+  p.rows = std::max<int64_t>(16, (p.group * p.tokens + 15) / 16 * 16);
+  if (p.paged) {
+    if (Status s = checkTensor(*table, "block_table", 2, "(batch, max_pages)");
+        !s.ok())
+      return s;
+    if (table->dtype != DType::I32 || table->shape[0] != p.batch)
+      return refuse("block_table: expected a (" + std::to_string(p.batch) +
+                    ", max_pages) int32 tensor, got " +
+                    dtypeName(table->dtype) + " " + listText(table->shape));
+    p.page = k.shape[1];
+    if (p.page == 0 ||
+        (p.page % kKeysPerTrip && p.page != 8 && p.page != 16 && p.page != 32))
+      return refuse("k_cache: page size " + std::to_string(p.page) +
+                    " must be a multiple of " + std::to_string(kKeysPerTrip) +
+                    ", or 8, 16 or 32");
+    if (p.page <= kKeysPerTrip && k.strides[0] != p.page * k.strides[1])
+      return refuse("k_cache: pages of " + std::to_string(p.page) +
+                    " keys must follow each other in memory (strides[0] = "
+                    "page_size x strides[1]), got strides " +
+                    listText(k.strides));
+    p.capacity = table->shape[1] * p.page;
+  } else {
+    p.capacity = k.shape[1];
+  }
+  if (options.numSplits < 0)
+    return refuse("numSplits: " + std::to_string(options.numSplits) +
+                  " is negative (0: chosen)");
+  if (options.plan && int64_t(options.plan->lengths().size()) != p.batch)
+    return refuse("plan: made for a batch of " +
+                  std::to_string(options.plan->lengths().size()) +
+                  " sequences, q has " + std::to_string(p.batch));
+  p.scale = options.scale ? *options.scale
+                          : 1.0f / std::sqrt(static_cast<float>(p.dims));
+  if (!std::isfinite(p.scale))
+    return refuse("scale: must be finite");
+  p.causal = options.causal && p.tokens > 1;
+  return p;
+}
+
+Expected<Problem> checkAll(const Tensor &q, const Tensor &k, const Tensor &v,
+                           const Tensor &seqlens, const Tensor *table,
+                           const Tensor *kNew, const Tensor *vNew,
+                           const Tensor &out, const KVCacheOptions &options) {
+  Expected<Problem> p = checkShapes(q, k, table, options);
+  if (!p)
+    return p;
+  if (Status s = checkTensor(v, "v_cache", 4, "like k_cache"); !s.ok())
+    return s;
+  if (v.dtype != k.dtype || v.shape != k.shape)
+    return refuse("v_cache: " + std::string(dtypeName(v.dtype)) + " " +
+                  listText(v.shape) + " is not k_cache's " +
+                  dtypeName(k.dtype) + " " + listText(k.shape));
+  if (p->paged && p->page <= kKeysPerTrip &&
+      v.strides[0] != p->page * v.strides[1])
+    return refuse("v_cache: pages of " + std::to_string(p->page) +
+                  " keys must follow each other in memory (strides[0] = "
+                  "page_size x strides[1]), got strides " +
+                  listText(v.strides));
+  if (Status s = checkTensor(seqlens, "cache_seqlens", 1, "(batch,)"); !s.ok())
+    return s;
+  if (seqlens.dtype != DType::I32 || seqlens.shape[0] != p->batch)
+    return refuse("cache_seqlens: expected a (" + std::to_string(p->batch) +
+                  ",) int32 tensor, got " + dtypeName(seqlens.dtype) + " " +
+                  listText(seqlens.shape));
+  if (bool(kNew) != bool(vNew))
+    return refuse("k_new, v_new: give both or neither");
+  if (kNew) {
+    for (auto [t, name] : {std::pair{kNew, "k_new"}, std::pair{vNew, "v_new"}})
+      if (Status s = checkTensor(*t, name, 4,
+                                 "(batch, new tokens, kv_heads, head_dim)");
+          !s.ok())
+        return s;
+    std::vector<int64_t> shape = kNew->shape;
+    if (shape.size() != 4 || shape[0] != p->batch || shape[1] == 0 ||
+        shape[2] != p->kvHeads || shape[3] != p->dims || vNew->shape != shape ||
+        kNew->dtype != q.dtype || vNew->dtype != q.dtype)
+      return refuse("k_new, v_new: expected (" + std::to_string(p->batch) +
+                    ", new tokens, " + std::to_string(p->kvHeads) + ", " +
+                    std::to_string(p->dims) + ") tensors of q's dtype, got " +
+                    listText(kNew->shape) + " and " + listText(vNew->shape));
+    p->fresh = shape[1];
+  }
+  if (Status s = checkTensor(out, "out", 4, "like q"); !s.ok())
+    return s;
+  if (out.dtype != q.dtype || out.shape != q.shape)
+    return refuse("out: expected a " + std::string(dtypeName(q.dtype)) +
+                  " tensor of q's shape " + listText(q.shape) + ", got " +
+                  dtypeName(out.dtype) + " " + listText(out.shape));
+  return p;
+}
+
+struct Kernels {
+  Kernel decoding, append;
+};
+
+using ClassKey = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, int64_t,
+                            int64_t, bool, bool>;
+
+Expected<Kernels> kernelsFor(const Problem &p) {
+  static std::mutex mutex;
+  static std::map<ClassKey, Kernels> compiled;
+  ClassKey key{p.dtype,  p.dims,  p.kvHeads, p.rows,     p.paged ? p.page : 0,
+               p.tokens, p.group, p.causal,  p.fresh > 0};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = compiled.find(key);
+  if (it != compiled.end())
+    return it->second;
+  std::vector<std::pair<std::string, std::string>> paged;
+  if (p.paged)
+    paged = {{"PAGED", "true"}, {"PAGE", std::to_string(p.page)}};
+  CompileOptions split;
+  split.kernel = "flash_decoding";
+  split.constants = {{"DTYPE", dtypeName(p.dtype)},
+                     {"D", std::to_string(p.dims)},
+                     {"H_KV", std::to_string(p.kvHeads)},
+                     {"GROUP_M", std::to_string(p.rows)},
+                     {"TILE_N", std::to_string(kKeysPerTrip)},
+                     {"SQ", std::to_string(p.tokens)},
+                     {"G", std::to_string(p.group)},
+                     {"CAUSAL", p.causal ? "true" : "false"},
+                     // 4 partials per merge trip where registers allow (16
+                     // rows: 143 registers; at 32 rows 4 already cost 234).
+                     {"MERGE", p.rows <= 16 ? "4" : "1"}};
+  split.constants.insert(split.constants.end(), paged.begin(), paged.end());
+  // The merge holds two (rows, D) f32 tiles: past 64 rows two warpgroups
+  // keep them in registers.
+  if (p.rows > 64)
+    split.numWarps = 8;
+  Expected<Kernel> s = Runtime::get().compileSource(
+      kDecodingSource, "flash_decoding.tile", split);
+  if (!s)
+    return s.status();
+  Kernels k{*s, Kernel()};
+  if (p.fresh) {
+    CompileOptions append;
+    append.constants = {{"DTYPE", dtypeName(p.dtype)},
+                        {"D", std::to_string(p.dims)},
+                        {"D_TILE", std::to_string(pow2AtLeast(p.dims))},
+                        {"H_KV", std::to_string(p.kvHeads)},
+                        {"H_TILE", std::to_string(pow2AtLeast(p.kvHeads))},
+                        {"TILE_T", std::to_string(kAppendTokens)}};
+    append.constants.insert(append.constants.end(), paged.begin(), paged.end());
+    Expected<Kernel> a =
+        Runtime::get().compileSource(kAppendSource, "kv_append.tile", append);
+    if (!a)
+      return a.status();
+    k.append = *a;
+  }
+  return compiled.emplace(key, k).first->second;
+}
+
+/// A work table on the device.
+struct Table {
+  void *data = nullptr;
+  int64_t items = 0, partials = 0, padded = 0;
+};
+using TableKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
+
+/// The schedule of `lengths` uploaded: (5, items padded to 4) int32.
+Expected<Table> upload(const std::vector<int64_t> &lengths, const Problem &p,
+                       int64_t slots, int64_t splits) {
+  SplitScheduleOptions o;
+  o.keysPerTrip = kKeysPerTrip;
+  o.slots = slots;
+  o.maxKeys = p.capacity;
+  o.splits = splits;
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, p.kvHeads, o);
+  if (!s)
+    return s.status();
+  Table t;
+  t.items = s->items;
+  t.partials = s->partials;
+  t.padded = std::max<int64_t>(4, (s->items + 3) / 4 * 4);
+  std::vector<int32_t> host(SplitSchedule::Fields * t.padded, 0);
+  for (int f = 0; f < SplitSchedule::Fields; ++f)
+    std::copy(s->table.begin() + f * s->items,
+              s->table.begin() + (f + 1) * s->items,
+              host.begin() + f * t.padded);
+  Expected<void *> memory = deviceAlloc(host.size() * sizeof(int32_t));
+  if (!memory)
+    return memory.status();
+  t.data = *memory;
+  if (Status c = copyToDevice(t.data, host.data(), host.size() * 4); !c.ok())
+    return c;
+  return t;
+}
+
+} // namespace
+
+struct DecodePlan::Tables {
+  std::mutex mutex;
+  std::map<TableKey, Table> tables;
+};
+
+DecodePlan::DecodePlan(std::vector<int64_t> lengths)
+    : lengths_(std::move(lengths)), tables_(std::make_unique<Tables>()) {}
+
+DecodePlan::~DecodePlan() {
+  if (tables_->tables.empty())
+    return;
+  (void)synchronizeDevice(); // launches may still read the tables
+  for (auto &[key, table] : tables_->tables)
+    (void)deviceFree(table.data);
+}
+
+namespace {
+
+/// The work items of this call: the plan's (per plan), or the capacity's
+/// (kept for the process per problem shape).
+Expected<Table> tableFor(const Problem &p, const KVCacheOptions &options,
+                         int64_t slots) {
+  TableKey key{p.batch, p.kvHeads, p.capacity, slots, options.numSplits};
+  static std::mutex uniformMutex;
+  static std::map<TableKey, Table> uniform;
+  std::mutex &mutex =
+      options.plan ? options.plan->tables().mutex : uniformMutex;
+  std::map<TableKey, Table> &tables =
+      options.plan ? options.plan->tables().tables : uniform;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = tables.find(key);
+  if (it != tables.end())
+    return it->second;
+  Expected<Table> t =
+      upload(options.plan ? options.plan->lengths()
+                          : std::vector<int64_t>(p.batch, p.capacity),
+             p, slots, options.numSplits);
+  if (!t)
+    return t;
+  return tables.emplace(key, *t).first->second;
+}
+
+struct Launch {
+  Kernels kernels;
+  Table table;
+  size_t partialBytes = 0, workspaceBytes = 0;
+};
+
+Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
+  Launch l;
+  Expected<Kernels> k = kernelsFor(p);
+  if (!k)
+    return k.status(); // a compile error, as the compiler said it
+  l.kernels = *k;
+  Expected<DeviceInfo> device = deviceInfo();
+  if (!device)
+    return device.status();
+  // Two blocks per SM at most: decode is memory-bound and two blocks
+  // saturate an SM's share of the memory (H200, num_splits forced,
+  // bench/results/2026-11-29-h200-decode-plan.md).
+  int64_t slots = std::min<int64_t>(2, l.kernels.decoding.blocksPerSM()) *
+                  device->multiprocessors;
+  Expected<Table> t = tableFor(p, options, std::max<int64_t>(1, slots));
+  if (!t)
+    return t.status();
+  l.table = *t;
+  size_t rows = size_t(p.tokens * p.group);
+  if (l.table.partials) {
+    l.partialBytes = (l.table.partials * rows * p.dims * 4 + 15) / 16 * 16;
+    l.workspaceBytes = l.partialBytes + l.table.partials * rows * 4;
+  }
+  return l;
+}
+
+/// Zeroed int32 tickets for `count` units on `stream` (the merge counts
+/// its splits in on them and the last sets them back): a stream's launches
+/// run in order, so they share them; grown (zeroed) as needed.
+Expected<void *> tickets(Stream stream, int64_t count) {
+  static std::mutex mutex;
+  static std::map<Stream, std::pair<void *, int64_t>> kept;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &entry = kept[stream];
+  if (entry.second < count) {
+    int64_t n = std::max<int64_t>({count, 1024, 2 * entry.second});
+    if (entry.first) {
+      if (Status s = synchronize(stream); !s.ok())
+        return s;
+      (void)deviceFree(entry.first);
+      entry = {nullptr, 0};
+    }
+    Expected<void *> memory = deviceAlloc(n * 4);
+    if (!memory)
+      return memory.status();
+    if (Status s = deviceMemset(*memory, 0, n * 4); !s.ok())
+      return s;
+    entry = {*memory, n};
+  }
+  return entry.first;
+}
+
+/// checkBlockTable: the pages each sequence's keys (length plus the new
+/// tokens, within the table) fall in are pages of the cache.
+Status checkPages(const Problem &p, const Tensor &seqlens, const Tensor &table,
+                  int64_t pages) {
+  int64_t maxPages = table.shape[1];
+  std::vector<int32_t> lengths(p.batch), entries(maxPages);
+  if (Status s = copyToHost(lengths.data(), seqlens.data, p.batch * 4);
+      !s.ok() && p.batch)
+    return s;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    int64_t keys = std::max<int64_t>(0, lengths[b] + p.fresh);
+    int64_t used = std::min<int64_t>(maxPages, (keys + p.page - 1) / p.page);
+    if (!used)
+      continue;
+    char *row = static_cast<char *>(table.data) + b * table.strides[0] * 4;
+    if (Status s = copyToHost(entries.data(), row, used * 4); !s.ok())
+      return s;
+    for (int64_t j = 0; j < used; ++j)
+      if (entries[j] < 0 || entries[j] >= pages)
+        return refuse("block_table[" + std::to_string(b) + ", " +
+                      std::to_string(j) + "] = " + std::to_string(entries[j]) +
+                      " is not a page of the cache (0 to " +
+                      std::to_string(pages - 1) + ")");
+  }
+  return Status();
+}
+
+} // namespace
+
+Status tile::checkAttentionWithKVCache(
+    const Tensor &q, const Tensor &kCache, const Tensor &vCache,
+    const Tensor &cacheSeqlens, const Tensor *blockTable, const Tensor *kNew,
+    const Tensor *vNew, const Tensor &out, const KVCacheOptions &options) {
+  Expected<Problem> p = checkAll(q, kCache, vCache, cacheSeqlens, blockTable,
+                                 kNew, vNew, out, options);
+  return p ? Status() : p.status();
+}
+
+Expected<size_t>
+tile::attentionWithKVCacheWorkspaceBytes(const Tensor &q, const Tensor &kCache,
+                                         const Tensor *blockTable,
+                                         const KVCacheOptions &options) {
+  Expected<Problem> p = checkShapes(q, kCache, blockTable, options);
+  if (!p)
+    return p.status();
+  if (decode::isEmpty(q))
+    return size_t(0);
+  Expected<Launch> l = prepare(*p, options);
+  if (!l)
+    return l.status();
+  return l->workspaceBytes;
+}
+
+Status tile::attentionWithKVCache(const Tensor &q, const Tensor &kCache,
+                                  const Tensor &vCache,
+                                  const Tensor &cacheSeqlens,
+                                  const Tensor *blockTable, const Tensor *kNew,
+                                  const Tensor *vNew, const Tensor &out,
+                                  void *workspace, size_t workspaceBytes,
+                                  const KVCacheOptions &options) {
+  Expected<Problem> p = checkAll(q, kCache, vCache, cacheSeqlens, blockTable,
+                                 kNew, vNew, out, options);
+  if (!p)
+    return p.status();
+  if (decode::isEmpty(q))
+    return Status(); // nothing to compute
+  if (options.checkBlockTable && blockTable)
+    if (Status s = checkPages(*p, cacheSeqlens, *blockTable, kCache.shape[0]);
+        !s.ok())
+      return s;
+  Expected<Launch> l = prepare(*p, options);
+  if (!l)
+    return l.status();
+  if (workspaceBytes < l->workspaceBytes)
+    return refuse("workspace: " + std::to_string(workspaceBytes) +
+                  " bytes, these arguments need " +
+                  std::to_string(l->workspaceBytes) +
+                  " (attentionWithKVCacheWorkspaceBytes)");
+  if (l->workspaceBytes &&
+      (!workspace || reinterpret_cast<uintptr_t>(workspace) % 16))
+    return refuse("workspace: expected a 16-byte aligned device pointer");
+  Expected<void *> standIn = decode::standIn();
+  if (!standIn)
+    return standIn.status();
+  int64_t B = p->batch, S = p->tokens, Hkv = p->kvHeads, G = p->group,
+          D = p->dims, rows = S * G;
+  DType dt = p->dtype;
+  Tensor table = blockTable ? *blockTable
+                            : Tensor::contiguous(*standIn, DType::I32, {1, 1});
+  if (p->fresh) {
+    Status s = l->kernels.append.launch(
+        Dim3(unsigned(B),
+             unsigned((p->fresh + kAppendTokens - 1) / kAppendTokens)),
+        options.stream,
+        {*kNew, *vNew, kCache, vCache, cacheSeqlens, table, p->fresh});
+    if (!s.ok())
+      return s;
+  }
+  // q and out with their heads split (KV head, head of its group).
+  auto split = [&](const Tensor &t) {
+    return Tensor(
+        t.data, dt, {B, S, Hkv, G, D},
+        {t.strides[0], t.strides[1], G * t.strides[2], t.strides[2], 1});
+  };
+  // The cache as (batch or pages, kv_heads, keys, D); pages up to a key
+  // tile long: every page's keys in a row, (1, kv_heads, pages x page, D).
+  auto keys = [&](const Tensor &c) {
+    if (p->paged && p->page <= kKeysPerTrip)
+      return Tensor(
+          c.data, dt, {1, Hkv, c.shape[0] * p->page, D},
+          {c.shape[0] * p->page * c.strides[1], c.strides[2], c.strides[1], 1});
+    return Tensor(c.data, dt, {c.shape[0], Hkv, c.shape[1], D},
+                  {c.strides[0], c.strides[2], c.strides[1], 1});
+  };
+  Tensor oPart, lPart;
+  if (l->table.partials) {
+    char *base = static_cast<char *>(workspace);
+    oPart = Tensor::contiguous(base, DType::F32, {l->table.partials, rows, D});
+    lPart = Tensor::contiguous(base + l->partialBytes, DType::F32,
+                               {l->table.partials, rows});
+  } else {
+    oPart = Tensor::contiguous(*standIn, DType::F32, {1, 1, 4});
+    lPart = Tensor::contiguous(*standIn, DType::F32, {1, 4});
+  }
+  Expected<void *> ticketMemory = tickets(options.stream, B * Hkv);
+  if (!ticketMemory)
+    return ticketMemory.status();
+  Tensor work(l->table.data, DType::I32,
+              {SplitSchedule::Fields, l->table.items}, {l->table.padded, 1});
+  return l->kernels.decoding.launch(
+      Dim3(unsigned(l->table.items)), options.stream,
+      {split(q), keys(kCache), keys(vCache), cacheSeqlens, table, oPart, lPart,
+       split(out), Tensor::contiguous(*ticketMemory, DType::I32, {B * Hkv}),
+       work, p->scale, p->capacity, p->fresh});
+}
