@@ -11,6 +11,8 @@ copy bandwidth, in one process, launches interleaved
   PYTHONPATH=python python3 bench/mla_decode.py [--rounds 30]
       [--points 64x4096x128x1,...]   (batch x keys x heads x s_q)
       [--graphs]                     (CUDA graph replays)
+      [--skewed]                     (only a skewed batch, with and
+                                      without a decode plan)
 
 Each point: bf16, pages of 64 in a random order, every sequence of the
 batch `keys` long; tilec's output is checked against PyTorch's first (max
@@ -37,6 +39,51 @@ POINTS = ("64x4096x128x1,128x8192x128x1,64x32768x128x1,64x4096x128x2,"
           "128x4096x16x1,64x16384x16x1,1x65536x128x1,32x8192x64x1")
 
 
+def measure_skewed(args, copy):
+    """1 x 64k + 63 x 1k keys, 16 heads (memory-bound), pages of 64 in a
+    random order: GB/s over the latent rows each sequence reads, with the
+    sequences cut by the cache's capacity and through a decode plan (each
+    by its own length: FlashMLA's scheduling metadata)."""
+    B, H = 64, 16
+    lengths = [65536] + [1024] * (B - 1)
+    used = sum(n // PAGE for n in lengths)
+    sets = []
+    for _ in range(2):
+        kv = torch.randn(used, PAGE, 1, DK, device="cuda",
+                         dtype=torch.bfloat16)
+        perm = torch.randperm(used, device="cuda").to(torch.int32)
+        table = torch.zeros(B, 65536 // PAGE, device="cuda",
+                            dtype=torch.int32)
+        at = 0
+        for b, n in enumerate(lengths):
+            table[b, :n // PAGE] = perm[at:at + n // PAGE]
+            at += n // PAGE
+        sets.append(dict(q=torch.randn(B, 1, H, DK, device="cuda",
+                                       dtype=torch.bfloat16),
+                         kv=kv, table=table,
+                         lens=torch.tensor(lengths, device="cuda",
+                                           dtype=torch.int32),
+                         out=torch.empty(B, 1, H, DV, device="cuda",
+                                         dtype=torch.bfloat16)))
+    plan = tilec.decode_plan(lengths)
+    impls = {
+        "capacity": lambda st: tilec.mla_decode(
+            st["q"], st["kv"], st["lens"], st["table"], out=st["out"]),
+        "decode_plan": lambda st: tilec.mla_decode(
+            st["q"], st["kv"], st["lens"], st["table"], out=st["out"],
+            plan=plan)}
+    if args.graphs:
+        impls = graphed(torch, impls, sets)
+    ms = time_interleaved(torch, impls, sets, args.rounds)
+    nbytes = sum(lengths) * DK * 2
+    print(f"\nMLA skewed batch (1 x 64k + {B - 1} x 1k keys, {H} heads, "
+          f"page {PAGE}): GB/s over the rows read, of copy")
+    for name, t in ms.items():
+        gbs = nbytes / (t / 1e3) / 1e9
+        print(f"| {name} | {t * 1e3:.0f} us | {gbs:.0f} GB/s | "
+              f"{gbs * 1e9 / copy:.2f} |")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=30)
@@ -44,12 +91,17 @@ def main():
     p.add_argument("--graphs", action="store_true",
                    help="time CUDA graph replays (no launch overhead: a "
                    "decode step as a serving stack replays it)")
+    p.add_argument("--skewed", action="store_true",
+                   help="only the skewed batch, with and without a plan")
     args = p.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     copy = copy_bandwidth(torch, 10)
     print(f"copy bandwidth: {copy / 1e9:.0f} GB/s")
+    if args.skewed:
+        measure_skewed(args, copy)
+        return
     rows = []
     for point in args.points.split(","):
         B, N, H, Sq = (int(x) for x in point.split("x"))

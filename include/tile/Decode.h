@@ -33,10 +33,11 @@
 // size 32 is not a multiple of 64").
 //
 // The keys of each sequence are split across blocks so that the grid fills
-// the GPU (numSplits 0: chosen from the batch, the row blocks of 64 query
-// rows, the cache's capacity and the kernel's occupancy), each split's
-// output and log-sum-exp written to the workspace and merged in f32 by a
-// second kernel; one split writes out itself (no workspace).
+// the GPU (the split-KV schedule below, each (sequence, 64 query rows) a
+// unit: numSplits 0 chosen; a DecodePlan cuts each sequence by its own
+// length), each split's output and log-sum-exp written to the workspace
+// and merged in f32 by a second kernel; a unit of one split writes out
+// itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +53,33 @@
 
 namespace tile {
 
+/// The key count of each sequence of a decode batch as the host knows it:
+/// attentionWithKVCache cuts each sequence's keys by its own length (a long
+/// sequence over many blocks, a short one in one) instead of by the cache's
+/// capacity. Made once per batch and step, shared by every layer; the
+/// work table of each problem class is built on the device at first use
+/// and kept with the plan. Lengths that differ from cache_seqlens still
+/// give the right result (the last split of a sequence takes every key
+/// past its start), only balanced for the planned ones. Destroying a plan
+/// whose tables were built waits for the device (launches may read them).
+class TILE_API DecodePlan {
+public:
+  explicit DecodePlan(std::vector<int64_t> lengths);
+  ~DecodePlan();
+  DecodePlan(const DecodePlan &) = delete;
+  DecodePlan &operator=(const DecodePlan &) = delete;
+
+  const std::vector<int64_t> &lengths() const { return lengths_; }
+
+  /// The plan's device tables (KVCacheAttention.cpp).
+  struct Tables;
+  Tables &tables() const { return *tables_; }
+
+private:
+  std::vector<int64_t> lengths_;
+  std::unique_ptr<Tables> tables_;
+};
+
 struct MlaDecodeOptions {
   /// Value dims: the first of each cache row (and of the output).
   int64_t headDimV = 512;
@@ -60,13 +88,15 @@ struct MlaDecodeOptions {
   bool causal = true;
   /// Splits of each sequence's keys; 0: chosen.
   int64_t numSplits = 0;
+  /// Each sequence cut by its planned length; nullptr: by the capacity.
+  const DecodePlan *plan = nullptr;
   /// The stream to run on; nullptr: the default stream.
   Stream stream = nullptr;
 };
 
 /// The workspace mlaDecode needs for these arguments (the splits' partial
-/// outputs, f32), in bytes; 0 with one split. Compiles the kernels (once
-/// per problem class) to know their occupancy: needs the GPU.
+/// outputs, f32), in bytes; 0 when no sequence is split. Compiles the kernels
+/// (once per problem class) to know their occupancy: needs the GPU.
 TILE_API Expected<size_t>
 mlaDecodeWorkspaceBytes(const Tensor &q, const Tensor &kvCache,
                         const Tensor &blockTable,
@@ -131,6 +161,11 @@ struct SplitScheduleOptions {
   /// Splits of every unit, forced (each sequence's keys cut in that many,
   /// fewer where it has fewer key tiles); 0: chosen.
   int64_t splits = 0;
+  /// The time, in key tiles, each partial adds to the unit's last split
+  /// when the split kernel itself merges them one after another (0.5:
+  /// flash_decoding.tile); 0 where a kernel of its own merges them, in
+  /// parallel (mla_decode.tile's mla_combine).
+  double mergeTrips = 0.5;
 };
 
 /// The schedule of a batch whose sequences have `lengths` keys (clamped to
@@ -140,33 +175,6 @@ struct SplitScheduleOptions {
 TILE_API Expected<SplitSchedule>
 splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
                 const SplitScheduleOptions &options);
-
-/// The key count of each sequence of a decode batch as the host knows it:
-/// attentionWithKVCache cuts each sequence's keys by its own length (a long
-/// sequence over many blocks, a short one in one) instead of by the cache's
-/// capacity. Made once per batch and step, shared by every layer; the
-/// work table of each problem class is built on the device at first use
-/// and kept with the plan. Lengths that differ from cache_seqlens still
-/// give the right result (the last split of a sequence takes every key
-/// past its start), only balanced for the planned ones. Destroying a plan
-/// whose tables were built waits for the device (launches may read them).
-class TILE_API DecodePlan {
-public:
-  explicit DecodePlan(std::vector<int64_t> lengths);
-  ~DecodePlan();
-  DecodePlan(const DecodePlan &) = delete;
-  DecodePlan &operator=(const DecodePlan &) = delete;
-
-  const std::vector<int64_t> &lengths() const { return lengths_; }
-
-  /// The plan's device tables (KVCacheAttention.cpp).
-  struct Tables;
-  Tables &tables() const { return *tables_; }
-
-private:
-  std::vector<int64_t> lengths_;
-  std::unique_ptr<Tables> tables_;
-};
 
 struct KVCacheOptions {
   /// Softmax scale; default 1/sqrt(head_dim). Must be finite.

@@ -173,12 +173,14 @@ TILE_API const char *tile_schedule_variants(const char *given);
  * shapes, dtypes and strides tile::mlaDecode takes. Zero-initialize the
  * options: head_dim_v 0 means 512, has_scale 0 means 1/sqrt(head_dim),
  * non_causal 0 is causal, num_splits 0 is chosen. */
+typedef struct tile_decode_plan tile_decode_plan;
 typedef struct tile_mla_decode_options {
   int64_t head_dim_v;
   int has_scale;
   float scale;
   int non_causal;
   int64_t num_splits;
+  const tile_decode_plan *plan; /* NULL: sequences cut by the capacity */
 } tile_mla_decode_options;
 
 /* The device workspace tile_mla_decode needs, in bytes, into `*bytes` (0
@@ -212,14 +214,16 @@ TILE_API int tile_mla_decode_check(const tile_tensor *q,
  * batch whose `batch` sequences have lengths[b] keys, `units` units (KV
  * heads, query row blocks) per sequence, keys_per_trip keys per key tile,
  * `slots` blocks resident at once, lengths clamped to max_keys, `splits`
- * splits per unit forced (0: chosen). Writes the item count, the partial
+ * splits per unit forced (0: chosen), merge_trips the key tiles of time
+ * each partial adds to a unit's last split (SplitScheduleOptions). Writes the item count, the partial
  * outputs and the most splits of a unit; when `table` is not NULL and
  * `capacity` (int32 entries) holds 5 x items, the (5, items) table too
  * (else only the counts: call with NULL first for the size). Host only. */
 TILE_API int tile_split_kv_schedule(const int64_t *lengths, int64_t batch,
                                     int64_t units, int64_t keys_per_trip,
                                     int64_t slots, int64_t max_keys,
-                                    int64_t splits, int32_t *table,
+                                    int64_t splits, double merge_trips,
+                                    int32_t *table,
                                     int64_t capacity, int64_t *items,
                                     int64_t *partials, int64_t *max_splits);
 
@@ -234,7 +238,6 @@ TILE_API int tile_split_kv_schedule(const int64_t *lengths, int64_t batch,
  * split by them; destroying it waits for the device. Zero-initialize the
  * options: has_scale 0 means 1/sqrt(head_dim), non_causal 0 is causal,
  * num_splits 0 is chosen, plan NULL splits by the capacity. */
-typedef struct tile_decode_plan tile_decode_plan;
 /* NULL, with tile_last_error, when batch < 0 or lengths is NULL for a
  * batch. */
 TILE_API tile_decode_plan *tile_decode_plan_create(const int64_t *lengths,

@@ -357,25 +357,32 @@ def mla_reference(torch, q, kv, table, lens, dv, scale, causal):
 
 
 MLA_CASES = [
-    # B, s_q, heads, page, lengths, splits, dtype
-    (4, 1, 128, 64, [0, 1, 65, 3000], 0, "bfloat16"),
-    (3, 1, 16, 64, [64, 63, 1000], 3, "bfloat16"),
-    (2, 2, 64, 128, [129, 2], 0, "float16"),
-    (2, 2, 128, 64, [700, 5], 1, "bfloat16"),
-    (1, 1, 32, 256, [5000], 0, "bfloat16"),
+    # B, s_q, heads, page, lengths, splits, dtype, plan
+    (4, 1, 128, 64, [0, 1, 65, 3000], 0, "bfloat16", None),
+    (3, 1, 16, 64, [64, 63, 1000], 3, "bfloat16", None),
+    (2, 2, 64, 128, [129, 2], 0, "float16", None),
+    (2, 2, 128, 64, [700, 5], 1, "bfloat16", None),
+    (1, 1, 32, 256, [5000], 0, "bfloat16", None),
+    # A skewed batch through a decode plan (its own lengths; lengths a
+    # third of the real ones: the last split of a sequence takes the rest).
+    (6, 1, 128, 64, [0, 1, 65, 20000, 64, 300], 0, "bfloat16", "exact"),
+    (3, 2, 64, 64, [5000, 3, 130], 0, "bfloat16", "shorter"),
 ]
 
 
 @pytest.mark.parametrize("case", MLA_CASES, ids=lambda c: "-".join(
-    str(x) for x in c[:4]) + f"-s{c[5]}-{c[6]}")
+    str(x) for x in c[:4]) + f"-s{c[5]}-{c[6]}" + (f"-{c[7]}" if c[7] else ""))
 def test_mla_decode_matches_float64(torch_gpu, case):
     """tilec.mla_decode: 576-dim queries over one paged latent head, the
     first 512 dims the values; lengths 0, 1, a page +- 1 and long, pages
     in a random order (the rest poisoned with NaN), one or two query tokens
     (causal), heads 16 to 128 (one to four 64-row blocks), splits chosen
-    and forced; poisoned output, against float64; the LSE too."""
+    and forced, and through decode plans; poisoned output, against float64;
+    the LSE too."""
     torch = torch_gpu
-    B, Sq, H, page, lens, splits, dtype = case
+    B, Sq, H, page, lens, splits, dtype, planned = case
+    plan = None if planned is None else tilec.decode_plan(
+        lens if planned == "exact" else [n // 3 for n in lens])
     dt = getattr(torch, dtype)
     torch.manual_seed(B * 1000 + H + page)
     DV, DK = 512, 576
@@ -396,7 +403,7 @@ def test_mla_decode_matches_float64(torch_gpu, case):
     variants = tilec.stats()["alignment_variants"]
     got, lse = tilec.mla_decode(q, kv, seqlens, table, head_dim_v=DV,
                                 scale=scale, causal=True, num_splits=splits,
-                                out=out)
+                                out=out, plan=plan)
     # No alignment variant: the stand-in partials keep 16-byte strides.
     assert tilec.stats()["alignment_variants"] == variants
     torch.cuda.synchronize()

@@ -82,6 +82,7 @@ class MlaDecodeOptions(ctypes.Structure):
         ("scale", ctypes.c_float),
         ("non_causal", ctypes.c_int),
         ("num_splits", ctypes.c_int64),
+        ("plan", ctypes.c_void_p),
     ]
 
 
@@ -160,7 +161,7 @@ def _declare(lib):
         "tile_runtime_stats": (c.c_int, [c.POINTER(Stats)]),
         "tile_split_kv_schedule": (
             c.c_int, [c.POINTER(c.c_int64)] + [c.c_int64] * 6 +
-            [c.POINTER(c.c_int32), c.c_int64] +
+            [c.c_double, c.POINTER(c.c_int32), c.c_int64] +
             [c.POINTER(c.c_int64)] * 3),
         "tile_decode_plan_create": (c.c_void_p, [c.POINTER(c.c_int64),
                                                  c.c_int64]),

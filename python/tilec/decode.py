@@ -61,10 +61,12 @@ def _check_common(torch, cache_seqlens, B, num_splits, causal):
 
 
 def split_schedule(lengths, units, slots, max_keys, splits=0,
-                   keys_per_trip=TILE_N):
+                   keys_per_trip=TILE_N, merge_trips=0.5):
     """libtile's split-KV schedule (tile::splitKVSchedule) of sequences of
     `lengths` keys, `units` units (KV heads) each, `slots` blocks resident
-    at once: (table, items, partials) with table a (5, items) list of
+    at once, merge_trips the key tiles each partial adds to a unit's last
+    split (0.5: a merge in the split kernel; 0: a kernel of its own):
+    (table, items, partials) with table a (5, items) list of
     lists of ints, per item its unit, split, split length in keys, the
     unit's splits and its first partial slot (-1: one split)."""
     from ._capi import lib, TILE_OK, last_error
@@ -72,7 +74,8 @@ def split_schedule(lengths, units, slots, max_keys, splits=0,
     n = len(lengths)
     arr = (ctypes.c_int64 * max(n, 1))(*lengths)
     items, partials, most = (ctypes.c_int64() for _ in range(3))
-    args = (arr, n, units, keys_per_trip, slots, max_keys, splits)
+    args = (arr, n, units, keys_per_trip, slots, max_keys, splits,
+            float(merge_trips))
     counts = (ctypes.byref(items), ctypes.byref(partials), ctypes.byref(most))
     if lib().tile_split_kv_schedule(*args, None, 0, *counts) != TILE_OK:
         raise from_message(last_error())
@@ -222,7 +225,7 @@ def _c_tensor(t, held):
 
 
 def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
-               scale=None, causal=True, num_splits=0, out=None):
+               scale=None, causal=True, num_splits=0, out=None, plan=None):
     """Multi-head latent attention decode (FlashMLA's flash_mla_with_kvcache)
     through kernels/mla_decode.tile. Returns (out, lse).
 
@@ -236,7 +239,9 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
     scaled scores (-inf for a sequence of length 0, whose output is
     zeros). The s_q x heads query rows of a sequence are the rows of the
     multiplies (64 per block), and its keys are split across blocks so
-    that the grid fills the GPU (num_splits=0 chooses), the splits merged
+    that the grid fills the GPU (num_splits=0 chooses; with
+    plan=tilec.decode_plan(cache_seqlens) each sequence by its own length,
+    FlashMLA's scheduling metadata), the splits merged
     in f32 by a second kernel (mla_combine, one block per output row and
     128 columns). Runs libtile's tile_mla_decode (C++: tile::mlaDecode,
     tile/Decode.h), the kernels built in; its workspace (the splits'
@@ -283,6 +288,8 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
         raise ArgumentError(f"block_table: expected a ({B}, max_pages) "
                             f"int32 CUDA tensor, rows contiguous")
     _check_common(torch, cache_seqlens, B, num_splits, causal)
+    if plan is not None and not isinstance(plan, DecodePlan):
+        raise ArgumentError("plan: expected a tilec.decode_plan(...)")
     if out is None:
         out = torch.empty(B, Sq, H, head_dim_v, device=q.device,
                           dtype=q.dtype)
@@ -304,7 +311,8 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
                                        block_table, out, lse)]
     o = MlaDecodeOptions(head_dim_v=head_dim_v, has_scale=scale is not None,
                          scale=float(scale) if scale is not None else 0.0,
-                         non_causal=not causal, num_splits=num_splits)
+                         non_causal=not causal, num_splits=num_splits,
+                         plan=plan._handle if plan is not None else None)
     nbytes = ctypes.c_size_t()
     if lib().tile_mla_decode_workspace_bytes(
             ctypes.byref(t[0]), ctypes.byref(t[1]), ctypes.byref(t[3]),

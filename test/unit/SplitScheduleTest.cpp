@@ -180,8 +180,8 @@ TEST(SplitSchedule, RefusesArgumentsOutOfRange) {
 TEST(SplitSchedule, CApiSizesThenFills) {
   int64_t lengths[] = {65536, 1024, 1024};
   int64_t items = -1, partials = -1, most = -1;
-  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0, nullptr, 0,
-                                   &items, &partials, &most),
+  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0, 0.5,
+                                   nullptr, 0, &items, &partials, &most),
             TILE_OK);
   Expected<SplitSchedule> s = splitKVSchedule(
       std::vector<int64_t>(lengths, lengths + 3), 8, h200(65536));
@@ -190,20 +190,38 @@ TEST(SplitSchedule, CApiSizesThenFills) {
   EXPECT_EQ(partials, s->partials);
   EXPECT_EQ(most, s->maxSplits);
   std::vector<int32_t> table(5 * items, -7);
-  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0,
+  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0, 0.5,
                                    table.data(), table.size(), &items,
                                    &partials, &most),
             TILE_OK);
   EXPECT_EQ(table, s->table);
-  EXPECT_EQ(tile_split_kv_schedule(nullptr, 3, 8, 64, 264, 65536, 0, nullptr, 0,
-                                   &items, &partials, &most),
+  EXPECT_EQ(tile_split_kv_schedule(nullptr, 3, 8, 64, 264, 65536, 0, 0.5,
+                                   nullptr, 0, &items, &partials, &most),
             TILE_ERROR);
   EXPECT_NE(std::string(tile_last_error()).find("lengths"), std::string::npos);
-  EXPECT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 0, 65536, 0, nullptr, 0,
-                                   &items, &partials, &most),
+  EXPECT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 0, 65536, 0, 0.5, nullptr,
+                                   0, &items, &partials, &most),
             TILE_ERROR);
   EXPECT_EQ(std::string(tile_last_error()),
             "tile::splitKVSchedule: slots: 0 is outside 1 .. 2^31-1");
 }
 
 } // namespace
+
+TEST(SplitSchedule, AMergeOfItsOwnAllowsMoreSplits) {
+  // MLA's 1 x 64k keys in 2 row blocks on 132 slots: merged by the split
+  // kernel (0.5 tiles per partial) fewer splits pay; merged by a kernel of
+  // its own (0), every slot takes one.
+  SplitScheduleOptions o;
+  o.slots = 132;
+  o.maxKeys = 65536;
+  Expected<SplitSchedule> inKernel = splitKVSchedule({65536}, 2, o);
+  o.mergeTrips = 0;
+  Expected<SplitSchedule> apart = splitKVSchedule({65536}, 2, o);
+  ASSERT_TRUE(inKernel && apart);
+  EXPECT_LT(inKernel->maxSplits, apart->maxSplits);
+  EXPECT_EQ(apart->maxSplits, 64);
+  o.mergeTrips = -1;
+  EXPECT_EQ(splitKVSchedule({1}, 1, o).status().message(),
+            "tile::splitKVSchedule: mergeTrips: -1.000000 is outside 0 .. 1e6");
+}

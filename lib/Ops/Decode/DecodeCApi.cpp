@@ -50,6 +50,7 @@ MlaDecodeOptions toOptions(const tile_mla_decode_options *in,
       o.scale = in->scale;
     o.causal = in->non_causal == 0;
     o.numSplits = in->num_splits;
+    o.plan = reinterpret_cast<const DecodePlan *>(in->plan);
   }
   o.stream = stream;
   return o;
@@ -232,9 +233,9 @@ int tile_mla_decode_check(const tile_tensor *q, const tile_tensor *kv_cache,
 
 int tile_split_kv_schedule(const int64_t *lengths, int64_t batch, int64_t units,
                            int64_t keys_per_trip, int64_t slots,
-                           int64_t max_keys, int64_t splits, int32_t *table,
-                           int64_t capacity, int64_t *items, int64_t *partials,
-                           int64_t *max_splits) {
+                           int64_t max_keys, int64_t splits, double merge_trips,
+                           int32_t *table, int64_t capacity, int64_t *items,
+                           int64_t *partials, int64_t *max_splits) {
   if (batch < 0 || (batch && !lengths))
     return failC("tile_split_kv_schedule: lengths: NULL or batch " +
                  std::to_string(batch) + " negative");
@@ -246,6 +247,7 @@ int tile_split_kv_schedule(const int64_t *lengths, int64_t batch, int64_t units,
   o.slots = slots;
   o.maxKeys = max_keys;
   o.splits = splits;
+  o.mergeTrips = merge_trips;
   Expected<SplitSchedule> s =
       splitKVSchedule(std::vector<int64_t>(lengths, lengths + batch), units, o);
   if (!s)

@@ -3,9 +3,9 @@
 // Decode attention over a KV cache through kernels/flash_decoding.tile
 // (and kernels/kv_append.tile for new tokens): checks the arguments,
 // compiles the kernels once per problem class (dtype, head dim, KV heads,
-// rows, page size, query tokens, group, causal), builds the split-KV
-// schedule's work table on the device once per problem class (per plan
-// with a DecodePlan), keeps the merge's tickets per stream, and launches:
+// rows, page size, query tokens, group, causal), takes the split-KV
+// schedule's work table (WorkTables.h: once per problem shape, or per
+// DecodePlan), keeps the merge's tickets per stream, and launches:
 // kv_append on (batch, new / 4), flash_decoding on (items,).
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 #include "tile/Decode.h"
 
 #include "DecodeChecks.h"
+#include "WorkTables.h"
 
 #include <algorithm>
 #include <cmath>
@@ -257,89 +258,9 @@ Expected<Kernels> kernelsFor(const Problem &p) {
   return compiled.emplace(key, k).first->second;
 }
 
-/// A work table on the device.
-struct Table {
-  void *data = nullptr;
-  int64_t items = 0, partials = 0, padded = 0;
-};
-using TableKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
-
-/// The schedule of `lengths` uploaded: (5, items padded to 4) int32.
-Expected<Table> upload(const std::vector<int64_t> &lengths, const Problem &p,
-                       int64_t slots, int64_t splits) {
-  SplitScheduleOptions o;
-  o.keysPerTrip = kKeysPerTrip;
-  o.slots = slots;
-  o.maxKeys = p.capacity;
-  o.splits = splits;
-  Expected<SplitSchedule> s = splitKVSchedule(lengths, p.kvHeads, o);
-  if (!s)
-    return s.status();
-  Table t;
-  t.items = s->items;
-  t.partials = s->partials;
-  t.padded = std::max<int64_t>(4, (s->items + 3) / 4 * 4);
-  std::vector<int32_t> host(SplitSchedule::Fields * t.padded, 0);
-  for (int f = 0; f < SplitSchedule::Fields; ++f)
-    std::copy(s->table.begin() + f * s->items,
-              s->table.begin() + (f + 1) * s->items,
-              host.begin() + f * t.padded);
-  Expected<void *> memory = deviceAlloc(host.size() * sizeof(int32_t));
-  if (!memory)
-    return memory.status();
-  t.data = *memory;
-  if (Status c = copyToDevice(t.data, host.data(), host.size() * 4); !c.ok())
-    return c;
-  return t;
-}
-
-} // namespace
-
-struct DecodePlan::Tables {
-  std::mutex mutex;
-  std::map<TableKey, Table> tables;
-};
-
-DecodePlan::DecodePlan(std::vector<int64_t> lengths)
-    : lengths_(std::move(lengths)), tables_(std::make_unique<Tables>()) {}
-
-DecodePlan::~DecodePlan() {
-  if (tables_->tables.empty())
-    return;
-  (void)synchronizeDevice(); // launches may still read the tables
-  for (auto &[key, table] : tables_->tables)
-    (void)deviceFree(table.data);
-}
-
-namespace {
-
-/// The work items of this call: the plan's (per plan), or the capacity's
-/// (kept for the process per problem shape).
-Expected<Table> tableFor(const Problem &p, const KVCacheOptions &options,
-                         int64_t slots) {
-  TableKey key{p.batch, p.kvHeads, p.capacity, slots, options.numSplits};
-  static std::mutex uniformMutex;
-  static std::map<TableKey, Table> uniform;
-  std::mutex &mutex =
-      options.plan ? options.plan->tables().mutex : uniformMutex;
-  std::map<TableKey, Table> &tables =
-      options.plan ? options.plan->tables().tables : uniform;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = tables.find(key);
-  if (it != tables.end())
-    return it->second;
-  Expected<Table> t =
-      upload(options.plan ? options.plan->lengths()
-                          : std::vector<int64_t>(p.batch, p.capacity),
-             p, slots, options.numSplits);
-  if (!t)
-    return t;
-  return tables.emplace(key, *t).first->second;
-}
-
 struct Launch {
   Kernels kernels;
-  Table table;
+  decode::WorkTable table;
   size_t partialBytes = 0, workspaceBytes = 0;
 };
 
@@ -357,7 +278,14 @@ Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
   // bench/results/2026-11-29-h200-decode-plan.md).
   int64_t slots = std::min<int64_t>(2, l.kernels.decoding.blocksPerSM()) *
                   device->multiprocessors;
-  Expected<Table> t = tableFor(p, options, std::max<int64_t>(1, slots));
+  SplitScheduleOptions o;
+  o.keysPerTrip = kKeysPerTrip;
+  o.slots = std::max<int64_t>(1, slots);
+  o.maxKeys = p.capacity;
+  o.splits = options.numSplits;
+  o.mergeTrips = 0.5; // the last split merges, one partial after another
+  Expected<decode::WorkTable> t =
+      decode::workTable(options.plan, p.batch, p.kvHeads, o);
   if (!t)
     return t.status();
   l.table = *t;
@@ -528,5 +456,5 @@ Status tile::attentionWithKVCache(const Tensor &q, const Tensor &kCache,
       Dim3(unsigned(l->table.items)), options.stream,
       {split(q), keys(kCache), keys(vCache), cacheSeqlens, table, oPart, lPart,
        split(out), Tensor::contiguous(*ticketMemory, DType::I32, {B * Hkv}),
-       work, p->scale, p->capacity, p->fresh});
+       l->table.itemTensor(), p->scale, p->capacity, p->fresh});
 }

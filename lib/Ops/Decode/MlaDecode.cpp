@@ -2,16 +2,18 @@
 //
 // Checks the arguments, compiles the split kernel and the combine kernel
 // once per problem class (dtype, value and rotary dims, page size, heads,
-// query tokens, causal), chooses the split count from the batch, the row
-// blocks, the cache's capacity and the split kernel's occupancy, and
-// launches: the split kernel on (batch x row blocks, splits), then, with
-// more than one split, mla_combine on (batch x rows, head_dim_v / 128).
+// query tokens, causal), takes the split-KV schedule's work table (each
+// (sequence, row block) a unit; WorkTables.h: once per problem shape, or
+// per DecodePlan), and launches: the split kernel on (items,), then, when
+// some unit has more than one split, mla_combine on (batch x rows,
+// head_dim_v / 128).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Decode.h"
 
 #include "DecodeChecks.h"
+#include "WorkTables.h"
 
 #include <climits>
 #include <cmath>
@@ -114,6 +116,10 @@ Expected<Problem> checkShapes(const Tensor &q, const Tensor &kv,
   if (options.numSplits < 0)
     return refuse("numSplits: " + std::to_string(options.numSplits) +
                   " is negative (0: chosen)");
+  if (options.plan && int64_t(options.plan->lengths().size()) != p.batch)
+    return refuse("plan: made for a batch of " +
+                  std::to_string(options.plan->lengths().size()) +
+                  " sequences, q has " + std::to_string(p.batch));
   p.scale = options.scale ? *options.scale
                           : 1.0f / std::sqrt(static_cast<float>(p.dims));
   if (!std::isfinite(p.scale))
@@ -188,6 +194,7 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
   CompileOptions combine;
   combine.kernel = "mla_combine";
   combine.constants = {{"DTYPE", dtypeName(p.dtype)},
+                       {"TILE_M", std::to_string(kRowsPerBlock)},
                        {"MERGE_N", std::to_string(kMergeColumns)}};
   Expected<Kernel> c =
       Runtime::get().compileSource(kMlaSource, kMlaName, combine);
@@ -196,37 +203,10 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
   return &compiled.emplace(key, Kernels{*s, *c}).first->second;
 }
 
-/// Splits per sequence: with fewer blocks than the kernel's waves hold,
-/// the fewest whose grid keeps 90% of its waves' slots busy (else the
-/// busiest), each split at least 4 key tiles long (tilec.decode's
-/// choose_splits, the same rule).
-int64_t chooseSplits(int64_t blocks, int64_t maxKeys, int64_t sms,
-                     int64_t blocksPerSM) {
-  blocks = std::max<int64_t>(1, blocks);
-  int64_t slots = std::max<int64_t>(1, blocksPerSM) * std::max<int64_t>(1, sms);
-  int64_t most = std::max<int64_t>(
-      1, std::min<int64_t>(64, (maxKeys + 4 * kKeysPerTrip - 1) /
-                                   (4 * kKeysPerTrip)));
-  if (blocks >= slots)
-    return 1;
-  int64_t best = 1;
-  double bestBusy = 0;
-  for (int64_t s = 1; s <= most; ++s) {
-    int64_t waves = (blocks * s + slots - 1) / slots;
-    double busy = double(blocks * s) / double(waves * slots);
-    if (busy >= 0.9)
-      return s;
-    if (busy > bestBusy) {
-      best = s;
-      bestBusy = busy;
-    }
-  }
-  return best;
-}
-
 struct Plan {
   const Kernels *kernels = nullptr;
-  int64_t rows = 0, rowBlocks = 0, maxKeys = 0, splits = 1, splitKeys = 0;
+  int64_t rows = 0, rowBlocks = 0, maxKeys = 0;
+  decode::WorkTable table;
   size_t partialBytes = 0, workspaceBytes = 0;
 };
 
@@ -240,22 +220,26 @@ Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
   plan.rows = p.tokens * p.heads;
   plan.rowBlocks = (plan.rows + kRowsPerBlock - 1) / kRowsPerBlock;
   plan.maxKeys = p.maxPages * p.page;
-  int64_t splits = options.numSplits;
-  if (!splits) {
-    Expected<DeviceInfo> device = deviceInfo();
-    if (!device)
-      return device.status();
-    splits = chooseSplits(p.batch * plan.rowBlocks, plan.maxKeys,
-                          device->multiprocessors,
-                          plan.kernels->split.blocksPerSM());
-  }
-  int64_t perSplit =
-      (plan.maxKeys + kKeysPerTrip * splits - 1) / (kKeysPerTrip * splits);
-  plan.splitKeys = kKeysPerTrip * std::max<int64_t>(1, perSplit);
-  plan.splits = std::max<int64_t>(1, (plan.maxKeys + plan.splitKeys - 1) /
-                                         plan.splitKeys);
-  if (plan.splits > 1) {
-    size_t rowsTotal = size_t(plan.splits) * p.batch * plan.rows;
+  Expected<DeviceInfo> device = deviceInfo();
+  if (!device)
+    return device.status();
+  // The split kernel's resident blocks (one per SM: its shared memory);
+  // each (sequence, row block) a unit of the split-KV schedule.
+  int64_t slots = std::max<int64_t>(1, plan.kernels->split.blocksPerSM()) *
+                  device->multiprocessors;
+  SplitScheduleOptions o;
+  o.keysPerTrip = kKeysPerTrip;
+  o.slots = slots;
+  o.maxKeys = plan.maxKeys;
+  o.splits = options.numSplits;
+  o.mergeTrips = 0; // mla_combine merges every row's partials in parallel
+  Expected<decode::WorkTable> t =
+      decode::workTable(options.plan, p.batch, plan.rowBlocks, o);
+  if (!t)
+    return t.status();
+  plan.table = *t;
+  if (plan.table.partials) {
+    size_t rowsTotal = size_t(plan.table.partials) * kRowsPerBlock;
     plan.partialBytes = (rowsTotal * p.valueDims * 4 + 15) / 16 * 16;
     plan.workspaceBytes = plan.partialBytes + rowsTotal * 4;
   }
@@ -321,26 +305,26 @@ Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
                  {out.strides[0], out.strides[2], 1});
   Tensor lseRows(lse.data, DType::F32, {B, rows}, {lse.strides[0], 1});
   Tensor oPart, lPart;
-  if (plan->splits > 1) {
+  if (plan->table.partials) {
     char *base = static_cast<char *>(workspace);
-    oPart = Tensor::contiguous(base, DType::F32, {plan->splits, B, rows, DV});
+    oPart = Tensor::contiguous(base, DType::F32,
+                               {plan->table.partials, kRowsPerBlock, DV});
     lPart = Tensor::contiguous(base + plan->partialBytes, DType::F32,
-                               {plan->splits, B, rows});
+                               {plan->table.partials, kRowsPerBlock});
   } else {
     Expected<void *> memory = decode::standIn();
     if (!memory)
       return memory.status();
-    oPart = Tensor::contiguous(*memory, DType::F32, {1, 1, 1, 4});
-    lPart = Tensor::contiguous(*memory, DType::F32, {1, 1, 4});
+    oPart = Tensor::contiguous(*memory, DType::F32, {1, 1, 4});
+    lPart = Tensor::contiguous(*memory, DType::F32, {1, 4});
   }
   Status status = plan->kernels->split.launch(
-      Dim3(unsigned(B * plan->rowBlocks), unsigned(plan->splits)),
-      options.stream,
-      {qRows, kv, blockTable, cacheSeqlens, oPart, lPart, outRows, lseRows,
-       p->scale, plan->splitKeys, plan->maxKeys});
-  if (status.ok() && plan->splits > 1)
+      Dim3(unsigned(plan->table.items)), options.stream,
+      {qRows, kv, blockTable, cacheSeqlens, plan->table.itemTensor(), oPart,
+       lPart, outRows, lseRows, p->scale, plan->maxKeys});
+  if (status.ok() && plan->table.partials)
     status = plan->kernels->combine.launch(
         Dim3(unsigned(B * rows), unsigned(DV / kMergeColumns)), options.stream,
-        {oPart, lPart, outRows, lseRows});
+        {plan->table.unitTensor(), oPart, lPart, outRows, lseRows});
   return status; // a launch's failure names the kernel
 }

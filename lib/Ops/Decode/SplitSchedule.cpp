@@ -6,9 +6,10 @@
 // simulating the hardware's block dispatch — items handed out in order,
 // longest first, each to the first free slot — with a cost per item of
 // its key tiles plus two (its prologue, the first tiles' latency, its
-// partial output) and, for a unit's merging split, half a tile per partial
-// it reads (dependent loads, one after the other). The fewest splits win
-// a tie.
+// partial output) and, for a unit's merging split, mergeTrips per partial
+// it reads (a merge in the split kernel: dependent loads, one after the
+// other; 0 for a merge by a kernel of its own). The fewest splits win a
+// tie.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,7 +60,7 @@ Cut cut(const std::vector<int64_t> &tiles, int64_t chunk, int64_t forced,
 /// When the last of the cut's items would finish (in key tiles), each
 /// handed in order to the slot free first.
 double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
-                int64_t slots) {
+                int64_t slots, double mergeTrips) {
   int64_t items = 0;
   for (int64_t b : c.order)
     items += c.splits[b] * units;
@@ -74,7 +75,7 @@ double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
                                            : tiles[b] - j * c.splitTiles[b];
         double cost = double(keys) + 2;
         if (c.splits[b] > 1 && j + 1 == c.splits[b])
-          cost += 0.5 * double(c.splits[b]);
+          cost += mergeTrips * double(c.splits[b]);
         double at = free.top() + cost;
         free.pop();
         free.push(at);
@@ -103,6 +104,9 @@ tile::splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
     if (b.value < b.low || b.value > INT32_MAX)
       return refuse(std::string(b.name) + ": " + std::to_string(b.value) +
                     " is outside " + std::to_string(b.low) + " .. 2^31-1");
+  if (!(options.mergeTrips >= 0 && options.mergeTrips <= 1e6))
+    return refuse("mergeTrips: " + std::to_string(options.mergeTrips) +
+                  " is outside 0 .. 1e6");
   int64_t batch = static_cast<int64_t>(lengths.size());
   if (batch * units > INT32_MAX)
     return refuse("batch x units: " + std::to_string(batch) + " x " +
@@ -133,7 +137,7 @@ tile::splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
         continue;
       lastChunk = chunk;
       Cut c = cut(tiles, chunk, 0, options.maxSplits);
-      double end = simulate(c, tiles, units, options.slots);
+      double end = simulate(c, tiles, units, options.slots, options.mergeTrips);
       if (n == 1 || end < bestEnd) {
         best = std::move(c);
         bestEnd = end;
