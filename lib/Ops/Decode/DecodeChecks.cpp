@@ -3,6 +3,7 @@
 #include "DecodeChecks.h"
 
 #include <climits>
+#include <cmath>
 #include <mutex>
 
 using namespace tile;
@@ -49,6 +50,36 @@ Status decode::checkTensor(const std::string &op, const Tensor &t,
     return refuse("its last dimension must be contiguous (stride 1), got "
                   "strides " +
                   listText(t.strides));
+  return Status();
+}
+
+Status decode::checkHalfInputs(const std::string &op, const Tensor &q,
+                               const Tensor &cache, const char *cacheName,
+                               const char *what) {
+  if (q.dtype != DType::F16 && q.dtype != DType::BF16)
+    return Status::error(op + ": q: dtype " + dtypeName(q.dtype) +
+                         " is not supported; " + what + " takes f16 or bf16");
+  if (cache.dtype != q.dtype)
+    return Status::error(op + ": " + cacheName + ": dtype " +
+                         dtypeName(cache.dtype) + " is not q's " +
+                         dtypeName(q.dtype));
+  return Status();
+}
+
+Status decode::checkCommonOptions(const std::string &op, int64_t numSplits,
+                                  const DecodePlan *plan, int64_t batch,
+                                  std::optional<float> given, int64_t dims,
+                                  float &scale) {
+  if (numSplits < 0)
+    return Status::error(op + ": numSplits: " + std::to_string(numSplits) +
+                         " is negative (0: chosen)");
+  if (plan && int64_t(plan->lengths().size()) != batch)
+    return Status::error(op + ": plan: made for a batch of " +
+                         std::to_string(plan->lengths().size()) +
+                         " sequences, q has " + std::to_string(batch));
+  scale = given ? *given : 1.0f / std::sqrt(static_cast<float>(dims));
+  if (!std::isfinite(scale))
+    return Status::error(op + ": scale: must be finite");
   return Status();
 }
 

@@ -9,7 +9,7 @@
 #ifndef TILE_OPS_DECODE_DECODECHECKS_H
 #define TILE_OPS_DECODE_DECODECHECKS_H
 
-#include "tile/Tile.h"
+#include "tile/Decode.h"
 
 #include <string>
 #include <vector>
@@ -25,6 +25,16 @@ bool isEmpty(const Tensor &t);
 /// ("(batch, s_q, heads, head_dim)") in the message.
 Status checkTensor(const std::string &op, const Tensor &t, const char *name,
                    size_t rank, const char *dims);
+/// q of f16 or bf16 ("<what> takes f16 or bf16") and `cache` of q's.
+Status checkHalfInputs(const std::string &op, const Tensor &q,
+                       const Tensor &cache, const char *cacheName,
+                       const char *what);
+/// The options both operations take: splits not negative, a plan made for
+/// `batch` sequences, a finite scale (default 1/sqrt(dims)) into `scale`.
+Status checkCommonOptions(const std::string &op, int64_t numSplits,
+                          const DecodePlan *plan, int64_t batch,
+                          std::optional<float> given, int64_t dims,
+                          float &scale);
 /// 64 bytes of device memory, kept for the process: the arguments of
 /// tensors a launch never reads or writes.
 Expected<void *> standIn();

@@ -78,12 +78,9 @@ Expected<Problem> checkShapes(const Tensor &q, const Tensor &k,
     return s;
   Problem p;
   p.dtype = q.dtype;
-  if (q.dtype != DType::F16 && q.dtype != DType::BF16)
-    return refuse(std::string("q: dtype ") + dtypeName(q.dtype) +
-                  " is not supported; decode takes f16 or bf16");
-  if (k.dtype != q.dtype)
-    return refuse(std::string("k_cache: dtype ") + dtypeName(k.dtype) +
-                  " is not q's " + dtypeName(q.dtype));
+  if (Status s = decode::checkHalfInputs(kOp, q, k, "k_cache", "decode");
+      !s.ok())
+    return s;
   p.batch = q.shape[0];
   p.tokens = q.shape[1];
   p.heads = q.shape[2];
@@ -131,17 +128,11 @@ Expected<Problem> checkShapes(const Tensor &q, const Tensor &k,
   } else {
     p.capacity = k.shape[1];
   }
-  if (options.numSplits < 0)
-    return refuse("numSplits: " + std::to_string(options.numSplits) +
-                  " is negative (0: chosen)");
-  if (options.plan && int64_t(options.plan->lengths().size()) != p.batch)
-    return refuse("plan: made for a batch of " +
-                  std::to_string(options.plan->lengths().size()) +
-                  " sequences, q has " + std::to_string(p.batch));
-  p.scale = options.scale ? *options.scale
-                          : 1.0f / std::sqrt(static_cast<float>(p.dims));
-  if (!std::isfinite(p.scale))
-    return refuse("scale: must be finite");
+  if (Status s =
+          decode::checkCommonOptions(kOp, options.numSplits, options.plan,
+                                     p.batch, options.scale, p.dims, p.scale);
+      !s.ok())
+    return s;
   p.causal = options.causal && p.tokens > 1;
   return p;
 }

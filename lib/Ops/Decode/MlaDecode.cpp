@@ -76,12 +76,10 @@ Expected<Problem> checkShapes(const Tensor &q, const Tensor &kv,
     return s;
   Problem p;
   p.dtype = q.dtype;
-  if (q.dtype != DType::F16 && q.dtype != DType::BF16)
-    return refuse(std::string("q: dtype ") + dtypeName(q.dtype) +
-                  " is not supported; MLA decode takes f16 or bf16");
-  if (kv.dtype != q.dtype)
-    return refuse(std::string("kv_cache: dtype ") + dtypeName(kv.dtype) +
-                  " is not q's " + dtypeName(q.dtype));
+  if (Status s = decode::checkHalfInputs("tile::mlaDecode", q, kv, "kv_cache",
+                                         "MLA decode");
+      !s.ok())
+    return s;
   p.batch = q.shape[0];
   p.tokens = q.shape[1];
   p.heads = q.shape[2];
@@ -113,17 +111,11 @@ Expected<Problem> checkShapes(const Tensor &q, const Tensor &kv,
                   ", max_pages) int32 tensor, got " + dtypeName(table.dtype) +
                   " " + listText(table.shape));
   p.maxPages = table.shape[1];
-  if (options.numSplits < 0)
-    return refuse("numSplits: " + std::to_string(options.numSplits) +
-                  " is negative (0: chosen)");
-  if (options.plan && int64_t(options.plan->lengths().size()) != p.batch)
-    return refuse("plan: made for a batch of " +
-                  std::to_string(options.plan->lengths().size()) +
-                  " sequences, q has " + std::to_string(p.batch));
-  p.scale = options.scale ? *options.scale
-                          : 1.0f / std::sqrt(static_cast<float>(p.dims));
-  if (!std::isfinite(p.scale))
-    return refuse("scale: must be finite");
+  if (Status s = decode::checkCommonOptions(
+          "tile::mlaDecode", options.numSplits, options.plan, p.batch,
+          options.scale, p.dims, p.scale);
+      !s.ok())
+    return s;
   return p;
 }
 
