@@ -4,6 +4,7 @@ against PyTorch's SDPA backends (cuDNN, flash, efficient; enable_gqa) and
 the device's copy bandwidth, in one process, launches interleaved.
 
   PYTHONPATH=python python3 bench/decode.py [--rounds 30] [--graphs] [--trials K]
+      [--sweep-keys B --json FILE]   (then bench/decode_chart.py FILE)
 
 Decode: one query token per sequence, every sequence at the full cache
 length, bf16, 32 query heads over 8 KV heads (and MHA 32/32), D=128;
@@ -15,6 +16,7 @@ checked against cuDNN's (or the first backend's) first. Prints a markdown
 table.
 """
 import argparse
+import json
 import os
 import sys
 import time
@@ -204,6 +206,13 @@ def main():
                    help="only the paged points")
     p.add_argument("--skewed", action="store_true",
                    help="only the skewed batch (1 x 64k + 63 x 1k keys)")
+    p.add_argument("--sweep-keys", type=int, default=0, metavar="B",
+                   help="instead of the points: batch B, 32/8 heads, keys "
+                   "1k to 128k (contiguous), for bench/decode_chart.py")
+    p.add_argument("--json", metavar="FILE",
+                   help="also write the points measured as JSON (a list "
+                   "of {batch, keys, heads, kv_heads, page, copy, "
+                   "<implementation>: GB/s})")
     p.add_argument("--in-order-pages", type=int, default=0, metavar="P",
                    help="at the contiguous points, also time tilec reading "
                         "the same cache as pages of P keys in order")
@@ -216,7 +225,10 @@ def main():
     if args.skewed:
         measure_skewed(args, copy)
         return 0
-    for B, N, H, Hkv, page in POINTS:
+    points = POINTS
+    if args.sweep_keys:
+        points = [(args.sweep_keys, 1024 << i, 32, 8, 0) for i in range(8)]
+    for B, N, H, Hkv, page in points:
         if args.paged and not page:
             continue
         trials = []
@@ -241,6 +253,11 @@ def main():
                 f"{max(t[n] for t in trials):.0f}" for n in gbs))
         best = max((g for n, g in gbs.items() if not n.startswith("tilec")), default=None)
         rows.append((B, N, H, Hkv, page, gbs, best))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([dict(batch=B, keys=N, heads=H, kv_heads=Hkv,
+                            page=page, copy=copy / 1e9, **gbs)
+                       for B, N, H, Hkv, page, gbs, _ in rows], f, indent=1)
     print()
     print("| batch | keys | heads q/kv | page | tilec GB/s | of copy | cuDNN "
           "| flash | efficient | tilec / best SDPA |")

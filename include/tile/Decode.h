@@ -190,6 +190,12 @@ struct KVCacheOptions {
   /// cache: a copy of the block table and the lengths to the host and a
   /// wait for them (a refusal names the entry).
   bool checkBlockTable = false;
+  /// The merge's counters, kept by the caller: at least batch x kv_heads
+  /// int32 of device memory, zero before the first call, left zero by
+  /// every call (the last split of a unit sets its own back); calls on
+  /// different streams at once need their own. nullptr: in the workspace,
+  /// zeroed on the stream each call (a memset, a few microseconds).
+  int32_t *tickets = nullptr;
   /// The stream to run on; nullptr: the default stream.
   Stream stream = nullptr;
 };
@@ -218,7 +224,8 @@ struct KVCacheOptions {
 /// ("tile::attentionWithKVCache: k_cache: ...").
 
 /// The workspace attentionWithKVCache needs for these arguments (the
-/// splits' partial outputs, f32), in bytes. Compiles the kernel (once per
+/// splits' partial outputs, f32, and the merge's tickets), in bytes; 0 when
+/// no sequence is split. Compiles the kernel (once per
 /// problem class) to know its occupancy: needs the GPU.
 TILE_API Expected<size_t>
 attentionWithKVCacheWorkspaceBytes(const Tensor &q, const Tensor &kCache,
@@ -226,7 +233,11 @@ attentionWithKVCacheWorkspaceBytes(const Tensor &q, const Tensor &kCache,
                                    const KVCacheOptions &options = {});
 /// Checks the arguments, then runs into `out` (asynchronously on
 /// options.stream); `workspace` (device memory, 16-byte aligned) of at
-/// least attentionWithKVCacheWorkspaceBytes bytes.
+/// least attentionWithKVCacheWorkspaceBytes bytes. The first call of a
+/// problem class (and of a plan) builds its schedule on the device, which
+/// cannot happen while a CUDA graph captures the stream: call once before
+/// capturing; the calls a graph captures are its kernels and a memset (a
+/// plan must outlive the graphs that use it).
 TILE_API Status attentionWithKVCache(
     const Tensor &q, const Tensor &kCache, const Tensor &vCache,
     const Tensor &cacheSeqlens, const Tensor *blockTable, const Tensor *kNew,

@@ -398,6 +398,10 @@ TILE_API Status deviceFree(void *pointer);
 TILE_API Status copyToDevice(void *dst, const void *src, size_t bytes);
 TILE_API Status copyToHost(void *dst, const void *src, size_t bytes);
 TILE_API Status deviceMemset(void *dst, uint8_t value, size_t bytes);
+/// deviceMemset ordered on `stream` (nullptr: the default stream), without
+/// waiting: usable while a CUDA graph captures the stream.
+TILE_API Status deviceMemsetAsync(void *dst, uint8_t value, size_t bytes,
+                                  Stream stream);
 /// Waits for `stream` (nullptr: the default stream).
 TILE_API Status synchronize(Stream stream = nullptr);
 /// Waits for all work of the runtime's context.

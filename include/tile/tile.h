@@ -251,6 +251,7 @@ typedef struct tile_kvcache_options {
   int64_t num_splits;
   const tile_decode_plan *plan;
   int check_block_table;
+  int32_t *tickets; /* NULL: in the workspace (tile::KVCacheOptions) */
 } tile_kvcache_options;
 
 /* The device workspace tile_attention_with_kvcache needs, in bytes, into

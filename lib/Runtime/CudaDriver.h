@@ -51,6 +51,7 @@ namespace detail {
   X(cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", nullptr)                               \
   X(cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", nullptr)                               \
   X(cuMemsetD8_v2, "cuMemsetD8_v2", nullptr)                                   \
+  X(cuMemsetD8Async, "cuMemsetD8Async", nullptr)                               \
   X(cuStreamCreate, "cuStreamCreate", nullptr)                                 \
   X(cuStreamDestroy_v2, "cuStreamDestroy_v2", "cuStreamDestroy")               \
   X(cuStreamSynchronize, "cuStreamSynchronize", nullptr)                       \

@@ -96,6 +96,20 @@ Status tile::deviceMemset(void *dst, uint8_t value, size_t bytes) {
                "cuMemsetD8");
 }
 
+Status tile::deviceMemsetAsync(void *dst, uint8_t value, size_t bytes,
+                               Stream stream) {
+  if (bytes == 0)
+    return Status();
+  Expected<const GpuContext *> gpu = currentGpu();
+  if (!gpu)
+    return gpu.status();
+  return check(*gpu,
+               (*gpu)->driver->cuMemsetD8Async(
+                   reinterpret_cast<CUdeviceptr>(dst), value, bytes,
+                   reinterpret_cast<CUstream>(stream)),
+               "cuMemsetD8Async");
+}
+
 Status tile::synchronize(Stream stream) {
   Expected<const GpuContext *> gpu = currentGpu();
   if (!gpu)

@@ -73,11 +73,11 @@ def test_decode_matches_float64(torch_gpu, case):
 
 def test_decode_tickets_back_at_zero(torch_gpu):
     """The last split of each (sequence, KV head) merges the splits and sets
-    its ticket back to zero (libtile keeps them per stream): launch after
-    launch on the same tickets, with split counts that change between calls
-    (1, 5, 64: more splits than key tiles for the short sequence), every
-    result right (a ticket left counting would make the next launch's
-    merge run early, or never)."""
+    its ticket back to zero (the Python layer keeps them per device and
+    stream, libtile's tickets option): launch after launch on the same
+    tickets, with split counts that change between calls (1, 5, 64: more
+    splits than key tiles for the short sequence), every result right and
+    every ticket zero after each."""
     torch = torch_gpu
     torch.manual_seed(3)
     B, H, Hkv, N, D = 3, 16, 4, 3000, 128
@@ -94,6 +94,8 @@ def test_decode_tickets_back_at_zero(torch_gpu):
         torch.cuda.synchronize()
         err = ((out.double() - ref).norm() / ref.norm()).item()
         assert err < 2e-3, (splits, err)
+        for tickets in tilec._kernels._tickets.values():
+            assert int(tickets.abs().sum()) == 0, splits
 
 
 def paged_copy(torch, k, v, page, lengths, spare=3):
@@ -153,6 +155,35 @@ def test_decode_plan_matches_float64(torch_gpu, page, planned):
                        "of 3 sequences, q has 8"):
         tilec.attention_with_kvcache(q, kc, vc, lens, block_table=table,
                                      plan=tilec.decode_plan([1, 2, 3]))
+
+
+@pytest.mark.parametrize("planned", [False, True])
+def test_decode_in_a_cuda_graph(torch_gpu, planned):
+    """A problem class called once, then captured in a CUDA graph on
+    PyTorch's capture stream (its workspace and the merge's tickets new
+    there) and replayed on new inputs: right each time, against float64."""
+    torch = torch_gpu
+    torch.manual_seed(21 + planned)
+    B, H, Hkv, N, D = 3, 24, 6, 5000, 128  # a class no other test uses
+    lengths = [5000, 17, 2100]
+    q, k, v = (torch.randn(B, n, h, D, device="cuda", dtype=torch.float16)
+               for n, h in ((1, H), (N, Hkv), (N, Hkv)))
+    lens = torch.tensor(lengths, device="cuda", dtype=torch.int32)
+    plan = tilec.decode_plan(lengths) if planned else None
+    out = torch.full_like(q, float("nan"))
+    tilec.attention_with_kvcache(q, k, v, lens, out=out, plan=plan)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tilec.attention_with_kvcache(q, k, v, lens, out=out, plan=plan)
+    for _ in range(2):
+        q.copy_(torch.randn_like(q))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        ref = reference(torch, q, k, v, lengths, 1 / math.sqrt(D))
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        assert err < 2e-3, err
 
 
 @pytest.mark.parametrize("page", [8, 16, 32, 64, 256])

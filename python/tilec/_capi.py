@@ -94,6 +94,7 @@ class KVCacheOptions(ctypes.Structure):
         ("num_splits", ctypes.c_int64),
         ("plan", ctypes.c_void_p),
         ("check_block_table", ctypes.c_int),
+        ("tickets", ctypes.c_void_p),
     ]
 
 

@@ -41,6 +41,7 @@ sequence's pages reads out of bounds.
 import ctypes
 import sys
 
+from ._kernels import tickets as _tickets
 from .errors import ArgumentError
 
 
@@ -177,11 +178,16 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens,
 
     def c(t):
         return ctypes.byref(_c_tensor(t, held)) if t is not None else None
+    # The merge's counters: kept zero per device and stream (torch memory:
+    # also made inside a CUDA graph capture), saving a memset per call.
+    tickets = _tickets(torch, q.device, q.shape[0] * (
+        k_cache.shape[2] if k_cache.dim() == 4 else 1))
     o = KVCacheOptions(has_scale=scale is not None,
                        scale=float(scale) if scale is not None else 0.0,
                        non_causal=not causal, num_splits=num_splits,
                        plan=plan._handle if plan is not None else None,
-                       check_block_table=bool(check_block_table))
+                       check_block_table=bool(check_block_table),
+                       tickets=tickets.data_ptr())
     nbytes = ctypes.c_size_t()
     if lib().tile_attention_with_kvcache_workspace_bytes(
             c(q), c(k_cache), c(block_table), ctypes.byref(o),

@@ -80,6 +80,7 @@ KVCacheOptions toKVOptions(const tile_kvcache_options *in,
     o.numSplits = in->num_splits;
     o.plan = reinterpret_cast<const DecodePlan *>(in->plan);
     o.checkBlockTable = in->check_block_table != 0;
+    o.tickets = in->tickets;
   }
   o.stream = stream;
   return o;

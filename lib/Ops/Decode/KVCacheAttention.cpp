@@ -5,7 +5,8 @@
 // compiles the kernels once per problem class (dtype, head dim, KV heads,
 // rows, page size, query tokens, group, causal), takes the split-KV
 // schedule's work table (WorkTables.h: once per problem shape, or per
-// DecodePlan), keeps the merge's tickets per stream, and launches:
+// DecodePlan), zeroes the merge's tickets in the workspace on the stream,
+// and launches:
 // kv_append on (batch, new / 4), flash_decoding on (items,).
 //
 //===----------------------------------------------------------------------===//
@@ -252,7 +253,7 @@ Expected<Kernels> kernelsFor(const Problem &p) {
 struct Launch {
   Kernels kernels;
   decode::WorkTable table;
-  size_t partialBytes = 0, workspaceBytes = 0;
+  size_t ticketBytes = 0, partialBytes = 0, workspaceBytes = 0;
 };
 
 Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
@@ -280,38 +281,19 @@ Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
   if (!t)
     return t.status();
   l.table = *t;
+  // The workspace: the merge's tickets unless the caller keeps them
+  // (zeroed on the stream before the launch; the last split of a unit
+  // sets its own back), the partial outputs, their log-sum-exps. Nothing
+  // when no unit is split.
   size_t rows = size_t(p.tokens * p.group);
   if (l.table.partials) {
+    if (!options.tickets)
+      l.ticketBytes = (size_t(p.batch * p.kvHeads) * 4 + 15) / 16 * 16;
     l.partialBytes = (l.table.partials * rows * p.dims * 4 + 15) / 16 * 16;
-    l.workspaceBytes = l.partialBytes + l.table.partials * rows * 4;
+    l.workspaceBytes =
+        l.ticketBytes + l.partialBytes + l.table.partials * rows * 4;
   }
   return l;
-}
-
-/// Zeroed int32 tickets for `count` units on `stream` (the merge counts
-/// its splits in on them and the last sets them back): a stream's launches
-/// run in order, so they share them; grown (zeroed) as needed.
-Expected<void *> tickets(Stream stream, int64_t count) {
-  static std::mutex mutex;
-  static std::map<Stream, std::pair<void *, int64_t>> kept;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto &entry = kept[stream];
-  if (entry.second < count) {
-    int64_t n = std::max<int64_t>({count, 1024, 2 * entry.second});
-    if (entry.first) {
-      if (Status s = synchronize(stream); !s.ok())
-        return s;
-      (void)deviceFree(entry.first);
-      entry = {nullptr, 0};
-    }
-    Expected<void *> memory = deviceAlloc(n * 4);
-    if (!memory)
-      return memory.status();
-    if (Status s = deviceMemset(*memory, 0, n * 4); !s.ok())
-      return s;
-    entry = {*memory, n};
-  }
-  return entry.first;
 }
 
 /// checkBlockTable: the pages each sequence's keys (length plus the new
@@ -428,24 +410,31 @@ Status tile::attentionWithKVCache(const Tensor &q, const Tensor &kCache,
     return Tensor(c.data, dt, {c.shape[0], Hkv, c.shape[1], D},
                   {c.strides[0], c.strides[2], c.strides[1], 1});
   };
-  Tensor oPart, lPart;
+  Tensor oPart, lPart, tickets;
   if (l->table.partials) {
     char *base = static_cast<char *>(workspace);
+    if (options.tickets) {
+      tickets = Tensor::contiguous(options.tickets, DType::I32, {B * Hkv});
+    } else {
+      tickets = Tensor::contiguous(base, DType::I32, {B * Hkv});
+      if (Status z = deviceMemsetAsync(base, 0, l->ticketBytes, options.stream);
+          !z.ok())
+        return z;
+      base += l->ticketBytes;
+    }
     oPart = Tensor::contiguous(base, DType::F32, {l->table.partials, rows, D});
     lPart = Tensor::contiguous(base + l->partialBytes, DType::F32,
                                {l->table.partials, rows});
-  } else {
+  } else { // (no unit is split: none of them is read)
+    tickets = Tensor::contiguous(*standIn, DType::I32, {4});
     oPart = Tensor::contiguous(*standIn, DType::F32, {1, 1, 4});
     lPart = Tensor::contiguous(*standIn, DType::F32, {1, 4});
   }
-  Expected<void *> ticketMemory = tickets(options.stream, B * Hkv);
-  if (!ticketMemory)
-    return ticketMemory.status();
   Tensor work(l->table.data, DType::I32,
               {SplitSchedule::Fields, l->table.items}, {l->table.padded, 1});
   return l->kernels.decoding.launch(
       Dim3(unsigned(l->table.items)), options.stream,
       {split(q), keys(kCache), keys(vCache), cacheSeqlens, table, oPart, lPart,
-       split(out), Tensor::contiguous(*ticketMemory, DType::I32, {B * Hkv}),
-       l->table.itemTensor(), p->scale, p->capacity, p->fresh});
+       split(out), tickets, l->table.itemTensor(), p->scale, p->capacity,
+       p->fresh});
 }

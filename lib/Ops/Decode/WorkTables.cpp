@@ -45,8 +45,14 @@ Expected<WorkTable> upload(const std::vector<int64_t> &lengths, int64_t units,
   if (!memory)
     return memory.status();
   t.data = *memory;
-  if (Status c = copyToDevice(t.data, host.data(), host.size() * 4); !c.ok())
-    return c;
+  if (Status c = copyToDevice(t.data, host.data(), host.size() * 4); !c.ok()) {
+    (void)deviceFree(t.data);
+    return Status::error(
+        "building the split-KV schedule of a problem class on the device "
+        "(done at its first call, or a plan's; not possible while a CUDA "
+        "graph captures: call once before capturing): " +
+        c.message());
+  }
   return t;
 }
 
