@@ -8,7 +8,7 @@ tile_attention_with_kvcache (C++: tile::attentionWithKVCache).
 q (batch, tokens, heads, head_dim); k_cache, v_cache (batch, seq_cache,
 kv_heads, head_dim), as flash_attn_with_kvcache takes them, or with
 block_table (batch, max_pages) int32 a paged cache (num_pages, page_size,
-kv_heads, head_dim), page_size a multiple of 64 or 16 or 32; cache_seqlens
+kv_heads, head_dim), page_size a multiple of 64 or 8, 16 or 32; cache_seqlens
 (batch,) int32: the keys of each sequence. The query heads that share a KV
 head are the rows of one multiply (each KV tile is read once per KV head),
 and the keys of each sequence are split across blocks so that the grid
@@ -30,8 +30,9 @@ causal=True token t of T sees the keys before length - T + 1 + t
 
 k_new, v_new (batch, new, kv_heads, head_dim): the new tokens' keys and
 values, written into the cache at each sequence's length before the
-attention (which then covers length + new keys); cache_seqlens is not
-updated. Page numbers are checked against the cache only with
+attention (which then covers length + new keys; tokens past the cache are
+dropped); cache_seqlens is not updated. q and out may have any strides
+(the last dimension contiguous): they are read and written in place. Page numbers are checked against the cache only with
 check_block_table=True (a pass over the table and a wait for its answer:
 an entry out of range among a sequence's pages is an ArgumentError naming
 it); unchecked, an entry out of range among a
