@@ -83,6 +83,19 @@ Status decode::checkCommonOptions(const std::string &op, int64_t numSplits,
   return Status();
 }
 
+Status decode::checkWorkspace(const std::string &op, void *workspace,
+                              size_t given, size_t needed,
+                              const char *sizeQuery) {
+  if (given < needed)
+    return Status::error(op + ": workspace: " + std::to_string(given) +
+                         " bytes, these arguments need " +
+                         std::to_string(needed) + " (" + sizeQuery + ")");
+  if (needed && (!workspace || reinterpret_cast<uintptr_t>(workspace) % 16))
+    return Status::error(op + ": workspace: expected a 16-byte aligned device "
+                              "pointer");
+  return Status();
+}
+
 Expected<void *> decode::standIn() {
   static std::mutex mutex;
   static void *memory = nullptr;

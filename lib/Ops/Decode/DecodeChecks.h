@@ -35,6 +35,11 @@ Status checkCommonOptions(const std::string &op, int64_t numSplits,
                           const DecodePlan *plan, int64_t batch,
                           std::optional<float> given, int64_t dims,
                           float &scale);
+/// A workspace of `given` bytes at `workspace` for one that needs `needed`
+/// (sizeQuery names the function that says how many): large enough and,
+/// when needed at all, 16-byte aligned.
+Status checkWorkspace(const std::string &op, void *workspace, size_t given,
+                      size_t needed, const char *sizeQuery);
 /// 64 bytes of device memory, kept for the process: the arguments of
 /// tensors a launch never reads or writes.
 Expected<void *> standIn();

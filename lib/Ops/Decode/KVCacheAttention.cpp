@@ -369,14 +369,11 @@ Status tile::attentionWithKVCache(const Tensor &q, const Tensor &kCache,
   Expected<Launch> l = prepare(*p, options);
   if (!l)
     return l.status();
-  if (workspaceBytes < l->workspaceBytes)
-    return refuse("workspace: " + std::to_string(workspaceBytes) +
-                  " bytes, these arguments need " +
-                  std::to_string(l->workspaceBytes) +
-                  " (attentionWithKVCacheWorkspaceBytes)");
-  if (l->workspaceBytes &&
-      (!workspace || reinterpret_cast<uintptr_t>(workspace) % 16))
-    return refuse("workspace: expected a 16-byte aligned device pointer");
+  if (Status s = decode::checkWorkspace(kOp, workspace, workspaceBytes,
+                                        l->workspaceBytes,
+                                        "attentionWithKVCacheWorkspaceBytes");
+      !s.ok())
+    return s;
   Expected<void *> standIn = decode::standIn();
   if (!standIn)
     return standIn.status();

@@ -280,14 +280,11 @@ Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
   Expected<Plan> plan = planFor(*p, options);
   if (!plan)
     return plan.status();
-  if (workspaceBytes < plan->workspaceBytes)
-    return refuse("workspace: " + std::to_string(workspaceBytes) +
-                  " bytes, these arguments need " +
-                  std::to_string(plan->workspaceBytes) +
-                  " (mlaDecodeWorkspaceBytes)");
-  if (plan->workspaceBytes &&
-      (!workspace || reinterpret_cast<uintptr_t>(workspace) % 16))
-    return refuse("workspace: expected a 16-byte aligned device pointer");
+  if (Status s = decode::checkWorkspace("tile::mlaDecode", workspace,
+                                        workspaceBytes, plan->workspaceBytes,
+                                        "mlaDecodeWorkspaceBytes");
+      !s.ok())
+    return s;
   int64_t B = p->batch, rows = plan->rows, DV = p->valueDims;
   DType dt = p->dtype;
   Tensor qRows(q.data, dt, {B, rows, p->dims}, {q.strides[0], q.strides[2], 1});
