@@ -120,9 +120,9 @@ TILE_API Status checkMlaDecode(const Tensor &q, const Tensor &kvCache,
 /// A split-KV schedule for one batch of decode (FlashMLA's scheduling
 /// metadata, FlashInfer's plan): the work of a split kernel as items, one
 /// block each, so that a short sequence does not cost a long one's time.
-/// Each sequence's keys are cut into splits of about the same number of key
-/// tiles, chosen from the batch's total so that the items fill `slots`
-/// blocks (the kernel's occupancy x the multiprocessors) once; every unit
+/// Each sequence's keys are cut into splits of at most the same number of
+/// key tiles, that number chosen by simulating how `slots` resident blocks
+/// (the kernel's occupancy x the multiprocessors) take the items; every unit
 /// of a sequence (a KV head, a block of query rows: the work that reads
 /// the same keys) has the sequence's splits. Items are ordered longest
 /// first (the hardware hands blocks out in order: the long ones start

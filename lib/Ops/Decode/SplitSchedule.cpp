@@ -114,15 +114,15 @@ tile::splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
 
   // Key tiles of each sequence (at least one: its item writes the output).
   std::vector<int64_t> tiles(batch);
-  int64_t total = 0;
   for (int64_t b = 0; b < batch; ++b) {
     int64_t keys = std::clamp<int64_t>(lengths[b], 0, options.maxKeys);
     tiles[b] = std::max<int64_t>(1, ceilDiv(keys, options.keysPerTrip));
-    total += tiles[b] * units;
   }
 
   Cut best;
-  if (options.splits) {
+  if (batch == 0) {
+    // No sequence: no item.
+  } else if (options.splits) {
     best = cut(tiles, 0, options.splits, options.maxSplits);
   } else {
     // Every split count of the longest sequence (its chunk: the longest
