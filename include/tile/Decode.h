@@ -161,10 +161,11 @@ struct SplitScheduleOptions {
   /// Splits of every unit, forced (each sequence's keys cut in that many,
   /// fewer where it has fewer key tiles); 0: chosen.
   int64_t splits = 0;
-  /// The time, in key tiles, each partial adds to the unit's last split
-  /// when the split kernel itself merges them one after another (0.5:
-  /// flash_decoding.tile); 0 where a kernel of its own merges them, in
-  /// parallel (mla_decode.tile's mla_combine).
+  /// The time, in key tiles, each partial adds to a unit after its last
+  /// split finishes when the split kernel itself merges them (its trips'
+  /// loads: flash_decoding.tile, 2 / its partials per trip); 0 where a
+  /// kernel of its own merges them, in parallel (mla_decode.tile's
+  /// mla_combine).
   double mergeTrips = 0.5;
 };
 

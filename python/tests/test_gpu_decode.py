@@ -43,6 +43,10 @@ CASES = [
     (3, 64, 8, 2048, 96, "bfloat16", [2048, 5, 1500], 3),
     (1, 16, 2, 9000, 128, "float16", [9000], 0),
     (2, 32, 8, 700, 128, "float16", [700, 5000], 7),  # 5000 > cache: 700
+    # Merges of several trips: 4 query rows, 32 partials a trip (D = 64),
+    # 40 splits; one row, 32 a trip (D = 256), 50 splits.
+    (1, 32, 8, 8192, 64, "bfloat16", [8000], 40),
+    (2, 16, 16, 3200, 256, "float16", [3200, 1234], 50),
 ]
 
 

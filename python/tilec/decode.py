@@ -66,8 +66,10 @@ def split_schedule(lengths, units, slots, max_keys, splits=0,
                    keys_per_trip=TILE_N, merge_trips=0.5):
     """libtile's split-KV schedule (tile::splitKVSchedule) of sequences of
     `lengths` keys, `units` units (KV heads) each, `slots` blocks resident
-    at once, merge_trips the key tiles each partial adds to a unit's last
-    split (0.5: a merge in the split kernel; 0: a kernel of its own):
+    at once, merge_trips the key tiles each partial adds to a unit after
+    its last split ends (a merge in the split kernel: 2 / the partials it
+    reads a trip, e.g. 0.125 at 4 query heads per KV head; 0: a kernel of
+    its own):
     (table, items, partials) with table a (5, items) list of
     lists of ints, per item its unit, split, split length in keys, the
     unit's splits and its first partial slot (-1: one split)."""

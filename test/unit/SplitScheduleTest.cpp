@@ -97,19 +97,40 @@ TEST(SplitSchedule, UniformBatchThatFillsTheGpuIsNotSplit) {
 
 TEST(SplitSchedule, UniformBatchesSplitAsMeasuredBest) {
   // The split counts that ran fastest on an H200 with num_splits forced
-  // (bench/results/2026-11-29-h200-decode-plan.md): 8 x 32k keys and 8
-  // KV heads at 4, 4 x 16k at 8, 16 x 8k with 32 KV heads at 1.
+  // (bench/results/2026-11-29-h200-decode-plan.md,
+  // 2026-11-29-h200-decode-merge-rows.md), each at the merge cost
+  // flash_decoding.tile has there (2 / its partials per merge trip: 16 at
+  // 4 query heads per KV head, 8 at 8, 32 at 1): 8 x 32k keys and 8 KV
+  // heads at 4, 4 x 16k (64/8 heads) at 8, 16 x 8k with 32 KV heads at 1;
+  // one sequence of 4k keys at 16, 16k at 32, 64k at 32.
   struct Case {
     int64_t batch, keys, units, splits;
+    double mergeTrips;
   };
-  for (Case c :
-       {Case{8, 32768, 8, 4}, Case{4, 16384, 8, 8}, Case{16, 8192, 32, 1}}) {
+  for (Case c : {Case{8, 32768, 8, 4, 0.125}, Case{4, 16384, 8, 8, 0.25},
+                 Case{16, 8192, 32, 1, 0.0625}, Case{1, 4096, 8, 16, 0.125},
+                 Case{1, 16384, 8, 32, 0.125}, Case{1, 65536, 8, 32, 0.125}}) {
     std::vector<int64_t> lengths(c.batch, c.keys);
-    Expected<SplitSchedule> s = splitKVSchedule(lengths, c.units, h200(c.keys));
+    SplitScheduleOptions o = h200(c.keys);
+    o.mergeTrips = c.mergeTrips;
+    Expected<SplitSchedule> s = splitKVSchedule(lengths, c.units, o);
     ASSERT_TRUE(s) << s.status().message();
     EXPECT_EQ(s->maxSplits, c.splits) << c.batch << " x " << c.keys;
     EXPECT_EQ(s->items, c.batch * c.units * c.splits);
   }
+}
+
+TEST(SplitSchedule, TheMergeFollowsTheUnitsLastSplitToFinish) {
+  // 64 key tiles in 13 splits (12 of 5 tiles, a last of 4) against 16 of
+  // 4: the merge starts when the longest split ends, whatever split is
+  // last in order, so the even cut wins (measured: 16 splits 1,260 GB/s,
+  // 13 splits 1,147).
+  SplitScheduleOptions o = h200(4096);
+  o.mergeTrips = 0.125;
+  Expected<SplitSchedule> s = splitKVSchedule({4096}, 8, o);
+  ASSERT_TRUE(s) << s.status().message();
+  EXPECT_EQ(s->maxSplits, 16);
+  expectCovers(*s, {4096}, 8, o);
 }
 
 TEST(SplitSchedule, OneLongSequenceIsSpreadOverTheGpu) {

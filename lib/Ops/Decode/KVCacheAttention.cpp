@@ -62,6 +62,23 @@ struct Problem {
   bool paged = false, causal = false;
   DType dtype = DType::F16;
   float scale = 1;
+
+  /// The rows the merge of a unit's splits reads: its queries, a power of
+  /// two within the multiply's rows.
+  int64_t mergeRows() const {
+    return std::min(pow2AtLeast(group * tokens), rows);
+  }
+  /// The partials the merge reads a trip (one load each, their latency
+  /// paid once a trip): as many as keep a trip's partials at 8192 f32
+  /// (4 x 16 rows x 128 dims measured without spills, 128 registers at 16
+  /// rows), a power of two up to 32.
+  int64_t mergeSplits() const {
+    int64_t fit = std::max<int64_t>(1, 8192 / (mergeRows() * dims));
+    int64_t m = 1;
+    while (m * 2 <= std::min<int64_t>(fit, 32))
+      m *= 2;
+    return m;
+  }
 };
 
 /// The checks the workspace query needs (q, k_cache, the block table).
@@ -197,6 +214,21 @@ struct Kernels {
 using ClassKey = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, int64_t,
                             int64_t, bool, bool>;
 
+/// Key tiles each block keeps in flight: three where two blocks a
+/// multiprocessor (the split schedule's slots) still fit in its shared
+/// memory, else two. The hardware then keeps resident as many blocks as
+/// the schedule assumed: with two tiles (64 KiB at D = 128) it ran three,
+/// and 16 x 8k keys of 32 KV heads (512 items on 264 slots) read 3,973
+/// GB/s against 4,428 with three tiles (H200,
+/// bench/results/2026-11-29-h200-decode-merge-rows.md).
+Expected<int64_t> keyTilesInFlight(const Problem &p) {
+  Expected<DeviceInfo> device = deviceInfo();
+  if (!device)
+    return device.status();
+  int64_t stage = 2 * kKeysPerTrip * p.dims * dtypeBytes(p.dtype); // K and V
+  return 2 * 3 * stage <= device->maxSharedPerBlockOptin ? 3 : 2;
+}
+
 Expected<Kernels> kernelsFor(const Problem &p) {
   static std::mutex mutex;
   static std::map<ClassKey, Kernels> compiled;
@@ -206,6 +238,9 @@ Expected<Kernels> kernelsFor(const Problem &p) {
   auto it = compiled.find(key);
   if (it != compiled.end())
     return it->second;
+  Expected<int64_t> inFlight = keyTilesInFlight(p);
+  if (!inFlight)
+    return inFlight.status();
   std::vector<std::pair<std::string, std::string>> paged;
   if (p.paged)
     paged = {{"PAGED", "true"}, {"PAGE", std::to_string(p.page)}};
@@ -216,16 +251,16 @@ Expected<Kernels> kernelsFor(const Problem &p) {
                      {"H_KV", std::to_string(p.kvHeads)},
                      {"GROUP_M", std::to_string(p.rows)},
                      {"TILE_N", std::to_string(kKeysPerTrip)},
+                     {"LATENCY", std::to_string(*inFlight)},
                      {"SQ", std::to_string(p.tokens)},
                      {"G", std::to_string(p.group)},
                      {"CAUSAL", p.causal ? "true" : "false"},
-                     // 4 partials per merge trip where registers allow (16
-                     // rows: 143 registers; at 32 rows 4 already cost 234).
-                     {"MERGE", p.rows <= 16 ? "4" : "1"}};
+                     {"MERGE", std::to_string(p.mergeSplits())},
+                     {"MERGE_ROWS", std::to_string(p.mergeRows())}};
   split.constants.insert(split.constants.end(), paged.begin(), paged.end());
-  // The merge holds two (rows, D) f32 tiles: past 64 rows two warpgroups
-  // keep them in registers.
-  if (p.rows > 64)
+  // The merge holds two (rows, D) f32 tiles: from 64 rows two warpgroups
+  // keep them in registers (one spilled 84 bytes at 64 rows, D = 128).
+  if (p.rows >= 64)
     split.numWarps = 8;
   Expected<Kernel> s = Runtime::get().compileSource(
       kDecodingSource, "flash_decoding.tile", split);
@@ -275,7 +310,9 @@ Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
   o.slots = std::max<int64_t>(1, slots);
   o.maxKeys = p.capacity;
   o.splits = options.numSplits;
-  o.mergeTrips = 0.5; // the last split merges, one partial after another
+  // The last split merges the partials, mergeSplits() a trip, a trip
+  // costing about two key tiles (its loads' latency).
+  o.mergeTrips = 2.0 / double(p.mergeSplits());
   Expected<decode::WorkTable> t =
       decode::workTable(options.plan, p.batch, p.kvHeads, o);
   if (!t)

@@ -6,10 +6,10 @@
 // simulating the hardware's block dispatch — items handed out in order,
 // longest first, each to the first free slot — with a cost per item of
 // its key tiles plus two (its prologue, the first tiles' latency, its
-// partial output) and, for a unit's merging split, mergeTrips per partial
-// it reads (a merge in the split kernel: dependent loads, one after the
-// other; 0 for a merge by a kernel of its own). The fewest splits win a
-// tie.
+// partial output); a unit of several splits ends mergeTrips per partial
+// after its last split finishes (a merge in the split kernel, by the split
+// in last: its loads; 0 for a merge by a kernel of its own). The fewest
+// splits win a tie.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,18 +69,21 @@ double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
     free.push(0);
   double end = 0;
   for (int64_t b : c.order) {
+    // The split of a unit that finishes last merges its partials: the
+    // unit ends the merge after its last split (not after the split last
+    // in order: a shorter last split does not hide the merge).
+    double merge = c.splits[b] > 1 ? mergeTrips * double(c.splits[b]) : 0;
     for (int64_t u = 0; u < units; ++u) {
+      double unitEnd = 0;
       for (int64_t j = 0; j < c.splits[b]; ++j) {
         int64_t keys = j + 1 < c.splits[b] ? c.splitTiles[b]
                                            : tiles[b] - j * c.splitTiles[b];
-        double cost = double(keys) + 2;
-        if (c.splits[b] > 1 && j + 1 == c.splits[b])
-          cost += mergeTrips * double(c.splits[b]);
-        double at = free.top() + cost;
+        double at = free.top() + double(keys) + 2;
         free.pop();
         free.push(at);
-        end = std::max(end, at);
+        unitEnd = std::max(unitEnd, at);
       }
+      end = std::max(end, unitEnd + merge);
     }
   }
   return end;
