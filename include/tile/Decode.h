@@ -122,7 +122,8 @@ TILE_API Status checkMlaDecode(const Tensor &q, const Tensor &kvCache,
 /// block each, so that a short sequence does not cost a long one's time.
 /// Each sequence's keys are cut into splits of at most the same number of
 /// key tiles, that number chosen by simulating how `slots` resident blocks
-/// (the kernel's occupancy x the multiprocessors) take the items; every unit
+/// (the kernel's occupancy x the multiprocessors) take the items, sharing
+/// the memory once more than `saturatingSlots` are active; every unit
 /// of a sequence (a KV head, a block of query rows: the work that reads
 /// the same keys) has the sequence's splits. Items are ordered longest
 /// first (the hardware hands blocks out in order: the long ones start
@@ -151,6 +152,14 @@ struct SplitScheduleOptions {
   int64_t keysPerTrip = 64;
   /// Blocks of the kernel resident at once (occupancy x multiprocessors).
   int64_t slots = 1;
+  /// Blocks that saturate the memory when active together, as many on
+  /// each multiprocessor: past its part, a multiprocessor's active blocks
+  /// share its share of the memory, each slower (0: slots, no sharing).
+  int64_t saturatingSlots = 0;
+  /// The multiprocessors the slots are spread over (each keeps slots /
+  /// multiprocessors blocks; the hardware hands out one block to each in
+  /// turn, then each where a block ends); 0: one pool.
+  int64_t multiprocessors = 0;
   /// A sequence's keys past this are not read (the cache's capacity).
   int64_t maxKeys = INT32_MAX;
   /// Each split at least this many key tiles long (where the sequence has

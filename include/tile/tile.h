@@ -213,20 +213,20 @@ TILE_API int tile_mla_decode_check(const tile_tensor *q,
  * tile::splitKVSchedule: the work items of a split-KV decode kernel for a
  * batch whose `batch` sequences have lengths[b] keys, `units` units (KV
  * heads, query row blocks) per sequence, keys_per_trip keys per key tile,
- * `slots` blocks resident at once, lengths clamped to max_keys, `splits`
+ * `slots` blocks resident at once over `multiprocessors` (0: one pool),
+ * of which saturating_slots active saturate the memory (0: all), lengths
+ * clamped to max_keys, `splits`
  * splits per unit forced (0: chosen), merge_trips the key tiles of time
  * each partial adds to a unit after its last split ends
  * (SplitScheduleOptions). Writes the item count, the partial
  * outputs and the most splits of a unit; when `table` is not NULL and
  * `capacity` (int32 entries) holds 5 x items, the (5, items) table too
  * (else only the counts: call with NULL first for the size). Host only. */
-TILE_API int tile_split_kv_schedule(const int64_t *lengths, int64_t batch,
-                                    int64_t units, int64_t keys_per_trip,
-                                    int64_t slots, int64_t max_keys,
-                                    int64_t splits, double merge_trips,
-                                    int32_t *table, int64_t capacity,
-                                    int64_t *items, int64_t *partials,
-                                    int64_t *max_splits);
+TILE_API int tile_split_kv_schedule(
+    const int64_t *lengths, int64_t batch, int64_t units, int64_t keys_per_trip,
+    int64_t slots, int64_t saturating_slots, int64_t multiprocessors,
+    int64_t max_keys, int64_t splits, double merge_trips, int32_t *table,
+    int64_t capacity, int64_t *items, int64_t *partials, int64_t *max_splits);
 
 /* ---- Decode attention over a KV cache (tile/Decode.h) ---------------------
  * tile::attentionWithKVCache (flash_attn_with_kvcache): q and out (batch,

@@ -161,7 +161,7 @@ def _declare(lib):
         "tile_set_error": (None, [c.c_char_p]),
         "tile_runtime_stats": (c.c_int, [c.POINTER(Stats)]),
         "tile_split_kv_schedule": (
-            c.c_int, [c.POINTER(c.c_int64)] + [c.c_int64] * 6 +
+            c.c_int, [c.POINTER(c.c_int64)] + [c.c_int64] * 8 +
             [c.c_double, c.POINTER(c.c_int32), c.c_int64] +
             [c.POINTER(c.c_int64)] * 3),
         "tile_decode_plan_create": (c.c_void_p, [c.POINTER(c.c_int64),

@@ -63,10 +63,13 @@ def _check_common(torch, cache_seqlens, B, num_splits, causal):
 
 
 def split_schedule(lengths, units, slots, max_keys, splits=0,
-                   keys_per_trip=TILE_N, merge_trips=0.5):
+                   keys_per_trip=TILE_N, merge_trips=0.5, saturating=0,
+                   multiprocessors=0):
     """libtile's split-KV schedule (tile::splitKVSchedule) of sequences of
     `lengths` keys, `units` units (KV heads) each, `slots` blocks resident
-    at once, merge_trips the key tiles each partial adds to a unit after
+    at once over `multiprocessors` (0: one pool), `saturating` of them
+    active saturating the memory (0: all),
+    merge_trips the key tiles each partial adds to a unit after
     its last split ends (a merge in the split kernel: 2 / the partials it
     reads a trip, e.g. 0.125 at 4 query heads per KV head; 0: a kernel of
     its own):
@@ -78,8 +81,8 @@ def split_schedule(lengths, units, slots, max_keys, splits=0,
     n = len(lengths)
     arr = (ctypes.c_int64 * max(n, 1))(*lengths)
     items, partials, most = (ctypes.c_int64() for _ in range(3))
-    args = (arr, n, units, keys_per_trip, slots, max_keys, splits,
-            float(merge_trips))
+    args = (arr, n, units, keys_per_trip, slots, saturating,
+            multiprocessors, max_keys, splits, float(merge_trips))
     counts = (ctypes.byref(items), ctypes.byref(partials), ctypes.byref(most))
     if lib().tile_split_kv_schedule(*args, None, 0, *counts) != TILE_OK:
         raise from_message(last_error())

@@ -96,28 +96,65 @@ TEST(SplitSchedule, UniformBatchThatFillsTheGpuIsNotSplit) {
 }
 
 TEST(SplitSchedule, UniformBatchesSplitAsMeasuredBest) {
-  // The split counts that ran fastest on an H200 with num_splits forced
-  // (bench/results/2026-11-29-h200-decode-plan.md,
-  // 2026-11-29-h200-decode-merge-rows.md), each at the merge cost
+  // The split counts that ran fastest on an H200 (132 multiprocessors, two
+  // blocks each) with num_splits forced, each at the merge cost
   // flash_decoding.tile has there (2 / its partials per merge trip: 16 at
-  // 4 query heads per KV head, 8 at 8, 32 at 1): 8 x 32k keys and 8 KV
-  // heads at 4, 4 x 16k (64/8 heads) at 8, 16 x 8k with 32 KV heads at 1;
-  // one sequence of 4k keys at 16, 16k at 32, 64k at 32.
+  // 4 query heads per KV head, 8 at 8, 32 at 1) and the blocks that
+  // saturate the memory (three key tiles in flight a multiprocessor).
   struct Case {
     int64_t batch, keys, units, splits;
     double mergeTrips;
   };
-  for (Case c : {Case{8, 32768, 8, 4, 0.125}, Case{4, 16384, 8, 8, 0.25},
-                 Case{16, 8192, 32, 1, 0.0625}, Case{1, 4096, 8, 16, 0.125},
-                 Case{1, 16384, 8, 32, 0.125}, Case{1, 65536, 8, 32, 0.125}}) {
-    std::vector<int64_t> lengths(c.batch, c.keys);
-    SplitScheduleOptions o = h200(c.keys);
-    o.mergeTrips = c.mergeTrips;
-    Expected<SplitSchedule> s = splitKVSchedule(lengths, c.units, o);
-    ASSERT_TRUE(s) << s.status().message();
-    EXPECT_EQ(s->maxSplits, c.splits) << c.batch << " x " << c.keys;
-    EXPECT_EQ(s->items, c.batch * c.units * c.splits);
-  }
+  auto check = [](const std::vector<Case> &cases, int64_t saturating) {
+    for (Case c : cases) {
+      std::vector<int64_t> lengths(c.batch, c.keys);
+      SplitScheduleOptions o = h200(c.keys);
+      o.mergeTrips = c.mergeTrips;
+      o.multiprocessors = 132;
+      o.saturatingSlots = saturating;
+      Expected<SplitSchedule> s = splitKVSchedule(lengths, c.units, o);
+      ASSERT_TRUE(s) << s.status().message();
+      EXPECT_EQ(s->maxSplits, c.splits)
+          << c.batch << " x " << c.keys << ", saturating " << saturating;
+      EXPECT_EQ(s->items, c.batch * c.units * c.splits);
+    }
+  };
+  // Two key tiles in flight (1.5 blocks a multiprocessor saturate;
+  // bench/results/2026-11-29-h200-decode-plan.md and -decode-merge-rows.md):
+  // 8 x 32k keys and 8 KV heads at 4, 4 x 16k (64/8 heads) at 8, 16 x 8k
+  // with 32 KV heads at 1; one sequence of 4k keys at 16, 16k and 64k at 32.
+  check({Case{8, 32768, 8, 4, 0.125}, Case{4, 16384, 8, 8, 0.25},
+         Case{16, 8192, 32, 1, 0.0625}, Case{1, 4096, 8, 16, 0.125},
+         Case{1, 16384, 8, 32, 0.125}, Case{1, 65536, 8, 32, 0.125}},
+        198);
+  // Three (one block a multiprocessor saturates;
+  // bench/results/2026-11-29-h200-decode-merge-rows.md): one sequence of
+  // 16k, 64k and 128k keys at 16, 8 x 32k at 2, 4 x 16k (64/8) at 4,
+  // 2 x 64k at 8, 8 x 4k at 2, 16 x 8k of 32 KV heads at 1.
+  check({Case{1, 16384, 8, 16, 0.125}, Case{1, 65536, 8, 16, 0.125},
+         Case{1, 131072, 8, 16, 0.125}, Case{8, 32768, 8, 2, 0.125},
+         Case{4, 16384, 8, 4, 0.25}, Case{2, 65536, 8, 8, 0.125},
+         Case{8, 4096, 8, 2, 0.125}, Case{16, 8192, 32, 1, 0.0625}},
+        132);
+}
+
+TEST(SplitSchedule, BlocksSharingAMultiprocessorShareItsMemory) {
+  // 1 x 64k keys, 8 units: where one block a multiprocessor saturates its
+  // memory, 16 splits (128 blocks, one each) beat 32 (two each, at half
+  // the speed, plus twice the merge); where every resident block reads at
+  // full speed, 32 win.
+  SplitScheduleOptions o = h200(65536);
+  o.mergeTrips = 0.125;
+  o.multiprocessors = 132;
+  o.saturatingSlots = 132;
+  Expected<SplitSchedule> s = splitKVSchedule({65536}, 8, o);
+  ASSERT_TRUE(s) << s.status().message();
+  EXPECT_EQ(s->maxSplits, 16);
+  expectCovers(*s, {65536}, 8, o);
+  o.saturatingSlots = 0;
+  s = splitKVSchedule({65536}, 8, o);
+  ASSERT_TRUE(s) << s.status().message();
+  EXPECT_EQ(s->maxSplits, 32);
 }
 
 TEST(SplitSchedule, TheMergeFollowsTheUnitsLastSplitToFinish) {
@@ -193,6 +230,16 @@ TEST(SplitSchedule, RefusesArgumentsOutOfRange) {
   EXPECT_EQ(splitKVSchedule(lengths, 1, o).status().message(),
             "tile::splitKVSchedule: splits: -1 is outside 0 .. 2^31-1");
   o = {};
+  o.saturatingSlots = -1;
+  EXPECT_EQ(splitKVSchedule(lengths, 1, o).status().message(),
+            "tile::splitKVSchedule: saturatingSlots: -1 is outside 0 .. "
+            "2^31-1");
+  o = {};
+  o.multiprocessors = -2;
+  EXPECT_EQ(splitKVSchedule(lengths, 1, o).status().message(),
+            "tile::splitKVSchedule: multiprocessors: -2 is outside 0 .. "
+            "2^31-1");
+  o = {};
   o.slots = int64_t(1) << 40;
   EXPECT_NE(splitKVSchedule(lengths, 1, o).status().message().find("slots"),
             std::string::npos);
@@ -201,7 +248,7 @@ TEST(SplitSchedule, RefusesArgumentsOutOfRange) {
 TEST(SplitSchedule, CApiSizesThenFills) {
   int64_t lengths[] = {65536, 1024, 1024};
   int64_t items = -1, partials = -1, most = -1;
-  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0, 0.5,
+  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 0, 0, 65536, 0, 0.5,
                                    nullptr, 0, &items, &partials, &most),
             TILE_OK);
   Expected<SplitSchedule> s = splitKVSchedule(
@@ -211,17 +258,17 @@ TEST(SplitSchedule, CApiSizesThenFills) {
   EXPECT_EQ(partials, s->partials);
   EXPECT_EQ(most, s->maxSplits);
   std::vector<int32_t> table(5 * items, -7);
-  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 65536, 0, 0.5,
+  ASSERT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 264, 0, 0, 65536, 0, 0.5,
                                    table.data(), table.size(), &items,
                                    &partials, &most),
             TILE_OK);
   EXPECT_EQ(table, s->table);
-  EXPECT_EQ(tile_split_kv_schedule(nullptr, 3, 8, 64, 264, 65536, 0, 0.5,
+  EXPECT_EQ(tile_split_kv_schedule(nullptr, 3, 8, 64, 264, 0, 0, 65536, 0, 0.5,
                                    nullptr, 0, &items, &partials, &most),
             TILE_ERROR);
   EXPECT_NE(std::string(tile_last_error()).find("lengths"), std::string::npos);
-  EXPECT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 0, 65536, 0, 0.5, nullptr,
-                                   0, &items, &partials, &most),
+  EXPECT_EQ(tile_split_kv_schedule(lengths, 3, 8, 64, 0, 0, 0, 65536, 0, 0.5,
+                                   nullptr, 0, &items, &partials, &most),
             TILE_ERROR);
   EXPECT_EQ(std::string(tile_last_error()),
             "tile::splitKVSchedule: slots: 0 is outside 1 .. 2^31-1");

@@ -234,6 +234,7 @@ int tile_mla_decode_check(const tile_tensor *q, const tile_tensor *kv_cache,
 
 int tile_split_kv_schedule(const int64_t *lengths, int64_t batch, int64_t units,
                            int64_t keys_per_trip, int64_t slots,
+                           int64_t saturating_slots, int64_t multiprocessors,
                            int64_t max_keys, int64_t splits, double merge_trips,
                            int32_t *table, int64_t capacity, int64_t *items,
                            int64_t *partials, int64_t *max_splits) {
@@ -246,6 +247,8 @@ int tile_split_kv_schedule(const int64_t *lengths, int64_t batch, int64_t units,
   SplitScheduleOptions o;
   o.keysPerTrip = keys_per_trip;
   o.slots = slots;
+  o.saturatingSlots = saturating_slots;
+  o.multiprocessors = multiprocessors;
   o.maxKeys = max_keys;
   o.splits = splits;
   o.mergeTrips = merge_trips;

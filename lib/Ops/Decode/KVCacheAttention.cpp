@@ -209,6 +209,7 @@ Expected<Problem> checkAll(const Tensor &q, const Tensor &k, const Tensor &v,
 
 struct Kernels {
   Kernel decoding, append;
+  int64_t keyTilesInFlight = 2; // the decoding kernel's LATENCY
 };
 
 using ClassKey = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, int64_t,
@@ -266,7 +267,7 @@ Expected<Kernels> kernelsFor(const Problem &p) {
       kDecodingSource, "flash_decoding.tile", split);
   if (!s)
     return s.status();
-  Kernels k{*s, Kernel()};
+  Kernels k{*s, Kernel(), *inFlight};
   if (p.fresh) {
     CompileOptions append;
     append.constants = {{"DTYPE", dtypeName(p.dtype)},
@@ -300,14 +301,26 @@ Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
   Expected<DeviceInfo> device = deviceInfo();
   if (!device)
     return device.status();
-  // Two blocks per SM at most: decode is memory-bound and two blocks
-  // saturate an SM's share of the memory (H200, num_splits forced,
-  // bench/results/2026-11-29-h200-decode-plan.md).
-  int64_t slots = std::min<int64_t>(2, l.kernels.decoding.blocksPerSM()) *
-                  device->multiprocessors;
+  // The blocks the hardware keeps resident, spread over the
+  // multiprocessors. Three key tiles in flight a multiprocessor saturate
+  // its share of the memory where a tile is one load (H200, num_splits
+  // forced: 1 x 64k keys in 16 splits, 128 blocks of three tiles, read
+  // faster than in 32 and much faster than in 24, where 60
+  // multiprocessors ran two blocks); a tile gathered from pages smaller
+  // than it does not (8 x 32k keys in pages of 8: 3,252 GB/s in one block
+  // per multiprocessor, 4,170 in two): there two blocks do, as measured
+  // before (bench/results/2026-11-29-h200-decode-merge-rows.md,
+  // 2026-11-29-h200-decode-plan.md).
   SplitScheduleOptions o;
   o.keysPerTrip = kKeysPerTrip;
-  o.slots = std::max<int64_t>(1, slots);
+  o.multiprocessors = device->multiprocessors;
+  o.slots = std::max<int64_t>(1, l.kernels.decoding.blocksPerSM()) *
+            device->multiprocessors;
+  o.saturatingSlots =
+      p.paged && p.page < kKeysPerTrip
+          ? std::min<int64_t>(2 * device->multiprocessors, o.slots)
+          : std::max<int64_t>(1, 3 * device->multiprocessors /
+                                     l.kernels.keyTilesInFlight);
   o.maxKeys = p.capacity;
   o.splits = options.numSplits;
   // The last split merges the partials, mergeSplits() a trip, a trip

@@ -4,7 +4,10 @@
 // keys are cut into splits of at most `chunk` key tiles; the chunk is
 // chosen among those that cut the longest sequence in 1 .. maxSplits by
 // simulating the hardware's block dispatch — items handed out in order,
-// longest first, each to the first free slot — with a cost per item of
+// longest first, one to each multiprocessor in turn, then each to where a
+// block ended; the active blocks of a multiprocessor sharing its share of
+// the memory once more than its part of saturatingSlots run — with a cost
+// per item of
 // its key tiles plus two (its prologue, the first tiles' latency, its
 // partial output); a unit of several splits ends mergeTrips per partial
 // after its last split finishes (a merge in the split kernel, by the split
@@ -16,10 +19,12 @@
 #include "tile/Decode.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <queue>
 #include <string>
+#include <tuple>
 
 using namespace tile;
 
@@ -57,35 +62,103 @@ Cut cut(const std::vector<int64_t> &tiles, int64_t chunk, int64_t forced,
   return c;
 }
 
-/// When the last of the cut's items would finish (in key tiles), each
-/// handed in order to the slot free first.
+/// When the last of the cut's units would end (in key tiles at the rate of
+/// a block alone): its items handed out in order, first one to each
+/// multiprocessor, then another to each, ..., then each to the
+/// multiprocessor where a block ended. An item first waits two tiles'
+/// time (its prologue and first loads: latency, not bandwidth), then reads
+/// its key tiles. A multiprocessor keeps `slots` / `multiprocessors` blocks
+/// resident; past `saturating` / `multiprocessors` of them reading, they
+/// share its share of the memory, each at that number / readers key tiles a
+/// tile's time.
 double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
-                int64_t slots, double mergeTrips) {
-  int64_t items = 0;
-  for (int64_t b : c.order)
-    items += c.splits[b] * units;
-  std::priority_queue<double, std::vector<double>, std::greater<double>> free;
-  for (int64_t i = 0; i < std::min(slots, items); ++i)
-    free.push(0);
-  double end = 0;
+                int64_t slots, int64_t saturating, int64_t multiprocessors,
+                double mergeTrips) {
+  constexpr double kPrologue = 2;
+  // The items in dispatch order: (key tiles, unit in order).
+  std::vector<std::pair<double, int64_t>> items;
+  std::vector<double> merge;
   for (int64_t b : c.order) {
-    // The split of a unit that finishes last merges its partials: the
-    // unit ends the merge after its last split (not after the split last
-    // in order: a shorter last split does not hide the merge).
-    double merge = c.splits[b] > 1 ? mergeTrips * double(c.splits[b]) : 0;
     for (int64_t u = 0; u < units; ++u) {
-      double unitEnd = 0;
+      // The split of a unit that finishes last merges its partials: the
+      // unit ends the merge after its last split (not after the split
+      // last in order: a shorter last split does not hide the merge).
+      merge.push_back(c.splits[b] > 1 ? mergeTrips * double(c.splits[b]) : 0);
       for (int64_t j = 0; j < c.splits[b]; ++j) {
         int64_t keys = j + 1 < c.splits[b] ? c.splitTiles[b]
                                            : tiles[b] - j * c.splitTiles[b];
-        double at = free.top() + double(keys) + 2;
-        free.pop();
-        free.push(at);
-        unitEnd = std::max(unitEnd, at);
+        items.push_back({double(keys), int64_t(merge.size()) - 1});
       }
-      end = std::max(end, unitEnd + merge);
     }
   }
+  int64_t sms = std::clamp<int64_t>(multiprocessors, 1, slots);
+  int64_t perSM = std::max<int64_t>(1, slots / sms);
+  double share = double(saturating) / double(sms);
+  // Per multiprocessor: its blocks in their prologue (ready at a time), and
+  // its readers, which advance alike (processor sharing), so that each ends
+  // at a fixed amount of tiles read per reader (`done`, at time `since`).
+  using Entry = std::tuple<double, double, int64_t>; // (when, tiles, unit)
+  using Queue =
+      std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>>;
+  struct SM {
+    Queue waiting, reading; // by ready time; by `done` at their end
+    double done = 0, since = 0;
+    double rate(double share) const {
+      return std::min(1.0, share / double(reading.size()));
+    }
+  };
+  std::vector<SM> sm(sms);
+  using Event = std::pair<double, int64_t>; // (time, multiprocessor)
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  // Each multiprocessor has one event queued at a time: its next change.
+  auto queueNext = [&](int64_t m) {
+    SM &x = sm[m];
+    double at = INFINITY;
+    if (!x.waiting.empty())
+      at = std::get<0>(x.waiting.top());
+    if (!x.reading.empty())
+      at = std::min(at, x.since + (std::get<0>(x.reading.top()) - x.done) /
+                                      x.rate(share));
+    if (at < INFINITY)
+      events.push({at, m});
+  };
+  size_t next = 0;
+  auto start = [&](SM &x, double now) {
+    x.waiting.push({now + kPrologue, items[next].first, items[next].second});
+    ++next;
+  };
+  for (int64_t round = 0; round < perSM; ++round)
+    for (int64_t m = 0; m < sms && next < items.size(); ++m)
+      start(sm[m], 0);
+  for (int64_t m = 0; m < sms; ++m)
+    queueNext(m);
+  std::vector<double> unitEnd(merge.size(), 0);
+  while (!events.empty()) {
+    auto [now, m] = events.top();
+    events.pop();
+    SM &x = sm[m];
+    if (!x.reading.empty())
+      x.done += (now - x.since) * x.rate(share);
+    x.since = now;
+    if (!x.waiting.empty() && std::get<0>(x.waiting.top()) <= now) {
+      // A prologue ends: the block starts reading.
+      auto [ready, keys, unit] = x.waiting.top();
+      x.waiting.pop();
+      x.reading.push({x.done + keys, keys, unit});
+    } else {
+      // A reader ends; the slot takes the next item.
+      auto [at, keys, unit] = x.reading.top();
+      x.reading.pop();
+      x.done = at;
+      unitEnd[unit] = std::max(unitEnd[unit], now);
+      if (next < items.size())
+        start(x, now);
+    }
+    queueNext(m);
+  }
+  double end = 0;
+  for (size_t u = 0; u < merge.size(); ++u)
+    end = std::max(end, unitEnd[u] + merge[u]);
   return end;
 }
 
@@ -100,7 +173,10 @@ tile::splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
   };
   for (Bound b :
        {Bound{"units", units, 1}, Bound{"keysPerTrip", options.keysPerTrip, 1},
-        Bound{"slots", options.slots, 1}, Bound{"maxKeys", options.maxKeys, 0},
+        Bound{"slots", options.slots, 1},
+        Bound{"saturatingSlots", options.saturatingSlots, 0},
+        Bound{"multiprocessors", options.multiprocessors, 0},
+        Bound{"maxKeys", options.maxKeys, 0},
         Bound{"minTrips", options.minTrips, 1},
         Bound{"maxSplits", options.maxSplits, 1},
         Bound{"splits", options.splits, 0}})
@@ -122,6 +198,8 @@ tile::splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
     tiles[b] = std::max<int64_t>(1, ceilDiv(keys, options.keysPerTrip));
   }
 
+  int64_t saturating =
+      options.saturatingSlots ? options.saturatingSlots : options.slots;
   Cut best;
   if (batch == 0) {
     // No sequence: no item.
@@ -140,7 +218,19 @@ tile::splitKVSchedule(const std::vector<int64_t> &lengths, int64_t units,
         continue;
       lastChunk = chunk;
       Cut c = cut(tiles, chunk, 0, options.maxSplits);
-      double end = simulate(c, tiles, units, options.slots, options.mergeTrips);
+      // No cut ends before its work could be done at the memory's rate
+      // (saturating blocks, at most the slots, all busy): a cut that
+      // cannot beat the best so far is not simulated (many splits of a
+      // batch that fills the GPU: their items only add work).
+      if (n > 1) {
+        double work = 0;
+        for (int64_t b = 0; b < batch; ++b)
+          work += double(units) * double(tiles[b] + 2 * c.splits[b]);
+        if (work / double(std::min(saturating, options.slots)) >= bestEnd)
+          continue;
+      }
+      double end = simulate(c, tiles, units, options.slots, saturating,
+                            options.multiprocessors, options.mergeTrips);
       if (n == 1 || end < bestEnd) {
         best = std::move(c);
         bestEnd = end;

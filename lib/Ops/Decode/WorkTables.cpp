@@ -13,7 +13,7 @@ using namespace tile::decode;
 namespace {
 
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t>;
+                       int64_t, int64_t, int64_t, int64_t, int64_t>;
 
 int64_t padTo4(int64_t n) { return std::max<int64_t>(4, (n + 3) / 4 * 4); }
 
@@ -86,9 +86,17 @@ DecodePlan::~DecodePlan() {
 Expected<WorkTable> decode::workTable(const DecodePlan *plan, int64_t batch,
                                       int64_t units,
                                       const SplitScheduleOptions &o) {
-  Key key{batch,       units,    o.keysPerTrip,
-          o.maxKeys,   o.slots,  o.minTrips,
-          o.maxSplits, o.splits, int64_t(o.mergeTrips * 1024)};
+  Key key{batch,
+          units,
+          o.keysPerTrip,
+          o.maxKeys,
+          o.slots,
+          o.minTrips,
+          o.maxSplits,
+          o.splits,
+          int64_t(o.mergeTrips * 1024),
+          o.saturatingSlots,
+          o.multiprocessors};
   static std::mutex uniformMutex;
   static std::map<Key, WorkTable> uniform;
   std::mutex &mutex = plan ? plan->tables().mutex : uniformMutex;
