@@ -210,10 +210,6 @@ accessShared(OpBuilder &b, Location loc, Value base, const LinearLayout &layout,
   }
   Type memElt = elt.isInteger(1) ? b.getI8Type() : elt;
   SmallVector<Value> loaded(layout.getNumRegs());
-  // Stores from one warp of those holding the same elements.
-  OpBuilder::InsertionGuard guard(b);
-  if (!toStore.empty())
-    storeFromFirstReplica(b, loc, replicaMask(layout, LinearLayout::kWarp));
   for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
     // A padded tile's vectors of padding only: neither written nor read.
     if (isPaddingRegister(layout, tileShape, r, vec)) {

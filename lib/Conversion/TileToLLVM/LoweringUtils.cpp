@@ -6,7 +6,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -213,29 +212,6 @@ std::optional<SmallVector<unsigned>> tilec::registerMapping(
     mapping.push_back(*reg);
   }
   return mapping;
-}
-
-unsigned tilec::replicaMask(const LinearLayout &layout, StringRef dim) {
-  if (!layout.hasInDim(dim))
-    return 0;
-  unsigned mask = 0;
-  for (auto [i, basis] : llvm::enumerate(layout.getBases(dim)))
-    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
-      mask |= 1u << i;
-  return mask;
-}
-
-bool tilec::storeFromFirstReplica(OpBuilder &b, Location loc,
-                                  unsigned warpMask) {
-  if (!warpMask)
-    return false;
-  Value warp = getThreadIndex(b, loc).warp;
-  Value bits = arith::AndIOp::create(b, loc, warp, constI32(b, loc, warpMask));
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
-                                      constI32(b, loc, 0));
-  auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(branch.thenBlock());
-  return true;
 }
 
 unsigned tilec::contiguousRegisters(const LinearLayout &layout, unsigned dim) {

@@ -112,20 +112,6 @@ std::optional<llvm::SmallVector<unsigned>> registerMapping(
 /// along `dim`: 2^k consecutive registers are then contiguous along `dim`.
 unsigned contiguousRegisters(const LinearLayout &layout, unsigned dim);
 
-/// The bits of input dimension `dim` whose basis is zero: threads (or
-/// registers) differing only in them hold the same element.
-unsigned replicaMask(const LinearLayout &layout, llvm::StringRef dim);
-
-/// Where warps of `layout` hold replicas of the same elements (zero warp
-/// bases), a branch that only the first of them takes (warp bits of
-/// `warpMask` clear): the stores of their elements into shared memory
-/// then come from one warp, not several writing the same address (the same
-/// value, but a race to compute-sanitizer's racecheck). Sets `b`'s
-/// insertion point inside the branch and returns true, or leaves it and
-/// returns false where no warp holds a replica.
-bool storeFromFirstReplica(mlir::OpBuilder &b, mlir::Location loc,
-                           unsigned warpMask);
-
 /// The scratch shared memory of `op` (a layout conversion or reduction that
 /// goes through shared memory), at the offset tile-allocate-shared-memory
 /// gave it; an error when it has none.

@@ -504,6 +504,18 @@ struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
   }
 };
 
+/// The bits of input dimension `dim` whose basis is zero: threads (or
+/// registers) differing only in them hold the same element.
+unsigned replicaMask(const LinearLayout &layout, StringRef dim) {
+  if (!layout.hasInDim(dim))
+    return 0;
+  unsigned mask = 0;
+  for (auto [i, basis] : llvm::enumerate(layout.getBases(dim)))
+    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
+      mask |= 1u << i;
+  return mask;
+}
+
 /// The PTX of one predicated reduction of a register into global memory:
 /// `$0` the predicate (i32), `$1` the address, `$2` the value's bits.
 std::string reductionPtx(tile::ReduceKind kind, Type elt) {

@@ -256,18 +256,13 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
                               : v;
     };
     SmallVector<Value> firstIndex;
-    for (const Basis &key : keys)
-      firstIndex.push_back(elementIndex(key));
-    {
-      // One warp of those holding the same partials stores them.
-      OpBuilder::InsertionGuard guard(b);
-      storeFromFirstReplica(b, loc, replicaMask(src, LinearLayout::kWarp));
-      for (auto [g, index] : llvm::enumerate(firstIndex)) {
-        Value at = arith::AddIOp::create(b, loc, index, slot);
-        Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), memElt, base,
-                                        ValueRange{at});
-        LLVM::StoreOp::create(b, loc, toMem(partial[g]), ptr, bytes);
-      }
+    for (auto [g, key] : llvm::enumerate(keys)) {
+      Value index = elementIndex(key);
+      firstIndex.push_back(index);
+      Value at = arith::AddIOp::create(b, loc, index, slot);
+      Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), memElt, base,
+                                      ValueRange{at});
+      LLVM::StoreOp::create(b, loc, toMem(partial[g]), ptr, bytes);
     }
     createBarrier(b, loc, op);
     for (auto [g, key] : llvm::enumerate(keys)) {
