@@ -87,3 +87,19 @@ def test_refusals_name_the_argument():
         split_schedule([10], 0, SLOTS, 10)
     with pytest.raises(tilec.ArgumentError, match="slots: 0 is outside"):
         split_schedule([10], 1, 0, 10)
+    with pytest.raises(tilec.ArgumentError,
+                       match="saturatingSlots: -1 is outside"):
+        split_schedule([10], 1, SLOTS, 10, saturating=-1)
+
+
+def test_blocks_sharing_a_multiprocessor_share_its_memory():
+    """One sequence of 64k keys, 8 KV heads, 132 SMs of two blocks: where
+    one block an SM saturates its memory, 16 splits (one block each) beat
+    32 (two each at half speed, and twice the merge); where every block
+    reads at full speed, 32 win."""
+    def splits(**kw):
+        rows, *_ = split_schedule([65536], 8, SLOTS, 65536, merge_trips=0.125,
+                                  multiprocessors=132, **kw)
+        return rows[3][0]
+    assert splits(saturating=132) == 16
+    assert splits(saturating=0) == 32
