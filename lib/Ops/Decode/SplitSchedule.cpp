@@ -24,7 +24,6 @@
 #include <numeric>
 #include <queue>
 #include <string>
-#include <tuple>
 
 using namespace tile;
 
@@ -100,7 +99,8 @@ double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
   // Per multiprocessor: its blocks in their prologue (ready at a time), and
   // its readers, which advance alike (processor sharing), so that each ends
   // at a fixed amount of tiles read per reader (`done`, at time `since`).
-  using Entry = std::tuple<double, double, int64_t>; // (when, tiles, unit)
+  // (a time or an amount read, the item's index)
+  using Entry = std::pair<double, size_t>;
   using Queue =
       std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>>;
   struct SM {
@@ -118,16 +118,16 @@ double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
     SM &x = sm[m];
     double at = INFINITY;
     if (!x.waiting.empty())
-      at = std::get<0>(x.waiting.top());
+      at = x.waiting.top().first;
     if (!x.reading.empty())
-      at = std::min(at, x.since + (std::get<0>(x.reading.top()) - x.done) /
-                                      x.rate(share));
+      at = std::min(at,
+                    x.since + (x.reading.top().first - x.done) / x.rate(share));
     if (at < INFINITY)
       events.push({at, m});
   };
   size_t next = 0;
   auto start = [&](SM &x, double now) {
-    x.waiting.push({now + kPrologue, items[next].first, items[next].second});
+    x.waiting.push({now + kPrologue, next});
     ++next;
   };
   for (int64_t round = 0; round < perSM; ++round)
@@ -143,16 +143,17 @@ double simulate(const Cut &c, const std::vector<int64_t> &tiles, int64_t units,
     if (!x.reading.empty())
       x.done += (now - x.since) * x.rate(share);
     x.since = now;
-    if (!x.waiting.empty() && std::get<0>(x.waiting.top()) <= now) {
+    if (!x.waiting.empty() && x.waiting.top().first <= now) {
       // A prologue ends: the block starts reading.
-      auto [ready, keys, unit] = x.waiting.top();
+      size_t item = x.waiting.top().second;
       x.waiting.pop();
-      x.reading.push({x.done + keys, keys, unit});
+      x.reading.push({x.done + items[item].first, item});
     } else {
       // A reader ends; the slot takes the next item.
-      auto [at, keys, unit] = x.reading.top();
+      auto [at, item] = x.reading.top();
       x.reading.pop();
       x.done = at;
+      int64_t unit = items[item].second;
       unitEnd[unit] = std::max(unitEnd[unit], now);
       if (next < items.size())
         start(x, now);
