@@ -7,13 +7,16 @@ flash backends), in one run.
                                  [--warp-specialize] [--deterministic]
                                  [--source F.tile] [--configs NAME:K=V,...;...]
                                  [--det-configs NAME:K=V,...;...]
+                                 [--kernel-times]
 
 For each B x H x N x D (f16, not causal and causal): the SDPA backward's
 gradients are the reference (tilec's checked against them first); tilec is
 timed as a user runs it: zero dQ, the preprocessing kernel (Delta), the
 backward kernel (three launches); with --deterministic also the backward
 without dQ's atomics and the dQ kernel (attn_bwd_dq: three launches, dQ
-in f16, tilec_det); SDPA as torch.autograd.grad of its output. Medians of
+in f16, tilec_det); SDPA as torch.autograd.grad of its output. With
+--kernel-times the deterministic path's dK/dV kernel and dQ kernel are also
+timed alone (microseconds, a second table): where its time goes. Medians of
 CUDA-event timings over interleaved rounds on two rotating input sets
 (bench/interleaved.py). TFLOP/s count the backward's
 2.5 x 4 B H N^2 D (halved when causal). Prints a markdown table.
@@ -53,6 +56,9 @@ def main():
                    help="with --deterministic, more compiles of its attn_bwd "
                    "(DQ_ATOMIC=False) to time, as --configs; dq_KEY=V sets "
                    "the dQ kernel's")
+    p.add_argument("--kernel-times", action="store_true",
+                   help="with --deterministic, also time its dK/dV kernel "
+                   "and its dQ kernel alone")
     p.add_argument("--deterministic", action="store_true",
                    help="also time the deterministic backward (dK, dV "
                    "without atomics, then the dQ kernel)")
@@ -131,17 +137,23 @@ def main():
                     st["do"].reshape(B * H, N, D), st["lse"], st["delta"],
                     st["dq"], st["dk"], st["dv"], scale)
 
-            def run_det(st, det):
+            def run_det(st, det, parts=None):
+                """The preprocessing, dK/dV and dQ kernels; `parts`: only
+                those of (dK/dV, dQ), Delta as left by an earlier run."""
                 rows3 = [st[n].reshape(B * H, N, D)
                          for n in ("q", "k", "v", "do")]
-                pre[(cdiv(N, 64), B * H)](
-                    st["o"].reshape(B * H, N, D), rows3[3], st["delta"])
-                det[0][(cdiv(N, det[0].constants.get("TILE_N", 64)),
-                        B * H)](
-                    *rows3, st["lse"], st["delta"], st["unused"], st["dk"],
-                    st["dv"], scale)
-                det[1][(cdiv(N, det[1].constants.get("TILE_M", 64)), B * H)](
-                    *rows3, st["lse"], st["delta"], st["dq16"], scale)
+                if parts is None:
+                    pre[(cdiv(N, 64), B * H)](
+                        st["o"].reshape(B * H, N, D), rows3[3], st["delta"])
+                if parts is None or 0 in parts:
+                    det[0][(cdiv(N, det[0].constants.get("TILE_N", 64)),
+                            B * H)](
+                        *rows3, st["lse"], st["delta"], st["unused"],
+                        st["dk"], st["dv"], scale)
+                if parts is None or 1 in parts:
+                    det[1][(cdiv(N, det[1].constants.get("TILE_M", 64)),
+                            B * H)](
+                        *rows3, st["lse"], st["delta"], st["dq16"], scale)
 
             def sdpa(backend):
                 outs = {}
@@ -164,6 +176,14 @@ def main():
                      for name, b in bwds.items()}
             for name, det in dets.items():
                 impls[name] = lambda st, det=det: run_det(st, det)
+            parts = {}
+            if args.kernel_times:
+                for name, det in dets.items():
+                    parts[name + ":dkdv"] = \
+                        lambda st, det=det: run_det(st, det, parts=(0,))
+                    parts[name + ":dq"] = \
+                        lambda st, det=det: run_det(st, det, parts=(1,))
+            impls.update(parts)
             for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                   ("flash", SDPBackend.FLASH_ATTENTION)):
                 try:
@@ -198,13 +218,16 @@ def main():
             flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
             row = {"shape": shape, "causal": causal}
             for name, t in ms.items():
-                row[name] = flops / t / 1e9
+                if name in parts:
+                    row.setdefault("us", {})[name] = t * 1e3
+                else:
+                    row[name] = flops / t / 1e9
             row["regs"] = {n: b.registers for n, b in bwds.items()}
             for name, det in dets.items():
                 row["regs"][name] = [k.registers for k in det]
             rows.append(row)
             print(row, flush=True)
-    names = [n for n in rows[0] if n not in ("shape", "causal", "regs")]
+    names = [n for n in rows[0] if n not in ("shape", "causal", "regs", "us")]
     print("\n| B x H x N x D | causal | " + " | ".join(
         f"{n} TFLOP/s" for n in names) +
         " | best tilec / cuDNN | best tilec / flash |")
@@ -215,6 +238,14 @@ def main():
         print(f"| {r['shape']} | {r['causal']} | " +
               " | ".join(f"{r[n]:.0f}" for n in names) +
               f" | {ratio('cudnn')} | {ratio('flash')} |")
+    if "us" in rows[0]:
+        parts = list(rows[0]["us"])
+        print("\n| B x H x N x D | causal | " +
+              " | ".join(f"{n} us" for n in parts) + " |")
+        print("|---|---|" + "---|" * len(parts))
+        for r in rows:
+            print(f"| {r['shape']} | {r['causal']} | " +
+                  " | ".join(f"{r['us'][n]:.0f}" for n in parts) + " |")
 
 
 def parse_configs(text):

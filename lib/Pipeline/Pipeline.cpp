@@ -88,6 +88,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // slicing leaves it alone).
   fpm.addPass(mlir::tile::createTileStageMmaOperands());
   fpm.addPass(mlir::tile::createTileSliceMmaK());
+  // A loop's loads that a layout conversion moves between threads: copied
+  // into shared memory like the operands (ring copies once pipelined), read
+  // in the converted layout at their use.
+  fpm.addPass(mlir::tile::createTileStageConvertedLoads());
   // Copies ahead of their use: multi-stage rings in loops, then straight
   // line code.
   mlir::tile::TilePipelineOptions pipelineOptions;

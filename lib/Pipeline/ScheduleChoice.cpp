@@ -31,12 +31,16 @@
 //     (gemm.tile's 128 x 128 x 32 tiles: 0.39 of cuBLAS specialized, 0.73
 //     not, on an H200; bench/results/2026-11-28-h200-occupancy-stages.md),
 //     and when the loop's f32 multiply results (accumulators and scores)
-//     leave a consumer thread's 240 registers room for its operands: at
-//     more than kSpecializedResultRegisters a thread, eight warps without
-//     a producer (255 registers each) ran faster and spilled less (the
-//     attention backward's dK/dV loop at D = 128, 128 keys: 192 result
-//     registers, 1.04x unspecialized;
-//     bench/results/2026-11-29-h200-backward.md). A
+//     leave a consumer thread's 240 registers room for its operands: 192
+//     a thread (the attention backward's dK/dV loop at D = 128, 128 keys:
+//     specialized, 1.11x the eight warps without a producer,
+//     bench/results/2026-11-29-h200-backward-unrotated.md), 160 in a
+//     rotated loop (the same loop rotated ran 1.04x unspecialized, and
+//     spilled less, bench/results/2026-11-29-h200-backward.md);
+//   - a loop of more than two multiplies is not rotated (tile-rotate-wgmma):
+//     its other multiplies overlap its elementwise work already, and the
+//     rotated multiply's register operand, carried across the back edge,
+//     costs registers (measured below, at kMaxRotatedMultiplies). A
 //     branch of that loop on its induction variable (a causal mask) is split
 //     off after specialization (tile-loop-split runs once the schedule is in
 //     place), so the two choices do not interact;
@@ -145,8 +149,15 @@ std::optional<unsigned> stagesThatFit(const OperandBytes &ops, int64_t budget) {
 constexpr unsigned kMaxUnhintedStages = 4;
 
 /// The most f32 multiply results a specialized consumer thread holds: of
-/// its 240 registers, the rest go to operands, masks and addresses.
-constexpr int64_t kSpecializedResultRegisters = 160;
+/// its 240 registers, the rest go to operands, masks and addresses; fewer
+/// where tile-rotate-wgmma carries a multiply's register operand (and the
+/// work producing it) across the back edge.
+constexpr int64_t kSpecializedResultRegisters = 192;
+constexpr int64_t kSpecializedResultRegistersRotated = 160;
+
+/// Loops of more than this many multiplies are not rotated: their other
+/// multiplies already run under the elementwise work between two of them.
+constexpr unsigned kMaxRotatedMultiplies = 2;
 
 /// Without a producer warp: the stages that keep as many blocks on a
 /// multiprocessor as two-stage rings would, where shared memory, not
@@ -281,11 +292,26 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
     if (auto stages = stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
       choice.numStages = *stages;
   unsigned warps = numWarps ? *numWarps : *choice.numWarps;
+  // Rotation (a loop's last multiply issued behind the next trip's first)
+  // overlaps a loop's elementwise work with the tensor cores where nothing
+  // else would: attention's softmax between Q K^T and P V. In loops of more
+  // than two multiplies the others overlap it already, and the rotated
+  // multiply's register operand, live across the back edge, costs more
+  // than it hides (the attention backward's dK/dV loop of four: 1.11-1.27x
+  // faster unrotated at D = 64 and 128; its dQ loop of three: 1.08-1.14x;
+  // H200, bench/results/2026-11-29-h200-backward-unrotated.md).
+  if (!given.rotateWgmma && llvm::all_of(multipliesPerLoop, [](auto &entry) {
+        return entry.second > kMaxRotatedMultiplies;
+      }))
+    choice.rotateWgmma = false;
+  bool rotated = given.rotateWgmma.value_or(choice.rotateWgmma.value_or(true));
   // A producer with two consumer warpgroups: one block per multiprocessor,
   // the consumers at 240 registers. With one, two blocks fit and a thread
   // starts with 128, which an accumulator of 64 x 256 f32 alone fills.
   bool resultsFit =
-      accumulatorElements <= kSpecializedResultRegisters * warps * 32;
+      accumulatorElements <= (rotated ? kSpecializedResultRegistersRotated
+                                      : kSpecializedResultRegisters) *
+                                 warps * 32;
   if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128 ||
       !longStages || !resultsFit) {
     if (!numStages && !choice.numStages)

@@ -34,15 +34,15 @@ HEAD_DIMS = (64, 96, 128)
 
 def _key_tile(head_dim):
     """(keys per block, options) of the dK/dV kernel: from head_dim 96, 128
-    keys on two warpgroups, not specialized (bench/attention_bwd.py
-    --det-configs, H200: 1.04-1.05x at 96 and 1.12-1.15x at 128 over 64 keys
-    on one warpgroup, 0.93-0.96x at 64; specialized, it spilled at 128 and
-    ran 0.96x. Measured before the loop's Q and dO copies were pipelined
-    (tile-load-transposed-operands); the compiler's own choice at 128 keys
-    is now unspecialized too, without spills)."""
+    keys on two warpgroups (bench/attention_bwd.py --det-configs, H200:
+    1.04-1.05x at 96 and 1.12-1.15x at 128 over 64 keys on one warpgroup,
+    0.93-0.96x at 64), the rest the compiler's choice: its loop of four
+    multiplies unrotated, and so specialized (a producer warp; 1.11x the
+    unspecialized kernel at 128, bench/results/2026-11-29-h200-backward-
+    unrotated.md)."""
     if head_dim <= 64:
         return TILE, {"num_warps": 4}
-    return 2 * TILE, {"num_warps": 8, "warp_specialize": False}
+    return 2 * TILE, {"num_warps": 8}
 
 
 def forward_tiles(head_dim):

@@ -715,8 +715,12 @@ LogicalResult LocalLoadOp::verify() {
   SharedMemoryType buf = getBuffer().getType();
   if (buf.getElementType() != getType().getElementType())
     return emitOpError("element types must match");
-  return verifySubTile(*this, buf.getShape(), getOffsets(),
-                       getType().getShape());
+  // A buffer that holds a tile without its size-1 dimensions (as
+  // tile.async_copy fills it) is read into the tile with them.
+  SmallVector<int64_t> sub(getType().getShape());
+  if (buf.getShape().size() < sub.size())
+    llvm::erase(sub, 1);
+  return verifySubTile(*this, buf.getShape(), getOffsets(), sub);
 }
 
 /// A ring of tiles (tile.tile_claim, tile.tile_read): one dimension of i32.

@@ -690,7 +690,10 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [
   let summary = "read (part of) a shared memory buffer into registers";
   let description = [{
     Reads the sub-tile at `offsets` with the result's shape and layout. For
-    the operand layouts of mma on 16-bit data this becomes `ldmatrix`.
+    the operand layouts of mma on 16-bit data this becomes `ldmatrix`. A
+    buffer of lower rank holds the tile without its size-1 dimensions (as
+    `tile.async_copy` fills it): the result is read with them, `offsets`
+    indexing the buffer.
 
     ```mlir
     %b = tile.local_load %k [16, 0] : !tile.smem<[128, 64], f16, #shared> -> tensor<16x64xf16, #dot_b>

@@ -227,6 +227,29 @@ def TileStageMmaOperands
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileStageConvertedLoads
+    : Pass<"tile-stage-converted-loads", "::mlir::func::FuncOp"> {
+  let summary = "Copy a loop's loads that a layout conversion moves into "
+                "shared memory";
+  let description = [{
+    A `tile.load` in a loop body whose tile reaches its only use through a
+    `tile.convert_layout` that moves data between threads (possibly after
+    elementwise ops whose other operands are splat constants, each value
+    used once) is copied into an unswizzled shared memory buffer
+    (`tile.smem_alloc`, `tile.async_copy` where the load was) and read in
+    the conversion's layout where the conversion was (`tile.async_wait`,
+    `tile.local_load`), the elementwise ops redone after the read in that
+    layout. The conversion's round trip through shared memory, and its
+    barriers, go; the copy becomes a ring copy of the loop (`tile-pipeline`,
+    then TMA on sm_90), and the tile holds registers from its use on only:
+    attention backward's per-query LSE and Delta rows, broadcast down the
+    accumulators. Loads that pad with other than zero, gathers, and tiles
+    whose threads hold less than 4 contiguous bytes stay as they are.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileSliceMmaK : Pass<"tile-slice-mma-k", "::mlir::func::FuncOp"> {
   let summary = "Split mma along K into steps of the instruction's K";
   let description = [{

@@ -226,7 +226,8 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   Type elt = registerType(bufType.getElementType());
   unsigned bits = bitWidth(elt);
   if (!dotLayout || (bits != 16 && bits != 8) ||
-      dotLayout.getKWidth() != 32 / bits || bufType.getShape().size() != 2)
+      dotLayout.getKWidth() != 32 / bits || bufType.getShape().size() != 2 ||
+      op.getType().getRank() != 2)
     return failure();
   unsigned w = 32 / bits; // elements per word
   LinearLayout dst = getLinearLayout(op.getType());
@@ -373,18 +374,26 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
     auto bufType = op.getBuffer().getType();
     Type elt = registerType(bufType.getElementType());
     LinearLayout dst = getLinearLayout(op.getType());
-    unsigned f = bufType.getLayout().getOrder()[0];
+    // Buffer dimension j is the result's dims[j]: the same, or, for a
+    // buffer holding the tile without its size-1 dimensions, the others.
+    SmallVector<unsigned> dims =
+        bufType.getShape().size() == size_t(op.getType().getRank())
+            ? llvm::to_vector(llvm::seq<unsigned>(0, op.getType().getRank()))
+            : tile::nonUnitDims(op.getType().getShape());
+    unsigned f = dims[bufType.getLayout().getOrder()[0]];
     unsigned vec = std::min<unsigned>(1u << contiguousRegisters(dst, f),
                                       bufType.getLayout().getVec());
     SmallVector<Value> offsets = threadOffsets(rewriter, loc, dst);
-    for (unsigned d = 0; d < offsets.size(); ++d)
+    for (auto [j, d] : llvm::enumerate(dims))
       offsets[d] =
           arith::AddIOp::create(rewriter, loc, offsets[d],
-                                constI32(rewriter, loc, op.getOffsets()[d]));
+                                constI32(rewriter, loc, op.getOffsets()[j]));
     regs.assign(dst.getNumRegs(), Value());
     for (unsigned r = 0; r < dst.getNumRegs(); r += vec) {
-      SmallVector<Value> coords =
-          registerCoords(rewriter, loc, dst, offsets, r);
+      SmallVector<Value> all = registerCoords(rewriter, loc, dst, offsets, r);
+      SmallVector<Value> coords;
+      for (unsigned d : dims)
+        coords.push_back(all[d]);
       Value ptr = elementPtr(rewriter, loc, base, elt,
                              sharedOffset(rewriter, loc, bufType, coords));
       unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);

@@ -479,6 +479,17 @@ func.func @local_load_rank(%b: !tile.smem<[64, 64], f16, #shared>) {
 
 // -----
 
+// A buffer of lower rank holds the tile without its size-1 dimensions: a
+// result with other dimensions than those does not fit it.
+#shared = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @local_load_reduced_rank(%b: !tile.smem<[64], f32, #shared>) {
+  // expected-error @+1 {{'tile.local_load' op offsets and result must have the rank of the source (1)}}
+  %0 = tile.local_load %b [0] : !tile.smem<[64], f32, #shared> -> tensor<2x64xf32>
+  return
+}
+
+// -----
+
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @local_load_misaligned(%b: !tile.smem<[128, 64], f16, #shared>) {
   // expected-error @+1 {{'tile.local_load' op the sub-tile at offset 24 of size 16 in dimension 0 must lie inside the source (128) at a multiple of its size}}

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Attention forward + backward as training runs it: tilec.attention under
+autograd (the forward writing LSE, then the backward's three kernels)
+against torch's scaled_dot_product_attention with the cuDNN and flash
+backends, in one run.
+
+  python3 bench/attention_train_step.py [--rounds 10] [--dtype bf16]
+      [--points 16x32x1024x64,...]
+
+The default points are FlashAttention-3's setting: 16k tokens, hidden 2048
+(heads = 2048 / D), D = 64 and 128, N = 1k, 4k, 16k; causal and not. Each
+step is out = attention(q, k, v); torch.autograd.grad(out, (q, k, v), dO).
+tilec's gradients are checked against the flash backend's first. Medians of
+CUDA-event timings over interleaved rounds on two rotating input sets
+(bench/interleaved.py); TFLOP/s count 3.5 x 4 B H N^2 D (forward and
+backward; halved when causal). Prints a markdown table, SDPA time / tilec
+time last (above 1: tilec faster).
+"""
+import argparse
+import os
+import sys
+
+import torch
+import tilec
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from interleaved import time_interleaved  # noqa: E402
+
+POINTS = ("16x32x1024x64,4x32x4096x64,1x32x16384x64,"
+          "16x16x1024x128,4x16x4096x128,1x16x16384x128")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=10)
+    p.add_argument("--dtype", choices=("f16", "bf16"), default="bf16")
+    p.add_argument("--points", default=POINTS)
+    args = p.parse_args()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"tilec {os.environ.get('TILEC_LIBRARY', '')}, {args.dtype}")
+    rows = []
+    for point in args.points.split(","):
+        B, H, N, D = (int(x) for x in point.split("x"))
+        for causal in (False, True):
+            sets = []
+            for _ in range(2):
+                q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=dtype,
+                                       requires_grad=True) for _ in range(3))
+                do = torch.randn(B, H, N, D, device="cuda", dtype=dtype)
+                sets.append((q, k, v, do))
+
+            def tilec_step(st):
+                q, k, v, do = st
+                out = tilec.attention(q, k, v, causal=causal)
+                return torch.autograd.grad(out, (q, k, v), do)
+
+            def sdpa_step(backend):
+                def run(st):
+                    q, k, v, do = st
+                    with sdpa_kernel(backend):
+                        out = F.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal)
+                    return torch.autograd.grad(out, (q, k, v), do)
+                return run
+
+            impls = {"tilec": tilec_step}
+            for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                  ("flash", SDPBackend.FLASH_ATTENTION)):
+                try:
+                    sdpa_step(backend)(sets[0])
+                    impls[name] = sdpa_step(backend)
+                except RuntimeError as e:
+                    print(f"  {name}: {str(e).splitlines()[0]}")
+            want = sdpa_step(SDPBackend.FLASH_ATTENTION)(sets[0])
+            got = tilec_step(sets[0])
+            for name, g, w in zip(("dq", "dk", "dv"), got, want):
+                err = ((g.float() - w.float()).norm()
+                       / w.float().norm()).item()
+                assert err < 2e-2, (point, causal, name, err)
+            ms = time_interleaved(torch, impls, sets, args.rounds)
+            flops = 3.5 * 4 * B * H * N * N * D / (2 if causal else 1)
+            row = {"point": point, "causal": causal}
+            row.update({n: flops / t / 1e9 for n, t in ms.items()})
+            rows.append(row)
+            print(row, flush=True)
+    names = [n for n in rows[0] if n not in ("point", "causal")]
+    print("\n| B x H x N x D | causal | " +
+          " | ".join(f"{n} TFLOP/s" for n in names) +
+          " | cuDNN time / tilec's | flash time / tilec's |")
+    print("|---|---|" + "---|" * (len(names) + 2))
+    for r in rows:
+        ratio = lambda n: f"{r['tilec'] / r[n]:.2f}" if n in r else "-"
+        print(f"| {r['point']} | {r['causal']} | " +
+              " | ".join(f"{r[n]:.0f}" for n in names) +
+              f" | {ratio('cudnn')} | {ratio('flash')} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+//===- StageConvertedLoads.cpp - Loads converted through shared memory ----===//
+//
+// A loop's load whose tile only reaches its use through a layout conversion
+// that moves data between threads (through shared memory, between two
+// barriers) is copied into a shared memory buffer instead, and read from it
+// in the converted layout where the conversion was:
+//
+//   %r = tile.load %lse[...] : tensor<1x64xf32, #blocked>
+//   ...                                           (the loop's multiplies)
+//   %s = arith.mulf %r, %c : tensor<1x64xf32, #blocked>
+//   %m = tile.convert_layout %s : ... -> tensor<1x64xf32, #mma>
+// becomes
+//   %buf = tile.smem_alloc : !tile.smem<[1, 64], f32, #shared>
+//   tile.async_copy %lse[...], %buf
+//   ...
+//   tile.async_wait %buf
+//   %r = tile.local_load %buf [0, 0] : ... -> tensor<1x64xf32, #mma>
+//   %m = arith.mulf %r, %c' : tensor<1x64xf32, #mma>
+//
+// The copy is then a ring copy like the multiplies' operands (tile-pipeline
+// issues it iterations ahead; on sm_90 a TMA copy, which a producer warp
+// issues), and the tile is in registers only from its use on: an attention
+// backward's per-query LSE and Delta rows, broadcast down the accumulators'
+// columns, cost neither the conversion's round trip and barriers nor
+// registers across the multiplies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILESTAGECONVERTEDLOADS
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// True for a splat constant: re-created in any layout for nothing.
+bool isSplat(Value v) {
+  DenseElementsAttr dense;
+  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+}
+
+/// A conversion to stage and what leads to it from its load.
+struct Candidate {
+  ConvertLayoutOp convert;
+  LoadOp load;
+  SmallVector<Operation *> chain; // from the load's user to the conversion's
+};
+
+/// The candidate `convert` makes, if any: its source comes from a load of
+/// the same loop body through elementwise ops whose other operands are
+/// splat constants, each value used once; the load pads with zeros (what an
+/// async copy leaves past the tensor's end) and is not a gather.
+std::optional<Candidate> candidateOf(ConvertLayoutOp convert) {
+  RankedTensorType from = convert.getSource().getType();
+  RankedTensorType to = convert.getType();
+  if (!isa_and_present<BlockedLayoutAttr>(from.getEncoding()) ||
+      !to.getEncoding() || isRegisterOnlyConversion(from, to) ||
+      !isa<scf::ForOp>(convert->getParentOp()))
+    return std::nullopt;
+  Candidate c;
+  c.convert = convert;
+  Value v = convert.getSource();
+  while (true) {
+    if (!v.hasOneUse())
+      return std::nullopt;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != convert->getBlock())
+      return std::nullopt;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      c.load = load;
+      break;
+    }
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+        def->getNumRegions() != 0)
+      return std::nullopt;
+    Value next;
+    for (Value operand : def->getOperands()) {
+      if (isSplat(operand))
+        continue;
+      if (next)
+        return std::nullopt;
+      next = operand;
+    }
+    if (!next)
+      return std::nullopt;
+    c.chain.push_back(def);
+    v = next;
+  }
+  if (c.load.getBoxes())
+    return std::nullopt;
+  if (auto pad = c.load.getPaddingAttr()) {
+    auto f = dyn_cast<FloatAttr>(pad);
+    auto i = dyn_cast<IntegerAttr>(pad);
+    if (!((f && f.getValue().isPosZero()) || (i && i.getValue().isZero())))
+      return std::nullopt;
+  }
+  // An async copy moves at least 4 bytes per thread's vector.
+  auto layout = cast<BlockedLayoutAttr>(from.getEncoding());
+  unsigned bytes = getSharedElementBytes(from.getElementType());
+  if (bytes * layout.getSizePerThread()[layout.getOrder()[0]] < 4)
+    return std::nullopt;
+  std::reverse(c.chain.begin(), c.chain.end());
+  return c;
+}
+
+/// `layout` on the dimensions `kept` of its tile (the others of size 1):
+/// the threads and warps it spreads along the dropped ones replicate the
+/// tile along the kept ones, as the copy into the buffer of those
+/// dimensions distributes it.
+BlockedLayoutAttr dropUnitDims(BlockedLayoutAttr layout,
+                               ArrayRef<unsigned> kept) {
+  SmallVector<unsigned> spt, tpw, wpc, order;
+  unsigned lanes = 1, warps = 1;
+  for (unsigned d = 0; d < layout.getSizePerThread().size(); ++d) {
+    if (llvm::is_contained(kept, d)) {
+      spt.push_back(layout.getSizePerThread()[d]);
+      tpw.push_back(layout.getThreadsPerWarp()[d]);
+      wpc.push_back(layout.getWarpsPerCTA()[d]);
+      continue;
+    }
+    lanes *= layout.getThreadsPerWarp()[d];
+    warps *= layout.getWarpsPerCTA()[d];
+  }
+  for (unsigned d : layout.getOrder())
+    if (auto it = llvm::find(kept, d); it != kept.end())
+      order.push_back(it - kept.begin());
+  tpw[order.back()] *= lanes;
+  wpc[order.front()] *= warps;
+  return BlockedLayoutAttr::get(layout.getContext(), spt, tpw, wpc, order);
+}
+
+struct StageConvertedLoadsPass
+    : public mlir::tile::impl::TileStageConvertedLoadsBase<
+          StageConvertedLoadsPass> {
+  void runOnOperation() override {
+    SmallVector<Candidate> candidates;
+    getOperation().walk([&](ConvertLayoutOp convert) {
+      if (auto c = candidateOf(convert))
+        candidates.push_back(std::move(*c));
+    });
+    for (Candidate &c : candidates)
+      stage(c);
+  }
+
+  void stage(Candidate &c) {
+    LoadOp load = c.load;
+    RankedTensorType loaded = load.getType();
+    auto layout = cast<BlockedLayoutAttr>(loaded.getEncoding());
+    unsigned bytes = getSharedElementBytes(loaded.getElementType());
+    // Unswizzled, in the tensor's order: every thread of the conversion's
+    // layout reads its elements where the copy put them.
+    // The buffer holds the tile without its size-1 dimensions (as an async
+    // copy fills it), in the order of the others.
+    SmallVector<unsigned> kept = nonUnitDims(loaded.getShape());
+    SmallVector<int64_t> shape;
+    for (unsigned d : kept)
+      shape.push_back(loaded.getDimSize(d));
+    BlockedLayoutAttr copyLayout = dropUnitDims(layout, kept);
+    auto shared =
+        SharedLayoutAttr::get(&getContext(), std::max(1u, 16 / bytes), 1, 1,
+                              SmallVector<unsigned>(copyLayout.getOrder()));
+    auto bufType = SharedMemoryType::get(&getContext(), shape,
+                                         loaded.getElementType(), shared);
+    OpBuilder b(load);
+    Value buf = SmemAllocOp::create(b, load.getLoc(), bufType);
+    AsyncCopyOp::create(b, load.getLoc(), load.getTensor(), load.getIndices(),
+                        load.getBoxes(), buf, /*pred=*/Value(),
+                        load.getBoxDimAttr(),
+                        b.getDenseI64ArrayAttr(loaded.getShape()),
+                        load.getOrderAttr(), copyLayout, load.getLatencyAttr());
+    Attribute target = c.convert.getType().getEncoding();
+    auto inTarget = [&](Type t) {
+      auto type = cast<RankedTensorType>(t);
+      return RankedTensorType::get(type.getShape(), type.getElementType(),
+                                   target);
+    };
+    b.setInsertionPoint(c.convert);
+    Location loc = c.convert.getLoc();
+    AsyncWaitOp::create(b, loc, ValueRange{buf}, b.getI32IntegerAttr(0));
+    Value current = LocalLoadOp::create(
+        b, loc, inTarget(loaded), buf,
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(shape.size(), 0)));
+    for (Operation *def : c.chain) {
+      SmallVector<Value> operands;
+      for (Value operand : def->getOperands()) {
+        if (!isSplat(operand)) {
+          operands.push_back(current);
+          continue;
+        }
+        DenseElementsAttr dense;
+        matchPattern(operand, m_Constant(&dense));
+        operands.push_back(
+            arith::ConstantOp::create(
+                b, def->getLoc(), dense.reshape(inTarget(operand.getType())))
+                .getResult());
+      }
+      OperationState state(def->getLoc(), def->getName(), operands,
+                           TypeRange{inTarget(def->getResult(0).getType())},
+                           def->getAttrs());
+      current = b.create(state)->getResult(0);
+    }
+    c.convert.replaceAllUsesWith(current);
+    c.convert.erase();
+    for (Operation *def : llvm::reverse(c.chain))
+      def->erase();
+    load.erase();
+  }
+};
+
+} // namespace

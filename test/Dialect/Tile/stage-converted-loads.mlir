@@ -1,0 +1,87 @@
+// RUN: tile-opt %s -split-input-file --tile-stage-converted-loads | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-stage-converted-loads | tile-opt -split-input-file --verify-roundtrip > /dev/null
+
+// tile-stage-converted-loads: a loop body's tile.load whose tile reaches its
+// only use through a tile.convert_layout that moves data between threads
+// (here a row, spread over the lanes, broadcast down an mma accumulator's
+// columns), possibly through elementwise ops whose other operands are splat
+// constants, becomes a copy into an unswizzled buffer of the tile without
+// its size-1 dimensions (tile.smem_alloc + tile.async_copy where the load
+// was, with the copy's layout on those dimensions) and a read in the
+// conversion's layout where the conversion was (tile.async_wait +
+// tile.local_load), the elementwise ops redone after it in that layout.
+
+#blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// CHECK:       #[[ROW:blocked1]] = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK:       #[[S:shared]] = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+// CHECK-LABEL: func.func @row
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[BUF:.*]] = tile.smem_alloc : <[64], f32, #[[S]]>
+// CHECK-NEXT:    tile.async_copy %{{.*}}[%[[I]], %{{.*}}], %[[BUF]] {latency = 2 : i32, layout = #[[ROW]], shape = array<i64: 1, 64>}
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %[[ACC]], %[[ACC]]
+// CHECK-NEXT:    tile.async_wait %[[BUF]]
+// CHECK-NEXT:    %[[R:.*]] = tile.local_load %[[BUF]] [0] : <[64], f32, #[[S]]> -> tensor<1x64xf32, #mma>
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<1x64xf32, #mma>
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[R]], %[[TWO]] : tensor<1x64xf32, #mma>
+// CHECK-NEXT:    %[[B:.*]] = tile.broadcast %[[M]]
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[P]], %[[B]]
+// CHECK-NEXT:    scf.yield %[[SUM]]
+// CHECK-NOT:   tile.load
+// CHECK-NOT:   tile.convert_layout
+func.func @row(%R: !tile.global<f32, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %two = arith.constant dense<2.000000e+00> : tensor<1x64xf32, #blocked>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %row = tile.load %R[%i, %c0] {latency = 2 : i32} : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %p = arith.mulf %acc, %acc : tensor<64x64xf32, #mma>
+    %s = arith.mulf %row, %two : tensor<1x64xf32, #blocked>
+    %m = tile.convert_layout %s : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %b = tile.broadcast %m : tensor<1x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    %sum = arith.addf %p, %b : tensor<64x64xf32, #mma>
+    scf.yield %sum : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+// Left alone: a load outside a loop; a loaded tile used twice; a tile
+// combined with another loaded tile before the conversion; a load padded
+// with other than zero.
+
+#blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// CHECK-LABEL: func.func @not_staged
+// CHECK-NOT:   tile.async_copy
+// CHECK-NOT:   tile.local_load
+// CHECK:       return
+func.func @not_staged(%R: !tile.global<f32, 2>, %n: i32) -> (tensor<1x64xf32, #mma>, tensor<1x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<1x64xf32, #mma>
+  %out = tile.load %R[%c0, %c0] : <f32, 2> -> tensor<1x64xf32, #blocked>
+  %o = tile.convert_layout %out : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<1x64xf32, #mma>) : i32 {
+    %twice = tile.load %R[%i, %c0] : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %a = tile.convert_layout %twice : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %sq = arith.mulf %twice, %twice : tensor<1x64xf32, #blocked>
+    %b = tile.convert_layout %sq : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %x = tile.load %R[%i, %c1] : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %y = tile.load %R[%c1, %i] : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %xy = arith.addf %x, %y : tensor<1x64xf32, #blocked>
+    %c = tile.convert_layout %xy : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %pad = tile.load %R[%i, %i] {padding = 1.000000e+00 : f32} : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %d = tile.convert_layout %pad : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %s1 = arith.addf %acc, %a : tensor<1x64xf32, #mma>
+    %s2 = arith.addf %s1, %b : tensor<1x64xf32, #mma>
+    %s3 = arith.addf %s2, %c : tensor<1x64xf32, #mma>
+    %s4 = arith.addf %s3, %d : tensor<1x64xf32, #mma>
+    scf.yield %s4 : tensor<1x64xf32, #mma>
+  }
+  return %o, %r : tensor<1x64xf32, #mma>, tensor<1x64xf32, #mma>
+}
