@@ -21,7 +21,10 @@
 //     blocks two-stage rings would have (loops in sequence counted one at
 //     a time: their rings do not live at once);
 //   - with a producer warp (below), one block per multiprocessor: loads
-//     with no latency hint get the most stages, up to 4, that fit;
+//     with no latency hint get the most stages, up to 4, that fit (two in
+//     a loop of more than two multiplies);
+//   - a loaded tile that several multiplies read is counted once (it has
+//     one buffer);
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
@@ -105,11 +108,14 @@ struct OperandBytes {
 OperandBytes operandBytes(func::FuncOp func) {
   OperandBytes r;
   llvm::MapVector<Operation *, std::pair<int64_t, int64_t>> perLoop;
+  // A tile read by several multiplies (attention backward's Q and dO, as
+  // they are and transposed) has one buffer (tile-stage-mma-operands).
+  llvm::DenseSet<Operation *> counted;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
     for (Value operand : {mma.getA(), mma.getB()}) {
       mlir::tile::LoadOp load = sourceLoad(operand);
-      if (!load)
+      if (!load || !counted.insert(load).second)
         continue;
       int64_t bytes = tileBytes(load.getType());
       if (loop && load->getParentOp() == loop.getOperation()) {
@@ -155,8 +161,9 @@ constexpr unsigned kMaxUnhintedStages = 4;
 constexpr int64_t kSpecializedResultRegisters = 192;
 constexpr int64_t kSpecializedResultRegistersRotated = 160;
 
-/// Loops of more than this many multiplies are not rotated: their other
-/// multiplies already run under the elementwise work between two of them.
+/// Loops of more than this many multiplies are not rotated (their other
+/// multiplies already run under the elementwise work between two of them)
+/// and, specialized, keep two-stage rings.
 constexpr unsigned kMaxRotatedMultiplies = 2;
 
 /// Without a producer warp: the stages that keep as many blocks on a
@@ -325,8 +332,14 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
   // blocks, and the producer keeps them full. Loads with no latency hint
   // get the most stages, up to kMaxUnhintedStages, that fit (H200, linear
   // 128 x 256 x 64 tiles specialized: 4 stages ran 1.29-1.39x the 2-stage
-  // default, bench/results/2026-11-29-h200-gemm-schedules.md).
-  if (!numStages && !choice.numStages && ops.unhinted)
+  // default, bench/results/2026-11-29-h200-gemm-schedules.md), in a loop of
+  // at most two multiplies: one of more does more work a stage, and deeper
+  // rings only take shared memory (the attention backward's dK/dV loop of
+  // four at D = 128: no faster at 4 stages than at 2, and its variant adding
+  // dQ by TMA reduce no longer fitted;
+  // bench/results/2026-11-29-h200-backward-unrotated.md).
+  if (!numStages && !choice.numStages && ops.unhinted &&
+      multipliesPerLoop[streaming.front()] <= kMaxRotatedMultiplies)
     for (unsigned s = kMaxUnhintedStages; s > 2; --s)
       if (ops.streamed * s + ops.fixed <=
           limits.sharedBytesPerBlock * 15 / 16) {

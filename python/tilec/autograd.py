@@ -2,9 +2,8 @@
 is on), tilec.attention runs the forward that also writes each query row's
 log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
 backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
-one block per 64 keys, or per 128 on 8 warps at head_dim 96 and 128,
-accumulating dK and dV in registers; then one block per 64 queries
-accumulating dQ in registers), all written in the DSL.
+one block per 64 keys accumulating dK and dV in registers; then one block
+per 64 queries accumulating dQ in registers), all written in the DSL.
 
 What the backward supports, each refused with an ArgumentError naming the
 argument otherwise: k and v of one shape (batch, kv_heads, seq_k, head_dim)
@@ -33,16 +32,15 @@ HEAD_DIMS = (64, 96, 128)
 
 
 def _key_tile(head_dim):
-    """(keys per block, options) of the dK/dV kernel: from head_dim 96, 128
-    keys on two warpgroups (bench/attention_bwd.py --det-configs, H200:
-    1.04-1.05x at 96 and 1.12-1.15x at 128 over 64 keys on one warpgroup,
-    0.93-0.96x at 64), the rest the compiler's choice: its loop of four
-    multiplies unrotated, and so specialized (a producer warp; 1.11x the
-    unspecialized kernel at 128, bench/results/2026-11-29-h200-backward-
-    unrotated.md)."""
-    if head_dim <= 64:
-        return TILE, {"num_warps": 4}
-    return 2 * TILE, {"num_warps": 8}
+    """(keys per block, options) of the dK/dV kernel: 64 keys on one
+    warpgroup at every head dimension, the rest the compiler's choice (its
+    loop of four multiplies unrotated, two-stage rings). At 96 and 128, 128
+    keys on two warpgroups (a producer warp) ran 0.94-1.02x of it in one
+    process (H200, bench/results/2026-11-29-h200-backward-unrotated.md);
+    before the choice counted a tile read by two multiplies once, its rings
+    took up to 1.7x the shared memory and 128 keys ran 1.12-1.15x
+    (bench/results/2026-11-29-h200-backward.md)."""
+    return TILE, {}
 
 
 def forward_tiles(head_dim):
