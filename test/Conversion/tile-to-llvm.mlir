@@ -772,6 +772,26 @@ func.func @pipelined(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %n: i32
 
 // -----
 
+// tile.local_load from a buffer that holds the tile without its size-1
+// dimensions (a 1 x 64 row in a [64] buffer, as tile.async_copy fills it
+// and tile-stage-converted-loads reads it): the row in an mma accumulator's
+// column layout, each thread's 8 pairs of adjacent columns as 8-byte loads.
+// CHECK-LABEL: llvm.func @row_from_unit_dims
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK-NOT:   llvm.load
+// CHECK:       llvm.return
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#shared = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @row_from_unit_dims(%O: !tile.global<f32, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %b = tile.smem_alloc : !tile.smem<[64], f32, #shared>
+  %r = tile.local_load %b [0] : !tile.smem<[64], f32, #shared> -> tensor<1x64xf32, #mma>
+  tile.store %O[%c0, %c0], %r : !tile.global<f32, 2>, tensor<1x64xf32, #mma>
+  return
+}
+
+// -----
+
 // tile.barrier: the whole block is bar.sync 0 (nvvm.barrier0), a named
 // barrier is bar.sync id, num_threads. Barriers written in the input stay
 // where they are; with no shared memory access around, tile-insert-barriers
