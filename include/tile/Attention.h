@@ -73,6 +73,63 @@ TILE_API Expected<std::string>
 attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
                 const Tensor &out, const AttentionOptions &options = {});
 
+//===----------------------------------------------------------------------===//
+// Training: the forward that saves the log-sum-exp, and the backward
+//===----------------------------------------------------------------------===//
+//
+// kernels/attention_lse.tile and kernels/flash_attention_bwd.tile (built
+// into libtile), as tilec.attention's autograd runs them:
+//
+//   attentionWithLse(q, k, v, out, lse, options);        // training forward
+//   attentionBackward(q, k, v, out, lse, dout, dq, dk, dv, delta, options);
+//
+// q, out, dout, dq: (batch, heads, seq_q, head_dim); k, v, dk, dv:
+// (batch, kv_heads, seq_k, head_dim), kv_heads dividing heads (dk and dv
+// summed over the query heads sharing a k/v head); all row-major
+// (contiguous), f16 or bf16 alike, head_dim 64, 96 or 128, seq_q and seq_k
+// >= 1 and may differ (causal masks key j for query i when j > i). lse and
+// delta: f32, row-major (batch, heads, attentionLseRows(seq_q)): the
+// forward's natural-log log-sum-exp of each query row, and the backward's
+// scratch (rowsum(dout * out)); their rows past seq_q are written and read
+// by the kernels. The gradients are deterministic (the same bits on every
+// run): dq comes from a kernel of its own over the key tiles in order, not
+// from atomics. Every argument is checked first, a refusal naming it.
+
+struct AttentionTrainingOptions {
+  bool causal = false;
+  /// Softmax scale; default 1/sqrt(head_dim). Must be finite.
+  std::optional<float> scale;
+  /// The stream to run on; nullptr: the default stream.
+  Stream stream = nullptr;
+};
+
+/// The rows of lse and delta per (batch, head): seq_q rounded up to the
+/// kernels' 64-query tiles.
+TILE_API int64_t attentionLseRows(int64_t seqQ);
+
+/// attention() (no input_pos) that also writes each query row's
+/// log-sum-exp into `lse`, for attentionBackward.
+TILE_API Status attentionWithLse(const Tensor &q, const Tensor &k,
+                                 const Tensor &v, const Tensor &out,
+                                 const Tensor &lse,
+                                 const AttentionTrainingOptions &options = {});
+
+/// dq, dk, dv of attention(q, k, v) given dout, from the forward's out and
+/// lse, using delta as scratch (asynchronously on options.stream).
+TILE_API Status attentionBackward(const Tensor &q, const Tensor &k,
+                                  const Tensor &v, const Tensor &out,
+                                  const Tensor &lse, const Tensor &dout,
+                                  const Tensor &dq, const Tensor &dk,
+                                  const Tensor &dv, const Tensor &delta,
+                                  const AttentionTrainingOptions &options = {});
+
+/// The checks of attentionBackward() alone: touches no GPU.
+TILE_API Status checkAttentionBackward(
+    const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &out,
+    const Tensor &lse, const Tensor &dout, const Tensor &dq, const Tensor &dk,
+    const Tensor &dv, const Tensor &delta,
+    const AttentionTrainingOptions &options = {});
+
 } // namespace tile
 
 #endif // TILE_ATTENTION_H

@@ -8,7 +8,10 @@
 // views, f16 and bf16, tuned and untuned; an empty problem; the general
 // autotuner on kernels/vector_add.tile (a candidate that cannot compile is
 // skipped with a note; the second call is remembered); an int that is no
-// exact float refused at launch. Exits 77 without a GPU.
+// exact float refused at launch; tile::attentionWithLse and
+// tile::attentionBackward against a float64 reference (out and the
+// gradients; GQA, seq_q != seq_k, causal, head dims 64, 96, 128, f16 and
+// bf16; the gradients the same bits on two runs). Exits 77 without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 using namespace gputest;
 
@@ -49,6 +53,38 @@ std::vector<int64_t> stridesFor(const Case &c, int heads, int seq) {
   if (c.bnhd)
     return {int64_t(seq) * heads * c.D, c.D, int64_t(heads) * c.D, 1};
   return {int64_t(heads) * seq * c.D, int64_t(seq) * c.D, c.D, 1};
+}
+
+/// Element offset of (b, h, n, d) in a (B, H, N, D) view with strides `s`.
+size_t offsetOf(const std::vector<int64_t> &s, int b, int h, int n, int d) {
+  return size_t(b * s[0] + h * s[1] + n * s[2] + d * s[3]);
+}
+
+/// The float64 softmax row of query i of head h (K/V head kh) over the keys
+/// up to `lastKey` (inclusive; all of them when it is past the end) into p.
+void softmaxRow(const Case &c, const HostTensor &q, const HostTensor &k,
+                const std::vector<int64_t> &qs, const std::vector<int64_t> &ks,
+                int b, int h, int kh, int i, int64_t lastKey,
+                std::vector<double> &p) {
+  double scale = 1.0 / std::sqrt(double(c.D));
+  double mx = -INFINITY;
+  for (int j = 0; j < c.Sk; ++j) {
+    p[j] = -INFINITY;
+    if (j > lastKey)
+      continue;
+    double s = 0;
+    for (int d = 0; d < c.D; ++d)
+      s += q.get(offsetOf(qs, b, h, i, d)) * k.get(offsetOf(ks, b, kh, j, d));
+    p[j] = s * scale;
+    mx = std::max(mx, p[j]);
+  }
+  double sum = 0;
+  for (int j = 0; j < c.Sk; ++j) {
+    p[j] = p[j] == -INFINITY ? 0.0 : std::exp(p[j] - mx);
+    sum += p[j];
+  }
+  for (int j = 0; j < c.Sk; ++j)
+    p[j] /= sum;
 }
 
 bool runCase(const Case &c, std::mt19937_64 &rng) {
@@ -87,46 +123,152 @@ bool runCase(const Case &c, std::mt19937_64 &rng) {
   check(tile::copyToHost(out.bytes.data(), dout.get(), out.bytes.size()),
         "copy back");
 
-  auto at = [](const std::vector<int64_t> &s, int b, int h, int n, int d) {
-    return size_t(b * s[0] + h * s[1] + n * s[2] + d * s[3]);
-  };
-  double scale = 1.0 / std::sqrt(double(c.D));
   ErrorMeter meter;
-  std::vector<double> scores(c.Sk), acc(c.D);
+  std::vector<double> p(c.Sk);
   for (int b = 0; b < c.B; ++b)
     for (int h = 0; h < c.Hq; ++h) {
       int kh = h / (c.Hq / c.Hkv);
       for (int i = 0; i < c.Sq; ++i) {
-        double mx = -INFINITY;
-        for (int j = 0; j < c.Sk; ++j) {
-          if (c.causal && j > c.inputPos + i) {
-            scores[j] = -INFINITY;
-            continue;
-          }
-          double s = 0;
-          for (int d = 0; d < c.D; ++d)
-            s += q.get(at(qs, b, h, i, d)) * k.get(at(ks, b, kh, j, d));
-          scores[j] = s * scale;
-          mx = std::max(mx, scores[j]);
-        }
-        double sum = 0;
-        std::fill(acc.begin(), acc.end(), 0.0);
-        for (int j = 0; j < c.Sk; ++j) {
-          if (scores[j] == -INFINITY)
-            continue;
-          double p = std::exp(scores[j] - mx);
-          sum += p;
-          for (int d = 0; d < c.D; ++d)
-            acc[d] += p * v.get(at(ks, b, kh, j, d));
-        }
+        softmaxRow(c, q, k, qs, ks, b, h, kh, i,
+                   c.causal ? int64_t(c.inputPos) + i : INT64_MAX, p);
         for (int d = 0; d < c.D; ++d) {
-          size_t index = at(qs, b, h, i, d);
-          meter.add(out.get(index), acc[d] / sum, index);
+          double o = 0;
+          for (int j = 0; j < c.Sk; ++j)
+            o += p[j] * v.get(offsetOf(ks, b, kh, j, d));
+          size_t index = offsetOf(qs, b, h, i, d);
+          meter.add(out.get(index), o, index);
         }
       }
     }
   double bound = c.dtype == tile::DType::BF16 ? 2e-2 : 4e-3;
   return report(describe(c), meter.finish(), bound);
+}
+
+/// tile::attentionWithLse then tile::attentionBackward (row-major tensors,
+/// outputs poisoned) against a float64 reference of out, lse and the
+/// gradients; the backward run twice must give the same bits.
+bool runBackwardCase(const Case &c, std::mt19937_64 &rng) {
+  std::string name = "backward " + describe(c);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  size_t qCount = size_t(c.B) * c.Hq * c.Sq * c.D;
+  size_t kCount = size_t(c.B) * c.Hkv * c.Sk * c.D;
+  int64_t rows = tile::attentionLseRows(c.Sq);
+  size_t lseCount = size_t(c.B) * c.Hq * rows;
+  HostTensor q(c.dtype, qCount), k(c.dtype, kCount), v(c.dtype, kCount),
+      dout(c.dtype, qCount), out(c.dtype, qCount), dq(c.dtype, qCount),
+      dk(c.dtype, kCount), dv(c.dtype, kCount);
+  for (HostTensor *t : {&q, &k, &v, &dout})
+    for (size_t i = 0; i < t->size(); ++i)
+      t->set(i, normal(rng));
+  DeviceBuffer bq(q.bytes.size()), bk(k.bytes.size()), bv(v.bytes.size()),
+      bdo(dout.bytes.size()), bo(out.bytes.size()), bdq(dq.bytes.size()),
+      bdk(dk.bytes.size()), bdv(dv.bytes.size()), blse(lseCount * 4),
+      bdelta(lseCount * 4);
+  for (auto [buf, host] : {std::pair(&bq, &q), std::pair(&bk, &k),
+                           std::pair(&bv, &v), std::pair(&bdo, &dout)})
+    check(
+        tile::copyToDevice(buf->get(), host->bytes.data(), host->bytes.size()),
+        "copy");
+  for (DeviceBuffer *buf : {&bo, &bdq, &bdk, &bdv})
+    check(tile::deviceMemset(buf->get(), 0xff, buf->size()), "poison");
+  check(tile::deviceMemset(blse.get(), 0xff, lseCount * 4), "poison");
+  auto t4 = [&](DeviceBuffer &b, int heads, int seq) {
+    return tile::Tensor::contiguous(b.get(), c.dtype, {c.B, heads, seq, c.D});
+  };
+  auto t3 = [&](DeviceBuffer &b) {
+    return tile::Tensor::contiguous(b.get(), tile::DType::F32,
+                                    {c.B, c.Hq, rows});
+  };
+  tile::AttentionTrainingOptions options;
+  options.causal = c.causal;
+  tile::Status status = tile::attentionWithLse(
+      t4(bq, c.Hq, c.Sq), t4(bk, c.Hkv, c.Sk), t4(bv, c.Hkv, c.Sk),
+      t4(bo, c.Hq, c.Sq), t3(blse), options);
+  std::vector<std::vector<uint8_t>> runs;
+  for (int run = 0; run < 2 && status.ok(); ++run) {
+    status = tile::attentionBackward(
+        t4(bq, c.Hq, c.Sq), t4(bk, c.Hkv, c.Sk), t4(bv, c.Hkv, c.Sk),
+        t4(bo, c.Hq, c.Sq), t3(blse), t4(bdo, c.Hq, c.Sq), t4(bdq, c.Hq, c.Sq),
+        t4(bdk, c.Hkv, c.Sk), t4(bdv, c.Hkv, c.Sk), t3(bdelta), options);
+    if (!status.ok())
+      break;
+    check(tile::synchronize(), "synchronize");
+    std::vector<uint8_t> bits;
+    for (auto [buf, host] :
+         {std::pair(&bdq, &dq), std::pair(&bdk, &dk), std::pair(&bdv, &dv)}) {
+      check(
+          tile::copyToHost(host->bytes.data(), buf->get(), host->bytes.size()),
+          "copy back");
+      bits.insert(bits.end(), host->bytes.begin(), host->bytes.end());
+    }
+    runs.push_back(std::move(bits));
+  }
+  if (!status.ok()) {
+    std::printf("%-64s FAIL: %s\n", name.c_str(), status.message().c_str());
+    return false;
+  }
+  check(tile::copyToHost(out.bytes.data(), bo.get(), out.bytes.size()),
+        "copy back");
+  bool same = runs[0] == runs[1];
+
+  // float64 reference: P = softmax(scale * Q K^T), dV = P^T dO,
+  // dP = dO V^T, dS = P * (dP - rowsum(dO * O)), dQ = scale dS K,
+  // dK = scale dS^T Q (dK, dV summed over the query heads of a K/V head).
+  double scale = 1.0 / std::sqrt(double(c.D));
+  std::vector<int64_t> qs = {int64_t(c.Hq) * c.Sq * c.D, int64_t(c.Sq) * c.D,
+                             c.D, 1},
+                       ks = {int64_t(c.Hkv) * c.Sk * c.D, int64_t(c.Sk) * c.D,
+                             c.D, 1};
+  auto qi = [&](int b, int h, int n, int d) {
+    return offsetOf(qs, b, h, n, d);
+  };
+  auto ki = [&](int b, int h, int n, int d) {
+    return offsetOf(ks, b, h, n, d);
+  };
+  std::vector<double> rdq(qCount, 0.0), rdk(kCount, 0.0), rdv(kCount, 0.0),
+      ro(qCount, 0.0);
+  std::vector<double> p(c.Sk), dp(c.Sk);
+  for (int b = 0; b < c.B; ++b)
+    for (int h = 0; h < c.Hq; ++h) {
+      int kh = h / (c.Hq / c.Hkv);
+      for (int i = 0; i < c.Sq; ++i) {
+        softmaxRow(c, q, k, qs, ks, b, h, kh, i, c.causal ? i : INT64_MAX, p);
+        double delta = 0;
+        for (int d = 0; d < c.D; ++d) {
+          double o = 0;
+          for (int j = 0; j < c.Sk; ++j)
+            o += p[j] * v.get(ki(b, kh, j, d));
+          ro[qi(b, h, i, d)] = o;
+          delta += o * dout.get(qi(b, h, i, d));
+        }
+        for (int j = 0; j < c.Sk; ++j) {
+          double x = 0;
+          for (int d = 0; d < c.D; ++d)
+            x += dout.get(qi(b, h, i, d)) * v.get(ki(b, kh, j, d));
+          dp[j] = p[j] * (x - delta) * scale;
+        }
+        for (int j = 0; j < c.Sk; ++j)
+          for (int d = 0; d < c.D; ++d) {
+            rdq[qi(b, h, i, d)] += dp[j] * k.get(ki(b, kh, j, d));
+            rdk[ki(b, kh, j, d)] += dp[j] * q.get(qi(b, h, i, d));
+            rdv[ki(b, kh, j, d)] += p[j] * dout.get(qi(b, h, i, d));
+          }
+      }
+    }
+  double bound = c.dtype == tile::DType::BF16 ? 3e-2 : 6e-3;
+  bool ok = true;
+  for (auto [label, host, ref] :
+       {std::tuple("out", &out, &ro), std::tuple("dq", &dq, &rdq),
+        std::tuple("dk", &dk, &rdk), std::tuple("dv", &dv, &rdv)}) {
+    ErrorMeter meter;
+    for (size_t i = 0; i < host->size(); ++i)
+      meter.add(host->get(i), (*ref)[i], i);
+    ok &= report(name + " " + label, meter.finish(), bound);
+  }
+  if (!same)
+    std::printf("%-64s FAIL: two runs gave different gradients\n",
+                name.c_str());
+  return ok && same;
 }
 
 std::string readFile(const std::string &path) {
@@ -150,10 +292,10 @@ bool testAutotune(const std::string &kernelsDir) {
   tile::CompileOptions base;
   base.constants = {{"DTYPE", "f32"}};
   std::vector<tile::TuneCandidate> candidates;
-  for (const char *text : {"TILE=256,num_warps=4", "TILE=1024,num_warps=4",
-                           // cannot compile: skipped
-                           "TILE=not-a-number,num_warps=4",
-                           "TILE=2048,num_warps=8"})
+  for (const char *text :
+       {"TILE=256,num_warps=4", "TILE=1024,num_warps=4",
+        // cannot compile: skipped
+        "TILE=not-a-number,num_warps=4", "TILE=2048,num_warps=8"})
     candidates.push_back(*tile::TuneCandidate::parse(text));
   int launches = 0;
   tile::TuneLaunch launch = [&](const tile::Kernel &kernel,
@@ -253,6 +395,15 @@ int main(int argc, char **argv) {
   bool ok = true;
   for (const Case &c : cases)
     ok &= runCase(c, rng);
+  const Case backwardCases[] = {
+      // B Hq Hkv  Sq  Sk   D  causal pos dtype bnhd tune
+      {2, 4, 2, 128, 128, 64, false, 0, DType::F16, false, false},
+      {1, 4, 1, 77, 200, 96, true, 0, DType::BF16, false, false},
+      {1, 2, 2, 130, 70, 128, true, 0, DType::F16, false, false},
+      {1, 2, 1, 100, 100, 128, false, 0, DType::BF16, false, false},
+  };
+  for (const Case &c : backwardCases)
+    ok &= runBackwardCase(c, rng);
 
   // Empty problems run nothing and succeed.
   tile::Tensor empty(nullptr, DType::F16, {0, 2, 16, 64}, {2048, 1024, 64, 1});

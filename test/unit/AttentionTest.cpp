@@ -233,3 +233,112 @@ TEST(Attention, ConfigThroughTheCApi) {
             TILE_OK);
   EXPECT_EQ(std::string(tile_last_error()), "tile::attention: q: NULL tensor");
 }
+
+//===----------------------------------------------------------------------===//
+// tile::attentionBackward's argument checks (no GPU: they come first)
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct BwdArgs {
+  // GQA: 8 query heads on 2 K/V heads; 100 queries (lse and delta: 128
+  // rows), 96 keys.
+  Tensor q = attnTensor(1, {2, 8, 100, 64});
+  Tensor k = attnTensor(2, {2, 2, 96, 64});
+  Tensor v = attnTensor(3, {2, 2, 96, 64});
+  Tensor out = attnTensor(4, {2, 8, 100, 64});
+  Tensor lse = attnTensor(5, {2, 8, 128}, DType::F32);
+  Tensor dout = attnTensor(6, {2, 8, 100, 64});
+  Tensor dq = attnTensor(7, {2, 8, 100, 64});
+  Tensor dk = attnTensor(8, {2, 2, 96, 64});
+  Tensor dv = attnTensor(9, {2, 2, 96, 64});
+  Tensor delta = attnTensor(10, {2, 8, 128}, DType::F32);
+  AttentionTrainingOptions options;
+
+  std::string check() const {
+    return checkAttentionBackward(q, k, v, out, lse, dout, dq, dk, dv, delta,
+                                  options)
+        .message();
+  }
+};
+} // namespace
+
+TEST(AttentionBackward, AcceptsWhatTheKernelsCompute) {
+  EXPECT_EQ(attentionLseRows(100), 128);
+  EXPECT_EQ(attentionLseRows(128), 128);
+  EXPECT_EQ(attentionLseRows(1), 64);
+  BwdArgs a;
+  EXPECT_EQ(a.check(), "");
+  for (int64_t d : {96, 128}) {
+    BwdArgs b;
+    for (Tensor *t : {&b.q, &b.k, &b.v, &b.out, &b.dout, &b.dq, &b.dk, &b.dv})
+      *t = attnTensor(reinterpret_cast<uintptr_t>(t->data) /
+                          (uintptr_t(1) << 32),
+                      {t->shape[0], t->shape[1], t->shape[2], d});
+    b.options.causal = true;
+    EXPECT_EQ(b.check(), "") << d;
+  }
+}
+
+TEST(AttentionBackward, RefusalsNameTheArgument) {
+  auto refusal = [](std::function<void(BwdArgs &)> change,
+                    const std::string &message) {
+    BwdArgs a;
+    change(a);
+    EXPECT_EQ(a.check(), "tile::attentionBackward: " + message);
+  };
+  refusal(
+      [](BwdArgs &a) {
+        a.q = attnTensor(1, {2, 8, 100, 80});
+      },
+      "k: shape [2, 2, 96, 64] must be (batch, kv_heads, seq_k, "
+      "head_dim) with q's batch and head_dim (q: [2, 8, 100, 80])");
+  refusal(
+      [](BwdArgs &a) {
+        for (Tensor *t : {&a.q, &a.out, &a.dout, &a.dq})
+          *t = attnTensor(reinterpret_cast<uintptr_t>(t->data) /
+                              (uintptr_t(1) << 32),
+                          {2, 8, 100, 32});
+        for (Tensor *t : {&a.k, &a.v, &a.dk, &a.dv})
+          *t = attnTensor(reinterpret_cast<uintptr_t>(t->data) /
+                              (uintptr_t(1) << 32),
+                          {2, 2, 96, 32});
+      },
+      "q: head_dim 32 is not supported; expected 64, 96 or 128");
+  refusal(
+      [](BwdArgs &a) {
+        a.dk = attnTensor(8, {2, 2, 95, 64});
+      },
+      "dk: shape [2, 2, 95, 64] does not match k's [2, 2, 96, 64]");
+  refusal(
+      [](BwdArgs &a) {
+        a.lse = attnTensor(5, {2, 8, 100}, DType::F32);
+      },
+      "lse: shape [2, 8, 100] must be (batch, heads, "
+      "attentionLseRows(seq_q)) = [2, 8, 128]");
+  refusal(
+      [](BwdArgs &a) {
+        a.delta = attnTensor(10, {2, 8, 128});
+      },
+      "delta: dtype f16 is not supported; expected f32");
+  refusal(
+      [](BwdArgs &a) {
+        a.dout = attnTensor(6, {2, 8, 100, 64}, DType::BF16);
+      },
+      "dout: dtype bf16 does not match q's f16");
+  refusal(
+      [](BwdArgs &a) {
+        a.dq = Tensor(a.dq.data, DType::F16, {2, 8, 100, 64},
+                      {8 * 100 * 64, 64, 8 * 64, 1});
+      },
+      "dq: must be row-major (contiguous); got strides [51200, 64, 512, 1] "
+      "for shape [2, 8, 100, 64]");
+  refusal(
+      [](BwdArgs &a) {
+        a.k = attnTensor(2, {2, 3, 96, 64});
+      },
+      "v: shape [2, 2, 96, 64] does not match k's [2, 3, 96, 64]");
+  refusal([](BwdArgs &a) { a.dv = a.dk; }, "dk: overlaps dv");
+  refusal([](BwdArgs &a) { a.dq = a.q; }, "dq: overlaps q");
+  refusal([](BwdArgs &a) { a.options.scale = NAN; },
+          "scale: nan is not a finite number");
+}
