@@ -317,6 +317,41 @@ TILE_API int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
                                    struct CUstream_st *stream, char *buffer,
                                    size_t size, size_t *needed);
 
+/* ---- Attention training (tile/Attention.h) ----------------------------------
+ * tile::attentionWithLse and tile::attentionBackward: row-major q, out, dout,
+ * dq (batch, heads, seq_q, head_dim), k, v, dk, dv (batch, kv_heads, seq_k,
+ * head_dim), head_dim 64, 96 or 128, f16 or bf16; lse and delta f32
+ * (batch, heads, tile_attention_lse_rows(seq_q)). Zero-initialize the
+ * options: has_scale 0 means 1/sqrt(head_dim). */
+typedef struct tile_attention_training_options {
+  int causal;
+  int has_scale;
+  float scale;
+} tile_attention_training_options;
+
+/* seq_q rounded up to the kernels' 64-query tiles: lse's and delta's rows. */
+TILE_API int64_t tile_attention_lse_rows(int64_t seq_q);
+/* The forward that also writes each query row's log-sum-exp into lse;
+ * checks, then runs asynchronously on `stream` (NULL: the default stream). */
+TILE_API int tile_attention_with_lse(
+    const tile_tensor *q, const tile_tensor *k, const tile_tensor *v,
+    const tile_tensor *out, const tile_tensor *lse,
+    const tile_attention_training_options *options, struct CUstream_st *stream);
+/* dq, dk, dv from the forward's out and lse and dout, delta as scratch;
+ * checks, then runs asynchronously on `stream`. */
+TILE_API int tile_attention_backward(
+    const tile_tensor *q, const tile_tensor *k, const tile_tensor *v,
+    const tile_tensor *out, const tile_tensor *lse, const tile_tensor *dout,
+    const tile_tensor *dq, const tile_tensor *dk, const tile_tensor *dv,
+    const tile_tensor *delta, const tile_attention_training_options *options,
+    struct CUstream_st *stream);
+/* tile_attention_backward's checks alone; needs no GPU. */
+TILE_API int tile_attention_backward_check(
+    const tile_tensor *q, const tile_tensor *k, const tile_tensor *v,
+    const tile_tensor *out, const tile_tensor *lse, const tile_tensor *dout,
+    const tile_tensor *dq, const tile_tensor *dk, const tile_tensor *dv,
+    const tile_tensor *delta, const tile_attention_training_options *options);
+
 /* ---- Autotuning (tile/Autotune.h) ------------------------------------------
  * One candidate configuration: constants added to the options' constants,
  * and compile options (text, as in tile_compile_options) that replace the

@@ -19,6 +19,7 @@
 
 #include "tile/Attention.h"
 #include "tile/Autotune.h"
+#include "tile/tile.h"
 
 #include <algorithm>
 #include <fstream>
@@ -145,8 +146,9 @@ bool runCase(const Case &c, std::mt19937_64 &rng) {
 }
 
 /// tile::attentionWithLse then tile::attentionBackward (row-major tensors,
-/// outputs poisoned) against a float64 reference of out, lse and the
-/// gradients; the backward run twice must give the same bits.
+/// outputs poisoned) against a float64 reference of out and the gradients;
+/// the backward run again through the C API (tile_attention_backward) must
+/// give the same bits.
 bool runBackwardCase(const Case &c, std::mt19937_64 &rng) {
   std::string name = "backward " + describe(c);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -185,11 +187,37 @@ bool runBackwardCase(const Case &c, std::mt19937_64 &rng) {
       t4(bq, c.Hq, c.Sq), t4(bk, c.Hkv, c.Sk), t4(bv, c.Hkv, c.Sk),
       t4(bo, c.Hq, c.Sq), t3(blse), options);
   std::vector<std::vector<uint8_t>> runs;
+  // The second run through the C API (tile_attention_backward).
   for (int run = 0; run < 2 && status.ok(); ++run) {
-    status = tile::attentionBackward(
-        t4(bq, c.Hq, c.Sq), t4(bk, c.Hkv, c.Sk), t4(bv, c.Hkv, c.Sk),
-        t4(bo, c.Hq, c.Sq), t3(blse), t4(bdo, c.Hq, c.Sq), t4(bdq, c.Hq, c.Sq),
-        t4(bdk, c.Hkv, c.Sk), t4(bdv, c.Hkv, c.Sk), t3(bdelta), options);
+    tile::Tensor args[10] = {t4(bq, c.Hq, c.Sq),
+                             t4(bk, c.Hkv, c.Sk),
+                             t4(bv, c.Hkv, c.Sk),
+                             t4(bo, c.Hq, c.Sq),
+                             t3(blse),
+                             t4(bdo, c.Hq, c.Sq),
+                             t4(bdq, c.Hq, c.Sq),
+                             t4(bdk, c.Hkv, c.Sk),
+                             t4(bdv, c.Hkv, c.Sk),
+                             t3(bdelta)};
+    for (DeviceBuffer *buf : {&bdq, &bdk, &bdv})
+      check(tile::deviceMemset(buf->get(), 0xff, buf->size()), "poison");
+    if (run == 0) {
+      status = tile::attentionBackward(args[0], args[1], args[2], args[3],
+                                       args[4], args[5], args[6], args[7],
+                                       args[8], args[9], options);
+    } else {
+      tile_tensor ct[10];
+      for (int i = 0; i < 10; ++i)
+        ct[i] = {args[i].data, static_cast<tile_dtype>(args[i].dtype),
+                 static_cast<int32_t>(args[i].shape.size()),
+                 args[i].shape.data(), args[i].strides.data()};
+      tile_attention_training_options o = {};
+      o.causal = c.causal;
+      if (tile_attention_backward(&ct[0], &ct[1], &ct[2], &ct[3], &ct[4],
+                                  &ct[5], &ct[6], &ct[7], &ct[8], &ct[9], &o,
+                                  nullptr) != TILE_OK)
+        status = tile::Status::error(tile_last_error());
+    }
     if (!status.ok())
       break;
     check(tile::synchronize(), "synchronize");
@@ -266,7 +294,8 @@ bool runBackwardCase(const Case &c, std::mt19937_64 &rng) {
     ok &= report(name + " " + label, meter.finish(), bound);
   }
   if (!same)
-    std::printf("%-64s FAIL: two runs gave different gradients\n",
+    std::printf("%-64s FAIL: the C++ and C API runs gave different "
+                "gradients\n",
                 name.c_str());
   return ok && same;
 }

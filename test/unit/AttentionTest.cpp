@@ -259,6 +259,21 @@ struct BwdArgs {
                                   options)
         .message();
   }
+  /// The same through the C API.
+  std::string checkC() const {
+    auto c = toCTensor;
+    tile_tensor t[10] = {c(q),    c(k),  c(v),  c(out), c(lse),
+                         c(dout), c(dq), c(dk), c(dv),  c(delta)};
+    tile_attention_training_options o = {};
+    o.causal = options.causal;
+    o.has_scale = options.scale.has_value();
+    o.scale = options.scale.value_or(0);
+    return tile_attention_backward_check(&t[0], &t[1], &t[2], &t[3], &t[4],
+                                         &t[5], &t[6], &t[7], &t[8], &t[9],
+                                         &o) == TILE_OK
+               ? ""
+               : tile_last_error();
+  }
 };
 } // namespace
 
@@ -266,8 +281,10 @@ TEST(AttentionBackward, AcceptsWhatTheKernelsCompute) {
   EXPECT_EQ(attentionLseRows(100), 128);
   EXPECT_EQ(attentionLseRows(128), 128);
   EXPECT_EQ(attentionLseRows(1), 64);
+  EXPECT_EQ(tile_attention_lse_rows(100), 128);
   BwdArgs a;
   EXPECT_EQ(a.check(), "");
+  EXPECT_EQ(a.checkC(), "");
   for (int64_t d : {96, 128}) {
     BwdArgs b;
     for (Tensor *t : {&b.q, &b.k, &b.v, &b.out, &b.dout, &b.dq, &b.dk, &b.dv})
@@ -285,6 +302,7 @@ TEST(AttentionBackward, RefusalsNameTheArgument) {
     BwdArgs a;
     change(a);
     EXPECT_EQ(a.check(), "tile::attentionBackward: " + message);
+    EXPECT_EQ(a.checkC(), "tile::attentionBackward: " + message);
   };
   refusal(
       [](BwdArgs &a) {
@@ -341,4 +359,19 @@ TEST(AttentionBackward, RefusalsNameTheArgument) {
   refusal([](BwdArgs &a) { a.dq = a.q; }, "dq: overlaps q");
   refusal([](BwdArgs &a) { a.options.scale = NAN; },
           "scale: nan is not a finite number");
+  // The C API's own malformed inputs.
+  BwdArgs a;
+  auto c = toCTensor;
+  tile_tensor q = c(a.q), bad = {};
+  bad.rank = -1;
+  EXPECT_NE(tile_attention_backward_check(&q, &q, &q, &q, &q, &q, &q, nullptr,
+                                          &q, &q, nullptr),
+            TILE_OK);
+  EXPECT_EQ(std::string(tile_last_error()),
+            "tile::attentionBackward: dk: NULL tensor");
+  EXPECT_NE(tile_attention_with_lse(&q, &bad, &q, &q, &q, nullptr, nullptr),
+            TILE_OK);
+  EXPECT_EQ(std::string(tile_last_error()),
+            "tile::attentionWithLse: k: malformed tile_tensor (rank -1, "
+            "dtype 0)");
 }

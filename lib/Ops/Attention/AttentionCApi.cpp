@@ -3,7 +3,9 @@
 //
 // The attention operation's C entry points (tile/tile.h): tile_tensor and
 // tile_attention_options to the operation's TensorRef and AttentionOptions,
-// errors through the runtime's thread-local last error.
+// and the training entry points' tensors and options to tile::Tensor and
+// AttentionTrainingOptions; errors through the runtime's thread-local last
+// error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +93,105 @@ int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
   if (size > config.size())
     std::memcpy(buffer, config.c_str(), config.size() + 1);
   return TILE_OK;
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Training: tile_attention_with_lse, tile_attention_backward
+//===----------------------------------------------------------------------===//
+
+/// A C tensor as a tile::Tensor (copying its shape and strides); false, with
+/// the last error set, where it is NULL or malformed.
+static bool toTensor(const char *op, const tile_tensor *in, const char *name,
+                     Tensor &out) {
+  if (!in) {
+    failC(std::string("tile::") + op + ": " + name + ": NULL tensor");
+    return false;
+  }
+  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_F8E5M2 ||
+      (in->rank && (!in->shape || !in->strides))) {
+    failC(std::string("tile::") + op + ": " + name +
+          ": malformed tile_tensor (rank " + std::to_string(in->rank) +
+          ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
+    return false;
+  }
+  out = Tensor(in->data, static_cast<DType>(in->dtype),
+               std::vector<int64_t>(in->shape, in->shape + in->rank),
+               std::vector<int64_t>(in->strides, in->strides + in->rank));
+  return true;
+}
+
+static AttentionTrainingOptions
+trainingOptions(const tile_attention_training_options *options, Stream stream) {
+  AttentionTrainingOptions o;
+  if (options) {
+    o.causal = options->causal != 0;
+    if (options->has_scale)
+      o.scale = options->scale;
+  }
+  o.stream = stream;
+  return o;
+}
+
+static int backwardC(const tile_tensor *const (&in)[10],
+                     const tile_attention_training_options *options,
+                     Stream stream, bool launch) {
+  static const char *const names[10] = {"q",    "k",  "v",  "out", "lse",
+                                        "dout", "dq", "dk", "dv",  "delta"};
+  Tensor t[10];
+  for (int i = 0; i < 10; ++i)
+    if (!toTensor("attentionBackward", in[i], names[i], t[i]))
+      return TILE_ERROR;
+  AttentionTrainingOptions o = trainingOptions(options, stream);
+  Status status = launch
+                      ? attentionBackward(t[0], t[1], t[2], t[3], t[4], t[5],
+                                          t[6], t[7], t[8], t[9], o)
+                      : checkAttentionBackward(t[0], t[1], t[2], t[3], t[4],
+                                               t[5], t[6], t[7], t[8], t[9], o);
+  return status.ok() ? TILE_OK : failC(status);
+}
+
+extern "C" {
+
+int64_t tile_attention_lse_rows(int64_t seq_q) {
+  return attentionLseRows(seq_q);
+}
+
+int tile_attention_with_lse(const tile_tensor *q, const tile_tensor *k,
+                            const tile_tensor *v, const tile_tensor *out,
+                            const tile_tensor *lse,
+                            const tile_attention_training_options *options,
+                            struct CUstream_st *stream) {
+  const tile_tensor *in[5] = {q, k, v, out, lse};
+  static const char *const names[5] = {"q", "k", "v", "out", "lse"};
+  Tensor t[5];
+  for (int i = 0; i < 5; ++i)
+    if (!toTensor("attentionWithLse", in[i], names[i], t[i]))
+      return TILE_ERROR;
+  Status status = attentionWithLse(t[0], t[1], t[2], t[3], t[4],
+                                   trainingOptions(options, stream));
+  return status.ok() ? TILE_OK : failC(status);
+}
+
+int tile_attention_backward(const tile_tensor *q, const tile_tensor *k,
+                            const tile_tensor *v, const tile_tensor *out,
+                            const tile_tensor *lse, const tile_tensor *dout,
+                            const tile_tensor *dq, const tile_tensor *dk,
+                            const tile_tensor *dv, const tile_tensor *delta,
+                            const tile_attention_training_options *options,
+                            struct CUstream_st *stream) {
+  return backwardC({q, k, v, out, lse, dout, dq, dk, dv, delta}, options,
+                   stream, /*launch=*/true);
+}
+
+int tile_attention_backward_check(
+    const tile_tensor *q, const tile_tensor *k, const tile_tensor *v,
+    const tile_tensor *out, const tile_tensor *lse, const tile_tensor *dout,
+    const tile_tensor *dq, const tile_tensor *dk, const tile_tensor *dv,
+    const tile_tensor *delta, const tile_attention_training_options *options) {
+  return backwardC({q, k, v, out, lse, dout, dq, dk, dv, delta}, options,
+                   nullptr, /*launch=*/false);
 }
 
 } // extern "C"
