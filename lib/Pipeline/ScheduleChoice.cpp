@@ -304,8 +304,8 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
   // else would: attention's softmax between Q K^T and P V. In loops of more
   // than two multiplies the others overlap it already, and the rotated
   // multiply's register operand, live across the back edge, costs more
-  // than it hides (the attention backward's dK/dV loop of four: 1.11-1.27x
-  // faster unrotated at D = 64 and 128; its dQ loop of three: 1.08-1.14x;
+  // than it hides (the attention backward's dK/dV loop of four: 1.04-1.24x
+  // faster unrotated at D = 64 and 128; its dQ loop of three: 1.06-1.14x;
   // H200, bench/results/2026-11-29-h200-backward-unrotated.md).
   if (!given.rotateWgmma && llvm::all_of(multipliesPerLoop, [](auto &entry) {
         return entry.second > kMaxRotatedMultiplies;
