@@ -20,6 +20,27 @@ int tile::detail::failC(const std::string &message) {
   return TILE_ERROR;
 }
 
+bool tile::detail::fromCTensor(const tile_tensor *in, const std::string &op,
+                               const char *name, Tensor &out) {
+  if (!in) {
+    failC(op + ": " + name + ": NULL tensor");
+    return false;
+  }
+  if (in->rank < 0 || in->rank > 8 ||
+      static_cast<unsigned>(in->dtype) > TILE_F8E5M2 ||
+      (in->rank && (!in->shape || !in->strides))) {
+    failC(op + ": " + name + ": malformed tile_tensor (rank " +
+          std::to_string(in->rank) + ", dtype " +
+          std::to_string(static_cast<int>(in->dtype)) + ")");
+    return false;
+  }
+  out.data = in->data;
+  out.dtype = static_cast<DType>(in->dtype);
+  out.shape.assign(in->shape, in->shape + in->rank);
+  out.strides.assign(in->strides, in->strides + in->rank);
+  return true;
+}
+
 static int fail(const std::string &message) { return failC(message); }
 static int fail(const Status &status) { return failC(status); }
 

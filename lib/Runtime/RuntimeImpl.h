@@ -26,6 +26,8 @@
 #include <memory>
 #include <mutex>
 
+struct tile_tensor; // tile/tile.h
+
 namespace tile {
 namespace detail {
 
@@ -184,6 +186,12 @@ std::string &lastCError();
 /// Records `message` as the thread's last error; returns TILE_ERROR.
 int failC(const std::string &message);
 inline int failC(const Status &status) { return failC(status.message()); }
+/// A C API tensor as a tile::Tensor (its shape and strides copied); false,
+/// with the last error "OP: NAME: NULL tensor" or "OP: NAME: malformed
+/// tile_tensor (rank R, dtype D)", where it is NULL, of a negative rank or
+/// one over 8, of an unknown dtype, or without shape or strides arrays.
+bool fromCTensor(const ::tile_tensor *in, const std::string &op,
+                 const char *name, Tensor &out);
 
 //===----------------------------------------------------------------------===//
 // Caches (Cache.cpp)

@@ -31,18 +31,6 @@ TILE = 64
 HEAD_DIMS = (64, 96, 128)
 
 
-def _key_tile(head_dim):
-    """(keys per block, options) of the dK/dV kernel: 64 keys on one
-    warpgroup at every head dimension, the rest the compiler's choice (its
-    loop of four multiplies unrotated, two-stage rings). At 96 and 128, 128
-    keys on two warpgroups (a producer warp) ran 0.94-1.02x of it in one
-    process (H200, bench/results/2026-11-29-h200-backward-unrotated.md);
-    before the choice counted a tile read by two multiplies once, its rings
-    took up to 1.7x the shared memory and 128 keys ran 1.12-1.15x
-    (bench/results/2026-11-29-h200-backward.md)."""
-    return TILE, {}
-
-
 def forward_tiles(head_dim):
     """(queries per block, keys per step) of the forward with LSE: 64 x 64
     to head_dim 64, 128 x 128 above (bench/lse_tiles.py, H200, bf16, N 4k
@@ -66,13 +54,19 @@ def forward_kernel(dtype, head_dim, causal, seq_k, **constants):
 
 def _backward_kernels(dtype, head_dim, causal):
     """The preprocessing, the dK/dV kernel and the dQ kernel for a problem
-    class, compiled once."""
+    class, compiled once. The dK/dV kernel takes 64 keys on one warpgroup at
+    every head dimension, the rest the compiler's choice (its loop of four
+    multiplies unrotated, two-stage rings). At 96 and 128, 128 keys on two
+    warpgroups (a producer warp) ran 0.94-1.02x of it in one process (H200,
+    bench/results/2026-11-29-h200-backward-unrotated.md); before the choice
+    counted a tile read by two multiplies once, its rings took up to 1.7x
+    the shared memory and 128 keys ran 1.12-1.15x
+    (bench/results/2026-11-29-h200-backward.md)."""
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
-    keys, options = _key_tile(head_dim)
     bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
-                       D=head_dim, TILE_M=TILE, TILE_N=keys, CAUSAL=causal,
-                       DQ_ATOMIC=False, **options)
+                       D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
+                       DQ_ATOMIC=False)
     dq = compile_once("flash_attention_bwd.tile", "attn_bwd_dq",
                       DTYPE=dtype, D=head_dim, TILE_M=TILE, TILE_N=TILE,
                       CAUSAL=causal)

@@ -101,27 +101,6 @@ int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
 // Training: tile_attention_with_lse, tile_attention_backward
 //===----------------------------------------------------------------------===//
 
-/// A C tensor as a tile::Tensor (copying its shape and strides); false, with
-/// the last error set, where it is NULL or malformed.
-static bool toTensor(const char *op, const tile_tensor *in, const char *name,
-                     Tensor &out) {
-  if (!in) {
-    failC(std::string("tile::") + op + ": " + name + ": NULL tensor");
-    return false;
-  }
-  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_F8E5M2 ||
-      (in->rank && (!in->shape || !in->strides))) {
-    failC(std::string("tile::") + op + ": " + name +
-          ": malformed tile_tensor (rank " + std::to_string(in->rank) +
-          ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");
-    return false;
-  }
-  out = Tensor(in->data, static_cast<DType>(in->dtype),
-               std::vector<int64_t>(in->shape, in->shape + in->rank),
-               std::vector<int64_t>(in->strides, in->strides + in->rank));
-  return true;
-}
-
 static AttentionTrainingOptions
 trainingOptions(const tile_attention_training_options *options, Stream stream) {
   AttentionTrainingOptions o;
@@ -141,7 +120,7 @@ static int backwardC(const tile_tensor *const (&in)[10],
                                         "dout", "dq", "dk", "dv",  "delta"};
   Tensor t[10];
   for (int i = 0; i < 10; ++i)
-    if (!toTensor("attentionBackward", in[i], names[i], t[i]))
+    if (!fromCTensor(in[i], "tile::attentionBackward", names[i], t[i]))
       return TILE_ERROR;
   AttentionTrainingOptions o = trainingOptions(options, stream);
   Status status = launch
@@ -167,7 +146,7 @@ int tile_attention_with_lse(const tile_tensor *q, const tile_tensor *k,
   static const char *const names[5] = {"q", "k", "v", "out", "lse"};
   Tensor t[5];
   for (int i = 0; i < 5; ++i)
-    if (!toTensor("attentionWithLse", in[i], names[i], t[i]))
+    if (!fromCTensor(in[i], "tile::attentionWithLse", names[i], t[i]))
       return TILE_ERROR;
   Status status = attentionWithLse(t[0], t[1], t[2], t[3], t[4],
                                    trainingOptions(options, stream));

@@ -21,23 +21,7 @@ namespace {
 
 bool toTensor(const tile_tensor *in, const char *name, Tensor &out,
               const char *op = "tile::mlaDecode") {
-  if (!in) {
-    failC(std::string(op) + ": " + name + ": NULL tensor");
-    return false;
-  }
-  if (in->rank < 0 || in->rank > 8 ||
-      static_cast<unsigned>(in->dtype) > TILE_F8E5M2 ||
-      (in->rank && (!in->shape || !in->strides))) {
-    failC(std::string(op) + ": " + name + ": malformed tile_tensor (rank " +
-          std::to_string(in->rank) + ", dtype " +
-          std::to_string(static_cast<int>(in->dtype)) + ")");
-    return false;
-  }
-  out.data = in->data;
-  out.dtype = static_cast<DType>(in->dtype);
-  out.shape.assign(in->shape, in->shape + in->rank);
-  out.strides.assign(in->strides, in->strides + in->rank);
-  return true;
+  return fromCTensor(in, op, name, out);
 }
 
 MlaDecodeOptions toOptions(const tile_mla_decode_options *in,
