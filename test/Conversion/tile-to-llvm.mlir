@@ -848,6 +848,30 @@ func.func @wgmma_ss(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %
 
 // -----
 
+// tile.smem_permute is the buffer's own address: B (K x N = 32 x 64, K
+// fastest) read through the transposed view of a 64 x 32 row-major buffer
+// is the K-major B of @wgmma_ss (no transpose bit), its descriptor built
+// from the local_alloc's address (its `tile.smem_offset`, 4096) with
+// nothing in between.
+// CHECK-LABEL: llvm.func @wgmma_permuted_view
+// CHECK-NOT:   tile.smem_permute
+// CHECK:       wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, da, db, p, 1, 1, 0, 0;
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_permuted_view(%x: tensor<64x32xf16, #blk>, %y: tensor<64x32xf16, #blk>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %yb = tile.local_alloc %y : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.smem_permute %yb [1, 0] : !tile.smem<[64, 32], f16, #sa> -> !tile.smem<[32, 64], f16, #sb>
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
 // A multiply onto zeros reads no accumulator: the first instruction of the
 // output block writes its 32 registers only ("=f", no tied inputs), with
 // scale-d false (a constant 0); the next K step accumulates onto it.

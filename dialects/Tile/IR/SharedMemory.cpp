@@ -152,9 +152,28 @@ int64_t tile::getTmaBoxCount(SharedMemoryType type, int64_t inner) {
 }
 
 Value tile::getSlotRoot(Value buffer) {
-  while (auto slot = buffer.getDefiningOp<SmemSlotOp>())
-    buffer = slot.getRing();
-  return buffer;
+  while (true) {
+    if (auto slot = buffer.getDefiningOp<SmemSlotOp>())
+      buffer = slot.getRing();
+    else if (auto view = buffer.getDefiningOp<SmemPermuteOp>())
+      buffer = view.getBuffer();
+    else
+      return buffer;
+  }
+}
+
+SharedLayoutAttr tile::permuteSharedLayout(SharedLayoutAttr layout,
+                                           ArrayRef<int32_t> permutation) {
+  // Result dimension i is the buffer's dimension permutation[i].
+  SmallVector<unsigned> inverse(permutation.size());
+  for (auto [i, p] : llvm::enumerate(permutation))
+    inverse[p] = i;
+  SmallVector<unsigned> order;
+  for (unsigned d : layout.getOrder())
+    order.push_back(inverse[d]);
+  return SharedLayoutAttr::get(layout.getContext(), layout.getVec(),
+                               layout.getPerPhase(), layout.getMaxPhase(),
+                               order, layout.getBlock());
 }
 
 Operation *tile::getAllocation(Value buffer) {

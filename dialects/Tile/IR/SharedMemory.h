@@ -52,12 +52,19 @@ extractRegisters(RankedTensorType from, RankedTensorType to,
 /// through one partial per warp. Both types must have layouts.
 int64_t getScratchBytes(Operation *op);
 
-/// The buffer `buffer` is a slot of, through any number of
-/// `tile.smem_slot`; `buffer` itself when it is not a slot.
+/// The buffer `buffer` is a view of, through any number of
+/// `tile.smem_slot` and `tile.smem_permute`; `buffer` itself when it is
+/// neither.
 Value getSlotRoot(Value buffer);
 
+/// The view a `tile.smem_permute` by `permutation` gives of a buffer in
+/// `layout`: the same swizzle, `order` naming the permuted dimensions.
+SharedLayoutAttr permuteSharedLayout(SharedLayoutAttr layout,
+                                     ArrayRef<int32_t> permutation);
+
 /// The shared memory buffer an op reads or writes, traced through
-/// `tile.smem_slot` to the `tile.smem_alloc`, `tile.local_alloc` or
+/// `tile.smem_slot` and `tile.smem_permute` to the `tile.smem_alloc`,
+/// `tile.local_alloc` or
 /// `tile.mbarrier_alloc` that allocated it; null when it is not one of
 /// those.
 Operation *getAllocation(Value buffer);

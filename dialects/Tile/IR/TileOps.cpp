@@ -786,6 +786,27 @@ LogicalResult SmemSlotOp::verify() {
   return success();
 }
 
+LogicalResult SmemPermuteOp::verify() {
+  SharedMemoryType src = getBuffer().getType();
+  SharedMemoryType res = getType();
+  ArrayRef<int32_t> perm = getPermutation();
+  if (failed(
+          verifyPermutation(*this, perm, src.getShape().size(), "permutation")))
+    return failure();
+  bool sameShape = res.getShape().size() == src.getShape().size() &&
+                   res.getElementType() == src.getElementType();
+  for (auto [i, p] : llvm::enumerate(perm))
+    sameShape = sameShape && res.getShape()[i] == src.getShape()[p];
+  if (!sameShape)
+    return emitOpError("the result must be the buffer's shape permuted, in "
+                       "its element type");
+  if (res.getLayout() != permuteSharedLayout(src.getLayout(), perm))
+    return emitOpError() << "the result's shared layout must be the buffer's "
+                            "with its order permuted: "
+                         << permuteSharedLayout(src.getLayout(), perm);
+  return success();
+}
+
 LogicalResult AsyncCopyOp::verify() {
   auto tensorType = getTensor().getType();
   ArrayRef<int64_t> shape = getShape();

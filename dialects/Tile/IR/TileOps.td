@@ -743,6 +743,28 @@ def Tile_SmemSlotOp : Tile_Op<"smem_slot", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_SmemPermuteOp : Tile_Op<"smem_permute", [Pure]> {
+  let summary = "a shared memory buffer viewed with its dimensions permuted";
+  let description = [{
+    The same bytes as `buffer`, with result dimension `i` being the
+    buffer's dimension `permutation[i]`: the result's shape is the buffer's
+    permuted and its shared layout the buffer's with `order` renamed to
+    match (the same vector, phases and block). A tile written to a buffer
+    from its registers as they are is read transposed through this view
+    (wgmma reads an A operand that runs along M), with no second copy.
+
+    ```mlir
+    %t = tile.smem_permute %buf [1, 0] : !tile.smem<[128, 64], f16, #shared> -> !tile.smem<[64, 128], f16, #shared_t>
+    ```
+  }];
+  let arguments = (ins Tile_SharedMemoryType:$buffer,
+                       DenseI32ArrayAttr:$permutation);
+  let results = (outs Tile_SharedMemoryType:$result);
+  let assemblyFormat = "$buffer $permutation attr-dict `:` type($buffer) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "copy a tile from global to shared memory without registers";

@@ -152,13 +152,14 @@ struct AllocateSharedMemoryPass
           b.align = alignmentOf(type);
         else
           b.align = kMbarrierBytes;
-        // Uses through ring slots count as uses of the ring.
+        // Uses through ring slots and permuted views count as uses of the
+        // buffer.
         SmallVector<Value> values = {buf};
         while (!values.empty()) {
           Value v = values.pop_back_val();
           for (Operation *user : v.getUsers()) {
-            if (auto slot = dyn_cast<SmemSlotOp>(user))
-              values.push_back(slot.getResult());
+            if (isa<SmemSlotOp, SmemPermuteOp>(user))
+              values.push_back(user->getResult(0));
             Operation *at = anchorIn(op->getBlock(), user);
             if (!at)
               return op->emitOpError(

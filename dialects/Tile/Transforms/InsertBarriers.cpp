@@ -59,6 +59,12 @@
 // that no block leaves, or invalidates its barriers, while another may
 // still arrive on them; the invalidations move after that last barrier.
 //
+// A `tile.tma_store_wait` moves, after the analysis, before the closest
+// barrier earlier in its block when nothing between touches its buffers
+// and the analysis run again then places fewer barriers: the barrier that
+// is there anyway tells the other threads the copy has read the buffer (a
+// staging buffer refilled every trip needs no barrier of its own).
+//
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
 // loop needs (its refill of a slot and its wait for the next share one
@@ -154,13 +160,121 @@ struct InsertBarriersPass
       asyncReads = all.asyncReads;
       if (func->hasAttr(TileDialect::getClusterAttrName()))
         placeClusterBarriers(func);
+      inserted.clear();
       State state;
       if (failed(visitBlock(func.getBody().front(), state)))
+        return signalPassFailure();
+      if (failed(hoistTmaStoreWaits(func)))
         return signalPassFailure();
     }
   }
 
   RangeSet asyncReads;
+
+  /// The fences and barriers this pass placed in the function analyzed.
+  SmallVector<Operation *> inserted;
+
+  /// Analyzes `func` again from scratch (what the last analysis placed
+  /// erased); the number of barriers it places.
+  FailureOr<size_t> reanalyze(func::FuncOp func) {
+    for (Operation *op : inserted)
+      op->erase();
+    inserted.clear();
+    State state;
+    if (failed(visitBlock(func.getBody().front(), state)))
+      return failure();
+    return llvm::count_if(inserted,
+                          [](Operation *op) { return isa<BarrierOp>(op); });
+  }
+
+  /// A `tile.tma_store_wait` (in the thread that issued the copies) lets
+  /// the other threads write the buffer once a barrier follows it: after
+  /// the analysis, each wait with a barrier earlier in its block, and
+  /// nothing between that touches the buffers it waits for (the copy was
+  /// issued before: a loop's previous trip), moves before that barrier, and
+  /// the analysis runs again. A staging buffer refilled every trip (a dQ
+  /// tile reduced into global memory) then needs no barrier of its own
+  /// before the write when the trip has one for other reasons. The waits
+  /// stay where they were when that places no fewer barriers.
+  LogicalResult hoistTmaStoreWaits(func::FuncOp func) {
+    auto barriers = [&] {
+      return size_t(llvm::count_if(
+          inserted, [](Operation *op) { return isa<BarrierOp>(op); }));
+    };
+    size_t count = barriers();
+    SmallVector<TmaStoreWaitOp> waits;
+    func.walk([&](TmaStoreWaitOp wait) { waits.push_back(wait); });
+    for (TmaStoreWaitOp wait : waits) {
+      FailureOr<Operation *> at = hoistedPlace(wait);
+      if (failed(at))
+        return failure();
+      if (!*at)
+        continue;
+      // Where it was: before the next op the analysis did not place (which
+      // the next analysis erases).
+      // (The block's end in a region without a terminator.)
+      Block *block = wait->getBlock();
+      Operation *next = wait->getNextNode();
+      while (next && llvm::is_contained(inserted, next))
+        next = next->getNextNode();
+      wait->moveBefore(*at);
+      FailureOr<size_t> after = reanalyze(func);
+      if (failed(after))
+        return failure();
+      if (*after < count) {
+        count = *after;
+        continue;
+      }
+      if (next)
+        wait->moveBefore(next);
+      else
+        wait->moveBefore(block, block->end());
+      if (failed(reanalyze(func)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Where hoistTmaStoreWaits tries `wait`: before the closest barrier
+  /// (and its fence) earlier in its block, when no op between touches the
+  /// buffers it waits for or defines one; null when there is none.
+  FailureOr<Operation *> hoistedPlace(TmaStoreWaitOp wait) {
+    RangeSet waited;
+    for (Value v : wait.getBuffers()) {
+      auto r = rangeOf(wait, v);
+      if (failed(r))
+        return failure();
+      waited.add(*r);
+    }
+    for (Operation *op = wait->getPrevNode(); op; op = op->getPrevNode()) {
+      if (auto barrier = dyn_cast<BarrierOp>(op)) {
+        if (barrier.getCluster() || barrier.getIdAttr() != barrierIdOf(wait))
+          return nullptr;
+        Operation *fence = barrier->getPrevNode();
+        return isa_and_nonnull<FenceAsyncSharedOp>(fence) ? fence : op;
+      }
+      if (llvm::any_of(op->getResults(), [&](Value r) {
+            return llvm::is_contained(wait->getOperands(), r);
+          }))
+        return nullptr;
+      Accesses a;
+      if (failed(summarize(op, a)))
+        return failure();
+      if (waited.overlaps(a.reads) || waited.overlaps(a.writes))
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// The id of the barriers the analysis places around `op`: the consumer
+  /// threads' named barrier inside a warp-specialized kernel's consumer
+  /// region, the whole block's (no id) elsewhere.
+  IntegerAttr barrierIdOf(Operation *op) {
+    if (auto ws = op->getParentOfType<WarpSpecializeOp>();
+        ws && ws.getConsumer().isAncestor(op->getParentRegion()))
+      return Builder(op->getContext()).getI32IntegerAttr(kConsumerBarrierId);
+    return IntegerAttr();
+  }
 
   /// A clustered kernel's two cluster barriers: after the last mbarrier
   /// initialization at the top, and before the return, with the
@@ -302,10 +416,11 @@ struct InsertBarriersPass
   void placeBarrier(Operation *op, State &state) {
     OpBuilder b(op);
     if (state.unfenced.overlaps(asyncReads)) {
-      FenceAsyncSharedOp::create(b, op->getLoc());
+      inserted.push_back(FenceAsyncSharedOp::create(b, op->getLoc()));
       state.unfenced.ranges.clear();
     }
-    BarrierOp::create(b, op->getLoc(), barrierId, barrierThreads);
+    inserted.push_back(
+        BarrierOp::create(b, op->getLoc(), barrierId, barrierThreads));
     state.barrier();
   }
 

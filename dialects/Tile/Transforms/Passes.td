@@ -223,6 +223,15 @@ def TileStageMmaOperands
     (sm_89 on: m16n8k32) reads its operands K-contiguous too, with
     `ldmatrix`, which transposes only 16-bit units: B is stored transposed
     when its registers run along N, with the same warning.
+
+    A 16-bit wgmma operand that is a register tile transposed
+    (`tile.permute` of it or of a conversion of it) is written once from
+    its registers as they are and read through a `tile.smem_permute` view
+    in the layout wgmma reads (attention backward's dS^T, the A of dQ =
+    dS K), where the transpose's conversion would go through scratch
+    memory and then be written again. A register A operand whose tile is
+    written K-major to such a buffer anyway (dS^T, the A of dK += dS^T Q)
+    is read from it: its registers are free once written.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -847,7 +856,11 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::ModuleOp"> {
     completes it (later readers in other threads need a barrier). Loops are
     analyzed to a fixed point, so that accesses at the end of one iteration
     are ordered with those at the start of the next; both branches of an
-    `scf.if` start from the state before it. Requires
+    `scf.if` start from the state before it. A `tile.tma_store_wait` then
+    moves before the closest barrier earlier in its block (nothing between
+    touching its buffers) when the analysis, run again, places fewer
+    barriers: a staging buffer refilled every trip of a loop that has a
+    barrier anyway needs none of its own. Requires
     `tile-allocate-shared-memory`.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];

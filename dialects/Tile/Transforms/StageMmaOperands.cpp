@@ -5,7 +5,11 @@
 // conversion moves data between threads, the operand goes through a
 // swizzled shared memory buffer instead, and the mma reads it with
 // `tile.local_load` (ldmatrix): copied there without registers when it comes
-// straight from a load, written from registers otherwise.
+// straight from a load, written from registers otherwise. On sm_90a a
+// register tile transposed into a wgmma operand is written once as its
+// registers hold it and read through a `tile.smem_permute` view, and an A
+// operand left in registers is read from such a buffer where its tile is
+// written to one anyway.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,6 +111,7 @@ struct StageMmaOperandsPass
               << " to copy it straight to shared memory";
       }
     }
+    getOperation().walk([&](WarpgroupMmaOp wgmma) { readStoredA(wgmma); });
     // The conversions, reshapes and loads that fed the buffers are dead now.
     SmallVector<Operation *> dead;
     getOperation().walk([&](Operation *op) {
@@ -178,6 +183,35 @@ struct StageMmaOperandsPass
     return success();
   }
 
+  /// A wgmma whose A is in registers, from a tile that is also written to
+  /// a shared buffer K-major (for another multiply that reads it through a
+  /// permuted view: attention backward's dS^T, A of dK += dS^T Q and,
+  /// transposed, of dQ = dS K) reads A from that buffer: the tile's
+  /// registers are free once written rather than held until the multiply
+  /// completes. The write moves before the multiply where it came after.
+  void readStoredA(WarpgroupMmaOp mma) {
+    auto cvt = mma.getA().getDefiningOp<ConvertLayoutOp>();
+    if (!cvt || !cvt.getSource().getType().getEncoding())
+      return;
+    Value tile = cvt.getSource();
+    auto type = cast<RankedTensorType>(tile.getType());
+    if (type.getRank() != 2)
+      return;
+    for (Operation *user : tile.getUsers()) {
+      auto alloc = dyn_cast<LocalAllocOp>(user);
+      if (!alloc || alloc->getBlock() != mma->getBlock())
+        continue;
+      SharedLayoutAttr layout = alloc.getType().getLayout();
+      if (layout.getOrder().front() != 1 ||
+          layout != getHopperSharedLayout(type, layout.getOrder()))
+        continue;
+      if (mma->isBeforeInBlock(alloc))
+        alloc->moveBefore(mma);
+      mma.getAMutable().assign(alloc.getResult());
+      return;
+    }
+  }
+
   /// When wgmma's B is a loaded tile transposed (`tile.permute [1, 0]`,
   /// kept by tile-load-transposed-operands where the tile is multiplied
   /// untransposed too): the buffer an async copy fills with the tile itself,
@@ -243,6 +277,11 @@ struct StageMmaOperandsPass
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
     Value src = cvt && cvt.getSource().getType().getEncoding() ? cvt.getSource()
                                                                : operand;
+    if (hopper && !fastest)
+      if (Value view = stagePermuted(src, cvt)) {
+        staged[operand] = view;
+        return view;
+      }
     auto srcType = cast<RankedTensorType>(src.getType());
     SmallVector<unsigned> order = storeOrder(srcType);
     if (fastest && order.front() != *fastest) {
@@ -273,6 +312,53 @@ struct StageMmaOperandsPass
     if (hopper)
       staged[operand] = buf;
     return buf;
+  }
+
+  /// When `src` is a tile in registers permuted (`tile.permute`, of it or
+  /// of a layout conversion of it): a buffer the tile is written to from
+  /// its registers as they are, read through a permuted view
+  /// (`tile.smem_permute`), placed before `at` (the operand's conversion)
+  /// when given. The permutation's own conversion would move the tile
+  /// between threads through shared memory first and then write it again.
+  /// Null when the view is not in a layout wgmma reads, or the tile comes
+  /// straight from a load (copied, not written from registers).
+  Value stagePermuted(Value src, Operation *at) {
+    auto permute = src.getDefiningOp<PermuteOp>();
+    if (!permute)
+      return {};
+    Value tile = permute.getSource();
+    if (auto cvt = tile.getDefiningOp<ConvertLayoutOp>();
+        cvt && cvt.getSource().getType().getEncoding())
+      tile = cvt.getSource();
+    auto type = cast<RankedTensorType>(tile.getType());
+    Operation *def = tile.getDefiningOp();
+    if (!type.getEncoding() || isa_and_nonnull<LoadOp, ReshapeOp>(def))
+      return {};
+    SharedLayoutAttr layout = getHopperSharedLayout(type, storeOrder(type));
+    if (!layout)
+      return {};
+    auto viewType = cast<RankedTensorType>(src.getType());
+    SharedLayoutAttr viewLayout =
+        permuteSharedLayout(layout, permute.getPermutation());
+    if (viewLayout != getHopperSharedLayout(viewType, viewLayout.getOrder()))
+      return {};
+    OpBuilder b(&getContext());
+    if (at)
+      b.setInsertionPoint(at);
+    else if (def)
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(tile.getParentBlock());
+    Value buf = LocalAllocOp::create(
+        b, tile.getLoc(),
+        SharedMemoryType::get(&getContext(), type.getShape(),
+                              type.getElementType(), layout),
+        tile);
+    return SmemPermuteOp::create(
+        b, permute.getLoc(),
+        SharedMemoryType::get(&getContext(), viewType.getShape(),
+                              viewType.getElementType(), viewLayout),
+        buf, permute.getPermutationAttr());
   }
 
   /// When the tile `src` comes straight from a tile.load (possibly

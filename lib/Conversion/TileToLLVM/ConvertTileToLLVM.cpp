@@ -54,12 +54,13 @@ LogicalResult lowerTiles(ModuleOp module,
   });
   // Shared memory and synchronization ops may have no tile-typed operand.
   target.addIllegalOp<
-      tile::SmemAllocOp, tile::SmemSlotOp, tile::AsyncCopyOp, tile::AsyncWaitOp,
-      tile::BarrierOp, tile::FenceAsyncSharedOp, tile::MbarrierAllocOp,
-      tile::MbarrierInitOp, tile::MbarrierInvalOp, tile::MbarrierWaitOp,
-      tile::MbarrierArriveOp, tile::TmaLoadOp, tile::TmaStoreOp,
-      tile::TmaStoreWaitOp, tile::WgmmaWaitOp, tile::WarpgroupTurnOp,
-      tile::TileClaimOp, tile::TileReadOp, tile::TileCounterDoneOp>();
+      tile::SmemAllocOp, tile::SmemSlotOp, tile::SmemPermuteOp,
+      tile::AsyncCopyOp, tile::AsyncWaitOp, tile::BarrierOp,
+      tile::FenceAsyncSharedOp, tile::MbarrierAllocOp, tile::MbarrierInitOp,
+      tile::MbarrierInvalOp, tile::MbarrierWaitOp, tile::MbarrierArriveOp,
+      tile::TmaLoadOp, tile::TmaStoreOp, tile::TmaStoreWaitOp,
+      tile::WgmmaWaitOp, tile::WarpgroupTurnOp, tile::TileClaimOp,
+      tile::TileReadOp, tile::TileCounterDoneOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);

@@ -128,6 +128,18 @@ struct SmemSlotLowering : OpConversionPattern<tile::SmemSlotOp> {
   }
 };
 
+/// A permuted view is the buffer's own address: its type alone (shape and
+/// shared layout) tells its readers where each element is.
+struct SmemPermuteLowering : OpConversionPattern<tile::SmemPermuteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemPermuteOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getBuffer().front());
+    return success();
+  }
+};
+
 /// `bar.sync 0` for the whole block, `bar.sync id, n` for a named barrier,
 /// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire` for
 /// the cluster.
@@ -418,7 +430,7 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns) {
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
-               BarrierLowering, WarpgroupTurnLowering, LocalAllocLowering,
-               LocalStoreLowering, LocalLoadLowering>(converter,
-                                                      patterns.getContext());
+               SmemPermuteLowering, BarrierLowering, WarpgroupTurnLowering,
+               LocalAllocLowering, LocalStoreLowering, LocalLoadLowering>(
+      converter, patterns.getContext());
 }

@@ -7,7 +7,8 @@
 // function the total, tile.shared_bytes (a multiple of 128). A buffer is
 // live from its definition to its last use; a use inside an op of the
 // buffer's block (a loop) counts as a use at the end of that op; uses of a
-// ring's slots (tile.smem_slot) are uses of the ring; scratch memory is live
+// ring's slots (tile.smem_slot) and of a permuted view (tile.smem_permute)
+// are uses of the ring or buffer; scratch memory is live
 // only during its op. Buffers live at the same time get disjoint ranges, at
 // offsets that are multiples of 128 (of 8 for mbarriers, 8 bytes each),
 // placed first fit, largest first (ties in program order). A buffer in a
@@ -42,6 +43,33 @@ func.func @overlapping(%x: tensor<64x32xf16, #blocked>, %y: tensor<8x4xf16, #blo
   %r1 = tile.local_load %s1 [0, 0] : !tile.smem<[8, 4], f16, #ss> -> tensor<8x4xf16, #blocked>
   %r2 = tile.local_load %s2 [0, 0] : !tile.smem<[8, 4], f16, #ss> -> tensor<8x4xf16, #blocked>
   return %ra, %rb, %r1, %r2 : tensor<64x32xf16, #dot_a>, tensor<64x32xf16, #dot_a>, tensor<8x4xf16, #blocked>, tensor<8x4xf16, #blocked>
+}
+
+// -----
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#st = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+
+// A buffer read through a permuted view after the next is allocated is live
+// until that read: the two get disjoint memory (without the view's use, the
+// first would be dead at the second's allocation and share its offset).
+// CHECK-LABEL: func.func @permuted_view
+// CHECK-SAME:  tile.shared_bytes = 8192 : i32
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.smem_permute
+// CHECK-NEXT:  tile.local_alloc %{{.*}} {tile.smem_offset = 4096 : i32}
+func.func @permuted_view(%x: tensor<64x32xf16, #blocked>) -> (tensor<32x64xf16, #dot_a>, tensor<64x32xf16, #dot_a>) attributes {tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %t = tile.smem_permute %a [1, 0] : !tile.smem<[64, 32], f16, #sa> -> !tile.smem<[32, 64], f16, #st>
+  %b = tile.local_alloc %x : tensor<64x32xf16, #blocked> -> !tile.smem<[64, 32], f16, #sa>
+  %rb = tile.local_load %b [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x32xf16, #dot_a>
+  %ra = tile.local_load %t [0, 0] : !tile.smem<[32, 64], f16, #st> -> tensor<32x64xf16, #dot_a>
+  return %ra, %rb : tensor<32x64xf16, #dot_a>, tensor<64x32xf16, #dot_a>
 }
 
 // -----

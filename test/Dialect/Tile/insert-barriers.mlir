@@ -843,3 +843,44 @@ func.func @wgmma_wait_reads(%map: !tile.tensor_map<[64, 64], f16, swizzle = 128>
   tile.tma_load %map[%i, %c0], %buf, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<1>
   return %w : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sf = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+
+// A staging buffer refilled every trip (tile.local_store) after the
+// previous trip's TMA store has read it (tile.tma_store_wait, in the
+// issuing thread): the other threads may write once a barrier follows the
+// wait. The trip has a barrier already (the wgmma reads what local_alloc
+// wrote): the wait moves before it, and the write needs none of its own.
+// Two barriers a trip, not three.
+// CHECK-LABEL: func.func @tma_store_wait_hoisted
+// CHECK:       %[[STAGE:.*]] = tile.smem_alloc
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[A:.*]] = tile.local_alloc
+// CHECK-NEXT:    tile.tma_store_wait %[[STAGE]]
+// CHECK-NEXT:    tile.fence_async_shared
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    %[[D:.*]] = tile.wgmma %[[A]], %[[A]]
+// CHECK-NEXT:    tile.local_store %[[D]], %[[STAGE]]
+// CHECK-NEXT:    tile.fence_async_shared
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.tma_store %{{.*}}, %[[STAGE]]
+// CHECK-NEXT:  }
+func.func @tma_store_wait_hoisted(%map: !tile.tensor_map<[64, 32], f32, swizzle = 128>, %x: tensor<64x64xf16, #mma>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %stage = tile.smem_alloc : !tile.smem<[64, 64], f32, #sf>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %a = tile.local_alloc %x : tensor<64x64xf16, #mma> -> !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %a, %a, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.tma_store_wait %stage : !tile.smem<[64, 64], f32, #sf>
+    tile.local_store %d, %stage : tensor<64x64xf32, #mma>, !tile.smem<[64, 64], f32, #sf>
+    tile.tma_store %map[%i, %c0], %stage : !tile.tensor_map<[64, 32], f32, swizzle = 128>, !tile.smem<[64, 64], f32, #sf>
+  }
+  tile.tma_store_wait %stage : !tile.smem<[64, 64], f32, #sf>
+  return
+}

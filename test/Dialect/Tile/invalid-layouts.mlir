@@ -458,6 +458,41 @@ func.func @local_alloc_result(%x: tensor<64x64xf16>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.smem_permute
+//===----------------------------------------------------------------------===//
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#shared_t = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+func.func @smem_permute_not_a_permutation(%b: !tile.smem<[128, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.smem_permute' op permutation}}
+  %0 = tile.smem_permute %b [1, 1] : !tile.smem<[128, 64], f16, #shared> -> !tile.smem<[64, 128], f16, #shared_t>
+  return
+}
+
+// -----
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#shared_t = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+func.func @smem_permute_shape(%b: !tile.smem<[128, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.smem_permute' op the result must be the buffer's shape permuted, in its element type}}
+  %0 = tile.smem_permute %b [1, 0] : !tile.smem<[128, 64], f16, #shared> -> !tile.smem<[128, 64], f16, #shared_t>
+  return
+}
+
+// -----
+
+// The view keeps the buffer's bytes: its layout is the buffer's with the
+// order renamed, not another one (here the order left as it was).
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @smem_permute_layout(%b: !tile.smem<[128, 64], f16, #shared>) {
+  // expected-error @+1 {{'tile.smem_permute' op the result's shared layout must be the buffer's with its order permuted: #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>}}
+  %0 = tile.smem_permute %b [1, 0] : !tile.smem<[128, 64], f16, #shared> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.local_load
 //===----------------------------------------------------------------------===//
 

@@ -259,6 +259,16 @@ func.func @wgmma(%sa: !tile.smem<[128, 64], f16, #wg_s>, %sb: !tile.smem<[64, 12
   return %g : tensor<128x128xf32, #wg_mma>
 }
 
+// tile.smem_permute: a buffer seen with its dimensions permuted, its
+// layout's order renamed to match.
+// CHECK-LABEL: func.func @smem_permute
+// CHECK-NEXT: %[[V:[[:alnum:]_]+]] = tile.smem_permute %{{.*}} [1, 0] : <[128, 64], f16, #{{.*}}> -> <[64, 128], f16, #{{.*}}>
+// CHECK-NEXT: return %[[V]]
+func.func @smem_permute(%s: !tile.smem<[128, 64], f16, #wg_s>) -> !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>> {
+  %v = tile.smem_permute %s [1, 0] : !tile.smem<[128, 64], f16, #wg_s> -> !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>>
+  return %v : !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>>
+}
+
 // Async multiplies (tile-async-wgmma) and the waits that complete them:
 // with the accumulators they make available and the buffers they read, or
 // neither.

@@ -17,7 +17,10 @@
 // descriptors describe (#tile.shared with `block`: 16-byte chunks swizzled
 // over blocks of 128, 64 or 32 bytes, the widest the fastest dimension
 // fills), and tile.wgmma reads them in place, with no tile.local_load; an A
-// operand whose conversion is register-only stays in registers.
+// operand whose conversion is register-only stays in registers, unless its
+// tile is written to a buffer wgmma reads as A anyway. A register tile
+// transposed into an operand is written once as its registers hold it and
+// read through a tile.smem_permute view.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -403,6 +406,47 @@ func.func @wgmma_local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<128x12
   %d = tile.mma %ad, %bd, %z : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
   %e = tile.mma %ad, %bd, %d : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
   return %e : tensor<128x128xf32, #mma>
+}
+
+// -----
+
+#blocked1 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+#s = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Attention backward's dS^T (keys x queries, in an accumulator's layout):
+// the A of dK += dS^T Q as it is (a register-only conversion) and,
+// transposed, the A of dQ = dS K. The transpose's conversion would move
+// the tile between threads through shared memory and then write it again
+// for wgmma: instead the tile is written once from its registers, K-major
+// (#SW), and the second multiply reads it through a tile.smem_permute view
+// (#ST, the same swizzle with the order renamed: wgmma's M-major A). Since
+// the buffer exists, the first multiply reads its A there too (the write
+// moves before it), not from registers held until it completes.
+// CHECK:      #[[SW:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-NEXT: #[[ST:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+// CHECK-LABEL: func.func @wgmma_transposed_registers
+// CHECK:       %[[H:.*]] = arith.truncf
+// CHECK-NEXT:  %[[BH:.*]] = tile.local_alloc %[[H]] : tensor<128x64xf16, #[[S:mma[0-9]*]]> -> <[128, 64], f16, #[[SW]]>
+// CHECK-NEXT:  %[[DK:.*]] = tile.wgmma %[[BH]], %{{.*}}, %{{.*}} : !tile.smem<[128, 64], f16, #[[SW]]>, <[64, 128], f16, #[[SW]]>, tensor<128x128xf32, #[[M:mma[0-9]*]]>
+// CHECK-NEXT:  %[[HT:.*]] = tile.smem_permute %[[BH]] [1, 0] : <[128, 64], f16, #[[SW]]> -> <[64, 128], f16, #[[ST]]>
+// CHECK-NEXT:  arith.constant
+// CHECK-NEXT:  %[[DQ:.*]] = tile.wgmma %[[HT]], %{{.*}}, %{{.*}} : !tile.smem<[64, 128], f16, #[[ST]]>, <[128, 128], f16, #[[SW]]>, tensor<64x128xf32, #[[M]]>
+// CHECK-NEXT:  return %[[DK]], %[[DQ]]
+// CHECK-NOT:   tile.permute
+func.func @wgmma_transposed_registers(%ds: tensor<128x64xf32, #s>, %q: tensor<64x128xf16, #dot_b>, %k: tensor<128x128xf16, #dot_b>, %dk: tensor<128x128xf32, #mma>) -> (tensor<128x128xf32, #mma>, tensor<64x128xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %h = arith.truncf %ds : tensor<128x64xf32, #s> to tensor<128x64xf16, #s>
+  %ha = tile.convert_layout %h : tensor<128x64xf16, #s> -> tensor<128x64xf16, #dot_a>
+  %dk2 = tile.mma %ha, %q, %dk : tensor<128x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<128x128xf32, #mma>
+  %hb = tile.convert_layout %h : tensor<128x64xf16, #s> -> tensor<128x64xf16, #blocked1>
+  %ht = tile.permute %hb [1, 0] : tensor<128x64xf16, #blocked1> -> tensor<64x128xf16, #blocked2>
+  %hta = tile.convert_layout %ht : tensor<64x128xf16, #blocked2> -> tensor<64x128xf16, #dot_a>
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %dq = tile.mma %hta, %k, %z : tensor<64x128xf16, #dot_a>, tensor<128x128xf16, #dot_b>, tensor<64x128xf32, #mma>
+  return %dk2, %dq : tensor<128x128xf32, #mma>, tensor<64x128xf32, #mma>
 }
 
 // -----
