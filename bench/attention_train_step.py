@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Attention forward + backward as training runs it: tilec.attention under
-autograd (the forward writing LSE, then the backward's three kernels)
-against torch's scaled_dot_product_attention with the cuDNN and flash
-backends, in one run.
+autograd (the forward writing LSE, then the backward's kernels; "tilec" with
+the default `deterministic=None`, "tilec_det" with True) against torch's
+scaled_dot_product_attention with the cuDNN and flash backends, in one run.
 
   python3 bench/attention_train_step.py [--rounds 10] [--dtype bf16]
-      [--points 16x32x1024x64,...]
+      [--points 16x32x1024x64,...] [--backward]
+
+With --backward only the backward is timed (each implementation's forward
+runs once per input set, outside the timing; its graph is kept), and the
+TFLOP/s count 2.5 x 4 B H N^2 D.
 
 The default points are FlashAttention-3's setting: 16k tokens, hidden 2048
 (heads = 2048 / D), D = 64 and 128, N = 1k, 4k, 16k; causal and not. Each
@@ -36,6 +40,8 @@ def main():
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--dtype", choices=("f16", "bf16"), default="bf16")
     p.add_argument("--points", default=POINTS)
+    p.add_argument("--backward", action="store_true",
+                   help="time the backward alone")
     args = p.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
@@ -53,36 +59,51 @@ def main():
                 do = torch.randn(B, H, N, D, device="cuda", dtype=dtype)
                 sets.append((q, k, v, do))
 
-            def tilec_step(st):
-                q, k, v, do = st
-                out = tilec.attention(q, k, v, causal=causal)
-                return torch.autograd.grad(out, (q, k, v), do)
+            def step(forward):
+                """A step of `forward` (q, k, v -> out); with --backward,
+                its backward alone on outputs made once per input set."""
+                outs = {}
 
-            def sdpa_step(backend):
                 def run(st):
                     q, k, v, do = st
-                    with sdpa_kernel(backend):
-                        out = F.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal)
-                    return torch.autograd.grad(out, (q, k, v), do)
+                    if not args.backward:
+                        return torch.autograd.grad(forward(q, k, v),
+                                                   (q, k, v), do)
+                    if id(st) not in outs:
+                        outs[id(st)] = forward(q, k, v)
+                    return torch.autograd.grad(outs[id(st)], (q, k, v), do,
+                                               retain_graph=True)
                 return run
 
-            impls = {"tilec": tilec_step}
+            def sdpa(backend):
+                def forward(q, k, v):
+                    with sdpa_kernel(backend):
+                        return F.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal)
+                return forward
+
+            impls = {
+                "tilec": step(lambda q, k, v: tilec.attention(
+                    q, k, v, causal=causal)),
+                "tilec_det": step(lambda q, k, v: tilec.attention(
+                    q, k, v, causal=causal, deterministic=True))}
             for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                   ("flash", SDPBackend.FLASH_ATTENTION)):
                 try:
-                    sdpa_step(backend)(sets[0])
-                    impls[name] = sdpa_step(backend)
+                    step(sdpa(backend))(sets[0])
+                    impls[name] = step(sdpa(backend))
                 except RuntimeError as e:
                     print(f"  {name}: {str(e).splitlines()[0]}")
-            want = sdpa_step(SDPBackend.FLASH_ATTENTION)(sets[0])
-            got = tilec_step(sets[0])
-            for name, g, w in zip(("dq", "dk", "dv"), got, want):
-                err = ((g.float() - w.float()).norm()
-                       / w.float().norm()).item()
-                assert err < 2e-2, (point, causal, name, err)
+            want = step(sdpa(SDPBackend.FLASH_ATTENTION))(sets[0])
+            for tilec_name in ("tilec", "tilec_det"):
+                got = impls[tilec_name](sets[0])
+                for name, g, w in zip(("dq", "dk", "dv"), got, want):
+                    err = ((g.float() - w.float()).norm()
+                           / w.float().norm()).item()
+                    assert err < 2e-2, (tilec_name, point, causal, name, err)
             ms = time_interleaved(torch, impls, sets, args.rounds)
-            flops = 3.5 * 4 * B * H * N * N * D / (2 if causal else 1)
+            flops = (2.5 if args.backward else 3.5) * 4 * B * H * N * N * D \
+                / (2 if causal else 1)
             row = {"point": point, "causal": causal}
             row.update({n: flops / t / 1e9 for n, t in ms.items()})
             rows.append(row)

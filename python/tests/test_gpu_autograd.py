@@ -153,8 +153,39 @@ def test_attention_gradients_any_lengths(torch_gpu, causal, shape):
 
 
 @pytest.mark.parametrize("causal", (False, True))
+def test_attention_gradients_by_atomics(torch_gpu, causal):
+    """At head_dim 128 from 4096 queries the default backward adds dQ by
+    atomics (tilec.autograd.uses_atomics): gradients within the float64
+    reference's tolerance, as deterministic=True's (its own dQ kernel) are;
+    the two dQ agree to a few units of f16 (different f32 sums)."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    b, hq, hk, n, d = 1, 2, 1, 4096, 128
+    assert tilec.autograd.uses_atomics(d, n, None)
+    assert not tilec.autograd.uses_atomics(d, n, True)
+    assert not tilec.autograd.uses_atomics(d, 1024, None)
+    q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=torch.float16)
+               for _ in range(2))
+    k, v = (torch.randn(b, hk, n, d, device="cuda", dtype=torch.float16)
+            for _ in range(2))
+    scale = 1 / math.sqrt(d)
+    check_against_float64(
+        torch, lambda a, b_, c: tilec.attention(a, b_, c, causal=causal), q,
+        k, v, dout, causal, scale, "float16")
+    fast = grads(torch, lambda a, b_, c: tilec.attention(
+        a, b_, c, causal=causal), q, k, v, dout)
+    det = grads(torch, lambda a, b_, c: tilec.attention(
+        a, b_, c, causal=causal, deterministic=True), q, k, v, dout)
+    for name, a, b_ in zip(("out", "dq", "dk", "dv"), fast, det):
+        err = ((a.float() - b_.float()).norm() / b_.float().norm()).item()
+        assert err < 2**-9, (name, err)
+
+
+@pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("config", [dict(D=64), dict(D=128),
-                                    dict(D=96, TILE_N=128, num_warps=8)])
+                                    dict(D=96, TILE_N=128, num_warps=8),
+                                    dict(D=128, TILE_N=128, num_warps=8)])
 def test_backward_kernel_with_atomics(torch_gpu, causal, config):
     """attn_bwd with DQ_ATOMIC (its share of dQ added by atomics, the
     autograd backward's alternative it does not take): dQ, dK, dV as the

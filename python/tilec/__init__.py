@@ -400,10 +400,11 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
 
     Differentiable: where autograd is on and q, k or v requires grad, the
     forward saves its log-sum-exp and the backward runs the DSL's backward
-    kernels (tilec.autograd says what it supports). The gradients are the
-    same bits from run to run (dQ from a kernel of its own, no atomics:
-    the faster way measured), so deterministic (a bool, or None) is checked
-    and accepted but chooses nothing. Under CUDA autocast,
+    kernels (tilec.autograd says what it supports). deterministic=True
+    (or None under torch.use_deterministic_algorithms(True)) gives the same
+    gradient bits from run to run (dQ from a kernel of its own); otherwise
+    dQ is added by atomics where that is faster (head_dim 128 from 4096
+    queries), and its last bits may vary. Under CUDA autocast,
     float32 q, k, v are taken in autocast's dtype, as PyTorch's
     scaled_dot_product_attention takes them."""
     if deterministic is not None and type(deterministic) is not bool:

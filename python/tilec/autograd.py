@@ -3,7 +3,9 @@ is on), tilec.attention runs the forward that also writes each query row's
 log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
 backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
 one block per 64 keys accumulating dK and dV in registers; then one block
-per 64 queries accumulating dQ in registers), all written in the DSL.
+per 64 queries accumulating dQ in registers; or, at head_dim 128 from 4096
+queries, one block per 128 keys that also adds its share of dQ by
+atomics), all written in the DSL.
 
 What the backward supports, each refused with an ArgumentError naming the
 argument otherwise: k and v of one shape (batch, kv_heads, seq_k, head_dim)
@@ -13,13 +15,15 @@ dK and dV are summed over them in registers), any seq_q and seq_k >= 1
 (causal masks key j for query i when j > i), head_dim 64, 96 or 128, f16
 or bf16, input_pos 0, no `out`.
 
-The gradients are the same bits on every run: dQ comes from a kernel of its
-own (attn_bwd_dq, over the key tiles in order), not from atomics adding each
-key block's share (attn_bwd's DQ_ATOMIC, which vary in the last bits from
-run to run). Recomputing Q K^T and dO V^T there measured faster than the
-atomics at every head dimension (bench/results/2026-11-29-h200-backward.md),
-so `deterministic` (True, False or None) chooses nothing: it is checked and
-accepted.
+`deterministic=True` (or None under torch.use_deterministic_algorithms(True))
+gives the same bits on every run: dQ comes from a kernel of its own
+(attn_bwd_dq, over the key tiles in order), not from atomics adding each
+key block's share (attn_bwd's DQ_ATOMIC, whose order varies dQ's last bits
+from run to run). Otherwise the atomics are used where they measured faster
+than recomputing Q K^T and dO V^T in the dQ kernel: head_dim 128 from 4096
+queries, 1.03-1.14x (H200, bf16, the backward alone, 16 heads; at 1024
+queries 0.95-0.99x, at head_dim 96 0.75-0.85x:
+bench/results/2026-11-29-h200-backward-atomics.md).
 """
 
 import math
@@ -29,6 +33,10 @@ from .errors import ArgumentError
 
 TILE = 64
 HEAD_DIMS = (64, 96, 128)
+# The smallest head_dim and query length whose backward adds dQ by atomics
+# when it may (uses_atomics).
+ATOMIC_HEAD_DIM = 128
+ATOMIC_SEQ_Q = 4096
 
 
 def forward_tiles(head_dim):
@@ -52,18 +60,38 @@ def forward_kernel(dtype, head_dim, causal, seq_k, **constants):
                         EVEN_N=seq_k % tn == 0, **constants)
 
 
-def _backward_kernels(dtype, head_dim, causal):
-    """The preprocessing, the dK/dV kernel and the dQ kernel for a problem
-    class, compiled once. The dK/dV kernel takes 64 keys on one warpgroup at
+def uses_atomics(head_dim, seq_q, deterministic):
+    """Whether the backward adds dQ by atomics (one kernel: attn_bwd's
+    DQ_ATOMIC) rather than in a kernel of its own (attn_bwd_dq, recomputing
+    Q K^T and dO V^T): not when `deterministic` is True, or None with
+    torch.use_deterministic_algorithms(True) (the atomics' order changes
+    dQ's last bits from run to run), and only from head_dim ATOMIC_HEAD_DIM
+    and ATOMIC_SEQ_Q queries, where it measured faster (module
+    docstring)."""
+    if deterministic is None:
+        import torch
+        deterministic = torch.are_deterministic_algorithms_enabled()
+    return (not deterministic and head_dim >= ATOMIC_HEAD_DIM and
+            seq_q >= ATOMIC_SEQ_Q)
+
+
+def _backward_kernels(dtype, head_dim, causal, atomic):
+    """The preprocessing, the dK/dV kernel and the dQ kernel (None with
+    `atomic`: the dK/dV kernel adds dQ) for a problem class, compiled once.
+    Without atomics the dK/dV kernel takes 64 keys on one warpgroup at
     every head dimension, the rest the compiler's choice (its loop of four
     multiplies unrotated, two-stage rings). At 96 and 128, 128 keys on two
     warpgroups (a producer warp) ran 0.94-1.02x of it in one process (H200,
-    bench/results/2026-11-29-h200-backward-unrotated.md); before the choice
-    counted a tile read by two multiplies once, its rings took up to 1.7x
-    the shared memory and 128 keys ran 1.12-1.15x
-    (bench/results/2026-11-29-h200-backward.md)."""
+    bench/results/2026-11-29-h200-backward-unrotated.md). With atomics it
+    takes 128 keys on two warpgroups (64 ran 0.6x)."""
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
+    if atomic:
+        bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
+                           DTYPE=dtype, D=head_dim, TILE_M=TILE,
+                           TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
+                           num_warps=8)
+        return pre, bwd, None
     bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
                        D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
                        DQ_ATOMIC=False)
@@ -132,12 +160,15 @@ def forward(q, k, v, causal, scale, dtype):
     return out, lse
 
 
-def backward(q, k, v, out, lse, dout, causal, scale, dtype):
-    """(dq, dk, dv), dq like q, dk and dv like k."""
+def backward(q, k, v, out, lse, dout, causal, scale, dtype,
+             deterministic=None):
+    """(dq, dk, dv), dq like q, dk and dv like k; `deterministic` as
+    tilec.attention's (uses_atomics)."""
     import torch
     b, h, n, d = q.shape
     hk, nk = k.shape[1], k.shape[2]
-    pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal)
+    atomic = uses_atomics(d, n, deterministic)
+    pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic)
     rows, kv_rows = (b * h, n, d), (b * hk, nk, d)
     q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
     k3, v3 = (t.reshape(kv_rows) for t in (k, v))
@@ -150,12 +181,19 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype):
                             dtype=torch.float32)
         lse2 = lse.reshape(b * h, _padded(n))
         pre[(tiles, b * h)](o3, do3, delta)
-        # Without the atomics attn_bwd does not touch its f32 dQ.
-        unused = torch.empty(1, 1, 1, device=q.device, dtype=torch.float32)
+        # Without the atomics attn_bwd does not touch its f32 dQ; with
+        # them it adds every key block's share into zeros.
+        dq32 = torch.zeros(rows, device=q.device, dtype=torch.float32) \
+            if atomic else \
+            torch.empty(1, 1, 1, device=q.device, dtype=torch.float32)
         keys = bwd.constants["TILE_N"]
         bwd[((nk + keys - 1) // keys, b * hk)](q3, k3, v3, do3, lse2, delta,
-                                               unused, dk, dv, scale)
-        dq_kernel[(tiles, b * h)](q3, k3, v3, do3, lse2, delta, dq, scale)
+                                               dq32, dk, dv, scale)
+        if atomic:
+            dq.copy_(dq32)
+        else:
+            dq_kernel[(tiles, b * h)](q3, k3, v3, do3, lse2, delta, dq,
+                                      scale)
     return dq.view(q.shape), dk.view(k.shape), dv.view(k.shape)
 
 
@@ -170,17 +208,17 @@ def function():
 
         class Attention(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, q, k, v, causal, scale, dtype):
+            def forward(ctx, q, k, v, causal, scale, dtype, deterministic):
                 out, lse = forward(q, k, v, causal, scale, dtype)
                 ctx.save_for_backward(q, k, v, out, lse)
-                ctx.args = (causal, scale, dtype)
+                ctx.args = (causal, scale, dtype, deterministic)
                 return out
 
             @staticmethod
             def backward(ctx, dout):
                 q, k, v, out, lse = ctx.saved_tensors
                 dq, dk, dv = backward(q, k, v, out, lse, dout, *ctx.args)
-                return dq, dk, dv, None, None, None
+                return dq, dk, dv, None, None, None, None
 
         _function = Attention
     return _function
@@ -209,10 +247,10 @@ def needs_grad(q, k, v):
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
               deterministic=None):
-    """tilec.attention with gradients (module docstring; the backward is
-    deterministic whatever `deterministic` says)."""
+    """tilec.attention with gradients (module docstring; `deterministic`
+    True keeps dQ's bits the same from run to run)."""
     dtype, scale = check(q, k, v, causal, scale, input_pos, out)
     if deterministic is not None and type(deterministic) is not bool:
         raise ArgumentError(f"deterministic: expected a bool or None, got "
                             f"{deterministic!r}")
-    return function().apply(q, k, v, causal, scale, dtype)
+    return function().apply(q, k, v, causal, scale, dtype, deterministic)

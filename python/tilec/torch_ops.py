@@ -43,7 +43,7 @@ def attention_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     log-sum-exp is recomputed by the forward that writes it)."""
     dtype, scale = tilec.autograd.check(q, k, v, causal, scale, 0)
     _, lse = tilec.autograd.forward(q, k, v, causal, scale, dtype)
-    # (Deterministic: dQ from a kernel of its own, no atomics.)
+    # (deterministic as tilec.attention's default: torch's setting.)
     return tilec.autograd.backward(
         q, k, v, out, lse, dout.contiguous(), causal, scale, dtype)
 
