@@ -64,21 +64,25 @@ unsigned tilec::parsePtxasWarnings(StringRef log, StringRef arch,
     loads.reset();
   };
   // "(C7515) Potential Performance Loss: wgmma.mma_async instructions are
-  // serialized due to <why> in the function '<kernel>'" (ptxas 12-13).
+  // serialized due to <why> in the function '<kernel>'" (ptxas 12-13), or
+  // "... due to insufficient register resources for the function
+  // '<kernel>'" (C7512).
   constexpr StringLiteral serialized =
       "wgmma.mma_async instructions are serialized due to ";
-  constexpr StringLiteral inFunction = " in the function '";
   for (StringRef line : lines) {
     if (size_t at = line.find(serialized); at != StringRef::npos) {
       StringRef rest = line.drop_front(at + serialized.size());
-      size_t fn = rest.find(inFunction);
+      size_t fn = StringRef::npos, skip = 0;
+      for (StringRef marker : {" in the function '", " for the function '"})
+        if (size_t m = rest.find(marker); m < fn) {
+          fn = m;
+          skip = marker.size();
+        }
       StringRef why = rest.take_front(fn).rtrim();
-      StringRef name =
-          fn == StringRef::npos
-              ? StringRef()
-              : rest.drop_front(fn + inFunction.size()).take_until([](char c) {
-                  return c == '\'';
-                });
+      StringRef name = fn == StringRef::npos
+                           ? StringRef()
+                           : rest.drop_front(fn + skip).take_until(
+                                 [](char c) { return c == '\''; });
       size_t code = line.find("(C");
       os << source << ": warning: kernel '" << name << "': ptxas (" << arch
          << ") serializes its wgmma instructions (";
