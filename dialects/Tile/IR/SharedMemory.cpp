@@ -123,13 +123,14 @@ int64_t tile::getScratchBytes(Operation *op) {
 
 SharedLayoutAttr tile::getHopperSharedLayout(RankedTensorType type,
                                              ArrayRef<unsigned> order,
-                                             bool exact) {
+                                             bool exact, int64_t blockDivides) {
   unsigned bytes = getSharedElementBytes(type.getElementType());
   int64_t rowBytes = (exact ? type.getDimSize(order[0])
                             : paddedShape(type.getShape())[order[0]]) *
                      bytes;
   for (unsigned swizzle : {128u, 64u, 32u})
-    if (rowBytes % swizzle == 0)
+    if (rowBytes % swizzle == 0 &&
+        (!blockDivides || blockDivides % (swizzle / bytes) == 0))
       return SharedLayoutAttr::get(type.getContext(), 16 / bytes, 128 / swizzle,
                                    swizzle / 16, order, swizzle / bytes);
   return {};

@@ -90,10 +90,14 @@ Value getSlotCounter(Value slot, unsigned stages);
 /// 16-byte chunks swizzled over blocks of the widest of 128, 64 or 32 bytes
 /// that the fastest dimension fills (padded to a power of two; with
 /// `exact`, at its own size, so that whole blocks cover the tile and no
-/// more); null when it is narrower than 32 bytes.
+/// more); null when it is narrower than 32 bytes. With `blockDivides`, only
+/// swizzles whose block (of elements along the fastest dimension) divides
+/// it: where warpgroups each read `blockDivides` columns of an N-major
+/// wgmma B, each part starting at a whole block.
 SharedLayoutAttr getHopperSharedLayout(RankedTensorType type,
                                        ArrayRef<unsigned> order,
-                                       bool exact = false);
+                                       bool exact = false,
+                                       int64_t blockDivides = 0);
 
 /// The shared buffer through which a sub-tile of `sub` elements at
 /// `offsets` is read from a tile of `source` (both padded shapes): the

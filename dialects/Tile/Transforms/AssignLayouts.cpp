@@ -312,8 +312,11 @@ MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
   // 64 rows for each; those left over split the columns (a 64-row tile on
   // two warpgroups: each a contiguous half), where each part still has 16
   // columns and starts where B's shared layout can be entered with one
-  // offset: B read along K (its columns are rows there), or parts of 64
-  // columns (every swizzle block of 16-bit elements divides them).
+  // offset: B read along K (its columns are rows there), or parts of a
+  // whole number of the narrowest swizzle's blocks (32 bytes: 16 columns
+  // of 16-bit elements; tile-stage-mma-operands then swizzles B's buffer
+  // no wider than the parts allow: a head dim of 96 on two warpgroups,
+  // 48 columns each, in blocks of 16).
   // A tile whose rows are not a power of two has its padded rows computed;
   // N is the tile's own, in instructions of up to 256 columns that divide
   // it (a head dim of 96: m64n96).
@@ -324,7 +327,7 @@ MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
     int64_t gm = std::min<int64_t>(groups, rows / 64);
     int64_t gn = groups / gm, per = cols / gn;
     bool split = gn == 1 || (cols == shape[1] && per >= 16 && per % 8 == 0 &&
-                             (bKMajor || per % 64 == 0));
+                             (bKMajor || per * operandBytes % 32 == 0));
     if (split) { // (gm divides groups: both are powers of two)
       int64_t instrN = std::min<int64_t>(per, 256);
       while (per % instrN)

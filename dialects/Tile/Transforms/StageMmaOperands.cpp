@@ -164,10 +164,16 @@ struct StageMmaOperandsPass
     // (which other multiplies may read untransposed): wgmma reads B^T.
     Value b = stageTransposedB(mma.getB(), fp8);
     bool bTransposed = bool(b);
+    // Warpgroups along N each read their columns of B from one offset: an
+    // N-major buffer's swizzle blocks must divide their parts.
+    auto acc = cast<MmaLayoutAttr>(mma.getAcc().getType().getEncoding());
+    int64_t parts = 0;
+    if (acc.getWarpsPerCTA()[1] > 1)
+      parts = mma.getAcc().getType().getDimSize(1) / acc.getWarpsPerCTA()[1];
     if (!b)
       b = stageBuffer(mma.getB(), /*hopper=*/true,
                       fp8 ? std::optional<unsigned>(0) : std::nullopt,
-                      &transposed);
+                      &transposed, parts);
     if (!b)
       return mma.emitError("wgmma: the B operand cannot be put in a shared "
                            "layout wgmma reads (its fastest dimension is "
@@ -270,7 +276,7 @@ struct StageMmaOperandsPass
   /// that one (the tile is stored across its registers' order).
   Value stageBuffer(Value operand, bool hopper,
                     std::optional<unsigned> fastest = std::nullopt,
-                    bool *transposed = nullptr) {
+                    bool *transposed = nullptr, int64_t parts = 0) {
     if (hopper)
       if (Value v = staged.lookup(operand))
         return v;
@@ -278,7 +284,7 @@ struct StageMmaOperandsPass
     Value src = cvt && cvt.getSource().getType().getEncoding() ? cvt.getSource()
                                                                : operand;
     if (hopper && !fastest)
-      if (Value view = stagePermuted(src, cvt)) {
+      if (Value view = stagePermuted(src, cvt, parts)) {
         staged[operand] = view;
         return view;
       }
@@ -292,8 +298,12 @@ struct StageMmaOperandsPass
         if (d != *fastest)
           order.push_back(d);
     }
-    SharedLayoutAttr layout = hopper ? getHopperSharedLayout(srcType, order)
-                                     : sharedLayoutFor(srcType, order);
+    // (`parts`: B's columns per warpgroup, which an N-major B's swizzle
+    // blocks must divide.)
+    SharedLayoutAttr layout =
+        hopper ? getHopperSharedLayout(srcType, order, /*exact=*/false,
+                                       order.front() == 1 ? parts : 0)
+               : sharedLayoutFor(srcType, order);
     if (!layout)
       return {};
     auto bufType = SharedMemoryType::get(&getContext(), srcType.getShape(),
@@ -322,7 +332,7 @@ struct StageMmaOperandsPass
   /// between threads through shared memory first and then write it again.
   /// Null when the view is not in a layout wgmma reads, or the tile comes
   /// straight from a load (copied, not written from registers).
-  Value stagePermuted(Value src, Operation *at) {
+  Value stagePermuted(Value src, Operation *at, int64_t parts) {
     auto permute = src.getDefiningOp<PermuteOp>();
     if (!permute)
       return {};
@@ -340,7 +350,9 @@ struct StageMmaOperandsPass
     auto viewType = cast<RankedTensorType>(src.getType());
     SharedLayoutAttr viewLayout =
         permuteSharedLayout(layout, permute.getPermutation());
-    if (viewLayout != getHopperSharedLayout(viewType, viewLayout.getOrder()))
+    if (viewLayout != getHopperSharedLayout(viewType, viewLayout.getOrder()) ||
+        (parts && viewLayout.getOrder().front() == 1 &&
+         parts % viewLayout.getBlock()))
       return {};
     OpBuilder b(&getContext());
     if (at)

@@ -367,13 +367,14 @@ func.func @gemm_wide(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32
 
 // Warpgroups along N need parts that B's shared layout can be entered at
 // with one offset: 32 columns of a B read along K (loaded with order =
-// [1, 0], as K^T in attention) split; 32 columns of a B read along N do
-// not (the mma.sync layout, 8 warps as 4 x 2, as without the split).
-// WG8:         #[[KMAJOR:mma]] = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
-// WG8-NEXT:    #[[NMAJOR:mma1]] = #tile.mma<warpsPerCTA = [4, 2]>
+// [1, 0], as K^T in attention) split; so do 32 columns of a B read along N
+// (64 bytes: tile-stage-mma-operands swizzles its buffer in blocks of 32
+// columns, stage-mma-operands.mlir). Both get the same wgmma layout.
+// WG8:         #[[SPLIT:mma]] = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+// WG8-NOT:     #tile.mma<
 // WG8-LABEL:   func.func @gemm_split_b_order
-// WG8:         tile.mma {{.*}} tensor<64x64xf32, #[[KMAJOR]]>
-// WG8:         tile.mma {{.*}} tensor<64x64xf32, #[[NMAJOR]]>
+// WG8:         tile.mma {{.*}} tensor<64x64xf32, #[[SPLIT]]>
+// WG8:         tile.mma {{.*}} tensor<64x64xf32, #[[SPLIT]]>
 func.func @gemm_split_b_order(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
   %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x128xf16>
   %bt = tile.load %A[%i, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<128x64xf16>
@@ -433,15 +434,16 @@ func.func @attention_wgmma(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %
 
 // Too few rows for wgmma: with 4 warps (one warpgroup, 64 rows), the
 // 32-row mma falls back to the mma.sync layout while the 64-row one in the
-// same kernel gets version 3; with 8 warps (two warpgroups, 128 rows) both
-// fall back, each to the mma.sync layout it has without wgmma.
+// same kernel gets version 3; with 8 warps (two warpgroups, 128 rows) the
+// 32-row one falls back to the mma.sync layout it has without wgmma, and
+// the 64-row one splits its 64 columns between the two warpgroups.
 // WG:          #[[V2:mma]] = #tile.mma<warpsPerCTA = [2, 2]>
 // WG-NEXT:     #[[V3:mma1]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 // WG-LABEL:    func.func @wgmma_fallback
 // WG:          tile.mma %{{.*}} : tensor<32x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<32x64xf32, #[[V2]]>
 // WG:          tile.mma %{{.*}} : tensor<64x64xf16, #dot_a1>, tensor<64x64xf16, #dot_b1>, tensor<64x64xf32, #[[V3]]>
 // WG8:         #mma = #tile.mma<warpsPerCTA = [2, 4]>
-// WG8-NEXT:    #mma1 = #tile.mma<warpsPerCTA = [4, 2]>
+// WG8-NEXT:    #mma1 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
 // WG8-NEXT:    #dot_a
 // WG8-LABEL:   func.func @wgmma_fallback
 // WG8:         tile.mma %{{.*}} : tensor<32x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<32x64xf32, #mma>

@@ -451,6 +451,31 @@ func.func @wgmma_transposed_registers(%ds: tensor<128x64xf32, #s>, %q: tensor<64
 
 // -----
 
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// Two warpgroups along N, 32 columns each, reading an N-major B: each
+// starts its instructions at its own columns of B's buffer, so the
+// buffer's swizzle blocks divide 32 columns: 64-byte swizzle (blocks of
+// 32), not the 128 bytes its 64-column rows would take (A's).
+// CHECK:      #[[SA:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-NEXT: #[[SB:shared1]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+// CHECK-LABEL: func.func @wgmma_b_parts
+// CHECK:       tile.wgmma %{{.*}}, %{{.*}}, %{{.*}} : !tile.smem<[64, 64], f16, #[[SA]]>, <[64, 64], f16, #[[SB]]>, tensor<64x64xf32, #mma>
+func.func @wgmma_b_parts(%A: !tile.global<f16, 2>, %i: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 8 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %a = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16, #blocked>
+  %b = tile.load %A[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16, #blocked>
+  %ad = tile.convert_layout %a : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_a>
+  %bd = tile.convert_layout %b : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_b>
+  %d = tile.mma %ad, %bd, %z : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
+}
+
+// -----
+
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
