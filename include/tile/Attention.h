@@ -117,8 +117,9 @@ TILE_API Status attentionWithLse(const Tensor &q, const Tensor &k,
 /// dq, dk, dv of attention(q, k, v) given dout, from the forward's out and
 /// lse, using delta as scratch (asynchronously on options.stream). The
 /// gradients are the same bits on every run: dQ comes from a kernel of its
-/// own (Python's tilec.attention adds dQ by atomics instead at head_dim
-/// 128 from 4096 queries, unless deterministic, 1.03-1.14x faster there).
+/// own (Python's tilec.attention adds dQ by atomics instead from 4096
+/// queries at head_dim 128, and causal at 64, unless deterministic:
+/// 1.03-1.14x faster there).
 TILE_API Status attentionBackward(const Tensor &q, const Tensor &k,
                                   const Tensor &v, const Tensor &out,
                                   const Tensor &lse, const Tensor &dout,

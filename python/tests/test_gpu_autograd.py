@@ -152,19 +152,22 @@ def test_attention_gradients_any_lengths(torch_gpu, causal, shape):
         k, v, dout, causal, 1 / math.sqrt(d), "float16")
 
 
-@pytest.mark.parametrize("causal", (False, True))
-def test_attention_gradients_by_atomics(torch_gpu, causal):
-    """At head_dim 128 from 4096 queries the default backward adds dQ by
-    atomics (tilec.autograd.uses_atomics): gradients within the float64
-    reference's tolerance, as deterministic=True's (its own dQ kernel) are;
-    the two dQ agree to a few units of f16 (different f32 sums)."""
+@pytest.mark.parametrize("causal,d", [(False, 128), (True, 128), (True, 64)])
+def test_attention_gradients_by_atomics(torch_gpu, causal, d):
+    """From 4096 queries at head_dim 128, and causal at 64, the default
+    backward adds dQ by atomics (tilec.autograd.uses_atomics): gradients
+    within the float64 reference's tolerance, as deterministic=True's (its
+    own dQ kernel) are; the two dQ agree to a few units of f16 (different
+    f32 sums)."""
     torch = torch_gpu
     from conftest import skip_unless_arch
     skip_unless_arch(torch, "sm_90a")
-    b, hq, hk, n, d = 1, 2, 1, 4096, 128
-    assert tilec.autograd.uses_atomics(d, n, None)
-    assert not tilec.autograd.uses_atomics(d, n, True)
-    assert not tilec.autograd.uses_atomics(d, 1024, None)
+    b, hq, hk, n = 1, 2, 1, 4096
+    assert tilec.autograd.uses_atomics(d, n, causal, None)
+    assert not tilec.autograd.uses_atomics(d, n, causal, True)
+    assert not tilec.autograd.uses_atomics(d, 1024, causal, None)
+    assert tilec.autograd.uses_atomics(64, n, True, None)
+    assert not tilec.autograd.uses_atomics(64, n, False, None)
     q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=torch.float16)
                for _ in range(2))
     k, v = (torch.randn(b, hk, n, d, device="cuda", dtype=torch.float16)
@@ -185,7 +188,8 @@ def test_attention_gradients_by_atomics(torch_gpu, causal):
 @pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("config", [dict(D=64), dict(D=128),
                                     dict(D=96, TILE_N=128, num_warps=8),
-                                    dict(D=128, TILE_N=128, num_warps=8)])
+                                    dict(D=128, TILE_N=128, num_warps=8),
+                                    dict(D=64, TILE_N=128, num_warps=8)])
 def test_backward_kernel_with_atomics(torch_gpu, causal, config):
     """attn_bwd with DQ_ATOMIC (its share of dQ added by atomics, the
     autograd backward's alternative it does not take): dQ, dK, dV as the

@@ -3,9 +3,9 @@ is on), tilec.attention runs the forward that also writes each query row's
 log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
 backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
 one block per 64 keys accumulating dK and dV in registers; then one block
-per 64 queries accumulating dQ in registers; or, at head_dim 128 from 4096
-queries, one block per 128 keys that also adds its share of dQ by
-atomics), all written in the DSL.
+per 64 queries accumulating dQ in registers; or, from 4096 queries at
+head_dim 128 and causal at 64, one block per 128 keys that also adds its
+share of dQ by atomics), all written in the DSL.
 
 What the backward supports, each refused with an ArgumentError naming the
 argument otherwise: k and v of one shape (batch, kv_heads, seq_k, head_dim)
@@ -20,10 +20,11 @@ gives the same bits on every run: dQ comes from a kernel of its own
 (attn_bwd_dq, over the key tiles in order), not from atomics adding each
 key block's share (attn_bwd's DQ_ATOMIC, whose order varies dQ's last bits
 from run to run). Otherwise the atomics are used where they measured faster
-than recomputing Q K^T and dO V^T in the dQ kernel: head_dim 128 from 4096
-queries, 1.03-1.14x (H200, bf16, the backward alone, 16 heads; at 1024
-queries 0.95-0.99x, at head_dim 96 0.75-0.85x:
-bench/results/2026-11-29-h200-backward-atomics.md).
+than recomputing Q K^T and dO V^T in the dQ kernel, from 4096 queries:
+head_dim 128, 1.03-1.14x (H200, bf16, the backward alone, 16 heads; at 1024
+queries 0.95-0.99x, at head_dim 96 0.75-0.85x), and head_dim 64 when
+causal, 1.07-1.10x (0.93-0.95x without the mask):
+bench/results/2026-11-29-h200-backward-atomics.md.
 """
 
 import math
@@ -33,9 +34,8 @@ from .errors import ArgumentError
 
 TILE = 64
 HEAD_DIMS = (64, 96, 128)
-# The smallest head_dim and query length whose backward adds dQ by atomics
-# when it may (uses_atomics).
-ATOMIC_HEAD_DIM = 128
+# The shortest query length whose backward adds dQ by atomics when it may
+# (uses_atomics).
 ATOMIC_SEQ_Q = 4096
 
 
@@ -60,19 +60,19 @@ def forward_kernel(dtype, head_dim, causal, seq_k, **constants):
                         EVEN_N=seq_k % tn == 0, **constants)
 
 
-def uses_atomics(head_dim, seq_q, deterministic):
+def uses_atomics(head_dim, seq_q, causal, deterministic):
     """Whether the backward adds dQ by atomics (one kernel: attn_bwd's
     DQ_ATOMIC) rather than in a kernel of its own (attn_bwd_dq, recomputing
     Q K^T and dO V^T): not when `deterministic` is True, or None with
     torch.use_deterministic_algorithms(True) (the atomics' order changes
-    dQ's last bits from run to run), and only from head_dim ATOMIC_HEAD_DIM
-    and ATOMIC_SEQ_Q queries, where it measured faster (module
-    docstring)."""
+    dQ's last bits from run to run), and only from ATOMIC_SEQ_Q queries at
+    head_dim 128, and at head_dim 64 when causal, where it measured faster
+    (module docstring)."""
     if deterministic is None:
         import torch
         deterministic = torch.are_deterministic_algorithms_enabled()
-    return (not deterministic and head_dim >= ATOMIC_HEAD_DIM and
-            seq_q >= ATOMIC_SEQ_Q)
+    return (not deterministic and seq_q >= ATOMIC_SEQ_Q and
+            (head_dim == 128 or (head_dim == 64 and causal)))
 
 
 def _backward_kernels(dtype, head_dim, causal, atomic):
@@ -167,7 +167,7 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     import torch
     b, h, n, d = q.shape
     hk, nk = k.shape[1], k.shape[2]
-    atomic = uses_atomics(d, n, deterministic)
+    atomic = uses_atomics(d, n, causal, deterministic)
     pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic)
     rows, kv_rows = (b * h, n, d), (b * hk, nk, d)
     q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
