@@ -21,6 +21,8 @@ struct Gemm {
   bool specialize = false; // CompileOptions::warpSpecialize
   bool viaHints = false;   // the options as the kernel's @hints
   bool persistent = false; // CompileOptions::persistent
+  int64_t tile = 128;      // TILE_M = TILE_N
+  unsigned warps = 4;      // CompileOptions::numWarps
 };
 
 Build gemmBuild(const Gemm &g) {
@@ -28,11 +30,11 @@ Build gemmBuild(const Gemm &g) {
   unsigned alignN = alignmentFor(g.n, tile::dtypeBytes(g.dtype));
   Build build;
   build.constants = {{"DTYPE", tile::dtypeName(g.dtype)},
-                     {"TILE_M", "128"},
-                     {"TILE_N", "128"},
+                     {"TILE_M", std::to_string(g.tile)},
+                     {"TILE_N", std::to_string(g.tile)},
                      {"TILE_K", std::to_string(kGemmTileK)}};
   build.alignment = std::min(alignK, alignN);
-  build.options = codegen(g.stages, true, g.specialize);
+  build.options = codegen(g.stages, true, g.specialize, g.warps);
   build.options.persistent = g.persistent;
   build.viaHints = g.viaHints;
   return build;
@@ -97,11 +99,13 @@ void gemm(const Gemm &g, std::mt19937_64 &rng) {
         std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
         " ktiles=" + std::to_string(cdiv(k, kGemmTileK)) +
         " stages=" + std::to_string(g.stages) + (g.specialize ? " ws" : "") +
+        (g.tile != 128 ? " tile=" + std::to_string(g.tile) : "") +
+        (g.warps != 4 ? " warps=" + std::to_string(g.warps) : "") +
         (rowsChecked.size() < size_t(m) ? " (sampled rows)" : "") + " [" +
         modeName(mode) + "]";
     if (!launch(name, mode, "gemm", build,
-                tile::Dim3(static_cast<unsigned>(cdiv(m, 128)),
-                           static_cast<unsigned>(cdiv(n, 128))),
+                tile::Dim3(static_cast<unsigned>(cdiv(m, g.tile)),
+                           static_cast<unsigned>(cdiv(n, g.tile))),
                 {ma.tensor(), mb.tensor(), mc.tensor()}))
       continue;
     mc.download();
@@ -203,6 +207,15 @@ std::vector<Gemm> gemmCases() {
     for (int64_t k : {int64_t(0), int64_t(160), int64_t(1000)}) {
       cases.push_back({DType::F16, 129, 257, k, 3, specialize});
       cases.back().viaHints = true;
+    }
+  // 64 x 64 tiles on 8 warps (sm_90a: two warpgroups of 32 columns each
+  // over B read along N, its buffer swizzled in 32-column blocks):
+  // ragged tiles, 0, 2 and 5 trips, pipelined and specialized.
+  for (bool specialize : {false, true})
+    for (int64_t k : {0, 33, 160}) {
+      cases.push_back({DType::F16, 129, 257, k, 2, specialize});
+      cases.back().tile = 64;
+      cases.back().warps = 8;
     }
   // bf16 through the ring.
   if (!config.quick)
