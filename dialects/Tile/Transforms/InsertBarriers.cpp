@@ -161,10 +161,8 @@ struct InsertBarriersPass
       if (func->hasAttr(TileDialect::getClusterAttrName()))
         placeClusterBarriers(func);
       inserted.clear();
-      State state;
-      if (failed(visitBlock(func.getBody().front(), state)))
-        return signalPassFailure();
-      if (failed(hoistTmaStoreWaits(func)))
+      FailureOr<size_t> placed = analyze(func);
+      if (failed(placed) || failed(hoistTmaStoreWaits(func, *placed)))
         return signalPassFailure();
     }
   }
@@ -174,17 +172,17 @@ struct InsertBarriersPass
   /// The fences and barriers this pass placed in the function analyzed.
   SmallVector<Operation *> inserted;
 
-  /// Analyzes `func` again from scratch (what the last analysis placed
+  /// Analyzes `func` from scratch (what an earlier analysis placed
   /// erased); the number of barriers it places.
-  FailureOr<size_t> reanalyze(func::FuncOp func) {
+  FailureOr<size_t> analyze(func::FuncOp func) {
     for (Operation *op : inserted)
       op->erase();
     inserted.clear();
     State state;
     if (failed(visitBlock(func.getBody().front(), state)))
       return failure();
-    return llvm::count_if(inserted,
-                          [](Operation *op) { return isa<BarrierOp>(op); });
+    return size_t(llvm::count_if(
+        inserted, [](Operation *op) { return isa<BarrierOp>(op); }));
   }
 
   /// A `tile.tma_store_wait` (in the thread that issued the copies) lets
@@ -196,12 +194,8 @@ struct InsertBarriersPass
   /// tile reduced into global memory) then needs no barrier of its own
   /// before the write when the trip has one for other reasons. The waits
   /// stay where they were when that places no fewer barriers.
-  LogicalResult hoistTmaStoreWaits(func::FuncOp func) {
-    auto barriers = [&] {
-      return size_t(llvm::count_if(
-          inserted, [](Operation *op) { return isa<BarrierOp>(op); }));
-    };
-    size_t count = barriers();
+  /// `count`: the barriers the analysis placed.
+  LogicalResult hoistTmaStoreWaits(func::FuncOp func, size_t count) {
     SmallVector<TmaStoreWaitOp> waits;
     func.walk([&](TmaStoreWaitOp wait) { waits.push_back(wait); });
     for (TmaStoreWaitOp wait : waits) {
@@ -218,7 +212,7 @@ struct InsertBarriersPass
       while (next && llvm::is_contained(inserted, next))
         next = next->getNextNode();
       wait->moveBefore(*at);
-      FailureOr<size_t> after = reanalyze(func);
+      FailureOr<size_t> after = analyze(func);
       if (failed(after))
         return failure();
       if (*after < count) {
@@ -229,7 +223,7 @@ struct InsertBarriersPass
         wait->moveBefore(next);
       else
         wait->moveBefore(block, block->end());
-      if (failed(reanalyze(func)))
+      if (failed(analyze(func)))
         return failure();
     }
     return success();
