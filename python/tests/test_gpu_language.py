@@ -55,6 +55,11 @@ PAGED = [
     ("sm_90a", {"warp_specialize": True, "GROUP_M": 64}, 2, 2, 8, 64, 64,
      [700, 64]),
     ("sm_90a", {"GROUP_M": 64}, 2, 2, 8, 128, 64, [65, 3]),
+    # Persistent, on two blocks: each loops over (sequence, KV head) tiles
+    # of 0, 1 and several trips in turn, reusing its buffers.
+    ("sm_90a", {"persistent": True, "GROUP_M": 64}, 5, 2, 8, 128, 64,
+     [0, 1, 64, 65, 300]),
+    ("sm_90a", {"persistent": True}, 3, 2, 4, 64, 32, [33, 0, 1]),
     ("sm_80", {}, 3, 2, 4, 128, 64, [0, 77, 640]),
     ("sm_80", {}, 2, 2, 16, 64, 32, [33, 1]),
 ]
@@ -64,10 +69,14 @@ PAGED = [
     str(x) if not isinstance(x, (dict, list)) else
     ("_".join(f"{k}={v}" for k, v in x.items()) or "default")
     if isinstance(x, dict) else "x".join(map(str, x)) for x in c))
-def test_paged_decode(torch_gpu, repo, case):
+def test_paged_decode(torch_gpu, repo, monkeypatch, case):
     torch = torch_gpu
     arch, opts, B, H, G, D, PAGE, lens = case
     skip_unless_arch(torch, arch)
+    if opts.get("persistent"):
+        # Two blocks (read at the kernel's first launch): each runs several
+        # tiles, of different trip counts.
+        monkeypatch.setenv("TILEC_PERSISTENT_BLOCKS", "2")
     torch.manual_seed(len(lens) * 7 + D + sum(lens))
     max_pages = max(1, max((n + PAGE - 1) // PAGE for n in lens))
     num_pages = B * max_pages + 3
