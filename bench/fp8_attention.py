@@ -7,7 +7,8 @@ run (torch's SDPA takes no 8-bit inputs).
 
 FlashAttention-3's setting: 16k tokens (batch = 16384 / N), hidden 2048
 (heads = 2048 / D), D = 128, N = 1k, 4k, 16k, causal and not. The tilec
-kernel at the compiler's choice and warp-specialized with 8 warps; each
+kernel at the compiler's choice and warp-specialized with 8 warps, each
+also with ping_pong (its consumer warpgroups multiplying in turns); each
 output checked against f16 cuDNN attention of the dequantized inputs (the
 8-bit rounding of P costs a few percent). TFLOP/s of 4 N^2 D per head (half
 for causal). Prints a markdown table.
@@ -31,60 +32,71 @@ KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "attention_fp8.tile")
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--head-dims", default="128",
+                   help="comma-separated head dimensions (64, 128, 256)")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
-    D = 128
-    for causal in (False, True):
-        for N in (1024, 4096, 16384):
-            B, H = 16384 // N, 2048 // D
-            sets = []
-            for _ in range(2):
-                q, k, v = (torch.randn(B, H, N, D, device="cuda")
-                           .to(torch.float8_e4m3fn) for _ in range(3))
-                vt = v.transpose(2, 3).contiguous()
-                h16 = [t.half() for t in (q, k, v)]
-                sets.append((q, k, vt, torch.empty(B, H, N, D, device="cuda",
-                                                   dtype=torch.bfloat16), h16))
-            impls = {}
-            for backend, name in ((SDPBackend.CUDNN_ATTENTION, "cudnn_f16"),
-                                  (SDPBackend.FLASH_ATTENTION, "flash_f16")):
-                def run(s, backend=backend):
-                    with sdpa_kernel([backend]):
-                        return sdpa(*s[4], is_causal=causal)
-                impls[name] = run
-            ref = impls["cudnn_f16"](sets[0]).float()
-            for name, opts in (("choice", {}),
-                               ("ws8", {"warp_specialize": True,
-                                        "num_warps": 8})):
+    points = [(D, causal, N) for D in map(int, args.head_dims.split(","))
+              for causal in (False, True) for N in (1024, 4096, 16384)]
+    for D, causal, N in points:
+        B, H = 16384 // N, 2048 // D
+        sets = []
+        for _ in range(2):
+            q, k, v = (torch.randn(B, H, N, D, device="cuda")
+                       .to(torch.float8_e4m3fn) for _ in range(3))
+            vt = v.transpose(2, 3).contiguous()
+            h16 = [t.half() for t in (q, k, v)]
+            sets.append((q, k, vt, torch.empty(B, H, N, D, device="cuda",
+                                               dtype=torch.bfloat16), h16))
+        impls = {}
+        for backend, name in ((SDPBackend.CUDNN_ATTENTION, "cudnn_f16"),
+                              (SDPBackend.FLASH_ATTENTION, "flash_f16")):
+            def run(s, backend=backend):
+                with sdpa_kernel([backend]):
+                    return sdpa(*s[4], is_causal=causal)
+            impls[name] = run
+        ref = impls["cudnn_f16"](sets[0]).float()
+        for name, opts in (("choice", {}),
+                           ("ws8", {"warp_specialize": True,
+                                    "num_warps": 8}),
+                           ("choice_pp", {"ping_pong": True}),
+                           ("ws8_pp", {"warp_specialize": True,
+                                       "num_warps": 8,
+                                       "ping_pong": True})):
+            try:
                 kern = tilec.compile(KERNEL, TILE_D=D, CAUSAL=causal, **opts)
-                run = (lambda s, kern=kern: kern[(N // 128, B * H)](
-                    s[0], s[1], s[2], s[3], D ** -0.5, 1.0, 1.0, 1.0))
-                sets[0][3].fill_(float("nan"))
-                run(sets[0])
-                torch.cuda.synchronize()
-                err = ((sets[0][3].float() - ref).norm() / ref.norm()).item()
-                if not err < 5e-2:
-                    print(f"  {name}: wrong ({err})", flush=True)
-                    continue
-                impls["tilec_" + name] = run
-            ms = time_interleaved(torch, impls, sets, args.rounds)
-            flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
-            tf = {n: flops / t / 1e9 for n, t in ms.items()}
-            print(f"  causal={causal} N={N}: " + ", ".join(
-                f"{n} {v:.0f}" for n, v in tf.items()), flush=True)
-            rows.append((causal, N, tf))
-    print("\n| causal | N | cuDNN f16 TFLOP/s | flash f16 | tilec fp8 best | "
+            except tilec.CompileError as e:
+                print(f"  {name}: does not compile ({str(e).splitlines()[0]})",
+                      flush=True)
+                continue
+            run = (lambda s, kern=kern: kern[(N // 128, B * H)](
+                s[0], s[1], s[2], s[3], D ** -0.5, 1.0, 1.0, 1.0))
+            sets[0][3].fill_(float("nan"))
+            run(sets[0])
+            torch.cuda.synchronize()
+            err = ((sets[0][3].float() - ref).norm() / ref.norm()).item()
+            if not err < 5e-2:
+                print(f"  {name}: wrong ({err})", flush=True)
+                continue
+            impls["tilec_" + name] = run
+        ms = time_interleaved(torch, impls, sets, args.rounds)
+        flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
+        tf = {n: flops / t / 1e9 for n, t in ms.items()}
+        print(f"  D={D} causal={causal} N={N}: " + ", ".join(
+            f"{n} {v:.0f}" for n, v in tf.items()), flush=True)
+        rows.append((D, causal, N, tf))
+    print("\n| D | causal | N | cuDNN f16 TFLOP/s | flash f16 | tilec fp8 best | "
           "best / cuDNN f16 |")
-    print("|---|---|---|---|---|---|")
-    for causal, N, tf in rows:
+    print("|---|---|---|---|---|---|---|")
+    for D, causal, N, tf in rows:
         mine = {n: v for n, v in tf.items() if n.startswith("tilec_")}
         if not mine:
-            print(f"| {causal} | {N} | {tf['cudnn_f16']:.0f} | "
+            print(f"| {D} | {causal} | {N} | {tf['cudnn_f16']:.0f} | "
                   f"{tf['flash_f16']:.0f} | — | — |")
             continue
         best = max(mine, key=mine.get)
-        print(f"| {causal} | {N} | {tf['cudnn_f16']:.0f} | "
+        print(f"| {D} | {causal} | {N} | {tf['cudnn_f16']:.0f} | "
               f"{tf['flash_f16']:.0f} | {mine[best]:.0f} ({best[6:]}) | "
               f"{mine[best] / tf['cudnn_f16']:.2f} |")
 

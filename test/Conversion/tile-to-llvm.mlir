@@ -793,7 +793,8 @@ func.func @row_from_unit_dims(%O: !tile.global<f32, 2>) attributes {tile.kernel,
 // -----
 
 // tile.barrier: the whole block is bar.sync 0 (nvvm.barrier0), a named
-// barrier is bar.sync id, num_threads. Barriers written in the input stay
+// barrier is bar.sync id, num_threads, a warpgroup's the named barrier of
+// the thread's warpgroup. Barriers written in the input stay
 // where they are; with no shared memory access around, tile-insert-barriers
 // adds none.
 // CHECK-LABEL: llvm.func @barriers
@@ -803,10 +804,16 @@ func.func @row_from_unit_dims(%O: !tile.global<f32, 2>) attributes {tile.kernel,
 // CHECK-NOT:   nvvm.barrier
 // CHECK:       nvvm.barrier id = %[[ID]] number_of_threads = %[[NT]]
 // CHECK-NEXT:  nvvm.barrier0
+// A warpgroup's: bar.sync 8 + thread / 128, 128.
+// CHECK-NEXT:  %[[T:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK-NEXT:  %[[G:.*]] = llvm.udiv %[[T]], %[[C128:.*]] : i32
+// CHECK-NEXT:  %[[WID:.*]] = llvm.add %[[G]], %[[C8:.*]] : i32
+// CHECK-NEXT:  nvvm.barrier id = %[[WID]] number_of_threads = %[[C128]]
 // CHECK-NEXT:  llvm.return
 func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
   tile.barrier {id = 1 : i32, num_threads = 64 : i32}
   tile.barrier
+  tile.barrier {warpgroup}
   return
 }
 

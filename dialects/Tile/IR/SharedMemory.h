@@ -22,9 +22,12 @@ inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 
 /// Named barriers of a warp-specialized kernel (0 is the whole block's):
 /// the consumers' own (tile-insert-barriers), then one per consumer
-/// warpgroup for their turns (tile-ping-pong).
+/// warpgroup for their turns (tile-ping-pong, at most 6 warpgroups); and
+/// in any kernel, one per warpgroup of the block (`tile.barrier
+/// {warpgroup}`: 8 + thread / 128, up to the 1024 threads of a block).
 inline constexpr int32_t kConsumerBarrierId = 1;
 inline constexpr int32_t kFirstTurnBarrierId = 2;
+inline constexpr int32_t kFirstWarpgroupBarrierId = 8;
 
 /// Bytes one element takes in shared memory (i1 takes a byte).
 unsigned getSharedElementBytes(Type elementType);

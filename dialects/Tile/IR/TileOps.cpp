@@ -931,6 +931,12 @@ LogicalResult TmaStoreOp::verify() {
 }
 
 LogicalResult BarrierOp::verify() {
+  if (getWarpgroup()) {
+    if (getId() || getNumThreads() || getCluster())
+      return emitOpError("a warpgroup barrier takes no 'id', 'num_threads' "
+                         "or 'cluster'");
+    return success();
+  }
   if (getCluster()) {
     if (getId())
       return emitOpError("a cluster barrier takes no 'id'");

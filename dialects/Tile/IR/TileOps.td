@@ -1144,18 +1144,24 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     of 32), as warp specialized code uses to synchronize a subset of
     warps. With `cluster`, the set is every thread of every block of the
     kernel's cluster (`tile.cluster`), and mbarrier initializations made
-    before it are visible to the cluster's blocks after it.
+    before it are visible to the cluster's blocks after it. With
+    `warpgroup`, each warpgroup (128 threads: thread / 128) meets on a named
+    barrier of its own (`kFirstWarpgroupBarrierId` + thread / 128): the
+    warpgroup's shared memory accesses are ordered, no other's
+    (tile-insert-barriers places it between accesses that each warpgroup
+    makes only to its own part of a buffer).
 
     ```mlir
     tile.barrier
     tile.barrier {id = 1 : i32, num_threads = 256 : i32}
     tile.barrier {cluster}
+    tile.barrier {warpgroup}
     ```
   }];
   let arguments = (ins
       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<15>]>>:$id,
       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads,
-      UnitAttr:$cluster);
+      UnitAttr:$cluster, UnitAttr:$warpgroup);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }

@@ -65,6 +65,15 @@
 // is there anyway tells the other threads the copy has read the buffer (a
 // staging buffer refilled every trip needs no barrier of its own).
 //
+// A buffer each warpgroup accesses in its own part only (a
+// `tile.local_alloc` whose every store, read and wgmma A operand is a tile
+// laid out with warpgroup g holding rows [g R / G, (g + 1) R / G) only, for
+// G >= 2 warpgroups: P stored for P V by the two warpgroups of a 128-row
+// block) is tracked apart: a hazard between two of its accesses is one
+// within each warpgroup, ordered by a barrier of each warpgroup
+// (`tile.barrier {warpgroup}`), so that the warpgroups run apart; a hazard
+// with any other access of its bytes needs the block's barrier.
+//
 // A ring slot (`tile.smem_slot` with a run-time index) stands for the whole
 // ring: the analysis does not tell slots apart, which is what a pipelined
 // loop needs (its refill of a slot and its wait for the next share one
@@ -72,6 +81,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -118,25 +128,80 @@ struct RangeSet {
   }
 };
 
+/// Accesses of a buffer that each warpgroup makes to its own part only (a
+/// partitioned `tile.local_alloc`, see findPartitioned): the buffer's
+/// range and its allocation, which names the partition.
+struct LocalSet {
+  SmallVector<std::pair<Range, Operation *>> entries;
+
+  void add(Range r, Operation *alloc) {
+    if (!llvm::is_contained(entries, std::make_pair(r, alloc)))
+      entries.push_back({r, alloc});
+  }
+  void add(const LocalSet &o) {
+    for (auto [r, alloc] : o.entries)
+      add(r, alloc);
+  }
+  bool contains(const LocalSet &o) const {
+    return llvm::all_of(o.entries,
+                        [&](auto e) { return llvm::is_contained(entries, e); });
+  }
+  /// Overlaps with another warpgroup's part may exist: an entry of another
+  /// allocation over the same bytes (`sameAlloc` false), or of the same
+  /// one (`sameAlloc` true: the same warpgroup's part).
+  bool overlaps(Range r, Operation *alloc, bool sameAlloc) const {
+    return llvm::any_of(entries, [&](auto e) {
+      return (e.second == alloc) == sameAlloc && e.first.first < r.second &&
+             r.first < e.first.second;
+    });
+  }
+  bool overlaps(const RangeSet &set) const {
+    return llvm::any_of(entries, [&](auto e) { return set.overlaps(e.first); });
+  }
+};
+
 struct State {
   RangeSet reads, writes, async;
   /// Ranges written through the generic proxy (stores, cp.async) since the
   /// last fence.proxy.async: the async proxy (wgmma) does not see them yet.
   RangeSet unfenced;
+  /// Partitioned buffers' accesses since the last barrier of the block
+  /// (`localReads`, `localWrites`) and since the last barrier of any kind
+  /// (`groupReads`, `groupWrites`: a warpgroup barrier clears these).
+  LocalSet localReads, localWrites, groupReads, groupWrites;
+  /// Partitioned buffers' writes since the last fence.proxy.async.
+  LocalSet groupUnfenced;
 
   void join(const State &o) {
     reads.add(o.reads);
     writes.add(o.writes);
     async.add(o.async);
     unfenced.add(o.unfenced);
+    localReads.add(o.localReads);
+    localWrites.add(o.localWrites);
+    groupReads.add(o.groupReads);
+    groupWrites.add(o.groupWrites);
+    groupUnfenced.add(o.groupUnfenced);
   }
   bool contains(const State &o) const {
     return reads.contains(o.reads) && writes.contains(o.writes) &&
-           async.contains(o.async) && unfenced.contains(o.unfenced);
+           async.contains(o.async) && unfenced.contains(o.unfenced) &&
+           localReads.contains(o.localReads) &&
+           localWrites.contains(o.localWrites) &&
+           groupReads.contains(o.groupReads) &&
+           groupWrites.contains(o.groupWrites) &&
+           groupUnfenced.contains(o.groupUnfenced);
   }
   void barrier() {
     reads.ranges.clear();
     writes.ranges.clear();
+    localReads.entries.clear();
+    localWrites.entries.clear();
+    warpgroupBarrier();
+  }
+  void warpgroupBarrier() {
+    groupReads.entries.clear();
+    groupWrites.entries.clear();
   }
 };
 
@@ -146,6 +211,7 @@ struct InsertBarriersPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      findPartitioned(func);
       // What the async proxy reads: a barrier placed while such data is
       // unfenced fences it too, so one barrier serves both.
       Accesses all;
@@ -168,6 +234,90 @@ struct InsertBarriersPass
   }
 
   RangeSet asyncReads;
+
+  /// The `tile.local_alloc`s whose buffers each warpgroup accesses in its
+  /// own part only: every use stores, reads (whole) or multiplies (as
+  /// wgmma's A) a tile laid out so that warpgroup g of G (at least 2, the
+  /// same G for all of them) holds only rows [g R / G, (g + 1) R / G) of
+  /// the buffer's R, or names the buffer in a `tile.wgmma_wait` (of the
+  /// warpgroup's own multiplies). A hazard between two such accesses needs
+  /// only a barrier of each warpgroup: P stored for P V by the two
+  /// warpgroups of a 128-row block, each multiplying its own 64 rows.
+  DenseSet<Operation *> partitioned;
+
+  void findPartitioned(func::FuncOp func) {
+    partitioned.clear();
+    func.walk([&](LocalAllocOp alloc) {
+      ArrayRef<int64_t> shape = alloc.getType().getShape();
+      unsigned parts = 0;
+      // `type`'s rows are the buffer's, split among the same warpgroups.
+      auto agrees = [&](Type t, bool wholeTile) {
+        auto type = dyn_cast<RankedTensorType>(t);
+        if (!type || type.getRank() != 2 || shape.size() != 2 ||
+            type.getDimSize(0) != shape[0] ||
+            (wholeTile && type.getShape() != shape))
+          return false;
+        unsigned g = warpgroupRowParts(type);
+        if (g < 2 || (parts && g != parts))
+          return false;
+        parts = g;
+        return true;
+      };
+      if (!agrees(alloc.getSource().getType(), true))
+        return;
+      for (OpOperand &use : alloc->getUses()) {
+        Operation *user = use.getOwner();
+        bool ok = false;
+        if (auto store = dyn_cast<LocalStoreOp>(user))
+          ok = use.get() == store.getBuffer() &&
+               agrees(store.getValue().getType(), true);
+        else if (auto load = dyn_cast<LocalLoadOp>(user))
+          ok = llvm::all_of(load.getOffsets(), [](int64_t o) { return !o; }) &&
+               agrees(load.getType(), true);
+        else if (auto mma = dyn_cast<WarpgroupMmaOp>(user))
+          ok = use.get() == mma.getA() && use.get() != mma.getB() &&
+               agrees(mma.getAcc().getType(), false);
+        else
+          ok = isa<WgmmaWaitOp>(user);
+        if (!ok)
+          return;
+      }
+      partitioned.insert(alloc);
+    });
+  }
+
+  /// The number of warpgroups (2 or more) among which `type`'s layout
+  /// splits the tile's rows in equal parts, warpgroup g (warps 4g to
+  /// 4g + 3) holding only rows of part g; 0 when it does not.
+  static unsigned warpgroupRowParts(RankedTensorType type) {
+    if (!type.getEncoding() || !isDistributedLayout(type.getEncoding()))
+      return 0;
+    LinearLayout layout = toLinearLayout(type.getEncoding(), type.getShape());
+    ArrayRef<LinearLayout::Basis> warps = layout.warps();
+    if (warps.size() < 3 || layout.getShape()[0] != type.getDimSize(0))
+      return 0;
+    unsigned groupBits = warps.size() - 2;
+    int64_t part = type.getDimSize(0) >> groupBits;
+    if (part < 1 || part << groupBits != type.getDimSize(0))
+      return 0;
+    auto within = [&](ArrayRef<LinearLayout::Basis> bases) {
+      return llvm::all_of(
+          bases, [&](const LinearLayout::Basis &b) { return b[0] < part; });
+    };
+    if (!within(layout.regs()) || !within(layout.lanes()) ||
+        !within(warps.take_front(2)))
+      return 0;
+    for (unsigned i = 0; i < groupBits; ++i)
+      if (warps[2 + i][0] != part << i)
+        return 0;
+    return 1u << groupBits;
+  }
+
+  /// The partitioned allocation `v` is, or null.
+  Operation *partitionedAlloc(Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && partitioned.contains(def) ? def : nullptr;
+  }
 
   /// The fences and barriers this pass placed in the function analyzed.
   SmallVector<Operation *> inserted;
@@ -242,6 +392,8 @@ struct InsertBarriersPass
     }
     for (Operation *op = wait->getPrevNode(); op; op = op->getPrevNode()) {
       if (auto barrier = dyn_cast<BarrierOp>(op)) {
+        if (barrier.getWarpgroup())
+          continue;
         if (barrier.getCluster() || barrier.getIdAttr() != barrierIdOf(wait))
           return nullptr;
         Operation *fence = barrier->getPrevNode();
@@ -254,7 +406,8 @@ struct InsertBarriersPass
       Accesses a;
       if (failed(summarize(op, a)))
         return failure();
-      if (waited.overlaps(a.reads) || waited.overlaps(a.writes))
+      if (waited.overlaps(a.reads) || waited.overlaps(a.writes) ||
+          a.localReads.overlaps(waited) || a.localWrites.overlaps(waited))
         return nullptr;
     }
     return nullptr;
@@ -323,6 +476,9 @@ struct InsertBarriersPass
     /// What an mbarrier wait completes, visible to every thread that
     /// waited (all of them do).
     RangeSet completed;
+    /// Partitioned buffers' accesses (not in `reads` and `writes`), and the
+    /// part of them wgmma reads through the async proxy.
+    LocalSet localReads, localWrites, localAsyncReads;
 
     void add(const Accesses &o) {
       reads.add(o.reads);
@@ -330,17 +486,65 @@ struct InsertBarriersPass
       asyncReads.add(o.asyncReads);
       asyncWrites.add(o.asyncWrites);
       completed.add(o.completed);
+      localReads.add(o.localReads);
+      localWrites.add(o.localWrites);
+      localAsyncReads.add(o.localAsyncReads);
+    }
+    bool empty() const {
+      return reads.ranges.empty() && writes.ranges.empty() &&
+             localReads.entries.empty() && localWrites.entries.empty();
     }
   };
+
+  enum class Hazard { None, Warpgroup, Block };
+
+  /// The barrier `a` needs after what `state` records: one of the block
+  /// where another thread may have accessed the bytes, one of each
+  /// warpgroup where only the warpgroup's own part of a partitioned buffer
+  /// is in question.
+  static Hazard hazardOf(const State &state, const Accesses &a) {
+    bool block = state.reads.overlaps(a.writes) ||
+                 state.writes.overlaps(a.writes) ||
+                 state.writes.overlaps(a.reads) ||
+                 state.unfenced.overlaps(a.asyncReads) ||
+                 state.localReads.overlaps(a.writes) ||
+                 state.localWrites.overlaps(a.writes) ||
+                 state.localWrites.overlaps(a.reads);
+    bool group = false;
+    for (auto [r, alloc] : a.localWrites.entries) {
+      block = block || state.reads.overlaps(r) || state.writes.overlaps(r) ||
+              state.localReads.overlaps(r, alloc, false) ||
+              state.localWrites.overlaps(r, alloc, false);
+      group = group || state.groupReads.overlaps(r, alloc, true) ||
+              state.groupWrites.overlaps(r, alloc, true);
+    }
+    for (auto [r, alloc] : a.localReads.entries) {
+      block = block || state.writes.overlaps(r) ||
+              state.localWrites.overlaps(r, alloc, false);
+      group = group || state.groupWrites.overlaps(r, alloc, true);
+    }
+    for (auto [r, alloc] : a.localAsyncReads.entries)
+      group = group || state.groupUnfenced.overlaps(r, alloc, true);
+    return block ? Hazard::Block : group ? Hazard::Warpgroup : Hazard::None;
+  }
 
   /// The shared memory `op` itself accesses (not the ops nested in it);
   /// tile.async_wait, barriers and fences are the visit's business.
   LogicalResult accessesOf(Operation *op, Accesses &a) {
     auto add = [&](RangeSet &set, Value v) {
       auto r = rangeOf(op, v);
-      if (succeeded(r))
+      if (failed(r))
+        return false;
+      Operation *alloc = partitionedAlloc(v);
+      if (alloc && &set == &a.reads)
+        a.localReads.add(*r, alloc);
+      else if (alloc && &set == &a.writes)
+        a.localWrites.add(*r, alloc);
+      else if (alloc && &set == &a.asyncReads)
+        a.localAsyncReads.add(*r, alloc);
+      if (!alloc || &set == &a.asyncReads)
         set.add(*r);
-      return succeeded(r);
+      return true;
     };
     bool ok = true;
     if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
@@ -407,15 +611,30 @@ struct InsertBarriersPass
 
   /// A barrier before `op`, with the fence of what the async proxy will
   /// read if it is unfenced.
-  void placeBarrier(Operation *op, State &state) {
+  /// `warpgroup`: a barrier of each warpgroup (tile.barrier {warpgroup}).
+  void placeBarrier(Operation *op, State &state, bool warpgroup = false) {
     OpBuilder b(op);
-    if (state.unfenced.overlaps(asyncReads)) {
+    if (state.unfenced.overlaps(asyncReads) ||
+        state.groupUnfenced.overlaps(asyncReads)) {
       inserted.push_back(FenceAsyncSharedOp::create(b, op->getLoc()));
       state.unfenced.ranges.clear();
+      state.groupUnfenced.entries.clear();
+    }
+    if (warpgroup) {
+      inserted.push_back(BarrierOp::create(b, op->getLoc(), IntegerAttr(),
+                                           IntegerAttr(), /*cluster=*/false,
+                                           /*warpgroup=*/true));
+      state.warpgroupBarrier();
+      return;
     }
     inserted.push_back(
         BarrierOp::create(b, op->getLoc(), barrierId, barrierThreads));
     state.barrier();
+  }
+
+  void placeBarrier(Operation *op, State &state, Hazard hazard) {
+    if (hazard != Hazard::None)
+      placeBarrier(op, state, hazard == Hazard::Warpgroup);
   }
 
   /// The barrier placeBarrier places: the whole block's, or in the
@@ -447,9 +666,14 @@ struct InsertBarriersPass
   LogicalResult visit(Operation *op, State &state) {
     if (isa<FenceAsyncSharedOp>(op)) {
       state.unfenced.ranges.clear();
+      state.groupUnfenced.entries.clear();
       return success();
     }
     if (auto barrier = dyn_cast<BarrierOp>(op)) {
+      if (barrier.getWarpgroup()) {
+        state.warpgroupBarrier();
+        return success();
+      }
       // A named barrier orders only the threads that share it: it ends no
       // hazard between threads of the whole block, unless those are all
       // the threads that access shared memory here (the consumers).
@@ -465,11 +689,7 @@ struct InsertBarriersPass
       Accesses touched;
       if (failed(summarize(op, touched)))
         return failure();
-      if (state.writes.overlaps(touched.reads) ||
-          state.writes.overlaps(touched.writes) ||
-          state.reads.overlaps(touched.writes) ||
-          state.unfenced.overlaps(touched.asyncReads))
-        placeBarrier(op, state);
+      placeBarrier(op, state, hazardOf(state, touched));
       // Zero trips leave the state as it is; each trip (all of the loop's
       // regions in order: a while loop's condition, then its body) starts
       // from the join of the entry state and the end of the previous one.
@@ -529,17 +749,18 @@ struct InsertBarriersPass
     Accesses a;
     if (failed(accessesOf(op, a)))
       return failure();
-    if (a.reads.ranges.empty() && a.writes.ranges.empty())
+    if (a.empty())
       return success();
 
     // wgmma reads through the async proxy: what the threads wrote through
     // the generic proxy must be fenced by each writer before the barrier.
-    bool conflict =
-        state.reads.overlaps(a.writes) || state.writes.overlaps(a.writes) ||
-        state.writes.overlaps(a.reads) || state.unfenced.overlaps(a.asyncReads);
-    if (conflict)
-      placeBarrier(op, state);
+    placeBarrier(op, state, hazardOf(state, a));
     state.reads.add(a.reads);
+    state.localReads.add(a.localReads);
+    state.groupReads.add(a.localReads);
+    state.localWrites.add(a.localWrites);
+    state.groupWrites.add(a.localWrites);
+    state.groupUnfenced.add(a.localWrites);
     if (!a.asyncWrites.ranges.empty()) {
       // An async copy writes its buffer when it lands (the copy engine's
       // through the async proxy: wgmma needs no fence to read it).

@@ -100,6 +100,11 @@ struct PingPongPass : public mlir::tile::impl::TilePingPongBase<PingPongPass> {
     if (groups < 2)
       return "it has one consumer warpgroup (ping_pong needs 8 or more "
              "warps)";
+    if (kFirstTurnBarrierId + groups > kFirstWarpgroupBarrierId)
+      return "it has more consumer warpgroups than named barriers for their "
+             "turns (" +
+             std::to_string(kFirstWarpgroupBarrierId - kFirstTurnBarrierId) +
+             ")";
     bool worthIt = false;
     consumer.walk([&](WarpgroupMmaOp mma) {
       worthIt = worthIt || feedsOtherWorkInLoop(mma);
@@ -121,7 +126,10 @@ struct PingPongPass : public mlir::tile::impl::TilePingPongBase<PingPongPass> {
         issued = 0;
       };
       for (Operation &op : *block) {
-        if (op.getNumRegions() || isa<BarrierOp>(op) || getScratchBytes(&op)) {
+        // (A warpgroup's own barrier waits for none of the others.)
+        auto barrier = dyn_cast<BarrierOp>(op);
+        if (op.getNumRegions() || (barrier && !barrier.getWarpgroup()) ||
+            getScratchBytes(&op)) {
           close();
           continue;
         }

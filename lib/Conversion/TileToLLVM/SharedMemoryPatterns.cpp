@@ -141,6 +141,7 @@ struct SmemPermuteLowering : OpConversionPattern<tile::SmemPermuteOp> {
 };
 
 /// `bar.sync 0` for the whole block, `bar.sync id, n` for a named barrier,
+/// `bar.sync 8 + thread / 128, 128` for a warpgroup's,
 /// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire` for
 /// the cluster.
 struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
@@ -154,6 +155,14 @@ struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
                 "barrier.cluster.arrive.release;\n"
                 "barrier.cluster.wait.acquire;",
                 "~{memory}");
+    } else if (op.getWarpgroup()) {
+      Value id = arith::AddIOp::create(
+          rewriter, loc, getWarpgroupIndex(rewriter, loc),
+          constI32(rewriter, loc, tile::kFirstWarpgroupBarrierId));
+      NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type(), id,
+                              constI32(rewriter, loc, 128),
+                              /*reductionOp=*/nullptr,
+                              /*reductionPredicate=*/Value());
     } else if (!op.getId()) {
       createBarrier(rewriter, loc, op);
     } else {

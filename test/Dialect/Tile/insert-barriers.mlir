@@ -884,3 +884,85 @@ func.func @tma_store_wait_hoisted(%map: !tile.tensor_map<[64, 32], f32, swizzle 
   tile.tma_store_wait %stage : !tile.smem<[64, 64], f32, #sf>
   return
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// P stored for P V in a loop by two warpgroups (8 warps, 128 rows): each
+// warpgroup writes rows 64g to 64g + 63 of the buffer (its accumulator's)
+// and its wgmma reads the same rows as A. The store before the multiply
+// (RAW, through the async proxy: with the fence) and the next trip's store
+// after it (WAR) need only each warpgroup's own barrier. The second loop's
+// buffer is another allocation over the same bytes, whose rows the other
+// warpgroup may have used: the block's barrier between the loops.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @warpgroup_parts
+// CHECK:       tile.local_alloc
+// CHECK:       tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.barrier {warpgroup}
+// CHECK-NEXT:    %[[P:.*]] = tile.local_alloc
+// CHECK-NEXT:    tile.fence_async_shared
+// CHECK-NEXT:    tile.barrier {warpgroup}
+// CHECK-NEXT:    tile.wgmma async %[[P]]
+// CHECK-NEXT:    tile.wgmma_wait
+// CHECK-NEXT:    scf.yield
+// CHECK:       tile.barrier{{$}}
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.barrier {warpgroup}
+// CHECK-NEXT:    tile.local_alloc
+// CHECK-NEXT:    tile.fence_async_shared
+// CHECK-NEXT:    tile.barrier {warpgroup}
+// CHECK:       return
+func.func @warpgroup_parts(%x: tensor<128x64xf16, #mma>, %y: tensor<64x64xf16, #blocked>, %n: i32) -> tensor<128x64xf32, #mma> attributes {tile.num_warps = 8 : i32} {
+  %b = tile.local_alloc %y : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<128x64xf32, #mma>) : i32 {
+    %p = tile.local_alloc %x : tensor<128x64xf16, #mma> -> !tile.smem<[128, 64], f16, #sw>
+    %d = tile.wgmma async %p, %b, %acc : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
+    %w = tile.wgmma_wait 0, %d : tensor<128x64xf32, #mma> reads %p : !tile.smem<[128, 64], f16, #sw>
+    scf.yield %w : tensor<128x64xf32, #mma>
+  }
+  %q = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %r) -> (tensor<128x64xf32, #mma>) : i32 {
+    %p = tile.local_alloc %x : tensor<128x64xf16, #mma> -> !tile.smem<[128, 64], f16, #sw>
+    %d = tile.wgmma async %p, %b, %acc : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
+    %w = tile.wgmma_wait 0, %d : tensor<128x64xf32, #mma> reads %p : !tile.smem<[128, 64], f16, #sw>
+    scf.yield %w : tensor<128x64xf32, #mma>
+  }
+  return %q : tensor<128x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The same buffer also read back in a layout whose warps each hold some of
+// every row (warps along the columns): every warpgroup reads the other's
+// rows, so the block's barriers, as for any buffer.
+// NOALLOC: error: 'tile.wgmma' op uses a shared memory buffer that has no offset: run tile-allocate-shared-memory first
+// CHECK-LABEL: func.func @warpgroup_parts_not
+// CHECK:       tile.local_alloc
+// CHECK:       tile.local_alloc
+// CHECK-NEXT:  tile.fence_async_shared
+// CHECK-NEXT:  tile.barrier{{$}}
+// CHECK-NEXT:  tile.wgmma
+// CHECK-NEXT:  tile.wgmma_wait
+// CHECK-NEXT:  tile.local_load
+// CHECK-NEXT:  return
+func.func @warpgroup_parts_not(%x: tensor<128x64xf16, #mma>, %y: tensor<64x64xf16, #blocked>) -> (tensor<128x64xf32, #mma>, tensor<128x64xf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]>>) attributes {tile.num_warps = 8 : i32} {
+  %b = tile.local_alloc %y : tensor<64x64xf16, #blocked> -> !tile.smem<[64, 64], f16, #sw>
+  %z = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+  %p = tile.local_alloc %x : tensor<128x64xf16, #mma> -> !tile.smem<[128, 64], f16, #sw>
+  %d = tile.wgmma async %p, %b, %z : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
+  %w = tile.wgmma_wait 0, %d : tensor<128x64xf32, #mma> reads %p : !tile.smem<[128, 64], f16, #sw>
+  %l = tile.local_load %p [0, 0] : !tile.smem<[128, 64], f16, #sw> -> tensor<128x64xf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]>>
+  return %w, %l : tensor<128x64xf32, #mma>, tensor<128x64xf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]>>
+}

@@ -761,6 +761,14 @@ func.func @barrier_half_named() {
 
 // -----
 
+func.func @barrier_warpgroup_named() {
+  // expected-error @+1 {{'tile.barrier' op a warpgroup barrier takes no 'id', 'num_threads' or 'cluster'}}
+  tile.barrier {warpgroup, id = 1 : i32, num_threads = 128 : i32}
+  return
+}
+
+// -----
+
 func.func @barrier_threads() {
   // expected-error @+1 {{'tile.barrier' op 'num_threads' must be a multiple of 32, not 100}}
   tile.barrier {id = 1 : i32, num_threads = 100 : i32}

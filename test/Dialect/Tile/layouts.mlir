@@ -218,6 +218,7 @@ func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i3
   // CHECK-NEXT: tile.local_load %[[BK]] [0, 0]
   // CHECK-NEXT: tile.async_wait all {pending = 1 : i32}{{$}}
   // CHECK-NEXT: tile.barrier {id = 1 : i32, num_threads = 256 : i32}
+  // CHECK-NEXT: tile.barrier {warpgroup}
   // CHECK-NEXT: return
   tile.async_wait %q {pending = 2 : i32} : !tile.smem<[64, 128], f16, #shared>
   tile.async_wait %k, %s {pending = 0 : i32} : !tile.smem<[128, 64], f16, #shared_t>, !tile.smem<[64, 128], f16, #shared>
@@ -227,6 +228,7 @@ func.func @async_copy(%Q: !tile.global<f16, 4>, %G: !tile.global<f16, 2>, %i: i3
   %1 = tile.local_load %k [0, 0] : !tile.smem<[128, 64], f16, #shared_t> -> tensor<16x64xf16, #dot_b>
   tile.async_wait all {pending = 1 : i32}
   tile.barrier {id = 1 : i32, num_threads = 256 : i32}
+  tile.barrier {warpgroup}
   return
 }
 

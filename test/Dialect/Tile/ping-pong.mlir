@@ -5,8 +5,8 @@
 // tile-ping-pong makes the consumer warpgroups of a tile.warp_specialize
 // issue their multiplies in turns: a `start` first in the consumer region,
 // a `wait` before and a `pass` after each block's run of tile.wgmma ops
-// (a section, ended by an op with regions, a tile.barrier or an op with
-// scratch memory), a `finish` last; named barriers 2 .. 2 + groups - 1.
+// (a section, ended by an op with regions, a tile.barrier other than a
+// warpgroup's own or an op with scratch memory), a `finish` last; named barriers 2 .. 2 + groups - 1.
 // Only where a loop's multiply feeds work other than multiplies in the
 // loop (attention's softmax); nothing in the producer region.
 
@@ -134,6 +134,39 @@ func.func @barrier_splits(%q: !tile.smem<[128, 64], f16, #sw>, %k: !tile.smem<[6
     %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<128x64xf32, #mma>) : i32 {
       %s = tile.wgmma async %q, %k, %z : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
       tile.barrier {id = 1 : i32, num_threads = 256 : i32}
+      %o = tile.wgmma async %q, %k, %acc : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
+      %sw = tile.wgmma_wait 1, %s : tensor<128x64xf32, #mma>
+      %m = tile.reduce max %sw {axis = 1 : i32, keepdims} : tensor<128x64xf32, #mma> -> tensor<128x1xf32, #mma>
+      scf.yield %o : tensor<128x64xf32, #mma>
+    }
+  }
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A warpgroup's own barrier (tile.barrier {warpgroup}) waits for none of
+// the other warpgroups: the two multiplies around it stay one section.
+// CHECK-LABEL: func.func @warpgroup_barrier_inside
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.warpgroup_turn wait {barrier = 2 : i32, groups = 2 : i32}
+// CHECK-NEXT:    %[[S:.*]] = tile.wgmma async
+// CHECK-NEXT:    tile.barrier {warpgroup}
+// CHECK-NEXT:    %[[O:.*]] = tile.wgmma async
+// CHECK-NEXT:    tile.warpgroup_turn pass {barrier = 2 : i32, groups = 2 : i32}
+// CHECK-NEXT:    %[[SW:.*]] = tile.wgmma_wait 1, %[[S]]
+func.func @warpgroup_barrier_inside(%q: !tile.smem<[128, 64], f16, #sw>, %k: !tile.smem<[64, 64], f16, #sw>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+  tile.warp_specialize {consumer_warps = 8 : i32} producer {
+  } consumer {
+    %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<128x64xf32, #mma>) : i32 {
+      %s = tile.wgmma async %q, %k, %z : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
+      tile.barrier {warpgroup}
       %o = tile.wgmma async %q, %k, %acc : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
       %sw = tile.wgmma_wait 1, %s : tensor<128x64xf32, #mma>
       %m = tile.reduce max %sw {axis = 1 : i32, keepdims} : tensor<128x64xf32, #mma> -> tensor<128x1xf32, #mma>
