@@ -213,6 +213,12 @@ ATTN = [
     (2, 4, 512, 128, False, {}),
     (1, 3, 384, 128, True, {}),
     (2, 2, 256, 64, False, {"TILE_N": 64}),
+    # P V's accumulator laid out apart from Q K^T's (64 x 64 and 64 x 256,
+    # 64 x 128 and 64 x 64): left in flight at the loop's exit under a guard
+    # on its trip count (else ptxas serializes every wgmma, C7515).
+    (1, 4, 512, 256, False, {"TILE_N": 64}),
+    (1, 2, 384, 256, True, {"TILE_N": 64}),
+    (2, 4, 512, 64, True, {}),
     (1, 2, 1024, 128, True, {"warp_specialize": True, "num_warps": 8}),
     # P's shared buffer, each warpgroup's own rows: the warpgroups meet on
     # no barrier in the loop, and with ping_pong multiply in turns.

@@ -1,7 +1,8 @@
 //===- GuardEmptyLoops.cpp - Loops left in flight, run under a guard ------===//
 //
 // A loop that leaves multiplies in flight at its exit (`async` `tile.wgmma`
-// results it yields, completed by the waits right after it), and that may
+// results it yields, directly or through layout conversions that only
+// rename their registers, completed by the waits right after it), and that may
 // run no trip, goes under a guard on its trip count together with those
 // waits:
 //
@@ -39,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -57,8 +59,17 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether `v` is a multiply in flight.
+/// Whether `v` is a multiply in flight (through layout conversions that
+/// only rename its registers: a multiply whose accumulator layout differs
+/// from the loop's carried one, as P V's at head dim 256, 64 x 256 where
+/// Q K^T is 64 x 64).
 bool inFlight(Value v) {
+  while (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) {
+    if (!cvt.getSource().getType().getEncoding() ||
+        !isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()))
+      return false;
+    v = cvt.getSource();
+  }
   auto mma = v.getDefiningOp<WarpgroupMmaOp>();
   return mma && mma.getIsAsync();
 }
