@@ -535,15 +535,20 @@ struct InsertBarriersPass
       auto r = rangeOf(op, v);
       if (failed(r))
         return false;
+      // A partitioned buffer's reads and writes are tracked apart; the
+      // async proxy's reads of it both ways (for the fences).
       Operation *alloc = partitionedAlloc(v);
-      if (alloc && &set == &a.reads)
+      if (alloc && &set == &a.reads) {
         a.localReads.add(*r, alloc);
-      else if (alloc && &set == &a.writes)
+        return true;
+      }
+      if (alloc && &set == &a.writes) {
         a.localWrites.add(*r, alloc);
-      else if (alloc && &set == &a.asyncReads)
+        return true;
+      }
+      if (alloc && &set == &a.asyncReads)
         a.localAsyncReads.add(*r, alloc);
-      if (!alloc || &set == &a.asyncReads)
-        set.add(*r);
+      set.add(*r);
       return true;
     };
     bool ok = true;
