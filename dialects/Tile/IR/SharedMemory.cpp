@@ -42,6 +42,15 @@ bool tile::isRegisterOnlyConversion(RankedTensorType from,
   return true;
 }
 
+Value tile::beforeRenaming(Value v) {
+  while (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) {
+    if (!isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()))
+      break;
+    v = cvt.getSource();
+  }
+  return v;
+}
+
 std::optional<SmallVector<unsigned>>
 tile::extractRegisters(RankedTensorType from, RankedTensorType to,
                        ArrayRef<int64_t> offsets) {

@@ -40,6 +40,11 @@ int64_t getSharedBytes(SharedMemoryType type);
 /// between threads).
 bool isRegisterOnlyConversion(RankedTensorType from, RankedTensorType to);
 
+/// `v` before any `tile.convert_layout`s that only rename its registers
+/// (isRegisterOnlyConversion): a wgmma accumulator in flight through them
+/// stays in flight.
+Value beforeRenaming(Value v);
+
 /// The source registers a `tile.extract` of `to` at `offsets` from `from`
 /// reads in place: the sub-tile is held by the same threads (the same lane
 /// and warp bases, offsets multiples of the sub-tile's shape); nullopt when

@@ -64,13 +64,7 @@ namespace {
 /// from the loop's carried one, as P V's at head dim 256, 64 x 256 where
 /// Q K^T is 64 x 64).
 bool inFlight(Value v) {
-  while (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) {
-    if (!cvt.getSource().getType().getEncoding() ||
-        !isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()))
-      return false;
-    v = cvt.getSource();
-  }
-  auto mma = v.getDefiningOp<WarpgroupMmaOp>();
+  auto mma = beforeRenaming(v).getDefiningOp<WarpgroupMmaOp>();
   return mma && mma.getIsAsync();
 }
 

@@ -103,6 +103,10 @@ namespace {
 
 using Range = std::pair<int64_t, int64_t>; // [first, last) bytes
 
+bool overlap(Range x, Range y) {
+  return x.first < y.second && y.first < x.second;
+}
+
 struct RangeSet {
   SmallVector<Range> ranges;
 
@@ -115,9 +119,7 @@ struct RangeSet {
       add(r);
   }
   bool overlaps(Range r) const {
-    return llvm::any_of(ranges, [&](Range x) {
-      return x.first < r.second && r.first < x.second;
-    });
+    return llvm::any_of(ranges, [&](Range x) { return overlap(x, r); });
   }
   bool overlaps(const RangeSet &o) const {
     return llvm::any_of(o.ranges, [&](Range r) { return overlaps(r); });
@@ -151,8 +153,7 @@ struct LocalSet {
   /// one (`sameAlloc` true: the same warpgroup's part).
   bool overlaps(Range r, Operation *alloc, bool sameAlloc) const {
     return llvm::any_of(entries, [&](auto e) {
-      return (e.second == alloc) == sameAlloc && e.first.first < r.second &&
-             r.first < e.first.second;
+      return (e.second == alloc) == sameAlloc && overlap(e.first, r);
     });
   }
   bool overlaps(const RangeSet &set) const {
@@ -290,7 +291,7 @@ struct InsertBarriersPass
   /// splits the tile's rows in equal parts, warpgroup g (warps 4g to
   /// 4g + 3) holding only rows of part g; 0 when it does not.
   static unsigned warpgroupRowParts(RankedTensorType type) {
-    if (!type.getEncoding() || !isDistributedLayout(type.getEncoding()))
+    if (!isDistributedLayout(type.getEncoding()))
       return 0;
     LinearLayout layout = toLinearLayout(type.getEncoding(), type.getShape());
     ArrayRef<LinearLayout::Basis> warps = layout.warps();

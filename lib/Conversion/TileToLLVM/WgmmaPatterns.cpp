@@ -149,17 +149,6 @@ SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
   return out;
 }
 
-/// `v` before any layout conversions that only rename its registers.
-Value beforeRenaming(Value v) {
-  while (auto cvt = v.getDefiningOp<tile::ConvertLayoutOp>()) {
-    if (!tile::isRegisterOnlyConversion(cvt.getSource().getType(),
-                                        cvt.getType()))
-      break;
-    v = cvt.getSource();
-  }
-  return v;
-}
-
 /// Whether `op` continues the complete accumulator of a loop it follows:
 /// its accumulator is one of the loop's results (through renaming layout
 /// conversions), as the last trip's multiply that tile-rotate-wgmma issues
@@ -167,11 +156,11 @@ Value beforeRenaming(Value v) {
 /// multiply's result: its registers may not be read until a wait, so the
 /// multiply after the loop chains on them as they are).
 bool continuesLoop(tile::WarpgroupMmaOp op) {
-  Value acc = beforeRenaming(op.getAcc());
+  Value acc = tile::beforeRenaming(op.getAcc());
   auto loop = acc.getDefiningOp<scf::ForOp>();
   if (!loop)
     return false;
-  Value yielded = beforeRenaming(
+  Value yielded = tile::beforeRenaming(
       loop.getYieldedValues()[cast<OpResult>(acc).getResultNumber()]);
   auto mma = yielded.getDefiningOp<tile::WarpgroupMmaOp>();
   return !(mma && mma.getIsAsync());
@@ -200,7 +189,7 @@ SmallVector<Value> freshFence(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
 /// into them: ptxas serializes every wgmma (C7515) where such moves define
 /// a wgmma's accumulator while another wgmma is in flight.
 bool isZeroTile(Value acc) {
-  return matchPattern(beforeRenaming(acc), m_PosZeroFloat());
+  return matchPattern(tile::beforeRenaming(acc), m_PosZeroFloat());
 }
 
 std::string operandList(unsigned first, unsigned count) {
