@@ -220,8 +220,9 @@ ATTN = [
     (1, 2, 384, 256, True, {"TILE_N": 64}),
     (2, 4, 512, 64, True, {}),
     (1, 2, 1024, 128, True, {"warp_specialize": True, "num_warps": 8}),
-    # P's shared buffer, each warpgroup's own rows: the warpgroups meet on
-    # no barrier in the loop, and with ping_pong multiply in turns.
+    # P in registers (its elements traded between the lanes of each quad):
+    # the warpgroups meet on no barrier in the loop, and with ping_pong
+    # multiply in turns.
     (1, 2, 1024, 128, False, {"ping_pong": True}),
     (1, 2, 1024, 128, True, {"warp_specialize": True, "num_warps": 8,
                              "ping_pong": True}),

@@ -685,6 +685,119 @@ TEST_F(LinearLayoutTest, ConversionAgreesWithTheLowering) {
     }
 }
 
+/// Runs `plan` on every warp as the lowering does (each round, each lane
+/// sends the word its own lane bits pick and reads the lane the plan gives
+/// it; the twist picks the registers a round fills) and checks that every
+/// destination register gets the element `dst` puts there.
+void expectPlanMovesElements(const LinearLayout &src, const LinearLayout &dst,
+                             const WarpShufflePlan &plan) {
+  unsigned lanes = 1u << dst.lanes().size();
+  unsigned perWord = 1u << plan.packBits.size();
+  unsigned rounds = 1u << plan.roundBits.size();
+  ASSERT_LE(perWord * plan.elementBits, 32u);
+  for (unsigned w = 0; w < dst.getNumWarps(); ++w) {
+    // received[lane][round's register bits] = the word's elements.
+    std::vector<std::map<uint64_t, SmallVector<Basis>>> received(lanes);
+    for (unsigned i = 0; i < rounds; ++i) {
+      uint64_t r0 = plan.roundRegs(i);
+      uint64_t lane0 = plan.srcLaneOf(r0);
+      uint64_t base = plan.srcRegOf(r0) ^ plan.sendRegOf(lane0);
+      for (unsigned l = 0; l < lanes; ++l) {
+        uint64_t from = plan.readsOwnLane(r0) ? l : lane0 ^ plan.readLaneOf(l);
+        SmallVector<Basis> word;
+        for (unsigned u = 0; u < perWord; ++u) {
+          uint64_t reg =
+              base ^ plan.srcRegOf(plan.packOffset(u)) ^ plan.sendRegOf(from);
+          ASSERT_LT(reg, src.getNumRegs());
+          word.push_back(at(src, reg, from, w));
+        }
+        received[l][r0] = word;
+      }
+    }
+    for (unsigned l = 0; l < lanes; ++l)
+      for (unsigned i = 0; i < rounds; ++i) {
+        uint64_t r = plan.roundRegs(i);
+        const SmallVector<Basis> &word = received[l][r ^ plan.twistOf(l)];
+        for (unsigned u = 0; u < perWord; ++u) {
+          uint64_t reg = r | plan.packOffset(u);
+          ASSERT_EQ(word[u], at(dst, reg, l, w))
+              << "register " << reg << ", lane " << l << ", warp " << w;
+        }
+      }
+  }
+}
+
+TEST_F(LinearLayoutTest, ShufflesFromAccumulatorTo8BitOperandA) {
+  // wgmma's f32 accumulator rounded to 8 bits, into the k32 A fragment of
+  // the next multiply (FP8 attention's P): each quad's four lanes trade
+  // pairs of elements; a 32-bit word (two pairs) per shuffle, four
+  // shuffles per 32 columns, the sender's word and the receiver's
+  // register picked by one lane bit each.
+  for (auto [wm, rows, cols] :
+       {std::tuple<unsigned, int64_t, int64_t>{4, 64, 128},
+        {8, 128, 128},
+        {4, 64, 64},
+        {8, 128, 32}}) {
+    auto parent =
+        MmaLayoutAttr::get(&ctx, {wm, 1}, 3, {64, unsigned(cols), 16});
+    SmallVector<int64_t> shape = {rows, cols};
+    LinearLayout acc = toLinearLayout(parent, shape);
+    LinearLayout opA =
+        toLinearLayout(DotOperandLayoutAttr::get(&ctx, 0, parent, 4), shape);
+    auto cvt = getConversion(acc, opA);
+    ASSERT_TRUE(cvt);
+    EXPECT_EQ(cvt->kind, ConversionKind::WarpShuffle);
+    auto plan = getWarpShufflePlan(acc, opA, 8);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->packBits.size(), 2u);
+    EXPECT_EQ(plan->numShuffles(), 4 * cols / 32);
+    expectPlanMovesElements(acc, opA, *plan);
+    // 16-bit elements need no shuffle (the kWidth-2 layout), and 32-bit
+    // ones into the kWidth-4 layout move one element a word.
+    auto wide = getWarpShufflePlan(acc, opA, 32);
+    ASSERT_TRUE(wide);
+    EXPECT_TRUE(wide->packBits.empty());
+    expectPlanMovesElements(acc, opA, *wide);
+  }
+}
+
+TEST_F(LinearLayoutTest, ShufflePlansMoveEveryElement) {
+  // Every in-warp conversion between these layouts that has a plan moves
+  // each element where the destination wants it; element widths change
+  // how many travel in a word.
+  SmallVector<int64_t> shape = {64, 64};
+  SmallVector<Attribute> layouts = {
+      mma(4, 1),
+      DotOperandLayoutAttr::get(&ctx, 0, mma(4, 1)),
+      DotOperandLayoutAttr::get(&ctx, 0, mma(4, 1), 4),
+      blocked({1, 8}, {4, 8}, {4, 1}, {1, 0}),
+      blocked({1, 4}, {8, 4}, {4, 1}, {1, 0}),
+      blocked({2, 2}, {16, 2}, {4, 1}, {1, 0}),
+      blocked({1, 1}, {16, 2}, {4, 1}, {1, 0}),
+      blocked({4, 1}, {4, 8}, {4, 1}, {0, 1}),
+  };
+  unsigned plans = 0;
+  for (Attribute s : layouts)
+    for (Attribute d : layouts)
+      for (unsigned bits : {8u, 16u, 32u}) {
+        LinearLayout src = toLinearLayout(s, shape);
+        LinearLayout dst = toLinearLayout(d, shape);
+        auto plan = getWarpShufflePlan(src, dst, bits);
+        auto cvt = getConversion(src, dst);
+        if (!cvt || cvt->kind != ConversionKind::WarpShuffle) {
+          EXPECT_FALSE(plan) << attrStr(s) << " -> " << attrStr(d);
+          continue;
+        }
+        if (!plan)
+          continue;
+        ++plans;
+        SCOPED_TRACE(attrStr(s) + " -> " + attrStr(d) + " at " +
+                     std::to_string(bits) + " bits");
+        expectPlanMovesElements(src, dst, *plan);
+      }
+  EXPECT_GE(plans, 20u);
+}
+
 // A tile whose dimensions are not powers of two is laid out over its padded
 // shape; the registers past it in every thread are its padding.
 TEST_F(LinearLayoutTest, PaddedShapes) {

@@ -600,6 +600,170 @@ mlir::tile::getConversion(const LinearLayout &src, const LinearLayout &dst) {
   return result;
 }
 
+static uint64_t applyMasks(ArrayRef<uint64_t> columns, uint64_t bits) {
+  uint64_t out = 0;
+  for (auto [i, c] : llvm::enumerate(columns))
+    if (bits >> i & 1)
+      out ^= c;
+  return out;
+}
+
+uint64_t WarpShufflePlan::srcRegOf(uint64_t dstReg) const {
+  return applyMasks(srcReg, dstReg);
+}
+uint64_t WarpShufflePlan::srcLaneOf(uint64_t dstReg) const {
+  return applyMasks(srcLane, dstReg);
+}
+uint64_t WarpShufflePlan::twistOf(uint64_t lane) const {
+  return applyMasks(twist, lane);
+}
+uint64_t WarpShufflePlan::readLaneOf(uint64_t lane) const {
+  return applyMasks(readLane, lane);
+}
+uint64_t WarpShufflePlan::sendRegOf(uint64_t lane) const {
+  return applyMasks(sendReg, lane);
+}
+
+static uint64_t scatterBits(ArrayRef<unsigned> positions, uint64_t i) {
+  uint64_t r = 0;
+  for (auto [k, bit] : llvm::enumerate(positions))
+    if (i >> k & 1)
+      r |= uint64_t(1) << bit;
+  return r;
+}
+
+uint64_t WarpShufflePlan::packOffset(uint64_t u) const {
+  return scatterBits(packBits, u);
+}
+uint64_t WarpShufflePlan::roundRegs(uint64_t i) const {
+  return scatterBits(roundBits, i);
+}
+
+bool WarpShufflePlan::readsOwnLane(uint64_t r0) const {
+  if (srcLaneOf(r0))
+    return false;
+  for (auto [j, p] : llvm::enumerate(readLane))
+    if (p != uint64_t(1) << j)
+      return false;
+  return true;
+}
+
+unsigned WarpShufflePlan::numShuffles() const {
+  unsigned n = 0;
+  for (uint64_t i = 0; i < (uint64_t(1) << roundBits.size()); ++i)
+    n += !readsOwnLane(roundRegs(i));
+  return n;
+}
+
+std::optional<WarpShufflePlan>
+mlir::tile::getWarpShufflePlan(const LinearLayout &src, const LinearLayout &dst,
+                               unsigned elementBits) {
+  if (elementBits < 8 || elementBits > 32 || 32 % elementBits)
+    return std::nullopt;
+  std::optional<LayoutConversion> conv = getConversion(src, dst);
+  if (!conv || conv->kind != ConversionKind::WarpShuffle)
+    return std::nullopt;
+  const LinearLayout &map = conv->map;
+  unsigned laneBits = dst.lanes().size();
+  if (src.lanes().size() != laneBits || laneBits > 5)
+    return std::nullopt;
+  auto component = [&](const Basis &b, StringRef dim) -> uint64_t {
+    auto i = map.outDimIndex(dim);
+    return i ? uint64_t(b[*i]) : 0;
+  };
+  // Warps (and blocks) read their own: each bit maps to itself only.
+  for (StringRef dim : {LinearLayout::kWarp, LinearLayout::kBlock})
+    for (auto [j, b] : llvm::enumerate(map.getBases(dim)))
+      for (StringRef out : map.getOutDimNames())
+        if (component(b, out) != (out == dim ? uint64_t(1) << j : 0))
+          return std::nullopt;
+
+  WarpShufflePlan plan;
+  plan.elementBits = elementBits;
+  for (const Basis &b : map.getBases(LinearLayout::kRegister)) {
+    plan.srcReg.push_back(component(b, LinearLayout::kRegister));
+    plan.srcLane.push_back(component(b, LinearLayout::kLane));
+  }
+  SmallVector<uint64_t> laneReg, laneLane; // B and D
+  for (const Basis &b : map.getBases(LinearLayout::kLane)) {
+    laneReg.push_back(component(b, LinearLayout::kRegister));
+    laneLane.push_back(component(b, LinearLayout::kLane));
+  }
+  // Register bits that stay in their lane, packed into words.
+  unsigned maxPack = llvm::Log2_32(32 / elementBits);
+  for (auto [i, c] : llvm::enumerate(plan.srcLane)) {
+    if (c == 0 && plan.packBits.size() < maxPack)
+      plan.packBits.push_back(i);
+    else
+      plan.roundBits.push_back(i);
+  }
+
+  // The twist: the fewest lane bits (at most two) given a round bit each
+  // that make P = C E ^ D a permutation of the lanes.
+  auto rank = [&](ArrayRef<uint64_t> cols) {
+    SmallVector<uint64_t> rows;
+    for (uint64_t v : cols) {
+      for (uint64_t r : rows)
+        v = std::min(v, v ^ r);
+      if (v)
+        rows.push_back(v);
+      llvm::sort(rows, std::greater<uint64_t>());
+    }
+    return rows.size();
+  };
+  auto tryTwist = [&](ArrayRef<uint64_t> e) {
+    SmallVector<uint64_t> p(laneBits);
+    for (unsigned j = 0; j < laneBits; ++j)
+      p[j] = laneLane[j] ^ applyMasks(plan.srcLane, e[j]);
+    if (rank(p) != laneBits)
+      return false;
+    plan.twist.assign(e.begin(), e.end());
+    plan.readLane = std::move(p);
+    return true;
+  };
+  SmallVector<uint64_t> e(laneBits, 0);
+  bool found = tryTwist(e);
+  for (unsigned j1 = 0; j1 < laneBits && !found; ++j1)
+    for (unsigned i1 : plan.roundBits) {
+      e.assign(laneBits, 0);
+      e[j1] = uint64_t(1) << i1;
+      if ((found = tryTwist(e)))
+        break;
+    }
+  for (unsigned j1 = 0; j1 < laneBits && !found; ++j1)
+    for (unsigned j2 = j1 + 1; j2 < laneBits && !found; ++j2)
+      for (unsigned i1 : plan.roundBits) {
+        for (unsigned i2 : plan.roundBits) {
+          if (i1 == i2)
+            continue;
+          e.assign(laneBits, 0);
+          e[j1] = uint64_t(1) << i1;
+          e[j2] = uint64_t(1) << i2;
+          if ((found = tryTwist(e)))
+            break;
+        }
+        if (found)
+          break;
+      }
+  if (!found)
+    return std::nullopt;
+  // G = (A E ^ B) P^-1: P^-1 of each lane bit by search (32 lanes).
+  for (unsigned k = 0; k < laneBits; ++k) {
+    uint64_t inverse = 0;
+    for (uint64_t l = 0; l < (uint64_t(1) << laneBits); ++l)
+      if (applyMasks(plan.readLane, l) == uint64_t(1) << k) {
+        inverse = l;
+        break;
+      }
+    uint64_t g = 0;
+    for (unsigned j = 0; j < laneBits; ++j)
+      if (inverse >> j & 1)
+        g ^= plan.srcRegOf(plan.twist[j]) ^ laneReg[j];
+    plan.sendReg.push_back(g);
+  }
+  return plan;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared memory layouts
 //===----------------------------------------------------------------------===//

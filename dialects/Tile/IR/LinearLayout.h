@@ -252,6 +252,56 @@ struct LayoutConversion {
 std::optional<LayoutConversion> getConversion(const LinearLayout &src,
                                               const LinearLayout &dst);
 
+/// A conversion that moves data between the lanes of each warp, as rounds
+/// of one `shfl.sync.idx` each. With the conversion's map over GF(2),
+/// (destination register r, lane l) -> (source register A r ^ B l, source
+/// lane C r ^ D l), the round of register bits r0 fills, in lane l, the
+/// destination register r0 ^ E l: the twist E picks, per lane, which
+/// register a round fills so that the lanes read distinct lanes
+/// (P = C E ^ D is a permutation). The lane a reader reads then holds what
+/// it wants in register A r0 ^ G (lane ^ C r0), G = (A E ^ B) P^-1: each
+/// sender picks its word by its own lane bits. Destination register bits
+/// that stay in their lane (C = 0) travel together in one 32-bit word.
+struct WarpShufflePlan {
+  unsigned elementBits = 32;
+  /// Destination register bits packed in one word (element u of a word:
+  /// u's bits at these positions), and the others, one round per value.
+  SmallVector<unsigned> packBits, roundBits;
+  /// A and C, per destination register bit: source register bits and
+  /// source lane bits (as masks).
+  SmallVector<uint64_t> srcReg, srcLane;
+  /// E and P, per destination lane bit: destination register bits, and
+  /// the lane bits of the lane read.
+  SmallVector<uint64_t> twist, readLane;
+  /// G, per lane bit of the sender: the source register bits it flips.
+  SmallVector<uint64_t> sendReg;
+
+  /// A (or C) of a destination register index.
+  uint64_t srcRegOf(uint64_t dstReg) const;
+  uint64_t srcLaneOf(uint64_t dstReg) const;
+  /// E (lane -> destination register bits), P, G of a lane's bits.
+  uint64_t twistOf(uint64_t lane) const;
+  uint64_t readLaneOf(uint64_t lane) const;
+  uint64_t sendRegOf(uint64_t lane) const;
+  /// The destination register bits of element `u` of a word (u's bits at
+  /// the pack bits), and of round `i` (i's bits at the round bits).
+  uint64_t packOffset(uint64_t u) const;
+  uint64_t roundRegs(uint64_t i) const;
+  /// Whether every lane reads itself in the round of `r0` (no shuffle).
+  bool readsOwnLane(uint64_t r0) const;
+  /// Shuffles per thread.
+  unsigned numShuffles() const;
+};
+
+/// How to convert a tile of `elementBits`-bit elements (8, 16 or 32) from
+/// `src` to `dst` by shuffles (WarpShufflePlan); nullopt when the
+/// conversion is not of kind WarpShuffle, or no twist makes the lanes read
+/// distinct lanes (a destination replicated across lanes): shared memory
+/// then.
+std::optional<WarpShufflePlan> getWarpShufflePlan(const LinearLayout &src,
+                                                  const LinearLayout &dst,
+                                                  unsigned elementBits);
+
 //===----------------------------------------------------------------------===//
 // Builders
 //===----------------------------------------------------------------------===//

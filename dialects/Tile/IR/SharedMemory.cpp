@@ -42,6 +42,17 @@ bool tile::isRegisterOnlyConversion(RankedTensorType from,
   return true;
 }
 
+bool tile::isWarpShuffleConversion(RankedTensorType from, RankedTensorType to) {
+  if (!isTileType(from) || !isTileType(to) ||
+      !isDistributedLayout(from.getEncoding()) ||
+      !isDistributedLayout(to.getEncoding()))
+    return false;
+  return getWarpShufflePlan(toLinearLayout(from.getEncoding(), from.getShape()),
+                            toLinearLayout(to.getEncoding(), to.getShape()),
+                            from.getElementTypeBitWidth())
+      .has_value();
+}
+
 Value tile::beforeRenaming(Value v) {
   while (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) {
     if (!isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()))
@@ -101,7 +112,8 @@ int64_t tile::getScratchBytes(Operation *op) {
     RankedTensorType type = cvt.getType();
     // What is not a tile is not lowered (the lowering says so): no scratch.
     if (!isTileType(type) ||
-        isRegisterOnlyConversion(cvt.getSource().getType(), type))
+        isRegisterOnlyConversion(cvt.getSource().getType(), type) ||
+        isWarpShuffleConversion(cvt.getSource().getType(), type))
       return 0;
     return paddedElements(type) * getSharedElementBytes(type.getElementType());
   }

@@ -40,6 +40,11 @@ int64_t getSharedBytes(SharedMemoryType type);
 /// between threads).
 bool isRegisterOnlyConversion(RankedTensorType from, RankedTensorType to);
 
+/// True when converting a tile from `from` to `to` moves data between the
+/// lanes of each warp only, by shuffles (getWarpShufflePlan): no shared
+/// memory.
+bool isWarpShuffleConversion(RankedTensorType from, RankedTensorType to);
+
 /// `v` before any `tile.convert_layout`s that only rename its registers
 /// (isRegisterOnlyConversion): a wgmma accumulator in flight through them
 /// stays in flight.
@@ -54,10 +59,11 @@ extractRegisters(RankedTensorType from, RankedTensorType to,
                  llvm::ArrayRef<int64_t> offsets);
 
 /// Bytes of scratch shared memory `op` uses while it runs, 0 for none: a
-/// layout conversion that moves data between threads goes through the whole
-/// tile in shared memory, as does an extract whose sub-tile other threads
-/// hold, and a concatenation through its result; a reduction across warps
-/// through one partial per warp. Both types must have layouts.
+/// layout conversion that moves data between warps (or between lanes in a
+/// way shuffles do not do) goes through the whole tile in shared memory, as
+/// does an extract whose sub-tile other threads hold, and a concatenation
+/// through its result; a reduction across warps through one partial per warp.
+/// Both types must have layouts.
 int64_t getScratchBytes(Operation *op);
 
 /// The buffer `buffer` is a view of, through any number of

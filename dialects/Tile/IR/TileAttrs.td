@@ -197,10 +197,12 @@ def Tile_DotOperandLayoutAttr
     The registers `mma.sync` takes its A or B operand from, for the mma
     layout `parent` of the result. Each thread holds `kWidth` elements
     adjacent along K in each 32-bit register: 2 of 16-bit elements
-    (m16n8k16), 4 of 8-bit ones (m16n8k32, a version-2 parent only). The
-    accumulator of one mma, converted to 16 bits, is already in the A
-    layout of the next (the P * V step of attention): that conversion moves
-    no data.
+    (m16n8k16, wgmma's k16), 4 of 8-bit ones (m16n8k32, wgmma's k32; a
+    version-3 parent's A fragment per warp is mma.sync's). The accumulator
+    of one mma, converted to 16 bits, is already in the A layout of the
+    next (the P * V step of attention): that conversion moves no data;
+    converted to 8 bits, its elements move between the four lanes of a
+    quad (shuffles).
 
     ```mlir
     #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>>
@@ -220,7 +222,7 @@ def Tile_DotOperandLayoutAttr
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The operand layout of `parent` for operands of `elementType`: 8-bit
-    /// elements take four to a register where mma.sync reads them.
+    /// elements take four to a register.
     static DotOperandLayoutAttr getFor(unsigned opIdx, MmaLayoutAttr parent,
                                        Type elementType);
     /// The K of one mma.sync reading this layout: 8 per element of a

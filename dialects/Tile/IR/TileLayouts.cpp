@@ -103,17 +103,14 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "dot_operand layout: kWidth must be 2 (16-bit "
                           "elements) or 4 (8-bit), not "
                        << kWidth;
-  if (kWidth == 4 && parent.isWarpgroup())
-    return emitError() << "dot_operand layout: kWidth 4 (8-bit mma.sync "
-                          "operands) needs a version-2 parent";
   return success();
 }
 
 DotOperandLayoutAttr DotOperandLayoutAttr::getFor(unsigned opIdx,
                                                   MmaLayoutAttr parent,
                                                   Type elementType) {
-  bool bytes = !parent.isWarpgroup() && isFloat8Type(elementType);
-  return get(parent.getContext(), opIdx, parent, bytes ? 4 : 2);
+  return get(parent.getContext(), opIdx, parent,
+             isFloat8Type(elementType) ? 4 : 2);
 }
 
 LogicalResult

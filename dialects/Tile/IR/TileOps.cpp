@@ -487,12 +487,10 @@ LogicalResult WarpgroupMmaOp::verify() {
     return emitOpError("the accumulator must be in a version-3 (wgmma) mma "
                        "layout");
   if (aTile &&
-      aTile.getEncoding() != DotOperandLayoutAttr::get(getContext(), 0, mma))
+      aTile.getEncoding() != DotOperandLayoutAttr::getFor(0, mma, aElt))
     return emitOpError("a held in registers must be in the dot_operand A "
-                       "layout of the accumulator's");
-  if (fp8 && aTile)
-    return emitOpError("8-bit a must be in shared memory (wgmma takes only "
-                       "16-bit a from registers)");
+                       "layout of the accumulator's (kWidth 4 for 8-bit "
+                       "elements)");
   unsigned bytes = aElt.getIntOrFloatBitWidth() / 8;
   for (auto [name, smem, kDim] :
        {std::tuple<StringRef, SharedMemoryType, unsigned>{"a", aSmem, 1},

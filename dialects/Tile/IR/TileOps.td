@@ -418,7 +418,8 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     matrix descriptors can describe: 16-byte chunks swizzled over blocks of
     128, 64 or 32 bytes (`#tile.shared<..., block = B>`), with K or M/N
     fastest for 16-bit elements. 8-bit floats (`wgmma...k32.f32.e4m3.e5m2`
-    and the other pairs) are read K-major only, both from shared memory.
+    and the other pairs) are read K-major only; 8-bit `a` in registers is
+    in the kWidth-4 dot_operand layout.
     The lowering fences, issues the instructions of every 64-row block and
     K step (16 elements, 32 for 8-bit) and commits them as one group.
 
@@ -447,7 +448,7 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     %f = tile.wgmma %a, %bt transposed, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[128, 64], f16, #sa>, tensor<128x128xf32, #mma3>
     ```
   }];
-  let arguments = (ins AnyTypeOf<[Tile_FloatTile, Tile_SharedMemoryType]>:$a,
+  let arguments = (ins AnyTypeOf<[Tile_MmaOperandTile, Tile_SharedMemoryType]>:$a,
                        Tile_SharedMemoryType:$b, Tile_FloatTile:$acc,
                        UnitAttr:$is_async, UnitAttr:$b_transposed);
   let results = (outs Tile_FloatTile:$result);

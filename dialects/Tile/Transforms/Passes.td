@@ -216,7 +216,9 @@ def TileStageMmaOperands
     An mma in a version-3 layout (sm_90a) becomes `tile.wgmma`, reading B,
     and A unless it is in registers already, straight from a buffer in a
     swizzled layout wgmma's descriptors describe. 8-bit float operands are
-    read K-major, and A from shared memory only: one whose registers run
+    read K-major, and A from shared memory unless it is an accumulator
+    rounded to 8 bits (kept in registers: its elements move between the
+    lanes of each quad by shuffles); one whose registers run
     along M or N is stored transposed from registers (no copy keeps a
     tensor's contiguous dimension elsewhere), with a warning saying how to
     load it K-contiguous. An 8-bit mma in an mma.sync (version 2) layout

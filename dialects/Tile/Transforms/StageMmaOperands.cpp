@@ -129,11 +129,12 @@ struct StageMmaOperandsPass
   DenseMap<std::pair<Value, Type>, Value> copies;
 
   /// A wgmma reads B, and A unless A is already in registers in its operand
-  /// layout (or gets there without moving data between threads), straight
-  /// from swizzled shared memory.
-  /// 8-bit operands are read K-major only, and A from shared memory only:
-  /// a tile whose registers run along M or N is transposed on its way into
-  /// the buffer (stored from registers rather than copied).
+  /// layout (or gets there without moving data between threads; for 8-bit
+  /// A, between the lanes of a warp: an accumulator rounded to 8 bits),
+  /// straight from swizzled shared memory.
+  /// 8-bit operands are read K-major only: a tile whose registers run
+  /// along M or N is transposed on its way into the buffer (stored from
+  /// registers rather than copied).
   LogicalResult stageForWarpgroup(MmaOp mma) {
     Value a = mma.getA();
     bool fp8 = isFloat8Type(mma.getA().getType().getElementType());
@@ -145,9 +146,13 @@ struct StageMmaOperandsPass
           << how << " to copy it straight to shared memory";
     };
     auto cvt = a.getDefiningOp<ConvertLayoutOp>();
-    if (fp8 || (cvt && (!cvt.getSource().getType().getEncoding() ||
-                        !isRegisterOnlyConversion(cvt.getSource().getType(),
-                                                  cvt.getType())))) {
+    bool inRegisters = false;
+    if (cvt && cvt.getSource().getType().getEncoding()) {
+      RankedTensorType from = cvt.getSource().getType(), to = cvt.getType();
+      inRegisters = isRegisterOnlyConversion(from, to) ||
+                    (fp8 && isWarpShuffleConversion(from, to));
+    }
+    if ((fp8 && !inRegisters) || (cvt && !inRegisters)) {
       bool transposed = false;
       a = stageBuffer(a, /*hopper=*/true,
                       fp8 ? std::optional<unsigned>(1) : std::nullopt,

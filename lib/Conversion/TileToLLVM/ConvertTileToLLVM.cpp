@@ -183,6 +183,7 @@ struct ConvertTileToLLVMPass
     module.walk([&](tile::WarpSpecializeOp ws) {
       lowerWarpSpecialize(ws, occupancy, consumerNeeds.lookup(ws));
     });
+    packByteLoopValues(module);
     if (failed(lowerToLLVM(module)))
       return signalPassFailure();
     markTensorMapParameters(module);

@@ -3,9 +3,11 @@
 // tile.full, tile.arange, and the ops that only re-index a tile
 // (broadcast, expand_dims, reshape, permute, and convert_layout and extract
 // between layouts that keep every element in its thread) pick registers by
-// coordinates. Other layout conversions and extracts, and concatenations,
-// go through shared memory: each thread writes the elements it holds and
-// reads the ones it needs, in as wide accesses as both layouts allow.
+// coordinates. A conversion that moves data between the lanes of each warp
+// only is rounds of shuffles (tile::WarpShufflePlan). Other layout
+// conversions and extracts, and concatenations, go through shared memory:
+// each thread writes the elements it holds and reads the ones it needs, in
+// as wide accesses as both layouts allow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -282,6 +285,110 @@ throughScratch(ConversionPatternRewriter &rewriter, Operation *op,
                       elt, ValueRange(), buffer, at);
 }
 
+/// The registers of `dst` from those of `src` by the rounds of `plan`: in
+/// each, every lane sends the word (the elements of its pack bits) its
+/// reader wants, picked by its own lane bits, and reads the word of the
+/// lane the plan gives it, which fills the registers the twist picks.
+SmallVector<Value> shuffleWithinWarps(OpBuilder &b, Location loc,
+                                      const tile::WarpShufflePlan &plan,
+                                      ValueRange srcRegs, unsigned numDstRegs) {
+  Type elt = srcRegs.front().getType();
+  Type i32 = b.getI32Type();
+  Value lane = getThreadIndex(b, loc).lane;
+  SmallVector<Value> laneBits(plan.readLane.size());
+  auto laneBit = [&](unsigned j) {
+    if (!laneBits[j]) {
+      Value bit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, lane, constI32(b, loc, j)),
+          constI32(b, loc, 1));
+      laneBits[j] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit,
+                                          constI32(b, loc, 0));
+    }
+    return laneBits[j];
+  };
+  // valueAt(lane bits) chosen by this lane's bits among `masks` (the
+  // lane-bit columns of a linear choice): a tree of selects.
+  auto mux = [&](ArrayRef<uint64_t> masks,
+                 function_ref<Value(uint64_t)> valueAt) {
+    SmallVector<unsigned> bits;
+    for (auto [j, m] : llvm::enumerate(masks))
+      if (m)
+        bits.push_back(j);
+    std::function<Value(unsigned, uint64_t)> pick = [&](unsigned k,
+                                                        uint64_t chosen) {
+      if (k == bits.size())
+        return valueAt(chosen);
+      Value off = pick(k + 1, chosen);
+      Value on = pick(k + 1, chosen | uint64_t(1) << bits[k]);
+      return Value(arith::SelectOp::create(b, loc, laneBit(bits[k]), on, off));
+    };
+    return pick(0, 0);
+  };
+  unsigned perWord = 1u << plan.packBits.size();
+  unsigned wordBits = perWord * plan.elementBits;
+  auto toWord = [&](ArrayRef<Value> elements) {
+    Value w = packWords(b, loc, elements).front();
+    return wordBits < 32 ? Value(arith::ExtUIOp::create(b, loc, i32, w)) : w;
+  };
+  // The lane this lane reads, but for the round's constant: P lane.
+  Value readLane;
+  bool identity = true;
+  for (auto [j, p] : llvm::enumerate(plan.readLane))
+    identity &= p == uint64_t(1) << j;
+  if (identity) {
+    readLane = lane;
+  } else {
+    // The lane bits P keeps in place, then one select per other bit.
+    int64_t kept = 0;
+    for (auto [j, p] : llvm::enumerate(plan.readLane))
+      if (p == uint64_t(1) << j)
+        kept |= p;
+    readLane = arith::AndIOp::create(b, loc, lane, constI32(b, loc, kept));
+    for (auto [j, p] : llvm::enumerate(plan.readLane))
+      if (p != uint64_t(1) << j)
+        readLane = arith::XOrIOp::create(
+            b, loc, readLane,
+            arith::SelectOp::create(b, loc, laneBit(j), constI32(b, loc, p),
+                                    constI32(b, loc, 0)));
+  }
+  unsigned rounds = 1u << plan.roundBits.size();
+  DenseMap<uint64_t, Value> received; // round's register bits -> word
+  for (unsigned i = 0; i < rounds; ++i) {
+    uint64_t r0 = plan.roundRegs(i);
+    uint64_t lane0 = plan.srcLaneOf(r0);
+    uint64_t base = plan.srcRegOf(r0) ^ plan.sendRegOf(lane0);
+    Value word = mux(plan.sendReg, [&](uint64_t own) {
+      SmallVector<Value> elements;
+      for (unsigned u = 0; u < perWord; ++u)
+        elements.push_back(srcRegs[base ^ plan.srcRegOf(plan.packOffset(u)) ^
+                                   plan.sendRegOf(own)]);
+      return toWord(elements);
+    });
+    if (!plan.readsOwnLane(r0)) {
+      Value from = lane0 ? Value(arith::XOrIOp::create(b, loc, readLane,
+                                                       constI32(b, loc, lane0)))
+                         : readLane;
+      word = NVVM::ShflOp::create(b, loc, i32, constI32(b, loc, -1), word, from,
+                                  constI32(b, loc, 0x1f), NVVM::ShflKind::idx,
+                                  UnitAttr());
+    }
+    received[r0] = word;
+  }
+  SmallVector<Value> dst(numDstRegs);
+  for (unsigned i = 0; i < rounds; ++i) {
+    uint64_t r = plan.roundRegs(i);
+    Value word = mux(plan.twist, [&](uint64_t own) {
+      return received.lookup(r ^ plan.twistOf(own));
+    });
+    if (wordBits < 32)
+      word = arith::TruncIOp::create(b, loc, b.getIntegerType(wordBits), word);
+    SmallVector<Value> elements = unpackWords(b, loc, {word}, elt, perWord);
+    for (unsigned u = 0; u < perWord; ++u)
+      dst[r | plan.packOffset(u)] = elements[u];
+  }
+  return dst;
+}
+
 struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -296,6 +403,14 @@ struct ConvertLayoutLowering : OpConversionPattern<tile::ConvertLayoutOp> {
       for (unsigned r : *mapping)
         regs.push_back(adaptor.getSource()[r]);
       rewriter.replaceOpWithMultiple(op, {regs});
+      return success();
+    }
+    auto dstType = op.getType();
+    if (auto plan = tile::getWarpShufflePlan(
+            src, dst, dstType.getElementTypeBitWidth())) {
+      rewriter.replaceOpWithMultiple(
+          op, {shuffleWithinWarps(rewriter, op.getLoc(), *plan,
+                                  adaptor.getSource(), dst.getNumRegs())});
       return success();
     }
     FailureOr<SmallVector<Value>> regs =

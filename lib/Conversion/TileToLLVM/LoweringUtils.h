@@ -121,6 +121,11 @@ getScratchMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// an error when it has none.
 mlir::FailureOr<mlir::Value>
 getBufferMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+/// Carries the i8 iteration values of every scf.for four to an i32 (PTX has
+/// no 8-bit registers): packed at the init and yield, unpacked in the body
+/// and after the loop (PackByteLoopValues.cpp).
+void packByteLoopValues(mlir::ModuleOp module);
+
 /// Inline PTX `text` over `operands` with `constraints`, marked as having
 /// side effects: MLIR gives asm without them no memory effects at all, so
 /// it could be merged with, or moved across, memory accesses.

@@ -364,15 +364,19 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
             operands = "da";
             in.constraints = "l,";
           } else {
-            // A from registers: the m16k16 fragment of each warp, as
-            // mma.sync takes it, in four 32-bit words.
-            for (auto [dr, dk] :
-                 {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, 8}, {8, 8}})
-              in.inputs.push_back(
-                  packWords(rewriter, loc,
-                            {aRegs[reg(la, row + dr, k + dk)],
-                             aRegs[reg(la, row + dr, k + dk + 1)]})
-                      .front());
+            // A from registers: the m16k16 (8-bit: m16k32) fragment of
+            // each warp, as mma.sync takes it, in four 32-bit words of
+            // kWidth elements adjacent along K.
+            int64_t w = kStep / 8;
+            for (auto [dr, dk] : {std::pair<int64_t, int64_t>{0, 0},
+                                  {8, 0},
+                                  {0, 4 * w},
+                                  {8, 4 * w}}) {
+              SmallVector<Value> word;
+              for (int64_t e = 0; e < w; ++e)
+                word.push_back(aRegs[reg(la, row + dr, k + dk + e)]);
+              in.inputs.push_back(packWords(rewriter, loc, word).front());
+            }
             operands = operandList(next, 4);
             next += 4;
             in.constraints = "r,r,r,r,";

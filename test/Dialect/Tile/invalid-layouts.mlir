@@ -824,7 +824,3 @@ func.func @scan_i1(%x: tensor<64x64xi1>) {
 // expected-error @+1 {{dot_operand layout: kWidth must be 2 (16-bit elements) or 4 (8-bit), not 8}}
 func.func private @dot_kwidth(tensor<64x16xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 8>>)
 
-// -----
-
-// expected-error @+1 {{dot_operand layout: kWidth 4 (8-bit mma.sync operands) needs a version-2 parent}}
-func.func private @dot_kwidth_wgmma(tensor<64x32xf8E4M3FN, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>, kWidth = 4>>)

@@ -93,8 +93,8 @@ func.func @f8_mma_sync_n_major_b(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tenso
 // stored transposed into its buffer (no copy keeps it), with a warning.
 #blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
-#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
-#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
 func.func @f8_n_major_b(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8E5M2, #blocked>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
   %0 = tile.convert_layout %a : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_a>
   %1 = tile.convert_layout %b : tensor<64x64xf8E5M2, #blocked> -> tensor<64x64xf8E5M2, #dot_b>

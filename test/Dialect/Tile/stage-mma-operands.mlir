@@ -541,8 +541,8 @@ func.func @wgmma_loop(%Q: !tile.global<f16, 2>, %K: !tile.global<f16, 2>, %n: i3
 // swizzle of 64 bytes (64 8-bit elements of K).
 #blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
-#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
-#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
 // CHECK:       #[[SA:shared[0-9]*]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
 // CHECK-NEXT:  #[[SB:shared[0-9]*]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1], block = 64>
 // CHECK-LABEL: func.func @f8_operands
@@ -553,6 +553,29 @@ func.func @f8_operands(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8
   %0 = tile.convert_layout %a : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_a>
   %1 = tile.convert_layout %b : tensor<64x64xf8E5M2, #blocked> -> tensor<64x64xf8E5M2, #dot_b>
   %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E5M2, #dot_b>, tensor<64x64xf32, #mma>
+  return %2 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+// An 8-bit A rounded from an accumulator stays in registers: its elements
+// move between the lanes of each quad (shuffles), not through shared
+// memory; B is read from its buffer.
+#blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+// CHECK-LABEL: func.func @f8_a_from_accumulator
+// CHECK:       %[[P:.*]] = arith.truncf %arg0
+// CHECK-NEXT:  %[[A:.*]] = tile.convert_layout %[[P]] : tensor<64x64xf8E4M3FN, #mma> -> tensor<64x64xf8E4M3FN, #dot_a>
+// CHECK-NOT:   tile.local_alloc %[[A]]
+// CHECK:       %[[B:.*]] = tile.local_alloc %arg1
+// CHECK:       tile.wgmma %[[A]], %[[B]], %arg2 : tensor<64x64xf8E4M3FN, #dot_a>
+func.func @f8_a_from_accumulator(%s: tensor<64x64xf32, #mma>, %b: tensor<64x64xf8E4M3FN, #blocked>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %p = arith.truncf %s : tensor<64x64xf32, #mma> to tensor<64x64xf8E4M3FN, #mma>
+  %0 = tile.convert_layout %p : tensor<64x64xf8E4M3FN, #mma> -> tensor<64x64xf8E4M3FN, #dot_a>
+  %1 = tile.convert_layout %b : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #dot_b>
+  %2 = tile.mma %0, %1, %c : tensor<64x64xf8E4M3FN, #dot_a>, tensor<64x64xf8E4M3FN, #dot_b>, tensor<64x64xf32, #mma>
   return %2 : tensor<64x64xf32, #mma>
 }
 
