@@ -149,8 +149,12 @@ struct StageMmaOperandsPass
     bool inRegisters = false;
     if (cvt && cvt.getSource().getType().getEncoding()) {
       RankedTensorType from = cvt.getSource().getType(), to = cvt.getType();
+      // An 8-bit accumulator's elements move between the lanes of each
+      // quad; a loaded tile's (whatever its layout) are copied to shared
+      // memory, as wgmma reads them best.
       inRegisters = isRegisterOnlyConversion(from, to) ||
-                    (fp8 && isWarpShuffleConversion(from, to));
+                    (fp8 && isa<MmaLayoutAttr>(from.getEncoding()) &&
+                     isWarpShuffleConversion(from, to));
     }
     if ((fp8 && !inRegisters) || (cvt && !inRegisters)) {
       bool transposed = false;
