@@ -3,7 +3,8 @@
 against cuDNN's and PyTorch flash's f16 attention at the same shapes, in one
 run (torch's SDPA takes no 8-bit inputs).
 
-  python3 bench/fp8_attention.py [--rounds 20]
+  python3 bench/fp8_attention.py [--rounds 20] [--head-dims 64,128,256]
+                                 [--exp2-poly 4,8]
 
 FlashAttention-3's setting: 16k tokens (batch = 16384 / N), hidden 2048
 (heads = 2048 / D), D = 128, N = 1k, 4k, 16k, causal and not. The tilec
@@ -35,7 +36,11 @@ def main():
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--head-dims", default="128",
                    help="comma-separated head dimensions (64, 128, 256)")
+    p.add_argument("--exp2-poly", default="",
+                   help="comma-separated N: also each variant with "
+                        "exp2_poly=N (one exponential in N on the FMA pipe)")
     args = p.parse_args()
+    polys = [int(n) for n in args.exp2_poly.split(",") if n]
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
     points = [(D, causal, N) for D in map(int, args.head_dims.split(","))
@@ -64,13 +69,14 @@ def main():
         impls["api_f16"] = (lambda s: tilec.attention(s[4][0], s[4][1],
                                                       s[4][2], causal=causal))
         impls["api_f16"](sets[0])
-        for name, opts in (("choice", {}),
-                           ("ws8", {"warp_specialize": True,
-                                    "num_warps": 8}),
-                           ("choice_pp", {"ping_pong": True}),
-                           ("ws8_pp", {"warp_specialize": True,
-                                       "num_warps": 8,
-                                       "ping_pong": True})):
+        variants = [("choice", {}),
+                    ("ws8", {"warp_specialize": True, "num_warps": 8}),
+                    ("choice_pp", {"ping_pong": True}),
+                    ("ws8_pp", {"warp_specialize": True, "num_warps": 8,
+                                "ping_pong": True})]
+        variants += [(f"{name}_poly{n}", dict(opts, exp2_poly=n))
+                     for n in polys for name, opts in variants[:]]
+        for name, opts in variants:
             try:
                 # 128 x 64 tiles at D = 256 (the attention API's f16 ones):
                 # 128 x 128 leaves no shared memory for two-stage rings.

@@ -219,6 +219,7 @@ void tilec::buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
                                      const CodegenOptions &options) {
   tilec::ConvertTileToLLVMOptions lowerOptions;
   lowerOptions.occupancy = options.occupancy;
+  lowerOptions.exp2Poly = options.exp2Poly;
   lowerOptions.arch = options.arch;
   pm.addPass(tilec::createConvertTileToLLVM(lowerOptions));
   // The kernel's parameters, in their final form, fit the target's PTX.

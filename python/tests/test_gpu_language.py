@@ -379,6 +379,52 @@ def test_math_functions(torch_gpu, arch):
         assert err < MATH_TOL[name], (name, err)
 
 
+EXP2 = """
+kernel exp2s(X: Tensor[f32, 1], Y: Tensor[f32, 1]):
+    x = load(X, index=(bid(0),), shape=(1024,))
+    store(Y, index=(bid(0),), tile=exp2(x, flush_to_zero=True))
+"""
+
+
+@pytest.mark.parametrize("every", [0, 2, 4])
+def test_exp2_poly(torch_gpu, every):
+    """exp2_poly=N: one register in N of an f32 exp2 with flush_to_zero
+    by a polynomial on the FMA pipe (relative error below 1e-4 where the
+    result is a normal float), the others by ex2.approx.ftz; inputs
+    clamped to [-126, 127] (about 2^-126 below, where ex2 flushes to 0;
+    about 2^127 above); NaN stays NaN."""
+    torch = torch_gpu
+    n = 8 * 1024
+    torch.manual_seed(5)
+    x = torch.empty(n, device="cuda").uniform_(-125.9, 126.9)
+    x[:4096] = torch.empty(4096, device="cuda").uniform_(-8.0, 0.0)
+    special = [float("-inf"), -200.0, -126.5, 127.5, 300.0, float("inf"),
+               float("nan"), 0.0, -0.0, 0.5, -0.5, 1.0, -1.0]
+    # Every register index of a thread sees them (8 elements a thread).
+    for k, v in enumerate(special):
+        x[8 * k * 32 + (k % 8)] = v
+    y = torch.full_like(x, float("nan"))
+    opts = {"exp2_poly": every} if every else {}
+    kernel = tilec.compile(EXP2, name="exp2s.tile", arch="sm_80", **opts)
+    kernel[n // 1024](x, y)
+    torch.cuda.synchronize()
+    d = x.double()
+    ref = torch.exp2(d)
+    normal = (d > -125.9) & (d < 127)
+    rel = ((y.double() - ref).abs() / ref)[normal].max().item()
+    assert rel < (1e-4 if every else 2e-6), rel
+    low, high = d < -126, d > 127.5
+    if every:
+        # The polynomial's 2^0 is 1 within its error at the clamped ends
+        # (2^-126 times a p(0) below 1 is a subnormal: one bit less).
+        lo, hi = y[low].double() / 2.0 ** -126, y[high].double() / 2.0 ** 127
+        assert ((lo == 0) | ((lo - 1).abs() < 2e-4)).all(), lo
+        assert (torch.isinf(hi) | ((hi - 1).abs() < 2e-4)).all(), hi
+    else:
+        assert (y[low] == 0).all() and (y[high] == float("inf")).all()
+    assert torch.isnan(y[torch.isnan(x)]).all()
+
+
 ROWS = """
 kernel rows(X: Tensor[f32, 2], S: Tensor[f32, 1], M: Tensor[f32, 1],
             A: Tensor[f16, 2], B: Tensor[f16, 2], P: Tensor[f32, 1]):

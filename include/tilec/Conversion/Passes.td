@@ -13,8 +13,8 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     (the kernel ABI of tilec/Target/KernelInfo.h). Element-wise ops apply per
     register; loads and stores become predicated vector accesses;
     `tile.mma` becomes `mma.sync.m16n8k16`; reductions use shuffles and
-    shared memory; layout conversions move registers or go through shared
-    memory. Then scf, arith, math and func are lowered to LLVM, and the
+    shared memory; layout conversions move registers, shuffle them within
+    warps or go through shared memory. Then scf, arith, math and func are lowered to LLVM, and the
     kernel gets `nvvm.kernel` and `nvvm.maxntid`. Kernels must have been
     through `tile-assign-layouts`, and their shared memory through
     `tile-allocate-shared-memory` (which records the kernel's
@@ -25,6 +25,16 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     combines vectors of the registers contiguous along the tensor's last
     dimension (`red.global.add.v4.f32`, `.v4.f16x2`, up to 16 bytes).
 
+    With `exp2-poly` N, `tile.exp2` with `flush_to_zero` on an f32 tile
+    computes one register in N (those whose index is N - 1 modulo N) with a
+    polynomial on the FMA pipe: x clamped to [-126, 127], split by the
+    1.5 * 2^23 rounding trick into an integer j and f in [-0.5, 0.5], 2^f
+    by a degree-3 minimax polynomial (relative error 7.5e-5), j added to
+    the exponent bits; the others use `ex2.approx.ftz`. Softmax-heavy
+    kernels are bounded by the multifunction unit (16 ex2 a clock a
+    multiprocessor), which this offloads. A module with no such exp2 gets a
+    warning.
+
     With `occupancy` N, each kernel is budgeted for N blocks per
     multiprocessor (`nvvm.minctasm`, PTX `.minnctapersm`: ptxas caps the
     registers so that N blocks fit), and a warp-specialized kernel splits
@@ -34,6 +44,9 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     Option<"occupancy", "occupancy", "unsigned", /*default=*/"0",
            "Blocks per multiprocessor to budget registers for (0: no "
            "bound)">,
+    Option<"exp2Poly", "exp2-poly", "unsigned", /*default=*/"0",
+           "exp2 with flush_to_zero on f32 tiles: one register in N by a "
+           "degree-3 polynomial on the FMA pipe (0: none)">,
     Option<"arch", "arch", "std::string", "\"sm_80\"",
            "Target GPU (sm_80, sm_86, sm_89, sm_90, sm_90a): instructions "
            "only later targets have (red.global with vector types, sm_90) "

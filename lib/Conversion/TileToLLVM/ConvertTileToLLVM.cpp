@@ -3,6 +3,7 @@
 #include "LoweringUtils.h"
 #include "tilec/Conversion/Passes.h"
 
+#include "Tile/IR/Locations.h"
 #include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TargetLimits.h"
@@ -44,7 +45,8 @@ bool hasTileTypes(TypeRange types) {
 
 /// Stage 1: tiles to registers, global tensors to (pointer, sizes, strides).
 LogicalResult lowerTiles(ModuleOp module,
-                         const mlir::tile::TargetLimits &limits) {
+                         const mlir::tile::TargetLimits &limits,
+                         unsigned exp2Poly) {
   MLIRContext *ctx = module.getContext();
   TileTypeConverter converter(ctx);
   ConversionTarget target(*ctx);
@@ -68,7 +70,7 @@ LogicalResult lowerTiles(ModuleOp module,
                                                                  converter);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  populateElementwisePatterns(converter, patterns);
+  populateElementwisePatterns(converter, patterns, exp2Poly);
   populateFloat8Patterns(converter, patterns);
   populateLayoutPatterns(converter, patterns);
   populateMemoryPatterns(converter, limits.vectorReductions, patterns);
@@ -178,7 +180,21 @@ struct ConvertTileToLLVMPass
     module.walk([&](tile::WarpSpecializeOp ws) {
       consumerNeeds[ws] = tile::wgmmaRegistersNeeded(ws);
     });
-    if (failed(lowerTiles(module, *limits)))
+    if (exp2Poly) {
+      // The option applies to exp2 with flush_to_zero on f32 tiles only.
+      for (auto func : module.getOps<func::FuncOp>()) {
+        bool any = false;
+        func.walk([&](tile::Exp2Op op) {
+          auto type = dyn_cast<RankedTensorType>(op.getType());
+          any |= type && type.getElementType().isF32() && op.getFlushToZero();
+        });
+        if (!any && !func.isExternal())
+          emitWarning(tile::getUserFacingLoc(func))
+              << "exp2_poly does not apply to kernel '" << func.getName()
+              << "': it has no exp2(..., flush_to_zero=True) on an f32 tile";
+      }
+    }
+    if (failed(lowerTiles(module, *limits, exp2Poly)))
       return signalPassFailure();
     module.walk([&](tile::WarpSpecializeOp ws) {
       lowerWarpSpecialize(ws, occupancy, consumerNeeds.lookup(ws));

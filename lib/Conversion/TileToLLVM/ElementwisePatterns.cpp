@@ -4,13 +4,15 @@
 // arith.select) becomes the same op on each register: its operands share one
 // layout, so register i of each operand holds the same element. One pattern
 // serves them all; scalar ops are lowered afterwards by the standard
-// conversions.
+// conversions. With exp2_poly N, tile.exp2 with flush_to_zero on f32 tiles
+// computes one register in N by a polynomial on the FMA pipe (Exp2OnTiles).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -56,6 +58,61 @@ struct ElementwiseOnTiles : ConversionPattern {
   }
 };
 
+/// 2^x by FMA-pipe instructions: x clamped to [-126, 127] (NaN kept), the
+/// nearest integer j by adding 1.5 * 2^23 (its low mantissa bits are then
+/// j), f = x - j in [-0.5, 0.5], 2^f by a degree-3 minimax polynomial
+/// (relative error 7.5e-5), and j added to its exponent bits (2^-126 for
+/// inputs below -126, where ex2.approx.ftz gives 0; 2^127 above 127).
+Value exp2ByPolynomial(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  auto c = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  x = arith::MaximumFOp::create(b, loc, x, c(-126.0));
+  x = arith::MinimumFOp::create(b, loc, x, c(127.0));
+  Value magic = c(12582912.0); // 1.5 * 2^23
+  Value t = arith::AddFOp::create(b, loc, x, magic);
+  Value j = arith::SubFOp::create(b, loc, t, magic);
+  Value f = arith::SubFOp::create(b, loc, x, j);
+  Value p = c(5.517166907e-02);
+  for (double k : {2.426111222e-01, 6.932609855e-01, 9.999280735e-01})
+    p = math::FmaOp::create(b, loc, p, f, c(k));
+  // t's bits are 0x4B400000 + j: shifted by 23, j << 23 (the rest leaves).
+  Value shift = arith::ShLIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, i32, t),
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(23)));
+  Value bits = arith::AddIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, i32, p), shift);
+  return arith::BitcastOp::create(b, loc, f32, bits);
+}
+
+/// tile.exp2 with flush_to_zero on an f32 tile under exp2_poly N: register
+/// r by the polynomial when r % N == N - 1, by ex2 otherwise.
+struct Exp2OnTiles : OpConversionPattern<tile::Exp2Op> {
+  Exp2OnTiles(TypeConverter &converter, MLIRContext *ctx, unsigned every)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), every(every) {}
+  unsigned every;
+
+  LogicalResult
+  matchAndRewrite(tile::Exp2Op op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !type.getElementType().isF32() || !op.getFlushToZero())
+      return failure();
+    SmallVector<Value> results;
+    for (auto [r, x] : llvm::enumerate(adaptor.getSource())) {
+      if (r % every == every - 1) {
+        results.push_back(exp2ByPolynomial(rewriter, op.getLoc(), x));
+        continue;
+      }
+      results.push_back(tile::Exp2Op::create(rewriter, op.getLoc(), x,
+                                             op.getFlushToZeroAttr()));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 /// A splat constant tile: the same scalar in every register.
 struct SplatConstantOnTiles : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -81,7 +138,10 @@ struct SplatConstantOnTiles : OpConversionPattern<arith::ConstantOp> {
 } // namespace
 
 void tilec::populateElementwisePatterns(TileTypeConverter &converter,
-                                        RewritePatternSet &patterns) {
+                                        RewritePatternSet &patterns,
+                                        unsigned exp2Poly) {
+  if (exp2Poly)
+    patterns.add<Exp2OnTiles>(converter, patterns.getContext(), exp2Poly);
   patterns.add<ElementwiseOnTiles>(converter, patterns.getContext());
   patterns.add<SplatConstantOnTiles>(converter, patterns.getContext());
 }

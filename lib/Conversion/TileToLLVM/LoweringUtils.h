@@ -231,8 +231,11 @@ inline constexpr unsigned kMaxRegistersPerThread = 4096;
 mlir::LogicalResult checkLoweringPreconditions(mlir::ModuleOp module);
 
 // Pattern sets, one file each.
+/// `exp2Poly` N > 0: exp2 with flush_to_zero on f32 tiles computes one
+/// register in N by a polynomial on the FMA pipe.
 void populateElementwisePatterns(TileTypeConverter &converter,
-                                 mlir::RewritePatternSet &patterns);
+                                 mlir::RewritePatternSet &patterns,
+                                 unsigned exp2Poly = 0);
 void populateFloat8Patterns(TileTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateLayoutPatterns(TileTypeConverter &converter,
