@@ -624,12 +624,12 @@ uint64_t WarpShufflePlan::sendRegOf(uint64_t lane) const {
   return applyMasks(sendReg, lane);
 }
 
+/// Bit k of `i` at bit positions[k].
 static uint64_t scatterBits(ArrayRef<unsigned> positions, uint64_t i) {
-  uint64_t r = 0;
-  for (auto [k, bit] : llvm::enumerate(positions))
-    if (i >> k & 1)
-      r |= uint64_t(1) << bit;
-  return r;
+  SmallVector<uint64_t> columns;
+  for (unsigned bit : positions)
+    columns.push_back(uint64_t(1) << bit);
+  return applyMasks(columns, i);
 }
 
 uint64_t WarpShufflePlan::packOffset(uint64_t u) const {
