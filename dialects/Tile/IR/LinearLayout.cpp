@@ -6,6 +6,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -639,13 +641,17 @@ uint64_t WarpShufflePlan::roundRegs(uint64_t i) const {
   return scatterBits(roundBits, i);
 }
 
-bool WarpShufflePlan::readsOwnLane(uint64_t r0) const {
-  if (srcLaneOf(r0))
-    return false;
+uint64_t WarpShufflePlan::keptLaneBits() const {
+  uint64_t kept = 0;
   for (auto [j, p] : llvm::enumerate(readLane))
-    if (p != uint64_t(1) << j)
-      return false;
-  return true;
+    if (p == uint64_t(1) << j)
+      kept |= p;
+  return kept;
+}
+
+bool WarpShufflePlan::readsOwnLane(uint64_t r0) const {
+  return !srcLaneOf(r0) &&
+         keptLaneBits() == (uint64_t(1) << readLane.size()) - 1;
 }
 
 unsigned WarpShufflePlan::numShuffles() const {
@@ -698,63 +704,41 @@ mlir::tile::getWarpShufflePlan(const LinearLayout &src, const LinearLayout &dst,
       plan.roundBits.push_back(i);
   }
 
-  // The twist: the fewest lane bits (at most two) given a round bit each
-  // that make P = C E ^ D a permutation of the lanes.
-  auto rank = [&](ArrayRef<uint64_t> cols) {
-    SmallVector<uint64_t> rows;
-    for (uint64_t v : cols) {
-      for (uint64_t r : rows)
-        v = std::min(v, v ^ r);
-      if (v)
-        rows.push_back(v);
-      llvm::sort(rows, std::greater<uint64_t>());
-    }
-    return rows.size();
-  };
-  auto tryTwist = [&](ArrayRef<uint64_t> e) {
+  // The twist: the fewest lane bits (at most two), each given a distinct
+  // round bit, that make P = C E ^ D a permutation of the lanes.
+  SmallVector<uint64_t> e(laneBits, 0);
+  auto tryTwist = [&]() {
     SmallVector<uint64_t> p(laneBits);
     for (unsigned j = 0; j < laneBits; ++j)
       p[j] = laneLane[j] ^ applyMasks(plan.srcLane, e[j]);
-    if (rank(p) != laneBits)
+    if (spanOf(p).rank() != laneBits)
       return false;
-    plan.twist.assign(e.begin(), e.end());
+    plan.twist = e;
     plan.readLane = std::move(p);
     return true;
   };
-  SmallVector<uint64_t> e(laneBits, 0);
-  bool found = tryTwist(e);
-  for (unsigned j1 = 0; j1 < laneBits && !found; ++j1)
-    for (unsigned i1 : plan.roundBits) {
-      e.assign(laneBits, 0);
-      e[j1] = uint64_t(1) << i1;
-      if ((found = tryTwist(e)))
-        break;
-    }
-  for (unsigned j1 = 0; j1 < laneBits && !found; ++j1)
-    for (unsigned j2 = j1 + 1; j2 < laneBits && !found; ++j2)
-      for (unsigned i1 : plan.roundBits) {
-        for (unsigned i2 : plan.roundBits) {
-          if (i1 == i2)
-            continue;
-          e.assign(laneBits, 0);
-          e[j1] = uint64_t(1) << i1;
-          e[j2] = uint64_t(1) << i2;
-          if ((found = tryTwist(e)))
-            break;
-        }
-        if (found)
-          break;
+  std::function<bool(unsigned, unsigned)> search = [&](unsigned left,
+                                                       unsigned from) {
+    if (left == 0)
+      return tryTwist();
+    for (unsigned j = from; j < laneBits; ++j)
+      for (unsigned i : plan.roundBits) {
+        uint64_t bit = uint64_t(1) << i;
+        if (llvm::is_contained(e, bit))
+          continue;
+        e[j] = bit;
+        if (search(left - 1, j + 1))
+          return true;
+        e[j] = 0;
       }
-  if (!found)
+    return false;
+  };
+  if (!search(0, 0) && !search(1, 0) && !search(2, 0))
     return std::nullopt;
-  // G = (A E ^ B) P^-1: P^-1 of each lane bit by search (32 lanes).
+  // G = (A E ^ B) P^-1.
+  Span lanes = spanOf(plan.readLane);
   for (unsigned k = 0; k < laneBits; ++k) {
-    uint64_t inverse = 0;
-    for (uint64_t l = 0; l < (uint64_t(1) << laneBits); ++l)
-      if (applyMasks(plan.readLane, l) == uint64_t(1) << k) {
-        inverse = l;
-        break;
-      }
+    uint64_t inverse = *lanes.solve(uint64_t(1) << k);
     uint64_t g = 0;
     for (unsigned j = 0; j < laneBits; ++j)
       if (inverse >> j & 1)

@@ -287,6 +287,8 @@ struct WarpShufflePlan {
   /// the pack bits), and of round `i` (i's bits at the round bits).
   uint64_t packOffset(uint64_t u) const;
   uint64_t roundRegs(uint64_t i) const;
+  /// The lane bits P leaves in place (P's column is the bit itself).
+  uint64_t keptLaneBits() const;
   /// Whether every lane reads itself in the round of `r0` (no shuffle).
   bool readsOwnLane(uint64_t r0) const;
   /// Shuffles per thread.

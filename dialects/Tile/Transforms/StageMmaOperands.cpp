@@ -156,7 +156,7 @@ struct StageMmaOperandsPass
                     (fp8 && isa<MmaLayoutAttr>(from.getEncoding()) &&
                      isWarpShuffleConversion(from, to));
     }
-    if ((fp8 && !inRegisters) || (cvt && !inRegisters)) {
+    if (!inRegisters && (fp8 || cvt)) {
       bool transposed = false;
       a = stageBuffer(a, /*hopper=*/true,
                       fp8 ? std::optional<unsigned>(1) : std::nullopt,

@@ -184,10 +184,7 @@ struct ConvertTileToLLVMPass
       // The option applies to exp2 with flush_to_zero on f32 tiles only.
       for (auto func : module.getOps<func::FuncOp>()) {
         bool any = false;
-        func.walk([&](tile::Exp2Op op) {
-          auto type = dyn_cast<RankedTensorType>(op.getType());
-          any |= type && type.getElementType().isF32() && op.getFlushToZero();
-        });
+        func.walk([&](tile::Exp2Op op) { any |= takesExp2Poly(op); });
         if (!any && !func.isExternal())
           emitWarning(tile::getUserFacingLoc(func))
               << "exp2_poly does not apply to kernel '" << func.getName()

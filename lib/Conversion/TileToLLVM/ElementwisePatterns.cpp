@@ -86,6 +86,15 @@ Value exp2ByPolynomial(OpBuilder &b, Location loc, Value x) {
   return arith::BitcastOp::create(b, loc, f32, bits);
 }
 
+} // namespace
+
+bool tilec::takesExp2Poly(tile::Exp2Op op) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  return type && type.getElementType().isF32() && op.getFlushToZero();
+}
+
+namespace {
+
 /// tile.exp2 with flush_to_zero on an f32 tile under exp2_poly N: register
 /// r by the polynomial when r % N == N - 1, by ex2 otherwise.
 struct Exp2OnTiles : OpConversionPattern<tile::Exp2Op> {
@@ -96,8 +105,7 @@ struct Exp2OnTiles : OpConversionPattern<tile::Exp2Op> {
   LogicalResult
   matchAndRewrite(tile::Exp2Op op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = dyn_cast<RankedTensorType>(op.getType());
-    if (!type || !type.getElementType().isF32() || !op.getFlushToZero())
+    if (!takesExp2Poly(op))
       return failure();
     SmallVector<Value> results;
     for (auto [r, x] : llvm::enumerate(adaptor.getSource())) {

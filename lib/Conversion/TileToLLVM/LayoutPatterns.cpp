@@ -330,22 +330,14 @@ SmallVector<Value> shuffleWithinWarps(OpBuilder &b, Location loc,
     Value w = packWords(b, loc, elements).front();
     return wordBits < 32 ? Value(arith::ExtUIOp::create(b, loc, i32, w)) : w;
   };
-  // The lane this lane reads, but for the round's constant: P lane.
-  Value readLane;
-  bool identity = true;
-  for (auto [j, p] : llvm::enumerate(plan.readLane))
-    identity &= p == uint64_t(1) << j;
-  if (identity) {
-    readLane = lane;
-  } else {
-    // The lane bits P keeps in place, then one select per other bit.
-    int64_t kept = 0;
-    for (auto [j, p] : llvm::enumerate(plan.readLane))
-      if (p == uint64_t(1) << j)
-        kept |= p;
+  // The lane this lane reads, but for the round's constant: P lane (the
+  // lane bits P keeps in place, then one select per other bit).
+  uint64_t kept = plan.keptLaneBits();
+  Value readLane = lane;
+  if (kept != (uint64_t(1) << plan.readLane.size()) - 1) {
     readLane = arith::AndIOp::create(b, loc, lane, constI32(b, loc, kept));
     for (auto [j, p] : llvm::enumerate(plan.readLane))
-      if (p != uint64_t(1) << j)
+      if (!(kept >> j & 1))
         readLane = arith::XOrIOp::create(
             b, loc, readLane,
             arith::SelectOp::create(b, loc, laneBit(j), constI32(b, loc, p),

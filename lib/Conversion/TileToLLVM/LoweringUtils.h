@@ -231,6 +231,9 @@ inline constexpr unsigned kMaxRegistersPerThread = 4096;
 mlir::LogicalResult checkLoweringPreconditions(mlir::ModuleOp module);
 
 // Pattern sets, one file each.
+/// Whether exp2_poly applies to `op`: an exp2 with flush_to_zero on an f32
+/// tile.
+bool takesExp2Poly(mlir::tile::Exp2Op op);
 /// `exp2Poly` N > 0: exp2 with flush_to_zero on f32 tiles computes one
 /// register in N by a polynomial on the FMA pipe.
 void populateElementwisePatterns(TileTypeConverter &converter,
