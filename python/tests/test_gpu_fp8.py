@@ -94,6 +94,12 @@ GEMM = [
 ]
 
 
+def unscaled(torch):
+    """gemm_fp8's ScaleA and ScaleB at SCALES=0 (not read)."""
+    one = torch.ones(1, device="cuda")
+    return one, one
+
+
 def fp8(torch, shape, name, scale=1.0):
     dtype = torch.float8_e4m3fn if name == "f8e4m3" else torch.float8_e5m2
     return (torch.randn(*shape, device="cuda") * scale).to(dtype)
@@ -117,7 +123,7 @@ def test_fp8_gemm(torch_gpu, repo, case):
                            **extra)
     tm = 128
     tn = extra.get("TILE_N", 256)
-    kernel[((M + tm - 1) // tm, (N + tn - 1) // tn)](a, b, c, scale)
+    kernel[((M + tm - 1) // tm, (N + tn - 1) // tn)](a, b, c, *unscaled(torch), scale)
     torch.cuda.synchronize()
     ref = (a.double() @ b.double().T) * scale
     err = ((c.double() - ref).norm() / ref.norm()).item()
@@ -125,6 +131,108 @@ def test_fp8_gemm(torch_gpu, repo, case):
     # DeepSeek-V3 report measures about 14 bits on the H800): 8.5e-4 of
     # relative error at K = 2048 with an f32 output.
     assert err < 4e-3, err
+
+
+SCALED = [
+    # M, N, K, A, B, out dtype, rowwise scales, options
+    (256, 512, 512, "f8e4m3", "f8e4m3", "bf16", True, {}),
+    (200, 136, 384, "f8e4m3", "f8e4m3", "f16", True, {}),   # edges of M, N
+    (136, 264, 320, "f8e5m2", "f8e4m3", "f32", False, {}),  # K tail
+    (384, 512, 1024, "f8e4m3", "f8e4m3", "bf16", True,
+     {"TILE_N": 128, "TILE_K": 64, "warp_specialize": True}),
+    (256, 512, 256, "f8e4m3", "f8e4m3", "bf16", True,
+     {"persistent": True, "TILE_N": 128}),
+]
+
+
+@pytest.mark.parametrize("case", SCALED, ids=lambda c: "-".join(
+    str(x) for x in c[:7]) + "".join(f"-{k}{v}" for k, v in c[7].items()))
+def test_fp8_gemm_scales(torch_gpu, repo, case):
+    """gemm_fp8's scales in device memory, applied to the f32 accumulator:
+    per tensor (SCALES=1) and per row of A and of B (SCALES=2), against
+    float64; the accumulator stays in its layout (the scales are
+    broadcast into it), so tiles at the edges of M and N read scales past
+    the end as masked loads."""
+    torch = torch_gpu
+    hopper(torch)
+    M, N, K, ta, tb, out, rowwise, extra = case
+    torch.manual_seed(M * 7 + N + K)
+    a = fp8(torch, (M, K), ta, 2.0)
+    b = fp8(torch, (N, K), tb, 2.0)
+    if rowwise:
+        sa = torch.rand(M, device="cuda") + 0.5
+        sb = torch.rand(N, device="cuda") * 0.01 + 0.001
+        ref_scale = sa.double()[:, None] * sb.double()[None, :]
+    else:
+        sa = torch.tensor([0.75], device="cuda")
+        sb = torch.tensor([0.125], device="cuda")
+        ref_scale = 0.75 * 0.125
+    out_dtype = {"bf16": torch.bfloat16, "f16": torch.float16,
+                 "f32": torch.float32}[out]
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "gemm_fp8.tile"),
+                           arch="sm_90a", DTYPE_A=ta, DTYPE_B=tb, OUT=out,
+                           SCALES=2 if rowwise else 1, **extra)
+    tn = extra.get("TILE_N", 256)
+    kernel[((M + 127) // 128, (N + tn - 1) // tn)](a, b, c, sa, sb, 2.0)
+    torch.cuda.synchronize()
+    ref = (a.double() @ b.double().T) * ref_scale * 2.0
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-3, err
+
+
+def test_scaled_mm_op(torch_gpu):
+    """tilec.ops.scaled_mm against float64 and torch._scaled_mm, per-tensor
+    and rowwise scales, b column-major as torch takes it."""
+    torch = torch_gpu
+    hopper(torch)
+    torch.manual_seed(5)
+    M, N, K = 320, 384, 512
+    a = fp8(torch, (M, K), "f8e4m3", 2.0)
+    b = fp8(torch, (N, K), "f8e4m3", 2.0).t()      # (K, N), column-major
+    for rowwise in (False, True):
+        if rowwise:
+            sa = torch.rand(M, 1, device="cuda") + 0.5
+            sb = torch.rand(1, N, device="cuda") + 0.5
+        else:
+            sa = torch.tensor(0.5, device="cuda")
+            sb = torch.tensor(1.5, device="cuda")
+        ours = tilec.ops.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+        theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb,
+                                  out_dtype=torch.bfloat16)
+        ref = (a.double() @ b.double()) * sa.double() * sb.double()
+        err = ((ours.double() - ref).norm() / ref.norm()).item()
+        err_torch = ((theirs.double() - ref).norm() / ref.norm()).item()
+        assert ours.shape == (M, N) and ours.dtype == torch.bfloat16
+        assert err < 4e-3 and err < 2 * err_torch + 1e-3, (err, err_torch)
+    out = torch.full((M, N), float("nan"), device="cuda")
+    got = tilec.ops.scaled_mm(a, b, sa, sb, out=out)
+    assert got is out and out.dtype == torch.float32
+    ref = (a.double() @ b.double()) * sa.double() * sb.double()
+    assert ((out.double() - ref).norm() / ref.norm()).item() < 1e-3
+
+
+def test_scaled_mm_arguments(torch_gpu):
+    """scaled_mm's arguments checked, each message naming the argument."""
+    torch = torch_gpu
+    a = torch.zeros(64, 128, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.zeros(128, 64, device="cuda").to(torch.float8_e4m3fn)
+    bt = torch.zeros(64, 128, device="cuda").to(torch.float8_e4m3fn).t()
+    one = torch.ones((), device="cuda")
+    cases = [
+        ((a.half(), bt, one, one), {}, "a: expected float8"),
+        ((a, b, one, one), {}, "b: expected K contiguous"),
+        ((a, bt[:64], one, one), {}, r"b: expected \(128, N\)"),
+        ((a, bt, one.double(), one), {}, "scale_a: expected a float32"),
+        ((a, bt, torch.ones(64, 1, device="cuda"), one), {},
+         r"scale_b: expected shape \(1, 64\)"),
+        ((a, bt, one, one), {"out_dtype": torch.int8}, "out_dtype"),
+        ((a, bt, one, one), {"out": torch.empty(64, 32, device="cuda")},
+         "out: expected"),
+    ]
+    for args, kwargs, message in cases:
+        with pytest.raises(tilec.ArgumentError, match=message):
+            tilec.ops.scaled_mm(*args, **kwargs)
 
 
 def test_fp8_gemm_transposes_an_n_major_b(torch_gpu, repo):
@@ -141,7 +249,7 @@ def test_fp8_gemm_transposes_an_n_major_b(torch_gpu, repo):
     c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
     with pytest.warns(tilec.CompileWarning, match="transposed through"):
         kernel = tilec.compile(src, name="gemm_fp8_nn.tile", arch="sm_90a")
-    kernel[(M // 128, N // 256)](a, b, c, 1.0)
+    kernel[(M // 128, N // 256)](a, b, c, *unscaled(torch), 1.0)
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     err = ((c.double() - ref).norm() / ref.norm()).item()
@@ -179,7 +287,7 @@ def test_fp8_gemm_mma_sync(torch_gpu, repo, case):
                            arch=arch, DTYPE_A=ta, DTYPE_B=tb, OUT=out,
                            **extra)
     tm, tn = extra.get("TILE_M", 128), extra["TILE_N"]
-    kernel[((M + tm - 1) // tm, (N + tn - 1) // tn)](a, b, c, 0.5)
+    kernel[((M + tm - 1) // tm, (N + tn - 1) // tn)](a, b, c, *unscaled(torch), 0.5)
     torch.cuda.synchronize()
     ref = (a.double() @ b.double().T) * 0.5
     err = ((c.double() - ref).norm() / ref.norm()).item()
@@ -201,7 +309,7 @@ def test_fp8_mma_sync_transposes_an_n_major_b(torch_gpu, repo):
     with pytest.warns(tilec.CompileWarning, match="transposed through"):
         kernel = tilec.compile(src, name="gemm_fp8_nn.tile", arch="sm_89",
                                TILE_M=64, TILE_N=64, TILE_K=64, num_warps=4)
-    kernel[(M // 64, N // 64)](a, b, c, 1.0)
+    kernel[(M // 64, N // 64)](a, b, c, *unscaled(torch), 1.0)
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     err = ((c.double() - ref).norm() / ref.norm()).item()

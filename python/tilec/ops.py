@@ -1,6 +1,6 @@
 """The kernel library on PyTorch tensors: tilec's own .tile kernels
 (kernels/norms.tile, softmax.tile, softmax_looped.tile, cross_entropy.tile,
-linear.tile, bmm.tile, transpose.tile, reduce.tile), written as a user would
+linear.tile, bmm.tile, gemm_fp8.tile, transpose.tile, reduce.tile), written as a user would
 write them and compiled with no per-kernel options, behind the signatures
 of the PyTorch ops they replace.
 
@@ -11,6 +11,7 @@ of the PyTorch ops they replace.
     loss, lse = tilec.ops.cross_entropy(logits, target, return_lse=True)
     y = tilec.ops.linear(x, weight, bias, activation="gelu_tanh")
     c = tilec.ops.bmm(a, b)
+    c = tilec.ops.scaled_mm(a8, b8, scale_a, scale_b)    # fp8, as torch._scaled_mm
     t = tilec.ops.transpose(x)                             # x.t(), contiguous
     s = tilec.ops.sum(x, dim=-1)                           # also amax, amin
 
@@ -23,8 +24,8 @@ columns), else read in chunks (softmax over longer rows, cross-entropy over
 any vocabulary). (Timing each problem class's candidates at its first call
 with tilec.autotune picked worse shapes than these rules: single launches
 of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
-are tuned once per problem class (dtype, the rows' power of two, N, K,
-bias and activation) by tilec.autotune over their kernel's @tune tiles,
+(and scaled_mm) are tuned once per problem class (dtype, the rows' power
+of two, N, K, bias and activation) by tilec.autotune over their kernel's @tune tiles,
 each with the compiler's schedules (tilec.tune_space_configs); the winner
 is remembered in memory and on disk; a skinny linear (at most 128 rows)
 is tuned over 64-row tiles with K split across 1, 2 or 4 blocks per output
@@ -40,7 +41,7 @@ from ._tensors import current_stream
 from .errors import ArgumentError
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
-           "bmm", "transpose", "sum", "amax", "amin"]
+           "bmm", "scaled_mm", "transpose", "sum", "amax", "amin"]
 
 _tuned = {}
 # (kernel, dtype, row length) -> (the norms' kernel, rows per block).
@@ -468,6 +469,121 @@ def bmm(a, b, out=None):
     kern = _autotuned("bmm.tile", "bmm",
                       f"{dtype}:B={min(_pow2(batch), 1024)}:M={m}:N={n}:K={k}",
                       grid, args, DTYPE=dtype)
+    kern.launch(grid(kern.config), *args)
+    return out
+
+
+def _fp8_matrix(torch, t, name, shape, k_major):
+    """An 8-bit float operand of scaled_mm: (rows, K) with K contiguous, or
+    for b, (K, N) column-major (b.T contiguous), as torch._scaled_mm takes
+    them; rows 16-byte aligned (TMA)."""
+    fp8 = (torch.float8_e4m3fn, torch.float8_e5m2)
+    if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != 2:
+        raise ArgumentError(f"{name}: expected a 2-D CUDA tensor")
+    if t.dtype not in fp8:
+        raise ArgumentError(f"{name}: expected float8_e4m3fn or float8_e5m2, "
+                            f"got {str(t.dtype).replace('torch.', '')}")
+    if shape is not None and tuple(t.shape) != shape:
+        raise ArgumentError(f"{name}: expected shape {shape}, got "
+                            f"{tuple(t.shape)}")
+    inner, outer = (1, 0) if k_major else (0, 1)
+    if t.shape[0] > 0 and t.shape[1] > 0 and t.stride(inner) != 1 and \
+            t.shape[inner] > 1:
+        raise ArgumentError(
+            f"{name}: expected K contiguous ({'row' if k_major else 'column'}"
+            f"-major, as torch._scaled_mm takes it), got strides "
+            f"{tuple(t.stride())}")
+    if t.stride(outer) % 16 or t.data_ptr() % 16:
+        raise ArgumentError(f"{name}: its K rows must start 16-byte aligned "
+                            f"(K a multiple of 16)")
+
+
+def _fp8_scale(torch, s, name, device):
+    """A scale of scaled_mm: a float32 CUDA tensor on a's device."""
+    if not isinstance(s, torch.Tensor) or not s.is_cuda or \
+            s.dtype != torch.float32:
+        raise ArgumentError(f"{name}: expected a float32 CUDA tensor")
+    if s.device != device:
+        raise ArgumentError(f"{name}: on {s.device}, not on a's {device}")
+
+
+def _fp8_scales(scale_a, scale_b, m, n):
+    """scaled_mm's scaling: 1 (both scales one element: per tensor) or 2
+    (scale_a (M, 1), scale_b (1, N): rowwise), with the scales as
+    contiguous vectors."""
+    if scale_a.numel() == 1 and scale_b.numel() == 1 and \
+            scale_a.dim() <= 2 and scale_b.dim() <= 2:
+        return 1, scale_a.reshape(1), scale_b.reshape(1)
+    for s, name, shape in ((scale_a, "scale_a", (m, 1)),
+                           (scale_b, "scale_b", (1, n))):
+        if tuple(s.shape) != shape:
+            raise ArgumentError(
+                f"{name}: expected shape {shape} (rowwise scales), or both "
+                f"scales of one element (per tensor), got {tuple(s.shape)}")
+    return 2, scale_a.reshape(-1).contiguous(), \
+        scale_b.reshape(-1).contiguous()
+
+
+_FP8_OUT = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
+
+
+def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
+    """torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=...): (a @ b)
+    scaled, with 8-bit float operands (e4m3 or e5m2, the tensor cores' fp8
+    rate on sm_90a) and f32 accumulation. a (M, K) row-major, b (K, N)
+    column-major (b.T contiguous, as nn.Linear's weight is held); scale_a
+    and scale_b float32 CUDA tensors, both of one element (per-tensor
+    scales) or of shapes (M, 1) and (1, N) (a scale per row of a and per
+    column of b); the result (M, N) in out_dtype (bfloat16 unless given:
+    float32, bfloat16 or float16) is a @ b times the scales, computed once
+    on the f32 accumulator. The scales are read on the device (no host
+    synchronization). kernels/gemm_fp8.tile, tuned once per problem class."""
+    import torch
+    _fp8_matrix(torch, a, "a", None, True)
+    m, k = a.shape
+    _fp8_matrix(torch, b, "b", None, False)
+    if b.shape[0] != k or b.device != a.device:
+        raise ArgumentError(f"b: expected ({k}, N) on {a.device}, got "
+                            f"{tuple(b.shape)} on {b.device}")
+    n = b.shape[1]
+    if out_dtype is None:
+        out_dtype = out.dtype if isinstance(out, torch.Tensor) else \
+            torch.bfloat16
+    out_name = _FP8_OUT.get(str(out_dtype).replace("torch.", ""))
+    if out_name is None:
+        raise ArgumentError(f"out_dtype: expected torch.float32, bfloat16 or "
+                            f"float16, got {out_dtype!r}")
+    _fp8_scale(torch, scale_a, "scale_a", a.device)
+    _fp8_scale(torch, scale_b, "scale_b", a.device)
+    scales, sa, sb = _fp8_scales(scale_a, scale_b, m, n)
+    if out is None:
+        out = torch.empty(m, n, device=a.device, dtype=out_dtype)
+    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != (m, n) or \
+            out.dtype != out_dtype or not out.is_contiguous() or \
+            out.device != a.device:
+        raise ArgumentError(f"out: expected a contiguous ({m}, {n}) tensor "
+                            f"of {str(out_dtype).replace('torch.', '')} on "
+                            f"{a.device}")
+    if n % (16 // out.element_size()):
+        raise ArgumentError(f"b: its {n} columns must be a multiple of "
+                            f"{16 // out.element_size()} (the {out_name} "
+                            f"output's rows start 16-byte aligned)")
+    if m == 0 or n == 0:
+        return out
+    if k == 0:
+        return out.zero_()
+    dta = "f8e4m3" if a.dtype == torch.float8_e4m3fn else "f8e5m2"
+    dtb = "f8e4m3" if b.dtype == torch.float8_e4m3fn else "f8e5m2"
+
+    def grid(config):
+        tm = config.constants.get("TILE_M", 128)
+        tn = config.constants.get("TILE_N", 256)
+        return ((m + tm - 1) // tm, (n + tn - 1) // tn)
+    args = (a, b.t(), out, sa, sb, 1.0)
+    kern = _autotuned("gemm_fp8.tile", "gemm_fp8",
+                      f"{dta}:{dtb}:{out_name}:M={min(_pow2(m), 8192)}:N={n}"
+                      f":K={k}:S={scales}", grid, args,
+                      DTYPE_A=dta, DTYPE_B=dtb, OUT=out_name, SCALES=scales)
     kern.launch(grid(kern.config), *args)
     return out
 

@@ -18,6 +18,16 @@ using namespace mlir::tile;
 
 namespace {
 
+/// A splat (of a constant or of a scalar) or an arange: made in any layout
+/// at no cost.
+bool isRemadeFree(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (isa_and_present<ArangeOp, FullOp>(def))
+    return true;
+  DenseElementsAttr dense;
+  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+}
+
 /// A splat or an arange costs nothing to re-create in any layout.
 struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -75,12 +85,12 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
 };
 
 /// An elementwise op on a converted tile runs before the conversion when
-/// its other operands cost little in the source's layout (splat constants,
-/// other conversions from that layout, broadcasts of tiles an eighth of its
-/// size or less, converted themselves): a bias added to and a relu applied
-/// to an mma accumulator before its store compute in the accumulator's
-/// layout, and the conversion moves what is stored (narrowed by a later
-/// truncf), not the accumulator.
+/// its other operands cost little in the source's layout (splat constants and
+/// splats of scalars, other conversions from that layout, broadcasts of tiles
+/// an eighth of its size or less, converted themselves): a bias added to and a
+/// relu applied to an mma accumulator before its store compute in the
+/// accumulator's layout, and the conversion moves what is stored (narrowed by a
+/// later truncf), not the accumulator.
 ///   addf(convert_layout(x), broadcast(b)) ->
 ///       convert_layout(addf(x, broadcast(convert_layout(b))))
 struct SinkConversionThroughElementwise
@@ -96,11 +106,13 @@ struct SinkConversionThroughElementwise
       return failure();
     // The conversion to sink: the first operand converted from a layout,
     // for this op alone (one that has other uses stays, and sinking would
-    // add a conversion).
+    // add a conversion), from a tile that is not made anew in any layout
+    // at no cost (a conversion of a splat or an arange folds away where it
+    // is: sinking it would make it a real one).
     Attribute from;
     for (Value v : op->getOperands())
       if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
-          cvt && cvt->hasOneUse()) {
+          cvt && cvt->hasOneUse() && !isRemadeFree(cvt.getSource())) {
         from = cvt.getSource().getType().getEncoding();
         break;
       }
@@ -114,8 +126,8 @@ struct SinkConversionThroughElementwise
       auto type = dyn_cast<RankedTensorType>(v.getType());
       if (!type)
         return failure();
-      RankedTensorType there = RankedTensorType::get(
-          type.getShape(), type.getElementType(), from);
+      RankedTensorType there =
+          RankedTensorType::get(type.getShape(), type.getElementType(), from);
       if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
           cvt && cvt.getSource().getType().getEncoding() == from) {
         remake.push_back([cvt]() mutable -> Value { return cvt.getSource(); });
@@ -130,15 +142,23 @@ struct SinkConversionThroughElementwise
         });
         continue;
       }
+      if (auto full = v.getDefiningOp<FullOp>()) {
+        // A splat of a run-time scalar (`acc * scale`).
+        remake.push_back([&rewriter, op, there, full]() mutable -> Value {
+          return FullOp::create(rewriter, op->getLoc(), there, full.getValue())
+              .getResult();
+        });
+        continue;
+      }
       if (auto b = v.getDefiningOp<BroadcastOp>()) {
         RankedTensorType src = b.getSource().getType();
         if (src.getNumElements() * 8 > elements)
           return failure();
-        remake.push_back([&rewriter, op, b, src, there, from]() mutable -> Value {
+        remake.push_back([&rewriter, op, b, src, there,
+                          from]() mutable -> Value {
           Value s = ConvertLayoutOp::create(
               rewriter, op->getLoc(),
-              RankedTensorType::get(src.getShape(), src.getElementType(),
-                                    from),
+              RankedTensorType::get(src.getShape(), src.getElementType(), from),
               b.getSource());
           return BroadcastOp::create(rewriter, op->getLoc(), there, s)
               .getResult();
@@ -150,11 +170,11 @@ struct SinkConversionThroughElementwise
     SmallVector<Value> operands;
     for (auto &make : remake)
       operands.push_back(make());
-    OperationState state(op->getLoc(), op->getName(), operands,
-                         TypeRange{RankedTensorType::get(
-                             resultType.getShape(),
-                             resultType.getElementType(), from)},
-                         op->getAttrs());
+    OperationState state(
+        op->getLoc(), op->getName(), operands,
+        TypeRange{RankedTensorType::get(resultType.getShape(),
+                                        resultType.getElementType(), from)},
+        op->getAttrs());
     Operation *moved = rewriter.create(state);
     rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, resultType,
                                                  moved->getResult(0));

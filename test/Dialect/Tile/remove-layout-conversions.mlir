@@ -173,6 +173,29 @@ func.func @sink_epilogue(%acc: tensor<64x64xf32, #mma>, %bias: tensor<1x64xf32, 
   return %h : tensor<64x64xf16, #blocked>
 }
 
+// A scale known at run time (a splat of a scalar, `acc * scale`) and a
+// per-row scale (a (64, 1) column broadcast): both multiply the accumulator
+// in its layout, the f16 result is converted.
+// CHECK-LABEL: func.func @sink_scales
+// CHECK-SAME:  (%[[ACC:.*]]: tensor<64x64xf32, #mma>, %[[S:.*]]: f32, %[[ROW:.*]]: tensor<64x1xf32, #blocked>)
+// CHECK:       %[[F:.*]] = tile.full %[[S]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[M:.*]] = arith.mulf %[[ACC]], %[[F]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[R:.*]] = tile.convert_layout %[[ROW]] : tensor<64x1xf32, #blocked> -> tensor<64x1xf32, #mma>
+// CHECK-NEXT:  %[[RB:.*]] = tile.broadcast %[[R]] : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[M2:.*]] = arith.mulf %[[M]], %[[RB]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[M2]] : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[H]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+// CHECK-NEXT:  return %[[C]]
+func.func @sink_scales(%acc: tensor<64x64xf32, #mma>, %s: f32, %row: tensor<64x1xf32, #blocked>) -> tensor<64x64xf16, #blocked> {
+  %f = tile.full %s : tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %m = arith.mulf %c, %f : tensor<64x64xf32, #blocked>
+  %rb = tile.broadcast %row : tensor<64x1xf32, #blocked> -> tensor<64x64xf32, #blocked>
+  %m2 = arith.mulf %m, %rb : tensor<64x64xf32, #blocked>
+  %h = arith.truncf %m2 : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+  return %h : tensor<64x64xf16, #blocked>
+}
+
 // An operand as large as the tile would need a conversion of its own:
 // nothing moves.
 // CHECK-LABEL: func.func @no_sink_full_operand
@@ -182,4 +205,28 @@ func.func @no_sink_full_operand(%acc: tensor<64x64xf32, #mma>, %y: tensor<64x64x
   %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
   %a = arith.addf %c, %y : tensor<64x64xf32, #blocked>
   return %a : tensor<64x64xf32, #blocked>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#rows = #tile.slice<dim = 1, parent = #mma>
+#cols = #tile.slice<dim = 0, parent = #mma>
+
+// A converted arange plus a splat (row offsets: an arange shared with the
+// columns' offsets, in their layout): the conversion is not sunk below
+// the add (it would become a real one), it folds into a new arange.
+// CHECK-LABEL: func.func @no_sink_remade
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       %[[F:.*]] = tile.full
+// CHECK:       %[[A:.*]] = tile.arange
+// CHECK-NEXT:  arith.addi %[[A]], %[[F]]
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       return
+func.func @no_sink_remade(%x: i32) -> (tensor<64xi32, #rows>, tensor<64xi32, #cols>) {
+  %a = tile.arange : tensor<64xi32, #cols>
+  %f = tile.full %x : tensor<64xi32, #rows>
+  %c = tile.convert_layout %a : tensor<64xi32, #cols> -> tensor<64xi32, #rows>
+  %s = arith.addi %c, %f : tensor<64xi32, #rows>
+  return %s, %a : tensor<64xi32, #rows>, tensor<64xi32, #cols>
 }
