@@ -12,8 +12,10 @@ kernel at the compiler's choice and warp-specialized with 8 warps, each
 also with ping_pong (its consumer warpgroups multiplying in turns); each
 output checked against f16 cuDNN attention of the dequantized inputs (the
 8-bit rounding of P costs a few percent); tilec's own f16 attention
-(`tilec.attention`, tuned per problem class before the timing) beside them. TFLOP/s of 4 N^2 D per head (half
-for causal). Prints a markdown table.
+(`tilec.attention`, tuned per problem class before the timing) beside them,
+and tilec.attention on the 8-bit tensors (the API's path: the compiler's
+choice, per-tensor descales, and a descale per block of rows). TFLOP/s of
+4 N^2 D per head (half for causal). Prints a markdown table.
 """
 import argparse
 import os
@@ -55,6 +57,8 @@ def main():
             h16 = [t.half() for t in (q, k, v)]
             sets.append((q, k, vt, torch.empty(B, H, N, D, device="cuda",
                                                dtype=torch.bfloat16), h16))
+        one = torch.ones(1, 1, 1, device="cuda")  # Lse, descales: not read
+        one2 = torch.ones(1, 1, device="cuda")
         impls = {}
         for backend, name in ((SDPBackend.CUDNN_ATTENTION, "cudnn_f16"),
                               (SDPBackend.FLASH_ATTENTION, "flash_f16")):
@@ -87,7 +91,8 @@ def main():
                       flush=True)
                 continue
             run = (lambda s, kern=kern: kern[(N // 128, B * H)](
-                s[0], s[1], s[2], s[3], D ** -0.5, 1.0, 1.0, 1.0))
+                s[0], s[1], s[2], s[3], one, one, one, one2, D ** -0.5, 1.0,
+                1.0, 1.0, 0))
             sets[0][3].fill_(float("nan"))
             run(sets[0])
             torch.cuda.synchronize()
@@ -96,6 +101,25 @@ def main():
                 print(f"  {name}: wrong ({err})", flush=True)
                 continue
             impls["tilec_" + name] = run
+        # The user's path: tilec.attention on the 8-bit tensors (V read in
+        # place: the keys-contiguous view), per-tensor descales as floats,
+        # and with a descale per block of 128 rows (ones).
+        blocks = (torch.ones(B, H, N // 128, device="cuda"),
+                  torch.ones(B, H, N // 128, device="cuda"),
+                  torch.ones(B, H, D, device="cuda"))
+        impls["tilec_api"] = (lambda s: tilec.attention(
+            s[0], s[1], s[2].transpose(2, 3), causal=causal, out=s[3]))
+        impls["tilec_api_blocks"] = (lambda s: tilec.attention(
+            s[0], s[1], s[2].transpose(2, 3), causal=causal, out=s[3],
+            descale_q=blocks[0], descale_k=blocks[1], descale_v=blocks[2]))
+        for name in ("tilec_api", "tilec_api_blocks"):
+            sets[0][3].fill_(float("nan"))
+            impls[name](sets[0])
+            torch.cuda.synchronize()
+            err = ((sets[0][3].float() - ref).norm() / ref.norm()).item()
+            if not err < 5e-2:
+                print(f"  {name}: wrong ({err})", flush=True)
+                del impls[name]
         ms = time_interleaved(torch, impls, sets, args.rounds)
         flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
         tf = {n: flops / t / 1e9 for n, t in ms.items()}
@@ -103,8 +127,9 @@ def main():
             f"{n} {v:.0f}" for n, v in tf.items()), flush=True)
         rows.append((D, causal, N, tf))
     print("\n| D | causal | N | cuDNN f16 TFLOP/s | flash f16 | tilec f16 | "
-          "tilec fp8 best | best / cuDNN f16 | best / tilec f16 |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "tilec fp8 best | best / cuDNN f16 | best / tilec f16 | "
+          "API fp8 / cuDNN f16 | API fp8, block scales / cuDNN f16 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for D, causal, N, tf in rows:
         mine = {n: v for n, v in tf.items() if n.startswith("tilec_")}
         if not mine:
@@ -112,11 +137,13 @@ def main():
                   f"{tf['flash_f16']:.0f} | {tf['api_f16']:.0f} | — | — | — |")
             continue
         best = max(mine, key=mine.get)
+        api = [f"{tf[n] / tf['cudnn_f16']:.2f}" if n in tf else "—"
+               for n in ("tilec_api", "tilec_api_blocks")]
         print(f"| {D} | {causal} | {N} | {tf['cudnn_f16']:.0f} | "
               f"{tf['flash_f16']:.0f} | {tf['api_f16']:.0f} | "
               f"{mine[best]:.0f} ({best[6:]}) | "
               f"{mine[best] / tf['cudnn_f16']:.2f} | "
-              f"{mine[best] / tf['api_f16']:.2f} |")
+              f"{mine[best] / tf['api_f16']:.2f} | {api[0]} | {api[1]} |")
 
 
 if __name__ == "__main__":

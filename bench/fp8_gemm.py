@@ -58,7 +58,7 @@ def candidates(configs, mma_sync):
 def run_shape(M, N, K, rounds, configs, mma_sync, rowwise, ops):
     sets = []
     one = torch.ones((), device="cuda")
-    one1 = torch.ones(1, device="cuda")
+    one1 = torch.ones(1, 1, device="cuda")
     for _ in range(2):
         a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
         b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
@@ -67,8 +67,7 @@ def run_shape(M, N, K, rounds, configs, mma_sync, rowwise, ops):
         sb = torch.rand(1, N, device="cuda") + 0.5
         sets.append((a, b, torch.empty(M, N, device="cuda",
                                        dtype=torch.bfloat16), a16, b16,
-                     sa, sb, sa.reshape(-1).contiguous(),
-                     sb.reshape(-1).contiguous()))
+                     sa, sb))
     impls = {
         "scaled_mm": lambda s: torch._scaled_mm(
             s[0], s[1].T, scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
@@ -98,7 +97,7 @@ def run_shape(M, N, K, rounds, configs, mma_sync, rowwise, ops):
             grid = ((M + 127) // 128, (N + tn - 1) // tn)
             if scales:
                 run = (lambda s, kern=kern, grid=grid:
-                       kern[grid](s[0], s[1], s[2], s[7], s[8], 1.0))
+                       kern[grid](s[0], s[1], s[2], s[5], s[6], 1.0))
             else:
                 run = (lambda s, kern=kern, grid=grid:
                        kern[grid](s[0], s[1], s[2], one1, one1, 1.0))

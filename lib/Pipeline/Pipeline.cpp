@@ -119,6 +119,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     fpm.addPass(mlir::tile::createTileConvertStoresToTMA(storeOptions));
   }
   fpm.addPass(mlir::tile::createTileScheduleAsyncCopies());
+  // A loop's small loads left in registers (scales, indices) a trip ahead.
+  fpm.addPass(mlir::tile::createTilePrefetchLoads());
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::createCSEPass());
   // sm_90a: a loop's last multiply (attention's P V) moves to the next

@@ -96,7 +96,7 @@ GEMM = [
 
 def unscaled(torch):
     """gemm_fp8's ScaleA and ScaleB at SCALES=0 (not read)."""
-    one = torch.ones(1, device="cuda")
+    one = torch.ones(1, 1, device="cuda")
     return one, one
 
 
@@ -160,12 +160,12 @@ def test_fp8_gemm_scales(torch_gpu, repo, case):
     a = fp8(torch, (M, K), ta, 2.0)
     b = fp8(torch, (N, K), tb, 2.0)
     if rowwise:
-        sa = torch.rand(M, device="cuda") + 0.5
-        sb = torch.rand(N, device="cuda") * 0.01 + 0.001
-        ref_scale = sa.double()[:, None] * sb.double()[None, :]
+        sa = torch.rand(M, 1, device="cuda") + 0.5
+        sb = torch.rand(1, N, device="cuda") * 0.01 + 0.001
+        ref_scale = sa.double() * sb.double()
     else:
-        sa = torch.tensor([0.75], device="cuda")
-        sb = torch.tensor([0.125], device="cuda")
+        sa = torch.tensor([[0.75]], device="cuda")
+        sb = torch.tensor([[0.125]], device="cuda")
         ref_scale = 0.75 * 0.125
     out_dtype = {"bf16": torch.bfloat16, "f16": torch.float16,
                  "f32": torch.float32}[out]
@@ -360,7 +360,10 @@ def test_attention_fp8(torch_gpu, repo, monkeypatch, case):
                            arch="sm_90a", TILE_D=D, CAUSAL=causal, **extra)
     tm = extra.get("TILE_M", 128)
     qk_scale = D ** -0.5
-    kernel[(N // tm, B * H)](q, k, vt, out, qk_scale, *scales)
+    one = torch.ones(1, 1, 1, device="cuda")
+    one2 = torch.ones(1, 1, device="cuda")
+    args = (one, one, one, one2, qk_scale, *scales, 0)   # Lse, descales
+    kernel[(N // tm, B * H)](q, k, vt, out, *args)
     torch.cuda.synchronize()
     qd, kd, vd = (t.double() * s for t, s in zip((q, k, v), scales))
     s = (qd @ kd.transpose(2, 3)) * qk_scale
@@ -371,6 +374,6 @@ def test_attention_fp8(torch_gpu, repo, monkeypatch, case):
     err = ((out.double() - ref).norm() / ref.norm()).item()
     assert err < 4e-2, err
     again = torch.full_like(out, float("nan"))
-    kernel[(N // tm, B * H)](q, k, vt, again, qk_scale, *scales)
+    kernel[(N // tm, B * H)](q, k, vt, again, *args)
     torch.cuda.synchronize()
     assert torch.equal(out, again)

@@ -31,7 +31,7 @@ from ._tensors import TensorArg, current_stream, pack_args, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
-__all__ = ["attention", "attention_with_kvcache", "decode_plan", "mla_decode", "ops", "compile", "load_ptx", "autotune", "tune_space_configs",
+__all__ = ["attention", "attention_with_kvcache", "decode_plan", "mla_decode", "ops", "fp8", "compile", "load_ptx", "autotune", "tune_space_configs",
            "Config", "Kernel",
            "options", "stats", "TileError", "CompileError", "CompileWarning",
            "ArgumentError"]
@@ -387,7 +387,9 @@ def _torch_fast(q, k, v, out):
 
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
-              stream=None, autotune=True, deterministic=None):
+              stream=None, autotune=True, deterministic=None, *,
+              descale_q=None, descale_k=None, descale_v=None, out_dtype=None,
+              return_lse=False):
     """Flash attention forward: softmax(scale * q k^T + mask) v.
 
     q: (batch, heads, seq_q, head_dim); k, v: (batch, kv_heads, seq_k,
@@ -406,7 +408,31 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     dQ is added by atomics where that is faster (from 4096 queries at
     head_dim 128, and causal at 64), and its last bits may vary. Under CUDA autocast,
     float32 q, k, v are taken in autocast's dtype, as PyTorch's
-    scaled_dot_product_attention takes them."""
+    scaled_dot_product_attention takes them.
+
+    float8_e4m3fn q, k, v (head_dim 64, 128 or 256, sm_90a) run
+    kernels/attention_fp8.tile, with their dequantization factors
+    descale_q, descale_k, descale_v (floats, or float32 tensors of a scale
+    per block of 128 rows of q and of k and per channel of v), the output
+    in out_dtype (bfloat16 unless given), and with return_lse=True also
+    the rows' log-sum-exp: tilec.fp8 says how, and quantizes 16-bit
+    tensors for it (tilec.fp8.quantize). Not differentiable."""
+    if _is_float8(q):
+        if deterministic is not None or autotune is not True:
+            raise ArgumentError("deterministic, autotune: not taken by "
+                                "8-bit attention (no backward, no tuning)")
+        return fp8.attention(
+            q, k, v, causal, scale, input_pos, out, stream,
+            1.0 if descale_q is None else descale_q,
+            1.0 if descale_k is None else descale_k,
+            1.0 if descale_v is None else descale_v, out_dtype, return_lse)
+    for value, name in ((descale_q, "descale_q"), (descale_k, "descale_k"),
+                        (descale_v, "descale_v"), (out_dtype, "out_dtype")):
+        if value is not None:
+            raise ArgumentError(f"{name}: only for float8_e4m3fn q, k, v")
+    if return_lse is not False:
+        raise ArgumentError("return_lse: only for float8_e4m3fn q, k, v "
+                            "(16-bit: kernels/attention_lse.tile)")
     if deterministic is not None and type(deterministic) is not bool:
         raise ArgumentError(f"deterministic: expected a bool or None, got "
                             f"{deterministic!r}")
@@ -458,6 +484,11 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o),
         current_stream(stream)))
     return out
+
+
+def _is_float8(t):
+    dtype = getattr(t, "dtype", None)
+    return dtype is not None and str(dtype) == "torch.float8_e4m3fn"
 
 
 def _is_float32(t):
@@ -587,4 +618,4 @@ def stats():
 
 
 from .decode import attention_with_kvcache, decode_plan, mla_decode  # noqa: E402
-from . import ops  # noqa: E402
+from . import fp8, ops  # noqa: E402

@@ -510,18 +510,17 @@ def _fp8_scale(torch, s, name, device):
 def _fp8_scales(scale_a, scale_b, m, n):
     """scaled_mm's scaling: 1 (both scales one element: per tensor) or 2
     (scale_a (M, 1), scale_b (1, N): rowwise), with the scales as
-    contiguous vectors."""
+    contiguous 2-D tensors ((1, 1) per tensor)."""
     if scale_a.numel() == 1 and scale_b.numel() == 1 and \
             scale_a.dim() <= 2 and scale_b.dim() <= 2:
-        return 1, scale_a.reshape(1), scale_b.reshape(1)
+        return 1, scale_a.reshape(1, 1), scale_b.reshape(1, 1)
     for s, name, shape in ((scale_a, "scale_a", (m, 1)),
                            (scale_b, "scale_b", (1, n))):
         if tuple(s.shape) != shape:
             raise ArgumentError(
                 f"{name}: expected shape {shape} (rowwise scales), or both "
                 f"scales of one element (per tensor), got {tuple(s.shape)}")
-    return 2, scale_a.reshape(-1).contiguous(), \
-        scale_b.reshape(-1).contiguous()
+    return 2, scale_a.contiguous(), scale_b.contiguous()
 
 
 _FP8_OUT = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}

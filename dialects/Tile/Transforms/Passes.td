@@ -138,9 +138,15 @@ def TileRemoveLayoutConversions
     epilogue's f32 -> f16 store: half the bytes through shared memory).
     An elementwise op on a conversion's only result runs before the
     conversion when its other operands are cheap in the source's layout
-    (splat constants, conversions from that layout, broadcasts of tiles an
-    eighth of its size or less): a GEMM's bias and activation compute in
-    the accumulator's layout, and the conversion moves what is stored.
+    (splat constants and splats of scalars, conversions from that layout,
+    broadcasts of tiles an eighth of its size or less): a GEMM's bias,
+    scales and activation compute in the accumulator's layout, and the
+    conversion moves what is stored; a conversion of a splat or an arange is
+    not sunk (it folds where it is). A load of at most one element per
+    thread whose only use is a conversion (a scale or bias row on its way to
+    an accumulator's layout), outside loops other than a persistent tile
+    loop, is made in the conversion's layout instead: no shared memory, no
+    barrier.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -829,6 +835,38 @@ def TileScheduleAsyncCopies
     `tile-pipeline` has scheduled are left as they are.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TilePrefetchLoads : Pass<"tile-prefetch-loads", "::mlir::func::FuncOp"> {
+  let summary = "Issue a loop's small register loads a trip ahead";
+  let description = [{
+    A `tile.load` left in registers by the pipeline (not copied into shared
+    memory) in an `scf.for` body is waited for where its value is first
+    used: when that is early in the trip (a block scale applied to the
+    scores, a scale of a K step), each trip stalls for the load's latency.
+    A small such load (at most four registers a thread) is issued a trip
+    ahead: the first trip's before the loop, and at the load's place the
+    next trip's, carried into that trip as a loop value.
+
+    ```mlir
+    scf.for %i = %lb to %ub step %s {         %x0 = tile.load %T[f(%lb)]
+      %x = tile.load %T[f(%i)]           ->   scf.for %i ... iter_args(%x = %x0) {
+      use(%x)                                   %n = tile.load %T[f(%i + %s)]
+    }                                           use(%x)
+                                                scf.yield %n
+    ```
+
+    Only where the load's indices are computed from the induction variable
+    and values defined outside the loop by ops without memory effects, the
+    loop writes no global memory (the value read a trip early is the same),
+    and the loop is not a persistent kernel's tile loop (its tiles come from
+    claims, tile-dynamic-schedule). The load one trip past the last reads
+    within the tensor's bounds or nothing (loads are bounds-checked); its
+    value is not used.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tile::TileDialect"];
 }
 
 def TileAllocateSharedMemory

@@ -1,9 +1,12 @@
 //===- RemoveLayoutConversions.cpp - Drop conversions not needed ----------===//
 
+#include "Tile/IR/TileDialect.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -51,6 +54,41 @@ struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op,
         SplatElementsAttr::get(op.getType(), splat.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+/// A load of at most one element per thread converted as its only use (a
+/// scale or bias row on its way to an accumulator's layout) is made in the
+/// conversion's layout: each thread loads the elements it holds (from L1,
+/// where threads share them), rather than the tile going through shared
+/// memory and a barrier. Coalescing buys such a load nothing. Not in a loop
+/// (other than a persistent kernel's tile loop): there the conversion's
+/// load becomes a ring copy issued trips ahead (tile-stage-converted-loads,
+/// tile-pipeline), where a load in registers would wait every trip.
+struct LoadInConvertedLayout : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto load = op.getSource().getDefiningOp<LoadOp>();
+    if (!load || !load->hasOneUse() || load.getBoxes() ||
+        !isa<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
+            op.getType().getEncoding()))
+      return failure();
+    if (auto loop = load->getParentOfType<scf::ForOp>();
+        loop && !loop->hasAttr(TileDialect::getTileLoopAttrName()))
+      return failure();
+    auto func = op->getParentOfType<func::FuncOp>();
+    auto warps = func ? func->getAttrOfType<IntegerAttr>(
+                            TileDialect::getNumWarpsAttrName())
+                      : IntegerAttr();
+    if (!warps || op.getType().getNumElements() > 32 * warps.getInt())
+      return failure();
+    rewriter.setInsertionPoint(load);
+    Operation *made = rewriter.clone(*load);
+    made->getResult(0).setType(op.getType());
+    rewriter.replaceOp(op, made->getResult(0));
+    rewriter.eraseOp(load);
     return success();
   }
 };
@@ -187,7 +225,7 @@ struct RemoveLayoutConversionsPass
           RemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvertOfSplat, NarrowBeforeConversion,
+    patterns.add<ConvertOfSplat, LoadInConvertedLayout, NarrowBeforeConversion,
                  SinkConversionThroughElementwise>(&getContext());
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

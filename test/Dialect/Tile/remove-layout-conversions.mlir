@@ -230,3 +230,57 @@ func.func @no_sink_remade(%x: i32) -> (tensor<64xi32, #rows>, tensor<64xi32, #co
   %s = arith.addi %c, %f : tensor<64xi32, #rows>
   return %s, %a : tensor<64xi32, #rows>, tensor<64xi32, #cols>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// A row of at most one element per thread loaded for a conversion into an
+// accumulator's layout is loaded in that layout; a larger tile, or a load
+// with another use, is converted.
+// CHECK-LABEL: func.func @small_loads
+// CHECK:       %[[ROW:.*]] = tile.load %{{.*}} : <f32, 2> -> tensor<1x64xf32, #mma>
+// CHECK-NEXT:  %[[BIG:.*]] = tile.load %{{.*}} : <f32, 2> -> tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  %[[TWICE:.*]] = tile.load %{{.*}} : <f32, 2> -> tensor<1x64xf32, #blocked>
+// CHECK-NEXT:  tile.convert_layout %[[BIG]]
+// CHECK-NEXT:  tile.convert_layout %[[TWICE]]
+// CHECK-NEXT:  return %[[ROW]]
+func.func @small_loads(%T: !tile.global<f32, 2>, %i: i32) -> (tensor<1x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<1x64xf32, #mma>, tensor<1x64xf32, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %row = tile.load %T[%i, %i] : <f32, 2> -> tensor<1x64xf32, #blocked>
+  %big = tile.load %T[%i, %i] : <f32, 2> -> tensor<64x64xf32, #blocked>
+  %twice = tile.load %T[%i, %i] : <f32, 2> -> tensor<1x64xf32, #blocked>
+  %a = tile.convert_layout %row : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+  %b = tile.convert_layout %big : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+  %c = tile.convert_layout %twice : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+  return %a, %b, %c, %twice : tensor<1x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<1x64xf32, #mma>, tensor<1x64xf32, #blocked>
+}
+
+// In a loop the conversion stays (tile-stage-converted-loads makes its load
+// a ring copy that the pipeline issues trips ahead); in a persistent
+// kernel's tile loop the load takes the layout.
+// CHECK-LABEL: func.func @small_loads_in_loops
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.load %{{.*}} -> tensor<1x64xf32, #blocked>
+// CHECK-NEXT:    tile.convert_layout
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.load %{{.*}} -> tensor<1x64xf32, #mma>
+// CHECK-NOT:     tile.convert_layout
+// CHECK:       } {tile.tile_loop}
+func.func @small_loads_in_loops(%T: !tile.global<f32, 2>, %n: i32, %x: tensor<1x64xf32, #mma>) -> (tensor<1x64xf32, #mma>, tensor<1x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<1x64xf32, #mma>) : i32 {
+    %row = tile.load %T[%i, %c0] : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %a = tile.convert_layout %row : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %s = arith.addf %acc, %a : tensor<1x64xf32, #mma>
+    scf.yield %s : tensor<1x64xf32, #mma>
+  }
+  %t = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<1x64xf32, #mma>) : i32 {
+    %row = tile.load %T[%i, %c0] : <f32, 2> -> tensor<1x64xf32, #blocked>
+    %a = tile.convert_layout %row : tensor<1x64xf32, #blocked> -> tensor<1x64xf32, #mma>
+    %s = arith.addf %acc, %a : tensor<1x64xf32, #mma>
+    scf.yield %s : tensor<1x64xf32, #mma>
+  } {tile.tile_loop}
+  return %r, %t : tensor<1x64xf32, #mma>, tensor<1x64xf32, #mma>
+}

@@ -1,0 +1,295 @@
+"""8-bit float attention (FlashAttention-3's FP8 forward) on PyTorch tensors:
+kernels/attention_fp8.tile behind tilec.attention, and the quantization
+that feeds it.
+
+    q8, k8, v8, dq, dk, dv = tilec.fp8.quantize(q, k, v, hadamard=True)
+    out = tilec.attention(q8, k8, v8, causal=True, descale_q=dq,
+                          descale_k=dk, descale_v=dv)      # bf16
+
+tilec.attention takes float8_e4m3fn q, k and v (batch, heads, seq,
+head_dim), head_dim 64, 128 or 256, K/V with fewer heads than Q (GQA) and
+any lengths, with dequantization factors ("descales"): descale_q a float
+(per tensor) or a float32 CUDA tensor broadcastable to (batch, heads,
+cdiv(seq_q, 128)) (a scale per block of 128 query rows, per head),
+descale_k likewise over (batch, kv_heads, cdiv(seq_k, 128)), descale_v a
+float or broadcastable to (batch, kv_heads, head_dim) (a scale per channel
+of V: it multiplies that column of the output). The descales must be
+positive. The output is out_dtype (bfloat16 unless given; float16 or
+float32), and with return_lse=True also the rows' log-sum-exp (float32,
+natural log). V is read with its keys contiguous: a v whose seq dimension
+has stride 1 (the transpose of a (batch, kv_heads, head_dim, seq) tensor,
+as quantize returns it) is read in place; any other v is transposed into a
+new tensor first (a copy per call).
+
+quantize rounds q, k and v (float16, bfloat16 or float32) to e4m3 with a
+scale per block of 128 rows per head for q and k (FlashAttention-3's block
+quantization) and per channel for v, or per tensor with block=None; with
+hadamard=True it first rotates q and k by the same random orthogonal
+matrix (a Hadamard matrix with random signs, head_dim a power of two):
+q k^T does not change, and outliers are spread over the head dimension
+(FlashAttention-3's incoherent processing).
+"""
+
+import math
+
+from ._kernels import compile_once as _compile
+from ._tensors import current_stream
+from .errors import ArgumentError
+
+__all__ = ["attention", "quantize", "E4M3_MAX", "SCALE_BLOCK"]
+
+#: The largest finite e4m3 value.
+E4M3_MAX = 448.0
+#: Rows of q and of k per block scale.
+SCALE_BLOCK = 128
+
+_OUT = {"bfloat16": "bf16", "float16": "f16", "float32": "f32"}
+# (device, (shape)) -> a float32 tensor of ones for the descales not read.
+_ones = {}
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def _operand(torch, t, name):
+    if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != 4:
+        raise ArgumentError(f"{name}: expected a 4-D CUDA tensor (batch, "
+                            f"heads, seq, head_dim)")
+    if t.dtype != torch.float8_e4m3fn:
+        raise ArgumentError(f"{name}: expected float8_e4m3fn (as q), got "
+                            f"{_dtype_name(t)}")
+
+
+def _descale(torch, d, name, shape, device):
+    """A descale: (float, None) per tensor, or (1.0, a contiguous float32
+    tensor of `shape`) from a tensor broadcastable to it."""
+    if isinstance(d, bool) or d is None:
+        raise ArgumentError(f"{name}: expected a float or a float32 CUDA "
+                            f"tensor, got {d!r}")
+    if isinstance(d, (int, float)):
+        if not (d > 0 and math.isfinite(d)):
+            raise ArgumentError(f"{name}: expected a positive finite "
+                                f"scale, got {d!r}")
+        return float(d), None
+    if not isinstance(d, torch.Tensor) or not d.is_cuda or \
+            d.dtype != torch.float32:
+        raise ArgumentError(f"{name}: expected a float or a float32 CUDA "
+                            f"tensor, got {type(d).__name__}")
+    if d.device != device:
+        raise ArgumentError(f"{name}: on {d.device}, not on q's {device}")
+    try:
+        full = d.expand(shape)
+    except RuntimeError:
+        raise ArgumentError(f"{name}: shape {tuple(d.shape)} does not "
+                            f"broadcast to {shape}") from None
+    return 1.0, full.contiguous()
+
+
+def _ones_like(torch, device, shape):
+    key = (device, shape)
+    t = _ones.get(key)
+    if t is None:
+        t = _ones[key] = torch.ones(shape, device=device)
+    return t
+
+
+def _keys_contiguous(torch, v):
+    """v (batch, kv_heads, seq_k, head_dim) as the kernel reads it: a
+    (batch, kv_heads, head_dim, seq_k) tensor with the keys contiguous and
+    its rows 16-byte aligned, v's own memory where it is laid out so."""
+    b, h, n, d = v.shape
+    if (v.stride(2) == 1 or n == 1) and v.stride(3) % 16 == 0 and \
+            v.stride(1) % 16 == 0 and v.stride(0) % 16 == 0 and \
+            v.data_ptr() % 16 == 0:
+        return v.transpose(2, 3)
+    padded = (n + 15) // 16 * 16
+    vt = torch.empty(b, h, d, padded, device=v.device, dtype=v.dtype)
+    vt = vt[..., :n]
+    vt.copy_(v.transpose(2, 3))
+    return vt
+
+
+def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
+              stream=None, descale_q=1.0, descale_k=1.0, descale_v=1.0,
+              out_dtype=None, return_lse=False):
+    """tilec.attention on float8_e4m3fn q, k, v (see the module's text)."""
+    import torch
+    _operand(torch, q, "q")
+    _operand(torch, k, "k")
+    _operand(torch, v, "v")
+    B, H, Nq, D = q.shape
+    if D not in (64, 128, 256):
+        raise ArgumentError(f"q: head_dim {D}: 8-bit attention takes 64, "
+                            f"128 or 256")
+    if k.shape[0] != B or k.shape[3] != D or k.device != q.device:
+        raise ArgumentError(f"k: expected ({B}, kv_heads, seq_k, {D}) on "
+                            f"{q.device}, got {tuple(k.shape)}")
+    Hkv, Nk = k.shape[1], k.shape[2]
+    if Hkv == 0 or H % Hkv:
+        raise ArgumentError(f"k: its {Hkv} heads must divide q's {H}")
+    if tuple(v.shape) != tuple(k.shape) or v.device != q.device:
+        raise ArgumentError(f"v: expected k's shape {tuple(k.shape)} on "
+                            f"{q.device}, got {tuple(v.shape)}")
+    for t, name in ((q, "q"), (k, "k")):
+        if t.stride(3) != 1 or any(s % 16 for s in t.stride()[:3]) or \
+                t.data_ptr() % 16:
+            raise ArgumentError(f"{name}: its last dimension must be "
+                                f"contiguous and its rows 16-byte aligned")
+    if type(causal) is not bool:
+        raise ArgumentError(f"causal: expected a bool, got {causal!r}")
+    if type(return_lse) is not bool:
+        raise ArgumentError(f"return_lse: expected a bool, got "
+                            f"{return_lse!r}")
+    if isinstance(input_pos, bool) or not isinstance(input_pos, int) or \
+            not 0 <= input_pos < 2**31:
+        raise ArgumentError(f"input_pos: expected an int in [0, 2^31), got "
+                            f"{input_pos!r}")
+    if scale is None:
+        scale = D ** -0.5
+    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or \
+            not math.isfinite(scale):
+        raise ArgumentError(f"scale: expected a finite float, got {scale!r}")
+    if out_dtype is None:
+        out_dtype = out.dtype if isinstance(out, torch.Tensor) else \
+            torch.bfloat16
+    out_name = _OUT.get(str(out_dtype).replace("torch.", ""))
+    if out_name is None:
+        raise ArgumentError(f"out_dtype: expected torch.bfloat16, float16 "
+                            f"or float32, got {out_dtype!r}")
+    if out is None:
+        out = torch.empty(B, H, Nq, D, device=q.device, dtype=out_dtype)
+    elif not isinstance(out, torch.Tensor) or \
+            tuple(out.shape) != (B, H, Nq, D) or out.dtype != out_dtype or \
+            out.device != q.device or out.stride(3) != 1:
+        raise ArgumentError(f"out: expected a ({B}, {H}, {Nq}, {D}) tensor "
+                            f"of {str(out_dtype).replace('torch.', '')} on "
+                            f"{q.device}, its last dimension contiguous")
+    blocks_q = (Nq + SCALE_BLOCK - 1) // SCALE_BLOCK
+    blocks_k = (Nk + SCALE_BLOCK - 1) // SCALE_BLOCK
+    sq, tq = _descale(torch, descale_q, "descale_q", (B, H, blocks_q),
+                      q.device)
+    sk, tk = _descale(torch, descale_k, "descale_k", (B, Hkv, blocks_k),
+                      q.device)
+    sv, tv = _descale(torch, descale_v, "descale_v", (B, Hkv, D), q.device)
+    blocks = tq is not None or tk is not None or tv is not None
+    if blocks:
+        tq = tq if tq is not None else _ones_like(torch, q.device,
+                                                  (B, H, blocks_q))
+        tk = tk if tk is not None else _ones_like(torch, q.device,
+                                                  (B, Hkv, blocks_k))
+        tv = tv if tv is not None else _ones_like(torch, q.device,
+                                                  (B, Hkv, D))
+    else:
+        tq = tk = _ones_like(torch, q.device, (1, 1, 1))
+        tv = _ones_like(torch, q.device, (1, 1))
+    lse = torch.empty(B, H, Nq, device=q.device, dtype=torch.float32) \
+        if return_lse else _ones_like(torch, q.device, (1, 1, 1))
+    if B * H == 0 or Nq == 0:
+        return (out, lse) if return_lse else out
+    if Nk == 0:
+        out.zero_()
+        if return_lse:
+            lse.fill_(float("-inf"))
+        return (out, lse) if return_lse else out
+    if B * H >= 2**31 or (Nq + 127) // 128 >= 2**31:
+        raise ArgumentError("q: too many rows for the grid")
+    tile_n = 64 if D == 256 else 128
+    kern = _compile("attention_fp8.tile", "attention_fp8", arch="sm_90a",
+                    TILE_D=D, TILE_M=128, TILE_N=tile_n, CAUSAL=causal,
+                    EVEN_N=Nk % tile_n == 0, BLOCK_SCALES=blocks,
+                    SCALE_BLOCK=SCALE_BLOCK, WRITE_LSE=return_lse,
+                    OUT=out_name)
+    vt = _keys_contiguous(torch, v)
+    kern.launch(((Nq + 127) // 128, B * H), q, k, vt, out, lse, tq, tk,
+                tv.reshape(-1, tv.shape[-1]),
+                float(scale), sq, sk, sv, input_pos,
+                stream=current_stream(stream))
+    return (out, lse) if return_lse else out
+
+
+def _hadamard(torch, n, device, generator):
+    """A random orthogonal (n, n) matrix: a Sylvester Hadamard matrix with
+    random signs on its rows, over sqrt(n)."""
+    h = torch.ones(1, 1, device=device)
+    while h.shape[0] < n:
+        h = torch.cat([torch.cat([h, h], 1), torch.cat([h, -h], 1)], 0)
+    signs = torch.randint(0, 2, (n,), device=device, generator=generator)
+    return (signs.float() * 2 - 1)[:, None] * h / math.sqrt(n)
+
+
+def _quantize_rows(torch, x, block):
+    """x (batch, heads, seq, d) to e4m3 with a scale per `block` rows per
+    head (or per tensor with block None): (x8, descale) with descale of
+    shape (batch, heads, cdiv(seq, block)) (or a 0-d tensor)."""
+    x = x.float()
+    if block is None:
+        amax = x.abs().amax()
+        s = torch.where(amax > 0, amax / E4M3_MAX, torch.ones_like(amax))
+        return _e4m3(x / s), s
+    b, h, n, d = x.shape
+    blocks = (n + block - 1) // block
+    pad = blocks * block - n
+    xp = torch.nn.functional.pad(x, (0, 0, 0, pad)) if pad else x
+    amax = xp.reshape(b, h, blocks, block * d).abs().amax(-1)
+    s = torch.where(amax > 0, amax / E4M3_MAX, torch.ones_like(amax))
+    scaled = xp.reshape(b, h, blocks, block, d) / s[..., None, None]
+    x8 = scaled.reshape(b, h, blocks * block, d)[:, :, :n]
+    return _e4m3(x8), s
+
+
+def _e4m3(x):
+    """x rounded to e4m3, clamped to its range first (x / (amax / 448) may
+    round past 448, where torch's conversion gives NaN)."""
+    import torch
+    return x.clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn)
+
+
+def quantize(q, k, v, block=SCALE_BLOCK, hadamard=False, generator=None):
+    """q, k, v (batch, heads, seq, head_dim; float16, bfloat16 or float32
+    CUDA tensors) rounded to e4m3 for tilec.attention: returns (q8, k8, v8,
+    descale_q, descale_k, descale_v). block=128 (the default, the only block
+    size attention takes): a scale per 128 rows per head for q and k and
+    per channel (batch, kv_heads, head_dim) for v; block=None: one scale per
+    tensor (0-d tensors). hadamard=True rotates q and k first by one random
+    orthogonal matrix (drawn with `generator`), which leaves q k^T as it
+    is. v8 is returned with its keys contiguous (a transposed view), the
+    layout attention reads in place."""
+    import torch
+    for t, name in ((q, "q"), (k, "k"), (v, "v")):
+        if not isinstance(t, torch.Tensor) or not t.is_cuda or \
+                t.dim() != 4 or t.dtype not in (torch.float16, torch.bfloat16,
+                                                torch.float32):
+            raise ArgumentError(f"{name}: expected a 4-D float16, bfloat16 "
+                                f"or float32 CUDA tensor")
+    if block is not None and block != SCALE_BLOCK:
+        raise ArgumentError(f"block: expected {SCALE_BLOCK} or None, got "
+                            f"{block!r}")
+    if k.shape != v.shape or k.shape[0] != q.shape[0] or \
+            k.shape[3] != q.shape[3]:
+        raise ArgumentError(f"k, v: expected the same shape (batch, "
+                            f"kv_heads, seq_k, {q.shape[3]}), got "
+                            f"{tuple(k.shape)} and {tuple(v.shape)}")
+    d = q.shape[3]
+    if hadamard:
+        if d & (d - 1):
+            raise ArgumentError(f"hadamard: head_dim {d} is not a power of "
+                                f"two")
+        r = _hadamard(torch, d, q.device, generator)
+        q = q.float() @ r
+        k = k.float() @ r
+    q8, dq = _quantize_rows(torch, q, block)
+    k8, dk = _quantize_rows(torch, k, block)
+    vf = v.float()
+    if block is None:
+        amax = vf.abs().amax()
+    else:
+        amax = vf.abs().amax(2)                       # (b, kv_heads, d)
+    dv = torch.where(amax > 0, amax / E4M3_MAX, torch.ones_like(amax))
+    scaled = vf / (dv[:, :, None, :] if block is not None else dv)
+    b, h, n, _ = v.shape
+    padded = (n + 15) // 16 * 16
+    vt = torch.empty(b, h, d, padded, device=v.device,
+                     dtype=torch.float8_e4m3fn)[..., :n]
+    vt.copy_(_e4m3(scaled.transpose(2, 3)))
+    return q8, k8, vt.transpose(2, 3), dq, dk, dv
