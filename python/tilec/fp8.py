@@ -86,6 +86,19 @@ def _descale(torch, d, name, shape, device):
     return 1.0, full.contiguous()
 
 
+def out_dtype_of(torch, out_dtype, out):
+    """An 8-bit multiply's output type: out_dtype, else out's, else
+    bfloat16; with its DSL name (bf16, f16, f32)."""
+    if out_dtype is None:
+        out_dtype = out.dtype if isinstance(out, torch.Tensor) else \
+            torch.bfloat16
+    name = _OUT.get(str(out_dtype).replace("torch.", ""))
+    if name is None:
+        raise ArgumentError(f"out_dtype: expected torch.bfloat16, float16 "
+                            f"or float32, got {out_dtype!r}")
+    return out_dtype, name
+
+
 def _ones_like(torch, device, shape):
     key = (device, shape)
     t = _ones.get(key)
@@ -150,13 +163,7 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or \
             not math.isfinite(scale):
         raise ArgumentError(f"scale: expected a finite float, got {scale!r}")
-    if out_dtype is None:
-        out_dtype = out.dtype if isinstance(out, torch.Tensor) else \
-            torch.bfloat16
-    out_name = _OUT.get(str(out_dtype).replace("torch.", ""))
-    if out_name is None:
-        raise ArgumentError(f"out_dtype: expected torch.bfloat16, float16 "
-                            f"or float32, got {out_dtype!r}")
+    out_dtype, out_name = out_dtype_of(torch, out_dtype, out)
     if out is None:
         out = torch.empty(B, H, Nq, D, device=q.device, dtype=out_dtype)
     elif not isinstance(out, torch.Tensor) or \
@@ -195,8 +202,12 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     if B * H >= 2**31 or (Nq + 127) // 128 >= 2**31:
         raise ArgumentError("q: too many rows for the grid")
     tile_n = 64 if D == 256 else 128
-    kern = _compile("attention_fp8.tile", "attention_fp8", arch="sm_90a",
-                    TILE_D=D, TILE_M=128, TILE_N=tile_n, CAUSAL=causal,
+    major, minor = torch.cuda.get_device_capability(q.device)
+    if major < 9:
+        raise ArgumentError(f"q: 8-bit attention runs on sm_90a (Hopper's "
+                            f"8-bit wgmma); {q.device} is sm_{major}{minor}")
+    kern = _compile("attention_fp8.tile", "attention_fp8", TILE_D=D,
+                    TILE_M=128, TILE_N=tile_n, CAUSAL=causal,
                     EVEN_N=Nk % tile_n == 0, BLOCK_SCALES=blocks,
                     SCALE_BLOCK=SCALE_BLOCK, WRITE_LSE=return_lse,
                     OUT=out_name)

@@ -39,6 +39,7 @@ from ._kernels import compile_once as _compile, path as _kernel_path, \
     sm_count as _sm_count, tickets as _tickets
 from ._tensors import current_stream
 from .errors import ArgumentError
+from .fp8 import out_dtype_of
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
            "bmm", "scaled_mm", "transpose", "sum", "amax", "amin"]
@@ -523,9 +524,6 @@ def _fp8_scales(scale_a, scale_b, m, n):
     return 2, scale_a.contiguous(), scale_b.contiguous()
 
 
-_FP8_OUT = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
-
-
 def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
     """torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=...): (a @ b)
     scaled, with 8-bit float operands (e4m3 or e5m2, the tensor cores' fp8
@@ -545,13 +543,7 @@ def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
         raise ArgumentError(f"b: expected ({k}, N) on {a.device}, got "
                             f"{tuple(b.shape)} on {b.device}")
     n = b.shape[1]
-    if out_dtype is None:
-        out_dtype = out.dtype if isinstance(out, torch.Tensor) else \
-            torch.bfloat16
-    out_name = _FP8_OUT.get(str(out_dtype).replace("torch.", ""))
-    if out_name is None:
-        raise ArgumentError(f"out_dtype: expected torch.float32, bfloat16 or "
-                            f"float16, got {out_dtype!r}")
+    out_dtype, out_name = out_dtype_of(torch, out_dtype, out)
     _fp8_scale(torch, scale_a, "scale_a", a.device)
     _fp8_scale(torch, scale_b, "scale_b", a.device)
     scales, sa, sb = _fp8_scales(scale_a, scale_b, m, n)

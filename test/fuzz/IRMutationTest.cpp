@@ -105,6 +105,7 @@ static const char *const kPipelines[] = {
     "shared-memory-bytes=16384})",
     "func.func(tile-hoist-refills)",
     "func.func(tile-schedule-async-copies)",
+    "func.func(tile-prefetch-loads)",
     "func.func(tile-async-wgmma)",
     "func.func(tile-async-wgmma),tile-allocate-shared-memory,"
     "tile-insert-barriers,convert-tile-to-llvm",

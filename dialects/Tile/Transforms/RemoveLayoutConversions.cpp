@@ -72,7 +72,7 @@ struct LoadInConvertedLayout : OpRewritePattern<ConvertLayoutOp> {
                                 PatternRewriter &rewriter) const override {
     auto load = op.getSource().getDefiningOp<LoadOp>();
     if (!load || !load->hasOneUse() || load.getBoxes() ||
-        !isa<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
+        !isa_and_present<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
             op.getType().getEncoding()))
       return failure();
     if (auto loop = load->getParentOfType<scf::ForOp>();

@@ -284,3 +284,18 @@ func.func @small_loads_in_loops(%T: !tile.global<f32, 2>, %n: i32, %x: tensor<1x
   } {tile.tile_loop}
   return %r, %t : tensor<1x64xf32, #mma>, tensor<1x64xf32, #mma>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A conversion to a type without a layout (IR a fuzzer made) is left as it
+// is, not taken for a small load's layout.
+// CHECK-LABEL: func.func @to_no_layout
+// CHECK:       tile.load %{{.*}} -> tensor<1x64xf32, #blocked>
+// CHECK-NEXT:  tile.convert_layout
+func.func @to_no_layout(%T: !tile.global<f32, 2>, %i: i32) -> tensor<1x64xf32> attributes {tile.num_warps = 4 : i32} {
+  %r = tile.load %T[%i, %i] : <f32, 2> -> tensor<1x64xf32, #blocked>
+  %c = tile.convert_layout %r : tensor<1x64xf32, #blocked> -> tensor<1x64xf32>
+  return %c : tensor<1x64xf32>
+}
