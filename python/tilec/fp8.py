@@ -298,9 +298,5 @@ def quantize(q, k, v, block=SCALE_BLOCK, hadamard=False, generator=None):
         amax = vf.abs().amax(2)                       # (b, kv_heads, d)
     dv = torch.where(amax > 0, amax / E4M3_MAX, torch.ones_like(amax))
     scaled = vf / (dv[:, :, None, :] if block is not None else dv)
-    b, h, n, _ = v.shape
-    padded = (n + 15) // 16 * 16
-    vt = torch.empty(b, h, d, padded, device=v.device,
-                     dtype=torch.float8_e4m3fn)[..., :n]
-    vt.copy_(_e4m3(scaled.transpose(2, 3)))
+    vt = _keys_contiguous(torch, _e4m3(scaled))
     return q8, k8, vt.transpose(2, 3), dq, dk, dv

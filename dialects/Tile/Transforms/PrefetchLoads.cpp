@@ -27,12 +27,12 @@
 #include "Tile/IR/TileDialect.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/TripSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEPREFETCHLOADS
@@ -47,32 +47,6 @@ namespace {
 /// The most registers a thread may spend on one prefetched load: the value
 /// of the next trip is held beside this trip's.
 constexpr int64_t kMaxPrefetchRegisters = 4;
-
-/// The ops of `loop`'s body computing `load`'s operands from the induction
-/// variable and values defined outside the loop, in body order; failure
-/// when they depend on anything else (loop-carried values, ops with memory
-/// effects or regions).
-FailureOr<SmallVector<Operation *>> indexSlice(LoadOp load, scf::ForOp loop) {
-  Block *body = loop.getBody();
-  SetVector<Operation *> slice;
-  SmallVector<Value> work(load->getOperands());
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (v == loop.getInductionVar() ||
-        !loop.getRegion().isAncestor(v.getParentRegion()))
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != body || def->getNumRegions() ||
-        !isMemoryEffectFree(def))
-      return failure();
-    if (slice.insert(def))
-      llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
-}
 
 /// `load` issued a trip ahead in `loop` (see the file's comment).
 void prefetch(scf::ForOp loop, LoadOp load, ArrayRef<Operation *> slice) {
@@ -132,7 +106,10 @@ struct PrefetchLoadsPass
           loads.push_back(load);
       for (LoadOp load : loads) {
         auto parent = cast<scf::ForOp>(load->getParentOp());
-        FailureOr<SmallVector<Operation *>> slice = indexSlice(load, parent);
+        // (Pure ops only: the loop writes no global memory, but a load in
+        // the slice would be issued a trip ahead too.)
+        FailureOr<SmallVector<Operation *>> slice = tripSlice(
+            load->getOperands(), parent, /*loadsWhereReadOnly=*/false);
         if (succeeded(slice))
           prefetch(parent, load, *slice);
       }

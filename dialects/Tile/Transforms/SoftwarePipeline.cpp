@@ -53,12 +53,12 @@
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/TripSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEPIPELINE
@@ -91,46 +91,16 @@ struct PipelinedCopy {
   Value view; // the slot the current iteration reads
 };
 
-/// The ops of `body` that compute the operands of `copy` from the induction
-/// variable and values defined outside the loop, in body order; failure when
-/// they depend on anything else (loop-carried values, regions, memory other
-/// than global loads in a loop that writes no global memory: a paged
-/// cache's page number, read from its block table, is computed ahead with
-/// the copy it indexes).
+/// The ops of the body computing `copy`'s operands for a trip (TripSlices.h;
+/// a page number read from a block table is computed ahead with the copy it
+/// indexes).
 FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
                                                scf::ForOp loop) {
-  Block *body = loop.getBody();
-  std::optional<bool> readOnly;
-  SetVector<Operation *> slice;
-  SmallVector<Value> work(copy.getIndices());
-  work.push_back(copy.getTensor());
+  SmallVector<Value> values(copy.getIndices());
+  values.push_back(copy.getTensor());
   if (copy.getBoxes())
-    work.push_back(copy.getBoxes());
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (v == loop.getInductionVar() ||
-        !loop.getRegion().isAncestor(v.getParentRegion()))
-      continue; // the induction variable, or defined outside the loop
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != body || def->getNumRegions())
-      return failure();
-    if (!isMemoryEffectFree(def)) {
-      if (!isa<LoadOp>(def))
-        return failure();
-      // (A load of the body reads the same for any iteration, whenever it
-      // is issued, when nothing in the loop writes global memory.)
-      if (!readOnly)
-        readOnly = !writesGlobalMemory(loop);
-      if (!*readOnly)
-        return failure();
-    }
-    if (slice.insert(def))
-      llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
+    values.push_back(copy.getBoxes());
+  return tripSlice(values, loop, /*loadsWhereReadOnly=*/true);
 }
 
 /// The shared layout of a ring of buffers of layout `stage`: the same, with
