@@ -33,6 +33,16 @@ SCHEDULES = {
     # 8 warps: two warpgroups on a 64-row tile split its columns.
     "w8": {"num_warps": 8},
     "w8-pers": {"num_warps": 8, "persistent": True},
+    # Deep rings, for skinny products (cuBLAS runs 64 x 4096 x 4096 on
+    # 64 x 32 tiles with 16 stages).
+    "s6": {"num_stages": 6},
+    "s8": {"num_stages": 8},
+    "k128": {"TILE_K": 128},
+    "k128-s4": {"TILE_K": 128, "num_stages": 4},
+    "k128-s6": {"TILE_K": 128, "num_stages": 6},
+    "k128-s8": {"TILE_K": 128, "num_stages": 8},
+    "k256-s3": {"TILE_K": 256, "num_stages": 3},
+    "k256-s4": {"TILE_K": 256, "num_stages": 4},
 }
 
 

@@ -224,6 +224,34 @@ def test_autotune(torch_gpu, monkeypatch):
     assert torch.allclose(y, 2 * x)
 
 
+def test_autotune_takes_argument_sets_in_turn(torch_gpu, monkeypatch):
+    """args as a list of argument tuples: the timed launches take them in
+    turn (every set's output is written), the winner is one of the
+    configs; an empty list or a set that is not a tuple is refused."""
+    import uuid
+    torch = torch_gpu
+    monkeypatch.setenv("TILEC_AUTOTUNE", "on")
+    n = 1 << 16
+    sets = [(torch.randn(n, device="cuda"), torch.zeros(n, device="cuda"),
+             3.0, n) for _ in range(3)]
+    configs = [tilec.Config(TILE=256), tilec.Config(TILE=512)]
+
+    def grid(c):
+        return ((n + c.constants["TILE"] - 1) // c.constants["TILE"],)
+    # A key of its own: a winner remembered on disk would launch nothing.
+    kernel = tilec.autotune(AXPY, configs, key=f"sets:{uuid.uuid4()}",
+                            grid=grid, args=sets)
+    torch.cuda.synchronize()
+    assert kernel.config in configs
+    for x, y, _, _ in sets:
+        assert (y != 0).all(), "a set the tuner's launches never took"
+    with pytest.raises(tilec.ArgumentError, match="args"):
+        tilec.autotune(AXPY, configs, key="none", grid=grid, args=[])
+    with pytest.raises(tilec.ArgumentError, match="args"):
+        tilec.autotune(AXPY, configs, key="list", grid=grid,
+                       args=[list(sets[0])])
+
+
 def test_custom_op_in_torch_compile(torch_gpu):
     torch = torch_gpu
     import tilec.torch_ops  # noqa: F401

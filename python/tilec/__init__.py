@@ -290,10 +290,18 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
     (a string, or anything whose str() names the problem), timing
     `kernel[grid(config)](*args)` as a CUDA graph of its launches (the
     GPU's time, not the host's; captured after the stream's work); the winner
-    is remembered in memory and on disk. Returns the Kernel, with `.config`
-    set. Keyword arguments are options and constants, as compile()'s, for
-    every candidate. TILEC_AUTOTUNE=off takes the first config that
-    compiles."""
+    is remembered in memory and on disk. `args` is the launch's arguments,
+    or a list of argument tuples that the launches take in turn: inputs
+    that together outgrow the L2 cache time a memory-bound kernel as a
+    model runs it, reading from memory, where one set would be timed from
+    L2. Returns the Kernel, with `.config` set. Keyword arguments are
+    options and constants, as compile()'s, for every candidate.
+    TILEC_AUTOTUNE=off takes the first config that compiles."""
+    sets = args if isinstance(args, list) else [args]
+    if not sets or not all(isinstance(a, tuple) for a in sets):
+        raise ArgumentError("args: expected a tuple of arguments or a "
+                            "non-empty list of them")
+    turn = [0]
     if not configs:
         # The kernel's own @tune(...) values, each with the compiler's
         # schedule choices.
@@ -321,7 +329,8 @@ def autotune(path_or_source, configs, key, grid, args, stream=None,
             config = configs[index]
             k = Kernel(handle, {**constants, **config.constants})
             g = grid(config) if callable(grid) else grid
-            k.launch(g, *args, stream=stream_handle or 0)
+            k.launch(g, *sets[turn[0] % len(sets)], stream=stream_handle or 0)
+            turn[0] += 1
             return _capi.TILE_OK
         except Exception as e:  # reported through libtile, then re-raised
             errors.append(e)

@@ -54,6 +54,29 @@ def sm_count(torch, device):
     return _sm_counts[index]
 
 
+_l2_bytes = {}
+
+
+def rotated(torch, device, args, inputs):
+    """Argument sets for tuning a memory-bound kernel: `args` (a tuple), then
+    copies in which the arguments at the indices `inputs` (tensors it only
+    reads) are clones, as many as make those inputs at least twice the
+    device's L2 cache in total, so that the timed launches read them from
+    memory; a list with `args` alone when they already are."""
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    if index not in _l2_bytes:
+        _l2_bytes[index] = torch.cuda.get_device_properties(
+            index).L2_cache_size
+    size = sum(args[i].numel() * args[i].element_size() for i in inputs)
+    copies = -(-2 * _l2_bytes[index] // max(size, 1)) - 1
+    sets = [args]
+    for _ in range(min(copies, 7)):
+        sets.append(tuple(a.clone() if i in inputs else a
+                          for i, a in enumerate(args)))
+    return sets
+
+
 # (device, stream) -> i32 tickets.
 _tickets = {}
 

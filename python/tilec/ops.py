@@ -36,7 +36,7 @@ are computed in f32. Every argument is checked, with a message naming it
 """
 
 from ._kernels import compile_once as _compile, path as _kernel_path, \
-    sm_count as _sm_count, tickets as _tickets
+    rotated as _rotated, sm_count as _sm_count, tickets as _tickets
 from ._tensors import current_stream
 from .errors import ArgumentError
 from .fp8 import out_dtype_of
@@ -272,7 +272,9 @@ def _autotuned(file, kernel, key, grid, args, configs=None, **constants):
     """`kernel` of `file` tuned once for the problem class `key` over
     `configs`, by default its @tune tiles, each with the compiler's
     schedules (tilec.autotune with tilec.tune_space_configs: the choice,
-    rings of 2, 3 and 4 stages, persistent)."""
+    rings of 2, 3 and 4 stages, persistent). `args`: the launch's
+    arguments, or a callable returning what tilec.autotune takes (called
+    only when the class is not tuned yet: argument sets cost copies)."""
     from . import autotune, tune_space_configs
     full = (file, kernel, key, tuple(constants.items()))
     k = _tuned.get(full)
@@ -281,7 +283,7 @@ def _autotuned(file, kernel, key, grid, args, configs=None, **constants):
             configs = tune_space_configs(_compile(file, kernel, **constants))
         k = _tuned[full] = autotune(
             _kernel_path(file), configs, f"tilec.ops.{kernel}:{key}", grid,
-            args, kernel=kernel, **constants)
+            args() if callable(args) else args, kernel=kernel, **constants)
     return k
 
 
@@ -311,21 +313,26 @@ def _split_k_workspace(torch, device, splits, m, n, tiles):
 
 
 def _linear_split_configs(m, n, k, sms):
-    """Candidates for a skinny product: 64-row tiles, N tiles of 64 and 128,
-    K tiles of 64 and 128 in rings of 4 and 6 stages (as fit 200 KB of
-    shared memory: with few blocks, deep rings keep the loads in flight,
-    where the compiler's choice would keep rings shallow for blocks that
-    are not there), K shared by 1, 2 or 4 blocks per tile while each keeps
-    at least 4 K tiles and the blocks are at most 4 waves. (H200, bf16,
-    graph-timed: 64 x 4096 x 4096 ran 50 us at the default 2 stages, 15-20
-    at 4-6; 8 splits lost to 2-4 everywhere.)"""
+    """Candidates for a skinny product: 64-row tiles, N tiles of 32, 64 and
+    128, K tiles of 128 in rings of 4 and 6 stages and of 256 in rings of 3
+    and 4 (and of 64 in 4 and 6 where K is at most 1024) (as fit 200 KB of shared memory: with few blocks, deep rings keep
+    the loads in flight, where the compiler's choice would keep rings
+    shallow for blocks that are not there), K shared by 1, 2 or 4 blocks
+    per tile while each keeps at least 4 K tiles and the blocks are at most
+    4 waves. (H200, bf16, graph-timed: 64 x 4096 x 4096 ran 50 us at the
+    default 2 stages, 15-20 at 4-6; 8 splits lost to 2-4 everywhere; 64 x
+    32 tiles with K tiles of 256 in 4 stages, 192 KB in flight, ran 0.87x
+    cuBLAS where K tiles of 64 in 8 stages, 96 KB, ran 0.65x and of 128 in
+    4, 0.78x: fewer, larger copies a stage. cuBLAS itself runs 64 x 32
+    tiles, 16 stages of 64.)"""
     from . import Config
     configs = []
-    for tn in (64, 128):
+    for tn in (32, 64, 128):
         tiles = ((m + 63) // 64) * ((n + tn - 1) // tn)
-        for tk in (64, 128):
+        for tk, depths in (((64, (4, 6)),) if k <= 1024 else ()) + \
+                ((128, (4, 6)), (256, (3, 4))):
             stage = (64 + tn) * tk * 2
-            for stages in (4, 6):
+            for stages in depths:
                 if stages * stage > 200 * 1024:
                     continue
                 for s in (1, 2, 4):
@@ -422,9 +429,15 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
         tn = config.constants.get("TILE_N", 128)
         return (((m + tm - 1) // tm) * ((n + tn - 1) // tn),
                 config.constants.get("SPLITS", 1))
+    args = (rows, weight, b, y, partial, tickets)
+    if configs is not None:
+        # Skinny: memory-bound on the weight, timed with it read from
+        # memory (a weight held in L2 picked splits and tiles that ran
+        # 5-10% slower from memory, as a model reads it).
+        args = (lambda args=args: _rotated(torch, x.device, args, (0, 1)))
     kern = _autotuned("linear.tile", "linear",
                       f"{dtype}:M={min(_pow2(m), 8192)}:N={n}:K={k}", grid,
-                      (rows, weight, b, y, partial, tickets), configs,
+                      args, configs,
                       DTYPE=dtype, HAS_BIAS=has_bias,
                       ACT=_ACTIVATIONS[activation])
     # The launches keep the chosen split's part of the workspace only.
@@ -571,9 +584,12 @@ def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
         tn = config.constants.get("TILE_N", 256)
         return ((m + tm - 1) // tm, (n + tn - 1) // tn)
     args = (a, b.t(), out, sa, sb, 1.0)
+    # Skinny products are memory-bound on b: tuned with it read from memory.
+    tuning = (lambda: _rotated(torch, a.device, args, (0, 1))) \
+        if m <= SPLIT_K_MAX_ROWS else args
     kern = _autotuned("gemm_fp8.tile", "gemm_fp8",
                       f"{dta}:{dtb}:{out_name}:M={min(_pow2(m), 8192)}:N={n}"
-                      f":K={k}:S={scales}", grid, args,
+                      f":K={k}:S={scales}", grid, tuning,
                       DTYPE_A=dta, DTYPE_B=dtb, OUT=out_name, SCALES=scales)
     kern.launch(grid(kern.config), *args)
     return out

@@ -860,13 +860,20 @@ static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
     return op->emitOpError("the buffer and the tensor map must have one "
                            "element type");
   // The buffer is one box, or boxes side by side along its fastest
-  // dimension, each one block of its shared layout.
+  // dimension, each one block of its shared layout. Across the fastest
+  // dimension the boxes fill the buffer, or its first rows where it is
+  // padded (a box of the tile's own size: the padding is not copied).
   SharedLayoutAttr layout = buf.getLayout();
   int64_t fastest = buf.getStorageShape()[layout.getOrder()[0]];
   int64_t inner = map.getBox().back();
   int64_t boxes = fastest / inner;
-  if (fastest % inner ||
-      buf.getNumElements() != slabs * boxes * map.getBoxElements() ||
+  int64_t rows = slabs * (map.getBoxElements() / inner);
+  int64_t bufRows = buf.getNumElements() / fastest;
+  int64_t shapeRows = 1;
+  for (auto [d, extent] : llvm::enumerate(buf.getShape()))
+    if (d != layout.getOrder()[0])
+      shapeRows *= extent;
+  if (fastest % inner || rows > bufRows || rows < shapeRows ||
       (boxes > 1 && layout.getBlock() != inner))
     return op->emitOpError() << "the buffer must hold whole boxes of the map "
                                 "side by side along its fastest dimension, "

@@ -51,8 +51,13 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
     return "the buffer's fastest dimension is not along the tensor's "
            "contiguous one";
   unsigned bytes = getSharedElementBytes(elt);
-  // A padded tile's box is padded too: the buffer is stored so, and what
-  // TMA reads past the tile (zeros past the tensor) lands in the padding.
+  // Along its fastest dimension a padded tile's box is padded too (whole
+  // blocks of the layout, or the buffer's row): what TMA reads past the
+  // tile (zeros past the tensor) lands in the padding. Along the others
+  // the box is the tile's own size, so that no copy reads the padding's
+  // rows from memory (a 192-row tile in a 256-row buffer: 192 rows),
+  // whose contents nothing reads (a multiply's N, K and a reduction run at
+  // the tile's own size).
   int64_t inner = tile.bufType.getStorageShape()[fastest];
   unsigned swizzle = 0;
   if (layout.getBlock()) {
@@ -66,7 +71,7 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
   SmallVector<int64_t> box(rank, 1);
   SmallVector<int64_t> padded = paddedShape(tile.shape);
   for (unsigned i = 0; i < rank; ++i)
-    box[perm[i]] = padded[i];
+    box[perm[i]] = tile.shape[i];
   box[rank - 1] = inner;
   if (tile.boxDim) {
     // One box per gathered entry, each a slab of the buffer's slowest

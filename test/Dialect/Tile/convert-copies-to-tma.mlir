@@ -166,3 +166,28 @@ func.func @ldmatrix_swizzle(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.
   }
   return
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A tile padded across its fastest dimension (48 rows held in a buffer of
+// 64): the box is the tile's 48 rows, not the buffer's 64, so that the copy
+// reads no rows of the tensor past the tile (a GEMM's 192-column B tile read
+// 256 rows of W); the barrier expects the box's bytes, and the padding's
+// rows stay as they are.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK-SAME:  %{{.*}}: !tile.tensor_map<[48, 64], f16, swizzle = 128>)
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 48, 64>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK:       tile.tma_load %{{.*}} : <[48, 64], f16, swizzle = 128>, <[48, 64], f16, #{{.*}}>, <2>
+func.func @padded_rows(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[48, 64], f16, #sb>
+    tile.async_copy %A[%j, %c0], %ba {layout = #blocked, shape = array<i64: 48, 64>} : !tile.global<f16, 2>, !tile.smem<[48, 64], f16, #sb>
+    tile.async_wait %ba : !tile.smem<[48, 64], f16, #sb>
+  }
+  return
+}

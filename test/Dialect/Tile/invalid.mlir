@@ -1454,6 +1454,18 @@ func.func @tma_load_box_count(%m: !tile.tensor_map<[128, 32], f16, swizzle = 64>
 
 // -----
 
+// A box of 32 rows into a buffer of 64 x 32 (not padded: 64 rows are the
+// tile's) leaves half of the tile uncopied. (A box of a padded buffer's
+// own rows, 48 of 64 for a 48 x 32 tile, is one: convert-copies-to-tma.mlir.)
+#s64 = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+func.func @tma_load_box_short(%m: !tile.tensor_map<[32, 32], f16, swizzle = 64>, %b: !tile.smem<[64, 32], f16, #s64>, %bars: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[32, 32], f16, swizzle = 64>, !tile.smem<[64, 32], f16, #s64>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
 // Four boxes of 64 x 32 side by side make the 64 x 128 buffer, but its
 // layout's blocks are 64 columns wide, not 32: a box is not a block.
 #s128 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
