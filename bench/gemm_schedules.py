@@ -27,6 +27,17 @@ SCHEDULES = {
     "pers-s3": {"persistent": True, "num_stages": 3},
     "pers-static": {"persistent": True, "dynamic_schedule": False},
     "pers-cluster2": {"persistent": True, "cluster": 2},
+    # Clusters of 2 whose blocks take neighbouring tiles along M (sharing
+    # W's tile: multicast) or N (sharing X's).
+    "pers-cm2": {"persistent": True, "cluster": 2, "CLUSTER_M": 2},
+    "pers-cn2": {"persistent": True, "cluster": 2, "CLUSTER_N": 2},
+    "pers-s3-cm2": {"persistent": True, "num_stages": 3, "cluster": 2,
+                    "CLUSTER_M": 2},
+    "k256-s4-pers": {"TILE_K": 256, "num_stages": 4, "persistent": True},
+    "k256-s4-pers-cn2": {"TILE_K": 256, "num_stages": 4, "persistent": True,
+                         "cluster": 2, "CLUSTER_N": 2},
+    "k128-s6-pers-cn2": {"TILE_K": 128, "num_stages": 6, "persistent": True,
+                         "cluster": 2, "CLUSTER_N": 2},
     "pers-pingpong": {"persistent": True, "ping_pong": True},
     "group16": {"GROUP_M": 16},
     "pers-group16": {"persistent": True, "GROUP_M": 16},
@@ -92,7 +103,9 @@ def main():
                 print(f"  {tm}x{tn} {name}: does not compile: "
                       f"{str(e).splitlines()[0][:100]}")
                 continue
-            grid = (((m + tm - 1) // tm) * ((n + tn - 1) // tn), 1)
+            cm, cn = opts.get("CLUSTER_M", 1), opts.get("CLUSTER_N", 1)
+            grid = ((m + tm * cm - 1) // (tm * cm) * cm *
+                    ((n + tn * cn - 1) // (tn * cn)) * cn, 1)
             outs[0].fill_(float("nan"))
             kern.launch(grid, sets[0][0], sets[0][1], dummy_b, outs[0],
                         part, tick)

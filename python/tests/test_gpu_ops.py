@@ -263,6 +263,86 @@ def test_linear_split_k(torch_gpu, splits, shape, arch):
         close(torch, y, ref, theirs, "bfloat16")
 
 
+@pytest.mark.parametrize("along", ("CLUSTER_M", "CLUSTER_N"))
+def test_linear_op_in_clusters(torch_gpu, monkeypatch, along):
+    """tilec.ops.linear with only its cluster candidates (as the tuner may
+    pick them on sm_90): 128 x 256 tiles, pairs along M or N, the grid in
+    whole pairs (an odd count of tiles: the last pair's second tile past
+    the matrix); the plan's launches match float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    real = tilec.ops._linear_cluster_configs
+    monkeypatch.setattr(
+        tilec.ops, "_linear_cluster_configs",
+        lambda kernel: [c for c in real(kernel)
+                        if c.constants.get(along) == 2 and
+                        c.constants["TILE_M"] == 128 and
+                        c.constants["TILE_N"] == 256])
+    # A class tuned before in this process would keep its winner.
+    monkeypatch.setattr(tilec.ops, "_tuned", {})
+    tilec.ops._linear_plans.clear()
+    m, n, k = 300, 1000, 264
+    x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=torch.float16)
+    for _ in range(2):
+        out = torch.full((m, n), float("nan"), device="cuda",
+                         dtype=torch.float16)
+        got = tilec.ops.linear(x, w, b, activation="relu", out=out)
+        plan = next(p for key, p in tilec.ops._linear_plans.items()
+                    if key[1:4] == (m, n, k))
+        assert plan[0].config.constants.get(along) == 2
+        ref = torch.relu(x.double() @ w.double().t() + b.double())
+        theirs = torch.relu(torch.nn.functional.linear(x, w, b))
+        close(torch, got, ref, theirs, "float16")
+    tilec.ops._linear_plans.clear()
+
+
+@pytest.mark.parametrize("blocks", (2, 6, 0))
+@pytest.mark.parametrize("along", ("CLUSTER_M", "CLUSTER_N"))
+@pytest.mark.parametrize("shape", [(300, 520, 200), (64, 1000, 520),
+                                   (1000, 64, 72)])
+def test_linear_in_clusters(torch_gpu, monkeypatch, along, shape, blocks):
+    """kernels/linear.tile in clusters of 2 (persistent, --cluster=2), its
+    blocks going by pairs of tiles along M (CLUSTER_M: the pair shares W's
+    tile, multicast) or N (CLUSTER_N: X's); tile counts along the pair's
+    dimension odd (a last pair with a tile past the matrix, which loads
+    zeros and stores nothing) and even, with the bias and gelu; on 2 and 6
+    persistent blocks (each running several pairs, the rings going on across
+    them) and on all the GPU gives."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    if blocks:
+        # (Read at the kernel's first launch.)
+        monkeypatch.setenv("TILEC_PERSISTENT_BLOCKS", str(blocks))
+    m, n, k = shape
+    kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
+                         kernel="linear", DTYPE="f16", TILE_M=128,
+                         TILE_N=128, ACT=2, persistent=True, cluster=2,
+                         **{along: 2})
+    assert not kern.warnings, kern.warnings
+    units_m = (m + 127) // 128
+    units_n = (n + 127) // 128
+    if along == "CLUSTER_M":
+        units_m = (units_m + 1) // 2 * 2
+    else:
+        units_n = (units_n + 1) // 2 * 2
+    x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=torch.float16)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tick = torch.zeros(1, device="cuda", dtype=torch.int32)
+    y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    kern[(units_m * units_n, 1)](x, w, b, y, part, tick)
+    torch.cuda.synchronize()
+    ref = x.double() @ w.double().t() + b.double()
+    ref = 0.5 * ref * (1 + torch.tanh(0.7978845608028654 *
+                                      (ref + 0.044715 * ref ** 3)))
+    theirs = torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b),
+                                      approximate="tanh")
+    close(torch, y, ref, theirs, "float16")
+
+
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
 @pytest.mark.parametrize("shape", [(8, 512, 384, 256), (3, 1000, 136, 72)])
 def test_bmm(torch_gpu, monkeypatch, dtype, shape):

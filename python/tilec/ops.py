@@ -344,6 +344,29 @@ def _linear_split_configs(m, n, k, sms):
     return configs
 
 
+def _linear_cluster_configs(kernel):
+    """What linear.tile is tuned over beyond the skinny products: its @tune
+    tiles with the compiler's schedules (tilec.tune_space_configs), and each
+    tile persistent in clusters of 2 whose blocks take neighbouring tiles
+    along M (sharing W's tile, multicast: CLUSTER_M) or along N (X's).
+    (H200, 2026-11-30: 128 x 256 in pairs along M ran 3000x5000x1000 at 0.90
+    of cuBLAS where the best without clusters ran 0.79, 4096^3 0.96 from
+    0.94; bench/results/2026-11-30-h200-gemm-tiles-and-skinny-tuning.md.)"""
+    from . import Config, tune_space_configs
+    configs = tune_space_configs(kernel)
+    tiles = []
+    for c in configs:
+        tile = (c.constants.get("TILE_M"), c.constants.get("TILE_N"))
+        if None not in tile and tile not in tiles:
+            tiles.append(tile)
+    for tm, tn in tiles:
+        for along in ("CLUSTER_M", "CLUSTER_N"):
+            configs.append(Config(TILE_M=tm, TILE_N=tn, persistent=True,
+                                  cluster=2, auto_schedule=True,
+                                  **{along: 2}))
+    return configs
+
+
 def linear(x, weight, bias=None, activation=None, out=None):
     """activation(x @ weight.T + bias), torch.nn.functional.linear with the
     activation fused into the multiply's epilogue: x (..., K), weight (N, K)
@@ -405,7 +428,8 @@ _linear_plans = {}
 def _linear_plan(torch, x, rows, weight, bias, y, activation):
     """linear.tile for this problem: tuned once per problem class (dtype,
     the rows' power of two, N, K, bias, activation) over its @tune tiles
-    with the compiler's schedules, or for a skinny product (at most
+    with the compiler's schedules and, on sm_90, in clusters of 2
+    (_linear_cluster_configs), or for a skinny product (at most
     SPLIT_K_MAX_ROWS rows) over tiles of 64 rows with K split in 1, 2 or 4;
     with the split-K workspace of this device and stream."""
     m, k = rows.shape
@@ -424,11 +448,20 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
     partial, tickets = _split_k_workspace(torch, x.device, most, m, n, tiles) \
         if most > 1 else _split_k_workspace(torch, x.device, 1, 1, 1, 1)
 
+    if configs is None and torch.cuda.get_device_capability(x.device) >= \
+            (9, 0):
+        configs = _linear_cluster_configs(_compile(
+            "linear.tile", "linear", DTYPE=dtype, HAS_BIAS=has_bias,
+            ACT=_ACTIVATIONS[activation]))
+
     def grid(config):
-        tm = config.constants.get("TILE_M", 128)
-        tn = config.constants.get("TILE_N", 128)
-        return (((m + tm - 1) // tm) * ((n + tn - 1) // tn),
-                config.constants.get("SPLITS", 1))
+        # Whole units of CLUSTER_M x CLUSTER_N tiles (see linear.tile).
+        c = config.constants
+        tm = c.get("TILE_M", 128) * c.get("CLUSTER_M", 1)
+        tn = c.get("TILE_N", 128) * c.get("CLUSTER_N", 1)
+        return (((m + tm - 1) // tm) * ((n + tn - 1) // tn) *
+                c.get("CLUSTER_M", 1) * c.get("CLUSTER_N", 1),
+                c.get("SPLITS", 1))
     args = (rows, weight, b, y, partial, tickets)
     if configs is not None:
         # Skinny: memory-bound on the weight, timed with it read from

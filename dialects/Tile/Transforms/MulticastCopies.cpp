@@ -30,9 +30,13 @@
 // and nothing but its copies writes it. Values that may differ between the
 // blocks start at `tile.cluster_rank` and `tile.bid` (and at any read of
 // memory but the claims of tile-dynamic-schedule, which are the cluster's)
-// and spread through the ops and the loops' and branches' results. The
-// query tile's copies (logical x) differ; the key and value tiles' (the
-// head, and a key loop whose bounds follow from the head) do not.
+// and spread through the ops and the loops' and branches' results, but
+// for one quotient: a persistent kernel's logical x in clusters of C is the
+// cluster's tile * C + the block's rank, and x // d rounded down, d a
+// multiple of C, is the cluster's (a GEMM whose pairs of neighbouring
+// tiles share an operand's tile, linear.tile's CLUSTER_M). The query
+// tile's copies (logical x) differ; the key and value tiles' (the head,
+// and a key loop whose bounds follow from the head) do not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +45,10 @@
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -60,7 +66,7 @@ namespace {
 /// cluster, to a fixed point over its loops.
 class ClusterVarying {
 public:
-  explicit ClusterVarying(func::FuncOp func) {
+  ClusterVarying(func::FuncOp func, int64_t size) : size(size) {
     bool changed = true;
     while (changed) {
       changed = false;
@@ -151,11 +157,61 @@ private:
       return markAll(op->getResults());
     if (op->getNumRegions() != 0)
       return markAll(op->getResults()); // not one this analysis knows
+    if (isClusterQuotient(op))
+      return false;
     if (llvm::any_of(op->getOperands(), [&](Value v) { return varies(v); }))
       return markAll(op->getResults());
     return false;
   }
 
+  /// Whether `v` is a multiple of the cluster's size in every block, the
+  /// same in all: `u * c` or `u << s` of an alike `u` with c (2^s) a
+  /// multiple of the size.
+  bool isAlikeMultiple(Value v) const {
+    if (varies(v))
+      return false;
+    auto multiple = [&](Value c, bool shift) {
+      APInt value;
+      if (!matchPattern(c, m_ConstantInt(&value)) || value.isNegative())
+        return false;
+      if (shift)
+        return value.getZExtValue() < 63 &&
+               (int64_t(1) << value.getZExtValue()) % size == 0;
+      return value.getSExtValue() % size == 0;
+    };
+    if (auto mul = v.getDefiningOp<arith::MulIOp>())
+      return multiple(mul.getLhs(), false) || multiple(mul.getRhs(), false);
+    if (auto shl = v.getDefiningOp<arith::ShLIOp>())
+      return multiple(shl.getRhs(), true);
+    return multiple(v, false);
+  }
+
+  /// A quotient every block of the cluster computes alike although its
+  /// dividend varies: `(m + rank) / d`, with m an alike multiple of the
+  /// cluster's size C and d a constant multiple of C, rounded down
+  /// (divui, floordivsi): m + rank, rank < C, stays between the same two
+  /// multiples of d as m. A persistent kernel's logical x in clusters is
+  /// `cluster's tile * C + rank`, so that `bid(0) // C` (a kernel's tile
+  /// pair, say, whose blocks share an operand's tile) is the cluster's.
+  bool isClusterQuotient(Operation *op) const {
+    if (!isa<arith::DivUIOp, arith::FloorDivSIOp>(op))
+      return false;
+    APInt divisor;
+    if (!matchPattern(op->getOperand(1), m_ConstantInt(&divisor)) ||
+        divisor.isNegative() || divisor.isZero() ||
+        divisor.getSExtValue() % size)
+      return false;
+    auto add = op->getOperand(0).getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return false;
+    for (auto [rank, base] : {std::pair(add.getLhs(), add.getRhs()),
+                              std::pair(add.getRhs(), add.getLhs())})
+      if (rank.getDefiningOp<ClusterRankOp>() && isAlikeMultiple(base))
+        return true;
+    return false;
+  }
+
+  int64_t size;
   DenseSet<Value> varying;
 };
 
@@ -186,7 +242,7 @@ struct MulticastCopiesPass
     if (!cluster || func.isExternal())
       return;
     int64_t size = cluster.getInt();
-    ClusterVarying analysis(func);
+    ClusterVarying analysis(func, size);
     auto alike = [&](Operation *op, ValueRange values) {
       return analysis.runsAlike(op) &&
              llvm::none_of(values, [&](Value v) { return analysis.varies(v); });

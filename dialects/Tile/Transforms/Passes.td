@@ -725,8 +725,13 @@ def TileMulticastCopies
     releases the slot in every block) and its empty barriers count a
     cluster's releasing warps. Values that may differ between the blocks
     start at `tile.cluster_rank`, `tile.bid` and memory reads other than
-    the cluster's claimed tiles. Attention's K and V rings qualify (they
-    follow from the head), its Q ring does not (the query tile). With
+    the cluster's claimed tiles, except a quotient the blocks compute alike:
+    the logical x of a persistent kernel in clusters of C is the cluster's
+    tile times C plus the block's rank, and `x // d` (floordivsi, divui)
+    with d a constant multiple of C is the cluster's. Attention's K and V
+    rings qualify (they follow from the head), its Q ring does not (the
+    query tile); so does linear.tile's W ring with CLUSTER_M (its tiles
+    taken by pairs along M, W's column from the pair). With
     `warn`, a kernel none of whose rings qualifies is told why, at the
     first ring's load: launched in clusters, it would gain nothing from
     them.

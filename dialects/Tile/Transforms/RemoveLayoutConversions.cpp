@@ -128,13 +128,87 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
 /// an eighth of its size or less, converted themselves): a bias added to and a
 /// relu applied to an mma accumulator before its store compute in the
 /// accumulator's layout, and the conversion moves what is stored (narrowed by a
-/// later truncf), not the accumulator.
+/// later truncf), not the accumulator. A conversion used by several such ops
+/// (a relu's compare and select) sinks past each when all of them sink.
 ///   addf(convert_layout(x), broadcast(b)) ->
 ///       convert_layout(addf(x, broadcast(convert_layout(b))))
 struct SinkConversionThroughElementwise
     : OpTraitRewritePattern<OpTrait::Elementwise> {
   SinkConversionThroughElementwise(MLIRContext *ctx)
       : OpTraitRewritePattern(ctx) {}
+
+  /// How to make `v`, an operand of `op`, in layout `from` at little cost;
+  /// null when it would cost a conversion of its own size.
+  static std::function<Value()> remakeIn(PatternRewriter &rewriter,
+                                         Operation *op, Value v, Attribute from,
+                                         int64_t elements) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return nullptr;
+    RankedTensorType there =
+        RankedTensorType::get(type.getShape(), type.getElementType(), from);
+    if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
+        cvt && cvt.getSource().getType().getEncoding() == from)
+      return [cvt]() mutable -> Value { return cvt.getSource(); };
+    DenseElementsAttr dense;
+    if (matchPattern(v, m_Constant(&dense)) && dense.isSplat())
+      return [&rewriter, op, there, dense]() mutable -> Value {
+        return arith::ConstantOp::create(rewriter, op->getLoc(),
+                                         dense.reshape(there))
+            .getResult();
+      };
+    if (auto full = v.getDefiningOp<FullOp>())
+      // A splat of a run-time scalar (`acc * scale`).
+      return [&rewriter, op, there, full]() mutable -> Value {
+        return FullOp::create(rewriter, op->getLoc(), there, full.getValue())
+            .getResult();
+      };
+    if (auto b = v.getDefiningOp<BroadcastOp>()) {
+      RankedTensorType src = b.getSource().getType();
+      if (src.getNumElements() * 8 > elements)
+        return nullptr;
+      return [&rewriter, op, b, src, there, from]() mutable -> Value {
+        Value s = ConvertLayoutOp::create(
+            rewriter, op->getLoc(),
+            RankedTensorType::get(src.getShape(), src.getElementType(), from),
+            b.getSource());
+        return BroadcastOp::create(rewriter, op->getLoc(), there, s)
+            .getResult();
+      };
+    }
+    return nullptr;
+  }
+
+  /// Whether every use of `cvt` is by an elementwise op whose operands are
+  /// the conversion, results of such ops, or cheap to make in `from`: then
+  /// sinking it past each user in turn leaves one conversion, at the end
+  /// (`select(x > 0, x, 0)` of a converted x: the compare, then the select).
+  /// Only the conversion's own users: sinking it through a longer chain
+  /// (silu's x * sigmoid(x)) holds the chain's values in the accumulator's
+  /// layout, which spilled (linear.tile 128 x 256 with a bias and silu: 12
+  /// bytes, where the conversion through shared memory spilled none).
+  static bool usersSinkAlike(PatternRewriter &rewriter, ConvertLayoutOp cvt,
+                             Attribute from) {
+    llvm::SmallPtrSet<Operation *, 4> users(cvt->user_begin(), cvt->user_end());
+    for (Operation *user : users) {
+      if (!user->hasTrait<OpTrait::Elementwise>() ||
+          user->getNumResults() != 1 || user->getNumRegions() != 0 ||
+          user->getBlock() != cvt->getBlock())
+        return false;
+      auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      if (!type || !type.getEncoding())
+        return false;
+      for (Value v : user->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (v == cvt.getResult() || (def && users.contains(def)))
+          continue;
+        if (!remakeIn(rewriter, user, v, from, type.getNumElements()))
+          return false;
+      }
+    }
+    return true;
+  }
+
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
     if (op->getNumResults() != 1 || op->getNumRegions() != 0)
@@ -143,67 +217,29 @@ struct SinkConversionThroughElementwise
     if (!resultType || !resultType.getEncoding())
       return failure();
     // The conversion to sink: the first operand converted from a layout,
-    // for this op alone (one that has other uses stays, and sinking would
-    // add a conversion), from a tile that is not made anew in any layout
-    // at no cost (a conversion of a splat or an arange folds away where it
-    // is: sinking it would make it a real one).
+    // for this op alone or for ops that all sink alike (one with other uses
+    // stays, and sinking would add a conversion), from a tile that is not
+    // made anew in any layout at no cost (a conversion of a splat or an
+    // arange folds away where it is: sinking it would make it a real one).
     Attribute from;
     for (Value v : op->getOperands())
       if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
-          cvt && cvt->hasOneUse() && !isRemadeFree(cvt.getSource())) {
-        from = cvt.getSource().getType().getEncoding();
-        break;
+          cvt && !isRemadeFree(cvt.getSource())) {
+        Attribute source = cvt.getSource().getType().getEncoding();
+        if (cvt->hasOneUse() || usersSinkAlike(rewriter, cvt, source)) {
+          from = source;
+          break;
+        }
       }
     if (!from)
       return failure();
     int64_t elements = resultType.getNumElements();
-    // Each operand in `from`: how, or null when it would cost a conversion
-    // of its own size.
+    // Each operand in `from`.
     SmallVector<std::function<Value()>> remake;
     for (Value v : op->getOperands()) {
-      auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (!type)
+      remake.push_back(remakeIn(rewriter, op, v, from, elements));
+      if (!remake.back())
         return failure();
-      RankedTensorType there =
-          RankedTensorType::get(type.getShape(), type.getElementType(), from);
-      if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
-          cvt && cvt.getSource().getType().getEncoding() == from) {
-        remake.push_back([cvt]() mutable -> Value { return cvt.getSource(); });
-        continue;
-      }
-      DenseElementsAttr dense;
-      if (matchPattern(v, m_Constant(&dense)) && dense.isSplat()) {
-        remake.push_back([&rewriter, op, there, dense]() mutable -> Value {
-          return arith::ConstantOp::create(rewriter, op->getLoc(),
-                                           dense.reshape(there))
-              .getResult();
-        });
-        continue;
-      }
-      if (auto full = v.getDefiningOp<FullOp>()) {
-        // A splat of a run-time scalar (`acc * scale`).
-        remake.push_back([&rewriter, op, there, full]() mutable -> Value {
-          return FullOp::create(rewriter, op->getLoc(), there, full.getValue())
-              .getResult();
-        });
-        continue;
-      }
-      if (auto b = v.getDefiningOp<BroadcastOp>()) {
-        RankedTensorType src = b.getSource().getType();
-        if (src.getNumElements() * 8 > elements)
-          return failure();
-        remake.push_back([&rewriter, op, b, src, there,
-                          from]() mutable -> Value {
-          Value s = ConvertLayoutOp::create(
-              rewriter, op->getLoc(),
-              RankedTensorType::get(src.getShape(), src.getElementType(), from),
-              b.getSource());
-          return BroadcastOp::create(rewriter, op->getLoc(), there, s)
-              .getResult();
-        });
-        continue;
-      }
-      return failure();
     }
     SmallVector<Value> operands;
     for (auto &make : remake)

@@ -143,3 +143,71 @@ func.func @trips_from_x(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: 
   tile.store %C[%m, %n], %r : <f32, 2>, tensor<128x128xf32, #mma>
   return
 }
+
+// -----
+
+// B's columns from x // 2: a persistent kernel's x in clusters of 2 is the
+// cluster's tile * 2 + its rank, so x // 2 (rounded down, by a multiple of
+// the cluster's size) is the same in both blocks: B's ring is shared. (A
+// kernel's tile pairs, whose blocks share an operand's tile: linear.tile's
+// CLUSTER_M.) Not so x // 3, nor a quotient rounded toward zero (divsi).
+// WARN-NOT:  warning
+// MC-LABEL:  func.func @pair_from_x
+// MC:        tile.tma_load {{.*}} {issuer = {{[0-9]+}} : i32, multicast}
+// MC:        tile.mbarrier_arrive {{.*}} {cluster}
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @pair_from_x(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %m = tile.bid 0
+  %n = arith.floordivsi %m, %c2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %ba = tile.smem_alloc : !tile.smem<[128, 64], f16, #sa>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+    %bb = tile.smem_alloc : !tile.smem<[64, 128], f16, #sb>
+    tile.async_copy %B[%j, %n], %bb {layout = #blocked1, shape = array<i64: 64, 128>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 128], f16, #sb>
+    tile.async_wait %bb : !tile.smem<[64, 128], f16, #sb>
+    %d = tile.wgmma %ba, %bb, %acc : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma>
+    scf.yield %d : tensor<128x128xf32, #mma>
+  }
+  tile.store %C[%m, %n], %r : <f32, 2>, tensor<128x128xf32, #mma>
+  return
+}
+
+// -----
+
+// WARN:      cluster.mlir:[[# @LINE + 20]]:5: warning: cluster=2 does not apply to this kernel: the blocks of a cluster share none of its loads; not this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
+// WARN:      cluster.mlir:[[# @LINE + 21]]:5: note: nor this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
+// MC-LABEL:  func.func @not_pairs
+// MC-NOT:    multicast
+// MC:        return
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @not_pairs(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %m = tile.bid 0
+  %n3 = arith.divui %m, %c3 : i32
+  %n2 = arith.divsi %m, %c2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[128, 64], f16, #sa>
+    tile.async_copy %A[%n2, %j], %ba {layout = #blocked1, shape = array<i64: 128, 64>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[128, 64], f16, #sa>
+    %bb = tile.smem_alloc : !tile.smem<[64, 128], f16, #sb>
+    tile.async_copy %B[%j, %n3], %bb {layout = #blocked1, shape = array<i64: 64, 128>, latency = 2 : i32} : !tile.global<f16, 2>, !tile.smem<[64, 128], f16, #sb>
+    tile.async_wait %ba : !tile.smem<[128, 64], f16, #sa>
+    tile.async_wait %bb : !tile.smem<[64, 128], f16, #sb>
+    %d = tile.wgmma %ba, %bb, %acc : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma>
+    scf.yield %d : tensor<128x128xf32, #mma>
+  }
+  tile.store %C[%m, %n3], %r : <f32, 2>, tensor<128x128xf32, #mma>
+  return
+}

@@ -196,6 +196,41 @@ func.func @sink_scales(%acc: tensor<64x64xf32, #mma>, %s: f32, %row: tensor<64x1
   return %h : tensor<64x64xf16, #blocked>
 }
 
+// A conversion used by two elementwise ops that both sink (a relu as
+// select(x > 0, x, 0): the compare and the select read the converted x):
+// both run in the accumulator's layout, one conversion is left, of the f16
+// result. Not when one user cannot sink (the full-size operand): the
+// conversion stays for both.
+// CHECK-LABEL: func.func @sink_past_two_users
+// CHECK-SAME:  (%[[ACC:.*]]: tensor<64x64xf32, #mma>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       %[[GT:.*]] = arith.cmpf ogt, %[[ACC]], %{{.*}} : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[SEL:.*]] = arith.select %[[GT]], %[[ACC]], %{{.*}} : tensor<64x64xi1, #mma>, tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[SEL]] : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[H]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+// CHECK-NEXT:  return %[[C]]
+func.func @sink_past_two_users(%acc: tensor<64x64xf32, #mma>) -> tensor<64x64xf16, #blocked> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %gt = arith.cmpf ogt, %c, %zero : tensor<64x64xf32, #blocked>
+  %r = arith.select %gt, %c, %zero : tensor<64x64xi1, #blocked>, tensor<64x64xf32, #blocked>
+  %h = arith.truncf %r : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+  return %h : tensor<64x64xf16, #blocked>
+}
+
+// CHECK-LABEL: func.func @no_sink_one_user_stays
+// CHECK:       %[[C:.*]] = tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  arith.cmpf ogt, %[[C]], %{{.*}} : tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  arith.addf %[[C]], %{{.*}} : tensor<64x64xf32, #blocked>
+// CHECK-NOT:   tile.convert_layout
+func.func @no_sink_one_user_stays(%acc: tensor<64x64xf32, #mma>, %y: tensor<64x64xf32, #blocked>) -> (tensor<64x64xi1, #blocked>, tensor<64x64xf32, #blocked>) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %gt = arith.cmpf ogt, %c, %zero : tensor<64x64xf32, #blocked>
+  %a = arith.addf %c, %y : tensor<64x64xf32, #blocked>
+  return %gt, %a : tensor<64x64xi1, #blocked>, tensor<64x64xf32, #blocked>
+}
+
 // An operand as large as the tile would need a conversion of its own:
 // nothing moves.
 // CHECK-LABEL: func.func @no_sink_full_operand
