@@ -26,10 +26,14 @@ with tilec.autotune picked worse shapes than these rules: single launches
 of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
 (and scaled_mm) are tuned once per problem class (dtype, the rows' power
 of two, N, K, bias and activation) by tilec.autotune over their kernel's @tune tiles,
-each with the compiler's schedules (tilec.tune_space_configs); the winner
+each with the compiler's schedules (tilec.tune_space_configs), and linear
+on sm_90 also persistent in clusters of 2 (neighbouring tiles sharing an
+operand's tile, multicast: linear.tile's CLUSTER_M / CLUSTER_N); the winner
 is remembered in memory and on disk; a skinny linear (at most 128 rows)
 is tuned over 64-row tiles with K split across 1, 2 or 4 blocks per output
-tile, the last block in adding the partials (kernels/linear.tile's SPLITS).
+tile, the last block in adding the partials (kernels/linear.tile's SPLITS),
+with copies of its inputs past twice the L2 taken in turn, so that the
+weight is timed from memory as a model reads it (as for skinny scaled_mm).
 Tuning times CUDA graphs of the launches: the GPU's time. Statistics
 are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
