@@ -231,6 +231,12 @@ struct Ring {
   }
 };
 
+/// Why a ring whose copies' coordinates differ between the blocks is not
+/// shared (compared by address, for the note on what would share it).
+constexpr const char *kCoordinatesDiffer =
+    "the tile it loads may differ between the cluster's blocks (its "
+    "coordinates follow from the block's tile)";
+
 struct MulticastCopiesPass
     : public mlir::tile::impl::TileMulticastCopiesBase<MulticastCopiesPass> {
   using Base::Base;
@@ -284,8 +290,7 @@ struct MulticastCopiesPass
         values.push_back(copy.getPred());
       ring.need(
           llvm::none_of(values, [&](Value v) { return analysis.varies(v); }),
-          "the tile it loads may differ between the cluster's blocks "
-          "(its coordinates follow from the block's tile)");
+          kCoordinatesDiffer);
     });
 
     for (auto &[alloc, ring] : rings) {
@@ -371,6 +376,19 @@ struct MulticastCopiesPass
     for (auto &entry : llvm::drop_begin(rings))
       diag.attachNote(at(entry.second))
           << "nor this one, as " << why(entry.second);
+    // What would share them: blocks that take their tiles by units.
+    if (llvm::any_of(rings, [](const auto &entry) {
+          return entry.second.why == kCoordinatesDiffer;
+        }))
+      diag.attachNote(getUserFacingLoc(func))
+          << "a cluster's blocks share a load whose coordinates follow from "
+             "bid(0) // "
+          << size
+          << " (or a multiple), not from bid(0) itself: blocks that take "
+             "their tiles in units of "
+          << size
+          << " neighbouring tiles along the grid's x, with an operand's "
+             "coordinates from the unit (as kernels/linear.tile's CLUSTER_M)";
   }
 };
 

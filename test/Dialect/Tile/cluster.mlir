@@ -180,8 +180,9 @@ func.func @pair_from_x(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %C: !
 
 // -----
 
-// WARN:      cluster.mlir:[[# @LINE + 20]]:5: warning: cluster=2 does not apply to this kernel: the blocks of a cluster share none of its loads; not this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
-// WARN:      cluster.mlir:[[# @LINE + 21]]:5: note: nor this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
+// WARN:      cluster.mlir:[[# @LINE + 21]]:5: warning: cluster=2 does not apply to this kernel: the blocks of a cluster share none of its loads; not this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
+// WARN:      cluster.mlir:[[# @LINE + 22]]:5: note: nor this one, as the tile it loads may differ between the cluster's blocks (its coordinates follow from the block's tile)
+// WARN:      note: a cluster's blocks share a load whose coordinates follow from bid(0) // 2 (or a multiple), not from bid(0) itself: blocks that take their tiles in units of 2 neighbouring tiles along the grid's x, with an operand's coordinates from the unit (as kernels/linear.tile's CLUSTER_M)
 // MC-LABEL:  func.func @not_pairs
 // MC-NOT:    multicast
 // MC:        return
