@@ -3,8 +3,12 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops]
+#   bash scripts/gpu-run.sh [all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops]
 #                           [--quick]
+#
+# tests-native and tests-python split tests in two (each within one device
+# call's 600 s): the C++ GPU tests, first-launch, ptxas and the sanitizers;
+# and the Python package's tests.
 #
 # tests (also in all) runs every GPU test, then scripts/gpu-sanitize.sh:
 # compute-sanitizer memcheck, racecheck and synccheck on a few tiny GEMM and
@@ -56,8 +60,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power) ;;
-  *) echo "usage: $0 [all|tests|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power] [--quick]" >&2
+  all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power) ;;
+  *) echo "usage: $0 [all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -82,7 +86,17 @@ run() { # name, command...
   echo "${results[-1]}"
 }
 
-if [ "$what" = all ] || [ "$what" = tests ]; then
+# native / python: whether this run includes the C++ GPU tests (with
+# first-launch, ptxas and the sanitizers) / the Python package's tests.
+native=""; python=""
+case "$what" in
+  all|tests) native=1; python=1 ;;
+  tests-native) native=1 ;;
+  tests-python) python=1 ;;
+esac
+tests_only=""
+case "$what" in tests|tests-native|tests-python) tests_only=1 ;; esac
+if [ -n "$native" ]; then
 run gpu-runtime "$bin/tile-runtime-gpu-tests" --tilec="$bin/tilec" \
   --inputs=test/gpu/Inputs
 # Both code generation paths on this GPU: sm_90a (wgmma) and sm_80
@@ -97,12 +111,14 @@ run gpu-tensor-maps "$bin/tile-tensormap-gpu-tests" --kernels=kernels
 run example-flash-attention "$bin/flash_attention_jit" kernels/flash_attention.tile
 run gpu-attention "$bin/tile-attention-gpu-tests" --kernels=kernels
 run example-readme-attention "$bin/attention_example"
+fi
 # The Python package on PyTorch tensors (python/tests; pytest and torch from
 # the machine's python3).
-if python3 -c "import torch, pytest" 2>/dev/null; then
+if [ -n "$python" ] && python3 -c "import torch, pytest" 2>/dev/null; then
   run python-tilec env TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" \
     PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider python/tests
 fi
+if [ -n "$native" ]; then
 # A new process's first flash-attention launch: cold caches (tilec's PTX and
 # the driver's JIT cache), both warm, and warm PTX with the driver's JIT
 # cache off (the driver compiles the PTX).
@@ -175,7 +191,7 @@ step() { # name, command...: runs it, tee'd to $out/name.log
   bench_steps+=("$(printf '%-24s %-14s %4ss' "$name" "$verdict" "$took")")
 }
 
-if [ "$what" != tests ]; then
+if [ -z "$tests_only" ]; then
 export TILEC_CACHE_DIR="$PWD/$out/ptx-cache"
 if wants attention || { wants ablations && [ ! -s "$out/bench-tilec.json" ]; }; then
   rm -rf "$TILEC_CACHE_DIR"
@@ -250,11 +266,11 @@ python3 bench/plot.py "$out/bench-tilec.json" "$out/bench-torch.json" \
 fi
 
 echo
-if [ "$what" = all ] || [ "$what" = tests ]; then
+if [ -n "$native$python" ]; then
   echo "== GPU tests =="
   printf '%s\n' "${results[@]}"
 fi
-if [ "$what" != tests ]; then
+if [ -z "$tests_only" ]; then
   echo
   echo "== benchmark steps =="
   printf '%s\n' "${bench_steps[@]}"
