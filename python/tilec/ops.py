@@ -32,8 +32,9 @@ operand's tile, multicast: linear.tile's CLUSTER_M / CLUSTER_N); the winner
 is remembered in memory and on disk; a skinny linear (at most 128 rows)
 is tuned over 64-row tiles with K split across 1, 2 or 4 blocks per output
 tile, the last block in adding the partials (kernels/linear.tile's SPLITS),
-with copies of its inputs past twice the L2 taken in turn, so that the
-weight is timed from memory as a model reads it (as for skinny scaled_mm).
+and linear (and skinny scaled_mm) is timed on copies of its inputs past
+twice the L2, taken in turn, so that the weight is read from memory as a
+model reads it.
 Tuning times CUDA graphs of the launches: the GPU's time. Statistics
 are computed in f32. Every argument is checked, with a message naming it
 (tilec.ArgumentError).
@@ -319,11 +320,11 @@ def _split_k_workspace(torch, device, splits, m, n, tiles):
 def _linear_split_configs(m, n, k, sms):
     """Candidates for a skinny product: 64-row tiles, N tiles of 32, 64 and
     128, K tiles of 128 in rings of 4 and 6 stages and of 256 in rings of 3
-    and 4 (and of 64 in 4 and 6 where K is at most 1024) (as fit 200 KB of shared memory: with few blocks, deep rings keep
-    the loads in flight, where the compiler's choice would keep rings
-    shallow for blocks that are not there), K shared by 1, 2 or 4 blocks
-    per tile while each keeps at least 4 K tiles and the blocks are at most
-    4 waves. (H200, bf16, graph-timed: 64 x 4096 x 4096 ran 50 us at the
+    and 4 (and of 64 in 4 and 6 where K is at most 1024), as fit 200 KB of
+    shared memory (with few blocks, deep rings keep the loads in flight,
+    where the compiler's choice would keep rings shallow for blocks that
+    are not there); K shared by 1, 2 or 4 blocks per tile while each keeps
+    at least 4 K tiles and the blocks are at most 4 waves. (H200, bf16, graph-timed: 64 x 4096 x 4096 ran 50 us at the
     default 2 stages, 15-20 at 4-6; 8 splits lost to 2-4 everywhere; 64 x
     32 tiles with K tiles of 256 in 4 stages, 192 KB in flight, ran 0.87x
     cuBLAS where K tiles of 64 in 8 stages, 96 KB, ran 0.65x and of 128 in
@@ -476,9 +477,11 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
                 c.get("SPLITS", 1))
     args = (rows, weight, b, y, partial, tickets)
     if configs is not None:
-        # Skinny: memory-bound on the weight, timed with it read from
-        # memory (a weight held in L2 picked splits and tiles that ran
-        # 5-10% slower from memory, as a model reads it).
+        # Timed with x and the weight read from memory, as a model reads
+        # them: a skinny product is memory-bound on the weight (one held in
+        # L2 picked splits and tiles that ran 5-10% slower from memory);
+        # the other classes on sm_90 are tuned so too (measured so,
+        # 2026-11-30), at most twice the L2 of copies.
         args = (lambda args=args: _rotated(torch, x.device, args, (0, 1)))
     kern = _autotuned("linear.tile", "linear",
                       f"{dtype}:M={min(_pow2(m), 8192)}:N={n}:K={k}", grid,
