@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The row kernels (kernels/norms.tile's rmsnorm and layernorm,
-kernels/softmax.tile) at each (TILE_M, num_warps), against PyTorch,
+kernels/softmax.tile) at each (TILE_N, TILE_M, num_warps), TILE_N the row's
+power of two and (from 1024 columns) its own width, against PyTorch,
 graph-timed: the data behind tilec.ops' _shape_for rule.
 
   PYTHONPATH=python python3 bench/row_shapes.py [--shapes 16384x1024,...]
+                                                [--ops rms_norm,...]
                                                 [--dtype float16] [--top 6]
 
 Each candidate is checked against PyTorch, then timed as a CUDA graph of
@@ -32,7 +34,10 @@ def main():
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     for shape in args.shapes.split(","):
         rows, n = (int(d) for d in shape.split("x"))
-        tile_n = max(32, 1 << (n - 1).bit_length())
+        pow2 = max(32, 1 << (n - 1).bit_length())
+        # Rows of 1024 columns and more also in tiles of the row's own
+        # width (held padded to the power of two, loads stopping at n).
+        tile_ns = [pow2] + ([n] if n != pow2 and n >= 1024 else [])
         xs = [torch.randn(rows, n, device="cuda", dtype=dtype)
               for _ in range(3)]
         ys = [torch.empty_like(x) for x in xs]
@@ -54,7 +59,7 @@ def main():
                     xs[i], (n,), w, b, 1e-5)
                 scalars = (1e-5,)
             else:
-                if tile_n > 16384:
+                if pow2 > 16384:
                     continue
                 file, kernel = "softmax.tile", "softmax"
                 extra = ()
@@ -63,36 +68,37 @@ def main():
             t_torch = graph_us(lambda: [theirs(i) for i in range(3)]) / 3
             want = theirs(0).float()
             results = []
-            for tile_m in (1, 2, 4, 8, 16, 32):
-                for warps in (1, 2, 4, 8, 16):
-                    if tile_m * tile_n > 65536 or \
-                            tile_m * tile_n < 32 * warps * 4:
-                        continue
-                    try:
-                        k = tilec.compile(tilec.ops._kernel_path(file),
-                                          kernel=kernel, DTYPE=dsl,
-                                          TILE_M=tile_m, TILE_N=tile_n,
-                                          num_warps=warps)
-                    except tilec.TileError:
-                        continue
-                    if k.warnings:
-                        continue  # spills
-                    grid = (rows + tile_m - 1) // tile_m
+            for tile_n, tile_m, warps in (
+                    (t, m, w) for t in tile_ns for m in (1, 2, 4, 8, 16, 32)
+                    for w in (1, 2, 4, 8, 16)):
+                if tile_m * pow2 > 65536 or tile_m * tile_n < 32 * warps * 4:
+                    continue
+                try:
+                    k = tilec.compile(tilec.ops._kernel_path(file),
+                                      kernel=kernel, DTYPE=dsl,
+                                      TILE_M=tile_m, TILE_N=tile_n,
+                                      num_warps=warps)
+                except tilec.TileError:
+                    continue
+                if k.warnings:
+                    continue  # spills
+                grid = (rows + tile_m - 1) // tile_m
 
-                    def run(i, k=k, grid=grid):
-                        k[grid](xs[i], *extra, ys[i], *scalars)
-                    run(0)
-                    torch.cuda.synchronize()
-                    err = (ys[0].float() - want).abs().max().item()
-                    assert err < 5e-2, (op, shape, tile_m, warps, err)
-                    t = graph_us(lambda: [run(i) for i in range(3)]) / 3
-                    results.append((t, tile_m, warps))
+                def run(i, k=k, grid=grid):
+                    k[grid](xs[i], *extra, ys[i], *scalars)
+                run(0)
+                torch.cuda.synchronize()
+                err = (ys[0].float() - want).abs().max().item()
+                assert err < 5e-2, (op, shape, tile_m, warps, err)
+                t = graph_us(lambda: [run(i) for i in range(3)]) / 3
+                results.append((t, tile_n, tile_m, warps))
             results.sort()
             print(f"\n## {op} {shape} {args.dtype}: torch {t_torch:.1f} us "
                   f"({nbytes / t_torch / 1e3:.0f} GB/s), copy {copy:.1f} us "
                   f"({nbytes / copy / 1e3:.0f} GB/s)")
-            for t, tile_m, warps in results[:args.top]:
-                print(f"  TILE_M={tile_m} num_warps={warps}: {t:.1f} us, "
+            for t, tile_n, tile_m, warps in results[:args.top]:
+                print(f"  TILE_N={tile_n} TILE_M={tile_m} num_warps={warps}: "
+                      f"{t:.1f} us, "
                       f"{nbytes / t / 1e3:.0f} GB/s, {t_torch / t:.2f} of "
                       f"torch, {copy / t:.2f} of copy")
     return 0

@@ -27,8 +27,8 @@ def close(torch, got, ref64, torch_out, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
-                                   (5, 10000), (3, 16384), (2, 32768),
-                                   (4, 3, 512), (1000, 64)])
+                                   (5, 10000), (3, 10001), (3, 16384),
+                                   (2, 32768), (4, 3, 512), (1000, 64)])
 def test_rms_norm(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -49,7 +49,8 @@ def test_rms_norm(torch_gpu, dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
-                                   (5, 10000), (2, 32768), (1000, 64)])
+                                   (5, 10000), (3, 3001), (2, 32768),
+                                   (1000, 64)])
 def test_layer_norm(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -72,7 +73,8 @@ def test_layer_norm(torch_gpu, dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (9, 16384),
-                                   (3, 16385), (4, 50000), (2, 3, 77)])
+                                   (5, 10000), (3, 3001), (3, 16385),
+                                   (4, 50000), (2, 3, 77)])
 def test_softmax(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -106,12 +108,36 @@ def test_cross_entropy(torch_gpu, dtype, rows, vocab):
     assert torch.equal(tilec.ops.cross_entropy(x, t.int()), loss)
 
 
-def test_cross_entropy_bad_target_is_nan(torch_gpu):
+@pytest.mark.parametrize("vocab", (100, 1001, 50257))
+def test_cross_entropy_bad_target_is_nan(torch_gpu, vocab):
+    # 1001 and 50257 f16 columns: rows not 16-byte aligned, read through the
+    # flat view (a target past V must not read the next row's logit).
     torch = torch_gpu
-    x = torch.randn(4, 100, device="cuda", dtype=torch.float16)
-    t = torch.tensor([1, 100, -1, 3], device="cuda")
+    x = torch.randn(4, vocab, device="cuda", dtype=torch.float16)
+    t = torch.tensor([1, vocab, -1, 3], device="cuda")
     loss = tilec.ops.cross_entropy(x, t)
     assert torch.isnan(loss[1:3]).all() and not torch.isnan(loss[0::3]).any()
+
+
+@pytest.mark.parametrize("vocab", (1001, 5003))
+def test_cross_entropy_misaligned_rows(torch_gpu, vocab):
+    """Rows not 16-byte aligned: contiguous (the flat view's aligned
+    chunks, each masked to its row) and strided (the 2-D kernel), the
+    targets at a row's first and last columns."""
+    torch = torch_gpu
+    big = torch.randn(6, vocab + 7, device="cuda", dtype=torch.bfloat16) * 3
+    t = torch.tensor([0, vocab - 1, 5, -100, vocab // 2, vocab - 2],
+                     device="cuda")
+    for x in (big[:, :vocab].contiguous(), big[:, :vocab]):
+        loss, lse = tilec.ops.cross_entropy(x, t, return_lse=True)
+        x64 = x.double()
+        ref_lse = torch.logsumexp(x64, dim=-1)
+        ref = ref_lse - x64.gather(1, t.clamp(min=0)[:, None])[:, 0]
+        ref[3] = 0
+        close(torch, loss, ref, torch.nn.functional.cross_entropy(
+            x, t, reduction="none"), "float32")
+        close(torch, lse, ref_lse, torch.logsumexp(x.float(), dim=-1),
+              "float32")
 
 
 def test_ops_arguments(torch_gpu):
@@ -228,7 +254,7 @@ def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
                for plan in tilec.ops._linear_plans.values())
 
 
-@pytest.mark.parametrize("arch", ("sm_90a", "sm_80"))
+@pytest.mark.parametrize("arch", ("sm_90a", "sm_80", "sm_90a-ws"))
 @pytest.mark.parametrize("splits", (2, 3, 8))
 @pytest.mark.parametrize("shape", [(5, 136, 512), (64, 256, 320),
                                    (130, 72, 1000)])
@@ -237,13 +263,19 @@ def test_linear_split_k(torch_gpu, splits, shape, arch):
     directly: the last block of each tile adds the partials and resets the
     tile's ticket; 320 and 1000 columns of K leave some splits with nothing
     (a split of zero K tiles adds zeros). Launched twice on the same
-    workspace: the tickets are back at zero after each launch."""
+    workspace: the tickets are back at zero after each launch. sm_90a-ws:
+    with a producer warp (K tiles of 128, 4 stages), as tilec.ops.linear's
+    skinny candidates may be."""
     torch = torch_gpu
+    ws = arch.endswith("-ws")
+    arch = arch.removesuffix("-ws")
     skip_unless_arch(torch, arch)
     m, n, k = shape
+    extra = {"warp_specialize": True, "TILE_K": 128, "num_stages": 4} \
+        if ws else {}
     kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
                          kernel="linear", arch=arch, DTYPE="bf16", TILE_M=64,
-                         TILE_N=64, SPLITS=splits, ACT=3)
+                         TILE_N=64, SPLITS=splits, ACT=3, **extra)
     tiles = ((m + 63) // 64) * ((n + 63) // 64)
     partial = torch.full((splits, m, n), float("nan"), device="cuda")
     tickets = torch.zeros(tiles, device="cuda", dtype=torch.int32)
@@ -369,7 +401,7 @@ def test_transpose(torch_gpu, dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (4096, 4096), (3, 50000),
-                                   (2, 5, 33)])
+                                   (5, 10000), (3, 10001), (2, 5, 33)])
 def test_row_reductions(torch_gpu, dtype, shape):
     torch = torch_gpu
     x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))

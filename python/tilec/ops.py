@@ -65,6 +65,26 @@ def _pow2(n):
     return 1 << max(0, (int(n) - 1).bit_length())
 
 
+def _row_tile(n):
+    """The tile width for rows of n columns held whole: n itself from 1024
+    columns (a tile that is not a power of two is held padded, with no
+    register that is padding in every thread, and its loads stop at n: a
+    row of 10000 in a 16384-column tile left 39% of the lanes without
+    work), a power of two below (several rows a block)."""
+    return n if n >= 1024 else max(32, _pow2(n))
+
+
+def _chunk_tile(n, most):
+    """The tile width for rows of n columns read in chunks of at most
+    `most`: the fewest chunks, of equal width rounded up to 8 elements (so
+    that each chunk starts 16-byte aligned where the row does; rows of
+    10000 read as 3 x 3336 rather than 4096 + 4096 + 1808)."""
+    if n <= most:
+        return max(32, _pow2(n)) if n < 1024 else (n + 7) // 8 * 8
+    chunks = (n + most - 1) // most
+    return ((n + chunks - 1) // chunks + 7) // 8 * 8
+
+
 def _dsl_dtype(torch, dtype, name, allowed):
     names = {torch.float16: "f16", torch.bfloat16: "bf16",
              torch.float32: "f32"}
@@ -97,21 +117,23 @@ def _rows(torch, x, name, dtypes):
 
 
 def _shape_for(tile_n):
-    """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns.
-    Rows of 1024 columns and more: one row a block, a warp per 512 columns
-    from 2 to 8 warps (16 past 64 elements a thread: 32768 columns). Shorter
-    rows: several a block, 4096 elements, 4 warps. (H200, graph-timed,
-    every (TILE_M, warps) of rms_norm, layer_norm and softmax at 1024, 4096
-    and 10000 columns: bench/row_shapes.py, bench/results/
-    2026-11-28-h200-row-shapes.log; this rule is within 2% of the fastest
-    at each, where the earlier 4096 elements a block ran layer_norm at 1024
-    columns 10% slower and 16 warps at 10000 columns 2-4% slower.)"""
+    """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns
+    (any width: see _row_tile). Rows of 1024 columns and more: one row a
+    block, a warp per 512 columns of the row's power of two from 2 to 8
+    warps up to 8192 columns; past that a warp per 1024 columns of the
+    largest power of two within the row, at most 16. Shorter rows: several
+    a block, 4096 elements, 4 warps. (H200, graph-timed, bench/row_shapes.py:
+    at 1024, 4096 and 10000 columns within 2% of the fastest (TILE_M,
+    warps) of rms_norm, layer_norm and softmax, bench/results/
+    2026-11-28-h200-row-shapes.log; at 16384 columns softmax on 16 warps
+    ran 0.91 of the device copy where 8 ran 0.74, and at 10000 columns 8
+    warps 0.96 where 16 ran slower, bench/results/
+    2026-11-30-h200-row-tiles.md.)"""
     if tile_n < 1024:
         return max(1, 4096 // tile_n), 4
-    warps = min(8, max(2, tile_n // 512))
-    while tile_n // (32 * warps) > 64:
-        warps *= 2
-    return 1, warps
+    if tile_n <= 8192:
+        return 1, min(8, max(2, _pow2(tile_n) // 512))
+    return 1, min(16, (_pow2(tile_n + 1) >> 1) // 1024)
 
 
 def _vector(torch, t, name, n, dtype, device):
@@ -169,8 +191,14 @@ def _norm(kind, x, weight, bias, eps, out):
     key = (kind, dtype, n)
     found = _row_kernels.get(key)
     if found is None:
-        tile_n = max(32, _pow2(n))
+        tile_n = _row_tile(n)
         tile_m, warps = _shape_for(tile_n)
+        if kind == "layernorm" and 8192 < tile_n < 16384:
+            # More registers a thread, more rows an SM: 4096 x 10000 on 4
+            # warps ran 0.89 of the device copy where 8 ran 0.84 (rmsnorm
+            # and softmax there: 8 warps; bench/results/
+            # 2026-11-30-h200-row-tiles.md).
+            warps //= 2
         found = _row_kernels[key] = (
             _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
                      TILE_N=tile_n, num_warps=warps), tile_m)
@@ -208,14 +236,16 @@ def softmax(x, dim=-1, out=None):
     if r == 0:
         return y
     if n <= MAX_SINGLE_PASS_COLUMNS:
-        tile_n = max(32, _pow2(n))
+        tile_n = _row_tile(n)
         tile_m, warps = _shape_for(tile_n)
         k = _compile("softmax.tile", "softmax", DTYPE=dtype, TILE_M=tile_m,
                      TILE_N=tile_n, num_warps=warps)
     else:
+        # Chunks of at most 16384 on 16 warps (1024 x 32768: 0.76 of the
+        # copy, 8192 on 8 warps 0.73; bench/loop_shapes.py).
         tile_m = 1
         k = _compile("softmax_looped.tile", "softmax_looped", DTYPE=dtype,
-                     TILE_M=1, TILE_N=16384, num_warps=16)
+                     TILE_M=1, TILE_N=_chunk_tile(n, 16384), num_warps=16)
     k.launch((r + tile_m - 1) // tile_m, rows, y_rows)
     return y
 
@@ -249,10 +279,19 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     t = target.to(torch.int32).contiguous()
     loss = torch.empty(r, device=logits.device, dtype=torch.float32)
     lse = torch.empty(r, device=logits.device, dtype=torch.float32)
-    if r:
+    if r and (v * rows.element_size()) % 16 and rows.stride(0) == v and \
+            r * v < 2**31 - 2 * 4096:
+        # Rows that do not start 16-byte aligned: read through the flat
+        # view in aligned chunks (2048 x 50257: 0.74 of the device copy,
+        # where the 2-D kernel's loads were single elements: 0.53).
+        k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
+                     IGNORE=ignore_index, TILE_N=_chunk_tile(v, 4096),
+                     num_warps=4)
+        k.launch(r, rows.view(-1), t, loss, lse, v)
+    elif r:
         k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
                      IGNORE=ignore_index, TILE_M=1,
-                     TILE_N=min(4096, max(32, _pow2(v))), num_warps=4)
+                     TILE_N=_chunk_tile(v, 4096), num_warps=4)
         k.launch(r, rows, t, loss, lse)
     return (loss, lse) if return_lse else loss
 
@@ -348,8 +387,9 @@ def _linear_split_configs(m, n, k, sms):
                                               num_stages=stages))
                         # K tiles of 256 also with a producer warp (64 x
                         # 32, 4 stages: 0.91x cuBLAS where 0.87 without);
-                        # K not split (the split's last-block-in epilogue
-                        # under specialization is not measured).
+                        # K not split (64 x 64 in two splits with the
+                        # producer warp, X read half as often: 14.0-15.1
+                        # us against 12.5-13.5, 2026-11-30-h200-row-tiles).
                         if tk == 256 and s == 1:
                             configs.append(Config(
                                 TILE_M=64, TILE_N=tn, TILE_K=tk, SPLITS=s,
@@ -687,11 +727,14 @@ def _reduce(op, x, dim):
     r, n = rows.shape
     out = torch.empty(x.shape[:-1], device=x.device, dtype=x.dtype)
     if r:
-        tile_n = min(4096, max(32, _pow2(n)))
+        # Chunks of at most 4096 columns (4096 x 10000 in 3 x 3336), on 4
+        # warps (sum and amax at 4096, 8192, 10000 and 32768 columns as
+        # fast as on 8 or faster: bench/results/
+        # 2026-11-30-h200-row-tiles.md).
+        tile_n = _chunk_tile(n, 4096)
         tile_m = max(1, 4096 // tile_n)
         k = _compile("reduce.tile", "reduce_rows", DTYPE=dtype, OUT=dtype,
-                     OP=op, TILE_M=tile_m, TILE_N=tile_n,
-                     num_warps=4 if tile_n <= 1024 else 8)
+                     OP=op, TILE_M=tile_m, TILE_N=tile_n, num_warps=4)
         k.launch((r + tile_m - 1) // tile_m, rows, out.view(r))
     return out
 
