@@ -456,6 +456,56 @@ def test_row_reductions_stored_as_vectors(torch_gpu, arch):
     assert torch.allclose(p.double(), ref, rtol=1e-4, atol=1e-3)
 
 
+RESHAPES = """
+kernel reshapes(X: Tensor[f16, 1], Parts: Tensor[f32, 2], M: Tensor[f32, 2],
+                Flat: Tensor[f32, 1], A: Tensor[f16, 2], B: Tensor[f16, 2],
+                C: Tensor[f32, 1], Cube: Tensor[f32, 3]):
+    # Split: a row of 4096 as 32 parts of 128, each summed.
+    x = load(X, index=(bid(0),), shape=(4096,)).astype(f32)
+    parts = sum(x.reshape((32, 128)), axis=1)
+    store(Parts, index=(bid(0), 0), tile=parts.reshape((1, 32)))
+    # Join: a (16, 64) tile stored flat.
+    m = load(M, index=(bid(0), 0), shape=(16, 64))
+    store(Flat, index=(bid(0),), tile=(m * 2.0).reshape((1024,)))
+    # An mma accumulator (not a blocked layout) flattened, and a (4, 64)
+    # slice split into (4, 8, 8).
+    acc = mma(load(A, index=(0, 0), shape=(64, 64)),
+              load(B, index=(0, 0), shape=(64, 64)), zeros((64, 64)))
+    store(C, index=(bid(0),), tile=acc.reshape((4096,)))
+    store(Cube, index=(bid(0), 0, 0), tile=(m[0:4, :] + 1.0).reshape((4, 8, 8)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_reshapes_that_split_and_join_dimensions(torch_gpu, arch):
+    """reshape between shapes of powers of two that split or join
+    dimensions (an element keeps its row-major index): in registers where
+    the layouts allow it, through a conversion otherwise (the mma
+    accumulator)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    blocks = 3
+    x = torch.randn(blocks * 4096, device="cuda", dtype=torch.float16)
+    m = torch.randn(blocks * 16, 64, device="cuda")
+    a = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    parts = torch.full((blocks, 32), float("nan"), device="cuda")
+    flat = torch.full((blocks * 1024,), float("nan"), device="cuda")
+    c = torch.full((blocks * 4096,), float("nan"), device="cuda")
+    cube = torch.full((blocks * 4, 8, 8), float("nan"), device="cuda")
+    kernel = tilec.compile(RESHAPES, name="reshapes.tile", arch=arch)
+    kernel[blocks](x, parts, m, flat, a, b, c, cube)
+    torch.cuda.synchronize()
+    ref = x.double().view(blocks, 32, 128).sum(-1)
+    assert torch.allclose(parts.double(), ref, rtol=1e-5, atol=1e-3)
+    assert torch.equal(flat, (m * 2).view(-1))
+    prod = (a.double() @ b.double()).view(-1).repeat(blocks)
+    assert torch.allclose(c.double(), prod, rtol=1e-4, atol=1e-3)
+    rows = m.view(blocks, 16, 64)[:, 0:4, :] + 1
+    assert torch.equal(cube, rows.reshape(blocks * 4, 8, 8))
+
+
 ARG = """
 kernel arg(X: Tensor[f32, 2], N: Tensor[i32, 2], IMAX: Tensor[i32, 1],
            IMIN: Tensor[i32, 2], NMAX: Tensor[i32, 1]):

@@ -199,9 +199,13 @@ def _norm(kind, x, weight, bias, eps, out):
             # and softmax there: 8 warps; bench/results/
             # 2026-11-30-h200-row-tiles.md).
             warps //= 2
+        # layernorm's shift (kernels/norms.tile): the mean of 32 elements
+        # for f32 rows, whose result shows f32's last bits.
+        shift = {"SHIFT": 32} if kind == "layernorm" and dtype == "f32" \
+            else {}
         found = _row_kernels[key] = (
             _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
-                     TILE_N=tile_n, num_warps=warps), tile_m)
+                     TILE_N=tile_n, num_warps=warps, **shift), tile_m)
     k, tile_m = found
     k.launch((r + tile_m - 1) // tile_m, *args)
     return y

@@ -1087,6 +1087,30 @@ func.func @wgmma_after_loop_in_flight(%x: tensor<64x32xf16, #blk>, %y: tensor<32
 
 // -----
 
+// A reshape that joins dimensions (powers of two) whose layouts hold each
+// element in the same thread: the registers are passed on, nothing goes
+// through shared memory. Rows of 16 (4 a thread over 4 lanes) over 8 lanes
+// and 4 warps are 256 elements, 4 a thread over 32 lanes and 4 warps.
+// CHECK-LABEL: llvm.func @reshape_joins_dims
+// CHECK-NOT:   !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       @p ld.global.v4.b32
+// CHECK-NOT:   !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       @p st.global.v4.b32
+// CHECK-NEXT:  llvm.return
+#rj = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#rj1 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @reshape_joins_dims(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.load %X[%c0, %c0] : !tile.global<f32, 2> -> tensor<16x16xf32, #rj>
+  %r = tile.reshape %x : tensor<16x16xf32, #rj> -> tensor<256xf32, #rj1>
+  tile.store %O[%c0], %r : !tile.global<f32, 1>, tensor<256xf32, #rj1>
+  return
+}
+
+// -----
+
 // tile.fence_async_shared is fence.proxy.async for the CTA's shared memory.
 // CHECK-LABEL: llvm.func @fence
 // CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""
@@ -1211,14 +1235,30 @@ func.func @no_layouts(%A: !tile.global<f32, 1>) attributes {tile.kernel} {
 
 // -----
 
+// Joining dimensions where the result's layout holds elements in other
+// threads (tile-assign-layouts gives it one that does not, or converts).
 #b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
-#b1 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#b1 = #tile.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 func.func @reshape(%x: tensor<16x16xf32, #b>, %O: !tile.global<f32, 1>) {
   %c0 = arith.constant 0 : i32
-  // expected-error @+2 {{only reshapes that add or remove dimensions of size 1 are supported by code generation}}
+  // expected-error @+2 {{the layouts of this op's operand and result do not keep elements in their threads}}
   // expected-error @+1 {{failed to legalize operation 'tile.reshape'}}
   %r = tile.reshape %x : tensor<16x16xf32, #b> -> tensor<256xf32, #b1>
   tile.store %O[%c0], %r : !tile.global<f32, 1>, tensor<256xf32, #b1>
+  return
+}
+
+// -----
+
+// A dimension that is not a power of two: no row-major relabelling.
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#b1 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @reshape_padded(%x: tensor<12x16xf32, #b>, %O: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{only reshapes that add or remove dimensions of size 1 are supported by code generation for tiles with a dimension that is not a power of two}}
+  // expected-error @+1 {{failed to legalize operation 'tile.reshape'}}
+  %r = tile.reshape %x : tensor<12x16xf32, #b> -> tensor<192xf32, #b1>
+  tile.store %O[%c0], %r : !tile.global<f32, 1>, tensor<192xf32, #b1>
   return
 }
 

@@ -892,6 +892,28 @@ mlir::tile::matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
   return std::make_pair(srcDims, dstDims);
 }
 
+std::optional<SmallVector<int64_t, 4>>
+mlir::tile::reshapeCoords(ArrayRef<int64_t> coords, ArrayRef<int64_t> from,
+                          ArrayRef<int64_t> to) {
+  int64_t fromCount = 1, toCount = 1;
+  for (int64_t d : from)
+    fromCount *= d;
+  for (int64_t d : to)
+    toCount *= d;
+  if (fromCount != toCount || !llvm::all_of(from, llvm::isPowerOf2_64) ||
+      !llvm::all_of(to, llvm::isPowerOf2_64))
+    return std::nullopt;
+  int64_t index = 0;
+  for (auto [c, d] : llvm::zip(coords, from))
+    index = index * d + c;
+  SmallVector<int64_t, 4> result(to.size());
+  for (int i = int(to.size()) - 1; i >= 0; --i) {
+    result[i] = index % to[i];
+    index /= to[i];
+  }
+  return result;
+}
+
 bool tile::isReplicatedLayout(Attribute layout, ArrayRef<int64_t> shape) {
   LinearLayout ll = toLinearLayout(layout, shape);
   for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})

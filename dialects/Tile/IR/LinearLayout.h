@@ -369,6 +369,16 @@ SmallVector<unsigned> nonUnitDims(ArrayRef<int64_t> shape);
 std::optional<std::pair<SmallVector<unsigned>, SmallVector<unsigned>>>
 matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst);
 
+/// For a reshape between shapes whose dimensions are all powers of two (an
+/// element keeps its row-major index): the coordinates in `to` of the
+/// element at `coords` in `from`. The row-major index of such a shape is
+/// its coordinates' bits side by side, so this is linear on a layout's
+/// bases. nullopt when a dimension of either shape is not a power of two
+/// or the element counts differ.
+std::optional<SmallVector<int64_t, 4>> reshapeCoords(ArrayRef<int64_t> coords,
+                                                     ArrayRef<int64_t> from,
+                                                     ArrayRef<int64_t> to);
+
 /// The rank of the tiles a layout applies to (0 for what is no layout).
 unsigned getLayoutRank(Attribute layout);
 

@@ -100,8 +100,10 @@ private:
   /// B's layout is known to run along K (a transposed row-major tile).
   MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k,
                           unsigned operandBytes, bool bKMajor);
-  /// The blocked layout of a reshape's result, when the reshape only adds
-  /// or removes unit dimensions of a blocked operand.
+  /// The blocked layout of a reshape's result that holds every element
+  /// where the blocked operand held it (the reshape moves no data), when
+  /// there is one: a reshape that adds or removes unit dimensions, or one
+  /// that splits or joins dimensions that are powers of two.
   Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
                           ArrayRef<int64_t> dstShape);
   Attribute permuteLayout(BlockedLayoutAttr src, ArrayRef<int32_t> perm);
@@ -362,13 +364,80 @@ MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
   return MmaLayoutAttr::get(ctx, {wm, wn});
 }
 
+/// A reshape that splits or joins dimensions (every one a power of two)
+/// moves no data when a blocked layout of the result holds each element in
+/// the register, lane and warp that held it in `src`: that layout, or null.
+/// Each of the source's bases, taken to the result's coordinates, must be
+/// one bit of one dimension, each dimension's bits held by registers, then
+/// lanes, then warps, then registers (a blocked layout's pattern, then its
+/// repetitions); the order of the dimensions is the one whose layout gives
+/// the same bases.
+static Attribute reshapeBlocked(MLIRContext *ctx, BlockedLayoutAttr src,
+                                ArrayRef<int64_t> srcShape,
+                                ArrayRef<int64_t> dstShape) {
+  unsigned rank = dstShape.size();
+  if (!reshapeCoords(SmallVector<int64_t>(srcShape.size(), 0), srcShape,
+                     dstShape))
+    return {};
+  LinearLayout from = toLinearLayout(src, srcShape);
+  const StringRef kinds[] = {LinearLayout::kRegister, LinearLayout::kLane,
+                             LinearLayout::kWarp};
+  // kindOf[d][bit]: which of registers (0), lanes (1), warps (2) holds it.
+  SmallVector<SmallVector<int>> kindOf(rank);
+  for (unsigned d = 0; d < rank; ++d)
+    kindOf[d].assign(llvm::Log2_64(dstShape[d]), -1);
+  SmallVector<SmallVector<LinearLayout::Basis>> mapped(3);
+  for (auto [k, kind] : llvm::enumerate(kinds))
+    for (const LinearLayout::Basis &b : from.getBases(kind)) {
+      auto c = reshapeCoords(b, srcShape, dstShape);
+      unsigned set = 0, dim = 0;
+      for (unsigned d = 0; d < rank; ++d)
+        if ((*c)[d] != 0) {
+          ++set;
+          dim = d;
+        }
+      // (A replicated bit, or one spread over dimensions: no blocked
+      // layout.)
+      if (set != 1 || !llvm::isPowerOf2_64((*c)[dim]))
+        return {};
+      int &slot = kindOf[dim][llvm::Log2_64((*c)[dim])];
+      if (slot != -1)
+        return {};
+      slot = int(k);
+      mapped[k].push_back(LinearLayout::Basis(c->begin(), c->end()));
+    }
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  for (unsigned d = 0; d < rank; ++d) {
+    ArrayRef<int> bits = kindOf[d];
+    unsigned i = 0;
+    for (auto [k, count] :
+         {std::pair<int, unsigned *>{0, &spt[d]}, {1, &tpw[d]}, {2, &wpc[d]}})
+      for (; i < bits.size() && bits[i] == k; ++i)
+        *count *= 2;
+    for (; i < bits.size(); ++i)
+      if (bits[i] != 0)
+        return {};
+  }
+  SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  do {
+    auto candidate = BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+    LinearLayout to = toLinearLayout(candidate, dstShape);
+    bool same = true;
+    for (auto [k, kind] : llvm::enumerate(kinds))
+      same &= llvm::equal(to.getBases(kind), mapped[k]);
+    if (same)
+      return candidate;
+  } while (std::next_permutation(order.begin(), order.end()));
+  return {};
+}
+
 Attribute LayoutAssigner::reshapeLayout(BlockedLayoutAttr src,
                                         ArrayRef<int64_t> srcShape,
                                         ArrayRef<int64_t> dstShape) {
   // Map the non-unit dimensions in order; unit dimensions carry nothing.
   auto match = matchNonUnitDims(srcShape, dstShape);
   if (!match)
-    return {};
+    return reshapeBlocked(ctx, src, srcShape, dstShape);
   auto &[srcDims, dstDims] = *match;
   unsigned rank = dstShape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;

@@ -108,7 +108,11 @@ struct ExpandDimsLowering : OpConversionPattern<tile::ExpandDimsOp> {
   }
 };
 
-/// Reshapes that add or remove unit dimensions only.
+/// Reshapes, in registers: those that add or remove unit dimensions (of
+/// any tile), and those that split or join dimensions of tiles whose every
+/// dimension is a power of two (an element keeps its row-major index),
+/// where tile-assign-layouts gave the result a layout that holds each
+/// element where the operand's did.
 struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -117,9 +121,20 @@ struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
     ArrayRef<int64_t> srcShape = op.getSource().getType().getShape();
     ArrayRef<int64_t> dstShape = op.getType().getShape();
     auto match = tile::matchNonUnitDims(srcShape, dstShape);
-    if (!match)
-      return op.emitError("only reshapes that add or remove dimensions of "
-                          "size 1 are supported by code generation");
+    if (!match) {
+      if (!tile::reshapeCoords(SmallVector<int64_t>(dstShape.size(), 0),
+                               dstShape, srcShape))
+        return op.emitError(
+            "only reshapes that add or remove dimensions of size 1 are "
+            "supported by code generation for tiles with a dimension that "
+            "is not a power of two");
+      auto toSrc = [&](ArrayRef<int64_t> c) {
+        return *tile::reshapeCoords(c, dstShape, srcShape);
+      };
+      return lowerByRegisterMapping(op, op.getSource().getType(),
+                                    adaptor.getSource(), op.getType(), toSrc,
+                                    rewriter);
+    }
     auto &[srcDims, dstDims] = *match;
     auto toSrc = [&](ArrayRef<int64_t> c) {
       Basis s(srcShape.size(), 0);

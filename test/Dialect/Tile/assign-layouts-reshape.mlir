@@ -50,3 +50,43 @@ func.func @vector_beside_mma(%A: !tile.global<f16, 2>, %L: !tile.global<f32, 2>,
   tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A reshape that splits a dimension (every one a power of two: an element
+// keeps its row-major index) moves no data when the result's blocked layout
+// holds each element where the operand's did: 8 elements a thread, 32 lanes
+// along 1024 give rows of 128 over 16 lanes, two rows a warp; the reduction
+// along the rows then stays within the warp.
+// CHECK-DAG:  #[[ROW:blocked[0-9]*]] = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-DAG:  #[[PARTS:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @split_dims
+// CHECK:       %[[F:.*]] = arith.extf %{{.*}} : tensor<1024xf16, #[[ROW]]> to tensor<1024xf32, #[[ROW]]>
+// CHECK-NEXT:  %[[P:.*]] = tile.reshape %[[F]] : tensor<1024xf32, #[[ROW]]> -> tensor<8x128xf32, #[[PARTS]]>
+// CHECK-NEXT:  tile.reduce sum %[[P]] {axis = 1 : i32} : tensor<8x128xf32, #[[PARTS]]>
+func.func @split_dims(%X: !tile.global<f16, 1>, %O: !tile.global<f32, 1>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i] : !tile.global<f16, 1> -> tensor<1024xf16>
+  %f = arith.extf %x : tensor<1024xf16> to tensor<1024xf32>
+  %p = tile.reshape %f : tensor<1024xf32> -> tensor<8x128xf32>
+  %s = tile.reduce sum %p {axis = 1 : i32} : tensor<8x128xf32> -> tensor<8xf32>
+  tile.store %O[%i], %s : !tile.global<f32, 1>, tensor<8xf32>
+  return
+}
+
+// -----
+
+// Joining dimensions: rows of 64 over 16 lanes of 4 elements, two rows a
+// warp, are the 1-D layout of 4 elements a thread over 32 lanes; no
+// conversion on either side.
+// CHECK-DAG:  #[[TWO:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]>
+// CHECK-DAG:  #[[ONE:blocked[0-9]*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: func.func @join_dims
+// CHECK:       %[[X:.*]] = tile.load %{{.*}} -> tensor<16x64xf32, #[[TWO]]>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[X]] : tensor<16x64xf32, #[[TWO]]> -> tensor<1024xf32, #[[ONE]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[R]] : <f32, 1>, tensor<1024xf32, #[[ONE]]>
+func.func @join_dims(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<16x64xf32>
+  %r = tile.reshape %x : tensor<16x64xf32> -> tensor<1024xf32>
+  tile.store %O[%i], %r : !tile.global<f32, 1>, tensor<1024xf32>
+  return
+}
