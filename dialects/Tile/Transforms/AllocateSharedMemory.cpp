@@ -15,7 +15,9 @@
 // straight-line code, the producer's before the consumers'). A buffer an async
 // copy writes stays live until the wait that completes the copy; one an async
 // wgmma reads, until the wait that names it (a later one in the wgmma's block)
-// or else the end of that block. Scratch memory is live only during its op.
+// or else the end of that block. Scratch memory is live only during its op,
+// but a reduction's until the next op of its block that uses scratch (or the
+// block's end), so that the two get different memory.
 // Placement is first fit, largest buffers first, at 128-byte alignment (8 bytes
 // for mbarriers, more for the swizzled layouts of wgmma and TMA).
 //
@@ -182,8 +184,29 @@ struct AllocateSharedMemoryPass
         buffers.push_back(b);
         return WalkResult::advance();
       }
-      if (int64_t bytes = getScratchBytes(op))
-        buffers.push_back({op, bytes, index[op], index[op]});
+      if (int64_t bytes = getScratchBytes(op)) {
+        Buffer b{op, bytes, index[op], index[op]};
+        // A reduction across warps reads its scratch after a barrier of
+        // its own: kept apart from the next op in its block that uses
+        // scratch, that op may write its own without a barrier between
+        // (tile-insert-barriers): two reductions in a row, one barrier
+        // each.
+        if (isa<ReduceOp>(op)) {
+          b.end = last[&op->getBlock()->back()];
+          for (Operation *next = op->getNextNode(); next;
+               next = next->getNextNode()) {
+            bool scratch = false;
+            next->walk([&](Operation *nested) {
+              scratch |= getScratchBytes(nested) > 0;
+            });
+            if (scratch) {
+              b.end = last[next];
+              break;
+            }
+          }
+        }
+        buffers.push_back(b);
+      }
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

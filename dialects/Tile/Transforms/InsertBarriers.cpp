@@ -13,7 +13,10 @@
 // be done); its data counts as written by the threads at the
 // `tile.async_wait` that completes it, so readers after the wait need a
 // barrier. Ops with scratch memory read and write their scratch range (the
-// barrier between their own write and read is part of their lowering).
+// barrier between their own write and read is part of their lowering); a
+// reduction across warps, whose lowering is exactly write, barrier, read,
+// leaves only its reads behind it (tile-allocate-shared-memory keeps the
+// next scratch apart from them).
 //
 // wgmma reads its shared operands through the async proxy: data written
 // through the generic proxy (stores, cp.async) is tracked until a
@@ -752,6 +755,24 @@ struct InsertBarriersPass
       state.async = still;
       return success();
     }
+    if (isa<ReduceOp>(op))
+      if (int64_t bytes = getScratchBytes(op)) {
+        // A reduction across warps writes its scratch, passes a barrier of
+        // its own (its lowering's), then reads it: only its reads are left
+        // for the ops after it.
+        auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+        if (!offset)
+          return op->emitOpError("needs scratch shared memory that has no "
+                                 "offset: run tile-allocate-shared-memory "
+                                 "first");
+        Range r{offset.getInt(), offset.getInt() + bytes};
+        Accesses written;
+        written.writes.add(r);
+        placeBarrier(op, state, hazardOf(state, written));
+        state.barrier();
+        state.reads.add(r);
+        return success();
+      }
     Accesses a;
     if (failed(accessesOf(op, a)))
       return failure();

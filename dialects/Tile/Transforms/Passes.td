@@ -883,8 +883,11 @@ def TileAllocateSharedMemory
     conversions and reductions that go through shared memory) and gives each
     a byte offset (`tile.smem_offset`) such that buffers whose live ranges
     overlap do not overlap in memory. A buffer used inside a loop it is not
-    defined in is live for the whole loop. The kernel gets the total in
-    `tile.shared_bytes`.
+    defined in is live for the whole loop. A scratch buffer is live during
+    its op only, but a reduction's until the next op of its block that
+    uses scratch memory: that op may then write its own without waiting for
+    the reduction's reads (tile-insert-barriers). The kernel gets the total
+    in `tile.shared_bytes`.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -901,7 +904,9 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::ModuleOp"> {
     completes it (later readers in other threads need a barrier). Loops are
     analyzed to a fixed point, so that accesses at the end of one iteration
     are ordered with those at the start of the next; both branches of an
-    `scf.if` start from the state before it. A `tile.tma_store_wait` then
+    `scf.if` start from the state before it. A reduction across warps
+    writes its scratch, passes a barrier of its own (its lowering's) and
+    reads it: after it only its reads are pending. A `tile.tma_store_wait` then
     moves before the closest barrier earlier in its block (nothing between
     touching its buffers) when the analysis, run again, places fewer
     barriers: a staging buffer refilled every trip of a loop that has a

@@ -354,23 +354,58 @@ func.func @existing_barrier(%x: tensor<64x32xf16, #blocked>) -> tensor<64x32xf16
 
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 
-// Two reductions across warps (axis 0: one partial per warp) use the same
-// 1024 bytes of scratch: the second must wait until every thread has read
-// the first's partials. The reduction along axis 1 (within warps) uses no
-// shared memory and needs no barrier.
+// Two reductions across warps (axis 0: one partial per warp): each writes
+// its partials, passes a barrier of its own (its lowering's) and reads
+// them. The first's scratch stays live until the next op that uses scratch
+// (tile-allocate-shared-memory), so the second writes other memory and
+// needs no barrier before it. The reduction along axis 1 (within warps)
+// uses no shared memory.
 // NOALLOC: error: 'tile.reduce' op needs scratch shared memory that has no offset: run tile-allocate-shared-memory first
 // CHECK-LABEL: func.func @reductions
-// CHECK-SAME:  tile.shared_bytes = 1024 : i32
+// CHECK-SAME:  tile.shared_bytes = 2048 : i32
 // CHECK-NEXT:  tile.reduce sum %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
 // CHECK-NEXT:  tile.reduce sum %{{.*}} {axis = 1 : i32}
-// CHECK-NEXT:  tile.barrier{{$}}
-// CHECK-NEXT:  tile.reduce max %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.reduce max %{{.*}} {axis = 0 : i32, tile.smem_offset = 1024 : i32}
 // CHECK-NEXT:  return
 func.func @reductions(%acc: tensor<64x64xf32, #mma>) -> (tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>) attributes {tile.num_warps = 4 : i32} {
   %r0 = tile.reduce sum %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
   %r1 = tile.reduce sum %acc {axis = 1 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
   %r2 = tile.reduce max %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
   return %r0, %r2, %r1 : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// One reduction across warps a trip: the next trip's writes its partials
+// where this trip's are still being read (the same scratch: nothing else
+// uses scratch in the loop), so a barrier comes first; so does the
+// reduction after the loop, in the same memory (the loop's reduction is
+// live to the end of the body only). Then a conversion through scratch
+// right after a reduction: after the reduction's own barrier only its
+// reads are pending, and the conversion's scratch is other memory.
+// CHECK-LABEL: func.func @reduction_a_trip
+// CHECK-SAME:  tile.shared_bytes = 1280 : i32
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.barrier{{$}}
+// CHECK-NEXT:    tile.reduce sum %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
+// CHECK:       tile.barrier{{$}}
+// CHECK-NEXT:  tile.reduce max %{{.*}} {axis = 0 : i32, tile.smem_offset = 0 : i32}
+// CHECK-NEXT:  tile.convert_layout %{{.*}} {tile.smem_offset = 1024 : i32}
+// CHECK-NEXT:  return
+func.func @reduction_a_trip(%acc: tensor<64x64xf32, #mma>, %n: index) -> (tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant dense<0.0> : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>) {
+    %r = tile.reduce sum %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+    %b = arith.addf %a, %r : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+    scf.yield %b : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+  }
+  %m = tile.reduce max %acc {axis = 0 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>
+  %c = tile.convert_layout %m : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>> -> tensor<64xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+  return %s, %c : tensor<64xf32, #tile.slice<dim = 0, parent = #mma>>, tensor<64xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
 }
 
 // -----
