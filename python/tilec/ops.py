@@ -116,11 +116,11 @@ def _rows(torch, x, name, dtypes):
     return rows, dtype
 
 
-def _shape_for(tile_n):
+def _shape_for(tile_n, per_warp=512):
     """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns
     (any width: see _row_tile). Rows of 1024 columns and more: one row a
-    block, a warp per 512 columns of the row's power of two from 2 to 8
-    warps up to 8192 columns; past that a warp per 1024 columns of the
+    block, a warp per `per_warp` columns (512; layer_norm 1024) of the
+    row's power of two from 2 to 8 warps up to 8192 columns; past that a warp per 1024 columns of the
     largest power of two within the row, at most 16. Shorter rows: several
     a block, 4096 elements, 4 warps. (H200, graph-timed, bench/row_shapes.py:
     at 1024, 4096 and 10000 columns within 2% of the fastest (TILE_M,
@@ -132,7 +132,7 @@ def _shape_for(tile_n):
     if tile_n < 1024:
         return max(1, 4096 // tile_n), 4
     if tile_n <= 8192:
-        return 1, min(8, max(2, _pow2(tile_n) // 512))
+        return 1, min(8, max(2, _pow2(tile_n) // per_warp))
     return 1, min(16, (_pow2(tile_n + 1) >> 1) // 1024)
 
 
@@ -192,12 +192,13 @@ def _norm(kind, x, weight, bias, eps, out):
     found = _row_kernels.get(key)
     if found is None:
         tile_n = _row_tile(n)
-        tile_m, warps = _shape_for(tile_n)
-        if kind == "layernorm" and 8192 < tile_n < 16384:
-            # More registers a thread, more rows an SM: 4096 x 10000 on 4
-            # warps ran 0.89 of the device copy where 8 ran 0.84 (rmsnorm
-            # and softmax there: 8 warps; bench/results/
-            # 2026-11-30-h200-row-tiles.md).
+        # layernorm holds twice rmsnorm's registers across its reductions:
+        # fewer warps, more rows an SM (bench/row_shapes.py: 4096 columns
+        # on 4 warps 0.92 of the device copy where 8 ran 0.87-0.91, 10000
+        # on 4 0.89 where 8 ran 0.84; rmsnorm and softmax there: 8).
+        layer = kind == "layernorm"
+        tile_m, warps = _shape_for(tile_n, 1024 if layer else 512)
+        if layer and 8192 < tile_n < 16384:
             warps //= 2
         # layernorm's shift (kernels/norms.tile): the mean of 32 elements
         # for f32 rows, whose result shows f32's last bits.
