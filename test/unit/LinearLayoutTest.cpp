@@ -822,4 +822,26 @@ TEST_F(LinearLayoutTest, PaddedShapes) {
   EXPECT_EQ(countDataRegisters(lb, rows), lb.getNumRegs());
 }
 
+// A reshape between shapes of powers of two keeps the row-major index:
+// coordinates are the index's bits, split at other places. A dimension
+// that is not a power of two, or another element count, has no mapping.
+TEST_F(LinearLayoutTest, ReshapeCoords) {
+  SmallVector<int64_t> row = {4096}, parts = {32, 128}, cube = {4, 8, 128};
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{1000}, row, parts),
+            (SmallVector<int64_t, 4>{7, 104}));
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{7, 104}, parts, row),
+            (SmallVector<int64_t, 4>{1000}));
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{31, 127}, parts, cube),
+            (SmallVector<int64_t, 4>{3, 7, 127}));
+  // Linear on single bits: each bit of the source index lands on one bit.
+  for (int64_t bit = 1; bit < 4096; bit *= 2) {
+    auto c = *reshapeCoords(ArrayRef<int64_t>{bit}, row, parts);
+    EXPECT_EQ(c[0] * 128 + c[1], bit);
+    EXPECT_TRUE(llvm::isPowerOf2_64(c[0] + c[1]));
+  }
+  SmallVector<int64_t> padded = {48, 2}, flat = {96}, other = {2048};
+  EXPECT_FALSE(reshapeCoords(ArrayRef<int64_t>{0, 0}, padded, flat));
+  EXPECT_FALSE(reshapeCoords(ArrayRef<int64_t>{0}, row, other));
+}
+
 } // namespace
