@@ -120,9 +120,9 @@ def _shape_for(tile_n, per_warp=512):
     """(TILE_M, num_warps) for rows held whole in tiles of TILE_N columns
     (any width: see _row_tile). Rows of 1024 columns and more: one row a
     block, a warp per `per_warp` columns (512; layer_norm 1024) of the
-    row's power of two from 2 to 8 warps up to 8192 columns; past that a warp per 1024 columns of the
-    largest power of two within the row, at most 16. Shorter rows: several
-    a block, 4096 elements, 4 warps. (H200, graph-timed, bench/row_shapes.py:
+    row's power of two from 2 to 8 warps up to 8192 columns; past that a
+    warp per 1024 columns of the largest power of two within the row, at
+    most 16. Shorter rows: several a block, 4096 elements, 4 warps. (H200, graph-timed, bench/row_shapes.py:
     at 1024, 4096 and 10000 columns within 2% of the fastest (TILE_M,
     warps) of rms_norm, layer_norm and softmax, bench/results/
     2026-11-28-h200-row-shapes.log; at 16384 columns softmax on 16 warps
@@ -202,8 +202,7 @@ def _norm(kind, x, weight, bias, eps, out):
             warps //= 2
         # layernorm's shift (kernels/norms.tile): the mean of 32 elements
         # for f32 rows, whose result shows f32's last bits.
-        shift = {"SHIFT": 32} if kind == "layernorm" and dtype == "f32" \
-            else {}
+        shift = {"SHIFT": 32} if layer and dtype == "f32" else {}
         found = _row_kernels[key] = (
             _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
                      TILE_N=tile_n, num_warps=warps, **shift), tile_m)

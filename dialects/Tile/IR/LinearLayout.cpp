@@ -892,16 +892,20 @@ mlir::tile::matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
   return std::make_pair(srcDims, dstDims);
 }
 
-std::optional<SmallVector<int64_t, 4>>
-mlir::tile::reshapeCoords(ArrayRef<int64_t> coords, ArrayRef<int64_t> from,
-                          ArrayRef<int64_t> to) {
+bool mlir::tile::isBitReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   int64_t fromCount = 1, toCount = 1;
   for (int64_t d : from)
     fromCount *= d;
   for (int64_t d : to)
     toCount *= d;
-  if (fromCount != toCount || !llvm::all_of(from, llvm::isPowerOf2_64) ||
-      !llvm::all_of(to, llvm::isPowerOf2_64))
+  return fromCount == toCount && llvm::all_of(from, llvm::isPowerOf2_64) &&
+         llvm::all_of(to, llvm::isPowerOf2_64);
+}
+
+std::optional<SmallVector<int64_t, 4>>
+mlir::tile::reshapeCoords(ArrayRef<int64_t> coords, ArrayRef<int64_t> from,
+                          ArrayRef<int64_t> to) {
+  if (!isBitReshape(from, to))
     return std::nullopt;
   int64_t index = 0;
   for (auto [c, d] : llvm::zip(coords, from))

@@ -379,6 +379,10 @@ std::optional<SmallVector<int64_t, 4>> reshapeCoords(ArrayRef<int64_t> coords,
                                                      ArrayRef<int64_t> from,
                                                      ArrayRef<int64_t> to);
 
+/// True when reshapeCoords maps `from` to `to`: every dimension of both a
+/// power of two, the element counts equal.
+bool isBitReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to);
+
 /// The rank of the tiles a layout applies to (0 for what is no layout).
 unsigned getLayoutRank(Attribute layout);
 

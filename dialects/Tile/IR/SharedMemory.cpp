@@ -142,6 +142,12 @@ int64_t tile::getScratchBytes(Operation *op) {
   return 0;
 }
 
+bool tile::isScratchReadAfterOwnBarrier(Operation *op) {
+  // (ReducePatterns.cpp's reduceAcrossWarps: partials stored, a barrier,
+  // partials loaded.)
+  return isa<ReduceOp>(op) && getScratchBytes(op) > 0;
+}
+
 SharedLayoutAttr tile::getHopperSharedLayout(RankedTensorType type,
                                              ArrayRef<unsigned> order,
                                              bool exact, int64_t blockDivides) {

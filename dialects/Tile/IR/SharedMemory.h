@@ -66,6 +66,13 @@ extractRegisters(RankedTensorType from, RankedTensorType to,
 /// Both types must have layouts.
 int64_t getScratchBytes(Operation *op);
 
+/// True for an op whose scratch is written, then passes a barrier of the
+/// op's own lowering, then is read, and nothing more (a reduction across
+/// warps): after it only its reads are pending (tile-insert-barriers), and
+/// the next op's scratch can be kept apart from them so that it needs no
+/// barrier first (tile-allocate-shared-memory).
+bool isScratchReadAfterOwnBarrier(Operation *op);
+
 /// The buffer `buffer` is a view of, through any number of
 /// `tile.smem_slot` and `tile.smem_permute`; `buffer` itself when it is
 /// neither.

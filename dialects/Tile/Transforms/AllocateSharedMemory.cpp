@@ -186,20 +186,19 @@ struct AllocateSharedMemoryPass
       }
       if (int64_t bytes = getScratchBytes(op)) {
         Buffer b{op, bytes, index[op], index[op]};
-        // A reduction across warps reads its scratch after a barrier of
-        // its own: kept apart from the next op in its block that uses
-        // scratch, that op may write its own without a barrier between
-        // (tile-insert-barriers): two reductions in a row, one barrier
-        // each.
-        if (isa<ReduceOp>(op)) {
+        // Read after a barrier of the op's own: kept apart from the next
+        // op in its block that uses scratch, that op may write its own
+        // without a barrier between (tile-insert-barriers): two reductions
+        // in a row, one barrier each.
+        if (isScratchReadAfterOwnBarrier(op)) {
           b.end = last[&op->getBlock()->back()];
           for (Operation *next = op->getNextNode(); next;
                next = next->getNextNode()) {
-            bool scratch = false;
-            next->walk([&](Operation *nested) {
-              scratch |= getScratchBytes(nested) > 0;
+            WalkResult scratch = next->walk([](Operation *nested) {
+              return getScratchBytes(nested) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
             });
-            if (scratch) {
+            if (scratch.wasInterrupted()) {
               b.end = last[next];
               break;
             }

@@ -376,8 +376,7 @@ static Attribute reshapeBlocked(MLIRContext *ctx, BlockedLayoutAttr src,
                                 ArrayRef<int64_t> srcShape,
                                 ArrayRef<int64_t> dstShape) {
   unsigned rank = dstShape.size();
-  if (!reshapeCoords(SmallVector<int64_t>(srcShape.size(), 0), srcShape,
-                     dstShape))
+  if (!isBitReshape(srcShape, dstShape))
     return {};
   LinearLayout from = toLinearLayout(src, srcShape);
   const StringRef kinds[] = {LinearLayout::kRegister, LinearLayout::kLane,

@@ -593,16 +593,24 @@ struct InsertBarriersPass
         ok = ok && add(a.reads, v);
     } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
       ok = add(a.reads, read.getBuffer());
-    } else if (int64_t bytes = getScratchBytes(op)) {
-      auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
-      if (!offset)
-        return op->emitOpError("needs scratch shared memory that has no "
-                               "offset: run tile-allocate-shared-memory first");
-      Range r{offset.getInt(), offset.getInt() + bytes};
-      a.reads.add(r);
-      a.writes.add(r);
+    } else if (getScratchBytes(op)) {
+      FailureOr<Range> r = scratchRange(op);
+      if (failed(r))
+        return failure();
+      a.reads.add(*r);
+      a.writes.add(*r);
     }
     return success(ok);
+  }
+
+  /// The scratch shared memory of `op` (tile::getScratchBytes), at the
+  /// offset tile-allocate-shared-memory gave it.
+  FailureOr<Range> scratchRange(Operation *op) {
+    auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+    if (!offset)
+      return op->emitOpError("needs scratch shared memory that has no "
+                             "offset: run tile-allocate-shared-memory first");
+    return Range{offset.getInt(), offset.getInt() + getScratchBytes(op)};
   }
 
   /// What the ops nested in `root` access, in all.
@@ -755,24 +763,20 @@ struct InsertBarriersPass
       state.async = still;
       return success();
     }
-    if (isa<ReduceOp>(op))
-      if (int64_t bytes = getScratchBytes(op)) {
-        // A reduction across warps writes its scratch, passes a barrier of
-        // its own (its lowering's), then reads it: only its reads are left
-        // for the ops after it.
-        auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
-        if (!offset)
-          return op->emitOpError("needs scratch shared memory that has no "
-                                 "offset: run tile-allocate-shared-memory "
-                                 "first");
-        Range r{offset.getInt(), offset.getInt() + bytes};
-        Accesses written;
-        written.writes.add(r);
-        placeBarrier(op, state, hazardOf(state, written));
-        state.barrier();
-        state.reads.add(r);
-        return success();
-      }
+    if (isScratchReadAfterOwnBarrier(op)) {
+      // It writes its scratch, passes a barrier of its own (its
+      // lowering's), then reads it: only its reads are left for the ops
+      // after it.
+      FailureOr<Range> r = scratchRange(op);
+      if (failed(r))
+        return failure();
+      Accesses written;
+      written.writes.add(*r);
+      placeBarrier(op, state, hazardOf(state, written));
+      state.barrier();
+      state.reads.add(*r);
+      return success();
+    }
     Accesses a;
     if (failed(accessesOf(op, a)))
       return failure();

@@ -122,8 +122,7 @@ struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
     ArrayRef<int64_t> dstShape = op.getType().getShape();
     auto match = tile::matchNonUnitDims(srcShape, dstShape);
     if (!match) {
-      if (!tile::reshapeCoords(SmallVector<int64_t>(dstShape.size(), 0),
-                               dstShape, srcShape))
+      if (!tile::isBitReshape(dstShape, srcShape))
         return op.emitError(
             "only reshapes that add or remove dimensions of size 1 are "
             "supported by code generation for tiles with a dimension that "
