@@ -4,7 +4,8 @@ device copy of the same bytes (torch's copy_) and torch's x.t().contiguous(),
 graph-timed: which configurations tilec.ops.transpose should tune over.
 
   PYTHONPATH=python python3 bench/transpose_configs.py [--shapes 8192x8192,4096x10000]
-      [--dtype float16] [--rows 32,64,128] [--cols 32,64,128]
+      [--dtype float16] [--rows 32,64,128] [--cols 32,64,128] [--warps 2,4,8]
+      [--schedules plain,pers,pers-ts1] [--file variant.tile]
 
 Every candidate is checked exactly against torch before it is timed.
 """
@@ -27,9 +28,13 @@ def main():
     p.add_argument("--dtype", default="float16")
     p.add_argument("--rows", default="32,64,128")
     p.add_argument("--cols", default="32,64,128")
+    p.add_argument("--warps", default="4,8")
+    p.add_argument("--schedules", default=",".join(SCHEDULES))
+    p.add_argument("--file", help="a .tile file with a kernel of "
+                   "transpose.tile's signature to time instead")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
-    path = tilec.ops._kernel_path("transpose.tile")
+    path = args.file or tilec.ops._kernel_path("transpose.tile")
     for spec in args.shapes.split(","):
         r, c = (int(v) for v in spec.split("x"))
         dt = getattr(torch, args.dtype)
@@ -55,8 +60,10 @@ def main():
         rows = []
         for tm, tn, warps, name in itertools.product(
                 [int(v) for v in args.rows.split(",")],
-                [int(v) for v in args.cols.split(",")], (4, 8), SCHEDULES):
-            if tm * tn < 64 * 8 or (tm * tn <= 32 * 64 and warps == 8):
+                [int(v) for v in args.cols.split(",")],
+                [int(v) for v in args.warps.split(",")],
+                args.schedules.split(",")):
+            if tm * tn < 64 * 8 or tm * tn < 32 * warps * 4:
                 continue
             try:
                 kern = tilec.compile(path, DTYPE={"float16": "f16",

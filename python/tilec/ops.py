@@ -704,21 +704,22 @@ def transpose(x, out=None):
         raise ArgumentError(f"out: expected a contiguous ({c}, {r}) tensor "
                             f"of x's dtype")
     if r and c:
-        # 128 x 32 tiles on 8 warps: 0.85-0.90 of the device copy at
-        # 8192x8192 and 4096x10000 in f16, 0.90-0.93 in f32, where square
-        # 64 x 64 (f16) tiles on 4 warps ran 0.75-0.79 (H200,
-        # bench/transpose_configs.py; bench/results/2026-11-29-h200-gemm-
-        # schedules.md).
-        tn = 32
+        # 64 x 64 tiles on 8 warps: 0.93 of the device copy at 8192x8192
+        # (f16 and f32), 0.91 at 4096x10000, where 128 x 32 ran 0.82-0.90
+        # (H200, bench/transpose_configs.py; bench/results/2026-11-30-h200-
+        # transposed-stores.md). Each thread holds 2 x 8 (f16) or 4 x 4
+        # (f32) elements, so that its transposed rows are vector stores.
         k = _compile("transpose.tile", "transpose", DTYPE=dtype,
-                     TILE_M=TRANSPOSE_ROWS, TILE_N=tn, num_warps=8)
+                     TILE_M=TRANSPOSE_ROWS, TILE_N=TRANSPOSE_COLS,
+                     num_warps=8)
         k.launch(((r + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS,
-                  (c + tn - 1) // tn), x, out)
+                  (c + TRANSPOSE_COLS - 1) // TRANSPOSE_COLS), x, out)
     return out
 
 
-#: The rows of X a transpose block reads (tilec.ops.transpose).
-TRANSPOSE_ROWS = 128
+#: The rows and columns of X a transpose block reads (tilec.ops.transpose).
+TRANSPOSE_ROWS = 64
+TRANSPOSE_COLS = 64
 
 
 def _reduce(op, x, dim):

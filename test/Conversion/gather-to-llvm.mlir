@@ -6,8 +6,8 @@
 // analysis (Tile/IR/IndexAnalysis.h) shows the column index running in
 // steps of one from a multiple of the vector (arange + j * 64: 8 halves, one
 // 16-byte access) and the row index constant over it; a column index
-// arange * 2 is known nothing of: one element per access, and the padding
-// selected where the index is outside.
+// arange * 2 is known nothing of: one element per access, each set to the
+// padding (1.0: 0x3c00) before its predicated load.
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #slice = #tile.slice<dim = 0, parent = #blocked>
@@ -16,8 +16,8 @@
 // CHECK:         @p ld.global.b32
 // CHECK:         @p ld.global.v4.b32
 // CHECK-NOT:     ld.global.v4
-// CHECK:         @p ld.global.b16
-// CHECK-COUNT-8: llvm.select {{.*}} : i1, f16
+// CHECK-COUNT-8: mov.b16 $0, 0x3c00;\0A @p ld.global.b16
+// CHECK-NOT:     llvm.select
 // CHECK:         @p st.global.v4.b32
 // CHECK-NOT:     st.global
 func.func @gather(%E: !tile.global<f16, 2>, %O: !tile.global<f16, 2>,

@@ -144,8 +144,9 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 //===----------------------------------------------------------------------===//
 // Loads and stores: one predicated vector access per 16 bytes of contiguous
 // registers, the predicate being the bounds check of every dimension;
-// outputs are zeroed first, and a non-zero padding is selected in. The
-// address steps the last dimension by 1, the others by their strides.
+// outputs are set first to the padding (zero where none is given), so that
+// nothing is selected after the load. The address steps the last dimension
+// by 1, the others by their strides.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @loads
@@ -153,7 +154,6 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 // Per parameter, the widest vector its accesses use (the alignment the
 // kernel's description asks launches for): 16 bytes of X and of H.
 // CHECK-SAME:  tile.param_vector_bytes = array<i32: 16, 16, 0>
-// CHECK-DAG:   %[[NINF:.*]] = llvm.mlir.constant(0xFC00 : f16) : f16
 // CHECK:       %[[R:.*]] = llvm.add %{{.*}} : i32
 // CHECK-NEXT:  %[[IN0:.*]] = llvm.icmp "ult" %[[R]], %[[XD0]] : i32
 // CHECK-NEXT:  %[[R64:.*]] = llvm.sext %[[R]] : i32 to i64
@@ -167,12 +167,13 @@ func.func @div(%a: f32, %b: f32, %h: f16) -> (f32, f32, f32, f32, f32, f32, f16)
 // CHECK-NEXT:  %[[P:.*]] = llvm.getelementptr %[[X]][%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT:  %[[PRED:.*]] = llvm.zext %[[IN]] : i1 to i32
 // CHECK-NEXT:  %[[LD:.*]] = llvm.inline_asm {{(has_side_effects )?}}"{\0A .reg .pred p;\0A setp.ne.b32 p, $4, 0;\0A mov.b32 $0, 0;\0A mov.b32 $1, 0;\0A mov.b32 $2, 0;\0A mov.b32 $3, 0;\0A @p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];\0A}", "=r,=r,=r,=r,r,l" %[[PRED]], %[[P]] : (i32, !llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
-// 8 halves: also one ld.global.v4.b32, each word then split in two f16.
+// 8 halves: also one ld.global.v4.b32, each word (two -inf halves, 0xfc00,
+// where the predicate is off) then split in two f16.
 // CHECK:       %[[HP:.*]] = llvm.getelementptr %[[H]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
 // CHECK-NEXT:  %[[HPRED:.*]] = llvm.zext %[[HIN:.*]] : i1 to i32
-// CHECK-NEXT:  %[[HLD:.*]] = llvm.inline_asm {{(has_side_effects )?}}"{{.*}}@p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];{{.*}}", "=r,=r,=r,=r,r,l" %[[HPRED]], %[[HP]]
+// CHECK-NEXT:  %[[HLD:.*]] = llvm.inline_asm {{(has_side_effects )?}}"{\0A .reg .pred p;\0A setp.ne.b32 p, $4, 0;\0A mov.b32 $0, 0xfc00fc00;\0A mov.b32 $1, 0xfc00fc00;\0A mov.b32 $2, 0xfc00fc00;\0A mov.b32 $3, 0xfc00fc00;\0A @p ld.global.v4.b32 {$0, $1, $2, $3}, [$5];\0A}", "=r,=r,=r,=r,r,l" %[[HPRED]], %[[HP]]
 // CHECK-COUNT-4: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
-// CHECK-COUNT-8: llvm.select %[[HIN]], %{{.*}}, %[[NINF]] : i1, f16
+// CHECK-NOT:   llvm.select
 // The f32 tile is stored back from the loaded words, at the same address
 // and under the same predicate.
 // CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p st.global.v4.b32 [$1], {$2, $3, $4, $5};\0A}", "r,l,r,r,r,r" %[[PRED]], %[[P]],
@@ -304,6 +305,67 @@ func.func @reduce_warps(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kern
   %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<2x512xf32, #l>
   %s = tile.reduce sum %x {axis = 1 : i32, keepdims} : tensor<2x512xf32, #l> -> tensor<2x1xf32, #l>
   tile.store %X[%i, %i], %s : !tile.global<f32, 2>, tensor<2x1xf32, #l>
+  return
+}
+
+// -----
+
+// A max along a padded axis (192 columns held as 256): each thread's run of
+// four registers (one vector, starting at a multiple of four, which divides
+// 192) is wholly inside or wholly padding, so it is combined first and
+// masked once, a select per run rather than per register.
+// CHECK-LABEL: llvm.func @reduce_padded_runs
+// CHECK-NOT:   llvm.select
+// CHECK-COUNT-6: llvm.intr.maxnum
+// CHECK-NEXT:  llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.maxnum
+// CHECK-NOT:   llvm.select {{.*}} : i1, f32
+// CHECK:       llvm.return
+#l = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+func.func @reduce_padded_runs(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<1x192xf32, #l>
+  %m = tile.reduce max %x {axis = 1 : i32, keepdims} : tensor<1x192xf32, #l> -> tensor<1x1xf32, #l>
+  tile.store %X[%i, %i], %m : !tile.global<f32, 2>, tensor<1x1xf32, #l>
+  return
+}
+
+// -----
+
+// tile.local_store of a transposed tile (each thread's registers run down
+// dimension 0 first, the buffer's fastest dimension is 1): the eight
+// registers a column apart along dimension 1 (register bits 3, 4, 5) are
+// one 16-byte vector store, eight a thread, not 64 single halves.
+// CHECK-LABEL: llvm.func @store_transposed
+// CHECK-COUNT-8: llvm.store %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK-NOT:   llvm.store
+#t = #tile.blocked<sizePerThread = [8, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+#sh = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @store_transposed(%X: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] {order = array<i32: 1, 0>} : !tile.global<f16, 2> -> tensor<32x256xf16, #t>
+  %b = tile.smem_alloc : <[32, 256], f16, #sh>
+  tile.local_store %x, %b : tensor<32x256xf16, #t>, <[32, 256], f16, #sh>
+  return
+}
+
+// -----
+
+// bf16 -> f32 (arith.extf on a tile): the 16 bits shifted to the top of an
+// i32, as integer ops (LLVM folds them with the unpacking of the loaded
+// word into one shift or one mask a register), not fpext.
+// CHECK-LABEL: llvm.func @bf16_to_f32
+// CHECK-DAG:   %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NOT:   llvm.fpext
+// CHECK:       %[[B:.*]] = llvm.bitcast %{{.*}} : bf16 to i16
+// CHECK-NEXT:  %[[W:.*]] = llvm.zext %[[B]] : i16 to i32
+// CHECK-NEXT:  llvm.shl %[[W]], %[[C16]] : i32
+// CHECK-NOT:   llvm.fpext
+// CHECK:       llvm.return
+#l = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @bf16_to_f32(%X: !tile.global<bf16, 2>, %Y: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<bf16, 2> -> tensor<16x64xbf16, #l>
+  %y = arith.extf %x : tensor<16x64xbf16, #l> to tensor<16x64xf32, #l>
+  tile.store %Y[%i, %i], %y : !tile.global<f32, 2>, tensor<16x64xf32, #l>
   return
 }
 

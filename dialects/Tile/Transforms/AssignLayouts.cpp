@@ -77,8 +77,18 @@ private:
   /// Lanes on the fastest dimensions first, warps on the slowest, except
   /// that warps go to the dimensions of `reduced` last (a reduction along
   /// them then stays within threads and warps, with no shared memory).
+  /// `across` (with `acrossVec` > 1): a thread also holds that many
+  /// consecutive elements along dimension `across`, and the lanes go to it
+  /// first, `acrossLanes` of them.
   BlockedLayoutAttr blocked(ArrayRef<int64_t> shape, unsigned contigDim,
-                            unsigned vec, unsigned reduced = 0);
+                            unsigned vec, unsigned reduced = 0,
+                            unsigned across = 0, unsigned acrossVec = 1,
+                            unsigned acrossLanes = 1);
+  /// The dimension of a loaded `tile` that becomes the contiguous one where
+  /// it is written back transposed (load, elementwise ops, a permute whose
+  /// only users are stores): the tile's registers should then hold runs
+  /// along it too, so that the transposed writes are vectors.
+  static std::optional<unsigned> transposedStoreDim(Value tile);
   /// The dimensions (a bit each) along which `tile` is reduced: a
   /// tile.reduce reads it through ops that keep its shape (elementwise
   /// arithmetic, selects), within its block.
@@ -178,7 +188,9 @@ unsigned LayoutAssigner::reducedDims(Value tile) {
 
 BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
                                           unsigned contigDim, unsigned vec,
-                                          unsigned reduced) {
+                                          unsigned reduced, unsigned across,
+                                          unsigned acrossVec,
+                                          unsigned acrossLanes) {
   // Over the padded shape, as the layout will be.
   SmallVector<int64_t> shape = paddedShape(tileShape);
   unsigned rank = shape.size();
@@ -189,12 +201,20 @@ BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
   spt[contigDim] =
       std::max<int64_t>(1, std::min<int64_t>(vec, shape[contigDim]));
+  if (acrossVec > 1 && across != contigDim)
+    spt[across] =
+        std::max<int64_t>(1, std::min<int64_t>(acrossVec, shape[across]));
   // Lanes go to the fastest dimensions first, warps to the slowest.
   unsigned lanes = 32;
+  if (acrossVec > 1 && across != contigDim) {
+    int64_t room = std::max<int64_t>(1, shape[across] / spt[across]);
+    tpw[across] = std::min<int64_t>(acrossLanes, room);
+    lanes /= tpw[across];
+  }
   for (unsigned d : order) {
-    int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+    int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
     unsigned take = std::min<int64_t>(lanes, room);
-    tpw[d] = take;
+    tpw[d] *= take;
     lanes /= take;
   }
   tpw[order.back()] *= lanes; // leftover lanes replicate
@@ -239,6 +259,27 @@ bool LayoutAssigner::feedsBoxes(Value v) {
   return false;
 }
 
+std::optional<unsigned> LayoutAssigner::transposedStoreDim(Value tile) {
+  for (Operation *user : tile.getUsers()) {
+    if (auto p = dyn_cast<PermuteOp>(user)) {
+      if (p.getResult().use_empty() ||
+          !llvm::all_of(p.getResult().getUsers(),
+                        [](Operation *u) { return isa<StoreOp>(u); }))
+        return std::nullopt;
+      for (Operation *u : p.getResult().getUsers())
+        if (auto order = cast<StoreOp>(u).getOrder();
+            order &&
+            !llvm::equal(*order, llvm::seq<int32_t>(0, int32_t(order->size()))))
+          return std::nullopt;
+      return static_cast<unsigned>(p.getPermutation().back());
+    }
+    if (isElementwise(user) && user->getNumResults() == 1 &&
+        llvm::count_if(user->getOperands(), isTileValue) == 1)
+      return transposedStoreDim(user->getResult(0));
+  }
+  return std::nullopt;
+}
+
 BlockedLayoutAttr
 LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
   ArrayRef<int64_t> shape = shapeOf(tile);
@@ -250,7 +291,26 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
       if (static_cast<unsigned>((*order)[i]) == rank - 1)
         contig = i;
   unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
-  return blocked(shape, contig, vec, reducedDims(tile));
+  // Written back transposed: runs along the other dimension as well, as
+  // long as the block's threads still cover the tile (a square of vec x
+  // vec a thread where the tile is large enough: each transposed row is
+  // then one vector write), and lanes along it first, so that the lanes of
+  // a write cover 128 bytes of a row (a row of a 128-byte swizzle: no bank
+  // conflicts) rather than the same bytes of rows vec apart.
+  std::optional<unsigned> across = transposedStoreDim(tile);
+  unsigned acrossVec = 1, acrossLanes = 1;
+  if (across && *across != contig) {
+    int64_t perThread = 1;
+    for (int64_t d : paddedShape(shape))
+      perThread *= d;
+    perThread /= 32 * numWarps;
+    acrossVec = static_cast<unsigned>(std::clamp<int64_t>(
+        perThread / std::min<int64_t>(vec, shape[contig]), 1, vec));
+    acrossVec = llvm::bit_floor(acrossVec);
+    acrossLanes = std::clamp(128u / (acrossVec * elementBytes(tile)), 1u, 8u);
+  }
+  return blocked(shape, contig, vec, reducedDims(tile), across.value_or(0),
+                 acrossVec, acrossLanes);
 }
 
 BlockedLayoutAttr LayoutAssigner::storeLayout(StoreOp store) {

@@ -99,7 +99,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       16 contiguous bytes and each warp cover contiguous memory, the warps on
       the slowest dimensions, except those a `tile.reduce` reduces the tile
       along (through ops that keep its shape), which get warps last: such a
-      reduction then stays within threads and warps;
+      reduction then stays within threads and warps; a load whose tile is
+      permuted and stored (a transpose) also gets runs along the dimension
+      the store writes contiguously (up to 16 bytes a thread, 8 lanes along
+      it first), so that its transposed rows are vector writes;
     - `tile.mma` gets the mma.sync accumulator layout for its result and
       accumulator and the matching operand layouts for A and B; with
       `wgmma`, the wgmma one (version 3) where the tile allows it;

@@ -121,6 +121,39 @@ struct Exp2OnTiles : OpConversionPattern<tile::Exp2Op> {
   }
 };
 
+/// bf16 -> f32 is the bf16's bits in the top half of the f32: a shift of
+/// the 16 bits, written as integer ops so that LLVM folds it with the
+/// unpacking of a loaded 32-bit word (a pair of bf16) into one shift (the
+/// low half) or one mask (the high half). cvt.f32.bf16 of the high half
+/// costs ptxas two instructions (a byte permute and a shift).
+struct BF16ToF32OnTiles : OpConversionPattern<arith::ExtFOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arith::ExtFOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto src = dyn_cast<RankedTensorType>(op.getIn().getType());
+    auto dst = dyn_cast<RankedTensorType>(op.getType());
+    if (!src || !dst || !src.getElementType().isBF16() ||
+        !dst.getElementType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
+    Value sixteen = arith::ConstantOp::create(rewriter, loc, i32,
+                                              rewriter.getI32IntegerAttr(16));
+    SmallVector<Value> results;
+    for (Value r : adaptor.getIn()) {
+      Value bits = arith::BitcastOp::create(rewriter, loc, i16, r);
+      Value wide = arith::ExtUIOp::create(rewriter, loc, i32, bits);
+      Value top = arith::ShLIOp::create(rewriter, loc, wide, sixteen);
+      results.push_back(
+          arith::BitcastOp::create(rewriter, loc, rewriter.getF32Type(), top));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 /// A splat constant tile: the same scalar in every register.
 struct SplatConstantOnTiles : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -151,5 +184,7 @@ void tilec::populateElementwisePatterns(TileTypeConverter &converter,
   if (exp2Poly)
     patterns.add<Exp2OnTiles>(converter, patterns.getContext(), exp2Poly);
   patterns.add<ElementwiseOnTiles>(converter, patterns.getContext());
+  patterns.add<BF16ToF32OnTiles>(converter, patterns.getContext(),
+                                 /*benefit=*/2);
   patterns.add<SplatConstantOnTiles>(converter, patterns.getContext());
 }

@@ -227,6 +227,51 @@ unsigned tilec::contiguousRegisters(const LinearLayout &layout, unsigned dim) {
   return k;
 }
 
+RegisterVectors::RegisterVectors(const LinearLayout &layout, unsigned dim,
+                                 unsigned maxLength) {
+  ArrayRef<LinearLayout::Basis> regs = layout.regs();
+  auto stepsOnly = [&](const LinearLayout::Basis &b, int64_t step) {
+    for (unsigned d = 0; d < layout.getRank(); ++d)
+      if (b[d] != (d == dim ? step : 0))
+        return false;
+    return true;
+  };
+  while ((2u << bits.size()) <= maxLength) {
+    int64_t step = int64_t(1) << bits.size();
+    auto it =
+        llvm::find_if(llvm::seq<unsigned>(0, regs.size()),
+                      [&](unsigned i) { return stepsOnly(regs[i], step); });
+    if (it == llvm::seq<unsigned>(0, regs.size()).end())
+      break;
+    bits.push_back(*it);
+  }
+  // Every other basis must keep a vector's start a multiple of its length.
+  auto aligned = [&](unsigned k) {
+    int64_t run = int64_t(1) << k;
+    auto ok = [&](ArrayRef<LinearLayout::Basis> bases, bool isReg) {
+      for (auto [i, b] : llvm::enumerate(bases))
+        if (!(isReg &&
+              llvm::is_contained(ArrayRef(bits).take_front(k), unsigned(i))) &&
+            b[dim] % run)
+          return false;
+      return true;
+    };
+    return ok(regs, true) && ok(layout.lanes(), false) &&
+           ok(layout.warps(), false);
+  };
+  while (!bits.empty() && !aligned(bits.size()))
+    bits.pop_back();
+  for (unsigned b : bits)
+    mask |= 1u << b;
+}
+
+unsigned RegisterVectors::reg(unsigned first, unsigned j) const {
+  for (auto [i, b] : llvm::enumerate(bits))
+    if (j & (1u << i))
+      first |= 1u << b;
+  return first;
+}
+
 static Value sharedMemoryBase(OpBuilder &b, Location loc, Operation *user) {
   auto module = user->getParentOfType<ModuleOp>();
   MLIRContext *ctx = b.getContext();

@@ -112,6 +112,26 @@ std::optional<llvm::SmallVector<unsigned>> registerMapping(
 /// along `dim`: 2^k consecutive registers are then contiguous along `dim`.
 unsigned contiguousRegisters(const LinearLayout &layout, unsigned dim);
 
+/// Vectors of registers contiguous along one dimension of the tile, from any
+/// register bits: bits b_0 .. b_{k-1} whose bases step `dim` by 1, 2, ...,
+/// 2^(k-1) elements and nothing else, with every other basis (register,
+/// lane, warp) a multiple of 2^k along `dim`, so that the registers
+/// first + sum_i j_i 2^(b_i) hold 2^k consecutive elements from a multiple
+/// of 2^k (a transposed tile's column pairs: bit 3 then bit 4, say). Vector
+/// `first`s are the registers with none of those bits set.
+struct RegisterVectors {
+  RegisterVectors(const LinearLayout &layout, unsigned dim, unsigned maxLength);
+  unsigned length() const { return 1u << bits.size(); }
+  /// Whether register `r` starts a vector.
+  bool isFirst(unsigned r) const { return (r & mask) == 0; }
+  /// Element `j` of the vector starting at register `first`.
+  unsigned reg(unsigned first, unsigned j) const;
+
+private:
+  llvm::SmallVector<unsigned> bits;
+  unsigned mask = 0;
+};
+
 /// The scratch shared memory of `op` (a layout conversion or reduction that
 /// goes through shared memory), at the offset tile-allocate-shared-memory
 /// gave it; an error when it has none.

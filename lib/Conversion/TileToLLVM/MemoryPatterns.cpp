@@ -22,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -189,18 +190,25 @@ std::pair<const char *, const char *> wordKind(unsigned bits) {
   return {"r", "b32"};
 }
 
-/// `@p ld.global.vN.bW {outs}, [addr]` with the outputs zeroed first, so that
-/// lanes outside the tensor read zero.
+/// `@p ld.global.vN.bW {outs}, [addr]` with the outputs set first to `fill`
+/// (the bits of each word; zero where absent), so that lanes outside the
+/// tensor read the padding with no select after the load.
 SmallVector<Value> predicatedLoad(OpBuilder &b, Location loc, Value address,
-                                  Value pred, unsigned words, unsigned bits) {
+                                  Value pred, unsigned words, unsigned bits,
+                                  ArrayRef<uint64_t> fill = {}) {
   auto [constraint, suffix] = wordKind(bits);
   std::string asmText =
       "{\n .reg .pred p;\n setp.ne.b32 p, $" + std::to_string(words) + ", 0;\n";
   // A byte is loaded into a 16-bit register (PTX has no 8-bit registers):
   // zeroed as one.
   std::string movSuffix = bits == 8 ? "b16" : suffix;
-  for (unsigned w = 0; w < words; ++w)
-    asmText += " mov." + movSuffix + " $" + std::to_string(w) + ", 0;\n";
+  for (unsigned w = 0; w < words; ++w) {
+    uint64_t bitsOfWord = fill.empty() ? 0 : fill[w];
+    asmText += " mov." + movSuffix + " $" + std::to_string(w) + ", " +
+               (bitsOfWord ? llvm::formatv("{0:x}", bitsOfWord).str()
+                           : std::string("0")) +
+               ";\n";
+  }
   asmText += " @p ld.global";
   if (words > 1)
     asmText += ".v" + std::to_string(words);
@@ -283,15 +291,43 @@ Value paddingValue(OpBuilder &b, Location loc, Attribute pad) {
                                    registerConstant(cast<TypedAttr>(pad)));
 }
 
+/// The bits of each of `words` words of `wordBits` holding `vec` elements of
+/// `elemBits` that all equal `pad` (a load's or gather's padding), in the
+/// order unpackWords reads them; empty where the padding is absent or +0.
+SmallVector<uint64_t> paddingWords(Attribute pad, unsigned elemBits,
+                                   unsigned vec, unsigned words,
+                                   unsigned wordBits) {
+  APInt elem;
+  if (auto f = dyn_cast_or_null<FloatAttr>(pad))
+    elem = f.getValue().bitcastToAPInt();
+  else if (auto i = dyn_cast_or_null<IntegerAttr>(pad))
+    elem = i.getValue();
+  else
+    return {};
+  elem = elem.zextOrTrunc(elemBits);
+  if (elem.isZero())
+    return {};
+  APInt all(vec * elemBits, 0);
+  for (unsigned j = 0; j < vec; ++j)
+    all.insertBits(elem, j * elemBits);
+  SmallVector<uint64_t> out;
+  for (unsigned w = 0; w < words; ++w)
+    out.push_back(all.extractBitsAsZExtValue(wordBits, w * wordBits));
+  return out;
+}
+
 /// Reads the `vec` elements at `address` (`words` words of `wordBits`) when
-/// `ok`, and appends them to `regs`: zeros outside, or `padding` if given.
+/// `ok`, and appends them to `regs`: zeros outside, or the padding `pad` if
+/// given, loaded as the words' initial bits.
 void loadElements(OpBuilder &b, Location loc, Value address, Value ok,
                   unsigned words, unsigned wordBits, Type elt, unsigned vec,
-                  Value padding, SmallVectorImpl<Value> &regs) {
-  SmallVector<Value> raw = predicatedLoad(b, loc, address, ok, words, wordBits);
+                  Attribute pad, SmallVectorImpl<Value> &regs) {
+  SmallVector<uint64_t> fill =
+      paddingWords(pad, bitWidth(elt), vec, words, wordBits);
+  SmallVector<Value> raw =
+      predicatedLoad(b, loc, address, ok, words, wordBits, fill);
   for (Value v : unpackWords(b, loc, raw, elt, vec))
-    regs.push_back(
-        padding ? Value(arith::SelectOp::create(b, loc, ok, v, padding)) : v);
+    regs.push_back(v);
 }
 
 struct LoadLowering : OpConversionPattern<tile::LoadOp> {
@@ -329,7 +365,7 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       }
       Access a = access.at(r);
       loadElements(rewriter, loc, a.address, a.inBounds, words, wordBits, elt,
-                   vec, padding, regs);
+                   vec, op.getPaddingAttr(), regs);
     }
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
@@ -464,13 +500,12 @@ struct GatherLowering : OpConversionPattern<tile::GatherOp> {
                          op.getIndices(), indexRegs, type, elt);
     unsigned vec = access.getVectorLength();
     auto [words, wordBits] = wordShape(vec, bitWidth(elt));
-    Value padding = paddingValue(rewriter, loc, op.getPaddingAttr());
     SmallVector<Value> regs;
     unsigned n = getLinearLayout(type).getNumRegs();
     for (unsigned r = 0; r < n; r += vec) {
       auto [address, ok] = access.at(r);
       loadElements(rewriter, loc, address, ok, words, wordBits, elt, vec,
-                   padding, regs);
+                   op.getPaddingAttr(), regs);
     }
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();

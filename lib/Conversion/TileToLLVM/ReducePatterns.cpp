@@ -96,6 +96,52 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
   return shuffle(b, loc, v, constI32(b, loc, laneMask), NVVM::ShflKind::bfly);
 }
 
+/// Combines `level` as a balanced tree (pairs of neighbours, level by
+/// level), leaving the result as its only element.
+void combineTree(OpBuilder &b, Location loc, tile::ReduceKind kind,
+                 SmallVector<Value> &level) {
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(combine(b, loc, kind, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+}
+
+/// The registers of `layout` that a padded `axis` of `extent` elements
+/// masks together: 2^k where register bits 0..k-1 step the axis by
+/// 1, 2, ..., 2^(k-1) elements and nothing else, every other bit (register,
+/// lane, warp) moves the axis by a multiple of 2^k, and 2^k divides
+/// `extent`. Such a run is wholly inside the tile or wholly past it.
+unsigned maskRunLength(const LinearLayout &layout, unsigned axis,
+                       int64_t extent) {
+  ArrayRef<Basis> regs = layout.regs();
+  unsigned k = 0;
+  auto unitStep = [&](unsigned i) {
+    for (unsigned d = 0; d < layout.getRank(); ++d)
+      if (regs[i][d] != (d == axis ? int64_t(1) << i : 0))
+        return false;
+    return true;
+  };
+  while (k < regs.size() && unitStep(k))
+    ++k;
+  for (; k > 0; --k) {
+    int64_t run = int64_t(1) << k;
+    if (extent % run)
+      continue;
+    auto aligned = [&](ArrayRef<Basis> bases) {
+      return llvm::all_of(bases,
+                          [&](const Basis &b) { return b[axis] % run == 0; });
+    };
+    if (aligned(regs.drop_front(k)) && aligned(layout.lanes()) &&
+        aligned(layout.warps()))
+      return run;
+  }
+  return 1;
+}
+
 struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -111,22 +157,35 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     ValueRange regs = adaptor.getSource();
     Type elt = srcType.getElementType();
 
-    // 0. A padded axis: the padding (undefined) counts as the identity.
-    SmallVector<Value> masked;
+    // 0. A padded axis: the padding (undefined) counts as the identity. A
+    // run of registers that step along the axis one element at a time from
+    // a multiple of its length (a vector of a row), when that length divides
+    // the tile's extent, is wholly inside or wholly padding: it is combined
+    // first (as step 1's tree would combine it) and masked once.
+    SmallVector<Value> runs;
+    SmallVector<unsigned> runRegs;
     int64_t extent = srcType.getDimSize(axis);
-    if (src.getShape()[axis] > extent) {
+    unsigned runLength = 1;
+    bool padded = src.getShape()[axis] > extent;
+    if (padded)
+      runLength = maskRunLength(src, axis, extent);
+    for (unsigned r = 0; r < src.getNumRegs(); r += runLength) {
+      SmallVector<Value> level(regs.begin() + r, regs.begin() + r + runLength);
+      combineTree(rewriter, loc, op.getKind(), level);
+      runs.push_back(level.front());
+      runRegs.push_back(r);
+    }
+    if (padded) {
       Value identity =
           reductionIdentity(rewriter, loc, op.getKind(), registerType(elt));
       SmallVector<Value> offsets = threadOffsets(rewriter, loc, src);
-      for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+      for (auto [v, r] : llvm::zip(runs, runRegs)) {
         Value c = registerCoords(rewriter, loc, src, offsets, r)[axis];
         Value in =
             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, c,
                                   constI32(rewriter, loc, extent));
-        masked.push_back(
-            arith::SelectOp::create(rewriter, loc, in, regs[r], identity));
+        v = arith::SelectOp::create(rewriter, loc, in, v, identity);
       }
-      regs = masked;
     }
 
     // 1. In-thread: group registers by their coordinates off the axis, and
@@ -135,28 +194,20 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     // registers: 5 dependent steps, not 31).
     SmallVector<Basis> keys;
     SmallVector<SmallVector<Value>> groups;
-    for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+    for (auto [v, r] : llvm::zip(runs, runRegs)) {
       Basis key = src.regCoords(r);
       key[axis] = 0;
       auto it = llvm::find(keys, key);
       if (it == keys.end()) {
         keys.push_back(key);
-        groups.push_back({regs[r]});
+        groups.push_back({v});
       } else {
-        groups[it - keys.begin()].push_back(regs[r]);
+        groups[it - keys.begin()].push_back(v);
       }
     }
     SmallVector<Value> partial;
     for (SmallVector<Value> &level : groups) {
-      while (level.size() > 1) {
-        SmallVector<Value> next;
-        for (size_t i = 0; i + 1 < level.size(); i += 2)
-          next.push_back(
-              combine(rewriter, loc, op.getKind(), level[i], level[i + 1]));
-        if (level.size() % 2)
-          next.push_back(level.back());
-        level = std::move(next);
-      }
+      combineTree(rewriter, loc, op.getKind(), level);
       partial.push_back(level.front());
     }
     // 2. Across lanes.

@@ -36,18 +36,23 @@ Value elementPtr(OpBuilder &b, Location loc, Value base, Type elt,
 
 /// Writes the registers `regs` of a tile of type `srcType` to the buffer of
 /// type `bufType` at `base`: vectors of the registers contiguous along the
-/// buffer's fastest dimension, up to its layout's vector width.
+/// buffer's fastest dimension (from any register bits: a transposed tile's
+/// registers too), up to its layout's vector width.
 void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
                ValueRange regs, tile::SharedMemoryType bufType, Value base) {
   Type elt = registerType(bufType.getElementType());
   LinearLayout src = getLinearLayout(srcType);
   unsigned f = bufType.getLayout().getOrder()[0];
-  unsigned vec = std::min<unsigned>(1u << contiguousRegisters(src, f),
-                                    bufType.getLayout().getVec());
+  RegisterVectors vectors(src, f, bufType.getLayout().getVec());
+  unsigned vec = vectors.length();
   SmallVector<Value> offsets = threadOffsets(b, loc, src);
-  for (unsigned r = 0; r < src.getNumRegs(); r += vec) {
+  for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+    if (!vectors.isFirst(r))
+      continue;
     // A padded tile's padding is not written (the buffer's is undefined).
-    if (isPaddingRegister(src, srcType.getShape(), r, vec))
+    if (llvm::all_of(llvm::seq(0u, vec), [&](unsigned j) {
+          return isPaddingRegister(src, srcType.getShape(), vectors.reg(r, j));
+        }))
       continue;
     SmallVector<Value> coords = registerCoords(b, loc, src, offsets, r);
     Value ptr =
@@ -56,7 +61,7 @@ void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
     if (vec > 1) {
       v = LLVM::UndefOp::create(b, loc, VectorType::get(vec, elt));
       for (unsigned j = 0; j < vec; ++j)
-        v = LLVM::InsertElementOp::create(b, loc, v, regs[r + j],
+        v = LLVM::InsertElementOp::create(b, loc, v, regs[vectors.reg(r, j)],
                                           constI32(b, loc, j));
     }
     LLVM::StoreOp::create(b, loc, v, ptr,
@@ -402,15 +407,17 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
             ? llvm::to_vector(llvm::seq<unsigned>(0, op.getType().getRank()))
             : tile::nonUnitDims(op.getType().getShape());
     unsigned f = dims[bufType.getLayout().getOrder()[0]];
-    unsigned vec = std::min<unsigned>(1u << contiguousRegisters(dst, f),
-                                      bufType.getLayout().getVec());
+    RegisterVectors vectors(dst, f, bufType.getLayout().getVec());
+    unsigned vec = vectors.length();
     SmallVector<Value> offsets = threadOffsets(rewriter, loc, dst);
     for (auto [j, d] : llvm::enumerate(dims))
       offsets[d] =
           arith::AddIOp::create(rewriter, loc, offsets[d],
                                 constI32(rewriter, loc, op.getOffsets()[j]));
     regs.assign(dst.getNumRegs(), Value());
-    for (unsigned r = 0; r < dst.getNumRegs(); r += vec) {
+    for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
+      if (!vectors.isFirst(r))
+        continue;
       SmallVector<Value> all = registerCoords(rewriter, loc, dst, offsets, r);
       SmallVector<Value> coords;
       for (unsigned d : dims)
@@ -425,7 +432,7 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
       Value v = LLVM::LoadOp::create(rewriter, loc, VectorType::get(vec, elt),
                                      ptr, bytes);
       for (unsigned j = 0; j < vec; ++j)
-        regs[r + j] = LLVM::ExtractElementOp::create(
+        regs[vectors.reg(r, j)] = LLVM::ExtractElementOp::create(
             rewriter, loc, v, constI32(rewriter, loc, j));
     }
     rewriter.replaceOpWithMultiple(op, {regs});

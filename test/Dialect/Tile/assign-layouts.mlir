@@ -310,6 +310,41 @@ func.func @reshape_permute(%Q: !tile.global<f16, 4>, %O: !tile.global<f16, 2>, %
 
 // -----
 
+// A tile loaded, permuted and stored (a transpose): each thread also holds
+// runs along the dimension that the store writes contiguously, a square of
+// 8 x 8 halves where the tile has 64 elements a thread (4 x 8 on 8 warps),
+// and 8 lanes go along that dimension first, so that one transposed row of
+// a thread is one 16-byte write and the 8 lanes of a write cover 128 bytes
+// of a row. A tile with 8 elements a thread keeps the plain load layout.
+// CHECK:      #[[SQ:blocked]] = #tile.blocked<sizePerThread = [8, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]>
+// CHECK-NEXT: #[[SQT:blocked1]] = #tile.blocked<sizePerThread = [8, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [0, 1]>
+// CHECK-LABEL: func.func @transpose_tile
+// CHECK-NEXT:  tile.load %{{.*}} : <f16, 2> -> tensor<128x64xf16, #[[SQ]]>
+// CHECK-NEXT:  tile.permute %{{.*}} [1, 0] : tensor<128x64xf16, #[[SQ]]> -> tensor<64x128xf16, #[[SQT]]>
+// W8:         #[[SQ8:blocked]] = #tile.blocked<sizePerThread = [4, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 2], order = [1, 0]>
+// W8-LABEL:   func.func @transpose_tile
+// W8-NEXT:    tile.load %{{.*}} : <f16, 2> -> tensor<128x64xf16, #[[SQ8]]>
+func.func @transpose_tile(%X: !tile.global<f16, 2>, %Y: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i, %i] : !tile.global<f16, 2> -> tensor<128x64xf16>
+  %t = tile.permute %x [1, 0] : tensor<128x64xf16> -> tensor<64x128xf16>
+  tile.store %Y[%i, %i], %t : !tile.global<f16, 2>, tensor<64x128xf16>
+  return
+}
+
+// -----
+
+// CHECK:      #[[SMALL:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @transpose_small
+// CHECK-NEXT:  tile.load %{{.*}} : <f16, 2> -> tensor<32x32xf16, #[[SMALL]]>
+func.func @transpose_small(%X: !tile.global<f16, 2>, %Y: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i, %i] : !tile.global<f16, 2> -> tensor<32x32xf16>
+  %t = tile.permute %x [1, 0] : tensor<32x32xf16> -> tensor<32x32xf16>
+  tile.store %Y[%i, %i], %t : !tile.global<f16, 2>, tensor<32x32xf16>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // wgmma (sm_90a): with `wgmma`, an mma whose result has 64 rows for every
 // warpgroup of 4 warps (and N a multiple of 8) gets the version-3 layout,
