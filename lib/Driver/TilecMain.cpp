@@ -196,6 +196,9 @@ tile_tilec_main(int argc, char **argv) {
   } else if (emitKind == Stage::Tile) {
     mlir::MLIRContext context;
     options.configurePM = configurePassManager;
+    // (The one option the tile IR shows: kernels launched in clusters.)
+    if (clusterFlag.getNumOccurrences())
+      options.cluster = clusterFlag.getValue();
     auto module = tilec::compileToTileIR(context, bufferId, diag, options);
     if (!module)
       return 1;

@@ -1318,6 +1318,22 @@ Val Emitter::emitCall(const ast::Call &call) {
     return fn == "bid" ? emitGridQuery<tile::BlockIdOp>(*a)
                        : emitGridQuery<tile::NumBlocksOp>(*a);
   }
+  // Clusters (a kernel compiled with cluster=C, sm_90): this block's index
+  // in its cluster, and a barrier of all the cluster's threads that also
+  // orders their global memory accesses (release before, acquire after).
+  if (fn == "cluster_rank") {
+    if (!bind({}))
+      return Val::invalid();
+    return Val::dynamic(
+        tile::ClusterRankOp::create(builder, this->loc(call.getLoc())));
+  }
+  if (fn == "cluster_barrier") {
+    if (!bind({}))
+      return Val::invalid();
+    tile::BarrierOp::create(builder, this->loc(call.getLoc()), IntegerAttr(),
+                            IntegerAttr(), /*cluster=*/true);
+    return Val::none();
+  }
   if (fn == "arange") {
     auto a = bind({{"size", true}, {"dtype", false}});
     return a ? emitArange(*a) : Val::invalid();
@@ -1432,11 +1448,15 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
   // calls each of them: none is an unknown function).
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> list = {
-        "bid",    "num_blocks", "arange",     "full",       "zeros",
-        "ones",   "load",       "store",      "mma",        "max",
-        "min",    "sum",        "atomic_add", "atomic_max", "atomic_min",
-        "where",  "truediv",    "cdiv",       "range",      "argmax",
-        "argmin", "cat",        "cumsum",     "gather",     "scatter"};
+        "bid",        "num_blocks",   "arange",
+        "full",       "zeros",        "ones",
+        "load",       "store",        "mma",
+        "max",        "min",          "sum",
+        "atomic_add", "atomic_max",   "atomic_min",
+        "where",      "truediv",      "cdiv",
+        "range",      "argmax",       "argmin",
+        "cat",        "cumsum",       "gather",
+        "scatter",    "cluster_rank", "cluster_barrier"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

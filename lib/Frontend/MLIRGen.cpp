@@ -467,6 +467,9 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
       func::FuncOp::create(builder, loc(kernel.nameRange.Start), kernel.name,
                            builder.getFunctionType(argTypes, {}));
   func->setAttr(tile::TileDialect::getKernelAttrName(), builder.getUnitAttr());
+  if (options.cluster > 1)
+    func->setAttr(tile::TileDialect::getClusterAttrName(),
+                  builder.getI32IntegerAttr(int32_t(options.cluster)));
   func->setAttr(tile::TileDialect::getConstantsAttrName(),
                 builder.getDictionaryAttr(constants));
   if (hints && !hints.empty())

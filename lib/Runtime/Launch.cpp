@@ -560,6 +560,18 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
   // blocks loop over, after the ordinary parameters (KernelInfo.h); as
   // many blocks are launched as the GPU runs at once.
   Dim3 launched = grid;
+  // In clusters of C blocks along x (KernelInfo::cluster): whole clusters,
+  // the grid's x (a persistent kernel's logical grid's, whose clusters run
+  // C neighbouring tiles along x) a multiple of C.
+  unsigned cluster = std::max(target->info.cluster, 1u);
+  if (grid.x % cluster)
+    return Status::error(
+        "kernel '" + kernel.info.name + "': grid (" + std::to_string(grid.x) +
+        ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+        ") does not split into clusters of " + std::to_string(cluster) +
+        " blocks along x (the kernel was compiled with cluster=" +
+        std::to_string(cluster) + "): x must be a multiple of " +
+        std::to_string(cluster));
   if (target->info.persistent) {
     uint64_t tiles = uint64_t(grid.x) * grid.y * grid.z;
     if (tiles > uint64_t(INT32_MAX))
@@ -569,18 +581,6 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
           ") has more than 2^31-1 "
           "blocks, which a persistent kernel counts in 32 "
           "bits");
-    // In clusters of C blocks along x (KernelInfo::cluster), a cluster
-    // runs C neighbouring tiles along x: the logical grid's x must be a
-    // multiple of C, and whole clusters are launched.
-    unsigned cluster = std::max(target->info.cluster, 1u);
-    if (grid.x % cluster)
-      return Status::error(
-          "kernel '" + kernel.info.name + "': grid (" + std::to_string(grid.x) +
-          ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) +
-          ") does not split into clusters of " + std::to_string(cluster) +
-          " blocks along x (the kernel was compiled with --cluster=" +
-          std::to_string(cluster) + "): x must be a multiple of " +
-          std::to_string(cluster));
     // Computed at the kernel's first launch, then a load.
     uint64_t slots = target->persistentBlocks.load(std::memory_order_relaxed);
     if (!slots) {

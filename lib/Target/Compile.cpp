@@ -237,8 +237,7 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   // Else the compiler's choice from the kernel's structure (sm_90a), else
   // the default.
   if (options.autoSchedule && func && choose) {
-    tile::Options choice =
-        chooseSchedule(func, options.arch, set);
+    tile::Options choice = chooseSchedule(func, options.arch, set);
 #define TILE_OPTION(FIELD, KEY, TYPE, DEFAULT, MIN, MAX, FLAGS, DOC)           \
   if (!set.FIELD && choice.FIELD)                                              \
     options.FIELD = *choice.FIELD;
@@ -247,12 +246,14 @@ CodegenOptions resolveOptions(const CompileRequest &request,
   return options;
 }
 
-/// Clusters are a persistent sm_90 kernel's (tile-persistent's cluster).
+/// Clusters are sm_90's: a persistent kernel's (tile-persistent's cluster,
+/// its blocks sharing copies by multicast), or any kernel's launched in
+/// clusters along x (its blocks meeting at cluster_barrier()).
 bool checkCluster(const CodegenOptions &options, llvm::raw_ostream &diagOS) {
-  if (options.cluster <= 1 || (options.persistent && options.hasTMA()))
+  if (options.cluster <= 1 || options.hasTMA())
     return true;
   diagOS << "tilec: error: --cluster=" << options.cluster
-         << " needs a persistent kernel (--persistent) on sm_90 or sm_90a\n";
+         << " needs sm_90 or sm_90a (thread block clusters)\n";
   return false;
 }
 
@@ -302,6 +303,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   options.defines = request.defines;
   options.kernelName = request.kernelName;
   options.configurePM = request.configurePM;
+  // (Not a hint: only the caller launches in clusters.)
+  options.cluster = request.cluster.value_or(1);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       compileToTileIR(context, bufferId, diag, options);
   if (!module)
@@ -335,11 +338,12 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
         ++errors;
         return mlir::failure();
       });
-  for (auto func : module->getOps<mlir::func::FuncOp>())
-    func->setAttr(
-        "tile.tensor_alignment",
-        mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
-                               resolveOptions(request, func).tensorAlignment));
+  for (auto func : module->getOps<mlir::func::FuncOp>()) {
+    CodegenOptions options = resolveOptions(request, func);
+    func->setAttr("tile.tensor_alignment",
+                  mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
+                                         options.tensorAlignment));
+  }
 
   auto runPipeline = [&](mlir::ModuleOp m, const CodegenOptions &codegen,
                          bool toLLVM) {
@@ -423,7 +427,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
         if (auto bytes =
                 f->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
           info.sharedBytes = bytes.getInt();
-        // Launched in clusters (tile-persistent's cluster).
+        // Launched in clusters (tile-persistent's, or a kernel's own).
         if (auto dims =
                 f->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.cluster_dim");
             dims && !dims.empty())

@@ -484,10 +484,8 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
       !reader.getInt(*root, "cluster", where, 1, 8, info.cluster,
                      /*required=*/false))
     return std::nullopt;
-  if (info.cluster & (info.cluster - 1) ||
-      (info.cluster > 1 && !info.persistent)) {
-    reader.fail("kernel description: \"cluster\" must be 1, 2, 4 or 8, and "
-                "more than 1 only for a persistent kernel");
+  if (info.cluster & (info.cluster - 1)) {
+    reader.fail("kernel description: \"cluster\" must be 1, 2, 4 or 8");
     return std::nullopt;
   }
 

@@ -1040,3 +1040,29 @@ def test_attention_warpgroups_along_n(torch_gpu, repo, tile_n):
             ref = torch.softmax(s, -1) @ v.double()
             err = ((out.double() - ref).norm() / ref.norm()).item()
             assert err < 4e-3, (causal, S, err)
+
+
+def test_cluster_rank_and_barrier(torch_gpu, repo):
+    """cluster_rank() is bid(0) % C in a kernel compiled with cluster=C; a
+    grid whose x is not a multiple of C is refused at launch, naming the
+    cluster; without cluster= the calls are refused at compile time."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    path = os.path.join(repo, "kernels", "softmax_cluster.tile")
+    k = tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, num_warps=4,
+                      cluster=4)
+    x = torch.randn(3, 4 * 1024, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    stats = torch.empty(3, 8, device="cuda")
+    k.launch(12, x, y, stats)
+    torch.testing.assert_close(y, torch.softmax(x, dim=-1), rtol=1e-5,
+                               atol=1e-6)
+    # The partials: part p of row r at (r, p) and (r, 4 + p).
+    parts = x.view(3, 4, 1024)
+    torch.testing.assert_close(stats[:, :4], parts.amax(dim=-1))
+    with pytest.raises(tilec.TileError, match="does not split into clusters "
+                       "of 4 blocks along x"):
+        k.launch(10, x, y, stats)
+    with pytest.raises(tilec.CompileError, match="needs a kernel launched in "
+                       "clusters"):
+        tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024)

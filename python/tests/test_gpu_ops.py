@@ -74,7 +74,8 @@ def test_layer_norm(torch_gpu, dtype, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (9, 16384),
                                    (5, 10000), (3, 3001), (3, 16385),
-                                   (4, 50000), (2, 3, 77)])
+                                   (4, 50000), (2, 3, 77), (2, 131072),
+                                   (3, 100003), (2, 131073)])
 def test_softmax(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -83,6 +84,52 @@ def test_softmax(torch_gpu, dtype, shape):
     got = tilec.ops.softmax(x, dim=-1, out=out)
     ref = torch.softmax(x.double(), dim=-1)
     close(torch, got, ref, torch.softmax(x, dim=-1), dtype)
+
+
+@pytest.mark.parametrize("n", [50000, 100003, 131073])
+def test_softmax_masked_prefix(torch_gpu, n):
+    """Rows whose first 40000 columns are -inf (masked out): a part or
+    chunk all -inf counts 0 (exp(-inf - -inf) would be NaN); a row all
+    -inf is NaN, as torch's."""
+    torch = torch_gpu
+    x = torch.randn(3, n, device="cuda", dtype=torch.bfloat16) * 4
+    x[:, :40000] = float("-inf")
+    x[2] = float("-inf")
+    got = tilec.ops.softmax(x, dim=-1)
+    ref = torch.softmax(x.double(), dim=-1)
+    assert torch.isnan(got[2]).all() and torch.isnan(ref[2]).all()
+    close(torch, got[:2], ref[:2], torch.softmax(x, dim=-1)[:2], "bfloat16")
+
+
+def test_cross_entropy_masked_prefix(torch_gpu):
+    """Logits whose first chunks are -inf: the loss and the log-sum-exp of
+    the rest, not NaN."""
+    torch = torch_gpu
+    for v in (32000, 50257):
+        x = torch.randn(4, v, device="cuda", dtype=torch.float16) * 3
+        x[:, :20000] = float("-inf")
+        t = torch.full((4,), v - 1, device="cuda")
+        loss, lse = tilec.ops.cross_entropy(x, t, return_lse=True)
+        ref_lse = torch.logsumexp(x.double(), dim=-1)
+        assert torch.allclose(lse.double(), ref_lse, rtol=1e-5, atol=1e-5)
+        assert torch.allclose(loss.double(), ref_lse - x[:, -1].double(),
+                              rtol=1e-5, atol=1e-5)
+
+
+def test_softmax_cluster_many_rows(torch_gpu):
+    """Rows held by the blocks of a cluster (sm_90), more clusters than
+    run at once: each block reads its cluster's partials after the cluster
+    barrier (a stale or early read would show here), the same result twice."""
+    torch = torch_gpu
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("clusters need sm_90")
+    x = torch.randn(300, 65536 + 24, device="cuda", dtype=torch.bfloat16) * 4
+    x[7, 5] = 60.0  # one part's max far above the others'
+    got = tilec.ops.softmax(x, dim=-1)
+    again = tilec.ops.softmax(x, dim=-1)
+    assert torch.equal(got, again)
+    close(torch, got, torch.softmax(x.double(), dim=-1),
+          torch.softmax(x, dim=-1), "bfloat16")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -1,6 +1,7 @@
 """The kernel library on PyTorch tensors: tilec's own .tile kernels
-(kernels/norms.tile, softmax.tile, softmax_looped.tile, cross_entropy.tile,
-linear.tile, bmm.tile, gemm_fp8.tile, transpose.tile, reduce.tile), written as a user would
+(kernels/norms.tile, softmax.tile, softmax_looped.tile, softmax_cluster.tile,
+cross_entropy.tile, linear.tile, bmm.tile, gemm_fp8.tile, transpose.tile,
+reduce.tile), written as a user would
 write them and compiled with no per-kernel options, behind the signatures
 of the PyTorch ops they replace.
 
@@ -59,6 +60,9 @@ MAX_NORM_COLUMNS = 32768
 MAX_NORM_COLUMNS_F32 = 16384
 #: The longest row softmax reads in one tile; longer ones are read in chunks.
 MAX_SINGLE_PASS_COLUMNS = 16384
+#: Rows longer than this (up to 8 x 16384) are held by a cluster's blocks
+#: on sm_90 (tilec.ops.softmax); shorter ones are read twice.
+CLUSTER_SOFTMAX_COLUMNS = 65536
 
 
 def _pow2(n):
@@ -227,7 +231,9 @@ def layer_norm(x, weight, bias, eps=1e-5, out=None):
 
 def softmax(x, dim=-1, out=None):
     """torch.softmax(x, dim) for dim the last dimension: rows of up to
-    16384 held whole, longer ones read in chunks twice (online softmax)."""
+    16384 held whole; on sm_90 rows of 65537 to 8 x 16384 held by the
+    blocks of a thread block cluster, each a part, read once; the others
+    read in chunks twice (online softmax)."""
     import torch
     if dim not in (-1, getattr(x, "dim", lambda: None)() - 1):
         raise ArgumentError(f"dim: only the last dimension (-1) is "
@@ -244,6 +250,26 @@ def softmax(x, dim=-1, out=None):
         tile_m, warps = _shape_for(tile_n)
         k = _compile("softmax.tile", "softmax", DTYPE=dtype, TILE_M=tile_m,
                      TILE_N=tile_n, num_warps=warps)
+    elif CLUSTER_SOFTMAX_COLUMNS < n <= 8 * MAX_SINGLE_PASS_COLUMNS and \
+            torch.cuda.get_device_capability(x.device) >= (9, 0):
+        # The row's parts in the blocks of a cluster of 8 (8193-16384
+        # columns each, on 8 warps), the row's max and sum shared through
+        # `stats`: the row read once. H200, bench/softmax_cluster.py:
+        # 256 x 131072 0.71 of the copy where the looped kernel (the row
+        # read twice) runs 0.60 and 16 warps 0.64; at 65536 columns 0.73
+        # against 0.71; at 32768 0.67 against 0.79 (the parts' exchange, a
+        # cluster barrier between two global round trips, costs more than
+        # the second read there). bench/results/2026-11-30-h200-
+        # transposed-stores.md.
+        cluster = 8
+        tile_n = ((n + cluster - 1) // cluster + 7) // 8 * 8
+        k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
+                     CLUSTER=cluster, TILE_N=tile_n, num_warps=8,
+                     cluster=cluster)
+        stats = torch.empty(r, 2 * cluster, device=x.device,
+                            dtype=torch.float32)
+        k.launch(r * cluster, rows, y_rows, stats)
+        return y
     else:
         # Chunks of at most 16384 on 16 warps (1024 x 32768: 0.76 of the
         # copy, 8192 on 8 warps 0.73; bench/loop_shapes.py).

@@ -95,9 +95,6 @@ TEST(KernelInfoJSON, RejectsMalformed) {
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":3,)" + params +
            "}",
        "\"cluster\" must be 1, 2, 4 or 8"},
-      {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":2,)" + params +
-           "}",
-       "more than 1 only for a persistent kernel"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":16,)" + params +
            "}",
        "\"cluster\" is 16"},

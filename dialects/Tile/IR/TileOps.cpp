@@ -293,6 +293,22 @@ void LoadOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+void BarrierOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), SharedMemoryResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SharedMemoryResource::get());
+  // A cluster's barrier orders global memory between its blocks: no global
+  // access moves across it.
+  if (getCluster()) {
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         SideEffects::DefaultResource::get());
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         SideEffects::DefaultResource::get());
+  }
+}
+
 LogicalResult StoreOp::verify() {
   RankedTensorType value = getValue().getType();
   std::optional<ArrayRef<int64_t>> shape = getShape();
@@ -734,7 +750,8 @@ static LogicalResult verifyInCluster(Operation *op, StringRef what) {
   if (!func || !func->hasAttr(TileDialect::getClusterAttrName()))
     return op->emitOpError() << (what.empty() ? "" : (what + " ").str())
                              << "needs a kernel launched in clusters (a '"
-                             << TileDialect::getClusterAttrName() << "')";
+                             << TileDialect::getClusterAttrName()
+                             << "': compile it with cluster=2, 4 or 8, sm_90)";
   return success();
 }
 

@@ -1133,7 +1133,7 @@ def Tile_TileCounterDoneOp : Tile_Op<"tile_counter_done", [
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier", [
-    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "synchronize a set of threads of the block";
   let description = [{
     Waits until every thread of the set has reached the barrier; shared
@@ -1145,7 +1145,10 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     of 32), as warp specialized code uses to synchronize a subset of
     warps. With `cluster`, the set is every thread of every block of the
     kernel's cluster (`tile.cluster`), and mbarrier initializations made
-    before it are visible to the cluster's blocks after it. With
+    before it are visible to the cluster's blocks after it, as are global
+    memory writes (release before, acquire after: the language's
+    `cluster_barrier()`, so that it also reads and writes global memory as
+    far as other passes are concerned). With
     `warpgroup`, each warpgroup (128 threads: thread / 128) meets on a named
     barrier of its own (`kFirstWarpgroupBarrierId` + thread / 128): the
     warpgroup's shared memory accesses are ordered, no other's

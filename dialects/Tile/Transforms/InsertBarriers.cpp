@@ -445,6 +445,10 @@ struct InsertBarriersPass
       BarrierOp::create(b, lastInit->getLoc(), IntegerAttr(), IntegerAttr(),
                         /*cluster=*/true);
     }
+    // (A kernel with no barriers at the top shares no shared memory with
+    // its cluster: its blocks need not wait for each other to return.)
+    if (!lastInit)
+      return;
     Operation *ret = top.getTerminator();
     b.setInsertionPoint(ret);
     BarrierOp::create(b, ret->getLoc(), IntegerAttr(), IntegerAttr(),

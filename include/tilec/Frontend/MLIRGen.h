@@ -34,6 +34,10 @@ struct MLIRGenOptions {
   std::vector<std::pair<std::string, std::string>> defines;
   /// Emit only this kernel; all kernels when empty.
   std::string kernelName;
+  /// Blocks per thread block cluster (the `cluster` option): above 1, each
+  /// kernel is marked as launched in clusters (`tile.cluster`), which
+  /// cluster_rank() and cluster_barrier() need.
+  unsigned cluster = 1;
 };
 
 /// Emits every kernel of `module` (or the one selected) as a `func.func`

@@ -1810,7 +1810,7 @@ func.func @tile_read_not_i32(%p: i32, %r: !tile.smem<[4], f32, #ring_s1>) -> i32
 
 // Clusters: the ops and forms of ops that need a kernel launched in them.
 func.func @cluster_rank_unclustered() {
-  // expected-error @+1 {{'tile.cluster_rank' op needs a kernel launched in clusters (a 'tile.cluster')}}
+  // expected-error @+1 {{'tile.cluster_rank' op needs a kernel launched in clusters (a 'tile.cluster': compile it with cluster=2, 4 or 8, sm_90)}}
   %r = tile.cluster_rank
   return
 }

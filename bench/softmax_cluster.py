@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""kernels/softmax_cluster.tile by cluster size, warps and part width,
+against the looped softmax (the row read twice) and the device copy of the
+same bytes, graph-timed: which configuration tilec.ops.softmax should use
+for rows past 16384 columns.
+
+  PYTHONPATH=python python3 bench/softmax_cluster.py [--shapes 256x131072]
+      [--dtype bfloat16] [--configs 8:16,8:8,4:32]   (cluster:warps)
+
+Every candidate is checked against torch before it is timed.
+"""
+import argparse
+
+import torch
+import tilec
+
+from skinny_linear import graph_us
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--shapes", default="256x131072,512x65536")
+    p.add_argument("--dtype", default="bfloat16")
+    p.add_argument("--configs", default="8:16,8:8,8:32,4:16,4:32,2:32")
+    args = p.parse_args()
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    dt = getattr(torch, args.dtype)
+    dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
+    path = tilec.ops._kernel_path("softmax_cluster.tile")
+    for spec in args.shapes.split(","):
+        r, n = (int(v) for v in spec.split("x"))
+        xs = [torch.randn(r, n, device="cuda", dtype=dt) * 4
+              for _ in range(3)]
+        ys = [torch.empty_like(xs[0]) for _ in range(3)]
+        it = [0]
+
+        def nxt():
+            it[0] = (it[0] + 1) % 3
+            return it[0]
+
+        def copy():
+            i = nxt()
+            ys[i].copy_(xs[i])
+        base = graph_us(copy)
+        ref = torch.softmax(xs[0].float(), dim=-1)
+        rows = []
+
+        def looped():
+            i = nxt()
+            k = tilec.ops._compile("softmax_looped.tile", "softmax_looped",
+                                   DTYPE=dsl, TILE_M=1,
+                                   TILE_N=tilec.ops._chunk_tile(n, 16384),
+                                   num_warps=16)
+            k.launch(r, xs[i], ys[i])
+        rows.append((graph_us(looped), "looped (read twice)"))
+        for cfg in args.configs.split(","):
+            c, w = (int(v) for v in cfg.split(":"))
+            tn = ((n + c - 1) // c + 7) // 8 * 8
+            try:
+                k = tilec.compile(path, DTYPE=dsl, CLUSTER=c, TILE_N=tn,
+                                  num_warps=w, cluster=c)
+            except Exception as e:
+                print(f"  cluster {c} w{w}: {str(e)[:100]}")
+                continue
+            stats = torch.empty(r, 2 * c, device="cuda", dtype=torch.float32)
+            ys[0].fill_(float("nan"))
+            k.launch(r * c, xs[0], ys[0], stats)
+            err = (ys[0].float() - ref).abs().max().item()
+            if not err < 1e-2:
+                print(f"  cluster {c} w{w}: WRONG ({err})")
+                continue
+
+            def run(k=k, c=c, stats=stats):
+                i = nxt()
+                k.launch(r * c, xs[i], ys[i], stats)
+            rows.append((graph_us(run), f"cluster {c} x {tn}, {w} warps"))
+        rows.sort()
+        print(f"{spec} {args.dtype}: copy {base:.1f} us")
+        for us, what in rows:
+            print(f"  {what:32} {us:7.1f} us  {base / us:.2f} of copy")
+
+
+if __name__ == "__main__":
+    main()
