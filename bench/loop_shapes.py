@@ -7,7 +7,7 @@ widths.
 
   PYTHONPATH=python python3 bench/loop_shapes.py [--dtype bfloat16]
       [--softmax 256x131072,...] [--ce 2048x50257,...] [--sum 4096x10000]
-      [--top 4]
+      [--ce-tiles 2048,4096,8192] [--ce-warps 4,8] [--top 4]
 
 Each candidate is checked against PyTorch, then timed as a CUDA graph of
 its launches over 3 rotating input sets (larger than L2 together). GB/s
@@ -71,6 +71,11 @@ def main():
     p.add_argument("--softmax", default="256x131072,1024x32768")
     p.add_argument("--ce", default="2048x50257,4096x32000,1024x128256")
     p.add_argument("--sum", default="4096x10000")
+    p.add_argument("--ce-tiles", default="2048,4096,8192",
+                   type=lambda t: [int(v) for v in t.split(",")],
+                   help="cross-entropy chunks of at most these widths")
+    p.add_argument("--ce-warps", default="4,8",
+                   type=lambda t: [int(v) for v in t.split(",")])
     p.add_argument("--top", type=int, default=4)
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
@@ -110,7 +115,7 @@ def main():
         def make(v, rows=rows):
             # Rows 16-byte aligned: the 2-D kernel, else the flat one.
             flat = (v * dtype.itemsize) % 16 != 0
-            for tile_n, warps in candidates(v, (2048, 4096, 8192), (4, 8)):
+            for tile_n, warps in candidates(v, args.ce_tiles, args.ce_warps):
                 k = tilec.compile(path("cross_entropy.tile"), DTYPE=dsl,
                                   kernel="cross_entropy_flat" if flat
                                   else "cross_entropy", TILE_N=tile_n,
