@@ -312,10 +312,12 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     if r and (v * rows.element_size()) % 16 and rows.stride(0) == v and \
             r * v < 2**31 - 2 * 4096:
         # Rows that do not start 16-byte aligned: read through the flat
-        # view in aligned chunks (2048 x 50257: 0.74 of the device copy,
-        # where the 2-D kernel's loads were single elements: 0.53).
+        # view in aligned chunks of at most 2048 (2048 x 50257: 0.87 of
+        # the device copy, chunks of at most 4096 0.80, the 2-D kernel's
+        # single-element loads 0.53; bench/loop_shapes.py, bench/results/
+        # 2026-11-30-h200-transposed-stores.md).
         k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
-                     IGNORE=ignore_index, TILE_N=_chunk_tile(v, 4096),
+                     IGNORE=ignore_index, TILE_N=_chunk_tile(v, 2048),
                      num_warps=4)
         k.launch(r, rows.view(-1), t, loss, lse, v)
     elif r:
