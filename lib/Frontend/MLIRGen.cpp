@@ -467,9 +467,14 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
       func::FuncOp::create(builder, loc(kernel.nameRange.Start), kernel.name,
                            builder.getFunctionType(argTypes, {}));
   func->setAttr(tile::TileDialect::getKernelAttrName(), builder.getUnitAttr());
-  if (options.cluster > 1)
+  // Launched in clusters: the compile option, else the kernel's hint.
+  int64_t cluster = options.cluster.value_or(1);
+  if (!options.cluster && hints)
+    if (auto hinted = hints.getAs<IntegerAttr>("cluster"))
+      cluster = hinted.getInt();
+  if (cluster > 1)
     func->setAttr(tile::TileDialect::getClusterAttrName(),
-                  builder.getI32IntegerAttr(int32_t(options.cluster)));
+                  builder.getI32IntegerAttr(int32_t(cluster)));
   func->setAttr(tile::TileDialect::getConstantsAttrName(),
                 builder.getDictionaryAttr(constants));
   if (hints && !hints.empty())

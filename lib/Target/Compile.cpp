@@ -252,8 +252,8 @@ CodegenOptions resolveOptions(const CompileRequest &request,
 bool checkCluster(const CodegenOptions &options, llvm::raw_ostream &diagOS) {
   if (options.cluster <= 1 || options.hasTMA())
     return true;
-  diagOS << "tilec: error: --cluster=" << options.cluster
-         << " needs sm_90 or sm_90a (thread block clusters)\n";
+  diagOS << "tilec: error: cluster=" << options.cluster
+         << " (blocks launched in clusters) needs sm_90 or sm_90a\n";
   return false;
 }
 
@@ -303,8 +303,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   options.defines = request.defines;
   options.kernelName = request.kernelName;
   options.configurePM = request.configurePM;
-  // (Not a hint: only the caller launches in clusters.)
-  options.cluster = request.cluster.value_or(1);
+  // (The kernels' @hints(cluster=C) where the request gives none.)
+  options.cluster = request.cluster;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       compileToTileIR(context, bufferId, diag, options);
   if (!module)

@@ -1043,14 +1043,15 @@ def test_attention_warpgroups_along_n(torch_gpu, repo, tile_n):
 
 
 def test_cluster_rank_and_barrier(torch_gpu, repo):
-    """cluster_rank() is bid(0) % C in a kernel compiled with cluster=C; a
-    grid whose x is not a multiple of C is refused at launch, naming the
-    cluster; without cluster= the calls are refused at compile time."""
+    """cluster_rank() is bid(0) % C in a kernel launched in clusters of C
+    (its @hints(cluster=C)); a grid whose x is not a multiple of C is
+    refused at launch, naming the cluster; without clusters the calls are
+    refused at compile time."""
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     path = os.path.join(repo, "kernels", "softmax_cluster.tile")
-    k = tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, num_warps=4,
-                      cluster=4)
+    # (The kernel's @hints(cluster=CLUSTER) makes it 4.)
+    k = tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, num_warps=4)
     x = torch.randn(3, 4 * 1024, device="cuda")
     y = torch.full_like(x, float("nan"))
     stats = torch.empty(3, 8, device="cuda")
@@ -1063,6 +1064,7 @@ def test_cluster_rank_and_barrier(torch_gpu, repo):
     with pytest.raises(tilec.TileError, match="does not split into clusters "
                        "of 4 blocks along x"):
         k.launch(10, x, y, stats)
+    # cluster=1 given to the compiler overrides the hint.
     with pytest.raises(tilec.CompileError, match="needs a kernel launched in "
                        "clusters"):
-        tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024)
+        tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, cluster=1)

@@ -264,8 +264,7 @@ def softmax(x, dim=-1, out=None):
         cluster = 8
         tile_n = ((n + cluster - 1) // cluster + 7) // 8 * 8
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
-                     CLUSTER=cluster, TILE_N=tile_n, num_warps=8,
-                     cluster=cluster)
+                     CLUSTER=cluster, TILE_N=tile_n, num_warps=8)
         stats = torch.empty(r, 2 * cluster, device=x.device,
                             dtype=torch.float32)
         k.launch(r * cluster, rows, y_rows, stats)

@@ -20,13 +20,6 @@ macro(emit_seed out)
 endmacro()
 foreach(kernel ${kernels})
   get_filename_component(name ${kernel} NAME_WE)
-  # A file whose kernels meet at cluster barriers is compiled in clusters.
-  file(READ ${kernel} text)
-  string(FIND "${text}" "cluster_barrier()" at)
-  set(cluster_args)
-  if(NOT at EQUAL -1)
-    set(cluster_args --cluster=2)
-  endif()
   # Each kernel of the file on its own (kernels of one file may take
   # different options from their @hints).
   file(STRINGS ${kernel} heads REGEX "^kernel [A-Za-z_0-9]+")
@@ -34,7 +27,7 @@ foreach(kernel ${kernels})
     string(REGEX REPLACE "^kernel ([A-Za-z_0-9]+).*" "\\1" entry "${head}")
     foreach(emit tile layout)
       emit_seed(${seed_dir}/${name}.${entry}.${emit}.mlir ${kernel}
-                --kernel=${entry} --emit=${emit} ${cluster_args})
+                --kernel=${entry} --emit=${emit})
     endforeach()
   endforeach()
 endforeach()

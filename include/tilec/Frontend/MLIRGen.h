@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,10 +35,11 @@ struct MLIRGenOptions {
   std::vector<std::pair<std::string, std::string>> defines;
   /// Emit only this kernel; all kernels when empty.
   std::string kernelName;
-  /// Blocks per thread block cluster (the `cluster` option): above 1, each
-  /// kernel is marked as launched in clusters (`tile.cluster`), which
-  /// cluster_rank() and cluster_barrier() need.
-  unsigned cluster = 1;
+  /// Blocks per thread block cluster (the `cluster` option, when given;
+  /// else a kernel's @hints(cluster=C)): above 1, the kernel is marked as
+  /// launched in clusters (`tile.cluster`), which cluster_rank() and
+  /// cluster_barrier() need.
+  std::optional<unsigned> cluster;
 };
 
 /// Emits every kernel of `module` (or the one selected) as a `func.func`
