@@ -6,6 +6,7 @@ for rows past 16384 columns.
 
   PYTHONPATH=python python3 bench/softmax_cluster.py [--shapes 256x131072]
       [--dtype bfloat16] [--configs 8:16,8:8,4:32]   (cluster:warps)
+      [--file variant.tile --rows 1,2,4]
 
 Every candidate is checked against torch before it is timed.
 """
@@ -22,11 +23,15 @@ def main():
     p.add_argument("--shapes", default="256x131072,512x65536")
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--configs", default="8:16,8:8,8:32,4:16,4:32,2:32")
+    p.add_argument("--file", help="a variant of softmax_cluster.tile, "
+                   "with a ROWS constant (rows a cluster takes in turn)")
+    p.add_argument("--rows", default="1", help="ROWS values (with --file)")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     dt = getattr(torch, args.dtype)
     dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
-    path = tilec.ops._kernel_path("softmax_cluster.tile")
+    path = args.file or tilec.ops._kernel_path("softmax_cluster.tile")
+    per = [int(v) for v in args.rows.split(",")] if args.file else [None]
     for spec in args.shapes.split(","):
         r, n = (int(v) for v in spec.split("x"))
         xs = [torch.randn(r, n, device="cuda", dtype=dt) * 4
@@ -53,31 +58,36 @@ def main():
                                    num_warps=16)
             k.launch(r, xs[i], ys[i])
         rows.append((graph_us(looped), "looped (read twice)"))
-        for cfg in args.configs.split(","):
+        for cfg, rpc in [(c, q) for c in args.configs.split(",")
+                         for q in per]:
             c, w = (int(v) for v in cfg.split(":"))
             tn = ((n + c - 1) // c + 7) // 8 * 8
+            extra = {} if rpc is None else {"ROWS": rpc}
             try:
                 k = tilec.compile(path, DTYPE=dsl, CLUSTER=c, TILE_N=tn,
-                                  num_warps=w, cluster=c)
+                                  num_warps=w, **extra)
             except Exception as e:
                 print(f"  cluster {c} w{w}: {str(e)[:100]}")
                 continue
             stats = torch.empty(r, 2 * c, device="cuda", dtype=torch.float32)
+            blocks = (r + (rpc or 1) - 1) // (rpc or 1) * c
             ys[0].fill_(float("nan"))
-            k.launch(r * c, xs[0], ys[0], stats)
+            k.launch(blocks, xs[0], ys[0], stats)
             err = (ys[0].float() - ref).abs().max().item()
             if not err < 1e-2:
-                print(f"  cluster {c} w{w}: WRONG ({err})")
+                print(f"  cluster {c} w{w} rows {rpc}: WRONG ({err})")
                 continue
 
-            def run(k=k, c=c, stats=stats):
+            def run(k=k, blocks=blocks, stats=stats):
                 i = nxt()
-                k.launch(r * c, xs[i], ys[i], stats)
-            rows.append((graph_us(run), f"cluster {c} x {tn}, {w} warps"))
+                k.launch(blocks, xs[i], ys[i], stats)
+            label = f"cluster {c} x {tn}, {w} warps" + \
+                ("" if rpc is None else f", {rpc} rows")
+            rows.append((graph_us(run), label))
         rows.sort()
         print(f"{spec} {args.dtype}: copy {base:.1f} us")
         for us, what in rows:
-            print(f"  {what:32} {us:7.1f} us  {base / us:.2f} of copy")
+            print(f"  {what:42} {us:7.1f} us  {base / us:.2f} of copy")
 
 
 if __name__ == "__main__":
