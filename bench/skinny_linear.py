@@ -20,6 +20,17 @@ import torch
 import tilec
 
 
+def rotation(n=3):
+    """A function returning 1, 2, ..., n - 1, 0, 1, ...: the input set of
+    the next timed call, so that n sets larger than L2 together rotate."""
+    state = [0]
+
+    def nxt():
+        state[0] = (state[0] + 1) % n
+        return state[0]
+    return nxt
+
+
 def graph_us(fn, inner=20, rounds=15):
     """Median µs per call of fn() over `rounds` replays of a CUDA graph of
     `inner` calls."""

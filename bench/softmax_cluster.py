@@ -15,7 +15,7 @@ import argparse
 import torch
 import tilec
 
-from skinny_linear import graph_us
+from skinny_linear import graph_us, rotation
 
 
 def main():
@@ -37,11 +37,7 @@ def main():
         xs = [torch.randn(r, n, device="cuda", dtype=dt) * 4
               for _ in range(3)]
         ys = [torch.empty_like(xs[0]) for _ in range(3)]
-        it = [0]
-
-        def nxt():
-            it[0] = (it[0] + 1) % 3
-            return it[0]
+        nxt = rotation(3)
 
         def copy():
             i = nxt()

@@ -15,7 +15,7 @@ import itertools
 import torch
 import tilec
 
-from skinny_linear import graph_us
+from skinny_linear import graph_us, rotation
 
 SCHEDULES = {"plain": {}, "pers": {"persistent": True},
              "pers-ts1": {"persistent": True, "tile_stages": 1}}
@@ -41,11 +41,7 @@ def main():
         xs = [torch.randn(r, c, device="cuda", dtype=dt) for _ in range(3)]
         ys = [torch.empty(c, r, device="cuda", dtype=dt) for _ in range(3)]
         cs = [torch.empty(r, c, device="cuda", dtype=dt) for _ in range(3)]
-        it = [0]
-
-        def nxt():
-            it[0] = (it[0] + 1) % 3
-            return it[0]
+        nxt = rotation(3)
 
         def copy():
             i = nxt()

@@ -110,38 +110,6 @@ void combineTree(OpBuilder &b, Location loc, tile::ReduceKind kind,
   }
 }
 
-/// The registers of `layout` that a padded `axis` of `extent` elements
-/// masks together: 2^k where register bits 0..k-1 step the axis by
-/// 1, 2, ..., 2^(k-1) elements and nothing else, every other bit (register,
-/// lane, warp) moves the axis by a multiple of 2^k, and 2^k divides
-/// `extent`. Such a run is wholly inside the tile or wholly past it.
-unsigned maskRunLength(const LinearLayout &layout, unsigned axis,
-                       int64_t extent) {
-  ArrayRef<Basis> regs = layout.regs();
-  unsigned k = 0;
-  auto unitStep = [&](unsigned i) {
-    for (unsigned d = 0; d < layout.getRank(); ++d)
-      if (regs[i][d] != (d == axis ? int64_t(1) << i : 0))
-        return false;
-    return true;
-  };
-  while (k < regs.size() && unitStep(k))
-    ++k;
-  for (; k > 0; --k) {
-    int64_t run = int64_t(1) << k;
-    if (extent % run)
-      continue;
-    auto aligned = [&](ArrayRef<Basis> bases) {
-      return llvm::all_of(bases,
-                          [&](const Basis &b) { return b[axis] % run == 0; });
-    };
-    if (aligned(regs.drop_front(k)) && aligned(layout.lanes()) &&
-        aligned(layout.warps()))
-      return run;
-  }
-  return 1;
-}
-
 struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -158,19 +126,24 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     Type elt = srcType.getElementType();
 
     // 0. A padded axis: the padding (undefined) counts as the identity. A
-    // run of registers that step along the axis one element at a time from
-    // a multiple of its length (a vector of a row), when that length divides
-    // the tile's extent, is wholly inside or wholly padding: it is combined
-    // first (as step 1's tree would combine it) and masked once.
+    // run of registers holding consecutive elements along the axis from a
+    // multiple of its length (a vector of a row: RegisterVectors), when
+    // that length divides the tile's extent, is wholly inside or wholly
+    // padding: it is combined first (as step 1's tree would combine it,
+    // where the run is a thread's lowest register bits) and masked once.
     SmallVector<Value> runs;
     SmallVector<unsigned> runRegs;
     int64_t extent = srcType.getDimSize(axis);
-    unsigned runLength = 1;
     bool padded = src.getShape()[axis] > extent;
-    if (padded)
-      runLength = maskRunLength(src, axis, extent);
-    for (unsigned r = 0; r < src.getNumRegs(); r += runLength) {
-      SmallVector<Value> level(regs.begin() + r, regs.begin() + r + runLength);
+    // (The largest power of two dividing the extent; 1: no runs.)
+    RegisterVectors vectors(src, axis,
+                            padded ? unsigned(extent & -extent) : 1u);
+    for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+      if (!vectors.isFirst(r))
+        continue;
+      SmallVector<Value> level;
+      for (unsigned j = 0; j < vectors.length(); ++j)
+        level.push_back(regs[vectors.reg(r, j)]);
       combineTree(rewriter, loc, op.getKind(), level);
       runs.push_back(level.front());
       runRegs.push_back(r);
