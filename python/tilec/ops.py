@@ -207,6 +207,9 @@ def _norm(kind, x, weight, bias, eps, out):
         # layernorm's shift (kernels/norms.tile): the mean of 32 elements
         # for f32 rows, whose result shows f32's last bits.
         shift = {"SHIFT": 32} if layer and dtype == "f32" else {}
+        # A tile of the row's own width: no column mask (EVEN).
+        if layer and tile_n == n:
+            shift["EVEN"] = True
         found = _row_kernels[key] = (
             _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
                      TILE_N=tile_n, num_warps=warps, **shift), tile_m)
