@@ -338,12 +338,11 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
         ++errors;
         return mlir::failure();
       });
-  for (auto func : module->getOps<mlir::func::FuncOp>()) {
-    CodegenOptions options = resolveOptions(request, func);
-    func->setAttr("tile.tensor_alignment",
-                  mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
-                                         options.tensorAlignment));
-  }
+  for (auto func : module->getOps<mlir::func::FuncOp>())
+    func->setAttr(
+        "tile.tensor_alignment",
+        mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32),
+                               resolveOptions(request, func).tensorAlignment));
 
   auto runPipeline = [&](mlir::ModuleOp m, const CodegenOptions &codegen,
                          bool toLLVM) {

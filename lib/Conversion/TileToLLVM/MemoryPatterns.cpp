@@ -278,8 +278,9 @@ std::pair<unsigned, unsigned> wordShape(unsigned vec, unsigned elemBits) {
   return {1, totalBits};
 }
 
-/// The register value of a load's or gather's `padding`; null where it is
-/// absent or +0 (what the predicated loads read outside the tensor).
+/// The register value of a load's `padding` for the tile's own padding
+/// registers (never read from memory); null where it is absent or +0.
+/// (Elements outside the tensor read it through paddingWords.)
 Value paddingValue(OpBuilder &b, Location loc, Attribute pad) {
   if (!pad)
     return {};
