@@ -7,7 +7,8 @@ widths.
 
   PYTHONPATH=python python3 bench/loop_shapes.py [--dtype bfloat16]
       [--softmax 256x131072,...] [--ce 2048x50257,...] [--sum 4096x10000]
-      [--ce-tiles 2048,4096,8192] [--ce-warps 4,8] [--top 4]
+      [--ce-tiles 2048,4096,8192] [--ce-warps 4,8] [--ce-clusters 1,2,4]
+      [--top 4]
 
 Each candidate is checked against PyTorch, then timed as a CUDA graph of
 its launches over 3 rotating input sets (larger than L2 together). GB/s
@@ -58,7 +59,7 @@ def sweep(label, rows, n, dtype, make, nbytes, theirs, check, top):
     print(f"\n## {label} {rows}x{n} {dtype}: torch {t_torch:.1f} us, copy "
           f"{copy:.1f} us ({copy_gbs:.0f} GB/s)")
     for t, config in results[:top]:
-        names = ("TILE_N", "num_warps")
+        names = ("TILE_N", "num_warps", "cluster")
         print(f"  {' '.join(f'{a}={b}' for a, b in zip(names, config))}: "
               f"{t:.1f} us, "
               f"{nbytes / t / 1e3:.0f} GB/s, {t_torch / t:.2f} of torch, "
@@ -76,6 +77,11 @@ def main():
                    help="cross-entropy chunks of at most these widths")
     p.add_argument("--ce-warps", default="4,8",
                    type=lambda t: [int(v) for v in t.split(",")])
+    p.add_argument("--ce-clusters", default="1",
+                   type=lambda t: [int(v) for v in t.split(",")],
+                   help="rows split over clusters of these many blocks "
+                   "(cross_entropy_cluster on the flat view, sm_90; 1: "
+                   "one block a row)")
     p.add_argument("--top", type=int, default=4)
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
@@ -111,28 +117,39 @@ def main():
     for shape in filter(None, args.ce.split(",")):
         rows, v = (int(d) for d in shape.split("x"))
         t = torch.randint(0, v, (rows,), device="cuda", dtype=torch.int32)
+        words = t.view(rows, 1)  # the kernels' (rows, WORDS) targets
 
         def make(v, rows=rows):
             # Rows 16-byte aligned: the 2-D kernel, else the flat one.
             flat = (v * dtype.itemsize) % 16 != 0
             for tile_n, warps in candidates(v, args.ce_tiles, args.ce_warps):
-                k = tilec.compile(path("cross_entropy.tile"), DTYPE=dsl,
-                                  kernel="cross_entropy_flat" if flat
-                                  else "cross_entropy", TILE_N=tile_n,
-                                  **({} if flat else {"TILE_M": 1}),
-                                  num_warps=warps)
-                if k.warnings:
-                    continue
-
-                def run(x, out=None, k=k):
-                    out = out or (torch.empty(rows, device="cuda"),
-                                  torch.empty(rows, device="cuda"))
-                    if flat:
-                        k[rows](x.view(-1), t, *out, v)
+                for cluster in args.ce_clusters:
+                    if cluster == 1:
+                        kernel = "cross_entropy_flat" if flat \
+                            else "cross_entropy"
+                        extra = {} if flat else {"TILE_M": 1}
                     else:
-                        k[rows](x, t, *out)
-                    return out
-                yield (tile_n, warps), run
+                        kernel = "cross_entropy_cluster"
+                        extra = {"CLUSTER": cluster}
+                    k = tilec.compile(path("cross_entropy.tile"), DTYPE=dsl,
+                                      kernel=kernel, TILE_N=tile_n,
+                                      num_warps=warps, **extra)
+                    if k.warnings:
+                        continue
+                    stats = torch.empty(rows, 2 * cluster, device="cuda")
+
+                    def run(x, out=None, k=k, cluster=cluster, stats=stats,
+                            kernel=kernel):
+                        out = out or (torch.empty(rows, device="cuda"),
+                                      torch.empty(rows, device="cuda"))
+                        if cluster > 1:
+                            k[rows * cluster](x.view(-1), words, *out, stats, v)
+                        elif kernel == "cross_entropy_flat":
+                            k[rows](x.view(-1), words, *out, v)
+                        else:
+                            k[rows](x, words, *out)
+                        return out
+                    yield (tile_n, warps, cluster), run
 
         def check(x, out):
             want = torch.nn.functional.cross_entropy(x.float(), t.long(),

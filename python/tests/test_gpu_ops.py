@@ -166,6 +166,31 @@ def test_cross_entropy_bad_target_is_nan(torch_gpu, vocab):
     assert torch.isnan(loss[1:3]).all() and not torch.isnan(loss[0::3]).any()
 
 
+@pytest.mark.parametrize("vocab,dtype", [(100, "float32"), (1001, "float16"),
+                                         (50257, "float16")])
+def test_cross_entropy_int64_targets(torch_gpu, vocab, dtype):
+    """int64 targets read as their two words (the 2-D kernel, the flat one,
+    and on sm_90 rows split over a cluster): one whose low word is in
+    range or is ignore_index but whose high word is not its sign is
+    outside [0, V) (NaN), as PyTorch reads it."""
+    torch = torch_gpu
+    x = torch.randn(6, vocab, device="cuda", dtype=getattr(torch, dtype))
+    t = torch.tensor([3, 2**32 + 3, 2**32 - 100, -100, -2**32 + 5,
+                      vocab - 1], device="cuda", dtype=torch.int64)
+    loss, lse = tilec.ops.cross_entropy(x, t, return_lse=True)
+    assert torch.isnan(loss[1:3]).all() and torch.isnan(loss[4])
+    assert loss[3].item() == 0
+    ref_lse = torch.logsumexp(x.double(), dim=-1)
+    assert torch.allclose(lse.double(), ref_lse, rtol=1e-5, atol=1e-5)
+    for i in (0, 5):
+        want = ref_lse[i] - x[i, t[i]].double()
+        assert abs(loss[i].item() - want.item()) < 1e-4
+    # The same targets as int32 where they fit: the same losses.
+    ok = torch.tensor([0, 3, 5], device="cuda")
+    assert torch.equal(tilec.ops.cross_entropy(x[ok], t[ok].int()),
+                       loss[ok])
+
+
 @pytest.mark.parametrize("vocab", (1001, 5003))
 def test_cross_entropy_misaligned_rows(torch_gpu, vocab):
     """Rows not 16-byte aligned: contiguous (the flat view's aligned

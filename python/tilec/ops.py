@@ -22,7 +22,8 @@ kernel, dtype and the row length's power of two) is compiled once, with
 tiles and warps chosen from the row length (measured on an H200): a row
 held whole in registers where it fits (norms, and softmax up to 16k
 columns), else read in chunks (softmax over longer rows, cross-entropy over
-any vocabulary). (Timing each problem class's candidates at its first call
+any vocabulary; on sm_90 a row too long for one block, or a cross-entropy
+of few rows, split over the blocks of a thread block cluster). (Timing each problem class's candidates at its first call
 with tilec.autotune picked worse shapes than these rules: single launches
 of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
 (and scaled_mm) are tuned once per problem class (dtype, the rows' power
@@ -282,10 +283,29 @@ def softmax(x, dim=-1, out=None):
     return y
 
 
+def _cross_entropy_cluster(torch, device, rows, v):
+    """The blocks a row of cross-entropy is split over: 1, or on sm_90 for
+    few rows the fewest of 2, 4, 8 that give 5 blocks a multiprocessor
+    (half of the 10 that run at once), each block at least two chunks of
+    2048 columns. H200, bench/loop_shapes.py --ce-clusters (bf16, of the
+    device copy): 512 x 128256 one block a row 0.68, clusters of 2 0.85;
+    1024 x 128256 0.92 and 0.90; 2048 x 50257 0.87 and 0.79."""
+    if rows == 0 or torch.cuda.get_device_capability(device) < (9, 0):
+        return 1
+    want = 5 * _sm_count(torch, device)
+    cluster = 1
+    while cluster < 8 and rows * cluster < want:
+        cluster *= 2
+    while cluster > 1 and v < cluster * 2 * 2048:
+        cluster //= 2
+    return cluster
+
+
 def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     """torch.nn.functional.cross_entropy(logits, target, reduction="none",
     ignore_index=ignore_index) for logits (rows, V) of f16, bf16 or f32 and
-    target (rows,) int32 or int64 class indices: the f32 loss per row (0
+    target (rows,) int32 or int64 class indices (read as they are, int64
+    ones as their two 32-bit words): the f32 loss per row (0
     where target == ignore_index), and with return_lse=True also each row's
     log-sum-exp (f32), what a backward needs. A target outside [0, V)
     other than ignore_index gives a NaN loss (not an error: no pass over the
@@ -308,10 +328,27 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
             or not -2**31 <= ignore_index < 2**31:
         raise ArgumentError(f"ignore_index: expected an int32, got "
                             f"{ignore_index!r}")
-    t = target.to(torch.int32).contiguous()
+    # The targets as (rows, words) int32: int64 ones as their two words
+    # (the kernels take the low word where the high one is its sign), read
+    # as they are; a conversion to int32 was a kernel of its own (2048 x
+    # 50257: 0.83 of the copy where the kernel alone ran 0.87).
+    t = target.contiguous()
+    words = 2 if t.dtype == torch.int64 else 1
+    t = t.view(torch.int32).view(r, words)
     loss = torch.empty(r, device=logits.device, dtype=torch.float32)
     lse = torch.empty(r, device=logits.device, dtype=torch.float32)
-    if r and (v * rows.element_size()) % 16 and rows.stride(0) == v and \
+    chunk = _chunk_tile(v, 2048)
+    cluster = _cross_entropy_cluster(torch, logits.device, r, v)
+    if r and rows.stride(0) == v and r * v < 2**31 - 2 * 4096 and \
+            cluster > 1:
+        # Few rows: each split over the blocks of a cluster (sm_90).
+        k = _compile("cross_entropy.tile", "cross_entropy_cluster",
+                     DTYPE=dtype, IGNORE=ignore_index, WORDS=words,
+                     CLUSTER=cluster, TILE_N=chunk, num_warps=4)
+        stats = torch.empty(r, 2 * cluster, device=logits.device,
+                            dtype=torch.float32)
+        k.launch(r * cluster, rows.view(-1), t, loss, lse, stats, v)
+    elif r and (v * rows.element_size()) % 16 and rows.stride(0) == v and \
             r * v < 2**31 - 2 * 4096:
         # Rows that do not start 16-byte aligned: read through the flat
         # view in aligned chunks of at most 2048 (2048 x 50257: 0.87 of
@@ -319,12 +356,12 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
         # single-element loads 0.53; bench/loop_shapes.py, bench/results/
         # 2026-11-30-h200-transposed-stores.md).
         k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
-                     IGNORE=ignore_index, TILE_N=_chunk_tile(v, 2048),
+                     IGNORE=ignore_index, WORDS=words, TILE_N=chunk,
                      num_warps=4)
         k.launch(r, rows.view(-1), t, loss, lse, v)
     elif r:
         k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
-                     IGNORE=ignore_index, TILE_M=1,
+                     IGNORE=ignore_index, WORDS=words, TILE_M=1,
                      TILE_N=_chunk_tile(v, 4096), num_warps=4)
         k.launch(r, rows, t, loss, lse)
     return (loss, lse) if return_lse else loss
