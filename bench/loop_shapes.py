@@ -8,6 +8,7 @@ widths.
   PYTHONPATH=python python3 bench/loop_shapes.py [--dtype bfloat16]
       [--softmax 256x131072,...] [--ce 2048x50257,...] [--sum 4096x10000]
       [--ce-tiles 2048,4096,8192] [--ce-warps 4,8] [--ce-clusters 1,2,4]
+      [--ce-groups 8,0]
       [--top 4]
 
 Each candidate is checked against PyTorch, then timed as a CUDA graph of
@@ -17,6 +18,7 @@ sum: the read); "of copy" is that over the device copy's GB/s (the input
 read and written), as in bench/ops.py.
 """
 import argparse
+import itertools
 
 import torch
 import tilec
@@ -59,7 +61,7 @@ def sweep(label, rows, n, dtype, make, nbytes, theirs, check, top):
     print(f"\n## {label} {rows}x{n} {dtype}: torch {t_torch:.1f} us, copy "
           f"{copy:.1f} us ({copy_gbs:.0f} GB/s)")
     for t, config in results[:top]:
-        names = ("TILE_N", "num_warps", "cluster")
+        names = ("TILE_N", "num_warps", "cluster", "GROUP")
         print(f"  {' '.join(f'{a}={b}' for a, b in zip(names, config))}: "
               f"{t:.1f} us, "
               f"{nbytes / t / 1e3:.0f} GB/s, {t_torch / t:.2f} of torch, "
@@ -77,6 +79,11 @@ def main():
                    help="cross-entropy chunks of at most these widths")
     p.add_argument("--ce-warps", default="4,8",
                    type=lambda t: [int(v) for v in t.split(",")])
+    p.add_argument("--ce-groups", default="8",
+                   type=lambda t: [int(v) for v in t.split(",")],
+                   help="cross-entropy's running max and sum per GROUP "
+                   "columns (0: one per row, a block-wide max and sum "
+                   "every chunk)")
     p.add_argument("--ce-clusters", default="1",
                    type=lambda t: [int(v) for v in t.split(",")],
                    help="rows split over clusters of these many blocks "
@@ -122,34 +129,38 @@ def main():
         def make(v, rows=rows):
             # Rows 16-byte aligned: the 2-D kernel, else the flat one.
             flat = (v * dtype.itemsize) % 16 != 0
-            for tile_n, warps in candidates(v, args.ce_tiles, args.ce_warps):
-                for cluster in args.ce_clusters:
-                    if cluster == 1:
-                        kernel = "cross_entropy_flat" if flat \
-                            else "cross_entropy"
-                        extra = {} if flat else {"TILE_M": 1}
-                    else:
-                        kernel = "cross_entropy_cluster"
-                        extra = {"CLUSTER": cluster}
-                    k = tilec.compile(path("cross_entropy.tile"), DTYPE=dsl,
-                                      kernel=kernel, TILE_N=tile_n,
-                                      num_warps=warps, **extra)
-                    if k.warnings:
-                        continue
-                    stats = torch.empty(rows, 2 * cluster, device="cuda")
+            for (tile_n, warps), cluster, group in itertools.product(
+                    candidates(v, args.ce_tiles, args.ce_warps),
+                    args.ce_clusters, args.ce_groups):
+                group = group or tile_n
+                if tile_n % group:
+                    continue
+                if cluster == 1:
+                    kernel = "cross_entropy_flat" if flat \
+                        else "cross_entropy"
+                    extra = {} if flat else {"TILE_M": 1}
+                else:
+                    kernel = "cross_entropy_cluster"
+                    extra = {"CLUSTER": cluster}
+                k = tilec.compile(path("cross_entropy.tile"), DTYPE=dsl,
+                                  kernel=kernel, TILE_N=tile_n, GROUP=group,
+                                  num_warps=warps, **extra)
+                if k.warnings:
+                    continue
+                stats = torch.empty(rows, 2 * cluster, device="cuda")
 
-                    def run(x, out=None, k=k, cluster=cluster, stats=stats,
-                            kernel=kernel):
-                        out = out or (torch.empty(rows, device="cuda"),
-                                      torch.empty(rows, device="cuda"))
-                        if cluster > 1:
-                            k[rows * cluster](x.view(-1), words, *out, stats, v)
-                        elif kernel == "cross_entropy_flat":
-                            k[rows](x.view(-1), words, *out, v)
-                        else:
-                            k[rows](x, words, *out)
-                        return out
-                    yield (tile_n, warps, cluster), run
+                def run(x, out=None, k=k, cluster=cluster, stats=stats,
+                        kernel=kernel):
+                    out = out or (torch.empty(rows, device="cuda"),
+                                  torch.empty(rows, device="cuda"))
+                    if cluster > 1:
+                        k[rows * cluster](x.view(-1), words, *out, stats, v)
+                    elif kernel == "cross_entropy_flat":
+                        k[rows](x.view(-1), words, *out, v)
+                    else:
+                        k[rows](x, words, *out)
+                    return out
+                yield (tile_n, warps, cluster, group), run
 
         def check(x, out):
             want = torch.nn.functional.cross_entropy(x.float(), t.long(),

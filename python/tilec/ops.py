@@ -283,22 +283,29 @@ def softmax(x, dim=-1, out=None):
     return y
 
 
-def _cross_entropy_cluster(torch, device, rows, v):
-    """The blocks a row of cross-entropy is split over: 1, or on sm_90 for
-    few rows the fewest of 2, 4, 8 that give 5 blocks a multiprocessor
-    (half of the 10 that run at once), each block at least two chunks of
-    2048 columns. H200, bench/loop_shapes.py --ce-clusters (bf16, of the
-    device copy): 512 x 128256 one block a row 0.68, clusters of 2 0.85;
-    1024 x 128256 0.92 and 0.90; 2048 x 50257 0.87 and 0.79."""
-    if rows == 0 or torch.cuda.get_device_capability(device) < (9, 0):
-        return 1
-    want = 5 * _sm_count(torch, device)
-    cluster = 1
-    while cluster < 8 and rows * cluster < want:
-        cluster *= 2
-    while cluster > 1 and v < cluster * 2 * 2048:
-        cluster //= 2
-    return cluster
+def _cross_entropy_shape(torch, device, rows, v):
+    """(blocks a row is split over, warps a block, chunk width) for
+    cross-entropy: 16 logits a thread a chunk (two 16-byte loads of 16-bit
+    logits), and enough warps on each multiprocessor: 8 warps a block where
+    the rows give at most 8 blocks a multiprocessor, else 4; on sm_90 a row
+    split over a cluster of 2 below 4 rows a multiprocessor (4 below one,
+    8 below half), 4 warps each reading chunks of up to 4096. H200,
+    bench/loop_shapes.py (bf16, of the device copy, GROUP = 8):
+    2048 x 50257 (flat) 2016 columns on 4 warps 0.90, 8 warps 0.85;
+    1024 x 128256 4008 on 8 warps 0.96, on 4 warps 0.74 (ops.py); 4096 x
+    32000 2000 on 4 warps 0.97; 512 x 128256 and 256 x 50257 in clusters
+    of 2 0.88 (4008 and 3872 on 4 warps; 4 or 8 blocks 0.80-0.82)."""
+    sms = _sm_count(torch, device)
+    if rows and rows < 4 * sms and \
+            torch.cuda.get_device_capability(device) >= (9, 0):
+        cluster = 8 if 2 * rows < sms else 4 if rows < sms else 2
+        # (Each block at least two chunks.)
+        while cluster > 1 and v < cluster * 2 * 4096:
+            cluster //= 2
+        if cluster > 1:
+            return cluster, 4, _chunk_tile(v, 4096)
+    warps = 8 if rows <= 8 * sms else 4
+    return 1, warps, _chunk_tile(v, 16 * 32 * warps)
 
 
 def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
@@ -337,32 +344,34 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     t = t.view(torch.int32).view(r, words)
     loss = torch.empty(r, device=logits.device, dtype=torch.float32)
     lse = torch.empty(r, device=logits.device, dtype=torch.float32)
-    chunk = _chunk_tile(v, 2048)
-    cluster = _cross_entropy_cluster(torch, logits.device, r, v)
+    cluster, warps, chunk = _cross_entropy_shape(torch, logits.device, r, v)
+    # The running max and sum per 16 bytes of logits (a thread's own
+    # vector): no reduction across threads in the loop.
+    group = 16 // rows.element_size()
     if r and rows.stride(0) == v and r * v < 2**31 - 2 * 4096 and \
             cluster > 1:
         # Few rows: each split over the blocks of a cluster (sm_90).
         k = _compile("cross_entropy.tile", "cross_entropy_cluster",
                      DTYPE=dtype, IGNORE=ignore_index, WORDS=words,
-                     CLUSTER=cluster, TILE_N=chunk, num_warps=4)
+                     CLUSTER=cluster, TILE_N=chunk, GROUP=group,
+                     num_warps=warps)
         stats = torch.empty(r, 2 * cluster, device=logits.device,
                             dtype=torch.float32)
         k.launch(r * cluster, rows.view(-1), t, loss, lse, stats, v)
     elif r and (v * rows.element_size()) % 16 and rows.stride(0) == v and \
             r * v < 2**31 - 2 * 4096:
         # Rows that do not start 16-byte aligned: read through the flat
-        # view in aligned chunks of at most 2048 (2048 x 50257: 0.87 of
-        # the device copy, chunks of at most 4096 0.80, the 2-D kernel's
-        # single-element loads 0.53; bench/loop_shapes.py, bench/results/
-        # 2026-11-30-h200-transposed-stores.md).
+        # view in aligned chunks (the first and last of a row masked; the
+        # 2-D kernel's loads would be single elements: 0.53 of the copy at
+        # 2048 x 50257).
         k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
                      IGNORE=ignore_index, WORDS=words, TILE_N=chunk,
-                     num_warps=4)
+                     GROUP=group, num_warps=warps)
         k.launch(r, rows.view(-1), t, loss, lse, v)
     elif r:
         k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
                      IGNORE=ignore_index, WORDS=words, TILE_M=1,
-                     TILE_N=_chunk_tile(v, 4096), num_warps=4)
+                     TILE_N=chunk, GROUP=group, num_warps=warps)
         k.launch(r, rows, t, loss, lse)
     return (loss, lse) if return_lse else loss
 

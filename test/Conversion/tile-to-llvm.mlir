@@ -1173,6 +1173,30 @@ func.func @reshape_joins_dims(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>
 
 // -----
 
+// The same with 12 rows, held padded to 16: the joined dimension's inner
+// part (the rows of 16) is a power of two, so an element keeps its
+// row-major index in the padded shapes (12 x 16 -> 192, held as 256), and
+// the registers are passed on as above.
+// CHECK-LABEL: llvm.func @reshape_joins_padded_dims
+// CHECK-NOT:   !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       @p ld.global.v4.b32
+// CHECK-NOT:   !llvm.ptr<3>
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       @p st.global.v4.b32
+// CHECK-NEXT:  llvm.return
+#rp = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#rp1 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @reshape_joins_padded_dims(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.load %X[%c0, %c0] : !tile.global<f32, 2> -> tensor<12x16xf32, #rp>
+  %r = tile.reshape %x : tensor<12x16xf32, #rp> -> tensor<192xf32, #rp1>
+  tile.store %O[%c0], %r : !tile.global<f32, 1>, tensor<192xf32, #rp1>
+  return
+}
+
+// -----
+
 // tile.fence_async_shared is fence.proxy.async for the CTA's shared memory.
 // CHECK-LABEL: llvm.func @fence
 // CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""
@@ -1312,14 +1336,16 @@ func.func @reshape(%x: tensor<16x16xf32, #b>, %O: !tile.global<f32, 1>) {
 
 // -----
 
-// A dimension that is not a power of two: no row-major relabelling.
-#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// A dimension that is not a power of two inside a joined group (the rows
+// of 12): the padded shapes (16 x 16) would not keep an element's row-major
+// index, so no relabelling.
+#b = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
 #b1 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-func.func @reshape_padded(%x: tensor<12x16xf32, #b>, %O: !tile.global<f32, 1>) {
+func.func @reshape_padded(%x: tensor<16x12xf32, #b>, %O: !tile.global<f32, 1>) {
   %c0 = arith.constant 0 : i32
-  // expected-error @+2 {{only reshapes that add or remove dimensions of size 1 are supported by code generation for tiles with a dimension that is not a power of two}}
+  // expected-error @+2 {{only reshapes that add or remove dimensions of size 1, or that split or join dimensions whose extents are powers of two but for the outermost of each split or joined group, are supported by code generation for tiles with a dimension that is not a power of two}}
   // expected-error @+1 {{failed to legalize operation 'tile.reshape'}}
-  %r = tile.reshape %x : tensor<12x16xf32, #b> -> tensor<192xf32, #b1>
+  %r = tile.reshape %x : tensor<16x12xf32, #b> -> tensor<192xf32, #b1>
   tile.store %O[%c0], %r : !tile.global<f32, 1>, tensor<192xf32, #b1>
   return
 }

@@ -893,13 +893,34 @@ mlir::tile::matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
 }
 
 bool mlir::tile::isBitReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  int64_t fromCount = 1, toCount = 1;
-  for (int64_t d : from)
-    fromCount *= d;
-  for (int64_t d : to)
-    toCount *= d;
-  return fromCount == toCount && llvm::all_of(from, llvm::isPowerOf2_64) &&
-         llvm::all_of(to, llvm::isPowerOf2_64);
+  // Cut both shapes, from the innermost dimension, into the groups of
+  // dimensions the reshape splits or joins (where the products of the
+  // extents agree). Within a group every dimension but the outermost must
+  // be a power of two: an element's row-major index in the group is then
+  // the same in the padded shapes, whose groups hold as many elements.
+  int i = int(from.size()), j = int(to.size());
+  auto inner = [](ArrayRef<int64_t> group) {
+    return group.empty() ||
+           llvm::all_of(group.drop_back(), llvm::isPowerOf2_64);
+  };
+  while (i > 0 || j > 0) {
+    int64_t pf = 1, pt = 1;
+    SmallVector<int64_t> gf, gt; // innermost first
+    do {
+      if (i > 0 && (pf <= pt || j == 0)) {
+        pf *= from[--i];
+        gf.push_back(from[i]);
+      } else if (j > 0) {
+        pt *= to[--j];
+        gt.push_back(to[j]);
+      } else {
+        break;
+      }
+    } while (pf != pt);
+    if (pf != pt || pf <= 0 || !inner(gf) || !inner(gt))
+      return false;
+  }
+  return true;
 }
 
 std::optional<SmallVector<int64_t, 4>>
@@ -907,13 +928,15 @@ mlir::tile::reshapeCoords(ArrayRef<int64_t> coords, ArrayRef<int64_t> from,
                           ArrayRef<int64_t> to) {
   if (!isBitReshape(from, to))
     return std::nullopt;
+  SmallVector<int64_t> paddedFrom = paddedShape(from),
+                       paddedTo = paddedShape(to);
   int64_t index = 0;
-  for (auto [c, d] : llvm::zip(coords, from))
+  for (auto [c, d] : llvm::zip(coords, paddedFrom))
     index = index * d + c;
   SmallVector<int64_t, 4> result(to.size());
   for (int i = int(to.size()) - 1; i >= 0; --i) {
-    result[i] = index % to[i];
-    index /= to[i];
+    result[i] = index % paddedTo[i];
+    index /= paddedTo[i];
   }
   return result;
 }

@@ -369,18 +369,22 @@ SmallVector<unsigned> nonUnitDims(ArrayRef<int64_t> shape);
 std::optional<std::pair<SmallVector<unsigned>, SmallVector<unsigned>>>
 matchNonUnitDims(ArrayRef<int64_t> src, ArrayRef<int64_t> dst);
 
-/// For a reshape between shapes whose dimensions are all powers of two (an
-/// element keeps its row-major index): the coordinates in `to` of the
-/// element at `coords` in `from`. The row-major index of such a shape is
-/// its coordinates' bits side by side, so this is linear on a layout's
-/// bases. nullopt when a dimension of either shape is not a power of two
-/// or the element counts differ.
+/// For a reshape whose every split or joined group of dimensions is a
+/// power of two but in its outermost dimension (isBitReshape): the
+/// coordinates in `to` of the element at `coords` in `from`, both in the
+/// padded shapes tiles are held in (paddedShape). The row-major index of a
+/// padded shape is its coordinates' bits side by side, so this is linear
+/// on a layout's bases; a valid element keeps its row-major index within
+/// each group, so it lands on the right element. nullopt for any other
+/// reshape.
 std::optional<SmallVector<int64_t, 4>> reshapeCoords(ArrayRef<int64_t> coords,
                                                      ArrayRef<int64_t> from,
                                                      ArrayRef<int64_t> to);
 
-/// True when reshapeCoords maps `from` to `to`: every dimension of both a
-/// power of two, the element counts equal.
+/// True when reshapeCoords maps `from` to `to`: cut into the groups of
+/// dimensions that the reshape splits or joins (the products of their
+/// extents equal), every dimension of a group but its outermost is a power
+/// of two ((2016,) -> (252, 8), not (2016,) -> (8, 252)).
 bool isBitReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to);
 
 /// The rank of the tiles a layout applies to (0 for what is no layout).

@@ -424,11 +424,13 @@ MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
   return MmaLayoutAttr::get(ctx, {wm, wn});
 }
 
-/// A reshape that splits or joins dimensions (every one a power of two)
-/// moves no data when a blocked layout of the result holds each element in
-/// the register, lane and warp that held it in `src`: that layout, or null.
-/// Each of the source's bases, taken to the result's coordinates, must be
-/// one bit of one dimension, each dimension's bits held by registers, then
+/// A reshape that splits or joins dimensions (isBitReshape: every one a
+/// power of two, or held padded to one where it is the outermost of the
+/// dimensions it is split into or joined from) moves no data when a blocked
+/// layout of the result holds each element in the register, lane and warp that
+/// held it in `src`: that layout, or null. Each of the source's bases, taken to
+/// the result's coordinates, must be one bit of one dimension (or, for lanes
+/// and warps, none: copies), each dimension's bits held by registers, then
 /// lanes, then warps, then registers (a blocked layout's pattern, then its
 /// repetitions); the order of the dimensions is the one whose layout gives
 /// the same bases.
@@ -443,9 +445,13 @@ static Attribute reshapeBlocked(MLIRContext *ctx, BlockedLayoutAttr src,
                              LinearLayout::kWarp};
   // kindOf[d][bit]: which of registers (0), lanes (1), warps (2) holds it.
   SmallVector<SmallVector<int>> kindOf(rank);
+  SmallVector<int64_t> paddedDst = paddedShape(dstShape);
   for (unsigned d = 0; d < rank; ++d)
-    kindOf[d].assign(llvm::Log2_64(dstShape[d]), -1);
+    kindOf[d].assign(llvm::Log2_64(paddedDst[d]), -1);
   SmallVector<SmallVector<LinearLayout::Basis>> mapped(3);
+  // Lanes and warps that hold copies (a tile smaller than the block):
+  // 2^replicated[k] of them, placed on a dimension below.
+  unsigned replicated[3] = {0, 0, 0};
   for (auto [k, kind] : llvm::enumerate(kinds))
     for (const LinearLayout::Basis &b : from.getBases(kind)) {
       auto c = reshapeCoords(b, srcShape, dstShape);
@@ -455,8 +461,13 @@ static Attribute reshapeBlocked(MLIRContext *ctx, BlockedLayoutAttr src,
           ++set;
           dim = d;
         }
-      // (A replicated bit, or one spread over dimensions: no blocked
-      // layout.)
+      if (set == 0 && k != 0) {
+        ++replicated[k];
+        mapped[k].push_back(LinearLayout::Basis(c->begin(), c->end()));
+        continue;
+      }
+      // (A replicated register, or a bit spread over dimensions: no
+      // blocked layout.)
       if (set != 1 || !llvm::isPowerOf2_64((*c)[dim]))
         return {};
       int &slot = kindOf[dim][llvm::Log2_64((*c)[dim])];
@@ -477,16 +488,28 @@ static Attribute reshapeBlocked(MLIRContext *ctx, BlockedLayoutAttr src,
       if (bits[i] != 0)
         return {};
   }
-  SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, rank));
-  do {
-    auto candidate = BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
-    LinearLayout to = toLinearLayout(candidate, dstShape);
-    bool same = true;
-    for (auto [k, kind] : llvm::enumerate(kinds))
-      same &= llvm::equal(to.getBases(kind), mapped[k]);
-    if (same)
-      return candidate;
-  } while (std::next_permutation(order.begin(), order.end()));
+  // The copies' lanes and warps go on one dimension each, past its
+  // extent (where a blocked layout wraps them to copies); the order of the
+  // dimensions and those two are found by comparing the bases.
+  for (unsigned laneDim = 0; laneDim < rank; ++laneDim)
+    for (unsigned warpDim = 0; warpDim < rank; ++warpDim) {
+      if ((!replicated[1] && laneDim) || (!replicated[2] && warpDim))
+        continue;
+      SmallVector<unsigned> lanes = tpw, warps = wpc;
+      lanes[laneDim] <<= replicated[1];
+      warps[warpDim] <<= replicated[2];
+      SmallVector<unsigned> order =
+          llvm::to_vector(llvm::seq<unsigned>(0, rank));
+      do {
+        auto candidate = BlockedLayoutAttr::get(ctx, spt, lanes, warps, order);
+        LinearLayout to = toLinearLayout(candidate, dstShape);
+        bool same = true;
+        for (auto [k, kind] : llvm::enumerate(kinds))
+          same &= llvm::equal(to.getBases(kind), mapped[k]);
+        if (same)
+          return candidate;
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
   return {};
 }
 

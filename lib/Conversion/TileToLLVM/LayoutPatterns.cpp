@@ -109,8 +109,9 @@ struct ExpandDimsLowering : OpConversionPattern<tile::ExpandDimsOp> {
 };
 
 /// Reshapes, in registers: those that add or remove unit dimensions (of
-/// any tile), and those that split or join dimensions of tiles whose every
-/// dimension is a power of two (an element keeps its row-major index),
+/// any tile), and those that split or join dimensions that are powers of
+/// two, or padded to one where outermost (tile::isBitReshape: an element
+/// keeps its row-major index in the padded shapes),
 /// where tile-assign-layouts gave the result a layout that holds each
 /// element where the operand's did.
 struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
@@ -124,7 +125,9 @@ struct ReshapeLowering : OpConversionPattern<tile::ReshapeOp> {
     if (!match) {
       if (!tile::isBitReshape(dstShape, srcShape))
         return op.emitError(
-            "only reshapes that add or remove dimensions of size 1 are "
+            "only reshapes that add or remove dimensions of size 1, or "
+            "that split or join dimensions whose extents are powers of two "
+            "but for the outermost of each split or joined group, are "
             "supported by code generation for tiles with a dimension that "
             "is not a power of two");
       auto toSrc = [&](ArrayRef<int64_t> c) {

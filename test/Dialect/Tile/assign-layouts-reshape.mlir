@@ -90,3 +90,25 @@ func.func @join_dims(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>, %i: i32
   tile.store %O[%i], %r : !tile.global<f32, 1>, tensor<1024xf32>
   return
 }
+
+// -----
+
+// Splitting a dimension that is held padded (1008 elements as 1024) into
+// rows of 8: the inner part is a power of two, so an element keeps its
+// row-major index in the padded shapes (126 x 8 held as 128 x 8), and the
+// result's layout holds each element where the load put it, a row of 8 a
+// thread: the reduction along the rows stays in the thread.
+// CHECK-DAG:  #[[ROW:blocked[0-9]*]] = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+// CHECK-DAG:  #[[GROUPS:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [0, 1]>
+// CHECK-LABEL: func.func @split_padded_dim
+// CHECK:       %[[F:.*]] = arith.extf %{{.*}} : tensor<1008xf16, #[[ROW]]> to tensor<1008xf32, #[[ROW]]>
+// CHECK-NEXT:  %[[P:.*]] = tile.reshape %[[F]] : tensor<1008xf32, #[[ROW]]> -> tensor<126x8xf32, #[[GROUPS]]>
+// CHECK-NEXT:  tile.reduce max %[[P]] {axis = 1 : i32} : tensor<126x8xf32, #[[GROUPS]]>
+func.func @split_padded_dim(%X: !tile.global<f16, 1>, %O: !tile.global<f32, 1>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i] : !tile.global<f16, 1> -> tensor<1008xf16>
+  %f = arith.extf %x : tensor<1008xf16> to tensor<1008xf32>
+  %p = tile.reshape %f : tensor<1008xf32> -> tensor<126x8xf32>
+  %s = tile.reduce max %p {axis = 1 : i32} : tensor<126x8xf32> -> tensor<126xf32>
+  tile.store %O[%i], %s : !tile.global<f32, 1>, tensor<126xf32>
+  return
+}
