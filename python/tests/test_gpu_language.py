@@ -506,6 +506,51 @@ def test_reshapes_that_split_and_join_dimensions(torch_gpu, arch):
     assert torch.equal(cube, rows.reshape(blocks * 4, 8, 8))
 
 
+PADDED_RESHAPES = """
+kernel padded_reshapes(X: Tensor[f16, 1], Groups: Tensor[f32, 2],
+                       M: Tensor[f32, 2], Flat: Tensor[f32, 1],
+                       Small: Tensor[f32, 2]):
+    # Split a chunk of 2016 (held as 2048) into rows of 8, each's max.
+    x = load(X, index=(bid(0),), shape=(2016,), padding=-inf).astype(f32)
+    groups = max(x.reshape((252, 8)), axis=1)
+    store(Groups, index=(bid(0), 0), tile=groups.reshape((1, 252)))
+    # Join a (12, 16) tile (held as (16, 16)) into 192.
+    m = load(M, index=(bid(0), 0), shape=(12, 16))
+    store(Flat, index=(bid(0),), tile=(m * 2.0).reshape((192,)))
+    # A tile smaller than the block (104 elements; lanes and warps hold
+    # copies) split into rows of 8, each's sum.
+    y = load(X, index=(bid(0),), shape=(104,)).astype(f32)
+    store(Small, index=(bid(0), 0),
+          tile=sum(y.reshape((13, 8)), axis=1).reshape((1, 13)))
+"""
+
+
+@pytest.mark.parametrize("warps", (1, 4, 8))
+@pytest.mark.parametrize("arch", ARCHS)
+def test_reshapes_of_padded_tiles(torch_gpu, arch, warps):
+    """Split or joined groups whose inner dimensions are powers of two and
+    outermost is not (held padded: an element keeps its place), and a tile
+    smaller than the block: the same elements as torch's reshape."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(6)
+    blocks = 3
+    x = torch.randn(blocks * 2016, device="cuda", dtype=torch.float16)
+    m = torch.randn(blocks * 12, 16, device="cuda")
+    groups = torch.full((blocks, 252), float("nan"), device="cuda")
+    flat = torch.full((blocks * 192,), float("nan"), device="cuda")
+    small = torch.full((blocks, 13), float("nan"), device="cuda")
+    kernel = tilec.compile(PADDED_RESHAPES, name="padded_reshapes.tile",
+                           arch=arch, num_warps=warps)
+    kernel[blocks](x, groups, m, flat, small)
+    torch.cuda.synchronize()
+    assert torch.equal(groups, x.float().view(blocks, 252, 8).amax(-1))
+    assert torch.equal(flat, (m * 2).view(-1))
+    # (Block b's tile of 104 is elements 104 b ... 104 b + 103.)
+    ref = x.double()[:blocks * 104].view(blocks, 13, 8).sum(-1)
+    assert torch.allclose(small.double(), ref, rtol=1e-5, atol=1e-4)
+
+
 ARG = """
 kernel arg(X: Tensor[f32, 2], N: Tensor[i32, 2], IMAX: Tensor[i32, 1],
            IMIN: Tensor[i32, 2], NMAX: Tensor[i32, 1]):
