@@ -823,8 +823,9 @@ TEST_F(LinearLayoutTest, PaddedShapes) {
 }
 
 // A reshape between shapes of powers of two keeps the row-major index:
-// coordinates are the index's bits, split at other places. A dimension
-// that is not a power of two, or another element count, has no mapping.
+// coordinates are the index's bits, split at other places. Another element
+// count has no mapping (shapes that are not powers of two:
+// ReshapeCoordsPadded).
 TEST_F(LinearLayoutTest, ReshapeCoords) {
   SmallVector<int64_t> row = {4096}, parts = {32, 128}, cube = {4, 8, 128};
   EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{1000}, row, parts),
@@ -839,9 +840,46 @@ TEST_F(LinearLayoutTest, ReshapeCoords) {
     EXPECT_EQ(c[0] * 128 + c[1], bit);
     EXPECT_TRUE(llvm::isPowerOf2_64(c[0] + c[1]));
   }
-  SmallVector<int64_t> padded = {48, 2}, flat = {96}, other = {2048};
-  EXPECT_FALSE(reshapeCoords(ArrayRef<int64_t>{0, 0}, padded, flat));
+  SmallVector<int64_t> other = {2048};
   EXPECT_FALSE(reshapeCoords(ArrayRef<int64_t>{0}, row, other));
+}
+
+// Shapes held padded: a reshape whose split or joined groups have powers of
+// two in every dimension but the outermost maps coordinates in the padded
+// shapes, where a valid element keeps its row-major index; one with a
+// padded dimension inside a group does not.
+TEST_F(LinearLayoutTest, ReshapeCoordsPadded) {
+  SmallVector<int64_t> chunk = {2016}, groups = {252, 8}, rows = {1, 2016};
+  EXPECT_TRUE(isBitReshape(chunk, groups));
+  EXPECT_TRUE(isBitReshape(rows, groups));
+  EXPECT_TRUE(isBitReshape(groups, chunk));
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{2015}, chunk, groups),
+            (SmallVector<int64_t, 4>{251, 7}));
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{0, 1003}, rows, groups),
+            (SmallVector<int64_t, 4>{125, 3}));
+  // Groups on both sides: (3, 64) -> (24, 8) is one group, 64 and 8 its
+  // inner powers of two; element (1, 5), index 69, is (8, 5).
+  SmallVector<int64_t> a = {3, 64}, b = {24, 8};
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{1, 5}, a, b),
+            (SmallVector<int64_t, 4>{8, 5}));
+  // Two groups: (6, 8, 4) -> (48, 4) joins 6 and 8, keeps 4.
+  SmallVector<int64_t> c = {6, 8, 4}, d = {48, 4};
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{5, 7, 3}, c, d),
+            (SmallVector<int64_t, 4>{47, 3}));
+  SmallVector<int64_t> padded = {48, 2}, flat = {96};
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{47, 1}, padded, flat),
+            (SmallVector<int64_t, 4>{95}));
+  // A padded dimension inside a group: (8, 252) would put element 252 at
+  // (0, 252) of the padded (8, 256).
+  SmallVector<int64_t> inner = {8, 252}, swapped = {2, 48};
+  EXPECT_FALSE(isBitReshape(chunk, inner));
+  EXPECT_FALSE(reshapeCoords(ArrayRef<int64_t>{0}, chunk, inner));
+  EXPECT_FALSE(isBitReshape(swapped, flat));
+  // Unit dimensions anywhere.
+  SmallVector<int64_t> unit = {1, 252, 1, 8};
+  EXPECT_TRUE(isBitReshape(chunk, unit));
+  EXPECT_EQ(*reshapeCoords(ArrayRef<int64_t>{17}, chunk, unit),
+            (SmallVector<int64_t, 4>{0, 2, 0, 1}));
 }
 
 } // namespace
