@@ -42,7 +42,8 @@ def candidates(n, tiles, warps):
     return seen
 
 
-def sweep(label, rows, n, dtype, make, nbytes, theirs, check, top):
+def sweep(label, rows, n, dtype, make, nbytes, theirs, check, top,
+          names=("TILE_N", "num_warps")):
     xs = [torch.randn(rows, n, device="cuda", dtype=dtype) * 3
           for _ in range(3)]
     # The device copy of the input (read and written), as bench/ops.py.
@@ -61,7 +62,6 @@ def sweep(label, rows, n, dtype, make, nbytes, theirs, check, top):
     print(f"\n## {label} {rows}x{n} {dtype}: torch {t_torch:.1f} us, copy "
           f"{copy:.1f} us ({copy_gbs:.0f} GB/s)")
     for t, config in results[:top]:
-        names = ("TILE_N", "num_warps", "cluster", "GROUP")
         print(f"  {' '.join(f'{a}={b}' for a, b in zip(names, config))}: "
               f"{t:.1f} us, "
               f"{nbytes / t / 1e3:.0f} GB/s, {t_torch / t:.2f} of torch, "
@@ -89,6 +89,10 @@ def main():
                    help="rows split over clusters of these many blocks "
                    "(cross_entropy_cluster on the flat view, sm_90; 1: "
                    "one block a row)")
+    p.add_argument("--sum-latency", default="1",
+                   type=lambda t: [int(v) for v in t.split(",")],
+                   help="reduce.tile's LATENCY (the sum's loads copied into "
+                   "shared memory LATENCY - 1 trips ahead)")
     p.add_argument("--top", type=int, default=4)
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
@@ -170,16 +174,19 @@ def main():
         sweep("cross_entropy", rows, v, dtype, make,
               rows * v * dtype.itemsize,
               lambda x: torch.nn.functional.cross_entropy(
-                  x, t.long(), reduction="none"), check, args.top)
+                  x, t.long(), reduction="none"), check, args.top,
+              ("TILE_N", "num_warps", "cluster", "GROUP"))
 
     for shape in filter(None, args.sum.split(",")):
         rows, n = (int(d) for d in shape.split("x"))
 
         def make(n, rows=rows):
-            for tile_n, warps in candidates(n, (2048, 4096, 8192), (4, 8)):
+            for (tile_n, warps), latency in itertools.product(
+                    candidates(n, (2048, 4096, 8192), (4, 8)),
+                    args.sum_latency):
                 k = tilec.compile(path("reduce.tile"), DTYPE=dsl, OUT=dsl,
                                   OP=0, TILE_M=1, TILE_N=tile_n,
-                                  num_warps=warps)
+                                  LATENCY=latency, num_warps=warps)
                 if k.warnings:
                     continue
 
@@ -188,7 +195,7 @@ def main():
                         if out is None else out
                     k[rows](x, out)
                     return out
-                yield (tile_n, warps), run
+                yield (tile_n, warps, latency), run
 
         def check(x, out):
             want = x.float().sum(-1)
@@ -196,7 +203,8 @@ def main():
             assert err.item() < 2e-2, err
 
         sweep("sum", rows, n, dtype, make, rows * n * dtype.itemsize,
-              lambda x: x.sum(-1), check, args.top)
+              lambda x: x.sum(-1), check, args.top,
+              ("TILE_N", "num_warps", "LATENCY"))
     return 0
 
 

@@ -92,6 +92,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // into shared memory like the operands (ring copies once pipelined), read
   // in the converted layout at their use.
   fpm.addPass(mlir::tile::createTileStageConvertedLoads());
+  // A loop's other loads with a latency hint: copied into shared memory
+  // too, so that the pipeline below keeps them in flight in rings.
+  fpm.addPass(mlir::tile::createTileStageHintedLoads());
   // Copies ahead of their use: multi-stage rings in loops, then straight
   // line code.
   mlir::tile::TilePipelineOptions pipelineOptions;

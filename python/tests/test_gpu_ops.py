@@ -473,7 +473,8 @@ def test_transpose(torch_gpu, dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (4096, 4096), (3, 50000),
-                                   (5, 10000), (3, 10001), (2, 5, 33)])
+                                   (5, 10000), (3, 10001), (2, 5, 33),
+                                   (2, 131077)])
 def test_row_reductions(torch_gpu, dtype, shape):
     torch = torch_gpu
     x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))

@@ -813,9 +813,18 @@ def _reduce(op, x, dim):
         # fast as on 8 or faster: bench/results/
         # 2026-11-30-h200-row-tiles.md).
         tile_n = _chunk_tile(n, 4096)
+        latency = 1
+        if op == 0 and n > 16384 and r <= 2 * _sm_count(torch, x.device):
+            # Few long rows (a block each): a sum's chunks of up to 8192
+            # copied into shared memory two trips ahead (reduce.tile's
+            # LATENCY; a copy pads with zeros, so sums only). H200, bf16,
+            # bench/loop_shapes.py --sum-latency: 256 x 131072 0.95 of the
+            # device copy, read into registers at most 0.89.
+            tile_n, latency = _chunk_tile(n, 8192), 3
         tile_m = max(1, 4096 // tile_n)
         k = _compile("reduce.tile", "reduce_rows", DTYPE=dtype, OUT=dtype,
-                     OP=op, TILE_M=tile_m, TILE_N=tile_n, num_warps=4)
+                     OP=op, TILE_M=tile_m, TILE_N=tile_n, LATENCY=latency,
+                     num_warps=4)
         k.launch((r + tile_m - 1) // tile_m, rows, out.view(r))
     return out
 

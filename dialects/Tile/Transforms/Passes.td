@@ -270,6 +270,31 @@ def TileStageConvertedLoads
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileStageHintedLoads
+    : Pass<"tile-stage-hinted-loads", "::mlir::func::FuncOp"> {
+  let summary = "Copy a loop's loads with a latency hint into shared memory";
+  let description = [{
+    A `tile.load` with a `latency` hint of 2 or more (`load(...,
+    latency=S)`) directly in an `scf.for` body (not a persistent kernel's
+    tile loop), left in registers by the passes before it (not a tensor
+    core operand, not a load a conversion moves between threads), is
+    copied into an unswizzled shared memory buffer where it was
+    (`tile.smem_alloc`, `tile.async_copy`) and read back in its own layout
+    at the same place (`tile.async_wait`, `tile.local_load`). `tile-pipeline`
+    then issues the copy `S - 1` trips ahead into a ring of `S` buffers
+    (TMA on sm_90): a loop that streams a row keeps chunks in flight
+    without registers for them. A hinted load that cannot be copied (a
+    padding other than zero, boxes from a tile of indices, threads holding
+    less than 4 contiguous bytes), or that is not in a loop's body, stays
+    as it is, with a warning (`warn`) that says why.
+  }];
+  let options = [
+    Option<"warn", "warn", "bool", /*default=*/"true",
+           "Warn where a latency hint cannot apply">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileSliceMmaK : Pass<"tile-slice-mma-k", "::mlir::func::FuncOp"> {
   let summary = "Split mma along K into steps of the instruction's K";
   let description = [{

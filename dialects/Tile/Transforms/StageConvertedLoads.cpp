@@ -30,6 +30,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/StagedLoads.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -99,47 +100,10 @@ std::optional<Candidate> candidateOf(ConvertLayoutOp convert) {
     c.chain.push_back(def);
     v = next;
   }
-  if (c.load.getBoxes())
-    return std::nullopt;
-  if (auto pad = c.load.getPaddingAttr()) {
-    auto f = dyn_cast<FloatAttr>(pad);
-    auto i = dyn_cast<IntegerAttr>(pad);
-    if (!((f && f.getValue().isPosZero()) || (i && i.getValue().isZero())))
-      return std::nullopt;
-  }
-  // An async copy moves at least 4 bytes per thread's vector.
-  auto layout = cast<BlockedLayoutAttr>(from.getEncoding());
-  unsigned bytes = getSharedElementBytes(from.getElementType());
-  if (bytes * layout.getSizePerThread()[layout.getOrder()[0]] < 4)
+  if (!whyNotStageable(c.load).empty())
     return std::nullopt;
   std::reverse(c.chain.begin(), c.chain.end());
   return c;
-}
-
-/// `layout` on the dimensions `kept` of its tile (the others of size 1):
-/// the threads and warps it spreads along the dropped ones replicate the
-/// tile along the kept ones, as the copy into the buffer of those
-/// dimensions distributes it.
-BlockedLayoutAttr dropUnitDims(BlockedLayoutAttr layout,
-                               ArrayRef<unsigned> kept) {
-  SmallVector<unsigned> spt, tpw, wpc, order;
-  unsigned lanes = 1, warps = 1;
-  for (unsigned d = 0; d < layout.getSizePerThread().size(); ++d) {
-    if (llvm::is_contained(kept, d)) {
-      spt.push_back(layout.getSizePerThread()[d]);
-      tpw.push_back(layout.getThreadsPerWarp()[d]);
-      wpc.push_back(layout.getWarpsPerCTA()[d]);
-      continue;
-    }
-    lanes *= layout.getThreadsPerWarp()[d];
-    warps *= layout.getWarpsPerCTA()[d];
-  }
-  for (unsigned d : layout.getOrder())
-    if (auto it = llvm::find(kept, d); it != kept.end())
-      order.push_back(it - kept.begin());
-  tpw[order.back()] *= lanes;
-  wpc[order.front()] *= warps;
-  return BlockedLayoutAttr::get(layout.getContext(), spt, tpw, wpc, order);
 }
 
 struct StageConvertedLoadsPass
@@ -157,42 +121,14 @@ struct StageConvertedLoadsPass
 
   void stage(Candidate &c) {
     LoadOp load = c.load;
-    RankedTensorType loaded = load.getType();
-    auto layout = cast<BlockedLayoutAttr>(loaded.getEncoding());
-    unsigned bytes = getSharedElementBytes(loaded.getElementType());
-    // Unswizzled, in the tensor's order: every thread of the conversion's
-    // layout reads its elements where the copy put them.
-    // The buffer holds the tile without its size-1 dimensions (as an async
-    // copy fills it), in the order of the others.
-    SmallVector<unsigned> kept = nonUnitDims(loaded.getShape());
-    SmallVector<int64_t> shape;
-    for (unsigned d : kept)
-      shape.push_back(loaded.getDimSize(d));
-    BlockedLayoutAttr copyLayout = dropUnitDims(layout, kept);
-    auto shared =
-        SharedLayoutAttr::get(&getContext(), std::max(1u, 16 / bytes), 1, 1,
-                              SmallVector<unsigned>(copyLayout.getOrder()));
-    auto bufType = SharedMemoryType::get(&getContext(), shape,
-                                         loaded.getElementType(), shared);
-    OpBuilder b(load);
-    Value buf = SmemAllocOp::create(b, load.getLoc(), bufType);
-    AsyncCopyOp::create(b, load.getLoc(), load.getTensor(), load.getIndices(),
-                        load.getBoxes(), buf, /*pred=*/Value(),
-                        load.getBoxDimAttr(),
-                        b.getDenseI64ArrayAttr(loaded.getShape()),
-                        load.getOrderAttr(), copyLayout, load.getLatencyAttr());
     Attribute target = c.convert.getType().getEncoding();
     auto inTarget = [&](Type t) {
       auto type = cast<RankedTensorType>(t);
       return RankedTensorType::get(type.getShape(), type.getElementType(),
                                    target);
     };
-    b.setInsertionPoint(c.convert);
-    Location loc = c.convert.getLoc();
-    AsyncWaitOp::create(b, loc, ValueRange{buf}, b.getI32IntegerAttr(0));
-    Value current = LocalLoadOp::create(
-        b, loc, inTarget(loaded), buf,
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(shape.size(), 0)));
+    OpBuilder b(c.convert);
+    Value current = stageLoad(load, c.convert, target);
     for (Operation *def : c.chain) {
       SmallVector<Value> operands;
       for (Value operand : def->getOperands()) {

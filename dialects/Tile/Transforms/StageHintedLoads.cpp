@@ -1,0 +1,76 @@
+//===- StageHintedLoads.cpp - A loop's hinted loads through shared memory -===//
+//
+// A load with a `latency` hint of 2 or more in a loop body, left in
+// registers by the passes before (not an operand of the tensor cores, not
+// one a conversion moves between threads), is copied into a shared memory
+// buffer where it was and read back, in its own layout, at the same place:
+//
+//   scf.for %j ... {                        scf.for %j ... {
+//     %x = tile.load %X[%i, %j]               %buf = tile.smem_alloc
+//          {latency = 3}              ->      tile.async_copy %X[%i, %j], %buf
+//     use(%x)                                 tile.async_wait %buf
+//   }                                         %x = tile.local_load %buf
+//                                             use(%x)
+//                                           }
+//
+// tile-pipeline then issues the copy latency - 1 trips ahead into a ring of
+// `latency` buffers (TMA on sm_90), so that a loop streaming a row keeps
+// several chunks in flight without holding them in registers. A hinted
+// load that cannot be staged is reported with the reason, and stays as it
+// is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/TileDialect.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/StagedLoads.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILESTAGEHINTEDLOADS
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct StageHintedLoadsPass
+    : public mlir::tile::impl::TileStageHintedLoadsBase<StageHintedLoadsPass> {
+  using TileStageHintedLoadsBase::TileStageHintedLoadsBase;
+
+  void runOnOperation() override {
+    SmallVector<LoadOp> loads;
+    getOperation().walk([&](LoadOp load) {
+      if (!load.getLatency() || *load.getLatency() < 2)
+        return;
+      auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+      std::string why;
+      if (!loop || loop->hasAttr(TileDialect::getTileLoopAttrName()))
+        why = "it is not in a loop's body (there is no trip to issue it "
+              "ahead of)";
+      else
+        why = whyNotStageable(load);
+      if (!why.empty()) {
+        if (warn)
+          load.emitWarning() << "latency=" << *load.getLatency()
+                             << " has no effect on this load: it is not "
+                                "copied into shared memory ahead of its use, "
+                                "since "
+                             << why;
+        return;
+      }
+      loads.push_back(load);
+    });
+    for (LoadOp load : loads) {
+      Value staged = stageLoad(load, load, load.getType().getEncoding());
+      load.getResult().replaceAllUsesWith(staged);
+      load.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,37 @@
+//===- StagedLoads.h - A load read through a shared memory buffer *- C++
+//-*-===//
+//
+// What tile-stage-converted-loads (a load whose tile a conversion moves
+// between threads) and tile-stage-hinted-loads (a loop's load with a
+// latency hint) share: a register load replaced by a copy into an
+// unswizzled shared memory buffer where the load was and a read of the
+// buffer, in a layout of the caller's choice, where the value is needed.
+// tile-pipeline then makes the copy a ring copy of its loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TRANSFORMS_STAGEDLOADS_H
+#define TILE_TRANSFORMS_STAGEDLOADS_H
+
+#include "Tile/IR/TileOps.h"
+
+#include <string>
+
+namespace mlir::tile {
+
+/// Why `load` cannot be read through a shared memory buffer filled by an
+/// async copy, or an empty string: a gather's boxes, a padding other than
+/// zero (what a copy leaves past the tensor's end), a layout that is not
+/// blocked or whose threads hold less than 4 contiguous bytes (the least a
+/// copy moves).
+std::string whyNotStageable(LoadOp load);
+
+/// Replaces `load` (stageable: whyNotStageable) by a `tile.smem_alloc` and a
+/// `tile.async_copy` at its place, and returns the buffer's contents read
+/// (`tile.async_wait`, `tile.local_load`) before `readAt` in `layout`. The
+/// caller replaces the load's uses; the load is left for it to erase.
+Value stageLoad(LoadOp load, Operation *readAt, Attribute layout);
+
+} // namespace mlir::tile
+
+#endif // TILE_TRANSFORMS_STAGEDLOADS_H

@@ -1,0 +1,79 @@
+// RUN: tile-opt %s -split-input-file --tile-stage-hinted-loads -verify-diagnostics | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-stage-hinted-loads="warn=false" | tile-opt -split-input-file --verify-roundtrip > /dev/null
+
+// tile-stage-hinted-loads: a loop body's tile.load with a latency hint of 2
+// or more becomes a copy into an unswizzled buffer of the tile without its
+// size-1 dimensions (tile.smem_alloc + tile.async_copy, the hint kept for
+// tile-pipeline's ring) and a read in the load's own layout at the same
+// place (tile.async_wait + tile.local_load).
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+
+// CHECK-DAG:   #[[ROW:blocked[0-9]*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-DAG:   #[[S:shared]] = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+// CHECK-LABEL: func.func @row_sums
+// CHECK:       scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[BUF:.*]] = tile.smem_alloc : <[1024], f32, #[[S]]>
+// CHECK-NEXT:    tile.async_copy %{{.*}}[%{{.*}}, %[[J]]], %[[BUF]] {latency = 3 : i32, layout = #[[ROW]], shape = array<i64: 1, 1024>}
+// CHECK-NEXT:    tile.async_wait %[[BUF]]
+// CHECK-NEXT:    %[[X:.*]] = tile.local_load %[[BUF]] [0] : <[1024], f32, #[[S]]> -> tensor<1x1024xf32, #blocked>
+// CHECK-NEXT:    %[[S1:.*]] = tile.reduce sum %[[X]]
+// CHECK-NOT:   tile.load
+func.func @row_sums(%X: !tile.global<f32, 2>, %Y: !tile.global<f32, 2>, %row: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<1xf32, #tile.slice<dim = 1, parent = #blocked>>
+  %s = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<1xf32, #tile.slice<dim = 1, parent = #blocked>>) : i32 {
+    %x = tile.load %X[%row, %j] {latency = 3 : i32} : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
+    %r = tile.reduce sum %x {axis = 1 : i32} : tensor<1x1024xf32, #blocked> -> tensor<1xf32, #tile.slice<dim = 1, parent = #blocked>>
+    %a = arith.addf %acc, %r : tensor<1xf32, #tile.slice<dim = 1, parent = #blocked>>
+    scf.yield %a : tensor<1xf32, #tile.slice<dim = 1, parent = #blocked>>
+  }
+  return
+}
+
+// -----
+
+// No hint, or a hint of 1 (one stage: nothing issued ahead): the loads stay.
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK-LABEL: func.func @unhinted
+// CHECK-NOT:   tile.smem_alloc
+// CHECK:       tile.load
+// CHECK:       tile.load
+func.func @unhinted(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 2>, %row: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %x = tile.load %X[%row, %j] : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
+    %y = tile.load %X[%row, %j] {latency = 1 : i32} : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
+    %z = arith.addf %x, %y : tensor<1x1024xf32, #blocked>
+    tile.store %O[%row, %j], %z : !tile.global<f32, 2>, tensor<1x1024xf32, #blocked>
+  }
+  return
+}
+
+// -----
+
+// A hint that cannot apply says why, and the load stays.
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#one = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK-LABEL: func.func @not_staged
+// CHECK-NOT:   tile.smem_alloc
+func.func @not_staged(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %row: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-warning @+1 {{latency=2 has no effect on this load: it is not copied into shared memory ahead of its use, since it is not in a loop's body (there is no trip to issue it ahead of)}}
+  %w = tile.load %X[%row, %c0] {latency = 2 : i32} : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    // expected-warning @+1 {{latency=3 has no effect on this load: it is not copied into shared memory ahead of its use, since it pads with other than zero (a copy into shared memory leaves zeros past the tensor's end)}}
+    %x = tile.load %X[%row, %j] {latency = 3 : i32, padding = 0xFF800000 : f32} : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
+    // expected-warning @+1 {{latency=2 has no effect on this load: it is not copied into shared memory ahead of its use, since its threads hold less than 4 contiguous bytes (the least a copy moves)}}
+    %h = tile.load %H[%row, %j] {latency = 2 : i32} : !tile.global<f16, 2> -> tensor<1x1024xf16, #one>
+    %hf = arith.extf %h : tensor<1x1024xf16, #one> to tensor<1x1024xf32, #one>
+    %hc = tile.convert_layout %hf : tensor<1x1024xf32, #one> -> tensor<1x1024xf32, #blocked>
+    %z = arith.addf %x, %hc : tensor<1x1024xf32, #blocked>
+    %z2 = arith.addf %z, %w : tensor<1x1024xf32, #blocked>
+    tile.store %O[%row, %j], %z2 : !tile.global<f32, 2>, tensor<1x1024xf32, #blocked>
+  }
+  return
+}
