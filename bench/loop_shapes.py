@@ -89,6 +89,8 @@ def main():
                    help="rows split over clusters of these many blocks "
                    "(cross_entropy_cluster on the flat view, sm_90; 1: "
                    "one block a row)")
+    p.add_argument("--sum-op", type=int, default=0,
+                   help="reduce.tile's OP for --sum: 0 sum, 1 max, 2 min")
     p.add_argument("--sum-latency", default="1",
                    type=lambda t: [int(v) for v in t.split(",")],
                    help="reduce.tile's LATENCY (the sum's loads copied into "
@@ -185,7 +187,7 @@ def main():
                     candidates(n, (2048, 4096, 8192), (4, 8)),
                     args.sum_latency):
                 k = tilec.compile(path("reduce.tile"), DTYPE=dsl, OUT=dsl,
-                                  OP=0, TILE_M=1, TILE_N=tile_n,
+                                  OP=args.sum_op, TILE_M=1, TILE_N=tile_n,
                                   LATENCY=latency, num_warps=warps)
                 if k.warnings:
                     continue
@@ -197,13 +199,16 @@ def main():
                     return out
                 yield (tile_n, warps, latency), run
 
+        ours = {0: lambda x: x.sum(-1), 1: lambda x: x.amax(-1),
+                2: lambda x: x.amin(-1)}[args.sum_op]
+
         def check(x, out):
-            want = x.float().sum(-1)
+            want = ours(x.float())
             err = ((out.float() - want).abs() / (want.abs() + 1)).max()
             assert err.item() < 2e-2, err
 
-        sweep("sum", rows, n, dtype, make, rows * n * dtype.itemsize,
-              lambda x: x.sum(-1), check, args.top,
+        sweep(["sum", "amax", "amin"][args.sum_op], rows, n, dtype, make,
+              rows * n * dtype.itemsize, ours, check, args.top,
               ("TILE_N", "num_warps", "LATENCY"))
     return 0
 

@@ -1,30 +1,47 @@
 # Small cases of row kernels whose synchronization is their own, for
-# compute-sanitizer: reduce.tile's sum with its chunks in a 3-stage ring
-# (LATENCY=3: cp.async ring, a barrier a trip) at 0, 1, 2 and many trips,
+# compute-sanitizer: reduce.tile's sum, max and min with their chunks in a
+# 3-stage ring (LATENCY=3: cp.async ring, a barrier a trip; the max's and
+# min's -inf and inf padding stored where a chunk passes the row's end) at
+# 0, 1, 2 and many trips,
 # and cross_entropy_cluster (cluster barrier) at clusters of 2, 4, 8; each
 # result checked. On the GPU machine, with .gpu/env.sh sourced:
 #
 #   compute-sanitizer --tool racecheck python3 scripts/sanitize-rows.py
 #
 # (also memcheck, synccheck); exit 1 when a result is wrong.
+import itertools
+import math
 import sys
+
 import torch
 import tilec
 
 torch.manual_seed(0)
 path = tilec.ops._kernel_path
 bad = 0
-for dt, dsl in ((torch.float16, "f16"), (torch.float32, "f32")):
-    k = tilec.compile(path("reduce.tile"), DTYPE=dsl, OUT="f32", OP=0,
+for (dt, dsl), op in itertools.product(
+        ((torch.float16, "f16"), (torch.float32, "f32")), (0, 1, 2)):
+    k = tilec.compile(path("reduce.tile"), DTYPE=dsl, OUT="f32", OP=op,
                       TILE_M=1, TILE_N=1024, LATENCY=3, num_warps=4)
     for n in (0, 100, 1500, 9000):
-        x = torch.randn(3, n, device="cuda", dtype=dt)
+        # (Negative values: a chunk past the end must read -inf for the
+        # max, not the zeros a copy would fill.)
+        x = -1 - torch.rand(3, n, device="cuda", dtype=dt)
+        if op == 2:
+            x = -x
         out = torch.full((3,), float("nan"), device="cuda")
         k[3](x, out)
         torch.cuda.synchronize()
-        ok = torch.allclose(out.double(), x.double().sum(-1), atol=1e-2,
-                            rtol=1e-3)
-        print(f"sum {dsl} n={n}: {'ok' if ok else 'WRONG'}")
+        x64 = x.double()
+        if op == 0:
+            want = x64.sum(-1)
+        elif n == 0:
+            want = torch.full((3,), -math.inf if op == 1 else math.inf,
+                              device="cuda", dtype=torch.float64)
+        else:
+            want = x64.amax(-1) if op == 1 else x64.amin(-1)
+        ok = torch.allclose(out.double(), want, atol=1e-2, rtol=1e-3)
+        print(f"reduce op {op} {dsl} n={n}: {'ok' if ok else 'WRONG'}")
         bad += not ok
 for rows, v in ((5, 50257), (2, 128256), (33, 32000)):
     x = torch.randn(rows, v, device="cuda", dtype=torch.bfloat16) * 3

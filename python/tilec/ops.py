@@ -814,12 +814,12 @@ def _reduce(op, x, dim):
         # 2026-11-30-h200-row-tiles.md).
         tile_n = _chunk_tile(n, 4096)
         latency = 1
-        if op == 0 and n > 16384 and r <= 2 * _sm_count(torch, x.device):
-            # Few long rows (a block each): a sum's chunks of up to 8192
-            # copied into shared memory two trips ahead (reduce.tile's
-            # LATENCY; a copy pads with zeros, so sums only). H200, bf16,
-            # bench/loop_shapes.py --sum-latency: 256 x 131072 0.95 of the
-            # device copy, read into registers at most 0.89.
+        if n > 16384 and r <= 2 * _sm_count(torch, x.device):
+            # Few long rows (a block each): chunks of up to 8192 copied
+            # into shared memory two trips ahead (reduce.tile's LATENCY).
+            # H200, bf16, bench/loop_shapes.py --sum-latency: sums of
+            # 256 x 131072 0.95 of the device copy, read into registers at
+            # most 0.89.
             tile_n, latency = _chunk_tile(n, 8192), 3
         tile_m = max(1, 4096 // tile_n)
         k = _compile("reduce.tile", "reduce_rows", DTYPE=dtype, OUT=dtype,

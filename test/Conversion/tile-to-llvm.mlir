@@ -1173,6 +1173,25 @@ func.func @reshape_joins_dims(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>
 
 // -----
 
+// tile.async_copy with a padding other than zero: each vector is copied by
+// cp.async where it is inside the tensor, else the padding is stored there
+// (st.shared of its words; a cp.async of 0 bytes would fill zeros,
+// asynchronously), one predicate choosing: 1 x 128 f32 over the 32 lanes
+// of one warp, one 16-byte vector each, -inf in four words.
+// CHECK-LABEL: llvm.func @async_copy_padded
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 w<4>;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.cg.shared.global [$1], [$2], 16;\0A mov.b32 w0, 0xff800000;\0A mov.b32 w1, 0xff800000;\0A mov.b32 w2, 0xff800000;\0A mov.b32 w3, 0xff800000;\0A @!p st.shared.v4.b32 [$1], {w0, w1, w2, w3};\0A}", "r,r,l,~{memory}"
+// CHECK-NOT:   nvvm.cp.async.shared.global
+// CHECK:       nvvm.cp.async.commit.group
+#cp = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+#cps = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @async_copy_padded(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %buf = tile.smem_alloc : !tile.smem<[128], f32, #cps>
+  tile.async_copy %X[%i, %i], %buf {layout = #cp, padding = 0xFF800000 : f32, shape = array<i64: 1, 128>} : !tile.global<f32, 2>, !tile.smem<[128], f32, #cps>
+  return
+}
+
+// -----
+
 // The same with 12 rows, held padded to 16: the joined dimension's inner
 // part (the rows of 16) is a power of two, so an element keeps its
 // row-major index in the padded shapes (12 x 16 -> 192, held as 256), and

@@ -267,6 +267,20 @@ LogicalResult DimOp::verify() {
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
 
+/// A load's or copy's `padding`: a constant of the tensor's element type.
+static LogicalResult verifyPadding(Operation *op, Attribute padding,
+                                   Type elementType) {
+  if (!padding)
+    return success();
+  if (cast<TypedAttr>(padding).getType() != elementType)
+    return op->emitOpError()
+           << "padding value type " << cast<TypedAttr>(padding).getType()
+           << " does not match the element type " << elementType;
+  if (!isa<IntegerAttr, FloatAttr>(padding))
+    return op->emitOpError("padding must be an integer or float constant");
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   auto tensorType = getTensor().getType();
   if (failed(verifyTileAccess(*this, tensorType, getIndices().size(), getType(),
@@ -274,16 +288,7 @@ LogicalResult LoadOp::verify() {
       failed(verifyBoxes(*this, getBoxes(), getBoxDim(), getType().getShape(),
                          getIndices())))
     return failure();
-  if (auto padding = getPaddingAttr())
-    if (cast<TypedAttr>(padding).getType() != tensorType.getElementType())
-      return emitOpError() << "padding value type "
-                           << cast<TypedAttr>(padding).getType()
-                           << " does not match the element type "
-                           << tensorType.getElementType();
-  if (auto padding = getPaddingAttr())
-    if (!isa<IntegerAttr, FloatAttr>(padding))
-      return emitOpError("padding must be an integer or float constant");
-  return success();
+  return verifyPadding(*this, getPaddingAttr(), tensorType.getElementType());
 }
 
 void LoadOp::getEffects(
@@ -842,7 +847,7 @@ LogicalResult AsyncCopyOp::verify() {
                             "dimensions, in the tensor's element type";
   if (getLayout().getOrder().size() != buf.getShape().size())
     return emitOpError("the layout must have the buffer's rank");
-  return success();
+  return verifyPadding(*this, getPaddingAttr(), tensorType.getElementType());
 }
 
 void AsyncCopyOp::getEffects(

@@ -772,7 +772,7 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
   let description = [{
     Starts copying the tile `tile.load` would read (the same `indices`,
     `order` and bounds, a tile of shape `shape`; elements outside the tensor
-    read as zero) into `buffer`, which holds the tile with its size-1
+    read as `padding`, zero when absent) into `buffer`, which holds the tile with its size-1
     dimensions dropped. `layout`, a blocked layout of the buffer's shape,
     says which thread copies which elements. With `if %pred` false, nothing
     is copied. Each copy is one group of the thread's asynchronous copies,
@@ -783,7 +783,9 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     boxes as `tile.load` reads it.
 
     On sm_80 and later this is `cp.async` (4, 8 or 16 bytes per thread and
-    vector) followed by `cp.async.commit_group`.
+    vector) followed by `cp.async.commit_group`; a vector outside the
+    tensor is filled with zeros by the copy, or, with a `padding` other than
+    zero, stored as the padding by `st.shared` instead of copied.
 
     ```mlir
     tile.async_copy %K[%b, %h, %c0, %j], %buf if %p {shape = array<i64: 1, 1, 128, 64>,
@@ -798,7 +800,8 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
                        DenseI64ArrayAttr:$shape,
                        OptionalAttr<DenseI32ArrayAttr>:$order,
                        Tile_BlockedLayoutAttr:$layout,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$latency);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$latency,
+                       OptionalAttr<TypedAttrInterface>:$padding);
   let assemblyFormat = [{
     $tensor `[` $indices `]` (`boxes` `(` $boxes^ `:` type($boxes) `)`)? `,` $buffer (`if` $pred^)? attr-dict `:` type($tensor) `,` type($buffer)
   }];

@@ -138,6 +138,9 @@ struct ConvertCopiesToTMAPass
         if (!copy.getPred() && r.stages > 1)
           return "a copy into a ring is not predicated as the pipeline "
                  "makes it";
+        // (TMA fills what is outside the tensor with zeros or NaN.)
+        if (copy.getPaddingAttr())
+          return "a copy pads with other than zero";
         r.copies.push_back(copy);
       }
       for (Operation *op : uses.waits) {

@@ -282,11 +282,12 @@ def TileStageHintedLoads
     (`tile.smem_alloc`, `tile.async_copy`) and read back in its own layout
     at the same place (`tile.async_wait`, `tile.local_load`). `tile-pipeline`
     then issues the copy `S - 1` trips ahead into a ring of `S` buffers
-    (TMA on sm_90): a loop that streams a row keeps chunks in flight
-    without registers for them. A hinted load that cannot be copied (a
-    padding other than zero, boxes from a tile of indices, threads holding
-    less than 4 contiguous bytes), or that is not in a loop's body, stays
-    as it is, with a warning (`warn`) that says why.
+    (TMA on sm_90 where the padding is zero): a loop that streams a row
+    keeps chunks in flight without registers for them. The copy keeps a
+    padding other than zero (stored where the tile is outside the tensor).
+    A hinted load that cannot be copied (boxes from a tile of indices,
+    threads holding less than 4 contiguous bytes), or that is not in a
+    loop's body, stays as it is, with a warning (`warn`) that says why.
   }];
   let options = [
     Option<"warn", "warn", "bool", /*default=*/"true",

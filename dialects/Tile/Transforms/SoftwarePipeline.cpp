@@ -371,7 +371,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     AsyncCopyOp::create(b, loc, operands.front(), indices, boxes, buffer, pred,
                         p.copy.getBoxDimAttr(), p.copy.getShapeAttr(),
                         p.copy.getOrderAttr(), p.copy.getLayoutAttr(),
-                        p.copy.getLatencyAttr());
+                        p.copy.getLatencyAttr(), p.copy.getPaddingAttr());
   }
 
   void pipeline(scf::ForOp loop) {

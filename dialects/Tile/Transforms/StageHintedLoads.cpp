@@ -14,8 +14,10 @@
 //                                           }
 //
 // tile-pipeline then issues the copy latency - 1 trips ahead into a ring of
-// `latency` buffers (TMA on sm_90), so that a loop streaming a row keeps
-// several chunks in flight without holding them in registers. A hinted
+// `latency` buffers (TMA on sm_90 where the padding is zero), so that a loop
+// streaming a row keeps several chunks in flight without holding them in
+// registers. The copy keeps the load's padding (stored where the tile is
+// outside the tensor). A hinted
 // load that cannot be staged is reported with the reason, and stays as it
 // is.
 //
@@ -53,7 +55,7 @@ struct StageHintedLoadsPass
         why = "it is not in a loop's body (there is no trip to issue it "
               "ahead of)";
       else
-        why = whyNotStageable(load);
+        why = whyNotStageable(load, /*anyPadding=*/true);
       if (!why.empty()) {
         if (warn)
           load.emitWarning() << "latency=" << *load.getLatency()

@@ -427,7 +427,8 @@ struct StageMmaOperandsPass
                         load.getBoxes(), buf, /*pred=*/Value(),
                         load.getBoxDimAttr(),
                         b.getDenseI64ArrayAttr(load.getType().getShape()),
-                        load.getOrderAttr(), layout, load.getLatencyAttr());
+                        load.getOrderAttr(), layout, load.getLatencyAttr(),
+                        /*padding=*/TypedAttr());
     b.setInsertionPoint(first);
     AsyncWaitOp::create(b, first->getLoc(), ValueRange{buf},
                         b.getI32IntegerAttr(0));

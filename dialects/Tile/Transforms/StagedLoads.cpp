@@ -36,16 +36,21 @@ static BlockedLayoutAttr dropUnitDims(BlockedLayoutAttr layout,
   return BlockedLayoutAttr::get(layout.getContext(), spt, tpw, wpc, order);
 }
 
-std::string mlir::tile::whyNotStageable(LoadOp load) {
+/// True for a load that pads with zeros (also where it says nothing).
+static bool zeroPadding(LoadOp load) {
+  auto pad = load.getPaddingAttr();
+  auto f = dyn_cast_if_present<FloatAttr>(pad);
+  auto i = dyn_cast_if_present<IntegerAttr>(pad);
+  return !pad || (f && f.getValue().isPosZero()) ||
+         (i && i.getValue().isZero());
+}
+
+std::string mlir::tile::whyNotStageable(LoadOp load, bool anyPadding) {
   if (load.getBoxes())
     return "its boxes are read from a tile of indices";
-  if (auto pad = load.getPaddingAttr()) {
-    auto f = dyn_cast<FloatAttr>(pad);
-    auto i = dyn_cast<IntegerAttr>(pad);
-    if (!((f && f.getValue().isPosZero()) || (i && i.getValue().isZero())))
-      return "it pads with other than zero (a copy into shared memory leaves "
-             "zeros past the tensor's end)";
-  }
+  if (!anyPadding && !zeroPadding(load))
+    return "it pads with other than zero (a copy into shared memory leaves "
+           "zeros past the tensor's end)";
   RankedTensorType type = load.getType();
   auto layout = dyn_cast_if_present<BlockedLayoutAttr>(type.getEncoding());
   if (!layout)
@@ -83,7 +88,8 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
                       load.getBoxes(), buf, /*pred=*/Value(),
                       load.getBoxDimAttr(),
                       b.getDenseI64ArrayAttr(loaded.getShape()),
-                      load.getOrderAttr(), copyLayout, load.getLatencyAttr());
+                      load.getOrderAttr(), copyLayout, load.getLatencyAttr(),
+                      zeroPadding(load) ? TypedAttr() : load.getPaddingAttr());
   b.setInsertionPoint(readAt);
   Location loc = readAt->getLoc();
   AsyncWaitOp::create(b, loc, ValueRange{buf}, b.getI32IntegerAttr(0));

@@ -21,13 +21,15 @@ namespace mlir::tile {
 
 /// Why `load` cannot be read through a shared memory buffer filled by an
 /// async copy, or an empty string: a gather's boxes, a padding other than
-/// zero (what a copy leaves past the tensor's end), a layout that is not
-/// blocked or whose threads hold less than 4 contiguous bytes (the least a
-/// copy moves).
-std::string whyNotStageable(LoadOp load);
+/// zero (what a copy leaves past the tensor's end; with `anyPadding`, the
+/// caller's copies stay cp.async, which store the padding themselves), a
+/// layout that is not blocked or whose threads hold less than 4 contiguous
+/// bytes (the least a copy moves).
+std::string whyNotStageable(LoadOp load, bool anyPadding = false);
 
 /// Replaces `load` (stageable: whyNotStageable) by a `tile.smem_alloc` and a
-/// `tile.async_copy` at its place, and returns the buffer's contents read
+/// `tile.async_copy` at its place (with the load's padding where it is not
+/// zero), and returns the buffer's contents read
 /// (`tile.async_wait`, `tile.local_load`) before `readAt` in `layout`. The
 /// caller replaces the load's uses; the load is left for it to erase.
 Value stageLoad(LoadOp load, Operation *readAt, Attribute layout);

@@ -776,6 +776,34 @@ struct BlockAtomicLowering : OpConversionPattern<tile::BlockAtomicOp> {
 /// cp.async fills the rest of the destination with zeros), under the copy's
 /// predicate, then commits them as one group, predicated off or not, so that
 /// every copy op is one group for the waits to count.
+/// One vector of a copy that pads with other than zero: `@p cp.async` of
+/// its `bytes` where `inBounds`, else `st.shared` of the padding's 32-bit
+/// words `fill` (a cp.async of 0 bytes would fill zeros, asynchronously:
+/// the two never write the same vector).
+void copyOrPad(OpBuilder &b, Location loc, Value dst, Value src, Value inBounds,
+               unsigned bytes, ArrayRef<uint64_t> fill) {
+  unsigned n = fill.size();
+  std::string text = "{\n .reg .pred p;\n .reg .b32 w<" + std::to_string(n) +
+                     ">;\n setp.ne.b32 p, $0, 0;\n @p cp.async." +
+                     (bytes == 16 ? "cg" : "ca") +
+                     ".shared.global [$1], [$2], " + std::to_string(bytes) +
+                     ";\n";
+  for (unsigned w = 0; w < n; ++w)
+    text += " mov.b32 w" + std::to_string(w) + ", " +
+            llvm::formatv("{0:x}", fill[w]).str() + ";\n";
+  text += " @!p st.shared";
+  if (n > 1)
+    text += ".v" + std::to_string(n);
+  text += ".b32 [$1], {";
+  for (unsigned w = 0; w < n; ++w)
+    text += (w ? ", w" : "w") + std::to_string(w);
+  text += "};\n}";
+  Value p32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), inBounds);
+  inlinePtx(b, loc, TypeRange(),
+            ValueRange{p32, sharedAddress32(b, loc, dst), src}, text,
+            "r,r,l,~{memory}");
+}
+
 struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -806,6 +834,10 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
         return op.emitError()
                << "cp.async copies 4, 8 or 16 bytes, not " << bytes;
       SmallVector<Value> bufOffsets = threadOffsets(b, loc, buf);
+      // A padding other than zero: stored where the copy would fill zeros.
+      auto [words, wordBits] = wordShape(vec, bitWidth(elt));
+      SmallVector<uint64_t> fill = paddingWords(
+          op.getPaddingAttr(), bitWidth(elt), vec, words, wordBits);
       for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
         if (access.isPadding(r))
           continue;
@@ -814,6 +846,10 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
         Value dst = LLVM::GEPOp::create(
             b, loc, base.getType(), elt, base,
             ValueRange{sharedOffset(b, loc, bufType, coords)});
+        if (!fill.empty()) {
+          copyOrPad(b, loc, dst, a.address, a.inBounds, bytes, fill);
+          continue;
+        }
         Value srcBytes = arith::SelectOp::create(
             b, loc, a.inBounds, constI32(b, loc, bytes), constI32(b, loc, 0));
         NVVM::CpAsyncOp::create(b, loc, dst, a.address, bytes,

@@ -636,6 +636,17 @@ func.func @async_layout_rank(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem
 
 // -----
 
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @async_padding_type(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.async_copy' op padding value type 'f32' does not match the element type 'f16'}}
+  tile.async_copy %Q[%i, %i, %i, %i], %buf {shape = array<i64: 1, 1, 64, 128>, layout = #blocked, padding = 0xFF800000 : f32}
+      : !tile.global<f16, 4>, !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 func.func @async_layout_kind(%Q: !tile.global<f16, 4>, %i: i32, %buf: !tile.smem<[64, 128], f16, #shared>) {
