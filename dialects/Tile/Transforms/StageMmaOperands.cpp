@@ -17,6 +17,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/StagedLoads.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -54,23 +55,6 @@ SmallVector<unsigned> storeOrder(RankedTensorType type) {
   for (int d = type.getRank() - 1; d >= 0; --d)
     order.push_back(d);
   return order;
-}
-
-/// True when `load` can be copied to shared memory with cp.async: its
-/// layout gives each thread vectors of at least 4 bytes, and it pads with
-/// zeros (what cp.async fills past the tensor's end).
-bool canCopyAsync(LoadOp load, BlockedLayoutAttr layout) {
-  unsigned bytes = getSharedElementBytes(load.getType().getElementType());
-  unsigned vec = layout.getSizePerThread()[layout.getOrder()[0]];
-  if (bytes * vec < 4)
-    return false;
-  if (auto pad = load.getPaddingAttr()) {
-    auto f = dyn_cast<FloatAttr>(pad);
-    auto i = dyn_cast<IntegerAttr>(pad);
-    if (!((f && f.getValue().isPosZero()) || (i && i.getValue().isZero())))
-      return false;
-  }
-  return true;
 }
 
 struct StageMmaOperandsPass
@@ -418,7 +402,7 @@ struct StageMmaOperandsPass
     auto layout = dyn_cast<BlockedLayoutAttr>(
         cast<RankedTensorType>(src.getType()).getEncoding());
     // A copy keeps the tensor's contiguous dimension fastest.
-    if (!layout || !canCopyAsync(load, layout) ||
+    if (!layout || !whyNotCopyable(load, layout).empty() ||
         layout.getOrder().front() != bufType.getLayout().getOrder().front())
       return {};
     OpBuilder b(load);

@@ -45,22 +45,27 @@ static bool zeroPadding(LoadOp load) {
          (i && i.getValue().isZero());
 }
 
-std::string mlir::tile::whyNotStageable(LoadOp load, bool anyPadding) {
-  if (load.getBoxes())
-    return "its boxes are read from a tile of indices";
+std::string mlir::tile::whyNotCopyable(LoadOp load, BlockedLayoutAttr layout,
+                                       bool anyPadding) {
   if (!anyPadding && !zeroPadding(load))
     return "it pads with other than zero (a copy into shared memory leaves "
            "zeros past the tensor's end)";
-  RankedTensorType type = load.getType();
-  auto layout = dyn_cast_if_present<BlockedLayoutAttr>(type.getEncoding());
-  if (!layout)
-    return "its tile has no blocked layout";
   // An async copy moves at least 4 bytes per thread's vector.
-  unsigned bytes = getSharedElementBytes(type.getElementType());
+  unsigned bytes = getSharedElementBytes(load.getType().getElementType());
   if (bytes * layout.getSizePerThread()[layout.getOrder()[0]] < 4)
     return "its threads hold less than 4 contiguous bytes (the least a "
            "copy moves)";
   return "";
+}
+
+std::string mlir::tile::whyNotStageable(LoadOp load, bool anyPadding) {
+  if (load.getBoxes())
+    return "its boxes are read from a tile of indices";
+  auto layout =
+      dyn_cast_if_present<BlockedLayoutAttr>(load.getType().getEncoding());
+  if (!layout)
+    return "its tile has no blocked layout";
+  return whyNotCopyable(load, layout, anyPadding);
 }
 
 Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {

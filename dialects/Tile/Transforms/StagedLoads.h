@@ -19,12 +19,17 @@
 
 namespace mlir::tile {
 
-/// Why `load` cannot be read through a shared memory buffer filled by an
-/// async copy, or an empty string: a gather's boxes, a padding other than
+/// Why `load`, its tile distributed by `layout`, cannot be copied into
+/// shared memory by an async copy, or an empty string: a padding other than
 /// zero (what a copy leaves past the tensor's end; with `anyPadding`, the
-/// caller's copies stay cp.async, which store the padding themselves), a
-/// layout that is not blocked or whose threads hold less than 4 contiguous
-/// bytes (the least a copy moves).
+/// caller's copies stay cp.async, which store the padding themselves), or
+/// threads holding less than 4 contiguous bytes (the least a copy moves).
+std::string whyNotCopyable(LoadOp load, BlockedLayoutAttr layout,
+                           bool anyPadding = false);
+
+/// Why `load` cannot be read through a shared memory buffer filled by an
+/// async copy, or an empty string: a gather's boxes, a layout that is not
+/// blocked, or whyNotCopyable's reasons.
 std::string whyNotStageable(LoadOp load, bool anyPadding = false);
 
 /// Replaces `load` (stageable: whyNotStageable) by a `tile.smem_alloc` and a
