@@ -17,8 +17,8 @@
 // `latency` buffers (TMA on sm_90 where the padding is zero), so that a loop
 // streaming a row keeps several chunks in flight without holding them in
 // registers. The copy keeps the load's padding (stored where the tile is
-// outside the tensor). A hinted
-// load that cannot be staged is reported with the reason, and stays as it
+// outside the tensor). A hinted load that cannot be staged (or that is not
+// directly in a loop's body) is reported with the reason, and stays as it
 // is.
 //
 //===----------------------------------------------------------------------===//
@@ -52,8 +52,8 @@ struct StageHintedLoadsPass
       auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
       std::string why;
       if (!loop || loop->hasAttr(TileDialect::getTileLoopAttrName()))
-        why = "it is not in a loop's body (there is no trip to issue it "
-              "ahead of)";
+        why = "it is not directly in a loop's body (there is no trip to "
+              "issue it ahead of)";
       else
         why = whyNotStageable(load, /*anyPadding=*/true);
       if (!why.empty()) {

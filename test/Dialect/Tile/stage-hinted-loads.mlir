@@ -62,7 +62,7 @@ func.func @unhinted(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 2>, %row: i3
 func.func @not_staged(%X: !tile.global<f32, 2>, %H: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %row: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-warning @+1 {{latency=2 has no effect on this load: it is not copied into shared memory ahead of its use, since it is not in a loop's body (there is no trip to issue it ahead of)}}
+  // expected-warning @+1 {{latency=2 has no effect on this load: it is not copied into shared memory ahead of its use, since it is not directly in a loop's body (there is no trip to issue it ahead of)}}
   %w = tile.load %X[%row, %c0] {latency = 2 : i32} : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
   scf.for %j = %c0 to %n step %c1 : i32 {
     %x = tile.load %X[%row, %j] : !tile.global<f32, 2> -> tensor<1x1024xf32, #blocked>
