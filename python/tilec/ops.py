@@ -23,8 +23,9 @@ tiles and warps chosen from the row length (measured on an H200): a row
 held whole in registers where it fits (norms, and softmax up to 16k
 columns), else read in chunks (softmax over longer rows, cross-entropy over
 any vocabulary; on sm_90 a row too long for one block, or a cross-entropy
-of few rows, split over the blocks of a thread block cluster). (Timing each problem class's candidates at its first call
-with tilec.autotune picked worse shapes than these rules: single launches
+of few rows, split over the blocks of a thread block cluster). (Timing each
+problem class's candidates at its first call with tilec.autotune picked
+worse shapes than these rules: single launches
 of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
 (and scaled_mm) are tuned once per problem class (dtype, the rows' power
 of two, N, K, bias and activation) by tilec.autotune over their kernel's @tune tiles,
@@ -348,8 +349,9 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     # The running max and sum per 16 bytes of logits (a thread's own
     # vector): no reduction across threads in the loop.
     group = 16 // rows.element_size()
-    if r and rows.stride(0) == v and r * v < 2**31 - 2 * 4096 and \
-            cluster > 1:
+    # Contiguous rows, read through the flat view (i32 element offsets).
+    flat = r and rows.stride(0) == v and r * v < 2**31 - 2 * 4096
+    if flat and cluster > 1:
         # Few rows: each split over the blocks of a cluster (sm_90).
         k = _compile("cross_entropy.tile", "cross_entropy_cluster",
                      DTYPE=dtype, IGNORE=ignore_index, WORDS=words,
@@ -358,8 +360,7 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
         stats = torch.empty(r, 2 * cluster, device=logits.device,
                             dtype=torch.float32)
         k.launch(r * cluster, rows.view(-1), t, loss, lse, stats, v)
-    elif r and (v * rows.element_size()) % 16 and rows.stride(0) == v and \
-            r * v < 2**31 - 2 * 4096:
+    elif flat and (v * rows.element_size()) % 16:
         # Rows that do not start 16-byte aligned: read through the flat
         # view in aligned chunks (the first and last of a row masked; the
         # 2-D kernel's loads would be single elements: 0.53 of the copy at

@@ -339,6 +339,13 @@ void StoreOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+bool mlir::tile::isZeroPadding(Attribute padding) {
+  auto f = dyn_cast_if_present<FloatAttr>(padding);
+  auto i = dyn_cast_if_present<IntegerAttr>(padding);
+  return !padding || (f && f.getValue().isPosZero()) ||
+         (i && i.getValue().isZero());
+}
+
 bool mlir::tile::writesGlobalMemory(Operation *op) {
   return op
       ->walk([](Operation *nested) {

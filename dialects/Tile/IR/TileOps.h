@@ -27,6 +27,10 @@ namespace mlir::tile {
 /// True when `op`, or an op nested in it, writes global memory (a store, an
 /// atomic, a TMA store): what a load may not be moved across.
 bool writesGlobalMemory(Operation *op);
+
+/// True for a load's or copy's `padding` that reads as zero: absent, +0.0
+/// or the integer 0 (what an async copy fills past the tensor's end).
+bool isZeroPadding(Attribute padding);
 } // namespace mlir::tile
 
 #endif // TILE_IR_TILEOPS_H

@@ -36,18 +36,9 @@ static BlockedLayoutAttr dropUnitDims(BlockedLayoutAttr layout,
   return BlockedLayoutAttr::get(layout.getContext(), spt, tpw, wpc, order);
 }
 
-/// True for a load that pads with zeros (also where it says nothing).
-static bool zeroPadding(LoadOp load) {
-  auto pad = load.getPaddingAttr();
-  auto f = dyn_cast_if_present<FloatAttr>(pad);
-  auto i = dyn_cast_if_present<IntegerAttr>(pad);
-  return !pad || (f && f.getValue().isPosZero()) ||
-         (i && i.getValue().isZero());
-}
-
 std::string mlir::tile::whyNotCopyable(LoadOp load, BlockedLayoutAttr layout,
                                        bool anyPadding) {
-  if (!anyPadding && !zeroPadding(load))
+  if (!anyPadding && !isZeroPadding(load.getPaddingAttr()))
     return "it pads with other than zero (a copy into shared memory leaves "
            "zeros past the tensor's end)";
   // An async copy moves at least 4 bytes per thread's vector.
@@ -89,12 +80,13 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
       SharedMemoryType::get(ctx, shape, loaded.getElementType(), shared);
   OpBuilder b(load);
   Value buf = SmemAllocOp::create(b, load.getLoc(), bufType);
-  AsyncCopyOp::create(b, load.getLoc(), load.getTensor(), load.getIndices(),
-                      load.getBoxes(), buf, /*pred=*/Value(),
-                      load.getBoxDimAttr(),
-                      b.getDenseI64ArrayAttr(loaded.getShape()),
-                      load.getOrderAttr(), copyLayout, load.getLatencyAttr(),
-                      zeroPadding(load) ? TypedAttr() : load.getPaddingAttr());
+  AsyncCopyOp::create(
+      b, load.getLoc(), load.getTensor(), load.getIndices(), load.getBoxes(),
+      buf, /*pred=*/Value(), load.getBoxDimAttr(),
+      b.getDenseI64ArrayAttr(loaded.getShape()), load.getOrderAttr(),
+      copyLayout, load.getLatencyAttr(),
+      isZeroPadding(load.getPaddingAttr()) ? TypedAttr()
+                                           : load.getPaddingAttr());
   b.setInsertionPoint(readAt);
   Location loc = readAt->getLoc();
   AsyncWaitOp::create(b, loc, ValueRange{buf}, b.getI32IntegerAttr(0));

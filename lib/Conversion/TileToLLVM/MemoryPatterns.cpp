@@ -282,11 +282,7 @@ std::pair<unsigned, unsigned> wordShape(unsigned vec, unsigned elemBits) {
 /// registers (never read from memory); null where it is absent or +0.
 /// (Elements outside the tensor read it through paddingWords.)
 Value paddingValue(OpBuilder &b, Location loc, Attribute pad) {
-  if (!pad)
-    return {};
-  auto f = dyn_cast<FloatAttr>(pad);
-  auto i = dyn_cast<IntegerAttr>(pad);
-  if ((f && f.getValue().isPosZero()) || (i && i.getValue().isZero()))
+  if (tile::isZeroPadding(pad))
     return {};
   return arith::ConstantOp::create(b, loc,
                                    registerConstant(cast<TypedAttr>(pad)));
@@ -771,11 +767,6 @@ struct BlockAtomicLowering : OpConversionPattern<tile::BlockAtomicOp> {
   }
 };
 
-/// The copy of a tile.async_copy: each thread issues cp.async for the
-/// vectors its layout gives it (vectors outside the tensor copy zero bytes:
-/// cp.async fills the rest of the destination with zeros), under the copy's
-/// predicate, then commits them as one group, predicated off or not, so that
-/// every copy op is one group for the waits to count.
 /// One vector of a copy that pads with other than zero: `@p cp.async` of
 /// its `bytes` where `inBounds`, else `st.shared` of the padding's 32-bit
 /// words `fill` (a cp.async of 0 bytes would fill zeros, asynchronously:
@@ -804,6 +795,12 @@ void copyOrPad(OpBuilder &b, Location loc, Value dst, Value src, Value inBounds,
             "r,r,l,~{memory}");
 }
 
+/// The copy of a tile.async_copy: each thread issues cp.async for the
+/// vectors its layout gives it (vectors outside the tensor copy zero bytes:
+/// cp.async fills the rest of the destination with zeros; with a padding
+/// other than zero, copyOrPad stores it there instead), under the copy's
+/// predicate, then commits them as one group, predicated off or not, so that
+/// every copy op is one group for the waits to count.
 struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
