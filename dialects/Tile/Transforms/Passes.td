@@ -144,7 +144,10 @@ def TileRemoveLayoutConversions
     (splat constants and splats of scalars, conversions from that layout,
     broadcasts of tiles an eighth of its size or less): a GEMM's bias,
     scales and activation compute in the accumulator's layout, and the
-    conversion moves what is stored; a conversion of a splat or an arange is
+    conversion moves what is stored. A conversion with several such users
+    sinks past all of them when the elementwise chain between them (an
+    activation reading x at several depths: silu, the tanh gelu) moves too
+    and one value leaves it. A conversion of a splat or an arange is
     not sunk (it folds where it is). A load of at most one element per
     thread whose only use is a conversion (a scale or bias row on its way to
     an accumulator's layout), outside loops other than a persistent tile

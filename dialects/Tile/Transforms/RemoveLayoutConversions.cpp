@@ -10,6 +10,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEREMOVELAYOUTCONVERSIONS
@@ -129,7 +130,9 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
 /// relu applied to an mma accumulator before its store compute in the
 /// accumulator's layout, and the conversion moves what is stored (narrowed by a
 /// later truncf), not the accumulator. A conversion used by several such ops
-/// (a relu's compare and select) sinks past each when all of them sink.
+/// (a relu's compare and select; an activation's chain that reads x at
+/// several depths, silu's or gelu's) sinks past each when all of them and the
+/// chain between them sink and one value leaves the chain.
 ///   addf(convert_layout(x), broadcast(b)) ->
 ///       convert_layout(addf(x, broadcast(convert_layout(b))))
 struct SinkConversionThroughElementwise
@@ -179,34 +182,61 @@ struct SinkConversionThroughElementwise
     return nullptr;
   }
 
-  /// Whether every use of `cvt` is by an elementwise op whose operands are
-  /// the conversion, results of such ops, or cheap to make in `from`: then
-  /// sinking it past each user in turn leaves one conversion, at the end
-  /// (`select(x > 0, x, 0)` of a converted x: the compare, then the select).
-  /// Only the conversion's own users: sinking it through a longer chain
-  /// (silu's x * sigmoid(x)) holds the chain's values in the accumulator's
-  /// layout, which spilled (linear.tile 128 x 256 with a bias and silu: 12
-  /// bytes, where the conversion through shared memory spilled none).
+  /// Whether `op` may run in another layout in place: elementwise, one
+  /// tile result with a layout, no regions, in `block`.
+  static bool isMovable(Operation *op, Block *block) {
+    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0 || op->getBlock() != block)
+      return false;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    return type && type.getEncoding();
+  }
+
+  /// Whether `cvt`, used by several ops, sinks past all of them, leaving one
+  /// conversion. The region: the elementwise ops computed from the
+  /// conversion (its forward slice through such ops in its block), less any
+  /// with an operand neither the conversion, the region's, nor cheap to make
+  /// in `from` (and what is computed from those). It must take in every user
+  /// of the conversion and let one of its values leave: then sinking past
+  /// each op in turn moves that value, not the converted one. A relu's
+  /// `select(x > 0, x, 0)` (the compare and the select); silu's
+  /// x * sigmoid(x) (the negation, exp, add, division and product) and the
+  /// tanh gelu's chain, where x is read at several depths.
   static bool usersSinkAlike(PatternRewriter &rewriter, ConvertLayoutOp cvt,
                              Attribute from) {
-    llvm::SmallPtrSet<Operation *, 4> users(cvt->user_begin(), cvt->user_end());
-    for (Operation *user : users) {
-      if (!user->hasTrait<OpTrait::Elementwise>() ||
-          user->getNumResults() != 1 || user->getNumRegions() != 0 ||
-          user->getBlock() != cvt->getBlock())
-        return false;
-      auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
-      if (!type || !type.getEncoding())
-        return false;
-      for (Value v : user->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (v == cvt.getResult() || (def && users.contains(def)))
-          continue;
-        if (!remakeIn(rewriter, user, v, from, type.getNumElements()))
-          return false;
+    Block *block = cvt->getBlock();
+    llvm::SetVector<Operation *> region;
+    SmallVector<Operation *> work(cvt->user_begin(), cvt->user_end());
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (!isMovable(op, block) || !region.insert(op))
+        continue;
+      work.append(op->user_begin(), op->user_end());
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation *op : llvm::to_vector(region)) {
+        int64_t elements =
+            cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+        bool stays = llvm::all_of(op->getOperands(), [&](Value v) {
+          return v == cvt.getResult() || region.contains(v.getDefiningOp()) ||
+                 remakeIn(rewriter, op, v, from, elements);
+        });
+        if (!stays) {
+          region.remove(op);
+          changed = true;
+        }
       }
     }
-    return true;
+    if (!llvm::all_of(cvt->getUsers(),
+                      [&](Operation *user) { return region.contains(user); }))
+      return false;
+    unsigned leaving = 0;
+    for (Operation *op : region)
+      if (llvm::any_of(op->getUsers(),
+                       [&](Operation *user) { return !region.contains(user); }))
+        ++leaving;
+    return leaving <= 1;
   }
 
   LogicalResult matchAndRewrite(Operation *op,

@@ -231,6 +231,62 @@ func.func @no_sink_one_user_stays(%acc: tensor<64x64xf32, #mma>, %y: tensor<64x6
   return %gt, %a : tensor<64x64xi1, #blocked>, tensor<64x64xf32, #blocked>
 }
 
+// silu, x * sigmoid(x): the conversion's users (the negation and the
+// product) read it at different depths of a chain; the chain between them
+// comes along, and one conversion is left, of the f16 result.
+// CHECK-LABEL: func.func @sink_through_chain
+// CHECK-SAME:  (%[[ACC:.*]]: tensor<64x64xf32, #mma>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       %[[N:.*]] = arith.negf %[[ACC]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[E:.*]] = math.exp %[[N]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[D:.*]] = arith.addf %[[E]], %{{.*}} : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[S:.*]] = tile.div %{{.*}}, %[[D]] approx : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[M:.*]] = arith.mulf %[[ACC]], %[[S]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[M]] : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[H]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+// CHECK-NEXT:  return %[[C]]
+func.func @sink_through_chain(%acc: tensor<64x64xf32, #mma>) -> tensor<64x64xf16, #blocked> {
+  %one = arith.constant dense<1.0> : tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %n = arith.negf %c : tensor<64x64xf32, #blocked>
+  %e = math.exp %n : tensor<64x64xf32, #blocked>
+  %d = arith.addf %e, %one : tensor<64x64xf32, #blocked>
+  %s = tile.div %one, %d approx : tensor<64x64xf32, #blocked>
+  %m = arith.mulf %c, %s : tensor<64x64xf32, #blocked>
+  %h = arith.truncf %m : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+  return %h : tensor<64x64xf16, #blocked>
+}
+
+// Two of the chain's values leave it (the negation is returned too): one
+// conversion would become two, so nothing moves.
+// CHECK-LABEL: func.func @no_sink_chain_two_values_leave
+// CHECK:       %[[C:.*]] = tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  arith.negf %[[C]] : tensor<64x64xf32, #blocked>
+// CHECK-NOT:   tile.convert_layout
+func.func @no_sink_chain_two_values_leave(%acc: tensor<64x64xf32, #mma>) -> (tensor<64x64xf32, #blocked>, tensor<64x64xf32, #blocked>) {
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %n = arith.negf %c : tensor<64x64xf32, #blocked>
+  %e = math.exp %n : tensor<64x64xf32, #blocked>
+  %m = arith.mulf %c, %e : tensor<64x64xf32, #blocked>
+  return %n, %m : tensor<64x64xf32, #blocked>, tensor<64x64xf32, #blocked>
+}
+
+// A user of the conversion adds a full-size tile of the target layout (%y):
+// it cannot move (that tile would need a conversion of its own), nor can
+// the product computed from it, so the conversion stays.
+// CHECK-LABEL: func.func @no_sink_chain_full_operand
+// CHECK:       %[[C:.*]] = tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+// CHECK-NEXT:  arith.negf %[[C]] : tensor<64x64xf32, #blocked>
+// CHECK-NOT:   tile.convert_layout
+func.func @no_sink_chain_full_operand(%acc: tensor<64x64xf32, #mma>, %y: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+  %c = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  %n = arith.negf %c : tensor<64x64xf32, #blocked>
+  %e = math.exp %n : tensor<64x64xf32, #blocked>
+  %a = arith.addf %c, %y : tensor<64x64xf32, #blocked>
+  %m = arith.mulf %a, %e : tensor<64x64xf32, #blocked>
+  return %m : tensor<64x64xf32, #blocked>
+}
+
 // An operand as large as the tile would need a conversion of its own:
 // nothing moves.
 // CHECK-LABEL: func.func @no_sink_full_operand
