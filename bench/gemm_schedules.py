@@ -46,6 +46,16 @@ SCHEDULES = {
     "k128-s8-ws-pers-cn2": {"TILE_K": 128, "num_stages": 8,
                             "warp_specialize": True, "persistent": True,
                             "cluster": 2, "CLUSTER_N": 2},
+    # Clusters without persistence (the multicast of a kernel launched in
+    # clusters as it is): pairs along N sharing X, along M sharing W.
+    "k256-s4-ws-cn2": {"TILE_K": 256, "num_stages": 4,
+                       "warp_specialize": True, "cluster": 2, "CLUSTER_N": 2},
+    "k128-s8-ws-cn2": {"TILE_K": 128, "num_stages": 8,
+                       "warp_specialize": True, "cluster": 2, "CLUSTER_N": 2},
+    "k256-s3-ws-cn4": {"TILE_K": 256, "num_stages": 3,
+                       "warp_specialize": True, "cluster": 4, "CLUSTER_N": 4},
+    "cm2": {"cluster": 2, "CLUSTER_M": 2},
+    "cn2": {"cluster": 2, "CLUSTER_N": 2},
     "pers-pingpong": {"persistent": True, "ping_pong": True},
     "group16": {"GROUP_M": 16},
     "pers-group16": {"persistent": True, "GROUP_M": 16},

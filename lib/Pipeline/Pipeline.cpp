@@ -174,8 +174,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   if (options.persistent && options.dynamicSchedule && options.hasTMA())
     fpm.addPass(mlir::tile::createTileDynamicSchedule());
   // sm_90, in clusters: the copies every block of a cluster makes alike
-  // (attention's K and V), each block's share multicast to all of them.
-  if (options.persistent && options.hasTMA() && options.cluster > 1) {
+  // (attention's K and V), each block's share multicast to all of them;
+  // persistent or not (a kernel's blocks launched in clusters as they are).
+  if (options.hasTMA() && options.cluster > 1) {
     mlir::tile::TileMulticastCopiesOptions mcOptions;
     // Said where the user asked for clusters.
     mcOptions.warn = options.given.cluster.value_or(1) > 1;

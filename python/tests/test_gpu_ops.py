@@ -402,31 +402,47 @@ def test_linear_op_in_clusters(torch_gpu, monkeypatch, along):
     tilec.ops._linear_plans.clear()
 
 
+# Persistent; launched in clusters as it is (the compiler's schedule); a
+# skinny product's 64 x 32 tiles, K tiles of 256 in 4 stages, a producer warp.
+LINEAR_CLUSTER_SCHEDULES = {
+    "persistent": dict(TILE_M=128, TILE_N=128, persistent=True),
+    "clustered": dict(TILE_M=128, TILE_N=128),
+    "skinny": dict(TILE_M=64, TILE_N=32, TILE_K=256, num_stages=4,
+                   warp_specialize=True),
+}
+
+
+@pytest.mark.parametrize("schedule", LINEAR_CLUSTER_SCHEDULES)
 @pytest.mark.parametrize("blocks", (2, 6, 0))
 @pytest.mark.parametrize("along", ("CLUSTER_M", "CLUSTER_N"))
 @pytest.mark.parametrize("shape", [(300, 520, 200), (64, 1000, 520),
                                    (1000, 64, 72)])
-def test_linear_in_clusters(torch_gpu, monkeypatch, along, shape, blocks):
-    """kernels/linear.tile in clusters of 2 (persistent, --cluster=2), its
-    blocks going by pairs of tiles along M (CLUSTER_M: the pair shares W's
-    tile, multicast) or N (CLUSTER_N: X's); tile counts along the pair's
-    dimension odd (a last pair with a tile past the matrix, which loads
-    zeros and stores nothing) and even, with the bias and gelu; on 2 and 6
-    persistent blocks (each running several pairs, the rings going on across
-    them) and on all the GPU gives."""
+def test_linear_in_clusters(torch_gpu, monkeypatch, along, shape, blocks,
+                            schedule):
+    """kernels/linear.tile in clusters of 2 (--cluster=2), its blocks going
+    by pairs of tiles along M (CLUSTER_M: the pair shares W's tile,
+    multicast) or N (CLUSTER_N: X's); tile counts along the pair's dimension
+    odd (a last pair with a tile past the matrix, which loads zeros and
+    stores nothing) and even, with the bias and gelu. Persistent on 2 and 6
+    blocks (each running several pairs, the rings going on across them) and
+    on all the GPU gives; and not persistent (the launch's own clusters)."""
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
+    options = LINEAR_CLUSTER_SCHEDULES[schedule]
+    if blocks and not options.get("persistent"):
+        pytest.skip("the persistent blocks' count is a persistent kernel's")
     if blocks:
         # (Read at the kernel's first launch.)
         monkeypatch.setenv("TILEC_PERSISTENT_BLOCKS", str(blocks))
     m, n, k = shape
+    tm, tn = options["TILE_M"], options["TILE_N"]
     kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
-                         kernel="linear", DTYPE="f16", TILE_M=128,
-                         TILE_N=128, ACT=2, persistent=True, cluster=2,
-                         **{along: 2})
+                         kernel="linear", DTYPE="f16", ACT=2, cluster=2,
+                         **options, **{along: 2})
+    # (Every ring that can be is shared: a warning would say which is not.)
     assert not kern.warnings, kern.warnings
-    units_m = (m + 127) // 128
-    units_n = (n + 127) // 128
+    units_m = (m + tm - 1) // tm
+    units_n = (n + tn - 1) // tn
     if along == "CLUSTER_M":
         units_m = (units_m + 1) // 2 * 2
     else:

@@ -1,7 +1,8 @@
 //===- MulticastCopies.cpp - Copies a cluster's blocks share --------------===//
 //
-// In a kernel launched in clusters (tile-persistent's `cluster`), the
-// blocks of a cluster run neighbouring tiles along x together. Attention's
+// In a kernel launched in clusters (tile-persistent's `cluster`, or a
+// kernel's own: `--cluster`, `@hints(cluster=C)`), the blocks of a cluster
+// run neighbouring tiles along x together. Attention's
 // K and V tiles depend on the head alone, not on the query tile: every
 // block of the cluster copies the same K and V. This pass finds such rings
 // and has the cluster's blocks fill them together, each block copying a
@@ -148,9 +149,12 @@ private:
     }
     if (op->getNumResults() == 0)
       return false;
-    // Sources: the block's place in the cluster or grid, and memory (but
-    // the cluster's claims).
-    if (isa<ClusterRankOp, BlockIdOp>(op))
+    // Sources: the block's place in the cluster or along the grid's x, and
+    // memory (but the cluster's claims).
+    // (Clusters run along x: a block's y and z are its cluster's.)
+    if (auto bid = dyn_cast<BlockIdOp>(op))
+      return bid.getAxis() == 0 && markAll(op->getResults());
+    if (isa<ClusterRankOp>(op))
       return markAll(op->getResults());
     if (!isa<TileReadOp>(op) && !isMemoryEffectFree(op) &&
         !isa<SmemSlotOp, SmemAllocOp, MbarrierAllocOp>(op))
@@ -192,7 +196,9 @@ private:
   /// (divui, floordivsi): m + rank, rank < C, stays between the same two
   /// multiples of d as m. A persistent kernel's logical x in clusters is
   /// `cluster's tile * C + rank`, so that `bid(0) // C` (a kernel's tile
-  /// pair, say, whose blocks share an operand's tile) is the cluster's.
+  /// pair, say, whose blocks share an operand's tile) is the cluster's; so
+  /// is a clustered kernel's own `bid(0) // C` (its clusters are C
+  /// consecutive blocks along x).
   bool isClusterQuotient(Operation *op) const {
     if (!isa<arith::DivUIOp, arith::FloorDivSIOp>(op))
       return false;
@@ -201,6 +207,10 @@ private:
         divisor.isNegative() || divisor.isZero() ||
         divisor.getSExtValue() % size)
       return false;
+    // A kernel launched in clusters as it is (not persistent): its blocks'
+    // x, clusters of C along x, is the cluster's index * C + the rank.
+    if (auto bid = op->getOperand(0).getDefiningOp<BlockIdOp>())
+      return bid.getAxis() == 0;
     auto add = op->getOperand(0).getDefiningOp<arith::AddIOp>();
     if (!add)
       return false;
@@ -350,6 +360,14 @@ struct MulticastCopiesPass
         init.setCount(int32_t(init.getCount() / 32 * size));
     }
     if (!warn || shared)
+      return;
+    // A kernel whose blocks meet at cluster_barrier() has its own use for
+    // the cluster (tile-insert-barriers' cluster barriers come later).
+    if (func.walk([](BarrierOp op) {
+              return op.getCluster() ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+            })
+            .wasInterrupted())
       return;
     // Launched in clusters for nothing: say why, at the first ring's load.
     if (rings.empty()) {
