@@ -74,7 +74,8 @@ def test_layer_norm(torch_gpu, dtype, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (9, 16384),
                                    (5, 10000), (3, 3001), (3, 16385),
-                                   (4, 50000), (2, 3, 77), (2, 131072),
+                                   (4, 50000), (3, 32768), (3, 32769),
+                                   (2, 3, 77), (2, 131072),
                                    (3, 100003), (2, 131073)])
 def test_softmax(torch_gpu, dtype, shape):
     torch = torch_gpu

@@ -64,7 +64,7 @@ MAX_NORM_COLUMNS_F32 = 16384
 MAX_SINGLE_PASS_COLUMNS = 16384
 #: Rows longer than this (up to 8 x 16384) are held by a cluster's blocks
 #: on sm_90 (tilec.ops.softmax); shorter ones are read twice.
-CLUSTER_SOFTMAX_COLUMNS = 65536
+CLUSTER_SOFTMAX_COLUMNS = 32768
 
 
 def _pow2(n):
@@ -236,7 +236,7 @@ def layer_norm(x, weight, bias, eps=1e-5, out=None):
 
 def softmax(x, dim=-1, out=None):
     """torch.softmax(x, dim) for dim the last dimension: rows of up to
-    16384 held whole; on sm_90 rows of 65537 to 8 x 16384 held by the
+    16384 held whole; on sm_90 rows of 32769 to 8 x 16384 held by the
     blocks of a thread block cluster, each a part, read once; the others
     read in chunks twice (online softmax)."""
     import torch
@@ -257,19 +257,21 @@ def softmax(x, dim=-1, out=None):
                      TILE_N=tile_n, num_warps=warps)
     elif CLUSTER_SOFTMAX_COLUMNS < n <= 8 * MAX_SINGLE_PASS_COLUMNS and \
             torch.cuda.get_device_capability(x.device) >= (9, 0):
-        # The row's parts in the blocks of a cluster of 8 (8193-16384
-        # columns each, on 8 warps), the row's max and sum shared through
-        # `stats`: the row read once. H200, bench/softmax_cluster.py:
-        # 256 x 131072 0.71 of the copy where the looped kernel (the row
-        # read twice) runs 0.60 and 16 warps 0.64; at 65536 columns 0.73
-        # against 0.71; at 32768 0.67 against 0.79 (the parts' exchange, a
+        # The row's parts in the blocks of a cluster of 8, the row's max
+        # and sum shared through `stats`: the row read once. Parts of 8193-
+        # 16384 columns on 8 warps, of up to 8192 on 4. H200,
+        # bench/softmax_cluster.py: 256 x 131072 0.71 of the copy where the
+        # looped kernel (the row read twice) runs 0.60 and 16 warps 0.64;
+        # at 65536 columns 0.79 on 4 warps, 0.72 on 8, 0.71 looped; at
+        # 32768 0.67 on 8 warps against 0.79 looped (the parts' exchange, a
         # cluster barrier between two global round trips, costs more than
         # the second read there). bench/results/2026-11-30-h200-
-        # transposed-stores.md.
+        # transposed-stores.md, 2026-11-30-h200-silu-and-clusters.md.
         cluster = 8
         tile_n = ((n + cluster - 1) // cluster + 7) // 8 * 8
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
-                     CLUSTER=cluster, TILE_N=tile_n, num_warps=8)
+                     CLUSTER=cluster, TILE_N=tile_n,
+                     num_warps=4 if tile_n <= 8192 else 8)
         stats = torch.empty(r, 2 * cluster, device=x.device,
                             dtype=torch.float32)
         k.launch(r * cluster, rows, y_rows, stats)
