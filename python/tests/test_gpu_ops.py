@@ -50,7 +50,7 @@ def test_rms_norm(torch_gpu, dtype, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
                                    (5, 10000), (3, 3001), (2, 32768),
-                                   (1000, 64)])
+                                   (1000, 64), (301, 768), (129, 512)])
 def test_layer_norm(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)

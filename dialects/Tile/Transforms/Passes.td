@@ -152,7 +152,9 @@ def TileRemoveLayoutConversions
     thread whose only use is a conversion (a scale or bias row on its way to
     an accumulator's layout), outside loops other than a persistent tile
     loop, is made in the conversion's layout instead: no shared memory, no
-    barrier.
+    barrier. So is a vector loaded to be broadcast over a tile's rows (a
+    norm's weights: load, casts, a reshape adding a unit dimension, then the
+    conversion to the tile's blocked layout), in the slice of that layout.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

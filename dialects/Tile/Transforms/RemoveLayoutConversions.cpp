@@ -94,6 +94,74 @@ struct LoadInConvertedLayout : OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
+/// A vector loaded to be broadcast across a tile's other dimension (a
+/// norm's weights, a bias row of a multi-row tile), cast and given a unit
+/// dimension, then converted to the tile's blocked layout:
+///   convert_layout(reshape(extf(load)))     (N) -> (1, N), to L
+/// is loaded in the slice of L that drops the unit dimension instead, so
+/// that the reshape moves nothing: each thread loads the elements it holds
+/// (threads along the unit dimension load the same ones, from L1), rather
+/// than the vector going through shared memory and a barrier every block.
+/// Not in a loop (other than a persistent kernel's tile loop), where the
+/// conversion's load becomes a ring copy issued trips ahead.
+struct VectorLoadInBroadcastLayout : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto target =
+        dyn_cast_if_present<BlockedLayoutAttr>(op.getType().getEncoding());
+    auto reshape = op.getSource().getDefiningOp<ReshapeOp>();
+    if (!target || !reshape || !reshape->hasOneUse())
+      return failure();
+    // The unit dimension the reshape adds.
+    ArrayRef<int64_t> from = reshape.getSource().getType().getShape();
+    ArrayRef<int64_t> to = reshape.getType().getShape();
+    if (to.size() != from.size() + 1)
+      return failure();
+    std::optional<unsigned> unit;
+    for (unsigned d = 0; d < to.size() && !unit; ++d)
+      if (to[d] == 1 && to.take_front(d) == from.take_front(d) &&
+          to.drop_front(d + 1) == from.drop_front(d))
+        unit = d;
+    if (!unit)
+      return failure();
+    // Casts between the load and the reshape, each its operand's only use.
+    SmallVector<Operation *> casts;
+    Value v = reshape.getSource();
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<LoadOp>(def) &&
+          !(isa<CastOpInterface>(def) && def->getNumOperands() == 1 &&
+            def->getNumResults() == 1))
+        return failure();
+      if (!def->hasOneUse())
+        return failure();
+      if (auto load = dyn_cast<LoadOp>(def)) {
+        if (load.getBoxes())
+          return failure();
+        if (auto loop = load->getParentOfType<scf::ForOp>();
+            loop && !loop->hasAttr(TileDialect::getTileLoopAttrName()))
+          return failure();
+        Attribute slice = SliceLayoutAttr::get(op.getContext(), *unit, target);
+        auto retype = [&](Value x) {
+          auto t = cast<RankedTensorType>(x.getType());
+          x.setType(
+              RankedTensorType::get(t.getShape(), t.getElementType(), slice));
+        };
+        rewriter.modifyOpInPlace(load, [&] { retype(load.getResult()); });
+        for (Operation *cast : llvm::reverse(casts))
+          rewriter.modifyOpInPlace(cast, [&] { retype(cast->getResult(0)); });
+        rewriter.modifyOpInPlace(
+            reshape, [&] { reshape.getResult().setType(op.getType()); });
+        rewriter.replaceOp(op, reshape.getResult());
+        return success();
+      }
+      casts.push_back(def);
+      v = def->getOperand(0);
+    }
+    return failure();
+  }
+};
+
 /// A narrowing cast of a conversion's (or a reshape's) only result runs
 /// first, so that the conversion moves the narrow elements: an attention
 /// epilogue's f32 -> f16 store converts half the bytes through shared
@@ -291,8 +359,10 @@ struct RemoveLayoutConversionsPass
           RemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvertOfSplat, LoadInConvertedLayout, NarrowBeforeConversion,
-                 SinkConversionThroughElementwise>(&getContext());
+    patterns
+        .add<ConvertOfSplat, LoadInConvertedLayout, VectorLoadInBroadcastLayout,
+             NarrowBeforeConversion, SinkConversionThroughElementwise>(
+            &getContext());
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -378,6 +378,55 @@ func.func @small_loads_in_loops(%T: !tile.global<f32, 2>, %n: i32, %x: tensor<1x
 
 // -----
 
+#rows2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]>
+#row1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#vec = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// A vector loaded to be broadcast over a multi-row tile (a norm's weights:
+// load, extf, reshape to (1, N)), converted to the tile's layout, whose
+// warps split the rows: loaded in the slice of that layout instead, the
+// reshape then moves nothing and no conversion is left. Not when the
+// load has another use, nor in a loop (its ring copy is issued ahead).
+// CHECK:       #[[S:slice[0-9]*]] = #tile.slice<dim = 0, parent = #[[ROWS:blocked[0-9]*]]>
+// CHECK-LABEL: func.func @vector_for_rows
+// CHECK-SAME:  (%{{.*}}: !tile.global<bf16, 1>, %[[X:.*]]: tensor<2x512xf32, #[[ROWS]]>
+// CHECK:       %[[W:.*]] = tile.load %{{.*}} -> tensor<512xbf16, #[[S]]>
+// CHECK-NEXT:  %[[WF:.*]] = arith.extf %[[W]] : tensor<512xbf16, #[[S]]> to tensor<512xf32, #[[S]]>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[WF]] : tensor<512xf32, #[[S]]> -> tensor<1x512xf32, #[[ROWS]]>
+// CHECK-NEXT:  %[[B:.*]] = tile.broadcast %[[R]]
+// CHECK-NEXT:  arith.mulf %[[X]], %[[B]] : tensor<2x512xf32, #[[ROWS]]>
+// CHECK-NEXT:  %[[V:.*]] = tile.load %{{.*}} -> tensor<512xbf16, #{{blocked[0-9]*}}>
+// CHECK:       tile.convert_layout
+// CHECK:       scf.for
+// CHECK:         tile.convert_layout
+func.func @vector_for_rows(%W: !tile.global<bf16, 1>, %x: tensor<2x512xf32, #rows2>, %n: i32) -> (tensor<2x512xf32, #rows2>, tensor<512xbf16, #vec>, tensor<1x512xf32, #rows2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %w = tile.load %W[%c0] : <bf16, 1> -> tensor<512xbf16, #vec>
+  %wf = arith.extf %w : tensor<512xbf16, #vec> to tensor<512xf32, #vec>
+  %r = tile.reshape %wf : tensor<512xf32, #vec> -> tensor<1x512xf32, #row1>
+  %c = tile.convert_layout %r : tensor<1x512xf32, #row1> -> tensor<1x512xf32, #rows2>
+  %b = tile.broadcast %c : tensor<1x512xf32, #rows2> -> tensor<2x512xf32, #rows2>
+  %y = arith.mulf %x, %b : tensor<2x512xf32, #rows2>
+  %v = tile.load %W[%c0] : <bf16, 1> -> tensor<512xbf16, #vec>
+  %vf = arith.extf %v : tensor<512xbf16, #vec> to tensor<512xf32, #vec>
+  %vr = tile.reshape %vf : tensor<512xf32, #vec> -> tensor<1x512xf32, #row1>
+  %vc = tile.convert_layout %vr : tensor<1x512xf32, #row1> -> tensor<1x512xf32, #rows2>
+  %vb = tile.broadcast %vc : tensor<1x512xf32, #rows2> -> tensor<2x512xf32, #rows2>
+  %z = arith.addf %y, %vb : tensor<2x512xf32, #rows2>
+  %l = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %vc) -> (tensor<1x512xf32, #rows2>) : i32 {
+    %u = tile.load %W[%i] : <bf16, 1> -> tensor<512xbf16, #vec>
+    %uf = arith.extf %u : tensor<512xbf16, #vec> to tensor<512xf32, #vec>
+    %ur = tile.reshape %uf : tensor<512xf32, #vec> -> tensor<1x512xf32, #row1>
+    %uc = tile.convert_layout %ur : tensor<1x512xf32, #row1> -> tensor<1x512xf32, #rows2>
+    %s = arith.addf %acc, %uc : tensor<1x512xf32, #rows2>
+    scf.yield %s : tensor<1x512xf32, #rows2>
+  }
+  return %z, %v, %l : tensor<2x512xf32, #rows2>, tensor<512xbf16, #vec>, tensor<1x512xf32, #rows2>
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 
 // A conversion to a type without a layout (IR a fuzzer made) is left as it
