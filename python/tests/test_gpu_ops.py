@@ -28,7 +28,8 @@ def close(torch, got, ref64, torch_out, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
                                    (5, 10000), (3, 10001), (3, 16384),
-                                   (2, 32768), (4, 3, 512), (1000, 64)])
+                                   (2, 32768), (4, 3, 512), (1000, 64),
+                                   (301, 768), (5, 1023)])
 def test_rms_norm(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -50,7 +51,8 @@ def test_rms_norm(torch_gpu, dtype, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
                                    (5, 10000), (3, 3001), (2, 32768),
-                                   (1000, 64), (301, 768), (129, 512)])
+                                   (1000, 64), (301, 768), (129, 512),
+                                   (3, 513)])
 def test_layer_norm(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)

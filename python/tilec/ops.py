@@ -206,6 +206,15 @@ def _norm(kind, x, weight, bias, eps, out):
         tile_m, warps = _shape_for(tile_n, 1024 if layer else 512)
         if layer and 8192 < tile_n < 16384:
             warps //= 2
+        if 512 < n < 1024 and n & (n - 1):
+            # Rows of 513-1023 columns in tiles of their own width on 2
+            # warps (a row, or two for layernorm, a block) rather than 4 a
+            # block in tiles of 1024, a quarter of whose lanes at 768 had
+            # nothing to load. H200, bf16, 65536 rows (.gpu/probe6.py,
+            # 2026-11-30-h200-silu-and-clusters.md): layernorm at 640 / 768 /
+            # 896 columns 0.76 / 0.84 / 0.91 -> 0.95 / 0.97 / 0.97 of the
+            # copy, rmsnorm 0.97 / 0.96 / 0.97 -> 0.96 / 0.98 / 0.99.
+            tile_n, tile_m, warps = n, (2 if layer else 1), 2
         # layernorm's shift (kernels/norms.tile): the mean of 32 elements
         # for f32 rows, whose result shows f32's last bits.
         shift = {"SHIFT": 32} if layer and dtype == "f32" else {}
