@@ -35,7 +35,7 @@ def main():
     for shape in args.shapes.split(","):
         rows, n = (int(d) for d in shape.split("x"))
         pow2 = max(32, 1 << (n - 1).bit_length())
-        # Rows of 1024 columns and more also in tiles of the row's own
+        # Rows of more than 512 columns also in tiles of the row's own
         # width (held padded to the power of two, loads stopping at n).
         tile_ns = [pow2] + ([n] if n != pow2 and n > 512 else [])
         xs = [torch.randn(rows, n, device="cuda", dtype=dtype)
