@@ -59,14 +59,22 @@ struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
+/// Whether a load converted as its only use may be made in the conversion's
+/// layout instead: not in a loop (other than a persistent kernel's tile
+/// loop), where the conversion's load becomes a ring copy issued trips ahead
+/// (tile-stage-converted-loads, tile-pipeline) and a load in registers would
+/// wait every trip.
+bool outsidePipelinedLoops(LoadOp load) {
+  auto loop = load->getParentOfType<scf::ForOp>();
+  return !loop || loop->hasAttr(TileDialect::getTileLoopAttrName());
+}
+
 /// A load of at most one element per thread converted as its only use (a
 /// scale or bias row on its way to an accumulator's layout) is made in the
 /// conversion's layout: each thread loads the elements it holds (from L1,
 /// where threads share them), rather than the tile going through shared
 /// memory and a barrier. Coalescing buys such a load nothing. Not in a loop
-/// (other than a persistent kernel's tile loop): there the conversion's
-/// load becomes a ring copy issued trips ahead (tile-stage-converted-loads,
-/// tile-pipeline), where a load in registers would wait every trip.
+/// (outsidePipelinedLoops).
 struct LoadInConvertedLayout : OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op,
@@ -76,8 +84,7 @@ struct LoadInConvertedLayout : OpRewritePattern<ConvertLayoutOp> {
         !isa_and_present<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
             op.getType().getEncoding()))
       return failure();
-    if (auto loop = load->getParentOfType<scf::ForOp>();
-        loop && !loop->hasAttr(TileDialect::getTileLoopAttrName()))
+    if (!outsidePipelinedLoops(load))
       return failure();
     auto func = op->getParentOfType<func::FuncOp>();
     auto warps = func ? func->getAttrOfType<IntegerAttr>(
@@ -102,8 +109,7 @@ struct LoadInConvertedLayout : OpRewritePattern<ConvertLayoutOp> {
 /// that the reshape moves nothing: each thread loads the elements it holds
 /// (threads along the unit dimension load the same ones, from L1), rather
 /// than the vector going through shared memory and a barrier every block.
-/// Not in a loop (other than a persistent kernel's tile loop), where the
-/// conversion's load becomes a ring copy issued trips ahead.
+/// Not in a loop (outsidePipelinedLoops).
 struct VectorLoadInBroadcastLayout : OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op,
@@ -128,37 +134,32 @@ struct VectorLoadInBroadcastLayout : OpRewritePattern<ConvertLayoutOp> {
     // Casts between the load and the reshape, each its operand's only use.
     SmallVector<Operation *> casts;
     Value v = reshape.getSource();
-    while (Operation *def = v.getDefiningOp()) {
-      if (!isa<LoadOp>(def) &&
-          !(isa<CastOpInterface>(def) && def->getNumOperands() == 1 &&
-            def->getNumResults() == 1))
-        return failure();
-      if (!def->hasOneUse())
-        return failure();
-      if (auto load = dyn_cast<LoadOp>(def)) {
-        if (load.getBoxes())
-          return failure();
-        if (auto loop = load->getParentOfType<scf::ForOp>();
-            loop && !loop->hasAttr(TileDialect::getTileLoopAttrName()))
-          return failure();
-        Attribute slice = SliceLayoutAttr::get(op.getContext(), *unit, target);
-        auto retype = [&](Value x) {
-          auto t = cast<RankedTensorType>(x.getType());
-          x.setType(
-              RankedTensorType::get(t.getShape(), t.getElementType(), slice));
-        };
-        rewriter.modifyOpInPlace(load, [&] { retype(load.getResult()); });
-        for (Operation *cast : llvm::reverse(casts))
-          rewriter.modifyOpInPlace(cast, [&] { retype(cast->getResult(0)); });
-        rewriter.modifyOpInPlace(
-            reshape, [&] { reshape.getResult().setType(op.getType()); });
-        rewriter.replaceOp(op, reshape.getResult());
-        return success();
-      }
+    for (Operation *def = v.getDefiningOp();
+         def && isa<CastOpInterface>(def) && def->getNumOperands() == 1 &&
+         def->getNumResults() == 1 && def->hasOneUse();
+         def = v.getDefiningOp()) {
       casts.push_back(def);
       v = def->getOperand(0);
     }
-    return failure();
+    auto load = v.getDefiningOp<LoadOp>();
+    if (!load || !load->hasOneUse() || load.getBoxes() ||
+        !outsidePipelinedLoops(load))
+      return failure();
+    Attribute slice = SliceLayoutAttr::get(op.getContext(), *unit, target);
+    auto retype = [&](Operation *def) {
+      rewriter.modifyOpInPlace(def, [&] {
+        auto t = cast<RankedTensorType>(def->getResult(0).getType());
+        def->getResult(0).setType(
+            RankedTensorType::get(t.getShape(), t.getElementType(), slice));
+      });
+    };
+    retype(load);
+    for (Operation *def : casts)
+      retype(def);
+    rewriter.modifyOpInPlace(
+        reshape, [&] { reshape.getResult().setType(op.getType()); });
+    rewriter.replaceOp(op, reshape.getResult());
+    return success();
   }
 };
 
@@ -309,11 +310,9 @@ struct SinkConversionThroughElementwise
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (op->getNumResults() != 1 || op->getNumRegions() != 0)
+    if (!isMovable(op, op->getBlock()))
       return failure();
-    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!resultType || !resultType.getEncoding())
-      return failure();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     // The conversion to sink: the first operand converted from a layout,
     // for this op alone or for ops that all sink alike (one with other uses
     // stays, and sinking would add a conversion), from a tile that is not
