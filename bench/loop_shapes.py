@@ -153,14 +153,12 @@ def main():
                                   num_warps=warps, **extra)
                 if k.warnings:
                     continue
-                stats = torch.empty(rows, 2 * cluster, device="cuda")
 
-                def run(x, out=None, k=k, cluster=cluster, stats=stats,
-                        kernel=kernel):
+                def run(x, out=None, k=k, cluster=cluster, kernel=kernel):
                     out = out or (torch.empty(rows, device="cuda"),
                                   torch.empty(rows, device="cuda"))
                     if cluster > 1:
-                        k[rows * cluster](x.view(-1), words, *out, stats, v)
+                        k[rows * cluster](x.view(-1), words, *out, v)
                     elif kernel == "cross_entropy_flat":
                         k[rows](x.view(-1), words, *out, v)
                     else:

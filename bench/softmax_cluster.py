@@ -6,7 +6,7 @@ for rows past 16384 columns.
 
   PYTHONPATH=python python3 bench/softmax_cluster.py [--shapes 256x131072]
       [--dtype bfloat16] [--configs 8:16,8:8,4:32]   (cluster:warps)
-      [--file variant.tile --rows 1,2,4]
+      [--file variant.tile --rows 1,2,4 --stats]
 
 Every candidate is checked against torch before it is timed.
 """
@@ -23,15 +23,19 @@ def main():
     p.add_argument("--shapes", default="256x131072,512x65536")
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--configs", default="8:16,8:8,8:32,4:16,4:32,2:32")
-    p.add_argument("--file", help="a variant of softmax_cluster.tile, "
-                   "with a ROWS constant (rows a cluster takes in turn)")
-    p.add_argument("--rows", default="1", help="ROWS values (with --file)")
+    p.add_argument("--file", help="a variant of softmax_cluster.tile")
+    p.add_argument("--rows", default="", help="ROWS values: a --file "
+                   "variant's rows a cluster takes in turn")
+    p.add_argument("--stats", action="store_true",
+                   help="the --file variant takes (rows, 2 * CLUSTER) f32 "
+                   "scratch after Y (the partials through global memory, "
+                   "as softmax_cluster.tile did before cluster_gather)")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     dt = getattr(torch, args.dtype)
     dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
     path = args.file or tilec.ops._kernel_path("softmax_cluster.tile")
-    per = [int(v) for v in args.rows.split(",")] if args.file else [None]
+    per = [int(v) for v in args.rows.split(",")] if args.rows else [None]
     for spec in args.shapes.split(","):
         r, n = (int(v) for v in spec.split("x"))
         xs = [torch.randn(r, n, device="cuda", dtype=dt) * 4
@@ -65,10 +69,11 @@ def main():
             except Exception as e:
                 print(f"  cluster {c} w{w}: {str(e)[:100]}")
                 continue
-            stats = torch.empty(r, 2 * c, device="cuda", dtype=torch.float32)
+            stats = (torch.empty(r, 2 * c, device="cuda",
+                                 dtype=torch.float32),) if args.stats else ()
             blocks = (r + (rpc or 1) - 1) // (rpc or 1) * c
             ys[0].fill_(float("nan"))
-            k.launch(blocks, xs[0], ys[0], stats)
+            k.launch(blocks, xs[0], ys[0], *stats)
             err = (ys[0].float() - ref).abs().max().item()
             if not err < 1e-2:
                 print(f"  cluster {c} w{w} rows {rpc}: WRONG ({err})")
@@ -76,7 +81,7 @@ def main():
 
             def run(k=k, blocks=blocks, stats=stats):
                 i = nxt()
-                k.launch(blocks, xs[i], ys[i], stats)
+                k.launch(blocks, xs[i], ys[i], *stats)
             label = f"cluster {c} x {tn}, {w} warps" + \
                 ("" if rpc is None else f", {rpc} rows")
             rows.append((graph_us(run), label))

@@ -3,7 +3,8 @@
 # 3-stage ring (LATENCY=3: cp.async ring, a barrier a trip; the max's and
 # min's -inf and inf padding stored where a chunk passes the row's end) at
 # 0, 1, 2 and many trips,
-# and cross_entropy_cluster (cluster barrier) at clusters of 2, 4, 8; each
+# and cross_entropy_cluster and softmax_cluster (their partials gathered
+# through the cluster's shared memory) at clusters of 2, 4, 8 and 8; each
 # result checked. On the GPU machine, with .gpu/env.sh sourced:
 #
 #   compute-sanitizer --tool racecheck python3 scripts/sanitize-rows.py
@@ -51,5 +52,13 @@ for rows, v in ((5, 50257), (2, 128256), (33, 32000)):
     ref = torch.logsumexp(x.double(), -1)
     ok = torch.allclose(lse.double(), ref, rtol=1e-5, atol=1e-5)
     print(f"cross_entropy {rows}x{v}: {'ok' if ok else 'WRONG'}")
+    bad += not ok
+for rows, n in ((3, 40000), (2, 131072)):
+    x = torch.randn(rows, n, device="cuda", dtype=torch.bfloat16) * 3
+    y = tilec.ops.softmax(x)
+    torch.cuda.synchronize()
+    ok = torch.allclose(y.double(), torch.softmax(x.double(), -1),
+                        rtol=1e-2, atol=1e-5)
+    print(f"softmax {rows}x{n}: {'ok' if ok else 'WRONG'}")
     bad += not ok
 sys.exit(1 if bad else 0)

@@ -795,6 +795,72 @@ static Val emitArgReduce(const Args &a, bool isMax) {
   return Val::dynamic(reduce(tile::ReduceKind::Min, where, r->keepdims));
 }
 
+/// cluster_gather(x, axis=0): the tile x of every block of the kernel's
+/// cluster (C blocks), joined along `axis` in the order of their ranks; x a
+/// tuple of tiles gives a tuple, all exchanged at one cluster barrier.
+static Val emitClusterGather(const Args &a) {
+  Emitter &em = a.em;
+  Operation *func = em.builder.getInsertionBlock()->getParentOp();
+  while (func && !isa<func::FuncOp>(func))
+    func = func->getParentOp();
+  auto cluster = func ? func->getAttrOfType<IntegerAttr>(
+                            tile::TileDialect::getClusterAttrName())
+                      : IntegerAttr();
+  if (!cluster)
+    return em.error(a.callLoc,
+                    "cluster_gather() needs a kernel launched in "
+                    "clusters: compile it with cluster=2, 4, 8 or 16 "
+                    "(sm_90), or give it @hints(cluster=C)");
+  const Val &x = a[0];
+  bool many = x.kind == Val::Kind::Tuple;
+  std::vector<Val> tiles = many ? x.elts : std::vector<Val>{x};
+  if (tiles.empty())
+    return em.error(a.loc(0), "cluster_gather(): nothing to gather");
+  for (const Val &t : tiles)
+    if (t.kind != Val::Kind::Tile)
+      return em.error(a.loc(0), "cluster_gather(): expected a tile or a "
+                                "tuple of tiles, got " +
+                                    t.describe());
+  unsigned rank = tiles.front().getShape().size();
+  int64_t axis = 0;
+  if (a.has(1)) {
+    auto k = axisArg(a, 1, rank);
+    if (!k)
+      return Val::invalid();
+    axis = *k;
+  }
+  SmallVector<Value> inputs;
+  SmallVector<Type> types;
+  for (const Val &t : tiles) {
+    ArrayRef<int64_t> shape = t.getShape();
+    if (shape.size() != rank)
+      return em.error(a.loc(0), "cluster_gather(): the tiles' ranks differ (" +
+                                    shapeString(tiles.front().getShape()) +
+                                    " and " + shapeString(shape) + ")");
+    if (!llvm::all_of(shape, [](int64_t d) { return llvm::isPowerOf2_64(d); }))
+      return em.error(a.loc(0), "cluster_gather(): a tile of shape " +
+                                    shapeString(shape) +
+                                    ": exchanged tiles have power-of-two "
+                                    "dimensions");
+    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+    if (bits != 16 && bits != 32 && bits != 64)
+      return em.error(a.loc(0), "cluster_gather(): a tile of " +
+                                    typeName(t.getElementType()) +
+                                    ": exchanged elements are 16, 32 or 64 "
+                                    "bits (convert with .astype())");
+    SmallVector<int64_t> whole(shape);
+    whole[axis] *= cluster.getInt();
+    inputs.push_back(t.value);
+    types.push_back(RankedTensorType::get(whole, t.getElementType()));
+  }
+  auto op = tile::ClusterGatherOp::create(em.builder, em.loc(a.callLoc), types,
+                                          inputs, uint32_t(axis));
+  std::vector<Val> results;
+  for (Value r : op.getResults())
+    results.push_back(Val::dynamic(r));
+  return many ? Val::tuple(std::move(results)) : results.front();
+}
+
 /// cat(tiles, axis=0): two or more tiles joined along `axis` (numpy's
 /// concatenate, torch.cat): the same rank, element type and sizes but along
 /// the axis.
@@ -1417,6 +1483,10 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"tiles", true}, {"axis", false}});
     return a ? emitCat(*a) : Val::invalid();
   }
+  if (fn == "cluster_gather") {
+    auto a = bind({{"x", true}, {"axis", false}});
+    return a ? emitClusterGather(*a) : Val::invalid();
+  }
   if (fn == "argmax" || fn == "argmin") {
     auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
     return a ? emitArgReduce(*a, fn == "argmax") : Val::invalid();
@@ -1459,15 +1529,16 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
   // calls each of them: none is an unknown function).
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> list = {
-        "bid",        "num_blocks",   "arange",
-        "full",       "zeros",        "ones",
-        "load",       "store",        "mma",
-        "max",        "min",          "sum",
-        "atomic_add", "atomic_max",   "atomic_min",
-        "where",      "truediv",      "cdiv",
-        "range",      "argmax",       "argmin",
-        "cat",        "cumsum",       "gather",
-        "scatter",    "cluster_rank", "cluster_barrier"};
+        "bid",           "num_blocks",   "arange",
+        "full",          "zeros",        "ones",
+        "load",          "store",        "mma",
+        "max",           "min",          "sum",
+        "atomic_add",    "atomic_max",   "atomic_min",
+        "where",         "truediv",      "cdiv",
+        "range",         "argmax",       "argmin",
+        "cat",           "cumsum",       "gather",
+        "scatter",       "cluster_rank", "cluster_barrier",
+        "cluster_gather"};
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

@@ -199,6 +199,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // wgmma).
   if (options.hasWgmma())
     fpm.addPass(mlir::tile::createTileGuardEmptyLoops());
+  // A cluster's blocks exchange gathered tiles through each other's shared
+  // memory (buffers at the top, the cluster barriers around the kernel).
+  fpm.addPass(mlir::tile::createTileExchangeInCluster());
   // Shared memory: offsets, then the barriers its accesses need.
   pm.addPass(mlir::tile::createTileAllocateSharedMemory());
   pm.addPass(mlir::tile::createTileInsertBarriers());

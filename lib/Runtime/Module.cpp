@@ -240,6 +240,18 @@ Expected<KernelImpl *> tile::detail::loadKernel(const tilec::KernelInfo &info,
                   " bytes of dynamic shared memory)");
   }
 
+  // Clusters of more than 8 blocks (16) are a non-portable size, which the
+  // function must be allowed (H100 and H200 run them; where the device
+  // cannot, it says so here or at launch).
+  if (info.cluster > 8) {
+    result = driver.cuFuncSetAttribute(
+        function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (result != CUDA_SUCCESS)
+      return fail(driver.errorText(result, "cuFuncSetAttribute") + " (" +
+                  where + ": clusters of " + std::to_string(info.cluster) +
+                  " blocks, a non-portable size)");
+  }
+
   // What ptxas made of it (Kernel::registers, Kernel::localBytes).
   int registers = 0, localBytes = 0;
   driver.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function);

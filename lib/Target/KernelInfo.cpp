@@ -33,7 +33,7 @@
 // parameters) carries "persistent":true; absent, it is false. One that takes
 // the address of its tile counter after the grid carries "tile_counter":true
 // (every persistent kernel since the counter came; absent, false). One
-// launched in clusters carries "cluster":C (2, 4 or 8; absent, 1). A kernel
+// launched in clusters carries "cluster":C (2, 4, 8 or 16; absent, 1). A kernel
 // the compiler warned about carries "warnings":["f.tile:3:8: warning:
 // kernel 'k' is not warp-specialized: ...", ...], each as printed (absent,
 // none); one with a @tune carries "tune":[["TILE_M",["64","128"]], ...].
@@ -481,11 +481,11 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
       !reader.getBool(*root, "loop_split", where, info.loopSplit) ||
       !reader.getBool(*root, "persistent", where, info.persistent) ||
       !reader.getBool(*root, "tile_counter", where, info.tileCounter) ||
-      !reader.getInt(*root, "cluster", where, 1, 8, info.cluster,
+      !reader.getInt(*root, "cluster", where, 1, 16, info.cluster,
                      /*required=*/false))
     return std::nullopt;
   if (info.cluster & (info.cluster - 1)) {
-    reader.fail("kernel description: \"cluster\" must be 1, 2, 4 or 8");
+    reader.fail("kernel description: \"cluster\" must be 1, 2, 4, 8 or 16");
     return std::nullopt;
   }
 

@@ -1099,17 +1099,78 @@ def test_cluster_rank_and_barrier(torch_gpu, repo):
     k = tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, num_warps=4)
     x = torch.randn(3, 4 * 1024, device="cuda")
     y = torch.full_like(x, float("nan"))
-    stats = torch.empty(3, 8, device="cuda")
-    k.launch(12, x, y, stats)
+    k.launch(12, x, y)
     torch.testing.assert_close(y, torch.softmax(x, dim=-1), rtol=1e-5,
                                atol=1e-6)
-    # The partials: part p of row r at (r, p) and (r, 4 + p).
-    parts = x.view(3, 4, 1024)
-    torch.testing.assert_close(stats[:, :4], parts.amax(dim=-1))
     with pytest.raises(tilec.TileError, match="does not split into clusters "
                        "of 4 blocks along x"):
-        k.launch(10, x, y, stats)
+        k.launch(10, x, y)
     # cluster=1 given to the compiler overrides the hint.
     with pytest.raises(tilec.CompileError, match="needs a kernel launched in "
                        "clusters"):
         tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, cluster=1)
+
+
+CLUSTER_GATHER = """
+@hints(cluster=C)
+kernel gathers(X: Tensor[f32, 2], Y: Tensor[f32, 2], S: Tensor[f32, 2],
+               T: Tensor[f32, 2], Z: Tensor[i32, 2], H: Tensor[f16, 2],
+               G: Tensor[f16, 2], C: const int = 4):
+    b = bid(0)
+    rank = cluster_rank()
+    # A tile spread over the block's threads: the cluster's rows in order.
+    x = load(X, index=(b, 0), shape=(4, 32))
+    store(Y, index=(b, 0), tile=cluster_gather(x))
+    # Through global memory across cluster_barrier(), between two gathers.
+    total = sum(sum(x, axis=1, keepdims=True), axis=0, keepdims=True)
+    store(S, index=(b, 0), tile=total)
+    cluster_barrier()
+    store(T, index=(b, 0), tile=load(S, index=(b // C, 0),
+                                     shape=(C, 1)).reshape((1, C)))
+    # Several tiles at one barrier: i32 held replicated, f16 along axis 1.
+    z = arange(8).reshape((1, 8)) + rank * 100
+    h = load(H, index=(b, 0), shape=(2, 2))
+    zs, hs = cluster_gather((z, h), axis=1)
+    store(Z, index=(b, 0), tile=zs)
+    store(G, index=(b, 0), tile=hs)
+"""
+
+
+@pytest.mark.parametrize("cluster", [2, 4, 8, 16])
+def test_cluster_gather(torch_gpu, cluster):
+    """cluster_gather: every block of the cluster gets the cluster's tiles
+    in rank order, through the blocks' shared memory (an f32 tile over the
+    block's threads, an i32 one that every thread holds, f16 along axis 1,
+    two of them at one barrier), around a cluster_barrier() that orders a
+    global exchange; three clusters, outputs poisoned."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    torch.manual_seed(cluster)
+    c, n = cluster, 3
+    blocks = n * c
+    k = tilec.compile(CLUSTER_GATHER, name="gathers.tile", C=c, num_warps=4)
+    x = torch.randn(blocks * 4, 32, device="cuda")
+    h = torch.randn(blocks * 2, 2, device="cuda").half()
+    y = torch.full((blocks * 4 * c, 32), float("nan"), device="cuda")
+    s = torch.full((blocks, 1), float("nan"), device="cuda")
+    t = torch.full((blocks, c), float("nan"), device="cuda")
+    z = torch.full((blocks, 8 * c), -1, device="cuda", dtype=torch.int32)
+    g = torch.full((blocks * 2, 2 * c), float("nan"), device="cuda",
+                   dtype=torch.float16)
+    k.launch(blocks, x, y, s, t, z, h, g)
+    torch.cuda.synchronize()
+    for b in range(blocks):
+        first = b // c * c
+        torch.testing.assert_close(
+            y.view(blocks, 4 * c, 32)[b], x[4 * first:4 * (first + c)],
+            rtol=0, atol=0)
+        torch.testing.assert_close(
+            t[b], x.view(blocks, 128)[first:first + c].sum(1), rtol=1e-6,
+            atol=1e-5)
+        want = torch.cat([torch.arange(8, device="cuda", dtype=torch.int32) +
+                          100 * q for q in range(c)])
+        assert torch.equal(z[b], want), (b, z[b])
+        hv = h.view(blocks, 2, 2)
+        assert torch.equal(g.view(blocks, 2, 2 * c)[b],
+                           torch.cat([hv[first + q] for q in range(c)], 1))
+

@@ -78,7 +78,8 @@ def test_layer_norm(torch_gpu, dtype, shape):
                                    (5, 10000), (3, 3001), (3, 16385),
                                    (4, 50000), (3, 32768), (3, 32769),
                                    (2, 3, 77), (2, 131072),
-                                   (3, 100003), (2, 131073)])
+                                   (3, 100003), (2, 131073), (3, 20481),
+                                   (2, 163841), (2, 262144), (2, 262145)])
 def test_softmax(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -89,7 +90,7 @@ def test_softmax(torch_gpu, dtype, shape):
     close(torch, got, ref, torch.softmax(x, dim=-1), dtype)
 
 
-@pytest.mark.parametrize("n", [50000, 100003, 131073])
+@pytest.mark.parametrize("n", [50000, 100003, 131073, 200000])
 def test_softmax_masked_prefix(torch_gpu, n):
     """Rows whose first 40000 columns are -inf (masked out): a part or
     chunk all -inf counts 0 (exp(-inf - -inf) would be NaN); a row all

@@ -96,7 +96,8 @@ def test_bad_kernel_hint_is_a_located_compile_error():
      "tile_refill_after_read needs tile_stages=1"),
     (dict(tile_stages=2, tile_refill_after_read=True),
      "tile_refill_after_read needs tile_stages=1.*got tile_stages=2"),
-    (dict(cluster=3), "cluster must be a power of two from 1 to 8, got 3"),
+    (dict(cluster=3), "cluster must be a power of two from 1 to 16, got 3"),
+    (dict(cluster=32), "cluster must be a power of two from 1 to 16, got 32"),
     (dict(warp_specialize="yes"), "warp_specialize: expected a bool or an int"),
 ])
 def test_compile_option_refusals(options, message):

@@ -62,9 +62,26 @@ MAX_NORM_COLUMNS = 32768
 MAX_NORM_COLUMNS_F32 = 16384
 #: The longest row softmax reads in one tile; longer ones are read in chunks.
 MAX_SINGLE_PASS_COLUMNS = 16384
-#: Rows longer than this (up to 8 x 16384) are held by a cluster's blocks
-#: on sm_90 (tilec.ops.softmax); shorter ones are read twice.
-CLUSTER_SOFTMAX_COLUMNS = 32768
+#: Longer rows, up to this many columns, are held by the blocks of a thread
+#: block cluster on sm_90 (tilec.ops.softmax: up to 16 parts of at most
+#: 16384); longer ones, and any on sm_80, are read twice.
+MAX_CLUSTER_SOFTMAX_COLUMNS = 16 * 16384
+
+
+def _softmax_cluster_shape(n):
+    """(cluster, part width, warps) for a row of n columns held by a
+    cluster's blocks: the fewest blocks (2 to 16) whose parts are at most
+    10240 columns, on 4 warps up to 9216 columns, else 8. (H200, bf16,
+    bench/softmax_cluster.py, of the copy: 4096 x 20480 in 2 parts of
+    10240 on 8 warps 0.91, in 4 of 5120 0.88, read twice 0.67; 2048 x
+    32768 in 4 of 8192 on 4 warps 0.88, 2 of 16384 0.83; 512 x 65536 in 8
+    of 8192 0.83; 256 x 131072 in 16 of 8192 0.74, in 8 of 16384 0.63;
+    2026-11-30-h200-cluster-gather.md.)"""
+    cluster = 2
+    while cluster < 16 and (n + cluster - 1) // cluster > 10240:
+        cluster *= 2
+    part = ((n + cluster - 1) // cluster + 7) // 8 * 8
+    return cluster, part, 4 if part <= 9216 else 8
 
 
 def _pow2(n):
@@ -245,9 +262,9 @@ def layer_norm(x, weight, bias, eps=1e-5, out=None):
 
 def softmax(x, dim=-1, out=None):
     """torch.softmax(x, dim) for dim the last dimension: rows of up to
-    16384 held whole; on sm_90 rows of 32769 to 8 x 16384 held by the
-    blocks of a thread block cluster, each a part, read once; the others
-    read in chunks twice (online softmax)."""
+    16384 held whole; on sm_90 rows of up to 16 x 16384 held by the blocks
+    of a thread block cluster, each a part, read once; the others read in
+    chunks twice (online softmax)."""
     import torch
     if dim not in (-1, getattr(x, "dim", lambda: None)() - 1):
         raise ArgumentError(f"dim: only the last dimension (-1) is "
@@ -264,26 +281,15 @@ def softmax(x, dim=-1, out=None):
         tile_m, warps = _shape_for(tile_n)
         k = _compile("softmax.tile", "softmax", DTYPE=dtype, TILE_M=tile_m,
                      TILE_N=tile_n, num_warps=warps)
-    elif CLUSTER_SOFTMAX_COLUMNS < n <= 8 * MAX_SINGLE_PASS_COLUMNS and \
+    elif n <= MAX_CLUSTER_SOFTMAX_COLUMNS and \
             torch.cuda.get_device_capability(x.device) >= (9, 0):
-        # The row's parts in the blocks of a cluster of 8, the row's max
-        # and sum shared through `stats`: the row read once. Parts of 8193-
-        # 16384 columns on 8 warps, of up to 8192 on 4. H200,
-        # bench/softmax_cluster.py: 256 x 131072 0.71 of the copy where the
-        # looped kernel (the row read twice) runs 0.60 and 16 warps 0.64;
-        # at 65536 columns 0.79 on 4 warps, 0.72 on 8, 0.71 looped; at
-        # 32768 0.67 on 8 warps against 0.79 looped (the parts' exchange, a
-        # cluster barrier between two global round trips, costs more than
-        # the second read there). bench/results/2026-11-30-h200-
-        # transposed-stores.md, 2026-11-30-h200-silu-and-clusters.md.
-        cluster = 8
-        tile_n = ((n + cluster - 1) // cluster + 7) // 8 * 8
+        # The row's parts in the blocks of a cluster, which gather each
+        # other's max and sum through their shared memory: the row read
+        # once (_softmax_cluster_shape).
+        cluster, tile_n, warps = _softmax_cluster_shape(n)
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
-                     CLUSTER=cluster, TILE_N=tile_n,
-                     num_warps=4 if tile_n <= 8192 else 8)
-        stats = torch.empty(r, 2 * cluster, device=x.device,
-                            dtype=torch.float32)
-        k.launch(r * cluster, rows, y_rows, stats)
+                     CLUSTER=cluster, TILE_N=tile_n, num_warps=warps)
+        k.launch(r * cluster, rows, y_rows)
         return y
     else:
         # Chunks of at most 16384 on 16 warps (1024 x 32768: 0.76 of the
@@ -368,9 +374,7 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
                      DTYPE=dtype, IGNORE=ignore_index, WORDS=words,
                      CLUSTER=cluster, TILE_N=chunk, GROUP=group,
                      num_warps=warps)
-        stats = torch.empty(r, 2 * cluster, device=logits.device,
-                            dtype=torch.float32)
-        k.launch(r * cluster, rows.view(-1), t, loss, lse, stats, v)
+        k.launch(r * cluster, rows.view(-1), t, loss, lse, v)
     elif flat and (v * rows.element_size()) % 16:
         # Rows that do not start 16-byte aligned: read through the flat
         # view in aligned chunks (the first and last of a row masked; the

@@ -46,3 +46,38 @@ func.func @cluster(%A: !tile.global<f16, 2>, %c: i64, %p: i32, %map: !tile.tenso
   tile.barrier {cluster}
   return
 }
+
+// An exchange (tile-exchange-in-cluster's): the start's arrive and wait are
+// the halves of a cluster barrier. A (4, 1) tile whose 32 lanes of a warp
+// all hold a row: lane q writes the row into block q's buffer (lanes 0 and
+// 1 of the cluster of 2: the replicas share the remote stores, one each),
+// at this block's place (rank * 1 along axis 1), by mapa and
+// st.shared::cluster; read back after the cluster barrier.
+// CHECK-LABEL: llvm.func @exchange
+// CHECK:       llvm.inline_asm has_side_effects "barrier.cluster.arrive.release;", "~{memory}"
+// CHECK:       llvm.inline_asm has_side_effects "barrier.cluster.wait.acquire;", "~{memory}"
+// CHECK:       %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK:       %[[LANE:.*]] = llvm.and %[[TID]], %{{.*}} : i32
+// CHECK:       %[[REPLICA:.*]] = llvm.and %[[LANE]], %{{.*}} : i32
+// CHECK:       %[[IN:.*]] = llvm.icmp "ult" %[[REPLICA]], %{{.*}} : i32
+// CHECK:       %[[PRED:.*]] = llvm.zext %[[IN]] : i1 to i32
+// CHECK:       %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK:       llvm.add %{{.*}}, %[[RANK]] : i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 a;\0A setp.ne.b32 p, $0, 0;\0A mapa.shared::cluster.u32 a, $1, $2;\0A @p st.shared::cluster.b32 [a], $3;\0A}", "r,r,r,r" %[[PRED]], %{{.*}}, %[[REPLICA]], %{{.*}} :
+// CHECK-NOT:   st.shared::cluster
+// CHECK:       llvm.inline_asm has_side_effects "barrier.cluster.arrive.release;\0Abarrier.cluster.wait.acquire;", "~{memory}"
+// CHECK:       llvm.load
+#row_s = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+#rows = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @exchange(%out: !tile.global<f32, 2>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.cluster = 2 : i32} {
+  %buf = tile.smem_alloc : !tile.smem<[4, 2], f32, #row_s>
+  tile.barrier {cluster, arrive}
+  %t = arith.constant dense<1.0> : tensor<4x1xf32, #rows>
+  tile.barrier {cluster, wait}
+  tile.cluster_store %t, %buf {axis = 1 : i32} : tensor<4x1xf32, #rows>, !tile.smem<[4, 2], f32, #row_s>
+  tile.barrier {cluster}
+  %g = tile.local_load %buf [0, 0] : !tile.smem<[4, 2], f32, #row_s> -> tensor<4x2xf32, #rows>
+  %c0 = arith.constant 0 : i32
+  tile.store %out[%c0, %c0], %g : !tile.global<f32, 2>, tensor<4x2xf32, #rows>
+  return
+}

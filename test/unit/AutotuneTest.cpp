@@ -42,7 +42,7 @@ TEST(Autotune, WithoutAGpuIsAClearError) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
             "tune candidate 'TILE_M=64,cluster=3': cluster must be a power of "
-            "two from 1 to 8, got 3");
+            "two from 1 to 16, got 3");
 }
 
 TEST(Autotune, DisabledByTheEnvironment) {

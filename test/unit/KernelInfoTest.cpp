@@ -94,10 +94,10 @@ TEST(KernelInfoJSON, RejectsMalformed) {
       {R"({"name":"k","num_warps":4,"shared_bytes":0})", "missing \"params\""},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":3,)" + params +
            "}",
-       "\"cluster\" must be 1, 2, 4 or 8"},
-      {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":16,)" + params +
+       "\"cluster\" must be 1, 2, 4, 8 or 16"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":32,)" + params +
            "}",
-       "\"cluster\" is 16"},
+       "\"cluster\" is 32"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":{}})",
        "\"params\" must be an array"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[3]})",

@@ -181,10 +181,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return verifyTensorMaps(op, attr.getValue());
   if (attr.getName() == getClusterAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!n || n.getInt() < 2 || n.getInt() > 8 ||
+    if (!n || n.getInt() < 2 || n.getInt() > 16 ||
         !llvm::isPowerOf2_64(n.getInt()))
       return op->emitError() << "'" << getClusterAttrName()
-                             << "' must be 2, 4 or 8 (blocks along x)";
+                             << "' must be 2, 4, 8 or 16 (blocks along x)";
     return success();
   }
   if (attr.getName() == getNumWarpsAttrName()) {

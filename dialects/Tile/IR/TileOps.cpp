@@ -11,6 +11,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/InterleavedRange.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -760,16 +761,81 @@ static LogicalResult verifyTileRing(Operation *op, SharedMemoryType ring) {
 static LogicalResult verifyInCluster(Operation *op, StringRef what) {
   auto func = op->getParentOfType<FunctionOpInterface>();
   if (!func || !func->hasAttr(TileDialect::getClusterAttrName()))
-    return op->emitOpError() << (what.empty() ? "" : (what + " ").str())
-                             << "needs a kernel launched in clusters (a '"
-                             << TileDialect::getClusterAttrName()
-                             << "': compile it with cluster=2, 4 or 8, sm_90)";
+    return op->emitOpError()
+           << (what.empty() ? "" : (what + " ").str())
+           << "needs a kernel launched in clusters (a '"
+           << TileDialect::getClusterAttrName()
+           << "': compile it with cluster=2, 4, 8 or 16, sm_90)";
   return success();
 }
 
 LogicalResult ClusterIdOp::verify() { return verifyInCluster(*this, ""); }
 LogicalResult NumClustersOp::verify() { return verifyInCluster(*this, ""); }
 LogicalResult ClusterRankOp::verify() { return verifyInCluster(*this, ""); }
+
+/// The size of the cluster the kernel around `op` is launched in (0 where
+/// it has none).
+static int64_t clusterSizeOf(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  auto size =
+      func ? func->getAttrOfType<IntegerAttr>(TileDialect::getClusterAttrName())
+           : IntegerAttr();
+  return size ? size.getInt() : 0;
+}
+
+/// A tile of `part`'s shape from each of a cluster's `blocks` side by side
+/// along `axis` has the shape `whole`.
+static LogicalResult verifyGathered(Operation *op, ArrayRef<int64_t> part,
+                                    ArrayRef<int64_t> whole, Type partElt,
+                                    Type wholeElt, unsigned axis,
+                                    int64_t blocks) {
+  if (axis >= part.size())
+    return op->emitOpError() << "axis " << axis << " is not a dimension of "
+                             << "a tile of rank " << part.size();
+  if (partElt != wholeElt)
+    return op->emitOpError("element types must match");
+  SmallVector<int64_t> expected(part);
+  expected[axis] *= blocks;
+  if (ArrayRef<int64_t>(expected) != whole)
+    return op->emitOpError()
+           << "expected the shape of " << blocks << " tiles of shape ("
+           << llvm::interleaved(part) << ") along axis " << axis << ": ("
+           << llvm::interleaved(expected) << "), got ("
+           << llvm::interleaved(whole) << ")";
+  if (!llvm::all_of(part, [](int64_t d) { return llvm::isPowerOf2_64(d); }))
+    return op->emitOpError() << "exchanges tiles of power-of-two dimensions "
+                                "only, not ("
+                             << llvm::interleaved(part) << ")";
+  return success();
+}
+
+LogicalResult ClusterGatherOp::verify() {
+  if (failed(verifyInCluster(*this, "")))
+    return failure();
+  if (getInputs().empty())
+    return emitOpError("needs at least one tile");
+  if (getInputs().size() != getResults().size())
+    return emitOpError("needs one result per input");
+  for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
+    auto a = cast<RankedTensorType>(in.getType());
+    auto b = cast<RankedTensorType>(out.getType());
+    if (failed(verifyGathered(*this, a.getShape(), b.getShape(),
+                              a.getElementType(), b.getElementType(), getAxis(),
+                              clusterSizeOf(*this))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ClusterStoreOp::verify() {
+  if (failed(verifyInCluster(*this, "")))
+    return failure();
+  RankedTensorType value = getValue().getType();
+  SharedMemoryType buf = getBuffer().getType();
+  return verifyGathered(*this, value.getShape(), buf.getShape(),
+                        value.getElementType(), buf.getElementType(), getAxis(),
+                        clusterSizeOf(*this));
+}
 
 LogicalResult TileClaimOp::verify() {
   if (getFull() && failed(verifyInCluster(*this, "a claim with 'full'")))
@@ -970,6 +1036,13 @@ LogicalResult BarrierOp::verify() {
       return emitOpError("a warpgroup barrier takes no 'id', 'num_threads' "
                          "or 'cluster'");
     return success();
+  }
+  if (getArrive() || getWait()) {
+    if (!getCluster())
+      return emitOpError("'arrive' and 'wait' split a cluster barrier only");
+    if (getArrive() && getWait())
+      return emitOpError("a cluster barrier with both 'arrive' and 'wait' is "
+                         "a whole one: give neither");
   }
   if (getCluster()) {
     if (getId())

@@ -61,6 +61,56 @@ def Tile_ClusterRankOp : Tile_ClusterOp<"cluster_rank"> {
   }];
 }
 
+def Tile_ClusterGatherOp : Tile_Op<"cluster_gather", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every block of the cluster's tiles, side by side";
+  let description = [{
+    Collective over the blocks of the kernel's cluster (`tile.cluster`, of
+    C blocks): result `i` is the C blocks' `inputs[i]` concatenated along
+    `axis` in the order of their ranks (`tile.cluster_rank`), the same in
+    every block. Every block of the cluster must execute it, at the same
+    point, at the top level of the kernel (not under a condition or in a
+    loop). The tiles go through distributed shared memory:
+    tile-exchange-in-cluster gives each a buffer in every block, which each
+    block writes with `tile.cluster_store` and reads after a cluster
+    barrier.
+
+    ```mlir
+    %ms, %ss = tile.cluster_gather %m, %s {axis = 1 : i32} : tensor<1x1xf32>, tensor<1x1xf32> -> tensor<1x8xf32>, tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tile>:$inputs,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$axis);
+  let results = (outs Variadic<Tile_Tile>:$results);
+  let assemblyFormat =
+      "$inputs attr-dict `:` type($inputs) `->` type($results)";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterStoreOp : Tile_Op<"cluster_store", [
+    MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "write a tile into a buffer of every block of the cluster";
+  let description = [{
+    Writes `value` into `buffer` in the shared memory of each block of the
+    kernel's cluster (C blocks; this block's too), at this block's place:
+    the buffer is C tiles along `axis`, this block's at `cluster_rank *
+    value.shape[axis]`. Each element is written once into each block (a
+    thread holding a replicated element writes it only where it is its
+    first holder), by `st.shared::cluster` at `mapa`'s address. The other
+    blocks must have started (a cluster barrier since the kernel's start),
+    and they see the data after a cluster barrier.
+
+    ```mlir
+    tile.cluster_store %m, %buf {axis = 1 : i32} : tensor<1x1xf32, #blocked>, !tile.smem<[1, 8], f32, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value, Tile_SharedMemoryType:$buffer,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$axis);
+  let assemblyFormat =
+      "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction and reshaping
 //===----------------------------------------------------------------------===//
@@ -1151,7 +1201,14 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     before it are visible to the cluster's blocks after it, as are global
     memory writes (release before, acquire after: the language's
     `cluster_barrier()`, so that it also reads and writes global memory as
-    far as other passes are concerned). With
+    far as other passes are concerned). A cluster barrier with `arrive` is
+    its first half only (`barrier.cluster.arrive.release`: this thread has
+    arrived and goes on), one with `wait` its second
+    (`barrier.cluster.wait.acquire`: until every thread of the cluster has
+    arrived); each thread alternates them, and neither orders the block's
+    threads as a whole barrier does (tile-exchange-in-cluster splits one
+    around a kernel's work: arrived at the top, waited for before the first
+    exchange). With
     `warpgroup`, each warpgroup (128 threads: thread / 128) meets on a named
     barrier of its own (`kFirstWarpgroupBarrierId` + thread / 128): the
     warpgroup's shared memory accesses are ordered, no other's
@@ -1162,13 +1219,15 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
     tile.barrier
     tile.barrier {id = 1 : i32, num_threads = 256 : i32}
     tile.barrier {cluster}
+    tile.barrier {cluster, arrive}
     tile.barrier {warpgroup}
     ```
   }];
   let arguments = (ins
       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<15>]>>:$id,
       OptionalAttr<ConfinedAttr<I32Attr, [IntPositive]>>:$num_threads,
-      UnitAttr:$cluster, UnitAttr:$warpgroup);
+      UnitAttr:$cluster, UnitAttr:$warpgroup, UnitAttr:$arrive,
+      UnitAttr:$wait);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }

@@ -698,7 +698,10 @@ struct InsertBarriersPass
       // A named barrier orders only the threads that share it: it ends no
       // hazard between threads of the whole block, unless those are all
       // the threads that access shared memory here (the consumers).
-      if (barrier.getCluster() || barrier.getIdAttr() == barrierId)
+      // Half a cluster barrier (arrive or wait) orders nothing by itself.
+      if ((barrier.getCluster() && !barrier.getArrive() &&
+           !barrier.getWait()) ||
+          (!barrier.getCluster() && barrier.getIdAttr() == barrierId))
         state.barrier();
       return success();
     }

@@ -361,11 +361,15 @@ struct MulticastCopiesPass
     }
     if (!warn || shared)
       return;
-    // A kernel whose blocks meet at cluster_barrier() has its own use for
-    // the cluster (tile-insert-barriers' cluster barriers come later).
-    if (func.walk([](BarrierOp op) {
-              return op.getCluster() ? WalkResult::interrupt()
-                                     : WalkResult::advance();
+    // A kernel whose blocks meet at cluster_barrier() or exchange tiles
+    // (cluster_gather) has its own use for the cluster
+    // (tile-insert-barriers' cluster barriers come later).
+    if (func.walk([](Operation *op) {
+              auto barrier = dyn_cast<BarrierOp>(op);
+              return (barrier && barrier.getCluster()) ||
+                             isa<ClusterGatherOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
             })
             .wasInterrupted())
       return;

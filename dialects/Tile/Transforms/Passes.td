@@ -908,6 +908,35 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "::mlir::func::FuncOp"> {
                            "::mlir::tile::TileDialect"];
 }
 
+def TileExchangeInCluster
+    : Pass<"tile-exchange-in-cluster", "::mlir::func::FuncOp"> {
+  let summary = "Exchange tiles between a cluster's blocks through their "
+                "shared memory";
+  let description = [{
+    Gives each `tile.cluster_gather` of a kernel launched in clusters of C
+    blocks a buffer per tile in every block's shared memory (the gathered
+    tile's shape, allocated at the kernel's top so that no other buffer
+    shares its memory before the exchange), and replaces it with the
+    exchange itself: each block writes its tiles into every block's buffers
+    at its rank's place (`tile.cluster_store`: `st.shared::cluster`), the
+    cluster meets at a cluster barrier (which orders the writes before the
+    reads), and each block reads the gathered tiles from its own buffers.
+    No block touches another's shared memory after that barrier, so none
+    needs to wait for the others before it returns.
+
+    A block may write into another's shared memory only once that block has
+    started: the kernel arrives on the cluster barrier at its top (after
+    the rings' mbarrier initializations, which tile-insert-barriers follows
+    with a whole cluster barrier) and waits for the others just before its
+    first exchange or cluster barrier. Between the two it does its own work
+    (its loads), so that the wait finds the others long arrived.
+
+    A gather must be at the kernel's top level: every block of the cluster
+    executes it once, at the same point.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileAllocateSharedMemory
     : Pass<"tile-allocate-shared-memory", "::mlir::ModuleOp"> {
   let summary = "Give every shared memory buffer an offset";

@@ -79,7 +79,9 @@ struct PersistentPass
     Type i32 = IntegerType::get(ctx, 32);
     if (cluster != 1 && (cluster > 8 || !llvm::isPowerOf2_32(cluster))) {
       func.emitError() << "clusters of " << unsigned(cluster)
-                       << " blocks: a cluster has 2, 4 or 8";
+                       << " blocks: a persistent kernel's cluster has 2, 4 "
+                          "or 8 (16, a non-portable size, only without "
+                          "persistence)";
       return signalPassFailure();
     }
 

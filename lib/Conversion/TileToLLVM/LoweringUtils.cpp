@@ -113,6 +113,36 @@ int64_t tilec::clusterSize(Operation *op) {
   return size ? size.getInt() : 1;
 }
 
+unsigned tilec::replicaMask(const LinearLayout &layout, StringRef dim) {
+  if (!layout.hasInDim(dim))
+    return 0;
+  unsigned mask = 0;
+  for (auto [i, basis] : llvm::enumerate(layout.getBases(dim)))
+    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
+      mask |= 1u << i;
+  return mask;
+}
+
+Value tilec::firstHolder(OpBuilder &b, Location loc,
+                         const LinearLayout &layout) {
+  unsigned laneMask = replicaMask(layout, LinearLayout::kLane);
+  unsigned warpMask = replicaMask(layout, LinearLayout::kWarp);
+  if (!laneMask && !warpMask)
+    return {};
+  Value owner;
+  ThreadIndex t = getThreadIndex(b, loc);
+  for (auto [index, mask] :
+       {std::pair(t.lane, laneMask), std::pair(t.warp, warpMask)}) {
+    if (!mask)
+      continue;
+    Value bits = arith::AndIOp::create(b, loc, index, constI32(b, loc, mask));
+    Value clear = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                        constI32(b, loc, 0));
+    owner = owner ? Value(arith::AndIOp::create(b, loc, owner, clear)) : clear;
+  }
+  return owner;
+}
+
 Value tilec::firstThread(OpBuilder &b, Location loc, Value pred,
                          int32_t thread) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());

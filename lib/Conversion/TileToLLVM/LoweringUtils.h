@@ -153,6 +153,17 @@ mlir::Operation *inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::TypeRange results, mlir::ValueRange operands,
                            llvm::StringRef text, llvm::StringRef constraints);
 
+/// The bits of input dimension `dim` of `layout` whose basis is zero:
+/// threads (or registers) differing only in them hold the same element.
+unsigned replicaMask(const LinearLayout &layout, llvm::StringRef dim);
+
+/// Whether this thread is the first holder of its elements of a tile in
+/// `layout` (i1: its lane and warp bits whose bases are zero are clear), or
+/// null where no other thread holds them: the thread that writes an
+/// element once for all its holders.
+mlir::Value firstHolder(mlir::OpBuilder &b, mlir::Location loc,
+                        const LinearLayout &layout);
+
 /// i32 1 in thread `thread` of the block (0 unless a warp-specialized
 /// kernel's producer issues), else 0, and `pred` (i1) if given: the
 /// predicate of an instruction one thread issues for many.

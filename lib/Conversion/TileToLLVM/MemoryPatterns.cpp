@@ -536,18 +536,6 @@ struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
   }
 };
 
-/// The bits of input dimension `dim` whose basis is zero: threads (or
-/// registers) differing only in them hold the same element.
-unsigned replicaMask(const LinearLayout &layout, StringRef dim) {
-  if (!layout.hasInDim(dim))
-    return 0;
-  unsigned mask = 0;
-  for (auto [i, basis] : llvm::enumerate(layout.getBases(dim)))
-    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
-      mask |= 1u << i;
-  return mask;
-}
-
 /// The PTX of one predicated reduction of a register into global memory:
 /// `$0` the predicate (i32), `$1` the address, `$2` the value's bits.
 std::string reductionPtx(tile::ReduceKind kind, Type elt) {
@@ -635,20 +623,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
                       type.getShape(), elt, layout, op.getOrder());
     // This thread combines its elements when it is the first holder.
-    Value owner;
-    ThreadIndex t = getThreadIndex(rewriter, loc);
-    for (auto [index, mask] :
-         {std::pair(t.lane, laneMask), std::pair(t.warp, warpMask)}) {
-      if (!mask)
-        continue;
-      Value bits = arith::AndIOp::create(rewriter, loc, index,
-                                         constI32(rewriter, loc, mask));
-      Value clear =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, bits,
-                                constI32(rewriter, loc, 0));
-      owner = owner ? Value(arith::AndIOp::create(rewriter, loc, owner, clear))
-                    : clear;
-    }
+    Value owner = firstHolder(rewriter, loc, layout);
     ValueRange values = adaptor.getValue();
     // sm_90: a sum of floats combines the registers contiguous along the
     // tensor's last dimension in one vector red (16 bytes at most; 16-bit

@@ -97,6 +97,109 @@ struct LocalStoreLowering : OpConversionPattern<tile::LocalStoreOp> {
   }
 };
 
+/// tile.cluster_store: each element into the buffer of each block q of the
+/// cluster at this block's place along the axis (rank * the tile's size
+/// there): `mapa` of the local address to block q's, then
+/// `st.shared::cluster`. The R threads holding an element (the lane and
+/// warp bits whose bases are zero) share its C remote stores: replica r
+/// writes blocks r, r + R, ... (with R >= C, C threads one store each, in
+/// parallel, rather than one thread's C stores in turn, each of which the
+/// release that follows waits for). An element at a time (the tiles a
+/// cluster exchanges are small: a row's partial max and sum); padding is
+/// not written.
+struct ClusterStoreLowering : OpConversionPattern<tile::ClusterStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ClusterStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type elt = type.getElementType();
+    unsigned bits = bitWidth(elt);
+    if (bits != 16 && bits != 32 && bits != 64)
+      return op.emitOpError() << "exchanges elements of 16, 32 or 64 bits, "
+                                 "not "
+                              << elt;
+    LinearLayout layout = getLinearLayout(type);
+    unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
+    // This thread's index among its elements' holders: the bits of its lane
+    // and warp index whose bases are zero, packed.
+    ThreadIndex t = getThreadIndex(rewriter, loc);
+    Value replica = constI32(rewriter, loc, 0);
+    unsigned replicaBits = 0;
+    for (auto [index, dim] : {std::pair(t.lane, LinearLayout::kLane),
+                              std::pair(t.warp, LinearLayout::kWarp)}) {
+      // Each run of consecutive bits of the mask at once.
+      unsigned mask = replicaMask(layout, dim);
+      for (unsigned p = 0; mask >> p;) {
+        if (!(mask >> p & 1)) {
+          ++p;
+          continue;
+        }
+        unsigned n = llvm::countr_one(mask >> p);
+        Value bits =
+            arith::AndIOp::create(rewriter, loc, shr(rewriter, loc, index, p),
+                                  constI32(rewriter, loc, (1 << n) - 1));
+        if (replicaBits)
+          bits = arith::ShLIOp::create(rewriter, loc, bits,
+                                       constI32(rewriter, loc, replicaBits));
+        replica = arith::OrIOp::create(rewriter, loc, replica, bits);
+        replicaBits += n;
+        p += n;
+      }
+    }
+    int64_t replicas = int64_t(1) << replicaBits;
+    int64_t blocks = clusterSize(op);
+    // The blocks this thread writes to: replica + j * replicas < blocks.
+    SmallVector<std::pair<Value, Value>> targets; // (block, i32 predicate)
+    for (int64_t j = 0; j * replicas < blocks; ++j) {
+      Value q = arith::AddIOp::create(rewriter, loc, replica,
+                                      constI32(rewriter, loc, j * replicas));
+      Value in = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                       q, constI32(rewriter, loc, blocks));
+      targets.push_back({q, arith::ExtUIOp::create(rewriter, loc,
+                                                   rewriter.getI32Type(), in)});
+    }
+    unsigned axis = op.getAxis();
+    // This block's place along the axis.
+    Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+    Value place = arith::MulIOp::create(
+        rewriter, loc, rank, constI32(rewriter, loc, type.getDimSize(axis)));
+    tile::SharedMemoryType bufType = op.getBuffer().getType();
+    Value base = adaptor.getBuffer().front();
+    Type regType = registerType(elt);
+    Type word = rewriter.getIntegerType(bits);
+    std::string text = "{\n .reg .pred p;\n .reg .b32 a;\n"
+                       " setp.ne.b32 p, $0, 0;\n"
+                       " mapa.shared::cluster.u32 a, $1, $2;\n"
+                       " @p st.shared::cluster.b" +
+                       std::to_string(bits) + " [a], $3;\n}";
+    std::string constraints = std::string("r,r,r,") + (bits == 16   ? "h"
+                                                       : bits == 32 ? "r"
+                                                                    : "l");
+    SmallVector<Value> offsets = threadOffsets(rewriter, loc, layout);
+    ValueRange regs = adaptor.getValue();
+    for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
+      if ((r & regMask) || isPaddingRegister(layout, type.getShape(), r))
+        continue;
+      SmallVector<Value> coords =
+          registerCoords(rewriter, loc, layout, offsets, r);
+      coords[axis] = arith::AddIOp::create(rewriter, loc, coords[axis], place);
+      Value ptr = elementPtr(rewriter, loc, base, regType,
+                             sharedOffset(rewriter, loc, bufType, coords));
+      Value address = sharedAddress32(rewriter, loc, ptr);
+      Value v = regs[r];
+      if (v.getType() != word)
+        v = arith::BitcastOp::create(rewriter, loc, word, v);
+      for (auto [q, pred] : targets)
+        inlinePtx(rewriter, loc, TypeRange(), {pred, address, q, v}, text,
+                  constraints);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// A buffer (or a ring of mbarriers) is a pointer to its first byte.
 template <typename AllocOp>
 struct AllocationLowering : OpConversionPattern<AllocOp> {
@@ -156,10 +259,12 @@ struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if (op.getCluster()) {
-      inlinePtx(rewriter, loc, TypeRange(), ValueRange(),
-                "barrier.cluster.arrive.release;\n"
-                "barrier.cluster.wait.acquire;",
-                "~{memory}");
+      StringRef arrive = "barrier.cluster.arrive.release;";
+      StringRef wait = "barrier.cluster.wait.acquire;";
+      std::string text = op.getArrive() ? arrive.str()
+                         : op.getWait() ? wait.str()
+                                        : (arrive + "\n" + wait).str();
+      inlinePtx(rewriter, loc, TypeRange(), ValueRange(), text, "~{memory}");
     } else if (op.getWarpgroup()) {
       Value id = arith::AddIOp::create(
           rewriter, loc, getWarpgroupIndex(rewriter, loc),
@@ -447,6 +552,6 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
                SmemPermuteLowering, BarrierLowering, WarpgroupTurnLowering,
-               LocalAllocLowering, LocalStoreLowering, LocalLoadLowering>(
-      converter, patterns.getContext());
+               LocalAllocLowering, LocalStoreLowering, LocalLoadLowering,
+               ClusterStoreLowering>(converter, patterns.getContext());
 }

@@ -80,7 +80,7 @@
 // NOCLUSTER-NOT:   multicast
 // NOCLUSTER:       return
 
-// BAD: error: clusters of 3 blocks: a cluster has 2, 4 or 8
+// BAD: error: clusters of 3 blocks: a persistent kernel's cluster has 2, 4 or 8 (16, a non-portable size, only without persistence)
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>

@@ -1810,7 +1810,7 @@ func.func @tile_read_not_i32(%p: i32, %r: !tile.smem<[4], f32, #ring_s1>) -> i32
 
 // Clusters: the ops and forms of ops that need a kernel launched in them.
 func.func @cluster_rank_unclustered() {
-  // expected-error @+1 {{'tile.cluster_rank' op needs a kernel launched in clusters (a 'tile.cluster': compile it with cluster=2, 4 or 8, sm_90)}}
+  // expected-error @+1 {{'tile.cluster_rank' op needs a kernel launched in clusters (a 'tile.cluster': compile it with cluster=2, 4, 8 or 16, sm_90)}}
   %r = tile.cluster_rank
   return
 }
@@ -1820,6 +1820,79 @@ func.func @cluster_rank_unclustered() {
 func.func @cluster_barrier_unclustered() {
   // expected-error @+1 {{a cluster barrier needs a kernel launched in clusters}}
   tile.barrier {cluster}
+  return
+}
+
+// -----
+
+func.func @cluster_barrier_halves() attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{a cluster barrier with both 'arrive' and 'wait' is a whole one: give neither}}
+  tile.barrier {cluster, arrive, wait}
+  return
+}
+
+// -----
+
+func.func @block_barrier_half() {
+  // expected-error @+1 {{'arrive' and 'wait' split a cluster barrier only}}
+  tile.barrier {arrive}
+  return
+}
+
+// -----
+
+func.func @cluster_gather_unclustered(%t: tensor<1x1xf32>) {
+  // expected-error @+1 {{'tile.cluster_gather' op needs a kernel launched in clusters}}
+  %g = tile.cluster_gather %t {axis = 1 : i32} : tensor<1x1xf32> -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @cluster_gather_shape(%t: tensor<1x1xf32>) attributes {tile.cluster = 4 : i32} {
+  // expected-error @+1 {{expected the shape of 4 tiles of shape (1, 1) along axis 1: (1, 4), got (4, 1)}}
+  %g = tile.cluster_gather %t {axis = 1 : i32} : tensor<1x1xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @cluster_gather_axis(%t: tensor<1x1xf32>) attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{axis 2 is not a dimension of a tile of rank 2}}
+  %g = tile.cluster_gather %t {axis = 2 : i32} : tensor<1x1xf32> -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @cluster_gather_types(%t: tensor<1x1xf32>) attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{element types must match}}
+  %g = tile.cluster_gather %t {axis = 1 : i32} : tensor<1x1xf32> -> tensor<1x2xf16>
+  return
+}
+
+// -----
+
+func.func @cluster_gather_padded(%t: tensor<3x1xf32>) attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{exchanges tiles of power-of-two dimensions only, not (3, 1)}}
+  %g = tile.cluster_gather %t {axis = 1 : i32} : tensor<3x1xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @cluster_gather_count(%t: tensor<1x1xf32>) attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{needs one result per input}}
+  %g:2 = tile.cluster_gather %t {axis = 1 : i32} : tensor<1x1xf32> -> tensor<1x2xf32>, tensor<1x2xf32>
+  return
+}
+
+// -----
+
+#row_s = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+func.func @cluster_store_shape(%t: tensor<1x1xf32>, %b: !tile.smem<[1, 4], f32, #row_s>) attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{expected the shape of 2 tiles of shape (1, 1) along axis 1: (1, 2), got (1, 4)}}
+  tile.cluster_store %t, %b {axis = 1 : i32} : tensor<1x1xf32>, !tile.smem<[1, 4], f32, #row_s>
   return
 }
 
@@ -1855,7 +1928,7 @@ func.func @claim_full_slots(%c: i64, %p: i32) attributes {tile.cluster = 2 : i32
 
 // -----
 
-// expected-error @+1 {{'tile.cluster' must be 2, 4 or 8 (blocks along x)}}
+// expected-error @+1 {{'tile.cluster' must be 2, 4, 8 or 16 (blocks along x)}}
 func.func @cluster_size() attributes {tile.cluster = 3 : i32} {
   return
 }
