@@ -310,6 +310,28 @@ func.func @reduce_warps(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kern
 
 // -----
 
+// A float sum across lanes is add.rn (llvm.nvvm.add.rn.f), which LLVM does
+// not contract with the product that feeds it: lane i's fma(a_i, a_i, p_j)
+// and lane j's fma(a_j, a_j, p_i) would round differently, and the lanes
+// hold the result as copies of one element (a store writes it from each).
+// CHECK-LABEL: llvm.func @reduce_product_lanes
+// CHECK:       %[[P:.*]] = llvm.fmul
+// CHECK-NEXT:  %[[Q:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[P]],
+// CHECK-NEXT:  %[[S:.*]] = llvm.call_intrinsic "llvm.nvvm.add.rn.f"(%[[P]], %[[Q]]) : (f32, f32) -> f32
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.add.rn.f"
+// CHECK-NOT:   llvm.fadd
+// CHECK:       llvm.return
+#l1 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+func.func @reduce_product_lanes(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<1x32xf32, #l1>
+  %p = arith.mulf %x, %x : tensor<1x32xf32, #l1>
+  %s = tile.reduce sum %p {axis = 1 : i32, keepdims} : tensor<1x32xf32, #l1> -> tensor<1x1xf32, #l1>
+  tile.store %X[%i, %i], %s : !tile.global<f32, 2>, tensor<1x1xf32, #l1>
+  return
+}
+
+// -----
+
 // A max along a padded axis (192 columns held as 256): each thread's run of
 // four registers (one vector, starting at a multiple of four, which divides
 // 192) is wholly inside or wholly padding, so it is combined first and

@@ -47,6 +47,27 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   llvm_unreachable("reduce kind");
 }
 
+/// `combine` across lanes: every lane of a butterfly combines its value
+/// with its partner's, and the lanes must end with the same bits (the
+/// result's layout holds them as copies of one element; a store of it writes
+/// from each). A float sum is `add.rn` there (llvm.nvvm.add.rn.*), which
+/// LLVM does not contract with the multiply that produced the value: lane i's
+/// fma(a_i, b_i, p_j) and lane j's fma(a_j, b_j, p_i) round differently,
+/// where p_i + p_j and p_j + p_i do not. (f16 and bf16 sums keep the plain
+/// add.)
+Value combineAcrossLanes(OpBuilder &b, Location loc, tile::ReduceKind kind,
+                         Value x, Value y) {
+  Type type = x.getType();
+  if (kind != tile::ReduceKind::Sum || !(type.isF32() || type.isF64()))
+    return combine(b, loc, kind, x, y);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, type,
+             b.getStringAttr(type.isF32() ? "llvm.nvvm.add.rn.f"
+                                          : "llvm.nvvm.add.rn.d"),
+             ValueRange{x, y})
+      .getResult(0);
+}
+
 /// The value that `kind` leaves unchanged: 0, the lowest or the highest
 /// value of `type`.
 Value reductionIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind,
@@ -187,8 +208,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     for (auto [i, basis] : llvm::enumerate(src.lanes()))
       if (basis[axis] != 0)
         for (Value &v : partial)
-          v = combine(rewriter, loc, op.getKind(), v,
-                      shuffleXor(rewriter, loc, v, 1u << i));
+          v = combineAcrossLanes(rewriter, loc, op.getKind(), v,
+                                 shuffleXor(rewriter, loc, v, 1u << i));
     // 3. Across warps.
     SmallVector<unsigned> axisWarpBits;
     for (auto [j, basis] : llvm::enumerate(src.warps()))
