@@ -456,6 +456,45 @@ def test_row_reductions_stored_as_vectors(torch_gpu, arch):
     assert torch.allclose(p.double(), ref, rtol=1e-4, atol=1e-3)
 
 
+SUMS16 = """
+kernel sums16(X: Tensor[bf16, 2], Y: Tensor[f16, 2], SX: Tensor[bf16, 2],
+              SY: Tensor[f16, 2]):
+    x = load(X, index=(bid(0), 0), shape=(1, 256))
+    store(SX, index=(bid(0), 0), tile=sum(x * x, axis=1, keepdims=True))
+    y = load(Y, index=(bid(0), 0), shape=(1, 256))
+    store(SY, index=(bid(0), 0), tile=sum(y * y, axis=1, keepdims=True))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_sums_of_16_bit_tiles(torch_gpu, arch):
+    """Sums of squares of f16 and bf16 tiles, summed in their own type:
+    the lanes combine with add.rn.f16 and fma.rn.bf16 (1.0 * a + b), every
+    lane with the same bits; against float64 at the type's precision, the
+    same in two launches."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(16)
+    x = torch.rand(64, 256, device="cuda").bfloat16()
+    y = torch.rand(64, 256, device="cuda").half()
+    kernel = tilec.compile(SUMS16, name="sums16.tile", arch=arch)
+    outs = []
+    for _ in range(2):
+        sx = torch.full((64, 1), float("nan"), device="cuda",
+                        dtype=torch.bfloat16)
+        sy = torch.full((64, 1), float("nan"), device="cuda",
+                        dtype=torch.float16)
+        kernel[64](x, y, sx, sy)
+        torch.cuda.synchronize()
+        outs.append((sx, sy))
+    rx = (x.double() ** 2).sum(1, keepdim=True)
+    ry = (y.double() ** 2).sum(1, keepdim=True)
+    assert torch.allclose(outs[0][0].double(), rx, rtol=3e-2)
+    assert torch.allclose(outs[0][1].double(), ry, rtol=5e-3)
+    assert torch.equal(outs[0][0], outs[1][0])
+    assert torch.equal(outs[0][1], outs[1][1])
+
+
 RESHAPES = """
 kernel reshapes(X: Tensor[f16, 1], Parts: Tensor[f32, 2], M: Tensor[f32, 2],
                 Flat: Tensor[f32, 1], A: Tensor[f16, 2], B: Tensor[f16, 2],

@@ -332,6 +332,30 @@ func.func @reduce_product_lanes(%X: !tile.global<f32, 2>, %i: i32) attributes {t
 
 // -----
 
+// The same in f16 (add.rn.f16) and bf16 (fma.rn.bf16 with 1.0: sm_80 has
+// no bf16 add), on the halves' bits.
+// CHECK-LABEL: llvm.func @reduce_product_lanes_16
+// CHECK:       llvm.fmul %{{.*}} : f16
+// CHECK-COUNT-5: llvm.inline_asm "add.rn.f16 $0, $1, $2;", "=h,h,h"
+// CHECK:       llvm.fmul %{{.*}} : bf16
+// CHECK-COUNT-5: llvm.inline_asm "{\0A .reg .b16 one;\0A mov.b16 one, 0x3F80;\0A fma.rn.bf16 $0, $1, one, $2;\0A}", "=h,h,h"
+// CHECK-NOT:   llvm.fadd
+// CHECK:       llvm.return
+#l16 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+func.func @reduce_product_lanes_16(%X: !tile.global<f16, 2>, %Y: !tile.global<bf16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f16, 2> -> tensor<1x32xf16, #l16>
+  %p = arith.mulf %x, %x : tensor<1x32xf16, #l16>
+  %s = tile.reduce sum %p {axis = 1 : i32, keepdims} : tensor<1x32xf16, #l16> -> tensor<1x1xf16, #l16>
+  tile.store %X[%i, %i], %s : !tile.global<f16, 2>, tensor<1x1xf16, #l16>
+  %y = tile.load %Y[%i, %i] : !tile.global<bf16, 2> -> tensor<1x32xbf16, #l16>
+  %q = arith.mulf %y, %y : tensor<1x32xbf16, #l16>
+  %t = tile.reduce sum %q {axis = 1 : i32, keepdims} : tensor<1x32xbf16, #l16> -> tensor<1x1xbf16, #l16>
+  tile.store %Y[%i, %i], %t : !tile.global<bf16, 2>, tensor<1x1xbf16, #l16>
+  return
+}
+
+// -----
+
 // A max along a padded axis (192 columns held as 256): each thread's run of
 // four registers (one vector, starting at a multiple of four, which divides
 // 192) is wholly inside or wholly padding, so it is combined first and

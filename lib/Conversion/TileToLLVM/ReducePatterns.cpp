@@ -50,22 +50,38 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
 /// `combine` across lanes: every lane of a butterfly combines its value
 /// with its partner's, and the lanes must end with the same bits (the
 /// result's layout holds them as copies of one element; a store of it writes
-/// from each). A float sum is `add.rn` there (llvm.nvvm.add.rn.*), which
-/// LLVM does not contract with the multiply that produced the value: lane i's
-/// fma(a_i, b_i, p_j) and lane j's fma(a_j, b_j, p_i) round differently,
-/// where p_i + p_j and p_j + p_i do not. (f16 and bf16 sums keep the plain
-/// add.)
+/// from each). A float sum is an add with an explicit rounding there, which
+/// neither LLVM nor ptxas contracts with the multiply that produced the
+/// value: lane i's fma(a_i, b_i, p_j) and lane j's fma(a_j, b_j, p_i) round
+/// differently, where p_i + p_j and p_j + p_i do not. f32 and f64:
+/// llvm.nvvm.add.rn; f16: add.rn.f16; bf16: fma.rn.bf16 with 1.0 (sm_80 has
+/// no bf16 add; a * 1 + b rounds once, as the add).
 Value combineAcrossLanes(OpBuilder &b, Location loc, tile::ReduceKind kind,
                          Value x, Value y) {
   Type type = x.getType();
-  if (kind != tile::ReduceKind::Sum || !(type.isF32() || type.isF64()))
+  if (kind != tile::ReduceKind::Sum || !isa<FloatType>(type))
     return combine(b, loc, kind, x, y);
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, type,
-             b.getStringAttr(type.isF32() ? "llvm.nvvm.add.rn.f"
-                                          : "llvm.nvvm.add.rn.d"),
-             ValueRange{x, y})
-      .getResult(0);
+  if (type.isF32() || type.isF64())
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, type,
+               b.getStringAttr(type.isF32() ? "llvm.nvvm.add.rn.f"
+                                            : "llvm.nvvm.add.rn.d"),
+               ValueRange{x, y})
+        .getResult(0);
+  if (!type.isF16() && !type.isBF16())
+    return combine(b, loc, kind, x, y);
+  // (Pure arithmetic: asm without side effects, which may move or merge.)
+  Type i16 = b.getI16Type();
+  auto add = LLVM::InlineAsmOp::create(
+      b, loc, i16,
+      ValueRange{arith::BitcastOp::create(b, loc, i16, x),
+                 arith::BitcastOp::create(b, loc, i16, y)},
+      type.isF16() ? "add.rn.f16 $0, $1, $2;"
+                   : "{\n .reg .b16 one;\n mov.b16 one, 0x3F80;\n"
+                     " fma.rn.bf16 $0, $1, one, $2;\n}",
+      "=h,h,h", /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  return arith::BitcastOp::create(b, loc, type, add.getResult(0));
 }
 
 /// The value that `kind` leaves unchanged: 0, the lowest or the highest
