@@ -94,11 +94,11 @@ def Tile_ClusterStoreOp : Tile_Op<"cluster_store", [
     Writes `value` into `buffer` in the shared memory of each block of the
     kernel's cluster (C blocks; this block's too), at this block's place:
     the buffer is C tiles along `axis`, this block's at `cluster_rank *
-    value.shape[axis]`. Each element is written once into each block (a
-    thread holding a replicated element writes it only where it is its
-    first holder), by `st.shared::cluster` at `mapa`'s address. The other
-    blocks must have started (a cluster barrier since the kernel's start),
-    and they see the data after a cluster barrier.
+    value.shape[axis]`. Each element is written once into each block, by
+    `st.shared::cluster` at `mapa`'s address; the R threads holding a
+    replicated element share its C stores (replica r writes blocks r, r +
+    R, ...). The other blocks must have started (a cluster barrier since the
+    kernel's start), and they see the data after a cluster barrier.
 
     ```mlir
     tile.cluster_store %m, %buf {axis = 1 : i32} : tensor<1x1xf32, #blocked>, !tile.smem<[1, 8], f32, #shared>
