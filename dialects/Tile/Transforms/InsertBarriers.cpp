@@ -580,6 +580,10 @@ struct InsertBarriersPass
       ok = add(a.writes, alloc.getResult());
     } else if (auto write = dyn_cast<LocalStoreOp>(op)) {
       ok = add(a.writes, write.getBuffer());
+    } else if (auto write = dyn_cast<ClusterStoreOp>(op)) {
+      // (Its writes into the other blocks' buffers are ordered by the
+      // cluster barrier that follows it: tile-exchange-in-cluster.)
+      ok = add(a.writes, write.getBuffer());
     } else if (auto copy = dyn_cast<TmaStoreOp>(op)) {
       ok =
           add(a.reads, copy.getBuffer()) && add(a.asyncReads, copy.getBuffer());
