@@ -800,9 +800,10 @@ static Val emitArgReduce(const Args &a, bool isMax) {
 /// tuple of tiles gives a tuple, all exchanged at one cluster barrier.
 static Val emitClusterGather(const Args &a) {
   Emitter &em = a.em;
-  Operation *func = em.builder.getInsertionBlock()->getParentOp();
-  while (func && !isa<func::FuncOp>(func))
-    func = func->getParentOp();
+  Operation *parent = em.builder.getInsertionBlock()->getParentOp();
+  auto func = isa<func::FuncOp>(parent)
+                  ? cast<func::FuncOp>(parent)
+                  : parent->getParentOfType<func::FuncOp>();
   auto cluster = func ? func->getAttrOfType<IntegerAttr>(
                             tile::TileDialect::getClusterAttrName())
                       : IntegerAttr();

@@ -757,10 +757,19 @@ static LogicalResult verifyTileRing(Operation *op, SharedMemoryType ring) {
   return success();
 }
 
+/// The size of the cluster the kernel around `op` is launched in (0 where
+/// it has none).
+static int64_t clusterSizeOf(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  auto size =
+      func ? func->getAttrOfType<IntegerAttr>(TileDialect::getClusterAttrName())
+           : IntegerAttr();
+  return size ? size.getInt() : 0;
+}
+
 /// Ops (or forms of ops) that only a kernel launched in clusters has.
 static LogicalResult verifyInCluster(Operation *op, StringRef what) {
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  if (!func || !func->hasAttr(TileDialect::getClusterAttrName()))
+  if (!clusterSizeOf(op))
     return op->emitOpError()
            << (what.empty() ? "" : (what + " ").str())
            << "needs a kernel launched in clusters (a '"
@@ -773,16 +782,6 @@ LogicalResult ClusterIdOp::verify() { return verifyInCluster(*this, ""); }
 LogicalResult NumClustersOp::verify() { return verifyInCluster(*this, ""); }
 LogicalResult ClusterRankOp::verify() { return verifyInCluster(*this, ""); }
 
-/// The size of the cluster the kernel around `op` is launched in (0 where
-/// it has none).
-static int64_t clusterSizeOf(Operation *op) {
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  auto size =
-      func ? func->getAttrOfType<IntegerAttr>(TileDialect::getClusterAttrName())
-           : IntegerAttr();
-  return size ? size.getInt() : 0;
-}
-
 /// A tile of `part`'s shape from each of a cluster's `blocks` side by side
 /// along `axis` has the shape `whole`.
 static LogicalResult verifyGathered(Operation *op, ArrayRef<int64_t> part,
@@ -794,6 +793,11 @@ static LogicalResult verifyGathered(Operation *op, ArrayRef<int64_t> part,
                              << "a tile of rank " << part.size();
   if (partElt != wholeElt)
     return op->emitOpError("element types must match");
+  if (unsigned bits = partElt.getIntOrFloatBitWidth();
+      bits != 16 && bits != 32 && bits != 64)
+    return op->emitOpError() << "exchanges elements of 16, 32 or 64 bits, "
+                                "not "
+                             << partElt;
   SmallVector<int64_t> expected(part);
   expected[axis] *= blocks;
   if (ArrayRef<int64_t>(expected) != whole)

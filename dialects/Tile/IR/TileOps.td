@@ -1230,6 +1230,10 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
       UnitAttr:$wait);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// A whole cluster barrier: `cluster`, neither `arrive` nor `wait`.
+    bool isWholeCluster() { return getCluster() && !getArrive() && !getWait(); }
+  }];
 }
 
 def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn", [

@@ -55,8 +55,7 @@ bool synchronizesCluster(Operation *op) {
     if (isa<ClusterGatherOp>(inner))
       return WalkResult::interrupt();
     if (auto barrier = dyn_cast<BarrierOp>(inner);
-        barrier && barrier.getCluster() && !barrier.getArrive() &&
-        !barrier.getWait())
+        barrier && barrier.isWholeCluster())
       return WalkResult::interrupt();
     return WalkResult::advance();
   });

@@ -703,8 +703,7 @@ struct InsertBarriersPass
       // hazard between threads of the whole block, unless those are all
       // the threads that access shared memory here (the consumers).
       // Half a cluster barrier (arrive or wait) orders nothing by itself.
-      if ((barrier.getCluster() && !barrier.getArrive() &&
-           !barrier.getWait()) ||
+      if (barrier.isWholeCluster() ||
           (!barrier.getCluster() && barrier.getIdAttr() == barrierId))
         state.barrier();
       return success();

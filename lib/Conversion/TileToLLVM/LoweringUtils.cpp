@@ -143,6 +143,36 @@ Value tilec::firstHolder(OpBuilder &b, Location loc,
   return owner;
 }
 
+std::pair<Value, unsigned> tilec::replicaIndex(OpBuilder &b, Location loc,
+                                               const LinearLayout &layout) {
+  ThreadIndex t = getThreadIndex(b, loc);
+  Value replica = constI32(b, loc, 0);
+  unsigned count = 0;
+  for (auto [index, dim] : {std::pair(t.lane, LinearLayout::kLane),
+                            std::pair(t.warp, LinearLayout::kWarp)}) {
+    // Each run of consecutive bits of the mask at once.
+    unsigned mask = replicaMask(layout, dim);
+    for (unsigned p = 0; mask >> p;) {
+      if (!(mask >> p & 1)) {
+        ++p;
+        continue;
+      }
+      unsigned n = llvm::countr_one(mask >> p);
+      Value bits = index;
+      if (p)
+        bits = arith::ShRUIOp::create(b, loc, bits, constI32(b, loc, p));
+      bits =
+          arith::AndIOp::create(b, loc, bits, constI32(b, loc, (1 << n) - 1));
+      if (count)
+        bits = arith::ShLIOp::create(b, loc, bits, constI32(b, loc, count));
+      replica = arith::OrIOp::create(b, loc, replica, bits);
+      count += n;
+      p += n;
+    }
+  }
+  return {replica, count};
+}
+
 Value tilec::firstThread(OpBuilder &b, Location loc, Value pred,
                          int32_t thread) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());

@@ -164,6 +164,13 @@ unsigned replicaMask(const LinearLayout &layout, llvm::StringRef dim);
 mlir::Value firstHolder(mlir::OpBuilder &b, mlir::Location loc,
                         const LinearLayout &layout);
 
+/// This thread's index among the R = 2^bits holders of its elements of a
+/// tile in `layout`: the bits of its lane and warp index whose bases are
+/// zero, packed (i32; 0 with bits = 0 where no other thread holds them).
+std::pair<mlir::Value, unsigned> replicaIndex(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              const LinearLayout &layout);
+
 /// i32 1 in thread `thread` of the block (0 unless a warp-specialized
 /// kernel's producer issues), else 0, and `pred` (i1) if given: the
 /// predicate of an instruction one thread issues for many.

@@ -115,39 +115,10 @@ struct ClusterStoreLowering : OpConversionPattern<tile::ClusterStoreOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getValue().getType();
     Type elt = type.getElementType();
-    unsigned bits = bitWidth(elt);
-    if (bits != 16 && bits != 32 && bits != 64)
-      return op.emitOpError() << "exchanges elements of 16, 32 or 64 bits, "
-                                 "not "
-                              << elt;
+    unsigned bits = bitWidth(elt); // 16, 32 or 64 (the verifier's)
     LinearLayout layout = getLinearLayout(type);
     unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
-    // This thread's index among its elements' holders: the bits of its lane
-    // and warp index whose bases are zero, packed.
-    ThreadIndex t = getThreadIndex(rewriter, loc);
-    Value replica = constI32(rewriter, loc, 0);
-    unsigned replicaBits = 0;
-    for (auto [index, dim] : {std::pair(t.lane, LinearLayout::kLane),
-                              std::pair(t.warp, LinearLayout::kWarp)}) {
-      // Each run of consecutive bits of the mask at once.
-      unsigned mask = replicaMask(layout, dim);
-      for (unsigned p = 0; mask >> p;) {
-        if (!(mask >> p & 1)) {
-          ++p;
-          continue;
-        }
-        unsigned n = llvm::countr_one(mask >> p);
-        Value bits =
-            arith::AndIOp::create(rewriter, loc, shr(rewriter, loc, index, p),
-                                  constI32(rewriter, loc, (1 << n) - 1));
-        if (replicaBits)
-          bits = arith::ShLIOp::create(rewriter, loc, bits,
-                                       constI32(rewriter, loc, replicaBits));
-        replica = arith::OrIOp::create(rewriter, loc, replica, bits);
-        replicaBits += n;
-        p += n;
-      }
-    }
+    auto [replica, replicaBits] = replicaIndex(rewriter, loc, layout);
     int64_t replicas = int64_t(1) << replicaBits;
     int64_t blocks = clusterSize(op);
     // The blocks this thread writes to: replica + j * replicas < blocks.

@@ -1881,6 +1881,14 @@ func.func @cluster_gather_padded(%t: tensor<3x1xf32>) attributes {tile.cluster =
 
 // -----
 
+func.func @cluster_gather_bits(%t: tensor<1x1xi1>) attributes {tile.cluster = 2 : i32} {
+  // expected-error @+1 {{exchanges elements of 16, 32 or 64 bits, not 'i1'}}
+  %g = tile.cluster_gather %t {axis = 1 : i32} : tensor<1x1xi1> -> tensor<1x2xi1>
+  return
+}
+
+// -----
+
 func.func @cluster_gather_count(%t: tensor<1x1xf32>) attributes {tile.cluster = 2 : i32} {
   // expected-error @+1 {{needs one result per input}}
   %g:2 = tile.cluster_gather %t {axis = 1 : i32} : tensor<1x1xf32> -> tensor<1x2xf32>, tensor<1x2xf32>
