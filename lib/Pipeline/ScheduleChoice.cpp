@@ -52,6 +52,10 @@
 //     persistent, its producer loading the next tile's while the consumers
 //     finish this one (choosePersistence).
 //
+// On the other targets (mma.sync) the choice is the warps that hold a
+// loop's multiply results without spilling (mmaSyncWarps) and rings that
+// fit shared memory.
+//
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
 //===----------------------------------------------------------------------===//
@@ -65,6 +69,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -243,6 +248,40 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
     choice.rescaleInTrip = true;
 }
 
+/// mma.sync (every target but sm_90a) keeps a warp's multiply results in
+/// its threads' registers from one multiply to the elementwise work after
+/// it. The f32 results of a loop's multiplies per thread, those started
+/// from zeros in each trip (attention's scores) counted twice (the result
+/// and what the elementwise work makes of it live together), fit
+/// ptxas's 255 registers up to about this many, beside the operands'
+/// fragments and addresses: sm_80, attention backward's dK/dV kernel
+/// (64 x 64 tiles: dK and dV carried, S and dP from zeros) at D = 64 on 4
+/// warps, 192, spills 24 bytes; its dQ kernel at D = 64, 160, spills 4 and
+/// at D = 96, 176, none (255 registers); a GEMM's 128 x 128 accumulator on
+/// 4 warps, 128, none; the dK/dV kernel on 8 warps at D = 128, 128, 254
+/// registers and none.
+constexpr int64_t kMmaSyncResultRegisters = 144;
+
+/// The warps up to which mma.sync's choice doubles a block for registers,
+/// each warp keeping at least a 16 x 16 part of the smallest multiply.
+constexpr unsigned kMmaSyncMostWarps = 8;
+
+/// On mma.sync targets: the fewest warps, from the default up to
+/// kMmaSyncMostWarps, whose threads hold `weightedResults` within
+/// kMmaSyncResultRegisters each; nullopt to keep the default.
+std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
+                                     int64_t smallestResult) {
+  unsigned warps = ::tile::lookupOption("num_warps")->defaultValue;
+  unsigned chosen = warps;
+  while (weightedResults > kMmaSyncResultRegisters * chosen * 32 &&
+         chosen < kMmaSyncMostWarps &&
+         smallestResult >= int64_t(chosen) * 2 * 16 * 16)
+    chosen *= 2;
+  if (chosen == warps)
+    return std::nullopt;
+  return chosen;
+}
+
 } // namespace
 
 ::tile::Options tilec::chooseSchedule(func::FuncOp func,
@@ -251,12 +290,15 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
   ::tile::Options choice;
   std::optional<unsigned> numWarps = given.numWarps,
                           numStages = given.numStages;
-  if (arch != "sm_90a" || !func || func.isExternal())
+  std::optional<mlir::tile::TargetLimits> target =
+      mlir::tile::TargetLimits::get(arch);
+  if (!target || !func || func.isExternal())
     return choice;
+  bool wgmma = arch == "sm_90a";
   llvm::SetVector<scf::ForOp> streaming;
   llvm::DenseMap<Operation *, unsigned> multipliesPerLoop;
-  llvm::DenseMap<Operation *, int64_t> resultsPerLoop;
-  int64_t rows = 0;
+  llvm::DenseMap<Operation *, int64_t> resultsPerLoop, weightedPerLoop;
+  int64_t rows = 0, smallestResult = 0;
   bool allMultiplesOf128 = true, longStages = true;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
@@ -269,7 +311,12 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
     if (!streams)
       return;
     streaming.insert(loop);
-    resultsPerLoop[loop] += mma.getType().getNumElements();
+    int64_t elements = mma.getType().getNumElements();
+    resultsPerLoop[loop] += elements;
+    bool fromZeros = matchPattern(mma.getAcc(), m_AnyZeroFloat());
+    weightedPerLoop[loop] += fromZeros ? 2 * elements : elements;
+    smallestResult =
+        smallestResult ? std::min(smallestResult, elements) : elements;
     ++multipliesPerLoop[loop];
     auto a = cast<RankedTensorType>(mma.getA().getType());
     longStages &= a.getDimSize(1) *
@@ -285,6 +332,21 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
   int64_t accumulatorElements = 0;
   for (auto &[loop, elements] : resultsPerLoop)
     accumulatorElements = std::max(accumulatorElements, elements);
+  mlir::tile::TargetLimits limits = *target;
+  OperandBytes ops = operandBytes(func);
+  if (!wgmma) {
+    // mma.sync: warps for the multiplies' registers, and rings that fit.
+    int64_t weighted = 0;
+    for (auto &[loop, elements] : weightedPerLoop)
+      weighted = std::max(weighted, elements);
+    if (!numWarps)
+      choice.numWarps = mmaSyncWarps(weighted, smallestResult);
+    if (!numStages)
+      if (auto stages =
+              stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
+        choice.numStages = *stages;
+    return choice;
+  }
   if (rows % 64)
     return choice; // not wgmma's rows: the defaults
   if (!numWarps)
@@ -293,8 +355,6 @@ void choosePersistence(const OperandBytes &ops, unsigned multiplies,
   // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),
   // with a sixteenth of the budget left for the epilogue's staging and
   // barriers.
-  mlir::tile::TargetLimits limits = *mlir::tile::TargetLimits::get(arch);
-  OperandBytes ops = operandBytes(func);
   if (!numStages)
     if (auto stages = stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
       choice.numStages = *stages;

@@ -64,8 +64,11 @@ struct CodegenOptions {
 
 /// The compiler's choice of schedule options for `func` (tile IR, before
 /// layouts) on `arch`, from its structure alone; only the options it has a
-/// reason for are set, and only on sm_90a (see docs/architecture.md,
-/// "How a schedule is chosen"):
+/// reason for are set (see docs/architecture.md, "How a schedule is
+/// chosen"). On targets without wgmma (mma.sync): num_warps 8 where the
+/// largest streaming loop's f32 multiply results (those started from zeros
+/// counted twice) exceed 144 registers a thread on the default 4, and
+/// num_stages as below. On sm_90a:
 ///   - num_warps: one consumer warpgroup per 64 rows of the multiplies of
 ///     its loops (wgmma's M), two when every one has a multiple of 128;
 ///   - warp_specialize: on when exactly one loop streams mma operands (a
