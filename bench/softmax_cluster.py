@@ -7,6 +7,10 @@ for rows past 16384 columns.
   PYTHONPATH=python python3 bench/softmax_cluster.py [--shapes 256x131072]
       [--dtype bfloat16] [--configs 8:16,8:8,4:32]   (cluster:warps)
       [--file variant.tile --rows 1,2,4 --stats]
+      [--file bench/kernels/softmax_cluster_rows.tile --clusters fit,rows
+       --latency 0,2]   (a variant whose clusters loop over the rows:
+       clusters a number, "rows" (one row each), "fitK" (K x the clusters
+       the GPU holds at once); LATENCY values)
 
 Every candidate is checked against torch before it is timed.
 """
@@ -30,12 +34,21 @@ def main():
                    help="the --file variant takes (rows, 2 * CLUSTER) f32 "
                    "scratch after Y (the partials through global memory, "
                    "as softmax_cluster.tile did before cluster_gather)")
+    p.add_argument("--clusters", default="",
+                   help="a --file variant looping over rows: its grid's "
+                   "clusters, each a number, 'rows' or 'fitK'")
+    p.add_argument("--latency", default="",
+                   help="LATENCY values of a --file variant")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     dt = getattr(torch, args.dtype)
     dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
     path = args.file or tilec.ops._kernel_path("softmax_cluster.tile")
     per = [int(v) for v in args.rows.split(",")] if args.rows else [None]
+    grids = args.clusters.split(",") if args.clusters else [None]
+    lats = [int(v) for v in args.latency.split(",")] if args.latency \
+        else [None]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     for spec in args.shapes.split(","):
         r, n = (int(v) for v in spec.split("x"))
         xs = [torch.randn(r, n, device="cuda", dtype=dt) * 4
@@ -58,11 +71,15 @@ def main():
                                    num_warps=16)
             k.launch(r, xs[i], ys[i])
         rows.append((graph_us(looped), "looped (read twice)"))
-        for cfg, rpc in [(c, q) for c in args.configs.split(",")
-                         for q in per]:
+        for cfg, rpc, grid, lat in [(c, q, g, la)
+                                    for c in args.configs.split(",")
+                                    for q in per for g in grids
+                                    for la in lats]:
             c, w = (int(v) for v in cfg.split(":"))
             tn = ((n + c - 1) // c + 7) // 8 * 8
             extra = {} if rpc is None else {"ROWS": rpc}
+            if lat is not None:
+                extra["LATENCY"] = lat
             try:
                 k = tilec.compile(path, DTYPE=dsl, CLUSTER=c, TILE_N=tn,
                                   num_warps=w, **extra)
@@ -72,23 +89,31 @@ def main():
             stats = (torch.empty(r, 2 * c, device="cuda",
                                  dtype=torch.float32),) if args.stats else ()
             blocks = (r + (rpc or 1) - 1) // (rpc or 1) * c
+            if grid is not None and grid != "rows":
+                held = max(1, sms * k.blocks_per_sm // c)
+                clusters = int(grid) if grid.isdigit() else \
+                    int(float(grid[3:] or 1) * held)
+                blocks = min(r, clusters) * c
             ys[0].fill_(float("nan"))
             k.launch(blocks, xs[0], ys[0], *stats)
             err = (ys[0].float() - ref).abs().max().item()
             if not err < 1e-2:
-                print(f"  cluster {c} w{w} rows {rpc}: WRONG ({err})")
+                print(f"  cluster {c} w{w} rows {rpc} grid {grid} latency "
+                      f"{lat}: WRONG ({err})")
                 continue
 
             def run(k=k, blocks=blocks, stats=stats):
                 i = nxt()
                 k.launch(blocks, xs[i], ys[i], *stats)
             label = f"cluster {c} x {tn}, {w} warps" + \
-                ("" if rpc is None else f", {rpc} rows")
+                ("" if rpc is None else f", {rpc} rows") + \
+                ("" if grid is None else f", {blocks // c} clusters") + \
+                ("" if lat is None else f", latency {lat}")
             rows.append((graph_us(run), label))
         rows.sort()
         print(f"{spec} {args.dtype}: copy {base:.1f} us")
         for us, what in rows:
-            print(f"  {what:42} {us:7.1f} us  {base / us:.2f} of copy")
+            print(f"  {what:64} {us:7.1f} us  {base / us:.2f} of copy")
 
 
 if __name__ == "__main__":

@@ -1175,6 +1175,50 @@ kernel gathers(X: Tensor[f32, 2], Y: Tensor[f32, 2], S: Tensor[f32, 2],
 """
 
 
+CLUSTER_GATHER_LOOP = """
+@hints(cluster=C)
+kernel gather_loop(X: Tensor[f32, 2], Y: Tensor[f32, 2], C: const int = 4):
+    # The cluster's items in turn (a grid-stride loop over clusters): each
+    # trip gathers the cluster's (4, 32) tiles of its item, plus the trip.
+    rank = cluster_rank()
+    first = bid(0) // C
+    clusters = num_blocks(0) // C
+    for i in range(cdiv(X.shape[0] // (4 * C) - first, clusters)):
+        item = first + i * clusters
+        x = load(X, index=(item * C + rank, 0), shape=(4, 32))
+        store(Y, index=(item * C + rank, 0), tile=cluster_gather(x + i))
+"""
+
+
+@pytest.mark.parametrize("cluster,clusters,items", [(2, 3, 13), (4, 2, 9),
+                                                    (8, 5, 3), (16, 1, 4)])
+def test_cluster_gather_in_loop(torch_gpu, cluster, clusters, items):
+    """cluster_gather in a loop: two buffers a gather, the trip's parity
+    choosing one (a block writing trip t + 1's tiles while another still
+    reads trip t's); clusters with many trips, one, and none (more clusters
+    than items); outputs poisoned, equal in two launches."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    torch.manual_seed(cluster * 100 + items)
+    c = cluster
+    k = tilec.compile(CLUSTER_GATHER_LOOP, name="gather_loop.tile", C=c,
+                      num_warps=4)
+    x = torch.randn(items * c * 4, 32, device="cuda")
+    want = torch.empty(items * c, 4 * c, 32, device="cuda")
+    for item in range(items):
+        tiles = x[item * c * 4:(item + 1) * c * 4] + item // clusters
+        want[item * c:(item + 1) * c] = tiles
+    outs = []
+    for _ in range(2):
+        y = torch.full((items * c * 4 * c, 32), float("nan"), device="cuda")
+        k.launch(clusters * c, x, y)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y.view(items * c, 4 * c, 32), want,
+                                   rtol=0, atol=0)
+        outs.append(y)
+    assert torch.equal(outs[0], outs[1])
+
+
 @pytest.mark.parametrize("cluster", [2, 4, 8, 16])
 def test_cluster_gather(torch_gpu, cluster):
     """cluster_gather: every block of the cluster gets the cluster's tiles

@@ -1238,6 +1238,29 @@ func.func @async_copy_padded(%X: !tile.global<f32, 2>, %i: i32) attributes {tile
 
 // -----
 
+// tile.async_copy whose layout holds each vector in several threads (64
+// f32, 4 a thread: 16 lanes; the other 16 lanes and the second warp hold
+// copies): only the first holder (lane bit 4 and the warp clear) issues the
+// cp.async, as two copies into one destination race; every thread commits.
+// CHECK-LABEL: llvm.func @async_copy_replicated
+// CHECK:       %[[LANE:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
+// CHECK:       %[[FIRST:.*]] = llvm.and %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT:  llvm.cond_br %[[FIRST]], ^[[COPY:.*]], ^[[DONE:.*]]
+// CHECK:       ^[[COPY]]:
+// CHECK:       nvvm.cp.async.shared.global
+// CHECK-NOT:   nvvm.cp.async.shared.global
+// CHECK:       ^[[DONE]]:
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+#cpr = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+#cprs = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @async_copy_replicated(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %buf = tile.smem_alloc : !tile.smem<[64], f32, #cprs>
+  tile.async_copy %X[%i, %i], %buf {layout = #cpr, shape = array<i64: 1, 64>} : !tile.global<f32, 2>, !tile.smem<[64], f32, #cprs>
+  return
+}
+
+// -----
+
 // The same with 12 rows, held padded to 16: the joined dimension's inner
 // part (the rows of 16) is a power of two, so an element keeps its
 // row-major index in the padded shapes (12 x 16 -> 192, held as 256), and

@@ -931,8 +931,13 @@ def TileExchangeInCluster
     first exchange or cluster barrier. Between the two it does its own work
     (its loads), so that the wait finds the others long arrived.
 
-    A gather must be at the kernel's top level: every block of the cluster
-    executes it once, at the same point.
+    A gather must be at the kernel's top level, or directly in a loop there
+    whose trips every block of the cluster runs alike: every block executes
+    it at the same points. A gather in a loop has two buffers, chosen by
+    the parity of a trip counter added to the loop: a block may write trip
+    t + 1's tiles into a block still reading trip t's, and writes trip t +
+    2's only after trip t + 1's barrier, which that block reaches after its
+    reads.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -810,8 +810,17 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
       auto [words, wordBits] = wordShape(vec, bitWidth(elt));
       SmallVector<uint64_t> fill = paddingWords(
           op.getPaddingAttr(), bitWidth(elt), vec, words, wordBits);
+      // A layout with more threads (or registers) than the tile has
+      // vectors holds some in several: only the first holder copies each
+      // (two copies of one destination race, even with equal data).
+      unsigned regMask = replicaMask(view, LinearLayout::kRegister);
+      OpBuilder::InsertionGuard guard(b);
+      if (Value owner = firstHolder(b, loc, view)) {
+        auto ifOp = scf::IfOp::create(b, loc, owner, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+      }
       for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
-        if (access.isPadding(r))
+        if ((r & regMask) || access.isPadding(r))
           continue;
         Access a = access.at(r);
         SmallVector<Value> coords = registerCoords(b, loc, buf, bufOffsets, r);

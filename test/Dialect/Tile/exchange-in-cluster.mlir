@@ -66,11 +66,50 @@ func.func @none() attributes {tile.cluster = 2 : i32} {
 
 // -----
 
+// A gather in a loop at the top level: two buffers each, the trip's
+// parity (a trip counter added to the loop) choosing the slot; the start
+// waited for before the loop.
+// CHECK-LABEL: func.func @in_loop
+// CHECK:      %[[B:.*]] = tile.smem_alloc : <[2, 2, 1], f32, #[[ROW:.*]]>
+// CHECK-NEXT: tile.barrier {arrive, cluster}
+// CHECK:      tile.barrier {cluster, wait}
+// CHECK:      %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK:      scf.for {{.*}} iter_args(%[[T:.*]] = %[[ZERO]]) -> (i32)
+// CHECK:        %[[P:.*]] = arith.andi %[[T]], %{{.*}} : i32
+// CHECK:        %[[S:.*]] = tile.smem_slot %[[B]][%[[P]]] : <[2, 2, 1], f32, #[[ROW]]> -> <[2, 1], f32, #[[ROW2:.*]]>
+// CHECK-NEXT:   tile.cluster_store %{{.*}}, %[[S]] {axis = 0 : i32}
+// CHECK-NEXT:   tile.barrier {cluster}
+// CHECK-NEXT:   tile.local_load %[[S]] [0, 0]
+// CHECK:        %[[NEXT:.*]] = arith.addi %[[T]], %{{.*}} : i32
+// CHECK:        scf.yield %[[NEXT]]
 func.func @in_loop(%a: tensor<1x1xf32>, %n: index) attributes {tile.cluster = 2 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   scf.for %i = %c0 to %n step %c1 {
-    // expected-error @+1 {{must be at the top level of the kernel (not in a loop or a branch): every block of the cluster executes it once, at the same point}}
+    %g = tile.cluster_gather %a {axis = 0 : i32} : tensor<1x1xf32> -> tensor<2x1xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @in_nested_loop(%a: tensor<1x1xf32>, %n: index) attributes {tile.cluster = 2 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %n step %c1 {
+      // expected-error @+1 {{must be at the top level of the kernel or directly in a loop there (not in a branch or a nested loop): every block of the cluster executes it at the same points}}
+      %g = tile.cluster_gather %a {axis = 0 : i32} : tensor<1x1xf32> -> tensor<2x1xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @in_branch(%a: tensor<1x1xf32>, %c: i1) attributes {tile.cluster = 2 : i32} {
+  scf.if %c {
+    // expected-error @+1 {{must be at the top level of the kernel or directly in a loop there}}
     %g = tile.cluster_gather %a {axis = 0 : i32} : tensor<1x1xf32> -> tensor<2x1xf32>
   }
   return
