@@ -142,6 +142,13 @@ def measure(args, B, N, H, Hkv, page, D):
     else:
         impls = {"tilec": lambda s: tilec.attention_with_kvcache(
             s[0], s[1], s[2], s[3], out=s[7])}
+        for k in args.splits:
+            # The same with the splits forced (the schedule's choice
+            # against each count).
+            impls[f"tilec-s{k}"] = lambda s, k=k: \
+                tilec.attention_with_kvcache(s[0], s[1], s[2], s[3],
+                                             out=torch.empty_like(s[7]),
+                                             num_splits=k)
         if args.in_order_pages:
             # The same contiguous cache read as pages in order (block table
             # 0, 1, 2, ...): the paged code path on the contiguous layout.
@@ -191,6 +198,10 @@ def measure(args, B, N, H, Hkv, page, D):
     gbs = {n: nbytes / (t / 1e3) / 1e9 for n, t in ms.items()}
     print(f"B={B} N={N} H={H}/{Hkv} page={page}: " +
           ", ".join(f"{n} {g:.0f} GB/s" for n, g in gbs.items()))
+    if args.splits:
+        print("  splits (GB/s): " + ", ".join(
+            f"{n[7:]} {g:.0f}" for n, g in sorted(
+                gbs.items(), key=lambda e: -e[1]) if n.startswith("tilec-s")))
     return gbs
 
 
@@ -216,7 +227,12 @@ def main():
     p.add_argument("--in-order-pages", type=int, default=0, metavar="P",
                    help="at the contiguous points, also time tilec reading "
                         "the same cache as pages of P keys in order")
+    p.add_argument("--splits", default="",
+                   help="at the contiguous points, also time tilec with "
+                   "num_splits forced to each of these counts")
     args = p.parse_args()
+    args.splits = [int(v) for v in args.splits.split(",")] \
+        if args.splits else []
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     copy = copy_bandwidth(torch, 10)
     print(f"copy bandwidth: {copy / 1e9:.0f} GB/s")
@@ -251,7 +267,8 @@ def main():
             print(f"  over {len(trials)} trials: " + ", ".join(
                 f"{n} {min(t[n] for t in trials):.0f}-"
                 f"{max(t[n] for t in trials):.0f}" for n in gbs))
-        best = max((g for n, g in gbs.items() if not n.startswith("tilec")), default=None)
+        best = max((g for n, g in gbs.items() if not n.startswith("tilec")),
+                   default=None)
         rows.append((B, N, H, Hkv, page, gbs, best))
     if args.json:
         with open(args.json, "w") as f:

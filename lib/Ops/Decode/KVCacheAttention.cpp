@@ -323,6 +323,14 @@ Expected<Launch> prepare(const Problem &p, const KVCacheOptions &options) {
                                      l.kernels.keyTilesInFlight);
   o.maxKeys = p.capacity;
   o.splits = options.numSplits;
+  // Splits as short as one key tile where the simulation says they pay:
+  // few units on an idle GPU, where a split's time is its latency (H200,
+  // 1 x 1k keys, 32/8 heads: 8 splits of 2 tiles 392 GB/s, the four of 4
+  // tiles that the default least of 4 allowed 344, cuDNN 394; 1 x 2k: 16
+  // of 2 tiles 761, 8 of 4 716, cuDNN 714; no other cut of batches 1 to
+  // 128 at 1k-128k keys changes: bench/results/2026-11-30-h200-sm80-
+  // choice-and-decode-splits.md).
+  o.minTrips = 1;
   // The last split merges the partials, mergeSplits() a trip, a trip
   // costing about two key tiles (its loads' latency).
   o.mergeTrips = 2.0 / double(p.mergeSplits());
