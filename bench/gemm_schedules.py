@@ -72,6 +72,11 @@ SCHEDULES = {
     "k128-s8": {"TILE_K": 128, "num_stages": 8},
     "k256-s3": {"TILE_K": 256, "num_stages": 3},
     "k256-s4": {"TILE_K": 256, "num_stages": 4},
+    # cuBLAS's shape of ring (16 stages of K 64) with a producer warp.
+    "k64-s16-ws": {"TILE_K": 64, "num_stages": 16, "warp_specialize": True},
+    "k64-s12-ws": {"TILE_K": 64, "num_stages": 12, "warp_specialize": True},
+    "k128-s8-ws": {"TILE_K": 128, "num_stages": 8, "warp_specialize": True},
+    "k128-s6-ws": {"TILE_K": 128, "num_stages": 6, "warp_specialize": True},
 }
 
 

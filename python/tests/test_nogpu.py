@@ -90,7 +90,7 @@ def test_bad_kernel_hint_is_a_located_compile_error():
 @pytest.mark.parametrize("options, message", [
     (dict(num_warps=3), "num_warps must be a power of two from 1 to 32, got 3"),
     (dict(occupancy=33), "occupancy must be 0 or an integer from 1 to 32"),
-    (dict(num_stages=9), "num_stages must be 0 or an integer from 1 to 8"),
+    (dict(num_stages=17), "num_stages must be 0 or an integer from 1 to 16"),
     (dict(tile_stages=3), "tile_stages must be an integer from 1 to 2, got 3"),
     (dict(tile_refill_after_read=True),
      "tile_refill_after_read needs tile_stages=1"),

@@ -125,12 +125,12 @@ TEST(CApi, ErrorsPropagate) {
   // compiling): a value out of range, a name that is no option.
   tile_compile_options stages = {};
   stages.arch = "sm_90a";
-  stages.options = "num_stages=12,loop_split=off";
+  stages.options = "num_stages=17,loop_split=off";
   EXPECT_EQ(tile_compile_source("kernel", "k.tile", &stages, &kernel),
             TILE_ERROR);
   EXPECT_STREQ(tile_last_error(),
                "tile_compile_options: num_stages must be 0 or an integer "
-               "from 1 to 8, got 12");
+               "from 1 to 16, got 17");
   stages.options = "num_warp=8";
   EXPECT_EQ(tile_compile_source("kernel", "k.tile", &stages, &kernel),
             TILE_ERROR);

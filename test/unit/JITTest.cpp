@@ -212,11 +212,11 @@ TEST(JIT, StagesAndLoopSplitAreCachedApart) {
 
   RuntimeImpl runtime(fakeConfig("", compiler));
   Expected<std::string> bad =
-      runtime.compileToPTX(source, "k.tile", options(9, true));
+      runtime.compileToPTX(source, "k.tile", options(17, true));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().message(),
-            "CompileOptions: num_stages must be 0 or an integer from 1 to 8, "
-            "got 9");
+            "CompileOptions: num_stages must be 0 or an integer from 1 to 16, "
+            "got 17");
 }
 
 // The real compiler: the options reach the kernel's description, and an
@@ -247,11 +247,11 @@ TEST(Compile, StagesAndLoopSplitOptions) {
     EXPECT_TRUE(tilec::compile(request, tilec::Stage::Layout).ok)
         << "stages " << stages;
   }
-  request.numStages = 9;
+  request.numStages = 17;
   result = tilec::compile(request, tilec::Stage::PTX);
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.diagnostics, "tilec: error: num_stages must be 0 or an "
-                                "integer from 1 to 8, got 9\n");
+                                "integer from 1 to 16, got 17\n");
 }
 
 TEST(Compile, WarningsInTheDescription) {
