@@ -901,7 +901,11 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "::mlir::func::FuncOp"> {
     and the loop is not a persistent kernel's tile loop (its tiles come from
     claims, tile-dynamic-schedule). The load one trip past the last reads
     within the tensor's bounds or nothing (loads are bounds-checked); its
-    value is not used.
+    value is not used. A load whose value only says where pipelined copies
+    read (through ops without memory effects into `tile.async_copy` or
+    `tile.tma_load` operands: a paged cache's block-table entry) stays: the
+    copies run ahead already, and carrying it a further trip measured
+    slower.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

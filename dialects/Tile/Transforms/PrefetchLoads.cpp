@@ -21,6 +21,14 @@
 // load a trip past the last is bounds-checked like any other; its value is
 // not used.
 //
+// A load whose value only says where pipelined copies read (a paged KV
+// cache's block-table entry, the index of a tile that tile-pipeline copies
+// trips ahead) is left in place: those copies are ahead already, and
+// carrying the entry a further trip made flash decoding's loop over pages
+// of 64 and 256 keys 11-19% slower (H200, 8 x 32k keys: 4357 -> 3895 and
+// 4436 -> 3587 GB/s; bench/results/2026-11-30-h200-sm80-choice-and-decode-
+// splits.md).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/Registers.h"
@@ -33,6 +41,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEPREFETCHLOADS
@@ -47,6 +56,29 @@ namespace {
 /// The most registers a thread may spend on one prefetched load: the value
 /// of the next trip is held beside this trip's.
 constexpr int64_t kMaxPrefetchRegisters = 4;
+
+/// Whether every use of `load`'s value, through ops without memory effects,
+/// is an operand of a pipelined copy into shared memory (its index, boxes
+/// or predicate).
+bool onlyAddressesCopies(LoadOp load) {
+  SmallVector<Value> work = {load.getResult()};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  bool any = false;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<AsyncCopyOp, TmaLoadOp>(user)) {
+        any = true;
+        continue;
+      }
+      if (user->getNumRegions() || !isMemoryEffectFree(user))
+        return false;
+      if (seen.insert(user).second)
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  return any;
+}
 
 /// `load` issued a trip ahead in `loop` (see the file's comment).
 void prefetch(scf::ForOp loop, LoadOp load, ArrayRef<Operation *> slice) {
@@ -102,7 +134,7 @@ struct PrefetchLoadsPass
         if (auto load = dyn_cast<LoadOp>(&op);
             load && !load.getBoxes() &&
             registersOf(load.getType()) <= kMaxPrefetchRegisters &&
-            registersOf(load.getType()) > 0)
+            registersOf(load.getType()) > 0 && !onlyAddressesCopies(load))
           loads.push_back(load);
       for (LoadOp load : loads) {
         auto parent = cast<scf::ForOp>(load->getParentOp());

@@ -84,3 +84,31 @@ func.func @kept(%S: !tile.global<f32, 1>, %T: !tile.global<f32, 1>, %n: i32) att
   } {tile.tile_loop}
   return
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#cp = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#sh = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [0]>
+
+// Left in place: a load whose value only says where a pipelined copy reads
+// (a block-table entry giving a paged cache's page); the copy is ahead of
+// its use already, and carrying the entry a further trip slowed flash
+// decoding's paged loop.
+// CHECK-LABEL: func.func @copy_index
+// CHECK-NOT:   iter_args
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.load
+// CHECK-NEXT:    tile.item
+// CHECK-NEXT:    tile.async_copy
+func.func @copy_index(%T: !tile.global<i32, 1>, %K: !tile.global<f16, 2>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.smem_alloc : !tile.smem<[1024], f16, #sh>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %e = tile.load %T[%i] : <i32, 1> -> tensor<1xi32, #blocked>
+    %page = tile.item %e : tensor<1xi32, #blocked> -> i32
+    tile.async_copy %K[%page, %c0], %buf {layout = #cp, shape = array<i64: 1, 1024>} : !tile.global<f16, 2>, !tile.smem<[1024], f16, #sh>
+  }
+  return
+}
