@@ -18,6 +18,7 @@ import os
 import torch
 import tilec
 
+from row_shapes import row_inputs
 from skinny_linear import graph_us
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,13 +41,7 @@ def main():
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     for shape in args.shapes.split(","):
         rows, n = (int(d) for d in shape.split("x"))
-        xs = [torch.randn(rows, n, device="cuda", dtype=dtype)
-              for _ in range(3)]
-        ys = [torch.empty_like(x) for x in xs]
-        w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
-        b = torch.randn(n, device="cuda", dtype=dtype)
-        nbytes = 2 * xs[0].numel() * xs[0].element_size()
-        copy = graph_us(lambda: [ys[i].copy_(xs[i]) for i in range(3)]) / 3
+        xs, ys, w, b, nbytes, copy = row_inputs(rows, n, dtype)
         for op in args.ops.split(","):
             if op == "rms_norm":
                 kernel, extra, eps = "rmsnorm", (w,), 1e-6

@@ -22,6 +22,20 @@ import tilec
 from skinny_linear import graph_us
 
 
+def row_inputs(rows, n, dtype):
+    """Three rotating (rows, n) inputs (larger than L2 together) and their
+    outputs, a weight and a bias of n, the bytes an op reads and writes,
+    and the device copy's time for them (us, graph-timed): (xs, ys, w, b,
+    nbytes, copy_us)."""
+    xs = [torch.randn(rows, n, device="cuda", dtype=dtype) for _ in range(3)]
+    ys = [torch.empty_like(x) for x in xs]
+    w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
+    b = torch.randn(n, device="cuda", dtype=dtype)
+    nbytes = 2 * xs[0].numel() * xs[0].element_size()
+    copy = graph_us(lambda: [ys[i].copy_(xs[i]) for i in range(3)]) / 3
+    return xs, ys, w, b, nbytes, copy
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--shapes", default="16384x1024,8192x4096,4096x10000")
@@ -38,13 +52,7 @@ def main():
         # Rows of more than 512 columns also in tiles of the row's own
         # width (held padded to the power of two, loads stopping at n).
         tile_ns = [pow2] + ([n] if n != pow2 and n > 512 else [])
-        xs = [torch.randn(rows, n, device="cuda", dtype=dtype)
-              for _ in range(3)]
-        ys = [torch.empty_like(x) for x in xs]
-        w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
-        b = torch.randn(n, device="cuda", dtype=dtype)
-        nbytes = 2 * xs[0].numel() * xs[0].element_size()
-        copy = graph_us(lambda: [ys[i].copy_(xs[i]) for i in range(3)]) / 3
+        xs, ys, w, b, nbytes, copy = row_inputs(rows, n, dtype)
         for op in args.ops.split(","):
             if op == "rms_norm":
                 file, kernel = "norms.tile", "rmsnorm"
