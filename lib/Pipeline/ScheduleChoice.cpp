@@ -334,6 +334,16 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
     accumulatorElements = std::max(accumulatorElements, elements);
   mlir::tile::TargetLimits limits = *target;
   OperandBytes ops = operandBytes(func);
+  // Rings that fit: the latency hints' stages, fewer where they would not
+  // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),
+  // with a sixteenth of the budget left for the epilogue's staging and
+  // barriers.
+  auto fitRings = [&] {
+    if (!numStages)
+      if (auto stages =
+              stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
+        choice.numStages = *stages;
+  };
   if (!wgmma) {
     // mma.sync: warps for the multiplies' registers, and rings that fit.
     int64_t weighted = 0;
@@ -341,23 +351,14 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
       weighted = std::max(weighted, elements);
     if (!numWarps)
       choice.numWarps = mmaSyncWarps(weighted, smallestResult);
-    if (!numStages)
-      if (auto stages =
-              stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
-        choice.numStages = *stages;
+    fitRings();
     return choice;
   }
   if (rows % 64)
     return choice; // not wgmma's rows: the defaults
   if (!numWarps)
     choice.numWarps = allMultiplesOf128 ? 8u : 4u;
-  // Rings that fit: the latency hints' stages, fewer where they would not
-  // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),
-  // with a sixteenth of the budget left for the epilogue's staging and
-  // barriers.
-  if (!numStages)
-    if (auto stages = stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
-      choice.numStages = *stages;
+  fitRings();
   unsigned warps = numWarps ? *numWarps : *choice.numWarps;
   // Rotation (a loop's last multiply issued behind the next trip's first)
   // overlaps a loop's elementwise work with the tensor cores where nothing

@@ -71,7 +71,9 @@ bool onlyAddressesCopies(LoadOp load) {
         any = true;
         continue;
       }
-      if (user->getNumRegions() || !isMemoryEffectFree(user))
+      // (A yield carries the value on: a use of its own.)
+      if (user->hasTrait<OpTrait::IsTerminator>() || user->getNumRegions() ||
+          !isMemoryEffectFree(user))
         return false;
       if (seen.insert(user).second)
         llvm::append_range(work, user->getResults());

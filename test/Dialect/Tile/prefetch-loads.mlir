@@ -112,3 +112,27 @@ func.func @copy_index(%T: !tile.global<i32, 1>, %K: !tile.global<f16, 2>, %n: i3
   }
   return
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#cp = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#sh = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [0]>
+
+// A value that also leaves the trip (yielded) has a use of its own beside
+// the copy's index: prefetched.
+// CHECK-LABEL: func.func @copy_index_and_yield
+// CHECK:       tile.load
+// CHECK:       scf.for {{.*}} iter_args({{.*}}, %{{.*}} = %{{.*}}) -> (tensor<1xi32, #blocked>, tensor<1xi32, #blocked>)
+func.func @copy_index_and_yield(%T: !tile.global<i32, 1>, %K: !tile.global<f16, 2>, %n: i32, %e0: tensor<1xi32, #blocked>) -> tensor<1xi32, #blocked> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.smem_alloc : !tile.smem<[1024], f16, #sh>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%last = %e0) -> (tensor<1xi32, #blocked>) : i32 {
+    %e = tile.load %T[%i] : <i32, 1> -> tensor<1xi32, #blocked>
+    %page = tile.item %e : tensor<1xi32, #blocked> -> i32
+    tile.async_copy %K[%page, %c0], %buf {layout = #cp, shape = array<i64: 1, 1024>} : !tile.global<f16, 2>, !tile.smem<[1024], f16, #sh>
+    scf.yield %e : tensor<1xi32, #blocked>
+  }
+  return %r : tensor<1xi32, #blocked>
+}
