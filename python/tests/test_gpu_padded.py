@@ -194,3 +194,40 @@ def test_gqa_rows_packed(torch_gpu, repo, arch, group, rows, D):
     ref = torch.softmax(s, -1) @ vv
     err = ((out.double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err
+
+
+@pytest.mark.parametrize("tiles", [(128, 160, 64), (256, 160, 64),
+                                   (64, 152, 64), (128, 232, 32),
+                                   (192, 64, 64)])
+@pytest.mark.parametrize("options", [{}, {"persistent": True},
+                                     {"num_stages": 4},
+                                     {"warp_specialize": True}])
+def test_buffers_at_their_own_size(torch_gpu, repo, tiles, options):
+    """kernels/gemm.tile with tiles that are not powers of two, on sm_90a:
+    the B ring's stages and the output's staging buffer (TMA copies, wgmma
+    operands, stores from the accumulator's registers) take only the blocks
+    of columns or rows their tile reaches (tile.slot_bytes), so a ring's
+    stages sit closer than their padded size. Every output element against
+    float64 (the output poisoned with NaN, eight spare columns on each side
+    left untouched), with K spanning many stages; no tensor needs the
+    unaligned variant (every row a multiple of 16 bytes)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    BM, BN, BK = tiles
+    torch.manual_seed(BM * BN + BK)
+    # Rows of 16-byte multiples (TMA's strides), edges inside tiles.
+    M, N, K = 3 * BM + 17, 5 * BN - 8, 24 * BK + 8
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    wide = torch.full((M, N + 16), float("nan"), device="cuda",
+                      dtype=torch.float16)  # c in the middle, 16 bytes in
+    c = wide[:, 8:N + 8]
+    gemm = tilec.compile(os.path.join(repo, "kernels", "gemm.tile"),
+                         arch="sm_90a", DTYPE="f16", TILE_M=BM, TILE_N=BN,
+                         TILE_K=BK, **options)
+    gemm[(-(-M // BM), -(-N // BN))](a, b, c)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+    assert torch.isnan(wide[:, :8]).all() and torch.isnan(wide[:, N + 8:]).all()

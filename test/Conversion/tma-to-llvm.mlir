@@ -444,6 +444,36 @@ func.func @tma_store_reduce(%O: !tile.global<f32, 2>, %I: !tile.global<i32, 2>, 
   return
 }
 
+// -----
+
+// A ring of 64 x 160 stages read only by TMA and wgmma takes 3 of its 4
+// blocks of 64 columns a stage (tile-allocate-shared-memory's
+// tile.slot_bytes = 24576): the slot steps by 24576 bytes, and the copy
+// moves the 3 boxes holding the tile, 8192 bytes apart (24576 expected on
+// the barrier).
+// CHECK-LABEL: llvm.func @trimmed_slots
+// CHECK-DAG:   %[[STAGE:.*]] = llvm.mlir.constant(24576 : i32) : i32
+// CHECK:       %[[OFF:.*]] = llvm.mul %{{.*}}, %[[STAGE]] : i32
+// CHECK:       %[[SLOT:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:       mbarrier.arrive.expect_tx{{.*}}24576
+// CHECK-COUNT-3: cp.async.bulk.tensor.2d
+// CHECK-NOT:   cp.async.bulk.tensor
+// CHECK:       llvm.return
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+func.func @trimmed_slots(%t: !tile.global<f16, 2>, %i: i32, %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                tile.tensor_maps = [{param = 0 : i32, box = array<i64: 64, 64>, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[2, 64, 160], f16, #ring>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %bars {count = 1 : i32} : !tile.mbarrier<2>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[2, 64, 160], f16, #ring> -> !tile.smem<[64, 160], f16, #sw>
+  tile.tma_load %map[%i, %c0], %b, %bars[%i] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 160], f16, #sw>, !tile.mbarrier<2>
+  tile.mbarrier_wait %bars[%i], %c0, %b : !tile.mbarrier<2>, !tile.smem<[64, 160], f16, #sw>
+  return
+}
+
 //--- errors.mlir
 
 // The lowering does not place mbarriers: without tile-allocate-shared-memory

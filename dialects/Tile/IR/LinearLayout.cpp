@@ -863,6 +863,29 @@ bool mlir::tile::isPaddingRegister(const LinearLayout &layout,
   return true;
 }
 
+bool mlir::tile::isPaddingPerRegister(const LinearLayout &layout,
+                                      ArrayRef<int64_t> shape) {
+  if (!isPadded(shape))
+    return true;
+  SmallVector<int64_t> threadBits(shape.size(), 0);
+  for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
+    if (layout.hasInDim(dim))
+      for (const LinearLayout::Basis &b : layout.getBases(dim))
+        for (unsigned d = 0; d < shape.size(); ++d)
+          threadBits[d] |= b[d];
+  for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
+    if (isPaddingRegister(layout, shape, r))
+      continue;
+    // A lane or warp adds at most the bits it may set: the register holds
+    // data in every thread when its largest coordinate is in the tile.
+    LinearLayout::Basis c = layout.regCoords(r);
+    for (unsigned d = 0; d < shape.size(); ++d)
+      if (layout.getShape()[d] > shape[d] && (c[d] | threadBits[d]) >= shape[d])
+        return false;
+  }
+  return true;
+}
+
 int64_t mlir::tile::countDataRegisters(const LinearLayout &layout,
                                        ArrayRef<int64_t> shape) {
   if (!isPadded(shape))

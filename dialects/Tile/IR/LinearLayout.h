@@ -344,6 +344,13 @@ inline bool isPadded(int64_t size) { return isPadded(ArrayRef<int64_t>(size)); }
 bool isPaddingRegister(const LinearLayout &layout, ArrayRef<int64_t> shape,
                        unsigned r, unsigned count = 1);
 
+/// True when each register of `layout` (over the padded shape of a tile of
+/// `shape`) holds padding in every thread or in none (isPaddingRegister):
+/// an access that skips the padding registers touches the tile's own
+/// elements only. Where lanes or warps reach past the tile's edge it is
+/// false (a 160-row tile whose rows 128-191 are one warp bit's).
+bool isPaddingPerRegister(const LinearLayout &layout, ArrayRef<int64_t> shape);
+
 /// The registers of `layout` that hold some element of a tile of `shape`
 /// (all of them unless the tile is padded).
 int64_t countDataRegisters(const LinearLayout &layout, ArrayRef<int64_t> shape);

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -24,6 +25,122 @@ static int64_t paddedElements(RankedTensorType type) {
 
 int64_t tile::getSharedBytes(SharedMemoryType type) {
   return type.getNumElements() * getSharedElementBytes(type.getElementType());
+}
+
+int64_t tile::getSharedAlignment(SharedMemoryType type) {
+  constexpr int64_t kAlignment = 128;
+  SharedLayoutAttr layout = type.getLayout();
+  if (!layout.getBlock())
+    return kAlignment;
+  int64_t pattern = int64_t(layout.getPerPhase()) * layout.getMaxPhase() *
+                    layout.getBlock() *
+                    getSharedElementBytes(type.getElementType());
+  return std::max(kAlignment, pattern);
+}
+
+int64_t tile::getTileExtentBytes(SharedMemoryType type) {
+  int64_t padded = getSharedBytes(type);
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape.size() < 2 || !isPadded(shape))
+    return padded;
+  // The layout's address, from its lowest digit (swizzledSharedLayout): the
+  // column in a block, the row of the 2-D tile (order[1]), the block, the
+  // stacked tiles (order[2..]). Only the highest digit is cut to what the
+  // tile reaches; the others keep their padding.
+  SharedLayoutAttr layout = type.getLayout();
+  ArrayRef<unsigned> order = layout.getOrder();
+  SmallVector<int64_t> storage = type.getStorageShape();
+  int64_t used;
+  if (shape.size() > 2) {
+    unsigned top = order.back();
+    used = shape[top] * (type.getNumElements() / storage[top]);
+  } else {
+    unsigned f = order[0], r = order[1];
+    int64_t blockCols = layout.getBlock()
+                            ? std::min<int64_t>(layout.getBlock(), storage[f])
+                            : storage[f];
+    if (storage[f] > blockCols)
+      used = llvm::divideCeil(shape[f], blockCols) * storage[r] * blockCols;
+    else
+      // Rows in eights: a wgmma's N (or M) is a multiple of 8.
+      used = std::min<int64_t>(storage[r], llvm::alignTo(shape[r], 8)) *
+             storage[f];
+  }
+  int64_t bytes = used * getSharedElementBytes(type.getElementType());
+  return std::min(padded,
+                  int64_t(llvm::alignTo(bytes, getSharedAlignment(type))));
+}
+
+/// Whether a tile of `type` stored into shared memory writes its own
+/// elements only: the lowering skips registers that are padding in every
+/// thread, so its padding must be whole registers.
+static bool storesWithinTile(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && isTileType(tile) && isDistributedLayout(tile.getEncoding()) &&
+         isPaddingPerRegister(
+             toLinearLayout(tile.getEncoding(), tile.getShape()),
+             tile.getShape());
+}
+
+static bool unpadded(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && !isPadded(tile.getShape());
+}
+
+bool tile::isAccessedWithinTile(Operation *alloc) {
+  if (auto local = dyn_cast<LocalAllocOp>(alloc))
+    if (!storesWithinTile(local.getSource().getType()))
+      return false;
+  SmallVector<Value> values = {alloc->getResult(0)};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<SmemSlotOp, SmemPermuteOp>(user)) {
+        values.push_back(user->getResult(0));
+        continue;
+      }
+      bool ok =
+          TypeSwitch<Operation *, bool>(user)
+              .Case([](TmaLoadOp op) { return !op.getBoxes(); })
+              .Case<TmaStoreOp, TmaStoreWaitOp, WarpgroupMmaOp, WgmmaWaitOp,
+                    AsyncWaitOp, MbarrierWaitOp, MbarrierArriveOp>(
+                  [](Operation *) { return true; })
+              .Case([&](LocalStoreOp op) {
+                return storesWithinTile(op.getValue().getType());
+              })
+              .Case([&](ClusterStoreOp op) {
+                return storesWithinTile(op.getValue().getType());
+              })
+              .Case([](LocalLoadOp op) { return unpadded(op.getType()); })
+              // It fills what is past the tensor with zeros, but skips
+              // registers that are padding in every thread.
+              .Case([](AsyncCopyOp op) {
+                ArrayRef<int64_t> shape = op.getBuffer().getType().getShape();
+                return !op.getBoxes() &&
+                       isPaddingPerRegister(
+                           toLinearLayout(op.getLayout(), shape), shape);
+              })
+              .Default([](Operation *) { return false; });
+      if (!ok)
+        return false;
+    }
+  }
+  return true;
+}
+
+SharedMemoryType tile::getSlotType(Operation *alloc) {
+  for (Operation *user : alloc->getResult(0).getUsers())
+    if (auto slot = dyn_cast<SmemSlotOp>(user))
+      return slot.getType();
+  return cast<SharedMemoryType>(alloc->getResult(0).getType());
+}
+
+int64_t tile::getSlotBytes(Operation *alloc) {
+  if (auto attr = alloc->getAttrOfType<IntegerAttr>(kSlotBytesAttr))
+    return attr.getInt();
+  SharedMemoryType slotType = getSlotType(alloc);
+  return isAccessedWithinTile(alloc) ? getTileExtentBytes(slotType)
+                                     : getSharedBytes(slotType);
 }
 
 bool tile::isRegisterOnlyConversion(RankedTensorType from,
@@ -238,10 +355,9 @@ int64_t tile::getAllocationBytes(Operation *alloc) {
   auto buffer = cast<SharedMemoryType>(type);
   // A ring (indexed by tile.smem_slot) holds its stages one after the
   // other, however many they are.
-  for (Operation *user : alloc->getResult(0).getUsers())
-    if (auto slot = dyn_cast<SmemSlotOp>(user))
-      return buffer.getShape().front() * getSharedBytes(slot.getType());
-  return getSharedBytes(buffer);
+  bool ring =
+      llvm::any_of(alloc->getResult(0).getUsers(), llvm::IsaPred<SmemSlotOp>);
+  return (ring ? buffer.getShape().front() : 1) * getSlotBytes(alloc);
 }
 
 Value tile::getSlotCounter(Value slot, unsigned stages) {

@@ -19,6 +19,10 @@ namespace mlir::tile {
 inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.smem_offset";
 /// The dynamic shared memory a kernel needs, in bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+/// Bytes of a buffer (of each stage of a ring) that tile-allocate-shared-
+/// memory gave less than its padded storage (getSlotBytes), for the
+/// lowering of `tile.smem_slot`.
+inline constexpr llvm::StringLiteral kSlotBytesAttr = "tile.slot_bytes";
 
 /// Named barriers of a warp-specialized kernel (0 is the whole block's):
 /// the consumers' own (tile-insert-barriers), then one per consumer
@@ -32,8 +36,41 @@ inline constexpr int32_t kFirstWarpgroupBarrierId = 8;
 /// Bytes one element takes in shared memory (i1 takes a byte).
 unsigned getSharedElementBytes(Type elementType);
 
-/// Bytes of a shared memory buffer.
+/// Bytes of a shared memory buffer's storage: its padded shape (every
+/// dimension a power of two), which its layout addresses.
 int64_t getSharedBytes(SharedMemoryType type);
+
+/// The alignment a buffer of `type` starts at: 128 bytes, or its swizzle
+/// pattern (8 rows of the swizzle width: 1024 bytes for 128-byte swizzles)
+/// for the block layouts of wgmma and TMA, which the hardware swizzles from
+/// address bits.
+int64_t getSharedAlignment(SharedMemoryType type);
+
+/// Bytes from a buffer's start to past the last byte an element of the
+/// tile's own shape occupies (its padding past that cut: only the slowest
+/// digit of the layout's address is trimmed: whole blocks of columns, rows
+/// to a multiple of 8, or whole stacked tiles), rounded up to the buffer's
+/// alignment; at most getSharedBytes. A buffer may take no more when nothing
+/// reads or writes its padding (isAccessedWithinTile).
+int64_t getTileExtentBytes(SharedMemoryType type);
+
+/// True when every access of the buffer `alloc` allocates (through ring
+/// slots and permuted views) stays within the tile's own elements: TMA
+/// copies (their boxes hold the tile only), wgmma operands (read at the
+/// tile's own N and K), stores of tiles whose padding is whole registers
+/// (which the lowering skips), loads and async copies of unpadded tiles,
+/// and the waits and barriers that name the buffer. Any other use may
+/// touch the padding.
+bool isAccessedWithinTile(Operation *alloc);
+
+/// The type of a ring's stage (its `tile.smem_slot`s' type), or of the
+/// buffer `alloc` allocates where it is no ring.
+SharedMemoryType getSlotType(Operation *alloc);
+
+/// Bytes of the buffer `alloc` allocates, or of each stage of a ring:
+/// getTileExtentBytes where isAccessedWithinTile, else its padded storage
+/// (kSlotBytesAttr once tile-allocate-shared-memory has set it).
+int64_t getSlotBytes(Operation *alloc);
 
 /// True when converting a tile from layout `from` to layout `to` keeps every
 /// element in the thread that holds it (registers are renamed, no data moves

@@ -160,7 +160,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getParamAttrName() ||
       attr.getName() == "tile.shared_bytes" ||
-      attr.getName() == "tile.smem_offset") {
+      attr.getName() == "tile.smem_offset" ||
+      attr.getName() == "tile.slot_bytes") {
     if (!isa<IntegerAttr>(attr.getValue()))
       return op->emitError()
              << "'" << attr.getName().getValue() << "' must be an integer";

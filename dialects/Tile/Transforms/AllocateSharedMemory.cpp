@@ -77,20 +77,6 @@ struct Buffer {
   int64_t align = kAlignment;
 };
 
-/// Buffers in the swizzled layouts of wgmma and the tensor memory
-/// accelerator start at a multiple of their swizzle pattern (8 rows of the
-/// swizzle width: 1024 bytes for 128-byte swizzles), since the hardware
-/// swizzles from address bits.
-int64_t alignmentOf(SharedMemoryType type) {
-  SharedLayoutAttr layout = type.getLayout();
-  if (!layout.getBlock())
-    return kAlignment;
-  int64_t pattern = int64_t(layout.getPerPhase()) * layout.getMaxPhase() *
-                    layout.getBlock() *
-                    getSharedElementBytes(type.getElementType());
-  return std::max(kAlignment, pattern);
-}
-
 struct AllocateSharedMemoryPass
     : public mlir::tile::impl::TileAllocateSharedMemoryBase<
           AllocateSharedMemoryPass> {
@@ -151,7 +137,7 @@ struct AllocateSharedMemoryPass
         Value buf = op->getResult(0);
         Buffer b{op, getAllocationBytes(op), index[op], index[op]};
         if (auto type = dyn_cast<SharedMemoryType>(buf.getType()))
-          b.align = alignmentOf(type);
+          b.align = getSharedAlignment(type);
         else
           b.align = kMbarrierBytes;
         // Uses through ring slots and permuted views count as uses of the
@@ -236,8 +222,17 @@ struct AllocateSharedMemoryPass
     }
 
     Builder builder(func.getContext());
-    for (Buffer &b : buffers)
+    for (Buffer &b : buffers) {
       b.owner->setAttr(kSharedOffsetAttr, builder.getI32IntegerAttr(b.offset));
+      // A buffer (a ring's stage) held short of its padded storage: the
+      // lowering's slots step by what was allocated here.
+      if (isa<SmemAllocOp, LocalAllocOp>(b.owner) &&
+          !b.owner->hasAttr(kSlotBytesAttr)) {
+        int64_t slot = getSlotBytes(b.owner);
+        if (slot < getSharedBytes(getSlotType(b.owner)))
+          b.owner->setAttr(kSlotBytesAttr, builder.getI32IntegerAttr(slot));
+      }
+    }
     func->setAttr(kSharedBytesAttr,
                   builder.getI32IntegerAttr(llvm::alignTo(total, kAlignment)));
     return success();

@@ -324,6 +324,16 @@ struct ConvertStoresToTMAPass
     SharedMemoryType bufType;
     TensorMapType map;
     unsigned param = 0;
+    /// Bytes tile-allocate-shared-memory gives the buffer: written from
+    /// the tile's registers and read by TMA, it is held short of its
+    /// padding where the padding is whole registers (getSlotBytes).
+    int64_t bytes() const {
+      bool exact = isDistributedLayout(tileType.getEncoding()) &&
+                   isPaddingPerRegister(toLinearLayout(tileType.getEncoding(),
+                                                       tileType.getShape()),
+                                        tileType.getShape());
+      return exact ? getTileExtentBytes(bufType) : getSharedBytes(bufType);
+    }
   };
   static std::optional<Staging> stage(func::FuncOp func, const Write &w,
                                       RankedTensorType tileType,
@@ -388,7 +398,7 @@ struct ConvertStoresToTMAPass
         auto partType = RankedTensorType::get(shape, type.getElementType(),
                                               type.getEncoding());
         std::optional<Staging> part = stage(func, w, partType, bufOrder);
-        if (part && getSharedBytes(part->bufType) <= freeBytes)
+        if (part && part->bytes() <= freeBytes)
           return std::make_pair(std::move(*part), j);
       }
     return std::nullopt;
@@ -459,7 +469,7 @@ struct ConvertStoresToTMAPass
     int64_t parts = 1;
     if (!buf && outer != w.op && sharedMemoryBytes > 0) {
       int64_t freeBytes = sharedMemoryBytes - liveAcross(top, outer);
-      if (getSharedBytes(staging->bufType) > freeBytes) {
+      if (staging->bytes() > freeBytes) {
         auto part =
             stageInParts(func, w, staging->tileType, bufOrder, freeBytes);
         if (!part) {

@@ -960,6 +960,16 @@ def TileAllocateSharedMemory
     uses scratch memory: that op may then write its own without waiting for
     the reduction's reads (tile-insert-barriers). The kernel gets the total
     in `tile.shared_bytes`.
+
+    A buffer whose tile is padded (a dimension not a power of two) is held
+    short of its padded storage where nothing touches the padding
+    (`tile::isAccessedWithinTile`: TMA copies, wgmma operands, stores of
+    tiles whose padding is whole registers): it takes the blocks of
+    columns, or the rows (in eights), its tile reaches
+    (`tile::getTileExtentBytes`), and the op records the bytes of the buffer
+    or of each stage of its ring in `tile.slot_bytes`, by which the
+    lowering of `tile.smem_slot` steps. A 64 x 160 f16 stage in 128-byte
+    swizzled blocks of 64 columns takes 3 blocks, 24 KiB, not 32.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

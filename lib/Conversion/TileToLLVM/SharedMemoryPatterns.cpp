@@ -197,9 +197,14 @@ struct SmemSlotLowering : OpConversionPattern<tile::SmemSlotOp> {
     Location loc = op.getLoc();
     Value ring = adaptor.getRing().front();
     Value slot = adaptor.getSlot().front();
-    Value offset = arith::MulIOp::create(
-        rewriter, loc, slot,
-        constI32(rewriter, loc, tile::getSharedBytes(op.getType())));
+    // The stage's bytes as allocated (a stage held short of its padding:
+    // kSlotBytesAttr).
+    int64_t bytes = tile::getSharedBytes(op.getType());
+    if (Operation *alloc = tile::getAllocation(op.getRing()))
+      if (auto attr = alloc->getAttrOfType<IntegerAttr>(tile::kSlotBytesAttr))
+        bytes = attr.getInt();
+    Value offset = arith::MulIOp::create(rewriter, loc, slot,
+                                         constI32(rewriter, loc, bytes));
     rewriter.replaceOp(op, LLVM::GEPOp::create(rewriter, loc, ring.getType(),
                                                rewriter.getI8Type(), ring,
                                                ValueRange{offset}));

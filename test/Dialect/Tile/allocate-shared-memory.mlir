@@ -504,3 +504,78 @@ func.func @padded(%x: tensor<48x96xf16, #blocked>, %m: i32) -> tensor<48x96xf16,
   %r = arith.addf %r1, %r2 : tensor<48x96xf16, #blocked>
   return %r : tensor<48x96xf16, #blocked>
 }
+
+// -----
+
+// A buffer whose tile is padded takes only what the tile reaches of its
+// padded storage when every access stays within the tile (TMA copies,
+// wgmma operands): the highest digit of its layout's address is cut. Here
+// a ring of 64 x 160 f16 stages in 128-byte swizzled blocks of 64 columns:
+// 3 blocks of 64 rows (24576 bytes, tile.slot_bytes) instead of 4 (32768), so
+// the ring takes 3 x 24576 = 73728 bytes and the 128 x 64 buffer after it
+// starts there (at a multiple of its 1024-byte swizzle pattern).
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 160, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+// CHECK-LABEL: func.func @trimmed_ring
+// CHECK-SAME:  tile.shared_bytes = 90240
+// CHECK:       tile.smem_alloc {tile.slot_bytes = 24576 : i32, tile.smem_offset = 0 : i32} : <[3, 64, 160], f16
+// CHECK-NEXT:  tile.smem_alloc {tile.smem_offset = 73728 : i32} : <[128, 64], f16
+func.func @trimmed_ring(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mapa: !tile.tensor_map<[128, 64], f16, swizzle = 128>, %i: i32, %c: tensor<128x160xf32, #mma>) -> tensor<128x160xf32, #mma> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 160], f16, #ring>
+  %a = tile.smem_alloc : !tile.smem<[128, 64], f16, #sw>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 160], f16, #ring> -> !tile.smem<[64, 160], f16, #sw>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 160], f16, #sw>, !tile.mbarrier<1>
+  tile.tma_load %mapa[%i, %c0], %a, %bars[%c0] : !tile.tensor_map<[128, 64], f16, swizzle = 128>, !tile.smem<[128, 64], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b, %a : !tile.mbarrier<1>, !tile.smem<[64, 160], f16, #sw>, !tile.smem<[128, 64], f16, #sw>
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 160], f16, #sw>, tensor<128x160xf32, #mma>
+  return %d : tensor<128x160xf32, #mma>
+}
+
+// -----
+
+// The same ring read by tile.local_load into a padded tile: the lowering
+// reads the padding's registers too, so the stages keep their padded
+// storage (no tile.slot_bytes): 3 x 32768 bytes.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+// CHECK-LABEL: func.func @padding_read
+// CHECK-SAME:  tile.shared_bytes = 98432
+// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 64, 160], f16
+func.func @padding_read(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32) -> tensor<64x160xf16, #blocked> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 160], f16, #ring>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 160], f16, #ring> -> !tile.smem<[64, 160], f16, #sw>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 160], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b : !tile.mbarrier<1>, !tile.smem<[64, 160], f16, #sw>
+  %r = tile.local_load %b [0, 0] : !tile.smem<[64, 160], f16, #sw> -> tensor<64x160xf16, #blocked>
+  return %r : tensor<64x160xf16, #blocked>
+}
+
+// -----
+
+// Rows as the highest digit (one block of columns): a 160 x 64 tile stored
+// from registers whose padding is whole registers (rows 8-128 of #regs are
+// register bits) takes 160 rows, 20480 bytes. Stored from a layout whose
+// warps hold rows past 160 (row 32 of #warps is a warp bit), some
+// threads write padding: that buffer keeps its 256 rows, 32768 bytes.
+#regs = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [1, 2], order = [1, 0]>
+#warps = #tile.blocked<sizePerThread = [1, 64], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-LABEL: func.func @trimmed_rows
+// CHECK-SAME:  tile.shared_bytes = 53248
+// CHECK:       tile.local_alloc %{{.*}} {tile.slot_bytes = 20480 : i32, tile.smem_offset = 32768 : i32} : tensor<160x64xf16, #blocked>
+// CHECK:       tile.local_alloc %{{.*}} {tile.smem_offset = 0 : i32} : tensor<160x64xf16, #blocked1>
+func.func @trimmed_rows(%x: tensor<160x64xf16, #regs>, %y: tensor<160x64xf16, #warps>, %map: !tile.tensor_map<[160, 64], f16, swizzle = 128>) attributes {tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.local_alloc %x : tensor<160x64xf16, #regs> -> !tile.smem<[160, 64], f16, #sw>
+  %b = tile.local_alloc %y : tensor<160x64xf16, #warps> -> !tile.smem<[160, 64], f16, #sw>
+  tile.tma_store %map[%c0, %c0], %a : !tile.tensor_map<[160, 64], f16, swizzle = 128>, !tile.smem<[160, 64], f16, #sw>
+  tile.tma_store %map[%c0, %c0], %b : !tile.tensor_map<[160, 64], f16, swizzle = 128>, !tile.smem<[160, 64], f16, #sw>
+  tile.tma_store_wait %a, %b : !tile.smem<[160, 64], f16, #sw>, !tile.smem<[160, 64], f16, #sw>
+  return
+}

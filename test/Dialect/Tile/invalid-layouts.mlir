@@ -292,6 +292,11 @@ func.func private @smem_offset() attributes {tile.smem_offset = "0"}
 
 // -----
 
+// expected-error @+1 {{'tile.slot_bytes' must be an integer}}
+func.func private @slot_bytes() attributes {tile.slot_bytes = "0"}
+
+// -----
+
 // expected-error @+1 {{'tile.tensor_alignment' must be a power of two (bytes)}}
 func.func private @tensor_alignment_15() attributes {tile.tensor_alignment = 15 : i32}
 
