@@ -513,6 +513,12 @@ def _linear_cluster_configs(kernel):
             configs.append(Config(TILE_M=tm, TILE_N=tn, persistent=True,
                                   cluster=2, auto_schedule=True,
                                   **{along: 2}))
+    # 256 x 160 tiles in 4 stages, which fit since a ring's stage takes only
+    # the blocks its tile reaches (tile.slot_bytes: 56 KiB, not 64): 0.93 of
+    # cuBLAS at 3000x5000x4000 where the best above ran 0.90, 0.98 at 8192^3
+    # (H200, 2026-11-30-h200-buffers-at-their-own-size.md).
+    configs.append(Config(TILE_M=256, TILE_N=160, num_stages=4,
+                          auto_schedule=True))
     return configs
 
 
