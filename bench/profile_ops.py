@@ -5,9 +5,11 @@ cross_entropy:2048x50257), the op once to compile (and tune) it, then
 `--launches` more times on the same inputs. It times nothing itself; run
 it under ncu with a kernel filter and --launch-skip 1, e.g.
 
-  ncu --section SpeedOfLight --section WarpStateStats -k regex:transpose \\
-      --launch-skip 1 --launch-count 1 python3 bench/profile_ops.py \\
-      transpose:8192x8192
+  ncu --profile-from-start off --section SpeedOfLight --section \\
+      WarpStateStats -k regex:transpose --launch-skip 1 --launch-count 1 \\
+      python3 bench/profile_ops.py transpose:8192x8192
+
+(--profile-from-start off: the launches after the first, which tunes.)
 """
 import argparse
 
@@ -26,10 +28,18 @@ def main():
     for spec in args.problems:
         op, shape = spec.split(":")
         dims = tuple(int(v) for v in shape.split("x"))
+        if op in ("matmul", "linear") and len(dims) == 3:
+            dims += (args.dtype if op == "matmul" else None,)
         inputs, run, _, _, _ = problem(op, dims, dtype)
-        for _ in range(1 + args.launches):
+        run(inputs)  # compiles and tunes
+        torch.cuda.synchronize()
+        # Under `ncu --profile-from-start off`, only these launches count
+        # (not the tuner's).
+        torch.cuda.cudart().cudaProfilerStart()
+        for _ in range(args.launches):
             run(inputs)
         torch.cuda.synchronize()
+        torch.cuda.cudart().cudaProfilerStop()
         print(f"{spec} {args.dtype}: launched")
 
 
