@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileDialect.h"
 #include "Tile/IR/TileTypes.h"
 
@@ -551,6 +552,56 @@ TEST_F(LinearLayoutTest, SharedLayoutsAreWhatTmaWrites) {
     for (int64_t chunk = 0; chunk < 8; ++chunk)
       EXPECT_EQ(inv.apply({r, 8 * chunk + 3}),
                 Basis({64 * r + 8 * (chunk ^ (r % 8)) + 3}));
+}
+
+TEST_F(LinearLayoutTest, BuffersAtTheirOwnSize) {
+  // getTileExtentBytes: every element of the tile's own shape lies below
+  // it (its address by the layout's offset form), and it is at most the
+  // padded storage; only the layout's highest address digit is cut.
+  struct Case {
+    SmallVector<int64_t> shape;
+    SmallVector<unsigned> order;
+    unsigned vec, perPhase, maxPhase, block, eltBytes;
+    int64_t bytes;
+  };
+  std::vector<Case> cases = {
+      // 3 of 4 blocks of 64 columns, 64 rows each.
+      {{64, 160}, {1, 0}, 8, 1, 8, 64, 2, 3 * 64 * 128},
+      // One block: 160 of 256 rows.
+      {{160, 64}, {1, 0}, 8, 1, 8, 64, 2, 160 * 128},
+      // 96 along the blocks: 2 of 2 blocks, nothing to cut.
+      {{96, 64}, {0, 1}, 8, 1, 8, 64, 2, 64 * 128 * 2},
+      // Rows in eights: 6 rows take 8.
+      {{6, 64}, {1, 0}, 8, 1, 8, 64, 2, 8 * 128},
+      // 64-byte swizzle: 40 of 64 rows of 64 bytes, a multiple of its
+      // 512-byte pattern.
+      {{40, 32}, {1, 0}, 8, 2, 4, 32, 2, 40 * 64},
+      // Stacked tiles: 3 of 4 tiles of 64 x 256 padded columns.
+      {{3, 64, 160}, {2, 1, 0}, 8, 1, 8, 64, 2, 3 * 64 * 256 * 2},
+      // No swizzle, f32: 104 of 128 rows of 64 padded columns.
+      {{100, 48}, {1, 0}, 1, 1, 1, 0, 4, 104 * 64 * 4},
+      // A power of two: unchanged.
+      {{64, 64}, {1, 0}, 8, 1, 8, 64, 2, 64 * 128},
+  };
+  for (const Case &c : cases) {
+    auto attr = SharedLayoutAttr::get(&ctx, c.vec, c.perPhase, c.maxPhase,
+                                      c.order, c.block);
+    Type elt = c.eltBytes == 2 ? Type(Float16Type::get(&ctx))
+                               : Type(Float32Type::get(&ctx));
+    auto type = SharedMemoryType::get(&ctx, c.shape, elt, attr);
+    std::string name;
+    llvm::raw_string_ostream(name) << type;
+    int64_t bytes = getTileExtentBytes(type);
+    EXPECT_EQ(bytes, c.bytes) << name;
+    EXPECT_LE(bytes, getSharedBytes(type)) << name;
+    EXPECT_EQ(bytes % getSharedAlignment(type), 0) << name;
+    LinearLayout inv =
+        cast<SharedLayoutInterface>(attr).toOffsetLayout(c.shape, elt);
+    int64_t highest = 0;
+    for (const Basis &coords : allCoords(c.shape))
+      highest = std::max(highest, inv.apply(coords)[0]);
+    EXPECT_LT(highest * c.eltBytes, bytes) << name;
+  }
 }
 
 //===----------------------------------------------------------------------===//
