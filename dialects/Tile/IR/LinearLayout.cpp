@@ -839,18 +839,24 @@ bool mlir::tile::isPadded(ArrayRef<int64_t> shape) {
       shape, [](int64_t d) { return d > 0 && !llvm::isPowerOf2_64(d); });
 }
 
+/// The coordinate bits lanes and warps may set, per dimension.
+static SmallVector<int64_t> threadBitsOf(const LinearLayout &layout,
+                                         unsigned rank) {
+  SmallVector<int64_t> threadBits(rank, 0);
+  for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
+    if (layout.hasInDim(dim))
+      for (const LinearLayout::Basis &b : layout.getBases(dim))
+        for (unsigned d = 0; d < rank; ++d)
+          threadBits[d] |= b[d];
+  return threadBits;
+}
+
 bool mlir::tile::isPaddingRegister(const LinearLayout &layout,
                                    ArrayRef<int64_t> shape, unsigned r,
                                    unsigned count) {
   if (!isPadded(shape))
     return false;
-  // The coordinate bits lanes and warps may set, per dimension.
-  SmallVector<int64_t> threadBits(shape.size(), 0);
-  for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
-    if (layout.hasInDim(dim))
-      for (const LinearLayout::Basis &b : layout.getBases(dim))
-        for (unsigned d = 0; d < shape.size(); ++d)
-          threadBits[d] |= b[d];
+  SmallVector<int64_t> threadBits = threadBitsOf(layout, shape.size());
   for (unsigned i = r; i < r + count; ++i) {
     LinearLayout::Basis c = layout.regCoords(i);
     bool padding = false;
@@ -867,12 +873,7 @@ bool mlir::tile::isPaddingPerRegister(const LinearLayout &layout,
                                       ArrayRef<int64_t> shape) {
   if (!isPadded(shape))
     return true;
-  SmallVector<int64_t> threadBits(shape.size(), 0);
-  for (StringRef dim : {LinearLayout::kLane, LinearLayout::kWarp})
-    if (layout.hasInDim(dim))
-      for (const LinearLayout::Basis &b : layout.getBases(dim))
-        for (unsigned d = 0; d < shape.size(); ++d)
-          threadBits[d] |= b[d];
+  SmallVector<int64_t> threadBits = threadBitsOf(layout, shape.size());
   for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
     if (isPaddingRegister(layout, shape, r))
       continue;
