@@ -7,6 +7,7 @@ graph-timed: the data behind tilec.ops' _shape_for rule.
   PYTHONPATH=python python3 bench/row_shapes.py [--shapes 16384x1024,...]
                                                 [--ops rms_norm,...]
                                                 [--dtype float16] [--top 6]
+                                                [--file norms_variant.tile]
 
 Each candidate is checked against PyTorch, then timed as a CUDA graph of
 its launches over 3 rotating input sets (larger than L2 together), beside
@@ -42,6 +43,8 @@ def main():
     p.add_argument("--ops", default="rms_norm,layer_norm,softmax")
     p.add_argument("--dtype", default="float16")
     p.add_argument("--top", type=int, default=6)
+    p.add_argument("--file", help="a variant of kernels/norms.tile for the "
+                   "norms (the same kernels and parameters)")
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
     dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
@@ -86,7 +89,9 @@ def main():
                 even = {"EVEN": True} if (kernel == "layernorm" and
                                           tile_n == n) else {}
                 try:
-                    k = tilec.compile(tilec.ops._kernel_path(file),
+                    path = args.file if args.file and file == "norms.tile" \
+                        else tilec.ops._kernel_path(file)
+                    k = tilec.compile(path,
                                       kernel=kernel, DTYPE=dsl,
                                       TILE_M=tile_m, TILE_N=tile_n,
                                       num_warps=warps, **even)

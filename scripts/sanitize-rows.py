@@ -2,7 +2,8 @@
 # compute-sanitizer: reduce.tile's sum, max and min with their chunks in a
 # 3-stage ring (LATENCY=3: cp.async ring, a barrier a trip; the max's and
 # min's -inf and inf padding stored where a chunk passes the row's end) at
-# 0, 1, 2 and many trips,
+# 0, 1, 2 and many trips, in chunks of 1024 and of 640 columns (a padded
+# chunk),
 # and cross_entropy_cluster and softmax_cluster (their partials gathered
 # through the cluster's shared memory) at clusters of 2, 4, 8 and 8; each
 # result checked. On the GPU machine, with .gpu/env.sh sourced:
@@ -20,10 +21,13 @@ import tilec
 torch.manual_seed(0)
 path = tilec.ops._kernel_path
 bad = 0
-for (dt, dsl), op in itertools.product(
-        ((torch.float16, "f16"), (torch.float32, "f32")), (0, 1, 2)):
+for (dt, dsl), op, tile_n in itertools.product(
+        ((torch.float16, "f16"), (torch.float32, "f32")), (0, 1, 2),
+        (1024, 640)):
+    # (640 columns: a padded chunk whose ring stages end at the tile's own
+    # columns, tile.slot_bytes; the lanes holding its padding copy nothing.)
     k = tilec.compile(path("reduce.tile"), DTYPE=dsl, OUT="f32", OP=op,
-                      TILE_M=1, TILE_N=1024, LATENCY=3, num_warps=4)
+                      TILE_M=1, TILE_N=tile_n, LATENCY=3, num_warps=4)
     for n in (0, 100, 1500, 9000):
         # (Negative values: a chunk past the end must read -inf for the
         # max, not the zeros a copy would fill.)
@@ -42,7 +46,8 @@ for (dt, dsl), op in itertools.product(
         else:
             want = x64.amax(-1) if op == 1 else x64.amin(-1)
         ok = torch.allclose(out.double(), want, atol=1e-2, rtol=1e-3)
-        print(f"reduce op {op} {dsl} n={n}: {'ok' if ok else 'WRONG'}")
+        print(f"reduce op {op} {dsl} tile {tile_n} n={n}: "
+              f"{'ok' if ok else 'WRONG'}")
         bad += not ok
 for rows, v in ((5, 50257), (2, 128256), (33, 32000)):
     x = torch.randn(rows, v, device="cuda", dtype=torch.bfloat16) * 3

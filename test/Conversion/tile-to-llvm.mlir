@@ -1293,6 +1293,31 @@ func.func @fence() attributes {tile.kernel, tile.num_warps = 4 : i32} {
   return
 }
 
+// -----
+
+// A buffer held short of its padding (tile.slot_bytes: 640 f32 of 1024,
+// filled by an async copy, read by tile.local_load): the copy's lanes past
+// the tile's 640 columns copy nothing (the cp.async under their in-tile
+// predicate), and the read's lanes past them read the buffer's first
+// element instead (the address selected), so that neither reaches past the
+// 2560 bytes allocated.
+// CHECK-LABEL: llvm.func @read_short
+// CHECK:       @q cp.async.cg.shared.global
+// CHECK:       nvvm.cp.async.wait.group 0
+// CHECK:       %[[P:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+#blocked = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#flat = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @read_short(%X: !tile.global<f32, 1>, %O: !tile.global<f32, 1>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.smem_alloc : !tile.smem<[640], f32, #flat>
+  tile.async_copy %X[%c0], %buf {layout = #blocked, shape = array<i64: 640>} : !tile.global<f32, 1>, !tile.smem<[640], f32, #flat>
+  tile.async_wait %buf {pending = 0 : i32} : !tile.smem<[640], f32, #flat>
+  %x = tile.local_load %buf [0] : !tile.smem<[640], f32, #flat> -> tensor<640xf32, #blocked>
+  tile.store %O[%c0], %x : !tile.global<f32, 1>, tensor<640xf32, #blocked>
+  return
+}
+
 //--- pipeline.mlir
 
 // A small GEMM through the whole --tile-to-llvm pipeline: layouts, staging

@@ -41,8 +41,12 @@ int64_t tile::getSharedAlignment(SharedMemoryType type) {
 int64_t tile::getTileExtentBytes(SharedMemoryType type) {
   int64_t padded = getSharedBytes(type);
   ArrayRef<int64_t> shape = type.getShape();
-  if (shape.size() < 2 || !isPadded(shape))
+  if (!isPadded(shape))
     return padded;
+  unsigned bytes1 = getSharedElementBytes(type.getElementType());
+  if (shape.size() == 1)
+    return std::min(padded, int64_t(llvm::alignTo(shape[0] * bytes1,
+                                                  getSharedAlignment(type))));
   // The layout's address, from its lowest digit (swizzledSharedLayout): the
   // column in a block, the row of the 2-D tile (order[1]), the block, the
   // stacked tiles (order[2..]). Only the highest digit is cut to what the
@@ -111,15 +115,16 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
               .Case([&](ClusterStoreOp op) {
                 return storesWithinTile(op.getValue().getType());
               })
-              .Case([](LocalLoadOp op) { return unpadded(op.getType()); })
-              // It fills what is past the tensor with zeros, but skips
-              // registers that are padding in every thread.
-              .Case([](AsyncCopyOp op) {
-                ArrayRef<int64_t> shape = op.getBuffer().getType().getShape();
-                return !op.getBoxes() &&
-                       isPaddingPerRegister(
-                           toLinearLayout(op.getLayout(), shape), shape);
+              // Read at its own elements where the buffer is held short
+              // (the lowering's generic path; a padded mma operand keeps
+              // its ldmatrix reads and the padding).
+              .Case([](LocalLoadOp op) {
+                return unpadded(op.getType()) ||
+                       !isa<DotOperandLayoutAttr>(op.getType().getEncoding());
               })
+              // Its lanes skip the tile's padding (neither copied nor
+              // filled with zeros).
+              .Case([](AsyncCopyOp op) { return !op.getBoxes(); })
               .Default([](Operation *) { return false; });
       if (!ok)
         return false;

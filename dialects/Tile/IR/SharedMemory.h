@@ -58,9 +58,11 @@ int64_t getTileExtentBytes(SharedMemoryType type);
 /// slots and permuted views) stays within the tile's own elements: TMA
 /// copies (their boxes hold the tile only), wgmma operands (read at the
 /// tile's own N and K), stores of tiles whose padding is whole registers
-/// (which the lowering skips), loads and async copies of unpadded tiles,
-/// and the waits and barriers that name the buffer. Any other use may
-/// touch the padding.
+/// (which the lowering skips), async copies (not gathered: their lanes skip
+/// the padding), loads other than of padded mma operands (which the
+/// lowering reads at the tile's own elements from a buffer held short),
+/// and the waits and barriers that name the buffer. Any other use may touch
+/// the padding.
 bool isAccessedWithinTile(Operation *alloc);
 
 /// The type of a ring's stage (its `tile.smem_slot`s' type), or of the

@@ -964,8 +964,10 @@ def TileAllocateSharedMemory
     A buffer whose tile is padded (a dimension not a power of two) is held
     short of its padded storage where nothing touches the padding
     (`tile::isAccessedWithinTile`: TMA copies, wgmma operands, stores of
-    tiles whose padding is whole registers): it takes the blocks of
-    columns, or the rows (in eights), its tile reaches
+    tiles whose padding is whole registers, async copies and loads other
+    than of padded mma operands, whose lowerings skip the lanes holding
+    padding): it takes the blocks of columns, or the rows (in eights), its
+    tile reaches
     (`tile::getTileExtentBytes`), and the op records the bytes of the buffer
     or of each stage of its ring in `tile.slot_bytes`, by which the
     lowering of `tile.smem_slot` steps. A 64 x 160 f16 stage in 128-byte

@@ -41,9 +41,16 @@ std::string mlir::tile::whyNotCopyable(LoadOp load, BlockedLayoutAttr layout,
   if (!anyPadding && !isZeroPadding(load.getPaddingAttr()))
     return "it pads with other than zero (a copy into shared memory leaves "
            "zeros past the tensor's end)";
-  // An async copy moves at least 4 bytes per thread's vector.
+  // An async copy moves at least 4 bytes per thread's vector, and a padded
+  // tile's vectors stay on one side of its edge (a run of 3001 columns
+  // moves one element at a time).
   unsigned bytes = getSharedElementBytes(load.getType().getElementType());
-  if (bytes * layout.getSizePerThread()[layout.getOrder()[0]] < 4)
+  unsigned fastest = layout.getOrder()[0];
+  int64_t elements = layout.getSizePerThread()[fastest];
+  int64_t extent = load.getType().getDimSize(fastest);
+  if (!llvm::isPowerOf2_64(uint64_t(extent)))
+    elements = std::min(elements, extent & -extent);
+  if (bytes * elements < 4)
     return "its threads hold less than 4 contiguous bytes (the least a "
            "copy moves)";
   return "";

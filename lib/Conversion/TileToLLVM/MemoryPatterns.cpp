@@ -44,6 +44,9 @@ struct Access {
   SmallVector<Value> viewCoords; // per view dimension, i32
   Value inBounds;                // i1
   Value address;                 // !llvm.ptr<1>
+  /// The element is the tile's own, not its padding (i1; null where the
+  /// tile is not padded).
+  Value inTile;
 };
 
 /// The boxes of a gathered access (tile.load, tile.async_copy): the box
@@ -143,6 +146,7 @@ public:
     }
     // The tile's padding (past its own size) is never read or written.
     a.inBounds = andInsideTile(b, loc, layout, shape, coords, ok);
+    a.inTile = andInsideTile(b, loc, layout, shape, coords, Value());
     a.address = LLVM::GEPOp::create(b, loc, tensor[0].getType(), elt, tensor[0],
                                     ValueRange{offset});
     return a;
@@ -747,17 +751,23 @@ struct BlockAtomicLowering : OpConversionPattern<tile::BlockAtomicOp> {
 /// words `fill` (a cp.async of 0 bytes would fill zeros, asynchronously:
 /// the two never write the same vector).
 void copyOrPad(OpBuilder &b, Location loc, Value dst, Value src, Value inBounds,
-               unsigned bytes, ArrayRef<uint64_t> fill) {
+               unsigned bytes, ArrayRef<uint64_t> fill, Value inTile) {
   unsigned n = fill.size();
-  std::string text = "{\n .reg .pred p;\n .reg .b32 w<" + std::to_string(n) +
-                     ">;\n setp.ne.b32 p, $0, 0;\n @p cp.async." +
-                     (bytes == 16 ? "cg" : "ca") +
-                     ".shared.global [$1], [$2], " + std::to_string(bytes) +
-                     ";\n";
+  std::string text =
+      std::string("{\n .reg .pred p") + (inTile ? ", q, f" : "") +
+      ";\n .reg .b32 w<" + std::to_string(n) +
+      ">;\n setp.ne.b32 p, $0, 0;\n @p cp.async." +
+      (bytes == 16 ? "cg" : "ca") + ".shared.global [$1], [$2], " +
+      std::to_string(bytes) + ";\n";
   for (unsigned w = 0; w < n; ++w)
     text += " mov.b32 w" + std::to_string(w) + ", " +
             llvm::formatv("{0:x}", fill[w]).str() + ";\n";
-  text += " @!p st.shared";
+  // Past the tile's own elements (a thread holding padding): nothing.
+  if (inTile)
+    text += " setp.ne.b32 q, $3, 0;\n not.pred f, p;\n and.pred f, f, q;\n "
+            "@f st.shared";
+  else
+    text += " @!p st.shared";
   if (n > 1)
     text += ".v" + std::to_string(n);
   text += ".b32 [$1], {";
@@ -765,9 +775,27 @@ void copyOrPad(OpBuilder &b, Location loc, Value dst, Value src, Value inBounds,
     text += (w ? ", w" : "w") + std::to_string(w);
   text += "};\n}";
   Value p32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), inBounds);
+  SmallVector<Value> operands = {p32, sharedAddress32(b, loc, dst), src};
+  if (inTile)
+    operands.push_back(arith::ExtUIOp::create(b, loc, b.getI32Type(), inTile));
+  inlinePtx(b, loc, TypeRange(), operands, text,
+            inTile ? "r,r,l,r,~{memory}" : "r,r,l,~{memory}");
+}
+
+/// cp.async of `bytes` from `src` to `dst`, `srcBytes` of them read (the
+/// rest zeros), issued only where `inTile` (a thread's element of the
+/// tile's own, not its padding, which the copy must not write: its buffer
+/// may end before the padding, tile.slot_bytes).
+void copyInTile(OpBuilder &b, Location loc, Value dst, Value src,
+                Value srcBytes, unsigned bytes, Value inTile) {
+  std::string text =
+      "{\n .reg .pred q;\n setp.ne.b32 q, $0, 0;\n @q cp.async." +
+      std::string(bytes == 16 ? "cg" : "ca") + ".shared.global [$1], [$2], " +
+      std::to_string(bytes) + ", $3;\n}";
+  Value q32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), inTile);
   inlinePtx(b, loc, TypeRange(),
-            ValueRange{p32, sharedAddress32(b, loc, dst), src}, text,
-            "r,r,l,~{memory}");
+            ValueRange{q32, sharedAddress32(b, loc, dst), src, srcBytes}, text,
+            "r,r,l,r,~{memory}");
 }
 
 /// The copy of a tile.async_copy: each thread issues cp.async for the
@@ -819,20 +847,28 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
         auto ifOp = scf::IfOp::create(b, loc, owner, /*withElseRegion=*/false);
         b.setInsertionPointToStart(ifOp.thenBlock());
       }
+      // Where lanes or warps hold the tile's padding, their vectors are
+      // neither copied nor filled: nothing writes past the tile.
+      bool threadPadding = !tile::isPaddingPerRegister(view, shape);
       for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
         if ((r & regMask) || access.isPadding(r))
           continue;
         Access a = access.at(r);
+        Value inTile = threadPadding ? a.inTile : Value();
         SmallVector<Value> coords = registerCoords(b, loc, buf, bufOffsets, r);
         Value dst = LLVM::GEPOp::create(
             b, loc, base.getType(), elt, base,
             ValueRange{sharedOffset(b, loc, bufType, coords)});
         if (!fill.empty()) {
-          copyOrPad(b, loc, dst, a.address, a.inBounds, bytes, fill);
+          copyOrPad(b, loc, dst, a.address, a.inBounds, bytes, fill, inTile);
           continue;
         }
         Value srcBytes = arith::SelectOp::create(
             b, loc, a.inBounds, constI32(b, loc, bytes), constI32(b, loc, 0));
+        if (inTile) {
+          copyInTile(b, loc, dst, a.address, srcBytes, bytes, inTile);
+          continue;
+        }
         NVVM::CpAsyncOp::create(b, loc, dst, a.address, bytes,
                                 bytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                             : NVVM::LoadCacheModifierKind::CA,

@@ -472,7 +472,15 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
     Location loc = op.getLoc();
     Value base = adaptor.getBuffer().front();
     SmallVector<Value> regs;
-    if (succeeded(loadWithLdmatrix(op, base, rewriter, regs))) {
+    // A buffer held short of its padding (tile.slot_bytes) is read at the
+    // tile's own elements only: registers that are padding in every thread
+    // are not loaded, and a thread's padding reads the buffer's first
+    // element instead (its value is the padding's: undefined).
+    ArrayRef<int64_t> shape = op.getType().getShape();
+    Operation *alloc = tile::getAllocation(op.getBuffer());
+    bool trimmed =
+        tile::isPadded(shape) && alloc && alloc->hasAttr(tile::kSlotBytesAttr);
+    if (!trimmed && succeeded(loadWithLdmatrix(op, base, rewriter, regs))) {
       rewriter.replaceOpWithMultiple(op, {regs});
       return success();
     }
@@ -491,20 +499,39 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
     RegisterVectors vectors(dst, f, bufType.getLayout().getVec());
     unsigned vec = vectors.length();
     SmallVector<Value> offsets = threadOffsets(rewriter, loc, dst);
+    SmallVector<Value> tileOffsets = offsets;
     for (auto [j, d] : llvm::enumerate(dims))
       offsets[d] =
           arith::AddIOp::create(rewriter, loc, offsets[d],
                                 constI32(rewriter, loc, op.getOffsets()[j]));
+    bool guard = trimmed && !tile::isPaddingPerRegister(dst, shape);
     regs.assign(dst.getNumRegs(), Value());
     for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
       if (!vectors.isFirst(r))
         continue;
+      if (trimmed && llvm::all_of(llvm::seq(0u, vec), [&](unsigned j) {
+            return tile::isPaddingRegister(dst, shape, vectors.reg(r, j));
+          })) {
+        // Zeros, not undef: the folds of the ops using them see constants.
+        Value zero =
+            arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elt));
+        for (unsigned j = 0; j < vec; ++j)
+          regs[vectors.reg(r, j)] = zero;
+        continue;
+      }
       SmallVector<Value> all = registerCoords(rewriter, loc, dst, offsets, r);
       SmallVector<Value> coords;
       for (unsigned d : dims)
         coords.push_back(all[d]);
       Value ptr = elementPtr(rewriter, loc, base, elt,
                              sharedOffset(rewriter, loc, bufType, coords));
+      if (guard) {
+        Value inTile = andInsideTile(
+            rewriter, loc, dst, shape,
+            registerCoords(rewriter, loc, dst, tileOffsets, r), Value());
+        if (inTile)
+          ptr = LLVM::SelectOp::create(rewriter, loc, inTile, ptr, base);
+      }
       unsigned bytes = vec * std::max(1u, bitWidth(elt) / 8);
       if (vec == 1) {
         regs[r] = LLVM::LoadOp::create(rewriter, loc, elt, ptr, bytes);

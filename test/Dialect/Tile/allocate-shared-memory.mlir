@@ -489,12 +489,16 @@ func.func @async_wgmma_waited(%x: tensor<64x64xf16, #blocked>) -> tensor<64x64xf
 #sr = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>
 
 // Buffers of tiles whose dimensions are not powers of two are stored padded
-// to powers of two: a 48 x 96 tile takes 64 x 128 x 2 = 16384 bytes, and a
-// ring of 3 of them 3 x 16384 = 49152 (its stages are not padded to 4).
+// to powers of two: a 48 x 96 tile stored from a layout whose warps hold
+// rows 48-63 (row 16 is a warp bit of #blocked, 32 a register's) takes
+// 64 x 128 x 2 = 16384 bytes. A ring's stages are not padded to 4, and
+// its stages, read only by tile.local_load into a blocked layout (which,
+// from a buffer held short, reads the tile's own elements), take their 48
+// rows: 48 x 128 x 2 = 12288 bytes each, 36864 in all.
 // CHECK-LABEL: func.func @padded
-// CHECK-SAME:  tile.shared_bytes = 65536 : i32
-// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 48, 96], f16
-// CHECK:       tile.local_alloc %{{.*}} {tile.smem_offset = 49152 : i32} : tensor<48x96xf16, #blocked> -> <[48, 96], f16
+// CHECK-SAME:  tile.shared_bytes = 53248 : i32
+// CHECK:       tile.smem_alloc {tile.slot_bytes = 12288 : i32, tile.smem_offset = 0 : i32} : <[3, 48, 96], f16
+// CHECK:       tile.local_alloc %{{.*}} {tile.smem_offset = 36864 : i32} : tensor<48x96xf16, #blocked> -> <[48, 96], f16
 func.func @padded(%x: tensor<48x96xf16, #blocked>, %m: i32) -> tensor<48x96xf16, #blocked> attributes {tile.num_warps = 4 : i32} {
   %ring = tile.smem_alloc : !tile.smem<[3, 48, 96], f16, #sr>
   %s = tile.smem_slot %ring[%m] : !tile.smem<[3, 48, 96], f16, #sr> -> !tile.smem<[48, 96], f16, #sa>
@@ -536,10 +540,11 @@ func.func @trimmed_ring(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
 
 // -----
 
-// The same ring read by tile.local_load into a padded tile: the lowering
-// reads the padding's registers too, so the stages keep their padded
-// storage (no tile.slot_bytes): 3 x 32768 bytes.
-#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// The same ring read by tile.local_load into a padded mma operand (ldmatrix,
+// which reads whole 8 x 8 matrices, the padding's too): the stages keep
+// their padded storage (no tile.slot_bytes): 3 x 32768 bytes.
+#mma2 = #tile.mma<warpsPerCTA = [8, 1]>
+#blocked = #tile.dot_operand<opIdx = 1, parent = #mma2>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 #ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
 // CHECK-LABEL: func.func @padding_read

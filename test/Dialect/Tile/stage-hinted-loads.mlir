@@ -99,3 +99,21 @@ func.func @padded(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 2>, %row: i32,
   }
   return
 }
+
+// -----
+
+// A tile of 3001 columns moves one element at a time (its vectors stay on
+// one side of its edge): 2 bytes of f16, less than an async copy moves.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK-LABEL: func.func @odd_width
+// CHECK-NOT:   tile.smem_alloc
+func.func @odd_width(%X: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %row: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    // expected-warning @+1 {{latency=2 has no effect on this load: it is not copied into shared memory ahead of its use, since its threads hold less than 4 contiguous bytes (the least a copy moves)}}
+    %x = tile.load %X[%row, %j] {latency = 2 : i32} : !tile.global<f16, 2> -> tensor<1x3001xf16, #blocked>
+    tile.store %O[%row, %j], %x : !tile.global<f16, 2>, tensor<1x3001xf16, #blocked>
+  }
+  return
+}
