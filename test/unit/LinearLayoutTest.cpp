@@ -582,6 +582,8 @@ TEST_F(LinearLayoutTest, BuffersAtTheirOwnSize) {
       {{100, 48}, {1, 0}, 1, 1, 1, 0, 4, 104 * 64 * 4},
       // A power of two: unchanged.
       {{64, 64}, {1, 0}, 8, 1, 8, 64, 2, 64 * 128},
+      // One dimension: 640 f32 of 1024.
+      {{640}, {0}, 4, 1, 1, 0, 4, 640 * 4},
   };
   for (const Case &c : cases) {
     auto attr = SharedLayoutAttr::get(&ctx, c.vec, c.perPhase, c.maxPhase,
