@@ -43,10 +43,13 @@ int64_t tile::getTileExtentBytes(SharedMemoryType type) {
   ArrayRef<int64_t> shape = type.getShape();
   if (!isPadded(shape))
     return padded;
-  unsigned bytes1 = getSharedElementBytes(type.getElementType());
-  if (shape.size() == 1)
-    return std::min(padded, int64_t(llvm::alignTo(shape[0] * bytes1,
+  unsigned eltBytes = getSharedElementBytes(type.getElementType());
+  auto cut = [&](int64_t elements) {
+    return std::min(padded, int64_t(llvm::alignTo(elements * eltBytes,
                                                   getSharedAlignment(type))));
+  };
+  if (shape.size() == 1)
+    return cut(shape[0]);
   // The layout's address, from its lowest digit (swizzledSharedLayout): the
   // column in a block, the row of the 2-D tile (order[1]), the block, the
   // stacked tiles (order[2..]). Only the highest digit is cut to what the
@@ -70,15 +73,10 @@ int64_t tile::getTileExtentBytes(SharedMemoryType type) {
       used = std::min<int64_t>(storage[r], llvm::alignTo(shape[r], 8)) *
              storage[f];
   }
-  int64_t bytes = used * getSharedElementBytes(type.getElementType());
-  return std::min(padded,
-                  int64_t(llvm::alignTo(bytes, getSharedAlignment(type))));
+  return cut(used);
 }
 
-/// Whether a tile of `type` stored into shared memory writes its own
-/// elements only: the lowering skips registers that are padding in every
-/// thread, so its padding must be whole registers.
-static bool storesWithinTile(Type type) {
+bool tile::isStoredWithinTile(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
   return tile && isTileType(tile) && isDistributedLayout(tile.getEncoding()) &&
          isPaddingPerRegister(
@@ -86,14 +84,9 @@ static bool storesWithinTile(Type type) {
              tile.getShape());
 }
 
-static bool unpadded(Type type) {
-  auto tile = dyn_cast<RankedTensorType>(type);
-  return tile && !isPadded(tile.getShape());
-}
-
 bool tile::isAccessedWithinTile(Operation *alloc) {
   if (auto local = dyn_cast<LocalAllocOp>(alloc))
-    if (!storesWithinTile(local.getSource().getType()))
+    if (!isStoredWithinTile(local.getSource().getType()))
       return false;
   SmallVector<Value> values = {alloc->getResult(0)};
   while (!values.empty()) {
@@ -109,17 +102,14 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
               .Case<TmaStoreOp, TmaStoreWaitOp, WarpgroupMmaOp, WgmmaWaitOp,
                     AsyncWaitOp, MbarrierWaitOp, MbarrierArriveOp>(
                   [](Operation *) { return true; })
-              .Case([&](LocalStoreOp op) {
-                return storesWithinTile(op.getValue().getType());
-              })
-              .Case([&](ClusterStoreOp op) {
-                return storesWithinTile(op.getValue().getType());
+              .Case<LocalStoreOp, ClusterStoreOp>([](auto op) {
+                return isStoredWithinTile(op.getValue().getType());
               })
               // Read at its own elements where the buffer is held short
               // (the lowering's generic path; a padded mma operand keeps
               // its ldmatrix reads and the padding).
               .Case([](LocalLoadOp op) {
-                return unpadded(op.getType()) ||
+                return !isPadded(op.getType().getShape()) ||
                        !isa<DotOperandLayoutAttr>(op.getType().getEncoding());
               })
               // Its lanes skip the tile's padding (neither copied nor

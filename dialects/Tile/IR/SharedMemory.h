@@ -54,6 +54,11 @@ int64_t getSharedAlignment(SharedMemoryType type);
 /// reads or writes its padding (isAccessedWithinTile).
 int64_t getTileExtentBytes(SharedMemoryType type);
 
+/// True when a tile of `type` stored into shared memory writes its own
+/// elements only: its padding is whole registers (isPaddingPerRegister),
+/// which the lowering of stores skips.
+bool isStoredWithinTile(Type type);
+
 /// True when every access of the buffer `alloc` allocates (through ring
 /// slots and permuted views) stays within the tile's own elements: TMA
 /// copies (their boxes hold the tile only), wgmma operands (read at the

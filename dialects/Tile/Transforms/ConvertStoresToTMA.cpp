@@ -328,11 +328,8 @@ struct ConvertStoresToTMAPass
     /// the tile's registers and read by TMA, it is held short of its
     /// padding where the padding is whole registers (getSlotBytes).
     int64_t bytes() const {
-      bool exact = isDistributedLayout(tileType.getEncoding()) &&
-                   isPaddingPerRegister(toLinearLayout(tileType.getEncoding(),
-                                                       tileType.getShape()),
-                                        tileType.getShape());
-      return exact ? getTileExtentBytes(bufType) : getSharedBytes(bufType);
+      return isStoredWithinTile(tileType) ? getTileExtentBytes(bufType)
+                                          : getSharedBytes(bufType);
     }
   };
   static std::optional<Staging> stage(func::FuncOp func, const Write &w,

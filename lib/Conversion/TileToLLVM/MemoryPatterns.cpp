@@ -750,15 +750,20 @@ struct BlockAtomicLowering : OpConversionPattern<tile::BlockAtomicOp> {
 /// its `bytes` where `inBounds`, else `st.shared` of the padding's 32-bit
 /// words `fill` (a cp.async of 0 bytes would fill zeros, asynchronously:
 /// the two never write the same vector).
+/// The cp.async of `bytes` from [$2] to [$1] (the asm operands of
+/// copyOrPad and copyInTile), without its source size and `;`.
+static std::string cpAsyncText(unsigned bytes) {
+  return std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
+         ".shared.global [$1], [$2], " + std::to_string(bytes);
+}
+
 void copyOrPad(OpBuilder &b, Location loc, Value dst, Value src, Value inBounds,
                unsigned bytes, ArrayRef<uint64_t> fill, Value inTile) {
   unsigned n = fill.size();
-  std::string text =
-      std::string("{\n .reg .pred p") + (inTile ? ", q, f" : "") +
-      ";\n .reg .b32 w<" + std::to_string(n) +
-      ">;\n setp.ne.b32 p, $0, 0;\n @p cp.async." +
-      (bytes == 16 ? "cg" : "ca") + ".shared.global [$1], [$2], " +
-      std::to_string(bytes) + ";\n";
+  std::string text = std::string("{\n .reg .pred p") +
+                     (inTile ? ", q, f" : "") + ";\n .reg .b32 w<" +
+                     std::to_string(n) + ">;\n setp.ne.b32 p, $0, 0;\n @p " +
+                     cpAsyncText(bytes) + ";\n";
   for (unsigned w = 0; w < n; ++w)
     text += " mov.b32 w" + std::to_string(w) + ", " +
             llvm::formatv("{0:x}", fill[w]).str() + ";\n";
@@ -788,10 +793,8 @@ void copyOrPad(OpBuilder &b, Location loc, Value dst, Value src, Value inBounds,
 /// may end before the padding, tile.slot_bytes).
 void copyInTile(OpBuilder &b, Location loc, Value dst, Value src,
                 Value srcBytes, unsigned bytes, Value inTile) {
-  std::string text =
-      "{\n .reg .pred q;\n setp.ne.b32 q, $0, 0;\n @q cp.async." +
-      std::string(bytes == 16 ? "cg" : "ca") + ".shared.global [$1], [$2], " +
-      std::to_string(bytes) + ", $3;\n}";
+  std::string text = "{\n .reg .pred q;\n setp.ne.b32 q, $0, 0;\n @q " +
+                     cpAsyncText(bytes) + ", $3;\n}";
   Value q32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), inTile);
   inlinePtx(b, loc, TypeRange(),
             ValueRange{q32, sharedAddress32(b, loc, dst), src, srcBytes}, text,
