@@ -41,6 +41,10 @@ SCHEDULES = {
     "pers-cn2": {"persistent": True, "cluster": 2, "CLUSTER_N": 2},
     "pers-s3-cm2": {"persistent": True, "num_stages": 3, "cluster": 2,
                     "CLUSTER_M": 2},
+    "pers-s4-cm2": {"persistent": True, "num_stages": 4, "cluster": 2,
+                    "CLUSTER_M": 2},
+    "pers-s5-cm2": {"persistent": True, "num_stages": 5, "cluster": 2,
+                    "CLUSTER_M": 2},
     "k256-s4-pers": {"TILE_K": 256, "num_stages": 4, "persistent": True},
     "k256-s4-pers-cn2": {"TILE_K": 256, "num_stages": 4, "persistent": True,
                          "cluster": 2, "CLUSTER_N": 2},
@@ -88,6 +92,45 @@ SCHEDULES = {
 }
 
 
+class Problem:
+    """A GEMM problem from "MxNxK:dtype": three rotating input sets (x, W as
+    nn.Linear holds it) and their outputs, the first set's float32 product
+    and its largest magnitude, and cuBLAS's time (us, graph-timed) for it;
+    `next()` gives the next set's index."""
+
+    def __init__(self, spec):
+        dims, self.dname = spec.split(":")
+        self.m, self.n, self.k = (int(v) for v in dims.split("x"))
+        self.dtype = torch.float16 if self.dname == "f16" else torch.bfloat16
+        self.sets = [(torch.randn(self.m, self.k, device="cuda",
+                                  dtype=self.dtype),
+                      torch.randn(self.n, self.k, device="cuda",
+                                  dtype=self.dtype)) for _ in range(3)]
+        self.outs = [torch.empty(self.m, self.n, device="cuda",
+                                 dtype=self.dtype) for _ in range(3)]
+        self.ref = self.sets[0][0].float() @ self.sets[0][1].float().T
+        self.scale = self.ref.abs().max().item()
+        self.flop = 2 * self.m * self.n * self.k
+        self.it = 0
+
+        def cublas():
+            i = self.next()
+            torch.matmul(self.sets[i][0], self.sets[i][1].T, out=self.outs[i])
+        self.cublas_us = graph_us(cublas)
+
+    def next(self):
+        self.it = (self.it + 1) % 3
+        return self.it
+
+
+def linear_grid(m, n, tm, tn, opts):
+    """linear.tile's grid for (tm, tn) tiles and schedule options `opts`:
+    whole units of CLUSTER_M x CLUSTER_N tiles."""
+    cm, cn = opts.get("CLUSTER_M", 1), opts.get("CLUSTER_N", 1)
+    return ((m + tm * cm - 1) // (tm * cm) * cm *
+            ((n + tn * cn - 1) // (tn * cn)) * cn, 1)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--shapes",
@@ -100,26 +143,14 @@ def main():
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     path = tilec.ops._kernel_path("linear.tile")
     for spec in args.shapes.split(","):
-        dims, dname = spec.split(":")
-        m, n, k = (int(v) for v in dims.split("x"))
-        dtype = torch.float16 if dname == "f16" else torch.bfloat16
-        sets = [(torch.randn(m, k, device="cuda", dtype=dtype),
-                 torch.randn(n, k, device="cuda", dtype=dtype))
-                for _ in range(3)]
-        outs = [torch.empty(m, n, device="cuda", dtype=dtype)
-                for _ in range(3)]
+        pb = Problem(spec)
+        m, n, k, dname, dtype = pb.m, pb.n, pb.k, pb.dname, pb.dtype
+        sets, outs, ref, scale, flop = (pb.sets, pb.outs, pb.ref, pb.scale,
+                                        pb.flop)
         dummy_b = torch.zeros(8, device="cuda", dtype=dtype)
         part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
         tick = torch.zeros(1, device="cuda", dtype=torch.int32)
-        ref = (sets[0][0].float() @ sets[0][1].float().T)
-        scale = ref.abs().max().item()
-        flop = 2 * m * n * k
-        it = [0]
-
-        def cublas():
-            i = it[0] = (it[0] + 1) % 3
-            torch.matmul(sets[i][0], sets[i][1].T, out=outs[i])
-        base = graph_us(cublas)
+        base = pb.cublas_us
         rows = []
         tiles = [tuple(int(v) for v in t.split("x"))
                  for t in args.tiles.split(",")]
@@ -134,9 +165,7 @@ def main():
                 print(f"  {tm}x{tn} {name}: does not compile: "
                       f"{str(e).splitlines()[0][:100]}")
                 continue
-            cm, cn = opts.get("CLUSTER_M", 1), opts.get("CLUSTER_N", 1)
-            grid = ((m + tm * cm - 1) // (tm * cm) * cm *
-                    ((n + tn * cn - 1) // (tn * cn)) * cn, 1)
+            grid = linear_grid(m, n, tm, tn, opts)
             outs[0].fill_(float("nan"))
             kern.launch(grid, sets[0][0], sets[0][1], dummy_b, outs[0],
                         part, tick)
@@ -147,7 +176,7 @@ def main():
                 continue
 
             def run(kern=kern, grid=grid):
-                i = it[0] = (it[0] + 1) % 3
+                i = pb.next()
                 kern.launch(grid, sets[i][0], sets[i][1], dummy_b, outs[i],
                             part, tick)
             us = graph_us(run)

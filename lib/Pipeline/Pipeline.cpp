@@ -105,6 +105,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   pipelineOptions.warnTileStages = options.given.tileStages.has_value();
   pipelineOptions.warnRefill =
       options.given.tileRefillAfterRead.value_or(false);
+  // A kernel's own loop carries its loop's rings where they fit beside the
+  // rest of its body; on sm_90 tile-convert-stores-to-tma fits the stores.
+  pipelineOptions.sharedMemoryBytes = options.sharedMemoryBytes();
+  pipelineOptions.stagedStores = options.hasTMA();
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
   // buffers' layouts are ones TMA writes: wgmma's, on sm_90a), and a tile

@@ -104,9 +104,13 @@ struct ConvertCopiesToTMAPass
       auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
       auto alloc = slot ? dyn_cast_or_null<SmemAllocOp>(getAllocation(slot))
                         : SmemAllocOp();
+      // The ring is allocated before the loop, or before the loop around
+      // it that carries it (tile-pipeline's carrying loop).
+      Operation *parent = loop->getParentOp();
       if (!alloc || !alloc->getBlock()->findAncestorOpInBlock(*loop) ||
           (alloc->getBlock() != loop->getBlock() &&
-           !loop->getParentOp()->hasAttr(TileDialect::getTileLoopAttrName()))) {
+           !(isa<scf::ForOp>(parent) &&
+             alloc->getBlock() == parent->getBlock()))) {
         reason = "a copy of the loop is not pipelined";
         return WalkResult::interrupt();
       }

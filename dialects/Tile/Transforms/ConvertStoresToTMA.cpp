@@ -150,17 +150,6 @@ struct ConvertStoresToTMAPass
       convert(func, w);
   }
 
-  /// Only loops hold `op` between it and the kernel's top: each trip's
-  /// copy can wait for the previous one's read of a buffer allocated
-  /// before the outermost.
-  static bool inLoopsOnly(func::FuncOp func, Operation *op) {
-    for (Operation *parent = op->getParentOp(); parent != func;
-         parent = parent->getParentOp())
-      if (!isa<scf::ForOp>(parent))
-        return false;
-    return true;
-  }
-
   /// Whether the kernel reads the tensor of parameter `param`: its writes
   /// by TMA (the async proxy) would not be ordered before those reads.
   static bool readsTensor(func::FuncOp func, unsigned param) {
@@ -401,31 +390,34 @@ struct ConvertStoresToTMAPass
     return std::nullopt;
   }
 
-  /// A tile.block_atomic may run after `op`: later in program order, or
-  /// in a loop around both.
-  static bool beforeBlockAtomic(func::FuncOp func, Operation *op) {
-    bool after = false, found = false;
-    func.walk<WalkOrder::PreOrder>([&](Operation *nested) {
-      if (nested == op)
-        after = true;
-      auto atomic = dyn_cast<BlockAtomicOp>(nested);
-      if (!atomic)
-        return WalkResult::advance();
-      for (Operation *loop = atomic->getParentOp(); loop != func && !found;
-           loop = loop->getParentOp())
-        found = isa<scf::ForOp, scf::WhileOp>(loop) && loop->isAncestor(op);
-      found |= after;
-      return found ? WalkResult::interrupt() : WalkResult::advance();
-    });
-    return found;
+  /// A store that stays a store (no TMA copy) whose conversion's scratch
+  /// would not fit beside the buffers living across its outermost loop
+  /// (rings the loop carries from trip to trip, as tile-pipeline does for a
+  /// loop's loop): written from the registers its tile is in instead.
+  void storeFromRegistersIfCrowded(func::FuncOp func, const Write &w,
+                                   TypedValue<RankedTensorType> tile) {
+    auto store = dyn_cast<StoreOp>(w.op);
+    if (!store || !tile || tile == w.value || sharedMemoryBytes <= 0)
+      return;
+    Block &top = func.getBody().front();
+    Operation *outer = top.findAncestorOpInBlock(*w.op);
+    if (!outer || !isa<scf::ForOp>(outer))
+      return;
+    Value v = w.value;
+    if (auto reshape = v.getDefiningOp<ReshapeOp>())
+      v = reshape.getSource();
+    auto cvt = v.getDefiningOp<ConvertLayoutOp>();
+    if (cvt &&
+        getScratchBytes(cvt) > sharedMemoryBytes - liveAcross(top, outer))
+      storeFromRegisters(store, tile);
   }
 
   void convert(func::FuncOp func, const Write &w) {
-    if (!inLoopsOnly(func, w.op) || beforeBlockAtomic(func, w.op))
-      return;
     TypedValue<RankedTensorType> tile = convertedTile(w);
-    if (!tile || tile.getType().getRank() != 2)
+    if (!tile)
       return;
+    if (!isPlaceableTmaWrite(func, w.op) || tile.getType().getRank() != 2)
+      return storeFromRegistersIfCrowded(func, w, tile);
     Type elt = tile.getType().getElementType();
     if (w.reduce && !TmaStoreOp::isSupportedReduction(*w.reduce, elt))
       return;
@@ -435,7 +427,7 @@ struct ConvertStoresToTMAPass
     unsigned rank = shape.size();
     SmallVector<unsigned> nonUnit = nonUnitDims(shape);
     if (nonUnit.size() != 2)
-      return;
+      return storeFromRegistersIfCrowded(func, w, tile);
     std::optional<ArrayRef<int32_t>> order = w.order;
     SmallVector<unsigned> bufOrder;
     for (unsigned j = 0; j < nonUnit.size(); ++j) {
@@ -447,7 +439,7 @@ struct ConvertStoresToTMAPass
     }
     std::optional<Staging> staging = stage(func, w, tile.getType(), bufOrder);
     if (!staging || readsTensor(func, staging->param))
-      return;
+      return storeFromRegistersIfCrowded(func, w, tile);
 
     Location loc = w.op->getLoc();
     Block &top = func.getBody().front();

@@ -358,10 +358,17 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     index cannot be computed ahead leaves its loop as it is, with a warning
     at the load. The waits of the prefetched copies are
     grouped where the first of them was, followed by their refills, so that
-    one barrier per iteration serves both. The only copying loop of a
-    persistent kernel's tile loop (`tile.tile_loop`) gets its rings before
-    the tile loop, and its counter goes around it: each tile's fills follow
-    the previous tile's in every ring.
+    one barrier per iteration serves both. The only copying loop of a loop
+    (a persistent kernel's tile loop, `tile.tile_loop`, or any loop of the
+    kernel's own: each block's tiles in a loop written by hand, stream-K's
+    pieces) gets its rings before that loop, and its counter goes around
+    it: each trip's fills follow the previous trip's in every ring, so that
+    TMA's barriers are initialized once and a producer warp
+    (tile-warp-specialize) runs ahead from trip to trip. A loop of the
+    kernel's own does so only where the rings fit, within
+    `shared-memory-bytes`, beside the buffers and the largest scratch of the
+    rest of its body (with `staged-stores`, not counting conversions on
+    their way to stores); else they stay in it, dead between its trips.
 
     The tile loop itself is pipelined last, for the copies of the tile (not
     of a loop in it: attention's Q tile), with `tile-stages` stages (or
@@ -386,6 +393,14 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     Option<"tileRefillAfterRead", "tile-refill-after-read", "bool", "false",
            "A tile loop's ring of one slot is refilled for the next tile "
            "right after the tile's last read of it">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
+           "The shared memory a block may have (0: unbounded): a loop of the "
+           "kernel's own carries its loop's rings only where they fit beside "
+           "its other buffers and scratch">,
+    Option<"stagedStores", "staged-stores", "bool", "false",
+           "Conversions on their way to stores do not count against "
+           "shared-memory-bytes (tile-convert-stores-to-tma stages them in "
+           "parts, or writes them from registers, where they would not fit)">,
     Option<"warn", "warn", "bool", "false",
            "Warn where a loop's schedule overrides num-stages (the caller "
            "asked for it)">,
@@ -481,7 +496,11 @@ def TileConvertStoresToTMA
     from the registers its tile is in: the conversion goes, and the store
     takes the unconverted tile, with the tile's shape in its `shape`
     attribute (the conversion's scratch would not have fitted either); an
-    atomic stays as it is.
+    atomic stays as it is. A store that stays a store (under a branch,
+    before a `tile.block_atomic`, or with no tensor map) in a loop whose
+    conversion's scratch would not fit beside those buffers is written from
+    its registers the same way (stream-K's partial products and tiles,
+    beside the rings its loop of pieces carries).
   }];
   let options = [
     Option<"reuseRingSlots", "reuse-ring-slots", "bool", "false",
@@ -529,7 +548,10 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     In a persistent kernel (tile-persistent) the loop is in the tile loop
     and its rings run on across tiles: both roles run the tile loop, the
     prologue's fills wait like the others, and releases stand for refills
-    only. A ring of one slot filled in the tile loop (tile-stages=1) has its
+    only. A loop of the kernel's own that tile-pipeline made carry its
+    loop's rings (a persistent GEMM written by hand, stream-K's pieces) is
+    run so too; a producer running such a loop around its loop keeps at
+    least 32 registers (at 24 it spilled working out each trip's tile). A ring of one slot filled in the tile loop (tile-stages=1) has its
     fills counted by an iteration argument of the tile loop this pass adds:
     each is a refill, released where the copy was: at the tile's top, or,
     filled a tile ahead (tile-refill-after-read), after the tile's last

@@ -53,6 +53,7 @@
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/TensorMaps.h"
 #include "Tile/Transforms/TripSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -140,7 +141,10 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
           << " does not apply to this kernel: no loop of it copies tiles into "
              "shared memory to pipeline (only the loads that feed a multiply "
              "are)";
-    for (scf::ForOp loop : loops) {
+    // (In post-order: a loop that carries an inner loop's rings is replaced
+    // (it gains the rings' counter) before its own turn comes.)
+    for (size_t i = 0; i < loops.size(); ++i) {
+      scf::ForOp loop = loops[i];
       // A loop's own num_stages overrides the kernel's: said where the
       // kernel's was asked for.
       LoopScheduleAttr schedule = LoopScheduleAttr::of(loop);
@@ -150,7 +154,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
             << "num_stages=" << unsigned(numStages)
             << " does not apply to this loop: its schedule gives num_stages="
             << *schedule.getNumStages();
-      pipeline(loop);
+      auto carried = dyn_cast_or_null<scf::ForOp>(loop->getParentOp());
+      if (scf::ForOp grown = pipeline(loop); grown && grown != carried)
+        std::replace(loops.begin() + i + 1, loops.end(), carried, grown);
     }
     loops.clear();
     getOperation().walk([&](scf::ForOp loop) {
@@ -187,21 +193,63 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     return loop->hasAttr(TileDialect::getTileLoopAttrName());
   }
 
-  /// The tile loop (tile-persistent) that carries `loop`'s rings across
-  /// tiles: its parent, when `loop` is the tile's only copying loop (the
-  /// rings of two, a split loop's, would all be live at once instead of one
-  /// after the other); null otherwise.
-  static scf::ForOp carryingTileLoop(scf::ForOp loop) {
-    auto tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
-    if (!tileLoop || !tileLoop->hasAttr(TileDialect::getTileLoopAttrName()))
+  /// The loop that carries `loop`'s rings across its trips: its parent
+  /// loop, a persistent kernel's tile loop (tile-persistent) or any loop of
+  /// the kernel's own (a user's loop over tiles, stream-K's pieces), when
+  /// `loop` is the parent's only copying loop (the rings of two, a split
+  /// loop's, would all be live at once instead of one after the other);
+  /// null otherwise.
+  static scf::ForOp carryingLoop(scf::ForOp loop) {
+    auto parent = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (!parent)
       return nullptr;
-    for (auto other : tileLoop.getBody()->getOps<scf::ForOp>())
+    for (auto other : parent.getBody()->getOps<scf::ForOp>())
       if (other != loop &&
           (other->hasAttr(TileDialect::getPipelinedAttrName()) ||
            other->walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
                .wasInterrupted()))
         return nullptr;
-    return tileLoop;
+    return parent;
+  }
+
+  /// Whether `loop`'s rings, of `ringTypes`, may live across `carrier`: a
+  /// tile loop always carries them (tile-persistent's schedule is sized
+  /// for it); a loop of the kernel's own only where they fit, within
+  /// shared-memory-bytes, beside what the rest of its body needs while they
+  /// live: the buffers it allocates and its largest scratch (not counting,
+  /// with `staged-stores`, a conversion on its way to a store that TMA may
+  /// write, which tile-convert-stores-to-tma stages in parts where it would
+  /// not fit whole). Rings kept in the loop instead are dead between its
+  /// trips, and the scratch may reuse their memory, as before a loop carried
+  /// anything.
+  bool fitsCarried(scf::ForOp carrier, scf::ForOp loop,
+                   ArrayRef<SharedMemoryType> ringTypes) const {
+    if (isTileLoop(carrier) || sharedMemoryBytes <= 0)
+      return true;
+    int64_t rings = 0;
+    for (SharedMemoryType type : ringTypes)
+      rings += llvm::alignTo(getSharedBytes(type), 128);
+    auto func = carrier->getParentOfType<func::FuncOp>();
+    auto feedsStagedStore = [&](Operation *op) {
+      Value v = op->getResult(0);
+      if (!v.hasOneUse())
+        return false;
+      Operation *user = *v.getUsers().begin();
+      if (isa<ReshapeOp>(user) && user->getResult(0).hasOneUse())
+        user = *user->getResult(0).getUsers().begin();
+      return isa<StoreOp>(user) && isPlaceableTmaWrite(func, user);
+    };
+    int64_t buffers = 0, scratch = 0;
+    carrier.getBody()->walk([&](Operation *op) {
+      if (loop->isAncestor(op))
+        return;
+      if (isa<SmemAllocOp, LocalAllocOp>(op))
+        buffers += llvm::alignTo(getAllocationBytes(op), 128);
+      else if (!(stagedStores && isa<ConvertLayoutOp>(op) &&
+                 feedsStagedStore(op)))
+        scratch = std::max(scratch, getScratchBytes(op));
+    });
+    return rings + buffers + scratch <= sharedMemoryBytes;
   }
 
   /// The stages of `copy`, at most kMaxStages (the deepest ring
@@ -374,10 +422,12 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
                         p.copy.getLatencyAttr(), p.copy.getPaddingAttr());
   }
 
-  void pipeline(scf::ForOp loop) {
+  /// Pipelines `loop`; returns the loop that now carries its rings (its
+  /// parent, replaced), if any.
+  scf::ForOp pipeline(scf::ForOp loop) {
     SmallVector<PipelinedCopy> copies = analyze(loop);
     if (copies.empty())
-      return;
+      return {};
     Location loc = loop.getLoc();
     Type ivType = loop.getInductionVar().getType();
     auto ivConst = [&](OpBuilder &b, int64_t v) -> Value {
@@ -403,33 +453,38 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
           ArrayRef<int64_t>(shape), bufType.getElementType(),
           ringLayout(bufType.getLayout()));
       if (!ringType)
-        return;
+        return {};
       ringTypes.push_back(ringType);
     }
-    // In the tile loop of a persistent kernel, the rings and their position
-    // live across tiles: the rings are allocated before the tile loop, and
-    // the counter goes around it, so that each tile's copies continue where
-    // the previous tile's stopped (the next tile's first copies may then be
-    // issued while this tile ends).
+    // In a loop around the loop (a persistent kernel's tile loop, or a
+    // loop of the kernel's own), the rings and their position live across
+    // its trips: the rings are allocated before it, and the counter goes
+    // around it, so that each trip's copies continue where the previous
+    // trip's stopped (the next tile's first copies may then be issued while
+    // this one ends; tile-warp-specialize's producer runs ahead into it).
     Value base;
-    scf::ForOp tileLoop = carryingTileLoop(loop);
+    scf::ForOp carrier = carryingLoop(loop);
+    if (carrier && !fitsCarried(carrier, loop, ringTypes))
+      carrier = nullptr;
     OpBuilder b(loop);
-    if (tileLoop) {
-      b.setInsertionPoint(tileLoop);
-      IRRewriter rewriter(tileLoop);
-      DictionaryAttr tileAttrs = tileLoop->getDiscardableAttrDictionary();
-      auto grownTiles = tileLoop.replaceWithAdditionalYields(
+    if (carrier) {
+      b.setInsertionPoint(carrier);
+      IRRewriter rewriter(carrier);
+      DictionaryAttr carrierAttrs = carrier->getDiscardableAttrDictionary();
+      auto grownCarrier = carrier.replaceWithAdditionalYields(
           rewriter, ValueRange{i32Const(b, 0)},
           /*replaceInitOperandUsesInLoop=*/false,
           [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
             return SmallVector<Value>{args.front()}; // set below
           });
-      if (failed(grownTiles))
-        return signalPassFailure();
-      tileLoop = cast<scf::ForOp>(grownTiles->getOperation());
-      tileLoop->setDiscardableAttrs(tileAttrs);
-      base = tileLoop.getRegionIterArgs().back();
-      b.setInsertionPoint(tileLoop); // (the old one is gone)
+      if (failed(grownCarrier)) {
+        signalPassFailure();
+        return {};
+      }
+      carrier = cast<scf::ForOp>(grownCarrier->getOperation());
+      carrier->setDiscardableAttrs(carrierAttrs);
+      base = carrier.getRegionIterArgs().back();
+      b.setInsertionPoint(carrier); // (the old one is gone)
     }
     for (auto [p, ringType] : llvm::zip(copies, ringTypes))
       p.ring = SmemAllocOp::create(b, p.alloc.getLoc(), ringType);
@@ -475,8 +530,10 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     // An iteration counter, for the slots.
     FailureOr<scf::ForOp> grown =
         addTripCounter(loop, base ? base : i32Const(b, 0));
-    if (failed(grown))
-      return signalPassFailure();
+    if (failed(grown)) {
+      signalPassFailure();
+      return {};
+    }
     loop = *grown;
     Value it = loop.getRegionIterArgs().back();
 
@@ -565,15 +622,16 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       p.alloc.erase();
     }
     loop->setAttr(TileDialect::getPipelinedAttrName(), b.getUnitAttr());
-    if (tileLoop) {
+    if (carrier) {
       // The next tile starts where this one's counter ended.
-      Operation *yield = tileLoop.getBody()->getTerminator();
+      Operation *yield = carrier.getBody()->getTerminator();
       yield->setOperand(yield->getNumOperands() - 1, loop.getResults().back());
     }
 
     // Nothing stays in flight after the loop.
     b.setInsertionPointAfter(loop);
     AsyncWaitOp::create(b, loc, ValueRange{}, b.getI32IntegerAttr(0));
+    return carrier;
   }
 };
 

@@ -141,3 +141,24 @@ tile::tmaCoordinates(OpBuilder &b, Location loc, ValueRange indices,
   }
   return coords;
 }
+
+bool tile::isPlaceableTmaWrite(func::FuncOp func, Operation *write) {
+  for (Operation *parent = write->getParentOp(); parent != func;
+       parent = parent->getParentOp())
+    if (!isa<scf::ForOp>(parent))
+      return false;
+  bool after = false, found = false;
+  func.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    if (nested == write)
+      after = true;
+    auto atomic = dyn_cast<BlockAtomicOp>(nested);
+    if (!atomic)
+      return WalkResult::advance();
+    for (Operation *loop = atomic->getParentOp(); loop != func && !found;
+         loop = loop->getParentOp())
+      found = isa<scf::ForOp, scf::WhileOp>(loop) && loop->isAncestor(write);
+    found |= after;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return !found;
+}

@@ -53,6 +53,16 @@ SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc,
                                   ValueRange indices, ArrayRef<int64_t> shape,
                                   std::optional<ArrayRef<int32_t>> order);
 
+/// Whether a TMA copy may do `write` (a store or atomic of a tile), as far
+/// as where it is goes: only loops hold it between it and the kernel's top
+/// (each trip's copy can wait for the previous one's read of a buffer
+/// allocated before the outermost), and no `tile.block_atomic` may run
+/// after it (later in program order, or in a loop around both: the atomic
+/// releases the block's writes, which a copy completing later would
+/// escape). tile-convert-stores-to-tma's rule; tile-pipeline counts on it
+/// when it sizes what a loop's body needs beside carried rings.
+bool isPlaceableTmaWrite(func::FuncOp func, Operation *write);
+
 } // namespace mlir::tile
 
 #endif // TILE_TRANSFORMS_TENSORMAPS_H

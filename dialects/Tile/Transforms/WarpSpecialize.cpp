@@ -104,6 +104,10 @@ struct Copy {
   bool alwaysHeld = false;
 };
 
+/// Registers a producer thread keeps at least when it runs a loop around
+/// the loops whose rings it fills.
+constexpr unsigned kNestedProducerRegisters = 32;
+
 struct WarpSpecializePass
     : public mlir::tile::impl::TileWarpSpecializeBase<WarpSpecializePass> {
   using Base::Base;
@@ -365,14 +369,17 @@ struct WarpSpecializePass
     if (!func.getBody().hasOneBlock())
       return "the kernel has more than one block";
     // Each ring filled in one loop (and its prologue), at the top of the
-    // kernel or of its tile loop (a persistent kernel's, at the top): its
-    // fills are counted in that loop. Loops in sequence each have rings of
-    // their own, all live from the split on (allocated before it).
+    // kernel or of a loop at the top that carries the ring across its trips
+    // (a persistent kernel's tile loop, or a loop of the kernel's own that
+    // tile-pipeline did not pipeline itself but made carry its loop's
+    // rings; the ring itself is at the top, checked above): its fills are
+    // counted in that loop. Loops in sequence each have rings of their
+    // own, all live from the split on (allocated before it).
     auto isTop = [&](Operation *op) {
       return op == func.getOperation() ||
-             (isa<scf::ForOp>(op) &&
-              op->hasAttr(TileDialect::getTileLoopAttrName()) &&
-              op->getParentOp() == func);
+             (isa<scf::ForOp>(op) && op->getParentOp() == func &&
+              (op->hasAttr(TileDialect::getTileLoopAttrName()) ||
+               !op->hasAttr(TileDialect::getPipelinedAttrName())));
     };
     DenseMap<Ring *, Operation *> loops;
     for (Copy &c : copies) {
@@ -563,12 +570,24 @@ struct WarpSpecializePass
         }
     }
 
+    // A producer that runs a loop around its copies' loops (a kernel's own
+    // loop over tiles or pieces of them) works out each trip's bounds and
+    // tile indices: at 24 registers it spilled 56 bytes (stream-K GEMM,
+    // bench/kernels/linear_streamk.tile; ptxas 13.0), at 32 nothing (as a
+    // persistent kernel's, whose tile loop the pipeline gives 32 too).
+    unsigned registers = producerRegisters;
+    if (registers && registers < kNestedProducerRegisters &&
+        llvm::any_of(copies, [](const Copy &c) {
+          auto loop = c.op->getParentOfType<scf::ForOp>();
+          return loop && loop->getParentOfType<scf::ForOp>();
+        }))
+      registers = kNestedProducerRegisters;
+
     // Everything else runs in the consumers.
     b.setInsertionPoint(hoistPoint);
     auto ws = WarpSpecializeOp::create(
         b, func.getLoc(), b.getI32IntegerAttr(consumerWarps),
-        producerRegisters ? b.getI32IntegerAttr(producerRegisters)
-                          : IntegerAttr(),
+        registers ? b.getI32IntegerAttr(registers) : IntegerAttr(),
         unsigned(producers.size()));
     Block *consumer = new Block();
     ws.getConsumer().push_back(consumer);

@@ -627,3 +627,60 @@ func.func @before_block_atomic(%O: !tile.global<f16, 2>, %C: !tile.global<i32, 1
   tile.store %O[%t, %c1], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
   return
 }
+
+// -----
+
+// A store that stays a store (here under a branch, in a loop) whose
+// conversion's scratch (8 KB) would not fit beside the buffers living
+// across its loop (a ring of 16 KB allocated before it, as tile-pipeline
+// carries a loop's rings, of 20,000 bytes) is written from the registers
+// its tile is in; where it fits (@branch_fits: a ring of 4 KB), the
+// conversion stays. Without shared-memory-bytes nothing changes.
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+// FIT-LABEL:  func.func @branch_crowded
+// FIT:          scf.if
+// FIT-NOT:        tile.convert_layout
+// FIT:            tile.store %{{.*}}, %{{.*}} {shape = array<i64: 64, 64>} : <f16, 2>, tensor<64x64xf16, #mma>
+// OFF-LABEL:  func.func @branch_crowded
+// OFF:          tile.convert_layout
+// OFF-NEXT:     tile.store %{{.*}} : <f16, 2>, tensor<64x64xf16, #blocked>
+func.func @branch_crowded(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #ring>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %p = arith.cmpi sgt, %i, %c1 : i32
+    scf.if %p {
+      %x = tile.full %v : tensor<64x64xf16, #mma>
+      %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+      tile.store %O[%i, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+    }
+  }
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// FIT-LABEL:  func.func @branch_fits
+// FIT:          scf.if
+// FIT:            tile.convert_layout
+// FIT-NEXT:       tile.store %{{.*}} : <f16, 2>, tensor<64x64xf16, #blocked>
+func.func @branch_fits(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.smem_alloc : !tile.smem<[32, 64], f16, #sw>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %p = arith.cmpi sgt, %i, %c1 : i32
+    scf.if %p {
+      %x = tile.full %v : tensor<64x64xf16, #mma>
+      %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+      tile.store %O[%i, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+    }
+  }
+  return
+}

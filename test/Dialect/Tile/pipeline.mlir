@@ -754,19 +754,22 @@ func.func @copy_in_branch(%A: !tile.global<f16, 2>, %m: i32, %n: i32, %p: i1) ->
 
 // Nested loops: the inner loop is pipelined, with its prologue and its final
 // wait in the outer body; the outer loop, whose copies are then nested in
-// the inner one, is left alone.
+// the inner one, is not, but carries the inner loop's ring (allocated
+// before it) and its counter from trip to trip, as a persistent kernel's
+// tile loop does: each trip's prologue fills the slots (base + t) mod 3.
 // CHECK-LABEL: func.func @nested
-// CHECK-NOT:   tile.smem_alloc
-// CHECK:       scf.for %[[I:[[:alnum:]_]+]] = {{.*}} -> (tensor<64x32xf16, #dot_a>) : i32 {
-// CHECK-NEXT:    %[[R:.*]] = tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
+// CHECK:       %[[R:.*]] = tile.smem_alloc : <[3, 64, 32], f16, #{{.*}}>
+// CHECK-NEXT:  %[[O:.*]]:2 = scf.for %[[I:[[:alnum:]_]+]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[BASE:.*]] = %{{.*}}) -> (tensor<64x32xf16, #dot_a>, i32) : i32 {
+// CHECK:         %[[F:.*]] = arith.addi %[[BASE]], %{{.*}} : i32
+// CHECK:         arith.remui %[[F]], %{{.*}} : i32
 // CHECK-COUNT-2: tile.async_copy %{{.*}}[%[[I]], %{{.*}}], %{{.*}} if
-// CHECK:         scf.for
+// CHECK:         %[[K:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[BASE]])
 // CHECK:           tile.async_wait %{{.*}} {pending = 1 : i32}
 // CHECK:         } {tile.pipelined}
 // CHECK-NEXT:    tile.async_wait all{{ *$}}
-// CHECK-NEXT:    scf.yield
+// CHECK-NEXT:    scf.yield %[[K]]#0, %[[K]]#1
 // CHECK-NEXT:  {{^ *}}}{{$}}
-// CHECK-NEXT:  return
+// CHECK-NEXT:  return %[[O]]#0
 func.func @nested(%A: !tile.global<f16, 2>, %m: i32, %n: i32) -> tensor<64x32xf16, #dot_a> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
