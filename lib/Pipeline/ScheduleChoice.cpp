@@ -11,7 +11,9 @@
 //     (the registers of two consumer warpgroups at 240 each fill the file);
 //     multiplies of other row counts keep the defaults;
 //   - the rings must fit shared memory: when the loads' latency hints
-//     would not, every pipelined copy gets the most stages that do;
+//     would not, every pipelined copy gets the most stages that do (a
+//     16-bit wgmma operand's stage counted at what its tile reaches, as
+//     tile-allocate-shared-memory sizes it: operandTileBytes);
 //   - without a producer warp, the blocks sharing a multiprocessor hide each
 //     other's latency: rings deeper than two stages that would cost a
 //     block per multiprocessor (in shared memory) get the most stages that
@@ -63,6 +65,7 @@
 #include "tilec/Pipeline/Pipeline.h"
 
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
 
@@ -98,6 +101,44 @@ int64_t tileBytes(RankedTensorType type) {
   return elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
+/// Bytes a stage of `load`'s ring takes when it is a 16-bit wgmma operand
+/// (sm_90a): tile-allocate-shared-memory gives such a slot only what its
+/// tile reaches (TMA fills and wgmma reads stay within the tile:
+/// getTileExtentBytes), for the swizzled layout tile-stage-mma-operands
+/// gives its buffer (getHopperSharedLayout, fastest along the tensor's
+/// contiguous dimension; an N-major B's swizzle blocks dividing the columns
+/// each warpgroup along N reads, which the choice cannot know before
+/// layouts: the most over one, two and four warpgroups). Padded storage
+/// otherwise.
+int64_t operandTileBytes(mlir::tile::LoadOp load, Value operand, bool isB,
+                         bool wgmma) {
+  RankedTensorType type = load.getType();
+  if (!wgmma || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 ||
+      cast<RankedTensorType>(operand.getType()).getShape() != type.getShape())
+    return tileBytes(type);
+  unsigned contiguous = 1;
+  if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
+    for (unsigned i = 0; i < 2; ++i)
+      if ((*order)[i] == 1)
+        contiguous = i;
+  SmallVector<unsigned> order = {contiguous, 1 - contiguous};
+  int64_t bytes = 0;
+  SmallVector<int64_t> splits = {0};
+  if (isB && contiguous == 1)
+    splits.append({type.getDimSize(1) / 2, type.getDimSize(1) / 4});
+  for (int64_t parts : splits) {
+    mlir::tile::SharedLayoutAttr layout =
+        mlir::tile::getHopperSharedLayout(type, order, /*exact=*/false, parts);
+    if (!layout)
+      return tileBytes(type);
+    bytes = std::max(
+        bytes, mlir::tile::getTileExtentBytes(mlir::tile::SharedMemoryType::get(
+                   type.getContext(), type.getShape(), type.getElementType(),
+                   layout)));
+  }
+  return std::min(bytes, tileBytes(type));
+}
+
 /// The multiplies' operand bytes in shared memory: streamed through rings
 /// (`hinted` at the loads' latency hints, `streamed` per stage) or held
 /// (`fixed`), the deepest hinted ring, and whether no streamed load has a
@@ -110,7 +151,7 @@ struct OperandBytes {
   bool unhinted = true;
 };
 
-OperandBytes operandBytes(func::FuncOp func) {
+OperandBytes operandBytes(func::FuncOp func, bool wgmma) {
   OperandBytes r;
   llvm::MapVector<Operation *, std::pair<int64_t, int64_t>> perLoop;
   // A tile read by several multiplies (attention backward's Q and dO, as
@@ -122,7 +163,8 @@ OperandBytes operandBytes(func::FuncOp func) {
       mlir::tile::LoadOp load = sourceLoad(operand);
       if (!load || !counted.insert(load).second)
         continue;
-      int64_t bytes = tileBytes(load.getType());
+      int64_t bytes =
+          operandTileBytes(load, operand, operand == mma.getB(), wgmma);
       if (loop && load->getParentOp() == loop.getOperation()) {
         // tile-pipeline: the hint's stages, 2 without one.
         unsigned stages = load.getLatency() ? *load.getLatency() : 2;
@@ -333,7 +375,7 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   for (auto &[loop, elements] : resultsPerLoop)
     accumulatorElements = std::max(accumulatorElements, elements);
   mlir::tile::TargetLimits limits = *target;
-  OperandBytes ops = operandBytes(func);
+  OperandBytes ops = operandBytes(func, wgmma);
   // Rings that fit: the latency hints' stages, fewer where they would not
   // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),
   // with a sixteenth of the budget left for the epilogue's staging and
