@@ -107,10 +107,12 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
               })
               // Read at its own elements where the buffer is held short
               // (the lowering's generic path; a padded mma operand keeps
-              // its ldmatrix reads and the padding).
+              // its ldmatrix reads and the padding, and so does a read
+              // into no layout, which the lowering refuses).
               .Case([](LocalLoadOp op) {
+                Attribute layout = op.getType().getEncoding();
                 return !isPadded(op.getType().getShape()) ||
-                       !isa<DotOperandLayoutAttr>(op.getType().getEncoding());
+                       (layout && !isa<DotOperandLayoutAttr>(layout));
               })
               // Its lanes skip the tile's padding (neither copied nor
               // filled with zeros).

@@ -38,6 +38,8 @@ static BlockedLayoutAttr dropUnitDims(BlockedLayoutAttr layout,
 
 std::string mlir::tile::whyNotCopyable(LoadOp load, BlockedLayoutAttr layout,
                                        bool anyPadding) {
+  if (nonUnitDims(load.getType().getShape()).empty())
+    return "its tile is one element (a buffer of it would save nothing)";
   if (!anyPadding && !isZeroPadding(load.getPaddingAttr()))
     return "it pads with other than zero (a copy into shared memory leaves "
            "zeros past the tensor's end)";

@@ -563,6 +563,27 @@ func.func @padding_read(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
 
 // -----
 
+// Read into no layout (which the lowering refuses: IR the mutation test
+// made, on which the allocation crashed): the stages keep their padded
+// storage too.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+// CHECK-LABEL: func.func @read_without_layout
+// CHECK-SAME:  tile.shared_bytes = 98432
+// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 64, 160], f16
+func.func @read_without_layout(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32) -> tensor<64x160xf16> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 160], f16, #ring>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 160], f16, #ring> -> !tile.smem<[64, 160], f16, #sw>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 160], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b : !tile.mbarrier<1>, !tile.smem<[64, 160], f16, #sw>
+  %r = tile.local_load %b [0, 0] : !tile.smem<[64, 160], f16, #sw> -> tensor<64x160xf16>
+  return %r : tensor<64x160xf16>
+}
+
+// -----
+
 // Rows as the highest digit (one block of columns): a 160 x 64 tile stored
 // from registers whose padding is whole registers (rows 8-128 of #regs are
 // register bits) takes 160 rows, 20480 bytes. Stored from a layout whose

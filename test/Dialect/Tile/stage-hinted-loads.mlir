@@ -117,3 +117,21 @@ func.func @odd_width(%X: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %row: i
   }
   return
 }
+
+// -----
+
+// A one-element tile is not staged (there is no dimension to lay a buffer
+// along; the IR mutation test found the pass aborting on it).
+// CHECK-LABEL: func.func @one_element
+// CHECK-NOT:   tile.async_copy
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+func.func @one_element(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 2>, %row: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    // expected-warning @+1 {{latency=3 has no effect on this load: it is not copied into shared memory ahead of its use, since its tile is one element (a buffer of it would save nothing)}}
+    %x = tile.load %X[%row, %j] {latency = 3 : i32} : !tile.global<f32, 2> -> tensor<1x1xf32, #blocked>
+    tile.store %O[%row, %j], %x : !tile.global<f32, 2>, tensor<1x1xf32, #blocked>
+  }
+  return
+}
