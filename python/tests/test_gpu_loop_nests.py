@@ -40,6 +40,25 @@ kernel persistent_gemm(A: Tensor[DTYPE, 2], B: Tensor[DTYPE, 2],
             b = load(B, index=(k, t % tiles_n), shape=(TILE_K, TILE_N))
             acc = mma(a, b, acc)
         store(C, index=(t // tiles_n, t % tiles_n), tile=acc.astype(OUT))
+
+kernel carried_gemm(A: Tensor[DTYPE, 2], B: Tensor[DTYPE, 2],
+                    C: Tensor[OUT, 2],
+                    DTYPE: const dtype = f16, OUT: const dtype = f16,
+                    TILE_M: const int = 128, TILE_N: const int = 256,
+                    TILE_K: const int = 64):
+    # The same with the tile index carried by the loop (the producer warp
+    # carries it too).
+    tiles_n = cdiv(B.shape[1], TILE_N)
+    tiles = cdiv(A.shape[0], TILE_M) * tiles_n
+    t = bid(0)
+    for i in range(cdiv(tiles - bid(0), num_blocks(0))):
+        acc = zeros((TILE_M, TILE_N), dtype=f32)
+        for k in range(cdiv(A.shape[1], TILE_K)):
+            a = load(A, index=(t // tiles_n, k), shape=(TILE_M, TILE_K))
+            b = load(B, index=(k, t % tiles_n), shape=(TILE_K, TILE_N))
+            acc = mma(a, b, acc)
+        store(C, index=(t // tiles_n, t % tiles_n), tile=acc.astype(OUT))
+        t = t + num_blocks(0)
 """
 
 TILES = [(128, 256), (128, 128), (64, 64)]
@@ -52,14 +71,16 @@ SHAPES = [(300, 520, 40), (300, 520, 128), (257, 700, 1000)]
 @pytest.mark.parametrize("out", ["f16", "f32"])
 @pytest.mark.parametrize("tile", TILES)
 @pytest.mark.parametrize("shape", SHAPES)
-def test_persistent_gemm(torch_gpu, arch, out, tile, shape):
+@pytest.mark.parametrize("kernel", ["persistent_gemm", "carried_gemm"])
+def test_persistent_gemm(torch_gpu, arch, out, tile, shape, kernel):
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     torch.manual_seed(7)
     m, n, k = shape
     tm, tn = tile
     kern = tilec.compile(PERSISTENT_GEMM, name="persistent_gemm.tile",
-                         arch=arch, OUT=out, TILE_M=tm, TILE_N=tn)
+                         kernel=kernel, arch=arch, OUT=out, TILE_M=tm,
+                         TILE_N=tn)
     tiles = ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
     a = torch.randn(m, k, device="cuda", dtype=torch.float16)
     b = torch.randn(k, n, device="cuda", dtype=torch.float16)
