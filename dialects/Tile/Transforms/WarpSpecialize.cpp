@@ -572,9 +572,10 @@ struct WarpSpecializePass
 
     // A producer that runs a loop around its copies' loops (a kernel's own
     // loop over tiles or pieces of them) works out each trip's bounds and
-    // tile indices: at 24 registers it spilled 56 bytes (stream-K GEMM,
-    // bench/kernels/linear_streamk.tile; ptxas 13.0), at 32 nothing (as a
-    // persistent kernel's, whose tile loop the pipeline gives 32 too).
+    // tile indices: at 24 registers it spills 8-12 bytes (the hand-written
+    // persistent GEMM, bench/kernels/persistent_gemm.tile, its tile index
+    // from the trip or carried; stream-K's pieces 56; ptxas 13.0), at 32
+    // nothing (as a persistent kernel's, which the pipeline gives 32 too).
     unsigned registers = producerRegisters;
     if (registers && registers < kNestedProducerRegisters &&
         llvm::any_of(copies, [](const Copy &c) {
