@@ -142,13 +142,8 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     wsOptions.enabled = options.warpSpecialize;
     // Warnings where the user asked (not where the compiler chose).
     wsOptions.warn = options.given.warpSpecialize.value_or(false);
-    // A persistent kernel's producer (its tile loop, the claims of tiles
-    // from the counter, in clusters the multicast copies' ranks and remote
-    // addresses) spills 4-24 bytes at 24 registers (linear.tile, flash
-    // attention's persistent schedules: ptxas 13.0); at 32 nothing spills,
-    // and two consumer warpgroups keep 232.
-    if (options.persistent && options.hasTMA())
-      wsOptions.producerRegisters = 32;
+    // (A producer running a loop around its loops, a persistent kernel's
+    // tile loop among them, keeps 32 registers: the pass's own rule.)
     fpm.addPass(mlir::tile::createTileWarpSpecialize(wsOptions));
     mlir::tile::TileRotateWgmmaOptions rotateOptions;
     rotateOptions.enabled = options.rotateWgmma;

@@ -550,8 +550,10 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     prologue's fills wait like the others, and releases stand for refills
     only. A loop of the kernel's own that tile-pipeline made carry its
     loop's rings (a persistent GEMM written by hand, stream-K's pieces) is
-    run so too; a producer running such a loop around its loop keeps at
-    least 32 registers (at 24 it spilled working out each trip's tile). A ring of one slot filled in the tile loop (tile-stages=1) has its
+    run so too. A producer running a loop around its loop, or a tile loop,
+    keeps at least 32 registers of `producer-registers` (at 24 it spilled
+    working out each trip's tile). A ring of one slot filled in the tile
+    loop (tile-stages=1) has its
     fills counted by an iteration argument of the tile loop this pass adds:
     each is a refill, released where the copy was: at the tile's top, or,
     filled a tile ahead (tile-refill-after-read), after the tile's last
@@ -579,7 +581,8 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     Option<"producerRegisters", "producer-registers", "unsigned",
            /*default=*/"24",
            "Registers per thread the producer warpgroup keeps (setmaxnreg; "
-           "0: leave the register split to ptxas)">,
+           "at least 32 where it runs a loop around its loops or a tile "
+           "loop; 0: leave the register split to ptxas)">,
     Option<"warn", "warn", "bool", /*default=*/"true",
            "Warn when the kernel cannot be specialized (off where the "
            "compiler chose to try, not the user)">,

@@ -154,9 +154,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
             << "num_stages=" << unsigned(numStages)
             << " does not apply to this loop: its schedule gives num_stages="
             << *schedule.getNumStages();
-      auto carried = dyn_cast_or_null<scf::ForOp>(loop->getParentOp());
-      if (scf::ForOp grown = pipeline(loop); grown && grown != carried)
-        std::replace(loops.begin() + i + 1, loops.end(), carried, grown);
+      auto parent = dyn_cast_or_null<scf::ForOp>(loop->getParentOp());
+      if (scf::ForOp carrier = pipeline(loop))
+        std::replace(loops.begin() + i + 1, loops.end(), parent, carrier);
     }
     loops.clear();
     getOperation().walk([&](scf::ForOp loop) {

@@ -105,7 +105,7 @@ struct Copy {
 };
 
 /// Registers a producer thread keeps at least when it runs a loop around
-/// the loops whose rings it fills.
+/// the loops whose rings it fills (or a persistent kernel's tile loop).
 constexpr unsigned kNestedProducerRegisters = 32;
 
 struct WarpSpecializePass
@@ -570,17 +570,20 @@ struct WarpSpecializePass
         }
     }
 
-    // A producer that runs a loop around its copies' loops (a kernel's own
-    // loop over tiles or pieces of them) works out each trip's bounds and
-    // tile indices: at 24 registers it spills 8-12 bytes (the hand-written
-    // persistent GEMM, bench/kernels/persistent_gemm.tile, its tile index
-    // from the trip or carried; stream-K's pieces 56; ptxas 13.0), at 32
-    // nothing (as a persistent kernel's, which the pipeline gives 32 too).
+    // A producer that runs a loop around its copies' loops works out each
+    // trip's bounds and tile indices: a persistent kernel's tile loop (the
+    // claims of tiles from the counter, in clusters the multicast copies'
+    // ranks and remote addresses: 4-24 bytes spilled at 24 registers,
+    // linear.tile and flash attention's persistent schedules) or a loop of
+    // the kernel's own (8-12 bytes: the hand-written persistent GEMM,
+    // bench/kernels/persistent_gemm.tile; stream-K's pieces 56; ptxas
+    // 13.0). At 32 nothing spills, and two consumer warpgroups keep 232.
     unsigned registers = producerRegisters;
     if (registers && registers < kNestedProducerRegisters &&
         llvm::any_of(copies, [](const Copy &c) {
           auto loop = c.op->getParentOfType<scf::ForOp>();
-          return loop && loop->getParentOfType<scf::ForOp>();
+          return loop && (loop->hasAttr(TileDialect::getTileLoopAttrName()) ||
+                          loop->getParentOfType<scf::ForOp>());
         }))
       registers = kNestedProducerRegisters;
 
