@@ -1,4 +1,4 @@
-# The README's ring attention example, run on 2 GPUs by
+# The README's ring attention example, run on 2 and 4 GPUs by
 # test_gpu_distributed.py::test_readme_ring_example (python3 -m
 # torch.distributed.run --nproc-per-node 2 ring_example.py); ctest
 # readme-examples checks that the README shows these lines.

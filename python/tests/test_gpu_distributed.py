@@ -1,12 +1,14 @@
-"""tilec.distributed.ring_attention on 2 GPUs (skipped with fewer): each
+"""tilec.distributed.ring_attention on 2 and on 4 GPUs (each world size
+skipped where fewer GPUs exist): each
 case's output and gradients, gathered from the ranks, against single-GPU
 tilec.attention (with autograd) on the whole sequence and against a float64
 reference; ring and all-gather, causal (zigzag and contiguous) and not,
 grouped-query heads, f16 and bf16; uneven chunks refused on every rank.
 
-The ranks are processes started once for the module (torch.multiprocessing,
+The ranks are processes started once per world size (torch.multiprocessing,
 NCCL through a file store); rank 0 writes each case's errors to a JSON file
-the tests read."""
+the tests read. Every case's total sequence divides into 2 * 4 zigzag
+chunks."""
 
 import faulthandler
 import json
@@ -20,7 +22,7 @@ import pytest
 
 from conftest import torch_cuda
 
-WORLD = 2
+WORLDS = (2, 4)
 # (name, dtype, batch, heads, kv_heads, total seq, head_dim, causal,
 #  variant, layout)
 CASES = [
@@ -97,14 +99,14 @@ def run_case(torch, tcp, tilec, rank, case):
     return errs
 
 
-def worker(rank, store, result_path):
+def worker(rank, world, store, result_path):
     import torch
     import torch.distributed as dist
     import tilec
     import tilec.distributed as tcp
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"file://{store}", rank=rank,
-                            world_size=WORLD,
+                            world_size=world,
                             device_id=torch.device("cuda", rank))
     # A rank that fails leaves the other waiting on it: an exception ends
     # this process (mp.spawn then ends the others and raises it in the
@@ -116,7 +118,7 @@ def worker(rank, store, result_path):
         results[case[0]] = run_case(torch, tcp, tilec, rank, case)
         print(f"rank {rank}: {case[0]} {time.time() - start:.1f} s",
               file=sys.stderr, flush=True)
-    # Uneven chunks: rank 1 holds a longer one; both ranks refuse.
+    # Uneven chunks: each rank's is longer than the one before; all refuse.
     q = torch.randn(1, 2, 128 + 64 * rank, 64, device="cuda",
                     dtype=torch.float16)
     try:
@@ -135,17 +137,23 @@ def worker(rank, store, result_path):
     dist.destroy_process_group()
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def gpus_for(world):
     torch = torch_cuda()
-    if torch is None or torch.cuda.device_count() < WORLD:
-        pytest.skip(f"needs {WORLD} GPUs")
+    if torch is None or torch.cuda.device_count() < world:
+        pytest.skip(f"needs {world} GPUs")
+    return torch
+
+
+@pytest.fixture(scope="module", params=WORLDS, ids=lambda w: f"world{w}")
+def results(request, tmp_path_factory):
+    world = request.param
+    gpus_for(world)
     import torch.multiprocessing as mp
-    tmp = tmp_path_factory.mktemp("ring")
+    tmp = tmp_path_factory.mktemp(f"ring{world}")
     path = str(tmp / "results")
-    mp.spawn(worker, args=(str(tmp / "store"), path), nprocs=WORLD)
+    mp.spawn(worker, args=(world, str(tmp / "store"), path), nprocs=world)
     out = []
-    for rank in range(WORLD):
+    for rank in range(world):
         with open(f"{path}.{rank}") as f:
             out.append(json.load(f))
     return out
@@ -167,7 +175,7 @@ def test_ring_attention(results, case):
 
 
 def test_uneven_refused(results):
-    for rank in range(WORLD):
+    for rank in range(len(results)):
         msg = results[rank]["uneven"].get("message", "")
         assert "uneven lengths are not supported" in msg, \
             results[rank]["uneven"]
@@ -176,25 +184,24 @@ def test_uneven_refused(results):
             results[rank]["shard"]
 
 
-def test_readme_ring_example(repo):
-    """The README's torchrun example, on 2 GPUs: each rank's gathered output
-    against SDPA's (bf16): within a few of bf16's steps at the
+@pytest.mark.parametrize("world", WORLDS, ids=lambda w: f"world{w}")
+def test_readme_ring_example(repo, world):
+    """The README's torchrun example, on 2 and 4 GPUs: each rank's gathered
+    output against SDPA's (bf16): within a few of bf16's steps at the
     outputs' magnitude (a wrong mask is off by O(1))."""
-    torch = torch_cuda()
-    if torch is None or torch.cuda.device_count() < WORLD:
-        pytest.skip(f"needs {WORLD} GPUs")
+    gpus_for(world)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(repo, "python") + os.pathsep + \
         env.get("PYTHONPATH", "")
     run = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node",
-         str(WORLD), os.path.join(repo, "python", "tests",
+         str(world), os.path.join(repo, "python", "tests",
                                   "ring_example.py")],
         env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     errors = [float(line.split("=")[-1]) for line in run.stdout.splitlines()
               if "max |ring - sdpa|" in line]
-    assert len(errors) == WORLD, run.stdout
+    assert len(errors) == world, run.stdout
     assert all(e < 5e-2 for e in errors), run.stdout
 
 

@@ -51,7 +51,7 @@ def check(world, n, causal, layout, blocks_of):
     return work
 
 
-CASES = [(w, n, c, lay) for w in (1, 2, 3, 4) for n in (4, 8)
+CASES = [(w, n, c, lay) for w in (1, 2, 3, 4, 8) for n in (4, 8)
          for c in (False, True) for lay in ("zigzag", "contiguous")]
 
 
