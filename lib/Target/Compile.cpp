@@ -447,8 +447,8 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
       }
     llvm::LLVMContext llvmContext;
     std::string error;
-    auto llvmModule =
-        translateToLLVMIR(*single, llvmContext, request.arch, error);
+    auto llvmModule = translateToLLVMIR(*single, llvmContext, request.arch,
+                                        codegen.rematerialize, error);
     if (!llvmModule) {
       diagOS << request.bufferName << ": error: " << error << "\n";
       return result;

@@ -1,6 +1,7 @@
 //===- PTXEmitter.cpp - LLVM dialect to PTX, in process -------------------===//
 
 #include "PTXEmitter.h"
+#include "RematerializeAddresses.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -81,7 +82,8 @@ createTargetMachine(llvm::StringRef arch, std::string &error) {
 
 std::unique_ptr<llvm::Module>
 tilec::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
-                         llvm::StringRef arch, std::string &error) {
+                         llvm::StringRef arch, bool rematerialize,
+                         std::string &error) {
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -112,6 +114,11 @@ tilec::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm =
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  // After LICM has hoisted every invariant: the addresses a crowded loop
+  // would hold in registers across its trips, recomputed in the loop.
+  if (rematerialize)
+    mpm.addPass(
+        llvm::createModuleToFunctionPassAdaptor(RematerializeAddressesPass()));
   mpm.run(*llvmModule, mam);
   return llvmModule;
 }

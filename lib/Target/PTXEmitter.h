@@ -16,11 +16,11 @@ class Module;
 namespace tilec {
 
 /// Translates an LLVM-dialect module to LLVM IR for NVPTX and optimizes it
-/// (O3). Errors go to `error`.
-std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
-                                                llvm::LLVMContext &context,
-                                                llvm::StringRef arch,
-                                                std::string &error);
+/// (O3, then with `rematerialize` RematerializeAddressesPass). Errors go to
+/// `error`.
+std::unique_ptr<llvm::Module>
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                  llvm::StringRef arch, bool rematerialize, std::string &error);
 
 /// Emits PTX for `arch` (sm_80, sm_86, sm_89, sm_90, sm_90a) with LLVM's
 /// NVPTX back end. Returns false and sets `error` on failure.

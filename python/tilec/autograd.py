@@ -44,7 +44,9 @@ def forward_tiles(head_dim):
     to head_dim 64, 128 x 128 above (bench/lse_tiles.py, H200, bf16, N 4k
     and 16k, causal and not, of cuDNN: head_dim 64: 0.91-0.94 at 64 x 64,
     0.76-0.82 at 128 x 128; head_dim 128: 0.70-0.73 at 64 x 64, 0.90-1.00
-    at 128 x 128)."""
+    at 128 x 128, 1.04-1.16 since the compiler's schedules of
+    2026-11-30 and the causal order: bench/results/
+    2026-11-30-h200-causal-order.md)."""
     return (TILE, TILE) if head_dim <= 64 else (2 * TILE, 2 * TILE)
 
 
@@ -83,12 +85,18 @@ def _backward_kernels(dtype, head_dim, causal, atomic):
     multiplies unrotated, two-stage rings). At 96 and 128, 128 keys on two
     warpgroups (a producer warp) ran 0.94-1.02x of it in one process (H200,
     bench/results/2026-11-29-h200-backward-unrotated.md). With atomics it
-    takes 128 keys on two warpgroups (64 ran 0.6x)."""
+    takes 128 keys on two warpgroups (64 ran 0.6x), and at head_dim 64
+    128 queries a trip."""
     pre = compile_once("flash_attention_bwd.tile", "attn_bwd_preprocess",
                        DTYPE=dtype, D=head_dim, TILE_M=TILE)
     if atomic:
+        # At head_dim 64 a trip takes 128 queries (FlashAttention-3's
+        # 128 x 128): 1.07-1.10x the 64-query trips, causal, H200, f16,
+        # once the loop's addresses are recomputed in it rather than
+        # spilled (bench/results/2026-11-30-h200-rematerialize.md).
         bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
-                           DTYPE=dtype, D=head_dim, TILE_M=TILE,
+                           DTYPE=dtype, D=head_dim,
+                           TILE_M=2 * TILE if head_dim == 64 else TILE,
                            TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
                            num_warps=8)
         return pre, bwd, None
