@@ -71,9 +71,11 @@ def train(args, impl, data):
         intermediate_size=args.hidden * 2, num_hidden_layers=args.layers,
         num_attention_heads=args.heads, num_key_value_heads=args.kv_heads,
         head_dim=args.hidden // args.heads,
-        max_position_embeddings=args.seq, attn_implementation=impl)
+        max_position_embeddings=args.seq)
     torch.manual_seed(0)
     model = LlamaForCausalLM(config).to("cuda")
+    # (As python/tests/test_gpu_transformers.py sets it: a name registered
+    # with AttentionInterface, after the model is built.)
     model.config._attn_implementation = impl
     for layer in model.model.layers:
         layer.self_attn.config._attn_implementation = impl
