@@ -5,7 +5,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Dominators.h"
@@ -14,6 +13,8 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+
+#include <functional>
 
 using namespace llvm;
 using namespace tilec;
@@ -327,16 +328,65 @@ unsigned budgetOf(Function &function, Loop &loop, DominatorTree &dominators) {
   return std::min(255u, 65536 / (threads * blocks) / 8 * 8);
 }
 
-/// The most registers live at once in `loop`'s blocks, by SSA liveness on
-/// the IR as ordered (ptxas schedules it again: an estimate).
-unsigned peakRegisters(Function &function, Loop &loop,
-                       const DataLayout &layout) {
-  auto counted = [&](Value *v) {
+/// SSA liveness of a function's values in 32-bit registers, solved once;
+/// `peak` then estimates a loop's register demand.
+class Liveness {
+public:
+  Liveness(Function &function, const DataLayout &layout) : layout(layout) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock &block : llvm::reverse(function)) {
+        DenseSet<Value *> live = liveOut(&block);
+        for (Instruction &i : llvm::reverse(block)) {
+          live.erase(&i);
+          if (isa<PHINode>(i)) {
+            live.insert(&i); // defined on entry
+            continue;
+          }
+          for (Value *op : i.operands())
+            if (counted(op))
+              live.insert(op);
+        }
+        // (Sets only grow: a change is a change of size.)
+        auto &in = liveIn[&block];
+        if (live.size() != in.size()) {
+          in = std::move(live);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /// The most registers live at once in `loop`'s blocks, on the IR as
+  /// ordered (ptxas schedules it again: an estimate).
+  unsigned peak(Loop &loop) {
+    unsigned most = 0;
+    for (BasicBlock *block : loop.blocks()) {
+      DenseSet<Value *> live = liveOut(block);
+      unsigned now = 0;
+      for (Value *v : live)
+        now += registersOf(v, layout);
+      most = std::max(most, now);
+      for (Instruction &i : llvm::reverse(*block)) {
+        if (live.erase(&i))
+          now -= registersOf(&i, layout);
+        if (isa<PHINode>(i))
+          continue;
+        for (Value *op : i.operands())
+          if (counted(op) && live.insert(op).second)
+            now += registersOf(op, layout);
+        most = std::max(most, now);
+      }
+    }
+    return most;
+  }
+
+private:
+  bool counted(Value *v) const {
     return (isa<Instruction>(v) || isa<Argument>(v)) &&
            registersOf(v, layout) > 0;
-  };
-  DenseMap<BasicBlock *, DenseSet<Value *>> liveIn;
-  auto liveOutOf = [&](BasicBlock *block) {
+  }
+  DenseSet<Value *> liveOut(BasicBlock *block) {
     DenseSet<Value *> out;
     for (BasicBlock *succ : successors(block)) {
       for (Value *v : liveIn[succ])
@@ -349,48 +399,11 @@ unsigned peakRegisters(Function &function, Loop &loop,
       }
     }
     return out;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (BasicBlock &block : llvm::reverse(function)) {
-      DenseSet<Value *> live = liveOutOf(&block);
-      for (Instruction &i : llvm::reverse(block)) {
-        live.erase(&i);
-        if (isa<PHINode>(i)) {
-          live.insert(&i); // defined on entry
-          continue;
-        }
-        for (Value *op : i.operands())
-          if (counted(op))
-            live.insert(op);
-      }
-      auto &in = liveIn[&block];
-      if (live.size() != in.size()) {
-        in = std::move(live);
-        changed = true;
-      }
-    }
   }
-  unsigned peak = 0;
-  for (BasicBlock *block : loop.blocks()) {
-    DenseSet<Value *> live = liveOutOf(block);
-    unsigned now = 0;
-    for (Value *v : live)
-      now += registersOf(v, layout);
-    peak = std::max(peak, now);
-    for (Instruction &i : llvm::reverse(*block)) {
-      if (live.erase(&i))
-        now -= registersOf(&i, layout);
-      if (isa<PHINode>(i))
-        continue;
-      for (Value *op : i.operands())
-        if (counted(op) && live.insert(op).second)
-          now += registersOf(op, layout);
-      peak = std::max(peak, now);
-    }
-  }
-  return peak;
-}
+
+  const DataLayout &layout;
+  DenseMap<BasicBlock *, DenseSet<Value *>> liveIn;
+};
 
 } // namespace
 
@@ -399,22 +412,21 @@ RematerializeAddressesPass::run(Function &function,
                                 FunctionAnalysisManager &analyses) {
   auto &loops = analyses.getResult<LoopAnalysis>(function);
   const DataLayout &layout = function.getParent()->getDataLayout();
+  if (loops.empty())
+    return PreservedAnalyses::all();
   auto &dominators = analyses.getResult<DominatorTreeAnalysis>(function);
+  Liveness liveness(function, layout);
   DenseSet<const BasicBlock *> crowded;
   for (Loop *loop : loops.getTopLevelLoops())
-    if (peakRegisters(function, *loop, layout) >
-        budgetOf(function, *loop, dominators))
+    if (liveness.peak(*loop) > budgetOf(function, *loop, dominators))
       crowded.insert(loop->block_begin(), loop->block_end());
   if (crowded.empty())
     return PreservedAnalyses::all();
   Plan p = plan(function, loops, crowded, layout);
-  bool changed = !p.chains.empty() && p.after < p.before;
-  if (changed) {
-    rematerialize(function, p);
-    assert(!verifyFunction(function, &errs()) && "broken rematerialization");
-  }
-  if (!changed)
+  if (p.chains.empty() || p.after >= p.before)
     return PreservedAnalyses::all();
+  rematerialize(function, p);
+  assert(!verifyFunction(function, &errs()) && "broken rematerialization");
   PreservedAnalyses kept;
   kept.preserveSet<CFGAnalyses>();
   return kept;

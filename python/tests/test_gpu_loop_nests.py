@@ -23,24 +23,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 STREAM_K = os.path.join(HERE, "..", "..", "bench", "kernels",
                         "linear_streamk.tile")
 
-PERSISTENT_GEMM = """
-kernel persistent_gemm(A: Tensor[DTYPE, 2], B: Tensor[DTYPE, 2],
-                       C: Tensor[OUT, 2],
-                       DTYPE: const dtype = f16, OUT: const dtype = f16,
-                       TILE_M: const int = 128, TILE_N: const int = 256,
-                       TILE_K: const int = 64):
-    tiles_n = cdiv(B.shape[1], TILE_N)
-    tiles = cdiv(A.shape[0], TILE_M) * tiles_n
-    # This block's tiles: bid(0), bid(0) + num_blocks(0), ...
-    for i in range(cdiv(tiles - bid(0), num_blocks(0))):
-        t = bid(0) + i * num_blocks(0)
-        acc = zeros((TILE_M, TILE_N), dtype=f32)
-        for k in range(cdiv(A.shape[1], TILE_K)):
-            a = load(A, index=(t // tiles_n, k), shape=(TILE_M, TILE_K))
-            b = load(B, index=(k, t % tiles_n), shape=(TILE_K, TILE_N))
-            acc = mma(a, b, acc)
-        store(C, index=(t // tiles_n, t % tiles_n), tile=acc.astype(OUT))
-
+# The hand-written persistent GEMM of the benchmark, and the same with the
+# tile index carried by the loop.
+with open(os.path.join(HERE, "..", "..", "bench", "kernels",
+                       "persistent_gemm.tile")) as f:
+    PERSISTENT_GEMM = f.read() + """
 kernel carried_gemm(A: Tensor[DTYPE, 2], B: Tensor[DTYPE, 2],
                     C: Tensor[OUT, 2],
                     DTYPE: const dtype = f16, OUT: const dtype = f16,
