@@ -117,34 +117,28 @@ def main():
                     q=q, k=k, v=v, do=do, o=o.detach(), lse=lse,
                     qg=qg, kg=kg, vg=vg, out=o,
                     delta=torch.empty(B * H, N, device="cuda"),
-                    dq=torch.empty(B * H, N, D, device="cuda"),
-                    dq16=torch.empty(B * H, N, D, device="cuda",
+                    dq=torch.empty(B, H, N, D, device="cuda"),
+                    dq16=torch.empty(B, H, N, D, device="cuda",
                                      dtype=torch.float16),
-                    unused=torch.empty(1, 1, 1, device="cuda"),
-                    dk=torch.empty(B * H, N, D, device="cuda",
+                    unused=torch.empty(1, 1, 1, 1, device="cuda"),
+                    dk=torch.empty(B, H, N, D, device="cuda",
                                    dtype=torch.float16),
-                    dv=torch.empty(B * H, N, D, device="cuda",
+                    dv=torch.empty(B, H, N, D, device="cuda",
                                    dtype=torch.float16)))
 
             def run_tilec(st, bwd):
                 st["dq"].zero_()
-                pre[(cdiv(N, 64), B * H)](
-                    st["o"].reshape(B * H, N, D), st["do"].reshape(B * H, N, D),
-                    st["delta"])
+                pre[(cdiv(N, 64), B * H)](st["o"], st["do"], st["delta"])
                 bwd[(cdiv(N, bwd.constants.get("TILE_N", 64)), B * H)](
-                    st["q"].reshape(B * H, N, D), st["k"].reshape(B * H, N, D),
-                    st["v"].reshape(B * H, N, D),
-                    st["do"].reshape(B * H, N, D), st["lse"], st["delta"],
-                    st["dq"], st["dk"], st["dv"], scale)
+                    st["q"], st["k"], st["v"], st["do"], st["lse"],
+                    st["delta"], st["dq"], st["dk"], st["dv"], scale)
 
             def run_det(st, det, parts=None):
                 """The preprocessing, dK/dV and dQ kernels; `parts`: only
                 those of (dK/dV, dQ), Delta as left by an earlier run."""
-                rows3 = [st[n].reshape(B * H, N, D)
-                         for n in ("q", "k", "v", "do")]
+                rows3 = [st[n] for n in ("q", "k", "v", "do")]
                 if parts is None:
-                    pre[(cdiv(N, 64), B * H)](
-                        st["o"].reshape(B * H, N, D), rows3[3], st["delta"])
+                    pre[(cdiv(N, 64), B * H)](st["o"], st["do"], st["delta"])
                 if parts is None or 0 in parts:
                     det[0][(cdiv(N, det[0].constants.get("TILE_N", 64)),
                             B * H)](

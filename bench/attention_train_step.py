@@ -5,7 +5,8 @@ the default `deterministic=None`, "tilec_det" with True) against torch's
 scaled_dot_product_attention with the cuDNN and flash backends, in one run.
 
   python3 bench/attention_train_step.py [--rounds 10] [--dtype bf16]
-      [--points 16x32x1024x64,...] [--backward]
+      [--points 16x32x1024x64,...] [--backward] [--kv-heads H]
+      [--bshd] [--causal both|yes|no] [--variants NAME:ATTR=V,...;...]
 
 With --backward only the backward is timed (each implementation's forward
 runs once per input set, outside the timing; its graph is kept), and the
@@ -19,6 +20,11 @@ CUDA-event timings over interleaved rounds on two rotating input sets
 (bench/interleaved.py); TFLOP/s count 3.5 x 4 B H N^2 D (forward and
 backward; halved when causal). Prints a markdown table, SDPA time / tilec
 time last (above 1: tilec faster).
+
+--kv-heads H gives k and v H heads (grouped-query attention; SDPA with
+enable_gqa). --bshd makes q, k, v and dO as a transformers model hands
+them over: views of (batch, seq, heads, head_dim) tensors transposed to
+(batch, heads, seq, head_dim), not contiguous.
 """
 import argparse
 import os
@@ -35,6 +41,33 @@ POINTS = ("16x32x1024x64,4x32x4096x64,1x32x16384x64,"
           "16x16x1024x128,4x16x4096x128,1x16x16384x128")
 
 
+def variants(text):
+    """[(name, {ATTR: int})] of --variants."""
+    out = []
+    for item in filter(None, text.split(";")):
+        name, _, sets = item.partition(":")
+        out.append((name, {k: int(v) for k, v in
+                           (kv.split("=") for kv in sets.split(","))}))
+    return out
+
+
+def with_settings(settings, run):
+    """`run` (a step: forward and backward) with tilec.autograd's module
+    attributes set to `settings` while it runs."""
+    import tilec.autograd as ag
+
+    def wrapped(st):
+        saved = {k: getattr(ag, k) for k in settings}
+        for k, v in settings.items():
+            setattr(ag, k, v)
+        try:
+            return run(st)
+        finally:
+            for k, v in saved.items():
+                setattr(ag, k, v)
+    return wrapped
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=10)
@@ -42,6 +75,17 @@ def main():
     p.add_argument("--points", default=POINTS)
     p.add_argument("--backward", action="store_true",
                    help="time the backward alone")
+    p.add_argument("--kv-heads", type=int, default=0,
+                   help="heads of k and v (0: as q's)")
+    p.add_argument("--bshd", action="store_true",
+                   help="q, k, v, dO as transposed (B, N, H, D) views")
+    p.add_argument("--causal", choices=("both", "yes", "no"),
+                   default="both")
+    p.add_argument("--variants", default="",
+                   help="more tilec steps to time, NAME:ATTR=V,...;... with "
+                   "tilec.autograd's module settings (ATOMIC_SEQ_Q: dQ by "
+                   "atomics from that many queries; KV_SPLIT: dK/dV partial "
+                   "sums per K/V head) set around each step")
     args = p.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
@@ -51,12 +95,23 @@ def main():
     rows = []
     for point in args.points.split(","):
         B, H, N, D = (int(x) for x in point.split("x"))
-        for causal in (False, True):
+        HK = args.kv_heads or H
+        if H % HK:
+            raise SystemExit(f"--kv-heads {HK} does not divide {H} heads")
+
+        def tensor(heads, grad):
+            if not args.bshd:
+                return torch.randn(B, heads, N, D, device="cuda",
+                                   dtype=dtype, requires_grad=grad)
+            t = torch.randn(B, N, heads, D, device="cuda", dtype=dtype,
+                            requires_grad=grad)
+            return t.transpose(1, 2)
+        for causal in {"both": (False, True), "yes": (True,),
+                       "no": (False,)}[args.causal]:
             sets = []
             for _ in range(2):
-                q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=dtype,
-                                       requires_grad=True) for _ in range(3))
-                do = torch.randn(B, H, N, D, device="cuda", dtype=dtype)
+                q, k, v = (tensor(hh, True) for hh in (H, HK, HK))
+                do = tensor(H, False)
                 sets.append((q, k, v, do))
 
             def step(forward):
@@ -67,19 +122,30 @@ def main():
                 def run(st):
                     q, k, v, do = st
                     if not args.backward:
-                        return torch.autograd.grad(forward(q, k, v),
-                                                   (q, k, v), do)
+                        return grads(forward(q, k, v), st)
                     if id(st) not in outs:
                         outs[id(st)] = forward(q, k, v)
-                    return torch.autograd.grad(outs[id(st)], (q, k, v), do,
-                                               retain_graph=True)
+                    return grads(outs[id(st)], st, retain_graph=True)
                 return run
+
+            def grads(out, st, retain_graph=False):
+                """dQ, dK, dV; with --bshd of the (B, N, H, D) leaves,
+                made contiguous there (as the projections' backward will
+                take them: free where the gradient has the leaf's
+                layout)."""
+                q, k, v, do = st
+                if not args.bshd:
+                    return torch.autograd.grad(out, (q, k, v), do,
+                                               retain_graph=retain_graph)
+                leaves = tuple(t._base for t in (q, k, v))
+                return tuple(g.contiguous() for g in torch.autograd.grad(
+                    out, leaves, do, retain_graph=retain_graph))
 
             def sdpa(backend):
                 def forward(q, k, v):
                     with sdpa_kernel(backend):
                         return F.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal)
+                            q, k, v, is_causal=causal, enable_gqa=HK != H)
                 return forward
 
             impls = {
@@ -94,8 +160,12 @@ def main():
                     impls[name] = step(sdpa(backend))
                 except RuntimeError as e:
                     print(f"  {name}: {str(e).splitlines()[0]}")
-            want = step(sdpa(SDPBackend.FLASH_ATTENTION))(sets[0])
-            for tilec_name in ("tilec", "tilec_det"):
+            for name, settings in variants(args.variants):
+                impls["tilec_" + name] = with_settings(
+                    settings, step(lambda q, k, v: tilec.attention(
+                        q, k, v, causal=causal)))
+            want = impls["flash" if "flash" in impls else "cudnn"](sets[0])
+            for tilec_name in [n for n in impls if n.startswith("tilec")]:
                 got = impls[tilec_name](sets[0])
                 for name, g, w in zip(("dq", "dk", "dv"), got, want):
                     err = ((g.float() - w.float()).norm()

@@ -9,7 +9,7 @@ the step times.
 
   python3 bench/llama_train.py [--steps 300] [--layers 4] [--hidden 2048]
       [--heads 16] [--kv-heads 4] [--seq 2048] [--batch 4] [--lr 3e-4]
-      [--png F.png] [--json F.json]
+      [--warmup 30] [--control eager] [--png F.png] [--json F.json]
 
 The task: each sequence is a random half followed by the same half again,
 so the second half is predictable only by attending back (an induction
@@ -17,7 +17,11 @@ task); the loss falls as the model learns it. Step time: CUDA events around
 forward, backward and the optimizer step, the median over the steps after
 the first ten; tokens/s from it. The two curves agree when their
 difference stays within bf16's noise: printed are the largest difference
-over the first 20 steps and the mean over the last 20.
+over the first 20 steps, over all steps, and of the means over the last
+20. The scale of that noise is the control: the same training with
+transformers' eager attention (matmuls and a float32 softmax), whose curve
+differs from SDPA's by rounding alone (--control "" runs none). The
+learning rate rises linearly over the first --warmup steps.
 """
 import argparse
 import json
@@ -80,6 +84,8 @@ def train(args, impl, data):
     for layer in model.model.layers:
         layer.self_attn.config._attn_implementation = impl
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda step: min(1.0, (step + 1) / max(args.warmup, 1)))
     losses, times = [], []
     for step in range(args.steps):
         ids = data[step % len(data)]
@@ -91,6 +97,7 @@ def train(args, impl, data):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        sched.step()
         end.record()
         losses.append(loss.item())  # synchronizes
         times.append(start.elapsed_time(end))
@@ -113,6 +120,10 @@ def main():
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--vocab", type=int, default=1024)
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--warmup", type=int, default=30)
+    p.add_argument("--control", default="eager",
+                   help="a third attention implementation, the scale of "
+                   "rounding's effect on the curve (\"\": none)")
     p.add_argument("--png", default="llama-train.png")
     p.add_argument("--json", default="")
     args = p.parse_args()
@@ -123,14 +134,22 @@ def main():
     register()
     data = batches(args)
     runs = {}
-    for impl in ("sdpa", "tilec"):
+    for impl in ("sdpa", "tilec") + ((args.control,) if args.control
+                                      else ()):
         losses, times = train(args, impl, data)
         ms = statistics.median(times[10:] or times)
         runs[impl] = {"losses": losses, "step_ms": times, "median_ms": ms,
                       "tokens_per_s": args.batch * args.seq / ms * 1e3}
-    sdpa, ours = runs["sdpa"]["losses"], runs["tilec"]["losses"]
-    early = max(abs(a - b) for a, b in zip(sdpa[:20], ours[:20]))
-    late = abs(statistics.mean(sdpa[-20:]) - statistics.mean(ours[-20:]))
+    sdpa = runs["sdpa"]["losses"]
+
+    def differences(other):
+        """Of `other`'s curve from SDPA's: the largest over the first 20
+        steps, over all, and of the last 20 steps' means."""
+        pairs = list(zip(sdpa, runs[other]["losses"]))
+        return (max(abs(a - b) for a, b in pairs[:20]),
+                max(abs(a - b) for a, b in pairs),
+                abs(statistics.mean(a for a, _ in pairs[-20:]) -
+                    statistics.mean(b for _, b in pairs[-20:])))
     line_chart(args.png, {impl: list(enumerate(r["losses"]))
                           for impl, r in runs.items()},
                title=f"llama {args.layers}x{args.hidden}, {args.heads}/"
@@ -149,8 +168,14 @@ def main():
               f"{r['losses'][0]:.4f} | {statistics.mean(r['losses'][-20:]):.4f} |")
     print(f"\nstep time tilec / sdpa: "
           f"{runs['tilec']['median_ms'] / runs['sdpa']['median_ms']:.3f}; "
-          f"loss difference: largest over the first 20 steps {early:.4f}, "
-          f"of the last 20 steps' means {late:.4f}; curves: {args.png}")
+          f"curves: {args.png}\n")
+    print("| loss against sdpa's | largest, first 20 steps | largest, all "
+          "steps | last 20 steps' means |")
+    print("|---|---|---|---|")
+    for impl in runs:
+        if impl != "sdpa":
+            print(f"| {impl} | " + " | ".join(
+                f"{x:.4f}" for x in differences(impl)) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "runs": runs}, f)

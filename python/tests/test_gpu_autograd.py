@@ -152,9 +152,10 @@ def test_attention_gradients_any_lengths(torch_gpu, causal, shape):
         k, v, dout, causal, 1 / math.sqrt(d), "float16")
 
 
-@pytest.mark.parametrize("causal,d", [(False, 128), (True, 128), (True, 64)])
+@pytest.mark.parametrize("causal,d", [(False, 128), (True, 128), (True, 64),
+                                      (False, 64)])
 def test_attention_gradients_by_atomics(torch_gpu, causal, d):
-    """From 4096 queries at head_dim 128, and causal at 64, the default
+    """From 1024 queries at head_dim 64 and 128 the default
     backward adds dQ by atomics (tilec.autograd.uses_atomics): gradients
     within the float64 reference's tolerance, as deterministic=True's (its
     own dQ kernel) are; the two dQ agree to a few units of f16 (different
@@ -165,9 +166,8 @@ def test_attention_gradients_by_atomics(torch_gpu, causal, d):
     b, hq, hk, n = 1, 2, 1, 4096
     assert tilec.autograd.uses_atomics(d, n, causal, None)
     assert not tilec.autograd.uses_atomics(d, n, causal, True)
-    assert not tilec.autograd.uses_atomics(d, 1024, causal, None)
-    assert tilec.autograd.uses_atomics(64, n, True, None)
-    assert not tilec.autograd.uses_atomics(64, n, False, None)
+    assert not tilec.autograd.uses_atomics(d, 512, causal, None)
+    assert not tilec.autograd.uses_atomics(96, n, causal, None)
     q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=torch.float16)
                for _ in range(2))
     k, v = (torch.randn(b, hk, n, d, device="cuda", dtype=torch.float16)
@@ -210,17 +210,14 @@ def check_backward_kernel_with_atomics(torch, config, causal, b, hq, hk, nq,
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", D=d)
     bwd = tilec.compile(path, kernel="attn_bwd", CAUSAL=causal,
                         DQ_ATOMIC=True, **config)
-    rows, kv_rows = (b * hq, nq, d), (b * hk, nk, d)
     delta = torch.empty(b * hq, nq, device="cuda")
-    pre[((nq + 63) // 64, b * hq)](out.reshape(rows), dout.reshape(rows),
-                                   delta)
-    dq = torch.zeros(rows, device="cuda")
-    dk, dv = (torch.full(kv_rows, float("nan"), device="cuda",
+    pre[((nq + 63) // 64, b * hq)](out, dout, delta)
+    dq = torch.zeros(b, hq, nq, d, device="cuda")
+    dk, dv = (torch.full((b, hk, nk, d), float("nan"), device="cuda",
                          dtype=torch.float16) for _ in range(2))
     keys = config.get("TILE_N", 64)
     bwd[((nk + keys - 1) // keys, b * hk)](
-        q.reshape(rows), k.reshape(kv_rows), v.reshape(kv_rows),
-        dout.reshape(rows), lse.reshape(b * hq, nq), delta, dq, dk, dv, scale)
+        q, k, v, dout, lse.reshape(b * hq, -1), delta, dq, dk, dv, scale)
     for name, got, ref in zip(("dq", "dk", "dv"), (dq, dk, dv), want):
         got, ref = got.reshape(ref.shape).double(), ref.double()
         assert torch.isfinite(got).all(), name
@@ -301,21 +298,20 @@ def test_backward_kernels_for_sm80(torch_gpu, causal, d):
         @staticmethod
         def backward(ctx, do):
             q, k, v, out, lse = ctx.saved_tensors
-            rows = (b * h, n, d)
             padded = (n + 63) // 64 * 64
             delta = torch.full((b * h, padded), float("nan"), device="cuda")
-            dq, dk, dv = (torch.full(rows, float("nan"), device="cuda",
-                                     dtype=q.dtype) for _ in range(3))
-            q3, k3, v3, o3, do3 = (t.reshape(rows) for t in
-                                   (q, k, v, out, do.contiguous()))
+            dq, dk, dv = (torch.full((b, h, n, d), float("nan"),
+                                     device="cuda", dtype=q.dtype)
+                          for _ in range(3))
+            do = do.contiguous()
             lse2 = lse.reshape(b * h, padded)
-            pre[(padded // 64, b * h)](o3, do3, delta)
-            unused = torch.empty(1, 1, 1, device="cuda")
-            bwd[((n + 63) // 64, b * h)](q3, k3, v3, do3, lse2, delta,
-                                         unused, dk, dv, scale)
-            dq_kernel[(padded // 64, b * h)](q3, k3, v3, do3, lse2, delta,
-                                             dq, scale)
-            return tuple(t.view(b, h, n, d) for t in (dq, dk, dv))
+            pre[(padded // 64, b * h)](out, do, delta)
+            unused = torch.empty(1, 1, 1, 1, device="cuda")
+            bwd[((n + 63) // 64, b * h)](q, k, v, do, lse2, delta, unused,
+                                         dk, dv, scale)
+            dq_kernel[(padded // 64, b * h)](q, k, v, do, lse2, delta, dq,
+                                             scale)
+            return dq, dk, dv
 
     check_against_float64(torch, Sm80Backward.apply, q, k, v, dout, causal,
                           scale, "float16")
@@ -334,6 +330,62 @@ def test_attention_gradients_custom_scale_strided(torch_gpu):
         torch, lambda a, b, c: tilec.attention(a, b, c, causal=True,
                                                scale=0.3),
         q, k, v, dout, True, 0.3, "float16")
+
+
+@pytest.mark.parametrize("causal", (False, True))
+@pytest.mark.parametrize("split", (1, 2, 4))
+def test_attention_gradients_partial_kv_sums(torch_gpu, monkeypatch, causal,
+                                             split):
+    """Grouped-query attention's dK and dV from S partial sums per K/V head
+    (tilec.autograd.kv_split; S = 1: summed in the kernel's registers, S =
+    4: per query head), with the layouts a transformers model hands over
+    (q, k, v, dO transposed views of (batch, seq, heads, dim) tensors);
+    against float64, and the same bits twice with deterministic=True."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    import tilec.autograd
+    monkeypatch.setattr(tilec.autograd, "KV_SPLIT", split)
+    b, hq, hk, n, d = 2, 8, 2, 320, 128
+
+    def bshd(heads):
+        return torch.randn(b, n, heads, d, device="cuda",
+                           dtype=torch.bfloat16).transpose(1, 2)
+    q, dout, k, v = bshd(hq), bshd(hq), bshd(hk), bshd(hk)
+    check_against_float64(
+        torch, lambda a, b_, c: tilec.attention(a, b_, c, causal=causal), q,
+        k, v, dout, causal, 1 / math.sqrt(d), "bfloat16")
+
+    def det(a, b_, c):
+        return tilec.attention(a, b_, c, causal=causal, deterministic=True)
+    first, again = (grads(torch, det, q, k, v, dout) for _ in range(2))
+    for name, x, y in zip(("out", "dq", "dk", "dv"), first, again):
+        assert torch.equal(x, y), name
+
+
+def test_attention_output_and_gradients_follow_layouts(torch_gpu):
+    """out and dQ, dK, dV are laid out like q, k and v (a transformers
+    model's transposed views: its transpose back is then free), and an
+    expanded dO (out.sum()'s: strides 0) is taken."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    b, h, n, d = 2, 4, 192, 64
+    leaves = [torch.randn(b, n, h, d, device="cuda", dtype=torch.float16,
+                          requires_grad=True) for _ in range(3)]
+    q, k, v = (t.transpose(1, 2) for t in leaves)
+    out = tilec.attention(q, k, v, causal=True)
+    assert out.stride() == q.stride()
+    got = torch.autograd.grad(out.sum(), (q, k, v))
+    for g, like in zip(got, (q, k, v)):
+        assert g.stride() == like.stride()
+    ref = grads(torch, lambda a, b_, c: reference(torch, a, b_, c, True,
+                                                  1 / math.sqrt(d)),
+                q.double(), k.double(), v.double(),
+                torch.ones(b, h, n, d, device="cuda", dtype=torch.float64))
+    for name, g, want in zip(("dq", "dk", "dv"), got, ref[1:]):
+        err = ((g.double() - want).norm() / want.norm()).item()
+        assert err < 1e-2, (name, err)
 
 
 def test_torch_op_gradients_and_compile(torch_gpu):

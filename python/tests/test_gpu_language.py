@@ -741,10 +741,11 @@ BWD = [
 
 
 def backward_problem(torch, BH, N, D, causal):
-    """Random f16 q, k, v, dO of (BH, N, D) and, in float64, the forward's
-    O and LSE (natural) and the gradients of q, k, v."""
-    q, k, v, do = (torch.randn(BH, N, D, device="cuda", dtype=torch.float16)
-                   for _ in range(4))
+    """Random f16 q, k, v, dO of (1, BH, N, D) (the kernels' (batch, heads,
+    tokens, D)) and, in float64, the forward's O and LSE (natural) and the
+    gradients of q, k, v."""
+    q, k, v, do = (torch.randn(1, BH, N, D, device="cuda",
+                               dtype=torch.float16) for _ in range(4))
     q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
     s = (q64 @ k64.transpose(-1, -2)) * (1 / math.sqrt(D))
     if causal:
@@ -782,13 +783,13 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     o16 = o.detach().half()
     delta = torch.full((BH, N), float("nan"), device="cuda")
     pre[((N + 63) // 64, BH)](o16, do, delta)
-    dq = torch.zeros(BH, N, D, device="cuda")
+    dq = torch.zeros(1, BH, N, D, device="cuda")
     dk = torch.full_like(k, float("nan"))
     dv = torch.full_like(v, float("nan"))
-    bwd[((N + 63) // 64, BH)](q, k, v, do, lse.detach().float(), delta, dq,
-                              dk, dv, scale)
+    bwd[((N + 63) // 64, BH)](q, k, v, do, lse.detach().float()[0], delta,
+                              dq, dk, dv, scale)
     torch.cuda.synchronize()
-    ref_delta = (o16.double() * do.double()).sum(-1)
+    ref_delta = (o16.double() * do.double()).sum(-1)[0]
     assert (delta.double() - ref_delta).abs().max().item() < 1e-3
     check_gradients(torch, (dq, dk, dv), grads)
 
@@ -820,9 +821,9 @@ def test_attention_backward_persistent_specialized(torch_gpu, repo, causal):
     o16 = o.detach().half()
     delta = torch.empty(BH, N, device="cuda")
     pre[(N // 64, BH)](o16, do, delta)
-    lse32 = lse.detach().float()
+    lse32 = lse.detach().float()[0]
     dk, dv, dq = (torch.full_like(t, float("nan")) for t in (k, v, q))
-    unused = torch.empty(1, 1, 1, device="cuda")
+    unused = torch.empty(1, 1, 1, 1, device="cuda")
     kv[(N // 128, BH)](q, k, v, do, lse32, delta, unused, dk, dv, scale)
     dqk[(N // 128, BH)](q, k, v, do, lse32, delta, dq, scale)
     torch.cuda.synchronize()

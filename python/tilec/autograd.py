@@ -3,15 +3,18 @@ is on), tilec.attention runs the forward that also writes each query row's
 log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
 backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
 one block per 64 keys accumulating dK and dV in registers; then one block
-per 64 queries accumulating dQ in registers; or, from 4096 queries at
-head_dim 128 and causal at 64, one block per 128 keys that also adds its
-share of dQ by atomics), all written in the DSL.
+per 64 queries accumulating dQ in registers; or, from 1024 queries at
+head_dim 64 and 128, one block per 128 keys that also adds its share of dQ
+by atomics), all written in the DSL. q, k, v, dO are taken with the strides
+they have (a transformers model's transposed (batch, seq, heads, dim)
+views as they are), and out, dQ, dK, dV are laid out like q, k and v.
 
 What the backward supports, each refused with an ArgumentError naming the
 argument otherwise: k and v of one shape (batch, kv_heads, seq_k, head_dim)
 with kv_heads dividing q's heads (grouped-query and multi-query attention:
 each K/V block of the backward loops over the query heads sharing it, so
-dK and dV are summed over them in registers), any seq_q and seq_k >= 1
+dK and dV are summed over them in registers, or over a part of them, the
+parts' sums added after: kv_split), any seq_q and seq_k >= 1
 (causal masks key j for query i when j > i), head_dim 64, 96 or 128, f16
 or bf16, input_pos 0, no `out`.
 
@@ -20,11 +23,10 @@ gives the same bits on every run: dQ comes from a kernel of its own
 (attn_bwd_dq, over the key tiles in order), not from atomics adding each
 key block's share (attn_bwd's DQ_ATOMIC, whose order varies dQ's last bits
 from run to run). Otherwise the atomics are used where they measured faster
-than recomputing Q K^T and dO V^T in the dQ kernel, from 4096 queries:
-head_dim 128, 1.03-1.14x (H200, bf16, the backward alone, 16 heads; at 1024
-queries 0.95-0.99x, at head_dim 96 0.75-0.85x), and head_dim 64 when
-causal, 1.07-1.10x (0.93-0.95x without the mask):
-bench/results/2026-11-29-h200-backward-atomics.md.
+than recomputing Q K^T and dO V^T in the dQ kernel: from 1024 queries at
+head_dim 64 and 128 (H200, bf16, the backward alone, FlashAttention-3's
+16k tokens: at 1024 queries 0.99-1.06x, at 2048 1.02-1.16x; at head_dim 96
+0.75-0.85x): bench/results/2026-12-01-h200-training-layouts.md.
 """
 
 import math
@@ -36,7 +38,7 @@ TILE = 64
 HEAD_DIMS = (64, 96, 128)
 # The shortest query length whose backward adds dQ by atomics when it may
 # (uses_atomics).
-ATOMIC_SEQ_Q = 4096
+ATOMIC_SEQ_Q = 1024
 
 
 def forward_tiles(head_dim):
@@ -68,13 +70,12 @@ def uses_atomics(head_dim, seq_q, causal, deterministic):
     Q K^T and dO V^T): not when `deterministic` is True, or None with
     torch.use_deterministic_algorithms(True) (the atomics' order changes
     dQ's last bits from run to run), and only from ATOMIC_SEQ_Q queries at
-    head_dim 128, and at head_dim 64 when causal, where it measured faster
-    (module docstring)."""
+    head_dim 64 and 128, where it measured faster (module docstring)."""
     if deterministic is None:
         import torch
         deterministic = torch.are_deterministic_algorithms_enabled()
     return (not deterministic and seq_q >= ATOMIC_SEQ_Q and
-            (head_dim == 128 or (head_dim == 64 and causal)))
+            head_dim in (64, 128))
 
 
 def _backward_kernels(dtype, head_dim, causal, atomic):
@@ -154,13 +155,28 @@ def _padded(n):
     return (n + TILE - 1) // TILE * TILE
 
 
+def tma_ready(t):
+    """`t` where the kernels' tensor maps take it as it is (a contiguous
+    last dimension, a 16-byte aligned address and strides: a transformers
+    model's transposed (batch, tokens, heads, D) views are), else a
+    contiguous copy (e.g. the expanded gradient of out.sum())."""
+    size = t.element_size()
+    if t.data_ptr() % 16 or (t.shape[-1] > 1 and t.stride(-1) != 1):
+        return t.contiguous()
+    for n, st in zip(t.shape[:-1], t.stride()[:-1]):
+        if n > 1 and (st <= 0 or st * size % 16):
+            return t.contiguous()
+    return t
+
+
 def forward(q, k, v, causal, scale, dtype):
-    """(out, lse): out like q (contiguous), lse (batch, heads, seq_q rounded
-    up to a multiple of 64) f32."""
+    """(out, lse): out shaped and laid out like q (torch.empty_like), lse
+    (batch, heads, seq_q rounded up to a multiple of 64) f32."""
     import torch
+    q, k, v = (tma_ready(t) for t in (q, k, v))
     b, h, n, d = q.shape
     fwd = forward_kernel(dtype, d, causal, k.shape[2])
-    out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
+    out = tma_ready(torch.empty_like(q))
     lse = torch.empty(b, h, _padded(n), device=q.device, dtype=torch.float32)
     if q.numel():
         tm = fwd.constants["TILE_M"]
@@ -168,41 +184,81 @@ def forward(q, k, v, causal, scale, dtype):
     return out, lse
 
 
+# The number of partial sums of dK and dV per K/V head under grouped-query
+# attention (None: kv_split's choice); a benchmark may set it.
+KV_SPLIT = None
+
+
+def kv_split(key_tiles, batch, kv_heads, group, device):
+    """S, a divisor of the query heads per K/V head (`group`): attn_bwd
+    then runs S blocks for each K/V tile, each summing dK and dV over
+    group / S query heads, and the S partial sums are added up after it.
+    A K/V head's blocks run its whole group's query tiles one after
+    another; with few K/V heads that leaves multiprocessors idle: the
+    smallest S giving at least eight blocks a multiprocessor, else S =
+    group (FlashAttention's choice: dK and dV per query head, summed).
+    A Llama's 16 query heads on 4 K/V heads, 4 x 2048 tokens, head_dim 128,
+    causal (256 blocks at S = 1), backward alone: S = 1, 2, 4 ran 248, 264,
+    282 TFLOP/s (H200, bf16; bench/results/2026-12-01-h200-training-
+    layouts.md); the sums' cost grows with the tokens, the attention's with
+    their square."""
+    if KV_SPLIT is not None:
+        return KV_SPLIT if group % KV_SPLIT == 0 else 1
+    import torch
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    for s in range(1, group + 1):
+        if group % s == 0 and key_tiles * batch * kv_heads * s >= 8 * sms:
+            return s
+    return group
+
+
 def backward(q, k, v, out, lse, dout, causal, scale, dtype,
              deterministic=None):
-    """(dq, dk, dv), dq like q, dk and dv like k; `deterministic` as
-    tilec.attention's (uses_atomics)."""
+    """(dq, dk, dv), laid out like q, k and v (torch.empty_like);
+    `deterministic` as tilec.attention's (uses_atomics)."""
     import torch
+    q, k, v, out, dout = (tma_ready(t) for t in (q, k, v, out, dout))
     b, h, n, d = q.shape
     hk, nk = k.shape[1], k.shape[2]
     atomic = uses_atomics(d, n, causal, deterministic)
     pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic)
-    rows, kv_rows = (b * h, n, d), (b * hk, nk, d)
-    q3, o3, do3 = (t.reshape(rows) for t in (q, out, dout))
-    k3, v3 = (t.reshape(kv_rows) for t in (k, v))
-    dq = torch.empty(rows, device=q.device, dtype=q.dtype)
-    dk = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
-    dv = torch.empty(kv_rows, device=q.device, dtype=q.dtype)
-    if q.numel():
-        tiles = _padded(n) // TILE
-        delta = torch.empty(b * h, _padded(n), device=q.device,
-                            dtype=torch.float32)
-        lse2 = lse.reshape(b * h, _padded(n))
-        pre[(tiles, b * h)](o3, do3, delta)
-        # Without the atomics attn_bwd does not touch its f32 dQ; with
-        # them it adds every key block's share into zeros.
-        dq32 = torch.zeros(rows, device=q.device, dtype=torch.float32) \
-            if atomic else \
-            torch.empty(1, 1, 1, device=q.device, dtype=torch.float32)
-        keys = bwd.constants["TILE_N"]
-        bwd[((nk + keys - 1) // keys, b * hk)](q3, k3, v3, do3, lse2, delta,
-                                               dq32, dk, dv, scale)
-        if atomic:
-            dq.copy_(dq32)
-        else:
-            dq_kernel[(tiles, b * h)](q3, k3, v3, do3, lse2, delta, dq,
-                                      scale)
-    return dq.view(q.shape), dk.view(k.shape), dv.view(k.shape)
+    dq = tma_ready(torch.empty_like(q))
+    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    if not q.numel():
+        return dq, dk, dv
+    keys = bwd.constants["TILE_N"]
+    key_tiles = (nk + keys - 1) // keys
+    split = kv_split(key_tiles, b, hk, h // hk, q.device)
+    if split == 1:
+        dk_parts, dv_parts = tma_ready(dk), tma_ready(dv)
+    else:
+        dk_parts, dv_parts = (
+            torch.empty(b, hk * split, nk, d, device=q.device,
+                        dtype=q.dtype) for _ in range(2))
+    tiles = _padded(n) // TILE
+    # LSE and Delta as (batch x heads, rows): the kernels' rows.
+    lse = lse.reshape(b * h, _padded(n))
+    delta = torch.empty(b * h, _padded(n), device=q.device,
+                        dtype=torch.float32)
+    pre[(tiles, b * h)](out, dout, delta)
+    # Without the atomics attn_bwd does not touch its f32 dQ; with
+    # them it adds every key block's share into zeros.
+    dq32 = torch.zeros(b, h, n, d, device=q.device, dtype=torch.float32) \
+        if atomic else \
+        torch.empty(1, 1, 1, 1, device=q.device, dtype=torch.float32)
+    bwd[(key_tiles, b * hk * split)](q, k, v, dout, lse, delta, dq32,
+                                     dk_parts, dv_parts, scale)
+    if atomic:
+        dq.copy_(dq32)
+    else:
+        dq_kernel[(tiles, b * h)](q, k, v, dout, lse, delta, dq, scale)
+    for grad, parts in ((dk, dk_parts), (dv, dv_parts)):
+        if split > 1:
+            # In f32, rounded once (torch's sum of 16-bit tensors).
+            torch.sum(parts.view(b, hk, split, nk, d), 2, out=grad)
+        elif parts is not grad:
+            grad.copy_(parts)
+    return dq, dk, dv
 
 
 _function = None

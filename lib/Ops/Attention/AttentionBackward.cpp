@@ -190,12 +190,11 @@ Status checkAll(const char *op, const Tensor &q, const Tensor &k,
   return Status();
 }
 
-/// The (batch x heads, seq, head_dim) view of a row-major 4-D tensor (and
-/// (batch x heads, rows) of a 3-D one).
+/// The (batch x heads, rows) view of a row-major (batch, heads, rows) tensor
+/// (lse, delta: the backward kernels' rows).
 Tensor rowsView(const Tensor &t) {
-  std::vector<int64_t> shape = {t.shape[0] * t.shape[1]};
-  shape.insert(shape.end(), t.shape.begin() + 2, t.shape.end());
-  return Tensor::contiguous(t.data, t.dtype, shape);
+  return Tensor::contiguous(t.data, t.dtype,
+                            {t.shape[0] * t.shape[1], t.shape[2]});
 }
 
 /// A kernel of one of the built-in sources with these constants, compiled
@@ -317,23 +316,21 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
       get("attn_bwd_dq", {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}});
   if (!dqKernel)
     return refuse(op, dqKernel.status().message());
-  Tensor q3 = rowsView(q), k3 = rowsView(k), v3 = rowsView(v),
-         o3 = rowsView(out), do3 = rowsView(dout), dq3 = rowsView(dq),
-         dk3 = rowsView(dk), dv3 = rowsView(dv), lse2 = rowsView(lse),
-         delta2 = rowsView(delta);
   // Without its atomics attn_bwd never touches its f32 dQ: delta's first
-  // element stands in for it.
-  Tensor unused = Tensor::contiguous(delta.data, DType::F32, {1, 1, 1});
+  // element stands in for it. dK and dV have the K/V heads (no partial
+  // sums: there is no workspace for them here).
+  Tensor unused = Tensor::contiguous(delta.data, DType::F32, {1, 1, 1, 1});
   float scale = scaleOf(q, options);
   unsigned queryTiles = blocks(q.shape[2], kTile);
   Status s = pre->launch(Dim3(queryTiles, unsigned(bh)), options.stream,
-                         {o3, do3, delta2});
+                         {out, dout, rowsView(delta)});
   if (s.ok())
-    s = dkdv->launch(Dim3(blocks(k.shape[2], kTile), unsigned(bhk)),
-                     options.stream,
-                     {q3, k3, v3, do3, lse2, delta2, unused, dk3, dv3, scale});
+    s = dkdv->launch(
+        Dim3(blocks(k.shape[2], kTile), unsigned(bhk)), options.stream,
+        {q, k, v, dout, rowsView(lse), rowsView(delta), unused, dk, dv, scale});
   if (s.ok())
-    s = dqKernel->launch(Dim3(queryTiles, unsigned(bh)), options.stream,
-                         {q3, k3, v3, do3, lse2, delta2, dq3, scale});
+    s = dqKernel->launch(
+        Dim3(queryTiles, unsigned(bh)), options.stream,
+        {q, k, v, dout, rowsView(lse), rowsView(delta), dq, scale});
   return s.ok() ? s : refuse(op, s.message());
 }
