@@ -51,7 +51,8 @@ def main():
     p.add_argument("--configs", default="",
                    help="more compiles of attn_bwd to time, "
                    "'name:KEY=V,key=v;...' (constants upper case, options "
-                   "lower case, e.g. 'n128:TILE_N=128,num_warps=8')")
+                   "lower case, e.g. 'n128:TILE_N=128,num_warps=8'; "
+                   "source=F.tile compiles that one from F)")
     p.add_argument("--det-configs", default="",
                    help="with --deterministic, more compiles of its attn_bwd "
                    "(DQ_ATOMIC=False) to time, as --configs; dq_KEY=V sets "
@@ -76,7 +77,10 @@ def main():
             bwds = {"tilec": tilec.compile(src, kernel="attn_bwd", D=D,
                                            CAUSAL=causal, DQ_ATOMIC=True)}
             for name, opts in parse_configs(args.configs):
-                bwds[name] = tilec.compile(src, kernel="attn_bwd", D=D,
+                # source=F.tile: this config's attn_bwd from another file
+                # (an A/B of a kernel edit in one run).
+                bwds[name] = tilec.compile(opts.pop("source", src),
+                                           kernel="attn_bwd", D=D,
                                            CAUSAL=causal, DQ_ATOMIC=True,
                                            **opts)
             if args.warp_specialize:
