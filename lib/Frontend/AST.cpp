@@ -3,8 +3,12 @@
 // `ast::print` writes the `--emit=ast` listing: a deterministic,
 // S-expression-like dump indented by two spaces per level.
 //
-//   (module                              globals first, then kernels,
-//     (global NAME EXPR)                 each in source order
+//   (module                              globals first, then functions,
+//     (global NAME EXPR)                 then kernels, each in source
+//     (def NAME                          order
+//       (param NAME [(default EXPR)])
+//       (body
+//         STMT...))
 //     (kernel NAME
 //       (hints (kw NAME EXPR)...)        only with an @hints(...) decorator
 //       (tune (kw NAME EXPR)...)         only with a @tune(...) decorator
@@ -162,6 +166,7 @@ public:
 private:
   void newline() { os << '\n' << std::string(2 * indent, ' '); }
   void printKernel(const Kernel &kernel);
+  void printFunction(const Function &function);
   void printParam(const Param &param);
   void printBlock(const Block &block);
   void printStmt(const Stmt &stmt);
@@ -182,10 +187,33 @@ void Printer::printModule(const Module &module) {
     printExpr(global.value.get());
     os << ')';
   }
+  for (const Function &function : module.functions)
+    printFunction(function);
   for (const Kernel &kernel : module.kernels)
     printKernel(kernel);
   --indent;
   os << ")\n";
+}
+
+void Printer::printFunction(const Function &function) {
+  newline();
+  os << "(def " << function.name;
+  ++indent;
+  for (const FuncParam &param : function.params) {
+    newline();
+    os << "(param " << param.name;
+    if (param.defaultValue) {
+      os << " (default ";
+      printExpr(param.defaultValue.get());
+      os << ')';
+    }
+    os << ')';
+  }
+  newline();
+  os << "(body";
+  printBlock(function.body);
+  os << "))";
+  --indent;
 }
 
 void Printer::printKernel(const Kernel &kernel) {

@@ -1385,6 +1385,8 @@ Val Emitter::emitCall(const ast::Call &call) {
   if (env.count(fn) || globals.count(fn))
     return error(call.callee->getLoc(),
                  "'" + fn.str() + "' is a value, not a function");
+  if (auto it = functions.find(fn); it != functions.end())
+    return emitFunctionCall(call, *it->second);
 
   auto bind = [&](llvm::ArrayRef<Param> params) {
     return bindArgs(*this, call, fn, params);

@@ -163,6 +163,12 @@ public:
   Val emitBinary(ast::BinaryOp op, Val lhs, Val rhs, llvm::SMLoc l);
   Val emitCompare(ast::CompareOp op, Val lhs, Val rhs, llvm::SMLoc l);
 
+  // Functions.cpp
+  /// A call of a `def` function, inlined here.
+  Val emitFunctionCall(const ast::Call &call, const ast::Function &function);
+  /// Fills `functions`; false after reporting a clash of names.
+  bool collectFunctions(const ast::Module &module);
+
   // Builtins.cpp
   Val emitCall(const ast::Call &call);
   Val emitMethodCall(const ast::Call &call, const ast::Attribute &callee);
@@ -223,12 +229,25 @@ public:
   /// While a kernel's @hints are evaluated: its run-time parameters, which
   /// a hint cannot use (said instead of "unknown name").
   llvm::StringSet<> runtimeOnly;
+  /// The module's functions (`def`), by name.
+  llvm::StringMap<const ast::Function *> functions;
+  /// The calls being inlined, innermost last, with the caller's location
+  /// (operations emitted in a function's body are located at their line
+  /// there, called from it).
+  struct InlinedCall {
+    const ast::Function *function;
+    mlir::Location callerLoc;
+  };
+  llvm::SmallVector<InlinedCall> calls;
+  /// While a kernel's body is emitted (where functions can be called).
+  bool inKernelBody = false;
+
+  void emitStmt(const ast::Stmt &stmt);
 
 private:
   // MLIRGen.cpp
   void emitKernel(const ast::Kernel &kernel, mlir::ModuleOp module);
   void emitBlock(const ast::Block &block);
-  void emitStmt(const ast::Stmt &stmt);
   void emitAssign(const ast::Assign &assign);
   void emitIf(const ast::If &stmt);
   void emitDynamicIf(const ast::If &stmt, mlir::Value cond);

@@ -541,6 +541,10 @@ static Val emitName(Emitter &em, const ast::Name &n) {
                         "' is a run-time parameter: @hints take compile-time "
                         "constants only (module constants and const "
                         "parameters)");
+  if (em.functions.count(n.id))
+    return em.error(n.getLoc(), "'" + n.id +
+                                    "' is a function, not a value: call it, " +
+                                    n.id + "(...)");
   // The names in scope, the module's constants and the built-in names.
   std::vector<llvm::StringRef> candidates;
   for (const auto &entry : kBuiltinNames)
@@ -560,6 +564,10 @@ static Val emitName(Emitter &em, const ast::Name &n) {
                didYouMean(id, candidates);
   else
     message += didYouMean(id, candidates);
+  if (!em.calls.empty())
+    message += " (a function sees its parameters and the module's "
+               "constants and functions, not its caller's names: pass "
+               "them as arguments)";
   return em.error(n.getLoc(), message);
 }
 

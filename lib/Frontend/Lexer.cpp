@@ -72,6 +72,8 @@ StringRef tilec::getTokenSpelling(TokenKind kind) {
     return "pass";
   case TokenKind::KwReturn:
     return "return";
+  case TokenKind::KwDef:
+    return "def";
   case TokenKind::LParen:
     return "(";
   case TokenKind::RParen:
@@ -208,10 +210,9 @@ static bool isDigitOfBase(char c, unsigned base) {
 /// is clearer than a syntax error at some later token.
 static bool isUnsupportedKeyword(StringRef word) {
   return llvm::StringSwitch<bool>(word)
-      .Cases({"def",    "while",  "break",    "continue", "lambda",
-              "import", "from",   "class",    "with",     "try",
-              "except", "global", "nonlocal", "yield",    "async",
-              "await",  "del",    "assert",   "raise",    "is"},
+      .Cases({"while", "break", "continue", "lambda", "import", "from", "class",
+              "with", "try", "except", "global", "nonlocal", "yield", "async",
+              "await", "del", "assert", "raise", "is"},
              true)
       .Default(false);
 }
@@ -428,6 +429,7 @@ Token Lexer::lexIdentifier() {
                        .Case("None", TokenKind::KwNone)
                        .Case("pass", TokenKind::KwPass)
                        .Case("return", TokenKind::KwReturn)
+                       .Case("def", TokenKind::KwDef)
                        .Default(TokenKind::Name);
   if (kind == TokenKind::Name && isUnsupportedKeyword(word)) {
     diag.error(SMLoc::getFromPointer(start),

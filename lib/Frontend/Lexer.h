@@ -55,6 +55,7 @@ enum class TokenKind {
   KwNone,
   KwPass,
   KwReturn,
+  KwDef,
 
   // Brackets and punctuation.
   LParen,

@@ -57,9 +57,11 @@ Location Emitter::loc(SMLoc l) {
   if (!id)
     return builder.getUnknownLoc();
   auto [line, col] = sm.getLineAndColumn(l, id);
-  return FileLineColLoc::get(
+  Location at = FileLineColLoc::get(
       builder.getStringAttr(sm.getMemoryBuffer(id)->getBufferIdentifier()),
       line, col);
+  // In a function's body: this line, called from the caller's.
+  return calls.empty() ? at : CallSiteLoc::get(at, calls.back().callerLoc);
 }
 
 bool tilec::sameValue(const Val &a, const Val &b) {
@@ -494,7 +496,9 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
     return;
   }
   builder.setInsertionPointToStart(entry);
+  inKernelBody = true;
   emitBlock(kernel.body);
+  inKernelBody = false;
   builder.setInsertionPointToEnd(entry);
   func::ReturnOp::create(builder, loc(kernel.range.End));
 }
@@ -549,7 +553,13 @@ void Emitter::emitStmt(const ast::Stmt &stmt) {
   case ast::Stmt::Kind::Pass:
     return;
   case ast::Stmt::Kind::Return:
-    if (cast<ast::Return>(stmt).value)
+    if (!calls.empty())
+      diag.error(stmt.getLoc(),
+                 "'return' must be the last statement of function '" +
+                     calls.back().function->name +
+                     "', outside any if or for: assign the result to a "
+                     "name and return it at the end");
+    else if (cast<ast::Return>(stmt).value)
       diag.error(stmt.getLoc(), "a kernel cannot return a value; write its "
                                 "outputs with store()");
     else
@@ -911,6 +921,9 @@ void Emitter::emitFor(const ast::For &stmt) {
 OwningOpRef<ModuleOp> Emitter::emitModule(const ast::Module &module) {
   OwningOpRef<ModuleOp> result = ModuleOp::create(builder.getUnknownLoc());
 
+  // The functions first: a constant that calls one is told why it cannot.
+  bool functionsOk = collectFunctions(module);
+
   // Module-level constants, in order; each may use the ones before it.
   for (const ast::GlobalConst &g : module.globals) {
     env.clear();
@@ -923,7 +936,14 @@ OwningOpRef<ModuleOp> Emitter::emitModule(const ast::Module &module) {
       v = Val::invalid();
     }
     globals[g.name] = v;
+    if (functions.count(g.name)) {
+      diag.error(g.nameRange.Start,
+                 "'" + g.name + "' names both a function and a constant");
+      functionsOk = false;
+    }
   }
+  if (!functionsOk)
+    return nullptr;
 
   // Every -D must name a const parameter of some kernel that is emitted.
   llvm::StringSet<> constNames;

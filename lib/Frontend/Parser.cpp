@@ -263,6 +263,8 @@ private:
   void parseGlobal(Module &module);
   void parseHints(Module &module);
   void parseKernel(Module &module, Hints hints = {}, Hints tune = {});
+  void parseFunction(Module &module);
+  bool parseFuncParams(Function &function);
   bool parseParams(Kernel &kernel);
   bool parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen);
 
@@ -398,6 +400,9 @@ std::unique_ptr<Module> Parser::parseModule() {
     case TokenKind::KwKernel:
       parseKernel(*module);
       break;
+    case TokenKind::KwDef:
+      parseFunction(*module);
+      break;
     case TokenKind::At:
       parseHints(*module);
       break;
@@ -413,7 +418,8 @@ std::unique_ptr<Module> Parser::parseModule() {
       skipBlock();
       break;
     default:
-      errorExpected("'kernel' or a constant 'NAME = value' at the top level");
+      errorExpected("'kernel', 'def' or a constant 'NAME = value' at the "
+                    "top level");
       skipToNextLine();
       break;
     }
@@ -428,8 +434,8 @@ void Parser::parseGlobal(Module &module) {
   consume();
   if (!at(TokenKind::Equal)) {
     errorAtToken("expected '=' after '" + global.name +
-                 "': the top level holds only kernels and constants "
-                 "'NAME = value'");
+                 "': the top level holds only kernels, functions ('def') "
+                 "and constants 'NAME = value'");
     skipToNextLine();
     return;
   }
@@ -518,6 +524,95 @@ void Parser::parseKernel(Module &module, Hints hints, Hints tune) {
   }
   kernel.range = rangeFrom(start);
   module.kernels.push_back(std::move(kernel));
+}
+
+/// `def name(a, b=default, ...): body`.
+void Parser::parseFunction(Module &module) {
+  Function function;
+  SMLoc start = tok.getLoc();
+  consume(); // 'def'
+  if (!at(TokenKind::Name)) {
+    errorExpected("a function name after 'def'");
+    skipToNextLine();
+    if (at(TokenKind::Indent))
+      skipBlock();
+    return;
+  }
+  function.name = tok.text.str();
+  function.nameRange = tok.getRange();
+  consume();
+  bool ok = parseFuncParams(function);
+  if (ok && !at(TokenKind::Colon)) {
+    errorAtToken("expected ':' after the function's parameter list (a "
+                 "function takes no return annotation)");
+    ok = false;
+  }
+  if (!ok) {
+    skipToNextLine();
+    if (at(TokenKind::Indent))
+      skipBlock(); // its body
+    return;
+  }
+  consume();
+  {
+    NestingScope scope(*this);
+    parseSuite(function.body, "the function signature");
+  }
+  function.range = rangeFrom(start);
+  module.functions.push_back(std::move(function));
+}
+
+bool Parser::parseFuncParams(Function &function) {
+  if (!at(TokenKind::LParen)) {
+    errorExpected("'(' after the function name");
+    return false;
+  }
+  SMLoc open = tok.getLoc();
+  consume();
+  llvm::StringMap<SMLoc> seen;
+  while (!at(TokenKind::RParen)) {
+    if (!at(TokenKind::Name)) {
+      errorExpected("a parameter name");
+      return false;
+    }
+    FuncParam param;
+    param.name = tok.text.str();
+    param.nameRange = tok.getRange();
+    consume();
+    auto [it, inserted] = seen.try_emplace(param.name, param.nameRange.Start);
+    if (!inserted) {
+      diag.error(param.nameRange.Start, "duplicate parameter '" + param.name +
+                                            "' in the function signature");
+      diag.note(it->second, "'" + param.name + "' was first declared here");
+    }
+    if (at(TokenKind::Colon)) {
+      errorAtToken("a function's parameters take no type: each call binds "
+                   "the caller's values as they are");
+      return false;
+    }
+    if (consumeIf(TokenKind::Equal)) {
+      PExpr value = parseExpr();
+      if (!value)
+        return false;
+      param.defaultValue = std::move(value.node);
+    } else if (!function.params.empty() &&
+               function.params.back().defaultValue) {
+      diag.error(param.nameRange.Start,
+                 "parameter '" + param.name +
+                     "' without a default follows one with a default");
+    }
+    function.params.push_back(std::move(param));
+    if (consumeIf(TokenKind::Comma))
+      continue;
+    if (!at(TokenKind::RParen)) {
+      if (errorExpected("',' or ')' after parameter '" +
+                        function.params.back().name + "'"))
+        noteOpening(open);
+      return false;
+    }
+  }
+  consume();
+  return true;
 }
 
 bool Parser::parseParams(Kernel &kernel) {
@@ -651,6 +746,13 @@ StmtPtr Parser::parseStatement() {
     errorAtToken("kernels cannot be nested; 'kernel' must start at the top "
                  "level");
     skipToNextLine();
+    return nullptr;
+  case TokenKind::KwDef:
+    errorAtToken("functions cannot be nested; 'def' must start at the top "
+                 "level");
+    skipToNextLine();
+    if (at(TokenKind::Indent))
+      skipBlock();
     return nullptr;
   default:
     return parseSimpleLine();

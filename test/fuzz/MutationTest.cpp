@@ -205,6 +205,8 @@ private:
         "pass",
         "while ",
         "def ",
+        "def f(x, y=1):\n    return x\n",
+        "longest_first(", // a function of kernels/flash_attention_bwd.tile
         "load(",
         "store(",
         "mma(",

@@ -340,10 +340,10 @@ TEST(LexerTest, InvalidCharacters) {
 }
 
 TEST(LexerTest, UnsupportedKeywords) {
-  const char *words[] = {"def",    "while",  "break",    "continue", "lambda",
-                         "import", "from",   "class",    "with",     "try",
-                         "except", "global", "nonlocal", "yield",    "async",
-                         "await",  "del",    "assert",   "raise",    "is"};
+  const char *words[] = {"while",  "break",    "continue", "lambda", "import",
+                         "from",   "class",    "with",     "try",    "except",
+                         "global", "nonlocal", "yield",    "async",  "await",
+                         "del",    "assert",   "raise",    "is"};
   for (const char *word : words) {
     LexResult r = lex(std::string(word) + " x");
     EXPECT_EQ(r.tokens, "ERR(" + std::string(word) + ") name:x NL EOF");
@@ -852,8 +852,8 @@ TEST(ParserErrorTest, KernelHeader) {
   EXPECT_EQ(parseErrors("kernel k():\npass\n"),
             "2:1: error: expected an indented block after the kernel "
             "signature\n"
-            "2:1: error: expected 'kernel' or a constant 'NAME = value' at "
-            "the top level, found 'pass'\n");
+            "2:1: error: expected 'kernel', 'def' or a constant 'NAME = "
+            "value' at the top level, found 'pass'\n");
 }
 
 TEST(ParserErrorTest, HeaderErrorSkipsTheKernelAndGoesOn) {
@@ -871,14 +871,32 @@ TEST(ParserErrorTest, HeaderErrorSkipsTheKernelAndGoesOn) {
 TEST(ParserErrorTest, TopLevel) {
   EXPECT_EQ(parseErrors("x += 1\n"),
             "1:3: error: expected '=' after 'x': the top level holds only "
-            "kernels and constants 'NAME = value'\n");
+            "kernels, functions ('def') and constants 'NAME = value'\n");
   EXPECT_EQ(parseErrors("if x:\n    pass\ny = 1\n"),
-            "1:1: error: expected 'kernel' or a constant 'NAME = value' at "
-            "the top level, found 'if'\n");
+            "1:1: error: expected 'kernel', 'def' or a constant 'NAME = "
+            "value' at the top level, found 'if'\n");
   EXPECT_EQ(parseErrors("x = 1\n  y = 2\n"), "2:3: error: unexpected indent\n");
-  EXPECT_EQ(parseErrors("def f():\n    pass\nx = )\n"),
-            "1:1: error: 'def' is not supported in .tile kernels\n"
+  // A function's header error skips its body; the next line is parsed.
+  EXPECT_EQ(parseErrors("def f(x: int):\n    pass\nx = )\n"),
+            "1:8: error: a function's parameters take no type: each call "
+            "binds the caller's values as they are\n"
             "3:5: error: expected an expression, found ')'\n");
+}
+
+TEST(ParserTest, Functions) {
+  ParseResult r = parse("def f(a, b=2):\n    c = a + b\n    return c, a\n"
+                        "def g():\n    return\n");
+  EXPECT_EQ(r.errors, "");
+  EXPECT_EQ(r.ast, "(module\n"
+                   "  (def f\n"
+                   "    (param a)\n"
+                   "    (param b (default (int 2)))\n"
+                   "    (body\n"
+                   "      (assign c (binop + (name a) (name b)))\n"
+                   "      (return (tuple (name c) (name a)))))\n"
+                   "  (def g\n"
+                   "    (body\n"
+                   "      (return))))\n");
 }
 
 TEST(ParserErrorTest, ExpectedExpression) {
@@ -1236,7 +1254,7 @@ TEST(ParserLimitTest, RandomTokenSoup) {
       ",",      "=",    "+",      "**",         "-", "not",  "if",
       "elif",   "else", "for",    "in",         "x", "1",    "2.5",
       "None",   "\n",   "\n    ", "\n        ", ".", "pass", "return",
-      "+=",     "\\\n", "#c\n",   "'s'",        "$", "\t"};
+      "+=",     "\\\n", "#c\n",   "'s'",        "$", "\t",   "def"};
   std::mt19937 rng(7);
   for (unsigned iter = 0; iter < 300; ++iter) {
     std::string source;

@@ -194,7 +194,7 @@ struct ConvertCopiesToTMAPass
   /// Appends "line L: reason" to the kernel's tile.tma_fallback.
   void addFallback(func::FuncOp func, Location loc, StringRef reason) {
     std::string text;
-    if (auto file = dyn_cast<FileLineColLoc>(loc))
+    if (auto file = loc->findInstanceOf<FileLineColLoc>())
       text = "line " + std::to_string(file.getLine()) + ": ";
     text += "cp.async instead of TMA: " + reason.str();
     SmallVector<Attribute> list;

@@ -319,12 +319,13 @@ public:
   static bool classof(const Stmt *s) { return s->getKind() == Kind::Pass; }
 };
 
-/// `return` with no value: kernels produce results only through `store`.
+/// `return [value]`: the last statement of a function's body; kernels
+/// produce results only through `store`.
 class Return : public Stmt {
 public:
   Return(llvm::SMRange r, ExprPtr value)
       : Stmt(Kind::Return, r), value(std::move(value)) {}
-  ExprPtr value; // must be null in a kernel; kept to diagnose `return x`
+  ExprPtr value; // null for a bare `return`
   static bool classof(const Stmt *s) { return s->getKind() == Kind::Return; }
 };
 
@@ -362,6 +363,26 @@ struct Kernel {
   Block body;
 };
 
+/// A function's parameter: `name` or `name=default` (no annotation: a call
+/// binds the caller's values as they are).
+struct FuncParam {
+  std::string name;
+  llvm::SMRange nameRange;
+  ExprPtr defaultValue; // null when absent
+};
+
+/// `def name(params): body`: a helper that kernels (and other functions)
+/// call; each call is inlined with its arguments bound to the parameters,
+/// in a scope of its own (the parameters and the module's constants and
+/// functions). A `return` may end the body.
+struct Function {
+  std::string name;
+  llvm::SMRange nameRange;
+  llvm::SMRange range; // the `def` keyword through the end of the body
+  std::vector<FuncParam> params;
+  Block body;
+};
+
 /// A module-level `NAME = constant-expression`, visible to every kernel.
 struct GlobalConst {
   std::string name;
@@ -371,6 +392,7 @@ struct GlobalConst {
 
 struct Module {
   std::vector<GlobalConst> globals;
+  std::vector<Function> functions;
   std::vector<Kernel> kernels;
 };
 
