@@ -264,6 +264,12 @@ private:
   void parseHints(Module &module);
   void parseKernel(Module &module, Hints hints = {}, Hints tune = {});
   void parseFunction(Module &module);
+  bool parseParamList(
+      StringRef owner,
+      llvm::function_ref<std::optional<std::string>(llvm::StringMap<SMLoc> &)>
+          parseOne);
+  bool parseParamName(StringRef owner, llvm::StringMap<SMLoc> &seen,
+                      std::string &name, SMRange &range);
   bool parseFuncParams(Function &function);
   bool parseParams(Kernel &kernel);
   bool parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen);
@@ -562,51 +568,28 @@ void Parser::parseFunction(Module &module) {
   module.functions.push_back(std::move(function));
 }
 
-bool Parser::parseFuncParams(Function &function) {
+/// `(param, ...)` after a kernel's or a function's name (`owner`):
+/// `parseOne` parses one parameter and gives its name (nullopt after an
+/// error).
+bool Parser::parseParamList(
+    StringRef owner,
+    llvm::function_ref<std::optional<std::string>(llvm::StringMap<SMLoc> &)>
+        parseOne) {
   if (!at(TokenKind::LParen)) {
-    errorExpected("'(' after the function name");
+    errorExpected("'(' after the " + owner + " name");
     return false;
   }
   SMLoc open = tok.getLoc();
   consume();
   llvm::StringMap<SMLoc> seen;
   while (!at(TokenKind::RParen)) {
-    if (!at(TokenKind::Name)) {
-      errorExpected("a parameter name");
+    std::optional<std::string> name = parseOne(seen);
+    if (!name)
       return false;
-    }
-    FuncParam param;
-    param.name = tok.text.str();
-    param.nameRange = tok.getRange();
-    consume();
-    auto [it, inserted] = seen.try_emplace(param.name, param.nameRange.Start);
-    if (!inserted) {
-      diag.error(param.nameRange.Start, "duplicate parameter '" + param.name +
-                                            "' in the function signature");
-      diag.note(it->second, "'" + param.name + "' was first declared here");
-    }
-    if (at(TokenKind::Colon)) {
-      errorAtToken("a function's parameters take no type: each call binds "
-                   "the caller's values as they are");
-      return false;
-    }
-    if (consumeIf(TokenKind::Equal)) {
-      PExpr value = parseExpr();
-      if (!value)
-        return false;
-      param.defaultValue = std::move(value.node);
-    } else if (!function.params.empty() &&
-               function.params.back().defaultValue) {
-      diag.error(param.nameRange.Start,
-                 "parameter '" + param.name +
-                     "' without a default follows one with a default");
-    }
-    function.params.push_back(std::move(param));
     if (consumeIf(TokenKind::Comma))
       continue;
     if (!at(TokenKind::RParen)) {
-      if (errorExpected("',' or ')' after parameter '" +
-                        function.params.back().name + "'"))
+      if (errorExpected("',' or ')' after parameter '" + *name + "'"))
         noteOpening(open);
       return false;
     }
@@ -615,46 +598,69 @@ bool Parser::parseFuncParams(Function &function) {
   return true;
 }
 
-bool Parser::parseParams(Kernel &kernel) {
-  if (!at(TokenKind::LParen)) {
-    errorExpected("'(' after the kernel name");
-    return false;
-  }
-  SMLoc open = tok.getLoc();
-  consume();
-  llvm::StringMap<SMLoc> seen;
-  while (!at(TokenKind::RParen)) {
-    if (!parseParam(kernel, seen))
-      return false;
-    if (consumeIf(TokenKind::Comma))
-      continue;
-    if (!at(TokenKind::RParen)) {
-      if (errorExpected("',' or ')' after parameter '" +
-                        kernel.params.back().name + "'"))
-        noteOpening(open);
-      return false;
-    }
-  }
-  consume();
-  return true;
-}
-
-bool Parser::parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen) {
+/// A parameter's name, checked against the signature's others (a
+/// duplicate is reported, not fatal: the rest of the header is still
+/// checked).
+bool Parser::parseParamName(StringRef owner, llvm::StringMap<SMLoc> &seen,
+                            std::string &name, SMRange &range) {
   if (!at(TokenKind::Name)) {
     errorExpected("a parameter name");
     return false;
   }
-  Param param;
-  param.name = tok.text.str();
-  param.nameRange = tok.getRange();
+  name = tok.text.str();
+  range = tok.getRange();
   consume();
-  auto [it, inserted] = seen.try_emplace(param.name, param.nameRange.Start);
+  auto [it, inserted] = seen.try_emplace(name, range.Start);
   if (!inserted) {
-    // Not fatal to parsing: the rest of the header is still checked.
-    diag.error(param.nameRange.Start, "duplicate parameter '" + param.name +
-                                          "' in the kernel signature");
-    diag.note(it->second, "'" + param.name + "' was first declared here");
+    diag.error(range.Start, "duplicate parameter '" + name + "' in the " +
+                                owner + " signature");
+    diag.note(it->second, "'" + name + "' was first declared here");
   }
+  return true;
+}
+
+bool Parser::parseFuncParams(Function &function) {
+  return parseParamList(
+      "function",
+      [&](llvm::StringMap<SMLoc> &seen) -> std::optional<std::string> {
+        FuncParam param;
+        if (!parseParamName("function", seen, param.name, param.nameRange))
+          return std::nullopt;
+        if (at(TokenKind::Colon)) {
+          errorAtToken("a function's parameters take no type: each call "
+                       "binds the caller's values as they are");
+          return std::nullopt;
+        }
+        if (consumeIf(TokenKind::Equal)) {
+          PExpr value = parseExpr();
+          if (!value)
+            return std::nullopt;
+          param.defaultValue = std::move(value.node);
+        } else if (!function.params.empty() &&
+                   function.params.back().defaultValue) {
+          diag.error(param.nameRange.Start,
+                     "parameter '" + param.name +
+                         "' without a default follows one with a default");
+        }
+        function.params.push_back(std::move(param));
+        return function.params.back().name;
+      });
+}
+
+bool Parser::parseParams(Kernel &kernel) {
+  return parseParamList(
+      "kernel",
+      [&](llvm::StringMap<SMLoc> &seen) -> std::optional<std::string> {
+        if (!parseParam(kernel, seen))
+          return std::nullopt;
+        return kernel.params.back().name;
+      });
+}
+
+bool Parser::parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen) {
+  Param param;
+  if (!parseParamName("kernel", seen, param.name, param.nameRange))
+    return false;
   if (!at(TokenKind::Colon)) {
     errorAtToken("expected ':' and a type after parameter '" + param.name +
                  "'");
