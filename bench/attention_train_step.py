@@ -83,9 +83,10 @@ def main():
                    default="both")
     p.add_argument("--variants", default="",
                    help="more tilec steps to time, NAME:ATTR=V,...;... with "
-                   "tilec.autograd's module settings (ATOMIC_SEQ_Q: dQ by "
-                   "atomics from that many queries; KV_SPLIT: dK/dV partial "
-                   "sums per K/V head) set around each step")
+                   "tilec.autograd's module settings (ATOMIC_SEQ_Q, "
+                   "ATOMIC_SEQ_Q_64: dQ by atomics from that many queries; "
+                   "KV_SPLIT: dK/dV partial sums per K/V head) set around "
+                   "each step")
     args = p.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional

@@ -155,7 +155,7 @@ def test_attention_gradients_any_lengths(torch_gpu, causal, shape):
 @pytest.mark.parametrize("causal,d", [(False, 128), (True, 128), (True, 64),
                                       (False, 64)])
 def test_attention_gradients_by_atomics(torch_gpu, causal, d):
-    """From 1024 queries at head_dim 64 and 128 the default
+    """From 1024 queries at head_dim 128 (2048 at 64) the default
     backward adds dQ by atomics (tilec.autograd.uses_atomics): gradients
     within the float64 reference's tolerance, as deterministic=True's (its
     own dQ kernel) are; the two dQ agree to a few units of f16 (different
@@ -167,6 +167,9 @@ def test_attention_gradients_by_atomics(torch_gpu, causal, d):
     assert tilec.autograd.uses_atomics(d, n, causal, None)
     assert not tilec.autograd.uses_atomics(d, n, causal, True)
     assert not tilec.autograd.uses_atomics(d, 512, causal, None)
+    assert tilec.autograd.uses_atomics(d, 2048, causal, None)
+    assert tilec.autograd.uses_atomics(128, 1024, causal, None)
+    assert not tilec.autograd.uses_atomics(64, 1024, causal, None)
     assert not tilec.autograd.uses_atomics(96, n, causal, None)
     q, dout = (torch.randn(b, hq, n, d, device="cuda", dtype=torch.float16)
                for _ in range(2))
@@ -188,7 +191,9 @@ def test_attention_gradients_by_atomics(torch_gpu, causal, d):
 ATOMIC_CONFIGS = [dict(D=64), dict(D=128),
                   dict(D=96, TILE_N=128, num_warps=8),
                   dict(D=128, TILE_N=128, num_warps=8),
-                  dict(D=64, TILE_N=128, num_warps=8)]
+                  dict(D=64, TILE_N=128, num_warps=8),
+                  # autograd's at head_dim 64 (128 queries a trip)
+                  dict(D=64, TILE_M=128, TILE_N=128, num_warps=8)]
 
 
 def check_backward_kernel_with_atomics(torch, config, causal, b, hq, hk, nq,
@@ -243,7 +248,8 @@ def test_backward_kernel_with_atomics(torch_gpu, causal, config):
 
 
 @pytest.mark.parametrize("causal", (False, True))
-@pytest.mark.parametrize("config", ATOMIC_CONFIGS[:2] + ATOMIC_CONFIGS[3:4])
+@pytest.mark.parametrize("config", ATOMIC_CONFIGS[:2] + ATOMIC_CONFIGS[3:4] +
+                         ATOMIC_CONFIGS[5:])
 @pytest.mark.parametrize("group", (1, 2))
 def test_backward_kernel_with_atomics_few_trips(torch_gpu, causal, config,
                                                 group):

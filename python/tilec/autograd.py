@@ -4,8 +4,8 @@ log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
 backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
 one block per 64 keys accumulating dK and dV in registers; then one block
 per 64 queries accumulating dQ in registers; or, from 1024 queries at
-head_dim 64 and 128, one block per 128 keys that also adds its share of dQ
-by atomics), all written in the DSL. q, k, v, dO are taken with the strides
+head_dim 128 and 2048 at 64, one block per 128 keys that also adds its
+share of dQ by atomics), all written in the DSL. q, k, v, dO are taken with the strides
 they have (a transformers model's transposed (batch, seq, heads, dim)
 views as they are), and out, dQ, dK, dV are laid out like q, k and v.
 
@@ -24,9 +24,10 @@ gives the same bits on every run: dQ comes from a kernel of its own
 key block's share (attn_bwd's DQ_ATOMIC, whose order varies dQ's last bits
 from run to run). Otherwise the atomics are used where they measured faster
 than recomputing Q K^T and dO V^T in the dQ kernel: from 1024 queries at
-head_dim 64 and 128 (H200, bf16, the backward alone, FlashAttention-3's
-16k tokens: at 1024 queries 0.99-1.06x, at 2048 1.02-1.16x; at head_dim 96
-0.75-0.85x): bench/results/2026-12-01-h200-training-layouts.md.
+head_dim 128 and 2048 at 64 (H200, bf16, the backward alone,
+FlashAttention-3's 16k tokens: at 1024 queries 1.00-1.06x at head_dim 128,
+0.97-1.02x at 64; at 2048 1.02-1.16x; at head_dim 96 0.75-0.85x):
+bench/results/2026-12-01-h200-training-layouts.md.
 """
 
 import math
@@ -37,8 +38,9 @@ from .errors import ArgumentError
 TILE = 64
 HEAD_DIMS = (64, 96, 128)
 # The shortest query length whose backward adds dQ by atomics when it may
-# (uses_atomics).
+# (uses_atomics), at head_dim 128 and at 64.
 ATOMIC_SEQ_Q = 1024
+ATOMIC_SEQ_Q_64 = 2048
 
 
 def forward_tiles(head_dim):
@@ -70,12 +72,14 @@ def uses_atomics(head_dim, seq_q, causal, deterministic):
     Q K^T and dO V^T): not when `deterministic` is True, or None with
     torch.use_deterministic_algorithms(True) (the atomics' order changes
     dQ's last bits from run to run), and only from ATOMIC_SEQ_Q queries at
-    head_dim 64 and 128, where it measured faster (module docstring)."""
+    head_dim 128 and ATOMIC_SEQ_Q_64 at 64, where it measured faster
+    (module docstring)."""
     if deterministic is None:
         import torch
         deterministic = torch.are_deterministic_algorithms_enabled()
-    return (not deterministic and seq_q >= ATOMIC_SEQ_Q and
-            head_dim in (64, 128))
+    if deterministic or head_dim not in (64, 128):
+        return False
+    return seq_q >= (ATOMIC_SEQ_Q_64 if head_dim == 64 else ATOMIC_SEQ_Q)
 
 
 def _backward_kernels(dtype, head_dim, causal, atomic):
