@@ -447,11 +447,23 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
       }
     llvm::LLVMContext llvmContext;
     std::string error;
-    auto llvmModule = translateToLLVMIR(*single, llvmContext, request.arch,
-                                        codegen.rematerialize, error);
+    unsigned rematerialized = 0;
+    auto llvmModule =
+        translateToLLVMIR(*single, llvmContext, request.arch,
+                          codegen.rematerialize, error, &rematerialized);
     if (!llvmModule) {
       diagOS << request.bufferName << ": error: " << error << "\n";
       return result;
+    }
+    // Asked for by name (an option or a hint), the pass changed nothing.
+    if (codegen.given.rematerialize.value_or(false) && !rematerialized) {
+      std::string line =
+          request.bufferName + ": warning: kernel '" + info.name +
+          "': rematerialize does not apply: no loop of the kernel is "
+          "estimated to need more registers than its budget, so no address "
+          "is recomputed in a loop";
+      diagOS << line << "\n";
+      info.warnings.push_back(line);
     }
     if (stage == Stage::LLVM) {
       llvm::raw_string_ostream os(result.text);

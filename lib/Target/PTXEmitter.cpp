@@ -83,7 +83,7 @@ createTargetMachine(llvm::StringRef arch, std::string &error) {
 std::unique_ptr<llvm::Module>
 tilec::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                          llvm::StringRef arch, bool rematerialize,
-                         std::string &error) {
+                         std::string &error, unsigned *rematerialized) {
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -117,8 +117,8 @@ tilec::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   // After LICM has hoisted every invariant: the addresses a crowded loop
   // would hold in registers across its trips, recomputed in the loop.
   if (rematerialize)
-    mpm.addPass(
-        llvm::createModuleToFunctionPassAdaptor(RematerializeAddressesPass()));
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(
+        RematerializeAddressesPass(rematerialized)));
   mpm.run(*llvmModule, mam);
   return llvmModule;
 }

@@ -427,6 +427,8 @@ RematerializeAddressesPass::run(Function &function,
     return PreservedAnalyses::all();
   rematerialize(function, p);
   assert(!verifyFunction(function, &errs()) && "broken rematerialization");
+  if (changed)
+    ++*changed;
   PreservedAnalyses kept;
   kept.preserveSet<CFGAnalyses>();
   return kept;

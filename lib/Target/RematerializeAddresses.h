@@ -28,8 +28,14 @@ namespace tilec {
 class RematerializeAddressesPass
     : public llvm::PassInfoMixin<RematerializeAddressesPass> {
 public:
+  /// `changed`, when given, counts the functions the pass changed.
+  explicit RematerializeAddressesPass(unsigned *changed = nullptr)
+      : changed(changed) {}
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses);
+
+private:
+  unsigned *changed;
 };
 
 } // namespace tilec
