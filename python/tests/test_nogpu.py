@@ -76,6 +76,27 @@ def test_compile_error_is_located():
     assert e.locations[0][1] == 3
 
 
+FUNCTION_BAD = """def helper(x):
+    return x + missing
+
+kernel k(A: Tensor[f32, 1]):
+    x = load(A, index=(bid(0),), shape=(128,))
+    store(A, index=(bid(0),), tile=helper(x))
+"""
+
+
+def test_error_in_a_function_is_located_with_its_call():
+    """An error in a function's body (inlined at each call) points at the
+    body's line, with a note at the call."""
+    with pytest.raises(tilec.CompileError) as info:
+        tilec.compile(FUNCTION_BAD, arch="sm_80", name="helpers.tile")
+    e = info.value
+    assert e.locations[0][:2] == ("helpers.tile", 2)
+    assert "unknown name 'missing'" in e.diagnostics
+    assert "helpers.tile:6:" in e.diagnostics
+    assert "note: in this call of 'helper'" in e.diagnostics
+
+
 def test_bad_kernel_hint_is_a_located_compile_error():
     src = ("@hints(num_warps=6)\n"
            "kernel k(A: Tensor[f32, 1]):\n"
