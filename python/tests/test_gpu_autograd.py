@@ -152,6 +152,29 @@ def test_attention_gradients_any_lengths(torch_gpu, causal, shape):
         k, v, dout, causal, 1 / math.sqrt(d), "float16")
 
 
+@pytest.mark.parametrize("causal", (False, True))
+def test_attention_gradients_without_queries(torch_gpu, causal):
+    """No query (seq_q = 0) against keys: dK and dV are zeros (they were
+    left unwritten), dQ empty."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    q = torch.randn(1, 4, 0, 64, device="cuda", dtype=torch.float16,
+                    requires_grad=True)
+    k, v = (torch.randn(1, 2, 33, 64, device="cuda", dtype=torch.float16,
+                        requires_grad=True) for _ in range(2))
+    # Memory that held non-zeros, for the gradients to be allocated from.
+    torch.full((1, 2, 33, 64), float("nan"), device="cuda",
+               dtype=torch.float16)
+    out = tilec.attention(q, k, v, causal=causal)
+    assert out.shape == q.shape
+    dq, dk, dv = torch.autograd.grad(out.sum(), (q, k, v),
+                                     allow_unused=True)
+    assert dq.shape == q.shape
+    assert torch.equal(dk, torch.zeros_like(k))
+    assert torch.equal(dv, torch.zeros_like(v))
+
+
 @pytest.mark.parametrize("causal,d", [(False, 128), (True, 128), (True, 64),
                                       (False, 64)])
 def test_attention_gradients_by_atomics(torch_gpu, causal, d):

@@ -229,7 +229,8 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     dq = tma_ready(torch.empty_like(q))
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     if not q.numel():
-        return dq, dk, dv
+        # No query: no gradient reaches k and v.
+        return dq, dk.zero_(), dv.zero_()
     keys = bwd.constants["TILE_N"]
     key_tiles = (nk + keys - 1) // keys
     split = kv_split(key_tiles, b, hk, h // hk, q.device)
