@@ -164,8 +164,9 @@ def main():
           "mean of last 20 |")
     print("|---|---|---|---|---|")
     for impl, r in runs.items():
+        last = statistics.mean(r["losses"][-20:])
         print(f"| {impl} | {r['median_ms']:.1f} | {r['tokens_per_s']:.0f} | "
-              f"{r['losses'][0]:.4f} | {statistics.mean(r['losses'][-20:]):.4f} |")
+              f"{r['losses'][0]:.4f} | {last:.4f} |")
     print(f"\nstep time tilec / sdpa: "
           f"{runs['tilec']['median_ms'] / runs['sdpa']['median_ms']:.3f}; "
           f"curves: {args.png}\n")

@@ -258,6 +258,7 @@ private:
   // Recovery.
   void skipToNextLine();
   void skipBlock();
+  void skipLineAndBlock();
 
   // Top level.
   void parseGlobal(Module &module);
@@ -393,6 +394,14 @@ void Parser::skipBlock() {
       --depth;
     consume();
   } while (depth != 0 && !at(TokenKind::Eof));
+}
+
+/// Skips a malformed header line and the indented block after it, if any
+/// (its body), with no further errors.
+void Parser::skipLineAndBlock() {
+  skipToNextLine();
+  if (at(TokenKind::Indent))
+    skipBlock();
 }
 
 //===----------------------------------------------------------------------===//
@@ -539,9 +548,7 @@ void Parser::parseFunction(Module &module) {
   consume(); // 'def'
   if (!at(TokenKind::Name)) {
     errorExpected("a function name after 'def'");
-    skipToNextLine();
-    if (at(TokenKind::Indent))
-      skipBlock();
+    skipLineAndBlock();
     return;
   }
   function.name = tok.text.str();
@@ -554,9 +561,7 @@ void Parser::parseFunction(Module &module) {
     ok = false;
   }
   if (!ok) {
-    skipToNextLine();
-    if (at(TokenKind::Indent))
-      skipBlock(); // its body
+    skipLineAndBlock();
     return;
   }
   consume();
@@ -756,9 +761,7 @@ StmtPtr Parser::parseStatement() {
   case TokenKind::KwDef:
     errorAtToken("functions cannot be nested; 'def' must start at the top "
                  "level");
-    skipToNextLine();
-    if (at(TokenKind::Indent))
-      skipBlock();
+    skipLineAndBlock();
     return nullptr;
   default:
     return parseSimpleLine();

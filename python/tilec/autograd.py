@@ -5,9 +5,10 @@ backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
 one block per 64 keys accumulating dK and dV in registers; then one block
 per 64 queries accumulating dQ in registers; or, from 1024 queries at
 head_dim 128 and 2048 at 64, one block per 128 keys that also adds its
-share of dQ by atomics), all written in the DSL. q, k, v, dO are taken with the strides
-they have (a transformers model's transposed (batch, seq, heads, dim)
-views as they are), and out, dQ, dK, dV are laid out like q, k and v.
+share of dQ by atomics), all written in the DSL. q, k, v, dO are taken
+with the strides they have (a transformers model's transposed (batch,
+seq, heads, dim) views as they are), and out, dQ, dK, dV are laid out
+like q, k and v.
 
 What the backward supports, each refused with an ArgumentError naming the
 argument otherwise: k and v of one shape (batch, kv_heads, seq_k, head_dim)
@@ -32,7 +33,7 @@ bench/results/2026-12-01-h200-training-layouts.md.
 
 import math
 
-from ._kernels import compile_once
+from ._kernels import compile_once, sm_count
 from .errors import ArgumentError
 
 TILE = 64
@@ -180,7 +181,7 @@ def forward(q, k, v, causal, scale, dtype):
     q, k, v = (tma_ready(t) for t in (q, k, v))
     b, h, n, d = q.shape
     fwd = forward_kernel(dtype, d, causal, k.shape[2])
-    out = tma_ready(torch.empty_like(q))
+    out = torch.empty_like(q)  # q's strides where dense: ready as q is
     lse = torch.empty(b, h, _padded(n), device=q.device, dtype=torch.float32)
     if q.numel():
         tm = fwd.constants["TILE_M"]
@@ -209,7 +210,7 @@ def kv_split(key_tiles, batch, kv_heads, group, device):
     if KV_SPLIT is not None:
         return KV_SPLIT if group % KV_SPLIT == 0 else 1
     import torch
-    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    sms = sm_count(torch, device)
     for s in range(1, group + 1):
         if group % s == 0 and key_tiles * batch * kv_heads * s >= 8 * sms:
             return s
@@ -226,8 +227,9 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     hk, nk = k.shape[1], k.shape[2]
     atomic = uses_atomics(d, n, causal, deterministic)
     pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic)
-    dq = tma_ready(torch.empty_like(q))
-    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    # Laid out like q, k, v where those are dense (ready as they are),
+    # contiguous otherwise.
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
     if not q.numel():
         # No query: no gradient reaches k and v.
         return dq, dk.zero_(), dv.zero_()
@@ -235,7 +237,7 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     key_tiles = (nk + keys - 1) // keys
     split = kv_split(key_tiles, b, hk, h // hk, q.device)
     if split == 1:
-        dk_parts, dv_parts = tma_ready(dk), tma_ready(dv)
+        dk_parts, dv_parts = dk, dv
     else:
         dk_parts, dv_parts = (
             torch.empty(b, hk * split, nk, d, device=q.device,
@@ -257,12 +259,10 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
         dq.copy_(dq32)
     else:
         dq_kernel[(tiles, b * h)](q, k, v, dout, lse, delta, dq, scale)
-    for grad, parts in ((dk, dk_parts), (dv, dv_parts)):
-        if split > 1:
-            # In f32, rounded once (torch's sum of 16-bit tensors).
+    if split > 1:
+        # In f32, rounded once (torch's sum of 16-bit tensors).
+        for grad, parts in ((dk, dk_parts), (dv, dv_parts)):
             torch.sum(parts.view(b, hk, split, nk, d), 2, out=grad)
-        elif parts is not grad:
-            grad.copy_(parts)
     return dq, dk, dv
 
 
