@@ -245,9 +245,10 @@ def TileStageMmaOperands
     its registers as they are and read through a `tile.smem_permute` view
     in the layout wgmma reads (attention backward's dS^T, the A of dQ =
     dS K), where the transpose's conversion would go through scratch
-    memory and then be written again. A register A operand whose tile is
-    written K-major to such a buffer anyway (dS^T, the A of dK += dS^T Q)
-    is read from it: its registers are free once written.
+    memory and then be written again. A register A operand stays in
+    registers even where its tile is written to such a buffer too (dS^T,
+    the A of dK += dS^T Q): wgmma then reads only B from shared memory,
+    which bounds attention backward's multiplies.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

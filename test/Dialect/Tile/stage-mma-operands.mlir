@@ -423,15 +423,16 @@ func.func @wgmma_local_alloc(%A: !tile.global<f16, 2>, %i: i32) -> tensor<128x12
 // the tile between threads through shared memory and then write it again
 // for wgmma: instead the tile is written once from its registers, K-major
 // (#SW), and the second multiply reads it through a tile.smem_permute view
-// (#ST, the same swizzle with the order renamed: wgmma's M-major A). Since
-// the buffer exists, the first multiply reads its A there too (the write
-// moves before it), not from registers held until it completes.
+// (#ST, the same swizzle with the order renamed: wgmma's M-major A). The
+// first multiply reads its A from registers all the same (wgmma reading
+// only B from shared memory).
 // CHECK:      #[[SW:shared]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 // CHECK-NEXT: #[[ST:shared1]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
 // CHECK-LABEL: func.func @wgmma_transposed_registers
 // CHECK:       %[[H:.*]] = arith.truncf
-// CHECK-NEXT:  %[[BH:.*]] = tile.local_alloc %[[H]] : tensor<128x64xf16, #[[S:mma[0-9]*]]> -> <[128, 64], f16, #[[SW]]>
-// CHECK-NEXT:  %[[DK:.*]] = tile.wgmma %[[BH]], %{{.*}}, %{{.*}} : !tile.smem<[128, 64], f16, #[[SW]]>, <[64, 128], f16, #[[SW]]>, tensor<128x128xf32, #[[M:mma[0-9]*]]>
+// CHECK-NEXT:  %[[HA:.*]] = tile.convert_layout %[[H]] : tensor<128x64xf16, #[[S:mma[0-9]*]]> -> tensor<128x64xf16, #[[DA:dot_a[0-9]*]]>
+// CHECK-NEXT:  %[[DK:.*]] = tile.wgmma %[[HA]], %{{.*}}, %{{.*}} : tensor<128x64xf16, #[[DA]]>, <[64, 128], f16, #[[SW]]>, tensor<128x128xf32, #[[M:mma[0-9]*]]>
+// CHECK-NEXT:  %[[BH:.*]] = tile.local_alloc %[[H]] : tensor<128x64xf16, #[[S]]> -> <[128, 64], f16, #[[SW]]>
 // CHECK-NEXT:  %[[HT:.*]] = tile.smem_permute %[[BH]] [1, 0] : <[128, 64], f16, #[[SW]]> -> <[64, 128], f16, #[[ST]]>
 // CHECK-NEXT:  arith.constant
 // CHECK-NEXT:  %[[DQ:.*]] = tile.wgmma %[[HT]], %{{.*}}, %{{.*}} : !tile.smem<[64, 128], f16, #[[ST]]>, <[128, 128], f16, #[[SW]]>, tensor<64x128xf32, #[[M]]>
