@@ -31,7 +31,10 @@
 // (C7515, "non wgmma instructions defining accumulator registers of a wgmma
 // between start and end of the pipeline stage"), as in attention backward's
 // dK and dV loop. Under it, the skipping path meets the other only once
-// every multiply is complete.
+// every multiply is complete. Where the initial values are themselves in
+// flight (the second of two loops a split made, continuing the first's
+// multiplies), the skipping path completes them with the same waits (else
+// ptxas waits at the join itself and serializes every wgmma: C7512).
 //
 // Loops with constant bounds that run, and loops whose results in flight are
 // used otherwise than by the waits right after the loop (a wait placed
@@ -47,6 +50,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
@@ -66,6 +70,19 @@ namespace {
 bool inFlight(Value v) {
   auto mma = beforeRenaming(v).getDefiningOp<WarpgroupMmaOp>();
   return mma && mma.getIsAsync();
+}
+
+/// Whether `v` is a multiply in flight, or the result of a loop that
+/// leaves one in flight at its exit.
+bool pendingMultiply(Value v) {
+  if (inFlight(v))
+    return true;
+  auto loop = beforeRenaming(v).getDefiningOp<scf::ForOp>();
+  if (!loop)
+    return false;
+  auto result = cast<OpResult>(beforeRenaming(v));
+  return inFlight(
+      loop.getBody()->getTerminator()->getOperand(result.getResultNumber()));
 }
 
 /// Whether the next trip completes the multiply left in flight in the loop's
@@ -144,9 +161,26 @@ struct TileGuardEmptyLoopsPass
                               loop.getLowerBound(), loop.getUpperBound());
     auto ifOp = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), ran,
                                   /*withElseRegion=*/true);
-    // Skipped, the loop's results are its initial values.
+    // Skipped, the loop's results are its initial values, completed by the
+    // same waits where they are themselves in flight (the results of a
+    // loop before this one, as when a loop split in two continues the
+    // first loop's multiplies).
     rewriter.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+    SmallVector<Value> skipped(loop.getInitArgs());
+    for (WgmmaWaitOp wait : waits) {
+      SmallVector<Value> inits;
+      for (Value v : wait.getValues())
+        inits.push_back(
+            loop.getInitArgs()[cast<OpResult>(v).getResultNumber()]);
+      if (!llvm::all_of(inits, pendingMultiply))
+        continue;
+      IRMapping map;
+      map.map(wait.getValues(), inits);
+      Operation *copy = rewriter.clone(*wait, map);
+      for (auto [v, done] : llvm::zip(wait.getValues(), copy->getResults()))
+        skipped[cast<OpResult>(v).getResultNumber()] = done;
+    }
+    scf::YieldOp::create(rewriter, loc, skipped);
     // Run, its results once the waits complete them.
     SmallVector<Value> completed(loop.getResults());
     for (WgmmaWaitOp wait : waits)

@@ -813,7 +813,10 @@ def TileGuardEmptyLoops
     its exit) completed by the `tile.wgmma_wait`s right after it, and that
     may run no trip, goes into an `scf.if` on `lb < ub` together with those
     waits; where it runs no trip, the `scf.if` yields the loop's initial
-    values.
+    values, completed by the same waits where they are themselves in
+    flight (the second of two loops a split made, continuing the first's
+    multiplies: without them ptxas waits at the join itself, C7517, and
+    serializes every wgmma; flash_attention.tile at 8 warps did).
 
     Without the guard, the path that skips the loop moves the initial values
     (an accumulator's zeros) into the registers the pending multiplies

@@ -136,3 +136,49 @@ func.func @renamed_in_flight(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<
   %w = tile.wgmma_wait 0, %r : tensor<64x128xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>
   return %w : tensor<64x128xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// Two loops a split made of one (tile-loop-split at %mid): the second
+// starts from the first's results, multiplies still in flight. Skipped,
+// the second loop's initial values are completed by the same waits before
+// the paths meet (ptxas would otherwise wait at the join itself and
+// serialize every wgmma: C7512). The first loop is not guarded: its
+// results go on into the second, not into waits.
+// CHECK-LABEL: func.func @split_pair
+// CHECK:       %[[R1:.*]]:2 = scf.for
+// CHECK:       scf.if
+// CHECK:         %[[R2:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[R1]]#0, %{{.*}} = %[[R1]]#1)
+// CHECK:         %[[W0:.*]] = tile.wgmma_wait 0, %[[R2]]#0
+// CHECK-NEXT:    %[[W1:.*]] = tile.wgmma_wait 0, %[[R2]]#1
+// CHECK-NEXT:    scf.yield %[[W0]], %[[W1]]
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    %[[S0:.*]] = tile.wgmma_wait 0, %[[R1]]#0
+// CHECK-NEXT:    %[[S1:.*]] = tile.wgmma_wait 0, %[[R1]]#1
+// CHECK-NEXT:    scf.yield %[[S0]], %[[S1]]
+// CHECK-NEXT:  }
+func.func @split_pair(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %mid: i32, %ub: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r1:2 = scf.for %i = %c0 to %mid step %c1 iter_args(%dk = %z, %dv = %z) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.wgmma async %a, %b, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %sw = tile.wgmma_wait 0, %s : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    %v = tile.wgmma async %a, %b, %dv : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %k = tile.wgmma async %a, %b, %dk : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %k, %v : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+  }
+  %r2:2 = scf.for %i = %mid to %ub step %c1 iter_args(%dk = %r1#0, %dv = %r1#1) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.wgmma async %a, %b, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %sw = tile.wgmma_wait 0, %s : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    %v = tile.wgmma async %a, %b, %dv : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %k = tile.wgmma async %a, %b, %dk : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %k, %v : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+  }
+  %w0 = tile.wgmma_wait 0, %r2#0 : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  %w1 = tile.wgmma_wait 0, %r2#1 : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  return %w0, %w1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}
