@@ -1,10 +1,9 @@
 //===- GuardEmptyLoops.cpp - Loops left in flight, run under a guard ------===//
 //
 // A loop that leaves multiplies in flight at its exit (`async` `tile.wgmma`
-// results it yields, directly or through layout conversions that only
-// rename their registers, completed by the waits right after it), and that may
-// run no trip, goes under a guard on its trip count together with those
-// waits:
+// results it yields as they are, completed by the waits right after it),
+// and that may run no trip, goes under a guard on its trip count together
+// with those waits:
 //
 //   %r:2 = scf.for %i = %lb to %ub step %s
 //       iter_args(%acc = %zeros, %n = %c0) -> (tensor<...>, i32) {
@@ -63,12 +62,17 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether `v` is a multiply in flight (through layout conversions that
-/// only rename its registers: a multiply whose accumulator layout differs
-/// from the loop's carried one, as P V's at head dim 256, 64 x 256 where
-/// Q K^T is 64 x 64).
+/// Whether `v` is a multiply in flight, yielded as it is. One reaching the
+/// yield through a conversion that only renames its registers (a multiply
+/// whose accumulator layout differs from the loop's carried one: attention's
+/// P V at head dim 64 with 128-key tiles) is not guarded: ptxas pipelines
+/// those loops without the guard (the 8-bit attention kernels' too, at every
+/// head dim, tile and option of kernels/attention_fp8.tile), and under it
+/// kernels/flash_attention.tile at head dim 64, 64 x 128, took 172 registers
+/// a thread instead of 162: two blocks a multiprocessor where three fit,
+/// 12-14% of its speed (H200, bench/results/2026-12-01-h200-backward-rs.md).
 bool inFlight(Value v) {
-  auto mma = beforeRenaming(v).getDefiningOp<WarpgroupMmaOp>();
+  auto mma = v.getDefiningOp<WarpgroupMmaOp>();
   return mma && mma.getIsAsync();
 }
 

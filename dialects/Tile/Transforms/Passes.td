@@ -809,8 +809,10 @@ def TileGuardEmptyLoops
   let summary = "Run a loop that leaves multiplies in flight, and their "
                 "waits, under a guard on its trip count";
   let description = [{
-    A loop that yields `async` `tile.wgmma` results (multiplies in flight at
-    its exit) completed by the `tile.wgmma_wait`s right after it, and that
+    A loop that yields `async` `tile.wgmma` results as they are (multiplies in
+    flight at its exit; not through a register-renaming conversion, which
+    ptxas pipelines unguarded and which the guard cost registers)
+    completed by the `tile.wgmma_wait`s right after it, and that
     may run no trip, goes into an `scf.if` on `lb < ub` together with those
     waits; where it runs no trip, the `scf.if` yields the loop's initial
     values, completed by the same waits where they are themselves in
