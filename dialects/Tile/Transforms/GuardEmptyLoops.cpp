@@ -1,9 +1,10 @@
 //===- GuardEmptyLoops.cpp - Loops left in flight, run under a guard ------===//
 //
 // A loop that leaves multiplies in flight at its exit (`async` `tile.wgmma`
-// results it yields as they are, completed by the waits right after it),
-// and that may run no trip, goes under a guard on its trip count together
-// with those waits:
+// results it yields as they are, or through conversions that only rename
+// their registers where they take half a thread's registers, completed by
+// the waits right after it), and that may run no trip, goes under a guard
+// on its trip count together with those waits:
 //
 //   %r:2 = scf.for %i = %lb to %ub step %s
 //       iter_args(%acc = %zeros, %n = %c0) -> (tensor<...>, i32) {
@@ -62,18 +63,37 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether `v` is a multiply in flight, yielded as it is. One reaching the
-/// yield through a conversion that only renames its registers (a multiply
-/// whose accumulator layout differs from the loop's carried one: attention's
-/// P V at head dim 64 with 128-key tiles) is not guarded: ptxas pipelines
-/// those loops without the guard (the 8-bit attention kernels' too, at every
-/// head dim, tile and option of kernels/attention_fp8.tile), and under it
-/// kernels/flash_attention.tile at head dim 64, 64 x 128, took 172 registers
-/// a thread instead of 162: two blocks a multiprocessor where three fit,
-/// 12-14% of its speed (H200, bench/results/2026-12-01-h200-backward-rs.md).
+/// Registers of `tile` a thread holds (32-bit words over its mma layout's
+/// threads; 0 for another layout).
+int64_t registersPerThread(Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  auto layout = dyn_cast_or_null<MmaLayoutAttr>(type.getEncoding());
+  if (!layout)
+    return 0;
+  int64_t threads = 32;
+  for (unsigned w : layout.getWarpsPerCTA())
+    threads *= w;
+  int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
+  return bits / 32 / threads;
+}
+
+/// Whether `v` is a multiply in flight: yielded as it is, or through
+/// conversions that only rename its registers (a multiply whose
+/// accumulator layout differs from the loop's carried one: attention's P V
+/// where Q K^T is narrower or wider) when the accumulator takes at least
+/// half the registers a thread may have. ptxas pipelines a loop leaving a
+/// smaller renamed accumulator in flight unguarded, and the guard cost such
+/// loops registers: kernels/flash_attention.tile at head dim 64, 64 x 128,
+/// took 172 a thread instead of 162 (two blocks a multiprocessor where
+/// three fit, 12-14% of its speed); a 128-register one (head dim 128,
+/// 128 x 64 on 4 warps, causal, the masked tiles in the loop) is serialized
+/// unguarded (C7515). (bench/results/2026-12-01-h200-backward-rs.md.)
 bool inFlight(Value v) {
-  auto mma = v.getDefiningOp<WarpgroupMmaOp>();
-  return mma && mma.getIsAsync();
+  Value source = beforeRenaming(v);
+  auto mma = source.getDefiningOp<WarpgroupMmaOp>();
+  if (!mma || !mma.getIsAsync())
+    return false;
+  return source == v || registersPerThread(source) >= 128;
 }
 
 /// Whether `v` is a multiply in flight, or the result of a loop that

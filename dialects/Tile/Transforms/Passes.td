@@ -809,9 +809,10 @@ def TileGuardEmptyLoops
   let summary = "Run a loop that leaves multiplies in flight, and their "
                 "waits, under a guard on its trip count";
   let description = [{
-    A loop that yields `async` `tile.wgmma` results as they are (multiplies in
-    flight at its exit; not through a register-renaming conversion, which
-    ptxas pipelines unguarded and which the guard cost registers)
+    A loop that yields `async` `tile.wgmma` results (multiplies in flight at
+    its exit: as they are, or through register-renaming conversions where
+    the accumulator takes at least 128 registers a thread; ptxas pipelines a
+    smaller renamed one unguarded, and the guard cost such loops registers)
     completed by the `tile.wgmma_wait`s right after it, and that
     may run no trip, goes into an `scf.if` on `lb < ub` together with those
     waits; where it runs no trip, the `scf.if` yields the loop's initial

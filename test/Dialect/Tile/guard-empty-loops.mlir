@@ -113,9 +113,10 @@ func.func @left_alone(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64
 
 // The multiply in flight reaches the yield through a conversion that only
 // renames its registers (P V's accumulator laid out for 64 x 128 where
-// the loop carries Q K^T's 64 x 64 layout): left alone. ptxas pipelines
-// such loops unguarded, and the guard cost attention at head dim 64 with
-// 128-key tiles 10 registers a thread and a block a multiprocessor.
+// the loop carries Q K^T's 64 x 64 layout), 64 registers a thread: left
+// alone. ptxas pipelines such loops unguarded, and the guard cost
+// attention at head dim 64 with 128-key tiles 10 registers a thread and a
+// block a multiprocessor.
 // CHECK-LABEL: func.func @renamed_in_flight
 // CHECK-NOT:   scf.if
 // CHECK:       scf.for
@@ -135,6 +136,38 @@ func.func @renamed_in_flight(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<
   }
   %w = tile.wgmma_wait 0, %r : tensor<64x128xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>
   return %w : tensor<64x128xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The same renamed accumulator at 128 x 128 on 4 warps: 128 registers a
+// thread, half of what a thread may have, where ptxas serializes the
+// unguarded loop (C7515: attention at head dim 128, 128 x 64 tiles, causal
+// with the masked tiles in the loop): guarded.
+// CHECK-LABEL: func.func @renamed_large_in_flight
+// CHECK:       scf.if
+// CHECK-NEXT:    scf.for
+// CHECK:           tile.convert_layout
+// CHECK:         tile.wgmma_wait 0
+// CHECK:       } else {
+func.func @renamed_large_in_flight(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: !tile.smem<[64, 64], f16, #sw>, %lb: i32, %ub: i32) -> tensor<128x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %z1 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+  %r = scf.for %i = %lb to %ub step %c1 iter_args(%o = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+    %s = tile.wgmma async %a, %c, %z1 : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<128x64xf32, #mma>
+    %sw = tile.wgmma_wait 0, %s : tensor<128x64xf32, #mma> reads %a : !tile.smem<[128, 64], f16, #sw>
+    %oc = tile.convert_layout %o : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #mma1>
+    %d = tile.wgmma async %a, %b, %oc : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma1>
+    %dc = tile.convert_layout %d : tensor<128x128xf32, #mma1> -> tensor<128x128xf32, #mma>
+    scf.yield %dc : tensor<128x128xf32, #mma>
+  }
+  %w = tile.wgmma_wait 0, %r : tensor<128x128xf32, #mma> reads %a, %b : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>
+  return %w : tensor<128x128xf32, #mma>
 }
 
 // -----
