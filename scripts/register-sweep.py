@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Registers, spills and serialized wgmma (ptxas's C75xx) of the attention
+API's tuning candidates and of every kernel of kernels/, compiled by two
+tilec builds, side by side: a compile-only check, run here (no GPU), that a
+compiler change does not cost a kernel a block of occupancy or its wgmma
+overlap where its PTX diff looks harmless.
+
+  python3 scripts/register-sweep.py BASE_TILEC [NEW_TILEC]
+      [--arch sm_90a] [--only attention|kernels] [--all]
+  python3 scripts/register-sweep.py --list [--only ...]   # what it compiles
+
+BASE_TILEC is a tilec binary of the revision to compare against (build one
+with `git worktree add /tmp/base REV && (cd /tmp/base && bash
+scripts/build.sh)`), NEW_TILEC defaults to build/bin/tilec. The attention
+candidates are read from lib/Ops/Attention/Attention.cpp's
+candidateConfigs (head dims 64, 128, 256; causal ones both with the masked
+key tiles split off and in the loop), f16, 16-byte-even keys. Prints the
+rows that differ (--all: every row) and a summary; exits 1 where the new
+build adds a C75xx, spills more or fits fewer blocks a multiprocessor (by
+registers: 64K of them, allocated per thread in multiples of 8).
+
+Why: 2026-12-01 a pass change (a guard on loops left with multiplies in
+flight) made flash_attention.tile at head dim 64, 64 x 128, take 172
+registers a thread instead of 162: two blocks of 128 threads where three
+fit, 12-14% of its speed, unseen in the PTX corpus (every kernel compiled,
+none compared by registers) for two days
+(bench/results/2026-12-01-h200-backward-rs.md).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PTXAS = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
+FLAGS = {"num_warps": "--num-warps=", "num_stages": "--num-stages=",
+         "tile_stages": "--tile-stages="}
+
+
+def attention_candidates():
+    """{head dim: [candidate text]} from candidateConfigs."""
+    path = os.path.join(ROOT, "lib", "Ops", "Attention", "Attention.cpp")
+    text = open(path).read()
+    start = text.index("candidateConfigs(int tileD) {")
+    body = text[start:text.index("\n}\n", start)]
+    groups = re.split(r"\breturn\b", body)[1:]
+    out = []
+    for group in groups:
+        literals = re.findall(r'"((?:[^"\\]|\\.)*)"\s*(,|}|\n)', group)
+        configs, current = [], ""
+        for literal, end in literals:
+            current += literal
+            if end in (",", "}"):
+                configs.append(current)
+                current = ""
+        if current:
+            configs.append(current)
+        out.append(configs)
+    if len(out) != 3:
+        sys.exit(f"register-sweep: expected three candidate lists in "
+                 f"{path}, found {len(out)}")
+    # (tileD > 128, tileD <= 64, else)
+    return {256: out[0], 64: out[1], 128: out[2]}
+
+
+def candidate_options(config):
+    options = []
+    for item in config.split(","):
+        key, value = item.split("=")
+        if key.isupper():
+            options.append(f"-D{key}={value}")
+        elif key in FLAGS:
+            options.append(FLAGS[key] + value)
+        elif value == "on":
+            options.append("--" + key.replace("_", "-"))
+        else:
+            options.append(f"--{key.replace('_', '-')}={value}")
+    return options
+
+
+def jobs(only):
+    """(label, source, options) to compile."""
+    out = []
+    if only in (None, "attention"):
+        source = os.path.join(ROOT, "kernels", "flash_attention.tile")
+        for d, configs in attention_candidates().items():
+            for config in configs:
+                for causal in (False, True):
+                    for split in ((True,) if not causal else (True, False)):
+                        options = [f"-DTILE_D={d}", "-DDTYPE=f16",
+                                   f"-DCAUSAL={causal}", "-DEVEN_K=True"]
+                        options += candidate_options(config)
+                        if not split:
+                            options.append("--no-loop-split")
+                        label = (f"fmha D={d} {'causal' if causal else 'full'}"
+                                 f"{'' if split else ' unsplit'} {config}")
+                        out.append((label, source, options))
+    if only in (None, "kernels"):
+        kernels = os.path.join(ROOT, "kernels")
+        for name in sorted(os.listdir(kernels)):
+            if not name.endswith(".tile"):
+                continue
+            source = os.path.join(kernels, name)
+            text = open(source).read()
+            for kernel in re.findall(r"^kernel (\w+)", text, re.M):
+                variants = [[], ["--num-warps=8"]]
+                if re.search(r"\bCAUSAL\b", text):
+                    variants.append(["-DCAUSAL=True"])
+                for options in variants:
+                    out.append((f"{name} {kernel} {' '.join(options)}".strip(),
+                                source, [f"--kernel={kernel}"] + options))
+    return out
+
+
+def measure(tilec, arch, source, options, ptx):
+    """(registers, spill bytes, sorted C75xx codes, threads) or None."""
+    env = dict(os.environ, TILEC_CACHE_DIR="off")
+    done = subprocess.run([tilec, f"--arch={arch}", "--emit=ptx",
+                           "--ptxas-check=false", *options, source, "-o",
+                           ptx], capture_output=True, text=True, env=env)
+    if done.returncode:
+        return None
+    text = open(ptx).read()
+    threads = re.search(r"\.maxntid (\d+)", text)
+    threads = int(threads.group(1)) if threads else 128
+    report = subprocess.run([PTXAS, f"-arch={arch}", "-v", ptx, "-o",
+                             os.devnull], capture_output=True, text=True)
+    log = report.stdout + report.stderr
+    registers = re.search(r"Used (\d+) registers", log)
+    spills = re.search(r"(\d+) bytes spill stores", log)
+    return (int(registers.group(1)) if registers else 0,
+            int(spills.group(1)) if spills else 0,
+            tuple(sorted(set(re.findall(r"C75\d\d", log)))), threads)
+
+
+def blocks(registers, threads):
+    per_thread = max(8, (registers + 7) // 8 * 8)
+    return 65536 // (per_thread * threads)
+
+
+def show(result):
+    if result is None:
+        return "does not compile"
+    registers, spills, codes, threads = result
+    text = f"{registers} regs ({blocks(registers, threads)} blocks)"
+    if spills:
+        text += f", {spills} B spilled"
+    if codes:
+        text += ", " + ",".join(codes)
+    return text
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("base", nargs="?")
+    p.add_argument("new", nargs="?",
+                   default=os.path.join(ROOT, "build", "bin", "tilec"))
+    p.add_argument("--arch", default="sm_90a")
+    p.add_argument("--only", choices=("attention", "kernels"))
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--list", action="store_true",
+                   help="print the kernels and options it would compile")
+    args = p.parse_args()
+    if args.list:
+        for label, source, options in jobs(args.only):
+            print(f"{label}: {os.path.relpath(source, ROOT)} "
+                  f"{' '.join(options)}")
+        return 0
+    if not args.base:
+        p.error("the base tilec is required (or --list)")
+    worse = same = differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx = os.path.join(tmp, "k.ptx")
+        for label, source, options in jobs(args.only):
+            a = measure(args.base, args.arch, source, options, ptx)
+            b = measure(args.new, args.arch, source, options, ptx)
+            if a == b:
+                same += 1
+                if args.all:
+                    print(f"{label}: {show(b)}")
+                continue
+            differ += 1
+            regress = a is not None and b is not None and (
+                set(b[2]) - set(a[2]) or b[1] > a[1] or
+                blocks(b[0], b[3]) < blocks(a[0], a[3]))
+            worse += bool(regress)
+            print(f"{label}: {show(a)} -> {show(b)}"
+                  f"{'  WORSE' if regress else ''}", flush=True)
+    print(f"{same + differ} compiled: {same} alike, {differ} differ, "
+          f"{worse} worse (a new C75xx, more spills or fewer blocks)")
+    return 1 if worse else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
