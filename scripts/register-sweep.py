@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Registers, spills and serialized wgmma (ptxas's C75xx) of the attention
-API's tuning candidates and of every kernel of kernels/, compiled by two
+API's tuning candidates, of tilec.autograd's backward kernels and of every
+kernel of kernels/, compiled by two
 tilec builds, side by side: a compile-only check, run here (no GPU), that a
 compiler change does not cost a kernel a block of occupancy or its wgmma
 overlap where its PTX diff looks harmless.
 
   python3 scripts/register-sweep.py BASE_TILEC [NEW_TILEC]
-      [--arch sm_90a] [--only attention|kernels] [--all]
+      [--arch sm_90a] [--only attention|backward|kernels] [--all]
   python3 scripts/register-sweep.py --list [--only ...]   # what it compiles
 
 BASE_TILEC is a tilec binary of the revision to compare against (build one
@@ -97,6 +98,26 @@ def jobs(only):
                         label = (f"fmha D={d} {'causal' if causal else 'full'}"
                                  f"{'' if split else ' unsplit'} {config}")
                         out.append((label, source, options))
+    if only in (None, "backward"):
+        # tilec.autograd's backward kernels (python/tilec/autograd.py's
+        # _backward_kernels): with dQ by atomics 128 keys on 8 warps (128
+        # queries a trip at head dim 64, 64 otherwise), without them the
+        # 64 x 64 dK/dV kernel and the dQ kernel; bf16 as a model trains.
+        source = os.path.join(ROOT, "kernels", "flash_attention_bwd.tile")
+        for d in (64, 96, 128):
+            for causal in (False, True):
+                common = [f"-DD={d}", "-DDTYPE=bf16", f"-DCAUSAL={causal}"]
+                tile_m = 128 if d == 64 else 64
+                for kernel, options in (
+                        ("attn_bwd", [f"-DTILE_M={tile_m}", "-DTILE_N=128",
+                                      "-DDQ_ATOMIC=True", "--num-warps=8"]),
+                        ("attn_bwd", ["-DTILE_M=64", "-DTILE_N=64"]),
+                        ("attn_bwd_dq", ["-DTILE_M=64", "-DTILE_N=64"])):
+                    label = (f"{kernel} D={d} "
+                             f"{'causal' if causal else 'full'} "
+                             f"{' '.join(options)}")
+                    out.append((label, source,
+                                [f"--kernel={kernel}"] + common + options))
     if only in (None, "kernels"):
         kernels = os.path.join(ROOT, "kernels")
         for name in sorted(os.listdir(kernels)):
@@ -158,7 +179,7 @@ def main():
     p.add_argument("new", nargs="?",
                    default=os.path.join(ROOT, "build", "bin", "tilec"))
     p.add_argument("--arch", default="sm_90a")
-    p.add_argument("--only", choices=("attention", "kernels"))
+    p.add_argument("--only", choices=("attention", "backward", "kernels"))
     p.add_argument("--all", action="store_true")
     p.add_argument("--list", action="store_true",
                    help="print the kernels and options it would compile")
