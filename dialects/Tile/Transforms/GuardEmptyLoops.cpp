@@ -34,7 +34,7 @@
 // every multiply is complete. Where the initial values are themselves in
 // flight (the second of two loops a split made, continuing the first's
 // multiplies), the skipping path completes them with the same waits (else
-// ptxas waits at the join itself and serializes every wgmma: C7512).
+// ptxas injects a wait of its own at the join, C7517).
 //
 // Loops with constant bounds that run, and loops whose results in flight are
 // used otherwise than by the waits right after the loop (a wait placed

@@ -818,8 +818,8 @@ def TileGuardEmptyLoops
     waits; where it runs no trip, the `scf.if` yields the loop's initial
     values, completed by the same waits where they are themselves in
     flight (the second of two loops a split made, continuing the first's
-    multiplies: without them ptxas waits at the join itself, C7517, and
-    serializes every wgmma; flash_attention.tile at 8 warps did).
+    multiplies: without them ptxas injects a wait of its own at the join,
+    C7517, as in flash_attention.tile at 8 warps).
 
     Without the guard, the path that skips the loop moves the initial values
     (an accumulator's zeros) into the registers the pending multiplies

@@ -178,9 +178,9 @@ func.func @renamed_large_in_flight(%a: !tile.smem<[128, 64], f16, #sw>, %b: !til
 // Two loops a split made of one (tile-loop-split at %mid): the second
 // starts from the first's results, multiplies still in flight. Skipped,
 // the second loop's initial values are completed by the same waits before
-// the paths meet (ptxas would otherwise wait at the join itself and
-// serialize every wgmma: C7512). The first loop is not guarded: its
-// results go on into the second, not into waits.
+// the paths meet (ptxas would otherwise inject a wait of its own at the
+// join: C7517). The first loop is not guarded: its results go on into the
+// second, not into waits.
 // CHECK-LABEL: func.func @split_pair
 // CHECK:       %[[R1:.*]]:2 = scf.for
 // CHECK:       scf.if
