@@ -36,19 +36,11 @@ import tilec
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from interleaved import time_interleaved  # noqa: E402
+# --variants NAME:ATTR=V,...;... as attention_bwd.py's --configs.
+from attention_bwd import parse_configs  # noqa: E402
 
 POINTS = ("16x32x1024x64,4x32x4096x64,1x32x16384x64,"
           "16x16x1024x128,4x16x4096x128,1x16x16384x128")
-
-
-def variants(text):
-    """[(name, {ATTR: int})] of --variants."""
-    out = []
-    for item in filter(None, text.split(";")):
-        name, _, sets = item.partition(":")
-        out.append((name, {k: int(v) for k, v in
-                           (kv.split("=") for kv in sets.split(","))}))
-    return out
 
 
 def with_settings(settings, run):
@@ -161,7 +153,7 @@ def main():
                     impls[name] = step(sdpa(backend))
                 except RuntimeError as e:
                     print(f"  {name}: {str(e).splitlines()[0]}")
-            for name, settings in variants(args.variants):
+            for name, settings in parse_configs(args.variants):
                 impls["tilec_" + name] = with_settings(
                     settings, step(lambda q, k, v: tilec.attention(
                         q, k, v, causal=causal)))

@@ -70,12 +70,13 @@ int64_t registersPerThread(Value tile) {
   auto layout = dyn_cast_or_null<MmaLayoutAttr>(type.getEncoding());
   if (!layout)
     return 0;
-  int64_t threads = 32;
-  for (unsigned w : layout.getWarpsPerCTA())
-    threads *= w;
   int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
-  return bits / 32 / threads;
+  return bits / 32 / (int64_t(layout.getNumWarps()) * 32);
 }
+
+/// The accumulator size, in registers a thread, from which a multiply in
+/// flight through renaming conversions is guarded (inFlight).
+constexpr int64_t kGuardedRenamedRegisters = 128;
 
 /// Whether `v` is a multiply in flight: yielded as it is, or through
 /// conversions that only rename its registers (a multiply whose
@@ -93,7 +94,7 @@ bool inFlight(Value v) {
   auto mma = source.getDefiningOp<WarpgroupMmaOp>();
   if (!mma || !mma.getIsAsync())
     return false;
-  return source == v || registersPerThread(source) >= 128;
+  return source == v || registersPerThread(source) >= kGuardedRenamedRegisters;
 }
 
 /// Whether `v` is a multiply in flight, or the result of a loop that
@@ -101,12 +102,10 @@ bool inFlight(Value v) {
 bool pendingMultiply(Value v) {
   if (inFlight(v))
     return true;
-  auto loop = beforeRenaming(v).getDefiningOp<scf::ForOp>();
-  if (!loop)
-    return false;
-  auto result = cast<OpResult>(beforeRenaming(v));
-  return inFlight(
-      loop.getBody()->getTerminator()->getOperand(result.getResultNumber()));
+  auto result = dyn_cast<OpResult>(beforeRenaming(v));
+  auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : scf::ForOp();
+  return loop && inFlight(loop.getBody()->getTerminator()->getOperand(
+                     result.getResultNumber()));
 }
 
 /// Whether the next trip completes the multiply left in flight in the loop's
