@@ -3,6 +3,10 @@
 #include "Tile/IR/Registers.h"
 #include "Tile/IR/LinearLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include "llvm/ADT/DenseSet.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -31,4 +35,75 @@ int64_t mlir::tile::wgmmaRegistersNeeded(Operation *root) {
     most = std::max(most, wgmmaBoundRegisters(mma) + kRegistersAroundWgmma);
   });
   return most;
+}
+
+/// Whether every element of `v` is one value (a splat constant, tile.full).
+static bool isUniform(Value v) {
+  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      return dense.isSplat();
+  return v.getDefiningOp<FullOp>() != nullptr;
+}
+
+/// Whether ptxas computes `v` again from the thread's index where it is
+/// used rather than keep it: an arange, and what only reshapes, broadcasts
+/// or offsets one by a uniform value.
+static bool isThreadIndexed(Value v, unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isa<ArangeOp>(def))
+    return true;
+  if (isa<ExpandDimsOp, BroadcastOp, ReshapeOp>(def))
+    return isThreadIndexed(def->getOperand(0), depth + 1);
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return llvm::all_of(def->getOperands(), [&](Value x) {
+      return isUniform(x) || isThreadIndexed(x, depth + 1);
+    });
+  return false;
+}
+
+/// Registers a thread holds for `v`: one for a uniform or thread-indexed
+/// tile, its source's for a broadcast.
+static int64_t heldRegisters(Value v) {
+  if (!registersOf(v.getType()))
+    return 0;
+  if (isUniform(v) || isThreadIndexed(v))
+    return 1;
+  if (auto broadcast = v.getDefiningOp<BroadcastOp>())
+    return heldRegisters(broadcast.getSource());
+  return registersOf(v.getType());
+}
+
+int64_t mlir::tile::liveTileRegistersBefore(Operation *at) {
+  Block *body = at->getBlock();
+  Operation *loop = body->getParentOp();
+  // Whether a use is at or after `at` (or in a later trip: the terminator).
+  auto usedFrom = [&](Value v) {
+    return llvm::any_of(v.getUses(), [&](OpOperand &use) {
+      Operation *user = body->findAncestorOpInBlock(*use.getOwner());
+      return user && (user == at || at->isBeforeInBlock(user));
+    });
+  };
+  llvm::DenseSet<Value> counted;
+  int64_t live = 0;
+  auto count = [&](Value v) {
+    int64_t regs = heldRegisters(v);
+    if (regs && counted.insert(v).second)
+      live += regs;
+  };
+  for (BlockArgument arg : body->getArguments())
+    if (usedFrom(arg))
+      count(arg);
+  for (Operation &op : llvm::make_range(body->begin(), Block::iterator(at)))
+    for (Value v : op.getResults())
+      if (usedFrom(v))
+        count(v);
+  // From above the loop: live through every trip.
+  body->walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (!loop->isAncestor(v.getParentRegion()->getParentOp()))
+        count(v);
+  });
+  return live;
 }

@@ -19,6 +19,10 @@ namespace mlir::tile {
 /// than the instruction binds (measured: 12 to 22 on attention and GEMM).
 inline constexpr int64_t kRegistersAroundWgmma = 16;
 
+/// The most registers a consumer warpgroup's thread of a warp-specialized
+/// kernel rises to (setmaxnreg; the lowering of tile.warp_specialize).
+inline constexpr int64_t kMaxConsumerRegisters = 240;
+
 /// Registers a thread holds of a laid-out tile: its elements per thread,
 /// packed in 32-bit words. 0 for a type that is not one.
 int64_t registersOf(Type type);
@@ -30,6 +34,12 @@ int64_t wgmmaBoundRegisters(WarpgroupMmaOp mma);
 /// The registers a thread needs to run every wgmma under `root`: the most
 /// one binds plus kRegistersAroundWgmma; 0 without a wgmma.
 int64_t wgmmaRegistersNeeded(Operation *root);
+
+/// Registers of laid-out tiles a thread holds live right before `at`, an
+/// op of a loop's body: the body's arguments and values defined before
+/// `at` with a use at or after it, and values from above the loop that the
+/// body uses. An estimate (tiles only: no addresses or scalars).
+int64_t liveTileRegistersBefore(Operation *at);
 
 } // namespace mlir::tile
 

@@ -38,7 +38,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
@@ -143,7 +145,9 @@ struct AsyncWgmmaPass
     dom = &dominance;
     for (WarpgroupMmaOp mma : mmas)
       waitForResult(mma);
-    for (WarpgroupMmaOp mma : mmas)
+    // The last first: a wait it gets before a back edge completes the
+    // ones before it too.
+    for (WarpgroupMmaOp mma : llvm::reverse(mmas))
       waitBeforeBackEdge(mma);
     InFlight state;
     if (failed(visitBlock(func.getBody().front(), state)))
@@ -173,15 +177,22 @@ struct AsyncWgmmaPass
     return out;
   }
 
-  /// A multiply reading its A operand from registers that go around the
-  /// loop (an iteration argument: tile-rotate-wgmma's P) reads them until it
-  /// completes; the back edge writes the next trip's value into them, so
-  /// the multiply completes before it (ptxas would serialize every wgmma
-  /// otherwise, C7514).
+  /// A multiply still in flight at its loop's back edge completes before
+  /// it where going around would not do:
+  ///
+  /// - it reads its A operand from registers that go around the loop (an
+  ///   iteration argument: tile-rotate-wgmma's P): the back edge writes the
+  ///   next trip's value into them;
+  /// - or the registers it holds until the next trip completes it (its
+  ///   register A operand, and its accumulator unless that goes around the
+  ///   loop anyway) with the tiles live there and kRegistersAroundWgmma
+  ///   come to more than a thread has: ptxas then cannot keep the pipeline
+  ///   (attention backward at head dim 64: dK's multiply in flight while
+  ///   the next trip issues its two 64 x 128 products).
+  ///
+  /// ptxas would serialize every wgmma of the kernel otherwise (C7514).
   void waitBeforeBackEdge(WarpgroupMmaOp mma) {
-    auto arg = dyn_cast<BlockArgument>(mma.getA());
-    if (!arg || arg.getOwner() != mma->getBlock() ||
-        !isa<scf::ForOp>(arg.getOwner()->getParentOp()))
+    if (!isa<scf::ForOp>(mma->getParentOp()))
       return;
     Block *block = mma->getBlock();
     Operation *end = block->getTerminator();
@@ -195,10 +206,53 @@ struct AsyncWgmmaPass
       else if (auto wait = dyn_cast<WgmmaWaitOp>(op);
                wait && wait.getPending() <= issued)
         return;
+    auto arg = dyn_cast<BlockArgument>(mma.getA());
+    bool readsIterArg = arg && arg.getOwner() == block;
+    if (!readsIterArg && !tooManyRegistersAround(mma, issued))
+      return;
     OpBuilder b(end);
     WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issued),
                         ValueRange(),
                         reachableBuffers(sharedOperands(mma), end));
+  }
+
+  /// Whether `mma`, of a loop's body with `issued` groups after it in its
+  /// trip, needs more registers in flight into the next trip than a thread
+  /// has (waitBeforeBackEdge).
+  static bool tooManyRegistersAround(WarpgroupMmaOp mma, unsigned issued) {
+    Block *block = mma->getBlock();
+    // Where the next trip completes it: its first wait that leaves fewer
+    // groups pending than were issued since the multiply.
+    Operation *completes = mma;
+    for (Operation &op : *block) {
+      if (&op == mma.getOperation())
+        break;
+      if (isa<WarpgroupMmaOp>(op))
+        ++issued;
+      else if (auto wait = dyn_cast<WgmmaWaitOp>(op);
+               wait && wait.getPending() < issued + 1) {
+        completes = &op;
+        break;
+      }
+    }
+    // (Through conversions that only rename its registers.)
+    std::function<bool(Value)> goesAround = [&](Value v) {
+      return llvm::any_of(v.getUsers(), [&](Operation *user) {
+        if (auto cvt = dyn_cast<ConvertLayoutOp>(user);
+            cvt && isAccumulatorRenaming(cvt))
+          return goesAround(cvt.getResult());
+        return user == block->getTerminator();
+      });
+    };
+    int64_t held =
+        registersOf(mma.getA().getType()) +
+        (goesAround(mma.getResult()) ? 0 : registersOf(mma.getAcc().getType()));
+    int64_t need =
+        liveTileRegistersBefore(completes) + held + kRegistersAroundWgmma;
+    int64_t budget = mma->getParentOfType<WarpSpecializeOp>()
+                         ? kMaxConsumerRegisters
+                         : TargetLimits::get("sm_90a")->registersPerThread;
+    return need > budget;
   }
 
   /// Whether `mma`, outside any loop, reads a slot of a ring.

@@ -694,7 +694,12 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
       register-renaming layout conversion), with a pending count of the
       groups known to be issued since the multiply;
     - before the back edge of a loop, for a multiply whose A operand is
-      an iteration argument (the yield overwrites those registers);
+      an iteration argument (the yield overwrites those registers), or
+      whose registers held into the next trip (its register A operand;
+      its accumulator unless that goes around anyway), with the tiles live
+      there up to the wait that completes it and kRegistersAroundWgmma,
+      come to more than a thread has (240 in a warp-specialized consumer,
+      else 255): ptxas would serialize every wgmma (C7514) or spill;
     - before a write into a shared buffer a multiply in flight may still
       read. A refill of a pipelined ring (a `tile.tma_load` into a slot in
       a `tile.pipelined` loop) instead moves later in its trip, with the

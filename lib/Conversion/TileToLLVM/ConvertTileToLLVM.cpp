@@ -247,8 +247,9 @@ struct ConvertTileToLLVMPass
       blocks = std::max<int64_t>(blocks, 1);
       int64_t atEntry = limits.registersPerThreadAt(blocks, threads);
       int64_t rise = std::min<int64_t>(
-          240, ((threads * atEntry - 128 * int64_t(*producer)) / consumers) &
-                   ~int64_t(7));
+          tile::kMaxConsumerRegisters,
+          ((threads * atEntry - 128 * int64_t(*producer)) / consumers) &
+              ~int64_t(7));
       if (rise > atEntry) {
         consumerRegisters = int32_t(rise);
         producerRegisters = int32_t(*producer);

@@ -303,3 +303,71 @@ func.func @one_slot_release(%c: tensor<64x64xf32, #mma>, %n: i32) -> tensor<64x6
   } {tile.pipelined}
   return %r : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// Attention backward's trip, on one warpgroup: two products, then two
+// multiplies that accumulate onto the loop's dV and dK, both left in flight
+// by the trip. Kept in flight, they would hold their A operand (32
+// registers a thread) and their accumulators (64 each, going around)
+// through the next trip's two products (64 each) up to the wait that
+// completes them: 288 registers, with kRegistersAroundWgmma more, where a
+// thread has 255. They complete before the back edge instead (one wait for
+// both; ptxas would serialize every wgmma otherwise, C7514).
+// CHECK-LABEL: func.func @registers_around_too_many
+// CHECK:       scf.for %{{.*}} iter_args(%[[DV:.*]] = %{{.*}}, %[[DK:.*]] = %{{.*}})
+// CHECK:         %[[V:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %[[DV]] :
+// CHECK-NEXT:    %[[K:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %[[DK]] :
+// CHECK-NEXT:    tile.wgmma_wait 0 reads
+// CHECK-NEXT:    scf.yield %[[V]], %[[K]]
+func.func @registers_around_too_many(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: !tile.smem<[128, 128], f16, #sw>, %n: i32) -> (tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%dv = %z, %dk = %z) -> (tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma>) : i32 {
+    %s = tile.wgmma %a, %b, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<64x128xf32, #mma>
+    %dp = tile.wgmma %a, %b, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<64x128xf32, #mma>
+    %x = arith.mulf %s, %dp : tensor<64x128xf32, #mma>
+    %t = arith.truncf %x : tensor<64x128xf32, #mma> to tensor<64x128xf16, #mma>
+    %ta = tile.convert_layout %t : tensor<64x128xf16, #mma> -> tensor<64x128xf16, #dot_a>
+    %v = tile.wgmma %ta, %c, %dv : tensor<64x128xf16, #dot_a>, !tile.smem<[128, 128], f16, #sw>, tensor<64x128xf32, #mma>
+    %k = tile.wgmma %ta, %c, %dk : tensor<64x128xf16, #dot_a>, !tile.smem<[128, 128], f16, #sw>, tensor<64x128xf32, #mma>
+    scf.yield %v, %k : tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma>
+  }
+  return %r#0, %r#1 : tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The same trip at half the width: 144 registers, 160 with the ones around;
+// the multiplies stay in flight into the next trip (its first wait
+// completes them).
+// CHECK-LABEL: func.func @registers_around_fit
+// CHECK:       scf.for %{{.*}} iter_args(%[[DV:.*]] = %{{.*}}, %[[DK:.*]] = %{{.*}})
+// CHECK:         %[[V:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %[[DV]] :
+// CHECK-NEXT:    %[[K:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %[[DK]] :
+// CHECK-NEXT:    scf.yield %[[V]], %[[K]]
+func.func @registers_around_fit(%a: !tile.smem<[64, 64], f16, #sw>, %c: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%dv = %z, %dk = %z) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.wgmma %a, %c, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %dp = tile.wgmma %a, %c, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %x = arith.mulf %s, %dp : tensor<64x64xf32, #mma>
+    %t = arith.truncf %x : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+    %ta = tile.convert_layout %t : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+    %v = tile.wgmma %ta, %c, %dv : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %k = tile.wgmma %ta, %c, %dk : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %v, %k : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+  }
+  return %r#0, %r#1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}
