@@ -9,7 +9,8 @@ the step times.
 
   python3 bench/llama_train.py [--steps 300] [--layers 4] [--hidden 2048]
       [--heads 16] [--kv-heads 4] [--seq 2048] [--batch 4] [--lr 3e-4]
-      [--warmup 30] [--control eager] [--png F.png] [--json F.json]
+      [--warmup 30] [--control eager] [--deterministic] [--png F.png]
+      [--json F.json]
 
 The task: each sequence is a random half followed by the same half again,
 so the second half is predictable only by attending back (an induction
@@ -21,7 +22,9 @@ over the first 20 steps, over all steps, and of the means over the last
 20. The scale of that noise is the control: the same training with
 transformers' eager attention (matmuls and a float32 softmax), whose curve
 differs from SDPA's by rounding alone (--control "" runs none). The
-learning rate rises linearly over the first --warmup steps.
+learning rate rises linearly over the first --warmup steps. With
+--deterministic, a third run trains with tilec.attention(...,
+deterministic=True) ("tilec_det": dQ from a kernel of its own).
 """
 import argparse
 import json
@@ -47,13 +50,24 @@ def tilec_attention(module, query, key, value, attention_mask, scaling=None,
     return out.transpose(1, 2).contiguous(), None
 
 
+def tilec_det_attention(module, query, key, value, attention_mask,
+                        scaling=None, dropout=0.0, **kwargs):
+    """tilec_attention in tilec's deterministic mode (dQ from a kernel of
+    its own, not atomics)."""
+    out = tilec.attention(query, key, value, causal=True, scale=scaling,
+                          deterministic=True)
+    return out.transpose(1, 2).contiguous(), None
+
+
 def register():
     from transformers import AttentionInterface
     AttentionInterface.register("tilec", tilec_attention)
+    AttentionInterface.register("tilec_det", tilec_det_attention)
     try:  # newer transformers build the mask per implementation
         from transformers.masking_utils import (AttentionMaskInterface,
                                                 sdpa_mask)
         AttentionMaskInterface.register("tilec", sdpa_mask)
+        AttentionMaskInterface.register("tilec_det", sdpa_mask)
     except ImportError:
         pass
 
@@ -124,6 +138,9 @@ def main():
     p.add_argument("--control", default="eager",
                    help="a third attention implementation, the scale of "
                    "rounding's effect on the curve (\"\": none)")
+    p.add_argument("--deterministic", action="store_true",
+                   help="also train with tilec's deterministic mode "
+                   "(\"tilec_det\")")
     p.add_argument("--png", default="llama-train.png")
     p.add_argument("--json", default="")
     args = p.parse_args()
@@ -134,8 +151,9 @@ def main():
     register()
     data = batches(args)
     runs = {}
-    for impl in ("sdpa", "tilec") + ((args.control,) if args.control
-                                      else ()):
+    for impl in (("sdpa", "tilec") +
+                 (("tilec_det",) if args.deterministic else ()) +
+                 ((args.control,) if args.control else ())):
         losses, times = train(args, impl, data)
         ms = statistics.median(times[10:] or times)
         runs[impl] = {"losses": losses, "step_ms": times, "median_ms": ms,
@@ -167,9 +185,10 @@ def main():
         last = statistics.mean(r["losses"][-20:])
         print(f"| {impl} | {r['median_ms']:.1f} | {r['tokens_per_s']:.0f} | "
               f"{r['losses'][0]:.4f} | {last:.4f} |")
-    print(f"\nstep time tilec / sdpa: "
-          f"{runs['tilec']['median_ms'] / runs['sdpa']['median_ms']:.3f}; "
-          f"curves: {args.png}\n")
+    print("\nstep time tilec / sdpa: " + ", ".join(
+        f"{impl} {runs[impl]['median_ms'] / runs['sdpa']['median_ms']:.3f}"
+        for impl in runs if impl.startswith("tilec")) +
+        f"; curves: {args.png}\n")
     print("| loss against sdpa's | largest, first 20 steps | largest, all "
           "steps | last 20 steps' means |")
     print("|---|---|---|---|")
