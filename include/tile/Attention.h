@@ -86,12 +86,12 @@ attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
 // q, out, dout, dq: (batch, heads, seq_q, head_dim); k, v, dk, dv:
 // (batch, kv_heads, seq_k, head_dim), kv_heads dividing heads (dk and dv
 // summed over the query heads sharing a k/v head); all row-major
-// (contiguous), f16 or bf16 alike, head_dim 64, 96 or 128, seq_q and seq_k
-// >= 1 and may differ (causal masks key j for query i when j > i). lse and
-// delta: f32, row-major (batch, heads, attentionLseRows(seq_q)): the
-// forward's natural-log log-sum-exp of each query row, and the backward's
-// scratch (rowsum(dout * out)); their rows past seq_q are written and read
-// by the kernels. The gradients are deterministic (the same bits on every
+// (contiguous), f16 or bf16 alike, head_dim 64, 96, 128 or 256 (256 on sm_90),
+// seq_q and seq_k >= 1 and may differ (causal masks key j for query i when
+// j > i). lse and delta: f32, row-major (batch, heads,
+// attentionLseRows(seq_q)): the forward's natural-log log-sum-exp of each
+// query row, and the backward's scratch (rowsum(dout * out)); their rows
+// past seq_q are written and read by the kernels. The gradients are deterministic (the same bits on every
 // run): dq comes from a kernel of its own over the key tiles in order, not
 // from atomics. Every argument is checked first, a refusal naming it.
 

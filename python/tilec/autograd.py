@@ -16,8 +16,9 @@ with kv_heads dividing q's heads (grouped-query and multi-query attention:
 each K/V block of the backward loops over the query heads sharing it, so
 dK and dV are summed over them in registers, or over a part of them, the
 parts' sums added after: kv_split), any seq_q and seq_k >= 1
-(causal masks key j for query i when j > i), head_dim 64, 96 or 128, f16
-or bf16, input_pos 0, no `out`.
+(causal masks key j for query i when j > i), head_dim 64, 96, 128 or 256
+(256 on sm_90 only: its dK/dV kernel needs more shared memory than an A100
+has), f16 or bf16, input_pos 0, no `out`.
 
 `deterministic=True` (or None under torch.use_deterministic_algorithms(True))
 gives the same bits on every run: dQ comes from a kernel of its own
@@ -37,7 +38,7 @@ from ._kernels import compile_once, sm_count
 from .errors import ArgumentError
 
 TILE = 64
-HEAD_DIMS = (64, 96, 128)
+HEAD_DIMS = (64, 96, 128, 256)
 # The shortest query length whose backward adds dQ by atomics when it may
 # (uses_atomics), at head_dim 128 and at 64.
 ATOMIC_SEQ_Q = 1024
@@ -52,7 +53,11 @@ def forward_tiles(head_dim):
     at 128 x 128, 1.04-1.16 since the compiler's schedules of
     2026-11-30 and the causal order: bench/results/
     2026-11-30-h200-causal-order.md)."""
-    return (TILE, TILE) if head_dim <= 64 else (2 * TILE, 2 * TILE)
+    if head_dim <= 64:
+        return TILE, TILE
+    # At 256, 128 x 128 spills (the 128 x 256 f32 output beside the
+    # scores); 128 x 64 holds everything in registers.
+    return (2 * TILE, TILE) if head_dim > 128 else (2 * TILE, 2 * TILE)
 
 
 def forward_kernel(dtype, head_dim, causal, seq_k, **constants):
@@ -106,12 +111,15 @@ def _backward_kernels(dtype, head_dim, causal, atomic):
                            TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
                            num_warps=8)
         return pre, bwd, None
+    # At head_dim 256 two warpgroups hold the 64 x 256 dK and dV (on one
+    # they need 256 registers a thread, and spill).
+    warps = {"num_warps": 8} if head_dim > 128 else {}
     bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
                        D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
-                       DQ_ATOMIC=False)
+                       DQ_ATOMIC=False, **warps)
     dq = compile_once("flash_attention_bwd.tile", "attn_bwd_dq",
                       DTYPE=dtype, D=head_dim, TILE_M=TILE, TILE_N=TILE,
-                      CAUSAL=causal)
+                      CAUSAL=causal, **warps)
     return pre, bwd, dq
 
 
@@ -136,8 +144,12 @@ def check(q, k, v, causal, scale, input_pos, out=None):
             f"seq_k, head_dim) = ({b}, H, S, {d}) with H dividing q's {h} "
             f"heads and S >= 1, got {tuple(k.shape)} and {tuple(v.shape)}")
     if d not in HEAD_DIMS:
-        raise ArgumentError(f"q: with gradients, head_dim must be 64, 96 "
-                            f"or 128, got {d}")
+        raise ArgumentError(f"q: with gradients, head_dim must be 64, 96, "
+                            f"128 or 256, got {d}")
+    if d > 128 and torch.cuda.get_device_capability(q.device) < (9, 0):
+        raise ArgumentError(f"q: with gradients, head_dim {d} needs sm_90 "
+                            f"(its dK/dV kernel needs 192 KiB of shared "
+                            f"memory a block; this GPU gives less)")
     if type(causal) is not bool:
         raise ArgumentError("causal: expected a bool")
     if input_pos != 0:

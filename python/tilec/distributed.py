@@ -434,6 +434,10 @@ def ring_attention(q, k, v, causal=False, scale=None, group=None,
     import torch
     dist = _dist()
     dtype, scale = _fa.check(q, k, v, causal, scale, 0)
+    if q.shape[3] > 128:
+        raise ArgumentError(f"q: ring_attention takes head_dim 64, 96 or "
+                            f"128, got {q.shape[3]} (tilec.attention's "
+                            f"head_dim 256 is not run across GPUs yet)")
     if variant not in VARIANTS:
         raise ArgumentError(f"variant: expected one of {VARIANTS}, got "
                             f"{variant!r}")

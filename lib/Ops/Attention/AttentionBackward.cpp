@@ -162,9 +162,9 @@ Status checkAll(const char *op, const Tensor &q, const Tensor &k,
                             " must be (batch, heads, attentionLseRows(seq_q)) "
                             "= " +
                             shapeText(rowShape));
-  if (headDim != 64 && headDim != 96 && headDim != 128)
+  if (headDim != 64 && headDim != 96 && headDim != 128 && headDim != 256)
     return refuse(op, "q: head_dim " + std::to_string(headDim) +
-                          " is not supported; expected 64, 96 or 128");
+                          " is not supported; expected 64, 96, 128 or 256");
   if (kvHeads < 1 || heads % kvHeads)
     return refuse(op, "k: its " + std::to_string(kvHeads) +
                           " heads must divide q's " + std::to_string(heads) +
@@ -201,18 +201,23 @@ Tensor rowsView(const Tensor &t) {
 /// and loaded once per process.
 Expected<Kernel>
 kernelFor(const char *source, const char *file, const char *name,
-          std::vector<std::pair<std::string, std::string>> constants) {
+          std::vector<std::pair<std::string, std::string>> constants,
+          unsigned numWarps = 0) {
   static std::mutex mutex;
   static auto *kernels = new std::map<std::string, Kernel>();
   std::string key = std::string(file) + ":" + name;
   for (const auto &[n, v] : constants)
     key += "," + n + "=" + v;
+  if (numWarps)
+    key += ",num_warps=" + std::to_string(numWarps);
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = kernels->find(key); it != kernels->end())
     return it->second;
   CompileOptions options;
   options.kernel = name;
   options.constants = std::move(constants);
+  if (numWarps)
+    options.numWarps = numWarps;
   Expected<Kernel> kernel = Runtime::get().compileSource(source, file, options);
   if (kernel)
     (*kernels)[key] = *kernel;
@@ -245,17 +250,18 @@ Status tile::attentionWithLse(const Tensor &q, const Tensor &k, const Tensor &v,
     return s;
   if (q.shape[0] * q.shape[1] == 0)
     return Status();
-  // 64 x 64 tiles to head_dim 64, 128 x 128 above (python/tilec/autograd.py
-  // forward_tiles, with the measurements).
+  // 64 x 64 tiles to head_dim 64, 128 x 128 to 128, 128 x 64 at 256
+  // (python/tilec/autograd.py forward_tiles, with the measurements).
   int64_t tile = q.shape[3] <= 64 ? kTile : 2 * kTile;
+  int64_t keys = q.shape[3] > 128 ? kTile : tile;
   Expected<Kernel> kernel =
       kernelFor(kLseSource, "attention_lse.tile", "attention_lse",
                 {{"DTYPE", dtypeName(q.dtype)},
                  {"TILE_D", std::to_string(q.shape[3])},
                  {"TILE_M", std::to_string(tile)},
-                 {"TILE_N", std::to_string(tile)},
+                 {"TILE_N", std::to_string(keys)},
                  {"CAUSAL", options.causal ? "true" : "false"},
-                 {"EVEN_N", k.shape[2] % tile == 0 ? "true" : "false"}});
+                 {"EVEN_N", k.shape[2] % keys == 0 ? "true" : "false"}});
   if (!kernel)
     return refuse(op, kernel.status().message());
   Status s =
@@ -294,13 +300,17 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
     return Status();
   std::string dtype = dtypeName(q.dtype), d = std::to_string(q.shape[3]),
               causal = options.causal ? "true" : "false";
+  // At head_dim 256 the dK/dV and dQ kernels take two warpgroups (on one,
+  // the 64 x 256 dK and dV need 256 registers a thread; autograd.py's).
+  unsigned warps = q.shape[3] > 128 ? 8 : 0;
   auto get = [&](const char *name,
-                 std::vector<std::pair<std::string, std::string>> extra) {
+                 std::vector<std::pair<std::string, std::string>> extra,
+                 unsigned numWarps = 0) {
     std::vector<std::pair<std::string, std::string>> constants = {
         {"DTYPE", dtype}, {"D", d}};
     constants.insert(constants.end(), extra.begin(), extra.end());
     return kernelFor(kBackwardSource, "flash_attention_bwd.tile", name,
-                     std::move(constants));
+                     std::move(constants), numWarps);
   };
   std::string t = std::to_string(kTile);
   Expected<Kernel> pre = get("attn_bwd_preprocess", {{"TILE_M", t}});
@@ -309,11 +319,13 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
   Expected<Kernel> dkdv = get("attn_bwd", {{"TILE_M", t},
                                            {"TILE_N", t},
                                            {"CAUSAL", causal},
-                                           {"DQ_ATOMIC", "false"}});
+                                           {"DQ_ATOMIC", "false"}},
+                                           warps);
   if (!dkdv)
     return refuse(op, dkdv.status().message());
   Expected<Kernel> dqKernel =
-      get("attn_bwd_dq", {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}});
+      get("attn_bwd_dq", {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}},
+          warps);
   if (!dqKernel)
     return refuse(op, dqKernel.status().message());
   // Without its atomics attn_bwd never touches its f32 dQ: delta's first
