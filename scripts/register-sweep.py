@@ -102,17 +102,21 @@ def jobs(only):
         # tilec.autograd's backward kernels (python/tilec/autograd.py's
         # _backward_kernels): with dQ by atomics 128 keys on 8 warps (128
         # queries a trip at head dim 64, 64 otherwise), without them the
-        # 64 x 64 dK/dV kernel and the dQ kernel; bf16 as a model trains.
+        # 64 x 64 dK/dV kernel and the dQ kernel (on 8 warps at head dim
+        # 256, which has no atomics kernel); bf16 as a model trains.
         source = os.path.join(ROOT, "kernels", "flash_attention_bwd.tile")
-        for d in (64, 96, 128):
+        for d in (64, 96, 128, 256):
             for causal in (False, True):
                 common = [f"-DD={d}", "-DDTYPE=bf16", f"-DCAUSAL={causal}"]
                 tile_m = 128 if d == 64 else 64
-                for kernel, options in (
-                        ("attn_bwd", [f"-DTILE_M={tile_m}", "-DTILE_N=128",
-                                      "-DDQ_ATOMIC=True", "--num-warps=8"]),
-                        ("attn_bwd", ["-DTILE_M=64", "-DTILE_N=64"]),
-                        ("attn_bwd_dq", ["-DTILE_M=64", "-DTILE_N=64"])):
+                warps = ["--num-warps=8"] if d == 256 else []
+                atomics = [] if d == 256 else [
+                    ("attn_bwd", [f"-DTILE_M={tile_m}", "-DTILE_N=128",
+                                  "-DDQ_ATOMIC=True", "--num-warps=8"])]
+                for kernel, options in atomics + [
+                        ("attn_bwd", ["-DTILE_M=64", "-DTILE_N=64"] + warps),
+                        ("attn_bwd_dq",
+                         ["-DTILE_M=64", "-DTILE_N=64"] + warps)]:
                     label = (f"{kernel} D={d} "
                              f"{'causal' if causal else 'full'} "
                              f"{' '.join(options)}")
