@@ -83,6 +83,9 @@ def uses_atomics(head_dim, seq_q, causal, deterministic):
     if deterministic is None:
         import torch
         deterministic = torch.are_deterministic_algorithms_enabled()
+    # (At head_dim 256 the atomics kernel fits only with one-stage rings
+    # and ran 0.81-0.95x the two kernels: bench/results/
+    # 2026-12-01-h200-backward-registers.md.)
     if deterministic or head_dim not in (64, 128):
         return False
     return seq_q >= (ATOMIC_SEQ_Q_64 if head_dim == 64 else ATOMIC_SEQ_Q)
