@@ -91,9 +91,10 @@ attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
 // j > i). lse and delta: f32, row-major (batch, heads,
 // attentionLseRows(seq_q)): the forward's natural-log log-sum-exp of each
 // query row, and the backward's scratch (rowsum(dout * out)); their rows
-// past seq_q are written and read by the kernels. The gradients are deterministic (the same bits on every
-// run): dq comes from a kernel of its own over the key tiles in order, not
-// from atomics. Every argument is checked first, a refusal naming it.
+// past seq_q are written and read by the kernels. The gradients are
+// deterministic (the same bits on every run): dq comes from a kernel of its own
+// over the key tiles in order, not from atomics. Every argument is checked
+// first, a refusal naming it.
 
 struct AttentionTrainingOptions {
   bool causal = false;

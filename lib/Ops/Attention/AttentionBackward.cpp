@@ -316,16 +316,16 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
   Expected<Kernel> pre = get("attn_bwd_preprocess", {{"TILE_M", t}});
   if (!pre)
     return refuse(op, pre.status().message());
-  Expected<Kernel> dkdv = get("attn_bwd", {{"TILE_M", t},
-                                           {"TILE_N", t},
-                                           {"CAUSAL", causal},
-                                           {"DQ_ATOMIC", "false"}},
-                                           warps);
+  Expected<Kernel> dkdv = get("attn_bwd",
+                              {{"TILE_M", t},
+                               {"TILE_N", t},
+                               {"CAUSAL", causal},
+                               {"DQ_ATOMIC", "false"}},
+                              warps);
   if (!dkdv)
     return refuse(op, dkdv.status().message());
-  Expected<Kernel> dqKernel =
-      get("attn_bwd_dq", {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}},
-          warps);
+  Expected<Kernel> dqKernel = get(
+      "attn_bwd_dq", {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}}, warps);
   if (!dqKernel)
     return refuse(op, dqKernel.status().message());
   // Without its atomics attn_bwd never touches its f32 dQ: delta's first
