@@ -221,8 +221,8 @@ struct AsyncWgmmaPass
   /// has (waitBeforeBackEdge).
   static bool tooManyRegistersAround(WarpgroupMmaOp mma, unsigned issued) {
     Block *block = mma->getBlock();
-    // Where the next trip completes it: its first wait that leaves fewer
-    // groups pending than were issued since the multiply.
+    // Where the next trip completes it: its first wait that leaves at most
+    // as many groups pending as were issued since the multiply.
     Operation *completes = mma;
     for (Operation &op : *block) {
       if (&op == mma.getOperation())
@@ -230,7 +230,7 @@ struct AsyncWgmmaPass
       if (isa<WarpgroupMmaOp>(op))
         ++issued;
       else if (auto wait = dyn_cast<WgmmaWaitOp>(op);
-               wait && wait.getPending() < issued + 1) {
+               wait && wait.getPending() <= issued) {
         completes = &op;
         break;
       }

@@ -43,6 +43,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -62,17 +63,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-/// Registers of `tile` a thread holds (32-bit words over its mma layout's
-/// threads; 0 for another layout).
-int64_t registersPerThread(Value tile) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  auto layout = dyn_cast_or_null<MmaLayoutAttr>(type.getEncoding());
-  if (!layout)
-    return 0;
-  int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
-  return bits / 32 / (int64_t(layout.getNumWarps()) * 32);
-}
 
 /// The accumulator size, in registers a thread, from which a multiply in
 /// flight through renaming conversions is guarded (inFlight).
@@ -94,7 +84,8 @@ bool inFlight(Value v) {
   auto mma = source.getDefiningOp<WarpgroupMmaOp>();
   if (!mma || !mma.getIsAsync())
     return false;
-  return source == v || registersPerThread(source) >= kGuardedRenamedRegisters;
+  return source == v ||
+         registersOf(source.getType()) >= kGuardedRenamedRegisters;
 }
 
 /// Whether `v` is a multiply in flight, or the result of a loop that
