@@ -12,9 +12,10 @@ flash backends), in one run.
 For each B x H x N x D (f16, not causal and causal): the SDPA backward's
 gradients are the reference (tilec's checked against them first); tilec is
 timed as a user runs it: zero dQ, the preprocessing kernel (Delta), the
-backward kernel (three launches); with --deterministic also the backward
-without dQ's atomics and the dQ kernel (attn_bwd_dq: three launches, dQ
-in f16, tilec_det); SDPA as torch.autograd.grad of its output. With
+backward kernel, dQ's f32 sum scaled into f16 (four launches); with
+--deterministic also the backward without dQ's atomics and the dQ kernel
+(attn_bwd_dq: three launches, dQ in f16, tilec_det); a config with
+LSE_LOG2=True gets the LSE in log2 units (made outside the timing); SDPA as torch.autograd.grad of its output. With
 --kernel-times the deterministic path's dK/dV kernel and dQ kernel are also
 timed alone (microseconds, a second table): where its time goes. Medians of
 CUDA-event timings over interleaved rounds on two rotating input sets
@@ -122,9 +123,10 @@ def main():
                                                  dtype=torch.bool).triu(1),
                                       float("-inf"))
                 lse = torch.logsumexp(s, -1).reshape(B * H, N).contiguous()
+                lse2 = lse * 1.4426950408889634  # LSE_LOG2's
                 del s
                 sets.append(dict(
-                    q=q, k=k, v=v, do=do, o=o.detach(), lse=lse,
+                    q=q, k=k, v=v, do=do, o=o.detach(), lse=lse, lse2=lse2,
                     qg=qg, kg=kg, vg=vg, out=o,
                     delta=torch.empty(B * H, N, device="cuda"),
                     dq=torch.empty(B, H, N, D, device="cuda"),
@@ -136,12 +138,19 @@ def main():
                     dv=torch.empty(B, H, N, D, device="cuda",
                                    dtype=torch.float16)))
 
+            def lse_of(st, bwd):
+                """The LSE attn_bwd `bwd` takes: in log2 units with
+                LSE_LOG2."""
+                return st["lse2" if bwd.constants.get("LSE_LOG2") else "lse"]
+
             def run_tilec(st, bwd):
                 st["dq"].zero_()
                 pre[(cdiv(N, 64), B * H)](st["o"], st["do"], st["delta"])
                 bwd[(cdiv(N, bwd.constants.get("TILE_N", 64)), B * H)](
-                    st["q"], st["k"], st["v"], st["do"], st["lse"],
+                    st["q"], st["k"], st["v"], st["do"], lse_of(st, bwd),
                     st["delta"], st["dq"], st["dk"], st["dv"], scale)
+                # The kernel's sum is dQ / scale (dS unscaled in its loop).
+                torch.mul(st["dq"], scale, out=st["dq16"])
 
             def run_det(st, det, parts=None):
                 """The preprocessing, dK/dV and dQ kernels; `parts`: only
@@ -152,7 +161,7 @@ def main():
                 if parts is None or 0 in parts:
                     det[0][(cdiv(N, det[0].constants.get("TILE_N", 64)),
                             B * H)](
-                        *rows3, st["lse"], st["delta"], st["unused"],
+                        *rows3, lse_of(st, det[0]), st["delta"], st["unused"],
                         st["dk"], st["dv"], scale)
                 if parts is None or 1 in parts:
                     det[1][(cdiv(N, det[1].constants.get("TILE_M", 64)),
@@ -201,7 +210,7 @@ def main():
             ref = torch.autograd.grad(st["out"], (st["qg"], st["kg"],
                                                   st["vg"]), st["do"],
                                       retain_graph=True)
-            checks = [(name, lambda b=b: run_tilec(st, b), "dq")
+            checks = [(name, lambda b=b: run_tilec(st, b), "dq16")
                       for name, b in bwds.items()]
             for name, det in dets.items():
                 checks.append((name, lambda det=det: run_det(st, det), "dq16"))

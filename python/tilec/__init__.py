@@ -414,7 +414,7 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     kernels (tilec.autograd says what it supports). deterministic=True
     (or None under torch.use_deterministic_algorithms(True)) gives the same
     gradient bits from run to run (dQ from a kernel of its own); otherwise
-    dQ is added by atomics where that is faster (from 1024 queries at
+    dQ is added by atomics where that is faster (from 4096 queries at
     head_dim 128, 2048 at 64), and its last bits may vary. Under CUDA autocast,
     float32 q, k, v are taken in autocast's dtype, as PyTorch's
     scaled_dot_product_attention takes them.

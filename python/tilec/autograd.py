@@ -3,7 +3,7 @@ is on), tilec.attention runs the forward that also writes each query row's
 log-sum-exp (kernels/attention_lse.tile) and saves q, k, v, out and it; the
 backward runs kernels/flash_attention_bwd.tile (Delta = rowsum(dO * O);
 one block per 64 keys accumulating dK and dV in registers; then one block
-per 64 queries accumulating dQ in registers; or, from 1024 queries at
+per 64 queries accumulating dQ in registers; or, from 4096 queries at
 head_dim 128 and 2048 at 64, one block per 128 keys that also adds its
 share of dQ by atomics), all written in the DSL. q, k, v, dO are taken
 with the strides they have (a transformers model's transposed (batch,
@@ -25,11 +25,13 @@ gives the same bits on every run: dQ comes from a kernel of its own
 (attn_bwd_dq, over the key tiles in order), not from atomics adding each
 key block's share (attn_bwd's DQ_ATOMIC, whose order varies dQ's last bits
 from run to run). Otherwise the atomics are used where they measured faster
-than recomputing Q K^T and dO V^T in the dQ kernel: from 1024 queries at
-head_dim 128 and 2048 at 64 (H200, bf16, the backward alone,
-FlashAttention-3's 16k tokens: at 1024 queries 1.00-1.06x at head_dim 128,
-0.97-1.02x at 64; at 2048 1.02-1.16x; at head_dim 96 0.75-0.85x):
-bench/results/2026-12-01-h200-training-layouts.md.
+than recomputing Q K^T and dO V^T in the dQ kernel: from 4096 queries at
+head_dim 128 and 2048 at 64 (H200, bf16, the backward alone: at head_dim
+128 the atomics ran 0.91-1.00x the two kernels at 1024 queries, 0.90-0.98x
+at 2048 with a Llama's 16/4 heads, 0.97-1.04x at 4096, 1.06x at 16384;
+at head_dim 64 0.97-1.02x at 1024, 1.02-1.16x from 2048; at head_dim 96
+0.75-0.85x): bench/results/2026-12-01-h200-backward-unscaled.md,
+2026-12-01-h200-training-layouts.md.
 """
 
 import math
@@ -38,10 +40,11 @@ from ._kernels import compile_once, sm_count
 from .errors import ArgumentError
 
 TILE = 64
+LOG2E = 1.4426950408889634
 HEAD_DIMS = (64, 96, 128, 256)
 # The shortest query length whose backward adds dQ by atomics when it may
 # (uses_atomics), at head_dim 128 and at 64.
-ATOMIC_SEQ_Q = 1024
+ATOMIC_SEQ_Q = 4096
 ATOMIC_SEQ_Q_64 = 2048
 
 
@@ -91,9 +94,12 @@ def uses_atomics(head_dim, seq_q, causal, deterministic):
     return seq_q >= (ATOMIC_SEQ_Q_64 if head_dim == 64 else ATOMIC_SEQ_Q)
 
 
-def _backward_kernels(dtype, head_dim, causal, atomic):
+def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
     """The preprocessing, the dK/dV kernel and the dQ kernel (None with
-    `atomic`: the dK/dV kernel adds dQ) for a problem class, compiled once.
+    `atomic`: the dK/dV kernel adds dQ, unscaled) for a problem class,
+    compiled once; EVEN_N from seq_k (no key masked for the sequence's end
+    where the keys fill whole tiles); the dK/dV kernel takes LSE in log2
+    units (LSE_LOG2).
     Without atomics the dK/dV kernel takes 64 keys on one warpgroup at
     every head dimension, the rest the compiler's choice (its loop of four
     multiplies unrotated, two-stage rings). At 96 and 128, 128 keys on two
@@ -112,17 +118,20 @@ def _backward_kernels(dtype, head_dim, causal, atomic):
                            DTYPE=dtype, D=head_dim,
                            TILE_M=2 * TILE if head_dim == 64 else TILE,
                            TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
+                           EVEN_N=seq_k % (2 * TILE) == 0, LSE_LOG2=True,
                            num_warps=8)
         return pre, bwd, None
     # At head_dim 256 two warpgroups hold the 64 x 256 dK and dV (on one
     # they need 256 registers a thread, and spill).
     warps = {"num_warps": 8} if head_dim > 128 else {}
+    even = seq_k % TILE == 0
     bwd = compile_once("flash_attention_bwd.tile", "attn_bwd", DTYPE=dtype,
                        D=head_dim, TILE_M=TILE, TILE_N=TILE, CAUSAL=causal,
-                       DQ_ATOMIC=False, **warps)
+                       DQ_ATOMIC=False, EVEN_N=even, LSE_LOG2=True,
+                       **warps)
     dq = compile_once("flash_attention_bwd.tile", "attn_bwd_dq",
                       DTYPE=dtype, D=head_dim, TILE_M=TILE, TILE_N=TILE,
-                      CAUSAL=causal, **warps)
+                      CAUSAL=causal, EVEN_N=even, **warps)
     return pre, bwd, dq
 
 
@@ -241,7 +250,7 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     b, h, n, d = q.shape
     hk, nk = k.shape[1], k.shape[2]
     atomic = uses_atomics(d, n, causal, deterministic)
-    pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic)
+    pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic, nk)
     # Laid out like q, k, v where those are dense (ready as they are),
     # contiguous otherwise.
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
@@ -268,10 +277,14 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     dq32 = torch.zeros(b, h, n, d, device=q.device, dtype=torch.float32) \
         if atomic else \
         torch.empty(1, 1, 1, 1, device=q.device, dtype=torch.float32)
-    bwd[(key_tiles, b * hk * split)](q, k, v, dout, lse, delta, dq32,
+    # The dK/dV kernel's LSE in log2 units (a multiply a query a trip
+    # fewer in its loop).
+    lse2 = lse * LOG2E
+    bwd[(key_tiles, b * hk * split)](q, k, v, dout, lse2, delta, dq32,
                                      dk_parts, dv_parts, scale)
     if atomic:
-        dq.copy_(dq32)
+        # The kernel's sum is dQ / scale (dS unscaled in its loop).
+        torch.mul(dq32, scale, out=dq)
     else:
         dq_kernel[(tiles, b * h)](q, k, v, dout, lse, delta, dq, scale)
     if split > 1:

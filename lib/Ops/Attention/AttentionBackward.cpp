@@ -313,6 +313,8 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
                      std::move(constants), numWarps);
   };
   std::string t = std::to_string(kTile);
+  // No key masked for the sequence's end where the keys fill whole tiles.
+  std::string even = k.shape[2] % kTile == 0 ? "true" : "false";
   Expected<Kernel> pre = get("attn_bwd_preprocess", {{"TILE_M", t}});
   if (!pre)
     return refuse(op, pre.status().message());
@@ -320,12 +322,15 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
                               {{"TILE_M", t},
                                {"TILE_N", t},
                                {"CAUSAL", causal},
-                               {"DQ_ATOMIC", "false"}},
+                               {"DQ_ATOMIC", "false"},
+                               {"EVEN_N", even}},
                               warps);
   if (!dkdv)
     return refuse(op, dkdv.status().message());
-  Expected<Kernel> dqKernel = get(
-      "attn_bwd_dq", {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}}, warps);
+  Expected<Kernel> dqKernel =
+      get("attn_bwd_dq",
+          {{"TILE_M", t}, {"TILE_N", t}, {"CAUSAL", causal}, {"EVEN_N", even}},
+          warps);
   if (!dqKernel)
     return refuse(op, dqKernel.status().message());
   // Without its atomics attn_bwd never touches its f32 dQ: delta's first
