@@ -103,18 +103,22 @@ def jobs(only):
         # _backward_kernels): with dQ by atomics 128 keys on 8 warps (128
         # queries a trip at head dim 64, 64 otherwise), without them the
         # 64 x 64 dK/dV kernel and the dQ kernel (on 8 warps at head dim
-        # 256, which has no atomics kernel); bf16 as a model trains.
+        # 256, which has no atomics kernel); bf16 as a model trains, keys
+        # filling whole tiles (EVEN_N), attn_bwd's LSE in log2 units.
         source = os.path.join(ROOT, "kernels", "flash_attention_bwd.tile")
         for d in (64, 96, 128, 256):
             for causal in (False, True):
-                common = [f"-DD={d}", "-DDTYPE=bf16", f"-DCAUSAL={causal}"]
+                common = [f"-DD={d}", "-DDTYPE=bf16", f"-DCAUSAL={causal}",
+                          "-DEVEN_N=True"]
                 tile_m = 128 if d == 64 else 64
                 warps = ["--num-warps=8"] if d == 256 else []
                 atomics = [] if d == 256 else [
                     ("attn_bwd", [f"-DTILE_M={tile_m}", "-DTILE_N=128",
-                                  "-DDQ_ATOMIC=True", "--num-warps=8"])]
+                                  "-DDQ_ATOMIC=True", "-DLSE_LOG2=True",
+                                  "--num-warps=8"])]
                 for kernel, options in atomics + [
-                        ("attn_bwd", ["-DTILE_M=64", "-DTILE_N=64"] + warps),
+                        ("attn_bwd", ["-DTILE_M=64", "-DTILE_N=64",
+                                      "-DLSE_LOG2=True"] + warps),
                         ("attn_bwd_dq",
                          ["-DTILE_M=64", "-DTILE_N=64"] + warps)]:
                     label = (f"{kernel} D={d} "
