@@ -56,7 +56,8 @@ def check_against_float64(torch, fn, q, k, v, dout, causal, scale, dtype):
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
 @pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("shape", [(2, 3, 256, 64), (1, 2, 192, 128),
-                                   (1, 3, 128, 96), (1, 2, 200, 256)])
+                                   (1, 3, 128, 96), (1, 2, 200, 256),
+                                   (1, 2, 200, 192)])
 def test_attention_gradients(torch_gpu, dtype, causal, shape):
     torch = torch_gpu
     from conftest import skip_unless_arch
@@ -73,7 +74,8 @@ def test_attention_gradients(torch_gpu, dtype, causal, shape):
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16"))
 @pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("shape", [(2, 8, 2, 256, 64), (1, 6, 1, 192, 128),
-                                   (1, 4, 4, 128, 64), (1, 4, 2, 130, 256)])
+                                   (1, 4, 4, 128, 64), (1, 4, 2, 130, 256),
+                                   (1, 4, 2, 130, 192)])
 def test_attention_gradients_grouped_query(torch_gpu, dtype, causal, shape):
     """Grouped-query (8 query heads on 2 K/V heads) and multi-query (6 on
     1) attention: dK and dV summed over the query heads sharing a K/V head
@@ -95,7 +97,8 @@ def test_attention_gradients_grouped_query(torch_gpu, dtype, causal, shape):
 
 @pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("shape", [(2, 4, 4, 256, 64), (1, 8, 2, 192, 128),
-                                   (1, 3, 1, 128, 96), (1, 4, 2, 192, 256)])
+                                   (1, 3, 1, 128, 96), (1, 4, 2, 192, 256),
+                                   (1, 4, 2, 192, 192)])
 def test_attention_gradients_deterministic(torch_gpu, causal, shape):
     """dQ from a kernel of its own (no atomics), so the gradients are the
     same bits on every run (deterministic=True, and as it is with
@@ -471,9 +474,9 @@ def test_gradient_arguments(torch_gpu):
          "k, v: with gradients, k and v must both be"),
         (lambda: tilec.attention(q, t(1, 4, 0, 64), t(1, 4, 0, 64)),
          "and S >= 1"),
-        (lambda: tilec.attention(t(1, 2, 128, 192), t(1, 2, 128, 192),
-                                 t(1, 2, 128, 192)),
-         "head_dim must be 64, 96, 128 or 256"),
+        (lambda: tilec.attention(t(1, 2, 128, 160), t(1, 2, 128, 160),
+                                 t(1, 2, 128, 160)),
+         "head_dim must be 64, 96, 128, 192 or 256"),
         (lambda: tilec.attention(q, q, q, input_pos=3),
          "input_pos: with gradients"),
         (lambda: tilec.attention(q, q, q, out=torch.empty_like(q)),

@@ -16,9 +16,12 @@ with kv_heads dividing q's heads (grouped-query and multi-query attention:
 each K/V block of the backward loops over the query heads sharing it, so
 dK and dV are summed over them in registers, or over a part of them, the
 parts' sums added after: kv_split), any seq_q and seq_k >= 1
-(causal masks key j for query i when j > i), head_dim 64, 96, 128 or 256
-(256 on sm_90 only: its dK/dV kernel needs more shared memory than an A100
-has), f16 or bf16, input_pos 0, no `out`.
+(causal masks key j for query i when j > i), head_dim 64, 96, 128, 192
+or 256 (192 and 256 on sm_90 only: their dK/dV kernel needs more shared
+memory than an A100 has; 192 runs the backward's 256-wide kernels, TMA
+reading the columns past 192 as zeros and clipping them from the stores,
+a third of the work wasted: BACKWARD_D), f16 or bf16, input_pos 0, no
+`out`.
 
 `deterministic=True` (or None under torch.use_deterministic_algorithms(True))
 gives the same bits on every run: dQ comes from a kernel of its own
@@ -41,7 +44,12 @@ from .errors import ArgumentError
 
 TILE = 64
 LOG2E = 1.4426950408889634
-HEAD_DIMS = (64, 96, 128, 256)
+HEAD_DIMS = (64, 96, 128, 192, 256)
+# The backward kernels' D for a head_dim: at 192, the 256-wide kernels (on
+# two warpgroups a 64 x 192 dK/dV multiply would split its columns 96 + 96,
+# which tile-assign-layouts does not lay out; on one it needs 256 registers
+# a thread: serialized wgmma, ptxas C7512/C7514).
+BACKWARD_D = {192: 256}
 # The shortest query length whose backward adds dQ by atomics when it may
 # (uses_atomics), at head_dim 128 and at 64.
 ATOMIC_SEQ_Q = 4096
@@ -157,7 +165,7 @@ def check(q, k, v, causal, scale, input_pos, out=None):
             f"heads and S >= 1, got {tuple(k.shape)} and {tuple(v.shape)}")
     if d not in HEAD_DIMS:
         raise ArgumentError(f"q: with gradients, head_dim must be 64, 96, "
-                            f"128 or 256, got {d}")
+                            f"128, 192 or 256, got {d}")
     if d > 128 and torch.cuda.get_device_capability(q.device) < (9, 0):
         raise ArgumentError(f"q: with gradients, head_dim {d} needs sm_90 "
                             f"(its dK/dV kernel needs 192 KiB of shared "
@@ -250,7 +258,8 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     b, h, n, d = q.shape
     hk, nk = k.shape[1], k.shape[2]
     atomic = uses_atomics(d, n, causal, deterministic)
-    pre, bwd, dq_kernel = _backward_kernels(dtype, d, causal, atomic, nk)
+    pre, bwd, dq_kernel = _backward_kernels(dtype, BACKWARD_D.get(d, d),
+                                            causal, atomic, nk)
     # Laid out like q, k, v where those are dense (ready as they are),
     # contiguous otherwise.
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))

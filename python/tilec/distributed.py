@@ -437,7 +437,8 @@ def ring_attention(q, k, v, causal=False, scale=None, group=None,
     if q.shape[3] > 128:
         raise ArgumentError(f"q: ring_attention takes head_dim 64, 96 or "
                             f"128, got {q.shape[3]} (tilec.attention's "
-                            f"head_dim 256 is not run across GPUs yet)")
+                            f"head_dims 192 and 256 are not run across GPUs "
+                            f"yet)")
     if variant not in VARIANTS:
         raise ArgumentError(f"variant: expected one of {VARIANTS}, got "
                             f"{variant!r}")
