@@ -15,10 +15,11 @@ timed as a user runs it: zero dQ, the preprocessing kernel (Delta), the
 backward kernel, dQ's f32 sum scaled into f16 (four launches); with
 --deterministic also the backward without dQ's atomics and the dQ kernel
 (attn_bwd_dq: three launches, dQ in f16, tilec_det); a config with
-LSE_LOG2=True gets the LSE in log2 units (made outside the timing); SDPA as torch.autograd.grad of its output. With
---kernel-times the deterministic path's dK/dV kernel and dQ kernel are also
-timed alone (microseconds, a second table): where its time goes. Medians of
-CUDA-event timings over interleaved rounds on two rotating input sets
+LSE_LOG2=True gets the LSE in log2 units (made outside the timing); SDPA
+as torch.autograd.grad of its output. With --kernel-times the
+deterministic path's dK/dV kernel and dQ kernel are also timed alone
+(microseconds, a second table): where its time goes. Medians of CUDA-event
+timings over interleaved rounds on two rotating input sets
 (bench/interleaved.py). TFLOP/s count the backward's
 2.5 x 4 B H N^2 D (halved when causal). Prints a markdown table.
 """
@@ -123,7 +124,7 @@ def main():
                                                  dtype=torch.bool).triu(1),
                                       float("-inf"))
                 lse = torch.logsumexp(s, -1).reshape(B * H, N).contiguous()
-                lse2 = lse * 1.4426950408889634  # LSE_LOG2's
+                lse2 = lse * tilec.autograd.LOG2E  # LSE_LOG2's
                 del s
                 sets.append(dict(
                     q=q, k=k, v=v, do=do, o=o.detach(), lse=lse, lse2=lse2,
