@@ -86,7 +86,9 @@ attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
 // q, out, dout, dq: (batch, heads, seq_q, head_dim); k, v, dk, dv:
 // (batch, kv_heads, seq_k, head_dim), kv_heads dividing heads (dk and dv
 // summed over the query heads sharing a k/v head); all row-major
-// (contiguous), f16 or bf16 alike, head_dim 64, 96, 128 or 256 (256 on sm_90),
+// (contiguous), f16 or bf16 alike, head_dim 64, 96, 128, 192 or 256 (192 and
+// 256 on sm_90; 192 runs the backward's 256-wide kernels, a third of their
+// multiplies on the zeros TMA reads past the 192 columns),
 // seq_q and seq_k >= 1 and may differ (causal masks key j for query i when
 // j > i). lse and delta: f32, row-major (batch, heads,
 // attentionLseRows(seq_q)): the forward's natural-log log-sum-exp of each

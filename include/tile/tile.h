@@ -320,10 +320,9 @@ TILE_API int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
 /* ---- Attention training (tile/Attention.h) ----------------------------------
  * tile::attentionWithLse and tile::attentionBackward: row-major q, out, dout,
  * dq (batch, heads, seq_q, head_dim), k, v, dk, dv (batch, kv_heads, seq_k,
- * head_dim), head_dim 64, 96, 128 or 256 (256 on sm_90), f16 or bf16; lse
- * and delta f32
- * (batch, heads, tile_attention_lse_rows(seq_q)). Zero-initialize the
- * options: has_scale 0 means 1/sqrt(head_dim). */
+ * head_dim), head_dim 64, 96, 128, 192 or 256 (192 and 256 on sm_90), f16
+ * or bf16; lse and delta f32 (batch, heads, tile_attention_lse_rows(seq_q)).
+ * Zero-initialize the options: has_scale 0 means 1/sqrt(head_dim). */
 typedef struct tile_attention_training_options {
   int causal;
   int has_scale;

@@ -10,8 +10,8 @@
 // skipped with a note; the second call is remembered); an int that is no
 // exact float refused at launch; tile::attentionWithLse and
 // tile::attentionBackward against a float64 reference (out and the
-// gradients; GQA, seq_q != seq_k, causal, head dims 64, 96, 128, 256, f16 and
-// bf16; the gradients the same bits on two runs). Exits 77 without a GPU.
+// gradients; GQA, seq_q != seq_k, causal, head dims 64, 96, 128, 192, 256, f16
+// and bf16; the gradients the same bits on two runs). Exits 77 without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -431,6 +431,8 @@ int main(int argc, char **argv) {
       {1, 2, 2, 130, 70, 128, true, 0, DType::F16, false, false},
       {1, 2, 1, 100, 100, 128, false, 0, DType::BF16, false, false},
       {1, 4, 2, 130, 190, 256, true, 0, DType::BF16, false, false},
+      {1, 4, 2, 200, 130, 192, true, 0, DType::F16, false, false},
+      {2, 2, 2, 128, 128, 192, false, 0, DType::BF16, false, false},
   };
   for (const Case &c : backwardCases)
     ok &= runBackwardCase(c, rng);

@@ -321,7 +321,8 @@ TEST(AttentionBackward, RefusalsNameTheArgument) {
                               (uintptr_t(1) << 32),
                           {2, 2, 96, 32});
       },
-      "q: head_dim 32 is not supported; expected 64, 96, 128 or 256");
+      "q: head_dim 32 is not supported; expected 64, 96, 128, 192 or "
+      "256");
   refusal(
       [](BwdArgs &a) {
         a.dk = attnTensor(8, {2, 2, 95, 64});

@@ -162,9 +162,11 @@ Status checkAll(const char *op, const Tensor &q, const Tensor &k,
                             " must be (batch, heads, attentionLseRows(seq_q)) "
                             "= " +
                             shapeText(rowShape));
-  if (headDim != 64 && headDim != 96 && headDim != 128 && headDim != 256)
+  if (headDim != 64 && headDim != 96 && headDim != 128 && headDim != 192 &&
+      headDim != 256)
     return refuse(op, "q: head_dim " + std::to_string(headDim) +
-                          " is not supported; expected 64, 96, 128 or 256");
+                          " is not supported; expected 64, 96, 128, 192 or "
+                          "256");
   if (kvHeads < 1 || heads % kvHeads)
     return refuse(op, "k: its " + std::to_string(kvHeads) +
                           " heads must divide q's " + std::to_string(heads) +
@@ -298,9 +300,14 @@ Status tile::attentionBackward(const Tensor &q, const Tensor &k,
   int64_t bh = q.shape[0] * q.shape[1], bhk = k.shape[0] * k.shape[1];
   if (bh == 0)
     return Status();
-  std::string dtype = dtypeName(q.dtype), d = std::to_string(q.shape[3]),
+  // At head_dim 192 the 256-wide kernels: TMA reads the columns past 192
+  // as zeros and clips them from the stores (on two warpgroups a 64 x 192
+  // dK/dV multiply would split its columns 96 + 96, which wgmma cannot;
+  // autograd.py's BACKWARD_D).
+  std::string dtype = dtypeName(q.dtype),
+              d = std::to_string(q.shape[3] == 192 ? 256 : q.shape[3]),
               causal = options.causal ? "true" : "false";
-  // At head_dim 256 the dK/dV and dQ kernels take two warpgroups (on one,
+  // Past head_dim 128 the dK/dV and dQ kernels take two warpgroups (on one,
   // the 64 x 256 dK and dV need 256 registers a thread; autograd.py's).
   unsigned warps = q.shape[3] > 128 ? 8 : 0;
   auto get = [&](const char *name,
