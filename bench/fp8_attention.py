@@ -4,7 +4,8 @@ against cuDNN's and PyTorch flash's f16 attention at the same shapes, in one
 run (torch's SDPA takes no 8-bit inputs).
 
   python3 bench/fp8_attention.py [--rounds 20] [--head-dims 64,128,256]
-                                 [--exp2-poly 4,8]
+                                 [--exp2-poly 4,8] [--tile-n 256:64]
+                                 [--variants "NAME:KEY=V,...;..."]
 
 FlashAttention-3's setting: 16k tokens (batch = 16384 / N), hidden 2048
 (heads = 2048 / D), D = 128, N = 1k, 4k, 16k, causal and not. The tilec
@@ -29,6 +30,7 @@ from torch.nn.functional import scaled_dot_product_attention as sdpa
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from interleaved import time_interleaved  # noqa: E402
+from attention_bwd import parse_configs  # noqa: E402
 
 KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "attention_fp8.tile")
 
@@ -41,7 +43,18 @@ def main():
     p.add_argument("--exp2-poly", default="",
                    help="comma-separated N: also each variant with "
                         "exp2_poly=N (one exponential in N on the FMA pipe)")
+    p.add_argument("--tile-n", default="",
+                   help="comma-separated D:N: also each variant with "
+                        "TILE_N=N at head_dim D (named VARIANT_nN)")
+    p.add_argument("--variants", default="",
+                   help="more kernel variants, NAME:KEY=V,...;... with "
+                        "tilec.compile's options and constants (TILE_N, "
+                        "persistent=False, ...)")
     args = p.parse_args()
+    extra_n = {}
+    for item in filter(None, args.tile_n.split(",")):
+        d, n = map(int, item.split(":"))
+        extra_n.setdefault(d, []).append(n)
     polys = [int(n) for n in args.exp2_poly.split(",") if n]
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
@@ -80,12 +93,15 @@ def main():
                                 "ping_pong": True})]
         variants += [(f"{name}_poly{n}", dict(opts, exp2_poly=n))
                      for n in polys for name, opts in variants[:]]
+        # 128 x 128 tiles (the API's); --tile-n adds others.
+        variants = [(name, dict(opts, TILE_N=128)) for name, opts in variants]
+        variants += [(f"{name}_n{n}", dict(opts, TILE_N=n))
+                     for n in extra_n.get(D, []) for name, opts in variants[:]]
+        variants += [(name, dict({"TILE_N": 128}, **opts))
+                     for name, opts in parse_configs(args.variants)]
         for name, opts in variants:
             try:
-                # 128 x 64 tiles at D = 256 (the attention API's f16 ones):
-                # 128 x 128 leaves no shared memory for two-stage rings.
-                kern = tilec.compile(KERNEL, TILE_D=D, CAUSAL=causal,
-                                     TILE_N=64 if D == 256 else 128, **opts)
+                kern = tilec.compile(KERNEL, TILE_D=D, CAUSAL=causal, **opts)
             except tilec.CompileError as e:
                 print(f"  {name}: does not compile ({str(e).splitlines()[0]})",
                       flush=True)

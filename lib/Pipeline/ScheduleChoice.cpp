@@ -39,9 +39,14 @@
 //     leave a consumer thread's 240 registers room for its operands: 192
 //     a thread (the attention backward's dK/dV loop at D = 128, 128 keys:
 //     specialized, 1.11x the eight warps without a producer,
-//     bench/results/2026-11-29-h200-backward-unrotated.md), 160 in a
-//     rotated loop (the same loop rotated ran 1.04x unspecialized, and
-//     spilled less, bench/results/2026-11-29-h200-backward.md);
+//     bench/results/2026-11-29-h200-backward-unrotated.md); in a rotated
+//     loop the results and twice the A operands the loop makes in
+//     registers (the one carried across the back edge while the next is
+//     made) within 224 (the same backward loop rotated, 192 + 2 x 32, ran
+//     1.04x unspecialized and spilled less,
+//     bench/results/2026-11-29-h200-backward.md; 8-bit attention at
+//     D = 256 with 128 x 128 tiles, 192 + 2 x 16, specialized, no spills,
+//     1.20-1.29x unspecialized, bench/results/2026-12-01-h200-fp8-tiles.md);
 //   - a loop of more than two multiplies is not rotated (tile-rotate-wgmma):
 //     its other multiplies overlap its elementwise work already, and the
 //     rotated multiply's register operand, carried across the back edge,
@@ -202,11 +207,22 @@ std::optional<unsigned> stagesThatFit(const OperandBytes &ops, int64_t budget) {
 constexpr unsigned kMaxUnhintedStages = 4;
 
 /// The most f32 multiply results a specialized consumer thread holds: of
-/// its 240 registers, the rest go to operands, masks and addresses; fewer
-/// where tile-rotate-wgmma carries a multiply's register operand (and the
-/// work producing it) across the back edge.
+/// its 240 registers, the rest go to operands, masks and addresses. Where
+/// tile-rotate-wgmma carries a multiply's register operand across the back
+/// edge, the results and twice the loop's register A operands (the carried
+/// one, the next one and the f32 work making it) within the second.
 constexpr int64_t kSpecializedResultRegisters = 192;
-constexpr int64_t kSpecializedResultRegistersRotated = 160;
+constexpr int64_t kSpecializedRotatedRegisters = 224;
+
+/// The most registers (as counted for kSpecializedRotatedRegisters) a
+/// persistent consumer thread's loop may take: the tile loop's own state
+/// lives across it. 16-bit attention at D = 256 (128 x 64 tiles, 160 + 2 x
+/// 16) and D = 128 (128 x 128, 128 + 2 x 32) runs persistent (0.98-1.13 of
+/// cuDNN, bench/results/2026-11-28-h200-occupancy-stages.md); 8-bit
+/// attention at D = 256 with 128 x 128 tiles (192 + 2 x 16) persistent had
+/// its wgmma serialized by ptxas (C7512) and ran 0.79x the same kernel not
+/// persistent (bench/results/2026-12-01-h200-fp8-tiles.md).
+constexpr int64_t kPersistentConsumerRegisters = 192;
 
 /// Loops of more than this many multiplies are not rotated (their other
 /// multiplies already run under the elementwise work between two of them)
@@ -276,10 +292,14 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
 /// compiled so hung on an H200 (a loop ring shared a producer warp with a
 /// ring filled a tile ahead; tile-warp-specialize no longer pairs them,
 /// which has not been run on a GPU yet: bench/results/2026-11-29-h200-
-/// persistent-choice.md). What the caller or the hints gave stays.
+/// persistent-choice.md). Nor where the loop's registers leave the tile
+/// loop's state no room (kPersistentConsumerRegisters). What the caller or
+/// the hints gave stays.
 void choosePersistence(const OperandBytes &ops, unsigned multiplies,
-                       const ::tile::Options &given, ::tile::Options &choice) {
-  if (given.persistent || !ops.fixed || multiplies > 2)
+                       int64_t consumerRegisters, const ::tile::Options &given,
+                       ::tile::Options &choice) {
+  if (given.persistent || !ops.fixed || multiplies > 2 ||
+      consumerRegisters > kPersistentConsumerRegisters)
     return;
   choice.persistent = true;
   if (!given.tileStages)
@@ -339,7 +359,8 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   bool wgmma = arch == "sm_90a";
   llvm::SetVector<scf::ForOp> streaming;
   llvm::DenseMap<Operation *, unsigned> multipliesPerLoop;
-  llvm::DenseMap<Operation *, int64_t> resultsPerLoop, weightedPerLoop;
+  llvm::DenseMap<Operation *, int64_t> resultsPerLoop, weightedPerLoop,
+      registerOperandBytesPerLoop;
   int64_t rows = 0, smallestResult = 0;
   bool allMultiplesOf128 = true, longStages = true;
   func.walk([&](mlir::tile::MmaOp mma) {
@@ -361,9 +382,11 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
         smallestResult ? std::min(smallestResult, elements) : elements;
     ++multipliesPerLoop[loop];
     auto a = cast<RankedTensorType>(mma.getA().getType());
-    longStages &= a.getDimSize(1) *
-                      std::max<int64_t>(1, a.getElementTypeBitWidth() / 8) >=
-                  128;
+    int64_t aBytes = std::max<int64_t>(1, a.getElementTypeBitWidth() / 8);
+    longStages &= a.getDimSize(1) * aBytes >= 128;
+    // An A operand the loop makes (attention's P) is held in registers.
+    if (!sourceLoad(mma.getA()))
+      registerOperandBytesPerLoop[loop] += a.getNumElements() * aBytes;
     int64_t m = mma.getType().getDimSize(0);
     rows = rows ? std::min(rows, m) : m;
     allMultiplesOf128 &= m % 128 == 0;
@@ -418,10 +441,17 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   // A producer with two consumer warpgroups: one block per multiprocessor,
   // the consumers at 240 registers. With one, two blocks fit and a thread
   // starts with 128, which an accumulator of 64 x 256 f32 alone fills.
-  bool resultsFit =
-      accumulatorElements <= (rotated ? kSpecializedResultRegistersRotated
-                                      : kSpecializedResultRegisters) *
-                                 warps * 32;
+  // A consumer thread's registers for the loops' f32 results and, rotated,
+  // twice their register A operands (kSpecializedRotatedRegisters).
+  int64_t threads = int64_t(warps) * 32, consumerRegisters = 0;
+  for (auto &[loop, elements] : resultsPerLoop)
+    consumerRegisters = std::max(
+        consumerRegisters,
+        (elements +
+         (rotated ? 2 * registerOperandBytesPerLoop.lookup(loop) / 4 : 0)) /
+            threads);
+  bool resultsFit = rotated ? consumerRegisters <= kSpecializedRotatedRegisters
+                            : consumerRegisters <= kSpecializedResultRegisters;
   if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128 ||
       !longStages || !resultsFit) {
     if (!numStages && !choice.numStages)
@@ -441,14 +471,24 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   // four at D = 128: no faster at 4 stages than at 2, and its variant adding
   // dQ by TMA reduce no longer fitted;
   // bench/results/2026-11-29-h200-backward-unrotated.md).
+  // A persistent kernel keeps a sixteenth of shared memory for what lives
+  // across its tile loop beside the rings (the epilogue's staging where it
+  // takes no ring slot); otherwise the epilogue's buffers reuse the rings'
+  // memory after the loop, and only the mbarriers are kept back (8-bit
+  // attention at D = 256, 128 x 128 tiles: three stages, 224 KiB, ran
+  // 1.10x two, bench/results/2026-12-01-h200-fp8-tiles.md).
+  unsigned multiplies = multipliesPerLoop[streaming.front()];
+  choosePersistence(ops, multiplies, consumerRegisters, given, choice);
+  int64_t ringBudget =
+      given.persistent.value_or(choice.persistent.value_or(false))
+          ? limits.sharedBytesPerBlock * 15 / 16
+          : limits.sharedBytesPerBlock - limits.reservedSharedBytesPerBlock;
   if (!numStages && !choice.numStages && ops.unhinted &&
-      multipliesPerLoop[streaming.front()] <= kMaxRotatedMultiplies)
+      multiplies <= kMaxRotatedMultiplies)
     for (unsigned s = kMaxUnhintedStages; s > 2; --s)
-      if (ops.streamed * s + ops.fixed <=
-          limits.sharedBytesPerBlock * 15 / 16) {
+      if (ops.streamed * s + ops.fixed <= ringBudget) {
         choice.numStages = s;
         break;
       }
-  choosePersistence(ops, multipliesPerLoop[streaming.front()], given, choice);
   return choice;
 }

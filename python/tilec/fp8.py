@@ -201,7 +201,11 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         return (out, lse) if return_lse else out
     if B * H >= 2**31 or (Nq + 127) // 128 >= 2**31:
         raise ArgumentError("q: too many rows for the grid")
-    tile_n = 64 if D == 256 else 128
+    # 128 x 128 tiles at every head_dim, the rest the compiler's choice (at
+    # D = 256: specialized, three-stage rings, not persistent; 1.28-1.37x
+    # the 128 x 64 tiles on an H200, bench/results/2026-12-01-h200-fp8-
+    # tiles.md).
+    tile_n = 128
     major, minor = torch.cuda.get_device_capability(q.device)
     if major < 9:
         raise ArgumentError(f"q: 8-bit attention runs on sm_90a (Hopper's "
