@@ -30,11 +30,14 @@
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
-//     few for wide accumulators), when every multiply of the loop has at
-//     least 128 bytes of K per stage (four wgmma K steps): with less, the
+//     few for wide accumulators), when the loop's multiplies have together
+//     at least 128 bytes of K per stage (four wgmma K steps): with less, the
 //     consumers wait on the producer's handshake more than they multiply
 //     (gemm.tile's 128 x 128 x 32 tiles: 0.39 of cuBLAS specialized, 0.73
-//     not, on an H200; bench/results/2026-11-28-h200-occupancy-stages.md),
+//     not, on an H200; bench/results/2026-11-28-h200-occupancy-stages.md;
+//     8-bit attention at D = 64, 64 + 128 bytes, specialized and persistent
+//     1.13-1.24x the eight warps without a producer,
+//     bench/results/2026-12-01-h200-fp8-tiles.md),
 //     and when the loop's f32 multiply results (accumulators and scores)
 //     leave a consumer thread's 240 registers room for its operands: 192
 //     a thread (the attention backward's dK/dV loop at D = 128, 128 keys:
@@ -362,7 +365,8 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   llvm::DenseMap<Operation *, int64_t> resultsPerLoop, weightedPerLoop,
       registerOperandBytesPerLoop;
   int64_t rows = 0, smallestResult = 0;
-  bool allMultiplesOf128 = true, longStages = true;
+  llvm::DenseMap<Operation *, int64_t> kBytesPerLoop;
+  bool allMultiplesOf128 = true;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
     if (!loop)
@@ -383,7 +387,7 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
     ++multipliesPerLoop[loop];
     auto a = cast<RankedTensorType>(mma.getA().getType());
     int64_t aBytes = std::max<int64_t>(1, a.getElementTypeBitWidth() / 8);
-    longStages &= a.getDimSize(1) * aBytes >= 128;
+    kBytesPerLoop[loop] += a.getDimSize(1) * aBytes;
     // An A operand the loop makes (attention's P) is held in registers.
     if (!sourceLoad(mma.getA()))
       registerOperandBytesPerLoop[loop] += a.getNumElements() * aBytes;
@@ -393,6 +397,8 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   });
   if (streaming.empty())
     return choice;
+  bool longStages = llvm::all_of(
+      kBytesPerLoop, [](auto &entry) { return entry.second >= 128; });
   // (Loops in sequence do not hold their results at once.)
   int64_t accumulatorElements = 0;
   for (auto &[loop, elements] : resultsPerLoop)

@@ -56,6 +56,8 @@ CASES = [
     (1, 2, 2, 64, 1000, 128, True, False, "bfloat16", 936),  # decode-like
     (1, 8, 2, 512, 700, 64, False, True, "bfloat16", 0),
     (1, 2, 1, 300, 200, 256, True, False, "bfloat16", 0),  # more queries
+    # D=64 specialized and persistent: one key tile.
+    (2, 2, 2, 100, 100, 64, False, False, "bfloat16", 0),
     # D=256 (128 x 128 tiles, three-stage rings): one key tile, and eight.
     (1, 2, 1, 128, 100, 256, False, False, "float16", 0),
     (1, 2, 2, 64, 1000, 256, True, True, "bfloat16", 936),
