@@ -100,11 +100,11 @@ def jobs(only):
                         out.append((label, source, options))
     if only in (None, "backward"):
         # tilec.autograd's backward kernels (python/tilec/autograd.py's
-        # _backward_kernels): with dQ by atomics 128 keys on 8 warps (128
-        # queries a trip at head dim 64, 64 otherwise), without them the
-        # 64 x 64 dK/dV kernel and the dQ kernel (on 8 warps at head dim
-        # 256, which has no atomics kernel); bf16 as a model trains, keys
-        # filling whole tiles (EVEN_N), attn_bwd's LSE in log2 units.
+        # _backward_kernels): at head dims 64 and 128 with dQ by atomics,
+        # 128 keys on 8 warps (128 queries a trip at 64, 64 at 128); at
+        # every head dim without them, the 64 x 64 dK/dV kernel and the dQ
+        # kernel (on 8 warps at 256); bf16 as a model trains, keys filling
+        # whole tiles (EVEN_N), attn_bwd's LSE in log2 units.
         source = os.path.join(ROOT, "kernels", "flash_attention_bwd.tile")
         for d in (64, 96, 128, 256):
             for causal in (False, True):
@@ -112,7 +112,7 @@ def jobs(only):
                           "-DEVEN_N=True"]
                 tile_m = 128 if d == 64 else 64
                 warps = ["--num-warps=8"] if d == 256 else []
-                atomics = [] if d == 256 else [
+                atomics = [] if d not in (64, 128) else [
                     ("attn_bwd", [f"-DTILE_M={tile_m}", "-DTILE_N=128",
                                   "-DDQ_ATOMIC=True", "-DLSE_LOG2=True",
                                   "--num-warps=8"])]
