@@ -9,6 +9,7 @@
 #include "tilec/Pipeline/Pipeline.h"
 #include "tilec/Pipeline/Registration.h"
 
+#include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -355,6 +356,40 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
       buildLayoutPipeline(pm, codegen);
     return mlir::succeeded(pm.run(m));
   };
+  // The codegen pipeline on `m`. Where the compiler chose the rings'
+  // stages (chooseSchedule sizes them from the multiplies' operands alone)
+  // and the kernel's buffers then exceed a block's shared memory
+  // (tile-check-resources), it is built again from `m` with one stage
+  // fewer, down to two: the attempt's diagnostics are dropped, the last
+  // attempt's kept. A given num_stages is never changed.
+  auto runCodegen = [&](mlir::OwningOpRef<mlir::ModuleOp> &m,
+                        CodegenOptions &codegen, KernelInfo &info) {
+    while (!codegen.given.numStages && codegen.numStages > 2) {
+      mlir::OwningOpRef<mlir::ModuleOp> attempt = m->clone();
+      std::vector<mlir::Diagnostic> held;
+      bool overflow = false, ran;
+      {
+        mlir::ScopedDiagnosticHandler hold(
+            &context, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
+              overflow |= d.getSeverity() == mlir::DiagnosticSeverity::Error &&
+                          llvm::StringRef(d.str()).contains(
+                              mlir::tile::kSharedMemoryOverflowText);
+              held.push_back(std::move(d));
+              return mlir::success();
+            });
+        ran = runPipeline(*attempt, codegen, /*toLLVM=*/true);
+      }
+      if (ran || !overflow) {
+        for (mlir::Diagnostic &d : held)
+          context.getDiagEngine().emit(std::move(d));
+        m = std::move(attempt);
+        return ran;
+      }
+      --codegen.numStages;
+      info.numStages = codegen.numStages;
+    }
+    return runPipeline(*m, codegen, /*toLLVM=*/true);
+  };
   if (stage == Stage::Layout || stage == Stage::NVVM) {
     // One pipeline for the whole module: its kernels' options must agree.
     // The compiler's choice only when it is the same for every kernel.
@@ -418,7 +453,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
           });
       for (const std::string &why : inapplicableOptions(codegen))
         mlir::emitWarning(func.getLoc()) << why;
-      if (!runPipeline(*single, codegen, /*toLLVM=*/true))
+      if (!runCodegen(single, codegen, info))
         return result;
     }
     for (auto f : single->getOps<mlir::LLVM::LLVMFuncOp>())
