@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Registers, spills and serialized wgmma (ptxas's C75xx) of the attention
-API's tuning candidates, of tilec.autograd's backward kernels and of every
-kernel of kernels/, compiled by two
+API's tuning candidates, of tilec.autograd's backward kernels, of the 8-bit
+attention kernels tilec.attention compiles, and of every kernel of kernels/,
+compiled by two
 tilec builds, side by side: a compile-only check, run here (no GPU), that a
 compiler change does not cost a kernel a block of occupancy or its wgmma
 overlap where its PTX diff looks harmless.
 
   python3 scripts/register-sweep.py BASE_TILEC [NEW_TILEC]
-      [--arch sm_90a] [--only attention|backward|kernels] [--all]
+      [--arch sm_90a] [--only attention|backward|fp8|kernels] [--all]
   python3 scripts/register-sweep.py --list [--only ...]   # what it compiles
 
 BASE_TILEC is a tilec binary of the revision to compare against (build one
@@ -126,6 +127,21 @@ def jobs(only):
                              f"{' '.join(options)}")
                     out.append((label, source,
                                 [f"--kernel={kernel}"] + common + options))
+    if only in (None, "fp8"):
+        # tilec.attention on 8-bit tensors (python/tilec/fp8.py): 128 x 128
+        # tiles at every head dim, the rest the compiler's choice; with and
+        # without block descales, causal and not.
+        source = os.path.join(ROOT, "kernels", "attention_fp8.tile")
+        for d in (64, 128, 256):
+            for causal in (False, True):
+                for blocks in (False, True):
+                    options = [f"-DTILE_D={d}", "-DTILE_M=128", "-DTILE_N=128",
+                               f"-DCAUSAL={causal}", f"-DBLOCK_SCALES={blocks}"]
+                    label = (f"attention_fp8 D={d} "
+                             f"{'causal' if causal else 'full'}"
+                             f"{' block scales' if blocks else ''}")
+                    out.append((label, source,
+                                ["--kernel=attention_fp8"] + options))
     if only in (None, "kernels"):
         kernels = os.path.join(ROOT, "kernels")
         for name in sorted(os.listdir(kernels)):
@@ -187,7 +203,8 @@ def main():
     p.add_argument("new", nargs="?",
                    default=os.path.join(ROOT, "build", "bin", "tilec"))
     p.add_argument("--arch", default="sm_90a")
-    p.add_argument("--only", choices=("attention", "backward", "kernels"))
+    p.add_argument("--only", choices=("attention", "backward", "fp8",
+                                      "kernels"))
     p.add_argument("--all", action="store_true")
     p.add_argument("--list", action="store_true",
                    help="print the kernels and options it would compile")
