@@ -2,10 +2,9 @@
 """Registers, spills and serialized wgmma (ptxas's C75xx) of the attention
 API's tuning candidates, of tilec.autograd's backward kernels, of the 8-bit
 attention kernels tilec.attention compiles, and of every kernel of kernels/,
-compiled by two
-tilec builds, side by side: a compile-only check, run here (no GPU), that a
-compiler change does not cost a kernel a block of occupancy or its wgmma
-overlap where its PTX diff looks harmless.
+compiled by two tilec builds, side by side: a compile-only check, run here
+(no GPU), that a compiler change does not cost a kernel a block of occupancy
+or its wgmma overlap where its PTX diff looks harmless.
 
   python3 scripts/register-sweep.py BASE_TILEC [NEW_TILEC]
       [--arch sm_90a] [--only attention|backward|fp8|kernels] [--all]
