@@ -363,9 +363,8 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   llvm::SetVector<scf::ForOp> streaming;
   llvm::DenseMap<Operation *, unsigned> multipliesPerLoop;
   llvm::DenseMap<Operation *, int64_t> resultsPerLoop, weightedPerLoop,
-      registerOperandBytesPerLoop;
+      registerOperandBytesPerLoop, kBytesPerLoop;
   int64_t rows = 0, smallestResult = 0;
-  llvm::DenseMap<Operation *, int64_t> kBytesPerLoop;
   bool allMultiplesOf128 = true;
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());

@@ -367,19 +367,24 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
     while (!codegen.given.numStages && codegen.numStages > 2) {
       mlir::OwningOpRef<mlir::ModuleOp> attempt = m->clone();
       std::vector<mlir::Diagnostic> held;
-      bool overflow = false, ran;
+      bool ran;
       {
         mlir::ScopedDiagnosticHandler hold(
             &context, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
-              overflow |= d.getSeverity() == mlir::DiagnosticSeverity::Error &&
-                          llvm::StringRef(d.str()).contains(
-                              mlir::tile::kSharedMemoryOverflowText);
               held.push_back(std::move(d));
               return mlir::success();
             });
         ran = runPipeline(*attempt, codegen, /*toLLVM=*/true);
       }
-      if (ran || !overflow) {
+      // What tile-allocate-shared-memory gave the kernel, when it got that
+      // far.
+      int64_t shared = 0;
+      attempt->walk([&](mlir::func::FuncOp f) {
+        if (auto bytes = f->getAttrOfType<mlir::IntegerAttr>(
+                mlir::tile::kSharedBytesAttr))
+          shared = std::max<int64_t>(shared, bytes.getInt());
+      });
+      if (ran || shared <= codegen.sharedMemoryBytes()) {
         for (mlir::Diagnostic &d : held)
           context.getDiagEngine().emit(std::move(d));
         m = std::move(attempt);

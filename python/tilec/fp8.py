@@ -202,9 +202,9 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     if B * H >= 2**31 or (Nq + 127) // 128 >= 2**31:
         raise ArgumentError("q: too many rows for the grid")
     # 128 x 128 tiles at every head_dim, the rest the compiler's choice (at
-    # D = 256: specialized, three-stage rings, not persistent; 1.28-1.37x
-    # the 128 x 64 tiles on an H200, bench/results/2026-12-01-h200-fp8-
-    # tiles.md).
+    # D = 256: specialized, three-stage rings, not persistent; 1.16-1.38x
+    # this API's 128 x 64 tiles before, on an H200, bench/results/
+    # 2026-12-01-h200-fp8-tiles.md).
     tile_n = 128
     major, minor = torch.cuda.get_device_capability(q.device)
     if major < 9:

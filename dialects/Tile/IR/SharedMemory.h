@@ -33,12 +33,6 @@ inline constexpr int32_t kConsumerBarrierId = 1;
 inline constexpr int32_t kFirstTurnBarrierId = 2;
 inline constexpr int32_t kFirstWarpgroupBarrierId = 8;
 
-/// What tile-check-resources says of a kernel whose buffers exceed a
-/// block's shared memory ("needs N bytes (...) <this> sm_90a gives ..."):
-/// the driver compiles a kernel whose stages it chose again with fewer.
-inline constexpr llvm::StringLiteral kSharedMemoryOverflowText =
-    "of shared memory per block;";
-
 /// Bytes one element takes in shared memory (i1 takes a byte).
 unsigned getSharedElementBytes(Type elementType);
 

@@ -130,7 +130,7 @@ struct CheckResourcesPass
       InFlightDiagnostic diag =
           func.emitError()
           << "kernel '" << name << "' needs " << shared << " bytes ("
-          << kib(shared) << ") " << kSharedMemoryOverflowText << " " << arch
+          << kib(shared) << ") of shared memory per block; " << arch
           << " gives a block at most " << limits.sharedBytesPerBlock << " ("
           << kib(limits.sharedBytesPerBlock)
           << "): use smaller tiles or fewer pipeline stages (--num-stages, "
