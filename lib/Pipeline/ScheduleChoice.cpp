@@ -112,37 +112,48 @@ int64_t tileBytes(RankedTensorType type) {
 /// Bytes a stage of `load`'s ring takes when it is a 16-bit wgmma operand
 /// (sm_90a): tile-allocate-shared-memory gives such a slot only what its
 /// tile reaches (TMA fills and wgmma reads stay within the tile:
-/// getTileExtentBytes), for the swizzled layout tile-stage-mma-operands
-/// gives its buffer (getHopperSharedLayout, fastest along the tensor's
-/// contiguous dimension; an N-major B's swizzle blocks dividing the columns
-/// each warpgroup along N reads, which the choice cannot know before
-/// layouts: the most over one, two and four warpgroups). Padded storage
-/// otherwise.
+/// getTileExtentBytes of getCompactType), for the swizzled layout
+/// tile-stage-mma-operands gives its buffer (getHopperSharedLayout, fastest
+/// along the tensor's contiguous dimension; an N-major B's swizzle blocks
+/// dividing the columns each warpgroup along N reads, which the choice cannot
+/// know before layouts: the most over one, two and four warpgroups). Padded
+/// storage otherwise.
 int64_t operandTileBytes(mlir::tile::LoadOp load, Value operand, bool isB,
                          bool wgmma) {
-  RankedTensorType type = load.getType();
-  if (!wgmma || type.getRank() != 2 || type.getElementTypeBitWidth() != 16 ||
-      cast<RankedTensorType>(operand.getType()).getShape() != type.getShape())
-    return tileBytes(type);
-  unsigned contiguous = 1;
-  if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
-    for (unsigned i = 0; i < 2; ++i)
-      if ((*order)[i] == 1)
-        contiguous = i;
-  SmallVector<unsigned> order = {contiguous, 1 - contiguous};
+  RankedTensorType loaded = load.getType();
+  // The operand is the load's tile without its unit dimensions (a (1, 1,
+  // N, D) load reshaped to (N, D)), contiguous along the tile dimension the
+  // load's order maps to the tensor's last.
+  SmallVector<unsigned> dims = mlir::tile::nonUnitDims(loaded.getShape());
+  auto type = cast<RankedTensorType>(operand.getType());
+  int64_t last = loaded.getRank() - 1;
+  std::optional<unsigned> contiguous;
+  for (unsigned i = 0; i < dims.size(); ++i) {
+    std::optional<ArrayRef<int32_t>> order = load.getOrder();
+    if ((order ? int64_t((*order)[dims[i]]) : int64_t(dims[i])) == last)
+      contiguous = i;
+  }
+  if (!wgmma || dims.size() != 2 || !contiguous ||
+      loaded.getElementTypeBitWidth() != 16 || type.getRank() != 2 ||
+      type.getDimSize(0) != loaded.getDimSize(dims[0]) ||
+      type.getDimSize(1) != loaded.getDimSize(dims[1]))
+    return tileBytes(loaded);
+  SmallVector<unsigned> order = {*contiguous, 1 - *contiguous};
   int64_t bytes = 0;
   SmallVector<int64_t> splits = {0};
-  if (isB && contiguous == 1)
+  if (isB && *contiguous == 1)
     splits.append({type.getDimSize(1) / 2, type.getDimSize(1) / 4});
   for (int64_t parts : splits) {
     mlir::tile::SharedLayoutAttr layout =
         mlir::tile::getHopperSharedLayout(type, order, /*exact=*/false, parts);
     if (!layout)
       return tileBytes(type);
-    bytes = std::max(
-        bytes, mlir::tile::getTileExtentBytes(mlir::tile::SharedMemoryType::get(
-                   type.getContext(), type.getShape(), type.getElementType(),
-                   layout)));
+    bytes = std::max(bytes,
+                     mlir::tile::getTileExtentBytes(mlir::tile::getCompactType(
+                         mlir::tile::SharedMemoryType::get(
+                             type.getContext(), type.getShape(),
+                             type.getElementType(), layout),
+                         isB ? 8u : 64u)));
   }
   return std::min(bytes, tileBytes(type));
 }
@@ -296,13 +307,15 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
 /// ring filled a tile ahead; tile-warp-specialize no longer pairs them,
 /// which has not been run on a GPU yet: bench/results/2026-11-29-h200-
 /// persistent-choice.md). Nor where the loop's registers leave the tile
-/// loop's state no room (kPersistentConsumerRegisters). What the caller or
-/// the hints gave stays.
+/// loop's state no room (kPersistentConsumerRegisters), nor where its rings
+/// were given two stages that fill shared memory (`ringsFillShared`: none
+/// left for what lives across the tile loop). What the caller or the hints
+/// gave stays.
 void choosePersistence(const OperandBytes &ops, unsigned multiplies,
-                       int64_t consumerRegisters, const ::tile::Options &given,
-                       ::tile::Options &choice) {
+                       int64_t consumerRegisters, bool ringsFillShared,
+                       const ::tile::Options &given, ::tile::Options &choice) {
   if (given.persistent || !ops.fixed || multiplies > 2 ||
-      consumerRegisters > kPersistentConsumerRegisters)
+      consumerRegisters > kPersistentConsumerRegisters || ringsFillShared)
     return;
   choice.persistent = true;
   if (!given.tileStages)
@@ -406,14 +419,15 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   OperandBytes ops = operandBytes(func, wgmma);
   // Rings that fit: the latency hints' stages, fewer where they would not
   // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),
-  // with a sixteenth of the budget left for the epilogue's staging and
-  // barriers.
-  auto fitRings = [&] {
+  // within `budget`.
+  auto fitRings = [&](int64_t budget) {
     if (!numStages)
-      if (auto stages =
-              stagesThatFit(ops, limits.sharedBytesPerBlock * 15 / 16))
+      if (auto stages = stagesThatFit(ops, budget))
         choice.numStages = *stages;
   };
+  // mma.sync: a sixteenth of the budget left for the epilogue's staging and
+  // barriers.
+  int64_t sixteenthLeft = limits.sharedBytesPerBlock * 15 / 16;
   if (!wgmma) {
     // mma.sync: warps for the multiplies' registers, and rings that fit.
     int64_t weighted = 0;
@@ -421,14 +435,27 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
       weighted = std::max(weighted, elements);
     if (!numWarps)
       choice.numWarps = mmaSyncWarps(weighted, smallestResult);
-    fitRings();
+    fitRings(sixteenthLeft);
     return choice;
   }
   if (rows % 64)
     return choice; // not wgmma's rows: the defaults
   if (!numWarps)
     choice.numWarps = allMultiplesOf128 ? 8u : 4u;
-  fitRings();
+  fitRings(sixteenthLeft);
+  // sm_90a: where that leaves one stage (no copy under the multiplies), two
+  // if they fit all of shared memory but the mbarriers' reserve: the
+  // epilogue's staging reuses the rings' memory after the loop, and such a
+  // kernel is not made persistent (choosePersistence). 16-bit attention at
+  // D = 256 with 128 x 80 tiles: 224 KiB at two stages, 0.65x the tuned
+  // kernel at one. Where what else the loop keeps then overflows, the
+  // compile tries one stage fewer (lib/Target/Compile.cpp).
+  bool ringsFillShared =
+      !numStages && choice.numStages == 1u &&
+      ops.streamed * 2 + ops.fixed <=
+          limits.sharedBytesPerBlock - limits.reservedSharedBytesPerBlock;
+  if (ringsFillShared)
+    choice.numStages = 2u;
   unsigned warps = numWarps ? *numWarps : *choice.numWarps;
   // Rotation (a loop's last multiply issued behind the next trip's first)
   // overlaps a loop's elementwise work with the tensor cores where nothing
@@ -483,7 +510,8 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   // attention at D = 256, 128 x 128 tiles: three stages, 224 KiB, ran
   // 1.10x two, bench/results/2026-12-01-h200-fp8-tiles.md).
   unsigned multiplies = multipliesPerLoop[streaming.front()];
-  choosePersistence(ops, multiplies, consumerRegisters, given, choice);
+  choosePersistence(ops, multiplies, consumerRegisters, ringsFillShared, given,
+                    choice);
   int64_t ringBudget =
       given.persistent.value_or(choice.persistent.value_or(false))
           ? limits.sharedBytesPerBlock * 15 / 16

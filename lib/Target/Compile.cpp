@@ -360,11 +360,11 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   // stages (chooseSchedule sizes them from the multiplies' operands alone)
   // and the kernel's buffers then exceed a block's shared memory
   // (tile-check-resources), it is built again from `m` with one stage
-  // fewer, down to two: the attempt's diagnostics are dropped, the last
+  // fewer, down to one: the attempt's diagnostics are dropped, the last
   // attempt's kept. A given num_stages is never changed.
   auto runCodegen = [&](mlir::OwningOpRef<mlir::ModuleOp> &m,
                         CodegenOptions &codegen, KernelInfo &info) {
-    while (!codegen.given.numStages && codegen.numStages > 2) {
+    while (!codegen.given.numStages && codegen.numStages > 1) {
       mlir::OwningOpRef<mlir::ModuleOp> attempt = m->clone();
       std::vector<mlir::Diagnostic> held;
       bool ran;

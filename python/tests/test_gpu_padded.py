@@ -211,6 +211,10 @@ def test_buffers_at_their_own_size(torch_gpu, repo, tiles, options):
     float64 (the output poisoned with NaN, eight spare columns on each side
     left untouched), with K spanning many stages; no tensor needs the
     unaligned variant (every row a multiple of 16 bytes)."""
+    check_gemm(torch_gpu, repo, tiles, options)
+
+
+def check_gemm(torch_gpu, repo, tiles, options):
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     BM, BN, BK = tiles
@@ -231,3 +235,54 @@ def test_buffers_at_their_own_size(torch_gpu, repo, tiles, options):
     err = ((c.double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err
     assert torch.isnan(wide[:, :8]).all() and torch.isnan(wide[:, N + 8:]).all()
+
+
+@pytest.mark.parametrize("tiles", [(192, 128, 128), (192, 64, 128),
+                                   (80, 128, 128)])
+@pytest.mark.parametrize("options", [{}, {"persistent": True},
+                                     {"warp_specialize": True}])
+def test_gemm_rows_at_their_own_size(torch_gpu, repo, tiles, options):
+    """The same with K = 128 (A in two blocks of 64 columns): an A of 192
+    rows is stored at its own rows a block (#tile.shared<..., rows = 192>:
+    48 KiB a stage, not 64); one of 80 rows keeps 128 (a wgmma reads 64 rows
+    at a time)."""
+    check_gemm(torch_gpu, repo, tiles, options)
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"num_warps": 8, "num_stages": 2, "warp_specialize": True,
+     "rescale_in_trip": True},
+    {"num_warps": 8, "num_stages": 2, "warp_specialize": True,
+     "persistent": True, "tile_stages": 1, "rescale_in_trip": True}])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_rows_at_their_own_size(torch_gpu, repo, options, causal):
+    """kernels/flash_attention.tile at head dim 256 with 128 x 80 tiles
+    (FlashAttention-3's): the K and V ring stages are stored at their own
+    80 rows in each 64-column block (40 KiB, not 64: two stages fit beside
+    Q), the scores' padding registers left out of the rotation's count. The
+    compiler's choice and the attention API's two 128 x 80 candidates, at
+    lengths of one key, one tile, a partial tile and many (80 dividing none
+    but one), against float64 with the output poisoned."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    D = 256
+    for N in (1, 80, 100, 1000):
+        torch.manual_seed(N)
+        q, k, v = (torch.randn(2, 2, N, D, device="cuda",
+                               dtype=torch.float16) for _ in range(3))
+        out = torch.full_like(q, float("nan"))
+        kernel = tilec.compile(
+            os.path.join(repo, "kernels", "flash_attention.tile"),
+            arch="sm_90a", DTYPE="f16", TILE_D=D, H=2, TILE_M=128,
+            TILE_N=80, CAUSAL=causal, EVEN_K=N % 80 == 0, **options)
+        kernel[(-(-N // 128), 4)](q, k, v, out, D ** -0.5, 0)
+        torch.cuda.synchronize()
+        s = q.double() @ k.double().transpose(-1, -2) * D ** -0.5
+        if causal:
+            s.masked_fill_(torch.ones(N, N, device="cuda",
+                                      dtype=torch.bool).triu(1),
+                           float("-inf"))
+        ref = torch.softmax(s, -1) @ v.double()
+        err = (out.double() - ref).abs().max().item()
+        assert err < 2e-3, (N, err)

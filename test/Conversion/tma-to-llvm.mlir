@@ -474,6 +474,47 @@ func.func @trimmed_slots(%t: !tile.global<f16, 2>, %i: i32, %map: !tile.tensor_m
   return
 }
 
+// -----
+
+// A ring stored at its own 80 rows a block (#tile.shared<..., rows = 80>,
+// which tile-allocate-shared-memory gives a TMA-filled, wgmma-read ring of
+// 80-row stages): a stage is 4 blocks x 80 rows x 128 bytes = 40960 bytes
+// apart (the slot's stride); TMA writes the four 64-column boxes of 80 rows
+// 10240 bytes apart and expects 40960 bytes; the M/N-major B's descriptor
+// steps between blocks by a leading byte offset of 10240 (640 << 16, with
+// the 1024-byte stride between 8-row groups (64 << 32) and the 128-byte
+// swizzle (1 << 62)).
+// CHECK-LABEL: llvm.func @compact_rows
+// CHECK-DAG:   llvm.mlir.constant(4611686293347237888 : i64) : i64
+// CHECK-DAG:   %[[STAGE:.*]] = llvm.mlir.constant(40960 : i32) : i32
+// CHECK-DAG:   %[[B1:.*]] = llvm.mlir.constant(10240 : i32) : i32
+// CHECK-DAG:   %[[B2:.*]] = llvm.mlir.constant(20480 : i32) : i32
+// CHECK-DAG:   %[[B3:.*]] = llvm.mlir.constant(30720 : i32) : i32
+// CHECK:       %[[OFF:.*]] = llvm.mul %{{.*}}, %[[STAGE]] : i32
+// CHECK:       %[[SLOT:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]]
+// CHECK:       %[[BASE:.*]] = llvm.ptrtoint %[[SLOT]]
+// CHECK-DAG:   llvm.add %[[BASE]], %[[B1]] : i32
+// CHECK-DAG:   llvm.add %[[BASE]], %[[B2]] : i32
+// CHECK-DAG:   llvm.add %[[BASE]], %[[B3]] : i32
+// CHECK:       mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 40960;
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 256, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 80>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64, rows = 80>
+func.func @compact_rows(%mapv: !tile.tensor_map<[80, 64], f16, swizzle = 128>, %mapa: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32, %c: tensor<64x256xf32, #mma>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[2, 80, 256], f16, #ring>
+  %a = tile.smem_alloc : !tile.smem<[64, 80], f16, #sa>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %v = tile.smem_slot %ring[%i] : !tile.smem<[2, 80, 256], f16, #ring> -> !tile.smem<[80, 256], f16, #sw>
+  tile.tma_load %mapv[%i, %c0], %v, %bars[%c0] : !tile.tensor_map<[80, 64], f16, swizzle = 128>, !tile.smem<[80, 256], f16, #sw>, !tile.mbarrier<1>
+  tile.tma_load %mapa[%i, %c0], %a, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 80], f16, #sa>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %v, %a : !tile.mbarrier<1>, !tile.smem<[80, 256], f16, #sw>, !tile.smem<[64, 80], f16, #sa>
+  %d = tile.wgmma %a, %v, %c : !tile.smem<[64, 80], f16, #sa>, !tile.smem<[80, 256], f16, #sw>, tensor<64x256xf32, #mma>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x256xf32, #mma>
+  return
+}
+
 //--- errors.mlir
 
 // The lowering does not place mbarriers: without tile-allocate-shared-memory

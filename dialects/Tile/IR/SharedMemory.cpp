@@ -76,6 +76,45 @@ int64_t tile::getTileExtentBytes(SharedMemoryType type) {
   return cut(used);
 }
 
+SharedMemoryType tile::getCompactType(SharedMemoryType type,
+                                      unsigned rowMultiple) {
+  SharedLayoutAttr layout = type.getLayout();
+  ArrayRef<int64_t> shape = type.getShape();
+  if (layout.getRows() || shape.size() < 2)
+    return type;
+  ArrayRef<unsigned> order = layout.getOrder();
+  int64_t own = shape[order[1]];
+  int64_t rows = llvm::alignTo(
+      own,
+      std::max({8u, rowMultiple, layout.getPerPhase() * layout.getMaxPhase()}));
+  if (rows >= int64_t(llvm::PowerOf2Ceil(uint64_t(own))))
+    return type;
+  int64_t cols = llvm::PowerOf2Ceil(uint64_t(shape[order[0]]));
+  bool blocks = layout.getBlock() && cols > layout.getBlock();
+  bool stacked = llvm::any_of(order.drop_front(2),
+                              [&](unsigned d) { return shape[d] > 1; });
+  if (!blocks && !stacked)
+    return type;
+  return SharedMemoryType::get(type.getContext(), shape, type.getElementType(),
+                               layout.withRows(unsigned(rows)));
+}
+
+bool tile::isWgmmaA(Operation *alloc) {
+  SmallVector<Value> values = {alloc->getResult(0)};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<SmemSlotOp, SmemPermuteOp>(user))
+        values.push_back(user->getResult(0));
+      else if (auto mma = dyn_cast<WarpgroupMmaOp>(user);
+               mma && mma.getA() == v)
+        return true;
+    }
+  }
+  return false;
+}
+
 bool tile::isStoredWithinTile(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
   return tile && isTileType(tile) && isDistributedLayout(tile.getEncoding()) &&
@@ -315,7 +354,7 @@ SharedLayoutAttr tile::permuteSharedLayout(SharedLayoutAttr layout,
     order.push_back(inverse[d]);
   return SharedLayoutAttr::get(layout.getContext(), layout.getVec(),
                                layout.getPerPhase(), layout.getMaxPhase(),
-                               order, layout.getBlock());
+                               order, layout.getBlock(), layout.getRows());
 }
 
 Operation *tile::getAllocation(Value buffer) {

@@ -54,6 +54,21 @@ int64_t getSharedAlignment(SharedMemoryType type);
 /// reads or writes its padding (isAccessedWithinTile).
 int64_t getTileExtentBytes(SharedMemoryType type);
 
+/// `type` storing its own rows (the layout's second fastest dimension)
+/// rounded up to the swizzle's period rather than padded to a power of two
+/// (#tile.shared<..., rows = R>), where a higher digit of the address lies
+/// over them (blocks of columns, stacked tiles) so that getTileExtentBytes
+/// cannot trim them; `type` itself otherwise. For buffers that no access
+/// reaches past the tile (isAccessedWithinTile): tile-allocate-shared-memory
+/// retypes those. `rowMultiple` rounds the rows further: 64 for a wgmma's A,
+/// whose instructions read 64 rows each.
+SharedMemoryType getCompactType(SharedMemoryType type,
+                                unsigned rowMultiple = 8);
+
+/// True when the buffer `alloc` allocates is (through ring slots and
+/// permuted views) the A operand of a wgmma.
+bool isWgmmaA(Operation *alloc);
+
 /// True when a tile of `type` stored into shared memory writes its own
 /// elements only: its padding is whole registers (isPaddingPerRegister),
 /// which the lowering of stores skips.

@@ -266,22 +266,39 @@ def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
     and 32-byte swizzles. Without `block`, a row is the whole fastest
     dimension.
 
+    With `rows = R`, each block (and each stacked tile) stores R rows of
+    the second fastest dimension (`order[1]`): the buffer's own rows
+    rounded up to the swizzle's period (8 for the Hopper swizzles), where
+    they would otherwise be padded to a power of two. Block `b` then starts
+    `b * R * B` elements in. tile-allocate-shared-memory sets it on buffers
+    that no access reaches past the tile (an 80-key ring stage of a
+    256-wide head: 80 rows a block, not 128). R keeps the swizzle phase of
+    every row, and whole swizzle patterns stay aligned.
+
     ```mlir
     #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
     #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+    #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 80>
     ```
   }];
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
                         "unsigned":$maxPhase,
                         Tile_UnsignedList:$order,
-                        DefaultValuedParameter<"unsigned", "0">:$block);
+                        DefaultValuedParameter<"unsigned", "0">:$block,
+                        DefaultValuedParameter<"unsigned", "0">:$rows);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "unsigned":$vec, "unsigned":$perPhase,
                      "unsigned":$maxPhase,
                      "::llvm::ArrayRef<unsigned>":$order), [{
-      return $_get($_ctxt, vec, perPhase, maxPhase, order, 0u);
+      return $_get($_ctxt, vec, perPhase, maxPhase, order, 0u, 0u);
+    }]>,
+    AttrBuilder<(ins "unsigned":$vec, "unsigned":$perPhase,
+                     "unsigned":$maxPhase,
+                     "::llvm::ArrayRef<unsigned>":$order,
+                     "unsigned":$block), [{
+      return $_get($_ctxt, vec, perPhase, maxPhase, order, block, 0u);
     }]>
   ];
   let extraClassDeclaration = [{
@@ -289,6 +306,8 @@ def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
     /// wgmma descriptors this layout is (128, 64 or 32), or 0 when it is
     /// none of them, for elements of `elementBytes`.
     unsigned getHopperSwizzleBytes(unsigned elementBytes) const;
+    /// The same layout storing `rows` rows a block (0: padded).
+    SharedLayoutAttr withRows(unsigned rows) const;
   }];
 }
 

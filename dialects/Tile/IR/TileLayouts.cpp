@@ -130,7 +130,8 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          unsigned vec, unsigned perPhase, unsigned maxPhase,
-                         ArrayRef<unsigned> order, unsigned block) {
+                         ArrayRef<unsigned> order, unsigned block,
+                         unsigned rows) {
   if (failed(checkPowersOfTwo(emitError, {vec, perPhase, maxPhase},
                               "vec, perPhase and maxPhase")))
     return failure();
@@ -141,6 +142,11 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (block && order.size() < 2)
     return emitError() << "shared layout: block needs two or more "
                           "dimensions";
+  if (rows && (order.size() < 2 || rows % std::max(8u, perPhase * maxPhase)))
+    return emitError() << "shared layout: rows must be a multiple of the "
+                          "swizzle's period (and of 8) on two or more "
+                          "dimensions, got "
+                       << rows;
   llvm::SmallBitVector seen(order.size());
   for (unsigned d : order) {
     if (d >= order.size() || seen.test(d))
@@ -149,6 +155,11 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     seen.set(d);
   }
   return success();
+}
+
+SharedLayoutAttr SharedLayoutAttr::withRows(unsigned rows) const {
+  return SharedLayoutAttr::get(getContext(), getVec(), getPerPhase(),
+                               getMaxPhase(), getOrder(), getBlock(), rows);
 }
 
 unsigned SharedLayoutAttr::getHopperSwizzleBytes(unsigned elementBytes) const {

@@ -877,7 +877,8 @@ LogicalResult SmemSlotOp::verify() {
     sameOrder = ro[i] == lo[i] + 1;
   if (!sameOrder || r.getVec() != l.getVec() ||
       r.getPerPhase() != l.getPerPhase() ||
-      r.getMaxPhase() != l.getMaxPhase() || r.getBlock() != l.getBlock())
+      r.getMaxPhase() != l.getMaxPhase() || r.getBlock() != l.getBlock() ||
+      r.getRows() != l.getRows())
     return emitOpError("the ring's shared layout must be the stage's, with the "
                        "stage dimension slowest");
   return success();

@@ -126,11 +126,21 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " columns does not divide the buffer's fastest "
                             "dimension ("
                          << shape[layout.getOrder()[0]] << ")";
+  if (unsigned rows = layout.getRows()) {
+    int64_t own = shape[layout.getOrder()[1]];
+    if (rows < own || rows > llvm::PowerOf2Ceil(uint64_t(own)))
+      return emitError() << "the shared layout's " << rows
+                         << " rows must hold the buffer's " << own
+                         << " and be at most their padding";
+  }
   return success();
 }
 
 SmallVector<int64_t> SharedMemoryType::getStorageShape() const {
-  return paddedShape(getShape());
+  SmallVector<int64_t> storage = paddedShape(getShape());
+  if (unsigned rows = getLayout().getRows())
+    storage[getLayout().getOrder()[1]] = rows;
+  return storage;
 }
 
 int64_t SharedMemoryType::getNumElements() const {

@@ -32,7 +32,8 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
     A buffer in the thread block's shared memory holding a tile of the given
     shape and element type, laid out by a `#tile.shared` layout. A shape
     whose dimensions are not powers of two is stored padded to powers of two
-    (getStorageShape; the padding holds undefined values). Created by
+    (getStorageShape; the padding holds undefined values), but for the rows
+    a layout with `rows` gives. Created by
     `tile.smem_alloc` (then written by `tile.async_copy`) or
     `tile.local_alloc` (written from registers), read (whole or in parts) by
     `tile.local_load`. A ring of buffers for a pipelined loop has a leading
@@ -48,7 +49,8 @@ def Tile_SharedMemoryType : TypeDef<Tile_Dialect, "SharedMemory"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The shape the buffer is stored in: its dimensions padded to powers
-    /// of two (tile::paddedShape). A ring's stages are not padded: its
+    /// of two (tile::paddedShape), the layout's `rows` along its second
+    /// fastest dimension where it has them. A ring's stages are not padded: its
     /// allocation holds as many stages as it has (getAllocationBytes).
     ::llvm::SmallVector<int64_t> getStorageShape() const;
     /// The elements stored, padding included.

@@ -21,6 +21,16 @@
 // Placement is first fit, largest buffers first, at 128-byte alignment (8 bytes
 // for mbarriers, more for the swizzled layouts of wgmma and TMA).
 //
+// First, a buffer whose rows (the layout's second fastest dimension) are
+// padded and lie under a higher digit of its address (blocks of columns, or
+// stacked tiles), and that no access reaches past its tile
+// (isAccessedWithinTile), is retyped to store only its own rows rounded to
+// the swizzle's period (#tile.shared<..., rows = R>): an 80-key stage of a
+// 256-wide head in 128-byte blocks takes 4 x 80 rows, not 4 x 128. A
+// wgmma's A keeps whole 64-row multiples (each instruction reads 64 rows:
+// 48 packed query rows keep their 64). The views of it (ring slots,
+// permutations) follow.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/SharedMemory.h"
@@ -77,6 +87,18 @@ struct Buffer {
   int64_t align = kAlignment;
 };
 
+/// Retypes `value` (an allocation or a view of it) and its views to store
+/// `rows` rows a block.
+void setRows(Value value, unsigned rows) {
+  auto type = cast<SharedMemoryType>(value.getType());
+  value.setType(SharedMemoryType::get(type.getContext(), type.getShape(),
+                                      type.getElementType(),
+                                      type.getLayout().withRows(rows)));
+  for (Operation *user : value.getUsers())
+    if (isa<SmemSlotOp, SmemPermuteOp>(user))
+      setRows(user->getResult(0), rows);
+}
+
 struct AllocateSharedMemoryPass
     : public mlir::tile::impl::TileAllocateSharedMemoryBase<
           AllocateSharedMemoryPass> {
@@ -86,7 +108,28 @@ struct AllocateSharedMemoryPass
         return signalPassFailure();
   }
 
+  /// Buffers held at their own rows (the file comment), marked with their
+  /// slot's bytes so that the lowering reads them at the tile's own
+  /// elements.
+  void compactBuffers(func::FuncOp func) {
+    Builder builder(func.getContext());
+    func.walk([&](Operation *op) {
+      if (!isa<SmemAllocOp, LocalAllocOp>(op) ||
+          !isa<SharedMemoryType>(op->getResult(0).getType()))
+        return;
+      SharedMemoryType slot = getSlotType(op);
+      unsigned rows =
+          getCompactType(slot, isWgmmaA(op) ? 64u : 8u).getLayout().getRows();
+      if (rows == slot.getLayout().getRows() || !isAccessedWithinTile(op))
+        return;
+      setRows(op->getResult(0), rows);
+      op->setAttr(kSlotBytesAttr, builder.getI32IntegerAttr(
+                                      getTileExtentBytes(getSlotType(op))));
+    });
+  }
+
   LogicalResult allocate(func::FuncOp func) {
+    compactBuffers(func);
     // Program order, and the last op nested in each op.
     // A warp-specialized body counts its producers before its consumers
     // (anchorIn), whatever the order of its regions.

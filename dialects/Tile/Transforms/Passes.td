@@ -1009,6 +1009,14 @@ def TileAllocateSharedMemory
     or of each stage of its ring in `tile.slot_bytes`, by which the
     lowering of `tile.smem_slot` steps. A 64 x 160 f16 stage in 128-byte
     swizzled blocks of 64 columns takes 3 blocks, 24 KiB, not 32.
+
+    Where the padded rows lie under a higher digit of the address (blocks
+    of columns, stacked tiles) and could not be cut so, such a buffer is
+    first retyped to store its own rows rounded to the swizzle's period
+    (`#tile.shared<..., rows = R>`, with its ring slots and permuted views;
+    `tile::getCompactType`): an 80 x 256 f16 stage in four blocks takes 4 x
+    80 rows, 40 KiB, not 64. A wgmma's A keeps whole 64-row multiples (each
+    instruction reads 64 rows).
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -55,6 +55,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/Locations.h"
+#include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -115,19 +116,11 @@ struct RotateWgmmaPass
     }
   }
 
-  /// 32-bit registers per thread that a value of `type` takes.
+  /// 32-bit registers per thread that a value of `type` takes: a laid-out
+  /// tile's without its padding registers (registersOf), 1 otherwise.
   static unsigned registers(Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor)
-      return 1;
-    auto layout =
-        dyn_cast_or_null<DistributedLayoutInterface>(tensor.getEncoding());
-    if (!layout)
-      return 1;
-    int64_t elements = layout.toLinearLayout(tensor.getShape())
-                           .getInDimSize(LinearLayout::kRegister);
-    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
-    return static_cast<unsigned>((elements * bits + 31) / 32);
+    int64_t r = registersOf(type);
+    return r ? static_cast<unsigned>(r) : 1u;
   }
 
   /// Whether `ring` is written in `loop` only by TMA copies into its slots.

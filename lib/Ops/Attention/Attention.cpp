@@ -127,7 +127,9 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
 /// the masked key tiles in the loop and split into a loop of their own (in
 /// that order; the split keeps the loop's schedule, warp specialization
 /// included). Why each is there, with the
-/// measurements: bench/results/2026-11-28-attention-candidates.md.
+/// measurements: bench/results/2026-11-28-attention-candidates.md (the
+/// 128 x 80 ones at head dim 256, FlashAttention-3's tiles, faster from
+/// 4096 keys: bench/results/2026-12-01-h200-attention-256-tiles.md).
 std::vector<const char *> candidateConfigs(int tileD) {
   if (tileD > 128)
     return {"TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
@@ -145,7 +147,12 @@ std::vector<const char *> candidateConfigs(int tileD) {
             "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2",
             "TILE_M=128,TILE_N=32,num_warps=8,num_stages=2",
             "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
-            "warp_specialize=on"};
+            "warp_specialize=on",
+            "TILE_M=128,TILE_N=80,num_warps=8,num_stages=2,"
+            "warp_specialize=on,rescale_in_trip=on",
+            "TILE_M=128,TILE_N=80,num_warps=8,num_stages=2,"
+            "warp_specialize=on,persistent=on,tile_stages=1,"
+            "rescale_in_trip=on"};
   if (tileD <= 64)
     return {"TILE_M=64,TILE_N=64,num_warps=4,num_stages=2",
             "TILE_M=64,TILE_N=128,num_warps=4,num_stages=2",

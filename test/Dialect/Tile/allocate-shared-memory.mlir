@@ -605,3 +605,80 @@ func.func @trimmed_rows(%x: tensor<160x64xf16, #regs>, %y: tensor<160x64xf16, #w
   tile.tma_store_wait %a, %b : !tile.smem<[160, 64], f16, #sw>, !tile.smem<[160, 64], f16, #sw>
   return
 }
+
+// -----
+
+// A ring of 80-row stages in four 128-byte blocks of 64 columns (attention's
+// K^T at a head dim of 256, 80 keys a trip): the rows lie under the block
+// digit, so cutting the highest digit would keep 4 x 128 rows. Filled by
+// TMA and read by wgmma only, the ring is retyped to store its own 80 rows
+// a block (`rows = 80`, on the ring and the slot's view): 40960 bytes a
+// stage, not 65536.
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 80, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#kt = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 2, 0], block = 64>
+// CHECK-DAG:   #[[RING:.*]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 2, 0], block = 64, rows = 80>
+// CHECK-DAG:   #[[SLOT:.*]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64, rows = 80>
+// CHECK-LABEL: func.func @compact_rows
+// CHECK-SAME:  tile.shared_bytes = 114816
+// CHECK:       tile.smem_alloc {tile.slot_bytes = 40960 : i32, tile.smem_offset = 0 : i32} : <[2, 256, 80], f16, #[[RING]]>
+// CHECK:       tile.smem_slot %{{.*}} : <[2, 256, 80], f16, #[[RING]]> -> <[256, 80], f16, #[[SLOT]]>
+func.func @compact_rows(%mapb: !tile.tensor_map<[80, 64], f16, swizzle = 128>, %mapa: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %i: i32, %c: tensor<64x80xf32, #mma>) -> tensor<64x80xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[2, 256, 80], f16, #ring>
+  %a = tile.smem_alloc : !tile.smem<[64, 256], f16, #sw>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[2, 256, 80], f16, #ring> -> !tile.smem<[256, 80], f16, #kt>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[80, 64], f16, swizzle = 128>, !tile.smem<[256, 80], f16, #kt>, !tile.mbarrier<1>
+  tile.tma_load %mapa[%i, %c0], %a, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 256], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b, %a : !tile.mbarrier<1>, !tile.smem<[256, 80], f16, #kt>, !tile.smem<[64, 256], f16, #sw>
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 256], f16, #sw>, !tile.smem<[256, 80], f16, #kt>, tensor<64x80xf32, #mma>
+  return %d : tensor<64x80xf32, #mma>
+}
+
+// -----
+
+// The same ring read by tile.local_load into an mma operand (ldmatrix reads
+// the padding's rows too): it keeps its padded rows, 2 x 65536 bytes.
+#mma2 = #tile.mma<warpsPerCTA = [8, 1]>
+#dot = #tile.dot_operand<opIdx = 1, parent = #mma2>
+#kt = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 2, 0], block = 64>
+// CHECK-LABEL: func.func @compact_rows_not_padding_read
+// CHECK-SAME:  tile.shared_bytes = 131200
+// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[2, 256, 80], f16, #{{[a-z0-9]+}}>
+func.func @compact_rows_not_padding_read(%mapb: !tile.tensor_map<[80, 64], f16, swizzle = 128>, %i: i32) -> tensor<256x80xf16, #dot> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[2, 256, 80], f16, #ring>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[2, 256, 80], f16, #ring> -> !tile.smem<[256, 80], f16, #kt>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[80, 64], f16, swizzle = 128>, !tile.smem<[256, 80], f16, #kt>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b : !tile.mbarrier<1>, !tile.smem<[256, 80], f16, #kt>
+  %r = tile.local_load %b [0, 0] : !tile.smem<[256, 80], f16, #kt> -> tensor<256x80xf16, #dot>
+  return %r : tensor<256x80xf16, #dot>
+}
+
+// -----
+
+// A wgmma's A of 48 rows (6 query heads x 8 rows, packed) in two blocks:
+// each instruction reads 64 rows, so its rows stay 64 a block (stored at
+// 48, block 1's rows 48-63 would be read past the buffer): 64 x 128 x 2 =
+// 16384 bytes, no `rows`.
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#kt = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+// CHECK-LABEL: func.func @compact_rows_not_wgmma_a
+// CHECK-SAME:  tile.shared_bytes = 32896
+// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[48, 128], f16, #{{[a-z0-9]+}}>
+func.func @compact_rows_not_wgmma_a(%mapa: !tile.tensor_map<[48, 64], f16, swizzle = 128>, %mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %c: tensor<48x64xf32, #mma>) -> tensor<48x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.smem_alloc : !tile.smem<[48, 128], f16, #sw>
+  %b = tile.smem_alloc : !tile.smem<[128, 64], f16, #kt>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  tile.tma_load %mapa[%c0, %c0], %a, %bars[%c0] : !tile.tensor_map<[48, 64], f16, swizzle = 128>, !tile.smem<[48, 128], f16, #sw>, !tile.mbarrier<1>
+  tile.tma_load %mapb[%c0, %c0], %b, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[128, 64], f16, #kt>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %a, %b : !tile.mbarrier<1>, !tile.smem<[48, 128], f16, #sw>, !tile.smem<[128, 64], f16, #kt>
+  %d = tile.wgmma %a, %b, %c : !tile.smem<[48, 128], f16, #sw>, !tile.smem<[128, 64], f16, #kt>, tensor<48x64xf32, #mma>
+  return %d : tensor<48x64xf32, #mma>
+}

@@ -248,6 +248,31 @@ func.func private @smem_element_type(!tile.smem<[64, 64], f64, #shared>)
 
 // -----
 
+// rows: whole swizzle periods of rows (8 here), on two or more dimensions.
+// expected-error @+1 {{shared layout: rows must be a multiple of the swizzle's period (and of 8) on two or more dimensions, got 84}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 84>
+
+// -----
+
+// expected-error @+1 {{shared layout: rows must be a multiple of the swizzle's period (and of 8) on two or more dimensions, got 8}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [0], rows = 8>
+
+// -----
+
+// A buffer's rows (order[1]) stored: at least its own, at most their padding
+// (SharedMemoryType::verify).
+#srows = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 72>
+// expected-error @+1 {{the shared layout's 72 rows must hold the buffer's 80 and be at most their padding}}
+func.func private @smem_rows_hold(!tile.smem<[80, 256], f16, #srows>)
+
+// -----
+
+#srows2 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 136>
+// expected-error @+1 {{the shared layout's 136 rows must hold the buffer's 80 and be at most their padding}}
+func.func private @smem_rows_padding(!tile.smem<[80, 256], f16, #srows2>)
+
+// -----
+
 // The block cuts the buffer's fastest dimension (order[0]) into whole
 // blocks (SharedMemoryType::verify).
 #sblock = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
