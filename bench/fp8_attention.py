@@ -101,7 +101,12 @@ def main():
                      for name, opts in parse_configs(args.variants)]
         for name, opts in variants:
             try:
-                kern = tilec.compile(KERNEL, TILE_D=D, CAUSAL=causal, **opts)
+                # EVEN_N from the variant's own TILE_N (the kernel's
+                # default, True, masks nothing: a TILE_N that does not
+                # divide N read keys past the tensor's end).
+                kern = tilec.compile(KERNEL, TILE_D=D, CAUSAL=causal,
+                                     **dict({"EVEN_N": N % opts["TILE_N"] == 0},
+                                            **opts))
             except tilec.CompileError as e:
                 print(f"  {name}: does not compile ({str(e).splitlines()[0]})",
                       flush=True)
