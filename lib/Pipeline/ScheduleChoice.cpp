@@ -116,8 +116,9 @@ int64_t tileBytes(RankedTensorType type) {
 /// tile-stage-mma-operands gives its buffer (getHopperSharedLayout, fastest
 /// along the tensor's contiguous dimension; an N-major B's swizzle blocks
 /// dividing the columns each warpgroup along N reads, which the choice cannot
-/// know before layouts: the most over one, two and four warpgroups). Padded
-/// storage otherwise.
+/// know before layouts: the most over one, two and four warpgroups; an A's
+/// rows kept in 64-row multiples, as wgmma reads them). Padded storage
+/// otherwise.
 int64_t operandTileBytes(mlir::tile::LoadOp load, Value operand, bool isB,
                          bool wgmma) {
   RankedTensorType loaded = load.getType();
@@ -127,12 +128,11 @@ int64_t operandTileBytes(mlir::tile::LoadOp load, Value operand, bool isB,
   SmallVector<unsigned> dims = mlir::tile::nonUnitDims(loaded.getShape());
   auto type = cast<RankedTensorType>(operand.getType());
   int64_t last = loaded.getRank() - 1;
+  std::optional<ArrayRef<int32_t>> loadOrder = load.getOrder();
   std::optional<unsigned> contiguous;
-  for (unsigned i = 0; i < dims.size(); ++i) {
-    std::optional<ArrayRef<int32_t>> order = load.getOrder();
-    if ((order ? int64_t((*order)[dims[i]]) : int64_t(dims[i])) == last)
+  for (unsigned i = 0; i < dims.size(); ++i)
+    if ((loadOrder ? int64_t((*loadOrder)[dims[i]]) : int64_t(dims[i])) == last)
       contiguous = i;
-  }
   if (!wgmma || dims.size() != 2 || !contiguous ||
       loaded.getElementTypeBitWidth() != 16 || type.getRank() != 2 ||
       type.getDimSize(0) != loaded.getDimSize(dims[0]) ||
@@ -153,7 +153,7 @@ int64_t operandTileBytes(mlir::tile::LoadOp load, Value operand, bool isB,
                          mlir::tile::SharedMemoryType::get(
                              type.getContext(), type.getShape(),
                              type.getElementType(), layout),
-                         isB ? 8u : 64u)));
+                         /*rowMultiple=*/isB ? 8u : 64u)));
   }
   return std::min(bytes, tileBytes(type));
 }
@@ -425,8 +425,7 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
       if (auto stages = stagesThatFit(ops, budget))
         choice.numStages = *stages;
   };
-  // mma.sync: a sixteenth of the budget left for the epilogue's staging and
-  // barriers.
+  // A sixteenth of the budget left for the epilogue's staging and barriers.
   int64_t sixteenthLeft = limits.sharedBytesPerBlock * 15 / 16;
   if (!wgmma) {
     // mma.sync: warps for the multiplies' registers, and rings that fit.
