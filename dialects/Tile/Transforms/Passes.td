@@ -652,8 +652,10 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
     rotation keeps live at once (the moved multiply's accumulator, the
     other multiplies' results, and twice each register operand that goes
     around: the old value read by the multiply in flight, the new one being
-    made) exceed `max-registers` per thread, where ptxas would spill and
-    serialize the multiplies. With `warn` (the user asked for the
+    made; a padded tile's registers counted without those that are padding
+    in every thread, as the lowering keeps them) exceed `max-registers` per
+    thread, where ptxas would spill and serialize the multiplies. With
+    `warn` (the user asked for the
     rotation), each loop with multiplies left alone gets a warning saying
     which of these it is.
 
