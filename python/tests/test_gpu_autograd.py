@@ -57,8 +57,10 @@ def check_against_float64(torch, fn, q, k, v, dout, causal, scale, dtype):
 @pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("shape", [(2, 3, 256, 64), (1, 2, 192, 128),
                                    (1, 3, 128, 96), (1, 2, 200, 256),
-                                   (1, 2, 200, 192)])
+                                   (1, 2, 200, 192), (1, 1, 8200, 256)])
 def test_attention_gradients(torch_gpu, dtype, causal, shape):
+    # (1, 1, 8200, 256): the forward's 128 x 80 tiles from 8192 keys
+    # (autograd.forward_tiles), the last key tile partial.
     torch = torch_gpu
     from conftest import skip_unless_arch
     skip_unless_arch(torch, "sm_90a")

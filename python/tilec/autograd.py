@@ -54,9 +54,12 @@ BACKWARD_D = {192: 256}
 # (uses_atomics), at head_dim 128 and at 64.
 ATOMIC_SEQ_Q = 4096
 ATOMIC_SEQ_Q_64 = 2048
+# The fewest keys from which the forward with LSE takes 80 keys a step at
+# head dims above 192 (forward_tiles).
+LONG_KEYS = 8192
 
 
-def forward_tiles(head_dim):
+def forward_tiles(head_dim, seq_k=0, plain=True):
     """(queries per block, keys per step) of the forward with LSE: 64 x 64
     to head_dim 64, 128 x 128 above (bench/lse_tiles.py, H200, bf16, N 4k
     and 16k, causal and not, of cuDNN: head_dim 64: 0.91-0.94 at 64 x 64,
@@ -67,7 +70,14 @@ def forward_tiles(head_dim):
     if head_dim <= 64:
         return TILE, TILE
     # At 256, 128 x 128 spills (the 128 x 256 f32 output beside the
-    # scores); 128 x 64 holds everything in registers.
+    # scores); 128 x 64 holds everything in registers. From LONG_KEYS keys,
+    # FlashAttention-3's 128 x 80 (K and V stages at their own 80 rows):
+    # of cuDNN 1.05 / 1.14 at 16k keys against 0.99 / 1.10 (non-causal /
+    # causal), equal at 4k, 0.91 / 0.87 against 0.97 at 1k; not for the
+    # ring's f32 partials (`plain` False: with MERGE it spills 1,500 bytes)
+    # (bench/results/2026-12-01-h200-attention-256-tiles.md).
+    if head_dim > 192:
+        return 2 * TILE, 80 if plain and seq_k >= LONG_KEYS else TILE
     return (2 * TILE, TILE) if head_dim > 128 else (2 * TILE, 2 * TILE)
 
 
@@ -77,7 +87,7 @@ def forward_kernel(dtype, head_dim, causal, seq_k, **constants):
     sequence's end where it fills whole tiles); `constants` add to it
     (OUT_DTYPE, MERGE: tilec.distributed). Launch it on
     (cdiv(seq_q, kernel.constants["TILE_M"]), batch * heads)."""
-    tm, tn = forward_tiles(head_dim)
+    tm, tn = forward_tiles(head_dim, seq_k, plain=not constants)
     return compile_once("attention_lse.tile", DTYPE=dtype, TILE_D=head_dim,
                         TILE_M=tm, TILE_N=tn, CAUSAL=causal,
                         EVEN_N=seq_k % tn == 0, **constants)

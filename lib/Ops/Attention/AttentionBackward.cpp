@@ -34,6 +34,9 @@ namespace {
 /// Queries (and keys) per block of the backward's kernels; the rows of lse
 /// and delta are padded to it.
 constexpr int64_t kTile = 64;
+/// The fewest keys from which the forward with LSE takes 80 keys a step at
+/// head dims above 192 (python/tilec/autograd.py LONG_KEYS).
+constexpr int64_t kLongKeys = 8192;
 
 Status refuse(const char *op, const std::string &message) {
   return Status::error(std::string("tile::") + op + ": " + message);
@@ -252,10 +255,13 @@ Status tile::attentionWithLse(const Tensor &q, const Tensor &k, const Tensor &v,
     return s;
   if (q.shape[0] * q.shape[1] == 0)
     return Status();
-  // 64 x 64 tiles to head_dim 64, 128 x 128 to 128, 128 x 64 at 256
-  // (python/tilec/autograd.py forward_tiles, with the measurements).
+  // 64 x 64 tiles to head_dim 64, 128 x 128 to 128, 128 x 64 above, 128
+  // x 80 above 192 from kLongKeys keys (python/tilec/autograd.py
+  // forward_tiles, with the measurements).
   int64_t tile = q.shape[3] <= 64 ? kTile : 2 * kTile;
-  int64_t keys = q.shape[3] > 128 ? kTile : tile;
+  int64_t keys = q.shape[3] > 192 && k.shape[2] >= kLongKeys ? 80
+                 : q.shape[3] > 128                          ? kTile
+                                                             : tile;
   Expected<Kernel> kernel =
       kernelFor(kLseSource, "attention_lse.tile", "attention_lse",
                 {{"DTYPE", dtypeName(q.dtype)},
