@@ -153,7 +153,7 @@ int64_t operandTileBytes(mlir::tile::LoadOp load, Value operand, bool isB,
                          mlir::tile::SharedMemoryType::get(
                              type.getContext(), type.getShape(),
                              type.getElementType(), layout),
-                         /*rowMultiple=*/isB ? 8u : 64u)));
+                         /*wgmmaA=*/!isB)));
   }
   return std::min(bytes, tileBytes(type));
 }

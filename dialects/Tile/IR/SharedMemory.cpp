@@ -76,8 +76,7 @@ int64_t tile::getTileExtentBytes(SharedMemoryType type) {
   return cut(used);
 }
 
-SharedMemoryType tile::getCompactType(SharedMemoryType type,
-                                      unsigned rowMultiple) {
+SharedMemoryType tile::getCompactType(SharedMemoryType type, bool wgmmaA) {
   SharedLayoutAttr layout = type.getLayout();
   ArrayRef<int64_t> shape = type.getShape();
   if (layout.getRows() || shape.size() < 2)
@@ -85,8 +84,8 @@ SharedMemoryType tile::getCompactType(SharedMemoryType type,
   ArrayRef<unsigned> order = layout.getOrder();
   int64_t own = shape[order[1]];
   int64_t rows = llvm::alignTo(
-      own,
-      std::max({8u, rowMultiple, layout.getPerPhase() * layout.getMaxPhase()}));
+      own, std::max({wgmmaA ? 64u : 8u,
+                     layout.getPerPhase() * layout.getMaxPhase()}));
   if (rows >= int64_t(llvm::PowerOf2Ceil(uint64_t(own))))
     return type;
   int64_t cols = llvm::PowerOf2Ceil(uint64_t(shape[order[0]]));

@@ -60,10 +60,9 @@ int64_t getTileExtentBytes(SharedMemoryType type);
 /// over them (blocks of columns, stacked tiles) so that getTileExtentBytes
 /// cannot trim them; `type` itself otherwise. For buffers that no access
 /// reaches past the tile (isAccessedWithinTile): tile-allocate-shared-memory
-/// retypes those. `rowMultiple` rounds the rows further: 64 for a wgmma's A,
-/// whose instructions read 64 rows each.
-SharedMemoryType getCompactType(SharedMemoryType type,
-                                unsigned rowMultiple = 8);
+/// retypes those. A wgmma's A (`wgmmaA`) keeps whole 64-row multiples: its
+/// instructions read 64 rows each.
+SharedMemoryType getCompactType(SharedMemoryType type, bool wgmmaA = false);
 
 /// True when the buffer `alloc` allocates is (through ring slots and
 /// permuted views) the A operand of a wgmma.

@@ -118,8 +118,7 @@ struct AllocateSharedMemoryPass
           !isa<SharedMemoryType>(op->getResult(0).getType()))
         return;
       SharedMemoryType slot = getSlotType(op);
-      unsigned rows =
-          getCompactType(slot, isWgmmaA(op) ? 64u : 8u).getLayout().getRows();
+      unsigned rows = getCompactType(slot, isWgmmaA(op)).getLayout().getRows();
       if (rows == slot.getLayout().getRows() || !isAccessedWithinTile(op))
         return;
       setRows(op->getResult(0), rows);
