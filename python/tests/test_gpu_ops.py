@@ -74,6 +74,39 @@ def test_layer_norm(torch_gpu, dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", [(10, 9000, 9000, 8, 3, 3),
+                                  (10, 9000, 16384, 8, 3, 4),
+                                  (5, 10000, 10000, 4, 2, 7),
+                                  (1, 12288, 12288, 8, 3, 2)])
+def test_layer_norm_row_loop(torch_gpu, dtype, case):
+    """kernels/norms.tile's layernorm with ROW_LOOP (tilec.ops tunes it for
+    long rows on sm_90): each block's rows in a loop, the next row copied
+    ahead; fewer blocks than rows (several trips), more (blocks with none),
+    a padded tile (the mask) and the row's own width."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    rows, n, tile_n, warps, latency, blocks = case
+    dt = getattr(torch, dtype)
+    name = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[dtype]
+    kern = tilec.compile(tilec.ops._kernel_path("norms.tile"),
+                         kernel="layernorm", DTYPE=name, TILE_N=tile_n,
+                         EVEN=tile_n == n, ROW_LOOP=True, LATENCY=latency,
+                         SHIFT=32 if name == "f32" else 1, num_warps=warps)
+    x = torch.randn(rows, n, device="cuda", dtype=dt) * 2 + 5
+    w = torch.rand(n, device="cuda", dtype=dt) + 0.5
+    b = torch.randn(n, device="cuda", dtype=dt)
+    y = torch.full_like(x, float("nan"))
+    kern[(blocks,)](x, w, b, y, 1e-5)
+    torch.cuda.synchronize()
+    x64 = x.double()
+    mean = x64.mean(-1, keepdim=True)
+    var = ((x64 - mean) ** 2).mean(-1, keepdim=True)
+    ref = (x64 - mean) * torch.rsqrt(var + 1e-5) * w.double() + b.double()
+    close(torch, y, ref, torch.nn.functional.layer_norm(
+        x, (n,), w, b, 1e-5), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (9, 16384),
                                    (5, 10000), (3, 3001), (3, 16385),
                                    (4, 50000), (3, 32768), (3, 32769),
@@ -373,6 +406,75 @@ def test_linear_split_k(torch_gpu, splits, shape, arch):
         theirs = torch.nn.functional.silu(
             torch.nn.functional.linear(x, w, b))
         close(torch, y, ref, theirs, "bfloat16")
+
+
+@pytest.mark.parametrize("arch", ("sm_90a", "sm_80", "sm_90a-ws"))
+@pytest.mark.parametrize("splits", (1, 2, 3))
+@pytest.mark.parametrize("shape", [(1, 64, 512), (5, 136, 1000),
+                                   (16, 200, 768), (17, 72, 320),
+                                   (32, 256, 2048)])
+def test_linear_swapped(torch_gpu, splits, shape, arch):
+    """kernels/linear.tile with SWAP_AB (few rows: W's tile as the
+    multiply's A, X's rows its narrow N, the accumulator transposed back),
+    launched directly, with K split or not, bias and silu: rows, columns
+    and K that are not multiples of the tiles, splits with no K tiles
+    (320 columns), twice on one workspace (tickets back at zero)."""
+    torch = torch_gpu
+    ws = arch.endswith("-ws")
+    arch = arch.removesuffix("-ws")
+    skip_unless_arch(torch, arch)
+    m, n, k = shape
+    tm = 16 if m <= 16 else 32
+    kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
+                         kernel="linear", arch=arch, DTYPE="bf16", TILE_M=tm,
+                         TILE_N=64, TILE_K=128, SPLITS=splits, ACT=3,
+                         SWAP_AB=True, num_warps=4, num_stages=3,
+                         warp_specialize=ws)
+    tiles = ((m + tm - 1) // tm) * ((n + 63) // 64)
+    partial = torch.full((splits, m, n), float("nan"), device="cuda")
+    tickets = torch.zeros(tiles, device="cuda", dtype=torch.int32)
+    for trial in range(2):
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        y = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+        kern[(tiles, splits)](x, w, b, y, partial, tickets)
+        torch.cuda.synchronize()
+        assert torch.equal(tickets, torch.zeros_like(tickets))
+        ref = x.double() @ w.double().t() + b.double()
+        ref = ref / (1 + (-ref).exp())
+        theirs = torch.nn.functional.silu(
+            torch.nn.functional.linear(x, w, b))
+        close(torch, y, ref, theirs, "bfloat16")
+
+
+def test_linear_few_rows_tuned(torch_gpu, monkeypatch):
+    """tilec.ops.linear at 1-32 rows (3-D input too) tunes over the
+    swapped candidates beside the 64-row ones; whichever it picks, the
+    result is right and the tickets are back at zero."""
+    torch = torch_gpu
+    monkeypatch.setattr(tilec.ops, "_linear_plans", {})
+    monkeypatch.setattr(tilec.ops, "_tuned", {})
+    configs = tilec.ops._linear_split_configs(
+        16, 4096, 4096, 132, clusters=True)
+    assert any(c.constants.get("SWAP_AB") for c in configs)
+    assert not any(c.constants.get("SWAP_AB") for c in
+                   tilec.ops._linear_split_configs(64, 4096, 4096, 132))
+    for lead, n, k in (((3,), 520, 1024), ((2, 8), 4096, 2048),
+                       ((29,), 296, 512)):
+        x = torch.randn(*lead, k, device="cuda", dtype=torch.float16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        got = tilec.ops.linear(x, w, b, activation="gelu_tanh")
+        torch.cuda.synchronize()
+        y = x.double() @ w.double().t() + b.double()
+        ref = ACTS["gelu_tanh"](y)
+        theirs = torch.nn.functional.gelu(torch.nn.functional.linear(
+            x, w, b), approximate="tanh")
+        close(torch, got, ref, theirs, "float16")
+        for tickets in tilec._kernels._tickets.values():
+            assert int(tickets.abs().sum()) == 0
 
 
 @pytest.mark.parametrize("along", ("CLUSTER_M", "CLUSTER_N"))

@@ -26,7 +26,11 @@ any vocabulary; on sm_90 a row too long for one block, or a cross-entropy
 of few rows, split over the blocks of a thread block cluster). (Timing each
 problem class's candidates at its first call with tilec.autotune picked
 worse shapes than these rules: single launches
-of 20-80 us are within the timer's noise.) The multiplies (linear, bmm)
+of 20-80 us are within the timer's noise; tilec.autotune now times CUDA
+graphs.) Layernorm over rows of more than 8192 columns on sm_90 is tuned
+per power of two of the rows between the one-row-a-block kernel and
+norms.tile's ROW_LOOP (a few blocks a multiprocessor, each looping over
+its rows with the next one in flight). The multiplies (linear, bmm)
 (and scaled_mm) are tuned once per problem class (dtype, the rows' power
 of two, N, K, bias and activation) by tilec.autotune over their kernel's @tune tiles,
 each with the compiler's schedules (tilec.tune_space_configs), and linear
@@ -35,6 +39,8 @@ operand's tile, multicast: linear.tile's CLUSTER_M / CLUSTER_N); the winner
 is remembered in memory and on disk; a skinny linear (at most 128 rows)
 is tuned over 64-row tiles with K split across 1, 2 or 4 blocks per output
 tile, the last block in adding the partials (kernels/linear.tile's SPLITS),
+and at most 32 rows also over the product swapped (SWAP_AB: W's 64 rows as
+the multiply's A, X's 16 or 32 rows its N),
 and linear (and skinny scaled_mm) is timed on copies of its inputs past
 twice the L2, taken in turn, so that the weight is read from memory as a
 model reads it.
@@ -238,12 +244,56 @@ def _norm(kind, x, weight, bias, eps, out):
         # A tile of the row's own width: no column mask (EVEN).
         if layer and tile_n == n:
             shift["EVEN"] = True
+        loops = _row_loop_configs(dtype, tile_n, warps) if layer and \
+            tile_m == 1 and torch.cuda.get_device_capability(x.device) >= \
+            (9, 0) else []
         found = _row_kernels[key] = (
+            None if loops else
             _compile("norms.tile", kind, DTYPE=dtype, TILE_M=tile_m,
-                     TILE_N=tile_n, num_warps=warps, **shift), tile_m)
-    k, tile_m = found
+                     TILE_N=tile_n, num_warps=warps, **shift), tile_m,
+            dict(TILE_N=tile_n, **shift), loops)
+    k, tile_m, constants, loops = found
+    if loops:
+        # Tuned per power of two of the rows: the row loop's grid is a few
+        # blocks a multiprocessor.
+        sms = _sm_count(torch, x.device)
+
+        def grid(config):
+            if config.constants.get("ROW_LOOP"):
+                return (min(r, sms * 16 // config.options["num_warps"]),)
+            return (r,)
+        k = _autotuned("norms.tile", kind,
+                       f"{dtype}:N={n}:R={min(_pow2(r), 1 << 20)}", grid,
+                       lambda: _rotated(torch, x.device, args, (0,)), loops,
+                       DTYPE=dtype, TILE_M=1, **constants)
+        k.launch(grid(k.config), *args)
+        return y
     k.launch((r + tile_m - 1) // tile_m, *args)
     return y
+
+
+def _row_loop_configs(dtype, tile_n, warps):
+    """For layernorm's long rows (one a block, more than 8192 columns) on
+    sm_90, what tilec.ops tunes over: the one-row-a-block kernel on `warps`
+    (first: what TILEC_AUTOTUNE=off takes), and ROW_LOOP (each block's rows
+    in a loop, w and b loaded once, the next row in flight while this one
+    is reduced) on 8 warps with rows copied 2 trips ahead, and for bf16 on
+    4 warps 1 trip ahead, where they fit the registers without spills
+    (ptxas, sm_90a). [] for other rows. (H200, graph-timed, of the device
+    copy, one-row blocks / row loop: bf16 4096 x 10000 0.89 / 0.92,
+    4096 x 12288 0.84 / 0.92, 2048 x 16384 0.81 / 0.88, 2048 x 20000
+    0.62 / 0.76, f32 4096 x 10000 0.84 / 0.88; f16 4096 x 10000 0.90 /
+    0.83: hence tuned; bench/results/2026-12-01-h200-swapped-skinny.md.)"""
+    from . import Config
+    if tile_n <= 8192:
+        return []
+    most = {"bf16": 24576, "f16": 16384, "f32": 12288}[dtype]
+    configs = [Config(num_warps=warps)]
+    if tile_n <= most:
+        configs.append(Config(ROW_LOOP=True, LATENCY=3, num_warps=8))
+    if dtype == "bf16" and tile_n <= 12288:
+        configs.append(Config(ROW_LOOP=True, LATENCY=2, num_warps=4))
+    return configs if len(configs) > 1 else []
 
 
 def rms_norm(x, weight, eps=1e-6, out=None):
@@ -490,6 +540,27 @@ def _linear_split_configs(m, n, k, sms, clusters=False):
                             configs.append(Config(
                                 TILE_M=64, TILE_N=tn, TILE_K=tk, SPLITS=s,
                                 num_stages=stages, warp_specialize=True))
+    # At most 32 rows, the product swapped (linear.tile's SWAP_AB): W's
+    # 64-row tiles as the multiply's A, X's rows (16 or 32) its narrow N,
+    # so that a stage holds no padding rows of X. (H200, bf16, graph-timed,
+    # 16 x 4096 x 4096: 12.6-12.8 us against 15.2 for the best 64-row tile
+    # and cuBLAS's 13.4; at 64 rows the swapped product lost, 13.9 against
+    # 12.7; bench/results/2026-12-01-h200-swapped-skinny.md.)
+    if m <= 32:
+        tm = 16 if m <= 16 else 32
+        tiles = (n + 63) // 64
+        for tk, depths in ((128, (3, 4, 6)), (256, (3, 4))):
+            for stages in depths:
+                if stages * (64 + tm) * tk * 2 > 200 * 1024:
+                    continue
+                for s in (1, 2, 4):
+                    if s == 1 or ((k + tk - 1) // tk >= 4 * s and
+                                  tiles * s <= 4 * sms):
+                        for spec in (False, True):
+                            configs.append(Config(
+                                TILE_M=tm, TILE_N=64, TILE_K=tk, SPLITS=s,
+                                SWAP_AB=True, num_warps=4,
+                                num_stages=stages, warp_specialize=spec))
     # On sm_90, 64 x 64 tiles in clusters of 4 along N, which share X's
     # tile (multicast), K tiles of 256 in 3 stages with a producer warp:
     # 16 x 4096 x 4096 ran 0.885 of cuBLAS where the best above ran 0.755
@@ -610,7 +681,10 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
             clusters=torch.cuda.get_device_capability(x.device) >= (9, 0))
     most = max((c.constants.get("SPLITS", 1) for c in configs or ()),
                default=1)
-    tiles = ((m + 63) // 64) * ((n + 63) // 64)
+    # One ticket per tile of the smallest tiles tried.
+    tile_m = min((c.constants.get("TILE_M", 64) for c in configs or ()),
+                 default=64)
+    tiles = ((m + tile_m - 1) // tile_m) * ((n + 63) // 64)
     partial, tickets = _split_k_workspace(torch, x.device, most, m, n, tiles) \
         if most > 1 else _split_k_workspace(torch, x.device, 1, 1, 1, 1)
 
