@@ -337,9 +337,31 @@ def softmax(x, dim=-1, out=None):
         # other's max and sum through their shared memory: the row read
         # once (_softmax_cluster_shape).
         cluster, tile_n, warps = _softmax_cluster_shape(n)
+        # Rows of more than 32768 columns in parts of at most 8192 (8 or
+        # 16) on 4 warps, a cluster looping over rows (ROW_LOOP), the next
+        # row's part on its way while this one's are exchanged; one block a
+        # multiprocessor fewer than fit (clusters of 8 and 16 do not fill
+        # the last). H200, bf16, of the copy, row loop / one row a cluster:
+        # 256 x 131072 0.84 / 0.74 (at 5 blocks of 5 a multiprocessor
+        # 0.71), 512 x 65536 0.86 / 0.84, 1024 x 40960 0.87 / 0.85;
+        # 2048 x 32768 0.87 / 0.89; bench/results/
+        # 2026-12-01-h200-swapped-skinny.md.
+        parts = 8
+        while parts < 16 and (n + parts - 1) // parts > 8192:
+            parts *= 2
+        if n <= 32768 or (n + parts - 1) // parts > 8192:
+            k = _compile("softmax_cluster.tile", "softmax_cluster",
+                         DTYPE=dtype, CLUSTER=cluster, TILE_N=tile_n,
+                         num_warps=warps)
+            k.launch(r * cluster, rows, y_rows)
+            return y
+        tile_n = ((n + parts - 1) // parts + 7) // 8 * 8
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
-                     CLUSTER=cluster, TILE_N=tile_n, num_warps=warps)
-        k.launch(r * cluster, rows, y_rows)
+                     CLUSTER=parts, TILE_N=tile_n, ROW_LOOP=True,
+                     num_warps=4)
+        sms = _sm_count(torch, x.device)
+        blocks = max(k.blocks_per_sm - 1, 1) * sms // parts * parts
+        k.launch(max(parts, min(r * parts, blocks)), rows, y_rows)
         return y
     else:
         # Chunks of at most 16384 on 16 warps (1024 x 32768: 0.76 of the
