@@ -28,8 +28,8 @@ def close(torch, got, ref64, torch_out, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(7, 1000), (64, 1024), (33, 4096),
                                    (5, 10000), (3, 10001), (3, 16384),
-                                   (2, 32768), (4, 3, 512), (1000, 64),
-                                   (301, 768), (5, 1023)])
+                                   (2, 32768), (300, 20000), (4, 3, 512),
+                                   (1000, 64), (301, 768), (5, 1023)])
 def test_rms_norm(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)
@@ -73,37 +73,48 @@ def test_layer_norm(torch_gpu, dtype, shape):
         x, (shape[-1],), w, b, 1e-5), dtype)
 
 
+@pytest.mark.parametrize("kind", ("layernorm", "rmsnorm"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("case", [(10, 9000, 9000, 8, 3, 3),
                                   (10, 9000, 16384, 8, 3, 4),
                                   (5, 10000, 10000, 4, 2, 7),
                                   (1, 12288, 12288, 8, 3, 2)])
-def test_layer_norm_row_loop(torch_gpu, dtype, case):
-    """kernels/norms.tile's layernorm with ROW_LOOP (tilec.ops tunes it for
-    long rows on sm_90): each block's rows in a loop, the next row copied
-    ahead; fewer blocks than rows (several trips), more (blocks with none),
-    a padded tile (the mask) and the row's own width."""
+def test_norm_row_loop(torch_gpu, kind, dtype, case):
+    """kernels/norms.tile's layernorm and rmsnorm with ROW_LOOP (tilec.ops
+    tunes them for long rows on sm_90): each block's rows in a loop, the
+    next row copied ahead; fewer blocks than rows (several trips), more
+    (blocks with none), a padded tile (the mask) and the row's own
+    width."""
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     rows, n, tile_n, warps, latency, blocks = case
     dt = getattr(torch, dtype)
     name = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[dtype]
-    kern = tilec.compile(tilec.ops._kernel_path("norms.tile"),
-                         kernel="layernorm", DTYPE=name, TILE_N=tile_n,
-                         EVEN=tile_n == n, ROW_LOOP=True, LATENCY=latency,
-                         SHIFT=32 if name == "f32" else 1, num_warps=warps)
+    layer = kind == "layernorm"
+    extra = dict(EVEN=tile_n == n, SHIFT=32 if name == "f32" else 1) \
+        if layer else {}
+    kern = tilec.compile(tilec.ops._kernel_path("norms.tile"), kernel=kind,
+                         DTYPE=name, TILE_N=tile_n, ROW_LOOP=True,
+                         LATENCY=latency, num_warps=warps, **extra)
     x = torch.randn(rows, n, device="cuda", dtype=dt) * 2 + 5
     w = torch.rand(n, device="cuda", dtype=dt) + 0.5
     b = torch.randn(n, device="cuda", dtype=dt)
     y = torch.full_like(x, float("nan"))
-    kern[(blocks,)](x, w, b, y, 1e-5)
-    torch.cuda.synchronize()
     x64 = x.double()
-    mean = x64.mean(-1, keepdim=True)
-    var = ((x64 - mean) ** 2).mean(-1, keepdim=True)
-    ref = (x64 - mean) * torch.rsqrt(var + 1e-5) * w.double() + b.double()
-    close(torch, y, ref, torch.nn.functional.layer_norm(
-        x, (n,), w, b, 1e-5), dtype)
+    if layer:
+        kern[(blocks,)](x, w, b, y, 1e-5)
+        mean = x64.mean(-1, keepdim=True)
+        var = ((x64 - mean) ** 2).mean(-1, keepdim=True)
+        ref = (x64 - mean) * torch.rsqrt(var + 1e-5) * w.double() + \
+            b.double()
+        theirs = torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)
+    else:
+        kern[(blocks,)](x, w, y, 1e-5)
+        ref = x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-5) \
+            * w.double()
+        theirs = torch.nn.functional.rms_norm(x, (n,), w, 1e-5)
+    torch.cuda.synchronize()
+    close(torch, y, ref, theirs, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -27,10 +27,11 @@ of few rows, split over the blocks of a thread block cluster). (Timing each
 problem class's candidates at its first call with tilec.autotune picked
 worse shapes than these rules: single launches
 of 20-80 us are within the timer's noise; tilec.autotune now times CUDA
-graphs.) Layernorm over rows of more than 8192 columns on sm_90 is tuned
-per power of two of the rows between the one-row-a-block kernel and
-norms.tile's ROW_LOOP (a few blocks a multiprocessor, each looping over
-its rows with the next one in flight). The multiplies (linear, bmm)
+graphs.) Layernorm over rows of more than 8192 columns and rmsnorm over
+rows of more than 16384 on sm_90 are tuned per power of two of the rows
+between the one-row-a-block kernel and norms.tile's ROW_LOOP (a few
+blocks a multiprocessor, each looping over its rows with the next one in
+flight). The multiplies (linear, bmm)
 (and scaled_mm) are tuned once per problem class (dtype, the rows' power
 of two, N, K, bias and activation) by tilec.autotune over their kernel's @tune tiles,
 each with the compiler's schedules (tilec.tune_space_configs), and linear
@@ -244,7 +245,7 @@ def _norm(kind, x, weight, bias, eps, out):
         # A tile of the row's own width: no column mask (EVEN).
         if layer and tile_n == n:
             shift["EVEN"] = True
-        loops = _row_loop_configs(dtype, tile_n, warps) if layer and \
+        loops = _row_loop_configs(kind, dtype, n, tile_n, warps) if \
             tile_m == 1 and torch.cuda.get_device_capability(x.device) >= \
             (9, 0) else []
         found = _row_kernels[key] = (
@@ -272,27 +273,35 @@ def _norm(kind, x, weight, bias, eps, out):
     return y
 
 
-def _row_loop_configs(dtype, tile_n, warps):
-    """For layernorm's long rows (one a block, more than 8192 columns) on
-    sm_90, what tilec.ops tunes over: the one-row-a-block kernel on `warps`
-    (first: what TILEC_AUTOTUNE=off takes), and ROW_LOOP (each block's rows
-    in a loop, w and b loaded once, the next row in flight while this one
-    is reduced) on 8 warps with rows copied 2 trips ahead, and for bf16 on
-    4 warps 1 trip ahead, where they fit the registers without spills
-    (ptxas, sm_90a). [] for other rows. (H200, graph-timed, of the device
-    copy, one-row blocks / row loop: bf16 4096 x 10000 0.89 / 0.92,
-    4096 x 12288 0.84 / 0.92, 2048 x 16384 0.81 / 0.88, 2048 x 20000
-    0.62 / 0.76, f32 4096 x 10000 0.84 / 0.88; f16 4096 x 10000 0.90 /
-    0.83: hence tuned; bench/results/2026-12-01-h200-swapped-skinny.md.)"""
+def _row_loop_configs(kind, dtype, n, tile_n, warps):
+    """For long rows (one a block) on sm_90, what tilec.ops tunes over: the
+    one-row-a-block kernel on `warps` (first: what TILEC_AUTOTUNE=off
+    takes), and norms.tile's ROW_LOOP (each block's rows in a loop, the
+    weights loaded once, the next row in flight while this one is reduced)
+    where it compiles without spills (ptxas, sm_90a) and rows are 16-byte
+    multiples (the copy ahead moves 16 bytes at least). [] for other rows.
+    layernorm above 8192 columns: 8 warps, rows 2 trips ahead (up to 24576
+    bf16, 16384 f16, 12288 f32 columns), and for bf16 4 warps, 1 ahead (up
+    to 12288); rmsnorm above 16384 (its one-row kernel runs 16 warps
+    there): 8 warps, 1 ahead (up to 32768 bf16, 24576 f16). (H200,
+    graph-timed, of the device copy, one-row blocks / row loop: layernorm
+    bf16 4096 x 10000 0.89 / 0.92, 4096 x 12288 0.84 / 0.92, 2048 x 16384
+    0.81 / 0.88, 2048 x 20000 0.62 / 0.76, f32 4096 x 10000 0.84 / 0.88,
+    f16 4096 x 10000 0.90 / 0.83 (hence tuned); rmsnorm bf16 2048 x 20000
+    0.74 / 0.90, 1024 x 32768 0.85 / 0.91, 2048 x 16384 0.93 / 0.88-0.93;
+    bench/results/2026-12-01-h200-swapped-skinny.md.)"""
     from . import Config
-    if tile_n <= 8192:
+    if n * (4 if dtype == "f32" else 2) % 16:
         return []
-    most = {"bf16": 24576, "f16": 16384, "f32": 12288}[dtype]
     configs = [Config(num_warps=warps)]
-    if tile_n <= most:
-        configs.append(Config(ROW_LOOP=True, LATENCY=3, num_warps=8))
-    if dtype == "bf16" and tile_n <= 12288:
-        configs.append(Config(ROW_LOOP=True, LATENCY=2, num_warps=4))
+    if kind == "layernorm" and tile_n > 8192:
+        if tile_n <= {"bf16": 24576, "f16": 16384, "f32": 12288}[dtype]:
+            configs.append(Config(ROW_LOOP=True, LATENCY=3, num_warps=8))
+        if dtype == "bf16" and tile_n <= 12288:
+            configs.append(Config(ROW_LOOP=True, LATENCY=2, num_warps=4))
+    elif kind == "rmsnorm" and tile_n > 16384 and \
+            tile_n <= {"bf16": 32768, "f16": 24576, "f32": 0}[dtype]:
+        configs.append(Config(ROW_LOOP=True, LATENCY=2, num_warps=8))
     return configs if len(configs) > 1 else []
 
 
