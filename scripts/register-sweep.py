@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Registers, spills and serialized wgmma (ptxas's C75xx) of the attention
 API's tuning candidates, of tilec.autograd's backward kernels, of the 8-bit
-attention kernels tilec.attention compiles, and of every kernel of kernels/,
+attention kernels tilec.attention compiles, of tilec.ops' own candidates
+(skinny linears, norm and softmax row loops), and of every kernel of kernels/,
 compiled by two tilec builds, side by side: a compile-only check, run here
 (no GPU), that a compiler change does not cost a kernel a block of occupancy
 or its wgmma overlap where its PTX diff looks harmless.
 
   python3 scripts/register-sweep.py BASE_TILEC [NEW_TILEC]
-      [--arch sm_90a] [--only attention|backward|fp8|kernels] [--all]
+      [--arch sm_90a] [--only attention|backward|fp8|ops|kernels] [--all]
   python3 scripts/register-sweep.py --list [--only ...]   # what it compiles
 
 BASE_TILEC is a tilec binary of the revision to compare against (build one
@@ -141,6 +142,8 @@ def jobs(only):
                              f"{' block scales' if blocks else ''}")
                     out.append((label, source,
                                 ["--kernel=attention_fp8"] + options))
+    if only in (None, "ops"):
+        out += ops_jobs()
     if only in (None, "kernels"):
         kernels = os.path.join(ROOT, "kernels")
         for name in sorted(os.listdir(kernels)):
@@ -155,6 +158,62 @@ def jobs(only):
                 for options in variants:
                     out.append((f"{name} {kernel} {' '.join(options)}".strip(),
                                 source, [f"--kernel={kernel}"] + options))
+    return out
+
+
+def config_options(config):
+    """tilec's command-line form of a tilec.Config."""
+    options = [f"-D{k}={v}" for k, v in config.constants.items()]
+    for key, value in config.options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            options.append(flag)
+        elif value is False:
+            options.append(f"{flag}=false")
+        elif value is not None:
+            options.append(f"{flag}={value}")
+    return options
+
+
+def ops_jobs():
+    """tilec.ops' candidates where it chooses among kernels' variants of its
+    own (python/tilec/ops.py, imported: it needs libtile, build/lib's): the
+    skinny linear's (64-row tiles with K split, and at most 32 rows the
+    product swapped), the norms' row loops and the softmax clusters' row
+    loops, at sizes at the edges of the ranges they are tried in; bf16 (and
+    f16, f32 where their limits differ), bias and silu."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    os.environ.setdefault("TILEC_LIBRARY", os.path.join(
+        ROOT, "build", "lib", "libtile.so"))
+    from tilec import ops
+    out = []
+    linear = os.path.join(ROOT, "kernels", "linear.tile")
+    for m, n, k in ((16, 4096, 4096), (32, 4096, 4096), (64, 4096, 4096),
+                    (128, 8192, 8192)):
+        for config in ops._linear_split_configs(m, n, k, 132, clusters=True):
+            options = ["--kernel=linear", "-DDTYPE=bf16", "-DHAS_BIAS=True",
+                       "-DACT=3"] + config_options(config)
+            out.append((f"ops.linear {m}x{n}x{k} {config}", linear, options))
+    norms = os.path.join(ROOT, "kernels", "norms.tile")
+    for kind, dtype, n, warps in (
+            ("layernorm", "bf16", 12288, 4), ("layernorm", "bf16", 24576, 16),
+            ("layernorm", "f16", 16384, 16), ("layernorm", "f32", 12288, 4),
+            ("rmsnorm", "bf16", 32768, 16), ("rmsnorm", "f16", 24576, 16)):
+        for config in ops._row_loop_configs(kind, dtype, n, n, warps)[1:]:
+            options = [f"--kernel={kind}", f"-DDTYPE={dtype}", f"-DTILE_N={n}"]
+            if kind == "layernorm":
+                options += ["-DEVEN=True"] + (
+                    ["-DSHIFT=32"] if dtype == "f32" else [])
+            options += config_options(config)
+            out.append((f"ops.{kind} {dtype} {n} {config}", norms, options))
+    softmax = os.path.join(ROOT, "kernels", "softmax_cluster.tile")
+    for dtype in ("bf16", "f32"):
+        for parts, tile_n in ((8, 4104), (8, 8192), (16, 8192)):
+            options = ["--kernel=softmax_cluster", f"-DDTYPE={dtype}",
+                       f"-DCLUSTER={parts}", f"-DTILE_N={tile_n}",
+                       "-DROW_LOOP=True", "--num-warps=4"]
+            out.append((f"ops.softmax_cluster {dtype} {parts} x {tile_n} "
+                        f"row loop", softmax, options))
     return out
 
 
@@ -203,7 +262,7 @@ def main():
                    default=os.path.join(ROOT, "build", "bin", "tilec"))
     p.add_argument("--arch", default="sm_90a")
     p.add_argument("--only", choices=("attention", "backward", "fp8",
-                                      "kernels"))
+                                      "ops", "kernels"))
     p.add_argument("--all", action="store_true")
     p.add_argument("--list", action="store_true",
                    help="print the kernels and options it would compile")

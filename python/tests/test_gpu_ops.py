@@ -378,6 +378,29 @@ def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
                for plan in tilec.ops._linear_plans.values())
 
 
+def launch_split_linear(torch, kern, m, n, k, tile_m, splits):
+    """linear.tile (bf16, bias, silu, 64-column tiles, K split in `splits`)
+    launched twice on one workspace: each result against float64, and the
+    tickets back at zero after each launch."""
+    tiles = ((m + tile_m - 1) // tile_m) * ((n + 63) // 64)
+    partial = torch.full((splits, m, n), float("nan"), device="cuda")
+    tickets = torch.zeros(tiles, device="cuda", dtype=torch.int32)
+    for trial in range(2):
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        y = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+        kern[(tiles, splits)](x, w, b, y, partial, tickets)
+        torch.cuda.synchronize()
+        assert torch.equal(tickets, torch.zeros_like(tickets))
+        ref = x.double() @ w.double().t() + b.double()
+        ref = ref / (1 + (-ref).exp())
+        theirs = torch.nn.functional.silu(
+            torch.nn.functional.linear(x, w, b))
+        close(torch, y, ref, theirs, "bfloat16")
+
+
 @pytest.mark.parametrize("arch", ("sm_90a", "sm_80", "sm_90a-ws"))
 @pytest.mark.parametrize("splits", (2, 3, 8))
 @pytest.mark.parametrize("shape", [(5, 136, 512), (64, 256, 320),
@@ -400,23 +423,7 @@ def test_linear_split_k(torch_gpu, splits, shape, arch):
     kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
                          kernel="linear", arch=arch, DTYPE="bf16", TILE_M=64,
                          TILE_N=64, SPLITS=splits, ACT=3, **extra)
-    tiles = ((m + 63) // 64) * ((n + 63) // 64)
-    partial = torch.full((splits, m, n), float("nan"), device="cuda")
-    tickets = torch.zeros(tiles, device="cuda", dtype=torch.int32)
-    for trial in range(2):
-        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
-        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
-        y = torch.full((m, n), float("nan"), device="cuda",
-                       dtype=torch.bfloat16)
-        kern[(tiles, splits)](x, w, b, y, partial, tickets)
-        torch.cuda.synchronize()
-        assert torch.equal(tickets, torch.zeros_like(tickets))
-        ref = x.double() @ w.double().t() + b.double()
-        ref = ref / (1 + (-ref).exp())
-        theirs = torch.nn.functional.silu(
-            torch.nn.functional.linear(x, w, b))
-        close(torch, y, ref, theirs, "bfloat16")
+    launch_split_linear(torch, kern, m, n, k, 64, splits)
 
 
 @pytest.mark.parametrize("arch", ("sm_90a", "sm_80", "sm_90a-ws"))
@@ -441,23 +448,7 @@ def test_linear_swapped(torch_gpu, splits, shape, arch):
                          TILE_N=64, TILE_K=128, SPLITS=splits, ACT=3,
                          SWAP_AB=True, num_warps=4, num_stages=3,
                          warp_specialize=ws)
-    tiles = ((m + tm - 1) // tm) * ((n + 63) // 64)
-    partial = torch.full((splits, m, n), float("nan"), device="cuda")
-    tickets = torch.zeros(tiles, device="cuda", dtype=torch.int32)
-    for trial in range(2):
-        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
-        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
-        y = torch.full((m, n), float("nan"), device="cuda",
-                       dtype=torch.bfloat16)
-        kern[(tiles, splits)](x, w, b, y, partial, tickets)
-        torch.cuda.synchronize()
-        assert torch.equal(tickets, torch.zeros_like(tickets))
-        ref = x.double() @ w.double().t() + b.double()
-        ref = ref / (1 + (-ref).exp())
-        theirs = torch.nn.functional.silu(
-            torch.nn.functional.linear(x, w, b))
-        close(torch, y, ref, theirs, "bfloat16")
+    launch_split_linear(torch, kern, m, n, k, tm, splits)
 
 
 def test_linear_few_rows_tuned(torch_gpu, monkeypatch):

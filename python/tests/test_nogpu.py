@@ -347,3 +347,40 @@ def test_every_option_reaches_libtile_by_name():
         with pytest.raises(tilec.TileError, match=name):
             tilec.compile("kernel k(A: Tensor[f32, 1]):\n    pass\n",
                           arch="sm_80", **{name: 1000})
+
+
+def test_ops_candidates_for_long_rows_and_few_rows():
+    """tilec.ops' choices among its kernels' variants, without a GPU: the
+    swapped product is tried at 1-32 rows only; the norms' row loops where
+    they compile without spills (test/Target/library-candidates.test holds
+    the edges spill-free), for rows of 16-byte multiples, after the
+    one-row kernel (what TILEC_AUTOTUNE=off takes)."""
+    from tilec import ops
+
+    def swapped(m):
+        return [c for c in ops._linear_split_configs(m, 4096, 4096, 132)
+                if c.constants.get("SWAP_AB")]
+    assert swapped(1) and swapped(16) and swapped(32)
+    assert all(c.constants["TILE_M"] == 16 for c in swapped(16))
+    assert all(c.constants["TILE_M"] == 32 for c in swapped(17))
+    assert not swapped(33) and not swapped(128)
+
+    def loops(kind, dtype, n, warps=4):
+        configs = ops._row_loop_configs(kind, dtype, n, n, warps)
+        assert not configs or (not configs[0].constants and
+                               configs[0].num_warps == warps)
+        return [(c.num_warps, c.constants["LATENCY"]) for c in configs[1:]]
+    assert loops("layernorm", "bf16", 8192) == []
+    assert loops("layernorm", "bf16", 10000) == [(8, 3), (4, 2)]
+    assert loops("layernorm", "bf16", 24576) == [(8, 3)]
+    assert loops("layernorm", "bf16", 24584) == []
+    assert loops("layernorm", "f16", 16384) == [(8, 3)]
+    assert loops("layernorm", "f16", 16392) == []
+    assert loops("layernorm", "f32", 12288) == [(8, 3)]
+    assert loops("layernorm", "f32", 12292) == []
+    assert loops("layernorm", "bf16", 10001) == []     # not 16-byte rows
+    assert loops("rmsnorm", "bf16", 16384, 16) == []
+    assert loops("rmsnorm", "bf16", 20000, 16) == [(8, 2)]
+    assert loops("rmsnorm", "bf16", 32768, 16) == [(8, 2)]
+    assert loops("rmsnorm", "f16", 24584, 16) == []
+    assert loops("rmsnorm", "f32", 16384, 16) == []
