@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Row normalizations whose blocks take rows in turn
-(bench/kernels/norms_rows.tile: a loop over the grid's blocks, the next
-row's copy into shared memory pipelined with LATENCY > 0) against
-tilec.ops (one row a block, kernels/norms.tile), torch and the device copy
-of the same bytes, graph-timed over 3 rotating input sets.
+"""Row normalizations whose blocks take rows in turn (kernels/norms.tile's
+ROW_LOOP: a loop over the grid's blocks, w and b loaded once, the next
+row's copy into shared memory LATENCY - 1 trips ahead) against tilec.ops
+(which tunes between them and one row a block for long rows on sm_90),
+torch and the device copy of the same bytes, graph-timed over 3 rotating
+input sets.
 
   PYTHONPATH=python python3 bench/row_loops.py [--shapes 4096x10000,...]
-      [--ops rms_norm,layer_norm] [--dtype bfloat16] [--warps 4,8]
-      [--latency 0,2,3] [--grids 1,2]   (grids: K x the blocks the GPU
-                                          holds at once)
+      [--ops rms_norm,layer_norm] [--dtype bfloat16] [--warps 4,8,16]
+      [--latency 2,3] [--grids 1,0.5]   (grids: K x the blocks the GPU
+                                         holds at once; tilec.ops launches
+                                         16 warps' worth a multiprocessor)
 
 Every candidate is checked against torch before it is timed.
 """
@@ -29,15 +31,15 @@ def main():
     p.add_argument("--shapes", default="4096x10000,8192x4096,4096x8192")
     p.add_argument("--ops", default="rms_norm,layer_norm")
     p.add_argument("--dtype", default="bfloat16")
-    p.add_argument("--warps", default="4,8")
-    p.add_argument("--latency", default="0,2,3")
-    p.add_argument("--grids", default="1,2")
+    p.add_argument("--warps", default="4,8,16")
+    p.add_argument("--latency", default="2,3")
+    p.add_argument("--grids", default="1,0.5")
     p.add_argument("--top", type=int, default=6)
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
     dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    path = os.path.join(HERE, "kernels", "norms_rows.tile")
+    path = os.path.join(os.path.dirname(HERE), "kernels", "norms.tile")
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     for shape in args.shapes.split(","):
         rows, n = (int(d) for d in shape.split("x"))
@@ -59,13 +61,18 @@ def main():
             t_torch = graph_us(lambda: [theirs(i) for i in range(3)]) / 3
             ours(0)
             t_ops = graph_us(lambda: [ours(i) for i in range(3)]) / 3
-            results = [(t_ops, "tilec.ops (a row a block)")]
+            results = [(t_ops, "tilec.ops (its choice)")]
             for warps in (int(v) for v in args.warps.split(",")):
                 for lat in (int(v) for v in args.latency.split(",")):
+                    layer = kernel == "layernorm"
+                    extra_constants = dict(
+                        EVEN=True, SHIFT=32 if dsl == "f32" else 1) \
+                        if layer else {}
                     try:
                         k = tilec.compile(path, kernel=kernel, DTYPE=dsl,
                                           TILE_N=n, LATENCY=lat,
-                                          num_warps=warps)
+                                          ROW_LOOP=True, num_warps=warps,
+                                          **extra_constants)
                     except tilec.TileError as e:
                         print(f"  {warps} warps latency {lat}: "
                               f"{str(e)[:80]}")
@@ -74,9 +81,11 @@ def main():
                         print(f"  {warps} warps latency {lat}: "
                               f"{k.warnings[0][:80]}")
                         continue
-                    for g in (float(v) for v in args.grids.split(",")):
-                        grid = min(rows, max(1, int(
-                            g * sms * k.blocks_per_sm)))
+                    occupancy = sms * k.blocks_per_sm
+                    grids = {min(rows, max(1, int(float(g) * occupancy)))
+                             for g in args.grids.split(",")}
+                    grids.add(min(rows, sms * 16 // warps))
+                    for grid in sorted(grids):
 
                         def run(i, k=k, grid=grid):
                             k[grid](xs[i], *extra, ys[i], eps)

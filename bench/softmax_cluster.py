@@ -7,10 +7,12 @@ for rows past 16384 columns.
   PYTHONPATH=python python3 bench/softmax_cluster.py [--shapes 256x131072]
       [--dtype bfloat16] [--configs 8:16,8:8,4:32]   (cluster:warps)
       [--file variant.tile --rows 1,2,4 --stats]
-      [--file bench/kernels/softmax_cluster_rows.tile --clusters fit,rows
-       --latency 0,2]   (a variant whose clusters loop over the rows:
-       clusters a number, "rows" (one row each), "fitK" (K x the clusters
-       the GPU holds at once); LATENCY values)
+      [--row-loop --clusters less1,fit1,rows --latency 2,3]   (the
+       clusters loop over the rows, softmax_cluster.tile's ROW_LOOP, or a
+       --file variant's: clusters a number, "rows" (one row each), "fitK"
+       (K x the clusters the GPU holds at once), "lessK" (those of K
+       blocks a multiprocessor fewer than fit: tilec.ops launches less1);
+       LATENCY values)
 
 Every candidate is checked against torch before it is timed.
 """
@@ -39,6 +41,9 @@ def main():
                    "clusters, each a number, 'rows' or 'fitK'")
     p.add_argument("--latency", default="",
                    help="LATENCY values of a --file variant")
+    p.add_argument("--row-loop", action="store_true",
+                   help="ROW_LOOP=True (softmax_cluster.tile's clusters "
+                   "looping over rows)")
     args = p.parse_args()
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     dt = getattr(torch, args.dtype)
@@ -78,6 +83,8 @@ def main():
             c, w = (int(v) for v in cfg.split(":"))
             tn = ((n + c - 1) // c + 7) // 8 * 8
             extra = {} if rpc is None else {"ROWS": rpc}
+            if args.row_loop:
+                extra["ROW_LOOP"] = True
             if lat is not None:
                 extra["LATENCY"] = lat
             try:
@@ -91,8 +98,14 @@ def main():
             blocks = (r + (rpc or 1) - 1) // (rpc or 1) * c
             if grid is not None and grid != "rows":
                 held = max(1, sms * k.blocks_per_sm // c)
-                clusters = int(grid) if grid.isdigit() else \
-                    int(float(grid[3:] or 1) * held)
+                if grid.isdigit():
+                    clusters = int(grid)
+                elif grid.startswith("less"):
+                    fewer = int(grid[4:] or 1)
+                    clusters = max(1, sms * max(1, k.blocks_per_sm - fewer)
+                                   // c)
+                else:
+                    clusters = int(float(grid[3:] or 1) * held)
                 blocks = min(r, clusters) * c
             ys[0].fill_(float("nan"))
             k.launch(blocks, xs[0], ys[0], *stats)
