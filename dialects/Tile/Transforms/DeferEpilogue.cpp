@@ -177,8 +177,22 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
           plan.carried.insert(v);
       }
     });
-  if (!llvm::all_of(plan.carried, [](Value v) { return hasZero(v.getType()); }))
-    return "the epilogue takes a value of a type without a zero";
+  for (Value v : plan.carried) {
+    if (hasZero(v.getType()))
+      continue;
+    // A slot of a ring that the trip picked (the output staged in the
+    // slot its input was loaded into: stage-in-ring-slots) cannot wait
+    // for the next trip: the ring refills it.
+    if (isa<SharedMemoryType>(v.getType()))
+      return "the epilogue writes a shared-memory slot that its trip picks "
+             "(the output staged in its input's ring: stage_in_ring_slots), "
+             "which the next trip's refills reuse";
+    std::string type;
+    llvm::raw_string_ostream os(type);
+    v.getType().print(os);
+    return "the epilogue takes a value of type '" + type +
+           "', which has no zero to start the loop with";
+  }
 
   // The next trip's first multiply.
   body->walk<WalkOrder::PreOrder>([&](WarpgroupMmaOp mma) {
