@@ -256,18 +256,25 @@ def _norm(kind, x, weight, bias, eps, out):
     k, tile_m, constants, loops = found
     if loops:
         # Tuned per power of two of the rows: the row loop's grid is a few
-        # blocks a multiprocessor.
-        sms = _sm_count(torch, x.device)
+        # blocks a multiprocessor (blocks: that many, or 0 for one row a
+        # block).
+        rows_class = min(_pow2(r), 1 << 20)
+        tuned = _row_kernels.get((key, rows_class))
+        if tuned is None:
+            sms = _sm_count(torch, x.device)
 
-        def grid(config):
-            if config.constants.get("ROW_LOOP"):
-                return (min(r, sms * 16 // config.options["num_warps"]),)
-            return (r,)
-        k = _autotuned("norms.tile", kind,
-                       f"{dtype}:N={n}:R={min(_pow2(r), 1 << 20)}", grid,
-                       lambda: _rotated(torch, x.device, args, (0,)), loops,
-                       DTYPE=dtype, TILE_M=1, **constants)
-        k.launch(grid(k.config), *args)
+            def grid(config):
+                if config.constants.get("ROW_LOOP"):
+                    return (min(r, sms * 16 // config.options["num_warps"]),)
+                return (r,)
+            k = _autotuned("norms.tile", kind, f"{dtype}:N={n}:R={rows_class}",
+                           grid, lambda: _rotated(torch, x.device, args, (0,)),
+                           loops, DTYPE=dtype, TILE_M=1, **constants)
+            blocks = sms * 16 // k.config.options["num_warps"] \
+                if k.config.constants.get("ROW_LOOP") else 0
+            tuned = _row_kernels[(key, rows_class)] = (k, blocks)
+        k, blocks = tuned
+        k.launch(min(r, blocks) if blocks else r, *args)
         return y
     k.launch((r + tile_m - 1) // tile_m, *args)
     return y
