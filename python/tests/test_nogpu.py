@@ -384,3 +384,80 @@ def test_ops_candidates_for_long_rows_and_few_rows():
     assert loops("rmsnorm", "bf16", 32768, 16) == [(8, 2)]
     assert loops("rmsnorm", "f16", 24584, 16) == []
     assert loops("rmsnorm", "f32", 16384, 16) == []
+
+
+def test_ops_long_row_dispatch(monkeypatch):
+    """tilec.ops' dispatch for long rows on sm_90, with torch and the
+    compiler stubbed (no GPU): the norms tune once per power of two of the
+    rows and launch the winner's grid (a row loop: 16 warps' worth of blocks
+    a multiprocessor, at most one a row); softmax over 8 or 16 parts loops
+    in clusters one block a multiprocessor fewer than fit, and rows of up
+    to 32768 columns stay one a cluster."""
+    import sys
+    import types
+    from tilec import ops
+    fake = types.ModuleType("torch")
+    fake.float16, fake.bfloat16, fake.float32 = "f16", "bf16", "f32"
+    fake.cuda = types.SimpleNamespace(get_device_capability=lambda d: (9, 0))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    launches, tunings = [], []
+
+    class Kernel:
+        blocks_per_sm = 5
+
+        def __init__(self, config=None, constants=None):
+            self.config, self.constants = config, constants
+
+        def launch(self, grid, *args):
+            launches.append((grid, self))
+
+    def autotuned(file, kernel, key, grid, args, configs, **constants):
+        tunings.append((kernel, key, [grid(c) for c in configs]))
+        return Kernel(configs[1])       # the first row loop wins
+    monkeypatch.setattr(ops, "_rows", lambda torch, x, name, dtypes:
+                        (types.SimpleNamespace(shape=x.shape), "bf16"))
+    monkeypatch.setattr(ops, "_vector", lambda *args: None)
+    monkeypatch.setattr(ops, "_out", lambda torch, out, x, rows: (x, rows))
+    monkeypatch.setattr(ops, "_sm_count", lambda torch, device: 132)
+    monkeypatch.setattr(ops, "_autotuned", autotuned)
+    monkeypatch.setattr(ops, "_compile", lambda file, kernel, **c:
+                        Kernel(constants=c))
+    monkeypatch.setattr(ops, "_row_kernels", {})
+
+    def x(rows, n):
+        return types.SimpleNamespace(shape=(rows, n), device="cuda:0",
+                                     dtype="bf16")
+    for rows, grid in ((4096, 264), (4000, 264), (100, 100)):
+        ops.layer_norm(x(rows, 10000), "w", "b")
+        assert launches[-1][0] == grid
+    assert [t[1] for t in tunings] == ["bf16:N=10000:R=4096",
+                                       "bf16:N=10000:R=128"]
+    assert tunings[0][2] == [(4096,), (264,), (528,)]
+    ops.rms_norm(x(2048, 20000), "w")
+    assert tunings[-1][2] == [(2048,), (264,)] and launches[-1][0] == 264
+    ops.rms_norm(x(64, 4096), "w")          # short rows: not tuned
+    assert len(tunings) == 3 and launches[-1][0] == 64
+    ops.softmax(x(256, 131072))
+    grid, k = launches[-1]
+    assert k.constants["ROW_LOOP"] and k.constants["CLUSTER"] == 16
+    assert grid == 4 * 132 // 16 * 16
+    ops.softmax(x(3, 32768))
+    grid, k = launches[-1]
+    assert "ROW_LOOP" not in k.constants and grid == 3 * 4
+
+
+def test_ops_dim_refusal_on_any_input(monkeypatch):
+    """A dim other than the last is refused with an ArgumentError naming it,
+    whatever x is (it crashed with a TypeError on objects without .dim()),
+    and the last dimension of a tensor-like passes the check."""
+    import sys
+    import types
+    from tilec import ops
+    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
+    for call in (ops.softmax, ops.sum, ops.amax):
+        with pytest.raises(tilec.ArgumentError, match="dim: only the last"):
+            call([1.0, 2.0], dim=0)
+        with pytest.raises(tilec.ArgumentError, match="dim: only the last"):
+            call(types.SimpleNamespace(dim=lambda: 3), dim=1)
+    ops._last_dim(types.SimpleNamespace(dim=lambda: 3), 2)
+    ops._last_dim(object(), -1)

@@ -332,9 +332,7 @@ def softmax(x, dim=-1, out=None):
     of a thread block cluster, each a part, read once; the others read in
     chunks twice (online softmax)."""
     import torch
-    if dim not in (-1, getattr(x, "dim", lambda: None)() - 1):
-        raise ArgumentError(f"dim: only the last dimension (-1) is "
-                            f"supported, got {dim!r}")
+    _last_dim(x, dim)
     rows, dtype = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
                                          torch.float32))
     n = rows.shape[1]
@@ -943,11 +941,18 @@ TRANSPOSE_ROWS = 64
 TRANSPOSE_COLS = 64
 
 
-def _reduce(op, x, dim):
-    import torch
-    if dim not in (-1, getattr(x, "dim", lambda: None)() - 1):
+def _last_dim(x, dim):
+    """Refuses a dim other than x's last (-1, or its rank - 1), for x of
+    any type (what is not a tensor is refused after, by _rows)."""
+    rank = x.dim() if callable(getattr(x, "dim", None)) else None
+    if dim != -1 and (rank is None or dim != rank - 1):
         raise ArgumentError(f"dim: only the last dimension (-1) is "
                             f"supported, got {dim!r}")
+
+
+def _reduce(op, x, dim):
+    import torch
+    _last_dim(x, dim)
     rows, dtype = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
                                          torch.float32))
     r, n = rows.shape
