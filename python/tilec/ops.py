@@ -60,7 +60,10 @@ __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
            "bmm", "scaled_mm", "transpose", "sum", "amax", "amin"]
 
 _tuned = {}
-# (kernel, dtype, row length) -> (the norms' kernel, rows per block).
+# (kernel, dtype, row length) -> (the norms' kernel, rows per block, the
+# constants and the row-loop candidates to tune over); for those tuned,
+# ((kernel, dtype, row length), the rows' power of two) -> (the kernel
+# tuned, its blocks: 0 for one row a block).
 _row_kernels = {}
 
 #: The longest row the norms hold in registers (16 warps x 64 elements a
@@ -75,17 +78,17 @@ MAX_SINGLE_PASS_COLUMNS = 16384
 MAX_CLUSTER_SOFTMAX_COLUMNS = 16 * 16384
 
 
-def _softmax_cluster_shape(n):
+def _softmax_cluster_shape(n, most=10240, least=2):
     """(cluster, part width, warps) for a row of n columns held by a
-    cluster's blocks: the fewest blocks (2 to 16) whose parts are at most
-    10240 columns, on 4 warps up to 9216 columns, else 8. (H200, bf16,
+    cluster's blocks: the fewest blocks (`least` to 16) whose parts are at
+    most `most` columns, on 4 warps up to 9216 columns, else 8. (H200, bf16,
     bench/softmax_cluster.py, of the copy: 4096 x 20480 in 2 parts of
     10240 on 8 warps 0.91, in 4 of 5120 0.88, read twice 0.67; 2048 x
     32768 in 4 of 8192 on 4 warps 0.88, 2 of 16384 0.83; 512 x 65536 in 8
     of 8192 0.83; 256 x 131072 in 16 of 8192 0.74, in 8 of 16384 0.63;
     2026-11-30-h200-cluster-gather.md.)"""
-    cluster = 2
-    while cluster < 16 and (n + cluster - 1) // cluster > 10240:
+    cluster = least
+    while cluster < 16 and (n + cluster - 1) // cluster > most:
         cluster *= 2
     part = ((n + cluster - 1) // cluster + 7) // 8 * 8
     return cluster, part, 4 if part <= 9216 else 8
@@ -263,18 +266,17 @@ def _norm(kind, x, weight, bias, eps, out):
         if tuned is None:
             sms = _sm_count(torch, x.device)
 
-            def grid(config):
-                if config.constants.get("ROW_LOOP"):
-                    return (min(r, sms * 16 // config.options["num_warps"]),)
-                return (r,)
+            def blocks(config):
+                # 16 warps' worth of row loops a multiprocessor.
+                return sms * 16 // config.options["num_warps"] \
+                    if config.constants.get("ROW_LOOP") else 0
             k = _autotuned("norms.tile", kind, f"{dtype}:N={n}:R={rows_class}",
-                           grid, lambda: _rotated(torch, x.device, args, (0,)),
+                           lambda c: (min(r, blocks(c)) or r,),
+                           lambda: _rotated(torch, x.device, args, (0,)),
                            loops, DTYPE=dtype, TILE_M=1, **constants)
-            blocks = sms * 16 // k.config.options["num_warps"] \
-                if k.config.constants.get("ROW_LOOP") else 0
-            tuned = _row_kernels[(key, rows_class)] = (k, blocks)
-        k, blocks = tuned
-        k.launch(min(r, blocks) if blocks else r, *args)
+            tuned = _row_kernels[(key, rows_class)] = (k, blocks(k.config))
+        k, most = tuned
+        k.launch(min(r, most) or r, *args)
         return y
     k.launch((r + tile_m - 1) // tile_m, *args)
     return y
@@ -350,7 +352,6 @@ def softmax(x, dim=-1, out=None):
         # The row's parts in the blocks of a cluster, which gather each
         # other's max and sum through their shared memory: the row read
         # once (_softmax_cluster_shape).
-        cluster, tile_n, warps = _softmax_cluster_shape(n)
         # Rows of more than 32768 columns in parts of at most 8192 (8 or
         # 16) on 4 warps, a cluster looping over rows (ROW_LOOP), the next
         # row's part on its way while this one's are exchanged; one block a
@@ -360,22 +361,19 @@ def softmax(x, dim=-1, out=None):
         # 0.71), 512 x 65536 0.86 / 0.84, 1024 x 40960 0.87 / 0.85;
         # 2048 x 32768 0.87 / 0.89; bench/results/
         # 2026-12-01-h200-swapped-skinny.md.
-        parts = 8
-        while parts < 16 and (n + parts - 1) // parts > 8192:
-            parts *= 2
-        if n <= 32768 or (n + parts - 1) // parts > 8192:
+        parts, tile_n, warps = _softmax_cluster_shape(n, 8192, 8)
+        if n > 32768 and tile_n <= 8192:
             k = _compile("softmax_cluster.tile", "softmax_cluster",
-                         DTYPE=dtype, CLUSTER=cluster, TILE_N=tile_n,
-                         num_warps=warps)
-            k.launch(r * cluster, rows, y_rows)
+                         DTYPE=dtype, CLUSTER=parts, TILE_N=tile_n,
+                         ROW_LOOP=True, num_warps=warps)
+            sms = _sm_count(torch, x.device)
+            blocks = max(k.blocks_per_sm - 1, 1) * sms // parts * parts
+            k.launch(max(parts, min(r * parts, blocks)), rows, y_rows)
             return y
-        tile_n = ((n + parts - 1) // parts + 7) // 8 * 8
+        cluster, tile_n, warps = _softmax_cluster_shape(n)
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
-                     CLUSTER=parts, TILE_N=tile_n, ROW_LOOP=True,
-                     num_warps=4)
-        sms = _sm_count(torch, x.device)
-        blocks = max(k.blocks_per_sm - 1, 1) * sms // parts * parts
-        k.launch(max(parts, min(r * parts, blocks)), rows, y_rows)
+                     CLUSTER=cluster, TILE_N=tile_n, num_warps=warps)
+        k.launch(r * cluster, rows, y_rows)
         return y
     else:
         # Chunks of at most 16384 on 16 warps (1024 x 32768: 0.76 of the
@@ -538,6 +536,15 @@ def _split_k_workspace(torch, device, splits, m, n, tiles):
     return part[:floats].view(splits, m, n), _tickets(torch, device, tiles)
 
 
+def _k_splits(k, tile_k, tiles, sms):
+    """The blocks a skinny product's output tile may share its K among: 1,
+    and 2 or 4 while each keeps at least 4 K tiles and the blocks are at
+    most 4 waves."""
+    return [s for s in (1, 2, 4)
+            if s == 1 or ((k + tile_k - 1) // tile_k >= 4 * s and
+                          tiles * s <= 4 * sms)]
+
+
 def _linear_split_configs(m, n, k, sms, clusters=False):
     """Candidates for a skinny product: 64-row tiles, N tiles of 32, 64 and
     128, K tiles of 128 in rings of 4 and 6 stages and of 256 in rings of 3
@@ -561,21 +568,18 @@ def _linear_split_configs(m, n, k, sms, clusters=False):
             for stages in depths:
                 if stages * stage > 200 * 1024:
                     continue
-                for s in (1, 2, 4):
-                    if s == 1 or ((k + tk - 1) // tk >= 4 * s and
-                                  tiles * s <= 4 * sms):
-                        configs.append(Config(TILE_M=64, TILE_N=tn,
-                                              TILE_K=tk, SPLITS=s,
-                                              num_stages=stages))
-                        # K tiles of 256 also with a producer warp (64 x
-                        # 32, 4 stages: 0.91x cuBLAS where 0.87 without);
-                        # K not split (64 x 64 in two splits with the
-                        # producer warp, X read half as often: 14.0-15.1
-                        # us against 12.5-13.5, 2026-11-30-h200-row-tiles).
-                        if tk == 256 and s == 1:
-                            configs.append(Config(
-                                TILE_M=64, TILE_N=tn, TILE_K=tk, SPLITS=s,
-                                num_stages=stages, warp_specialize=True))
+                for s in _k_splits(k, tk, tiles, sms):
+                    configs.append(Config(TILE_M=64, TILE_N=tn, TILE_K=tk,
+                                          SPLITS=s, num_stages=stages))
+                    # K tiles of 256 also with a producer warp (64 x 32, 4
+                    # stages: 0.91x cuBLAS where 0.87 without); K not split
+                    # (64 x 64 in two splits with the producer warp, X read
+                    # half as often: 14.0-15.1 us against 12.5-13.5,
+                    # 2026-11-30-h200-row-tiles).
+                    if tk == 256 and s == 1:
+                        configs.append(Config(
+                            TILE_M=64, TILE_N=tn, TILE_K=tk, SPLITS=s,
+                            num_stages=stages, warp_specialize=True))
     # At most 32 rows, the product swapped (linear.tile's SWAP_AB): W's
     # 64-row tiles as the multiply's A, X's rows (16 or 32) its narrow N,
     # so that a stage holds no padding rows of X. (H200, bf16, graph-timed,
@@ -589,14 +593,12 @@ def _linear_split_configs(m, n, k, sms, clusters=False):
             for stages in depths:
                 if stages * (64 + tm) * tk * 2 > 200 * 1024:
                     continue
-                for s in (1, 2, 4):
-                    if s == 1 or ((k + tk - 1) // tk >= 4 * s and
-                                  tiles * s <= 4 * sms):
-                        for spec in (False, True):
-                            configs.append(Config(
-                                TILE_M=tm, TILE_N=64, TILE_K=tk, SPLITS=s,
-                                SWAP_AB=True, num_warps=4,
-                                num_stages=stages, warp_specialize=spec))
+                for s in _k_splits(k, tk, tiles, sms):
+                    for spec in (False, True):
+                        configs.append(Config(
+                            TILE_M=tm, TILE_N=64, TILE_K=tk, SPLITS=s,
+                            SWAP_AB=True, num_warps=4, num_stages=stages,
+                            warp_specialize=spec))
     # On sm_90, 64 x 64 tiles in clusters of 4 along N, which share X's
     # tile (multicast), K tiles of 256 in 3 stages with a producer warp:
     # 16 x 4096 x 4096 ran 0.885 of cuBLAS where the best above ran 0.755
