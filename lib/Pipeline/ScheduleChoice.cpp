@@ -50,6 +50,13 @@
 //     bench/results/2026-11-29-h200-backward.md; 8-bit attention at
 //     D = 256 with 128 x 128 tiles, 192 + 2 x 16, specialized, no spills,
 //     1.20-1.29x unspecialized, bench/results/2026-12-01-h200-fp8-tiles.md);
+//   - multiplies are counted by accumulator chain: one accumulating into
+//     another's result in the same trip (scores in two parts, MLA's latent
+//     and rotary dimensions: kernels/attention_rope.tile) continues that
+//     chain and holds its registers, so it counts once below (rotated,
+//     specialized and persistent, that kernel ran 1.20-1.29x the schedule
+//     it got as three multiplies; bench/results/2026-12-01-h200-two-part-
+//     scores.md);
 //   - a loop of more than two multiplies is not rotated (tile-rotate-wgmma):
 //     its other multiplies overlap its elementwise work already, and the
 //     rotated multiply's register operand, carried across the back edge,
@@ -391,12 +398,19 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
       return;
     streaming.insert(loop);
     int64_t elements = mma.getType().getNumElements();
-    resultsPerLoop[loop] += elements;
-    bool fromZeros = matchPattern(mma.getAcc(), m_AnyZeroFloat());
-    weightedPerLoop[loop] += fromZeros ? 2 * elements : elements;
     smallestResult =
         smallestResult ? std::min(smallestResult, elements) : elements;
-    ++multipliesPerLoop[loop];
+    // A multiply accumulating into another's result in the same trip
+    // continues that one's accumulator chain (scores in two parts, such as
+    // MLA's latent and rotary dimensions): the same result registers, and
+    // one multiply where rotation and persistence count them.
+    auto previous = mma.getAcc().getDefiningOp<mlir::tile::MmaOp>();
+    if (!previous || previous->getParentOp() != loop.getOperation()) {
+      resultsPerLoop[loop] += elements;
+      bool fromZeros = matchPattern(mma.getAcc(), m_AnyZeroFloat());
+      weightedPerLoop[loop] += fromZeros ? 2 * elements : elements;
+      ++multipliesPerLoop[loop];
+    }
     auto a = cast<RankedTensorType>(mma.getA().getType());
     int64_t aBytes = std::max<int64_t>(1, a.getElementTypeBitWidth() / 8);
     kBytesPerLoop[loop] += a.getDimSize(1) * aBytes;

@@ -177,3 +177,41 @@ def test_attention_lse_merge(torch_gpu, repo, arch, case):
     assert err < 1e-2, f"Out rel_err {err:.3e}"
     lse_err = (lse[:, :, 8:8 + S].double() - ref_lse).abs().max().item()
     assert lse_err < LSE_TOL, f"Lse max abs err {lse_err:.3e}"
+
+
+@pytest.mark.parametrize("arch,tiles", [("sm_90a", (128, 128)),
+                                        ("sm_80", (128, 64))])
+@pytest.mark.parametrize("trips", [1, 2, 5])
+def test_attention_rope_two_part_scores(torch_gpu, repo, arch, tiles,
+                                        trips):
+    """kernels/attention_rope.tile (scores in two parts, MLA's latent and
+    rotary dimensions), compiled with no options: on sm_90a the compiler
+    takes its two score multiplies as one accumulator chain (rotated,
+    persistent, specialized); against float64 attention over the joined
+    dimensions, one, two and five key tiles, outputs poisoned first, more
+    query tiles than one."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    TM, TN = tiles
+    D, DR, BH, NQ = 128, 64, 3, 2 * TM
+    NK = trips * TN
+    torch.manual_seed(trips)
+    q, k = (torch.randn(BH, n, D, device="cuda", dtype=torch.float16)
+            for n in (NQ, NK))
+    qr, kr = (torch.randn(BH, n, DR, device="cuda", dtype=torch.float16)
+              for n in (NQ, NK))
+    v = torch.randn(BH, NK, D, device="cuda", dtype=torch.float16)
+    out = torch.full((BH, NQ, D), float("nan"), device="cuda",
+                     dtype=torch.float16)
+    scale = 1 / math.sqrt(D + DR)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "attention_rope.tile"),
+                           arch=arch, TILE_M=TM, TILE_N=TN)
+    assert not kernel.warnings, kernel.warnings
+    kernel[(NQ // TM, BH)](q, qr, k, kr, v, out, scale)
+    torch.cuda.synchronize()
+    s = (torch.cat([q, qr], -1).double() @
+         torch.cat([k, kr], -1).double().transpose(1, 2)) * scale
+    ref = torch.softmax(s, dim=-1) @ v.double()
+    assert torch.isfinite(out).all()
+    err = rel_err(out, ref)
+    assert err < TOL["f16"], f"rel_err {err:.3e}"

@@ -6,7 +6,8 @@
 // while the work between the two runs: each trip waits for S before the
 // softmax and for P V before the next trip's rescale. This pass issues the
 // last multiply of trip j in trip j + 1, right after that trip's first
-// multiply, and once more after the loop for the last trip:
+// multiply (after the multiplies accumulating into its result, where it
+// is a chain of them), and once more after the loop for the last trip:
 //
 //   before:                          after:
 //   for j:                           if lb < ub:
@@ -45,7 +46,8 @@
 // argument is read only by the rescaling; the rings the moved ops touch are
 // filled by TMA copies only (cp.async waits count copies in program order);
 // and the registers the rotated loop keeps live at once (the moved
-// multiply's accumulator, the other multiplies' results, twice each
+// multiply's accumulator, the other multiplies' results, a chain of
+// multiplies accumulating into one result counted once, twice each
 // register operand that goes around) fit in `max-registers` per thread.
 // The last condition keeps the 128-row single-warpgroup attention tile
 // (274 registers estimated at head dim 128) as it is: rotated, ptxas
@@ -316,10 +318,16 @@ struct RotateWgmmaPass
       }
 
     // Registers the rotated loop keeps live at once, per thread.
+    // (A multiply accumulating into another's result holds the same
+    // registers: a chain counts once.)
     unsigned live = registers(last.getResult().getType());
-    for (WarpgroupMmaOp mma : mmas)
-      if (mma != last)
+    for (WarpgroupMmaOp mma : mmas) {
+      Operation *acc = mma.getAcc().getDefiningOp();
+      bool continues = llvm::any_of(
+          mmas, [&](WarpgroupMmaOp m) { return m.getOperation() == acc; });
+      if (mma != last && !continues)
         live += registers(mma.getResult().getType());
+    }
     for (CarriedOperand &c : operands)
       if (c.kind == CarriedOperand::Register)
         live += 2 * registers(c.value.getType());
@@ -418,7 +426,22 @@ struct RotateWgmmaPass
         inputs.push_back(c.value);
     inputs.push_back(accOperand);
     SmallVector<Value> args(newLoop.getRegionIterArgs());
-    rewriter.setInsertionPointAfter(first);
+    // Behind the first multiply's chain (the multiplies accumulating into
+    // its result: scores in two parts), so that the wait for the chain's
+    // result, before the softmax, leaves the moved multiply in flight.
+    Operation *behind = first;
+    for (bool more = true; more;) {
+      more = false;
+      for (OpOperand &use : behind->getResult(0).getUses())
+        if (auto next = dyn_cast<WarpgroupMmaOp>(use.getOwner());
+            next && next != last && next->getBlock() == body &&
+            use.getOperandNumber() == next.getAccMutable().getOperandNumber()) {
+          behind = next;
+          more = true;
+          break;
+        }
+    }
+    rewriter.setInsertionPointAfter(behind);
     auto [made, read] = rebuild(rewriter, moved, inputs, args, acc);
     Value issued = made.back()->getResult(0);
     body->getTerminator()->setOperand(resultIndex, issued);

@@ -291,3 +291,70 @@ func.func @rescale_first(%a: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<
   }
   return %g : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 32, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma1>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// Scores in two parts (MLA's latent and rotary dimensions): the second
+// multiply accumulates into the first's result. The moved multiply goes
+// behind the whole chain, so that the wait for the scores before the
+// softmax leaves it in flight (tile-async-wgmma waits for all groups but
+// one), and the chain's registers count once in the budget (the same 166
+// as @attention).
+// CHECK-LABEL: func.func @two_part_scores
+// CHECK:         scf.for
+// CHECK:           %[[S1:.*]] = tile.wgmma %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK-NEXT:      %[[S2:.*]] = tile.wgmma %{{.*}}, %{{.*}}, %[[S1]] :
+// CHECK-NEXT:      tile.smem_slot
+// CHECK:           %[[PV:.*]] = tile.wgmma %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf16, #dot_a>
+// CHECK:           arith.mulf %[[S2]], %[[S2]]
+// ASYNC-LABEL: func.func @two_part_scores
+// ASYNC:         scf.for
+// ASYNC:           %[[S1:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %{{.*}} : !tile.smem
+// ASYNC-NEXT:      %[[S2:.*]] = tile.wgmma async %{{.*}}, %{{.*}}, %[[S1]] : !tile.smem
+// ASYNC:           tile.wgmma async %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf16
+// ASYNC-NEXT:      tile.convert_layout
+// ASYNC-NEXT:      tile.wgmma_wait 1, %[[S2]]
+// FITS-LABEL: func.func @two_part_scores
+// FITS:       scf.if
+// OVER-LABEL: func.func @two_part_scores
+// OVER-NOT:   scf.if
+func.func @two_part_scores(%mK: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mV: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %q: !tile.smem<[64, 64], f16, #sw>, %q2: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %rk = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %bk = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %rv = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %bv = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %k = tile.smem_slot %rk[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %v = tile.smem_slot %rv[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bk[%s], %c0, %k : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bv[%s], %c0, %v : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wk = tile.smem_slot %rk[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mK[%j, %c0], %wk, %bk[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %wv = tile.smem_slot %rv[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mV[%j, %c0], %wv, %bv[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %qk1 = tile.wgmma %q, %k, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %qk = tile.wgmma %q2, %k, %qk1 : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = arith.mulf %qk, %qk : tensor<64x64xf32, #mma>
+    %scaled = arith.mulf %acc, %e : tensor<64x64xf32, #mma>
+    %a1 = tile.convert_layout %scaled : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma1>
+    %p = arith.truncf %e : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+    %pa = tile.convert_layout %p : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+    %pv = tile.wgmma %pa, %v, %a1 : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma1>
+    %back = tile.convert_layout %pv : tensor<64x64xf32, #mma1> -> tensor<64x64xf32, #mma>
+    scf.yield %back, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  return %r#0 : tensor<64x64xf32, #mma>
+}
