@@ -356,15 +356,22 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
       buildLayoutPipeline(pm, codegen);
     return mlir::succeeded(pm.run(m));
   };
-  // The codegen pipeline on `m`. Where the compiler chose the rings'
-  // stages (chooseSchedule sizes them from the multiplies' operands alone)
-  // and the kernel's buffers then exceed a block's shared memory
-  // (tile-check-resources), it is built again from `m` with one stage
-  // fewer, down to one: the attempt's diagnostics are dropped, the last
-  // attempt's kept. A given num_stages is never changed.
+  // The codegen pipeline on `m`. Where the kernel's buffers exceed a
+  // block's shared memory (tile-check-resources) with options the compiler
+  // chose (chooseSchedule sizes the rings from the multiplies' operands
+  // alone, and a persistent kernel keeps a sixteenth of shared memory and
+  // its epilogue's staging beside them: a plain attention with a bias
+  // tile loaded in its loop needed 256 KiB so), it is built again from `m`
+  // without the persistence it chose, then with one stage fewer, down to
+  // one: each attempt's diagnostics are dropped, the last attempt's kept.
+  // A given persistent or num_stages is never changed.
   auto runCodegen = [&](mlir::OwningOpRef<mlir::ModuleOp> &m,
                         CodegenOptions &codegen, KernelInfo &info) {
-    while (!codegen.given.numStages && codegen.numStages > 1) {
+    while (true) {
+      bool chosePersistent = codegen.persistent && !codegen.given.persistent;
+      bool choseStages = !codegen.given.numStages && codegen.numStages > 1;
+      if (!chosePersistent && !choseStages)
+        break;
       mlir::OwningOpRef<mlir::ModuleOp> attempt = m->clone();
       std::vector<mlir::Diagnostic> held;
       bool ran;
@@ -390,8 +397,22 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
         m = std::move(attempt);
         return ran;
       }
-      --codegen.numStages;
-      info.numStages = codegen.numStages;
+      if (chosePersistent) {
+        // The persistence and what the choice made with it (choosePersistence),
+        // where not given: the options' defaults again.
+        CodegenOptions defaults;
+        codegen.persistent = false;
+        if (!codegen.given.tileStages)
+          codegen.tileStages = defaults.tileStages;
+        if (!codegen.given.tileRefillAfterRead)
+          codegen.tileRefillAfterRead = defaults.tileRefillAfterRead;
+        if (!codegen.given.rescaleInTrip)
+          codegen.rescaleInTrip = defaults.rescaleInTrip;
+        info.persistent = info.tileCounter = false;
+      } else {
+        --codegen.numStages;
+        info.numStages = codegen.numStages;
+      }
     }
     return runPipeline(*m, codegen, /*toLLVM=*/true);
   };

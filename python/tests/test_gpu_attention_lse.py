@@ -215,3 +215,41 @@ def test_attention_rope_two_part_scores(torch_gpu, repo, arch, tiles,
     assert torch.isfinite(out).all()
     err = rel_err(out, ref)
     assert err < TOL["f16"], f"rel_err {err:.3e}"
+
+
+@pytest.mark.parametrize("arch,tiles,bias_dtype", [
+    ("sm_90a", (128, 128), "f16"), ("sm_90a", (128, 64), "f16"),
+    ("sm_90a", (128, 64), "f32"), ("sm_80", (128, 64), "f16")])
+@pytest.mark.parametrize("trips", [1, 2, 5])
+def test_attention_bias(torch_gpu, repo, arch, tiles, bias_dtype, trips):
+    """kernels/attention_bias.tile (an additive bias tile on the scores),
+    compiled with no options: the bias copied into a ring and read in the
+    scores' layout (tile-stage-converted-loads through the load's
+    reshape); where that leaves the compiler's persistent choice too big
+    for shared memory it compiles without it (the f32 bias). Against
+    float64, one, two and five key tiles, outputs poisoned first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    TM, TN = tiles
+    D, BH, NQ = 128, 3, 2 * TM
+    NK = trips * TN
+    torch.manual_seed(trips + TN)
+    q = torch.randn(BH, NQ, D, device="cuda", dtype=torch.float16)
+    k, v = (torch.randn(BH, NK, D, device="cuda", dtype=torch.float16)
+            for _ in range(2))
+    bias = torch.randn(BH, NQ, NK, device="cuda",
+                       dtype=getattr(torch, {"f16": "float16",
+                                             "f32": "float32"}[bias_dtype]))
+    out = torch.full((BH, NQ, D), float("nan"), device="cuda",
+                     dtype=torch.float16)
+    scale = 1 / math.sqrt(D)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "attention_bias.tile"),
+                           arch=arch, TILE_M=TM, TILE_N=TN,
+                           BIAS_DTYPE=bias_dtype)
+    kernel[(NQ // TM, BH)](q, k, v, bias, out, scale)
+    torch.cuda.synchronize()
+    s = q.double() @ k.double().transpose(1, 2) * scale + bias.double()
+    ref = torch.softmax(s, dim=-1) @ v.double()
+    assert torch.isfinite(out).all()
+    err = rel_err(out, ref)
+    assert err < TOL["f16"], f"rel_err {err:.3e}"

@@ -260,6 +260,7 @@ def TileStageConvertedLoads
   let description = [{
     A `tile.load` in a loop body whose tile reaches its only use through a
     `tile.convert_layout` that moves data between threads (possibly after
+    a `tile.reshape` that drops the load's size-1 dimensions, then
     elementwise ops whose other operands are splat constants, each value
     used once) is copied into an unswizzled shared memory buffer
     (`tile.smem_alloc`, `tile.async_copy` where the load was) and read in
@@ -269,7 +270,7 @@ def TileStageConvertedLoads
     barriers, go; the copy becomes a ring copy of the loop (`tile-pipeline`,
     then TMA on sm_90), and the tile holds registers from its use on only:
     attention backward's per-query LSE and Delta rows, broadcast down the
-    accumulators. Loads that pad with other than zero, gathers, and tiles
+    accumulators; an attention's bias tile, added to the scores. Loads that pad with other than zero, gathers, and tiles
     whose threads hold less than 4 contiguous bytes stay as they are.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",

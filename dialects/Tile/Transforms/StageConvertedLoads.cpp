@@ -17,6 +17,12 @@
 //   %r = tile.local_load %buf [0, 0] : ... -> tensor<1x64xf32, #mma>
 //   %m = arith.mulf %r, %c' : tensor<1x64xf32, #mma>
 //
+// A reshape right after the load that drops its size-1 dimensions (a
+// (1, M, N) box of a 3-D tensor read as (M, N)) is the read's too: the
+// buffer holds the tile without them (an attention's bias tile, added to
+// the scores: a user kernel with one needed 64 KiB of scratch and its
+// barriers for the conversion, its tile in registers across the Q K^T).
+//
 // The copy is then a ring copy like the multiplies' operands (tile-pipeline
 // issues it iterations ahead; on sm_90 a TMA copy, which a producer warp
 // issues), and the tile is in registers only from its use on: an attention
@@ -58,6 +64,7 @@ struct Candidate {
   ConvertLayoutOp convert;
   LoadOp load;
   SmallVector<Operation *> chain; // from the load's user to the conversion's
+  ReshapeOp squeeze; // dropping the load's size-1 dimensions, if any
 };
 
 /// The candidate `convert` makes, if any: its source comes from a load of
@@ -83,6 +90,21 @@ std::optional<Candidate> candidateOf(ConvertLayoutOp convert) {
     if (auto load = dyn_cast<LoadOp>(def)) {
       c.load = load;
       break;
+    }
+    // The load's tile without its size-1 dimensions (a (1, M, N) box of a
+    // 3-D tensor read as (M, N)): the buffer holds it so already.
+    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+      ArrayRef<int64_t> from = reshape.getSource().getType().getShape();
+      ArrayRef<int64_t> to = reshape.getType().getShape();
+      SmallVector<int64_t> kept;
+      for (unsigned d : nonUnitDims(from))
+        kept.push_back(from[d]);
+      if (c.squeeze || !reshape.getSource().getDefiningOp<LoadOp>() ||
+          ArrayRef<int64_t>(kept) != to)
+        return std::nullopt;
+      c.squeeze = reshape;
+      v = reshape.getSource();
+      continue;
     }
     if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
         def->getNumRegions() != 0)
@@ -152,6 +174,8 @@ struct StageConvertedLoadsPass
     c.convert.erase();
     for (Operation *def : llvm::reverse(c.chain))
       def->erase();
+    if (c.squeeze)
+      c.squeeze.erase();
     load.erase();
   }
 };

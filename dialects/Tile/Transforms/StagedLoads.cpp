@@ -99,8 +99,14 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
   b.setInsertionPoint(readAt);
   Location loc = readAt->getLoc();
   AsyncWaitOp::create(b, loc, ValueRange{buf}, b.getI32IntegerAttr(0));
-  auto type =
-      RankedTensorType::get(loaded.getShape(), loaded.getElementType(), layout);
+  // A layout of the buffer's rank reads the tile without its size-1
+  // dimensions (a reshape that dropped them is then the read).
+  auto distributed = dyn_cast<DistributedLayoutInterface>(layout);
+  bool squeezed = distributed && distributed.getRank() == shape.size() &&
+                  shape.size() != loaded.getRank();
+  auto type = RankedTensorType::get(squeezed ? ArrayRef<int64_t>(shape)
+                                             : loaded.getShape(),
+                                    loaded.getElementType(), layout);
   return LocalLoadOp::create(
       b, loc, type, buf,
       b.getDenseI64ArrayAttr(SmallVector<int64_t>(shape.size(), 0)));

@@ -35,8 +35,10 @@ std::string whyNotStageable(LoadOp load, bool anyPadding = false);
 /// Replaces `load` (stageable: whyNotStageable) by a `tile.smem_alloc` and a
 /// `tile.async_copy` at its place (with the load's padding where it is not
 /// zero), and returns the buffer's contents read
-/// (`tile.async_wait`, `tile.local_load`) before `readAt` in `layout`. The
-/// caller replaces the load's uses; the load is left for it to erase.
+/// (`tile.async_wait`, `tile.local_load`) before `readAt` in `layout`; a
+/// layout of the rank of the tile without its size-1 dimensions reads it
+/// without them. The caller replaces the load's uses; the load is left for
+/// it to erase.
 Value stageLoad(LoadOp load, Operation *readAt, Attribute layout);
 
 } // namespace mlir::tile

@@ -85,3 +85,62 @@ func.func @not_staged(%R: !tile.global<f32, 2>, %n: i32) -> (tensor<1x64xf32, #m
   }
   return %o, %r : tensor<1x64xf32, #mma>, tensor<1x64xf32, #mma>
 }
+
+// -----
+
+// A reshape right after the load that drops its size-1 dimension (a
+// (1, 64, 64) box of a 3-D tensor, an attention's bias tile, read as
+// (64, 64)) is the read's: the buffer holds the tile without it, read
+// straight into the mma layout, the reshape gone. A reshape that keeps a
+// size-1 dimension is not staged.
+
+#b3 = #tile.blocked<sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+#b2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// CHECK-LABEL: func.func @squeezed
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16, #{{.*}}>
+// CHECK-NEXT:    tile.async_copy %{{.*}}, %[[BUF]] {{.*}}shape = array<i64: 1, 64, 64>}
+// CHECK:         tile.async_wait %[[BUF]]
+// CHECK-NEXT:    %[[R:.*]] = tile.local_load %[[BUF]] [0, 0] : <[64, 64], f16, #{{.*}}> -> tensor<64x64xf16, #mma>
+// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[R]] : tensor<64x64xf16, #mma> to tensor<64x64xf32, #mma>
+// CHECK-NEXT:    arith.addf %{{.*}}, %[[E]]
+// CHECK-NOT:     tile.reshape
+// CHECK-LABEL: func.func @kept_unit
+// CHECK-NOT:   tile.async_copy
+func.func @squeezed(%B: !tile.global<f16, 3>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %t = tile.load %B[%c0, %c0, %i] : <f16, 3> -> tensor<1x64x64xf16, #b3>
+    %t2 = tile.reshape %t : tensor<1x64x64xf16, #b3> -> tensor<64x64xf16, #b2>
+    %e = arith.extf %t2 : tensor<64x64xf16, #b2> to tensor<64x64xf32, #b2>
+    %m = tile.convert_layout %e : tensor<64x64xf32, #b2> -> tensor<64x64xf32, #mma>
+    %sum = arith.addf %acc, %m : tensor<64x64xf32, #mma>
+    scf.yield %sum : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#b3 = #tile.blocked<sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
+#b4 = #tile.blocked<sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 4, 8], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>
+#mma4 = #tile.blocked<sizePerThread = [1, 1, 8, 1], threadsPerWarp = [1, 1, 4, 8], warpsPerCTA = [1, 1, 4, 1], order = [3, 2, 1, 0]>
+
+func.func @kept_unit(%B: !tile.global<f16, 3>, %n: i32) -> tensor<1x1x64x64xf32, #mma4> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<1x1x64x64xf32, #mma4>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<1x1x64x64xf32, #mma4>) : i32 {
+    %t = tile.load %B[%c0, %c0, %i] : <f16, 3> -> tensor<1x64x64xf16, #b3>
+    %t2 = tile.reshape %t : tensor<1x64x64xf16, #b3> -> tensor<1x1x64x64xf16, #b4>
+    %e = arith.extf %t2 : tensor<1x1x64x64xf16, #b4> to tensor<1x1x64x64xf32, #b4>
+    %m = tile.convert_layout %e : tensor<1x1x64x64xf32, #b4> -> tensor<1x1x64x64xf32, #mma4>
+    %sum = arith.addf %acc, %m : tensor<1x1x64x64xf32, #mma4>
+    scf.yield %sum : tensor<1x1x64x64xf32, #mma4>
+  }
+  return %r : tensor<1x1x64x64xf32, #mma4>
+}
