@@ -16,11 +16,17 @@ against float64 on two heads first.
   bias: kernels/attention_bias.tile, an f16 bias tile added to the scores
         (B * H, N, N); cuDNN with it as a float attn_mask. Variants: choice
         (128 x 128 tiles), n64 (128 x 64), notpersistent.
+  window: kernels/attention_window.tile, causal over a sliding window of
+        1024 keys, its mask on every trip; cuDNN with the window as a
+        boolean attn_mask. Variants: choice, nosplit (loop_split=False: the
+        mask on every trip). FLOPs: 4 D a (query, key) pair the window
+        holds.
 
-  PYTHONPATH=python python3 bench/attention_variants.py [--kernels rope,bias]
+  PYTHONPATH=python python3 bench/attention_variants.py [--kernels rope,bias,window]
       [--seq-lens 1024,4096,16384] [--rounds 20]
 
 FLOPs: 2 N^2 (192 + 128) a head for rope, 4 N^2 D for bias.
+(The window kernel takes the window as its last argument.)
 """
 import argparse
 import math
@@ -67,6 +73,23 @@ def bias_problem(B, N):
             4.0 * B * H * N * N * D)
 
 
+WINDOW = 1024
+
+
+def window_problem(B, N):
+    q, k, v = (torch.randn(B * H, N, D, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    out = torch.empty_like(q)
+    scale = 1 / math.sqrt(D)
+    i = torch.arange(N, device="cuda")
+    seen = (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - WINDOW)
+    sdpa_args = (q.view(B, H, N, D), k.view(B, H, N, D), v.view(B, H, N, D),
+                 seen)
+    pairs = int(seen.sum().item())
+    return ((q, k, v, out, scale, WINDOW), out, sdpa_args, scale,
+            4.0 * B * H * pairs * D)
+
+
 VARIANTS = {
     "rope": ("attention_rope.tile", rope_problem,
              {"choice": {},
@@ -77,12 +100,14 @@ VARIANTS = {
              {"choice": {},
               "n64": {"TILE_N": 64},
               "notpersistent": {"persistent": False}}),
+    "window": ("attention_window.tile", window_problem,
+               {"choice": {}, "nosplit": {"loop_split": False}}),
 }
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--kernels", default="rope,bias")
+    p.add_argument("--kernels", default="rope,bias,window")
     p.add_argument("--seq-lens", default="1024,4096,16384")
     p.add_argument("--rounds", type=int, default=20)
     args = p.parse_args()
@@ -105,10 +130,12 @@ def main():
             sets = [problem(B, N) for _ in range(2)]
             launch, out, sd, scale, flops = sets[0]
             q, k, v, mask = sd
-            ref = (torch.softmax(
-                q[0, :2].double() @ k[0, :2].double().transpose(1, 2) *
-                scale + (mask[0, :2].double() if mask is not None else 0),
-                -1) @ v[0, :2].double())
+            s = q[0, :2].double() @ k[0, :2].double().transpose(1, 2) * scale
+            if mask is not None and mask.dtype == torch.bool:
+                s = s.masked_fill(~mask, float("-inf"))
+            elif mask is not None:
+                s = s + mask[0, :2].double()
+            ref = torch.softmax(s, -1) @ v[0, :2].double()
             impls = {}
             for vname, kern in kernels.items():
                 def run(s, kern=kern, grid=(N // 128, B * H)):
@@ -128,12 +155,17 @@ def main():
                 with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
                     q, k, v, mask = s[2]
                     return sdpa(q, k, v, attn_mask=mask, scale=s[3])
-            impls["cudnn"] = cudnn
+            try:
+                cudnn(sets[0])
+                torch.cuda.synchronize()
+                impls["cudnn"] = cudnn
+            except RuntimeError as e:
+                print(f"  N={N}: cuDNN: {str(e).splitlines()[0][:100]}")
             ms = time_interleaved(torch, impls, sets, args.rounds)
             t = {n: flops / m / 1e9 for n, m in ms.items()}
             cells = [f"{t[n]:.0f}" if n in t else "—" for n in names]
-            ratios = [f"{t[v] / t['cudnn']:.2f}" if v in t else "—"
-                      for v in variants]
+            ratios = [f"{t[v] / t['cudnn']:.2f}" if v in t and "cudnn" in t
+                      else "—" for v in variants]
             print(f"| {N} | " + " | ".join(cells + ratios) + " |",
                   flush=True)
             del sets

@@ -187,6 +187,12 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // counters and multiplies in flight continue from the first to the
   // second (a producer warp runs ahead across the boundary).
   // (Also when the kernel's option is off: a loop's schedule may ask.)
+  // A select on a mask whose comparisons are linear in the induction
+  // variable (written on every trip) gets a branch on the trips where it
+  // keeps the whole tile, for the split below.
+  mlir::tile::TileMaskRangesOptions maskOptions;
+  maskOptions.enabled = options.loopSplit;
+  fpm.addPass(mlir::tile::createTileMaskRanges(maskOptions));
   mlir::tile::TileLoopSplitOptions splitOptions;
   splitOptions.enabled = options.loopSplit;
   // Said where the user asked for it.

@@ -253,3 +253,36 @@ def test_attention_bias(torch_gpu, repo, arch, tiles, bias_dtype, trips):
     assert torch.isfinite(out).all()
     err = rel_err(out, ref)
     assert err < TOL["f16"], f"rel_err {err:.3e}"
+
+
+@pytest.mark.parametrize("arch,tiles", [("sm_90a", (128, 128)),
+                                        ("sm_80", (128, 64))])
+@pytest.mark.parametrize("nq,window", [(256, 1), (256, 128), (512, 200),
+                                       (1024, 300), (640, 1000)])
+def test_attention_window(torch_gpu, repo, arch, tiles, nq, window):
+    """kernels/attention_window.tile (causal over a sliding window, the mask
+    on every trip), compiled with no options: its consumer loop split where
+    the mask keeps whole key tiles (tile-mask-ranges, tile-loop-split);
+    windows of one key, less than a tile, a few tiles and more than the
+    sequence; against float64, outputs poisoned first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    TM, TN = tiles
+    D, BH = 128, 3
+    torch.manual_seed(nq + window)
+    q, k, v = (torch.randn(BH, nq, D, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    out = torch.full_like(q, float("nan"))
+    scale = 1 / math.sqrt(D)
+    kernel = tilec.compile(
+        os.path.join(repo, "kernels", "attention_window.tile"), arch=arch,
+        TILE_M=TM, TILE_N=TN)
+    kernel[(nq // TM, BH)](q, k, v, out, scale, window)
+    torch.cuda.synchronize()
+    i = torch.arange(nq, device="cuda")
+    seen = (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - window)
+    s = (q.double() @ k.double().transpose(1, 2)) * scale
+    ref = torch.softmax(s.masked_fill(~seen, float("-inf")), -1) @ v.double()
+    assert torch.isfinite(out).all()
+    err = rel_err(out, ref)
+    assert err < TOL["f16"], f"rel_err {err:.3e}"

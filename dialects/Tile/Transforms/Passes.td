@@ -205,6 +205,44 @@ def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileMaskRanges : Pass<"tile-mask-ranges", "::mlir::func::FuncOp"> {
+  let summary = "Find the trips of a loop where a mask keeps the whole tile";
+  let description = [{
+    An `arith.select` in an `scf.for` body whose condition is a tile of
+    comparisons (`arith.cmpi`, joined by `arith.andi`) between i32 index
+    tiles built from `tile.arange`, splats of scalars and constants by
+    additions, subtractions and multiplications by constants (a mask of
+    `rows >= cols`, `cols < seq`, `cols > rows - window`) keeps its first
+    operand everywhere on the trips where every comparison holds over the
+    whole tile. Each comparison is linear in the induction variable with
+    the tile's lanes bounded, so those trips are a range `[lo, hi)`,
+    computed before the loop. The select is wrapped:
+
+      %m = arith.select %cond, %x, %y
+    becomes
+      %inside = (%j >= %lo) & (%j < %hi)
+      %m = arith.select %inside, %x, (arith.select %cond, %x, %y)
+
+    which `tile-loop-split` then splits at `lo` and `hi`: the trips inside
+    run without the mask (its comparisons and select folded away), a
+    masked loop before and after. A kernel written with its mask on every
+    trip (a causal or sliding-window attention) gets the loops that one
+    written with a branch on the trip gets.
+
+    Runs on the loops `tile-loop-split` would split (`enabled`, or the
+    loop's schedule) that multiply (`tile.mma`, `tile.wgmma`: elsewhere a
+    split saves a select an element and costs a copy of the body); a
+    condition that is not such a comparison, or not on the induction
+    variable, is left as it is.
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", "true",
+           "Look at the loops whose schedule does not say (the kernel's "
+           "loop_split)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileStageMmaOperands
     : Pass<"tile-stage-mma-operands", "::mlir::func::FuncOp"> {
   let summary = "Put mma operands that need it in shared memory";
