@@ -3,7 +3,7 @@
 # scripts/package-gpu.sh: every GPU test, then the benchmarks, then tables.
 # Logs and JSON go to $OUT (default: gpu-out/).
 #
-#   bash scripts/gpu-run.sh [all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops]
+#   bash scripts/gpu-run.sh [all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops|variants]
 #                           [--quick]
 #
 # tests-native and tests-python split tests in two (each within one device
@@ -42,6 +42,10 @@
 #              PyTorch ops and the device copy, in one run -> bench-ops.json,
 #              graph-timed -> bench-ops-graphs.json, one chart of both's
 #              ratios -> bench-ops.svg (bench/ops_chart.py)
+#   variants   bench/attention_variants.py: attention written plainly
+#              (kernels/attention_rope, _bias, _window.tile) with the
+#              compiler's schedule and parts of it off, against cuDNN
+#                                                        -> bench-variants.log
 # then bench/compare.py joins them into bench.md and bench.json, and
 # bench/plot.py draws bench.png (TFLOP/s against N per head dim and mask). The
 # benchmarks share an on-disk PTX cache ($OUT/ptx-cache, emptied first), so
@@ -60,8 +64,8 @@ what="${1:-all}"
 quick=""
 [ "${2:-}" = "--quick" ] && quick="--quick"
 case "$what" in
-  all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power) ;;
-  *) echo "usage: $0 [all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power] [--quick]" >&2
+  all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops|variants) ;;
+  *) echo "usage: $0 [all|tests|tests-native|tests-python|bench|attention|gemm|ablations|launch|torch|triton|interleaved|power|ops|variants] [--quick]" >&2
      exit 2 ;;
 esac
 # wants STEP: whether this run includes the benchmark step STEP.
@@ -252,6 +256,11 @@ if wants ops; then
       "$out/bench-ops-graphs.json" --labels=eager,graphs \
       -o "$out/bench-ops.svg"
 fi
+if wants variants; then
+  step bench-variants env PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python" \
+    TILEC_LIBRARY="$PWD/.gpu/lib/libtile.so" python3 bench/attention_variants.py \
+    $( [ -n "$quick" ] && echo --rounds=5 --seq-lens=4096 )
+fi
 python3 bench/compare.py "$out/bench-tilec.json" "$out/bench-gemm.json" \
   "$out/ablation-split.json" "$out/ablation-stages.json" \
   "$out/bench-torch.json" "$out/bench-triton.json" \
@@ -279,6 +288,10 @@ if [ -z "$tests_only" ]; then
   if [ -s "$out/bench-power.log" ]; then
     echo; echo "== at the power limit (bench/power_probe.py) =="
     grep '^|' "$out/bench-power.log"
+  fi
+  if [ -s "$out/bench-variants.log" ]; then
+    echo; echo "== attention written plainly (bench/attention_variants.py) =="
+    grep -E '^(\||[a-z]+ \()' "$out/bench-variants.log"
   fi
 fi
 exit $status
