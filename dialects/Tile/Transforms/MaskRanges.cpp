@@ -283,6 +283,14 @@ struct MaskRangesPass
         return;
       lines.push_back(*h);
     }
+    // The bounds are computed in i32, as the mask's indices are: every
+    // constant they take must be one.
+    auto fits = [](int64_t x) { return x >= INT32_MIN && x <= INT32_MAX; };
+    for (HalfLine &h : lines)
+      if (!fits(h.bound) || !fits(h.ivFactor) ||
+          !llvm::all_of(h.invariant.terms,
+                        [&](auto &t) { return fits(t.second); }))
+        return;
     // The bounds on j, before the loop: c j + S >= b (or <=) with c != 0.
     OpBuilder b(loop);
     Location loc = select.getLoc();

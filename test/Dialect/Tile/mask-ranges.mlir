@@ -117,3 +117,36 @@ func.func @not_ranges(%g: !tile.global<i32, 2>, %ub: i32, %s: tensor<64x64xf32, 
   }
   return %r : tensor<64x64xf32, #b>
 }
+
+// -----
+
+// Left alone: bounds that would not fit the i32 they are computed in (a
+// factor of 2^32 on the induction variable).
+
+#b = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// CHECK-LABEL: func.func @too_big
+// CHECK-NOT:   arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+// CHECK:       return
+func.func @too_big(%ub: i32, %s: tensor<64x64xf32, #b>, %x: tensor<64x64xf16, #da>, %y: tensor<64x64xf16, #db>, %z0: tensor<64x64xf32, #mma>) -> (tensor<64x64xf32, #b>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c65536 = arith.constant 65536 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #b>
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #b>
+  %lim = arith.constant dense<100> : tensor<64x64xi32, #b>
+  %r:2 = scf.for %j = %c0 to %ub step %c1 iter_args(%acc = %z, %o = %z0) -> (tensor<64x64xf32, #b>, tensor<64x64xf32, #mma>) : i32 {
+    %o2 = tile.mma %x, %y, %o : tensor<64x64xf16, #da>, tensor<64x64xf16, #db>, tensor<64x64xf32, #mma>
+    %big = arith.muli %j, %c65536 : i32
+    %big2 = arith.muli %big, %c65536 : i32
+    %t = tile.full %big2 : tensor<64x64xi32, #b>
+    %m = arith.cmpi slt, %t, %lim : tensor<64x64xi32, #b>
+    %a = arith.select %m, %s, %ninf : tensor<64x64xi1, #b>, tensor<64x64xf32, #b>
+    %next = arith.addf %acc, %a : tensor<64x64xf32, #b>
+    scf.yield %next, %o2 : tensor<64x64xf32, #b>, tensor<64x64xf32, #mma>
+  }
+  return %r#0, %r#1 : tensor<64x64xf32, #b>, tensor<64x64xf32, #mma>
+}
