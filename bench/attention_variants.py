@@ -47,7 +47,8 @@ D, DR, H = 128, 64, 16
 
 
 def rope_problem(B, N):
-    """(inputs, launch args, SDPA's q, k, v, mask, scale, flops)."""
+    """(the kernel's launch arguments, its output, SDPA's (q, k, v, mask),
+    the scale, the FLOPs) of one input set."""
     q, k, v = (torch.randn(B * H, N, D, device="cuda", dtype=torch.float16)
                for _ in range(3))
     qr, kr = (torch.randn(B * H, N, DR, device="cuda", dtype=torch.float16)

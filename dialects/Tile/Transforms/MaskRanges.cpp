@@ -161,21 +161,15 @@ struct Analyzer {
       }
       return std::nullopt;
     }
-    // Any other loop-invariant scalar computation: a term.
-    if (!isa<RankedTensorType>(type) && loop.isDefinedOutsideOfLoop(v)) {
-      Affine a;
-      a.terms[v] = 1;
-      return a;
-    }
     return std::nullopt;
   }
 };
 
-/// Where a comparison holds over a whole tile: `ivFactor * j + invariant
-/// >= bound` (atLeast) or `<= bound`.
+/// Where a comparison holds over a whole tile: `c * j + S >= bound`
+/// (atLeast) or `<= bound`, with c and S the difference's ivFactor and
+/// terms (its constant and lanes are in the bound).
 struct HalfLine {
-  Affine invariant; // its ivFactor and lanes unused
-  int64_t ivFactor;
+  Affine difference;
   int64_t bound;
   bool atLeast;
 };
@@ -189,7 +183,7 @@ std::optional<HalfLine> halfLineOf(arith::CmpIOp cmp, Analyzer &an) {
   Affine d = l->plus(r->scaled(-1)); // lhs - rhs
   if (d.ivFactor == 0)
     return std::nullopt;
-  HalfLine h{d, d.ivFactor, 0, false};
+  HalfLine h{d, 0, false};
   using P = arith::CmpIPredicate;
   // d = c j + S + lanes, lanes in [lo, hi]; for every element:
   switch (cmp.getPredicate()) {
@@ -287,8 +281,8 @@ struct MaskRangesPass
     // constant they take must be one.
     auto fits = [](int64_t x) { return x >= INT32_MIN && x <= INT32_MAX; };
     for (HalfLine &h : lines)
-      if (!fits(h.bound) || !fits(h.ivFactor) ||
-          !llvm::all_of(h.invariant.terms,
+      if (!fits(h.bound) || !fits(h.difference.ivFactor) ||
+          !llvm::all_of(h.difference.terms,
                         [&](auto &t) { return fits(t.second); }))
         return;
     // The bounds on j, before the loop: c j + S >= b (or <=) with c != 0.
@@ -302,13 +296,13 @@ struct MaskRangesPass
     for (HalfLine &h : lines) {
       // rest = b - S
       Value rest = cst(h.bound);
-      for (auto [v, k] : h.invariant.terms) {
+      for (auto [v, k] : h.difference.terms) {
         if (k == 0)
           continue;
         Value term = k == 1 ? v : arith::MulIOp::create(b, loc, v, cst(k));
         rest = arith::SubIOp::create(b, loc, rest, term);
       }
-      int64_t c = h.ivFactor;
+      int64_t c = h.difference.ivFactor;
       // c j >= rest: with c > 0, j >= ceil(rest / c); with c < 0,
       // j <= floor(rest / c). c j <= rest: the other way round.
       bool lower = (h.atLeast) == (c > 0);

@@ -308,8 +308,9 @@ def TileStageConvertedLoads
     barriers, go; the copy becomes a ring copy of the loop (`tile-pipeline`,
     then TMA on sm_90), and the tile holds registers from its use on only:
     attention backward's per-query LSE and Delta rows, broadcast down the
-    accumulators; an attention's bias tile, added to the scores. Loads that pad with other than zero, gathers, and tiles
-    whose threads hold less than 4 contiguous bytes stay as they are.
+    accumulators; an attention's bias tile, added to the scores. Loads
+    that pad with other than zero, gathers, and tiles whose threads hold
+    less than 4 contiguous bytes stay as they are.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];

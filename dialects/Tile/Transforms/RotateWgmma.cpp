@@ -322,10 +322,8 @@ struct RotateWgmmaPass
     // registers: a chain counts once.)
     unsigned live = registers(last.getResult().getType());
     for (WarpgroupMmaOp mma : mmas) {
-      Operation *acc = mma.getAcc().getDefiningOp();
-      bool continues = llvm::any_of(
-          mmas, [&](WarpgroupMmaOp m) { return m.getOperation() == acc; });
-      if (mma != last && !continues)
+      auto previous = mma.getAcc().getDefiningOp<WarpgroupMmaOp>();
+      if (mma != last && !(previous && previous->getBlock() == body))
         live += registers(mma.getResult().getType());
     }
     for (CarriedOperand &c : operands)
