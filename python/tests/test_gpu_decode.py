@@ -398,6 +398,12 @@ MLA_CASES = [
     (2, 2, 64, 128, [129, 2], 0, "float16", None),
     (2, 2, 128, 64, [700, 5], 1, "bfloat16", None),
     (1, 1, 32, 256, [5000], 0, "bfloat16", None),
+    # 16 rows a sequence or fewer: 16-row tiles multiplied by mma.sync (8
+    # heads, splits forced; 16 heads through a plan); 16 heads x 2 tokens,
+    # causal: 32 rows in a 64-row tile.
+    (3, 1, 8, 128, [0, 65, 2000], 2, "bfloat16", None),
+    (5, 1, 16, 64, [0, 1, 64, 9000, 129], 0, "bfloat16", "exact"),
+    (2, 2, 16, 64, [130, 1], 0, "float16", None),
     # A skewed batch through a decode plan (its own lengths; lengths a
     # third of the real ones: the last split of a sequence takes the rest).
     (6, 1, 128, 64, [0, 1, 65, 20000, 64, 300], 0, "bfloat16", "exact"),
@@ -411,7 +417,8 @@ def test_mla_decode_matches_float64(torch_gpu, case):
     """tilec.mla_decode: 576-dim queries over one paged latent head, the
     first 512 dims the values; lengths 0, 1, a page +- 1 and long, pages
     in a random order (the rest poisoned with NaN), one or two query tokens
-    (causal), heads 16 to 128 (one to four 64-row blocks), splits chosen
+    (causal), heads 8 to 128 (a 16-row block, one to four 64-row blocks),
+    splits chosen
     and forced, and through decode plans; poisoned output, against float64;
     the LSE too."""
     torch = torch_gpu

@@ -258,7 +258,10 @@ def TileStageMmaOperands
       `tile.smem_alloc`, `tile.async_copy` and, right before the first
       conversion, `tile.async_wait`; the multiplies that read it into
       buffers of one type share the buffer (a tile that is the A of one
-      multiply and the B of another, as attention backward's Q and dO);
+      multiply and the B of another, as attention backward's Q and dO); a
+      16-bit operand that is such a tile transposed (`tile.permute [1, 0]`)
+      reads the tile's own buffer through a `tile.smem_permute` view (MLA's
+      latent tile on 16 query rows: K^T for the scores, V for P V, one copy);
     - any other tile is written from registers with `tile.local_alloc`.
 
     The mma then reads its operand whole from the buffer; splitting it

@@ -5,7 +5,8 @@
 // conversion moves data between threads, the operand goes through a
 // swizzled shared memory buffer instead, and the mma reads it with
 // `tile.local_load` (ldmatrix): copied there without registers when it comes
-// straight from a load, written from registers otherwise. On sm_90a a
+// straight from a load (and read through a transposed view by a use of the
+// tile transposed), written from registers otherwise. On sm_90a a
 // register tile transposed into a wgmma operand is written once as its
 // registers hold it and read through a `tile.smem_permute` view; an A
 // operand left in registers stays there even where its tile is also written
@@ -45,6 +46,16 @@ SharedLayoutAttr sharedLayoutFor(RankedTensorType type,
   unsigned perPhase = std::max(1u, 8 / chunks);
   return SharedLayoutAttr::get(type.getContext(), vec, perPhase, maxPhase,
                                order);
+}
+
+/// The `tile.permute [1, 0]` that `value` is, of a tile with a layout; null
+/// otherwise.
+PermuteOp transposeOf(Value value) {
+  auto permute = value.getDefiningOp<PermuteOp>();
+  if (!permute || permute.getPermutation() != ArrayRef<int32_t>{1, 0} ||
+      !cast<RankedTensorType>(permute.getSource().getType()).getEncoding())
+    return {};
+  return permute;
 }
 
 /// The order (fastest first) in which `type`'s layout holds contiguous
@@ -189,14 +200,11 @@ struct StageMmaOperandsPass
   /// otherwise (8-bit tiles must then run along K).
   Value stageTransposedB(Value operand, bool fp8) {
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
-    auto permute =
-        cvt ? cvt.getSource().getDefiningOp<PermuteOp>() : PermuteOp();
-    if (!permute || permute.getPermutation() != ArrayRef<int32_t>{1, 0})
+    PermuteOp permute = cvt ? transposeOf(cvt.getSource()) : PermuteOp();
+    if (!permute)
       return {};
     Value tile = permute.getSource();
     auto type = cast<RankedTensorType>(tile.getType());
-    if (!type.getEncoding())
-      return {};
     SmallVector<unsigned> order = storeOrder(type);
     if (fp8 && order.front() != 1)
       return {};
@@ -220,7 +228,9 @@ struct StageMmaOperandsPass
       return {};
     if (Value v = staged.lookup(operand))
       return v;
-    Value buf = stageBuffer(operand, /*hopper=*/false, fastest, transposed);
+    Value buf = fastest ? Value() : stageTransposedLoad(cvt);
+    if (!buf)
+      buf = stageBuffer(operand, /*hopper=*/false, fastest, transposed);
     auto srcType = cvt.getSource().getType();
     OpBuilder b(cvt);
     Value read = LocalLoadOp::create(
@@ -228,6 +238,37 @@ struct StageMmaOperandsPass
         b.getDenseI64ArrayAttr(SmallVector<int64_t>(srcType.getRank(), 0)));
     staged[operand] = read;
     return read;
+  }
+
+  /// When an mma.sync operand is a loaded tile transposed (`tile.permute
+  /// [1, 0]` of it, kept by tile-load-transposed-operands where the tile is
+  /// multiplied untransposed too: MLA's latent tile, K^T for the scores and
+  /// V for P V): a view, transposed, of the buffer an async copy fills with
+  /// the tile itself, which its untransposed uses share; ldmatrix reads it
+  /// with or without `.trans` as the view's order says. Without it, the
+  /// transposed use would write the tile from registers into a buffer of
+  /// its own, and the untransposed uses would then find the tile used by
+  /// other than multiplies and write a second one. Null otherwise.
+  Value stageTransposedLoad(ConvertLayoutOp cvt) {
+    PermuteOp permute = transposeOf(cvt.getSource());
+    if (!permute)
+      return {};
+    Value tile = permute.getSource();
+    auto type = cast<RankedTensorType>(tile.getType());
+    auto bufType = SharedMemoryType::get(
+        &getContext(), type.getShape(), type.getElementType(),
+        sharedLayoutFor(type, storeOrder(type)));
+    Value buf = copyAsync(tile, bufType);
+    if (!buf)
+      return {};
+    auto viewType = cast<RankedTensorType>(permute.getType());
+    OpBuilder b(cvt);
+    return SmemPermuteOp::create(
+        b, permute.getLoc(),
+        SharedMemoryType::get(
+            &getContext(), viewType.getShape(), viewType.getElementType(),
+            permuteSharedLayout(bufType.getLayout(), permute.getPermutation())),
+        buf, permute.getPermutationAttr());
   }
 
   /// A shared memory buffer holding `operand`: copied there asynchronously

@@ -31,9 +31,19 @@ static const char kMlaName[] = "mla_decode.tile";
 
 namespace {
 
-constexpr int64_t kRowsPerBlock = 64;  // mla_decode.tile's TILE_M
-constexpr int64_t kKeysPerTrip = 64;   // its TILE_N
+constexpr int64_t kKeysPerTrip = 64;   // mla_decode.tile's TILE_N
 constexpr int64_t kMergeColumns = 128; // mla_combine's MERGE_N
+
+/// mla_decode.tile's TILE_M for a problem of `rows` query rows a sequence
+/// (s_q x heads). 64 rows are one wgmma's M on each warpgroup. 16 rows or
+/// fewer padded to 64 made the kernel compute-bound on the padding (four
+/// times the multiplies at ~400 TFLOP/s while the latent cache streamed at
+/// ~0.8 of the copy); a 16-row tile, multiplied by mma.sync with its
+/// operands read in place from the cp.async ring, streams at ~0.95 (H200,
+/// bench/results/2026-12-01-h200-mla-small-heads.md). At 32 rows the 64-row
+/// wgmma tile stays: 32-row tiles (64 keys a trip spill; 32 keys in 3 or 4
+/// stages) and two 16-row units each ran slower there.
+int64_t rowsPerBlock(int64_t rows) { return rows <= 16 ? 16 : 64; }
 
 Status refuse(const std::string &message) {
   return Status::error("tile::mlaDecode: " + message);
@@ -168,6 +178,7 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
   auto it = compiled.find(key);
   if (it != compiled.end())
     return &it->second;
+  std::string tileM = std::to_string(rowsPerBlock(p.tokens * p.heads));
   CompileOptions split;
   split.kernel = "mla_decode";
   split.constants = {{"DTYPE", dtypeName(p.dtype)},
@@ -177,7 +188,7 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
                      {"HEADS", std::to_string(p.heads)},
                      {"SQ", std::to_string(p.tokens)},
                      {"CAUSAL", causal ? "true" : "false"},
-                     {"TILE_M", std::to_string(kRowsPerBlock)},
+                     {"TILE_M", tileM},
                      {"TILE_N", std::to_string(kKeysPerTrip)}};
   Expected<Kernel> s =
       Runtime::get().compileSource(kMlaSource, kMlaName, split);
@@ -186,7 +197,7 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
   CompileOptions combine;
   combine.kernel = "mla_combine";
   combine.constants = {{"DTYPE", dtypeName(p.dtype)},
-                       {"TILE_M", std::to_string(kRowsPerBlock)},
+                       {"TILE_M", tileM},
                        {"MERGE_N", std::to_string(kMergeColumns)}};
   Expected<Kernel> c =
       Runtime::get().compileSource(kMlaSource, kMlaName, combine);
@@ -197,7 +208,7 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
 
 struct Plan {
   const Kernels *kernels = nullptr;
-  int64_t rows = 0, rowBlocks = 0, maxKeys = 0;
+  int64_t rows = 0, rowsPerBlock = 0, rowBlocks = 0, maxKeys = 0;
   decode::WorkTable table;
   size_t partialBytes = 0, workspaceBytes = 0;
 };
@@ -210,7 +221,8 @@ Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
     return kernels.status(); // a compile error, as the compiler said it
   plan.kernels = *kernels;
   plan.rows = p.tokens * p.heads;
-  plan.rowBlocks = (plan.rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  plan.rowsPerBlock = rowsPerBlock(plan.rows);
+  plan.rowBlocks = (plan.rows + plan.rowsPerBlock - 1) / plan.rowsPerBlock;
   plan.maxKeys = p.maxPages * p.page;
   Expected<DeviceInfo> device = deviceInfo();
   if (!device)
@@ -231,7 +243,7 @@ Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
     return t.status();
   plan.table = *t;
   if (plan.table.partials) {
-    size_t rowsTotal = size_t(plan.table.partials) * kRowsPerBlock;
+    size_t rowsTotal = size_t(plan.table.partials) * plan.rowsPerBlock;
     plan.partialBytes = (rowsTotal * p.valueDims * 4 + 15) / 16 * 16;
     plan.workspaceBytes = plan.partialBytes + rowsTotal * 4;
   }
@@ -297,9 +309,9 @@ Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
   if (plan->table.partials) {
     char *base = static_cast<char *>(workspace);
     oPart = Tensor::contiguous(base, DType::F32,
-                               {plan->table.partials, kRowsPerBlock, DV});
+                               {plan->table.partials, plan->rowsPerBlock, DV});
     lPart = Tensor::contiguous(base + plan->partialBytes, DType::F32,
-                               {plan->table.partials, kRowsPerBlock});
+                               {plan->table.partials, plan->rowsPerBlock});
   } else {
     Expected<void *> memory = decode::standIn();
     if (!memory)

@@ -323,6 +323,43 @@ func.func @wgmma_shared_transposed_b(%Q: !tile.global<f16, 2>, %K: !tile.global<
 
 // -----
 
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]>
+#blockedT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [1, 4]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// The same with mma.sync (MLA's latent tile on 16 query rows: K^T for the
+// scores, V for P V): one buffer, the tile as loaded (row-major), copied
+// once; the transposed use reads it through a tile.smem_permute view
+// (column-major: ldmatrix without .trans), the other as it is. Nothing is
+// written from registers.
+// CHECK-LABEL: func.func @shared_transposed_b
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 128], f16, #[[SB:shared[0-9]*]]>
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[BUF]]
+// CHECK-NOT:   tile.async_copy
+// CHECK:       %[[T:.*]] = tile.smem_permute %[[BUF]] [1, 0] : <[64, 128], f16, #[[SB]]> -> <[128, 64], f16, #[[ST:shared[0-9]*]]>
+// CHECK-NEXT:  tile.local_load %[[T]] [0, 0] : <[128, 64], f16, #[[ST]]> -> tensor<128x64xf16, #dot_b>
+// CHECK:       tile.local_load %[[BUF]] [0, 0] : <[64, 128], f16, #[[SB]]> -> tensor<64x128xf16, #dot_b>
+// CHECK-NOT:   tile.local_alloc
+// CHECK-NOT:   tile.permute
+// CHECK-NOT:   tile.load
+func.func @shared_transposed_b(%Q: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %i: i32, %p: tensor<16x64xf16, #dot_a>) -> (tensor<16x64xf32, #mma>, tensor<16x128xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<16x64xf32, #mma>
+  %z2 = arith.constant dense<0.000000e+00> : tensor<16x128xf32, #mma>
+  %q = tile.load %Q[%i, %i] : !tile.global<f16, 2> -> tensor<16x128xf16, #blocked>
+  %c = tile.load %C[%i, %i] : !tile.global<f16, 2> -> tensor<64x128xf16, #blocked>
+  %ct = tile.permute %c [1, 0] : tensor<64x128xf16, #blocked> -> tensor<128x64xf16, #blockedT>
+  %qa = tile.convert_layout %q : tensor<16x128xf16, #blocked> -> tensor<16x128xf16, #dot_a>
+  %ctb = tile.convert_layout %ct : tensor<128x64xf16, #blockedT> -> tensor<128x64xf16, #dot_b>
+  %s = tile.mma %qa, %ctb, %z : tensor<16x128xf16, #dot_a>, tensor<128x64xf16, #dot_b>, tensor<16x64xf32, #mma>
+  %cb = tile.convert_layout %c : tensor<64x128xf16, #blocked> -> tensor<64x128xf16, #dot_b>
+  %o = tile.mma %p, %cb, %z2 : tensor<16x64xf16, #dot_a>, tensor<64x128xf16, #dot_b>, tensor<16x128xf32, #mma>
+  return %s, %o : tensor<16x64xf32, #mma>, tensor<16x128xf32, #mma>
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
 #s = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
