@@ -1,12 +1,13 @@
 //===- MlaDecode.cpp - tile::mlaDecode over kernels/mla_decode.tile -------===//
 //
-// Checks the arguments, compiles the split kernel and the combine kernel
-// once per problem class (dtype, value and rotary dims, page size, heads,
-// query tokens, causal), takes the split-KV schedule's work table (each
-// (sequence, row block) a unit; WorkTables.h: once per problem shape, or
-// per DecodePlan), and launches: the split kernel on (items,), then, when
-// some unit has more than one split, mla_combine on (batch x rows,
-// head_dim_v / 128).
+// Checks the arguments, compiles the split kernel once per problem class
+// (dtype, value and rotary dims, page size, heads, query tokens, causal),
+// takes the split-KV schedule's work table (each (sequence, row block) a
+// unit; WorkTables.h: once per problem shape, or per DecodePlan), and
+// launches: the split kernel on (items,), then, when some unit has more
+// than one split, mla_combine (compiled once per class and tiles, which
+// follow the schedule's most splits) on (batch x rows, head_dim_v / its
+// columns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,10 @@ static const char kMlaName[] = "mla_decode.tile";
 namespace {
 
 constexpr int64_t kKeysPerTrip = 64;   // mla_decode.tile's TILE_N
-constexpr int64_t kMergeColumns = 128; // mla_combine's MERGE_N
+constexpr int64_t kMergeColumns = 128; // mla_combine's narrowest MERGE_N
+/// mla_combine's SPLIT_TILE x MERGE_N: the f32 partials a block gathers
+/// and sums at once (64 registers a thread on its 4 warps).
+constexpr int64_t kMergeElements = 8192;
 
 /// mla_decode.tile's TILE_M for a problem of `rows` query rows a sequence
 /// (s_q x heads). 64 rows are one wgmma's M on each warpgroup. 16 rows or
@@ -161,16 +165,41 @@ Expected<Problem> checkAll(const Tensor &q, const Tensor &kv,
   return p;
 }
 
-/// The split kernel and the combine kernel of a problem class.
+/// mla_combine's tiles for a schedule whose units have at most `splits`
+/// splits: the splits it gathers a trip (a power of two from 2, at most
+/// 64) and the output columns of a block (the widest of 512, 256 and 128
+/// that divides the value dims and fits kMergeElements with them). A
+/// fixed 64 x 128 made a schedule of 4 splits (32 sequences of 8k keys,
+/// 64 heads) gather 16 times the partials it has, 8192 blocks of them:
+/// 54 us of a 190 us decode (ncu, H200).
+struct MergeTiles {
+  int64_t splits = 2, columns = kMergeColumns;
+};
+
+MergeTiles mergeTiles(int64_t splits, int64_t valueDims) {
+  MergeTiles t;
+  while (t.splits < std::min<int64_t>(splits, 64))
+    t.splits *= 2;
+  for (int64_t columns : {4 * kMergeColumns, 2 * kMergeColumns})
+    if (valueDims % columns == 0 && t.splits * columns <= kMergeElements) {
+      t.columns = columns;
+      break;
+    }
+  return t;
+}
+
+/// The split kernel of a problem class, and its combine kernels by their
+/// tiles.
 struct Kernels {
-  Kernel split, combine;
+  Kernel split;
+  std::map<std::pair<int64_t, int64_t>, Kernel> combine;
 };
 
 using ClassKey =
     std::tuple<DType, int64_t, int64_t, int64_t, int64_t, int64_t, bool>;
 std::mutex kernelsMutex;
 
-Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
+Expected<Kernels *> kernelsFor(const Problem &p, bool causal) {
   ClassKey key{p.dtype,  p.valueDims, p.dims - p.valueDims, p.page, p.heads,
                p.tokens, causal};
   static std::map<ClassKey, Kernels> compiled;
@@ -194,20 +223,35 @@ Expected<const Kernels *> kernelsFor(const Problem &p, bool causal) {
       Runtime::get().compileSource(kMlaSource, kMlaName, split);
   if (!s)
     return s.status();
+  return &compiled.emplace(key, Kernels{*s, {}}).first->second;
+}
+
+/// The combine kernel of a problem class (its split kernel's `kernels`) at
+/// `tiles`, compiled on first use.
+Expected<Kernel> combineFor(const Problem &p, Kernels &kernels,
+                            int64_t rowsPerBlock, MergeTiles tiles) {
+  std::lock_guard<std::mutex> lock(kernelsMutex);
+  auto it = kernels.combine.find({tiles.splits, tiles.columns});
+  if (it != kernels.combine.end())
+    return it->second;
   CompileOptions combine;
   combine.kernel = "mla_combine";
   combine.constants = {{"DTYPE", dtypeName(p.dtype)},
-                       {"TILE_M", tileM},
-                       {"MERGE_N", std::to_string(kMergeColumns)}};
+                       {"TILE_M", std::to_string(rowsPerBlock)},
+                       {"SPLIT_TILE", std::to_string(tiles.splits)},
+                       {"MERGE_N", std::to_string(tiles.columns)}};
   Expected<Kernel> c =
       Runtime::get().compileSource(kMlaSource, kMlaName, combine);
   if (!c)
     return c.status();
-  return &compiled.emplace(key, Kernels{*s, *c}).first->second;
+  return kernels.combine.emplace(std::pair(tiles.splits, tiles.columns), *c)
+      .first->second;
 }
 
 struct Plan {
   const Kernels *kernels = nullptr;
+  Kernel combine; // invalid where no unit has more than one split
+  MergeTiles merge;
   int64_t rows = 0, rowsPerBlock = 0, rowBlocks = 0, maxKeys = 0;
   decode::WorkTable table;
   size_t partialBytes = 0, workspaceBytes = 0;
@@ -215,8 +259,7 @@ struct Plan {
 
 Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
   Plan plan;
-  Expected<const Kernels *> kernels =
-      kernelsFor(p, options.causal && p.tokens > 1);
+  Expected<Kernels *> kernels = kernelsFor(p, options.causal && p.tokens > 1);
   if (!kernels)
     return kernels.status(); // a compile error, as the compiler said it
   plan.kernels = *kernels;
@@ -243,6 +286,12 @@ Expected<Plan> planFor(const Problem &p, const MlaDecodeOptions &options) {
     return t.status();
   plan.table = *t;
   if (plan.table.partials) {
+    plan.merge = mergeTiles(plan.table.maxSplits, p.valueDims);
+    Expected<Kernel> combine =
+        combineFor(p, **kernels, plan.rowsPerBlock, plan.merge);
+    if (!combine)
+      return combine.status();
+    plan.combine = *combine;
     size_t rowsTotal = size_t(plan.table.partials) * plan.rowsPerBlock;
     plan.partialBytes = (rowsTotal * p.valueDims * 4 + 15) / 16 * 16;
     plan.workspaceBytes = plan.partialBytes + rowsTotal * 4;
@@ -324,8 +373,9 @@ Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
       {qRows, kv, blockTable, cacheSeqlens, plan->table.itemTensor(), oPart,
        lPart, outRows, lseRows, p->scale, plan->maxKeys});
   if (status.ok() && plan->table.partials)
-    status = plan->kernels->combine.launch(
-        Dim3(unsigned(B * rows), unsigned(DV / kMergeColumns)), options.stream,
+    status = plan->combine.launch(
+        Dim3(unsigned(B * rows), unsigned(DV / plan->merge.columns)),
+        options.stream,
         {plan->table.unitTensor(), oPart, lPart, outRows, lseRows});
   return status; // a launch's failure names the kernel
 }

@@ -25,6 +25,7 @@ Expected<WorkTable> upload(const std::vector<int64_t> &lengths, int64_t units,
   WorkTable t;
   t.items = s->items;
   t.partials = s->partials;
+  t.maxSplits = s->maxSplits;
   t.padded = padTo4(s->items);
   t.units = int64_t(lengths.size()) * units;
   t.unitsPadded = padTo4(t.units);

@@ -21,6 +21,8 @@ struct WorkTable {
   void *data = nullptr;
   int64_t items = 0, partials = 0, padded = 0;
   int64_t units = 0, unitsPadded = 0;
+  /// The most splits of any unit.
+  int64_t maxSplits = 0;
 
   Tensor itemTensor() const;
   Tensor unitTensor() const;
