@@ -6,8 +6,8 @@
 // unit; WorkTables.h: once per problem shape, or per DecodePlan), and
 // launches: the split kernel on (items,), then, when some unit has more
 // than one split, mla_combine (compiled once per class and tiles, which
-// follow the schedule's most splits) on (batch x rows, head_dim_v / its
-// columns).
+// follow the schedule's most splits) on (those units x their rows,
+// head_dim_v / its columns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -374,7 +374,8 @@ Status tile::mlaDecode(const Tensor &q, const Tensor &kvCache,
        lPart, outRows, lseRows, p->scale, plan->maxKeys});
   if (status.ok() && plan->table.partials)
     status = plan->combine.launch(
-        Dim3(unsigned(B * rows), unsigned(DV / plan->merge.columns)),
+        Dim3(unsigned(plan->table.mergedUnits * plan->rowsPerBlock),
+             unsigned(DV / plan->merge.columns)),
         options.stream,
         {plan->table.unitTensor(), oPart, lPart, outRows, lseRows});
   return status; // a launch's failure names the kernel

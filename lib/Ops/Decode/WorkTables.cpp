@@ -30,7 +30,7 @@ Expected<WorkTable> upload(const std::vector<int64_t> &lengths, int64_t units,
   t.units = int64_t(lengths.size()) * units;
   t.unitsPadded = padTo4(t.units);
   std::vector<int32_t> host(
-      SplitSchedule::Fields * t.padded + 2 * t.unitsPadded, 0);
+      SplitSchedule::Fields * t.padded + 3 * t.unitsPadded, 0);
   for (int f = 0; f < SplitSchedule::Fields; ++f)
     std::copy(s->table.begin() + f * s->items,
               s->table.begin() + (f + 1) * s->items,
@@ -42,6 +42,9 @@ Expected<WorkTable> upload(const std::vector<int64_t> &lengths, int64_t units,
     unitRows[t.unitsPadded + u] =
         s->table[SplitSchedule::FirstPartial * s->items + i];
   }
+  for (int64_t u = 0; u < t.units; ++u)
+    if (unitRows[u] > 1)
+      unitRows[2 * t.unitsPadded + t.mergedUnits++] = int32_t(u);
   Expected<void *> memory = deviceAlloc(host.size() * sizeof(int32_t));
   if (!memory)
     return memory.status();
@@ -65,7 +68,7 @@ Tensor WorkTable::itemTensor() const {
 
 Tensor WorkTable::unitTensor() const {
   return Tensor(static_cast<int32_t *>(data) + SplitSchedule::Fields * padded,
-                DType::I32, {2, units}, {unitsPadded, 1});
+                DType::I32, {3, units}, {unitsPadded, 1});
 }
 
 struct DecodePlan::Tables {

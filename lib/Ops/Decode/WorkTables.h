@@ -15,14 +15,15 @@ namespace tile::decode {
 
 /// A schedule on the device: `items` (5, padded) int32, as
 /// SplitSchedule::table with rows `padded` apart (a multiple of 4), then
-/// `units` (2, unitsPadded) int32: each unit's split count and first
-/// partial slot (-1: one split).
+/// `units` (3, unitsPadded) int32: each unit's split count and first
+/// partial slot (-1: one split), and in the third row's first
+/// `mergedUnits` entries the units of more than one split, in order.
 struct WorkTable {
   void *data = nullptr;
   int64_t items = 0, partials = 0, padded = 0;
   int64_t units = 0, unitsPadded = 0;
-  /// The most splits of any unit.
-  int64_t maxSplits = 0;
+  /// The most splits of any unit, and the units of more than one.
+  int64_t maxSplits = 0, mergedUnits = 0;
 
   Tensor itemTensor() const;
   Tensor unitTensor() const;
