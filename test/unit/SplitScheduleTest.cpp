@@ -8,6 +8,8 @@
 
 #include "RuntimeTestSupport.h"
 
+#include "WorkTables.h" // lib/Ops/Decode: the table's host layout
+
 #include "tile/Decode.h"
 
 #include <map>
@@ -194,6 +196,50 @@ TEST(SplitSchedule, SkewedBatchSplitsTheLongSequenceOnly) {
   EXPECT_EQ(s->items, 8 * longSplits + 63 * 8);
   int64_t avgTiles = (8 * 1024 + 63 * 8 * 16) / 264;
   EXPECT_LE(at(*s, SplitSchedule::SplitKeys, 0) / 64, 2 * avgTiles);
+}
+
+TEST(SplitSchedule, WorkTableListsTheUnitsItMerges) {
+  // The layout the decode kernels read (WorkTables.h): the items' five
+  // rows, then per unit its splits, its first partial slot and, in a third
+  // row, the units of more than one split in order (mla_combine's grid).
+  std::vector<int64_t> lengths(6, 1024);
+  lengths[0] = 65536;
+  lengths[4] = 0;
+  const int64_t units = 2;
+  Expected<SplitSchedule> s = splitKVSchedule(lengths, units, h200(65536));
+  ASSERT_TRUE(s) << s.status().message();
+  std::vector<int32_t> words;
+  decode::WorkTable t = decode::layOut(*s, 6 * units, words);
+  EXPECT_EQ(t.data, nullptr);
+  EXPECT_EQ(t.items, s->items);
+  EXPECT_EQ(t.partials, s->partials);
+  EXPECT_EQ(t.maxSplits, s->maxSplits);
+  EXPECT_EQ(t.padded % 4, 0);
+  EXPECT_GE(t.padded, t.items);
+  EXPECT_EQ(t.units, 12);
+  EXPECT_EQ(t.unitsPadded, 12);
+  ASSERT_EQ(words.size(),
+            size_t(SplitSchedule::Fields * t.padded + 3 * t.unitsPadded));
+  for (int f = 0; f < SplitSchedule::Fields; ++f)
+    for (int64_t i = 0; i < t.items; ++i)
+      EXPECT_EQ(words[f * t.padded + i], s->table[f * s->items + i]);
+  const int32_t *splits = words.data() + SplitSchedule::Fields * t.padded;
+  const int32_t *slots = splits + t.unitsPadded;
+  const int32_t *merged = slots + t.unitsPadded;
+  std::vector<int32_t> expected;
+  for (int64_t u = 0; u < t.units; ++u) {
+    EXPECT_EQ(splits[u], lengths[u / units] == 65536 ? s->maxSplits : 1)
+        << "unit " << u;
+    EXPECT_EQ(slots[u] < 0, splits[u] == 1) << "unit " << u;
+    if (splits[u] > 1)
+      expected.push_back(int32_t(u));
+  }
+  // The long sequence's two row blocks, and no other unit.
+  EXPECT_EQ(expected, (std::vector<int32_t>{0, 1}));
+  ASSERT_EQ(t.mergedUnits, int64_t(expected.size()));
+  EXPECT_EQ(std::vector<int32_t>(merged, merged + t.mergedUnits), expected);
+  for (int64_t k = t.mergedUnits; k < t.unitsPadded; ++k)
+    EXPECT_EQ(merged[k], 0);
 }
 
 TEST(SplitSchedule, EmptyAndClampedSequencesHaveOneItem) {

@@ -22,29 +22,8 @@ Expected<WorkTable> upload(const std::vector<int64_t> &lengths, int64_t units,
   Expected<SplitSchedule> s = splitKVSchedule(lengths, units, o);
   if (!s)
     return s.status();
-  WorkTable t;
-  t.items = s->items;
-  t.partials = s->partials;
-  t.maxSplits = s->maxSplits;
-  t.padded = padTo4(s->items);
-  t.units = int64_t(lengths.size()) * units;
-  t.unitsPadded = padTo4(t.units);
-  std::vector<int32_t> host(
-      SplitSchedule::Fields * t.padded + 3 * t.unitsPadded, 0);
-  for (int f = 0; f < SplitSchedule::Fields; ++f)
-    std::copy(s->table.begin() + f * s->items,
-              s->table.begin() + (f + 1) * s->items,
-              host.begin() + f * t.padded);
-  int32_t *unitRows = host.data() + SplitSchedule::Fields * t.padded;
-  for (int64_t i = 0; i < s->items; ++i) {
-    int64_t u = s->table[SplitSchedule::Unit * s->items + i];
-    unitRows[u] = s->table[SplitSchedule::Splits * s->items + i];
-    unitRows[t.unitsPadded + u] =
-        s->table[SplitSchedule::FirstPartial * s->items + i];
-  }
-  for (int64_t u = 0; u < t.units; ++u)
-    if (unitRows[u] > 1)
-      unitRows[2 * t.unitsPadded + t.mergedUnits++] = int32_t(u);
+  std::vector<int32_t> host;
+  WorkTable t = layOut(*s, int64_t(lengths.size()) * units, host);
   Expected<void *> memory = deviceAlloc(host.size() * sizeof(int32_t));
   if (!memory)
     return memory.status();
@@ -61,6 +40,33 @@ Expected<WorkTable> upload(const std::vector<int64_t> &lengths, int64_t units,
 }
 
 } // namespace
+
+WorkTable decode::layOut(const SplitSchedule &s, int64_t units,
+                         std::vector<int32_t> &words) {
+  WorkTable t;
+  t.items = s.items;
+  t.partials = s.partials;
+  t.maxSplits = s.maxSplits;
+  t.padded = padTo4(s.items);
+  t.units = units;
+  t.unitsPadded = padTo4(t.units);
+  words.assign(SplitSchedule::Fields * t.padded + 3 * t.unitsPadded, 0);
+  for (int f = 0; f < SplitSchedule::Fields; ++f)
+    std::copy(s.table.begin() + f * s.items,
+              s.table.begin() + (f + 1) * s.items,
+              words.begin() + f * t.padded);
+  int32_t *unitRows = words.data() + SplitSchedule::Fields * t.padded;
+  for (int64_t i = 0; i < s.items; ++i) {
+    int64_t u = s.table[SplitSchedule::Unit * s.items + i];
+    unitRows[u] = s.table[SplitSchedule::Splits * s.items + i];
+    unitRows[t.unitsPadded + u] =
+        s.table[SplitSchedule::FirstPartial * s.items + i];
+  }
+  for (int64_t u = 0; u < t.units; ++u)
+    if (unitRows[u] > 1)
+      unitRows[2 * t.unitsPadded + t.mergedUnits++] = int32_t(u);
+  return t;
+}
 
 Tensor WorkTable::itemTensor() const {
   return Tensor(data, DType::I32, {SplitSchedule::Fields, items}, {padded, 1});

@@ -29,6 +29,12 @@ struct WorkTable {
   Tensor unitTensor() const;
 };
 
+/// The work table of a schedule `s` of `units` units in all, as the host
+/// lays it out: its fields (but `data`) and, in `words`, the int32 words
+/// `data` holds.
+WorkTable layOut(const SplitSchedule &s, int64_t units,
+                 std::vector<int32_t> &words);
+
 /// The work table of `batch` sequences of `units` units each, scheduled
 /// with `options` (maxKeys: the cache's capacity): the plan's lengths with
 /// a plan (kept with it), else every sequence at the capacity (kept for
