@@ -33,8 +33,8 @@
 // size 32 is not a multiple of 64").
 //
 // The keys of each sequence are split across blocks so that the grid fills
-// the GPU (the split-KV schedule below, each (sequence, 64 query rows) a
-// unit: numSplits 0 chosen; a DecodePlan cuts each sequence by its own
+// the GPU (the split-KV schedule below, each (sequence, 64 query rows, or
+// 16 where it has no more) a unit: numSplits 0 chosen; a DecodePlan cuts each sequence by its own
 // length), each split's output and log-sum-exp written to the workspace
 // and merged in f32 by a second kernel; a unit of one split writes out
 // itself.

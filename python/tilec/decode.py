@@ -250,12 +250,13 @@ def mla_decode(q, kv_cache, cache_seqlens, block_table, head_dim_v=512,
     like q; lse (batch, heads, s_q) f32, the natural log-sum-exp of the
     scaled scores (-inf for a sequence of length 0, whose output is
     zeros). The s_q x heads query rows of a sequence are the rows of the
-    multiplies (64 per block), and its keys are split across blocks so
-    that the grid fills the GPU (num_splits=0 chooses; with
+    multiplies (64 per block on wgmma; 16 on mma.sync where a sequence has
+    16 rows or fewer), and its keys are split across blocks so that the
+    grid fills the GPU (num_splits=0 chooses; with
     plan=tilec.decode_plan(cache_seqlens) each sequence by its own length,
-    FlashMLA's scheduling metadata), the splits merged
-    in f32 by a second kernel (mla_combine, one block per output row and
-    128 columns). Runs libtile's tile_mla_decode (C++: tile::mlaDecode,
+    FlashMLA's scheduling metadata), the splits merged in f32 by a second
+    kernel (mla_combine, one block per output row of a split sequence and
+    128 to 512 columns). Runs libtile's tile_mla_decode (C++: tile::mlaDecode,
     tile/Decode.h), the kernels built in; its workspace (the splits'
     partial outputs) is kept per device and stream."""
     import torch
