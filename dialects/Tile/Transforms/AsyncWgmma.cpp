@@ -30,7 +30,12 @@
 //     since the write) in flight. A multiply of this trip that reads a slot
 //     an earlier trip chose (tile-rotate-wgmma's) may read it too; a refill
 //     it holds back moves alone (each refill completes on its own mbarrier),
-//     so that the others keep their head start;
+//     so that the others keep their head start. Where the wait it would
+//     move after also completes multiplies of this trip that read the ring
+//     it refills (one ring feeding both of MLA's multiplies) and the loop's
+//     buffers leave no room for a second block on a multiprocessor, the
+//     refill stays in place behind a wait for the earlier trip's multiply:
+//     the next trip reads that slot first thing;
 //   - anything else gets a wait right before it.
 // So a GEMM main loop keeps one multiply in flight while the next is
 // issued, and attention's P * V of one trip runs under the next trip's
@@ -539,6 +544,30 @@ struct AsyncWgmmaPass
           firstMma = op;
       }
     }
+    if (target && cast<WgmmaWaitOp>(target).getPending() < after + issued &&
+        readsRingBetween(copy, target) && fillsMultiprocessor(block) &&
+        multiplyWork(copy, target) > multiplyWork(target, nullptr)) {
+      // That wait also completes multiplies of this trip issued after the
+      // refill's place, and they read the ring it refills (MLA's latent
+      // tile: K for the scores, V for P V, one ring): the next trip's same
+      // multiplies read the slot it fills, at the same place. Held until
+      // they complete, the copy would lose their time to arrive, and with
+      // one block a multiprocessor no other block's work covers the wait
+      // that follows, where those multiplies are more of the trip's work
+      // than the ones left after the wait (MLA: the scores' 64 x 64 x 576
+      // against P V's 64 x 512 x 64). So it stays where the
+      // pipeline put it, behind a wait for the earlier trip's multiply alone
+      // (not overlapping this trip's: ptxas serializes every wgmma where
+      // that one completes under them, C7514). Elsewhere the overlap is
+      // worth more: attention backward's loop (S^T and dP^T before the
+      // wait, dV, dK and dQ after it) ran 0-7% slower so, at 64 x 64 tiles
+      // and two or three blocks a multiprocessor and at head dim 256 and
+      // one.
+      OpBuilder b(copy);
+      WgmmaWaitOp::create(b, copy->getLoc(), b.getI32IntegerAttr(after),
+                          ValueRange(), ringsReadIn(block, copy));
+      return;
+    }
     if (!target && firstMma) {
       // Keep that multiply in flight (it reads another slot).
       OpBuilder b(block, std::next(Block::iterator(firstMma)));
@@ -563,6 +592,51 @@ struct AsyncWgmmaPass
       r->moveAfter(last);
       last = r;
     }
+  }
+
+  /// Whether the shared memory the loop of `body` uses leaves no room for
+  /// a second block on a multiprocessor (sm_90).
+  static bool fillsMultiprocessor(Block *body) {
+    llvm::SmallPtrSet<Operation *, 16> allocations;
+    collectAllocations(body->getParentOp(), allocations);
+    int64_t bytes = 0;
+    for (Operation *alloc : allocations)
+      bytes += getAllocationBytes(alloc);
+    return 2 * bytes >
+           TargetLimits::get("sm_90a")->sharedBytesPerMultiprocessor;
+  }
+
+  /// The multiply-adds of the multiplies after `from` and before `to` (the
+  /// block's end where null), in one block.
+  static int64_t multiplyWork(Operation *from, Operation *to) {
+    int64_t work = 0;
+    for (Operation *op = from->getNextNode(); op && op != to;
+         op = op->getNextNode())
+      if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
+        auto acc = cast<ShapedType>(mma.getAcc().getType());
+        Type a = mma.getA().getType();
+        int64_t k = isa<SharedMemoryType>(a)
+                        ? cast<SharedMemoryType>(a).getShape().back()
+                        : cast<ShapedType>(a).getShape().back();
+        work += acc.getNumElements() * k;
+      }
+    return work;
+  }
+
+  /// Whether a multiply between the refill `copy` and `to` (of one block)
+  /// reads the ring `copy` writes.
+  static bool readsRingBetween(Operation *copy, Operation *to) {
+    Value buffer = isa<TmaLoadOp>(copy)
+                       ? cast<TmaLoadOp>(copy).getBuffer()
+                       : cast<MbarrierArriveOp>(copy).getBuffer();
+    Operation *ring = getAllocation(buffer);
+    for (Operation *op = copy->getNextNode(); op && op != to;
+         op = op->getNextNode())
+      if (auto mma = dyn_cast<WarpgroupMmaOp>(op))
+        for (Value v : sharedOperands(mma))
+          if (ring && getAllocation(v) == ring)
+            return true;
+    return false;
   }
 
   /// The buffers (rings, for slots) the multiplies of `block` read, for a

@@ -754,7 +754,15 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
       the previous one runs. A multiply of the same trip that reads a slot
       chosen by an earlier trip (an index that goes around the loop, as
       tile-rotate-wgmma leaves them) may read the refilled slot too; a
-      refill it holds back moves alone.
+      refill it holds back moves alone. A refill stays in place instead,
+      behind a `tile.wgmma_wait` for the earlier trip's multiply alone,
+      where the wait it would move after also completes multiplies of this
+      trip that read the same ring and are more of the trip's multiply-adds
+      than those after that wait, in a loop whose shared buffers leave no
+      room for a second block on a multiprocessor: the next trip reads the
+      slot first thing, and no other block's work covers a late copy (one
+      ring feeding both of MLA's multiplies; leaving that multiply running
+      under the scores' instead makes ptxas serialize the wgmma, C7514).
 
     Each wait names the shared operands of the multiplies it completes
     (rings for ring slots), so that they stay allocated until the wait and

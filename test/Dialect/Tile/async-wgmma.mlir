@@ -7,7 +7,9 @@
 // registers (with the number of groups known to be issued since), and
 // before a write into a buffer a multiply in flight may still read; a refill
 // of a pipelined ring instead moves, with the trip's other refills, after a
-// wait that completes the previous trip's multiply.
+// wait that completes the previous trip's multiply (or, where the next trip
+// needs the slot early and no other block covers the wait, stays behind a
+// wait for that multiply alone: @one_ring_both_multiplies).
 
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
@@ -370,4 +372,154 @@ func.func @registers_around_fit(%a: !tile.smem<[64, 64], f16, #sw>, %c: !tile.sm
     scf.yield %v, %k : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
   }
   return %r#0, %r#1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 256, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// One ring read by both multiplies of a trip (MLA's latent tile: K^T for
+// the scores, V for P V; the scores add the rotary part, from a ring of its
+// own), its buffers filling shared memory (the rings' 144 KiB: one block a
+// multiprocessor), the scores more of the trip's work than P V (64 x 64 x
+// 576 against 64 x 512 x 64). The refill of the slot the previous trip's
+// P V read stays before the scores' multiply, which reads the ring too,
+// behind a wait_group 0 for that P V alone: after the scores' wait (which
+// completes P V as well) the copy would arrive a multiply later, with no
+// other block to cover the wait for it.
+// CHECK-LABEL: func.func @one_ring_both_multiplies
+// CHECK:       scf.for
+// CHECK:         tile.mbarrier_wait
+// CHECK:         tile.wgmma_wait 0 reads
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    tile.smem_slot
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    %[[S:.*]] = tile.wgmma async
+// CHECK-NEXT:    %[[S2:.*]] = tile.wgmma async
+// CHECK-NEXT:    tile.wgmma_wait 0, %[[S2]]
+func.func @one_ring_both_multiplies(%mC: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %q: !tile.smem<[64, 512], f16, #sw>, %qr: !tile.smem<[64, 64], f16, #sw>, %p: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x512xf32, #mma1> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %zo = arith.constant dense<0.000000e+00> : tensor<64x512xf32, #mma1>
+  %rc = tile.smem_alloc : !tile.smem<[2, 64, 512], f16, #rw>
+  %bc = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %rr = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %br = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zo, %it = %c0) -> (tensor<64x512xf32, #mma1>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %c = tile.smem_slot %rc[%s] : !tile.smem<[2, 64, 512], f16, #rw> -> !tile.smem<[64, 512], f16, #sw>
+    %kr = tile.smem_slot %rr[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_wait %bc[%s], %c0, %c : !tile.mbarrier<2>, !tile.smem<[64, 512], f16, #sw>
+    tile.mbarrier_wait %br[%s], %c0, %kr : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wc = tile.smem_slot %rc[%ws] : !tile.smem<[2, 64, 512], f16, #rw> -> !tile.smem<[64, 512], f16, #sw>
+    tile.tma_load %mC[%j, %c0], %wc, %bc[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 512], f16, #sw>, !tile.mbarrier<2>
+    %wr = tile.smem_slot %rr[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.tma_load %mC[%j, %c0], %wr, %br[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %qk0 = tile.wgmma %q, %c transposed, %z : !tile.smem<[64, 512], f16, #sw>, !tile.smem<[64, 512], f16, #sw>, tensor<64x64xf32, #mma>
+    %qk = tile.wgmma %qr, %kr transposed, %qk0 : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = tile.reduce max %qk {axis = 1 : i32, keepdims} : tensor<64x64xf32, #mma> -> tensor<64x1xf32, #mma>
+    %e1 = tile.convert_layout %e : tensor<64x1xf32, #mma> -> tensor<64x1xf32, #mma1>
+    %eb = tile.broadcast %e1 : tensor<64x1xf32, #mma1> -> tensor<64x512xf32, #mma1>
+    %scaled = arith.mulf %acc, %eb : tensor<64x512xf32, #mma1>
+    %pv = tile.wgmma %p, %c, %scaled : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 512], f16, #sw>, tensor<64x512xf32, #mma1>
+    scf.yield %pv, %it1 : tensor<64x512xf32, #mma1>, i32
+  } {tile.pipelined}
+  return %r#0 : tensor<64x512xf32, #mma1>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// A trip of one ring on 128 columns (its 32 KiB: blocks fit beside it,
+// whose work covers a late copy): the refill moves after the
+// scores' wait, as attention's do, and the previous trip's P V keeps
+// running under the scores' multiply.
+// CHECK-LABEL: func.func @one_ring_both_multiplies_room
+// CHECK:       scf.for
+// CHECK:         tile.mbarrier_wait
+// CHECK-NOT:     tile.wgmma_wait
+// CHECK:         %[[S:.*]] = tile.wgmma async
+// CHECK-NEXT:    tile.wgmma_wait 0, %[[S]]
+// CHECK-NEXT:    tile.tma_load
+func.func @one_ring_both_multiplies_room(%mC: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %q: !tile.smem<[64, 128], f16, #sw>, %p: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x128xf32, #mma1> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %zo = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma1>
+  %rc = tile.smem_alloc : !tile.smem<[2, 64, 128], f16, #rw>
+  %bc = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zo, %it = %c0) -> (tensor<64x128xf32, #mma1>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %c = tile.smem_slot %rc[%s] : !tile.smem<[2, 64, 128], f16, #rw> -> !tile.smem<[64, 128], f16, #sw>
+    tile.mbarrier_wait %bc[%s], %c0, %c : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #sw>
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wc = tile.smem_slot %rc[%ws] : !tile.smem<[2, 64, 128], f16, #rw> -> !tile.smem<[64, 128], f16, #sw>
+    tile.tma_load %mC[%j, %c0], %wc, %bc[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #sw>, !tile.mbarrier<2>
+    %qk = tile.wgmma %q, %c transposed, %z : !tile.smem<[64, 128], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = tile.reduce max %qk {axis = 1 : i32, keepdims} : tensor<64x64xf32, #mma> -> tensor<64x1xf32, #mma>
+    %e1 = tile.convert_layout %e : tensor<64x1xf32, #mma> -> tensor<64x1xf32, #mma1>
+    %eb = tile.broadcast %e1 : tensor<64x1xf32, #mma1> -> tensor<64x128xf32, #mma1>
+    %scaled = arith.mulf %acc, %eb : tensor<64x128xf32, #mma1>
+    %pv = tile.wgmma %p, %c, %scaled : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<64x128xf32, #mma1>
+    scf.yield %pv, %it1 : tensor<64x128xf32, #mma1>, i32
+  } {tile.pipelined}
+  return %r#0 : tensor<64x128xf32, #mma1>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 256, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// The first case's trip without the rotary part: the ring fills shared
+// memory, but the scores (64 x 64 x 512) are no more of the trip's work
+// than P V (64 x 512 x 64), which keeps running under them; the refill
+// moves after the scores' wait.
+// CHECK-LABEL: func.func @one_ring_even_work
+// CHECK:       scf.for
+// CHECK:         tile.mbarrier_wait
+// CHECK-NOT:     tile.wgmma_wait
+// CHECK:         %[[S:.*]] = tile.wgmma async
+// CHECK-NEXT:    tile.wgmma_wait 0, %[[S]]
+// CHECK-NEXT:    tile.tma_load
+func.func @one_ring_even_work(%mC: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %q: !tile.smem<[64, 512], f16, #sw>, %p: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x512xf32, #mma1> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %zo = arith.constant dense<0.000000e+00> : tensor<64x512xf32, #mma1>
+  %rc = tile.smem_alloc : !tile.smem<[2, 64, 512], f16, #rw>
+  %bc = tile.mbarrier_alloc : !tile.mbarrier<2>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zo, %it = %c0) -> (tensor<64x512xf32, #mma1>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %c = tile.smem_slot %rc[%s] : !tile.smem<[2, 64, 512], f16, #rw> -> !tile.smem<[64, 512], f16, #sw>
+    tile.mbarrier_wait %bc[%s], %c0, %c : !tile.mbarrier<2>, !tile.smem<[64, 512], f16, #sw>
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wc = tile.smem_slot %rc[%ws] : !tile.smem<[2, 64, 512], f16, #rw> -> !tile.smem<[64, 512], f16, #sw>
+    tile.tma_load %mC[%j, %c0], %wc, %bc[%ws] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 512], f16, #sw>, !tile.mbarrier<2>
+    %qk = tile.wgmma %q, %c transposed, %z : !tile.smem<[64, 512], f16, #sw>, !tile.smem<[64, 512], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = tile.reduce max %qk {axis = 1 : i32, keepdims} : tensor<64x64xf32, #mma> -> tensor<64x1xf32, #mma>
+    %e1 = tile.convert_layout %e : tensor<64x1xf32, #mma> -> tensor<64x1xf32, #mma1>
+    %eb = tile.broadcast %e1 : tensor<64x1xf32, #mma1> -> tensor<64x512xf32, #mma1>
+    %scaled = arith.mulf %acc, %eb : tensor<64x512xf32, #mma1>
+    %pv = tile.wgmma %p, %c, %scaled : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 512], f16, #sw>, tensor<64x512xf32, #mma1>
+    scf.yield %pv, %it1 : tensor<64x512xf32, #mma1>, i32
+  } {tile.pipelined}
+  return %r#0 : tensor<64x512xf32, #mma1>
 }
