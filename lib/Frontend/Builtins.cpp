@@ -1519,9 +1519,10 @@ Val Emitter::emitCall(const ast::Call &call) {
       auto a = bind(m.params);
       return a ? m.emit(*a) : Val::invalid();
     }
-  if (fn == "range")
-    return error(call.getLoc(),
-                 "range() can only be the iterable of a 'for' loop");
+  if (fn == "range" || fn == "static_range")
+    return error(call.getLoc(), fn.str() +
+                                    "() can only be the iterable of a 'for' "
+                                    "loop");
   return error(call.callee->getLoc(),
                "unknown function '" + fn.str() + "'" +
                    didYouMean(fn, builtinFunctionNames()));
@@ -1532,15 +1533,13 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
   // calls each of them: none is an unknown function).
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> list = {
-        "bid",           "num_blocks",   "arange",
-        "full",          "zeros",        "ones",
-        "load",          "store",        "mma",
-        "max",           "min",          "sum",
-        "atomic_add",    "atomic_max",   "atomic_min",
-        "where",         "truediv",      "cdiv",
-        "range",         "argmax",       "argmin",
-        "cat",           "cumsum",       "gather",
-        "scatter",       "cluster_rank", "cluster_barrier",
+        "bid",           "num_blocks", "arange",       "full",
+        "zeros",         "ones",       "load",         "store",
+        "mma",           "max",        "min",          "sum",
+        "atomic_add",    "atomic_max", "atomic_min",   "where",
+        "truediv",       "cdiv",       "range",        "static_range",
+        "argmax",        "argmin",     "cat",          "cumsum",
+        "gather",        "scatter",    "cluster_rank", "cluster_barrier",
         "cluster_gather"};
     for (const char *f : kUnaryMath)
       list.push_back(f);

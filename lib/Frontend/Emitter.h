@@ -252,6 +252,9 @@ private:
   void emitIf(const ast::If &stmt);
   void emitDynamicIf(const ast::If &stmt, mlir::Value cond);
   void emitFor(const ast::For &stmt);
+  /// A `for` over static_range(...): the body emitted once a trip, the
+  /// loop variable an int constant.
+  void emitStaticFor(const ast::For &stmt, const ast::Call &call);
   std::optional<Val> evalConstParam(const ast::Param &param,
                                     const ast::Kernel &kernel);
   mlir::Type resolveParamType(const ast::Param &param);

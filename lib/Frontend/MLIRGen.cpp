@@ -774,12 +774,101 @@ static LoopHints emitLoopHints(Emitter &em, const ast::Call &call) {
   return hints;
 }
 
+/// The most trips a static_range loop unrolls.
+static constexpr int64_t kMaxStaticTrips = 1024;
+
+void Emitter::emitStaticFor(const ast::For &stmt, const ast::Call &call) {
+  if (!call.keywords.empty()) {
+    diag.error(call.keywords.front().nameRange,
+               "static_range() takes no keyword arguments: its trips are "
+               "unrolled when the kernel is compiled (a loop schedule is "
+               "range()'s)");
+    return;
+  }
+  if (call.args.empty() || call.args.size() > 3) {
+    diag.error(call.getLoc(), "static_range() takes 1 to 3 positional "
+                              "arguments: static_range(stop), "
+                              "static_range(start, stop) or "
+                              "static_range(start, stop, step)");
+    return;
+  }
+  SmallVector<int64_t, 3> bounds;
+  for (const ast::ExprPtr &a : call.args) {
+    Val v = emitExpr(*a);
+    if (v.isInvalid())
+      return;
+    if (v.kind != Val::Kind::Int) {
+      diag.error(a->getLoc(),
+                 "static_range() bounds and step must be int constants (its "
+                 "trips are unrolled when the kernel is compiled), got " +
+                     v.describe() + "; range() takes run-time bounds");
+      return;
+    }
+    bounds.push_back(v.i);
+  }
+  int64_t start = bounds.size() == 1 ? 0 : bounds[0];
+  int64_t stop = bounds.size() == 1 ? bounds[0] : bounds[1];
+  int64_t step = bounds.size() == 3 ? bounds[2] : 1;
+  if (step == 0) {
+    diag.error(call.args.back()->getLoc(),
+               "the step of static_range() must not be zero");
+    return;
+  }
+  // Python's len(range(start, stop, step)), without overflow.
+  auto span = [](int64_t from, int64_t to) -> uint64_t {
+    return from < to ? uint64_t(to) - uint64_t(from) : 0;
+  };
+  uint64_t distance = step > 0 ? span(start, stop) : span(stop, start);
+  uint64_t magnitude = step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
+  uint64_t trips = distance == 0 ? 0 : (distance - 1) / magnitude + 1;
+  if (trips > uint64_t(kMaxStaticTrips)) {
+    diag.error(call.getLoc(), "static_range() unrolls at most " +
+                                  std::to_string(kMaxStaticTrips) +
+                                  " trips, got " + std::to_string(trips) +
+                                  "; use range() for a loop");
+    return;
+  }
+
+  // As range()'s: the names first assigned in the body (and the loop
+  // variable) end with the loop; the others keep the last trip's values.
+  SmallVector<std::string> names;
+  llvm::StringMap<SMLoc> firstLoc;
+  collectAssignedNames(stmt.body, names, firstLoc);
+  Env before = env;
+  for (uint64_t t = 0; t < trips; ++t) {
+    env[stmt.var->id] = Val::integer(start + int64_t(t) * step);
+    unsigned errors = diag.getNumErrors();
+    emitBlock(stmt.body);
+    // The same error in every trip once is enough.
+    if (diag.getNumErrors() != errors || diag.tooManyErrors())
+      break;
+  }
+  Env after = std::move(env);
+  env = before;
+  for (const std::string &name : names) {
+    if (before.count(name)) {
+      auto it = after.find(name);
+      if (it != after.end())
+        env[name] = it->second;
+    } else {
+      outOfScope[name] = firstLoc[name];
+    }
+  }
+  if (!before.count(stmt.var->id))
+    outOfScope[stmt.var->id] = stmt.var->getLoc();
+}
+
 void Emitter::emitFor(const ast::For &stmt) {
   auto *call = dyn_cast<ast::Call>(stmt.iter.get());
   auto *callee = call ? dyn_cast<ast::Name>(call->callee.get()) : nullptr;
+  if (callee && callee->id == "static_range") {
+    emitStaticFor(stmt, *call);
+    return;
+  }
   if (!callee || callee->id != "range") {
     diag.error(stmt.iter->getLoc(),
-               "a 'for' loop iterates over range(...) only");
+               "a 'for' loop iterates over range(...) or static_range(...) "
+               "only");
     return;
   }
   if (call->args.empty() || call->args.size() > 3) {

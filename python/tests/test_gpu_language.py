@@ -1259,3 +1259,48 @@ def test_cluster_gather(torch_gpu, cluster):
         assert torch.equal(g.view(blocks, 2, 2 * c)[b],
                            torch.cat([hv[first + q] for q in range(c)], 1))
 
+
+
+# --- Loops unrolled at compile time: static_range ----------------------------
+
+CONV1D = """
+# Causal depthwise conv1d (Mamba's): out[b, c, t] = bias[c] +
+# sum_k w[c, k] * x[b, c, t - (K - 1) + k]; the taps unrolled, each a
+# constant column of the weight tile.
+kernel causal_conv1d(X: Tensor[f32, 3], Wt: Tensor[f32, 2], Bias: Tensor[f32, 1],
+                     Out: Tensor[f32, 3],
+                     TILE_C: const int = 16, TILE_T: const int = 64,
+                     K: const int = 4):
+    b = bid(2)
+    c = bid(1)
+    t = bid(0)
+    w = load(Wt, index=(c, 0), shape=(TILE_C, K))
+    ts = t * TILE_T + arange(TILE_T, dtype=i32)
+    cs = c * TILE_C + arange(TILE_C, dtype=i32)
+    acc = load(Bias, index=(c,), shape=(TILE_C,))[:, None] + zeros((TILE_C, TILE_T))
+    for k in static_range(K - 1, -1, -1):
+        x = gather(X, (b, cs[:, None], ts[None, :] - k), padding=0.0)
+        acc = acc + x * w[:, K - 1 - k:K - k]
+    store(Out, index=(b, c, t), tile=acc.reshape((1, TILE_C, TILE_T)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("taps", [1, 4])
+def test_static_range_conv1d(torch_gpu, arch, taps):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    B, C, T = 2, 40, 150   # channels and steps past a tile's: masked
+    x = torch.randn(B, C, T, device="cuda")
+    w = torch.randn(C, taps, device="cuda")
+    bias = torch.randn(C, device="cuda")
+    out = torch.full((B, C, T), float("nan"), device="cuda")
+    kernel = tilec.compile(CONV1D, name="conv1d.tile", arch=arch,
+                           K=taps)
+    kernel[((T + 63) // 64, (C + 15) // 16, B)](x, w, bias, out)
+    torch.cuda.synchronize()
+    ref = torch.nn.functional.conv1d(
+        torch.nn.functional.pad(x.double(), (taps - 1, 0)),
+        w.double()[:, None, :], bias.double(), groups=C)
+    assert torch.allclose(out.double(), ref, rtol=1e-5, atol=1e-5)
