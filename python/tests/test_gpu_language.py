@@ -4,7 +4,9 @@ sm_80: values read from memory bounding loops and indexing loads (a paged-KV
 decode with variable lengths, pipelined, and warp-specialized on sm_90a);
 atomic_add / atomic_max / atomic_min (a split-K GEMM, replicated layouts
 combining once, every element type); the math functions at their
-documented precision; row reductions stored as vectors. Skipped without
+documented precision; row reductions stored as vectors; loops unrolled by
+static_range (a causal conv1d); slices and joins held in place (rotary
+embeddings, kernels/rotary.tile). Skipped without
 PyTorch and a CUDA GPU."""
 
 import math
@@ -1304,3 +1306,37 @@ def test_static_range_conv1d(torch_gpu, arch, taps):
         torch.nn.functional.pad(x.double(), (taps - 1, 0)),
         w.double()[:, None, :], bias.double(), groups=C)
     assert torch.allclose(out.double(), ref, rtol=1e-5, atol=1e-5)
+
+
+# --- Slices and joins held in place: kernels/rotary.tile --------------------
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("heads,dim,tokens_per_block,in_place",
+                         [(8, 128, 2, False), (4, 64, 1, True),
+                          (16, 128, 4, False)])
+def test_rotary(torch_gpu, repo, arch, heads, dim, tokens_per_block,
+                in_place):
+    """x's halves sliced and the result joined from two tiles (no data
+    moved: tile-assign-layouts spans a half), against float64; 37 tokens,
+    the last block's past the end neither read nor written."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(6)
+    T = 37
+    x = torch.randn(T, heads, dim, device="cuda", dtype=torch.bfloat16)
+    angle = torch.rand(T, dim // 2, device="cuda") * 6.3
+    cos, sin = angle.cos(), angle.sin()
+    out = x.clone() if in_place else torch.full_like(x, float("nan"))
+    guard = torch.full((heads, dim), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+    kernel = tilec.compile(os.path.join(repo, "kernels", "rotary.tile"),
+                           arch=arch, H=heads, D=dim,
+                           TILE_T=tokens_per_block)
+    kernel[((T + tokens_per_block - 1) // tokens_per_block,)](
+        out if in_place else x, cos, sin, out)
+    torch.cuda.synchronize()
+    xd, c, s = x.double(), cos.double()[:, None, :], sin.double()[:, None, :]
+    x1, x2 = xd[..., :dim // 2], xd[..., dim // 2:]
+    ref = torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
+    assert torch.allclose(out.double(), ref, rtol=8e-3, atol=1e-2)
+    assert torch.isnan(guard).all()

@@ -678,10 +678,10 @@ func.func @scratch_reuse(%x: tensor<64xf32, #rows>, %y: tensor<64xf32, #rows>, %
 // Slices and concatenation, one warp, a row of 64 (two registers a thread:
 // columns t and t + 32). The slice at 32 is the second register (no data
 // moves); the slice at 16 goes through scratch memory: the row stored,
-// a barrier, column t + 16 loaded. The concatenation stores its inputs at
-// columns 0 and 32 of its scratch row and loads the result back; before
-// its stores, tile-insert-barriers' barrier (the slice's loads read the
-// same scratch). 64 floats of scratch for each, reused: 256 bytes.
+// a barrier, column t + 16 loaded. The concatenation joins two tiles held
+// where the result holds them (tile::concatRegisters): its registers are
+// theirs, the slice at 32 as column t and the one at 16 as column t + 32,
+// stored as they are; no scratch of its own (256 bytes: the slice's row).
 // CHECK-LABEL: llvm.func @extract_concat
 // CHECK-SAME:  (%[[X0:.*]]: f32, %[[X1:.*]]: f32,
 // CHECK-SAME:  tile.shared_bytes = 256 : i32
@@ -691,15 +691,12 @@ func.func @scratch_reuse(%x: tensor<64xf32, #rows>, %y: tensor<64xf32, #rows>, %
 // CHECK-NEXT:  llvm.store %[[X1]], %[[P1]]
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK:       %[[MID:.*]] = llvm.load
-// CHECK-NEXT:  nvvm.barrier0
-// CHECK-NEXT:  llvm.store %[[X1]], %[[P0]]
-// CHECK:       llvm.store %[[MID]], %{{.*}}
-// CHECK-NEXT:  nvvm.barrier0
-// CHECK-NEXT:  %[[C0:.*]] = llvm.load %[[P0]]
-// CHECK-NEXT:  %[[C1:.*]] = llvm.load %[[P1]]
 // CHECK-NOT:   nvvm.barrier0
-// CHECK:       llvm.bitcast %[[C0]] : f32 to i32
-// CHECK:       llvm.bitcast %[[C1]] : f32 to i32
+// CHECK-NOT:   llvm.store
+// CHECK:       llvm.bitcast %[[X1]] : f32 to i32
+// CHECK:       st.global.b32
+// CHECK:       llvm.bitcast %[[MID]] : f32 to i32
+// CHECK:       st.global.b32
 // CHECK:       llvm.return
 #row = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
 func.func @extract_concat(%x: tensor<1x64xf32, #row>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 1 : i32} {

@@ -229,6 +229,28 @@ tile::extractRegisters(RankedTensorType from, RankedTensorType to,
   return src.subTileRegs(dst, offsets);
 }
 
+std::optional<SmallVector<std::pair<int, int>>>
+tile::concatRegisters(RankedTensorType result,
+                      ArrayRef<RankedTensorType> inputs, unsigned axis) {
+  if (!isTileType(result) || !isDistributedLayout(result.getEncoding()))
+    return std::nullopt;
+  LinearLayout layout = toLinearLayout(result.getEncoding(), result.getShape());
+  SmallVector<std::pair<int, int>> from(layout.getNumRegs(), {-1, -1});
+  SmallVector<int64_t> offsets(result.getRank(), 0);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    auto regs = extractRegisters(result, input, offsets);
+    if (!regs)
+      return std::nullopt;
+    for (auto [k, r] : llvm::enumerate(*regs)) {
+      if (r >= from.size() || from[r].first >= 0)
+        return std::nullopt;
+      from[r] = {int(i), int(k)};
+    }
+    offsets[axis] += input.getDimSize(axis);
+  }
+  return from;
+}
+
 int64_t tile::getScratchBytes(Operation *op) {
   if (auto extract = dyn_cast<ExtractOp>(op)) {
     RankedTensorType from = extract.getSource().getType();
@@ -257,6 +279,11 @@ int64_t tile::getScratchBytes(Operation *op) {
   if (auto concat = dyn_cast<ConcatOp>(op)) {
     RankedTensorType type = concat.getType();
     if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
+      return 0;
+    SmallVector<RankedTensorType> inputs;
+    for (Value v : concat.getInputs())
+      inputs.push_back(cast<RankedTensorType>(v.getType()));
+    if (concatRegisters(type, inputs, concat.getAxis()))
       return 0;
     return paddedElements(type) * getSharedElementBytes(type.getElementType());
   }

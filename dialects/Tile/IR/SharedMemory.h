@@ -116,6 +116,15 @@ std::optional<llvm::SmallVector<unsigned>>
 extractRegisters(RankedTensorType from, RankedTensorType to,
                  llvm::ArrayRef<int64_t> offsets);
 
+/// Where a `tile.concat` of `inputs` along `axis` into `result` finds each
+/// result register when every input is held by the same threads as its
+/// place in the result (extractRegisters of each, at its offset): the input
+/// and its register, or {-1, -1} for a register no input holds (padding);
+/// nullopt when the join goes through shared memory.
+std::optional<llvm::SmallVector<std::pair<int, int>>>
+concatRegisters(RankedTensorType result,
+                llvm::ArrayRef<RankedTensorType> inputs, unsigned axis);
+
 /// Bytes of scratch shared memory `op` uses while it runs, 0 for none: a
 /// layout conversion that moves data between warps (or between lanes in a
 /// way shuffles do not do) goes through the whole tile in shared memory, as

@@ -80,10 +80,13 @@ private:
   /// `across` (with `acrossVec` > 1): a thread also holds that many
   /// consecutive elements along dimension `across`, and the lanes go to it
   /// first, `acrossLanes` of them.
+  /// `contigSpan` (where not 0): a thread's elements and the lanes along
+  /// `contigDim` span at most that many elements (the rest of the
+  /// dimension in the same threads' other registers).
   BlockedLayoutAttr blocked(ArrayRef<int64_t> shape, unsigned contigDim,
                             unsigned vec, unsigned reduced = 0,
                             unsigned across = 0, unsigned acrossVec = 1,
-                            unsigned acrossLanes = 1);
+                            unsigned acrossLanes = 1, int64_t contigSpan = 0);
   /// The dimension of a loaded `tile` that becomes the contiguous one where
   /// it is written back transposed (load, elementwise ops, a permute whose
   /// only users are stores): the tile's registers should then hold runs
@@ -93,6 +96,14 @@ private:
   /// tile.reduce reads it through ops that keep its shape (elementwise
   /// arithmetic, selects), within its block.
   static unsigned reducedDims(Value tile);
+  /// The widest power of two that every slice of `tile` along `dim` (a
+  /// tile.extract reading it through ops that keep its shape, at an offset
+  /// that is a multiple of its size) spans a multiple of; 0 where none
+  /// slices it along `dim`.
+  static int64_t sliceWidth(Value tile, unsigned dim);
+  /// The same for the tiles `tile` is joined from: a tile.concat along
+  /// `dim` that it is computed from through ops that keep its shape.
+  static int64_t joinWidth(Value tile, unsigned dim);
   /// Every thread holds every element: the boxes of a gathered load, which
   /// each thread (or the one that issues a TMA copy) reads whole.
   BlockedLayoutAttr replicated(ArrayRef<int64_t> shape);
@@ -186,13 +197,80 @@ unsigned LayoutAssigner::reducedDims(Value tile) {
   return dims;
 }
 
+int64_t LayoutAssigner::sliceWidth(Value tile, unsigned dim) {
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  if (!type)
+    return 0;
+  int64_t width = 0;
+  SmallVector<Value> work = {tile};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second || seen.size() > 64)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      if (auto e = dyn_cast<ExtractOp>(user)) {
+        int64_t size = e.getType().getDimSize(dim);
+        // Not sliced along `dim`, or at an offset that is not a multiple of
+        // the slice (that one goes through shared memory in any layout).
+        if (size == type.getDimSize(dim) || e.getOffsets()[dim] % size)
+          continue;
+        // The largest power of two dividing the size.
+        int64_t w = int64_t(uint64_t(size) & (~uint64_t(size) + 1));
+        width = width ? std::min(width, w) : w;
+        continue;
+      }
+      if (user->getNumResults() != 1 || user->getNumRegions() ||
+          user->getBlock() != tile.getParentBlock())
+        continue;
+      auto result = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      if (result && result.getShape() == type.getShape())
+        work.push_back(user->getResult(0));
+    }
+  }
+  return width;
+}
+
+int64_t LayoutAssigner::joinWidth(Value tile, unsigned dim) {
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  for (Value v = tile; type;) {
+    Operation *def = v.getDefiningOp();
+    if (auto c = dyn_cast_if_present<ConcatOp>(def)) {
+      if (c.getAxis() != dim)
+        return 0;
+      uint64_t all = 0;
+      for (Value input : c.getInputs())
+        all |=
+            uint64_t(cast<RankedTensorType>(input.getType()).getDimSize(dim));
+      return int64_t(all & (~all + 1));
+    }
+    if (!def || def->getNumResults() != 1 || def->getNumRegions())
+      return 0;
+    // Through an op of the same shape with one tile operand (a cast).
+    SmallVector<Value> tiles;
+    for (Value operand : def->getOperands())
+      if (isTileValue(operand))
+        tiles.push_back(operand);
+    if (tiles.size() != 1 ||
+        cast<RankedTensorType>(tiles.front().getType()).getShape() !=
+            type.getShape())
+      return 0;
+    v = tiles.front();
+  }
+  return 0;
+}
+
 BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
                                           unsigned contigDim, unsigned vec,
                                           unsigned reduced, unsigned across,
                                           unsigned acrossVec,
-                                          unsigned acrossLanes) {
-  // Over the padded shape, as the layout will be.
+                                          unsigned acrossLanes,
+                                          int64_t contigSpan) {
+  // Over the padded shape, as the layout will be; the contiguous dimension
+  // to its span where one is given.
   SmallVector<int64_t> shape = paddedShape(tileShape);
+  if (contigSpan > 0 && contigSpan < shape[contigDim])
+    shape[contigDim] = contigSpan;
   unsigned rank = shape.size();
   SmallVector<unsigned> order = {contigDim};
   for (int d = rank - 1; d >= 0; --d)
@@ -309,8 +387,18 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
     acrossVec = llvm::bit_floor(acrossVec);
     acrossLanes = std::clamp(128u / (acrossVec * elementBytes(tile)), 1u, 8u);
   }
+  // Sliced along its contiguous dimension, or joined from tiles along it
+  // (rotary embeddings' halves, a gate and its value side by side): a
+  // thread's elements and the lanes span one slice, so that each slice is
+  // held by every thread (the slices, the elementwise work between them
+  // and the join move no data), as long as a thread keeps its vector.
+  int64_t span = sliceWidth(tile, contig);
+  if (int64_t joined = joinWidth(tile, contig))
+    span = span ? std::min(span, joined) : joined;
+  if (span < int64_t(std::min<int64_t>(vec, shape[contig])))
+    span = 0;
   return blocked(shape, contig, vec, reducedDims(tile), across.value_or(0),
-                 acrossVec, acrossLanes);
+                 acrossVec, acrossLanes, span);
 }
 
 BlockedLayoutAttr LayoutAssigner::storeLayout(StoreOp store) {
@@ -666,6 +754,24 @@ bool LayoutAssigner::forward(Operation *op) {
     if (auto l = dyn_cast_if_present<BlockedLayoutAttr>(get(e.getSource())))
       return set(e.getResult(), l);
     return false;
+  }
+  // A join of tiles in one blocked layout keeps it where it holds each
+  // input in the same threads (the join then moves no data: slices joined
+  // back, rotary embeddings' halves); otherwise a use decides.
+  if (auto c = dyn_cast<ConcatOp>(op)) {
+    auto l = dyn_cast_if_present<BlockedLayoutAttr>(get(c.getInputs().front()));
+    if (!l || !llvm::all_of(c.getInputs(),
+                            [&](Value v) { return get(v) == Attribute(l); }))
+      return false;
+    SmallVector<RankedTensorType> inputs;
+    for (Value v : c.getInputs())
+      inputs.push_back(RankedTensorType::get(
+          shapeOf(v), getElementTypeOrSelf(v.getType()), l));
+    auto result = RankedTensorType::get(shapeOf(c.getResult()),
+                                        getElementTypeOrSelf(c.getType()), l);
+    if (!concatRegisters(result, inputs, c.getAxis()))
+      return false;
+    return set(c.getResult(), l);
   }
   if (auto r = dyn_cast<ReshapeOp>(op)) {
     if (Attribute l = get(r.getSource())) {

@@ -459,8 +459,10 @@ struct ExtractLowering : OpConversionPattern<tile::ExtractOp> {
   }
 };
 
-/// Inputs written to scratch shared memory at their offsets along the axis,
-/// the result read back.
+/// The inputs' registers where the same threads hold each input as the
+/// result (tile::concatRegisters; padding registers zero), else the inputs
+/// written to scratch shared memory at their offsets along the axis, the
+/// result read back.
 struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -470,6 +472,24 @@ struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
     LinearLayout dst = getLinearLayout(type);
     Location loc = op.getLoc();
     Type elt = type.getElementType();
+    SmallVector<RankedTensorType> inputTypes;
+    for (Value v : op.getInputs())
+      inputTypes.push_back(cast<RankedTensorType>(v.getType()));
+    if (auto from = tile::concatRegisters(type, inputTypes, op.getAxis())) {
+      SmallVector<Value> regs;
+      Value zero;
+      for (auto [input, reg] : *from) {
+        if (input < 0) {
+          if (!zero)
+            zero = tile::zeroOf(rewriter, loc, elt);
+          regs.push_back(zero);
+          continue;
+        }
+        regs.push_back(adaptor.getInputs()[input][reg]);
+      }
+      rewriter.replaceOpWithMultiple(op, {regs});
+      return success();
+    }
     FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
     if (failed(scratch))
       return failure();

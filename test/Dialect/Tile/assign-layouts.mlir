@@ -544,19 +544,50 @@ func.func @store_shape(%O: !tile.global<f16, 3>, %i: i32, %x: f16) attributes {t
 // -----
 
 // A slice keeps its blocked source's layout (so that a slice at a multiple
-// of its shape stays in the threads that hold it); a concatenation takes
-// its layout from its use, here the store's.
-// CHECK:      #[[B:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// of its shape stays in the threads that hold it); the slice at 16 of 32
+// columns is at no multiple of its width, so the load keeps its own layout
+// (that slice goes through shared memory in any). A concatenation not held
+// where its inputs are takes its layout from its use, here the store's,
+// which spans the 32 columns of the tiles joined.
+// CHECK-DAG:  #[[B:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG:  #[[J:blocked[0-9]+]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @slices
 // CHECK:       %[[X:.*]] = tile.load {{.*}} -> tensor<64x64xf32, #[[B]]>
 // CHECK-NEXT:  %[[A:.*]] = tile.extract %[[X]] [0, 16] : tensor<64x64xf32, #[[B]]> -> tensor<64x32xf32, #[[B]]>
-// CHECK-NEXT:  %[[C:.*]] = tile.concat %[[A]], %[[A]] {axis = 1 : i32} : tensor<64x32xf32, #[[B]]>, tensor<64x32xf32, #[[B]]> -> tensor<64x64xf32, #[[B]]>
-// CHECK-NEXT:  tile.store {{.*}} : <f32, 2>, tensor<64x64xf32, #[[B]]>
+// CHECK-NEXT:  %[[C:.*]] = tile.concat %[[A]], %[[A]] {axis = 1 : i32} : tensor<64x32xf32, #[[B]]>, tensor<64x32xf32, #[[B]]> -> tensor<64x64xf32, #[[J]]>
+// CHECK-NEXT:  tile.store {{.*}} : <f32, 2>, tensor<64x64xf32, #[[J]]>
 func.func @slices(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<64x64xf32>
   %a = tile.extract %x [0, 16] : tensor<64x64xf32> -> tensor<64x32xf32>
   %c = tile.concat %a, %a {axis = 1 : i32} : tensor<64x32xf32>, tensor<64x32xf32> -> tensor<64x64xf32>
   tile.store %X[%i, %i], %c : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// Rotary embedding's halves: a loaded row tile sliced at 0 and 64 of its
+// 128 columns, combined elementwise, joined back and stored. The load's
+// layout spans 64 columns (8 lanes of 8-element vectors; each thread also
+// holds the element 64 columns on), so both halves, the arithmetic, the
+// join and the store stay in the threads that hold them: no conversion.
+// CHECK:       #[[H:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @halves
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.load {{.*}} -> tensor<32x128xf16, #[[H]]>
+// CHECK:       tile.extract {{.*}} [0, 0] : tensor<32x128xf16, #[[H]]> -> tensor<32x64xf16, #[[H]]>
+// CHECK:       tile.extract {{.*}} [0, 64] : tensor<32x128xf16, #[[H]]> -> tensor<32x64xf16, #[[H]]>
+// CHECK:       tile.concat {{.*}} -> tensor<32x128xf16, #[[H]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.store {{.*}} tensor<32x128xf16, #[[H]]>
+func.func @halves(%X: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f16, 2> -> tensor<32x128xf16>
+  %a = tile.extract %x [0, 0] : tensor<32x128xf16> -> tensor<32x64xf16>
+  %b = tile.extract %x [0, 64] : tensor<32x128xf16> -> tensor<32x64xf16>
+  %n = arith.negf %b : tensor<32x64xf16>
+  %s = arith.addf %a, %b : tensor<32x64xf16>
+  %c = tile.concat %n, %s {axis = 1 : i32} : tensor<32x64xf16>, tensor<32x64xf16> -> tensor<32x128xf16>
+  tile.store %X[%i, %i], %c : !tile.global<f16, 2>, tensor<32x128xf16>
   return
 }
 
