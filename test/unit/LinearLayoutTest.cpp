@@ -935,4 +935,43 @@ TEST_F(LinearLayoutTest, ReshapeCoordsPadded) {
             (SmallVector<int64_t, 4>{0, 2, 0, 1}));
 }
 
+/// tile::concatRegisters: where each input of a join is held by the
+/// threads that hold its place in the result, every result register is
+/// the input register holding the same element (checked element by element
+/// through the layouts); a layout spanning the whole row splits the halves
+/// across threads, and the join goes through shared memory (nullopt).
+TEST_F(LinearLayoutTest, ConcatRegistersHoldEachInputInPlace) {
+  auto f32 = Float32Type::get(&ctx);
+  // Rotary embedding's halves: 8-element vectors on 8 lanes span 64 of
+  // the 128 columns.
+  auto half = blocked({1, 1, 8}, {1, 4, 8}, {1, 4, 1}, {2, 1, 0});
+  SmallVector<int64_t> resultShape = {2, 32, 128}, inputShape = {2, 32, 64};
+  auto result = RankedTensorType::get(resultShape, f32, half);
+  auto input = RankedTensorType::get(inputShape, f32, half);
+  auto from = concatRegisters(result, {input, input}, 2);
+  ASSERT_TRUE(from.has_value());
+  LinearLayout out = toLinearLayout(half, resultShape);
+  LinearLayout in = toLinearLayout(half, inputShape);
+  ASSERT_EQ(int64_t(from->size()), out.getNumRegs());
+  for (int64_t r = 0; r < out.getNumRegs(); ++r) {
+    auto [which, reg] = (*from)[r];
+    ASSERT_GE(which, 0) << "register " << r << " held by no input";
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t w = 0; w < out.getNumWarps(); ++w) {
+        Basis element = at(out, r, lane, w);
+        Basis source = at(in, reg, lane, w);
+        source[2] += which * 64;
+        ASSERT_EQ(element, source) << "register " << r;
+      }
+  }
+  // 16 lanes of 8 elements span all 128 columns: a thread holds columns of
+  // one half only.
+  auto row = blocked({1, 1, 8}, {1, 2, 16}, {1, 4, 1}, {2, 1, 0});
+  EXPECT_FALSE(concatRegisters(RankedTensorType::get(resultShape, f32, row),
+                               {RankedTensorType::get(inputShape, f32, row),
+                                RankedTensorType::get(inputShape, f32, row)},
+                               2)
+                   .has_value());
+}
+
 } // namespace
