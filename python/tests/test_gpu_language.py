@@ -1340,3 +1340,42 @@ def test_rotary(torch_gpu, repo, arch, heads, dim, tokens_per_block,
     ref = torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
     assert torch.allclose(out.double(), ref, rtol=8e-3, atol=1e-2)
     assert torch.isnan(guard).all()
+
+
+# --- Reductions across rows: lanes along the reduced dimension ---------------
+
+COLUMN_SUMS = """
+kernel column_sums(X: Tensor[f32, 2], S: Tensor[f32, 1], M: Tensor[f32, 2],
+                   rows_per_block: int,
+                   TILE_M: const int = 64, TILE_N: const int = 256):
+    n = bid(0)
+    first = bid(1) * rows_per_block
+    acc = zeros((1, TILE_N))
+    top = full((1, TILE_N), -inf)
+    for i in range(first // TILE_M, cdiv(min(first + rows_per_block, X.shape[0]), TILE_M)):
+        x = load(X, index=(i, n), shape=(TILE_M, TILE_N))
+        acc += sum(x, axis=0, keepdims=True)
+        top = max(top, max(load(X, index=(i, n), shape=(TILE_M, TILE_N), padding=-inf), axis=0, keepdims=True))
+    atomic_add(S, (n,), acc.reshape((TILE_N,)))
+    store(M, index=(bid(1), n), tile=top)
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_column_sums(torch_gpu, arch):
+    """Sums and maxima over the rows of a (1000, 300) matrix, three row
+    ranges each added atomically (the layout gives the reduced rows lanes
+    and the columns warps: no shared memory a trip), against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(7)
+    R, C, per = 1000, 300, 384
+    x = torch.randn(R, C, device="cuda")
+    s = torch.zeros(C, device="cuda")
+    m = torch.full((3, C), float("nan"), device="cuda")
+    kernel = tilec.compile(COLUMN_SUMS, name="column_sums.tile", arch=arch)
+    kernel[((C + 255) // 256, 3)](x, s, m, per)
+    torch.cuda.synchronize()
+    assert torch.allclose(s.double(), x.double().sum(0), rtol=1e-5, atol=1e-4)
+    for b in range(3):
+        assert torch.equal(m[b], x[b * per:(b + 1) * per].max(0).values)

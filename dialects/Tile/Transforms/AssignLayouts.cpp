@@ -296,6 +296,29 @@ BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
     lanes /= take;
   }
   tpw[order.back()] *= lanes; // leftover lanes replicate
+  // A tile reduced along a dimension its lanes leave alone (a column sum:
+  // the lanes along the rows' contiguous columns) would get its warps
+  // there, and each reduction would cross warps through shared memory. Give
+  // the reduced dimensions lanes taken from the contiguous one instead (down
+  // to 8, 128 bytes a row for 16-byte vectors), so that the warps find room
+  // along the dimensions that are kept and the reduction stays in warps.
+  auto keptRoom = [&] {
+    int64_t room = 1;
+    for (unsigned d = 0; d < rank; ++d)
+      if (!(reduced & (1u << d)))
+        room *= std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    return room;
+  };
+  if (reduced && !(reduced & (1u << contigDim)))
+    for (unsigned d : order) {
+      if (!(reduced & (1u << d)))
+        continue;
+      while (keptRoom() < int64_t(numWarps) && tpw[contigDim] > 8 &&
+             shape[d] / (int64_t(spt[d]) * tpw[d]) > 1) {
+        tpw[contigDim] /= 2;
+        tpw[d] *= 2;
+      }
+    }
   unsigned warps = numWarps;
   SmallVector<unsigned> warpOrder;
   for (bool onReduced : {false, true})

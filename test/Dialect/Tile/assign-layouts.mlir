@@ -672,3 +672,22 @@ func.func @reduced_dim_keeps_warps_off(%P: !tile.global<f32, 3>, %O: !tile.globa
   tile.store %P[%i, %i, %i], %p : !tile.global<f32, 3>, tensor<2x16x128xf32>
   return
 }
+
+// -----
+
+// A column sum: the tile is reduced along its rows, across its contiguous
+// columns. The lanes would all go to the 256 columns (8 x 32) and the warps
+// to the rows, each reduction crossing warps through shared memory; the
+// reduced rows get 4 lanes from the columns instead (8 left: 128 bytes a
+// row), and the warps go to the columns: the reduction stays in warps.
+// CHECK:       #[[C:blocked]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK-LABEL: func.func @column_sum
+// CHECK:       tile.load {{.*}} -> tensor<64x256xf16, #[[C]]>
+// CHECK:       tile.reduce sum {{.*}} {axis = 0 : i32, keepdims} : tensor<64x256xf32, #[[C]]>
+func.func @column_sum(%X: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f16, 2> -> tensor<64x256xf16>
+  %f = arith.extf %x : tensor<64x256xf16> to tensor<64x256xf32>
+  %s = tile.reduce sum %f {axis = 0 : i32, keepdims} : tensor<64x256xf32> -> tensor<1x256xf32>
+  tile.store %O[%i, %i], %s : !tile.global<f32, 2>, tensor<1x256xf32>
+  return
+}
