@@ -18,7 +18,8 @@ import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import copy_bandwidth, time_interleaved  # noqa: E402
+from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
+                         print_bandwidth_table, time_interleaved)
 
 COLUMN_SUM = """
 kernel column_sum(X: Tensor[bf16, 2], Out: Tensor[f32, 1], rows_per_block: int,
@@ -67,15 +68,8 @@ def main():
             "torch": lambda s: torch.sum(s[0], dim=0, dtype=torch.float32,
                                          out=s[1])}, sets, args.rounds)
         nbytes = R * C * 2
-        for name, t in ms.items():
-            gbs = nbytes / (t * 1e-3) / 1e9
-            rows_out.append((shape, name, t * 1e3, gbs, gbs * 1e9 / copy,
-                             ms["torch"] / t))
-    print("\n| rows x columns | impl | us | GB/s | of copy | torch time / this |")
-    print("|---|---|---|---|---|---|")
-    for r in rows_out:
-        print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.0f} | {r[4]:.2f} | "
-              f"{r[5]:.2f} |")
+        rows_out += bandwidth_rows(shape, ms, nbytes, copy)
+    print_bandwidth_table("rows x columns", rows_out)
 
 
 if __name__ == "__main__":

@@ -347,5 +347,27 @@ def time_interleaved(torch, impls, sets, rounds):
     return {name: sorted(ts)[len(ts) // 2] for name, ts in times.items()}
 
 
+def bandwidth_rows(label, ms, nbytes, copy, baseline="torch"):
+    """Table rows (label, implementation, us, GB/s, of copy, baseline time /
+    this) for the median milliseconds `ms` of a memory-bound problem moving
+    `nbytes`, against the copy bandwidth `copy` (bytes/s)."""
+    rows = []
+    for name, t in ms.items():
+        gbs = nbytes / (t * 1e-3) / 1e9
+        rows.append((label, name, t * 1e3, gbs, gbs * 1e9 / copy,
+                     ms[baseline] / t))
+    return rows
+
+
+def print_bandwidth_table(what, rows, baseline="torch"):
+    """Prints bandwidth_rows' rows as a markdown table; `what` names the
+    first column."""
+    print(f"\n| {what} | impl | us | GB/s | of copy | {baseline} time / this |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.0f} | {r[4]:.2f} | "
+              f"{r[5]:.2f} |")
+
+
 if __name__ == "__main__":
     sys.exit(main())

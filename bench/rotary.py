@@ -18,7 +18,8 @@ import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import copy_bandwidth, time_interleaved  # noqa: E402
+from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
+                         print_bandwidth_table, time_interleaved)
 
 KERNEL = os.path.join(HERE, "..", "kernels", "rotary.tile")
 
@@ -63,15 +64,8 @@ def main():
         impls["torch"] = lambda s: torch_rotary(s[0], s[1], s[2])
         ms = time_interleaved(torch, impls, sets, args.rounds)
         nbytes = 2 * T * H * D * 2 + 2 * T * (D // 2) * 4
-        for name, t in ms.items():
-            gbs = nbytes / (t * 1e-3) / 1e9
-            rows.append((shape, name, t * 1e3, gbs, gbs * 1e9 / copy,
-                         ms["torch"] / t))
-    print("\n| tokens x heads x dim | impl | us | GB/s | of copy | torch time / this |")
-    print("|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.0f} | {r[4]:.2f} | "
-              f"{r[5]:.2f} |")
+        rows += bandwidth_rows(shape, ms, nbytes, copy)
+    print_bandwidth_table("tokens x heads x dim", rows)
 
 
 if __name__ == "__main__":

@@ -170,11 +170,15 @@ private:
 
 } // namespace
 
-unsigned LayoutAssigner::reducedDims(Value tile) {
+/// Calls `visit` on each user of `tile` and of the values computed from it
+/// in its block through ops that keep its shape (elementwise arithmetic,
+/// casts, selects); a user `visit` takes (returns true for) is not followed.
+static void
+visitShapeKeepingUsers(Value tile,
+                       llvm::function_ref<bool(Operation *)> visit) {
   auto type = dyn_cast<RankedTensorType>(tile.getType());
   if (!type)
-    return 0;
-  unsigned dims = 0;
+    return;
   SmallVector<Value> work = {tile};
   DenseSet<Value> seen;
   while (!work.empty()) {
@@ -182,10 +186,8 @@ unsigned LayoutAssigner::reducedDims(Value tile) {
     if (!seen.insert(v).second || seen.size() > 64)
       continue;
     for (Operation *user : v.getUsers()) {
-      if (auto reduce = dyn_cast<ReduceOp>(user)) {
-        dims |= 1u << reduce.getAxis();
+      if (visit(user))
         continue;
-      }
       if (user->getNumResults() != 1 || user->getNumRegions() ||
           user->getBlock() != tile.getParentBlock())
         continue;
@@ -194,40 +196,36 @@ unsigned LayoutAssigner::reducedDims(Value tile) {
         work.push_back(user->getResult(0));
     }
   }
+}
+
+unsigned LayoutAssigner::reducedDims(Value tile) {
+  unsigned dims = 0;
+  visitShapeKeepingUsers(tile, [&](Operation *user) {
+    auto reduce = dyn_cast<ReduceOp>(user);
+    if (reduce)
+      dims |= 1u << reduce.getAxis();
+    return bool(reduce);
+  });
   return dims;
 }
 
 int64_t LayoutAssigner::sliceWidth(Value tile, unsigned dim) {
-  auto type = dyn_cast<RankedTensorType>(tile.getType());
-  if (!type)
-    return 0;
   int64_t width = 0;
-  SmallVector<Value> work = {tile};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second || seen.size() > 64)
-      continue;
-    for (Operation *user : v.getUsers()) {
-      if (auto e = dyn_cast<ExtractOp>(user)) {
-        int64_t size = e.getType().getDimSize(dim);
-        // Not sliced along `dim`, or at an offset that is not a multiple of
-        // the slice (that one goes through shared memory in any layout).
-        if (size == type.getDimSize(dim) || e.getOffsets()[dim] % size)
-          continue;
-        // The largest power of two dividing the size.
-        int64_t w = int64_t(uint64_t(size) & (~uint64_t(size) + 1));
-        width = width ? std::min(width, w) : w;
-        continue;
-      }
-      if (user->getNumResults() != 1 || user->getNumRegions() ||
-          user->getBlock() != tile.getParentBlock())
-        continue;
-      auto result = dyn_cast<RankedTensorType>(user->getResult(0).getType());
-      if (result && result.getShape() == type.getShape())
-        work.push_back(user->getResult(0));
-    }
-  }
+  visitShapeKeepingUsers(tile, [&](Operation *user) {
+    auto e = dyn_cast<ExtractOp>(user);
+    if (!e)
+      return false;
+    int64_t size = e.getType().getDimSize(dim);
+    // Not sliced along `dim`, or at an offset that is not a multiple of the
+    // slice (that one goes through shared memory in any layout).
+    if (size == e.getSource().getType().getDimSize(dim) ||
+        e.getOffsets()[dim] % size)
+      return true;
+    // The largest power of two dividing the size.
+    int64_t w = int64_t(uint64_t(size) & (~uint64_t(size) + 1));
+    width = width ? std::min(width, w) : w;
+    return true;
+  });
   return width;
 }
 
