@@ -251,6 +251,14 @@ tile::concatRegisters(RankedTensorType result,
   return from;
 }
 
+std::optional<SmallVector<std::pair<int, int>>>
+tile::concatRegisters(ConcatOp concat) {
+  SmallVector<RankedTensorType> inputs;
+  for (Value v : concat.getInputs())
+    inputs.push_back(cast<RankedTensorType>(v.getType()));
+  return concatRegisters(concat.getType(), inputs, concat.getAxis());
+}
+
 int64_t tile::getScratchBytes(Operation *op) {
   if (auto extract = dyn_cast<ExtractOp>(op)) {
     RankedTensorType from = extract.getSource().getType();
@@ -280,10 +288,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     RankedTensorType type = concat.getType();
     if (!isTileType(type) || !isDistributedLayout(type.getEncoding()))
       return 0;
-    SmallVector<RankedTensorType> inputs;
-    for (Value v : concat.getInputs())
-      inputs.push_back(cast<RankedTensorType>(v.getType()));
-    if (concatRegisters(type, inputs, concat.getAxis()))
+    if (concatRegisters(concat))
       return 0;
     return paddedElements(type) * getSharedElementBytes(type.getElementType());
   }

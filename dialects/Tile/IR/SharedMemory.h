@@ -124,6 +124,9 @@ extractRegisters(RankedTensorType from, RankedTensorType to,
 std::optional<llvm::SmallVector<std::pair<int, int>>>
 concatRegisters(RankedTensorType result,
                 llvm::ArrayRef<RankedTensorType> inputs, unsigned axis);
+/// The same for a `tile.concat` as its types are.
+std::optional<llvm::SmallVector<std::pair<int, int>>>
+concatRegisters(ConcatOp concat);
 
 /// Bytes of scratch shared memory `op` uses while it runs, 0 for none: a
 /// layout conversion that moves data between warps (or between lanes in a

@@ -209,6 +209,10 @@ unsigned LayoutAssigner::reducedDims(Value tile) {
   return dims;
 }
 
+/// The largest power of two dividing `x` (of a bitwise or of sizes: the
+/// largest dividing each of them); 0 for 0.
+static int64_t powerOfTwoFactor(uint64_t x) { return int64_t(x & (~x + 1)); }
+
 int64_t LayoutAssigner::sliceWidth(Value tile, unsigned dim) {
   int64_t width = 0;
   visitShapeKeepingUsers(tile, [&](Operation *user) {
@@ -221,8 +225,7 @@ int64_t LayoutAssigner::sliceWidth(Value tile, unsigned dim) {
     if (size == e.getSource().getType().getDimSize(dim) ||
         e.getOffsets()[dim] % size)
       return true;
-    // The largest power of two dividing the size.
-    int64_t w = int64_t(uint64_t(size) & (~uint64_t(size) + 1));
+    int64_t w = powerOfTwoFactor(uint64_t(size));
     width = width ? std::min(width, w) : w;
     return true;
   });
@@ -240,7 +243,7 @@ int64_t LayoutAssigner::joinWidth(Value tile, unsigned dim) {
       for (Value input : c.getInputs())
         all |=
             uint64_t(cast<RankedTensorType>(input.getType()).getDimSize(dim));
-      return int64_t(all & (~all + 1));
+      return powerOfTwoFactor(all);
     }
     if (!def || def->getNumResults() != 1 || def->getNumRegions())
       return 0;

@@ -460,16 +460,22 @@ struct AsyncWgmmaPass
     });
   }
 
+  /// The buffer a TMA copy writes, or that a warp-specialized consumer's
+  /// release hands back to the producer to refill; null for other ops.
+  static Value refilledBuffer(Operation *op) {
+    if (auto copy = dyn_cast<TmaLoadOp>(op))
+      return copy.getBuffer();
+    if (auto release = dyn_cast<MbarrierArriveOp>(op))
+      return release.getBuffer();
+    return Value();
+  }
+
   /// A TMA copy into a slot of a ring of two or more, or a warp-specialized
   /// consumer's release of one (tile-warp-specialize), in the body of a
   /// pipelined loop. (A ring of one slot is refilled where the trip has read
   /// it: tile-pipeline's tile-refill-after-read.)
   static bool isRefill(Operation *op) {
-    Value buffer;
-    if (auto copy = dyn_cast<TmaLoadOp>(op))
-      buffer = copy.getBuffer();
-    else if (auto release = dyn_cast<MbarrierArriveOp>(op))
-      buffer = release.getBuffer();
+    Value buffer = refilledBuffer(op);
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
     auto slot = buffer ? buffer.getDefiningOp<SmemSlotOp>() : SmemSlotOp();
     return slot && loop && loop->hasAttr(TileDialect::getPipelinedAttrName()) &&
@@ -626,10 +632,7 @@ struct AsyncWgmmaPass
   /// Whether a multiply between the refill `copy` and `to` (of one block)
   /// reads the ring `copy` writes.
   static bool readsRingBetween(Operation *copy, Operation *to) {
-    Value buffer = isa<TmaLoadOp>(copy)
-                       ? cast<TmaLoadOp>(copy).getBuffer()
-                       : cast<MbarrierArriveOp>(copy).getBuffer();
-    Operation *ring = getAllocation(buffer);
+    Operation *ring = getAllocation(refilledBuffer(copy));
     for (Operation *op = copy->getNextNode(); op && op != to;
          op = op->getNextNode())
       if (auto mma = dyn_cast<WarpgroupMmaOp>(op))

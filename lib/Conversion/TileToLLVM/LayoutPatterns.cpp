@@ -469,13 +469,9 @@ struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
   matchAndRewrite(tile::ConcatOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
-    LinearLayout dst = getLinearLayout(type);
     Location loc = op.getLoc();
     Type elt = type.getElementType();
-    SmallVector<RankedTensorType> inputTypes;
-    for (Value v : op.getInputs())
-      inputTypes.push_back(cast<RankedTensorType>(v.getType()));
-    if (auto from = tile::concatRegisters(type, inputTypes, op.getAxis())) {
+    if (auto from = tile::concatRegisters(op)) {
       SmallVector<Value> regs;
       Value zero;
       for (auto [input, reg] : *from) {
@@ -490,6 +486,7 @@ struct ConcatLowering : OpConversionPattern<tile::ConcatOp> {
       rewriter.replaceOpWithMultiple(op, {regs});
       return success();
     }
+    LinearLayout dst = getLinearLayout(type);
     FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
     if (failed(scratch))
       return failure();
