@@ -1379,3 +1379,52 @@ def test_column_sums(torch_gpu, arch):
     assert torch.allclose(s.double(), x.double().sum(0), rtol=1e-5, atol=1e-4)
     for b in range(3):
         assert torch.equal(m[b], x[b * per:(b + 1) * per].max(0).values)
+
+
+# --- Row sums of a loop's accumulator, and permuted stores --------------------
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemv_row_sums_stored(torch_gpu, repo, arch):
+    """bench/kernels/gemv.tile: sum(acc, axis=1) of a loop's accumulator
+    stored as a vector (the reduction keeps its source's layout; the
+    store's comes by a conversion), x only broadcast (a slice of the
+    product's layout), rows and K past whole tiles, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(7)
+    N, K = 1000, 1300
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(K, device="cuda", dtype=torch.bfloat16)
+    y = torch.full((N + 8,), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    kernel = tilec.compile(os.path.join(repo, "bench", "kernels", "gemv.tile"),
+                           arch=arch)
+    kernel[((N + 15) // 16,)](w, x, y[:N])
+    torch.cuda.synchronize()
+    ref = w.double() @ x.double()
+    assert torch.allclose(y[:N].double(), ref, rtol=1e-2, atol=5e-2)
+    assert torch.isnan(y[N:]).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_split_heads_permuted_store(torch_gpu, repo, arch):
+    """bench/kernels/split_heads.tile: (T, 3 H D) rows split into (H, T, D)
+    q, k and v, a permute keeping the contiguous dimension stored as held;
+    100 tokens, the last block's past the end neither read nor written;
+    bit-exact."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(8)
+    T, H, D = 100, 8, 64
+    qkv = torch.randn(T, 3 * H * D, device="cuda", dtype=torch.bfloat16)
+    outs = [torch.full((H, T + 4, D), float("nan"), device="cuda",
+                       dtype=torch.bfloat16) for _ in range(3)]
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "split_heads.tile"),
+        arch=arch, H=H, D=D, TILE_T=32)
+    kernel[((T + 31) // 32,)](qkv, *(o[:, :T] for o in outs))
+    torch.cuda.synchronize()
+    ref = qkv.view(T, 3, H, D).permute(1, 2, 0, 3)
+    for i, o in enumerate(outs):
+        assert torch.equal(o[:, :T], ref[i])
+        assert torch.isnan(o[:, T:]).all()

@@ -28,6 +28,20 @@ namespace mlir::tile {
 using namespace mlir;
 using namespace mlir::tile;
 
+/// The axis of the one unit dimension a reshape inserts (a (K) tile viewed
+/// as (1, K)), as tile.expand_dims does; none for other reshapes.
+static std::optional<unsigned> insertedUnitAxis(ReshapeOp r) {
+  ArrayRef<int64_t> src = r.getSource().getType().getShape();
+  ArrayRef<int64_t> dst = r.getType().getShape();
+  if (dst.size() != src.size() + 1)
+    return std::nullopt;
+  for (unsigned a = 0; a < dst.size(); ++a)
+    if (dst[a] == 1 && dst.take_front(a) == src.take_front(a) &&
+        dst.drop_front(a + 1) == src.drop_front(a))
+      return a;
+  return std::nullopt;
+}
+
 namespace {
 
 bool isTileValue(Value v) { return isa<RankedTensorType>(v.getType()); }
@@ -137,14 +151,19 @@ private:
     return true;
   }
   /// From a use: results of loops and branches take their layout from their
-  /// regions only (a use that wants another one gets a conversion).
+  /// regions only, and a reduction's from its source (the lowering leaves
+  /// each result where the reduced source holds it); a use that wants
+  /// another one gets a conversion.
   bool setFromUse(Value v, Attribute layout) {
     Operation *def = v.getDefiningOp();
-    if (isa_and_present<scf::ForOp, scf::IfOp>(def))
+    if (isa_and_present<scf::ForOp, scf::IfOp, ReduceOp>(def))
       return false;
     // A reshape or permute moves no data: its result may take a use's
     // layout only when that maps back to a blocked layout of its source.
-    if (isa_and_present<ReshapeOp, PermuteOp>(def)) {
+    // (One inserting a unit dimension into a vector only broadcast takes
+    // any: its source then takes the slice along it, as an expand_dims's.)
+    if (isa_and_present<ReshapeOp, PermuteOp>(def) &&
+        !broadcastVectors_.contains(def->getOperand(0))) {
       auto b = dyn_cast_if_present<BlockedLayoutAttr>(layout);
       if (!b || (isa<ReshapeOp>(def) &&
                  !reshapeLayout(b, shapeOf(v), shapeOf(def->getOperand(0)))))
@@ -166,6 +185,10 @@ private:
   bool wgmma;
   bool reducesMmaResults;
   DenseMap<Value, Attribute> layout_;
+  /// Loaded vectors only broadcast, and the values they flow through to
+  /// the broadcasts (broadcastChain): their layouts come from the uses.
+  DenseSet<Value> broadcastVectors_;
+  void findBroadcastVectors();
 };
 
 } // namespace
@@ -711,13 +734,70 @@ Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
   return {};
 }
 
+/// The values a loaded tile flows through to its uses when every use,
+/// through casts and other ops of one tile operand that keep its shape, and
+/// views that insert a unit dimension, is a broadcast's source (a vector
+/// applied along the rows of a tile: x of y = W x, a bias, a norm's
+/// weight); empty otherwise. Such a vector's layout is best chosen by the
+/// broadcasts, as a slice of theirs (each thread reads the elements it
+/// applies; warps along the broadcast dimension read the same ones),
+/// rather than as a load of its own shape converted through shared memory
+/// to that slice.
+static SmallVector<Value> broadcastChain(Value tile) {
+  bool any = false;
+  SmallVector<Value> chain, work = {tile};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    chain.push_back(v);
+    for (Operation *user : v.getUsers()) {
+      if (isa<BroadcastOp>(user)) {
+        any = true;
+        continue;
+      }
+      auto reshape = dyn_cast<ReshapeOp>(user);
+      bool view =
+          isa<ExpandDimsOp>(user) || (reshape && insertedUnitAxis(reshape));
+      bool cast = isElementwise(user) && user->getNumResults() == 1 &&
+                  llvm::count_if(user->getOperands(), isTileValue) == 1 &&
+                  !user->getNumRegions();
+      if (!view && !cast)
+        return {};
+      work.push_back(user->getResult(0));
+    }
+  }
+  return any ? chain : SmallVector<Value>();
+}
+
+void LayoutAssigner::findBroadcastVectors() {
+  func.walk([&](LoadOp load) {
+    // Not a load copied ahead into shared memory: one with latency 2 or
+    // more, or one in a loop of multiplies (the pipeline stages those loads
+    // in their own layouts, which must be blocked).
+    if (load.getBoxes() || load.getLatency().value_or(1) >= 2)
+      return;
+    for (auto loop = load->getParentOfType<scf::ForOp>(); loop;
+         loop = loop->getParentOfType<scf::ForOp>())
+      if (loop.getBody()
+              ->walk([](MmaOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
+        return;
+    for (Value v : broadcastChain(load.getResult()))
+      broadcastVectors_.insert(v);
+  });
+}
+
 bool LayoutAssigner::forward(Operation *op) {
   bool changed = false;
-  if (auto load = dyn_cast<LoadOp>(op))
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    // (A vector only broadcast waits for its uses: broadcastChain; run()
+    // gives it a load's layout if none comes.)
+    if (broadcastVectors_.contains(load.getResult()))
+      return false;
     return set(load.getResult(),
                feedsBoxes(load.getResult())
                    ? replicated(shapeOf(load.getResult()))
                    : loadLayout(load.getResult(), load.getOrder()));
+  }
   // A gather reads along the tensor's last dimension as a load does; its
   // index tiles take its layout (backward), so that each thread holds the
   // indices of its own elements.
@@ -799,6 +879,11 @@ bool LayoutAssigner::forward(Operation *op) {
   }
   if (auto r = dyn_cast<ReshapeOp>(op)) {
     if (Attribute l = get(r.getSource())) {
+      // A unit dimension inserted where a slice took it out: the parent.
+      if (auto slice = dyn_cast<SliceLayoutAttr>(l);
+          slice && broadcastVectors_.contains(r.getSource()) &&
+          insertedUnitAxis(r) == slice.getDim())
+        return set(r.getResult(), slice.getParent());
       auto b = dyn_cast<BlockedLayoutAttr>(required(op, 0));
       Attribute res =
           b ? reshapeLayout(b, shapeOf(r.getSource()), shapeOf(r.getResult()))
@@ -910,7 +995,52 @@ bool LayoutAssigner::backward(Operation *op) {
   }
   if (auto e = dyn_cast<ExpandDimsOp>(op))
     return setFromUse(e.getSource(), SliceLayoutAttr::get(ctx, e.getAxis(), l));
+  // A view inserting a unit dimension into a vector only broadcast is an
+  // expand_dims: the vector takes the slice.
+  if (auto r = dyn_cast<ReshapeOp>(op))
+    if (std::optional<unsigned> axis = insertedUnitAxis(r);
+        axis && broadcastVectors_.contains(r.getSource()))
+      return setFromUse(r.getSource(), SliceLayoutAttr::get(ctx, *axis, l));
   return false;
+}
+
+/// True when a store writes a tile held in `have` as well as in `want`,
+/// the layout it would convert the tile to (a permuted tile whose
+/// contiguous dimension stays the tensor's: heads split from a row or
+/// merged into one): the same contiguous dimension and vector, its lanes
+/// covering as much of it (each group of lanes writing whole runs of the
+/// row), and no more threads holding each element. The conversion through
+/// shared memory would buy nothing.
+static bool storesAsWell(BlockedLayoutAttr have, BlockedLayoutAttr want,
+                         ArrayRef<int64_t> shape) {
+  if (have == want)
+    return true;
+  // The contiguous dimension comes first in `have`'s order, but for
+  // dimensions of one element a thread and one lane (which order nothing):
+  // a thread's vector is then its first registers, and a warp's lanes walk
+  // the row before anything else.
+  unsigned c = want.getOrder().front();
+  for (unsigned d : have.getOrder()) {
+    if (d == c)
+      break;
+    if (have.getSizePerThread()[d] != 1 || have.getThreadsPerWarp()[d] != 1)
+      return false;
+  }
+  if (have.getSizePerThread()[c] != want.getSizePerThread()[c])
+    return false;
+  auto span = [&](BlockedLayoutAttr l) {
+    return std::min<int64_t>(
+        int64_t(l.getSizePerThread()[c]) * l.getThreadsPerWarp()[c], shape[c]);
+  };
+  auto copies = [&](BlockedLayoutAttr l) {
+    int64_t n = 1;
+    for (unsigned d = 0; d < shape.size(); ++d)
+      n *= std::max<int64_t>(1, int64_t(l.getSizePerThread()[d]) *
+                                    l.getThreadsPerWarp()[d] *
+                                    l.getWarpsPerCTA()[d] / shape[d]);
+    return n;
+  };
+  return span(have) >= span(want) && copies(have) <= copies(want);
 }
 
 Attribute LayoutAssigner::required(Operation *op, unsigned i) {
@@ -926,8 +1056,13 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
       return DotOperandLayoutAttr::getFor(1, m, elt);
     return m;
   }
-  if (auto store = dyn_cast<StoreOp>(op))
-    return storeLayout(store);
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    BlockedLayoutAttr want = storeLayout(store);
+    auto have = dyn_cast_if_present<BlockedLayoutAttr>(get(operand));
+    return have && storesAsWell(have, want, paddedShape(shapeOf(operand)))
+               ? have
+               : want;
+  }
   if (auto load = dyn_cast<LoadOp>(op); load && operand == load.getBoxes()) {
     Attribute l = get(operand);
     return l && isReplicatedLayout(l, shapeOf(operand))
@@ -950,6 +1085,13 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     return SliceLayoutAttr::get(ctx, e.getAxis(), res);
   }
   if (isa<ReshapeOp, PermuteOp>(op)) {
+    // A unit dimension inserted into a slice along it: its parent.
+    if (auto r = dyn_cast<ReshapeOp>(op))
+      if (auto slice = dyn_cast_if_present<SliceLayoutAttr>(get(operand));
+          slice && broadcastVectors_.contains(r.getSource()) &&
+          insertedUnitAxis(r) == slice.getDim() &&
+          slice.getParent() == get(r.getResult()))
+        return slice;
     // These move no data: they need a blocked operand, the one their result
     // layout maps back to when there is one.
     auto res = dyn_cast_if_present<BlockedLayoutAttr>(get(op->getResult(0)));
@@ -1029,6 +1171,7 @@ void LayoutAssigner::materialize() {
 }
 
 void LayoutAssigner::run() {
+  findBroadcastVectors();
   SmallVector<Operation *> ops;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
   auto propagate = [&] {
@@ -1061,6 +1204,8 @@ void LayoutAssigner::run() {
     Attribute source;
     if (auto b = pending.getDefiningOp<BroadcastOp>())
       source = get(b.getSource());
+    if (auto load = pending.getDefiningOp<LoadOp>())
+      source = loadLayout(load.getResult(), load.getOrder());
     set(pending, source ? source : defaultBlocked(shapeOf(pending)));
     propagate();
   }

@@ -200,6 +200,12 @@ struct CheckResourcesPass
       }
     };
     func.walk([&](Operation *op) {
+      // (A broadcast repeats its source's registers: the index tiles of a
+      // gather, a row applied to every row of a tile.)
+      if (auto b = dyn_cast<BroadcastOp>(op)) {
+        consider(op, b.getSource().getType());
+        return;
+      }
       for (Type t : op->getResultTypes())
         consider(op, t);
       for (Region &region : op->getRegions())

@@ -691,3 +691,116 @@ func.func @column_sum(%X: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %i: i3
   tile.store %O[%i, %i], %s : !tile.global<f32, 2>, tensor<1x256xf32>
   return
 }
+
+// -----
+
+// A row sum of a loop's accumulator, stored as a vector (y = W x written
+// with a (16, 512) product summed along its rows): the reduction's result
+// keeps the reduced source's layout (a slice of it), and the store's
+// layout comes by a conversion, not by retyping the reduction's result
+// (whose lowering leaves each sum where the source's rows were).
+// CHECK-LABEL: func.func @loop_row_sum_stored
+// CHECK:       %[[ACC:.*]] = scf.for
+// CHECK:       %[[S:.*]] = tile.reduce sum %[[ACC]] {axis = 1 : i32} : tensor<16x512xf32, #[[L:.*]]> -> tensor<16xf32, #[[SL:.*]]>
+// CHECK:       tile.convert_layout %[[S]] : tensor<16xf32, #[[SL]]> -> tensor<16xf32, #[[B:.*]]>
+// CHECK:       arith.truncf {{.*}} : tensor<16xf32, #[[B]]>
+// CHECK:       tile.store
+func.func @loop_row_sum_stored(%W: !tile.global<bf16, 2>, %Y: !tile.global<bf16, 1>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x512xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<16x512xf32>) : i32 {
+    %w = tile.load %W[%i, %k] : !tile.global<bf16, 2> -> tensor<16x512xbf16>
+    %f = arith.extf %w : tensor<16x512xbf16> to tensor<16x512xf32>
+    %s = arith.addf %a, %f : tensor<16x512xf32>
+    scf.yield %s : tensor<16x512xf32>
+  }
+  %r = tile.reduce sum %acc {axis = 1 : i32} : tensor<16x512xf32> -> tensor<16xf32>
+  %t = arith.truncf %r : tensor<16xf32> to tensor<16xbf16>
+  tile.store %Y[%i], %t : !tile.global<bf16, 1>, tensor<16xbf16>
+  return
+}
+
+// -----
+
+// Heads split from a row: a (64, 8, 64) view permuted to (8, 64, 64) keeps
+// the contiguous dimension and its 16-byte vectors, 8 lanes a 128-byte run
+// of each row; the store writes it as it is held, with no conversion. A
+// permute that moves the contiguous dimension is still converted.
+// CHECK-LABEL: func.func @split_heads_store
+// CHECK:       %[[P:.*]] = tile.permute {{.*}} -> tensor<8x64x64xbf16, #[[L:.*]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.store {{.*}}, %[[P]] : <bf16, 3>, tensor<8x64x64xbf16, #[[L]]>
+// CHECK:       %[[T:.*]] = tile.permute {{.*}} -> tensor<64x64xbf16
+// CHECK:       %[[C:.*]] = tile.convert_layout %[[T]]
+// CHECK:       tile.store {{.*}}, %[[C]]
+func.func @split_heads_store(%X: !tile.global<bf16, 2>, %Q: !tile.global<bf16, 3>, %Y: !tile.global<bf16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.load %X[%i, %c0] : !tile.global<bf16, 2> -> tensor<64x512xbf16>
+  %r = tile.reshape %x : tensor<64x512xbf16> -> tensor<64x8x64xbf16>
+  %p = tile.permute %r [1, 0, 2] : tensor<64x8x64xbf16> -> tensor<8x64x64xbf16>
+  tile.store %Q[%c0, %i, %c0], %p : !tile.global<bf16, 3>, tensor<8x64x64xbf16>
+  %y = tile.load %Y[%i, %i] : !tile.global<bf16, 2> -> tensor<64x64xbf16>
+  %t = tile.permute %y [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+  tile.store %Y[%i, %i], %t : !tile.global<bf16, 2>, tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+// A vector only broadcast along the rows of a tile (x of y = W x) takes its
+// layout from the broadcast: a slice of the product's layout, each warp
+// reading the whole vector, so that no trip converts it through shared
+// memory. The same vector in a loop of multiplies keeps a load's layout (the
+// pipeline stages such loads, in blocked layouts).
+// CHECK-DAG:   #[[XS:slice[0-9]*]] = #tile.slice<dim = 0, parent = #[[WL:blocked[0-9]*]]>
+// CHECK-LABEL: func.func @vector_broadcast_in_loop
+// WG-LABEL:    func.func @vector_broadcast_in_loop
+// CHECK:       scf.for
+// CHECK:       tile.load %arg0{{.*}} -> tensor<16x512xbf16, #[[WL]]>
+// CHECK:       tile.load %arg1{{.*}} -> tensor<512xbf16, #[[XS]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.broadcast {{.*}} -> tensor<16x512xf32, #[[WL]]>
+// CHECK:       scf.yield
+func.func @vector_broadcast_in_loop(%W: !tile.global<bf16, 2>, %X: !tile.global<bf16, 1>, %Y: !tile.global<f32, 2>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x512xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<16x512xf32>) : i32 {
+    %w = tile.load %W[%i, %k] : !tile.global<bf16, 2> -> tensor<16x512xbf16>
+    %wf = arith.extf %w : tensor<16x512xbf16> to tensor<16x512xf32>
+    %x = tile.load %X[%k] : !tile.global<bf16, 1> -> tensor<512xbf16>
+    %xf = arith.extf %x : tensor<512xbf16> to tensor<512xf32>
+    %xr = tile.reshape %xf : tensor<512xf32> -> tensor<1x512xf32>
+    %xb = tile.broadcast %xr : tensor<1x512xf32> -> tensor<16x512xf32>
+    %p = arith.mulf %wf, %xb : tensor<16x512xf32>
+    %s = arith.addf %a, %p : tensor<16x512xf32>
+    scf.yield %s : tensor<16x512xf32>
+  }
+  tile.store %Y[%i, %c0], %acc : !tile.global<f32, 2>, tensor<16x512xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @vector_broadcast_beside_mma
+// CHECK:       scf.for
+// CHECK:       tile.load %arg1{{.*}} -> tensor<64xf32, #blocked
+// CHECK:       tile.convert_layout {{.*}} -> tensor<1x64xf32, #mma>
+func.func @vector_broadcast_beside_mma(%A: !tile.global<f16, 2>, %X: !tile.global<f32, 1>, %Y: !tile.global<f32, 2>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32>) : i32 {
+    %x = tile.load %A[%i, %k] : !tile.global<f16, 2> -> tensor<64x64xf16>
+    %m = tile.mma %x, %x, %zero : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+    %v = tile.load %X[%k] : !tile.global<f32, 1> -> tensor<64xf32>
+    %vr = tile.reshape %v : tensor<64xf32> -> tensor<1x64xf32>
+    %vb = tile.broadcast %vr : tensor<1x64xf32> -> tensor<64x64xf32>
+    %d = arith.subf %m, %vb : tensor<64x64xf32>
+    %s = arith.addf %a, %d : tensor<64x64xf32>
+    scf.yield %s : tensor<64x64xf32>
+  }
+  tile.store %Y[%i, %c0], %acc : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}

@@ -56,6 +56,18 @@ func.func @tile_too_big() attributes {tile.kernel, tile.num_warps = 4 : i32} {
 
 // -----
 
+// A broadcast repeats its source's registers: a (1, 256) row of indices
+// broadcast to 256 x 256 (a gather's column indices) holds 2 a thread,
+// not 512.
+#blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @broadcast_fits() attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = arith.constant dense<1> : tensor<1x256xi32, #blocked>
+  %0 = tile.broadcast %r : tensor<1x256xi32, #blocked> -> tensor<256x256xi32, #blocked>
+  return
+}
+
+// -----
+
 // Halves pack two to a register: 256 x 128 f16 over 4 warps is 128.
 #blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 func.func @halves_pack() attributes {tile.kernel, tile.num_warps = 4 : i32} {

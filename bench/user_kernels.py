@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Kernels a user writes plainly from docs/language.md, compiled with no
+options (only their tile constants), against the PyTorch code they replace
+and the device's copy bandwidth, in one process, launches interleaved
+(bench/interleaved.py). Each is checked against float64 first.
+
+  PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
+      [--kernels gemv,split_heads,swiglu,add_rmsnorm,log_softmax,embedding]
+
+GB/s count each tensor read or written once."""
+import argparse
+import os
+import sys
+
+import torch
+import tilec
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
+                         print_bandwidth_table, time_interleaved)
+
+# Written plainly, shared with python/tests/test_gpu_language.py.
+GEMV = os.path.join(HERE, "kernels", "gemv.tile")
+SPLIT_HEADS = os.path.join(HERE, "kernels", "split_heads.tile")
+
+SWIGLU = """
+# y = silu(g) * u with x = [g | u] (rows, 2 N)
+kernel swiglu(X: Tensor[bf16, 2], Y: Tensor[bf16, 2],
+              TILE_M: const int = 4, TILE_N: const int = 1024):
+    r = bid(0)
+    c = bid(1)
+    half = Y.shape[1] // TILE_N
+    g = load(X, index=(r, c), shape=(TILE_M, TILE_N)).astype(f32)
+    u = load(X, index=(r, c + half), shape=(TILE_M, TILE_N)).astype(f32)
+    store(Y, index=(r, c), tile=(g * sigmoid(g) * u).astype(bf16))
+"""
+
+ADD_RMSNORM = """
+# h = x + r written back to r; y = h / rms(h) * w
+kernel add_rmsnorm(X: Tensor[bf16, 2], R: Tensor[bf16, 2],
+                   W: Tensor[bf16, 1], Y: Tensor[bf16, 2], eps: float,
+                   TILE_N: const int = 4096):
+    row = bid(0)
+    h = load(X, index=(row, 0), shape=(1, TILE_N)).astype(f32) + \\
+        load(R, index=(row, 0), shape=(1, TILE_N)).astype(f32)
+    store(R, index=(row, 0), tile=h.astype(bf16))
+    ms = sum(h * h, axis=1, keepdims=True) / X.shape[1]
+    w = load(W, index=(0,), shape=(TILE_N,)).astype(f32)
+    y = h * rsqrt(ms + eps) * w.reshape((1, TILE_N))
+    store(Y, index=(row, 0), tile=y.astype(bf16))
+"""
+
+LOG_SOFTMAX = """
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+kernel log_softmax(X: Tensor[bf16, 2], Y: Tensor[bf16, 2],
+                   TILE_N: const int = 4096):
+    row = bid(0)
+    x = load(X, index=(row, 0), shape=(1, TILE_N), padding=-inf).astype(f32)
+    m = max(x, axis=1, keepdims=True)
+    s = sum(exp2((x - m) * LOG2E), axis=1, keepdims=True)
+    store(Y, index=(row, 0), tile=(x - m - log2(s) * LN2).astype(bf16))
+"""
+
+EMBEDDING = """
+# out[t, :] = E[ids[t], :]
+kernel embedding(Ids: Tensor[i32, 1], E: Tensor[bf16, 2],
+                 Out: Tensor[bf16, 2], TILE_T: const int = 8,
+                 D: const int = 4096):
+    t = bid(0)
+    ids = load(Ids, index=(t,), shape=(TILE_T,))
+    store(Out, index=(t, 0),
+          tile=gather(E, (ids[:, None], arange(D)[None, :])))
+"""
+
+
+def check(got, ref, tol):
+    err = ((got.double() - ref).abs() / (1 + ref.abs())).max().item()
+    assert err < tol, f"wrong: {err}"
+
+
+def bf16(*shape):
+    return torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+
+
+def gemv(args, copy):
+    rows = []
+    # As written, and with the user's hint: W's tiles copied 2 trips ahead.
+    plain = tilec.compile(GEMV)
+    with open(GEMV) as f:
+        hinted = f.read().replace("shape=(TILE_N, TILE_K))",
+                                  "shape=(TILE_N, TILE_K), latency=3)")
+    ahead = tilec.compile(hinted, name="gemv.tile")
+    for n, k in ((4096, 4096), (14336, 4096), (4096, 14336)):
+        sets = [(bf16(n, k), bf16(k), torch.empty(n, device="cuda",
+                                                  dtype=torch.bfloat16))
+                for _ in range(3)]
+        grid = ((n + 15) // 16,)
+        for kern in (plain, ahead):
+            s = sets[0]
+            s[2].fill_(float("nan"))
+            kern[grid](*s)
+            check(s[2], s[0].double() @ s[1].double(), 2e-2)
+        ms = time_interleaved(torch, {
+            "tilec": lambda s: plain[grid](*s),
+            "tilec latency=3": lambda s: ahead[grid](*s),
+            "torch": lambda s: torch.mv(s[0], s[1], out=s[2])},
+            sets, args.rounds)
+        rows += bandwidth_rows(f"gemv {n}x{k}", ms, n * k * 2, copy)
+    return rows
+
+
+def split_heads(args, copy):
+    T, H, D = 4096, 32, 128
+    kern = tilec.compile(SPLIT_HEADS, H=H, D=D)
+    sets = [(bf16(T, 3 * H * D), torch.empty(3, H, T, D, device="cuda",
+                                             dtype=torch.bfloat16))
+            for _ in range(3)]
+    grid = ((T + 3) // 4,)
+    s = sets[0]
+    s[1].fill_(float("nan"))
+    kern[grid](s[0], s[1][0], s[1][1], s[1][2])
+    assert torch.equal(s[1], s[0].view(T, 3, H, D).permute(1, 2, 0, 3))
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[grid](s[0], s[1][0], s[1][1], s[1][2]),
+        "torch": lambda s: s[1].copy_(
+            s[0].view(T, 3, H, D).permute(1, 2, 0, 3))}, sets, args.rounds)
+    return bandwidth_rows(f"split_heads {T}x3x{H}x{D}", ms, 2 * T * 3 * H * D
+                          * 2, copy)
+
+
+def swiglu(args, copy):
+    R, N = 8192, 4096
+    kern = tilec.compile(SWIGLU, name="swiglu.tile")
+    sets = [(bf16(R, 2 * N), torch.empty(R, N, device="cuda",
+                                         dtype=torch.bfloat16))
+            for _ in range(3)]
+    grid = ((R + 3) // 4, N // 1024)
+    s = sets[0]
+    kern[grid](*s)
+    g, u = s[0].double()[:, :N], s[0].double()[:, N:]
+    check(s[1], g * torch.sigmoid(g) * u, 1e-2)
+    F = torch.nn.functional
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[grid](*s),
+        "torch": lambda s: torch.mul(F.silu(s[0][:, :N]), s[0][:, N:],
+                                     out=s[1])}, sets, args.rounds)
+    return bandwidth_rows(f"swiglu {R}x{N}", ms, R * 3 * N * 2, copy)
+
+
+def add_rmsnorm(args, copy):
+    R, N = 16384, 4096
+    kern = tilec.compile(ADD_RMSNORM, name="add_rmsnorm.tile", TILE_N=N)
+    sets = [(bf16(R, N), bf16(R, N), bf16(N), torch.empty(
+        R, N, device="cuda", dtype=torch.bfloat16)) for _ in range(3)]
+    s = sets[0]
+    r0 = s[1].double()
+    kern[(R,)](s[0], s[1], s[2], s[3], 1e-6)
+    h = s[0].double() + r0
+    check(s[1], h, 1e-2)
+    check(s[3], h * torch.rsqrt((h * h).mean(1, keepdim=True) + 1e-6)
+          * s[2].double(), 2e-2)
+
+    def torch_run(s):
+        s[1].add_(s[0])
+        torch.rms_norm(s[1], (N,), s[2], 1e-6)
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[(R,)](s[0], s[1], s[2], s[3], 1e-6),
+        "torch": torch_run}, sets, args.rounds)
+    return bandwidth_rows(f"add_rmsnorm {R}x{N}", ms, 4 * R * N * 2, copy)
+
+
+def log_softmax(args, copy):
+    R, N = 16384, 4096
+    kern = tilec.compile(LOG_SOFTMAX, name="log_softmax.tile", TILE_N=N)
+    sets = [(bf16(R, N), torch.empty(R, N, device="cuda",
+                                     dtype=torch.bfloat16))
+            for _ in range(3)]
+    s = sets[0]
+    kern[(R,)](*s)
+    check(s[1], torch.log_softmax(s[0].double(), 1), 2e-2)
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[(R,)](*s),
+        "torch": lambda s: torch.log_softmax(s[0], 1, out=s[1])},
+        sets, args.rounds)
+    return bandwidth_rows(f"log_softmax {R}x{N}", ms, 2 * R * N * 2, copy)
+
+
+def embedding(args, copy):
+    V, D, T = 32000, 4096, 16384
+    kern = tilec.compile(EMBEDDING, name="embedding.tile", D=D)
+    table = bf16(V, D)
+    sets = [(torch.randint(0, V, (T,), device="cuda", dtype=torch.int32),
+             torch.empty(T, D, device="cuda", dtype=torch.bfloat16))
+            for _ in range(3)]
+    grid = ((T + 7) // 8,)
+    s = sets[0]
+    kern[grid](s[0], table, s[1])
+    assert torch.equal(s[1], table[s[0].long()])
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[grid](s[0], table, s[1]),
+        "torch": lambda s: torch.index_select(table, 0, s[0], out=s[1])},
+        sets, args.rounds)
+    return bandwidth_rows(f"embedding {T}x{D}", ms, 2 * T * D * 2, copy)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=30)
+    p.add_argument("--kernels", default="gemv,split_heads,swiglu,add_rmsnorm,"
+                   "log_softmax,embedding")
+    args = p.parse_args()
+    copy = copy_bandwidth(torch, args.rounds)
+    print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")
+    rows = []
+    for name in args.kernels.split(","):
+        rows += globals()[name](args, copy)
+    print_bandwidth_table("kernel", rows)
+
+
+if __name__ == "__main__":
+    main()
