@@ -5,7 +5,8 @@ and the device's copy bandwidth, in one process, launches interleaved
 (bench/interleaved.py). Each is checked against float64 first.
 
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
-      [--kernels gemv,split_heads,swiglu,add_rmsnorm,log_softmax,embedding]
+      [--kernels gemv,split_heads,swiglu,add_rmsnorm,log_softmax,embedding,
+                 cumsum_time]
 
 GB/s count each tensor read or written once."""
 import argparse
@@ -23,6 +24,7 @@ from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
 # Written plainly, shared with python/tests/test_gpu_language.py.
 GEMV = os.path.join(HERE, "kernels", "gemv.tile")
 SPLIT_HEADS = os.path.join(HERE, "kernels", "split_heads.tile")
+CUMSUM_TIME = os.path.join(HERE, "kernels", "cumsum_time.tile")
 
 SWIGLU = """
 # y = silu(g) * u with x = [g | u] (rows, 2 N)
@@ -205,11 +207,30 @@ def embedding(args, copy):
     return bandwidth_rows(f"embedding {T}x{D}", ms, 2 * T * D * 2, copy)
 
 
+def cumsum_time(args, copy):
+    B, T, C = 16, 4096, 1024
+    kern = tilec.compile(CUMSUM_TIME)
+    sets = [(torch.randn(B, T, C, device="cuda"),
+             torch.empty(B, T, C, device="cuda")) for _ in range(3)]
+    grid = ((C + 63) // 64, B)
+    s = sets[0]
+    kern[grid](*s)
+    ref = torch.cumsum(s[0].double(), dim=1)
+    err = ((s[1].double() - ref).abs() / (1 + ref.abs())).max().item()
+    assert err < 1e-4, f"wrong: {err}"
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[grid](*s),
+        "torch": lambda s: torch.cumsum(s[0], dim=1, out=s[1])},
+        sets, args.rounds)
+    return bandwidth_rows(f"cumsum_time {B}x{T}x{C} f32", ms, 2 * B * T * C * 4,
+                          copy)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--kernels", default="gemv,split_heads,swiglu,add_rmsnorm,"
-                   "log_softmax,embedding")
+                   "log_softmax,embedding,cumsum_time")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

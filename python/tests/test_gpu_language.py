@@ -1428,3 +1428,24 @@ def test_split_heads_permuted_store(torch_gpu, repo, arch):
     for i, o in enumerate(outs):
         assert torch.equal(o[:, :T], ref[i])
         assert torch.isnan(o[:, T:]).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_cumsum_along_time(torch_gpu, repo, arch):
+    """bench/kernels/cumsum_time.tile: a scan along the rows of a tile
+    (time; channels contiguous), through a view dropping the batch, its
+    running sum carried across trips; times and channels past whole tiles,
+    against float64; outputs past the end not written."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(9)
+    B, T, C = 3, 300, 200
+    x = torch.randn(B, T, C, device="cuda")
+    y = torch.full((B, T + 5, C), float("nan"), device="cuda")
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "cumsum_time.tile"), arch=arch)
+    kernel[((C + 63) // 64, B)](x, y[:, :T])
+    torch.cuda.synchronize()
+    ref = torch.cumsum(x.double(), dim=1)
+    assert torch.allclose(y[:, :T].double(), ref, rtol=1e-5, atol=1e-4)
+    assert torch.isnan(y[:, T:]).all()
