@@ -425,6 +425,28 @@ def test_attention_output_and_gradients_follow_layouts(torch_gpu):
         assert err < 1e-2, (name, err)
 
 
+def test_atomic_dq_follows_layouts(torch_gpu):
+    """The atomics path's dQ (an f32 sum scaled and rounded by
+    attn_bwd_dq_convert) written into q's transposed layout: its strides
+    q's, its values those of the deterministic path's dQ kernel to a few
+    units of f16, and no element past the sequence's rows touched."""
+    torch = torch_gpu
+    from conftest import skip_unless_arch
+    skip_unless_arch(torch, "sm_90a")
+    b, h, n, d = 1, 2, 2100, 64
+    assert tilec.autograd.uses_atomics(d, n, False, None)
+    torch.manual_seed(11)
+    leaves = [torch.randn(b, n, h, d, device="cuda", dtype=torch.float16,
+                          requires_grad=True) for _ in range(3)]
+    q, k, v = (t.transpose(1, 2) for t in leaves)
+    dout = torch.randn(b, h, n, d, device="cuda", dtype=torch.float16)
+    got = torch.autograd.grad(tilec.attention(q, k, v), (q,), dout)[0]
+    assert got.stride() == q.stride()
+    want = torch.autograd.grad(tilec.attention(q, k, v, deterministic=True),
+                               (q,), dout)[0]
+    assert torch.allclose(got.float(), want.float(), rtol=2e-2, atol=2e-3)
+
+
 def test_torch_op_gradients_and_compile(torch_gpu):
     torch = torch_gpu
     from conftest import skip_unless_arch

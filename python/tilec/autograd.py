@@ -113,8 +113,9 @@ def uses_atomics(head_dim, seq_q, causal, deterministic):
 
 
 def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
-    """The preprocessing, the dK/dV kernel and the dQ kernel (None with
-    `atomic`: the dK/dV kernel adds dQ, unscaled) for a problem class,
+    """The preprocessing, the dK/dV kernel and the dQ kernel (with
+    `atomic`, where the dK/dV kernel adds dQ unscaled in f32, the kernel
+    scaling and rounding that sum: attn_bwd_dq_convert) for a problem class,
     compiled once; EVEN_N from seq_k (no key masked for the sequence's end
     where the keys fill whole tiles); the dK/dV kernel takes LSE in log2
     units (LSE_LOG2).
@@ -138,7 +139,10 @@ def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
                            TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
                            EVEN_N=seq_k % (2 * TILE) == 0, LSE_LOG2=True,
                            num_warps=8)
-        return pre, bwd, None
+        convert = compile_once("flash_attention_bwd.tile",
+                               "attn_bwd_dq_convert", DTYPE=dtype,
+                               D=head_dim, TILE_M=TILE)
+        return pre, bwd, convert
     # At head_dim 256 two warpgroups hold the 64 x 256 dK and dV (on one
     # they need 256 registers a thread, and spill).
     warps = {"num_warps": 8} if head_dim > 128 else {}
@@ -302,8 +306,11 @@ def backward(q, k, v, out, lse, dout, causal, scale, dtype,
     bwd[(key_tiles, b * hk * split)](q, k, v, dout, lse2, delta, dq32,
                                      dk_parts, dv_parts, scale)
     if atomic:
-        # The kernel's sum is dQ / scale (dS unscaled in its loop).
-        torch.mul(dq32, scale, out=dq)
+        # The kernel's sum is dQ / scale (dS unscaled in its loop): scaled
+        # and rounded by attn_bwd_dq_convert (4 x 16 x 4096 x 128, H200: 48
+        # us where torch.mul(dq32, scale, out=dq) took 67, cuDNN's own
+        # conversion 56; bench/results/2026-12-01-h200-user-kernels.md).
+        dq_kernel[((n + TILE - 1) // TILE, b * h)](dq32, dq, scale)
     else:
         dq_kernel[(tiles, b * h)](q, k, v, dout, lse, delta, dq, scale)
     if split > 1:

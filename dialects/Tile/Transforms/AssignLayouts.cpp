@@ -1007,12 +1007,13 @@ bool LayoutAssigner::backward(Operation *op) {
 /// True when a store writes a tile held in `have` as well as in `want`,
 /// the layout it would convert the tile to (a permuted tile whose
 /// contiguous dimension stays the tensor's: heads split from a row or
-/// merged into one): the same contiguous dimension and vector, its lanes
-/// covering as much of it (each group of lanes writing whole runs of the
-/// row), and no more threads holding each element. The conversion through
-/// shared memory would buy nothing.
+/// merged into one; a tile rounded to 16 bits from f32 loads): the same
+/// contiguous dimension and vector (or one of 8 to 16 bytes), its lanes
+/// covering as much of it or 128 bytes (each group of lanes writing whole
+/// runs of the row), and no more threads holding each element. The
+/// conversion through shared memory would buy nothing.
 static bool storesAsWell(BlockedLayoutAttr have, BlockedLayoutAttr want,
-                         ArrayRef<int64_t> shape) {
+                         ArrayRef<int64_t> shape, unsigned elementBytes) {
   if (have == want)
     return true;
   // The contiguous dimension comes first in `have`'s order, but for
@@ -1026,7 +1027,14 @@ static bool storesAsWell(BlockedLayoutAttr have, BlockedLayoutAttr want,
     if (have.getSizePerThread()[d] != 1 || have.getThreadsPerWarp()[d] != 1)
       return false;
   }
-  if (have.getSizePerThread()[c] != want.getSizePerThread()[c])
+  // A thread's vector: the store's, or (a tile computed in a wider or
+  // narrower type: f32 rounded to 16 bits) one of 8 to 16 bytes.
+  auto vectorBytes = [&](BlockedLayoutAttr l) {
+    return std::min<int64_t>(l.getSizePerThread()[c], shape[c]) * elementBytes;
+  };
+  if (have.getSizePerThread()[c] != want.getSizePerThread()[c] &&
+      (vectorBytes(have) < std::min<int64_t>(vectorBytes(want), 8) ||
+       vectorBytes(have) > 16))
     return false;
   auto span = [&](BlockedLayoutAttr l) {
     return std::min<int64_t>(
@@ -1040,7 +1048,8 @@ static bool storesAsWell(BlockedLayoutAttr have, BlockedLayoutAttr want,
                                     l.getWarpsPerCTA()[d] / shape[d]);
     return n;
   };
-  return span(have) >= span(want) && copies(have) <= copies(want);
+  return (span(have) >= span(want) || span(have) * elementBytes >= 128) &&
+         copies(have) <= copies(want);
 }
 
 Attribute LayoutAssigner::required(Operation *op, unsigned i) {
@@ -1059,7 +1068,8 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   if (auto store = dyn_cast<StoreOp>(op)) {
     BlockedLayoutAttr want = storeLayout(store);
     auto have = dyn_cast_if_present<BlockedLayoutAttr>(get(operand));
-    return have && storesAsWell(have, want, paddedShape(shapeOf(operand)))
+    return have && storesAsWell(have, want, paddedShape(shapeOf(operand)),
+                                elementBytes(operand))
                ? have
                : want;
   }

@@ -804,3 +804,21 @@ func.func @vector_broadcast_beside_mma(%A: !tile.global<f16, 2>, %X: !tile.globa
   tile.store %Y[%i, %c0], %acc : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// f32 loaded and stored rounded to 16 bits: the f32 layout (4 elements, 8
+// bytes of the store's a thread, 32 lanes along a 256-byte run of each
+// row) is stored as held, not converted to the 16-bit load layout (16-byte
+// vectors) through shared memory.
+// CHECK-LABEL: func.func @rounded_store
+// CHECK:       tile.load {{.*}} -> tensor<64x128xf32, #[[F:.*]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.store {{.*}} tensor<64x128xbf16, #[[F]]>
+func.func @rounded_store(%X: !tile.global<f32, 2>, %Y: !tile.global<bf16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.load %X[%i, %c0] : !tile.global<f32, 2> -> tensor<64x128xf32>
+  %t = arith.truncf %x : tensor<64x128xf32> to tensor<64x128xbf16>
+  tile.store %Y[%i, %c0], %t : !tile.global<bf16, 2>, tensor<64x128xbf16>
+  return
+}
