@@ -1449,3 +1449,42 @@ def test_cumsum_along_time(torch_gpu, repo, arch):
     ref = torch.cumsum(x.double(), dim=1)
     assert torch.allclose(y[:, :T].double(), ref, rtol=1e-5, atol=1e-4)
     assert torch.isnan(y[:, T:]).all()
+
+
+GEMM_BIAS_ROWMAX = """
+# max over each row of A @ B + bias: the bias, only broadcast, read in a
+# slice of the accumulator's layout; the row maxima stored as a vector.
+kernel gemm_bias_rowmax(A: Tensor[f16, 2], B: Tensor[f16, 2],
+                        Bias: Tensor[f32, 1], M: Tensor[f32, 1],
+                        TILE_M: const int = 64, TILE_N: const int = 128,
+                        TILE_K: const int = 64):
+    acc = zeros((TILE_M, TILE_N))
+    for k in range(cdiv(A.shape[1], TILE_K)):
+        acc = mma(load(A, index=(bid(0), k), shape=(TILE_M, TILE_K)),
+                  load(B, index=(k, 0), shape=(TILE_K, TILE_N)), acc)
+    bias = load(Bias, index=(0,), shape=(TILE_N,), padding=-inf)
+    store(M, index=(bid(0),), tile=max(acc + bias[None, :], axis=1))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_bias_row_max(torch_gpu, arch):
+    """A reduction of an mma result plus a broadcast vector, stored as a
+    vector (it failed to compile: the row maxima took the store's layout),
+    the bias read in the accumulator's slice; 104 columns of 128 (the
+    padding -inf), rows past whole tiles, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(12)
+    R, K, N = 200, 96, 104
+    a = torch.randn(R, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    bias = torch.randn(N, device="cuda")
+    m = torch.full((R + 4,), float("nan"), device="cuda")
+    kernel = tilec.compile(GEMM_BIAS_ROWMAX, name="gemm_bias_rowmax.tile",
+                           arch=arch)
+    kernel[((R + 63) // 64,)](a, b, bias, m[:R])
+    torch.cuda.synchronize()
+    ref = (a.double() @ b.double() + bias.double()).max(dim=1).values
+    assert torch.allclose(m[:R].double(), ref, rtol=1e-3, atol=1e-3)
+    assert torch.isnan(m[R:]).all()
