@@ -1488,3 +1488,40 @@ def test_gemm_bias_row_max(torch_gpu, arch):
     ref = (a.double() @ b.double() + bias.double()).max(dim=1).values
     assert torch.allclose(m[:R].double(), ref, rtol=1e-3, atol=1e-3)
     assert torch.isnan(m[R:]).all()
+
+
+GEMM_SOFTMAX = """
+# softmax(A @ B) over rows held whole in one block (N = 256 columns).
+kernel gemm_softmax(A: Tensor[bf16, 2], B: Tensor[bf16, 2], P: Tensor[bf16, 2],
+                    TILE_M: const int = 64, N: const int = 256,
+                    TILE_K: const int = 64):
+    acc = zeros((TILE_M, N))
+    for k in range(cdiv(A.shape[1], TILE_K)):
+        acc = mma(load(A, index=(bid(0), k), shape=(TILE_M, TILE_K)),
+                  load(B, index=(k, 0), shape=(TILE_K, N)), acc)
+    m = max(acc, axis=1, keepdims=True)
+    p = exp(acc - m)
+    p = p / sum(p, axis=1, keepdims=True)
+    store(P, index=(bid(0), 0), tile=p.astype(bf16))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_softmax(torch_gpu, arch):
+    """A GEMM's rows normalized in the same kernel, written plainly (it
+    failed to compile: a reduction's result took another layout than its
+    source's), rows past whole tiles, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(13)
+    R, K, N = 150, 192, 256
+    a = torch.randn(R, K, device="cuda", dtype=torch.bfloat16) / 8
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    p = torch.full((R + 2, N), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    kernel = tilec.compile(GEMM_SOFTMAX, name="gemm_softmax.tile", arch=arch)
+    kernel[((R + 63) // 64,)](a, b, p[:R])
+    torch.cuda.synchronize()
+    ref = torch.softmax(a.double() @ b.double(), dim=1)
+    assert torch.allclose(p[:R].double(), ref, rtol=2e-2, atol=2e-3)
+    assert torch.isnan(p[R:]).all()
