@@ -163,7 +163,8 @@ private:
     // (One inserting a unit dimension into a vector only broadcast takes
     // any: its source then takes the slice along it, as an expand_dims's.)
     if (isa_and_present<ReshapeOp, PermuteOp>(def) &&
-        !broadcastVectors_.contains(def->getOperand(0))) {
+        !(isa<ReshapeOp>(def) &&
+          broadcastVectors_.contains(def->getOperand(0)))) {
       auto b = dyn_cast_if_present<BlockedLayoutAttr>(layout);
       if (!b || (isa<ReshapeOp>(def) &&
                  !reshapeLayout(b, shapeOf(v), shapeOf(def->getOperand(0)))))
@@ -189,6 +190,16 @@ private:
   /// the broadcasts (broadcastChain): their layouts come from the uses.
   DenseSet<Value> broadcastVectors_;
   void findBroadcastVectors();
+  /// For a view of a broadcast vector inserting a unit dimension into a
+  /// slice along that dimension: the slice's parent (what the view's
+  /// result holds, moving no data); null otherwise.
+  Attribute sliceViewParent(ReshapeOp r) {
+    auto slice = dyn_cast_if_present<SliceLayoutAttr>(get(r.getSource()));
+    if (!slice || !broadcastVectors_.contains(r.getSource()) ||
+        insertedUnitAxis(r) != slice.getDim())
+      return {};
+    return slice.getParent();
+  }
 };
 
 } // namespace
@@ -880,10 +891,8 @@ bool LayoutAssigner::forward(Operation *op) {
   if (auto r = dyn_cast<ReshapeOp>(op)) {
     if (Attribute l = get(r.getSource())) {
       // A unit dimension inserted where a slice took it out: the parent.
-      if (auto slice = dyn_cast<SliceLayoutAttr>(l);
-          slice && broadcastVectors_.contains(r.getSource()) &&
-          insertedUnitAxis(r) == slice.getDim())
-        return set(r.getResult(), slice.getParent());
+      if (Attribute parent = sliceViewParent(r))
+        return set(r.getResult(), parent);
       auto b = dyn_cast<BlockedLayoutAttr>(required(op, 0));
       Attribute res =
           b ? reshapeLayout(b, shapeOf(r.getSource()), shapeOf(r.getResult()))
@@ -1097,11 +1106,9 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   if (isa<ReshapeOp, PermuteOp>(op)) {
     // A unit dimension inserted into a slice along it: its parent.
     if (auto r = dyn_cast<ReshapeOp>(op))
-      if (auto slice = dyn_cast_if_present<SliceLayoutAttr>(get(operand));
-          slice && broadcastVectors_.contains(r.getSource()) &&
-          insertedUnitAxis(r) == slice.getDim() &&
-          slice.getParent() == get(r.getResult()))
-        return slice;
+      if (Attribute parent = sliceViewParent(r);
+          parent && parent == get(r.getResult()))
+        return get(operand);
     // These move no data: they need a blocked operand, the one their result
     // layout maps back to when there is one.
     auto res = dyn_cast_if_present<BlockedLayoutAttr>(get(op->getResult(0)));
