@@ -6,9 +6,11 @@ and the device's copy bandwidth, in one process, launches interleaved
 
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
       [--kernels gemv,split_heads,swiglu,add_rmsnorm,log_softmax,embedding,
-                 cumsum_time]
+                 cumsum_time,gemm_accumulate,histogram]
 
-GB/s count each tensor read or written once."""
+GB/s count each tensor read or written once (for gemm_accumulate, a
+compute-bound GEMM, only the last column, torch's time over tilec's, says
+anything)."""
 import argparse
 import os
 import sys
@@ -25,6 +27,8 @@ from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
 GEMV = os.path.join(HERE, "kernels", "gemv.tile")
 SPLIT_HEADS = os.path.join(HERE, "kernels", "split_heads.tile")
 CUMSUM_TIME = os.path.join(HERE, "kernels", "cumsum_time.tile")
+GEMM_ACCUMULATE = os.path.join(HERE, "kernels", "gemm_accumulate.tile")
+HISTOGRAM = os.path.join(HERE, "kernels", "histogram.tile")
 
 SWIGLU = """
 # y = silu(g) * u with x = [g | u] (rows, 2 N)
@@ -224,11 +228,51 @@ def cumsum_time(args, copy):
                           copy)
 
 
+def gemm_accumulate(args, copy):
+    rows = []
+    kern = tilec.compile(GEMM_ACCUMULATE)
+    for m, n, k in ((4096, 4096, 4096), (8192, 8192, 1024)):
+        sets = [(bf16(m, k), bf16(k, n), bf16(m, n)) for _ in range(3)]
+        grid = ((m + 127) // 128, (n + 127) // 128)
+        a, b, c = sets[0]
+        ref = a.double() @ b.double() + c.double()
+        kern[grid](a, b, c)
+        check(c, ref, 2e-2)
+        ms = time_interleaved(torch, {
+            "tilec": lambda s: kern[grid](*s),
+            "torch": lambda s: s[2].addmm_(s[0], s[1])}, sets, args.rounds)
+        rows += bandwidth_rows(f"gemm_accumulate {m}x{n}x{k}", ms,
+                               (m * k + k * n + 2 * m * n) * 2, copy)
+    return rows
+
+
+def histogram(args, copy):
+    n = 1 << 24
+    kern = tilec.compile(HISTOGRAM)
+    sets = [(torch.randint(0, 256, (n,), device="cuda", dtype=torch.int32),
+             torch.zeros(256, device="cuda", dtype=torch.int32))
+            for _ in range(3)]
+    grid = ((n + 8191) // 8192,)
+    x, h = sets[0]
+    kern[grid](x, h)
+    assert torch.equal(h.long(), torch.bincount(x.long(), minlength=256))
+
+    def tilec_hist(s):
+        s[1].zero_()
+        kern[grid](*s)
+    ms = time_interleaved(torch, {
+        "tilec": tilec_hist,
+        "torch": lambda s: torch.bincount(s[0], minlength=256)},
+        sets, args.rounds)
+    return bandwidth_rows(f"histogram {n} int32, 256 bins", ms, n * 4, copy)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--kernels", default="gemv,split_heads,swiglu,add_rmsnorm,"
-                   "log_softmax,embedding,cumsum_time")
+                   "log_softmax,embedding,cumsum_time,gemm_accumulate,"
+                   "histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

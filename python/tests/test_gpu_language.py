@@ -1451,6 +1451,82 @@ def test_cumsum_along_time(torch_gpu, repo, arch):
     assert torch.isnan(y[:, T:]).all()
 
 
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_accumulate(torch_gpu, repo, arch):
+    """bench/kernels/gemm_accumulate.tile: C += A @ B with the accumulator
+    started from C's tile (carried in the multiply's layout, C converted
+    once before the loop), M, N and K past whole tiles, against float64;
+    C past the problem untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(10)
+    M, N, K = 300, 260, 200
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((M + 3, N + 8), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    c0 = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
+    c[:M, :N] = c0
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "gemm_accumulate.tile"),
+        arch=arch)
+    kernel[((M + 127) // 128, (N + 127) // 128)](a, b, c[:M, :N])
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double() + c0.double()
+    assert torch.allclose(c[:M, :N].double(), ref, rtol=1e-2, atol=1e-1)
+    assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_histogram_one_hot(torch_gpu, repo, arch):
+    """bench/kernels/histogram.tile: values compared with every bin and
+    counted down the column (a (64, 256) comparison of a broadcast vector,
+    refused before: 1024 registers a thread), added atomically; a length
+    past whole blocks and chunks, exact against torch.bincount."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(11)
+    n = 50000
+    x = torch.randint(0, 256, (n,), device="cuda", dtype=torch.int32)
+    hist = torch.zeros(256, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "histogram.tile"), arch=arch)
+    kernel[((n + 8191) // 8192,)](x, hist)
+    torch.cuda.synchronize()
+    assert torch.equal(hist.long(), torch.bincount(x.long(), minlength=256))
+
+
+MASKED_PRODUCT = """
+# where(j <= i, A @ B, 0) with the indices made by reshapes of one arange
+# (as arange(n)[:, None] and arange(n)[None, :] are).
+kernel masked_product(A: Tensor[f16, 2], B: Tensor[f16, 2],
+                      Out: Tensor[f32, 2]):
+    s = mma(load(A, index=(bid(0), 0), shape=(64, 64)),
+            load(B, index=(0, 0), shape=(64, 64)), zeros((64, 64)))
+    i = bid(0) * 64 + arange(64).reshape((64, 1))
+    j = arange(64).reshape((1, 64))
+    store(Out, index=(bid(0), 0), tile=where(j <= i, s, 0.0))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_masked_product_reshaped_indices(torch_gpu, arch):
+    """Row and column indices made by reshaping an arange (not expand_dims)
+    take slices of the product's layout, as expand_dims's do; the mask
+    against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(12)
+    a = torch.randn(128, 64, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    out = torch.full((128, 64), float("nan"), device="cuda")
+    kernel = tilec.compile(MASKED_PRODUCT, arch=arch)
+    kernel[(2,)](a, b, out)
+    torch.cuda.synchronize()
+    ref = (a.double() @ b.double()).tril()
+    assert torch.allclose(out.double(), ref, rtol=1e-3, atol=1e-2)
+
+
 GEMM_BIAS_ROWMAX = """
 # max over each row of A @ B + bias: the bias, only broadcast, read in a
 # slice of the accumulator's layout; the row maxima stored as a vector.

@@ -186,6 +186,11 @@ private:
   bool wgmma;
   bool reducesMmaResults;
   DenseMap<Value, Attribute> layout_;
+  /// Whether a loop's iteration values may take their initial values'
+  /// layouts: not until what the body yields has had its chance (an
+  /// accumulator initialized from a load keeps the multiply's layout
+  /// around the loop, the load converted once before it).
+  bool loopsFromInits_ = false;
   /// Loaded vectors only broadcast, and the values they flow through to
   /// the broadcasts (broadcastChain): their layouts come from the uses.
   DenseSet<Value> broadcastVectors_;
@@ -795,6 +800,14 @@ void LayoutAssigner::findBroadcastVectors() {
     for (Value v : broadcastChain(load.getResult()))
       broadcastVectors_.insert(v);
   });
+  // So is an index vector (an arange) given a unit dimension by a reshape
+  // rather than by expand_dims (`arange(n).reshape((n, 1))`, as
+  // `arange(n)[:, None]`): made in any layout at no cost, its views then
+  // take their broadcasts' layouts and it a slice of them.
+  func.walk([&](ArangeOp arange) {
+    for (Value v : broadcastChain(arange.getResult()))
+      broadcastVectors_.insert(v);
+  });
 }
 
 bool LayoutAssigner::forward(Operation *op) {
@@ -919,7 +932,7 @@ bool LayoutAssigner::forward(Operation *op) {
       Attribute l = get(arg);
       if (!l)
         l = get(yield.getOperand(i));
-      if (!l)
+      if (!l && loopsFromInits_)
         l = get(f.getInitArgs()[i]);
       if (l) {
         changed |= set(arg, l);
@@ -1105,10 +1118,19 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   }
   if (isa<ReshapeOp, PermuteOp>(op)) {
     // A unit dimension inserted into a slice along it: its parent.
-    if (auto r = dyn_cast<ReshapeOp>(op))
+    if (auto r = dyn_cast<ReshapeOp>(op)) {
       if (Attribute parent = sliceViewParent(r);
           parent && parent == get(r.getResult()))
         return get(operand);
+      // A broadcast vector's view holding a layout other than a blocked one
+      // (an index vector viewed along both axes, its slice along the
+      // other): the slice of that layout, as an expand_dims's.
+      if (std::optional<unsigned> axis = insertedUnitAxis(r);
+          axis && broadcastVectors_.contains(r.getSource()) &&
+          !isa_and_present<BlockedLayoutAttr>(get(r.getResult())) &&
+          get(r.getResult()))
+        return SliceLayoutAttr::get(ctx, *axis, get(r.getResult()));
+    }
     // These move no data: they need a blocked operand, the one their result
     // layout maps back to when there is one.
     auto res = dyn_cast_if_present<BlockedLayoutAttr>(get(op->getResult(0)));
@@ -1202,20 +1224,33 @@ void LayoutAssigner::run() {
     }
   };
   propagate();
+  // Iteration values nothing in their loop gave a layout take their
+  // initial values'.
+  loopsFromInits_ = true;
+  propagate();
   // Whatever is still free gets a default layout, sources first.
+  // A vector only broadcast comes after the rest (its broadcasts' layouts
+  // first: a vector's layout expanded would cover a whole broadcast tile
+  // in every thread).
   while (true) {
-    Value pending;
+    Value pending, vector;
     for (Operation *op : ops) {
       if (isa<scf::ForOp>(op))
         continue; // follows its iteration values
       for (Value v : op->getResults())
         if (isTileValue(v) && !get(v)) {
-          pending = v;
-          break;
+          if (!broadcastVectors_.contains(v)) {
+            pending = v;
+            break;
+          }
+          if (!vector)
+            vector = v;
         }
       if (pending)
         break;
     }
+    if (!pending)
+      pending = vector;
     if (!pending)
       break;
     Attribute source;
@@ -1223,7 +1258,11 @@ void LayoutAssigner::run() {
       source = get(b.getSource());
     if (auto load = pending.getDefiningOp<LoadOp>())
       source = loadLayout(load.getResult(), load.getOrder());
-    set(pending, source ? source : defaultBlocked(shapeOf(pending)));
+    // (Warps off the dimensions it is reduced along, as a load's.)
+    ArrayRef<int64_t> shape = shapeOf(pending);
+    set(pending,
+        source ? source
+               : blocked(shape, shape.size() - 1, 1, reducedDims(pending)));
     propagate();
   }
   // Block arguments left without one (an unused loop value).

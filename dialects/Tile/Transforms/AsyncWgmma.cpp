@@ -297,7 +297,15 @@ struct AsyncWgmmaPass
           continue;
         }
         if (auto yield = dyn_cast<scf::YieldOp>(user)) {
-          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
+          // Out of an inner loop and around the loop enclosing it: waited
+          // for after the inner loop. In flight across the outer back edge,
+          // the outer loop's copies of its registers (ptxas does not merge
+          // them with the inner loop's) would write registers a multiply in
+          // flight writes: ptxas serializes every wgmma (C7515).
+          bool outOfInnerLoop = c.value.getDefiningOp<scf::ForOp>() &&
+                                isa<scf::ForOp>(yield->getParentOp());
+          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
+              loop && !outOfInnerLoop) {
             unsigned i = use.getOperandNumber();
             worklist.push_back({loop.getRegionIterArgs()[i], true});
             worklist.push_back({loop.getResult(i), true});

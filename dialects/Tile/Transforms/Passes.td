@@ -110,7 +110,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       reductions (as slices) and loops, and backward into the ops that are
       free to take any layout (constants, `tile.full`, `tile.arange` and what
       is computed from them only), so that masks and softmax statistics are
-      computed directly in the layout of the accumulator they update;
+      computed directly in the layout of the accumulator they update; a
+      loop's iteration values take the layout of what its body yields, and
+      their initial values' only where the body gives none (an accumulator
+      initialized from a load stays in the multiply's layout, the load
+      converted once before the loop); a vector only broadcast takes a
+      slice of its broadcasts' layout, those getting one of their own
+      first where nothing else gives them one;
     - where a value's layout differs from what a use needs,
       `tile.convert_layout` is inserted.
 
@@ -138,8 +144,11 @@ def TileRemoveLayoutConversions
     re-creating those values in the layout their user needs. A narrowing
     cast (`arith.truncf`) of a conversion's or reshape's only result runs
     before it, so that the conversion moves the narrow elements (an
-    epilogue's f32 -> f16 store: half the bytes through shared memory).
-    An elementwise op on a conversion's only result runs before the
+    epilogue's f32 -> f16 store: half the bytes through shared memory),
+    and a widening cast (`arith.extf`) whose only use is a conversion runs
+    after it (a 16-bit tile on its way to an accumulator's layout moves in
+    16 bits). An elementwise op (not a widening cast) on a conversion's
+    only result runs before the
     conversion when its other operands are cheap in the source's layout
     (splat constants and splats of scalars, conversions from that layout,
     broadcasts of tiles an eighth of its size or less): a GEMM's bias,

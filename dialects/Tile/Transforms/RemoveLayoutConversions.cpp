@@ -192,6 +192,31 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// A widening cast whose only use is a conversion runs after it, so that
+/// the conversion moves the narrow elements: a residual tile loaded in 16
+/// bits, widened and converted to an accumulator's layout, crosses shared
+/// memory in 16 bits.
+///   convert_layout(extf(x)) -> extf(convert_layout(x))
+struct WidenAfterConversion : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto ext = op.getSource().getDefiningOp<arith::ExtFOp>();
+    if (!ext || !ext->hasOneUse())
+      return failure();
+    auto in = cast<RankedTensorType>(ext.getIn().getType());
+    Value moved = ConvertLayoutOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(in.getShape(), in.getElementType(),
+                              op.getType().getEncoding()),
+        ext.getIn());
+    rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), moved,
+                                               ext.getFastmathAttr());
+    rewriter.eraseOp(ext);
+    return success();
+  }
+};
+
 /// An elementwise op on a converted tile runs before the conversion when
 /// its other operands cost little in the source's layout (splat constants and
 /// splats of scalars, other conversions from that layout, broadcasts of tiles
@@ -310,7 +335,9 @@ struct SinkConversionThroughElementwise
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isMovable(op, op->getBlock()))
+    // (Not a widening cast: the conversion would move the wide elements;
+    // WidenAfterConversion moves it the other way.)
+    if (!isMovable(op, op->getBlock()) || isa<arith::ExtFOp>(op))
       return failure();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     // The conversion to sink: the first operand converted from a layout,
@@ -358,10 +385,10 @@ struct RemoveLayoutConversionsPass
           RemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<ConvertOfSplat, LoadInConvertedLayout, VectorLoadInBroadcastLayout,
-             NarrowBeforeConversion, SinkConversionThroughElementwise>(
-            &getContext());
+    patterns.add<ConvertOfSplat, LoadInConvertedLayout,
+                 VectorLoadInBroadcastLayout, NarrowBeforeConversion,
+                 WidenAfterConversion, SinkConversionThroughElementwise>(
+        &getContext());
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -822,3 +822,91 @@ func.func @rounded_store(%X: !tile.global<f32, 2>, %Y: !tile.global<bf16, 2>, %i
   tile.store %Y[%i, %c0], %t : !tile.global<bf16, 2>, tensor<64x128xbf16>
   return
 }
+
+// -----
+
+// An accumulator initialized from a load (C = A B + R, R read first): the
+// loop carries it in the multiply's layout, and R is converted once, before
+// the loop (it took the load's layout, and the multiply's accumulator was
+// converted there and back on every trip).
+// CHECK-LABEL: func.func @accumulator_from_load
+// CHECK:       %[[R:.*]] = tile.load {{.*}} -> tensor<64x64xf32, #[[B:blocked[0-9]*]]>
+// CHECK:       %[[C:.*]] = tile.convert_layout %[[R]] : tensor<64x64xf32, #[[B]]> -> tensor<64x64xf32, #[[M:mma[0-9]*]]>
+// CHECK:       scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[C]]) -> (tensor<64x64xf32, #[[M]]>)
+// CHECK-NOT:   tile.convert_layout %[[ACC]]
+// CHECK:       tile.mma {{.*}}, %[[ACC]] :
+// CHECK-NOT:   tile.convert_layout {{.*}}#[[M]]> -> tensor<64x64xf32, #[[B]]>
+// CHECK:       scf.yield
+func.func @accumulator_from_load(%A: !tile.global<f16, 2>, %B: !tile.global<f16, 2>, %R: !tile.global<f32, 2>, %C: !tile.global<f32, 2>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tile.load %R[%i, %i] : !tile.global<f32, 2> -> tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %r) -> (tensor<64x64xf32>) : i32 {
+    %x = tile.load %A[%i, %k] : !tile.global<f16, 2> -> tensor<64x32xf16>
+    %y = tile.load %B[%k, %i] : !tile.global<f16, 2> -> tensor<32x64xf16>
+    %d = tile.mma %x, %y, %a : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %C[%i, %i], %acc : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// A loaded vector compared with every bin of an arange and summed over the
+// vector (a histogram, a one-hot count): the (64, 256) comparison gets a
+// layout of its own, threads along the bins, and the vector a slice of it;
+// with the vector's layout expanded, every thread held all 256 bins (1024
+// registers, refused).
+// CHECK:       #[[P:blocked]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK:       #[[V:slice]] = #tile.slice<dim = 1, parent = #[[P]]>
+// CHECK-LABEL: func.func @one_hot_count
+// CHECK:       tile.load {{.*}} -> tensor<64xi32, #[[V]]>
+// CHECK:       arith.cmpi eq, {{.*}} : tensor<64x256xi32, #[[P]]>
+// CHECK:       tile.reduce sum {{.*}} {axis = 0 : i32} : tensor<64x256xi32, #[[P]]>
+func.func @one_hot_count(%X: !tile.global<i32, 1>, %H: !tile.global<i32, 1>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.load %X[%i] : !tile.global<i32, 1> -> tensor<64xi32>
+  %col = tile.expand_dims %x {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %xb = tile.broadcast %col : tensor<64x1xi32> -> tensor<64x256xi32>
+  %bins = tile.arange : tensor<256xi32>
+  %row = tile.expand_dims %bins {axis = 0 : i32} : tensor<256xi32> -> tensor<1x256xi32>
+  %bb = tile.broadcast %row : tensor<1x256xi32> -> tensor<64x256xi32>
+  %eq = arith.cmpi eq, %xb, %bb : tensor<64x256xi32>
+  %one = arith.extui %eq : tensor<64x256xi1> to tensor<64x256xi32>
+  %n = tile.reduce sum %one {axis = 0 : i32} : tensor<64x256xi32> -> tensor<256xi32>
+  tile.store %H[%c0], %n : !tile.global<i32, 1>, tensor<256xi32>
+  return
+}
+
+// -----
+
+// Indices made by reshapes of one arange (arange(n).reshape((n, 1)) and
+// .reshape((1, n))), compared and applied to a product: as expand_dims's,
+// the views take the product's layout and the arange a slice of it (its
+// view along the other axis a slice along that one, which the arange is
+// remade in at no cost); before, the arange took a blocked layout and both
+// views were converted through shared memory.
+// CHECK:       #[[S:slice]] = #tile.slice<dim = {{[01]}}, parent = #[[M:mma]]>
+// CHECK-LABEL: func.func @arange_views
+// CHECK:       tile.arange : tensor<64xi32, #[[S]]>
+// CHECK-NOT:   tile.convert_layout {{.*}} -> tensor<{{64x1|1x64}}xi32
+// CHECK:       tile.reshape {{.*}} -> tensor<64x1xi32, #[[M]]>
+// CHECK:       tile.reshape {{.*}} -> tensor<1x64xi32, #[[M]]>
+// CHECK-NOT:   tile.convert_layout {{.*}} -> tensor<{{64x1|1x64}}xi32
+// CHECK:       arith.cmpi sle, {{.*}} : tensor<64x64xi32, #[[M]]>
+func.func @arange_views(%A: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %A[%i, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %s = tile.mma %x, %x, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  %r = tile.arange : tensor<64xi32>
+  %rows = tile.reshape %r : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.reshape %r : tensor<64xi32> -> tensor<1x64xi32>
+  %rb = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %keep = arith.cmpi sle, %cb, %rb : tensor<64x64xi32>
+  %m = arith.select %keep, %s, %z : tensor<64x64xi1>, tensor<64x64xf32>
+  tile.store %O[%i, %c0], %m : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}

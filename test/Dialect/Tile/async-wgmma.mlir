@@ -523,3 +523,37 @@ func.func @one_ring_even_work(%mC: !tile.tensor_map<[64, 64], f16, swizzle = 128
   } {tile.pipelined}
   return %r#0 : tensor<64x512xf32, #mma1>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// An accumulator carried by a loop nest (a loop over heads around one over
+// tiles): the inner loop leaves its last multiply in flight, and the wait
+// goes right after the inner loop, before the outer loop's yield, not at
+// the top of the outer loop's next trip (in flight across the outer back
+// edge, ptxas serialized every wgmma: C7515). Around the inner loop's own
+// back edge it stays in flight.
+// CHECK-LABEL: func.func @loop_nest
+// CHECK:       scf.for {{.*}} iter_args(%[[O:.*]] = %{{.*}})
+// CHECK-NOT:     tile.wgmma_wait
+// CHECK:         %[[R:.*]] = scf.for {{.*}} iter_args(%[[I:.*]] = %[[O]])
+// CHECK-NEXT:      tile.wgmma async %{{.*}}, %{{.*}}, %[[I]]
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[W:.*]] = tile.wgmma_wait 0, %[[R]]
+// CHECK-NEXT:    scf.yield %[[W]]
+func.func @loop_nest(%a: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %h = %c0 to %n step %c1 iter_args(%o = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %i = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %o) -> (tensor<64x64xf32, #mma>) : i32 {
+      %d = tile.wgmma %a, %a, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    scf.yield %i : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}

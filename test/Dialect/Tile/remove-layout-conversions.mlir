@@ -6,8 +6,8 @@
 // values that are free to re-create in any layout (splat constants,
 // tile.full, tile.arange), chains of conversions, and conversions to the
 // layout a value already has; a narrowing cast of a conversion's only
-// result runs before it, and so does an elementwise op whose other
-// operands are cheap in the source's layout.
+// result runs before it, a widening cast of one runs after it, and so does
+// an elementwise op whose other operands are cheap in the source's layout.
 
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -438,4 +438,36 @@ func.func @to_no_layout(%T: !tile.global<f32, 2>, %i: i32) -> tensor<1x64xf32> a
   %r = tile.load %T[%i, %i] : <f32, 2> -> tensor<1x64xf32, #blocked>
   %c = tile.convert_layout %r : tensor<1x64xf32, #blocked> -> tensor<1x64xf32>
   return %c : tensor<1x64xf32>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// A widening cast whose only use is a conversion runs after it (a 16-bit
+// residual tile on its way to an accumulator's layout moves in 16 bits);
+// an elementwise op is not sunk back past it.
+// CHECK-LABEL: func.func @widen_after
+// CHECK-SAME:  (%[[X:.*]]: tensor<64x64xf16, #[[B:blocked]]>, %[[ACC:.*]]: tensor<64x64xf32, #mma>)
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[X]] : tensor<64x64xf16, #[[B]]> -> tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[W:.*]] = arith.extf %[[C]] : tensor<64x64xf16, #mma> to tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[S:.*]] = arith.addf %[[ACC]], %[[W]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  return %[[S]]
+// A conversion whose wide source has another use stays where it is.
+// CHECK-LABEL: func.func @widen_shared
+// CHECK:       %[[W:.*]] = arith.extf %{{.*}} : tensor<64x64xf16, #[[B:blocked]]> to tensor<64x64xf32, #[[B]]>
+// CHECK-NEXT:  tile.convert_layout %[[W]] : tensor<64x64xf32, #[[B]]> -> tensor<64x64xf32, #mma>
+func.func @widen_after(%x: tensor<64x64xf16, #blocked>, %acc: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %w = arith.extf %x : tensor<64x64xf16, #blocked> to tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %w : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+  %s = arith.addf %acc, %c : tensor<64x64xf32, #mma>
+  return %s : tensor<64x64xf32, #mma>
+}
+
+func.func @widen_shared(%x: tensor<64x64xf16, #blocked>, %acc: tensor<64x64xf32, #mma>) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #blocked>) {
+  %w = arith.extf %x : tensor<64x64xf16, #blocked> to tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %w : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+  %s = arith.addf %acc, %c : tensor<64x64xf32, #mma>
+  return %s, %w : tensor<64x64xf32, #mma>, tensor<64x64xf32, #blocked>
 }
