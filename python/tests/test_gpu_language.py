@@ -1527,6 +1527,38 @@ def test_masked_product_reshaped_indices(torch_gpu, arch):
     assert torch.allclose(out.double(), ref, rtol=1e-3, atol=1e-2)
 
 
+PRODUCT_THROUGH_VIEW = """
+# One product, no loop, rounded and stored through a (1, M, D) view.
+kernel product_view(Q: Tensor[f16, 3], V: Tensor[f16, 3], Out: Tensor[f16, 3]):
+    q = load(Q, index=(bid(1), bid(0), 0), shape=(1, 64, 64)).reshape((64, 64))
+    v = load(V, index=(bid(1), 0, 0), shape=(1, 64, 64)).reshape((64, 64))
+    o = mma(q, v, zeros((64, 64)))
+    store(Out, index=(bid(1), bid(0), 0),
+          tile=o.astype(f16).reshape((1, 64, 64)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_product_stored_through_view(torch_gpu, arch):
+    """A product stored through a view adding a unit dimension, in a kernel
+    with no loop (converted once, to the store's layout; TMA-stored on
+    sm_90a), rows past the end clipped, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(13)
+    B, M = 3, 100
+    q = torch.randn(B, M, 64, device="cuda", dtype=torch.float16)
+    v = torch.randn(B, 64, 64, device="cuda", dtype=torch.float16) / 8
+    out = torch.full((B, M + 4, 64), float("nan"), device="cuda",
+                     dtype=torch.float16)
+    kernel = tilec.compile(PRODUCT_THROUGH_VIEW, arch=arch)
+    kernel[((M + 63) // 64, B)](q, v, out[:, :M])
+    torch.cuda.synchronize()
+    ref = q.double() @ v.double()
+    assert torch.allclose(out[:, :M].double(), ref, rtol=1e-2, atol=1e-2)
+    assert torch.isnan(out[:, M:]).all()
+
+
 GEMM_BIAS_ROWMAX = """
 # max over each row of A @ B + bias: the bias, only broadcast, read in a
 # slice of the accumulator's layout; the row maxima stored as a vector.

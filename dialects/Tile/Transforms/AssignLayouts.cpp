@@ -186,11 +186,17 @@ private:
   bool wgmma;
   bool reducesMmaResults;
   DenseMap<Value, Attribute> layout_;
-  /// Whether a loop's iteration values may take their initial values'
-  /// layouts: not until what the body yields has had its chance (an
-  /// accumulator initialized from a load keeps the multiply's layout
-  /// around the loop, the load converted once before it).
-  bool loopsFromInits_ = false;
+  /// The second round of propagation (run()), where layouts that the
+  /// first leaves to other ops come from where they would otherwise:
+  ///  - a loop's iteration values from their initial values: not until
+  ///    what the body yields has had its chance (an accumulator
+  ///    initialized from a load keeps the multiply's layout around the
+  ///    loop, the load converted once before it);
+  ///  - a reshape of a tile in a layout other than a blocked one (an mma
+  ///    result) gets a blocked one of its own: not until its uses (a
+  ///    store's) have had theirs (an mma result stored through a view was
+  ///    converted to the default layout, then to the store's).
+  bool late_ = false;
   /// Loaded vectors only broadcast, and the values they flow through to
   /// the broadcasts (broadcastChain): their layouts come from the uses.
   DenseSet<Value> broadcastVectors_;
@@ -906,6 +912,8 @@ bool LayoutAssigner::forward(Operation *op) {
       // A unit dimension inserted where a slice took it out: the parent.
       if (Attribute parent = sliceViewParent(r))
         return set(r.getResult(), parent);
+      if (!isa<BlockedLayoutAttr>(l) && !late_)
+        return false;
       auto b = dyn_cast<BlockedLayoutAttr>(required(op, 0));
       Attribute res =
           b ? reshapeLayout(b, shapeOf(r.getSource()), shapeOf(r.getResult()))
@@ -932,7 +940,7 @@ bool LayoutAssigner::forward(Operation *op) {
       Attribute l = get(arg);
       if (!l)
         l = get(yield.getOperand(i));
-      if (!l && loopsFromInits_)
+      if (!l && late_)
         l = get(f.getInitArgs()[i]);
       if (l) {
         changed |= set(arg, l);
@@ -1224,9 +1232,7 @@ void LayoutAssigner::run() {
     }
   };
   propagate();
-  // Iteration values nothing in their loop gave a layout take their
-  // initial values'.
-  loopsFromInits_ = true;
+  late_ = true;
   propagate();
   // Whatever is still free gets a default layout, sources first.
   // A vector only broadcast comes after the rest (its broadcasts' layouts

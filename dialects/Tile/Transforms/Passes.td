@@ -116,7 +116,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       initialized from a load stays in the multiply's layout, the load
       converted once before the loop); a vector only broadcast takes a
       slice of its broadcasts' layout, those getting one of their own
-      first where nothing else gives them one;
+      first where nothing else gives them one; a reshape of a tile in a
+      layout other than a blocked one (an mma result, a reduction's slice)
+      takes its use's layout (a store's) before one of its own: the tile
+      is converted once;
     - where a value's layout differs from what a use needs,
       `tile.convert_layout` is inserted.
 

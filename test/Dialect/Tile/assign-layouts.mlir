@@ -910,3 +910,25 @@ func.func @arange_views(%A: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %i: 
   tile.store %O[%i, %c0], %m : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A product rounded and stored through a view adding a unit dimension, with
+// no loop: the view takes the store's layout (its use), and the product is
+// converted once, to its 2-D form; before, the view took a default layout
+// of its own on the way forward, and the product was converted twice.
+// CHECK-LABEL: func.func @product_stored_through_view
+// CHECK:       %[[T:.*]] = arith.truncf {{.*}} : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[T]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #[[B:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[V:.*]] = tile.reshape %[[C]] : tensor<64x64xf16, #[[B]]> -> tensor<1x64x64xf16, #[[S:blocked[0-9]*]]>
+// CHECK-NEXT:  tile.store {{.*}}, %[[V]] : <f16, 3>, tensor<1x64x64xf16, #[[S]]>
+func.func @product_stored_through_view(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 3>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %A[%i, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %s = tile.mma %x, %x, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  %h = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+  %v = tile.reshape %h : tensor<64x64xf16> -> tensor<1x64x64xf16>
+  tile.store %O[%i, %i, %c0], %v : !tile.global<f16, 3>, tensor<1x64x64xf16>
+  return
+}
