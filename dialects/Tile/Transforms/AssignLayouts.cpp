@@ -197,8 +197,9 @@ private:
   ///    store's) have had theirs (an mma result stored through a view was
   ///    converted to the default layout, then to the store's).
   bool late_ = false;
-  /// Loaded vectors only broadcast, and the values they flow through to
-  /// the broadcasts (broadcastChain): their layouts come from the uses.
+  /// Vectors only broadcast (loaded, or aranges), and the values they flow
+  /// through to the broadcasts (broadcastChain): their layouts come from
+  /// the uses.
   DenseSet<Value> broadcastVectors_;
   void findBroadcastVectors();
   /// For a view of a broadcast vector inserting a unit dimension into a
@@ -1133,11 +1134,11 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
       // A broadcast vector's view holding a layout other than a blocked one
       // (an index vector viewed along both axes, its slice along the
       // other): the slice of that layout, as an expand_dims's.
+      Attribute viewed = get(r.getResult());
       if (std::optional<unsigned> axis = insertedUnitAxis(r);
-          axis && broadcastVectors_.contains(r.getSource()) &&
-          !isa_and_present<BlockedLayoutAttr>(get(r.getResult())) &&
-          get(r.getResult()))
-        return SliceLayoutAttr::get(ctx, *axis, get(r.getResult()));
+          axis && viewed && !isa<BlockedLayoutAttr>(viewed) &&
+          broadcastVectors_.contains(r.getSource()))
+        return SliceLayoutAttr::get(ctx, *axis, viewed);
     }
     // These move no data: they need a blocked operand, the one their result
     // layout maps back to when there is one.
