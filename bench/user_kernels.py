@@ -6,11 +6,11 @@ and the device's copy bandwidth, in one process, launches interleaved
 
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
       [--kernels gemv,split_heads,swiglu,add_rmsnorm,log_softmax,embedding,
-                 cumsum_time,gemm_accumulate,histogram]
+                 cumsum_time,gemm_accumulate,gemm_residual,gemm_scaled,
+                 histogram]
 
-GB/s count each tensor read or written once (for gemm_accumulate, a
-compute-bound GEMM, only the last column, torch's time over tilec's, says
-anything)."""
+GB/s count each tensor read or written once (for the GEMMs, compute-bound,
+only the last column, torch's time over tilec's, says anything)."""
 import argparse
 import os
 import sys
@@ -28,6 +28,7 @@ GEMV = os.path.join(HERE, "kernels", "gemv.tile")
 SPLIT_HEADS = os.path.join(HERE, "kernels", "split_heads.tile")
 CUMSUM_TIME = os.path.join(HERE, "kernels", "cumsum_time.tile")
 GEMM_ACCUMULATE = os.path.join(HERE, "kernels", "gemm_accumulate.tile")
+GEMM_EPILOGUES = os.path.join(HERE, "kernels", "gemm_epilogues.tile")
 HISTOGRAM = os.path.join(HERE, "kernels", "histogram.tile")
 
 SWIGLU = """
@@ -246,6 +247,44 @@ def gemm_accumulate(args, copy):
     return rows
 
 
+def gemm_epilogue(args, copy, kernel, extra, reference, torch_fn):
+    """Rows for one of bench/kernels/gemm_epilogues.tile's kernels: `extra`
+    makes the tensors between B and C, `reference` applies the epilogue to
+    the float64 product, `torch_fn` is what PyTorch runs."""
+    rows = []
+    kern = tilec.compile(GEMM_EPILOGUES, kernel=kernel)
+    for m, n, k in ((4096, 4096, 4096), (8192, 8192, 1024)):
+        sets = [(bf16(m, k), bf16(k, n)) + extra(m, n) + (bf16(m, n),)
+                for _ in range(3)]
+        grid = ((m + 127) // 128, (n + 127) // 128)
+        s = sets[0]
+        kern[grid](*s)
+        check(s[-1], reference(s[0].double() @ s[1].double(), s), 2e-2)
+        ms = time_interleaved(torch, {
+            "tilec": lambda s: kern[grid](*s), "torch": torch_fn},
+            sets, args.rounds)
+        moved = sum(t.numel() * t.element_size() for t in sets[0])
+        rows += bandwidth_rows(f"{kernel} {m}x{n}x{k}", ms, moved, copy)
+    return rows
+
+
+def gemm_residual(args, copy):
+    return gemm_epilogue(
+        args, copy, "gemm_residual", lambda m, n: (bf16(m, n),),
+        lambda p, s: p + s[2].double(),
+        lambda s: torch.addmm(s[2], s[0], s[1], out=s[3]))
+
+
+def gemm_scaled(args, copy):
+    return gemm_epilogue(
+        args, copy, "gemm_scaled",
+        lambda m, n: (torch.rand(m, device="cuda") + 0.5,
+                      torch.rand(n, device="cuda") + 0.5),
+        lambda p, s: p * s[2].double()[:, None] * s[3].double()[None, :],
+        lambda s: torch.mul(torch.mm(s[0], s[1]) * s[2][:, None],
+                            s[3][None, :], out=s[4]))
+
+
 def histogram(args, copy):
     n = 1 << 24
     kern = tilec.compile(HISTOGRAM)
@@ -272,7 +311,7 @@ def main():
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--kernels", default="gemv,split_heads,swiglu,add_rmsnorm,"
                    "log_softmax,embedding,cumsum_time,gemm_accumulate,"
-                   "histogram")
+                   "gemm_residual,gemm_scaled,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -1477,6 +1477,40 @@ def test_gemm_accumulate(torch_gpu, repo, arch):
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
 
 
+@pytest.mark.parametrize("kernel", ["gemm_residual", "gemm_scaled"])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
+    """bench/kernels/gemm_epilogues.tile: C = A @ B + R (R loaded after the
+    K loop, converted to the multiply's layout) and (A @ B) scaled by a
+    per-row and a per-column vector (each loaded in a slice of it), M, N and
+    K past whole tiles, against float64; C past the problem untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(12)
+    M, N, K = 300, 260, 200
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    ref = a.double() @ b.double()
+    if kernel == "gemm_residual":
+        r = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
+        extra = (r,)
+        ref = ref + r.double()
+    else:
+        rs = torch.rand(M, device="cuda") + 0.5
+        cs = torch.rand(N, device="cuda") + 0.5
+        extra = (rs, cs)
+        ref = ref * rs.double()[:, None] * cs.double()[None, :]
+    c = torch.full((M + 3, N + 8), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    compiled = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "gemm_epilogues.tile"),
+        kernel=kernel, arch=arch)
+    compiled[((M + 127) // 128, (N + 127) // 128)](a, b, *extra, c[:M, :N])
+    torch.cuda.synchronize()
+    assert torch.allclose(c[:M, :N].double(), ref, rtol=1e-2, atol=1e-1)
+    assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_histogram_one_hot(torch_gpu, repo, arch):
     """bench/kernels/histogram.tile: values compared with every bin and

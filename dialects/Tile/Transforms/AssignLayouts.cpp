@@ -197,6 +197,18 @@ private:
   ///    store's) have had theirs (an mma result stored through a view was
   ///    converted to the default layout, then to the store's).
   bool late_ = false;
+  /// Set after the first round; until then
+  ///  - an element-wise op with an operand that a loop (or an if) returns
+  ///    and that is not placed yet waits: a loop's results are placed only
+  ///    once its body is (the sweep visits the loop first), and would
+  ///    otherwise lose to the other operands (C = A B + R with R loaded
+  ///    after the loop computed in the load's layout, the 32-bit
+  ///    accumulator converted rather than R);
+  ///  - a store's layout does not reach the values it writes: it is a
+  ///    preference that loses to the operands' layouts (the same sum
+  ///    converted in the accumulator's layout, rounded, then converted to
+  ///    the store's; or TMA-stored).
+  bool partial_ = false;
   /// Vectors only broadcast (loaded, or aranges), and the values they flow
   /// through to the broadcasts (broadcastChain): their layouts come from
   /// the uses.
@@ -846,10 +858,14 @@ bool LayoutAssigner::forward(Operation *op) {
   if (isElementwise(op) && op->getNumResults() == 1 &&
       isTileValue(op->getResult(0)) && !get(op->getResult(0))) {
     Attribute best;
-    for (Value v : op->getOperands())
-      if (Attribute l = get(v))
-        if (!best || priority(l) > priority(best))
-          best = l;
+    for (Value v : op->getOperands()) {
+      Attribute l = get(v);
+      if (!l && !partial_ && isTileValue(v) &&
+          isa_and_present<scf::ForOp, scf::IfOp>(v.getDefiningOp()))
+        return false;
+      if (l && (!best || priority(l) > priority(best)))
+        best = l;
+    }
     return set(op->getResult(0), best);
   }
   if (auto b = dyn_cast<BroadcastOp>(op)) {
@@ -919,13 +935,21 @@ bool LayoutAssigner::forward(Operation *op) {
       Attribute res =
           b ? reshapeLayout(b, shapeOf(r.getSource()), shapeOf(r.getResult()))
             : Attribute();
+      // A view that would move data (no blocked layout of the result holds
+      // the source's elements where they are) also waits for its use's
+      // layout (a store's, partial_): the data then moves once, to it.
+      if (!res && !late_)
+        return false;
       return set(r.getResult(),
                  res ? res : defaultBlocked(shapeOf(r.getResult())));
     }
     return false;
   }
   if (auto p = dyn_cast<PermuteOp>(op)) {
-    if (get(p.getSource())) {
+    // (As a reshape's: a tile in a layout other than a blocked one waits
+    // for its use's layout, late_.)
+    if (Attribute l = get(p.getSource());
+        l && (isa<BlockedLayoutAttr>(l) || late_)) {
       auto b = cast<BlockedLayoutAttr>(required(op, 0));
       return set(p.getResult(), permuteLayout(b, p.getPermutation()));
     }
@@ -975,8 +999,10 @@ bool LayoutAssigner::backward(Operation *op) {
     changed |= setFromUse(mma.getAcc(), m);
     return changed;
   }
+  // (A store's layout is a preference, not a need: not until the values
+  // it writes have had their operands' layouts, partial_.)
   if (auto store = dyn_cast<StoreOp>(op))
-    return setFromUse(store.getValue(), storeLayout(store));
+    return partial_ && setFromUse(store.getValue(), storeLayout(store));
   if (auto load = dyn_cast<LoadOp>(op); load && load.getBoxes())
     return setFromUse(load.getBoxes(), replicated(shapeOf(load.getBoxes())));
   if (auto gather = dyn_cast<GatherOp>(op)) {
@@ -1232,6 +1258,8 @@ void LayoutAssigner::run() {
         changed |= backward(op);
     }
   };
+  propagate();
+  partial_ = true;
   propagate();
   late_ = true;
   propagate();

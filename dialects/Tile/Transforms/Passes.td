@@ -119,7 +119,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       first where nothing else gives them one; a reshape of a tile in a
       layout other than a blocked one (an mma result, a reduction's slice)
       takes its use's layout (a store's) before one of its own: the tile
-      is converted once;
+      is converted once, and so does a permute of one, or a reshape that
+      would move data; a store's layout reaches the values it writes only
+      after their operands' have (computed in the accumulator's layout,
+      rounded, then converted or TMA-stored), and an element-wise op
+      waits for an operand that a loop returns (placed once its body is):
+      C = A B + R computes in the multiply's layout, R converted to it,
+      and a dequantizing GEMM's scales are loaded in slices of it;
     - where a value's layout differs from what a use needs,
       `tile.convert_layout` is inserted.
 

@@ -260,11 +260,12 @@ func.func @reduce_blocked(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.ke
 // CHECK-NEXT:    %[[M2:.*]] = arith.maximumf %[[M]], %[[RM]] : tensor<64x1xf32, #[[MMA]]>
 // CHECK-NEXT:    scf.yield %[[D]], %[[M2]] : tensor<64x64xf32, #[[MMA]]>, tensor<64x1xf32, #[[MMA]]>
 // CHECK-NEXT:  }
-// The loop result keeps the mma layout; the truncf takes the store's layout
-// from its use, so the conversion happens on the f32 tile, before the truncf.
-// CHECK-NEXT:  %[[RC:.*]] = tile.convert_layout %[[R]]#0 : tensor<64x64xf32, #[[MMA]]> -> tensor<64x64xf32, #[[LB]]>
-// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[RC]] : tensor<64x64xf32, #[[LB]]> to tensor<64x64xf16, #[[LB]]>
-// CHECK-NEXT:  tile.store %{{.*}}, %[[H]] : <f16, 2>, tensor<64x64xf16, #[[LB]]>
+// The loop result keeps the mma layout, and so does the truncf (its operand's
+// layout: the store's is only a preference), so the conversion to the
+// store's layout happens on the f16 tile.
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[R]]#0 : tensor<64x64xf32, #[[MMA]]> to tensor<64x64xf16, #[[MMA]]>
+// CHECK-NEXT:  %[[HC:.*]] = tile.convert_layout %[[H]] : tensor<64x64xf16, #[[MMA]]> -> tensor<64x64xf16, #[[LB]]>
+// CHECK-NEXT:  tile.store %{{.*}}, %[[HC]] : <f16, 2>, tensor<64x64xf16, #[[LB]]>
 func.func @loop(%A: !tile.global<f16, 2>, %C: !tile.global<f16, 2>, %n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -698,12 +699,14 @@ func.func @column_sum(%X: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %i: i3
 // with a (16, 512) product summed along its rows): the reduction's result
 // keeps the reduced source's layout (a slice of it), and the store's
 // layout comes by a conversion, not by retyping the reduction's result
-// (whose lowering leaves each sum where the source's rows were).
+// (whose lowering leaves each sum where the source's rows were); the
+// rounding keeps the slice (its operand's layout), the conversion moves
+// 16 bits.
 // CHECK-LABEL: func.func @loop_row_sum_stored
 // CHECK:       %[[ACC:.*]] = scf.for
 // CHECK:       %[[S:.*]] = tile.reduce sum %[[ACC]] {axis = 1 : i32} : tensor<16x512xf32, #[[L:.*]]> -> tensor<16xf32, #[[SL:.*]]>
-// CHECK:       tile.convert_layout %[[S]] : tensor<16xf32, #[[SL]]> -> tensor<16xf32, #[[B:.*]]>
-// CHECK:       arith.truncf {{.*}} : tensor<16xf32, #[[B]]>
+// CHECK:       %[[T:.*]] = arith.truncf %[[S]] : tensor<16xf32, #[[SL]]> to tensor<16xbf16, #[[SL]]>
+// CHECK:       tile.convert_layout %[[T]] : tensor<16xbf16, #[[SL]]> -> tensor<16xbf16, #[[B:.*]]>
 // CHECK:       tile.store
 func.func @loop_row_sum_stored(%W: !tile.global<bf16, 2>, %Y: !tile.global<bf16, 1>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
@@ -930,5 +933,124 @@ func.func @product_stored_through_view(%A: !tile.global<f16, 2>, %O: !tile.globa
   %h = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
   %v = tile.reshape %h : tensor<64x64xf16> -> tensor<1x64x64xf16>
   tile.store %O[%i, %i, %c0], %v : !tile.global<f16, 3>, tensor<1x64x64xf16>
+  return
+}
+
+// -----
+
+// C = A B + R with R loaded after the loop: the loop's result (placed only
+// once its body is) outranks R's load, and the store's layout is only a
+// preference: the sum is computed in the accumulator's layout, R converted
+// to it (in 16 bits after tile-remove-layout-conversions), and the rounded
+// sum converted to the store's layout (a TMA store on sm_90a). It was the
+// accumulator (32 bits) converted to R's layout, and stored from registers.
+// CHECK-LABEL: func.func @residual_after_loop
+// CHECK:       %[[ACC:.*]] = scf.for {{.*}} -> (tensor<64x64xf32, #mma>)
+// CHECK:       scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  %[[R:.*]] = tile.load {{.*}} -> tensor<64x64xf16, #[[B:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[RE:.*]] = arith.extf %[[R]] : tensor<64x64xf16, #[[B]]> to tensor<64x64xf32, #[[B]]>
+// CHECK-NEXT:  %[[RC:.*]] = tile.convert_layout %[[RE]] : tensor<64x64xf32, #[[B]]> -> tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[S:.*]] = arith.addf %[[ACC]], %[[RC]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[T:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  tile.convert_layout %[[T]] : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #[[B]]>
+// CHECK-NOT:   tile.convert_layout
+func.func @residual_after_loop(%A: !tile.global<f16, 2>, %R: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %z) -> (tensor<64x64xf32>) : i32 {
+    %x = tile.load %A[%i, %k] : !tile.global<f16, 2> -> tensor<64x64xf16>
+    %y = tile.mma %x, %x, %a : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+    scf.yield %y : tensor<64x64xf32>
+  }
+  %r = tile.load %R[%i, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %re = arith.extf %r : tensor<64x64xf16> to tensor<64x64xf32>
+  %s = arith.addf %acc, %re : tensor<64x64xf32>
+  %t = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+  tile.store %O[%i, %c0], %t : !tile.global<f16, 2>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// Row and column scales applied to a loop's product (a dequantizing GEMM):
+// each vector is loaded in a slice of the accumulator's layout, none
+// converted; they were loaded in layouts of their own and converted through
+// shared memory, the store's layout having reached the products first.
+// CHECK-LABEL: func.func @scales_after_loop
+// CHECK:       %[[ACC:.*]] = scf.for {{.*}} -> (tensor<64x64xf32, #mma>)
+// CHECK:       tile.load {{.*}} -> tensor<64xf32, #[[RS:slice[0-9]*]]>
+// CHECK:       tile.load {{.*}} -> tensor<64xf32, #[[CS:slice[0-9]*]]>
+// CHECK:       tile.expand_dims {{.*}} : tensor<64xf32, #[[RS]]> -> tensor<64x1xf32, #mma>
+// CHECK:       tile.expand_dims {{.*}} : tensor<64xf32, #[[CS]]> -> tensor<1x64xf32, #mma>
+// CHECK:       arith.mulf {{.*}} : tensor<64x64xf32, #mma>
+// CHECK:       arith.mulf {{.*}} : tensor<64x64xf32, #mma>
+// CHECK:       tile.convert_layout {{.*}} : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked{{[0-9]*}}>
+// CHECK-NOT:   tile.convert_layout
+func.func @scales_after_loop(%A: !tile.global<f16, 2>, %RS: !tile.global<f32, 1>, %CS: !tile.global<f32, 1>, %O: !tile.global<f16, 2>, %i: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %z) -> (tensor<64x64xf32>) : i32 {
+    %x = tile.load %A[%i, %k] : !tile.global<f16, 2> -> tensor<64x64xf16>
+    %y = tile.mma %x, %x, %a : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+    scf.yield %y : tensor<64x64xf32>
+  }
+  %rs = tile.load %RS[%i] : !tile.global<f32, 1> -> tensor<64xf32>
+  %cs = tile.load %CS[%c0] : !tile.global<f32, 1> -> tensor<64xf32>
+  %rv = tile.expand_dims %rs {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  %cv = tile.expand_dims %cs {axis = 0 : i32} : tensor<64xf32> -> tensor<1x64xf32>
+  %rb = tile.broadcast %rv : tensor<64x1xf32> -> tensor<64x64xf32>
+  %cb = tile.broadcast %cv : tensor<1x64xf32> -> tensor<64x64xf32>
+  %p = arith.mulf %acc, %rb : tensor<64x64xf32>
+  %q = arith.mulf %p, %cb : tensor<64x64xf32>
+  %t = arith.truncf %q : tensor<64x64xf32> to tensor<64x64xf16>
+  tile.store %O[%i, %c0], %t : !tile.global<f16, 2>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// A product permuted, rounded and stored: the permute waits for its use's
+// layout (the store's, as a reshape of an mma result does) and the product
+// is converted once, to the layout the permute carries to the store's.
+// CHECK-LABEL: func.func @product_permuted_stored
+// CHECK:       %[[S:.*]] = tile.mma
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[S]] : tensor<64x16xf32, #mma> -> tensor<64x16xf32, #[[B:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[T:.*]] = tile.permute %[[C]] [1, 0] : tensor<64x16xf32, #[[B]]> -> tensor<16x64xf32, #[[ST:blocked[0-9]*]]>
+// CHECK-NEXT:  %[[H:.*]] = arith.truncf %[[T]] : tensor<16x64xf32, #[[ST]]> to tensor<16x64xf16, #[[ST]]>
+// CHECK-NEXT:  tile.store {{.*}}, %[[H]] : <f16, 2>, tensor<16x64xf16, #[[ST]]>
+func.func @product_permuted_stored(%A: !tile.global<f16, 2>, %O: !tile.global<f16, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant dense<0.0> : tensor<64x16xf32>
+  %x = tile.load %A[%i, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %y = tile.load %A[%c0, %i] : !tile.global<f16, 2> -> tensor<64x16xf16>
+  %s = tile.mma %x, %y, %z : tensor<64x64xf16>, tensor<64x16xf16>, tensor<64x16xf32>
+  %t = tile.permute %s [1, 0] : tensor<64x16xf32> -> tensor<16x64xf32>
+  %h = arith.truncf %t : tensor<16x64xf32> to tensor<16x64xf16>
+  tile.store %O[%c0, %i], %h : !tile.global<f16, 2>, tensor<16x64xf16>
+  return
+}
+
+// -----
+
+// A column sum rounded and stored through a view adding a unit dimension,
+// the sum's layout one no layout of the view holds in place (lanes copying
+// the unit row): the view waits for its use's layout (the store's) rather
+// than taking a default, and the sum is converted once, not twice (MLA
+// decode's combine kernel).
+// CHECK-LABEL: func.func @column_sum_stored_through_view
+// CHECK:       %[[T:.*]] = arith.truncf
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[T]]
+// CHECK-NEXT:  %[[V:.*]] = tile.reshape %[[C]] : tensor<1x128xbf16, #{{.*}}> -> tensor<1x1x128xbf16, #[[S:blocked[0-9]*]]>
+// CHECK-NEXT:  tile.store {{.*}}, %[[V]] : <bf16, 3>, tensor<1x1x128xbf16, #[[S]]>
+func.func @column_sum_stored_through_view(%A: !tile.global<f32, 2>, %O: !tile.global<bf16, 3>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.load %A[%c0, %i] : !tile.global<f32, 2> -> tensor<64x128xf32>
+  %s = tile.reduce sum %x {axis = 0 : i32, keepdims} : tensor<64x128xf32> -> tensor<1x128xf32>
+  %h = arith.truncf %s : tensor<1x128xf32> to tensor<1x128xbf16>
+  %v = tile.reshape %h : tensor<1x128xbf16> -> tensor<1x1x128xbf16>
+  tile.store %O[%c0, %c0, %i], %v : !tile.global<bf16, 3>, tensor<1x1x128xbf16>
   return
 }
