@@ -5,9 +5,9 @@ and the device's copy bandwidth, in one process, launches interleaved
 (bench/interleaved.py). Each is checked against float64 first.
 
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
-      [--kernels gemv,split_heads,swiglu,add_rmsnorm,log_softmax,embedding,
-                 cumsum_time,gemm_accumulate,gemm_residual,gemm_scaled,
-                 histogram]
+      [--kernels gemv,batched_gemv,split_heads,swiglu,add_rmsnorm,
+                 log_softmax,embedding,cumsum_time,gemm_accumulate,
+                 gemm_residual,gemm_scaled,histogram]
 
 GB/s count each tensor read or written once (for the GEMMs, compute-bound,
 only the last column, torch's time over tilec's, says anything)."""
@@ -29,6 +29,7 @@ SPLIT_HEADS = os.path.join(HERE, "kernels", "split_heads.tile")
 CUMSUM_TIME = os.path.join(HERE, "kernels", "cumsum_time.tile")
 GEMM_ACCUMULATE = os.path.join(HERE, "kernels", "gemm_accumulate.tile")
 GEMM_EPILOGUES = os.path.join(HERE, "kernels", "gemm_epilogues.tile")
+BATCHED_GEMV = os.path.join(HERE, "kernels", "batched_gemv.tile")
 HISTOGRAM = os.path.join(HERE, "kernels", "histogram.tile")
 
 SWIGLU = """
@@ -115,6 +116,28 @@ def gemv(args, copy):
             "torch": lambda s: torch.mv(s[0], s[1], out=s[2])},
             sets, args.rounds)
         rows += bandwidth_rows(f"gemv {n}x{k}", ms, n * k * 2, copy)
+    return rows
+
+
+def batched_gemv(args, copy):
+    rows = []
+    kern = tilec.compile(BATCHED_GEMV)
+    for n, k in ((4096, 4096), (14336, 4096), (4096, 14336)):
+        sets = [(bf16(n, k), bf16(8, k), torch.empty(8, n, device="cuda",
+                                                     dtype=torch.bfloat16))
+                for _ in range(3)]
+        grid = ((n + 63) // 64,)
+        s = sets[0]
+        s[2].fill_(float("nan"))
+        kern[grid](*s)
+        check(s[2], s[1].double() @ s[0].double().T, 2e-2)
+        ms = time_interleaved(torch, {
+            "tilec": lambda s: kern[grid](*s),
+            "torch": lambda s: torch.nn.functional.linear(s[1], s[0],
+                                                          out=s[2])},
+            sets, args.rounds)
+        rows += bandwidth_rows(f"batched_gemv 8x{n}x{k}", ms, n * k * 2,
+                               copy)
     return rows
 
 
@@ -309,8 +332,9 @@ def histogram(args, copy):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=30)
-    p.add_argument("--kernels", default="gemv,split_heads,swiglu,add_rmsnorm,"
-                   "log_softmax,embedding,cumsum_time,gemm_accumulate,"
+    p.add_argument("--kernels", default="gemv,batched_gemv,split_heads,"
+                   "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
+                   "gemm_accumulate,"
                    "gemm_residual,gemm_scaled,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)

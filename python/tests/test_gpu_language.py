@@ -1477,6 +1477,31 @@ def test_gemm_accumulate(torch_gpu, repo, arch):
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
 
 
+@pytest.mark.parametrize("batch", [8, 16])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_batched_gemv(torch_gpu, repo, arch, batch):
+    """bench/kernels/batched_gemv.tile: Y = X W^T for a few rows, the block's
+    tile transposed (W's rows the multiply's M, the batch its N: mma.sync at
+    8 rows, wgmma at 16 on sm_90a), N and K past whole tiles, against
+    float64; Y past the problem untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(14)
+    N, K = 300, 520
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(batch, K, device="cuda", dtype=torch.bfloat16)
+    y = torch.full((batch + 2, N + 8), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "batched_gemv.tile"),
+        arch=arch, B=batch)
+    kernel[((N + 63) // 64,)](w, x, y[:batch, :N])
+    torch.cuda.synchronize()
+    ref = x.double() @ w.double().T
+    assert torch.allclose(y[:batch, :N].double(), ref, rtol=1e-2, atol=1e-1)
+    assert torch.isnan(y[batch:]).all() and torch.isnan(y[:, N:]).all()
+
+
 @pytest.mark.parametrize("kernel", ["gemm_residual", "gemm_scaled"])
 @pytest.mark.parametrize("arch", ARCHS)
 def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
