@@ -186,18 +186,20 @@ private:
   bool wgmma;
   bool reducesMmaResults;
   DenseMap<Value, Attribute> layout_;
-  /// The second round of propagation (run()), where layouts that the
-  /// first leaves to other ops come from where they would otherwise:
+  /// The last round of propagation (run()), where layouts that the
+  /// others leave to other ops come from where they would otherwise:
   ///  - a loop's iteration values from their initial values: not until
   ///    what the body yields has had its chance (an accumulator
   ///    initialized from a load keeps the multiply's layout around the
   ///    loop, the load converted once before it);
-  ///  - a reshape of a tile in a layout other than a blocked one (an mma
-  ///    result) gets a blocked one of its own: not until its uses (a
-  ///    store's) have had theirs (an mma result stored through a view was
-  ///    converted to the default layout, then to the store's).
+  ///  - a reshape or a permute of a tile in a layout other than a blocked
+  ///    one (an mma result), or a reshape no blocked layout of whose
+  ///    result holds the source's elements in place, gets a blocked one of
+  ///    its own: not until its uses (a store's) have had theirs (an mma
+  ///    result stored through a view was converted to the default layout,
+  ///    then to the store's).
   bool late_ = false;
-  /// Set after the first round; until then
+  /// Set after the first round (the second of three); until then
   ///  - an element-wise op with an operand that a loop (or an if) returns
   ///    and that is not placed yet waits: a loop's results are placed only
   ///    once its body is (the sweep visits the loop first), and would
