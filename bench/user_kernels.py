@@ -7,7 +7,7 @@ and the device's copy bandwidth, in one process, launches interleaved
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
       [--kernels gemv,batched_gemv,split_heads,swiglu,add_rmsnorm,
                  log_softmax,embedding,cumsum_time,gemm_accumulate,
-                 gemm_residual,gemm_scaled,histogram]
+                 gemm_residual,gemm_scaled,gemm_gated,histogram]
 
 GB/s count each tensor read or written once (for the GEMMs, compute-bound,
 only the last column, torch's time over tilec's, says anything)."""
@@ -308,6 +308,14 @@ def gemm_scaled(args, copy):
                             s[3][None, :], out=s[4]))
 
 
+def gemm_gated(args, copy):
+    return gemm_epilogue(
+        args, copy, "gemm_gated", lambda m, n: (bf16(m, n),),
+        lambda p, s: p * torch.sigmoid(s[2].double()),
+        lambda s: torch.mul(torch.mm(s[0], s[1]), torch.sigmoid(s[2]),
+                            out=s[3]))
+
+
 def histogram(args, copy):
     n = 1 << 24
     kern = tilec.compile(HISTOGRAM)
@@ -335,7 +343,7 @@ def main():
     p.add_argument("--kernels", default="gemv,batched_gemv,split_heads,"
                    "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
                    "gemm_accumulate,"
-                   "gemm_residual,gemm_scaled,histogram")
+                   "gemm_residual,gemm_scaled,gemm_gated,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -1477,6 +1477,67 @@ def test_gemm_accumulate(torch_gpu, repo, arch):
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
 
 
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_block_scaled(torch_gpu, repo, arch):
+    """bench/kernels/gemm_block_scaled.tile: each K tile's product scaled
+    per row by S[:, k] * alpha before it is accumulated (the scale column
+    copied ahead and read in the accumulator's layout), M, N and K past
+    whole tiles, against float64; C past the problem untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(15)
+    M, N, K, TK = 300, 260, 200, 64
+    tiles = (K + TK - 1) // TK
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    s = torch.rand(M, tiles, device="cuda") + 0.5
+    alpha = 0.75
+    c = torch.full((M + 3, N + 8), float("nan"), device="cuda")
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "gemm_block_scaled.tile"),
+        arch=arch)
+    kernel[((M + 127) // 128, (N + 127) // 128)](a, b, s, c[:M, :N], alpha)
+    torch.cuda.synchronize()
+    ref = torch.zeros(M, N, device="cuda", dtype=torch.float64)
+    for k in range(tiles):
+        part = a[:, k * TK:(k + 1) * TK].double() @ \
+            b[k * TK:(k + 1) * TK].double()
+        ref += part * (s[:, k].double() * alpha)[:, None]
+    assert torch.allclose(c[:M, :N].double(), ref, rtol=1e-3, atol=1e-2)
+    assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
+GATHER_RESHAPED = """
+# Rows p .. p + 16 of E gathered, the indices given their unit dimensions
+# by reshapes (as by [:, None] and [None, :]).
+kernel gather_rows(E: Tensor[bf16, 2], O: Tensor[bf16, 2], p: int):
+    rows = (arange(16) + p).reshape((16, 1))
+    cols = arange(128).reshape((1, 128))
+    store(O, index=(0, 0), tile=gather(E, (rows, cols)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gather_reshaped_indices(torch_gpu, arch):
+    """Gather indices made by reshapes of aranges (one plus an offset): in
+    the gather's layout, read as vectors; rows past the table read as
+    zeros; exact."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(16)
+    e = torch.randn(40, 128, device="cuda", dtype=torch.bfloat16)
+    kernel = tilec.compile(GATHER_RESHAPED, arch=arch)
+    for p in (0, 5, 30):
+        o = torch.full((16, 128), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+        kernel[(1,)](e, o, p)
+        torch.cuda.synchronize()
+        want = torch.zeros(16, 128, device="cuda", dtype=torch.bfloat16)
+        n = min(16, 40 - p)
+        want[:n] = e[p:p + n]
+        assert torch.equal(o, want)
+
+
 @pytest.mark.parametrize("batch", [8, 16])
 @pytest.mark.parametrize("arch", ARCHS)
 def test_batched_gemv(torch_gpu, repo, arch, batch):
@@ -1502,13 +1563,16 @@ def test_batched_gemv(torch_gpu, repo, arch, batch):
     assert torch.isnan(y[batch:]).all() and torch.isnan(y[:, N:]).all()
 
 
-@pytest.mark.parametrize("kernel", ["gemm_residual", "gemm_scaled"])
+@pytest.mark.parametrize("kernel", ["gemm_residual", "gemm_scaled",
+                                    "gemm_gated"])
 @pytest.mark.parametrize("arch", ARCHS)
 def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
     """bench/kernels/gemm_epilogues.tile: C = A @ B + R (R loaded after the
-    K loop, converted to the multiply's layout) and (A @ B) scaled by a
-    per-row and a per-column vector (each loaded in a slice of it), M, N and
-    K past whole tiles, against float64; C past the problem untouched."""
+    K loop, converted to the multiply's layout), (A @ B) scaled by a
+    per-row and a per-column vector (each loaded in a slice of it) and
+    (A @ B) * sigmoid(G) (G converted in 16 bits, its sigmoid computed
+    after), M, N and K past whole tiles, against float64; C past the
+    problem untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     torch.manual_seed(12)
@@ -1520,6 +1584,10 @@ def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
         r = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
         extra = (r,)
         ref = ref + r.double()
+    elif kernel == "gemm_gated":
+        g = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
+        extra = (g,)
+        ref = ref * torch.sigmoid(g.double())
     else:
         rs = torch.rand(M, device="cuda") + 0.5
         cs = torch.rand(N, device="cuda") + 0.5

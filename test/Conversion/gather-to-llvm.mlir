@@ -69,3 +69,31 @@ func.func @unaligned(%E: !tile.global<f16, 2>, %O: !tile.global<f16, 2>,
   tile.scatter %O[%7, %8], %9 : <f16, 2>[tensor<16x64xi32, #blocked>, tensor<16x64xi32, #blocked>], tensor<16x64xf16, #blocked>
   return
 }
+
+// -----
+
+// Column indices made by a reshape of an arange to (1, N) (as by
+// expand_dims) and a row index plus an offset by a reshape to (M, 1): the
+// index analysis sees through views that insert unit dimensions, and the
+// gather reads 16-byte vectors.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#rows = #tile.slice<dim = 1, parent = #blocked>
+#cols = #tile.slice<dim = 0, parent = #blocked>
+// CHECK-LABEL: llvm.func @gather_reshaped_indices
+// CHECK:         @p ld.global.v4.b32
+// CHECK-NOT:     ld.global.b16
+func.func @gather_reshaped_indices(%E: !tile.global<bf16, 2>, %O: !tile.global<bf16, 2>, %p: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_alignment = 16 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.arange : tensor<16xi32, #rows>
+  %off = tile.full %p : tensor<16xi32, #rows>
+  %r = arith.addi %a, %off : tensor<16xi32, #rows>
+  %rv = tile.reshape %r : tensor<16xi32, #rows> -> tensor<16x1xi32, #blocked>
+  %b = tile.arange : tensor<128xi32, #cols>
+  %cv = tile.reshape %b : tensor<128xi32, #cols> -> tensor<1x128xi32, #blocked>
+  %rb = tile.broadcast %rv : tensor<16x1xi32, #blocked> -> tensor<16x128xi32, #blocked>
+  %cb = tile.broadcast %cv : tensor<1x128xi32, #blocked> -> tensor<16x128xi32, #blocked>
+  %g = tile.gather %E[%rb, %cb] : <bf16, 2>[tensor<16x128xi32, #blocked>, tensor<16x128xi32, #blocked>] -> tensor<16x128xbf16, #blocked>
+  tile.store %O[%c0, %c0], %g : !tile.global<bf16, 2>, tensor<16x128xbf16, #blocked>
+  return
+}

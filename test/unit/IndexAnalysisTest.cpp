@@ -45,6 +45,9 @@ func.func @f(%j: i32, %t: tensor<16x64xi32>) {
   %j3 = arith.muli %j, %c3 : i32
   %odd = tile.full %j3 {test.name = "odd"} : tensor<1x64xi32>
   %opaque = arith.addi %t, %t {test.name = "opaque"} : tensor<16x64xi32>
+  %vrow = tile.reshape %a {test.name = "view_row"} : tensor<64xi32> -> tensor<1x64xi32>
+  %vcol = tile.reshape %a {test.name = "view_col"} : tensor<64xi32> -> tensor<64x1xi32>
+  %vsplit = tile.reshape %a {test.name = "view_split"} : tensor<64xi32> -> tensor<8x8xi32>
   return
 }
 )mlir";
@@ -111,6 +114,14 @@ TEST_F(IndexAnalysisTest, Combinations) {
   expectRuns("wide", 1, 64, 1, 64);
   expectRuns("rows", 1, 1, 64, 1);
   expectRuns("rows", 0, 64, 1, kAny);
+  // A reshape that inserts a unit dimension is an expand_dims
+  // (`arange(n).reshape((1, n))`); one that splits a dimension is known
+  // nothing of.
+  expectRuns("view_row", 0, 1, 1, 1);
+  expectRuns("view_row", 1, 64, 1, kAny);
+  expectRuns("view_col", 0, 64, 1, kAny);
+  expectRuns("view_col", 1, 1, 1, 1);
+  expectRuns("view_split", 1, 1, 1, 1);
 }
 
 TEST_F(IndexAnalysisTest, ScalarDivisors) {

@@ -92,6 +92,29 @@ IndexRuns mlir::tile::analyzeIndexRuns(Value tile, unsigned dim) {
       return {1, 1, elementDivisor(e.getSource())};
     return analyzeIndexRuns(e.getSource(), dim < axis ? dim : dim - 1);
   }
+  // A view that only inserts or drops unit dimensions (`arange(n).reshape(
+  // (1, n))`, as `arange(n)[None, :]`): the source's dimension of the same
+  // rank among the non-unit ones.
+  if (auto r = dyn_cast<ReshapeOp>(def)) {
+    ArrayRef<int64_t> from = r.getSource().getType().getShape();
+    auto nonUnit = [](ArrayRef<int64_t> shape) {
+      SmallVector<unsigned> dims;
+      for (auto [d, n] : llvm::enumerate(shape))
+        if (n != 1)
+          dims.push_back(d);
+      return dims;
+    };
+    SmallVector<unsigned> src = nonUnit(from), res = nonUnit(type.getShape());
+    if (src.size() != res.size() ||
+        !llvm::all_of(llvm::zip(src, res), [&](auto p) {
+          return from[std::get<0>(p)] == type.getDimSize(std::get<1>(p));
+        }))
+      return {};
+    if (size == 1)
+      return {1, 1, elementDivisor(r.getSource())};
+    unsigned k = llvm::find(res, dim) - res.begin();
+    return analyzeIndexRuns(r.getSource(), src[k]);
+  }
   if (auto add = dyn_cast<arith::AddIOp>(def)) {
     IndexRuns a = analyzeIndexRuns(add.getLhs(), dim);
     IndexRuns b = analyzeIndexRuns(add.getRhs(), dim);

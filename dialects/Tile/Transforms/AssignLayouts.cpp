@@ -771,9 +771,18 @@ Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
   return {};
 }
 
+/// A splat (of a constant or of a scalar): made in any layout for nothing.
+static bool isSplatTile(Value v) {
+  if (v.getDefiningOp<FullOp>())
+    return true;
+  DenseElementsAttr dense;
+  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+}
+
 /// The values a loaded tile flows through to its uses when every use,
-/// through casts and other ops of one tile operand that keep its shape, and
-/// views that insert a unit dimension, is a broadcast's source (a vector
+/// through casts and other ops of one tile operand that keep its shape (or
+/// of one and splats: an index vector plus an offset), and views that
+/// insert a unit dimension, is a broadcast's source (a vector
 /// applied along the rows of a tile: x of y = W x, a bias, a norm's
 /// weight); empty otherwise. Such a vector's layout is best chosen by the
 /// broadcasts, as a slice of theirs (each thread reads the elements it
@@ -795,8 +804,11 @@ static SmallVector<Value> broadcastChain(Value tile) {
       bool view =
           isa<ExpandDimsOp>(user) || (reshape && insertedUnitAxis(reshape));
       bool cast = isElementwise(user) && user->getNumResults() == 1 &&
-                  llvm::count_if(user->getOperands(), isTileValue) == 1 &&
-                  !user->getNumRegions();
+                  !user->getNumRegions() &&
+                  llvm::all_of(user->getOperands(), [&](Value operand) {
+                    return operand == v || !isTileValue(operand) ||
+                           isSplatTile(operand);
+                  });
       if (!view && !cast)
         return {};
       work.push_back(user->getResult(0));

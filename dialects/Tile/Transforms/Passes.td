@@ -114,8 +114,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       loop's iteration values take the layout of what its body yields, and
       their initial values' only where the body gives none (an accumulator
       initialized from a load stays in the multiply's layout, the load
-      converted once before the loop); a vector only broadcast takes a
-      slice of its broadcasts' layout, those getting one of their own
+      converted once before the loop); a vector only broadcast (through
+      casts, element-wise ops with splats: an index plus an offset, and
+      views inserting a unit dimension) takes a slice of its broadcasts'
+      layout, those getting one of their own
       first where nothing else gives them one; a reshape of a tile in a
       layout other than a blocked one (an mma result, a reduction's slice)
       takes its use's layout (a store's) before one of its own: the tile
@@ -155,8 +157,10 @@ def TileRemoveLayoutConversions
     before it, so that the conversion moves the narrow elements (an
     epilogue's f32 -> f16 store: half the bytes through shared memory),
     and a widening cast (`arith.extf`) whose only use is a conversion runs
-    after it (a 16-bit tile on its way to an accumulator's layout moves in
-    16 bits). An elementwise op (not a widening cast) on a conversion's
+    after it, with the elementwise ops of one element type between them
+    whose other operands are splats or aranges, each used once (a 16-bit
+    tile on its way to an accumulator's layout moves in 16 bits: `acc *
+    tanh(z)` converts z, not tanh(z)). An elementwise op (not a widening cast) on a conversion's
     only result runs before the
     conversion when its other operands are cheap in the source's layout
     (splat constants and splats of scalars, conversions from that layout,

@@ -195,23 +195,80 @@ struct NarrowBeforeConversion : OpRewritePattern<arith::TruncFOp> {
 /// A widening cast whose only use is a conversion runs after it, so that
 /// the conversion moves the narrow elements: a residual tile loaded in 16
 /// bits, widened and converted to an accumulator's layout, crosses shared
-/// memory in 16 bits.
-///   convert_layout(extf(x)) -> extf(convert_layout(x))
+/// memory in 16 bits. So do the element-wise ops between the two whose
+/// other operands are made in any layout for nothing (splats, aranges),
+/// each used once: `acc * tanh(z)` with z loaded in 16 bits converts z, not
+/// tanh(z) in 32 (the other direction than SinkConversionThroughElementwise,
+/// which leaves widening casts alone).
+///   convert_layout(extf(x))          -> extf(convert_layout(x))
+///   convert_layout(tanh(extf(x) * s)) -> tanh(extf(convert_layout(x)) * s')
+constexpr size_t kMaxWidenedChain = 8;
 struct WidenAfterConversion : OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op,
                                 PatternRewriter &rewriter) const override {
-    auto ext = op.getSource().getDefiningOp<arith::ExtFOp>();
-    if (!ext || !ext->hasOneUse())
-      return failure();
-    auto in = cast<RankedTensorType>(ext.getIn().getType());
-    Value moved = ConvertLayoutOp::create(
-        rewriter, op.getLoc(),
-        RankedTensorType::get(in.getShape(), in.getElementType(),
-                              op.getType().getEncoding()),
-        ext.getIn());
-    rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), moved,
-                                               ext.getFastmathAttr());
+    // The ops from the conversion's source back to the widening cast.
+    SmallVector<Operation *> chain;
+    Value v = op.getSource();
+    arith::ExtFOp ext;
+    while (!ext) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !v.hasOneUse() || def->getNumResults() != 1 ||
+          def->getNumRegions())
+        return failure();
+      if ((ext = dyn_cast<arith::ExtFOp>(def)))
+        break;
+      if (!def->hasTrait<OpTrait::Elementwise>() ||
+          chain.size() == kMaxWidenedChain)
+        return failure();
+      Value next;
+      for (Value operand : def->getOperands()) {
+        if (!isa<RankedTensorType>(operand.getType()) || isRemadeFree(operand))
+          continue;
+        if (next)
+          return failure();
+        next = operand;
+      }
+      // (Of one element type: a narrowing or widening cast in the chain
+      // would make the moved conversion's elements no narrower.)
+      if (!next || getElementTypeOrSelf(next.getType()) !=
+                       getElementTypeOrSelf(def->getResult(0).getType()))
+        return failure();
+      chain.push_back(def);
+      v = next;
+    }
+    Attribute target = op.getType().getEncoding();
+    auto inTarget = [&](Type t) {
+      auto type = cast<RankedTensorType>(t);
+      return RankedTensorType::get(type.getShape(), type.getElementType(),
+                                   target);
+    };
+    Value current = ConvertLayoutOp::create(
+        rewriter, op.getLoc(), inTarget(ext.getIn().getType()), ext.getIn());
+    current =
+        arith::ExtFOp::create(rewriter, ext.getLoc(), inTarget(ext.getType()),
+                              current, ext.getFastmathAttr());
+    Value from = ext.getResult();
+    for (Operation *def : llvm::reverse(chain)) {
+      SmallVector<Value> operands;
+      for (Value operand : def->getOperands()) {
+        if (operand == from)
+          operands.push_back(current);
+        else if (isa<RankedTensorType>(operand.getType()))
+          operands.push_back(ConvertLayoutOp::create(
+              rewriter, def->getLoc(), inTarget(operand.getType()), operand));
+        else
+          operands.push_back(operand);
+      }
+      OperationState state(def->getLoc(), def->getName(), operands,
+                           TypeRange{inTarget(def->getResult(0).getType())},
+                           def->getAttrs());
+      from = def->getResult(0);
+      current = rewriter.create(state)->getResult(0);
+    }
+    rewriter.replaceOp(op, current);
+    for (Operation *def : chain)
+      rewriter.eraseOp(def);
     rewriter.eraseOp(ext);
     return success();
   }

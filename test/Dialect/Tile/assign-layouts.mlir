@@ -1054,3 +1054,32 @@ func.func @column_sum_stored_through_view(%A: !tile.global<f32, 2>, %O: !tile.gl
   tile.store %O[%c0, %c0, %i], %v : !tile.global<bf16, 3>, tensor<1x1x128xbf16>
   return
 }
+
+// -----
+
+// An index vector plus a splat (arange + an offset), given a unit dimension
+// by a reshape and broadcast into a gather's indices, is a vector only
+// broadcast as a bare arange is: its ops take a slice of the broadcast's
+// layout, no conversion (was: the sum in a default layout of its own,
+// converted through shared memory).
+// CHECK-LABEL: func.func @index_vector_plus_offset
+// CHECK:       %[[A:.*]] = tile.arange : tensor<16xi32, #[[S:slice[0-9]*]]>
+// CHECK-NEXT:  %[[F:.*]] = tile.full %{{.*}} : tensor<16xi32, #[[S]]>
+// CHECK-NEXT:  %[[R:.*]] = arith.addi %[[A]], %[[F]] : tensor<16xi32, #[[S]]>
+// CHECK-NEXT:  tile.reshape %[[R]] : tensor<16xi32, #[[S]]> -> tensor<16x1xi32, #[[B:blocked[0-9]*]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.gather {{.*}} -> tensor<16x128xbf16, #[[B]]>
+func.func @index_vector_plus_offset(%E: !tile.global<bf16, 2>, %O: !tile.global<bf16, 2>, %p: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.arange : tensor<16xi32>
+  %off = tile.full %p : tensor<16xi32>
+  %r = arith.addi %a, %off : tensor<16xi32>
+  %rows = tile.reshape %r : tensor<16xi32> -> tensor<16x1xi32>
+  %b = tile.arange : tensor<128xi32>
+  %cols = tile.reshape %b : tensor<128xi32> -> tensor<1x128xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x128xi32>
+  %cb = tile.broadcast %cols : tensor<1x128xi32> -> tensor<16x128xi32>
+  %g = tile.gather %E[%rb, %cb] : <bf16, 2>[tensor<16x128xi32>, tensor<16x128xi32>] -> tensor<16x128xbf16>
+  tile.store %O[%c0, %c0], %g : !tile.global<bf16, 2>, tensor<16x128xbf16>
+  return
+}

@@ -471,3 +471,49 @@ func.func @widen_shared(%x: tensor<64x64xf16, #blocked>, %acc: tensor<64x64xf32,
   %s = arith.addf %acc, %c : tensor<64x64xf32, #mma>
   return %s, %w : tensor<64x64xf32, #mma>, tensor<64x64xf32, #blocked>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// The elementwise ops of one element type between a widening cast and the
+// conversion (a tanh, a product with a splat of a scalar) move after the
+// conversion with it: `acc * tanh(z * s)` with z in 16 bits converts z, not
+// the 32-bit tanh; the splat is made in the conversion's layout.
+// CHECK-LABEL: func.func @widen_chain_after
+// CHECK-SAME:  (%[[X:.*]]: tensor<64x64xf16, #[[B:blocked]]>, %[[ACC:.*]]: tensor<64x64xf32, #mma>, %[[T:.*]]: f32)
+// CHECK-NEXT:  %[[C:.*]] = tile.convert_layout %[[X]] : tensor<64x64xf16, #[[B]]> -> tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[W:.*]] = arith.extf %[[C]] : tensor<64x64xf16, #mma> to tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[S:.*]] = tile.full %[[T]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[M:.*]] = arith.mulf %[[W]], %[[S]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[H:.*]] = math.tanh %[[M]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  %[[P:.*]] = arith.mulf %[[ACC]], %[[H]] : tensor<64x64xf32, #mma>
+// CHECK-NEXT:  return %[[P]]
+// Not past a cast in the chain (a narrowing one: the moved conversion's
+// elements would be no narrower), nor past an op of two loaded tiles.
+// CHECK-LABEL: func.func @widen_chain_kept
+// CHECK:       arith.truncf
+// CHECK-NEXT:  math.absf
+// CHECK-NEXT:  tile.convert_layout %{{.*}} : tensor<64x64xf16, #[[B:blocked]]> -> tensor<64x64xf16, #mma>
+// CHECK:       arith.addf %{{.*}}, %{{.*}} : tensor<64x64xf32, #[[B]]>
+// CHECK-NEXT:  tile.convert_layout %{{.*}} : tensor<64x64xf32, #[[B]]> -> tensor<64x64xf32, #mma>
+func.func @widen_chain_after(%x: tensor<64x64xf16, #blocked>, %acc: tensor<64x64xf32, #mma>, %t: f32) -> tensor<64x64xf32, #mma> {
+  %w = arith.extf %x : tensor<64x64xf16, #blocked> to tensor<64x64xf32, #blocked>
+  %s = tile.full %t : tensor<64x64xf32, #blocked>
+  %m = arith.mulf %w, %s : tensor<64x64xf32, #blocked>
+  %h = math.tanh %m : tensor<64x64xf32, #blocked>
+  %c = tile.convert_layout %h : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+  %p = arith.mulf %acc, %c : tensor<64x64xf32, #mma>
+  return %p : tensor<64x64xf32, #mma>
+}
+
+func.func @widen_chain_kept(%x: tensor<64x64xf32, #blocked>, %y: tensor<64x64xf16, #blocked>, %acc: tensor<64x64xf32, #mma>) -> (tensor<64x64xf16, #mma>, tensor<64x64xf32, #mma>) {
+  %n = arith.truncf %x : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+  %a = math.absf %n : tensor<64x64xf16, #blocked>
+  %c = tile.convert_layout %a : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #mma>
+  %w = arith.extf %y : tensor<64x64xf16, #blocked> to tensor<64x64xf32, #blocked>
+  %s = arith.addf %w, %x : tensor<64x64xf32, #blocked>
+  %d = tile.convert_layout %s : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+  return %c, %d : tensor<64x64xf16, #mma>, tensor<64x64xf32, #mma>
+}
