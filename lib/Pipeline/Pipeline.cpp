@@ -91,7 +91,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // A loop's loads that a layout conversion moves between threads: copied
   // into shared memory like the operands (ring copies once pipelined), read
   // in the converted layout at their use.
-  fpm.addPass(mlir::tile::createTileStageConvertedLoads());
+  // On sm_90 only tiles a TMA copy can fill: the rings are TMA copies.
+  mlir::tile::TileStageConvertedLoadsOptions convertedOptions;
+  convertedOptions.tmaCopies = options.hasTMA();
+  fpm.addPass(mlir::tile::createTileStageConvertedLoads(convertedOptions));
   // A loop's other loads with a latency hint: copied into shared memory
   // too, so that the pipeline below keeps them in flight in rings.
   fpm.addPass(mlir::tile::createTileStageHintedLoads());

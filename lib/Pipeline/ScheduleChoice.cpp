@@ -3,6 +3,9 @@
 // With no options given, `tilec --arch=sm_90a` should compile the fast
 // path. What the structure of a kernel's tile IR decides, before layouts:
 //
+//   - a kernel with multiplies but no loop streaming their operands (a
+//     product whose K is one tile) gets the warps that hold their f32
+//     results, as mma.sync's choice below counts them, on every target;
 //   - a loop streams mma operands when a tile.mma in its body reads (through
 //     reshapes, permutes and casts) a tile.load of the same body: it is a
 //     pipeline's consumer, and a producer warp can feed it;
@@ -421,8 +424,23 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
     rows = rows ? std::min(rows, m) : m;
     allMultiplesOf128 &= m % 128 == 0;
   });
-  if (streaming.empty())
+  if (streaming.empty()) {
+    // Multiplies in no loop that streams their operands (a product whose
+    // K is one tile: 128 x 256 x 32): warps for their results' registers
+    // alone (on 4 warps that product's 256 f32 a thread were refused).
+    if (!numWarps) {
+      int64_t weighted = 0, smallest = 0;
+      func.walk([&](mlir::tile::MmaOp mma) {
+        int64_t elements = mma.getType().getNumElements();
+        bool fromZeros = matchPattern(mma.getAcc(), m_AnyZeroFloat());
+        weighted = std::max(weighted, fromZeros ? 2 * elements : elements);
+        smallest = smallest ? std::min(smallest, elements) : elements;
+      });
+      if (weighted)
+        choice.numWarps = mmaSyncWarps(weighted, smallest);
+    }
     return choice;
+  }
   bool longStages = llvm::all_of(
       kBytesPerLoop, [](auto &entry) { return entry.second >= 128; });
   // (Loops in sequence do not hold their results at once.)

@@ -1507,6 +1507,35 @@ def test_gemm_block_scaled(torch_gpu, repo, arch):
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
 
 
+ONE_TILE_K = """
+# C = A @ B with K in one tile (an outer-product-like update): no loop.
+kernel one_tile_k(A: Tensor[bf16, 2], B: Tensor[bf16, 2], C: Tensor[f32, 2]):
+    a = load(A, index=(bid(0), 0), shape=(128, 32))
+    b = load(B, index=(0, bid(1)), shape=(32, 256))
+    store(C, index=(bid(0), bid(1)), tile=mma(a, b, zeros((128, 256))))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_one_tile_k_product(torch_gpu, arch):
+    """A 128 x 256 product whose K is one tile, no loop: the compiler's
+    choice gives it 8 warps (on 4, 256 registers a thread: refused); M and N
+    past whole tiles, against float64; C past the problem untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(17)
+    M, N, K = 300, 600, 32
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((M + 3, N + 8), float("nan"), device="cuda")
+    kernel = tilec.compile(ONE_TILE_K, arch=arch)
+    kernel[((M + 127) // 128, (N + 255) // 256)](a, b, c[:M, :N])
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    assert torch.allclose(c[:M, :N].double(), ref, rtol=1e-4, atol=1e-3)
+    assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
 GATHER_RESHAPED = """
 # Rows p .. p + 16 of E gathered, the indices given their unit dimensions
 # by reshapes (as by [:, None] and [None, :]).

@@ -335,8 +335,18 @@ def TileStageConvertedLoads
     attention backward's per-query LSE and Delta rows, broadcast down the
     accumulators; an attention's bias tile, added to the scores. Loads
     that pad with other than zero, gathers, and tiles whose threads hold
-    less than 4 contiguous bytes stay as they are.
+    less than 4 contiguous bytes stay as they are. With `tma-copies`
+    (sm_90, whose rings are TMA copies) so does a tile without 16 bytes
+    along the tensor's contiguous dimension (a column of per-row scales,
+    (M, 1) of an (M, K / 64) tensor: TMA cannot copy it, and its copy by
+    cp.async among the loop's TMA copies ran 0.86-0.94x the conversion,
+    H200, bench/results/2026-12-02-h200-epilogues.md).
   }];
+  let options = [
+    Option<"tmaCopies", "tma-copies", "bool", /*default=*/"false",
+           "Stage only tiles that a TMA copy can fill (16 bytes or more "
+           "along the tensor's contiguous dimension)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
 }

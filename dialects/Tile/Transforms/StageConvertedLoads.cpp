@@ -67,11 +67,23 @@ struct Candidate {
   ReshapeOp squeeze; // dropping the load's size-1 dimensions, if any
 };
 
+/// Bytes of `load`'s tile along the tensor's contiguous (last) dimension:
+/// the rows a copy of it reads.
+int64_t contiguousRowBytes(LoadOp load) {
+  RankedTensorType type = load.getType();
+  unsigned rank = type.getRank();
+  unsigned dim = rank - 1;
+  if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
+    dim = llvm::find(*order, int32_t(rank - 1)) - order->begin();
+  return type.getDimSize(dim) *
+         int64_t(getSharedElementBytes(type.getElementType()));
+}
+
 /// The candidate `convert` makes, if any: its source comes from a load of
 /// the same loop body through elementwise ops whose other operands are
 /// splat constants, each value used once; the load pads with zeros (what an
 /// async copy leaves past the tensor's end) and is not a gather.
-std::optional<Candidate> candidateOf(ConvertLayoutOp convert) {
+std::optional<Candidate> candidateOf(ConvertLayoutOp convert, bool tmaCopies) {
   RankedTensorType from = convert.getSource().getType();
   RankedTensorType to = convert.getType();
   if (!isa_and_present<BlockedLayoutAttr>(from.getEncoding()) ||
@@ -122,7 +134,8 @@ std::optional<Candidate> candidateOf(ConvertLayoutOp convert) {
     c.chain.push_back(def);
     v = next;
   }
-  if (!whyNotStageable(c.load).empty())
+  if (!whyNotStageable(c.load).empty() ||
+      (tmaCopies && contiguousRowBytes(c.load) < 16))
     return std::nullopt;
   std::reverse(c.chain.begin(), c.chain.end());
   return c;
@@ -131,10 +144,12 @@ std::optional<Candidate> candidateOf(ConvertLayoutOp convert) {
 struct StageConvertedLoadsPass
     : public mlir::tile::impl::TileStageConvertedLoadsBase<
           StageConvertedLoadsPass> {
+  using TileStageConvertedLoadsBase::TileStageConvertedLoadsBase;
+
   void runOnOperation() override {
     SmallVector<Candidate> candidates;
     getOperation().walk([&](ConvertLayoutOp convert) {
-      if (auto c = candidateOf(convert))
+      if (auto c = candidateOf(convert, tmaCopies))
         candidates.push_back(std::move(*c));
     });
     for (Candidate &c : candidates)

@@ -1,5 +1,6 @@
 // RUN: tile-opt %s -split-input-file --tile-stage-converted-loads | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-stage-converted-loads | tile-opt -split-input-file --verify-roundtrip > /dev/null
+// RUN: tile-opt %s -split-input-file --tile-stage-converted-loads=tma-copies=true | FileCheck %s --check-prefix=TMA
 
 // tile-stage-converted-loads: a loop body's tile.load whose tile reaches its
 // only use through a tile.convert_layout that moves data between threads
@@ -143,4 +144,35 @@ func.func @kept_unit(%B: !tile.global<f16, 3>, %n: i32) -> tensor<1x1x64x64xf32,
     scf.yield %sum : tensor<1x1x64x64xf32, #mma4>
   }
   return %r : tensor<1x1x64x64xf32, #mma4>
+}
+
+// -----
+
+// A column of per-row scales ((64, 1) of an (M, K / 64) tensor: 4 bytes
+// along the tensor's contiguous dimension) is staged by cp.async copies;
+// with tma-copies (sm_90, whose rings TMA fills) it stays loaded and
+// converted: TMA cannot copy it, and its cp.async copy among the loop's TMA
+// copies ran slower than the conversion.
+#blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+
+// CHECK-LABEL: func.func @scale_column
+// CHECK:         tile.async_copy
+// CHECK-NOT:     tile.convert_layout
+// TMA-LABEL:   func.func @scale_column
+// TMA-NOT:       tile.async_copy
+// TMA:           tile.load
+// TMA-NEXT:      tile.convert_layout
+func.func @scale_column(%S: !tile.global<f32, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.load %S[%c0, %i] : <f32, 2> -> tensor<64x1xf32, #blocked>
+    %m = tile.convert_layout %s : tensor<64x1xf32, #blocked> -> tensor<64x1xf32, #mma>
+    %b = tile.broadcast %m : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+    %sum = arith.addf %acc, %b : tensor<64x64xf32, #mma>
+    scf.yield %sum : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
 }
