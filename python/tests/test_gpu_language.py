@@ -1451,6 +1451,13 @@ def test_cumsum_along_time(torch_gpu, repo, arch):
     assert torch.isnan(y[:, T:]).all()
 
 
+def bf16_operands(torch, seed, M, N, K):
+    """A (M, K) and B (K, N) of random bf16, from `seed`."""
+    torch.manual_seed(seed)
+    return (torch.randn(M, K, device="cuda", dtype=torch.bfloat16),
+            torch.randn(K, N, device="cuda", dtype=torch.bfloat16))
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_gemm_accumulate(torch_gpu, repo, arch):
     """bench/kernels/gemm_accumulate.tile: C += A @ B with the accumulator
@@ -1459,10 +1466,8 @@ def test_gemm_accumulate(torch_gpu, repo, arch):
     C past the problem untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
-    torch.manual_seed(10)
+    a, b = bf16_operands(torch, 10, 300, 260, 200)
     M, N, K = 300, 260, 200
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     c = torch.full((M + 3, N + 8), float("nan"), device="cuda",
                    dtype=torch.bfloat16)
     c0 = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
@@ -1523,10 +1528,8 @@ def test_one_tile_k_product(torch_gpu, arch):
     past whole tiles, against float64; C past the problem untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
-    torch.manual_seed(17)
+    a, b = bf16_operands(torch, 17, 300, 600, 32)
     M, N, K = 300, 600, 32
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     c = torch.full((M + 3, N + 8), float("nan"), device="cuda")
     kernel = tilec.compile(ONE_TILE_K, arch=arch)
     kernel[((M + 127) // 128, (N + 255) // 256)](a, b, c[:M, :N])
@@ -1604,10 +1607,8 @@ def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
     problem untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
-    torch.manual_seed(12)
+    a, b = bf16_operands(torch, 12, 300, 260, 200)
     M, N, K = 300, 260, 200
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     ref = a.double() @ b.double()
     if kernel == "gemm_residual":
         r = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
