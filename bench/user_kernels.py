@@ -7,7 +7,7 @@ and the device's copy bandwidth, in one process, launches interleaved
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
       [--kernels gemv,batched_gemv,split_heads,swiglu,add_rmsnorm,
                  log_softmax,embedding,cumsum_time,gemm_accumulate,
-                 gemm_residual,gemm_scaled,gemm_gated,histogram]
+                 gemm_residual,gemm_scaled,gemm_gated,adamw,histogram]
 
 GB/s count each tensor read or written once (for the GEMMs, compute-bound,
 only the last column, torch's time over tilec's, says anything)."""
@@ -30,6 +30,7 @@ CUMSUM_TIME = os.path.join(HERE, "kernels", "cumsum_time.tile")
 GEMM_ACCUMULATE = os.path.join(HERE, "kernels", "gemm_accumulate.tile")
 GEMM_EPILOGUES = os.path.join(HERE, "kernels", "gemm_epilogues.tile")
 BATCHED_GEMV = os.path.join(HERE, "kernels", "batched_gemv.tile")
+ADAMW = os.path.join(HERE, "kernels", "adamw.tile")
 HISTOGRAM = os.path.join(HERE, "kernels", "histogram.tile")
 
 SWIGLU = """
@@ -316,6 +317,35 @@ def gemm_gated(args, copy):
                             out=s[3]))
 
 
+def adamw(args, copy):
+    n = 64 * 1024 * 1024
+    kern = tilec.compile(ADAMW)
+    lr, b1, b2, eps, wd, t = 1e-3, 0.9, 0.999, 1e-8, 0.01, 3
+    hp = (lr, b1, b2, eps, wd, 1 - b1 ** t, 1 - b2 ** t)
+    sets = [(torch.randn(n, device="cuda"), bf16(n),
+             torch.randn(n, device="cuda") * 0.1,
+             torch.rand(n, device="cuda") * 0.01, bf16(n)) for _ in range(3)]
+    grid = (n // 2048,)
+    s = [x.clone() for x in sets[0]]
+    kern[grid](*s, *hp)
+    m1 = b1 * sets[0][2].double() + (1 - b1) * sets[0][1].double()
+    check(s[2], m1, 1e-5)
+
+    def torch_adamw(s):
+        # The same step in PyTorch's element-wise ops.
+        g = s[1].float()
+        s[2].mul_(b1).add_(g, alpha=1 - b1)
+        s[3].mul_(b2).addcmul_(g, g, value=1 - b2)
+        denom = (s[3] / hp[6]).sqrt_().add_(eps)
+        s[0].mul_(1 - lr * wd).addcdiv_(s[2], denom, value=-lr / hp[5])
+        s[4].copy_(s[0])
+    ms = time_interleaved(torch, {
+        "tilec": lambda s: kern[grid](*s, *hp), "torch": torch_adamw},
+        sets, args.rounds)
+    return bandwidth_rows(f"adamw {n} f32 + bf16 grad", ms,
+                          n * (4 * 6 + 2 * 2), copy)
+
+
 def histogram(args, copy):
     n = 1 << 24
     kern = tilec.compile(HISTOGRAM)
@@ -343,7 +373,7 @@ def main():
     p.add_argument("--kernels", default="gemv,batched_gemv,split_heads,"
                    "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
                    "gemm_accumulate,"
-                   "gemm_residual,gemm_scaled,gemm_gated,histogram")
+                   "gemm_residual,gemm_scaled,gemm_gated,adamw,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -1539,6 +1539,40 @@ def test_one_tile_k_product(torch_gpu, arch):
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
 
 
+@pytest.mark.parametrize("arch", ARCHS)
+def test_adamw_mixed_widths(torch_gpu, repo, arch):
+    """bench/kernels/adamw.tile: an AdamW step over f32 weights and moments
+    and a bf16 gradient (the f32 and 16-bit tiles in one layout), a length
+    past whole blocks, against float64; past the length untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(18)
+    n, extra = 5000, 8
+    p = torch.randn(n + extra, device="cuda")
+    g = torch.randn(n + extra, device="cuda", dtype=torch.bfloat16)
+    m = torch.randn(n + extra, device="cuda") * 0.1
+    v = torch.rand(n + extra, device="cuda") * 0.01
+    p16 = torch.full((n + extra,), float("nan"), device="cuda",
+                     dtype=torch.bfloat16)
+    p0, m0, v0, gd = p.double(), m.double(), v.double(), g.double()
+    lr, b1, b2, eps, wd, t = 1e-3, 0.9, 0.999, 1e-8, 0.01, 3
+    bc1, bc2 = 1 - b1 ** t, 1 - b2 ** t
+    kernel = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "adamw.tile"), arch=arch)
+    kernel[((n + 2047) // 2048,)](p[:n], g[:n], m[:n], v[:n], p16[:n],
+                                  lr, b1, b2, eps, wd, bc1, bc2)
+    torch.cuda.synchronize()
+    m1 = b1 * m0 + (1 - b1) * gd
+    v1 = b2 * v0 + (1 - b2) * gd * gd
+    p1 = p0 * (1 - lr * wd) - lr * (m1 / bc1) / ((v1 / bc2).sqrt() + eps)
+    assert torch.allclose(m[:n].double(), m1[:n], rtol=1e-5, atol=1e-6)
+    assert torch.allclose(v[:n].double(), v1[:n], rtol=1e-5, atol=1e-7)
+    assert torch.allclose(p[:n].double(), p1[:n], rtol=1e-5, atol=1e-6)
+    assert torch.equal(p16[:n], p[:n].to(torch.bfloat16))
+    assert torch.equal(p[n:].double(), p0[n:])
+    assert torch.isnan(p16[n:]).all()
+
+
 GATHER_RESHAPED = """
 # Rows p .. p + 16 of E gathered, the indices given their unit dimensions
 # by reshapes (as by [:, None] and [None, :]).

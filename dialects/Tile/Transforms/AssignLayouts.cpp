@@ -20,6 +20,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <functional>
+
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
 #include "Tile/Transforms/Passes.h.inc"
@@ -216,6 +218,15 @@ private:
   /// the uses.
   DenseSet<Value> broadcastVectors_;
   void findBroadcastVectors();
+  /// Tiles computed together element-wise from loads of the same shape
+  /// (through casts and arithmetic: an optimizer step's f32 state and its
+  /// 16-bit gradient) load and store a vector of the fewest elements any
+  /// of those loads has (4 f32, so 4 bf16: 8 bytes), so that they share
+  /// one layout; each load's own 16 bytes gave the 16-bit tile 8 elements
+  /// a thread and every product of it a conversion through shared memory.
+  /// The elements per vector of each such tile, keyed by value.
+  DenseMap<Value, unsigned> sharedVector_;
+  void findSharedVectors();
   /// For a view of a broadcast vector inserting a unit dimension into a
   /// slice along that dimension: the slice's parent (what the view's
   /// result holds, moving no data); null otherwise.
@@ -453,6 +464,8 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
       if (static_cast<unsigned>((*order)[i]) == rank - 1)
         contig = i;
   unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
+  if (auto it = sharedVector_.find(tile); it != sharedVector_.end())
+    vec = std::min(vec, it->second);
   // Written back transposed: runs along the other dimension as well, as
   // long as the block's threads still cover the tile (a square of vec x
   // vec a thread where the tile is large enough: each transposed row is
@@ -1258,8 +1271,72 @@ void LayoutAssigner::materialize() {
   });
 }
 
+void LayoutAssigner::findSharedVectors() {
+  // Union-find over tile values joined by element-wise ops that keep their
+  // shape.
+  DenseMap<Value, Value> parent;
+  std::function<Value(Value)> find = [&](Value v) -> Value {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v)
+      return v;
+    return it->second = find(it->second);
+  };
+  auto join = [&](Value a, Value b) {
+    Value ra = find(a), rb = find(b);
+    if (ra != rb)
+      parent[ra] = rb;
+  };
+  func.walk([&](Operation *op) {
+    if (!isElementwise(op) || op->getNumResults() != 1 ||
+        !isTileValue(op->getResult(0)))
+      return;
+    Value result = op->getResult(0);
+    for (Value operand : op->getOperands())
+      if (isTileValue(operand) && shapeOf(operand) == shapeOf(result))
+        join(operand, result);
+  });
+  // The fewest elements a vector any load of a group has, by the load's
+  // contiguous dimension (loads walking different dimensions keep theirs).
+  auto contiguousDim = [](LoadOp load) {
+    unsigned rank = load.getType().getRank(), contig = rank - 1;
+    if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
+      for (unsigned i = 0; i < rank; ++i)
+        if (unsigned((*order)[i]) == rank - 1)
+          contig = i;
+    return contig;
+  };
+  DenseMap<std::pair<Value, unsigned>, std::pair<unsigned, unsigned>> groups;
+  SmallVector<std::pair<LoadOp, std::pair<Value, unsigned>>> loads;
+  func.walk([&](LoadOp load) {
+    if (load.getBoxes() || broadcastVectors_.contains(load.getResult()))
+      return;
+    std::pair<Value, unsigned> key = {find(load.getResult()),
+                                      contiguousDim(load)};
+    unsigned vec = std::max(1u, vectorBytes / elementBytes(load.getResult()));
+    auto [it, inserted] = groups.try_emplace(key, vec, vec);
+    it->second.first = std::min(it->second.first, vec);
+    it->second.second = std::max(it->second.second, vec);
+    loads.push_back({load, key});
+  });
+  // Only where the loads' vectors differ; every tile of such a group (its
+  // stores' values too) takes the fewest.
+  DenseMap<Value, unsigned> byRoot;
+  for (auto &[key, widths] : groups)
+    if (widths.first != widths.second)
+      byRoot[key.first] = widths.first;
+  if (byRoot.empty())
+    return;
+  func.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (isTileValue(v))
+        if (auto it = byRoot.find(find(v)); it != byRoot.end())
+          sharedVector_[v] = it->second;
+  });
+}
+
 void LayoutAssigner::run() {
   findBroadcastVectors();
+  findSharedVectors();
   SmallVector<Operation *> ops;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
   auto propagate = [&] {

@@ -96,7 +96,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     and makes it part of the tile's type:
 
     - loads and stores get a blocked layout that makes each thread move up to
-      16 contiguous bytes and each warp cover contiguous memory, the warps on
+      16 contiguous bytes (loads of different element widths joined by
+      element-wise ops, and what is computed from them, the fewest
+      elements any of them has: an optimizer step's f32 state and bf16
+      gradient in one layout, 16- and 8-byte accesses) and each warp cover
+      contiguous memory, the warps on
       the slowest dimensions, except those a `tile.reduce` reduces the tile
       along (through ops that keep its shape), which get warps last: such a
       reduction then stays within threads and warps; a load whose tile is

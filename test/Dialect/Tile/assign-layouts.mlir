@@ -1083,3 +1083,27 @@ func.func @index_vector_plus_offset(%E: !tile.global<bf16, 2>, %O: !tile.global<
   tile.store %O[%c0, %c0], %g : !tile.global<bf16, 2>, tensor<16x128xbf16>
   return
 }
+
+// -----
+
+// Tiles computed together from loads of different element widths (an
+// optimizer step's f32 moment and bf16 gradient) share one layout: the
+// fewest elements a vector of those loads, 4 (16-byte f32, 8-byte bf16
+// accesses), no conversion; the bf16 load took 8 of its own before, and the
+// sum was converted through shared memory.
+// CHECK:       #[[B:blocked]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @mixed_widths
+// CHECK:       tile.load {{.*}} -> tensor<2048xbf16, #[[B]]>
+// CHECK:       tile.load {{.*}} -> tensor<2048xf32, #[[B]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.store {{.*}} tensor<2048xbf16, #[[B]]>
+func.func @mixed_widths(%G: !tile.global<bf16, 1>, %M: !tile.global<f32, 1>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %g = tile.load %G[%i] : !tile.global<bf16, 1> -> tensor<2048xbf16>
+  %m = tile.load %M[%i] : !tile.global<f32, 1> -> tensor<2048xf32>
+  %gf = arith.extf %g : tensor<2048xbf16> to tensor<2048xf32>
+  %s = arith.addf %m, %gf : tensor<2048xf32>
+  tile.store %M[%i], %s : !tile.global<f32, 1>, tensor<2048xf32>
+  %h = arith.truncf %s : tensor<2048xf32> to tensor<2048xbf16>
+  tile.store %G[%i], %h : !tile.global<bf16, 1>, tensor<2048xbf16>
+  return
+}
