@@ -37,14 +37,6 @@ int64_t mlir::tile::wgmmaRegistersNeeded(Operation *root) {
   return most;
 }
 
-/// Whether every element of `v` is one value (a splat constant, tile.full).
-static bool isUniform(Value v) {
-  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
-    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-      return dense.isSplat();
-  return v.getDefiningOp<FullOp>() != nullptr;
-}
-
 /// Whether ptxas computes `v` again from the thread's index where it is
 /// used rather than keep it: an arange, and what only reshapes, broadcasts
 /// or offsets one by a uniform value.
@@ -58,7 +50,7 @@ static bool isThreadIndexed(Value v, unsigned depth = 0) {
     return isThreadIndexed(def->getOperand(0), depth + 1);
   if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
     return llvm::all_of(def->getOperands(), [&](Value x) {
-      return isUniform(x) || isThreadIndexed(x, depth + 1);
+      return isUniformTile(x) || isThreadIndexed(x, depth + 1);
     });
   return false;
 }
@@ -68,7 +60,7 @@ static bool isThreadIndexed(Value v, unsigned depth = 0) {
 static int64_t heldRegisters(Value v) {
   if (!registersOf(v.getType()))
     return 0;
-  if (isUniform(v) || isThreadIndexed(v))
+  if (isUniformTile(v) || isThreadIndexed(v))
     return 1;
   if (auto broadcast = v.getDefiningOp<BroadcastOp>())
     return heldRegisters(broadcast.getSource());

@@ -347,6 +347,13 @@ bool mlir::tile::isZeroPadding(Attribute padding) {
          (i && i.getValue().isZero());
 }
 
+bool mlir::tile::isUniformTile(Value v) {
+  if (v.getDefiningOp<FullOp>())
+    return true;
+  DenseElementsAttr dense;
+  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+}
+
 bool mlir::tile::writesGlobalMemory(Operation *op) {
   return op
       ->walk([](Operation *nested) {

@@ -31,6 +31,10 @@ bool writesGlobalMemory(Operation *op);
 /// True for a load's or copy's `padding` that reads as zero: absent, +0.0
 /// or the integer 0 (what an async copy fills past the tensor's end).
 bool isZeroPadding(Attribute padding);
+
+/// True for a tile whose elements are all one value: a splat constant or a
+/// `tile.full` of a scalar (made again in any layout for nothing).
+bool isUniformTile(Value v);
 } // namespace mlir::tile
 
 #endif // TILE_IR_TILEOPS_H

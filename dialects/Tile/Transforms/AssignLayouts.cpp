@@ -18,9 +18,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/MathExtras.h"
-
-#include <functional>
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
@@ -55,6 +54,17 @@ ArrayRef<int64_t> shapeOf(Value v) {
 unsigned elementBytes(Value v) {
   Type e = cast<RankedTensorType>(v.getType()).getElementType();
   return std::max(1u, e.getIntOrFloatBitWidth() / 8);
+}
+
+/// The view dimension of a rank-`rank` load or store with `order` that walks
+/// the tensor's contiguous last dimension.
+unsigned contiguousViewDim(unsigned rank,
+                           std::optional<ArrayRef<int32_t>> order) {
+  if (order)
+    for (unsigned i = 0; i < order->size(); ++i)
+      if (unsigned((*order)[i]) == rank - 1)
+        return i;
+  return rank - 1;
 }
 
 /// Element-wise ops: every tile operand and the result share one layout.
@@ -456,13 +466,7 @@ std::optional<unsigned> LayoutAssigner::transposedStoreDim(Value tile) {
 BlockedLayoutAttr
 LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
   ArrayRef<int64_t> shape = shapeOf(tile);
-  unsigned rank = shape.size();
-  // The view dimension that walks the tensor's contiguous last dimension.
-  unsigned contig = rank - 1;
-  if (order && !order->empty())
-    for (unsigned i = 0; i < rank; ++i)
-      if (static_cast<unsigned>((*order)[i]) == rank - 1)
-        contig = i;
+  unsigned contig = contiguousViewDim(shape.size(), order);
   unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
   if (auto it = sharedVector_.find(tile); it != sharedVector_.end())
     vec = std::min(vec, it->second);
@@ -784,14 +788,6 @@ Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
   return {};
 }
 
-/// A splat (of a constant or of a scalar): made in any layout for nothing.
-static bool isSplatTile(Value v) {
-  if (v.getDefiningOp<FullOp>())
-    return true;
-  DenseElementsAttr dense;
-  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
-}
-
 /// The values a loaded tile flows through to its uses when every use,
 /// through casts and other ops of one tile operand that keep its shape (or
 /// of one and splats: an index vector plus an offset), and views that
@@ -820,7 +816,7 @@ static SmallVector<Value> broadcastChain(Value tile) {
                   !user->getNumRegions() &&
                   llvm::all_of(user->getOperands(), [&](Value operand) {
                     return operand == v || !isTileValue(operand) ||
-                           isSplatTile(operand);
+                           isUniformTile(operand);
                   });
       if (!view && !cast)
         return {};
@@ -1272,20 +1268,8 @@ void LayoutAssigner::materialize() {
 }
 
 void LayoutAssigner::findSharedVectors() {
-  // Union-find over tile values joined by element-wise ops that keep their
-  // shape.
-  DenseMap<Value, Value> parent;
-  std::function<Value(Value)> find = [&](Value v) -> Value {
-    auto it = parent.find(v);
-    if (it == parent.end() || it->second == v)
-      return v;
-    return it->second = find(it->second);
-  };
-  auto join = [&](Value a, Value b) {
-    Value ra = find(a), rb = find(b);
-    if (ra != rb)
-      parent[ra] = rb;
-  };
+  // Tile values joined by element-wise ops that keep their shape.
+  llvm::EquivalenceClasses<Value> joined;
   func.walk([&](Operation *op) {
     if (!isElementwise(op) || op->getNumResults() != 1 ||
         !isTileValue(op->getResult(0)))
@@ -1293,43 +1277,36 @@ void LayoutAssigner::findSharedVectors() {
     Value result = op->getResult(0);
     for (Value operand : op->getOperands())
       if (isTileValue(operand) && shapeOf(operand) == shapeOf(result))
-        join(operand, result);
+        joined.unionSets(operand, result);
   });
-  // The fewest elements a vector any load of a group has, by the load's
-  // contiguous dimension (loads walking different dimensions keep theirs).
-  auto contiguousDim = [](LoadOp load) {
-    unsigned rank = load.getType().getRank(), contig = rank - 1;
-    if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
-      for (unsigned i = 0; i < rank; ++i)
-        if (unsigned((*order)[i]) == rank - 1)
-          contig = i;
-    return contig;
-  };
+  // The fewest and most elements a vector of a group's loads, by the
+  // load's contiguous dimension (loads walking different dimensions keep
+  // theirs).
   DenseMap<std::pair<Value, unsigned>, std::pair<unsigned, unsigned>> groups;
-  SmallVector<std::pair<LoadOp, std::pair<Value, unsigned>>> loads;
   func.walk([&](LoadOp load) {
     if (load.getBoxes() || broadcastVectors_.contains(load.getResult()))
       return;
-    std::pair<Value, unsigned> key = {find(load.getResult()),
-                                      contiguousDim(load)};
+    std::pair<Value, unsigned> key = {
+        joined.getOrInsertLeaderValue(load.getResult()),
+        contiguousViewDim(load.getType().getRank(), load.getOrder())};
     unsigned vec = std::max(1u, vectorBytes / elementBytes(load.getResult()));
-    auto [it, inserted] = groups.try_emplace(key, vec, vec);
+    auto it = groups.try_emplace(key, vec, vec).first;
     it->second.first = std::min(it->second.first, vec);
     it->second.second = std::max(it->second.second, vec);
-    loads.push_back({load, key});
   });
   // Only where the loads' vectors differ; every tile of such a group (its
   // stores' values too) takes the fewest.
-  DenseMap<Value, unsigned> byRoot;
+  DenseMap<Value, unsigned> byLeader;
   for (auto &[key, widths] : groups)
     if (widths.first != widths.second)
-      byRoot[key.first] = widths.first;
-  if (byRoot.empty())
+      byLeader[key.first] = widths.first;
+  if (byLeader.empty())
     return;
   func.walk([&](Operation *op) {
     for (Value v : op->getResults())
-      if (isTileValue(v))
-        if (auto it = byRoot.find(find(v)); it != byRoot.end())
+      if (isTileValue(v) && joined.contains(v))
+        if (auto it = byLeader.find(joined.getLeaderValue(v));
+            it != byLeader.end())
           sharedVector_[v] = it->second;
   });
 }

@@ -25,11 +25,7 @@ namespace {
 /// A splat (of a constant or of a scalar) or an arange: made in any layout
 /// at no cost.
 bool isRemadeFree(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (isa_and_present<ArangeOp, FullOp>(def))
-    return true;
-  DenseElementsAttr dense;
-  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+  return v.getDefiningOp<ArangeOp>() || isUniformTile(v);
 }
 
 /// A splat or an arange costs nothing to re-create in any layout.
