@@ -7,7 +7,8 @@ and the device's copy bandwidth, in one process, launches interleaved
   PYTHONPATH=python python3 bench/user_kernels.py [--rounds 30]
       [--kernels gemv,batched_gemv,split_heads,swiglu,add_rmsnorm,
                  log_softmax,embedding,cumsum_time,gemm_accumulate,
-                 gemm_residual,gemm_scaled,gemm_gated,adamw,histogram]
+                 gemm_residual,gemm_scaled,gemm_gated,gemm_scaled_a,
+                 gemm_cast_a,adamw,histogram]
 
 GB/s count each tensor read or written once (for the GEMMs, compute-bound,
 only the last column, torch's time over tilec's, says anything)."""
@@ -29,6 +30,7 @@ SPLIT_HEADS = os.path.join(HERE, "kernels", "split_heads.tile")
 CUMSUM_TIME = os.path.join(HERE, "kernels", "cumsum_time.tile")
 GEMM_ACCUMULATE = os.path.join(HERE, "kernels", "gemm_accumulate.tile")
 GEMM_EPILOGUES = os.path.join(HERE, "kernels", "gemm_epilogues.tile")
+GEMM_PROLOGUES = os.path.join(HERE, "kernels", "gemm_prologues.tile")
 BATCHED_GEMV = os.path.join(HERE, "kernels", "batched_gemv.tile")
 ADAMW = os.path.join(HERE, "kernels", "adamw.tile")
 HISTOGRAM = os.path.join(HERE, "kernels", "histogram.tile")
@@ -317,6 +319,40 @@ def gemm_gated(args, copy):
                             out=s[3]))
 
 
+def gemm_prologue(args, copy, kernel, a_of, scalars, a_reference, torch_fn):
+    """Rows for one of bench/kernels/gemm_prologues.tile's kernels: `a_of`
+    makes A from a bf16 tile, `scalars` follow C, `a_reference` is A as the
+    kernel multiplies it (float64), `torch_fn` is what PyTorch runs."""
+    rows = []
+    kern = tilec.compile(GEMM_PROLOGUES, kernel=kernel)
+    for m, n, k in ((4096, 4096, 4096), (8192, 8192, 1024)):
+        sets = [(a_of(bf16(m, k)), bf16(k, n), bf16(m, n)) for _ in range(3)]
+        grid = ((m + 127) // 128, (n + 127) // 128)
+        s = sets[0]
+        kern[grid](*s, *scalars)
+        check(s[2], a_reference(s[0]) @ s[1].double(), 2e-2)
+        ms = time_interleaved(torch, {
+            "tilec": lambda s: kern[grid](*s, *scalars), "torch": torch_fn},
+            sets, args.rounds)
+        moved = sum(t.numel() * t.element_size() for t in sets[0])
+        rows += bandwidth_rows(f"{kernel} {m}x{n}x{k}", ms, moved, copy)
+    return rows
+
+
+def gemm_scaled_a(args, copy):
+    return gemm_prologue(
+        args, copy, "gemm_scaled_a", lambda a: a, (0.75,),
+        lambda a: (a.float() * 0.75).bfloat16().double(),
+        lambda s: torch.mm(s[0] * 0.75, s[1], out=s[2]))
+
+
+def gemm_cast_a(args, copy):
+    return gemm_prologue(
+        args, copy, "gemm_cast_a", lambda a: a.float(), (),
+        lambda a: a.bfloat16().double(),
+        lambda s: torch.mm(s[0].bfloat16(), s[1], out=s[2]))
+
+
 def adamw(args, copy):
     n = 64 * 1024 * 1024
     kern = tilec.compile(ADAMW)
@@ -373,7 +409,8 @@ def main():
     p.add_argument("--kernels", default="gemv,batched_gemv,split_heads,"
                    "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
                    "gemm_accumulate,"
-                   "gemm_residual,gemm_scaled,gemm_gated,adamw,histogram")
+                   "gemm_residual,gemm_scaled,gemm_gated,gemm_scaled_a,"
+                   "gemm_cast_a,adamw,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -90,11 +90,10 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   fpm.addPass(mlir::tile::createTileSliceMmaK());
   // A loop's loads that a layout conversion moves between threads: copied
   // into shared memory like the operands (ring copies once pipelined), read
-  // in the converted layout at their use.
-  // On sm_90 only tiles a TMA copy can fill: the rings are TMA copies.
-  mlir::tile::TileStageConvertedLoadsOptions convertedOptions;
-  convertedOptions.tmaCopies = options.hasTMA();
-  fpm.addPass(mlir::tile::createTileStageConvertedLoads(convertedOptions));
+  // in the converted layout at their use (an mma operand the multiply reads
+  // from registers, computed from a loaded tile: read from its ring slot in
+  // the operand's layout).
+  fpm.addPass(mlir::tile::createTileStageConvertedLoads());
   // A loop's other loads with a latency hint: copied into shared memory
   // too, so that the pipeline below keeps them in flight in rings.
   fpm.addPass(mlir::tile::createTileStageHintedLoads());

@@ -1668,6 +1668,44 @@ def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
 
 
+@pytest.mark.parametrize("K", [40, 100, 200, 1000])
+@pytest.mark.parametrize("tile_m", [64, 128])
+@pytest.mark.parametrize("kernel", ["gemm_scaled_a", "gemm_cast_a"])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
+    """bench/kernels/gemm_prologues.tile: A scaled by a scalar, or held in
+    f32 and rounded, in every trip before the multiply (A read from its ring
+    slot in the operand's layout, the multiply's A in registers; on sm_90a
+    128-row tiles get a producer warp, 64-row ones one warpgroup without),
+    M and N past whole tiles, K of 1, 2, 4 and 16 trips (the last partial
+    but at 1000), against float64; C past the problem untouched."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    M, N = 300, 260
+    a, b = bf16_operands(torch, 15, M, N, K)
+    if kernel == "gemm_scaled_a":
+        s = 0.75
+        args = (a, b)
+        scalars = (s,)
+        a_used = (a.float() * s).bfloat16()
+    else:
+        a = a.float() + 1e-3 * torch.randn_like(a.float())
+        args = (a, b)
+        scalars = ()
+        a_used = a.bfloat16()
+    c = torch.full((M + 3, N + 8), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    compiled = tilec.compile(
+        os.path.join(repo, "bench", "kernels", "gemm_prologues.tile"),
+        kernel=kernel, arch=arch, TILE_M=tile_m)
+    compiled[((M + tile_m - 1) // tile_m, (N + 127) // 128)](
+        *args, c[:M, :N], *scalars)
+    torch.cuda.synchronize()
+    ref = a_used.double() @ b.double()
+    assert torch.allclose(c[:M, :N].double(), ref, rtol=1e-2, atol=1e-1)
+    assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_histogram_one_hot(torch_gpu, repo, arch):
     """bench/kernels/histogram.tile: values compared with every bin and

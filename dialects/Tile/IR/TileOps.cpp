@@ -1156,9 +1156,13 @@ LogicalResult WgmmaWaitOp::verify() {
   for (Value v : getValues()) {
     auto type = cast<RankedTensorType>(v.getType());
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(type.getEncoding());
+    if (auto operand =
+            dyn_cast_or_null<DotOperandLayoutAttr>(type.getEncoding()))
+      mma = operand.getOpIdx() == 0 ? operand.getParent() : MmaLayoutAttr();
     if (!type.getElementType().isF32() || !mma || mma.getVersion() != 3)
-      return emitOpError("waits for wgmma accumulators: f32 tiles in a "
-                         "version-3 #tile.mma layout, not ")
+      return emitOpError("waits for wgmma accumulators or the f32 tiles of "
+                         "register A operands: f32 tiles in a version-3 "
+                         "#tile.mma layout or its A operand layout, not ")
              << type;
   }
   return success();

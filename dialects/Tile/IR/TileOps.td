@@ -521,7 +521,9 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [AttrSizedOperandSegments,
     issued before, except the last `pending` ones, has completed. `values`
     are accumulators of such multiplies: the results are the same values,
     now complete (the lowering ties their registers to the wait, so that
-    nothing reads them earlier). `buffers` are the shared operands of the
+    nothing reads them earlier); or f32 tiles in a multiply's A operand
+    layout that a register A is made from, so that it is made (its
+    registers written) only after the wait. `buffers` are the shared operands of the
     multiplies the wait completes: naming them keeps them allocated until
     here, and tells `tile-insert-barriers` that they are read until here.
 

@@ -14,7 +14,9 @@
 // went around a loop, the ones after it in the previous trip), so that only
 // what is needed is waited for. The wait names the multiply's shared
 // operands (the ring, for a ring slot out of reach): they stay allocated
-// until there, and tile-insert-barriers counts them read until there.
+// until there, and tile-insert-barriers counts them read until there. A
+// register A operand the loop's body computes is waited for in the next
+// trip before the op that writes it (waitBeforeOperandRegisters).
 //
 // Buffers. A write into a shared buffer that a multiply in flight may still
 // read must come after a wait that completes the multiply. A forward walk
@@ -150,6 +152,8 @@ struct AsyncWgmmaPass
     dom = &dominance;
     for (WarpgroupMmaOp mma : mmas)
       waitForResult(mma);
+    for (WarpgroupMmaOp mma : mmas)
+      waitBeforeOperandRegisters(mma);
     // The last first: a wait it gets before a back edge completes the
     // ones before it too.
     for (WarpgroupMmaOp mma : llvm::reverse(mmas))
@@ -180,6 +184,79 @@ struct AsyncWgmmaPass
         out.push_back(v);
     }
     return out;
+  }
+
+  /// A multiply of a loop whose body computes its register A operand (a
+  /// loaded tile scaled or rounded on its way, read from its ring slot in
+  /// the operand's layout: tile-stage-converted-loads) is in flight at the
+  /// head of the next trip, which computes the next A into the same
+  /// registers; PTX leaves a wgmma's registers not to be written until a
+  /// wait completes it (4096 x 4096 x 4096 with A scaled in registers came
+  /// out wrong without). The next trip waits for it right before the first
+  /// op of the body that A is computed from, unless a wait before A's own
+  /// op completes it already (attention's P, computed from scores waited
+  /// for). Where A's op reads an f32 tile the body computes (the scaled
+  /// tile it rounds), the wait is right before that op, the tile passed
+  /// through it (its registers tied to the wait, so that nothing moves the
+  /// op above it): the read of the slot and the arithmetic before the
+  /// rounding run under the multiply (4096 x 4096 x 4096 with A scaled, on
+  /// an H200: 466 TFLOP/s with the wait before the read, 517 so; 262 with
+  /// A stored to a buffer of its own, bench/results/
+  /// 2026-12-02-h200-register-a.md). An A going around the loop:
+  /// waitBeforeBackEdge.
+  void waitBeforeOperandRegisters(WarpgroupMmaOp mma) {
+    Block *block = mma->getBlock();
+    Operation *def = mma.getA().getDefiningOp();
+    if (!isa<scf::ForOp>(mma->getParentOp()) ||
+        !isa<RankedTensorType>(mma.getA().getType()) || !def ||
+        def->getBlock() != block)
+      return;
+    // Groups issued since `mma` at `at` in the next trip.
+    unsigned after =
+        countMultiplies(std::next(Block::iterator(mma)), block->end());
+    auto issuedAt = [&](Operation *at) {
+      return after + countMultiplies(block->begin(), Block::iterator(at));
+    };
+    for (Operation *op = &block->front(); op != def; op = op->getNextNode())
+      if (auto wait = dyn_cast<WgmmaWaitOp>(op);
+          wait && wait.getPending() <= issuedAt(op))
+        return;
+    // The ops of the body A is computed from (not through multiplies or
+    // waits, which are ordered already), and the first of them.
+    Operation *first = def;
+    SmallVector<Operation *> work = {def};
+    DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (!seen.insert(op).second)
+        continue;
+      if (op->isBeforeInBlock(first))
+        first = op;
+      for (Value operand : op->getOperands()) {
+        Operation *from = operand.getDefiningOp();
+        if (from && from->getBlock() == block &&
+            !isa<WarpgroupMmaOp, WgmmaWaitOp>(from))
+          work.push_back(from);
+      }
+    }
+    SmallVector<unsigned> tied;
+    for (OpOperand &operand : def->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      Operation *from = operand.get().getDefiningOp();
+      if (type && type.getElementType().isF32() && from &&
+          from->getBlock() == block)
+        tied.push_back(operand.getOperandNumber());
+    }
+    Operation *at = tied.empty() ? first : def;
+    SmallVector<Value> values;
+    for (unsigned i : tied)
+      values.push_back(def->getOperand(i));
+    OpBuilder b(at);
+    auto wait =
+        WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issuedAt(at)),
+                            values, reachableBuffers(sharedOperands(mma), at));
+    for (auto [k, i] : llvm::enumerate(tied))
+      def->setOperand(i, wait.getResult(k));
   }
 
   /// A multiply still in flight at its loop's back edge completes before

@@ -328,8 +328,10 @@ def TileStageConvertedLoads
     A `tile.load` in a loop body whose tile reaches its only use through a
     `tile.convert_layout` that moves data between threads (possibly after
     a `tile.reshape` that drops the load's size-1 dimensions, then
-    elementwise ops whose other operands are splat constants, each value
-    used once) is copied into an unswizzled shared memory buffer
+    elementwise ops whose other operands are uniform tiles (splat constants,
+    splats of scalars), each value used once) is copied into an unswizzled
+    shared memory buffer (swizzled as wgmma's where it is read in an mma
+    operand layout: ldmatrix reads 8 rows at once)
     (`tile.smem_alloc`, `tile.async_copy` where the load was) and read in
     the conversion's layout where the conversion was (`tile.async_wait`,
     `tile.local_load`), the elementwise ops redone after the read in that
@@ -339,18 +341,18 @@ def TileStageConvertedLoads
     attention backward's per-query LSE and Delta rows, broadcast down the
     accumulators; an attention's bias tile, added to the scores. Loads
     that pad with other than zero, gathers, and tiles whose threads hold
-    less than 4 contiguous bytes stay as they are. With `tma-copies`
-    (sm_90, whose rings are TMA copies) so does a tile without 16 bytes
-    along the tensor's contiguous dimension (a column of per-row scales,
-    (M, 1) of an (M, K / 64) tensor: TMA cannot copy it, and its copy by
-    cp.async among the loop's TMA copies ran 0.86-0.94x the conversion,
-    H200, bench/results/2026-12-02-h200-epilogues.md).
+    less than 4 contiguous bytes stay as they are, and so does a tile
+    without 16 bytes along the tensor's contiguous dimension (a column of
+    per-row scales, (M, 1) of an (M, K / 64) tensor: TMA cannot copy it,
+    and its copy by cp.async ran slower than the conversion: 0.86-0.94x
+    among a loop's TMA copies on sm_90a, 0.91-0.96x sm_80 code on the
+    same H200, bench/results/2026-12-02-h200-epilogues.md and
+    bench/results/2026-12-02-h200-register-a.md). An mma operand the
+    multiply reads from registers, made by such a chain, is left to this
+    pass by `tile-stage-mma-operands`: the multiply then takes the chain's
+    result (wgmma's register A) with no store of the operand to shared
+    memory and no barrier.
   }];
-  let options = [
-    Option<"tmaCopies", "tma-copies", "bool", /*default=*/"false",
-           "Stage only tiles that a TMA copy can fill (16 bytes or more "
-           "along the tensor's contiguous dimension)">,
-  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
 }

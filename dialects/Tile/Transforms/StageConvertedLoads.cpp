@@ -30,6 +30,16 @@
 // columns, cost neither the conversion's round trip and barriers nor
 // registers across the multiplies.
 //
+// The ops' other operands are uniform tiles (splat constants, splats of
+// scalars: made again in the new layout). An mma operand the multiply reads
+// from registers (wgmma's A, mma.sync's A and B) made so, a loaded tile
+// scaled or rounded on its way, is left converted by tile-stage-mma-operands
+// for this pass: its buffer is swizzled as wgmma's (ldmatrix reads 8 of its
+// rows at once) and the multiply takes the ops' result from registers, with
+// no store of the operand to shared memory and no barrier. A tile without
+// 16 bytes along the tensor's contiguous dimension (a column of per-row
+// scales) stays converted: its cp.async copy measured slower.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/LinearLayout.h"
@@ -53,110 +63,22 @@ using namespace mlir::tile;
 
 namespace {
 
-/// True for a splat constant: re-created in any layout for nothing.
-bool isSplat(Value v) {
-  DenseElementsAttr dense;
-  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
-}
-
-/// A conversion to stage and what leads to it from its load.
-struct Candidate {
-  ConvertLayoutOp convert;
-  LoadOp load;
-  SmallVector<Operation *> chain; // from the load's user to the conversion's
-  ReshapeOp squeeze; // dropping the load's size-1 dimensions, if any
-};
-
-/// Bytes of `load`'s tile along the tensor's contiguous (last) dimension:
-/// the rows a copy of it reads.
-int64_t contiguousRowBytes(LoadOp load) {
-  RankedTensorType type = load.getType();
-  unsigned rank = type.getRank();
-  unsigned dim = rank - 1;
-  if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
-    dim = llvm::find(*order, int32_t(rank - 1)) - order->begin();
-  return type.getDimSize(dim) *
-         int64_t(getSharedElementBytes(type.getElementType()));
-}
-
-/// The candidate `convert` makes, if any: its source comes from a load of
-/// the same loop body through elementwise ops whose other operands are
-/// splat constants, each value used once; the load pads with zeros (what an
-/// async copy leaves past the tensor's end) and is not a gather.
-std::optional<Candidate> candidateOf(ConvertLayoutOp convert, bool tmaCopies) {
-  RankedTensorType from = convert.getSource().getType();
-  RankedTensorType to = convert.getType();
-  if (!isa_and_present<BlockedLayoutAttr>(from.getEncoding()) ||
-      !to.getEncoding() || isRegisterOnlyConversion(from, to) ||
-      !isa<scf::ForOp>(convert->getParentOp()))
-    return std::nullopt;
-  Candidate c;
-  c.convert = convert;
-  Value v = convert.getSource();
-  while (true) {
-    if (!v.hasOneUse())
-      return std::nullopt;
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != convert->getBlock())
-      return std::nullopt;
-    if (auto load = dyn_cast<LoadOp>(def)) {
-      c.load = load;
-      break;
-    }
-    // The load's tile without its size-1 dimensions (a (1, M, N) box of a
-    // 3-D tensor read as (M, N)): the buffer holds it so already.
-    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
-      ArrayRef<int64_t> from = reshape.getSource().getType().getShape();
-      ArrayRef<int64_t> to = reshape.getType().getShape();
-      SmallVector<int64_t> kept;
-      for (unsigned d : nonUnitDims(from))
-        kept.push_back(from[d]);
-      if (c.squeeze || !reshape.getSource().getDefiningOp<LoadOp>() ||
-          ArrayRef<int64_t>(kept) != to)
-        return std::nullopt;
-      c.squeeze = reshape;
-      v = reshape.getSource();
-      continue;
-    }
-    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
-        def->getNumRegions() != 0)
-      return std::nullopt;
-    Value next;
-    for (Value operand : def->getOperands()) {
-      if (isSplat(operand))
-        continue;
-      if (next)
-        return std::nullopt;
-      next = operand;
-    }
-    if (!next)
-      return std::nullopt;
-    c.chain.push_back(def);
-    v = next;
-  }
-  if (!whyNotStageable(c.load).empty() ||
-      (tmaCopies && contiguousRowBytes(c.load) < 16))
-    return std::nullopt;
-  std::reverse(c.chain.begin(), c.chain.end());
-  return c;
-}
-
 struct StageConvertedLoadsPass
     : public mlir::tile::impl::TileStageConvertedLoadsBase<
           StageConvertedLoadsPass> {
   using TileStageConvertedLoadsBase::TileStageConvertedLoadsBase;
 
   void runOnOperation() override {
-    SmallVector<Candidate> candidates;
+    SmallVector<ConvertedLoadChain> candidates;
     getOperation().walk([&](ConvertLayoutOp convert) {
-      if (auto c = candidateOf(convert, tmaCopies))
+      if (auto c = convertedLoadChain(convert))
         candidates.push_back(std::move(*c));
     });
-    for (Candidate &c : candidates)
+    for (ConvertedLoadChain &c : candidates)
       stage(c);
   }
 
-  void stage(Candidate &c) {
+  void stage(ConvertedLoadChain &c) {
     LoadOp load = c.load;
     Attribute target = c.convert.getType().getEncoding();
     auto inTarget = [&](Type t) {
@@ -169,16 +91,23 @@ struct StageConvertedLoadsPass
     for (Operation *def : c.chain) {
       SmallVector<Value> operands;
       for (Value operand : def->getOperands()) {
-        if (!isSplat(operand)) {
+        if (!isUniformTile(operand)) {
           operands.push_back(current);
           continue;
         }
+        // A splat constant or a splat of a scalar, made again in the
+        // target layout.
         DenseElementsAttr dense;
-        matchPattern(operand, m_Constant(&dense));
-        operands.push_back(
-            arith::ConstantOp::create(
-                b, def->getLoc(), dense.reshape(inTarget(operand.getType())))
-                .getResult());
+        if (matchPattern(operand, m_Constant(&dense)))
+          operands.push_back(
+              arith::ConstantOp::create(
+                  b, def->getLoc(), dense.reshape(inTarget(operand.getType())))
+                  .getResult());
+        else
+          operands.push_back(
+              FullOp::create(b, def->getLoc(), inTarget(operand.getType()),
+                             operand.getDefiningOp<FullOp>().getValue())
+                  .getResult());
       }
       OperationState state(def->getLoc(), def->getName(), operands,
                            TypeRange{inTarget(def->getResult(0).getType())},
@@ -187,8 +116,19 @@ struct StageConvertedLoadsPass
     }
     c.convert.replaceAllUsesWith(current);
     c.convert.erase();
-    for (Operation *def : llvm::reverse(c.chain))
+    // (The uniform tiles the chain read, made again above, go with it
+    // where nothing else reads them.)
+    SmallVector<Operation *> uniforms;
+    for (Operation *def : llvm::reverse(c.chain)) {
+      for (Value operand : def->getOperands())
+        if (Operation *op = operand.getDefiningOp();
+            op && isUniformTile(operand) && !llvm::is_contained(uniforms, op))
+          uniforms.push_back(op);
       def->erase();
+    }
+    for (Operation *op : uniforms)
+      if (op->use_empty())
+        op->erase();
     if (c.squeeze)
       c.squeeze.erase();
     load.erase();

@@ -12,6 +12,10 @@
 // operand left in registers stays there even where its tile is also written
 // to such a buffer (read from registers, the multiply moves half the shared
 // memory traffic: measured 1-6% on attention backward, whose dS^T is both).
+// An operand read from registers that a loop computes from a load of its
+// body through element-wise ops (A scaled or rounded in every trip) stays
+// converted for tile-stage-converted-loads, which reads the load's ring slot
+// in the operand layout: no store from registers, no barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +127,20 @@ struct StageMmaOperandsPass
   // (Loaded tile, buffer type) -> the buffer an async copy fills with it.
   DenseMap<std::pair<Value, Type>, Value> copies;
 
+  /// Whether `cvt`, the conversion of an operand the multiply reads from
+  /// registers, ends a chain of element-wise ops from a load of its loop
+  /// (the tile scaled, cast or dequantized on its way to the multiply):
+  /// tile-stage-converted-loads then reads the load's ring slot in the
+  /// operand's layout and computes the chain there, where a buffer of the
+  /// operand would cost a store from registers and a barrier every trip
+  /// (and, on sm_90a, a wait for the previous trip's multiplies before the
+  /// store). Not where the chain is the load alone: a loaded operand is
+  /// copied to its own buffer.
+  static bool readInOperandLayout(ConvertLayoutOp cvt) {
+    std::optional<ConvertedLoadChain> chain = convertedLoadChain(cvt);
+    return chain && !chain->chain.empty();
+  }
+
   /// A wgmma reads B, and A unless A is already in registers in its operand
   /// layout (or gets there without moving data between threads; for 8-bit
   /// A, between the lanes of a warp: an accumulator rounded to 8 bits),
@@ -149,7 +167,8 @@ struct StageMmaOperandsPass
       // memory, as wgmma reads them best.
       inRegisters = isRegisterOnlyConversion(from, to) ||
                     (fp8 && isa<MmaLayoutAttr>(from.getEncoding()) &&
-                     isWarpShuffleConversion(from, to));
+                     isWarpShuffleConversion(from, to)) ||
+                    (!fp8 && readInOperandLayout(cvt));
     }
     if (!inRegisters && (fp8 || cvt)) {
       bool transposed = false;
@@ -224,7 +243,8 @@ struct StageMmaOperandsPass
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
     if (!cvt || !cvt.getSource().getType().getEncoding() ||
         !cvt.getType().getEncoding() ||
-        isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()))
+        isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()) ||
+        (!fastest && readInOperandLayout(cvt)))
       return {};
     if (Value v = staged.lookup(operand))
       return v;

@@ -5,6 +5,7 @@
 #include "Tile/IR/LinearLayout.h"
 #include "Tile/IR/SharedMemory.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -73,18 +74,25 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
   RankedTensorType loaded = load.getType();
   auto loadLayout = cast<BlockedLayoutAttr>(loaded.getEncoding());
   unsigned bytes = getSharedElementBytes(loaded.getElementType());
-  // Unswizzled, in the tensor's order: every thread of the read's layout
-  // finds its elements where the copy put them. The buffer holds the tile
-  // without its size-1 dimensions (as an async copy fills it), in the order
-  // of the others.
+  // In the tensor's order: every thread of the read's layout finds its
+  // elements where the copy put them. The buffer holds the tile without
+  // its size-1 dimensions (as an async copy fills it), in the order of the
+  // others. Unswizzled, but for a read in an mma operand's layout (ldmatrix:
+  // 16-byte rows of 8 rows at once, which an unswizzled buffer of 128-byte
+  // rows puts in one bank group): swizzled as wgmma's buffers are, which
+  // both kinds of async copy write.
   SmallVector<unsigned> kept = nonUnitDims(loaded.getShape());
   SmallVector<int64_t> shape;
   for (unsigned d : kept)
     shape.push_back(loaded.getDimSize(d));
   BlockedLayoutAttr copyLayout = dropUnitDims(loadLayout, kept);
-  auto shared =
-      SharedLayoutAttr::get(ctx, std::max(1u, 16 / bytes), 1, 1,
-                            SmallVector<unsigned>(copyLayout.getOrder()));
+  SmallVector<unsigned> order(copyLayout.getOrder());
+  SharedLayoutAttr shared;
+  if (isa<DotOperandLayoutAttr>(layout) && shape.size() == 2)
+    shared = getHopperSharedLayout(
+        RankedTensorType::get(shape, loaded.getElementType()), order);
+  if (!shared)
+    shared = SharedLayoutAttr::get(ctx, std::max(1u, 16 / bytes), 1, 1, order);
   auto bufType =
       SharedMemoryType::get(ctx, shape, loaded.getElementType(), shared);
   OpBuilder b(load);
@@ -110,4 +118,74 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
   return LocalLoadOp::create(
       b, loc, type, buf,
       b.getDenseI64ArrayAttr(SmallVector<int64_t>(shape.size(), 0)));
+}
+
+/// Bytes of `load`'s tile along the tensor's contiguous (last) dimension:
+/// the rows a copy of it reads.
+static int64_t contiguousRowBytes(LoadOp load) {
+  RankedTensorType type = load.getType();
+  unsigned rank = type.getRank();
+  unsigned dim = rank - 1;
+  if (std::optional<ArrayRef<int32_t>> order = load.getOrder())
+    dim = llvm::find(*order, int32_t(rank - 1)) - order->begin();
+  return type.getDimSize(dim) *
+         int64_t(getSharedElementBytes(type.getElementType()));
+}
+
+std::optional<ConvertedLoadChain>
+mlir::tile::convertedLoadChain(ConvertLayoutOp convert) {
+  RankedTensorType from = convert.getSource().getType();
+  RankedTensorType to = convert.getType();
+  if (!isa_and_present<BlockedLayoutAttr>(from.getEncoding()) ||
+      !to.getEncoding() || isRegisterOnlyConversion(from, to) ||
+      !isa<scf::ForOp>(convert->getParentOp()))
+    return std::nullopt;
+  ConvertedLoadChain c;
+  c.convert = convert;
+  Value v = convert.getSource();
+  while (true) {
+    if (!v.hasOneUse())
+      return std::nullopt;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != convert->getBlock())
+      return std::nullopt;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      c.load = load;
+      break;
+    }
+    // The load's tile without its size-1 dimensions (a (1, M, N) box of a
+    // 3-D tensor read as (M, N)): the buffer holds it so already.
+    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+      ArrayRef<int64_t> from = reshape.getSource().getType().getShape();
+      ArrayRef<int64_t> to = reshape.getType().getShape();
+      SmallVector<int64_t> kept;
+      for (unsigned d : nonUnitDims(from))
+        kept.push_back(from[d]);
+      if (c.squeeze || !reshape.getSource().getDefiningOp<LoadOp>() ||
+          ArrayRef<int64_t>(kept) != to)
+        return std::nullopt;
+      c.squeeze = reshape;
+      v = reshape.getSource();
+      continue;
+    }
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+        def->getNumRegions() != 0)
+      return std::nullopt;
+    Value next;
+    for (Value operand : def->getOperands()) {
+      if (isUniformTile(operand))
+        continue;
+      if (next)
+        return std::nullopt;
+      next = operand;
+    }
+    if (!next)
+      return std::nullopt;
+    c.chain.push_back(def);
+    v = next;
+  }
+  if (!whyNotStageable(c.load).empty() || contiguousRowBytes(c.load) < 16)
+    return std::nullopt;
+  std::reverse(c.chain.begin(), c.chain.end());
+  return c;
 }

@@ -15,6 +15,7 @@
 
 #include "Tile/IR/TileOps.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tile {
@@ -40,6 +41,26 @@ std::string whyNotStageable(LoadOp load, bool anyPadding = false);
 /// without them. The caller replaces the load's uses; the load is left for
 /// it to erase.
 Value stageLoad(LoadOp load, Operation *readAt, Attribute layout);
+
+/// A loop's conversion that reads a load of the same body through
+/// element-wise ops, and what leads to it: tile-stage-converted-loads makes
+/// the load a copy into shared memory read in the conversion's layout, the
+/// ops computed after the read.
+struct ConvertedLoadChain {
+  ConvertLayoutOp convert;
+  LoadOp load;
+  SmallVector<Operation *> chain; // from the load's user to the conversion's
+  ReshapeOp squeeze; // dropping the load's size-1 dimensions, if any
+};
+
+/// The chain `convert` ends, if it moves data between threads and its
+/// source comes from a load of the same loop body through element-wise
+/// ops whose other operands are uniform tiles (splat constants, splats of
+/// scalars), each value used once; the load stageable (whyNotStageable)
+/// with at least 16 bytes along the tensor's contiguous dimension (what a
+/// TMA copy fills; a narrower column's cp.async copy measured slower than
+/// its conversion on sm_90a and sm_80 alike).
+std::optional<ConvertedLoadChain> convertedLoadChain(ConvertLayoutOp convert);
 
 } // namespace mlir::tile
 

@@ -557,3 +557,70 @@ func.func @loop_nest(%a: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x6
   }
   return %r : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A register A operand the body computes (a tile read from shared memory
+// in the operand layout, scaled in f32 and rounded, as
+// tile-stage-converted-loads leaves a scaled A): the multiply is in flight
+// at the next trip's head, which writes the next A into the same
+// registers. The next trip waits for it (wait_group 0: nothing issued
+// since) right before the rounding that writes A, the scaled f32 tile
+// passed through the wait; the read and the scaling come before it.
+// CHECK-LABEL: func.func @register_a_made_in_trip
+// CHECK:       scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[L:.*]] = tile.local_load
+// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[L]]
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[E]], %{{.*}}
+// CHECK-NEXT:    %[[W:.*]] = tile.wgmma_wait 0, %[[M]] : tensor<64x64xf32, #dot_a> reads %{{.*}} :
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[W]]
+// CHECK-NEXT:    %[[D:.*]] = tile.wgmma async %[[T]], %{{.*}}, %[[ACC]] :
+// CHECK-NEXT:    scf.yield %[[D]]
+func.func @register_a_made_in_trip(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %s = arith.constant dense<5.000000e-01> : tensor<64x64xf32, #dot_a>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %l = tile.local_load %a [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #dot_a>
+    %e = arith.extf %l : tensor<64x64xf16, #dot_a> to tensor<64x64xf32, #dot_a>
+    %m = arith.mulf %e, %s : tensor<64x64xf32, #dot_a>
+    %t = arith.truncf %m : tensor<64x64xf32, #dot_a> to tensor<64x64xf16, #dot_a>
+    %d = tile.wgmma %t, %b, %acc : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The same where A's op reads no f32 tile (a 16-bit tile scaled in 16
+// bits): the wait goes before the first op A is computed from, the read.
+// CHECK-LABEL: func.func @register_a_made_in_trip_16
+// CHECK:       scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:    tile.wgmma_wait 0 reads %{{.*}} :
+// CHECK-NEXT:    %[[L:.*]] = tile.local_load
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[L]], %{{.*}}
+// CHECK-NEXT:    %[[D:.*]] = tile.wgmma async %[[M]], %{{.*}}, %[[ACC]] :
+// CHECK-NEXT:    scf.yield %[[D]]
+func.func @register_a_made_in_trip_16(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %s = arith.constant dense<5.000000e-01> : tensor<64x64xf16, #dot_a>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %l = tile.local_load %a [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #dot_a>
+    %m = arith.mulf %l, %s : tensor<64x64xf16, #dot_a>
+    %d = tile.wgmma %m, %b, %acc : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}

@@ -698,7 +698,7 @@ func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 func.func @wgmma_wait_not_accumulator(%x: tensor<64x64xf32, #blocked>) {
-  // expected-error @+1 {{'tile.wgmma_wait' op waits for wgmma accumulators: f32 tiles in a version-3 #tile.mma layout, not 'tensor<64x64xf32, #tile.blocked}}
+  // expected-error @+1 {{'tile.wgmma_wait' op waits for wgmma accumulators or the f32 tiles of register A operands: f32 tiles in a version-3 #tile.mma layout or its A operand layout, not 'tensor<64x64xf32, #tile.blocked}}
   %0 = tile.wgmma_wait 0, %x : tensor<64x64xf32, #blocked>
   return
 }

@@ -1,21 +1,21 @@
 // RUN: tile-opt %s -split-input-file --tile-stage-converted-loads | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-stage-converted-loads | tile-opt -split-input-file --verify-roundtrip > /dev/null
-// RUN: tile-opt %s -split-input-file --tile-stage-converted-loads=tma-copies=true | FileCheck %s --check-prefix=TMA
 
 // tile-stage-converted-loads: a loop body's tile.load whose tile reaches its
 // only use through a tile.convert_layout that moves data between threads
 // (here a row, spread over the lanes, broadcast down an mma accumulator's
-// columns), possibly through elementwise ops whose other operands are splat
-// constants, becomes a copy into an unswizzled buffer of the tile without
-// its size-1 dimensions (tile.smem_alloc + tile.async_copy where the load
-// was, with the copy's layout on those dimensions) and a read in the
+// columns), possibly through elementwise ops whose other operands are
+// uniform tiles (splat constants, splats of scalars), becomes a copy into
+// an unswizzled buffer of the tile without its size-1 dimensions
+// (tile.smem_alloc + tile.async_copy where the load was, with the copy's
+// layout on those dimensions) and a read in the
 // conversion's layout where the conversion was (tile.async_wait +
 // tile.local_load), the elementwise ops redone after it in that layout.
 
 #blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 
-// CHECK:       #[[ROW:blocked1]] = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK:       #[[ROW:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK:       #[[S:shared]] = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
 // CHECK-LABEL: func.func @row
 // CHECK:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
@@ -149,20 +149,16 @@ func.func @kept_unit(%B: !tile.global<f16, 3>, %n: i32) -> tensor<1x1x64x64xf32,
 // -----
 
 // A column of per-row scales ((64, 1) of an (M, K / 64) tensor: 4 bytes
-// along the tensor's contiguous dimension) is staged by cp.async copies;
-// with tma-copies (sm_90, whose rings TMA fills) it stays loaded and
-// converted: TMA cannot copy it, and its cp.async copy among the loop's TMA
-// copies ran slower than the conversion.
+// along the tensor's contiguous dimension) stays loaded and converted: TMA
+// cannot copy it, and its cp.async copy ran slower than the conversion (on
+// sm_90a among the loop's TMA copies, and on sm_80).
 #blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 
 // CHECK-LABEL: func.func @scale_column
-// CHECK:         tile.async_copy
-// CHECK-NOT:     tile.convert_layout
-// TMA-LABEL:   func.func @scale_column
-// TMA-NOT:       tile.async_copy
-// TMA:           tile.load
-// TMA-NEXT:      tile.convert_layout
+// CHECK-NOT:     tile.async_copy
+// CHECK:         tile.load
+// CHECK-NEXT:    tile.convert_layout
 func.func @scale_column(%S: !tile.global<f32, 2>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -175,4 +171,46 @@ func.func @scale_column(%S: !tile.global<f32, 2>, %n: i32) -> tensor<64x64xf32, 
     scf.yield %sum : tensor<64x64xf32, #mma>
   }
   return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+// A wgmma A operand made from a loop's load scaled by a scalar in f32 and
+// rounded (tile-stage-mma-operands leaves it converted): the load becomes
+// a copy into a buffer swizzled as wgmma's (its rows read by ldmatrix, 8 at
+// once: unswizzled 128-byte rows would put them in one bank group), read
+// in the A operand layout; the splat of the scalar and the ops are made
+// again in that layout, and the multiply takes A from registers.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// CHECK:       #[[SA:shared[0-9]*]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-LABEL: func.func @scaled_operand
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[BUF:.*]] = tile.smem_alloc : <[64, 64], bf16, #[[SA]]>
+// CHECK-NEXT:    tile.async_copy %{{.*}}, %[[BUF]]
+// CHECK-NEXT:    tile.async_wait %[[BUF]]
+// CHECK-NEXT:    %[[R:.*]] = tile.local_load %[[BUF]] [0, 0] : <[64, 64], bf16, #[[SA]]> -> tensor<64x64xbf16, #dot_a>
+// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[R]] : tensor<64x64xbf16, #dot_a> to tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    %[[S:.*]] = tile.full %{{.*}} : tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[E]], %[[S]] : tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[M]] : tensor<64x64xf32, #dot_a> to tensor<64x64xbf16, #dot_a>
+// CHECK-NEXT:    tile.wgmma %[[T]]
+func.func @scaled_operand(%A: !tile.global<bf16, 2>, %b: !tile.smem<[64, 128], bf16, #sw>, %s: f32, %n: i32) -> tensor<64x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x128xf32, #mma>) : i32 {
+    %a = tile.load %A[%c0, %k] : <bf16, 2> -> tensor<64x64xbf16, #blocked>
+    %e = arith.extf %a : tensor<64x64xbf16, #blocked> to tensor<64x64xf32, #blocked>
+    %sc = tile.full %s : tensor<64x64xf32, #blocked>
+    %m = arith.mulf %e, %sc : tensor<64x64xf32, #blocked>
+    %t = arith.truncf %m : tensor<64x64xf32, #blocked> to tensor<64x64xbf16, #blocked>
+    %ta = tile.convert_layout %t : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a>
+    %d = tile.wgmma %ta, %b, %acc : tensor<64x64xbf16, #dot_a>, !tile.smem<[64, 128], bf16, #sw>, tensor<64x128xf32, #mma>
+    scf.yield %d : tensor<64x128xf32, #mma>
+  }
+  return %r : tensor<64x128xf32, #mma>
 }

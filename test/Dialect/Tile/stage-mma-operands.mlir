@@ -672,3 +672,68 @@ func.func @shared_operand(%Q: !tile.global<f16, 3>, %k: tensor<64x64xf16, #dot_b
   %dk = tile.mma %ds, %qb, %z : tensor<64x64xf16, #dot_a>, tensor<64x64xf16, #dot_b>, tensor<64x64xf32, #mma>
   return %s, %dk : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#mma2 = #tile.mma<warpsPerCTA = [2, 2]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#dot_a2 = #tile.dot_operand<opIdx = 0, parent = #mma2>
+#dot_b2 = #tile.dot_operand<opIdx = 1, parent = #mma2>
+
+// An operand the multiply reads from registers (wgmma's A; either of
+// mma.sync's), converted from a loop's load scaled in f32 and rounded: left
+// converted, for tile-stage-converted-loads to read the load's ring slot in
+// the operand layout (no buffer of the operand, no store from registers).
+// B, a load converted as it is, is copied to its buffer as before; so is
+// an operand whose chain starts from no load of the loop.
+// CHECK-LABEL: func.func @operand_chain_from_load
+// CHECK:       scf.for
+// CHECK:         %[[T:.*]] = arith.truncf
+// CHECK-NEXT:    %[[TA:.*]] = tile.convert_layout %[[T]] : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a>
+// CHECK-NEXT:    %[[BB:.*]] = tile.smem_alloc
+// CHECK-NEXT:    tile.async_copy
+// CHECK-NEXT:    tile.async_wait %[[BB]]
+// CHECK-NEXT:    tile.wgmma %[[TA]], %[[BB]]
+// CHECK:         %[[T2:.*]] = arith.truncf
+// CHECK-NEXT:    %[[TA2:.*]] = tile.convert_layout %[[T2]] : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a{{[0-9]+}}>
+// CHECK:         tile.local_load {{.*}} -> tensor<64x128xbf16, #dot_b{{[0-9]*}}>
+// CHECK-NEXT:    tile.mma %[[TA2]]
+// CHECK:         %[[X:.*]] = arith.truncf %{{.*}} : tensor<64x64xf32, #blocked> to tensor<64x64xbf16, #blocked>
+// CHECK-NEXT:    %[[XB:.*]] = tile.local_alloc %[[X]]
+// CHECK:         tile.wgmma %[[XB]]
+func.func @operand_chain_from_load(%A: !tile.global<bf16, 2>, %B: !tile.global<bf16, 2>, %x: tensor<64x64xf32, #blocked>, %s: f32, %n: i32) -> (tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %z2 = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma2>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %acc2 = %z2) -> (tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma2>) : i32 {
+    %a = tile.load %A[%c0, %k] : <bf16, 2> -> tensor<64x64xbf16, #blocked>
+    %e = arith.extf %a : tensor<64x64xbf16, #blocked> to tensor<64x64xf32, #blocked>
+    %sc = tile.full %s : tensor<64x64xf32, #blocked>
+    %m = arith.mulf %e, %sc : tensor<64x64xf32, #blocked>
+    %t = arith.truncf %m : tensor<64x64xf32, #blocked> to tensor<64x64xbf16, #blocked>
+    %ta = tile.convert_layout %t : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a>
+    %b = tile.load %B[%k, %c0] : <bf16, 2> -> tensor<64x128xbf16, #blocked1>
+    %bb = tile.convert_layout %b : tensor<64x128xbf16, #blocked1> -> tensor<64x128xbf16, #dot_b>
+    %d = tile.mma %ta, %bb, %acc : tensor<64x64xbf16, #dot_a>, tensor<64x128xbf16, #dot_b>, tensor<64x128xf32, #mma>
+    %a2 = tile.load %A[%c1, %k] : <bf16, 2> -> tensor<64x64xbf16, #blocked>
+    %e2 = arith.extf %a2 : tensor<64x64xbf16, #blocked> to tensor<64x64xf32, #blocked>
+    %m2 = arith.mulf %e2, %sc : tensor<64x64xf32, #blocked>
+    %t2 = arith.truncf %m2 : tensor<64x64xf32, #blocked> to tensor<64x64xbf16, #blocked>
+    %ta2 = tile.convert_layout %t2 : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a2>
+    %b2 = tile.load %B[%k, %c1] : <bf16, 2> -> tensor<64x128xbf16, #blocked1>
+    %bb2 = tile.convert_layout %b2 : tensor<64x128xbf16, #blocked1> -> tensor<64x128xbf16, #dot_b2>
+    %d2 = tile.mma %ta2, %bb2, %acc2 : tensor<64x64xbf16, #dot_a2>, tensor<64x128xbf16, #dot_b2>, tensor<64x128xf32, #mma2>
+    scf.yield %d, %d2 : tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma2>
+  }
+  %xt = arith.truncf %x : tensor<64x64xf32, #blocked> to tensor<64x64xbf16, #blocked>
+  %xa = tile.convert_layout %xt : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a>
+  %b3 = tile.load %B[%c0, %c0] : <bf16, 2> -> tensor<64x128xbf16, #blocked1>
+  %bb3 = tile.convert_layout %b3 : tensor<64x128xbf16, #blocked1> -> tensor<64x128xbf16, #dot_b>
+  %d3 = tile.mma %xa, %bb3, %r#0 : tensor<64x64xbf16, #dot_a>, tensor<64x128xbf16, #dot_b>, tensor<64x128xf32, #mma>
+  return %d3, %r#1 : tensor<64x128xf32, #mma>, tensor<64x128xf32, #mma2>
+}
