@@ -30,6 +30,16 @@
 //     a loop of more than two multiplies);
 //   - a loaded tile that several multiplies read is counted once (it has
 //     one buffer);
+//   - a loop of one accumulator chain whose multiplies read only operands
+//     the loop streams (a GEMM's main loop: no operand loaded once per
+//     block) gets no producer warp unless the caller makes it persistent or
+//     launches it in clusters:
+//     8 warps that issue their own copies, on rings that keep two blocks a
+//     multiprocessor where registers allow (128 x 128 tiles: 3 stages), ran
+//     1.05-1.43x the specialized kernel on
+//     an H200 (bf16 128 x 128 x 64 and 128 x 256 x 64, 8-bit 128 x 128 x
+//     128; 4096^3, 8192 x 8192 x 1024, 2048 x 2048 x 8192, 3000 x 5000 x
+//     1000; bench/results/2026-12-02-h200-register-a.md);
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
 //     loop and two consumer warpgroups it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
@@ -180,6 +190,31 @@ struct OperandBytes {
   bool unhinted = true;
 };
 
+/// The load whose ring feeds `operand`: sourceLoad's, or through
+/// element-wise ops whose other operands are uniform (an A operand scaled or
+/// rounded in every trip, read from its ring slot in the operand layout:
+/// tile-stage-converted-loads).
+mlir::tile::LoadOp ringLoad(Value operand) {
+  while (Operation *def = operand.getDefiningOp()) {
+    if (mlir::tile::LoadOp load = sourceLoad(operand))
+      return load;
+    if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
+      return {};
+    Value next;
+    for (Value v : def->getOperands()) {
+      if (mlir::tile::isUniformTile(v))
+        continue;
+      if (next)
+        return {};
+      next = v;
+    }
+    if (!next)
+      return {};
+    operand = next;
+  }
+  return {};
+}
+
 OperandBytes operandBytes(func::FuncOp func, bool wgmma) {
   OperandBytes r;
   llvm::MapVector<Operation *, std::pair<int64_t, int64_t>> perLoop;
@@ -189,7 +224,7 @@ OperandBytes operandBytes(func::FuncOp func, bool wgmma) {
   func.walk([&](mlir::tile::MmaOp mma) {
     auto loop = dyn_cast<scf::ForOp>(mma->getParentOp());
     for (Value operand : {mma.getA(), mma.getB()}) {
-      mlir::tile::LoadOp load = sourceLoad(operand);
+      mlir::tile::LoadOp load = ringLoad(operand);
       if (!load || !counted.insert(load).second)
         continue;
       int64_t bytes =
@@ -515,8 +550,22 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
             threads);
   bool resultsFit = rotated ? consumerRegisters <= kSpecializedRotatedRegisters
                             : consumerRegisters <= kSpecializedResultRegisters;
+  // A loop of one accumulator chain whose operands it streams all (a GEMM's
+  // main loop: nothing loaded once per block) runs faster without a
+  // producer warp, its blocks overlapping one another's first copies and
+  // epilogues. Persistent (as the caller asks, or in a tile loop of the
+  // kernel's own), the producer loads the next tile's operands under this
+  // one's epilogue, and stays; in clusters, the producers of the cluster's
+  // blocks share the multicast copies (tile-multicast-copies), and stay.
+  bool streamsEverything =
+      ops.fixed == 0 && !given.persistent.value_or(false) &&
+      given.cluster.value_or(1) == 1 &&
+      !streaming.front()->getParentOfType<scf::ForOp>() &&
+      llvm::all_of(multipliesPerLoop,
+                   [](auto &entry) { return entry.second == 1; });
   if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128 ||
-      !longStages || !resultsFit) {
+      !longStages || !resultsFit || given.warpSpecialize == false ||
+      (streamsEverything && !given.warpSpecialize)) {
     if (!numStages && !choice.numStages)
       if (auto stages =
               stagesForOccupancy(ops, accumulatorElements, warps, limits))
