@@ -31,9 +31,9 @@
 // registers across the multiplies.
 //
 // The ops' other operands are uniform tiles (splat constants, splats of
-// scalars: made again in the new layout). An mma operand the multiply reads
-// from registers (wgmma's A, mma.sync's A and B) made so, a loaded tile
-// scaled or rounded on its way, is left converted by tile-stage-mma-operands
+// scalars: made again in the new layout). A multiply's A operand (read from
+// registers by wgmma and mma.sync) made so, a loaded tile scaled or rounded
+// on its way, is left converted by tile-stage-mma-operands
 // for this pass: its buffer is swizzled as wgmma's (ldmatrix reads 8 of its
 // rows at once) and the multiply takes the ops' result from registers, with
 // no store of the operand to shared memory and no barrier. A tile without

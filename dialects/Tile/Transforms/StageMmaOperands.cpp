@@ -12,10 +12,10 @@
 // operand left in registers stays there even where its tile is also written
 // to such a buffer (read from registers, the multiply moves half the shared
 // memory traffic: measured 1-6% on attention backward, whose dS^T is both).
-// An operand read from registers that a loop computes from a load of its
-// body through element-wise ops (A scaled or rounded in every trip) stays
-// converted for tile-stage-converted-loads, which reads the load's ring slot
-// in the operand layout: no store from registers, no barrier.
+// An A operand that a loop computes from a load of its body through
+// element-wise ops (scaled or rounded in every trip) stays converted for
+// tile-stage-converted-loads, which reads the load's ring slot in the
+// operand layout: no store from registers, no barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,7 +99,7 @@ struct StageMmaOperandsPass
         bool transposed = false;
         if (Value staged = stage(
                 operand->get(), fp8 ? std::optional<unsigned>(k) : std::nullopt,
-                &transposed))
+                &transposed, /*isA=*/k == 1))
           operand->set(staged);
         if (transposed)
           emitWarning(getUserFacingLoc(mma))
@@ -127,8 +127,10 @@ struct StageMmaOperandsPass
   // (Loaded tile, buffer type) -> the buffer an async copy fills with it.
   DenseMap<std::pair<Value, Type>, Value> copies;
 
-  /// Whether `cvt`, the conversion of an operand the multiply reads from
-  /// registers, ends a chain of element-wise ops from a load of its loop
+  /// Whether `cvt`, the conversion of an A operand (read from registers by
+  /// mma.sync and by wgmma; mma.sync's B, read from registers too, is not
+  /// taken: not run on a GPU so), ends a chain of element-wise ops from a
+  /// load of its loop
   /// (the tile scaled, cast or dequantized on its way to the multiply):
   /// tile-stage-converted-loads then reads the load's ring slot in the
   /// operand's layout and computes the chain there, where a buffer of the
@@ -239,12 +241,12 @@ struct StageMmaOperandsPass
   /// operand is better kept in registers. `fastest` and `transposed` as
   /// for stageBuffer.
   Value stage(Value operand, std::optional<unsigned> fastest = std::nullopt,
-              bool *transposed = nullptr) {
+              bool *transposed = nullptr, bool isA = false) {
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
     if (!cvt || !cvt.getSource().getType().getEncoding() ||
         !cvt.getType().getEncoding() ||
         isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()) ||
-        (!fastest && readInOperandLayout(cvt)))
+        (!fastest && isA && readInOperandLayout(cvt)))
       return {};
     if (Value v = staged.lookup(operand))
       return v;

@@ -684,10 +684,10 @@ func.func @shared_operand(%Q: !tile.global<f16, 3>, %k: tensor<64x64xf16, #dot_b
 #dot_a2 = #tile.dot_operand<opIdx = 0, parent = #mma2>
 #dot_b2 = #tile.dot_operand<opIdx = 1, parent = #mma2>
 
-// An operand the multiply reads from registers (wgmma's A; either of
-// mma.sync's), converted from a loop's load scaled in f32 and rounded: left
-// converted, for tile-stage-converted-loads to read the load's ring slot in
-// the operand layout (no buffer of the operand, no store from registers).
+// An A operand (read from registers by wgmma and by mma.sync), converted
+// from a loop's load scaled in f32 and rounded: left converted, for
+// tile-stage-converted-loads to read the load's ring slot in the operand
+// layout (no buffer of the operand, no store from registers).
 // B, a load converted as it is, is copied to its buffer as before; so is
 // an operand whose chain starts from no load of the loop.
 // CHECK-LABEL: func.func @operand_chain_from_load
