@@ -273,25 +273,36 @@ def gemm_accumulate(args, copy):
     return rows
 
 
-def gemm_epilogue(args, copy, kernel, extra, reference, torch_fn):
-    """Rows for one of bench/kernels/gemm_epilogues.tile's kernels: `extra`
-    makes the tensors between B and C, `reference` applies the epilogue to
-    the float64 product, `torch_fn` is what PyTorch runs."""
+def gemm_rows(args, copy, path, kernel, make_set, scalars, reference,
+              torch_fn):
+    """Rows for one kernel of a GEMM file with 128 x 128 tiles: `make_set`
+    makes the tensors of an (m, n, k) problem (C last), `scalars` follow
+    them, `reference` gives C in float64 from a set, `torch_fn` is what
+    PyTorch runs."""
     rows = []
-    kern = tilec.compile(GEMM_EPILOGUES, kernel=kernel)
+    kern = tilec.compile(path, kernel=kernel)
     for m, n, k in ((4096, 4096, 4096), (8192, 8192, 1024)):
-        sets = [(bf16(m, k), bf16(k, n)) + extra(m, n) + (bf16(m, n),)
-                for _ in range(3)]
+        sets = [make_set(m, n, k) for _ in range(3)]
         grid = ((m + 127) // 128, (n + 127) // 128)
         s = sets[0]
-        kern[grid](*s)
-        check(s[-1], reference(s[0].double() @ s[1].double(), s), 2e-2)
+        kern[grid](*s, *scalars)
+        check(s[-1], reference(s), 2e-2)
         ms = time_interleaved(torch, {
-            "tilec": lambda s: kern[grid](*s), "torch": torch_fn},
+            "tilec": lambda s: kern[grid](*s, *scalars), "torch": torch_fn},
             sets, args.rounds)
         moved = sum(t.numel() * t.element_size() for t in sets[0])
         rows += bandwidth_rows(f"{kernel} {m}x{n}x{k}", ms, moved, copy)
     return rows
+
+
+def gemm_epilogue(args, copy, kernel, extra, reference, torch_fn):
+    """Rows for one of bench/kernels/gemm_epilogues.tile's kernels: `extra`
+    makes the tensors between B and C, `reference` applies the epilogue to
+    the float64 product, `torch_fn` is what PyTorch runs."""
+    return gemm_rows(
+        args, copy, GEMM_EPILOGUES, kernel,
+        lambda m, n, k: (bf16(m, k), bf16(k, n)) + extra(m, n) + (bf16(m, n),),
+        (), lambda s: reference(s[0].double() @ s[1].double(), s), torch_fn)
 
 
 def gemm_residual(args, copy):
@@ -323,20 +334,10 @@ def gemm_prologue(args, copy, kernel, a_of, scalars, a_reference, torch_fn):
     """Rows for one of bench/kernels/gemm_prologues.tile's kernels: `a_of`
     makes A from a bf16 tile, `scalars` follow C, `a_reference` is A as the
     kernel multiplies it (float64), `torch_fn` is what PyTorch runs."""
-    rows = []
-    kern = tilec.compile(GEMM_PROLOGUES, kernel=kernel)
-    for m, n, k in ((4096, 4096, 4096), (8192, 8192, 1024)):
-        sets = [(a_of(bf16(m, k)), bf16(k, n), bf16(m, n)) for _ in range(3)]
-        grid = ((m + 127) // 128, (n + 127) // 128)
-        s = sets[0]
-        kern[grid](*s, *scalars)
-        check(s[2], a_reference(s[0]) @ s[1].double(), 2e-2)
-        ms = time_interleaved(torch, {
-            "tilec": lambda s: kern[grid](*s, *scalars), "torch": torch_fn},
-            sets, args.rounds)
-        moved = sum(t.numel() * t.element_size() for t in sets[0])
-        rows += bandwidth_rows(f"{kernel} {m}x{n}x{k}", ms, moved, copy)
-    return rows
+    return gemm_rows(
+        args, copy, GEMM_PROLOGUES, kernel,
+        lambda m, n, k: (a_of(bf16(m, k)), bf16(k, n), bf16(m, n)), scalars,
+        lambda s: a_reference(s[0]) @ s[1].double(), torch_fn)
 
 
 def gemm_scaled_a(args, copy):

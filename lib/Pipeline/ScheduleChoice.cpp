@@ -33,10 +33,9 @@
 //   - a loop of one accumulator chain whose multiplies read only operands
 //     the loop streams (a GEMM's main loop: no operand loaded once per
 //     block) gets no producer warp unless the caller makes it persistent or
-//     launches it in clusters:
-//     8 warps that issue their own copies, on rings that keep two blocks a
-//     multiprocessor where registers allow (128 x 128 tiles: 3 stages), ran
-//     1.05-1.43x the specialized kernel on
+//     launches it in clusters: 8 warps that issue their own copies, on
+//     rings that keep two blocks a multiprocessor where registers allow
+//     (128 x 128 tiles: 3 stages), ran 1.05-1.43x the specialized kernel on
 //     an H200 (bf16 128 x 128 x 64 and 128 x 256 x 64, 8-bit 128 x 128 x
 //     128; 4096^3, 8192 x 8192 x 1024, 2048 x 2048 x 8192, 3000 x 5000 x
 //     1000; bench/results/2026-12-02-h200-register-a.md);

@@ -523,9 +523,10 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [AttrSizedOperandSegments,
     now complete (the lowering ties their registers to the wait, so that
     nothing reads them earlier); or f32 tiles in a multiply's A operand
     layout that a register A is made from, so that it is made (its
-    registers written) only after the wait. `buffers` are the shared operands of the
-    multiplies the wait completes: naming them keeps them allocated until
-    here, and tells `tile-insert-barriers` that they are read until here.
+    registers written) only after the wait. `buffers` are the shared
+    operands of the multiplies the wait completes: naming them keeps them
+    allocated until here, and tells `tile-insert-barriers` that they are
+    read until here.
 
     ```mlir
     %s = tile.wgmma_wait 0, %qk : tensor<128x64xf32, #mma> reads %q, %k : !tile.smem<[128, 128], f16, #sa>, !tile.smem<[128, 64], f16, #sb>

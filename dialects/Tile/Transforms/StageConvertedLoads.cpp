@@ -33,10 +33,10 @@
 // The ops' other operands are uniform tiles (splat constants, splats of
 // scalars: made again in the new layout). A multiply's A operand (read from
 // registers by wgmma and mma.sync) made so, a loaded tile scaled or rounded
-// on its way, is left converted by tile-stage-mma-operands
-// for this pass: its buffer is swizzled as wgmma's (ldmatrix reads 8 of its
-// rows at once) and the multiply takes the ops' result from registers, with
-// no store of the operand to shared memory and no barrier. A tile without
+// on its way, is left converted by tile-stage-mma-operands for this pass:
+// its buffer is swizzled as wgmma's (ldmatrix reads 8 of its rows at once)
+// and the multiply takes the ops' result from registers, with no store of
+// the operand to shared memory and no barrier. A tile without
 // 16 bytes along the tensor's contiguous dimension (a column of per-row
 // scales) stays converted: its cp.async copy measured slower.
 //

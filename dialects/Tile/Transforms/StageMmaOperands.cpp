@@ -130,14 +130,13 @@ struct StageMmaOperandsPass
   /// Whether `cvt`, the conversion of an A operand (read from registers by
   /// mma.sync and by wgmma; mma.sync's B, read from registers too, is not
   /// taken: not run on a GPU so), ends a chain of element-wise ops from a
-  /// load of its loop
-  /// (the tile scaled, cast or dequantized on its way to the multiply):
-  /// tile-stage-converted-loads then reads the load's ring slot in the
-  /// operand's layout and computes the chain there, where a buffer of the
-  /// operand would cost a store from registers and a barrier every trip
-  /// (and, on sm_90a, a wait for the previous trip's multiplies before the
-  /// store). Not where the chain is the load alone: a loaded operand is
-  /// copied to its own buffer.
+  /// load of its loop (the tile scaled, cast or dequantized on its way to
+  /// the multiply): tile-stage-converted-loads then reads the load's ring
+  /// slot in the operand's layout and computes the chain there, where a
+  /// buffer of the operand would cost a store from registers and a barrier
+  /// every trip (and, on sm_90a, a wait for the previous trip's multiplies
+  /// before the store). Not where the chain is the load alone: a loaded
+  /// operand is copied to its own buffer.
   static bool readInOperandLayout(ConvertLayoutOp cvt) {
     std::optional<ConvertedLoadChain> chain = convertedLoadChain(cvt);
     return chain && !chain->chain.empty();
