@@ -354,6 +354,23 @@ def gemm_cast_a(args, copy):
         lambda s: torch.mm(s[0].bfloat16(), s[1], out=s[2]))
 
 
+def gemm_norm_a(args, copy):
+    """A scaled per row (an RMSNorm's 1 / rms) and per K column (its
+    weight) on its way to the multiply; PyTorch scales, rounds, then
+    multiplies."""
+    def make_set(m, n, k):
+        return (bf16(m, k), torch.rand(m, device="cuda") + 0.5,
+                (torch.rand(k, device="cuda") + 0.5).bfloat16(), bf16(k, n),
+                bf16(m, n))
+
+    def normed(s):
+        return s[0].float() * s[1][:, None] * s[2].float()[None, :]
+    return gemm_rows(
+        args, copy, GEMM_PROLOGUES, "gemm_norm_a", make_set, (),
+        lambda s: normed(s).bfloat16().double() @ s[3].double(),
+        lambda s: torch.mm(normed(s).bfloat16(), s[3], out=s[4]))
+
+
 def adamw(args, copy):
     n = 64 * 1024 * 1024
     kern = tilec.compile(ADAMW)
@@ -411,7 +428,7 @@ def main():
                    "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
                    "gemm_accumulate,"
                    "gemm_residual,gemm_scaled,gemm_gated,gemm_scaled_a,"
-                   "gemm_cast_a,adamw,histogram")
+                   "gemm_cast_a,gemm_norm_a,adamw,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -190,8 +190,9 @@ struct OperandBytes {
 };
 
 /// The load whose ring feeds `operand`: sourceLoad's, or through
-/// element-wise ops whose other operands are uniform (an A operand scaled or
-/// rounded in every trip, read from its ring slot in the operand layout:
+/// element-wise ops whose other operands are uniform or broadcast rows and
+/// columns (mlir::tile::chainOperand: an A operand scaled or rounded in
+/// every trip, read from its ring slot in the operand layout:
 /// tile-stage-converted-loads).
 mlir::tile::LoadOp ringLoad(Value operand) {
   while (Operation *def = operand.getDefiningOp()) {
@@ -199,14 +200,7 @@ mlir::tile::LoadOp ringLoad(Value operand) {
       return load;
     if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
       return {};
-    Value next;
-    for (Value v : def->getOperands()) {
-      if (mlir::tile::isUniformTile(v))
-        continue;
-      if (next)
-        return {};
-      next = v;
-    }
+    Value next = mlir::tile::chainOperand(def);
     if (!next)
       return {};
     operand = next;

@@ -1670,15 +1670,18 @@ def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
 
 @pytest.mark.parametrize("K", [40, 100, 200, 1000])
 @pytest.mark.parametrize("tile_m", [64, 128])
-@pytest.mark.parametrize("kernel", ["gemm_scaled_a", "gemm_cast_a"])
+@pytest.mark.parametrize("kernel", ["gemm_scaled_a", "gemm_cast_a",
+                                    "gemm_norm_a"])
 @pytest.mark.parametrize("arch", ARCHS)
 def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
-    """bench/kernels/gemm_prologues.tile: A scaled by a scalar, or held in
-    f32 and rounded, in every trip before the multiply (A read from its ring
-    slot in the operand's layout, the multiply's A in registers; on sm_90a
-    128-row tiles get a producer warp, 64-row ones one warpgroup without),
-    M and N past whole tiles, K of 1, 2, 4 and 16 trips (the last partial
-    but at 1000), against float64; C past the problem untouched."""
+    """bench/kernels/gemm_prologues.tile: A scaled by a scalar, held in f32
+    and rounded, or scaled per row and per K column (RMSNorm folded into A:
+    the row's scale converted into the operand's layout once, the K
+    column's copied into a ring of its own and read in it), in every trip
+    before the multiply (A read from its ring slot in the operand's layout,
+    the multiply's A in registers), M and N past whole tiles, K of 1, 2, 4
+    and 16 trips (the last partial but at 1000), against float64; C past
+    the problem untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     M, N = 300, 260
@@ -1688,6 +1691,12 @@ def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
         args = (a, b)
         scalars = (s,)
         a_used = (a.float() * s).bfloat16()
+    elif kernel == "gemm_norm_a":
+        r = torch.rand(M, device="cuda") + 0.5
+        g = (torch.rand(K, device="cuda") + 0.5).bfloat16()
+        args = (a, r, g, b)
+        scalars = ()
+        a_used = (a.float() * r[:, None] * g.float()[None, :]).bfloat16()
     else:
         a = a.float() + 1e-3 * torch.randn_like(a.float())
         args = (a, b)

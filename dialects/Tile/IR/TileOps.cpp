@@ -354,6 +354,26 @@ bool mlir::tile::isUniformTile(Value v) {
   return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
 }
 
+Value mlir::tile::chainOperand(Operation *op) {
+  Value chain, broadcast;
+  unsigned broadcasts = 0;
+  for (Value operand : op->getOperands()) {
+    if (isUniformTile(operand))
+      continue;
+    if (operand.getDefiningOp<BroadcastOp>()) {
+      broadcast = operand;
+      ++broadcasts;
+      continue;
+    }
+    if (chain)
+      return {};
+    chain = operand;
+  }
+  if (chain)
+    return chain;
+  return broadcasts == 1 ? broadcast : Value();
+}
+
 bool mlir::tile::writesGlobalMemory(Operation *op) {
   return op
       ->walk([](Operation *nested) {

@@ -35,6 +35,13 @@ bool isZeroPadding(Attribute padding);
 /// True for a tile whose elements are all one value: a splat constant or a
 /// `tile.full` of a scalar (made again in any layout for nothing).
 bool isUniformTile(Value v);
+
+/// The operand through which the element-wise `op` (one result) carries a
+/// chain of element-wise work on a tile: its one operand that is neither a
+/// uniform tile nor a `tile.broadcast` of a row or column beside it (a
+/// per-row scale), or, where all non-uniform ones are broadcasts, the one
+/// of those; null where there are several candidates or none.
+Value chainOperand(Operation *op);
 } // namespace mlir::tile
 
 #endif // TILE_IR_TILEOPS_H

@@ -352,6 +352,15 @@ def TileStageConvertedLoads
     pass by `tile-stage-mma-operands`: the multiply then takes the chain's
     result (wgmma's register A) with no store of the operand to shared
     memory and no barrier.
+
+    The chain's ops may also read a `tile.broadcast` of a row or column (a
+    per-row scale, a per-K vector: an RMSNorm folded into a GEMM's A),
+    made again in the conversion's layout: a row loaded in the loop body
+    (through element-wise ops, expansions and conversions, each used once)
+    is copied into a buffer of its own and read in that layout's slice (or,
+    where it cannot be copied, loaded in it); any other row is converted at
+    its own shape, once before the loop where it is computed outside it,
+    and broadcast in registers.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];

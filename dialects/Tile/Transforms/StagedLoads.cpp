@@ -120,9 +120,7 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
       b.getDenseI64ArrayAttr(SmallVector<int64_t>(shape.size(), 0)));
 }
 
-/// Bytes of `load`'s tile along the tensor's contiguous (last) dimension:
-/// the rows a copy of it reads.
-static int64_t contiguousRowBytes(LoadOp load) {
+int64_t mlir::tile::contiguousRowBytes(LoadOp load) {
   RankedTensorType type = load.getType();
   unsigned rank = type.getRank();
   unsigned dim = rank - 1;
@@ -171,14 +169,7 @@ mlir::tile::convertedLoadChain(ConvertLayoutOp convert) {
     if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
         def->getNumRegions() != 0)
       return std::nullopt;
-    Value next;
-    for (Value operand : def->getOperands()) {
-      if (isUniformTile(operand))
-        continue;
-      if (next)
-        return std::nullopt;
-      next = operand;
-    }
+    Value next = chainOperand(def);
     if (!next)
       return std::nullopt;
     c.chain.push_back(def);

@@ -42,6 +42,11 @@ std::string whyNotStageable(LoadOp load, bool anyPadding = false);
 /// it to erase.
 Value stageLoad(LoadOp load, Operation *readAt, Attribute layout);
 
+/// Bytes of `load`'s tile along the tensor's contiguous (last) dimension:
+/// the rows a copy of it reads (a copy of fewer than 16 measured slower than
+/// a conversion).
+int64_t contiguousRowBytes(LoadOp load);
+
 /// A loop's conversion that reads a load of the same body through
 /// element-wise ops, and what leads to it: tile-stage-converted-loads makes
 /// the load a copy into shared memory read in the conversion's layout, the
@@ -56,7 +61,8 @@ struct ConvertedLoadChain {
 /// The chain `convert` ends, if it moves data between threads and its
 /// source comes from a load of the same loop body through element-wise
 /// ops whose other operands are uniform tiles (splat constants, splats of
-/// scalars), each value used once; the load stageable (whyNotStageable)
+/// scalars) or broadcasts (a row or column of values: chainOperand), each
+/// value of the chain used once; the load stageable (whyNotStageable)
 /// with at least 16 bytes along the tensor's contiguous dimension (what a
 /// TMA copy fills; a narrower column's cp.async copy measured slower than
 /// its conversion on sm_90a and sm_80 alike).

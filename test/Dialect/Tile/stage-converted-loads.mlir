@@ -214,3 +214,104 @@ func.func @scaled_operand(%A: !tile.global<bf16, 2>, %b: !tile.smem<[64, 128], b
   }
   return %r : tensor<64x128xf32, #mma>
 }
+
+// -----
+
+// The same with broadcast operands beside the chain (RMSNorm folded into a
+// GEMM's A): a per-row scale computed before the loop is converted into the
+// A operand layout there, once, and broadcast in it inside the loop; a
+// per-K vector loaded in the loop is copied into a buffer of its own (a
+// ring once pipelined) and read in the slice of that layout, each thread
+// the elements it broadcasts (no conversion between threads, and its
+// barriers, in every trip). The old broadcasts, and what only they read,
+// go.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#vec = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#row = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// CHECK:       #[[SL:.*]] = #tile.slice<dim = 0, parent = #dot_a>
+// CHECK-LABEL: func.func @broadcast_operands
+// CHECK:       %[[RS:.*]] = tile.convert_layout %{{.*}} : tensor<64x1xf32, #blocked> -> tensor<64x1xf32, #dot_a>
+// CHECK-NEXT:  scf.for
+// CHECK:         %[[GBUF:.*]] = tile.smem_alloc : <[64], bf16
+// CHECK-NEXT:    tile.async_copy %{{.*}}, %[[GBUF]]
+// CHECK-NOT:     tile.convert_layout
+// CHECK:         tile.local_load %{{.*}} -> tensor<64x64xbf16, #dot_a>
+// CHECK-NEXT:    %[[E:.*]] = arith.extf
+// CHECK-NEXT:    %[[RB:.*]] = tile.broadcast %[[RS]] : tensor<64x1xf32, #dot_a> -> tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[E]], %[[RB]] : tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    tile.async_wait %[[GBUF]]
+// CHECK-NEXT:    %[[G:.*]] = tile.local_load %[[GBUF]] [0] : {{.*}} -> tensor<64xbf16, #[[SL]]>
+// CHECK-NEXT:    %[[GE:.*]] = arith.extf %[[G]] : tensor<64xbf16, #[[SL]]> to tensor<64xf32, #[[SL]]>
+// CHECK-NEXT:    %[[GX:.*]] = tile.expand_dims %[[GE]] {axis = 0 : i32} : {{.*}} -> tensor<1x64xf32, #dot_a>
+// CHECK-NEXT:    %[[GB:.*]] = tile.broadcast %[[GX]] : tensor<1x64xf32, #dot_a> -> tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    %[[M2:.*]] = arith.mulf %[[GB]], %[[M]] : tensor<64x64xf32, #dot_a>
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[M2]]
+// CHECK-NEXT:    tile.wgmma %[[T]]
+// CHECK-NOT:   tile.broadcast
+// CHECK-NOT:   tile.load
+func.func @broadcast_operands(%A: !tile.global<bf16, 2>, %G: !tile.global<bf16, 1>, %b: !tile.smem<[64, 128], bf16, #sw>, %rstd: tensor<64x1xf32, #blocked>, %n: i32) -> tensor<64x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %rb = tile.broadcast %rstd : tensor<64x1xf32, #blocked> -> tensor<64x64xf32, #blocked>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x128xf32, #mma>) : i32 {
+    %a = tile.load %A[%c0, %k] : <bf16, 2> -> tensor<64x64xbf16, #blocked>
+    %g = tile.load %G[%k] : <bf16, 1> -> tensor<64xbf16, #vec>
+    %e = arith.extf %a : tensor<64x64xbf16, #blocked> to tensor<64x64xf32, #blocked>
+    %m = arith.mulf %e, %rb : tensor<64x64xf32, #blocked>
+    %gf = arith.extf %g : tensor<64xbf16, #vec> to tensor<64xf32, #vec>
+    %gx = tile.expand_dims %gf {axis = 0 : i32} : tensor<64xf32, #vec> -> tensor<1x64xf32, #row>
+    %gc = tile.convert_layout %gx : tensor<1x64xf32, #row> -> tensor<1x64xf32, #blocked>
+    %gb = tile.broadcast %gc : tensor<1x64xf32, #blocked> -> tensor<64x64xf32, #blocked>
+    %m2 = arith.mulf %gb, %m : tensor<64x64xf32, #blocked>
+    %t = arith.truncf %m2 : tensor<64x64xf32, #blocked> to tensor<64x64xbf16, #blocked>
+    %ta = tile.convert_layout %t : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a>
+    %d = tile.wgmma %ta, %b, %acc : tensor<64x64xbf16, #dot_a>, !tile.smem<[64, 128], bf16, #sw>, tensor<64x128xf32, #mma>
+    scf.yield %d : tensor<64x128xf32, #mma>
+  }
+  return %r : tensor<64x128xf32, #mma>
+}
+
+// -----
+
+// A per-K vector that cannot be copied into shared memory (a padding of
+// 1.0, which an async copy does not write) is loaded in the slice of the A
+// operand layout instead, where it was loaded.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#row = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#vec = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// CHECK:       #[[SL:.*]] = #tile.slice<dim = 0, parent = #dot_a>
+// CHECK-LABEL: func.func @broadcast_operand_loaded
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.smem_alloc
+// CHECK-NEXT:    tile.async_copy
+// CHECK-NEXT:    %[[G:.*]] = tile.load %{{.*}} {padding = 1.000000e+00 : bf16} : <bf16, 1> -> tensor<64xbf16, #[[SL]]>
+// CHECK:         %[[GX:.*]] = tile.expand_dims %[[G]] {axis = 0 : i32} : {{.*}} -> tensor<1x64xbf16, #dot_a>
+// CHECK-NEXT:    %[[GB:.*]] = tile.broadcast %[[GX]] : tensor<1x64xbf16, #dot_a> -> tensor<64x64xbf16, #dot_a>
+// CHECK-NEXT:    arith.mulf %{{.*}}, %[[GB]] : tensor<64x64xbf16, #dot_a>
+// CHECK-NOT:   tile.convert_layout
+func.func @broadcast_operand_loaded(%A: !tile.global<bf16, 2>, %G: !tile.global<bf16, 1>, %b: !tile.smem<[64, 128], bf16, #sw>, %n: i32) -> tensor<64x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x128xf32, #mma>) : i32 {
+    %a = tile.load %A[%c0, %k] : <bf16, 2> -> tensor<64x64xbf16, #blocked>
+    %g = tile.load %G[%k] {padding = 1.0 : bf16} : <bf16, 1> -> tensor<64xbf16, #vec>
+    %gx = tile.expand_dims %g {axis = 0 : i32} : tensor<64xbf16, #vec> -> tensor<1x64xbf16, #row>
+    %gc = tile.convert_layout %gx : tensor<1x64xbf16, #row> -> tensor<1x64xbf16, #blocked>
+    %gb = tile.broadcast %gc : tensor<1x64xbf16, #blocked> -> tensor<64x64xbf16, #blocked>
+    %m = arith.mulf %a, %gb : tensor<64x64xbf16, #blocked>
+    %ta = tile.convert_layout %m : tensor<64x64xbf16, #blocked> -> tensor<64x64xbf16, #dot_a>
+    %d = tile.wgmma %ta, %b, %acc : tensor<64x64xbf16, #dot_a>, !tile.smem<[64, 128], bf16, #sw>, tensor<64x128xf32, #mma>
+    scf.yield %d : tensor<64x128xf32, #mma>
+  }
+  return %r : tensor<64x128xf32, #mma>
+}
