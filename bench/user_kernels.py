@@ -371,6 +371,17 @@ def gemm_norm_a(args, copy):
         lambda s: torch.mm(normed(s).bfloat16(), s[3], out=s[4]))
 
 
+def gemm_scaled_b(args, copy):
+    """B held in e4m3 (8-bit weights), dequantized by a per-tensor scale in
+    every trip; PyTorch dequantizes, then multiplies."""
+    def make_set(m, n, k):
+        return (bf16(m, k), bf16(k, n).to(torch.float8_e4m3fn), bf16(m, n))
+    return gemm_rows(
+        args, copy, GEMM_PROLOGUES, "gemm_scaled_b", make_set, (0.75,),
+        lambda s: s[0].double() @ (s[1].float() * 0.75).bfloat16().double(),
+        lambda s: torch.mm(s[0], (s[1].float() * 0.75).bfloat16(), out=s[2]))
+
+
 def adamw(args, copy):
     n = 64 * 1024 * 1024
     kern = tilec.compile(ADAMW)
@@ -428,7 +439,7 @@ def main():
                    "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
                    "gemm_accumulate,"
                    "gemm_residual,gemm_scaled,gemm_gated,gemm_scaled_a,"
-                   "gemm_cast_a,gemm_norm_a,adamw,histogram")
+                   "gemm_cast_a,gemm_norm_a,gemm_scaled_b,adamw,histogram")
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -1671,7 +1671,7 @@ def test_gemm_epilogue(torch_gpu, repo, arch, kernel):
 @pytest.mark.parametrize("K", [40, 100, 200, 1000])
 @pytest.mark.parametrize("tile_m", [64, 128])
 @pytest.mark.parametrize("kernel", ["gemm_scaled_a", "gemm_cast_a",
-                                    "gemm_norm_a"])
+                                    "gemm_norm_a", "gemm_scaled_b"])
 @pytest.mark.parametrize("arch", ARCHS)
 def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
     """bench/kernels/gemm_prologues.tile: A scaled by a scalar, held in f32
@@ -1679,18 +1679,34 @@ def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
     the row's scale converted into the operand's layout once, the K
     column's copied into a ring of its own and read in it), in every trip
     before the multiply (A read from its ring slot in the operand's layout,
-    the multiply's A in registers), M and N past whole tiles, K of 1, 2, 4
-    and 16 trips (the last partial but at 1000), against float64; C past
-    the problem untouched."""
+    the multiply's A in registers), or B held in e4m3 (bf16 on sm_80) and
+    scaled (its load copied into a ring ahead, B stored to a buffer for the
+    multiply), M and N past whole tiles, K of 1, 2, 4 and 16 trips (the
+    last partial but at 1000), against float64; C past the problem
+    untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
-    M, N = 300, 260
+    # (B's 8-bit rows a multiple of 16 bytes, as its copies need.)
+    M, N = 300, 272 if kernel == "gemm_scaled_b" else 260
     a, b = bf16_operands(torch, 15, M, N, K)
+    consts = {}
     if kernel == "gemm_scaled_a":
         s = 0.75
         args = (a, b)
         scalars = (s,)
         a_used = (a.float() * s).bfloat16()
+    elif kernel == "gemm_scaled_b":
+        # (8-bit floats need sm_89: bf16 B on sm_80.)
+        s = 0.75
+        if arch == "sm_90a":
+            b = b.to(torch.float8_e4m3fn)
+            consts = dict(BTYPE="f8e4m3")
+        else:
+            consts = dict(BTYPE="bf16")
+        args = (a, b)
+        scalars = (s,)
+        a_used = a
+        b = (b.float() * s).bfloat16()
     elif kernel == "gemm_norm_a":
         r = torch.rand(M, device="cuda") + 0.5
         g = (torch.rand(K, device="cuda") + 0.5).bfloat16()
@@ -1706,7 +1722,7 @@ def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
                    dtype=torch.bfloat16)
     compiled = tilec.compile(
         os.path.join(repo, "bench", "kernels", "gemm_prologues.tile"),
-        kernel=kernel, arch=arch, TILE_M=tile_m)
+        kernel=kernel, arch=arch, TILE_M=tile_m, **consts)
     compiled[((M + tile_m - 1) // tile_m, (N + 127) // 128)](
         *args, c[:M, :N], *scalars)
     torch.cuda.synchronize()

@@ -368,7 +368,8 @@ def TileStageConvertedLoads
 
 def TileStageHintedLoads
     : Pass<"tile-stage-hinted-loads", "::mlir::func::FuncOp"> {
-  let summary = "Copy a loop's loads with a latency hint into shared memory";
+  let summary = "Copy a loop's loads with a latency hint, or stored to "
+                "shared memory after element-wise work, into shared memory";
   let description = [{
     A `tile.load` with a `latency` hint of 2 or more (`load(...,
     latency=S)`) directly in an `scf.for` body (not a persistent kernel's
@@ -384,6 +385,13 @@ def TileStageHintedLoads
     A hinted load that cannot be copied (boxes from a tile of indices,
     threads holding less than 4 contiguous bytes), or that is not in a
     loop's body, stays as it is, with a warning (`warn`) that says why.
+
+    A load with no hint whose tile is stored to shared memory after
+    element-wise work in the same body (a multiply's operand computed in
+    registers and stored for it: wgmma's B scaled or dequantized in every
+    trip) is copied the same way, at the pipeline's depth, where it can be
+    (TMA-copyable, at least 16 bytes along the contiguous dimension): in
+    registers, every trip waited out its latency before the store.
   }];
   let options = [
     Option<"warn", "warn", "bool", /*default=*/"true",

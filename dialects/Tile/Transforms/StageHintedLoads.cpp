@@ -17,7 +17,13 @@
 // `latency` buffers (TMA on sm_90 where the padding is zero), so that a loop
 // streaming a row keeps several chunks in flight without holding them in
 // registers. The copy keeps the load's padding (stored where the tile is
-// outside the tensor). A hinted load that cannot be staged (or that is not
+// outside the tensor).
+//
+// A loop's load with no hint whose tile is stored to shared memory after
+// element-wise work (a multiply's B operand scaled or dequantized in every
+// trip, which wgmma reads from shared memory) is copied the same way, at
+// the pipeline's depth: in registers, each trip waited out the load's
+// latency before its store. A hinted load that cannot be staged (or that is not
 // directly in a loop's body) is reported with the reason, and stays as it
 // is.
 //
@@ -40,6 +46,28 @@ using namespace mlir::tile;
 
 namespace {
 
+/// True where `load`'s tile goes, through element-wise ops (their other
+/// operands uniform tiles or broadcast rows: chainOperand) each used once,
+/// into a shared memory buffer of the same body (`tile.local_alloc`: a
+/// multiply's operand made in registers and stored for the multiply, as
+/// wgmma's B always is). In registers, the load's latency is waited out in
+/// every trip before the store.
+static bool storedAfterWork(LoadOp load) {
+  Value v = load.getResult();
+  while (v.hasOneUse()) {
+    Operation *user = *v.getUsers().begin();
+    if (user->getBlock() != load->getBlock())
+      return false;
+    if (isa<LocalAllocOp>(user))
+      return true;
+    if (!user->hasTrait<OpTrait::Elementwise>() || user->getNumResults() != 1 ||
+        user->getNumRegions() != 0 || chainOperand(user) != v)
+      return false;
+    v = user->getResult(0);
+  }
+  return false;
+}
+
 struct StageHintedLoadsPass
     : public mlir::tile::impl::TileStageHintedLoadsBase<StageHintedLoadsPass> {
   using TileStageHintedLoadsBase::TileStageHintedLoadsBase;
@@ -47,9 +75,18 @@ struct StageHintedLoadsPass
   void runOnOperation() override {
     SmallVector<LoadOp> loads;
     getOperation().walk([&](LoadOp load) {
+      auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+      // Unhinted, a loop's load stored to shared memory after element-wise
+      // work is copied ahead too, where it can be.
+      if (!load.getLatency() && loop &&
+          !loop->hasAttr(TileDialect::getTileLoopAttrName()) &&
+          storedAfterWork(load) && whyNotStageable(load).empty() &&
+          contiguousRowBytes(load) >= 16) {
+        loads.push_back(load);
+        return;
+      }
       if (!load.getLatency() || *load.getLatency() < 2)
         return;
-      auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
       std::string why;
       if (!loop || loop->hasAttr(TileDialect::getTileLoopAttrName()))
         why = "it is not directly in a loop's body (there is no trip to "

@@ -135,3 +135,44 @@ func.func @one_element(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 2>, %row:
   }
   return
 }
+
+// -----
+
+// With no hint, a loop's load whose tile is stored to shared memory after
+// element-wise work (wgmma's B operand scaled in every trip: the multiply
+// reads it from a buffer) is copied ahead too, at the pipeline's depth
+// (the copy carries no latency); a load stored as it is (tile-stage-mma-
+// operands copies those itself) or read by other ops stays a load.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+// CHECK-LABEL: func.func @stored_after_work
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[BUF:.*]] = tile.smem_alloc : <[64, 128], bf16
+// CHECK-NEXT:    tile.async_copy %{{.*}}, %[[BUF]] {layout = #blocked, shape = array<i64: 64, 128>} :
+// CHECK-NEXT:    tile.async_wait %[[BUF]]
+// CHECK-NEXT:    %[[B:.*]] = tile.local_load %[[BUF]] [0, 0] : {{.*}} -> tensor<64x128xbf16, #blocked>
+// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[B]]
+// CHECK:         tile.local_alloc
+// CHECK:         %[[R:.*]] = tile.load %{{.*}} : <bf16, 2> -> tensor<64x128xbf16, #blocked>
+// CHECK-NEXT:    arith.extf %[[R]]
+// CHECK-NEXT:    tile.store
+func.func @stored_after_work(%B: !tile.global<bf16, 2>, %O: !tile.global<f32, 2>, %a: !tile.smem<[64, 64], bf16, #sw>, %s: f32, %n: i32) -> tensor<64x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x128xf32, #mma>) : i32 {
+    %b = tile.load %B[%k, %c0] : !tile.global<bf16, 2> -> tensor<64x128xbf16, #blocked>
+    %e = arith.extf %b : tensor<64x128xbf16, #blocked> to tensor<64x128xf32, #blocked>
+    %sc = tile.full %s : tensor<64x128xf32, #blocked>
+    %m = arith.mulf %e, %sc : tensor<64x128xf32, #blocked>
+    %t = arith.truncf %m : tensor<64x128xf32, #blocked> to tensor<64x128xbf16, #blocked>
+    %buf = tile.local_alloc %t : tensor<64x128xbf16, #blocked> -> !tile.smem<[64, 128], bf16, #sw>
+    %d = tile.wgmma %a, %buf, %acc : !tile.smem<[64, 64], bf16, #sw>, !tile.smem<[64, 128], bf16, #sw>, tensor<64x128xf32, #mma>
+    %other = tile.load %B[%k, %c1] : !tile.global<bf16, 2> -> tensor<64x128xbf16, #blocked>
+    %f = arith.extf %other : tensor<64x128xbf16, #blocked> to tensor<64x128xf32, #blocked>
+    tile.store %O[%k, %c0], %f : !tile.global<f32, 2>, tensor<64x128xf32, #blocked>
+    scf.yield %d : tensor<64x128xf32, #mma>
+  }
+  return %r : tensor<64x128xf32, #mma>
+}
