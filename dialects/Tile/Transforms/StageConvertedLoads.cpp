@@ -67,9 +67,8 @@ namespace {
 /// `layout`.
 static Value remakeUniform(OpBuilder &b, Location loc, Value uniform,
                            Attribute layout) {
-  auto type = cast<RankedTensorType>(uniform.getType());
   auto inLayout =
-      RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+      cast<RankedTensorType>(uniform.getType()).cloneWithEncoding(layout);
   DenseElementsAttr dense;
   if (matchPattern(uniform, m_Constant(&dense)))
     return arith::ConstantOp::create(b, loc, dense.reshape(inLayout));
@@ -128,8 +127,7 @@ static Value remakeLoadedRow(OpBuilder &b, Value row, Attribute layout) {
           SliceLayoutAttr::get(op->getContext(), expand.getAxis(), current);
   }
   auto inLayout = [](Type t, Attribute l) {
-    auto type = cast<RankedTensorType>(t);
-    return RankedTensorType::get(type.getShape(), type.getElementType(), l);
+    return cast<RankedTensorType>(t).cloneWithEncoding(l);
   };
   // The load copied into shared memory where it was (a ring copy of the
   // loop once pipelined, issued trips ahead) and read in its layout where
@@ -176,9 +174,7 @@ static Value remakeBroadcast(OpBuilder &b, BroadcastOp broadcast,
                              Attribute target) {
   Value source = broadcast.getSource();
   auto inTarget = [&](Type t) {
-    auto type = cast<RankedTensorType>(t);
-    return RankedTensorType::get(type.getShape(), type.getElementType(),
-                                 target);
+    return cast<RankedTensorType>(t).cloneWithEncoding(target);
   };
   Value row = remakeLoadedRow(b, source, target);
   if (!row) {
@@ -216,9 +212,7 @@ struct StageConvertedLoadsPass
     LoadOp load = c.load;
     Attribute target = c.convert.getType().getEncoding();
     auto inTarget = [&](Type t) {
-      auto type = cast<RankedTensorType>(t);
-      return RankedTensorType::get(type.getShape(), type.getElementType(),
-                                   target);
+      return cast<RankedTensorType>(t).cloneWithEncoding(target);
     };
     OpBuilder b(c.convert);
     Value current = stageLoad(load, c.convert, target);

@@ -17,15 +17,15 @@
 // `latency` buffers (TMA on sm_90 where the padding is zero), so that a loop
 // streaming a row keeps several chunks in flight without holding them in
 // registers. The copy keeps the load's padding (stored where the tile is
-// outside the tensor).
+// outside the tensor). A hinted load that cannot be staged (or that is not
+// directly in a loop's body) is reported with the reason, and stays as it
+// is.
 //
 // A loop's load with no hint whose tile is stored to shared memory after
 // element-wise work (a multiply's B operand scaled or dequantized in every
 // trip, which wgmma reads from shared memory) is copied the same way, at
 // the pipeline's depth: in registers, each trip waited out the load's
-// latency before its store. A hinted load that cannot be staged (or that is not
-// directly in a loop's body) is reported with the reason, and stays as it
-// is.
+// latency before its store.
 //
 //===----------------------------------------------------------------------===//
 
