@@ -274,16 +274,17 @@ def gemm_accumulate(args, copy):
 
 
 def gemm_rows(args, copy, path, kernel, make_set, scalars, reference,
-              torch_fn):
-    """Rows for one kernel of a GEMM file with 128 x 128 tiles: `make_set`
-    makes the tensors of an (m, n, k) problem (C last), `scalars` follow
-    them, `reference` gives C in float64 from a set, `torch_fn` is what
-    PyTorch runs."""
+              torch_fn, tile_n=128):
+    """Rows for one kernel of a GEMM file with 128 x `tile_n` tiles:
+    `make_set` makes the tensors of an (m, n, k) problem (C last),
+    `scalars` follow them, `reference` gives C in float64 from a set,
+    `torch_fn` is what PyTorch runs."""
     rows = []
-    kern = tilec.compile(path, kernel=kernel)
+    kern = tilec.compile(path, kernel=kernel, TILE_N=tile_n)
+    label = kernel if tile_n == 128 else f"{kernel} 128x{tile_n}"
     for m, n, k in ((4096, 4096, 4096), (8192, 8192, 1024)):
         sets = [make_set(m, n, k) for _ in range(3)]
-        grid = ((m + 127) // 128, (n + 127) // 128)
+        grid = ((m + 127) // 128, (n + tile_n - 1) // tile_n)
         s = sets[0]
         kern[grid](*s, *scalars)
         check(s[-1], reference(s), 2e-2)
@@ -291,7 +292,7 @@ def gemm_rows(args, copy, path, kernel, make_set, scalars, reference,
             "tilec": lambda s: kern[grid](*s, *scalars), "torch": torch_fn},
             sets, args.rounds)
         moved = sum(t.numel() * t.element_size() for t in sets[0])
-        rows += bandwidth_rows(f"{kernel} {m}x{n}x{k}", ms, moved, copy)
+        rows += bandwidth_rows(f"{label} {m}x{n}x{k}", ms, moved, copy)
     return rows
 
 
@@ -334,10 +335,12 @@ def gemm_prologue(args, copy, kernel, a_of, scalars, a_reference, torch_fn):
     """Rows for one of bench/kernels/gemm_prologues.tile's kernels: `a_of`
     makes A from a bf16 tile, `scalars` follow C, `a_reference` is A as the
     kernel multiplies it (float64), `torch_fn` is what PyTorch runs."""
-    return gemm_rows(
+    # 128 x 256 tiles too: one block a multiprocessor, where the compiler
+    # makes A K step by K step (tile-slice-wgmma-k).
+    return [row for tile_n in (128, 256) for row in gemm_rows(
         args, copy, GEMM_PROLOGUES, kernel,
         lambda m, n, k: (a_of(bf16(m, k)), bf16(k, n), bf16(m, n)), scalars,
-        lambda s: a_reference(s[0]) @ s[1].double(), torch_fn)
+        lambda s: a_reference(s[0]) @ s[1].double(), torch_fn, tile_n)]
 
 
 def gemm_scaled_a(args, copy):
@@ -365,10 +368,10 @@ def gemm_norm_a(args, copy):
 
     def normed(s):
         return s[0].float() * s[1][:, None] * s[2].float()[None, :]
-    return gemm_rows(
+    return [row for tile_n in (128, 256) for row in gemm_rows(
         args, copy, GEMM_PROLOGUES, "gemm_norm_a", make_set, (),
         lambda s: normed(s).bfloat16().double() @ s[3].double(),
-        lambda s: torch.mm(normed(s).bfloat16(), s[3], out=s[4]))
+        lambda s: torch.mm(normed(s).bfloat16(), s[3], out=s[4]), tile_n)]
 
 
 def gemm_scaled_b(args, copy):

@@ -32,6 +32,10 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
                  "tile_refill_after_read");
   persistentOnly(given.dynamicSchedule.has_value(), "dynamic_schedule");
   persistentOnly(given.stageInRingSlots.has_value(), "stage_in_ring_slots");
+  if (given.sliceRegisterA.value_or(false) && !options.hasWgmma())
+    out.push_back("slice_register_a does not apply: it is an option of "
+                  "sm_90a's wgmma (mma.sync's operands are sliced along K "
+                  "on every target: tile-slice-mma-k)");
   return out;
 }
 
@@ -94,6 +98,16 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // from registers, computed from a loaded tile: read from its ring slot in
   // the operand's layout).
   fpm.addPass(mlir::tile::createTileStageConvertedLoads());
+  // sm_90a: such an A made and multiplied K step by K step, so that the
+  // next trip rewrites a step's registers once the step is done, not the
+  // whole multiply (the compiler's choice: where a block has its
+  // multiprocessor to itself).
+  if (options.hasWgmma()) {
+    mlir::tile::TileSliceWgmmaKOptions sliceOptions;
+    sliceOptions.enabled = options.sliceRegisterA;
+    sliceOptions.warn = options.given.sliceRegisterA.value_or(false);
+    fpm.addPass(mlir::tile::createTileSliceWgmmaK(sliceOptions));
+  }
   // A loop's other loads with a latency hint: copied into shared memory
   // too, so that the pipeline below keeps them in flight in rings.
   fpm.addPass(mlir::tile::createTileStageHintedLoads());

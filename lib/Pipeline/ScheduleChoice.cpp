@@ -324,6 +324,27 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
   return 2u;
 }
 
+/// Blocks per multiprocessor of a kernel without a producer warp: by
+/// registers (estimated as stagesForOccupancy does) and by its rings at
+/// `stages` (0: the hints' own, two stages for loads with none).
+int64_t blocksPerMultiprocessor(const OperandBytes &ops,
+                                int64_t accumulatorElements, unsigned warps,
+                                unsigned stages,
+                                const mlir::tile::TargetLimits &limits) {
+  int64_t threads = int64_t(warps) * 32;
+  int64_t registers = std::min<int64_t>(limits.registersPerThread,
+                                        32 + accumulatorElements /
+                                                 std::max<int64_t>(1, threads));
+  int64_t byRegisters = limits.registersPerMultiprocessor /
+                        (threads * std::max<int64_t>(1, registers));
+  int64_t rings = stages         ? ops.streamed * stages + ops.fixed
+                  : ops.unhinted ? ops.streamed * 2 + ops.fixed
+                                 : ops.hinted + ops.fixed;
+  return std::min({limits.blocksPerMultiprocessor, byRegisters,
+                   limits.sharedBytesPerMultiprocessor /
+                       (rings + limits.reservedSharedBytesPerBlock)});
+}
+
 /// A specialized kernel runs one block per multiprocessor: between two
 /// blocks, nothing hides the next block's first copies and the last one's
 /// epilogue. Where its multiplies read an operand loaded once per block
@@ -563,9 +584,24 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
       if (auto stages =
               stagesForOccupancy(ops, accumulatorElements, warps, limits))
         choice.numStages = *stages;
+    // A register A operand made K step by K step where a block has its
+    // multiprocessor to itself: nothing else runs while a trip waits for
+    // the previous one's multiply before it rewrites A (bf16 128 x 256 x 64
+    // tiles, one block: A scaled 1.26-1.39x, cast from f32 1.05-1.08x, an
+    // RMSNorm's scales 1.13-1.17x; 128 x 128, two blocks hiding each
+    // other's wait: 0.92-1.01x; H200,
+    // bench/results/2026-12-02-h200-register-a-steps.md).
+    if (!given.sliceRegisterA &&
+        blocksPerMultiprocessor(
+            ops, accumulatorElements, warps,
+            numStages ? *numStages : choice.numStages.value_or(0), limits) == 1)
+      choice.sliceRegisterA = true;
     return choice;
   }
   choice.warpSpecialize = true;
+  // (One block a multiprocessor, as above.)
+  if (!given.sliceRegisterA)
+    choice.sliceRegisterA = true;
   // One block per multiprocessor: rings deeper than two stages cost no
   // blocks, and the producer keeps them full. Loads with no latency hint
   // get the most stages, up to kMaxUnhintedStages, that fit (H200, linear

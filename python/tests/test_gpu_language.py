@@ -1686,6 +1686,36 @@ def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
     untouched."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
+    gemm_prologue_case(torch, repo, arch, kernel, tile_m, K)
+
+
+@pytest.mark.parametrize("K", [40, 100, 200, 1000])
+@pytest.mark.parametrize("schedule", ["choice", "persistent", "specialized",
+                                      "sliced_128"])
+@pytest.mark.parametrize("kernel", ["gemm_scaled_a", "gemm_cast_a",
+                                    "gemm_norm_a"])
+def test_gemm_prologue_steps(torch_gpu, repo, kernel, schedule, K):
+    """The same kernels with A made and multiplied K step by K step
+    (tile-slice-wgmma-k): 128 x 256 tiles, where the compiler's choice
+    slices (one block a multiprocessor), also persistent and warp-
+    specialized, and 128 x 128 tiles sliced on request; 1, 2, 4 and 16
+    trips."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    tile_n, options = {
+        "choice": (256, {}),
+        "persistent": (256, dict(persistent=True)),
+        "specialized": (256, dict(warp_specialize=True)),
+        "sliced_128": (128, dict(slice_register_a=True)),
+    }[schedule]
+    gemm_prologue_case(torch, repo, "sm_90a", kernel, 128, K, tile_n,
+                       **options)
+
+
+def gemm_prologue_case(torch, repo, arch, kernel, tile_m, K, tile_n=128,
+                       **options):
+    """test_gemm_prologue's check: `kernel` of gemm_prologues.tile at
+    tile_m x tile_n tiles with `options`, against float64."""
     # (B's 8-bit rows a multiple of 16 bytes, as its copies need.)
     M, N = 300, 272 if kernel == "gemm_scaled_b" else 260
     a, b = bf16_operands(torch, 15, M, N, K)
@@ -1722,13 +1752,16 @@ def test_gemm_prologue(torch_gpu, repo, arch, kernel, tile_m, K):
                    dtype=torch.bfloat16)
     compiled = tilec.compile(
         os.path.join(repo, "bench", "kernels", "gemm_prologues.tile"),
-        kernel=kernel, arch=arch, TILE_M=tile_m, **consts)
-    compiled[((M + tile_m - 1) // tile_m, (N + 127) // 128)](
+        kernel=kernel, arch=arch, TILE_M=tile_m, TILE_N=tile_n, **consts,
+        **options)
+    compiled[((M + tile_m - 1) // tile_m, (N + tile_n - 1) // tile_n)](
         *args, c[:M, :N], *scalars)
     torch.cuda.synchronize()
     ref = a_used.double() @ b.double()
     assert torch.allclose(c[:M, :N].double(), ref, rtol=1e-2, atol=1e-1)
     assert torch.isnan(c[M:]).all() and torch.isnan(c[:, N:]).all()
+
+
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -1088,6 +1088,31 @@ func.func @wgmma_rs(%s: tensor<64x16xf32, #mma3>, %v: tensor<16x64xf16, #blk>, %
 
 // -----
 
+// One K step of a multiply split along K (tile-slice-wgmma-k): A's 16
+// columns from registers, B's rows 16 .. 31 (k_offset 16) of a 32 x 64
+// buffer with N fastest in 128-byte rows: the descriptor starts 16 rows of
+// 128 bytes in (2048 B: 128 in the 16-byte address field).
+// CHECK-LABEL: llvm.func @wgmma_rs_k_offset
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-NEXT:  add.s64 db, $68, 128;\0A setp.ne.b32 p, $69, 0;\0A wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       "wgmma.commit_group.sync.aligned;"
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma3>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sv = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_rs_k_offset(%s: tensor<64x16xf32, #mma3>, %v: tensor<32x64xf16, #blk>, %c: tensor<64x64xf32, #mma3>, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %p = arith.truncf %s : tensor<64x16xf32, #mma3> to tensor<64x16xf16, #mma3>
+  %pa = tile.convert_layout %p : tensor<64x16xf16, #mma3> -> tensor<64x16xf16, #dot_a>
+  %b = tile.local_alloc %v : tensor<32x64xf16, #blk> -> !tile.smem<[32, 64], f16, #sv>
+  %d = tile.wgmma %pa, %b [k_offset = 16], %c : tensor<64x16xf16, #dot_a>, !tile.smem<[32, 64], f16, #sv>, tensor<64x64xf32, #mma3>
+  tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
 // Async multiplies (tile-async-wgmma): each is a fence, its instructions and
 // a commit group, with no wait; the second takes the first's accumulator
 // registers in flight (the tensor cores chain them). tile.wgmma_wait 1

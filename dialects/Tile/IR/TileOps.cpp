@@ -531,7 +531,18 @@ LogicalResult WarpgroupMmaOp::verify() {
                          << accType.getElementType();
   unsigned bK = getBKDim();
   int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1 - bK];
-  if (bType.getShape()[bK] != k || accType.getDimSize(0) != m ||
+  std::optional<uint64_t> kOffset = getKOffset();
+  if (kOffset) {
+    int64_t step = isFloat8Type(aElt) ? 32 : 16;
+    if (!aTile)
+      return emitOpError("k_offset needs an a held in registers");
+    if (int64_t(*kOffset) % step ||
+        int64_t(*kOffset) + k > bType.getShape()[bK])
+      return emitOpError() << "k_offset " << *kOffset << " with a's K of " << k
+                           << " must be a multiple of " << step
+                           << " within b's K of " << bType.getShape()[bK];
+  }
+  if ((!kOffset && bType.getShape()[bK] != k) || accType.getDimSize(0) != m ||
       accType.getDimSize(1) != n)
     return emitOpError() << "shapes do not match: a is " << m << "x" << k
                          << ", b " << bType.getShape()[bK] << "x" << n

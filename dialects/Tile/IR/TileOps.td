@@ -492,19 +492,33 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     V): the shared layout is the same bytes either way, only the matrix
     descriptor's K dimension differs.
 
+    With `k_offset`, an `a` held in registers multiplies rows `k_offset` ..
+    `k_offset` + K - 1 of `b`'s K rows (K the K of `a`, the offset a
+    multiple of the instruction's K): one K step of a multiply split along
+    K, its A made step by step (tile-slice-wgmma-k).
+
     ```mlir
     %d = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
     %e = tile.wgmma async %a, %b, %d : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
     %f = tile.wgmma %a, %bt transposed, %c : !tile.smem<[128, 64], f16, #sa>, !tile.smem<[128, 64], f16, #sa>, tensor<128x128xf32, #mma3>
+    %g = tile.wgmma %a16, %b [k_offset = 16], %c : tensor<128x16xf16, #dot_a>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
     ```
   }];
   let arguments = (ins AnyTypeOf<[Tile_MmaOperandTile, Tile_SharedMemoryType]>:$a,
                        Tile_SharedMemoryType:$b, Tile_FloatTile:$acc,
-                       UnitAttr:$is_async, UnitAttr:$b_transposed);
+                       UnitAttr:$is_async, UnitAttr:$b_transposed,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$k_offset);
   let results = (outs Tile_FloatTile:$result);
   let assemblyFormat = [{
-    (`async` $is_async^)? $a `,` $b (`transposed` $b_transposed^)? `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+    (`async` $is_async^)? $a `,` $b (`transposed` $b_transposed^)? (`[` `k_offset` `=` $k_offset^ `]`)? `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$a, "::mlir::Value":$b, "::mlir::Value":$acc), [{
+      build($_builder, $_state, acc.getType(), a, b, acc,
+            /*is_async=*/nullptr, /*b_transposed=*/nullptr,
+            /*k_offset=*/nullptr);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// B's K dimension in its buffer: 0, or 1 with `transposed`.
     unsigned getBKDim() { return getBTransposed() ? 1 : 0; }

@@ -423,6 +423,38 @@ def TileSliceMmaK : Pass<"tile-slice-mma-k", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileSliceWgmmaK : Pass<"tile-slice-wgmma-k", "::mlir::func::FuncOp"> {
+  let summary = "Make a loop's register A operand of wgmma, and multiply it, "
+                "K step by K step";
+  let description = [{
+    A `tile.wgmma` in a loop whose A operand the body computes in registers
+    from a shared buffer (a `tile.local_load` in the operand layout, then
+    element-wise ops that each carry it on, each used once: a loaded tile
+    scaled, rounded or normalized on its way, as tile-stage-converted-loads
+    leaves it) becomes one multiply per instruction K step (16 elements, 32
+    of 8-bit ones), chained through the accumulator, each reading B from
+    its `k_offset` and its A slice made right before it: the read of the
+    slice, the chain's ops on it, the chain's other operands through
+    `tile.extract` (K slices of an operand layout move no data). Each step
+    is its own wgmma group, so that tile-async-wgmma makes the next trip
+    wait, before it rewrites a slice's registers, only for that slice of
+    the previous trip's multiply.
+
+    It pays where the block has its multiprocessor to itself (nothing else
+    runs under the wait for the previous trip's multiply) and costs where
+    another block hides that wait (per step a fence, a commit and a wait):
+    tilec's compiler choice turns it on for kernels of one block per
+    multiprocessor. With `warn`, a function with no such multiply says so.
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", "true",
+           "Slice (false: leave every multiply whole)">,
+    Option<"warn", "warn", "bool", "false",
+           "Warn where no multiply of the function is sliced">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
   let summary = "Software-pipeline the async copies of loops";
   let description = [{

@@ -225,7 +225,12 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     // B's buffer holds K x N, or N x K with `transposed`: coordinates
     // (k, n) of B are bAt(k, n) in it.
     unsigned bK = op.getBKDim();
-    int64_t K = bType.getShape()[bK];
+    // The multiply's K: B's, or an A in registers' with B read from row
+    // k_offset (one K step of a multiply split along K).
+    int64_t kOffset = op.getKOffset().value_or(0);
+    int64_t K = op.getKOffset()
+                    ? cast<RankedTensorType>(op.getA().getType()).getDimSize(1)
+                    : bType.getShape()[bK];
     auto bAt = [&](int64_t k, int64_t n) -> SmallVector<int64_t, 2> {
       if (bK)
         return {n, k};
@@ -281,7 +286,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
       int64_t shift = descB.offset(bAt(0, per));
       bool linear =
           !descB.transposed || per % int64_t(bType.getLayout().getBlock()) == 0;
-      for (int64_t k = 0; k < K; k += kStep)
+      for (int64_t k = kOffset; k < kOffset + K; k += kStep)
         for (int64_t col = 0; col < per; col += instrN)
           linear &= descB.offset(bAt(k, col + per)) ==
                     descB.offset(bAt(k, col)) + shift;
@@ -382,8 +387,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
             in.constraints = "r,r,r,r,";
           }
           in.inputs.push_back(baseB);
-          in.text +=
-              descriptorAt("db", next++, descB.step(descB.offset(bAt(k, col))));
+          in.text += descriptorAt(
+              "db", next++, descB.step(descB.offset(bAt(kOffset + k, col))));
           // scale-d: whether D is added to the product.
           in.inputs.push_back(k == 0 ? firstScale : one);
           in.constraints += "l,r";

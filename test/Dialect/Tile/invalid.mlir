@@ -797,6 +797,29 @@ func.func @wgmma_k(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[128, 128
 
 // -----
 
+// k_offset: an A in registers multiplies b's K rows from k_offset on, a
+// multiple of the instruction's K, within b.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_k_offset_shared_a(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[128, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op k_offset needs an a held in registers}}
+  %0 = tile.wgmma %a, %b [k_offset = 64], %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[128, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma3>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @wgmma_k_offset_outside(%a: tensor<128x16xf16, #dot_a>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op k_offset 56 with a's K of 16 must be a multiple of 16 within b's K of 64}}
+  %0 = tile.wgmma %a, %b [k_offset = 56], %c : tensor<128x16xf16, #dot_a>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
+  return
+}
+
+// -----
+
 // b transposed holds N x K: a 64 x 128 buffer is K = 128 against a's 64.
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
@@ -1139,7 +1162,7 @@ func.func @hints_not_dict() attributes {tile.kernel, tile.hints = 8} {
 
 // -----
 
-// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, exp2_poly, rotate_wgmma, persistent, cluster and auto_schedule)}}
+// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, exp2_poly, rotate_wgmma, slice_register_a, persistent, cluster and auto_schedule)}}
 func.func @hints_unknown() attributes {tile.kernel, tile.hints = {warps = 8 : i64}} {
   return
 }
