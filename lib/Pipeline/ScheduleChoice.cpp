@@ -281,35 +281,46 @@ constexpr int64_t kPersistentConsumerRegisters = 192;
 /// and, specialized, keep two-stage rings.
 constexpr unsigned kMaxRotatedMultiplies = 2;
 
+/// Blocks per multiprocessor whose shared memory holds `bytes` each.
+int64_t blocksByShared(int64_t bytes, const mlir::tile::TargetLimits &limits) {
+  return std::min(limits.blocksPerMultiprocessor,
+                  limits.sharedBytesPerMultiprocessor /
+                      (bytes + limits.reservedSharedBytesPerBlock));
+}
+
+/// Blocks of `warps` per multiprocessor by registers, a thread's estimated
+/// as 32 plus the f32 results of the largest streaming loop's multiplies
+/// (accumulators and scores) per thread.
+int64_t blocksByRegisters(int64_t accumulatorElements, unsigned warps,
+                          const mlir::tile::TargetLimits &limits) {
+  int64_t threads = int64_t(warps) * 32;
+  int64_t registers = std::min<int64_t>(limits.registersPerThread,
+                                        32 + accumulatorElements /
+                                                 std::max<int64_t>(1, threads));
+  return limits.registersPerMultiprocessor /
+         (threads * std::max<int64_t>(1, registers));
+}
+
 /// Without a producer warp: the stages that keep as many blocks on a
 /// multiprocessor as two-stage rings would, where shared memory, not
-/// registers, is what limits them: fewer than the hints' deepest, or, for
-/// loads with no hint (two stages by default), the most up to
-/// kMaxUnhintedStages (blocks sharing a multiprocessor hide each other's
-/// latency; deeper rings hide it within a block: two loops of 4096^3 f16
-/// multiplies at 3 stages ran 1.29x their 2-stage speed, H200,
+/// registers (blocksByRegisters), is what limits them: fewer than the
+/// hints' deepest, or, for loads with no hint (two stages by default), the
+/// most up to kMaxUnhintedStages (blocks sharing a multiprocessor hide each
+/// other's latency; deeper rings hide it within a block: two loops of
+/// 4096^3 f16 multiplies at 3 stages ran 1.29x their 2-stage speed, H200,
 /// bench/results/2026-11-28-h200-tma-reduce.md); nullopt to keep the
-/// hints. Registers per thread are estimated as 32 plus the f32 results of
-/// the largest streaming loop's multiplies (accumulators and scores) per
-/// thread.
+/// hints.
 std::optional<unsigned>
 stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
                    unsigned warps, const mlir::tile::TargetLimits &limits) {
   if (!ops.streamed || (ops.deepest <= 2 && !ops.unhinted))
     return std::nullopt;
-  int64_t threads = int64_t(warps) * 32;
   auto blocksWith = [&](int64_t bytes) {
-    return std::min(limits.blocksPerMultiprocessor,
-                    limits.sharedBytesPerMultiprocessor /
-                        (bytes + limits.reservedSharedBytesPerBlock));
+    return blocksByShared(bytes, limits);
   };
-  int64_t registers = std::min<int64_t>(limits.registersPerThread,
-                                        32 + accumulatorElements /
-                                                 std::max<int64_t>(1, threads));
-  int64_t byRegisters = limits.registersPerMultiprocessor /
-                        (threads * std::max<int64_t>(1, registers));
   int64_t target =
-      std::min(blocksWith(ops.streamed * 2 + ops.fixed), byRegisters);
+      std::min(blocksWith(ops.streamed * 2 + ops.fixed),
+               blocksByRegisters(accumulatorElements, warps, limits));
   if (ops.unhinted) {
     for (unsigned s = kMaxUnhintedStages; s > 2; --s)
       if (blocksWith(ops.streamed * s + ops.fixed) >= target)
@@ -325,24 +336,17 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
 }
 
 /// Blocks per multiprocessor of a kernel without a producer warp: by
-/// registers (estimated as stagesForOccupancy does) and by its rings at
-/// `stages` (0: the hints' own, two stages for loads with none).
+/// registers and by its rings at `stages` (0: the hints' own, two stages
+/// for loads with none).
 int64_t blocksPerMultiprocessor(const OperandBytes &ops,
                                 int64_t accumulatorElements, unsigned warps,
                                 unsigned stages,
                                 const mlir::tile::TargetLimits &limits) {
-  int64_t threads = int64_t(warps) * 32;
-  int64_t registers = std::min<int64_t>(limits.registersPerThread,
-                                        32 + accumulatorElements /
-                                                 std::max<int64_t>(1, threads));
-  int64_t byRegisters = limits.registersPerMultiprocessor /
-                        (threads * std::max<int64_t>(1, registers));
   int64_t rings = stages         ? ops.streamed * stages + ops.fixed
                   : ops.unhinted ? ops.streamed * 2 + ops.fixed
                                  : ops.hinted + ops.fixed;
-  return std::min({limits.blocksPerMultiprocessor, byRegisters,
-                   limits.sharedBytesPerMultiprocessor /
-                       (rings + limits.reservedSharedBytesPerBlock)});
+  return std::min(blocksByRegisters(accumulatorElements, warps, limits),
+                  blocksByShared(rings, limits));
 }
 
 /// A specialized kernel runs one block per multiprocessor: between two

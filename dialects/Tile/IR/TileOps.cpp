@@ -533,9 +533,12 @@ LogicalResult WarpgroupMmaOp::verify() {
   int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1 - bK];
   std::optional<uint64_t> kOffset = getKOffset();
   if (kOffset) {
-    int64_t step = isFloat8Type(aElt) ? 32 : 16;
     if (!aTile)
       return emitOpError("k_offset needs an a held in registers");
+    // (An A in another layout is refused below.)
+    auto aLayout =
+        dyn_cast_if_present<DotOperandLayoutAttr>(aTile.getEncoding());
+    int64_t step = aLayout ? aLayout.getInstructionK() : 1;
     if (int64_t(*kOffset) % step ||
         int64_t(*kOffset) + k > bType.getShape()[bK])
       return emitOpError() << "k_offset " << *kOffset << " with a's K of " << k

@@ -6,13 +6,17 @@
 // tile-stage-converted-loads) becomes one multiply per instruction K step,
 // each with its slice of A made right before it:
 //
-//   a = local_load buf[0, 0] (128 x 64)     a0 = local_load buf[0, 0] (128 x
-//   16) x = f(a, side operands)          ->     acc = wgmma f(a0, ...), b
-//   [k_offset = 0], acc acc = wgmma x, b, acc                   a1 = local_load
-//   buf[0, 16]
-//                                           acc = wgmma f(a1, ...), b [k_offset
-//                                           = 16], acc
-//                                           ...
+//   a = local_load buf [0, 0]          (128 x 64)
+//   x = f(a, side operands)
+//   acc = wgmma x, b, acc
+//
+// becomes
+//
+//   a0 = local_load buf [0, 0]         (128 x 16)
+//   acc = wgmma f(a0, ...), b [k_offset = 0], acc
+//   a1 = local_load buf [0, 16]
+//   acc = wgmma f(a1, ...), b [k_offset = 16], acc
+//   ...
 //
 // The side operands of the chain (splats, broadcast rows and columns) are
 // read slice by slice through `tile.extract`, which moves no data for K
@@ -111,7 +115,8 @@ struct SliceWgmmaKPass
     if (chain.empty())
       return false;
     auto aType = cast<RankedTensorType>(mma.getA().getType());
-    int64_t step = isFloat8Type(aType.getElementType()) ? 32 : 16;
+    int64_t step =
+        cast<DotOperandLayoutAttr>(aType.getEncoding()).getInstructionK();
     int64_t K = aType.getDimSize(1);
     if (K <= step || K % step)
       return false;
