@@ -379,10 +379,13 @@ def gemm_scaled_b(args, copy):
     every trip; PyTorch dequantizes, then multiplies."""
     def make_set(m, n, k):
         return (bf16(m, k), bf16(k, n).to(torch.float8_e4m3fn), bf16(m, n))
-    return gemm_rows(
+    # 128 x 256 tiles too: B's buffer then takes turns in a ring of two
+    # (tile-ring-stored-operands: one block a multiprocessor either way).
+    return [row for tile_n in (128, 256) for row in gemm_rows(
         args, copy, GEMM_PROLOGUES, "gemm_scaled_b", make_set, (0.75,),
         lambda s: s[0].double() @ (s[1].float() * 0.75).bfloat16().double(),
-        lambda s: torch.mm(s[0], (s[1].float() * 0.75).bfloat16(), out=s[2]))
+        lambda s: torch.mm(s[0], (s[1].float() * 0.75).bfloat16(), out=s[2]),
+        tile_n)]
 
 
 def adamw(args, copy):

@@ -32,6 +32,10 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
                  "tile_refill_after_read");
   persistentOnly(given.dynamicSchedule.has_value(), "dynamic_schedule");
   persistentOnly(given.stageInRingSlots.has_value(), "stage_in_ring_slots");
+  if (given.storedOperandSlots.value_or(1) > 1 && !options.hasWgmma())
+    out.push_back("stored_operand_slots does not apply: it is an option of "
+                  "sm_90a's wgmma (mma.sync reads its operands from "
+                  "registers)");
   if (given.sliceRegisterA.value_or(false) && !options.hasWgmma())
     out.push_back("slice_register_a does not apply: it is an option of "
                   "sm_90a's wgmma (mma.sync's operands are sliced along K "
@@ -175,6 +179,14 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     // up to that read, ahead of the last trip's P V.
     if (options.persistent && options.tileRefillAfterRead)
       fpm.addPass(mlir::tile::createTileHoistRefills());
+    // A multiply operand a loop stores in each trip (a B computed in
+    // registers): a ring of buffers the trips take in turn, so that the
+    // store of one trip runs under the previous trip's multiply.
+    mlir::tile::TileRingStoredOperandsOptions ringOptions;
+    ringOptions.slots = options.storedOperandSlots;
+    ringOptions.sharedMemoryBytes = options.sharedMemoryBytes();
+    ringOptions.warn = options.given.storedOperandSlots.value_or(1) > 1;
+    fpm.addPass(mlir::tile::createTileRingStoredOperands(ringOptions));
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
     // A persistent kernel's epilogue (the last multiply's completion and
     // the output's store) runs under the next tile's first multiply.

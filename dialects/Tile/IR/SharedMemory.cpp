@@ -163,6 +163,16 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
   return true;
 }
 
+SharedLayoutAttr tile::getRingLayout(SharedLayoutAttr stage) {
+  SmallVector<unsigned> order;
+  for (unsigned d : stage.getOrder())
+    order.push_back(d + 1);
+  order.push_back(0);
+  return SharedLayoutAttr::get(stage.getContext(), stage.getVec(),
+                               stage.getPerPhase(), stage.getMaxPhase(), order,
+                               stage.getBlock());
+}
+
 SharedMemoryType tile::getSlotType(Operation *alloc) {
   for (Operation *user : alloc->getResult(0).getUsers())
     if (auto slot = dyn_cast<SmemSlotOp>(user))

@@ -84,6 +84,10 @@ bool isStoredWithinTile(Type type);
 /// the padding.
 bool isAccessedWithinTile(Operation *alloc);
 
+/// The shared layout of a ring of buffers of layout `stage`: the same, with
+/// the stage dimension (0) slowest.
+SharedLayoutAttr getRingLayout(SharedLayoutAttr stage);
+
 /// The type of a ring's stage (its `tile.smem_slot`s' type), or of the
 /// buffer `alloc` allocates where it is no ring.
 SharedMemoryType getSlotType(Operation *alloc);

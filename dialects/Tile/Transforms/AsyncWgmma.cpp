@@ -38,6 +38,11 @@
 //     buffers leave no room for a second block on a multiprocessor, the
 //     refill stays in place behind a wait for the earlier trip's multiply:
 //     the next trip reads that slot first thing;
+//   - a write into the slot of its trip of a ring indexed by the loop's trip
+//     counter (tile-ring-stored-operands' rings of stored operands) need
+//     not wait for an earlier trip's multiply that read its own trip's
+//     slot: the previous trip's read another one, and those S trips back
+//     are complete where the bound on the groups still pending shows it;
 //   - anything else gets a wait right before it.
 // So a GEMM main loop keeps one multiply in flight while the next is
 // issued, and attention's P * V of one trip runs under the next trip's
@@ -49,6 +54,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
 
@@ -73,14 +79,21 @@ namespace {
 struct InFlight {
   using Key = std::pair<Operation *, unsigned>; // multiply, issued this trip
   llvm::MapVector<Key, unsigned> after;
+  /// At most this many groups are pending here (kUnknownPending: no bound
+  /// known): a multiply with as many groups issued after it is complete.
+  unsigned mostPending = 0;
+  static constexpr unsigned kUnknownPending = 1u << 30;
 
   void issue(Operation *mma) {
     for (auto &entry : after)
       ++entry.second;
     after[{mma, 1}] = 0;
+    if (mostPending < kUnknownPending)
+      ++mostPending;
   }
   void wait(unsigned pending) {
     after.remove_if([&](auto &entry) { return entry.second >= pending; });
+    mostPending = std::min(mostPending, pending);
   }
   /// At the head of a trip, everything in flight is from before it.
   void startTrip() {
@@ -93,6 +106,7 @@ struct InFlight {
   void join(const InFlight &o) {
     for (auto [key, n] : o.after)
       add(key, n);
+    mostPending = std::max(mostPending, o.mostPending);
   }
   void add(Key key, unsigned n) {
     auto it = after.find(key);
@@ -102,7 +116,7 @@ struct InFlight {
       it->second = std::min(it->second, n);
   }
   bool operator==(const InFlight &o) const {
-    if (after.size() != o.after.size())
+    if (after.size() != o.after.size() || mostPending != o.mostPending)
       return false;
     for (auto [key, n] : after) {
       auto it = o.after.find(key);
@@ -468,6 +482,7 @@ struct AsyncWgmmaPass
       // The head of the body: what was in flight before the loop, or at the
       // end of the previous trip.
       InFlight entry = state, head = state;
+      loopEntry[loop] = entry;
       for (unsigned i = 0; i < 16; ++i) {
         InFlight s = head;
         s.startTrip();
@@ -475,6 +490,9 @@ struct AsyncWgmmaPass
           return failure();
         InFlight next = entry;
         next.join(s);
+        // Trips that leave more groups pending than they found: no bound.
+        if (i && next.mostPending > head.mostPending)
+          next.mostPending = InFlight::kUnknownPending;
         if (next == head) {
           state = head;
           return success();
@@ -519,6 +537,10 @@ struct AsyncWgmmaPass
       if (refill && key.second &&
           !readsEarlierTripSlot(cast<WarpgroupMmaOp>(key.first)))
         continue;
+      if (!key.second &&
+          readsAnotherTripSlot(written, cast<WarpgroupMmaOp>(key.first), n,
+                               state))
+        continue;
       for (Value v : sharedOperands(cast<WarpgroupMmaOp>(key.first)))
         if (getAllocation(v) == alloc || !alloc) {
           youngest = std::min(youngest.value_or(n), n);
@@ -532,6 +554,45 @@ struct AsyncWgmmaPass
     else
       insertWait(op, *youngest, state);
     return success();
+  }
+
+  /// What was in flight where each loop was entered (the last visit).
+  DenseMap<Operation *, InFlight> loopEntry;
+
+  /// Whether `mma`, of an earlier trip of the loop whose body writes the
+  /// ring slot `written` (with `after` groups issued after its previous
+  /// trip's instance), reads no slot the write reaches: both the slot of
+  /// their own trip, the loop's trip counter modulo the ring's S slots
+  /// (tile-ring-stored-operands' rings), the previous trip's multiply reads
+  /// another one, and a multiply of S or more trips back has at least
+  /// `after` + (S - 1) x (the body's multiplies) groups issued after it:
+  /// complete where no more groups than that are pending. (Not where the
+  /// multiply was in flight when the loop was entered: the counter may not
+  /// go on from there.)
+  bool readsAnotherTripSlot(Value written, WarpgroupMmaOp mma, unsigned after,
+                            const InFlight &state) {
+    auto slot = written.getDefiningOp<SmemSlotOp>();
+    std::optional<std::pair<int64_t, Value>> index =
+        slot ? tripSlotIndex(slot.getSlot()) : std::nullopt;
+    if (!index || index->first < 2)
+      return false;
+    Block *body = cast<BlockArgument>(index->second).getOwner();
+    if (mma->getBlock() != body || slot->getBlock() != body)
+      return false;
+    for (Value v : sharedOperands(mma)) {
+      auto read = v.getDefiningOp<SmemSlotOp>();
+      if (getAllocation(v) == getAllocation(written) &&
+          (!read || read.getRing() != slot.getRing() ||
+           read.getSlot() != slot.getSlot()))
+        return false;
+    }
+    auto entry = loopEntry.find(body->getParentOp());
+    if (entry != loopEntry.end() &&
+        llvm::any_of(entry->second.after,
+                     [&](auto &e) { return e.first.first == mma; }))
+      return false;
+    unsigned perTrip = countMultiplies(body->begin(), body->end());
+    return after + (index->first - 1) * perTrip >= state.mostPending;
   }
 
   /// Whether `mma` reads a slot an earlier trip chose (its index comes

@@ -816,6 +816,42 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileRingStoredOperands
+    : Pass<"tile-ring-stored-operands", "::mlir::func::FuncOp"> {
+  let summary = "Give a multiply operand a loop stores in each trip a ring "
+                "of buffers the trips take in turn";
+  let description = [{
+    A `tile.local_alloc` in the body of an `scf.for` whose every use is a
+    `tile.wgmma` operand in that body, one of them B (a weight dequantized
+    in registers, a tile scaled on its way: wgmma reads B from shared memory
+    only), becomes a `tile.smem_alloc` of `slots` buffers before the loop
+    and, in the body, a `tile.local_store` into the slot of the trip
+    (`tile.smem_slot` at the loop's trip counter modulo `slots`: the counter
+    tile-pipeline's rings use, or one added). Then the store of one trip
+    writes a buffer the multiply of the previous trip does not read, and
+    tile-async-wgmma leaves that multiply in flight under it instead of
+    waiting for it first.
+
+    A buffer only multiplied as A is left as it is (each warpgroup stores
+    and reads its own rows: tile-insert-barriers orders them per
+    warpgroup). The extra buffers must fit: with the shared memory live
+    while the loop runs (its buffers, the rings and buffers live across it,
+    its largest scratch) within `shared-memory-bytes` (0: the sm_90a
+    limit), and leaving as many blocks a multiprocessor as before. With
+    `warn`, a function where nothing is ringed says why.
+  }];
+  let options = [
+    Option<"slots", "slots", "unsigned", "2",
+           "Buffers a ring holds (1: leave every buffer single)">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
+           "Shared memory a block may use (0: the sm_90a limit)">,
+    Option<"warn", "warn", "bool", "false",
+           "Warn where no buffer of the function is ringed">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
   let summary = "Leave wgmma groups in flight; wait where results or buffers are needed";
   let description = [{

@@ -104,18 +104,6 @@ FailureOr<SmallVector<Operation *>> indexSlice(AsyncCopyOp copy,
   return tripSlice(values, loop, /*loadsWhereReadOnly=*/true);
 }
 
-/// The shared layout of a ring of buffers of layout `stage`: the same, with
-/// the stage dimension (0) slowest.
-SharedLayoutAttr ringLayout(SharedLayoutAttr stage) {
-  SmallVector<unsigned> order;
-  for (unsigned d : stage.getOrder())
-    order.push_back(d + 1);
-  order.push_back(0);
-  return SharedLayoutAttr::get(stage.getContext(), stage.getVec(),
-                               stage.getPerPhase(), stage.getMaxPhase(), order,
-                               stage.getBlock());
-}
-
 struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
 
@@ -451,7 +439,7 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
       auto ringType = SharedMemoryType::getChecked(
           [&] { return p.copy.emitWarning("not pipelined: "); }, &getContext(),
           ArrayRef<int64_t>(shape), bufType.getElementType(),
-          ringLayout(bufType.getLayout()));
+          getRingLayout(bufType.getLayout()));
       if (!ringType)
         return {};
       ringTypes.push_back(ringType);

@@ -82,6 +82,111 @@ func.func @gemm(%mA: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mB: !tile.
 // -----
 
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// B computed in registers and stored in each trip into the slot of its trip
+// (trip counter modulo 2: tile-ring-stored-operands' ring), A from a TMA
+// ring. The previous trip's multiply reads the other slot, and the one two
+// trips back is complete (the wait_group 1 after each multiply): the store
+// gets no wait, and the multiply of the previous trip runs under it.
+// CHECK-LABEL: func.func @stored_b_ring
+// CHECK:       %[[RA:.*]] = tile.smem_alloc
+// CHECK:       %[[RS:.*]] = tile.smem_alloc
+// CHECK:       scf.for
+// CHECK-NOT:     tile.wgmma_wait
+// CHECK:         tile.local_store %{{.*}}, %[[S:[a-z0-9]+]] :
+// CHECK-NEXT:    %[[D:.*]] = tile.wgmma async %{{.*}}, %[[S]], %{{.*}} :
+// CHECK-NEXT:    tile.wgmma_wait 1 reads %[[RA]], %[[RS]] :
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:    scf.yield %[[D]],
+func.func @stored_b_ring(%mA: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %x: tensor<64x64xf16, #blk>, %m: i32, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %ba = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %ba {count = 1 : i32} : !tile.mbarrier<2>
+  %rs = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %p0 = arith.cmpi sgt, %n, %c0 : i32
+  %sa0 = tile.smem_slot %ra[%c0] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+  tile.tma_load %mA[%m, %c0], %sa0, %ba[%c0] if %p0 : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %va = tile.smem_slot %ra[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %fills = arith.divui %it, %c2 : i32
+    %phase = arith.andi %fills, %c1 : i32
+    tile.mbarrier_wait %ba[%s], %phase, %va : !tile.mbarrier<2>, !tile.smem<[64, 64], f16, #sw>
+    %k1 = arith.addi %k, %c1 : i32
+    %more = arith.cmpi slt, %k1, %n : i32
+    %it1 = arith.addi %it, %c1 : i32
+    %ws = arith.remui %it1, %c2 : i32
+    %wa = tile.smem_slot %ra[%ws] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    %kk = arith.muli %k1, %c64 : i32
+    tile.tma_load %mA[%m, %kk], %wa, %ba[%ws] if %more : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #sw>, !tile.mbarrier<2>
+    %b = arith.addf %x, %x : tensor<64x64xf16, #blk>
+    %vs = tile.smem_slot %rs[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.local_store %b, %vs : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %va, %vs, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
+  } {tile.pipelined}
+  tile.mbarrier_inval %ba : !tile.mbarrier<2>
+  return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// The same ring where no wait bounds the groups in flight (the multiplies
+// chain through the accumulator, nothing else waits): one from two trips
+// back may still read the slot, so the store waits for every multiply.
+// And a slot not of a trip counter (the induction variable modulo 2): the
+// previous trip's multiply that read the buffer is waited for as for any
+// buffer (wait_group 1: the other multiply of the trip stays in flight).
+// CHECK-LABEL: func.func @stored_b_ring_unbounded
+// CHECK:       scf.for
+// CHECK:         tile.wgmma_wait 0 reads %{{.*}} :
+// CHECK-NEXT:    tile.local_store
+// CHECK-NEXT:    tile.wgmma async
+// CHECK:       scf.for
+// CHECK:         tile.wgmma_wait 1 reads %{{.*}} :
+// CHECK-NEXT:    tile.local_store
+// CHECK-NEXT:    tile.wgmma async
+func.func @stored_b_ring_unbounded(%a: !tile.smem<[64, 64], f16, #sw>, %x: tensor<64x64xf16, #blk>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %rs = tile.smem_alloc : !tile.smem<[2, 64, 64], f16, #rw>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z, %it = %c0) -> (tensor<64x64xf32, #mma>, i32) : i32 {
+    %s = arith.remui %it, %c2 : i32
+    %vs = tile.smem_slot %rs[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.local_store %x, %vs : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %a, %vs, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %it1 = arith.addi %it, %c1 : i32
+    scf.yield %d, %it1 : tensor<64x64xf32, #mma>, i32
+  }
+  %r2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %r#0) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = arith.remui %k, %c2 : i32
+    %vs = tile.smem_slot %rs[%s] : !tile.smem<[2, 64, 64], f16, #rw> -> !tile.smem<[64, 64], f16, #sw>
+    tile.local_store %x, %vs : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %a, %vs, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %e = tile.wgmma %a, %a, %d : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %e : tensor<64x64xf32, #mma>
+  }
+  return %r2 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 32, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 #rw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
