@@ -122,6 +122,10 @@ private:
   /// tile.reduce reads it through ops that keep its shape (elementwise
   /// arithmetic, selects), within its block.
   static unsigned reducedDims(Value tile);
+  /// Bytes of an element of the multiply's B operand that `tile` becomes
+  /// through ops that keep its shape, where wider than `tile`'s (8-bit
+  /// weights dequantized to 16 bits); 0 otherwise.
+  static unsigned widerOperandBBytes(Value tile);
   /// The widest power of two that every slice of `tile` along `dim` (a
   /// tile.extract reading it through ops that keep its shape, at an offset
   /// that is a multiple of its size) spans a multiple of; 0 where none
@@ -277,6 +281,35 @@ visitShapeKeepingUsers(Value tile,
         work.push_back(user->getResult(0));
     }
   }
+}
+
+/// Whether `v` is computed from `from` through element-wise ops of its
+/// shape (within a few ops).
+static bool computedFrom(Value v, Value from, unsigned depth = 8) {
+  if (v == from)
+    return true;
+  Operation *op = v.getDefiningOp();
+  if (!op || !depth || !isElementwise(op))
+    return false;
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    return type && type.getShape() == shapeOf(v) &&
+           computedFrom(operand, from, depth - 1);
+  });
+}
+
+unsigned LayoutAssigner::widerOperandBBytes(Value tile) {
+  unsigned bytes = 0;
+  visitShapeKeepingUsers(tile, [&](Operation *user) {
+    auto mma = dyn_cast<MmaOp>(user);
+    if (!mma)
+      return false;
+    if (elementBytes(mma.getB()) > elementBytes(tile) &&
+        computedFrom(mma.getB(), tile))
+      bytes = std::max(bytes, elementBytes(mma.getB()));
+    return true;
+  });
+  return bytes;
 }
 
 unsigned LayoutAssigner::reducedDims(Value tile) {
@@ -470,6 +503,17 @@ LayoutAssigner::loadLayout(Value tile, std::optional<ArrayRef<int32_t>> order) {
   unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
   if (auto it = sharedVector_.find(tile); it != sharedVector_.end())
     vec = std::min(vec, it->second);
+  // Widened into a multiply's B (8-bit weights dequantized to 16 bits), the
+  // tile is stored into the operand's swizzled buffer (16-byte chunks of a
+  // row XORed by the row): a thread's vector holds one chunk of the
+  // operand's type, so that the 8 lanes of each quarter warp write 8
+  // different chunks. With two adjacent chunks a thread (16 e4m3 elements
+  // widened to 32 bytes), lanes 4 apart wrote the same chunk of
+  // neighbouring 64-column blocks: every store of gemm_scaled_b's B took
+  // twice its wavefronts (H200, ncu: 164 M for 67 M bank-conflict-free,
+  // bench/results/2026-12-02-h200-stored-operand-rings.md).
+  if (unsigned wider = widerOperandBBytes(tile))
+    vec = std::min(vec, std::max(1u, vectorBytes / wider));
   // Written back transposed: runs along the other dimension as well, as
   // long as the block's threads still cover the tile (a square of vec x
   // vec a thread where the tile is large enough: each transposed row is

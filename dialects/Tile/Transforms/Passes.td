@@ -106,7 +106,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       reduction then stays within threads and warps; a load whose tile is
       permuted and stored (a transpose) also gets runs along the dimension
       the store writes contiguously (up to 16 bytes a thread, 8 lanes along
-      it first), so that its transposed rows are vector writes;
+      it first), so that its transposed rows are vector writes; a load
+      widened into a multiply's B (8-bit weights dequantized to 16 bits)
+      holds 16 bytes of B's type a thread, so that B's store into its
+      swizzled buffer writes one 16-byte chunk a lane, free of bank
+      conflicts;
     - `tile.mma` gets the mma.sync accumulator layout for its result and
       accumulator and the matching operand layouts for A and B; with
       `wgmma`, the wgmma one (version 3) where the tile allows it;

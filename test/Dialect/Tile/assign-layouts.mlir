@@ -382,6 +382,37 @@ func.func @gemm_wgmma(%A: !tile.global<f16, 2>, %C: !tile.global<f32, 2>, %i: i3
 
 // -----
 
+// B loaded in 8 bits and widened to 16 on its way to the multiply (weights
+// dequantized): the load's vector holds 8 elements, one 16-byte chunk of
+// the operand's type, so that the operand's store into its swizzled buffer
+// is free of bank conflicts; an 8-bit tile that is not widened into B keeps
+// its 16-byte vector of 16.
+// WG-DAG:      #[[B8:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// WG-DAG:      #[[B16:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// WG-LABEL:    func.func @gemm_dequantized_b
+// WG:          tile.load %{{.*}} -> tensor<64x256xf8E4M3FN, #[[B8]]>
+// WG:          tile.load %{{.*}} -> tensor<64x256xf8E4M3FN, #[[B16]]>
+// CHECK-LABEL: func.func @gemm_dequantized_b
+// W8-LABEL:    func.func @gemm_dequantized_b
+// V4-LABEL:    func.func @gemm_dequantized_b
+// WG8-LABEL:   func.func @gemm_dequantized_b
+func.func @gemm_dequantized_b(%A: !tile.global<bf16, 2>, %B: !tile.global<f8E4M3FN, 2>, %C: !tile.global<f32, 2>, %D: !tile.global<f8E4M3FN, 2>, %i: i32, %s: f32) attributes {tile.kernel} {
+  %a = tile.load %A[%i, %i] : !tile.global<bf16, 2> -> tensor<128x64xbf16>
+  %b = tile.load %B[%i, %i] : !tile.global<f8E4M3FN, 2> -> tensor<64x256xf8E4M3FN>
+  %bf = arith.extf %b : tensor<64x256xf8E4M3FN> to tensor<64x256xf32>
+  %sc = tile.full %s : tensor<64x256xf32>
+  %bs = arith.mulf %bf, %sc : tensor<64x256xf32>
+  %bh = arith.truncf %bs : tensor<64x256xf32> to tensor<64x256xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x256xf32>
+  %d = tile.mma %a, %bh, %z : tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<128x256xf32>
+  tile.store %C[%i, %i], %d : !tile.global<f32, 2>, tensor<128x256xf32>
+  %e = tile.load %B[%i, %i] : !tile.global<f8E4M3FN, 2> -> tensor<64x256xf8E4M3FN>
+  tile.store %D[%i, %i], %e : !tile.global<f8E4M3FN, 2>, tensor<64x256xf8E4M3FN>
+  return
+}
+
+// -----
+
 // N above 256: the instruction takes 256 columns at a time.
 // WG:          #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 256, 16]>
 // WG-LABEL:    func.func @gemm_wide
