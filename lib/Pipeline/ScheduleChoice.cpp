@@ -281,13 +281,6 @@ constexpr int64_t kPersistentConsumerRegisters = 192;
 /// and, specialized, keep two-stage rings.
 constexpr unsigned kMaxRotatedMultiplies = 2;
 
-/// Blocks per multiprocessor whose shared memory holds `bytes` each.
-int64_t blocksByShared(int64_t bytes, const mlir::tile::TargetLimits &limits) {
-  return std::min(limits.blocksPerMultiprocessor,
-                  limits.sharedBytesPerMultiprocessor /
-                      (bytes + limits.reservedSharedBytesPerBlock));
-}
-
 /// Blocks of `warps` per multiprocessor by registers, a thread's estimated
 /// as 32 plus the f32 results of the largest streaming loop's multiplies
 /// (accumulators and scores) per thread.
@@ -315,9 +308,7 @@ stagesForOccupancy(const OperandBytes &ops, int64_t accumulatorElements,
                    unsigned warps, const mlir::tile::TargetLimits &limits) {
   if (!ops.streamed || (ops.deepest <= 2 && !ops.unhinted))
     return std::nullopt;
-  auto blocksWith = [&](int64_t bytes) {
-    return blocksByShared(bytes, limits);
-  };
+  auto blocksWith = [&](int64_t bytes) { return limits.blocksByShared(bytes); };
   int64_t target =
       std::min(blocksWith(ops.streamed * 2 + ops.fixed),
                blocksByRegisters(accumulatorElements, warps, limits));
@@ -346,7 +337,7 @@ int64_t blocksPerMultiprocessor(const OperandBytes &ops,
                   : ops.unhinted ? ops.streamed * 2 + ops.fixed
                                  : ops.hinted + ops.fixed;
   return std::min(blocksByRegisters(accumulatorElements, warps, limits),
-                  blocksByShared(rings, limits));
+                  limits.blocksByShared(rings));
 }
 
 /// A specialized kernel runs one block per multiprocessor: between two

@@ -99,19 +99,11 @@ SharedMemoryType tile::getCompactType(SharedMemoryType type, bool wgmmaA) {
 }
 
 bool tile::isWgmmaA(Operation *alloc) {
-  SmallVector<Value> values = {alloc->getResult(0)};
-  while (!values.empty()) {
-    Value v = values.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<SmemSlotOp, SmemPermuteOp>(user))
-        values.push_back(user->getResult(0));
-      else if (auto mma = dyn_cast<WarpgroupMmaOp>(user);
-               mma && mma.getA() == v)
-        return true;
-    }
-  }
-  return false;
+  return llvm::any_of(getBufferUsers(alloc->getResult(0)), [&](Operation *op) {
+    auto mma = dyn_cast<WarpgroupMmaOp>(op);
+    return mma && isa<SharedMemoryType>(mma.getA().getType()) &&
+           getAllocation(mma.getA()) == alloc;
+  });
 }
 
 bool tile::isStoredWithinTile(Type type) {
@@ -163,14 +155,36 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
   return true;
 }
 
-SharedLayoutAttr tile::getRingLayout(SharedLayoutAttr stage) {
+SharedMemoryType
+tile::getRingType(llvm::function_ref<InFlightDiagnostic()> emitError,
+                  SharedMemoryType stage, int64_t stages) {
+  SharedLayoutAttr layout = stage.getLayout();
   SmallVector<unsigned> order;
-  for (unsigned d : stage.getOrder())
+  for (unsigned d : layout.getOrder())
     order.push_back(d + 1);
   order.push_back(0);
-  return SharedLayoutAttr::get(stage.getContext(), stage.getVec(),
-                               stage.getPerPhase(), stage.getMaxPhase(), order,
-                               stage.getBlock());
+  SmallVector<int64_t> shape = {stages};
+  llvm::append_range(shape, stage.getShape());
+  return SharedMemoryType::getChecked(
+      emitError, stage.getContext(), ArrayRef<int64_t>(shape),
+      stage.getElementType(),
+      SharedLayoutAttr::get(stage.getContext(), layout.getVec(),
+                            layout.getPerPhase(), layout.getMaxPhase(), order,
+                            layout.getBlock()));
+}
+
+SmallVector<Operation *> tile::getBufferUsers(Value buffer) {
+  SmallVector<Operation *> users;
+  SmallVector<Value> values = {buffer};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      users.push_back(user);
+      if (isa<SmemSlotOp, SmemPermuteOp>(user))
+        values.push_back(user->getResult(0));
+    }
+  }
+  return users;
 }
 
 SharedMemoryType tile::getSlotType(Operation *alloc) {

@@ -84,9 +84,15 @@ bool isStoredWithinTile(Type type);
 /// the padding.
 bool isAccessedWithinTile(Operation *alloc);
 
-/// The shared layout of a ring of buffers of layout `stage`: the same, with
-/// the stage dimension (0) slowest.
-SharedLayoutAttr getRingLayout(SharedLayoutAttr stage);
+/// The type of a ring of `stages` buffers of type `stage`: the stage
+/// dimension first, and slowest in the layout; null (after `emitError`)
+/// where !tile.smem cannot hold it.
+SharedMemoryType getRingType(llvm::function_ref<InFlightDiagnostic()> emitError,
+                             SharedMemoryType stage, int64_t stages);
+
+/// Every user of the buffer `buffer` is, and of its views (ring slots,
+/// permutations), the views included.
+SmallVector<Operation *> getBufferUsers(Value buffer);
 
 /// The type of a ring's stage (its `tile.smem_slot`s' type), or of the
 /// buffer `alloc` allocates where it is no ring.

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -44,6 +45,13 @@ struct TargetLimits {
   bool float8Conversions = false;
   /// Whether `red.global` takes vectors (.v4.f32, .v4.f16x2: sm_90 on).
   bool vectorReductions = false;
+
+  /// Blocks a multiprocessor holds by shared memory, each with `bytes`.
+  int64_t blocksByShared(int64_t bytes) const {
+    return std::min(blocksPerMultiprocessor,
+                    sharedBytesPerMultiprocessor /
+                        (bytes + reservedSharedBytesPerBlock));
+  }
 
   /// The limits of `arch` (sm_80, sm_86, sm_89, sm_90, sm_90a); nullopt for
   /// any other.

@@ -82,16 +82,6 @@ bool isStoredOperand(LocalAllocOp alloc) {
   return readAsB;
 }
 
-/// The users of the shared memory `v` is, through views of it (ring slots,
-/// permutations).
-void collectUsers(Value v, SmallVectorImpl<Operation *> &users) {
-  for (Operation *user : v.getUsers()) {
-    users.push_back(user);
-    if (isa<SmemSlotOp, SmemPermuteOp>(user))
-      collectUsers(user->getResult(0), users);
-  }
-}
-
 /// Bytes of shared memory live while `loop` runs: the allocations in it,
 /// those before it used in it or after it, and its largest scratch.
 int64_t bytesLiveIn(scf::ForOp loop) {
@@ -113,9 +103,7 @@ int64_t bytesLiveIn(scf::ForOp loop) {
     if (at > last)
       continue;
     bool live = at >= first;
-    SmallVector<Operation *> users;
-    collectUsers(alloc->getResult(0), users);
-    for (Operation *user : users)
+    for (Operation *user : getBufferUsers(alloc->getResult(0)))
       live |= order[user] >= first;
     if (live)
       bytes += llvm::alignTo(getAllocationBytes(alloc), 128);
@@ -175,8 +163,7 @@ struct RingStoredOperandsPass
         sharedMemoryBytes > 0 ? sharedMemoryBytes : limits->sharedBytesPerBlock;
     int64_t most = mostBlocks(loop, *limits);
     auto blocks = [&](int64_t bytes) {
-      return std::min(most, limits->sharedBytesPerMultiprocessor /
-                                (bytes + limits->reservedSharedBytesPerBlock));
+      return std::min(most, limits->blocksByShared(bytes));
     };
     // Each stored operand and its ring's type (null: one buffer).
     SmallVector<std::pair<LocalAllocOp, SharedMemoryType>> chosen;
@@ -187,13 +174,9 @@ struct RingStoredOperandsPass
       chosen.push_back({alloc, SharedMemoryType()});
       if (slots < 2)
         continue;
-      SharedMemoryType type = alloc.getType();
-      SmallVector<int64_t> shape = {int64_t(slots)};
-      llvm::append_range(shape, type.getShape());
-      auto ringType = SharedMemoryType::getChecked(
-          [&] { return alloc.emitWarning("not ringed: "); }, &getContext(),
-          ArrayRef<int64_t>(shape), type.getElementType(),
-          getRingLayout(type.getLayout()));
+      auto ringType =
+          getRingType([&] { return alloc.emitWarning("not ringed: "); },
+                      alloc.getType(), slots);
       if (!ringType)
         continue;
       int64_t more = (slots - 1) * llvm::alignTo(getSlotBytes(alloc), 128);

@@ -433,13 +433,9 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     // elements) leaves the loop as it is, with a warning.
     SmallVector<SharedMemoryType> ringTypes;
     for (PipelinedCopy &p : copies) {
-      auto bufType = p.alloc.getType();
-      SmallVector<int64_t> shape = {int64_t(p.stages)};
-      llvm::append_range(shape, bufType.getShape());
-      auto ringType = SharedMemoryType::getChecked(
-          [&] { return p.copy.emitWarning("not pipelined: "); }, &getContext(),
-          ArrayRef<int64_t>(shape), bufType.getElementType(),
-          getRingLayout(bufType.getLayout()));
+      auto ringType =
+          getRingType([&] { return p.copy.emitWarning("not pipelined: "); },
+                      p.alloc.getType(), p.stages);
       if (!ringType)
         return {};
       ringTypes.push_back(ringType);
