@@ -346,6 +346,45 @@ def test_linear(torch_gpu, monkeypatch, dtype, activation, shape):
         close(torch, got, ref, theirs, dtype)
 
 
+@pytest.mark.parametrize("config", [
+    {},
+    {"persistent": True, "num_stages": 3},
+    {"persistent": True, "num_stages": 3, "cluster": 2, "CLUSTER_M": 2}])
+def test_linear_wave_fit(torch_gpu, config):
+    """The candidates tilec.ops.linear adds for a product whose tiles fill
+    the waves best at a width of no swizzle's block (_wave_fit_tile: 256 x
+    152 at 3000 x 5000 on 132 multiprocessors): kernels/linear.tile at 256
+    x 152 (its output staged in rows of 304 bytes, one TMA box a tile), with
+    bias and gelu, edges inside tiles along M and N, against float64; the
+    output poisoned with NaN and 8 spare columns each side left alone."""
+    torch = torch_gpu
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("sm_90a")
+    torch.manual_seed(7)
+    m, n, k = 700, 1000, 200
+    dt = torch.bfloat16
+    x = torch.randn(m, k, device="cuda", dtype=dt)
+    w = torch.randn(n, k, device="cuda", dtype=dt) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=dt)
+    wide = torch.full((m, n + 16), float("nan"), device="cuda", dtype=dt)
+    y = wide[:, 8:n + 8]
+    kern = tilec.compile(tilec.ops._kernel_path("linear.tile"),
+                         kernel="linear", arch="sm_90a", DTYPE="bf16",
+                         ACT=2, TILE_M=256, TILE_N=152, auto_schedule=True,
+                         **config)
+    cm = config.get("CLUSTER_M", 1)
+    grid = (-(-m // (256 * cm)) * cm * -(-n // 152), 1)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
+    for _ in range(2):
+        kern.launch(grid, x, w, b, y, part, tickets)
+    torch.cuda.synchronize()
+    ref = ACTS["gelu_tanh"](x.double() @ w.double().t() + b.double())
+    err = ((y.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
+    assert torch.isnan(wide[:, :8]).all() and torch.isnan(wide[:, n + 8:]).all()
+
+
 def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
     """tilec.ops.linear's skinny path with K split in 4 (the candidates
     narrowed to that one): problems of growing size on one stream share,
@@ -490,10 +529,10 @@ def test_linear_op_in_clusters(torch_gpu, monkeypatch, along):
     real = tilec.ops._linear_cluster_configs
     monkeypatch.setattr(
         tilec.ops, "_linear_cluster_configs",
-        lambda kernel: [c for c in real(kernel)
-                        if c.constants.get(along) == 2 and
-                        c.constants["TILE_M"] == 128 and
-                        c.constants["TILE_N"] == 256])
+        lambda kernel, fit=None: [c for c in real(kernel, fit)
+                                  if c.constants.get(along) == 2 and
+                                  c.constants["TILE_M"] == 128 and
+                                  c.constants["TILE_N"] == 256])
     # A class tuned before in this process would keep its winner.
     monkeypatch.setattr(tilec.ops, "_tuned", {})
     tilec.ops._linear_plans.clear()

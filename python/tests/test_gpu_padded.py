@@ -198,6 +198,7 @@ def test_gqa_rows_packed(torch_gpu, repo, arch, group, rows, D):
 
 @pytest.mark.parametrize("tiles", [(128, 160, 64), (256, 160, 64),
                                    (64, 152, 64), (128, 232, 32),
+                                   (256, 152, 64),
                                    (192, 64, 64)])
 @pytest.mark.parametrize("options", [{}, {"persistent": True},
                                      {"num_stages": 4},
@@ -207,7 +208,9 @@ def test_buffers_at_their_own_size(torch_gpu, repo, tiles, options):
     the B ring's stages and the output's staging buffer (TMA copies, wgmma
     operands, stores from the accumulator's registers) take only the blocks
     of columns or rows their tile reaches (tile.slot_bytes), so a ring's
-    stages sit closer than their padded size. Every output element against
+    stages sit closer than their padded size; a width of no swizzle's block
+    (152, 232 halves) is staged in rows at their own width (#tile.shared<...,
+    cols = 152>), one TMA box a tile. Every output element against
     float64 (the output poisoned with NaN, eight spare columns on each side
     left untouched), with K spanning many stages; no tensor needs the
     unaligned variant (every row a multiple of 16 bytes)."""

@@ -461,3 +461,14 @@ def test_ops_dim_refusal_on_any_input(monkeypatch):
             call(types.SimpleNamespace(dim=lambda: 3), dim=1)
     ops._last_dim(types.SimpleNamespace(dim=lambda: 3), 2)
     ops._last_dim(object(), -1)
+
+
+def test_wave_fit_tile():
+    """tilec.ops.linear's extra candidate where the power-of-two tiles leave
+    the last wave part-empty: 3000 x 5000 on 132 multiprocessors fills three
+    waves with 256 x 152 (cuBLAS's 152 x 256); square powers of two keep
+    theirs."""
+    from tilec.ops import _wave_fit_tile
+    assert _wave_fit_tile(3000, 5000, 132) == (256, 152)
+    assert _wave_fit_tile(4096, 4096, 132) is None
+    assert _wave_fit_tile(8192, 14336, 132) is None

@@ -36,7 +36,10 @@ flight). The multiplies (linear, bmm)
 of two, N, K, bias and activation) by tilec.autotune over their kernel's @tune tiles,
 each with the compiler's schedules (tilec.tune_space_configs), and linear
 on sm_90 also persistent in clusters of 2 (neighbouring tiles sharing an
-operand's tile, multicast: linear.tile's CLUSTER_M / CLUSTER_N); the winner
+operand's tile, multicast: linear.tile's CLUSTER_M / CLUSTER_N) and, where
+the power-of-two tiles leave the last wave part-empty, over the tile of 128
+or 256 rows and 128 to 256 columns in eights that fills the waves best
+(3000 x 5000 on 132 multiprocessors: 256 x 152, three waves); the winner
 is remembered in memory and on disk; a skinny linear (at most 128 rows)
 is tuned over 64-row tiles with K split across 1, 2 or 4 blocks per output
 tile, the last block in adding the partials (kernels/linear.tile's SPLITS),
@@ -611,7 +614,29 @@ def _linear_split_configs(m, n, k, sms, clusters=False):
     return configs
 
 
-def _linear_cluster_configs(kernel):
+def _wave_fit_tile(m, n, sms):
+    """The (TILE_M, TILE_N) of 128 or 256 rows and 128 to 256 columns in
+    eights whose tiles fill the multiprocessors' last wave best, where that
+    beats the power-of-two tiles (and 256 x 160) by more than 3%, else None.
+    The fraction of the waves' tile area that is the product's, m n /
+    (waves x SMs x TILE_M x TILE_N), counts both the tiles past the matrix's
+    edges and the idle multiprocessors of the last wave; ties go to the
+    larger tile. cuBLAS runs 3000 x 5000 x 1000 on 152 x 256 tiles, 396 of
+    them: three waves of 132 (its kernel's name says so). Widths of no
+    swizzle's block (152 halves: 304 bytes) are stored through rows at
+    their own width, one TMA box a tile (tile-convert-stores-to-tma)."""
+    def filled(tm, tn):
+        tiles = -(-m // tm) * -(-n // tn)
+        waves = -(-tiles // sms)
+        return m * n / (waves * sms * tm * tn)
+    base = max(filled(tm, tn) for tm, tn in
+               ((64, 128), (64, 256), (128, 128), (128, 256), (256, 160)))
+    fit, tm, tn = max((filled(tm, tn), tm, tn) for tm in (128, 256)
+                      for tn in range(128, 257, 8))
+    return (tm, tn) if fit > 1.03 * base else None
+
+
+def _linear_cluster_configs(kernel, fit=None):
     """What linear.tile is tuned over beyond the skinny products: its @tune
     tiles with the compiler's schedules (tilec.tune_space_configs), and each
     tile persistent in clusters of 2 whose blocks take neighbouring tiles
@@ -637,6 +662,19 @@ def _linear_cluster_configs(kernel):
     # (H200, 2026-11-30-h200-buffers-at-their-own-size.md).
     configs.append(Config(TILE_M=256, TILE_N=160, num_stages=4,
                           auto_schedule=True))
+    # The tile that fills the waves (_wave_fit_tile), not persistent, and
+    # persistent with rings of 3 stages (the tile's staging for its TMA
+    # store fits beside them in two parts; at 4, not at all), alone and in
+    # pairs along M. (H200, 3000 x 5000: 256 x 152 ran 0.97 of cuBLAS at
+    # K = 4000 where 128 x 256 in pairs ran 0.89, 0.88 at K = 1000 as they
+    # did; bench/results/2026-12-02-h200-wave-fit-tiles.md.)
+    if fit:
+        tm, tn = fit
+        configs += [Config(TILE_M=tm, TILE_N=tn, auto_schedule=True),
+                    Config(TILE_M=tm, TILE_N=tn, persistent=True,
+                           num_stages=3, auto_schedule=True),
+                    Config(TILE_M=tm, TILE_N=tn, persistent=True, cluster=2,
+                           CLUSTER_M=2, num_stages=3, auto_schedule=True)]
     return configs
 
 
@@ -726,11 +764,13 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
     partial, tickets = _split_k_workspace(torch, x.device, most, m, n, tiles) \
         if most > 1 else _split_k_workspace(torch, x.device, 1, 1, 1, 1)
 
+    fit = None
     if configs is None and torch.cuda.get_device_capability(x.device) >= \
             (9, 0):
+        fit = _wave_fit_tile(m, n, _sm_count(torch, x.device))
         configs = _linear_cluster_configs(_compile(
             "linear.tile", "linear", DTYPE=dtype, HAS_BIAS=has_bias,
-            ACT=_ACTIVATIONS[activation]))
+            ACT=_ACTIVATIONS[activation]), fit)
 
     def grid(config):
         # Whole units of CLUSTER_M x CLUSTER_N tiles (see linear.tile).
@@ -749,7 +789,8 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
         # 2026-11-30), at most twice the L2 of copies.
         args = (lambda args=args: _rotated(torch, x.device, args, (0, 1)))
     kern = _autotuned("linear.tile", "linear",
-                      f"{dtype}:M={min(_pow2(m), 8192)}:N={n}:K={k}", grid,
+                      f"{dtype}:M={min(_pow2(m), 8192)}:N={n}:K={k}" +
+                      (f":fit={fit[0]}x{fit[1]}" if fit else ""), grid,
                       args, configs,
                       DTYPE=dtype, HAS_BIAS=has_bias,
                       ACT=_ACTIVATIONS[activation])

@@ -418,6 +418,34 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
 
 // -----
 
+// A buffer whose rows are stored at their own width (`cols`: 152 halves,
+// 304 bytes, unswizzled): element (r, c) at r * 152 + c, 64 x 152 x 2 bytes
+// of shared memory, one box as wide as the tile (no swizzle). An
+// accumulator's 19 groups of 8 columns, two rows each: 38 pairs a thread;
+// its padding's registers (columns 152..255) are not written.
+// CHECK-LABEL: llvm.func @tma_store_own_width
+// CHECK-SAME:  tile.shared_bytes = 19456 : i32
+// CHECK-DAG:   %[[C152:.*]] = llvm.mlir.constant(152 : i32) : i32
+// CHECK:       llvm.mul %{{.*}}, %[[C152]] : i32
+// CHECK-COUNT-38: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// CHECK-NOT:   llvm.store
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $4}], [$2];\0A @p cp.async.bulk.commit_group;\0A}"
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 152, 16]>
+#sc = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 152>
+func.func @tma_store_own_width(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
+                               %mO: !tile.tensor_map<[64, 152], f16, swizzle = 0>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                tile.tensor_maps = [{param = 0 : i32, box = array<i64: 64, 152>, swizzle = 0 : i32}]} {
+  %x = tile.full %v : tensor<64x152xf16, #mma>
+  %buf = tile.smem_alloc : !tile.smem<[64, 152], f16, #sc>
+  tile.local_store %x, %buf : tensor<64x152xf16, #mma>, !tile.smem<[64, 152], f16, #sc>
+  tile.tma_store %mO[%r, %c], %buf : !tile.tensor_map<[64, 152], f16, swizzle = 0>, !tile.smem<[64, 152], f16, #sc>
+  tile.tma_store_wait %buf : !tile.smem<[64, 152], f16, #sc>
+  return
+}
+
+// -----
+
 // tile.tma_store with `reduce`: cp.reduce.async.bulk.tensor with the
 // combiner (sum is PTX's add), one per box, in one bulk group.
 // CHECK-LABEL: llvm.func @tma_store_reduce

@@ -409,7 +409,8 @@ SharedLayoutAttr tile::permuteSharedLayout(SharedLayoutAttr layout,
     order.push_back(inverse[d]);
   return SharedLayoutAttr::get(layout.getContext(), layout.getVec(),
                                layout.getPerPhase(), layout.getMaxPhase(),
-                               order, layout.getBlock(), layout.getRows());
+                               order, layout.getBlock(), layout.getRows(),
+                               layout.getCols());
 }
 
 Operation *tile::getAllocation(Value buffer) {

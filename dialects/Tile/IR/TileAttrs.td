@@ -275,30 +275,41 @@ def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
     256-wide head: 80 rows a block, not 128). R keeps the swizzle phase of
     every row, and whole swizzle patterns stay aligned.
 
+    With `cols = C` (no block, no swizzle), each row stores C elements of
+    the fastest dimension: the buffer's own columns, a multiple of `vec`,
+    where they would otherwise be padded to a power of two. These are the
+    dense rows of a TMA box as wide as a tile whose width is a multiple of
+    16 bytes but not of a swizzle's block (152 f16 columns: rows of 304
+    bytes, one box). An accumulator's stores into such rows do not conflict
+    in the banks: a quad's lanes write 16 bytes of a row, and the eight rows
+    of a warp's store lie an odd multiple of 16 bytes apart.
+
     ```mlir
     #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
     #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
     #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 80>
+    #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 152>
     ```
   }];
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
                         "unsigned":$maxPhase,
                         Tile_UnsignedList:$order,
                         DefaultValuedParameter<"unsigned", "0">:$block,
-                        DefaultValuedParameter<"unsigned", "0">:$rows);
+                        DefaultValuedParameter<"unsigned", "0">:$rows,
+                        DefaultValuedParameter<"unsigned", "0">:$cols);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "unsigned":$vec, "unsigned":$perPhase,
                      "unsigned":$maxPhase,
                      "::llvm::ArrayRef<unsigned>":$order), [{
-      return $_get($_ctxt, vec, perPhase, maxPhase, order, 0u, 0u);
+      return $_get($_ctxt, vec, perPhase, maxPhase, order, 0u, 0u, 0u);
     }]>,
     AttrBuilder<(ins "unsigned":$vec, "unsigned":$perPhase,
                      "unsigned":$maxPhase,
                      "::llvm::ArrayRef<unsigned>":$order,
                      "unsigned":$block), [{
-      return $_get($_ctxt, vec, perPhase, maxPhase, order, block, 0u);
+      return $_get($_ctxt, vec, perPhase, maxPhase, order, block, 0u, 0u);
     }]>
   ];
   let extraClassDeclaration = [{

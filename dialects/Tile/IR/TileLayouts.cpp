@@ -131,7 +131,7 @@ LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          unsigned vec, unsigned perPhase, unsigned maxPhase,
                          ArrayRef<unsigned> order, unsigned block,
-                         unsigned rows) {
+                         unsigned rows, unsigned cols) {
   if (failed(checkPowersOfTwo(emitError, {vec, perPhase, maxPhase},
                               "vec, perPhase and maxPhase")))
     return failure();
@@ -147,6 +147,11 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "swizzle's period (and of 8) on two or more "
                           "dimensions, got "
                        << rows;
+  if (cols && (block || maxPhase > 1 || cols % vec || order.empty()))
+    return emitError() << "shared layout: cols (the rows' own width) needs "
+                          "an unswizzled layout without blocks and a "
+                          "multiple of vec, got "
+                       << cols;
   llvm::SmallBitVector seen(order.size());
   for (unsigned d : order) {
     if (d >= order.size() || seen.test(d))
@@ -159,7 +164,8 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 SharedLayoutAttr SharedLayoutAttr::withRows(unsigned rows) const {
   return SharedLayoutAttr::get(getContext(), getVec(), getPerPhase(),
-                               getMaxPhase(), getOrder(), getBlock(), rows);
+                               getMaxPhase(), getOrder(), getBlock(), rows,
+                               getCols());
 }
 
 unsigned SharedLayoutAttr::getHopperSwizzleBytes(unsigned elementBytes) const {

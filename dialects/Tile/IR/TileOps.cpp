@@ -759,6 +759,23 @@ LogicalResult ConcatOp::verify() {
   return success();
 }
 
+/// Rows stored at their own width (`cols`) have no padding to take a
+/// padded tile's: the tile written must hold its padding in registers of
+/// their own (skipped), not in lanes beside its elements, whose writes
+/// would land in the next row.
+static LogicalResult verifyOwnWidthWrite(Operation *op, RankedTensorType src,
+                                         SharedMemoryType buf) {
+  if (buf.getLayout().getCols() &&
+      buf.getLayout().getCols() <
+          llvm::PowerOf2Ceil(
+              uint64_t(buf.getShape()[buf.getLayout().getOrder()[0]])) &&
+      !isStoredWithinTile(src))
+    return op->emitOpError() << "a buffer whose rows are stored at their own "
+                                "width (cols) takes a tile whose padding is "
+                                "whole registers";
+  return success();
+}
+
 LogicalResult LocalAllocOp::verify() {
   auto src = getSource().getType();
   SharedMemoryType buf = getType();
@@ -766,7 +783,7 @@ LogicalResult LocalAllocOp::verify() {
       src.getElementType() != buf.getElementType())
     return emitOpError() << "the buffer must have the tile's shape and "
                             "element type";
-  return success();
+  return verifyOwnWidthWrite(*this, src, buf);
 }
 
 LogicalResult LocalStoreOp::verify() {
@@ -776,7 +793,7 @@ LogicalResult LocalStoreOp::verify() {
       src.getElementType() != buf.getElementType())
     return emitOpError() << "the buffer must have the tile's shape and "
                             "element type";
-  return success();
+  return verifyOwnWidthWrite(*this, src, buf);
 }
 
 LogicalResult LocalLoadOp::verify() {
@@ -919,7 +936,7 @@ LogicalResult SmemSlotOp::verify() {
   if (!sameOrder || r.getVec() != l.getVec() ||
       r.getPerPhase() != l.getPerPhase() ||
       r.getMaxPhase() != l.getMaxPhase() || r.getBlock() != l.getBlock() ||
-      r.getRows() != l.getRows())
+      r.getRows() != l.getRows() || r.getCols() != l.getCols())
     return emitOpError("the ring's shared layout must be the stage's, with the "
                        "stage dimension slowest");
   return success();

@@ -126,11 +126,17 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " columns does not divide the buffer's fastest "
                             "dimension ("
                          << shape[layout.getOrder()[0]] << ")";
-  if (unsigned rows = layout.getRows()) {
-    int64_t own = shape[layout.getOrder()[1]];
-    if (rows < own || rows > llvm::PowerOf2Ceil(uint64_t(own)))
-      return emitError() << "the shared layout's " << rows
-                         << " rows must hold the buffer's " << own
+  // Columns (order[0]) or rows (order[1]) stored at their own size: at
+  // least the buffer's, at most their padding.
+  for (auto [stored, dim, what] : {std::tuple<unsigned, unsigned, StringRef>{
+                                       layout.getCols(), 0, "columns"},
+                                   {layout.getRows(), 1, "rows"}}) {
+    if (!stored)
+      continue;
+    int64_t own = shape[layout.getOrder()[dim]];
+    if (stored < own || stored > llvm::PowerOf2Ceil(uint64_t(own)))
+      return emitError() << "the shared layout's " << stored << " " << what
+                         << " must hold the buffer's " << own
                          << " and be at most their padding";
   }
   return success();
@@ -140,6 +146,8 @@ SmallVector<int64_t> SharedMemoryType::getStorageShape() const {
   SmallVector<int64_t> storage = paddedShape(getShape());
   if (unsigned rows = getLayout().getRows())
     storage[getLayout().getOrder()[1]] = rows;
+  if (unsigned cols = getLayout().getCols())
+    storage[getLayout().getOrder()[0]] = cols;
   return storage;
 }
 

@@ -333,8 +333,21 @@ struct ConvertStoresToTMAPass
         return std::nullopt;
     SharedLayoutAttr layout =
         getHopperSharedLayout(tileType, bufOrder, /*exact=*/padded);
-    if (!layout || (padded && (!layout.getBlock() ||
-                               shape[bufOrder[0]] % layout.getBlock())))
+    // A padded row of a multiple of 16 bytes but of no swizzle's block (152
+    // f16 columns: 304 bytes), up to a box's 256 elements: unswizzled rows
+    // at their own width, one box as wide as the tile, where the tile's
+    // padding is whole registers (an accumulator's), whose writes are left
+    // out (the rows have no padding to take them).
+    int64_t width = shape[bufOrder[0]];
+    unsigned bytes = getSharedElementBytes(tileType.getElementType());
+    if (!layout && padded && bytes <= 16 && width * bytes % 16 == 0 &&
+        width <= 256 && isStoredWithinTile(tileType))
+      layout = SharedLayoutAttr::get(tileType.getContext(), 16 / bytes, 1, 1,
+                                     bufOrder, /*block=*/0, /*rows=*/0,
+                                     /*cols=*/unsigned(width));
+    if (!layout ||
+        (padded && !layout.getCols() &&
+         (!layout.getBlock() || shape[bufOrder[0]] % layout.getBlock())))
       return std::nullopt;
     Staging s;
     s.tileType = tileType;

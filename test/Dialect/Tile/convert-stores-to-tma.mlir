@@ -684,3 +684,45 @@ func.func @branch_fits(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {t
   }
   return
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 152, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A tile 152 halves wide (304-byte rows: a multiple of 16 bytes, of no
+// swizzle's block): staged in unswizzled rows at their own width (cols =
+// 152, not the padding's 256) and copied by one box as wide as the tile.
+// CHECK:       #[[S:shared[0-9]*]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 152>
+// CHECK-LABEL: func.func @own_width
+// CHECK-SAME:  !tile.tensor_map<[64, 152], f16, swizzle = 0>
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 64, 152>, param = 0 : i32, swizzle = 0 : i32}]
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 152], f16, #[[S]]>
+// CHECK-NEXT:  tile.local_store %{{.*}}, %[[BUF]] : tensor<64x152xf16, #mma>
+// CHECK:       tile.tma_store %{{.*}}, %[[BUF]]
+func.func @own_width(%O: !tile.global<f16, 2>, %v: f16, %m: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %x = tile.full %v : tensor<64x152xf16, #mma>
+  %y = tile.convert_layout %x : tensor<64x152xf16, #mma> -> tensor<64x152xf16, #blocked>
+  tile.store %O[%m, %c0], %y : !tile.global<f16, 2>, tensor<64x152xf16, #blocked>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 152, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// 152 bytes of 8-bit floats: not a multiple of 16 bytes, no box writes
+// the rows.
+// CHECK-LABEL: func.func @own_width_unaligned
+// CHECK-NOT:   tile.tma_store
+// CHECK:       tile.store
+func.func @own_width_unaligned(%O: !tile.global<f8E4M3FN, 2>, %v: f32, %m: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %w = arith.truncf %v : f32 to f8E4M3FN
+  %x = tile.full %w : tensor<64x152xf8E4M3FN, #mma>
+  %y = tile.convert_layout %x : tensor<64x152xf8E4M3FN, #mma> -> tensor<64x152xf8E4M3FN, #blocked>
+  tile.store %O[%m, %c0], %y : !tile.global<f8E4M3FN, 2>, tensor<64x152xf8E4M3FN, #blocked>
+  return
+}

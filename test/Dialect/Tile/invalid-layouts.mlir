@@ -273,6 +273,25 @@ func.func private @smem_rows_padding(!tile.smem<[80, 256], f16, #srows2>)
 
 // -----
 
+// cols: a row at its own width, unswizzled, without blocks, in whole vectors.
+// expected-error @+1 {{shared layout: cols (the rows' own width) needs an unswizzled layout without blocks and a multiple of vec, got 152}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], cols = 152>
+
+// -----
+
+// expected-error @+1 {{shared layout: cols (the rows' own width) needs an unswizzled layout without blocks and a multiple of vec, got 148}}
+#s = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 148>
+
+// -----
+
+// A buffer's columns (order[0]) stored: at least its own, at most their
+// padding (SharedMemoryType::verify).
+#scols = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 144>
+// expected-error @+1 {{the shared layout's 144 columns must hold the buffer's 152 and be at most their padding}}
+func.func private @smem_cols_hold(!tile.smem<[128, 152], f16, #scols>)
+
+// -----
+
 // The block cuts the buffer's fastest dimension (order[0]) into whole
 // blocks (SharedMemoryType::verify).
 #sblock = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
@@ -463,6 +482,19 @@ func.func @extract_too_big(%x: tensor<64x64xf32>) {
 func.func @local_alloc_shape(%x: tensor<64x64xf16>) {
   // expected-error @+1 {{'tile.local_alloc' op the buffer must have the tile's shape and element type}}
   %0 = tile.local_alloc %x : tensor<64x64xf16> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+// Rows at their own width take no padding: a tile whose lanes hold padding
+// beside its elements (a blocked layout's columns 152..191) would write it
+// into the next row.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sc = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 152>
+func.func @local_store_own_width(%x: tensor<64x152xf16, #blocked>, %b: !tile.smem<[64, 152], f16, #sc>) {
+  // expected-error @+1 {{'tile.local_store' op a buffer whose rows are stored at their own width (cols) takes a tile whose padding is whole registers}}
+  tile.local_store %x, %b : tensor<64x152xf16, #blocked>, !tile.smem<[64, 152], f16, #sc>
   return
 }
 
