@@ -340,8 +340,8 @@ struct ConvertStoresToTMAPass
     // out (the rows have no padding to take them).
     int64_t width = shape[bufOrder[0]];
     unsigned bytes = getSharedElementBytes(tileType.getElementType());
-    if (!layout && padded && bytes <= 16 && width * bytes % 16 == 0 &&
-        width <= 256 && isStoredWithinTile(tileType))
+    if (!layout && padded && width * bytes % 16 == 0 && width <= 256 &&
+        isStoredWithinTile(tileType))
       layout = SharedLayoutAttr::get(tileType.getContext(), 16 / bytes, 1, 1,
                                      bufOrder, /*block=*/0, /*rows=*/0,
                                      /*cols=*/unsigned(width));
