@@ -146,6 +146,21 @@ TILE_API const char *tile_kernel_tma_fallback(tile_kernel kernel, size_t index);
  * tile_kernel_num_warnings, or NULL past the end. */
 TILE_API size_t tile_kernel_num_warnings(tile_kernel kernel);
 TILE_API const char *tile_kernel_warning(tile_kernel kernel, size_t index);
+/* A kernel compiled with timeline=N (tile-timeline): N, the records each
+ * warpgroup of a block logs (0: not instrumented), and what site `index` is
+ * ("start", "consumer: loop 1 (40:5) trip"), or NULL past the end. */
+TILE_API unsigned tile_kernel_timeline_records(tile_kernel kernel);
+TILE_API const char *tile_kernel_timeline_site(tile_kernel kernel,
+                                               size_t index);
+/* The records of the kernel's last launch, once the context's work is done
+ * (this waits for it): `*blocks` blocks (x, y, z order) of `*warpgroups`
+ * logs of tile_kernel_timeline_records 16-byte records each: the global
+ * timer in ns, then a word whose low 32 bits are the multiprocessor's clock
+ * and high 32 bits the site; a record not written is zero. At most `bytes`
+ * are copied into `records`; with `records` NULL only the counts are set. */
+TILE_API int tile_kernel_timeline(tile_kernel kernel, void *records,
+                                  size_t bytes, uint64_t *blocks,
+                                  unsigned *warpgroups);
 /* When a launch needed an alignment variant (tensors less aligned than the
  * kernel was compiled for): which argument, and what the variant gives up
  * (tile::Kernel::variantNote), for the variant the last such launch ran;

@@ -248,6 +248,13 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     pm.nest<mlir::func::FuncOp>().addPass(
         mlir::tile::createTilePingPong(pingPong));
   }
+  // A timeline's records, on the schedule the passes above made.
+  if (options.timeline) {
+    mlir::tile::TileTimelineOptions timeline;
+    timeline.records = options.timeline;
+    pm.nest<mlir::func::FuncOp>().addPass(
+        mlir::tile::createTileTimeline(timeline));
+  }
   // What the kernel needs of the GPU (threads, shared memory, registers),
   // checked before code generation: a kernel the target cannot run is
   // refused here, at the code that needs too much.

@@ -264,6 +264,30 @@ const char *tile_kernel_warning(tile_kernel kernel, size_t index) {
   return toImpl(kernel)->info.warnings[index].c_str();
 }
 
+unsigned tile_kernel_timeline_records(tile_kernel kernel) {
+  return kernel ? toImpl(kernel)->info.timelineRecords : 0;
+}
+
+const char *tile_kernel_timeline_site(tile_kernel kernel, size_t index) {
+  if (!kernel || index >= toImpl(kernel)->info.timelineSites.size())
+    return nullptr;
+  return toImpl(kernel)->info.timelineSites[index].c_str();
+}
+
+int tile_kernel_timeline(tile_kernel kernel, void *records, size_t bytes,
+                         uint64_t *blocks, unsigned *warpgroups) {
+  if (!kernel)
+    return fail("tile_kernel_timeline: NULL kernel");
+  uint64_t b = 0;
+  unsigned w = 0;
+  Status status = readTimeline(*toImpl(kernel), records, bytes, b, w);
+  if (blocks)
+    *blocks = b;
+  if (warpgroups)
+    *warpgroups = w;
+  return status.ok() ? TILE_OK : fail(status);
+}
+
 const char *tile_kernel_variant_note(tile_kernel kernel) {
   if (!kernel)
     return nullptr;

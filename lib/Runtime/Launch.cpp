@@ -472,6 +472,74 @@ static Status tileCounter(const GpuContext &gpu, CUstream stream,
   return Status();
 }
 
+/// The buffer a timeline kernel's launch of `launched` blocks logs into:
+/// `kernel`'s (the handle launched, whichever variant runs), grown to one
+/// log of `info.timelineRecords` 16-byte records per warpgroup of each
+/// block, zeroed on `stream` before the launch.
+static Status timelineBuffer(KernelImpl &kernel, const tilec::KernelInfo &info,
+                             Dim3 launched, CUstream stream,
+                             uint64_t &address) {
+  const CudaDriver &driver = *kernel.gpu->driver;
+  uint64_t blocks = uint64_t(launched.x) * launched.y * launched.z;
+  unsigned warpgroups = (info.numWarps * 32 + 127) / 128;
+  size_t bytes = size_t(blocks) * warpgroups * info.timelineRecords * 16;
+  std::lock_guard<std::mutex> lock(kernel.timelineMutex);
+  if (bytes > kernel.timelineBytes) {
+    if (kernel.timeline)
+      driver.cuMemFree_v2(kernel.timeline);
+    kernel.timeline = 0;
+    kernel.timelineBytes = 0;
+    CUresult result = driver.cuMemAlloc_v2(&kernel.timeline, bytes);
+    if (result != CUDA_SUCCESS) {
+      kernel.timeline = 0;
+      return Status::error(driver.errorText(result, "cuMemAlloc") +
+                           " (a timeline of " + std::to_string(bytes) +
+                           " bytes)");
+    }
+    kernel.timelineBytes = bytes;
+  }
+  CUresult result = driver.cuMemsetD8Async(kernel.timeline, 0, bytes, stream);
+  if (result != CUDA_SUCCESS)
+    return Status::error(driver.errorText(result, "cuMemsetD8Async") +
+                         " (a timeline's buffer)");
+  kernel.timelineBlocks = blocks;
+  kernel.timelineWarpgroups = warpgroups;
+  address = uint64_t(kernel.timeline);
+  return Status();
+}
+
+Status tile::detail::readTimeline(KernelImpl &kernel, void *records,
+                                  size_t bytes, uint64_t &blocks,
+                                  unsigned &warpgroups) {
+  if (!kernel.info.timelineRecords)
+    return Status::error("kernel '" + kernel.info.name +
+                         "' has no timeline: compile it with timeline=N");
+  if (!kernel.gpu)
+    return Status::error("kernel '" + kernel.info.name +
+                         "' is not loaded on a GPU");
+  std::lock_guard<std::mutex> lock(kernel.timelineMutex);
+  blocks = kernel.timelineBlocks;
+  warpgroups = kernel.timelineWarpgroups;
+  if (!records || !kernel.timeline)
+    return Status();
+  const CudaDriver &driver = *kernel.gpu->driver;
+  CUcontext current = nullptr;
+  CUresult result = driver.cuCtxGetCurrent(&current);
+  if (result == CUDA_SUCCESS && current != kernel.gpu->context)
+    result = driver.cuCtxSetCurrent(kernel.gpu->context);
+  if (result == CUDA_SUCCESS)
+    result = driver.cuCtxSynchronize();
+  if (result == CUDA_SUCCESS)
+    result = driver.cuMemcpyDtoH_v2(
+        records, kernel.timeline,
+        std::min(bytes, size_t(blocks) * warpgroups *
+                            kernel.info.timelineRecords * 16));
+  if (result != CUDA_SUCCESS)
+    return Status::error(driver.errorText(result, "reading a timeline") +
+                         " (kernel '" + kernel.info.name + "')");
+  return Status();
+}
+
 static Status kernelError(const KernelImpl &kernel, const Status &status) {
   return Status::error("kernel '" + kernel.info.name +
                        "': " + status.message());
@@ -627,6 +695,18 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
     packed.pointers.resize(packed.values.size());
     for (size_t i = 0; i < packed.values.size(); ++i)
       packed.pointers[i] = &packed.values[i];
+  }
+
+  // A timeline kernel's buffer, after the ordinary (and
+  // persistent) parameters, before the TMA descriptors (KernelInfo.h).
+  uint64_t timelineAddress = 0;
+  if (target->info.timelineRecords) {
+    if (Status status =
+            timelineBuffer(kernel, target->info, launched,
+                           reinterpret_cast<CUstream>(stream), timelineAddress);
+        !status.ok())
+      return kernelError(kernel, status);
+    packed.pointers.push_back(&timelineAddress);
   }
 
   // The TMA descriptors, after the ordinary parameters (KernelInfo.h).

@@ -99,6 +99,15 @@ struct KernelImpl {
   unsigned registers = 0, localBytes = 0;
   /// The driver's occupancy: blocks per multiprocessor (0: not loaded).
   unsigned blocksPerSM = 0;
+  /// A kernel instrumented for a timeline (info.timelineRecords): the
+  /// buffer its last launch logged into, zeroed before it (grown as
+  /// launches need; it lives as long as the kernel), and the blocks and
+  /// warpgroups per block that launch had.
+  std::mutex timelineMutex;
+  CUdeviceptr timeline = 0;
+  size_t timelineBytes = 0;
+  uint64_t timelineBlocks = 0;
+  unsigned timelineWarpgroups = 0;
 };
 
 /// Builds a kernel from its description alone, with no module: check()
@@ -174,6 +183,11 @@ inline constexpr const char *kNoGraphs = "the driver has no CUDA graphs";
 /// Checks, picks an alignment variant if needed, and launches.
 Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
                     llvm::ArrayRef<ArgRef> args);
+/// The records of `kernel`'s last launch (a timeline kernel's), once the
+/// context's work is done: copied into `records` (at most `bytes`; null:
+/// none), with the blocks and warpgroups per block they are the logs of.
+Status readTimeline(KernelImpl &kernel, void *records, size_t bytes,
+                    uint64_t &blocks, unsigned &warpgroups);
 /// The same checks as launchKernel, without launching or compiling.
 Status checkKernel(const KernelImpl &kernel, llvm::ArrayRef<ArgRef> args);
 

@@ -499,6 +499,15 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
             threads && threads.size() && threads[0] > 0)
           info.numWarps = unsigned(threads[0]) / 32;
         describeAlignments(f, info);
+        // Instrumented for a timeline (tile-timeline).
+        if (auto timeline = f->getAttrOfType<mlir::DictionaryAttr>(
+                mlir::tile::TileDialect::getTimelineAttrName())) {
+          info.timelineRecords =
+              unsigned(timeline.getAs<mlir::IntegerAttr>("records").getInt());
+          for (mlir::Attribute site : timeline.getAs<mlir::ArrayAttr>("sites"))
+            info.timelineSites.push_back(
+                mlir::cast<mlir::StringAttr>(site).str());
+        }
         std::string problem = describeTensorMaps(f, info);
         if (!problem.empty()) {
           diagOS << request.bufferName << ": error: kernel '" << info.name

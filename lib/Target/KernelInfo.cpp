@@ -37,6 +37,11 @@
 // the compiler warned about carries "warnings":["f.tile:3:8: warning:
 // kernel 'k' is not warp-specialized: ...", ...], each as printed (absent,
 // none); one with a @tune carries "tune":[["TILE_M",["64","128"]], ...].
+// One instrumented for a timeline (tile-timeline) carries
+// "timeline_records":N and "timeline_sites":["start", ...]: it takes, after
+// its ordinary (and persistent) parameters and before its TMA descriptors,
+// the address of a buffer of N 16-byte records per warpgroup of each
+// launched block (absent: none).
 //
 // fromJSON checks everything the runtime relies on and reports the first
 // problem; it never crashes, whatever the input.
@@ -215,6 +220,13 @@ std::string KernelInfo::toJSON() const {
     for (const std::string &reason : tmaFallback)
       reasons.push_back(reason);
     root["tma_fallback"] = std::move(reasons);
+  }
+  if (timelineRecords) {
+    root["timeline_records"] = static_cast<int64_t>(timelineRecords);
+    json::Array sites;
+    for (const std::string &site : timelineSites)
+      sites.push_back(site);
+    root["timeline_sites"] = std::move(sites);
   }
   if (!warnings.empty()) {
     json::Array list;
@@ -482,7 +494,9 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
       !reader.getBool(*root, "persistent", where, info.persistent) ||
       !reader.getBool(*root, "tile_counter", where, info.tileCounter) ||
       !reader.getInt(*root, "cluster", where, 1, 16, info.cluster,
-                     /*required=*/false))
+                     /*required=*/false) ||
+      !reader.getInt(*root, "timeline_records", where, 0, 65536,
+                     info.timelineRecords, /*required=*/false))
     return std::nullopt;
   if (info.cluster & (info.cluster - 1)) {
     reader.fail("kernel description: \"cluster\" must be 1, 2, 4, 8 or 16");
@@ -586,7 +600,8 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
   // Optional arrays of strings.
   for (auto [key, list] : {std::pair<const char *, std::vector<std::string> *>{
                                "tma_fallback", &info.tmaFallback},
-                           {"warnings", &info.warnings}}) {
+                           {"warnings", &info.warnings},
+                           {"timeline_sites", &info.timelineSites}}) {
     const json::Value *value = root->get(key);
     if (!value)
       continue;

@@ -142,6 +142,34 @@ class Kernel:
             lib.tile_kernel_warning(self._handle, i).decode()
             for i in range(lib.tile_kernel_num_warnings(self._handle))]
 
+        #: Compiled with timeline=N: the records each warpgroup logs, and
+        #: what each site is (see timeline()); 0 and [] otherwise.
+        self.timeline_records = lib.tile_kernel_timeline_records(self._handle)
+        self.timeline_sites = []
+        while self.timeline_records:
+            site = lib.tile_kernel_timeline_site(self._handle,
+                                                 len(self.timeline_sites))
+            if site is None:
+                break
+            self.timeline_sites.append(site.decode())
+
+    def timeline(self):
+        """The records of this kernel's last launch (compiled with
+        timeline=N), once the GPU is done with it: a Timeline."""
+        from .timeline import Timeline
+        lib = _capi.lib()
+        blocks, groups = ctypes.c_uint64(), ctypes.c_uint()
+        _check(lib.tile_kernel_timeline(self._handle, None, 0,
+                                        ctypes.byref(blocks),
+                                        ctypes.byref(groups)))
+        size = blocks.value * groups.value * self.timeline_records * 16
+        data = (ctypes.c_uint64 * (size // 8))()
+        _check(lib.tile_kernel_timeline(self._handle, data, size,
+                                        ctypes.byref(blocks),
+                                        ctypes.byref(groups)))
+        return Timeline(self.timeline_sites, list(data), blocks.value,
+                        groups.value, self.timeline_records)
+
     def __repr__(self):
         return (f"<tilec.Kernel {self.name} warps={self.num_warps} "
                 f"params={self.num_params}>")

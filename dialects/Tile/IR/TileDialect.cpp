@@ -180,6 +180,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getTensorMapsAttrName())
     return verifyTensorMaps(op, attr.getValue());
+  if (attr.getName() == getTimelineAttrName()) {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto records = dict ? dict.getAs<IntegerAttr>("records") : IntegerAttr();
+    auto sites = dict ? dict.getAs<ArrayAttr>("sites") : ArrayAttr();
+    if (!records || records.getInt() < 1 || !sites ||
+        !llvm::all_of(sites, llvm::IsaPred<StringAttr>))
+      return op->emitError() << "'" << getTimelineAttrName()
+                             << "' must be {records = N (at least 1), sites "
+                                "= [strings]}";
+    return success();
+  }
   if (attr.getName() == getClusterAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 2 || n.getInt() > 16 ||

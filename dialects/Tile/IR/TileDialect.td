@@ -100,6 +100,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getClusterAttrName() {
       return ::llvm::StringLiteral("tile.cluster");
     }
+    /// A kernel compiled with a timeline (tile-timeline): {records = N :
+    /// i32, sites = [...]}, the records a warpgroup's log holds and what
+    /// each `tile.timestamp` site is, in site order.
+    static constexpr ::llvm::StringLiteral getTimelineAttrName() {
+      return ::llvm::StringLiteral("tile.timeline");
+    }
     /// The loop over a persistent kernel's tiles (unit): each trip runs
     /// the kernel body for one block of the logical grid.
     static constexpr ::llvm::StringLiteral getTileLoopAttrName() {

@@ -1183,6 +1183,29 @@ def Tile_TileReadOp : Tile_Op<"tile_read", [
   let hasVerifier = 1;
 }
 
+def Tile_TimestampOp : Tile_Op<"timestamp", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "record when a point of the kernel is reached (timeline)";
+  let description = [{
+    The first thread of each warpgroup that reaches it appends a record
+    to its warpgroup's log in `buffer` (the kernel's timeline parameter,
+    tile-timeline): 16 bytes, the global timer (ns) then the low 32 bits
+    of the multiprocessor's clock and, above them, `site`. A block's
+    warpgroups each have `records` entries, one log after another, the
+    block's after the previous block's (blocks in x, y, z order); a log
+    keeps its first `records` - 1 records and its latest (`records` is a
+    power of two).
+
+    ```mlir
+    tile.timestamp %buffer {records = 256 : i32, site = 3 : i32}
+    ```
+  }];
+  let arguments = (ins I64:$buffer,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$site,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$records);
+  let assemblyFormat = "$buffer attr-dict";
+}
+
 def Tile_TileCounterDoneOp : Tile_Op<"tile_counter_done", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "reset the tile counter after the launch's last claim";

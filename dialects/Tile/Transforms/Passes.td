@@ -1078,6 +1078,39 @@ def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileTimeline : Pass<"tile-timeline", "::mlir::func::FuncOp"> {
+  let summary = "Record when each warpgroup reaches the kernel's loops";
+  let description = [{
+    Instruments a kernel for a timeline of its blocks: a new parameter
+    (i64, the address of a buffer the runtime provides; the last but for
+    the TMA descriptors, which stay the trailing ones) and a
+    `tile.timestamp` at each site: the kernel's start and each return, and
+    for every `scf.for` and `scf.while` (in each role of a
+    warp-specialized kernel, whose regions hold their own copies of the
+    loops) its entry, the top of each trip and its exit. The first thread
+    of each warpgroup that reaches a site appends a record (the global
+    timer, the multiprocessor's clock and the site) to its warpgroup's
+    log of `records` entries (a power of two: a full log's last entry is
+    overwritten by each later site, so that it holds the latest). The
+    kernel gets `tile.timeline = {records,
+    sites}`: what each site is ("consumer: loop 2 (12:5) trip"), which the
+    kernel's description carries to the runtime and to tilec.Kernel's
+    timeline().
+
+    Runs last among the tile passes, on the schedule the others made: the
+    records show that schedule (what a trip waits for, how long an
+    epilogue takes); the instrumented kernel itself runs a little slower
+    (one predicated store a site).
+  }];
+  let options = [
+    Option<"records", "records", "unsigned", /*default=*/"256",
+           "Records each warpgroup's log holds, a power of two (its first "
+           "ones and its latest)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileScheduleAsyncCopies
     : Pass<"tile-schedule-async-copies", "::mlir::func::FuncOp"> {
   let summary = "Issue async copies early and wait as late as possible";

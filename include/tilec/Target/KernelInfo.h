@@ -23,6 +23,9 @@
 // memory, zero when the launch starts, which the blocks claim tiles from
 // (sm_90) and the launch's last block zeroes again (the runtime keeps one
 // per stream, for launches that run one after another);
+// then, for a kernel instrumented for a timeline (KernelInfo::
+// timelineRecords), a .u64: the address of its records (tile-timeline; the
+// runtime allocates and zeroes them for each launch);
 // then, after all of those, one parameter per KernelInfo::tensorMaps entry,
 // in list order:
 //   .param .align 64 .b8 NAME[128]   a CUtensorMap (TMA descriptor) by
@@ -118,6 +121,14 @@ struct KernelInfo {
   /// (its PTX says so: .reqnctapercluster); the logical grid's x must be a
   /// multiple of it. 1: no clusters (descriptions without it).
   unsigned cluster = 1;
+  /// A kernel instrumented for a timeline (tile-timeline): it takes, after
+  /// its ordinary (and persistent) parameters and before its TMA
+  /// descriptors, the address of a buffer of this many 16-byte
+  /// records per warpgroup of each launched block; 0: none.
+  unsigned timelineRecords = 0;
+  /// What each timeline site is ("start", "consumer: loop 1 (40:5) trip"),
+  /// by site number.
+  std::vector<std::string> timelineSites;
   std::vector<KernelParam> params;
   /// The compile-time constants the kernel was specialized with, as text.
   std::vector<std::pair<std::string, std::string>> constants;

@@ -191,6 +191,7 @@ struct ConvertTileToLLVMPass
               << "': it has no exp2(..., flush_to_zero=True) on an f32 tile";
       }
     }
+    lowerTimestamps(module);
     if (failed(lowerTiles(module, *limits, exp2Poly)))
       return signalPassFailure();
     module.walk([&](tile::WarpSpecializeOp ws) {

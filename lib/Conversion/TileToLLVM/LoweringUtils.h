@@ -146,6 +146,11 @@ getBufferMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// and after the loop (PackByteLoopValues.cpp).
 void packByteLoopValues(mlir::ModuleOp module);
 
+/// tile.timestamp (tile-timeline's sites), each kernel's: the first thread
+/// of each warpgroup appends a record to its warpgroup's log
+/// (TimelineLowering.cpp). Before the tiles are lowered.
+void lowerTimestamps(mlir::ModuleOp module);
+
 /// Inline PTX `text` over `operands` with `constraints`, marked as having
 /// side effects: MLIR gives asm without them no memory effects at all, so
 /// it could be merged with, or moved across, memory accesses.

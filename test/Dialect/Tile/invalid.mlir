@@ -2021,3 +2021,18 @@ func.func @scatter_shapes(%O: !tile.global<f32, 1>, %r: tensor<64xi32>, %v: tens
   tile.scatter %O[%r], %v : !tile.global<f32, 1>[tensor<64xi32>], tensor<128xf32>
   return
 }
+
+// -----
+
+func.func @timestamp_records(%t: i64) {
+  // expected-error @+1 {{'tile.timestamp' op attribute 'records' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  tile.timestamp %t {records = 0 : i32, site = 0 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.timeline' must be {records = N (at least 1), sites = [strings]}}}
+func.func @timeline_attr() attributes {tile.timeline = {records = 4 : i32, sites = [1 : i32]}} {
+  return
+}
