@@ -502,6 +502,13 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
     reader.fail("kernel description: \"cluster\" must be 1, 2, 4, 8 or 16");
     return std::nullopt;
   }
+  // The kernel's logs wrap at a power of two (tile-timeline).
+  if (info.timelineRecords == 1 ||
+      (info.timelineRecords & (info.timelineRecords - 1))) {
+    reader.fail("kernel description: \"timeline_records\" must be 0 or a "
+                "power of two from 2 to 65536");
+    return std::nullopt;
+  }
 
   const json::Value *params = root->get("params");
   if (!params) {

@@ -98,6 +98,12 @@ TEST(KernelInfoJSON, RejectsMalformed) {
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"cluster":32,)" + params +
            "}",
        "\"cluster\" is 32"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"timeline_records":3,)" +
+           params + "}",
+       "\"timeline_records\" must be 0 or a power of two"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"timeline_sites":[1],)" +
+           params + "}",
+       "timeline_sites"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":{}})",
        "\"params\" must be an array"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[3]})",
