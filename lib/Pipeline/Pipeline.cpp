@@ -31,7 +31,9 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
   persistentOnly(given.tileRefillAfterRead.value_or(false),
                  "tile_refill_after_read");
   persistentOnly(given.dynamicSchedule.has_value(), "dynamic_schedule");
-  persistentOnly(given.stageInRingSlots.has_value(), "stage_in_ring_slots");
+  if (given.stageInRingSlots.has_value() && !options.hasTMA())
+    out.push_back("stage_in_ring_slots does not apply: it is an option of "
+                  "sm_90's TMA stores");
   if (given.storedOperandSlots.value_or(1) > 1 && !options.hasWgmma())
     out.push_back("stored_operand_slots does not apply: it is an option of "
                   "sm_90a's wgmma (mma.sync reads its operands from "
@@ -209,6 +211,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     mcOptions.warn = options.given.cluster.value_or(1) > 1;
     fpm.addPass(mlir::tile::createTileMulticastCopies(mcOptions));
   }
+  // sm_90a: a TMA store staged in parts after a warp-specialized loop puts
+  // a part in the ring slot the loop's last trip read and still holds,
+  // rather than waiting for the previous part's copy.
+  if (options.hasWgmma() && options.hasTMA() && options.stageInRingSlots)
+    fpm.addPass(mlir::tile::createTileStageInHeldSlots());
   // A loop branching on its induction variable (attention's causal mask)
   // is split in two at the iteration where the branch changes, once its
   // schedule is in place: both loops keep the schedule, and the rings,

@@ -126,6 +126,8 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
         values.push_back(user->getResult(0));
         continue;
       }
+      // (A tile.smem_view, a buffer of another type over the same bytes,
+      // falls to the default: the buffer keeps its padding.)
       bool ok =
           TypeSwitch<Operation *, bool>(user)
               .Case([](TmaLoadOp op) { return !op.getBoxes(); })
@@ -180,7 +182,7 @@ SmallVector<Operation *> tile::getBufferUsers(Value buffer) {
     Value v = values.pop_back_val();
     for (Operation *user : v.getUsers()) {
       users.push_back(user);
-      if (isa<SmemSlotOp, SmemPermuteOp>(user))
+      if (isa<SmemSlotOp, SmemPermuteOp, SmemViewOp>(user))
         values.push_back(user->getResult(0));
     }
   }
@@ -392,6 +394,8 @@ Value tile::getSlotRoot(Value buffer) {
     if (auto slot = buffer.getDefiningOp<SmemSlotOp>())
       buffer = slot.getRing();
     else if (auto view = buffer.getDefiningOp<SmemPermuteOp>())
+      buffer = view.getBuffer();
+    else if (auto view = buffer.getDefiningOp<SmemViewOp>())
       buffer = view.getBuffer();
     else
       return buffer;

@@ -963,6 +963,21 @@ LogicalResult SmemPermuteOp::verify() {
   return success();
 }
 
+LogicalResult SmemViewOp::verify() {
+  SharedMemoryType src = getBuffer().getType();
+  SharedMemoryType res = getType();
+  if (getSharedBytes(res) > getSharedBytes(src))
+    return emitOpError() << "the result takes " << getSharedBytes(res)
+                         << " bytes, more than the buffer's "
+                         << getSharedBytes(src);
+  if (getSharedAlignment(src) % getSharedAlignment(res) != 0)
+    return emitOpError() << "the result starts at a multiple of "
+                         << getSharedAlignment(res)
+                         << " bytes, the buffer at one of "
+                         << getSharedAlignment(src);
+  return success();
+}
+
 LogicalResult AsyncCopyOp::verify() {
   auto tensorType = getTensor().getType();
   ArrayRef<int64_t> shape = getShape();

@@ -833,6 +833,28 @@ def Tile_SmemPermuteOp : Tile_Op<"smem_permute", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_SmemViewOp : Tile_Op<"smem_view", [Pure]> {
+  let summary = "a shared memory buffer's first bytes as a buffer of "
+                "another type";
+  let description = [{
+    The bytes of `buffer` from its start, as a buffer of the result's
+    shape, element type and shared layout: its type alone tells its
+    readers and writers where each element is. The result takes at most
+    the buffer's bytes and starts at the buffer's own alignment (its
+    swizzle's, which must be a multiple of the result's). A ring slot that
+    a loop holds after its last trip stages a tile of another type there
+    (tile-stage-in-held-slots).
+
+    ```mlir
+    %v = tile.smem_view %slot : !tile.smem<[64, 256], f16, #shared> -> !tile.smem<[128, 128], f16, #shared1>
+    ```
+  }];
+  let arguments = (ins Tile_SharedMemoryType:$buffer);
+  let results = (outs Tile_SharedMemoryType:$result);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "copy a tile from global to shared memory without registers";
@@ -1114,7 +1136,7 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [
   let hasVerifier = 1;
 }
 
-def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "wait until this thread's TMA stores have read their buffers";
   let description = [{
@@ -1123,14 +1145,19 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
     stay allocated until then) may be written again once every thread has
     passed a barrier after the wait (tile-insert-barriers counts the wait
     as a read of them; its write effect keeps it in place). The global
-    writes themselves complete later, by the end of the kernel.
+    writes themselves complete later, by the end of the kernel. With
+    `pred`, only where it holds (a loop's first trip:
+    tile-stage-in-held-slots), with no branch around it.
 
     ```mlir
     tile.tma_store_wait %buf : !tile.smem<[128, 128], f16, #shared>
+    tile.tma_store_wait %ring : !tile.smem<[4, 64, 256], f16, #shared> if %first
     ```
   }];
-  let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers);
-  let assemblyFormat = "($buffers^ `:` type($buffers))? attr-dict";
+  let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers,
+                       Optional<I1>:$pred);
+  let assemblyFormat =
+      "($buffers^ `:` type($buffers))? (`if` $pred^)? attr-dict";
 }
 
 def Tile_TileClaimOp : Tile_Op<"tile_claim", [

@@ -182,13 +182,12 @@ struct AllocateSharedMemoryPass
           b.align = getSharedAlignment(type);
         else
           b.align = kMbarrierBytes;
-        // Uses through ring slots and permuted views count as uses of the
-        // buffer.
+        // Uses through ring slots and views count as uses of the buffer.
         SmallVector<Value> values = {buf};
         while (!values.empty()) {
           Value v = values.pop_back_val();
           for (Operation *user : v.getUsers()) {
-            if (isa<SmemSlotOp, SmemPermuteOp>(user))
+            if (isa<SmemSlotOp, SmemPermuteOp, SmemViewOp>(user))
               values.push_back(user->getResult(0));
             Operation *at = anchorIn(op->getBlock(), user);
             if (!at)

@@ -495,7 +495,7 @@ struct ConvertStoresToTMAPass
       whole = buf.getDefiningOp<SmemSlotOp>().getRing();
       for (auto [refill, slot] : refills) {
         b.setInsertionPoint(refill);
-        TmaStoreWaitOp::create(b, loc, ValueRange{slot});
+        TmaStoreWaitOp::create(b, loc, ValueRange{slot}, Value());
       }
       b.setInsertionPoint(w.op);
     } else {
@@ -515,7 +515,7 @@ struct ConvertStoresToTMAPass
       if (buf == whole && (p > 0 || outer != w.op))
         // The previous copy (the previous part's, or the previous trip's)
         // has read the buffer.
-        TmaStoreWaitOp::create(b, loc, ValueRange{buf});
+        TmaStoreWaitOp::create(b, loc, ValueRange{buf}, Value());
       Value value = tile;
       if (parts > 1) {
         SmallVector<int64_t> offsets(staging->tileType.getRank(), 0);
@@ -545,7 +545,7 @@ struct ConvertStoresToTMAPass
     }
     // The copy reads the buffer until the kernel's end at the latest.
     b.setInsertionPoint(top.getTerminator());
-    TmaStoreWaitOp::create(b, loc, ValueRange{whole});
+    TmaStoreWaitOp::create(b, loc, ValueRange{whole}, Value());
   }
 };
 

@@ -989,6 +989,41 @@ def TileMulticastCopies
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileStageInHeldSlots
+    : Pass<"tile-stage-in-held-slots", "::mlir::func::FuncOp"> {
+  let summary = "Stage a TMA store's parts in the ring slots a loop holds "
+                "after its last trip";
+  let description = [{
+    In the consumers' region of a `tile.warp_specialize`, a loop that
+    releases each slot of a ring one trip after reading it (the slot of
+    trip counter value `c - 1` at trip `c`, where tile-pipeline refilled it)
+    holds the slot of its last trip after its exit, until its next run (a
+    persistent kernel's next tile) releases it. A TMA store staged in parts
+    after the loop (tile-convert-stores-to-tma) waits, before each part but
+    the first, for the previous part's copy to have read the one buffer:
+    while every block writes its tile at once, that is the drain of the
+    copy to global memory. Such a part is staged instead in a held slot
+    large enough (`tile.smem_view` of the slot, under a branch on the loop
+    having run a trip, the part's own buffer and wait otherwise), with no
+    wait; the thread that issues the copies waits for their reads
+    (`tile.tma_store_wait` of the ring) before its releases of the ring in
+    the loop's first trip (the trip that releases the slot held since the
+    loop's previous run), so that the slot's empty barrier completes only
+    after the copy has read it.
+
+    Applies where the ring's releases are all in the loop, one trip behind
+    its reads, nothing in the consumers' region fills it and nothing but the
+    loop's multiplies and their waits reads it, and no multiply of the loop
+    takes an A operand the loop makes in registers (ptxas serializes such a
+    loop's wgmma with the wait among them: C7513); a ring's held slot takes
+    one part, the last parts first (a persistent GEMM's 128 x 256 tile staged
+    as two 128 x 128 parts: the second in the W ring's 64 x 256 slot).
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileGuardEmptyLoops
     : Pass<"tile-guard-empty-loops", "::mlir::func::FuncOp"> {
   let summary = "Run a loop that leaves multiplies in flight, and their "

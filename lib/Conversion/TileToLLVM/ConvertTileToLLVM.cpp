@@ -57,7 +57,7 @@ LogicalResult lowerTiles(ModuleOp module,
   // Shared memory and synchronization ops may have no tile-typed operand.
   target.addIllegalOp<
       tile::SmemAllocOp, tile::SmemSlotOp, tile::SmemPermuteOp,
-      tile::AsyncCopyOp, tile::AsyncWaitOp, tile::BarrierOp,
+      tile::SmemViewOp, tile::AsyncCopyOp, tile::AsyncWaitOp, tile::BarrierOp,
       tile::FenceAsyncSharedOp, tile::MbarrierAllocOp, tile::MbarrierInitOp,
       tile::MbarrierInvalOp, tile::MbarrierWaitOp, tile::MbarrierArriveOp,
       tile::TmaLoadOp, tile::TmaStoreOp, tile::TmaStoreWaitOp,

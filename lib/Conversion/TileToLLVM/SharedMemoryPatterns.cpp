@@ -212,12 +212,15 @@ struct SmemSlotLowering : OpConversionPattern<tile::SmemSlotOp> {
   }
 };
 
-/// A permuted view is the buffer's own address: its type alone (shape and
-/// shared layout) tells its readers where each element is.
-struct SmemPermuteLowering : OpConversionPattern<tile::SmemPermuteOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// A view (permuted, or of another type) is the buffer's own address: its
+/// type alone (shape and shared layout) tells its readers where each
+/// element is.
+template <typename ViewOp>
+struct SmemViewLowering : OpConversionPattern<ViewOp> {
+  using OpConversionPattern<ViewOp>::OpConversionPattern;
+  using OneToNOpAdaptor = typename OpConversionPattern<ViewOp>::OneToNOpAdaptor;
   LogicalResult
-  matchAndRewrite(tile::SmemPermuteOp op, OneToNOpAdaptor adaptor,
+  matchAndRewrite(ViewOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, adaptor.getBuffer().front());
     return success();
@@ -554,7 +557,9 @@ void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns) {
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
-               SmemPermuteLowering, BarrierLowering, WarpgroupTurnLowering,
-               LocalAllocLowering, LocalStoreLowering, LocalLoadLowering,
-               ClusterStoreLowering>(converter, patterns.getContext());
+               SmemViewLowering<tile::SmemPermuteOp>,
+               SmemViewLowering<tile::SmemViewOp>, BarrierLowering,
+               WarpgroupTurnLowering, LocalAllocLowering, LocalStoreLowering,
+               LocalLoadLowering, ClusterStoreLowering>(converter,
+                                                        patterns.getContext());
 }

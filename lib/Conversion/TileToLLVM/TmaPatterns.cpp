@@ -348,8 +348,9 @@ struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
   matchAndRewrite(tile::TmaStoreWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    Value pred = op.getPred() ? adaptor.getPred().front() : Value();
     inlinePtx(rewriter, loc, TypeRange(),
-              ValueRange{firstThread(rewriter, loc)},
+              ValueRange{firstThread(rewriter, loc, pred)},
               "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n"
               " @p cp.async.bulk.wait_group.read 0;\n}",
               "r,~{memory}");

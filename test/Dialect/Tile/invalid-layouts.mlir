@@ -520,6 +520,29 @@ func.func @local_alloc_result(%x: tensor<64x64xf16>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.smem_view
+//===----------------------------------------------------------------------===//
+
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @smem_view_larger(%b: !tile.smem<[64, 128], f16, #shared>) {
+  // expected-error @+1 {{'tile.smem_view' op the result takes 32768 bytes, more than the buffer's 16384}}
+  %0 = tile.smem_view %b : !tile.smem<[64, 128], f16, #shared> -> !tile.smem<[128, 128], f16, #shared>
+  return
+}
+
+// -----
+
+#plain = #tile.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @smem_view_alignment(%b: !tile.smem<[128, 128], f16, #plain>) {
+  // expected-error @+1 {{'tile.smem_view' op the result starts at a multiple of 1024 bytes, the buffer at one of 128}}
+  %0 = tile.smem_view %b : !tile.smem<[128, 128], f16, #plain> -> !tile.smem<[64, 128], f16, #shared>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.smem_permute
 //===----------------------------------------------------------------------===//
 

@@ -269,6 +269,16 @@ func.func @smem_permute(%s: !tile.smem<[128, 64], f16, #wg_s>) -> !tile.smem<[64
   return %v : !tile.smem<[64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>>
 }
 
+// tile.smem_view: a buffer's first bytes as a buffer of another type (a
+// 64 x 256 ring slot holding a 128 x 128 part of a store).
+// CHECK-LABEL: func.func @smem_view
+// CHECK-NEXT: %[[V:[[:alnum:]_]+]] = tile.smem_view %{{.*}} : <[64, 256], f16, #{{.*}}> -> <[128, 128], f16, #{{.*}}>
+// CHECK-NEXT: return %[[V]]
+func.func @smem_view(%s: !tile.smem<[64, 256], f16, #wg_s>) -> !tile.smem<[128, 128], f16, #wg_s> {
+  %v = tile.smem_view %s : !tile.smem<[64, 256], f16, #wg_s> -> !tile.smem<[128, 128], f16, #wg_s>
+  return %v : !tile.smem<[128, 128], f16, #wg_s>
+}
+
 // Async multiplies (tile-async-wgmma) and the waits that complete them:
 // with the accumulators they make available and the buffers they read, or
 // neither.

@@ -1,0 +1,352 @@
+//===- StageInHeldSlots.cpp - Staged stores in the slots a loop holds ----===//
+//
+// A warp-specialized loop releases each ring slot one trip after reading
+// it (the consumers' mbarrier_arrive on the slot of trip c - 1, where the
+// pipeline refilled it): the slot its last trip read stays held after the
+// loop, until the next run of the loop (a persistent kernel's next tile)
+// releases it in its first trip. A TMA store staged in parts after the
+// loop (tile-convert-stores-to-tma, where the whole tile's buffer does not
+// fit beside the rings) waits before each part but the first for the
+// previous part's copy to read the one buffer; while every block writes
+// its tile at once, that wait is the drain of the copy to global memory.
+// A held slot large enough takes such a part instead, with no wait:
+//
+//   %c = scf.for ... iter_args(..., %n = %c0) {      (the trip counter)
+//     ... wgmma reading tile.smem_slot %ring[%n mod S] ...
+//     tile.mbarrier_arrive %empty[(%n + S - 1) mod S] (the previous trip's)
+//   }
+//   tile.tma_store_wait %buf                         (part 0's copy)
+//   tile.local_store %part1, %buf
+//   tile.tma_store %map[...], %buf
+//
+// becomes
+//
+//   %c = scf.for %i = %lb ... {
+//     ...
+//     tile.tma_store_wait %ring if %i == %lb         (the part's copy has
+//     tile.mbarrier_arrive %empty[...]                read the slot)
+//   }
+//   scf.if %c != 0 {                                 (a trip ran: a slot
+//     %s = tile.smem_slot %ring[(%c + S - 1) mod S]   is held)
+//     %v = tile.smem_view %s
+//     tile.local_store %part1, %v
+//     tile.tma_store %map[...], %v
+//   } else {
+//     (as before)
+//   }
+//
+// The thread that issues the stores waits for their reads before it
+// arrives on the slot's empty barrier, and the slot's phase completes only
+// with its arrival (every consumer thread arrives, or in a cluster lane r
+// of each warp after the warp's other lanes: bar.warp.sync), so the
+// producer refills the slot once the copy has read it. Only the first trip
+// of a run waits: the later ones release slots of the run itself. The writes
+// into the slot come after the loop's last multiply completes (its wgmma_wait
+// names the ring), which tile-insert-barriers orders with a barrier.
+//
+// Applied where the ring's releases are all in the loop, one trip behind
+// its reads, nothing in the consumers' region fills the ring (the
+// producer's copies do), and nothing but the loop's multiplies and their
+// waits reads it; each held slot (one per ring) takes one part, the last
+// parts first. Not where the loop's multiplies take an A operand the loop
+// makes in registers: ptxas serializes their wgmma (C7513) with the wait
+// among them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/LoopCounters.h"
+#include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/Rings.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILESTAGEINHELDSLOTS
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// A ring whose slot the loop's last trip read stays held after it.
+struct HeldRing {
+  SmemAllocOp ring;
+  int64_t stages;
+  /// The loop's trip counter after it (its result).
+  Value counter;
+  SmallVector<MbarrierArriveOp> releases;
+  SharedMemoryType slotType;
+};
+
+/// `v` is `base + k` for a constant k.
+bool isPlusConstant(Value v, Value base, int64_t k) {
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return false;
+  for (auto [x, y] : {std::pair{add.getLhs(), add.getRhs()},
+                      std::pair{add.getRhs(), add.getLhs()}}) {
+    IntegerAttr c;
+    if (x == base && matchPattern(y, m_Constant(&c)) && c.getInt() == k)
+      return true;
+  }
+  return false;
+}
+
+/// The consumers' region of the tile.warp_specialize `op` is in, or null.
+Region *consumerRegion(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion())
+    if (auto ws = dyn_cast_or_null<WarpSpecializeOp>(region->getParentOp()))
+      return region == &ws.getConsumer() ? region : nullptr;
+  return nullptr;
+}
+
+/// The rings `loop` holds a slot of after its last trip (the file comment).
+SmallVector<HeldRing> findHeldRings(scf::ForOp loop) {
+  SmallVector<HeldRing> held;
+  Region *consumers = consumerRegion(loop);
+  if (!consumers)
+    return held;
+  llvm::SetVector<Operation *> rings;
+  loop.getBody()->walk([&](SmemSlotOp slot) {
+    if (auto ring = slot.getRing().getDefiningOp<SmemAllocOp>())
+      if (!loop->isAncestor(ring))
+        rings.insert(ring);
+  });
+  for (Operation *op : rings) {
+    auto ring = cast<SmemAllocOp>(op);
+    RingAccesses uses = collectRingAccesses(ring);
+    if (uses.releases.empty() || uses.slots.empty())
+      continue;
+    int64_t stages = ring.getType().getShape()[0];
+    // The trip counter every slot this loop reads is indexed by.
+    Value counter;
+    bool ok = true;
+    for (SmemSlotOp slot : uses.slots) {
+      if (!loop->isAncestor(slot))
+        continue;
+      bool isRelease = llvm::any_of(slot->getUsers(), [](Operation *user) {
+        return isa<MbarrierArriveOp>(user);
+      });
+      if (isRelease)
+        continue;
+      auto index = tripSlotIndex(slot.getSlot());
+      if (!index || index->first != stages ||
+          index->second.getParentBlock() != loop.getBody() ||
+          (counter && counter != index->second))
+        ok = false;
+      else
+        counter = index->second;
+    }
+    if (!ok || !counter || !isTripCounter(counter))
+      continue;
+    // Released in the loop only, each trip the previous trip's slot.
+    for (MbarrierArriveOp release : uses.releases) {
+      Value at = getSlotCounter(release.getSlot(), stages);
+      ok = ok && loop->isProperAncestor(release) && at &&
+           isPlusConstant(at, counter, stages - 1);
+    }
+    // Filled by the producers alone; read in the consumers' region by the
+    // loop's multiplies (and their waits) only.
+    for (Operation *fill : uses.fills)
+      ok = ok && !consumers->isAncestor(fill->getParentRegion());
+    for (Operation *user : getBufferUsers(ring.getResult())) {
+      if (!consumers->isAncestor(user->getParentRegion()) ||
+          loop->isAncestor(user) || isa<WgmmaWaitOp>(user))
+        continue;
+      ok = false;
+    }
+    if (!ok)
+      continue;
+    auto arg = cast<BlockArgument>(counter);
+    unsigned result = arg.getArgNumber() - loop.getNumInductionVars();
+    held.push_back({ring, stages, loop.getResult(result), uses.releases,
+                    getSlotType(ring)});
+  }
+  return held;
+}
+
+/// Whether a multiply of `loop` takes an A operand the loop makes in
+/// registers: ptxas serializes such a loop's wgmma (C7513) where a
+/// cp.async.bulk.wait_group sits among its trips' multiplies, even
+/// predicated off (bench/kernels/gemm_prologues.tile's gemm_cast_a,
+/// persistent).
+bool makesRegisterA(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](WarpgroupMmaOp mma) {
+        return isa<RankedTensorType>(mma.getA().getType())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// A staged part after `loop`: a wait for the copy of an earlier part
+/// (a tile.tma_store of the same buffer after the loop), the part's write
+/// into the buffer and its copy, nothing between them with side effects.
+struct Part {
+  TmaStoreWaitOp wait;
+  LocalStoreOp write;
+  TmaStoreOp copy;
+};
+
+SmallVector<Part> findParts(scf::ForOp loop) {
+  SmallVector<Part> parts;
+  llvm::SmallPtrSet<Value, 4> copied;
+  for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+    if (auto copy = dyn_cast<TmaStoreOp>(op)) {
+      copied.insert(copy.getBuffer());
+      continue;
+    }
+    auto wait = dyn_cast<TmaStoreWaitOp>(op);
+    if (!wait || wait.getBuffers().size() != 1 ||
+        !copied.contains(wait.getBuffers()[0]))
+      continue;
+    Value buffer = wait.getBuffers()[0];
+    if (!isa_and_nonnull<SmemAllocOp>(buffer.getDefiningOp()))
+      continue;
+    LocalStoreOp write;
+    TmaStoreOp copy;
+    for (Operation *next = op->getNextNode(); next && !copy;
+         next = next->getNextNode()) {
+      if (auto store = dyn_cast<LocalStoreOp>(next);
+          store && !write && store.getBuffer() == buffer)
+        write = store;
+      else if (auto tma = dyn_cast<TmaStoreOp>(next);
+               tma && write && tma.getBuffer() == buffer)
+        copy = tma;
+      else if (!isMemoryEffectFree(next) || next->getNumRegions())
+        break;
+    }
+    if (copy)
+      parts.push_back({wait, write, copy});
+  }
+  return parts;
+}
+
+/// The ops after `loop` that compute the part's tile from values before
+/// them (its extraction from the accumulator's and any element-wise work on
+/// it: ops without side effects, regions or scratch memory), in order.
+/// Each branch computes the part again with them, so that the values it
+/// stores are made in the branch: LLVM otherwise converts an f32
+/// accumulator's elements to 16 bits one at a time before the branch
+/// (cvt.rn.f16.f32 rather than the pairs of cvt.rn.f16x2.f32), and ptxas
+/// serializes every wgmma of a kernel where scalar conversions read an
+/// accumulator's registers (C7514). The originals become dead where only
+/// the part used them.
+SmallVector<Operation *> partChain(scf::ForOp loop, Part part) {
+  llvm::SetVector<Operation *> chain;
+  std::function<void(Value)> visit = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || chain.contains(def) || def->getBlock() != loop->getBlock() ||
+        !loop->isBeforeInBlock(def) || !isPure(def) || def->getNumRegions() ||
+        getScratchBytes(def))
+      return;
+    for (Value operand : def->getOperands())
+      visit(operand);
+    chain.insert(def);
+  };
+  visit(part.write.getValue());
+  return chain.takeVector();
+}
+
+/// Stages `part` in the slot `held` keeps (the file comment).
+void stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
+  SmallVector<Operation *> chain = partChain(loop, part);
+  OpBuilder b(part.copy);
+  Location loc = part.copy.getLoc();
+  Type i32 = b.getI32Type();
+  Value counter = held.counter;
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, 0));
+  Value ran =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, counter, zero);
+  auto branch = scf::IfOp::create(b, loc, TypeRange(), ran,
+                                  /*withElseRegion=*/true);
+  b.setInsertionPointToStart(branch.thenBlock());
+  Value last = arith::AddIOp::create(
+      b, loc, counter,
+      arith::ConstantOp::create(b, loc,
+                                b.getIntegerAttr(i32, held.stages - 1)));
+  Value index = arith::RemUIOp::create(
+      b, loc, last,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, held.stages)));
+  Value slot = SmemSlotOp::create(b, loc, held.slotType, held.ring, index);
+  Value view =
+      SmemViewOp::create(b, loc, part.write.getBuffer().getType(), slot);
+  IRMapping inSlot;
+  for (Operation *op : chain)
+    b.clone(*op, inSlot);
+  inSlot.map(part.write.getBuffer(), view);
+  b.clone(*part.write, inSlot);
+  b.clone(*part.copy, inSlot);
+  b.setInsertionPointToStart(branch.elseBlock());
+  IRMapping inBuffer;
+  b.clone(*part.wait, inBuffer);
+  for (Operation *op : chain)
+    b.clone(*op, inBuffer);
+  b.clone(*part.write, inBuffer);
+  b.clone(*part.copy, inBuffer);
+  part.copy.erase();
+  part.write.erase();
+  part.wait.erase();
+  for (Operation *op : llvm::reverse(chain))
+    if (op->use_empty())
+      op->erase();
+  // The issuing thread's wait before each release of the ring, in the
+  // loop's first trip (the one that releases the slot held since its
+  // previous run; a later trip releases a slot of this run, which no copy
+  // reads): predicated, not branched around (a branch in the loop costs
+  // kernels whose multiplies take an A made in the loop their wgmma
+  // overlap: ptxas C7513).
+  for (MbarrierArriveOp release : held.releases) {
+    b.setInsertionPoint(release);
+    Location at = release.getLoc();
+    Value first =
+        arith::CmpIOp::create(b, at, arith::CmpIPredicate::eq,
+                              loop.getInductionVar(), loop.getLowerBound());
+    TmaStoreWaitOp::create(b, at, ValueRange{held.ring.getResult()}, first);
+  }
+}
+
+struct StageInHeldSlotsPass
+    : public mlir::tile::impl::TileStageInHeldSlotsBase<StageInHeldSlotsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      SmallVector<Part> parts = findParts(loop);
+      if (parts.empty() || makesRegisterA(loop))
+        continue;
+      SmallVector<HeldRing> held = findHeldRings(loop);
+      // The last parts first, each in the largest slot left that holds it
+      // at its alignment.
+      for (Part part : llvm::reverse(parts)) {
+        auto type = cast<SharedMemoryType>(part.write.getBuffer().getType());
+        HeldRing *best = nullptr;
+        for (HeldRing &ring : held) {
+          int64_t bytes = getSharedBytes(ring.slotType);
+          if (bytes < getSharedBytes(type) ||
+              getSharedAlignment(ring.slotType) % getSharedAlignment(type) ||
+              bytes % getSharedAlignment(type))
+            continue;
+          if (!best || bytes > getSharedBytes(best->slotType))
+            best = &ring;
+        }
+        if (!best)
+          continue;
+        stageInSlot(loop, part, *best);
+        held.erase(held.begin() + (best - held.data()));
+      }
+    }
+  }
+};
+
+} // namespace

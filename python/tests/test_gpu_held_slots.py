@@ -1,0 +1,111 @@
+"""Persistent, warp-specialized GEMMs whose output tile is staged in two
+parts, the second in the ring slot the K loop's last trip read
+(tile-stage-in-held-slots), on sm_90a: linear.tile at 128 x 256 in pairs
+(four-stage rings) and bench/kernels/persistent_gemm.tile, with one K trip,
+a few and many, as many tiles as blocks and several a block, with and
+without bias and activation. Every element against float64 (the output
+poisoned with NaN first), the same bits over three launches (a slot
+refilled before its copy had read it would show as a difference), and the
+same output with the option off. Skipped without PyTorch and a Hopper
+GPU."""
+
+import math
+import os
+
+import pytest
+
+import tilec
+from conftest import skip_unless_arch
+
+os.environ.setdefault("TILEC_AUTOTUNE", "off")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+LINEAR = os.path.join(ROOT, "kernels", "linear.tile")
+PERSISTENT_GEMM = os.path.join(ROOT, "bench", "kernels", "persistent_gemm.tile")
+
+# (M, N, K): one K trip and few tiles (blocks without a tile), a few trips,
+# many trips; many tiles a block.
+SHAPES = [(256, 512, 64), (384, 1024, 192), (256, 768, 4096),
+          (3000, 5000, 1000)]
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + (math.sqrt(2 / math.pi) *
+                           (x + 0.044715 * x ** 3)).tanh())
+
+
+def run_linear(torch, m, n, k, act, bias, options):
+    torch.manual_seed(m + n + k + act)
+    x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=torch.float16)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
+    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE="f16",
+                         HAS_BIAS=bias, ACT=act, TILE_M=128, TILE_N=256,
+                         CLUSTER_M=2, persistent=True, cluster=2, **options)
+    grid = (-(-m // 256) * -(-n // 256) * 2, 1)
+    outs = []
+    for _ in range(3):
+        y = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.float16)
+        kern.launch(grid, x, w, b, y, part, tickets)
+        torch.cuda.synchronize()
+        outs.append(y)
+    ref = x.double() @ w.double().t()
+    if bias:
+        ref = ref + b.double()
+    if act == 2:
+        ref = gelu_tanh(ref)
+    return outs, ref
+
+
+def shape_id(shape):
+    return "x".join(str(d) for d in shape)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("epilogue", [(0, False), (2, True)],
+                         ids=["plain", "bias_gelu"])
+def test_linear_pairs(torch_gpu, shape, epilogue):
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    m, n, k = shape
+    act, bias = epilogue
+    outs, ref = run_linear(torch, m, n, k, act, bias, {})
+    err = ((outs[0].double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+    assert not torch.isnan(outs[0]).any()
+    for y in outs[1:]:
+        assert torch.equal(y, outs[0])
+    off, _ = run_linear(torch, m, n, k, act, bias,
+                        {"stage_in_ring_slots": False})
+    assert torch.equal(off[0], outs[0])
+
+
+@pytest.mark.parametrize("shape", [(256, 512, 64), (640, 1280, 1024)],
+                         ids=shape_id)
+@pytest.mark.parametrize("blocks", [1, 3, 132], ids=lambda b: f"blocks{b}")
+def test_persistent_gemm(torch_gpu, shape, blocks):
+    """A persistent loop the user wrote (not persistent=on): each block
+    loops over its tiles, the K ring continuing across them."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    m, n, k = shape
+    torch.manual_seed(m + k + blocks)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16) / k ** 0.5
+    kern = tilec.compile(PERSISTENT_GEMM, "persistent_gemm", arch="sm_90a")
+    outs = []
+    for _ in range(3):
+        c = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.float16)
+        kern.launch((blocks, 1), a, b, c)
+        torch.cuda.synchronize()
+        outs.append(c)
+    ref = a.double() @ b.double()
+    err = ((outs[0].double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+    for c in outs[1:]:
+        assert torch.equal(c, outs[0])
