@@ -2,7 +2,7 @@
 parts, the second in the ring slot the K loop's last trip read
 (tile-stage-in-held-slots), on sm_90a: linear.tile at 128 x 256 in pairs
 (four-stage rings) and bench/kernels/persistent_gemm.tile, with one K trip,
-a few and many, as many tiles as blocks and several a block, with and
+two, a few and many, as many tiles as blocks and several a block, with and
 without bias and activation. Every element against float64 (the output
 poisoned with NaN first), the same bits over three launches (a slot
 refilled before its copy had read it would show as a difference), and the
@@ -24,9 +24,9 @@ ROOT = os.path.join(HERE, "..", "..")
 LINEAR = os.path.join(ROOT, "kernels", "linear.tile")
 PERSISTENT_GEMM = os.path.join(ROOT, "bench", "kernels", "persistent_gemm.tile")
 
-# (M, N, K): one K trip and few tiles (blocks without a tile), a few trips,
-# many trips; many tiles a block.
-SHAPES = [(256, 512, 64), (384, 1024, 192), (256, 768, 4096),
+# (M, N, K): one K trip and few tiles (blocks without a tile), two trips,
+# a few, many; many tiles a block.
+SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
           (3000, 5000, 1000)]
 
 
