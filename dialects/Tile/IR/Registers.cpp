@@ -24,9 +24,42 @@ int64_t mlir::tile::registersOf(Type type) {
   return (elements * bits + 31) / 32;
 }
 
+int64_t mlir::tile::consumerRegistersAt(int64_t atEntry, int64_t threads,
+                                        int64_t consumers,
+                                        int64_t producerRegisters) {
+  int64_t rise = std::min<int64_t>(
+      kMaxConsumerRegisters,
+      ((threads * atEntry - 128 * producerRegisters) / consumers) &
+          ~int64_t(7));
+  return rise > atEntry ? rise : 0;
+}
+
+/// Registers per thread one instruction of `shape` (M x N or M x K of a
+/// warpgroup's 128 threads) holds of elements of `type`; 0 without one.
+static int64_t instructionRegisters(Type type, int64_t rows, int64_t cols) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !registersOf(type))
+    return 0;
+  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
+  return (rows * cols / 128 * bits + 31) / 32;
+}
+
+std::pair<int64_t, int64_t>
+mlir::tile::wgmmaInstructionOperands(WarpgroupMmaOp mma) {
+  Type acc = mma.getAcc().getType(), a = mma.getA().getType();
+  auto layout = dyn_cast_if_present<MmaLayoutAttr>(
+      cast<RankedTensorType>(acc).getEncoding());
+  if (!layout)
+    return {registersOf(acc), registersOf(a)};
+  SmallVector<unsigned, 3> shape = layout.getInstrShapeOrDefault();
+  return {
+      std::min(registersOf(acc), instructionRegisters(acc, shape[0], shape[1])),
+      std::min(registersOf(a), instructionRegisters(a, shape[0], shape[2]))};
+}
+
 int64_t mlir::tile::wgmmaBoundRegisters(WarpgroupMmaOp mma) {
-  return registersOf(mma.getAcc().getType()) +
-         registersOf(mma.getA().getType()) + 4;
+  auto [acc, a] = wgmmaInstructionOperands(mma);
+  return acc + a + 4;
 }
 
 int64_t mlir::tile::wgmmaRegistersNeeded(Operation *root) {

@@ -27,9 +27,28 @@ inline constexpr int64_t kMaxConsumerRegisters = 240;
 /// packed in 32-bit words. 0 for a type that is not one.
 int64_t registersOf(Type type);
 
-/// Registers one wgmma binds at once per thread: its accumulator, its A
-/// operand when that is in registers, and two descriptors of 2.
+/// Registers a consumer thread of a warp-specialized block rises to
+/// (setmaxnreg.inc) when the block's `threads` threads start with `atEntry`
+/// registers each and the producer warpgroup's 128 drop to
+/// `producerRegisters`: what that frees over the `consumers` threads, in
+/// the units of 8 the GPU allocates, at most kMaxConsumerRegisters; 0 where
+/// that is no more than `atEntry` (no rise).
+int64_t consumerRegistersAt(int64_t atEntry, int64_t threads, int64_t consumers,
+                            int64_t producerRegisters);
+
+/// Registers one wgmma instruction binds at once per thread: its part of
+/// the accumulator (one instruction's shape: a tile of several makes
+/// several instructions, each binding its own), its part of the A operand
+/// when that is in registers, and two descriptors of 2. ptxas checks this
+/// against the registers a thread starts with (C7602), not those
+/// setmaxnreg raises it to: a 128 x 128 f32 accumulator on one warpgroup,
+/// two m64n128 instructions of 64 each, compiles at 128 registers at entry
+/// where one m64n256 of 128 does not.
 int64_t wgmmaBoundRegisters(WarpgroupMmaOp mma);
+
+/// The parts of wgmmaBoundRegisters: one instruction's accumulator and A
+/// operand registers per thread (A's 0 where it is in shared memory).
+std::pair<int64_t, int64_t> wgmmaInstructionOperands(WarpgroupMmaOp mma);
 
 /// The registers a thread needs to run every wgmma under `root`: the most
 /// one binds plus kRegistersAroundWgmma; 0 without a wgmma.

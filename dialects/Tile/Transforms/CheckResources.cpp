@@ -172,9 +172,16 @@ struct CheckResourcesPass
                << " or use less shared memory";
     }
 
-    // Registers of a thread.
+    // Registers of a thread: those it starts with, which ptxas checks a
+    // wgmma against (C7602), and in a warp-specialized block whose producer
+    // warpgroup gives its registers up, the consumers' once they take what
+    // that frees (setmaxnreg), which hold the tiles.
     int64_t budget = blocks ? limits.registersPerThreadAt(blocks, threads)
                             : limits.registersPerThread;
+    int64_t risen = 0;
+    if (blocks && ws && ws.getProducerRegisters())
+      risen = consumerRegistersAt(budget, threads, ws.getNumConsumerThreads(),
+                                  *ws.getProducerRegisters());
     std::string why =
         blocks
             ? "under " + asked + ", " + std::to_string(blocks) + " blocks of " +
@@ -183,6 +190,13 @@ struct CheckResourcesPass
                   std::to_string(limits.registersPerMultiprocessor) +
                   " registers, which leaves a thread " + std::to_string(budget)
             : "a thread has at most " + std::to_string(budget);
+    std::string whyTiles =
+        risen ? why + " at its start and a consumer " + std::to_string(risen) +
+                    " once the producer warpgroup gives its registers up (" +
+                    std::to_string(*ws.getProducerRegisters()) +
+                    " a thread, setmaxnreg)"
+              : why;
+    int64_t tileBudget = risen ? risen : budget;
     std::string fix = blocks ? "use smaller tiles, more warps (--num-warps) "
                                "or a lower --occupancy"
                              : "use smaller tiles or more warps (--num-warps)";
@@ -213,7 +227,7 @@ struct CheckResourcesPass
           for (BlockArgument arg : b.getArguments())
             consider(op, arg.getType());
     });
-    if (largestRegs > budget) {
+    if (largestRegs > tileBudget) {
       auto tensor = cast<RankedTensorType>(largestType);
       std::string shape;
       for (int64_t d : tensor.getShape())
@@ -222,22 +236,22 @@ struct CheckResourcesPass
              << "a " << shape << " tile of " << tensor.getElementType()
              << " held by " << warps << (warps == 1 ? " warp" : " warps")
              << " needs " << largestRegs << " registers per thread in kernel '"
-             << name << "'; " << why << ": " << fix;
+             << name << "'; " << whyTiles << ": " << fix;
     }
 
-    // What one wgmma binds at once.
+    // What one wgmma instruction binds at once, against the registers a
+    // thread starts with.
     LogicalResult result = success();
     func.walk([&](WarpgroupMmaOp mma) {
-      int64_t acc = registersOf(mma.getAcc().getType());
-      int64_t a = registersOf(mma.getA().getType());
+      auto [acc, a] = wgmmaInstructionOperands(mma);
       int64_t binds = wgmmaBoundRegisters(mma);
       if (binds + kRegistersAroundWgmma <= budget)
         return WalkResult::advance();
       result = emitError(getUserFacingLoc(mma))
-               << "this multiply's wgmma binds " << binds
-               << " registers per thread (an accumulator of " << acc
-               << (a ? ", an A operand of " + std::to_string(a) : "")
-               << " and two descriptors of 2) and needs about "
+               << "this multiply's wgmma instructions bind " << binds
+               << " registers per thread each (an accumulator's " << acc
+               << (a ? ", an A operand's " + std::to_string(a) : "")
+               << " and two descriptors of 2) and need about "
                << kRegistersAroundWgmma << " more around it, "
                << binds + kRegistersAroundWgmma << " in all, in kernel '"
                << name << "'; " << why << ": " << fix;

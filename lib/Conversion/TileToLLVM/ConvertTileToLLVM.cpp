@@ -247,11 +247,8 @@ struct ConvertTileToLLVMPass
         blocks = occupancy;
       blocks = std::max<int64_t>(blocks, 1);
       int64_t atEntry = limits.registersPerThreadAt(blocks, threads);
-      int64_t rise = std::min<int64_t>(
-          tile::kMaxConsumerRegisters,
-          ((threads * atEntry - 128 * int64_t(*producer)) / consumers) &
-              ~int64_t(7));
-      if (rise > atEntry) {
+      if (int64_t rise = tile::consumerRegistersAt(atEntry, threads, consumers,
+                                                   int64_t(*producer))) {
         consumerRegisters = int32_t(rise);
         producerRegisters = int32_t(*producer);
         func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
