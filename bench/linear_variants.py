@@ -6,14 +6,18 @@ output poisoned with NaN first), then timed interleaved with cuBLAS (CUDA
 events, medians, warm-up, four input sets in turn).
 
   python3 bench/linear_variants.py [--shape 3000,5000,1000] [--dtype float16]
-      [--rounds 40] [--variants "NAME:KEY=V,...;..."] [--no-store]
+      [--rounds 40] [--variants "NAME:KEY=V,...;..."] [--no-store] [--graphs]
 
 Variants name tilec.compile's options and linear.tile's constants
 (TILE_M, TILE_N, CLUSTER_M, persistent=True, cluster=2, num_stages=3, ...);
 the default list is the tiles of bench/results/2026-12-02-h200-wave-fit-
 tiles.md. --no-store also times each variant with its store under a
 condition that never holds (the multiplies without the epilogue's writes),
-to tell the main loop's time from the epilogue's. Prints a markdown table.
+to tell the main loop's time from the epilogue's. --graphs times each
+variant as a CUDA graph of its launches over the input sets instead (the
+GPU's time: at skinny shapes one launch from Python costs more than the
+kernel runs, and launches timed one by one measure the host). Prints a
+markdown table.
 """
 import argparse
 import os
@@ -26,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from interleaved import time_interleaved  # noqa: E402
 from attention_bwd import parse_configs  # noqa: E402
+from skinny_linear import graph_us  # noqa: E402
 
 KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "linear.tile")
 
@@ -56,6 +61,7 @@ def main():
     p.add_argument("--rounds", type=int, default=40)
     p.add_argument("--variants", default=DEFAULT_VARIANTS)
     p.add_argument("--no-store", action="store_true")
+    p.add_argument("--graphs", action="store_true")
     args = p.parse_args()
     m, n, k = (int(v) for v in args.shape.split(","))
     dt = getattr(torch, args.dtype)
@@ -101,7 +107,12 @@ def main():
                 lambda kern, grid: lambda s: kern.launch(
                     grid, s[0], s[1], no_bias, s[2], part, tickets))(kern,
                                                                      grid)
-    ms = time_interleaved(torch, impls, sets, args.rounds)
+    if args.graphs:
+        ms = {name: graph_us(lambda run=run: [run(s) for s in sets],
+                             rounds=args.rounds) / len(sets) / 1e3
+              for name, run in impls.items()}
+    else:
+        ms = time_interleaved(torch, impls, sets, args.rounds)
     flops = 2.0 * m * n * k
     print("| variant | schedule | us | TFLOP/s | of cuBLAS |")
     print("|---|---|---|---|---|")
