@@ -48,7 +48,7 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
 long tilec::CodegenOptions::sharedMemoryBytes() const {
   std::optional<mlir::tile::TargetLimits> limits =
       mlir::tile::TargetLimits::get(arch);
-  return limits ? limits->sharedBytesPerBlock : 0;
+  return limits ? limits->sharedBytesPerBlockAt(occupancy) : 0;
 }
 
 void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {

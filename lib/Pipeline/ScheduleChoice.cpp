@@ -491,7 +491,11 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   int64_t accumulatorElements = 0;
   for (auto &[loop, elements] : resultsPerLoop)
     accumulatorElements = std::max(accumulatorElements, elements);
+  // Under --occupancy, a block has its share of the multiprocessor's shared
+  // memory: the rings and the epilogue's staging are sized to it.
   mlir::tile::TargetLimits limits = *target;
+  limits.sharedBytesPerBlock =
+      limits.sharedBytesPerBlockAt(given.occupancy.value_or(0));
   OperandBytes ops = operandBytes(func, wgmma);
   // Rings that fit: the latency hints' stages, fewer where they would not
   // (a 64 KiB Q tile beside K and V rings of 32 KiB slots at D = 256),

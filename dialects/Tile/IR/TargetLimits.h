@@ -53,6 +53,15 @@ struct TargetLimits {
                         (bytes + reservedSharedBytesPerBlock));
   }
 
+  /// The shared memory one block may have where `blocks` of them share a
+  /// multiprocessor (--occupancy; 0: not asked, the opt-in maximum).
+  int64_t sharedBytesPerBlockAt(int64_t blocks) const {
+    if (blocks <= 0)
+      return sharedBytesPerBlock;
+    return std::min(sharedBytesPerBlock, sharedBytesPerMultiprocessor / blocks -
+                                             reservedSharedBytesPerBlock);
+  }
+
   /// The limits of `arch` (sm_80, sm_86, sm_89, sm_90, sm_90a); nullopt for
   /// any other.
   static std::optional<TargetLimits> get(llvm::StringRef arch) {

@@ -58,7 +58,8 @@ struct CodegenOptions {
   /// and transaction mbarriers: sm_90 and sm_90a.
   bool hasTMA() const { return arch == "sm_90" || arch == "sm_90a"; }
   /// The shared memory a block may have on every GPU that runs code for
-  /// the target, in bytes (mlir::tile::TargetLimits).
+  /// the target, in bytes (mlir::tile::TargetLimits); under `occupancy`, its
+  /// share of a multiprocessor's.
   long sharedMemoryBytes() const;
 };
 
