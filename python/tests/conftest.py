@@ -29,6 +29,21 @@ def skip_unless_arch(torch, arch):
         pytest.skip("sm_89 needs an Ada or later GPU")
 
 
+def poisoned_launches(torch, kern, grid, shape, args, times=3):
+    """Launches `kern` `times` times, each into a fresh f16 output of
+    `shape` filled with NaN (which `args(y)` places among the kernel's
+    arguments), synchronizing after each: the outputs, to compare with a
+    reference and with each other."""
+    outs = []
+    for _ in range(times):
+        y = torch.full(shape, float("nan"), device="cuda",
+                       dtype=torch.float16)
+        kern.launch(grid, *args(y))
+        torch.cuda.synchronize()
+        outs.append(y)
+    return outs
+
+
 @pytest.fixture
 def torch_gpu():
     torch = torch_cuda()

@@ -15,7 +15,7 @@ import os
 import pytest
 
 import tilec
-from conftest import skip_unless_arch
+from conftest import poisoned_launches, skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
@@ -46,13 +46,8 @@ def run_linear(torch, m, n, k, act, bias, options):
                          HAS_BIAS=bias, ACT=act, TILE_M=128, TILE_N=256,
                          CLUSTER_M=2, persistent=True, cluster=2, **options)
     grid = (-(-m // 256) * -(-n // 256) * 2, 1)
-    outs = []
-    for _ in range(3):
-        y = torch.full((m, n), float("nan"), device="cuda",
-                       dtype=torch.float16)
-        kern.launch(grid, x, w, b, y, part, tickets)
-        torch.cuda.synchronize()
-        outs.append(y)
+    outs = poisoned_launches(torch, kern, grid, (m, n),
+                             lambda y: (x, w, b, y, part, tickets))
     ref = x.double() @ w.double().t()
     if bias:
         ref = ref + b.double()
@@ -97,13 +92,8 @@ def test_persistent_gemm(torch_gpu, shape, blocks):
     a = torch.randn(m, k, device="cuda", dtype=torch.float16)
     b = torch.randn(k, n, device="cuda", dtype=torch.float16) / k ** 0.5
     kern = tilec.compile(PERSISTENT_GEMM, "persistent_gemm", arch="sm_90a")
-    outs = []
-    for _ in range(3):
-        c = torch.full((m, n), float("nan"), device="cuda",
-                       dtype=torch.float16)
-        kern.launch((blocks, 1), a, b, c)
-        torch.cuda.synchronize()
-        outs.append(c)
+    outs = poisoned_launches(torch, kern, (blocks, 1), (m, n),
+                             lambda c: (a, b, c))
     ref = a.double() @ b.double()
     err = ((outs[0].double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err

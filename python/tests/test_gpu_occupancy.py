@@ -18,7 +18,7 @@ import os
 import pytest
 
 import tilec
-from conftest import skip_unless_arch
+from conftest import poisoned_launches, skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
@@ -46,14 +46,8 @@ def launch_three(torch, kern, x, w, b, m, n):
     part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
     tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
     grid = (-(-m // 128) * -(-n // 128), 1)
-    outs = []
-    for _ in range(3):
-        y = torch.full((m, n), float("nan"), device="cuda",
-                       dtype=torch.float16)
-        kern.launch(grid, x, w, b, y, part, tickets)
-        torch.cuda.synchronize()
-        outs.append(y)
-    return outs
+    return poisoned_launches(torch, kern, grid, (m, n),
+                             lambda y: (x, w, b, y, part, tickets))
 
 
 def shape_id(shape):
