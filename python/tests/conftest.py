@@ -1,6 +1,7 @@
 """Makes the tilec package importable from the source tree (python/), and
 skips GPU tests where there is no torch with CUDA."""
 
+import math
 import os
 import sys
 
@@ -27,6 +28,13 @@ def skip_unless_arch(torch, arch):
         pytest.skip("sm_90a needs a Hopper GPU")
     if arch == "sm_89" and torch.cuda.get_device_capability() < (8, 9):
         pytest.skip("sm_89 needs an Ada or later GPU")
+
+
+def gelu_tanh(x):
+    """GELU's tanh approximation (torch's approximate="tanh") of a float64
+    reference tensor."""
+    return 0.5 * x * (1 + (math.sqrt(2 / math.pi) *
+                           (x + 0.044715 * x ** 3)).tanh())
 
 
 def poisoned_launches(torch, kern, grid, shape, args, times=3):

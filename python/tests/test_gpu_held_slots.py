@@ -9,13 +9,12 @@ refilled before its copy had read it would show as a difference), and the
 same output with the option off. Skipped without PyTorch and a Hopper
 GPU."""
 
-import math
 import os
 
 import pytest
 
 import tilec
-from conftest import poisoned_launches, skip_unless_arch
+from conftest import gelu_tanh, poisoned_launches, skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
@@ -28,11 +27,6 @@ PERSISTENT_GEMM = os.path.join(ROOT, "bench", "kernels", "persistent_gemm.tile")
 # a few, many; many tiles a block.
 SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
           (3000, 5000, 1000)]
-
-
-def gelu_tanh(x):
-    return 0.5 * x * (1 + (math.sqrt(2 / math.pi) *
-                           (x + 0.044715 * x ** 3)).tanh())
 
 
 def run_linear(torch, m, n, k, act, bias, options):

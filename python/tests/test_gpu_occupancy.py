@@ -12,13 +12,12 @@ the driver's occupancy is 2, every element against float64 (the output
 poisoned with NaN first), the same bits over three launches and as the
 kernel at occupancy 1. Skipped without PyTorch and a Hopper GPU."""
 
-import math
 import os
 
 import pytest
 
 import tilec
-from conftest import poisoned_launches, skip_unless_arch
+from conftest import gelu_tanh, poisoned_launches, skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
@@ -27,11 +26,6 @@ LINEAR = os.path.join(HERE, "..", "..", "kernels", "linear.tile")
 
 SHAPES = [(128, 128, 64), (256, 384, 128), (384, 640, 192),
           (1000, 1480, 1000), (512, 768, 4096)]
-
-
-def gelu_tanh(x):
-    return 0.5 * x * (1 + (math.sqrt(2 / math.pi) *
-                           (x + 0.044715 * x ** 3)).tanh())
 
 
 def compile_linear(act, bias, persistent, stages, occupancy):
