@@ -38,6 +38,9 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
     out.push_back("stored_operand_slots does not apply: it is an option of "
                   "sm_90a's wgmma (mma.sync reads its operands from "
                   "registers)");
+  if (given.dependentLaunch.value_or(false) && !options.hasTMA())
+    out.push_back("dependent_launch does not apply: it is an option of "
+                  "sm_90 (griddepcontrol)");
   if (given.sliceRegisterA.value_or(false) && !options.hasWgmma())
     out.push_back("slice_register_a does not apply: it is an option of "
                   "sm_90a's wgmma (mma.sync's operands are sliced along K "
@@ -255,6 +258,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     pm.nest<mlir::func::FuncOp>().addPass(
         mlir::tile::createTilePingPong(pingPong));
   }
+  // sm_90: the kernel may start under the one before it in its stream,
+  // its first access to global memory behind a wait for that kernel.
+  if (options.hasTMA() && options.dependentLaunch)
+    pm.nest<mlir::func::FuncOp>().addPass(
+        mlir::tile::createTileDependentLaunch());
   // A timeline's records, on the schedule the passes above made.
   if (options.timeline) {
     mlir::tile::TileTimelineOptions timeline;

@@ -67,6 +67,7 @@ namespace detail {
 #define TILE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                 \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr)                 \
   X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", nullptr)     \
+  X(cuLaunchKernelEx, "cuLaunchKernelEx", nullptr)                             \
   X(cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", nullptr)               \
   X(cuStreamEndCapture, "cuStreamEndCapture", nullptr)                         \
   X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", nullptr)       \

@@ -718,15 +718,40 @@ Status tile::detail::launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
         !status.ok())
       return status;
 
-  result = driver.cuLaunchKernel(
-      target->function, launched.x, launched.y, launched.z,
-      target->info.numWarps * 32, 1, 1, target->info.sharedBytes,
-      reinterpret_cast<CUstream>(stream), packed.pointers.data(), nullptr);
+  // A kernel that waits for the one before it (tile-dependent-launch:
+  // griddepcontrol.wait before its first global access) is launched with
+  // programmatic stream serialization: it may start while that kernel's
+  // last blocks run. (Without cuLaunchKernelEx, as any other: its wait then
+  // returns at once.)
+  const char *launcher = "cuLaunchKernel";
+  if (target->info.dependentLaunch && driver.cuLaunchKernelEx) {
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {};
+    config.gridDimX = launched.x;
+    config.gridDimY = launched.y;
+    config.gridDimZ = launched.z;
+    config.blockDimX = target->info.numWarps * 32;
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = target->info.sharedBytes;
+    config.hStream = reinterpret_cast<CUstream>(stream);
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    launcher = "cuLaunchKernelEx";
+    result = driver.cuLaunchKernelEx(&config, target->function,
+                                     packed.pointers.data(), nullptr);
+  } else {
+    result = driver.cuLaunchKernel(
+        target->function, launched.x, launched.y, launched.z,
+        target->info.numWarps * 32, 1, 1, target->info.sharedBytes,
+        reinterpret_cast<CUstream>(stream), packed.pointers.data(), nullptr);
+  }
   if (result != CUDA_SUCCESS)
     return Status::error(
-        driver.errorText(result, "cuLaunchKernel") + " (kernel '" +
-        kernel.info.name + "', grid (" + std::to_string(grid.x) + ", " +
-        std::to_string(grid.y) + ", " + std::to_string(grid.z) + "), " +
+        driver.errorText(result, launcher) + " (kernel '" + kernel.info.name +
+        "', grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) +
+        ", " + std::to_string(grid.z) + "), " +
         std::to_string(target->info.numWarps * 32) + " threads, " +
         std::to_string(target->info.sharedBytes) + " bytes of shared memory)");
   return Status();

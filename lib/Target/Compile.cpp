@@ -492,6 +492,9 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
                 f->getAttrOfType<mlir::DenseI32ArrayAttr>("nvvm.cluster_dim");
             dims && !dims.empty())
           info.cluster = unsigned(dims[0]);
+        // Waits for the kernel before it (tile-dependent-launch).
+        info.dependentLaunch =
+            f->hasAttr(mlir::tile::TileDialect::getDependentLaunchAttrName());
         // The block as launched: a warp-specialized kernel has a producer
         // warpgroup besides the warps its layouts describe.
         if (auto threads =

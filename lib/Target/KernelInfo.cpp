@@ -33,7 +33,9 @@
 // parameters) carries "persistent":true; absent, it is false. One that takes
 // the address of its tile counter after the grid carries "tile_counter":true
 // (every persistent kernel since the counter came; absent, false). One
-// launched in clusters carries "cluster":C (2, 4, 8 or 16; absent, 1). A kernel
+// launched in clusters carries "cluster":C (2, 4, 8 or 16; absent, 1). One
+// that waits for the kernel before it (tile-dependent-launch) carries
+// "dependent_launch":true (absent, false). A kernel
 // the compiler warned about carries "warnings":["f.tile:3:8: warning:
 // kernel 'k' is not warp-specialized: ...", ...], each as printed (absent,
 // none); one with a @tune carries "tune":[["TILE_M",["64","128"]], ...].
@@ -215,6 +217,8 @@ std::string KernelInfo::toJSON() const {
     root["tile_counter"] = true;
   if (cluster > 1)
     root["cluster"] = static_cast<int64_t>(cluster);
+  if (dependentLaunch)
+    root["dependent_launch"] = true;
   if (!tmaFallback.empty()) {
     json::Array reasons;
     for (const std::string &reason : tmaFallback)
@@ -493,6 +497,7 @@ std::optional<KernelInfo> KernelInfo::fromJSON(const std::string &text,
       !reader.getBool(*root, "loop_split", where, info.loopSplit) ||
       !reader.getBool(*root, "persistent", where, info.persistent) ||
       !reader.getBool(*root, "tile_counter", where, info.tileCounter) ||
+      !reader.getBool(*root, "dependent_launch", where, info.dependentLaunch) ||
       !reader.getInt(*root, "cluster", where, 1, 16, info.cluster,
                      /*required=*/false) ||
       !reader.getInt(*root, "timeline_records", where, 0, 65536,

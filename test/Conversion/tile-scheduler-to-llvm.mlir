@@ -20,3 +20,13 @@ func.func @claim(%c: i64, %p: i32) attributes {tile.kernel, tile.num_warps = 4 :
   tile.tile_counter_done %c {issuer = 128 : i32}
   return
 }
+
+// tile-dependent-launch's ops: griddepcontrol, each thread.
+// CHECK-LABEL: llvm.func @dependent_launch
+// CHECK:       nvvm.griddepcontrol launch_dependents
+// CHECK-NEXT:  nvvm.griddepcontrol wait
+func.func @dependent_launch() attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  tile.launch_dependents
+  tile.grid_dependency_wait
+  return
+}

@@ -76,6 +76,8 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-SAME:  %[[MA:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME:  %[[MA2:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
 // CHECK-SAME:  attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.num_warps = 4 : i32, tile.param_vector_bytes = array<i32: {{[0-9, ]+}}>, tile.shared_bytes = 41088 : i32, tile.tensor_maps = [
+// The block's first thread prefetches every descriptor, first thing.
+// CHECK-DAG:   llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 t;\0A mov.u32 t, %tid.x;\0A setp.eq.u32 p, t, 0;\0A @p prefetch.tensormap [$0];\0A @p prefetch.tensormap [$1];\0A @p prefetch.tensormap [$2];\0A}", "l,l,l" %[[MK]], %[[MA]], %[[MA2]]
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
 // CHECK-DAG:   %[[A2_PTR:.*]] = llvm.getelementptr %[[SMEM]][16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-DAG:   %[[A_PTR:.*]] = llvm.getelementptr %[[SMEM]][32768] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8

@@ -22,6 +22,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.persistent = true;
   info.tileCounter = true;
   info.cluster = 2;
+  info.dependentLaunch = true;
   info.warnings = {"k.tile:3:8: warning: \"quoted\"", "second"};
   info.tune = {{"TILE_M", {"64", "128"}}, {"DTYPE", {"f16"}}};
   std::string json = info.toJSON();
@@ -39,6 +40,7 @@ TEST(KernelInfoJSON, RoundTrip) {
   EXPECT_TRUE(back->persistent);
   EXPECT_TRUE(back->tileCounter);
   EXPECT_EQ(back->cluster, 2u);
+  EXPECT_TRUE(back->dependentLaunch);
   EXPECT_EQ(back->warnings, info.warnings);
   EXPECT_EQ(back->tune, info.tune);
   EXPECT_EQ(back->constants, info.constants);
@@ -134,6 +136,8 @@ TEST(KernelInfoJSON, RejectsMalformed) {
        "\"persistent\" must be true or false"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tile_counter":1})",
        "\"tile_counter\" must be true or false"},
+      {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"dependent_launch":"yes"})",
+       "\"dependent_launch\" must be true or false"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tune":{}})",
        "\"tune\" must be an array of [name, [values]] pairs"},
       {R"({"name":"k","num_warps":4,"shared_bytes":0,"params":[],"tune":[["A",[]]]})",

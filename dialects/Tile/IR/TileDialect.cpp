@@ -199,6 +199,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be 2, 4, 8 or 16 (blocks along x)";
     return success();
   }
+  if (attr.getName() == getDependentLaunchAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getDependentLaunchAttrName()
+                             << "' must be a unit attribute";
+    return success();
+  }
   if (attr.getName() == getNumWarpsAttrName()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 1 || n.getInt() > 32 ||

@@ -100,6 +100,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getClusterAttrName() {
       return ::llvm::StringLiteral("tile.cluster");
     }
+    /// A kernel that waits for the kernel before it in its stream at its
+    /// `tile.grid_dependency_wait` (tile-dependent-launch): libtile launches
+    /// it with programmatic stream serialization.
+    static constexpr ::llvm::StringLiteral getDependentLaunchAttrName() {
+      return ::llvm::StringLiteral("tile.dependent_launch");
+    }
     /// A kernel compiled with a timeline (tile-timeline): {records = N :
     /// i32, sites = [...]}, the records a warpgroup's log holds and what
     /// each `tile.timestamp` site is, in site order.

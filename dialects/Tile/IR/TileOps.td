@@ -1252,6 +1252,41 @@ def Tile_TileCounterDoneOp : Tile_Op<"tile_counter_done", [
   let assemblyFormat = "$counter attr-dict";
 }
 
+def Tile_GridDependencyWaitOp : Tile_Op<"grid_dependency_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the grids this launch depends on (sm_90)";
+  let description = [{
+    Programmatic dependent launch: a kernel launched with programmatic
+    stream serialization may start while the kernel before it in its stream
+    runs; each thread waits here (`griddepcontrol.wait`) until that kernel
+    has completed and its memory is visible. Placed by
+    `tile-dependent-launch` before the kernel's first access to global
+    memory. In a kernel launched without the attribute it returns at once.
+
+    ```mlir
+    tile.grid_dependency_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "let the next kernel in the stream start (sm_90)";
+  let description = [{
+    Programmatic dependent launch: once every block of this grid has
+    executed `griddepcontrol.launch_dependents` (or exited), the kernel
+    launched after it with programmatic stream serialization may start; its
+    blocks run up to their `tile.grid_dependency_wait`, which waits for this
+    grid's completion. Has no effect on a kernel launched otherwise.
+
+    ```mlir
+    tile.launch_dependents
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "synchronize a set of threads of the block";

@@ -1113,6 +1113,28 @@ def TilePingPong : Pass<"tile-ping-pong", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::func::FuncOp"> {
+  let summary = "Let a kernel start under the one before it (sm_90)";
+  let description = [{
+    Programmatic dependent launch: a kernel launched with programmatic
+    stream serialization (libtile does so for kernels this pass marks) may
+    start while the kernel before it in its stream finishes, its blocks
+    taking the multiprocessors that kernel's blocks leave and running their
+    prologue (barriers' initialization, descriptors' prefetch) under its
+    last blocks. Inserts, at the kernel's top level before the first op
+    that may touch global memory (anything but side-effect-free ops,
+    shared buffers and mbarriers made and initialized, and barriers),
+    `tile.launch_dependents` (the kernel launched after this one may start
+    once every block got here) and `tile.grid_dependency_wait` (each thread
+    waits for the kernel before to complete and its writes to be visible):
+    no read or write of global memory, this kernel's or the next's, can
+    overlap the kernel it depends on. The kernel gets
+    `tile.dependent_launch`, which its description carries to the runtime.
+    A kernel that touches no global memory is left as it is.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileTimeline : Pass<"tile-timeline", "::mlir::func::FuncOp"> {
   let summary = "Record when each warpgroup reaches the kernel's loops";
   let description = [{

@@ -121,6 +121,11 @@ struct KernelInfo {
   /// (its PTX says so: .reqnctapercluster); the logical grid's x must be a
   /// multiple of it. 1: no clusters (descriptions without it).
   unsigned cluster = 1;
+  /// A kernel that waits for the kernel before it in its stream before
+  /// touching global memory (tile-dependent-launch): the runtime launches
+  /// it with programmatic stream serialization, so that it may start under
+  /// that kernel. False in descriptions without it.
+  bool dependentLaunch = false;
   /// A kernel instrumented for a timeline (tile-timeline): it takes, after
   /// its ordinary (and persistent) parameters and before its TMA
   /// descriptors, the address of a buffer of this many 16-byte

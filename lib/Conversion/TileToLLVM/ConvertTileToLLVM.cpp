@@ -62,7 +62,8 @@ LogicalResult lowerTiles(ModuleOp module,
       tile::MbarrierInvalOp, tile::MbarrierWaitOp, tile::MbarrierArriveOp,
       tile::TmaLoadOp, tile::TmaStoreOp, tile::TmaStoreWaitOp,
       tile::WgmmaWaitOp, tile::WarpgroupTurnOp, tile::TileClaimOp,
-      tile::TileReadOp, tile::TileCounterDoneOp>();
+      tile::TileReadOp, tile::TileCounterDoneOp, tile::GridDependencyWaitOp,
+      tile::LaunchDependentsOp>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp f) { return !hasTileTypes(f.getArgumentTypes()); });
   RewritePatternSet patterns(ctx);
@@ -289,7 +290,10 @@ struct ConvertTileToLLVMPass
   /// The TMA descriptors (the kernel's last parameters, one per
   /// tile.tensor_maps entry) are 128-byte by-value parameters, aligned to
   /// 64 and grid constants: PTX `.param .align 64 .b8 NAME[128]`, read in
-  /// place through their generic address.
+  /// place through their generic address. The block's first thread
+  /// prefetches each (`prefetch.tensormap`) first thing, so that fetching
+  /// the descriptors runs under the barriers' initialization rather than
+  /// in front of the block's first copy (CUTLASS's kernels do the same).
   static void markTensorMapParameters(ModuleOp module) {
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       auto maps = func->getAttrOfType<ArrayAttr>(
@@ -308,6 +312,20 @@ struct ConvertTileToLLVMPass
         func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                         b.getUnitAttr());
       }
+      Block &entry = func.getBody().front();
+      OpBuilder ob = OpBuilder::atBlockBegin(&entry);
+      Location loc = func.getLoc();
+      SmallVector<Value> operands;
+      std::string text = "{\n .reg .pred p;\n .reg .b32 t;\n mov.u32 t, "
+                         "%tid.x;\n setp.eq.u32 p, t, 0;\n";
+      std::string constraints;
+      for (unsigned i = n - maps.size(); i < n; ++i) {
+        text += " @p prefetch.tensormap [$" + std::to_string(operands.size()) +
+                "];\n";
+        constraints += operands.empty() ? "l" : ",l";
+        operands.push_back(entry.getArgument(i));
+      }
+      inlinePtx(ob, loc, TypeRange(), operands, text + "}", constraints);
     }
   }
 };

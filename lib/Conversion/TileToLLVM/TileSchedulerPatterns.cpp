@@ -26,6 +26,8 @@
 
 #include "Tile/IR/SharedMemory.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 using namespace mlir;
 using namespace tilec;
 
@@ -125,10 +127,29 @@ struct TileCounterDoneLowering : OpConversionPattern<tile::TileCounterDoneOp> {
   }
 };
 
+/// Programmatic dependent launch (tile-dependent-launch): each thread's
+/// `griddepcontrol.wait` / `griddepcontrol.launch_dependents`.
+template <typename Op, NVVM::GridDepActionKind Kind>
+struct GridDependencyLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Op op,
+                  typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::GriddepcontrolOp>(op, Kind);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilec::populateTileSchedulerPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<TileClaimLowering, TileReadLowering, TileCounterDoneLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<TileClaimLowering, TileReadLowering, TileCounterDoneLowering,
+           GridDependencyLowering<tile::GridDependencyWaitOp,
+                                  NVVM::GridDepActionKind::wait>,
+           GridDependencyLowering<tile::LaunchDependentsOp,
+                                  NVVM::GridDepActionKind::launch_dependents>>(
+          converter, patterns.getContext());
 }

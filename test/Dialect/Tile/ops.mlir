@@ -635,3 +635,12 @@ func.func @gathered(%K: !tile.global<f16, 2>,
   tile.tma_load %m[%c0, %i] boxes(%pages : tensor<4xi32>), %b, %bars[%i] {box_dim = 0 : i32} : !tile.tensor_map<[16, 32], f16, swizzle = 64>, !tile.smem<[64, 32], f16, #tma_s64>, !tile.mbarrier<2>
   return
 }
+
+// CHECK-LABEL: func.func @dependent_launch_ops
+// CHECK:       tile.launch_dependents
+// CHECK-NEXT:  tile.grid_dependency_wait
+func.func @dependent_launch_ops() {
+  tile.launch_dependents
+  tile.grid_dependency_wait
+  return
+}
