@@ -392,7 +392,7 @@ def test_linear_skinny_plans_share_the_workspace(torch_gpu, monkeypatch):
     back at zero after each call."""
     torch = torch_gpu
     monkeypatch.setattr(tilec.ops, "_linear_split_configs",
-                        lambda m, n, k, sms, clusters=False: [tilec.Config(
+                        lambda m, n, k, sms, **kw: [tilec.Config(
                             TILE_M=64, TILE_N=64, TILE_K=64, SPLITS=4,
                             num_stages=4)])
     monkeypatch.setattr(tilec.ops, "_linear_plans", {})

@@ -364,6 +364,22 @@ def test_ops_candidates_for_long_rows_and_few_rows():
     assert all(c.constants["TILE_M"] == 16 for c in swapped(16))
     assert all(c.constants["TILE_M"] == 32 for c in swapped(17))
     assert not swapped(33) and not swapped(128)
+    # On sm_90 a skinny candidate for at most 64 rows of at most one tile
+    # (times its K splits) a multiprocessor launches dependent on the
+    # kernel before it (dependent_launch); more rows or tiles, or
+    # elsewhere, not.
+    def dependent(m, n, sm90=True):
+        return [(c.constants["TILE_M"], c.constants["TILE_N"],
+                 c.constants["SPLITS"], bool(c.dependent_launch))
+                for c in ops._linear_split_configs(m, n, 4096, 132,
+                                                   clusters=sm90,
+                                                   dependent=sm90)]
+    assert (64, 32, 1, True) in dependent(64, 4096)      # 128 tiles
+    assert (64, 32, 2, False) in dependent(64, 4096)     # 256 blocks
+    assert (64, 128, 4, True) in dependent(64, 4096)     # 32 x 4
+    assert (64, 32, 1, False) in dependent(128, 8192)    # 512 tiles
+    assert not any(d for *_, d in dependent(128, 8192))  # 128 rows
+    assert not any(d for *_, d in dependent(64, 4096, sm90=False))
 
     def loops(kind, dtype, n, warps=4):
         configs = ops._row_loop_configs(kind, dtype, n, n, warps)
