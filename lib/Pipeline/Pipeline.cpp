@@ -31,6 +31,10 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
   persistentOnly(given.tileRefillAfterRead.value_or(false),
                  "tile_refill_after_read");
   persistentOnly(given.dynamicSchedule.has_value(), "dynamic_schedule");
+  persistentOnly(given.consumerGroups.value_or(1) > 1, "consumer_groups");
+  if (given.consumerGroups.value_or(1) > 1 && !options.hasWgmma())
+    out.push_back("consumer_groups does not apply: it is an option of "
+                  "sm_90a's warp-specialized kernels");
   if (given.stageInRingSlots.has_value() && !options.hasTMA())
     out.push_back("stage_in_ring_slots does not apply: it is an option of "
                   "sm_90's TMA stores");
@@ -199,6 +203,15 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
       mlir::tile::TileDeferEpilogueOptions defer;
       defer.warn = options.given.deferEpilogue.value_or(false);
       fpm.addPass(mlir::tile::createTileDeferEpilogue(defer));
+    }
+    // A persistent specialized kernel's consumer warps in groups that
+    // take its tiles in turn: one group's epilogue runs under another's
+    // main loop.
+    if (options.persistent && options.consumerGroups > 1) {
+      mlir::tile::TileConsumerGroupsOptions groups;
+      groups.groups = options.consumerGroups;
+      groups.warn = options.given.consumerGroups.value_or(1) > 1;
+      fpm.addPass(mlir::tile::createTileConsumerGroups(groups));
     }
   }
   // sm_90: a persistent kernel's blocks claim their tiles as they go, the

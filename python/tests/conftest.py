@@ -37,15 +37,15 @@ def gelu_tanh(x):
                            (x + 0.044715 * x ** 3)).tanh())
 
 
-def poisoned_launches(torch, kern, grid, shape, args, times=3):
-    """Launches `kern` `times` times, each into a fresh f16 output of
-    `shape` filled with NaN (which `args(y)` places among the kernel's
-    arguments), synchronizing after each: the outputs, to compare with a
-    reference and with each other."""
+def poisoned_launches(torch, kern, grid, shape, args, times=3, dtype=None):
+    """Launches `kern` `times` times, each into a fresh output of `shape`
+    (f16 unless `dtype`) filled with NaN (which `args(y)` places among the
+    kernel's arguments), synchronizing after each: the outputs, to compare
+    with a reference and with each other."""
     outs = []
     for _ in range(times):
         y = torch.full(shape, float("nan"), device="cuda",
-                       dtype=torch.float16)
+                       dtype=dtype or torch.float16)
         kern.launch(grid, *args(y))
         torch.cuda.synchronize()
         outs.append(y)

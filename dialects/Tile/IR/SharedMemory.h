@@ -24,11 +24,33 @@ inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 /// lowering of `tile.smem_slot`.
 inline constexpr llvm::StringLiteral kSlotBytesAttr = "tile.slot_bytes";
 
+/// A buffer (or scratch memory) of a consumer region whose groups of
+/// consumers (`tile.warp_specialize {consumer_groups}`) each have their
+/// own copy, set by tile-allocate-shared-memory: the copies are this many
+/// bytes apart from the offset on, one per group of
+/// `kConsumerGroupThreadsAttr` threads (the lowering's group: thread /
+/// threads).
+inline constexpr llvm::StringLiteral kGroupStrideAttr = "tile.group_stride";
+inline constexpr llvm::StringLiteral kGroupCopiesAttr = "tile.group_copies";
+/// The threads of one group of consumers, on the buffers above.
+inline constexpr llvm::StringLiteral kConsumerGroupThreadsAttr =
+    "tile.consumer_group_threads";
+
+/// Bytes `bytes` of the buffer (or scratch memory) `owner` takes with its
+/// group copies.
+inline int64_t withGroupCopies(Operation *owner, int64_t bytes) {
+  auto stride = owner->getAttrOfType<IntegerAttr>(kGroupStrideAttr);
+  auto copies = owner->getAttrOfType<IntegerAttr>(kGroupCopiesAttr);
+  return stride && copies ? stride.getInt() * copies.getInt() : bytes;
+}
+
 /// Named barriers of a warp-specialized kernel (0 is the whole block's):
 /// the consumers' own (tile-insert-barriers), then one per consumer
 /// warpgroup for their turns (tile-ping-pong, at most 6 warpgroups); and
 /// in any kernel, one per warpgroup of the block (`tile.barrier
 /// {warpgroup}`: 8 + thread / 128, up to the 1024 threads of a block).
+/// With G groups of consumers (tile-consumer-groups, no tile-ping-pong):
+/// group g's own 1 + g, every group's 1 + G, the groups' turns 2 + G on.
 inline constexpr int32_t kConsumerBarrierId = 1;
 inline constexpr int32_t kFirstTurnBarrierId = 2;
 inline constexpr int32_t kFirstWarpgroupBarrierId = 8;

@@ -161,10 +161,21 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getParamAttrName() ||
       attr.getName() == "tile.shared_bytes" ||
       attr.getName() == "tile.smem_offset" ||
-      attr.getName() == "tile.slot_bytes") {
+      attr.getName() == "tile.slot_bytes" ||
+      attr.getName() == "tile.group_stride" ||
+      attr.getName() == "tile.group_copies" ||
+      attr.getName() == "tile.consumer_group_threads") {
     if (!isa<IntegerAttr>(attr.getValue()))
       return op->emitError()
              << "'" << attr.getName().getValue() << "' must be an integer";
+    return success();
+  }
+  // The lowering's marks of tid.x reads (LoweringUtils.h), gone by its end.
+  if (attr.getName() == "tile.physical" ||
+      attr.getName() == "tile.consumer_entry") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a unit attribute";
     return success();
   }
   if (attr.getName() == getTmaFallbackAttrName()) {

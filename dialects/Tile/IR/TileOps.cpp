@@ -1146,6 +1146,11 @@ LogicalResult WarpSpecializeOp::verify() {
                          << *r;
   if (!isa<FunctionOpInterface>((*this)->getParentOp()))
     return emitOpError("must be at the top level of a kernel");
+  if (getNumConsumerGroups() > 1 && getAllConsumerThreads() + 128 > 1024)
+    return emitOpError() << getNumConsumerGroups() << " groups of "
+                         << getConsumerWarps()
+                         << " consumer warps and the producers' warpgroup "
+                            "are more than a block's 1024 threads";
   if (getProducers().empty() || getProducers().size() > kMaxProducers)
     return emitOpError() << "needs 1 to " << kMaxProducers
                          << " producer regions (one per warp of the "
@@ -1184,6 +1189,18 @@ void WarpSpecializeOp::print(OpAsmPrinter &p) {
   p.printRegion(getConsumer());
 }
 
+LogicalResult ConsumerGroupOp::verify() {
+  auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError("must be in the consumer region of a "
+                       "tile.warp_specialize");
+  if (int64_t(getThreads()) != ws.getNumConsumerThreads())
+    return emitOpError() << "counts groups of " << getThreads()
+                         << " threads, but the kernel's consumer groups have "
+                         << ws.getNumConsumerThreads();
+  return success();
+}
+
 LogicalResult WarpgroupTurnOp::verify() {
   if (getBarrier() + getGroups() > 16)
     return emitOpError() << "needs named barriers " << getBarrier() << " to "
@@ -1193,10 +1210,28 @@ LogicalResult WarpgroupTurnOp::verify() {
   if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
     return emitOpError("must be in the consumer region of a "
                        "tile.warp_specialize");
-  if (int64_t(getGroups()) * 4 != int64_t(ws.getConsumerWarps()))
-    return emitOpError() << "takes turns between " << getGroups()
-                         << " warpgroups, but the kernel has "
-                         << ws.getConsumerWarps() << " consumer warps";
+  // (Between the warpgroups of the consumers, or between groups of
+  // consumers of one warpgroup each: tile-consumer-groups.)
+  bool consumerGroups = ws.getNumConsumerGroups() == int64_t(getGroups()) &&
+                        int64_t(getThreads()) == ws.getNumConsumerThreads();
+  if (getThreads() % 128 || 2 * getThreads() > 1024)
+    return emitOpError() << "takes turns between groups of " << getThreads()
+                         << " threads: whole warpgroups, two groups at most "
+                            "a block's 1024 threads";
+  if (int64_t(getGroups()) * getThreads() / 32 !=
+          int64_t(ws.getConsumerWarps()) &&
+      !consumerGroups)
+    return emitOpError()
+           << "takes turns between " << getGroups()
+           << (getThreads() == 128
+                   ? std::string(" warpgroups")
+                   : " groups of " + std::to_string(getThreads()) + " threads")
+           << ", but the kernel has " << ws.getConsumerWarps()
+           << " consumer warps"
+           << (ws.getNumConsumerGroups() > 1
+                   ? " in each of " +
+                         std::to_string(ws.getNumConsumerGroups()) + " groups"
+                   : std::string());
   return success();
 }
 

@@ -61,6 +61,24 @@ def Tile_ClusterRankOp : Tile_ClusterOp<"cluster_rank"> {
   }];
 }
 
+def Tile_ConsumerGroupOp : Tile_Op<"consumer_group", [Pure]> {
+  let summary = "which group of consumers this thread is in";
+  let description = [{
+    In the consumer region of a `tile.warp_specialize` with
+    `consumer_groups` = G, the group of the executing thread, 0 to G - 1:
+    its thread index divided by `threads`, the threads of one group
+    (tile-consumer-groups).
+
+    ```mlir
+    %g = tile.consumer_group {threads = 128 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$threads);
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_ClusterGatherOp : Tile_Op<"cluster_gather", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "every block of the cluster's tiles, side by side";
@@ -1356,6 +1374,11 @@ def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn", [
     - `finish`: warpgroup 0 takes the last warpgroup's final pass
       (`bar.sync barrier, 256`), so that no barrier is left half arrived.
 
+    With `threads` (128 by default: a warpgroup), the groups taking turns
+    are groups of consumers of that many threads each
+    (tile-consumer-groups), group g = thread / `threads`, the barriers for
+    2 * `threads` threads.
+
     Code between a `wait` and the next `pass` runs one warpgroup at a time,
     in order: tile-ping-pong puts the issue of the multiplies there, so
     that one warpgroup's tensor-core work runs under another's softmax.
@@ -1367,7 +1390,8 @@ def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn", [
   }];
   let arguments = (ins Tile_TurnKind:$kind,
                        ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$barrier,
-                       ConfinedAttr<I32Attr, [IntMinValue<2>]>:$groups);
+                       ConfinedAttr<I32Attr, [IntMinValue<2>]>:$groups,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "128">:$threads);
   let assemblyFormat = "$kind attr-dict";
   let hasVerifier = 1;
 }
@@ -1386,6 +1410,13 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
     `consumer` synchronizes with named barriers of its own threads, never
     a block-wide one. In the text, the producer regions come first.
 
+    With `consumer_groups` = G > 1 (tile-consumer-groups), G groups of
+    `consumer_warps` warps each run `consumer` side by side (threads 0 ..
+    32 * consumer_warps * G): each group sees its threads as 0 ..
+    32 * consumer_warps (the layouts'), synchronizes on a named barrier of
+    its own and has its own copy of every buffer the region allocates;
+    `tile.consumer_group` says which group a thread is in.
+
     With `producer_registers` set, the producer warpgroup gives its
     registers up to that many per thread (`setmaxnreg.dec`) and the
     consumers take what that frees (`setmaxnreg.inc`, up to 240), within
@@ -1402,7 +1433,8 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
     ```
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$consumer_warps,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>>:$producer_registers);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>>:$producer_registers,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<2>, IntMaxValue<3>]>>:$consumer_groups);
   // ODS puts the variadic region last; the text and the shared-memory
   // liveness (tile-allocate-shared-memory) take the producers first.
   let regions = (region SizedRegion<1>:$consumer,
@@ -1413,8 +1445,16 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [SingleBlock,
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Threads of the consumers: the producers' first thread is this one.
+    /// Threads of one group of consumers (of all of them without
+    /// `consumer_groups`).
     int64_t getNumConsumerThreads() { return int64_t(getConsumerWarps()) * 32; }
+    /// Groups of consumers: 1 without `consumer_groups`.
+    int64_t getNumConsumerGroups() { return getConsumerGroups().value_or(1); }
+    /// Threads of every group of consumers: the producers' first thread is
+    /// this one.
+    int64_t getAllConsumerThreads() {
+      return getNumConsumerThreads() * getNumConsumerGroups();
+    }
     /// The most producer regions: one per warp of the producer warpgroup.
     static constexpr unsigned kMaxProducers = 4;
   }];

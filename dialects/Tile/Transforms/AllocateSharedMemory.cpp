@@ -85,7 +85,21 @@ struct Buffer {
   int64_t start, end; // live range, inclusive, in program order
   int64_t offset = -1;
   int64_t align = kAlignment;
+  // In a consumer region of G groups: a copy a group, `stride` apart.
+  int64_t copies = 1, stride = 0, groupThreads = 0;
 };
+
+/// The warp-specialized op whose consumer region holds `op`, where its
+/// consumers are in groups (tile-consumer-groups); null otherwise.
+WarpSpecializeOp groupedConsumerOf(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion())
+    if (auto ws = dyn_cast_or_null<WarpSpecializeOp>(region->getParentOp()))
+      return region == &ws.getConsumer() && ws.getNumConsumerGroups() > 1
+                 ? ws
+                 : WarpSpecializeOp();
+  return WarpSpecializeOp();
+}
 
 /// Retypes `value` (an allocation or a view of it) and its views to store
 /// `rows` rows a block.
@@ -237,6 +251,14 @@ struct AllocateSharedMemoryPass
     });
     if (walk.wasInterrupted())
       return failure();
+    // Each group of consumers its own copy of what their region allocates.
+    for (Buffer &b : buffers)
+      if (WarpSpecializeOp ws = groupedConsumerOf(b.owner)) {
+        b.copies = ws.getNumConsumerGroups();
+        b.stride = llvm::alignTo(b.bytes, b.align);
+        b.groupThreads = ws.getNumConsumerThreads();
+        b.bytes = b.stride * b.copies;
+      }
 
     // First fit, largest first.
     SmallVector<Buffer *> order;
@@ -265,6 +287,12 @@ struct AllocateSharedMemoryPass
     Builder builder(func.getContext());
     for (Buffer &b : buffers) {
       b.owner->setAttr(kSharedOffsetAttr, builder.getI32IntegerAttr(b.offset));
+      if (b.copies > 1) {
+        b.owner->setAttr(kGroupStrideAttr, builder.getI32IntegerAttr(b.stride));
+        b.owner->setAttr(kGroupCopiesAttr, builder.getI32IntegerAttr(b.copies));
+        b.owner->setAttr(kConsumerGroupThreadsAttr,
+                         builder.getI32IntegerAttr(b.groupThreads));
+      }
       // A buffer (a ring's stage) held short of its padded storage: the
       // lowering's slots step by what was allocated here.
       if (isa<SmemAllocOp, LocalAllocOp>(b.owner) &&

@@ -67,10 +67,13 @@ struct CheckResourcesPass
     int64_t warps = warpsAttr ? warpsAttr.getInt() : 4;
     WarpSpecializeOp ws;
     func.walk([&](WarpSpecializeOp op) { ws = op; });
-    int64_t threads = warps * 32 + (ws ? 128 : 0);
-    std::string block = std::to_string(threads) + " threads (" +
-                        std::to_string(warps) + " warps" +
-                        (ws ? " and a producer warpgroup)" : ")");
+    int64_t groups = ws ? ws.getNumConsumerGroups() : 1;
+    int64_t threads = warps * 32 * groups + (ws ? 128 : 0);
+    std::string block =
+        std::to_string(threads) + " threads (" +
+        (groups > 1 ? std::to_string(groups) + " groups of " : "") +
+        std::to_string(warps) + " warps" +
+        (ws ? " and a producer warpgroup)" : ")");
 
     // Instructions the target lacks.
     LogicalResult supported = success();
@@ -180,7 +183,7 @@ struct CheckResourcesPass
                             : limits.registersPerThread;
     int64_t risen = 0;
     if (blocks && ws && ws.getProducerRegisters())
-      risen = consumerRegistersAt(budget, threads, ws.getNumConsumerThreads(),
+      risen = consumerRegistersAt(budget, threads, ws.getAllConsumerThreads(),
                                   *ws.getProducerRegisters());
     std::string why =
         blocks

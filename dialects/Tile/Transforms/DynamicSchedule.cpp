@@ -179,7 +179,8 @@ struct DynamicSchedulePass
     auto specialized = top.getOps<WarpSpecializeOp>();
     if (!specialized.empty()) {
       WarpSpecializeOp ws = *specialized.begin();
-      int32_t consumers = int32_t(ws.getNumConsumerThreads());
+      // (Every group of consumers reads every claim.)
+      int32_t consumers = int32_t(ws.getAllConsumerThreads());
       for (auto [r, producer] : llvm::enumerate(ws.getProducers()))
         if (!addRole(&producer.front(), 32, consumers + 32 * int32_t(r), true))
           return false;

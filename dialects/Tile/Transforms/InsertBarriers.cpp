@@ -470,7 +470,9 @@ struct InsertBarriersPass
       return user->emitOpError(
           "uses a shared memory buffer that has no offset: run "
           "tile-allocate-shared-memory first");
-    return Range{offset.getInt(), offset.getInt() + getAllocationBytes(alloc)};
+    return Range{offset.getInt(),
+                 offset.getInt() +
+                     withGroupCopies(alloc, getAllocationBytes(alloc))};
   }
 
   /// What one op does to shared memory.
@@ -618,7 +620,8 @@ struct InsertBarriersPass
     if (!offset)
       return op->emitOpError("needs scratch shared memory that has no "
                              "offset: run tile-allocate-shared-memory first");
-    return Range{offset.getInt(), offset.getInt() + getScratchBytes(op)};
+    return Range{offset.getInt(),
+                 offset.getInt() + withGroupCopies(op, getScratchBytes(op))};
   }
 
   /// What the ops nested in `root` access, in all.

@@ -898,6 +898,49 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileConsumerGroups : Pass<"tile-consumer-groups", "::mlir::func::FuncOp"> {
+  let summary = "Groups of consumer warps that take a persistent kernel's tiles in turn";
+  let description = [{
+    CUTLASS's ping-pong GEMM on a warp-specialized persistent kernel:
+    `groups` groups of the kernel's consumer warps run the consumer region
+    side by side (`tile.warp_specialize {consumer_groups}`), each taking
+    every `groups`-th tile of the block's tile loop (`tile.tile_loop`), so
+    that one group's epilogue (the last multiply's drain, the output's
+    conversion and store) runs while another multiplies. The producer is
+    unchanged: it fills the rings for every tile in order. The groups' main
+    loops take turns in the tiles' order (`tile.warpgroup_turn` before a
+    group's first loop reading the rings and after its last, on named
+    barriers of their own): that is also what keeps a group from waiting
+    on a full barrier two phases behind its fill (the previous tile's fills
+    have all landed when its turn comes). Each group runs the
+    whole tile loop; on another group's tile it only advances what the loop
+    carries (the rings' fill counters, by the trip counts of the inner loops
+    that advance them, which it computes from the tile as the owner does).
+    A ring slot is released by the group that read it: in its loop from its
+    tile's second read on (not the previous tile's last, which another
+    group read), and after the loop, once its multiplies are complete, the
+    slots the loop left held. All groups meet before the consumers
+    invalidate the barriers (group 0 does). A group is one or two
+    warpgroups (`num_warps` = 4 or 8). A loop is left as it is (with a warning where
+    the user asked) when it carries a value other than counters, when its
+    own body (not a loop in it) waits for or releases a ring slot, when a
+    release in it has not the form tile-warp-specialize gives, or when no
+    wait completes a loop's multiplies before its slots would be released.
+    sm_90a, after tile-async-wgmma (and tile-defer-epilogue), before
+    tile-dynamic-schedule.
+  }];
+  let options = [
+    Option<"groups", "groups", "unsigned", /*default=*/"2",
+           "Groups of consumer warps (2 or 3)">,
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn why a kernel keeps one group (on where the user asked for "
+           "consumer_groups)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileDeferEpilogue : Pass<"tile-defer-epilogue", "::mlir::func::FuncOp"> {
   let summary = "Run a tile's epilogue under the next tile's first multiply";
   let description = [{

@@ -97,6 +97,9 @@ struct PingPongPass : public mlir::tile::impl::TilePingPongBase<PingPongPass> {
     Region &consumer = ws.getConsumer();
     if (!consumer.getOps<WarpgroupTurnOp>().empty())
       return ""; // ordered already
+    if (ws.getNumConsumerGroups() > 1)
+      return "the consumers are in groups that take the tiles in turn "
+             "(consumer_groups), whose named barriers the turns' would be";
     if (groups < 2)
       return "it has one consumer warpgroup (ping_pong needs 8 or more "
              "warps)";
@@ -154,7 +157,8 @@ struct PingPongPass : public mlir::tile::impl::TilePingPongBase<PingPongPass> {
     auto turn = [&](OpBuilder &b, TurnKind kind) {
       WarpgroupTurnOp::create(b, ws.getLoc(), TurnKindAttr::get(ctx, kind),
                               b.getI32IntegerAttr(kFirstTurnBarrierId),
-                              b.getI32IntegerAttr(groups));
+                              b.getI32IntegerAttr(groups),
+                              b.getI32IntegerAttr(128));
     };
     Block &body = consumer.front();
     OpBuilder b = OpBuilder::atBlockBegin(&body);

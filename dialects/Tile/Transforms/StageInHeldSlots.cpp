@@ -115,6 +115,11 @@ SmallVector<HeldRing> findHeldRings(scf::ForOp loop) {
   Region *consumers = consumerRegion(loop);
   if (!consumers)
     return held;
+  // Groups of consumers (tile-consumer-groups) release their last slots
+  // after their loops: another group's tile takes them next.
+  if (cast<WarpSpecializeOp>(consumers->getParentOp()).getNumConsumerGroups() >
+      1)
+    return held;
   llvm::SetVector<Operation *> rings;
   loop.getBody()->walk([&](SmemSlotOp slot) {
     if (auto ring = slot.getRing().getDefiningOp<SmemAllocOp>())

@@ -592,7 +592,7 @@ struct WarpSpecializePass
     auto ws = WarpSpecializeOp::create(
         b, func.getLoc(), b.getI32IntegerAttr(consumerWarps),
         registers ? b.getI32IntegerAttr(registers) : IntegerAttr(),
-        unsigned(producers.size()));
+        /*consumer_groups=*/IntegerAttr(), unsigned(producers.size()));
     Block *consumer = new Block();
     ws.getConsumer().push_back(consumer);
     consumer->getOperations().splice(consumer->end(), top.getOperations(),

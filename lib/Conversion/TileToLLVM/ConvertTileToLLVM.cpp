@@ -201,6 +201,8 @@ struct ConvertTileToLLVMPass
     packByteLoopValues(module);
     if (failed(lowerToLLVM(module)))
       return signalPassFailure();
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      localizeConsumerThreads(func);
     markTensorMapParameters(module);
   }
 
@@ -224,7 +226,9 @@ struct ConvertTileToLLVMPass
     auto func = ws->getParentOfType<func::FuncOp>();
     OpBuilder b(ws);
     Location loc = ws.getLoc();
-    int32_t consumers = int32_t(ws.getNumConsumerThreads());
+    // (Every group of consumers, where they are in groups.)
+    int32_t consumers = int32_t(ws.getAllConsumerThreads());
+    int32_t groupThreads = int32_t(ws.getNumConsumerThreads());
     int32_t threads = consumers + 128;
     func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
     int32_t consumerRegisters = 0, producerRegisters = 0;
@@ -268,6 +272,15 @@ struct ConvertTileToLLVMPass
     if (consumerRegisters)
       NVVM::SetMaxRegisterOp::create(thenB, loc, consumerRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
+    if (ws.getNumConsumerGroups() > 1) {
+      // Each group's threads from 0 (localizeConsumerThreads, once the
+      // kernel is lowered), each group's barriers its own.
+      Value entry = NVVM::ThreadIdXOp::create(thenB, loc, thenB.getI32Type());
+      entry.getDefiningOp()->setAttr(kConsumerEntryAttr, thenB.getUnitAttr());
+      auto local = LLVM::URemOp::create(thenB, loc, entry,
+                                        constI32(thenB, loc, groupThreads));
+      local->setAttr(kConsumerEntryAttr, thenB.getUnitAttr());
+    }
     inlineRegion(ws.getConsumer(), role.thenBlock());
     OpBuilder elseB = role.getElseBodyBuilder();
     if (producerRegisters)

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -213,6 +214,49 @@ Value tilec::getWarpgroupIndex(OpBuilder &b, Location loc) {
   return arith::DivUIOp::create(b, loc, tid, constI32(b, loc, 128));
 }
 
+Value tilec::physicalThreadId(OpBuilder &b, Location loc) {
+  auto tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  tid->setAttr(kPhysicalThreadAttr, b.getUnitAttr());
+  return tid;
+}
+
+void tilec::localizeConsumerThreads(Operation *func) {
+  SmallVector<Operation *> entries;
+  func->walk([&](NVVM::ThreadIdXOp op) {
+    if (op->hasAttr(kConsumerEntryAttr))
+      entries.push_back(op);
+  });
+  // The marks go once read (the lowered kernel has no tile attributes).
+  auto unmark = [&] {
+    func->walk([&](Operation *op) {
+      op->removeAttr(kPhysicalThreadAttr);
+      op->removeAttr(kConsumerEntryAttr);
+    });
+  };
+  if (entries.empty())
+    return unmark();
+  DominanceInfo dominance(func);
+  for (Operation *entry : entries) {
+    // The entry's remainder by the group's threads: the local index.
+    Value local;
+    for (Operation *user : entry->getUsers())
+      if (isa<LLVM::URemOp>(user) && user->hasAttr(kConsumerEntryAttr))
+        local = user->getResult(0);
+    if (!local)
+      continue;
+    func->walk([&](NVVM::ThreadIdXOp op) {
+      if (op == entry || op->hasAttr(kPhysicalThreadAttr) ||
+          op->hasAttr(kConsumerEntryAttr))
+        return;
+      if (!dominance.properlyDominates(local, op))
+        return;
+      op->getResult(0).replaceAllUsesWith(local);
+      op->erase();
+    });
+  }
+  unmark();
+}
+
 SmallVector<Value> tilec::threadOffsets(OpBuilder &b, Location loc,
                                         const LinearLayout &layout) {
   ThreadIndex idx = getThreadIndex(b, loc);
@@ -366,7 +410,21 @@ static FailureOr<Value> getAllocatedMemory(OpBuilder &b, Location loc,
     missing();
     return failure();
   }
-  return getSharedMemoryAt(b, loc, op, offset.getInt());
+  Value at = getSharedMemoryAt(b, loc, op, offset.getInt());
+  // A group of consumers' own copy: group (thread / group's threads) times
+  // the copies' stride further.
+  auto stride = op->getAttrOfType<IntegerAttr>(tile::kGroupStrideAttr);
+  auto threads =
+      op->getAttrOfType<IntegerAttr>(tile::kConsumerGroupThreadsAttr);
+  if (stride && threads) {
+    Value group = arith::DivUIOp::create(b, loc, physicalThreadId(b, loc),
+                                         constI32(b, loc, threads.getInt()));
+    Value bytes =
+        arith::MulIOp::create(b, loc, group, constI32(b, loc, stride.getInt()));
+    at = LLVM::GEPOp::create(b, loc, at.getType(), b.getI8Type(), at,
+                             ArrayRef<LLVM::GEPArg>{bytes});
+  }
+  return at;
 }
 
 FailureOr<Value> tilec::getScratchMemory(OpBuilder &b, Location loc,
@@ -546,10 +604,30 @@ tilec::additiveThreadBound(const LinearLayout &layout) {
   return bound;
 }
 
+int64_t tilec::consumerGroupThreads(Operation *op) {
+  auto ws = op->getParentOfType<tile::WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor(op->getParentRegion()) ||
+      ws.getNumConsumerGroups() < 2)
+    return 0;
+  return ws.getNumConsumerThreads();
+}
+
 void tilec::createBarrier(OpBuilder &b, Location loc, Operation *op) {
   auto ws = op->getParentOfType<tile::WarpSpecializeOp>();
   if (!ws || !ws.getConsumer().isAncestor(op->getParentRegion())) {
     NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  if (int64_t threads = consumerGroupThreads(op)) {
+    // Each group of consumers on a named barrier of its own.
+    Value group = arith::DivUIOp::create(b, loc, physicalThreadId(b, loc),
+                                         constI32(b, loc, threads));
+    Value id = arith::AddIOp::create(
+        b, loc, group, constI32(b, loc, tile::kConsumerBarrierId));
+    NVVM::BarrierOp::create(b, loc, /*res=*/Type(), id,
+                            constI32(b, loc, threads),
+                            /*reductionOp=*/nullptr,
+                            /*reductionPredicate=*/Value());
     return;
   }
   NVVM::BarrierOp::create(

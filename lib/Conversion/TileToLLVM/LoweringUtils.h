@@ -57,6 +57,26 @@ ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// This thread's warpgroup (4 warps, 128 threads): tid.x / 128.
 mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
 
+/// The threads of one group of consumers where `op` is in the consumer
+/// region of a tile.warp_specialize whose consumers are in groups, else 0.
+int64_t consumerGroupThreads(mlir::Operation *op);
+
+/// tid.x, the thread's index in the block, where every other read of it in
+/// a consumer region whose consumers are in groups becomes the thread's
+/// index in its group (localizeConsumerThreads): for what differs between
+/// the groups (their named barriers, their copies of a buffer).
+mlir::Value physicalThreadId(mlir::OpBuilder &b, mlir::Location loc);
+/// The attribute of those reads, and of the consumer region's first.
+inline constexpr llvm::StringLiteral kPhysicalThreadAttr = "tile.physical";
+inline constexpr llvm::StringLiteral kConsumerEntryAttr = "tile.consumer_entry";
+/// In the lowered `func`, every read of tid.x in code the consumer entry
+/// (kConsumerEntryAttr: a read at the top of a consumer region whose
+/// consumers are in groups, followed by its remainder by the group's
+/// threads) dominates, other than physicalThreadId's, reads the thread's
+/// index in its group instead: the layouts' threads, the issuing thread 0
+/// of each group.
+void localizeConsumerThreads(mlir::Operation *func);
+
 /// The longest vector along dimension `dim` of a tile of `shape` held in
 /// `layout` (over the padded shape) that stays on one side of the tile's
 /// edge: the largest power of two dividing shape[dim] when the dimension is

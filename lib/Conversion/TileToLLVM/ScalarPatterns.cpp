@@ -49,6 +49,20 @@ struct BlockIdLowering : OpConversionPattern<tile::BlockIdOp> {
   }
 };
 
+/// The group of consumers a thread is in: tid.x / the group's threads.
+struct ConsumerGroupLowering : OpConversionPattern<tile::ConsumerGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ConsumerGroupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<arith::DivUIOp>(
+        op, physicalThreadId(rewriter, loc),
+        constI32(rewriter, loc, op.getThreads()));
+    return success();
+  }
+};
+
 struct NumBlocksLowering : OpConversionPattern<tile::NumBlocksOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -193,8 +207,8 @@ struct ApproxMathLowering : OpConversionPattern<MathOp> {
 void tilec::populateScalarPatterns(TypeConverter &converter,
                                    RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<BlockIdLowering, NumBlocksLowering, Exp2Lowering, DivLowering>(
-      converter, ctx);
+  patterns.add<BlockIdLowering, NumBlocksLowering, Exp2Lowering, DivLowering,
+               ConsumerGroupLowering>(converter, ctx);
   patterns
       .add<ClusterRegisterLowering<tile::ClusterIdOp, NVVM::ClusterIdXOp>,
            ClusterRegisterLowering<tile::NumClustersOp, NVVM::ClusterDimXOp>,

@@ -245,14 +245,20 @@ struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
                                         : (arrive + "\n" + wait).str();
       inlinePtx(rewriter, loc, TypeRange(), ValueRange(), text, "~{memory}");
     } else if (op.getWarpgroup()) {
+      // (The block's warpgroup, not a group of consumers' own.)
+      Value warpgroup =
+          arith::DivUIOp::create(rewriter, loc, physicalThreadId(rewriter, loc),
+                                 constI32(rewriter, loc, 128));
       Value id = arith::AddIOp::create(
-          rewriter, loc, getWarpgroupIndex(rewriter, loc),
+          rewriter, loc, warpgroup,
           constI32(rewriter, loc, tile::kFirstWarpgroupBarrierId));
       NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type(), id,
                               constI32(rewriter, loc, 128),
                               /*reductionOp=*/nullptr,
                               /*reductionPredicate=*/Value());
-    } else if (!op.getId()) {
+    } else if (!op.getId() || (*op.getId() == tile::kConsumerBarrierId &&
+                               consumerGroupThreads(op))) {
+      // (The consumers' barrier, each group's own where they are in groups.)
       createBarrier(rewriter, loc, op);
     } else {
       NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type(),
@@ -279,8 +285,11 @@ struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int32_t first = op.getBarrier(), groups = op.getGroups();
-    std::string threads = std::to_string(2 * 128);
-    Value group = getWarpgroupIndex(rewriter, loc);
+    std::string threads = std::to_string(2 * op.getThreads());
+    // The block's warpgroup (or group of consumers, tile-consumer-groups).
+    Value group =
+        arith::DivUIOp::create(rewriter, loc, physicalThreadId(rewriter, loc),
+                               constI32(rewriter, loc, op.getThreads()));
     auto onGroup = [&](int32_t only, StringRef instr) {
       std::string text = "{\n .reg .pred p;\n setp.eq.u32 p, $0, " +
                          std::to_string(only) + ";\n @p " + instr.str() + " " +

@@ -1162,7 +1162,7 @@ func.func @hints_not_dict() attributes {tile.kernel, tile.hints = 8} {
 
 // -----
 
-// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, exp2_poly, rotate_wgmma, slice_register_a, stored_operand_slots, persistent, cluster and auto_schedule)}}
+// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, exp2_poly, rotate_wgmma, slice_register_a, stored_operand_slots, persistent, cluster, consumer_groups and auto_schedule)}}
 func.func @hints_unknown() attributes {tile.kernel, tile.hints = {warps = 8 : i64}} {
   return
 }
@@ -1653,6 +1653,45 @@ func.func @warp_specialize_registers() {
   // expected-error @+1 {{'producer_registers' must be a multiple of 8, not 28}}
   tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 28 : i32} producer {
   } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @warp_specialize_groups_threads() {
+  // expected-error @+1 {{3 groups of 12 consumer warps and the producers' warpgroup are more than a block's 1024 threads}}
+  tile.warp_specialize {consumer_groups = 3 : i32, consumer_warps = 12 : i32} producer {
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @warp_specialize_groups_range() {
+  // expected-error @+1 {{'consumer_groups' failed to satisfy constraint}}
+  tile.warp_specialize {consumer_groups = 4 : i32, consumer_warps = 4 : i32} producer {
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @consumer_group_outside() {
+  // expected-error @+1 {{must be in the consumer region of a tile.warp_specialize}}
+  %g = tile.consumer_group {threads = 128 : i32}
+  return
+}
+
+// -----
+
+func.func @consumer_group_threads() {
+  tile.warp_specialize {consumer_groups = 2 : i32, consumer_warps = 4 : i32} producer {
+  } consumer {
+    // expected-error @+1 {{counts groups of 256 threads, but the kernel's consumer groups have 128}}
+    %g = tile.consumer_group {threads = 256 : i32}
   }
   return
 }

@@ -582,6 +582,24 @@ func.func @warpgroup_turns() {
   return
 }
 
+// Groups of consumers (tile-consumer-groups): two groups of one warpgroup,
+// tile.consumer_group saying which a thread is in, their turns between the
+// two groups.
+// CHECK-LABEL: func.func @consumer_groups
+// CHECK-NEXT: tile.warp_specialize {consumer_groups = 2 : i32, consumer_warps = 4 : i32} producer {
+// CHECK-NEXT: } consumer {
+// CHECK-NEXT:   %{{.*}} = tile.consumer_group {threads = 128 : i32}
+// CHECK-NEXT:   tile.warpgroup_turn wait {barrier = 4 : i32, groups = 2 : i32}
+// CHECK-NEXT: }
+func.func @consumer_groups() {
+  tile.warp_specialize {consumer_groups = 2 : i32, consumer_warps = 4 : i32} producer {
+  } consumer {
+    %g = tile.consumer_group {threads = 128 : i32}
+    tile.warpgroup_turn wait {barrier = 4 : i32, groups = 2 : i32}
+  }
+  return
+}
+
 // At the limits: four warpgroups on named barriers 12 to 15 (the last one),
 // in a branch nested in the consumer region.
 // CHECK-LABEL: func.func @warpgroup_turns_last_barriers

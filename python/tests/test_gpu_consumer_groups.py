@@ -1,0 +1,109 @@
+"""Persistent, warp-specialized GEMMs whose consumer warps are in groups
+that take the tiles in turn (consumer_groups=2, tile-consumer-groups:
+CUTLASS's ping-pong), on sm_90a: linear.tile at 128 x 128 tiles of one
+consumer warpgroup each (and of two: 64 rows each), with one K trip, two, a few and many; fewer tiles
+than blocks (a group with nothing to do), as many, and several a block
+(an odd count in some); the static and the dynamic schedule; clusters of
+two sharing W's tile by multicast; plain and bias + gelu (the bias's
+layout conversion in each group's own scratch memory); f16 and bf16.
+Every element against float64 (the output poisoned with NaN first), the
+same bits over three launches, and the same bits as one group (the same
+sums in the same order). Skipped without PyTorch and a Hopper GPU."""
+
+import os
+
+import pytest
+
+import tilec
+from conftest import gelu_tanh, poisoned_launches, skip_unless_arch
+
+os.environ.setdefault("TILEC_AUTOTUNE", "off")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+LINEAR = os.path.join(ROOT, "kernels", "linear.tile")
+
+# (M, N, K): one K trip and fewer tiles than blocks, two trips, a few, many;
+# several tiles a block (3000 x 5000: 960 tiles of 128 x 128).
+SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
+          (3000, 5000, 1000)]
+
+SCHEDULES = {
+    "static": {"dynamic_schedule": False},
+    "dynamic": {},
+    "pairs": {"cluster": 2},
+}
+
+
+def run_linear(torch, m, n, k, act, bias, dtype, schedule, groups, warps=4):
+    torch.manual_seed(m + n + k + act)
+    tdtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    x = torch.randn(m, k, device="cuda", dtype=tdtype)
+    w = torch.randn(n, k, device="cuda", dtype=tdtype) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=tdtype)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
+    options = dict(SCHEDULES[schedule])
+    cluster_m = options.get("cluster", 1)
+    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE=dtype,
+                         HAS_BIAS=bias, ACT=act, TILE_M=128, TILE_N=128,
+                         CLUSTER_M=cluster_m, num_warps=warps, num_stages=4,
+                         persistent=True, warp_specialize=True,
+                         consumer_groups=groups, **options)
+    units_m = -(-(-(-m // 128)) // cluster_m)
+    grid = (units_m * cluster_m * -(-n // 128), 1)
+    outs = poisoned_launches(torch, kern, grid, (m, n),
+                             lambda y: (x, w, b, y, part, tickets),
+                             dtype=tdtype)
+    ref = x.double() @ w.double().t()
+    if bias:
+        ref = ref + b.double()
+    if act == 2:
+        ref = gelu_tanh(ref)
+    return kern, outs, ref
+
+
+def shape_id(shape):
+    return "x".join(str(d) for d in shape)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("epilogue", [(0, False, "f16"), (2, True, "bf16")],
+                         ids=["plain_f16", "bias_gelu_bf16"])
+def test_linear_groups(torch_gpu, shape, schedule, epilogue):
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    m, n, k = shape
+    act, bias, dtype = epilogue
+    kern, outs, ref = run_linear(torch, m, n, k, act, bias, dtype, schedule,
+                                 2)
+    # Two consumer warpgroups and the producers'.
+    assert kern.num_warps == 12, kern.num_warps
+    err = ((outs[0].double() - ref).norm() / ref.norm()).item()
+    assert err < (2e-3 if dtype == "f16" else 1e-2), err
+    assert not torch.isnan(outs[0]).any()
+    for y in outs[1:]:
+        assert torch.equal(y, outs[0])
+    _, one, _ = run_linear(torch, m, n, k, act, bias, dtype, schedule, 1)
+    assert torch.equal(one[0], outs[0])
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("schedule", ["static", "pairs"])
+def test_linear_groups_of_two_warpgroups(torch_gpu, shape, schedule):
+    """Groups of 8 warps: each tile's 128 rows over a group's two
+    warpgroups, the turns' barriers for both groups' 512 threads."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    m, n, k = shape
+    kern, outs, ref = run_linear(torch, m, n, k, 0, False, "f16", schedule,
+                                 2, warps=8)
+    assert kern.num_warps == 20, kern.num_warps
+    err = ((outs[0].double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+    for y in outs[1:]:
+        assert torch.equal(y, outs[0])
+    _, one, _ = run_linear(torch, m, n, k, 0, False, "f16", schedule, 1,
+                           warps=8)
+    assert torch.equal(one[0], outs[0])
