@@ -312,6 +312,7 @@ struct ConsumerGroupsPass
     Value mine =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, turn, group);
     SmallVector<Value> carried(yield->getOperands().drop_back());
+    Operation *oldNext = yield->getOperands().back().getDefiningOp();
     auto work = scf::IfOp::create(b, loc, TypeRange(ValueRange(carried)), mine,
                                   /*withElse=*/true);
     // The tile's ops into the branch (the position's increment with them,
@@ -333,6 +334,9 @@ struct ConsumerGroupsPass
     for (auto [i, v] : llvm::enumerate(work.getResults()))
       yield->setOperand(i, v);
     yield->setOperand(yield->getNumOperands() - 1, advanced);
+    // (addTripCounter's increment, moved with the tile's ops, is dead.)
+    if (oldNext && oldNext->use_empty())
+      oldNext->erase();
 
     // The groups' main loops in turn, in the tiles' order: a group waits
     // for its turn before its first loop reading the rings and passes it

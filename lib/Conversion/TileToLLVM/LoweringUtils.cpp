@@ -214,10 +214,10 @@ Value tilec::getWarpgroupIndex(OpBuilder &b, Location loc) {
   return arith::DivUIOp::create(b, loc, tid, constI32(b, loc, 128));
 }
 
-Value tilec::physicalThreadId(OpBuilder &b, Location loc) {
+Value tilec::blockGroupIndex(OpBuilder &b, Location loc, int64_t threads) {
   auto tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   tid->setAttr(kPhysicalThreadAttr, b.getUnitAttr());
-  return tid;
+  return arith::DivUIOp::create(b, loc, tid, constI32(b, loc, threads));
 }
 
 void tilec::localizeConsumerThreads(Operation *func) {
@@ -417,8 +417,7 @@ static FailureOr<Value> getAllocatedMemory(OpBuilder &b, Location loc,
   auto threads =
       op->getAttrOfType<IntegerAttr>(tile::kConsumerGroupThreadsAttr);
   if (stride && threads) {
-    Value group = arith::DivUIOp::create(b, loc, physicalThreadId(b, loc),
-                                         constI32(b, loc, threads.getInt()));
+    Value group = blockGroupIndex(b, loc, threads.getInt());
     Value bytes =
         arith::MulIOp::create(b, loc, group, constI32(b, loc, stride.getInt()));
     at = LLVM::GEPOp::create(b, loc, at.getType(), b.getI8Type(), at,
@@ -620,8 +619,7 @@ void tilec::createBarrier(OpBuilder &b, Location loc, Operation *op) {
   }
   if (int64_t threads = consumerGroupThreads(op)) {
     // Each group of consumers on a named barrier of its own.
-    Value group = arith::DivUIOp::create(b, loc, physicalThreadId(b, loc),
-                                         constI32(b, loc, threads));
+    Value group = blockGroupIndex(b, loc, threads);
     Value id = arith::AddIOp::create(
         b, loc, group, constI32(b, loc, tile::kConsumerBarrierId));
     NVVM::BarrierOp::create(b, loc, /*res=*/Type(), id,

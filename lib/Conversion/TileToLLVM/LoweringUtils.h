@@ -61,18 +61,22 @@ mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// region of a tile.warp_specialize whose consumers are in groups, else 0.
 int64_t consumerGroupThreads(mlir::Operation *op);
 
-/// tid.x, the thread's index in the block, where every other read of it in
-/// a consumer region whose consumers are in groups becomes the thread's
-/// index in its group (localizeConsumerThreads): for what differs between
-/// the groups (their named barriers, their copies of a buffer).
-mlir::Value physicalThreadId(mlir::OpBuilder &b, mlir::Location loc);
-/// The attribute of those reads, and of the consumer region's first.
+/// tid.x / `threads`: the thread's group of `threads` consecutive threads
+/// of the block (its warpgroup at 128, its group of consumers at a group's
+/// threads), from a read of tid.x marked kPhysicalThreadAttr, which stays
+/// the block's index where every other read in a consumer region whose
+/// consumers are in groups becomes the index in the group
+/// (localizeConsumerThreads): for what differs between the groups (their
+/// named barriers, their copies of a buffer, their turns).
+mlir::Value blockGroupIndex(mlir::OpBuilder &b, mlir::Location loc,
+                            int64_t threads);
+/// The mark of those reads, and of the consumer region's first.
 inline constexpr llvm::StringLiteral kPhysicalThreadAttr = "tile.physical";
 inline constexpr llvm::StringLiteral kConsumerEntryAttr = "tile.consumer_entry";
 /// In the lowered `func`, every read of tid.x in code the consumer entry
 /// (kConsumerEntryAttr: a read at the top of a consumer region whose
 /// consumers are in groups, followed by its remainder by the group's
-/// threads) dominates, other than physicalThreadId's, reads the thread's
+/// threads) dominates, other than blockGroupIndex's, reads the thread's
 /// index in its group instead: the layouts' threads, the issuing thread 0
 /// of each group.
 void localizeConsumerThreads(mlir::Operation *func);

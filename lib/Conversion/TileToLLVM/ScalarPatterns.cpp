@@ -56,9 +56,7 @@ struct ConsumerGroupLowering : OpConversionPattern<tile::ConsumerGroupOp> {
   matchAndRewrite(tile::ConsumerGroupOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    rewriter.replaceOpWithNewOp<arith::DivUIOp>(
-        op, physicalThreadId(rewriter, loc),
-        constI32(rewriter, loc, op.getThreads()));
+    rewriter.replaceOp(op, blockGroupIndex(rewriter, loc, op.getThreads()));
     return success();
   }
 };
