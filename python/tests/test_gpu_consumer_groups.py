@@ -107,3 +107,30 @@ def test_linear_groups_of_two_warpgroups(torch_gpu, shape, schedule):
     _, one, _ = run_linear(torch, m, n, k, 0, False, "f16", schedule, 1,
                            warps=8)
     assert torch.equal(one[0], outs[0])
+
+
+@pytest.mark.parametrize("shape", [(3, 256, 384, 64), (5, 640, 384, 1024)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_bmm_groups(torch_gpu, shape):
+    """A second kernel: kernels/bmm.tile (its batch from the grid's z) in
+    two groups, against float64 and bit-equal to one group."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    batch, m, n, k = shape
+    torch.manual_seed(batch + m + n + k)
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16) / k ** 0.5
+    outs = {}
+    for groups in (2, 1):
+        kern = tilec.compile(os.path.join(ROOT, "kernels", "bmm.tile"), "bmm",
+                             arch="sm_90a", num_warps=4, num_stages=4,
+                             persistent=True, warp_specialize=True,
+                             consumer_groups=groups)
+        grid = (-(-m // 128) * -(-n // 128), 1, batch)
+        outs[groups] = poisoned_launches(torch, kern, grid, (batch, m, n),
+                                         lambda c: (a, b, c))
+    ref = a.double() @ b.double()
+    err = ((outs[2][0].double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+    for c in outs[2][1:] + outs[1]:
+        assert torch.equal(c, outs[2][0])
