@@ -253,8 +253,16 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // under a guard on its trip count, so that no zeros are moved into
   // registers the pending multiply writes (ptxas would serialize every
   // wgmma).
-  if (options.hasWgmma())
+  if (options.hasWgmma()) {
     fpm.addPass(mlir::tile::createTileGuardEmptyLoops());
+    // A loop that runs a trip and whose accumulator starts at zero: its
+    // first trip peeled, a multiply onto the zeros that reads no
+    // accumulator (no zeros moved into the registers at each tile of a
+    // persistent GEMM); the rest of the loop, which continues that
+    // multiply in flight, guarded in turn.
+    fpm.addPass(mlir::tile::createTileFreshAccumulators());
+    fpm.addPass(mlir::tile::createTileGuardEmptyLoops());
+  }
   // A cluster's blocks exchange gathered tiles through each other's shared
   // memory (buffers at the top, the cluster barriers around the kernel).
   fpm.addPass(mlir::tile::createTileExchangeInCluster());

@@ -43,11 +43,14 @@
 // follow the groups through the loop). The next trip's first multiply (an
 // async `tile.wgmma`) must be at the body's top level or in a region of an
 // `scf.if` there; the other regions of that `scf.if` run the epilogue
-// first thing. Nothing the epilogue moves past may touch the shared memory
-// it uses (a release or refill of the ring of a slot it stores to, a read,
-// a write); otherwise, and where the body has no such shape, the loop is
-// left as it is. After tile-async-wgmma (which places the completions),
-// before tile-dynamic-schedule (which turns the loop into a while loop).
+// first thing. In a loop at the body's top level (a GEMM's K loop), the
+// epilogue runs in the loop's first trip, after its first multiply, and
+// before the loop where it runs no trip. Nothing the epilogue moves past may
+// touch the shared memory it uses (a release or refill of the ring of a slot it
+// stores to, a read, a write); otherwise, and where the body has no such shape,
+// the loop is left as it is. After tile-async-wgmma (which places the
+// completions), before tile-dynamic-schedule (which turns the loop into a while
+// loop).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +97,7 @@ struct Plan {
   llvm::SetVector<Value> carried;    // the trip's values the epilogue uses
   WarpgroupMmaOp first;              // the next trip's first multiply
   scf::IfOp firstIf;                 // the scf.if holding it, if any
+  scf::ForOp firstLoop;              // or the loop holding it (a K loop)
 };
 
 /// Fills `plan` for `loop`; why the loop stays as it is, when it does ("" when
@@ -203,14 +207,16 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
     return "the next tile's first multiply is not asynchronous";
   Operation *top = plan.first;
   if (plan.first->getBlock() != body) {
-    plan.firstIf = dyn_cast<scf::IfOp>(plan.first->getParentOp());
-    // The first multiply must be at the top or in an scf.if there. (Under
-    // a K loop's first multiply, H200 2026-11-29: ptxas serialized every
-    // wgmma of the kernel, C7514, and the GEMMs ran slower; see
-    // bench/results/2026-11-29-h200-gemm-schedules.md.)
-    if (!plan.firstIf || plan.firstIf->getBlock() != body)
-      return "the next tile's first multiply is not at the top of its tile";
-    top = plan.firstIf;
+    // The first multiply must be at the top, in an scf.if there, or at
+    // the top of a loop there (a GEMM's K loop: the epilogue then runs in
+    // its first trip, or before it where it runs none).
+    Operation *parent = plan.first->getParentOp();
+    plan.firstIf = dyn_cast<scf::IfOp>(parent);
+    plan.firstLoop = dyn_cast<scf::ForOp>(parent);
+    if ((!plan.firstIf && !plan.firstLoop) || parent->getBlock() != body)
+      return "the next tile's first multiply is not at the top of its tile "
+             "or of a loop there";
+    top = parent;
   }
 
   // Nothing the epilogue moves past may touch its shared memory.
@@ -226,7 +232,7 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
       break;
     crossed.push_back(&op);
   }
-  if (plan.firstIf)
+  if (plan.firstIf || plan.firstLoop)
     for (Operation &op : *plan.first->getBlock()) {
       if (&op == plan.first.getOperation())
         break;
@@ -290,10 +296,26 @@ void defer(scf::ForOp loop, Plan &plan) {
   }
 
   // Under the next trip's first multiply; first thing in the other regions
-  // of its scf.if (an else region made for it if there is none); after the
-  // loop, for the last tile.
-  b.setInsertionPointAfter(plan.first);
-  cloneEpilogue(b, loc, plan, pending, inLoop);
+  // of its scf.if (an else region made for it if there is none); in a
+  // loop, in its first trip, and before the loop where it runs none; after
+  // the tile loop, for the last tile.
+  if (scf::ForOp inner = plan.firstLoop) {
+    b.setInsertionPointAfter(plan.first);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              inner.getInductionVar(), inner.getLowerBound());
+    cloneEpilogue(b, loc, plan, arith::AndIOp::create(b, loc, pending, first),
+                  inLoop);
+    b.setInsertionPoint(inner);
+    Value none =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                              inner.getLowerBound(), inner.getUpperBound());
+    cloneEpilogue(b, loc, plan, arith::AndIOp::create(b, loc, pending, none),
+                  inLoop);
+  } else {
+    b.setInsertionPointAfter(plan.first);
+    cloneEpilogue(b, loc, plan, pending, inLoop);
+  }
   if (scf::IfOp ifOp = plan.firstIf) {
     if (ifOp.getElseRegion().empty()) {
       Block *block = new Block;

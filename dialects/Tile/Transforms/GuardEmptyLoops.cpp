@@ -36,6 +36,14 @@
 // multiplies), the skipping path completes them with the same waits (else
 // ptxas injects a wait of its own at the join, C7517).
 //
+// A loop whose next trip continues the pending multiply first (a GEMM's K
+// loop, one pipeline stage across the back edge, which ptxas accepts) is
+// guarded only where an accumulator starts at zero (under the guard, its
+// first trip is peeled onto the zeros, tile-fresh-accumulators, and no
+// zeros are moved into its registers on the path that runs it) or where it
+// continues multiplies in flight before it (the rest of such a loop, which
+// the pass guards when it runs again after the peeling).
+//
 // Loops with constant bounds that run, and loops whose results in flight are
 // used otherwise than by the waits right after the loop (a wait placed
 // later, under other work; a multiply continuing a result), are left as
@@ -46,6 +54,7 @@
 #include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/Transforms/FreshAccumulators.h"
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -126,17 +135,25 @@ SmallVector<WgmmaWaitOp> waitsAfter(scf::ForOp loop) {
       break;
     waits.push_back(wait);
   }
-  bool completedInside = false;
+  bool completedInside = false, continuesInFlight = false;
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
     if (!inFlight(yield.getOperand(i)))
       continue;
     completedInside |= completedInNextTrip(loop.getRegionIterArgs()[i]);
+    continuesInFlight |= pendingMultiply(loop.getInitArgs()[i]);
     if (!result.hasOneUse() ||
         !llvm::is_contained(waits,
                             dyn_cast<WgmmaWaitOp>(*result.getUsers().begin())))
       return {};
   }
-  if (!completedInside)
+  // A loop that streams multiplies onto an accumulator starting at zero is
+  // guarded too, so that its first trip may be peeled, a multiply onto the
+  // zeros that reads no accumulator, rather than zeros be moved into its
+  // registers (tile-fresh-accumulators); and so is one that continues
+  // multiplies in flight before it (the rest of a loop whose first trip was
+  // peeled): skipped, its results would be copies of registers still being
+  // written (ptxas serializes every wgmma, C7514).
+  if (!completedInside && !continuesInFlight && !peelsOntoZeros(loop))
     return {};
   // Only the waits that complete the loop's results move.
   llvm::erase_if(waits, [&](WgmmaWaitOp wait) {

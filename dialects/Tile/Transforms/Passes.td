@@ -950,7 +950,9 @@ def TileDeferEpilogue : Pass<"tile-defer-epilogue", "::mlir::func::FuncOp"> {
     `tile.tma_store`, `tile.tma_store_wait`, `tile.store`), move to the next
     trip, right after its first multiply (an async `tile.wgmma` at the
     body's top level or in an `scf.if` there, whose other regions run the
-    epilogue first thing), under `scf.if` on a new `i1` iteration argument
+    epilogue first thing, or at the top of an `scf.for` there, a GEMM's K
+    loop, whose first trip runs it, and before which it runs where the loop
+    runs no trip), under `scf.if` on a new `i1` iteration argument
     that is true from the second trip on; the trip's values it uses (the
     tile's index among them) go around the loop (zeros before the first),
     and after the loop the last tile's epilogue runs. The completions of
@@ -1088,7 +1090,10 @@ def TileGuardEmptyLoops
     (an accumulator's zeros) into the registers the pending multiplies
     write, before the wait both paths share, and ptxas serializes every
     wgmma of the kernel (C7515): attention backward's dK and dV, left in
-    flight across the back edge. Loops with constant bounds that run, and
+    flight across the back edge. A loop whose next trip continues its
+    pending multiply first (a GEMM's K loop) is guarded only where an
+    accumulator starts at zero, so that tile-fresh-accumulators may let
+    its first trip overwrite it. Loops with constant bounds that run, and
     loops with a result in flight used otherwise than by the waits right
     after the loop (a wait placed later, under other work; a multiply that
     continues it), are left alone.
@@ -1111,6 +1116,65 @@ def TileGuardEmptyLoops
       scf.yield %zeros : tensor<64x64xf32, #mma>
     }
     ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TileFreshAccumulators
+    : Pass<"tile-fresh-accumulators", "::mlir::func::FuncOp"> {
+  let summary = "Peel a loop's first trip where an accumulator starts at "
+                "zero, so that no zeros are moved into its registers";
+  let description = [{
+    A loop that runs at least one trip (constant bounds, or under an
+    `scf.if` on `lb < ub` of its own bounds, as tile-guard-empty-loops puts
+    it), whose body streams multiplies (no tile made in registers but by
+    `tile.wgmma` and its waits, no buffer allocated, no copy issued: a
+    warp-specialized GEMM's consumer K loop; a peeled copy of attention
+    backward's dK / dV loop made ptxas spill and serialize its wgmmas,
+    C7512, and one of an unspecialized split-K linear's loop, which
+    refills its rings, took 10 registers a thread more), and that carries an accumulator that
+    starts at zero (a constant tile of positive zeros) into a `tile.wgmma`
+    at the body's top level has its first trip peeled in front of it: there the multiply is onto the zero
+    constant, which reads no accumulator (scale-d false on each output
+    block's first instruction), and the loop runs from `lb + step` on the
+    peeled trip's results. The loop's entry then needs no zeros in the
+    accumulator's registers: a persistent GEMM's consumer moved them twice
+    a tile before (LLVM's copies for the loop's entry and for the guard's
+    path that skips it: 256 moves a thread for a 128 x 256 tile on two
+    warpgroups), the skipping path's 128 only now (made before the guard's
+    branch, where LLVM makes a constant's copies for a phi). In the
+    remaining loop,
+    tests of the first trip (`iv == lb`, `iv != lb`: tile-defer-epilogue's
+    epilogue deferred into a K loop's first trip) are constants.
+
+    ```mlir
+    %ran = arith.cmpi slt, %lb, %ub : i32
+    scf.if %ran {
+      %r = scf.for %i = %lb to %ub step %c1 iter_args(%acc = %zeros) -> (...) {
+        %d = tile.wgmma async %a, %b, %acc : ...
+        tile.wgmma_wait 1
+        scf.yield %d : ...
+      }
+      ...
+    }
+    ```
+    becomes
+    ```mlir
+    %ran = arith.cmpi slt, %lb, %ub : i32
+    scf.if %ran {
+      %d0 = tile.wgmma async %a, %b, %zeros : ...
+      tile.wgmma_wait 1
+      %lb1 = arith.addi %lb, %c1 : i32
+      %r = scf.for %i = %lb1 to %ub step %c1 iter_args(%acc = %d0) -> (...) {
+        ... (as it was)
+      }
+      ...
+    }
+    ```
+    A loop that may run no trip unguarded is left as it is (its result
+    would be the zeros).
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

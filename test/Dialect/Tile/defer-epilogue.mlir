@@ -120,15 +120,30 @@ func.func @stage_in_ring_slot(%Og: !tile.global<f16, 2>, %n: i32, %O: !tile.tens
 
 // -----
 
-// Not a tile loop, or a first multiply inside a loop of its own (GEMM's K
-// loop): nothing to defer under (with `warn`, said at the tile loop).
+// A first multiply inside a loop of the tile (a GEMM's K loop): the
+// previous tile's epilogue runs in the loop's first trip, right after the
+// multiply (`iv == lb`), and before the loop where it runs no trip
+// (`lb >= ub`); not a tile loop: nothing deferred.
 // CHECK-LABEL: func.func @first_multiply_in_a_loop
-// CHECK:       scf.for {{.*}} -> (i32)
-// CHECK:         scf.for
-// CHECK:           tile.wgmma async
+// CHECK-SAME:  (%[[C:.*]]: !tile.global<f32, 2>, %{{.*}}: i32, %[[KT:.*]]: i32)
+// CHECK:       %[[R:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[PEND:.*]] = %false, %[[PT:.*]] = %{{.*}}, %[[PD:.*]] = %{{.*}}) -> (i32, i1, i32, tensor<128x128xf32, #mma>)
+// CHECK:         %[[NONE:.*]] = arith.cmpi sge, %[[C0:.*]], %[[KT]] : i32
+// CHECK-NEXT:    %[[SKIP:.*]] = arith.andi %[[PEND]], %[[NONE]] : i1
+// CHECK-NEXT:    scf.if %[[SKIP]] {
+// CHECK-NEXT:      tile.store %[[C]][%[[PT]], %{{.*}}], %[[PD]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.for %[[J:.*]] = %[[C0]] to %[[KT]]
+// CHECK-NEXT:      tile.wgmma async
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.cmpi eq, %[[J]], %[[C0]] : i32
+// CHECK-NEXT:      %[[NOW:.*]] = arith.andi %[[PEND]], %[[FIRST]] : i1
+// CHECK-NEXT:      scf.if %[[NOW]] {
+// CHECK-NEXT:        tile.store %[[C]][%[[PT]], %{{.*}}], %[[PD]]
+// CHECK-NEXT:      }
 // CHECK:         tile.wgmma_wait 0
-// CHECK-NEXT:    tile.store
+// CHECK-NOT:     tile.store
 // CHECK:       } {tile.tile_loop}
+// CHECK-NEXT:  scf.if %[[R]]#1 {
+// CHECK-NEXT:    tile.store %[[C]][%[[R]]#2, %{{.*}}], %[[R]]#3
 // CHECK:       scf.for {{.*}} -> (i32)
 // CHECK:         tile.wgmma async
 // CHECK:         tile.wgmma_wait 0
@@ -143,7 +158,6 @@ func.func @first_multiply_in_a_loop(%C: !tile.global<f32, 2>, %n: i32, %kt: i32)
   %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
   %ra = tile.smem_alloc : !tile.smem<[2, 128, 64], f16, #ring>
   %rb = tile.smem_alloc : !tile.smem<[2, 64, 128], f16, #ring>
-  // WARN: defer-epilogue.mlir:[[@LINE+1]]:8: warning: defer_epilogue does not apply to this kernel: the next tile's first multiply is not at the top of its tile
   %r = scf.for %t = %c0 to %n step %c1 iter_args(%f = %c0) -> (i32) : i32 {
     %a = tile.smem_slot %ra[%c0] : !tile.smem<[2, 128, 64], f16, #ring> -> !tile.smem<[128, 64], f16, #slot>
     %b = tile.smem_slot %rb[%c0] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
@@ -165,6 +179,47 @@ func.func @first_multiply_in_a_loop(%C: !tile.global<f32, 2>, %n: i32, %kt: i32)
     %f1 = arith.addi %f, %c1 : i32
     scf.yield %f1 : i32
   }
+  return
+}
+
+// -----
+
+// A first multiply two loops down (a loop in the K loop): left as it is,
+// and with `warn`, said at the tile loop.
+// CHECK-LABEL: func.func @first_multiply_two_loops_down
+// CHECK:       scf.for {{.*}} -> (i32)
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             tile.wgmma async
+// CHECK:         tile.wgmma_wait 0
+// CHECK-NEXT:    tile.store
+// CHECK:       } {tile.tile_loop}
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#slot = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @first_multiply_two_loops_down(%C: !tile.global<f32, 2>, %n: i32, %kt: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %ra = tile.smem_alloc : !tile.smem<[2, 128, 64], f16, #ring>
+  %rb = tile.smem_alloc : !tile.smem<[2, 64, 128], f16, #ring>
+  // WARN: defer-epilogue.mlir:[[@LINE+1]]:8: warning: defer_epilogue does not apply to this kernel: the next tile's first multiply is not at the top of its tile or of a loop there
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%f = %c0) -> (i32) : i32 {
+    %a = tile.smem_slot %ra[%c0] : !tile.smem<[2, 128, 64], f16, #ring> -> !tile.smem<[128, 64], f16, #slot>
+    %b = tile.smem_slot %rb[%c0] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+    %acc = scf.for %j = %c0 to %kt step %c1 iter_args(%x = %z) -> (tensor<128x128xf32, #mma>) : i32 {
+      %y = scf.for %h = %c0 to %c2 step %c1 iter_args(%w = %x) -> (tensor<128x128xf32, #mma>) : i32 {
+        %d = tile.wgmma async %a, %b, %w : !tile.smem<[128, 64], f16, #slot>, !tile.smem<[64, 128], f16, #slot>, tensor<128x128xf32, #mma>
+        scf.yield %d : tensor<128x128xf32, #mma>
+      }
+      scf.yield %y : tensor<128x128xf32, #mma>
+    }
+    %done = tile.wgmma_wait 0, %acc : tensor<128x128xf32, #mma> reads %ra, %rb : !tile.smem<[2, 128, 64], f16, #ring>, !tile.smem<[2, 64, 128], f16, #ring>
+    tile.store %C[%t, %c0], %done : <f32, 2>, tensor<128x128xf32, #mma>
+    %f1 = arith.addi %f, %c1 : i32
+    scf.yield %f1 : i32
+  } {tile.tile_loop}
   return
 }
 

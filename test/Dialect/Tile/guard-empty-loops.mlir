@@ -50,12 +50,45 @@ func.func @two_accumulators(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 
 // A GEMM's K loop: the next trip continues the pending multiply first (one
-// pipeline stage across the back edge): left alone.
+// pipeline stage across the back edge). Continuing an accumulator given by
+// the caller: left alone.
 // CHECK-LABEL: func.func @chain_first
 // CHECK-NOT:   scf.if
 // CHECK:       scf.for
 // CHECK:       tile.wgmma_wait 0
-func.func @chain_first(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+func.func @chain_first(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %c: tensor<64x64xf32, #mma>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.wgmma_wait 1 reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %w = tile.wgmma_wait 0, %r : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  return %w : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The same K loop starting at zero: guarded, so that its first trip may
+// overwrite the accumulator (tile-fresh-accumulators); the skipping path
+// yields the zeros after the wait.
+// CHECK-LABEL: func.func @chain_from_zeros
+// CHECK:       %[[Z:.*]] = arith.constant dense<0.000000e+00>
+// CHECK:       %[[RAN:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:  %[[G:.*]] = scf.if %[[RAN]] -> (tensor<64x64xf32, #mma>) {
+// CHECK-NEXT:    %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[Z]])
+// CHECK:         }
+// CHECK-NEXT:    %[[W:.*]] = tile.wgmma_wait 0, %[[R]]
+// CHECK-NEXT:    scf.yield %[[W]]
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    scf.yield %[[Z]]
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return %[[G]]
+func.func @chain_from_zeros(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>

@@ -1,0 +1,124 @@
+"""Persistent, warp-specialized GEMMs whose epilogue (the output's
+conversion is kept in the tile's trip; its shared-memory staging and TMA
+stores) runs in the next tile's K loop, after that loop's first multiply
+(defer_epilogue=True: tile-defer-epilogue under a K loop), with the K
+loop's first trip peeled onto the accumulator's zeros
+(tile-fresh-accumulators), on sm_90a: linear.tile at the tuner's 128 x 256
+tiles in pairs along M and at 128 x 128; one K trip, two, a few and many;
+fewer tiles than blocks (a block whose only deferred epilogue is the one
+after its tile loop), as many, and several a block; the static and the
+dynamic schedule; plain f16 and relu bf16 (a bias, whose load the
+epilogue's arithmetic needs in the trip, is not deferred: a warning); and
+bmm.tile.
+Every element against float64 (the output poisoned with NaN first), the
+same bits over three launches, and the same bits as the kernel without
+the option. Skipped without PyTorch and a Hopper GPU."""
+
+import os
+
+import pytest
+
+import tilec
+from conftest import poisoned_launches, skip_unless_arch
+
+os.environ.setdefault("TILEC_AUTOTUNE", "off")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+LINEAR = os.path.join(ROOT, "kernels", "linear.tile")
+
+# (M, N, K): one K trip and fewer tiles than blocks, two trips, a few, many;
+# several tiles a block (3000 x 5000: 480 tiles of 128 x 256).
+SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
+          (3000, 5000, 1000)]
+
+TILES = {
+    # The tuner's pick for large GEMMs: pairs of blocks along M in
+    # clusters of two, W's tile multicast.
+    "128x256pairs": dict(TILE_M=128, TILE_N=256, CLUSTER_M=2, cluster=2,
+                         num_warps=8),
+    "128x128": dict(TILE_M=128, TILE_N=128, CLUSTER_M=1, num_warps=4),
+}
+
+SCHEDULES = {"static": {"dynamic_schedule": False}, "dynamic": {}}
+
+
+def run_linear(torch, m, n, k, act, bias, dtype, tiles, schedule, defer):
+    torch.manual_seed(m + n + k + act)
+    tdtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    x = torch.randn(m, k, device="cuda", dtype=tdtype)
+    w = torch.randn(n, k, device="cuda", dtype=tdtype) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=tdtype)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
+    cfg = dict(TILES[tiles])
+    cfg.update(SCHEDULES[schedule])
+    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE=dtype,
+                         HAS_BIAS=bias, ACT=act, num_stages=4,
+                         persistent=True, warp_specialize=True,
+                         defer_epilogue=defer, **cfg)
+    tm, tn, cm = cfg["TILE_M"], cfg["TILE_N"], cfg["CLUSTER_M"]
+    units_m = -(-(-(-m // tm)) // cm)
+    grid = (units_m * cm * -(-n // tn), 1)
+    outs = poisoned_launches(torch, kern, grid, (m, n),
+                             lambda y: (x, w, b, y, part, tickets),
+                             dtype=tdtype)
+    ref = x.double() @ w.double().t()
+    if bias:
+        ref = ref + b.double()
+    if act == 1:
+        ref = ref.clamp(min=0)
+    return outs, ref
+
+
+def shape_id(shape):
+    return "x".join(str(d) for d in shape)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("tiles", list(TILES))
+@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("epilogue", [(0, False, "f16"), (1, False, "bf16")],
+                         ids=["plain_f16", "relu_bf16"])
+def test_linear_deferred(torch_gpu, shape, tiles, schedule, epilogue):
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    m, n, k = shape
+    act, bias, dtype = epilogue
+    outs, ref = run_linear(torch, m, n, k, act, bias, dtype, tiles, schedule,
+                           True)
+    err = ((outs[0].double() - ref).norm() / ref.norm()).item()
+    assert err < (2e-3 if dtype == "f16" else 1e-2), err
+    assert not torch.isnan(outs[0]).any()
+    for y in outs[1:]:
+        assert torch.equal(y, outs[0])
+    plain, _ = run_linear(torch, m, n, k, act, bias, dtype, tiles, schedule,
+                          False)
+    assert torch.equal(plain[0], outs[0])
+
+
+@pytest.mark.parametrize("shape", [(3, 256, 384, 64), (5, 640, 384, 1024)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_bmm_deferred(torch_gpu, shape):
+    """A second kernel: kernels/bmm.tile (its batch from the grid's z),
+    deferred, against float64 and bit-equal to the kernel without it."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    batch, m, n, k = shape
+    torch.manual_seed(batch + m + n + k)
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16) / k ** 0.5
+    outs = {}
+    for defer in (True, False):
+        kern = tilec.compile(os.path.join(ROOT, "kernels", "bmm.tile"), "bmm",
+                             arch="sm_90a", num_warps=4, num_stages=4,
+                             persistent=True, warp_specialize=True,
+                             defer_epilogue=defer)
+        grid = (-(-m // 128) * -(-n // 128), 1, batch)
+        outs[defer] = poisoned_launches(torch, kern, grid, (batch, m, n),
+                                        lambda c: (a, b, c))
+    ref = a.double() @ b.double()
+    err = ((outs[True][0].double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+    for c in outs[True][1:] + outs[False]:
+        assert torch.equal(c, outs[True][0])
