@@ -255,11 +255,11 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // wgmma).
   if (options.hasWgmma()) {
     fpm.addPass(mlir::tile::createTileGuardEmptyLoops());
-    // A loop that runs a trip and whose accumulator starts at zero: its
-    // first trip peeled, a multiply onto the zeros that reads no
-    // accumulator (no zeros moved into the registers at each tile of a
-    // persistent GEMM); the rest of the loop, which continues that
-    // multiply in flight, guarded in turn.
+    // A loop that runs a trip, streams multiplies and whose accumulator
+    // starts at zero: its first trip peeled, a multiply onto the zeros
+    // that reads no accumulator (the loop's entry moves no zeros into the
+    // registers, at each tile of a persistent GEMM); the rest of the loop,
+    // which continues that multiply in flight, guarded in turn.
     fpm.addPass(mlir::tile::createTileFreshAccumulators());
     fpm.addPass(mlir::tile::createTileGuardEmptyLoops());
   }

@@ -45,7 +45,10 @@
 // `scf.if` there; the other regions of that `scf.if` run the epilogue
 // first thing. In a loop at the body's top level (a GEMM's K loop), the
 // epilogue runs in the loop's first trip, after its first multiply, and
-// before the loop where it runs no trip. Nothing the epilogue moves past may
+// before the loop where it runs no trip; tile-fresh-accumulators peels
+// that trip where the loop streams multiplies (a specialized consumer's),
+// elsewhere the epilogue stays in the loop's body under `iv == lb`, its
+// values live across the loop. Nothing the epilogue moves past may
 // touch the shared memory it uses (a release or refill of the ring of a slot it
 // stores to, a read, a write); otherwise, and where the body has no such shape,
 // the loop is left as it is. After tile-async-wgmma (which places the

@@ -39,8 +39,8 @@
 // A loop whose next trip continues the pending multiply first (a GEMM's K
 // loop, one pipeline stage across the back edge, which ptxas accepts) is
 // guarded only where an accumulator starts at zero (under the guard, its
-// first trip is peeled onto the zeros, tile-fresh-accumulators, and no
-// zeros are moved into its registers on the path that runs it) or where it
+// first trip is peeled onto the zeros, tile-fresh-accumulators, and the
+// loop's entry needs no zeros in its registers) or where it
 // continues multiplies in flight before it (the rest of such a loop, which
 // the pass guards when it runs again after the peeling).
 //
@@ -149,10 +149,10 @@ SmallVector<WgmmaWaitOp> waitsAfter(scf::ForOp loop) {
   // A loop that streams multiplies onto an accumulator starting at zero is
   // guarded too, so that its first trip may be peeled, a multiply onto the
   // zeros that reads no accumulator, rather than zeros be moved into its
-  // registers (tile-fresh-accumulators); and so is one that continues
-  // multiplies in flight before it (the rest of a loop whose first trip was
-  // peeled): skipped, its results would be copies of registers still being
-  // written (ptxas serializes every wgmma, C7514).
+  // registers for the loop's entry (tile-fresh-accumulators); and so is one
+  // that continues multiplies in flight before it (the rest of a loop whose
+  // first trip was peeled): skipped, its results would be copies of registers
+  // still being written (ptxas serializes every wgmma, C7514).
   if (!completedInside && !continuesInFlight && !peelsOntoZeros(loop))
     return {};
   // Only the waits that complete the loop's results move.
