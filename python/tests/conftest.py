@@ -52,6 +52,44 @@ def poisoned_launches(torch, kern, grid, shape, args, times=3, dtype=None):
     return outs
 
 
+def linear_launches(torch, shape, act, bias, dtype, **config):
+    """kernels/linear.tile on sm_90a at `config` (its constants TILE_M,
+    TILE_N, CLUSTER_M, 128, 128 and 1 unless given, and compile options)
+    for y = act(x @ w^T + b) of `shape` (M, N, K): act 0 none, 1 relu, 2
+    gelu (tanh); `dtype` "f16" or "bf16". Launched three times into
+    poisoned outputs (poisoned_launches); returns the kernel, the outputs
+    and the float64 reference."""
+    import tilec
+    m, n, k = shape
+    torch.manual_seed(m + n + k + act)
+    tdtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    x = torch.randn(m, k, device="cuda", dtype=tdtype)
+    w = torch.randn(n, k, device="cuda", dtype=tdtype) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=tdtype)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
+    config = dict(config)
+    tm = config.setdefault("TILE_M", 128)
+    tn = config.setdefault("TILE_N", 128)
+    cm = config.setdefault("CLUSTER_M", 1)
+    kern = tilec.compile(os.path.join(REPO, "kernels", "linear.tile"),
+                         "linear", arch="sm_90a", DTYPE=dtype, HAS_BIAS=bias,
+                         ACT=act, **config)
+    units_m = -(-(-(-m // tm)) // cm)
+    grid = (units_m * cm * -(-n // tn), 1)
+    outs = poisoned_launches(torch, kern, grid, (m, n),
+                             lambda y: (x, w, b, y, part, tickets),
+                             dtype=tdtype)
+    ref = x.double() @ w.double().t()
+    if bias:
+        ref = ref + b.double()
+    if act == 1:
+        ref = ref.clamp(min=0)
+    elif act == 2:
+        ref = gelu_tanh(ref)
+    return kern, outs, ref
+
+
 @pytest.fixture
 def torch_gpu():
     torch = torch_cuda()

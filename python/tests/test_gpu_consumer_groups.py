@@ -15,13 +15,12 @@ import os
 import pytest
 
 import tilec
-from conftest import gelu_tanh, poisoned_launches, skip_unless_arch
+from conftest import linear_launches, poisoned_launches, skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-LINEAR = os.path.join(ROOT, "kernels", "linear.tile")
 
 # (M, N, K): one K trip and fewer tiles than blocks, two trips, a few, many;
 # several tiles a block (3000 x 5000: 960 tiles of 128 x 128).
@@ -36,31 +35,12 @@ SCHEDULES = {
 
 
 def run_linear(torch, m, n, k, act, bias, dtype, schedule, groups, warps=4):
-    torch.manual_seed(m + n + k + act)
-    tdtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
-    x = torch.randn(m, k, device="cuda", dtype=tdtype)
-    w = torch.randn(n, k, device="cuda", dtype=tdtype) / k ** 0.5
-    b = torch.randn(n, device="cuda", dtype=tdtype)
-    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
-    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
     options = dict(SCHEDULES[schedule])
-    cluster_m = options.get("cluster", 1)
-    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE=dtype,
-                         HAS_BIAS=bias, ACT=act, TILE_M=128, TILE_N=128,
-                         CLUSTER_M=cluster_m, num_warps=warps, num_stages=4,
-                         persistent=True, warp_specialize=True,
-                         consumer_groups=groups, **options)
-    units_m = -(-(-(-m // 128)) // cluster_m)
-    grid = (units_m * cluster_m * -(-n // 128), 1)
-    outs = poisoned_launches(torch, kern, grid, (m, n),
-                             lambda y: (x, w, b, y, part, tickets),
-                             dtype=tdtype)
-    ref = x.double() @ w.double().t()
-    if bias:
-        ref = ref + b.double()
-    if act == 2:
-        ref = gelu_tanh(ref)
-    return kern, outs, ref
+    return linear_launches(torch, (m, n, k), act, bias, dtype,
+                           CLUSTER_M=options.get("cluster", 1),
+                           num_warps=warps, num_stages=4, persistent=True,
+                           warp_specialize=True, consumer_groups=groups,
+                           **options)
 
 
 def shape_id(shape):

@@ -19,13 +19,12 @@ import os
 import pytest
 
 import tilec
-from conftest import poisoned_launches, skip_unless_arch
+from conftest import linear_launches, poisoned_launches, skip_unless_arch
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-LINEAR = os.path.join(ROOT, "kernels", "linear.tile")
 
 # (M, N, K): one K trip and fewer tiles than blocks, two trips, a few, many;
 # several tiles a block (3000 x 5000: 480 tiles of 128 x 256).
@@ -44,30 +43,10 @@ SCHEDULES = {"static": {"dynamic_schedule": False}, "dynamic": {}}
 
 
 def run_linear(torch, m, n, k, act, bias, dtype, tiles, schedule, defer):
-    torch.manual_seed(m + n + k + act)
-    tdtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
-    x = torch.randn(m, k, device="cuda", dtype=tdtype)
-    w = torch.randn(n, k, device="cuda", dtype=tdtype) / k ** 0.5
-    b = torch.randn(n, device="cuda", dtype=tdtype)
-    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
-    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
-    cfg = dict(TILES[tiles])
-    cfg.update(SCHEDULES[schedule])
-    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE=dtype,
-                         HAS_BIAS=bias, ACT=act, num_stages=4,
-                         persistent=True, warp_specialize=True,
-                         defer_epilogue=defer, **cfg)
-    tm, tn, cm = cfg["TILE_M"], cfg["TILE_N"], cfg["CLUSTER_M"]
-    units_m = -(-(-(-m // tm)) // cm)
-    grid = (units_m * cm * -(-n // tn), 1)
-    outs = poisoned_launches(torch, kern, grid, (m, n),
-                             lambda y: (x, w, b, y, part, tickets),
-                             dtype=tdtype)
-    ref = x.double() @ w.double().t()
-    if bias:
-        ref = ref + b.double()
-    if act == 1:
-        ref = ref.clamp(min=0)
+    _, outs, ref = linear_launches(torch, (m, n, k), act, bias, dtype,
+                                   num_stages=4, persistent=True,
+                                   warp_specialize=True, defer_epilogue=defer,
+                                   **TILES[tiles], **SCHEDULES[schedule])
     return outs, ref
 
 
