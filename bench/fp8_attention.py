@@ -68,8 +68,10 @@ def main():
                        .to(torch.float8_e4m3fn) for _ in range(3))
             vt = v.transpose(2, 3).contiguous()
             h16 = [t.half() for t in (q, k, v)]
+            # V's keys in the order FRAGMENT_ORDER kernels read them.
             sets.append((q, k, vt, torch.empty(B, H, N, D, device="cuda",
-                                               dtype=torch.bfloat16), h16))
+                                               dtype=torch.bfloat16), h16,
+                         tilec.fp8.fragment_order(v), v))
         one = torch.ones(1, 1, 1, device="cuda")  # Lse, descales: not read
         one2 = torch.ones(1, 1, device="cuda")
         impls = {}
@@ -87,6 +89,7 @@ def main():
                                                       s[4][2], causal=causal))
         impls["api_f16"](sets[0])
         variants = [("choice", {}),
+                    ("frag", {"FRAGMENT_ORDER": True}),
                     ("ws8", {"warp_specialize": True, "num_warps": 8}),
                     ("choice_pp", {"ping_pong": True}),
                     ("ws8_pp", {"warp_specialize": True, "num_warps": 8,
@@ -111,8 +114,9 @@ def main():
                 print(f"  {name}: does not compile ({str(e).splitlines()[0]})",
                       flush=True)
                 continue
-            run = (lambda s, kern=kern: kern[(N // 128, B * H)](
-                s[0], s[1], s[2], s[3], one, one, one, one2, D ** -0.5, 1.0,
+            vi = 5 if opts.get("FRAGMENT_ORDER") else 2
+            run = (lambda s, kern=kern, vi=vi: kern[(N // 128, B * H)](
+                s[0], s[1], s[vi], s[3], one, one, one, one2, D ** -0.5, 1.0,
                 1.0, 1.0, 0))
             sets[0][3].fill_(float("nan"))
             run(sets[0])
@@ -133,7 +137,11 @@ def main():
         impls["tilec_api_blocks"] = (lambda s: tilec.attention(
             s[0], s[1], s[2].transpose(2, 3), causal=causal, out=s[3],
             descale_q=blocks[0], descale_k=blocks[1], descale_v=blocks[2]))
-        for name in ("tilec_api", "tilec_api_blocks"):
+        # v as (batch, heads, seq, head_dim), head_dim contiguous: the API
+        # copies it (fragment_order) on every call.
+        impls["tilec_api_copied"] = (lambda s: tilec.attention(
+            s[0], s[1], s[6], causal=causal, out=s[3]))
+        for name in ("tilec_api", "tilec_api_blocks", "tilec_api_copied"):
             sets[0][3].fill_(float("nan"))
             impls[name](sets[0])
             torch.cuda.synchronize()

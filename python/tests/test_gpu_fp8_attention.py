@@ -14,6 +14,9 @@ import tilec
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
+KERNEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                      "kernels", "attention_fp8.tile")
+
 
 def hopper(torch):
     if torch.cuda.get_device_capability() < (9, 0):
@@ -126,6 +129,50 @@ def test_fp8_attention_v_copied(torch_gpu):
     ref, _ = reference(torch, q.double(), k.double(), v.double(), False,
                        64 ** -0.5)
     assert ((a.double() - ref).norm() / ref.norm()).item() < 4e-2
+
+
+@pytest.mark.parametrize("D,causal", [(64, False), (128, True),
+                                      (256, False)])
+def test_fp8_fragment_order(torch_gpu, D, causal):
+    """attention_fp8.tile with FRAGMENT_ORDER (P's 8-bit columns permuted
+    in registers, views tile-assign-layouts keeps in place: no shuffles)
+    on fragment_order(v) against the same kernel without it on V^T: the
+    same products, summed in another order within each multiply; 300 keys
+    (the last 32 padded with zeros, masked P)."""
+    torch = torch_gpu
+    hopper(torch)
+    torch.manual_seed(D)
+    B, H, N = 1, 2, 300
+    q, k, v = (torch.randn(B, H, N, D, device="cuda")
+               .to(torch.float8_e4m3fn) for _ in range(3))
+    one, one2 = (torch.ones(1, 1, 1, device="cuda"),
+                 torch.ones(1, 1, device="cuda"))
+    outs = []
+    for frag in (False, True):
+        kern = tilec.compile(KERNEL, TILE_D=D, CAUSAL=causal, EVEN_N=False,
+                             FRAGMENT_ORDER=frag)
+        vt = tilec.fp8.fragment_order(v) if frag else \
+            v.transpose(2, 3).contiguous()
+        if frag:
+            # Stored key bits (c4, c2, c1, c3, c0) back to (c4, c3, c2, c1,
+            # c0): v's keys, then 20 zeros.
+            assert vt.shape == (B, H, D, 320)
+            back = vt.float().view(B, H, D, 10, 2, 2, 2, 2, 2) \
+                .permute(0, 1, 2, 3, 4, 7, 5, 6, 8).reshape(B, H, D, 320)
+            assert torch.equal(back[..., :300],
+                               v.transpose(2, 3).float())
+            assert not back[..., 300:].any()
+        out = torch.full((B, H, N, D), float("nan"), device="cuda",
+                         dtype=torch.bfloat16)
+        kern[((N + 127) // 128, B * H)](q, k, vt, out, one, one, one, one2,
+                                       D ** -0.5, 1.0, 1.0, 1.0, 0)
+        outs.append(out.double())
+    torch.cuda.synchronize()
+    assert not outs[1].isnan().any()
+    assert ((outs[1] - outs[0]).norm() / outs[0].norm()).item() < 1e-2
+    ref, _ = reference(torch, q.double(), k.double(), v.double(), causal,
+                       D ** -0.5)
+    assert ((outs[1] - ref).norm() / ref.norm()).item() < 4e-2
 
 
 def test_fp8_attention_extremes_are_finite(torch_gpu):

@@ -19,7 +19,9 @@ float32), and with return_lse=True also the rows' log-sum-exp (float32,
 natural log). V is read with its keys contiguous: a v whose seq dimension
 has stride 1 (the transpose of a (batch, kv_heads, head_dim, seq) tensor,
 as quantize returns it) is read in place; any other v is transposed into a
-new tensor first (a copy per call).
+new tensor first (a copy per call). fragment_order(v) gives V as
+kernels/attention_fp8.tile reads it with FRAGMENT_ORDER (for callers of the
+kernel itself).
 
 quantize rounds q, k and v (float16, bfloat16 or float32) to e4m3 with a
 scale per block of 128 rows per head for q and k (FlashAttention-3's block
@@ -36,7 +38,8 @@ from ._kernels import compile_once as _compile
 from ._tensors import current_stream
 from .errors import ArgumentError
 
-__all__ = ["attention", "quantize", "E4M3_MAX", "SCALE_BLOCK"]
+__all__ = ["attention", "quantize", "fragment_order", "E4M3_MAX",
+           "SCALE_BLOCK"]
 
 #: The largest finite e4m3 value.
 E4M3_MAX = 448.0
@@ -121,6 +124,26 @@ def _keys_contiguous(torch, v):
     vt = vt[..., :n]
     vt.copy_(v.transpose(2, 3))
     return vt
+
+
+def fragment_order(v):
+    """v (batch, kv_heads, seq_k, head_dim) as attention_fp8.tile reads it
+    with FRAGMENT_ORDER: a new (batch, kv_heads, head_dim, seq_k rounded up
+    to 32) tensor, the keys contiguous, each 32 of them in the order the
+    8-bit A operand of P V holds P's columns in the accumulator's registers
+    (key c0 + 2 c1 + 4 c2 + 8 c3 + 16 c4 at c0 + 2 c3 + 4 c1 + 8 c2 + 16
+    c4), the keys past seq_k zeros."""
+    import torch
+    b, h, n, d = v.shape
+    padded = (n + 31) // 32 * 32
+    vt = v.transpose(2, 3)
+    if padded != n:
+        vt = torch.zeros(b, h, d, padded, device=v.device, dtype=v.dtype)
+        vt[..., :n].copy_(v.transpose(2, 3))
+    # Stored key bits (k4, k3, k2, k1, k0) = (c4, c2, c1, c3, c0).
+    return vt.reshape(b, h, d, padded // 32, 2, 2, 2, 2, 2) \
+        .permute(0, 1, 2, 3, 4, 6, 7, 5, 8).contiguous() \
+        .view(b, h, d, padded)
 
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
@@ -210,6 +233,11 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     if major < 9:
         raise ArgumentError(f"q: 8-bit attention runs on sm_90a (Hopper's "
                             f"8-bit wgmma); {q.device} is sm_{major}{minor}")
+    # V's keys in natural order (FRAGMENT_ORDER off): the kernel with P's
+    # columns permuted into registers ran 1.05-1.06x causal at D = 128 but
+    # 0.82-0.98x at D = 256 and 0.89-1.01x at D = 64 (H200), and V in that
+    # order costs a copy per call (bench/results/
+    # 2026-12-04-h200-fp8-fragment-order.md).
     kern = _compile("attention_fp8.tile", "attention_fp8", TILE_D=D,
                     TILE_M=128, TILE_N=tile_n, CAUSAL=causal,
                     EVEN_N=Nk % tile_n == 0, BLOCK_SCALES=blocks,

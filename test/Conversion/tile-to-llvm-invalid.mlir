@@ -68,7 +68,7 @@ func.func @not_a_tile(%t: tensor<33554432xf32, #b>, %O: !tile.global<f32, 1>) {
 // -----
 
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<64x64xf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>', whose encoding is not a distributed layout (blocked, mma, dot_operand or slice)}}
+// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<64x64xf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>', whose encoding is not a distributed layout (blocked, mma, dot_operand, slice or linear)}}
 func.func @shared_encoding(%t: tensor<64x64xf16, #shared>, %O: !tile.global<f16, 2>) {
   %c0 = arith.constant 0 : i32
   tile.store %O[%c0, %c0], %t : !tile.global<f16, 2>, tensor<64x64xf16, #shared>
@@ -77,7 +77,7 @@ func.func @shared_encoding(%t: tensor<64x64xf16, #shared>, %O: !tile.global<f16,
 
 // -----
 
-// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<64xf32, "rows">', whose encoding is not a distributed layout (blocked, mma, dot_operand or slice)}}
+// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<64xf32, "rows">', whose encoding is not a distributed layout (blocked, mma, dot_operand, slice or linear)}}
 func.func @string_encoding(%t: tensor<64xf32, "rows">, %O: !tile.global<f32, 1>) {
   %c0 = arith.constant 0 : i32
   tile.store %O[%c0], %t : !tile.global<f32, 1>, tensor<64xf32, "rows">

@@ -247,6 +247,34 @@ def Tile_SliceLayoutAttr : Tile_DistributedLayoutAttr<"SliceLayout", "slice"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_LinearLayoutAttr
+    : Tile_DistributedLayoutAttr<"LinearLayout", "linear"> {
+  let summary = "a layout given by its linear form";
+  let description = [{
+    The tile coordinates each bit of the register index, the lane and the
+    warp steps to (XORed together: LinearLayout.h), for a tile of the
+    power-of-two shape the bases span. Views give it: a reshape or permute
+    of a tile in an mma or operand layout keeps every element where it is,
+    and where no other layout says where that is, this one does
+    (tile-assign-layouts; attention's 8-bit P with its columns permuted into
+    the A operand's order, FlashAttention-3's way, moves no data).
+
+    ```mlir
+    #tile.linear<register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]]>
+    ```
+  }];
+  // The bases, flattened: `numDims` coordinates each.
+  let parameters = (ins "unsigned":$numDims, Tile_I64List:$registers,
+                        Tile_I64List:$lanes, Tile_I64List:$warps);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The attribute of `layout`'s register, lane and warp bases.
+    static LinearLayoutAttr get(::mlir::MLIRContext *context,
+                                const ::mlir::tile::LinearLayout &layout);
+  }];
+}
+
 def Tile_SharedLayoutAttr : Tile_LayoutAttr<"SharedLayout", "shared",
     [DeclareAttrInterfaceMethods<Tile_SharedLayoutInterface>]> {
   let summary = "a swizzled layout in shared memory";

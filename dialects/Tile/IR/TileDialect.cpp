@@ -31,6 +31,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "slice";
     else if (isa<SharedLayoutAttr>(attr))
       os << "shared";
+    else if (isa<LinearLayoutAttr>(attr))
+      os << "linear";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;

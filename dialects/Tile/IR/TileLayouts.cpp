@@ -10,6 +10,7 @@
 #include "Tile/IR/TileTypes.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectImplementation.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -214,6 +215,61 @@ LogicalResult SliceLayoutAttr::verifyEncoding(
 }
 
 LogicalResult
+LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         unsigned rank, ArrayRef<int64_t> registers,
+                         ArrayRef<int64_t> lanes, ArrayRef<int64_t> warps) {
+  if (rank == 0)
+    return emitError() << "linear layout: the bases need at least one "
+                          "coordinate";
+  for (auto [name, bases] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"register", registers},
+        {"lane", lanes},
+        {"warp", warps}}) {
+    if (bases.size() % rank)
+      return emitError() << "linear layout: every " << name << " basis needs "
+                         << rank << " coordinates";
+    for (int64_t c : bases)
+      if (c < 0)
+        return emitError() << "linear layout: the " << name
+                           << " bases have a negative coordinate, " << c;
+  }
+  if (lanes.size() != 5 * size_t(rank))
+    return emitError() << "linear layout: a warp's 32 lanes need 5 lane "
+                          "bases, got "
+                       << lanes.size() / rank;
+  for (size_t i = 0; i < registers.size(); i += rank)
+    if (llvm::all_of(registers.slice(i, rank),
+                     [](int64_t c) { return c == 0; }))
+      return emitError() << "linear layout: register basis " << i / rank
+                         << " is zero (a register holds distinct elements)";
+  return success();
+}
+
+LogicalResult LinearLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyLayoutRank(*this, shape, emitError)))
+    return failure();
+  // Every basis within the tile, and every element held: the bases span
+  // the padded shape.
+  SmallVector<int64_t> padded = paddedShape(shape);
+  for (ArrayRef<int64_t> bases : {getRegisters(), getLanes(), getWarps()})
+    for (size_t i = 0; i < bases.size(); i += getRank())
+      for (unsigned d = 0; d < getRank(); ++d)
+        if (bases[i + d] >= padded[d])
+          return emitError()
+                 << "the layout " << *this << " steps past "
+                 << "dimension " << d << " of a tile of " << padded[d];
+  LinearLayout ll = toLinearLayout(shape);
+  if (!ll.isSurjective() ||
+      ll.regs().size() != getRegisters().size() / getRank())
+    return emitError() << "the layout " << *this
+                       << " does not hold every element of the tile once "
+                          "in a thread's registers";
+  return success();
+}
+
+LogicalResult
 mlir::tile::verifyLaidOutTile(Type type,
                               function_ref<InFlightDiagnostic()> emitError) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -232,7 +288,7 @@ mlir::tile::verifyLaidOutTile(Type type,
   if (!isDistributedLayout(tensor.getEncoding()))
     return emitError() << "has type " << type
                        << ", whose encoding is not a distributed layout "
-                          "(blocked, mma, dot_operand or slice)";
+                          "(blocked, mma, dot_operand, slice or linear)";
   return success();
 }
 
@@ -411,6 +467,110 @@ unsigned SliceLayoutAttr::getRank() const {
 
 unsigned SliceLayoutAttr::getNumWarps() const {
   return cast<DistributedLayoutInterface>(getParent()).getNumWarps();
+}
+
+LinearLayout
+LinearLayoutAttr::toLinearLayout(ArrayRef<int64_t> tileShape) const {
+  LinearLayout ll(paddedShape(tileShape));
+  unsigned rank = getRank();
+  for (auto [name, bases] : {std::pair<StringRef, ArrayRef<int64_t>>{
+                                 LinearLayout::kRegister, getRegisters()},
+                             {LinearLayout::kLane, getLanes()},
+                             {LinearLayout::kWarp, getWarps()}})
+    for (size_t i = 0; i < bases.size(); i += rank)
+      ll.bases(name).push_back(Basis(bases.slice(i, rank)));
+  ll.normalize();
+  return ll;
+}
+
+unsigned LinearLayoutAttr::getRank() const { return getNumDims(); }
+
+unsigned LinearLayoutAttr::getNumWarps() const {
+  return 1u << (getWarps().size() / getRank());
+}
+
+LinearLayoutAttr LinearLayoutAttr::get(MLIRContext *context,
+                                       const LinearLayout &layout) {
+  auto flat = [&](ArrayRef<Basis> bases) {
+    SmallVector<int64_t> values;
+    for (const Basis &b : bases)
+      values.append(b.begin(), b.end());
+    return values;
+  };
+  SmallVector<int64_t> regs = flat(layout.regs()), lanes = flat(layout.lanes()),
+                       warps = flat(layout.warps());
+  return get(context, layout.getRank(), ArrayRef<int64_t>(regs),
+             ArrayRef<int64_t>(lanes), ArrayRef<int64_t>(warps));
+}
+
+/// `[[0, 1], [8, 0]]`: the bases of one input dimension.
+static ParseResult parseBases(AsmParser &parser, unsigned &rank,
+                              SmallVectorImpl<int64_t> &values) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        size_t before = values.size();
+        if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                           [&]() -> ParseResult {
+                                             int64_t v;
+                                             if (parser.parseInteger(v))
+                                               return failure();
+                                             values.push_back(v);
+                                             return success();
+                                           }))
+          return failure();
+        unsigned n = values.size() - before;
+        if (rank == 0)
+          rank = n;
+        if (n != rank || n == 0)
+          return parser.emitError(parser.getCurrentLocation())
+                 << "linear layout: every basis needs the same non-zero "
+                    "number of coordinates";
+        return success();
+      });
+}
+
+Attribute LinearLayoutAttr::parse(AsmParser &parser, Type) {
+  unsigned rank = 0;
+  SmallVector<int64_t> lists[3];
+  const char *names[3] = {"register", "lane", "warp"};
+  if (parser.parseLess())
+    return {};
+  for (unsigned i = 0; i < 3; ++i) {
+    if ((i && parser.parseComma()) || parser.parseKeyword(names[i]) ||
+        parser.parseEqual() || parseBases(parser, rank, lists[i]))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  if (rank == 0) {
+    parser.emitError(parser.getCurrentLocation())
+        << "linear layout: the bases need at least one coordinate";
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), rank, ArrayRef<int64_t>(lists[0]),
+                    ArrayRef<int64_t>(lists[1]), ArrayRef<int64_t>(lists[2]));
+}
+
+void LinearLayoutAttr::print(AsmPrinter &printer) const {
+  auto bases = [&](ArrayRef<int64_t> values) {
+    printer << "[";
+    for (size_t i = 0; i < values.size(); i += getRank()) {
+      if (i)
+        printer << ", ";
+      printer << "[";
+      llvm::interleaveComma(values.slice(i, getRank()), printer);
+      printer << "]";
+    }
+    printer << "]";
+  };
+  printer << "<register = ";
+  bases(getRegisters());
+  printer << ", lane = ";
+  bases(getLanes());
+  printer << ", warp = ";
+  bases(getWarps());
+  printer << ">";
 }
 
 LinearLayout SharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape,

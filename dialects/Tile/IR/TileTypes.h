@@ -41,7 +41,7 @@ std::string getLanguageTypeName(Type type);
 bool isTileType(Type type);
 
 /// Checks what the passes after layout assignment need of a tensor type: a
-/// tile in a distributed layout (blocked, mma, dot_operand or slice).
+/// tile in a distributed layout (blocked, mma, dot_operand, slice or linear).
 /// Otherwise reports, through `emitError` (which names the op and the value),
 /// that it is not a tile, has no layout ("run tile-assign-layouts first") or
 /// has an encoding that is not a distributed layout. Other types pass.

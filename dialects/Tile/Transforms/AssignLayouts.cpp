@@ -158,6 +158,16 @@ private:
   Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
                           ArrayRef<int64_t> dstShape);
   Attribute permuteLayout(BlockedLayoutAttr src, ArrayRef<int32_t> perm);
+  /// For the first of a chain of views (reshapes and permutes, each the
+  /// only use of the one before) of a tile in a layout other than a blocked
+  /// one: when the use of the chain's last value needs a layout that holds
+  /// every element in the thread the source holds it in (a register
+  /// renaming: attention's 8-bit P with its columns permuted into the A
+  /// operand's order), gives the views the source's elements where they
+  /// are (#tile.linear layouts) and the last value the use's layout: no
+  /// data moves. False when it does not apply (yet: the use's layout may
+  /// come later).
+  bool viewInPlace(Operation *first);
   Attribute expandLayout(Attribute src, unsigned axis, unsigned rank);
 
   bool set(Value v, Attribute layout) {
@@ -813,6 +823,75 @@ Attribute LayoutAssigner::permuteLayout(BlockedLayoutAttr src,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+/// `layout`'s bases taken through the view `op` (a reshape between
+/// power-of-two shapes, or a permute) to its result's coordinates.
+static std::optional<LinearLayout> viewLayout(Operation *op,
+                                              const LinearLayout &layout) {
+  ArrayRef<int64_t> from = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> to = shapeOf(op->getResult(0));
+  if (isPadded(from) || isPadded(to))
+    return std::nullopt;
+  LinearLayout result(to);
+  for (StringRef name : {LinearLayout::kRegister, LinearLayout::kLane,
+                         LinearLayout::kWarp, LinearLayout::kBlock})
+    for (const LinearLayout::Basis &b : layout.getBases(name)) {
+      LinearLayout::Basis mapped(to.size(), 0);
+      if (auto p = dyn_cast<PermuteOp>(op)) {
+        for (auto [i, d] : llvm::enumerate(p.getPermutation()))
+          mapped[i] = b[d];
+      } else {
+        auto c = reshapeCoords(b, from, to);
+        if (!c)
+          return std::nullopt;
+        mapped.assign(c->begin(), c->end());
+      }
+      result.bases(name).push_back(mapped);
+    }
+  result.normalize();
+  return result;
+}
+
+bool LayoutAssigner::viewInPlace(Operation *first) {
+  Value source = first->getOperand(0);
+  Attribute layout = get(source);
+  if (!layout || isa<BlockedLayoutAttr>(layout) || get(first->getResult(0)) ||
+      isa_and_present<ReshapeOp, PermuteOp>(source.getDefiningOp()))
+    return false;
+  // The chain, and the layout of each of its values.
+  std::optional<LinearLayout> linear = toLinearLayout(layout, shapeOf(source));
+  SmallVector<std::pair<Value, LinearLayout>, 4> chain;
+  for (Operation *view = first;;) {
+    linear = viewLayout(view, *linear);
+    if (!linear)
+      return false;
+    Value v = view->getResult(0);
+    chain.push_back({v, *linear});
+    if (!v.hasOneUse())
+      return false;
+    Operation *user = *v.getUsers().begin();
+    if (!isa<ReshapeOp, PermuteOp>(user))
+      break;
+    view = user;
+  }
+  Value last = chain.back().first;
+  OpOperand &use = *last.getUses().begin();
+  // (An mma's operand layouts follow from its result's.)
+  if (auto mma = dyn_cast<MmaOp>(use.getOwner()); mma && !get(mma.getResult()))
+    return false;
+  Attribute wanted = required(use.getOwner(), use.getOperandNumber());
+  if (!wanted || !isDistributedLayout(wanted))
+    return false;
+  std::optional<LayoutConversion> conversion =
+      getConversion(chain.back().second, toLinearLayout(wanted, shapeOf(last)));
+  if (!conversion || conversion->kind != ConversionKind::Registers)
+    return false;
+  bool changed = false;
+  for (auto &[v, l] : ArrayRef(chain).drop_back())
+    changed |= set(v, LinearLayoutAttr::get(ctx, l));
+  changed |= set(last, wanted);
+  return changed;
+}
+
 Attribute LayoutAssigner::expandLayout(Attribute src, unsigned axis,
                                        unsigned rank) {
   if (auto slice = dyn_cast<SliceLayoutAttr>(src))
@@ -991,6 +1070,8 @@ bool LayoutAssigner::forward(Operation *op) {
       return false;
     return set(c.getResult(), l);
   }
+  if (isa<ReshapeOp, PermuteOp>(op) && viewInPlace(op))
+    return true;
   if (auto r = dyn_cast<ReshapeOp>(op)) {
     if (Attribute l = get(r.getSource())) {
       // A unit dimension inserted where a slice took it out: the parent.
@@ -1016,7 +1097,7 @@ bool LayoutAssigner::forward(Operation *op) {
     // (As a reshape's: a tile in a layout other than a blocked one waits
     // for its use's layout, late_.)
     if (Attribute l = get(p.getSource());
-        l && (isa<BlockedLayoutAttr>(l) || late_)) {
+        l && !get(p.getResult()) && (isa<BlockedLayoutAttr>(l) || late_)) {
       auto b = cast<BlockedLayoutAttr>(required(op, 0));
       return set(p.getResult(), permuteLayout(b, p.getPermutation()));
     }
@@ -1219,6 +1300,17 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     return SliceLayoutAttr::get(ctx, e.getAxis(), res);
   }
   if (isa<ReshapeOp, PermuteOp>(op)) {
+    // A view whose result holds the elements where a layout other than a
+    // blocked one holds them (viewInPlace): that layout.
+    if (Attribute src = get(operand); src && !isa<BlockedLayoutAttr>(src))
+      if (Attribute res = get(op->getResult(0)))
+        if (std::optional<LinearLayout> viewed =
+                viewLayout(op, toLinearLayout(src, shapeOf(operand)))) {
+          std::optional<LayoutConversion> c = getConversion(
+              *viewed, toLinearLayout(res, shapeOf(op->getResult(0))));
+          if (c && c->kind == ConversionKind::Registers)
+            return src;
+        }
     // A unit dimension inserted into a slice along it: its parent.
     if (auto r = dyn_cast<ReshapeOp>(op)) {
       if (Attribute parent = sliceViewParent(r);

@@ -163,7 +163,11 @@ struct StageMmaOperandsPass
           << how << " to copy it straight to shared memory";
     };
     auto cvt = a.getDefiningOp<ConvertLayoutOp>();
-    bool inRegisters = false;
+    // (A tile a view chain leaves in the operand layout, no conversion:
+    // tile-assign-layouts' viewInPlace.)
+    bool inRegisters =
+        !cvt && isa_and_present<DotOperandLayoutAttr>(
+                    cast<RankedTensorType>(a.getType()).getEncoding());
     if (cvt && cvt.getSource().getType().getEncoding()) {
       RankedTensorType from = cvt.getSource().getType(), to = cvt.getType();
       // An 8-bit accumulator's elements move between the lanes of each

@@ -920,3 +920,38 @@ func.func @scan_i1(%x: tensor<64x64xi1>) {
 // expected-error @+1 {{dot_operand layout: kWidth must be 2 (16-bit elements) or 4 (8-bit), not 8}}
 func.func private @dot_kwidth(tensor<64x16xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 8>>)
 
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.linear (LinearLayoutAttr::verify, verifyEncoding)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{linear layout: a warp's 32 lanes need 5 lane bases, got 4}}
+func.func private @linear_lanes(tensor<16x8xf32, #tile.linear<register = [[0, 1], [8, 0], [0, 4]], lane = [[0, 2], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @+1 {{linear layout: register basis 1 is zero (a register holds distinct elements)}}
+func.func private @linear_zero_register(tensor<16x8xf32, #tile.linear<register = [[0, 1], [0, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @+1 {{linear layout: every basis needs the same non-zero number of coordinates}}
+func.func private @linear_ranks(tensor<16x8xf32, #tile.linear<register = [[0, 1], [8]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @+1 {{steps past dimension 0 of a tile of 16}}
+func.func private @linear_past(tensor<16x8xf32, #tile.linear<register = [[0, 1], [16, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// Rows 8-15 held by no register: not every element is held.
+// expected-error @+1 {{does not hold every element of the tile once in a thread's registers}}
+func.func private @linear_uncovered(tensor<16x8xf32, #tile.linear<register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)
+
+// -----
+
+// expected-error @+1 {{is for rank-2 tiles, not rank 1}}
+func.func private @linear_rank(tensor<128xf32, #tile.linear<register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>>)

@@ -31,7 +31,7 @@ func.func @source_without_layout(%a: tensor<64x32xf16>, %b: tensor<32x64xf16, #d
 #dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
 func.func @source_not_a_layout(%a: tensor<64x32xf16, #dot_a>, %b: tensor<32x64xf16, #shared>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
-  // expected-error @+1 {{'tile.convert_layout' op source has type 'tensor<32x64xf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>', whose encoding is not a distributed layout (blocked, mma, dot_operand or slice)}}
+  // expected-error @+1 {{'tile.convert_layout' op source has type 'tensor<32x64xf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>', whose encoding is not a distributed layout (blocked, mma, dot_operand, slice or linear)}}
   %b2 = tile.convert_layout %b : tensor<32x64xf16, #shared> -> tensor<32x64xf16, #dot_b>
   %d = tile.mma %a, %b2, %c : tensor<64x32xf16, #dot_a>, tensor<32x64xf16, #dot_b>, tensor<64x64xf32, #mma>
   return %d : tensor<64x64xf32, #mma>

@@ -1,0 +1,58 @@
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts="wgmma=true" | FileCheck %s
+
+// Views that keep an accumulator's elements in place (viewInPlace): 8-bit P
+// with its columns c of each 32 permuted to c0 + 2 c3 + 4 c1 + 8 c2 + 16 c4
+// (FlashAttention-3's way) is, in the accumulator's registers, the A
+// operand of the next multiply: the reshape to (64, 2, 2, 2, 2, 2) and the
+// permute take #tile.linear layouts holding every element where the
+// accumulator does, the last reshape the operand layout; no conversion.
+// CHECK-DAG:   #[[MMA:mma]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 32, 16]>
+// CHECK-DAG:   #[[MMA2:mma1]] = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+// CHECK-DAG:   #[[A:dot_a1]] = #tile.dot_operand<opIdx = 0, parent = #[[MMA2]], kWidth = 4>
+// CHECK-DAG:   #[[L0:linear]] = #tile.linear<register = {{\[}}[0, 0, 0, 0, 0, 1], [8, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0], [0, 1, 0, 0, 0, 0]], lane = {{\[}}[0, 0, 0, 0, 1, 0], [0, 0, 0, 1, 0, 0], [1, 0, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0], [4, 0, 0, 0, 0, 0]], warp = {{\[}}[16, 0, 0, 0, 0, 0], [32, 0, 0, 0, 0, 0]]>
+// CHECK-DAG:   #[[L1:linear1]] = #tile.linear<register = {{\[}}[0, 0, 0, 0, 0, 1], [8, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0], [0, 1, 0, 0, 0, 0]], lane = {{\[}}[0, 0, 0, 1, 0, 0], [0, 0, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0], [4, 0, 0, 0, 0, 0]], warp = {{\[}}[16, 0, 0, 0, 0, 0], [32, 0, 0, 0, 0, 0]]>
+// CHECK-LABEL: func.func @fragment_order
+// CHECK:       %[[P:.*]] = arith.truncf %{{.*}} : tensor<64x32xf32, #[[MMA]]> to tensor<64x32xf8E4M3FN, #[[MMA]]>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[P]] : tensor<64x32xf8E4M3FN, #[[MMA]]> -> tensor<64x2x2x2x2x2xf8E4M3FN, #[[L0]]>
+// CHECK-NEXT:  %[[T:.*]] = tile.permute %[[R]] [0, 1, 3, 4, 2, 5] : tensor<64x2x2x2x2x2xf8E4M3FN, #[[L0]]> -> tensor<64x2x2x2x2x2xf8E4M3FN, #[[L1]]>
+// CHECK-NEXT:  %[[V:.*]] = tile.reshape %[[T]] : tensor<64x2x2x2x2x2xf8E4M3FN, #[[L1]]> -> tensor<64x32xf8E4M3FN, #[[A]]>
+// CHECK-NOT:   tile.convert_layout %[[V]]
+// CHECK:       tile.mma %[[V]],
+func.func @fragment_order(%Q: !tile.global<f8E4M3FN, 2>, %K: !tile.global<f8E4M3FN, 2>, %V: !tile.global<f8E4M3FN, 2>, %O: !tile.global<f32, 2>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %q = tile.load %Q[%c0, %c0] : !tile.global<f8E4M3FN, 2> -> tensor<64x64xf8E4M3FN>
+  %k = tile.load %K[%c0, %c0] {order = array<i32: 1, 0>} : !tile.global<f8E4M3FN, 2> -> tensor<64x32xf8E4M3FN>
+  %v = tile.load %V[%c0, %c0] {order = array<i32: 1, 0>} : !tile.global<f8E4M3FN, 2> -> tensor<32x64xf8E4M3FN>
+  %z = arith.constant dense<0.0> : tensor<64x32xf32>
+  %s = tile.mma %q, %k, %z : tensor<64x64xf8E4M3FN>, tensor<64x32xf8E4M3FN>, tensor<64x32xf32>
+  %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xf8E4M3FN>
+  %r = tile.reshape %p : tensor<64x32xf8E4M3FN> -> tensor<64x2x2x2x2x2xf8E4M3FN>
+  %t = tile.permute %r [0, 1, 3, 4, 2, 5] : tensor<64x2x2x2x2x2xf8E4M3FN> -> tensor<64x2x2x2x2x2xf8E4M3FN>
+  %a = tile.reshape %t : tensor<64x2x2x2x2x2xf8E4M3FN> -> tensor<64x32xf8E4M3FN>
+  %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %o = tile.mma %a, %v, %z2 : tensor<64x32xf8E4M3FN>, tensor<32x64xf8E4M3FN>, tensor<64x64xf32>
+  tile.store %O[%c0, %c0], %o : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// Views that move data (P transposed, read as the A operand): the chain is
+// left to the other rules, a conversion where the operand needs it.
+// CHECK-LABEL: func.func @transposed
+// CHECK-NOT:   #tile.linear
+// CHECK:       tile.permute
+// CHECK:       tile.convert_layout
+// CHECK:       tile.mma
+func.func @transposed(%Q: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %O: !tile.global<f32, 2>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %q = tile.load %Q[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %v = tile.load %V[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.mma %q, %v, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+  %t = tile.permute %p [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+  %o = tile.mma %t, %v, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  tile.store %O[%c0, %c0], %o : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
