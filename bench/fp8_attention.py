@@ -102,6 +102,7 @@ def main():
                      for n in extra_n.get(D, []) for name, opts in variants[:]]
         variants += [(name, dict({"TILE_N": 128}, **opts))
                      for name, opts in parse_configs(args.variants)]
+        kerns = {}
         for name, opts in variants:
             try:
                 # EVEN_N from the variant's own TILE_N (the kernel's
@@ -126,6 +127,7 @@ def main():
                 print(f"  {name}: wrong ({err})", flush=True)
                 continue
             impls["tilec_" + name] = run
+            kerns[name] = kern
         # The user's path: tilec.attention on the 8-bit tensors (V read in
         # place: the keys-contiguous view), per-tensor descales as floats,
         # and with a descale per block of 128 rows (ones).
@@ -138,9 +140,16 @@ def main():
             s[0], s[1], s[2].transpose(2, 3), causal=causal, out=s[3],
             descale_q=blocks[0], descale_k=blocks[1], descale_v=blocks[2]))
         # v as (batch, heads, seq, head_dim), head_dim contiguous: the API
-        # copies it (fragment_order) on every call.
+        # copies it on every call (a DSL transpose; at D = 128 into
+        # fragment order); "torch_copied": the same through torch's
+        # transposing copy and the compiler's choice (the API before).
         impls["tilec_api_copied"] = (lambda s: tilec.attention(
             s[0], s[1], s[6], causal=causal, out=s[3]))
+        if "choice" in kerns:
+            impls["tilec_torch_copied"] = (
+                lambda s, kern=kerns["choice"]: kern[(N // 128, B * H)](
+                    s[0], s[1], s[6].transpose(2, 3).contiguous(), s[3], one,
+                    one, one, one2, D ** -0.5, 1.0, 1.0, 1.0, 0))
         for name in ("tilec_api", "tilec_api_blocks", "tilec_api_copied"):
             sets[0][3].fill_(float("nan"))
             impls[name](sets[0])

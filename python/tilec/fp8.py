@@ -19,9 +19,9 @@ float32), and with return_lse=True also the rows' log-sum-exp (float32,
 natural log). V is read with its keys contiguous: a v whose seq dimension
 has stride 1 (the transpose of a (batch, kv_heads, head_dim, seq) tensor,
 as quantize returns it) is read in place; any other v is transposed into a
-new tensor first (a copy per call). fragment_order(v) gives V as
-kernels/attention_fp8.tile reads it with FRAGMENT_ORDER (for callers of the
-kernel itself).
+new tensor first (a copy per call, kernels/transpose.tile's transpose_heads;
+at head_dim 128 with its keys in the order the kernel's P holds them in
+registers: fragment_order(v) gives V so, for callers of the kernel itself).
 
 quantize rounds q, k and v (float16, bfloat16 or float32) to e4m3 with a
 scale per block of 128 rows per head for q and k (FlashAttention-3's block
@@ -110,15 +110,18 @@ def _ones_like(torch, device, shape):
     return t
 
 
-def _keys_contiguous(torch, v):
+def _keys_contiguous(torch, v, copy=True):
     """v (batch, kv_heads, seq_k, head_dim) as the kernel reads it: a
     (batch, kv_heads, head_dim, seq_k) tensor with the keys contiguous and
-    its rows 16-byte aligned, v's own memory where it is laid out so."""
+    its rows 16-byte aligned, v's own memory where it is laid out so (else
+    a copy, or None with copy=False)."""
     b, h, n, d = v.shape
     if (v.stride(2) == 1 or n == 1) and v.stride(3) % 16 == 0 and \
             v.stride(1) % 16 == 0 and v.stride(0) % 16 == 0 and \
             v.data_ptr() % 16 == 0:
         return v.transpose(2, 3)
+    if not copy:
+        return None
     padded = (n + 15) // 16 * 16
     vt = torch.empty(b, h, d, padded, device=v.device, dtype=v.dtype)
     vt = vt[..., :n]
@@ -126,24 +129,47 @@ def _keys_contiguous(torch, v):
     return vt
 
 
-def fragment_order(v):
-    """v (batch, kv_heads, seq_k, head_dim) as attention_fp8.tile reads it
-    with FRAGMENT_ORDER: a new (batch, kv_heads, head_dim, seq_k rounded up
-    to 32) tensor, the keys contiguous, each 32 of them in the order the
-    8-bit A operand of P V holds P's columns in the accumulator's registers
-    (key c0 + 2 c1 + 4 c2 + 8 c3 + 16 c4 at c0 + 2 c3 + 4 c1 + 8 c2 + 16
-    c4), the keys past seq_k zeros."""
-    import torch
+def _transposed_keys(torch, v, fragment, stream=None):
+    """A new (batch, kv_heads, head_dim, seq_k rounded up to 32) copy of v
+    (batch, kv_heads, seq_k, head_dim) with the keys contiguous, made by
+    kernels/transpose.tile's transpose_heads (one pass through shared
+    memory), the keys in fragment order with `fragment`; keys past seq_k
+    zeros."""
     b, h, n, d = v.shape
     padded = (n + 31) // 32 * 32
-    vt = v.transpose(2, 3)
-    if padded != n:
-        vt = torch.zeros(b, h, d, padded, device=v.device, dtype=v.dtype)
-        vt[..., :n].copy_(v.transpose(2, 3))
-    # Stored key bits (k4, k3, k2, k1, k0) = (c4, c2, c1, c3, c0).
-    return vt.reshape(b, h, d, padded // 32, 2, 2, 2, 2, 2) \
-        .permute(0, 1, 2, 3, 4, 6, 7, 5, 8).contiguous() \
-        .view(b, h, d, padded)
+    vt = torch.empty(b, h, d, padded, device=v.device, dtype=v.dtype)
+    if vt.numel() == 0:
+        return vt
+    x = v.reshape(b * h, n, d)
+    if x.stride(2) != 1 or any(s % 16 for s in x.stride()[:2]) or \
+            x.data_ptr() % 16:
+        x = x.contiguous()
+    kern = _compile("transpose.tile", "transpose_heads", DTYPE="f8e4m3",
+                    TILE_M=TRANSPOSE_KEYS, TILE_N=TRANSPOSE_DIMS,
+                    FRAGMENT_ORDER=fragment, num_warps=4)
+    kern.launch(((padded + TRANSPOSE_KEYS - 1) // TRANSPOSE_KEYS,
+                 (d + TRANSPOSE_DIMS - 1) // TRANSPOSE_DIMS, b * h),
+                x, vt.view(b * h, d, padded), stream=current_stream(stream))
+    return vt
+
+
+#: The keys and head dimensions of v a transpose_heads block copies.
+TRANSPOSE_KEYS = 128
+TRANSPOSE_DIMS = 64
+
+
+def fragment_order(v):
+    """v (batch, kv_heads, seq_k, head_dim), float8_e4m3fn, as
+    attention_fp8.tile reads it with FRAGMENT_ORDER: a new (batch,
+    kv_heads, head_dim, seq_k rounded up to 32) tensor, the keys contiguous,
+    each 32 of them in the order the 8-bit A operand of P V holds P's
+    columns in the accumulator's registers (key c0 + 2 c1 + 4 c2 + 8 c3 +
+    16 c4 at c0 + 2 c3 + 4 c1 + 8 c2 + 16 c4), the keys past seq_k zeros."""
+    import torch
+    if not isinstance(v, torch.Tensor) or v.dim() != 4 or \
+            v.dtype != torch.float8_e4m3fn or not v.is_cuda:
+        raise ArgumentError("v: expected a 4-D float8_e4m3fn CUDA tensor")
+    return _transposed_keys(torch, v, True)
 
 
 def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
@@ -233,17 +259,21 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     if major < 9:
         raise ArgumentError(f"q: 8-bit attention runs on sm_90a (Hopper's "
                             f"8-bit wgmma); {q.device} is sm_{major}{minor}")
-    # V's keys in natural order (FRAGMENT_ORDER off): the kernel with P's
-    # columns permuted into registers ran 1.05-1.06x causal at D = 128 but
-    # 0.82-0.98x at D = 256 and 0.89-1.01x at D = 64 (H200), and V in that
-    # order costs a copy per call (bench/results/
-    # 2026-12-04-h200-fp8-fragment-order.md).
+    # A v read in place keeps its keys' order. One the kernel cannot read
+    # (its keys not contiguous) is copied by a DSL transpose, at head_dim
+    # 128 with its keys in the order P's 8-bit registers hold them
+    # (FRAGMENT_ORDER: P goes to the second multiply without shuffles,
+    # 1.05-1.06x causal on an H200; at 64 and 256 that kernel ran slower,
+    # bench/results/2026-12-04-h200-fp8-fragment-order.md).
+    vt = _keys_contiguous(torch, v, copy=False)
+    fragment = vt is None and D == 128
+    if vt is None:
+        vt = _transposed_keys(torch, v, fragment, stream)
     kern = _compile("attention_fp8.tile", "attention_fp8", TILE_D=D,
                     TILE_M=128, TILE_N=tile_n, CAUSAL=causal,
                     EVEN_N=Nk % tile_n == 0, BLOCK_SCALES=blocks,
                     SCALE_BLOCK=SCALE_BLOCK, WRITE_LSE=return_lse,
-                    OUT=out_name)
-    vt = _keys_contiguous(torch, v)
+                    OUT=out_name, FRAGMENT_ORDER=fragment)
     kern.launch(((Nq + 127) // 128, B * H), q, k, vt, out, lse, tq, tk,
                 tv.reshape(-1, tv.shape[-1]),
                 float(scale), sq, sk, sv, input_pos,

@@ -866,7 +866,8 @@ bool LayoutAssigner::viewInPlace(Operation *first) {
       return false;
     Value v = view->getResult(0);
     chain.push_back({v, *linear});
-    if (!v.hasOneUse())
+    // (A value of the chain laid out already: the other rules' chain.)
+    if (!v.hasOneUse() || get(v))
       return false;
     Operation *user = *v.getUsers().begin();
     if (!isa<ReshapeOp, PermuteOp>(user))
