@@ -19,8 +19,8 @@ float32), and with return_lse=True also the rows' log-sum-exp (float32,
 natural log). V is read with its keys contiguous: a v whose seq dimension
 has stride 1 (the transpose of a (batch, kv_heads, head_dim, seq) tensor,
 as quantize returns it) is read in place; any other v is transposed into a
-new tensor first (a copy per call, kernels/transpose.tile's transpose_heads;
-at head_dim 128 with its keys in the order the kernel's P holds them in
+new tensor first (a copy per call, kernels/transpose_heads.tile; at
+head_dim 128 with its keys in the order the kernel's P holds them in
 registers: fragment_order(v) gives V so, for callers of the kernel itself).
 
 quantize rounds q, k and v (float16, bfloat16 or float32) to e4m3 with a
@@ -132,9 +132,8 @@ def _keys_contiguous(torch, v, copy=True):
 def _transposed_keys(torch, v, fragment, stream=None):
     """A new (batch, kv_heads, head_dim, seq_k rounded up to 32) copy of v
     (batch, kv_heads, seq_k, head_dim) with the keys contiguous, made by
-    kernels/transpose.tile's transpose_heads (one pass through shared
-    memory), the keys in fragment order with `fragment`; keys past seq_k
-    zeros."""
+    kernels/transpose_heads.tile (one pass through shared memory), the keys
+    in fragment order with `fragment`; keys past seq_k zeros."""
     b, h, n, d = v.shape
     padded = (n + 31) // 32 * 32
     vt = torch.empty(b, h, d, padded, device=v.device, dtype=v.dtype)
@@ -144,9 +143,10 @@ def _transposed_keys(torch, v, fragment, stream=None):
     if x.stride(2) != 1 or any(s % 16 for s in x.stride()[:2]) or \
             x.data_ptr() % 16:
         x = x.contiguous()
-    kern = _compile("transpose.tile", "transpose_heads", DTYPE="f8e4m3",
-                    TILE_M=TRANSPOSE_KEYS, TILE_N=TRANSPOSE_DIMS,
-                    FRAGMENT_ORDER=fragment, num_warps=4)
+    kern = _compile("transpose_heads.tile", "transpose_heads",
+                    DTYPE="f8e4m3", TILE_M=TRANSPOSE_KEYS,
+                    TILE_N=TRANSPOSE_DIMS, FRAGMENT_ORDER=fragment,
+                    num_warps=4)
     kern.launch(((padded + TRANSPOSE_KEYS - 1) // TRANSPOSE_KEYS,
                  (d + TRANSPOSE_DIMS - 1) // TRANSPOSE_DIMS, b * h),
                 x, vt.view(b * h, d, padded), stream=current_stream(stream))
