@@ -857,8 +857,11 @@ bool LayoutAssigner::viewInPlace(Operation *first) {
   if (!layout || isa<BlockedLayoutAttr>(layout) || get(first->getResult(0)) ||
       isa_and_present<ReshapeOp, PermuteOp>(source.getDefiningOp()))
     return false;
-  // The chain, and the layout of each of its values.
+  // The chain, and the layout of each of its values. (#tile.linear has no
+  // block bases: a layout spread over a cluster's blocks is left alone.)
   std::optional<LinearLayout> linear = toLinearLayout(layout, shapeOf(source));
+  if (!linear->getBases(LinearLayout::kBlock).empty())
+    return false;
   SmallVector<std::pair<Value, LinearLayout>, 4> chain;
   for (Operation *view = first;;) {
     linear = viewLayout(view, *linear);

@@ -56,3 +56,32 @@ func.func @transposed(%Q: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %O: !t
   tile.store %O[%c0, %c0], %o : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// The same for 16 bits: an accumulator split into pairs and joined again
+// on its way to the next multiply's A (whose layout the accumulator's
+// registers already are) keeps its registers; the split view is
+// #tile.linear (no blocked layout holds the pairs where the accumulator
+// does), the join the operand layout. (Before: converted to a blocked
+// layout for the views and back to the operand's, twice through shared
+// memory.)
+// CHECK-LABEL: func.func @split_join
+// CHECK:       %[[P:.*]] = arith.truncf %{{.*}} : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+// CHECK-NEXT:  %[[R:.*]] = tile.reshape %[[P]] : tensor<64x64xf16, #mma> -> tensor<64x32x2xf16, #linear>
+// CHECK-NEXT:  %[[A:.*]] = tile.reshape %[[R]] : tensor<64x32x2xf16, #linear> -> tensor<64x64xf16, #dot_a>
+// CHECK-NOT:   tile.convert_layout %[[A]]
+// CHECK:       tile.mma %[[A]],
+func.func @split_join(%Q: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %O: !tile.global<f32, 2>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %q = tile.load %Q[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %v = tile.load %V[%c0, %c0] : !tile.global<f16, 2> -> tensor<64x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.mma %q, %v, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+  %r = tile.reshape %p : tensor<64x64xf16> -> tensor<64x32x2xf16>
+  %a = tile.reshape %r : tensor<64x32x2xf16> -> tensor<64x64xf16>
+  %o = tile.mma %a, %v, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+  tile.store %O[%c0, %c0], %o : !tile.global<f32, 2>, tensor<64x64xf32>
+  return
+}
