@@ -1976,3 +1976,44 @@ def test_gemm_softmax(torch_gpu, arch):
     ref = torch.softmax(a.double() @ b.double(), dim=1)
     assert torch.allclose(p[:R].double(), ref, rtol=2e-2, atol=2e-3)
     assert torch.isnan(p[R:]).all()
+
+
+
+VIEWS = """
+kernel chained(Q: Tensor[f16, 2], K: Tensor[f16, 2], V: Tensor[f16, 2],
+               O: Tensor[f32, 2]):
+    q = load(Q, index=(bid(0), 0), shape=(64, 64))
+    k = load(K, index=(0, 0), shape=(64, 64), order=(1, 0))
+    s = mma(q, k, zeros((64, 64)))
+    p = (s * 0.125).astype(f16)
+    # Column bits 8 and 16 swapped: on sm_90a both are register bits of the
+    # accumulator and of the next multiply's A operand, so the views keep
+    # the registers (#tile.linear, no conversion); on sm_80 (warps along
+    # N) the elements move.
+    p = p.reshape((64, 2, 2, 2, 2, 2, 2)).permute((0, 1, 3, 2, 4, 5, 6)) \\
+         .reshape((64, 64))
+    v = load(V, index=(0, 0), shape=(64, 64))
+    store(O, index=(bid(0), 0), tile=mma(p, v, zeros((64, 64))))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_views_kept_in_place(torch_gpu, arch):
+    """An mma result's columns permuted by views (reshape, permute,
+    reshape) on its way to the next mma's A operand, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    q = torch.randn(128, 64, device="cuda", dtype=torch.float16)
+    k, v = (torch.randn(64, 64, device="cuda", dtype=torch.float16)
+            for _ in range(2))
+    kernel = tilec.compile(VIEWS, name="views.tile", arch=arch)
+    o = torch.full((128, 64), float("nan"), device="cuda")
+    kernel[(2,)](q, k, v, o)
+    torch.cuda.synchronize()
+    p = ((q.double() @ k.double().t()) * 0.125).half().double()
+    p = p.reshape(128, 2, 2, 2, 2, 2, 2).permute(0, 1, 3, 2, 4, 5, 6) \
+        .reshape(128, 64)
+    ref = p @ v.double()
+    err = ((o.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-3, err
