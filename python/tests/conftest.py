@@ -52,6 +52,18 @@ def poisoned_launches(torch, kern, grid, shape, args, times=3, dtype=None):
     return outs
 
 
+#: (M, N, K) of the persistent GEMM schedules' tests on linear.tile: one K
+#: trip and fewer tiles than blocks, two trips, a few, many; several tiles
+#: a block (3000 x 5000).
+LINEAR_SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192),
+                 (256, 768, 4096), (3000, 5000, 1000)]
+
+
+def shape_id(shape):
+    """A test id for a shape: 256x512x64."""
+    return "x".join(str(d) for d in shape)
+
+
 def linear_launches(torch, shape, act, bias, dtype, **config):
     """kernels/linear.tile on sm_90a at `config` (its constants TILE_M,
     TILE_N, CLUSTER_M, 128, 128 and 1 unless given, and compile options)

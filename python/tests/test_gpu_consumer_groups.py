@@ -15,17 +15,15 @@ import os
 import pytest
 
 import tilec
-from conftest import linear_launches, poisoned_launches, skip_unless_arch
+from conftest import (LINEAR_SHAPES as SHAPES, linear_launches,
+                      poisoned_launches, shape_id, skip_unless_arch)
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 
-# (M, N, K): one K trip and fewer tiles than blocks, two trips, a few, many;
-# several tiles a block (3000 x 5000: 960 tiles of 128 x 128).
-SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
-          (3000, 5000, 1000)]
+# (SHAPES: at 3000 x 5000, 960 tiles of 128 x 128.)
 
 SCHEDULES = {
     "static": {"dynamic_schedule": False},
@@ -41,10 +39,6 @@ def run_linear(torch, m, n, k, act, bias, dtype, schedule, groups, warps=4):
                            num_warps=warps, num_stages=4, persistent=True,
                            warp_specialize=True, consumer_groups=groups,
                            **options)
-
-
-def shape_id(shape):
-    return "x".join(str(d) for d in shape)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=shape_id)

@@ -19,17 +19,15 @@ import os
 import pytest
 
 import tilec
-from conftest import linear_launches, poisoned_launches, skip_unless_arch
+from conftest import (LINEAR_SHAPES as SHAPES, linear_launches,
+                      poisoned_launches, shape_id, skip_unless_arch)
 
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 
-# (M, N, K): one K trip and fewer tiles than blocks, two trips, a few, many;
-# several tiles a block (3000 x 5000: 480 tiles of 128 x 256).
-SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
-          (3000, 5000, 1000)]
+# (SHAPES: at 3000 x 5000, 480 tiles of 128 x 256.)
 
 TILES = {
     # The tuner's pick for large GEMMs: pairs of blocks along M in
@@ -48,10 +46,6 @@ def run_linear(torch, m, n, k, act, bias, dtype, tiles, schedule, defer):
                                    warp_specialize=True, defer_epilogue=defer,
                                    **TILES[tiles], **SCHEDULES[schedule])
     return outs, ref
-
-
-def shape_id(shape):
-    return "x".join(str(d) for d in shape)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=shape_id)

@@ -851,6 +851,15 @@ static std::optional<LinearLayout> viewLayout(Operation *op,
   return result;
 }
 
+/// True when `want` on a tile of `shape` holds every element in the thread
+/// that `held` holds it in: converting to it renames registers.
+static bool renamesRegisters(const LinearLayout &held, Attribute want,
+                             ArrayRef<int64_t> shape) {
+  std::optional<LayoutConversion> c =
+      getConversion(held, toLinearLayout(want, shape));
+  return c && c->kind == ConversionKind::Registers;
+}
+
 bool LayoutAssigner::viewInPlace(Operation *first) {
   Value source = first->getOperand(0);
   Attribute layout = get(source);
@@ -885,9 +894,7 @@ bool LayoutAssigner::viewInPlace(Operation *first) {
   Attribute wanted = required(use.getOwner(), use.getOperandNumber());
   if (!wanted || !isDistributedLayout(wanted))
     return false;
-  std::optional<LayoutConversion> conversion =
-      getConversion(chain.back().second, toLinearLayout(wanted, shapeOf(last)));
-  if (!conversion || conversion->kind != ConversionKind::Registers)
+  if (!renamesRegisters(chain.back().second, wanted, shapeOf(last)))
     return false;
   bool changed = false;
   for (auto &[v, l] : ArrayRef(chain).drop_back())
@@ -1309,12 +1316,9 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     if (Attribute src = get(operand); src && !isa<BlockedLayoutAttr>(src))
       if (Attribute res = get(op->getResult(0)))
         if (std::optional<LinearLayout> viewed =
-                viewLayout(op, toLinearLayout(src, shapeOf(operand)))) {
-          std::optional<LayoutConversion> c = getConversion(
-              *viewed, toLinearLayout(res, shapeOf(op->getResult(0))));
-          if (c && c->kind == ConversionKind::Registers)
-            return src;
-        }
+                viewLayout(op, toLinearLayout(src, shapeOf(operand)));
+            viewed && renamesRegisters(*viewed, res, shapeOf(op->getResult(0))))
+          return src;
     // A unit dimension inserted into a slice along it: its parent.
     if (auto r = dyn_cast<ReshapeOp>(op)) {
       if (Attribute parent = sliceViewParent(r);
