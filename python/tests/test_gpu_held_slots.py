@@ -3,7 +3,11 @@ parts, the second in the ring slot the K loop's last trip read
 (tile-stage-in-held-slots), on sm_90a: linear.tile at 128 x 256 in pairs
 (four-stage rings) and bench/kernels/persistent_gemm.tile, with one K trip,
 two, a few and many, as many tiles as blocks and several a block, with and
-without bias and activation. Every element against float64 (the output
+without bias and activation; and linear.tile at 256 x 152 (four-stage
+rings), whose 152 columns are staged in four parts, 40, 40, 40 and 32 wide
+(tile-convert-stores-to-tma), the last two in the held slots of W's ring
+and X's, between the first and the second (tile-stage-in-held-slots).
+Every element against float64 (the output
 poisoned with NaN first), the same bits over three launches (a slot
 refilled before its copy had read it would show as a difference), and the
 same output with the option off. Skipped without PyTorch and a Hopper
@@ -93,3 +97,56 @@ def test_persistent_gemm(torch_gpu, shape, blocks):
     assert err < 2e-3, err
     for c in outs[1:]:
         assert torch.equal(c, outs[0])
+
+
+def run_wide_parts(torch, m, n, k, act, bias):
+    torch.manual_seed(m + n + k + act)
+    x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
+    b = torch.randn(n, device="cuda", dtype=torch.float16)
+    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
+    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
+    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE="f16",
+                         HAS_BIAS=bias, ACT=act, TILE_M=256, TILE_N=152,
+                         CLUSTER_M=2, persistent=True, cluster=2,
+                         num_stages=4)
+    # X's and W's maps and the store's two (its parts 40 wide and the last,
+    # 32): the tile is staged in parts, not written from registers.
+    assert kern.num_tensor_maps == 4
+    # The tiles (in pairs along M); the persistent kernel's blocks loop
+    # over them.
+    grid = (-(-m // 512) * 2 * -(-n // 152), 1)
+    outs = poisoned_launches(torch, kern, grid, (m, n),
+                             lambda y: (x, w, b, y, part, tickets))
+    ref = x.double() @ w.double().t()
+    if bias:
+        ref = ref + b.double()
+    if act == 2:
+        ref = gelu_tanh(ref)
+    return outs, ref
+
+
+# (M, N, K): one tile (and the pair's other block without one); tiles whose
+# last columns pass N (152 does not divide 1000: the last tile's parts at
+# 80 and 120 end past it); two K trips; three tiles a block (3000 x 5000:
+# 396 tiles on 132 blocks).
+WIDE_SHAPES = [(256, 152, 64), (512, 304, 128), (1024, 1000, 256),
+               (3000, 5000, 1000)]
+
+
+@pytest.mark.parametrize("shape", WIDE_SHAPES, ids=shape_id)
+@pytest.mark.parametrize("epilogue", [(0, False), (2, True)],
+                         ids=["plain", "bias_gelu"])
+def test_linear_ragged_parts(torch_gpu, shape, epilogue):
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    m, n, k = shape
+    act, bias = epilogue
+    outs, ref = run_wide_parts(torch, m, n, k, act, bias)
+    y = outs[0].double()
+    assert not torch.isnan(outs[0]).any()
+    # Column by column: a part copied to the wrong columns shows in them.
+    col_err = ((y - ref).norm(dim=0) / ref.norm(dim=0)).max().item()
+    assert col_err < 5e-3, col_err
+    for o in outs[1:]:
+        assert torch.equal(o, outs[0])

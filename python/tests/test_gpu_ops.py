@@ -349,13 +349,14 @@ def test_linear(torch_gpu, monkeypatch, dtype, activation, shape):
 @pytest.mark.parametrize("config", [
     {},
     {"persistent": True, "num_stages": 3},
-    {"persistent": True, "num_stages": 3, "cluster": 2, "CLUSTER_M": 2}])
+    {"persistent": True, "num_stages": 3, "cluster": 2, "CLUSTER_M": 2},
+    {"persistent": True, "num_stages": 4, "cluster": 2, "CLUSTER_M": 2}])
 def test_linear_wave_fit(torch_gpu, config):
     """The candidates tilec.ops.linear adds for a product whose tiles fill
     the waves best at a width of no swizzle's block (_wave_fit_tile: 256 x
     152 at 3000 x 5000 on 132 multiprocessors): kernels/linear.tile at 256
-    x 152 (its output staged in rows of 304 bytes, one TMA box a tile), with
-    bias and gelu, edges inside tiles along M and N, against float64; the
+    x 152 (its output staged in rows of 304 bytes, one TMA box a tile, or
+    at 4 stages in parts of 128 x 80 and 128 x 72), with bias and gelu, edges inside tiles along M and N, against float64; the
     output poisoned with NaN and 8 spare columns each side left alone."""
     torch = torch_gpu
     if torch.cuda.get_device_capability() < (9, 0):

@@ -678,17 +678,21 @@ def _linear_cluster_configs(kernel, fit=None):
                           auto_schedule=True))
     # The tile that fills the waves (_wave_fit_tile), not persistent, and
     # persistent with rings of 3 stages (the tile's staging for its TMA
-    # store fits beside them in two parts; at 4, not at all), alone and in
+    # store fits beside them in two parts of whole rows) and of 4 (staged in
+    # four parts, two of them in the slots the K loop holds), alone and in
     # pairs along M. (H200, 3000 x 5000: 256 x 152 ran 0.97 of cuBLAS at
     # K = 4000 where 128 x 256 in pairs ran 0.89, 0.88 at K = 1000 as they
-    # did; bench/results/2026-12-02-h200-wave-fit-tiles.md.)
+    # did, bench/results/2026-12-02-h200-wave-fit-tiles.md; in pairs at 4
+    # stages 0.91 at K = 1000, as 128 x 256 in pairs, where 3 stages ran
+    # 0.88, bench/results/2026-12-04-h200-ragged-parts.md.)
     if fit:
         tm, tn = fit
         configs += [Config(TILE_M=tm, TILE_N=tn, auto_schedule=True),
                     Config(TILE_M=tm, TILE_N=tn, persistent=True,
-                           num_stages=3, auto_schedule=True),
-                    Config(TILE_M=tm, TILE_N=tn, persistent=True, cluster=2,
-                           CLUSTER_M=2, num_stages=3, auto_schedule=True)]
+                           num_stages=3, auto_schedule=True)]
+        configs += [Config(TILE_M=tm, TILE_N=tn, persistent=True, cluster=2,
+                           CLUSTER_M=2, num_stages=stages,
+                           auto_schedule=True) for stages in (3, 4)]
     return configs
 
 

@@ -703,6 +703,66 @@ TEST_F(LinearLayoutTest, ConversionOfDifferentShapes) {
   EXPECT_FALSE(getConversion(a, b));
 }
 
+TEST_F(LinearLayoutTest, SubTilesHeldByEveryThread) {
+  // Where subTileRegs finds a sub-tile's registers, every thread holds its
+  // elements there (not only thread 0, where the match is made): the sub-
+  // tile's element at (r, lane, warp) plus the offsets is the tile's at
+  // (regs[r], lane, warp). Offsets need not be multiples of the sub-tile's
+  // shape: a 152-column accumulator's parts of 40 at 112 and of 80 at 72
+  // (tile-convert-stores-to-tma's overlapping last parts).
+  SmallVector<Attribute> layouts = {mma(4, 1), mma(8, 1), mma(2, 2),
+                                    blocked({1, 8}, {4, 8}, {4, 1}, {1, 0}),
+                                    blocked({1, 2}, {8, 4}, {2, 2}, {1, 0})};
+  int found = 0;
+  for (Attribute layout : layouts)
+    for (int64_t rows : {64, 128})
+      for (int64_t cols : {152, 128}) {
+        SmallVector<int64_t> shape = {rows, cols};
+        LinearLayout src = toLinearLayout(layout, shape);
+        for (int64_t width : {8, 16, 24, 40, 64, 80})
+          for (int64_t off = 0; off + width <= cols; off += 4) {
+            SmallVector<int64_t> subShape = {rows, width};
+            LinearLayout sub = toLinearLayout(layout, subShape);
+            auto regs = src.subTileRegs(sub, {0, off});
+            if (!regs)
+              continue;
+            ++found;
+            for (int64_t r = 0; r < sub.getNumRegs(); ++r)
+              for (int64_t lane = 0; lane < 32; ++lane)
+                for (int64_t w = 0; w < sub.getNumWarps(); ++w) {
+                  Basis e = at(sub, r, lane, w);
+                  e[1] += off;
+                  ASSERT_EQ(e, at(src, (*regs)[r], lane, w))
+                      << attrStr(layout) << " " << rows << "x" << cols
+                      << " part " << width << " at " << off;
+                }
+          }
+      }
+  EXPECT_GT(found, 0);
+  LinearLayout acc = toLinearLayout(mma(8, 1), SmallVector<int64_t>{256, 152});
+  EXPECT_TRUE(acc.subTileRegs(
+      toLinearLayout(mma(8, 1), SmallVector<int64_t>{256, 40}), {0, 112}));
+  EXPECT_TRUE(acc.subTileRegs(
+      toLinearLayout(mma(8, 1), SmallVector<int64_t>{256, 80}), {0, 72}));
+  // Rows that one warpgroup holds alone are not held by every thread.
+  EXPECT_FALSE(acc.subTileRegs(
+      toLinearLayout(mma(8, 1), SmallVector<int64_t>{64, 152}), {64, 0}));
+  // A lane basis that mixes bits (6: as a #tile.linear may have): 16
+  // columns, thread 0 holding 0-3 and 8-11, lane 1 those XOR 6. The part of
+  // 8 at column 2 is in thread 0's registers (2, 3), but lane 1's (6, 7)
+  // would be 8 and 9, which lane 1 does not hold.
+  auto layout1D = [](ArrayRef<int64_t> regs, int64_t size) {
+    SmallVector<LinearLayout::InDim> ins = {{kReg.str(), {}},
+                                            {kLane.str(), {{0, 6}}}};
+    for (int64_t r : regs)
+      ins[0].bases.push_back({0, r});
+    return LinearLayout(ins, {{"dim0", 1}, {"dim1", size}});
+  };
+  LinearLayout mixed = layout1D({1, 2, 8}, 16);
+  EXPECT_FALSE(mixed.subTileRegs(layout1D({1}, 8), {0, 2}));
+  EXPECT_TRUE(mixed.subTileRegs(layout1D({1}, 8), {0, 8}));
+}
+
 TEST_F(LinearLayoutTest, ConversionAgreesWithTheLowering) {
   // Where the lowering renames registers (same lanes and warps, every
   // register found), getConversion says Registers with the same mapping.

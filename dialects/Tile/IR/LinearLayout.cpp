@@ -435,6 +435,32 @@ LinearLayout::subTileRegs(const LinearLayout &sub,
       return std::nullopt;
     regs.push_back(*reg);
   }
+  // The registers were matched in thread 0; a thread's elements are its
+  // registers' coordinates XOR its lane's and warp's, and XOR commutes with
+  // adding the offsets only where the bits do not carry into each other
+  // (offsets multiples of a power-of-two sub-tile's shape): check the others.
+  bool aligned = true;
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    aligned =
+        aligned && sub.getShape()[d] && offsets[d] % sub.getShape()[d] == 0;
+  if (aligned)
+    return regs;
+  SmallVector<Basis> threadBases(lanes());
+  llvm::append_range(threadBases, warps());
+  for (uint64_t t = 1; t < (uint64_t(1) << threadBases.size()); ++t) {
+    Basis at(getRank(), 0);
+    for (unsigned i = 0; i < threadBases.size(); ++i)
+      if ((t >> i) & 1)
+        for (unsigned d = 0; d < at.size(); ++d)
+          at[d] ^= threadBases[i][d];
+    for (unsigned r = 0; r < sub.getNumRegs(); ++r) {
+      Basis inSub = sub.regCoords(r);
+      Basis inTile = regCoords(regs[r]);
+      for (unsigned d = 0; d < at.size(); ++d)
+        if (((inSub[d] ^ at[d]) + offsets[d]) != (inTile[d] ^ at[d]))
+          return std::nullopt;
+    }
+  }
   return regs;
 }
 

@@ -126,8 +126,17 @@ bool tile::isAccessedWithinTile(Operation *alloc) {
         values.push_back(user->getResult(0));
         continue;
       }
-      // (A tile.smem_view, a buffer of another type over the same bytes,
-      // falls to the default: the buffer keeps its padding.)
+      // A tile.smem_view, a buffer of another type over the same first
+      // bytes, whose own tile's elements end within this one's (a part of a
+      // staged store in a held ring slot), where it too is accessed within
+      // its tile; otherwise the buffer keeps its padding.
+      if (auto view = dyn_cast<SmemViewOp>(user)) {
+        if (getTileExtentBytes(view.getType()) >
+            getTileExtentBytes(cast<SharedMemoryType>(v.getType())))
+          return false;
+        values.push_back(view.getResult());
+        continue;
+      }
       bool ok =
           TypeSwitch<Operation *, bool>(user)
               .Case([](TmaLoadOp op) { return !op.getBoxes(); })
@@ -247,9 +256,6 @@ tile::extractRegisters(RankedTensorType from, RankedTensorType to,
       !isDistributedLayout(from.getEncoding()) ||
       !isDistributedLayout(to.getEncoding()))
     return std::nullopt;
-  for (unsigned d = 0; d < offsets.size(); ++d)
-    if (to.getDimSize(d) && offsets[d] % to.getDimSize(d))
-      return std::nullopt;
   LinearLayout src = toLinearLayout(from.getEncoding(), from.getShape());
   LinearLayout dst = toLinearLayout(to.getEncoding(), to.getShape());
   return src.subTileRegs(dst, offsets);

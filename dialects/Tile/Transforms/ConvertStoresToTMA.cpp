@@ -59,7 +59,11 @@
 //                     tile.local_store %p, %buf
 //                     tile.tma_store %map[coords + p's offset], %buf
 //
-// and where not even a quarter fits, from the registers its tile is in.
+// Where equal slices are not held (a 256 x 152 tile's 152 columns in 4:
+// 38), the slices are a multiple of 8 wide and the last one narrower (40,
+// 40, 40 and 32), written into a view of the buffer's first bytes and
+// copied by a tensor map of its own. Where not even a quarter fits, the
+// tile is written from the registers it is in.
 //
 // Atomics go the same way, combined with the tensor by the copy
 // (cp.reduce.async.bulk.tensor: FlashAttention-3's dQ, split-K GEMM), and
@@ -323,7 +327,8 @@ struct ConvertStoresToTMAPass
   };
   static std::optional<Staging> stage(func::FuncOp func, const Write &w,
                                       RankedTensorType tileType,
-                                      ArrayRef<unsigned> bufOrder) {
+                                      ArrayRef<unsigned> bufOrder,
+                                      bool ownWidth = false) {
     // A padded tile: only along its fastest dimension, in whole blocks of
     // the layout (the boxes), so that no box writes its padding.
     ArrayRef<int64_t> shape = tileType.getShape();
@@ -332,7 +337,8 @@ struct ConvertStoresToTMAPass
       if (d != bufOrder[0] && isPadded(shape[d]))
         return std::nullopt;
     SharedLayoutAttr layout =
-        getHopperSharedLayout(tileType, bufOrder, /*exact=*/padded);
+        ownWidth ? SharedLayoutAttr()
+                 : getHopperSharedLayout(tileType, bufOrder, /*exact=*/padded);
     // A padded row of a multiple of 16 bytes but of no swizzle's block (152
     // f16 columns: 304 bytes), up to a box's 256 elements: unswizzled rows
     // at their own width, one box as wide as the tile, where the tile's
@@ -340,8 +346,8 @@ struct ConvertStoresToTMAPass
     // out (the rows have no padding to take them).
     int64_t width = shape[bufOrder[0]];
     unsigned bytes = getSharedElementBytes(tileType.getElementType());
-    if (!layout && padded && width * bytes % 16 == 0 && width <= 256 &&
-        isStoredWithinTile(tileType))
+    if (!layout && (padded || ownWidth) && width * bytes % 16 == 0 &&
+        width <= 256 && isStoredWithinTile(tileType))
       layout = SharedLayoutAttr::get(tileType.getContext(), 16 / bytes, 1, 1,
                                      bufOrder, /*block=*/0, /*rows=*/0,
                                      /*cols=*/unsigned(width));
@@ -362,44 +368,147 @@ struct ConvertStoresToTMAPass
     return s;
   }
 
-  /// The parts of a tile of `type` along one of its dimensions, as few as
-  /// leave the buffer of one within `freeBytes` (at most kMaxParts), each
-  /// held by the threads that hold it in the tile (so that extracting it
-  /// moves no data) and copied by a tensor map of its own: the part's
-  /// staging and the dimension, or nothing.
-  static std::optional<std::pair<Staging, unsigned>>
-  stageInParts(func::FuncOp func, const Write &w, RankedTensorType type,
-               ArrayRef<unsigned> bufOrder, int64_t freeBytes) {
+  /// How a tile is cut for staging in parts: along each dimension d,
+  /// `counts[d]` slices at multiples of `extents[d]`, the last one what is
+  /// left (narrower where the extent does not divide the tile's size; only
+  /// along one dimension). Part p goes through the slices of the last
+  /// dimension fastest.
+  struct Cut {
+    SmallVector<int64_t> counts, extents, sizes;
+    int64_t count() const {
+      int64_t n = 1;
+      for (int64_t c : counts)
+        n *= c;
+      return n;
+    }
+    /// The slice of part `p` along each dimension.
+    SmallVector<int64_t> slices(int64_t p) const {
+      SmallVector<int64_t> at(counts.size());
+      for (int d = int(counts.size()) - 1; d >= 0; --d) {
+        at[d] = p % counts[d];
+        p /= counts[d];
+      }
+      return at;
+    }
+    SmallVector<int64_t> offsets(int64_t p) const {
+      SmallVector<int64_t> at = slices(p);
+      for (unsigned d = 0; d < at.size(); ++d)
+        at[d] *= extents[d];
+      return at;
+    }
+    SmallVector<int64_t> shape(int64_t p) const {
+      SmallVector<int64_t> at = slices(p), shape(extents);
+      for (unsigned d = 0; d < at.size(); ++d)
+        if (at[d] + 1 == counts[d])
+          shape[d] = sizes[d] - (counts[d] - 1) * extents[d];
+      return shape;
+    }
+    bool narrow(int64_t p) const { return shape(p) != extents; }
+  };
+  /// A tile's staging in parts: the parts' (the narrower ones' where the
+  /// cut is ragged: their buffer a view of the parts' first bytes, their
+  /// own tensor map).
+  struct Parts {
+    Cut cut;
+    Staging part;
+    std::optional<Staging> last;
+  };
+
+  /// The parts of a tile of `type`, as few as leave the buffer of one
+  /// within `freeBytes` (at most kMaxParts), each held by the threads that
+  /// hold it in the tile (so that extracting it moves no data) and copied
+  /// by a tensor map of its own, or nothing. Where equal slices are not
+  /// held (152 columns in 2 or 4: 76, 38), the slices are a multiple of 8
+  /// wide and the last one narrower (80 and 72; 40, 40, 40 and 32), its
+  /// rows unswizzled at their own width so that it fits the others' buffer
+  /// from its start. In four parts, halves of both dimensions come before
+  /// quarters of one: a copy's box moves its rows one by one, and wider
+  /// rows take fewer of them (a 256 x 152 tile's 128 x 80 parts: 128 rows
+  /// of 160 bytes a part, not 256 of 80).
+  static std::optional<Parts> stageInParts(func::FuncOp func, const Write &w,
+                                           RankedTensorType type,
+                                           ArrayRef<unsigned> bufOrder,
+                                           int64_t freeBytes) {
     auto layout =
         dyn_cast_if_present<DistributedLayoutInterface>(type.getEncoding());
-    if (!layout || freeBytes <= 0)
+    if (!layout || freeBytes <= 0 || type.getRank() != 2)
       return std::nullopt;
     LinearLayout src = layout.toLinearLayout(type.getShape());
+    auto partType = [&](ArrayRef<int64_t> shape) {
+      return RankedTensorType::get(shape, type.getElementType(),
+                                   type.getEncoding());
+    };
+    auto held = [&](const Cut &cut) {
+      for (int64_t p = 0; p < cut.count(); ++p)
+        if (!src.subTileRegs(layout.toLinearLayout(cut.shape(p)),
+                             cut.offsets(p)))
+          return false;
+      return true;
+    };
+    // The extent of `parts` slices of `size`: equal ones, or (ragged) a
+    // multiple of 8 with a narrower last one; 0 where there are none.
+    auto extentOf = [](int64_t size, int64_t parts, bool ragged) -> int64_t {
+      if (parts == 1)
+        return ragged ? 0 : size;
+      if (size < parts * 8)
+        return 0;
+      if (!ragged)
+        return size % parts ? 0 : size / parts;
+      int64_t extent = llvm::alignTo(llvm::divideCeil(size, parts), 8);
+      return size % extent && llvm::divideCeil(size, extent) == parts ? extent
+                                                                      : 0;
+    };
     // Each part waits for the previous one's copy to read the buffer and
     // meets the other threads twice: beyond a few, the registers' stores
-    // cost less.
+    // cost less. As few parts as fit; at a count, equal ones first.
     constexpr int64_t kMaxParts = 4;
-    for (int64_t parts = 2; parts <= kMaxParts; parts *= 2)
+    for (int64_t parts = 2; parts <= kMaxParts; parts *= 2) {
+      SmallVector<SmallVector<int64_t>> splits; // parts along dims 0 and 1
+      if (parts == 4)
+        splits.push_back({2, 2});
       for (unsigned j : bufOrder) {
-        if (type.getDimSize(j) < parts * 8)
-          continue;
-        SmallVector<int64_t> shape(type.getShape());
-        shape[j] /= parts;
-        LinearLayout dst = layout.toLinearLayout(shape);
-        bool held = true;
-        for (int64_t p = 0; p < parts && held; ++p) {
-          SmallVector<int64_t> offsets(shape.size(), 0);
-          offsets[j] = p * shape[j];
-          held = src.subTileRegs(dst, offsets).has_value();
-        }
-        if (!held)
-          continue;
-        auto partType = RankedTensorType::get(shape, type.getElementType(),
-                                              type.getEncoding());
-        std::optional<Staging> part = stage(func, w, partType, bufOrder);
-        if (part && part->bytes() <= freeBytes)
-          return std::make_pair(std::move(*part), j);
+        SmallVector<int64_t> split = {1, 1};
+        split[j] = parts;
+        splits.push_back(split);
       }
+      for (bool ragged : {false, true})
+        for (ArrayRef<int64_t> split : splits)
+          for (unsigned r = 0; r < 2; ++r) {
+            // The dimension whose last slice may be narrower (ragged).
+            if (ragged && split[r] == 1)
+              continue;
+            if (!ragged && r)
+              break;
+            Cut cut;
+            bool ok = true;
+            for (unsigned d = 0; d < 2; ++d) {
+              int64_t size = type.getDimSize(d);
+              int64_t extent = extentOf(size, split[d], ragged && d == r);
+              ok = ok && extent;
+              cut.counts.push_back(split[d]);
+              cut.extents.push_back(extent);
+              cut.sizes.push_back(size);
+            }
+            if (!ok || !held(cut))
+              continue;
+            std::optional<Staging> part =
+                stage(func, w, partType(cut.extents), bufOrder, ragged);
+            if (!part || part->bytes() > freeBytes)
+              continue;
+            std::optional<Staging> last;
+            if (ragged) {
+              last = stage(func, w, partType(cut.shape(cut.count() - 1)),
+                           bufOrder, /*ownWidth=*/true);
+              if (!last ||
+                  getSharedBytes(last->bufType) >
+                      getSharedBytes(part->bufType) ||
+                  getSharedAlignment(part->bufType) %
+                      getSharedAlignment(last->bufType))
+                continue;
+            }
+            return Parts{cut, std::move(*part), std::move(last)};
+          }
+    }
     return std::nullopt;
   }
 
@@ -467,27 +576,31 @@ struct ConvertStoresToTMAPass
     // the loop: the tile in parts through a smaller one, each part's copy
     // waiting for the previous one's read; else from registers (a store)
     // or by red.global (an atomic).
-    unsigned partDim = 0;
-    int64_t parts = 1;
+    Cut cut;
+    std::optional<Staging> last;
     if (!buf && outer != w.op && sharedMemoryBytes > 0) {
       int64_t freeBytes = sharedMemoryBytes - liveAcross(top, outer);
       if (staging->bytes() > freeBytes) {
-        auto part =
+        std::optional<Parts> parts =
             stageInParts(func, w, staging->tileType, bufOrder, freeBytes);
-        if (!part) {
+        if (!parts) {
           if (auto store = dyn_cast<StoreOp>(w.op); store && tile != w.value)
             storeFromRegisters(store, tile);
           return;
         }
-        partDim = part->second;
-        parts = tile.getType().getDimSize(partDim) /
-                part->first.tileType.getDimSize(partDim);
-        staging = std::move(part->first);
+        cut = parts->cut;
+        staging = std::move(parts->part);
+        last = std::move(parts->last);
       }
     }
     FailureOr<Value> mapArg =
         getTensorMapArgument(func, staging->param, staging->map);
     if (failed(mapArg))
+      return;
+    FailureOr<Value> lastMapArg = *mapArg;
+    if (last)
+      lastMapArg = getTensorMapArgument(func, last->param, last->map);
+    if (failed(lastMapArg))
       return;
     if (buf) {
       // The tile's own slot of a tile-loop ring, read for the last time:
@@ -502,37 +615,41 @@ struct ConvertStoresToTMAPass
       buf = whole = SmemAllocOp::create(b, loc, staging->bufType);
       b.setInsertionPoint(w.op);
     }
-    // The tile's element coordinates; a part's are offset along its
-    // tensor dimension.
+    // The tile's element coordinates; a part's are offset along the
+    // tensor's dimensions that the tile's are.
     SmallVector<Value> coords;
-    unsigned partTensorDim =
-        order ? unsigned((*order)[nonUnit[partDim]]) : nonUnit[partDim];
-    int64_t partExtent = staging->tileType.getDimSize(partDim);
     ReduceKindAttr reduce;
     if (w.reduce)
       reduce = ReduceKindAttr::get(func.getContext(), *w.reduce);
-    for (int64_t p = 0; p < parts; ++p) {
+    for (int64_t p = 0; p < cut.count(); ++p) {
       if (buf == whole && (p > 0 || outer != w.op))
         // The previous copy (the previous part's, or the previous trip's)
         // has read the buffer.
         TmaStoreWaitOp::create(b, loc, ValueRange{buf}, Value());
+      bool narrow = last && cut.narrow(p);
+      SmallVector<int64_t> offsets = cut.offsets(p);
       Value value = tile;
-      if (parts > 1) {
-        SmallVector<int64_t> offsets(staging->tileType.getRank(), 0);
-        offsets[partDim] = p * partExtent;
-        value = ExtractOp::create(b, loc, staging->tileType, tile,
-                                  b.getDenseI64ArrayAttr(offsets));
-      }
-      LocalStoreOp::create(b, loc, value, buf);
+      if (cut.count() > 1)
+        value = ExtractOp::create(b, loc,
+                                  narrow ? last->tileType : staging->tileType,
+                                  tile, b.getDenseI64ArrayAttr(offsets));
+      // A narrower part in the buffer's first bytes.
+      Value into =
+          narrow ? Value(SmemViewOp::create(b, loc, last->bufType, buf)) : buf;
+      LocalStoreOp::create(b, loc, value, into);
       if (coords.empty())
         coords = tmaCoordinates(b, loc, w.indices, shape, order);
       SmallVector<Value> at = coords;
-      if (p > 0)
-        at[partTensorDim] = arith::AddIOp::create(
-            b, loc, at[partTensorDim],
-            arith::ConstantOp::create(b, loc,
-                                      b.getI32IntegerAttr(p * partExtent)));
-      TmaStoreOp::create(b, loc, *mapArg, at, buf, reduce);
+      for (auto [j, offset] : llvm::enumerate(offsets)) {
+        if (!offset)
+          continue;
+        unsigned d = order ? unsigned((*order)[nonUnit[j]]) : nonUnit[j];
+        at[d] = arith::AddIOp::create(
+            b, loc, at[d],
+            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset)));
+      }
+      TmaStoreOp::create(b, loc, narrow ? *lastMapArg : *mapArg, at, into,
+                         reduce);
     }
     Value value = w.value;
     w.op->erase();

@@ -623,11 +623,16 @@ def TileConvertStoresToTMA
     With `shared-memory-bytes` (the target's shared memory per block), a
     write in a loop that gets no slot, and whose buffer would not fit
     beside the buffers allocated before the outermost loop (live across
-    it), is staged in parts: 2 or 4 slices of the tile along
-    one dimension (as few as fit), each held by the threads that hold it in
-    the tile (`tile.extract` moves no data), through one buffer of a part's
-    size and a tensor map of a part's box, each part's copy waiting for the
-    previous one's read. Where not even a quarter fits, a store is written
+    it), is staged in parts: 2 or 4 (as few as fit; in 4, halves of both
+    dimensions before quarters of one, whose rows are narrower and twice as
+    many for the copies), each held by the threads that hold it in the tile
+    (`tile.extract` moves no data), through one buffer of a part's size and
+    a tensor map of a part's box, each part's copy waiting for the previous
+    one's read. Where equal slices are not held (152 columns in 2: 76), the
+    slices are a multiple of 8 wide and the last one narrower (80 and 72),
+    written into a `tile.smem_view` of the buffer's first bytes, in rows at
+    their own width, and copied by a tensor map of its own. Where not even
+    a quarter fits, a store is written
     from the registers its tile is in: the conversion goes, and the store
     takes the unconverted tile, with the tile's shape in its `shape`
     attribute (the conversion's scratch would not have fitted either); an
@@ -1060,9 +1065,14 @@ def TileStageInHeldSlots
     its reads, nothing in the consumers' region fills it and nothing but the
     loop's multiplies and their waits reads it, and no multiply of the loop
     takes an A operand the loop makes in registers (ptxas serializes such a
-    loop's wgmma with the wait among them: C7513); a ring's held slot takes
-    one part, the last parts first (a persistent GEMM's 128 x 256 tile staged
-    as two 128 x 128 parts: the second in the W ring's 64 x 256 slot).
+    loop's wgmma with the wait among them: C7513). Each held slot, smallest
+    first, takes the largest part left that fits within the slot's own
+    elements, the later of equal ones (a persistent GEMM's 128 x 256 tile
+    staged as two 128 x 128 parts: the second in the W ring's 64 x 256 slot;
+    a 256 x 152 tile's four parts, 128 x 80 and 128 x 72: the last in W's
+    64 x 152 slot, the third in X's 256 x 64); the parts in slots move
+    before the first wait left in the one buffer, so that their writes hide
+    the read of the copy it waits for.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::scf::SCFDialect",

@@ -203,12 +203,20 @@ struct Part {
   TmaStoreOp copy;
 };
 
+/// The buffer `v` is, or is a view of (tile.smem_view: a narrower last
+/// part in its buffer's first bytes).
+Value viewedBuffer(Value v) {
+  while (auto view = v.getDefiningOp<SmemViewOp>())
+    v = view.getBuffer();
+  return v;
+}
+
 SmallVector<Part> findParts(scf::ForOp loop) {
   SmallVector<Part> parts;
   llvm::SmallPtrSet<Value, 4> copied;
   for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
     if (auto copy = dyn_cast<TmaStoreOp>(op)) {
-      copied.insert(copy.getBuffer());
+      copied.insert(viewedBuffer(copy.getBuffer()));
       continue;
     }
     auto wait = dyn_cast<TmaStoreWaitOp>(op);
@@ -223,10 +231,10 @@ SmallVector<Part> findParts(scf::ForOp loop) {
     for (Operation *next = op->getNextNode(); next && !copy;
          next = next->getNextNode()) {
       if (auto store = dyn_cast<LocalStoreOp>(next);
-          store && !write && store.getBuffer() == buffer)
+          store && !write && viewedBuffer(store.getBuffer()) == buffer)
         write = store;
       else if (auto tma = dyn_cast<TmaStoreOp>(next);
-               tma && write && tma.getBuffer() == buffer)
+               tma && write && tma.getBuffer() == write.getBuffer())
         copy = tma;
       else if (!isMemoryEffectFree(next) || next->getNumRegions())
         break;
@@ -264,7 +272,7 @@ SmallVector<Operation *> partChain(scf::ForOp loop, Part part) {
 }
 
 /// Stages `part` in the slot `held` keeps (the file comment).
-void stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
+scf::IfOp stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
   SmallVector<Operation *> chain = partChain(loop, part);
   OpBuilder b(part.copy);
   Location loc = part.copy.getLoc();
@@ -319,6 +327,47 @@ void stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
                               loop.getInductionVar(), loop.getLowerBound());
     TmaStoreWaitOp::create(b, at, ValueRange{held.ring.getResult()}, first);
   }
+  return branch;
+}
+
+/// Moves `op` to just after `after` (both in one block, `after` first),
+/// with the pure ops between them that it uses (its branch condition),
+/// where everything else it uses is defined before that point: the last op
+/// moved, or null where nothing moved.
+Operation *moveAfter(Operation *op, Operation *after) {
+  if (op->getBlock() != after->getBlock() || !after->isBeforeInBlock(op))
+    return nullptr;
+  llvm::SetVector<Operation *> deps;
+  bool ok = true;
+  std::function<void(Operation *)> need = [&](Operation *user) {
+    user->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (!def || user->isAncestor(def) ||
+            def->getBlock() != op->getBlock() || !after->isBeforeInBlock(def) ||
+            deps.contains(def))
+          continue;
+        if (!isPure(def) || def->getNumRegions()) {
+          ok = false;
+          continue;
+        }
+        need(def);
+        deps.insert(def);
+      }
+    });
+  };
+  need(op);
+  if (!ok)
+    return nullptr;
+  SmallVector<Operation *> moved = deps.takeVector();
+  llvm::sort(moved,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  moved.push_back(op);
+  for (Operation *m : moved) {
+    m->moveAfter(after);
+    after = m;
+  }
+  return after;
 }
 
 struct StageInHeldSlotsPass
@@ -331,24 +380,59 @@ struct StageInHeldSlotsPass
       if (parts.empty() || makesRegisterA(loop))
         continue;
       SmallVector<HeldRing> held = findHeldRings(loop);
-      // The last parts first, each in the largest slot left that holds it
-      // at its alignment.
-      for (Part part : llvm::reverse(parts)) {
-        auto type = cast<SharedMemoryType>(part.write.getBuffer().getType());
-        HeldRing *best = nullptr;
-        for (HeldRing &ring : held) {
-          int64_t bytes = getSharedBytes(ring.slotType);
-          if (bytes < getSharedBytes(type) ||
+      // As many parts in slots as fit: each slot, smallest first, takes the
+      // largest part left that it holds at its alignment, within the slot's
+      // own elements (a ring of padded slots is allocated short of the
+      // padding where only its tiles' elements are accessed; a view of a
+      // slot into the padding would cost the ring its padded size: a
+      // 64 x 152 slot takes 19,456 bytes, not 32,768), the later part of
+      // equal ones.
+      llvm::sort(held, [](const HeldRing &x, const HeldRing &y) {
+        return getTileExtentBytes(x.slotType) < getTileExtentBytes(y.slotType);
+      });
+      SmallVector<bool> inSlot(parts.size(), false);
+      SmallVector<std::pair<unsigned, HeldRing *>> placed;
+      for (HeldRing &ring : held) {
+        int64_t bytes = getTileExtentBytes(ring.slotType);
+        std::optional<unsigned> best;
+        for (auto [i, part] : llvm::enumerate(parts)) {
+          auto type = cast<SharedMemoryType>(part.write.getBuffer().getType());
+          if (inSlot[i] || bytes < getSharedBytes(type) ||
               getSharedAlignment(ring.slotType) % getSharedAlignment(type) ||
               bytes % getSharedAlignment(type))
             continue;
-          if (!best || bytes > getSharedBytes(best->slotType))
-            best = &ring;
+          auto bestType = best ? cast<SharedMemoryType>(
+                                     parts[*best].write.getBuffer().getType())
+                               : SharedMemoryType();
+          if (!best || getSharedBytes(type) >= getSharedBytes(bestType))
+            best = i;
         }
         if (!best)
           continue;
-        stageInSlot(loop, part, *best);
-        held.erase(held.begin() + (best - held.data()));
+        inSlot[*best] = true;
+        placed.push_back({*best, &ring});
+      }
+      // A part left in the one buffer waits for the copy of the part before
+      // it there: the parts in slots go before the first such wait, after
+      // that copy (their writes hide its read), where what they use is made
+      // before.
+      std::optional<unsigned> first;
+      for (unsigned i = 0; i < parts.size() && !first; ++i)
+        if (!inSlot[i])
+          first = i;
+      Operation *after = nullptr;
+      if (first)
+        for (Operation *op = parts[*first].wait->getPrevNode(); op && !after;
+             op = op->getPrevNode())
+          if (auto copy = dyn_cast<TmaStoreOp>(op);
+              copy && viewedBuffer(copy.getBuffer()) ==
+                          parts[*first].wait.getBuffers()[0])
+            after = copy;
+      for (auto [i, ring] : placed) {
+        scf::IfOp branch = stageInSlot(loop, parts[i], *ring);
+        if (after && i > *first)
+          if (Operation *last = moveAfter(branch, after))
+            after = last;
       }
     }
   }

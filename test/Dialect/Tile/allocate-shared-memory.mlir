@@ -540,6 +540,44 @@ func.func @trimmed_ring(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
 
 // -----
 
+// The same ring, a slot of which a staged store's part reuses through a
+// tile.smem_view (tile-stage-in-held-slots): a view whose own elements end
+// within the slot's (64 rows of 96 halves at their own width, 12288 bytes,
+// of the slot's 24576) leaves the ring trimmed; one past them (a 128 x 128
+// view, 32768 bytes) keeps the ring's padded storage.
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 160, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#own = #tile.shared<vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0], cols = 96>
+// CHECK-LABEL: func.func @view_within
+// CHECK:       tile.smem_alloc {tile.slot_bytes = 24576 : i32, tile.smem_offset = 0 : i32} : <[3, 64, 160], f16
+// CHECK-LABEL: func.func @view_past
+// CHECK:       tile.smem_alloc {tile.smem_offset = 0 : i32} : <[3, 64, 160], f16
+func.func @view_within(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mapo: !tile.tensor_map<[64, 96], f16, swizzle = 0>, %i: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 160], f16, #ring>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 160], f16, #ring> -> !tile.smem<[64, 160], f16, #sw>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 160], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b : !tile.mbarrier<1>, !tile.smem<[64, 160], f16, #sw>
+  %v = tile.smem_view %b : !tile.smem<[64, 160], f16, #sw> -> !tile.smem<[64, 96], f16, #own>
+  tile.tma_store %mapo[%c0, %c0], %v : !tile.tensor_map<[64, 96], f16, swizzle = 0>, !tile.smem<[64, 96], f16, #own>
+  return
+}
+func.func @view_past(%mapb: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %mapo: !tile.tensor_map<[128, 64], f16, swizzle = 128>, %i: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : !tile.smem<[3, 64, 160], f16, #ring>
+  %bars = tile.mbarrier_alloc : !tile.mbarrier<1>
+  %b = tile.smem_slot %ring[%i] : !tile.smem<[3, 64, 160], f16, #ring> -> !tile.smem<[64, 160], f16, #sw>
+  tile.tma_load %mapb[%i, %c0], %b, %bars[%c0] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 160], f16, #sw>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0, %b : !tile.mbarrier<1>, !tile.smem<[64, 160], f16, #sw>
+  %v = tile.smem_view %b : !tile.smem<[64, 160], f16, #sw> -> !tile.smem<[128, 128], f16, #sw>
+  tile.tma_store %mapo[%c0, %c0], %v : !tile.tensor_map<[128, 64], f16, swizzle = 128>, !tile.smem<[128, 128], f16, #sw>
+  return
+}
+
+// -----
+
 // The same ring read by tile.local_load into a padded mma operand (ldmatrix,
 // which reads whole 8 x 8 matrices, the padding's too): the stages keep
 // their padded storage (no tile.slot_bytes): 3 x 32768 bytes.

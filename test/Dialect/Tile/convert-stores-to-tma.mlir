@@ -726,3 +726,115 @@ func.func @own_width_unaligned(%O: !tile.global<f8E4M3FN, 2>, %v: f32, %m: i32) 
   tile.store %O[%m, %c0], %y : !tile.global<f8E4M3FN, 2>, tensor<64x152xf8E4M3FN, #blocked>
   return
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 152, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// A 64 x 152 tile (19,456 bytes) beside a ring of 8 KB (of 20,000: 11,800
+// free), staged in parts: 152 columns do not split in two halves the
+// threads hold (76: not whole column pairs of the accumulator's groups of
+// 8), so the parts are 80 wide (10,240 bytes) and the last one what is
+// left, 72 at column 80, written into a view of the buffer's first bytes
+// (rows at their own width, 144 bytes) and copied by a map of its own.
+// FIT-LABEL: func.func @ragged_parts
+// FIT-SAME:    tile.tensor_maps = [{box = array<i64: 64, 80>, param = 0 : i32, swizzle = 0 : i32}, {box = array<i64: 64, 72>, param = 0 : i32, swizzle = 0 : i32}]
+// FIT:         %[[BUF:.*]] = tile.smem_alloc : <[64, 80], f16, #{{.*}}>
+// FIT:         scf.for
+// FIT:           tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:      %[[P0:.*]] = tile.extract %[[X:.*]] [0, 0] : tensor<64x152xf16, #mma> -> tensor<64x80xf16, #mma>
+// FIT-NEXT:      tile.local_store %[[P0]], %[[BUF]]
+// FIT:           tile.tma_store %[[MAP:[^\[]*]][%[[R:[^,]*]], %[[COL:[a-z0-9_]+]]], %[[BUF]]
+// FIT-NEXT:      tile.tma_store_wait %[[BUF]]
+// FIT-NEXT:      %[[P1:.*]] = tile.extract %[[X]] [0, 80] : tensor<64x152xf16, #mma> -> tensor<64x72xf16, #mma>
+// FIT-NEXT:      %[[V:.*]] = tile.smem_view %[[BUF]] : <[64, 80], f16, #{{.*}}> -> <[64, 72], f16, #{{.*}}>
+// FIT-NEXT:      tile.local_store %[[P1]], %[[V]]
+// FIT-NEXT:      %[[C80:.*]] = arith.constant 80 : i32
+// FIT-NEXT:      %[[COL1:.*]] = arith.addi %[[COL]], %[[C80]] : i32
+// FIT-NEXT:      tile.tma_store %[[MAP2:[^\[]*]][%[[R]], %[[COL1]]], %[[V]]
+// FIT-NEXT:    } {tile.tile_loop}
+// Both extractions move no data (no scratch memory: no tile.smem_offset),
+// and the view's writes are fenced and met before its copy, as the
+// buffer's.
+// FITBAR-LABEL: func.func @ragged_parts
+// FITBAR:         tile.extract %{{.*}} [0, 0] : tensor<64x152xf16, #mma>
+// FITBAR:         tile.extract %{{.*}} [0, 80] : tensor<64x152xf16, #mma>
+// FITBAR-NEXT:    tile.smem_view
+// FITBAR:         tile.local_store
+// FITBAR-NEXT:    tile.fence_async_shared
+// FITBAR-NEXT:    tile.barrier
+// FITBAR:         tile.tma_store
+func.func @ragged_parts(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %x = tile.full %v : tensor<64x152xf16, #mma>
+    %y = tile.convert_layout %x : tensor<64x152xf16, #mma> -> tensor<64x152xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<64x152xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 152, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// An atomic the same way: its parts do not overlap, each adds its own
+// columns (f32 sums: halves of 80 would take 20,480 bytes, so four parts,
+// 40, 40, 40 and 32 wide).
+// FIT-LABEL: func.func @ragged_atomic
+// FIT-SAME:    tile.tensor_maps = [{box = array<i64: 64, 40>, param = 0 : i32, swizzle = 0 : i32}, {box = array<i64: 64, 32>, param = 0 : i32, swizzle = 0 : i32}]
+// FIT-COUNT-3: tile.tma_store %{{.*}} reduce sum : <[64, 40], f32, swizzle = 0>
+// FIT:         tile.extract %{{.*}} [0, 120] : tensor<64x152xf32, #mma> -> tensor<64x32xf32, #mma>
+// FIT:         tile.tma_store %{{.*}} reduce sum : <[64, 32], f32, swizzle = 0>
+// FIT-NOT:     tile.atomic_rmw
+func.func @ragged_atomic(%O: !tile.global<f32, 2>, %v: f32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %x = tile.full %v : tensor<64x152xf32, #mma>
+    %y = tile.convert_layout %x : tensor<64x152xf32, #mma> -> tensor<64x152xf32, #blocked>
+    tile.atomic_rmw sum %O[%t, %c0], %y : !tile.global<f32, 2>, tensor<64x152xf32, #blocked>
+  } {tile.tile_loop}
+  return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 152, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+
+// A 128 x 152 tile (two 64-row blocks of the four warps') in 11,800 free
+// bytes: neither its 64-row halves (19,456 bytes) nor its column halves (80
+// wide: 20,480) fit, so four parts, halves of both dimensions (64 x 80 and
+// 64 x 72) before quarters of one (128 x 40): rows twice as wide, half as
+// many of them for the copies to move.
+// FIT-LABEL: func.func @ragged_quarters
+// FIT-SAME:    tile.tensor_maps = [{box = array<i64: 64, 80>, param = 0 : i32, swizzle = 0 : i32}, {box = array<i64: 64, 72>, param = 0 : i32, swizzle = 0 : i32}]
+// FIT:         tile.extract %[[X:.*]] [0, 0] : tensor<128x152xf16, #mma> -> tensor<64x80xf16, #mma>
+// FIT:         tile.extract %[[X]] [0, 80] : tensor<128x152xf16, #mma> -> tensor<64x72xf16, #mma>
+// FIT:         tile.extract %[[X]] [64, 0] : tensor<128x152xf16, #mma> -> tensor<64x80xf16, #mma>
+// FIT:         %[[C64:.*]] = arith.constant 64 : i32
+// FIT-NEXT:    %[[ROW:.*]] = arith.addi %{{.*}}, %[[C64]] : i32
+// FIT-NEXT:    tile.tma_store %{{.*}}[%[[ROW]], %{{.*}}]
+// FIT:         tile.extract %[[X]] [64, 80] : tensor<128x152xf16, #mma> -> tensor<64x72xf16, #mma>
+// FIT-NOT:     tile.extract
+// FIT:         } {tile.tile_loop}
+func.func @ragged_quarters(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  scf.for %t = %c0 to %n step %c1 : i32 {
+    %x = tile.full %v : tensor<128x152xf16, #mma>
+    %y = tile.convert_layout %x : tensor<128x152xf16, #mma> -> tensor<128x152xf16, #blocked>
+    tile.store %O[%t, %c0], %y : !tile.global<f16, 2>, tensor<128x152xf16, #blocked>
+  } {tile.tile_loop}
+  return
+}

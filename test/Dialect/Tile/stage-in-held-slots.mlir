@@ -258,6 +258,77 @@ func.func @part_too_large(%A: !tile.tensor_map<[32, 64], f16, swizzle = 128>, %O
 
 // -----
 
+// A slot of 48 x 64 halves (6 KB, padded to 8 KB) takes no part of 8 KB:
+// the ring is allocated at its slots' own size (tile-allocate-shared-
+// memory, where only its tiles' elements are accessed), and a view into
+// the padding would cost it the padded size.
+// CHECK-LABEL: func.func @part_in_padding
+// CHECK-NOT:   tile.smem_view
+// CHECK:       return
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#slot = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @part_in_padding(%A: !tile.tensor_map<[48, 64], f16, swizzle = 128>, %O: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<48x64xf16, #blk>
+  %whole = arith.constant dense<1.0> : tensor<64x128xf16, #blk>
+  %ring = tile.smem_alloc : !tile.smem<[2, 48, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %full {count = 1 : i32} : !tile.mbarrier<2>
+  %empty = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %empty {count = 128 : i32} : !tile.mbarrier<2>
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #slot>
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%c = %c0) -> (i32) : i32 {
+      %i = arith.remui %c, %c2 : i32
+      %s = tile.smem_slot %ring[%i] : !tile.smem<[2, 48, 64], f16, #ring> -> !tile.smem<[48, 64], f16, #slot>
+      %round = arith.divui %c, %c2 : i32
+      %phase = arith.andi %round, %c1 : i32
+      %wait = arith.cmpi uge, %c, %c2 : i32
+      %ph = arith.xori %phase, %c1 : i32
+      tile.mbarrier_wait %empty[%i], %ph if %wait : !tile.mbarrier<2>
+      %x = arith.muli %k, %c64 : i32
+      tile.tma_load %A[%c0, %x], %s, %full[%i] : !tile.tensor_map<[48, 64], f16, swizzle = 128>, !tile.smem<[48, 64], f16, #slot>, !tile.mbarrier<2>
+      %next = arith.addi %c, %c1 : i32
+      scf.yield %next : i32
+    }
+  } consumer {
+    %loop:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero, %c = %c0) -> (tensor<48x64xf16, #blk>, i32) : i32 {
+      %i = arith.remui %c, %c2 : i32
+      %s = tile.smem_slot %ring[%i] : !tile.smem<[2, 48, 64], f16, #ring> -> !tile.smem<[48, 64], f16, #slot>
+      %round = arith.divui %c, %c2 : i32
+      %phase = arith.andi %round, %c1 : i32
+      tile.mbarrier_wait %full[%i], %phase, %s : !tile.mbarrier<2>, !tile.smem<[48, 64], f16, #slot>
+      %x = tile.local_load %s [0, 0] : !tile.smem<[48, 64], f16, #slot> -> tensor<48x64xf16, #blk>
+      %sum = arith.addf %acc, %x : tensor<48x64xf16, #blk>
+      %prev = arith.addi %c, %c1 : i32
+      %j = arith.remui %prev, %c2 : i32
+      %p = arith.cmpi uge, %prev, %c2 : i32
+      %r = tile.smem_slot %ring[%j] : !tile.smem<[2, 48, 64], f16, #ring> -> !tile.smem<[48, 64], f16, #slot>
+      tile.mbarrier_arrive %empty[%j], %r if %p : !tile.mbarrier<2>, !tile.smem<[48, 64], f16, #slot>
+      %next = arith.addi %c, %c1 : i32
+      scf.yield %sum, %next : tensor<48x64xf16, #blk>, i32
+    }
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p0 = tile.extract %whole [0, 0] : tensor<64x128xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p0, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c0], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p1 = tile.extract %whole [0, 64] : tensor<64x128xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p1, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c64], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+  }
+  tile.mbarrier_inval %full : !tile.mbarrier<2>
+  tile.mbarrier_inval %empty : !tile.mbarrier<2>
+  return
+}
+
+// -----
+
 // The consumers read the ring after the loop: no slot is known held.
 // CHECK-LABEL: func.func @read_after_loop
 // CHECK-NOT:   tile.smem_view
@@ -322,5 +393,120 @@ func.func @read_after_loop(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
   }
   tile.mbarrier_inval %full : !tile.mbarrier<2>
   tile.mbarrier_inval %empty : !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// Two rings hold a slot each (16 KB and 8 KB) and four parts of 8 KB wait
+// in one buffer: each slot, smallest first, takes the largest part left
+// that it holds, the later of equal ones (the last part in B's slot, the
+// third in A's); the parts in slots move between the first part left in
+// the buffer and the next one, whose wait for the first one's copy their
+// writes then hide.
+// CHECK-LABEL: func.func @two_rings
+// CHECK:         %[[RA:.*]] = tile.smem_alloc : <[2, 64, 128], f16
+// CHECK:         %[[RB:.*]] = tile.smem_alloc : <[2, 32, 128], f16
+// CHECK:         %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16
+// CHECK:       } consumer {
+// CHECK:         scf.for
+// CHECK:         tile.extract %{{.*}} [0, 0]
+// CHECK-NEXT:    tile.local_store %{{.*}}, %[[BUF]]
+// CHECK-NEXT:    tile.tma_store
+// CHECK-NOT:     tile.tma_store_wait %[[BUF]]
+// CHECK:         scf.if
+// CHECK:           tile.smem_slot %[[RB]]
+// CHECK:           tile.extract %{{.*}} [0, 192]
+// CHECK:         } else {
+// CHECK:         scf.if
+// CHECK:           tile.smem_slot %[[RA]]
+// CHECK:           tile.extract %{{.*}} [0, 128]
+// CHECK:         } else {
+// CHECK:         }
+// CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.extract %{{.*}} [0, 64]
+// CHECK-NEXT:    tile.local_store %{{.*}}, %[[BUF]]
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#slot = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @two_rings(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %B: !tile.tensor_map<[32, 64], f16, swizzle = 128>, %O: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %c192 = arith.constant 192 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x128xf16, #blk>
+  %zb = arith.constant dense<0.0> : tensor<32x128xf16, #blk>
+  %whole = arith.constant dense<1.0> : tensor<64x256xf16, #blk>
+  %ringa = tile.smem_alloc : !tile.smem<[2, 64, 128], f16, #ring>
+  %ringb = tile.smem_alloc : !tile.smem<[2, 32, 128], f16, #ring>
+  %full = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %full {count = 1 : i32} : !tile.mbarrier<2>
+  %empty = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %empty {count = 128 : i32} : !tile.mbarrier<2>
+  %emptyb = tile.mbarrier_alloc : !tile.mbarrier<2>
+  tile.mbarrier_init %emptyb {count = 128 : i32} : !tile.mbarrier<2>
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #slot>
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%c = %c0) -> (i32) : i32 {
+      %i = arith.remui %c, %c2 : i32
+      %sa = tile.smem_slot %ringa[%i] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+      %sb = tile.smem_slot %ringb[%i] : !tile.smem<[2, 32, 128], f16, #ring> -> !tile.smem<[32, 128], f16, #slot>
+      %round = arith.divui %c, %c2 : i32
+      %phase = arith.andi %round, %c1 : i32
+      %wait = arith.cmpi uge, %c, %c2 : i32
+      %ph = arith.xori %phase, %c1 : i32
+      tile.mbarrier_wait %empty[%i], %ph if %wait : !tile.mbarrier<2>
+      tile.mbarrier_wait %emptyb[%i], %ph if %wait : !tile.mbarrier<2>
+      %x = arith.muli %k, %c64 : i32
+      tile.tma_load %A[%c0, %x], %sa, %full[%i] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #slot>, !tile.mbarrier<2>
+      tile.tma_load %B[%c0, %x], %sb, %full[%i] : !tile.tensor_map<[32, 64], f16, swizzle = 128>, !tile.smem<[32, 128], f16, #slot>, !tile.mbarrier<2>
+      %next = arith.addi %c, %c1 : i32
+      scf.yield %next : i32
+    }
+  } consumer {
+    %loop:3 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero, %accb = %zb, %c = %c0) -> (tensor<64x128xf16, #blk>, tensor<32x128xf16, #blk>, i32) : i32 {
+      %i = arith.remui %c, %c2 : i32
+      %sa = tile.smem_slot %ringa[%i] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+      %sb = tile.smem_slot %ringb[%i] : !tile.smem<[2, 32, 128], f16, #ring> -> !tile.smem<[32, 128], f16, #slot>
+      %round = arith.divui %c, %c2 : i32
+      %phase = arith.andi %round, %c1 : i32
+      tile.mbarrier_wait %full[%i], %phase, %sa, %sb : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #slot>, !tile.smem<[32, 128], f16, #slot>
+      %x = tile.local_load %sa [0, 0] : !tile.smem<[64, 128], f16, #slot> -> tensor<64x128xf16, #blk>
+      %y = tile.local_load %sb [0, 0] : !tile.smem<[32, 128], f16, #slot> -> tensor<32x128xf16, #blk>
+      %sum = arith.addf %acc, %x : tensor<64x128xf16, #blk>
+      %sumb = arith.addf %accb, %y : tensor<32x128xf16, #blk>
+      %prev = arith.addi %c, %c1 : i32
+      %j = arith.remui %prev, %c2 : i32
+      %p = arith.cmpi uge, %prev, %c2 : i32
+      %ra = tile.smem_slot %ringa[%j] : !tile.smem<[2, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+      %rb = tile.smem_slot %ringb[%j] : !tile.smem<[2, 32, 128], f16, #ring> -> !tile.smem<[32, 128], f16, #slot>
+      tile.mbarrier_arrive %empty[%j], %ra if %p : !tile.mbarrier<2>, !tile.smem<[64, 128], f16, #slot>
+      tile.mbarrier_arrive %emptyb[%j], %rb if %p : !tile.mbarrier<2>, !tile.smem<[32, 128], f16, #slot>
+      %next = arith.addi %c, %c1 : i32
+      scf.yield %sum, %sumb, %next : tensor<64x128xf16, #blk>, tensor<32x128xf16, #blk>, i32
+    }
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p0 = tile.extract %whole [0, 0] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p0, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c0], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p1 = tile.extract %whole [0, 64] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p1, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c64], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p2 = tile.extract %whole [0, 128] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p2, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c128], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p3 = tile.extract %whole [0, 192] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p3, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c192], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+  }
+  tile.mbarrier_inval %full : !tile.mbarrier<2>
+  tile.mbarrier_inval %empty : !tile.mbarrier<2>
+  tile.mbarrier_inval %emptyb : !tile.mbarrier<2>
   return
 }
