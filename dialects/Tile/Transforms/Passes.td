@@ -1072,7 +1072,12 @@ def TileStageInHeldSlots
     a 256 x 152 tile's four parts, 128 x 80 and 128 x 72: the last in W's
     64 x 152 slot, the third in X's 256 x 64); the parts in slots move
     before the first wait left in the one buffer, so that their writes hide
-    the read of the copy it waits for.
+    the read of the copy it waits for. Where a part would still wait there
+    and the rings have three stages or more, the loop holds the slots of
+    its last two trips instead (the release of the previous trip's slot
+    skipped in its last trip, the first trip also releasing the slot two
+    trips back; every fill is still released once), and each ring offers
+    both: the 256 x 152 tile's parts all go into slots, nothing waits.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::scf::SCFDialect",

@@ -47,8 +47,14 @@
 // Applied where the ring's releases are all in the loop, one trip behind
 // its reads, nothing in the consumers' region fills the ring (the
 // producer's copies do), and nothing but the loop's multiplies and their
-// waits reads it; each held slot (one per ring) takes one part, the last
-// parts first. Not where the loop's multiplies take an A operand the loop
+// waits reads it. Each held slot, smallest first, takes the largest part
+// left that fits within its own elements, and the parts in slots move
+// before the first wait left in the one buffer. Where a part would still
+// wait there (a 256 x 152 tile in four parts, one buffer and two slots) and
+// the rings have three stages or more, the loop holds its last two trips'
+// slots (holdTwo: the last trip's release of the previous slot skipped,
+// the first trip also releasing the slot two trips back), two a ring for
+// the parts. Not where the loop's multiplies take an A operand the loop
 // makes in registers: ptxas serializes their wgmma (C7513) with the wait
 // among them.
 //
@@ -84,6 +90,18 @@ struct HeldRing {
   Value counter;
   SmallVector<MbarrierArriveOp> releases;
   SharedMemoryType slotType;
+  /// The trip counter in the loop (its iteration argument).
+  Value tripCounter;
+  /// Whether the loop's first trip waits for the copies already.
+  bool waits = false;
+  /// Whether the loop holds its last two trips' slots (holdTwo).
+  bool holdsTwo = false;
+};
+
+/// A held slot: the one of the trip `back` trips before the loop's end.
+struct HeldSlot {
+  HeldRing *ring;
+  int64_t back;
 };
 
 /// `v` is `base + k` for a constant k.
@@ -174,7 +192,7 @@ SmallVector<HeldRing> findHeldRings(scf::ForOp loop) {
     auto arg = cast<BlockArgument>(counter);
     unsigned result = arg.getArgNumber() - loop.getNumInductionVars();
     held.push_back({ring, stages, loop.getResult(result), uses.releases,
-                    getSlotType(ring)});
+                    getSlotType(ring), counter});
   }
   return held;
 }
@@ -272,22 +290,31 @@ SmallVector<Operation *> partChain(scf::ForOp loop, Part part) {
 }
 
 /// Stages `part` in the slot `held` keeps (the file comment).
-scf::IfOp stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
+scf::IfOp stageInSlot(scf::ForOp loop, Part part, HeldSlot where) {
+  HeldRing &held = *where.ring;
   SmallVector<Operation *> chain = partChain(loop, part);
   OpBuilder b(part.copy);
   Location loc = part.copy.getLoc();
   Type i32 = b.getI32Type();
   Value counter = held.counter;
-  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, 0));
+  // The slot of the trip `back` trips before the end: held where the
+  // counter has passed it.
   Value ran =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, counter, zero);
+      where.back == 1
+          ? arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ne, counter,
+                arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, 0)))
+          : arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::uge, counter,
+                arith::ConstantOp::create(b, loc,
+                                          b.getIntegerAttr(i32, where.back)));
   auto branch = scf::IfOp::create(b, loc, TypeRange(), ran,
                                   /*withElseRegion=*/true);
   b.setInsertionPointToStart(branch.thenBlock());
   Value last = arith::AddIOp::create(
       b, loc, counter,
-      arith::ConstantOp::create(b, loc,
-                                b.getIntegerAttr(i32, held.stages - 1)));
+      arith::ConstantOp::create(
+          b, loc, b.getIntegerAttr(i32, held.stages - where.back)));
   Value index = arith::RemUIOp::create(
       b, loc, last,
       arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, held.stages)));
@@ -313,6 +340,9 @@ scf::IfOp stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
   for (Operation *op : llvm::reverse(chain))
     if (op->use_empty())
       op->erase();
+  if (held.waits)
+    return branch;
+  held.waits = true;
   // The issuing thread's wait before each release of the ring, in the
   // loop's first trip (the one that releases the slot held since its
   // previous run; a later trip releases a slot of this run, which no copy
@@ -328,6 +358,49 @@ scf::IfOp stageInSlot(scf::ForOp loop, Part part, HeldRing &held) {
     TmaStoreWaitOp::create(b, at, ValueRange{held.ring.getResult()}, first);
   }
   return branch;
+}
+
+/// Makes `loop` hold the slots of its last two trips of `held`'s ring
+/// rather than its last one's: the release of the previous trip's slot
+/// skipped in the last trip, and the first trip also releasing the slot two
+/// trips before it (the older of the two the previous run holds). Every
+/// fill is still released once; after any run (of one trip too) the slots
+/// of counters c - 1 and c - 2 are held.
+void holdTwo(scf::ForOp loop, HeldRing &held) {
+  held.holdsTwo = true;
+  Value iv = loop.getInductionVar();
+  for (MbarrierArriveOp release : held.releases) {
+    OpBuilder b(release);
+    Location loc = release.getLoc();
+    Type i32 = b.getI32Type();
+    Value next = arith::AddIOp::create(b, loc, iv, loop.getStep());
+    Value notLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          next, loop.getUpperBound());
+    Value pred = release.getPred()
+                     ? arith::AndIOp::create(b, loc, release.getPred(), notLast)
+                     : notLast;
+    release.getPredMutable().assign(pred);
+    b.setInsertionPointAfter(release);
+    auto constant = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+    };
+    Value c = held.tripCounter;
+    Value index = arith::RemUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, c, constant(held.stages - 2)),
+        constant(held.stages));
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv,
+                                        loop.getLowerBound());
+    Value older = arith::AndIOp::create(
+        b, loc, first,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, c,
+                              constant(2)));
+    Value slot = SmemSlotOp::create(b, loc, release.getBuffer().getType(),
+                                    held.ring, index);
+    auto extra = cast<MbarrierArriveOp>(b.clone(*release));
+    extra.getSlotMutable().assign(index);
+    extra.getBufferMutable().assign(slot);
+    extra.getPredMutable().assign(older);
+  }
 }
 
 /// Moves `op` to just after `after` (both in one block, `after` first),
@@ -387,30 +460,58 @@ struct StageInHeldSlotsPass
       // slot into the padding would cost the ring its padded size: a
       // 64 x 152 slot takes 19,456 bytes, not 32,768), the later part of
       // equal ones.
-      llvm::sort(held, [](const HeldRing &x, const HeldRing &y) {
-        return getTileExtentBytes(x.slotType) < getTileExtentBytes(y.slotType);
-      });
-      SmallVector<bool> inSlot(parts.size(), false);
-      SmallVector<std::pair<unsigned, HeldRing *>> placed;
-      for (HeldRing &ring : held) {
-        int64_t bytes = getTileExtentBytes(ring.slotType);
-        std::optional<unsigned> best;
-        for (auto [i, part] : llvm::enumerate(parts)) {
-          auto type = cast<SharedMemoryType>(part.write.getBuffer().getType());
-          if (inSlot[i] || bytes < getSharedBytes(type) ||
-              getSharedAlignment(ring.slotType) % getSharedAlignment(type) ||
-              bytes % getSharedAlignment(type))
-            continue;
-          auto bestType = best ? cast<SharedMemoryType>(
-                                     parts[*best].write.getBuffer().getType())
-                               : SharedMemoryType();
-          if (!best || getSharedBytes(type) >= getSharedBytes(bestType))
-            best = i;
+      // Each held slot, smallest first, takes the largest part left; the
+      // rings hold their last two trips' slots (holdTwo) and offer both
+      // where one a ring leaves a part to wait in the one buffer for the
+      // copy of the part before it (the first part, always there), and
+      // the rings have three stages or more (the producer keeps one to
+      // fill).
+      auto assign = [&](SmallVector<HeldSlot> slots) {
+        llvm::sort(slots, [](const HeldSlot &x, const HeldSlot &y) {
+          return getTileExtentBytes(x.ring->slotType) <
+                 getTileExtentBytes(y.ring->slotType);
+        });
+        SmallVector<std::optional<HeldSlot>> in(parts.size());
+        for (HeldSlot slot : slots) {
+          int64_t bytes = getTileExtentBytes(slot.ring->slotType);
+          std::optional<unsigned> best;
+          for (auto [i, part] : llvm::enumerate(parts)) {
+            auto type =
+                cast<SharedMemoryType>(part.write.getBuffer().getType());
+            if (in[i] || bytes < getSharedBytes(type) ||
+                getSharedAlignment(slot.ring->slotType) %
+                    getSharedAlignment(type) ||
+                bytes % getSharedAlignment(type))
+              continue;
+            if (!best || getSharedBytes(type) >=
+                             getSharedBytes(cast<SharedMemoryType>(
+                                 parts[*best].write.getBuffer().getType())))
+              best = i;
+          }
+          if (best)
+            in[*best] = slot;
         }
-        if (!best)
-          continue;
-        inSlot[*best] = true;
-        placed.push_back({*best, &ring});
+        return in;
+      };
+      SmallVector<HeldSlot> slots;
+      for (HeldRing &ring : held)
+        slots.push_back({&ring, 1});
+      SmallVector<std::optional<HeldSlot>> in = assign(slots);
+      if (llvm::is_contained(in, std::nullopt) &&
+          llvm::all_of(held, [](const HeldRing &r) { return r.stages >= 3; })) {
+        for (HeldRing &ring : held)
+          slots.push_back({&ring, 2});
+        in = assign(slots);
+        for (std::optional<HeldSlot> slot : in)
+          if (slot && slot->back == 2 && !slot->ring->holdsTwo)
+            holdTwo(loop, *slot->ring);
+      }
+      SmallVector<bool> inSlot;
+      SmallVector<std::pair<unsigned, HeldSlot>> placed;
+      for (auto [i, slot] : llvm::enumerate(in)) {
+        inSlot.push_back(slot.has_value());
+        if (slot)
+          placed.push_back({unsigned(i), *slot});
       }
       // A part left in the one buffer waits for the copy of the part before
       // it there: the parts in slots go before the first such wait, after
@@ -428,8 +529,8 @@ struct StageInHeldSlotsPass
               copy && viewedBuffer(copy.getBuffer()) ==
                           parts[*first].wait.getBuffers()[0])
             after = copy;
-      for (auto [i, ring] : placed) {
-        scf::IfOp branch = stageInSlot(loop, parts[i], *ring);
+      for (auto [i, slot] : placed) {
+        scf::IfOp branch = stageInSlot(loop, parts[i], slot);
         if (after && i > *first)
           if (Operation *last = moveAfter(branch, after))
             after = last;

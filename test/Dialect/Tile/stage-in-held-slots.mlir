@@ -401,9 +401,9 @@ func.func @read_after_loop(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
 // Two rings hold a slot each (16 KB and 8 KB) and four parts of 8 KB wait
 // in one buffer: each slot, smallest first, takes the largest part left
 // that it holds, the later of equal ones (the last part in B's slot, the
-// third in A's); the parts in slots move between the first part left in
-// the buffer and the next one, whose wait for the first one's copy their
-// writes then hide.
+// third in A's); the parts in slots move, in order, between the first part
+// left in the buffer and the next one, whose wait for the first one's copy
+// their writes then hide. (Rings of two stages: none holds two slots.)
 // CHECK-LABEL: func.func @two_rings
 // CHECK:         %[[RA:.*]] = tile.smem_alloc : <[2, 64, 128], f16
 // CHECK:         %[[RB:.*]] = tile.smem_alloc : <[2, 32, 128], f16
@@ -415,12 +415,12 @@ func.func @read_after_loop(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
 // CHECK-NEXT:    tile.tma_store
 // CHECK-NOT:     tile.tma_store_wait %[[BUF]]
 // CHECK:         scf.if
-// CHECK:           tile.smem_slot %[[RB]]
-// CHECK:           tile.extract %{{.*}} [0, 192]
-// CHECK:         } else {
-// CHECK:         scf.if
 // CHECK:           tile.smem_slot %[[RA]]
 // CHECK:           tile.extract %{{.*}} [0, 128]
+// CHECK:         } else {
+// CHECK:         scf.if
+// CHECK:           tile.smem_slot %[[RB]]
+// CHECK:           tile.extract %{{.*}} [0, 192]
 // CHECK:         } else {
 // CHECK:         }
 // CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
@@ -508,5 +508,138 @@ func.func @two_rings(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %B: !ti
   tile.mbarrier_inval %full : !tile.mbarrier<2>
   tile.mbarrier_inval %empty : !tile.mbarrier<2>
   tile.mbarrier_inval %emptyb : !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+// The same with rings of three stages: the slots held leave the second
+// part to wait for the first one's copy, so the rings hold their last two
+// trips' slots: B's (8 KB each) take the last two parts, A's last one the
+// second, and nothing waits in the one buffer. B's release of the previous
+// trip's slot is skipped in the loop's last trip, and its first trip also
+// releases the slot two trips before it (the older held one, once the
+// counter has passed it); A's releases are as before.
+// CHECK-LABEL: func.func @hold_two
+// CHECK:         %[[RA:.*]] = tile.smem_alloc : <[3, 64, 128], f16
+// CHECK:         %[[RB:.*]] = tile.smem_alloc : <[3, 32, 128], f16
+// CHECK:         %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16
+// CHECK:       } consumer {
+// CHECK:         scf.for %[[I:[^ ]*]] = %[[LB:[^ ]*]] to %[[UB:[^ ]*]] step %[[STEP:[^ ]*]] iter_args(%{{.*}}, %{{.*}}, %[[C:[^ ]*]] = 
+// CHECK:           tile.mbarrier_arrive %{{.*}}, %{{.*}} if %{{.*}} : <3>, <[64, 128]
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[I]], %[[STEP]] : i32
+// CHECK-NEXT:      %[[NOTLAST:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : i32
+// CHECK-NEXT:      %[[P:.*]] = arith.andi %{{.*}}, %[[NOTLAST]] : i1
+// CHECK:           tile.tma_store_wait %[[RB]]
+// CHECK-NEXT:      tile.mbarrier_arrive %[[EB:[^\[]*]][%{{.*}}], %{{.*}} if %[[P]] : <3>, <[32, 128]
+// CHECK:           %[[OLD:.*]] = arith.remui
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[LB]] : i32
+// CHECK:           %[[PASSED:.*]] = arith.cmpi uge, %[[C]], %{{.*}} : i32
+// CHECK-NEXT:      %[[Q:.*]] = arith.andi %[[FIRST]], %[[PASSED]] : i1
+// CHECK-NEXT:      %[[S:.*]] = tile.smem_slot %[[RB]][%[[OLD]]]
+// CHECK-NEXT:      tile.mbarrier_arrive %[[EB]][%[[OLD]]], %[[S]] if %[[Q]]
+// CHECK:         }
+// CHECK:         tile.extract %{{.*}} [0, 0]
+// CHECK:         tile.tma_store
+// CHECK-NOT:     tile.tma_store_wait %[[BUF]] :
+// CHECK:         scf.if
+// CHECK:           tile.smem_slot %[[RA]]
+// CHECK:           tile.extract %{{.*}} [0, 64]
+// CHECK:         } else {
+// CHECK:         arith.cmpi uge
+// CHECK-NEXT:    scf.if
+// CHECK:           tile.smem_slot %[[RB]]
+// CHECK:           tile.extract %{{.*}} [0, 128]
+// CHECK:         } else {
+// CHECK:         scf.if
+// CHECK:           tile.smem_slot %[[RB]]
+// CHECK:           tile.extract %{{.*}} [0, 192]
+// CHECK:         } else {
+// CHECK:         }
+// CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:  }
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#slot = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @hold_two(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %B: !tile.tensor_map<[32, 64], f16, swizzle = 128>, %O: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %c192 = arith.constant 192 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x128xf16, #blk>
+  %zb = arith.constant dense<0.0> : tensor<32x128xf16, #blk>
+  %whole = arith.constant dense<1.0> : tensor<64x256xf16, #blk>
+  %ringa = tile.smem_alloc : !tile.smem<[3, 64, 128], f16, #ring>
+  %ringb = tile.smem_alloc : !tile.smem<[3, 32, 128], f16, #ring>
+  %full = tile.mbarrier_alloc : !tile.mbarrier<3>
+  tile.mbarrier_init %full {count = 1 : i32} : !tile.mbarrier<3>
+  %empty = tile.mbarrier_alloc : !tile.mbarrier<3>
+  tile.mbarrier_init %empty {count = 128 : i32} : !tile.mbarrier<3>
+  %emptyb = tile.mbarrier_alloc : !tile.mbarrier<3>
+  tile.mbarrier_init %emptyb {count = 128 : i32} : !tile.mbarrier<3>
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #slot>
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%c = %c0) -> (i32) : i32 {
+      %i = arith.remui %c, %c3 : i32
+      %sa = tile.smem_slot %ringa[%i] : !tile.smem<[3, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+      %sb = tile.smem_slot %ringb[%i] : !tile.smem<[3, 32, 128], f16, #ring> -> !tile.smem<[32, 128], f16, #slot>
+      %round = arith.divui %c, %c3 : i32
+      %phase = arith.andi %round, %c1 : i32
+      %wait = arith.cmpi uge, %c, %c3 : i32
+      %ph = arith.xori %phase, %c1 : i32
+      tile.mbarrier_wait %empty[%i], %ph if %wait : !tile.mbarrier<3>
+      tile.mbarrier_wait %emptyb[%i], %ph if %wait : !tile.mbarrier<3>
+      %x = arith.muli %k, %c64 : i32
+      tile.tma_load %A[%c0, %x], %sa, %full[%i] : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 128], f16, #slot>, !tile.mbarrier<3>
+      tile.tma_load %B[%c0, %x], %sb, %full[%i] : !tile.tensor_map<[32, 64], f16, swizzle = 128>, !tile.smem<[32, 128], f16, #slot>, !tile.mbarrier<3>
+      %next = arith.addi %c, %c1 : i32
+      scf.yield %next : i32
+    }
+  } consumer {
+    %loop:3 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero, %accb = %zb, %c = %c0) -> (tensor<64x128xf16, #blk>, tensor<32x128xf16, #blk>, i32) : i32 {
+      %i = arith.remui %c, %c3 : i32
+      %sa = tile.smem_slot %ringa[%i] : !tile.smem<[3, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+      %sb = tile.smem_slot %ringb[%i] : !tile.smem<[3, 32, 128], f16, #ring> -> !tile.smem<[32, 128], f16, #slot>
+      %round = arith.divui %c, %c3 : i32
+      %phase = arith.andi %round, %c1 : i32
+      tile.mbarrier_wait %full[%i], %phase, %sa, %sb : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #slot>, !tile.smem<[32, 128], f16, #slot>
+      %x = tile.local_load %sa [0, 0] : !tile.smem<[64, 128], f16, #slot> -> tensor<64x128xf16, #blk>
+      %y = tile.local_load %sb [0, 0] : !tile.smem<[32, 128], f16, #slot> -> tensor<32x128xf16, #blk>
+      %sum = arith.addf %acc, %x : tensor<64x128xf16, #blk>
+      %sumb = arith.addf %accb, %y : tensor<32x128xf16, #blk>
+      %prev = arith.addi %c, %c2 : i32
+      %j = arith.remui %prev, %c3 : i32
+      %p = arith.cmpi uge, %prev, %c3 : i32
+      %ra = tile.smem_slot %ringa[%j] : !tile.smem<[3, 64, 128], f16, #ring> -> !tile.smem<[64, 128], f16, #slot>
+      %rb = tile.smem_slot %ringb[%j] : !tile.smem<[3, 32, 128], f16, #ring> -> !tile.smem<[32, 128], f16, #slot>
+      tile.mbarrier_arrive %empty[%j], %ra if %p : !tile.mbarrier<3>, !tile.smem<[64, 128], f16, #slot>
+      tile.mbarrier_arrive %emptyb[%j], %rb if %p : !tile.mbarrier<3>, !tile.smem<[32, 128], f16, #slot>
+      %next = arith.addi %c, %c1 : i32
+      scf.yield %sum, %sumb, %next : tensor<64x128xf16, #blk>, tensor<32x128xf16, #blk>, i32
+    }
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p0 = tile.extract %whole [0, 0] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p0, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c0], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p1 = tile.extract %whole [0, 64] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p1, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c64], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p2 = tile.extract %whole [0, 128] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p2, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c128], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+    %p3 = tile.extract %whole [0, 192] : tensor<64x256xf16, #blk> -> tensor<64x64xf16, #blk>
+    tile.local_store %p3, %buf : tensor<64x64xf16, #blk>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store %O[%c0, %c192], %buf : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #slot>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f16, #slot>
+  }
+  tile.mbarrier_inval %full : !tile.mbarrier<3>
+  tile.mbarrier_inval %empty : !tile.mbarrier<3>
+  tile.mbarrier_inval %emptyb : !tile.mbarrier<3>
   return
 }
