@@ -459,13 +459,11 @@ struct StageInHeldSlotsPass
       // padding where only its tiles' elements are accessed; a view of a
       // slot into the padding would cost the ring its padded size: a
       // 64 x 152 slot takes 19,456 bytes, not 32,768), the later part of
-      // equal ones.
-      // Each held slot, smallest first, takes the largest part left; the
-      // rings hold their last two trips' slots (holdTwo) and offer both
-      // where one a ring leaves a part to wait in the one buffer for the
-      // copy of the part before it (the first part, always there), and
-      // the rings have three stages or more (the producer keeps one to
-      // fill).
+      // equal ones. Where one slot a ring leaves a part to wait in the one
+      // buffer for the copy of the part before it (the first part, always
+      // there) and the rings have three stages or more (the producer keeps
+      // one to fill), the rings offer their last two trips' slots, and
+      // those whose older slot takes a part hold both (holdTwo).
       auto assign = [&](SmallVector<HeldSlot> slots) {
         llvm::sort(slots, [](const HeldSlot &x, const HeldSlot &y) {
           return getTileExtentBytes(x.ring->slotType) <
