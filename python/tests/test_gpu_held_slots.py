@@ -4,9 +4,10 @@ parts, the second in the ring slot the K loop's last trip read
 (four-stage rings) and bench/kernels/persistent_gemm.tile, with one K trip,
 two, a few and many, as many tiles as blocks and several a block, with and
 without bias and activation; and linear.tile at 256 x 152 (four-stage
-rings), whose 152 columns are staged in four parts, 40, 40, 40 and 32 wide
-(tile-convert-stores-to-tma), the last two in the held slots of W's ring
-and X's, between the first and the second (tile-stage-in-held-slots).
+rings), whose output is staged in four parts, 128 x 80 and 128 x 72
+(tile-convert-stores-to-tma), three of them in the slots the K loop holds
+(the last two trips' of W's ring, the last one's of X's:
+tile-stage-in-held-slots), none waiting for another's copy.
 Every element against float64 (the output
 poisoned with NaN first), the same bits over three launches (a slot
 refilled before its copy had read it would show as a difference), and the
@@ -33,7 +34,11 @@ SHAPES = [(256, 512, 64), (256, 512, 128), (384, 1024, 192), (256, 768, 4096),
           (3000, 5000, 1000)]
 
 
-def run_linear(torch, m, n, k, act, bias, options):
+def run_linear(torch, m, n, k, act, bias, options, tile=(128, 256)):
+    """linear.tile in pairs along M, persistent, at `tile` (its rows, its
+    columns): the kernel, its outputs of poisoned_launches and the float64
+    reference."""
+    tm, tn = tile
     torch.manual_seed(m + n + k + act)
     x = torch.randn(m, k, device="cuda", dtype=torch.float16)
     w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
@@ -41,9 +46,11 @@ def run_linear(torch, m, n, k, act, bias, options):
     part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
     tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
     kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE="f16",
-                         HAS_BIAS=bias, ACT=act, TILE_M=128, TILE_N=256,
+                         HAS_BIAS=bias, ACT=act, TILE_M=tm, TILE_N=tn,
                          CLUSTER_M=2, persistent=True, cluster=2, **options)
-    grid = (-(-m // 256) * -(-n // 256) * 2, 1)
+    # The tiles (in pairs along M); the persistent kernel's blocks loop
+    # over them.
+    grid = (-(-m // (2 * tm)) * 2 * -(-n // tn), 1)
     outs = poisoned_launches(torch, kern, grid, (m, n),
                              lambda y: (x, w, b, y, part, tickets))
     ref = x.double() @ w.double().t()
@@ -51,7 +58,7 @@ def run_linear(torch, m, n, k, act, bias, options):
         ref = ref + b.double()
     if act == 2:
         ref = gelu_tanh(ref)
-    return outs, ref
+    return kern, outs, ref
 
 
 def shape_id(shape):
@@ -66,14 +73,14 @@ def test_linear_pairs(torch_gpu, shape, epilogue):
     skip_unless_arch(torch, "sm_90a")
     m, n, k = shape
     act, bias = epilogue
-    outs, ref = run_linear(torch, m, n, k, act, bias, {})
+    _, outs, ref = run_linear(torch, m, n, k, act, bias, {})
     err = ((outs[0].double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err
     assert not torch.isnan(outs[0]).any()
     for y in outs[1:]:
         assert torch.equal(y, outs[0])
-    off, _ = run_linear(torch, m, n, k, act, bias,
-                        {"stage_in_ring_slots": False})
+    _, off, _ = run_linear(torch, m, n, k, act, bias,
+                           {"stage_in_ring_slots": False})
     assert torch.equal(off[0], outs[0])
 
 
@@ -99,33 +106,6 @@ def test_persistent_gemm(torch_gpu, shape, blocks):
         assert torch.equal(c, outs[0])
 
 
-def run_wide_parts(torch, m, n, k, act, bias):
-    torch.manual_seed(m + n + k + act)
-    x = torch.randn(m, k, device="cuda", dtype=torch.float16)
-    w = torch.randn(n, k, device="cuda", dtype=torch.float16) / k ** 0.5
-    b = torch.randn(n, device="cuda", dtype=torch.float16)
-    part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
-    tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
-    kern = tilec.compile(LINEAR, "linear", arch="sm_90a", DTYPE="f16",
-                         HAS_BIAS=bias, ACT=act, TILE_M=256, TILE_N=152,
-                         CLUSTER_M=2, persistent=True, cluster=2,
-                         num_stages=4)
-    # X's and W's maps and the store's two (its parts 40 wide and the last,
-    # 32): the tile is staged in parts, not written from registers.
-    assert kern.num_tensor_maps == 4
-    # The tiles (in pairs along M); the persistent kernel's blocks loop
-    # over them.
-    grid = (-(-m // 512) * 2 * -(-n // 152), 1)
-    outs = poisoned_launches(torch, kern, grid, (m, n),
-                             lambda y: (x, w, b, y, part, tickets))
-    ref = x.double() @ w.double().t()
-    if bias:
-        ref = ref + b.double()
-    if act == 2:
-        ref = gelu_tanh(ref)
-    return outs, ref
-
-
 # (M, N, K): one tile (and the pair's other block without one); tiles whose
 # last columns pass N (152 does not divide 1000: the last tile's parts at
 # 80 and 120 end past it); two K trips; three tiles a block (3000 x 5000:
@@ -142,7 +122,11 @@ def test_linear_ragged_parts(torch_gpu, shape, epilogue):
     skip_unless_arch(torch, "sm_90a")
     m, n, k = shape
     act, bias = epilogue
-    outs, ref = run_wide_parts(torch, m, n, k, act, bias)
+    kern, outs, ref = run_linear(torch, m, n, k, act, bias, {"num_stages": 4},
+                                 tile=(256, 152))
+    # X's and W's maps and the store's two (its parts 128 x 80 and 128 x
+    # 72): the tile is staged in parts, not written from registers.
+    assert kern.num_tensor_maps == 4
     y = outs[0].double()
     assert not torch.isnan(outs[0]).any()
     # Column by column: a part copied to the wrong columns shows in them.

@@ -221,20 +221,12 @@ struct Part {
   TmaStoreOp copy;
 };
 
-/// The buffer `v` is, or is a view of (tile.smem_view: a narrower last
-/// part in its buffer's first bytes).
-Value viewedBuffer(Value v) {
-  while (auto view = v.getDefiningOp<SmemViewOp>())
-    v = view.getBuffer();
-  return v;
-}
-
 SmallVector<Part> findParts(scf::ForOp loop) {
   SmallVector<Part> parts;
   llvm::SmallPtrSet<Value, 4> copied;
   for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
     if (auto copy = dyn_cast<TmaStoreOp>(op)) {
-      copied.insert(viewedBuffer(copy.getBuffer()));
+      copied.insert(getSlotRoot(copy.getBuffer()));
       continue;
     }
     auto wait = dyn_cast<TmaStoreWaitOp>(op);
@@ -249,7 +241,7 @@ SmallVector<Part> findParts(scf::ForOp loop) {
     for (Operation *next = op->getNextNode(); next && !copy;
          next = next->getNextNode()) {
       if (auto store = dyn_cast<LocalStoreOp>(next);
-          store && !write && viewedBuffer(store.getBuffer()) == buffer)
+          store && !write && getSlotRoot(store.getBuffer()) == buffer)
         write = store;
       else if (auto tma = dyn_cast<TmaStoreOp>(next);
                tma && write && tma.getBuffer() == write.getBuffer())
@@ -524,7 +516,7 @@ struct StageInHeldSlotsPass
         for (Operation *op = parts[*first].wait->getPrevNode(); op && !after;
              op = op->getPrevNode())
           if (auto copy = dyn_cast<TmaStoreOp>(op);
-              copy && viewedBuffer(copy.getBuffer()) ==
+              copy && getSlotRoot(copy.getBuffer()) ==
                           parts[*first].wait.getBuffers()[0])
             after = copy;
       for (auto [i, slot] : placed) {
