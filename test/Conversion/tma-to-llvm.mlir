@@ -435,6 +435,8 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
 // CHECK-NEXT:  %[[BOTH:.*]] = llvm.and %[[T0]], %[[P]] : i1
 // CHECK-NEXT:  %[[ONCE:.*]] = llvm.zext %[[BOTH]] : i1 to i32
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.wait_group.read 0;\0A}", "r,~{memory}" %[[ONCE]]
+// With `pending`, all but that many of the newest groups:
+// CHECK:       @p cp.async.bulk.wait_group.read 2;
 func.func @tma_store_in_slot(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32, %slot: i32, %p: i1,
                              %mO: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
     attributes {tile.kernel, tile.num_warps = 4 : i32,
@@ -446,6 +448,7 @@ func.func @tma_store_in_slot(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32
   tile.local_store %x, %view : tensor<64x64xf16, #blocked>, !tile.smem<[64, 64], f16, #so>
   tile.tma_store %mO[%r, %c], %view : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #so>
   tile.tma_store_wait %ring : !tile.smem<[2, 64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>> if %p
+  tile.tma_store_wait %ring : !tile.smem<[2, 64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>> if %p {pending = 2 : i32}
   return
 }
 

@@ -1158,22 +1158,29 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "wait until this thread's TMA stores have read their buffers";
   let description = [{
-    `cp.async.bulk.wait_group.read 0` in the thread that issues TMA stores:
+    `cp.async.bulk.wait_group.read 0` (see `pending`) in the thread that issues TMA stores:
     the buffers its earlier `tile.tma_store`s read (named here, so that they
     stay allocated until then) may be written again once every thread has
     passed a barrier after the wait (tile-insert-barriers counts the wait
     as a read of them; its write effect keeps it in place). The global
     writes themselves complete later, by the end of the kernel. With
     `pred`, only where it holds (a loop's first trip:
-    tile-stage-in-held-slots), with no branch around it.
+    tile-stage-in-held-slots), with no branch around it. With `pending`
+    N, the thread's N most recent bulk groups may still be reading
+    (`cp.async.bulk.wait_group.read N`): the copies that read the named
+    buffers must be older than every path to the wait commits N newer
+    ones (tile-stage-in-held-slots counts the parts copied after a slot's
+    part), and the wait does not move above a `tile.tma_store`.
 
     ```mlir
     tile.tma_store_wait %buf : !tile.smem<[128, 128], f16, #shared>
     tile.tma_store_wait %ring : !tile.smem<[4, 64, 256], f16, #shared> if %first
+    tile.tma_store_wait %ring : !tile.smem<[4, 64, 256], f16, #shared> if %first {pending = 2 : i32}
     ```
   }];
   let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers,
-                       Optional<I1>:$pred);
+                       Optional<I1>:$pred,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pending);
   let assemblyFormat =
       "($buffers^ `:` type($buffers))? (`if` $pred^)? attr-dict";
 }

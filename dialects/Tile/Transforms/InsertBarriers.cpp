@@ -385,7 +385,8 @@ struct InsertBarriersPass
 
   /// Where hoistTmaStoreWaits tries `wait`: before the closest barrier
   /// (and its fence) earlier in its block, when no op between touches the
-  /// buffers it waits for or defines one; null when there is none.
+  /// buffers it waits for or defines one (or, for a wait with `pending`,
+  /// copies anything); null when there is none.
   FailureOr<Operation *> hoistedPlace(TmaStoreWaitOp wait) {
     RangeSet waited;
     for (Value v : wait.getBuffers()) {
@@ -406,6 +407,12 @@ struct InsertBarriersPass
       if (llvm::any_of(op->getResults(), [&](Value r) {
             return llvm::is_contained(wait->getOperands(), r);
           }))
+        return nullptr;
+      // A counted wait above a copy would count one group fewer after the
+      // ones it waits for.
+      if (wait.getPending() && op->walk([](TmaStoreOp) {
+                                   return WalkResult::interrupt();
+                                 }).wasInterrupted())
         return nullptr;
       Accesses a;
       if (failed(summarize(op, a)))

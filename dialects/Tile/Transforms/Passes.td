@@ -1055,11 +1055,12 @@ def TileStageInHeldSlots
     copy to global memory. Such a part is staged instead in a held slot
     large enough (`tile.smem_view` of the slot, under a branch on the loop
     having run a trip, the part's own buffer and wait otherwise), with no
-    wait; the thread that issues the copies waits for their reads
-    (`tile.tma_store_wait` of the ring) before its releases of the ring in
-    the loop's first trip (the trip that releases the slot held since the
-    loop's previous run), so that the slot's empty barrier completes only
-    after the copy has read it.
+    wait; the thread that issues the copies waits for the read of the
+    slot's part (`tile.tma_store_wait` of the ring with `pending` = the
+    copies committed after it on every path to the end of its block)
+    before each release of a held slot in the loop's first trip (the trip
+    that releases the slots held since the loop's previous run), so that
+    the slot's empty barrier completes only after that copy has read it.
 
     Applies where the ring's releases are all in the loop, one trip behind
     its reads, nothing in the consumers' region fills it and nothing but the
@@ -1072,12 +1073,17 @@ def TileStageInHeldSlots
     a 256 x 152 tile's four parts, 128 x 80 and 128 x 72: the last in W's
     64 x 152 slot, the third in X's 256 x 64); the parts in slots move
     before the first wait left in the one buffer, so that their writes hide
-    the read of the copy it waits for. Where a part would still wait there
-    and the rings have three stages or more, the loop holds the slots of
-    its last two trips instead (the release of the previous trip's slot
+    the read of the copy it waits for, or, where only the first part is
+    left there (nothing waits for its copy until the next run), before that
+    part's write: their copies, which the next run's first trip waits for,
+    are then the first to read, those of the slots the producer refills
+    first (the older ones) before the others. Where a part would still wait
+    there and the rings have three stages or more, the loop holds the slots
+    of its last two trips instead (the release of the previous trip's slot
     skipped in its last trip, the first trip also releasing the slot two
-    trips back; every fill is still released once), and each ring offers
-    both: the 256 x 152 tile's parts all go into slots, nothing waits.
+    trips back, ahead of the loop's other releases of held slots; every
+    fill is still released once), and each ring offers both: the 256 x 152
+    tile's parts all go into slots, nothing waits.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::scf::SCFDialect",

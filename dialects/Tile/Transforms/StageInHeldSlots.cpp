@@ -15,6 +15,8 @@
 //     ... wgmma reading tile.smem_slot %ring[%n mod S] ...
 //     tile.mbarrier_arrive %empty[(%n + S - 1) mod S] (the previous trip's)
 //   }
+//   tile.local_store %part0, %buf
+//   tile.tma_store %map[...], %buf
 //   tile.tma_store_wait %buf                         (part 0's copy)
 //   tile.local_store %part1, %buf
 //   tile.tma_store %map[...], %buf
@@ -24,7 +26,8 @@
 //   %c = scf.for %i = %lb ... {
 //     ...
 //     tile.tma_store_wait %ring if %i == %lb         (the part's copy has
-//     tile.mbarrier_arrive %empty[...]                read the slot)
+//         {pending = 1}                               read the slot: all
+//     tile.mbarrier_arrive %empty[...]                but part 0's)
 //   }
 //   scf.if %c != 0 {                                 (a trip ran: a slot
 //     %s = tile.smem_slot %ring[(%c + S - 1) mod S]   is held)
@@ -34,8 +37,10 @@
 //   } else {
 //     (as before)
 //   }
+//   tile.local_store %part0, %buf                    (nothing waits for it
+//   tile.tma_store %map[...], %buf                    before the next run)
 //
-// The thread that issues the stores waits for their reads before it
+// The thread that issues the stores waits for the part's read before it
 // arrives on the slot's empty barrier, and the slot's phase completes only
 // with its arrival (every consumer thread arrives, or in a cluster lane r
 // of each warp after the warp's other lanes: bar.warp.sync), so the
@@ -49,12 +54,13 @@
 // producer's copies do), and nothing but the loop's multiplies and their
 // waits reads it. Each held slot, smallest first, takes the largest part
 // left that fits within its own elements, and the parts in slots move
-// before the first wait left in the one buffer. Where a part would still
-// wait there (a 256 x 152 tile in four parts, one buffer and two slots) and
-// the rings have three stages or more, the loop holds its last two trips'
-// slots (holdTwo: the last trip's release of the previous slot skipped,
-// the first trip also releasing the slot two trips back), two a ring for
-// the parts. Not where the loop's multiplies take an A operand the loop
+// before the first wait left in the one buffer (before the first part's
+// write where it alone is left there, the older slots' parts first). Where a
+// part would still wait there (a 256 x 152 tile in four parts, one buffer and
+// two slots) and the rings have three stages or more, the loop holds its last
+// two trips' slots (holdTwo: the last trip's release of the previous slot
+// skipped, the first trip also releasing the slot two trips back), two a ring
+// for the parts. Not where the loop's multiplies take an A operand the loop
 // makes in registers: ptxas serializes their wgmma (C7513) with the wait
 // among them.
 //
@@ -92,10 +98,10 @@ struct HeldRing {
   SharedMemoryType slotType;
   /// The trip counter in the loop (its iteration argument).
   Value tripCounter;
-  /// Whether the loop's first trip waits for the copies already.
-  bool waits = false;
-  /// Whether the loop holds its last two trips' slots (holdTwo).
+  /// Whether the loop holds its last two trips' slots (holdTwo), and the
+  /// first trip's releases of the older one.
   bool holdsTwo = false;
+  SmallVector<MbarrierArriveOp> olderReleases;
 };
 
 /// A held slot: the one of the trip `back` trips before the loop's end.
@@ -332,33 +338,68 @@ scf::IfOp stageInSlot(scf::ForOp loop, Part part, HeldSlot where) {
   for (Operation *op : llvm::reverse(chain))
     if (op->use_empty())
       op->erase();
-  if (held.waits)
-    return branch;
-  held.waits = true;
-  // The issuing thread's wait before each release of the ring, in the
-  // loop's first trip (the one that releases the slot held since its
-  // previous run; a later trip releases a slot of this run, which no copy
-  // reads): predicated, not branched around (a branch in the loop costs
-  // kernels whose multiplies take an A made in the loop their wgmma
-  // overlap: ptxas C7513).
-  for (MbarrierArriveOp release : held.releases) {
-    b.setInsertionPoint(release);
+  return branch;
+}
+
+/// The fewest bulk groups `op` commits on any path through it: one a copy,
+/// the fewer of an scf.if's two branches, none for anything else (a loop
+/// may run no trip).
+int64_t fewestCopies(Operation *op) {
+  if (isa<TmaStoreOp>(op))
+    return 1;
+  auto branch = dyn_cast<scf::IfOp>(op);
+  if (!branch || branch.getElseRegion().empty())
+    return 0;
+  auto inBlock = [](Block *block) {
+    int64_t n = 0;
+    for (Operation &inner : *block)
+      n += fewestCopies(&inner);
+    return n;
+  };
+  return std::min(inBlock(branch.thenBlock()), inBlock(branch.elseBlock()));
+}
+
+/// The bulk groups committed after `branch`'s copy on every path to the
+/// end of its block (the loop's next run comes after that): the fewest.
+int64_t copiesAfter(scf::IfOp branch) {
+  int64_t after = 0;
+  for (Operation *op = branch->getNextNode(); op; op = op->getNextNode())
+    after += fewestCopies(op);
+  return after;
+}
+
+/// Makes the issuing thread wait, in `loop`'s first trip (the one that
+/// releases the slot held since its previous run two trips back; a later
+/// trip releases slots of this run, which no copy reads), before each of
+/// `releases`, until the copy of the part `branch` staged in the slot has
+/// read it: all but the groups committed after it (copiesAfter).
+/// Predicated, not branched around (a branch in the loop costs kernels
+/// whose multiplies take an A made in the loop their wgmma overlap: ptxas
+/// C7513).
+void waitBeforeReleases(scf::ForOp loop, HeldRing &held, scf::IfOp branch,
+                        ArrayRef<MbarrierArriveOp> releases) {
+  int64_t after = copiesAfter(branch);
+  for (MbarrierArriveOp release : releases) {
+    OpBuilder b(release);
     Location at = release.getLoc();
     Value first =
         arith::CmpIOp::create(b, at, arith::CmpIPredicate::eq,
                               loop.getInductionVar(), loop.getLowerBound());
-    TmaStoreWaitOp::create(b, at, ValueRange{held.ring.getResult()}, first);
+    auto wait =
+        TmaStoreWaitOp::create(b, at, ValueRange{held.ring.getResult()}, first);
+    wait.setPending(after);
   }
-  return branch;
 }
 
 /// Makes `loop` hold the slots of its last two trips of `held`'s ring
 /// rather than its last one's: the release of the previous trip's slot
 /// skipped in the last trip, and the first trip also releasing the slot two
-/// trips before it (the older of the two the previous run holds). Every
-/// fill is still released once; after any run (of one trip too) the slots
-/// of counters c - 1 and c - 2 are held.
-void holdTwo(scf::ForOp loop, HeldRing &held) {
+/// trips before it (the older of the two the previous run holds: the
+/// producer refills it first), before `front` (the loop's first release of
+/// a held slot) where what it uses is defined there. Every fill is still
+/// released once; after any run (of one trip too) the slots of counters
+/// c - 1 and c - 2 are held.
+void holdTwo(scf::ForOp loop, HeldRing &held, Operation *front) {
   held.holdsTwo = true;
   Value iv = loop.getInductionVar();
   for (MbarrierArriveOp release : held.releases) {
@@ -372,7 +413,18 @@ void holdTwo(scf::ForOp loop, HeldRing &held) {
                      ? arith::AndIOp::create(b, loc, release.getPred(), notLast)
                      : notLast;
     release.getPredMutable().assign(pred);
-    b.setInsertionPointAfter(release);
+    // The older slot's release goes first where what it keeps of the
+    // release's operands (the mbarriers) is defined before `front`.
+    Operation *barriers = release.getBarriers().getDefiningOp();
+    bool early =
+        front && front->getBlock() == release->getBlock() &&
+        (front == release.getOperation() || front->isBeforeInBlock(release)) &&
+        (!barriers || barriers->getBlock() != front->getBlock() ||
+         barriers->isBeforeInBlock(front));
+    if (early)
+      b.setInsertionPoint(front);
+    else
+      b.setInsertionPointAfter(release);
     auto constant = [&](int64_t v) {
       return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
     };
@@ -392,6 +444,7 @@ void holdTwo(scf::ForOp loop, HeldRing &held) {
     extra.getSlotMutable().assign(index);
     extra.getBufferMutable().assign(slot);
     extra.getPredMutable().assign(older);
+    held.olderReleases.push_back(extra);
   }
 }
 
@@ -492,9 +545,16 @@ struct StageInHeldSlotsPass
         for (HeldRing &ring : held)
           slots.push_back({&ring, 2});
         in = assign(slots);
+        // The loop body's first release of a held slot.
+        Operation *front = nullptr;
+        for (HeldRing &ring : held)
+          for (MbarrierArriveOp release : ring.releases)
+            if (release->getBlock() == loop.getBody() &&
+                (!front || release->isBeforeInBlock(front)))
+              front = release;
         for (std::optional<HeldSlot> slot : in)
           if (slot && slot->back == 2 && !slot->ring->holdsTwo)
-            holdTwo(loop, *slot->ring);
+            holdTwo(loop, *slot->ring, front);
       }
       SmallVector<bool> inSlot;
       SmallVector<std::pair<unsigned, HeldSlot>> placed;
@@ -506,24 +566,51 @@ struct StageInHeldSlotsPass
       // A part left in the one buffer waits for the copy of the part before
       // it there: the parts in slots go before the first such wait, after
       // that copy (their writes hide its read), where what they use is made
-      // before.
+      // before. Where only the first part is left there (nothing in this
+      // run waits for its copy), they go before it: their copies, which
+      // the next run's first trip waits for, are then the first to read.
+      // The parts in the older slots go first (the producer refills those
+      // first).
+      llvm::stable_sort(placed, [](const auto &x, const auto &y) {
+        return x.second.back > y.second.back;
+      });
       std::optional<unsigned> first;
       for (unsigned i = 0; i < parts.size() && !first; ++i)
         if (!inSlot[i])
           first = i;
+      unsigned from = first.value_or(0);
       Operation *after = nullptr;
-      if (first)
-        for (Operation *op = parts[*first].wait->getPrevNode(); op && !after;
+      for (Operation *op = parts[from].wait->getPrevNode();
+           op && op != loop && !after; op = op->getPrevNode())
+        if (auto copy = dyn_cast<TmaStoreOp>(op);
+            copy &&
+            getSlotRoot(copy.getBuffer()) == parts[from].wait.getBuffers()[0])
+          after = copy;
+      if (after && !first) {
+        // Before the first part's write into the one buffer.
+        Operation *write = nullptr;
+        for (Operation *op = after->getPrevNode(); op && op != loop && !write;
              op = op->getPrevNode())
-          if (auto copy = dyn_cast<TmaStoreOp>(op);
-              copy && getSlotRoot(copy.getBuffer()) ==
-                          parts[*first].wait.getBuffers()[0])
-            after = copy;
+          if (auto store = dyn_cast<LocalStoreOp>(op);
+              store && store.getBuffer() == cast<TmaStoreOp>(after).getBuffer())
+            write = store;
+        after = write ? write->getPrevNode() : nullptr;
+      }
+      SmallVector<scf::IfOp> branches;
       for (auto [i, slot] : placed) {
         scf::IfOp branch = stageInSlot(loop, parts[i], slot);
-        if (after && i > *first)
+        branches.push_back(branch);
+        if (after && (!first || i > *first))
           if (Operation *last = moveAfter(branch, after))
             after = last;
+      }
+      // Each held slot's release in the first trip waits for its part's
+      // copy alone.
+      for (auto [branch, p] : llvm::zip(branches, placed)) {
+        HeldSlot slot = p.second;
+        waitBeforeReleases(loop, *slot.ring, branch,
+                           slot.back == 1 ? ArrayRef(slot.ring->releases)
+                                          : ArrayRef(slot.ring->olderReleases));
       }
     }
   }

@@ -341,7 +341,7 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
 };
 
 /// Thread 0, which issued the stores, waits until they have read their
-/// buffers.
+/// buffers (all but its `pending` most recent groups).
 struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -352,7 +352,8 @@ struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
     inlinePtx(rewriter, loc, TypeRange(),
               ValueRange{firstThread(rewriter, loc, pred)},
               "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n"
-              " @p cp.async.bulk.wait_group.read 0;\n}",
+              " @p cp.async.bulk.wait_group.read " +
+                  std::to_string(op.getPending()) + ";\n}",
               "r,~{memory}");
     rewriter.eraseOp(op);
     return success();

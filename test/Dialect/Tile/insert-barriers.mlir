@@ -922,6 +922,42 @@ func.func @tma_store_wait_hoisted(%map: !tile.tensor_map<[64, 32], f32, swizzle 
 
 // -----
 
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#sf = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+
+// The same with a counted wait (all but the newest group) after a copy of
+// another buffer: above that copy it would count one group fewer after the
+// one it waits for, so it stays where it is.
+// CHECK-LABEL: func.func @counted_wait_not_hoisted
+// CHECK:       %[[STAGE:.*]] = tile.smem_alloc
+// CHECK:       %[[OTHER:.*]] = tile.smem_alloc
+// CHECK:       scf.for
+// CHECK-NOT:     tile.tma_store_wait
+// CHECK:         tile.tma_store %{{.*}}, %[[OTHER]]
+// CHECK-NEXT:    tile.tma_store_wait %[[STAGE]] : {{.*}} {pending = 1 : i32}
+// CHECK:         tile.local_store %{{.*}}, %[[STAGE]]
+func.func @counted_wait_not_hoisted(%map: !tile.tensor_map<[64, 32], f32, swizzle = 128>, %x: tensor<64x64xf16, #mma>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %stage = tile.smem_alloc : !tile.smem<[64, 64], f32, #sf>
+  %other = tile.smem_alloc : !tile.smem<[64, 64], f32, #sf>
+  tile.local_store %z, %other : tensor<64x64xf32, #mma>, !tile.smem<[64, 64], f32, #sf>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %a = tile.local_alloc %x : tensor<64x64xf16, #mma> -> !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma %a, %a, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.tma_store %map[%i, %c1], %other : !tile.tensor_map<[64, 32], f32, swizzle = 128>, !tile.smem<[64, 64], f32, #sf>
+    tile.tma_store_wait %stage : !tile.smem<[64, 64], f32, #sf> {pending = 1 : i32}
+    tile.local_store %d, %stage : tensor<64x64xf32, #mma>, !tile.smem<[64, 64], f32, #sf>
+    tile.tma_store %map[%i, %c0], %stage : !tile.tensor_map<[64, 32], f32, swizzle = 128>, !tile.smem<[64, 64], f32, #sf>
+  }
+  tile.tma_store_wait %stage, %other : !tile.smem<[64, 64], f32, #sf>, !tile.smem<[64, 64], f32, #sf>
+  return
+}
+
+// -----
+
 #mma = #tile.mma<warpsPerCTA = [8, 1], version = 3, instrShape = [64, 64, 16]>
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>

@@ -7,24 +7,23 @@
 // releases it in its first trip). The store staged in two
 // parts after the loop stages its second part there (a 64 x 64 view of the
 // 64 x 128 slot) rather than waiting for the first part's copy, when a
-// trip ran (otherwise as before), each branch extracting the part itself;
-// the thread that issues the copies waits for their reads before it
-// releases the ring in the loop's first trip.
+// trip ran (otherwise as before), each branch extracting the part itself,
+// ahead of the first part's write into the one buffer (nothing waits for
+// that part's copy until the next run); the thread that issues the copies
+// waits for the slot's part's read (all but the one copy committed after
+// it) before it releases the ring in the loop's first trip.
 // CHECK-LABEL: func.func @held
 // CHECK:       %[[RING:.*]] = tile.smem_alloc : <[2, 64, 128], f16
 // CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16
 // CHECK:       } consumer {
 // CHECK:         %[[LOOP:.*]]:2 = scf.for %[[I:.*]] = %[[LB:[^ ]*]] to
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[LB]] : i32
-// CHECK-NEXT:      tile.tma_store_wait %[[RING]] : {{.*}} if %[[FIRST]]
+// CHECK-NEXT:      tile.tma_store_wait %[[RING]] : {{.*}} if %[[FIRST]] {pending = 1 : i32}
 // CHECK-NEXT:      tile.mbarrier_arrive %[[EMPTY:.*]][%{{.*}}], %{{.*}} if %{{.*}}
 // CHECK:         }
 // CHECK:         tile.tma_store_wait %[[BUF]]
-// CHECK-NEXT:    tile.extract
-// CHECK-NEXT:    tile.local_store %{{.*}}, %[[BUF]]
-// CHECK-NEXT:    tile.tma_store %{{.*}}, %[[BUF]]
-// CHECK-NOT:     tile.tma_store_wait
-// CHECK-NOT:     tile.extract
+// CHECK-NEXT:    %[[P0:.*]] = tile.extract %[[LOOP]]#0 [0, 0]
+// CHECK-NOT:     tile.tma_store
 // CHECK:         %[[RAN:.*]] = arith.cmpi ne, %[[LOOP]]#1, %{{.*}} : i32
 // CHECK-NEXT:    scf.if %[[RAN]] {
 // CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i32
@@ -42,7 +41,9 @@
 // CHECK-NEXT:      tile.local_store %[[Q1]], %[[BUF]]
 // CHECK-NEXT:      tile.tma_store %{{.*}}, %[[BUF]]
 // CHECK-NEXT:    }
-// CHECK:         tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.local_store %[[P0]], %[[BUF]]
+// CHECK-NEXT:    tile.tma_store %{{.*}}, %[[BUF]]
+// CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
 // CHECK-NEXT:  }
 
 // The slot's writes come after a barrier that follows the loop's last
@@ -404,12 +405,17 @@ func.func @read_after_loop(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %
 // third in A's); the parts in slots move, in order, between the first part
 // left in the buffer and the next one, whose wait for the first one's copy
 // their writes then hide. (Rings of two stages: none holds two slots.)
+// Each release in the first trip waits for its slot's part: all but the
+// copies committed after it (A's part, then B's, then the fourth).
 // CHECK-LABEL: func.func @two_rings
 // CHECK:         %[[RA:.*]] = tile.smem_alloc : <[2, 64, 128], f16
 // CHECK:         %[[RB:.*]] = tile.smem_alloc : <[2, 32, 128], f16
 // CHECK:         %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16
 // CHECK:       } consumer {
 // CHECK:         scf.for
+// CHECK:           tile.tma_store_wait %[[RA]] : {{.*}} {pending = 2 : i32}
+// CHECK:           tile.tma_store_wait %[[RB]] : {{.*}} {pending = 1 : i32}
+// CHECK:         }
 // CHECK:         tile.extract %{{.*}} [0, 0]
 // CHECK-NEXT:    tile.local_store %{{.*}}, %[[BUF]]
 // CHECK-NEXT:    tile.tma_store
@@ -519,43 +525,49 @@ func.func @two_rings(%A: !tile.tensor_map<[64, 64], f16, swizzle = 128>, %B: !ti
 // second, and nothing waits in the one buffer. B's release of the previous
 // trip's slot is skipped in the loop's last trip, and its first trip also
 // releases the slot two trips before it (the older held one, once the
-// counter has passed it); A's releases are as before.
+// counter has passed it), first of the held slots (the producer refills it
+// first); A's releases are as before. The parts go out in the order their
+// slots are refilled (B's older one, A's, B's newer one) ahead of the first
+// part's write into the one buffer, and each release waits for its own
+// part's copy: all but the 3, 2 and 1 copies committed after it.
 // CHECK-LABEL: func.func @hold_two
 // CHECK:         %[[RA:.*]] = tile.smem_alloc : <[3, 64, 128], f16
 // CHECK:         %[[RB:.*]] = tile.smem_alloc : <[3, 32, 128], f16
 // CHECK:         %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16
 // CHECK:       } consumer {
 // CHECK:         scf.for %[[I:[^ ]*]] = %[[LB:[^ ]*]] to %[[UB:[^ ]*]] step %[[STEP:[^ ]*]] iter_args(%{{.*}}, %{{.*}}, %[[C:[^ ]*]] = 
-// CHECK:           tile.mbarrier_arrive %{{.*}}, %{{.*}} if %{{.*}} : <3>, <[64, 128]
-// CHECK:           %[[NEXT:.*]] = arith.addi %[[I]], %[[STEP]] : i32
-// CHECK-NEXT:      %[[NOTLAST:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : i32
-// CHECK-NEXT:      %[[P:.*]] = arith.andi %{{.*}}, %[[NOTLAST]] : i1
-// CHECK:           tile.tma_store_wait %[[RB]]
-// CHECK-NEXT:      tile.mbarrier_arrive %[[EB:[^\[]*]][%{{.*}}], %{{.*}} if %[[P]] : <3>, <[32, 128]
-// CHECK:           %[[OLD:.*]] = arith.remui
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[LB]] : i32
 // CHECK:           %[[PASSED:.*]] = arith.cmpi uge, %[[C]], %{{.*}} : i32
 // CHECK-NEXT:      %[[Q:.*]] = arith.andi %[[FIRST]], %[[PASSED]] : i1
-// CHECK-NEXT:      %[[S:.*]] = tile.smem_slot %[[RB]][%[[OLD]]]
-// CHECK-NEXT:      tile.mbarrier_arrive %[[EB]][%[[OLD]]], %[[S]] if %[[Q]]
+// CHECK-NEXT:      %[[S:.*]] = tile.smem_slot %[[RB]][%[[OLD:.*]]] :
+// CHECK:           tile.tma_store_wait %[[RB]] : {{.*}} {pending = 3 : i32}
+// CHECK-NEXT:      tile.mbarrier_arrive %[[EB:[^\[]*]][%[[OLD]]], %[[S]] if %[[Q]]
+// CHECK:           tile.tma_store_wait %[[RA]] : {{.*}} {pending = 2 : i32}
+// CHECK-NEXT:      tile.mbarrier_arrive %{{.*}}, %{{.*}} if %{{.*}} : <3>, <[64, 128]
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[I]], %[[STEP]] : i32
+// CHECK-NEXT:      %[[NOTLAST:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : i32
+// CHECK-NEXT:      %[[P:.*]] = arith.andi %{{.*}}, %[[NOTLAST]] : i1
+// CHECK:           tile.tma_store_wait %[[RB]] : {{.*}} {pending = 1 : i32}
+// CHECK-NEXT:      tile.mbarrier_arrive %[[EB]][%{{.*}}], %{{.*}} if %[[P]] : <3>, <[32, 128]
 // CHECK:         }
-// CHECK:         tile.extract %{{.*}} [0, 0]
-// CHECK:         tile.tma_store
-// CHECK-NOT:     tile.tma_store_wait %[[BUF]] :
-// CHECK:         scf.if
-// CHECK:           tile.smem_slot %[[RA]]
-// CHECK:           tile.extract %{{.*}} [0, 64]
-// CHECK:         } else {
+// CHECK:         %[[P0:.*]] = tile.extract %{{.*}} [0, 0]
+// CHECK-NOT:     tile.tma_store
 // CHECK:         arith.cmpi uge
 // CHECK-NEXT:    scf.if
 // CHECK:           tile.smem_slot %[[RB]]
 // CHECK:           tile.extract %{{.*}} [0, 128]
 // CHECK:         } else {
 // CHECK:         scf.if
+// CHECK:           tile.smem_slot %[[RA]]
+// CHECK:           tile.extract %{{.*}} [0, 64]
+// CHECK:         } else {
+// CHECK:         scf.if
 // CHECK:           tile.smem_slot %[[RB]]
 // CHECK:           tile.extract %{{.*}} [0, 192]
 // CHECK:         } else {
 // CHECK:         }
+// CHECK-NEXT:    tile.local_store %[[P0]], %[[BUF]]
+// CHECK-NEXT:    tile.tma_store
 // CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
 // CHECK-NEXT:  }
 #blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
