@@ -98,9 +98,8 @@ struct HeldRing {
   SharedMemoryType slotType;
   /// The trip counter in the loop (its iteration argument).
   Value tripCounter;
-  /// Whether the loop holds its last two trips' slots (holdTwo), and the
-  /// first trip's releases of the older one.
-  bool holdsTwo = false;
+  /// Where the loop holds its last two trips' slots (holdTwo): the first
+  /// trip's releases of the older one.
   SmallVector<MbarrierArriveOp> olderReleases;
 };
 
@@ -400,7 +399,6 @@ void waitBeforeReleases(scf::ForOp loop, HeldRing &held, scf::IfOp branch,
 /// released once; after any run (of one trip too) the slots of counters
 /// c - 1 and c - 2 are held.
 void holdTwo(scf::ForOp loop, HeldRing &held, Operation *front) {
-  held.holdsTwo = true;
   Value iv = loop.getInductionVar();
   for (MbarrierArriveOp release : held.releases) {
     OpBuilder b(release);
@@ -553,16 +551,13 @@ struct StageInHeldSlotsPass
                 (!front || release->isBeforeInBlock(front)))
               front = release;
         for (std::optional<HeldSlot> slot : in)
-          if (slot && slot->back == 2 && !slot->ring->holdsTwo)
+          if (slot && slot->back == 2 && slot->ring->olderReleases.empty())
             holdTwo(loop, *slot->ring, front);
       }
-      SmallVector<bool> inSlot;
       SmallVector<std::pair<unsigned, HeldSlot>> placed;
-      for (auto [i, slot] : llvm::enumerate(in)) {
-        inSlot.push_back(slot.has_value());
+      for (auto [i, slot] : llvm::enumerate(in))
         if (slot)
           placed.push_back({unsigned(i), *slot});
-      }
       // A part left in the one buffer waits for the copy of the part before
       // it there: the parts in slots go before the first such wait, after
       // that copy (their writes hide its read), where what they use is made
@@ -576,7 +571,7 @@ struct StageInHeldSlotsPass
       });
       std::optional<unsigned> first;
       for (unsigned i = 0; i < parts.size() && !first; ++i)
-        if (!inSlot[i])
+        if (!in[i])
           first = i;
       unsigned from = first.value_or(0);
       Operation *after = nullptr;
