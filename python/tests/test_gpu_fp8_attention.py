@@ -64,6 +64,10 @@ CASES = [
     # D=256 (128 x 128 tiles, three-stage rings): one key tile, and eight.
     (1, 2, 1, 128, 100, 256, False, False, "float16", 0),
     (1, 2, 2, 64, 1000, 256, True, True, "bfloat16", 936),
+    # D=128 non-causal (the warpgroups multiplying in turns, fp8._schedule):
+    # one key tile, a tail, many tiles with grouped heads.
+    (1, 2, 2, 128, 100, 128, False, False, "float16", 0),
+    (1, 4, 2, 300, 1000, 128, False, True, "bfloat16", 0),
 ]
 
 
@@ -132,7 +136,7 @@ def test_fp8_attention_v_copied(torch_gpu):
 
 
 @pytest.mark.parametrize("D,causal", [(64, False), (128, True),
-                                      (256, False)])
+                                      (128, False), (256, False)])
 def test_fp8_fragment_order(torch_gpu, D, causal):
     """attention_fp8.tile with FRAGMENT_ORDER (P's 8-bit columns permuted
     in registers, views tile-assign-layouts keeps in place: no shuffles)
