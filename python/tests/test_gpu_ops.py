@@ -123,7 +123,8 @@ def test_norm_row_loop(torch_gpu, kind, dtype, case):
                                    (4, 50000), (3, 32768), (3, 32769),
                                    (2, 3, 77), (2, 131072), (300, 40000),
                                    (3, 100003), (2, 131073), (3, 20481),
-                                   (2, 163841), (2, 262144), (2, 262145)])
+                                   (2, 163841), (2, 262144), (2, 262145),
+                                   (3, 327680), (2, 327681)])
 def test_softmax(torch_gpu, dtype, shape):
     torch = torch_gpu
     dt = getattr(torch, dtype)

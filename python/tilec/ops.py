@@ -77,8 +77,11 @@ MAX_NORM_COLUMNS_F32 = 16384
 MAX_SINGLE_PASS_COLUMNS = 16384
 #: Longer rows, up to this many columns, are held by the blocks of a thread
 #: block cluster on sm_90 (tilec.ops.softmax: up to 16 parts of at most
-#: 16384); longer ones, and any on sm_80, are read twice.
-MAX_CLUSTER_SOFTMAX_COLUMNS = 16 * 16384
+#: 20480, on 8 warps 123 registers, two blocks a multiprocessor); longer
+#: ones, and any on sm_80, are read twice. (H200, bf16, 512 x 327680 in 16
+#: parts of 20480: 0.71 of the copy, read twice 0.61; bench/results/
+#: 2026-12-04-h200-fp8-ping-pong.md.)
+MAX_CLUSTER_SOFTMAX_COLUMNS = 16 * 20480
 
 
 def _softmax_cluster_shape(n, most=10240, least=2):
@@ -333,7 +336,7 @@ def layer_norm(x, weight, bias, eps=1e-5, out=None):
 
 def softmax(x, dim=-1, out=None):
     """torch.softmax(x, dim) for dim the last dimension: rows of up to
-    16384 held whole; on sm_90 rows of up to 16 x 16384 held by the blocks
+    16384 held whole; on sm_90 rows of up to 16 x 20480 held by the blocks
     of a thread block cluster, each a part, read once; the others read in
     chunks twice (online softmax)."""
     import torch
