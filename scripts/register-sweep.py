@@ -105,7 +105,8 @@ def jobs(only):
         # 128 keys on 8 warps (128 queries a trip at 64, 64 at 128); at
         # every head dim without them, the 64 x 64 dK/dV kernel and the dQ
         # kernel (on 8 warps at 256); bf16 as a model trains, keys filling
-        # whole tiles (EVEN_N), attn_bwd's LSE in log2 units.
+        # whole tiles (EVEN_N), attn_bwd's LSE in log2 units; at 64 the
+        # atomics kernel's dQ copied out a trip later (defer_loop_stores).
         source = os.path.join(ROOT, "kernels", "flash_attention_bwd.tile")
         for d in (64, 96, 128, 256):
             for causal in (False, True):
@@ -116,7 +117,8 @@ def jobs(only):
                 atomics = [] if d not in (64, 128) else [
                     ("attn_bwd", [f"-DTILE_M={tile_m}", "-DTILE_N=128",
                                   "-DDQ_ATOMIC=True", "-DLSE_LOG2=True",
-                                  "--num-warps=8"])]
+                                  "--num-warps=8"] +
+                     (["--defer-loop-stores=true"] if d == 64 else []))]
                 for kernel, options in atomics + [
                         ("attn_bwd", ["-DTILE_M=64", "-DTILE_N=64",
                                       "-DLSE_LOG2=True"] + warps),

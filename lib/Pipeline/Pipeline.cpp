@@ -35,6 +35,9 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
   if (given.consumerGroups.value_or(1) > 1 && !options.hasWgmma())
     out.push_back("consumer_groups does not apply: it is an option of "
                   "sm_90a's warp-specialized kernels");
+  if (given.deferLoopStores.value_or(false) && !options.hasTMA())
+    out.push_back("defer_loop_stores does not apply: it is an option of "
+                  "sm_90's TMA stores");
   if (given.stageInRingSlots.has_value() && !options.hasTMA())
     out.push_back("stage_in_ring_slots does not apply: it is an option of "
                   "sm_90's TMA stores");
@@ -232,6 +235,15 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // rather than waiting for the previous part's copy.
   if (options.hasWgmma() && options.hasTMA() && options.stageInRingSlots)
     fpm.addPass(mlir::tile::createTileStageInHeldSlots());
+  // sm_90: a loop's staged TMA store (a tile reduced into global memory in
+  // every trip) issued in the next trip, from a ring of two buffers, behind
+  // the barrier that trip places anyway.
+  if (options.hasTMA() && options.deferLoopStores) {
+    mlir::tile::TileDeferLoopStoresOptions deferStores;
+    deferStores.sharedMemoryBytes = options.sharedMemoryBytes();
+    deferStores.warn = options.given.deferLoopStores.value_or(false);
+    fpm.addPass(mlir::tile::createTileDeferLoopStores(deferStores));
+  }
   // A loop branching on its induction variable (attention's causal mask)
   // is split in two at the iteration where the branch changes, once its
   // schedule is in place: both loops keep the schedule, and the rings,

@@ -729,6 +729,9 @@ def test_cumsum(torch_gpu, arch):
 
 # --- Attention backward with dQ by atomic_add ------------------------------
 
+DEFERRED = {"TILE_M": 128, "TILE_N": 128, "num_warps": 8,
+            "defer_loop_stores": True}
+
 BWD = [
     # arch, BH, N, D, causal, options
     ("sm_90a", 3, 200, 64, False, {}),
@@ -739,6 +742,14 @@ BWD = [
     ("sm_90a", 1, 64, 64, False, {"warp_specialize": True}),
     ("sm_80", 2, 130, 64, True, {}),
     ("sm_80", 1, 64, 64, False, {}),
+    # dQ staged in a ring of two and copied out in the next trip
+    # (defer_loop_stores: tilec.autograd's head_dim 64 kernel, 128 x 128):
+    # trip counts 3, 2 and 1 (causal: the blocks' own), one trip, and a
+    # partial last query tile.
+    ("sm_90a", 2, 384, 64, False, DEFERRED),
+    ("sm_90a", 2, 384, 64, True, DEFERRED),
+    ("sm_90a", 1, 128, 64, False, DEFERRED),
+    ("sm_90a", 3, 200, 64, False, DEFERRED),
 ]
 
 
@@ -780,16 +791,19 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch=arch, D=D)
     bwd = tilec.compile(path, kernel="attn_bwd", arch=arch, D=D,
                         CAUSAL=causal, DQ_ATOMIC=True, **options)
-    # (Specialized where asked: the compiler says when it cannot.)
-    assert not [w for w in bwd.warnings if "speciali" in w], bwd.warnings
+    # (Specialized, and the store deferred, where asked: the compiler says
+    # when it cannot.)
+    assert not [w for w in bwd.warnings
+                if "speciali" in w or "defer_loop_stores" in w], bwd.warnings
     o16 = o.detach().half()
     delta = torch.full((BH, N), float("nan"), device="cuda")
     pre[((N + 63) // 64, BH)](o16, do, delta)
     dq = torch.zeros(1, BH, N, D, device="cuda")
     dk = torch.full_like(k, float("nan"))
     dv = torch.full_like(v, float("nan"))
-    bwd[((N + 63) // 64, BH)](q, k, v, do, lse.detach().float()[0], delta,
-                              dq, dk, dv, scale)
+    tile_n = options.get("TILE_N", 64)
+    bwd[((N + tile_n - 1) // tile_n, BH)](q, k, v, do, lse.detach().float()[0],
+                                          delta, dq, dk, dv, scale)
     torch.cuda.synchronize()
     ref_delta = (o16.double() * do.double()).sum(-1)[0]
     assert (delta.double() - ref_delta).abs().max().item() < 1e-3

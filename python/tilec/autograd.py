@@ -133,12 +133,19 @@ def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
         # 128 x 128): 1.07-1.10x the 64-query trips, causal, H200, f16,
         # once the loop's addresses are recomputed in it rather than
         # spilled (bench/results/2026-11-30-h200-rematerialize.md).
+        # At head_dim 64 the f32 dQ share of a trip is staged in a ring of
+        # two and copied out in the next trip (defer_loop_stores): its
+        # stores then meet the next trip's barrier rather than a fence and
+        # barrier of their own, 1.02-1.04x (H200, f16, FlashAttention-3's
+        # 16k tokens; at 128 ptxas then serializes the multiplies, 0.75-
+        # 0.83x; bench/results/2026-12-04-h200-deferred-dq-stores.md).
+        deferred = {"defer_loop_stores": True} if head_dim == 64 else {}
         bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
                            DTYPE=dtype, D=head_dim,
                            TILE_M=2 * TILE if head_dim == 64 else TILE,
                            TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
                            EVEN_N=seq_k % (2 * TILE) == 0, LSE_LOG2=True,
-                           num_warps=8)
+                           num_warps=8, **deferred)
         convert = compile_once("flash_attention_bwd.tile",
                                "attn_bwd_dq_convert", DTYPE=dtype,
                                D=head_dim, TILE_M=TILE)

@@ -421,9 +421,11 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
 // A view of a ring slot (tile.smem_view) is the slot's own address: the
 // tile is written at slot * 16384 bytes and the copy reads it there. A
 // tma_store_wait with a predicate waits only where it holds, in thread 0:
-// the two conditions are joined, not branched on.
+// the two conditions are joined, not branched on; so does a tma_store with
+// one (a loop's first trip has no previous trip's copy to issue:
+// tile-defer-loop-stores).
 // CHECK-LABEL: llvm.func @tma_store_in_slot
-// CHECK-SAME:  %[[SLOT:arg[0-9]+]]: i32, %[[P:arg[0-9]+]]: i1
+// CHECK-SAME:  %[[SLOT:arg[0-9]+]]: i32, %[[P:arg[0-9]+]]: i1, %[[Q:arg[0-9]+]]: i1
 // CHECK:       %[[OFF:.*]] = llvm.mul %[[SLOT]], %{{.*}} : i32
 // CHECK:       %[[AT:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK:       llvm.getelementptr %[[AT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
@@ -432,12 +434,16 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
 // CHECK-NEXT:  %[[FIRST:.*]] = llvm.zext %[[T0]] : i1 to i32
 // CHECK-NEXT:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $4}], [$2];
 // CHECK-SAME:  %[[FIRST]], %{{.*}}, %[[ADDR]],
+// CHECK-NEXT:  %[[IFQ:.*]] = llvm.and %[[T0]], %[[Q]] : i1
+// CHECK-NEXT:  %[[ONQ:.*]] = llvm.zext %[[IFQ]] : i1 to i32
+// CHECK-NEXT:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $4}], [$2];
+// CHECK-SAME:  %[[ONQ]], %{{.*}}, %[[ADDR]],
 // CHECK-NEXT:  %[[BOTH:.*]] = llvm.and %[[T0]], %[[P]] : i1
 // CHECK-NEXT:  %[[ONCE:.*]] = llvm.zext %[[BOTH]] : i1 to i32
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.wait_group.read 0;\0A}", "r,~{memory}" %[[ONCE]]
 // With `pending`, all but that many of the newest groups:
 // CHECK:       @p cp.async.bulk.wait_group.read 2;
-func.func @tma_store_in_slot(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32, %slot: i32, %p: i1,
+func.func @tma_store_in_slot(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32, %slot: i32, %p: i1, %q: i1,
                              %mO: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
     attributes {tile.kernel, tile.num_warps = 4 : i32,
                 tile.tensor_maps = [{param = 0 : i32, box = array<i64: 64, 64>, swizzle = 128 : i32}]} {
@@ -447,6 +453,7 @@ func.func @tma_store_in_slot(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32
   %view = tile.smem_view %s : !tile.smem<[64, 128], f16, #so> -> !tile.smem<[64, 64], f16, #so>
   tile.local_store %x, %view : tensor<64x64xf16, #blocked>, !tile.smem<[64, 64], f16, #so>
   tile.tma_store %mO[%r, %c], %view : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #so>
+  tile.tma_store %mO[%r, %c], %view if %q : !tile.tensor_map<[64, 64], f16, swizzle = 128>, !tile.smem<[64, 64], f16, #so>
   tile.tma_store_wait %ring : !tile.smem<[2, 64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>> if %p
   tile.tma_store_wait %ring : !tile.smem<[2, 64, 128], f16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>> if %p {pending = 2 : i32}
   return

@@ -2,6 +2,8 @@
 
 #include "Tile/IR/Registers.h"
 #include "Tile/IR/LinearLayout.h"
+#include "Tile/IR/TargetLimits.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -131,4 +133,25 @@ int64_t mlir::tile::liveTileRegistersBefore(Operation *at) {
         count(v);
   });
   return live;
+}
+
+int64_t mlir::tile::mostBlocksAround(Operation *loop,
+                                     const TargetLimits &limits) {
+  Operation *func = loop;
+  while (func->getParentOp() && !isa<ModuleOp>(func->getParentOp()))
+    func = func->getParentOp();
+  auto warpsAttr =
+      func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
+  int64_t threads = (warpsAttr ? warpsAttr.getInt() : 4) * 32;
+  if (loop->getParentOfType<WarpSpecializeOp>())
+    threads += 128;
+  int64_t registers = wgmmaRegistersNeeded(loop);
+  loop->walk([&](WarpgroupMmaOp mma) {
+    registers = std::max(registers,
+                         liveTileRegistersBefore(mma) + kRegistersAroundWgmma);
+  });
+  registers = std::clamp<int64_t>(registers, 32, limits.registersPerThread);
+  return std::min({limits.blocksPerMultiprocessor,
+                   limits.threadsPerMultiprocessor / threads,
+                   limits.registersPerMultiprocessor / (threads * registers)});
 }

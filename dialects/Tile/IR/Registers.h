@@ -54,6 +54,16 @@ std::pair<int64_t, int64_t> wgmmaInstructionOperands(WarpgroupMmaOp mma);
 /// one binds plus kRegistersAroundWgmma; 0 without a wgmma.
 int64_t wgmmaRegistersNeeded(Operation *root);
 
+struct TargetLimits;
+
+/// The most blocks a multiprocessor holds of the kernel around `loop`,
+/// shared memory aside: by its threads (tile.num_warps, and a producer
+/// warpgroup where it is warp-specialized) and by the registers its threads
+/// need around the loop's multiplies (an estimate: the tiles live before
+/// each, and what is around a wgmma). What a pass that adds shared memory
+/// for a loop weighs a block's shared memory against.
+int64_t mostBlocksAround(Operation *loop, const TargetLimits &limits);
+
 /// Registers of laid-out tiles a thread holds live right before `at`, an
 /// op of a loop's body: the body's arguments and values defined before
 /// `at` with a use at or after it, and values from above the loop that the

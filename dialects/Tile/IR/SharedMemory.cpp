@@ -5,6 +5,7 @@
 #include "Tile/IR/TileTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -469,4 +470,33 @@ Value tile::getSlotCounter(Value slot, unsigned stages) {
       divisor != stages)
     return nullptr;
   return rem.getLhs();
+}
+
+int64_t mlir::tile::sharedBytesLiveIn(Operation *loop) {
+  Operation *func = loop;
+  while (func->getParentOp() && !isa<ModuleOp>(func->getParentOp()))
+    func = func->getParentOp();
+  DenseMap<Operation *, unsigned> order;
+  func->walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { order[op] = order.size(); });
+  unsigned first = order[loop], last = first;
+  int64_t scratch = 0;
+  loop->walk([&](Operation *op) {
+    last = std::max(last, order[op]);
+    scratch = std::max(scratch, getScratchBytes(op));
+  });
+  llvm::SmallPtrSet<Operation *, 16> allocations;
+  collectAllocations(func, allocations);
+  int64_t bytes = scratch;
+  for (Operation *alloc : allocations) {
+    unsigned at = order[alloc];
+    if (at > last)
+      continue;
+    bool live = at >= first;
+    for (Operation *user : getBufferUsers(alloc->getResult(0)))
+      live |= order[user] >= first;
+    if (live)
+      bytes += llvm::alignTo(getAllocationBytes(alloc), 128);
+  }
+  return bytes;
 }

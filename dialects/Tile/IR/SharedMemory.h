@@ -241,6 +241,12 @@ inline constexpr int64_t kMbarrierBytes = 8;
 /// Bytes an allocation (an op getAllocation returns) takes.
 int64_t getAllocationBytes(Operation *alloc);
 
+/// Bytes of shared memory live while `loop` runs: the allocations in it,
+/// those before it used in it or after it (each rounded up to 128 bytes),
+/// and its largest scratch (getScratchBytes). What a pass that adds a
+/// buffer for a loop checks against the block's shared memory.
+int64_t sharedBytesLiveIn(Operation *loop);
+
 } // namespace mlir::tile
 
 #endif // TILE_IR_SHAREDMEMORY_H

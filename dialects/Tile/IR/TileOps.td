@@ -1109,7 +1109,7 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
   }];
 }
 
-def Tile_TmaStoreOp : Tile_Op<"tma_store", [
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [AttrSizedOperandSegments,
     MemoryEffects<[MemWrite, MemRead<SharedMemoryResource>]>]> {
   let summary = "copy a tile from shared to global memory with TMA";
   let description = [{
@@ -1123,7 +1123,10 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [
     first (tile-insert-barriers), and nothing may write the buffer again
     before a `tile.tma_store_wait` naming it. Lowers to
     `cp.async.bulk.tensor.global.shared::cta` and
-    `cp.async.bulk.commit_group`.
+    `cp.async.bulk.commit_group`. With `pred`, only where it holds (no
+    group is committed where it does not: a loop's first trip has no
+    previous trip's store to issue, tile-defer-loop-stores), with no
+    branch around it.
 
     With `reduce`, each element of the buffer is combined with the
     tensor's element at its place instead of replacing it, atomically as
@@ -1140,11 +1143,11 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
-                       Tile_SharedMemoryType:$buffer,
+                       Tile_SharedMemoryType:$buffer, Optional<I1>:$pred,
                        OptionalAttr<Tile_ReduceKind>:$reduce);
   let assemblyFormat = [{
-    $map `[` $coords `]` `,` $buffer (`reduce` $reduce^)? attr-dict `:`
-    type($map) `,` type($buffer)
+    $map `[` $coords `]` `,` $buffer (`if` $pred^)? (`reduce` $reduce^)?
+    attr-dict `:` type($map) `,` type($buffer)
   }];
   let extraClassDeclaration = [{
     /// Whether cp.reduce.async.bulk.tensor combines elements of `type`

@@ -649,7 +649,7 @@ struct ConvertStoresToTMAPass
             arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset)));
       }
       TmaStoreOp::create(b, loc, narrow ? *lastMapArg : *mapArg, at, into,
-                         reduce);
+                         /*pred=*/Value(), reduce);
     }
     Value value = w.value;
     w.op->erase();

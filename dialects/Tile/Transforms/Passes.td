@@ -825,6 +825,43 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileDeferLoopStores
+    : Pass<"tile-defer-loop-stores", "::mlir::func::FuncOp"> {
+  let summary = "Issue a loop trip's staged TMA store in the next trip, "
+                "from a ring of two buffers";
+  let description = [{
+    A loop whose body stages a tile in a buffer allocated before it
+    (`tile.tma_store_wait`, `tile.local_store`, then the `tile.tma_store`s
+    reading it: tile-convert-stores-to-tma's staging, an accumulator
+    reduced into global memory in every trip) pays a fence and a barrier
+    right after its threads' stores, where they must land before the copy
+    starts. Here the buffer becomes a ring of two that the trips take in
+    turn (`tile.smem_slot` at 1 minus the previous trip's slot, an
+    iteration argument), and the copies of trip i are issued in trip i + 1
+    (`tile.tma_store ... if` a previous trip ran, its coordinates carried
+    as iteration arguments), behind a `tile.tma_store_wait` for the copy
+    two trips back, where that trip places a barrier anyway: before its
+    first `tile.wgmma` reading shared memory the body writes, else at its
+    top. The last trip's copies are issued after the loop. tile-insert-
+    barriers then fences trip i's stores at trip i + 1's barrier, long
+    after they landed.
+
+    The buffer must have no other use in the loop and none outside it but
+    waits; the second buffer must fit within `shared-memory-bytes` (0: the
+    sm_90a limit) and leave as many blocks a multiprocessor. With `warn`, a
+    function where no loop is changed says why.
+  }];
+  let options = [
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
+           "Shared memory a block may use (0: the sm_90a limit)">,
+    Option<"warn", "warn", "bool", "false",
+           "Warn where no loop's store is deferred">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileRingStoredOperands
     : Pass<"tile-ring-stored-operands", "::mlir::func::FuncOp"> {
   let summary = "Give a multiply operand a loop stores in each trip a ring "

@@ -82,57 +82,6 @@ bool isStoredOperand(LocalAllocOp alloc) {
   return readAsB;
 }
 
-/// Bytes of shared memory live while `loop` runs: the allocations in it,
-/// those before it used in it or after it, and its largest scratch.
-int64_t bytesLiveIn(scf::ForOp loop) {
-  auto func = loop->getParentOfType<func::FuncOp>();
-  DenseMap<Operation *, unsigned> order;
-  func.walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { order[op] = order.size(); });
-  unsigned first = order[loop], last = first;
-  int64_t scratch = 0;
-  loop.walk([&](Operation *op) {
-    last = std::max(last, order[op]);
-    scratch = std::max(scratch, getScratchBytes(op));
-  });
-  llvm::SmallPtrSet<Operation *, 16> allocations;
-  collectAllocations(func, allocations);
-  int64_t bytes = scratch;
-  for (Operation *alloc : allocations) {
-    unsigned at = order[alloc];
-    if (at > last)
-      continue;
-    bool live = at >= first;
-    for (Operation *user : getBufferUsers(alloc->getResult(0)))
-      live |= order[user] >= first;
-    if (live)
-      bytes += llvm::alignTo(getAllocationBytes(alloc), 128);
-  }
-  return bytes;
-}
-
-/// The most blocks a multiprocessor holds of the kernel of `loop`, shared
-/// memory aside: by its threads (tile.num_warps, and a producer warpgroup)
-/// and by the registers its threads need around the loop's multiplies (an
-/// estimate: the tiles live before each, and what is around a wgmma).
-int64_t mostBlocks(scf::ForOp loop, const TargetLimits &limits) {
-  auto func = loop->getParentOfType<func::FuncOp>();
-  auto warpsAttr =
-      func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
-  int64_t threads = (warpsAttr ? warpsAttr.getInt() : 4) * 32;
-  if (loop->getParentOfType<WarpSpecializeOp>())
-    threads += 128;
-  int64_t registers = wgmmaRegistersNeeded(loop);
-  loop.walk([&](WarpgroupMmaOp mma) {
-    registers = std::max(registers,
-                         liveTileRegistersBefore(mma) + kRegistersAroundWgmma);
-  });
-  registers = std::clamp<int64_t>(registers, 32, limits.registersPerThread);
-  return std::min({limits.blocksPerMultiprocessor,
-                   limits.threadsPerMultiprocessor / threads,
-                   limits.registersPerMultiprocessor / (threads * registers)});
-}
-
 struct RingStoredOperandsPass
     : public mlir::tile::impl::TileRingStoredOperandsBase<
           RingStoredOperandsPass> {
@@ -161,13 +110,13 @@ struct RingStoredOperandsPass
     std::optional<TargetLimits> limits = TargetLimits::get("sm_90a");
     int64_t budget =
         sharedMemoryBytes > 0 ? sharedMemoryBytes : limits->sharedBytesPerBlock;
-    int64_t most = mostBlocks(loop, *limits);
+    int64_t most = mostBlocksAround(loop, *limits);
     auto blocks = [&](int64_t bytes) {
       return std::min(most, limits->blocksByShared(bytes));
     };
     // Each stored operand and its ring's type (null: one buffer).
     SmallVector<std::pair<LocalAllocOp, SharedMemoryType>> chosen;
-    int64_t live = bytesLiveIn(loop), extra = 0;
+    int64_t live = sharedBytesLiveIn(loop), extra = 0;
     for (LocalAllocOp alloc : loop.getBody()->getOps<LocalAllocOp>()) {
       if (!isStoredOperand(alloc))
         continue;

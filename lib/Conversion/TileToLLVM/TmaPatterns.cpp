@@ -313,7 +313,8 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
       coords.push_back(c.front());
 
     // Operands: $0 predicate, $1 tensor map, then the boxes'.
-    SmallVector<Value> operands = {firstThread(rewriter, loc),
+    Value pred = op.getPred() ? adaptor.getPred().front() : Value();
+    SmallVector<Value> operands = {firstThread(rewriter, loc, pred),
                                    adaptor.getMap().front()};
     std::string constraints = "r,l";
     auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, src,
