@@ -67,7 +67,9 @@ struct StagedStore {
   SmallVector<TmaStoreOp> copies;
 };
 
-/// The staged store of `loop`'s body, or why there is none.
+/// The staged store of `loop`'s body; failure with `why` where the body
+/// copies out with TMA but not that way (`why` left alone where it does
+/// not copy out at all).
 FailureOr<StagedStore> findStagedStore(scf::ForOp loop, std::string &why) {
   Block *body = loop.getBody();
   StagedStore s;
@@ -87,10 +89,8 @@ FailureOr<StagedStore> findStagedStore(scf::ForOp loop, std::string &why) {
     s.alloc = alloc;
     s.copies.push_back(copy);
   }
-  if (!s.alloc) {
-    why = "no loop copies out of shared memory with TMA in its body";
+  if (!s.alloc)
     return failure();
-  }
   Value buffer = s.alloc.getResult();
   for (OpOperand &use : buffer.getUses()) {
     Operation *user = use.getOwner();
@@ -144,15 +144,16 @@ Operation *deferredPoint(scf::ForOp loop, StagedStore &s) {
     for (Value v : {mma.getA(), Value(mma.getB())}) {
       if (!isa<SharedMemoryType>(v.getType()))
         continue;
+      // (A tile.local_alloc in the body writes its own buffer.)
       Operation *alloc = getAllocation(v);
-      bool written =
-          alloc && llvm::any_of(getBufferUsers(alloc->getResult(0)),
-                                [&](Operation *user) {
-                                  return user->getBlock() == body &&
-                                         isa<LocalStoreOp, LocalAllocOp>(user);
-                                });
-      if (written ||
-          (alloc && alloc->getBlock() == body && isa<LocalAllocOp>(alloc)))
+      if (!alloc)
+        continue;
+      if ((isa<LocalAllocOp>(alloc) && alloc->getBlock() == body) ||
+          llvm::any_of(getBufferUsers(alloc->getResult(0)),
+                       [&](Operation *user) {
+                         return user->getBlock() == body &&
+                                isa<LocalStoreOp, LocalAllocOp>(user);
+                       }))
         return &op;
     }
   }
@@ -171,16 +172,9 @@ struct DeferLoopStoresPass
                       "body";
     unsigned deferred = 0;
     for (scf::ForOp loop : loops) {
-      std::string because;
-      FailureOr<StagedStore> s = findStagedStore(loop, because);
-      if (failed(s)) {
-        if (because.find("no loop") == std::string::npos)
-          why = because;
-        continue;
-      }
-      if (failed(defer(loop, *s, why)))
-        continue;
-      ++deferred;
+      FailureOr<StagedStore> s = findStagedStore(loop, why);
+      if (succeeded(s) && succeeded(defer(loop, *s, why)))
+        ++deferred;
     }
     if (warn && !deferred)
       func.emitWarning() << "defer_loop_stores does not apply: " << why;
