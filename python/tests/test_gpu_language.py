@@ -811,6 +811,46 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     check_gradients(torch, (dq * scale, dk, dv), grads)
 
 
+def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo):
+    """defer_loop_stores where some blocks run no trip: causal, 128
+    queries against 384 keys, so that key blocks 1 and 2 see no query (their
+    loop runs no trip: no copy is issued, dK and dV are zeros) and block 0
+    runs one; dQ, dK, dV against float64, outputs poisoned."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    torch.manual_seed(11)
+    BH, NQ, NK, D = 2, 128, 384, 64
+    q, do = (torch.randn(1, BH, NQ, D, device="cuda", dtype=torch.float16)
+             for _ in range(2))
+    k, v = (torch.randn(1, BH, NK, D, device="cuda", dtype=torch.float16)
+            for _ in range(2))
+    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
+    s = (q64 @ k64.transpose(-1, -2)) * (1 / math.sqrt(D))
+    s = s.masked_fill(torch.ones(NQ, NK, device="cuda", dtype=torch.bool)
+                      .triu(1), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    o = torch.softmax(s, dim=-1) @ v64
+    o.backward(do.double())
+    path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
+    pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch="sm_90a", D=D)
+    bwd = tilec.compile(path, kernel="attn_bwd", arch="sm_90a", D=D,
+                        CAUSAL=True, DQ_ATOMIC=True, **DEFERRED)
+    assert not [w for w in bwd.warnings if "defer_loop_stores" in w]
+    o16 = o.detach().half()
+    delta = torch.empty(BH, NQ, device="cuda")
+    pre[(NQ // 64, BH)](o16, do, delta)
+    dq = torch.zeros(1, BH, NQ, D, device="cuda")
+    dk = torch.full_like(k, float("nan"))
+    dv = torch.full_like(v, float("nan"))
+    scale = 1 / math.sqrt(D)
+    bwd[(NK // 128, BH)](q, k, v, do, lse.detach().float()[0], delta, dq, dk,
+                         dv, scale)
+    torch.cuda.synchronize()
+    assert torch.all(dk[:, :, NQ:] == 0) and torch.all(dv[:, :, NQ:] == 0)
+    check_gradients(torch, (dq * scale, dk, dv),
+                    (q64.grad, k64.grad, v64.grad))
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_backward_persistent_specialized(torch_gpu, repo, causal):
     """The deterministic backward (attn_bwd without atomics, then
