@@ -23,7 +23,13 @@ against float64 on two heads first.
         holds.
 
   PYTHONPATH=python python3 bench/attention_variants.py [--kernels rope,bias,window]
-      [--seq-lens 1024,4096,16384] [--rounds 20]
+      [--seq-lens 1024,4096,16384] [--rounds 20] [--arch sm_80]
+      [--ptx KERNEL:NAME=PATH ...]
+
+--arch sm_80 compiles the mma.sync path (run on sm_90 here) with the
+variants choice (the kernels' 128 x 128 defaults) and n64 (128 x 64); --ptx
+adds a variant of KERNEL loaded from PTX a tilec build wrote (tilec
+--emit=ptx; an A/B against another revision's compiler).
 
 FLOPs: 2 N^2 (192 + 128) a head for rope, 4 N^2 D for bias.
 (The window kernel takes the window as its last argument.)
@@ -111,14 +117,29 @@ def main():
     p.add_argument("--kernels", default="rope,bias,window")
     p.add_argument("--seq-lens", default="1024,4096,16384")
     p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--arch", default="sm_90a")
+    p.add_argument("--ptx", action="append", default=[],
+                   help="KERNEL:NAME=PATH, a variant loaded from PTX")
     args = p.parse_args()
+    extra = {}
+    for item in args.ptx:
+        kernel, rest = item.split(":", 1)
+        vname, path = rest.split("=", 1)
+        extra.setdefault(kernel, {})[vname] = path
     print(f"{torch.cuda.get_device_name()}, f16, 16k tokens, {H} heads, "
-          f"{args.rounds} rounds")
+          f"{args.arch}, {args.rounds} rounds")
     status = 0
     for name in args.kernels.split(","):
         source, problem, variants = VARIANTS[name]
-        kernels = {v: tilec.compile(os.path.join(KERNELS, source), **opts)
+        if args.arch != "sm_90a":
+            # sm_90a's schedule options do not apply to mma.sync.
+            variants = {"choice": {}, "n64": {"TILE_N": 64}}
+        kernels = {v: tilec.compile(os.path.join(KERNELS, source),
+                                    arch=args.arch, **opts)
                    for v, opts in variants.items()}
+        for vname, path in extra.get(name, {}).items():
+            kernels[vname] = tilec.load_ptx(path)
+        variants = dict(variants, **{v: {} for v in extra.get(name, {})})
         names = list(variants) + ["cudnn"]
         print(f"\n{name} ({source}), TFLOP/s:\n")
         print("| N | " + " | ".join(names) + " | " +

@@ -142,6 +142,13 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   pipelineOptions.sharedMemoryBytes = options.sharedMemoryBytes();
   pipelineOptions.stagedStores = options.hasTMA();
   fpm.addPass(mlir::tile::createTilePipeline(pipelineOptions));
+  // mma.sync: a loop-invariant operand held in registers (Q) read in the
+  // loop instead where the loop's tiles leave no registers for it and its
+  // buffer fits beside the rings.
+  mlir::tile::TileRereadInvariantOperandsOptions rereadOptions;
+  rereadOptions.arch = options.arch;
+  rereadOptions.sharedMemoryBytes = options.sharedMemoryBytes();
+  fpm.addPass(mlir::tile::createTileRereadInvariantOperands(rereadOptions));
   // sm_90: the rings fill by TMA copies completing on mbarriers (where the
   // buffers' layouts are ones TMA writes: wgmma's, on sm_90a), and a tile
   // stored from another layout (an accumulator) goes through a TMA store

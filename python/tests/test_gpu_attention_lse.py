@@ -179,8 +179,19 @@ def test_attention_lse_merge(torch_gpu, repo, arch, case):
     assert lse_err < LSE_TOL, f"Lse max abs err {lse_err:.3e}"
 
 
+def native_registers(torch, arch, tiles):
+    """Whether the driver's count of a kernel's local memory at load is that
+    of ptxas for `arch`: sm_80 PTX on a newer GPU is compiled for that GPU,
+    whose allocation at 255 registers differs (attention_rope at 128 x 128
+    on an H200: 8 bytes; none by ptxas -arch=sm_80, which
+    test/Target/ptxas-spills.test checks)."""
+    return arch != "sm_80" or tiles != (128, 128) or \
+        torch.cuda.get_device_capability() == (8, 0)
+
+
 @pytest.mark.parametrize("arch,tiles", [("sm_90a", (128, 128)),
-                                        ("sm_80", (128, 64))])
+                                        ("sm_80", (128, 64)),
+                                        ("sm_80", (128, 128))])
 @pytest.mark.parametrize("trips", [1, 2, 5])
 def test_attention_rope_two_part_scores(torch_gpu, repo, arch, tiles,
                                         trips):
@@ -206,7 +217,8 @@ def test_attention_rope_two_part_scores(torch_gpu, repo, arch, tiles,
     scale = 1 / math.sqrt(D + DR)
     kernel = tilec.compile(os.path.join(repo, "kernels", "attention_rope.tile"),
                            arch=arch, TILE_M=TM, TILE_N=TN)
-    assert not kernel.warnings, kernel.warnings
+    if native_registers(torch, arch, tiles):
+        assert not kernel.warnings, kernel.warnings
     kernel[(NQ // TM, BH)](q, qr, k, kr, v, out, scale)
     torch.cuda.synchronize()
     s = (torch.cat([q, qr], -1).double() @
@@ -219,15 +231,19 @@ def test_attention_rope_two_part_scores(torch_gpu, repo, arch, tiles,
 
 @pytest.mark.parametrize("arch,tiles,bias_dtype", [
     ("sm_90a", (128, 128), "f16"), ("sm_90a", (128, 64), "f16"),
-    ("sm_90a", (128, 64), "f32"), ("sm_80", (128, 64), "f16")])
+    ("sm_90a", (128, 64), "f32"), ("sm_80", (128, 64), "f16"),
+    ("sm_80", (128, 128), "f16")])
 @pytest.mark.parametrize("trips", [1, 2, 5])
 def test_attention_bias(torch_gpu, repo, arch, tiles, bias_dtype, trips):
     """kernels/attention_bias.tile (an additive bias tile on the scores),
     compiled with no options: the bias copied into a ring and read in the
     scores' layout (tile-stage-converted-loads through the load's
     reshape); where that leaves the compiler's persistent choice too big
-    for shared memory it compiles without it (the f32 bias). Against
-    float64, one, two and five key tiles, outputs poisoned first."""
+    for shared memory it compiles without it (the f32 bias). On sm_80 at
+    128 x 128 the Q slices are read in each trip (held in registers they
+    made ptxas spill: tile-reread-invariant-operands), and the kernel loads
+    without a warning. Against float64, one, two and five key tiles,
+    outputs poisoned first."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     TM, TN = tiles
@@ -246,6 +262,8 @@ def test_attention_bias(torch_gpu, repo, arch, tiles, bias_dtype, trips):
     kernel = tilec.compile(os.path.join(repo, "kernels", "attention_bias.tile"),
                            arch=arch, TILE_M=TM, TILE_N=TN,
                            BIAS_DTYPE=bias_dtype)
+    if native_registers(torch, arch, tiles):
+        assert not kernel.warnings, kernel.warnings
     kernel[(NQ // TM, BH)](q, k, v, bias, out, scale)
     torch.cuda.synchronize()
     s = q.double() @ k.double().transpose(1, 2) * scale + bias.double()
@@ -256,7 +274,8 @@ def test_attention_bias(torch_gpu, repo, arch, tiles, bias_dtype, trips):
 
 
 @pytest.mark.parametrize("arch,tiles", [("sm_90a", (128, 128)),
-                                        ("sm_80", (128, 64))])
+                                        ("sm_80", (128, 64)),
+                                        ("sm_80", (128, 128))])
 @pytest.mark.parametrize("nq,window", [(256, 1), (256, 128), (512, 200),
                                        (1024, 300), (640, 1000)])
 def test_attention_window(torch_gpu, repo, arch, tiles, nq, window):

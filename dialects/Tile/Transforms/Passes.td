@@ -427,6 +427,53 @@ def TileSliceMmaK : Pass<"tile-slice-mma-k", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileRereadInvariantOperands
+    : Pass<"tile-reread-invariant-operands", "::mlir::func::FuncOp"> {
+  let summary = "Read a loop's held mma.sync operand slices in the loop "
+                "where the loop's tiles leave no registers for them";
+  let description = [{
+    `tile-slice-mma-k` reads the slices of a loop-invariant operand of
+    `tile.mma` (attention's Q) once, before the loop, and a thread holds
+    them through every trip. Where the loop's tiles (those live before any
+    of its multiplies, the held slices among them: `liveTileRegistersBefore`)
+    and what ptxas holds around mma.sync (`kRegistersAroundMma`, 80,
+    Registers.h) exceed the registers a thread of the block has (255, or
+    64K over the block's threads), every such read (each of whose uses is a
+    multiply in the loop, of a buffer the loop does not write) moves to its
+    uses: each slice is read in each trip right before its multiply, and the
+    buffer stays allocated through the loop. Attention at 128 x 128 on 8
+    warps on sm_80 held 32 registers of Q and spilled 112-116 bytes a
+    thread; reading it in the loop it does not spill.
+
+    Runs after `tile-pipeline`: a buffer that would not fit beside what the
+    loop keeps in shared memory (`sharedBytesLiveIn`, its rings included)
+    within `shared-memory-bytes`, or that would leave fewer blocks a
+    multiprocessor, keeps its slices in registers.
+
+    ```mlir
+    %q0 = tile.local_load %bq [0, 0] : ... -> tensor<128x16xf16, #dot_a>
+    ...
+    scf.for ... {
+      %k0 = tile.local_load %ring [0, 0] : ...
+      %s0 = tile.mma %q0, %k0, %zero : ...
+    ```
+    becomes
+    ```mlir
+    scf.for ... {
+      %k0 = tile.local_load %ring [0, 0] : ...
+      %q0 = tile.local_load %bq [0, 0] : ... -> tensor<128x16xf16, #dot_a>
+      %s0 = tile.mma %q0, %k0, %zero : ...
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", "\"sm_80\"",
+           "Target GPU (its registers and shared memory)">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", "0",
+           "Shared memory a block may have (0: the target's most)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileSliceWgmmaK : Pass<"tile-slice-wgmma-k", "::mlir::func::FuncOp"> {
   let summary = "Make a loop's register A operand of wgmma, and multiply it, "
                 "K step by K step";
