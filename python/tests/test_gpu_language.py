@@ -731,6 +731,9 @@ def test_cumsum(torch_gpu, arch):
 
 DEFERRED = {"TILE_M": 128, "TILE_N": 128, "num_warps": 8,
             "defer_loop_stores": True}
+# head_dim 128's: 64 queries a trip (dK and dV in flight at the loop's exit,
+# whose waits the last trip's copies follow: no C7515).
+DEFERRED_128 = dict(DEFERRED, TILE_M=64)
 
 BWD = [
     # arch, BH, N, D, causal, options
@@ -750,6 +753,10 @@ BWD = [
     ("sm_90a", 2, 384, 64, True, DEFERRED),
     ("sm_90a", 1, 128, 64, False, DEFERRED),
     ("sm_90a", 3, 200, 64, False, DEFERRED),
+    ("sm_90a", 2, 384, 128, False, DEFERRED_128),
+    ("sm_90a", 2, 384, 128, True, DEFERRED_128),
+    ("sm_90a", 1, 64, 128, False, DEFERRED_128),
+    ("sm_90a", 3, 200, 128, False, DEFERRED_128),
 ]
 
 
@@ -811,15 +818,17 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     check_gradients(torch, (dq * scale, dk, dv), grads)
 
 
-def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo):
+@pytest.mark.parametrize("D", [64, 128])
+def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo, D):
     """defer_loop_stores where some blocks run no trip: causal, 128
     queries against 384 keys, so that key blocks 1 and 2 see no query (their
     loop runs no trip: no copy is issued, dK and dV are zeros) and block 0
-    runs one; dQ, dK, dV against float64, outputs poisoned."""
+    runs one (at head_dim 128 two trips of 64); dQ, dK, dV against float64,
+    outputs poisoned."""
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     torch.manual_seed(11)
-    BH, NQ, NK, D = 2, 128, 384, 64
+    BH, NQ, NK = 2, 128, 384
     q, do = (torch.randn(1, BH, NQ, D, device="cuda", dtype=torch.float16)
              for _ in range(2))
     k, v = (torch.randn(1, BH, NK, D, device="cuda", dtype=torch.float16)
@@ -834,7 +843,8 @@ def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo):
     path = os.path.join(repo, "kernels", "flash_attention_bwd.tile")
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch="sm_90a", D=D)
     bwd = tilec.compile(path, kernel="attn_bwd", arch="sm_90a", D=D,
-                        CAUSAL=True, DQ_ATOMIC=True, **DEFERRED)
+                        CAUSAL=True, DQ_ATOMIC=True,
+                        **(DEFERRED if D == 64 else DEFERRED_128))
     assert not [w for w in bwd.warnings if "defer_loop_stores" in w]
     o16 = o.detach().half()
     delta = torch.empty(BH, NQ, device="cuda")

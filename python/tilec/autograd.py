@@ -54,6 +54,10 @@ BACKWARD_D = {192: 256}
 # (uses_atomics), at head_dim 128 and at 64.
 ATOMIC_SEQ_Q = 4096
 ATOMIC_SEQ_Q_64 = 2048
+# The head dims to which the atomics backward stages its dQ share in a ring
+# of two and copies it out in the next trip (defer_loop_stores; _backward_
+# kernels).
+DEFER_DQ_MAX_HEAD_DIM = 64
 # The fewest keys from which the forward with LSE takes 80 keys a step at
 # head dims above 192 (forward_tiles).
 LONG_KEYS = 8192
@@ -137,9 +141,11 @@ def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
         # two and copied out in the next trip (defer_loop_stores): its
         # stores then meet the next trip's barrier rather than a fence and
         # barrier of their own, 1.02-1.04x (H200, f16, FlashAttention-3's
-        # 16k tokens; at 128 ptxas then serializes the multiplies, 0.75-
-        # 0.83x; bench/results/2026-12-04-h200-deferred-dq-stores.md).
-        deferred = {"defer_loop_stores": True} if head_dim == 64 else {}
+        # 16k tokens). At 128 (64 queries a trip) it runs 0.90-1.00x, with
+        # its multiplies overlapped (bench/results/
+        # 2026-12-04-h200-deferred-dq-stores.md): DEFER_DQ_MAX_HEAD_DIM.
+        deferred = {"defer_loop_stores": True} \
+            if head_dim <= DEFER_DQ_MAX_HEAD_DIM else {}
         bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
                            DTYPE=dtype, D=head_dim,
                            TILE_M=2 * TILE if head_dim == 64 else TILE,

@@ -13,7 +13,8 @@
 // the copy of trip i is issued in trip i + 1, behind the barrier that trip
 // places anyway before the first multiply reading shared memory its threads
 // wrote (the scores' P or dS staged for the next multiply), or at its top;
-// the last trip's copy is issued after the loop. Trip i's stores then reach
+// the last trip's copy is issued after the loop (and the waits for its
+// multiplies in flight right after it). Trip i's stores then reach
 // the copy through the fence and barrier trip i + 1 has anyway, well after
 // they landed, and the wait before the copy is for the copy two trips back:
 //
@@ -301,8 +302,17 @@ struct DeferLoopStoresPass
     issue(b, previous, previousCoords, ran);
     s.wait.erase();
 
-    // The last trip's copies after the loop.
-    b.setInsertionPointAfter(loop);
+    // The last trip's copies after the loop, and after the waits right
+    // after it (those of its multiplies left in flight): tile-guard-empty-
+    // loops puts a loop that may run no trip under a guard together with
+    // those waits only where they follow it directly; unguarded, the path
+    // that skips the loop moves zeros into the registers the pending
+    // multiplies write, and ptxas serializes every wgmma (C7515, attention
+    // backward's dK and dV at head_dim 128).
+    Operation *after = loop;
+    while (isa_and_nonnull<WgmmaWaitOp>(after->getNextNode()))
+      after = after->getNextNode();
+    b.setInsertionPointAfter(after);
     ValueRange results = loop.getResults().drop_front(first);
     Value last = SmemSlotOp::create(b, loc, slotType, ring, results[1]);
     issue(b, last, results.drop_front(2), results[0]);

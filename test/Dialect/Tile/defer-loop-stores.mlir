@@ -8,8 +8,8 @@
 // copy of a trip in the next one (predicated on a previous trip, its
 // coordinates carried), behind a wait for the copy two trips back: before
 // the first multiply reading shared memory the trip writes, else at the
-// top of the body. The last trip's copy follows the loop; the kernel's
-// last wait names the ring.
+// top of the body. The last trip's copy follows the loop (and the waits
+// right after it); the kernel's last wait names the ring.
 
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
@@ -87,6 +87,44 @@ func.func @behind_staged_operand(%a: !tile.smem<[64, 64], f16, #sw>, %map: !tile
   }
   tile.tma_store_wait %buf : !tile.smem<[64, 64], f32, #f32sw>
   return
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#f32sw = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+
+// A loop leaving a multiply in flight (attention backward's dK), completed
+// by the wait right after it: the last trip's copy goes after that wait,
+// so that the wait still follows the loop directly (tile-guard-empty-loops
+// guards a loop that may run no trip only together with such waits;
+// unguarded, ptxas serialized every wgmma at head_dim 128, C7515).
+// CHECK-LABEL: func.func @after_waits
+// CHECK:       %[[R:.*]]:4 = scf.for
+// CHECK:       }
+// CHECK-NEXT:  %[[W:.*]] = tile.wgmma_wait 0, %[[R]]#0
+// CHECK-NEXT:  %[[L:.*]] = tile.smem_slot %{{.*}}[%[[R]]#2]
+// CHECK-NEXT:  tile.tma_store %{{.*}}[%[[R]]#3, %{{.*}}], %[[L]] if %[[R]]#1 reduce sum
+// CHECK:       return %[[W]]
+func.func @after_waits(%a: !tile.smem<[64, 64], f16, #sw>, %map: !tile.tensor_map<[64, 32], f32, swizzle = 128>, %n: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 16 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %buf = tile.smem_alloc : <[64, 64], f32, #f32sw>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%dk = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %d = tile.wgmma %a, %a, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %row = arith.muli %j, %c64 : i32
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f32, #f32sw>
+    tile.local_store %d, %buf : tensor<64x64xf32, #mma>, <[64, 64], f32, #f32sw>
+    tile.tma_store %map[%row, %c0], %buf reduce sum : <[64, 32], f32, swizzle = 128>, <[64, 64], f32, #f32sw>
+    %k = tile.wgmma async %a, %a, %dk : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    scf.yield %k : tensor<64x64xf32, #mma>
+  }
+  %w = tile.wgmma_wait 0, %r : tensor<64x64xf32, #mma> reads %a : !tile.smem<[64, 64], f16, #sw>
+  tile.tma_store_wait %buf : !tile.smem<[64, 64], f32, #f32sw>
+  return %w : tensor<64x64xf32, #mma>
 }
 
 // -----
