@@ -22,7 +22,8 @@ using namespace tilec;
 namespace {
 
 /// Integer and address arithmetic a thread recomputes in an instruction or
-/// two: what the pass moves into loops.
+/// two, and conversions of loaded values (a half widened to float, an
+/// element of a loaded vector): what the pass moves into loops.
 bool isCheap(const Instruction *i) {
   if (auto *bin = dyn_cast<BinaryOperator>(i)) {
     switch (bin->getOpcode()) {
@@ -42,8 +43,10 @@ bool isCheap(const Instruction *i) {
   }
   if (auto *cast = dyn_cast<CastInst>(i))
     return isa<ZExtInst, SExtInst, TruncInst, PtrToIntInst, IntToPtrInst,
-               AddrSpaceCastInst, BitCastInst>(cast) &&
+               AddrSpaceCastInst, BitCastInst, FPExtInst>(cast) &&
            !cast->getType()->isVectorTy();
+  if (isa<ExtractElementInst>(i))
+    return isa<ConstantInt>(i->getOperand(1));
   return isa<GetElementPtrInst>(i) && !i->getType()->isVectorTy();
 }
 

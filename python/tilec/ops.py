@@ -296,8 +296,10 @@ def _row_loop_configs(kind, dtype, n, tile_n, warps):
     where it compiles without spills (ptxas, sm_90a) and rows are 16-byte
     multiples (the copy ahead moves 16 bytes at least). [] for other rows.
     layernorm above 8192 columns: 8 warps, rows 2 trips ahead (up to 24576
-    bf16, 16384 f16, 12288 f32 columns), and for bf16 4 warps, 1 ahead (up
-    to 12288); rmsnorm above 16384 (its one-row kernel runs 16 warps
+    bf16, 16384 f16, 12288 f32 columns), and for bf16 and f16 4 warps, 1
+    ahead (up to 12288; f16's spilled until tile-rematerialize-addresses
+    converted the weights, held as f16, in the loop: 255 -> 220
+    registers); rmsnorm above 16384 (its one-row kernel runs 16 warps
     there): 8 warps, 1 ahead (up to 32768 bf16, 24576 f16). (H200,
     graph-timed, of the device copy, one-row blocks / row loop: layernorm
     bf16 4096 x 10000 0.89 / 0.92, 4096 x 12288 0.84 / 0.92, 2048 x 16384
@@ -312,7 +314,7 @@ def _row_loop_configs(kind, dtype, n, tile_n, warps):
     if kind == "layernorm" and tile_n > 8192:
         if tile_n <= {"bf16": 24576, "f16": 16384, "f32": 12288}[dtype]:
             configs.append(Config(ROW_LOOP=True, LATENCY=3, num_warps=8))
-        if dtype == "bf16" and tile_n <= 12288:
+        if dtype in ("bf16", "f16") and tile_n <= 12288:
             configs.append(Config(ROW_LOOP=True, LATENCY=2, num_warps=4))
     elif kind == "rmsnorm" and tile_n > 16384 and \
             tile_n <= {"bf16": 32768, "f16": 24576, "f32": 0}[dtype]:
