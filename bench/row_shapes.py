@@ -8,6 +8,7 @@ graph-timed: the data behind tilec.ops' _shape_for rule.
                                                 [--ops rms_norm,...]
                                                 [--dtype float16] [--top 6]
                                                 [--file norms_variant.tile]
+                                                [--softmax-max 32768]
 
 Each candidate is checked against PyTorch, then timed as a CUDA graph of
 its launches over 3 rotating input sets (larger than L2 together), beside
@@ -45,6 +46,9 @@ def main():
     p.add_argument("--top", type=int, default=6)
     p.add_argument("--file", help="a variant of kernels/norms.tile for the "
                    "norms (the same kernels and parameters)")
+    p.add_argument("--softmax-max", type=int, default=16384,
+                   help="the widest softmax tile tried (tilec.ops holds up "
+                   "to 16384 columns in one block)")
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
     dsl = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[args.dtype]
@@ -70,7 +74,7 @@ def main():
                     xs[i], (n,), w, b, 1e-5)
                 scalars = (1e-5,)
             else:
-                if pow2 > 16384:
+                if pow2 > args.softmax_max:
                     continue
                 file, kernel = "softmax.tile", "softmax"
                 extra = ()
@@ -81,7 +85,7 @@ def main():
             results = []
             for tile_n, tile_m, warps in (
                     (t, m, w) for t in tile_ns for m in (1, 2, 4, 8, 16, 32)
-                    for w in (1, 2, 4, 8, 16)):
+                    for w in (1, 2, 4, 8, 16, 32)):
                 if tile_m * pow2 > 65536 or tile_m * tile_n < 32 * warps * 4:
                     continue
                 # A layernorm tile of the row's own width needs no column
