@@ -23,7 +23,8 @@ inline constexpr int64_t kRegistersAroundWgmma = 16;
 /// liveTileRegistersBefore counts (copy addresses, loop counters, the next
 /// operand slices in flight): measured 69 to 95 on sm_80 attention kernels
 /// (kernels/attention_*.tile at 64 to 128 wide tiles, 4 and 8 warps) that
-/// did not spill; tile-slice-mma-k weighs a kept operand against it.
+/// did not spill; tile-reread-invariant-operands weighs a held operand
+/// against it.
 inline constexpr int64_t kRegistersAroundMma = 80;
 
 /// The most registers a consumer warpgroup's thread of a warp-specialized
