@@ -439,8 +439,9 @@ def TileRereadInvariantOperands
     and what ptxas holds around mma.sync (`kRegistersAroundMma`, 80,
     Registers.h) exceed the registers a thread of the block has (255, or
     64K over the block's threads), every such read (each of whose uses is a
-    multiply in the loop, of a buffer the loop does not write) moves to its
-    uses: each slice is read in each trip right before its multiply, and the
+    multiply in the loop, of a buffer that nothing but reads and views
+    touches from the read to the loop's end, any slot of its ring
+    included, outside warp-specialized regions) moves to its uses: each slice is read in each trip right before its multiply, and the
     buffer stays allocated through the loop. Attention at 128 x 128 on 8
     warps on sm_80 held 32 registers of Q and spilled 112-116 bytes a
     thread; reading it in the loop it does not spill.

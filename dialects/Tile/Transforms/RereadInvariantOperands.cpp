@@ -70,19 +70,35 @@ struct RereadInvariantOperandsPass
     return peak;
   }
 
-  /// The reads right before `loop` whose every use is a multiply in it, of
-  /// buffers the loop does not write.
+  /// The reads before `loop`, in its block, whose every use is a multiply
+  /// in it, of buffers nothing but reads touches from the read to the
+  /// loop's end: no write, copy or barrier on the buffer, or on any slot of
+  /// its ring, in between or in the loop (a ring slot refilled for the
+  /// next tile there would be read refilled). None in a warp-specialized
+  /// region, whose producer refills slots the consumers release.
   static SmallVector<LocalLoadOp> heldReads(scf::ForOp loop) {
     SmallVector<LocalLoadOp> held;
-    for (Operation &op : *loop->getBlock()) {
+    if (loop->getParentOfType<WarpSpecializeOp>())
+      return held;
+    Block *block = loop->getBlock();
+    for (Operation &op : *block) {
+      if (&op == loop.getOperation())
+        break;
       auto read = dyn_cast<LocalLoadOp>(op);
       if (!read || read->use_empty() ||
           !llvm::all_of(read->getUsers(), [&](Operation *user) {
             return isa<MmaOp>(user) && loop->isAncestor(user);
           }))
         continue;
-      if (llvm::any_of(getBufferUsers(read.getBuffer()), [&](Operation *user) {
-            return loop->isAncestor(user) && !isa<LocalLoadOp>(user);
+      Operation *alloc = getAllocation(read.getBuffer());
+      Value buffer = alloc ? alloc->getResult(0) : Value(read.getBuffer());
+      if (llvm::any_of(getBufferUsers(buffer), [&](Operation *user) {
+            // Reads, and views (a slot, a permutation) that move nothing.
+            if (isa<LocalLoadOp, SmemSlotOp, SmemPermuteOp, SmemViewOp>(user))
+              return false;
+            Operation *at = block->findAncestorOpInBlock(*user);
+            return at && read->isBeforeInBlock(at) &&
+                   (at == loop.getOperation() || at->isBeforeInBlock(loop));
           }))
         continue;
       held.push_back(read);

@@ -160,3 +160,78 @@ func.func @buffer_written(%o0: tensor<64x256xf32, #mma>, %h: tensor<64x32xf16, #
   }
   return %r#0, %r#1 : tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+
+// Pressed, but the buffer is written between the reads and the loop (a
+// ring slot refilled for the next tile): read in the loop, the slices would
+// hold what was written after them. They stay.
+// CHECK-LABEL: func.func @written_before_loop
+// CHECK:       tile.local_load %{{.*}} [0, 16] : <[64, 32], f16
+// CHECK-NEXT:  tile.local_store
+// CHECK-NEXT:  scf.for
+// CHECK-NOT:     tile.local_load {{.*}} -> tensor<64x16xf16, #dot_a>
+// CHECK:         scf.yield
+func.func @written_before_loop(%o0: tensor<64x256xf32, #mma>, %h: tensor<64x32xf16, #mma>, %n: i32) -> (tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %bq = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+  %bk = tile.smem_alloc : !tile.smem<[32, 64], f16, #sb>
+  %q0 = tile.local_load %bq [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x16xf16, #dot_a>
+  %q1 = tile.local_load %bq [0, 16] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x16xf16, #dot_a>
+  tile.local_store %h, %bq : tensor<64x32xf16, #mma>, !tile.smem<[64, 32], f16, #sa>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z, %o = %o0) -> (tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>) : i32 {
+    %k0 = tile.local_load %bk [0, 0] : !tile.smem<[32, 64], f16, #sb> -> tensor<16x64xf16, #dot_b>
+    %s0 = tile.mma %q0, %k0, %acc : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+    %k1 = tile.local_load %bk [16, 0] : !tile.smem<[32, 64], f16, #sb> -> tensor<16x64xf16, #dot_b>
+    %s1 = tile.mma %q1, %k1, %s0 : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+    %o2 = arith.addf %o, %o : tensor<64x256xf32, #mma>
+    scf.yield %s1, %o2 : tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>
+  }
+  return %r#0, %r#1 : tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>
+}
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>
+
+// Pressed, in a warp-specialized consumer region (a producer refills the
+// slots the consumers release): left alone.
+// CHECK-LABEL: func.func @specialized
+// CHECK:       } consumer {
+// CHECK:         tile.local_load %{{.*}} [0, 16] : <[64, 32], f16
+// CHECK-NEXT:    scf.for
+// CHECK-NOT:       tile.local_load {{.*}} -> tensor<64x16xf16, #dot_a>
+// CHECK:           scf.yield
+func.func @specialized(%o0: tensor<64x256xf32, #mma>, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %bq = tile.smem_alloc : !tile.smem<[64, 32], f16, #sa>
+  %bk = tile.smem_alloc : !tile.smem<[32, 64], f16, #sb>
+  tile.warp_specialize {consumer_warps = 4 : i32} producer {
+  } consumer {
+    %q0 = tile.local_load %bq [0, 0] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x16xf16, #dot_a>
+    %q1 = tile.local_load %bq [0, 16] : !tile.smem<[64, 32], f16, #sa> -> tensor<64x16xf16, #dot_a>
+    %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z, %o = %o0) -> (tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>) : i32 {
+      %k0 = tile.local_load %bk [0, 0] : !tile.smem<[32, 64], f16, #sb> -> tensor<16x64xf16, #dot_b>
+      %s0 = tile.mma %q0, %k0, %acc : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+      %k1 = tile.local_load %bk [16, 0] : !tile.smem<[32, 64], f16, #sb> -> tensor<16x64xf16, #dot_b>
+      %s1 = tile.mma %q1, %k1, %s0 : tensor<64x16xf16, #dot_a>, tensor<16x64xf16, #dot_b>, tensor<64x64xf32, #mma>
+      %o2 = arith.addf %o, %o : tensor<64x256xf32, #mma>
+      scf.yield %s1, %o2 : tensor<64x64xf32, #mma>, tensor<64x256xf32, #mma>
+    }
+  }
+  return
+}
