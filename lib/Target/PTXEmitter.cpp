@@ -133,8 +133,18 @@ namespace {
 /// thousands that share one stride (300 loads of 64x64 tiles: 9,600, and 33
 /// s in SLSR alone). Beyond kMaxCandidates the addresses are computed as
 /// written, one mad.wide each, and compile time stays linear in the size of
-/// the kernel. Every other pass runs, and the bisection gate
-/// (--opt-bisect-limit) still has its say.
+/// the kernel.
+/// Also keeps loop strength reduction (LSR) off a module with a function
+/// that tile-rematerialize-addresses found crowded (kCrowdedLoopsAttr): LSR
+/// gives each address of a loop an induction variable whose invariant part
+/// is held across the loop, the registers the recomputation freed. (LSR is
+/// gated per loop with no function named: the module decides, one kernel
+/// in each as tilec and libtile compile them.) Register sweep, 2026-12-04
+/// (bench/results/2026-12-04-lsr-crowded-loops.md): on sm_80 attention_window
+/// 12 bytes of spills and attn_bwd_dq 4 to none, the attention API's causal
+/// 128 x 64 candidates 520 to 352 bytes.
+/// Every other pass runs, and the bisection gate (--opt-bisect-limit)
+/// still has its say.
 class StrengthReductionGate : public llvm::OptPassGate {
 public:
   static constexpr unsigned kMaxCandidates = 1536;
@@ -142,6 +152,8 @@ public:
   StrengthReductionGate(const llvm::Module &module, llvm::OptPassGate &next)
       : next(next) {
     for (const llvm::Function &f : module) {
+      if (f.hasFnAttribute(kCrowdedLoopsAttr))
+        crowded = true;
       unsigned candidates = 0;
       for (const llvm::Instruction &i : llvm::instructions(f))
         if (llvm::isa<llvm::GetElementPtrInst>(i) ||
@@ -160,6 +172,8 @@ public:
                      llvm::StringRef description) const override {
     if (pass == "slsr" && tooLarge.contains(description))
       return false;
+    if (crowded && pass == "Loop Strength Reduction")
+      return false;
     return !next.isEnabled() || next.shouldRunPass(pass, description);
   }
   bool isEnabled() const override { return true; }
@@ -167,6 +181,7 @@ public:
 private:
   llvm::OptPassGate &next;
   llvm::StringSet<> tooLarge;
+  bool crowded = false;
 };
 } // namespace
 

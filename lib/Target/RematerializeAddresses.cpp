@@ -425,9 +425,11 @@ RematerializeAddressesPass::run(Function &function,
       crowded.insert(loop->block_begin(), loop->block_end());
   if (crowded.empty())
     return PreservedAnalyses::all();
+  // For the back end: no loop strength reduction here (emitPTX).
+  function.addFnAttr(kCrowdedLoopsAttr);
   Plan p = plan(function, loops, crowded, layout);
   if (p.chains.empty() || p.after >= p.before)
-    return PreservedAnalyses::all();
+    return PreservedAnalyses::all(); // (an attribute changes no analysis)
   rematerialize(function, p);
   assert(!verifyFunction(function, &errs()) && "broken rematerialization");
   if (changed)

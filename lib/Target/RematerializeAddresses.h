@@ -8,7 +8,13 @@
 // where the loop's tiles already fill the registers ptxas spills them and
 // reloads them every trip. The pass recomputes such arithmetic next to its
 // uses inside the loop, from the few values it derives from, in loops
-// whose estimated register demand exceeds the kernel's budget.
+// whose estimated register demand exceeds the kernel's budget, and marks
+// such a function (kCrowdedLoopsAttr) so that the back end does not
+// strength-reduce its loops: LSR gives each address of a loop an induction
+// variable of its own, its invariant part hoisted again (a causal
+// attention's 16 row addresses of a key tile: 32 registers a thread held
+// across the loop), which undoes the recomputation where registers are
+// short.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +24,11 @@
 #include "llvm/IR/PassManager.h"
 
 namespace tilec {
+
+/// The string attribute RematerializeAddressesPass puts on a function with
+/// a loop whose estimated register demand exceeds the kernel's budget
+/// (whether or not it recomputed anything there).
+inline constexpr const char *kCrowdedLoopsAttr = "tilec-crowded-loops";
 
 /// Recomputes, inside a loop, cheap integer and address arithmetic defined
 /// outside it and used only inside it (a chain of add, sub, mul, shifts,
