@@ -394,6 +394,17 @@ void Printer::printExpr(const Expr *expr) {
     os << ')';
     return;
   }
+  case Expr::Kind::IfExp: {
+    const auto *ifExp = llvm::cast<IfExp>(expr);
+    os << "(ifexp ";
+    printExpr(ifExp->test.get());
+    os << ' ';
+    printExpr(ifExp->body.get());
+    os << ' ';
+    printExpr(ifExp->orelse.get());
+    os << ')';
+    return;
+  }
   case Expr::Kind::Compare: {
     const auto *compare = llvm::cast<Compare>(expr);
     os << "(compare ";

@@ -718,24 +718,91 @@ static std::optional<ReduceArgs> reduceArgs(const Args &a) {
   return ReduceArgs{static_cast<unsigned>(*axis), keepdims};
 }
 
+/// The axes sum(), max() and min() reduce: `axis` an integer constant, a
+/// tuple of them, or None or absent (every axis); sorted, each once.
+static std::optional<SmallVector<unsigned>> reduceAxes(const Args &a,
+                                                       int64_t rank) {
+  SmallVector<unsigned> axes;
+  if (!a.has(1) || a[1].kind == Val::Kind::None) {
+    for (unsigned d = 0; d < rank; ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  if (a[1].kind != Val::Kind::Int && a[1].kind != Val::Kind::Tuple) {
+    a.em.diag.error(a.loc(1), a.fname +
+                                  "(): axis must be an integer "
+                                  "constant, a tuple of them or None, "
+                                  "got " +
+                                  a[1].describe());
+    return std::nullopt;
+  }
+  auto given = constIntsArg(a, 1, "axis");
+  if (!given)
+    return std::nullopt;
+  if (given->empty()) {
+    a.em.diag.error(a.loc(1), a.fname + "(): axis=() names no axis");
+    return std::nullopt;
+  }
+  for (int64_t axis : *given) {
+    int64_t k = axis < 0 ? axis + rank : axis;
+    if (k < 0 || k >= rank) {
+      a.em.diag.error(a.loc(1), a.fname + "(): axis " + std::to_string(axis) +
+                                    " is out of range for a tile of rank " +
+                                    std::to_string(rank));
+      return std::nullopt;
+    }
+    if (llvm::is_contained(axes, unsigned(k))) {
+      a.em.diag.error(a.loc(1), a.fname + "(): axis " + std::to_string(axis) +
+                                    " is named twice");
+      return std::nullopt;
+    }
+    axes.push_back(unsigned(k));
+  }
+  llvm::sort(axes);
+  return axes;
+}
+
+/// sum(), max(), min() over `axis`: one tile.reduce per axis, the last axis
+/// first. Without keepdims the reduced axes are dropped; where that leaves
+/// none, the result is the run-time scalar (`tile.item` of the 1 x ... x 1
+/// tile every thread holds), as `tl.sum(x)` and `x.sum()` give.
 static Val emitReduce(const Args &a, tile::ReduceKind kind) {
   Emitter &em = a.em;
-  std::optional<ReduceArgs> r = reduceArgs(a);
-  if (!r)
+  if (!requireTile(a, 0, "the reduced value") ||
+      !em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
     return Val::invalid();
-  SmallVector<int64_t> resultShape(a[0].getShape());
-  if (r->keepdims)
-    resultShape[r->axis] = 1;
-  else
-    resultShape.erase(resultShape.begin() + r->axis);
-  Value source = a[0].value;
+  SmallVector<int64_t> shape(a[0].getShape());
+  std::optional<SmallVector<unsigned>> axes = reduceAxes(a, shape.size());
+  if (!axes)
+    return Val::invalid();
+  bool keepdims = false;
+  if (a.has(2)) {
+    auto k = constBoolArg(a, 2, "keepdims");
+    if (!k)
+      return Val::invalid();
+    keepdims = *k;
+  }
+  bool scalar = !keepdims && axes->size() == shape.size();
+  Location location = em.loc(a.callLoc);
+  Value v = a[0].value;
   if (kind == tile::ReduceKind::Sum && a[0].getElementType().isInteger(1))
-    source =
-        em.castElements(source, em.builder.getI32Type(), em.loc(a.callLoc));
-  auto type = RankedTensorType::get(resultShape,
-                                    getElementTypeOrSelf(source.getType()));
-  return Val::dynamic(tile::ReduceOp::create(
-      em.builder, em.loc(a.callLoc), type, kind, source, r->axis, r->keepdims));
+    v = em.castElements(v, em.builder.getI32Type(), location);
+  Type elt = getElementTypeOrSelf(v.getType());
+  // (The last axis first: the others keep their numbers when it is
+  // dropped. A result that becomes a scalar keeps its axes until then.)
+  for (unsigned axis : llvm::reverse(*axes)) {
+    bool keep = keepdims || scalar;
+    if (keep)
+      shape[axis] = 1;
+    else
+      shape.erase(shape.begin() + axis);
+    v = tile::ReduceOp::create(em.builder, location,
+                               RankedTensorType::get(shape, elt), kind, v, axis,
+                               keep);
+  }
+  if (scalar)
+    return Val::dynamic(tile::ItemOp::create(em.builder, location, elt, v));
+  return Val::dynamic(v);
 }
 
 /// argmax/argmin(x, axis, keepdims=False): the index along `axis` of the
@@ -1002,7 +1069,7 @@ static Val emitMinMaxCall(Emitter &em, const ast::Call &call, bool isMax) {
                      });
   if (isReduction) {
     auto a = bindArgs(em, call, name,
-                      {{"x", true}, {"axis", true}, {"keepdims", false}});
+                      {{"x", true}, {"axis", false}, {"keepdims", false}});
     if (!a)
       return Val::invalid();
     return emitReduce(*a,
@@ -1475,7 +1542,7 @@ Val Emitter::emitCall(const ast::Call &call) {
   if (fn == "max" || fn == "min")
     return emitMinMaxCall(*this, call, fn == "max");
   if (fn == "sum") {
-    auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
+    auto a = bind({{"x", true}, {"axis", false}, {"keepdims", false}});
     return a ? emitReduce(*a, tile::ReduceKind::Sum) : Val::invalid();
   }
   if (fn == "cumsum") {

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
 #include <limits>
@@ -187,6 +188,77 @@ static std::optional<bool> constTruth(const Val &v) {
 // Operators on run-time values
 //===----------------------------------------------------------------------===//
 
+/// `x ** c`, a run-time base and a constant exponent. An integral `c` is
+/// exact, by repeated squaring (x ** 5: three multiplies), in the base's
+/// type (an int base stays an int for c >= 0, as in Python; a negative c
+/// gives 1 / x ** -c in floats, correctly rounded); 0.5 and -0.5 are sqrt
+/// and rsqrt; any other float is exp2(c * log2(x)) on the approximate
+/// instructions, as CUDA's __powf (IEEE's special cases follow: a negative
+/// base gives NaN, 0 gives 0 or inf), computed in f32 for 16-bit floats.
+static Val emitPow(Emitter &em, const Val &x, const Val &c, SMLoc l) {
+  if (!c.isConstNumber())
+    return em.error(l, "'**' with a run-time exponent is not supported; on "
+                       "run-time values the exponent must be a constant "
+                       "(x ** 2, x ** -1, x ** 0.5), and for a run-time y "
+                       "with x > 0 write exp2(y * log2(x))");
+  if (!em.requireArithmetic(x, l, "operator '**'"))
+    return Val::invalid();
+  Location location = em.loc(l);
+  OpBuilder &b = em.builder;
+  Type base = x.getElementType();
+  bool floatBase = isa<FloatType>(base);
+  double e = c.kind == Val::Kind::Float ? c.f : double(*em.getConstInt(c));
+  bool integral = std::nearbyint(e) == e && std::fabs(e) < 2147483648.0;
+  Type f32 = b.getF32Type();
+  if (integral) {
+    int64_t n = int64_t(e);
+    // Python: int ** int >= 0 is an int (bools compute in i32), anything
+    // with a float or a negative exponent a float.
+    bool floatResult = floatBase || c.kind == Val::Kind::Float || n < 0;
+    Type elt = floatBase ? base : floatResult ? f32 : b.getI32Type();
+    Value v = em.coerce(x, elt, x.getShape(), l);
+    if (!v)
+      return Val::invalid();
+    auto mul = [&](Value p, Value q) -> Value {
+      return floatResult ? Value(arith::MulFOp::create(b, location, p, q))
+                         : Value(arith::MulIOp::create(b, location, p, q));
+    };
+    Value r;
+    for (uint64_t m = uint64_t(n < 0 ? -n : n), sq = 0; m; m >>= 1, sq = 1) {
+      if (sq)
+        v = mul(v, v);
+      if (m & 1)
+        r = r ? mul(r, v) : v;
+    }
+    Val one = floatResult ? Val::floating(1.0) : Val::integer(1);
+    if (!r)
+      return Val::dynamic(em.coerce(one, elt, x.getShape(), l));
+    if (n < 0)
+      r = arith::DivFOp::create(b, location,
+                                em.coerce(one, elt, x.getShape(), l), r);
+    return Val::dynamic(r);
+  }
+  // A float exponent: computed in f32 for anything narrower.
+  Type elt = floatBase && base.getIntOrFloatBitWidth() >= 32 ? base : f32;
+  Value v = em.coerce(x, elt, x.getShape(), l);
+  if (!v)
+    return Val::invalid();
+  Value r;
+  if (e == 0.5) {
+    r = math::SqrtOp::create(b, location, v);
+  } else if (e == -0.5) {
+    r = math::RsqrtOp::create(b, location, v);
+  } else {
+    Value lg = math::Log2Op::create(b, location, v);
+    Value scaled = arith::MulFOp::create(
+        b, location, lg, em.coerce(Val::floating(e), elt, x.getShape(), l));
+    r = tile::Exp2Op::create(b, location, scaled, UnitAttr());
+  }
+  if (floatBase && base != elt)
+    r = em.castElements(r, base, location);
+  return Val::dynamic(r);
+}
+
 Val Emitter::emitBinary(ast::BinaryOp op, Val lhs, Val rhs, SMLoc l) {
   using ast::BinaryOp;
   if (lhs.isInvalid() || rhs.isInvalid())
@@ -200,7 +272,7 @@ Val Emitter::emitBinary(ast::BinaryOp op, Val lhs, Val rhs, SMLoc l) {
   if (lhs.isConstNumber() && rhs.isConstNumber())
     return foldBinary(*this, op, lhs, rhs, l);
   if (op == BinaryOp::Pow)
-    return error(l, "'**' is only supported on constants");
+    return emitPow(*this, lhs, rhs, l);
 
   Type elt = promote(lhs, rhs, l, "operator " + opName);
   if (!elt)
@@ -283,7 +355,7 @@ Val Emitter::emitBinary(ast::BinaryOp op, Val lhs, Val rhs, SMLoc l) {
     r = arith::ShRSIOp::create(builder, location, a, b);
     break;
   case BinaryOp::Pow:
-    break; // rejected above
+    break; // emitPow above
   }
   return Val::dynamic(r);
 }
@@ -445,6 +517,93 @@ static Val emitBoolOp(Emitter &em, const ast::BoolOp &e) {
   // Both run-time: evaluate both sides (they have no side effects).
   return em.emitBinary(isAnd ? ast::BinaryOp::BitAnd : ast::BinaryOp::BitOr,
                        lhs, rhs, e.getLoc());
+}
+
+/// `a if c else b`. On a constant condition only the taken side is emitted
+/// (either side may then be anything, as in Python: `K if CAUSAL else
+/// None`); on a run-time bool an scf.if evaluates only the taken side (a
+/// load or an atomic on the other is not executed), both sides promoted to
+/// one type and shape as where()'s operands are.
+static Val emitIfExp(Emitter &em, const ast::IfExp &e) {
+  Val cond = em.emitExpr(*e.test);
+  if (cond.isInvalid())
+    return cond;
+  if (auto taken = constTruth(cond))
+    return em.emitExpr(*taken ? *e.body : *e.orelse);
+  if (cond.kind == Val::Kind::Tile)
+    return em.error(e.test->getLoc(),
+                    "the condition of a conditional expression must be a "
+                    "scalar, got " +
+                        cond.describe() +
+                        "; use where() for elementwise choices");
+  if (!cond.isDynamic() || !cond.getElementType().isInteger(1))
+    return em.error(e.test->getLoc(),
+                    "the condition of a conditional expression must be a "
+                    "bool, got " +
+                        cond.describe());
+  Location location = em.loc(e.ifLoc);
+  // Both sides into a result-less scf.if first: the result type is known
+  // once both have been emitted.
+  auto ifOp = scf::IfOp::create(em.builder, location, TypeRange(), cond.value,
+                                /*withElseRegion=*/true);
+  auto atEnd = [&](Block *block) {
+    em.builder.setInsertionPoint(block->getTerminator());
+  };
+  auto fail = [&] {
+    ifOp.erase();
+    return Val::invalid();
+  };
+  Val x, y;
+  {
+    OpBuilder::InsertionGuard guard(em.builder);
+    atEnd(ifOp.thenBlock());
+    x = em.emitExpr(*e.body);
+    atEnd(ifOp.elseBlock());
+    y = em.emitExpr(*e.orelse);
+  }
+  if (x.isInvalid() || y.isInvalid())
+    return fail();
+  if (!x.isNumeric() || !y.isNumeric()) {
+    const ast::Expr &bad = x.isNumeric() ? *e.orelse : *e.body;
+    em.error(bad.getLoc(),
+             "on a run-time condition, both sides of a conditional expression "
+             "must be numbers or tiles, got " +
+                 (x.isNumeric() ? y : x).describe() +
+                 " (a choice between other values needs a constant "
+                 "condition)");
+    return fail();
+  }
+  Type elt = em.promote(x, y, e.ifLoc, "conditional expression");
+  if (!elt)
+    return fail();
+  auto shapeOr = em.resultShape({&x, &y}, e.ifLoc);
+  if (!shapeOr)
+    return fail();
+  Value xv, yv;
+  {
+    OpBuilder::InsertionGuard guard(em.builder);
+    atEnd(ifOp.thenBlock());
+    xv = em.coerce(x, elt, *shapeOr, e.body->getLoc());
+    atEnd(ifOp.elseBlock());
+    yv = em.coerce(y, elt, *shapeOr, e.orelse->getLoc());
+  }
+  if (!xv || !yv)
+    return fail();
+  auto result = scf::IfOp::create(em.builder, location, TypeRange{xv.getType()},
+                                  cond.value,
+                                  /*withElseRegion=*/true);
+  for (auto [to, from, value] :
+       {std::make_tuple(&result.getThenRegion(), &ifOp.getThenRegion(), xv),
+        std::make_tuple(&result.getElseRegion(), &ifOp.getElseRegion(), yv)}) {
+    to->takeBody(*from);
+    Block &block = to->front();
+    block.getTerminator()->erase();
+    OpBuilder::InsertionGuard guard(em.builder);
+    em.builder.setInsertionPointToEnd(&block);
+    scf::YieldOp::create(em.builder, location, value);
+  }
+  ifOp.erase();
+  return Val::dynamic(result.getResult(0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -802,6 +961,8 @@ Val Emitter::emitExpr(const ast::Expr &e) {
   }
   case ast::Expr::Kind::BoolOp:
     return emitBoolOp(*this, cast<ast::BoolOp>(e));
+  case ast::Expr::Kind::IfExp:
+    return emitIfExp(*this, cast<ast::IfExp>(e));
   case ast::Expr::Kind::Compare: {
     // a < b < c means (a < b) and (b < c), with b evaluated once.
     const auto &c = cast<ast::Compare>(e);

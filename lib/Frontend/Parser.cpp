@@ -290,7 +290,7 @@ private:
   // Expressions.
   PExpr finish(ExprPtr node, unsigned childHeight, SMLoc loc);
   PExpr parseExprList();
-  PExpr parseExpr() { return parseBoolOp(BoolOpKind::Or); }
+  PExpr parseExpr();
   PExpr parseBoolOp(BoolOpKind kind);
   PExpr parseNot();
   PExpr parseComparison();
@@ -1011,6 +1011,38 @@ PExpr Parser::parseExprList() {
   }
   return finish(std::make_unique<Tuple>(rangeFrom(start), std::move(elts)),
                 height, start);
+}
+
+/// expr := or_expr ['if' or_expr 'else' expr]: the conditional expression,
+/// right-associative (`a if c else b if d else e` is `a if c else (b if d
+/// else e)`), as in Python.
+PExpr Parser::parseExpr() {
+  SMLoc start = tok.getLoc();
+  PExpr body = parseBoolOp(BoolOpKind::Or);
+  if (!body || !at(TokenKind::KwIf))
+    return body;
+  SMLoc ifLoc = tok.getLoc();
+  NestingScope scope(*this);
+  if (!scope)
+    return {};
+  consume(); // 'if'
+  PExpr test = parseBoolOp(BoolOpKind::Or);
+  if (!test)
+    return {};
+  if (!consumeIf(TokenKind::KwElse)) {
+    errorAtToken("expected 'else' in the conditional expression "
+                 "'... if ... else ...'");
+    return {};
+  }
+  PExpr orelse = parseExpr();
+  if (!orelse)
+    return {};
+  unsigned height = std::max({body.height, test.height, orelse.height});
+  auto node =
+      std::make_unique<IfExp>(rangeFrom(start), std::move(body.node),
+                              std::move(test.node), std::move(orelse.node));
+  node->ifLoc = ifLoc;
+  return finish(std::move(node), height, ifLoc);
 }
 
 /// or_expr := and_expr ('or' and_expr)*; and_expr := not_expr ('and'

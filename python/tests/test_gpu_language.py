@@ -6,8 +6,9 @@ atomic_add / atomic_max / atomic_min (a split-K GEMM, replicated layouts
 combining once, every element type); the math functions at their
 documented precision; row reductions stored as vectors; loops unrolled by
 static_range (a causal conv1d); slices and joins held in place (rotary
-embeddings, kernels/rotary.tile). Skipped without
-PyTorch and a CUDA GPU."""
+embeddings, kernels/rotary.tile); conditional expressions, powers with
+constant exponents and reductions over several axes or to a scalar.
+Skipped without PyTorch and a CUDA GPU."""
 
 import math
 import os
@@ -456,6 +457,120 @@ def test_row_reductions_stored_as_vectors(torch_gpu, arch):
     assert torch.equal(m, x.max(1).values.clamp(min=0.0))
     ref = (a.double() @ b.double()).sum(1)
     assert torch.allclose(p.double(), ref, rtol=1e-4, atol=1e-3)
+
+
+CHOOSE = """
+kernel choose(X: Tensor[f32, 2], Y: Tensor[f32, 2], Counts: Tensor[i32, 1],
+              flag: bool, SCALE: const bool = True):
+    row = bid(0)
+    x = load(X, index=(row, 0), shape=(1, 64))
+    s = 2.0 if SCALE else 3.0
+    # Only the taken side runs: one of the two atomics per block.
+    k = atomic_add(Counts, (0,), 1) if row % 2 == 0 else \\
+        atomic_add(Counts, (1,), 1)
+    t = x * s if flag else -x
+    z = x if row == 0 else 0.5 if row == 1 else x * x
+    store(Y, index=(row, 0), tile=t + z + k * 0.0)
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("flag", [False, True])
+def test_conditional_expressions(torch_gpu, arch, flag):
+    """`a if c else b`: a constant condition picks a side at compile time,
+    a run-time one runs only the taken side (the atomics count the blocks
+    of each parity), promoted and broadcast as where()'s operands."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    rows = 7
+    x = torch.randn(rows, 64, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    counts = torch.zeros(2, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(CHOOSE, name="choose.tile", arch=arch)
+    kernel[rows](x, y, counts, flag)
+    torch.cuda.synchronize()
+    xd = x.double()
+    t = xd * 2.0 if flag else -xd
+    z = xd * xd
+    z[0] = xd[0]
+    z[1] = 0.5
+    assert torch.allclose(y.double(), t + z, atol=1e-5)
+    assert counts.tolist() == [(rows + 1) // 2, rows // 2]
+
+
+POWERS = """
+kernel powers(X: Tensor[f32, 2], Z: Tensor[f32, 2], Y: Tensor[f32, 3],
+              n: int):
+    r = bid(0)
+    x = load(X, index=(r, 0), shape=(1, 64))
+    z = load(Z, index=(r, 0), shape=(1, 64))
+    store(Y, index=(0, r, 0), tile=(z ** 3).reshape((1, 1, 64)))
+    store(Y, index=(1, r, 0), tile=(z ** -2).reshape((1, 1, 64)))
+    store(Y, index=(2, r, 0), tile=(x ** 0.5).reshape((1, 1, 64)))
+    store(Y, index=(3, r, 0), tile=(x ** -0.5).reshape((1, 1, 64)))
+    store(Y, index=(4, r, 0), tile=(x ** 1.5).reshape((1, 1, 64)))
+    store(Y, index=(5, r, 0), tile=(x ** 5 + n ** 3).reshape((1, 1, 64)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_powers(torch_gpu, arch):
+    """`x ** c` with constant exponents on run-time tiles and scalars,
+    against float64: integral exponents exact up to rounding (repeated
+    squaring, negative ones a correctly rounded reciprocal), 0.5 / -0.5 as
+    sqrt / rsqrt, 1.5 as exp2(1.5 * log2(x)) on the approximate
+    instructions."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(6)
+    rows = 5
+    x = torch.rand(rows, 64, device="cuda") * 2 + 0.1
+    z = torch.randn(rows, 64, device="cuda")
+    y = torch.full((6, rows, 64), float("nan"), device="cuda")
+    kernel = tilec.compile(POWERS, name="powers.tile", arch=arch)
+    kernel[rows](x, z, y, 3)
+    torch.cuda.synchronize()
+    xd, zd = x.double(), z.double()
+    refs = [zd ** 3, zd ** -2, xd ** 0.5, xd ** -0.5, xd ** 1.5,
+            xd ** 5 + 27]
+    for k, (ref, rtol) in enumerate(zip(refs, [1e-6, 1e-6, 1e-6, 1e-6, 2e-5,
+                                                1e-6])):
+        assert torch.allclose(y[k].double(), ref, rtol=rtol, atol=0), k
+
+
+TOTALS = """
+kernel totals(X: Tensor[f32, 2], C: Tensor[f32, 3], S: Tensor[f32, 1],
+              Y: Tensor[f32, 2]):
+    x = load(X, index=(0, 0), shape=(64, 128))
+    c = load(C, index=(0, 0, 0), shape=(4, 32, 16))
+    k = arange(4, dtype=i32)
+    s = where(k == 0, sum(x), where(k == 1, max(x), where(k == 2, min(x),
+              sum(c))))
+    store(S, index=(0,), tile=s)
+    store(Y, index=(0, 0),
+          tile=sum(c, axis=(0, -1), keepdims=True).reshape((1, 32)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_reductions_over_several_axes(torch_gpu, arch):
+    """sum/max/min with no axis (a run-time scalar, every thread holding it)
+    and over a tuple of axes, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(7)
+    x = torch.randn(64, 128, device="cuda")
+    c = torch.randn(4, 32, 16, device="cuda")
+    s = torch.full((4,), float("nan"), device="cuda")
+    y = torch.full((1, 32), float("nan"), device="cuda")
+    kernel = tilec.compile(TOTALS, name="totals.tile", arch=arch)
+    kernel[1](x, c, s, y)
+    torch.cuda.synchronize()
+    xd, cd = x.double(), c.double()
+    ref = torch.stack([xd.sum(), xd.max(), xd.min(), cd.sum()])
+    assert torch.allclose(s.double(), ref, rtol=1e-5, atol=1e-4)
+    assert torch.allclose(y.double()[0], cd.sum(dim=(0, 2)), atol=1e-4)
 
 
 SUMS16 = """

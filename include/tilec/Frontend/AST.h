@@ -38,6 +38,7 @@ public:
     Unary,
     Binary,
     BoolOp,
+    IfExp,
     Compare,
     Call,
     Attribute,
@@ -157,6 +158,18 @@ public:
   BoolOpKind op;
   ExprPtr lhs, rhs;
   static bool classof(const Expr *e) { return e->getKind() == Kind::BoolOp; }
+};
+
+/// The conditional expression `body if test else orelse`: only the taken
+/// side is evaluated.
+class IfExp : public Expr {
+public:
+  IfExp(llvm::SMRange r, ExprPtr body, ExprPtr test, ExprPtr orelse)
+      : Expr(Kind::IfExp, r), body(std::move(body)), test(std::move(test)),
+        orelse(std::move(orelse)) {}
+  ExprPtr body, test, orelse;
+  llvm::SMLoc ifLoc; // location of the 'if' token
+  static bool classof(const Expr *e) { return e->getKind() == Kind::IfExp; }
 };
 
 enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne };
