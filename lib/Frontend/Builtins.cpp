@@ -525,15 +525,32 @@ static Val emitGather(const Args &a) {
                                              *padding));
 }
 
-static Val emitScatter(const Args &a) {
+/// scatter(), and with `combine` scatter_add/max/min(): each element
+/// combined atomically where its indices name (two naming one place both
+/// count), on the element types the atomics take.
+static Val emitScatter(const Args &a,
+                       std::optional<tile::ReduceKind> combine = {}) {
   auto s = indexedArgs(a, /*scatter=*/true);
   if (!s)
     return Val::invalid();
   auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
-  if (type.getElementType().isInteger(1))
-    return a.em.error(a.loc(0), "scatter(): bool tensors are not supported");
+  Type elt = type.getElementType();
+  if (elt.isInteger(1))
+    return a.em.error(a.loc(0), a.fname + "(): bool tensors are not supported");
+  if (combine) {
+    bool sum = *combine == tile::ReduceKind::Sum;
+    if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
+            : !(elt.isF32() || elt.isInteger(32)))
+      return a.em.error(a.loc(0), a.fname + "() on a tensor of " +
+                                      typeName(elt) + " is not supported: " +
+                                      (sum ? "f32, f16, bf16 and i32 are"
+                                           : "f32 and i32 are"));
+  }
+  tile::ReduceKindAttr kind =
+      combine ? tile::ReduceKindAttr::get(a.em.builder.getContext(), *combine)
+              : tile::ReduceKindAttr();
   tile::ScatterOp::create(a.em.builder, a.em.loc(a.callLoc), a[0].value,
-                          s->indices, s->tile);
+                          s->indices, s->tile, kind);
   return Val::none();
 }
 
@@ -1526,6 +1543,14 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"tensor", true}, {"indices", true}, {"tile", true}});
     return a ? emitScatter(*a) : Val::invalid();
   }
+  if (fn == "scatter_add" || fn == "scatter_max" || fn == "scatter_min") {
+    auto a = bind({{"tensor", true}, {"indices", true}, {"tile", true}});
+    if (!a)
+      return Val::invalid();
+    return emitScatter(*a, fn == "scatter_add"   ? tile::ReduceKind::Sum
+                           : fn == "scatter_max" ? tile::ReduceKind::Max
+                                                 : tile::ReduceKind::Min);
+  }
   if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min") {
     auto a = bind(
         {{"tensor", true}, {"index", true}, {"tile", true}, {"order", false}});
@@ -1608,6 +1633,9 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "argmax",        "argmin",     "cat",          "cumsum",
         "gather",        "scatter",    "cluster_rank", "cluster_barrier",
         "cluster_gather"};
+    // The combining scatters.
+    for (const char *f : {"scatter_add", "scatter_max", "scatter_min"})
+      list.push_back(f);
     for (const char *f : kUnaryMath)
       list.push_back(f);
     for (const TileMethod &m : kTileMethods)

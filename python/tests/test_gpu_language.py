@@ -573,6 +573,66 @@ def test_reductions_over_several_axes(torch_gpu, arch):
     assert torch.allclose(y.double()[0], cd.sum(dim=(0, 2)), atol=1e-4)
 
 
+SCATTERS = """
+kernel scatters(Bins: Tensor[i32, 1], Hist: Tensor[i32, 1], Ids: Tensor[i32, 1],
+                G: Tensor[DTYPE, 2], E: Tensor[DTYPE, 2], Hi: Tensor[f32, 1],
+                Lo: Tensor[f32, 1], DTYPE: const dtype = f32):
+    b = load(Bins, index=(bid(0),), shape=(256,))
+    scatter_add(Hist, (b,), ones((256,), dtype=i32))
+    ids = load(Ids, index=(bid(0),), shape=(32,))
+    g = load(G, index=(bid(0), 0), shape=(32, 128))
+    scatter_add(E, (ids[:, None], arange(128)[None, :]), g)
+    gf = g.astype(f32)
+    scatter_max(Hi, (ids,), max(gf, axis=1))
+    scatter_min(Lo, (ids,), min(gf, axis=1))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_combining_scatters(torch_gpu, arch, dtype):
+    """scatter_add / scatter_max / scatter_min: elements naming one place
+    all count (a histogram of 8 bins over 1024 values, rows added into 16
+    of 100 rows, some indices past the tensor), against float64; every
+    element once though the row maxima's layout holds each in several
+    threads."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    if dtype == "bfloat16" and arch == "sm_80":
+        pytest.skip("red.global.add.bf16 needs sm_90")
+    torch.manual_seed(8)
+    dt = getattr(torch, dtype)
+    blocks = 4
+    bins = torch.randint(0, 9, (blocks * 256,), device="cuda",
+                         dtype=torch.int32)          # 8: past the end
+    hist = torch.zeros(8, device="cuda", dtype=torch.int32)
+    ids = torch.randint(0, 16, (blocks * 32,), device="cuda",
+                        dtype=torch.int32)
+    ids[::7] = 100                                   # past the tensor
+    g = torch.randn(blocks * 32, 128, device="cuda").to(dt)
+    e = torch.zeros(100, 128, device="cuda", dtype=dt)
+    hi = torch.full((100,), -float("inf"), device="cuda")
+    lo = torch.full((100,), float("inf"), device="cuda")
+    kernel = tilec.compile(SCATTERS, name="scatters.tile", arch=arch,
+                           DTYPE={"float32": "f32", "float16": "f16",
+                                  "bfloat16": "bf16"}[dtype])
+    kernel[blocks](bins, hist, ids, g, e, hi, lo)
+    torch.cuda.synchronize()
+    assert hist.tolist() == torch.bincount(bins.long(), minlength=9)[:8] \
+        .tolist()
+    inside = ids < 100
+    ref = torch.zeros(100, 128, dtype=torch.float64, device="cuda")
+    ref.index_add_(0, ids[inside].long(), g[inside].double())
+    tol = {"float32": 1e-5, "float16": 2e-2, "bfloat16": 1.5e-1}[dtype]
+    assert torch.allclose(e.double(), ref, atol=tol, rtol=tol)
+    gf = g.float()
+    ref_hi = torch.full((100,), -float("inf"), device="cuda")
+    ref_hi.scatter_reduce_(0, ids[inside].long(), gf[inside].amax(1), "amax")
+    ref_lo = torch.full((100,), float("inf"), device="cuda")
+    ref_lo.scatter_reduce_(0, ids[inside].long(), gf[inside].amin(1), "amin")
+    assert torch.equal(hi, ref_hi) and torch.equal(lo, ref_lo)
+
+
 SUMS16 = """
 kernel sums16(X: Tensor[bf16, 2], Y: Tensor[f16, 2], SX: Tensor[bf16, 2],
               SY: Tensor[f16, 2]):

@@ -484,13 +484,30 @@ void GatherOp::getEffects(
 }
 
 LogicalResult ScatterOp::verify() {
-  return verifyIndexed(*this, getTensor().getType(), getIndices(),
-                       getValue().getType(), "stored tile");
+  if (failed(verifyIndexed(*this, getTensor().getType(), getIndices(),
+                           getValue().getType(), "stored tile")))
+    return failure();
+  std::optional<ReduceKind> combine = getCombine();
+  if (!combine)
+    return success();
+  Type elt = getValue().getType().getElementType();
+  bool sum = *combine == ReduceKind::Sum;
+  if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
+          : !(elt.isF32() || elt.isInteger(32)))
+    return emitOpError() << "combine(" << stringifyReduceKind(*combine)
+                         << ") on " << elt << " is not supported ("
+                         << (sum ? "f32, f16, bf16 and i32" : "f32 and i32")
+                         << ")";
+  return success();
 }
 
 void ScatterOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
+  // A combining scatter reads what it combines with.
+  if (getCombine())
+    effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                         SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
                        SideEffects::DefaultResource::get());
 }

@@ -418,14 +418,23 @@ def Tile_ScatterOp : Tile_Op<"scatter", [
     tensor (the others are not written). Where two elements name the same
     place, one of them is written; which one is not specified.
 
+    With `combine`, each element is instead combined with the tensor's by an
+    atomic read-modify-write (`red.global`, as `tile.atomic_rmw`), once per
+    element of `value` (a layout that holds it in several threads combines
+    it in one): two elements naming the same place both count (an
+    index_add, a histogram, an expert's outputs added back to their tokens).
+    sum on f32, f16, bf16 (sm_90) and i32; max and min on f32 and i32.
+
     ```mlir
     tile.scatter %O[%rows, %cols], %x : !tile.global<f32, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf32>
+    tile.scatter combine(sum) %H[%bins], %ones : !tile.global<i32, 1>[tensor<256xi32>], tensor<256xi32>
     ```
   }];
   let arguments = (ins Tile_GlobalTensorType:$tensor,
-                       Variadic<Tile_IntTile>:$indices, Tile_Tile:$value);
+                       Variadic<Tile_IntTile>:$indices, Tile_Tile:$value,
+                       OptionalAttr<Tile_ReduceKind>:$combine);
   let assemblyFormat = [{
-    $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `[` type($indices) `]` `,` type($value)
+    (`combine` `(` $combine^ `)`)? $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `[` type($indices) `]` `,` type($value)
   }];
   let hasVerifier = 1;
 }

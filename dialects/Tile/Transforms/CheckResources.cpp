@@ -77,14 +77,23 @@ struct CheckResourcesPass
 
     // Instructions the target lacks.
     LogicalResult supported = success();
-    func.walk([&](AtomicRMWOp op) {
-      Type elt = op.getValue().getType().getElementType();
-      if (op.getKind() != ReduceKind::Sum || !elt.isBF16() ||
-          limits.bf16AtomicAdd)
+    func.walk([&](Operation *op) {
+      // atomic_add and scatter_add of bf16.
+      std::optional<ReduceKind> kind;
+      Type elt;
+      if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
+        kind = rmw.getKind();
+        elt = rmw.getValue().getType().getElementType();
+      } else if (auto scatter = dyn_cast<ScatterOp>(op)) {
+        kind = scatter.getCombine();
+        elt = scatter.getValue().getType().getElementType();
+      }
+      if (kind != ReduceKind::Sum || !elt.isBF16() || limits.bf16AtomicAdd)
         return WalkResult::advance();
       supported = emitError(getUserFacingLoc(op))
-                  << "atomic_add on bf16 needs sm_90 (red.global.add.bf16); "
-                  << arch << " has it for f16, f32 and i32: accumulate in f32";
+                  << (isa<ScatterOp>(op) ? "scatter_add" : "atomic_add")
+                  << " on bf16 needs sm_90 (red.global.add.bf16); " << arch
+                  << " has it for f16, f32 and i32: accumulate in f32";
       return WalkResult::interrupt();
     });
     if (failed(supported))

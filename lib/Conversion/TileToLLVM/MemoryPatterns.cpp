@@ -513,33 +513,6 @@ struct GatherLowering : OpConversionPattern<tile::GatherOp> {
   }
 };
 
-struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(tile::ScatterOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getValue().getType();
-    Type elt = registerType(type.getElementType());
-    SmallVector<ValueRange> indexRegs(adaptor.getIndices().begin(),
-                                      adaptor.getIndices().end());
-    IndexedAccess access(rewriter, loc, op, adaptor.getTensor(),
-                         op.getIndices(), indexRegs, type, elt);
-    unsigned vec = access.getVectorLength();
-    auto [words, wordBits] = wordShape(vec, bitWidth(elt));
-    (void)words;
-    ValueRange values = adaptor.getValue();
-    for (unsigned r = 0; r < values.size(); r += vec) {
-      auto [address, ok] = access.at(r);
-      SmallVector<Value> slice(values.slice(r, vec));
-      predicatedStore(rewriter, loc, address, ok,
-                      packWords(rewriter, loc, slice), wordBits);
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// The PTX of one predicated reduction of a register into global memory:
 /// `$0` the predicate (i32), `$1` the address, `$2` the value's bits.
 std::string reductionPtx(tile::ReduceKind kind, Type elt) {
@@ -592,6 +565,92 @@ std::pair<std::string, std::string> vectorReductionPtx(Type elt, unsigned vec) {
   text += (words > 1 ? "{" + list + "}" : list) + ";\n}";
   return {text, constraints};
 }
+
+/// tile.scatter: each vector of registers by a predicated store at the
+/// addresses its index registers name. With `combine`, by `red.global`
+/// instead (as tile.atomic_rmw): each element once, by the first holder of
+/// a layout that replicates it, a sum of floats on sm_90 in vectors where
+/// the indices run contiguously along the tensor's last dimension.
+struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
+  ScatterLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                  bool vectorReductions)
+      : OpConversionPattern(converter, ctx),
+        vectorReductions(vectorReductions) {}
+  bool vectorReductions;
+
+  LogicalResult
+  matchAndRewrite(tile::ScatterOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type elt = registerType(type.getElementType());
+    SmallVector<ValueRange> indexRegs(adaptor.getIndices().begin(),
+                                      adaptor.getIndices().end());
+    IndexedAccess access(rewriter, loc, op, adaptor.getTensor(),
+                         op.getIndices(), indexRegs, type, elt);
+    unsigned vec = access.getVectorLength();
+    ValueRange values = adaptor.getValue();
+    std::optional<tile::ReduceKind> combine = op.getCombine();
+    if (!combine) {
+      auto [words, wordBits] = wordShape(vec, bitWidth(elt));
+      (void)words;
+      for (unsigned r = 0; r < values.size(); r += vec) {
+        auto [address, ok] = access.at(r);
+        SmallVector<Value> slice(values.slice(r, vec));
+        predicatedStore(rewriter, loc, address, ok,
+                        packWords(rewriter, loc, slice), wordBits);
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    LinearLayout layout = getLinearLayout(type);
+    unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
+    unsigned zeros = llvm::popcount(regMask) +
+                     llvm::popcount(replicaMask(layout, LinearLayout::kLane)) +
+                     llvm::popcount(replicaMask(layout, LinearLayout::kWarp));
+    if (layout.getMatrixRank() + zeros != layout.getTotalInBits())
+      return op.emitError() << "a combining scatter of a tile whose layout "
+                               "holds an element in several places other "
+                               "than by broadcast is not supported: "
+                            << type;
+    Value owner = firstHolder(rewriter, loc, layout);
+    Type valueElt = type.getElementType();
+    unsigned step = 1;
+    std::string text, constraints;
+    if (vectorReductions && *combine == tile::ReduceKind::Sum &&
+        (valueElt.isF32() || valueElt.isF16() || valueElt.isBF16()) &&
+        vec >= 2) {
+      step = vec;
+      std::tie(text, constraints) = vectorReductionPtx(valueElt, vec);
+    } else {
+      text = reductionPtx(*combine, valueElt);
+      constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
+    }
+    Type word = rewriter.getIntegerType(bitWidth(elt));
+    for (unsigned r = 0; r < values.size(); r += step) {
+      if (r & regMask)
+        continue;
+      auto [address, ok] = access.at(r);
+      Value pred =
+          owner ? Value(arith::AndIOp::create(rewriter, loc, ok, owner)) : ok;
+      SmallVector<Value> operands = {
+          arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
+          address};
+      if (step == 1) {
+        Value v = values[r];
+        if (v.getType() != word)
+          v = arith::BitcastOp::create(rewriter, loc, word, v);
+        operands.push_back(v);
+      } else {
+        SmallVector<Value> slice(values.slice(r, step));
+        llvm::append_range(operands, packWords(rewriter, loc, slice));
+      }
+      inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
 /// tile.atomic_rmw: each element, once, by `red.global` at its address,
 /// predicated on being inside the tensor. A layout may hold an element in
@@ -936,9 +995,9 @@ struct DimLowering : OpConversionPattern<tile::DimOp> {
 void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    bool vectorReductions,
                                    RewritePatternSet &patterns) {
-  patterns.add<LoadLowering, StoreLowering, GatherLowering, ScatterLowering,
-               DimLowering, AsyncCopyLowering, AsyncWaitLowering, ItemLowering,
+  patterns.add<LoadLowering, StoreLowering, GatherLowering, DimLowering,
+               AsyncCopyLowering, AsyncWaitLowering, ItemLowering,
                BlockAtomicLowering>(converter, patterns.getContext());
-  patterns.add<AtomicRMWLowering>(converter, patterns.getContext(),
-                                  vectorReductions);
+  patterns.add<AtomicRMWLowering, ScatterLowering>(
+      converter, patterns.getContext(), vectorReductions);
 }

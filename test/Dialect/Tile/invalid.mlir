@@ -2063,6 +2063,14 @@ func.func @scatter_shapes(%O: !tile.global<f32, 1>, %r: tensor<64xi32>, %v: tens
 
 // -----
 
+func.func @scatter_combine_type(%O: !tile.global<f16, 1>, %r: tensor<64xi32>, %v: tensor<64xf16>) {
+  // expected-error @+1 {{'tile.scatter' op combine(max) on 'f16' is not supported (f32 and i32)}}
+  tile.scatter combine(max) %O[%r], %v : !tile.global<f16, 1>[tensor<64xi32>], tensor<64xf16>
+  return
+}
+
+// -----
+
 func.func @timestamp_records(%t: i64) {
   // expected-error @+1 {{'tile.timestamp' op attribute 'records' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
   tile.timestamp %t {records = 0 : i32, site = 0 : i32}

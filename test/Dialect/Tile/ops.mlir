@@ -157,6 +157,8 @@ func.func @gather_scatter(%E: !tile.global<f16, 2>, %r: tensor<64x128xi32>, %c: 
   %h = tile.gather %E[%r, %c] {padding = -1.0 : f16} : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>] -> tensor<64x128xf16>
   // CHECK-NEXT: tile.scatter %[[E]][%[[C]], %[[R]]], %[[G]] : <f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
   tile.scatter %E[%c, %r], %g : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
+  // CHECK-NEXT: tile.scatter combine(sum) %[[E]][%[[C]], %[[R]]], %[[G]] : <f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
+  tile.scatter combine(sum) %E[%c, %r], %g : !tile.global<f16, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf16>
   // CHECK-NEXT: return
   return
 }
