@@ -1320,6 +1320,119 @@ static Val emitCdiv(const Args &a) {
       arith::CeilDivSIOp::create(em.builder, em.loc(a.callLoc), l, r));
 }
 
+/// num_tiles(array, axis, shape, order=None): the tiles of `shape` along
+/// view axis `axis` of the array seen through `order` (load's), as cuTile's
+/// ct.num_tiles: cdiv(array.shape[order[axis]], shape[axis]), an i32.
+static Val emitNumTiles(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0))
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  unsigned rank = type.getRank();
+  auto axis = axisArg(a, 1, rank);
+  auto shape = constIntsArg(a, 2, "shape");
+  auto order = orderArg(a, 3, rank);
+  if (!axis || !shape || !order)
+    return Val::invalid();
+  if (shape->size() != rank) {
+    return em.error(a.loc(2), a.fname + "(): the tile shape has " +
+                                  std::to_string(shape->size()) +
+                                  " dimensions but the array has rank " +
+                                  std::to_string(rank));
+  }
+  int64_t extent = (*shape)[*axis];
+  if (extent <= 0 || extent > std::numeric_limits<int32_t>::max())
+    return em.error(a.loc(2), a.fname +
+                                  "(): tile dimensions must be "
+                                  "positive, got " +
+                                  shapeString(*shape));
+  int64_t dim = order->empty() ? *axis : (*order)[*axis];
+  Location location = em.loc(a.callLoc);
+  Value size = tile::DimOp::create(em.builder, location, a[0].value,
+                                   em.builder.getI32IntegerAttr(dim));
+  Value tiles = arith::CeilDivSIOp::create(
+      em.builder, location, size,
+      arith::ConstantIntOp::create(em.builder, location, extent, 32));
+  return Val::dynamic(tiles);
+}
+
+/// expand_dims(x, axis): a new axis of size 1 at `axis` (x[:, None]).
+static Val emitExpandDims(const Args &a) {
+  Emitter &em = a.em;
+  if (!requireTile(a, 0, "the value"))
+    return Val::invalid();
+  ArrayRef<int64_t> shape = a[0].getShape();
+  auto axis = axisArg(a, 1, shape.size() + 1);
+  if (!axis)
+    return Val::invalid();
+  SmallVector<int64_t> expanded(shape);
+  expanded.insert(expanded.begin() + *axis, 1);
+  return Val::dynamic(tile::ExpandDimsOp::create(
+      em.builder, em.loc(a.callLoc),
+      RankedTensorType::get(expanded, a[0].getElementType()), a[0].value,
+      em.builder.getI32IntegerAttr(static_cast<int32_t>(*axis))));
+}
+
+/// broadcast_to(x, shape): numpy's broadcast of a tile (or a number) to
+/// `shape`, which must be what x and shape broadcast to.
+static Val emitBroadcastTo(const Args &a) {
+  Emitter &em = a.em;
+  const Val &x = a[0];
+  if (!x.isNumeric())
+    return em.error(a.loc(0), a.fname + "() cannot broadcast " + x.describe());
+  auto shape = constIntsArg(a, 1, "shape");
+  if (!shape || !em.checkTileShape(*shape, a.loc(1)))
+    return Val::invalid();
+  auto joint = em.broadcastShapes(x.getShape(), *shape, a.callLoc);
+  if (!joint)
+    return Val::invalid();
+  if (ArrayRef<int64_t>(*joint) != ArrayRef<int64_t>(*shape))
+    return em.error(a.callLoc, a.fname + "(): cannot broadcast a tile " +
+                                   shapeString(x.getShape()) + " to " +
+                                   shapeString(*shape));
+  Type elt = x.isDynamic() ? x.getElementType() : em.defaultType(x);
+  Value v = em.coerce(x, elt, *shape, a.loc(0));
+  return v ? Val::dynamic(v) : Val::invalid();
+}
+
+/// fma(a, b, c): a * b + c, promoted and broadcast as `+`; floats by one
+/// fused multiply-add (`math.fma`: fma.rn, one rounding), integers by a
+/// multiply and an add.
+static Val emitFma(const Args &a) {
+  Emitter &em = a.em;
+  const Val &x = a[0], &y = a[1], &z = a[2];
+  for (unsigned i = 0; i < 3; ++i)
+    if (!a[i].isNumeric())
+      return em.error(a.loc(i),
+                      a.fname + "() cannot be applied to " + a[i].describe());
+  if (x.isConstNumber() && y.isConstNumber() && z.isConstNumber()) {
+    Val product = em.emitBinary(ast::BinaryOp::Mul, x, y, a.callLoc);
+    return em.emitBinary(ast::BinaryOp::Add, product, z, a.callLoc);
+  }
+  Type elt = em.promote(x, y, a.callLoc, a.fname + "()");
+  if (!elt)
+    return Val::invalid();
+  Val xy = Val::dynamic(em.coerce(x, elt, x.getShape(), a.loc(0)));
+  elt = em.promote(xy, z, a.callLoc, a.fname + "()");
+  if (!elt || !em.requireArithmetic(xy, a.loc(0), a.fname + "()"))
+    return Val::invalid();
+  auto shapeOr = em.resultShape({&x, &y, &z}, a.callLoc);
+  if (!shapeOr)
+    return Val::invalid();
+  Value l = em.coerce(x, elt, *shapeOr, a.loc(0));
+  Value r = em.coerce(y, elt, *shapeOr, a.loc(1));
+  Value c = em.coerce(z, elt, *shapeOr, a.loc(2));
+  if (!l || !r || !c)
+    return Val::invalid();
+  Location location = em.loc(a.callLoc);
+  if (isa<FloatType>(elt))
+    return Val::dynamic(math::FmaOp::create(em.builder, location, l, r, c));
+  if (elt.isInteger(1))
+    return em.error(a.callLoc, a.fname + "() needs numbers, got bools");
+  Value m = arith::MulIOp::create(em.builder, location, l, r);
+  return Val::dynamic(arith::AddIOp::create(em.builder, location, m, c));
+}
+
 static Val emitAstype(const Args &a) {
   Emitter &em = a.em;
   Type t = dtypeArg(a, 1);
@@ -1606,6 +1719,23 @@ Val Emitter::emitCall(const ast::Call &call) {
     auto a = bind({{"x", true}, {"y", true}});
     return a ? emitCdiv(*a) : Val::invalid();
   }
+  if (fn == "num_tiles") {
+    auto a = bind(
+        {{"array", true}, {"axis", true}, {"shape", true}, {"order", false}});
+    return a ? emitNumTiles(*a) : Val::invalid();
+  }
+  if (fn == "expand_dims") {
+    auto a = bind({{"x", true}, {"axis", true}});
+    return a ? emitExpandDims(*a) : Val::invalid();
+  }
+  if (fn == "broadcast_to") {
+    auto a = bind({{"x", true}, {"shape", true}});
+    return a ? emitBroadcastTo(*a) : Val::invalid();
+  }
+  if (fn == "fma") {
+    auto a = bind({{"a", true}, {"b", true}, {"c", true}});
+    return a ? emitFma(*a) : Val::invalid();
+  }
   for (const TileMethod &m : kTileMethods)
     if (fn == m.name) {
       auto a = bind(m.params);
@@ -1633,8 +1763,9 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "argmax",        "argmin",     "cat",          "cumsum",
         "gather",        "scatter",    "cluster_rank", "cluster_barrier",
         "cluster_gather"};
-    // The combining scatters.
-    for (const char *f : {"scatter_add", "scatter_max", "scatter_min"})
+    // The combining scatters, and cuTile's shape helpers and fma.
+    for (const char *f : {"scatter_add", "scatter_max", "scatter_min",
+                          "num_tiles", "expand_dims", "broadcast_to", "fma"})
       list.push_back(f);
     for (const char *f : kUnaryMath)
       list.push_back(f);

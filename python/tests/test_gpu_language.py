@@ -7,7 +7,8 @@ combining once, every element type); the math functions at their
 documented precision; row reductions stored as vectors; loops unrolled by
 static_range (a causal conv1d); slices and joins held in place (rotary
 embeddings, kernels/rotary.tile); conditional expressions, powers with
-constant exponents and reductions over several axes or to a scalar.
+constant exponents, reductions over several axes or to a scalar, combining
+scatters and cuTile's fma, expand_dims, broadcast_to and num_tiles.
 Skipped without PyTorch and a CUDA GPU."""
 
 import math
@@ -631,6 +632,35 @@ def test_combining_scatters(torch_gpu, arch, dtype):
     ref_lo = torch.full((100,), float("inf"), device="cuda")
     ref_lo.scatter_reduce_(0, ids[inside].long(), gf[inside].amin(1), "amin")
     assert torch.equal(hi, ref_hi) and torch.equal(lo, ref_lo)
+
+
+HELPERS = """
+kernel helpers(X: Tensor[f32, 2], Y: Tensor[f32, 2], N: Tensor[i32, 1]):
+    cols = broadcast_to(expand_dims(arange(64, dtype=i32), 0), (16, 64))
+    x = load(X, index=(bid(0), 0), shape=(16, 64))
+    store(Y, index=(bid(0), 0), tile=fma(x, x, cols.astype(f32)))
+    n = num_tiles(X, 0, (16, 64)) * 100 + num_tiles(X, 0, (64, 16),
+                                                    order=(1, 0))
+    store(N, index=(0,), tile=broadcast_to(n, (1,)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_cutile_helpers(torch_gpu, arch):
+    """cuTile's fma (one rounding), expand_dims / broadcast_to and
+    num_tiles (through a view's order), against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(9)
+    x = torch.randn(48, 64, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    n = torch.zeros(1, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(HELPERS, name="helpers.tile", arch=arch)
+    kernel[3](x, y, n)
+    torch.cuda.synchronize()
+    ref = x.double() * x.double() + torch.arange(64, device="cuda")
+    assert torch.allclose(y.double(), ref, rtol=1e-6, atol=1e-6)
+    assert n.item() == 3 * 100 + 1   # 48 rows / 16; 64 columns / 64
 
 
 SUMS16 = """
