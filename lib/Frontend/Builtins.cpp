@@ -802,7 +802,8 @@ static Val emitReduce(const Args &a, tile::ReduceKind kind) {
   bool scalar = !keepdims && axes->size() == shape.size();
   Location location = em.loc(a.callLoc);
   Value v = a[0].value;
-  if (kind == tile::ReduceKind::Sum && a[0].getElementType().isInteger(1))
+  if ((kind == tile::ReduceKind::Sum || kind == tile::ReduceKind::Prod) &&
+      a[0].getElementType().isInteger(1))
     v = em.castElements(v, em.builder.getI32Type(), location);
   Type elt = getElementTypeOrSelf(v.getType());
   // (The last axis first: the others keep their numbers when it is
@@ -1679,9 +1680,11 @@ Val Emitter::emitCall(const ast::Call &call) {
   }
   if (fn == "max" || fn == "min")
     return emitMinMaxCall(*this, call, fn == "max");
-  if (fn == "sum") {
+  if (fn == "sum" || fn == "prod") {
     auto a = bind({{"x", true}, {"axis", false}, {"keepdims", false}});
-    return a ? emitReduce(*a, tile::ReduceKind::Sum) : Val::invalid();
+    return a ? emitReduce(*a, fn == "sum" ? tile::ReduceKind::Sum
+                                          : tile::ReduceKind::Prod)
+             : Val::invalid();
   }
   if (fn == "cumsum") {
     auto a = bind({{"x", true}, {"axis", true}});
@@ -1764,8 +1767,9 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "gather",        "scatter",    "cluster_rank", "cluster_barrier",
         "cluster_gather"};
     // The combining scatters, and cuTile's shape helpers and fma.
-    for (const char *f : {"scatter_add", "scatter_max", "scatter_min",
-                          "num_tiles", "expand_dims", "broadcast_to", "fma"})
+    for (const char *f :
+         {"scatter_add", "scatter_max", "scatter_min", "num_tiles",
+          "expand_dims", "broadcast_to", "fma", "prod"})
       list.push_back(f);
     for (const char *f : kUnaryMath)
       list.push_back(f);

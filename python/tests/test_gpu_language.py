@@ -542,13 +542,14 @@ def test_powers(torch_gpu, arch):
 
 TOTALS = """
 kernel totals(X: Tensor[f32, 2], C: Tensor[f32, 3], S: Tensor[f32, 1],
-              Y: Tensor[f32, 2]):
+              Y: Tensor[f32, 2], P: Tensor[f32, 1]):
     x = load(X, index=(0, 0), shape=(64, 128))
     c = load(C, index=(0, 0, 0), shape=(4, 32, 16))
     k = arange(4, dtype=i32)
     s = where(k == 0, sum(x), where(k == 1, max(x), where(k == 2, min(x),
               sum(c))))
     store(S, index=(0,), tile=s)
+    store(P, index=(0,), tile=prod(1.0 + c * 0.01, axis=(0, 2)))
     store(Y, index=(0, 0),
           tile=sum(c, axis=(0, -1), keepdims=True).reshape((1, 32)))
 """
@@ -557,7 +558,7 @@ kernel totals(X: Tensor[f32, 2], C: Tensor[f32, 3], S: Tensor[f32, 1],
 @pytest.mark.parametrize("arch", ARCHS)
 def test_reductions_over_several_axes(torch_gpu, arch):
     """sum/max/min with no axis (a run-time scalar, every thread holding it)
-    and over a tuple of axes, against float64."""
+    and sum/prod over a tuple of axes, against float64."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     torch.manual_seed(7)
@@ -565,13 +566,16 @@ def test_reductions_over_several_axes(torch_gpu, arch):
     c = torch.randn(4, 32, 16, device="cuda")
     s = torch.full((4,), float("nan"), device="cuda")
     y = torch.full((1, 32), float("nan"), device="cuda")
+    p = torch.full((32,), float("nan"), device="cuda")
     kernel = tilec.compile(TOTALS, name="totals.tile", arch=arch)
-    kernel[1](x, c, s, y)
+    kernel[1](x, c, s, y, p)
     torch.cuda.synchronize()
     xd, cd = x.double(), c.double()
     ref = torch.stack([xd.sum(), xd.max(), xd.min(), cd.sum()])
     assert torch.allclose(s.double(), ref, rtol=1e-5, atol=1e-4)
     assert torch.allclose(y.double()[0], cd.sum(dim=(0, 2)), atol=1e-4)
+    ref_p = (1.0 + c * 0.01).double().prod(dim=2).prod(dim=0)
+    assert torch.allclose(p.double(), ref_p, rtol=1e-5)
 
 
 SCATTERS = """

@@ -332,6 +332,22 @@ func.func @reduce_product_lanes(%X: !tile.global<f32, 2>, %i: i32) attributes {t
 
 // -----
 
+// A product across the 32 lanes: five butterfly shuffles, each followed by a
+// multiply (no add): tile.reduce prod.
+// CHECK-LABEL: llvm.func @reduce_prod_lanes
+// CHECK-COUNT-5: nvvm.shfl.sync bfly {{.*}}
+// CHECK-NOT:   llvm.fadd
+// CHECK:       llvm.return
+#l1 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+func.func @reduce_prod_lanes(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<1x32xf32, #l1>
+  %s = tile.reduce prod %x {axis = 1 : i32, keepdims} : tensor<1x32xf32, #l1> -> tensor<1x1xf32, #l1>
+  tile.store %X[%i, %i], %s : !tile.global<f32, 2>, tensor<1x1xf32, #l1>
+  return
+}
+
+// -----
+
 // The same in f16 (add.rn.f16) and bf16 (fma.rn.bf16 with 1.0: sm_80 has
 // no bf16 add), on the halves' bits.
 // CHECK-LABEL: llvm.func @reduce_product_lanes_16

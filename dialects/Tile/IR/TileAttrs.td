@@ -11,7 +11,8 @@ include "mlir/IR/TensorEncoding.td"
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Max", 0, "max">,
     I32EnumAttrCase<"Min", 1, "min">,
-    I32EnumAttrCase<"Sum", 2, "sum">
+    I32EnumAttrCase<"Sum", 2, "sum">,
+    I32EnumAttrCase<"Prod", 3, "prod">
   ]> {
   let cppNamespace = "::mlir::tile";
 }

@@ -390,6 +390,9 @@ LogicalResult AtomicRMWOp::verify() {
   if (failed(verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
                               value, getOrder(), "combined tile")))
     return failure();
+  if (getKind() == ReduceKind::Prod)
+    return emitOpError("has no product (red.global adds, takes the maximum "
+                       "or the minimum)");
   Type elt = value.getElementType();
   bool isInt = elt.isInteger(32) || elt.isInteger(64);
   bool isFloat = elt.isF32() || elt.isF16() || elt.isBF16() || elt.isF64();
@@ -407,6 +410,9 @@ LogicalResult BlockAtomicOp::verify() {
                          << " indices (the tensor's rank), got "
                          << getIndices().size();
   Type elt = getValue().getType();
+  if (getKind() == ReduceKind::Prod)
+    return emitOpError("has no product (atom adds, takes the maximum or the "
+                       "minimum)");
   if (elt != tensor.getElementType())
     return emitOpError() << "the value is " << elt << " but the tensor holds "
                          << tensor.getElementType();
@@ -490,6 +496,9 @@ LogicalResult ScatterOp::verify() {
   std::optional<ReduceKind> combine = getCombine();
   if (!combine)
     return success();
+  if (*combine == ReduceKind::Prod)
+    return emitOpError("has no combine(prod) (red.global adds, takes the "
+                       "maximum or the minimum)");
   Type elt = getValue().getType().getElementType();
   bool sum = *combine == ReduceKind::Sum;
   if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
@@ -1107,6 +1116,8 @@ LogicalResult TmaLoadOp::verify() {
 }
 
 bool TmaStoreOp::isSupportedReduction(ReduceKind kind, Type type) {
+  if (kind == ReduceKind::Prod)
+    return false;
   if (type.isInteger(32))
     return true;
   if (type.isF16() || type.isBF16())

@@ -31,6 +31,9 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   case tile::ReduceKind::Sum:
     return isFloat ? Value(arith::AddFOp::create(b, loc, x, y))
                    : Value(arith::AddIOp::create(b, loc, x, y));
+  case tile::ReduceKind::Prod:
+    return isFloat ? Value(arith::MulFOp::create(b, loc, x, y))
+                   : Value(arith::MulIOp::create(b, loc, x, y));
   case tile::ReduceKind::Max:
     if (isFloat)
       return arith::MaxNumFOp::create(b, loc, x, y);
@@ -84,12 +87,16 @@ Value combineAcrossLanes(OpBuilder &b, Location loc, tile::ReduceKind kind,
   return arith::BitcastOp::create(b, loc, type, add.getResult(0));
 }
 
-/// The value that `kind` leaves unchanged: 0, the lowest or the highest
+/// The value that `kind` leaves unchanged: 0, 1, the lowest or the highest
 /// value of `type`.
 Value reductionIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind,
                         Type type) {
   if (kind == tile::ReduceKind::Sum)
     return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  if (kind == tile::ReduceKind::Prod)
+    return isa<FloatType>(type)
+               ? arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0))
+               : arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
   bool lowest = kind == tile::ReduceKind::Max;
   if (auto f = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(

@@ -508,6 +508,30 @@ func.func @atomic_unsupported(%O: !tile.global<i1, 1>, %i: i32, %v: tensor<64xi1
 
 // -----
 
+func.func @atomic_prod(%O: !tile.global<f32, 1>, %i: i32, %v: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op has no product (red.global adds, takes the maximum or the minimum)}}
+  tile.atomic_rmw prod %O[%i], %v : !tile.global<f32, 1>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @block_atomic_prod(%C: !tile.global<i32, 1>, %i: i32) -> i32 {
+  // expected-error @+1 {{'tile.block_atomic' op has no product (atom adds, takes the maximum or the minimum)}}
+  %0 = tile.block_atomic prod %C[%i], %i : !tile.global<i32, 1>, i32
+  return %0 : i32
+}
+
+// -----
+
+func.func @scatter_prod(%O: !tile.global<f32, 1>, %r: tensor<64xi32>, %v: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.scatter' op has no combine(prod) (red.global adds, takes the maximum or the minimum)}}
+  tile.scatter combine(prod) %O[%r], %v : !tile.global<f32, 1>[tensor<64xi32>], tensor<64xf32>
+  return
+}
+
+// -----
+
 func.func @block_atomic_rank(%C: !tile.global<i32, 2>, %i: i32) -> i32 {
   // expected-error @+1 {{'tile.block_atomic' op expected 2 indices (the tensor's rank), got 1}}
   %t = tile.block_atomic sum %C[%i], %i : !tile.global<i32, 2>, i32
@@ -1008,8 +1032,8 @@ func.func @reduce_element_type(%x: tensor<64x32xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<64x32xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [max, min, sum]}}
-  %0 = tile.reduce prod %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [max, min, sum, prod]}}
+  %0 = tile.reduce avg %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
   return
 }
 

@@ -336,6 +336,8 @@ func.func @reduce(%x: tensor<64x32xf32>, %i: tensor<8x4xi32>, %p: tensor<16xi1>)
   %4 = tile.reduce sum %x {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32>
   // CHECK-NEXT: tile.reduce sum %[[I]] {axis = 1 : i32, keepdims} : tensor<8x4xi32> -> tensor<8x1xi32>
   %5 = tile.reduce sum %i {axis = 1 : i32, keepdims} : tensor<8x4xi32> -> tensor<8x1xi32>
+  // CHECK-NEXT: tile.reduce prod %[[X]] {axis = 0 : i32} : tensor<64x32xf32> -> tensor<32xf32>
+  %p0 = tile.reduce prod %x {axis = 0 : i32} : tensor<64x32xf32> -> tensor<32xf32>
   // A 1-D tile reduces with keepdims to a 1-element tile; max of i1 is "any".
   // CHECK-NEXT: tile.reduce max %[[P]] {axis = 0 : i32, keepdims} : tensor<16xi1> -> tensor<1xi1>
   %6 = tile.reduce max %p {axis = 0 : i32, keepdims} : tensor<16xi1> -> tensor<1xi1>
