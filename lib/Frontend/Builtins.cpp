@@ -1019,20 +1019,23 @@ static Val emitCat(const Args &a) {
 
 /// cumsum(x, axis): the inclusive prefix sum along `axis` (a bool tile
 /// counts as i32).
-static Val emitCumsum(const Args &a) {
+/// cumsum, cumprod, cummax, cummin(x, axis): the inclusive scan along
+/// `axis` (tile.scan), in x's type (a bool tile's sum and product in i32).
+static Val emitScan(const Args &a, tile::ReduceKind kind) {
   Emitter &em = a.em;
-  if (!requireTile(a, 0, "the summed value") ||
-      !em.requireArithmetic(a[0], a.loc(0), "cumsum()"))
+  if (!requireTile(a, 0, "the scanned value") ||
+      !em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
     return Val::invalid();
   auto axis = axisArg(a, 1, a[0].getShape().size());
   if (!axis)
     return Val::invalid();
   Location location = em.loc(a.callLoc);
   Value x = a[0].value;
-  if (a[0].getElementType().isInteger(1))
+  if ((kind == tile::ReduceKind::Sum || kind == tile::ReduceKind::Prod) &&
+      a[0].getElementType().isInteger(1))
     x = em.castElements(x, em.builder.getI32Type(), location);
   return Val::dynamic(tile::ScanOp::create(em.builder, location, x.getType(),
-                                           tile::ReduceKind::Sum, x,
+                                           kind, x,
                                            static_cast<uint32_t>(*axis)));
 }
 
@@ -1686,9 +1689,13 @@ Val Emitter::emitCall(const ast::Call &call) {
                                           : tile::ReduceKind::Prod)
              : Val::invalid();
   }
-  if (fn == "cumsum") {
+  if (fn == "cumsum" || fn == "cumprod" || fn == "cummax" || fn == "cummin") {
     auto a = bind({{"x", true}, {"axis", true}});
-    return a ? emitCumsum(*a) : Val::invalid();
+    return a ? emitScan(*a, fn == "cumsum"    ? tile::ReduceKind::Sum
+                            : fn == "cumprod" ? tile::ReduceKind::Prod
+                            : fn == "cummax"  ? tile::ReduceKind::Max
+                                              : tile::ReduceKind::Min)
+             : Val::invalid();
   }
   if (fn == "cat") {
     auto a = bind({{"tiles", true}, {"axis", false}});
@@ -1767,9 +1774,9 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "gather",        "scatter",    "cluster_rank", "cluster_barrier",
         "cluster_gather"};
     // The combining scatters, and cuTile's shape helpers and fma.
-    for (const char *f :
-         {"scatter_add", "scatter_max", "scatter_min", "num_tiles",
-          "expand_dims", "broadcast_to", "fma", "prod"})
+    for (const char *f : {"scatter_add", "scatter_max", "scatter_min",
+                          "num_tiles", "expand_dims", "broadcast_to", "fma",
+                          "prod", "cumprod", "cummax", "cummin"})
       list.push_back(f);
     for (const char *f : kUnaryMath)
       list.push_back(f);

@@ -542,7 +542,7 @@ def test_powers(torch_gpu, arch):
 
 TOTALS = """
 kernel totals(X: Tensor[f32, 2], C: Tensor[f32, 3], S: Tensor[f32, 1],
-              Y: Tensor[f32, 2], P: Tensor[f32, 1]):
+              Y: Tensor[f32, 2], P: Tensor[f32, 1], Q: Tensor[f32, 3]):
     x = load(X, index=(0, 0), shape=(64, 128))
     c = load(C, index=(0, 0, 0), shape=(4, 32, 16))
     k = arange(4, dtype=i32)
@@ -552,13 +552,18 @@ kernel totals(X: Tensor[f32, 2], C: Tensor[f32, 3], S: Tensor[f32, 1],
     store(P, index=(0,), tile=prod(1.0 + c * 0.01, axis=(0, 2)))
     store(Y, index=(0, 0),
           tile=sum(c, axis=(0, -1), keepdims=True).reshape((1, 32)))
+    store(Q, index=(0, 0, 0),
+          tile=cumprod(1.0 + x * 0.01, axis=1).reshape((1, 64, 128)))
+    store(Q, index=(1, 0, 0), tile=cummax(x, 0).reshape((1, 64, 128)))
+    store(Q, index=(2, 0, 0), tile=cummin(x, axis=-1).reshape((1, 64, 128)))
 """
 
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_reductions_over_several_axes(torch_gpu, arch):
-    """sum/max/min with no axis (a run-time scalar, every thread holding it)
-    and sum/prod over a tuple of axes, against float64."""
+    """sum/max/min with no axis (a run-time scalar, every thread holding it),
+    sum/prod over a tuple of axes and the scans cumprod / cummax / cummin,
+    against float64."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     torch.manual_seed(7)
@@ -567,8 +572,9 @@ def test_reductions_over_several_axes(torch_gpu, arch):
     s = torch.full((4,), float("nan"), device="cuda")
     y = torch.full((1, 32), float("nan"), device="cuda")
     p = torch.full((32,), float("nan"), device="cuda")
+    q = torch.full((3, 64, 128), float("nan"), device="cuda")
     kernel = tilec.compile(TOTALS, name="totals.tile", arch=arch)
-    kernel[1](x, c, s, y, p)
+    kernel[1](x, c, s, y, p, q)
     torch.cuda.synchronize()
     xd, cd = x.double(), c.double()
     ref = torch.stack([xd.sum(), xd.max(), xd.min(), cd.sum()])
@@ -576,6 +582,10 @@ def test_reductions_over_several_axes(torch_gpu, arch):
     assert torch.allclose(y.double()[0], cd.sum(dim=(0, 2)), atol=1e-4)
     ref_p = (1.0 + c * 0.01).double().prod(dim=2).prod(dim=0)
     assert torch.allclose(p.double(), ref_p, rtol=1e-5)
+    assert torch.allclose(q[0].double(), torch.cumprod(1.0 + xd * 0.01, dim=1),
+                          rtol=1e-5)
+    assert torch.equal(q[1], torch.cummax(x, dim=0).values)
+    assert torch.equal(q[2], torch.cummin(x, dim=1).values)
 
 
 SCATTERS = """
