@@ -517,6 +517,25 @@ void Emitter::emitAssign(const ast::Assign &assign) {
     env[assign.targets[0]->id] = std::move(v);
     return;
   }
+  // a, b = A.shape: a run-time i32 per dimension (tile.dim).
+  if (v.kind == Val::Kind::ShapeOf) {
+    auto type = cast<tile::GlobalTensorType>(v.value.getType());
+    if (type.getRank() != assign.targets.size()) {
+      diag.error(assign.value->getLoc(),
+                 "cannot unpack the shape of a rank-" +
+                     std::to_string(type.getRank()) + " tensor into " +
+                     std::to_string(assign.targets.size()) + " names");
+      for (const auto &t : assign.targets)
+        env[t->id] = Val::invalid();
+      return;
+    }
+    std::vector<Val> dims;
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      dims.push_back(Val::dynamic(
+          tile::DimOp::create(builder, loc(assign.value->getLoc()), v.value,
+                              builder.getI32IntegerAttr(d))));
+    v = Val::tuple(std::move(dims));
+  }
   // a, b = tuple
   if (!v.isInvalid() &&
       (v.kind != Val::Kind::Tuple || v.elts.size() != assign.targets.size())) {
