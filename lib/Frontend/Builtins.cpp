@@ -320,23 +320,33 @@ template <typename OpTy> static Val emitGridQuery(const Args &a) {
       a.em.builder.getI32IntegerAttr(static_cast<int32_t>(*axis))));
 }
 
+/// arange(n, dtype=i32): 0 .. n-1, a tile.arange of i32 converted to a
+/// float dtype where one is asked for (exact up to 2^24 in f32, 2^11 in
+/// f16, 2^8 in bf16, as the conversion rounds).
 static Val emitArange(const Args &a) {
   auto n = constIntArg(a, 0, "the size");
   if (!n)
     return Val::invalid();
+  Type t = a.em.builder.getI32Type();
   if (a.has(1)) {
-    Type t = dtypeArg(a, 1);
+    t = dtypeArg(a, 1);
     if (!t)
       return Val::invalid();
-    if (!t.isInteger(32))
-      return a.em.error(a.loc(1), "arange(): only dtype=i32 is supported");
+    if (!t.isInteger(32) && !t.isF32() && !t.isF16() && !t.isBF16())
+      return a.em.error(a.loc(1), "arange(): dtype must be i32, f32, f16 or "
+                                  "bf16, got " +
+                                      typeName(t));
   }
   SmallVector<int64_t> shape = {*n};
   if (!a.em.checkTileShape(shape, a.loc(0)))
     return Val::invalid();
-  return Val::dynamic(tile::ArangeOp::create(
-      a.em.builder, a.em.loc(a.callLoc),
-      RankedTensorType::get(shape, a.em.builder.getI32Type())));
+  Location location = a.em.loc(a.callLoc);
+  Value iota = tile::ArangeOp::create(
+      a.em.builder, location,
+      RankedTensorType::get(shape, a.em.builder.getI32Type()));
+  if (!t.isInteger(32))
+    iota = a.em.castElements(iota, t, location);
+  return Val::dynamic(iota);
 }
 
 /// full(shape, value, dtype=None) and zeros(shape, dtype=f32).

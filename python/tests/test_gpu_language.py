@@ -650,9 +650,9 @@ def test_combining_scatters(torch_gpu, arch, dtype):
 
 HELPERS = """
 kernel helpers(X: Tensor[f32, 2], Y: Tensor[f32, 2], N: Tensor[i32, 1]):
-    cols = broadcast_to(expand_dims(arange(64, dtype=i32), 0), (16, 64))
+    cols = broadcast_to(expand_dims(arange(64, dtype=f32), 0), (16, 64))
     x = load(X, index=(bid(0), 0), shape=(16, 64))
-    store(Y, index=(bid(0), 0), tile=fma(x, x, cols.astype(f32)))
+    store(Y, index=(bid(0), 0), tile=fma(x, x, cols))
     n = num_tiles(X, 0, (16, 64)) * 100 + num_tiles(X, 0, (64, 16),
                                                     order=(1, 0))
     store(N, index=(0,), tile=broadcast_to(n, (1,)))
