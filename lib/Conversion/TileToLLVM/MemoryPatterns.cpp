@@ -566,6 +566,68 @@ std::pair<std::string, std::string> vectorReductionPtx(Type elt, unsigned vec) {
   return {text, constraints};
 }
 
+/// The `red.global` of every element of a tile of `type` (its registers
+/// `values`) that this thread holds first (a layout may hold an element in
+/// several registers or threads, the bases that are zero: only the holder
+/// with those bits clear combines it), at `at(r)`: the address and bounds
+/// check of the registers from `r`. On sm_90 (`vectorReductions`) a sum of
+/// floats combines the `vec` registers contiguous along the tensor's last
+/// dimension in one vector red (replicated registers are never among them:
+/// a zero basis ends the contiguous run). `skip(r)`: registers that are not
+/// the tile's own (a padded tile's).
+LogicalResult
+emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
+               RankedTensorType type, tile::ReduceKind kind, ValueRange values,
+               unsigned vec, bool vectorReductions,
+               llvm::function_ref<std::pair<Value, Value>(unsigned)> at,
+               llvm::function_ref<bool(unsigned)> skip) {
+  Type elt = type.getElementType();
+  LinearLayout layout = getLinearLayout(type);
+  unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
+  unsigned zeros = llvm::popcount(regMask) +
+                   llvm::popcount(replicaMask(layout, LinearLayout::kLane)) +
+                   llvm::popcount(replicaMask(layout, LinearLayout::kWarp));
+  if (layout.getMatrixRank() + zeros != layout.getTotalInBits())
+    return op->emitError() << "atomics on a tile whose layout holds an "
+                              "element in several places other than by "
+                              "broadcast are not supported: "
+                           << type;
+  Value owner = firstHolder(rewriter, loc, layout);
+  unsigned step = 1;
+  std::string text, constraints;
+  if (vectorReductions && kind == tile::ReduceKind::Sum &&
+      (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
+    step = vec;
+    std::tie(text, constraints) = vectorReductionPtx(elt, vec);
+  } else {
+    text = reductionPtx(kind, elt);
+    constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
+  }
+  Type word = rewriter.getIntegerType(bitWidth(elt));
+  for (unsigned r = 0; r < values.size(); r += step) {
+    if ((r & regMask) || skip(r))
+      continue;
+    auto [address, inBounds] = at(r);
+    Value pred =
+        owner ? Value(arith::AndIOp::create(rewriter, loc, inBounds, owner))
+              : inBounds;
+    SmallVector<Value> operands = {
+        arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
+        address};
+    if (step == 1) {
+      Value v = values[r];
+      if (v.getType() != word)
+        v = arith::BitcastOp::create(rewriter, loc, word, v);
+      operands.push_back(v);
+    } else {
+      SmallVector<Value> slice(values.slice(r, step));
+      llvm::append_range(operands, packWords(rewriter, loc, slice));
+    }
+    inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+  }
+  return success();
+}
+
 /// tile.scatter: each vector of registers by a predicated store at the
 /// addresses its index registers name. With `combine`, by `red.global`
 /// instead (as tile.atomic_rmw): each element once, by the first holder of
@@ -603,50 +665,11 @@ struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    LinearLayout layout = getLinearLayout(type);
-    unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
-    unsigned zeros = llvm::popcount(regMask) +
-                     llvm::popcount(replicaMask(layout, LinearLayout::kLane)) +
-                     llvm::popcount(replicaMask(layout, LinearLayout::kWarp));
-    if (layout.getMatrixRank() + zeros != layout.getTotalInBits())
-      return op.emitError() << "a combining scatter of a tile whose layout "
-                               "holds an element in several places other "
-                               "than by broadcast is not supported: "
-                            << type;
-    Value owner = firstHolder(rewriter, loc, layout);
-    Type valueElt = type.getElementType();
-    unsigned step = 1;
-    std::string text, constraints;
-    if (vectorReductions && *combine == tile::ReduceKind::Sum &&
-        (valueElt.isF32() || valueElt.isF16() || valueElt.isBF16()) &&
-        vec >= 2) {
-      step = vec;
-      std::tie(text, constraints) = vectorReductionPtx(valueElt, vec);
-    } else {
-      text = reductionPtx(*combine, valueElt);
-      constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
-    }
-    Type word = rewriter.getIntegerType(bitWidth(elt));
-    for (unsigned r = 0; r < values.size(); r += step) {
-      if (r & regMask)
-        continue;
-      auto [address, ok] = access.at(r);
-      Value pred =
-          owner ? Value(arith::AndIOp::create(rewriter, loc, ok, owner)) : ok;
-      SmallVector<Value> operands = {
-          arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
-          address};
-      if (step == 1) {
-        Value v = values[r];
-        if (v.getType() != word)
-          v = arith::BitcastOp::create(rewriter, loc, word, v);
-        operands.push_back(v);
-      } else {
-        SmallVector<Value> slice(values.slice(r, step));
-        llvm::append_range(operands, packWords(rewriter, loc, slice));
-      }
-      inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
-    }
+    if (failed(emitReductions(
+            rewriter, loc, op, type, *combine, values, vec, vectorReductions,
+            [&](unsigned r) { return access.at(r); },
+            [](unsigned) { return false; })))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -668,63 +691,21 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getValue().getType();
-    Type elt = type.getElementType();
-    LinearLayout layout = getLinearLayout(type);
-    unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
-    unsigned laneMask = replicaMask(layout, LinearLayout::kLane);
-    unsigned warpMask = replicaMask(layout, LinearLayout::kWarp);
-    unsigned zeros = llvm::popcount(regMask) + llvm::popcount(laneMask) +
-                     llvm::popcount(warpMask);
-    if (layout.getMatrixRank() + zeros != layout.getTotalInBits())
-      return op.emitError() << "atomics on a tile whose layout holds an "
-                               "element in several places other than by "
-                               "broadcast are not supported: "
-                            << type;
     SmallVector<Value> indices;
     for (ValueRange v : adaptor.getIndices())
       indices.push_back(v.front());
     TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
-                      type.getShape(), elt, layout, op.getOrder());
-    // This thread combines its elements when it is the first holder.
-    Value owner = firstHolder(rewriter, loc, layout);
-    ValueRange values = adaptor.getValue();
-    // sm_90: a sum of floats combines the registers contiguous along the
-    // tensor's last dimension in one vector red (16 bytes at most; 16-bit
-    // elements in pairs). Replicated registers are never among them: a
-    // zero basis ends the contiguous run.
-    unsigned vec = access.getVectorLength();
-    unsigned step = 1;
-    std::string text, constraints;
-    if (vectorReductions && op.getKind() == tile::ReduceKind::Sum &&
-        (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
-      step = vec;
-      std::tie(text, constraints) = vectorReductionPtx(elt, vec);
-    } else {
-      text = reductionPtx(op.getKind(), elt);
-      constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
-    }
-    Type word = rewriter.getIntegerType(bitWidth(elt));
-    for (unsigned r = 0; r < access.getNumRegs(); r += step) {
-      if ((r & regMask) || access.isPadding(r))
-        continue;
-      Access a = access.at(r);
-      Value pred =
-          owner ? Value(arith::AndIOp::create(rewriter, loc, a.inBounds, owner))
-                : a.inBounds;
-      SmallVector<Value> operands = {
-          arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
-          a.address};
-      if (step == 1) {
-        Value v = values[r];
-        if (v.getType() != word)
-          v = arith::BitcastOp::create(rewriter, loc, word, v);
-        operands.push_back(v);
-      } else {
-        SmallVector<Value> slice(values.slice(r, step));
-        llvm::append_range(operands, packWords(rewriter, loc, slice));
-      }
-      inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
-    }
+                      type.getShape(), type.getElementType(),
+                      getLinearLayout(type), op.getOrder());
+    if (failed(emitReductions(
+            rewriter, loc, op, type, op.getKind(), adaptor.getValue(),
+            access.getVectorLength(), vectorReductions,
+            [&](unsigned r) {
+              Access a = access.at(r);
+              return std::make_pair(a.address, a.inBounds);
+            },
+            [&](unsigned r) { return access.isPadding(r); })))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
