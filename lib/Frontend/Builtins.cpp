@@ -535,6 +535,16 @@ static Val emitGather(const Args &a) {
                                              *padding));
 }
 
+/// The error for an atomic or a combining scatter on a tensor of `elt` that
+/// `red.global` does not combine by `kind`.
+static Val unsupportedAtomic(const Args &a, tile::ReduceKind kind, Type elt) {
+  bool sum = kind == tile::ReduceKind::Sum;
+  return a.em.error(
+      a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
+                    " is not supported: " +
+                    (sum ? "f32, f16, bf16 and i32 are" : "f32 and i32 are"));
+}
+
 /// scatter(), and with `combine` scatter_add/max/min(): each element
 /// combined atomically where its indices name (two naming one place both
 /// count), on the element types the atomics take.
@@ -547,15 +557,8 @@ static Val emitScatter(const Args &a,
   Type elt = type.getElementType();
   if (elt.isInteger(1))
     return a.em.error(a.loc(0), a.fname + "(): bool tensors are not supported");
-  if (combine) {
-    bool sum = *combine == tile::ReduceKind::Sum;
-    if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
-            : !(elt.isF32() || elt.isInteger(32)))
-      return a.em.error(a.loc(0), a.fname + "() on a tensor of " +
-                                      typeName(elt) + " is not supported: " +
-                                      (sum ? "f32, f16, bf16 and i32 are"
-                                           : "f32 and i32 are"));
-  }
+  if (combine && !tile::isTileAtomicSupported(*combine, elt))
+    return unsupportedAtomic(a, *combine, elt);
   tile::ReduceKindAttr kind =
       combine ? tile::ReduceKindAttr::get(a.em.builder.getContext(), *combine)
               : tile::ReduceKindAttr();
@@ -664,13 +667,8 @@ static Val emitAtomic(const Args &a, tile::ReduceKind kind) {
     return Val::invalid();
   Type elt =
       cast<tile::GlobalTensorType>(a[0].value.getType()).getElementType();
-  bool sum = kind == tile::ReduceKind::Sum;
-  if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
-          : !(elt.isF32() || elt.isInteger(32)))
-    return a.em.error(
-        a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
-                      " is not supported: " +
-                      (sum ? "f32, f16, bf16 and i32 are" : "f32 and i32 are"));
+  if (!tile::isTileAtomicSupported(kind, elt))
+    return unsupportedAtomic(a, kind, elt);
   tile::AtomicRMWOp::create(a.em.builder, a.em.loc(a.callLoc), kind, a[0].value,
                             w->indices, w->tile, w->order);
   return Val::none();
@@ -1027,8 +1025,6 @@ static Val emitCat(const Args &a) {
       em.builder.getI32IntegerAttr(axis)));
 }
 
-/// cumsum(x, axis): the inclusive prefix sum along `axis` (a bool tile
-/// counts as i32).
 /// cumsum, cumprod, cummax, cummin(x, axis): the inclusive scan along
 /// `axis` (tile.scan), in x's type (a bool tile's sum and product in i32).
 static Val emitScan(const Args &a, tile::ReduceKind kind) {

@@ -340,6 +340,19 @@ void StoreOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+bool mlir::tile::isTileAtomicSupported(ReduceKind kind, Type elt) {
+  switch (kind) {
+  case ReduceKind::Sum:
+    return elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32);
+  case ReduceKind::Max:
+  case ReduceKind::Min:
+    return elt.isF32() || elt.isInteger(32);
+  case ReduceKind::Prod:
+    return false;
+  }
+  llvm_unreachable("reduce kind");
+}
+
 bool mlir::tile::isZeroPadding(Attribute padding) {
   auto f = dyn_cast_if_present<FloatAttr>(padding);
   auto i = dyn_cast_if_present<IntegerAttr>(padding);
@@ -501,8 +514,7 @@ LogicalResult ScatterOp::verify() {
                        "maximum or the minimum)");
   Type elt = getValue().getType().getElementType();
   bool sum = *combine == ReduceKind::Sum;
-  if (sum ? !(elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32))
-          : !(elt.isF32() || elt.isInteger(32)))
+  if (!isTileAtomicSupported(*combine, elt))
     return emitOpError() << "combine(" << stringifyReduceKind(*combine)
                          << ") on " << elt << " is not supported ("
                          << (sum ? "f32, f16, bf16 and i32" : "f32 and i32")
