@@ -299,6 +299,12 @@ void Printer::printStmt(const Stmt &stmt) {
   case Stmt::Kind::Pass:
     os << "(pass)";
     return;
+  case Stmt::Kind::Break:
+    os << "(break)";
+    return;
+  case Stmt::Kind::Continue:
+    os << "(continue)";
+    return;
   case Stmt::Kind::Return: {
     const auto &ret = llvm::cast<Return>(stmt);
     os << "(return";
@@ -333,6 +339,14 @@ void Printer::printStmt(const Stmt &stmt) {
     os << "(for " << forStmt.var->id << ' ';
     printExpr(forStmt.iter.get());
     printBlock(forStmt.body);
+    os << ')';
+    return;
+  }
+  case Stmt::Kind::While: {
+    const auto &whileStmt = llvm::cast<While>(stmt);
+    os << "(while ";
+    printExpr(whileStmt.cond.get());
+    printBlock(whileStmt.body);
     os << ')';
     return;
   }

@@ -21,6 +21,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -241,17 +243,67 @@ public:
   llvm::SmallVector<InlinedCall> calls;
   /// While a kernel's body is emitted (where functions can be called).
   bool inKernelBody = false;
+  /// The loops around the statements being emitted, innermost last: the
+  /// names in `env` of their run-time exit flags (names no source can
+  /// spell), empty where the loop has no such statement. `break` and
+  /// `continue` set a flag; the statements after one that may have set it
+  /// run under an `scf.if` of its negation, and a loop with a `break` is an
+  /// `scf.while` carrying its flag.
+  struct LoopExits {
+    std::string breakFlag, continueFlag;
+  };
+  llvm::SmallVector<LoopExits> loops;
+  unsigned numLoops = 0;
 
   void emitStmt(const ast::Stmt &stmt);
 
 private:
   // MLIRGen.cpp
   void emitKernel(const ast::Kernel &kernel, mlir::ModuleOp module);
-  void emitBlock(const ast::Block &block);
+  void emitBlock(llvm::ArrayRef<ast::StmtPtr> block);
   void emitAssign(const ast::Assign &assign);
   void emitIf(const ast::If &stmt);
-  void emitDynamicIf(const ast::If &stmt, mlir::Value cond);
+  /// An `scf.if` on `cond` running `thenBody` or `elseBody`; the names they
+  /// assign (and the innermost loop's exit flags) flow out of it.
+  /// `exitsClearInThen`: the then side runs only where no exit flag is set
+  /// (the rest of a loop's body after a `break` or `continue` that may have
+  /// run).
+  void emitDynamicIf(mlir::Location location, mlir::Value cond,
+                     llvm::ArrayRef<ast::StmtPtr> thenBody,
+                     llvm::ArrayRef<ast::StmtPtr> elseBody,
+                     bool exitsClearInThen = false);
   void emitFor(const ast::For &stmt);
+  void emitWhile(const ast::While &stmt);
+  /// The names a loop carries: assigned in `body` (or `extra`) and known
+  /// before it; the others assigned in it end with it.
+  struct Carried {
+    llvm::SmallVector<std::string> names, assigned;
+    llvm::SmallVector<mlir::Value> inits;
+    llvm::StringMap<llvm::SMLoc> firstLoc;
+  };
+  Carried collectCarried(llvm::ArrayRef<ast::StmtPtr> body,
+                         llvm::ArrayRef<std::string> extra,
+                         llvm::StringRef loopVar);
+  /// The values a trip yields for `carried`, in their types (`args`, the
+  /// trip's own, where a value is invalid or changed type: reported).
+  llvm::SmallVector<mlir::Value> carriedYields(const Carried &carried,
+                                               mlir::ValueRange args);
+  /// After a loop: `results` bound to the carried names, the others out of
+  /// scope.
+  void endLoopScope(const Carried &carried, const Env &before,
+                    mlir::ValueRange results);
+  /// An `scf.while` over `body`: `emitCondition` gives the i1 that decides
+  /// each trip (null after an error), `startTrip` binds what a trip sees
+  /// before its body; `extra` are hidden names it carries (they must be in
+  /// `env`).
+  void emitWhileLoop(mlir::Location location, llvm::ArrayRef<ast::StmtPtr> body,
+                     llvm::ArrayRef<std::string> extra, llvm::StringRef loopVar,
+                     llvm::function_ref<mlir::Value()> emitCondition,
+                     llvm::function_ref<void()> startTrip);
+  /// Where the innermost loop's exit flags stand: none set, some surely
+  /// set, or some set at run time (`any`: their disjunction).
+  enum class LoopExit { None, Always, Maybe };
+  LoopExit loopExitState(mlir::Location location, mlir::Value &any);
   /// A `for` over static_range(...): the body emitted once a trip, the
   /// loop variable an int constant.
   void emitStaticFor(const ast::For &stmt, const ast::Call &call);
@@ -270,7 +322,7 @@ private:
 bool sameValue(const Val &a, const Val &b);
 
 /// Names assigned anywhere in a block, recursively, in first-seen order.
-void collectAssignedNames(const ast::Block &block,
+void collectAssignedNames(llvm::ArrayRef<ast::StmtPtr> block,
                           llvm::SmallVectorImpl<std::string> &names,
                           llvm::StringMap<llvm::SMLoc> &firstLoc);
 

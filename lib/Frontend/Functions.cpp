@@ -104,6 +104,9 @@ Val Emitter::emitFunctionCall(const ast::Call &call,
   env = Env();
   outOfScope.clear();
   calls.push_back({&function, callerLoc});
+  // A function's body is in no loop of its caller's.
+  auto callerLoops = std::move(loops);
+  loops.clear();
   // Defaults see the module's names only (as Python's, evaluated where
   // the function is defined), then the parameters are bound.
   for (auto [i, p] : llvm::enumerate(function.params))
@@ -126,6 +129,7 @@ Val Emitter::emitFunctionCall(const ast::Call &call,
   }
 
   calls.pop_back();
+  loops = std::move(callerLoops);
   env = std::move(callerEnv);
   outOfScope = std::move(callerOutOfScope);
   if (diag.getNumErrors() != errorsBefore) {

@@ -54,6 +54,12 @@ StringRef tilec::getTokenSpelling(TokenKind kind) {
     return "else";
   case TokenKind::KwFor:
     return "for";
+  case TokenKind::KwWhile:
+    return "while";
+  case TokenKind::KwBreak:
+    return "break";
+  case TokenKind::KwContinue:
+    return "continue";
   case TokenKind::KwIn:
     return "in";
   case TokenKind::KwAnd:
@@ -210,9 +216,9 @@ static bool isDigitOfBase(char c, unsigned base) {
 /// is clearer than a syntax error at some later token.
 static bool isUnsupportedKeyword(StringRef word) {
   return llvm::StringSwitch<bool>(word)
-      .Cases({"while", "break", "continue", "lambda", "import", "from", "class",
-              "with", "try", "except", "global", "nonlocal", "yield", "async",
-              "await", "del", "assert", "raise", "is"},
+      .Cases({"lambda", "import", "from", "class", "with", "try", "except",
+              "global", "nonlocal", "yield", "async", "await", "del", "assert",
+              "raise", "is"},
              true)
       .Default(false);
 }
@@ -420,6 +426,9 @@ Token Lexer::lexIdentifier() {
                        .Case("elif", TokenKind::KwElif)
                        .Case("else", TokenKind::KwElse)
                        .Case("for", TokenKind::KwFor)
+                       .Case("while", TokenKind::KwWhile)
+                       .Case("break", TokenKind::KwBreak)
+                       .Case("continue", TokenKind::KwContinue)
                        .Case("in", TokenKind::KwIn)
                        .Case("and", TokenKind::KwAnd)
                        .Case("or", TokenKind::KwOr)

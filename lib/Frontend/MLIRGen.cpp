@@ -24,7 +24,7 @@ using llvm::SMLoc;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-void tilec::collectAssignedNames(const ast::Block &block,
+void tilec::collectAssignedNames(ArrayRef<ast::StmtPtr> block,
                                  SmallVectorImpl<std::string> &names,
                                  llvm::StringMap<SMLoc> &firstLoc) {
   auto add = [&](const ast::Name &n) {
@@ -43,8 +43,23 @@ void tilec::collectAssignedNames(const ast::Block &block,
     } else if (auto *f = dyn_cast<ast::For>(s.get())) {
       add(*f->var);
       collectAssignedNames(f->body, names, firstLoc);
+    } else if (auto *w = dyn_cast<ast::While>(s.get())) {
+      collectAssignedNames(w->body, names, firstLoc);
     }
   }
+}
+
+/// Whether `block` has a statement of `kind` (break or continue) for the
+/// loop whose body it is: in its branches, not in loops nested in it.
+static bool hasLoopExit(ArrayRef<ast::StmtPtr> block, ast::Stmt::Kind kind) {
+  for (const ast::StmtPtr &s : block) {
+    if (s->getKind() == kind)
+      return true;
+    if (auto *i = dyn_cast<ast::If>(s.get()))
+      if (hasLoopExit(i->thenBody, kind) || hasLoopExit(i->elseBody, kind))
+        return true;
+  }
+  return false;
 }
 
 Emitter::Emitter(MLIRContext &context, DiagnosticEngine &diag,
@@ -503,12 +518,54 @@ void Emitter::emitKernel(const ast::Kernel &kernel, ModuleOp module) {
   func::ReturnOp::create(builder, loc(kernel.range.End));
 }
 
-void Emitter::emitBlock(const ast::Block &block) {
-  for (const ast::StmtPtr &s : block) {
+void Emitter::emitBlock(ArrayRef<ast::StmtPtr> block) {
+  for (auto [i, s] : llvm::enumerate(block)) {
     if (diag.tooManyErrors())
       return;
     emitStmt(*s);
+    if (loops.empty() || i + 1 == block.size())
+      continue;
+    // After a break or continue that may have run, the rest of the body
+    // runs only where none did.
+    Location location = loc(block[i + 1]->getLoc());
+    Value any;
+    switch (loopExitState(location, any)) {
+    case LoopExit::None:
+      continue;
+    case LoopExit::Always:
+      return; // the rest never runs
+    case LoopExit::Maybe: {
+      Value none = arith::XOrIOp::create(
+          builder, location, any,
+          arith::ConstantIntOp::create(builder, location, 1, 1));
+      emitDynamicIf(location, none, block.drop_front(i + 1), {},
+                    /*exitsClearInThen=*/true);
+      return;
+    }
+    }
   }
+}
+
+Emitter::LoopExit Emitter::loopExitState(Location location, Value &any) {
+  any = {};
+  bool always = false;
+  for (const std::string *flag :
+       {&loops.back().breakFlag, &loops.back().continueFlag}) {
+    if (flag->empty())
+      continue;
+    auto it = env.find(*flag);
+    if (it == env.end() || it->second.isInvalid())
+      continue;
+    const Val &v = it->second;
+    if (v.kind == Val::Kind::Bool) {
+      always |= v.b;
+      continue;
+    }
+    any = any ? arith::OrIOp::create(builder, location, any, v.value) : v.value;
+  }
+  if (always)
+    return LoopExit::Always;
+  return any ? LoopExit::Maybe : LoopExit::None;
 }
 
 void Emitter::emitAssign(const ast::Assign &assign) {
@@ -569,6 +626,22 @@ void Emitter::emitStmt(const ast::Stmt &stmt) {
   case ast::Stmt::Kind::For:
     emitFor(cast<ast::For>(stmt));
     return;
+  case ast::Stmt::Kind::While:
+    emitWhile(cast<ast::While>(stmt));
+    return;
+  case ast::Stmt::Kind::Break:
+  case ast::Stmt::Kind::Continue: {
+    // (The parser took them only in a loop's body, and a function's body
+    // is emitted with no loop around it.)
+    if (loops.empty())
+      return;
+    bool isBreak = stmt.getKind() == ast::Stmt::Kind::Break;
+    const std::string &flag =
+        isBreak ? loops.back().breakFlag : loops.back().continueFlag;
+    if (!flag.empty())
+      env[flag] = Val::boolean(true);
+    return;
+  }
   case ast::Stmt::Kind::Pass:
     return;
   case ast::Stmt::Kind::Return:
@@ -622,31 +695,45 @@ void Emitter::emitIf(const ast::If &stmt) {
                                         cond.describe());
     return;
   }
-  emitDynamicIf(stmt, cond.value);
+  emitDynamicIf(loc(stmt.getLoc()), cond.value, stmt.thenBody, stmt.elseBody);
 }
 
-void Emitter::emitDynamicIf(const ast::If &stmt, Value cond) {
-  Location location = loc(stmt.getLoc());
+void Emitter::emitDynamicIf(Location location, Value cond,
+                            ArrayRef<ast::StmtPtr> thenBody,
+                            ArrayRef<ast::StmtPtr> elseBody,
+                            bool exitsClearInThen) {
   // Emit both branches into a result-less scf.if first: the result types are
   // only known once the branches have been walked.
   auto ifOp = scf::IfOp::create(builder, location, TypeRange(), cond,
                                 /*withElseRegion=*/true);
   Env before = env;
-  auto emitBranch = [&](const ast::Block &body, Block *block) {
+  SmallVector<std::string> names;
+  llvm::StringMap<SMLoc> firstLoc;
+  collectAssignedNames(thenBody, names, firstLoc);
+  collectAssignedNames(elseBody, names, firstLoc);
+  // The innermost loop's exit flags flow out as the names do.
+  SmallVector<std::string> flags;
+  if (!loops.empty())
+    for (const std::string &flag :
+         {loops.back().breakFlag, loops.back().continueFlag})
+      if (!flag.empty() && before.count(flag)) {
+        flags.push_back(flag);
+        if (firstLoc.try_emplace(flag, SMLoc()).second)
+          names.push_back(flag);
+      }
+  auto emitBranch = [&](ArrayRef<ast::StmtPtr> body, Block *block, bool clear) {
     env = before;
+    if (clear)
+      for (const std::string &flag : flags)
+        env[flag] = Val::boolean(false);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(block->getTerminator());
     emitBlock(body);
     return env;
   };
-  Env thenEnv = emitBranch(stmt.thenBody, ifOp.thenBlock());
-  Env elseEnv = emitBranch(stmt.elseBody, ifOp.elseBlock());
+  Env thenEnv = emitBranch(thenBody, ifOp.thenBlock(), exitsClearInThen);
+  Env elseEnv = emitBranch(elseBody, ifOp.elseBlock(), false);
   env = before;
-
-  SmallVector<std::string> names;
-  llvm::StringMap<SMLoc> firstLoc;
-  collectAssignedNames(stmt.thenBody, names, firstLoc);
-  collectAssignedNames(stmt.elseBody, names, firstLoc);
 
   // Decide what flows out: names assigned on some path that exist on both.
   struct Out {
@@ -687,6 +774,15 @@ void Emitter::emitDynamicIf(const ast::If &stmt, Value cond) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(block->getTerminator());
       Type type = other.isDynamic() ? other.getElementType() : defaultType(v);
+      if (v.kind == Val::Kind::Float && !isa<FloatType>(type)) {
+        // (Not truncated.)
+        diag.error(firstLoc[name], "'" + name + "' is " + v.describe() +
+                                       " on one path of this 'if' and " +
+                                       other.describe() +
+                                       " on the other; convert it with "
+                                       ".astype() on both");
+        return Value();
+      }
       return coerce(v, type, other.getShape(), firstLoc[name]);
     };
     Value tval = materialize(tv, ev, ifOp.thenBlock());
@@ -854,14 +950,41 @@ void Emitter::emitStaticFor(const ast::For &stmt, const ast::Call &call) {
   llvm::StringMap<SMLoc> firstLoc;
   collectAssignedNames(stmt.body, names, firstLoc);
   Env before = env;
+  // Its break and continue are flags as a run-time loop's; a trip after
+  // one where a break may have run runs only where none did.
+  LoopExits exits;
+  if (hasLoopExit(stmt.body, ast::Stmt::Kind::Break)) {
+    exits.breakFlag = "break:" + std::to_string(numLoops++);
+    env[exits.breakFlag] = Val::boolean(false);
+  }
+  if (hasLoopExit(stmt.body, ast::Stmt::Kind::Continue))
+    exits.continueFlag = "continue:" + std::to_string(numLoops++);
+  loops.push_back(exits);
   for (uint64_t t = 0; t < trips; ++t) {
     env[stmt.var->id] = Val::integer(start + int64_t(t) * step);
+    if (!exits.continueFlag.empty())
+      env[exits.continueFlag] = Val::boolean(false);
     unsigned errors = diag.getNumErrors();
-    emitBlock(stmt.body);
+    Value broke;
+    LoopExit state = exits.breakFlag.empty()
+                         ? LoopExit::None
+                         : loopExitState(loc(stmt.getLoc()), broke);
+    if (state == LoopExit::Always)
+      break;
+    if (state == LoopExit::Maybe) {
+      Location location = loc(stmt.getLoc());
+      Value none = arith::XOrIOp::create(
+          builder, location, broke,
+          arith::ConstantIntOp::create(builder, location, 1, 1));
+      emitDynamicIf(location, none, stmt.body, {}, /*exitsClearInThen=*/true);
+    } else {
+      emitBlock(stmt.body);
+    }
     // The same error in every trip once is enough.
     if (diag.getNumErrors() != errors || diag.tooManyErrors())
       break;
   }
+  loops.pop_back();
   Env after = std::move(env);
   env = before;
   for (const std::string &name : names) {
@@ -931,34 +1054,40 @@ void Emitter::emitFor(const ast::For &stmt) {
   if (!lb || !ub || !st)
     return;
 
-  // Loop-carried values: names assigned in the body that exist before it.
-  SmallVector<std::string> names;
-  llvm::StringMap<SMLoc> firstLoc;
-  collectAssignedNames(stmt.body, names, firstLoc);
-  SmallVector<std::string> carried;
-  SmallVector<Value> inits;
-  for (const std::string &name : names) {
-    if (name == stmt.var->id)
-      continue;
-    auto it = env.find(name);
-    if (it == env.end())
-      continue;
-    if (it->second.isInvalid())
-      continue;
-    auto v = toCarried(it->second, firstLoc[name]);
-    if (!v) {
-      diag.error(firstLoc[name], "'" + name +
-                                     "' cannot be reassigned inside a loop: "
-                                     "it holds " +
-                                     it->second.describe());
-      continue;
+  Location location = loc(stmt.getLoc());
+  if (hasLoopExit(stmt.body, ast::Stmt::Kind::Break)) {
+    // A loop that may end early is a while loop over a counter.
+    if (!hints.empty()) {
+      diag.error(call->keywords.front().nameRange,
+                 "range(): a loop with 'break' takes no schedule (it runs as "
+                 "a while loop, which is not pipelined); drop the keyword "
+                 "arguments");
+      return;
     }
-    carried.push_back(name);
-    inits.push_back(*v);
+    std::string counter = "for:" + std::to_string(numLoops++);
+    env[counter] = Val::dynamic(lb);
+    std::string var = stmt.var->id;
+    emitWhileLoop(
+        location, stmt.body, {counter}, var,
+        [&]() -> Value {
+          Value iv = env[counter].value;
+          return arith::CmpIOp::create(builder, location,
+                                       arith::CmpIPredicate::slt, iv, ub);
+        },
+        [&] {
+          Value iv = env[counter].value;
+          env[var] = Val::dynamic(iv);
+          env[counter] =
+              Val::dynamic(arith::AddIOp::create(builder, location, iv, st));
+        });
+    env.erase(counter);
+    if (!env.count(var))
+      outOfScope[var] = stmt.var->getLoc();
+    return;
   }
 
-  Location location = loc(stmt.getLoc());
-  auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
+  Carried carried = collectCarried(stmt.body, {}, stmt.var->id);
+  auto forOp = scf::ForOp::create(builder, location, lb, ub, st, carried.inits);
   if (!hints.empty()) {
     auto flag = [&](std::optional<bool> v) {
       return v ? builder.getBoolAttr(*v) : BoolAttr();
@@ -977,49 +1106,207 @@ void Emitter::emitFor(const ast::For &stmt) {
       body->back().erase();
     builder.setInsertionPointToEnd(body);
     env[stmt.var->id] = Val::dynamic(forOp.getInductionVar());
-    for (auto [i, name] : llvm::enumerate(carried))
+    for (auto [i, name] : llvm::enumerate(carried.names))
       env[name] = Val::dynamic(forOp.getRegionIterArgs()[i]);
-    emitBlock(stmt.body);
-
-    SmallVector<Value> yields;
-    for (auto [i, name] : llvm::enumerate(carried)) {
-      Val v = env[name];
-      Type expected = inits[i].getType();
-      Value y;
-      if (v.isInvalid()) {
-        y = forOp.getRegionIterArgs()[i];
-      } else if (v.isConstNumber()) {
-        y = coerce(v, getElementTypeOrSelf(expected),
-                   isa<RankedTensorType>(expected)
-                       ? cast<RankedTensorType>(expected).getShape()
-                       : ArrayRef<int64_t>(),
-                   firstLoc[name]);
-      } else if (v.isDynamic()) {
-        y = v.value;
-      }
-      if (!y || y.getType() != expected) {
-        if (!v.isInvalid())
-          diag.error(firstLoc[name],
-                     "'" + name + "' changes type in the loop: it is " +
-                         Val::dynamic(inits[i]).describe() +
-                         " before the loop and " + v.describe() +
-                         " after one iteration; convert it with .astype() "
-                         "or initialize it with the loop's type");
-        y = forOp.getRegionIterArgs()[i];
-      }
-      yields.push_back(y);
+    // A continue skips the rest of its trip: a flag each trip starts clear.
+    LoopExits exits;
+    if (hasLoopExit(stmt.body, ast::Stmt::Kind::Continue)) {
+      exits.continueFlag = "continue:" + std::to_string(numLoops++);
+      env[exits.continueFlag] = Val::boolean(false);
     }
-    scf::YieldOp::create(builder, location, yields);
+    loops.push_back(exits);
+    emitBlock(stmt.body);
+    loops.pop_back();
+    scf::YieldOp::create(builder, location,
+                         carriedYields(carried, forOp.getRegionIterArgs()));
   }
-  env = before;
   if (!before.count(stmt.var->id))
     outOfScope[stmt.var->id] = stmt.var->getLoc();
-  // Names first assigned in the body (and the loop variable) end with it.
-  for (const std::string &name : names)
-    if (!llvm::is_contained(carried, name) && !before.count(name))
-      outOfScope[name] = firstLoc[name];
-  for (auto [i, name] : llvm::enumerate(carried))
-    env[name] = Val::dynamic(forOp.getResult(i));
+  endLoopScope(carried, before, forOp.getResults());
+}
+
+Emitter::Carried Emitter::collectCarried(ArrayRef<ast::StmtPtr> body,
+                                         ArrayRef<std::string> extra,
+                                         StringRef loopVar) {
+  Carried c;
+  collectAssignedNames(body, c.assigned, c.firstLoc);
+  SmallVector<std::string> names(extra.begin(), extra.end());
+  llvm::append_range(names, c.assigned);
+  for (const std::string &name : names) {
+    if (name == loopVar || llvm::is_contained(c.names, name))
+      continue;
+    auto it = env.find(name);
+    if (it == env.end() || it->second.isInvalid())
+      continue;
+    auto v = toCarried(it->second, c.firstLoc.lookup(name));
+    if (!v) {
+      diag.error(c.firstLoc[name], "'" + name +
+                                       "' cannot be reassigned inside a "
+                                       "loop: it holds " +
+                                       it->second.describe());
+      continue;
+    }
+    c.names.push_back(name);
+    c.inits.push_back(*v);
+  }
+  return c;
+}
+
+SmallVector<Value> Emitter::carriedYields(const Carried &carried,
+                                          ValueRange args) {
+  SmallVector<Value> yields;
+  for (auto [i, name] : llvm::enumerate(carried.names)) {
+    Val v = env.lookup(name);
+    Type expected = carried.inits[i].getType();
+    SMLoc l = carried.firstLoc.lookup(name);
+    Value y;
+    if (v.isInvalid()) {
+      y = args[i];
+    } else if (v.kind == Val::Kind::Float &&
+               !isa<FloatType>(getElementTypeOrSelf(expected))) {
+      // (A float constant would be truncated: y stays null, reported.)
+    } else if (v.isConstNumber()) {
+      y = coerce(v, getElementTypeOrSelf(expected),
+                 isa<RankedTensorType>(expected)
+                     ? cast<RankedTensorType>(expected).getShape()
+                     : ArrayRef<int64_t>(),
+                 l);
+    } else if (v.isDynamic()) {
+      y = v.value;
+    }
+    if (!y || y.getType() != expected) {
+      if (!v.isInvalid())
+        diag.error(l, "'" + name + "' changes type in the loop: it is " +
+                          Val::dynamic(carried.inits[i]).describe() +
+                          " before the loop and " + v.describe() +
+                          " after one iteration; convert it with .astype() "
+                          "or initialize it with the loop's type");
+      y = args[i];
+    }
+    yields.push_back(y);
+  }
+  return yields;
+}
+
+void Emitter::endLoopScope(const Carried &carried, const Env &before,
+                           ValueRange results) {
+  env = before;
+  // Names first assigned in the body end with it.
+  for (const std::string &name : carried.assigned)
+    if (!llvm::is_contained(carried.names, name) && !before.count(name))
+      outOfScope[name] = carried.firstLoc.lookup(name);
+  for (auto [i, name] : llvm::enumerate(carried.names))
+    env[name] = Val::dynamic(results[i]);
+}
+
+void Emitter::emitWhileLoop(Location location, ArrayRef<ast::StmtPtr> body,
+                            ArrayRef<std::string> extra, StringRef loopVar,
+                            function_ref<Value()> emitCondition,
+                            function_ref<void()> startTrip) {
+  LoopExits exits;
+  if (hasLoopExit(body, ast::Stmt::Kind::Break)) {
+    exits.breakFlag = "break:" + std::to_string(numLoops++);
+    env[exits.breakFlag] = Val::boolean(false);
+  }
+  if (hasLoopExit(body, ast::Stmt::Kind::Continue))
+    exits.continueFlag = "continue:" + std::to_string(numLoops++);
+  SmallVector<std::string> hidden(extra.begin(), extra.end());
+  if (!exits.breakFlag.empty())
+    hidden.push_back(exits.breakFlag);
+  Carried carried = collectCarried(body, hidden, loopVar);
+  Env before = env;
+
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  for (Value v : carried.inits) {
+    types.push_back(v.getType());
+    locs.push_back(location);
+  }
+  auto whileOp = scf::WhileOp::create(builder, location, types, carried.inits);
+  {
+    // Before each trip: the condition (false once a break ran: the
+    // condition is not evaluated then, as Python's).
+    OpBuilder::InsertionGuard guard(builder);
+    Block *cond = builder.createBlock(&whileOp.getBefore(), {}, types, locs);
+    for (auto [i, name] : llvm::enumerate(carried.names))
+      env[name] = Val::dynamic(cond->getArgument(i));
+    Value go;
+    if (exits.breakFlag.empty()) {
+      go = emitCondition();
+    } else {
+      auto ifOp = scf::IfOp::create(builder, location, builder.getI1Type(),
+                                    env[exits.breakFlag].value,
+                                    /*withElseRegion=*/true);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(
+          builder, location,
+          ValueRange{arith::ConstantIntOp::create(builder, location, 0, 1)});
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      Value c = emitCondition();
+      if (!c)
+        c = arith::ConstantIntOp::create(builder, location, 0, 1);
+      scf::YieldOp::create(builder, location, ValueRange{c});
+      builder.setInsertionPointAfter(ifOp);
+      go = ifOp.getResult(0);
+    }
+    if (!go)
+      go = arith::ConstantIntOp::create(builder, location, 0, 1);
+    scf::ConditionOp::create(builder, location, go, cond->getArguments());
+  }
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    Block *trip = builder.createBlock(&whileOp.getAfter(), {}, types, locs);
+    env = before;
+    for (auto [i, name] : llvm::enumerate(carried.names))
+      env[name] = Val::dynamic(trip->getArgument(i));
+    startTrip();
+    // A trip runs only where no break has (the condition says so).
+    if (!exits.breakFlag.empty())
+      env[exits.breakFlag] = Val::boolean(false);
+    if (!exits.continueFlag.empty())
+      env[exits.continueFlag] = Val::boolean(false);
+    loops.push_back(exits);
+    emitBlock(body);
+    loops.pop_back();
+    scf::YieldOp::create(builder, location,
+                         carriedYields(carried, trip->getArguments()));
+  }
+  endLoopScope(carried, before, whileOp.getResults());
+  for (const std::string &name : hidden)
+    env.erase(name);
+}
+
+void Emitter::emitWhile(const ast::While &stmt) {
+  Location location = loc(stmt.getLoc());
+  bool hasBreak = hasLoopExit(stmt.body, ast::Stmt::Kind::Break);
+  auto condition = [&]() -> Value {
+    Val c = scalarOf(emitExpr(*stmt.cond), stmt.cond->getLoc());
+    if (c.isInvalid())
+      return {};
+    if (c.kind == Val::Kind::Bool) {
+      if (c.b && !hasBreak) {
+        diag.error(stmt.cond->getLoc(),
+                   "this 'while' loop never ends: its condition is always "
+                   "true and its body has no 'break'");
+        return {};
+      }
+      return arith::ConstantIntOp::create(builder, location, c.b ? 1 : 0, 1);
+    }
+    if (c.kind == Val::Kind::Tile) {
+      diag.error(stmt.cond->getLoc(),
+                 "the condition of 'while' must be a scalar, got " +
+                     c.describe() + "; reduce it to one first (max(), sum())");
+      return {};
+    }
+    if (c.kind != Val::Kind::Scalar || !c.getElementType().isInteger(1)) {
+      diag.error(stmt.cond->getLoc(),
+                 "the condition of 'while' must be a bool, got " +
+                     c.describe());
+      return {};
+    }
+    return c.value;
+  };
+  emitWhileLoop(location, stmt.body, {}, "", condition, [] {});
 }
 
 //===----------------------------------------------------------------------===//

@@ -285,6 +285,10 @@ private:
   StmtPtr parseAugAssign(SMLoc start, PExpr target, BinaryOp op);
   StmtPtr parseIf();
   StmtPtr parseFor();
+  StmtPtr parseWhile();
+  /// Parses a loop's body (after its ':'), where break and continue are
+  /// allowed.
+  void parseLoopBody(Block &body, StringRef owner);
   bool endStatement();
 
   // Expressions.
@@ -314,6 +318,9 @@ private:
   /// End of the last consumed token that has text: node ranges end there.
   const char *prevEnd = nullptr;
   unsigned nesting = 0;
+  /// The loops around the statement being parsed, in the kernel or function
+  /// being parsed (a function called in a loop is not in it).
+  unsigned loopDepth = 0;
 };
 
 } // namespace
@@ -695,7 +702,7 @@ bool Parser::parseParam(Kernel &kernel, llvm::StringMap<SMLoc> &seen) {
 void Parser::parseSuite(Block &body, StringRef owner) {
   if (!at(TokenKind::Newline)) {
     // `if c: x = 1`: one simple statement on the same line.
-    if (at(TokenKind::KwIf) || at(TokenKind::KwFor)) {
+    if (at(TokenKind::KwIf) || at(TokenKind::KwFor) || at(TokenKind::KwWhile)) {
       errorAtToken("'" + getTokenSpelling(tok.kind) +
                    "' cannot follow ':' on the same line; start an indented "
                    "block");
@@ -738,11 +745,14 @@ void Parser::parseBlock(Block &body) {
 StmtPtr Parser::parseStatement() {
   switch (tok.kind) {
   case TokenKind::KwIf:
-  case TokenKind::KwFor: {
+  case TokenKind::KwFor:
+  case TokenKind::KwWhile: {
     NestingScope scope(*this);
     StmtPtr stmt;
     if (scope)
-      stmt = at(TokenKind::KwIf) ? parseIf() : parseFor();
+      stmt = at(TokenKind::KwIf)    ? parseIf()
+             : at(TokenKind::KwFor) ? parseFor()
+                                    : parseWhile();
     if (!stmt)
       skipToNextLine();
     return stmt;
@@ -790,6 +800,17 @@ StmtPtr Parser::parseSimpleStatement() {
   SMLoc start = tok.getLoc();
   if (consumeIf(TokenKind::KwPass))
     return std::make_unique<Pass>(rangeFrom(start));
+  if (at(TokenKind::KwBreak) || at(TokenKind::KwContinue)) {
+    bool isBreak = at(TokenKind::KwBreak);
+    if (loopDepth == 0) {
+      errorAtToken("'" + getTokenSpelling(tok.kind) + "' outside a loop");
+      return nullptr;
+    }
+    consume();
+    if (isBreak)
+      return std::make_unique<Break>(rangeFrom(start));
+    return std::make_unique<Continue>(rangeFrom(start));
+  }
   if (consumeIf(TokenKind::KwReturn)) {
     PExpr value;
     if (!at(TokenKind::Newline) && !at(TokenKind::Eof)) {
@@ -970,9 +991,40 @@ StmtPtr Parser::parseFor() {
   }
   consume();
   Block body;
-  parseSuite(body, "'for'");
+  parseLoopBody(body, "'for'");
+  if (at(TokenKind::KwElse)) {
+    errorAtToken("'else' after a loop is not supported in .tile kernels");
+    skipLineAndBlock();
+  }
   return std::make_unique<For>(rangeFrom(start), std::move(var),
                                std::move(iter.node), std::move(body));
+}
+
+StmtPtr Parser::parseWhile() {
+  SMLoc start = tok.getLoc();
+  consume(); // 'while'
+  PExpr cond = parseExpr();
+  if (!cond)
+    return nullptr;
+  if (!at(TokenKind::Colon)) {
+    errorAtToken("expected ':' after the while-loop condition");
+    return nullptr;
+  }
+  consume();
+  Block body;
+  parseLoopBody(body, "'while'");
+  if (at(TokenKind::KwElse)) {
+    errorAtToken("'else' after a loop is not supported in .tile kernels");
+    skipLineAndBlock();
+  }
+  return std::make_unique<While>(rangeFrom(start), std::move(cond.node),
+                                 std::move(body));
+}
+
+void Parser::parseLoopBody(Block &body, StringRef owner) {
+  ++loopDepth;
+  parseSuite(body, owner);
+  --loopDepth;
 }
 
 //===----------------------------------------------------------------------===//

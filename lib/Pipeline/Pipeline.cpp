@@ -63,6 +63,10 @@ long tilec::CodegenOptions::sharedMemoryBytes() const {
 
 void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
+  // A while loop that counts is a for loop for the passes after.
+  pm.addNestedPass<mlir::func::FuncOp>(
+      mlir::tile::createTileCountedWhileLoops());
+  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }
 

@@ -500,6 +500,129 @@ def test_conditional_expressions(torch_gpu, arch, flag):
     assert counts.tolist() == [(rows + 1) // 2, rows // 2]
 
 
+LOOP_EXITS = """
+kernel loop_exits(X: Tensor[f32, 2], Y: Tensor[f32, 3], F: Tensor[i32, 2],
+                  n: int, t: f32, tol: f32):
+    r = bid(0)
+    m = cdiv(X.shape[1], 16)
+    # A counted while loop (an scf.for after the cleanup): tiles 0..n-1.
+    acc = zeros((1, 16))
+    j = 0
+    while j < n:
+        acc += load(X, index=(r, j), shape=(1, 16))
+        j += 1
+    store(Y, index=(0, r, 0), tile=acc.reshape((1, 1, 16)))
+    # A condition on what the trip computes: Newton's square root of
+    # 1 + |x| to a tolerance (at most 40 steps).
+    a = 1.0 + abs(load(X, index=(r, 0), shape=(1, 16)))
+    s = a
+    err = 1.0
+    steps = 0
+    while err > tol and steps < 40:
+        ns = 0.5 * (s + a / s)
+        err = max(abs(ns - s))
+        s = ns
+        steps += 1
+    store(Y, index=(1, r, 0), tile=s.reshape((1, 1, 16)))
+    # break: the first tile whose max exceeds t, and the sum before it.
+    found = -1
+    before = zeros((1, 16))
+    for k in range(m):
+        x = load(X, index=(r, k), shape=(1, 16))
+        if max(x) > t:
+            found = k
+            break
+        before += x
+    store(Y, index=(2, r, 0), tile=before.reshape((1, 1, 16)))
+    # continue: the sum of the tiles with no negative element.
+    kept = zeros((1, 16))
+    count = 0
+    for k in range(m):
+        x = load(X, index=(r, k), shape=(1, 16))
+        if min(x) < 0.0:
+            continue
+        kept += x
+        count += 1
+    store(Y, index=(3, r, 0), tile=kept.reshape((1, 1, 16)))
+    # static_range with a run-time break: tiles 0..min(n, 4)-1.
+    first = zeros((1, 16))
+    for q in static_range(4):
+        if q >= n:
+            break
+        first += load(X, index=(r, q), shape=(1, 16))
+    store(Y, index=(4, r, 0), tile=first.reshape((1, 1, 16)))
+    # A while loop with a break nested in a for with a continue: for each
+    # tile k with an even index, the number of its leading elements below
+    # t (at most 16), summed.
+    lead = 0
+    for k in range(m):
+        if k % 2 == 1:
+            continue
+        x = load(X, index=(r, k), shape=(1, 16))
+        i = 0
+        while True:
+            if i == 16:
+                break
+            col = arange(16).reshape((1, 16))
+            v = sum(where(col == i, x, 0.0))
+            if v >= t:
+                break
+            i += 1
+        lead += i
+    store(F, index=(r, 0), tile=full((1, 4), 0) + where(
+        arange(4).reshape((1, 4)) == 0, found,
+        where(arange(4).reshape((1, 4)) == 1, count,
+              where(arange(4).reshape((1, 4)) == 2, steps, lead))))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_loop_exits(torch_gpu, arch, n):
+    """while loops (counted, and on a value the trip computes), break out
+    of range() loops, static_range and a while True, continue, nested,
+    against float64 on the host."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(11 + n)
+    rows, m = 6, 7
+    x = torch.randn(rows, 16 * m, device="cuda")
+    x[1] = x[1].abs()  # a row with no negative tile
+    y = torch.full((5, rows, 16), float("nan"), device="cuda")
+    f = torch.full((rows, 4), -7, dtype=torch.int32, device="cuda")
+    t, tol = 2.0, 1e-6
+    kernel = tilec.compile(LOOP_EXITS, name="loop_exits.tile", arch=arch)
+    kernel[rows](x, y, f, n, t, tol)
+    torch.cuda.synchronize()
+    xd = x.double().reshape(rows, m, 16)
+    assert torch.allclose(y[0].double(), xd[:, :min(n, m)].sum(1),
+                          atol=1e-5)
+    assert torch.allclose(y[1].double(), (1 + xd[:, 0].abs()).sqrt(),
+                          rtol=1e-6)
+    assert torch.allclose(y[4].double(), xd[:, :min(n, 4)].sum(1),
+                          atol=1e-5)
+    for r in range(rows):
+        hits = [k for k in range(m) if xd[r, k].max() > t]
+        found = hits[0] if hits else -1
+        stop = found if hits else m
+        assert int(f[r, 0]) == found, r
+        assert torch.allclose(y[2, r].double(), xd[r, :stop].sum(0),
+                              atol=1e-5), r
+        kept = [k for k in range(m) if xd[r, k].min() >= 0]
+        assert int(f[r, 1]) == len(kept), r
+        ref = xd[r, kept].sum(0) if kept else torch.zeros_like(xd[r, 0])
+        assert torch.allclose(y[3, r].double(), ref, atol=1e-5), r
+        assert 1 <= int(f[r, 2]) <= 40, r
+        lead = 0
+        for k in range(0, m, 2):
+            row = xd[r, k].tolist()
+            i = 0
+            while i < 16 and row[i] < t:
+                i += 1
+            lead += i
+        assert int(f[r, 3]) == lead, r
+
+
 POWERS = """
 kernel powers(X: Tensor[f32, 2], Z: Tensor[f32, 2], Y: Tensor[f32, 3],
               n: int):

@@ -161,11 +161,13 @@ TEST(LexerTest, Operators) {
 }
 
 TEST(LexerTest, KeywordsAndNames) {
-  LexResult r = lex("kernel const if elif else for in and or not True False "
-                    "None pass return kernels _x x1 true none");
+  LexResult r = lex("kernel const if elif else for while break continue in and "
+                    "or not True False None pass return kernels _x x1 true "
+                    "none");
   EXPECT_EQ(r.tokens,
-            "kernel const if elif else for in and or not True False None pass "
-            "return name:kernels name:_x name:x1 name:true name:none NL EOF");
+            "kernel const if elif else for while break continue in and or not "
+            "True False None pass return name:kernels name:_x name:x1 "
+            "name:true name:none NL EOF");
   EXPECT_EQ(r.errors, "");
 }
 
@@ -340,10 +342,10 @@ TEST(LexerTest, InvalidCharacters) {
 }
 
 TEST(LexerTest, UnsupportedKeywords) {
-  const char *words[] = {"while",  "break",    "continue", "lambda", "import",
-                         "from",   "class",    "with",     "try",    "except",
-                         "global", "nonlocal", "yield",    "async",  "await",
-                         "del",    "assert",   "raise",    "is"};
+  const char *words[] = {"lambda",   "import", "from",   "class",
+                         "with",     "try",    "except", "global",
+                         "nonlocal", "yield",  "async",  "await",
+                         "del",      "assert", "raise",  "is"};
   for (const char *word : words) {
     LexResult r = lex(std::string(word) + " x");
     EXPECT_EQ(r.tokens, "ERR(" + std::string(word) + ") name:x NL EOF");
@@ -1057,10 +1059,10 @@ TEST(ParserErrorTest, BadDedentDoesNotCloseTheKernel) {
 
 TEST(ParserErrorTest, LexerErrorsAreNotReportedTwice) {
   EXPECT_EQ(parseErrors("kernel k():\n    x = \"s\" + 1\n    y = $\n"
-                        "    while x:\n        pass\n    z = 1 is None\n"),
+                        "    with x:\n        pass\n    z = 1 is None\n"),
             "2:9: error: string literals are not supported in .tile kernels\n"
             "3:9: error: invalid character '$' in source\n"
-            "4:5: error: 'while' is not supported in .tile kernels\n"
+            "4:5: error: 'with' is not supported in .tile kernels\n"
             "6:11: error: 'is' is not supported in .tile kernels\n");
   EXPECT_EQ(parseErrors("kernel k(x: i32):\n    y = (x +\n"),
             "2:9: error: unclosed '(': expected a matching ')' before the end "

@@ -182,7 +182,7 @@ private:
   /// another one gets a conversion.
   bool setFromUse(Value v, Attribute layout) {
     Operation *def = v.getDefiningOp();
-    if (isa_and_present<scf::ForOp, scf::IfOp, ReduceOp>(def))
+    if (isa_and_present<scf::ForOp, scf::IfOp, scf::WhileOp, ReduceOp>(def))
       return false;
     // A reshape or permute moves no data: its result may take a use's
     // layout only when that maps back to a blocked layout of its source.
@@ -594,8 +594,26 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
         }
         continue;
       }
+      // A while loop's value: from its init or a trip's yield to the
+      // condition's argument, from the condition to the trip and result.
+      if (auto loop = dyn_cast<scf::WhileOp>(user)) {
+        work.push_back(loop.getBeforeArguments()[use.getOperandNumber()]);
+        continue;
+      }
+      if (auto cond = dyn_cast<scf::ConditionOp>(user)) {
+        if (use.getOperandNumber() == 0)
+          continue;
+        auto loop = cast<scf::WhileOp>(cond->getParentOp());
+        work.push_back(loop.getAfterArguments()[use.getOperandNumber() - 1]);
+        work.push_back(loop.getResult(use.getOperandNumber() - 1));
+        continue;
+      }
       if (auto yield = dyn_cast<scf::YieldOp>(user)) {
         Operation *parent = yield->getParentOp();
+        if (auto loop = dyn_cast<scf::WhileOp>(parent)) {
+          work.push_back(loop.getBeforeArguments()[use.getOperandNumber()]);
+          continue;
+        }
         work.push_back(parent->getResult(use.getOperandNumber()));
         if (auto loop = dyn_cast<scf::ForOp>(parent))
           work.push_back(loop.getRegionIterArgs()[use.getOperandNumber()]);
@@ -1018,7 +1036,8 @@ bool LayoutAssigner::forward(Operation *op) {
     for (Value v : op->getOperands()) {
       Attribute l = get(v);
       if (!l && !partial_ && isTileValue(v) &&
-          isa_and_present<scf::ForOp, scf::IfOp>(v.getDefiningOp()))
+          isa_and_present<scf::ForOp, scf::IfOp, scf::WhileOp>(
+              v.getDefiningOp()))
         return false;
       if (l && (!best || priority(l) > priority(best)))
         best = l;
@@ -1133,6 +1152,35 @@ bool LayoutAssigner::forward(Operation *op) {
     }
     return changed;
   }
+  if (auto w = dyn_cast<scf::WhileOp>(op)) {
+    // A value the condition region receives (from the init or a trip's
+    // yield) shares a layout with both; one the condition passes on, with
+    // the trip's argument and the loop's result.
+    scf::YieldOp yield = w.getYieldOp();
+    for (auto [i, arg] : llvm::enumerate(w.getBeforeArguments())) {
+      if (!isTileValue(arg))
+        continue;
+      Attribute l = get(arg);
+      if (!l)
+        l = get(yield.getOperand(i));
+      if (!l && late_)
+        l = get(w.getInits()[i]);
+      changed |= set(arg, l);
+    }
+    scf::ConditionOp cond = w.getConditionOp();
+    for (auto [j, arg] : llvm::enumerate(w.getAfterArguments())) {
+      if (!isTileValue(arg))
+        continue;
+      Attribute l = get(arg);
+      if (!l)
+        l = get(cond.getArgs()[j]);
+      if (l) {
+        changed |= set(arg, l);
+        changed |= set(w.getResult(j), l);
+      }
+    }
+    return changed;
+  }
   if (auto i = dyn_cast<scf::IfOp>(op)) {
     for (auto [k, res] : llvm::enumerate(i.getResults())) {
       if (!isTileValue(res) || get(res))
@@ -1179,14 +1227,31 @@ bool LayoutAssigner::backward(Operation *op) {
       changed |= setFromUse(index, l);
     return changed;
   }
+  if (auto cond = dyn_cast<scf::ConditionOp>(op)) {
+    auto w = cast<scf::WhileOp>(op->getParentOp());
+    for (auto [j, v] : llvm::enumerate(cond.getArgs()))
+      if (isTileValue(v))
+        changed |= setFromUse(v, get(w.getAfterArguments()[j]));
+    return changed;
+  }
+  if (auto w = dyn_cast<scf::WhileOp>(op)) {
+    for (auto [i, arg] : llvm::enumerate(w.getBeforeArguments()))
+      if (isTileValue(arg))
+        if (Attribute l = get(arg))
+          changed |= setFromUse(w.getInits()[i], l);
+    return changed;
+  }
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
     Operation *parent = op->getParentOp();
     for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
       if (!isTileValue(v))
         continue;
-      Attribute l = isa<scf::ForOp>(parent)
-                        ? get(cast<scf::ForOp>(parent).getRegionIterArgs()[i])
-                        : get(parent->getResult(i));
+      Attribute l =
+          isa<scf::WhileOp>(parent)
+              ? get(cast<scf::WhileOp>(parent).getBeforeArguments()[i])
+          : isa<scf::ForOp>(parent)
+              ? get(cast<scf::ForOp>(parent).getRegionIterArgs()[i])
+              : get(parent->getResult(i));
       changed |= setFromUse(v, l);
     }
     return changed;
@@ -1364,8 +1429,18 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
     Operation *parent = op->getParentOp();
     if (auto f = dyn_cast<scf::ForOp>(parent))
       return get(f.getRegionIterArgs()[i]);
+    if (auto w = dyn_cast<scf::WhileOp>(parent))
+      return get(w.getBeforeArguments()[i]);
     return get(parent->getResult(i));
   }
+  if (isa<scf::ConditionOp>(op)) {
+    if (i == 0)
+      return {};
+    return get(
+        cast<scf::WhileOp>(op->getParentOp()).getAfterArguments()[i - 1]);
+  }
+  if (auto w = dyn_cast<scf::WhileOp>(op))
+    return get(w.getBeforeArguments()[i]);
   if (auto f = dyn_cast<scf::ForOp>(op)) {
     unsigned first = f.getNumControlOperands();
     if (i >= first)
@@ -1482,7 +1557,7 @@ void LayoutAssigner::run() {
   while (true) {
     Value pending, vector;
     for (Operation *op : ops) {
-      if (isa<scf::ForOp>(op))
+      if (isa<scf::ForOp, scf::WhileOp>(op))
         continue; // follows its iteration values
       for (Value v : op->getResults())
         if (isTileValue(v) && !get(v)) {
@@ -1519,6 +1594,12 @@ void LayoutAssigner::run() {
         for (BlockArgument arg : block.getArguments())
           if (isTileValue(arg))
             set(arg, defaultBlocked(shapeOf(arg)));
+  // A while loop's results whose trip arguments were only now given one.
+  for (Operation *op : ops)
+    if (auto w = dyn_cast<scf::WhileOp>(op))
+      for (auto [j, arg] : llvm::enumerate(w.getAfterArguments()))
+        if (isTileValue(arg))
+          set(w.getResult(j), get(arg));
   materialize();
 }
 

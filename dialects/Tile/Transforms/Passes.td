@@ -153,6 +153,23 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileCountedWhileLoops
+    : Pass<"tile-counted-while-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turn while loops that count into for loops";
+  let description = [{
+    An `scf.while` whose condition region is one comparison of a value the
+    loop steps by a loop-invariant amount each trip (`while i < n:` ...
+    `i += step`) becomes the `scf.for` it is (MLIR's
+    `scf::upliftWhileToForLoop`), so that the schedule passes
+    (pipelining, warp specialization, loop splitting) and the compiler's
+    choice of schedule, which work on `scf.for`, see it as a `range()`
+    loop. Other while loops (a condition on a value computed in the trip,
+    a `break`'s flag) are left as they are and run unpipelined.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileRemoveLayoutConversions
     : Pass<"tile-remove-layout-conversions", "::mlir::func::FuncOp"> {
   let summary = "Fold away layout conversions that are not needed";

@@ -249,7 +249,18 @@ public:
 
 class Stmt {
 public:
-  enum class Kind { Assign, AugAssign, ExprStmt, If, For, Pass, Return };
+  enum class Kind {
+    Assign,
+    AugAssign,
+    ExprStmt,
+    If,
+    For,
+    While,
+    Break,
+    Continue,
+    Pass,
+    Return
+  };
 
   Stmt(Kind kind, llvm::SMRange range) : kind(kind), range(range) {}
   virtual ~Stmt() = default;
@@ -324,6 +335,30 @@ public:
   ExprPtr iter;
   Block body;
   static bool classof(const Stmt *s) { return s->getKind() == Kind::For; }
+};
+
+/// `while cond: body`: the condition is evaluated before each trip.
+class While : public Stmt {
+public:
+  While(llvm::SMRange r, ExprPtr cond, Block body)
+      : Stmt(Kind::While, r), cond(std::move(cond)), body(std::move(body)) {}
+  ExprPtr cond;
+  Block body;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::While; }
+};
+
+/// `break` and `continue`: the parser only accepts them inside a loop's body
+/// (not in a function called from one).
+class Break : public Stmt {
+public:
+  explicit Break(llvm::SMRange r) : Stmt(Kind::Break, r) {}
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::Break; }
+};
+
+class Continue : public Stmt {
+public:
+  explicit Continue(llvm::SMRange r) : Stmt(Kind::Continue, r) {}
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::Continue; }
 };
 
 class Pass : public Stmt {
