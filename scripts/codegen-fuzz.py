@@ -13,7 +13,9 @@ sources; this covers valid sources at values and options their authors
 did not try, which reach the passes and the lowering.
 
   python3 scripts/codegen-fuzz.py [--tilec build/bin/tilec] [--seconds 600]
-      [--seed N] [--log codegen-fuzz.log]
+      [--seed N] [--log codegen-fuzz.log] [--sources FILE.tile ...]
+
+--sources compiles those files instead (kernels a change is about).
 
 Prints the compiles run, how many reached PTX, and the findings.
 """
@@ -72,11 +74,12 @@ def main():
     p.add_argument("--seconds", type=float, default=600)
     p.add_argument("--seed", type=int, default=53)
     p.add_argument("--log", default="codegen-fuzz.log")
+    p.add_argument("--sources", nargs="*", default=None)
     args = p.parse_args()
     random.seed(args.seed)
-    files = sorted(glob.glob(os.path.join(ROOT, "kernels", "*.tile")) +
-                   glob.glob(os.path.join(ROOT, "bench", "kernels",
-                                          "*.tile")))
+    files = args.sources or sorted(
+        glob.glob(os.path.join(ROOT, "kernels", "*.tile")) +
+        glob.glob(os.path.join(ROOT, "bench", "kernels", "*.tile")))
     env = dict(os.environ, TILEC_CACHE_DIR="off")
     runs = compiled = findings = 0
     start = time.time()

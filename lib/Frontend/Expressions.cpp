@@ -764,10 +764,14 @@ static Val emitAttribute(Emitter &em, const ast::Attribute &a) {
 }
 
 /// A tile subscript, numpy's basic indexing with constants: per source
-/// dimension a full slice `:`, a slice `a:b` (constant bounds, negative
-/// from the end, step 1), or an index `i` (the dimension dropped); None
-/// inserts a dimension of size 1. Dimensions not named are kept whole. A
-/// part of the tile is a `tile.extract`; dropped dimensions a reshape.
+/// dimension a full slice `:`, a slice `a:b:s` (constant bounds, negative
+/// from the end; a positive power-of-two step dividing the dimension), or an
+/// index `i` (the dimension dropped); None inserts a dimension of size 1.
+/// Dimensions not named are kept whole. A part of the tile is a
+/// `tile.extract`; dropped dimensions a reshape. A strided dimension is
+/// split in (n / s, s) by a reshape first and the extract takes one column
+/// of the split (register renamings where a thread holds the s elements of
+/// a group, `x[:, 1::2]` of a row held in pairs).
 static Val emitTileSubscript(Emitter &em, const Val &base,
                              const ast::Subscript &s) {
   ArrayRef<int64_t> shape = base.getShape();
@@ -794,6 +798,7 @@ static Val emitTileSubscript(Emitter &em, const Val &base,
     return *c < 0 ? *c + size : *c;
   };
   SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape);
+  SmallVector<int64_t> steps(shape.size(), 1);
   SmallVector<bool> dropped(shape.size(), false);
   unsigned dim = 0;
   for (const ast::ExprPtr &idx : s.indices) {
@@ -803,12 +808,25 @@ static Val emitTileSubscript(Emitter &em, const Val &base,
     if (auto *slice = dyn_cast<ast::Slice>(idx.get())) {
       if (slice->step) {
         Val st = em.emitExpr(*slice->step);
-        std::optional<int64_t> c = em.getConstInt(st);
         if (st.isInvalid())
           return Val::invalid();
-        if (!c || *c != 1)
+        std::optional<int64_t> c = em.getConstInt(st);
+        if (!c || st.kind == Val::Kind::Bool)
           return em.error(slice->step->getLoc(),
-                          "a tile slice takes step 1 only");
+                          "a tile slice's step must be an int constant, got " +
+                              st.describe());
+        if (*c <= 0)
+          return em.error(slice->step->getLoc(),
+                          "a tile slice's step must be positive, got " +
+                              std::to_string(*c) +
+                              " (a reversed tile is not supported)");
+        if (*c > 1 && (!llvm::isPowerOf2_64(*c) || n % *c != 0))
+          return em.error(slice->step->getLoc(),
+                          "a tile slice's step must be a power of two that "
+                          "divides the dimension, got step " +
+                              std::to_string(*c) + " of a dimension of " +
+                              std::to_string(n));
+        steps[dim] = *c;
       }
       std::optional<int64_t> lo = 0, hi = n;
       if (slice->lower && !(lo = bound(*slice->lower, n)))
@@ -823,7 +841,7 @@ static Val emitTileSubscript(Emitter &em, const Val &base,
                             " (a tile slice takes at least one element, "
                             "inside the tile)");
       offsets[dim] = *lo;
-      sizes[dim] = *hi - *lo;
+      sizes[dim] = (*hi - *lo + steps[dim] - 1) / steps[dim];
     } else {
       std::optional<int64_t> i = bound(*idx, n);
       if (!i)
@@ -840,7 +858,32 @@ static Val emitTileSubscript(Emitter &em, const Val &base,
   }
   Value v = base.value;
   auto type = cast<RankedTensorType>(v.getType());
-  if (ArrayRef<int64_t>(sizes) != shape) {
+  if (llvm::any_of(steps, [](int64_t st) { return st > 1; })) {
+    // Each strided dimension split in (n / s, s); the extract takes rows
+    // lo / s on and the column lo % s of the split.
+    SmallVector<int64_t> split, at, part;
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      if (steps[d] == 1) {
+        split.push_back(shape[d]);
+        at.push_back(offsets[d]);
+        part.push_back(sizes[d]);
+        continue;
+      }
+      split.append({shape[d] / steps[d], steps[d]});
+      at.append({offsets[d] / steps[d], offsets[d] % steps[d]});
+      part.append({sizes[d], 1});
+    }
+    if (!em.checkTileShape(sizes, s.getLoc()))
+      return Val::invalid();
+    Location l = em.loc(s.getLoc());
+    Type elt = type.getElementType();
+    v = tile::ReshapeOp::create(em.builder, l,
+                                RankedTensorType::get(split, elt), v);
+    v = tile::ExtractOp::create(em.builder, l, RankedTensorType::get(part, elt),
+                                v, em.builder.getDenseI64ArrayAttr(at));
+    v = tile::ReshapeOp::create(em.builder, l,
+                                RankedTensorType::get(sizes, elt), v);
+  } else if (ArrayRef<int64_t>(sizes) != shape) {
     if (!em.checkTileShape(sizes, s.getLoc()))
       return Val::invalid();
     v = tile::ExtractOp::create(

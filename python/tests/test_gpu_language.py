@@ -1020,6 +1020,54 @@ def test_slices_and_cat(torch_gpu, arch):
         assert torch.equal(q[rows], torch.cat((hb[32:], hb[:32]), 0))
 
 
+STRIDED = """
+kernel rope_pairs(X: Tensor[f32, 2], C: Tensor[f32, 2], S: Tensor[f32, 2],
+                  Y: Tensor[f32, 2], Z: Tensor[f16, 2], H: Tensor[f16, 2]):
+    r = bid(0)
+    # Interleaved rotary embedding (GPT-J): the pairs (x[2i], x[2i + 1]).
+    x = load(X, index=(r, 0), shape=(16, 128))
+    c = load(C, index=(r, 0), shape=(16, 64))
+    s = load(S, index=(r, 0), shape=(16, 64))
+    even = x[:, ::2]
+    odd = x[:, 1::2]
+    y = cat(((even * c - odd * s).reshape((16, 64, 1)),
+             (even * s + odd * c).reshape((16, 64, 1))), axis=2)
+    store(Y, index=(r, 0), tile=y.reshape((16, 128)))
+    # Steps along both dimensions of an f16 tile, from offsets.
+    h = load(H, index=(r, 0), shape=(64, 64))
+    store(Z, index=(r, 0), tile=h[1:61:4, 3::8])
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_slices_with_steps(torch_gpu, arch):
+    """x[a:b:s] with power-of-two steps: an interleaved rotary embedding's
+    even and odd columns (registers) and steps along both dimensions from
+    offsets, against torch's slices, outputs poisoned first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(12)
+    blocks = 3
+    x = torch.randn(16 * blocks, 128, device="cuda")
+    c = torch.randn(16 * blocks, 64, device="cuda")
+    s = torch.randn(16 * blocks, 64, device="cuda")
+    h = torch.randn(64 * blocks, 64, device="cuda").half()
+    y = torch.full_like(x, float("nan"))
+    z = torch.full((15 * blocks, 8), float("nan"), device="cuda",
+                   dtype=torch.float16)
+    kernel = tilec.compile(STRIDED, name="strided.tile", arch=arch)
+    kernel[blocks](x, c, s, y, z, h)
+    torch.cuda.synchronize()
+    xd, cd, sd = x.double(), c.double(), s.double()
+    ref = torch.empty_like(xd)
+    ref[:, 0::2] = xd[:, ::2] * cd - xd[:, 1::2] * sd
+    ref[:, 1::2] = xd[:, ::2] * sd + xd[:, 1::2] * cd
+    assert torch.allclose(y.double(), ref, atol=1e-5)
+    for b in range(blocks):
+        hb = h[64 * b:64 * (b + 1)]
+        assert torch.equal(z[15 * b:15 * (b + 1)], hb[1:61:4, 3::8])
+
+
 CUMSUM = """
 kernel cs(X: Tensor[f32, 2], N: Tensor[i32, 2], H: Tensor[f16, 2],
           ROWS: Tensor[f32, 2], COLS: Tensor[f32, 2], CNT: Tensor[i32, 2],

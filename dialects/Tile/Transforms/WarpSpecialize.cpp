@@ -77,6 +77,21 @@ namespace mlir::tile {
 using namespace mlir;
 using namespace mlir::tile;
 
+/// Whether a load of `func` is in a while loop: those are not copied ahead
+/// (only an scf.for is pipelined), so no ring a producer fills holds them.
+static bool hasLoadInWhileLoop(func::FuncOp func) {
+  auto isLoad = [](Operation *op) {
+    return isa<AsyncCopyOp, LoadOp>(op) ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+  };
+  return func
+      .walk([&](scf::WhileOp loop) {
+        return loop->walk(isLoad).wasInterrupted() ? WalkResult::interrupt()
+                                                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 namespace {
 
 /// A ring: its buffer, its full barriers and the empty ones this pass adds.
@@ -165,12 +180,21 @@ struct WarpSpecializePass
     }
     // Nothing to produce: the block is shaped for specialization (its
     // producer warpgroup idles), which is not what was asked for either.
-    if (copies.empty() && sayWhyNot)
-      emitWarning(getUserFacingLoc(func))
-          << "kernel '" << func.getSymName()
-          << "' has no TMA copies for a producer warp to issue (its loads "
-             "use cp.async: see the kernel's tma_fallback); only its block "
-             "is shaped for warp specialization";
+    if (copies.empty() && sayWhyNot) {
+      if (hasLoadInWhileLoop(func))
+        emitWarning(getUserFacingLoc(func))
+            << "kernel '" << func.getSymName()
+            << "' has no copies for a producer warp to issue: its loads are "
+               "in a while loop, which is not pipelined (a range() loop is, "
+               "and so is a while loop that counts, `while k < n: ... k += "
+               "1`); only its block is shaped for warp specialization";
+      else
+        emitWarning(getUserFacingLoc(func))
+            << "kernel '" << func.getSymName()
+            << "' has no TMA copies for a producer warp to issue (its loads "
+               "use cp.async: see the kernel's tma_fallback); only its block "
+               "is shaped for warp specialization";
+    }
     specialize(func, rings, copies, producers);
   }
 
