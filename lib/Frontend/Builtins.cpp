@@ -618,6 +618,33 @@ static Val emitStore(const Args &a) {
   return Val::none();
 }
 
+/// Argument `i` of a scalar atomic as a run-time scalar of the tensor's
+/// element type `elt` (a constant materialized); null after an error.
+static Value blockAtomicOperand(const Args &a, unsigned i, Type elt) {
+  Emitter &em = a.em;
+  const Val &v = a[i];
+  if (v.kind == Val::Kind::Float && !isa<FloatType>(elt)) {
+    em.error(a.loc(i), a.fname +
+                           "(): type mismatch: the value is a float "
+                           "but the tensor holds " +
+                           typeName(elt));
+    return {};
+  }
+  if (v.kind == Val::Kind::Scalar && v.value.getType() != elt) {
+    em.error(a.loc(i), a.fname + "(): type mismatch: the value is " +
+                           typeName(v.value.getType()) +
+                           " but the tensor holds " + typeName(elt) +
+                           "; convert it with .astype()");
+    return {};
+  }
+  if (v.kind != Val::Kind::Scalar && !v.isConstNumber()) {
+    em.error(a.loc(i), a.fname + "(): expected a scalar, got " + v.describe());
+    return {};
+  }
+  return v.kind == Val::Kind::Scalar ? v.value
+                                     : em.materializeScalar(v, elt, a.loc(i));
+}
+
 /// atomic_add / atomic_max / atomic_min(tensor, index, value) of a scalar:
 /// one atomic by the block, ordered (acquire-release at GPU scope), whose
 /// old value it returns to every thread.
@@ -638,24 +665,42 @@ static Val emitBlockAtomic(const Args &a, tile::ReduceKind kind) {
   auto indices = indexArgs(a, 1, type.getRank(), "tensor");
   if (!indices)
     return Val::invalid();
-  const Val &v = a[2];
-  if (v.kind == Val::Kind::Float && !isa<FloatType>(elt))
-    return em.error(a.loc(2), a.fname +
-                                  "(): type mismatch: the value is a "
-                                  "float but the tensor holds " +
-                                  typeName(elt));
-  if (v.kind == Val::Kind::Scalar && v.value.getType() != elt)
-    return em.error(a.loc(2), a.fname + "(): type mismatch: the value is " +
-                                  typeName(v.value.getType()) +
-                                  " but the tensor holds " + typeName(elt) +
-                                  "; convert it with .astype()");
-  Value value = v.kind == Val::Kind::Scalar
-                    ? v.value
-                    : em.materializeScalar(v, elt, a.loc(2));
+  Value value = blockAtomicOperand(a, 2, elt);
   if (!value)
     return Val::invalid();
   return Val::dynamic(tile::BlockAtomicOp::create(
       em.builder, em.loc(a.callLoc), kind, a[0].value, value, *indices));
+}
+
+/// atomic_xchg(tensor, index, value) and atomic_cas(tensor, index, compare,
+/// value): one exchange (or compare-and-swap) by the block, ordered as the
+/// scalar atomics are, whose old value it returns to every thread.
+static Val emitBlockExchange(const Args &a, bool cas) {
+  Emitter &em = a.em;
+  if (!requireGlobal(a, 0))
+    return Val::invalid();
+  auto type = cast<tile::GlobalTensorType>(a[0].value.getType());
+  Type elt = type.getElementType();
+  unsigned valueArg = cas ? 3 : 2;
+  for (unsigned i = 2; i <= valueArg; ++i)
+    if (a[i].kind == Val::Kind::Tile)
+      return em.error(a.loc(i), a.fname + "() takes scalars: one " +
+                                    (cas ? "compare-and-swap" : "exchange") +
+                                    " by the block, returning the old value "
+                                    "(a tile's is not supported)");
+  if (!(elt.isInteger(32) || (!cas && elt.isF32())))
+    return em.error(a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
+                                  " is not supported: " +
+                                  (cas ? "i32 is" : "i32 and f32 are"));
+  auto indices = indexArgs(a, 1, type.getRank(), "tensor");
+  if (!indices)
+    return Val::invalid();
+  Value compare = cas ? blockAtomicOperand(a, 2, elt) : Value();
+  Value value = blockAtomicOperand(a, valueArg, elt);
+  if (!value || (cas && !compare))
+    return Val::invalid();
+  return Val::dynamic(tile::BlockExchangeOp::create(
+      em.builder, em.loc(a.callLoc), a[0].value, value, compare, *indices));
 }
 
 /// atomic_add / atomic_max / atomic_min(tensor, index, tile, order=None).
@@ -1683,6 +1728,17 @@ Val Emitter::emitCall(const ast::Call &call) {
                           : fn == "atomic_max" ? tile::ReduceKind::Max
                                                : tile::ReduceKind::Min);
   }
+  if (fn == "atomic_xchg") {
+    auto a = bind({{"tensor", true}, {"index", true}, {"value", true}});
+    return a ? emitBlockExchange(*a, /*cas=*/false) : Val::invalid();
+  }
+  if (fn == "atomic_cas") {
+    auto a = bind({{"tensor", true},
+                   {"index", true},
+                   {"compare", true},
+                   {"value", true}});
+    return a ? emitBlockExchange(*a, /*cas=*/true) : Val::invalid();
+  }
   if (fn == "mma") {
     auto a = bind({{"a", true}, {"b", true}, {"acc", true}});
     return a ? emitMma(*a) : Val::invalid();
@@ -1780,9 +1836,10 @@ llvm::ArrayRef<llvm::StringRef> tilec::builtinFunctionNames() {
         "gather",        "scatter",    "cluster_rank", "cluster_barrier",
         "cluster_gather"};
     // The combining scatters, and cuTile's shape helpers and fma.
-    for (const char *f : {"scatter_add", "scatter_max", "scatter_min",
-                          "num_tiles", "expand_dims", "broadcast_to", "fma",
-                          "prod", "cumprod", "cummax", "cummin"})
+    for (const char *f :
+         {"scatter_add", "scatter_max", "scatter_min", "num_tiles",
+          "expand_dims", "broadcast_to", "fma", "prod", "cumprod", "cummax",
+          "cummin", "atomic_xchg", "atomic_cas"})
       list.push_back(f);
     for (const char *f : kUnaryMath)
       list.push_back(f);

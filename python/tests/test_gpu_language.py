@@ -623,6 +623,55 @@ def test_loop_exits(torch_gpu, arch, n):
         assert int(f[r, 3]) == lead, r
 
 
+LOCKED = """
+kernel locked(X: Tensor[f32, 2], Acc: Tensor[f32, 1], Lock: Tensor[i32, 1],
+              Count: Tensor[i32, 1], Held: Tensor[i32, 1],
+              Last: Tensor[i32, 1], Prev: Tensor[i32, 1]):
+    x = load(X, index=(bid(0), 0), shape=(1, 64)).reshape((64,))
+    # A spin lock: a plain read-modify-write of the sum and the count under
+    # it (no atomics on the data).
+    while atomic_cas(Lock, (0,), 0, 1) != 0:
+        pass
+    store(Acc, index=(0,), tile=load(Acc, index=(0,), shape=(64,)) + x)
+    store(Count, index=(0,), tile=load(Count, index=(0,), shape=(1,)) + 1)
+    held = atomic_xchg(Lock, (0,), 0)
+    store(Held, index=(bid(0),), tile=full((1,), held))
+    # Exchanges: each block's old value is the one another left (or -1).
+    prev = atomic_xchg(Last, (0,), bid(0))
+    store(Prev, index=(bid(0),), tile=full((1,), prev))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_lock_and_exchange(torch_gpu, arch):
+    """atomic_cas in a while loop as a spin lock around a plain
+    read-modify-write (the sum and count exact in count, the sum up to
+    the order of its additions), atomic_xchg releasing it (each block held
+    it: old value 1) and chaining the blocks (the old values are a
+    permutation of -1 and every block but the last one in)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(13)
+    blocks = 300
+    x = torch.randn(blocks, 64, device="cuda")
+    acc = torch.zeros(64, device="cuda")
+    lock = torch.zeros(1, dtype=torch.int32, device="cuda")
+    count = torch.zeros(1, dtype=torch.int32, device="cuda")
+    held = torch.full((blocks,), -7, dtype=torch.int32, device="cuda")
+    last = torch.full((1,), -1, dtype=torch.int32, device="cuda")
+    prev = torch.full((blocks,), -7, dtype=torch.int32, device="cuda")
+    kernel = tilec.compile(LOCKED, name="locked.tile", arch=arch)
+    kernel[blocks](x, acc, lock, count, held, last, prev)
+    torch.cuda.synchronize()
+    assert int(count) == blocks
+    assert int(lock) == 0
+    assert (held == 1).all()
+    assert torch.allclose(acc.double(), x.double().sum(0), atol=1e-4)
+    values = sorted(prev.tolist())
+    assert values == sorted([-1] + [b for b in range(blocks)
+                                    if b != int(last)])
+
+
 POWERS = """
 kernel powers(X: Tensor[f32, 2], Z: Tensor[f32, 2], Y: Tensor[f32, 3],
               n: int):

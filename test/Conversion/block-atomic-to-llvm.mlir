@@ -33,3 +33,23 @@ func.func @kinds(%C: !tile.global<i32, 2>, %F: !tile.global<f32, 1>, %i: i32, %x
   %s = tile.block_atomic sum %F[%b], %x : !tile.global<f32, 1>, f32
   return %s : f32
 }
+
+// -----
+
+// tile.block_exchange, the same way: an exchange (b32, an f32 by its bits),
+// or a compare-and-swap whose compared value is the instruction's first
+// operand and the value its second.
+// CHECK-LABEL: llvm.func @exchanges
+// CHECK:       atom.acq_rel.gpu.global.cas.b32 v, [$2], $5, $3;
+// CHECK-SAME:  "r,r,l,r,r,r,~{memory}"
+// CHECK:       llvm.bitcast %{{.*}} : f32 to i32
+// CHECK:       atom.acq_rel.gpu.global.exch.b32 v, [$2], $3;
+// CHECK-SAME:  "r,r,l,r,r,~{memory}"
+// CHECK:       llvm.bitcast %{{.*}} : i32 to f32
+func.func @exchanges(%L: !tile.global<i32, 1>, %F: !tile.global<f32, 1>, %i: i32, %x: f32) -> (i32, f32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %t = tile.block_exchange %L[%i], %c1 compare %c0 : i32 : !tile.global<i32, 1>, i32
+  %s = tile.block_exchange %F[%t], %x : !tile.global<f32, 1>, f32
+  return %t, %s : i32, f32
+}

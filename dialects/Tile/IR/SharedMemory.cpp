@@ -354,7 +354,7 @@ int64_t tile::getScratchBytes(Operation *op) {
     return elements * slots * getSharedElementBytes(type.getElementType());
   }
   // The old value, from the thread that read it to the others.
-  if (isa<BlockAtomicOp>(op))
+  if (isa<BlockAtomicOp, BlockExchangeOp>(op))
     return 4;
   return 0;
 }

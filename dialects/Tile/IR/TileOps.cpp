@@ -390,8 +390,8 @@ Value mlir::tile::chainOperand(Operation *op) {
 bool mlir::tile::writesGlobalMemory(Operation *op) {
   return op
       ->walk([](Operation *nested) {
-        return isa<StoreOp, AtomicRMWOp, BlockAtomicOp, TmaStoreOp, ScatterOp>(
-                   nested)
+        return isa<StoreOp, AtomicRMWOp, BlockAtomicOp, BlockExchangeOp,
+                   TmaStoreOp, ScatterOp>(nested)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -433,6 +433,39 @@ LogicalResult BlockAtomicOp::verify() {
     return emitOpError() << "f32 block atomics are sums only (atom.add.f32); "
                             "max and min take i32";
   return success();
+}
+
+LogicalResult BlockExchangeOp::verify() {
+  auto tensor = getTensor().getType();
+  if (getIndices().size() != tensor.getRank())
+    return emitOpError() << "expected " << tensor.getRank()
+                         << " indices (the tensor's rank), got "
+                         << getIndices().size();
+  Type elt = getValue().getType();
+  if (elt != tensor.getElementType())
+    return emitOpError() << "the value is " << elt << " but the tensor holds "
+                         << tensor.getElementType();
+  if (getCompare() && getCompare().getType() != elt)
+    return emitOpError() << "the compared value is "
+                         << getCompare().getType() << " but the value is "
+                         << elt;
+  if (getCompare() && !elt.isInteger(32))
+    return emitOpError() << "a compare-and-swap takes i32 (floats compare "
+                            "equal in other bits than they are stored)";
+  return success();
+}
+
+void BlockExchangeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // As tile.block_atomic's: it orders every global access of the block.
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Read::get(), SharedMemoryResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SharedMemoryResource::get());
 }
 
 void BlockAtomicOp::getEffects(

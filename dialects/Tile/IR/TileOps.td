@@ -380,6 +380,42 @@ def Tile_BlockAtomicOp : Tile_Op<"block_atomic", [
   let hasVerifier = 1;
 }
 
+def Tile_BlockExchangeOp : Tile_Op<"block_exchange", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    AttrSizedOperandSegments,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "one ordered atomic exchange or compare-and-swap by the "
+                "block, returning the old value";
+  let description = [{
+    The block writes the scalar `value` into the tensor's element at element
+    coordinates `indices` by one atomic exchange (i32 or f32), or, with a
+    `compare` operand, only where the element equals it (a compare-and-swap,
+    i32), and every thread gets the element's old value: a lock taken
+    (`cas` of 0 by 1 returning 0) or released (an exchange of 0), a flag
+    set. An index outside the tensor touches nothing and reads 0.
+
+    It orders memory as `tile.block_atomic` does (a release and an acquire
+    at GPU scope, for the whole block), and is lowered the same way:
+    `atom.acq_rel.gpu.global.exch.b32` or `.cas.b32` by the block's first
+    thread, the old value through 4 bytes of scratch shared memory.
+
+    ```mlir
+    %old = tile.block_exchange %Lock[%c0], %c1 compare %c0 : i32 : !tile.global<i32, 1>, i32
+    %was = tile.block_exchange %Flag[%t], %c1 : !tile.global<i32, 1>, i32
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor,
+                       AnyTypeOf<[I32, F32]>:$value,
+                       Optional<AnyTypeOf<[I32, F32]>>:$compare,
+                       Variadic<I32>:$indices);
+  let results = (outs AnyTypeOf<[I32, F32]>:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `,` $value (`compare` $compare^ `:`
+    type($compare))? attr-dict `:` type($tensor) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_GatherOp : Tile_Op<"gather", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "load the elements of a global tensor that index tiles name";

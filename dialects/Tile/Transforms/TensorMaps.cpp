@@ -151,9 +151,9 @@ bool tile::isPlaceableTmaWrite(func::FuncOp func, Operation *write) {
   func.walk<WalkOrder::PreOrder>([&](Operation *nested) {
     if (nested == write)
       after = true;
-    auto atomic = dyn_cast<BlockAtomicOp>(nested);
-    if (!atomic)
+    if (!isa<BlockAtomicOp, BlockExchangeOp>(nested))
       return WalkResult::advance();
+    Operation *atomic = nested;
     for (Operation *loop = atomic->getParentOp(); loop != func && !found;
          loop = loop->getParentOp())
       found = isa<scf::ForOp, scf::WhileOp>(loop) && loop->isAncestor(write);

@@ -711,77 +711,118 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   }
 };
 
-/// tile.block_atomic: the block's writes done (a barrier), then its first
-/// thread releases them and combines the value (`fence.acq_rel.gpu`,
-/// `atom.acq_rel.gpu` when the element is inside the tensor, 0 otherwise)
-/// and writes the old value to the op's scratch; after a barrier every
-/// thread reads it and fences (acquire: its later reads see what the
-/// blocks whose values it read wrote before theirs).
+/// tile.block_atomic and tile.block_exchange: the block's writes done (a
+/// barrier), then its first thread releases them and runs the atomic
+/// (`fence.acq_rel.gpu`, `atom.acq_rel.gpu.global.<op>` when the element is
+/// inside the tensor, 0 otherwise) and writes the old value to the op's
+/// scratch; after a barrier every thread reads it and fences (acquire: its
+/// later reads see what the blocks whose values it read wrote before
+/// theirs). `atom` is the instruction's suffix (`add.u32`, `exch.b32`,
+/// `cas.b32`); `compare`, cas's compared value.
+static FailureOr<Value> lowerBlockAtomic(ConversionPatternRewriter &rewriter,
+                                         Operation *op, Value tensorValue,
+                                         ValueRange tensor,
+                                         ArrayRef<ValueRange> indexRegs,
+                                         Value value, Value compare,
+                                         StringRef atom) {
+  Location loc = op->getLoc();
+  FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
+  if (failed(scratch))
+    return failure();
+  if (auto ws = op->getParentOfType<tile::WarpSpecializeOp>();
+      ws && !ws.getConsumer().isAncestor(op->getParentRegion()))
+    return op->emitOpError("in a producer warp is not supported");
+  unsigned rank = cast<tile::GlobalTensorType>(tensorValue.getType()).getRank();
+  Value offset = constI64(rewriter, loc, 0), inside;
+  for (unsigned d = 0; d < rank; ++d) {
+    Value i = indexRegs[d].front();
+    Value ok = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                     i, tensor[1 + d]);
+    inside =
+        inside ? Value(arith::AndIOp::create(rewriter, loc, inside, ok)) : ok;
+    Value i64 = arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), i);
+    offset = arith::AddIOp::create(
+        rewriter, loc, offset,
+        d == rank - 1 ? i64
+                      : Value(arith::MulIOp::create(rewriter, loc, i64,
+                                                    tensor[1 + rank + d])));
+  }
+  Type elt = value.getType();
+  Value address = LLVM::GEPOp::create(rewriter, loc, tensor[0].getType(), elt,
+                                      tensor[0], ValueRange{offset});
+  Value first = firstThread(rewriter, loc, inside, 0);
+  Value slot = sharedAddress32(rewriter, loc, *scratch);
+  auto bits = [&](Value v) -> Value {
+    return v.getType().isF32() ? Value(arith::BitcastOp::create(
+                                     rewriter, loc, rewriter.getI32Type(), v))
+                               : v;
+  };
+  SmallVector<Value> operands = {firstThread(rewriter, loc, nullptr, 0), first,
+                                 address, bits(value), slot};
+  std::string args = " v, [$2], $3;\n";
+  std::string constraints = "r,r,l,r,r";
+  if (compare) {
+    operands.push_back(bits(compare));
+    args = " v, [$2], $5, $3;\n";
+    constraints += ",r";
+  }
+  createBarrier(rewriter, loc, op);
+  inlinePtx(rewriter, loc, TypeRange(), operands,
+            "{\n .reg .pred p, q;\n .reg .b32 v;\n"
+            " setp.ne.b32 p, $0, 0;\n setp.ne.b32 q, $1, 0;\n"
+            " mov.b32 v, 0;\n"
+            " @q fence.acq_rel.gpu;\n"
+            " @q atom.acq_rel.gpu.global." +
+                atom.str() + args + " @p st.shared.b32 [$4], v;\n}",
+            constraints + ",~{memory}");
+  createBarrier(rewriter, loc, op);
+  Operation *read = inlinePtx(
+      rewriter, loc, TypeRange{rewriter.getI32Type()}, ValueRange{slot},
+      "ld.shared.b32 $0, [$1];\n fence.acq_rel.gpu;", "=r,r,~{memory}");
+  Value old = read->getResult(0);
+  if (elt.isF32())
+    old = arith::BitcastOp::create(rewriter, loc, elt, old);
+  return old;
+}
+
 struct BlockAtomicLowering : OpConversionPattern<tile::BlockAtomicOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::BlockAtomicOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    FailureOr<Value> scratch = getScratchMemory(rewriter, loc, op);
-    if (failed(scratch))
-      return failure();
-    if (auto ws = op->getParentOfType<tile::WarpSpecializeOp>();
-        ws && !ws.getConsumer().isAncestor(op->getParentRegion()))
-      return op.emitOpError("in a producer warp is not supported");
-    ValueRange tensor = adaptor.getTensor();
-    unsigned rank = op.getTensor().getType().getRank();
-    Value offset = constI64(rewriter, loc, 0), inside;
-    for (unsigned d = 0; d < rank; ++d) {
-      Value i = adaptor.getIndices()[d].front();
-      Value ok = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                       i, tensor[1 + d]);
-      inside =
-          inside ? Value(arith::AndIOp::create(rewriter, loc, inside, ok)) : ok;
-      Value i64 =
-          arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), i);
-      offset = arith::AddIOp::create(
-          rewriter, loc, offset,
-          d == rank - 1 ? i64
-                        : Value(arith::MulIOp::create(rewriter, loc, i64,
-                                                      tensor[1 + rank + d])));
-    }
     Type elt = op.getValue().getType();
-    Value address = LLVM::GEPOp::create(rewriter, loc, tensor[0].getType(), elt,
-                                        tensor[0], ValueRange{offset});
-    Value first = firstThread(rewriter, loc, inside, 0);
-    Value slot = sharedAddress32(rewriter, loc, *scratch);
     std::string type = elt.isF32()                             ? "f32"
                        : op.getKind() == tile::ReduceKind::Sum ? "u32"
                                                                : "s32";
     std::string combine = op.getKind() == tile::ReduceKind::Sum   ? "add"
                           : op.getKind() == tile::ReduceKind::Max ? "max"
                                                                   : "min";
-    Value value = adaptor.getValue().front();
-    if (elt.isF32())
-      value =
-          arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), value);
-    createBarrier(rewriter, loc, op);
-    inlinePtx(rewriter, loc, TypeRange(),
-              ValueRange{firstThread(rewriter, loc, nullptr, 0), first, address,
-                         value, slot},
-              "{\n .reg .pred p, q;\n .reg .b32 v;\n"
-              " setp.ne.b32 p, $0, 0;\n setp.ne.b32 q, $1, 0;\n"
-              " mov.b32 v, 0;\n"
-              " @q fence.acq_rel.gpu;\n"
-              " @q atom.acq_rel.gpu.global." +
-                  combine + "." + type +
-                  " v, [$2], $3;\n"
-                  " @p st.shared.b32 [$4], v;\n}",
-              "r,r,l,r,r,~{memory}");
-    createBarrier(rewriter, loc, op);
-    Operation *read = inlinePtx(
-        rewriter, loc, TypeRange{rewriter.getI32Type()}, ValueRange{slot},
-        "ld.shared.b32 $0, [$1];\n fence.acq_rel.gpu;", "=r,r,~{memory}");
-    Value old = read->getResult(0);
-    if (elt.isF32())
-      old = arith::BitcastOp::create(rewriter, loc, elt, old);
-    rewriter.replaceOp(op, old);
+    SmallVector<ValueRange> indices(adaptor.getIndices().begin(),
+                                    adaptor.getIndices().end());
+    FailureOr<Value> old = lowerBlockAtomic(
+        rewriter, op, op.getTensor(), adaptor.getTensor(), indices,
+        adaptor.getValue().front(), Value(), combine + "." + type);
+    if (failed(old))
+      return failure();
+    rewriter.replaceOp(op, *old);
+    return success();
+  }
+};
+
+struct BlockExchangeLowering : OpConversionPattern<tile::BlockExchangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BlockExchangeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<ValueRange> indices(adaptor.getIndices().begin(),
+                                    adaptor.getIndices().end());
+    Value compare = op.getCompare() ? adaptor.getCompare().front() : Value();
+    FailureOr<Value> old = lowerBlockAtomic(
+        rewriter, op, op.getTensor(), adaptor.getTensor(), indices,
+        adaptor.getValue().front(), compare, compare ? "cas.b32" : "exch.b32");
+    if (failed(old))
+      return failure();
+    rewriter.replaceOp(op, *old);
     return success();
   }
 };
@@ -978,7 +1019,8 @@ void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    RewritePatternSet &patterns) {
   patterns.add<LoadLowering, StoreLowering, GatherLowering, DimLowering,
                AsyncCopyLowering, AsyncWaitLowering, ItemLowering,
-               BlockAtomicLowering>(converter, patterns.getContext());
+               BlockAtomicLowering, BlockExchangeLowering>(
+      converter, patterns.getContext());
   patterns.add<AtomicRMWLowering, ScatterLowering>(
       converter, patterns.getContext(), vectorReductions);
 }

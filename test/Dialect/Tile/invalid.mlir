@@ -556,6 +556,38 @@ func.func @block_atomic_float_max(%C: !tile.global<f32, 1>, %i: i32, %x: f32) ->
 
 // -----
 
+func.func @block_exchange_rank(%C: !tile.global<i32, 2>, %i: i32) -> i32 {
+  // expected-error @+1 {{'tile.block_exchange' op expected 2 indices (the tensor's rank), got 1}}
+  %t = tile.block_exchange %C[%i], %i : !tile.global<i32, 2>, i32
+  return %t : i32
+}
+
+// -----
+
+func.func @block_exchange_type(%C: !tile.global<f32, 1>, %i: i32) -> i32 {
+  // expected-error @+1 {{'tile.block_exchange' op the value is 'i32' but the tensor holds 'f32'}}
+  %t = tile.block_exchange %C[%i], %i : !tile.global<f32, 1>, i32
+  return %t : i32
+}
+
+// -----
+
+func.func @block_exchange_compare_type(%C: !tile.global<i32, 1>, %i: i32, %x: f32) -> i32 {
+  // expected-error @+1 {{'tile.block_exchange' op the compared value is 'f32' but the value is 'i32'}}
+  %t = tile.block_exchange %C[%i], %i compare %x : f32 : !tile.global<i32, 1>, i32
+  return %t : i32
+}
+
+// -----
+
+func.func @block_exchange_float_cas(%C: !tile.global<f32, 1>, %i: i32, %x: f32) -> f32 {
+  // expected-error @+1 {{'tile.block_exchange' op a compare-and-swap takes i32 (floats compare equal in other bits than they are stored)}}
+  %t = tile.block_exchange %C[%i], %x compare %x : f32 : !tile.global<f32, 1>, f32
+  return %t : f32
+}
+
+// -----
+
 func.func @item_elements(%t: tensor<2xi32>) -> i32 {
   // expected-error @+1 {{'tile.item' op the tile must hold one element, got 'tensor<2xi32>'}}
   %s = tile.item %t : tensor<2xi32> -> i32

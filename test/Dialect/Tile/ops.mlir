@@ -188,6 +188,16 @@ func.func @block_atomic(%C: !tile.global<i32, 1>, %F: !tile.global<f32, 2>, %i: 
   return %m, %s : i32, f32
 }
 
+// CHECK-LABEL: func.func @block_exchange
+// CHECK-SAME: (%[[C:[[:alnum:]_]+]]: !tile.global<i32, 1>, %[[F:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[X:[[:alnum:]_]+]]: f32)
+func.func @block_exchange(%C: !tile.global<i32, 1>, %F: !tile.global<f32, 2>, %i: i32, %x: f32) -> (i32, f32) {
+  // CHECK-NEXT: %[[T:.*]] = tile.block_exchange %[[C]][%[[I]]], %[[I]] compare %[[I]] : i32 : <i32, 1>, i32
+  %t = tile.block_exchange %C[%i], %i compare %i : i32 : !tile.global<i32, 1>, i32
+  // CHECK-NEXT: tile.block_exchange %[[F]][%[[I]], %[[T]]], %[[X]] : <f32, 2>, f32
+  %s = tile.block_exchange %F[%i, %t], %x : !tile.global<f32, 2>, f32
+  return %t, %s : i32, f32
+}
+
 // CHECK-LABEL: func.func @item
 // CHECK-SAME: (%[[T:[[:alnum:]_]+]]: tensor<1x1xi32>)
 func.func @item(%t: tensor<1x1xi32>) -> i32 {
