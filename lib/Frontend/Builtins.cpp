@@ -562,9 +562,12 @@ static Val emitScatter(const Args &a,
   tile::ReduceKindAttr kind =
       combine ? tile::ReduceKindAttr::get(a.em.builder.getContext(), *combine)
               : tile::ReduceKindAttr();
-  tile::ScatterOp::create(a.em.builder, a.em.loc(a.callLoc), a[0].value,
-                          s->indices, s->tile, kind);
-  return Val::none();
+  // A combining scatter returns the values it found (a plain one nothing);
+  // the cleanup drops them where they are not read.
+  auto scatter = tile::ScatterOp::create(a.em.builder, a.em.loc(a.callLoc),
+                                         combine ? s->tile.getType() : Type(),
+                                         a[0].value, s->indices, s->tile, kind);
+  return combine ? Val::dynamic(scatter.getOld()) : Val::none();
 }
 
 /// What store() and the atomics write: the tile, at tile coordinates of a
@@ -714,9 +717,12 @@ static Val emitAtomic(const Args &a, tile::ReduceKind kind) {
       cast<tile::GlobalTensorType>(a[0].value.getType()).getElementType();
   if (!tile::isTileAtomicSupported(kind, elt))
     return unsupportedAtomic(a, kind, elt);
-  tile::AtomicRMWOp::create(a.em.builder, a.em.loc(a.callLoc), kind, a[0].value,
-                            w->indices, w->tile, w->order);
-  return Val::none();
+  // The old values (read only where used: the cleanup drops them where
+  // they are not).
+  auto atomic = tile::AtomicRMWOp::create(a.em.builder, a.em.loc(a.callLoc),
+                                          w->tile.getType(), kind, a[0].value,
+                                          w->indices, w->tile, w->order);
+  return Val::dynamic(atomic.getOld());
 }
 
 //===----------------------------------------------------------------------===//

@@ -672,6 +672,70 @@ def test_lock_and_exchange(torch_gpu, arch):
                                     if b != int(last)])
 
 
+OLD_VALUES = """
+kernel old_values(Expert: Tensor[i32, 1], Counts: Tensor[i32, 1],
+                  Slot: Tensor[i32, 1], X: Tensor[f32, 2], Acc: Tensor[f32, 2],
+                  Old: Tensor[f32, 3], M: Tensor[i32, 2], OldM: Tensor[i32, 3]):
+    # MoE routing: each token's slot in its expert's list.
+    e = load(Expert, index=(bid(0),), shape=(128,))
+    store(Slot, index=(bid(0),), tile=scatter_add(Counts, (e,),
+                                                  full((128,), 1)))
+    # A tile's old values: sums of small integers (exact in any order),
+    # and an i32 max.
+    x = load(X, index=(bid(0), 0), shape=(16, 64))
+    old = atomic_add(Acc, (0, 0), x)
+    store(Old, index=(bid(0), 0, 0), tile=old.reshape((1, 16, 64)))
+    m = atomic_max(M, (0, 0), x.astype(i32))
+    store(OldM, index=(bid(0), 0, 0), tile=m.reshape((1, 16, 64)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("warps", [4, 1])
+def test_atomics_returning_old_values(torch_gpu, arch, warps):
+    """scatter_add returning each element's slot (the slots of each expert
+    a permutation of 0..count-1), atomic_add / atomic_max of a tile
+    returning the values found (each block's old values plus its own
+    values are what some block found next, or the final value)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(14)
+    blocks, experts = 24, 8
+    expert = torch.randint(0, experts, (128 * blocks,), device="cuda",
+                           dtype=torch.int32)
+    counts = torch.zeros(experts, dtype=torch.int32, device="cuda")
+    slot = torch.full_like(expert, -1)
+    x = torch.randint(-4, 5, (16 * blocks, 64), device="cuda").float()
+    acc = torch.zeros(16, 64, device="cuda")
+    old = torch.full((blocks, 16, 64), float("nan"), device="cuda")
+    m = torch.full((16, 64), -100, dtype=torch.int32, device="cuda")
+    oldm = torch.full((blocks, 16, 64), -7, dtype=torch.int32, device="cuda")
+    kernel = tilec.compile(OLD_VALUES, name="old_values.tile", arch=arch,
+                           num_warps=warps)
+    kernel[blocks](expert, counts, slot, x, acc, old, m, oldm)
+    torch.cuda.synchronize()
+    assert torch.equal(counts.long(), torch.bincount(expert.long(),
+                                                     minlength=experts))
+    for k in range(experts):
+        mine = slot[expert == k].sort().values
+        assert torch.equal(mine, torch.arange(len(mine), device="cuda",
+                                              dtype=torch.int32)), k
+    xs = x.reshape(blocks, 16, 64)
+    assert torch.equal(acc, xs.sum(0))
+    # Per element, the blocks' steps (old, old + x) chain from 0 to the
+    # sum: each step's end is another's start, or the final value.
+    n = 16 * 64
+    starts = torch.cat((old.reshape(blocks, n), acc.reshape(1, n)), 0)
+    ends = torch.cat((torch.zeros(1, n, device="cuda"),
+                      (old + xs).reshape(blocks, n)), 0)
+    assert torch.equal(starts.sort(0).values, ends.sort(0).values)
+    assert torch.equal(m, xs.int().amax(0).clamp(min=-100))
+    # A max's old values: -100 (the first) or one of the blocks' values,
+    # never above the final one.
+    assert (oldm <= m.unsqueeze(0)).all() and (oldm >= -100).all()
+    assert ((oldm == -100).sum(0) >= 1).all()
+
+
 POWERS = """
 kernel powers(X: Tensor[f32, 2], Z: Tensor[f32, 2], Y: Tensor[f32, 3],
               n: int):

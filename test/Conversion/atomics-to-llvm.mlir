@@ -71,3 +71,36 @@ func.func @item(%t: tensor<1x1xi32, #b>) -> i32 {
   %s = tile.item %t : tensor<1x1xi32, #b> -> i32
   return %s : i32
 }
+
+// -----
+
+// Returning the old values: an atom per element by its first holder (0
+// elsewhere), a lane that holds it again takes it by a shuffle from the
+// lane with the replicated bits clear (a 16-element tile over one warp:
+// lanes l and l + 16).
+// CHECK-LABEL: llvm.func @old_values
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $1, 0;\0A mov.b32 $0, 0;\0A @p atom.global.add.f32 $0, [$2], $3;\0A}", "=r,r,l,r"
+// CHECK-NOT:   red.global
+// CHECK:       nvvm.shfl.sync  idx
+// CHECK:       llvm.return
+#r = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+func.func @old_values(%v: tensor<16xf32, #r>, %O: !tile.global<f32, 1>, %P: !tile.global<f32, 1>) attributes {tile.num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  %o = tile.atomic_rmw sum %O[%c0], %v : !tile.global<f32, 1>, tensor<16xf32, #r> -> tensor<16xf32, #r>
+  tile.store %P[%c0], %o : !tile.global<f32, 1>, tensor<16xf32, #r>
+  return
+}
+
+// -----
+
+// f32 max returning the old value: either integer atom writes it.
+// CHECK-LABEL: llvm.func @old_max
+// CHECK:       @p atom.global.max.s32 $0, [$2], $3;\0A @q atom.global.min.u32 $0, [$2], $3;
+#b1 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @old_max(%v: tensor<128xf32, #b1>, %O: !tile.global<f32, 1>, %P: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  %o = tile.atomic_rmw max %O[%c0], %v : !tile.global<f32, 1>, tensor<128xf32, #b1> -> tensor<128xf32, #b1>
+  tile.store %P[%c0], %o : !tile.global<f32, 1>, tensor<128xf32, #b1>
+  return
+}
+

@@ -95,3 +95,16 @@ func.func @too_many_registers(%x: f32, %O: !tile.global<f32, 1>) {
   tile.store %O[%c0], %t : !tile.global<f32, 1>, tensor<1048576xf32, #b>
   return
 }
+
+// -----
+
+// Held in several warps: refused.
+#w = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @old_in_warps(%v: tensor<32xf32, #w>, %O: !tile.global<f32, 1>, %P: !tile.global<f32, 1>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+2 {{atomics returning the old values of a tile its layout holds in several warps}}
+  // expected-error @+1 {{failed to legalize operation 'tile.atomic_rmw'}}
+  %o = tile.atomic_rmw sum %O[%c0], %v : !tile.global<f32, 1>, tensor<32xf32, #w> -> tensor<32xf32, #w>
+  tile.store %P[%c0], %o : !tile.global<f32, 1>, tensor<32xf32, #w>
+  return
+}

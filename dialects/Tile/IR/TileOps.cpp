@@ -398,6 +398,38 @@ bool mlir::tile::writesGlobalMemory(Operation *op) {
       .wasInterrupted();
 }
 
+/// An atomic's `old` result: the combined tile's type (its layout too once
+/// it has one).
+static LogicalResult verifyOldValues(Operation *op, Value old,
+                                     RankedTensorType value) {
+  if (old && old.getType() != value)
+    return op->emitOpError() << "returns the old values as " << old.getType()
+                             << ", not as the combined tile's " << value;
+  return success();
+}
+
+/// Drops an atomic's `old` result no one reads (then a `red.global`).
+template <typename OpTy>
+static LogicalResult dropUnusedOldValues(OpTy op, PatternRewriter &rewriter) {
+  if (!op.getOld() || !op.getOld().use_empty())
+    return failure();
+  OperationState state(op.getLoc(), op->getName(), op->getOperands(),
+                       TypeRange(), op->getAttrs());
+  rewriter.setInsertionPoint(op);
+  rewriter.create(state);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult AtomicRMWOp::canonicalize(AtomicRMWOp op,
+                                        PatternRewriter &rewriter) {
+  return dropUnusedOldValues(op, rewriter);
+}
+
+LogicalResult ScatterOp::canonicalize(ScatterOp op, PatternRewriter &rewriter) {
+  return dropUnusedOldValues(op, rewriter);
+}
+
 LogicalResult AtomicRMWOp::verify() {
   RankedTensorType value = getValue().getType();
   if (failed(verifyTileAccess(*this, getTensor().getType(), getIndices().size(),
@@ -406,6 +438,8 @@ LogicalResult AtomicRMWOp::verify() {
   if (getKind() == ReduceKind::Prod)
     return emitOpError("has no product (red.global adds, takes the maximum "
                        "or the minimum)");
+  if (failed(verifyOldValues(*this, getOld(), value)))
+    return failure();
   Type elt = value.getElementType();
   bool isInt = elt.isInteger(32) || elt.isInteger(64);
   bool isFloat = elt.isF32() || elt.isF16() || elt.isBF16() || elt.isF64();
@@ -446,9 +480,8 @@ LogicalResult BlockExchangeOp::verify() {
     return emitOpError() << "the value is " << elt << " but the tensor holds "
                          << tensor.getElementType();
   if (getCompare() && getCompare().getType() != elt)
-    return emitOpError() << "the compared value is "
-                         << getCompare().getType() << " but the value is "
-                         << elt;
+    return emitOpError() << "the compared value is " << getCompare().getType()
+                         << " but the value is " << elt;
   if (getCompare() && !elt.isInteger(32))
     return emitOpError() << "a compare-and-swap takes i32 (floats compare "
                             "equal in other bits than they are stored)";
@@ -540,6 +573,11 @@ LogicalResult ScatterOp::verify() {
                            getValue().getType(), "stored tile")))
     return failure();
   std::optional<ReduceKind> combine = getCombine();
+  if (getOld() && !combine)
+    return emitOpError("returns old values only where it combines (a plain "
+                       "scatter's old values are not read)");
+  if (failed(verifyOldValues(*this, getOld(), getValue().getType())))
+    return failure();
   if (!combine)
     return success();
   if (*combine == ReduceKind::Prod)

@@ -328,20 +328,25 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     tensor's element at its place by one atomic read-modify-write: `sum`
     adds it, `max` and `min` keep the larger or smaller. Elements that fall
     outside the tensor are not touched; an element the tile's layout holds in
-    several threads is combined once. The old values are not returned (PTX
-    `red.global`).
+    several threads is combined once. Without a result, the old values are
+    not read (PTX `red.global`); with one, `old` holds each element's value
+    before this op combined it (0 outside the tensor), read by `atom.global`
+    one element at a time. The canonicalizer drops an unused result.
 
     ```mlir
     tile.atomic_rmw sum %dQ[%b, %m, %c0], %dq : !tile.global<f32, 3>, tensor<1x64x128xf32>
+    %old = tile.atomic_rmw sum %C[%i], %ones : !tile.global<i32, 1>, tensor<128xi32> -> tensor<128xi32>
     ```
   }];
   let arguments = (ins Tile_ReduceKind:$kind, Tile_GlobalTensorType:$tensor,
                        Variadic<I32>:$indices, Tile_Tile:$value,
                        OptionalAttr<DenseI32ArrayAttr>:$order);
+  let results = (outs Optional<Tile_Tile>:$old);
   let assemblyFormat = [{
-    $kind $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
+    $kind $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `,` type($value) (`->` type($old)^)?
   }];
   let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 def Tile_BlockAtomicOp : Tile_Op<"block_atomic", [
@@ -459,20 +464,27 @@ def Tile_ScatterOp : Tile_Op<"scatter", [
     element of `value` (a layout that holds it in several threads combines
     it in one): two elements naming the same place both count (an
     index_add, a histogram, an expert's outputs added back to their tokens).
-    sum on f32, f16, bf16 (sm_90) and i32; max and min on f32 and i32.
+    sum on f32, f16, bf16 (sm_90) and i32; max and min on f32 and i32. With
+    a result (a combining scatter only), `old` holds the value each element
+    found (`atom.global`, as `tile.atomic_rmw`'s): two elements naming one
+    place find each other's sum in some order (each token's slot in its
+    expert's list).
 
     ```mlir
     tile.scatter %O[%rows, %cols], %x : !tile.global<f32, 2>[tensor<64x128xi32>, tensor<64x128xi32>], tensor<64x128xf32>
     tile.scatter combine(sum) %H[%bins], %ones : !tile.global<i32, 1>[tensor<256xi32>], tensor<256xi32>
+    %slot = tile.scatter combine(sum) %H[%e], %ones : !tile.global<i32, 1>[tensor<128xi32>], tensor<128xi32> -> tensor<128xi32>
     ```
   }];
   let arguments = (ins Tile_GlobalTensorType:$tensor,
                        Variadic<Tile_IntTile>:$indices, Tile_Tile:$value,
                        OptionalAttr<Tile_ReduceKind>:$combine);
+  let results = (outs Optional<Tile_Tile>:$old);
   let assemblyFormat = [{
-    (`combine` `(` $combine^ `)`)? $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `[` type($indices) `]` `,` type($value)
+    (`combine` `(` $combine^ `)`)? $tensor `[` $indices `]` `,` $value attr-dict `:` type($tensor) `[` type($indices) `]` `,` type($value) (`->` type($old)^)?
   }];
   let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 def Tile_ItemOp : Tile_Op<"item", [Pure]> {

@@ -144,6 +144,12 @@ private:
   }
   BlockedLayoutAttr loadLayout(Value tile,
                                std::optional<ArrayRef<int32_t>> order);
+  /// For an atomic that returns the old values of `tile` (its lowering
+  /// shares an element's old value among the lanes that hold it, not among
+  /// warps): `current` where it holds no element in two warps, else a
+  /// load's layout with vectors narrowed until the block's threads no more
+  /// than cover the tile.
+  Attribute oldValuesLayout(Value tile, Attribute current);
   /// The layout of the value a store writes: a load's, on the value's
   /// dimensions (those of the tile, or its non-unit ones with `shape`).
   BlockedLayoutAttr storeLayout(StoreOp store);
@@ -182,7 +188,8 @@ private:
   /// another one gets a conversion.
   bool setFromUse(Value v, Attribute layout) {
     Operation *def = v.getDefiningOp();
-    if (isa_and_present<scf::ForOp, scf::IfOp, scf::WhileOp, ReduceOp>(def))
+    if (isa_and_present<scf::ForOp, scf::IfOp, scf::WhileOp, ReduceOp,
+                        AtomicRMWOp, ScatterOp>(def))
       return false;
     // A reshape or permute moves no data: its result may take a use's
     // layout only when that maps back to a blocked layout of its source.
@@ -504,6 +511,29 @@ std::optional<unsigned> LayoutAssigner::transposedStoreDim(Value tile) {
       return transposedStoreDim(user->getResult(0));
   }
   return std::nullopt;
+}
+
+Attribute LayoutAssigner::oldValuesLayout(Value tile, Attribute current) {
+  ArrayRef<int64_t> shape = shapeOf(tile);
+  auto inWarpsOnce = [&](Attribute l) {
+    if (!l || !isDistributedLayout(l))
+      return false;
+    LinearLayout ll = toLinearLayout(l, shape);
+    return llvm::none_of(ll.warps(), [](const LinearLayout::Basis &b) {
+      return llvm::all_of(b, [](int64_t c) { return c == 0; });
+    });
+  };
+  if (inWarpsOnce(current))
+    return current;
+  BlockedLayoutAttr load = loadLayout(tile, std::nullopt);
+  int64_t elements = 1;
+  for (int64_t d : paddedShape(shape))
+    elements *= d;
+  unsigned vec = std::max(1u, vectorBytes / elementBytes(tile));
+  while (vec > 1 && int64_t(vec) * numWarps * 32 > elements)
+    vec /= 2;
+  BlockedLayoutAttr narrow = blocked(shape, shape.size() - 1, vec);
+  return inWarpsOnce(load) ? Attribute(load) : Attribute(narrow);
 }
 
 BlockedLayoutAttr
@@ -1152,6 +1182,16 @@ bool LayoutAssigner::forward(Operation *op) {
     }
     return changed;
   }
+  // An atomic's old values: where the combined tile is held (each holder
+  // of an element reads its old value).
+  if (isa<AtomicRMWOp, ScatterOp>(op) && op->getNumResults() == 1) {
+    Value value = op->getOperand(op->getNumOperands() - 1);
+    Attribute l = get(value);
+    if (!l)
+      return false;
+    return set(op->getResult(0),
+               oldValuesLayout(value, isa<ScatterOp>(op) ? Attribute() : l));
+  }
   if (auto w = dyn_cast<scf::WhileOp>(op)) {
     // A value the condition region receives (from the init or a trip's
     // yield) shares a layout with both; one the condition passes on, with
@@ -1220,8 +1260,13 @@ bool LayoutAssigner::backward(Operation *op) {
       changed |= setFromUse(index, l);
     return changed;
   }
+  if (auto rmw = dyn_cast<AtomicRMWOp>(op); rmw && rmw.getOld())
+    return setFromUse(rmw.getValue(),
+                      oldValuesLayout(rmw.getValue(), Attribute()));
   if (auto scatter = dyn_cast<ScatterOp>(op)) {
-    Attribute l = loadLayout(scatter.getValue(), std::nullopt);
+    Attribute l = scatter.getOld()
+                      ? oldValuesLayout(scatter.getValue(), Attribute())
+                      : Attribute(loadLayout(scatter.getValue(), std::nullopt));
     changed |= setFromUse(scatter.getValue(), l);
     for (Value index : scatter.getIndices())
       changed |= setFromUse(index, l);
@@ -1363,7 +1408,13 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
   if (auto gather = dyn_cast<GatherOp>(op))
     return get(gather.getResult());
   if (auto scatter = dyn_cast<ScatterOp>(op))
-    return loadLayout(scatter.getValue(), std::nullopt);
+    return scatter.getOld()
+               ? oldValuesLayout(scatter.getValue(), Attribute())
+               : Attribute(loadLayout(scatter.getValue(), std::nullopt));
+  // An atomic returning its old values holds each element in one warp.
+  if (auto rmw = dyn_cast<AtomicRMWOp>(op);
+      rmw && rmw.getOld() && operand == rmw.getValue())
+    return oldValuesLayout(operand, get(operand));
   if (isElementwise(op) || isa<BroadcastOp, ScanOp>(op))
     return get(op->getResult(0));
   if (auto e = dyn_cast<ExpandDimsOp>(op)) {

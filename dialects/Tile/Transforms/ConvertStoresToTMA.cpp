@@ -130,7 +130,9 @@ struct Write {
     };
     if (auto store = dyn_cast<StoreOp>(op))
       return make(store, std::nullopt);
-    if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+    // (An atomic whose old values are read stays one: a TMA reduction
+    // returns nothing.)
+    if (auto atomic = dyn_cast<AtomicRMWOp>(op); atomic && !atomic.getOld())
       return make(atomic, atomic.getKind());
     return std::nullopt;
   }

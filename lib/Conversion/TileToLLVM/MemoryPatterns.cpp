@@ -514,12 +514,21 @@ struct GatherLowering : OpConversionPattern<tile::GatherOp> {
 };
 
 /// The PTX of one predicated reduction of a register into global memory:
-/// `$0` the predicate (i32), `$1` the address, `$2` the value's bits.
-std::string reductionPtx(tile::ReduceKind kind, Type elt) {
-  std::string head = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n";
-  auto one = [&](StringRef op) {
-    return head + " @p red.global." + op.str() + " [$1], $2;\n}";
+/// `$0` the predicate (i32), `$1` the address, `$2` the value's bits. With
+/// `old`, an `atom` returning the element's old bits in `$0` (0 where the
+/// predicate is off), the others one later.
+std::string reductionPtx(tile::ReduceKind kind, Type elt, bool old = false) {
+  std::string pred = old ? "$1" : "$0", addr = old ? "$2" : "$1",
+              val = old ? "$3" : "$2";
+  std::string head = "{\n .reg .pred p;\n setp.ne.b32 p, " + pred + ", 0;\n";
+  if (old)
+    head += std::string(" mov.b") + (bitWidth(elt) == 16 ? "16" : "32") +
+            " $0, 0;\n";
+  auto instr = [&](StringRef op) {
+    return old ? "atom.global." + op.str() + " $0, [" + addr + "], " + val
+               : "red.global." + op.str() + " [" + addr + "], " + val;
   };
+  auto one = [&](StringRef op) { return head + " @p " + instr(op) + ";\n}"; };
   if (kind == tile::ReduceKind::Sum) {
     if (elt.isF32())
       return one("add.f32");
@@ -537,11 +546,11 @@ std::string reductionPtx(tile::ReduceKind kind, Type elt) {
   // unsigned ones; any stored value compares correctly against either
   // (NaN aside). max: s32 max for x >= 0, u32 min for x < 0.
   StringRef flip = kind == tile::ReduceKind::Max ? "min" : "max";
-  return "{\n .reg .pred p, q, n;\n setp.ne.b32 p, $0, 0;\n"
-         " setp.lt.s32 n, $2, 0;\n and.pred q, p, n;\n"
-         " and.pred p, p, !n;\n @p red.global." +
-         m.str() + ".s32 [$1], $2;\n @q red.global." + flip.str() +
-         ".u32 [$1], $2;\n}";
+  return "{\n .reg .pred p, q, n;\n setp.ne.b32 p, " + pred + ", 0;\n" +
+         (old ? " mov.b32 $0, 0;\n" : "") + " setp.lt.s32 n, " + val +
+         ", 0;\n and.pred q, p, n;\n and.pred p, p, !n;\n @p " +
+         instr((m + ".s32").str()) + ";\n @q " + instr((flip + ".u32").str()) +
+         ";\n}";
 }
 
 /// The PTX of one predicated vector sum of `vec` registers of f32, f16 or
@@ -574,13 +583,18 @@ std::pair<std::string, std::string> vectorReductionPtx(Type elt, unsigned vec) {
 /// floats combines the `vec` registers contiguous along the tensor's last
 /// dimension in one vector red (replicated registers are never among them:
 /// a zero basis ends the contiguous run). `skip(r)`: registers that are not
-/// the tile's own (a padded tile's).
+/// the tile's own (a padded tile's). With `old`, each element by an `atom`
+/// returning its old value instead, one element at a time, into `*old` (a
+/// register of the tile's layout each): the registers and lanes that hold
+/// an element again take the first holder's (a copy, a shuffle); a layout
+/// holding it in several warps is refused.
 LogicalResult
 emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
                RankedTensorType type, tile::ReduceKind kind, ValueRange values,
                unsigned vec, bool vectorReductions,
                llvm::function_ref<std::pair<Value, Value>(unsigned)> at,
-               llvm::function_ref<bool(unsigned)> skip) {
+               llvm::function_ref<bool(unsigned)> skip,
+               SmallVectorImpl<Value> *old = nullptr) {
   Type elt = type.getElementType();
   LinearLayout layout = getLinearLayout(type);
   unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
@@ -592,11 +606,21 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
                               "element in several places other than by "
                               "broadcast are not supported: "
                            << type;
+  if (old && replicaMask(layout, LinearLayout::kWarp))
+    return op->emitError()
+           << "atomics returning the old values of a tile its layout holds in "
+              "several warps (a tile of fewer elements than the block has "
+              "threads) are not supported: "
+           << type << "; use a larger tile or fewer warps";
   Value owner = firstHolder(rewriter, loc, layout);
   unsigned step = 1;
   std::string text, constraints;
-  if (vectorReductions && kind == tile::ReduceKind::Sum &&
-      (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
+  if (old) {
+    text = reductionPtx(kind, elt, /*old=*/true);
+    constraints = bitWidth(elt) == 16 ? "=h,r,l,h" : "=r,r,l,r";
+    old->assign(values.size(), Value());
+  } else if (vectorReductions && kind == tile::ReduceKind::Sum &&
+             (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
     step = vec;
     std::tie(text, constraints) = vectorReductionPtx(elt, vec);
   } else {
@@ -623,7 +647,50 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
       SmallVector<Value> slice(values.slice(r, step));
       llvm::append_range(operands, packWords(rewriter, loc, slice));
     }
-    inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+    if (!old) {
+      inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
+      continue;
+    }
+    Value bits =
+        inlinePtx(rewriter, loc, TypeRange{word}, operands, text, constraints)
+            ->getResult(0);
+    (*old)[r] = bits.getType() == values[r].getType()
+                    ? bits
+                    : Value(arith::BitcastOp::create(
+                          rewriter, loc, values[r].getType(), bits));
+  }
+  if (!old)
+    return success();
+  // Padding registers read as zeros; a register that holds an element again
+  // copies the first.
+  for (unsigned r = 0; r < values.size(); ++r)
+    if (!(r & regMask) && !(*old)[r])
+      (*old)[r] = tile::zeroOf(rewriter, loc, values[r].getType());
+  for (unsigned r = 0; r < values.size(); ++r)
+    if (r & regMask)
+      (*old)[r] = (*old)[r & ~regMask];
+  // Lanes that hold an element again take it from the first holder.
+  if (unsigned laneMask = replicaMask(layout, LinearLayout::kLane)) {
+    ThreadIndex t = getThreadIndex(rewriter, loc);
+    Value from = arith::AndIOp::create(rewriter, loc, t.lane,
+                                       constI32(rewriter, loc, ~laneMask & 31));
+    for (Value &v : *old) {
+      Value w = v;
+      if (bitWidth(elt) == 16)
+        w = arith::ExtUIOp::create(
+            rewriter, loc, rewriter.getI32Type(),
+            arith::BitcastOp::create(rewriter, loc, word, v));
+      else if (w.getType() != rewriter.getI32Type())
+        w = arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), w);
+      w = NVVM::ShflOp::create(
+          rewriter, loc, rewriter.getI32Type(), constI32(rewriter, loc, -1), w,
+          from, constI32(rewriter, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
+      if (bitWidth(elt) == 16)
+        w = arith::TruncIOp::create(rewriter, loc, word, w);
+      v = w.getType() == v.getType()
+              ? w
+              : Value(arith::BitcastOp::create(rewriter, loc, v.getType(), w));
+    }
   }
   return success();
 }
@@ -665,12 +732,16 @@ struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
       rewriter.eraseOp(op);
       return success();
     }
+    SmallVector<Value> old;
     if (failed(emitReductions(
             rewriter, loc, op, type, *combine, values, vec, vectorReductions,
             [&](unsigned r) { return access.at(r); },
-            [](unsigned) { return false; })))
+            [](unsigned) { return false; }, op.getOld() ? &old : nullptr)))
       return failure();
-    rewriter.eraseOp(op);
+    if (op.getOld())
+      rewriter.replaceOpWithMultiple(op, {old});
+    else
+      rewriter.eraseOp(op);
     return success();
   }
 };
@@ -697,6 +768,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices,
                       type.getShape(), type.getElementType(),
                       getLinearLayout(type), op.getOrder());
+    SmallVector<Value> old;
     if (failed(emitReductions(
             rewriter, loc, op, type, op.getKind(), adaptor.getValue(),
             access.getVectorLength(), vectorReductions,
@@ -704,8 +776,13 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
               Access a = access.at(r);
               return std::make_pair(a.address, a.inBounds);
             },
-            [&](unsigned r) { return access.isPadding(r); })))
+            [&](unsigned r) { return access.isPadding(r); },
+            op.getOld() ? &old : nullptr)))
       return failure();
+    if (op.getOld()) {
+      rewriter.replaceOpWithMultiple(op, {old});
+      return success();
+    }
     rewriter.eraseOp(op);
     return success();
   }

@@ -244,3 +244,17 @@ func.func @dead_ops(%K: !tile.global<f16, 2>, %i: i32, %x: f32, %v: tensor<64x64
   tile.store %K[%i, %i], %v : !tile.global<f16, 2>, tensor<64x64xf16>
   return
 }
+
+// An atomic's old values that no one reads are dropped (then a red.global);
+// read ones stay.
+// CHECK-LABEL: func.func @unread_old_values
+// CHECK-NEXT:  tile.atomic_rmw sum %arg0[%arg2], %arg3 : <f32, 1>, tensor<64xf32>{{$}}
+// CHECK-NEXT:  tile.scatter combine(max) %arg0[%arg4], %arg3 : <f32, 1>[tensor<64xi32>], tensor<64xf32>{{$}}
+// CHECK-NEXT:  %[[R:.*]] = tile.scatter combine(sum) %arg1[%arg4], %arg4 : <i32, 1>[tensor<64xi32>], tensor<64xi32> -> tensor<64xi32>
+// CHECK-NEXT:  return %[[R]]
+func.func @unread_old_values(%O: !tile.global<f32, 1>, %H: !tile.global<i32, 1>, %i: i32, %v: tensor<64xf32>, %e: tensor<64xi32>) -> tensor<64xi32> {
+  %a = tile.atomic_rmw sum %O[%i], %v : !tile.global<f32, 1>, tensor<64xf32> -> tensor<64xf32>
+  %b = tile.scatter combine(max) %O[%e], %v : !tile.global<f32, 1>[tensor<64xi32>], tensor<64xf32> -> tensor<64xf32>
+  %c = tile.scatter combine(sum) %H[%e], %e : !tile.global<i32, 1>[tensor<64xi32>], tensor<64xi32> -> tensor<64xi32>
+  return %c : tensor<64xi32>
+}

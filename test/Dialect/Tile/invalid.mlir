@@ -2139,3 +2139,19 @@ func.func @timestamp_records(%t: i64) {
 func.func @timeline_attr() attributes {tile.timeline = {records = 4 : i32, sites = [1 : i32]}} {
   return
 }
+
+// -----
+
+func.func @atomic_old_type(%O: !tile.global<f32, 1>, %i: i32, %v: tensor<64xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{'tile.atomic_rmw' op returns the old values as 'tensor<32xf32>', not as the combined tile's 'tensor<64xf32>'}}
+  %o = tile.atomic_rmw sum %O[%i], %v : !tile.global<f32, 1>, tensor<64xf32> -> tensor<32xf32>
+  return %o : tensor<32xf32>
+}
+
+// -----
+
+func.func @plain_scatter_old(%O: !tile.global<f32, 1>, %r: tensor<64xi32>, %v: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{'tile.scatter' op returns old values only where it combines (a plain scatter's old values are not read)}}
+  %o = tile.scatter %O[%r], %v : !tile.global<f32, 1>[tensor<64xi32>], tensor<64xf32> -> tensor<64xf32>
+  return %o : tensor<64xf32>
+}

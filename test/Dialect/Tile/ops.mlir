@@ -176,6 +176,16 @@ func.func @atomic_rmw(%O: !tile.global<f32, 2>, %i: i32, %v: tensor<64x128xf32>)
   return
 }
 
+// The old values, returned.
+// CHECK-LABEL: func.func @atomics_returning
+func.func @atomics_returning(%O: !tile.global<f32, 2>, %H: !tile.global<i32, 1>, %i: i32, %v: tensor<64x128xf32>, %e: tensor<128xi32>) -> (tensor<64x128xf32>, tensor<128xi32>) {
+  // CHECK-NEXT: %[[OLD:.*]] = tile.atomic_rmw sum %{{.*}}, %{{.*}} : <f32, 2>, tensor<64x128xf32> -> tensor<64x128xf32>
+  %old = tile.atomic_rmw sum %O[%i, %i], %v : !tile.global<f32, 2>, tensor<64x128xf32> -> tensor<64x128xf32>
+  // CHECK-NEXT: %[[SLOT:.*]] = tile.scatter combine(sum) %{{.*}}, %{{.*}} : <i32, 1>[tensor<128xi32>], tensor<128xi32> -> tensor<128xi32>
+  %slot = tile.scatter combine(sum) %H[%e], %e : !tile.global<i32, 1>[tensor<128xi32>], tensor<128xi32> -> tensor<128xi32>
+  return %old, %slot : tensor<64x128xf32>, tensor<128xi32>
+}
+
 // CHECK-LABEL: func.func @block_atomic
 // CHECK-SAME: (%[[C:[[:alnum:]_]+]]: !tile.global<i32, 1>, %[[F:[[:alnum:]_]+]]: !tile.global<f32, 2>, %[[I:[[:alnum:]_]+]]: i32, %[[X:[[:alnum:]_]+]]: f32)
 func.func @block_atomic(%C: !tile.global<i32, 1>, %F: !tile.global<f32, 2>, %i: i32, %x: f32) -> (i32, f32) {
