@@ -157,8 +157,9 @@ def TileCountedWhileLoops
     : Pass<"tile-counted-while-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn while loops that count into for loops";
   let description = [{
-    An `scf.while` whose condition region is one comparison of a value the
-    loop steps by a loop-invariant amount each trip (`while i < n:` ...
+    An `scf.while` whose condition region is one signed less-than
+    comparison (`slt`, or `sgt` with the operands swapped) of a value the
+    loop steps up by a loop-invariant amount each trip (`while i < n:` ...
     `i += step`) becomes the `scf.for` it is (MLIR's
     `scf::upliftWhileToForLoop`), so that the schedule passes
     (pipelining, warp specialization, loop splitting) and the compiler's

@@ -79,3 +79,25 @@ func.func @broken(%X: !tile.global<f32, 1>, %n: i32, %t: f32) attributes {tile.k
   %f = tile.full %r#0 : tensor<1xi32>
   return
 }
+
+// -----
+
+// `<=` (and counting down) is not the for loop's `<`: left as it is.
+// CHECK-LABEL: func.func @less_or_equal
+// CHECK-NOT:   scf.for
+// CHECK:       scf.while
+func.func @less_or_equal(%X: !tile.global<i32, 1>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.while (%i = %c0) : (i32) -> i32 {
+    %c = arith.cmpi sle, %i, %n : i32
+    scf.condition(%c) %i : i32
+  } do {
+  ^bb0(%i: i32):
+    %i1 = arith.addi %i, %c1 : i32
+    scf.yield %i1 : i32
+  }
+  %t = tile.full %r : tensor<16xi32>
+  tile.store %X[%c0], %t : !tile.global<i32, 1>, tensor<16xi32>
+  return
+}
