@@ -488,10 +488,12 @@ LogicalResult BlockExchangeOp::verify() {
   return success();
 }
 
-void BlockExchangeOp::getEffects(
+/// A block's ordered atomic (tile.block_atomic, tile.block_exchange) orders
+/// every global access of the block: it reads and writes all of global
+/// memory as far as other ops can tell, and its scratch.
+static void addBlockAtomicEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  // As tile.block_atomic's: it orders every global access of the block.
   effects.emplace_back(MemoryEffects::Read::get(),
                        SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(),
@@ -501,18 +503,16 @@ void BlockExchangeOp::getEffects(
                        SharedMemoryResource::get());
 }
 
+void BlockExchangeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addBlockAtomicEffects(effects);
+}
+
 void BlockAtomicOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  // It orders every global access of the block: it reads and writes all
-  // of global memory as far as other ops can tell, and its scratch.
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Read::get(), SharedMemoryResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SharedMemoryResource::get());
+  addBlockAtomicEffects(effects);
 }
 
 void AtomicRMWOp::getEffects(

@@ -206,6 +206,17 @@ private:
     return set(v, layout);
   }
   Attribute get(Value v) const { return layout_.lookup(v); }
+  /// A loop's iteration value `arg`: its own layout (reached backward from
+  /// a use), else what a trip yields for it, else (late_) its initial
+  /// value's.
+  Attribute iterationLayout(Value arg, Value yielded, Value init) const {
+    Attribute l = get(arg);
+    if (!l)
+      l = get(yielded);
+    if (!l && late_)
+      l = get(init);
+    return l;
+  }
 
   bool forward(Operation *op);
   bool backward(Operation *op);
@@ -1170,12 +1181,8 @@ bool LayoutAssigner::forward(Operation *op) {
     for (auto [i, arg] : llvm::enumerate(f.getRegionIterArgs())) {
       if (!isTileValue(arg))
         continue;
-      Attribute l = get(arg);
-      if (!l)
-        l = get(yield.getOperand(i));
-      if (!l && late_)
-        l = get(f.getInitArgs()[i]);
-      if (l) {
+      if (Attribute l =
+              iterationLayout(arg, yield.getOperand(i), f.getInitArgs()[i])) {
         changed |= set(arg, l);
         changed |= set(f.getResult(i), l);
       }
@@ -1197,16 +1204,10 @@ bool LayoutAssigner::forward(Operation *op) {
     // yield) shares a layout with both; one the condition passes on, with
     // the trip's argument and the loop's result.
     scf::YieldOp yield = w.getYieldOp();
-    for (auto [i, arg] : llvm::enumerate(w.getBeforeArguments())) {
-      if (!isTileValue(arg))
-        continue;
-      Attribute l = get(arg);
-      if (!l)
-        l = get(yield.getOperand(i));
-      if (!l && late_)
-        l = get(w.getInits()[i]);
-      changed |= set(arg, l);
-    }
+    for (auto [i, arg] : llvm::enumerate(w.getBeforeArguments()))
+      if (isTileValue(arg))
+        changed |= set(
+            arg, iterationLayout(arg, yield.getOperand(i), w.getInits()[i]));
     scf::ConditionOp cond = w.getConditionOp();
     for (auto [j, arg] : llvm::enumerate(w.getAfterArguments())) {
       if (!isTileValue(arg))
