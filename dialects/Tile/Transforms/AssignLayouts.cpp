@@ -1052,6 +1052,14 @@ bool LayoutAssigner::forward(Operation *op) {
     // gives it a load's layout if none comes.)
     if (broadcastVectors_.contains(load.getResult()))
       return false;
+    // Read straight into an atomic returning old values (each token's
+    // expert, as a scatter's index): the atomic's layout, not a conversion.
+    bool intoOldValues = llvm::any_of(load->getUsers(), [](Operation *user) {
+      return isa<AtomicRMWOp, ScatterOp>(user) && user->getNumResults() == 1;
+    });
+    if (intoOldValues && !load.getOrder())
+      return set(load.getResult(),
+                 oldValuesLayout(load.getResult(), Attribute()));
     return set(load.getResult(),
                feedsBoxes(load.getResult())
                    ? replicated(shapeOf(load.getResult()))
