@@ -786,11 +786,6 @@ static std::optional<ReduceArgs> reduceArgs(const Args &a) {
       return std::nullopt;
     keepdims = *k;
   }
-  if (shape.size() == 1 && !keepdims) {
-    a.em.error(a.callLoc, a.fname + "() of a 1-D tile needs keepdims=True "
-                                    "(scalar results are not supported)");
-    return std::nullopt;
-  }
   return ReduceArgs{static_cast<unsigned>(*axis), keepdims};
 }
 
@@ -882,21 +877,67 @@ static Val emitReduce(const Args &a, tile::ReduceKind kind) {
   return Val::dynamic(v);
 }
 
-/// argmax/argmin(x, axis, keepdims=False): the index along `axis` of the
-/// first greatest (least) element, as i32. Two reductions: the extreme
+/// The i32 index along `axis` of the first extreme element of `x`.
+static Value argReduce(Emitter &em, Value x, unsigned axis, bool keepdims,
+                       bool isMax, Location location);
+
+/// argmax/argmin(x, axis=None, keepdims=False): the index along `axis` of
+/// the first greatest (least) element, as i32. Two reductions: the extreme
 /// value, then the least index where the tile holds it (NaN is skipped, as
 /// max() and min() skip it; a row of NaN gives its length).
+
 static Val emitArgReduce(const Args &a, bool isMax) {
   Emitter &em = a.em;
+  Location location = em.loc(a.callLoc);
+  // No axis: the index into the flattened tile (numpy's); a 1-D tile's
+  // without keepdims, a scalar (tile.item).
+  if (!a.has(1) || a[1].kind == Val::Kind::None) {
+    if (!requireTile(a, 0, "the reduced value") ||
+        !em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
+      return Val::invalid();
+    bool keepdims = false;
+    if (a.has(2)) {
+      auto k = constBoolArg(a, 2, "keepdims");
+      if (!k)
+        return Val::invalid();
+      keepdims = *k;
+    }
+    ArrayRef<int64_t> shape = a[0].getShape();
+    int64_t elements = 1;
+    for (int64_t d : shape)
+      elements *= d;
+    Value x = a[0].value;
+    auto type = cast<RankedTensorType>(x.getType());
+    if (shape.size() > 1)
+      x = tile::ReshapeOp::create(
+          em.builder, location,
+          RankedTensorType::get({elements}, type.getElementType()), x);
+    Value index = argReduce(em, x, 0, /*keepdims=*/true, isMax, location);
+    if (keepdims)
+      return Val::dynamic(tile::ReshapeOp::create(
+          em.builder, location,
+          RankedTensorType::get(SmallVector<int64_t>(shape.size(), 1),
+                                em.builder.getI32Type()),
+          index));
+    return Val::dynamic(tile::ItemOp::create(em.builder, location,
+                                             em.builder.getI32Type(), index));
+  }
   std::optional<ReduceArgs> r = reduceArgs(a);
   if (!r)
     return Val::invalid();
-  ArrayRef<int64_t> shape = a[0].getShape();
-  unsigned axis = r->axis;
-  Location location = em.loc(a.callLoc);
+  if (a[0].getShape().size() == 1 && !r->keepdims)
+    return Val::dynamic(tile::ItemOp::create(
+        em.builder, location, em.builder.getI32Type(),
+        argReduce(em, a[0].value, 0, /*keepdims=*/true, isMax, location)));
+  return Val::dynamic(
+      argReduce(em, a[0].value, r->axis, r->keepdims, isMax, location));
+}
+
+static Value argReduce(Emitter &em, Value x, unsigned axis, bool keepdims,
+                       bool isMax, Location location) {
   OpBuilder &b = em.builder;
-  Value x = a[0].value;
-  Type elt = a[0].getElementType();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  Type elt = getElementTypeOrSelf(x.getType());
   if (elt.isInteger(1)) {
     x = em.castElements(x, b.getI32Type(), location);
     elt = b.getI32Type();
@@ -936,7 +977,7 @@ static Val emitArgReduce(const Args &a, bool isMax) {
       DenseElementsAttr::get(
           i32Tile, b.getI32IntegerAttr(static_cast<int32_t>(shape[axis]))));
   Value where = arith::SelectOp::create(b, location, isExtreme, iota, past);
-  return Val::dynamic(reduce(tile::ReduceKind::Min, where, r->keepdims));
+  return reduce(tile::ReduceKind::Min, where, keepdims);
 }
 
 /// cluster_gather(x, axis=0): the tile x of every block of the kernel's
@@ -1774,7 +1815,7 @@ Val Emitter::emitCall(const ast::Call &call) {
     return a ? emitClusterGather(*a) : Val::invalid();
   }
   if (fn == "argmax" || fn == "argmin") {
-    auto a = bind({{"x", true}, {"axis", true}, {"keepdims", false}});
+    auto a = bind({{"x", true}, {"axis", false}, {"keepdims", false}});
     return a ? emitArgReduce(*a, fn == "argmax") : Val::invalid();
   }
   if (llvm::is_contained(kUnaryMath, fn)) {

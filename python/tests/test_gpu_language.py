@@ -1049,12 +1049,16 @@ def test_reshapes_of_padded_tiles(torch_gpu, arch, warps):
 
 ARG = """
 kernel arg(X: Tensor[f32, 2], N: Tensor[i32, 2], IMAX: Tensor[i32, 1],
-           IMIN: Tensor[i32, 2], NMAX: Tensor[i32, 1]):
+           IMIN: Tensor[i32, 2], NMAX: Tensor[i32, 1], FLAT: Tensor[i32, 2]):
     x = load(X, index=(bid(0), 0), shape=(64, 128))
     n = load(N, index=(bid(0), 0), shape=(64, 128))
     store(IMAX, index=(bid(0),), tile=argmax(x, axis=1))
     store(IMIN, index=(bid(0), 0), tile=argmin(x, axis=0, keepdims=True))
     store(NMAX, index=(bid(0),), tile=argmax(n, axis=-1))
+    # No axis: the index into the flattened tile, a scalar; a 1-D tile's.
+    row = load(X, index=(bid(0), 0), shape=(1, 128)).reshape((128,))
+    store(FLAT, index=(bid(0), 0), tile=where(
+        arange(2).reshape((1, 2)) == 0, argmax(x), argmin(row, axis=0)))
 """
 
 
@@ -1070,8 +1074,9 @@ def test_argmax_argmin(torch_gpu, arch):
     imax = torch.full((256,), -1, device="cuda", dtype=torch.int32)
     imin = torch.full((4, 128), -1, device="cuda", dtype=torch.int32)
     nmax = torch.full((256,), -1, device="cuda", dtype=torch.int32)
+    flat = torch.full((4, 2), -1, device="cuda", dtype=torch.int32)
     kernel = tilec.compile(ARG, name="arg.tile", arch=arch)
-    kernel[4](x, n, imax, imin, nmax)
+    kernel[4](x, n, imax, imin, nmax, flat)
     torch.cuda.synchronize()
     assert torch.equal(imax.long(), x.argmax(1))
     assert imax[3].item() == 5
@@ -1080,6 +1085,10 @@ def test_argmax_argmin(torch_gpu, arch):
     # Integers in 0..3: every row has ties; the first maximal index.
     first = (n == n.max(1, keepdim=True).values).int().argmax(1)
     assert torch.equal(nmax.long(), first)
+    for b in range(4):
+        tile = x[64 * b:64 * (b + 1)]
+        assert flat[b, 0].item() == tile.argmax().item(), b
+        assert flat[b, 1].item() == tile[0].argmin().item(), b
 
 
 SLICES = """
