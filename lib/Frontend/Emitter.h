@@ -304,6 +304,13 @@ private:
   /// set, or some set at run time (`any`: their disjunction).
   enum class LoopExit { None, Always, Maybe };
   LoopExit loopExitState(mlir::Location location, mlir::Value &any);
+  /// `stmts` under an `scf.if` of `exited`'s negation (the exit flags
+  /// clear inside).
+  void emitUnlessExited(mlir::Location location, mlir::Value exited,
+                        llvm::ArrayRef<ast::StmtPtr> stmts);
+  /// The exit flags a loop over `body` needs (a break's, set false in
+  /// `env`, only `withBreak`: a loop that can end early).
+  LoopExits loopExitsOf(llvm::ArrayRef<ast::StmtPtr> body, bool withBreak);
   /// A `for` over static_range(...): the body emitted once a trip, the
   /// loop variable an int constant.
   void emitStaticFor(const ast::For &stmt, const ast::Call &call);

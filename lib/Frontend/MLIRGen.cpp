@@ -534,16 +534,31 @@ void Emitter::emitBlock(ArrayRef<ast::StmtPtr> block) {
       continue;
     case LoopExit::Always:
       return; // the rest never runs
-    case LoopExit::Maybe: {
-      Value none = arith::XOrIOp::create(
-          builder, location, any,
-          arith::ConstantIntOp::create(builder, location, 1, 1));
-      emitDynamicIf(location, none, block.drop_front(i + 1), {},
-                    /*exitsClearInThen=*/true);
+    case LoopExit::Maybe:
+      emitUnlessExited(location, any, block.drop_front(i + 1));
       return;
     }
-    }
   }
+}
+
+void Emitter::emitUnlessExited(Location location, Value exited,
+                               ArrayRef<ast::StmtPtr> stmts) {
+  Value none = arith::XOrIOp::create(
+      builder, location, exited,
+      arith::ConstantIntOp::create(builder, location, 1, 1));
+  emitDynamicIf(location, none, stmts, {}, /*exitsClearInThen=*/true);
+}
+
+Emitter::LoopExits Emitter::loopExitsOf(ArrayRef<ast::StmtPtr> body,
+                                        bool withBreak) {
+  LoopExits exits;
+  if (withBreak && hasLoopExit(body, ast::Stmt::Kind::Break)) {
+    exits.breakFlag = "break:" + std::to_string(numLoops++);
+    env[exits.breakFlag] = Val::boolean(false);
+  }
+  if (hasLoopExit(body, ast::Stmt::Kind::Continue))
+    exits.continueFlag = "continue:" + std::to_string(numLoops++);
+  return exits;
 }
 
 Emitter::LoopExit Emitter::loopExitState(Location location, Value &any) {
@@ -952,13 +967,7 @@ void Emitter::emitStaticFor(const ast::For &stmt, const ast::Call &call) {
   Env before = env;
   // Its break and continue are flags as a run-time loop's; a trip after
   // one where a break may have run runs only where none did.
-  LoopExits exits;
-  if (hasLoopExit(stmt.body, ast::Stmt::Kind::Break)) {
-    exits.breakFlag = "break:" + std::to_string(numLoops++);
-    env[exits.breakFlag] = Val::boolean(false);
-  }
-  if (hasLoopExit(stmt.body, ast::Stmt::Kind::Continue))
-    exits.continueFlag = "continue:" + std::to_string(numLoops++);
+  LoopExits exits = loopExitsOf(stmt.body, /*withBreak=*/true);
   loops.push_back(exits);
   for (uint64_t t = 0; t < trips; ++t) {
     env[stmt.var->id] = Val::integer(start + int64_t(t) * step);
@@ -972,11 +981,7 @@ void Emitter::emitStaticFor(const ast::For &stmt, const ast::Call &call) {
     if (state == LoopExit::Always)
       break;
     if (state == LoopExit::Maybe) {
-      Location location = loc(stmt.getLoc());
-      Value none = arith::XOrIOp::create(
-          builder, location, broke,
-          arith::ConstantIntOp::create(builder, location, 1, 1));
-      emitDynamicIf(location, none, stmt.body, {}, /*exitsClearInThen=*/true);
+      emitUnlessExited(loc(stmt.getLoc()), broke, stmt.body);
     } else {
       emitBlock(stmt.body);
     }
@@ -1109,11 +1114,9 @@ void Emitter::emitFor(const ast::For &stmt) {
     for (auto [i, name] : llvm::enumerate(carried.names))
       env[name] = Val::dynamic(forOp.getRegionIterArgs()[i]);
     // A continue skips the rest of its trip: a flag each trip starts clear.
-    LoopExits exits;
-    if (hasLoopExit(stmt.body, ast::Stmt::Kind::Continue)) {
-      exits.continueFlag = "continue:" + std::to_string(numLoops++);
+    LoopExits exits = loopExitsOf(stmt.body, /*withBreak=*/false);
+    if (!exits.continueFlag.empty())
       env[exits.continueFlag] = Val::boolean(false);
-    }
     loops.push_back(exits);
     emitBlock(stmt.body);
     loops.pop_back();
@@ -1203,13 +1206,7 @@ void Emitter::emitWhileLoop(Location location, ArrayRef<ast::StmtPtr> body,
                             ArrayRef<std::string> extra, StringRef loopVar,
                             function_ref<Value()> emitCondition,
                             function_ref<void()> startTrip) {
-  LoopExits exits;
-  if (hasLoopExit(body, ast::Stmt::Kind::Break)) {
-    exits.breakFlag = "break:" + std::to_string(numLoops++);
-    env[exits.breakFlag] = Val::boolean(false);
-  }
-  if (hasLoopExit(body, ast::Stmt::Kind::Continue))
-    exits.continueFlag = "continue:" + std::to_string(numLoops++);
+  LoopExits exits = loopExitsOf(body, /*withBreak=*/true);
   SmallVector<std::string> hidden(extra.begin(), extra.end());
   if (!exits.breakFlag.empty())
     hidden.push_back(exits.breakFlag);

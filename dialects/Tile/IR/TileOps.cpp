@@ -450,19 +450,29 @@ LogicalResult AtomicRMWOp::verify() {
   return success();
 }
 
+/// A block's scalar atomic: one index per tensor dimension, a value of the
+/// tensor's element type.
+static LogicalResult verifyBlockAtomicAccess(Operation *op,
+                                             GlobalTensorType tensor,
+                                             size_t indices, Type elt) {
+  if (indices != tensor.getRank())
+    return op->emitOpError() << "expected " << tensor.getRank()
+                             << " indices (the tensor's rank), got " << indices;
+  if (elt != tensor.getElementType())
+    return op->emitOpError()
+           << "the value is " << elt << " but the tensor holds "
+           << tensor.getElementType();
+  return success();
+}
+
 LogicalResult BlockAtomicOp::verify() {
-  auto tensor = getTensor().getType();
-  if (getIndices().size() != tensor.getRank())
-    return emitOpError() << "expected " << tensor.getRank()
-                         << " indices (the tensor's rank), got "
-                         << getIndices().size();
   Type elt = getValue().getType();
   if (getKind() == ReduceKind::Prod)
     return emitOpError("has no product (atom adds, takes the maximum or the "
                        "minimum)");
-  if (elt != tensor.getElementType())
-    return emitOpError() << "the value is " << elt << " but the tensor holds "
-                         << tensor.getElementType();
+  if (failed(verifyBlockAtomicAccess(*this, getTensor().getType(),
+                                     getIndices().size(), elt)))
+    return failure();
   if (elt.isF32() && getKind() != ReduceKind::Sum)
     return emitOpError() << "f32 block atomics are sums only (atom.add.f32); "
                             "max and min take i32";
@@ -470,15 +480,10 @@ LogicalResult BlockAtomicOp::verify() {
 }
 
 LogicalResult BlockExchangeOp::verify() {
-  auto tensor = getTensor().getType();
-  if (getIndices().size() != tensor.getRank())
-    return emitOpError() << "expected " << tensor.getRank()
-                         << " indices (the tensor's rank), got "
-                         << getIndices().size();
   Type elt = getValue().getType();
-  if (elt != tensor.getElementType())
-    return emitOpError() << "the value is " << elt << " but the tensor holds "
-                         << tensor.getElementType();
+  if (failed(verifyBlockAtomicAccess(*this, getTensor().getType(),
+                                     getIndices().size(), elt)))
+    return failure();
   if (getCompare() && getCompare().getType() != elt)
     return emitOpError() << "the compared value is " << getCompare().getType()
                          << " but the value is " << elt;

@@ -618,7 +618,6 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
   if (old) {
     text = reductionPtx(kind, elt, /*old=*/true);
     constraints = bitWidth(elt) == 16 ? "=h,r,l,h" : "=r,r,l,r";
-    old->assign(values.size(), Value());
   } else if (vectorReductions && kind == tile::ReduceKind::Sum &&
              (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
     step = vec;
@@ -628,6 +627,8 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
     constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
   }
   Type word = rewriter.getIntegerType(bitWidth(elt));
+  // The old values' bits, as `word`s (the element type once all are in).
+  SmallVector<Value> bits(old ? values.size() : 0);
   for (unsigned r = 0; r < values.size(); r += step) {
     if ((r & regMask) || skip(r))
       continue;
@@ -651,48 +652,48 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
       inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
       continue;
     }
-    Value bits =
+    bits[r] =
         inlinePtx(rewriter, loc, TypeRange{word}, operands, text, constraints)
             ->getResult(0);
-    (*old)[r] = bits.getType() == values[r].getType()
-                    ? bits
-                    : Value(arith::BitcastOp::create(
-                          rewriter, loc, values[r].getType(), bits));
   }
   if (!old)
     return success();
   // Padding registers read as zeros; a register that holds an element again
   // copies the first.
+  Value zero = arith::ConstantIntOp::create(rewriter, loc, word, 0);
   for (unsigned r = 0; r < values.size(); ++r)
-    if (!(r & regMask) && !(*old)[r])
-      (*old)[r] = tile::zeroOf(rewriter, loc, values[r].getType());
-  for (unsigned r = 0; r < values.size(); ++r)
-    if (r & regMask)
-      (*old)[r] = (*old)[r & ~regMask];
+    bits[r] = (r & regMask) ? bits[r & ~regMask] : bits[r] ? bits[r] : zero;
   // Lanes that hold an element again take it from the first holder.
   if (unsigned laneMask = replicaMask(layout, LinearLayout::kLane)) {
+    Type i32 = rewriter.getI32Type();
     ThreadIndex t = getThreadIndex(rewriter, loc);
     Value from = arith::AndIOp::create(rewriter, loc, t.lane,
                                        constI32(rewriter, loc, ~laneMask & 31));
-    for (Value &v : *old) {
-      Value w = v;
-      if (bitWidth(elt) == 16)
-        w = arith::ExtUIOp::create(
-            rewriter, loc, rewriter.getI32Type(),
-            arith::BitcastOp::create(rewriter, loc, word, v));
-      else if (w.getType() != rewriter.getI32Type())
-        w = arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), w);
-      w = NVVM::ShflOp::create(
-          rewriter, loc, rewriter.getI32Type(), constI32(rewriter, loc, -1), w,
-          from, constI32(rewriter, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
-      if (bitWidth(elt) == 16)
-        w = arith::TruncIOp::create(rewriter, loc, word, w);
-      v = w.getType() == v.getType()
-              ? w
-              : Value(arith::BitcastOp::create(rewriter, loc, v.getType(), w));
+    for (Value &b : bits) {
+      Value w = word == i32 ? b : arith::ExtUIOp::create(rewriter, loc, i32, b);
+      w = NVVM::ShflOp::create(rewriter, loc, i32, constI32(rewriter, loc, -1),
+                               w, from, constI32(rewriter, loc, 0x1f),
+                               NVVM::ShflKind::idx, UnitAttr());
+      b = word == i32 ? w : arith::TruncIOp::create(rewriter, loc, word, w);
     }
   }
+  old->clear();
+  for (auto [b, v] : llvm::zip(bits, values))
+    old->push_back(
+        b.getType() == v.getType()
+            ? b
+            : Value(arith::BitcastOp::create(rewriter, loc, v.getType(), b)));
   return success();
+}
+
+/// Ends an atomic's lowering: its old values (`old`) where it returns them,
+/// else nothing.
+static void replaceAtomic(ConversionPatternRewriter &rewriter, Operation *op,
+                          SmallVectorImpl<Value> &old) {
+  if (op->getNumResults())
+    rewriter.replaceOpWithMultiple(op, {old});
+  else
+    rewriter.eraseOp(op);
 }
 
 /// tile.scatter: each vector of registers by a predicated store at the
@@ -738,10 +739,7 @@ struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
             [&](unsigned r) { return access.at(r); },
             [](unsigned) { return false; }, op.getOld() ? &old : nullptr)))
       return failure();
-    if (op.getOld())
-      rewriter.replaceOpWithMultiple(op, {old});
-    else
-      rewriter.eraseOp(op);
+    replaceAtomic(rewriter, op, old);
     return success();
   }
 };
@@ -779,11 +777,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
             [&](unsigned r) { return access.isPadding(r); },
             op.getOld() ? &old : nullptr)))
       return failure();
-    if (op.getOld()) {
-      rewriter.replaceOpWithMultiple(op, {old});
-      return success();
-    }
-    rewriter.eraseOp(op);
+    replaceAtomic(rewriter, op, old);
     return success();
   }
 };
