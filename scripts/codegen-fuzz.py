@@ -2,7 +2,7 @@
 """A no-crash sweep of code generation (no GPU): compiles kernels of
 kernels/ and bench/kernels/ to PTX with random values of each kernel's own
 constants (tile sizes from 1 to 512, odd ones such as 24, 40, 152; bools;
-f16/bf16/f32) and random options (--arch sm_80/sm_90/sm_90a, --num-warps,
+f16/bf16/f32, or i8/i32/i64 for a dtype whose default is an integer) and random options (--arch sm_80/sm_90/sm_90a, --num-warps,
 --num-stages, --warp-specialize, --persistent, --cluster=2, --occupancy,
 --auto-schedule, --no-loop-split), one tilec process at a time, for a
 number of seconds. A located error is fine; a crash (a signal, an
@@ -54,11 +54,15 @@ def command(tilec, path, out):
     signature = src[start:src.index("):", start)]
     args = [tilec, "--emit=ptx", "--ptxas-check=false", "--kernel=" + name,
             "--arch=" + random.choice(["sm_90a", "sm_90a", "sm_90", "sm_80"])]
-    for const, kind, _ in CONST.findall(signature):
+    for const, kind, default in CONST.findall(signature):
         if random.random() < 0.35:
+            # A dtype from its default's family: integer kernels compute
+            # with // % << (which floats refuse).
+            ints = default in ("i8", "i32", "i64", "int8", "int32", "int64")
+            dtypes = ["i8", "i32", "i64"] if ints else ["f16", "bf16", "f32"]
             value = {"int": lambda: random.choice(INTS),
                      "bool": lambda: random.choice(["true", "false"]),
-                     "dtype": lambda: random.choice(["f16", "bf16", "f32"])
+                     "dtype": lambda: random.choice(dtypes)
                      }[kind]()
             args.append("-D%s=%s" % (const, value))
     for option in OPTIONS:

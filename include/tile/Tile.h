@@ -110,7 +110,7 @@ private:
 // Arguments
 //===----------------------------------------------------------------------===//
 
-enum class DType { F16, BF16, F32, I32, Bool, F8E4M3, F8E5M2 };
+enum class DType { F16, BF16, F32, I32, Bool, F8E4M3, F8E5M2, I64, I8 };
 
 /// Bytes per element, and the DSL's spelling ("f16", "bf16", ...).
 TILE_API unsigned dtypeBytes(DType dtype);

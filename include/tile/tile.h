@@ -35,7 +35,9 @@ typedef enum tile_dtype {
   TILE_I32 = 3,
   TILE_BOOL = 4,
   TILE_F8E4M3 = 5, /* torch.float8_e4m3fn */
-  TILE_F8E5M2 = 6  /* torch.float8_e5m2 */
+  TILE_F8E5M2 = 6, /* torch.float8_e5m2 */
+  TILE_I64 = 7,    /* torch.int64 */
+  TILE_I8 = 8      /* torch.int8 */
 } tile_dtype;
 
 typedef enum tile_arg_kind {

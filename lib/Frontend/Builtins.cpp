@@ -147,7 +147,7 @@ static Type dtypeArg(const Args &a, unsigned i) {
     return v.type;
   a.em.diag.error(a.loc(i), a.fname +
                                 "(): expected a dtype (f16, bf16, f32, "
-                                "i32, bool, f8e4m3, f8e5m2), got " +
+                                "i32, i64, i8, bool, f8e4m3, f8e5m2), got " +
                                 v.describe());
   return {};
 }
@@ -269,7 +269,7 @@ indexArgs(const Args &a, unsigned i, unsigned rank, llvm::StringRef tensor,
     a.em.diag.error(a.loc(i), a.fname +
                                   "(): tile indices must be integers, "
                                   "got " +
-                                  e.describe() +
+                                  e.describe() + e.notI32Hint() +
                                   (e.kind == Val::Kind::Tile
                                        ? (boxes ? " (only a tile of one "
                                                   "element is a scalar; a "
@@ -332,9 +332,10 @@ static Val emitArange(const Args &a) {
     t = dtypeArg(a, 1);
     if (!t)
       return Val::invalid();
-    if (!t.isInteger(32) && !t.isF32() && !t.isF16() && !t.isBF16())
-      return a.em.error(a.loc(1), "arange(): dtype must be i32, f32, f16 or "
-                                  "bf16, got " +
+    if (!t.isInteger(32) && !t.isInteger(64) && !t.isInteger(8) && !t.isF32() &&
+        !t.isF16() && !t.isBF16())
+      return a.em.error(a.loc(1), "arange(): dtype must be i32, i64, i8, f32, "
+                                  "f16 or bf16, got " +
                                       typeName(t));
   }
   SmallVector<int64_t> shape = {*n};
@@ -476,7 +477,7 @@ static std::optional<IndexedAccess> indexedArgs(const Args &a, bool scatter) {
       em.error(a.loc(1), a.fname +
                              "(): indices must be i32 tiles or "
                              "integers, got " +
-                             e.describe());
+                             e.describe() + e.notI32Hint());
       return std::nullopt;
     }
     anyTile |= e.kind == Val::Kind::Tile;
@@ -1392,7 +1393,8 @@ static Val emitCdiv(const Args &a) {
   const Val &x = a[0], &y = a[1];
   auto isIntLike = [&](const Val &v) {
     return v.kind == Val::Kind::Int ||
-           (v.isDynamic() && v.getElementType().isInteger(32));
+           (v.isDynamic() && isa<IntegerType>(v.getElementType()) &&
+            !v.getElementType().isInteger(1));
   };
   if (!isIntLike(x) || !isIntLike(y))
     return em.error(a.callLoc, "cdiv() needs integer operands, got " +
@@ -1413,9 +1415,12 @@ static Val emitCdiv(const Args &a) {
   if (!shapeOr)
     return Val::invalid();
   SmallVector<int64_t> shape = *shapeOr;
-  Type i32 = em.builder.getI32Type();
-  Value l = em.coerce(x, i32, shape, a.loc(0));
-  Value r = em.coerce(y, i32, shape, a.loc(1));
+  // In the operands' type (the wider of two ints; i32 for constants).
+  Type elt = em.promote(x, y, a.callLoc, "cdiv()");
+  if (!elt)
+    return Val::invalid();
+  Value l = em.coerce(x, elt, shape, a.loc(0));
+  Value r = em.coerce(y, elt, shape, a.loc(1));
   if (!l || !r)
     return Val::invalid();
   return Val::dynamic(

@@ -114,6 +114,10 @@ struct Val {
   /// A short description for diagnostics: "int constant 3", "tile
   /// (64, 64) of f32", "f32 scalar", ...
   std::string describe() const;
+  /// "; convert it with .astype(i32)" for a run-time integer of another
+  /// width than i32 (where an index, a bound or a coordinate must be an
+  /// i32), else "".
+  std::string notI32Hint() const;
 
 private:
   static Val make(Kind k) {

@@ -363,9 +363,16 @@ Val Emitter::emitBinary(ast::BinaryOp op, Val lhs, Val rhs, SMLoc l) {
 Val Emitter::emitCompare(ast::CompareOp op, Val lhs, Val rhs, SMLoc l) {
   if (lhs.isInvalid() || rhs.isInvalid())
     return Val::invalid();
+  // Two dtypes are equal or not, at compile time (`if X.dtype == i64:`).
+  if (lhs.kind == Val::Kind::DType && rhs.kind == Val::Kind::DType &&
+      (op == ast::CompareOp::Eq || op == ast::CompareOp::Ne))
+    return Val::boolean((lhs.type == rhs.type) == (op == ast::CompareOp::Eq));
   if (!lhs.isNumeric() || !rhs.isNumeric()) {
     const Val &bad = lhs.isNumeric() ? rhs : lhs;
-    return error(l, "cannot compare " + bad.describe());
+    return error(l, "cannot compare " + bad.describe() +
+                        (bad.kind == Val::Kind::DType
+                             ? " (dtypes compare with == and != to dtypes)"
+                             : ""));
   }
   if (lhs.isConstNumber() && rhs.isConstNumber())
     return foldCompare(op, lhs, rhs);
@@ -620,6 +627,8 @@ enum class BuiltinName {
   F8E5M2,
   F32,
   I32,
+  I64,
+  I8,
   Bool,
   Inf,
   NaN,
@@ -636,6 +645,8 @@ static const std::pair<llvm::StringRef, BuiltinName> kBuiltinNames[] = {
     {"f32", BuiltinName::F32},       {"float32", BuiltinName::F32},
     {"float", BuiltinName::F32},     {"i32", BuiltinName::I32},
     {"int32", BuiltinName::I32},     {"int", BuiltinName::I32},
+    {"i64", BuiltinName::I64},       {"int64", BuiltinName::I64},
+    {"i8", BuiltinName::I8},         {"int8", BuiltinName::I8},
     {"bool", BuiltinName::Bool},     {"bool_", BuiltinName::Bool},
     {"inf", BuiltinName::Inf},       {"nan", BuiltinName::NaN},
     {"APPROX", BuiltinName::Approx}, {"FULL", BuiltinName::Full},
@@ -660,6 +671,10 @@ static std::optional<Val> lookupBuiltinName(Emitter &em, llvm::StringRef name) {
     return Val::dtype(b.getF32Type());
   case BuiltinName::I32:
     return Val::dtype(b.getI32Type());
+  case BuiltinName::I64:
+    return Val::dtype(b.getI64Type());
+  case BuiltinName::I8:
+    return Val::dtype(b.getI8Type());
   case BuiltinName::Bool:
     return Val::dtype(b.getI1Type());
   case BuiltinName::Inf:
@@ -718,8 +733,8 @@ static Val emitName(Emitter &em, const ast::Name &n) {
                    id.starts_with("u") || id.starts_with("bf")) &&
                   id.size() <= 8 && llvm::any_of(id, llvm::isDigit);
   if (typeLike)
-    message += " (the element types are f16, bf16, f32, i32, bool, f8e4m3 "
-               "and f8e5m2)" +
+    message += " (the element types are f16, bf16, f32, i32, i64, i8, bool, "
+               "f8e4m3 and f8e5m2)" +
                didYouMean(id, candidates);
   else
     message += didYouMean(id, candidates);

@@ -182,6 +182,8 @@ static std::optional<Val> parseDefine(Emitter &em, llvm::StringRef text,
             .Cases({"f8e5m2", "float8_e5m2"}, b.getType<Float8E5M2Type>())
             .Cases({"f32", "float32"}, b.getF32Type())
             .Cases({"i32", "int32"}, b.getI32Type())
+            .Cases({"i64", "int64"}, b.getI64Type())
+            .Cases({"i8", "int8"}, b.getI8Type())
             .Case("bool", b.getI1Type())
             .Default(Type());
     if (!t)
@@ -261,6 +263,7 @@ Type Emitter::resolveParamType(const ast::Param &param) {
   if (auto *n = dyn_cast<ast::Name>(&t)) {
     Type type = llvm::StringSwitch<Type>(n->id)
                     .Cases({"int", "i32", "int32"}, builder.getI32Type())
+                    .Cases({"i64", "int64"}, builder.getI64Type())
                     .Cases({"float", "f32", "float32"}, builder.getF32Type())
                     .Case("bool", builder.getI1Type())
                     .Default(Type());
@@ -1045,6 +1048,7 @@ void Emitter::emitFor(const ast::For &stmt) {
     if (v.kind == Val::Kind::Scalar && v.value.getType().isInteger(32))
       return v.value;
     diag.error(l, "range() bounds must be integers, got " + v.describe() +
+                      v.notI32Hint() +
                       (v.kind == Val::Kind::Tile
                            ? " (only a tile of one element is a scalar)"
                            : ""));

@@ -62,6 +62,13 @@ std::string tilec::shapeString(ArrayRef<int64_t> shape) {
   return s + ")";
 }
 
+std::string Val::notI32Hint() const {
+  if (!isDynamic() || !isa<IntegerType>(getElementType()) ||
+      getElementType().isInteger(1) || getElementType().isInteger(32))
+    return "";
+  return "; convert it with .astype(i32)";
+}
+
 std::string Val::describe() const {
   switch (kind) {
   case Kind::Invalid:
@@ -123,7 +130,8 @@ std::optional<int64_t> Emitter::getConstInt(const Val &v) {
 Type Emitter::defaultType(const Val &v) {
   switch (v.kind) {
   case Val::Kind::Int:
-    return builder.getI32Type();
+    // An int constant i32 cannot hold is an i64 (as in Triton).
+    return llvm::isInt<32>(v.i) ? builder.getI32Type() : builder.getI64Type();
   case Val::Kind::Float:
     return builder.getF32Type();
   case Val::Kind::Bool:
@@ -416,6 +424,9 @@ Type Emitter::promote(const Val &a, const Val &b, llvm::SMLoc l,
   int ca = category(ta), cb = category(tb);
   if (ca != cb)
     return ca > cb ? ta : tb; // bool -> int -> float, as numpy does
+  // Two ints of different widths: the wider, which holds both.
+  if (isa<IntegerType>(ta) && isa<IntegerType>(tb))
+    return ta.getIntOrFloatBitWidth() > tb.getIntOrFloatBitWidth() ? ta : tb;
   diag.error(l, "type mismatch in " + what + ": " + typeName(ta) + " and " +
                     typeName(tb) + "; convert one with .astype()");
   return {};

@@ -27,7 +27,7 @@ bool tile::detail::fromCTensor(const tile_tensor *in, const std::string &op,
     return false;
   }
   if (in->rank < 0 || in->rank > 8 ||
-      static_cast<unsigned>(in->dtype) > TILE_F8E5M2 ||
+      static_cast<unsigned>(in->dtype) > TILE_I8 ||
       (in->rank && (!in->shape || !in->strides))) {
     failC(op + ": " + name + ": malformed tile_tensor (rank " +
           std::to_string(in->rank) + ", dtype " +
@@ -149,7 +149,7 @@ static bool toArgRefs(const tile_arg *args, size_t numArgs, ArgRefs &refs) {
     case TILE_ARG_TENSOR: {
       const tile_tensor &tensor = arg.value.tensor;
       if (tensor.rank < 0 ||
-          static_cast<unsigned>(tensor.dtype) > TILE_F8E5M2) {
+          static_cast<unsigned>(tensor.dtype) > TILE_I8) {
         fail("argument " + std::to_string(i + 1) +
              ": malformed tile_tensor (rank " + std::to_string(tensor.rank) +
              ", dtype " + std::to_string(static_cast<int>(tensor.dtype)) + ")");

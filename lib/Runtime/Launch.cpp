@@ -39,6 +39,10 @@ static DType toDType(tilec::ElementKind kind) {
     return DType::F8E4M3;
   case tilec::ElementKind::F8E5M2:
     return DType::F8E5M2;
+  case tilec::ElementKind::I64:
+    return DType::I64;
+  case tilec::ElementKind::I8:
+    return DType::I8;
   }
   return DType::F32;
 }
@@ -51,6 +55,9 @@ unsigned tile::dtypeBytes(DType dtype) {
   case DType::F32:
   case DType::I32:
     return 4;
+  case DType::I64:
+    return 8;
+  case DType::I8:
   case DType::Bool:
   case DType::F8E4M3:
   case DType::F8E5M2:
@@ -75,6 +82,10 @@ const char *tile::dtypeName(DType dtype) {
     return "f8e4m3";
   case DType::F8E5M2:
     return "f8e5m2";
+  case DType::I64:
+    return "i64";
+  case DType::I8:
+    return "i8";
   }
   return "?";
 }
@@ -139,6 +150,8 @@ static std::string describeParam(const tilec::KernelParam &param) {
     switch (param.scalar) {
     case tilec::ScalarKind::I32:
       return "an int";
+    case tilec::ScalarKind::I64:
+      return "an i64 int";
     case tilec::ScalarKind::F32:
       return "a float";
     case tilec::ScalarKind::Bool:
@@ -256,6 +269,13 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
                           "value " + std::to_string(arg.intValue) +
                               " does not fit the kernel's 32-bit int");
         uint32_t value = static_cast<uint32_t>(arg.intValue);
+        std::memcpy(&slot, &value, sizeof(value));
+        break;
+      }
+      case tilec::ScalarKind::I64: {
+        if (arg.kind != Arg::Kind::Int)
+          return argError(i, param, "expected an int, got " + describeArg(arg));
+        int64_t value = arg.intValue;
         std::memcpy(&slot, &value, sizeof(value));
         break;
       }
@@ -827,6 +847,7 @@ void tile::detail::describeParams(KernelImpl &impl) {
     } else {
       switch (param.scalar) {
       case tilec::ScalarKind::I32:
+      case tilec::ScalarKind::I64:
         p.kind = ParamInfo::Kind::Int;
         break;
       case tilec::ScalarKind::F32:

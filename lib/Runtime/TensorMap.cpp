@@ -30,6 +30,9 @@ static CUtensorMapDataType dataType(tilec::ElementKind kind) {
     return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   case tilec::ElementKind::I32:
     return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case tilec::ElementKind::I64:
+    return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  case tilec::ElementKind::I8:
   case tilec::ElementKind::F8E4M3:
   case tilec::ElementKind::F8E5M2:
     return CU_TENSOR_MAP_DATA_TYPE_UINT8; // TMA moves the bytes

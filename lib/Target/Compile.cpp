@@ -57,6 +57,10 @@ std::optional<ElementKind> elementKind(mlir::Type t) {
     return ElementKind::F32;
   if (t.isInteger(32))
     return ElementKind::I32;
+  if (t.isInteger(64))
+    return ElementKind::I64;
+  if (t.isInteger(8))
+    return ElementKind::I8;
   if (t.isInteger(1))
     return ElementKind::Bool;
   if (mlir::isa<mlir::Float8E4M3FNType>(t))
@@ -111,6 +115,8 @@ KernelInfo describeKernel(mlir::func::FuncOp func, const ast::Kernel &kernel,
       param.scalar = ScalarKind::F32;
     } else if (type.isInteger(1)) {
       param.scalar = ScalarKind::Bool;
+    } else if (type.isInteger(64)) {
+      param.scalar = ScalarKind::I64;
     } else {
       param.scalar = ScalarKind::I32;
     }

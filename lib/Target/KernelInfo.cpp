@@ -77,6 +77,9 @@ unsigned tilec::elementBytes(ElementKind kind) {
   case ElementKind::F32:
   case ElementKind::I32:
     return 4;
+  case ElementKind::I64:
+    return 8;
+  case ElementKind::I8:
   case ElementKind::Bool:
   case ElementKind::F8E4M3:
   case ElementKind::F8E5M2:
@@ -101,6 +104,10 @@ const char *tilec::elementName(ElementKind kind) {
     return "f8e4m3";
   case ElementKind::F8E5M2:
     return "f8e5m2";
+  case ElementKind::I64:
+    return "i64";
+  case ElementKind::I8:
+    return "i8";
   }
   return "?";
 }
@@ -109,6 +116,8 @@ static const char *scalarName(ScalarKind kind) {
   switch (kind) {
   case ScalarKind::I32:
     return "int";
+  case ScalarKind::I64:
+    return "i64";
   case ScalarKind::F32:
     return "float";
   case ScalarKind::Bool:
@@ -152,16 +161,19 @@ std::string tilec::tensorMapProblem(const TensorMapInfo &map,
            " bytes (" + std::to_string(map.box.back()) + " x " +
            elementName(param.element) + "), more than the " +
            std::to_string(map.swizzle) + "-byte swizzle span";
-  if (map.fill == TensorMapFill::NaN && param.element == ElementKind::I32)
+  if (map.fill == TensorMapFill::NaN &&
+      (param.element == ElementKind::I32 || param.element == ElementKind::I64 ||
+       param.element == ElementKind::I8))
     return "\"fill\": \"nan\" needs a floating-point tensor; parameter '" +
-           param.name + "' is i32";
+           param.name + "' is " + elementName(param.element);
   return "";
 }
 
 static std::optional<ElementKind> parseElement(llvm::StringRef name) {
   for (ElementKind kind :
        {ElementKind::F16, ElementKind::BF16, ElementKind::F32, ElementKind::I32,
-        ElementKind::Bool, ElementKind::F8E4M3, ElementKind::F8E5M2})
+        ElementKind::Bool, ElementKind::F8E4M3, ElementKind::F8E5M2,
+        ElementKind::I64, ElementKind::I8})
     if (name == elementName(kind))
       return kind;
   return std::nullopt;
@@ -359,6 +371,10 @@ static bool readParam(Reader &reader, const json::Value &value, size_t index,
     param.scalar = ScalarKind::I32;
     return true;
   }
+  if (kind == "i64") {
+    param.scalar = ScalarKind::I64;
+    return true;
+  }
   if (kind == "float") {
     param.scalar = ScalarKind::F32;
     return true;
@@ -369,7 +385,7 @@ static bool readParam(Reader &reader, const json::Value &value, size_t index,
   }
   if (kind != "tensor")
     return reader.fail(where + ": unknown parameter kind '" + kind +
-                       "' (expected tensor, int, float or bool)");
+                       "' (expected tensor, int, i64, float or bool)");
   param.isTensor = true;
 
   std::string dtype;
@@ -379,7 +395,7 @@ static bool readParam(Reader &reader, const json::Value &value, size_t index,
   if (!element)
     return reader.fail(
         where + ": unknown dtype '" + dtype +
-        "' (expected f16, bf16, f32, i32, bool, f8e4m3 or f8e5m2)");
+        "' (expected f16, bf16, f32, i32, i64, i8, bool, f8e4m3 or f8e5m2)");
   param.element = *element;
   if (!reader.getInt(*object, "rank", where, 0, kMaxRank, param.rank))
     return false;

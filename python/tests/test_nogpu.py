@@ -291,6 +291,26 @@ def test_dlpack_tensors():
         _tensors.tensor_arg(FakeDLPack((4,), device_type=1), "x")
     with pytest.raises(tilec.ArgumentError, match="DLPack dtype"):
         _tensors.tensor_arg(FakeDLPack((4,), code=2, bits=64), "x")
+    # Integers of 64 and 8 bits (torch.int64, torch.int8); not 16.
+    assert _tensors.tensor_arg(FakeDLPack((4,), code=0, bits=64),
+                               "x").dtype == _capi.I64
+    assert _tensors.tensor_arg(FakeDLPack((4,), code=0, bits=8),
+                               "x").dtype == _capi.I8
+    with pytest.raises(tilec.ArgumentError, match="DLPack dtype"):
+        _tensors.tensor_arg(FakeDLPack((4,), code=0, bits=16), "x")
+
+
+def test_integer_tensors_through_the_interface():
+    """int64 and int8 through __cuda_array_interface__ (typestr i8, i1),
+    with strides in bytes of their own element sizes; int16 refused."""
+    t = _tensors.tensor_arg(FakeCuda((3, 4), typestr="<i8",
+                                     strides=(64, 8)), "x")
+    assert t.dtype == _capi.I64 and t.strides == (8, 1)
+    t = _tensors.tensor_arg(FakeCuda((3, 4), typestr="|i1",
+                                     strides=(8, 1)), "x")
+    assert t.dtype == _capi.I8 and t.strides == (8, 1)
+    with pytest.raises(tilec.ArgumentError, match="typestr '<i2'"):
+        _tensors.tensor_arg(FakeCuda((3,), typestr="<i2"), "x")
 
 
 def test_scalars():

@@ -7,9 +7,9 @@ import os
 TILE_OK = 0
 
 # tile_dtype
-F16, BF16, F32, I32, BOOL, F8E4M3, F8E5M2 = 0, 1, 2, 3, 4, 5, 6
+F16, BF16, F32, I32, BOOL, F8E4M3, F8E5M2, I64, I8 = 0, 1, 2, 3, 4, 5, 6, 7, 8
 DTYPE_NAMES = {F16: "f16", BF16: "bf16", F32: "f32", I32: "i32", BOOL: "bool",
-               F8E4M3: "f8e4m3", F8E5M2: "f8e5m2"}
+               F8E4M3: "f8e4m3", F8E5M2: "f8e5m2", I64: "i64", I8: "i8"}
 
 # tile_arg_kind
 ARG_TENSOR, ARG_INT, ARG_FLOAT, ARG_BOOL = 0, 1, 2, 3

@@ -18,6 +18,8 @@ _TORCH_DTYPES = {
     "torch.bfloat16": _capi.BF16,
     "torch.float32": _capi.F32,
     "torch.int32": _capi.I32,
+    "torch.int64": _capi.I64,
+    "torch.int8": _capi.I8,
     "torch.bool": _capi.BOOL,
     "torch.float8_e4m3fn": _capi.F8E4M3,
     "torch.float8_e5m2": _capi.F8E5M2,
@@ -25,9 +27,10 @@ _TORCH_DTYPES = {
 
 # __cuda_array_interface__ typestr (byte order dropped) -> tile_dtype
 _TYPESTRS = {"f2": _capi.F16, "f4": _capi.F32, "i4": _capi.I32,
-             "b1": _capi.BOOL}
+             "i8": _capi.I64, "i1": _capi.I8, "b1": _capi.BOOL}
 _ITEMSIZE = {_capi.F16: 2, _capi.BF16: 2, _capi.F32: 4, _capi.I32: 4,
-             _capi.BOOL: 1, _capi.F8E4M3: 1, _capi.F8E5M2: 1}
+             _capi.BOOL: 1, _capi.F8E4M3: 1, _capi.F8E5M2: 1, _capi.I64: 8,
+             _capi.I8: 1}
 
 # DLPack (dlpack.h): device and dtype codes.
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
@@ -57,6 +60,7 @@ class _DLTensor(ctypes.Structure):
 
 _DL_DTYPES = {(_DL_FLOAT, 16): _capi.F16, (_DL_BFLOAT, 16): _capi.BF16,
               (_DL_FLOAT, 32): _capi.F32, (_DL_INT, 32): _capi.I32,
+              (_DL_INT, 64): _capi.I64, (_DL_INT, 8): _capi.I8,
               (_DL_BOOL, 8): _capi.BOOL}
 
 
@@ -117,7 +121,7 @@ def _from_torch(obj, where):
     if dtype is None:
         raise ArgumentError(f"{where}: torch dtype {obj.dtype} is not "
                             "supported (float16, bfloat16, float32, int32, "
-                            "bool)")
+                            "int64, int8, bool, float8_e4m3fn, float8_e5m2)")
     if obj.device.type != "cuda":
         raise ArgumentError(f"{where}: the tensor is on {obj.device}, not on "
                             "a CUDA device")

@@ -310,10 +310,45 @@ func.func @reduce_warps(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kern
 
 // -----
 
+// An i64 sum: each butterfly step shuffles the element's two 32-bit words
+// (low word first), the warps' partials cross shared memory as i64, and the
+// result, which every lane and warp holds, is stored by its first holder
+// alone (lane and warp bits clear: a holder that read the tensor after
+// another stored must not store a stale value) as two words.
+// CHECK-LABEL: llvm.func @reduce_i64
+// CHECK:       ld.global.v4.b32
+// CHECK-COUNT-2: llvm.bitcast %{{.*}} : vector<2xi32> to i64
+// CHECK:       llvm.add %{{.*}} : i64
+// CHECK:       %[[V:.*]] = llvm.bitcast %{{.*}} : i64 to vector<2xi32>
+// CHECK-NEXT:  %[[LO:.*]] = llvm.extractelement %[[V]]
+// CHECK-NEXT:  %[[HI:.*]] = llvm.extractelement %[[V]]
+// CHECK-NEXT:  nvvm.shfl.sync  bfly %{{.*}}, %[[LO]],
+// CHECK-NEXT:  nvvm.shfl.sync  bfly %{{.*}}, %[[HI]],
+// CHECK-COUNT-8: nvvm.shfl.sync  bfly
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       llvm.store %{{.*}} : i64, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> i64
+// CHECK:       %[[HOLDER:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
+// CHECK:       %[[FIRST:.*]] = llvm.icmp "eq" %[[HOLDER]], %{{.*}} : i32
+// CHECK:       %[[P:.*]] = llvm.and %{{.*}}, %[[FIRST]] : i1
+// CHECK:       %[[P32:.*]] = llvm.zext %[[P]] : i1 to i32
+// CHECK:       st.global.v2.b32 [$1], {$2, $3};{{.*}}"r,l,r,r" %[[P32]]
+#l = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+func.func @reduce_i64(%X: !tile.global<i64, 2>, %i: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.load %X[%i, %i] : !tile.global<i64, 2> -> tensor<1x256xi64, #l>
+  %s = tile.reduce sum %x {axis = 1 : i32, keepdims} : tensor<1x256xi64, #l> -> tensor<1x1xi64, #l>
+  tile.store %X[%i, %i], %s : !tile.global<i64, 2>, tensor<1x1xi64, #l>
+  return
+}
+
+// -----
+
 // A float sum across lanes is add.rn (llvm.nvvm.add.rn.f), which LLVM does
 // not contract with the product that feeds it: lane i's fma(a_i, a_i, p_j)
 // and lane j's fma(a_j, a_j, p_i) would round differently, and the lanes
-// hold the result as copies of one element (a store writes it from each).
+// hold the result as copies of one element (each copy must be the same
+// value: a later op may read any of them).
 // CHECK-LABEL: llvm.func @reduce_product_lanes
 // CHECK:       %[[P:.*]] = llvm.fmul
 // CHECK-NEXT:  %[[Q:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[P]],

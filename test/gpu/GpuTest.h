@@ -118,8 +118,18 @@ struct HostTensor {
       std::memcpy(&v, &bytes[i * 4], 4);
       return v;
     }
+    case tile::DType::I64: {
+      int64_t v;
+      std::memcpy(&v, &bytes[i * 8], 8);
+      return static_cast<double>(v);
+    }
+    case tile::DType::I8:
+      return static_cast<int8_t>(bytes[i]);
     case tile::DType::Bool:
       return bytes[i];
+    case tile::DType::F8E4M3:
+    case tile::DType::F8E5M2:
+      break; // not used by the C++ GPU tests
     }
     return 0;
   }
@@ -146,6 +156,17 @@ struct HostTensor {
       std::memcpy(&bytes[i * 4], &v, 4);
       break;
     }
+    case tile::DType::I64: {
+      int64_t v = static_cast<int64_t>(value);
+      std::memcpy(&bytes[i * 8], &v, 8);
+      break;
+    }
+    case tile::DType::I8:
+      bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(value));
+      break;
+    case tile::DType::F8E4M3:
+    case tile::DType::F8E5M2:
+      break; // not used by the C++ GPU tests
     case tile::DType::Bool:
       bytes[i] = value != 0;
       break;

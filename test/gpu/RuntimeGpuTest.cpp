@@ -51,7 +51,6 @@
 #include <thread>
 #include <unistd.h>
 
-
 using namespace gputest;
 using tile::Arg;
 using tile::DType;
@@ -715,8 +714,8 @@ void testTooMuchSharedIsACompileError() {
   readFile(sourcePath(kMatmulTooBig), source);
   tile::Expected<std::string> ptx = tile::Runtime::get().compileToPTX(
       source, kMatmulTooBig.file, compileOptions(kMatmulTooBig));
-  std::string expected = "of shared memory per block; " + config.arch +
-                         " gives a block at most";
+  std::string expected =
+      "of shared memory per block; " + config.arch + " gives a block at most";
   result("too much shared memory is a compile error [jit]",
          !ptx && contains(ptx.status().message(), expected),
          ptx ? "it compiled" : ptx.status().message());
@@ -1013,8 +1012,20 @@ std::vector<tile_arg> toCArgs(const std::vector<Arg> &args) {
       case DType::I32:
         dtype = TILE_I32;
         break;
+      case DType::I64:
+        dtype = TILE_I64;
+        break;
+      case DType::I8:
+        dtype = TILE_I8;
+        break;
       case DType::Bool:
         dtype = TILE_BOOL;
+        break;
+      case DType::F8E4M3:
+        dtype = TILE_F8E4M3;
+        break;
+      case DType::F8E5M2:
+        dtype = TILE_F8E5M2;
         break;
       }
       out[i].kind = TILE_ARG_TENSOR;

@@ -75,6 +75,34 @@ TEST(Arguments, ScalarConversions) {
   EXPECT_EQ(b, 1u);
 }
 
+TEST(Arguments, Int64Scalars) {
+  KernelInfo info;
+  info.name = "wide";
+  info.params = {scalarParam("n", ScalarKind::I64),
+                 scalarParam("i", ScalarKind::I32)};
+  Kernel kernel = makeUnloadedKernel(info);
+  // Any 64-bit int, where an i32 parameter refuses what does not fit.
+  EXPECT_TRUE(kernel.check({INT64_MIN, 1}).ok());
+  EXPECT_EQ(kernel.check({int64_t(1) << 40, int64_t(1) << 40}).message(),
+            "kernel 'wide': argument 2 ('i'): value 1099511627776 does not "
+            "fit the kernel's 32-bit int");
+  EXPECT_EQ(kernel.check({2.5, 1}).message(),
+            "kernel 'wide': argument 1 ('n'): expected an int, got a float");
+
+  ArgRefs refs;
+  std::vector<Arg> args = {(int64_t(1) << 40) + 3, -2};
+  toArgRefs(args, refs);
+  PackedArgs packed;
+  AlignmentFit fit;
+  ASSERT_TRUE(checkArguments(info, refs, packed, fit).ok());
+  int64_t n;
+  int32_t i;
+  std::memcpy(&n, packed.pointers[0], 8);
+  std::memcpy(&i, packed.pointers[1], 4);
+  EXPECT_EQ(n, (int64_t(1) << 40) + 3);
+  EXPECT_EQ(i, -2);
+}
+
 TEST(Arguments, IntForFloatIsExactOrRefused) {
   KernelInfo info;
   info.name = "scalars";

@@ -15,7 +15,10 @@ TEST(KernelInfoJSON, RoundTrip) {
   info.params[1].contiguous = false;
   info.params[2].alignment = 4;
   info.params[3].element = ElementKind::BF16;
+  info.params[0].element = ElementKind::I64;
+  info.params[1].element = ElementKind::I8;
   info.params.push_back(scalarParam("flag", ScalarKind::Bool));
+  info.params.push_back(scalarParam("offset", ScalarKind::I64));
   info.constants.push_back({"NAME \"quoted\"", "a\nb"});
   info.numStages = 3;
   info.loopSplit = false;
@@ -67,6 +70,10 @@ TEST(KernelInfoJSON, Elements) {
   EXPECT_EQ(tilec::elementBytes(ElementKind::F32), 4u);
   EXPECT_EQ(tilec::elementBytes(ElementKind::I32), 4u);
   EXPECT_EQ(tilec::elementBytes(ElementKind::Bool), 1u);
+  EXPECT_EQ(tilec::elementBytes(ElementKind::I64), 8u);
+  EXPECT_EQ(tilec::elementBytes(ElementKind::I8), 1u);
+  EXPECT_STREQ(tilec::elementName(ElementKind::I64), "i64");
+  EXPECT_STREQ(tilec::elementName(ElementKind::I8), "i8");
   EXPECT_STREQ(tilec::elementName(ElementKind::BF16), "bf16");
   EXPECT_STREQ(tilec::elementName(ElementKind::Bool), "bool");
 }

@@ -38,7 +38,8 @@ void TileDialect::registerAttributes() {
 
 bool mlir::tile::isTileElementType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(32) ||
-         type.isInteger(1) || isFloat8Type(type);
+         type.isInteger(64) || type.isInteger(8) || type.isInteger(1) ||
+         isFloat8Type(type);
 }
 
 std::string mlir::tile::getLanguageTypeName(Type type) {
@@ -86,7 +87,7 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          Type elementType, unsigned rank) {
   if (!isTileElementType(elementType))
     return emitError() << "global tensor element type must be f16, bf16, f32, "
-                          "i32, i1, f8E4M3FN or f8E5M2, got "
+                          "i32, i64, i8, i1, f8E4M3FN or f8E5M2, got "
                        << elementType;
   if (rank < 1 || rank > 8)
     return emitError() << "global tensor rank must be between 1 and 8, got "
@@ -178,9 +179,10 @@ TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "a tensor map's box dimensions are 1 to 256, not "
                          << d;
   if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32() &&
-      !elementType.isInteger(32) && !isFloat8Type(elementType))
-    return emitError() << "a tensor map describes f16, bf16, f32, i32, "
-                          "f8E4M3FN or f8E5M2 elements, not "
+      !elementType.isInteger(32) && !elementType.isInteger(64) &&
+      !elementType.isInteger(8) && !isFloat8Type(elementType))
+    return emitError() << "a tensor map describes f16, bf16, f32, i32, i64, "
+                          "i8, f8E4M3FN or f8E5M2 elements, not "
                        << elementType;
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "a tensor map's swizzle is 0, 32, 64 or 128 bytes, "

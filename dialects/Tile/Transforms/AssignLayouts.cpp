@@ -883,11 +883,17 @@ Attribute LayoutAssigner::permuteLayout(BlockedLayoutAttr src,
 }
 
 /// `layout`'s bases taken through the view `op` (a reshape between
-/// power-of-two shapes, or a permute) to its result's coordinates.
-static std::optional<LinearLayout> viewLayout(Operation *op,
-                                              const LinearLayout &layout) {
+/// power-of-two shapes, or a permute) to its result's coordinates; with
+/// `back`, a reshape's result layout back to its operand's coordinates.
+static std::optional<LinearLayout>
+viewLayout(Operation *op, const LinearLayout &layout, bool back = false) {
   ArrayRef<int64_t> from = shapeOf(op->getOperand(0));
   ArrayRef<int64_t> to = shapeOf(op->getResult(0));
+  if (back) {
+    if (!isa<ReshapeOp>(op))
+      return std::nullopt;
+    std::swap(from, to);
+  }
   if (isPadded(from) || isPadded(to))
     return std::nullopt;
   LinearLayout result(to);
@@ -1479,6 +1485,14 @@ Attribute LayoutAssigner::required(Operation *op, unsigned i) {
       }
       if (back)
         return back;
+      // No blocked layout of the operand holds the result's elements where
+      // it does (a reshape joining dimensions that the source's threads
+      // split otherwise): the result's own linear form seen in the
+      // operand's shape, which the operand converts to.
+      if (std::optional<LinearLayout> viewed =
+              viewLayout(op, toLinearLayout(res, shapeOf(op->getResult(0))),
+                         /*back=*/true))
+        return LinearLayoutAttr::get(ctx, *viewed);
     }
     Attribute src = get(operand);
     if (isa_and_present<BlockedLayoutAttr>(src))

@@ -45,8 +45,8 @@
 
 namespace tilec {
 
-enum class ScalarKind { I32, F32, Bool };
-enum class ElementKind { F16, BF16, F32, I32, Bool, F8E4M3, F8E5M2 };
+enum class ScalarKind { I32, F32, Bool, I64 };
+enum class ElementKind { F16, BF16, F32, I32, Bool, F8E4M3, F8E5M2, I64, I8 };
 
 struct KernelParam {
   std::string name;

@@ -124,9 +124,9 @@ unsigned tilec::replicaMask(const LinearLayout &layout, StringRef dim) {
   return mask;
 }
 
-Value tilec::firstHolder(OpBuilder &b, Location loc,
-                         const LinearLayout &layout) {
-  unsigned laneMask = replicaMask(layout, LinearLayout::kLane);
+Value tilec::firstHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
+                         bool lanes) {
+  unsigned laneMask = lanes ? replicaMask(layout, LinearLayout::kLane) : 0;
   unsigned warpMask = replicaMask(layout, LinearLayout::kWarp);
   if (!laneMask && !warpMask)
     return {};
@@ -142,6 +142,10 @@ Value tilec::firstHolder(OpBuilder &b, Location loc,
     owner = owner ? Value(arith::AndIOp::create(b, loc, owner, clear)) : clear;
   }
   return owner;
+}
+
+Value tilec::andOwner(OpBuilder &b, Location loc, Value pred, Value owner) {
+  return owner ? Value(arith::AndIOp::create(b, loc, pred, owner)) : pred;
 }
 
 std::pair<Value, unsigned> tilec::replicaIndex(OpBuilder &b, Location loc,
@@ -651,6 +655,18 @@ SmallVector<Value> tilec::packWords(OpBuilder &b, Location loc,
       vec = LLVM::InsertElementOp::create(b, loc, vec, v, constI32(b, loc, i));
     return {LLVM::BitcastOp::create(b, loc, b.getIntegerType(total), vec)};
   }
+  if (bits > 32) {
+    // A wide element (i64) is bits / 32 words, its low word first.
+    auto wordsType = VectorType::get(bits / 32, b.getI32Type());
+    SmallVector<Value> words;
+    for (Value v : values) {
+      Value vec = LLVM::BitcastOp::create(b, loc, wordsType, v);
+      for (unsigned i = 0; i < bits / 32; ++i)
+        words.push_back(
+            LLVM::ExtractElementOp::create(b, loc, vec, constI32(b, loc, i)));
+    }
+    return words;
+  }
   unsigned perWord = 32 / bits;
   SmallVector<Value> words;
   for (unsigned w = 0; w < values.size() / perWord; ++w) {
@@ -675,6 +691,20 @@ SmallVector<Value> tilec::unpackWords(OpBuilder &b, Location loc,
                                       unsigned count) {
   unsigned bits = bitWidth(elementType);
   SmallVector<Value> values;
+  if (bits > 32 && bitWidth(words.front().getType()) == 32) {
+    // A wide element from bits / 32 words, its low word first.
+    unsigned per = bits / 32;
+    auto wordsType = VectorType::get(per, b.getI32Type());
+    for (unsigned e = 0; e + per <= words.size() && values.size() < count;
+         e += per) {
+      Value vec = LLVM::UndefOp::create(b, loc, wordsType);
+      for (unsigned i = 0; i < per; ++i)
+        vec = LLVM::InsertElementOp::create(b, loc, vec, words[e + i],
+                                            constI32(b, loc, i));
+      values.push_back(LLVM::BitcastOp::create(b, loc, elementType, vec));
+    }
+    return values;
+  }
   unsigned perWord = std::max(1u, std::min(count, 32 / bits));
   for (Value word : words) {
     if (perWord == 1 && bitWidth(word.getType()) == bits) {

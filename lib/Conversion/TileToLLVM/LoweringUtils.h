@@ -189,9 +189,16 @@ unsigned replicaMask(const LinearLayout &layout, llvm::StringRef dim);
 /// Whether this thread is the first holder of its elements of a tile in
 /// `layout` (i1: its lane and warp bits whose bases are zero are clear), or
 /// null where no other thread holds them: the thread that writes an
-/// element once for all its holders.
+/// element once for all its holders. With `lanes` false, only the warp
+/// bits: the first of the warps holding an element (the lanes of one warp
+/// write it in one instruction, the same value: a plain store needs no
+/// more).
 mlir::Value firstHolder(mlir::OpBuilder &b, mlir::Location loc,
-                        const LinearLayout &layout);
+                        const LinearLayout &layout, bool lanes = true);
+
+/// `pred` and `owner` (a firstHolder), or `pred` where `owner` is null.
+mlir::Value andOwner(mlir::OpBuilder &b, mlir::Location loc, mlir::Value pred,
+                     mlir::Value owner);
 
 /// This thread's index among the R = 2^bits holders of its elements of a
 /// tile in `layout`: the bits of its lane and warp index whose bases are
@@ -275,7 +282,8 @@ additiveThreadBound(const LinearLayout &layout);
 void createBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 
 /// Packs `values` (of one scalar type) into 32-bit words and back, for
-/// vector memory accesses.
+/// vector memory accesses (an element wider than 32 bits is several words,
+/// its low word first).
 llvm::SmallVector<mlir::Value> packWords(mlir::OpBuilder &b, mlir::Location loc,
                                          llvm::ArrayRef<mlir::Value> values);
 llvm::SmallVector<mlir::Value> unpackWords(mlir::OpBuilder &b,

@@ -394,21 +394,29 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
       shape = *whole;
       layout = unsqueezeLayout(layout, shape);
     }
+    // A layout holding an element in several registers or warps: its first
+    // register, in the first of those warps, stores it. (Were every warp to
+    // store, a warp that read the tensor after another had stored, in a
+    // read-modify-write of the same elements, would store its stale sum
+    // after the other's. The lanes of one warp holding it store it in one
+    // instruction, the value they read in one.)
+    unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
+    Value owner = firstHolder(rewriter, loc, layout, /*lanes=*/false);
     TileAccess access(rewriter, loc, op, adaptor.getTensor(), indices, shape,
                       elt, std::move(layout), op.getOrder());
     unsigned vec = access.getVectorLength();
     auto [words, wordBits] = wordShape(vec, bitWidth(elt));
     (void)words;
-    // Threads holding a replicated element all store it: the same value to
-    // the same address, which is harmless.
     ValueRange values = adaptor.getValue();
     for (unsigned r = 0; r < access.getNumRegs(); r += vec) {
-      if (access.isPadding(r))
+      if ((r & regMask) || access.isPadding(r))
         continue;
       Access a = access.at(r);
       SmallVector<Value> slice(values.slice(r, vec));
       SmallVector<Value> packed = packWords(rewriter, loc, slice);
-      predicatedStore(rewriter, loc, a.address, a.inBounds, packed, wordBits);
+      predicatedStore(rewriter, loc, a.address,
+                      andOwner(rewriter, loc, a.inBounds, owner), packed,
+                      wordBits);
     }
     rewriter.eraseOp(op);
     return success();
@@ -633,9 +641,7 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
     if ((r & regMask) || skip(r))
       continue;
     auto [address, inBounds] = at(r);
-    Value pred =
-        owner ? Value(arith::AndIOp::create(rewriter, loc, inBounds, owner))
-              : inBounds;
+    Value pred = andOwner(rewriter, loc, inBounds, owner);
     SmallVector<Value> operands = {
         arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), pred),
         address};
@@ -722,12 +728,19 @@ struct ScatterLowering : OpConversionPattern<tile::ScatterOp> {
     ValueRange values = adaptor.getValue();
     std::optional<tile::ReduceKind> combine = op.getCombine();
     if (!combine) {
+      // Each element from one register and warp, as tile.store.
+      LinearLayout layout = getLinearLayout(type);
+      unsigned regMask = replicaMask(layout, LinearLayout::kRegister);
+      Value owner = firstHolder(rewriter, loc, layout, /*lanes=*/false);
       auto [words, wordBits] = wordShape(vec, bitWidth(elt));
       (void)words;
       for (unsigned r = 0; r < values.size(); r += vec) {
+        if (r & regMask)
+          continue;
         auto [address, ok] = access.at(r);
         SmallVector<Value> slice(values.slice(r, vec));
-        predicatedStore(rewriter, loc, address, ok,
+        predicatedStore(rewriter, loc, address,
+                        andOwner(rewriter, loc, ok, owner),
                         packWords(rewriter, loc, slice), wordBits);
       }
       rewriter.eraseOp(op);

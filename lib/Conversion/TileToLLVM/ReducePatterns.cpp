@@ -109,12 +109,18 @@ Value reductionIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
-/// shfl.sync of any 32-bit-or-narrower value: `bfly` with a lane mask, or
-/// `idx` from a lane.
+/// shfl.sync of any scalar value: `bfly` with a lane mask, or `idx` from a
+/// lane (one shuffle a 32-bit word: two for an i64).
 Value shuffle(OpBuilder &b, Location loc, Value v, Value lane,
               NVVM::ShflKind kind) {
   Type t = v.getType();
   Type i32 = b.getI32Type();
+  if (bitWidth(t) > 32) {
+    SmallVector<Value> words = packWords(b, loc, {v});
+    for (Value &w : words)
+      w = shuffle(b, loc, w, lane, kind);
+    return unpackWords(b, loc, words, t, 1).front();
+  }
   Value word = v;
   bool isF32 = t.isF32();
   if (!isF32 && !t.isInteger(32)) {

@@ -24,7 +24,7 @@ static bool toTensorRef(const tile_tensor *in, const char *name,
     failC(std::string("tile::attention: ") + name + ": NULL tensor");
     return false;
   }
-  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_F8E5M2) {
+  if (in->rank < 0 || static_cast<unsigned>(in->dtype) > TILE_I8) {
     failC(std::string("tile::attention: ") + name +
           ": malformed tile_tensor (rank " + std::to_string(in->rank) +
           ", dtype " + std::to_string(static_cast<int>(in->dtype)) + ")");

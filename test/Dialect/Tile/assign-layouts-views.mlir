@@ -85,3 +85,26 @@ func.func @split_join(%Q: !tile.global<f16, 2>, %V: !tile.global<f16, 2>, %O: !t
   tile.store %O[%c0, %c0], %o : !tile.global<f32, 2>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A reshape whose result layout (the 1-D default, an element a thread)
+// maps back to no blocked layout of its source that the source's own (four
+// columns a thread, the concatenated halves' rows over the warps) gives: the
+// result's linear form seen in the source's shape (#tile.linear), which the
+// source converts to; the reshape then keeps every element in its thread.
+// CHECK-DAG:   #[[FLAT:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-DAG:   #[[LIN:linear[0-9]*]] = #tile.linear<register = {{\[}}[0, 128], [1, 0], [2, 0], [4, 0], [8, 0]], lane = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = {{\[}}[0, 32], [0, 64]]>
+// CHECK-LABEL: func.func @reshape_joins_split_threads
+// CHECK:       %[[C:.*]] = tile.convert_layout %{{.*}} : tensor<16x256xf32, #{{.*}}> -> tensor<16x256xf32, #[[LIN]]>
+// CHECK-NEXT:  tile.reshape %[[C]] : tensor<16x256xf32, #[[LIN]]> -> tensor<4096xf32, #[[FLAT]]>
+func.func @reshape_joins_split_threads(%X: !tile.global<f32, 2>, %O: !tile.global<f32, 1>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<8x512xf32>
+  %a = tile.extract %x [0, 0] : tensor<8x512xf32> -> tensor<8x256xf32>
+  %b = tile.extract %x [0, 256] : tensor<8x512xf32> -> tensor<8x256xf32>
+  %c = tile.concat %a, %b {axis = 0 : i32} : tensor<8x256xf32>, tensor<8x256xf32> -> tensor<16x256xf32>
+  %r = tile.reshape %c : tensor<16x256xf32> -> tensor<4096xf32>
+  %e = tile.extract %r [0] : tensor<4096xf32> -> tensor<8xf32>
+  tile.store %O[%i], %e : !tile.global<f32, 1>, tensor<8xf32>
+  return
+}

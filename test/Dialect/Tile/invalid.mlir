@@ -9,17 +9,17 @@
 // !tile.global (GlobalTensorType::verify)
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2, got 'f64'}}
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2, got 'f64'}}
 func.func private @global_f64(!tile.global<f64, 2>)
 
 // -----
 
-// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2, got 'i64'}}
-func.func private @global_i64(!tile.global<i64, 1>)
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2, got 'i16'}}
+func.func private @global_i16(!tile.global<i16, 1>)
 
 // -----
 
-// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2, got 'tensor<4xf32>'}}
+// expected-error @+1 {{global tensor element type must be f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2, got 'tensor<4xf32>'}}
 func.func private @global_tensor_elt(!tile.global<tensor<4xf32>, 1>)
 
 // -----
@@ -113,7 +113,7 @@ func.func @full_value_type(%x: i32) {
 func.func @full_dynamic(%x: f32) {
   // The custom parser infers the operand type from the result type, so the
   // result constraint is checked while parsing.
-  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2), but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<?xf32>'}}
   %0 = tile.full %x : tensor<?xf32>
   return
 }
@@ -121,7 +121,7 @@ func.func @full_dynamic(%x: f32) {
 // -----
 
 func.func @full_f64(%x: f64) {
-  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2), but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<4xf64>'}}
   %0 = tile.full %x : tensor<4xf64>
   return
 }
@@ -129,7 +129,7 @@ func.func @full_f64(%x: f64) {
 // -----
 
 func.func @full_f64_generic(%x: f64) {
-  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 1-bit signless integer or f8E4M3FN type or f8E5M2 type, but got 'f64'}}
+  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 64-bit signless integer or 8-bit signless integer or 1-bit signless integer or f8E4M3FN type or f8E5M2 type, but got 'f64'}}
   %0 = "tile.full"(%x) : (f64) -> tensor<4xf32>
   return
 }
@@ -420,7 +420,7 @@ func.func @load_latency_zero(%K: !tile.global<f16, 2>, %i: i32) {
 // -----
 
 func.func @load_dynamic_tile(%K: !tile.global<f16, 2>, %i: i32) {
-  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2), but got 'tensor<?x64xf16>'}}
+  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<?x64xf16>'}}
   %0 = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<?x64xf16>
   return
 }
@@ -1168,7 +1168,7 @@ func.func private @kernel_index_arg(index) attributes {tile.kernel}
 // -----
 
 func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
-  // expected-error @+1 {{'tile.full' op produces 'tensor<8192x4096xf32>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+  // expected-error @+1 {{'tile.full' op produces 'tensor<8192x4096xf32>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = tile.full %x : tensor<8192x4096xf32>
   return
 }
@@ -1177,7 +1177,7 @@ func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
 
 // Upstream ops accept any tensor; in a kernel their results must be tiles too.
 func.func @kernel_not_a_tile_arith() attributes {tile.kernel} {
-  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = arith.constant dense<0.0> : tensor<64xf64>
   return
 }
@@ -1188,8 +1188,8 @@ func.func @kernel_not_a_tile_nested(%n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   scf.for %iv = %c0 to %n step %c1 : i32 {
-    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
-    %t = arith.constant dense<1> : tensor<3xi64>
+    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi16>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements}}
+    %t = arith.constant dense<1> : tensor<3xi16>
   }
   return
 }
@@ -1402,13 +1402,13 @@ func.func private @tensor_map_box_0(!tile.tensor_map<[0, 64], f16, swizzle = 128
 
 // -----
 
-// expected-error @+1 {{a tensor map describes f16, bf16, f32, i32, f8E4M3FN or f8E5M2 elements, not 'f64'}}
+// expected-error @+1 {{a tensor map describes f16, bf16, f32, i32, i64, i8, f8E4M3FN or f8E5M2 elements, not 'f64'}}
 func.func private @tensor_map_f64(!tile.tensor_map<[64, 16], f64, swizzle = 128>)
 
 // -----
 
 // i1 is a tile element type, but not one TMA copies.
-// expected-error @+1 {{a tensor map describes f16, bf16, f32, i32, f8E4M3FN or f8E5M2 elements, not 'i1'}}
+// expected-error @+1 {{a tensor map describes f16, bf16, f32, i32, i64, i8, f8E4M3FN or f8E5M2 elements, not 'i1'}}
 func.func private @tensor_map_i1(!tile.tensor_map<[64, 128], i1, swizzle = 128>)
 
 // -----
