@@ -772,22 +772,26 @@ struct ReduceArgs {
   unsigned axis;
   bool keepdims;
 };
-static std::optional<ReduceArgs> reduceArgs(const Args &a) {
+/// The checks every reduction makes of its value (a tile it computes on)
+/// and its `keepdims` (a bool constant, false when absent): keepdims, or
+/// nullopt after an error.
+static std::optional<bool> reducedTileKeepdims(const Args &a) {
   if (!requireTile(a, 0, "the reduced value") ||
       !a.em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
     return std::nullopt;
-  ArrayRef<int64_t> shape = a[0].getShape();
-  auto axis = axisArg(a, 1, shape.size());
+  if (!a.has(2))
+    return false;
+  return constBoolArg(a, 2, "keepdims");
+}
+
+static std::optional<ReduceArgs> reduceArgs(const Args &a) {
+  std::optional<bool> keepdims = reducedTileKeepdims(a);
+  if (!keepdims)
+    return std::nullopt;
+  auto axis = axisArg(a, 1, a[0].getShape().size());
   if (!axis)
     return std::nullopt;
-  bool keepdims = false;
-  if (a.has(2)) {
-    auto k = constBoolArg(a, 2, "keepdims");
-    if (!k)
-      return std::nullopt;
-    keepdims = *k;
-  }
-  return ReduceArgs{static_cast<unsigned>(*axis), keepdims};
+  return ReduceArgs{static_cast<unsigned>(*axis), *keepdims};
 }
 
 /// The axes sum(), max() and min() reduce: `axis` an integer constant, a
@@ -840,20 +844,14 @@ static std::optional<SmallVector<unsigned>> reduceAxes(const Args &a,
 /// tile every thread holds), as `tl.sum(x)` and `x.sum()` give.
 static Val emitReduce(const Args &a, tile::ReduceKind kind) {
   Emitter &em = a.em;
-  if (!requireTile(a, 0, "the reduced value") ||
-      !em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
+  std::optional<bool> keepdimsArg = reducedTileKeepdims(a);
+  if (!keepdimsArg)
     return Val::invalid();
+  bool keepdims = *keepdimsArg;
   SmallVector<int64_t> shape(a[0].getShape());
   std::optional<SmallVector<unsigned>> axes = reduceAxes(a, shape.size());
   if (!axes)
     return Val::invalid();
-  bool keepdims = false;
-  if (a.has(2)) {
-    auto k = constBoolArg(a, 2, "keepdims");
-    if (!k)
-      return Val::invalid();
-    keepdims = *k;
-  }
   bool scalar = !keepdims && axes->size() == shape.size();
   Location location = em.loc(a.callLoc);
   Value v = a[0].value;
@@ -886,23 +884,15 @@ static Value argReduce(Emitter &em, Value x, unsigned axis, bool keepdims,
 /// the first greatest (least) element, as i32. Two reductions: the extreme
 /// value, then the least index where the tile holds it (NaN is skipped, as
 /// max() and min() skip it; a row of NaN gives its length).
-
 static Val emitArgReduce(const Args &a, bool isMax) {
   Emitter &em = a.em;
   Location location = em.loc(a.callLoc);
   // No axis: the index into the flattened tile (numpy's); a 1-D tile's
   // without keepdims, a scalar (tile.item).
   if (!a.has(1) || a[1].kind == Val::Kind::None) {
-    if (!requireTile(a, 0, "the reduced value") ||
-        !em.requireArithmetic(a[0], a.loc(0), a.fname + "()"))
+    std::optional<bool> keepdims = reducedTileKeepdims(a);
+    if (!keepdims)
       return Val::invalid();
-    bool keepdims = false;
-    if (a.has(2)) {
-      auto k = constBoolArg(a, 2, "keepdims");
-      if (!k)
-        return Val::invalid();
-      keepdims = *k;
-    }
     ArrayRef<int64_t> shape = a[0].getShape();
     int64_t elements = 1;
     for (int64_t d : shape)
@@ -914,7 +904,7 @@ static Val emitArgReduce(const Args &a, bool isMax) {
           em.builder, location,
           RankedTensorType::get({elements}, type.getElementType()), x);
     Value index = argReduce(em, x, 0, /*keepdims=*/true, isMax, location);
-    if (keepdims)
+    if (*keepdims)
       return Val::dynamic(tile::ReshapeOp::create(
           em.builder, location,
           RankedTensorType::get(SmallVector<int64_t>(shape.size(), 1),
