@@ -218,10 +218,10 @@ def test_cross_entropy_bad_target_is_nan(torch_gpu, vocab):
 @pytest.mark.parametrize("vocab,dtype", [(100, "float32"), (1001, "float16"),
                                          (50257, "float16")])
 def test_cross_entropy_int64_targets(torch_gpu, vocab, dtype):
-    """int64 targets read as their two words (the 2-D kernel, the flat one,
-    and on sm_90 rows split over a cluster): one whose low word is in
-    range or is ignore_index but whose high word is not its sign is
-    outside [0, V) (NaN), as PyTorch reads it."""
+    """int64 targets read as they are, i64 tiles (the 2-D kernel, the flat
+    one, and on sm_90 rows split over a cluster): one whose low word is in
+    range or is ignore_index but which int32 cannot hold is outside [0, V)
+    (NaN), as PyTorch reads it."""
     torch = torch_gpu
     x = torch.randn(6, vocab, device="cuda", dtype=getattr(torch, dtype))
     t = torch.tensor([3, 2**32 + 3, 2**32 - 100, -100, -2**32 + 5,

@@ -421,8 +421,8 @@ def _cross_entropy_shape(torch, device, rows, v):
 def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     """torch.nn.functional.cross_entropy(logits, target, reduction="none",
     ignore_index=ignore_index) for logits (rows, V) of f16, bf16 or f32 and
-    target (rows,) int32 or int64 class indices (read as they are, int64
-    ones as their two 32-bit words): the f32 loss per row (0
+    target (rows,) int32 or int64 class indices (read as they are): the f32
+    loss per row (0
     where target == ignore_index), and with return_lse=True also each row's
     log-sum-exp (f32), what a backward needs. A target outside [0, V)
     other than ignore_index gives a NaN loss (not an error: no pass over the
@@ -445,13 +445,11 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
             or not -2**31 <= ignore_index < 2**31:
         raise ArgumentError(f"ignore_index: expected an int32, got "
                             f"{ignore_index!r}")
-    # The targets as (rows, words) int32: int64 ones as their two words
-    # (the kernels take the low word where the high one is its sign), read
-    # as they are; a conversion to int32 was a kernel of its own (2048 x
-    # 50257: 0.83 of the copy where the kernel alone ran 0.87).
+    # The targets read as they are, in their own type (a conversion to
+    # int32 was a kernel of its own: 2048 x 50257 at 0.83 of the copy where
+    # the kernel alone ran 0.87).
     t = target.contiguous()
-    words = 2 if t.dtype == torch.int64 else 1
-    t = t.view(torch.int32).view(r, words)
+    tdtype = "i64" if t.dtype == torch.int64 else "i32"
     loss = torch.empty(r, device=logits.device, dtype=torch.float32)
     lse = torch.empty(r, device=logits.device, dtype=torch.float32)
     cluster, warps, chunk = _cross_entropy_shape(torch, logits.device, r, v)
@@ -463,7 +461,7 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
     if flat and cluster > 1:
         # Few rows: each split over the blocks of a cluster (sm_90).
         k = _compile("cross_entropy.tile", "cross_entropy_cluster",
-                     DTYPE=dtype, IGNORE=ignore_index, WORDS=words,
+                     DTYPE=dtype, IGNORE=ignore_index, TDTYPE=tdtype,
                      CLUSTER=cluster, TILE_N=chunk, GROUP=group,
                      num_warps=warps)
         k.launch(r * cluster, rows.view(-1), t, loss, lse, v)
@@ -473,12 +471,12 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
         # 2-D kernel's loads would be single elements: 0.53 of the copy at
         # 2048 x 50257).
         k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
-                     IGNORE=ignore_index, WORDS=words, TILE_N=chunk,
+                     IGNORE=ignore_index, TDTYPE=tdtype, TILE_N=chunk,
                      GROUP=group, num_warps=warps)
         k.launch(r, rows.view(-1), t, loss, lse, v)
     elif r:
         k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
-                     IGNORE=ignore_index, WORDS=words, TILE_M=1,
+                     IGNORE=ignore_index, TDTYPE=tdtype, TILE_M=1,
                      TILE_N=chunk, GROUP=group, num_warps=warps)
         k.launch(r, rows, t, loss, lse)
     return (loss, lse) if return_lse else loss
