@@ -27,6 +27,8 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
                     "(persistent=on)");
   };
   persistentOnly(given.deferEpilogue.value_or(false), "defer_epilogue");
+  persistentOnly(given.deferLastMultiply.value_or(false),
+                 "defer_last_multiply");
   persistentOnly(given.tileStages.has_value(), "tile_stages");
   persistentOnly(given.tileRefillAfterRead.value_or(false),
                  "tile_refill_after_read");
@@ -213,9 +215,15 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     fpm.addPass(mlir::tile::createTileAsyncWgmma());
     // A persistent kernel's epilogue (the last multiply's completion and
     // the output's store) runs under the next tile's first multiply.
-    if (options.persistent && options.deferEpilogue) {
+    // With defer_last_multiply, the last multiply too (attention's last
+    // P V issued before the next tile's Q K^T).
+    if (options.persistent &&
+        (options.deferEpilogue || options.deferLastMultiply)) {
       mlir::tile::TileDeferEpilogueOptions defer;
+      defer.epilogue = options.deferEpilogue;
+      defer.multiply = options.deferLastMultiply;
       defer.warn = options.given.deferEpilogue.value_or(false);
+      defer.warnMultiply = options.given.deferLastMultiply.value_or(false);
       fpm.addPass(mlir::tile::createTileDeferEpilogue(defer));
     }
     // A persistent specialized kernel's consumer warps in groups that

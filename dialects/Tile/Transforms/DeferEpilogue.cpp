@@ -55,6 +55,29 @@
 // completions), before tile-dynamic-schedule (which turns the loop into a while
 // loop).
 //
+// With `multiply`, the last multiply of the tile (attention's last P V,
+// issued after the key loop and completed at the end of the scf.if that
+// runs the loop) moves with the epilogue: issued in the next trip right
+// before that trip's first multiply, completed right after it, so that the
+// tensor cores run both back to back and the normalization and stores run
+// under the first. Its operands go around the loop (registers; a ring slot
+// as its index: the slot is not released before the next trip's first
+// multiply, checked); from the scf.if's other region (a tile with no keys)
+// and before the first tile it runs on zeros and slot 0, its result
+// dropped by an `arith.select` on the scf.if's condition:
+//
+//   scf.for %t iter_args(%pending, %p, %acc, %slot, %ran, ...) {
+//     scf.if %trips {
+//       O' = wgmma async %p, V[%slot], %acc    (the previous tile's P V)
+//       S = wgmma async Q, K0                  (this tile's first)
+//       O' = wgmma_wait 1, O'
+//       scf.if %pending { store select(%ran, O', 0) / l' at c' }
+//       S = wgmma_wait 0, S
+//       ...                                    (the key loop)
+//       yield P, acc, slot                     (the last P V's operands)
+//     } else { O' = ...; wait 0; scf.if %pending { store }; yield 0 }
+//   }
+//
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/Locations.h"
@@ -94,6 +117,15 @@ bool isEpilogueOp(Operation *op) {
           isa<LocalStoreOp, TmaStoreOp, TmaStoreWaitOp, StoreOp>(op));
 }
 
+/// Whether `op` at most reads the shared memory it uses: side-effect free
+/// (a slot's address), a multiply, its completion, a wait for a slot's
+/// fill.
+bool readsOnly(Operation *op) {
+  return op->getNumRegions() == 0 &&
+         (isMemoryEffectFree(op) ||
+          isa<WarpgroupMmaOp, WgmmaWaitOp, MbarrierWaitOp>(op));
+}
+
 struct Plan {
   Operation *last = nullptr;         // the last op that issues a multiply
   SmallVector<Operation *> epilogue; // in order
@@ -101,31 +133,215 @@ struct Plan {
   WarpgroupMmaOp first;              // the next trip's first multiply
   scf::IfOp firstIf;                 // the scf.if holding it, if any
   scf::ForOp firstLoop;              // or the loop holding it (a K loop)
+  // With the multiply (`multiply`): the tile's last multiply and its
+  // completion, part of the epilogue, and the first op of the tail.
+  WarpgroupMmaOp lastMma;
+  WgmmaWaitOp lastWait;
+  Operation *tailStart = nullptr;
 };
+
+/// Whether `v` is defined inside `op` (by an op in one of its regions, or
+/// as an argument of one of their blocks).
+bool definedIn(Value v, Operation *op) {
+  return op->isAncestor(v.getParentRegion()->getParentOp());
+}
+
+/// With the multiply: takes the tile's last multiply and its completion
+/// (`tile.wgmma_wait 0` right after it, at the end of its block) out of the
+/// scf.if at the body's top level that holds them, to right after it: the
+/// scf.if yields what they read instead (a tile as it is, a ring slot as
+/// its index; zeros from its other region), and the result is the
+/// completion's where the scf.if ran its first region, else what the
+/// other region yields (`arith.select`): the multiply then runs whichever
+/// region ran, on zeros and slot 0 after the other one (its result unused).
+/// Fills plan.lastMma, lastWait and tailStart; why not, when it cannot.
+std::string sinkLastMultiply(scf::ForOp loop, Plan &plan) {
+  Block *body = loop.getBody();
+  Operation *lastTop = nullptr;
+  for (Operation &op : llvm::reverse(body->without_terminator()))
+    if (issuesMultiply(&op)) {
+      lastTop = &op;
+      break;
+    }
+  if (!lastTop)
+    return "its tile loop issues no multiply";
+  WarpgroupMmaOp mma;
+  lastTop->walk([&](WarpgroupMmaOp m) { mma = m; });
+  if (!mma.getIsAsync())
+    return "the tile's last multiply is not asynchronous";
+  Block *block = mma->getBlock();
+  // Its result through register-renaming layout conversions (between mma
+  // layouts of other instruction shapes) to its completion.
+  SmallVector<Operation *> chain;
+  Value result = mma.getResult();
+  Operation *next = mma->getNextNode();
+  while (auto convert = dyn_cast_or_null<ConvertLayoutOp>(next)) {
+    if (convert->getOperand(0) != result || !result.hasOneUse())
+      break;
+    chain.push_back(convert);
+    result = convert.getResult();
+    next = next->getNextNode();
+  }
+  auto wait = dyn_cast_or_null<WgmmaWaitOp>(next);
+  if (!wait || wait.getPending() != 0 || wait.getValues().size() != 1 ||
+      wait.getValues()[0] != result || !result.hasOneUse() ||
+      wait->getNextNode() != block->getTerminator())
+    return "the tile's last multiply is not completed right after it, at the "
+           "end of its block";
+  SmallVector<Operation *> moved = {mma};
+  llvm::append_range(moved, chain);
+  moved.push_back(wait);
+  // The ring slots they read, picked in the trip, are picked again where
+  // the multiply goes (the slot's index goes around the loop, not the
+  // slot: the epilogue writes none).
+  SmallVector<SmemSlotOp> slots;
+  for (Operation *op : moved)
+    for (Value v : op->getOperands()) {
+      if (!isa<SharedMemoryType>(v.getType()) || !definedIn(v, loop))
+        continue;
+      auto slot = v.getDefiningOp<SmemSlotOp>();
+      if (!slot || definedIn(slot.getRing(), loop))
+        return "the tile's last multiply reads a shared-memory buffer its "
+               "trip picks other than as a slot of a ring allocated before "
+               "the tile loop";
+      if (!llvm::is_contained(slots, slot))
+        slots.push_back(slot);
+    }
+  IRMapping map;
+  OpBuilder b(mma);
+  if (block == body) {
+    // Picked again right before the multiply, where the tail starts.
+    plan.tailStart = mma;
+    for (SmemSlotOp slot : slots) {
+      Operation *again = b.clone(*slot);
+      if (plan.tailStart == mma.getOperation())
+        plan.tailStart = again;
+      map.map(slot.getResult(), again->getResult(0));
+    }
+    for (Operation *op : moved)
+      for (OpOperand &use : op->getOpOperands())
+        if (Value now = map.lookupOrNull(use.get()))
+          use.set(now);
+    plan.lastMma = mma;
+    plan.lastWait = wait;
+    return "";
+  }
+  auto ifOp = dyn_cast<scf::IfOp>(block->getParentOp());
+  if (!ifOp || ifOp != lastTop || block != ifOp.thenBlock() ||
+      ifOp.getElseRegion().empty())
+    return "the tile's last multiply is neither at the top of its tile nor "
+           "at the end of the first region of an scf.if there";
+  auto yield = cast<scf::YieldOp>(block->getTerminator());
+  Value done = wait.getResult(0);
+  if (!done.hasOneUse() || done.use_begin()->getOwner() != yield)
+    return "the tile's last multiply's result is used in its own region";
+  unsigned r = done.use_begin()->getOperandNumber();
+
+  // What they read from the scf.if's region goes out as its results: a
+  // slot's index, registers as they are (zeros from the other region).
+  SmallVector<Value> ins, outs;
+  for (Operation *op : moved)
+    for (Value v : op->getOperands()) {
+      if (llvm::is_contained(moved, v.getDefiningOp()) ||
+          isa<SharedMemoryType>(v.getType()) || !definedIn(v, ifOp) ||
+          llvm::is_contained(ins, v))
+        continue;
+      if (!hasZero(v.getType()))
+        return "the tile's last multiply reads a value that has no zero for "
+               "the scf.if's other region";
+      ins.push_back(v);
+      outs.push_back(v);
+    }
+  for (SmemSlotOp slot : slots)
+    if (definedIn(slot.getSlot(), ifOp) &&
+        !llvm::is_contained(ins, slot.getSlot())) {
+      ins.push_back(slot.getSlot());
+      outs.push_back(slot.getSlot());
+    }
+
+  Location loc = ifOp.getLoc();
+  b.setInsertionPoint(ifOp);
+  SmallVector<Type> types(ifOp.getResultTypes());
+  for (Value v : outs)
+    types.push_back(v.getType());
+  auto newIf =
+      scf::IfOp::create(b, loc, types, ifOp.getCondition(), /*else=*/true);
+  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+  newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+  // The first region yields zeros where it yielded the result (the select
+  // below drops them).
+  b.setInsertionPoint(yield);
+  yield.setOperand(r, zeroOf(b, loc, done.getType()));
+  yield.getResultsMutable().append(outs);
+  auto otherYield = cast<scf::YieldOp>(newIf.elseBlock()->getTerminator());
+  b.setInsertionPoint(otherYield);
+  for (Value v : outs)
+    otherYield.getResultsMutable().append(zeroOf(b, loc, v.getType()));
+
+  // After the scf.if: the slots, the multiply, its completion, the select.
+  b.setInsertionPointAfter(newIf);
+  unsigned base = ifOp.getNumResults();
+  for (auto [i, v] : llvm::enumerate(ins))
+    map.map(v, newIf.getResult(base + i));
+  for (SmemSlotOp slot : slots)
+    map.map(slot.getResult(), b.clone(*slot, map)->getResult(0));
+  auto newMma = cast<WarpgroupMmaOp>(b.clone(*mma, map));
+  for (Operation *op : chain)
+    b.clone(*op, map);
+  auto newWait = cast<WgmmaWaitOp>(b.clone(*wait, map));
+  plan.tailStart = newIf->getNextNode();
+  auto accType = cast<RankedTensorType>(done.getType());
+  Value ran =
+      FullOp::create(b, loc,
+                     RankedTensorType::get(accType.getShape(), b.getI1Type(),
+                                           accType.getEncoding()),
+                     ifOp.getCondition());
+  // The other region's value itself where it comes from outside the loop
+  // (a constant): the scf.if's result would otherwise go around the loop
+  // beside the multiply's accumulator.
+  Value other = otherYield.getResults()[r];
+  if (definedIn(other, loop))
+    other = newIf.getResult(r);
+  Value selected =
+      arith::SelectOp::create(b, loc, ran, newWait.getResult(0), other);
+  for (unsigned i = 0; i < base; ++i)
+    ifOp.getResult(i).replaceAllUsesWith(i == r ? selected
+                                                : newIf.getResult(i));
+  for (Operation *op : llvm::reverse(moved))
+    op->erase();
+  ifOp->erase();
+  plan.lastMma = newMma;
+  plan.lastWait = newWait;
+  return "";
+}
 
 /// Fills `plan` for `loop`; why the loop stays as it is, when it does ("" when
 /// it can be deferred).
 std::string analyze(scf::ForOp loop, Plan &plan) {
   Block *body = loop.getBody();
   Operation *yield = body->getTerminator();
-  for (Operation &op : llvm::reverse(body->without_terminator()))
-    if (issuesMultiply(&op)) {
-      plan.last = &op;
-      break;
-    }
-  if (!plan.last)
-    return "its tile loop issues no multiply";
+  bool multiply = bool(plan.lastMma);
+  if (!multiply) {
+    for (Operation &op : llvm::reverse(body->without_terminator()))
+      if (issuesMultiply(&op)) {
+        plan.last = &op;
+        break;
+      }
+    if (!plan.last)
+      return "its tile loop issues no multiply";
+    plan.tailStart = plan.last->getNextNode();
+  }
 
   // The tail: what the next trip needs and the completions stay, the rest
-  // is the epilogue.
+  // is the epilogue (with the multiply: the last multiply and its
+  // completion too).
   SmallVector<Operation *> tail;
-  for (Operation *op = plan.last->getNextNode(); op != yield;
-       op = op->getNextNode())
+  for (Operation *op = plan.tailStart; op != yield; op = op->getNextNode())
     tail.push_back(op);
   // An op of the tail that stays keeps what computes its operands.
   llvm::SmallPtrSet<Operation *, 16> keep;
   std::function<void(Operation *)> stay = [&](Operation *op) {
-    if (op->getBlock() != body || !plan.last->isBeforeInBlock(op) ||
+    if (op->getBlock() != body || op->isBeforeInBlock(plan.tailStart) ||
         !keep.insert(op).second)
       return;
     op->walk([&](Operation *nested) {
@@ -142,8 +358,11 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
   // multiply wrote, around the loop (ptxas injects a wait before a read of
   // a multiply's registers after the next multiply's issue when they come
   // around the loop: C7517).
+  // With the multiply, the last multiply's completion and what computes on
+  // its result move with it: its registers come around the loop as
+  // operands, not results.
   llvm::SmallPtrSet<Operation *, 16> fromMultiply = {plan.last};
-  for (Operation *op : tail)
+  for (Operation *op : multiply ? ArrayRef<Operation *>() : ArrayRef(tail))
     if (isa<WgmmaWaitOp>(op) || (isMemoryEffectFree(op) &&
                                  llvm::any_of(op->getOperands(), [&](Value v) {
                                    Operation *def = v.getDefiningOp();
@@ -152,8 +371,14 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
       fromMultiply.insert(op);
       stay(op);
     }
+  if (multiply && (keep.contains(plan.lastMma) || keep.contains(plan.lastWait)))
+    return "the next tile needs its last multiply's result";
   bool stores = false;
   for (Operation *op : tail) {
+    if (op == plan.lastMma || op == plan.lastWait) {
+      plan.epilogue.push_back(op);
+      continue;
+    }
     if (keep.contains(op)) {
       if (!isMemoryEffectFree(op) && !isa<WgmmaWaitOp>(op))
         // The next trip needs a side effect after the epilogue.
@@ -206,6 +431,9 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
     plan.first = mma;
     return WalkResult::interrupt();
   });
+  if (plan.first == plan.lastMma)
+    return "its tile issues one multiply: there is no first one to issue "
+           "the last behind";
   if (!plan.first.getIsAsync())
     return "the next tile's first multiply is not asynchronous";
   Operation *top = plan.first;
@@ -219,13 +447,21 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
     if ((!plan.firstIf && !plan.firstLoop) || parent->getBlock() != body)
       return "the next tile's first multiply is not at the top of its tile "
              "or of a loop there";
+    if (multiply && plan.firstLoop)
+      return "the next tile's first multiply is in a loop (the last "
+             "multiply would be issued before it and completed in the "
+             "loop's first trip)";
     top = parent;
   }
 
-  // Nothing the epilogue moves past may touch its shared memory.
-  llvm::SmallPtrSet<Operation *, 8> mine;
-  for (Operation *op : plan.epilogue)
+  // Nothing the epilogue moves past may touch its shared memory, but reads
+  // (a multiply's, a wait for a slot's fill) may cross reads.
+  llvm::SmallPtrSet<Operation *, 8> mine, written;
+  for (Operation *op : plan.epilogue) {
     collectAllocations(op, mine);
+    if (!readsOnly(op))
+      collectAllocations(op, written);
+  }
   SmallVector<Operation *> crossed;
   for (Operation *op : tail)
     if (keep.contains(op))
@@ -244,25 +480,52 @@ std::string analyze(scf::ForOp loop, Plan &plan) {
   for (Operation *op : crossed) {
     llvm::SmallPtrSet<Operation *, 8> used;
     collectAllocations(op, used);
-    if (llvm::any_of(used, [&](Operation *a) { return mine.contains(a); }))
+    auto &against = readsOnly(op) ? written : mine;
+    if (llvm::any_of(used, [&](Operation *a) { return against.contains(a); }))
       return "an op between the epilogue and the next multiply uses the "
              "epilogue's shared memory";
   }
   return "";
 }
 
-/// Clones the epilogue at `b`'s insertion point under `scf.if %pending`,
-/// its operands from the trip mapped by `map`.
-void cloneEpilogue(OpBuilder &b, Location loc, const Plan &plan, Value pending,
-                   IRMapping map) {
+/// Clones `ops` at `b`'s insertion point under `scf.if %pending`, their
+/// operands from the trip mapped by `map`.
+void cloneUnder(OpBuilder &b, Location loc, ArrayRef<Operation *> ops,
+                Value pending, IRMapping map) {
   auto ifOp = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  for (Operation *op : plan.epilogue)
+  for (Operation *op : ops)
     b.clone(*op, map);
 }
 
-void defer(scf::ForOp loop, Plan &plan) {
+/// Clones the epilogue at `b`'s insertion point, its operands from the trip
+/// mapped by `map`: under `scf.if %pending`; with the multiply, the
+/// multiply (and the slots it reads) outside it, and its completion too,
+/// counting `issuedAfter` multiplies issued between them (b's insertion
+/// point moved to after the multiply then).
+void cloneEpilogue(OpBuilder &b, Location loc, Plan &plan, Value pending,
+                   IRMapping map, Operation *issuedAfter = nullptr) {
+  if (!plan.lastMma) {
+    cloneUnder(b, loc, plan.epilogue, pending, map);
+    return;
+  }
+  // The multiply, what it reads (slots) and its result's renamings; then
+  // its completion; then the rest.
+  auto at = llvm::find(plan.epilogue, plan.lastWait.getOperation());
+  ArrayRef<Operation *> head(plan.epilogue.begin(), at);
+  ArrayRef<Operation *> rest(at + 1, plan.epilogue.end());
+  for (Operation *op : head)
+    b.clone(*op, map);
+  if (issuedAfter)
+    b.setInsertionPointAfter(issuedAfter);
+  auto wait = cast<WgmmaWaitOp>(b.clone(*plan.lastWait, map));
+  if (issuedAfter)
+    wait.setPending(1);
+  cloneUnder(b, loc, rest, pending, map);
+}
+
+scf::ForOp defer(scf::ForOp loop, Plan &plan) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   SmallVector<Value> inits = {
@@ -315,6 +578,11 @@ void defer(scf::ForOp loop, Plan &plan) {
                               inner.getLowerBound(), inner.getUpperBound());
     cloneEpilogue(b, loc, plan, arith::AndIOp::create(b, loc, pending, none),
                   inLoop);
+  } else if (plan.lastMma) {
+    // The last multiply before the next tile's first, its completion and
+    // the rest of the epilogue after it.
+    b.setInsertionPoint(plan.first);
+    cloneEpilogue(b, loc, plan, pending, inLoop, plan.first);
   } else {
     b.setInsertionPointAfter(plan.first);
     cloneEpilogue(b, loc, plan, pending, inLoop);
@@ -332,11 +600,14 @@ void defer(scf::ForOp loop, Plan &plan) {
         cloneEpilogue(b, loc, plan, pending, inLoop);
       }
   }
+  // After the loop, all of it under the scf.if: a multiply issued there
+  // is complete before the join.
   b.setInsertionPointAfter(newLoop);
-  cloneEpilogue(b, loc, plan, newLoop.getResults()[base], after);
+  cloneUnder(b, loc, plan.epilogue, newLoop.getResults()[base], after);
 
   for (Operation *op : llvm::reverse(plan.epilogue))
     op->erase();
+  return newLoop;
 }
 
 bool inProducer(Operation *op) {
@@ -360,6 +631,16 @@ struct DeferEpiloguePass
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
+      if (multiply) {
+        std::string why = deferWithMultiply(loop);
+        if (why.empty())
+          continue;
+        if (warnMultiply)
+          emitWarning(getUserFacingLoc(loop))
+              << "defer_last_multiply does not apply to this kernel: " << why;
+      }
+      if (!epilogue)
+        continue;
       Plan plan;
       std::string why = analyze(loop, plan);
       if (why.empty())
@@ -368,6 +649,27 @@ struct DeferEpiloguePass
         emitWarning(getUserFacingLoc(loop))
             << "defer_epilogue does not apply to this kernel: " << why;
     }
+  }
+
+  /// With the multiply, on a copy of `loop` (the scf.if holding the last
+  /// multiply is rebuilt before it is known whether the rest applies),
+  /// which replaces it where it does; why not, where it does not.
+  std::string deferWithMultiply(scf::ForOp loop) {
+    OpBuilder b(loop);
+    auto copy = cast<scf::ForOp>(b.clone(*loop));
+    Plan plan;
+    std::string why = sinkLastMultiply(copy, plan);
+    if (why.empty())
+      why = analyze(copy, plan);
+    if (!why.empty()) {
+      copy->erase();
+      return why;
+    }
+    scf::ForOp deferred = defer(copy, plan);
+    loop->replaceAllUsesWith(
+        deferred->getResults().take_front(loop->getNumResults()));
+    loop->erase();
+    return "";
   }
 };
 

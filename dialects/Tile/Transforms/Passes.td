@@ -1072,11 +1072,44 @@ def TileDeferEpilogue : Pass<"tile-defer-epilogue", "::mlir::func::FuncOp"> {
     it is when an op the epilogue would move past touches shared memory
     the epilogue uses, or when its body has no such shape. sm_90a, after
     tile-async-wgmma, before tile-dynamic-schedule.
+
+    With `multiply` (the kernel's defer_last_multiply), the tile's last
+    multiply moves too, where it is an async `tile.wgmma` completed right
+    after it (through register-renaming layout conversions) at the end of
+    the body or of the first region of an `scf.if` there (attention's last
+    P V after its rotated key loop): what it reads from the trip goes
+    around the loop (registers as they are, a slot of a ring allocated
+    before the loop as its index; zeros and slot 0 before the first tile,
+    and from the scf.if's other region, whose value the result then is:
+    `arith.select` on the scf.if's condition). In the next trip it is
+    issued right before that trip's first multiply (at the body's top
+    level or in a region of an `scf.if` there) and completed right after
+    it (`tile.wgmma_wait 1`), the rest of the epilogue under `scf.if
+    %pending` after that: the tensor cores run the last P V and the next
+    Q K^T back to back, and the normalization and stores run under the
+    latter. Issued and completed in one block, no multiply is in flight
+    across the loop or a join (ptxas C7514/C7519). The other regions of
+    the first multiply's `scf.if` issue, complete and store first thing;
+    after the loop, the last tile's, all under `scf.if`. A trip's reads
+    of the ring may cross the multiply (a read is no conflict); a release
+    or a write may not. Where the multiply cannot move (one multiply a
+    tile, its result used in its region, the next first multiply in a
+    loop, a ring released in between), the epilogue alone is deferred
+    with `epilogue`, and `warn-multiply` says why.
   }];
   let options = [
+    Option<"epilogue", "epilogue", "bool", /*default=*/"true",
+           "Defer the epilogue (the completions staying in the trip)">,
+    Option<"multiply", "multiply", "bool", /*default=*/"false",
+           "Defer the tile's last multiply too, where it can: issued right "
+           "before the next tile's first, completed right after it (else "
+           "the epilogue alone, with `epilogue`)">,
     Option<"warn", "warn", "bool", /*default=*/"false",
            "Warn why a tile loop is left as it is (on where the user asked "
            "for defer_epilogue)">,
+    Option<"warnMultiply", "warn-multiply", "bool", /*default=*/"false",
+           "Warn why a tile's last multiply is not deferred (on where the "
+           "user asked for defer_last_multiply)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
