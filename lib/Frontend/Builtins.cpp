@@ -752,14 +752,16 @@ static Val emitMma(const Args &a) {
                                   shapeString(sc) + " but a @ b is " +
                                   shapeString({sa[0], sb[1]}));
   Type ta = a[0].getElementType(), tb = a[1].getElementType();
-  bool fp8 = tile::isFloat8Type(ta) && tile::isFloat8Type(tb);
-  if (!fp8 && (ta != tb || !(ta.isF16() || ta.isBF16())))
+  if (!tile::isMmaOperandPair(ta, tb))
     return em.error(a.callLoc, "mma(): type mismatch: a and b must both hold "
-                               "f16, both bf16, or both 8-bit floats "
-                               "(f8e4m3/f8e5m2), got " +
+                               "f16, both bf16, both 8-bit floats "
+                               "(f8e4m3/f8e5m2) or both i8, got " +
                                    typeName(ta) + " and " + typeName(tb));
-  if (!a[2].getElementType().isF32())
-    return em.error(a.loc(2), "mma(): the accumulator must hold f32, got " +
+  Type acc = tile::getMmaAccumulatorType(ta);
+  if (a[2].getElementType() != acc)
+    return em.error(a.loc(2), "mma(): the accumulator must hold " +
+                                  typeName(acc) + " for " + typeName(ta) +
+                                  " operands, got " +
                                   typeName(a[2].getElementType()));
   return Val::dynamic(tile::MmaOp::create(em.builder, em.loc(a.callLoc),
                                           a[0].value, a[1].value, a[2].value));

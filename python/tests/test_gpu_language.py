@@ -2715,6 +2715,66 @@ def test_int8_weight_gemm(torch_gpu, arch):
     assert err < 2e-3, err
 
 
+W8A8 = """
+# C = (A @ B^T) * sa * sb + bias with i8 A (M, K) and B (N, K), both K
+# contiguous, accumulated exactly in i32 (from the bias, an i32 row), and
+# the i32 sum itself stored too.
+kernel w8a8(A: Tensor[i8, 2], B: Tensor[i8, 2], Bias: Tensor[i32, 1],
+            SA: Tensor[f32, 1], SB: Tensor[f32, 1], Y: Tensor[f16, 2],
+            Z: Tensor[i32, 2], TILE_M: const int = 128,
+            TILE_N: const int = 128, TILE_K: const int = 64):
+    bm = bid(0)
+    bn = bid(1)
+    bias = load(Bias, index=(bn,), shape=(TILE_N,))
+    acc = broadcast_to(bias.reshape((1, TILE_N)), (TILE_M, TILE_N))
+    for k in range(cdiv(A.shape[1], TILE_K)):
+        a = load(A, index=(bm, k), shape=(TILE_M, TILE_K), latency=3)
+        b = load(B, index=(k, bn), shape=(TILE_K, TILE_N), order=(1, 0),
+                 latency=3)
+        acc = mma(a, b, acc)
+    store(Z, index=(bm, bn), tile=acc)
+    sa = load(SA, index=(bm,), shape=(TILE_M,)).reshape((TILE_M, 1))
+    sb = load(SB, index=(bn,), shape=(TILE_N,)).reshape((1, TILE_N))
+    store(Y, index=(bm, bn), tile=(acc.astype(f32) * sa * sb).astype(f16))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("shape", [(200, 320, 288), (128, 256, 4096),
+                                   (64, 8, 40)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_int8_gemm(torch_gpu, arch, shape):
+    """A GEMM of i8 activations and i8 weights (W8A8) on the tensor cores
+    (sm_90a: wgmma .s32.s8.s8; sm_80: mma.sync m16n8k32 .s32.s8.s8.s32),
+    accumulated in i32 from an i32 bias, at shapes that are not multiples
+    of the tiles (a K tail read as zeros): the i32 sums exactly equal to
+    int64 arithmetic (and to torch._int_mm where it runs), the scaled f16
+    output against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(sum(shape))
+    m, n, k = shape
+    a = torch.randint(-128, 128, (m, k), device="cuda", dtype=torch.int8)
+    b = torch.randint(-128, 128, (n, k), device="cuda", dtype=torch.int8)
+    bias = torch.randint(-2**20, 2**20, (n,), device="cuda",
+                         dtype=torch.int32)
+    sa = torch.rand(m, device="cuda") / 64
+    sb = torch.rand(n, device="cuda") / 64
+    y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    z = torch.full((m, n), -1, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(W8A8, name="w8a8.tile", arch=arch)
+    kernel[(m + 127) // 128, (n + 127) // 128](a, b, bias, sa, sb, y, z)
+    torch.cuda.synchronize()
+    exact = a.cpu().long() @ b.cpu().long().T + bias.cpu().long()
+    assert torch.equal(z.cpu().long(), exact)
+    if m > 16 and k % 8 == 0 and n % 8 == 0:
+        assert torch.equal(z - bias, torch._int_mm(a, b.T))
+    ref = exact.double() * sa.cpu().double()[:, None] * \
+        sb.cpu().double()[None, :]
+    err = ((y.cpu().double() - ref).norm() / ref.norm()).item()
+    assert err < 2e-3, err
+
+
 JOINED = """
 kernel joined(X: Tensor[f32, 2], R: Tensor[f32, 1], Z: Tensor[f32, 2]):
     x = load(X, index=(bid(0), 0), shape=(8, 512))

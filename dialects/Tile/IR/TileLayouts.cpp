@@ -111,7 +111,7 @@ DotOperandLayoutAttr DotOperandLayoutAttr::getFor(unsigned opIdx,
                                                   MmaLayoutAttr parent,
                                                   Type elementType) {
   return get(parent.getContext(), opIdx, parent,
-             isFloat8Type(elementType) ? 4 : 2);
+             isEightBitMmaType(elementType) ? 4 : 2);
 }
 
 LogicalResult

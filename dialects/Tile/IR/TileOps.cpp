@@ -635,14 +635,15 @@ LogicalResult WarpgroupMmaOp::verify() {
       accType.getRank() != 2)
     return emitOpError("operands must be 2-D");
   Type bElt = bType.getElementType();
-  bool fp8 = isFloat8Type(aElt) && isFloat8Type(bElt);
-  if (!fp8 && (aElt != bElt || !(aElt.isF16() || aElt.isBF16())))
-    return emitOpError() << "a and b must both hold f16, both bf16 or both "
-                            "8-bit floats, got "
+  bool eightBit = isEightBitMmaType(aElt);
+  if (!isMmaOperandPair(aElt, bElt))
+    return emitOpError() << "a and b must both hold f16, both bf16, both "
+                            "8-bit floats or both i8, got "
                          << aElt << " and " << bElt;
-  if (!accType.getElementType().isF32())
-    return emitOpError() << "the accumulator must hold f32, got "
-                         << accType.getElementType();
+  if (accType.getElementType() != getMmaAccumulatorType(aElt))
+    return emitOpError() << "the accumulator must hold "
+                         << getMmaAccumulatorType(aElt) << " for " << aElt
+                         << " operands, got " << accType.getElementType();
   unsigned bK = getBKDim();
   int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1 - bK];
   std::optional<uint64_t> kOffset = getKOffset();
@@ -687,7 +688,7 @@ LogicalResult WarpgroupMmaOp::verify() {
                               "descriptors describe (16-byte chunks swizzled "
                               "over blocks of 128, 64 or 32 bytes), got "
                            << smem.getLayout();
-    if (fp8 && smem.getLayout().getOrder()[0] != kDim)
+    if (eightBit && smem.getLayout().getOrder()[0] != kDim)
       return emitOpError() << "8-bit " << name
                            << " must be K-major in shared memory (K its "
                               "fastest dimension), got "
@@ -704,19 +705,15 @@ LogicalResult MmaOp::verify() {
     return emitOpError() << "operands must be 2-D tiles, got ranks "
                          << aType.getRank() << ", " << bType.getRank()
                          << " and " << accType.getRank();
-  bool fp8 = isFloat8Type(aType.getElementType()) &&
-             isFloat8Type(bType.getElementType());
-  if (!fp8 && aType.getElementType() != bType.getElementType())
-    return emitOpError() << "a and b must have the same element type, got "
-                         << aType.getElementType() << " and "
-                         << bType.getElementType();
-  if (!fp8 && !aType.getElementType().isF16() &&
-      !aType.getElementType().isBF16())
-    return emitOpError() << "a and b must hold f16, bf16 or 8-bit floats, got "
-                         << aType.getElementType();
-  if (!accType.getElementType().isF32())
-    return emitOpError() << "the accumulator must hold f32, got "
-                         << accType.getElementType();
+  Type aElt = aType.getElementType(), bElt = bType.getElementType();
+  if (!isMmaOperandPair(aElt, bElt))
+    return emitOpError() << "a and b must both hold f16, both bf16, both "
+                            "8-bit floats or both i8, got "
+                         << aElt << " and " << bElt;
+  if (accType.getElementType() != getMmaAccumulatorType(aElt))
+    return emitOpError() << "the accumulator must hold "
+                         << getMmaAccumulatorType(aElt) << " for " << aElt
+                         << " operands, got " << accType.getElementType();
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
   int64_t kb = bType.getDimSize(0), n = bType.getDimSize(1);
   if (k != kb)
@@ -1376,10 +1373,15 @@ LogicalResult WgmmaWaitOp::verify() {
     if (auto operand =
             dyn_cast_or_null<DotOperandLayoutAttr>(type.getEncoding()))
       mma = operand.getOpIdx() == 0 ? operand.getParent() : MmaLayoutAttr();
-    if (!type.getElementType().isF32() || !mma || mma.getVersion() != 3)
+    // (i32: an i8 multiply's accumulator.)
+    bool accumulator = type.getElementType().isF32() ||
+                       (type.getElementType().isInteger(32) &&
+                        isa_and_present<MmaLayoutAttr>(type.getEncoding()));
+    if (!accumulator || !mma || mma.getVersion() != 3)
       return emitOpError("waits for wgmma accumulators or the f32 tiles of "
-                         "register A operands: f32 tiles in a version-3 "
-                         "#tile.mma layout or its A operand layout, not ")
+                         "register A operands: f32 (or i32 accumulator) "
+                         "tiles in a version-3 #tile.mma layout or f32 in "
+                         "its A operand layout, not ")
              << type;
   }
   return success();

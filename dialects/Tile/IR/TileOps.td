@@ -521,8 +521,8 @@ def Tile_MmaOp : Tile_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
     ```
   }];
   let arguments = (ins Tile_MmaOperandTile:$a, Tile_MmaOperandTile:$b,
-                       Tile_FloatTile:$acc);
-  let results = (outs Tile_FloatTile:$result);
+                       Tile_AccumulatorTile:$acc);
+  let results = (outs Tile_AccumulatorTile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
   }];
@@ -580,10 +580,10 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     ```
   }];
   let arguments = (ins AnyTypeOf<[Tile_MmaOperandTile, Tile_SharedMemoryType]>:$a,
-                       Tile_SharedMemoryType:$b, Tile_FloatTile:$acc,
+                       Tile_SharedMemoryType:$b, Tile_AccumulatorTile:$acc,
                        UnitAttr:$is_async, UnitAttr:$b_transposed,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$k_offset);
-  let results = (outs Tile_FloatTile:$result);
+  let results = (outs Tile_AccumulatorTile:$result);
   let assemblyFormat = [{
     (`async` $is_async^)? $a `,` $b (`transposed` $b_transposed^)? (`[` `k_offset` `=` $k_offset^ `]`)? `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
   }];
@@ -623,9 +623,9 @@ def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending,
-                       Variadic<Tile_FloatTile>:$values,
+                       Variadic<AnyTypeOf<[Tile_FloatTile, Tile_AccumulatorTile]>>:$values,
                        Variadic<Tile_SharedMemoryType>:$buffers);
-  let results = (outs Variadic<Tile_FloatTile>:$results);
+  let results = (outs Variadic<AnyTypeOf<[Tile_FloatTile, Tile_AccumulatorTile]>>:$results);
   let assemblyFormat = [{
     $pending (`,` $values^ `:` type($values))? (`reads` $buffers^ `:` type($buffers))? attr-dict
   }];

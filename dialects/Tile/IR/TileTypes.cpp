@@ -61,6 +61,22 @@ bool mlir::tile::isFloat8Type(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
+bool mlir::tile::isEightBitMmaType(Type type) {
+  return isFloat8Type(type) || type.isInteger(8);
+}
+
+bool mlir::tile::isMmaOperandPair(Type a, Type b) {
+  if (isFloat8Type(a) && isFloat8Type(b))
+    return true;
+  return a == b && (a.isF16() || a.isBF16() || a.isInteger(8));
+}
+
+Type mlir::tile::getMmaAccumulatorType(Type operand) {
+  if (operand.isInteger(8))
+    return IntegerType::get(operand.getContext(), 32);
+  return Float32Type::get(operand.getContext());
+}
+
 /// Positive dimensions, at most 2^24 elements in all once padded to powers
 /// of two (which also keeps element counts far from overflow).
 static bool isTileShape(ArrayRef<int64_t> shape) {

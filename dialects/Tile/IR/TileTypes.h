@@ -30,6 +30,18 @@ bool isTileElementType(Type type);
 /// mma only.
 bool isFloat8Type(Type type);
 
+/// True for the element types an mma takes in 8 bits (8-bit floats, i8):
+/// four to a 32-bit register, K-major in shared memory.
+bool isEightBitMmaType(Type type);
+
+/// Whether an mma multiplies elements of types `a` and `b`: both f16, both
+/// bf16, 8-bit floats (either in each), or both i8.
+bool isMmaOperandPair(Type a, Type b);
+
+/// The element type of the accumulator of an mma on `operand`s: i32 for
+/// i8, f32 otherwise.
+Type getMmaAccumulatorType(Type operand);
+
 /// An element type as the .tile language spells it (bool, f8e4m3, f8e5m2;
 /// f16, bf16, f32, i32 as MLIR prints them), for diagnostics about .tile
 /// input.

@@ -130,8 +130,15 @@ def Tile_FloatTile : Type<
 def Tile_MmaOperandTile : Type<
     And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,
          SubstLeaves<"$_self", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
-                     AnyTypeOf<[F16, BF16, F32, F8E4M3FN, F8E5M2]>.predicate>]>,
-    "tile of f16, bf16, f32, f8E4M3FN or f8E5M2", "::mlir::RankedTensorType">;
+                     AnyTypeOf<[F16, BF16, F32, F8E4M3FN, F8E5M2, I8]>.predicate>]>,
+    "tile of f16, bf16, f32, f8E4M3FN, f8E5M2 or i8", "::mlir::RankedTensorType">;
+
+// An mma's accumulator: f32, or i32 for i8 operands.
+def Tile_AccumulatorTile : Type<
+    And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,
+         SubstLeaves<"$_self", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
+                     AnyTypeOf<[F32, I32]>.predicate>]>,
+    "tile of f32 or i32", "::mlir::RankedTensorType">;
 
 def Tile_IntTile : Type<
     And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,

@@ -154,9 +154,11 @@ private:
   /// dimensions (those of the tile, or its non-unit ones with `shape`).
   BlockedLayoutAttr storeLayout(StoreOp store);
   /// The layout of an mma result of `shape` over a K of `k`; `bKMajor`:
-  /// B's layout is known to run along K (a transposed row-major tile).
+  /// B's layout is known to run along K (a transposed row-major tile);
+  /// `integer`: i8 operands (wgmma's N above 32 then a multiple of 16).
   MmaLayoutAttr mmaLayout(ArrayRef<int64_t> shape, int64_t k,
-                          unsigned operandBytes, bool bKMajor);
+                          unsigned operandBytes, bool bKMajor,
+                          bool integer = false);
   /// The blocked layout of a reshape's result that holds every element
   /// where the blocked operand held it (the reshape moves no data), when
   /// there is one: a reshape that adds or removes unit dimensions, or one
@@ -667,7 +669,8 @@ bool LayoutAssigner::reducesMmaResultsIn(func::FuncOp func) {
 }
 
 MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
-                                        unsigned operandBytes, bool bKMajor) {
+                                        unsigned operandBytes, bool bKMajor,
+                                        bool integer) {
   SmallVector<int64_t> shape = paddedShape(tileShape);
   // On sm_90a, warpgroups of four warps each take 64-row blocks of the
   // result with wgmma (m64nNk16, N up to 256) when its operands fill the
@@ -693,8 +696,9 @@ MmaLayoutAttr LayoutAssigner::mmaLayout(ArrayRef<int64_t> tileShape, int64_t k,
     bool split = gn == 1 || (cols == shape[1] && per >= 16 && per % 8 == 0 &&
                              (bKMajor || per * operandBytes % 32 == 0));
     if (split) { // (gm divides groups: both are powers of two)
+      // (wgmma on i8 takes N of 8 to 32 in steps of 8, then of 16.)
       int64_t instrN = std::min<int64_t>(per, 256);
-      while (per % instrN)
+      while (per % instrN || (integer && instrN > 32 && instrN % 16))
         instrN -= 8;
       return MmaLayoutAttr::get(ctx, {unsigned(4 * gm), unsigned(gn)}, 3,
                                 {64, unsigned(instrN), 16});
@@ -1083,7 +1087,8 @@ bool LayoutAssigner::forward(Operation *op) {
         mma.getResult(),
         mmaLayout(shapeOf(mma.getResult()), shapeOf(mma.getA()).back(),
                   getSharedElementBytes(mma.getA().getType().getElementType()),
-                  b && b.getOrder().front() == 0));
+                  b && b.getOrder().front() == 0,
+                  mma.getA().getType().getElementType().isInteger(8)));
   }
   if (isElementwise(op) && op->getNumResults() == 1 &&
       isTileValue(op->getResult(0)) && !get(op->getResult(0))) {

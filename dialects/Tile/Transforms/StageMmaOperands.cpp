@@ -93,7 +93,7 @@ struct StageMmaOperandsPass
       // 8-bit operands are read K-contiguous (ldmatrix moves 16-bit units
       // and transposes only those): A as it is, B transposed on its way
       // into the buffer when its rows run along N.
-      bool fp8 = isFloat8Type(mma.getA().getType().getElementType());
+      bool fp8 = isEightBitMmaType(mma.getA().getType().getElementType());
       for (auto [operand, k] : {std::pair(&mma.getAMutable(), 1u),
                                 std::pair(&mma.getBMutable(), 0u)}) {
         bool transposed = false;
@@ -154,7 +154,7 @@ struct StageMmaOperandsPass
   /// registers rather than copied).
   LogicalResult stageForWarpgroup(MmaOp mma) {
     Value a = mma.getA();
-    bool fp8 = isFloat8Type(mma.getA().getType().getElementType());
+    bool fp8 = isEightBitMmaType(mma.getA().getType().getElementType());
     auto warnTransposed = [&](StringRef name, StringRef how) {
       emitWarning(getUserFacingLoc(mma))
           << "the 8-bit " << name

@@ -4,7 +4,7 @@
 // mma layout, so each thread already holds exactly the fragments it passes
 // to mma.sync: the pattern only finds them, by coordinates, for every
 // 16 x 8 x 16 step of the warp's part of the product (16 x 8 x 32 for 8-bit
-// operands, m16n8k32 with e4m3/e5m2).
+// operands, m16n8k32 with e4m3/e5m2, or s8 into s32 accumulators).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,23 +87,31 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     SmallVector<Value> acc(c.begin(), c.end());
     int64_t mTiles = std::max<int64_t>(1, M / (16 * wm));
     int64_t nTiles = std::max<int64_t>(1, N / (8 * wn));
-    Type f32 = rewriter.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
-                                                       {f32, f32, f32, f32});
+    // i8 operands accumulate in i32 (s32), the rest in f32.
+    bool int8 = elt.isInteger(8);
+    Type accElt = int8 ? i32 : rewriter.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), {accElt, accElt, accElt, accElt});
     NVVM::MMATypes ptxType =
         isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    // 8-bit operands: mma.sync.m16n8k32 with e4m3/e5m2 (sm_89 on), in PTX
-    // (the NVVM dialect has no dense 8-bit mma.sync).
-    std::string bytesPtx;
+    // 8-bit operands: mma.sync.m16n8k32 with e4m3/e5m2 (sm_89 on) or s8
+    // (sm_80 on, s32 accumulators), in PTX (the NVVM dialect has no dense
+    // 8-bit mma.sync).
+    std::string bytesPtx, bytesConstraints;
     if (w == 4) {
       auto name = [](Type t) {
+        if (t.isInteger(8))
+          return std::string("s8");
         return isa<Float8E5M2Type>(t) ? std::string("e5m2")
                                       : std::string("e4m3");
       };
-      bytesPtx = "mma.sync.aligned.m16n8k32.row.col.f32." + name(elt) + "." +
-                 name(bType.getElementType()) +
-                 ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+      std::string acc = int8 ? "s32" : "f32";
+      bytesPtx = "mma.sync.aligned.m16n8k32.row.col." + acc + "." + name(elt) +
+                 "." + name(bType.getElementType()) + "." + acc +
+                 " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                  "{$10, $11, $12, $13};";
+      bytesConstraints = int8 ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3"
+                              : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
     }
     for (int64_t i = 0; i < mTiles; ++i) {
       int64_t row = 16 * wm * i;
@@ -133,7 +141,7 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
             llvm::append_range(operands, fc);
             result = LLVM::InlineAsmOp::create(
                          rewriter, loc, resultType, operands, bytesPtx,
-                         "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                         bytesConstraints,
                          /*has_side_effects=*/false,
                          /*is_align_stack=*/false, LLVM::TailCallKind::None,
                          LLVM::AsmDialectAttr(), ArrayAttr())

@@ -2,8 +2,9 @@
 //
 // The Hopper generation of the tensor-core multiply. A warpgroup (four
 // consecutive warps) computes 64 x N blocks of the accumulator with
-// `wgmma.mma_async.sync.aligned.m64nNk16` (k32 for 8-bit floats, whose
-// operands are K-major, with no transpose immediates), reading B, and A when it
+// `wgmma.mma_async.sync.aligned.m64nNk16` (k32 for 8-bit floats and i8, whose
+// operands are K-major, with no transpose immediates; i8 accumulates in s32
+// registers, with no scale immediates), reading B, and A when it
 // is in shared memory, through 64-bit matrix descriptors:
 //
 //   bits  0-13  start address >> 4      bits 32-45  stride byte offset >> 4
@@ -117,7 +118,8 @@ void emitAsm(OpBuilder &b, Location loc, StringRef text) {
 /// multiply onto zeros, with scale-d false, reads no accumulator).
 enum class AccIn { Tied, Untied, None };
 
-/// Inline asm over the accumulator registers `acc` (f32), which it writes
+/// Inline asm over the accumulator registers `acc` (f32, or i32 for an i8
+/// multiply's), which it writes
 /// (and reads, but with AccIn::None), with `inputs` after them; returns the
 /// new accumulator values (`acc` gives only their number with AccIn::None).
 SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
@@ -126,20 +128,21 @@ SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
                                   const std::string &text,
                                   AccIn in = AccIn::Tied) {
   unsigned n = acc.size();
+  Type accType = n ? acc.front().getType() : b.getF32Type();
+  std::string reg = accType.isInteger(32) ? "r" : "f";
   std::string constraints;
   for (unsigned i = 0; i < n; ++i)
-    constraints += (i ? ",=f" : "=f");
+    constraints += (i ? ",=" : "=") + reg;
   if (in != AccIn::None)
     for (unsigned i = 0; i < n; ++i)
-      constraints +=
-          "," + (in == AccIn::Tied ? std::to_string(i) : std::string("f"));
+      constraints += "," + (in == AccIn::Tied ? std::to_string(i) : reg);
   if (!inputConstraints.empty())
     constraints += "," + inputConstraints.str();
   SmallVector<Value> operands;
   if (in != AccIn::None)
     operands.append(acc.begin(), acc.end());
   operands.append(inputs.begin(), inputs.end());
-  SmallVector<Type> fields(n, b.getF32Type());
+  SmallVector<Type> fields(n, accType);
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
   Operation *op = inlinePtx(b, loc, resultType, operands, text, constraints);
   SmallVector<Value> out;
@@ -189,7 +192,8 @@ SmallVector<Value> freshFence(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
 /// into them: ptxas serializes every wgmma (C7515) where such moves define
 /// a wgmma's accumulator while another wgmma is in flight.
 bool isZeroTile(Value acc) {
-  return matchPattern(tile::beforeRenaming(acc), m_PosZeroFloat());
+  Value v = tile::beforeRenaming(acc);
+  return matchPattern(v, m_PosZeroFloat()) || matchPattern(v, m_Zero());
 }
 
 std::string operandList(unsigned first, unsigned count) {
@@ -243,6 +247,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     int64_t instrN = instr[1];
     // An instruction takes 32 bytes of K: 16 elements, 32 of 8-bit floats.
     auto ptxType = [](Type t) -> std::string {
+      if (t.isInteger(8))
+        return "s8";
       if (isa<Float8E4M3FNType>(t))
         return "e4m3";
       if (isa<Float8E5M2Type>(t))
@@ -253,7 +259,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     Type aElt = aSmem ? aSmem.getElementType()
                       : getElementTypeOrSelf(op.getA().getType());
     Type bElt = bType.getElementType();
-    bool fp8 = tile::isFloat8Type(bElt);
+    // 8-bit operands (floats or i8): K-major, 32 of them a K step; i8
+    // accumulates in s32 and takes no scale or transpose immediates.
+    bool fp8 = tile::isEightBitMmaType(bElt);
+    bool int8 = bElt.isInteger(8);
     int64_t kStep = fp8 ? 32 : 16;
     if (M % (64 * groups) || N % wn || per % instrN || K % kStep ||
         (wn > 1 && lc.getShape()[1] != N))
@@ -402,8 +411,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
           in.text += " setp.ne.b32 p, $" + std::to_string(next) +
                      ", 0;\n wgmma.mma_async.sync.aligned.m64n" +
                      std::to_string(instrN) + "k" + std::to_string(kStep) +
-                     ".f32." + types + " " + operandList(0, n) + ", " +
-                     operands + ", db, p, 1, 1" + transposes + ";\n}";
+                     (int8 ? ".s32." : ".f32.") + types + " " +
+                     operandList(0, n) + ", " + operands +
+                     (int8 ? ", db, p" : ", db, p, 1, 1" + transposes) + ";\n}";
           instrs.push_back(std::move(in));
         }
       }

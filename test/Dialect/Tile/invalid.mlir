@@ -693,7 +693,7 @@ func.func @mma_rank(%a: tensor<2x64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<6
 // -----
 
 func.func @mma_mixed_ab(%a: tensor<64x64xf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op a and b must have the same element type, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{'tile.mma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f16' and 'bf16'}}
   %0 = tile.mma %a, %b, %c : tensor<64x64xf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return
 }
@@ -701,7 +701,7 @@ func.func @mma_mixed_ab(%a: tensor<64x64xf16>, %b: tensor<64x64xbf16>, %c: tenso
 // -----
 
 func.func @mma_f32_operands(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op a and b must hold f16, bf16 or 8-bit floats, got 'f32'}}
+  // expected-error @+1 {{'tile.mma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f32' and 'f32'}}
   %0 = tile.mma %a, %a, %c : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
   return
 }
@@ -709,8 +709,24 @@ func.func @mma_f32_operands(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) {
 // -----
 
 func.func @mma_f16_acc(%a: tensor<64x64xf16>, %c: tensor<64x64xf16>) {
-  // expected-error @+1 {{'tile.mma' op the accumulator must hold f32, got 'f16'}}
+  // expected-error @+1 {{'tile.mma' op operand #2 must be tile of f32 or i32, but got 'tensor<64x64xf16>'}}
   %0 = tile.mma %a, %a, %c : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @mma_i8_f32_acc(%a: tensor<64x64xi8>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op the accumulator must hold 'i32' for 'i8' operands, got 'f32'}}
+  %0 = tile.mma %a, %a, %c : tensor<64x64xi8>, tensor<64x64xi8>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mma_f16_i32_acc(%a: tensor<64x64xf16>, %c: tensor<64x64xi32>) {
+  // expected-error @+1 {{'tile.mma' op the accumulator must hold 'f32' for 'f16' operands, got 'i32'}}
+  %0 = tile.mma %a, %a, %c : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xi32>
   return
 }
 
@@ -741,7 +757,7 @@ func.func @mma_result_type(%a: tensor<64x64xf16>, %c: tensor<64x64xf32>) {
 // -----
 
 func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16, f32, f8E4M3FN or f8E5M2, but got 'tensor<64x64xi32>'}}
+  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16, f32, f8E4M3FN, f8E5M2 or i8, but got 'tensor<64x64xi32>'}}
   %0 = tile.mma %a, %a, %c : tensor<64x64xi32>, tensor<64x64xi32>, tensor<64x64xf32>
   return
 }
@@ -754,7 +770,7 @@ func.func @mma_int(%a: tensor<64x64xi32>, %c: tensor<64x64xf32>) {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 func.func @wgmma_wait_not_accumulator(%x: tensor<64x64xf32, #blocked>) {
-  // expected-error @+1 {{'tile.wgmma_wait' op waits for wgmma accumulators or the f32 tiles of register A operands: f32 tiles in a version-3 #tile.mma layout or its A operand layout, not 'tensor<64x64xf32, #tile.blocked}}
+  // expected-error @+1 {{'tile.wgmma_wait' op waits for wgmma accumulators or the f32 tiles of register A operands: f32 (or i32 accumulator) tiles in a version-3 #tile.mma layout or f32 in its A operand layout, not 'tensor<64x64xf32, #tile.blocked}}
   %0 = tile.wgmma_wait 0, %x : tensor<64x64xf32, #blocked>
   return
 }
@@ -790,7 +806,7 @@ func.func @wgmma_rank(%a: !tile.smem<[2, 128, 64], f16, #sw3>, %b: !tile.smem<[6
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @wgmma_mixed_ab(%a: !tile.smem<[128, 64], bf16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16 or both 8-bit floats, got 'bf16' and 'f16'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'bf16' and 'f16'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], bf16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
   return
 }
@@ -801,7 +817,7 @@ func.func @wgmma_mixed_ab(%a: !tile.smem<[128, 64], bf16, #sw>, %b: !tile.smem<[
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw32 = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
 func.func @wgmma_f32_operands(%a: !tile.smem<[128, 64], f32, #sw32>, %b: !tile.smem<[64, 128], f32, #sw32>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16 or both 8-bit floats, got 'f32' and 'f32'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f32' and 'f32'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f32, #sw32>, !tile.smem<[64, 128], f32, #sw32>, tensor<128x128xf32, #mma3>
   return
 }
@@ -825,7 +841,7 @@ func.func @wgmma_f8_n_major_b(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !til
 #sa = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
 #sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @wgmma_f8_with_f16(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !tile.smem<[64, 128], f16, #sb>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16 or both 8-bit floats, got 'f8E4M3FN' and 'f16'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f8E4M3FN' and 'f16'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f8E4M3FN, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
   return
 }
@@ -835,7 +851,7 @@ func.func @wgmma_f8_with_f16(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !tile
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @wgmma_f16_acc(%a: !tile.smem<[128, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf16, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op the accumulator must hold f32, got 'f16'}}
+  // expected-error @+1 {{'tile.wgmma' op operand #2 must be tile of f32 or i32, but got 'tensor<128x128xf16, #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>>'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf16, #mma3>
   return
 }
@@ -1329,7 +1345,7 @@ func.func @broadcast_of_scalar(%x: f32) {
 // -----
 
 func.func @mma_of_scalars(%x: f32) {
-  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16, f32, f8E4M3FN or f8E5M2, but got 'f32'}}
+  // expected-error @+1 {{'tile.mma' op operand #0 must be tile of f16, bf16, f32, f8E4M3FN, f8E5M2 or i8, but got 'f32'}}
   %0 = "tile.mma"(%x, %x, %x) : (f32, f32, f32) -> f32
   return
 }
