@@ -22,6 +22,8 @@ from conftest import skip_unless_arch
 os.environ.setdefault("TILEC_AUTOTUNE", "off")
 
 ARCHS = ["sm_90a", "sm_80"]
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "kernels")
 
 
 # --- Paged-KV decode -------------------------------------------------------
@@ -2773,6 +2775,37 @@ def test_int8_gemm(torch_gpu, arch, shape):
         sb.cpu().double()[None, :]
     err = ((y.cpu().double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("out", ["i32", "bf16"])
+def test_gemm_i8_kernel(torch_gpu, arch, out):
+    """kernels/gemm_i8.tile at a shape that is not a multiple of its
+    tiles (sm_80 at 128 x 128): the i32 sums equal torch._int_mm's (and
+    int64 arithmetic), or scaled per row of A and of B into bf16."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    m, n, k = 300, 520, 704
+    a = torch.randint(-128, 128, (m, k), device="cuda", dtype=torch.int8)
+    b = torch.randint(-128, 128, (n, k), device="cuda", dtype=torch.int8)
+    sa = torch.rand(m, 1, device="cuda") / 64
+    sb = torch.rand(1, n, device="cuda") / 64
+    tn = 256 if arch == "sm_90a" else 128
+    kern = tilec.compile(os.path.join(KERNELS, "gemm_i8.tile"), "gemm_i8",
+                         arch=arch, OUT=out, TILE_N=tn)
+    dtype = torch.int32 if out == "i32" else torch.bfloat16
+    c = torch.full((m, n), -1, device="cuda").to(dtype)
+    kern[(m + 127) // 128, (n + tn - 1) // tn](a, b, c, sa, sb)
+    torch.cuda.synchronize()
+    exact = a.cpu().long() @ b.cpu().long().T
+    if out == "i32":
+        assert torch.equal(c.cpu().long(), exact)
+        assert torch.equal(c, torch._int_mm(a, b.T))
+    else:
+        ref = exact.double() * sa.cpu().double() * sb.cpu().double()
+        err = ((c.cpu().double() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, err
 
 
 JOINED = """

@@ -31,8 +31,9 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
     return "the tensor has rank " + std::to_string(rank) +
            "; TMA describes at most 5";
   Type elt = tensor.getElementType();
+  // (i8 as bytes: UINT8, lib/Runtime/TensorMap.cpp.)
   if (!elt.isF16() && !elt.isBF16() && !elt.isF32() && !elt.isInteger(32) &&
-      !isFloat8Type(elt))
+      !elt.isInteger(8) && !isFloat8Type(elt))
     return "TMA does not copy this element type";
 
   // Tile dimension i lies along tensor dimension perm[i]; buffer dimension
