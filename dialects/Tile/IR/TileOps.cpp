@@ -623,6 +623,21 @@ LogicalResult ItemOp::verify() {
 // MmaOp
 //===----------------------------------------------------------------------===//
 
+/// The element types of an mma's (or wgmma's) operands and accumulator:
+/// a pair the tensor cores multiply, and the accumulator type it needs.
+static LogicalResult verifyMmaElementTypes(Operation *op, Type a, Type b,
+                                           Type acc) {
+  if (!isMmaOperandPair(a, b))
+    return op->emitOpError() << "a and b must both hold f16, both bf16, both "
+                                "8-bit floats or both i8, got "
+                             << a << " and " << b;
+  if (acc != getMmaAccumulatorType(a))
+    return op->emitOpError()
+           << "the accumulator must hold " << getMmaAccumulatorType(a)
+           << " for " << a << " operands, got " << acc;
+  return success();
+}
+
 LogicalResult WarpgroupMmaOp::verify() {
   auto accType = getAcc().getType();
   auto bType = getB().getType();
@@ -636,14 +651,9 @@ LogicalResult WarpgroupMmaOp::verify() {
     return emitOpError("operands must be 2-D");
   Type bElt = bType.getElementType();
   bool eightBit = isEightBitMmaType(aElt);
-  if (!isMmaOperandPair(aElt, bElt))
-    return emitOpError() << "a and b must both hold f16, both bf16, both "
-                            "8-bit floats or both i8, got "
-                         << aElt << " and " << bElt;
-  if (accType.getElementType() != getMmaAccumulatorType(aElt))
-    return emitOpError() << "the accumulator must hold "
-                         << getMmaAccumulatorType(aElt) << " for " << aElt
-                         << " operands, got " << accType.getElementType();
+  if (failed(verifyMmaElementTypes(getOperation(), aElt, bElt,
+                                   accType.getElementType())))
+    return failure();
   unsigned bK = getBKDim();
   int64_t m = aShape[0], k = aShape[1], n = bType.getShape()[1 - bK];
   std::optional<uint64_t> kOffset = getKOffset();
@@ -706,14 +716,9 @@ LogicalResult MmaOp::verify() {
                          << aType.getRank() << ", " << bType.getRank()
                          << " and " << accType.getRank();
   Type aElt = aType.getElementType(), bElt = bType.getElementType();
-  if (!isMmaOperandPair(aElt, bElt))
-    return emitOpError() << "a and b must both hold f16, both bf16, both "
-                            "8-bit floats or both i8, got "
-                         << aElt << " and " << bElt;
-  if (accType.getElementType() != getMmaAccumulatorType(aElt))
-    return emitOpError() << "the accumulator must hold "
-                         << getMmaAccumulatorType(aElt) << " for " << aElt
-                         << " operands, got " << accType.getElementType();
+  if (failed(verifyMmaElementTypes(getOperation(), aElt, bElt,
+                                   accType.getElementType())))
+    return failure();
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
   int64_t kb = bType.getDimSize(0), n = bType.getDimSize(1);
   if (k != kb)
