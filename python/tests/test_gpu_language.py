@@ -2808,6 +2808,47 @@ def test_gemm_i8_kernel(torch_gpu, arch, out):
         assert err < 1e-2, err
 
 
+@pytest.mark.parametrize("shape", [(300, 520, 704), (64, 4096, 1024),
+                                   (1, 128, 16)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_int_mm_op(torch_gpu, shape):
+    """tilec.ops.int_mm equal to torch._int_mm (b column-major as torch
+    takes it), into a given output too; an empty K gives zeros."""
+    torch = torch_gpu
+    torch.manual_seed(sum(shape))
+    m, n, k = shape
+    a = torch.randint(-128, 128, (m, k), device="cuda", dtype=torch.int8)
+    b = torch.randint(-128, 128, (n, k), device="cuda", dtype=torch.int8).t()
+    exact = a.cpu().long() @ b.cpu().long()
+    c = tilec.ops.int_mm(a, b)
+    assert c.dtype == torch.int32 and torch.equal(c.cpu().long(), exact)
+    out = torch.full((m, n), -1, device="cuda", dtype=torch.int32)
+    assert tilec.ops.int_mm(a, b, out=out) is out
+    assert torch.equal(out, c)
+    z = tilec.ops.int_mm(a[:, :0], b[:0, :])
+    assert torch.equal(z, torch.zeros_like(z))
+
+
+def test_int_mm_arguments(torch_gpu):
+    """int_mm's arguments checked, each message naming the argument."""
+    torch = torch_gpu
+    a = torch.zeros(64, 128, device="cuda", dtype=torch.int8)
+    b = torch.zeros(128, 64, device="cuda", dtype=torch.int8)
+    bt = torch.zeros(64, 128, device="cuda", dtype=torch.int8).t()
+    cases = [
+        ((a.half(), bt), {}, "a: expected int8"),
+        ((a, b), {}, "b: expected K contiguous"),
+        ((a, bt[:64]), {}, r"b: expected \(128, N\)"),
+        ((a, torch.zeros(6, 128, device="cuda", dtype=torch.int8).t()), {},
+         "b: its 6 columns must be a multiple of 4"),
+        ((a, bt), {"out": torch.empty(64, 64, device="cuda")},
+         "out: expected"),
+    ]
+    for args, kwargs, message in cases:
+        with pytest.raises(tilec.ArgumentError, match=message):
+            tilec.ops.int_mm(*args, **kwargs)
+
+
 JOINED = """
 kernel joined(X: Tensor[f32, 2], R: Tensor[f32, 1], Z: Tensor[f32, 2]):
     x = load(X, index=(bid(0), 0), shape=(8, 512))

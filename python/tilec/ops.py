@@ -60,7 +60,7 @@ from .errors import ArgumentError
 from .fp8 import out_dtype_of
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "cross_entropy", "linear",
-           "bmm", "scaled_mm", "transpose", "sum", "amax", "amin"]
+           "bmm", "scaled_mm", "int_mm", "transpose", "sum", "amax", "amin"]
 
 _tuned = {}
 # (kernel, dtype, row length) -> (the norms' kernel, rows per block, the
@@ -863,16 +863,19 @@ def bmm(a, b, out=None):
     return out
 
 
-def _fp8_matrix(torch, t, name, shape, k_major):
-    """An 8-bit float operand of scaled_mm: (rows, K) with K contiguous, or
-    for b, (K, N) column-major (b.T contiguous), as torch._scaled_mm takes
-    them; rows 16-byte aligned (TMA)."""
-    fp8 = (torch.float8_e4m3fn, torch.float8_e5m2)
+def _fp8_matrix(torch, t, name, shape, k_major, dtypes=None,
+                caller="torch._scaled_mm"):
+    """An 8-bit operand of scaled_mm (or int_mm, `dtypes` (torch.int8,)):
+    (rows, K) with K contiguous, or for b, (K, N) column-major (b.T
+    contiguous), as torch._scaled_mm (torch._int_mm) takes them; rows
+    16-byte aligned (TMA)."""
+    dtypes = dtypes or (torch.float8_e4m3fn, torch.float8_e5m2)
     if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != 2:
         raise ArgumentError(f"{name}: expected a 2-D CUDA tensor")
-    if t.dtype not in fp8:
-        raise ArgumentError(f"{name}: expected float8_e4m3fn or float8_e5m2, "
-                            f"got {str(t.dtype).replace('torch.', '')}")
+    if t.dtype not in dtypes:
+        names = " or ".join(str(d).replace("torch.", "") for d in dtypes)
+        raise ArgumentError(f"{name}: expected {names}, got "
+                            f"{str(t.dtype).replace('torch.', '')}")
     if shape is not None and tuple(t.shape) != shape:
         raise ArgumentError(f"{name}: expected shape {shape}, got "
                             f"{tuple(t.shape)}")
@@ -881,7 +884,7 @@ def _fp8_matrix(torch, t, name, shape, k_major):
             t.shape[inner] > 1:
         raise ArgumentError(
             f"{name}: expected K contiguous ({'row' if k_major else 'column'}"
-            f"-major, as torch._scaled_mm takes it), got strides "
+            f"-major, as {caller} takes it), got strides "
             f"{tuple(t.stride())}")
     if t.stride(outer) % 16 or t.data_ptr() % 16:
         raise ArgumentError(f"{name}: its K rows must start 16-byte aligned "
@@ -967,6 +970,58 @@ def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
                       f"{dta}:{dtb}:{out_name}:M={min(_pow2(m), 8192)}:N={n}"
                       f":K={k}:S={scales}", grid, tuning,
                       DTYPE_A=dta, DTYPE_B=dtb, OUT=out_name, SCALES=scales)
+    kern.launch(grid(kern.config), *args)
+    return out
+
+
+# device -> a (1, 1) f32 tensor: gemm_i8's scale operands, which its i32
+# output does not read.
+_unit_scales = {}
+
+
+def int_mm(a, b, out=None):
+    """torch._int_mm(a, b): a @ b of int8 matrices, exactly, in int32 (on
+    the tensor cores at their int8 rate: wgmma on sm_90a, mma.sync m16n8k32
+    from sm_80 on; wrapping past 2^31 as they do). a (M, K) row-major, b
+    (K, N) column-major (b.T contiguous, as nn.Linear's weight is held),
+    both with K a multiple of 16 (rows 16-byte aligned); the result (M, N)
+    int32, N a multiple of 4. kernels/gemm_i8.tile, tuned once per problem
+    class."""
+    import torch
+    _fp8_matrix(torch, a, "a", None, True, (torch.int8,), "torch._int_mm")
+    m, k = a.shape
+    _fp8_matrix(torch, b, "b", None, False, (torch.int8,), "torch._int_mm")
+    if b.shape[0] != k or b.device != a.device:
+        raise ArgumentError(f"b: expected ({k}, N) on {a.device}, got "
+                            f"{tuple(b.shape)} on {b.device}")
+    n = b.shape[1]
+    if out is None:
+        out = torch.empty(m, n, device=a.device, dtype=torch.int32)
+    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != (m, n) or \
+            out.dtype != torch.int32 or not out.is_contiguous() or \
+            out.device != a.device:
+        raise ArgumentError(f"out: expected a contiguous ({m}, {n}) tensor "
+                            f"of int32 on {a.device}")
+    if n % 4:
+        raise ArgumentError(f"b: its {n} columns must be a multiple of 4 "
+                            f"(the int32 output's rows start 16-byte "
+                            f"aligned)")
+    if m == 0 or n == 0:
+        return out
+    if k == 0:
+        return out.zero_()
+    one = _unit_scales.get(a.device)
+    if one is None:
+        one = _unit_scales[a.device] = torch.ones(1, 1, device=a.device)
+
+    def grid(config):
+        tm = config.constants.get("TILE_M", 128)
+        tn = config.constants.get("TILE_N", 256)
+        return ((m + tm - 1) // tm, (n + tn - 1) // tn)
+    args = (a, b.t(), out, one, one)
+    kern = _autotuned("gemm_i8.tile", "gemm_i8",
+                      f"M={min(_pow2(m), 8192)}:N={n}:K={k}", grid, args,
+                      OUT="i32")
     kern.launch(grid(kern.config), *args)
     return out
 
