@@ -182,10 +182,12 @@ std::string sinkLastMultiply(scf::ForOp loop, Plan &plan) {
     result = convert.getResult();
     next = next->getNextNode();
   }
+  // Completed right after it: at the end of an scf.if's region, or
+  // anywhere in the body (the epilogue follows).
   auto wait = dyn_cast_or_null<WgmmaWaitOp>(next);
   if (!wait || wait.getPending() != 0 || wait.getValues().size() != 1 ||
       wait.getValues()[0] != result || !result.hasOneUse() ||
-      wait->getNextNode() != block->getTerminator())
+      (block != body && wait->getNextNode() != block->getTerminator()))
     return "the tile's last multiply is not completed right after it, at the "
            "end of its block";
   SmallVector<Operation *> moved = {mma};

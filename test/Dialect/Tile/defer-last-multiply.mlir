@@ -216,3 +216,50 @@ func.func @ring_released_before(%Og: !tile.global<f16, 2>, %n: i32, %run: i1, %O
   } {tile.tile_loop}
   return
 }
+
+// -----
+
+// The last multiply at the body's top level (no scf.if: every tile runs
+// it), its epilogue after it: deferred the same way, with no select.
+// CHECK-LABEL: func.func @at_the_top
+// CHECK:       %[[R:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[PEND:.*]] = %false, %[[ACC:.*]] = %{{.*}}, %[[T0:.*]] = %{{.*}}) -> (i32, i1, tensor<128x128xf32, #mma>, i32)
+// CHECK:         tile.smem_slot
+// CHECK-NEXT:    %[[V:.*]] = tile.smem_slot
+// CHECK-NEXT:    %[[PV:.*]] = tile.wgmma async %[[V]], %[[V]], %[[ACC]]
+// CHECK-NEXT:    %[[S:.*]] = tile.wgmma async
+// CHECK-NEXT:    %[[O:.*]] = tile.wgmma_wait 1, %[[PV]]
+// CHECK-NEXT:    scf.if %[[PEND]] {
+// CHECK-NEXT:      arith.truncf %[[O]]
+// CHECK-NOT:       arith.select
+// CHECK:           tile.tma_store %{{.*}}[%[[T0]], %{{.*}}]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[S1:.*]] = tile.wgmma_wait 0, %[[S]]
+// CHECK:       } {tile.tile_loop}
+// CHECK-NEXT:  scf.if %[[R]]#1 {
+// CHECK-NEXT:    tile.smem_slot
+// CHECK-NEXT:    tile.wgmma async %{{.*}}, %{{.*}}, %[[R]]#2
+// CHECK-NEXT:    tile.wgmma_wait 0
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#slot = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+func.func @at_the_top(%Og: !tile.global<f16, 2>, %n: i32, %O: !tile.tensor_map<[128, 64], f16, swizzle = 128>) attributes {tile.kernel, tile.num_warps = 4 : i32, tile.tensor_maps = [{box = array<i64: 128, 64>, param = 0 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+  %rk = tile.smem_alloc : !tile.smem<[2, 128, 128], f16, #ring>
+  %stage = tile.smem_alloc : !tile.smem<[128, 128], f16, #slot>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%f = %c0) -> (i32) : i32 {
+    %k = tile.smem_slot %rk[%c0] : !tile.smem<[2, 128, 128], f16, #ring> -> !tile.smem<[128, 128], f16, #slot>
+    %s = tile.wgmma async %k, %k, %z : !tile.smem<[128, 128], f16, #slot>, !tile.smem<[128, 128], f16, #slot>, tensor<128x128xf32, #mma>
+    %s1 = tile.wgmma_wait 0, %s : tensor<128x128xf32, #mma> reads %k : !tile.smem<[128, 128], f16, #slot>
+    %e = tile.wgmma async %k, %k, %s1 : !tile.smem<[128, 128], f16, #slot>, !tile.smem<[128, 128], f16, #slot>, tensor<128x128xf32, #mma>
+    %e1 = tile.wgmma_wait 0, %e : tensor<128x128xf32, #mma> reads %k : !tile.smem<[128, 128], f16, #slot>
+    %h = arith.truncf %e1 : tensor<128x128xf32, #mma> to tensor<128x128xf16, #mma>
+    tile.tma_store_wait %stage : !tile.smem<[128, 128], f16, #slot>
+    tile.local_store %h, %stage : tensor<128x128xf16, #mma>, <[128, 128], f16, #slot>
+    tile.tma_store %O[%t, %c0], %stage : <[128, 64], f16, swizzle = 128>, <[128, 128], f16, #slot>
+    %f1 = arith.addi %f, %c1 : i32
+    scf.yield %f1 : i32
+  } {tile.tile_loop}
+  return
+}
