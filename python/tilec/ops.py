@@ -916,6 +916,25 @@ def _fp8_scales(scale_a, scale_b, m, n):
     return 2, scale_a.contiguous(), scale_b.contiguous()
 
 
+def _gemm_out(torch, out, m, n, dtype, name, device):
+    """scaled_mm's and int_mm's (m, n) output: `out` checked (contiguous,
+    of `dtype`, on `device`), or a new one; n such that its rows start
+    16-byte aligned (TMA stores)."""
+    if out is None:
+        out = torch.empty(m, n, device=device, dtype=dtype)
+    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != (m, n) or \
+            out.dtype != dtype or not out.is_contiguous() or \
+            out.device != device:
+        raise ArgumentError(f"out: expected a contiguous ({m}, {n}) tensor "
+                            f"of {str(dtype).replace('torch.', '')} on "
+                            f"{device}")
+    if n % (16 // out.element_size()):
+        raise ArgumentError(f"b: its {n} columns must be a multiple of "
+                            f"{16 // out.element_size()} (the {name} "
+                            f"output's rows start 16-byte aligned)")
+    return out
+
+
 def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
     """torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=...): (a @ b)
     scaled, with 8-bit float operands (e4m3 or e5m2, the tensor cores' fp8
@@ -939,18 +958,7 @@ def scaled_mm(a, b, scale_a, scale_b, out_dtype=None, out=None):
     _fp8_scale(torch, scale_a, "scale_a", a.device)
     _fp8_scale(torch, scale_b, "scale_b", a.device)
     scales, sa, sb = _fp8_scales(scale_a, scale_b, m, n)
-    if out is None:
-        out = torch.empty(m, n, device=a.device, dtype=out_dtype)
-    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != (m, n) or \
-            out.dtype != out_dtype or not out.is_contiguous() or \
-            out.device != a.device:
-        raise ArgumentError(f"out: expected a contiguous ({m}, {n}) tensor "
-                            f"of {str(out_dtype).replace('torch.', '')} on "
-                            f"{a.device}")
-    if n % (16 // out.element_size()):
-        raise ArgumentError(f"b: its {n} columns must be a multiple of "
-                            f"{16 // out.element_size()} (the {out_name} "
-                            f"output's rows start 16-byte aligned)")
+    out = _gemm_out(torch, out, m, n, out_dtype, out_name, a.device)
     if m == 0 or n == 0:
         return out
     if k == 0:
@@ -995,17 +1003,7 @@ def int_mm(a, b, out=None):
         raise ArgumentError(f"b: expected ({k}, N) on {a.device}, got "
                             f"{tuple(b.shape)} on {b.device}")
     n = b.shape[1]
-    if out is None:
-        out = torch.empty(m, n, device=a.device, dtype=torch.int32)
-    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != (m, n) or \
-            out.dtype != torch.int32 or not out.is_contiguous() or \
-            out.device != a.device:
-        raise ArgumentError(f"out: expected a contiguous ({m}, {n}) tensor "
-                            f"of int32 on {a.device}")
-    if n % 4:
-        raise ArgumentError(f"b: its {n} columns must be a multiple of 4 "
-                            f"(the int32 output's rows start 16-byte "
-                            f"aligned)")
+    out = _gemm_out(torch, out, m, n, torch.int32, "int32", a.device)
     if m == 0 or n == 0:
         return out
     if k == 0:
