@@ -755,8 +755,22 @@ static Val emitMma(const Args &a) {
   if (!tile::isMmaOperandPair(ta, tb))
     return em.error(a.callLoc, "mma(): type mismatch: a and b must both hold "
                                "f16, both bf16, both 8-bit floats "
-                               "(f8e4m3/f8e5m2) or both i8, got " +
+                               "(f8e4m3/f8e5m2), both i8 or both f32, got " +
                                    typeName(ta) + " and " + typeName(tb));
+  // f32 operands multiply as tf32, which reads 10 of f32's 23 bits of
+  // mantissa: asked for by name, as Triton's allow_tf32.
+  std::optional<bool> tf32 = false;
+  if (a.has(3) && !(tf32 = constBoolArg(a, 3, "allow_tf32")))
+    return Val::invalid();
+  if (ta.isF32() && !*tf32)
+    return em.error(a.callLoc,
+                    "mma(): f32 operands multiply on the tensor cores as "
+                    "tf32, which reads 10 of each mantissa's 23 bits: pass "
+                    "allow_tf32=True, or cast a and b to f16 or bf16");
+  if (!ta.isF32() && *tf32)
+    return em.error(a.loc(3), "mma(): allow_tf32 applies to f32 operands, "
+                              "not " +
+                                  typeName(ta));
   Type acc = tile::getMmaAccumulatorType(ta);
   if (a[2].getElementType() != acc)
     return em.error(a.loc(2), "mma(): the accumulator must hold " +
@@ -1784,7 +1798,8 @@ Val Emitter::emitCall(const ast::Call &call) {
     return a ? emitBlockExchange(*a, /*cas=*/true) : Val::invalid();
   }
   if (fn == "mma") {
-    auto a = bind({{"a", true}, {"b", true}, {"acc", true}});
+    auto a =
+        bind({{"a", true}, {"b", true}, {"acc", true}, {"allow_tf32", false}});
     return a ? emitMma(*a) : Val::invalid();
   }
   if (fn == "max" || fn == "min")

@@ -2849,6 +2849,93 @@ def test_int_mm_arguments(torch_gpu):
             tilec.ops.int_mm(*args, **kwargs)
 
 
+TF32_GEMM = """
+# C = A @ B on f32 tiles multiplied as tf32, A (M, K), B (N, K) (K
+# contiguous) or, with B_KN, (K, N); with CHAIN the product is multiplied
+# again by a (N, N) D, its accumulator read as the next multiply's A.
+kernel tf32_gemm(A: Tensor[f32, 2], B: Tensor[f32, 2], D: Tensor[f32, 2],
+                 C: Tensor[f32, 2], TILE_M: const int = 128,
+                 TILE_N: const int = 128, TILE_K: const int = 32,
+                 B_KN: const bool = False, CHAIN: const bool = False):
+    acc = zeros((TILE_M, TILE_N))
+    for k in range(cdiv(A.shape[1], TILE_K)):
+        a = load(A, index=(bid(0), k), shape=(TILE_M, TILE_K), latency=3)
+        if B_KN:
+            b = load(B, index=(k, bid(1)), shape=(TILE_K, TILE_N), latency=3)
+        else:
+            b = load(B, index=(k, bid(1)), shape=(TILE_K, TILE_N),
+                     order=(1, 0), latency=3)
+        acc = mma(a, b, acc, allow_tf32=True)
+    if CHAIN:
+        d = load(D, index=(0, 0), shape=(TILE_N, TILE_N))
+        acc = mma(acc, d, zeros((TILE_M, TILE_N)), allow_tf32=True)
+    store(C, index=(bid(0), bid(1)), tile=acc)
+"""
+
+
+def _tf32(x, rounded=False):
+    """x (float32) as tf32: its low 13 bits of mantissa dropped (or, with
+    rounded, rounded to nearest, ties away from zero, as cvt.rna.tf32)."""
+    import torch
+    bits = x.view(torch.int32)
+    if rounded:
+        bits = bits + 4096
+    return (bits & -8192).view(torch.float32)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("case", [
+    (200, 320, 288, False, False), (128, 256, 1024, True, False),
+    (64, 8, 40, False, False), (256, 128, 96, False, True)],
+    ids=lambda c: "x".join(map(str, c[:3])) + ("-kn" if c[3] else "") +
+    ("-chain" if c[4] else ""))
+def test_tf32_gemm(torch_gpu, arch, case):
+    """f32 GEMMs on the tensor cores as tf32 (sm_90a: wgmma
+    .f32.tf32.tf32 k8; sm_80: mma.sync m16n8k8): B K-contiguous and (kn) N
+    contiguous, transposed on its way to shared memory; (chain) the
+    accumulator multiplied again from registers. Shapes not multiples of
+    the tiles. Inputs of few mantissa bits give sums exact in f32: equal to
+    float64; random normal inputs: within f32 rounding of the float64
+    product of the operands as tf32 reads them (their low 13 bits
+    dropped)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    m, n, k, kn, chain = case
+    torch.manual_seed(m + n + k)
+    kernel = tilec.compile(TF32_GEMM, name="tf32_gemm.tile", arch=arch,
+                           B_KN=kn, CHAIN=chain)
+    for exact in (True, False):
+        if exact:  # multiples of 1/8 in [-2, 2): 6-bit mantissas
+            a = torch.randint(-16, 16, (m, k), device="cuda") / 8.0
+            b = torch.randint(-16, 16, (n, k), device="cuda") / 8.0
+            d = torch.randint(-16, 16, (n, n), device="cuda") / 8.0
+        else:
+            a = torch.randn(m, k, device="cuda")
+            b = torch.randn(n, k, device="cuda")
+            d = torch.randn(n, n, device="cuda")
+        bt = b.T.contiguous() if kn else b
+        c = torch.full((m, n), float("nan"), device="cuda")
+        kernel[(m + 127) // 128, (n + 127) // 128](a, bt, d, c)
+        torch.cuda.synchronize()
+        full = a.double() @ b.double().T
+        if chain:
+            full = full @ d.double()
+        err = ((c.double() - full).norm() / full.norm()).item()
+        assert err < 2e-3, err  # tf32's 10 bits of mantissa
+        if chain:
+            continue
+        if exact:
+            assert torch.equal(c.double(), full)
+            continue
+        # Within f32's rounding of the operands as the tensor cores read
+        # them (truncated, or rounded: whichever the hardware does).
+        errs = []
+        for rounded in (False, True):
+            ref = _tf32(a, rounded).double() @ _tf32(b, rounded).double().T
+            errs.append(((c.double() - ref).norm() / ref.norm()).item())
+        assert min(errs) < 1e-5, errs
+
+
 JOINED = """
 kernel joined(X: Tensor[f32, 2], R: Tensor[f32, 1], Z: Tensor[f32, 2]):
     x = load(X, index=(bid(0), 0), shape=(8, 512))

@@ -347,6 +347,45 @@ def test_linear(torch_gpu, monkeypatch, dtype, activation, shape):
         close(torch, got, ref, theirs, dtype)
 
 
+@pytest.mark.parametrize("shape", [(300, 264, 200), (2, 50, 128, 96),
+                                   (64, 512, 1024)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_linear_tf32(torch_gpu, monkeypatch, shape):
+    """tilec.ops.linear on float32, multiplied as tf32 where PyTorch allows
+    it (refused with the flag to set where it does not), with bias and
+    gelu: against float64 within tf32's rounding, as torch's own tf32
+    linear is (the output poisoned with NaN first); one class tuned, the
+    others the first candidate."""
+    torch = torch_gpu
+    if shape != (300, 264, 200):
+        monkeypatch.setenv("TILEC_AUTOTUNE", "off")
+    torch.manual_seed(sum(shape))
+    *lead, n, k = shape
+    x = torch.randn(*lead, k, device="cuda")
+    w = torch.randn(n, k, device="cuda") / k ** 0.5
+    b = torch.randn(n, device="cuda")
+    saved = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        with pytest.raises(tilec.ArgumentError, match="allow_tf32"):
+            tilec.ops.linear(x, w, b)
+        torch.backends.cuda.matmul.allow_tf32 = True
+        out = torch.full((*lead, n), float("nan"), device="cuda")
+        got = tilec.ops.linear(x, w, b, activation="gelu_tanh", out=out)
+        theirs = torch.nn.functional.gelu(
+            torch.nn.functional.linear(x, w, b), approximate="tanh")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    assert got is out
+    ref = ACTS["gelu_tanh"](x.double() @ w.double().t() + b.double())
+    err = ((got.double() - ref).norm() / ref.norm()).item()
+    err_torch = ((theirs.double() - ref).norm() / ref.norm()).item()
+    # tf32 keeps 10 bits of mantissa (2^-11 = 4.9e-4 a rounding; the tensor
+    # cores read shared memory truncated, which biases a sum by about 2^-11
+    # per operand): torch's error on the same inputs is the scale.
+    assert err < 2e-3 and err_torch < 2e-3, (err, err_torch)
+
+
 @pytest.mark.parametrize("config", [
     {},
     {"persistent": True, "num_stages": 3},

@@ -704,14 +704,24 @@ def linear(x, weight, bias=None, activation=None, out=None):
     activation fused into the multiply's epilogue: x (..., K), weight (N, K)
     as nn.Linear holds it, bias (N,) or None; activation None, "relu",
     "gelu_tanh" (gelu(approximate="tanh")) or "silu". f16 or bf16, f32
-    accumulation."""
+    accumulation; or f32 multiplied as tf32 on the tensor cores where
+    PyTorch allows its own float32 matmuls tf32 (_tf32_allowed), as
+    torch.nn.functional.linear then does."""
     import torch
     if activation not in _ACTIVATIONS:
         raise ArgumentError(f"activation: expected one of None, 'relu', "
                             f"'gelu_tanh', 'silu', got {activation!r}")
     if not isinstance(x, torch.Tensor) or x.dim() < 1:
         raise ArgumentError("x: expected a CUDA tensor (..., K)")
-    rows, _ = _rows(torch, x, "x", (torch.float16, torch.bfloat16))
+    rows, _ = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
+                                    torch.float32))
+    if x.dtype == torch.float32 and not _tf32_allowed(torch):
+        raise ArgumentError(
+            "x: float32 is multiplied as tf32 on the tensor cores (10 bits "
+            "of mantissa; tilec has no exact float32 multiply): allow it "
+            "as for torch's own matmuls, torch.backends.cuda.matmul."
+            "allow_tf32 = True or torch.set_float32_matmul_precision("
+            "'high')")
     _matrix(torch, rows, "x", 2)
     _matrix(torch, weight, "weight", 2)
     m, k = rows.shape
@@ -757,6 +767,16 @@ def linear(x, weight, bias=None, activation=None, out=None):
 _linear_plans = {}
 
 
+def _tf32_allowed(torch):
+    """Whether PyTorch multiplies float32 matrices as tf32 (its
+    allow_tf32 flag, or fp32_precision "tf32" where torch has it)."""
+    matmul = torch.backends.cuda.matmul
+    precision = getattr(matmul, "fp32_precision", None)
+    if precision is not None and precision != "none":
+        return precision == "tf32"
+    return bool(matmul.allow_tf32)
+
+
 def _linear_plan(torch, x, rows, weight, bias, y, activation):
     """linear.tile for this problem: tuned once per problem class (dtype,
     the rows' power of two, N, K, bias, activation) over its @tune tiles
@@ -766,13 +786,18 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
     with the split-K workspace of this device and stream."""
     m, k = rows.shape
     n = weight.shape[0]
-    dtype = "f16" if x.dtype == torch.float16 else "bf16"
+    dtype = {torch.float16: "f16", torch.bfloat16: "bf16",
+             torch.float32: "f32"}[x.dtype]
+    # f32 (tf32) tiles of 32 elements of K, a 128-byte row of the swizzle;
+    # tuned over the kernel's own tiles with the compiler's schedules (the
+    # split-K and cluster candidates below are sized for 16-bit elements).
+    wide = {"TILE_K": 32} if dtype == "f32" else {}
     # The bias the kernel does not read without one.
     no_bias = torch.zeros(8, device=x.device, dtype=x.dtype)
     has_bias = bias is not None
     b = bias if has_bias else no_bias
     configs = None
-    if m <= SPLIT_K_MAX_ROWS:
+    if m <= SPLIT_K_MAX_ROWS and not wide:
         sm90 = torch.cuda.get_device_capability(x.device) >= (9, 0)
         configs = _linear_split_configs(
             m, n, k, _sm_count(torch, x.device), clusters=sm90,
@@ -787,8 +812,8 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
         if most > 1 else _split_k_workspace(torch, x.device, 1, 1, 1, 1)
 
     fit = None
-    if configs is None and torch.cuda.get_device_capability(x.device) >= \
-            (9, 0):
+    if configs is None and not wide and \
+            torch.cuda.get_device_capability(x.device) >= (9, 0):
         fit = _wave_fit_tile(m, n, _sm_count(torch, x.device))
         configs = _linear_cluster_configs(_compile(
             "linear.tile", "linear", DTYPE=dtype, HAS_BIAS=has_bias,
@@ -815,7 +840,7 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation):
                       (f":fit={fit[0]}x{fit[1]}" if fit else ""), grid,
                       args, configs,
                       DTYPE=dtype, HAS_BIAS=has_bias,
-                      ACT=_ACTIVATIONS[activation])
+                      ACT=_ACTIVATIONS[activation], **wide)
     # The launches keep the chosen split's part of the workspace only.
     splits = kern.config.constants.get("SPLITS", 1)
     if splits == 1:

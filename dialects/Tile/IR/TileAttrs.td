@@ -198,8 +198,9 @@ def Tile_DotOperandLayoutAttr
     The registers `mma.sync` takes its A or B operand from, for the mma
     layout `parent` of the result. Each thread holds `kWidth` elements
     adjacent along K in each 32-bit register: 2 of 16-bit elements
-    (m16n8k16, wgmma's k16), 4 of 8-bit ones (m16n8k32, wgmma's k32; a
-    version-3 parent's A fragment per warp is mma.sync's). The accumulator
+    (m16n8k16, wgmma's k16), 4 of 8-bit ones (m16n8k32, wgmma's k32), 1 of
+    f32 read as tf32 (m16n8k8, wgmma's k8); a version-3 parent's A fragment
+    per warp is mma.sync's. The accumulator
     of one mma, converted to 16 bits, is already in the A layout of the
     next (the P * V step of attention): that conversion moves no data;
     converted to 8 bits, its elements move between the four lanes of a
@@ -222,12 +223,13 @@ def Tile_DotOperandLayoutAttr
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The operand layout of `parent` for operands of `elementType`: 8-bit
-    /// elements take four to a register.
+    /// The operand layout of `parent` for operands of `elementType`: as
+    /// many to a register as 32 bits hold (getMmaKWidth).
     static DotOperandLayoutAttr getFor(unsigned opIdx, MmaLayoutAttr parent,
                                        Type elementType);
     /// The K of one mma.sync reading this layout: 8 per element of a
-    /// register (m16n8k16 for 16-bit elements, m16n8k32 for 8-bit ones).
+    /// register (m16n8k16 for 16-bit elements, m16n8k32 for 8-bit ones,
+    /// m16n8k8 for tf32).
     int64_t getInstructionK() const { return 8 * int64_t(getKWidth()); }
   }];
 }

@@ -100,9 +100,10 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                              unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "dot_operand layout: opIdx must be 0 (A) or 1 (B)";
-  if (kWidth != 2 && kWidth != 4)
-    return emitError() << "dot_operand layout: kWidth must be 2 (16-bit "
-                          "elements) or 4 (8-bit), not "
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    return emitError() << "dot_operand layout: kWidth must be 1 (f32 "
+                          "elements, read as tf32), 2 (16-bit) or 4 (8-bit), "
+                          "not "
                        << kWidth;
   return success();
 }
@@ -110,8 +111,7 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 DotOperandLayoutAttr DotOperandLayoutAttr::getFor(unsigned opIdx,
                                                   MmaLayoutAttr parent,
                                                   Type elementType) {
-  return get(parent.getContext(), opIdx, parent,
-             isEightBitMmaType(elementType) ? 4 : 2);
+  return get(parent.getContext(), opIdx, parent, getMmaKWidth(elementType));
 }
 
 LogicalResult

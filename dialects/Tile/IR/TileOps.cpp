@@ -629,7 +629,7 @@ static LogicalResult verifyMmaElementTypes(Operation *op, Type a, Type b,
                                            Type acc) {
   if (!isMmaOperandPair(a, b))
     return op->emitOpError() << "a and b must both hold f16, both bf16, both "
-                                "8-bit floats or both i8, got "
+                                "8-bit floats, both i8 or both f32, got "
                              << a << " and " << b;
   if (acc != getMmaAccumulatorType(a))
     return op->emitOpError()
@@ -650,7 +650,7 @@ LogicalResult WarpgroupMmaOp::verify() {
       accType.getRank() != 2)
     return emitOpError("operands must be 2-D");
   Type bElt = bType.getElementType();
-  bool eightBit = isEightBitMmaType(aElt);
+  bool kMajor = isKMajorMmaType(aElt);
   if (failed(verifyMmaElementTypes(getOperation(), aElt, bElt,
                                    accType.getElementType())))
     return failure();
@@ -684,8 +684,8 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (aTile &&
       aTile.getEncoding() != DotOperandLayoutAttr::getFor(0, mma, aElt))
     return emitOpError("a held in registers must be in the dot_operand A "
-                       "layout of the accumulator's (kWidth 4 for 8-bit "
-                       "elements)");
+                       "layout of the accumulator's (kWidth 32 / the "
+                       "element's bits)");
   unsigned bytes = aElt.getIntOrFloatBitWidth() / 8;
   for (auto [name, smem, kDim] :
        {std::tuple<StringRef, SharedMemoryType, unsigned>{"a", aSmem, 1},
@@ -698,8 +698,8 @@ LogicalResult WarpgroupMmaOp::verify() {
                               "descriptors describe (16-byte chunks swizzled "
                               "over blocks of 128, 64 or 32 bytes), got "
                            << smem.getLayout();
-    if (eightBit && smem.getLayout().getOrder()[0] != kDim)
-      return emitOpError() << "8-bit " << name
+    if (kMajor && smem.getLayout().getOrder()[0] != kDim)
+      return emitOpError() << (aElt.isF32() ? "f32 (tf32) " : "8-bit ") << name
                            << " must be K-major in shared memory (K its "
                               "fastest dimension), got "
                            << smem.getLayout();

@@ -513,8 +513,12 @@ def Tile_MmaOp : Tile_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix multiply-accumulate on tensor cores: a * b + acc";
   let description = [{
     `a` is M x K, `b` is K x N, `acc` and the result M x N. `a` and `b` hold
-    f16 or bf16 (the same type), or 8-bit floats (f8E4M3FN or f8E5M2, either
-    in each: sm_90a's wgmma only); the accumulator is f32.
+    f16 or bf16 (the same type), 8-bit floats (f8E4M3FN or f8E5M2, either
+    in each: sm_90a's wgmma only), i8 (the accumulator then i32), or f32,
+    multiplied as tf32 (`m16n8k8` / `wgmma...k8.f32.tf32.tf32`: the tensor
+    cores read the sign, the exponent and the top 10 bits of the mantissa
+    of each element, the low 13 are not read); the accumulator is f32
+    unless the operands are i8.
 
     ```mlir
     %d = tile.mma %a, %b, %c : tensor<64x128xf16>, tensor<128x64xf16>, tensor<64x64xf32>
@@ -542,11 +546,13 @@ def Tile_WarpgroupMmaOp : Tile_Op<"wgmma", [
     `#tile.mma` layout. A shared operand has a layout the instruction's
     matrix descriptors can describe: 16-byte chunks swizzled over blocks of
     128, 64 or 32 bytes (`#tile.shared<..., block = B>`), with K or M/N
-    fastest for 16-bit elements. 8-bit floats (`wgmma...k32.f32.e4m3.e5m2`
-    and the other pairs) are read K-major only; 8-bit `a` in registers is
-    in the kWidth-4 dot_operand layout.
+    fastest for 16-bit elements. 8-bit operands (`wgmma...k32.f32.e4m3.e5m2`
+    and the other pairs, `.s32.s8.s8`) and f32 ones (`k8.f32.tf32.tf32`)
+    are read K-major only; `a` in registers is in the dot_operand layout
+    of kWidth 32 / its bits.
     The lowering fences, issues the instructions of every 64-row block and
-    K step (16 elements, 32 for 8-bit) and commits them as one group.
+    K step (32 bytes: 16 elements, 32 of 8 bits, 8 of f32) and commits them
+    as one group.
 
     Without `async`, the multiply has completed when the op returns: the
     group is waited for, with the accumulator registers tied to the wait.

@@ -61,14 +61,18 @@ bool mlir::tile::isFloat8Type(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
-bool mlir::tile::isEightBitMmaType(Type type) {
-  return isFloat8Type(type) || type.isInteger(8);
+unsigned mlir::tile::getMmaKWidth(Type type) {
+  return 32 / type.getIntOrFloatBitWidth();
+}
+
+bool mlir::tile::isKMajorMmaType(Type type) {
+  return type.getIntOrFloatBitWidth() != 16;
 }
 
 bool mlir::tile::isMmaOperandPair(Type a, Type b) {
   if (isFloat8Type(a) && isFloat8Type(b))
     return true;
-  return a == b && (a.isF16() || a.isBF16() || a.isInteger(8));
+  return a == b && (a.isF16() || a.isBF16() || a.isInteger(8) || a.isF32());
 }
 
 Type mlir::tile::getMmaAccumulatorType(Type operand) {

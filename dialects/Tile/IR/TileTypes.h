@@ -30,12 +30,21 @@ bool isTileElementType(Type type);
 /// mma only.
 bool isFloat8Type(Type type);
 
-/// True for the element types an mma takes in 8 bits (8-bit floats, i8):
-/// four to a 32-bit register, K-major in shared memory.
-bool isEightBitMmaType(Type type);
+/// The elements of an mma operand of element type `type` that one 32-bit
+/// register holds, adjacent along K (the dot_operand layout's kWidth): 4
+/// in 8 bits (8-bit floats, i8), 2 in 16 (f16, bf16), 1 for f32 (read as
+/// tf32). An instruction's K step is 32 bytes: 8 times this.
+unsigned getMmaKWidth(Type type);
+
+/// Whether mma operands of element type `type` must lie K-major (K their
+/// fastest dimension) where the tensor cores read them from shared memory:
+/// every type but the 16-bit ones, which alone ldmatrix and wgmma
+/// transpose (8-bit floats, i8, and f32 read as tf32).
+bool isKMajorMmaType(Type type);
 
 /// Whether an mma multiplies elements of types `a` and `b`: both f16, both
-/// bf16, 8-bit floats (either in each), or both i8.
+/// bf16, 8-bit floats (either in each), both i8, or both f32 (multiplied
+/// as tf32: the low 13 bits of each mantissa are not read).
 bool isMmaOperandPair(Type a, Type b);
 
 /// The element type of the accumulator of an mma on `operand`s: i32 for

@@ -73,6 +73,11 @@ SmallVector<unsigned> storeOrder(RankedTensorType type) {
   return order;
 }
 
+/// The operands read K-major only, as warnings name them.
+StringRef kMajorTypeName(Type elt) {
+  return elt.isF32() ? "f32 (tf32)" : "8-bit";
+}
+
 struct StageMmaOperandsPass
     : public mlir::tile::impl::TileStageMmaOperandsBase<StageMmaOperandsPass> {
   void runOnOperation() override {
@@ -90,22 +95,25 @@ struct StageMmaOperandsPass
           return signalPassFailure();
         continue;
       }
-      // 8-bit operands are read K-contiguous (ldmatrix moves 16-bit units
-      // and transposes only those): A as it is, B transposed on its way
-      // into the buffer when its rows run along N.
-      bool fp8 = isEightBitMmaType(mma.getA().getType().getElementType());
+      // 8-bit and f32 (tf32) operands are read K-contiguous (ldmatrix
+      // moves 16-bit units and transposes only those): A as it is, B
+      // transposed on its way into the buffer when its rows run along N.
+      Type elt = mma.getA().getType().getElementType();
+      bool kMajor = isKMajorMmaType(elt);
       for (auto [operand, k] : {std::pair(&mma.getAMutable(), 1u),
                                 std::pair(&mma.getBMutable(), 0u)}) {
         bool transposed = false;
-        if (Value staged = stage(
-                operand->get(), fp8 ? std::optional<unsigned>(k) : std::nullopt,
-                &transposed, /*isA=*/k == 1))
+        if (Value staged =
+                stage(operand->get(),
+                      kMajor ? std::optional<unsigned>(k) : std::nullopt,
+                      &transposed, /*isA=*/k == 1))
           operand->set(staged);
         if (transposed)
           emitWarning(getUserFacingLoc(mma))
-              << "the 8-bit " << (k ? "A" : "B")
+              << "the " << kMajorTypeName(elt) << " " << (k ? "A" : "B")
               << " operand of this mma is transposed through registers: "
-                 "mma.sync reads 8-bit operands with K contiguous; load "
+                 "mma.sync reads "
+              << kMajorTypeName(elt) << " operands with K contiguous; load "
               << (k ? "A from an (M, K) tensor"
                     : "B from an (N, K) tensor with order=(1, 0)")
               << " to copy it straight to shared memory";
@@ -149,18 +157,20 @@ struct StageMmaOperandsPass
   /// layout (or gets there without moving data between threads; for 8-bit
   /// A, between the lanes of a warp: an accumulator rounded to 8 bits),
   /// straight from swizzled shared memory.
-  /// 8-bit operands are read K-major only: a tile whose registers run
-  /// along M or N is transposed on its way into the buffer (stored from
-  /// registers rather than copied).
+  /// 8-bit and f32 (tf32) operands are read K-major only: a tile whose
+  /// registers run along M or N is transposed on its way into the buffer
+  /// (stored from registers rather than copied).
   LogicalResult stageForWarpgroup(MmaOp mma) {
     Value a = mma.getA();
-    bool fp8 = isEightBitMmaType(mma.getA().getType().getElementType());
+    Type elt = mma.getA().getType().getElementType();
+    bool kMajor = isKMajorMmaType(elt);
     auto warnTransposed = [&](StringRef name, StringRef how) {
       emitWarning(getUserFacingLoc(mma))
-          << "the 8-bit " << name
+          << "the " << kMajorTypeName(elt) << " " << name
           << " operand of this mma is transposed through registers: wgmma "
-             "reads 8-bit operands with K contiguous; load "
-          << how << " to copy it straight to shared memory";
+             "reads "
+          << kMajorTypeName(elt) << " operands with K contiguous; load " << how
+          << " to copy it straight to shared memory";
     };
     auto cvt = a.getDefiningOp<ConvertLayoutOp>();
     // (A tile a view chain leaves in the operand layout, no conversion:
@@ -170,18 +180,19 @@ struct StageMmaOperandsPass
                     cast<RankedTensorType>(a.getType()).getEncoding());
     if (cvt && cvt.getSource().getType().getEncoding()) {
       RankedTensorType from = cvt.getSource().getType(), to = cvt.getType();
-      // An 8-bit accumulator's elements move between the lanes of each
-      // quad; a loaded tile's (whatever its layout) are copied to shared
-      // memory, as wgmma reads them best.
+      // An accumulator's elements, rounded to 8 bits or kept in f32 for a
+      // tf32 multiply, move between the lanes of each quad; a loaded tile's
+      // (whatever its layout) are copied to shared memory, as wgmma reads them
+      // best.
       inRegisters = isRegisterOnlyConversion(from, to) ||
-                    (fp8 && isa<MmaLayoutAttr>(from.getEncoding()) &&
+                    (kMajor && isa<MmaLayoutAttr>(from.getEncoding()) &&
                      isWarpShuffleConversion(from, to)) ||
-                    (!fp8 && readInOperandLayout(cvt));
+                    (!kMajor && readInOperandLayout(cvt));
     }
-    if (!inRegisters && (fp8 || cvt)) {
+    if (!inRegisters && (kMajor || cvt)) {
       bool transposed = false;
       a = stageBuffer(a, /*hopper=*/true,
-                      fp8 ? std::optional<unsigned>(1) : std::nullopt,
+                      kMajor ? std::optional<unsigned>(1) : std::nullopt,
                       &transposed);
       if (!a)
         return mma.emitError("wgmma: the A operand cannot be put in a "
@@ -193,7 +204,7 @@ struct StageMmaOperandsPass
     bool transposed = false;
     // A transposed loaded tile is read from the buffer of the tile itself
     // (which other multiplies may read untransposed): wgmma reads B^T.
-    Value b = stageTransposedB(mma.getB(), fp8);
+    Value b = stageTransposedB(mma.getB(), kMajor);
     bool bTransposed = bool(b);
     // Warpgroups along N each read their columns of B from one offset: an
     // N-major buffer's swizzle blocks must divide their parts.
@@ -203,7 +214,7 @@ struct StageMmaOperandsPass
       parts = mma.getAcc().getType().getDimSize(1) / acc.getWarpsPerCTA()[1];
     if (!b)
       b = stageBuffer(mma.getB(), /*hopper=*/true,
-                      fp8 ? std::optional<unsigned>(0) : std::nullopt,
+                      kMajor ? std::optional<unsigned>(0) : std::nullopt,
                       &transposed, parts);
     if (!b)
       return mma.emitError("wgmma: the B operand cannot be put in a shared "
@@ -224,8 +235,8 @@ struct StageMmaOperandsPass
   /// kept by tile-load-transposed-operands where the tile is multiplied
   /// untransposed too): the buffer an async copy fills with the tile itself,
   /// shared with its untransposed uses, which the wgmma reads as B^T. Null
-  /// otherwise (8-bit tiles must then run along K).
-  Value stageTransposedB(Value operand, bool fp8) {
+  /// otherwise (8-bit and f32 tiles must then run along K).
+  Value stageTransposedB(Value operand, bool kMajor) {
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
     PermuteOp permute = cvt ? transposeOf(cvt.getSource()) : PermuteOp();
     if (!permute)
@@ -233,7 +244,7 @@ struct StageMmaOperandsPass
     Value tile = permute.getSource();
     auto type = cast<RankedTensorType>(tile.getType());
     SmallVector<unsigned> order = storeOrder(type);
-    if (fp8 && order.front() != 1)
+    if (kMajor && order.front() != 1)
       return {};
     SharedLayoutAttr layout = getHopperSharedLayout(type, order);
     if (!layout)

@@ -4,7 +4,8 @@
 // mma layout, so each thread already holds exactly the fragments it passes
 // to mma.sync: the pattern only finds them, by coordinates, for every
 // 16 x 8 x 16 step of the warp's part of the product (16 x 8 x 32 for 8-bit
-// operands, m16n8k32 with e4m3/e5m2, or s8 into s32 accumulators).
+// operands, m16n8k32 with e4m3/e5m2, or s8 into s32 accumulators; 16 x 8 x
+// 8 for f32 ones, m16n8k8 with tf32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +41,7 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     LinearLayout la = getLinearLayout(aType), lb = getLinearLayout(bType),
                  lc = getLinearLayout(cType);
     // kWidth elements adjacent along K per 32-bit register: m16n8k16 for
-    // 16-bit elements, m16n8k32 for 8-bit ones.
+    // 16-bit elements, m16n8k32 for 8-bit ones, m16n8k8 for tf32.
     auto aDot = dyn_cast<tile::DotOperandLayoutAttr>(aType.getEncoding());
     int64_t w = aDot ? aDot.getKWidth() : 2;
     int64_t instK = aDot ? aDot.getInstructionK() : 16;
@@ -95,19 +96,23 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
     NVVM::MMATypes ptxType =
         isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     // 8-bit operands: mma.sync.m16n8k32 with e4m3/e5m2 (sm_89 on) or s8
-    // (sm_80 on, s32 accumulators), in PTX (the NVVM dialect has no dense
-    // 8-bit mma.sync).
+    // (sm_80 on, s32 accumulators); f32 ones: m16n8k8 with tf32 (sm_80
+    // on). In PTX: the NVVM dialect has no dense 8-bit mma.sync, and the
+    // operand counts are the same (four words of A, two of B).
     std::string bytesPtx, bytesConstraints;
-    if (w == 4) {
+    if (w != 2) {
       auto name = [](Type t) {
         if (t.isInteger(8))
           return std::string("s8");
+        if (t.isF32())
+          return std::string("tf32");
         return isa<Float8E5M2Type>(t) ? std::string("e5m2")
                                       : std::string("e4m3");
       };
       std::string acc = int8 ? "s32" : "f32";
-      bytesPtx = "mma.sync.aligned.m16n8k32.row.col." + acc + "." + name(elt) +
-                 "." + name(bType.getElementType()) + "." + acc +
+      bytesPtx = "mma.sync.aligned.m16n8k" + std::to_string(instK) +
+                 ".row.col." + acc + "." + name(elt) + "." +
+                 name(bType.getElementType()) + "." + acc +
                  " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                  "{$10, $11, $12, $13};";
       bytesConstraints = int8 ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3"
@@ -135,7 +140,7 @@ struct MmaLowering : OpConversionPattern<tile::MmaOp> {
                                    word(b, lb, k + 4 * w, col, 0)};
           SmallVector<Value> fc = {acc[c0], acc[c1], acc[c2], acc[c3]};
           Value result;
-          if (w == 4) {
+          if (w != 2) {
             SmallVector<Value> operands(fa);
             llvm::append_range(operands, fb);
             llvm::append_range(operands, fc);

@@ -327,10 +327,10 @@ struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
 
 /// ldmatrix for an mma operand layout: registers come in 32-bit words of
 /// the elements adjacent along K (pairs of 16-bit elements, fours of 8-bit
-/// ones: the layout's kWidth), and four words (one 16x16 or two 16x8
-/// fragments of 16-bit units) load with one ldmatrix.x4. ldmatrix moves
-/// 16-bit units: it transposes only 16-bit elements, so 8-bit ones must
-/// lie with K contiguous.
+/// ones, single f32 ones: the layout's kWidth), and four words (one 16x16
+/// or two 16x8 fragments of 16-bit units) load with one ldmatrix.x4.
+/// ldmatrix moves 16-bit units: it transposes only 16-bit elements, so 8-
+/// and 32-bit ones must lie with K contiguous.
 LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
                                ConversionPatternRewriter &rewriter,
                                SmallVectorImpl<Value> &regs) {
@@ -340,7 +340,7 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
       dyn_cast<tile::DotOperandLayoutAttr>(op.getType().getEncoding());
   Type elt = registerType(bufType.getElementType());
   unsigned bits = bitWidth(elt);
-  if (!dotLayout || (bits != 16 && bits != 8) ||
+  if (!dotLayout || (bits != 16 && bits != 8 && bits != 32) ||
       dotLayout.getKWidth() != 32 / bits || bufType.getShape().size() != 2 ||
       op.getType().getRank() != 2)
     return failure();

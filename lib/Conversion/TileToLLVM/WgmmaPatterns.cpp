@@ -245,10 +245,13 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     int64_t wn = mma.getWarpsPerCTA()[1];
     int64_t per = N / wn;
     int64_t instrN = instr[1];
-    // An instruction takes 32 bytes of K: 16 elements, 32 of 8-bit floats.
+    // An instruction takes 32 bytes of K: 16 elements, 32 of 8 bits, 8 of
+    // f32 (read as tf32).
     auto ptxType = [](Type t) -> std::string {
       if (t.isInteger(8))
         return "s8";
+      if (t.isF32())
+        return "tf32";
       if (isa<Float8E4M3FNType>(t))
         return "e4m3";
       if (isa<Float8E5M2Type>(t))
@@ -259,11 +262,12 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
     Type aElt = aSmem ? aSmem.getElementType()
                       : getElementTypeOrSelf(op.getA().getType());
     Type bElt = bType.getElementType();
-    // 8-bit operands (floats or i8): K-major, 32 of them a K step; i8
-    // accumulates in s32 and takes no scale or transpose immediates.
-    bool fp8 = tile::isEightBitMmaType(bElt);
+    // 8-bit operands (floats or i8) and f32 ones (tf32): K-major, no
+    // transpose immediates; i8 accumulates in s32 and takes no scale
+    // immediates either.
+    bool kMajor = tile::isKMajorMmaType(bElt);
     bool int8 = bElt.isInteger(8);
-    int64_t kStep = fp8 ? 32 : 16;
+    int64_t kStep = 8 * tile::getMmaKWidth(bElt);
     if (M % (64 * groups) || N % wn || per % instrN || K % kStep ||
         (wn > 1 && lc.getShape()[1] != N))
       return op.emitError() << "wgmma: a " << M << " x " << N << " x " << K
@@ -378,9 +382,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
             operands = "da";
             in.constraints = "l,";
           } else {
-            // A from registers: the m16k16 (8-bit: m16k32) fragment of
-            // each warp, as mma.sync takes it, in four 32-bit words of
-            // kWidth elements adjacent along K.
+            // A from registers: the m16k16 (8-bit: m16k32, tf32: m16k8)
+            // fragment of each warp, as mma.sync takes it, in four 32-bit
+            // words of kWidth elements adjacent along K.
             int64_t w = kStep / 8;
             for (auto [dr, dk] : {std::pair<int64_t, int64_t>{0, 0},
                                   {8, 0},
@@ -401,9 +405,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
           // scale-d: whether D is added to the product.
           in.inputs.push_back(k == 0 ? firstScale : one);
           in.constraints += "l,r";
-          // 8-bit operands are K-major: no transpose immediates.
+          // 8-bit and tf32 operands are K-major: no transpose immediates.
           std::string transposes =
-              fp8 ? std::string()
+              kMajor
+                  ? std::string()
                   : ", " +
                         (aSmem ? std::string(descA->transposed ? "1, " : "0, ")
                                : std::string()) +

@@ -916,8 +916,9 @@ func.func @scan_i1(%x: tensor<64x64xi1>) {
 
 // -----
 
-// kWidth: elements along K in a 32-bit register, 2 (16-bit) or 4 (8-bit).
-// expected-error @+1 {{dot_operand layout: kWidth must be 2 (16-bit elements) or 4 (8-bit), not 8}}
+// kWidth: elements along K in a 32-bit register, 1 (f32 as tf32), 2 (16-bit)
+// or 4 (8-bit).
+// expected-error @+1 {{dot_operand layout: kWidth must be 1 (f32 elements, read as tf32), 2 (16-bit) or 4 (8-bit), not 8}}
 func.func private @dot_kwidth(tensor<64x16xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 8>>)
 
 

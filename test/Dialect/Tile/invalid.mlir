@@ -693,16 +693,16 @@ func.func @mma_rank(%a: tensor<2x64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<6
 // -----
 
 func.func @mma_mixed_ab(%a: tensor<64x64xf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{'tile.mma' op a and b must both hold f16, both bf16, both 8-bit floats, both i8 or both f32, got 'f16' and 'bf16'}}
   %0 = tile.mma %a, %b, %c : tensor<64x64xf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return
 }
 
 // -----
 
-func.func @mma_f32_operands(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.mma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f32' and 'f32'}}
-  %0 = tile.mma %a, %a, %c : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+func.func @mma_f32_f16_operands(%a: tensor<64x64xf32>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.mma' op a and b must both hold f16, both bf16, both 8-bit floats, both i8 or both f32, got 'f32' and 'f16'}}
+  %0 = tile.mma %a, %b, %c : tensor<64x64xf32>, tensor<64x64xf16>, tensor<64x64xf32>
   return
 }
 
@@ -806,18 +806,18 @@ func.func @wgmma_rank(%a: !tile.smem<[2, 128, 64], f16, #sw3>, %b: !tile.smem<[6
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @wgmma_mixed_ab(%a: !tile.smem<[128, 64], bf16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'bf16' and 'f16'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats, both i8 or both f32, got 'bf16' and 'f16'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], bf16, #sw>, !tile.smem<[64, 128], f16, #sw>, tensor<128x128xf32, #mma3>
   return
 }
 
 // -----
 
-// f32 operands (tf32 wgmma) are not supported.
+// f32 operands (tf32 wgmma) are read K-major only (B's K is dimension 0).
 #mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw32 = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
-func.func @wgmma_f32_operands(%a: !tile.smem<[128, 64], f32, #sw32>, %b: !tile.smem<[64, 128], f32, #sw32>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f32' and 'f32'}}
+func.func @wgmma_f32_b_n_major(%a: !tile.smem<[128, 64], f32, #sw32>, %b: !tile.smem<[64, 128], f32, #sw32>, %c: tensor<128x128xf32, #mma3>) {
+  // expected-error @+1 {{'tile.wgmma' op f32 (tf32) b must be K-major in shared memory (K its fastest dimension), got #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f32, #sw32>, !tile.smem<[64, 128], f32, #sw32>, tensor<128x128xf32, #mma3>
   return
 }
@@ -841,7 +841,7 @@ func.func @wgmma_f8_n_major_b(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !til
 #sa = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], block = 64>
 #sb = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 func.func @wgmma_f8_with_f16(%a: !tile.smem<[128, 64], f8E4M3FN, #sa>, %b: !tile.smem<[64, 128], f16, #sb>, %c: tensor<128x128xf32, #mma3>) {
-  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats or both i8, got 'f8E4M3FN' and 'f16'}}
+  // expected-error @+1 {{'tile.wgmma' op a and b must both hold f16, both bf16, both 8-bit floats, both i8 or both f32, got 'f8E4M3FN' and 'f16'}}
   %0 = tile.wgmma %a, %b, %c : !tile.smem<[128, 64], f8E4M3FN, #sa>, !tile.smem<[64, 128], f16, #sb>, tensor<128x128xf32, #mma3>
   return
 }

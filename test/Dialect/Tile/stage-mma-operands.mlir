@@ -644,6 +644,36 @@ func.func @f8_mma_sync(%a: tensor<64x64xf8E4M3FN, #blocked>, %b: tensor<64x64xf8
 
 // -----
 
+// f32 operands (tf32) are read K-major as 8-bit ones are: on wgmma, A as its
+// rows run and B, whose registers run along N, stored K-major (order
+// [0, 1]) from registers, in 128-byte swizzles of 32 f32s; an f32
+// accumulator as the next multiply's A stays in registers (its elements
+// move between the lanes of each quad).
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 1>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 1>
+// CHECK:       #[[SA:shared[0-9]*]] = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+// CHECK-NEXT:  #[[SB:shared[0-9]*]] = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1], block = 32>
+// CHECK-LABEL: func.func @tf32_operands
+// CHECK:       %[[A:.*]] = tile.local_alloc %arg0 : tensor<64x32xf32, #{{.*}}> -> <[64, 32], f32, #[[SA]]>
+// CHECK:       %[[B:.*]] = tile.local_alloc %arg1 : tensor<32x64xf32, #{{.*}}> -> <[32, 64], f32, #[[SB]]>
+// CHECK:       %[[S:.*]] = tile.wgmma %[[A]], %[[B]], %arg2
+// CHECK-NEXT:  %[[P:.*]] = tile.convert_layout %[[S]] : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #dot_a>
+// CHECK-NOT:   tile.local_alloc %[[P]]
+// CHECK:       tile.wgmma %[[P]], %{{.*}}, %arg2 : tensor<64x64xf32, #dot_a>
+func.func @tf32_operands(%a: tensor<64x32xf32, #blocked>, %b: tensor<32x64xf32, #blocked>, %c: tensor<64x64xf32, #mma>, %v: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #mma> {
+  %0 = tile.convert_layout %a : tensor<64x32xf32, #blocked> -> tensor<64x32xf32, #dot_a>
+  %1 = tile.convert_layout %b : tensor<32x64xf32, #blocked> -> tensor<32x64xf32, #dot_b>
+  %2 = tile.mma %0, %1, %c : tensor<64x32xf32, #dot_a>, tensor<32x64xf32, #dot_b>, tensor<64x64xf32, #mma>
+  %3 = tile.convert_layout %2 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #dot_a>
+  %4 = tile.convert_layout %v : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #dot_b>
+  %5 = tile.mma %3, %4, %c : tensor<64x64xf32, #dot_a>, tensor<64x64xf32, #dot_b>, tensor<64x64xf32, #mma>
+  return %5 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked3 = #tile.blocked<sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
