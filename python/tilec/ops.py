@@ -485,12 +485,16 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
 _ACTIVATIONS = {None: 0, "relu": 1, "gelu_tanh": 2, "silu": 3}
 
 
-def _matrix(torch, t, name, dims):
+def _matrix(torch, t, name, dims, wide=False):
+    """t a `dims`-D CUDA tensor of 16-bit floats (`wide`: or float32) whose
+    rows are 16-byte aligned."""
     if not isinstance(t, torch.Tensor) or not t.is_cuda or t.dim() != dims:
         raise ArgumentError(f"{name}: expected a {dims}-D CUDA tensor")
-    if t.dtype not in (torch.float16, torch.bfloat16):
-        raise ArgumentError(f"{name}: expected float16 or bfloat16, got "
-                            f"{str(t.dtype).replace('torch.', '')}")
+    if t.dtype not in (torch.float16, torch.bfloat16) and \
+            not (wide and t.dtype == torch.float32):
+        raise ArgumentError(f"{name}: expected float16, bfloat16" +
+                            (" or float32" if wide else "") + ", got " +
+                            str(t.dtype).replace('torch.', ''))
     if t.stride(-1) != 1:
         raise ArgumentError(f"{name}: its last dimension must be contiguous")
     if any(s % 8 for s in t.stride()[:-1]) or t.data_ptr() % 16:
@@ -722,8 +726,8 @@ def linear(x, weight, bias=None, activation=None, out=None):
             "as for torch's own matmuls, torch.backends.cuda.matmul."
             "allow_tf32 = True or torch.set_float32_matmul_precision("
             "'high')")
-    _matrix(torch, rows, "x", 2)
-    _matrix(torch, weight, "weight", 2)
+    _matrix(torch, rows, "x", 2, wide=True)
+    _matrix(torch, weight, "weight", 2, wide=True)
     m, k = rows.shape
     n = weight.shape[0]
     if weight.shape[1] != k or weight.dtype != x.dtype or \
