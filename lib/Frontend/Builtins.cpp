@@ -541,9 +541,9 @@ static Val emitGather(const Args &a) {
 static Val unsupportedAtomic(const Args &a, tile::ReduceKind kind, Type elt) {
   bool sum = kind == tile::ReduceKind::Sum;
   return a.em.error(
-      a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
-                    " is not supported: " +
-                    (sum ? "f32, f16, bf16 and i32 are" : "f32 and i32 are"));
+      a.loc(0),
+      a.fname + "() on a tensor of " + typeName(elt) + " is not supported: " +
+          (sum ? "f32, f16, bf16, i32 and i64 are" : "f32, i32 and i64 are"));
 }
 
 /// scatter(), and with `combine` scatter_add/max/min(): each element
@@ -660,9 +660,13 @@ static Val emitBlockAtomic(const Args &a, tile::ReduceKind kind) {
   Type elt = type.getElementType();
   bool sum = kind == tile::ReduceKind::Sum;
   if (!(elt.isInteger(32) || (sum && elt.isF32())))
-    return em.error(a.loc(0), a.fname + "() of a scalar on a tensor of " +
-                                  typeName(elt) + " is not supported: " +
-                                  (sum ? "i32 and f32 are" : "i32 is"));
+    return em.error(
+        a.loc(0),
+        a.fname + "() of a scalar on a tensor of " + typeName(elt) +
+            " is not supported: " + (sum ? "i32 and f32 are" : "i32 is") +
+            (elt.isInteger(64) ? " (a tile's atomics take i64: "
+                                 "combine a (1,) tile)"
+                               : ""));
   if (a.has(3) && a[3].kind != Val::Kind::None)
     return em.error(a.loc(3), a.fname + "(): `order` applies to a tile; a "
                                         "scalar's index is the element's");

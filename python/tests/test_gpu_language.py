@@ -2936,6 +2936,60 @@ def test_tf32_gemm(torch_gpu, arch, case):
         assert min(errs) < 1e-5, errs
 
 
+ATOMICS_I64 = """
+kernel atomics_i64(Sum: Tensor[i64, 1], Max: Tensor[i64, 1],
+                   Min: Tensor[i64, 1], Hist: Tensor[i64, 1],
+                   Old: Tensor[i64, 2], X: Tensor[i64, 2],
+                   Keys: Tensor[i32, 2], TILE: const int = 256):
+    x = load(X, index=(bid(0), 0), shape=(1, TILE)).reshape((TILE,))
+    old = atomic_add(Sum, (0,), x)
+    store(Old, index=(bid(0), 0), tile=old.reshape((1, TILE)))
+    atomic_max(Max, (0,), x)
+    atomic_min(Min, (0,), x)
+    k = load(Keys, index=(bid(0), 0), shape=(1, TILE)).reshape((TILE,))
+    scatter_add(Hist, (k,), x)
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_atomics_i64(torch_gpu, arch):
+    """A tile's i64 atomics from 24 blocks: sums past 2^32 (values of +-2^40)
+    with the old values returned (each block's, added to its own value,
+    is another block's old value or the final sum: as multisets, the olds
+    plus the final equal the olds plus the values plus the start), signed
+    max and min, and a combining scatter (a histogram of 64-bit weights
+    over 37 keys): equal to int64 arithmetic."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(64)
+    blocks, tile = 24, 256
+    x = torch.randint(-2**40, 2**40, (blocks, tile), device="cuda",
+                      dtype=torch.int64)
+    keys = torch.randint(0, 37, (blocks, tile), device="cuda",
+                         dtype=torch.int32)
+    start = torch.randint(-2**40, 2**40, (tile,), device="cuda",
+                          dtype=torch.int64)
+    total = start.clone()
+    big = torch.full((tile,), -2**62, device="cuda", dtype=torch.int64)
+    small = torch.full((tile,), 2**62, device="cuda", dtype=torch.int64)
+    hist = torch.zeros(37, device="cuda", dtype=torch.int64)
+    old = torch.full((blocks, tile), -1, device="cuda", dtype=torch.int64)
+    kernel = tilec.compile(ATOMICS_I64, name="atomics_i64.tile", arch=arch)
+    kernel[(blocks,)](total, big, small, hist, old, x, keys)
+    torch.cuda.synchronize()
+    xc, oc = x.cpu(), old.cpu()
+    assert torch.equal(total.cpu(), start.cpu() + xc.sum(0))
+    assert torch.equal(big.cpu(), xc.max(0).values)
+    assert torch.equal(small.cpu(), xc.min(0).values)
+    ref = torch.zeros(37, dtype=torch.int64).index_add_(
+        0, keys.cpu().long().flatten(), xc.flatten())
+    assert torch.equal(hist.cpu(), ref)
+    for i in range(tile):
+        after = torch.cat([oc[:, i] + xc[:, i], start.cpu()[i:i + 1]])
+        before = torch.cat([oc[:, i], total.cpu()[i:i + 1]])
+        assert torch.equal(after.sort().values, before.sort().values), i
+
+
 JOINED = """
 kernel joined(X: Tensor[f32, 2], R: Tensor[f32, 1], Z: Tensor[f32, 2]):
     x = load(X, index=(bid(0), 0), shape=(8, 512))

@@ -343,10 +343,11 @@ void StoreOp::getEffects(
 bool mlir::tile::isTileAtomicSupported(ReduceKind kind, Type elt) {
   switch (kind) {
   case ReduceKind::Sum:
-    return elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32);
+    return elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32) ||
+           elt.isInteger(64);
   case ReduceKind::Max:
   case ReduceKind::Min:
-    return elt.isF32() || elt.isInteger(32);
+    return elt.isF32() || elt.isInteger(32) || elt.isInteger(64);
   case ReduceKind::Prod:
     return false;
   }
@@ -593,7 +594,8 @@ LogicalResult ScatterOp::verify() {
   if (!isTileAtomicSupported(*combine, elt))
     return emitOpError() << "combine(" << stringifyReduceKind(*combine)
                          << ") on " << elt << " is not supported ("
-                         << (sum ? "f32, f16, bf16 and i32" : "f32 and i32")
+                         << (sum ? "f32, f16, bf16, i32 and i64"
+                                 : "f32, i32 and i64")
                          << ")";
   return success();
 }

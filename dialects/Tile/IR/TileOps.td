@@ -464,7 +464,8 @@ def Tile_ScatterOp : Tile_Op<"scatter", [
     element of `value` (a layout that holds it in several threads combines
     it in one): two elements naming the same place both count (an
     index_add, a histogram, an expert's outputs added back to their tokens).
-    sum on f32, f16, bf16 (sm_90) and i32; max and min on f32 and i32. With
+    sum on f32, f16, bf16 (sm_90), i32 and i64; max and min on f32, i32 and
+    i64. With
     a result (a combining scatter only), `old` holds the value each element
     found (`atom.global`, as `tile.atomic_rmw`'s): two elements naming one
     place find each other's sum in some order (each token's slot in its

@@ -530,8 +530,7 @@ std::string reductionPtx(tile::ReduceKind kind, Type elt, bool old = false) {
               val = old ? "$3" : "$2";
   std::string head = "{\n .reg .pred p;\n setp.ne.b32 p, " + pred + ", 0;\n";
   if (old)
-    head += std::string(" mov.b") + (bitWidth(elt) == 16 ? "16" : "32") +
-            " $0, 0;\n";
+    head += " mov.b" + std::to_string(bitWidth(elt)) + " $0, 0;\n";
   auto instr = [&](StringRef op) {
     return old ? "atom.global." + op.str() + " $0, [" + addr + "], " + val
                : "red.global." + op.str() + " [" + addr + "], " + val;
@@ -544,11 +543,13 @@ std::string reductionPtx(tile::ReduceKind kind, Type elt, bool old = false) {
       return one("add.noftz.f16");
     if (elt.isBF16())
       return one("add.noftz.bf16");
-    return one("add.s32");
+    // (Two's complement: one add for signed and unsigned; PTX has no
+    // add.s64 atomic.)
+    return one(elt.isInteger(64) ? "add.u64" : "add.s32");
   }
   StringRef m = kind == tile::ReduceKind::Max ? "max" : "min";
-  if (elt.isInteger(32))
-    return one((m + ".s32").str());
+  if (elt.isInteger(32) || elt.isInteger(64))
+    return one((m + (elt.isInteger(64) ? ".s64" : ".s32")).str());
   // f32 through the integers: the bits of a float without its sign order
   // as signed integers do, and those of negative floats in reverse as
   // unsigned ones; any stored value compares correctly against either
@@ -623,16 +624,18 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
   Value owner = firstHolder(rewriter, loc, layout);
   unsigned step = 1;
   std::string text, constraints;
+  // The value's register class: 16, 32 or 64 bits.
+  std::string reg = bitWidth(elt) == 16 ? "h" : bitWidth(elt) == 64 ? "l" : "r";
   if (old) {
     text = reductionPtx(kind, elt, /*old=*/true);
-    constraints = bitWidth(elt) == 16 ? "=h,r,l,h" : "=r,r,l,r";
+    constraints = "=" + reg + ",r,l," + reg;
   } else if (vectorReductions && kind == tile::ReduceKind::Sum &&
              (elt.isF32() || elt.isF16() || elt.isBF16()) && vec >= 2) {
     step = vec;
     std::tie(text, constraints) = vectorReductionPtx(elt, vec);
   } else {
     text = reductionPtx(kind, elt);
-    constraints = bitWidth(elt) == 16 ? "r,l,h" : "r,l,r";
+    constraints = "r,l," + reg;
   }
   Type word = rewriter.getIntegerType(bitWidth(elt));
   // The old values' bits, as `word`s (the element type once all are in).
@@ -675,12 +678,22 @@ emitReductions(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
     ThreadIndex t = getThreadIndex(rewriter, loc);
     Value from = arith::AndIOp::create(rewriter, loc, t.lane,
                                        constI32(rewriter, loc, ~laneMask & 31));
+    // (A shuffle a 32-bit word: an i64's two, a 16-bit value widened.)
+    bool wide = bitWidth(word) > 32;
     for (Value &b : bits) {
-      Value w = word == i32 ? b : arith::ExtUIOp::create(rewriter, loc, i32, b);
-      w = NVVM::ShflOp::create(rewriter, loc, i32, constI32(rewriter, loc, -1),
-                               w, from, constI32(rewriter, loc, 0x1f),
-                               NVVM::ShflKind::idx, UnitAttr());
-      b = word == i32 ? w : arith::TruncIOp::create(rewriter, loc, word, w);
+      SmallVector<Value> words =
+          wide ? packWords(rewriter, loc, {b})
+               : SmallVector<Value>{word == i32 ? b
+                                                : arith::ExtUIOp::create(
+                                                      rewriter, loc, i32, b)};
+      for (Value &w : words)
+        w = NVVM::ShflOp::create(
+            rewriter, loc, i32, constI32(rewriter, loc, -1), w, from,
+            constI32(rewriter, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
+      b = wide ? unpackWords(rewriter, loc, words, word, 1).front()
+          : word == i32
+              ? words.front()
+              : arith::TruncIOp::create(rewriter, loc, word, words.front());
     }
   }
   old->clear();

@@ -2136,7 +2136,7 @@ func.func @scatter_shapes(%O: !tile.global<f32, 1>, %r: tensor<64xi32>, %v: tens
 // -----
 
 func.func @scatter_combine_type(%O: !tile.global<f16, 1>, %r: tensor<64xi32>, %v: tensor<64xf16>) {
-  // expected-error @+1 {{'tile.scatter' op combine(max) on 'f16' is not supported (f32 and i32)}}
+  // expected-error @+1 {{'tile.scatter' op combine(max) on 'f16' is not supported (f32, i32 and i64)}}
   tile.scatter combine(max) %O[%r], %v : !tile.global<f16, 1>[tensor<64xi32>], tensor<64xf16>
   return
 }
