@@ -539,11 +539,10 @@ static Val emitGather(const Args &a) {
 /// The error for an atomic or a combining scatter on a tensor of `elt` that
 /// `red.global` does not combine by `kind`.
 static Val unsupportedAtomic(const Args &a, tile::ReduceKind kind, Type elt) {
-  bool sum = kind == tile::ReduceKind::Sum;
-  return a.em.error(
-      a.loc(0),
-      a.fname + "() on a tensor of " + typeName(elt) + " is not supported: " +
-          (sum ? "f32, f16, bf16, i32 and i64 are" : "f32, i32 and i64 are"));
+  return a.em.error(a.loc(0), a.fname + "() on a tensor of " + typeName(elt) +
+                                  " is not supported: " +
+                                  tile::getTileAtomicTypeList(kind).str() +
+                                  " are");
 }
 
 /// scatter(), and with `combine` scatter_add/max/min(): each element

@@ -717,8 +717,8 @@ def linear(x, weight, bias=None, activation=None, out=None):
                             f"'gelu_tanh', 'silu', got {activation!r}")
     if not isinstance(x, torch.Tensor) or x.dim() < 1:
         raise ArgumentError("x: expected a CUDA tensor (..., K)")
-    rows, _ = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
-                                    torch.float32))
+    rows, dtype = _rows(torch, x, "x", (torch.float16, torch.bfloat16,
+                                        torch.float32))
     if x.dtype == torch.float32 and not _tf32_allowed(torch):
         raise ArgumentError(
             "x: float32 is multiplied as tf32 on the tensor cores (10 bits "
@@ -756,7 +756,8 @@ def linear(x, weight, bias=None, activation=None, out=None):
            current_stream(None))
     plan = _linear_plans.get(key)
     if plan is None:
-        plan = _linear_plan(torch, x, rows, weight, bias, y, activation)
+        plan = _linear_plan(torch, x, rows, weight, bias, y, activation,
+                            dtype)
         if len(_linear_plans) >= 1024:
             _linear_plans.clear()
         _linear_plans[key] = plan
@@ -781,17 +782,16 @@ def _tf32_allowed(torch):
     return bool(matmul.allow_tf32)
 
 
-def _linear_plan(torch, x, rows, weight, bias, y, activation):
+def _linear_plan(torch, x, rows, weight, bias, y, activation, dtype):
     """linear.tile for this problem: tuned once per problem class (dtype,
     the rows' power of two, N, K, bias, activation) over its @tune tiles
     with the compiler's schedules and, on sm_90, in clusters of 2
     (_linear_cluster_configs), or for a skinny product (at most
     SPLIT_K_MAX_ROWS rows) over tiles of 64 rows with K split in 1, 2 or 4;
-    with the split-K workspace of this device and stream."""
+    with the split-K workspace of this device and stream. `dtype`: x's as
+    the DSL names it."""
     m, k = rows.shape
     n = weight.shape[0]
-    dtype = {torch.float16: "f16", torch.bfloat16: "bf16",
-             torch.float32: "f32"}[x.dtype]
     # f32 (tf32) tiles of 32 elements of K, a 128-byte row of the swizzle;
     # tuned over the kernel's own tiles with the compiler's schedules (the
     # split-K and cluster candidates below are sized for 16-bit elements).

@@ -354,6 +354,11 @@ bool mlir::tile::isTileAtomicSupported(ReduceKind kind, Type elt) {
   llvm_unreachable("reduce kind");
 }
 
+StringRef mlir::tile::getTileAtomicTypeList(ReduceKind kind) {
+  return kind == ReduceKind::Sum ? "f32, f16, bf16, i32 and i64"
+                                 : "f32, i32 and i64";
+}
+
 bool mlir::tile::isZeroPadding(Attribute padding) {
   auto f = dyn_cast_if_present<FloatAttr>(padding);
   auto i = dyn_cast_if_present<IntegerAttr>(padding);
@@ -594,9 +599,7 @@ LogicalResult ScatterOp::verify() {
   if (!isTileAtomicSupported(*combine, elt))
     return emitOpError() << "combine(" << stringifyReduceKind(*combine)
                          << ") on " << elt << " is not supported ("
-                         << (sum ? "f32, f16, bf16, i32 and i64"
-                                 : "f32, i32 and i64")
-                         << ")";
+                         << getTileAtomicTypeList(*combine) << ")";
   return success();
 }
 
@@ -701,7 +704,7 @@ LogicalResult WarpgroupMmaOp::verify() {
                               "over blocks of 128, 64 or 32 bytes), got "
                            << smem.getLayout();
     if (kMajor && smem.getLayout().getOrder()[0] != kDim)
-      return emitOpError() << (aElt.isF32() ? "f32 (tf32) " : "8-bit ") << name
+      return emitOpError() << getKMajorMmaTypeName(aElt) << " " << name
                            << " must be K-major in shared memory (K its "
                               "fastest dimension), got "
                            << smem.getLayout();

@@ -34,9 +34,13 @@ bool isZeroPadding(Attribute padding);
 
 /// True where `red.global` combines elements of type `elt` by `kind`, as
 /// the language's tile atomics and combining scatters take them: sums of
-/// f32, f16, bf16 and i32, max and min of f32 and i32 (f32 through the
-/// integer order of its bits), no product.
+/// f32, f16, bf16, i32 and i64, max and min of f32, i32 and i64 (f32
+/// through the integer order of its bits), no product.
 bool isTileAtomicSupported(ReduceKind kind, Type elt);
+
+/// The element types isTileAtomicSupported takes for `kind`, as
+/// diagnostics list them ("f32, i32 and i64").
+StringRef getTileAtomicTypeList(ReduceKind kind);
 
 /// True for a tile whose elements are all one value: a splat constant or a
 /// `tile.full` of a scalar (made again in any layout for nothing).

@@ -69,6 +69,10 @@ bool mlir::tile::isKMajorMmaType(Type type) {
   return type.getIntOrFloatBitWidth() != 16;
 }
 
+StringRef mlir::tile::getKMajorMmaTypeName(Type type) {
+  return type.isF32() ? "f32 (tf32)" : "8-bit";
+}
+
 bool mlir::tile::isMmaOperandPair(Type a, Type b) {
   if (isFloat8Type(a) && isFloat8Type(b))
     return true;

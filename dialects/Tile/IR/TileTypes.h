@@ -42,6 +42,10 @@ unsigned getMmaKWidth(Type type);
 /// transpose (8-bit floats, i8, and f32 read as tf32).
 bool isKMajorMmaType(Type type);
 
+/// How diagnostics name the K-major operand types: "f32 (tf32)" or
+/// "8-bit".
+StringRef getKMajorMmaTypeName(Type type);
+
 /// Whether an mma multiplies elements of types `a` and `b`: both f16, both
 /// bf16, 8-bit floats (either in each), both i8, or both f32 (multiplied
 /// as tf32: the low 13 bits of each mantissa are not read).

@@ -73,11 +73,6 @@ SmallVector<unsigned> storeOrder(RankedTensorType type) {
   return order;
 }
 
-/// The operands read K-major only, as warnings name them.
-StringRef kMajorTypeName(Type elt) {
-  return elt.isF32() ? "f32 (tf32)" : "8-bit";
-}
-
 struct StageMmaOperandsPass
     : public mlir::tile::impl::TileStageMmaOperandsBase<StageMmaOperandsPass> {
   void runOnOperation() override {
@@ -110,10 +105,11 @@ struct StageMmaOperandsPass
           operand->set(staged);
         if (transposed)
           emitWarning(getUserFacingLoc(mma))
-              << "the " << kMajorTypeName(elt) << " " << (k ? "A" : "B")
+              << "the " << getKMajorMmaTypeName(elt) << " " << (k ? "A" : "B")
               << " operand of this mma is transposed through registers: "
                  "mma.sync reads "
-              << kMajorTypeName(elt) << " operands with K contiguous; load "
+              << getKMajorMmaTypeName(elt)
+              << " operands with K contiguous; load "
               << (k ? "A from an (M, K) tensor"
                     : "B from an (N, K) tensor with order=(1, 0)")
               << " to copy it straight to shared memory";
@@ -166,11 +162,11 @@ struct StageMmaOperandsPass
     bool kMajor = isKMajorMmaType(elt);
     auto warnTransposed = [&](StringRef name, StringRef how) {
       emitWarning(getUserFacingLoc(mma))
-          << "the " << kMajorTypeName(elt) << " " << name
+          << "the " << getKMajorMmaTypeName(elt) << " " << name
           << " operand of this mma is transposed through registers: wgmma "
              "reads "
-          << kMajorTypeName(elt) << " operands with K contiguous; load " << how
-          << " to copy it straight to shared memory";
+          << getKMajorMmaTypeName(elt) << " operands with K contiguous; load "
+          << how << " to copy it straight to shared memory";
     };
     auto cvt = a.getDefiningOp<ConvertLayoutOp>();
     // (A tile a view chain leaves in the operand layout, no conversion:
