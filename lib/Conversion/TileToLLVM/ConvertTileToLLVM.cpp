@@ -198,7 +198,7 @@ struct ConvertTileToLLVMPass
     module.walk([&](tile::WarpSpecializeOp ws) {
       lowerWarpSpecialize(ws, occupancy, consumerNeeds.lookup(ws));
     });
-    packByteLoopValues(module);
+    packNarrowLoopValues(module);
     if (failed(lowerToLLVM(module)))
       return signalPassFailure();
     for (auto func : module.getOps<LLVM::LLVMFuncOp>())

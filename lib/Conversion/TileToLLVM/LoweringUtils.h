@@ -165,10 +165,12 @@ getScratchMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 /// an error when it has none.
 mlir::FailureOr<mlir::Value>
 getBufferMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
-/// Carries the i8 iteration values of every scf.for four to an i32 (PTX has
-/// no 8-bit registers): packed at the init and yield, unpacked in the body
-/// and after the loop (PackByteLoopValues.cpp).
-void packByteLoopValues(mlir::ModuleOp module);
+/// Carries the 8- and 16-bit iteration values of every scf.for packed in
+/// i32 words, four or two to a word (PTX has no 8-bit registers, and a
+/// 16-bit one carried alone is re-packed each trip where a word is used):
+/// packed at the init and yield, unpacked in the body and after the loop
+/// (PackNarrowLoopValues.cpp).
+void packNarrowLoopValues(mlir::ModuleOp module);
 
 /// tile.timestamp (tile-timeline's sites), each kernel's: the first thread
 /// of each warpgroup appends a record to its warpgroup's log
