@@ -6,7 +6,8 @@
 // a problem key (what makes two calls the same tuning problem: shapes,
 // dtypes, flags, in the caller's words) and a function that launches a
 // compiled candidate on a stream. autotune() compiles the candidates (in
-// parallel; one that fails to compile is skipped with a note), times each
+// parallel; one that fails to compile is skipped with a note, as is one
+// that spills where another does not), times each
 // (after the caller's stream's work) as one CUDA graph of its launches,
 // captured on a stream of its own that it passes to the launch function
 // (which must launch on the stream it is given; launches that cannot be

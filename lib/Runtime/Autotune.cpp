@@ -3,7 +3,8 @@
 // autotune() (tile/Autotune.h) in four steps: the winner remembered in
 // memory, else on disk, else every candidate compiled (in parallel) and
 // timed with CUDA events on the caller's stream. Candidates that fail to
-// compile, to load or to launch are skipped with a note.
+// compile, to load or to launch, and those that spill where another does
+// not, are skipped with a note.
 //
 //===----------------------------------------------------------------------===//
 
@@ -473,6 +474,24 @@ Expected<TuneResult> tile::autotune(const std::string &source,
     }
     compiled.push_back({i, **kernels[i]});
   }
+  // A candidate that spills (the driver gave its threads local memory) is
+  // not timed where another does not: spilled values go through local
+  // memory on every use, and a spilling pick would be a library kernel that
+  // warns of spills on every load for a few percent at most (issue 46: no
+  // library kernel spills). Where every candidate spills, all are timed.
+  if (llvm::any_of(compiled, [](const Compiled &c) {
+        return c.kernel.localBytes() == 0;
+      }))
+    llvm::erase_if(compiled, [&](const Compiled &c) {
+      unsigned bytes = c.kernel.localBytes();
+      if (bytes)
+        result.notes.push_back(
+            "skipped " + candidates[c.index].describe() + ": it spills (" +
+            std::to_string(bytes) +
+            " bytes of local memory per thread) and another candidate "
+            "does not");
+      return bytes != 0;
+    });
   auto allFailed = [&] {
     std::string message = "autotune " + name + " [" + problemKey +
                           "]: no candidate compiled and launched";
@@ -482,6 +501,8 @@ Expected<TuneResult> tile::autotune(const std::string &source,
   };
   if (compiled.empty())
     return allFailed();
+  for (const std::string &note : result.notes)
+    progress.detail([&] { return note; });
 
   // Time each on the caller's stream.
   Expected<Event> start = Event::create();

@@ -1575,6 +1575,51 @@ def test_spills_are_a_warning(torch_gpu, repo):
     assert not any("spills" in w for w in roomy.warnings)
 
 
+def test_autotune_skips_spilling_candidates(torch_gpu, repo, monkeypatch,
+                                            capfd):
+    """tilec.autotune does not time a candidate that spills where another
+    does not: test_spills_are_a_warning's spilling GEMM tile (sm_80, 8 warps
+    budgeted for 2 blocks a multiprocessor) first, the same tile with the
+    registers it needs second; the first is skipped with a note
+    (TILEC_AUTOTUNE=verbose prints it) and the second, picked, computes the
+    product. Alone, the spilling candidate is still tuned and picked."""
+    import time
+    import warnings
+    torch = torch_gpu
+    monkeypatch.setenv("TILEC_AUTOTUNE", "verbose")
+    path = os.path.join(repo, "kernels", "gemm.tile")
+    tiles = dict(TILE_M=128, TILE_N=256, TILE_K=32)
+    spilling = tilec.Config(num_warps=8, occupancy=2, **tiles)
+    roomy = tilec.Config(num_warps=8, **tiles)
+    M, N, K = 256, 512, 256
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    grid = (M // 128, N // 256, 1)
+    # A key of its own: a tuning remembered on disk would not be redone.
+    key = f"spills:{os.getpid()}:{time.time_ns()}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tilec.CompileWarning)
+        kernel = tilec.autotune(path, [spilling, roomy], key=key, grid=grid,
+                                args=(a, b, c), arch="sm_80")
+        err = capfd.readouterr().err
+        assert "it spills (" in err and "another candidate does not" in err, \
+            err
+        assert kernel.config is roomy
+        assert not any("spills" in w for w in kernel.warnings)
+        c.fill_(float("nan"))
+        kernel[grid](a, b, c)
+        torch.cuda.synchronize()
+        ref = a.double() @ b.double()
+        rel = ((c.double() - ref).norm() / ref.norm()).item()
+        assert rel < 2e-3, rel
+        alone = tilec.autotune(path, [spilling], key=key + ":alone",
+                               grid=grid, args=(a, b, c), arch="sm_80")
+        assert alone.config is spilling
+        assert any("spills" in w for w in alone.warnings)
+        assert "it spills (" not in capfd.readouterr().err
+
+
 def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     """tilec.autotune with no configs tries the kernel's @tune values
     (kernels/gemm.tile: TILE_M x TILE_N x TILE_K), each with the compiler's

@@ -698,7 +698,8 @@ def test_library_arguments(torch_gpu):
     w = torch.randn(32, 64, device="cuda", dtype=torch.float16)
     cases = [
         (lambda: tilec.ops.linear(x, w, activation="gelu"), "activation:"),
-        (lambda: tilec.ops.linear(x, w.float()), "weight: expected float16"),
+        (lambda: tilec.ops.linear(x, w.float()),
+         "weight: expected (32, 64) of x's dtype float16"),
         (lambda: tilec.ops.linear(x, w[:, :32]), "weight: expected (32, 64)"),
         (lambda: tilec.ops.linear(x, w[:30]), "must be a multiple of 8"),
         (lambda: tilec.ops.linear(x, w, torch.zeros(31, device="cuda",
