@@ -475,10 +475,9 @@ Expected<TuneResult> tile::autotune(const std::string &source,
     compiled.push_back({i, **kernels[i]});
   }
   // A candidate that spills (the driver gave its threads local memory) is
-  // not timed where another does not: spilled values go through local
-  // memory on every use, and a spilling pick would be a library kernel that
-  // warns of spills on every load for a few percent at most (issue 46: no
-  // library kernel spills). Where every candidate spills, all are timed.
+  // not timed where another does not: its spilled values go through local
+  // memory, and a pick that spills warns of it at every load. Where every
+  // candidate spills, all are timed.
   if (llvm::any_of(compiled, [](const Compiled &c) {
         return c.kernel.localBytes() == 0;
       }))
