@@ -129,7 +129,10 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
 /// included). Why each is there, with the
 /// measurements: bench/results/2026-11-28-attention-candidates.md (the
 /// 128 x 80 ones at head dim 256, FlashAttention-3's tiles, faster from
-/// 4096 keys: bench/results/2026-12-01-h200-attention-256-tiles.md).
+/// 4096 keys: bench/results/2026-12-01-h200-attention-256-tiles.md; at
+/// 256 the persistent one with both rescale_in_trip and defer_epilogue, 1.5-2%
+/// ahead of it without the deferral at 1k keys:
+/// bench/results/2026-12-05-h100-softmax-alu.md).
 std::vector<const char *> candidateConfigs(int tileD) {
   if (tileD > 128)
     return {"TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
@@ -138,6 +141,9 @@ std::vector<const char *> candidateConfigs(int tileD) {
             "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
             "warp_specialize=on,persistent=on,tile_stages=1,"
             "tile_refill_after_read=on,defer_epilogue=on",
+            "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
+            "warp_specialize=on,persistent=on,tile_stages=1,"
+            "tile_refill_after_read=on,rescale_in_trip=on,defer_epilogue=on",
             "TILE_M=128,TILE_N=64,num_warps=8,num_stages=2,"
             "warp_specialize=on,persistent=on,tile_stages=1",
             "TILE_M=128,TILE_N=64,K_LATENCY=3,V_LATENCY=2,num_warps=8,"
