@@ -129,9 +129,9 @@ bool overlaps(const TensorRef &a, const TensorRef &b) {
 /// included). Why each is there, with the
 /// measurements: bench/results/2026-11-28-attention-candidates.md (the
 /// 128 x 80 ones at head dim 256, FlashAttention-3's tiles, faster from
-/// 4096 keys: bench/results/2026-12-01-h200-attention-256-tiles.md; at
-/// 256 the persistent one with both rescale_in_trip and defer_epilogue, 1.5-2%
-/// ahead of it without the deferral at 1k keys:
+/// 4096 keys: bench/results/2026-12-01-h200-attention-256-tiles.md; the
+/// persistent one with both rescale_in_trip and defer_epilogue, 1-2% ahead
+/// of the same kernel without the deferral at 1k keys, H100:
 /// bench/results/2026-12-05-h100-softmax-alu.md).
 std::vector<const char *> candidateConfigs(int tileD) {
   if (tileD > 128)
