@@ -86,8 +86,9 @@ struct TuneOptions {
 /// The schedules tried for each of a kernel's constant combinations when
 /// autotuning has no candidates: the compiler's choice (auto_schedule),
 /// it not persistent with its rings and with rings of 2, 3 and 4 stages,
-/// and persistent (with the choice's rings, with 2 and 3, with
-/// tile_stages=1, and two with rescale_in_trip); variants that would
+/// persistent (with the choice's rings, with 2 and 3, with
+/// tile_stages=1, and two with rescale_in_trip), and persistent in two
+/// consumer groups (consumer_groups=2); variants that would
 /// replace an option `given` by the caller are left out. (autotune times
 /// candidates that compile to the same kernel once.)
 TILE_API std::vector<Options> scheduleVariants(const Options &given = {});

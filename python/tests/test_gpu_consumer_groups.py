@@ -108,3 +108,42 @@ def test_bmm_groups(torch_gpu, shape):
     assert err < 2e-3, err
     for c in outs[2][1:] + outs[1]:
         assert torch.equal(c, outs[2][0])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(6, 384, 640, 128), (3, 200, 136, 72)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_bmm_groups_as_tuned(torch_gpu, shape, dtype, monkeypatch):
+    """bmm.tile as the autotuner's two-group candidate compiles it
+    (persistent, consumer_groups=2, the compiler's choice of the rest; what
+    tilec.ops.bmm picks at 64 x 1024 x 1024 x 128 on an H100), with K short
+    (two K trips; one partial) and partial tiles: against float64, bit-equal
+    over launches and to the one-group kernel of the same choice; and
+    tilec.ops.bmm, tuned over the candidates, against float64."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    batch, m, n, k = shape
+    dt = getattr(torch, dtype)
+    torch.manual_seed(batch + m + n + k)
+    a = torch.randn(batch, m, k, device="cuda", dtype=dt)
+    b = torch.randn(batch, k, n, device="cuda", dtype=dt) / k ** 0.5
+    outs = {}
+    for groups in (2, 1):
+        kern = tilec.compile(os.path.join(ROOT, "kernels", "bmm.tile"), "bmm",
+                             arch="sm_90a", persistent=True,
+                             auto_schedule=True, consumer_groups=groups,
+                             DTYPE="f16" if dtype == "float16" else "bf16")
+        assert not kern.warnings, kern.warnings
+        grid = (-(-m // 128) * -(-n // 128), 1, batch)
+        outs[groups] = poisoned_launches(torch, kern, grid, (batch, m, n),
+                                         lambda c: (a, b, c), dtype=dt)
+    ref = a.double() @ b.double()
+    err = ((outs[2][0].double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-3, err
+    for c in outs[2][1:] + outs[1]:
+        assert torch.equal(c, outs[2][0])
+    monkeypatch.setenv("TILEC_AUTOTUNE", "on")
+    c = torch.full((batch, m, n), float("nan"), device="cuda", dtype=dt)
+    tilec.ops.bmm(a, b, out=c)
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-3, err

@@ -1624,29 +1624,31 @@ def test_autotune_from_the_kernels_own_tune(torch_gpu, repo, monkeypatch):
     """tilec.autotune with no configs tries the kernel's @tune values
     (kernels/gemm.tile: TILE_M x TILE_N x TILE_K), each with the compiler's
     schedules (its choice; not persistent at its rings and at 2, 3, 4
-    stages; persistent, six ways), and the winner computes the product."""
+    stages; persistent, six ways; in two consumer groups), and the winner computes the product."""
     torch = torch_gpu
     monkeypatch.setenv("TILEC_AUTOTUNE", "on")
     path = os.path.join(repo, "kernels", "gemm.tile")
     plain = tilec.compile(path)
     configs = tilec.tune_space_configs(plain)
-    assert len(configs) == 8 * 11
+    assert len(configs) == 8 * 12
     assert all(c.options.get("auto_schedule") is True for c in configs)
-    assert [c.num_stages for c in configs[:11]] == [None, None, 2, 3, 4,
-                                                    None, 2, 3, None, 2, 2]
-    assert [c.persistent for c in configs[:11]] == \
-        [None] + [False] * 4 + [True] * 6
+    assert [c.num_stages for c in configs[:12]] == [None, None, 2, 3, 4,
+                                                    None, 2, 3, None, 2, 2,
+                                                    None]
+    assert [c.persistent for c in configs[:12]] == \
+        [None] + [False] * 4 + [True] * 7
+    assert configs[11].consumer_groups == 2
     assert configs[8].tile_stages == 1 and configs[10].tile_stages == 1
     assert configs[9].options.get("rescale_in_trip") is True
     assert configs[10].options.get("tile_refill_after_read") is True
     assert configs[0].constants == configs[10].constants
     # An option the caller sets is not varied.
     fixed = tilec.tune_space_configs(plain, num_stages=3)
-    assert len(fixed) == 8 * 4
+    assert len(fixed) == 8 * 5
     assert all(c.num_stages is None for c in fixed)
     # A kernel without @tune: the schedules alone.
     lse = tilec.compile(os.path.join(repo, "kernels", "attention_lse.tile"))
-    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 11
+    assert [c.constants for c in tilec.tune_space_configs(lse)] == [{}] * 12
     M = N = K = 512
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)

@@ -37,7 +37,8 @@ def test_library_loads():
 
 def test_schedule_variants():
     """What autotune() tries per @tune combination with no configs (the
-    compiler's choice, not persistent at other ring depths, persistent),
+    compiler's choice, not persistent at other ring depths, persistent, in
+    two consumer groups),
     leaving out what the caller set; a bad option is refused."""
     lib = _capi.lib()
     assert lib.tile_schedule_variants(None).decode().split(";") == [
@@ -51,7 +52,8 @@ def test_schedule_variants():
         "persistent=on,tile_stages=1,auto_schedule=on",
         "num_stages=2,persistent=on,rescale_in_trip=on,auto_schedule=on",
         "num_stages=2,persistent=on,tile_stages=1,tile_refill_after_read=on,"
-        "rescale_in_trip=on,auto_schedule=on"]
+        "rescale_in_trip=on,auto_schedule=on",
+        "persistent=on,consumer_groups=2,auto_schedule=on"]
     assert lib.tile_schedule_variants(b"num_stages=2,persistent=off") == \
         b"auto_schedule=on"
     assert lib.tile_schedule_variants(b"num_stagez=2") is None

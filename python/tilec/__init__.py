@@ -274,7 +274,8 @@ def tune_space_configs(kernel, **given):
     every schedule of tile_schedule_variants: the compiler's choice
     (auto_schedule=True; on sm_90a a warp-specialized kernel is persistent),
     it not persistent with its rings and with rings of 2, 3 and 4 stages,
-    and persistent (six ways). Options in `given` (those the caller sets for
+    persistent (six ways), and persistent in two consumer groups
+    (consumer_groups=2). Options in `given` (those the caller sets for
     every candidate) are not varied; candidates that compile to the same
     kernel are timed once."""
     combos = [{}]

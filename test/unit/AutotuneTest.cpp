@@ -88,7 +88,8 @@ TEST(Autotune, ScheduleVariants) {
                        "auto_schedule=on",
                        "num_stages=2,persistent=on,tile_stages=1,"
                        "tile_refill_after_read=on,rescale_in_trip=on,"
-                       "auto_schedule=on"}));
+                       "auto_schedule=on",
+                       "persistent=on,consumer_groups=2,auto_schedule=on"}));
   // What the caller gave is not varied (nor auto_schedule, when given).
   Options given;
   given.numStages = 3;
@@ -98,7 +99,8 @@ TEST(Autotune, ScheduleVariants) {
     texts.push_back(o.text());
   EXPECT_EQ(texts,
             (std::vector<std::string>{"", "persistent=off", "persistent=on",
-                                      "persistent=on,tile_stages=1"}));
+                                      "persistent=on,tile_stages=1",
+                                      "persistent=on,consumer_groups=2"}));
   // A given persistent: the choice and its rings of 2, 3 and 4 stages.
   for (bool persistent : {false, true}) {
     given = Options();
@@ -111,10 +113,16 @@ TEST(Autotune, ScheduleVariants) {
                          "num_stages=3,auto_schedule=on",
                          "num_stages=4,auto_schedule=on"}));
   }
-  // A given rescale_in_trip leaves out the two variants that set it.
+  // A given rescale_in_trip leaves out the two variants that set it; given
+  // consumer groups, the one that sets them.
   given = Options();
   given.rescaleInTrip = true;
-  EXPECT_EQ(scheduleVariants(given).size(), 9u);
+  EXPECT_EQ(scheduleVariants(given).size(), 10u);
+  given = Options();
+  given.consumerGroups = 1;
+  EXPECT_EQ(scheduleVariants(given).size(), 11u);
+  for (const Options &o : scheduleVariants(given))
+    EXPECT_FALSE(o.consumerGroups) << o.text();
 }
 
 TEST(Autotune, SameKernel) {

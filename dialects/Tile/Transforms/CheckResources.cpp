@@ -187,11 +187,13 @@ struct CheckResourcesPass
     // Registers of a thread: those it starts with, which ptxas checks a
     // wgmma against (C7602), and in a warp-specialized block whose producer
     // warpgroup gives its registers up, the consumers' once they take what
-    // that frees (setmaxnreg), which hold the tiles.
-    int64_t budget = blocks ? limits.registersPerThreadAt(blocks, threads)
-                            : limits.registersPerThread;
+    // that frees (setmaxnreg), which hold the tiles. Without --occupancy, a
+    // block's threads at one block per multiprocessor, the most they have
+    // (a block of 640 threads starts with 96 each, not the 255 a thread may
+    // address).
+    int64_t budget = limits.registersPerThreadAt(blocks ? blocks : 1, threads);
     int64_t risen = 0;
-    if (blocks && ws && ws.getProducerRegisters())
+    if (ws && ws.getProducerRegisters())
       risen = consumerRegistersAt(budget, threads, ws.getAllConsumerThreads(),
                                   *ws.getProducerRegisters());
     std::string why =
@@ -201,6 +203,11 @@ struct CheckResourcesPass
                   " threads share the multiprocessor's " +
                   std::to_string(limits.registersPerMultiprocessor) +
                   " registers, which leaves a thread " + std::to_string(budget)
+        : budget < limits.registersPerThread
+            ? "blocks of " + std::to_string(threads) +
+                  " threads leave a thread at most " + std::to_string(budget) +
+                  " of the multiprocessor's " +
+                  std::to_string(limits.registersPerMultiprocessor)
             : "a thread has at most " + std::to_string(budget);
     std::string whyTiles =
         risen ? why + " at its start and a consumer " + std::to_string(risen) +
@@ -209,9 +216,12 @@ struct CheckResourcesPass
                     " a thread, setmaxnreg)"
               : why;
     int64_t tileBudget = risen ? risen : budget;
-    std::string fix = blocks ? "use smaller tiles, more warps (--num-warps) "
-                               "or a lower --occupancy"
-                             : "use smaller tiles or more warps (--num-warps)";
+    std::string fix = groups > 1 ? "use smaller tiles or fewer consumer groups "
+                                   "(--consumer-groups, consumer_groups=)"
+                      : blocks
+                          ? "use smaller tiles, more warps (--num-warps) "
+                            "or a lower --occupancy"
+                          : "use smaller tiles or more warps (--num-warps)";
 
     // The largest tile.
     Operation *largest = nullptr;
