@@ -115,6 +115,36 @@ unsigned tilec::parsePtxasWarnings(StringRef log, StringRef arch,
   return warned;
 }
 
+std::string tilec::ptxasFailure(StringRef log) {
+  // ptxas's own reason ("ptxas fatal   : (C7602) Insufficient registers
+  // ..."), not its closing "Ptx assembly aborted due to errors"; else the
+  // first line that says error or fatal.
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  auto says = [](StringRef line) {
+    return line.contains_insensitive("error") ||
+           line.contains_insensitive("fatal");
+  };
+  auto reason = [](StringRef line) {
+    // Past "ptxas fatal   : " or "ptxas error   : ".
+    size_t colon = line.find(" : ");
+    return (colon == StringRef::npos ? line : line.drop_front(colon + 3))
+        .trim()
+        .str();
+  };
+  for (StringRef line : lines)
+    if (says(line) && line.contains("(C") &&
+        !line.contains("aborted due to errors"))
+      return reason(line);
+  for (StringRef line : lines)
+    if (says(line) && !line.contains("aborted due to errors"))
+      return reason(line);
+  for (StringRef line : lines)
+    if (says(line))
+      return reason(line);
+  return "";
+}
+
 /// One module of `ptxas -v`: the warnings it gives.
 static unsigned checkModule(StringRef ptxas, StringRef ptx, StringRef arch,
                             StringRef source, raw_ostream &os);
@@ -167,16 +197,11 @@ static unsigned checkModule(StringRef ptxas, StringRef ptx, StringRef arch,
   unsigned warned = 0;
   ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(log);
   if (rc != 0) {
-    StringRef first = text ? (*text)->getBuffer() : StringRef(error);
-    size_t at = first.find("error");
-    first =
-        first.drop_front(at == StringRef::npos ? 0 : at).take_until([](char c) {
-          return c == '\n';
-        });
+    std::string why =
+        tilec::ptxasFailure(text ? (*text)->getBuffer() : StringRef(error));
     os << source << ": warning: ptxas (" << ptxas
        << ") did not compile the PTX to count spills: "
-       << (first.empty() ? StringRef("exit " + std::to_string(rc)) : first)
-       << "\n";
+       << (why.empty() ? "exit " + std::to_string(rc) : why) << "\n";
     warned = 1;
   } else if (text) {
     warned = tilec::parsePtxasWarnings((*text)->getBuffer(), arch, source, os);

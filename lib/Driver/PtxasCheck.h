@@ -35,6 +35,12 @@ unsigned reportPtxasWarnings(llvm::StringRef ptxas, llvm::StringRef ptx,
 unsigned parsePtxasWarnings(llvm::StringRef log, llvm::StringRef arch,
                             llvm::StringRef source, llvm::raw_ostream &os);
 
+/// What a failed ptxas says of why, from its output: its first line with
+/// an error or fatal message code ("(C7602) Insufficient registers ..."),
+/// past the "ptxas fatal   : " prefix; else its first line that says error
+/// or fatal; "" where none does.
+std::string ptxasFailure(llvm::StringRef log);
+
 } // namespace tilec
 
 #endif // TILEC_DRIVER_PTXASCHECK_H
