@@ -10,8 +10,9 @@ ratio does not move with the GPU's clocks. B=4, H=32, fp16, N = 1024, 2048,
 first's. Each variant's output is compared with PyTorch's attention in float32
 first.
 
-With --check, instead: every variant at B=1, H=32 and 1, 2 and 4 key tiles
-(trip counts; causal masking included), poisoned outputs, against a float64
+With --check, instead: every variant at B=1, H=32 and 1, 2, 3, 4, 5, 8 and 9
+key tiles (trip counts, odd and even past a peeled first trip; causal masking
+included), poisoned outputs, against a float64
 reference; exit status 1 on a mismatch. Small enough for compute-sanitizer:
 
   compute-sanitizer --tool racecheck --kernel-name kns=fmha \\
@@ -73,7 +74,7 @@ def check(groups):
             kern = tilec.load_ptx(path)
             m = tile_m(path, key_m)
             cluster = header(path).get("cluster", 1)
-            for trips in (1, 2, 4, 8):
+            for trips in (1, 2, 3, 4, 5, 8, 9):
                 N = n * trips
                 if N % m or (N // m) % cluster:
                     continue  # (a cluster's query tiles: x its multiple)
