@@ -1598,9 +1598,12 @@ def TileCheckResources : Pass<"tile-check-resources", "::mlir::ModuleOp"> {
     - registers: a tile in registers needs its elements per thread (in
       32-bit words); one wgmma binds its accumulator, its A operand when in
       registers and two descriptors, and the kernel keeps about 16 more
-      live around it. Each must fit what a thread may have: 255, or with
-      `occupancy`, the register file shared by that many blocks (rounded
-      down to the 8 registers a thread is given at a time).
+      live around it. Each must fit what a thread may have: the register
+      file shared by the block's threads at one block a multiprocessor
+      (at most 255), or with `occupancy` by that many blocks (rounded down
+      to the 8 registers a thread is given at a time); a tile held by the
+      consumers of a warp-specialized block, what they rise to once the
+      producer warpgroup gives its registers up (setmaxnreg).
 
     Nothing is changed. Runs last in the schedule pipeline, so that a
     kernel far too large (tiles of 512 x 512) is refused in a fraction of
