@@ -31,8 +31,7 @@ def schedules(library):
     os.environ.setdefault("TILEC_LIBRARY", library)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from tilec import _capi
-    text = _capi.lib().tile_schedule_variants(None).decode()
-    return [v for v in text.split(";")]
+    return _capi.lib().tile_schedule_variants(None).decode().split(";")
 
 
 def flags(variant):

@@ -117,32 +117,29 @@ unsigned tilec::parsePtxasWarnings(StringRef log, StringRef arch,
 
 std::string tilec::ptxasFailure(StringRef log) {
   // ptxas's own reason ("ptxas fatal   : (C7602) Insufficient registers
-  // ..."), not its closing "Ptx assembly aborted due to errors"; else the
-  // first line that says error or fatal.
+  // ..."), before any other line that says error or fatal, and its closing
+  // "Ptx assembly aborted due to errors" only where nothing else does.
   SmallVector<StringRef> lines;
   log.split(lines, '\n');
-  auto says = [](StringRef line) {
-    return line.contains_insensitive("error") ||
-           line.contains_insensitive("fatal");
-  };
-  auto reason = [](StringRef line) {
-    // Past "ptxas fatal   : " or "ptxas error   : ".
-    size_t colon = line.find(" : ");
-    return (colon == StringRef::npos ? line : line.drop_front(colon + 3))
-        .trim()
-        .str();
-  };
-  for (StringRef line : lines)
-    if (says(line) && line.contains("(C") &&
-        !line.contains("aborted due to errors"))
-      return reason(line);
-  for (StringRef line : lines)
-    if (says(line) && !line.contains("aborted due to errors"))
-      return reason(line);
-  for (StringRef line : lines)
-    if (says(line))
-      return reason(line);
-  return "";
+  StringRef best;
+  int bestRank = 3;
+  for (StringRef line : lines) {
+    if (!line.contains_insensitive("error") &&
+        !line.contains_insensitive("fatal"))
+      continue;
+    int rank = line.contains("aborted due to errors") ? 2
+               : line.contains("(C")                  ? 0
+                                                      : 1;
+    if (rank < bestRank) {
+      best = line;
+      bestRank = rank;
+    }
+  }
+  // Past "ptxas fatal   : " or "ptxas error   : ".
+  size_t colon = best.find(" : ");
+  return (colon == StringRef::npos ? best : best.drop_front(colon + 3))
+      .trim()
+      .str();
 }
 
 /// One module of `ptxas -v`: the warnings it gives.

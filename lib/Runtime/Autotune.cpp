@@ -201,10 +201,9 @@ std::vector<Options> tile::scheduleVariants(const Options &given) {
   // other's main loop (consumer_groups=2: where the epilogue is much of a
   // tile, a batched 64 x 1024 x 1024 x 128 product 1.02x torch.bmm where the
   // others ran 0.99x, bench/results/2026-12-05-h100-consumer-groups-bmm.md).
-  // Where an option
-  // does not apply, its candidate is the same kernel (a warning in its
-  // description; the tuner times one of those), or does not compile and is
-  // skipped. What the caller gave stays.
+  // Where an option does not apply, its candidate is the same kernel (a
+  // warning in its description; the tuner times one of those), or does not
+  // compile and is skipped. What the caller gave stays.
   struct Variant {
     std::optional<unsigned> stages;
     std::optional<bool> persistent;

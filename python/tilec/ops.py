@@ -507,8 +507,9 @@ def _autotuned(file, kernel, key, grid, args, configs=None, **constants):
     `configs`, by default its @tune tiles, each with the compiler's
     schedules (tilec.autotune with tilec.tune_space_configs: the choice,
     rings of 2, 3 and 4 stages, persistent, two consumer groups). `args`:
-    the launch's arguments, or a callable returning what tilec.autotune takes (called
-    only when the class is not tuned yet: argument sets cost copies)."""
+    the launch's arguments, or a callable returning what tilec.autotune
+    takes (called only when the class is not tuned yet: argument sets cost
+    copies)."""
     from . import autotune, tune_space_configs
     full = (file, kernel, key, tuple(constants.items()))
     k = _tuned.get(full)
