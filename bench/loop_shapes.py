@@ -89,6 +89,10 @@ def main():
                    help="rows split over clusters of these many blocks "
                    "(cross_entropy_cluster on the flat view, sm_90; 1: "
                    "one block a row)")
+    p.add_argument("--ce-edge-split", type=int, default=2,
+                   help="the flat cross-entropy kernel's EDGE chunks "
+                   "(a row's ends) TILE_N / this wide, as tilec.ops "
+                   "(1: every chunk TILE_N wide)")
     p.add_argument("--sum-op", type=int, default=0,
                    help="reduce.tile's OP for --sum: 0 sum, 1 max, 2 min")
     p.add_argument("--sum-latency", default="1",
@@ -143,7 +147,12 @@ def main():
                 if cluster == 1:
                     kernel = "cross_entropy_flat" if flat \
                         else "cross_entropy"
-                    extra = {} if flat else {"TILE_M": 1}
+                    # (The flat kernel's row ends in chunks of TILE_N /
+                    # --ce-edge-split: 1, every chunk TILE_N wide.)
+                    extra = {"EDGE": tile_n // args.ce_edge_split} if flat \
+                        else {"TILE_M": 1}
+                    if flat and tile_n % args.ce_edge_split:
+                        continue
                 else:
                     kernel = "cross_entropy_cluster"
                     extra = {"CLUSTER": cluster}

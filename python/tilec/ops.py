@@ -77,10 +77,10 @@ MAX_NORM_COLUMNS_F32 = 16384
 MAX_SINGLE_PASS_COLUMNS = 16384
 #: Longer rows, up to this many columns, are held by the blocks of a thread
 #: block cluster on sm_90 (tilec.ops.softmax: up to 16 parts of at most
-#: 20480, on 8 warps 123 registers, two blocks a multiprocessor); longer
-#: ones, and any on sm_80, are read twice. (H200, bf16, 512 x 327680 in 16
-#: parts of 20480: 0.71 of the copy, read twice 0.61; bench/results/
-#: 2026-12-04-h200-fp8-ping-pong.md.)
+#: 20480 on 8 warps, 16-bit ones held as read, 64 registers, f32 123);
+#: longer ones, and any on sm_80, are read twice. (H100, bf16, 512 x 327680
+#: in 16 parts of 20480: 0.94 of the copy, held in f32 0.82, read twice
+#: 0.60; bench/results/2026-12-05-h200-memory-bound-rows.md.)
 MAX_CLUSTER_SOFTMAX_COLUMNS = 16 * 20480
 
 
@@ -379,8 +379,14 @@ def softmax(x, dim=-1, out=None):
             k.launch(max(parts, min(r * parts, blocks)), rows, y_rows)
             return y
         cluster, tile_n, warps = _softmax_cluster_shape(n)
+        # Parts of more than 8192 16-bit columns held as read, their
+        # exponentials computed twice: half the registers (H100, bf16,
+        # of the copy: 512 x 327680 in 16 parts of 20480 0.82 -> 0.94;
+        # bench/results/2026-12-05-h200-memory-bound-rows.md).
+        hold = dtype != "f32" and tile_n > 8192
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
-                     CLUSTER=cluster, TILE_N=tile_n, num_warps=warps)
+                     CLUSTER=cluster, TILE_N=tile_n, HOLD_INPUT=hold,
+                     num_warps=warps)
         k.launch(r * cluster, rows, y_rows)
         return y
     else:
@@ -467,12 +473,15 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
         k.launch(r * cluster, rows.view(-1), t, loss, lse, v)
     elif flat and (v * rows.element_size()) % 16:
         # Rows that do not start 16-byte aligned: read through the flat
-        # view in aligned chunks (the first and last of a row masked; the
-        # 2-D kernel's loads would be single elements: 0.53 of the copy at
-        # 2048 x 50257).
+        # view in aligned chunks (the 2-D kernel's loads would be single
+        # elements: 0.53 of the copy at 2048 x 50257), two 16-byte loads a
+        # thread, a row's ends in chunks of one (H100, 2048 x 50257: 0.93
+        # of the copy; all chunks 2016 wide, 0.90; bench/results/
+        # 2026-12-05-h200-memory-bound-rows.md).
+        edge = 16 // rows.element_size() * 32 * warps
         k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
-                     IGNORE=ignore_index, TDTYPE=tdtype, TILE_N=chunk,
-                     GROUP=group, num_warps=warps)
+                     IGNORE=ignore_index, TDTYPE=tdtype, TILE_N=2 * edge,
+                     EDGE=edge, GROUP=group, num_warps=warps)
         k.launch(r, rows.view(-1), t, loss, lse, v)
     elif r:
         k = _compile("cross_entropy.tile", "cross_entropy", DTYPE=dtype,
