@@ -379,11 +379,15 @@ def softmax(x, dim=-1, out=None):
             k.launch(max(parts, min(r * parts, blocks)), rows, y_rows)
             return y
         cluster, tile_n, warps = _softmax_cluster_shape(n)
-        # Parts of more than 8192 16-bit columns held as read, their
-        # exponentials computed twice: half the registers (H100, bf16,
-        # of the copy: 512 x 327680 in 16 parts of 20480 0.82 -> 0.94;
-        # bench/results/2026-12-05-h200-memory-bound-rows.md).
-        hold = dtype != "f32" and tile_n > 8192
+        # 16-bit parts held as read, their exponentials computed twice,
+        # where held in f32 they would take more than 64 registers a
+        # thread: half the registers, more blocks a multiprocessor (H100,
+        # bf16, of the copy: 512 x 327680 in 16 parts of 20480 on 8 warps
+        # 0.82 -> 0.94; where f32 held leaves as many blocks, the second
+        # exponentials only cost: 2048 x 32768 in 4 parts of 8192 on 4
+        # warps 0.95 -> 0.92; bench/results/
+        # 2026-12-05-h200-memory-bound-rows.md).
+        hold = dtype != "f32" and tile_n > 64 * 32 * warps
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
                      CLUSTER=cluster, TILE_N=tile_n, HOLD_INPUT=hold,
                      num_warps=warps)
