@@ -299,6 +299,11 @@ void Printer::printStmt(const Stmt &stmt) {
   case Stmt::Kind::Pass:
     os << "(pass)";
     return;
+  case Stmt::Kind::Assert:
+    os << "(assert ";
+    printExpr(llvm::cast<Assert>(stmt).cond.get());
+    os << ')';
+    return;
   case Stmt::Kind::Break:
     os << "(break)";
     return;

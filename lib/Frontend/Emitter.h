@@ -266,6 +266,7 @@ private:
   void emitKernel(const ast::Kernel &kernel, mlir::ModuleOp module);
   void emitBlock(llvm::ArrayRef<ast::StmtPtr> block);
   void emitAssign(const ast::Assign &assign);
+  void emitAssert(const ast::Assert &stmt);
   void emitIf(const ast::If &stmt);
   /// An `scf.if` on `cond` running `thenBody` or `elseBody`; the names they
   /// assign (and the innermost loop's exit flags) flow out of it.

@@ -80,6 +80,8 @@ StringRef tilec::getTokenSpelling(TokenKind kind) {
     return "return";
   case TokenKind::KwDef:
     return "def";
+  case TokenKind::KwAssert:
+    return "assert";
   case TokenKind::LParen:
     return "(";
   case TokenKind::RParen:
@@ -217,8 +219,8 @@ static bool isDigitOfBase(char c, unsigned base) {
 static bool isUnsupportedKeyword(StringRef word) {
   return llvm::StringSwitch<bool>(word)
       .Cases({"lambda", "import", "from", "class", "with", "try", "except",
-              "global", "nonlocal", "yield", "async", "await", "del", "assert",
-              "raise", "is"},
+              "global", "nonlocal", "yield", "async", "await", "del", "raise",
+              "is"},
              true)
       .Default(false);
 }
@@ -439,6 +441,7 @@ Token Lexer::lexIdentifier() {
                        .Case("pass", TokenKind::KwPass)
                        .Case("return", TokenKind::KwReturn)
                        .Case("def", TokenKind::KwDef)
+                       .Case("assert", TokenKind::KwAssert)
                        .Default(TokenKind::Name);
   if (kind == TokenKind::Name && isUnsupportedKeyword(word)) {
     diag.error(SMLoc::getFromPointer(start),

@@ -59,6 +59,7 @@ enum class TokenKind {
   KwPass,
   KwReturn,
   KwDef,
+  KwAssert,
 
   // Brackets and punctuation.
   LParen,

@@ -662,6 +662,9 @@ void Emitter::emitStmt(const ast::Stmt &stmt) {
   }
   case ast::Stmt::Kind::Pass:
     return;
+  case ast::Stmt::Kind::Assert:
+    emitAssert(cast<ast::Assert>(stmt));
+    return;
   case ast::Stmt::Kind::Return:
     if (!calls.empty())
       diag.error(stmt.getLoc(),
@@ -677,6 +680,25 @@ void Emitter::emitStmt(const ast::Stmt &stmt) {
                                 "the kernel ends after its last statement");
     return;
   }
+}
+
+void Emitter::emitAssert(const ast::Assert &stmt) {
+  Val cond = emitExpr(*stmt.cond);
+  if (cond.isInvalid())
+    return;
+  if (!cond.isConstNumber()) {
+    diag.error(stmt.cond->getLoc(),
+               "assert checks a condition known when the kernel is compiled "
+               "(constants, const parameters, tile shapes), got " +
+                   cond.describe() +
+                   "; a run-time condition cannot be checked this way");
+    return;
+  }
+  bool holds =
+      cond.kind == Val::Kind::Float ? cond.f != 0 : *getConstInt(cond) != 0;
+  if (!holds)
+    diag.error(stmt.getLoc(), "assertion failed: the condition is false for "
+                              "the kernel's constants");
 }
 
 //===----------------------------------------------------------------------===//

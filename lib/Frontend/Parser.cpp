@@ -811,6 +811,17 @@ StmtPtr Parser::parseSimpleStatement() {
       return std::make_unique<Break>(rangeFrom(start));
     return std::make_unique<Continue>(rangeFrom(start));
   }
+  if (consumeIf(TokenKind::KwAssert)) {
+    PExpr cond = parseExpr();
+    if (!cond)
+      return nullptr;
+    if (at(TokenKind::Comma)) {
+      errorAtToken("assert takes no message in .tile kernels: where its "
+                   "condition is false, the error shows the assert's line");
+      return nullptr;
+    }
+    return std::make_unique<Assert>(rangeFrom(start), std::move(cond.node));
+  }
   if (consumeIf(TokenKind::KwReturn)) {
     PExpr value;
     if (!at(TokenKind::Newline) && !at(TokenKind::Eof)) {

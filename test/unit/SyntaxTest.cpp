@@ -162,11 +162,11 @@ TEST(LexerTest, Operators) {
 
 TEST(LexerTest, KeywordsAndNames) {
   LexResult r = lex("kernel const if elif else for while break continue in and "
-                    "or not True False None pass return kernels _x x1 true "
-                    "none");
+                    "or not True False None pass return assert kernels _x x1 "
+                    "true none");
   EXPECT_EQ(r.tokens,
             "kernel const if elif else for while break continue in and or not "
-            "True False None pass return name:kernels name:_x name:x1 "
+            "True False None pass return assert name:kernels name:_x name:x1 "
             "name:true name:none NL EOF");
   EXPECT_EQ(r.errors, "");
 }
@@ -342,10 +342,9 @@ TEST(LexerTest, InvalidCharacters) {
 }
 
 TEST(LexerTest, UnsupportedKeywords) {
-  const char *words[] = {"lambda",   "import", "from",   "class",
-                         "with",     "try",    "except", "global",
-                         "nonlocal", "yield",  "async",  "await",
-                         "del",      "assert", "raise",  "is"};
+  const char *words[] = {"lambda", "import", "from",   "class",    "with",
+                         "try",    "except", "global", "nonlocal", "yield",
+                         "async",  "await",  "del",    "raise",    "is"};
   for (const char *word : words) {
     LexResult r = lex(std::string(word) + " x");
     EXPECT_EQ(r.tokens, "ERR(" + std::string(word) + ") name:x NL EOF");

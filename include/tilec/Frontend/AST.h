@@ -259,7 +259,8 @@ public:
     Break,
     Continue,
     Pass,
-    Return
+    Return,
+    Assert
   };
 
   Stmt(Kind kind, llvm::SMRange range) : kind(kind), range(range) {}
@@ -365,6 +366,16 @@ class Pass : public Stmt {
 public:
   explicit Pass(llvm::SMRange r) : Stmt(Kind::Pass, r) {}
   static bool classof(const Stmt *s) { return s->getKind() == Kind::Pass; }
+};
+
+/// `assert cond`: a condition on the kernel's constants, checked when the
+/// kernel is compiled (an error where it is false); no code.
+class Assert : public Stmt {
+public:
+  Assert(llvm::SMRange r, ExprPtr cond)
+      : Stmt(Kind::Assert, r), cond(std::move(cond)) {}
+  ExprPtr cond;
+  static bool classof(const Stmt *s) { return s->getKind() == Kind::Assert; }
 };
 
 /// `return [value]`: the last statement of a function's body; kernels
