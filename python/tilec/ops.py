@@ -80,7 +80,7 @@ MAX_SINGLE_PASS_COLUMNS = 16384
 #: 20480 on 8 warps, 16-bit ones held as read, 64 registers, f32 123);
 #: longer ones, and any on sm_80, are read twice. (H100, bf16, 512 x 327680
 #: in 16 parts of 20480: 0.94 of the copy, held in f32 0.82, read twice
-#: 0.60; bench/results/2026-12-05-h200-memory-bound-rows.md.)
+#: 0.60; bench/results/2026-12-05-memory-bound-rows.md.)
 MAX_CLUSTER_SOFTMAX_COLUMNS = 16 * 20480
 
 
@@ -386,7 +386,7 @@ def softmax(x, dim=-1, out=None):
         # 0.82 -> 0.94; where f32 held leaves as many blocks, the second
         # exponentials only cost: 2048 x 32768 in 4 parts of 8192 on 4
         # warps 0.95 -> 0.92; bench/results/
-        # 2026-12-05-h200-memory-bound-rows.md).
+        # 2026-12-05-memory-bound-rows.md).
         hold = dtype != "f32" and tile_n > 64 * 32 * warps
         k = _compile("softmax_cluster.tile", "softmax_cluster", DTYPE=dtype,
                      CLUSTER=cluster, TILE_N=tile_n, HOLD_INPUT=hold,
@@ -481,7 +481,7 @@ def cross_entropy(logits, target, ignore_index=-100, return_lse=False):
         # elements: 0.53 of the copy at 2048 x 50257), two 16-byte loads a
         # thread, a row's ends in chunks of one (H100, 2048 x 50257: 0.93
         # of the copy; all chunks 2016 wide, 0.90; bench/results/
-        # 2026-12-05-h200-memory-bound-rows.md).
+        # 2026-12-05-memory-bound-rows.md).
         edge = 16 // rows.element_size() * 32 * warps
         k = _compile("cross_entropy.tile", "cross_entropy_flat", DTYPE=dtype,
                      IGNORE=ignore_index, TDTYPE=tdtype, TILE_N=2 * edge,
