@@ -94,6 +94,13 @@
 // loop's multiply results without spilling (mmaSyncWarps) and rings that
 // fit shared memory.
 //
+// A kernel without multiplies (a row kernel: norms, softmaxes, their
+// backward passes) gets, on every target, the warps whose threads hold the
+// tiles it keeps live at once within kTileWordsPerThread registers
+// (tileWarps): on the default 4 warps a user's layer-norm backward over
+// rows of 8192 spilled 5 KB a thread, and one of 4096 took 253 registers,
+// one block of 4 warps a multiprocessor (on 16: 127 and 76, no spill).
+//
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
 //===----------------------------------------------------------------------===//
@@ -105,6 +112,7 @@
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
 
+#include "mlir/Analysis/Liveness.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -423,6 +431,67 @@ std::optional<unsigned> mmaSyncWarps(int64_t weightedResults,
   return chosen;
 }
 
+/// 32-bit registers a block holds of a tile value, before layouts: its
+/// elements (padded to powers of two, as they are held), 16-bit ones two
+/// to a register, 8-bit ones (and masks) four; a splat's, what it repeats.
+/// 0 for what is not a tile.
+int64_t tileWords(Value value) {
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  if (!tensor)
+    return 0;
+  // A splat (a constant, full(), a broadcast of a smaller tile) holds what
+  // it repeats, not its elements.
+  if (matchPattern(value, m_Constant()) ||
+      value.getDefiningOp<mlir::tile::FullOp>())
+    return 0;
+  if (auto broadcast = value.getDefiningOp<mlir::tile::BroadcastOp>())
+    return tileWords(broadcast->getOperand(0));
+  int64_t elements = 1;
+  for (int64_t d : mlir::tile::paddedShape(tensor.getShape()))
+    elements *= d;
+  int64_t bits = std::max<unsigned>(8, tensor.getElementTypeBitWidth());
+  return (elements * bits + 31) / 32;
+}
+
+/// The most tile registers a block holds at once anywhere in `func`: the
+/// values live after an op (its results, and what is held across it; a
+/// chain of elementwise ops holds one link at a time): what its threads
+/// share between them, besides addresses and scalars.
+int64_t peakTileWords(func::FuncOp func) {
+  Liveness liveness(func);
+  int64_t peak = 0;
+  func.walk([&](Block *block) {
+    const LivenessBlockInfo *info = liveness.getLiveness(block);
+    if (!info)
+      return;
+    for (Operation &op : *block) {
+      int64_t words = 0;
+      for (Value v : info->currentlyLiveValues(&op))
+        if (!liveness.isDeadAfter(v, &op))
+          words += tileWords(v);
+      peak = std::max(peak, words);
+    }
+  });
+  return peak;
+}
+
+/// Tile registers a thread may hold at once, in a kernel without
+/// multiplies, before the compiler's choice gives its block more warps.
+constexpr int64_t kTileWordsPerThread = 64;
+
+/// The warps, from the default to 16, the fewest whose threads hold
+/// `peakWords` within kTileWordsPerThread each; nullopt to keep the
+/// default.
+std::optional<unsigned> tileWarps(int64_t peakWords) {
+  unsigned warps = ::tile::lookupOption("num_warps")->defaultValue;
+  unsigned chosen = warps;
+  while (peakWords > kTileWordsPerThread * chosen * 32 && chosen < 16)
+    chosen *= 2;
+  if (chosen == warps)
+    return std::nullopt;
+  return chosen;
+}
+
 /// Whether `v` depends on the block's position in the grid (its index or
 /// its cluster's), through the ops that define it; a block argument other
 /// than the function's counts as dependent unless it is a loop's induction
@@ -461,8 +530,7 @@ bool dependsOnBlock(Value v, llvm::DenseMap<Value, bool> &memo) {
 /// while loop.
 bool tilesCostAlike(func::FuncOp func) {
   llvm::DenseMap<Value, bool> memo;
-  return !func
-              .walk([&](Operation *op) {
+  return !func.walk([&](Operation *op) {
                 if (isa<scf::WhileOp>(op))
                   return WalkResult::interrupt();
                 if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -473,8 +541,7 @@ bool tilesCostAlike(func::FuncOp func) {
                 if (auto branch = dyn_cast<scf::IfOp>(op)) {
                   bool loops = branch
                                    ->walk([](Operation *inner) {
-                                     return isa<scf::ForOp, scf::WhileOp>(
-                                                inner)
+                                     return isa<scf::ForOp, scf::WhileOp>(inner)
                                                 ? WalkResult::interrupt()
                                                 : WalkResult::advance();
                                    })
@@ -558,6 +625,8 @@ bool tilesCostAlike(func::FuncOp func) {
       });
       if (weighted)
         choice.numWarps = mmaSyncWarps(weighted, smallest);
+      else
+        choice.numWarps = tileWarps(peakTileWords(func));
     }
     return choice;
   }
