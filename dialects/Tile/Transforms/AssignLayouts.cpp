@@ -470,6 +470,16 @@ BlockedLayoutAttr LayoutAssigner::blocked(ArrayRef<int64_t> tileShape,
     for (auto it = order.rbegin(); it != order.rend(); ++it)
       if (bool(reduced & (1u << *it)) == onReduced)
         warpOrder.push_back(*it);
+  // A tile reduced along several dimensions (a row's sum and its columns'
+  // sums, as a layer norm's backward takes them): a reduction crossing the
+  // warps along dimension d exchanges a partial of every element of the
+  // other dimensions per warp, so the reduced dimensions take warps largest
+  // first (4 x 8192: the columns' sums in threads, the rows' a 4 x 16
+  // exchange, not 8192 x 4 floats through shared memory).
+  auto firstReduced = llvm::find_if(
+      warpOrder, [&](unsigned d) { return bool(reduced & (1u << d)); });
+  std::stable_sort(firstReduced, warpOrder.end(),
+                   [&](unsigned a, unsigned b) { return shape[a] > shape[b]; });
   for (unsigned d : warpOrder) {
     int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
     unsigned take = std::min<int64_t>(warps, room);

@@ -238,6 +238,27 @@ func.func @reduce_blocked(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.ke
 
 // -----
 
+// A tile reduced along both axes (a row's sum and its columns' sums, as a
+// layer norm's backward takes them): the warps go to the larger dimension,
+// the columns, so that the columns' sums stay in threads and the rows' sums
+// cross warps with 4 x 4 partials (warps on the rows would exchange 1024 x
+// 4 through shared memory).
+// CHECK:      #[[L2:blocked]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+// CHECK-LABEL: func.func @reduce_both_axes
+// CHECK-NEXT:  %[[X:.*]] = tile.load %{{.*}} : <f32, 2> -> tensor<4x1024xf32, #[[L2]]>
+// CHECK-NEXT:  tile.reduce sum %[[X]] {axis = 1 : i32, keepdims} : tensor<4x1024xf32, #[[L2]]>
+// CHECK-NEXT:  tile.reduce sum %[[X]] {axis = 0 : i32, keepdims} : tensor<4x1024xf32, #[[L2]]>
+func.func @reduce_both_axes(%X: !tile.global<f32, 2>, %i: i32) attributes {tile.kernel} {
+  %x = tile.load %X[%i, %i] : !tile.global<f32, 2> -> tensor<4x1024xf32>
+  %r = tile.reduce sum %x {axis = 1 : i32, keepdims} : tensor<4x1024xf32> -> tensor<4x1xf32>
+  %c = tile.reduce sum %x {axis = 0 : i32, keepdims} : tensor<4x1024xf32> -> tensor<1x1024xf32>
+  tile.store %X[%i, %i], %r : !tile.global<f32, 2>, tensor<4x1xf32>
+  tile.store %X[%i, %i], %c : !tile.global<f32, 2>, tensor<1x1024xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Loops: iteration values, their inits, yields and results share a layout.
 //===----------------------------------------------------------------------===//
