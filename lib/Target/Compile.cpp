@@ -256,11 +256,17 @@ CodegenOptions resolveOptions(const CompileRequest &request,
 /// Clusters are sm_90's: a persistent kernel's (tile-persistent's cluster,
 /// its blocks sharing copies by multicast), or any kernel's launched in
 /// clusters along x (its blocks meeting at cluster_barrier()).
-bool checkCluster(const CodegenOptions &options, llvm::raw_ostream &diagOS) {
+/// Reported at the kernel, by name, with where the option came from.
+bool checkCluster(const CodegenOptions &options, mlir::func::FuncOp func) {
   if (options.cluster <= 1 || options.hasTMA())
     return true;
-  diagOS << "tilec: error: cluster=" << options.cluster
-         << " (blocks launched in clusters) needs sm_90 or sm_90a\n";
+  mlir::emitError(func.getLoc())
+      << "kernel '" << func.getName() << "': cluster=" << options.cluster
+      << " (blocks launched in clusters, from "
+      << (options.given.cluster ? "its @hints or --cluster"
+                                : "the compiler's choice")
+      << ") needs sm_90 or sm_90a, not " << options.arch
+      << " (--kernel NAME compiles another kernel of the file alone)";
   return false;
 }
 
@@ -440,8 +446,9 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
                   "@hints); choose one with --kernel\n";
         return result;
       }
-    if (!checkCluster(codegen, diagOS))
-      return result;
+    for (mlir::func::FuncOp func : funcs)
+      if (!checkCluster(codegen, func))
+        return result;
     if (!runPipeline(*module, codegen, stage == Stage::NVVM))
       return result;
     llvm::raw_string_ostream os(result.text);
@@ -458,7 +465,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
   for (mlir::func::FuncOp func : funcs) {
     kernelLoc = func.getLoc();
     CodegenOptions codegen = resolveOptions(request, func);
-    if (!checkCluster(codegen, diagOS))
+    if (!checkCluster(codegen, func))
       return result;
     KernelInfo info = describeKernel(func, *kernels[func.getName()], codegen);
     mlir::OwningOpRef<mlir::ModuleOp> single = module->clone();
