@@ -18,8 +18,10 @@ candidates are read from lib/Ops/Attention/Attention.cpp's
 candidateConfigs (head dims 64, 128, 256; causal ones both with the masked
 key tiles split off and in the loop), f16, 16-byte-even keys. Prints the
 rows that differ (--all: every row) and a summary; exits 1 where the new
-build adds a C75xx, spills more or fits fewer blocks a multiprocessor (by
-registers: 64K of them, allocated per thread in multiples of 8).
+build adds a C75xx, spills more or fits fewer warps a multiprocessor (by
+registers: 64K of them, allocated per thread in multiples of 8; at most 32
+blocks and 64 warps: a kernel whose block the compiler's choice made
+larger is compared by the warps it keeps resident, not its blocks).
 
 Why: 2026-12-01 a pass change (a guard on loops left with multiplies in
 flight) made flash_attention.tile at head dim 64, 64 x 128, take 172
@@ -242,14 +244,22 @@ def measure(tilec, arch, source, options, ptx):
 
 def blocks(registers, threads):
     per_thread = max(8, (registers + 7) // 8 * 8)
-    return 65536 // (per_thread * threads)
+    return min(65536 // (per_thread * threads), 32, 2048 // threads)
+
+
+def resident_warps(result):
+    """Warps a multiprocessor holds of the kernel, by its registers: what a
+    change of block size (the compiler's choice of warps) is compared by."""
+    registers, _, _, threads = result
+    return blocks(registers, threads) * threads // 32
 
 
 def show(result):
     if result is None:
         return "does not compile"
     registers, spills, codes, threads = result
-    text = f"{registers} regs ({blocks(registers, threads)} blocks)"
+    text = (f"{registers} regs ({blocks(registers, threads)} blocks of "
+            f"{threads // 32} warps)")
     if spills:
         text += f", {spills} B spilled"
     if codes:
@@ -290,12 +300,13 @@ def main():
             differ += 1
             regress = a is not None and b is not None and (
                 set(b[2]) - set(a[2]) or b[1] > a[1] or
-                blocks(b[0], b[3]) < blocks(a[0], a[3]))
+                resident_warps(b) < resident_warps(a))
             worse += bool(regress)
             print(f"{label}: {show(a)} -> {show(b)}"
                   f"{'  WORSE' if regress else ''}", flush=True)
     print(f"{same + differ} compiled: {same} alike, {differ} differ, "
-          f"{worse} worse (a new C75xx, more spills or fewer blocks)")
+          f"{worse} worse (a new C75xx, more spills or fewer warps a "
+          "multiprocessor)")
     return 1 if worse else 0
 
 
