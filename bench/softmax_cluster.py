@@ -120,7 +120,8 @@ def main():
                 k.launch(blocks, xs[i], ys[i], *stats)
             label = f"cluster {c} x {tn}, {w} warps" + \
                 ("" if rpc is None else f", {rpc} rows") + \
-                ("" if grid is None else f", {blocks // c} clusters") + \
+                ("" if grid is None else f", {blocks // c} clusters"
+                 f" ({k.blocks_per_sm} blocks/SM fit)") + \
                 ("" if lat is None else f", latency {lat}")
             rows.append((graph_us(run), label))
         rows.sort()
