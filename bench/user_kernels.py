@@ -438,14 +438,15 @@ def histogram(args, copy):
     return bandwidth_rows(f"histogram {n} int32, 256 bins", ms, n * 4, copy)
 
 
-def main():
+def main(kernels="gemv,batched_gemv,split_heads,swiglu,add_rmsnorm,"
+         "log_softmax,embedding,cumsum_time,gemm_accumulate,gemm_residual,"
+         "gemm_scaled,gemm_gated,gemm_scaled_a,gemm_cast_a,gemm_norm_a,"
+         "gemm_scaled_b,adamw,histogram"):
+    """The timing table of `kernels` (--kernels), this file's or MODULES'
+    (each module's own command line runs this with its kernels)."""
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=30)
-    p.add_argument("--kernels", default="gemv,batched_gemv,split_heads,"
-                   "swiglu,add_rmsnorm,log_softmax,embedding,cumsum_time,"
-                   "gemm_accumulate,"
-                   "gemm_residual,gemm_scaled,gemm_gated,gemm_scaled_a,"
-                   "gemm_cast_a,gemm_norm_a,gemm_scaled_b,adamw,histogram")
+    p.add_argument("--kernels", default=kernels)
     args = p.parse_args()
     copy = copy_bandwidth(torch, args.rounds)
     print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")

@@ -10,7 +10,6 @@ first.
 
 GB/s count each tensor read or written once (LayerNorm's f32 partial sums
 between its two kernels not counted)."""
-import argparse
 import os
 import sys
 
@@ -19,8 +18,8 @@ import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
-                         print_bandwidth_table, time_interleaved)
+from interleaved import bandwidth_rows, time_interleaved  # noqa: E402
+import user_kernels  # noqa: E402
 from user_kernels import bf16, check  # noqa: E402
 
 LAYERNORM_BWD = os.path.join(HERE, "kernels", "layernorm_bwd.tile")
@@ -112,18 +111,5 @@ def softmax_bwd(args, copy):
     return rows
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--rounds", type=int, default=30)
-    p.add_argument("--kernels", default="layernorm_bwd,softmax_bwd")
-    args = p.parse_args()
-    copy = copy_bandwidth(torch, args.rounds)
-    print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")
-    rows = []
-    for name in args.kernels.split(","):
-        rows += globals()[name](args, copy)
-    print_bandwidth_table("kernel", rows)
-
-
 if __name__ == "__main__":
-    main()
+    user_kernels.main("layernorm_bwd,softmax_bwd")

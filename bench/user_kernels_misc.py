@@ -11,7 +11,6 @@ first.
 (bench/user_kernels.py names them on its --kernels too.)
 
 GB/s count each tensor read or written once."""
-import argparse
 import os
 import sys
 
@@ -20,8 +19,8 @@ import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
-                         print_bandwidth_table, time_interleaved)
+from interleaved import bandwidth_rows, time_interleaved  # noqa: E402
+import user_kernels  # noqa: E402
 from user_kernels import bf16, check  # noqa: E402
 
 GROUP_NORM = os.path.join(HERE, "kernels", "group_norm.tile")
@@ -153,19 +152,5 @@ def rowwise_topk(args, copy):
     return rows
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--rounds", type=int, default=30)
-    p.add_argument("--kernels", default="group_norm,causal_conv1d,"
-                   "rowwise_topk")
-    args = p.parse_args()
-    copy = copy_bandwidth(torch, args.rounds)
-    print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")
-    rows = []
-    for name in args.kernels.split(","):
-        rows += globals()[name](args, copy)
-    print_bandwidth_table("kernel", rows)
-
-
 if __name__ == "__main__":
-    main()
+    user_kernels.main("group_norm,causal_conv1d,rowwise_topk")

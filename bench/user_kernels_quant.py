@@ -12,7 +12,6 @@ bench/user_kernels.py times its kernels (which names these on its
 GB/s count each tensor a kernel reads or writes once (the 4-bit weight as
 packed); at M = 4096 and in the MoE GEMM the problems are compute-bound, and
 only the last column, torch's time over this one's, says anything."""
-import argparse
 import os
 import sys
 
@@ -21,8 +20,8 @@ import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import (bandwidth_rows, copy_bandwidth,  # noqa: E402
-                         print_bandwidth_table, time_interleaved)
+from interleaved import bandwidth_rows, time_interleaved  # noqa: E402
+import user_kernels  # noqa: E402
 from user_kernels import bf16, check  # noqa: E402
 
 GEMM_W4A16 = os.path.join(HERE, "kernels", "gemm_w4a16.tile")
@@ -199,18 +198,5 @@ def moe_gemm(args, copy):
     return rows
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--rounds", type=int, default=30)
-    p.add_argument("--kernels", default="gemm_w4a16,moe_gemm")
-    args = p.parse_args()
-    copy = copy_bandwidth(torch, args.rounds)
-    print(f"GPU: {torch.cuda.get_device_name()}, copy {copy / 1e9:.0f} GB/s")
-    rows = []
-    for name in args.kernels.split(","):
-        rows += globals()[name](args, copy)
-    print_bandwidth_table("kernel", rows)
-
-
 if __name__ == "__main__":
-    main()
+    user_kernels.main("gemm_w4a16,moe_gemm")
