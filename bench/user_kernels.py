@@ -455,7 +455,10 @@ def main(kernels="gemv,batched_gemv,split_heads,swiglu,add_rmsnorm,"
         # A kernel that fails its check or its launch is reported, and the
         # others still run; the exit status says so.
         try:
-            rows += kernel_rows(name)(args, copy)
+            these = kernel_rows(name)(args, copy)
+            rows += these
+            # (As each finishes: a run cut short keeps what it measured.)
+            print_bandwidth_table("kernel", these)
         except Exception as e:  # noqa: BLE001
             failed.append(name)
             print(f"{name}: FAILED: {type(e).__name__}: {e}", flush=True)
