@@ -98,8 +98,9 @@
 // backward passes) gets, on every target, the warps whose threads hold the
 // tiles it keeps live at once within kTileWordsPerThread registers
 // (tileWarps): on the default 4 warps a user's layer-norm backward over
-// rows of 8192 spilled 5 KB a thread, and one of 4096 took 253 registers,
-// one block of 4 warps a multiprocessor (on 16: 127 and 76, no spill).
+// rows of 8192 spilled 5 KB a thread (1057 us on an H200; on 16 warps, the
+// choice, 127 registers, 88 us); at 4096 columns it stays within 4 warps'
+// 253 registers but the choice's 8 ran 132 us to their 136.
 //
 // Nothing here names a kernel: any kernel whose IR fits gets the choice.
 //
@@ -477,7 +478,14 @@ int64_t peakTileWords(func::FuncOp func) {
 
 /// Tile registers a thread may hold at once, in a kernel without
 /// multiplies, before the compiler's choice gives its block more warps.
-constexpr int64_t kTileWordsPerThread = 64;
+/// ptxas took about 1.3 registers a counted one and 15 more (a layer-norm
+/// backward's dx kernel: 192 -> 253, 96 -> 127, 48 -> 76; softmax.tile 4 x
+/// 8192: 128 -> 205, 64 -> 107): 128 stays clear of spills. More warps than
+/// that cost a kernel whose rows are reduced across them (H200, the dx
+/// kernel at 4096 columns: 4 warps 136 us, 8 132, 16 203; at 8192: 4 warps
+/// spilled, 1057 us, 8 and 16 87; bench/results/
+/// 2026-12-06-user-kernels-from-the-docs.md).
+constexpr int64_t kTileWordsPerThread = 128;
 
 /// The warps, from the default to 16, the fewest whose threads hold
 /// `peakWords` within kTileWordsPerThread each; nullopt to keep the
