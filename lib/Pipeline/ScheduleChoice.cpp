@@ -538,7 +538,8 @@ bool dependsOnBlock(Value v, llvm::DenseMap<Value, bool> &memo) {
 /// while loop.
 bool tilesCostAlike(func::FuncOp func) {
   llvm::DenseMap<Value, bool> memo;
-  return !func.walk([&](Operation *op) {
+  return !func
+              .walk([&](Operation *op) {
                 if (isa<scf::WhileOp>(op))
                   return WalkResult::interrupt();
                 if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -549,7 +550,8 @@ bool tilesCostAlike(func::FuncOp func) {
                 if (auto branch = dyn_cast<scf::IfOp>(op)) {
                   bool loops = branch
                                    ->walk([](Operation *inner) {
-                                     return isa<scf::ForOp, scf::WhileOp>(inner)
+                                     return isa<scf::ForOp, scf::WhileOp>(
+                                                inner)
                                                 ? WalkResult::interrupt()
                                                 : WalkResult::advance();
                                    })
