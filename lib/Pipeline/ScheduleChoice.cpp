@@ -447,11 +447,7 @@ int64_t tileWords(Value value) {
     return 0;
   if (auto broadcast = value.getDefiningOp<mlir::tile::BroadcastOp>())
     return tileWords(broadcast->getOperand(0));
-  int64_t elements = 1;
-  for (int64_t d : mlir::tile::paddedShape(tensor.getShape()))
-    elements *= d;
-  int64_t bits = std::max<unsigned>(8, tensor.getElementTypeBitWidth());
-  return (elements * bits + 31) / 32;
+  return (tileBytes(tensor) + 3) / 4;
 }
 
 /// The most tile registers a block holds at once anywhere in `func`: the

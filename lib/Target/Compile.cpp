@@ -262,10 +262,9 @@ bool checkCluster(const CodegenOptions &options, mlir::func::FuncOp func) {
     return true;
   mlir::emitError(func.getLoc())
       << "kernel '" << func.getName() << "': cluster=" << options.cluster
-      << " (blocks launched in clusters, from "
-      << (options.given.cluster ? "its @hints or --cluster"
-                                : "the compiler's choice")
-      << ") needs sm_90 or sm_90a, not " << options.arch
+      << " (blocks launched in clusters, from its @hints or --cluster) "
+         "needs sm_90 or sm_90a, not "
+      << options.arch
       << " (--kernel NAME compiles another kernel of the file alone)";
   return false;
 }
