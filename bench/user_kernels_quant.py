@@ -136,7 +136,8 @@ def moe_gemm(args, copy):
     Y[r] = X[r] @ W[e]^T for the rows r of expert e. As written (X's rows
     by gather, Y's by scatter: an expert's first row is no multiple of the
     tile) and with X's rows read by load() as 128 one-row boxes (the docs'
-    other way to read rows), against a Python loop of F.linear per expert
+    other way to read rows), and with slices of X and Y (moe_gemm_sliced),
+    against a Python loop of F.linear per expert
     ("torch") and torch._grouped_mm where this torch has it."""
     F = torch.nn.functional
     with open(MOE_GEMM) as f:
@@ -146,8 +147,10 @@ def moe_gemm(args, copy):
     assert gathered in src, "moe_gemm.tile: the gather of X changed"
     boxes = tilec.compile(src.replace(
         gathered, "        x = load(X, index=(rows, k), "
-                  "shape=(TILE_M, TILE_K))\n"), name="moe_gemm.tile")
-    kern = tilec.compile(MOE_GEMM)
+                  "shape=(TILE_M, TILE_K))\n"), name="moe_gemm.tile",
+        kernel="moe_gemm")
+    kern = tilec.compile(MOE_GEMM, kernel="moe_gemm")
+    sliced = tilec.compile(MOE_GEMM, kernel="moe_gemm_sliced")
     off = moe_offsets()
     gmm = getattr(torch, "_grouped_mm", None)
     rows = []
@@ -164,7 +167,7 @@ def moe_gemm(args, copy):
         for e in range(EXPERTS):
             ref[off[e]:off[e + 1]] = (s[0][off[e]:off[e + 1]].double()
                                       @ s[1][e].double().T)
-        for kn in (kern, boxes):
+        for kn in (kern, boxes, sliced):
             s[4].fill_(float("nan"))
             kn[grid](*s)
             check(s[4], ref, 2e-2)
@@ -178,6 +181,7 @@ def moe_gemm(args, copy):
         check(s[4], ref, 2e-2)
         impls = {"tilec": lambda s: kern[grid](*s),
                  "tilec rows as boxes": lambda s: boxes[grid](*s),
+                 "tilec sliced": lambda s: sliced[grid](*s),
                  "torch": torch_loop}
         if gmm is not None:
             # offs: each expert's end row (int32), W (E, N, K) seen as

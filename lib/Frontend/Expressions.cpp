@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -941,12 +942,102 @@ static Val emitTileSubscript(Emitter &em, const Val &base,
   return Val::dynamic(v);
 }
 
+/// A slice of a global tensor, `X[a:b, c:]`: per dimension a slice whose
+/// bounds are int constants or i32 run-time scalars (no step), the
+/// dimensions not named whole; a tensor of the same rank (`tile.subview`,
+/// which clamps the bounds into the tensor).
+static Val emitTensorSlice(Emitter &em, const Val &base,
+                           const ast::Subscript &s) {
+  auto type = cast<tile::GlobalTensorType>(base.value.getType());
+  unsigned rank = type.getRank();
+  if (s.indices.size() > rank)
+    return em.error(s.getLoc(),
+                    "too many indices: " + std::to_string(s.indices.size()) +
+                        " for a tensor of rank " + std::to_string(rank));
+  Location l = em.loc(s.getLoc());
+  auto bound = [&](const ast::Expr &e, unsigned dim) -> Value {
+    Val v = em.scalarOf(em.emitExpr(e), e.getLoc());
+    if (v.isInvalid())
+      return nullptr;
+    if (v.kind == Val::Kind::Int) {
+      if (v.i < 0) {
+        em.diag.error(e.getLoc(),
+                      "a tensor slice's bounds are positions from 0, got " +
+                          std::to_string(v.i) +
+                          " (Python would count it from the end: write "
+                          "X.shape[" +
+                          std::to_string(dim) + "] - " + std::to_string(-v.i) +
+                          ")");
+        return nullptr;
+      }
+      return em.materializeScalar(v, em.builder.getI32Type(), e.getLoc());
+    }
+    if (v.kind == Val::Kind::Scalar && v.value.getType().isInteger(32))
+      return v.value;
+    em.diag.error(e.getLoc(), "a tensor slice's bounds must be int constants "
+                              "or i32 scalars, got " +
+                                  v.describe() + v.notI32Hint());
+    return nullptr;
+  };
+  SmallVector<Value> starts, ends;
+  SmallVector<int32_t> endDims;
+  bool whole = true;
+  for (unsigned d = 0; d < rank; ++d) {
+    const ast::Slice *slice = nullptr;
+    if (d < s.indices.size()) {
+      const ast::Expr &idx = *s.indices[d];
+      if (isa<ast::NoneLit>(idx))
+        return em.error(idx.getLoc(), "None applies to tiles, not tensors");
+      slice = dyn_cast<ast::Slice>(&idx);
+      if (!slice)
+        return em.error(idx.getLoc(),
+                        "a tensor is sliced, not indexed: a part of it keeps "
+                        "its rank (X[i:i + 1] for one index along a "
+                        "dimension)");
+      if (slice->step) {
+        Val st = em.emitExpr(*slice->step);
+        std::optional<int64_t> c = em.getConstInt(st);
+        if (!st.isInvalid() && (!c || *c != 1 || st.kind == Val::Kind::Bool))
+          return em.error(slice->step->getLoc(),
+                          "a tensor slice takes no step (its elements stay "
+                          "where they are; load() reads a part of it)");
+      }
+    }
+    Value start;
+    if (slice && slice->lower) {
+      start = bound(*slice->lower, d);
+      if (!start)
+        return Val::invalid();
+      whole &= matchPattern(start, m_Zero());
+    } else {
+      start = em.materializeScalar(Val::integer(0), em.builder.getI32Type(),
+                                   s.getLoc());
+    }
+    starts.push_back(start);
+    if (slice && slice->upper) {
+      Value end = bound(*slice->upper, d);
+      if (!end)
+        return Val::invalid();
+      ends.push_back(end);
+      endDims.push_back(int32_t(d));
+      whole = false;
+    }
+  }
+  if (whole)
+    return base;
+  return Val::dynamic(
+      tile::SubviewOp::create(em.builder, l, type, base.value, starts, ends,
+                              em.builder.getDenseI32ArrayAttr(endDims)));
+}
+
 static Val emitSubscript(Emitter &em, const ast::Subscript &s) {
   Val base = em.emitExpr(*s.base);
   if (base.isInvalid())
     return base;
   if (base.kind == Val::Kind::Tile)
     return emitTileSubscript(em, base, s);
+  if (base.kind == Val::Kind::Global)
+    return emitTensorSlice(em, base, s);
   if (s.indices.size() != 1)
     return em.error(s.getLoc(), base.describe() + " takes a single index");
   const ast::Expr &idxExpr = *s.indices.front();

@@ -265,6 +265,38 @@ LogicalResult DimOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SubviewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SubviewOp::verify() {
+  unsigned rank = getTensor().getType().getRank();
+  if (getStarts().size() != rank)
+    return emitOpError() << "needs a start for each of the tensor's " << rank
+                         << " dimensions, got " << getStarts().size();
+  ArrayRef<int32_t> dims = getEndDims();
+  if (dims.size() != getEnds().size())
+    return emitOpError() << "has " << getEnds().size() << " ends for "
+                         << dims.size() << " end_dims";
+  for (auto [k, d] : llvm::enumerate(dims)) {
+    if (d < 0 || unsigned(d) >= rank)
+      return emitOpError() << "end_dims entry " << d
+                           << " is out of range for a rank-" << rank
+                           << " tensor";
+    if (k > 0 && d <= dims[k - 1])
+      return emitOpError() << "end_dims must increase, got " << dims[k - 1]
+                           << " then " << d;
+  }
+  return success();
+}
+
+Value SubviewOp::getEnd(unsigned dim) {
+  for (auto [k, d] : llvm::enumerate(getEndDims()))
+    if (unsigned(d) == dim)
+      return getEnds()[k];
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
 

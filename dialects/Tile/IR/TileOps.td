@@ -248,6 +248,46 @@ def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_SubviewOp : Tile_Op<"subview", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["tensor", "result"]>]> {
+  let summary = "a part of a global tensor, as a tensor of its own";
+  let description = [{
+    The elements of `tensor` from `starts[d]` on along each dimension d, up
+    to `ends[k]` along the dimensions `end_dims[k]` (to the tensor's end
+    along the others), as a tensor of the same element type and rank whose
+    element 0 is the first of them (the language's `X[a:b, c:]`). The bounds
+    are run-time i32 values, clamped into the tensor:
+
+      s_d = clamp(starts[d], 0, size_d)
+      e_d = clamp(ends[k], s_d, size_d)   (d = end_dims[k]; size_d otherwise)
+
+    so that the view's size along d is e_d - s_d (0 when a bound lies
+    outside), its base the tensor's element s and its strides the tensor's.
+    Loads from it read `padding` past its own end (not the tensor's next
+    elements) and stores to it write nothing there; TMA, which pads only at
+    a tensor's own end, copies through a view whose ends are the tensor's
+    (no `ends`), at coordinates shifted by its starts.
+
+    ```mlir
+    %e = tile.subview %X[%first, %c0] ends[%last] {end_dims = array<i32: 0>}
+        : !tile.global<bf16, 2>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalTensorType:$tensor, Variadic<I32>:$starts,
+                       Variadic<I32>:$ends,
+                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$end_dims);
+  let results = (outs Tile_GlobalTensorType:$result);
+  let assemblyFormat = [{
+    $tensor `[` $starts `]` (`ends` `[` $ends^ `]`)? attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The bound of dimension `dim`'s end, or null where the view runs to
+    /// the tensor's end.
+    ::mlir::Value getEnd(unsigned dim);
+  }];
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "load a tile from a global tensor";

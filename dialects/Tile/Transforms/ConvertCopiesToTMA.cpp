@@ -230,8 +230,9 @@ struct ConvertCopiesToTMAPass
       for (AsyncCopyOp copy : r.copies) {
         b.setInsertionPoint(copy);
         Location l = copy.getLoc();
-        SmallVector<Value> coords = tmaCoordinates(
-            b, l, copy.getIndices(), copy.getShape(), copy.getOrder());
+        SmallVector<Value> coords =
+            tmaCoordinates(b, l, copy.getTensor(), copy.getIndices(),
+                           copy.getShape(), copy.getOrder());
         auto slot = copy.getBuffer().getDefiningOp<SmemSlotOp>();
         // A gathered copy's boxes lie along the tensor dimension of its
         // view dimension.

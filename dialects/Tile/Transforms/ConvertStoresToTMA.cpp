@@ -640,7 +640,7 @@ struct ConvertStoresToTMAPass
           narrow ? Value(SmemViewOp::create(b, loc, last->bufType, buf)) : buf;
       LocalStoreOp::create(b, loc, value, into);
       if (coords.empty())
-        coords = tmaCoordinates(b, loc, w.indices, shape, order);
+        coords = tmaCoordinates(b, loc, w.tensor, w.indices, shape, order);
       SmallVector<Value> at = coords;
       for (auto [j, offset] : llvm::enumerate(offsets)) {
         if (!offset)

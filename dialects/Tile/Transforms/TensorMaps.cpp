@@ -3,6 +3,7 @@
 #include "Tile/Transforms/TensorMaps.h"
 
 #include "Tile/IR/SharedMemory.h"
+#include "Tile/IR/Views.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -21,9 +22,16 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
   if (alignment < 16)
     return "the tensors' assumed alignment (" + std::to_string(alignment) +
            " bytes) is below the 16 bytes TMA needs";
-  auto arg = dyn_cast<BlockArgument>(tile.tensor);
+  // A view is copied through its tensor's descriptor, at coordinates
+  // shifted by its starts (tmaCoordinates); past the view's end the copy
+  // reads what the tensor holds there, so only up to the tensor's own end.
+  auto arg = dyn_cast<BlockArgument>(getViewedTensor(tile.tensor));
   if (!arg || arg.getOwner() != &func.getBody().front())
     return "the tensor is not a kernel parameter";
+  if (viewNarrowsEnd(tile.tensor))
+    return "the tensor is a slice ending before its tensor does (TMA pads "
+           "only past a tensor's own end): slice only its start where what "
+           "follows may be read";
   param = arg.getArgNumber();
   auto tensor = cast<GlobalTensorType>(tile.tensor.getType());
   unsigned rank = tensor.getRank();
@@ -88,6 +96,9 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
              std::to_string(swizzle ? 8 * swizzle / (inner * bytes) : 1) +
              " rows or a multiple)";
     box[perm[dim]] = rows;
+    // (A box at entry -1, outside the tensor, would land inside it.)
+    if (viewShiftsDim(tile.tensor, perm[dim]))
+      return "the tensor is a slice starting along the gathered dimension";
   }
   for (int64_t d : box)
     if (d > 256)
@@ -130,15 +141,16 @@ FailureOr<Value> tile::getTensorMapArgument(func::FuncOp func, unsigned param,
 }
 
 SmallVector<Value>
-tile::tmaCoordinates(OpBuilder &b, Location loc, ValueRange indices,
-                     ArrayRef<int64_t> shape,
+tile::tmaCoordinates(OpBuilder &b, Location loc, Value tensor,
+                     ValueRange indices, ArrayRef<int64_t> shape,
                      std::optional<ArrayRef<int32_t>> order) {
   SmallVector<Value> coords(indices.size());
   for (auto [i, index] : llvm::enumerate(indices)) {
     unsigned t = order ? (*order)[i] : i;
     Value extent =
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(shape[i]));
-    coords[t] = arith::MulIOp::create(b, loc, index, extent);
+    coords[t] = getViewedCoordinate(
+        b, loc, tensor, t, arith::MulIOp::create(b, loc, index, extent));
   }
   return coords;
 }

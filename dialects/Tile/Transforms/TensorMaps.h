@@ -22,7 +22,8 @@ namespace mlir::tile {
 constexpr unsigned kMaxTensorMaps = 16;
 
 /// A tile of `shape` at tile coordinates seen through `order` of `tensor`
-/// (a kernel parameter), moved to or from a buffer of `bufType`.
+/// (a kernel parameter, or a view of one), moved to or from a buffer of
+/// `bufType`.
 struct TmaTile {
   Value tensor;
   ArrayRef<int64_t> shape;
@@ -47,9 +48,11 @@ std::string describeTensorMap(func::FuncOp func, const TmaTile &tile,
 FailureOr<Value> getTensorMapArgument(func::FuncOp func, unsigned param,
                                       TensorMapType map);
 
-/// The element coordinates of a TMA copy: tile index i times the tile's
-/// extent, at tensor dimension order[i].
-SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc,
+/// The element coordinates of a TMA copy of `tensor`: tile index i times
+/// the tile's extent, at tensor dimension order[i], moved by the starts of
+/// the views `tensor` is made by into the viewed tensor's (whose descriptor
+/// the copy uses: describeTensorMap).
+SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc, Value tensor,
                                   ValueRange indices, ArrayRef<int64_t> shape,
                                   std::optional<ArrayRef<int32_t>> order);
 

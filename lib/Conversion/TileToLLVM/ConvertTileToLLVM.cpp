@@ -8,6 +8,7 @@
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TargetLimits.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/IR/Views.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -168,7 +169,8 @@ struct ConvertTileToLLVMPass
         if (!isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::GatherOp,
                  tile::ScatterOp, tile::AsyncCopyOp>(op))
           return;
-        auto arg = dyn_cast<BlockArgument>(op->getOperand(0));
+        auto arg =
+            dyn_cast<BlockArgument>(tile::getViewedTensor(op->getOperand(0)));
         if (arg && arg.getOwner() == &func.getBody().front())
           op->setAttr(tile::TileDialect::getParamAttrName(),
                       b.getI32IntegerAttr(arg.getArgNumber()));

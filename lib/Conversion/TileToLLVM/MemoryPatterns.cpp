@@ -17,11 +17,13 @@
 #include "LoweringUtils.h"
 
 #include "Tile/IR/IndexAnalysis.h"
+#include "Tile/IR/Views.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -33,11 +35,21 @@ namespace {
 /// have; set by the compiler driver.
 constexpr StringLiteral kTensorAlignmentAttr = "tile.tensor_alignment";
 
+/// The alignment (bytes) the accesses of `op` (whose first operand is the
+/// tensor) may assume: the kernel's, less where the tensor is a view
+/// starting or ending along its contiguous dimension at a place not known
+/// to be as aligned.
 unsigned tensorAlignment(Operation *op) {
   auto func = op->getParentOfType<FunctionOpInterface>();
+  unsigned alignment = 16;
   if (auto a = func->getAttrOfType<IntegerAttr>(kTensorAlignmentAttr))
-    return a.getInt();
-  return 16;
+    alignment = a.getInt();
+  Value tensor = op->getOperand(0);
+  auto type = cast<tile::GlobalTensorType>(tensor.getType());
+  unsigned elemBytes = std::max(1u, bitWidth(type.getElementType()) / 8);
+  int64_t divisor = tile::getViewContiguousDivisor(tensor);
+  return unsigned(std::min<int64_t>(
+      alignment, std::min<int64_t>(divisor, 1 << 16) * elemBytes));
 }
 
 struct Access {
@@ -1099,6 +1111,60 @@ struct ItemLowering : OpConversionPattern<tile::ItemOp> {
   }
 };
 
+/// A view: the base moved to its first element, its sizes the clamped
+/// bounds' difference, the strides the tensor's.
+struct SubviewLowering : OpConversionPattern<tile::SubviewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SubviewOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange tensor = adaptor.getTensor();
+    unsigned rank = op.getTensor().getType().getRank();
+    Value zero = constI32(rewriter, loc, 0);
+    Value offset = constI64(rewriter, loc, 0);
+    SmallVector<Value> sizes;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value size = tensor[1 + d];
+      Value givenEnd = op.getEnd(d);
+      if (matchPattern(op.getStarts()[d], m_Zero()) && !givenEnd) {
+        sizes.push_back(size);
+        continue;
+      }
+      Value start = arith::MinSIOp::create(
+          rewriter, loc,
+          arith::MaxSIOp::create(rewriter, loc, adaptor.getStarts()[d].front(),
+                                 zero),
+          size);
+      Value end = size;
+      for (auto [k, dim] : llvm::enumerate(op.getEndDims()))
+        if (unsigned(dim) == d)
+          end = arith::MinSIOp::create(
+              rewriter, loc,
+              arith::MaxSIOp::create(rewriter, loc,
+                                     adaptor.getEnds()[k].front(), start),
+              size);
+      sizes.push_back(arith::SubIOp::create(rewriter, loc, end, start));
+      // (The last stride is 1: the contract, checked at launch.)
+      Value start64 =
+          arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), start);
+      offset = arith::AddIOp::create(
+          rewriter, loc, offset,
+          d == rank - 1 ? start64
+                        : Value(arith::MulIOp::create(rewriter, loc, start64,
+                                                      tensor[1 + rank + d])));
+    }
+    Type elt = registerType(op.getTensor().getType().getElementType());
+    SmallVector<Value> results = {
+        LLVM::GEPOp::create(rewriter, loc, tensor[0].getType(), elt, tensor[0],
+                            ValueRange{offset})};
+    llvm::append_range(results, sizes);
+    llvm::append_range(results, tensor.drop_front(1 + rank));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 struct DimLowering : OpConversionPattern<tile::DimOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -1115,8 +1181,8 @@ void tilec::populateMemoryPatterns(TileTypeConverter &converter,
                                    bool vectorReductions,
                                    RewritePatternSet &patterns) {
   patterns.add<LoadLowering, StoreLowering, GatherLowering, DimLowering,
-               AsyncCopyLowering, AsyncWaitLowering, ItemLowering,
-               BlockAtomicLowering, BlockExchangeLowering>(
+               SubviewLowering, AsyncCopyLowering, AsyncWaitLowering,
+               ItemLowering, BlockAtomicLowering, BlockExchangeLowering>(
       converter, patterns.getContext());
   patterns.add<AtomicRMWLowering, ScatterLowering>(
       converter, patterns.getContext(), vectorReductions);

@@ -191,3 +191,71 @@ func.func @padded_rows(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_w
   }
   return
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A copy from a view (tile.subview, rows %first on) uses the viewed
+// tensor's descriptor, its coordinates moved by the view's start clamped
+// into the tensor (a view's coordinate that is negative, outside the view,
+// stays negative: outside the tensor too). Along columns the view starts
+// at 0: nothing added.
+// CHECK-LABEL: func.func @view_rows
+// CHECK-SAME:  (%[[X:[^:]*]]: !tile.global<f16, 2>, %[[F:[^:]*]]: i32, %[[K:[^:]*]]: i32, %[[M:[^:]*]]: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK-NOT:   tile.tma_fallback
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : i32
+// CHECK:       %[[SIZE:.*]] = tile.dim %[[X]], 0 : <f16, 2>
+// CHECK-NEXT:  %[[LO:.*]] = arith.maxsi %[[F]], %[[C0]] : i32
+// CHECK-NEXT:  %[[START:.*]] = arith.minsi %[[LO]], %[[SIZE]] : i32
+// The prologue's copy, of the view's row tile 0: the start.
+// CHECK-NEXT:  tile.tma_load %[[M]][%[[START]], %[[C0]]]
+// CHECK:       scf.for
+// CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    %[[NEG:.*]] = arith.cmpi slt, %[[ROW]], %[[C0]] : i32
+// CHECK-NEXT:    %[[SHIFTED:.*]] = arith.addi %[[ROW]], %[[START]] : i32
+// CHECK-NEXT:    %[[AT:.*]] = arith.select %[[NEG]], %[[ROW]], %[[SHIFTED]] : i32
+// CHECK-NEXT:    tile.tma_load %[[M]][%[[AT]], %[[C0]]]
+func.func @view_rows(%X: !tile.global<f16, 2>, %first: i32, %k: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %v = tile.subview %X[%first, %c0] : !tile.global<f16, 2>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[64, 64], f16, #sa>
+    tile.async_copy %v[%j, %c0], %ba {layout = #blocked, shape = array<i64: 64, 64>} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
+    tile.async_wait %ba : !tile.smem<[64, 64], f16, #sa>
+    %d = tile.wgmma %ba, %ba, %acc : !tile.smem<[64, 64], f16, #sa>, !tile.smem<[64, 64], f16, #sa>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// A view ending before its tensor does pads past its own end, which TMA
+// (padding only past the tensor's) would read: cp.async, and why.
+// CHECK-LABEL: func.func @view_narrowed
+// CHECK-SAME:  tile.tma_fallback = ["line {{[0-9]+}}: cp.async instead of TMA: the tensor is a slice ending before its tensor does (TMA pads only past a tensor's own end): slice only its start where what follows may be read"]
+// CHECK-NOT:   tile.tma_load
+func.func @view_narrowed(%X: !tile.global<f16, 2>, %first: i32, %last: i32, %k: i32) -> tensor<64x64xf32, #mma> attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %v = tile.subview %X[%first, %c0] ends[%last] {end_dims = array<i32: 0>} : !tile.global<f16, 2>
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[64, 64], f16, #sa>
+    tile.async_copy %v[%j, %c0], %ba {layout = #blocked, shape = array<i64: 64, 64>} : !tile.global<f16, 2>, !tile.smem<[64, 64], f16, #sa>
+    tile.async_wait %ba : !tile.smem<[64, 64], f16, #sa>
+    %d = tile.wgmma %ba, %ba, %acc : !tile.smem<[64, 64], f16, #sa>, !tile.smem<[64, 64], f16, #sa>, tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}

@@ -838,3 +838,32 @@ func.func @ragged_quarters(%O: !tile.global<f16, 2>, %v: f16, %n: i32) attribute
   } {tile.tile_loop}
   return
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A store into a view (tile.subview): from rows %first on, through the
+// viewed tensor's descriptor at coordinates moved by the view's start; a
+// view ending before its tensor does stays a store from registers (TMA
+// would write past the view's end).
+// CHECK-LABEL: func.func @views
+// CHECK-SAME:  (%[[O:[^:]*]]: !tile.global<f16, 2>, %[[V:[^:]*]]: f16, %[[F:[^:]*]]: i32, %[[L:[^:]*]]: i32, %[[M:[^:]*]]: i32, %[[MAP:[^:]*]]: !tile.tensor_map<[64, 64], f16, swizzle = 128>)
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK:       %[[NARROW:.*]] = tile.subview %[[O]][%[[F]], %{{.*}}] ends[%[[L]]]
+// CHECK:       %[[ROW:.*]] = arith.muli %[[M]], %{{.*}} : i32
+// CHECK:       %[[START:.*]] = arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK:       %[[AT:.*]] = arith.select %{{.*}}, %[[ROW]], %{{.*}} : i32
+// CHECK-NEXT:  tile.tma_store %[[MAP]][%[[AT]], %{{.*}}]
+// CHECK:       tile.store %[[NARROW]][%[[M]], %{{.*}}]
+func.func @views(%O: !tile.global<f16, 2>, %v: f16, %first: i32, %last: i32, %m: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %from = tile.subview %O[%first, %c0] : !tile.global<f16, 2>
+  %within = tile.subview %O[%first, %c0] ends[%last] {end_dims = array<i32: 0>} : !tile.global<f16, 2>
+  %x = tile.full %v : tensor<64x64xf16, #mma>
+  %y = tile.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+  tile.store %from[%m, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  tile.store %within[%m, %c0], %y : !tile.global<f16, 2>, tensor<64x64xf16, #blocked>
+  return
+}

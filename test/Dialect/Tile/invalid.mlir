@@ -309,6 +309,42 @@ func.func @dim_negative(%K: !tile.global<f16, 4>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// tile.subview
+//===----------------------------------------------------------------------===//
+
+func.func @subview_starts(%X: !tile.global<f16, 2>, %a: i32) {
+  // expected-error @+1 {{'tile.subview' op needs a start for each of the tensor's 2 dimensions, got 1}}
+  %0 = tile.subview %X[%a] : !tile.global<f16, 2>
+  return
+}
+
+// -----
+
+func.func @subview_ends(%X: !tile.global<f16, 2>, %a: i32) {
+  // expected-error @+1 {{'tile.subview' op has 2 ends for 1 end_dims}}
+  %0 = tile.subview %X[%a, %a] ends[%a, %a] {end_dims = array<i32: 1>} : !tile.global<f16, 2>
+  return
+}
+
+// -----
+
+func.func @subview_end_dim(%X: !tile.global<f16, 2>, %a: i32) {
+  // expected-error @+1 {{'tile.subview' op end_dims entry 2 is out of range for a rank-2 tensor}}
+  %0 = tile.subview %X[%a, %a] ends[%a] {end_dims = array<i32: 2>} : !tile.global<f16, 2>
+  return
+}
+
+// -----
+
+func.func @subview_end_order(%X: !tile.global<f16, 2>, %a: i32) {
+  // expected-error @+1 {{'tile.subview' op end_dims must increase, got 1 then 0}}
+  %0 = tile.subview %X[%a, %a] ends[%a, %a] {end_dims = array<i32: 1, 0>} : !tile.global<f16, 2>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // tile.load
 //===----------------------------------------------------------------------===//
 

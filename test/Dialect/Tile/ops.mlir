@@ -129,6 +129,17 @@ func.func @dim(%K: !tile.global<f16, 4>) -> (i32, i32) {
   return %0, %1 : i32, i32
 }
 
+// CHECK-LABEL: func.func @subview
+// CHECK-SAME: (%[[X:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[A:[[:alnum:]_]+]]: i32, %[[B:[[:alnum:]_]+]]: i32)
+func.func @subview(%X: !tile.global<f16, 2>, %a: i32, %b: i32) -> !tile.global<f16, 2> {
+  // CHECK-NEXT: %[[V:[[:alnum:]_]+]] = tile.subview %[[X]][%[[A]], %[[B]]] : <f16, 2>
+  // CHECK-NEXT: %[[W:[[:alnum:]_]+]] = tile.subview %[[V]][%[[A]], %[[A]]] ends[%[[B]], %[[B]]] {end_dims = array<i32: 0, 1>} : <f16, 2>
+  // CHECK-NEXT: return %[[W]]
+  %0 = tile.subview %X[%a, %b] : !tile.global<f16, 2>
+  %1 = tile.subview %0[%a, %a] ends[%b, %b] {end_dims = array<i32: 0, 1>} : !tile.global<f16, 2>
+  return %1 : !tile.global<f16, 2>
+}
+
 // CHECK-LABEL: func.func @load
 // CHECK-SAME: (%[[K:[[:alnum:]_]+]]: !tile.global<f16, 4>, %[[X:[[:alnum:]_]+]]: !tile.global<i32, 1>, %[[I:[[:alnum:]_]+]]: i32, %[[J:[[:alnum:]_]+]]: i32)
 func.func @load(%K: !tile.global<f16, 4>, %X: !tile.global<i32, 1>, %i: i32, %j: i32) {

@@ -1,0 +1,68 @@
+//===- Views.cpp - Global tensors seen through tile.subview ---------------===//
+
+#include "Tile/IR/Views.h"
+
+#include "Tile/IR/IndexAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+SmallVector<SubviewOp> tile::getViews(Value tensor) {
+  SmallVector<SubviewOp> views;
+  while (auto view = tensor.getDefiningOp<SubviewOp>()) {
+    views.push_back(view);
+    tensor = view.getTensor();
+  }
+  return views;
+}
+
+Value tile::getViewedTensor(Value tensor) {
+  while (auto view = tensor.getDefiningOp<SubviewOp>())
+    tensor = view.getTensor();
+  return tensor;
+}
+
+bool tile::viewNarrowsEnd(Value tensor) {
+  return llvm::any_of(getViews(tensor),
+                      [](SubviewOp view) { return !view.getEnds().empty(); });
+}
+
+int64_t tile::getViewContiguousDivisor(Value tensor) {
+  int64_t divisor = int64_t(1) << 30;
+  for (SubviewOp view : getViews(tensor)) {
+    unsigned last = view.getTensor().getType().getRank() - 1;
+    divisor = std::min(divisor, scalarDivisor(view.getStarts()[last]));
+    if (Value end = view.getEnd(last))
+      divisor = std::min(divisor, scalarDivisor(end));
+  }
+  return divisor;
+}
+
+bool tile::viewShiftsDim(Value tensor, unsigned dim) {
+  return llvm::any_of(getViews(tensor), [&](SubviewOp view) {
+    return !matchPattern(view.getStarts()[dim], m_Zero());
+  });
+}
+
+Value tile::getViewedCoordinate(OpBuilder &b, Location loc, Value tensor,
+                                unsigned dim, Value coord) {
+  for (SubviewOp view : getViews(tensor)) {
+    Value start = view.getStarts()[dim];
+    if (matchPattern(start, m_Zero()))
+      continue;
+    // The view's start as the lowering clamps it into the viewed tensor.
+    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    Value size = DimOp::create(b, loc, view.getTensor(),
+                               b.getI32IntegerAttr(int32_t(dim)));
+    Value clamped = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, start, zero), size);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, coord, zero);
+    coord = arith::SelectOp::create(
+        b, loc, negative, coord, arith::AddIOp::create(b, loc, coord, clamped));
+  }
+  return coord;
+}
