@@ -6,7 +6,10 @@ segment's end, not reading the next one; a store writing nothing past it,
 the rows between segments left as they were), a column slice at an odd
 start (one element an access), and a grouped GEMM of a mixture of experts
 whose rows start anywhere (on sm_90a its X tiles copied by TMA through the
-slice; warp-specialized and persistent too). Skipped without PyTorch and a CUDA GPU."""
+slice; warp-specialized and persistent too), and FlashAttention's varlen
+forward written with slices of packed sequences (causal aligned to the
+bottom right; lengths 0, 1, a tile, past several; on sm_90a plain and
+warp-specialized). Skipped without PyTorch and a CUDA GPU."""
 
 import os
 
@@ -69,6 +72,58 @@ kernel grouped(X: Tensor[DT, 2], W: Tensor[DT, 3], Offsets: Tensor[i32, 1],
                  order=(0, 2, 1))
         acc = mma(x, w.reshape((TILE_K, TILE_N)), acc)
     store(Y[first:end], index=(0, bid(1)), tile=acc.astype(DT))
+"""
+
+VARLEN = """
+# FlashAttention's varlen forward written plainly: sequences packed end to
+# end, sequence b the rows Cu[b] to Cu[b + 1] - 1 of Q, K, V and O, each
+# (1, heads, total, D) views of (total, heads, D) tensors; causal aligned to
+# the bottom right (query i sees keys up to i + k_len - q_len).
+kernel varlen(Q: Tensor[f16, 4], K: Tensor[f16, 4], V: Tensor[f16, 4],
+              O: Tensor[f16, 4], CuQ: Tensor[i32, 1], CuK: Tensor[i32, 1],
+              scale: float, H: const int = 4, D: const int = 64,
+              TILE_M: const int = 64, TILE_N: const int = 64,
+              CAUSAL: const bool = False):
+    b = bid(1) // H
+    h = bid(1) % H
+    q0 = load(CuQ, index=(b,), shape=(1,)).item()
+    q1 = load(CuQ, index=(b + 1,), shape=(1,)).item()
+    k0 = load(CuK, index=(b,), shape=(1,)).item()
+    k1 = load(CuK, index=(b + 1,), shape=(1,)).item()
+    Qb = Q[:, :, q0:q1]
+    Kb = K[:, :, k0:]          # to the end: TMA on sm_90a; keys past k1 masked
+    Vb = V[:, :, k0:]
+    n_k = k1 - k0
+    shift = n_k - (q1 - q0)
+    rows = bid(0) * TILE_M + arange(TILE_M)[:, None] + shift
+    q = load(Qb, index=(0, h, bid(0), 0), shape=(1, 1, TILE_M, D)).reshape((TILE_M, D))
+    m_i = full((TILE_M, 1), -inf, dtype=f32)
+    l_i = zeros((TILE_M, 1), dtype=f32)
+    acc = zeros((TILE_M, D), dtype=f32)
+    trips = cdiv(n_k, TILE_N)
+    if CAUSAL:
+        trips = cdiv(max(min(n_k, shift + (bid(0) + 1) * TILE_M), 0), TILE_N)
+    if bid(0) * TILE_M >= q1 - q0:
+        trips = 0
+    for j in range(trips):
+        k = load(Kb, index=(0, h, 0, j), shape=(1, 1, D, TILE_N),
+                 order=(0, 1, 3, 2), latency=2).reshape((D, TILE_N))
+        s = mma(q, k, zeros((TILE_M, TILE_N), dtype=f32)) * scale
+        cols = j * TILE_N + arange(TILE_N)[None, :]
+        ok = cols < n_k
+        if CAUSAL:
+            ok = ok & (cols <= rows)
+        s = where(ok, s, -inf)
+        m_new = max(m_i, max(s, axis=1, keepdims=True))
+        p = exp(s - m_new)
+        alpha = exp(m_i - m_new)
+        l_i = l_i * alpha + sum(p, axis=1, keepdims=True)
+        v = load(Vb, index=(0, h, j, 0), shape=(1, 1, TILE_N, D),
+                 latency=2).reshape((TILE_N, D))
+        acc = mma(p.astype(f16), v, acc * alpha)
+        m_i = m_new
+    out = (acc / l_i).astype(f16).reshape((1, 1, TILE_M, D))
+    store(O[:, :, q0:q1], index=(0, h, bid(0), 0), tile=out)
 """
 
 
@@ -173,3 +228,45 @@ def test_grouped_gemm(torch_gpu, arch, opts, dtype):
     err = (y.double() - ref).abs().max().item()
     assert not y.isnan().any()
     assert err < 2e-2, err
+
+
+@pytest.mark.parametrize("arch,opts", [
+    ("sm_90a", {}), ("sm_90a", {"warp_specialize": True}), ("sm_80", {})])
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_attention(torch_gpu, arch, opts, causal):
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(14)
+    H, D = 4, 64
+    lens_q = [1, 64, 0, 130, 65, 200]
+    lens_k = [1, 64, 5, 130, 200, 200]
+    cu_q, cu_k = [0], [0]
+    for a, b in zip(lens_q, lens_k):
+        cu_q.append(cu_q[-1] + a)
+        cu_k.append(cu_k[-1] + b)
+    q = torch.randn(cu_q[-1], H, D, device="cuda").half()
+    k = torch.randn(cu_k[-1], H, D, device="cuda").half()
+    v = torch.randn(cu_k[-1], H, D, device="cuda").half()
+    o = torch.full_like(q, float("nan"))
+    view = lambda t: t.permute(1, 0, 2)[None]  # noqa: E731
+    kern = tilec.compile(VARLEN, name="varlen.tile", arch=arch, H=H, D=D,
+                         CAUSAL=causal, **opts)
+    grid = (-(-max(lens_q) // 64), len(lens_q) * H)
+    cq = torch.tensor(cu_q, device="cuda", dtype=torch.int32)
+    ck = torch.tensor(cu_k, device="cuda", dtype=torch.int32)
+    kern[grid](view(q), view(k), view(v), view(o), cq, ck, D ** -0.5)
+    torch.cuda.synchronize()
+    for b in range(len(lens_q)):
+        qs = q[cu_q[b]:cu_q[b + 1]].double().transpose(0, 1)
+        ks = k[cu_k[b]:cu_k[b + 1]].double().transpose(0, 1)
+        vs = v[cu_k[b]:cu_k[b + 1]].double().transpose(0, 1)
+        s = qs @ ks.transpose(1, 2) * D ** -0.5
+        if causal:
+            nq, nk = qs.shape[1], ks.shape[1]
+            keep = (torch.arange(nk, device="cuda")[None, :] <=
+                    torch.arange(nq, device="cuda")[:, None] + nk - nq)
+            s = s.masked_fill(~keep, float("-inf"))
+        ref = (torch.softmax(s, -1) @ vs).transpose(0, 1)
+        got = o[cu_q[b]:cu_q[b + 1]].double()
+        # (A causal query row that sees no key, q_len > k_len, is 0/0.)
+        assert torch.allclose(got.nan_to_num(), ref.nan_to_num(), atol=2e-2), b
