@@ -1093,6 +1093,44 @@ def test_argmax_argmin(torch_gpu, arch):
         assert flat[b, 1].item() == x[b].argmin().item(), b  # row b
 
 
+ARG_LOOP = """
+kernel arg_loop(X: Tensor[f32, 2], N: Tensor[i32, 2], IMAX: Tensor[i32, 2],
+                IMIN: Tensor[i32, 2], trips: int):
+    for t in range(trips):
+        x = load(X, index=(bid(0), t), shape=(4, 2048))
+        n = load(N, index=(bid(0), t), shape=(4, 2048))
+        store(IMAX, index=(bid(0), t), tile=argmax(x, axis=1, keepdims=True))
+        store(IMIN, index=(bid(0), t), tile=argmin(n, axis=1, keepdims=True))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_argmax_in_loop(torch_gpu, arch):
+    """argmax/argmin of rows of 2048 in a loop (the compiler's warps;
+    the first index found without an index tile in registers), against
+    torch's: floats with a tie, integers with many, a row of -inf; the
+    grid's eighth row, past the tensors read, all zeros: index 0."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    R, T = 7, 3
+    x = torch.randn(R, 2048 * T, device="cuda")
+    x[1, 100] = x[1, 1900] = 50.0
+    x[2, :2048] = float("-inf")
+    n = torch.randint(0, 3, (R, 2048 * T), device="cuda", dtype=torch.int32)
+    imax = torch.full((8, T), -1, device="cuda", dtype=torch.int32)
+    imin = torch.full((8, T), -1, device="cuda", dtype=torch.int32)
+    kernel = tilec.compile(ARG_LOOP, name="arg_loop.tile", arch=arch)
+    kernel[2](x, n, imax, imin, T)
+    torch.cuda.synchronize()
+    xs = x.view(R, T, 2048)
+    ns = n.view(R, T, 2048)
+    assert torch.equal(imax[:R].long(), xs.argmax(-1))
+    assert imax[1, 0].item() == 100
+    first = (ns == ns.min(-1, keepdim=True).values).int().argmax(-1)
+    assert torch.equal(imin[:R].long(), first)
+    assert (imax[R:] == 0).all() and (imin[R:] == 0).all()
+
+
 SLICES = """
 kernel sl(X: Tensor[f32, 2], H: Tensor[f16, 2], Y: Tensor[f32, 2],
           Z: Tensor[f32, 2], R: Tensor[f32, 1], M: Tensor[f32, 2],

@@ -289,6 +289,17 @@ LogicalResult SubviewOp::verify() {
   return success();
 }
 
+OpFoldResult SubviewOp::fold(FoldAdaptor adaptor) {
+  if (!getEnds().empty())
+    return {};
+  for (Attribute start : adaptor.getStarts()) {
+    auto i = dyn_cast_if_present<IntegerAttr>(start);
+    if (!i || !i.getValue().isZero())
+      return {};
+  }
+  return getTensor();
+}
+
 Value SubviewOp::getEnd(unsigned dim) {
   for (auto [k, d] : llvm::enumerate(getEndDims()))
     if (unsigned(d) == dim)

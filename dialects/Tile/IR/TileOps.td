@@ -281,6 +281,8 @@ def Tile_SubviewOp : Tile_Op<"subview", [Pure, AttrSizedOperandSegments,
     $tensor `[` $starts `]` (`ends` `[` $ends^ `]`)? attr-dict `:` type($tensor)
   }];
   let hasVerifier = 1;
+  // A view of the whole tensor (starts 0, no ends) is the tensor.
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// The bound of dimension `dim`'s end, or null where the view runs to
     /// the tensor's end.

@@ -5,15 +5,20 @@
 // that differ only along the axis are combined in the thread, then lanes by
 // butterfly shuffles (after which every lane of a group has the result),
 // then warps through shared memory. Scans (tile.scan) take the axis bit by
-// bit: see ScanLowering.
+// bit: see ScanLowering. The first index where a condition holds
+// (argmax's second reduction) takes its in-thread step from constants
+// (ReduceLowering::firstIndex).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
+#include "Tile/IR/TileOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 
 #include <map>
 
@@ -160,6 +165,57 @@ void combineTree(OpBuilder &b, Location loc, tile::ReduceKind kind,
   }
 }
 
+/// Whether `v` is the index along `axis` of a tile of its shape: a
+/// tile.arange of the axis' extent, given unit dimensions about it
+/// (reshapes, expand_dims) and broadcast over the others, in any layouts.
+bool isIndexAlongAxis(Value v, unsigned axis) {
+  auto shapeOf = [](Value t) {
+    return cast<RankedTensorType>(t.getType()).getShape();
+  };
+  unsigned rank = shapeOf(v).size();
+  int64_t extent = shapeOf(v)[axis];
+  while (auto cvt = v.getDefiningOp<tile::ConvertLayoutOp>())
+    v = cvt.getSource();
+  if (auto b = v.getDefiningOp<tile::BroadcastOp>())
+    v = b.getSource();
+  // (A broadcast may add leading dimensions.)
+  ArrayRef<int64_t> line = shapeOf(v);
+  int64_t at = int64_t(axis) - int64_t(rank - line.size());
+  if (at < 0)
+    return false;
+  for (auto [d, n] : llvm::enumerate(line))
+    if (n != (int64_t(d) == at ? extent : 1))
+      return false;
+  // The one dimension of the extent, through ops that add or drop unit
+  // dimensions, from the arange.
+  for (Operation *def = v.getDefiningOp(); def; def = v.getDefiningOp()) {
+    if (auto a = dyn_cast<tile::ArangeOp>(def))
+      return a.getType().getDimSize(0) == extent;
+    if (!isa<tile::ConvertLayoutOp, tile::ReshapeOp, tile::ExpandDimsOp>(def))
+      return false;
+    v = def->getOperand(0);
+    if (llvm::count_if(shapeOf(v), [](int64_t n) { return n != 1; }) > 1)
+      return false;
+  }
+  return false;
+}
+
+/// argmax's and argmin's second reduction, the first index where a
+/// condition holds, `min(select(p, index along the axis, past))` with
+/// `past` a splat constant: the constant (nullopt where `op` is not one).
+std::optional<int64_t> firstIndexPast(tile::ReduceOp op) {
+  if (op.getKind() != tile::ReduceKind::Min)
+    return std::nullopt;
+  auto select = op.getSource().getDefiningOp<arith::SelectOp>();
+  if (!select || !isIndexAlongAxis(select.getTrueValue(), op.getAxis()))
+    return std::nullopt;
+  DenseIntElementsAttr past;
+  if (!matchPattern(select.getFalseValue(), m_Constant(&past)) ||
+      !past.isSplat())
+    return std::nullopt;
+  return past.getSplatValue<APInt>().getSExtValue();
+}
+
 struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -229,9 +285,14 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       }
     }
     SmallVector<Value> partial;
-    for (SmallVector<Value> &level : groups) {
-      combineTree(rewriter, loc, op.getKind(), level);
-      partial.push_back(level.front());
+    if (std::optional<SmallVector<Value>> first =
+            firstIndex(rewriter, op, src, regs, keys, padded)) {
+      partial = std::move(*first);
+    } else {
+      for (SmallVector<Value> &level : groups) {
+        combineTree(rewriter, loc, op.getKind(), level);
+        partial.push_back(level.front());
+      }
     }
     // 2. Across lanes.
     for (auto [i, basis] : llvm::enumerate(src.lanes()))
@@ -275,6 +336,61 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     (void)elt;
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
+  }
+
+  /// Step 1 of the first index where a condition holds (firstIndexPast):
+  /// register r's index is the thread's offset along the axis plus the
+  /// register's constant c_r (where no register bit along the axis is a
+  /// lane's or a warp's), so a group takes the least c_r whose condition
+  /// holds by a chain of selects of constants and adds the offset once:
+  /// the index tile is never held (in a loop, LLVM hoists it whole and
+  /// holds it across the loop: an argmax of 64 elements a thread, 64
+  /// registers). The partial of each group of `keys`; nullopt where the
+  /// registers are not selects of the form (or the axis is padded).
+  std::optional<SmallVector<Value>>
+  firstIndex(ConversionPatternRewriter &b, tile::ReduceOp op,
+             const LinearLayout &src, ValueRange regs, ArrayRef<Basis> keys,
+             bool padded) const {
+    std::optional<int64_t> past = firstIndexPast(op);
+    if (!past || padded)
+      return std::nullopt;
+    unsigned axis = op.getAxis();
+    int64_t regBits = 0, threadBits = 0;
+    for (const Basis &basis : src.regs())
+      regBits |= basis[axis];
+    for (StringRef dim : src.getInDimNames())
+      if (dim != LinearLayout::kRegister)
+        for (const Basis &basis : src.getBases(dim))
+          threadBits |= basis[axis];
+    if (regBits & threadBits)
+      return std::nullopt;
+    // Each group's registers, by their constant along the axis.
+    SmallVector<SmallVector<std::pair<int64_t, Value>>> groups(keys.size());
+    for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+      auto select = regs[r].getDefiningOp<arith::SelectOp>();
+      if (!select)
+        return std::nullopt;
+      Basis key = src.regCoords(r);
+      int64_t c = key[axis];
+      key[axis] = 0;
+      auto it = llvm::find(keys, key);
+      if (it == keys.end())
+        return std::nullopt;
+      groups[it - keys.begin()].push_back({c, select.getCondition()});
+    }
+    Location loc = op.getLoc();
+    Value base = threadOffsets(b, loc, src)[axis];
+    // past - base: the chain's value where no condition holds.
+    Value none = arith::SubIOp::create(b, loc, constI32(b, loc, *past), base);
+    SmallVector<Value> partial;
+    for (auto &group : groups) {
+      llvm::sort(group, [](auto &x, auto &y) { return x.first > y.first; });
+      Value index = none;
+      for (auto [c, p] : group)
+        index = arith::SelectOp::create(b, loc, p, constI32(b, loc, c), index);
+      partial.push_back(arith::AddIOp::create(b, loc, base, index));
+    }
+    return partial;
   }
 
   /// Every warp writes its partial results to shared memory, then each

@@ -258,3 +258,23 @@ func.func @unread_old_values(%O: !tile.global<f32, 1>, %H: !tile.global<i32, 1>,
   %c = tile.scatter combine(sum) %H[%e], %e : !tile.global<i32, 1>[tensor<64xi32>], tensor<64xi32> -> tensor<64xi32>
   return %c : tensor<64xi32>
 }
+
+//===----------------------------------------------------------------------===//
+// tile.subview
+//===----------------------------------------------------------------------===//
+
+// A view from 0 to the tensor's end along every dimension is the tensor;
+// one with a start that may not be 0, or with an end, stays.
+// CHECK-LABEL: func.func @subview_whole
+// CHECK-SAME:  (%[[X:[[:alnum:]_]+]]: !tile.global<f16, 2>, %[[A:[[:alnum:]_]+]]: i32)
+// CHECK-NEXT:  %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:  %[[S:.*]] = tile.subview %[[X]][%[[A]], %[[C0]]] : <f16, 2>
+// CHECK-NEXT:  %[[E:.*]] = tile.subview %[[X]][%[[C0]], %[[C0]]] ends[%[[A]]] {end_dims = array<i32: 0>} : <f16, 2>
+// CHECK-NEXT:  return %[[X]], %[[S]], %[[E]]
+func.func @subview_whole(%X: !tile.global<f16, 2>, %a: i32) -> (!tile.global<f16, 2>, !tile.global<f16, 2>, !tile.global<f16, 2>) {
+  %c0 = arith.constant 0 : i32
+  %w = tile.subview %X[%c0, %c0] : !tile.global<f16, 2>
+  %s = tile.subview %X[%a, %c0] : !tile.global<f16, 2>
+  %e = tile.subview %X[%c0, %c0] ends[%a] {end_dims = array<i32: 0>} : !tile.global<f16, 2>
+  return %w, %s, %e : !tile.global<f16, 2>, !tile.global<f16, 2>, !tile.global<f16, 2>
+}
