@@ -5,7 +5,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -981,7 +980,6 @@ static Val emitTensorSlice(Emitter &em, const Val &base,
   };
   SmallVector<Value> starts, ends;
   SmallVector<int32_t> endDims;
-  bool whole = true;
   for (unsigned d = 0; d < rank; ++d) {
     const ast::Slice *slice = nullptr;
     if (d < s.indices.size()) {
@@ -1008,7 +1006,6 @@ static Val emitTensorSlice(Emitter &em, const Val &base,
       start = bound(*slice->lower, d);
       if (!start)
         return Val::invalid();
-      whole &= matchPattern(start, m_Zero());
     } else {
       start = em.materializeScalar(Val::integer(0), em.builder.getI32Type(),
                                    s.getLoc());
@@ -1020,11 +1017,9 @@ static Val emitTensorSlice(Emitter &em, const Val &base,
         return Val::invalid();
       ends.push_back(end);
       endDims.push_back(int32_t(d));
-      whole = false;
     }
   }
-  if (whole)
-    return base;
+  // (`X[:, :]` folds to X: SubviewOp::fold.)
   return Val::dynamic(
       tile::SubviewOp::create(em.builder, l, type, base.value, starts, ends,
                               em.builder.getDenseI32ArrayAttr(endDims)));

@@ -47,9 +47,8 @@ unsigned tensorAlignment(Operation *op) {
   Value tensor = op->getOperand(0);
   auto type = cast<tile::GlobalTensorType>(tensor.getType());
   unsigned elemBytes = std::max(1u, bitWidth(type.getElementType()) / 8);
-  int64_t divisor = tile::getViewContiguousDivisor(tensor);
   return unsigned(std::min<int64_t>(
-      alignment, std::min<int64_t>(divisor, 1 << 16) * elemBytes));
+      alignment, tile::getViewContiguousDivisor(tensor) * elemBytes));
 }
 
 struct Access {
@@ -1123,11 +1122,13 @@ struct SubviewLowering : OpConversionPattern<tile::SubviewOp> {
     unsigned rank = op.getTensor().getType().getRank();
     Value zero = constI32(rewriter, loc, 0);
     Value offset = constI64(rewriter, loc, 0);
+    ArrayRef<int32_t> endDims = op.getEndDims();
     SmallVector<Value> sizes;
     for (unsigned d = 0; d < rank; ++d) {
       Value size = tensor[1 + d];
-      Value givenEnd = op.getEnd(d);
-      if (matchPattern(op.getStarts()[d], m_Zero()) && !givenEnd) {
+      const int32_t *givenEnd = llvm::find(endDims, int32_t(d));
+      if (matchPattern(op.getStarts()[d], m_Zero()) &&
+          givenEnd == endDims.end()) {
         sizes.push_back(size);
         continue;
       }
@@ -1137,13 +1138,13 @@ struct SubviewLowering : OpConversionPattern<tile::SubviewOp> {
                                  zero),
           size);
       Value end = size;
-      for (auto [k, dim] : llvm::enumerate(op.getEndDims()))
-        if (unsigned(dim) == d)
-          end = arith::MinSIOp::create(
-              rewriter, loc,
-              arith::MaxSIOp::create(rewriter, loc,
-                                     adaptor.getEnds()[k].front(), start),
-              size);
+      if (givenEnd != endDims.end())
+        end = arith::MinSIOp::create(
+            rewriter, loc,
+            arith::MaxSIOp::create(
+                rewriter, loc,
+                adaptor.getEnds()[givenEnd - endDims.begin()].front(), start),
+            size);
       sizes.push_back(arith::SubIOp::create(rewriter, loc, end, start));
       // (The last stride is 1: the contract, checked at launch.)
       Value start64 =
