@@ -168,7 +168,8 @@ def main():
                 else:
                     def fa_kernel(**options):
                         return tilec.compile(
-                            KERNEL, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm,
+                            KERNEL, "fmha", DTYPE="f16", TILE_D=D, H=H,
+                            TILE_M=tm,
                             TILE_N=tn, QUERY_GROUP_SIZE=1, CAUSAL=causal,
                             EVEN_K=N % tn == 0, **options)
 

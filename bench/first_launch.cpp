@@ -36,15 +36,20 @@ static double msSince(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
-  std::string kernelPath = "kernels/flash_attention.tile", label = "run";
+  std::string kernelPath = "kernels/flash_attention.tile", label = "run",
+              kernelName = "fmha";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--kernel=", 0) == 0)
       kernelPath = arg.substr(9);
+    else if (arg.rfind("--kernel-name=", 0) == 0)
+      kernelName = arg.substr(14);
     else if (arg.rfind("--label=", 0) == 0)
       label = arg.substr(8);
     else {
-      std::fprintf(stderr, "usage: %s [--kernel=FILE.tile] [--label=NAME]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--kernel=FILE.tile] [--kernel-name=fmha] "
+                   "[--label=NAME]\n",
                    argv[0]);
       return 2;
     }
@@ -68,6 +73,7 @@ int main(int argc, char **argv) {
                        {"TILE_D", std::to_string(D)},
                        {"H", std::to_string(H)},
                        {"CAUSAL", "true"}};
+  options.kernel = kernelName;
   auto beforeLoad = std::chrono::steady_clock::now();
   tile::Expected<tile::Kernel> kernel =
       tile::Runtime::get().compileFile(kernelPath, options);

@@ -5,7 +5,8 @@
 // inputs rotated between launches so that they do not sit in L2). B=4,
 // H=32, fp16; FLOPs = 4 * B * H * N^2 * D, halved when causal.
 //
-//   tile-bench-attention --kernel=kernels/flash_attention.tile --json=out.json
+//   tile-bench-attention --kernel=kernels/flash_attention.tile
+//   [--kernel-name=fmha] --json=out.json
 //                        [--quick] [--no-prune]
 //                        [--ablation=split|stages] [--best-from=bench.json]
 //                        [--tile=TILE_MxTILE_NxWARPS]
@@ -95,6 +96,7 @@ struct Candidate {
 
 struct Settings {
   std::string kernelPath = "kernels/flash_attention.tile";
+  std::string kernelName = "fmha"; // the file's kernel to time
   std::string jsonPath = "bench-tilec.json";
   std::string ablation; // "", "split" or "stages"
   std::string bestFrom; // JSON lines of an earlier search
@@ -111,6 +113,7 @@ std::string source;
 tile::CompileOptions compileOptions(const Point &p, const Candidate &c) {
   tile::CompileOptions o;
   o.arch = settings.arch;
+  o.kernel = settings.kernelName;
   o.numWarps = c.warps;
   o.numStages = c.stages;
   o.loopSplit = c.split;
@@ -547,6 +550,7 @@ int main(int argc, char **argv) {
       return true;
     };
     if (value("--kernel=", settings.kernelPath) ||
+        value("--kernel-name=", settings.kernelName) ||
         value("--json=", settings.jsonPath) ||
         value("--ablation=", settings.ablation) ||
         value("--best-from=", settings.bestFrom) ||

@@ -70,7 +70,7 @@ def main():
                                       TILE_M=tm, TILE_N=tn, CAUSAL=causal)
                     impls[name] = (lambda k: lambda s: k[grid](
                         s[0], s[1], s[2], s[3], s[4], scale))(k)
-                kfa = tilec.compile(fa, DTYPE="f16", TILE_D=D, H=H,
+                kfa = tilec.compile(fa, "fmha", DTYPE="f16", TILE_D=D, H=H,
                                     TILE_M=tm, TILE_N=tn, CAUSAL=causal)
                 impls["fa"] = lambda s: kfa[grid](s[0], s[1], s[2], s[3],
                                                   scale, 0)

@@ -30,7 +30,7 @@ for D in (128, 256):
             impls = {"cudnn": cudnn, "api": lambda s: tilec.attention(s[0], s[1], s[2], causal=causal, out=s[3])}
             for name, o in {"default": {}, "pers": {"persistent": True}, "pers_ts1": {"persistent": True, "tile_stages": 1}, "pers2_ts1_rf_rs": {"persistent": True, "num_stages": 2, "tile_stages": 1, "tile_refill_after_read": True, "rescale_in_trip": True}}.items():
                 try:
-                    kern = tilec.compile(FA, DTYPE="f16", TILE_D=D, H=H, TILE_M=tm, TILE_N=tn, CAUSAL=causal, EVEN_K=N % tn == 0, **o)
+                    kern = tilec.compile(FA, "fmha", DTYPE="f16", TILE_D=D, H=H, TILE_M=tm, TILE_N=tn, CAUSAL=causal, EVEN_K=N % tn == 0, **o)
                 except Exception as e:
                     print(" ", name, "compile:", str(e).splitlines()[0][:120]); continue
                 run = lambda s, kern=kern: kern[((N + tm - 1) // tm, B * H)](s[0], s[1], s[2], s[3], 1 / math.sqrt(D), 0)

@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
                        {"QUERY_GROUP_SIZE", std::to_string(kGroup)},
                        {"CAUSAL", "True"},
                        {"EVEN_K", kSeq % kTileN == 0 ? "True" : "False"}};
+  options.kernel = "fmha"; // (the file's other kernel is fmha_varlen)
   if (device)
     std::printf("%s: GPU %s (%s)\n", program, device->name.c_str(),
                 device->arch.c_str());

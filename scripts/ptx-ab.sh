@@ -133,7 +133,7 @@ configs | while read -r m n w s c d sp; do
     # shellcheck disable=SC2086
     "$tilec" --arch=sm_90a --emit=ptx -DTILE_M="$m" -DTILE_N="$n" \
       --num-warps="$w" --num-stages="$s" -DCAUSAL="$c" -DTILE_D="$d" \
-      --loop-split="$sp" $flags kernels/flash_attention.tile \
+      --loop-split="$sp" $flags --kernel=fmha kernels/flash_attention.tile \
       -o "$dir/fa_M=${m}_N=${n}_W=${w}_S=${s}_C=${c}_D=${d}_SP=${sp}_${tag}.ptx"
   done
 done

@@ -93,7 +93,7 @@ def jobs(only):
             for config in configs:
                 for causal in (False, True):
                     for split in ((True,) if not causal else (True, False)):
-                        options = [f"-DTILE_D={d}", "-DDTYPE=f16",
+                        options = ["--kernel=fmha", f"-DTILE_D={d}", "-DDTYPE=f16",
                                    f"-DCAUSAL={causal}", "-DEVEN_K=True"]
                         options += candidate_options(config)
                         if not split:

@@ -74,6 +74,45 @@ attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
                 const Tensor &out, const AttentionOptions &options = {});
 
 //===----------------------------------------------------------------------===//
+// Packed sequences of different lengths (FlashAttention's varlen)
+//===----------------------------------------------------------------------===//
+//
+// kernels/flash_attention.tile's fmha_varlen: a batch of sequences of
+// different lengths packed end to end, as flash_attn_varlen_func takes
+// them (no padding computed):
+//
+//   q, out: (total_q, heads, head_dim)    k, v: (total_k, kv_heads, head_dim)
+//   cuSeqlensQ, cuSeqlensK: (batch + 1,) int32 on the GPU, from 0 to the
+//   totals; sequence b is rows cuSeqlensQ[b] .. cuSeqlensQ[b + 1] - 1 of q
+//   and out and cuSeqlensK[b] .. cuSeqlensK[b + 1] - 1 of k and v.
+//
+// maxSeqlenQ and maxSeqlenK are the longest sequence's queries and keys
+// (they size the grid: a sequence longer than maxSeqlenQ has its later
+// rows left unwritten). causal masks key j for query i of a sequence of
+// q_len queries and k_len keys when j > i + k_len - q_len (aligned to the
+// bottom right, as FlashAttention 2.1 on); a query that sees no key
+// (q_len > k_len) and a sequence with no keys write zeros. Offsets past the
+// totals read as the totals (the kernel clamps its slices into the
+// tensors): wrong offsets give wrong rows, never an access outside q, k,
+// v or out. dtype, head dims, GQA, strides and the tuning per problem class
+// (the longest lengths rounded up to powers of two) as attention();
+// options.inputPos must be 0.
+TILE_API Status attentionVarlen(const Tensor &q, const Tensor &k,
+                                const Tensor &v, const Tensor &out,
+                                const Tensor &cuSeqlensQ,
+                                const Tensor &cuSeqlensK, int64_t maxSeqlenQ,
+                                int64_t maxSeqlenK,
+                                const AttentionOptions &options = {});
+
+/// The checks of attentionVarlen() alone: touches no GPU.
+TILE_API Status checkAttentionVarlen(const Tensor &q, const Tensor &k,
+                                     const Tensor &v, const Tensor &out,
+                                     const Tensor &cuSeqlensQ,
+                                     const Tensor &cuSeqlensK,
+                                     int64_t maxSeqlenQ, int64_t maxSeqlenK,
+                                     const AttentionOptions &options = {});
+
+//===----------------------------------------------------------------------===//
 // Training: the forward that saves the log-sum-exp, and the backward
 //===----------------------------------------------------------------------===//
 //

@@ -334,6 +334,26 @@ TILE_API int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
                                    struct CUstream_st *stream, char *buffer,
                                    size_t size, size_t *needed);
 
+/* Packed sequences of different lengths (FlashAttention's varlen;
+ * tile::attentionVarlen in tile/Attention.h says what each argument is):
+ * q, out (total_q, heads, head_dim); k, v (total_k, kv_heads, head_dim);
+ * cu_seqlens_q, cu_seqlens_k (batch + 1,) int32 offsets on the GPU;
+ * max_seqlen_q, max_seqlen_k the longest sequence's queries and keys.
+ * options->input_pos must be 0. */
+TILE_API int tile_attention_varlen(const tile_tensor *q, const tile_tensor *k,
+                                   const tile_tensor *v, const tile_tensor *out,
+                                   const tile_tensor *cu_seqlens_q,
+                                   const tile_tensor *cu_seqlens_k,
+                                   int64_t max_seqlen_q, int64_t max_seqlen_k,
+                                   const tile_attention_options *options,
+                                   struct CUstream_st *stream);
+/* The checks alone; needs no GPU. */
+TILE_API int tile_attention_varlen_check(
+    const tile_tensor *q, const tile_tensor *k, const tile_tensor *v,
+    const tile_tensor *out, const tile_tensor *cu_seqlens_q,
+    const tile_tensor *cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
+    const tile_attention_options *options);
+
 /* ---- Attention training (tile/Attention.h) ----------------------------------
  * tile::attentionWithLse and tile::attentionBackward: row-major q, out, dout,
  * dq (batch, heads, seq_q, head_dim), k, v, dk, dv (batch, kv_heads, seq_k,

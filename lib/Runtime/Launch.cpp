@@ -233,6 +233,29 @@ static std::string formatFloat(float value) {
 
 static constexpr unsigned kAlignmentCap = 1u << 30;
 
+/// The bytes [first, last) tensor `arg` of `param` may touch; empty for a
+/// tensor with no elements.
+static std::pair<uintptr_t, uintptr_t>
+tensorExtent(const ArgRef &arg, const tilec::KernelParam &param) {
+  uintptr_t first = reinterpret_cast<uintptr_t>(arg.data);
+  uint64_t reach = 0;
+  for (unsigned d = 0; d < param.rank; ++d) {
+    if (arg.shape[d] == 0)
+      return {first, first};
+    reach += static_cast<uint64_t>(arg.shape[d] - 1) *
+             static_cast<uint64_t>(arg.strides[d]);
+  }
+  return {first, first + (reach + 1) * tilec::elementBytes(param.element)};
+}
+
+/// Whether two checked tensor arguments may touch a common byte.
+static bool tensorsOverlap(const ArgRef &a, const tilec::KernelParam &pa,
+                           const ArgRef &b, const tilec::KernelParam &pb) {
+  auto [a0, a1] = tensorExtent(a, pa);
+  auto [b0, b1] = tensorExtent(b, pb);
+  return a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1;
+}
+
 Status tile::detail::checkArguments(const tilec::KernelInfo &info,
                                     llvm::ArrayRef<ArgRef> args,
                                     PackedArgs &packed, AlignmentFit &fit) {
@@ -417,6 +440,24 @@ Status tile::detail::checkArguments(const tilec::KernelInfo &info,
                                      tilec::elementBytes(param.element),
                                      param.alignment) +
                         ", which the kernel assumes");
+  }
+
+  // Tensors a warp-specialized producer reads ahead of the kernel's writes
+  // (KernelParam::readAhead): no tensor the kernel writes may overlap one.
+  for (size_t r = 0; r < args.size(); ++r) {
+    if (!info.params[r].readAhead)
+      continue;
+    for (size_t w = 0; w < args.size(); ++w)
+      if (w != r && info.params[w].written &&
+          tensorsOverlap(args[r], info.params[r], args[w], info.params[w]))
+        return argError(
+            r, info.params[r],
+            "overlaps '" + info.params[w].name +
+                "', which the kernel writes: the kernel reads '" +
+                info.params[r].name +
+                "' ahead of its own writes (its warp-specialized producer "
+                "does); pass tensors apart, or compile the kernel without "
+                "warp_specialize");
   }
 
   // Tensors the kernel copies with TMA: what a descriptor needs of them

@@ -201,6 +201,25 @@ void describeAlignments(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
   }
 }
 
+/// The tensors a warp-specialized kernel's producer reads ahead of the
+/// kernel's writes, and those it writes (tile-warp-specialize's
+/// tile.read_ahead_params and tile.written_params): the launch checks that
+/// none of the second overlaps one of the first.
+void describeReadAhead(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
+  for (auto [name, field] :
+       {std::pair{mlir::tile::TileDialect::getReadAheadParamsAttrName(),
+                  &KernelParam::readAhead},
+        std::pair{mlir::tile::TileDialect::getWrittenParamsAttrName(),
+                  &KernelParam::written}}) {
+    auto params = func->getAttrOfType<mlir::DenseI32ArrayAttr>(name);
+    if (!params)
+      continue;
+    for (int32_t i : params.asArrayRef())
+      if (i >= 0 && size_t(i) < info.params.size() && info.params[i].isTensor)
+        info.params[i].*field = true;
+  }
+}
+
 /// The options `func` is compiled with: the request's where it gives them,
 /// else the kernel's @hints (its `tile.hints`) for the options a kernel may
 /// give, else the defaults (tile/Options.def).
@@ -514,6 +533,7 @@ CompileResult tilec::compile(const CompileRequest &request, Stage stage) {
             threads && threads.size() && threads[0] > 0)
           info.numWarps = unsigned(threads[0]) / 32;
         describeAlignments(f, info);
+        describeReadAhead(f, info);
         // Instrumented for a timeline (tile-timeline).
         if (auto timeline = f->getAttrOfType<mlir::DictionaryAttr>(
                 mlir::tile::TileDialect::getTimelineAttrName())) {

@@ -35,8 +35,11 @@
 // (every persistent kernel since the counter came; absent, false). One
 // launched in clusters carries "cluster":C (2, 4, 8 or 16; absent, 1). One
 // that waits for the kernel before it (tile-dependent-launch) carries
-// "dependent_launch":true (absent, false). A kernel
-// the compiler warned about carries "warnings":["f.tile:3:8: warning:
+// "dependent_launch":true (absent, false). A tensor parameter a
+// warp-specialized producer reads ahead of the kernel's writes carries
+// "read_ahead":true, and then every tensor the kernel writes
+// "written":true (absent, false); launches refuse an overlap of the two. A
+// kernel the compiler warned about carries "warnings":["f.tile:3:8: warning:
 // kernel 'k' is not warp-specialized: ...", ...], each as printed (absent,
 // none); one with a @tune carries "tune":[["TILE_M",["64","128"]], ...].
 // One instrumented for a timeline (tile-timeline) carries
@@ -189,6 +192,10 @@ std::string KernelInfo::toJSON() const {
       object["rank"] = static_cast<int64_t>(param.rank);
       object["alignment"] = static_cast<int64_t>(param.alignment);
       object["contiguous"] = param.contiguous;
+      if (param.readAhead)
+        object["read_ahead"] = true;
+      if (param.written)
+        object["written"] = true;
     } else {
       object["kind"] = scalarName(param.scalar);
     }
@@ -407,7 +414,9 @@ static bool readParam(Reader &reader, const json::Value &value, size_t index,
     return reader.fail(where + ": \"alignment\" is " +
                        llvm::Twine(param.alignment) +
                        ", expected a power of two");
-  return reader.getBool(*object, "contiguous", where, param.contiguous);
+  return reader.getBool(*object, "contiguous", where, param.contiguous) &&
+         reader.getBool(*object, "read_ahead", where, param.readAhead) &&
+         reader.getBool(*object, "written", where, param.written);
 }
 
 static bool readTensorMap(Reader &reader, const json::Value &value,

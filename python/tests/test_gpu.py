@@ -287,7 +287,7 @@ def test_flash_attention_kernel_rotate_option(torch_gpu, repo, rotate):
     path = os.path.join(repo, "kernels", "flash_attention.tile")
     B, H, D = 1, 4, 128
     for causal in (False, True):
-        fmha = tilec.compile(path, H=H, TILE_D=D, TILE_M=64, TILE_N=64,
+        fmha = tilec.compile(path, "fmha", H=H, TILE_D=D, TILE_M=64, TILE_N=64,
                              CAUSAL=causal, rotate_wgmma=rotate)
         for S in (64, 128, 320):
             q, k, v = (make(torch, B, H, S, D, torch.float16, False)
@@ -314,7 +314,7 @@ def test_flash_attention_kernel_hints(torch_gpu, repo):
     B, H, D, M = 1, 4, 128, 128
     for causal in (False, True):
         for override, warps in ((None, 12 if hopper else 8), (False, 8)):
-            fmha = tilec.compile(hinted, name="hinted.tile", H=H, TILE_D=D,
+            fmha = tilec.compile(hinted, "fmha", name="hinted.tile", H=H, TILE_D=D,
                                  TILE_M=M, TILE_N=128, CAUSAL=causal,
                                  loop_split=False,
                                  warp_specialize=override)
@@ -350,7 +350,7 @@ def test_persistent_flash_attention(torch_gpu, repo):
     assert blocks > torch.cuda.get_device_properties(0).multi_processor_count
     for causal in (False, True):
         for specialize, warps in ((True, 8), (False, 4)):
-            fmha = tilec.compile(path, H=H, TILE_D=D, TILE_M=M, TILE_N=128,
+            fmha = tilec.compile(path, "fmha", H=H, TILE_D=D, TILE_M=M, TILE_N=128,
                                  CAUSAL=causal, num_warps=warps,
                                  num_stages=2, loop_split=False,
                                  warp_specialize=specialize, persistent=True)

@@ -1774,8 +1774,8 @@ def test_attention_warpgroups_along_n(torch_gpu, repo, tile_n):
     for causal in (False, True):
         for S in (64, 128, 320):
             # (EVEN_K: the keys fill whole tiles; else the last is masked.)
-            fmha = tilec.compile(path, arch="sm_90a", H=H, TILE_D=D,
-                                 TILE_M=64, TILE_N=tile_n, CAUSAL=causal,
+            fmha = tilec.compile(path, "fmha", arch="sm_90a", H=H,
+                                 TILE_D=D, TILE_M=64, TILE_N=tile_n, CAUSAL=causal,
                                  EVEN_K=S % tile_n == 0, num_warps=8)
             q, k, v = (torch.randn(B, H, S, D, device="cuda",
                                    dtype=torch.float16) for _ in range(3))

@@ -182,7 +182,7 @@ def test_gqa_rows_packed(torch_gpu, repo, arch, group, rows, D):
     v = torch.randn(B, Hkv, N, D, device="cuda", dtype=torch.float16)
     out = torch.full_like(q, float("nan"))
     fmha = tilec.compile(os.path.join(repo, "kernels", "flash_attention.tile"),
-                         arch=arch, H=Hkv, TILE_M=M, TILE_N=64, TILE_D=D,
+                         "fmha", arch=arch, H=Hkv, TILE_M=M, TILE_N=64, TILE_D=D,
                          CAUSAL=False, EVEN_K=False, QUERY_GROUP_SIZE=1)
     packed = q.view(B, Hkv, M, D)  # heads of a group are contiguous
     fmha[(1, B * Hkv)](packed, k, v, out.view(B, Hkv, M, D),
@@ -276,7 +276,7 @@ def test_attention_rows_at_their_own_size(torch_gpu, repo, options, causal):
                                dtype=torch.float16) for _ in range(3))
         out = torch.full_like(q, float("nan"))
         kernel = tilec.compile(
-            os.path.join(repo, "kernels", "flash_attention.tile"),
+            os.path.join(repo, "kernels", "flash_attention.tile"), "fmha",
             arch="sm_90a", DTYPE="f16", TILE_D=D, H=2, TILE_M=128,
             TILE_N=80, CAUSAL=causal, EVEN_K=N % 80 == 0, **options)
         kernel[(-(-N // 128), 4)](q, k, v, out, D ** -0.5, 0)

@@ -167,6 +167,55 @@ def test_attention_refusals(change, message):
     assert str(info.value).startswith("tile::attention: ")
 
 
+def varlen_args(q=(300, 8, 64), k=(500, 2, 64), v=None, out=None,
+                cu=(5, 5), typestr="<f2", cu_typestr="<i4"):
+    v = v or k
+    out = out or q
+    tensors = [FakeCuda(s, typestr, address=(i + 1) << 36)
+               for i, s in enumerate((q, k, v, out))]
+    return tensors + [FakeCuda((n,), cu_typestr, address=(5 + i) << 36)
+                      for i, n in enumerate(cu)]
+
+
+def test_attention_varlen_accepts_good_arguments():
+    tilec.check_attention_varlen(*varlen_args(), 100, 200)
+    tilec.check_attention_varlen(*varlen_args(q=(7, 4, 80), k=(9, 4, 80)),
+                                 3, 9, causal=True, scale=0.3)
+    # No sequences: nothing to check beyond the shapes.
+    tilec.check_attention_varlen(*varlen_args(cu=(1, 1)), 0, 0)
+
+
+@pytest.mark.parametrize("change, seqlens, message", [
+    (dict(q=(2, 8, 128, 64)), (1, 1), "q: expected a rank-3 tensor "
+                                      "(total, heads, head_dim)"),
+    (dict(k=(500, 3, 64)), (1, 1), "k: its 3 heads do not divide q's 8"),
+    (dict(v=(500, 2, 32)), (1, 1), "v: head_dim 32 does not match q's 64"),
+    (dict(v=(499, 2, 64)), (1, 1), "v: shape [499, 2, 64] does not match k's"),
+    (dict(out=(301, 8, 64)), (1, 1), "out: shape [301, 8, 64] does not match"),
+    (dict(cu=(5, 4)), (1, 1), "cu_seqlens_k: has 4 entries, cu_seqlens_q 5"),
+    (dict(cu=(0, 0)), (1, 1), "cu_seqlens_q: has 0 entries; it holds "
+                              "batch + 1 offsets"),
+    (dict(cu_typestr="<i8"), (1, 1), "cu_seqlens_q: dtype i64 is not "
+                                     "supported; the offsets are int32"),
+    (dict(), (-1, 1), "max_seqlen_q: -1 is not in [0, 2^31-1]"),
+    (dict(), (1, 2**31), "max_seqlen_k: 2147483648 is not in [0, 2^31-1]"),
+])
+def test_attention_varlen_refusals(change, seqlens, message):
+    with pytest.raises(tilec.ArgumentError) as info:
+        tilec.check_attention_varlen(*varlen_args(**change), *seqlens)
+    assert message in str(info.value)
+    assert str(info.value).startswith("tile::attention: ")
+
+
+def test_attention_varlen_refuses_overlaps():
+    q, k, v, out, cq, ck = varlen_args()
+    with pytest.raises(tilec.ArgumentError, match="out: overlaps q"):
+        tilec.check_attention_varlen(q, k, v, q, cq, ck, 10, 10)
+    with pytest.raises(tilec.ArgumentError,
+                       match="max_seqlen_q: expected an int, got float"):
+        tilec.attention_varlen(q, k, v, cq, ck, 1.5, 10, out=out)
+
+
 def test_attention_config_without_a_gpu():
     # An empty problem has no configuration (and needs no GPU); bad
     # arguments are refused as attention() refuses them.

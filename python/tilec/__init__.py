@@ -31,7 +31,7 @@ from ._tensors import TensorArg, current_stream, pack_args, tensor_arg
 from .errors import (ArgumentError, CompileError, CompileWarning, TileError,
                      from_message)
 
-__all__ = ["attention", "attention_with_kvcache", "decode_plan", "mla_decode", "ops", "fp8", "compile", "load_ptx", "autotune", "tune_space_configs",
+__all__ = ["attention", "attention_varlen", "attention_with_kvcache", "decode_plan", "mla_decode", "ops", "fp8", "compile", "load_ptx", "autotune", "tune_space_configs",
            "Config", "Kernel",
            "options", "stats", "TileError", "CompileError", "CompileWarning",
            "ArgumentError"]
@@ -524,6 +524,58 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     return out
 
 
+def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k, causal=False, scale=None, out=None,
+                     stream=None, autotune=True):
+    """Flash attention over a batch of sequences of different lengths packed
+    end to end, as flash_attn_varlen_func takes them (nothing computed for
+    padding).
+
+    q: (total_q, heads, head_dim); k, v: (total_k, kv_heads, head_dim),
+    kv_heads dividing heads; cu_seqlens_q, cu_seqlens_k: (batch + 1,) int32
+    tensors on the GPU, the offsets of the sequences from 0 to the totals
+    (sequence b: rows cu_seqlens_q[b] to cu_seqlens_q[b + 1] - 1 of q and
+    out, cu_seqlens_k[b] to cu_seqlens_k[b + 1] - 1 of k and v);
+    max_seqlen_q, max_seqlen_k: the longest sequence's queries and keys
+    (ints; they size the grid). causal masks key j for query i of a
+    sequence of q_len queries and k_len keys when j > i + k_len - q_len
+    (the bottom-right alignment of FlashAttention 2.1 on); a query that
+    sees no key writes zeros. f16 or bf16, head_dim a multiple of 8 up to
+    256, any strides with a contiguous last dimension; scale defaults to
+    1/sqrt(head_dim). Writes `out` (allocated like q when None) and returns
+    it. kernels/flash_attention.tile's fmha_varlen, tuned per problem class
+    as attention() is. Not differentiable."""
+    if (getattr(q, "requires_grad", False) or
+            getattr(k, "requires_grad", False) or
+            getattr(v, "requires_grad", False)) and \
+            _autograd.needs_grad(q, k, v):
+        raise ArgumentError("attention_varlen has no backward: call it under "
+                            "torch.no_grad() or on tensors without grad")
+    for value, name in ((max_seqlen_q, "max_seqlen_q"),
+                        (max_seqlen_k, "max_seqlen_k")):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ArgumentError(f"{name}: expected an int, got "
+                                f"{type(value).__name__}")
+        if not -2**63 <= value < 2**63:
+            raise ArgumentError(f"{name}: {value} does not fit in 64 bits")
+    if out is None:
+        out = _out_like(q)
+    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
+    _launch_options(o, 0, autotune)
+    bounds = (_capi.Tensor * 2)()
+    for i, (obj, where) in enumerate(((cu_seqlens_q, "cu_seqlens_q"),
+                                      (cu_seqlens_k, "cu_seqlens_k"))):
+        t = tensor_arg(obj, where)
+        held.append(t)
+        t.fill(bounds[i])
+    _check(_capi.lib().tile_attention_varlen(
+        ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
+        ctypes.byref(tensors[2]), ctypes.byref(tensors[3]),
+        ctypes.byref(bounds[0]), ctypes.byref(bounds[1]), max_seqlen_q,
+        max_seqlen_k, ctypes.byref(o), current_stream(stream)))
+    return out
+
+
 def _is_float8(t):
     dtype = getattr(t, "dtype", None)
     return dtype is not None and str(dtype) == "torch.float8_e4m3fn"
@@ -616,6 +668,25 @@ def check_attention(q, k, v, out, causal=False, scale=None, input_pos=0):
     _check(_capi.lib().tile_attention_check(
         ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o)))
+
+
+def check_attention_varlen(q, k, v, out, cu_seqlens_q, cu_seqlens_k,
+                           max_seqlen_q, max_seqlen_k, causal=False,
+                           scale=None):
+    """The checks of attention_varlen() alone (no GPU needed): raises
+    ArgumentError naming the argument, or returns None."""
+    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
+    bounds = (_capi.Tensor * 2)()
+    for i, (obj, where) in enumerate(((cu_seqlens_q, "cu_seqlens_q"),
+                                      (cu_seqlens_k, "cu_seqlens_k"))):
+        t = tensor_arg(obj, where)
+        held.append(t)
+        t.fill(bounds[i])
+    _check(_capi.lib().tile_attention_varlen_check(
+        ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
+        ctypes.byref(tensors[2]), ctypes.byref(tensors[3]),
+        ctypes.byref(bounds[0]), ctypes.byref(bounds[1]),
+        int(max_seqlen_q), int(max_seqlen_k), ctypes.byref(o)))
 
 
 def attention_config(q, k, v, causal=False, scale=None, input_pos=0,

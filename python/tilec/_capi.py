@@ -192,6 +192,12 @@ def _declare(lib):
                            [c.POINTER(AttentionOptions), c.c_void_p]),
         "tile_attention_check": (c.c_int, [c.POINTER(Tensor)] * 4 +
                                  [c.POINTER(AttentionOptions)]),
+        "tile_attention_varlen": (c.c_int, [c.POINTER(Tensor)] * 6 +
+                                  [c.c_int64, c.c_int64,
+                                   c.POINTER(AttentionOptions), c.c_void_p]),
+        "tile_attention_varlen_check": (c.c_int, [c.POINTER(Tensor)] * 6 +
+                                        [c.c_int64, c.c_int64,
+                                         c.POINTER(AttentionOptions)]),
         "tile_attention_config": (c.c_int, [c.POINTER(Tensor)] * 4 +
                                   [c.POINTER(AttentionOptions), c.c_void_p,
                                    c.c_char_p, c.c_size_t,

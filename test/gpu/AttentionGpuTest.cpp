@@ -374,6 +374,7 @@ bool testAutotune(const std::string &kernelsDir) {
   // Scalars: an int with no exact float is refused at launch.
   tile::CompileOptions fmhaOptions;
   fmhaOptions.constants = {{"TILE_D", "64"}, {"H", "1"}};
+  fmhaOptions.kernel = "fmha";
   tile::Expected<tile::Kernel> fmha = tile::Runtime::get().compileFile(
       kernelsDir + "/flash_attention.tile", fmhaOptions);
   check(fmha.status(), "compile fmha");

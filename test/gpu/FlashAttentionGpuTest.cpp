@@ -40,6 +40,7 @@ struct Attention {
 
 Build attentionBuild(const Attention &t) {
   Build build;
+  build.kernel = "fmha";
   Constants &constants = build.constants;
   constants = {{"DTYPE", tile::dtypeName(t.dtype)},
                {"TILE_D", std::to_string(t.d)},

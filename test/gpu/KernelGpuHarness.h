@@ -55,6 +55,8 @@ using Constants = std::vector<std::pair<std::string, std::string>>;
 /// test sets $TILEC_PERSISTENT_BLOCKS to 3, so that even the small grids
 /// here run several tiles per block.
 struct Build {
+  /// The kernel of the file to build; empty: the file's only one.
+  std::string kernel;
   Constants constants;
   tile::Options options;
   unsigned alignment = 16;
@@ -63,7 +65,7 @@ struct Build {
   /// "DTYPE=f16 TILE_M=128 [num_stages=2,...] align=16 (hints)": the key of
   /// the kernel cache below.
   std::string describe() const {
-    std::string text;
+    std::string text = kernel.empty() ? "" : kernel + ":";
     for (const auto &[name, value] : constants)
       text += (text.empty() ? "" : " ") + name + "=" + value;
     text += " [" + options.text() + "] align=" + std::to_string(alignment);
@@ -150,11 +152,14 @@ inline const char *modeName(Mode mode) {
 /// with '-' for '_'); the error text on failure.
 inline std::string runTilec(const std::string &file, const Constants &constants,
                             const std::string &output, unsigned alignment,
-                            const tile::Options &options) {
+                            const tile::Options &options,
+                            const std::string &kernel = "") {
   std::vector<std::string> args = {
       config.tilec, "--emit=ptx", file,
       "--alignment=" + std::to_string(alignment),
       "--arch=" + (config.arch.empty() ? std::string("sm_90a") : config.arch)};
+  if (!kernel.empty())
+    args.push_back("--kernel=" + kernel);
   options.forEach([&](const tile::OptionInfo &info, const auto &value) {
     if (!value)
       return;
@@ -217,7 +222,8 @@ private:
     // not to the compiler.
     tile::Options given = asked;
     if (viaHints) {
-      tile::Expected<std::string> hinted = withHints(file, asked);
+      tile::Expected<std::string> hinted =
+          withHints(file, asked, wanted.kernel);
       if (!hinted)
         return hinted.status();
       file = *hinted;
@@ -237,11 +243,13 @@ private:
         static_cast<tile::Options &>(options) = given;
         options.constants = constants;
         options.arch = config.arch;
+        options.kernel = wanted.kernel;
         return tile::Runtime::get().compileFile(file, options);
       }
       std::string output = config.workDir + "/" + name + "-" +
                            std::to_string(++counter) + ".ptx";
-      std::string error = runTilec(file, constants, output, alignment, given);
+      std::string error =
+          runTilec(file, constants, output, alignment, given, wanted.kernel);
       if (!error.empty())
         return tile::Status::error(error);
       return tile::Runtime::get().loadPTXFile(output);
@@ -273,17 +281,19 @@ private:
     return kernel;
   }
 
-  /// A copy of `file` whose first kernel carries the options it may give
-  /// (tile/Options.def's TILE_OPTION_HINT) as its @hints(...); its path.
+  /// A copy of `file` whose kernel `kernel` (empty: its first) carries the
+  /// options it may give (tile/Options.def's TILE_OPTION_HINT) as its
+  /// @hints(...); its path.
   tile::Expected<std::string> withHints(const std::string &file,
-                                        const tile::Options &options) {
+                                        const tile::Options &options,
+                                        const std::string &kernel) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
     std::string source = text.str();
-    size_t at = source.find("\nkernel ");
+    size_t at = source.find("\nkernel " + kernel + (kernel.empty() ? "" : "("));
     if (!in || at == std::string::npos)
-      return tile::Status::error("no kernel in " + file);
+      return tile::Status::error("no kernel " + kernel + " in " + file);
     std::string hints = "\n@hints(";
     bool first = true;
     options.forEach([&](const tile::OptionInfo &info, const auto &value) {

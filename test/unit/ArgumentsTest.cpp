@@ -305,6 +305,40 @@ TEST(Arguments, AlignmentPerParameter) {
   EXPECT_EQ(fit.alignment, 8u);
 }
 
+// A tensor a warp-specialized producer reads ahead of the kernel's writes
+// (a sequence's bounds) must not overlap a tensor the kernel writes.
+TEST(Arguments, ReadAheadTensorsApartFromWrittenOnes) {
+  KernelInfo info;
+  info.name = "ahead";
+  info.params = {tensorParam("Out", ElementKind::F32, 1),
+                 tensorParam("Bounds", ElementKind::I32, 1, /*alignment=*/4),
+                 tensorParam("X", ElementKind::F32, 1)};
+  info.params[0].written = true;
+  info.params[1].readAhead = true;
+  auto run = [&](uintptr_t out, uintptr_t bounds, int64_t boundsSize,
+                 uintptr_t x) {
+    std::vector<Arg> args = {
+        Tensor{fakePointer(out), DType::F32, {64}, {1}},
+        Tensor{fakePointer(bounds), DType::I32, {boundsSize}, {1}},
+        Tensor{fakePointer(x), DType::F32, {64}, {1}}};
+    ArgRefs refs;
+    toArgRefs(args, refs);
+    PackedArgs packed;
+    AlignmentFit fit;
+    return checkArguments(info, refs, packed, fit);
+  };
+  // Out covers [0, 256) of its base; Bounds right after it is apart.
+  EXPECT_TRUE(run(0, 256, 4, 0).ok()) << "X may overlap Out: not read ahead";
+  Status status = run(0, 252, 4, 512);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("argument 2 ('Bounds'): overlaps 'Out', "
+                                  "which the kernel writes"),
+            std::string::npos)
+      << status.message();
+  // An empty tensor touches nothing.
+  EXPECT_TRUE(run(0, 128, 0, 512).ok());
+}
+
 TEST(Arguments, LaunchWithoutModuleFailsCleanly) {
   Kernel kernel = makeUnloadedKernel(fmhaInfo());
   Status status = kernel.launch(Dim3(2, 16), nullptr, fmhaArgs());

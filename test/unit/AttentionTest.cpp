@@ -376,3 +376,78 @@ TEST(AttentionBackward, RefusalsNameTheArgument) {
             "tile::attentionWithLse: k: malformed tile_tensor (rank -1, "
             "dtype 0)");
 }
+
+//===----------------------------------------------------------------------===//
+// tile::attentionVarlen's argument checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct VarlenArgs {
+  Tensor q = attnTensor(1, {300, 8, 64});
+  Tensor k = attnTensor(2, {500, 2, 64});
+  Tensor v = attnTensor(3, {500, 2, 64});
+  Tensor out = attnTensor(4, {300, 8, 64});
+  Tensor cuQ = attnTensor(5, {5}, DType::I32);
+  Tensor cuK = attnTensor(6, {5}, DType::I32);
+  int64_t maxQ = 100, maxK = 200;
+  AttentionOptions options;
+
+  std::string check() const {
+    return checkAttentionVarlen(q, k, v, out, cuQ, cuK, maxQ, maxK, options)
+        .message();
+  }
+  std::string checkC() const {
+    auto c = toCTensor;
+    tile_tensor t[6] = {c(q), c(k), c(v), c(out), c(cuQ), c(cuK)};
+    tile_attention_options o = {};
+    o.causal = options.causal;
+    o.input_pos = options.inputPos;
+    return tile_attention_varlen_check(&t[0], &t[1], &t[2], &t[3], &t[4], &t[5],
+                                       maxQ, maxK, &o) == TILE_OK
+               ? ""
+               : tile_last_error();
+  }
+};
+} // namespace
+
+TEST(AttentionVarlen, AcceptsPackedSequences) {
+  VarlenArgs a;
+  EXPECT_EQ(a.check(), "");
+  EXPECT_EQ(a.checkC(), "");
+  a.options.causal = true;
+  EXPECT_EQ(a.check(), "");
+}
+
+TEST(AttentionVarlen, RefusalsNameTheArgument) {
+  auto refusal = [](auto change) {
+    VarlenArgs a;
+    change(a);
+    std::string c = a.checkC();
+    EXPECT_EQ(a.check(), c) << "the C API refuses as the C++ one";
+    return c;
+  };
+  auto has = [](const std::string &text, const std::string &part) {
+    return text.find(part) != std::string::npos;
+  };
+  EXPECT_TRUE(has(refusal([](VarlenArgs &a) {
+                    a.q = attnTensor(1, {2, 8, 128, 64});
+                  }),
+                  "q: expected a rank-3 tensor (total, heads, head_dim)"));
+  EXPECT_TRUE(has(
+      refusal([](VarlenArgs &a) { a.cuK = attnTensor(6, {4}, DType::I32); }),
+      "cu_seqlens_k: has 4 entries, cu_seqlens_q 5"));
+  EXPECT_TRUE(has(
+      refusal([](VarlenArgs &a) { a.cuQ = attnTensor(5, {5}, DType::I64); }),
+      "cu_seqlens_q: dtype i64 is not supported"));
+  EXPECT_TRUE(has(refusal([](VarlenArgs &a) { a.options.inputPos = 3; }),
+                  "input_pos: 3 does not apply to packed sequences"));
+  EXPECT_TRUE(has(refusal([](VarlenArgs &a) { a.maxK = -1; }),
+                  "max_seqlen_k: -1 is not in [0, 2^31-1]"));
+  EXPECT_TRUE(has(refusal([](VarlenArgs &a) { a.out = a.cuQ; }),
+                  "out: expected a rank-3 tensor"));
+  EXPECT_TRUE(
+      has(refusal([](VarlenArgs &a) {
+            a.out = Tensor::contiguous(a.k.data, DType::F16, {300, 8, 64});
+          }),
+          "out: overlaps k"));
+}

@@ -255,9 +255,10 @@ TEST(Compile, StagesAndLoopSplitOptions) {
 }
 
 TEST(Compile, WarningsInTheDescription) {
-  // A persistent kernel that stores in its tile loop cannot have its
-  // producer warp read the loop's page numbers ahead: the kernel is not
-  // warp-specialized, and its description says why, at the kernel.
+  // A persistent kernel that stores in its tile loop into the lengths its
+  // loop bound comes from cannot have its producer warp read them ahead:
+  // the kernel is not warp-specialized, and its description says why, at
+  // the kernel.
   tilec::CompileRequest request;
   request.source =
       "kernel paged(Lens: Tensor[i32, 1], Table: Tensor[i32, 2],\n"
@@ -272,7 +273,8 @@ TEST(Compile, WarningsInTheDescription) {
       "        k = load(K, index=(0, page), shape=(64, 64), order=(1, 0),\n"
       "                 latency=2)\n"
       "        acc = mma(q, k, acc)\n"
-      "    store(Out, index=(b, 0), tile=acc)\n";
+      "    store(Out, index=(b, 0), tile=acc)\n"
+      "    store(Lens, index=(b,), tile=n - n)\n";
   request.bufferName = "paged.tile";
   request.arch = "sm_90a";
   request.warpSpecialize = true;

@@ -154,10 +154,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // Lowering's bookkeeping of global accesses (LoweringUtils.h): a
   // kernel's widest vector per parameter, and (an integer, below) the
   // parameter a memory op accesses.
-  if (attr.getName() == getParamVectorBytesAttrName()) {
+  if (attr.getName() == getParamVectorBytesAttrName() ||
+      attr.getName() == getReadAheadParamsAttrName() ||
+      attr.getName() == getWrittenParamsAttrName()) {
     if (!isa<DenseI32ArrayAttr>(attr.getValue()))
-      return op->emitError() << "'" << getParamVectorBytesAttrName()
-                             << "' must be an array of i32";
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' must be an array of i32";
     return success();
   }
   if (attr.getName() == getParamAttrName() ||

@@ -79,6 +79,16 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getParamVectorBytesAttrName() {
       return ::llvm::StringLiteral("tile.param_vector_bytes");
     }
+    /// The tensor parameters (argument numbers) a warp-specialized
+    /// kernel's producer reads ahead of the kernel's own writes
+    /// (tile-warp-specialize), and those the kernel writes: no written
+    /// tensor may overlap one read ahead, which the launch checks.
+    static constexpr ::llvm::StringLiteral getReadAheadParamsAttrName() {
+      return ::llvm::StringLiteral("tile.read_ahead_params");
+    }
+    static constexpr ::llvm::StringLiteral getWrittenParamsAttrName() {
+      return ::llvm::StringLiteral("tile.written_params");
+    }
     /// Why loops of a kernel kept cp.async instead of TMA (text).
     static constexpr ::llvm::StringLiteral getTmaFallbackAttrName() {
       return ::llvm::StringLiteral("tile.tma_fallback");

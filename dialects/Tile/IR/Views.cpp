@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -65,4 +66,51 @@ Value tile::getViewedCoordinate(OpBuilder &b, Location loc, Value tensor,
         b, loc, negative, coord, arith::AddIOp::create(b, loc, coord, clamped));
   }
   return coord;
+}
+
+std::optional<unsigned> tile::getViewedParam(Value tensor) {
+  auto arg = dyn_cast<BlockArgument>(getViewedTensor(tensor));
+  if (!arg || !arg.getOwner()->isEntryBlock() ||
+      !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+std::optional<SmallVector<unsigned>> tile::getWrittenParams(Operation *func) {
+  SmallVector<unsigned> params;
+  auto maps =
+      func->getAttrOfType<ArrayAttr>(TileDialect::getTensorMapsAttrName());
+  auto fn = dyn_cast<FunctionOpInterface>(func);
+  bool known = true;
+  func->walk([&](Operation *op) {
+    std::optional<unsigned> param;
+    if (isa<StoreOp, AtomicRMWOp, BlockAtomicOp, BlockExchangeOp, ScatterOp>(
+            op)) {
+      param = getViewedParam(op->getOperand(0));
+    } else if (auto store = dyn_cast<TmaStoreOp>(op)) {
+      // A descriptor argument: its tile.tensor_maps entry names the tensor.
+      auto arg = dyn_cast<BlockArgument>(store.getMap());
+      if (arg && fn && maps && arg.getOwner()->isEntryBlock()) {
+        int64_t entry = int64_t(arg.getArgNumber()) -
+                        int64_t(fn.getNumArguments() - maps.size());
+        if (entry >= 0 && entry < int64_t(maps.size()))
+          if (auto dict = dyn_cast<DictionaryAttr>(maps[entry]))
+            if (auto p = dict.getAs<IntegerAttr>("param"))
+              param = unsigned(p.getInt());
+      }
+    } else {
+      return WalkResult::advance();
+    }
+    if (!param) {
+      known = false;
+      return WalkResult::interrupt();
+    }
+    params.push_back(*param);
+    return WalkResult::advance();
+  });
+  if (!known)
+    return std::nullopt;
+  llvm::sort(params);
+  params.erase(llvm::unique(params), params.end());
+  return params;
 }

@@ -49,6 +49,15 @@ Value getViewedCoordinate(OpBuilder &b, Location loc, Value tensor,
 /// dimension `dim` (a start not the constant 0).
 bool viewShiftsDim(Value tensor, unsigned dim);
 
+/// The index of the kernel parameter `tensor` views (through its views),
+/// or none where it is not an argument of the kernel's entry block.
+std::optional<unsigned> getViewedParam(Value tensor);
+
+/// The tensor parameters `func` writes to global memory (stores, atomics,
+/// scatters, TMA stores; sorted, once each), or none where some write's
+/// tensor is not known to be a parameter.
+std::optional<SmallVector<unsigned>> getWrittenParams(Operation *func);
+
 } // namespace mlir::tile
 
 #endif // TILE_IR_VIEWS_H

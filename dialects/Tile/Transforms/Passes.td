@@ -766,7 +766,13 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     read, tile t's fill being the ring's fill t + 1. The producer computes
     coordinates from scalars, from tiles of one element, and from
     one-element global loads that no global write of the kernel precedes
-    (a trip count or a page number read from memory). Kernels with a ring
+    (a trip count or a page number read from memory), or that read a
+    tensor parameter the kernel never writes, every written tensor being
+    a known parameter (a persistent kernel's sequence bounds, read in the
+    tile loop that stores earlier tiles): those parameters and the written
+    ones go into `tile.read_ahead_params` and `tile.written_params`, and a
+    launch where a written tensor overlaps one read ahead is refused.
+    Kernels with a ring
     filled in more than one loop, or whose copy coordinates depend on
     anything else, are left as they are, with the reason in
     `tile.not_warp_specialized` and a warning at the kernel.

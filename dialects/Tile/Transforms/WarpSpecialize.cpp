@@ -58,6 +58,7 @@
 #include "Tile/IR/Locations.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/IR/Views.h"
 #include "Tile/Transforms/LoopCounters.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
@@ -151,6 +152,8 @@ struct WarpSpecializePass
     for (scf::ForOp loop : oneSlotLoops)
       if (failed(countTrips(loop)))
         return signalPassFailure();
+    readAhead.clear();
+    written.reset();
     std::string why = analyze(func, rings, copies);
     // A producer per ring, round robin over the producer warps (one, idle,
     // for a kernel without rings: its launch keeps the specialized shape).
@@ -194,6 +197,18 @@ struct WarpSpecializePass
             << "' has no TMA copies for a producer warp to issue (its loads "
                "use cp.async: see the kernel's tma_fallback); only its block "
                "is shaped for warp specialization";
+    }
+    // What the launch checks of the tensors read ahead (KernelInfo.h).
+    if (!readAhead.empty()) {
+      SmallVector<int32_t> ahead(readAhead.begin(), readAhead.end());
+      llvm::sort(ahead);
+      SmallVector<int32_t> writes(written->value().begin(),
+                                  written->value().end());
+      Builder b(func.getContext());
+      func->setAttr(TileDialect::getReadAheadParamsAttrName(),
+                    b.getDenseI32ArrayAttr(ahead));
+      func->setAttr(TileDialect::getWrittenParamsAttrName(),
+                    b.getDenseI32ArrayAttr(writes));
     }
     specialize(func, rings, copies, producers);
   }
@@ -524,8 +539,13 @@ struct WarpSpecializePass
   /// memory), or of a tile every thread holds whole (the page numbers of a
   /// gathered copy), that the producer may run ahead of the consumers:
   /// nothing the kernel writes to global memory comes before it or in the
-  /// same top-level op (a loop).
-  static bool isScalarRead(func::FuncOp func, Operation *op) {
+  /// same top-level op (a loop), or else it reads a tensor parameter the
+  /// kernel never writes, every write's tensor being known (a persistent
+  /// kernel's sequence bounds or tile schedule, read in the tile loop that
+  /// stores the tiles before). The second rests on no written tensor
+  /// overlapping the one read: the parameter goes into `readAhead`, which
+  /// the launch checks (tile.read_ahead_params).
+  bool isScalarRead(func::FuncOp func, Operation *op) {
     auto load = dyn_cast<LoadOp>(op);
     if (!load || !isWholeInEveryThread(load.getType()))
       return false;
@@ -535,12 +555,23 @@ struct WarpSpecializePass
       return false;
     for (Operation &o : top) {
       if (writesGlobalMemory(&o))
-        return false;
+        break;
       if (&o == at)
         return true;
     }
-    return false;
+    std::optional<unsigned> param = getViewedParam(load.getTensor());
+    if (!written)
+      written = getWrittenParams(func);
+    if (!param || !*written || llvm::is_contained(**written, *param))
+      return false;
+    readAhead.insert(*param);
+    return true;
   }
+  /// The tensor parameters the producer reads ahead of the kernel's
+  /// writes, and those the kernel writes (once asked: none where a write's
+  /// tensor is not known).
+  SetVector<unsigned> readAhead;
+  std::optional<std::optional<SmallVector<unsigned>>> written;
 
   /// A tile of one element, or one whose layout gives every thread every
   /// element: the producer's threads compute it as well as the consumers'.

@@ -63,6 +63,12 @@ struct KernelParam {
   /// it copies with TMA.
   unsigned alignment = 1;
   bool contiguous = false;
+  /// A tensor a warp-specialized kernel's producer reads ahead of the
+  /// kernel's own writes (a sequence bound, a tile schedule): no tensor
+  /// marked `written` may overlap it, which the runtime checks at launch.
+  bool readAhead = false;
+  /// A tensor the kernel writes; recorded where some tensor is read ahead.
+  bool written = false;
   // Scalars
   ScalarKind scalar = ScalarKind::I32;
 };

@@ -63,21 +63,21 @@ bool isEmpty(const TensorRef &t) {
   return false;
 }
 
-Status checkTensor(const TensorRef &t, const std::string &name) {
-  if (t.rank != 4)
-    return refuse(name +
-                  ": expected a rank-4 tensor (batch, heads, seq, head_dim), "
-                  "got rank " +
-                  std::to_string(t.rank));
-  if (t.stridesRank != 4)
-    return refuse(name + ": the shape has 4 entries but the strides have " +
+Status checkTensor(const TensorRef &t, const std::string &name, size_t rank = 4,
+                   const char *dims = "(batch, heads, seq, head_dim)") {
+  if (t.rank != rank)
+    return refuse(name + ": expected a rank-" + std::to_string(rank) +
+                  " tensor " + dims + ", got rank " + std::to_string(t.rank));
+  if (t.stridesRank != rank)
+    return refuse(name + ": the shape has " + std::to_string(rank) +
+                  " entries but the strides have " +
                   std::to_string(t.stridesRank));
   if (!t.shape || !t.strides)
     return refuse(name + ": null shape or strides array");
   if (t.dtype != DType::F16 && t.dtype != DType::BF16)
     return refuse(name + ": dtype " + dtypeName(t.dtype) +
                   " is not supported; attention takes f16 or bf16");
-  for (int d = 0; d < 4; ++d) {
+  for (size_t d = 0; d < rank; ++d) {
     if (t.shape[d] < 0)
       return refuse(name + ": shape[" + std::to_string(d) +
                     "] = " + std::to_string(t.shape[d]) + " is negative");
@@ -92,12 +92,12 @@ Status checkTensor(const TensorRef &t, const std::string &name) {
   if (!t.data && !isEmpty(t))
     return refuse(name +
                   ": null data pointer for a non-empty tensor of shape " +
-                  listText(t.shape, 4));
-  if (t.shape[3] > 1 && t.strides[3] != 1)
+                  listText(t.shape, rank));
+  if (t.shape[rank - 1] > 1 && t.strides[rank - 1] != 1)
     return refuse(name +
                   ": the head_dim dimension must be contiguous (stride 1), "
                   "got strides " +
-                  listText(t.strides, 4));
+                  listText(t.strides, rank));
   return Status();
 }
 
@@ -105,7 +105,7 @@ Status checkTensor(const TensorRef &t, const std::string &name) {
 std::pair<uintptr_t, uintptr_t> extent(const TensorRef &t) {
   uintptr_t first = reinterpret_cast<uintptr_t>(t.data);
   uint64_t reach = 0;
-  for (int d = 0; d < 4; ++d)
+  for (size_t d = 0; d < t.rank; ++d)
     reach += static_cast<uint64_t>(t.shape[d] - 1) *
              static_cast<uint64_t>(t.strides[d]);
   unsigned bytes = dtypeBytes(t.dtype);
@@ -211,15 +211,18 @@ struct ClassKey {
   int dtype, tileD, heads, group;
   bool causal, tuned;
   int keyAlign;           // the largest power of two up to 128 dividing seq_k
-  int seqQ, seqK, blocks; // log2 of the next power of two
+  int seqQ, seqK, blocks; // log2 of the next power of two (varlen: the
+                          // longest sequence's)
+  bool varlen = false;    // fmha_varlen: packed sequences
   bool operator<(const ClassKey &o) const {
     return std::tie(dtype, tileD, heads, group, causal, tuned, keyAlign, seqQ,
-                    seqK, blocks) < std::tie(o.dtype, o.tileD, o.heads, o.group,
-                                             o.causal, o.tuned, o.keyAlign,
-                                             o.seqQ, o.seqK, o.blocks);
+                    seqK, blocks, varlen) <
+           std::tie(o.dtype, o.tileD, o.heads, o.group, o.causal, o.tuned,
+                    o.keyAlign, o.seqQ, o.seqK, o.blocks, o.varlen);
   }
   std::string text() const {
-    return std::string("dtype=") + dtypeName(static_cast<DType>(dtype)) +
+    return std::string(varlen ? "varlen," : "") +
+           "dtype=" + dtypeName(static_cast<DType>(dtype)) +
            ",TILE_D=" + std::to_string(tileD) + ",H=" + std::to_string(heads) +
            ",group=" + std::to_string(group) +
            ",causal=" + (causal ? "1" : "0") + ",seq_k%" +
@@ -243,6 +246,140 @@ std::map<ClassKey, Choice> &choices() {
 
 int log2Ceil(int64_t value) {
   return value <= 1 ? 0 : static_cast<int>(llvm::Log2_64_Ceil(value));
+}
+
+/// The head dim at its own size (held padded to a power of two in
+/// registers and shared memory, but multiplied only to its own K and N),
+/// rounded up to the mma's K step of 16: the kernel's TILE_D.
+int paddedHeadDim(int64_t headDim) {
+  return std::max<int>(16, static_cast<int>(llvm::alignTo(headDim, 16)));
+}
+
+float scaleOf(const AttentionOptions &options, int64_t headDim) {
+  return options.scale ? *options.scale
+                       : static_cast<float>(1.0 / std::sqrt(double(headDim)));
+}
+
+/// A checked call of one of flash_attention.tile's kernels: its problem
+/// class, its arguments (tensors, then scalars, as the kernel takes them)
+/// and its grid, (cdiv(queries, TILE_M), pairs).
+struct Problem {
+  const char *kernel = "fmha";
+  ClassKey key;
+  /// Keys per (batch, head), for the EVEN_K constant of each candidate;
+  /// -1 for a kernel without it (fmha_varlen masks every last key tile).
+  int64_t evenKeys = -1;
+  int64_t queries = 0, pairs = 0;
+  llvm::SmallVector<const TensorRef *, 6> tensors;
+  llvm::SmallVector<ArgRef, 2> scalars; // (inline: a call allocates nothing)
+};
+
+ArgRef floatArg(float value) {
+  ArgRef ref;
+  ref.kind = Arg::Kind::Float;
+  ref.floatValue = value;
+  return ref;
+}
+
+ArgRef intArg(int64_t value) {
+  ArgRef ref;
+  ref.kind = Arg::Kind::Int;
+  ref.intValue = value;
+  return ref;
+}
+
+/// Tunes `problem`'s class once (or finds it tuned) and, with `launch`,
+/// runs it; with `config`, stores the configuration.
+Status runAttention(const Problem &problem, const AttentionOptions &options,
+                    bool launch, std::string *config) {
+  const ClassKey &key = problem.key;
+  // Entries are never erased: a pointer to one stays valid.
+  const Choice *choice = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(choicesMutex);
+    auto it = choices().find(key);
+    if (it != choices().end())
+      choice = &it->second;
+  }
+
+  auto argsFor = [&](ArgRefs &refs) {
+    refs.clear();
+    for (const TensorRef *t : problem.tensors) {
+      ArgRef &ref = refs.emplace_back();
+      ref.kind = Arg::Kind::Tensor;
+      ref.data = t->data;
+      ref.dtype = t->dtype;
+      ref.shape = t->shape;
+      ref.shapeSize = t->rank;
+      ref.strides = t->strides;
+      ref.stridesSize = t->stridesRank;
+    }
+    refs.append(problem.scalars.begin(), problem.scalars.end());
+  };
+  auto gridFor = [&](int tileM) {
+    return Dim3(static_cast<unsigned>((problem.queries + tileM - 1) / tileM),
+                static_cast<unsigned>(problem.pairs));
+  };
+
+  if (!choice) {
+    std::vector<TuneCandidate> candidates;
+    for (const char *text : candidateConfigs(key.tileD)) {
+      Expected<TuneCandidate> parsed = TuneCandidate::parse(text);
+      if (!parsed)
+        return refuse(parsed.status().message());
+      TuneCandidate c = *parsed;
+      int tileN = std::atoi(constantOf(c, "TILE_N").c_str());
+      if (problem.evenKeys >= 0)
+        c.constants.push_back(
+            {"EVEN_K", problem.evenKeys % tileN == 0 ? "true" : "false"});
+      if (key.causal) {
+        c.options.loopSplit = false;
+        candidates.push_back(c);
+        c.options.loopSplit = true;
+      }
+      candidates.push_back(c);
+    }
+    if (!key.tuned)
+      candidates.resize(1);
+    CompileOptions base;
+    base.kernel = problem.kernel;
+    base.constants = {{"DTYPE", dtypeName(static_cast<DType>(key.dtype))},
+                      {"TILE_D", std::to_string(key.tileD)},
+                      {"H", std::to_string(key.heads)},
+                      {"QUERY_GROUP_SIZE", std::to_string(key.group)},
+                      {"CAUSAL", key.causal ? "true" : "false"}};
+    TuneLaunch tuneLaunch = [&](const Kernel &kernel,
+                                const TuneCandidate &candidate,
+                                Stream stream) -> Status {
+      int tileM = std::atoi(constantOf(candidate, "TILE_M").c_str());
+      ArgRefs refs;
+      argsFor(refs);
+      return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
+    };
+    Expected<TuneResult> result =
+        autotune(kAttentionSource, kAttentionName, base, candidates, key.text(),
+                 tuneLaunch, options.stream);
+    if (!result)
+      return refuse(result.status().message());
+    Choice made;
+    made.kernel = result->kernel;
+    made.tileM = std::atoi(constantOf(result->config, "TILE_M").c_str());
+    made.config = result->config.describe();
+    std::lock_guard<std::mutex> lock(choicesMutex);
+    // Another thread may have tuned the same class meanwhile: keep one.
+    choice = &choices().emplace(key, std::move(made)).first->second;
+  }
+  if (config)
+    *config = choice->config;
+  if (!launch)
+    return Status();
+  ArgRefs refs;
+  argsFor(refs);
+  Status status = launchKernel(*choice->kernel.get(), gridFor(choice->tileM),
+                               options.stream, refs);
+  if (!status.ok())
+    return refuse(status.message());
+  return Status();
 }
 
 } // namespace
@@ -333,119 +470,168 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
     return Status(); // nothing to compute
   }
 
-  // The problem class and its configuration.
-  // The head dim at its own size (held padded to a power of two in
-  // registers and shared memory, but multiplied only to its own K and N),
-  // rounded up to the mma's K step of 16.
-  int tileD = std::max<int>(16, static_cast<int>(llvm::alignTo(headDim, 16)));
+  int tileD = paddedHeadDim(headDim);
   int group = static_cast<int>(heads / kvHeads);
   int keyAlign = 128;
   while (keyAlign > 1 && seqK % keyAlign)
     keyAlign /= 2;
-  bool tuned = options.autotune && !autotuneDisabled();
-  ClassKey key{static_cast<int>(q.dtype),
-               tileD,
-               static_cast<int>(heads),
-               group,
-               options.causal,
-               tuned,
-               keyAlign,
-               log2Ceil(seqQ),
-               log2Ceil(seqK),
-               log2Ceil(batch * heads)};
-  float scale = options.scale
-                    ? *options.scale
-                    : static_cast<float>(1.0 / std::sqrt(double(headDim)));
-  int32_t inputPos = static_cast<int32_t>(options.inputPos);
+  Problem problem;
+  problem.kernel = "fmha";
+  problem.key = ClassKey{static_cast<int>(q.dtype),
+                         tileD,
+                         static_cast<int>(heads),
+                         group,
+                         options.causal,
+                         options.autotune && !autotuneDisabled(),
+                         keyAlign,
+                         log2Ceil(seqQ),
+                         log2Ceil(seqK),
+                         log2Ceil(batch * heads)};
+  problem.evenKeys = seqK;
+  problem.queries = seqQ;
+  problem.pairs = batch * heads;
+  problem.tensors = {&q, &k, &v, &out};
+  problem.scalars = {floatArg(scaleOf(options, headDim)),
+                     intArg(options.inputPos)};
+  return runAttention(problem, options, launch, config);
+}
 
-  // Entries are never erased: a pointer to one stays valid.
-  const Choice *choice = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(choicesMutex);
-    auto it = choices().find(key);
-    if (it != choices().end())
-      choice = &it->second;
+Status tile::detail::attentionVarlenRefs(
+    const TensorRef &q, const TensorRef &k, const TensorRef &v,
+    const TensorRef &out, const TensorRef &cuSeqlensQ,
+    const TensorRef &cuSeqlensK, int64_t maxSeqlenQ, int64_t maxSeqlenK,
+    const AttentionOptions &options, bool launch, std::string *config) {
+  static const char kPacked[] = "(total, heads, head_dim)";
+  const std::pair<const TensorRef *, const char *> tensors[] = {
+      {&q, "q"}, {&k, "k"}, {&v, "v"}, {&out, "out"}};
+  for (auto [tensor, name] : tensors)
+    if (Status status = checkTensor(*tensor, name, 3, kPacked); !status.ok())
+      return status;
+  for (auto [tensor, name] : tensors)
+    if (tensor->dtype != q.dtype)
+      return refuse(std::string(name) + ": dtype " + dtypeName(tensor->dtype) +
+                    " does not match q's " + dtypeName(q.dtype));
+  for (auto [tensor, name] : {tensors[1], tensors[2]})
+    if (tensor->shape[2] != q.shape[2])
+      return refuse(std::string(name) + ": head_dim " +
+                    std::to_string(tensor->shape[2]) + " does not match q's " +
+                    std::to_string(q.shape[2]) +
+                    " (the kernel takes one head dim for q, k and v)");
+  for (int d = 0; d < 2; ++d)
+    if (v.shape[d] != k.shape[d])
+      return refuse("v: shape " + listText(v.shape, 3) +
+                    " does not match k's " + listText(k.shape, 3));
+  for (int d = 0; d < 3; ++d)
+    if (out.shape[d] != q.shape[d])
+      return refuse("out: shape " + listText(out.shape, 3) +
+                    " does not match q's " + listText(q.shape, 3));
+
+  // The sequences' bounds: (batch + 1,) int32, the same count for both.
+  const std::pair<const TensorRef *, const char *> bounds[] = {
+      {&cuSeqlensQ, "cu_seqlens_q"}, {&cuSeqlensK, "cu_seqlens_k"}};
+  for (auto [t, name] : bounds) {
+    if (t->rank != 1 || t->stridesRank != 1 || !t->shape || !t->strides)
+      return refuse(std::string(name) +
+                    ": expected a rank-1 tensor (batch + 1,) of offsets, got "
+                    "rank " +
+                    std::to_string(t->rank));
+    if (t->dtype != DType::I32)
+      return refuse(std::string(name) + ": dtype " + dtypeName(t->dtype) +
+                    " is not supported; the offsets are int32");
+    if (t->shape[0] < 1 || t->shape[0] > INT32_MAX)
+      return refuse(std::string(name) + ": has " + std::to_string(t->shape[0]) +
+                    " entries; it holds batch + 1 offsets, from 0");
+    if (t->strides[0] < 0)
+      return refuse(std::string(name) + ": stride " +
+                    std::to_string(t->strides[0]) + " is negative");
+    if (!t->data)
+      return refuse(std::string(name) + ": null data pointer");
   }
+  if (cuSeqlensK.shape[0] != cuSeqlensQ.shape[0])
+    return refuse("cu_seqlens_k: has " + std::to_string(cuSeqlensK.shape[0]) +
+                  " entries, cu_seqlens_q " +
+                  std::to_string(cuSeqlensQ.shape[0]) +
+                  " (one batch of sequences: batch + 1 each)");
+  for (auto [value, name] : {std::pair{maxSeqlenQ, "max_seqlen_q"},
+                             std::pair{maxSeqlenK, "max_seqlen_k"}})
+    if (value < 0 || value > INT32_MAX)
+      return refuse(std::string(name) + ": " + std::to_string(value) +
+                    " is not in [0, 2^31-1]");
 
-  auto argsFor = [&](ArgRefs &refs) {
-    refs.resize(6);
-    const TensorRef *ordered[] = {&q, &k, &v, &out};
-    for (int i = 0; i < 4; ++i) {
-      ArgRef &ref = refs[i];
-      ref.kind = Arg::Kind::Tensor;
-      ref.data = ordered[i]->data;
-      ref.dtype = ordered[i]->dtype;
-      ref.shape = ordered[i]->shape;
-      ref.shapeSize = 4;
-      ref.strides = ordered[i]->strides;
-      ref.stridesSize = 4;
-    }
-    refs[4].kind = Arg::Kind::Float;
-    refs[4].floatValue = scale;
-    refs[5].kind = Arg::Kind::Int;
-    refs[5].intValue = inputPos;
-  };
-  auto gridFor = [&](int tileM) {
-    return Dim3(static_cast<unsigned>((seqQ + tileM - 1) / tileM),
-                static_cast<unsigned>(batch * heads));
-  };
-
-  if (!choice) {
-    std::vector<TuneCandidate> candidates;
-    for (const char *text : candidateConfigs(tileD)) {
-      Expected<TuneCandidate> parsed = TuneCandidate::parse(text);
-      if (!parsed)
-        return refuse(parsed.status().message());
-      TuneCandidate c = *parsed;
-      int tileN = std::atoi(constantOf(c, "TILE_N").c_str());
-      c.constants.push_back({"EVEN_K", seqK % tileN == 0 ? "true" : "false"});
-      if (options.causal) {
-        c.options.loopSplit = false;
-        candidates.push_back(c);
-        c.options.loopSplit = true;
-      }
-      candidates.push_back(c);
-    }
-    if (!tuned)
-      candidates.resize(1);
-    CompileOptions base;
-    base.constants = {{"DTYPE", dtypeName(q.dtype)},
-                      {"TILE_D", std::to_string(tileD)},
-                      {"H", std::to_string(heads)},
-                      {"QUERY_GROUP_SIZE", std::to_string(group)},
-                      {"CAUSAL", options.causal ? "true" : "false"}};
-    TuneLaunch tuneLaunch = [&](const Kernel &kernel,
-                                const TuneCandidate &candidate,
-                                Stream stream) -> Status {
-      int tileM = std::atoi(constantOf(candidate, "TILE_M").c_str());
-      ArgRefs refs;
-      argsFor(refs);
-      return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
-    };
-    Expected<TuneResult> result =
-        autotune(kAttentionSource, kAttentionName, base, candidates, key.text(),
-                 tuneLaunch, options.stream);
-    if (!result)
-      return refuse(result.status().message());
-    Choice made;
-    made.kernel = result->kernel;
-    made.tileM = std::atoi(constantOf(result->config, "TILE_M").c_str());
-    made.config = result->config.describe();
-    std::lock_guard<std::mutex> lock(choicesMutex);
-    // Another thread may have tuned the same class meanwhile: keep one.
-    choice = &choices().emplace(key, std::move(made)).first->second;
-  }
-  if (config)
-    *config = choice->config;
-  if (!launch)
+  int64_t batch = cuSeqlensQ.shape[0] - 1, heads = q.shape[1],
+          headDim = q.shape[2], kvHeads = k.shape[1];
+  if (headDim % 8 != 0)
+    return refuse("q: head_dim " + std::to_string(headDim) +
+                  " is not a multiple of 8");
+  if (headDim > 256)
+    return refuse("q: head_dim " + std::to_string(headDim) +
+                  " is over 256, the largest supported");
+  if (kvHeads > heads || (heads > 0 && kvHeads == 0) ||
+      (kvHeads > 0 && heads % kvHeads != 0))
+    return refuse("k: its " + std::to_string(kvHeads) +
+                  " heads do not divide q's " + std::to_string(heads) +
+                  " (grouped-query attention shares each k/v head among "
+                  "heads / kv_heads query heads)");
+  if (options.inputPos != 0)
+    return refuse("input_pos: " + std::to_string(options.inputPos) +
+                  " does not apply to packed sequences: causal masks are "
+                  "aligned to each sequence's last query and key");
+  if (options.scale && !std::isfinite(*options.scale))
+    return refuse("scale: " + std::to_string(*options.scale) +
+                  " is not a finite number");
+  for (auto [tensor, name] :
+       {tensors[0], tensors[1], tensors[2], bounds[0], bounds[1]})
+    if (overlaps(out, *tensor))
+      return refuse(std::string("out: overlaps ") + name +
+                    " (attention cannot write over its inputs)");
+  if (batch * heads > 65535)
+    return refuse(
+        "cu_seqlens_q: batch * heads = " + std::to_string(batch * heads) +
+        " exceeds 65535, the kernel grid's limit");
+  if (!launch && !config)
     return Status();
-  ArgRefs refs;
-  argsFor(refs);
-  Status status = launchKernel(*choice->kernel.get(), gridFor(choice->tileM),
-                               options.stream, refs);
-  if (!status.ok())
-    return refuse(status.message());
-  return Status();
+  if (batch == 0 || heads == 0 || headDim == 0 || q.shape[0] == 0 ||
+      maxSeqlenQ == 0) {
+    if (config)
+      *config = "";
+    return Status(); // nothing to compute
+  }
+
+  // The kernel's views, (1, heads, total, head_dim), of the packed tensors.
+  int64_t shapes[4][4], strides[4][4];
+  TensorRef views[4];
+  const TensorRef *packed[] = {&q, &k, &v, &out};
+  for (int i = 0; i < 4; ++i) {
+    const TensorRef &t = *packed[i];
+    int64_t shape[4] = {1, t.shape[1], t.shape[0], t.shape[2]};
+    int64_t stride[4] = {t.shape[0] * t.strides[0], t.strides[1], t.strides[0],
+                         t.strides[2]};
+    std::copy(shape, shape + 4, shapes[i]);
+    std::copy(stride, stride + 4, strides[i]);
+    views[i] = t;
+    views[i].shape = shapes[i];
+    views[i].strides = strides[i];
+    views[i].rank = views[i].stridesRank = 4;
+  }
+  Problem problem;
+  problem.kernel = "fmha_varlen";
+  problem.key = ClassKey{static_cast<int>(q.dtype),
+                         paddedHeadDim(headDim),
+                         static_cast<int>(heads),
+                         static_cast<int>(heads / kvHeads),
+                         options.causal,
+                         options.autotune && !autotuneDisabled(),
+                         1,
+                         log2Ceil(maxSeqlenQ),
+                         log2Ceil(maxSeqlenK),
+                         log2Ceil(batch * heads),
+                         /*varlen=*/true};
+  problem.queries = maxSeqlenQ;
+  problem.pairs = batch * heads;
+  problem.tensors = {&views[0], &views[1],   &views[2],
+                     &views[3], &cuSeqlensQ, &cuSeqlensK};
+  problem.scalars = {floatArg(scaleOf(options, headDim)), intArg(maxSeqlenK)};
+  return runAttention(problem, options, launch, config);
 }
 
 Status tile::attention(const Tensor &q, const Tensor &k, const Tensor &v,
@@ -470,4 +656,25 @@ Expected<std::string> tile::attentionConfig(const Tensor &q, const Tensor &k,
   if (!status.ok())
     return status;
   return config;
+}
+
+Status tile::attentionVarlen(const Tensor &q, const Tensor &k, const Tensor &v,
+                             const Tensor &out, const Tensor &cuSeqlensQ,
+                             const Tensor &cuSeqlensK, int64_t maxSeqlenQ,
+                             int64_t maxSeqlenK,
+                             const AttentionOptions &options) {
+  return attentionVarlenRefs(toRef(q), toRef(k), toRef(v), toRef(out),
+                             toRef(cuSeqlensQ), toRef(cuSeqlensK), maxSeqlenQ,
+                             maxSeqlenK, options, /*launch=*/true, nullptr);
+}
+
+Status tile::checkAttentionVarlen(const Tensor &q, const Tensor &k,
+                                  const Tensor &v, const Tensor &out,
+                                  const Tensor &cuSeqlensQ,
+                                  const Tensor &cuSeqlensK, int64_t maxSeqlenQ,
+                                  int64_t maxSeqlenK,
+                                  const AttentionOptions &options) {
+  return attentionVarlenRefs(toRef(q), toRef(k), toRef(v), toRef(out),
+                             toRef(cuSeqlensQ), toRef(cuSeqlensK), maxSeqlenQ,
+                             maxSeqlenK, options, /*launch=*/false, nullptr);
 }

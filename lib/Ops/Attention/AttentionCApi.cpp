@@ -60,6 +60,34 @@ static int attentionC(const tile_tensor *q, const tile_tensor *k,
   return status.ok() ? TILE_OK : failC(status);
 }
 
+static int attentionVarlenC(const tile_tensor *q, const tile_tensor *k,
+                            const tile_tensor *v, const tile_tensor *out,
+                            const tile_tensor *cuSeqlensQ,
+                            const tile_tensor *cuSeqlensK, int64_t maxSeqlenQ,
+                            int64_t maxSeqlenK,
+                            const tile_attention_options *options,
+                            Stream stream, bool launch) {
+  TensorRef refs[6];
+  if (!toTensorRef(q, "q", refs[0]) || !toTensorRef(k, "k", refs[1]) ||
+      !toTensorRef(v, "v", refs[2]) || !toTensorRef(out, "out", refs[3]) ||
+      !toTensorRef(cuSeqlensQ, "cu_seqlens_q", refs[4]) ||
+      !toTensorRef(cuSeqlensK, "cu_seqlens_k", refs[5]))
+    return TILE_ERROR;
+  AttentionOptions o;
+  if (options) {
+    o.causal = options->causal != 0;
+    if (options->has_scale)
+      o.scale = options->scale;
+    o.inputPos = options->input_pos;
+    o.autotune = options->disable_autotune == 0;
+  }
+  o.stream = stream;
+  Status status =
+      attentionVarlenRefs(refs[0], refs[1], refs[2], refs[3], refs[4], refs[5],
+                          maxSeqlenQ, maxSeqlenK, o, launch, nullptr);
+  return status.ok() ? TILE_OK : failC(status);
+}
+
 extern "C" {
 
 int tile_attention(const tile_tensor *q, const tile_tensor *k,
@@ -93,6 +121,29 @@ int tile_attention_config(const tile_tensor *q, const tile_tensor *k,
   if (size > config.size())
     std::memcpy(buffer, config.c_str(), config.size() + 1);
   return TILE_OK;
+}
+
+int tile_attention_varlen(const tile_tensor *q, const tile_tensor *k,
+                          const tile_tensor *v, const tile_tensor *out,
+                          const tile_tensor *cu_seqlens_q,
+                          const tile_tensor *cu_seqlens_k, int64_t max_seqlen_q,
+                          int64_t max_seqlen_k,
+                          const tile_attention_options *options,
+                          struct CUstream_st *stream) {
+  return attentionVarlenC(q, k, v, out, cu_seqlens_q, cu_seqlens_k,
+                          max_seqlen_q, max_seqlen_k, options, stream,
+                          /*launch=*/true);
+}
+
+int tile_attention_varlen_check(const tile_tensor *q, const tile_tensor *k,
+                                const tile_tensor *v, const tile_tensor *out,
+                                const tile_tensor *cu_seqlens_q,
+                                const tile_tensor *cu_seqlens_k,
+                                int64_t max_seqlen_q, int64_t max_seqlen_k,
+                                const tile_attention_options *options) {
+  return attentionVarlenC(q, k, v, out, cu_seqlens_q, cu_seqlens_k,
+                          max_seqlen_q, max_seqlen_k, options, nullptr,
+                          /*launch=*/false);
 }
 
 } // extern "C"

@@ -1,4 +1,5 @@
-//===- AttentionImpl.h - The attention operation, inside libtile -*- C++ -*-===//
+//===- AttentionImpl.h - The attention operation, inside libtile -*- C++
+//-*-===//
 //
 // What the attention operation's C++ (Attention.cpp) and C (AttentionCApi.cpp)
 // entry points share: a tensor argument borrowed from either API, and the
@@ -33,6 +34,14 @@ struct TensorRef {
 Status attentionRefs(const TensorRef &q, const TensorRef &k, const TensorRef &v,
                      const TensorRef &out, const AttentionOptions &options,
                      bool launch, std::string *config);
+
+/// tile::attentionVarlen's body, as attentionRefs's.
+Status attentionVarlenRefs(const TensorRef &q, const TensorRef &k,
+                           const TensorRef &v, const TensorRef &out,
+                           const TensorRef &cuSeqlensQ,
+                           const TensorRef &cuSeqlensK, int64_t maxSeqlenQ,
+                           int64_t maxSeqlenK, const AttentionOptions &options,
+                           bool launch, std::string *config);
 
 } // namespace tile::detail
 

@@ -6,7 +6,7 @@ verifier failure such as "operand does not dominate", a diagnostic without a
 file:line:col, an LLVM error, a crash) fails the test, as does a refusal of
 a combination the tuner tries.
 
-usage: python3 option_matrix.py TILEC KERNEL [PTXAS]
+usage: python3 option_matrix.py TILEC KERNEL [--kernel=NAME] [PTXAS]
 
 The tuner's combinations mirror candidateTiles() in lib/Runtime/Attention.cpp
 (m, n, warps, stages, specialize, persistent, k_stages, v_stages,
@@ -20,8 +20,11 @@ import subprocess
 import sys
 import tempfile
 
-TILEC, KERNEL = sys.argv[1], sys.argv[2]
-PTXAS = sys.argv[3] if len(sys.argv) > 3 else None
+# option_matrix.py TILEC FILE [--kernel=NAME] [PTXAS]
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--kernel=")]
+NAMED = [a for a in sys.argv[1:] if a.startswith("--kernel=")]
+TILEC, KERNEL = ARGS[0], ARGS[1]
+PTXAS = ARGS[2] if len(ARGS) > 2 else None
 
 # Every documented sm_90a option, alone or with the options it needs.
 ALONE = [
@@ -106,7 +109,7 @@ LOCATED = re.compile(r"^[^:\s]+:\d+:\d+: (error|warning|note): ")
 def run(job, workdir, index):
     kind, opts = job
     out = os.path.join(workdir, f"k{index}.ptx")
-    cmd = [TILEC, "--emit=ptx", "--arch=sm_90a", KERNEL, "-o", out] + opts
+    cmd = [TILEC, "--emit=ptx", "--arch=sm_90a", KERNEL, "-o", out] + NAMED + opts
     p = subprocess.run(cmd, capture_output=True, text=True)
     text = p.stdout + p.stderr
     what = " ".join(opts)
