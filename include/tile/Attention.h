@@ -96,7 +96,11 @@ attentionConfig(const Tensor &q, const Tensor &k, const Tensor &v,
 // tensors): wrong offsets give wrong rows, never an access outside q, k,
 // v or out. dtype, head dims, GQA, strides and the tuning per problem class
 // (the longest lengths rounded up to powers of two) as attention();
-// options.inputPos must be 0.
+// options.inputPos must be 0. Each call first makes the table of the
+// sequences' query tiles on the stream (the same file's varlen_tiles, into
+// device memory libtile keeps per stream: 8 bytes per query tile), so that
+// the grid holds those tiles and no others: a short sequence costs its own
+// tiles, not the longest one's.
 TILE_API Status attentionVarlen(const Tensor &q, const Tensor &k,
                                 const Tensor &v, const Tensor &out,
                                 const Tensor &cuSeqlensQ,

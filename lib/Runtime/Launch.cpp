@@ -19,6 +19,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 using namespace tile;
 using namespace tile::detail;
@@ -531,6 +532,56 @@ static Status tileCounter(const GpuContext &gpu, CUstream stream,
   counters[{gpu.context, stream}] = {&driver, counter};
   out = counter;
   return Status();
+}
+
+namespace {
+/// Operations' scratch memory per context and stream (streamScratch).
+struct StreamScratch {
+  std::mutex mutex;
+  std::map<std::pair<CUcontext, CUstream>,
+           std::tuple<const CudaDriver *, CUdeviceptr, size_t>>
+      buffers;
+  ~StreamScratch() {
+    for (auto &[key, buffer] : buffers)
+      std::get<0>(buffer)->cuMemFree_v2(std::get<1>(buffer));
+  }
+};
+} // namespace
+
+Expected<void *> tile::detail::streamScratch(Stream stream, size_t bytes,
+                                             const char *purpose) {
+  static StreamScratch scratch;
+  Expected<const GpuContext *> gpu = gpuContext();
+  if (!gpu)
+    return gpu.status();
+  if (Status status = makeCurrent(**gpu); !status.ok())
+    return status;
+  const CudaDriver &driver = *(*gpu)->driver;
+  CUstream cuStream = reinterpret_cast<CUstream>(stream);
+  std::lock_guard<std::mutex> lock(scratch.mutex);
+  auto &[owner, pointer, size] = scratch.buffers[{(*gpu)->context, cuStream}];
+  if (size >= bytes && pointer)
+    return reinterpret_cast<void *>(pointer);
+  if (pointer) {
+    // Launches on the stream may still read the smaller buffer.
+    CUresult result = driver.cuStreamSynchronize(cuStream);
+    if (result != CUDA_SUCCESS)
+      return Status::error(driver.errorText(result, "cuStreamSynchronize") +
+                           " (" + purpose + ")");
+    driver.cuMemFree_v2(pointer);
+    pointer = 0;
+    size = 0;
+  }
+  size_t grown = std::max<size_t>(bytes, 4096);
+  CUresult result = driver.cuMemAlloc_v2(&pointer, grown);
+  if (result != CUDA_SUCCESS) {
+    pointer = 0;
+    return Status::error(driver.errorText(result, "cuMemAlloc") + " (" +
+                         purpose + ")");
+  }
+  owner = &driver;
+  size = grown;
+  return reinterpret_cast<void *>(pointer);
 }
 
 /// The buffer a timeline kernel's launch of `launched` blocks logs into:

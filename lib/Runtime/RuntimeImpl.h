@@ -181,6 +181,13 @@ timeCapturedLaunches(Stream caller, unsigned iterations,
 inline constexpr const char *kNoGraphs = "the driver has no CUDA graphs";
 
 /// Checks, picks an alignment variant if needed, and launches.
+/// At least `bytes` of device memory of `stream` (in the runtime's context)
+/// for an operation's own tables between its launches on that stream,
+/// which run in order: kept for the process, grown (after the stream's
+/// earlier work) when a call needs more. `purpose` names it in errors.
+Expected<void *> streamScratch(Stream stream, size_t bytes,
+                               const char *purpose);
+
 Status launchKernel(KernelImpl &kernel, Dim3 grid, Stream stream,
                     llvm::ArrayRef<ArgRef> args);
 /// The records of `kernel`'s last launch (a timeline kernel's), once the

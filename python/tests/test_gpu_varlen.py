@@ -6,10 +6,10 @@ head dims 64 to 256; the same bits from run to run; the launch refusing a
 tensor written over one the warp-specialized producer reads ahead. Skipped
 without PyTorch and a CUDA GPU."""
 
+import itertools
 import math
 import os
-
-import itertools
+import random
 
 import pytest
 
@@ -129,7 +129,9 @@ def test_read_ahead_overlap_is_refused(torch_gpu, repo):
     q = torch.randn(256, 2, 64, device="cuda", dtype=torch.float16)
     out = torch.zeros_like(q)
     cu = torch.tensor([0, 128, 256], device="cuda", dtype=torch.int32)
-    kern[(1, 4)](view(q), view(q), view(q), view(out), cu, cu, 0.125, 128)
+    table = tile_table(torch, repo, cu, 256, 128)
+    kern[(table.shape[1], 2)](view(q), view(q), view(q), view(out), cu, cu,
+                              table, 0.125, 128)
     torch.cuda.synchronize()
     # The offsets inside the output: refused before anything runs.
     inside = out.view(-1).view(torch.int32)[:3]
@@ -137,8 +139,8 @@ def test_read_ahead_overlap_is_refused(torch_gpu, repo):
     with pytest.raises(tilec.TileError,
                        match="CuSeqlensQ.*overlaps 'Out', which the kernel "
                              "writes"):
-        kern[(1, 4)](view(q), view(q), view(q), view(out), inside, cu,
-                     0.125, 128)
+        kern[(table.shape[1], 2)](view(q), view(q), view(q), view(out),
+                                  inside, cu, table, 0.125, 128)
 
 
 # Warp-specialized schedules of the attention API's candidates (the
@@ -152,6 +154,38 @@ SCHEDULES = [
     dict(TILE_M=128, TILE_N=64, num_warps=8, num_stages=2,
          warp_specialize=True),
 ]
+
+
+def tile_table(torch, repo, cq, rows, tile_m, arch="sm_90a"):
+    """varlen_tiles's table of query tiles for offsets cq (as the attention
+    API makes it before each launch)."""
+    plan = tilec.compile(os.path.join(repo, "kernels", "flash_attention.tile"),
+                         "varlen_tiles", arch=arch, TILE_M=tile_m)
+    columns = -(-rows // tile_m) + cq.numel() - 1
+    table = torch.full((2, columns), 7, device="cuda", dtype=torch.int32)
+    plan[(-(-columns // 64),)](cq, table)
+    return table
+
+
+@pytest.mark.parametrize("tile_m", [64, 128])
+def test_varlen_tiles(torch_gpu, repo, tile_m):
+    """The table lists each sequence's query tiles in order, sequence by
+    sequence (empty sequences have none), then -1: over batches of 1 to 300
+    sequences (several chunks of 64), lengths 0, 1, a tile +- 1, long."""
+    torch = torch_gpu
+    arch = "sm_90a" if torch.cuda.get_device_capability()[0] == 9 else \
+        "sm_80"
+    rng = random.Random(tile_m)
+    for batch in (1, 3, 64, 65, 300):
+        lens = [rng.choice([0, 1, tile_m - 1, tile_m, tile_m + 1, 700])
+                for _ in range(batch)]
+        cu = [0] + list(itertools.accumulate(lens))
+        cq = torch.tensor(cu, device="cuda", dtype=torch.int32)
+        table = tile_table(torch, repo, cq, cu[-1], tile_m, arch).cpu()
+        want = [(b, j) for b, n in enumerate(lens)
+                for j in range(-(-n // tile_m))]
+        want += [(-1, -1)] * (table.shape[1] - len(want))
+        assert [tuple(c) for c in table.t().tolist()] == want, batch
 
 
 def run_schedules(torch, repo, causal, log=None):
@@ -172,9 +206,9 @@ def run_schedules(torch, repo, causal, log=None):
             v = torch.randn_like(k)
             out = torch.full_like(q, float("nan"))
             view = lambda t: t.permute(1, 0, 2)[None]  # noqa: E731
-            grid = (-(-max(lens_q) // cfg["TILE_M"]), len(lens_q) * 2)
-            kern[grid](view(q), view(k), view(v), view(out), cq, ck, 0.125,
-                       max(lens_k))
+            table = tile_table(torch, repo, cq, q.shape[0], cfg["TILE_M"])
+            kern[(table.shape[1], 2)](view(q), view(k), view(v), view(out),
+                                      cq, ck, table, 0.125, max(lens_k))
             ref = reference(torch, q, k, v, cu_q, cu_k, causal, 0.125)
             torch.cuda.synchronize()
             err = (out.double() - ref).abs().max().item()

@@ -114,3 +114,33 @@ std::optional<SmallVector<unsigned>> tile::getWrittenParams(Operation *func) {
   params.erase(llvm::unique(params), params.end());
   return params;
 }
+
+std::optional<unsigned> tile::getUnwrittenParam(LoadOp load) {
+  Operation *func = load->getParentOfType<FunctionOpInterface>();
+  std::optional<unsigned> param = getViewedParam(load.getTensor());
+  if (!func || !param)
+    return std::nullopt;
+  std::optional<SmallVector<unsigned>> written = getWrittenParams(func);
+  if (!written || llvm::is_contained(*written, *param))
+    return std::nullopt;
+  return param;
+}
+
+void tile::recordReadAhead(Operation *func, unsigned param) {
+  SmallVector<int32_t> ahead;
+  if (auto old = func->getAttrOfType<DenseI32ArrayAttr>(
+          TileDialect::getReadAheadParamsAttrName()))
+    llvm::append_range(ahead, old.asArrayRef());
+  if (!llvm::is_contained(ahead, int32_t(param)))
+    ahead.push_back(int32_t(param));
+  llvm::sort(ahead);
+  SmallVector<int32_t> writes;
+  if (std::optional<SmallVector<unsigned>> written = getWrittenParams(func))
+    for (unsigned w : *written)
+      writes.push_back(int32_t(w));
+  Builder b(func->getContext());
+  func->setAttr(TileDialect::getReadAheadParamsAttrName(),
+                b.getDenseI32ArrayAttr(ahead));
+  func->setAttr(TileDialect::getWrittenParamsAttrName(),
+                b.getDenseI32ArrayAttr(writes));
+}

@@ -58,6 +58,18 @@ std::optional<unsigned> getViewedParam(Value tensor);
 /// tensor is not known to be a parameter.
 std::optional<SmallVector<unsigned>> getWrittenParams(Operation *func);
 
+/// The tensor parameter `load` reads where the kernel never writes it,
+/// every tensor the kernel writes being a known parameter: a value that
+/// may be read ahead of the kernel's own writes, provided no written
+/// tensor overlaps it at launch (recordReadAhead). None otherwise.
+std::optional<unsigned> getUnwrittenParam(LoadOp load);
+
+/// Records that `func` reads tensor parameter `param` ahead of its writes:
+/// adds it to the kernel's tile.read_ahead_params and sets
+/// tile.written_params to the parameters it writes, which the launch checks
+/// do not overlap it.
+void recordReadAhead(Operation *func, unsigned param);
+
 } // namespace mlir::tile
 
 #endif // TILE_IR_VIEWS_H

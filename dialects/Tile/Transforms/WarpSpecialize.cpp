@@ -153,7 +153,6 @@ struct WarpSpecializePass
       if (failed(countTrips(loop)))
         return signalPassFailure();
     readAhead.clear();
-    written.reset();
     std::string why = analyze(func, rings, copies);
     // A producer per ring, round robin over the producer warps (one, idle,
     // for a kernel without rings: its launch keeps the specialized shape).
@@ -199,17 +198,8 @@ struct WarpSpecializePass
                "is shaped for warp specialization";
     }
     // What the launch checks of the tensors read ahead (KernelInfo.h).
-    if (!readAhead.empty()) {
-      SmallVector<int32_t> ahead(readAhead.begin(), readAhead.end());
-      llvm::sort(ahead);
-      SmallVector<int32_t> writes(written->value().begin(),
-                                  written->value().end());
-      Builder b(func.getContext());
-      func->setAttr(TileDialect::getReadAheadParamsAttrName(),
-                    b.getDenseI32ArrayAttr(ahead));
-      func->setAttr(TileDialect::getWrittenParamsAttrName(),
-                    b.getDenseI32ArrayAttr(writes));
-    }
+    for (unsigned param : readAhead)
+      recordReadAhead(func, param);
     specialize(func, rings, copies, producers);
   }
 
@@ -559,19 +549,15 @@ struct WarpSpecializePass
       if (&o == at)
         return true;
     }
-    std::optional<unsigned> param = getViewedParam(load.getTensor());
-    if (!written)
-      written = getWrittenParams(func);
-    if (!param || !*written || llvm::is_contained(**written, *param))
+    std::optional<unsigned> param = getUnwrittenParam(load);
+    if (!param)
       return false;
     readAhead.insert(*param);
     return true;
   }
   /// The tensor parameters the producer reads ahead of the kernel's
-  /// writes, and those the kernel writes (once asked: none where a write's
-  /// tensor is not known).
+  /// writes.
   SetVector<unsigned> readAhead;
-  std::optional<std::optional<SmallVector<unsigned>>> written;
 
   /// A tile of one element, or one whose layout gives every thread every
   /// element: the producer's threads compute it as well as the consumers'.

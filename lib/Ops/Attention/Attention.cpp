@@ -270,9 +270,86 @@ struct Problem {
   /// -1 for a kernel without it (fmha_varlen masks every last key tile).
   int64_t evenKeys = -1;
   int64_t queries = 0, pairs = 0;
-  llvm::SmallVector<const TensorRef *, 6> tensors;
+  llvm::SmallVector<const TensorRef *, 7> tensors;
   llvm::SmallVector<ArgRef, 2> scalars; // (inline: a call allocates nothing)
+  /// fmha_varlen: the packed queries' offsets, their rows and sequences,
+  /// and the tensor (one of `tensors`) that takes the table of query tiles
+  /// varlen_tiles makes for each TILE_M before the launch; the grid is
+  /// then (the table's columns, pairs).
+  const TensorRef *offsets = nullptr;
+  int64_t rows = 0, sequences = 0;
+  TensorRef *tiles = nullptr;
+  int64_t *tilesShape = nullptr, *tilesStrides = nullptr; // 2 each
 };
+
+/// The columns of fmha_varlen's tile table: every sequence's query tiles,
+/// at most its rows over TILE_M plus one.
+int64_t tableColumns(const Problem &problem, int tileM) {
+  return (problem.rows + tileM - 1) / tileM + problem.sequences;
+}
+
+/// kernels/flash_attention.tile's varlen_tiles for TILE_M, compiled once.
+Expected<Kernel> tileTableKernel(int tileM) {
+  static std::mutex mutex;
+  static auto *kernels = new std::map<int, Kernel>();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = kernels->find(tileM); it != kernels->end())
+    return it->second;
+  CompileOptions options;
+  options.kernel = "varlen_tiles";
+  options.constants = {{"TILE_M", std::to_string(tileM)}};
+  Expected<Kernel> kernel =
+      Runtime::get().compileSource(kAttentionSource, kAttentionName, options);
+  if (kernel)
+    (*kernels)[tileM] = *kernel;
+  return kernel;
+}
+
+ArgRef tensorArg(const TensorRef &t) {
+  ArgRef ref;
+  ref.kind = Arg::Kind::Tensor;
+  ref.data = t.data;
+  ref.dtype = t.dtype;
+  ref.shape = t.shape;
+  ref.shapeSize = t.rank;
+  ref.strides = t.strides;
+  ref.stridesSize = t.stridesRank;
+  return ref;
+}
+
+/// For fmha_varlen at `tileM`: its tile table, in the stream's scratch,
+/// made on `stream` (the launch after it reads it); nothing for fmha.
+Status prepareTiles(const Problem &problem, int tileM, Stream stream) {
+  if (!problem.offsets)
+    return Status();
+  int64_t columns = tableColumns(problem, tileM);
+  Expected<void *> table =
+      streamScratch(stream, size_t(2 * columns) * sizeof(int32_t),
+                    "the table of varlen attention's query tiles");
+  if (!table)
+    return table.status();
+  Expected<Kernel> plan = tileTableKernel(tileM);
+  if (!plan)
+    return plan.status();
+  TensorRef &tiles = *problem.tiles;
+  problem.tilesShape[0] = 2;
+  problem.tilesShape[1] = columns;
+  problem.tilesStrides[0] = columns;
+  problem.tilesStrides[1] = 1;
+  tiles.data = *table;
+  tiles.dtype = DType::I32;
+  tiles.rank = tiles.stridesRank = 2;
+  tiles.shape = problem.tilesShape;
+  tiles.strides = problem.tilesStrides;
+  ArgRefs refs;
+  refs.push_back(tensorArg(*problem.offsets));
+  refs.push_back(tensorArg(tiles));
+  constexpr int64_t kChunk = 64; // varlen_tiles's CHUNK
+  return launchKernel(
+      *plan->get(),
+      Dim3(static_cast<unsigned>((columns + kChunk - 1) / kChunk)), stream,
+      refs);
+}
 
 ArgRef floatArg(float value) {
   ArgRef ref;
@@ -304,21 +381,14 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
 
   auto argsFor = [&](ArgRefs &refs) {
     refs.clear();
-    for (const TensorRef *t : problem.tensors) {
-      ArgRef &ref = refs.emplace_back();
-      ref.kind = Arg::Kind::Tensor;
-      ref.data = t->data;
-      ref.dtype = t->dtype;
-      ref.shape = t->shape;
-      ref.shapeSize = t->rank;
-      ref.strides = t->strides;
-      ref.stridesSize = t->stridesRank;
-    }
+    for (const TensorRef *t : problem.tensors)
+      refs.push_back(tensorArg(*t));
     refs.append(problem.scalars.begin(), problem.scalars.end());
   };
   auto gridFor = [&](int tileM) {
-    return Dim3(static_cast<unsigned>((problem.queries + tileM - 1) / tileM),
-                static_cast<unsigned>(problem.pairs));
+    int64_t x = problem.offsets ? tableColumns(problem, tileM)
+                                : (problem.queries + tileM - 1) / tileM;
+    return Dim3(static_cast<unsigned>(x), static_cast<unsigned>(problem.pairs));
   };
 
   if (!choice) {
@@ -352,6 +422,8 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
                                 const TuneCandidate &candidate,
                                 Stream stream) -> Status {
       int tileM = std::atoi(constantOf(candidate, "TILE_M").c_str());
+      if (Status status = prepareTiles(problem, tileM, stream); !status.ok())
+        return status;
       ArgRefs refs;
       argsFor(refs);
       return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
@@ -373,6 +445,9 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
     *config = choice->config;
   if (!launch)
     return Status();
+  if (Status status = prepareTiles(problem, choice->tileM, options.stream);
+      !status.ok())
+    return refuse(status.message());
   ArgRefs refs;
   argsFor(refs);
   Status status = launchKernel(*choice->kernel.get(), gridFor(choice->tileM),
@@ -626,10 +701,18 @@ Status tile::detail::attentionVarlenRefs(
                          log2Ceil(maxSeqlenK),
                          log2Ceil(batch * heads),
                          /*varlen=*/true};
+  TensorRef tiles;
+  int64_t tilesShape[2], tilesStrides[2];
   problem.queries = maxSeqlenQ;
-  problem.pairs = batch * heads;
-  problem.tensors = {&views[0], &views[1],   &views[2],
-                     &views[3], &cuSeqlensQ, &cuSeqlensK};
+  problem.pairs = heads;
+  problem.offsets = &cuSeqlensQ;
+  problem.rows = q.shape[0];
+  problem.sequences = batch;
+  problem.tiles = &tiles;
+  problem.tilesShape = tilesShape;
+  problem.tilesStrides = tilesStrides;
+  problem.tensors = {&views[0],   &views[1],   &views[2], &views[3],
+                     &cuSeqlensQ, &cuSeqlensK, &tiles};
   problem.scalars = {floatArg(scaleOf(options, headDim)), intArg(maxSeqlenK)};
   return runAttention(problem, options, launch, config);
 }
