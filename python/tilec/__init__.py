@@ -562,12 +562,7 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
         out = _out_like(q)
     tensors, held, o = _attention_args(q, k, v, out, causal, scale)
     _launch_options(o, 0, autotune)
-    bounds = (_capi.Tensor * 2)()
-    for i, (obj, where) in enumerate(((cu_seqlens_q, "cu_seqlens_q"),
-                                      (cu_seqlens_k, "cu_seqlens_k"))):
-        t = tensor_arg(obj, where)
-        held.append(t)
-        t.fill(bounds[i])
+    bounds = _offsets_args(cu_seqlens_q, cu_seqlens_k, held)
     _check(_capi.lib().tile_attention_varlen(
         ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]),
@@ -670,18 +665,25 @@ def check_attention(q, k, v, out, causal=False, scale=None, input_pos=0):
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]), ctypes.byref(o)))
 
 
-def check_attention_varlen(q, k, v, out, cu_seqlens_q, cu_seqlens_k,
-                           max_seqlen_q, max_seqlen_k, causal=False,
-                           scale=None):
-    """The checks of attention_varlen() alone (no GPU needed): raises
-    ArgumentError naming the argument, or returns None."""
-    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
+def _offsets_args(cu_seqlens_q, cu_seqlens_k, held):
+    """The C API's tensors for attention_varlen()'s offsets (the objects
+    that keep them alive appended to `held`)."""
     bounds = (_capi.Tensor * 2)()
     for i, (obj, where) in enumerate(((cu_seqlens_q, "cu_seqlens_q"),
                                       (cu_seqlens_k, "cu_seqlens_k"))):
         t = tensor_arg(obj, where)
         held.append(t)
         t.fill(bounds[i])
+    return bounds
+
+
+def check_attention_varlen(q, k, v, out, cu_seqlens_q, cu_seqlens_k,
+                           max_seqlen_q, max_seqlen_k, causal=False,
+                           scale=None):
+    """The checks of attention_varlen() alone (no GPU needed): raises
+    ArgumentError naming the argument, or returns None."""
+    tensors, held, o = _attention_args(q, k, v, out, causal, scale)
+    bounds = _offsets_args(cu_seqlens_q, cu_seqlens_k, held)
     _check(_capi.lib().tile_attention_varlen_check(
         ctypes.byref(tensors[0]), ctypes.byref(tensors[1]),
         ctypes.byref(tensors[2]), ctypes.byref(tensors[3]),

@@ -101,6 +101,17 @@ Status checkTensor(const TensorRef &t, const std::string &name, size_t rank = 4,
   return Status();
 }
 
+/// The head dims the kernel takes: multiples of 8 up to 256.
+Status checkHeadDim(int64_t headDim) {
+  if (headDim % 8 != 0)
+    return refuse("q: head_dim " + std::to_string(headDim) +
+                  " is not a multiple of 8");
+  if (headDim > 256)
+    return refuse("q: head_dim " + std::to_string(headDim) +
+                  " is over 256, the largest supported");
+  return Status();
+}
+
 /// The bytes [first, last) a tensor may touch.
 std::pair<uintptr_t, uintptr_t> extent(const TensorRef &t) {
   uintptr_t first = reinterpret_cast<uintptr_t>(t.data);
@@ -499,12 +510,8 @@ Status tile::detail::attentionRefs(const TensorRef &q, const TensorRef &k,
 
   int64_t batch = q.shape[0], heads = q.shape[1], seqQ = q.shape[2],
           headDim = q.shape[3], kvHeads = k.shape[1], seqK = k.shape[2];
-  if (headDim % 8 != 0)
-    return refuse("q: head_dim " + std::to_string(headDim) +
-                  " is not a multiple of 8");
-  if (headDim > 256)
-    return refuse("q: head_dim " + std::to_string(headDim) +
-                  " is over 256, the largest supported");
+  if (Status status = checkHeadDim(headDim); !status.ok())
+    return status;
   if (kvHeads > heads)
     return refuse("k: has " + std::to_string(kvHeads) +
                   " heads, more than q's " + std::to_string(heads));
@@ -635,12 +642,8 @@ Status tile::detail::attentionVarlenRefs(
 
   int64_t batch = cuSeqlensQ.shape[0] - 1, heads = q.shape[1],
           headDim = q.shape[2], kvHeads = k.shape[1];
-  if (headDim % 8 != 0)
-    return refuse("q: head_dim " + std::to_string(headDim) +
-                  " is not a multiple of 8");
-  if (headDim > 256)
-    return refuse("q: head_dim " + std::to_string(headDim) +
-                  " is over 256, the largest supported");
+  if (Status status = checkHeadDim(headDim); !status.ok())
+    return status;
   if (kvHeads > heads || (heads > 0 && kvHeads == 0) ||
       (kvHeads > 0 && heads % kvHeads != 0))
     return refuse("k: its " + std::to_string(kvHeads) +

@@ -38,14 +38,9 @@ static bool toTensorRef(const tile_tensor *in, const char *name,
   return true;
 }
 
-static int attentionC(const tile_tensor *q, const tile_tensor *k,
-                      const tile_tensor *v, const tile_tensor *out,
-                      const tile_attention_options *options, Stream stream,
-                      bool launch, std::string *config = nullptr) {
-  TensorRef refs[4];
-  if (!toTensorRef(q, "q", refs[0]) || !toTensorRef(k, "k", refs[1]) ||
-      !toTensorRef(v, "v", refs[2]) || !toTensorRef(out, "out", refs[3]))
-    return TILE_ERROR;
+/// The C options as tile::AttentionOptions (the defaults where null).
+static AttentionOptions attentionOptions(const tile_attention_options *options,
+                                         Stream stream) {
   AttentionOptions o;
   if (options) {
     o.causal = options->causal != 0;
@@ -55,6 +50,18 @@ static int attentionC(const tile_tensor *q, const tile_tensor *k,
     o.autotune = options->disable_autotune == 0;
   }
   o.stream = stream;
+  return o;
+}
+
+static int attentionC(const tile_tensor *q, const tile_tensor *k,
+                      const tile_tensor *v, const tile_tensor *out,
+                      const tile_attention_options *options, Stream stream,
+                      bool launch, std::string *config = nullptr) {
+  TensorRef refs[4];
+  if (!toTensorRef(q, "q", refs[0]) || !toTensorRef(k, "k", refs[1]) ||
+      !toTensorRef(v, "v", refs[2]) || !toTensorRef(out, "out", refs[3]))
+    return TILE_ERROR;
+  AttentionOptions o = attentionOptions(options, stream);
   Status status =
       attentionRefs(refs[0], refs[1], refs[2], refs[3], o, launch, config);
   return status.ok() ? TILE_OK : failC(status);
@@ -73,15 +80,7 @@ static int attentionVarlenC(const tile_tensor *q, const tile_tensor *k,
       !toTensorRef(cuSeqlensQ, "cu_seqlens_q", refs[4]) ||
       !toTensorRef(cuSeqlensK, "cu_seqlens_k", refs[5]))
     return TILE_ERROR;
-  AttentionOptions o;
-  if (options) {
-    o.causal = options->causal != 0;
-    if (options->has_scale)
-      o.scale = options->scale;
-    o.inputPos = options->input_pos;
-    o.autotune = options->disable_autotune == 0;
-  }
-  o.stream = stream;
+  AttentionOptions o = attentionOptions(options, stream);
   Status status =
       attentionVarlenRefs(refs[0], refs[1], refs[2], refs[3], refs[4], refs[5],
                           maxSeqlenQ, maxSeqlenK, o, launch, nullptr);
