@@ -70,37 +70,35 @@ Value tile::getViewedCoordinate(OpBuilder &b, Location loc, Value tensor,
 
 std::optional<unsigned> tile::getViewedParam(Value tensor) {
   auto arg = dyn_cast<BlockArgument>(getViewedTensor(tensor));
-  if (!arg || !arg.getOwner()->isEntryBlock() ||
-      !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+  if (!arg || !arg.getOwner()->isEntryBlock())
     return std::nullopt;
-  return arg.getArgNumber();
+  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!fn)
+    return std::nullopt;
+  // A TMA descriptor (the kernel's last arguments): its tile.tensor_maps
+  // entry names the tensor.
+  auto maps =
+      fn->getAttrOfType<ArrayAttr>(TileDialect::getTensorMapsAttrName());
+  int64_t entry = int64_t(arg.getArgNumber()) -
+                  int64_t(fn.getNumArguments() - (maps ? maps.size() : 0));
+  if (entry < 0)
+    return arg.getArgNumber();
+  auto dict = dyn_cast<DictionaryAttr>(maps[entry]);
+  auto param = dict ? dict.getAs<IntegerAttr>("param") : IntegerAttr();
+  if (!param)
+    return std::nullopt;
+  return unsigned(param.getInt());
 }
 
 std::optional<SmallVector<unsigned>> tile::getWrittenParams(Operation *func) {
   SmallVector<unsigned> params;
-  auto maps =
-      func->getAttrOfType<ArrayAttr>(TileDialect::getTensorMapsAttrName());
-  auto fn = dyn_cast<FunctionOpInterface>(func);
   bool known = true;
   func->walk([&](Operation *op) {
-    std::optional<unsigned> param;
-    if (isa<StoreOp, AtomicRMWOp, BlockAtomicOp, BlockExchangeOp, ScatterOp>(
-            op)) {
-      param = getViewedParam(op->getOperand(0));
-    } else if (auto store = dyn_cast<TmaStoreOp>(op)) {
-      // A descriptor argument: its tile.tensor_maps entry names the tensor.
-      auto arg = dyn_cast<BlockArgument>(store.getMap());
-      if (arg && fn && maps && arg.getOwner()->isEntryBlock()) {
-        int64_t entry = int64_t(arg.getArgNumber()) -
-                        int64_t(fn.getNumArguments() - maps.size());
-        if (entry >= 0 && entry < int64_t(maps.size()))
-          if (auto dict = dyn_cast<DictionaryAttr>(maps[entry]))
-            if (auto p = dict.getAs<IntegerAttr>("param"))
-              param = unsigned(p.getInt());
-      }
-    } else {
+    // (Each write's first operand is its tensor, or a TMA store's map.)
+    if (!isa<StoreOp, AtomicRMWOp, BlockAtomicOp, BlockExchangeOp, ScatterOp,
+             TmaStoreOp>(op))
       return WalkResult::advance();
-    }
+    std::optional<unsigned> param = getViewedParam(op->getOperand(0));
     if (!param) {
       known = false;
       return WalkResult::interrupt();

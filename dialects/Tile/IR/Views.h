@@ -49,8 +49,9 @@ Value getViewedCoordinate(OpBuilder &b, Location loc, Value tensor,
 /// dimension `dim` (a start not the constant 0).
 bool viewShiftsDim(Value tensor, unsigned dim);
 
-/// The index of the kernel parameter `tensor` views (through its views),
-/// or none where it is not an argument of the kernel's entry block.
+/// The index of the kernel parameter `tensor` views (through its views;
+/// for a TMA descriptor argument, the tensor its tile.tensor_maps entry
+/// names), or none where it is not an argument of the kernel's entry block.
 std::optional<unsigned> getViewedParam(Value tensor);
 
 /// The tensor parameters `func` writes to global memory (stores, atomics,

@@ -247,6 +247,8 @@ struct Choice {
   Kernel kernel;
   int tileM = 0;
   std::string config;
+  /// fmha_varlen's: varlen_tiles at TILE_M, which makes its tile table.
+  Kernel table;
 };
 
 std::mutex choicesMutex;
@@ -284,13 +286,15 @@ struct Problem {
   llvm::SmallVector<const TensorRef *, 7> tensors;
   llvm::SmallVector<ArgRef, 2> scalars; // (inline: a call allocates nothing)
   /// fmha_varlen: the packed queries' offsets, their rows and sequences,
-  /// and the tensor (one of `tensors`) that takes the table of query tiles
-  /// varlen_tiles makes for each TILE_M before the launch; the grid is
-  /// then (the table's columns, pairs).
+  /// and the tile table varlen_tiles makes for each TILE_M before the
+  /// launch (`table->ref` is one of `tensors`); the grid is then (the
+  /// table's columns, pairs).
   const TensorRef *offsets = nullptr;
   int64_t rows = 0, sequences = 0;
-  TensorRef *tiles = nullptr;
-  int64_t *tilesShape = nullptr, *tilesStrides = nullptr; // 2 each
+  struct Table {
+    TensorRef ref;
+    int64_t shape[2] = {2, 0}, strides[2] = {0, 1};
+  } *table = nullptr;
 };
 
 /// The columns of fmha_varlen's tile table: every sequence's query tiles,
@@ -329,37 +333,30 @@ ArgRef tensorArg(const TensorRef &t) {
 }
 
 /// For fmha_varlen at `tileM`: its tile table, in the stream's scratch,
-/// made on `stream` (the launch after it reads it); nothing for fmha.
-Status prepareTiles(const Problem &problem, int tileM, Stream stream) {
-  if (!problem.offsets)
-    return Status();
+/// made on `stream` by `plan` (varlen_tiles; the launch after it reads
+/// the table).
+Status makeTileTable(const Problem &problem, const Kernel &plan, int tileM,
+                     Stream stream) {
   int64_t columns = tableColumns(problem, tileM);
-  Expected<void *> table =
+  Expected<void *> memory =
       streamScratch(stream, size_t(2 * columns) * sizeof(int32_t),
                     "the table of varlen attention's query tiles");
-  if (!table)
-    return table.status();
-  Expected<Kernel> plan = tileTableKernel(tileM);
-  if (!plan)
-    return plan.status();
-  TensorRef &tiles = *problem.tiles;
-  problem.tilesShape[0] = 2;
-  problem.tilesShape[1] = columns;
-  problem.tilesStrides[0] = columns;
-  problem.tilesStrides[1] = 1;
-  tiles.data = *table;
-  tiles.dtype = DType::I32;
-  tiles.rank = tiles.stridesRank = 2;
-  tiles.shape = problem.tilesShape;
-  tiles.strides = problem.tilesStrides;
+  if (!memory)
+    return memory.status();
+  Problem::Table &table = *problem.table;
+  table.shape[1] = table.strides[0] = columns;
+  table.ref.data = *memory;
+  table.ref.dtype = DType::I32;
+  table.ref.rank = table.ref.stridesRank = 2;
+  table.ref.shape = table.shape;
+  table.ref.strides = table.strides;
   ArgRefs refs;
   refs.push_back(tensorArg(*problem.offsets));
-  refs.push_back(tensorArg(tiles));
+  refs.push_back(tensorArg(table.ref));
   constexpr int64_t kChunk = 64; // varlen_tiles's CHUNK
   return launchKernel(
-      *plan->get(),
-      Dim3(static_cast<unsigned>((columns + kChunk - 1) / kChunk)), stream,
-      refs);
+      *plan.get(), Dim3(static_cast<unsigned>((columns + kChunk - 1) / kChunk)),
+      stream, refs);
 }
 
 ArgRef floatArg(float value) {
@@ -397,8 +394,8 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
     refs.append(problem.scalars.begin(), problem.scalars.end());
   };
   auto gridFor = [&](int tileM) {
-    int64_t x = problem.offsets ? tableColumns(problem, tileM)
-                                : (problem.queries + tileM - 1) / tileM;
+    int64_t x = problem.table ? tableColumns(problem, tileM)
+                              : (problem.queries + tileM - 1) / tileM;
     return Dim3(static_cast<unsigned>(x), static_cast<unsigned>(problem.pairs));
   };
 
@@ -433,8 +430,14 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
                                 const TuneCandidate &candidate,
                                 Stream stream) -> Status {
       int tileM = std::atoi(constantOf(candidate, "TILE_M").c_str());
-      if (Status status = prepareTiles(problem, tileM, stream); !status.ok())
-        return status;
+      if (problem.table) {
+        Expected<Kernel> plan = tileTableKernel(tileM);
+        if (!plan)
+          return plan.status();
+        if (Status status = makeTileTable(problem, *plan, tileM, stream);
+            !status.ok())
+          return status;
+      }
       ArgRefs refs;
       argsFor(refs);
       return launchKernel(*kernel.get(), gridFor(tileM), stream, refs);
@@ -448,6 +451,12 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
     made.kernel = result->kernel;
     made.tileM = std::atoi(constantOf(result->config, "TILE_M").c_str());
     made.config = result->config.describe();
+    if (problem.table) {
+      Expected<Kernel> plan = tileTableKernel(made.tileM);
+      if (!plan)
+        return refuse(plan.status().message());
+      made.table = *plan;
+    }
     std::lock_guard<std::mutex> lock(choicesMutex);
     // Another thread may have tuned the same class meanwhile: keep one.
     choice = &choices().emplace(key, std::move(made)).first->second;
@@ -456,9 +465,11 @@ Status runAttention(const Problem &problem, const AttentionOptions &options,
     *config = choice->config;
   if (!launch)
     return Status();
-  if (Status status = prepareTiles(problem, choice->tileM, options.stream);
-      !status.ok())
-    return refuse(status.message());
+  if (problem.table)
+    if (Status status = makeTileTable(problem, choice->table, choice->tileM,
+                                      options.stream);
+        !status.ok())
+      return refuse(status.message());
   ArgRefs refs;
   argsFor(refs);
   Status status = launchKernel(*choice->kernel.get(), gridFor(choice->tileM),
@@ -704,18 +715,15 @@ Status tile::detail::attentionVarlenRefs(
                          log2Ceil(maxSeqlenK),
                          log2Ceil(batch * heads),
                          /*varlen=*/true};
-  TensorRef tiles;
-  int64_t tilesShape[2], tilesStrides[2];
+  Problem::Table table;
   problem.queries = maxSeqlenQ;
   problem.pairs = heads;
   problem.offsets = &cuSeqlensQ;
   problem.rows = q.shape[0];
   problem.sequences = batch;
-  problem.tiles = &tiles;
-  problem.tilesShape = tilesShape;
-  problem.tilesStrides = tilesStrides;
+  problem.table = &table;
   problem.tensors = {&views[0],   &views[1],   &views[2], &views[3],
-                     &cuSeqlensQ, &cuSeqlensK, &tiles};
+                     &cuSeqlensQ, &cuSeqlensK, &table.ref};
   problem.scalars = {floatArg(scaleOf(options, headDim)), intArg(maxSeqlenK)};
   return runAttention(problem, options, launch, config);
 }
