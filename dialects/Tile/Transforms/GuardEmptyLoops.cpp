@@ -2,8 +2,8 @@
 //
 // A loop that leaves multiplies in flight at its exit (`async` `tile.wgmma`
 // results it yields as they are, or through conversions that only rename
-// their registers where they take half a thread's registers, completed by
-// the waits right after it), and that may run no trip, goes under a guard
+// their registers, completed by the waits right after it), and that may
+// run no trip, goes under a guard
 // on its trip count together with those waits:
 //
 //   %r:2 = scf.for %i = %lb to %ub step %s
@@ -51,7 +51,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Tile/IR/Registers.h"
 #include "Tile/IR/SharedMemory.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/FreshAccumulators.h"
@@ -73,28 +72,22 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The accumulator size, in registers a thread, from which a multiply in
-/// flight through renaming conversions is guarded (inFlight).
-constexpr int64_t kGuardedRenamedRegisters = 128;
-
 /// Whether `v` is a multiply in flight: yielded as it is, or through
 /// conversions that only rename its registers (a multiply whose
 /// accumulator layout differs from the loop's carried one: attention's P V
-/// where Q K^T is narrower or wider) when the accumulator takes at least
-/// half the registers a thread may have. ptxas pipelines a loop leaving a
-/// smaller renamed accumulator in flight unguarded, and the guard cost such
-/// loops registers: kernels/flash_attention.tile at head dim 64, 64 x 128,
-/// took 172 a thread instead of 162 (two blocks a multiprocessor where
-/// three fit, 12-14% of its speed); a 128-register one (head dim 128,
-/// 128 x 64 on 4 warps, causal, the masked tiles in the loop) is serialized
-/// unguarded (C7515). (bench/results/2026-12-01-h200-backward-rs.md.)
+/// where Q K^T is narrower or wider). The renaming is no instruction: in
+/// the PTX both reach the loop's exit as the registers the multiply
+/// writes, and ptxas serializes every wgmma of the kernel (C7515) where the
+/// path that skips the loop moves the initial values into them, whatever
+/// their size: 8-bit attention at 128 x 160 and 128 x 192 tiles (64
+/// registers a thread of P V's 64 x 128 laid out for the scores' 160 or
+/// 192 columns). A size threshold (128 registers) once kept the guard off
+/// the smaller ones, for the registers it cost attention at head dim 64,
+/// 64 x 128 tiles (172 a thread instead of 162, 2026-12-01); guarded today
+/// that kernel takes 164, as unguarded (test/Target/ptxas-occupancy.test).
 bool inFlight(Value v) {
-  Value source = beforeRenaming(v);
-  auto mma = source.getDefiningOp<WarpgroupMmaOp>();
-  if (!mma || !mma.getIsAsync())
-    return false;
-  return source == v ||
-         registersOf(source.getType()) >= kGuardedRenamedRegisters;
+  auto mma = beforeRenaming(v).getDefiningOp<WarpgroupMmaOp>();
+  return mma && mma.getIsAsync();
 }
 
 /// Whether `v` is a multiply in flight, or the result of a loop that

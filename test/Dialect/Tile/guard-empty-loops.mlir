@@ -146,15 +146,16 @@ func.func @left_alone(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64
 
 // The multiply in flight reaches the yield through a conversion that only
 // renames its registers (P V's accumulator laid out for 64 x 128 where
-// the loop carries Q K^T's 64 x 64 layout), 64 registers a thread: left
-// alone. ptxas pipelines such loops unguarded, and the guard cost
-// attention at head dim 64 with 128-key tiles 10 registers a thread and a
-// block a multiprocessor.
+// the loop carries Q K^T's 64 x 64 layout), 64 registers a thread:
+// guarded as a multiply yielded as it is (8-bit attention at 128 x 160
+// tiles, P V's 64 registers a thread renamed so, had every wgmma
+// serialized unguarded, C7515).
 // CHECK-LABEL: func.func @renamed_in_flight
-// CHECK-NOT:   scf.if
-// CHECK:       scf.for
-// CHECK:         tile.convert_layout
-// CHECK:       tile.wgmma_wait 0
+// CHECK:       scf.if
+// CHECK-NEXT:    scf.for
+// CHECK:           tile.convert_layout
+// CHECK:         tile.wgmma_wait 0
+// CHECK:       } else {
 func.func @renamed_in_flight(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 128], f16, #sw>, %lb: i32, %ub: i32) -> tensor<64x128xf32, #mma> attributes {tile.num_warps = 4 : i32} {
   %c1 = arith.constant 1 : i32
   %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
@@ -177,10 +178,9 @@ func.func @renamed_in_flight(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<
 #mma1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 
-// The same renamed accumulator at 128 x 128 on 4 warps: 128 registers a
-// thread, half of what a thread may have, where ptxas serializes the
-// unguarded loop (C7515: attention at head dim 128, 128 x 64 tiles, causal
-// with the masked tiles in the loop): guarded.
+// The same renamed accumulator at 128 x 128 on 4 warps, 128 registers a
+// thread (attention at head dim 128, 128 x 64 tiles, causal with the masked
+// tiles in the loop, serialized unguarded: C7515): guarded.
 // CHECK-LABEL: func.func @renamed_large_in_flight
 // CHECK:       scf.if
 // CHECK-NEXT:    scf.for
