@@ -896,9 +896,13 @@ Attribute LayoutAssigner::permuteLayout(BlockedLayoutAttr src,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
-/// `layout`'s bases taken through the view `op` (a reshape between
-/// power-of-two shapes, or a permute) to its result's coordinates; with
-/// `back`, a reshape's result layout back to its operand's coordinates.
+/// `layout`'s bases taken through the view `op` (a permute, or a reshape
+/// that keeps each element's row-major index in the padded shapes:
+/// isBitReshape, e.g. 160 columns as 5 x 32, padded 256 and 8 x 32) to its
+/// result's coordinates; with `back`, a reshape's result layout back to its
+/// operand's coordinates. A padding coordinate (past the tile, within its
+/// padded extent) stays one: the reshape's groups pad only their outermost
+/// dimension.
 static std::optional<LinearLayout>
 viewLayout(Operation *op, const LinearLayout &layout, bool back = false) {
   ArrayRef<int64_t> from = shapeOf(op->getOperand(0));
@@ -908,9 +912,9 @@ viewLayout(Operation *op, const LinearLayout &layout, bool back = false) {
       return std::nullopt;
     std::swap(from, to);
   }
-  if (isPadded(from) || isPadded(to))
+  if (isa<ReshapeOp>(op) && !isBitReshape(from, to))
     return std::nullopt;
-  LinearLayout result(to);
+  LinearLayout result(paddedShape(to));
   for (StringRef name : {LinearLayout::kRegister, LinearLayout::kLane,
                          LinearLayout::kWarp, LinearLayout::kBlock})
     for (const LinearLayout::Basis &b : layout.getBases(name)) {
