@@ -670,6 +670,28 @@ def test_bmm(torch_gpu, monkeypatch, dtype, shape):
     close(torch, got, a.double() @ b.double(), torch.bmm(a, b), dtype)
 
 
+@pytest.mark.parametrize("along", ("CLUSTER_M", "CLUSTER_N"))
+@pytest.mark.parametrize("shape", [(3, 1000, 136, 72), (2, 300, 520, 200)])
+def test_bmm_clusters(torch_gpu, along, shape):
+    """bmm.tile persistent in clusters of 2 blocks taking neighbouring tiles
+    (tilec.ops.bmm's cluster candidates on sm_90): units past the matrix's
+    edges (odd tile counts) load zeros and store nothing."""
+    torch = torch_gpu
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("thread block clusters need sm_90")
+    batch, m, n, k = shape
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16)
+    out = torch.full((batch, m, n), float("nan"), device="cuda",
+                     dtype=torch.float16)
+    config = tilec.Config(TILE_M=128, TILE_N=128, persistent=True, cluster=2,
+                          auto_schedule=True, **{along: 2})
+    kern = tilec.compile(tilec.ops._kernel_path("bmm.tile"), DTYPE="f16",
+                         **config.constants, **config.options)
+    kern.launch(tilec.ops._cluster_grid(m, n, config, 1, batch), a, b, out)
+    close(torch, out, a.double() @ b.double(), torch.bmm(a, b), "float16")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(1000, 77), (4096, 4096), (33, 1)])
 def test_transpose(torch_gpu, dtype, shape):

@@ -671,14 +671,16 @@ def _wave_fit_tile(m, n, sms):
     return (tm, tn) if fit > 1.03 * base else None
 
 
-def _linear_cluster_configs(kernel, fit=None):
-    """What linear.tile is tuned over beyond the skinny products: its @tune
-    tiles with the compiler's schedules (tilec.tune_space_configs), and each
-    tile persistent in clusters of 2 whose blocks take neighbouring tiles
-    along M (sharing W's tile, multicast: CLUSTER_M) or along N (X's).
-    (H200, 2026-11-30: 128 x 256 in pairs along M ran 3000x5000x1000 at 0.90
-    of cuBLAS where the best without clusters ran 0.79, 4096^3 0.96 from
-    0.94; bench/results/2026-11-30-h200-gemm-tiles-and-skinny-tuning.md.)"""
+def _cluster_configs(kernel):
+    """A GEMM kernel's candidates beyond its @tune tiles with the compiler's
+    schedules (tilec.tune_space_configs): each tile persistent in clusters
+    of 2 whose blocks take neighbouring tiles along M (sharing the B
+    operand's tile, multicast: CLUSTER_M) or along N (the A operand's).
+    linear.tile and bmm.tile take CLUSTER_M / CLUSTER_N so. (H200,
+    2026-11-30: linear's 128 x 256 in pairs along M ran 3000x5000x1000 at
+    0.90 of cuBLAS where the best without clusters ran 0.79, 4096^3 0.96
+    from 0.94; bench/results/2026-11-30-h200-gemm-tiles-and-skinny-
+    tuning.md.)"""
     from . import Config, tune_space_configs
     configs = tune_space_configs(kernel)
     tiles = []
@@ -691,6 +693,24 @@ def _linear_cluster_configs(kernel, fit=None):
             configs.append(Config(TILE_M=tm, TILE_N=tn, persistent=True,
                                   cluster=2, auto_schedule=True,
                                   **{along: 2}))
+    return configs
+
+
+def _cluster_grid(m, n, config, *rest):
+    """The grid of a GEMM kernel taking units of CLUSTER_M x CLUSTER_N
+    tiles (linear.tile, bmm.tile): whole units along x, then `rest`."""
+    c = config.constants
+    tm = c.get("TILE_M", 128) * c.get("CLUSTER_M", 1)
+    tn = c.get("TILE_N", 128) * c.get("CLUSTER_N", 1)
+    return (((m + tm - 1) // tm) * ((n + tn - 1) // tn) *
+            c.get("CLUSTER_M", 1) * c.get("CLUSTER_N", 1),) + rest
+
+
+def _linear_cluster_configs(kernel, fit=None):
+    """What linear.tile is tuned over beyond the skinny products:
+    _cluster_configs, and the tiles below."""
+    from . import Config
+    configs = _cluster_configs(kernel)
     # 256 x 160 tiles in 4 stages, which fit since a ring's stage takes only
     # the blocks its tile reaches (tile.slot_bytes: 56 KiB, not 64): 0.93 of
     # cuBLAS at 3000x5000x4000 where the best above ran 0.90, 0.98 at 8192^3
@@ -839,12 +859,8 @@ def _linear_plan(torch, x, rows, weight, bias, y, activation, dtype):
 
     def grid(config):
         # Whole units of CLUSTER_M x CLUSTER_N tiles (see linear.tile).
-        c = config.constants
-        tm = c.get("TILE_M", 128) * c.get("CLUSTER_M", 1)
-        tn = c.get("TILE_N", 128) * c.get("CLUSTER_N", 1)
-        return (((m + tm - 1) // tm) * ((n + tn - 1) // tn) *
-                c.get("CLUSTER_M", 1) * c.get("CLUSTER_N", 1),
-                c.get("SPLITS", 1))
+        return _cluster_grid(m, n, config,
+                             config.constants.get("SPLITS", 1))
     args = (rows, weight, b, y, partial, tickets)
     if configs is not None:
         # Timed with x and the weight read from memory, as a model reads
@@ -895,13 +911,15 @@ def bmm(a, b, out=None):
     dtype = "f16" if a.dtype == torch.float16 else "bf16"
 
     def grid(config):
-        tm = config.constants.get("TILE_M", 128)
-        tn = config.constants.get("TILE_N", 128)
-        return (((m + tm - 1) // tm) * ((n + tn - 1) // tn), 1, batch)
+        # Whole units of CLUSTER_M x CLUSTER_N tiles (see bmm.tile).
+        return _cluster_grid(m, n, config, 1, batch)
     args = (a, b, out)
+    # On sm_90 also in clusters of 2 (_cluster_configs).
+    configs = _cluster_configs(_compile("bmm.tile", "bmm", DTYPE=dtype)) \
+        if torch.cuda.get_device_capability(a.device) >= (9, 0) else None
     kern = _autotuned("bmm.tile", "bmm",
                       f"{dtype}:B={min(_pow2(batch), 1024)}:M={m}:N={n}:K={k}",
-                      grid, args, DTYPE=dtype)
+                      grid, args, configs, DTYPE=dtype)
     kern.launch(grid(kern.config), *args)
     return out
 
