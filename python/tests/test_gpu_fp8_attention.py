@@ -114,6 +114,52 @@ def test_fp8_attention_api(torch_gpu, case):
     assert torch.equal(out, again)
 
 
+CANDIDATE_CASES = [
+    # B, H, Hkv, Nq, Nk, D, causal, V copied (fragment order at 128)
+    (1, 4, 2, 300, 1000, 128, False, False),   # tails of 160 and 256 keys
+    (1, 2, 2, 384, 384, 128, True, True),
+    (2, 2, 1, 130, 700, 128, True, False),     # input_pos below
+    (1, 4, 4, 200, 333, 128, False, True),
+    (1, 2, 1, 256, 512, 128, True, False),
+    (1, 2, 2, 128, 100, 128, False, False),    # one partial key tile
+]
+
+
+@pytest.mark.parametrize("case", CANDIDATE_CASES,
+                         ids=lambda c: "-".join(map(str, c)))
+def test_fp8_attention_every_candidate(torch_gpu, case, monkeypatch):
+    """Each schedule tilec.attention tunes 8-bit attention over at head_dim
+    128 (fp8._candidates: 128-key tiles at the compiler's choice with and
+    without ping_pong and specialized, 160 keys at the choice, 256
+    specialized), forced in turn, against the float64 attention: the tuner
+    may pick any of them."""
+    torch = torch_gpu
+    hopper(torch)
+    B, H, Hkv, Nq, Nk, D, causal, copied = case
+    pos = Nk - Nq if causal and Nk > Nq else 0
+    torch.manual_seed(Nq + Nk + D)
+    q, k, v = (torch.randn(b, h, n, D, device="cuda").to(torch.float8_e4m3fn)
+               for b, h, n in ((B, H, Nq), (B, Hkv, Nk), (B, Hkv, Nk)))
+    if not copied:  # keys contiguous: read in place
+        v = v.transpose(2, 3).contiguous().transpose(2, 3)
+    ref, _ = reference(torch, q.double(), k.double(), v.double(), causal,
+                       D ** -0.5, pos)
+    configs = tilec.fp8._candidates(D, causal, Nk)
+    assert len(configs) == (5 if Nk > 128 else 3)
+    key = tilec.fp8._tuning_key
+    for i, config in enumerate(configs):
+        monkeypatch.setattr(tilec.fp8, "_candidates",
+                            lambda *a, config=config: [config])
+        monkeypatch.setattr(tilec.fp8, "_tuning_key",
+                            lambda *a, i=i: key(*a) + f":candidate{i}")
+        out = torch.full((B, H, Nq, D), float("nan"), device="cuda",
+                         dtype=torch.bfloat16)
+        tilec.attention(q, k, v, causal=causal, input_pos=pos, out=out)
+        torch.cuda.synchronize()
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        assert err < 4e-2, (config, err)
+
+
 def test_fp8_attention_v_copied(torch_gpu):
     """A v held (batch, heads, seq, head_dim) with head_dim contiguous is
     transposed into a copy first (a seq of 77: its rows padded to 16 bytes);

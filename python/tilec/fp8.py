@@ -16,7 +16,10 @@ float or broadcastable to (batch, kv_heads, head_dim) (a scale per channel
 of V: it multiplies that column of the output). The descales must be
 positive. The output is out_dtype (bfloat16 unless given; float16 or
 float32), and with return_lse=True also the rows' log-sum-exp (float32,
-natural log). V is read with its keys contiguous: a v whose seq dimension
+natural log). The kernel's key tiles and schedule are tuned once per
+problem class: the first call of a class times each of _candidates
+(TILEC_AUTOTUNE=off takes the first), as tilec.attention does on 16-bit
+tensors. V is read with its keys contiguous: a v whose seq dimension
 has stride 1 (the transpose of a (batch, kv_heads, head_dim, seq) tensor,
 as quantize returns it) is read in place; any other v is transposed into a
 new tensor first (a copy per call, kernels/transpose_heads.tile; at
@@ -158,19 +161,50 @@ TRANSPOSE_KEYS = 128
 TRANSPOSE_DIMS = 64
 
 
-def _schedule(head_dim, causal):
-    """Compile options beyond the compiler's choice: at head_dim 128
-    without the causal mask, the two consumer warpgroups multiply in turns
-    (ping_pong), each one's exponentials under the other's multiplies: in
-    8 bits a trip's multiplies take about as long as its exponentials (the
-    MUFU's 16 a cycle a multiprocessor). H200, this API, N = 1k / 4k / 16k,
-    TFLOP/s: V read in place 696 / 813 / 806 -> 710 / 830 / 810, V copied
-    (into fragment order) 646 / 804 / 820 -> 651 / 832 / 851. Not causal
-    (its masked trips: 509 / 716 / 795 -> 510 / 695 / 732), nor head_dim
-    64 (0.96-0.98x) or 256 (0.99-1.02x non-causal, 0.90-1.01x causal);
-    bench/fp8_api_schedule.py, bench/results/
-    2026-12-04-h200-fp8-ping-pong.md."""
-    return {"ping_pong": True} if head_dim == 128 and not causal else {}
+def _candidates(head_dim, causal, seq_k):
+    """The schedules tilec.attention tunes 8-bit attention over, once per
+    problem class (_tuning_key), each a tilec.Config of the kernel's
+    TILE_N (with its EVEN_N) and compile options; the first is what runs
+    untuned (TILEC_AUTOTUNE=off): 128-key tiles at the compiler's choice,
+    at head_dim 128 without the causal mask with ping_pong (the two
+    consumer warpgroups multiplying in turns: H200, 696 / 813 / 806 -> 710
+    / 830 / 810 TFLOP/s at N = 1k / 4k / 16k, bench/results/
+    2026-12-04-h200-fp8-ping-pong.md). At head_dim 128 also the same with
+    ping_pong the other way, 8 consumer warps specialized and persistent
+    on 128- and 256-key tiles, and 160-key tiles at the compiler's choice:
+    H100, FRAGMENT_ORDER, one run, TFLOP/s at N = 1k / 4k / 16k, non-causal
+    128 at the choice 739 / 820 / 817, specialized 712 / 838 / 839, with
+    ping_pong 678 / 775 / 782, 160 at the choice 684 / 850 / 875; causal
+    128 at the choice 534 / 705 / 809, 256 specialized 478 / 758 / 902
+    (bench/results/2026-12-06-h100-fp8-schedules.md): which wins depends
+    on the problem and the GPU, so the API measures them. (Head dims 64 and
+    256 keep the one schedule: these were not measured there.)"""
+    from . import Config
+
+    def tile(n):
+        return {"TILE_N": n, "EVEN_N": seq_k % n == 0}
+    turns = head_dim == 128 and not causal
+    configs = [Config(**tile(128), **({"ping_pong": True} if turns else {}))]
+    if head_dim != 128:
+        return configs
+    specialized = {"warp_specialize": True, "num_warps": 8,
+                   "persistent": True}
+    configs += [Config(**tile(128), **({} if turns else {"ping_pong": True})),
+                Config(**tile(128), **specialized)]
+    if seq_k > 128:
+        configs += [Config(**tile(160)), Config(**tile(256), **specialized)]
+    return configs
+
+
+def _tuning_key(head_dim, causal, blocks, lse, out_name, fragment, bh, nq,
+                nk):
+    """The problem class 8-bit attention is tuned per: what the kernel is
+    compiled for, and the powers of two of the rows, keys and heads."""
+    def pow2(n):
+        return 1 << max(0, (int(n) - 1).bit_length())
+    return (f"D={head_dim}:causal={causal}:blocks={blocks}:lse={lse}:"
+            f"out={out_name}:fragment={fragment}:even={nk % 128 == 0}"
+            f"{nk % 256 == 0}:BH={pow2(bh)}:Nq={pow2(nq)}:Nk={pow2(nk)}")
 
 
 def fragment_order(v):
@@ -265,11 +299,6 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         return (out, lse) if return_lse else out
     if B * H >= 2**31 or (Nq + 127) // 128 >= 2**31:
         raise ArgumentError("q: too many rows for the grid")
-    # 128 x 128 tiles at every head_dim, the rest the compiler's choice (at
-    # D = 256: specialized, three-stage rings, not persistent; 1.16-1.38x
-    # this API's 128 x 64 tiles before, on an H200, bench/results/
-    # 2026-12-01-h200-fp8-tiles.md).
-    tile_n = 128
     major, minor = torch.cuda.get_device_capability(q.device)
     if major < 9:
         raise ArgumentError(f"q: 8-bit attention runs on sm_90a (Hopper's "
@@ -284,16 +313,21 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
     fragment = vt is None and D == 128
     if vt is None:
         vt = _transposed_keys(torch, v, fragment, stream)
-    kern = _compile("attention_fp8.tile", "attention_fp8", TILE_D=D,
-                    TILE_M=128, TILE_N=tile_n, CAUSAL=causal,
-                    EVEN_N=Nk % tile_n == 0, BLOCK_SCALES=blocks,
-                    SCALE_BLOCK=SCALE_BLOCK, WRITE_LSE=return_lse,
-                    OUT=out_name, FRAGMENT_ORDER=fragment,
-                    **_schedule(D, causal))
-    kern.launch(((Nq + 127) // 128, B * H), q, k, vt, out, lse, tq, tk,
-                tv.reshape(-1, tv.shape[-1]),
-                float(scale), sq, sk, sv, input_pos,
-                stream=current_stream(stream))
+    args = (q, k, vt, out, lse, tq, tk, tv.reshape(-1, tv.shape[-1]),
+            float(scale), sq, sk, sv, input_pos)
+    grid = ((Nq + 127) // 128, B * H)
+    # 128-row blocks; the key tiles and the schedule tuned per problem
+    # class over _candidates (the first untuned).
+    from .ops import _autotuned
+    kern = _autotuned(
+        "attention_fp8.tile", "attention_fp8",
+        _tuning_key(D, causal, blocks, return_lse, out_name, fragment, B * H,
+                    Nq, Nk),
+        lambda config: grid, args, _candidates(D, causal, Nk), TILE_D=D,
+        TILE_M=128, CAUSAL=causal, BLOCK_SCALES=blocks,
+        SCALE_BLOCK=SCALE_BLOCK, WRITE_LSE=return_lse, OUT=out_name,
+        FRAGMENT_ORDER=fragment)
+    kern.launch(grid, *args, stream=current_stream(stream))
     return (out, lse) if return_lse else out
 
 
