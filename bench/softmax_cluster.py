@@ -7,7 +7,7 @@ for rows past 16384 columns.
   PYTHONPATH=python python3 bench/softmax_cluster.py [--shapes 256x131072]
       [--dtype bfloat16] [--configs 8:16,8:8,4:32]   (cluster:warps)
       [--file variant.tile --rows 1,2,4 --stats]
-      [--row-loop --clusters less1,fit1,rows --latency 2,3]   (the
+      [--row-loop --clusters less1,fit1,rows --latency 2,3 --hold 0,1]   (the
        clusters loop over the rows, softmax_cluster.tile's ROW_LOOP, or a
        --file variant's: clusters a number, "rows" (one row each), "fitK"
        (K x the clusters the GPU holds at once), "lessK" (those of K
@@ -41,6 +41,9 @@ def main():
                    "clusters, each a number, 'rows' or 'fitK'")
     p.add_argument("--latency", default="",
                    help="LATENCY values of a --file variant")
+    p.add_argument("--hold", default="",
+                   help="HOLD_INPUT values (0,1): 16-bit parts held as read, "
+                        "their exponentials computed twice")
     p.add_argument("--row-loop", action="store_true",
                    help="ROW_LOOP=True (softmax_cluster.tile's clusters "
                    "looping over rows)")
@@ -52,6 +55,8 @@ def main():
     per = [int(v) for v in args.rows.split(",")] if args.rows else [None]
     grids = args.clusters.split(",") if args.clusters else [None]
     lats = [int(v) for v in args.latency.split(",")] if args.latency \
+        else [None]
+    holds = [bool(int(v)) for v in args.hold.split(",")] if args.hold \
         else [None]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for spec in args.shapes.split(","):
@@ -76,10 +81,9 @@ def main():
                                    num_warps=16)
             k.launch(r, xs[i], ys[i])
         rows.append((graph_us(looped), "looped (read twice)"))
-        for cfg, rpc, grid, lat in [(c, q, g, la)
-                                    for c in args.configs.split(",")
-                                    for q in per for g in grids
-                                    for la in lats]:
+        for cfg, rpc, grid, lat, hold in [
+                (c, q, g, la, h) for c in args.configs.split(",")
+                for q in per for g in grids for la in lats for h in holds]:
             c, w = (int(v) for v in cfg.split(":"))
             tn = ((n + c - 1) // c + 7) // 8 * 8
             extra = {} if rpc is None else {"ROWS": rpc}
@@ -87,6 +91,8 @@ def main():
                 extra["ROW_LOOP"] = True
             if lat is not None:
                 extra["LATENCY"] = lat
+            if hold is not None:
+                extra["HOLD_INPUT"] = hold
             try:
                 k = tilec.compile(path, DTYPE=dsl, CLUSTER=c, TILE_N=tn,
                                   num_warps=w, **extra)
@@ -122,7 +128,8 @@ def main():
                 ("" if rpc is None else f", {rpc} rows") + \
                 ("" if grid is None else f", {blocks // c} clusters"
                  f" ({k.blocks_per_sm} blocks/SM fit)") + \
-                ("" if lat is None else f", latency {lat}")
+                ("" if lat is None else f", latency {lat}") + \
+                ("" if hold is None else f", held {int(hold)}")
             rows.append((graph_us(run), label))
         rows.sort()
         print(f"{spec} {args.dtype}: copy {base:.1f} us")
