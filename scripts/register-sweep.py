@@ -210,6 +210,27 @@ def ops_jobs():
                     ["-DSHIFT=32"] if dtype == "f32" else [])
             options += config_options(config)
             out.append((f"ops.{kind} {dtype} {n} {config}", norms, options))
+    # The 8-bit attention schedules tilec.attention tunes over at head_dim
+    # 128 (fp8._candidates), V copied (fragment order) and in place.
+    from tilec import fp8
+    attention_fp8 = os.path.join(ROOT, "kernels", "attention_fp8.tile")
+    for causal in (False, True):
+        for fragment in (False, True):
+            for config in fp8._candidates(128, causal, 4096 + 100):
+                options = ["--kernel=attention_fp8", "-DTILE_D=128",
+                           "-DTILE_M=128", f"-DCAUSAL={causal}",
+                           f"-DFRAGMENT_ORDER={fragment}"] + \
+                    config_options(config)
+                out.append((f"fp8 candidate causal={causal} "
+                            f"fragment={fragment} {config}", attention_fp8,
+                            options))
+    # bmm's candidates in clusters (ops._cluster_pairs of its @tune tiles).
+    bmm = os.path.join(ROOT, "kernels", "bmm.tile")
+    for config in ops._cluster_pairs([(64, 128), (64, 256), (128, 128),
+                                      (128, 256)]):
+        out.append((f"ops.bmm {config}", bmm,
+                    ["--kernel=bmm", "-DDTYPE=bf16"] +
+                    config_options(config)))
     softmax = os.path.join(ROOT, "kernels", "softmax_cluster.tile")
     for dtype in ("bf16", "f32"):
         for parts, tile_n in ((8, 4104), (8, 8192), (16, 8192)):

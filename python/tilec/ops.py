@@ -681,19 +681,23 @@ def _cluster_configs(kernel):
     0.90 of cuBLAS where the best without clusters ran 0.79, 4096^3 0.96
     from 0.94; bench/results/2026-11-30-h200-gemm-tiles-and-skinny-
     tuning.md.)"""
-    from . import Config, tune_space_configs
+    from . import tune_space_configs
     configs = tune_space_configs(kernel)
     tiles = []
     for c in configs:
         tile = (c.constants.get("TILE_M"), c.constants.get("TILE_N"))
         if None not in tile and tile not in tiles:
             tiles.append(tile)
-    for tm, tn in tiles:
-        for along in ("CLUSTER_M", "CLUSTER_N"):
-            configs.append(Config(TILE_M=tm, TILE_N=tn, persistent=True,
-                                  cluster=2, auto_schedule=True,
-                                  **{along: 2}))
-    return configs
+    return configs + _cluster_pairs(tiles)
+
+
+def _cluster_pairs(tiles):
+    """Each (TILE_M, TILE_N) of `tiles` persistent in clusters of 2 along M
+    and along N (_cluster_configs)."""
+    from . import Config
+    return [Config(TILE_M=tm, TILE_N=tn, persistent=True, cluster=2,
+                   auto_schedule=True, **{along: 2})
+            for tm, tn in tiles for along in ("CLUSTER_M", "CLUSTER_N")]
 
 
 def _cluster_grid(m, n, config, *rest):
