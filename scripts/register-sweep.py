@@ -216,7 +216,8 @@ def ops_jobs():
     attention_fp8 = os.path.join(ROOT, "kernels", "attention_fp8.tile")
     for causal in (False, True):
         for fragment in (False, True):
-            for config in fp8._candidates(128, causal, 4096 + 100):
+            for config in fp8._candidates(128, causal, 4096 + 100,
+                                          fragment):
                 options = ["--kernel=attention_fp8", "-DTILE_D=128",
                            "-DTILE_M=128", f"-DCAUSAL={causal}",
                            f"-DFRAGMENT_ORDER={fragment}"] + \

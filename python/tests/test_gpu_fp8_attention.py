@@ -130,9 +130,9 @@ CANDIDATE_CASES = [
 def test_fp8_attention_every_candidate(torch_gpu, case, monkeypatch):
     """Each schedule tilec.attention tunes 8-bit attention over at head_dim
     128 (fp8._candidates: 128-key tiles at the compiler's choice with and
-    without ping_pong and specialized, 160 keys at the choice, 256
-    specialized), forced in turn, against the float64 attention: the tuner
-    may pick any of them."""
+    without ping_pong and specialized, 256 specialized, and with V copied
+    into fragment order 160 keys at the choice), forced in turn, against
+    the float64 attention: the tuner may pick any of them."""
     torch = torch_gpu
     hopper(torch)
     B, H, Hkv, Nq, Nk, D, causal, copied = case
@@ -144,8 +144,8 @@ def test_fp8_attention_every_candidate(torch_gpu, case, monkeypatch):
         v = v.transpose(2, 3).contiguous().transpose(2, 3)
     ref, _ = reference(torch, q.double(), k.double(), v.double(), causal,
                        D ** -0.5, pos)
-    configs = tilec.fp8._candidates(D, causal, Nk)
-    assert len(configs) == (5 if Nk > 128 else 3)
+    configs = tilec.fp8._candidates(D, causal, Nk, copied)
+    assert len(configs) == (3 + (Nk > 128) * (1 + copied))
     key = tilec.fp8._tuning_key
     for i, config in enumerate(configs):
         monkeypatch.setattr(tilec.fp8, "_candidates",
