@@ -1238,9 +1238,9 @@ def TileGuardEmptyLoops
                 "waits, under a guard on its trip count";
   let description = [{
     A loop that yields `async` `tile.wgmma` results (multiplies in flight at
-    its exit: as they are, or through register-renaming conversions where
-    the accumulator takes at least 128 registers a thread; ptxas pipelines a
-    smaller renamed one unguarded, and the guard cost such loops registers)
+    its exit: as they are, or through conversions that only rename their
+    registers, which are no instruction: 8-bit attention at 160- and
+    192-key tiles was serialized unguarded, 64 registers a thread)
     completed by the `tile.wgmma_wait`s right after it, and that
     may run no trip, goes into an `scf.if` on `lb < ub` together with those
     waits; where it runs no trip, the `scf.if` yields the loop's initial
