@@ -161,7 +161,7 @@ TRANSPOSE_KEYS = 128
 TRANSPOSE_DIMS = 64
 
 
-def _candidates(head_dim, causal, seq_k, fragment=True):
+def _candidates(head_dim, causal, seq_k, fragment):
     """The schedules tilec.attention tunes 8-bit attention over, once per
     problem class (_tuning_key), each a tilec.Config of the kernel's
     TILE_N (with its EVEN_N) and compile options; the first is what runs
@@ -205,8 +205,7 @@ def _tuning_key(head_dim, causal, blocks, lse, out_name, fragment, bh, nq,
                 nk):
     """The problem class 8-bit attention is tuned per: what the kernel is
     compiled for, and the powers of two of the rows, keys and heads."""
-    def pow2(n):
-        return 1 << max(0, (int(n) - 1).bit_length())
+    from .ops import _pow2 as pow2
     return (f"D={head_dim}:causal={causal}:blocks={blocks}:lse={lse}:"
             f"out={out_name}:fragment={fragment}:even={nk % 128 == 0}"
             f"{nk % 256 == 0}:BH={pow2(bh)}:Nq={pow2(nq)}:Nk={pow2(nk)}")
@@ -328,8 +327,8 @@ def attention(q, k, v, causal=False, scale=None, input_pos=0, out=None,
         "attention_fp8.tile", "attention_fp8",
         _tuning_key(D, causal, blocks, return_lse, out_name, fragment, B * H,
                     Nq, Nk),
-        lambda config: grid, args, _candidates(D, causal, Nk, fragment),
-        TILE_D=D,
+        lambda config: grid, args,
+        lambda: _candidates(D, causal, Nk, fragment), TILE_D=D,
         TILE_M=128, CAUSAL=causal, BLOCK_SCALES=blocks,
         SCALE_BLOCK=SCALE_BLOCK, WRITE_LSE=return_lse, OUT=out_name,
         FRAGMENT_ORDER=fragment)

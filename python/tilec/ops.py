@@ -519,14 +519,17 @@ def _autotuned(file, kernel, key, grid, args, configs=None, **constants):
     """`kernel` of `file` tuned once for the problem class `key` over
     `configs`, by default its @tune tiles, each with the compiler's
     schedules (tilec.autotune with tilec.tune_space_configs: the choice,
-    rings of 2, 3 and 4 stages, persistent, two consumer groups). `args`:
-    the launch's arguments, or a callable returning what tilec.autotune
-    takes (called only when the class is not tuned yet: argument sets cost
-    copies)."""
+    rings of 2, 3 and 4 stages, persistent, two consumer groups), or a
+    callable returning them. `args`: the launch's arguments, or a callable
+    returning what tilec.autotune takes. (Both callables are called only
+    when the class is not tuned yet: argument sets cost copies, and a call
+    of a tuned class builds no candidates.)"""
     from . import autotune, tune_space_configs
     full = (file, kernel, key, tuple(constants.items()))
     k = _tuned.get(full)
     if k is None:
+        if callable(configs):
+            configs = configs()
         if configs is None:
             configs = tune_space_configs(_compile(file, kernel, **constants))
         k = _tuned[full] = autotune(

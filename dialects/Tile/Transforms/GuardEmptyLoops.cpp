@@ -3,8 +3,8 @@
 // A loop that leaves multiplies in flight at its exit (`async` `tile.wgmma`
 // results it yields as they are, or through conversions that only rename
 // their registers, completed by the waits right after it), and that may
-// run no trip, goes under a guard
-// on its trip count together with those waits:
+// run no trip, goes under a guard on its trip count together with those
+// waits:
 //
 //   %r:2 = scf.for %i = %lb to %ub step %s
 //       iter_args(%acc = %zeros, %n = %c0) -> (tensor<...>, i32) {
