@@ -66,6 +66,10 @@ PAGED = [
     ("sm_90a", {"persistent": True, "GROUP_M": 64}, 5, 2, 8, 128, 64,
      [0, 1, 64, 65, 300]),
     ("sm_90a", {"persistent": True}, 3, 2, 4, 64, 32, [33, 0, 1]),
+    # Persistent and specialized: the producer reads each tile's length and
+    # page numbers ahead (the kernel writes neither tensor).
+    ("sm_90a", {"persistent": True, "warp_specialize": True, "GROUP_M": 64},
+     5, 2, 8, 128, 64, [0, 1, 64, 65, 300]),
     ("sm_80", {}, 3, 2, 4, 128, 64, [0, 77, 640]),
     ("sm_80", {}, 2, 2, 16, 64, 32, [33, 1]),
 ]
@@ -1538,27 +1542,24 @@ def check_linear(torch, repo, M, N, K, tm, tn, options):
 
 
 def test_compile_warning(torch_gpu, repo):
-    """A hint that cannot apply is said: here warp specialization of a
-    persistent paged decode, whose tile loop stores (so the producer cannot
-    read the page numbers ahead)."""
+    """A hint that cannot apply is said, located in the kernel's file: here
+    warp specialization of a paged decode of 16 rows (mma.sync from
+    ldmatrix-swizzled buffers, filled by cp.async: nothing for a producer to
+    issue). At 64 rows (wgmma, TMA copies), persistent or not, it applies
+    and nothing is said: the producer reads the page numbers ahead, the
+    kernel writing neither the table nor the lengths (test_paged_decode
+    runs it)."""
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     path = os.path.join(repo, "kernels", "paged_decode.tile")
-    # 64 rows: wgmma, TMA copies for a producer.
-    with pytest.warns(tilec.CompileWarning,
-                      match="is not warp-specialized: a copy's coordinates "
-                            "depend on 'tile.load'"):
-        kernel = tilec.compile(path, arch="sm_90a", warp_specialize=True,
-                               persistent=True, GROUP_M=64)
+    with pytest.warns(tilec.CompileWarning, match="has no TMA copies"):
+        kernel = tilec.compile(path, arch="sm_90a", warp_specialize=True)
     assert len(kernel.warnings) == 1
     assert "paged_decode.tile:" in kernel.warnings[0]
-    plain = tilec.compile(path, arch="sm_90a", warp_specialize=True,
-                          GROUP_M=64)
-    assert plain.warnings == []
-    # 16 rows: mma.sync from ldmatrix-swizzled buffers, filled by cp.async:
-    # nothing for a producer to issue.
-    with pytest.warns(tilec.CompileWarning, match="has no TMA copies"):
-        tilec.compile(path, arch="sm_90a", warp_specialize=True)
+    for persistent in (False, True):
+        plain = tilec.compile(path, arch="sm_90a", warp_specialize=True,
+                              persistent=persistent, GROUP_M=64)
+        assert plain.warnings == []
 
 
 BIAS = """
@@ -2800,6 +2801,45 @@ def test_int8_weight_gemm(torch_gpu, arch):
     ref = (x.double() @ w.double()) * s.double()
     err = ((y.double() - ref).norm() / ref.norm()).item()
     assert err < 2e-3, err
+
+
+W4A16 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                     "bench", "kernels", "gemm_w4a16.tile")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("tiles,shape", [
+    # (TILE_M, TILE_N, TILE_K), (M, N, K): one K trip, two, many; ragged M
+    # and N; decode's 16-row tile.
+    ((128, 128, 64), (200, 320, 128)),
+    ((128, 128, 64), (128, 256, 1024)),
+    ((128, 256, 64), (130, 300, 384)),
+    ((128, 128, 128), (256, 128, 256)),
+    ((16, 32, 128), (16, 96, 640)),
+])
+def test_int4_weight_gemm(torch_gpu, arch, tiles, shape):
+    """bench/kernels/gemm_w4a16.tile, a W4A16 GEMM as a user writes it: two
+    4-bit weights a byte, split with a mask and a shift, stacked with cat
+    and interleaved by a reshape (held in registers), centred and scaled per
+    group of 128 K in every trip (the packed tile copied ahead), against
+    float64 of the same dequantized weights, output poisoned first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(23)
+    tm, tn, tk = tiles
+    m, n, k = shape
+    x = (torch.randn(m, k, device="cuda") / 8).bfloat16()
+    q = torch.randint(0, 16, (n, k), device="cuda", dtype=torch.uint8)
+    packed = (q[:, 0::2] | (q[:, 1::2] << 4)).view(torch.int8)
+    scales = (torch.rand(n, k // 128, device="cuda") / 64 + 0.01).bfloat16()
+    y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel = tilec.compile(W4A16, arch=arch, TILE_M=tm, TILE_N=tn, TILE_K=tk)
+    kernel[(m + tm - 1) // tm, (n + tn - 1) // tn](x, packed, scales, y)
+    torch.cuda.synchronize()
+    w = (q.double() - 8) * scales.double().repeat_interleave(128, dim=1)
+    ref = x.double() @ w.bfloat16().double().T
+    err = ((y.double() - ref).norm() / ref.norm()).item()
+    assert err < 4e-3, err
 
 
 W8A8 = """

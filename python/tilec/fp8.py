@@ -182,8 +182,12 @@ def _candidates(head_dim, causal, seq_k, fragment):
     256 keep the one schedule: these were not measured there.)"""
     from . import Config
 
+    # (auto_schedule: each candidate at the compiler's choice where it says
+    # nothing, as tilec.compile gives it; tilec.autotune otherwise compiles
+    # a candidate's unnamed options at their defaults, 4 warps, on which
+    # head_dim 256's 128 x 256 accumulator does not fit.)
     def tile(n):
-        return {"TILE_N": n, "EVEN_N": seq_k % n == 0}
+        return {"TILE_N": n, "EVEN_N": seq_k % n == 0, "auto_schedule": True}
     turns = head_dim == 128 and not causal
     configs = [Config(**tile(128), **({"ping_pong": True} if turns else {}))]
     if head_dim != 128:

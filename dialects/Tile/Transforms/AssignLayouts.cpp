@@ -166,6 +166,11 @@ private:
   Attribute reshapeLayout(BlockedLayoutAttr src, ArrayRef<int64_t> srcShape,
                           ArrayRef<int64_t> dstShape);
   Attribute permuteLayout(BlockedLayoutAttr src, ArrayRef<int32_t> perm);
+  /// For `concat` stacking tiles in `layout` (each of extent 1 along its
+  /// axis, held there by one thread, warp and register; a power of two of
+  /// them): `layout` with the axis in each thread's registers, fastest.
+  /// Null otherwise.
+  Attribute stackLayout(BlockedLayoutAttr layout, ConcatOp concat);
   /// For the first of a chain of views (reshapes and permutes, each the
   /// only use of the one before) of a tile in a layout other than a blocked
   /// one: when the use of the chain's last value needs a layout that holds
@@ -829,6 +834,26 @@ static Attribute reshapeBlocked(MLIRContext *ctx, BlockedLayoutAttr src,
   return {};
 }
 
+Attribute LayoutAssigner::stackLayout(BlockedLayoutAttr layout,
+                                      ConcatOp concat) {
+  unsigned axis = concat.getAxis();
+  size_t count = concat.getInputs().size();
+  if (count < 2 || !llvm::isPowerOf2_64(count) ||
+      layout.getSizePerThread()[axis] != 1 ||
+      layout.getThreadsPerWarp()[axis] != 1 ||
+      layout.getWarpsPerCTA()[axis] != 1 ||
+      llvm::any_of(concat.getInputs(),
+                   [&](Value v) { return shapeOf(v)[axis] != 1; }))
+    return {};
+  SmallVector<unsigned> spt(layout.getSizePerThread()), order = {axis};
+  spt[axis] = count;
+  for (unsigned d : layout.getOrder())
+    if (d != axis)
+      order.push_back(d);
+  return BlockedLayoutAttr::get(ctx, spt, layout.getThreadsPerWarp(),
+                                layout.getWarpsPerCTA(), order);
+}
+
 Attribute LayoutAssigner::reshapeLayout(BlockedLayoutAttr src,
                                         ArrayRef<int64_t> srcShape,
                                         ArrayRef<int64_t> dstShape) {
@@ -1168,9 +1193,19 @@ bool LayoutAssigner::forward(Operation *op) {
     for (Value v : c.getInputs())
       inputs.push_back(RankedTensorType::get(
           shapeOf(v), getElementTypeOrSelf(v.getType()), l));
-    auto result = RankedTensorType::get(shapeOf(c.getResult()),
-                                        getElementTypeOrSelf(c.getType()), l);
-    if (!concatRegisters(result, inputs, c.getAxis()))
+    auto inLayout = [&](Attribute layout) {
+      return RankedTensorType::get(shapeOf(c.getResult()),
+                                   getElementTypeOrSelf(c.getType()), layout);
+    };
+    // A stack (tiles of extent 1 along the axis, which no lane or warp
+    // splits) holds the new axis in each thread's registers, fastest, as
+    // Triton's join does: a reshape merging it into the dimension before
+    // (two nibbles of a byte side by side in K order) is then a view
+    // rather than a conversion through shared memory.
+    if (Attribute stacked = stackLayout(l, c);
+        stacked && concatRegisters(inLayout(stacked), inputs, c.getAxis()))
+      return set(c.getResult(), stacked);
+    if (!concatRegisters(inLayout(l), inputs, c.getAxis()))
       return false;
     return set(c.getResult(), l);
   }

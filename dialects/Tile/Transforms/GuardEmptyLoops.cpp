@@ -60,6 +60,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
@@ -116,6 +117,20 @@ bool completedInNextTrip(BlockArgument arg) {
   return false;
 }
 
+/// Whether `loop`'s body makes tiles in registers besides its multiplies
+/// (an operand loaded, computed and stored for them in every trip).
+bool makesTiles(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](Operation *op) {
+        if (!isa<WarpgroupMmaOp, WgmmaWaitOp>(op) &&
+            llvm::any_of(op->getResultTypes(),
+                         [](Type t) { return isa<RankedTensorType>(t); }))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// The waits right after `loop` that complete its results in flight, when
 /// they are those results' only uses and complete nothing else, and the
 /// next trip completes one of them before continuing it (else empty).
@@ -128,25 +143,32 @@ SmallVector<WgmmaWaitOp> waitsAfter(scf::ForOp loop) {
       break;
     waits.push_back(wait);
   }
-  bool completedInside = false, continuesInFlight = false;
+  bool completedInside = false, continuesInFlight = false,
+       startsAtConstant = false;
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
     if (!inFlight(yield.getOperand(i)))
       continue;
     completedInside |= completedInNextTrip(loop.getRegionIterArgs()[i]);
     continuesInFlight |= pendingMultiply(loop.getInitArgs()[i]);
+    startsAtConstant |= matchPattern(loop.getInitArgs()[i], m_Constant());
     if (!result.hasOneUse() ||
         !llvm::is_contained(waits,
                             dyn_cast<WgmmaWaitOp>(*result.getUsers().begin())))
       return {};
   }
-  // A loop that streams multiplies onto an accumulator starting at zero is
-  // guarded too, so that its first trip may be peeled, a multiply onto the
-  // zeros that reads no accumulator, rather than zeros be moved into its
-  // registers for the loop's entry (tile-fresh-accumulators); and so is one
-  // that continues multiplies in flight before it (the rest of a loop whose
-  // first trip was peeled): skipped, its results would be copies of registers
-  // still being written (ptxas serializes every wgmma, C7514).
-  if (!completedInside && !continuesInFlight && !peelsOntoZeros(loop))
+  // A loop whose accumulator starts at zero is guarded too: where it
+  // streams multiplies, so that its first trip may be peeled, a multiply
+  // onto the zeros that reads no accumulator, rather than zeros be moved
+  // into its registers for the loop's entry (tile-fresh-accumulators);
+  // where its body makes tiles in registers (a B operand dequantized in
+  // every trip), since the path that skipped it moved the zeros into the
+  // multiply's registers at the join before the wait, and ptxas serialized
+  // every wgmma (C7515: a W4A16 GEMM). So is one that continues multiplies in
+  // flight before it (the rest of a loop whose first trip was peeled): skipped,
+  // its results would be copies of registers still being written (ptxas
+  // serializes every wgmma, C7514).
+  if (!completedInside && !continuesInFlight && !peelsOntoZeros(loop) &&
+      !(startsAtConstant && makesTiles(loop)))
     return {};
   // Only the waits that complete the loop's results move.
   llvm::erase_if(waits, [&](WgmmaWaitOp wait) {

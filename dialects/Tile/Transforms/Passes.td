@@ -135,7 +135,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       rounded, then converted or TMA-stored), and an element-wise op
       waits for an operand that a loop returns (placed once its body is):
       C = A B + R computes in the multiply's layout, R converted to it,
-      and a dequantizing GEMM's scales are loaded in slices of it;
+      and a dequantizing GEMM's scales are loaded in slices of it; a
+      `cat` of tiles in one blocked layout keeps it where that holds each
+      input in its threads, and a stack (inputs of extent 1 along the axis)
+      holds the new axis in each thread's registers, fastest, as Triton's
+      join does, so that a reshape merging it into the dimension before (a
+      packed byte's two nibbles interleaved along K) is a view;
     - where a value's layout differs from what a use needs,
       `tile.convert_layout` is inserted.
 
@@ -408,11 +413,13 @@ def TileStageHintedLoads
     threads holding less than 4 contiguous bytes), or that is not in a
     loop's body, stays as it is, with a warning (`warn`) that says why.
 
-    A load with no hint whose tile is stored to shared memory after
-    element-wise work in the same body (a multiply's operand computed in
-    registers and stored for it: wgmma's B scaled or dequantized in every
-    trip) is copied the same way, at the pipeline's depth, where it can be
-    (TMA-copyable, at least 16 bytes along the contiguous dimension): in
+    A load with no hint all of whose tile goes into shared memory buffers
+    of the same body after element-wise work, views and joins (a
+    multiply's operand computed in registers and stored for it: wgmma's B
+    scaled or dequantized in every trip; a W4A16 GEMM's packed nibbles
+    split with a mask and a shift, stacked with `cat` and interleaved by a
+    reshape) is copied the same way, at the pipeline's depth, where it can
+    be (TMA-copyable, at least 16 bytes along the contiguous dimension): in
     registers, every trip waited out its latency before the store.
   }];
   let options = [
@@ -1255,8 +1262,10 @@ def TileGuardEmptyLoops
     wgmma of the kernel (C7515): attention backward's dK and dV, left in
     flight across the back edge. A loop whose next trip continues its
     pending multiply first (a GEMM's K loop) is guarded only where an
-    accumulator starts at zero, so that tile-fresh-accumulators may let
-    its first trip overwrite it. Loops with constant bounds that run, and
+    accumulator starts at zero and either streams multiplies, so that
+    tile-fresh-accumulators may let its first trip overwrite it, or makes
+    tiles in registers (a B operand dequantized in every trip: ptxas
+    serialized a W4A16 GEMM unguarded, C7515). Loops with constant bounds that run, and
     loops with a result in flight used otherwise than by the waits right
     after the loop (a wait placed later, under other work; a multiply that
     continues it), are left alone.

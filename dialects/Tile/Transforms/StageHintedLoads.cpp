@@ -22,10 +22,11 @@
 // is.
 //
 // A loop's load with no hint whose tile is stored to shared memory after
-// element-wise work (a multiply's B operand scaled or dequantized in every
-// trip, which wgmma reads from shared memory) is copied the same way, at
-// the pipeline's depth: in registers, each trip waited out the load's
-// latency before its store.
+// element-wise work, views and joins (a multiply's B operand scaled or
+// dequantized in every trip, which wgmma reads from shared memory; a
+// W4A16 GEMM's packed nibbles split, interleaved and scaled) is copied the
+// same way, at the pipeline's depth: in registers, each trip waited out the
+// load's latency before its store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,26 +47,58 @@ using namespace mlir::tile;
 
 namespace {
 
-/// True where `load`'s tile goes, through element-wise ops (their other
-/// operands uniform tiles or broadcast rows: chainOperand) each used once,
-/// into a shared memory buffer of the same body (`tile.local_alloc`: a
+/// True where everything made from `load`'s tile in its loop body goes
+/// into shared memory buffers of that body (`tile.local_alloc`: a
 /// multiply's operand made in registers and stored for the multiply, as
-/// wgmma's B always is). In registers, the load's latency is waited out in
-/// every trip before the store.
+/// wgmma's B always is), through element-wise ops whose other operands are
+/// uniform tiles, broadcast rows (chainOperand: a per-column scale) or
+/// values made from the tile too, and through views and joins of those
+/// (expand_dims, reshape, permute, concat, convert_layout: two nibbles of
+/// each packed byte split, stacked and interleaved). In registers, the
+/// load's latency is waited out in every trip before the stores.
 static bool storedAfterWork(LoadOp load) {
-  Value v = load.getResult();
-  while (v.hasOneUse()) {
-    Operation *user = *v.getUsers().begin();
-    if (user->getBlock() != load->getBlock())
-      return false;
-    if (isa<LocalAllocOp>(user))
-      return true;
-    if (!user->hasTrait<OpTrait::Elementwise>() || user->getNumResults() != 1 ||
-        user->getNumRegions() != 0 || chainOperand(user) != v)
-      return false;
-    v = user->getResult(0);
+  Block *body = load->getBlock();
+  llvm::SmallPtrSet<Value, 16> made = {load.getResult()};
+  SmallVector<Value> work = {load.getResult()};
+  bool stored = false;
+  // A concat's inputs all made from the tile; another op's the tile's, or
+  // uniform tiles and broadcast rows beside them.
+  auto madeOrAside = [&](Operation *op) {
+    return llvm::all_of(op->getOperands(), [&](Value v) {
+      return made.contains(v) ||
+             (!isa<ConcatOp>(op) &&
+              (isUniformTile(v) || v.getDefiningOp<BroadcastOp>()));
+    });
+  };
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (user->getBlock() != body)
+        return false;
+      if (isa<LocalAllocOp>(user)) {
+        stored = true;
+        continue;
+      }
+      bool elementwise =
+          user->hasTrait<OpTrait::Elementwise>() && user->getNumRegions() == 0;
+      if (user->getNumResults() != 1 ||
+          !(elementwise ||
+            isa<ExpandDimsOp, ReshapeOp, PermuteOp, ConvertLayoutOp, ConcatOp>(
+                user)))
+        return false;
+      // (An op reading another value of the tile waits until that one is
+      // reached: operands from elsewhere are checked below.)
+      if (madeOrAside(user) && made.insert(user->getResult(0)).second)
+        work.push_back(user->getResult(0));
+    }
   }
-  return false;
+  // Every use of what the tile made is a store or made from it too (a join
+  // with a tile from elsewhere, a sum with another load: not the tile's).
+  for (Value v : made)
+    for (Operation *user : v.getUsers())
+      if (!isa<LocalAllocOp>(user) && !made.contains(user->getResult(0)))
+        return false;
+  return stored;
 }
 
 struct StageHintedLoadsPass

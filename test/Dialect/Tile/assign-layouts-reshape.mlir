@@ -112,3 +112,31 @@ func.func @split_padded_dim(%X: !tile.global<f16, 1>, %O: !tile.global<f32, 1>, 
   tile.store %O[%i], %s : !tile.global<f32, 1>, tensor<126xf32>
   return
 }
+
+// -----
+
+// Two nibbles of each packed byte stacked along a new axis and interleaved
+// by a reshape (a W4A16 GEMM's weight, K in order): the stack holds the new
+// axis in each thread's registers, fastest (as Triton's join), so that the
+// reshape merging it into K is a view: no conversion between the two, each
+// thread 32 consecutive K of its column, as its 16 loaded bytes held them.
+// CHECK-DAG:  #[[IN:blocked[0-9]*]] = #tile.blocked<sizePerThread = [16, 1, 1], threadsPerWarp = [2, 1, 16], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]>
+// CHECK-DAG:  #[[STACK:blocked[0-9]*]] = #tile.blocked<sizePerThread = [16, 2, 1], threadsPerWarp = [2, 1, 16], warpsPerCTA = [1, 1, 1], order = [1, 0, 2]>
+// CHECK-DAG:  #[[K:blocked[0-9]*]] = #tile.blocked<sizePerThread = [32, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [0, 1]>
+// CHECK-LABEL: func.func @stacked_nibbles
+// CHECK:       %[[J:.*]] = tile.concat %{{.*}}, %{{.*}} {axis = 1 : i32} : tensor<32x1x128xi8, #[[IN]]>, tensor<32x1x128xi8, #[[IN]]> -> tensor<32x2x128xi8, #[[STACK]]>
+// CHECK-NEXT:  tile.reshape %[[J]] : tensor<32x2x128xi8, #[[STACK]]> -> tensor<64x128xi8, #[[K]]>
+func.func @stacked_nibbles(%W: !tile.global<i8, 2>, %O: !tile.global<i8, 2>, %i: i32) attributes {tile.kernel} {
+  %c15 = arith.constant dense<15> : tensor<32x128xi8>
+  %c4 = arith.constant dense<4> : tensor<32x128xi8>
+  %q = tile.load %W[%i, %i] {order = array<i32: 1, 0>} : <i8, 2> -> tensor<32x128xi8>
+  %lo = arith.andi %q, %c15 : tensor<32x128xi8>
+  %s = arith.shrsi %q, %c4 : tensor<32x128xi8>
+  %hi = arith.andi %s, %c15 : tensor<32x128xi8>
+  %a = tile.expand_dims %lo {axis = 1 : i32} : tensor<32x128xi8> -> tensor<32x1x128xi8>
+  %b = tile.expand_dims %hi {axis = 1 : i32} : tensor<32x128xi8> -> tensor<32x1x128xi8>
+  %j = tile.concat %a, %b {axis = 1 : i32} : tensor<32x1x128xi8>, tensor<32x1x128xi8> -> tensor<32x2x128xi8>
+  %r = tile.reshape %j : tensor<32x2x128xi8> -> tensor<64x128xi8>
+  tile.store %O[%i, %i], %r {order = array<i32: 1, 0>} : !tile.global<i8, 2>, tensor<64x128xi8>
+  return
+}

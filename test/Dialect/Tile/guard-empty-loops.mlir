@@ -248,3 +248,56 @@ func.func @split_pair(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64
   %w1 = tile.wgmma_wait 0, %r2#1 : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
   return %w0, %w1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A K loop from zeros whose body makes its B operand in registers (read,
+// scaled and stored for the multiply in every trip: a dequantized weight),
+// so its first trip is not peeled: guarded all the same. Unguarded, the
+// path that skipped it moved the zeros into the multiply's registers at
+// the join before the wait, and ptxas serialized every wgmma (C7515, a
+// W4A16 GEMM). A loop from zeros making no tile in registers and streaming
+// nothing either (a buffer allocated in its body) is left alone.
+// CHECK-LABEL: func.func @operand_made_from_zeros
+// CHECK:       %[[Z:.*]] = arith.constant dense<0.000000e+00>
+// CHECK:       %[[RAN:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:  %[[G:.*]] = scf.if %[[RAN]] -> (tensor<64x64xf32, #mma>) {
+// CHECK-NEXT:    %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[Z]])
+// CHECK:           tile.local_load
+// CHECK:         }
+// CHECK-NEXT:    %[[W:.*]] = tile.wgmma_wait 0, %[[R]]
+// CHECK-NEXT:    scf.yield %[[W]]
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    scf.yield %[[Z]]
+// CHECK-NEXT:  }
+// CHECK-NOT:   scf.if
+// CHECK:       scf.for
+// CHECK:         tile.smem_alloc
+// CHECK:       tile.wgmma_wait 0
+func.func @operand_made_from_zeros(%a: !tile.smem<[64, 64], f16, #sw>, %b: !tile.smem<[64, 64], f16, #sw>, %q: !tile.smem<[64, 64], f16, #sw>, %n: i32) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %two = arith.constant dense<2.000000e+00> : tensor<64x64xf16, #blocked>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %x = tile.local_load %q [0, 0] : !tile.smem<[64, 64], f16, #sw> -> tensor<64x64xf16, #blocked>
+    %s = arith.mulf %x, %two : tensor<64x64xf16, #blocked>
+    tile.local_store %s, %b : tensor<64x64xf16, #blocked>, !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma async %a, %b, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.wgmma_wait 1 reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %w = tile.wgmma_wait 0, %r : tensor<64x64xf32, #mma> reads %a, %b : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+  %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+    %buf = tile.smem_alloc : !tile.smem<[64, 64], f16, #sw>
+    %d = tile.wgmma async %a, %buf, %acc : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    tile.wgmma_wait 1 reads %a, %buf : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  %w2 = tile.wgmma_wait 0, %r2 : tensor<64x64xf32, #mma> reads %a : !tile.smem<[64, 64], f16, #sw>
+  return %w, %w2 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+}

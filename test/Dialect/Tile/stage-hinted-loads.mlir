@@ -176,3 +176,62 @@ func.func @stored_after_work(%B: !tile.global<bf16, 2>, %O: !tile.global<f32, 2>
   }
   return %r : tensor<64x128xf32, #mma>
 }
+
+// -----
+
+// The same through a split, a stack and a view: a W4A16 GEMM's packed
+// weight, each byte's two nibbles taken with a mask and a shift, stacked
+// and interleaved along K, centred, converted and stored for the multiply.
+// Everything made from the load goes into the buffer, so the load is
+// copied ahead. A second load joined with a tile from elsewhere (%w) is
+// not the stored tile's alone and stays a load.
+#p = #tile.blocked<sizePerThread = [16, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [0, 1]>
+#p3 = #tile.blocked<sizePerThread = [16, 1, 1], threadsPerWarp = [2, 1, 16], warpsPerCTA = [1, 1, 4], order = [0, 2, 1]>
+#s3 = #tile.blocked<sizePerThread = [16, 2, 1], threadsPerWarp = [2, 1, 16], warpsPerCTA = [1, 1, 4], order = [1, 0, 2]>
+#k = #tile.blocked<sizePerThread = [32, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 128, 16]>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#kw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], block = 64>
+// CHECK-LABEL: func.func @stored_nibbles
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[BUF:.*]] = tile.smem_alloc : <[32, 128], i8
+// CHECK-NEXT:    tile.async_copy %{{.*}}, %[[BUF]] {layout = #[[P:blocked[0-9]*]], order = array<i32: 1, 0>, shape = array<i64: 32, 128>} :
+// CHECK-NEXT:    tile.async_wait %[[BUF]]
+// CHECK-NEXT:    %[[Q:.*]] = tile.local_load %[[BUF]] [0, 0] : {{.*}} -> tensor<32x128xi8, #[[P]]>
+// CHECK-NEXT:    arith.andi %[[Q]]
+// CHECK-NEXT:    arith.shrsi %[[Q]]
+// CHECK:         tile.local_alloc
+// CHECK:         %[[R:.*]] = tile.load %{{.*}} -> tensor<32x128xi8, #[[P]]>
+// CHECK-NEXT:    tile.expand_dims %[[R]]
+// CHECK-NEXT:    tile.concat
+func.func @stored_nibbles(%W: !tile.global<i8, 2>, %a: !tile.smem<[64, 64], bf16, #sw>, %w: tensor<32x1x128xi8, #p3>, %n: i32) -> (tensor<64x128xf32, #mma>, tensor<32x2x128xi8, #s3>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c15 = arith.constant dense<15> : tensor<32x128xi8, #p>
+  %c4 = arith.constant dense<4> : tensor<32x128xi8, #p>
+  %c8 = arith.constant dense<8> : tensor<64x128xi8, #k>
+  %z = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z, %last = %w) -> (tensor<64x128xf32, #mma>, tensor<32x1x128xi8, #p3>) : i32 {
+    %q = tile.load %W[%i, %c0] {order = array<i32: 1, 0>} : !tile.global<i8, 2> -> tensor<32x128xi8, #p>
+    %lo = arith.andi %q, %c15 : tensor<32x128xi8, #p>
+    %sh = arith.shrsi %q, %c4 : tensor<32x128xi8, #p>
+    %hi = arith.andi %sh, %c15 : tensor<32x128xi8, #p>
+    %el = tile.expand_dims %lo {axis = 1 : i32} : tensor<32x128xi8, #p> -> tensor<32x1x128xi8, #p3>
+    %eh = tile.expand_dims %hi {axis = 1 : i32} : tensor<32x128xi8, #p> -> tensor<32x1x128xi8, #p3>
+    %j = tile.concat %el, %eh {axis = 1 : i32} : tensor<32x1x128xi8, #p3>, tensor<32x1x128xi8, #p3> -> tensor<32x2x128xi8, #s3>
+    %v = tile.reshape %j : tensor<32x2x128xi8, #s3> -> tensor<64x128xi8, #k>
+    %c = arith.subi %v, %c8 : tensor<64x128xi8, #k>
+    %f = arith.sitofp %c : tensor<64x128xi8, #k> to tensor<64x128xbf16, #k>
+    %buf = tile.local_alloc %f : tensor<64x128xbf16, #k> -> !tile.smem<[64, 128], bf16, #kw>
+    %d = tile.wgmma %a, %buf, %acc : !tile.smem<[64, 64], bf16, #sw>, !tile.smem<[64, 128], bf16, #kw>, tensor<64x128xf32, #mma>
+    %other = tile.load %W[%i, %c1] {order = array<i32: 1, 0>} : !tile.global<i8, 2> -> tensor<32x128xi8, #p>
+    %eo = tile.expand_dims %other {axis = 1 : i32} : tensor<32x128xi8, #p> -> tensor<32x1x128xi8, #p3>
+    %jo = tile.concat %eo, %last {axis = 1 : i32} : tensor<32x1x128xi8, #p3>, tensor<32x1x128xi8, #p3> -> tensor<32x2x128xi8, #s3>
+    %vo = tile.reshape %jo : tensor<32x2x128xi8, #s3> -> tensor<64x128xi8, #k>
+    %co = arith.sitofp %vo : tensor<64x128xi8, #k> to tensor<64x128xbf16, #k>
+    %bo = tile.local_alloc %co : tensor<64x128xbf16, #k> -> !tile.smem<[64, 128], bf16, #kw>
+    scf.yield %d, %last : tensor<64x128xf32, #mma>, tensor<32x1x128xi8, #p3>
+  }
+  %t = tile.concat %r#1, %w {axis = 1 : i32} : tensor<32x1x128xi8, #p3>, tensor<32x1x128xi8, #p3> -> tensor<32x2x128xi8, #s3>
+  return %r#0, %t : tensor<64x128xf32, #mma>, tensor<32x2x128xi8, #s3>
+}
