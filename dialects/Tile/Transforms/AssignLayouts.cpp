@@ -198,6 +198,16 @@ private:
     if (isa_and_present<scf::ForOp, scf::IfOp, scf::WhileOp, ReduceOp,
                         AtomicRMWOp, ScatterOp>(def))
       return false;
+    // A vector loaded in a loop of multiplies takes a blocked layout only
+    // (the pipeline copies such loads in their own layouts); offered
+    // another, its chain is no vector: laid out from its load, as any.
+    if (auto chain = blockedVectors_.find(v);
+        chain != blockedVectors_.end() && !isa<BlockedLayoutAttr>(layout)) {
+      bool erased = false;
+      for (Value u : blockedChains_[chain->second])
+        erased |= broadcastVectors_.erase(u);
+      return erased;
+    }
     // A reshape or permute moves no data: its result may take a use's
     // layout only when that maps back to a blocked layout of its source.
     // (One inserting a unit dimension into a vector only broadcast takes
@@ -266,6 +276,11 @@ private:
   /// through to the broadcasts (broadcastChain): their layouts come from
   /// the uses.
   DenseSet<Value> broadcastVectors_;
+  /// Those of a loop of multiplies: only a blocked layout of their
+  /// broadcasts' reaches them (a dequantizing GEMM's per-column scales,
+  /// broadcast along K in a blocked tile), not an mma one.
+  DenseMap<Value, unsigned> blockedVectors_; // -> its chain
+  SmallVector<SmallVector<Value>> blockedChains_;
   void findBroadcastVectors();
   /// Tiles computed together element-wise from loads of the same shape
   /// (through casts and arithmetic: an optimizer step's f32 state and its
@@ -1071,18 +1086,28 @@ static SmallVector<Value> broadcastChain(Value tile) {
 void LayoutAssigner::findBroadcastVectors() {
   func.walk([&](LoadOp load) {
     // Not a load copied ahead into shared memory: one with latency 2 or
-    // more, or one in a loop of multiplies (the pipeline stages those loads
-    // in their own layouts, which must be blocked).
+    // more. One in a loop of multiplies takes its broadcasts' layout only
+    // where that is blocked (the pipeline stages those loads in their own
+    // layouts, which must be): a W4A16 GEMM's scale row, broadcast along K
+    // in the dequantized tile's layout, then reaches each thread without a
+    // conversion and its barrier in every trip.
     if (load.getBoxes() || load.getLatency().value_or(1) >= 2)
       return;
+    bool inMultiplyLoop = false;
     for (auto loop = load->getParentOfType<scf::ForOp>(); loop;
          loop = loop->getParentOfType<scf::ForOp>())
-      if (loop.getBody()
+      inMultiplyLoop |=
+          loop.getBody()
               ->walk([](MmaOp) { return WalkResult::interrupt(); })
-              .wasInterrupted())
-        return;
-    for (Value v : broadcastChain(load.getResult()))
+              .wasInterrupted();
+    SmallVector<Value> chain = broadcastChain(load.getResult());
+    for (Value v : chain) {
       broadcastVectors_.insert(v);
+      if (inMultiplyLoop)
+        blockedVectors_[v] = blockedChains_.size();
+    }
+    if (inMultiplyLoop && !chain.empty())
+      blockedChains_.push_back(std::move(chain));
   });
   // So is an index vector (an arange) given a unit dimension by a reshape
   // rather than by expand_dims (`arange(n).reshape((n, 1))`, as

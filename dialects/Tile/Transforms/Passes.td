@@ -125,7 +125,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       converted once before the loop); a vector only broadcast (through
       casts, element-wise ops with splats: an index plus an offset, and
       views inserting a unit dimension) takes a slice of its broadcasts'
-      layout, those getting one of their own
+      layout (in a loop of multiplies only a blocked one: a dequantizing
+      GEMM's scale row), those getting one of their own
       first where nothing else gives them one; a reshape of a tile in a
       layout other than a blocked one (an mma result, a reduction's slice)
       takes its use's layout (a store's) before one of its own: the tile

@@ -1159,3 +1159,38 @@ func.func @mixed_widths(%G: !tile.global<bf16, 1>, %M: !tile.global<f32, 1>, %i:
   tile.store %G[%i], %h : !tile.global<bf16, 1>, tensor<2048xbf16>
   return
 }
+
+// -----
+
+// A row of per-column scales loaded in a loop of multiplies and broadcast
+// down the B operand it dequantizes (a W4A16 GEMM's group scales): the row
+// takes the broadcast's blocked layout, loaded where each thread applies
+// it, with no conversion (and its barrier) in every trip. Broadcast onto an
+// mma tile instead, it would keep a load's own layout (the pipeline copies
+// a loop's loads in blocked layouts only).
+// CHECK-LABEL: func.func @scaled_b_operand
+// CHECK:       %[[S:.*]] = tile.load %{{.*}} : <bf16, 2> -> tensor<1x64xbf16, #[[B:blocked[0-9]*]]>
+// CHECK-NEXT:  arith.sitofp
+// CHECK-NEXT:  %[[F:.*]] = arith.extf %[[S]] : tensor<1x64xbf16, #[[B]]> to tensor<1x64xf32, #[[B]]>
+// CHECK-NEXT:  tile.broadcast %[[F]] : tensor<1x64xf32, #[[B]]> -> tensor<64x64xf32, #[[B]]>
+// CHECK-NOT:   tile.convert_layout %[[S]]
+// CHECK-NOT:   tile.convert_layout %[[F]]
+func.func @scaled_b_operand(%X: !tile.global<bf16, 2>, %W: !tile.global<i8, 2>, %S: !tile.global<bf16, 2>, %Y: !tile.global<f32, 2>, %n: i32, %i: i32) attributes {tile.kernel} {
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32>)  : i32 {
+    %x = tile.load %X[%i, %k] : <bf16, 2> -> tensor<64x64xbf16>
+    %w = tile.load %W[%k, %i] : <i8, 2> -> tensor<64x64xi8>
+    %s = tile.load %S[%k, %i] : <bf16, 2> -> tensor<1x64xbf16>
+    %wf = arith.sitofp %w : tensor<64x64xi8> to tensor<64x64xf32>
+    %sf = arith.extf %s : tensor<1x64xbf16> to tensor<1x64xf32>
+    %sb = tile.broadcast %sf : tensor<1x64xf32> -> tensor<64x64xf32>
+    %m = arith.mulf %wf, %sb : tensor<64x64xf32>
+    %b = arith.truncf %m : tensor<64x64xf32> to tensor<64x64xbf16>
+    %d = tile.mma %x, %b, %acc : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %Y[%i, %i], %r : <f32, 2>, tensor<64x64xf32>
+  return
+}
