@@ -1266,10 +1266,10 @@ def TileGuardEmptyLoops
     accumulator starts at zero and either streams multiplies, so that
     tile-fresh-accumulators may let its first trip overwrite it, or makes
     tiles in registers (a B operand dequantized in every trip: ptxas
-    serialized a W4A16 GEMM unguarded, C7515). Loops with constant bounds that run, and
-    loops with a result in flight used otherwise than by the waits right
-    after the loop (a wait placed later, under other work; a multiply that
-    continues it), are left alone.
+    serialized a W4A16 GEMM unguarded, C7515). Loops with constant bounds
+    that run, and loops with a result in flight used otherwise than by the
+    waits right after the loop (a wait placed later, under other work; a
+    multiply that continues it), are left alone.
 
     ```mlir
     %r = scf.for %i = %lb to %ub step %c1 iter_args(%acc = %zeros) -> (tensor<64x64xf32, #mma>) {

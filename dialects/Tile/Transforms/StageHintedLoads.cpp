@@ -51,8 +51,8 @@ namespace {
 /// into shared memory buffers of that body (`tile.local_alloc`: a
 /// multiply's operand made in registers and stored for the multiply, as
 /// wgmma's B always is), through element-wise ops whose other operands are
-/// uniform tiles, broadcast rows (chainOperand: a per-column scale) or
-/// values made from the tile too, and through views and joins of those
+/// uniform tiles, broadcasts (a per-column scale) or values made from the
+/// tile too, and through views and joins of those
 /// (expand_dims, reshape, permute, concat, convert_layout: two nibbles of
 /// each packed byte split, stacked and interleaved). In registers, the
 /// load's latency is waited out in every trip before the stores.
