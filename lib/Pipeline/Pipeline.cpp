@@ -75,6 +75,10 @@ void tilec::buildTileCleanupPipeline(mlir::OpPassManager &pm) {
 void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
                                 const CodegenOptions &options) {
   mlir::OpPassManager &fpm = pm.nest<mlir::func::FuncOp>();
+  // Conversions between integers and floats in exact arithmetic where the
+  // values' ranges allow (a dequantizing loop's), before layouts are
+  // given to the ops they become.
+  fpm.addPass(mlir::tile::createTileCheapenConversions());
   // A persistent kernel loops over the blocks of its logical grid; the
   // passes below see that loop around the kernel's body.
   if (options.persistent) {

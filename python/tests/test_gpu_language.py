@@ -2809,8 +2809,10 @@ W4A16 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("tiles,shape", [
-    # (TILE_M, TILE_N, TILE_K), (M, N, K): one K trip, two, many; ragged M
-    # and N; decode's 16-row tile.
+    # (TILE_M, TILE_N, TILE_K), (M, N, K): no K trip (an empty K: zeros),
+    # one, two, many; ragged M and N; decode's 16-row tile.
+    ((128, 128, 64), (130, 256, 0)),
+    ((128, 128, 128), (256, 128, 128)),
     ((128, 128, 64), (200, 320, 128)),
     ((128, 128, 64), (128, 256, 1024)),
     ((128, 256, 64), (130, 300, 384)),
@@ -2838,8 +2840,72 @@ def test_int4_weight_gemm(torch_gpu, arch, tiles, shape):
     torch.cuda.synchronize()
     w = (q.double() - 8) * scales.double().repeat_interleave(128, dim=1)
     ref = x.double() @ w.bfloat16().double().T
+    if k == 0:
+        assert torch.equal(y, torch.zeros_like(y))
+        return
     err = ((y.double() - ref).norm() / ref.norm()).item()
     assert err < 4e-3, err
+
+
+SMALL_CONVERSIONS = """
+# Conversions of integers in known ranges (tile-cheapen-conversions: by
+# exponent bits, and products rounded to 16 bits computed in 16 bits), each
+# stored for a bit-exact comparison with torch's conversions.
+kernel small_conversions(Q: Tensor[i8, 1], S: Tensor[bf16, 1],
+                         H: Tensor[f16, 1], F32: Tensor[f32, 1],
+                         F16: Tensor[f16, 1], B16: Tensor[bf16, 1],
+                         P: Tensor[bf16, 1], PH: Tensor[f16, 1],
+                         U: Tensor[f32, 1], N: const int = 512):
+    b = bid(0)
+    q = load(Q, index=(b,), shape=(N,))
+    nibble = (q & 15) - 8
+    store(F32, index=(b,), tile=q.astype(f32))
+    store(F16, index=(b,), tile=q.astype(f16))
+    store(B16, index=(b,), tile=nibble.astype(bf16))
+    s = load(S, index=(b,), shape=(N,))
+    store(P, index=(b,), tile=(nibble.astype(f32) * s.astype(f32)).astype(bf16))
+    h = load(H, index=(b,), shape=(N,))
+    store(PH, index=(b,), tile=(q.astype(f32) * h.astype(f32)).astype(f16))
+    store(U, index=(b,), tile=(arange(N) * 3 - 700).astype(f32))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_small_integer_conversions(torch_gpu, arch):
+    """Integers in known ranges converted to f32, f16 and bf16, and 4-bit
+    values times bf16 (8-bit times f16) scales rounded to 16 bits, equal bit
+    for bit to torch's conversions: every i8 value, scales from subnormal to
+    overflowing, outputs poisoned first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(5)
+    n, blocks = 512, 4
+    q = torch.arange(n * blocks, device="cuda").remainder(256).sub(128)
+    q = q.to(torch.int8)[torch.randperm(n * blocks, device="cuda")]
+    s = torch.randn(n * blocks, device="cuda") * torch.pow(
+        2.0, torch.randint(-140, 127, (n * blocks,), device="cuda").float())
+    s = s.clamp(-3e38, 3e38).bfloat16()
+    h = (torch.randn(n * blocks, device="cuda") * 1000).half()
+    h[:8] = torch.tensor([6e-8, -6e-8, 65504, -65504, 1e-5, 0, -0.0, 1],
+                         device="cuda").half()
+    outs = [torch.full((n * blocks,), float("nan"), device="cuda", dtype=t)
+            for t in (torch.float32, torch.float16, torch.bfloat16,
+                      torch.bfloat16, torch.float16, torch.float32)]
+    kernel = tilec.compile(SMALL_CONVERSIONS, name="conversions.tile",
+                           arch=arch)
+    kernel[blocks](q, s, h, *outs)
+    torch.cuda.synchronize()
+    nibble = (q & 15) - 8
+    expected = [q.float(), q.half(), nibble.bfloat16(),
+                (nibble.float() * s.float()).bfloat16(),
+                (q.float() * h.float()).half(),
+                (torch.arange(n, device="cuda") * 3 - 700).float().repeat(
+                    blocks)]
+    for got, want in zip(outs, expected):
+        assert torch.equal(got.view(torch.int16 if got.element_size() == 2
+                                    else torch.int32),
+                           want.view(torch.int16 if want.element_size() == 2
+                                     else torch.int32))
 
 
 W8A8 = """

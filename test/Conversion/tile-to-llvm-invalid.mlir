@@ -58,7 +58,7 @@ func.func @second(%O: !tile.global<i32, 1>) {
 
 // Outside kernels, the verifier lets any tensor through.
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<33554432xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<33554432xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2 elements}}
 func.func @not_a_tile(%t: tensor<33554432xf32, #b>, %O: !tile.global<f32, 1>) {
   %c0 = arith.constant 0 : i32
   tile.store %O[%c0], %t : !tile.global<f32, 1>, tensor<33554432xf32, #b>

@@ -86,7 +86,7 @@ static LogicalResult verifyKernelTiles(func::FuncOp func) {
              << "produces " << tensor
              << ", which is not a tile: tiles have one or more static "
                 "dimensions, at most 2^24 (padded) elements, and f16, "
-                "bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements";
+                "bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2 elements";
     return success();
   };
   WalkResult result = func.walk([&](Operation *op) {

@@ -279,8 +279,8 @@ mlir::tile::verifyLaidOutTile(Type type,
     return emitError() << "has type " << type
                        << ", which is not a tile: tiles have one or more "
                           "static dimensions, at most 2^24 (padded) "
-                          "elements, and f16, bf16, f32, i32, i1, f8E4M3FN or "
-                          "f8E5M2 elements";
+                          "elements, and f16, bf16, f32, i32, i64, i16, i8, i1, "
+                          "f8E4M3FN or f8E5M2 elements";
   if (!tensor.getEncoding())
     return emitError() << "has type " << type
                        << ", which has no layout: run tile-assign-layouts "

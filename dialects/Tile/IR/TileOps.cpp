@@ -1402,6 +1402,61 @@ LogicalResult WarpgroupTurnOp::verify() {
 }
 
 #define GET_OP_CLASSES
+//===----------------------------------------------------------------------===//
+// Integer ranges (InferIntRangeInterface)
+//===----------------------------------------------------------------------===//
+//
+// Ops that move or repeat a tile's elements without changing them give their
+// result the range of their source (of all their inputs, for a concat): so
+// that the integer range analysis sees through the views, joins and
+// broadcasts between the arithmetic that bounds a value (`q & 15`) and the
+// op that uses the bound (a conversion to float). A float tile has no range.
+
+namespace {
+bool hasIntegerElements(Value v) {
+  return isa<IntegerType>(getElementTypeOrSelf(v.getType()));
+}
+
+/// The result holds the union of the inputs' elements.
+void joinInputRanges(Value result, ArrayRef<IntegerValueRange> inputs,
+                     SetIntLatticeFn setResultRange) {
+  if (!hasIntegerElements(result))
+    return;
+  IntegerValueRange range;
+  for (const IntegerValueRange &input : inputs)
+    range = IntegerValueRange::join(range, input);
+  if (!range.isUninitialized())
+    setResultRange(result, range);
+}
+} // namespace
+
+void ArangeOp::inferResultRangesFromOptional(ArrayRef<IntegerValueRange>,
+                                             SetIntLatticeFn setResultRange) {
+  auto type = cast<RankedTensorType>(getType());
+  unsigned width = type.getElementTypeBitWidth();
+  setResultRange(
+      getResult(),
+      ConstantIntRanges::fromSigned(
+          APInt(width, 0),
+          APInt(width, std::max<int64_t>(type.getNumElements() - 1, 0))));
+}
+
+#define TILE_SAME_ELEMENTS_RANGE(OP)                                           \
+  void OP::inferResultRangesFromOptional(                                      \
+      ArrayRef<IntegerValueRange> argRanges, SetIntLatticeFn setResultRange) { \
+    joinInputRanges(getResult(), argRanges, setResultRange);                   \
+  }
+TILE_SAME_ELEMENTS_RANGE(FullOp)
+TILE_SAME_ELEMENTS_RANGE(BroadcastOp)
+TILE_SAME_ELEMENTS_RANGE(ExpandDimsOp)
+TILE_SAME_ELEMENTS_RANGE(ReshapeOp)
+TILE_SAME_ELEMENTS_RANGE(PermuteOp)
+TILE_SAME_ELEMENTS_RANGE(ItemOp)
+TILE_SAME_ELEMENTS_RANGE(ConvertLayoutOp)
+TILE_SAME_ELEMENTS_RANGE(ExtractOp)
+TILE_SAME_ELEMENTS_RANGE(ConcatOp)
+#undef TILE_SAME_ELEMENTS_RANGE
+
 #include "Tile/IR/TileOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,7 @@ include "TileDialect.td"
 include "TileTypes.td"
 include "TileAttrs.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -133,7 +134,8 @@ def Tile_ClusterStoreOp : Tile_Op<"cluster_store", [
 // Tile construction and reshaping
 //===----------------------------------------------------------------------===//
 
-def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+def Tile_ArangeOp : Tile_Op<"arange", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "the tile [0, 1, ..., N-1]";
   let description = [{
     A one-dimensional i32 tile whose element `i` is `i`.
@@ -148,6 +150,7 @@ def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
 }
 
 def Tile_FullOp : Tile_Op<"full", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>,
     TypesMatchWith<"value type matches the tile's element type",
                    "result", "value",
                    "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
@@ -164,7 +167,8 @@ def Tile_FullOp : Tile_Op<"full", [Pure,
   let hasVerifier = 1;
 }
 
-def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "repeat a tile along its size-1 dimensions";
   let description = [{
     Source and result have the same rank; each source dimension is either
@@ -181,7 +185,8 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "insert a dimension of size 1";
   let description = [{
     `x[:, None]` in the language: the result has a new dimension of size 1 at
@@ -197,7 +202,8 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "reinterpret a tile's elements under another shape";
   let description = [{
     Elements keep their row-major order; the element count must not change.
@@ -213,7 +219,8 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_PermuteOp : Tile_Op<"permute", [Pure]> {
+def Tile_PermuteOp : Tile_Op<"permute", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "permute (transpose) the dimensions of a tile";
   let description = [{
     Result dimension `i` is source dimension `permutation[i]`.
@@ -530,7 +537,8 @@ def Tile_ScatterOp : Tile_Op<"scatter", [
   let hasCanonicalizeMethod = 1;
 }
 
-def Tile_ItemOp : Tile_Op<"item", [Pure]> {
+def Tile_ItemOp : Tile_Op<"item", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "the scalar held by a one-element tile";
   let description = [{
     The one element of `source` (every dimension of size 1) as a scalar: a
@@ -780,7 +788,8 @@ def Tile_DivOp : Tile_Op<"div", [Pure, SameOperandsAndResultType, Elementwise]> 
 // Layouts
 //===----------------------------------------------------------------------===//
 
-def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "redistribute a tile to another layout";
   let description = [{
     The same tile in another layout. Layout assignment inserts it where a
@@ -799,7 +808,8 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_ExtractOp : Tile_Op<"extract", [Pure]> {
+def Tile_ExtractOp : Tile_Op<"extract", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "a static sub-tile";
   let description = [{
     The part of `source` starting at `offsets` with the result's shape (a
@@ -820,7 +830,8 @@ def Tile_ExtractOp : Tile_Op<"extract", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_ConcatOp : Tile_Op<"concat", [Pure]> {
+def Tile_ConcatOp : Tile_Op<"concat", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRangesFromOptional"]>]> {
   let summary = "tiles joined along an axis";
   let description = [{
     The `inputs`, in order, along dimension `axis` (`cat((a, b), axis=0)`

@@ -38,8 +38,8 @@ void TileDialect::registerAttributes() {
 
 bool mlir::tile::isTileElementType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(32) ||
-         type.isInteger(64) || type.isInteger(8) || type.isInteger(1) ||
-         isFloat8Type(type);
+         type.isInteger(64) || type.isInteger(16) || type.isInteger(8) ||
+         type.isInteger(1) || isFloat8Type(type);
 }
 
 std::string mlir::tile::getLanguageTypeName(Type type) {
@@ -109,7 +109,8 @@ bool mlir::tile::isTileType(Type type) {
 LogicalResult
 GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          Type elementType, unsigned rank) {
-  if (!isTileElementType(elementType))
+  // i16 tiles are the compiler's own (the bits of 16-bit floats).
+  if (!isTileElementType(elementType) || elementType.isInteger(16))
     return emitError() << "global tensor element type must be f16, bf16, f32, "
                           "i32, i64, i8, i1, f8E4M3FN or f8E5M2, got "
                        << elementType;
@@ -139,8 +140,8 @@ SharedMemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "of tiles: at least one dimension, static "
                           "dimensions (a leading stage dimension from 1 to "
                           "16 excepted), at most 2^24 (padded) "
-                          "elements, and f16, bf16, f32, i32, i1, f8E4M3FN or "
-                          "f8E5M2 elements";
+                          "elements, and f16, bf16, f32, i32, i64, i16, i8, "
+                          "i1, f8E4M3FN or f8E5M2 elements";
   if (layout.getOrder().size() != shape.size())
     return emitError() << "the shared layout's order has "
                        << layout.getOrder().size()

@@ -111,14 +111,14 @@ def Tile_TensorMapType : TypeDef<Tile_Dialect, "TensorMap"> {
 
 // Element types a tile may hold. The 8-bit floats are for storage, conversion
 // and mma only (no arithmetic): the front end converts them first.
-def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, I32, I64, I8, I1, F8E4M3FN, F8E5M2]>;
+def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, I32, I64, I16, I8, I1, F8E4M3FN, F8E5M2]>;
 def Tile_FloatElementType : AnyTypeOf<[F16, BF16, F32]>;
 
 def Tile_Tile : Type<
     And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">, HasStaticShapePred,
          SubstLeaves<"$_self", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
                      Tile_ElementType.predicate>]>,
-    "tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2)",
+    "tile (statically shaped tensor of f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2)",
     "::mlir::RankedTensorType">;
 
 def Tile_FloatTile : Type<

@@ -5,6 +5,47 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileCheapenConversions
+    : Pass<"tile-cheapen-conversions", "::mlir::func::FuncOp"> {
+  let summary = "Conversions between integers and floats by exact arithmetic, "
+                "off the conversion unit";
+  let description = [{
+    A multiprocessor converts 16 elements a cycle between integers and
+    floats, and from f32 to 16-bit floats (`cvt`: I2F, F2F), where it adds or
+    multiplies 128 (a dequantizing loop converts every weight it
+    multiplies: a 4-bit GEMM spends more time converting than multiplying).
+    Where the integer range analysis (`tile.*` views, joins and broadcasts
+    pass their sources' ranges through) bounds the values, two rewrites of
+    element-wise tile ops give the same bits without the conversion unit:
+
+    1. A product rounded to a 16-bit float is computed in it: with `T` f16 or
+       bf16,
+
+         arith.truncf (arith.mulf %x, %y) : f32 to T
+
+       where each operand is a value of `T` (`arith.extf` from `T`, through
+       views and broadcasts), an integer conversion whose range `T` holds
+       exactly, or a constant `T` holds, and the f32 product is exact (the
+       operands' significant bits add up to at most 24 and its least bit is
+       not below f32's least subnormal: an integer operand, or a bf16 one
+       with an f16), becomes `arith.mulf` in `T` of the operands in `T`:
+       the one rounding of the exact product, as before.
+    2. An integer conversion whose operand lies in `[lo, hi]` with
+       `hi - lo` < 2^m (m: the float's stored mantissa bits, 23, 10 or 7)
+       and every value and `2^m - lo` exact in the float type,
+
+         %f = arith.sitofp %a : iN to F        (or arith.uitofp)
+
+       becomes the float `2^m + (a - lo)` made by setting its exponent bits
+       (an OR of `a - lo` with the bits of `2^m`), minus `2^m - lo`: an
+       integer subtraction (folded where `a` is `x + lo`), an OR and a
+       subtraction, exact.
+
+    Conversions with no known range, or too wide a one, are left to `cvt`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TilePersistent : Pass<"tile-persistent", "::mlir::func::FuncOp"> {
   let summary = "Make a kernel loop over the blocks of its logical grid";
   let description = [{

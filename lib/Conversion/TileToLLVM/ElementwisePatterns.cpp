@@ -12,12 +12,32 @@
 #include "LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace tilec;
 
 namespace {
+
+/// Whether `op` is an add, subtract, multiply, fma, negation, min or max
+/// of 16-bit floats, or a bitwise op or bitcast of 16-bit values: ops the
+/// GPU does on two 16-bit lanes of a register at once (f16x2, bf16x2 on
+/// sm_90 and by fma on sm_80, b32), so that a tile's registers are taken
+/// two by two.
+bool pairsRegisters(Operation *op) {
+  if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
+           arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+           arith::MinNumFOp, math::FmaOp, arith::AndIOp, arith::OrIOp,
+           arith::XOrIOp, arith::BitcastOp>(op))
+    return false;
+  auto is16Bit = [](Type t) {
+    Type e = getElementTypeOrSelf(t);
+    return e.isF16() || e.isBF16() || e.isInteger(16);
+  };
+  return llvm::all_of(op->getOperandTypes(), is16Bit) &&
+         is16Bit(op->getResult(0).getType());
+}
 
 struct ElementwiseOnTiles : ConversionPattern {
   ElementwiseOnTiles(TypeConverter &converter, MLIRContext *ctx)
@@ -44,6 +64,32 @@ struct ElementwiseOnTiles : ConversionPattern {
       if (regs.size() != n)
         return rewriter.notifyMatchFailure(op, "operand layouts differ");
     SmallVector<Value> results;
+    if (pairsRegisters(op) && n % 2 == 0) {
+      // Two registers a 32-bit op (add.bf16x2, or.b32): half the
+      // instructions of one per register.
+      Location loc = op->getLoc();
+      Type pairType =
+          VectorType::get(2, registerType(resultType.getElementType()));
+      for (unsigned r = 0; r < n; r += 2) {
+        SmallVector<Value> pairs;
+        for (ValueRange regs : operands) {
+          auto type = VectorType::get(2, regs[r].getType());
+          Value v = LLVM::PoisonOp::create(rewriter, loc, type);
+          v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[r],
+                                            constI32(rewriter, loc, 0));
+          pairs.push_back(LLVM::InsertElementOp::create(
+              rewriter, loc, v, regs[r + 1], constI32(rewriter, loc, 1)));
+        }
+        OperationState state(loc, op->getName().getStringRef(), pairs,
+                             {pairType}, op->getAttrs());
+        Value pair = rewriter.create(state)->getResult(0);
+        for (int i : {0, 1})
+          results.push_back(LLVM::ExtractElementOp::create(
+              rewriter, loc, pair, constI32(rewriter, loc, i)));
+      }
+      rewriter.replaceOpWithMultiple(op, {results});
+      return success();
+    }
     for (unsigned r = 0; r < n; ++r) {
       SmallVector<Value> scalarOperands;
       for (ValueRange regs : operands)

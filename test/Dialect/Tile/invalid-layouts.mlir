@@ -218,7 +218,7 @@ func.func private @smem_order_empty(!tile.smem<[64, 128], f16, #shared>)
 
 // It holds a tile.
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
-// expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles: at least one dimension, static dimensions (a leading stage dimension from 1 to 16 excepted), at most 2^24 (padded) elements, and f16, bf16, f32, i32, i1, f8E4M3FN or f8E5M2 elements}}
+// expected-error @+1 {{shared memory buffer must hold a tile or a ring of tiles: at least one dimension, static dimensions (a leading stage dimension from 1 to 16 excepted), at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2 elements}}
 func.func private @smem_shape(!tile.smem<[8192, 4096], f16, #shared>)
 
 // -----

@@ -113,7 +113,7 @@ func.func @full_value_type(%x: i32) {
 func.func @full_dynamic(%x: f32) {
   // The custom parser infers the operand type from the result type, so the
   // result constraint is checked while parsing.
-  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<?xf32>'}}
   %0 = tile.full %x : tensor<?xf32>
   return
 }
@@ -121,7 +121,7 @@ func.func @full_dynamic(%x: f32) {
 // -----
 
 func.func @full_f64(%x: f64) {
-  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{custom op 'tile.full' 'result' must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<4xf64>'}}
   %0 = tile.full %x : tensor<4xf64>
   return
 }
@@ -129,7 +129,7 @@ func.func @full_f64(%x: f64) {
 // -----
 
 func.func @full_f64_generic(%x: f64) {
-  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 64-bit signless integer or 8-bit signless integer or 1-bit signless integer or f8E4M3FN type or f8E5M2 type, but got 'f64'}}
+  // expected-error @+1 {{'tile.full' op operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer or 64-bit signless integer or 16-bit signless integer or 8-bit signless integer or 1-bit signless integer or f8E4M3FN type or f8E5M2 type, but got 'f64'}}
   %0 = "tile.full"(%x) : (f64) -> tensor<4xf32>
   return
 }
@@ -456,7 +456,7 @@ func.func @load_latency_zero(%K: !tile.global<f16, 2>, %i: i32) {
 // -----
 
 func.func @load_dynamic_tile(%K: !tile.global<f16, 2>, %i: i32) {
-  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<?x64xf16>'}}
+  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor of f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2), but got 'tensor<?x64xf16>'}}
   %0 = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<?x64xf16>
   return
 }
@@ -1220,7 +1220,7 @@ func.func private @kernel_index_arg(index) attributes {tile.kernel}
 // -----
 
 func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
-  // expected-error @+1 {{'tile.full' op produces 'tensor<8192x4096xf32>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements}}
+  // expected-error @+1 {{'tile.full' op produces 'tensor<8192x4096xf32>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = tile.full %x : tensor<8192x4096xf32>
   return
 }
@@ -1229,7 +1229,7 @@ func.func @kernel_not_a_tile(%x: f32) attributes {tile.kernel} {
 
 // Upstream ops accept any tensor; in a kernel their results must be tiles too.
 func.func @kernel_not_a_tile_arith() attributes {tile.kernel} {
-  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements}}
+  // expected-error @+1 {{'arith.constant' op produces 'tensor<64xf64>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2 elements}}
   %0 = arith.constant dense<0.0> : tensor<64xf64>
   return
 }
@@ -1240,8 +1240,8 @@ func.func @kernel_not_a_tile_nested(%n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   scf.for %iv = %c0 to %n step %c1 : i32 {
-    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi16>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i8, i1, f8E4M3FN or f8E5M2 elements}}
-    %t = arith.constant dense<1> : tensor<3xi16>
+    // expected-error @+1 {{'arith.constant' op produces 'tensor<3xi4>', which is not a tile: tiles have one or more static dimensions, at most 2^24 (padded) elements, and f16, bf16, f32, i32, i64, i16, i8, i1, f8E4M3FN or f8E5M2 elements}}
+    %t = arith.constant dense<1> : tensor<3xi4>
   }
   return
 }
