@@ -289,6 +289,59 @@ Value splat(OpBuilder &b, Location loc, RankedTensorType type,
                                    DenseElementsAttr::get(type, value));
 }
 
+/// `a` (in `r`) converted to the float type of `type` by its exponent bits,
+/// or null where the range does not allow it.
+Value byExponentBits(OpBuilder &b, Location loc, Value a, IntRange r,
+                     RankedTensorType type) {
+  auto t = cast<FloatType>(type.getElementType());
+  // 2^m, m the stored mantissa bits: the float 2^m + u for u < 2^m has
+  // u in its mantissa bits.
+  unsigned m = precision(t) - 1;
+  int64_t magic = int64_t(1) << m;
+  int64_t offset = magic - r.lo;
+  if (r.hi - r.lo >= magic || !holdsExactly(t, r) ||
+      !exactIn(t, APFloat(double(offset))))
+    return {};
+  auto intType = cast<RankedTensorType>(a.getType());
+  auto elementType = cast<IntegerType>(intType.getElementType());
+  // u = a - lo, in [0, 2^m): in a's width (wrapping; hi - lo fits), or
+  // the operand before its own addition of lo.
+  Value u = a;
+  if (r.lo != 0) {
+    APInt lo(elementType.getWidth(), r.lo, /*isSigned=*/true);
+    APInt c;
+    if (auto sub = a.getDefiningOp<arith::SubIOp>();
+        sub && matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c == -lo)
+      u = sub.getLhs();
+    else if (auto add = a.getDefiningOp<arith::AddIOp>();
+             add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && c == lo)
+      u = add.getLhs();
+    else
+      u = arith::SubIOp::create(
+          b, loc, a, splat(b, loc, intType, b.getIntegerAttr(elementType, lo)));
+  }
+  auto bitsType = b.getIntegerType(t.getWidth());
+  auto wideType = intType.clone(bitsType);
+  if (elementType.getWidth() < t.getWidth())
+    u = arith::ExtUIOp::create(b, loc, wideType, u);
+  else if (elementType.getWidth() > t.getWidth())
+    u = arith::TruncIOp::create(b, loc, wideType, u);
+  APFloat magicValue(static_cast<double>(magic));
+  bool losesInfo = false;
+  magicValue.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                     &losesInfo);
+  Value bits = arith::OrIOp::create(
+      b, loc, u,
+      splat(b, loc, wideType,
+            b.getIntegerAttr(bitsType, magicValue.bitcastToAPInt())));
+  Value f = arith::BitcastOp::create(b, loc, type, bits);
+  APFloat offsetValue(static_cast<double>(offset));
+  offsetValue.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                      &losesInfo);
+  return arith::SubFOp::create(
+      b, loc, f, splat(b, loc, type, b.getFloatAttr(t, offsetValue)));
+}
+
 /// Rewrite 2: an integer conversion in a small range by exponent bits.
 void convertByExponentBits(DataFlowSolver &solver, func::FuncOp func,
                            Replaced &replaced) {
@@ -308,55 +361,25 @@ void convertByExponentBits(DataFlowSolver &solver, func::FuncOp func,
     std::optional<IntRange> r = rangeOf(solver, a, isSigned);
     if (!r)
       continue;
-    // 2^m, m the stored mantissa bits: the float 2^m + u for u < 2^m has
-    // u in its mantissa bits.
-    unsigned m = precision(t) - 1;
-    int64_t magic = int64_t(1) << m;
-    int64_t offset = magic - r->lo;
-    if (r->hi - r->lo >= magic || !holdsExactly(t, *r) ||
-        !exactIn(t, APFloat(double(offset))))
-      continue;
     OpBuilder b(op);
     Location loc = op->getLoc();
-    auto intType = cast<RankedTensorType>(a.getType());
-    auto elementType = cast<IntegerType>(intType.getElementType());
-    // u = a - lo, in [0, 2^m): in a's width (wrapping; hi - lo fits), or
-    // the operand before its own addition of lo.
-    Value u = a;
-    if (r->lo != 0) {
-      APInt lo(elementType.getWidth(), r->lo, /*isSigned=*/true);
-      APInt c;
-      if (auto sub = a.getDefiningOp<arith::SubIOp>();
-          sub && matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c == -lo)
-        u = sub.getLhs();
-      else if (auto add = a.getDefiningOp<arith::AddIOp>();
-               add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && c == lo)
-        u = add.getLhs();
-      else
-        u = arith::SubIOp::create(
-            b, loc, a,
-            splat(b, loc, intType, b.getIntegerAttr(elementType, lo)));
+    Value result = byExponentBits(b, loc, a, *r, type);
+    // A range too wide for bf16's 7 mantissa bits (any i8) whose values
+    // bf16 holds: made in f32, then the f32's top half (exact: its low
+    // half is zero), with no rounding conversion.
+    if (!result && t.isBF16() && holdsExactly(t, *r)) {
+      if (Value f = byExponentBits(b, loc, a, *r, type.clone(b.getF32Type()))) {
+        auto i32Type = type.clone(b.getI32Type());
+        Value bits = arith::BitcastOp::create(b, loc, i32Type, f);
+        Value top = arith::ShRUIOp::create(
+            b, loc, bits, splat(b, loc, i32Type, b.getI32IntegerAttr(16)));
+        Value half =
+            arith::TruncIOp::create(b, loc, type.clone(b.getI16Type()), top);
+        result = arith::BitcastOp::create(b, loc, type, half);
+      }
     }
-    auto bitsType = b.getIntegerType(t.getWidth());
-    auto wideType = intType.clone(bitsType);
-    if (elementType.getWidth() < t.getWidth())
-      u = arith::ExtUIOp::create(b, loc, wideType, u);
-    else if (elementType.getWidth() > t.getWidth())
-      u = arith::TruncIOp::create(b, loc, wideType, u);
-    APFloat magicValue(static_cast<double>(magic));
-    bool losesInfo = false;
-    magicValue.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                       &losesInfo);
-    Value bits = arith::OrIOp::create(
-        b, loc, u,
-        splat(b, loc, wideType,
-              b.getIntegerAttr(bitsType, magicValue.bitcastToAPInt())));
-    Value f = arith::BitcastOp::create(b, loc, type, bits);
-    APFloat offsetValue(static_cast<double>(offset));
-    offsetValue.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                        &losesInfo);
-    Value result = arith::SubFOp::create(
-        b, loc, f, splat(b, loc, type, b.getFloatAttr(t, offsetValue)));
+    if (!result)
+      continue;
     op->getResult(0).replaceAllUsesWith(result);
     replaced.add(op);
   }

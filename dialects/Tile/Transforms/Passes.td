@@ -39,7 +39,9 @@ def TileCheapenConversions
        becomes the float `2^m + (a - lo)` made by setting its exponent bits
        (an OR of `a - lo` with the bits of `2^m`), minus `2^m - lo`: an
        integer subtraction (folded where `a` is `x + lo`), an OR and a
-       subtraction, exact.
+       subtraction, exact. To bf16, a range too wide for its 7 mantissa
+       bits (any i8) whose values bf16 holds is made so in f32, then the
+       f32's top half taken (its low half is zero).
 
     Conversions with no known range, or too wide a one, are left to `cvt`.
   }];

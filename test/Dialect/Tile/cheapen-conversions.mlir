@@ -83,12 +83,25 @@ func.func @arange_to_f32() -> tensor<64xf32> {
 
 // -----
 
-// Ranges too wide: any i8 to bf16 (255 values, bf16 has 7 mantissa bits),
-// an i32 of unknown range to f32. Left to cvt.
+// Any i8 to bf16: 255 values are too many for bf16's 7 mantissa bits, but
+// bf16 holds each: made in f32 (2^23 + (q + 128), minus 2^23 + 128), then
+// the f32's top half. An i32 of unknown range to f32: left to cvt.
 // CHECK-LABEL: func.func @too_wide
-// CHECK-NEXT:  arith.sitofp %{{.*}} : tensor<64xi8> to tensor<64xbf16>
-// CHECK-NEXT:  arith.sitofp %{{.*}} : tensor<64xi32> to tensor<64xf32>
-// CHECK-NEXT:  return
+// CHECK-SAME:  (%[[Q:.*]]: tensor<64xi8>, %[[I:.*]]: tensor<64xi32>)
+// CHECK:       %[[D:.*]] = arith.subi %[[Q]], %{{.*}} : tensor<64xi8>
+// CHECK-NEXT:  %[[U:.*]] = arith.extui %[[D]] : tensor<64xi8> to tensor<64xi32>
+// CHECK-NEXT:  %[[M:.*]] = arith.constant dense<1258291200> : tensor<64xi32>
+// CHECK-NEXT:  %[[B:.*]] = arith.ori %[[U]], %[[M]] : tensor<64xi32>
+// CHECK-NEXT:  %[[F:.*]] = arith.bitcast %[[B]] : tensor<64xi32> to tensor<64xf32>
+// CHECK-NEXT:  %[[C:.*]] = arith.constant dense<0x4B000080> : tensor<64xf32>
+// CHECK-NEXT:  %[[X:.*]] = arith.subf %[[F]], %[[C]] : tensor<64xf32>
+// CHECK-NEXT:  %[[XB:.*]] = arith.bitcast %[[X]] : tensor<64xf32> to tensor<64xi32>
+// CHECK-NEXT:  %[[S:.*]] = arith.constant dense<16> : tensor<64xi32>
+// CHECK-NEXT:  %[[T:.*]] = arith.shrui %[[XB]], %[[S]] : tensor<64xi32>
+// CHECK-NEXT:  %[[H:.*]] = arith.trunci %[[T]] : tensor<64xi32> to tensor<64xi16>
+// CHECK-NEXT:  %[[R:.*]] = arith.bitcast %[[H]] : tensor<64xi16> to tensor<64xbf16>
+// CHECK-NEXT:  %[[G:.*]] = arith.sitofp %[[I]] : tensor<64xi32> to tensor<64xf32>
+// CHECK-NEXT:  return %[[R]], %[[G]]
 func.func @too_wide(%q: tensor<64xi8>, %i: tensor<64xi32>) -> (tensor<64xbf16>, tensor<64xf32>) {
   %b = arith.sitofp %q : tensor<64xi8> to tensor<64xbf16>
   %f = arith.sitofp %i : tensor<64xi32> to tensor<64xf32>
