@@ -71,6 +71,13 @@ unsigned precision(FloatType t) {
   return APFloat::semanticsPrecision(t.getFloatSemantics());
 }
 
+/// `v` in `t`'s semantics (rounded where `t` does not hold it).
+APFloat valueIn(FloatType t, APFloat v) {
+  bool losesInfo = false;
+  v.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+  return v;
+}
+
 /// Whether `v` (an integer or a double holding one exactly) is a value of
 /// `t`.
 bool exactIn(FloatType t, const APFloat &v) {
@@ -79,6 +86,13 @@ bool exactIn(FloatType t, const APFloat &v) {
   APFloat::opStatus status = copy.convert(
       t.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
   return status == APFloat::opOK && !losesInfo;
+}
+
+/// The splat tile of `type` (a tile type) holding `value`.
+Value splat(OpBuilder &b, Location loc, RankedTensorType type,
+            Attribute value) {
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, value));
 }
 
 /// Whether every integer in `r` is a value of `t` (all up to 2^precision).
@@ -180,16 +194,10 @@ Value makeNarrow(OpBuilder &b, Location loc, const NarrowOperand &n,
                    : Value(arith::UIToFPOp::create(b, loc, type, n.source));
     break;
   }
-  case NarrowOperand::Constant: {
-    APFloat value = n.constant.getValue();
-    bool losesInfo = false;
-    value.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-    auto type = withElement(n.innerType, t);
-    v = arith::ConstantOp::create(b, loc, type,
-                                  DenseElementsAttr::get(type, value));
+  case NarrowOperand::Constant:
+    v = splat(b, loc, withElement(n.innerType, t),
+              b.getFloatAttr(t, valueIn(t, n.constant.getValue())));
     break;
-  }
   }
   for (Operation *view : n.views) {
     Operation *clone = b.clone(*view);
@@ -282,13 +290,6 @@ void narrowProducts(DataFlowSolver &solver, func::FuncOp func,
   }
 }
 
-/// The splat tile of `type` (a tile type) holding `value`.
-Value splat(OpBuilder &b, Location loc, RankedTensorType type,
-            Attribute value) {
-  return arith::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, value));
-}
-
 /// `a` (in `r`) converted to the float type of `type` by its exponent bits,
 /// or null where the range does not allow it.
 Value byExponentBits(OpBuilder &b, Location loc, Value a, IntRange r,
@@ -326,18 +327,13 @@ Value byExponentBits(OpBuilder &b, Location loc, Value a, IntRange r,
     u = arith::ExtUIOp::create(b, loc, wideType, u);
   else if (elementType.getWidth() > t.getWidth())
     u = arith::TruncIOp::create(b, loc, wideType, u);
-  APFloat magicValue(static_cast<double>(magic));
-  bool losesInfo = false;
-  magicValue.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                     &losesInfo);
+  APInt magicBits =
+      valueIn(t, APFloat(static_cast<double>(magic))).bitcastToAPInt();
   Value bits = arith::OrIOp::create(
       b, loc, u,
-      splat(b, loc, wideType,
-            b.getIntegerAttr(bitsType, magicValue.bitcastToAPInt())));
+      splat(b, loc, wideType, b.getIntegerAttr(bitsType, magicBits)));
   Value f = arith::BitcastOp::create(b, loc, type, bits);
-  APFloat offsetValue(static_cast<double>(offset));
-  offsetValue.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                      &losesInfo);
+  APFloat offsetValue = valueIn(t, APFloat(static_cast<double>(offset)));
   return arith::SubFOp::create(
       b, loc, f, splat(b, loc, type, b.getFloatAttr(t, offsetValue)));
 }
