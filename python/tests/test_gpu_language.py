@@ -2917,6 +2917,91 @@ def test_small_integer_conversions(torch_gpu, arch):
                                      else torch.int32))
 
 
+BYTE_OPS = """
+# Ops on 8-bit integers (a thread's bytes four to a 32-bit register where
+# its layout gives them so) and 4-bit values widened to 16-bit floats (two
+# a register), on a (R, C) tile of Q read as it lies or, with TRANSPOSED,
+# from Q^T (order=(1, 0), as a packed weight is read). Each result stored
+# for a bit-exact comparison with torch.
+kernel byte_ops(Q: Tensor[i8, 2], O: Tensor[i8, 3], H: Tensor[f16, 3],
+                B: Tensor[bf16, 3], R: const int = 32, C: const int = 128,
+                TRANSPOSED: const bool = False):
+    b = bid(0)
+    if TRANSPOSED:
+        q = load(Q, index=(b, 0), shape=(R, C), order=(1, 0))
+    else:
+        q = load(Q, index=(b, 0), shape=(R, C))
+    store(O, index=(0, b, 0), tile=(q & 90).reshape((1, R, C)))
+    store(O, index=(1, b, 0), tile=(q | 3).reshape((1, R, C)))
+    store(O, index=(2, b, 0), tile=(q ^ 112).reshape((1, R, C)))
+    store(O, index=(3, b, 0), tile=(q << 3).reshape((1, R, C)))
+    store(O, index=(4, b, 0), tile=(q >> 3).reshape((1, R, C)))
+    store(O, index=(5, b, 0), tile=((q >> 4) & 15).reshape((1, R, C)))
+    store(O, index=(6, b, 0), tile=(q + 100).reshape((1, R, C)))
+    store(O, index=(7, b, 0), tile=(q - 77).reshape((1, R, C)))
+    store(O, index=(8, b, 0), tile=(q + -128).reshape((1, R, C)))
+    store(O, index=(9, b, 0), tile=((q << 4) >> 4).reshape((1, R, C)))
+    lo = q & 15
+    hi = (q >> 4) & 15
+    store(H, index=(0, b, 0), tile=hi.astype(f16).reshape((1, R, C)))
+    store(H, index=(1, b, 0), tile=q.astype(f16).reshape((1, R, C)))
+    store(H, index=(2, b, 0), tile=(q >> 4).astype(f16).reshape((1, R, C)))
+    signed = ((q << 4) >> 4).astype(bf16)
+    store(B, index=(1, b, 0), tile=signed.reshape((1, R, C)))
+    w = cat((lo[:, None, :], hi[:, None, :]), axis=1).reshape((2 * R, C))
+    store(B, index=(0, b, 0), tile=(w - 8).astype(bf16).reshape((1, 2 * R, C)))
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_byte_lanes(torch_gpu, arch, transposed):
+    """Bitwise ops, shifts (arithmetic ones kept whole, one masked to its
+    low bits, a signed nibble) and sums of constants on i8 tiles, wrapping
+    as torch's int8 ops do, and 4-bit (unsigned and signed) and 8-bit
+    values widened to f16 and bf16 (a packed weight's nibbles joined along
+    K): every byte value, equal bit for bit to torch, outputs poisoned
+    first."""
+    torch = torch_gpu
+    skip_unless_arch(torch, arch)
+    torch.manual_seed(11)
+    r, c, blocks = 32, 128, 3
+    q = torch.arange(r * c * blocks, device="cuda").remainder(256).sub(128)
+    q = q.to(torch.int8)[torch.randperm(r * c * blocks, device="cuda")]
+    q = q.reshape(blocks * r, c)
+    tiles = q.reshape(blocks, r, c)
+    if transposed:
+        q = q.T.contiguous()
+    o = torch.full((10, blocks * r, c), 77, device="cuda", dtype=torch.int8)
+    h = torch.full((3, blocks * r, c), float("nan"), device="cuda",
+                   dtype=torch.float16)
+    bf = torch.full((2, blocks * 2 * r, c), float("nan"), device="cuda",
+                    dtype=torch.bfloat16)
+    kernel = tilec.compile(BYTE_OPS, name="byte_ops.tile", arch=arch,
+                           TRANSPOSED=transposed)
+    kernel[blocks](q, o, h, bf)
+    torch.cuda.synchronize()
+    x = tiles.long()
+
+    def byte(v):
+        return (v & 255).to(torch.uint8).view(torch.int8)
+
+    want = [byte(x & 90), byte(x | 3), byte(x ^ 112), byte(x << 3),
+            byte(x >> 3), byte((x >> 4) & 15), byte(x + 100), byte(x - 77),
+            byte(x - 128), byte(((x & 15) ^ 8) - 8)]
+    for j, w in enumerate(want):
+        assert torch.equal(o[j].reshape(blocks, r, c), w), j
+    lo, hi = x & 15, (x >> 4) & 15
+    assert torch.equal(h[0].reshape(blocks, r, c), hi.half())
+    assert torch.equal(h[1].reshape(blocks, r, c), x.half())
+    assert torch.equal(h[2].reshape(blocks, r, c), (x >> 4).half())
+    assert torch.equal(bf[1, :blocks * r].reshape(blocks, r, c),
+                       (((x & 15) ^ 8) - 8).bfloat16())
+    joined = torch.stack((lo, hi), dim=2).reshape(blocks, 2 * r, c)
+    assert torch.equal(bf[0].reshape(blocks, 2 * r, c).view(torch.int16),
+                       (joined - 8).bfloat16().view(torch.int16))
+
+
 W8A8 = """
 # C = (A @ B^T) * sa * sb + bias with i8 A (M, K) and B (N, K), both K
 # contiguous, accumulated exactly in i32 (from the bias, an i32 row), and

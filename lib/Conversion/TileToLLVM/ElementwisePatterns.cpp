@@ -6,6 +6,10 @@
 // serves them all; scalar ops are lowered afterwards by the standard
 // conversions. With exp2_poly N, tile.exp2 with flush_to_zero on f32 tiles
 // computes one register in N by a polynomial on the FMA pipe (Exp2OnTiles).
+// Ops the GPU does on the lanes of a 32-bit register take several registers
+// at once: 16-bit float arithmetic and bitwise ops two at a time, 8-bit
+// bitwise ops, shifts and additions of a constant four at a time (the bytes
+// of a word), and 8-bit to 16-bit widening two at a time (a byte permute).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -37,6 +42,148 @@ bool pairsRegisters(Operation *op) {
   };
   return llvm::all_of(op->getOperandTypes(), is16Bit) &&
          is16Bit(op->getResult(0).getType());
+}
+
+/// The splat integer constant `v` is, if it is one.
+std::optional<APInt> splatInteger(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
+    if (auto i = dyn_cast<IntegerAttr>(splat.getSplatValue<Attribute>()))
+      return i.getValue();
+  return std::nullopt;
+}
+
+/// How an op on 8-bit integer tiles is done on the four bytes of a 32-bit
+/// register at once: a bitwise op as it is; a shift or an addition of a
+/// splat constant as the 32-bit op with what crosses between bytes masked.
+/// An arithmetic shift right by c whose every use keeps only the low 8 - c
+/// bits (an `andi` with such a mask: `(q >> 4) & 15`) is a logical one;
+/// any other is a logical shift of the bytes offset by 128 (x ^ 0x80), less
+/// 2^(7 - c) (a signed nibble: `q >> 4`, `(q << 4) >> 4`).
+enum class ByteLanes {
+  None,
+  Bitwise,
+  ShiftRight,
+  ShiftRightSigned,
+  ShiftLeft,
+  AddConstant
+};
+
+ByteLanes byteLanes(Operation *op) {
+  auto isI8 = [](Type t) { return getElementTypeOrSelf(t).isInteger(8); };
+  if (op->getNumOperands() != 2 || !llvm::all_of(op->getOperandTypes(), isI8) ||
+      !isI8(op->getResult(0).getType()))
+    return ByteLanes::None;
+  if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op))
+    return ByteLanes::Bitwise;
+  if (isa<arith::AddIOp, arith::SubIOp>(op))
+    return splatInteger(op->getOperand(1)) ? ByteLanes::AddConstant
+                                           : ByteLanes::None;
+  std::optional<APInt> amount = splatInteger(op->getOperand(1));
+  if (!amount || amount->uge(8))
+    return ByteLanes::None;
+  if (isa<arith::ShLIOp>(op))
+    return ByteLanes::ShiftLeft;
+  if (isa<arith::ShRUIOp>(op))
+    return ByteLanes::ShiftRight;
+  if (!isa<arith::ShRSIOp>(op))
+    return ByteLanes::None;
+  uint64_t kept = 0xFFu >> amount->getZExtValue();
+  bool lowBitsOnly = llvm::all_of(op->getUsers(), [&](Operation *user) {
+    if (!isa<arith::AndIOp>(user))
+      return false;
+    for (Value mask : user->getOperands())
+      if (std::optional<APInt> m = splatInteger(mask))
+        if ((m->getZExtValue() & ~kept) == 0)
+          return true;
+    return false;
+  });
+  return lowBitsOnly || amount->isZero() ? ByteLanes::ShiftRight
+                                         : ByteLanes::ShiftRightSigned;
+}
+
+/// `byte` repeated in the four bytes of an i32 constant.
+Value bytesConstant(OpBuilder &b, Location loc, uint64_t byte) {
+  return constI32(b, loc, static_cast<int32_t>((byte & 0xFF) * 0x01010101u));
+}
+
+/// Registers `regs[r .. r + lanes - 1]` as the lanes of one vector.
+Value packLanes(OpBuilder &b, Location loc, ValueRange regs, unsigned r,
+                unsigned lanes) {
+  Value v =
+      LLVM::PoisonOp::create(b, loc, VectorType::get(lanes, regs[r].getType()));
+  for (unsigned i = 0; i < lanes; ++i)
+    v = LLVM::InsertElementOp::create(b, loc, v, regs[r + i],
+                                      constI32(b, loc, i));
+  return v;
+}
+
+/// The lanes of vector `v`, appended to `results`.
+void unpackLanes(OpBuilder &b, Location loc, Value v, unsigned lanes,
+                 SmallVectorImpl<Value> &results) {
+  for (unsigned i = 0; i < lanes; ++i)
+    results.push_back(
+        LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, i)));
+}
+
+/// Byte c added to each byte of `w` (i32), modulo 256: each byte's low 7
+/// bits summed apart (no carry leaves a byte), its top bit their carry xor
+/// both top bits.
+Value addToBytes(OpBuilder &b, Location loc, Value w, uint64_t c) {
+  Value low = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0x7F));
+  Value sum =
+      arith::AddIOp::create(b, loc, low, bytesConstant(b, loc, c & 0x7F));
+  Value top = arith::AndIOp::create(
+      b, loc, arith::XOrIOp::create(b, loc, w, bytesConstant(b, loc, c)),
+      bytesConstant(b, loc, 0x80));
+  return arith::XOrIOp::create(b, loc, sum, top);
+}
+
+/// `op` (of kind `kind`) on the four bytes `x` (vector<4xi8>) with the
+/// second operand's bytes `y`.
+Value onByteLanes(OpBuilder &b, Location loc, Operation *op, ByteLanes kind,
+                  Value x, Value y) {
+  Type quad = x.getType(), i32 = b.getI32Type();
+  if (kind == ByteLanes::Bitwise) {
+    OperationState state(loc, op->getName().getStringRef(), {x, y}, {quad},
+                         op->getAttrs());
+    return b.create(state)->getResult(0);
+  }
+  Value w = LLVM::BitcastOp::create(b, loc, i32, x);
+  uint64_t c = splatInteger(op->getOperand(1))->getZExtValue() & 0xFF;
+  switch (kind) {
+  case ByteLanes::ShiftRight:
+    w = arith::ShRUIOp::create(b, loc, w, constI32(b, loc, c));
+    w = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0xFFu >> c));
+    break;
+  case ByteLanes::ShiftRightSigned:
+    // floor((x + 128) / 2^c) - 2^(7 - c), in [0, 2^(8 - c)) before the
+    // subtraction.
+    w = arith::XOrIOp::create(b, loc, w, bytesConstant(b, loc, 0x80));
+    w = arith::ShRUIOp::create(b, loc, w, constI32(b, loc, c));
+    w = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0xFFu >> c));
+    w = addToBytes(b, loc, w, 0x100 - (0x80u >> c));
+    break;
+  case ByteLanes::ShiftLeft:
+    w = arith::ShLIOp::create(b, loc, w, constI32(b, loc, c));
+    w = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0xFFu << c));
+    break;
+  default:
+    w = addToBytes(b, loc, w, isa<arith::SubIOp>(op) ? 0x100 - c : c);
+    break;
+  }
+  return LLVM::BitcastOp::create(b, loc, quad, w);
+}
+
+/// Whether `op` widens 8-bit integers to 16 bits without sign: two
+/// registers at a time, the bytes placed in the low byte of each half of a
+/// word (a byte permute of the words holding them) and the rest masked.
+bool widensBytePairs(Operation *op) {
+  return isa<arith::ExtUIOp>(op) &&
+         getElementTypeOrSelf(op->getOperand(0).getType()).isInteger(8) &&
+         getElementTypeOrSelf(op->getResult(0).getType()).isInteger(16);
 }
 
 struct ElementwiseOnTiles : ConversionPattern {
@@ -64,28 +211,52 @@ struct ElementwiseOnTiles : ConversionPattern {
       if (regs.size() != n)
         return rewriter.notifyMatchFailure(op, "operand layouts differ");
     SmallVector<Value> results;
+    Location loc = op->getLoc();
+    ByteLanes bytes = byteLanes(op);
+    if (bytes != ByteLanes::None && n % 4 == 0) {
+      for (unsigned r = 0; r < n; r += 4) {
+        Value x = packLanes(rewriter, loc, operands[0], r, 4);
+        Value y = bytes == ByteLanes::Bitwise
+                      ? packLanes(rewriter, loc, operands[1], r, 4)
+                      : Value();
+        unpackLanes(rewriter, loc, onByteLanes(rewriter, loc, op, bytes, x, y),
+                    4, results);
+      }
+      rewriter.replaceOpWithMultiple(op, {results});
+      return success();
+    }
+    if (widensBytePairs(op) && n % 2 == 0) {
+      Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+      auto pairType = VectorType::get(2, rewriter.getI16Type());
+      for (unsigned r = 0; r < n; r += 2) {
+        Value v = LLVM::PoisonOp::create(rewriter, loc, VectorType::get(4, i8));
+        for (unsigned i : {0u, 1u})
+          v = LLVM::InsertElementOp::create(rewriter, loc, v,
+                                            operands[0][r + i],
+                                            constI32(rewriter, loc, 2 * i));
+        Value w = LLVM::BitcastOp::create(rewriter, loc, i32, v);
+        w = arith::AndIOp::create(rewriter, loc, w,
+                                  constI32(rewriter, loc, 0x00FF00FF));
+        unpackLanes(rewriter, loc,
+                    LLVM::BitcastOp::create(rewriter, loc, pairType, w), 2,
+                    results);
+      }
+      rewriter.replaceOpWithMultiple(op, {results});
+      return success();
+    }
     if (pairsRegisters(op) && n % 2 == 0) {
       // Two registers a 32-bit op (add.bf16x2, or.b32): half the
       // instructions of one per register.
-      Location loc = op->getLoc();
       Type pairType =
           VectorType::get(2, registerType(resultType.getElementType()));
       for (unsigned r = 0; r < n; r += 2) {
         SmallVector<Value> pairs;
-        for (ValueRange regs : operands) {
-          auto type = VectorType::get(2, regs[r].getType());
-          Value v = LLVM::PoisonOp::create(rewriter, loc, type);
-          v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[r],
-                                            constI32(rewriter, loc, 0));
-          pairs.push_back(LLVM::InsertElementOp::create(
-              rewriter, loc, v, regs[r + 1], constI32(rewriter, loc, 1)));
-        }
+        for (ValueRange regs : operands)
+          pairs.push_back(packLanes(rewriter, loc, regs, r, 2));
         OperationState state(loc, op->getName().getStringRef(), pairs,
                              {pairType}, op->getAttrs());
-        Value pair = rewriter.create(state)->getResult(0);
-        for (int i : {0, 1})
-          results.push_back(LLVM::ExtractElementOp::create(
-              rewriter, loc, pair, constI32(rewriter, loc, i)));
+        unpackLanes(rewriter, loc, rewriter.create(state)->getResult(0), 2,
+                    results);
       }
       rewriter.replaceOpWithMultiple(op, {results});
       return success();
