@@ -2941,6 +2941,10 @@ kernel byte_ops(Q: Tensor[i8, 2], O: Tensor[i8, 3], H: Tensor[f16, 3],
     store(O, index=(7, b, 0), tile=(q - 77).reshape((1, R, C)))
     store(O, index=(8, b, 0), tile=(q + -128).reshape((1, R, C)))
     store(O, index=(9, b, 0), tile=((q << 4) >> 4).reshape((1, R, C)))
+    store(O, index=(10, b, 0), tile=((q >> 4) & 31).reshape((1, R, C)))
+    r = q ^ 85
+    store(O, index=(11, b, 0), tile=(q + r).reshape((1, R, C)))
+    store(O, index=(12, b, 0), tile=(q - r).reshape((1, R, C)))
     lo = q & 15
     hi = (q >> 4) & 15
     store(H, index=(0, b, 0), tile=hi.astype(f16).reshape((1, R, C)))
@@ -2956,12 +2960,12 @@ kernel byte_ops(Q: Tensor[i8, 2], O: Tensor[i8, 3], H: Tensor[f16, 3],
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("transposed", [False, True])
 def test_byte_lanes(torch_gpu, arch, transposed):
-    """Bitwise ops, shifts (arithmetic ones kept whole, one masked to its
-    low bits, a signed nibble) and sums of constants on i8 tiles, wrapping
-    as torch's int8 ops do, and 4-bit (unsigned and signed) and 8-bit
-    values widened to f16 and bf16 (a packed weight's nibbles joined along
-    K): every byte value, equal bit for bit to torch, outputs poisoned
-    first."""
+    """Bitwise ops, shifts (arithmetic ones kept whole, masked to their low
+    bits or wider, a signed nibble), sums and differences (of constants and
+    of tiles) on i8 tiles, wrapping as torch's int8 ops do, and 4-bit
+    (unsigned and signed) and 8-bit values widened to f16 and bf16 (a packed
+    weight's nibbles joined along K): every byte value, equal bit for bit to
+    torch, outputs poisoned first."""
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     torch.manual_seed(11)
@@ -2972,7 +2976,7 @@ def test_byte_lanes(torch_gpu, arch, transposed):
     tiles = q.reshape(blocks, r, c)
     if transposed:
         q = q.T.contiguous()
-    o = torch.full((10, blocks * r, c), 77, device="cuda", dtype=torch.int8)
+    o = torch.full((13, blocks * r, c), 77, device="cuda", dtype=torch.int8)
     h = torch.full((3, blocks * r, c), float("nan"), device="cuda",
                    dtype=torch.float16)
     bf = torch.full((2, blocks * 2 * r, c), float("nan"), device="cuda",
@@ -2988,7 +2992,8 @@ def test_byte_lanes(torch_gpu, arch, transposed):
 
     want = [byte(x & 90), byte(x | 3), byte(x ^ 112), byte(x << 3),
             byte(x >> 3), byte((x >> 4) & 15), byte(x + 100), byte(x - 77),
-            byte(x - 128), byte(((x & 15) ^ 8) - 8)]
+            byte(x - 128), byte(((x & 15) ^ 8) - 8), byte((x >> 4) & 31),
+            byte(x + (x ^ 85)), byte(x - (x ^ 85))]
     for j, w in enumerate(want):
         assert torch.equal(o[j].reshape(blocks, r, c), w), j
     lo, hi = x & 15, (x >> 4) & 15

@@ -3,8 +3,8 @@
 // Ops on 8-bit integers take a thread's registers four at a time, the
 // bytes of one 32-bit word: bitwise ops on vector<4xi8>; a shift by a
 // constant as the 32-bit shift with the bits that crossed between bytes
-// masked; an addition of a constant as the low 7 bits of each byte summed
-// apart and the top bit set by xor. Widening 8-bit to 16-bit values goes
+// masked; a sum or a difference as the low 7 bits of each byte summed apart
+// and the top bit set by xor. Widening 8-bit to 16-bit values goes
 // two registers at a time: the two bytes put in bytes 0 and 2 of a word and
 // the others masked (one byte permute and one AND, where LLVM folds the
 // unpacking of the bytes' words into it).
@@ -47,29 +47,34 @@ func.func @lanes(%Q: !tile.global<i8, 1>, %B: !tile.global<bf16, 1>, %i: i32) at
 
 // -----
 
-// Shifts by a constant and additions of one, four bytes a word: a left
-// shift masked to 0xF8 in each byte (-117901064), a logical right shift to
-// 0x1F (522133279); x + 100 as (x & 0x7F7F7F7F) + 0x64646464, xor'd with
-// (x ^ 0x64646464) & 0x80808080; x - 77 as x + 179 (0xB3).
+// Shifts by a constant and sums, four bytes a word: a left shift masked to
+// 0xF8 in each byte (-117901064), a logical right shift to 0x1F
+// (522133279); x + y as ((x & 0x7F7F7F7F) + (y & 0x7F7F7F7F)) xor'd with
+// (x ^ y) & 0x80808080; x - y as ((x | 0x80808080) - (y & 0x7F7F7F7F))
+// xor'd with (x ^ ~y) & 0x80808080 (no carry or borrow leaves a byte).
 // CHECK-LABEL: llvm.func @shifts_and_sums
-// CHECK-DAG:   %[[LEFT:.*]] = llvm.mlir.constant(-117901064 : i32)
-// CHECK-DAG:   %[[RIGHT:.*]] = llvm.mlir.constant(522133279 : i32)
-// CHECK-DAG:   %[[LOW7:.*]] = llvm.mlir.constant(2139062143 : i32)
+// CHECK-DAG:   %[[ONES:.*]] = llvm.mlir.constant(-1 : i32)
 // CHECK-DAG:   %[[TOP:.*]] = llvm.mlir.constant(-2139062144 : i32)
-// CHECK-DAG:   %[[HUNDRED:.*]] = llvm.mlir.constant(1684300900 : i32)
-// CHECK-DAG:   %[[MINUS77:.*]] = llvm.mlir.constant(-1280068685 : i32)
-// CHECK-DAG:   %[[MINUS77LOW:.*]] = llvm.mlir.constant(858993459 : i32)
+// CHECK-DAG:   %[[LOW7:.*]] = llvm.mlir.constant(2139062143 : i32)
+// CHECK-DAG:   %[[RIGHT:.*]] = llvm.mlir.constant(522133279 : i32)
+// CHECK-DAG:   %[[LEFT:.*]] = llvm.mlir.constant(-117901064 : i32)
 // CHECK:       %[[L:.*]] = llvm.shl %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT:  llvm.and %[[L]], %[[LEFT]] : i32
 // CHECK:       %[[R:.*]] = llvm.lshr %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT:  llvm.and %[[R]], %[[RIGHT]] : i32
-// CHECK:       %[[A7:.*]] = llvm.and %[[X:.*]], %[[LOW7]] : i32
-// CHECK-NEXT:  %[[AS:.*]] = llvm.add %[[A7]], %[[HUNDRED]] : i32
-// CHECK-NEXT:  %[[AX:.*]] = llvm.xor %[[X]], %[[HUNDRED]] : i32
-// CHECK-NEXT:  %[[AT:.*]] = llvm.and %[[AX]], %[[TOP]] : i32
-// CHECK-NEXT:  llvm.xor %[[AS]], %[[AT]] : i32
-// CHECK:       llvm.add %{{.*}}, %[[MINUS77LOW]] : i32
-// CHECK-NEXT:  llvm.xor %{{.*}}, %[[MINUS77]] : i32
+// CHECK:       %[[YL:.*]] = llvm.and %[[Y:.*]], %[[LOW7]] : i32
+// CHECK-NEXT:  %[[XL:.*]] = llvm.and %[[X:.*]], %[[LOW7]] : i32
+// CHECK-NEXT:  %[[S:.*]] = llvm.add %[[XL]], %[[YL]] : i32
+// CHECK-NEXT:  %[[XY:.*]] = llvm.xor %[[X]], %[[Y]] : i32
+// CHECK-NEXT:  %[[T:.*]] = llvm.and %[[XY]], %[[TOP]] : i32
+// CHECK-NEXT:  llvm.xor %[[S]], %[[T]] : i32
+// CHECK:       %[[EL:.*]] = llvm.and %[[E:.*]], %[[LOW7]] : i32
+// CHECK-NEXT:  %[[DH:.*]] = llvm.or %[[D:.*]], %[[TOP]] : i32
+// CHECK-NEXT:  %[[DIFF:.*]] = llvm.sub %[[DH]], %[[EL]] : i32
+// CHECK-NEXT:  %[[DE:.*]] = llvm.xor %[[D]], %[[E]] : i32
+// CHECK-NEXT:  %[[DNE:.*]] = llvm.xor %[[DE]], %[[ONES]] : i32
+// CHECK-NEXT:  %[[B:.*]] = llvm.and %[[DNE]], %[[TOP]] : i32
+// CHECK-NEXT:  llvm.xor %[[DIFF]], %[[B]] : i32
 // CHECK-NOT:   : i8{{$}}
 // CHECK:       llvm.return
 #l = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
@@ -78,8 +83,7 @@ func.func @shifts_and_sums(%Q: !tile.global<i8, 1>, %i: i32) attributes {tile.ke
   %three = arith.constant dense<3> : tensor<128xi8, #l>
   %l = arith.shli %q, %three : tensor<128xi8, #l>
   %r = arith.shrui %l, %three : tensor<128xi8, #l>
-  %h = arith.constant dense<100> : tensor<128xi8, #l>
-  %a = arith.addi %r, %h : tensor<128xi8, #l>
+  %a = arith.addi %r, %q : tensor<128xi8, #l>
   %s = arith.constant dense<77> : tensor<128xi8, #l>
   %d = arith.subi %a, %s : tensor<128xi8, #l>
   tile.store %Q[%i], %d : !tile.global<i8, 1>, tensor<128xi8, #l>
@@ -113,16 +117,17 @@ func.func @bytes_alone(%Q: !tile.global<i8, 1>, %B: !tile.global<bf16, 1>, %i: i
 
 // An arithmetic shift right whose top bits are used (a signed nibble), four
 // bytes a word: the bytes offset by 128 (xor 0x80808080), shifted
-// logically and masked (0x0F0F0F0F), less 8 (plus 0xF8: its low 7 bits
-// 0x78787878 summed apart, the top bit by xor).
+// logically and masked (0x0F0F0F0F), less 8 in each byte (0x08080808, from
+// the bytes with their top bit set).
 // CHECK-LABEL: llvm.func @signed_nibbles
 // CHECK-DAG:   %[[SIGN:.*]] = llvm.mlir.constant(-2139062144 : i32)
 // CHECK-DAG:   %[[NIBBLES:.*]] = llvm.mlir.constant(252645135 : i32)
-// CHECK-DAG:   %[[LOW:.*]] = llvm.mlir.constant(2021161080 : i32)
+// CHECK-DAG:   %[[EIGHTS:.*]] = llvm.mlir.constant(134744072 : i32)
 // CHECK:       %[[O:.*]] = llvm.xor %{{.*}}, %[[SIGN]] : i32
 // CHECK-NEXT:  %[[S:.*]] = llvm.lshr %[[O]], %{{.*}} : i32
 // CHECK-NEXT:  %[[M:.*]] = llvm.and %[[S]], %[[NIBBLES]] : i32
-// CHECK:       llvm.add %{{.*}}, %[[LOW]] : i32
+// CHECK-NEXT:  %[[MH:.*]] = llvm.or %[[M]], %[[SIGN]] : i32
+// CHECK-NEXT:  llvm.sub %[[MH]], %[[EIGHTS]] : i32
 // CHECK-NOT:   llvm.ashr
 // CHECK:       llvm.return
 #l = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>

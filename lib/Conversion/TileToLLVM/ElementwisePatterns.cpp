@@ -56,8 +56,9 @@ std::optional<APInt> splatInteger(Value v) {
 }
 
 /// How an op on 8-bit integer tiles is done on the four bytes of a 32-bit
-/// register at once: a bitwise op as it is; a shift or an addition of a
-/// splat constant as the 32-bit op with what crosses between bytes masked.
+/// register at once: a bitwise op as it is; a shift by a splat constant, an
+/// addition or a subtraction as the 32-bit op with what crosses between
+/// bytes masked.
 /// An arithmetic shift right by c whose every use keeps only the low 8 - c
 /// bits (an `andi` with such a mask: `(q >> 4) & 15`) is a logical one;
 /// any other is a logical shift of the bytes offset by 128 (x ^ 0x80), less
@@ -68,7 +69,7 @@ enum class ByteLanes {
   ShiftRight,
   ShiftRightSigned,
   ShiftLeft,
-  AddConstant
+  Sum
 };
 
 ByteLanes byteLanes(Operation *op) {
@@ -79,8 +80,7 @@ ByteLanes byteLanes(Operation *op) {
   if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op))
     return ByteLanes::Bitwise;
   if (isa<arith::AddIOp, arith::SubIOp>(op))
-    return splatInteger(op->getOperand(1)) ? ByteLanes::AddConstant
-                                           : ByteLanes::None;
+    return ByteLanes::Sum;
   std::optional<APInt> amount = splatInteger(op->getOperand(1));
   if (!amount || amount->uge(8))
     return ByteLanes::None;
@@ -128,17 +128,23 @@ void unpackLanes(OpBuilder &b, Location loc, Value v, unsigned lanes,
         LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, i)));
 }
 
-/// Byte c added to each byte of `w` (i32), modulo 256: each byte's low 7
-/// bits summed apart (no carry leaves a byte), its top bit their carry xor
-/// both top bits.
-Value addToBytes(OpBuilder &b, Location loc, Value w, uint64_t c) {
-  Value low = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0x7F));
-  Value sum =
-      arith::AddIOp::create(b, loc, low, bytesConstant(b, loc, c & 0x7F));
-  Value top = arith::AndIOp::create(
-      b, loc, arith::XOrIOp::create(b, loc, w, bytesConstant(b, loc, c)),
-      bytesConstant(b, loc, 0x80));
-  return arith::XOrIOp::create(b, loc, sum, top);
+/// The bytes of `x` plus (or, with `subtract`, minus) those of `y` (i32
+/// words), modulo 256 each: the low 7 bits summed apart (for a difference,
+/// from x's with the top bit set, so that no borrow leaves a byte), the top
+/// bit by xor with both top bits (y's inverted for a difference).
+Value sumBytes(OpBuilder &b, Location loc, Value x, Value y, bool subtract) {
+  Value low7 = bytesConstant(b, loc, 0x7F), top = bytesConstant(b, loc, 0x80);
+  Value yLow = arith::AndIOp::create(b, loc, y, low7);
+  Value low = subtract
+                  ? Value(arith::SubIOp::create(
+                        b, loc, arith::OrIOp::create(b, loc, x, top), yLow))
+                  : Value(arith::AddIOp::create(
+                        b, loc, arith::AndIOp::create(b, loc, x, low7), yLow));
+  Value signs = arith::XOrIOp::create(b, loc, x, y);
+  if (subtract)
+    signs = arith::XOrIOp::create(b, loc, signs, constI32(b, loc, -1));
+  return arith::XOrIOp::create(b, loc, low,
+                               arith::AndIOp::create(b, loc, signs, top));
 }
 
 /// `op` (of kind `kind`) on the four bytes `x` (vector<4xi8>) with the
@@ -152,6 +158,11 @@ Value onByteLanes(OpBuilder &b, Location loc, Operation *op, ByteLanes kind,
     return b.create(state)->getResult(0);
   }
   Value w = LLVM::BitcastOp::create(b, loc, i32, x);
+  if (kind == ByteLanes::Sum)
+    return LLVM::BitcastOp::create(
+        b, loc, quad,
+        sumBytes(b, loc, w, LLVM::BitcastOp::create(b, loc, i32, y),
+                 isa<arith::SubIOp>(op)));
   uint64_t c = splatInteger(op->getOperand(1))->getZExtValue() & 0xFF;
   switch (kind) {
   case ByteLanes::ShiftRight:
@@ -164,14 +175,14 @@ Value onByteLanes(OpBuilder &b, Location loc, Operation *op, ByteLanes kind,
     w = arith::XOrIOp::create(b, loc, w, bytesConstant(b, loc, 0x80));
     w = arith::ShRUIOp::create(b, loc, w, constI32(b, loc, c));
     w = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0xFFu >> c));
-    w = addToBytes(b, loc, w, 0x100 - (0x80u >> c));
+    w = sumBytes(b, loc, w, bytesConstant(b, loc, 0x80u >> c),
+                 /*subtract=*/true);
     break;
   case ByteLanes::ShiftLeft:
     w = arith::ShLIOp::create(b, loc, w, constI32(b, loc, c));
     w = arith::AndIOp::create(b, loc, w, bytesConstant(b, loc, 0xFFu << c));
     break;
   default:
-    w = addToBytes(b, loc, w, isa<arith::SubIOp>(op) ? 0x100 - c : c);
     break;
   }
   return LLVM::BitcastOp::create(b, loc, quad, w);
@@ -216,7 +227,7 @@ struct ElementwiseOnTiles : ConversionPattern {
     if (bytes != ByteLanes::None && n % 4 == 0) {
       for (unsigned r = 0; r < n; r += 4) {
         Value x = packLanes(rewriter, loc, operands[0], r, 4);
-        Value y = bytes == ByteLanes::Bitwise
+        Value y = bytes == ByteLanes::Bitwise || bytes == ByteLanes::Sum
                       ? packLanes(rewriter, loc, operands[1], r, 4)
                       : Value();
         unpackLanes(rewriter, loc, onByteLanes(rewriter, loc, op, bytes, x, y),
