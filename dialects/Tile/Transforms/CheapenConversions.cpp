@@ -180,6 +180,13 @@ RankedTensorType withElement(Type type, Type element) {
   return cast<RankedTensorType>(type).clone(element);
 }
 
+/// The integer tile `a` converted to the float tile type `type`.
+Value intToFloat(OpBuilder &b, Location loc, bool isSigned, Type type,
+                 Value a) {
+  return isSigned ? Value(arith::SIToFPOp::create(b, loc, type, a))
+                  : Value(arith::UIToFPOp::create(b, loc, type, a));
+}
+
 /// `n` made in `t`, its views cloned onto it.
 Value makeNarrow(OpBuilder &b, Location loc, const NarrowOperand &n,
                  FloatType t) {
@@ -188,12 +195,10 @@ Value makeNarrow(OpBuilder &b, Location loc, const NarrowOperand &n,
   case NarrowOperand::Widened:
     v = n.source;
     break;
-  case NarrowOperand::Integer: {
-    Type type = withElement(n.source.getType(), t);
-    v = n.isSigned ? Value(arith::SIToFPOp::create(b, loc, type, n.source))
-                   : Value(arith::UIToFPOp::create(b, loc, type, n.source));
+  case NarrowOperand::Integer:
+    v = intToFloat(b, loc, n.isSigned, withElement(n.source.getType(), t),
+                   n.source);
     break;
-  }
   case NarrowOperand::Constant:
     v = splat(b, loc, withElement(n.innerType, t),
               b.getFloatAttr(t, valueIn(t, n.constant.getValue())));
@@ -262,11 +267,8 @@ void narrowProducts(DataFlowSolver &solver, func::FuncOp func,
       Value a = def->getOperand(0);
       std::optional<IntRange> r = rangeOf(solver, a, isSigned);
       if (r && holdsExactly(t, *r)) {
-        Value narrow =
-            isSigned
-                ? Value(arith::SIToFPOp::create(b, loc, trunc.getType(), a))
-                : Value(arith::UIToFPOp::create(b, loc, trunc.getType(), a));
-        trunc.replaceAllUsesWith(narrow);
+        trunc.replaceAllUsesWith(
+            intToFloat(b, loc, isSigned, trunc.getType(), a));
         replaced.add(trunc);
       }
       continue;
