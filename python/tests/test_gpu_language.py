@@ -1818,6 +1818,74 @@ def test_cluster_rank_and_barrier(torch_gpu, repo):
         tilec.compile(path, DTYPE="f32", CLUSTER=4, TILE_N=1024, cluster=1)
 
 
+GROUPED_PAIRS = """
+kernel grouped(X: Tensor[bf16, 2], W: Tensor[bf16, 3], Offsets: Tensor[i32, 1],
+               Sched: Tensor[i32, 2], Y: Tensor[bf16, 2],
+               TILE_M: const int = 128, TILE_N: const int = 128,
+               TILE_K: const int = 64):
+    n = bid(0)
+    t = bid(1)
+    e = load(Sched, index=(0, t), shape=(1, 1)).item()
+    first = load(Sched, index=(1, t), shape=(1, 1)).item()
+    end = load(Offsets, index=(e + 1,), shape=(1,)).item()
+    acc = zeros((TILE_M, TILE_N), dtype=f32)
+    for k in range(cdiv(X.shape[1], TILE_K)):
+        x = load(X[first:, :], index=(0, k), shape=(TILE_M, TILE_K))
+        w = load(W, index=(e, k, n), shape=(1, TILE_K, TILE_N), order=(0, 2, 1))
+        acc = mma(x, w.reshape((TILE_K, TILE_N)), acc)
+    store(Y[first:end], index=(0, n), tile=acc.astype(bf16))
+"""
+
+
+@pytest.mark.parametrize("options", [{}, {"persistent": True},
+                                     {"num_stages": 4}])
+def test_cluster_multicast_from_schedule(torch_gpu, options):
+    """A grouped GEMM (a mixture of experts' tokens sorted by expert) whose
+    N tiles run along x in clusters of 2: the pair's X tile comes from its
+    M tile's first row, which both blocks load from the host's schedule (a
+    tensor the kernel never writes), so the pair shares X's ring by
+    multicast (no warning that the cluster does not apply). Uneven experts
+    (tiles starting mid-expert, an empty expert, a one-row one) against
+    float64; a launch whose output overlaps the schedule is refused."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    k = tilec.compile(GROUPED_PAIRS, name="grouped.tile", cluster=2,
+                      **options)
+    assert not any("does not apply" in w for w in k.warnings), k.warnings
+    torch.manual_seed(5)
+    counts = [300, 0, 1, 129, 64, 250]
+    E, K, N = len(counts), 192, 512
+    off = [0]
+    for c in counts:
+        off.append(off[-1] + c)
+    experts, firsts = [], []
+    for e in range(E):
+        for r in range(off[e], off[e + 1], 128):
+            experts.append(e)
+            firsts.append(r)
+    sched = torch.tensor([experts, firsts], device="cuda", dtype=torch.int32)
+    offsets = torch.tensor(off, device="cuda", dtype=torch.int32)
+    x = torch.randn(off[-1], K, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(E, N, K, device="cuda", dtype=torch.bfloat16)
+    y = torch.full((off[-1], N), float("nan"), device="cuda",
+                   dtype=torch.bfloat16)
+    grid = (N // 128, sched.shape[1])
+    k[grid](x, w, offsets, sched, y)
+    torch.cuda.synchronize()
+    ref = torch.empty(off[-1], N, device="cuda", dtype=torch.float64)
+    for e in range(E):
+        ref[off[e]:off[e + 1]] = (x[off[e]:off[e + 1]].double() @
+                                  w[e].double().T)
+    err = (y.double() - ref).abs().max().item() / ref.abs().max().item()
+    assert err < 1e-2, err
+    # The schedule inside the output: refused before anything runs.
+    inside = y.view(-1).view(torch.int32)[:sched.numel()].view(sched.shape)
+    inside.copy_(sched)
+    with pytest.raises(tilec.TileError, match="overlaps 'Y', which the "
+                                              "kernel writes"):
+        k[grid](x, w, offsets, inside, y)
+
+
 CLUSTER_GATHER = """
 @hints(cluster=C)
 kernel gathers(X: Tensor[f32, 2], Y: Tensor[f32, 2], S: Tensor[f32, 2],

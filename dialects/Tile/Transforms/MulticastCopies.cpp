@@ -30,8 +30,10 @@
 // it likewise, so that every block's consumers release every slot alike;
 // and nothing but its copies writes it. Values that may differ between the
 // blocks start at `tile.cluster_rank` and `tile.bid` (and at any read of
-// memory but the claims of tile-dynamic-schedule, which are the cluster's)
-// and spread through the ops and the loops' and branches' results, but
+// memory but the claims of tile-dynamic-schedule, which are the cluster's,
+// and loads of a tensor the kernel never writes: at coordinates alike in
+// every block they read the same elements, a mixture of experts' schedule
+// say) and spread through the ops and the loops' and branches' results, but
 // for one quotient: a persistent kernel's logical x in clusters of C is the
 // cluster's tile * C + the block's rank, and x // d rounded down, d a
 // multiple of C, is the cluster's (a GEMM whose pairs of neighbouring
@@ -43,6 +45,7 @@
 
 #include "Tile/IR/Locations.h"
 #include "Tile/IR/TileOps.h"
+#include "Tile/IR/Views.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
 
@@ -76,6 +79,11 @@ public:
   }
 
   bool varies(Value v) const { return varying.contains(v); }
+
+  /// The tensor parameters of the alike loads the analysis took as alike
+  /// (a kernel sharing a ring its coordinates come from records them:
+  /// recordReadAhead, the launch checks that no written tensor overlaps).
+  const SetVector<unsigned> &unwrittenReads() const { return unwritten; }
 
   /// Whether every block of the cluster runs `op` alike: no enclosing loop
   /// or branch decides differently in different blocks.
@@ -156,6 +164,20 @@ private:
       return bid.getAxis() == 0 && markAll(op->getResults());
     if (isa<ClusterRankOp>(op))
       return markAll(op->getResults());
+    // A load of a tensor the kernel never writes (every write's tensor a
+    // known parameter): at alike coordinates, the same elements in every
+    // block, which stay as they are while the kernel runs.
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      auto [it, fresh] = unwrittenParams.try_emplace(op);
+      if (fresh)
+        it->second = getUnwrittenParam(load);
+      if (std::optional<unsigned> param = it->second) {
+        if (llvm::any_of(op->getOperands(), [&](Value v) { return varies(v); }))
+          return markAll(op->getResults());
+        unwritten.insert(*param);
+        return false;
+      }
+    }
     if (!isa<TileReadOp>(op) && !isMemoryEffectFree(op) &&
         !isa<SmemSlotOp, SmemAllocOp, MbarrierAllocOp>(op))
       return markAll(op->getResults());
@@ -223,6 +245,9 @@ private:
 
   int64_t size;
   DenseSet<Value> varying;
+  /// Each load's parameter where the kernel never writes it (cached).
+  DenseMap<Operation *, std::optional<unsigned>> unwrittenParams;
+  SetVector<unsigned> unwritten;
 };
 
 /// A ring the copies of one or more `tile.tma_load`s fill.
@@ -359,6 +384,9 @@ struct MulticastCopiesPass
       for (MbarrierInitOp init : inits)
         init.setCount(int32_t(init.getCount() / 32 * size));
     }
+    if (shared)
+      for (unsigned param : analysis.unwrittenReads())
+        recordReadAhead(func, param);
     if (!warn || shared)
       return;
     // A kernel whose blocks meet at cluster_barrier() or exchange tiles

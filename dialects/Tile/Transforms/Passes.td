@@ -1213,7 +1213,11 @@ def TileMulticastCopies
     releases the slot in every block) and its empty barriers count a
     cluster's releasing warps. Values that may differ between the blocks
     start at `tile.cluster_rank`, `tile.bid` and memory reads other than
-    the cluster's claimed tiles, except a quotient the blocks compute alike:
+    the cluster's claimed tiles and loads of a tensor the kernel never
+    writes (every write's tensor a known parameter: alike where their
+    coordinates are; such a tensor goes into `tile.read_ahead_params`,
+    which the launch checks no written tensor overlaps), except a quotient
+    the blocks compute alike:
     the logical x of a persistent kernel in clusters of C is the cluster's
     tile times C plus the block's rank, and `x // d` (floordivsi, divui)
     with d a constant multiple of C is the cluster's. Attention's K and V
