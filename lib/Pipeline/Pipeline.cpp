@@ -79,6 +79,12 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
   // values' ranges allow (a dequantizing loop's), before layouts are
   // given to the ops they become.
   fpm.addPass(mlir::tile::createTileCheapenConversions());
+  // Blocks of a 2-D grid take their tiles in groups along x where its
+  // loops load operands by x and by y (L2 shared between resident blocks).
+  mlir::tile::TileGroupTileOrderOptions groupOptions;
+  groupOptions.group = options.groupTiles;
+  groupOptions.warn = options.groupTiles > 1;
+  fpm.addPass(mlir::tile::createTileGroupTileOrder(groupOptions));
   // A persistent kernel loops over the blocks of its logical grid; the
   // passes below see that loop around the kernel's body.
   if (options.persistent) {

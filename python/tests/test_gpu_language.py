@@ -1886,6 +1886,44 @@ def test_cluster_multicast_from_schedule(torch_gpu, options):
         k[grid](x, w, offsets, inside, y)
 
 
+GRID_GEMM = """
+kernel mm(A: Tensor[f16, 2], B: Tensor[f16, 2], C: Tensor[f32, 2],
+          TILE_M: const int = 64, TILE_N: const int = 64,
+          TILE_K: const int = 32):
+    m = bid(0)
+    n = bid(1)
+    acc = zeros((TILE_M, TILE_N), dtype=f32)
+    for k in range(cdiv(A.shape[1], TILE_K)):
+        a = load(A, index=(m, k), shape=(TILE_M, TILE_K))
+        b = load(B, index=(k, n), shape=(TILE_K, TILE_N))
+        acc = mma(a, b, acc)
+    store(C, index=(m, n), tile=acc)
+"""
+
+
+@pytest.mark.parametrize("group", [1, 4, 8, 16])
+@pytest.mark.parametrize("options", [{}, {"persistent": True}])
+def test_group_tile_order(torch_gpu, group, options):
+    """A GEMM on a 2-D grid (rows of A by bid(0), columns of B by bid(1))
+    whose blocks take their tiles in groups along x (tile-group-tile-order:
+    the hardware's order, groups of 4, 8 and 16): every tile computed once,
+    with 21 tile rows (a last group of 1 with 4, of 5 with 8 and 16) and a
+    partial last tile each way, as is and persistent, against float64."""
+    torch = torch_gpu
+    k = tilec.compile(GRID_GEMM, name="mm.tile", group_tiles=group,
+                      **options)
+    assert not any("group_tiles" in w for w in k.warnings), k.warnings
+    torch.manual_seed(group)
+    M, N, K = 20 * 64 + 17, 5 * 64 + 9, 96
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    k[(21, 6)](a, b, c)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    torch.testing.assert_close(c.double(), ref, rtol=1e-3, atol=1e-3)
+
+
 CLUSTER_GATHER = """
 @hints(cluster=C)
 kernel gathers(X: Tensor[f32, 2], Y: Tensor[f32, 2], S: Tensor[f32, 2],

@@ -48,6 +48,35 @@ def TileCheapenConversions
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileGroupTileOrder : Pass<"tile-group-tile-order", "::mlir::func::FuncOp"> {
+  let summary = "Blocks of a 2-D grid take their tiles in groups along x";
+  let description = [{
+    In a kernel over a 2-D grid with a loop whose multiply (`tile.mma`)
+    takes one operand that follows from `tile.bid 0` alone and another that
+    follows from `tile.bid 1` (a GEMM's A by its M tile, B by its N tile), the blocks' x and y become a grouped order of the grid: the
+    linear block index pid = y * nx + x walks groups of `group` tiles along
+    x, column by column within a group (`x = first + pid % (G * ny) %
+    rows`, `y = pid % (G * ny) / rows`, rows = min(nx - first, G)), so that
+    the blocks resident at once share both operands in L2 rather than
+    streaming one of them per column of tiles. A permutation of the blocks
+    (the identity where nx <= G).
+    Kernels in clusters, kernels whose blocks meet or exchange values
+    (cluster barriers, block atomics, cluster gathers), and kernels whose
+    operands each follow from both indices (a kernel ordering its own
+    tiles, as gemm.tile does) are left alone, with a warning under `warn`.
+    `group` = 1 (the default) leaves the order as it is.
+  }];
+  let options = [
+    Option<"group", "group", "unsigned", "1",
+           "Tiles a group along x (1: the hardware's order)">,
+    Option<"warn", "warn", "bool", /*default=*/"false",
+           "Warn when the order is left as it is (where the user asked "
+           "for groups)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TilePersistent : Pass<"tile-persistent", "::mlir::func::FuncOp"> {
   let summary = "Make a kernel loop over the blocks of its logical grid";
   let description = [{

@@ -1270,7 +1270,7 @@ func.func @hints_not_dict() attributes {tile.kernel, tile.hints = 8} {
 
 // -----
 
-// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, exp2_poly, rotate_wgmma, slice_register_a, stored_operand_slots, persistent, cluster, consumer_groups and auto_schedule)}}
+// expected-error @+1 {{'tile.hints': unknown hint 'warps' (the hints are num_warps, num_stages, occupancy, warp_specialize, ping_pong, exp2_poly, rotate_wgmma, slice_register_a, stored_operand_slots, group_tiles, persistent, cluster, consumer_groups and auto_schedule)}}
 func.func @hints_unknown() attributes {tile.kernel, tile.hints = {warps = 8 : i64}} {
   return
 }
