@@ -83,7 +83,7 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
   // loops load operands by x and by y (L2 shared between resident blocks).
   mlir::tile::TileGroupTileOrderOptions groupOptions;
   groupOptions.group = options.groupTiles;
-  groupOptions.warn = options.groupTiles > 1;
+  groupOptions.warn = options.given.groupTiles.value_or(1) > 1;
   fpm.addPass(mlir::tile::createTileGroupTileOrder(groupOptions));
   // A persistent kernel loops over the blocks of its logical grid; the
   // passes below see that loop around the kernel's body.

@@ -1901,12 +1901,12 @@ kernel mm(A: Tensor[f16, 2], B: Tensor[f16, 2], C: Tensor[f32, 2],
 """
 
 
-@pytest.mark.parametrize("group", [1, 4, 8, 16])
+@pytest.mark.parametrize("group", [0, 1, 4, 16])
 @pytest.mark.parametrize("options", [{}, {"persistent": True}])
 def test_group_tile_order(torch_gpu, group, options):
     """A GEMM on a 2-D grid (rows of A by bid(0), columns of B by bid(1))
     whose blocks take their tiles in groups along x (tile-group-tile-order:
-    the hardware's order, groups of 4, 8 and 16): every tile computed once,
+    the choice, 8; the hardware's order; 4; 16): every tile computed once,
     with 21 tile rows (a last group of 1 with 4, of 5 with 8 and 16) and a
     partial last tile each way, as is and persistent, against float64."""
     torch = torch_gpu

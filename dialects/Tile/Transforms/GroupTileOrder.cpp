@@ -183,7 +183,7 @@ struct GroupTileOrderPass
                     "bid(0) alone by one that follows from bid(1) (operands "
                     "the blocks resident at once could share in L2)");
 
-    int64_t size = group;
+    int64_t size = group ? int64_t(group) : 8;
     Block &entry = func.getBody().front();
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     Location loc = func.getLoc();

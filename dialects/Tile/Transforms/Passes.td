@@ -64,11 +64,12 @@ def TileGroupTileOrder : Pass<"tile-group-tile-order", "::mlir::func::FuncOp"> {
     (cluster barriers, block atomics, cluster gathers), and kernels whose
     operands each follow from both indices (a kernel ordering its own
     tiles, as gemm.tile does) are left alone, with a warning under `warn`.
-    `group` = 1 (the default) leaves the order as it is.
+    `group` = 0 takes groups of 8 (the compiler's choice), 1 leaves the
+    order as it is.
   }];
   let options = [
-    Option<"group", "group", "unsigned", "1",
-           "Tiles a group along x (1: the hardware's order)">,
+    Option<"group", "group", "unsigned", "0",
+           "Tiles a group along x (0: 8; 1: the hardware's order)">,
     Option<"warn", "warn", "bool", /*default=*/"false",
            "Warn when the order is left as it is (where the user asked "
            "for groups)">,

@@ -1,6 +1,6 @@
-// RUN: tile-opt %s -split-input-file --tile-group-tile-order="group=8" | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-group-tile-order | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-group-tile-order="group=4" | FileCheck %s --check-prefix=FOUR
-// RUN: tile-opt %s -split-input-file --tile-group-tile-order | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s -split-input-file --tile-group-tile-order="group=1" | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s -split-input-file --tile-group-tile-order="group=8 warn=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 
 // A GEMM on a 2-D grid: A's rows by bid(0), B's columns by bid(1). Its
