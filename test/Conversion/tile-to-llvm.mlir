@@ -960,10 +960,12 @@ func.func @row_from_unit_dims(%O: !tile.global<f32, 2>) attributes {tile.kernel,
 // CHECK-NOT:   nvvm.barrier
 // CHECK:       nvvm.barrier id = %[[ID]] number_of_threads = %[[NT]]
 // CHECK-NEXT:  nvvm.barrier0
-// A warpgroup's: bar.sync 8 + thread / 128, 128.
+// A warpgroup's: bar.sync 8 + thread / 128, 128, the warpgroup broadcast
+// from the warp's first lane (warp-uniform to ptxas).
 // CHECK-NEXT:  %[[T:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK-NEXT:  %[[G:.*]] = llvm.udiv %[[T]], %[[C128:.*]] : i32
-// CHECK-NEXT:  %[[WID:.*]] = llvm.add %[[G]], %[[C8:.*]] : i32
+// CHECK-NEXT:  %[[U:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[G]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:  %[[WID:.*]] = llvm.add %[[U]], %[[C8:.*]] : i32
 // CHECK-NEXT:  nvvm.barrier id = %[[WID]] number_of_threads = %[[C128]]
 // CHECK-NEXT:  llvm.return
 func.func @barriers() attributes {tile.kernel, tile.num_warps = 4 : i32} {
@@ -1088,6 +1090,50 @@ func.func @wgmma_split_n(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blk
   %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
   %d = tile.wgmma %a, %b, %c : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
   tile.store %O[%c0, %c0], %d : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
+// The warpgroup a multiply's descriptors follow from (thread / 128) is
+// broadcast from the warp's first lane (shfl.sync.idx), so that ptxas knows
+// it is warp-uniform and keeps the descriptors in uniform registers, not
+// moved into them (R2UR) at every wgmma; computed once, before the loop
+// around the multiplies (LLVM does not hoist a shuffle), and shared by both.
+// (After CSE both multiplies take their B columns' offset from one product.)
+// CHECK-LABEL: llvm.func @wgmma_warpgroup_in_loop
+// CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-DAG:   %[[SHIFT:.*]] = llvm.mlir.constant(2048 : i32) : i32
+// CHECK:       %[[T:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       %[[G:.*]] = llvm.udiv %[[T]], %[[C128]] : i32
+// CHECK-NEXT:  %[[WG:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[G]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:  llvm.br ^[[HEADER:.*]](
+// CHECK:       ^[[HEADER]](
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       llvm.mul %[[WG]], %[[SHIFT]] : i32
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       "wgmma.fence.sync.aligned;"
+// CHECK-NOT:   nvvm.shfl.sync
+// CHECK:       llvm.return
+#mma3 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#blkT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 8], order = [0, 1]>
+#sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], block = 32>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], block = 32>
+func.func @wgmma_warpgroup_in_loop(%x: tensor<64x32xf16, #blk>, %y: tensor<32x64xf16, #blkT>, %c: tensor<64x64xf32, #mma3>, %n: i32, %O: !tile.global<f32, 2>) attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a = tile.local_alloc %x : tensor<64x32xf16, #blk> -> !tile.smem<[64, 32], f16, #sa>
+  %b = tile.local_alloc %y : tensor<32x64xf16, #blkT> -> !tile.smem<[32, 64], f16, #sb>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> (tensor<64x64xf32, #mma3>) : i32 {
+    %d = tile.wgmma %a, %b, %acc : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+    %e = tile.wgmma %a, %b, %d : !tile.smem<[64, 32], f16, #sa>, !tile.smem<[32, 64], f16, #sb>, tensor<64x64xf32, #mma3>
+    scf.yield %e : tensor<64x64xf32, #mma3>
+  }
+  tile.store %O[%c0, %c0], %r : !tile.global<f32, 2>, tensor<64x64xf32, #mma3>
   return
 }
 

@@ -252,10 +252,13 @@ func.func @specialized(%t: !tile.global<f16, 2>, %p: i1, %map: !tile.tensor_map<
 // CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK-DAG:   %[[C256:.*]] = llvm.mlir.constant(256 : i32) : i32
 // CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
-// CHECK:       %[[CONS:.*]] = llvm.icmp "ult" %[[TID]], %[[C256]] : i32
+// The warpgroup, once, before the roles' branch, broadcast from the warp's
+// first lane (warp-uniform to ptxas).
+// CHECK:       %[[G0:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
+// CHECK-NEXT:  %[[G:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[G0]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:  %[[CONS:.*]] = llvm.icmp "ult" %[[TID]], %[[C256]] : i32
 // CHECK-NEXT:  llvm.cond_br %[[CONS]], ^[[C:.*]], ^[[P:[^ ]*]]
 // CHECK-NEXT:  ^[[C]]:
-// CHECK-NEXT:  %[[G:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
 // start: warpgroup 1 gives warpgroup 0 the first turn.
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 1;\0A @p bar.arrive 2, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
 // wait: bar.sync (g + 2).
@@ -295,8 +298,9 @@ func.func @turns() attributes {tile.kernel, tile.num_warps = 8 : i32} {
 // CHECK-DAG:   %[[C5:.*]] = llvm.mlir.constant(5 : i32) : i32
 // CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
-// CHECK:       %[[G:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
-// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 2;\0A @p bar.arrive 5, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
+// CHECK:       %[[G0:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
+// CHECK-NEXT:  %[[G:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[G0]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.u32 p, $0, 2;\0A @p bar.arrive 5, 256;\0A}", "r,~{memory}" %[[G]] : (i32) -> ()
 // CHECK-NEXT:  %[[MINE:.*]] = llvm.add %[[G]], %[[C5]] : i32
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "bar.sync $0, 256;", "r,~{memory}" %[[MINE]] : (i32) -> ()
 // CHECK-NEXT:  %[[G1:.*]] = llvm.add %[[G]], %[[C1]] : i32

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -213,15 +214,53 @@ ThreadIndex tilec::getThreadIndex(OpBuilder &b, Location loc) {
   return {lane, warp};
 }
 
-Value tilec::getWarpgroupIndex(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  return arith::DivUIOp::create(b, loc, tid, constI32(b, loc, 128));
+Value tilec::warpUniform(OpBuilder &b, Location loc, Value v) {
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), constI32(b, loc, -1), v,
+                              constI32(b, loc, 0), constI32(b, loc, 0x1f),
+                              NVVM::ShflKind::idx, UnitAttr());
 }
 
-Value tilec::blockGroupIndex(OpBuilder &b, Location loc, int64_t threads) {
+/// tid.x / `threads`, warp-uniform, computed once before the loops and
+/// branches around `at`: at its ancestor in the kernel's body, or for the
+/// index among a group of consumers (not `physical`), in the consumer
+/// region, whose threads localizeConsumerThreads numbers from 0 there. The
+/// indices computed before one op share one shuffle, marked with
+/// kGroupIndexAttr: `threads`, negated where `physical`.
+static Value groupIndexBefore(OpBuilder &b, Operation *at, int64_t threads,
+                              bool physical) {
+  Operation *anchor = at;
+  for (Operation *parent = at->getParentOp();
+       parent && !isa<FunctionOpInterface>(parent) &&
+       (physical || !isa<tile::WarpSpecializeOp>(parent));
+       parent = parent->getParentOp())
+    anchor = parent;
+  int64_t mark = physical ? -threads : threads;
+  for (Operation &op : *anchor->getBlock()) {
+    if (&op == anchor)
+      break;
+    auto index = op.getAttrOfType<IntegerAttr>(kGroupIndexAttr);
+    if (index && index.getInt() == mark)
+      return op.getResult(0);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(anchor);
+  Location loc = at->getLoc();
   auto tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  tid->setAttr(kPhysicalThreadAttr, b.getUnitAttr());
-  return arith::DivUIOp::create(b, loc, tid, constI32(b, loc, threads));
+  if (physical)
+    tid->setAttr(kPhysicalThreadAttr, b.getUnitAttr());
+  Value group = arith::DivUIOp::create(b, loc, tid, constI32(b, loc, threads));
+  if (threads % 32 == 0)
+    group = warpUniform(b, loc, group);
+  group.getDefiningOp()->setAttr(kGroupIndexAttr, b.getI64IntegerAttr(mark));
+  return group;
+}
+
+Value tilec::getWarpgroupIndex(OpBuilder &b, Operation *at) {
+  return groupIndexBefore(b, at, 128, /*physical=*/false);
+}
+
+Value tilec::blockGroupIndex(OpBuilder &b, Operation *at, int64_t threads) {
+  return groupIndexBefore(b, at, threads, /*physical=*/true);
 }
 
 void tilec::localizeConsumerThreads(Operation *func) {
@@ -235,6 +274,7 @@ void tilec::localizeConsumerThreads(Operation *func) {
     func->walk([&](Operation *op) {
       op->removeAttr(kPhysicalThreadAttr);
       op->removeAttr(kConsumerEntryAttr);
+      op->removeAttr(kGroupIndexAttr);
     });
   };
   if (entries.empty())
@@ -421,7 +461,7 @@ static FailureOr<Value> getAllocatedMemory(OpBuilder &b, Location loc,
   auto threads =
       op->getAttrOfType<IntegerAttr>(tile::kConsumerGroupThreadsAttr);
   if (stride && threads) {
-    Value group = blockGroupIndex(b, loc, threads.getInt());
+    Value group = blockGroupIndex(b, op, threads.getInt());
     Value bytes =
         arith::MulIOp::create(b, loc, group, constI32(b, loc, stride.getInt()));
     at = LLVM::GEPOp::create(b, loc, at.getType(), b.getI8Type(), at,
@@ -623,7 +663,7 @@ void tilec::createBarrier(OpBuilder &b, Location loc, Operation *op) {
   }
   if (int64_t threads = consumerGroupThreads(op)) {
     // Each group of consumers on a named barrier of its own.
-    Value group = blockGroupIndex(b, loc, threads);
+    Value group = blockGroupIndex(b, op, threads);
     Value id = arith::AddIOp::create(
         b, loc, group, constI32(b, loc, tile::kConsumerBarrierId));
     NVVM::BarrierOp::create(b, loc, /*res=*/Type(), id,

@@ -54,8 +54,16 @@ struct ThreadIndex {
   mlir::Value lane, warp;
 };
 ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc);
-/// This thread's warpgroup (4 warps, 128 threads): tid.x / 128.
-mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
+/// `v`, the same in every lane of a warp, broadcast from the warp's first
+/// lane (shfl.sync.idx): ptxas then knows it is warp-uniform, so that what
+/// follows from it (a warpgroup's wgmma descriptors, its rows' offsets) can
+/// be kept and computed in uniform registers rather than moved into them
+/// (R2UR) at every use.
+mlir::Value warpUniform(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+/// The warpgroup (4 warps, 128 threads) of the thread running `at`: tid.x /
+/// 128, warp-uniform (warpUniform), computed before the loops and branches
+/// around `at` (a shuffle is not hoisted out of a loop by LLVM).
+mlir::Value getWarpgroupIndex(mlir::OpBuilder &b, mlir::Operation *at);
 
 /// The threads of one group of consumers where `op` is in the consumer
 /// region of a tile.warp_specialize whose consumers are in groups, else 0.
@@ -67,12 +75,17 @@ int64_t consumerGroupThreads(mlir::Operation *op);
 /// the block's index where every other read in a consumer region whose
 /// consumers are in groups becomes the index in the group
 /// (localizeConsumerThreads): for what differs between the groups (their
-/// named barriers, their copies of a buffer, their turns).
-mlir::Value blockGroupIndex(mlir::OpBuilder &b, mlir::Location loc,
+/// named barriers, their copies of a buffer, their turns). Warp-uniform,
+/// computed before the loops and branches around `at` (getWarpgroupIndex).
+mlir::Value blockGroupIndex(mlir::OpBuilder &b, mlir::Operation *at,
                             int64_t threads);
 /// The mark of those reads, and of the consumer region's first.
 inline constexpr llvm::StringLiteral kPhysicalThreadAttr = "tile.physical";
 inline constexpr llvm::StringLiteral kConsumerEntryAttr = "tile.consumer_entry";
+/// The mark of the shuffle of getWarpgroupIndex and blockGroupIndex, which
+/// the indices computed before the same op share (removed with the others by
+/// localizeConsumerThreads).
+inline constexpr llvm::StringLiteral kGroupIndexAttr = "tile.group_index";
 /// In the lowered `func`, every read of tid.x in code the consumer entry
 /// (kConsumerEntryAttr: a read at the top of a consumer region whose
 /// consumers are in groups, followed by its remainder by the group's

@@ -56,7 +56,7 @@ struct ConsumerGroupLowering : OpConversionPattern<tile::ConsumerGroupOp> {
   matchAndRewrite(tile::ConsumerGroupOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    rewriter.replaceOp(op, blockGroupIndex(rewriter, loc, op.getThreads()));
+    rewriter.replaceOp(op, blockGroupIndex(rewriter, op, op.getThreads()));
     return success();
   }
 };

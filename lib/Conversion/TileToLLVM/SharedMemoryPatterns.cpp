@@ -246,7 +246,7 @@ struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
       inlinePtx(rewriter, loc, TypeRange(), ValueRange(), text, "~{memory}");
     } else if (op.getWarpgroup()) {
       // (The block's warpgroup, not a group of consumers' own.)
-      Value warpgroup = blockGroupIndex(rewriter, loc, 128);
+      Value warpgroup = blockGroupIndex(rewriter, op, 128);
       Value id = arith::AddIOp::create(
           rewriter, loc, warpgroup,
           constI32(rewriter, loc, tile::kFirstWarpgroupBarrierId));
@@ -285,7 +285,7 @@ struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
     int32_t first = op.getBarrier(), groups = op.getGroups();
     std::string threads = std::to_string(2 * op.getThreads());
     // The block's warpgroup (or group of consumers, tile-consumer-groups).
-    Value group = blockGroupIndex(rewriter, loc, op.getThreads());
+    Value group = blockGroupIndex(rewriter, op, op.getThreads());
     auto onGroup = [&](int32_t only, StringRef instr) {
       std::string text = "{\n .reg .pred p;\n setp.eq.u32 p, $0, " +
                          std::to_string(only) + ";\n @p " + instr.str() + " " +

@@ -278,8 +278,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<tile::WarpgroupMmaOp> {
 
     // This thread's warpgroup takes rows 64 * wgM of every 64 * groups and
     // columns per * wgN .. per * (wgN + 1) - 1 (the layout's warp bases:
-    // those along M first).
-    Value wg = getWarpgroupIndex(rewriter, loc);
+    // those along M first). One warpgroup: 0.
+    Value wg = groups * wn > 1 ? getWarpgroupIndex(rewriter, op)
+                               : constI32(rewriter, loc, 0);
     Value wgM = wg, wgN;
     if (wn > 1) {
       Value g = constI32(rewriter, loc, groups);
