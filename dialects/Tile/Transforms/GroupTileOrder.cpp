@@ -29,6 +29,7 @@
 #include "Tile/IR/Locations.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
+#include "Tile/Transforms/ValueSources.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,86 +45,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-/// Which of the block's x (bit 0) and y (bit 1) each value of a kernel
-/// follows from, to a fixed point over its loops and branches.
-class GridDependence {
-public:
-  explicit GridDependence(func::FuncOp func) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      func.walk([&](Operation *op) { changed |= visit(op); });
-    }
-  }
-
-  unsigned of(Value v) const { return deps.lookup(v); }
-  unsigned ofAll(ValueRange vs) const {
-    unsigned d = 0;
-    for (Value v : vs)
-      d |= of(v);
-    return d;
-  }
-
-private:
-  bool add(Value v, unsigned d) {
-    unsigned &mine = deps[v];
-    unsigned old = mine;
-    mine |= d;
-    return mine != old;
-  }
-
-  bool visit(Operation *op) {
-    bool changed = false;
-    if (auto bid = dyn_cast<BlockIdOp>(op)) {
-      int64_t axis = bid.getAxis();
-      return axis < 2 && add(bid.getResult(), 1u << axis);
-    }
-    // A loop's or branch's results and arguments: what their bounds,
-    // conditions, inputs and yields follow from.
-    if (auto f = dyn_cast<scf::ForOp>(op)) {
-      unsigned bounds =
-          ofAll({f.getLowerBound(), f.getUpperBound(), f.getStep()});
-      changed |= add(f.getInductionVar(), bounds);
-      auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
-      for (unsigned i = 0; i < f.getNumResults(); ++i) {
-        unsigned d = bounds | of(f.getInitArgs()[i]) | of(yield.getOperand(i));
-        changed |= add(f.getRegionIterArgs()[i], d) | add(f.getResult(i), d);
-      }
-      return changed;
-    }
-    if (auto w = dyn_cast<scf::WhileOp>(op)) {
-      scf::ConditionOp cond = w.getConditionOp();
-      auto yield = cast<scf::YieldOp>(w.getAfterBody()->getTerminator());
-      unsigned decides = of(cond.getCondition());
-      for (unsigned i = 0; i < w.getBeforeArguments().size(); ++i)
-        changed |= add(w.getBeforeArguments()[i],
-                       of(w.getInits()[i]) | of(yield.getOperand(i)));
-      for (unsigned i = 0; i < w.getNumResults(); ++i) {
-        unsigned d = decides | of(cond.getArgs()[i]);
-        changed |= add(w.getAfterArguments()[i], d) | add(w.getResult(i), d);
-      }
-      return changed;
-    }
-    if (auto i = dyn_cast<scf::IfOp>(op)) {
-      unsigned decides = of(i.getCondition());
-      for (unsigned r = 0; r < i.getNumResults(); ++r) {
-        unsigned d = decides;
-        for (Region *region : {&i.getThenRegion(), &i.getElseRegion()})
-          if (!region->empty())
-            d |= of(region->front().getTerminator()->getOperand(r));
-        changed |= add(i.getResult(r), d);
-      }
-      return changed;
-    }
-    unsigned d = ofAll(op->getOperands());
-    for (Value r : op->getResults())
-      changed |= add(r, d);
-    return changed;
-  }
-
-  DenseMap<Value, unsigned> deps;
-};
 
 struct GroupTileOrderPass
     : public mlir::tile::impl::TileGroupTileOrderBase<GroupTileOrderPass> {
@@ -170,7 +91,14 @@ struct GroupTileOrderPass
     // other from y (alone or with x): rows of A by the M tile, columns of
     // B by the N tile (a mixture of experts' weight also by the expert its
     // M tile belongs to).
-    GridDependence deps(func);
+    // Which of the block's x (bit 0) and y (bit 1) each value follows from.
+    ValueSources deps(
+        func,
+        [](Operation *op, const ValueSources &) -> std::optional<unsigned> {
+          if (auto bid = dyn_cast<BlockIdOp>(op))
+            return bid.getAxis() < 2 ? 1u << bid.getAxis() : 0u;
+          return std::nullopt;
+        });
     bool fits = false;
     func.walk([&](MmaOp mma) {
       if (!mma->getParentOfType<LoopLikeOpInterface>())

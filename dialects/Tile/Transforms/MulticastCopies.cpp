@@ -48,6 +48,7 @@
 #include "Tile/IR/Views.h"
 #include "Tile/Transforms/Passes.h"
 #include "Tile/Transforms/Rings.h"
+#include "Tile/Transforms/ValueSources.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -67,18 +68,22 @@ using namespace mlir::tile;
 namespace {
 
 /// The values of a kernel that may differ between the blocks of a
-/// cluster, to a fixed point over its loops.
+/// cluster (ValueSources, one source).
 class ClusterVarying {
 public:
-  ClusterVarying(func::FuncOp func, int64_t size) : size(size) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      func.walk([&](Operation *op) { changed |= visit(op); });
-    }
+  ClusterVarying(func::FuncOp func, int64_t size)
+      : size(size), sources(func, [&](Operation *op, const ValueSources &s) {
+          return source(op, s);
+        }) {
+    // The loads read alike by the analysis: at coordinates alike in every
+    // block.
+    for (auto [load, param] : unwrittenParams)
+      if (param && llvm::none_of(load->getOperands(),
+                                 [&](Value v) { return varies(v); }))
+        unwritten.insert(*param);
   }
 
-  bool varies(Value v) const { return varying.contains(v); }
+  bool varies(Value v) const { return sources.of(v) != 0; }
 
   /// The tensor parameters of the alike loads the analysis took as alike
   /// (a kernel sharing a ring its coordinates come from records them:
@@ -86,84 +91,24 @@ public:
   const SetVector<unsigned> &unwrittenReads() const { return unwritten; }
 
   /// Whether every block of the cluster runs `op` alike: no enclosing loop
-  /// or branch decides differently in different blocks.
+  /// or branch decides differently in different blocks (nor a region this
+  /// analysis does not know but the warp-specialized roles').
   bool runsAlike(Operation *op) const {
-    for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
-         p = p->getParentOp()) {
-      if (auto f = dyn_cast<scf::ForOp>(p)) {
-        if (varies(f.getLowerBound()) || varies(f.getUpperBound()) ||
-            varies(f.getStep()))
-          return false;
-      } else if (auto i = dyn_cast<scf::IfOp>(p)) {
-        if (varies(i.getCondition()))
-          return false;
-      } else if (auto w = dyn_cast<scf::WhileOp>(p)) {
-        if (varies(w.getConditionOp().getCondition()))
-          return false;
-      } else if (!isa<WarpSpecializeOp>(p)) {
-        return false; // a region this analysis does not know
-      }
-    }
-    return true;
+    return sources.deciding(
+               op, [](Operation *p) { return isa<WarpSpecializeOp>(p); }) == 0u;
   }
 
 private:
-  bool mark(Value v) { return varying.insert(v).second; }
-  bool markAll(ValueRange vs) {
-    bool changed = false;
-    for (Value v : vs)
-      changed |= mark(v);
-    return changed;
-  }
-
-  /// Where op's results (and its regions' arguments) vary; true if the
-  /// set grew.
-  bool visit(Operation *op) {
-    bool changed = false;
-    if (auto f = dyn_cast<scf::ForOp>(op)) {
-      bool bounds = varies(f.getLowerBound()) || varies(f.getUpperBound()) ||
-                    varies(f.getStep());
-      if (bounds)
-        changed |= mark(f.getInductionVar());
-      auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
-      for (unsigned i = 0; i < f.getNumResults(); ++i)
-        if (bounds || varies(f.getInitArgs()[i]) || varies(yield.getOperand(i)))
-          changed |= mark(f.getRegionIterArgs()[i]) | mark(f.getResult(i));
-      return changed;
-    }
-    if (auto w = dyn_cast<scf::WhileOp>(op)) {
-      scf::ConditionOp cond = w.getConditionOp();
-      auto yield = cast<scf::YieldOp>(w.getAfterBody()->getTerminator());
-      for (unsigned i = 0; i < w.getBeforeArguments().size(); ++i)
-        if (varies(w.getInits()[i]) || varies(yield.getOperand(i)))
-          changed |= mark(w.getBeforeArguments()[i]);
-      bool decides = varies(cond.getCondition());
-      for (unsigned i = 0; i < w.getNumResults(); ++i)
-        if (decides || varies(cond.getArgs()[i]))
-          changed |= mark(w.getAfterArguments()[i]) | mark(w.getResult(i));
-      return changed;
-    }
-    if (auto i = dyn_cast<scf::IfOp>(op)) {
-      bool decides = varies(i.getCondition());
-      for (unsigned r = 0; r < i.getNumResults(); ++r) {
-        bool v = decides;
-        for (Region *region : {&i.getThenRegion(), &i.getElseRegion()})
-          if (!region->empty())
-            v |= varies(region->front().getTerminator()->getOperand(r));
-        if (v)
-          changed |= mark(i.getResult(r));
-      }
-      return changed;
-    }
-    if (op->getNumResults() == 0)
-      return false;
+  /// Where op's results vary (1) or not (0), or nullopt where they follow
+  /// from its operands.
+  std::optional<unsigned> source(Operation *op, const ValueSources &s) {
     // Sources: the block's place in the cluster or along the grid's x, and
     // memory (but the cluster's claims).
     // (Clusters run along x: a block's y and z are its cluster's.)
     if (auto bid = dyn_cast<BlockIdOp>(op))
-      return bid.getAxis() == 0 && markAll(op->getResults());
+      return bid.getAxis() == 0 ? 1u : 0u;
     if (isa<ClusterRankOp>(op))
-      return markAll(op->getResults());
+      return 1u;
     // A load of a tensor the kernel never writes (every write's tensor a
     // known parameter): at alike coordinates, the same elements in every
     // block, which stay as they are while the kernel runs.
@@ -171,30 +116,24 @@ private:
       auto [it, fresh] = unwrittenParams.try_emplace(op);
       if (fresh)
         it->second = getUnwrittenParam(load);
-      if (std::optional<unsigned> param = it->second) {
-        if (llvm::any_of(op->getOperands(), [&](Value v) { return varies(v); }))
-          return markAll(op->getResults());
-        unwritten.insert(*param);
-        return false;
-      }
+      if (it->second)
+        return std::nullopt;
     }
     if (!isa<TileReadOp>(op) && !isMemoryEffectFree(op) &&
         !isa<SmemSlotOp, SmemAllocOp, MbarrierAllocOp>(op))
-      return markAll(op->getResults());
+      return 1u;
     if (op->getNumRegions() != 0)
-      return markAll(op->getResults()); // not one this analysis knows
-    if (isClusterQuotient(op))
-      return false;
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return varies(v); }))
-      return markAll(op->getResults());
-    return false;
+      return 1u; // not one this analysis knows
+    if (isClusterQuotient(op, s))
+      return 0u;
+    return std::nullopt;
   }
 
   /// Whether `v` is a multiple of the cluster's size in every block, the
   /// same in all: `u * c` or `u << s` of an alike `u` with c (2^s) a
   /// multiple of the size.
-  bool isAlikeMultiple(Value v) const {
-    if (varies(v))
+  bool isAlikeMultiple(Value v, const ValueSources &s) const {
+    if (s.of(v))
       return false;
     auto multiple = [&](Value c, bool shift) {
       APInt value;
@@ -221,7 +160,7 @@ private:
   /// pair, say, whose blocks share an operand's tile) is the cluster's; so
   /// is a clustered kernel's own `bid(0) // C` (its clusters are C
   /// consecutive blocks along x).
-  bool isClusterQuotient(Operation *op) const {
+  bool isClusterQuotient(Operation *op, const ValueSources &s) const {
     if (!isa<arith::DivUIOp, arith::FloorDivSIOp>(op))
       return false;
     APInt divisor;
@@ -238,15 +177,15 @@ private:
       return false;
     for (auto [rank, base] : {std::pair(add.getLhs(), add.getRhs()),
                               std::pair(add.getRhs(), add.getLhs())})
-      if (rank.getDefiningOp<ClusterRankOp>() && isAlikeMultiple(base))
+      if (rank.getDefiningOp<ClusterRankOp>() && isAlikeMultiple(base, s))
         return true;
     return false;
   }
 
   int64_t size;
-  DenseSet<Value> varying;
   /// Each load's parameter where the kernel never writes it (cached).
   DenseMap<Operation *, std::optional<unsigned>> unwrittenParams;
+  ValueSources sources;
   SetVector<unsigned> unwritten;
 };
 
