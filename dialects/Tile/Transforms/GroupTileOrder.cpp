@@ -87,11 +87,10 @@ struct GroupTileOrderPass
         llvm::none_of(ids, [](BlockIdOp b) { return b.getAxis() == 1; }))
       return refuse("it does not use both bid(0) and bid(1)");
 
-    // A loop's multiply whose one operand follows from x alone and the
-    // other from y (alone or with x): rows of A by the M tile, columns of
-    // B by the N tile (a mixture of experts' weight also by the expert its
-    // M tile belongs to).
-    // Which of the block's x (bit 0) and y (bit 1) each value follows from.
+    // A loop's multiply whose one operand follows from x (bit 0) alone and
+    // the other from y (bit 1), alone or with x: rows of A by the M tile,
+    // columns of B by the N tile (a mixture of experts' weight also by the
+    // expert its M tile belongs to).
     ValueSources deps(
         func,
         [](Operation *op, const ValueSources &) -> std::optional<unsigned> {

@@ -53,7 +53,8 @@ def TileGroupTileOrder : Pass<"tile-group-tile-order", "::mlir::func::FuncOp"> {
   let description = [{
     In a kernel over a 2-D grid with a loop whose multiply (`tile.mma`)
     takes one operand that follows from `tile.bid 0` alone and another that
-    follows from `tile.bid 1` (a GEMM's A by its M tile, B by its N tile), the blocks' x and y become a grouped order of the grid: the
+    follows from `tile.bid 1` (a GEMM's A by its M tile, B by its N tile),
+    the blocks' x and y become a grouped order of the grid: the
     linear block index pid = y * nx + x walks groups of `group` tiles along
     x, column by column within a group (`x = first + pid % (G * ny) %
     rows`, `y = pid % (G * ny) / rows`, rows = min(nx - first, G)), so that
