@@ -102,15 +102,26 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-DAG:   %[[OFF:.*]] = llvm.mul %[[SLOT]], %[[C8]] : i32
 // CHECK-DAG:   %[[BAR:.*]] = llvm.add %[[BARS]], %[[OFF]] : i32
 // CHECK-DAG:   %[[K0:.*]] = llvm.ptrtoint %[[SMEM]] : !llvm.ptr<3> to i32
-// CHECK-DAG:   %[[ANDP:.*]] = llvm.and %[[IS0]], %[[P]] : i1
+// The copy's lane: one of warp 0 (its index broadcast from lane 0, so that
+// ptxas knows it alike in the warp), elected by elect.sync, where %p holds.
+// CHECK-DAG:   %[[WARP:.*]] = llvm.udiv %[[TID]], %[[C32]] : i32
+// CHECK-DAG:   %[[UWARP:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[WARP]], %[[C0]], %{{.*}} : i32 -> i32
+// CHECK-DAG:   %[[E0:.*]] = nvvm.elect.sync -> i1
+// CHECK-DAG:   %[[W0:.*]] = llvm.icmp "eq" %[[UWARP]], %[[C0]] : i32
+// CHECK-DAG:   %[[ONE:.*]] = llvm.and %[[W0]], %[[E0]] : i1
+// CHECK-DAG:   %[[ANDP:.*]] = llvm.and %[[ONE]], %[[P]] : i1
 // CHECK-DAG:   %[[PRED:.*]] = llvm.zext %[[ANDP]] : i1 to i32
 // CHECK-DAG:   %[[K1:.*]] = llvm.add %[[K0]], %[[C8192]] : i32
 // CHECK-DAG:   %[[C_64:.*]] = llvm.add %[[C]], %[[C64]] : i32
 // CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $7, $8, $9}], [$1];\0A @p cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $7, $8, $9}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,~{memory}" %[[PRED]], %[[BAR]], %[[MK]], %[[K0]], %[[C]], %[[K1]], %[[C_64]], %[[R]], %[[H]], %[[B]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32) -> ()
 // The 2-D copy of A, one box of 128 x 32 halves (8192 bytes), not
-// predicated: thread 0 alone.
+// predicated: warp 0's elected lane alone (an elect.sync of its own; the
+// warp's index shared).
 // CHECK-DAG:   %[[A0:.*]] = llvm.ptrtoint %[[A_PTR]] : !llvm.ptr<3> to i32
-// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 8192;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $5}], [$1];\0A}", "r,r,l,r,r,r,~{memory}" %[[FIRST]], %[[BAR]], %[[MA]], %[[A0]], %[[C]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32) -> ()
+// CHECK-DAG:   %[[E1:.*]] = nvvm.elect.sync -> i1
+// CHECK-DAG:   %[[ONE1:.*]] = llvm.and %[[W0]], %[[E1]] : i1
+// CHECK-DAG:   %[[LANE1:.*]] = llvm.zext %[[ONE1]] : i1 to i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 8192;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $5}], [$1];\0A}", "r,r,l,r,r,r,~{memory}" %[[LANE1]], %[[BAR]], %[[MA]], %[[A0]], %[[C]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32) -> ()
 // The 2-D copy of A2: 4 boxes of 64 x 32 halves (16384 bytes), 4096 bytes
 // and 32 elements apart.
 // CHECK-DAG:   %[[Q0:.*]] = llvm.ptrtoint %[[A2_PTR]] : !llvm.ptr<3> to i32
@@ -119,7 +130,10 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-DAG:   %[[Q2:.*]] = llvm.add %[[Q0]], %[[C8192]] : i32
 // CHECK-DAG:   %[[Q3:.*]] = llvm.add %[[Q0]], %[[C12288]] : i32
 // CHECK-DAG:   %[[C_96:.*]] = llvm.add %[[C]], %[[C96]] : i32
-// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$7], [$2, {$8, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$9], [$2, {$10, $11}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,r,r,~{memory}" %[[FIRST]], %[[BAR]], %[[MA2]], %[[Q0]], %[[C]], %[[Q1]], %[[C_32]], %[[Q2]], %[[C_64]], %[[Q3]], %[[C_96]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> ()
+// CHECK-DAG:   %[[E2:.*]] = nvvm.elect.sync -> i1
+// CHECK-DAG:   %[[ONE2:.*]] = llvm.and %[[W0]], %[[E2]] : i1
+// CHECK-DAG:   %[[LANE2:.*]] = llvm.zext %[[ONE2]] : i1 to i32
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$7], [$2, {$8, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$9], [$2, {$10, $11}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,r,r,~{memory}" %[[LANE2]], %[[BAR]], %[[MA2]], %[[Q0]], %[[C]], %[[Q1]], %[[C_32]], %[[Q2]], %[[C_64]], %[[Q3]], %[[C_96]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> ()
 // The wait for the three copies, on the same barrier.
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.b32 p, $2, 0;\0A wait:\0A @!p mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,r,~{memory}" %[[BAR]], %[[C0]], %{{.*}} : (i32, i32, i32) -> ()
 // CHECK-NEXT:  nvvm.barrier0
@@ -170,9 +184,10 @@ func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.ke
 // must start with 128 registers); the consumers rise to 232 registers,
 // the producer's warpgroup drops to 24 and its warp r runs producer
 // region r (two here; its other warps nothing). The first producer's copy
-// is issued by thread 128 (issuer) after a predicated wait (a third
-// operand: 0 skips it), the second's by thread 160; the consumers release
-// with mbarrier.arrive where the predicate holds.
+// is issued by a lane of warp 4 (issuer 128, the lane elected) after a
+// predicated wait (a third operand: 0 skips it), the second's by one of
+// warp 5 (issuer 160); the consumers release with mbarrier.arrive where the
+// predicate holds.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @specialized
@@ -187,7 +202,8 @@ func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.ke
 // OCC-LABEL: llvm.func @turns
 // CHECK-SAME:  nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK-DAG:   %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
-// CHECK-DAG:   %[[C160:.*]] = llvm.mlir.constant(160 : i32) : i32
+// CHECK-DAG:   %[[C4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-DAG:   %[[C5:.*]] = llvm.mlir.constant(5 : i32) : i32
 // CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK:       %[[CONS:.*]] = llvm.icmp "ult" %[[TID]], %[[C128]] : i32
 // CHECK-NEXT:  llvm.cond_br %[[CONS]], ^[[C:.*]], ^[[P:.*]]
@@ -202,11 +218,17 @@ func.func @no_tensor_maps(%A: !tile.global<f16, 1>, %n: i32) attributes {tile.ke
 // CHECK-NEXT:  %[[IS0:.*]] = llvm.icmp "eq" %[[W]], %{{.*}} : i32
 // CHECK-NEXT:  llvm.cond_br %[[IS0]]
 // CHECK:       mbarrier.try_wait.parity
-// CHECK:       llvm.icmp "eq" %[[TID]], %[[C128]] : i32
+// CHECK:       %[[U4:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:  %[[E4:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[IS4:.*]] = llvm.icmp "eq" %[[U4]], %[[C4]] : i32
+// CHECK-NEXT:  llvm.and %[[IS4]], %[[E4]] : i1
 // CHECK:       cp.async.bulk.tensor.2d
 // CHECK:       %[[IS1:.*]] = llvm.icmp "eq" %[[W]], %{{.*}} : i32
 // CHECK-NEXT:  llvm.cond_br %[[IS1]]
-// CHECK:       llvm.icmp "eq" %[[TID]], %[[C160]] : i32
+// CHECK:       %[[U5:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:  %[[E5:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[IS5:.*]] = llvm.icmp "eq" %[[U5]], %[[C5]] : i32
+// CHECK-NEXT:  llvm.and %[[IS5]], %[[E5]] : i1
 // CHECK:       cp.async.bulk.tensor.2d
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
 #ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
@@ -384,12 +406,12 @@ func.func @convert_in_consumer(%in: !tile.global<f32, 2>, %out: !tile.global<f32
 //===----------------------------------------------------------------------===//
 // tile.tma_store: the threads write the buffer (tile.local_store, 16-byte
 // vectors of the swizzled layout), tile-insert-barriers fences the writes
-// for the async proxy and meets at a barrier, then thread 0 issues one
-// cp.async.bulk.tensor.Nd.global.shared::cta per box (box k from the
-// buffer's block k, k * box[-1] elements further along the innermost
+// for the async proxy and meets at a barrier, then warp 0's elected lane
+// issues one cp.async.bulk.tensor.Nd.global.shared::cta per box (box k from
+// the buffer's block k, k * box[-1] elements further along the innermost
 // dimension; coordinates innermost first) and commits them as one bulk
-// group; tile.tma_store_wait is thread 0's wait until the group has read
-// the buffer.
+// group; tile.tma_store_wait is the same lane's wait (elect.sync elects the
+// same lane again) until the group has read the buffer.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @tma_store
@@ -402,11 +424,18 @@ func.func @convert_in_consumer(%in: !tile.global<f32, 2>, %out: !tile.global<f32
 // CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""
 // CHECK-NEXT:  nvvm.barrier0
 // CHECK-DAG:   %[[B0:.*]] = llvm.ptrtoint %[[SMEM]] : !llvm.ptr<3> to i32
-// CHECK-DAG:   %[[FIRST:.*]] = llvm.zext %{{.*}} : i1 to i32
+// CHECK-DAG:   %[[UWARP:.*]] = nvvm.shfl.sync idx
+// CHECK-DAG:   %[[E0:.*]] = nvvm.elect.sync -> i1
+// CHECK-DAG:   %[[W0:.*]] = llvm.icmp "eq" %[[UWARP]], %{{.*}} : i32
+// CHECK-DAG:   %[[ONE:.*]] = llvm.and %[[W0]], %[[E0]] : i1
+// CHECK-DAG:   %[[FIRST:.*]] = llvm.zext %[[ONE]] : i1 to i32
 // CHECK-DAG:   %[[B1:.*]] = llvm.add %[[B0]], %[[C8192]] : i32
 // CHECK-DAG:   %[[C_64:.*]] = llvm.add %[[C]], %[[C64]] : i32
 // CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $6}], [$2];\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$5, $6}], [$4];\0A @p cp.async.bulk.commit_group;\0A}", "r,l,r,r,r,r,r,~{memory}" %[[FIRST]], %[[MO]], %[[B0]], %[[C]], %[[B1]], %[[C_64]], %[[R]]
-// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.wait_group.read 0;\0A}", "r,~{memory}" %[[FIRST]]
+// CHECK-NEXT:  %[[E1:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[ONE1:.*]] = llvm.and %[[W0]], %[[E1]] : i1
+// CHECK-NEXT:  %[[WAITER:.*]] = llvm.zext %[[ONE1]] : i1 to i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.wait_group.read 0;\0A}", "r,~{memory}" %[[WAITER]]
 // CHECK-NEXT:  llvm.return
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #so = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
@@ -424,7 +453,7 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
 
 // A view of a ring slot (tile.smem_view) is the slot's own address: the
 // tile is written at slot * 16384 bytes and the copy reads it there. A
-// tma_store_wait with a predicate waits only where it holds, in thread 0:
+// tma_store_wait with a predicate waits only where it holds, in the lane:
 // the two conditions are joined, not branched on; so does a tma_store with
 // one (a loop's first trip has no previous trip's copy to issue:
 // tile-defer-loop-stores).
@@ -434,15 +463,21 @@ func.func @tma_store(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i32,
 // CHECK:       %[[AT:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK:       llvm.getelementptr %[[AT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
 // CHECK:       %[[ADDR:.*]] = llvm.ptrtoint %[[AT]] : !llvm.ptr<3> to i32
-// CHECK:       %[[T0:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK:       %[[E0:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[W0:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:  %[[T0:.*]] = llvm.and %[[W0]], %[[E0]] : i1
 // CHECK-NEXT:  %[[FIRST:.*]] = llvm.zext %[[T0]] : i1 to i32
 // CHECK-NEXT:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $4}], [$2];
 // CHECK-SAME:  %[[FIRST]], %{{.*}}, %[[ADDR]],
-// CHECK-NEXT:  %[[IFQ:.*]] = llvm.and %[[T0]], %[[Q]] : i1
+// CHECK-NEXT:  %[[E1:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[T1:.*]] = llvm.and %[[W0]], %[[E1]] : i1
+// CHECK-NEXT:  %[[IFQ:.*]] = llvm.and %[[T1]], %[[Q]] : i1
 // CHECK-NEXT:  %[[ONQ:.*]] = llvm.zext %[[IFQ]] : i1 to i32
 // CHECK-NEXT:  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $4}], [$2];
 // CHECK-SAME:  %[[ONQ]], %{{.*}}, %[[ADDR]],
-// CHECK-NEXT:  %[[BOTH:.*]] = llvm.and %[[T0]], %[[P]] : i1
+// CHECK-NEXT:  %[[E2:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[T2:.*]] = llvm.and %[[W0]], %[[E2]] : i1
+// CHECK-NEXT:  %[[BOTH:.*]] = llvm.and %[[T2]], %[[P]] : i1
 // CHECK-NEXT:  %[[ONCE:.*]] = llvm.zext %[[BOTH]] : i1 to i32
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.wait_group.read 0;\0A}", "r,~{memory}" %[[ONCE]]
 // With `pending`, all but that many of the newest groups:

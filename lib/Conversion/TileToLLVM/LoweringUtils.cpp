@@ -263,6 +263,21 @@ Value tilec::blockGroupIndex(OpBuilder &b, Operation *at, int64_t threads) {
   return groupIndexBefore(b, at, threads, /*physical=*/true);
 }
 
+Value tilec::electedThread(OpBuilder &b, Operation *at, Value pred,
+                           int32_t thread) {
+  assert(thread % 32 == 0 && "a warp's first thread");
+  Location loc = at->getLoc();
+  Value warp = groupIndexBefore(b, at, 32, /*physical=*/false);
+  Value elected = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp,
+                            constI32(b, loc, thread / 32)),
+      NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value()));
+  if (pred)
+    elected = arith::AndIOp::create(b, loc, elected, pred);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), elected);
+}
+
 void tilec::localizeConsumerThreads(Operation *func) {
   SmallVector<Operation *> entries;
   func->walk([&](NVVM::ThreadIdXOp op) {

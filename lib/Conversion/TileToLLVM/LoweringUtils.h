@@ -227,6 +227,17 @@ std::pair<mlir::Value, unsigned> replicaIndex(mlir::OpBuilder &b,
 /// predicate of an instruction one thread issues for many.
 mlir::Value firstThread(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value pred = nullptr, int32_t thread = 0);
+/// i32 1 in one lane of the warp of thread `thread` (a multiple of 32),
+/// chosen by `elect.sync` (sm_90), where `pred` (i1, if given) holds, else
+/// 0: the predicate of a TMA copy (or its wait) that the warp issues for
+/// many. Every lane of that warp runs it. The warp's index is warp-uniform
+/// (getWarpgroupIndex's way) and the elected lane one per warp, so ptxas
+/// issues the copy once, with its operands moved to uniform registers,
+/// where `tid.x == thread` makes it loop over the lanes that might hold
+/// it. The same lane each time (elect.sync is deterministic): the one
+/// whose bulk groups a later wait waits for.
+mlir::Value electedThread(mlir::OpBuilder &b, mlir::Operation *at,
+                          mlir::Value pred = nullptr, int32_t thread = 0);
 /// Blocks per cluster of the kernel holding `op` (its `tile.cluster`; 1
 /// without clusters).
 int64_t clusterSize(mlir::Operation *op);

@@ -2,16 +2,19 @@
 //
 // A ring of mbarriers is `count` 8-byte words of shared memory. Thread 0
 // initializes and invalidates them; every thread waits on them (and, in a
-// warp-specialized kernel's consumers, arrives on the empty ones); thread 0,
-// or the first thread of the producer warp that owns the ring (its
-// `issuer`), issues the TMA copies of a `tile.tma_load`:
+// warp-specialized kernel's consumers, arrives on the empty ones); one
+// lane of warp 0, or of the producer warp that owns the ring (its
+// `issuer`'s), elected by `elect.sync` (electedThread: ptxas then issues
+// each copy once, not in a loop over the lanes that might hold it), issues
+// the TMA copies of a `tile.tma_load`:
 //
 //   mbarrier.arrive.expect_tx   the bytes of all its boxes, on its barrier
 //   cp.async.bulk.tensor        one per box, completing on the barrier
 //
-// A `tile.tma_store` is thread 0's: one cp.async.bulk.tensor per box from
-// the buffer to the tensor, one bulk group for them all, and
-// `tile.tma_store_wait` its wait until the group has read the buffer.
+// A `tile.tma_store` is warp 0's elected lane's: one cp.async.bulk.tensor
+// per box from the buffer to the tensor, one bulk group for them all, and
+// `tile.tma_store_wait` its wait (the same lane's) until the group has read
+// the buffer.
 //
 // The copy engine writes each box at its place in the buffer with the
 // swizzle the tensor map names, which is the buffer's layout (the
@@ -231,7 +234,7 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
 
     // Operands: $0 predicate, $1 barrier, $2 tensor map, then the boxes'.
     SmallVector<Value> operands = {
-        firstThread(rewriter, loc, pred, op.getIssuer().value_or(0)), bar,
+        electedThread(rewriter, op, pred, op.getIssuer().value_or(0)), bar,
         adaptor.getMap().front()};
     std::string constraints = "r,r,l";
     SmallVector<std::pair<std::string, unsigned>> boxOperands;
@@ -294,8 +297,9 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
   }
 };
 
-/// Thread 0 copies the buffer's boxes to the tensor (or combines them with
-/// it: cp.reduce.async.bulk.tensor) and commits them as one bulk group:
+/// Warp 0's elected lane copies the buffer's boxes to the tensor (or
+/// combines them with it: cp.reduce.async.bulk.tensor) and commits them as
+/// one bulk group:
 ///   cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group  one per box
 ///   cp.async.bulk.commit_group
 struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
@@ -314,7 +318,7 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
 
     // Operands: $0 predicate, $1 tensor map, then the boxes'.
     Value pred = op.getPred() ? adaptor.getPred().front() : Value();
-    SmallVector<Value> operands = {firstThread(rewriter, loc, pred),
+    SmallVector<Value> operands = {electedThread(rewriter, op, pred),
                                    adaptor.getMap().front()};
     std::string constraints = "r,l";
     auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, src,
@@ -341,8 +345,9 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
   }
 };
 
-/// Thread 0, which issued the stores, waits until they have read their
-/// buffers (all but its `pending` most recent groups).
+/// The lane that issued the stores (elect.sync elects the same one) waits
+/// until they have read their buffers (all but its `pending` most recent
+/// groups).
 struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -351,7 +356,7 @@ struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
     Location loc = op.getLoc();
     Value pred = op.getPred() ? adaptor.getPred().front() : Value();
     inlinePtx(rewriter, loc, TypeRange(),
-              ValueRange{firstThread(rewriter, loc, pred)},
+              ValueRange{electedThread(rewriter, op, pred)},
               "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n"
               " @p cp.async.bulk.wait_group.read " +
                   std::to_string(op.getPending()) + ";\n}",
