@@ -278,7 +278,9 @@ struct AsyncWgmmaPass
   ///
   /// - it reads its A operand from registers that go around the loop (an
   ///   iteration argument: tile-rotate-wgmma's P): the back edge writes the
-  ///   next trip's value into them;
+  ///   next trip's value into them (or, for a value converted through
+  ///   scratch memory, that conversion's loads: the wait goes before it;
+  ///   C7513 otherwise);
   /// - or the registers it holds until the next trip completes it (its
   ///   register A operand, and its accumulator unless that goes around the
   ///   loop anyway) with the tiles live there and kRegistersAroundWgmma
@@ -306,10 +308,28 @@ struct AsyncWgmmaPass
     bool readsIterArg = arg && arg.getOwner() == block;
     if (!readsIterArg && !tooManyRegistersAround(mma, issued))
       return;
-    OpBuilder b(end);
+    // The next trip's A is written into the registers the multiply reads:
+    // where it is made by reading memory (a conversion through scratch
+    // memory), which no instruction moves past the wait, the wait goes
+    // before it (a value computed in registers, by shuffles too, is sunk
+    // to the back edge).
+    Operation *at = end;
+    if (readsIterArg) {
+      Value next = end->getOperand(arg.getArgNumber() - 1);
+      auto cvt = next.getDefiningOp<ConvertLayoutOp>();
+      if (cvt && cvt->getBlock() == block && mma->isBeforeInBlock(cvt) &&
+          !isRegisterOnlyConversion(cvt.getSource().getType(), cvt.getType()) &&
+          !isWarpShuffleConversion(cvt.getSource().getType(), cvt.getType()))
+        at = cvt;
+    }
+    if (at != end)
+      for (Operation *op = at; op != end; op = op->getNextNode())
+        if (isa<WarpgroupMmaOp>(op))
+          --issued;
+    OpBuilder b(at);
     WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issued),
                         ValueRange(),
-                        reachableBuffers(sharedOperands(mma), end));
+                        reachableBuffers(sharedOperands(mma), at));
   }
 
   /// Whether `mma`, of a loop's body with `issued` groups after it in its

@@ -1062,7 +1062,10 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::func::FuncOp"> {
       register-renaming layout conversion), with a pending count of the
       groups known to be issued since the multiply;
     - before the back edge of a loop, for a multiply whose A operand is
-      an iteration argument (the yield overwrites those registers), or
+      an iteration argument (the yield overwrites those registers; before
+      the conversion that makes the next trip's A where it goes through
+      scratch memory, whose loads write those registers and which nothing
+      moves past the wait: ptxas would serialize every wgmma, C7513), or
       whose registers held into the next trip (its register A operand;
       its accumulator unless that goes around anyway), with the tiles live
       there up to the wait that completes it and kRegistersAroundWgmma,

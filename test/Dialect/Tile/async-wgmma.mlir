@@ -356,6 +356,45 @@ func.func @registers_around(%a: !tile.smem<[64, 64], f16, #sw>, %p0: tensor<64x6
 
 // -----
 
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 64, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma1>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+
+// The next trip's P made by a conversion that moves data between the
+// warpgroups (through scratch memory: the scores split by columns, P whole
+// in each warpgroup, MLA decode's): its loads write the registers the
+// multiply reading P still reads, and no instruction moves past the wait,
+// so the multiply completes before the conversion, not at the back edge
+// (ptxas would serialize every wgmma, C7513). The wait for S, after the
+// second multiply, leaves one group pending (the second); before the
+// conversion, none (wait_group 0 completes the first too).
+// CHECK-LABEL: func.func @registers_around_converted
+// CHECK:       scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}})
+// CHECK-NEXT:    %[[S:.*]] = tile.wgmma async
+// CHECK-NEXT:    %[[D:.*]] = tile.wgmma async %[[P]], %{{.*}}, %[[ACC]] :
+// CHECK-NEXT:    %[[SW:.*]] = tile.wgmma_wait 1, %[[S]] :
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[SW]]
+// CHECK-NEXT:    tile.wgmma_wait 0 reads
+// CHECK-NEXT:    %[[TA:.*]] = tile.convert_layout %[[T]]
+// CHECK-NEXT:    scf.yield %[[D]], %[[TA]]
+func.func @registers_around_converted(%a: !tile.smem<[64, 64], f16, #sw>, %p0: tensor<64x64xf16, #dot_a>, %n: i32) -> tensor<64x64xf32, #mma1> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %z1 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma1>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %z1, %p = %p0) -> (tensor<64x64xf32, #mma1>, tensor<64x64xf16, #dot_a>) : i32 {
+    %s = tile.wgmma %a, %a, %z : !tile.smem<[64, 64], f16, #sw>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma>
+    %d = tile.wgmma %p, %a, %acc : tensor<64x64xf16, #dot_a>, !tile.smem<[64, 64], f16, #sw>, tensor<64x64xf32, #mma1>
+    %t = arith.truncf %s : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+    %ta = tile.convert_layout %t : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_a>
+    scf.yield %d, %ta : tensor<64x64xf32, #mma1>, tensor<64x64xf16, #dot_a>
+  }
+  return %r#0 : tensor<64x64xf32, #mma1>
+}
+
+// -----
+
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
