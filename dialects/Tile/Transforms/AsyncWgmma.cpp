@@ -322,10 +322,10 @@ struct AsyncWgmmaPass
           !isWarpShuffleConversion(cvt.getSource().getType(), cvt.getType()))
         at = cvt;
     }
-    if (at != end)
-      for (Operation *op = at; op != end; op = op->getNextNode())
-        if (isa<WarpgroupMmaOp>(op))
-          --issued;
+    // (Not counting the groups issued after it.)
+    for (Operation *op = at; op != end; op = op->getNextNode())
+      if (isa<WarpgroupMmaOp>(op))
+        --issued;
     OpBuilder b(at);
     WgmmaWaitOp::create(b, mma.getLoc(), b.getI32IntegerAttr(issued),
                         ValueRange(),
