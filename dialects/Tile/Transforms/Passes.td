@@ -940,7 +940,11 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
 
     Attention's P V of trip j then runs in trip j + 1 with Q K^T, under
     trip j + 1's softmax. Left alone: loops whose moved multiply reads a
-    ring filled by anything but TMA copies; loops where the accumulator is
+    ring filled by anything but TMA copies; loops whose moved multiply
+    reads a ring of fewer than three stages that a multiply staying in the
+    trip reads too (a latent tile read as K^T and as V: a rotated trip
+    would hold two of its slots, and no copy would be in flight as a trip
+    begins); loops where the accumulator is
     read by anything but the rescaling; and loops where the registers the
     rotation keeps live at once (the moved multiply's accumulator, the
     other multiplies' results, and twice each register operand that goes

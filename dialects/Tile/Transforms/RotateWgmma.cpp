@@ -45,6 +45,10 @@
 // through register-renaming layout conversions; the accumulator's iteration
 // argument is read only by the rescaling; the rings the moved ops touch are
 // filled by TMA copies only (cp.async waits count copies in program order);
+// a ring that the moved multiply and one staying in the trip both read has
+// three stages or more (a rotated trip holds two of its slots: with two, no
+// copy is in flight as a trip begins; MLA decode so rotated ran 30% slower,
+// bench/results/2026-12-07-h100-mla-rotated.md);
 // and the registers the rotated loop keeps live at once (the moved
 // multiply's accumulator, the other multiplies' results, a chain of
 // multiplies accumulating into one result counted once, twice each
@@ -275,6 +279,20 @@ struct RotateWgmmaPass
                !isa<MbarrierWaitOp, TmaLoadOp, MbarrierArriveOp>(op) &&
                llvm::any_of(op.getOperands(), ofRing);
       });
+      // Read here and by the moved multiply, a trip holds two of the ring's
+      // slots (this trip's tile and the one before); the slot it refills
+      // is the moved multiply's, after that multiply. With two stages no
+      // copy is then in flight when a trip begins: each waits for the copy
+      // the trip before issued at its end.
+      int64_t stages =
+          cast<SharedMemoryType>(slot.getRing().getType()).getShape().front();
+      if (readHere && stages < 3)
+        return "rotated, a trip would hold two tiles of a ring that the "
+               "moved multiply and one staying in the trip both read (its "
+               "tile and the trip before's); with " +
+               std::to_string(stages) + (stages == 1 ? " stage" : " stages") +
+               " no copy would be in flight as a trip begins (three stages "
+               "or more)";
       for (Operation &op : *body) {
         SmallVector<Value> buffers;
         if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
