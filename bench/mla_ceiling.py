@@ -53,9 +53,10 @@ def main():
     for n, mode in CONFIGS:
         kern = tilec.compile(SOURCE, TILE_N=n, MODE=mode)
         pm = p[:, :n].contiguous()
+        kvn = kv[:n].contiguous()
         out = torch.full((sms, M, DV), float("nan"), device="cuda",
                          dtype=torch.bfloat16)
-        kern.launch((sms,), q, kv[:n].contiguous(), pm, out, 3)
+        kern.launch((sms,), q, kvn, pm, out, 3)
         torch.cuda.synchronize()
         want = reference(mode, n, 3, q, kv, pm)
         got = out[:, :, :want.shape[1]].double()
@@ -63,7 +64,6 @@ def main():
         if not err <= 2e-2:
             raise SystemExit(f"TILE_N={n} MODE={mode}: max |error| {err:.3g} "
                              f"of the largest")
-        kvn = kv[:n].contiguous()
         for _ in range(2):
             kern.launch((sms,), q, kvn, pm, out, args.trips)
         times = []

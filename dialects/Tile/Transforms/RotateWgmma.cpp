@@ -284,8 +284,7 @@ struct RotateWgmmaPass
       // is the moved multiply's, after that multiply. With two stages no
       // copy is then in flight when a trip begins: each waits for the copy
       // the trip before issued at its end.
-      int64_t stages =
-          cast<SharedMemoryType>(slot.getRing().getType()).getShape().front();
+      int64_t stages = slot.getRing().getType().getShape().front();
       if (readHere && stages < 3)
         return "rotated, a trip would hold two tiles of a ring that the "
                "moved multiply and one staying in the trip both read (its "
