@@ -888,7 +888,7 @@ static Val emitReduce(const Args &a, tile::ReduceKind kind) {
       shape.erase(shape.begin() + axis);
     v = tile::ReduceOp::create(em.builder, location,
                                RankedTensorType::get(shape, elt), kind, v, axis,
-                               keep);
+                               keep, /*kept_bits=*/nullptr);
   }
   if (scalar)
     return Val::dynamic(tile::ItemOp::create(em.builder, location, elt, v));
@@ -959,7 +959,8 @@ static Value argReduce(Emitter &em, Value x, unsigned axis, bool keepdims,
   auto reduce = [&](tile::ReduceKind kind, Value v, bool keep) {
     auto type = RankedTensorType::get(keep ? kept : dropped,
                                       getElementTypeOrSelf(v.getType()));
-    return tile::ReduceOp::create(b, location, type, kind, v, axis, keep)
+    return tile::ReduceOp::create(b, location, type, kind, v, axis, keep,
+                                  /*kept_bits=*/nullptr)
         .getResult();
   };
   Value extreme = em.broadcastTo(

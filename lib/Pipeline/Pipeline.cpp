@@ -108,6 +108,9 @@ void tilec::buildLayoutPipeline(mlir::OpPassManager &pm,
   fpm.addPass(mlir::tile::createTileAssignLayouts(layoutOptions));
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::tile::createTileRemoveLayoutConversions());
+  // A loop's sums combined across threads once, after the loop.
+  fpm.addPass(mlir::tile::createTileDeferLoopReductions());
+  fpm.addPass(mlir::createCanonicalizerPass());
   // Conversions of loop-invariant values (the Q tile of attention) leave
   // the loop.
   fpm.addPass(mlir::createLoopInvariantCodeMotionPass());

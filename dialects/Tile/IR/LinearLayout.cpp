@@ -483,6 +483,40 @@ LinearLayout LinearLayout::zeroDims(ArrayRef<bool> dims,
   return out;
 }
 
+LinearLayout LinearLayout::keepBits(unsigned dim, int64_t kept) const {
+  SmallVector<InDim> result;
+  for (const InDim &in : ins) {
+    InDim r{in.name, in.bases};
+    for (Basis &b : r.bases)
+      b[dim] = extractBits(b[dim], kept);
+    result.push_back(std::move(r));
+  }
+  SmallVector<std::pair<std::string, int64_t>> outs;
+  for (unsigned d = 0; d < getRank(); ++d)
+    outs.push_back(
+        {outNames[d], d == dim ? int64_t(1) << llvm::popcount(uint64_t(kept))
+                               : outSizes[d]});
+  LinearLayout out(std::move(result), outs);
+  out.normalize();
+  return out;
+}
+
+int64_t tile::extractBits(int64_t value, int64_t mask) {
+  int64_t out = 0;
+  for (unsigned i = 0, j = 0; i < 63; ++i)
+    if (mask & (int64_t(1) << i))
+      out |= ((value >> i) & 1) << j++;
+  return out;
+}
+
+int64_t tile::depositBits(int64_t value, int64_t mask) {
+  int64_t out = 0;
+  for (unsigned i = 0, j = 0; i < 63; ++i)
+    if (mask & (int64_t(1) << i))
+      out |= ((value >> j++) & 1) << i;
+  return out;
+}
+
 void LinearLayout::print(raw_ostream &os) const {
   llvm::interleaveComma(ins, os, [&](const InDim &in) {
     os << in.name << " = [";

@@ -194,6 +194,12 @@ public:
   /// (where those dims have size 1).
   LinearLayout zeroDims(ArrayRef<bool> dims, ArrayRef<int64_t> newShape) const;
 
+  /// This layout with dimension `dim`'s components packed to their `kept`
+  /// bits (extractBits; the others dropped), on the shape whose `dim` has
+  /// 2^popcount(kept) values: the layout of a partial reduction along `dim`
+  /// that keeps those bits (tile.reduce's kept_bits).
+  LinearLayout keepBits(unsigned dim, int64_t kept) const;
+
   bool operator==(const LinearLayout &o) const {
     return ins == o.ins && outNames == o.outNames && outSizes == o.outSizes;
   }
@@ -220,6 +226,11 @@ public:
   uint64_t toBits(ArrayRef<int64_t> outValues) const;
   Basis fromBits(uint64_t bits) const;
 };
+
+/// The bits of `value` under `mask`, packed from bit 0 in order (x86's
+/// pext), and back (pdep): depositBits(extractBits(v, m), m) == v & m.
+int64_t extractBits(int64_t value, int64_t mask);
+int64_t depositBits(int64_t value, int64_t mask);
 
 inline raw_ostream &operator<<(raw_ostream &os, const LinearLayout &l) {
   l.print(os);

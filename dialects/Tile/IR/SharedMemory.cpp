@@ -340,9 +340,11 @@ int64_t tile::getScratchBytes(Operation *op) {
       return 0;
     LinearLayout src = toLinearLayout(type.getEncoding(), type.getShape());
     unsigned axis = reduce.getAxis();
+    // (A partial reduction's kept bits are not combined across warps.)
+    int64_t kept = reduce.getKeptBits().value_or(0);
     int64_t slots = 1;
     for (const LinearLayout::Basis &b : src.warps())
-      if (b[axis] != 0)
+      if ((b[axis] & ~kept) != 0)
         slots *= 2;
     if (slots == 1)
       return 0;

@@ -819,10 +819,21 @@ LogicalResult ReduceOp::verify() {
   if (srcType.getElementType().isInteger(1) && getKind() == ReduceKind::Sum)
     return emitOpError("cannot sum an i1 tile; cast it to i32 first");
   SmallVector<int64_t> expected(srcType.getShape());
-  if (getKeepdims())
+  if (std::optional<int64_t> kept = getKeptBits()) {
+    if (!getKeepdims())
+      return emitOpError("a partial reduction (kept_bits) keeps its axis: "
+                         "add keepdims");
+    int64_t extent = srcType.getDimSize(axis);
+    if (!llvm::isPowerOf2_64(extent) || uint64_t(*kept) >= uint64_t(extent))
+      return emitOpError() << "kept_bits " << *kept
+                           << " must name bits of the axis' extent " << extent
+                           << " (a power of two)";
+    expected[axis] = int64_t(1) << llvm::popcount(uint64_t(*kept));
+  } else if (getKeepdims()) {
     expected[axis] = 1;
-  else
+  } else {
     expected.erase(expected.begin() + axis);
+  }
   if (expected.empty())
     return emitOpError("reducing a 1-D tile without keepdims would give a "
                        "scalar; use keepdims");

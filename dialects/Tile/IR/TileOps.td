@@ -713,13 +713,24 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
     `keepdims` the reduced dimension stays with size 1, otherwise it is
     removed.
 
+    With `kept_bits` (and `keepdims`) the reduction is partial: it
+    combines the elements whose indices along the axis agree on those
+    bits, and the result's index along the axis is those bits, packed
+    (element `k` combines the indices whose kept bits, read in order,
+    spell `k`): the result's extent along the axis is 2 to the number of
+    kept bits. tile-defer-loop-reductions keeps the bits a layout gives
+    to lanes and warps, so that a loop's sum is combined within each
+    thread in every trip and across threads once after the loop.
+
     ```mlir
     %m = tile.reduce max %qk {axis = 1 : i32, keepdims} : tensor<64x64xf32> -> tensor<64x1xf32>
+    %p = tile.reduce sum %p {axis = 1 : i32, keepdims, kept_bits = 38 : i64} : tensor<64x64xf32> -> tensor<64x8xf32>
     ```
   }];
   let arguments = (ins Tile_ReduceKind:$kind, Tile_Tile:$source,
                        ConfinedAttr<I32Attr, [IntNonNegative]>:$axis,
-                       UnitAttr:$keepdims);
+                       UnitAttr:$keepdims,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$kept_bits);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat =
       "$kind $source attr-dict `:` type($source) `->` type($result)";

@@ -227,7 +227,6 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     LinearLayout src = getLinearLayout(srcType);
     LinearLayout dst = getLinearLayout(op.getType());
     unsigned axis = op.getAxis();
-    unsigned rank = src.getRank();
     ValueRange regs = adaptor.getSource();
     Type elt = srcType.getElementType();
 
@@ -271,11 +270,14 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     // combine each group as a balanced tree, so that its depth is log2 of
     // the group's size rather than the size (a softmax row max of 32
     // registers: 5 dependent steps, not 31).
+    // A partial reduction (kept_bits) combines only the elements that
+    // agree on its kept bits along the axis: those stay in the key.
+    int64_t kept = op.getKeptBits().value_or(0);
     SmallVector<Basis> keys;
     SmallVector<SmallVector<Value>> groups;
     for (auto [v, r] : llvm::zip(runs, runRegs)) {
       Basis key = src.regCoords(r);
-      key[axis] = 0;
+      key[axis] &= kept;
       auto it = llvm::find(keys, key);
       if (it == keys.end()) {
         keys.push_back(key);
@@ -285,8 +287,10 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       }
     }
     SmallVector<Value> partial;
-    if (std::optional<SmallVector<Value>> first =
-            firstIndex(rewriter, op, src, regs, keys, padded)) {
+    std::optional<SmallVector<Value>> first;
+    if (kept == 0)
+      first = firstIndex(rewriter, op, src, regs, keys, padded);
+    if (first) {
       partial = std::move(*first);
     } else {
       for (SmallVector<Value> &level : groups) {
@@ -294,38 +298,49 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
         partial.push_back(level.front());
       }
     }
+    // (A lane's or warp's step along the axis is kept whole or combined
+    // whole.)
+    for (StringRef dim : src.getInDimNames())
+      for (const Basis &basis : src.getBases(dim))
+        if ((basis[axis] & kept) != 0 && (basis[axis] & ~kept) != 0)
+          return op.emitError("reduce: kept_bits split a step of the "
+                              "layout along the axis");
     // 2. Across lanes.
     for (auto [i, basis] : llvm::enumerate(src.lanes()))
-      if (basis[axis] != 0)
+      if ((basis[axis] & ~kept) != 0)
         for (Value &v : partial)
           v = combineAcrossLanes(rewriter, loc, op.getKind(), v,
                                  shuffleXor(rewriter, loc, v, 1u << i));
     // 3. Across warps.
     SmallVector<unsigned> axisWarpBits;
     for (auto [j, basis] : llvm::enumerate(src.warps()))
-      if (basis[axis] != 0)
+      if ((basis[axis] & ~kept) != 0)
         axisWarpBits.push_back(j);
+    if (!axisWarpBits.empty() && kept != 0)
+      return op.emitError("reduce: a partial reduction (kept_bits) across "
+                          "warps is not supported by code generation");
     if (!axisWarpBits.empty() &&
         failed(
             reduceAcrossWarps(rewriter, op, src, keys, partial, axisWarpBits)))
       return failure();
 
-    // The result registers, by coordinates.
-    SmallVector<int64_t> keepShape(src.getShape());
-    keepShape[axis] = 1;
-    SmallVector<bool> zero(rank, false);
-    zero[axis] = true;
-    LinearLayout reduced = src.zeroDims(zero, keepShape);
+    // The result registers, by coordinates (a partial result's index
+    // along the axis spread back onto the kept bits).
     auto toKeep = [&](ArrayRef<int64_t> c) {
       Basis k(c);
       if (!op.getKeepdims())
         k.insert(k.begin() + axis, 0);
+      else
+        k[axis] = tile::depositBits(k[axis], kept);
       return k;
     };
-    for (unsigned i = 0; i < dst.lanes().size(); ++i)
-      if (toKeep(dst.lanes()[i]) != reduced.lanes()[i])
+    for (unsigned i = 0; i < dst.lanes().size(); ++i) {
+      Basis want(src.lanes()[i]);
+      want[axis] &= kept;
+      if (toKeep(dst.lanes()[i]) != want)
         return op.emitError("reduce: the result layout is not the reduced "
                             "source layout");
+    }
     SmallVector<Value> results;
     for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
       auto it = llvm::find(keys, toKeep(dst.regCoords(r)));

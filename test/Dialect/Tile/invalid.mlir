@@ -1083,6 +1083,30 @@ func.func @reduce_sum_i1(%x: tensor<64x64xi1>) {
 
 // -----
 
+func.func @reduce_kept_bits_without_keepdims(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op a partial reduction (kept_bits) keeps its axis: add keepdims}}
+  %0 = tile.reduce sum %x {axis = 1 : i32, kept_bits = 6 : i64} : tensor<64x64xf32> -> tensor<64x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_kept_bits_past_axis(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op kept_bits 64 must name bits of the axis' extent 64 (a power of two)}}
+  %0 = tile.reduce sum %x {axis = 1 : i32, keepdims, kept_bits = 64 : i64} : tensor<64x64xf32> -> tensor<64x2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_kept_bits_shape(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result type must be 'tensor<64x4xf32>', got 'tensor<64x1xf32>'}}
+  %0 = tile.reduce sum %x {axis = 1 : i32, keepdims, kept_bits = 6 : i64} : tensor<64x64xf32> -> tensor<64x1xf32>
+  return
+}
+
+// -----
+
 func.func @reduce_to_scalar(%x: tensor<64xf32>) {
   // expected-error @+1 {{'tile.reduce' op reducing a 1-D tile without keepdims would give a scalar; use keepdims}}
   %0 = tile.reduce sum %x {axis = 0 : i32} : tensor<64xf32> -> tensor<1xf32>
