@@ -468,21 +468,24 @@ def test_row_reductions_stored_as_vectors(torch_gpu, arch):
 
 LOOP_SUMS = """
 kernel loop_sums(X: Tensor[f32, 2], L: Tensor[f32, 2], M: Tensor[f32, 2],
-                 T: Tensor[f32, 1], trips: int,
+                 T: Tensor[f32, 1], MX: Tensor[f32, 1], trips: int,
                  ROWS: const int = 2, COLS: const int = 256):
     r = bid(0)
     l = zeros((ROWS, 1))
     m = full((ROWS, 1), -inf, dtype=f32)
     t = zeros((ROWS,))
+    mx = full((ROWS,), -inf, dtype=f32)
     for j in range(trips):
         x = load(X, index=(r, j), shape=(ROWS, COLS))
         m_new = max(m, max(x, axis=1, keepdims=True))
         l = l * exp2(m - m_new) + sum(exp2(x - m_new), axis=1, keepdims=True)
         m = m_new
         t = t * 0.5 + sum(x, axis=1)
+        mx = max(mx, max(x * 0.5, axis=1))
     store(L, index=(r, 0), tile=l)
     store(M, index=(r, 0), tile=m)
     store(T, index=(r,), tile=t)
+    store(MX, index=(r,), tile=mx)
 """
 
 
@@ -493,9 +496,9 @@ kernel loop_sums(X: Tensor[f32, 2], L: Tensor[f32, 2], M: Tensor[f32, 2],
 @pytest.mark.parametrize("trips", [0, 1, 3])
 def test_loop_sums(torch_gpu, arch, rows, cols, warps, trips):
     """Sums a loop accumulates (the online softmax's scaled row sum, and a
-    running row sum without keepdims halved every trip), which
-    tile-defer-loop-reductions carries as per-thread partials combined
-    after the loop,
+    running row sum without keepdims halved every trip) and a running row
+    maximum, which tile-defer-loop-reductions carries as per-thread
+    partials combined after the loop,
     against float64: rows spread over lanes, over warps, over both, and
     within threads; no trip (zeros), one, several."""
     torch = torch_gpu
@@ -505,19 +508,21 @@ def test_loop_sums(torch_gpu, arch, rows, cols, warps, trips):
     x = torch.randn(blocks * rows, max(trips, 1) * cols, device="cuda") * 4
     outs = [torch.full((blocks * rows, 1), float("nan"), device="cuda"),
             torch.full((blocks * rows, 1), float("nan"), device="cuda"),
+            torch.full((blocks * rows,), float("nan"), device="cuda"),
             torch.full((blocks * rows,), float("nan"), device="cuda")]
     kernel = tilec.compile(LOOP_SUMS, name="loop_sums.tile", arch=arch,
                            num_warps=warps, ROWS=rows, COLS=cols)
     kernel[blocks](x, *outs, trips)
     torch.cuda.synchronize()
-    l, m, t = outs
+    l, m, t, mx = outs
     xd = x[:, :trips * cols].double()
     if trips == 0:
         assert (l == 0).all() and (t == 0).all()
-        assert (m == float("-inf")).all()
+        assert (m == float("-inf")).all() and (mx == float("-inf")).all()
         return
     want_m = xd.max(1, keepdim=True).values
     assert torch.equal(m.double(), want_m)
+    assert torch.equal(mx.double(), 0.5 * want_m[:, 0])
     want_l = torch.exp2(xd - want_m).sum(1, keepdim=True)
     assert torch.allclose(l.double(), want_l, rtol=1e-5, atol=0), \
         (l.double() - want_l).abs().max()

@@ -1,4 +1,4 @@
-//===- DeferLoopReductions.cpp - Loop sums combined across threads once ---===//
+//===- DeferLoopReductions.cpp - Loop reductions combined across threads --===//
 //
 // A loop that accumulates a sum along an axis of a tile, trip by trip,
 //
@@ -6,7 +6,8 @@
 //   for ...:
 //     l = l * alpha + sum(x, axis)      (or l + sum(x, axis))
 //
-// (the online softmax's row sum, a looped row reduction), combines each
+// (the online softmax's row sum, a looped row reduction; or an extreme,
+// m = max(m, max(x, axis)), a looped amax), combines each
 // trip's sum across the lanes (shuffles) and warps (shared memory and a
 // barrier) that its layout spreads the axis over, though nothing in the
 // loop reads `l` but the next trip's update. Here the loop carries the
@@ -21,14 +22,17 @@
 //   l = sum(p, axis)
 //
 // alpha, whose extent along the axis is 1, scales every partial alike, so
-// the sum of the scaled partials is the scaled sum. A trip then has no
+// the sum of the scaled partials is the scaled sum (an extreme's partials
+// start at the value's start and combine as it did). A trip then has no
 // shuffle, no barrier and no shared memory for the sum: in a multiply's
 // layout split along the axis between warpgroups (MLA decode's 32-column
 // score halves), one barrier a trip fewer.
 //
-// A loop's value qualifies when it starts at zero, its only use in the
-// body is that update (the multiply by alpha, or the add), the update's
-// only use is the yield, and the reduction is a sum along an axis whose
+// A loop's value qualifies when its only use in the body is that update
+// (the multiply by alpha, or the combination: the add, maxnum or minnum,
+// signed integer max or min, the reduction's own), the update's only use
+// is the yield, a sum starts at zero (an extreme's partials each start at
+// the value's start), and the reduction is along an axis whose
 // extent is a power of two, in a distributed layout whose lanes or warps
 // hold parts of the axis and whose blocks (a cluster's) do not, each lane
 // or warp step along the axis a step of one dimension. The partials take
@@ -58,16 +62,34 @@ using namespace mlir::tile;
 
 namespace {
 
-/// A loop value's update `arg * alpha + reduce` (alpha null: `arg +
-/// reduce`) yielded at `index`.
+/// A loop value's update `combine(arg * alpha, reduce)` (alpha null:
+/// `combine(arg, reduce)`; a scale only for a sum) yielded at `index`.
 struct Accumulation {
   unsigned index;
   ReduceOp reduce;
   Operation *scale; // arith.mulf of arg and alpha, or null
   Value alpha;
-  Operation *add;
+  Operation *combine;
   int64_t kept;
 };
+
+/// The reduction kind whose lowering combines as `op` does (ReducePatterns'
+/// combine: a float sum, the maxnum/minnum of floats, signed integer
+/// extremes, unsigned for i1), so that regrouping the combinations keeps
+/// the result.
+std::optional<ReduceKind> combineKind(Operation *op) {
+  Type elt = getElementTypeOrSelf(op->getResult(0).getType());
+  bool i1 = elt.isInteger(1);
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
+    return ReduceKind::Sum;
+  if (isa<arith::MaxNumFOp>(op) || (isa<arith::MaxSIOp>(op) && !i1) ||
+      (isa<arith::MaxUIOp>(op) && i1))
+    return ReduceKind::Max;
+  if (isa<arith::MinNumFOp>(op) || (isa<arith::MinSIOp>(op) && !i1) ||
+      (isa<arith::MinUIOp>(op) && i1))
+    return ReduceKind::Min;
+  return std::nullopt;
+}
 
 bool isZeroSplat(Value v) {
   Attribute attr;
@@ -86,7 +108,7 @@ bool isZeroSplat(Value v) {
 /// The lane and warp bits of `reduce`'s axis in its source's layout, where
 /// deferring their combination applies (0 where it does not).
 int64_t keptBits(ReduceOp reduce) {
-  if (reduce.getKind() != ReduceKind::Sum || reduce.getKeptBits())
+  if (reduce.getKind() == ReduceKind::Prod || reduce.getKeptBits())
     return 0;
   auto type = reduce.getSource().getType();
   unsigned axis = reduce.getAxis();
@@ -121,30 +143,34 @@ int64_t keptBits(ReduceOp reduce) {
 
 std::optional<Accumulation> matchAccumulation(scf::ForOp loop, unsigned index) {
   BlockArgument arg = loop.getRegionIterArg(index);
-  Value init = loop.getInitArgs()[index];
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  Operation *add = yield.getOperand(index).getDefiningOp();
-  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add) ||
-      add->getBlock() != loop.getBody() || !add->hasOneUse() ||
-      !isZeroSplat(init))
+  Operation *combine = yield.getOperand(index).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 ||
+      combine->getBlock() != loop.getBody() || !combine->hasOneUse())
+    return std::nullopt;
+  std::optional<ReduceKind> kind = combineKind(combine);
+  // A sum's partials start at zero (each would count a start of its own);
+  // an extreme's may all start at the value's start.
+  if (!kind ||
+      (*kind == ReduceKind::Sum && !isZeroSplat(loop.getInitArgs()[index])))
     return std::nullopt;
   for (unsigned side = 0; side < 2; ++side) {
-    auto reduce = add->getOperand(side).getDefiningOp<ReduceOp>();
-    Value other = add->getOperand(1 - side);
-    if (!reduce || !reduce->hasOneUse())
+    auto reduce = combine->getOperand(side).getDefiningOp<ReduceOp>();
+    Value other = combine->getOperand(1 - side);
+    if (!reduce || !reduce->hasOneUse() || reduce.getKind() != *kind)
       continue;
     int64_t kept = keptBits(reduce);
     if (kept == 0)
       continue;
-    Accumulation acc{index, reduce, nullptr, Value(), add, kept};
+    Accumulation acc{index, reduce, nullptr, Value(), combine, kept};
     if (other == arg) {
       if (!arg.hasOneUse())
         return std::nullopt;
       return acc;
     }
     auto scale = other.getDefiningOp<arith::MulFOp>();
-    if (!scale || !scale->hasOneUse() || !arg.hasOneUse() ||
-        scale->getBlock() != loop.getBody())
+    if (*kind != ReduceKind::Sum || !scale || !scale->hasOneUse() ||
+        !arg.hasOneUse() || scale->getBlock() != loop.getBody())
       return std::nullopt;
     if (scale.getLhs() == arg)
       acc.alpha = scale.getRhs();
@@ -192,6 +218,18 @@ RankedTensorType unitAlong(RankedTensorType type, unsigned axis) {
       LinearLayoutAttr::get(type.getContext(), layout));
 }
 
+/// `value` (the loop value's type: extent 1 along `axis`, or without it)
+/// repeated along the partials of `type`.
+Value broadcastToPartials(OpBuilder &b, Location loc, Value value,
+                          RankedTensorType type, unsigned axis, bool keepdims) {
+  RankedTensorType unit = unitAlong(type, axis);
+  if (!keepdims)
+    value = ExpandDimsOp::create(b, loc, unit, value, axis);
+  else if (!sameLayout(cast<RankedTensorType>(value.getType()), unit))
+    value = ConvertLayoutOp::create(b, loc, unit, value);
+  return BroadcastOp::create(b, loc, type, value);
+}
+
 scf::ForOp defer(scf::ForOp loop, const Accumulation &acc) {
   ReduceOp reduce = acc.reduce;
   unsigned axis = reduce.getAxis();
@@ -199,41 +237,39 @@ scf::ForOp defer(scf::ForOp loop, const Accumulation &acc) {
   RankedTensorType type = partialType(reduce, acc.kept);
   Location loc = reduce.getLoc();
 
-  // The partials start at zero.
+  // The partials start at zero (a sum), or each at the value's start.
   IRRewriter b(loop);
-  Attribute zero = b.getZeroAttr(type.getElementType());
-  Value init = arith::ConstantOp::create(b, loop.getLoc(), type,
-                                         DenseElementsAttr::get(type, zero));
+  Value start = loop.getInitArgs()[acc.index];
+  Value init;
+  Attribute attr;
+  if (matchPattern(start, m_Constant(&attr)) && isa<SplatElementsAttr>(attr))
+    init = arith::ConstantOp::create(
+        b, loop.getLoc(), type,
+        DenseElementsAttr::get(
+            type, cast<SplatElementsAttr>(attr).getSplatValue<Attribute>()));
+  else
+    init = broadcastToPartials(b, loop.getLoc(), start, type, axis, keepdims);
 
   auto grown = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
       b, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &inner, Location, ArrayRef<BlockArgument> args) {
-        inner.setInsertionPoint(acc.add);
+        inner.setInsertionPoint(acc.combine);
         Value partial = ReduceOp::create(
             inner, loc, type, reduce.getKind(), reduce.getSource(), axis,
             /*keepdims=*/true, inner.getI64IntegerAttr(acc.kept));
         Value carried = args.front();
         if (acc.alpha) {
-          Value alpha = acc.alpha;
-          if (!keepdims)
-            alpha = ExpandDimsOp::create(inner, loc, unitAlong(type, axis),
-                                         alpha, axis);
-          else if (!sameLayout(cast<RankedTensorType>(alpha.getType()),
-                               unitAlong(type, axis)))
-            alpha = ConvertLayoutOp::create(inner, loc, unitAlong(type, axis),
-                                            alpha);
-          alpha = BroadcastOp::create(inner, loc, type, alpha);
+          Value alpha =
+              broadcastToPartials(inner, loc, acc.alpha, type, axis, keepdims);
           auto mul = cast<arith::MulFOp>(acc.scale);
           carried = arith::MulFOp::create(inner, loc, carried, alpha,
                                           mul.getFastmathAttr());
         }
-        Value sum;
-        if (auto f = dyn_cast<arith::AddFOp>(acc.add))
-          sum = arith::AddFOp::create(inner, loc, carried, partial,
-                                      f.getFastmathAttr());
-        else
-          sum = arith::AddIOp::create(inner, loc, carried, partial);
-        return SmallVector<Value>{sum};
+        // The same combination (and flags), on the partials.
+        Operation *next = inner.clone(*acc.combine);
+        next->setOperands({carried, partial});
+        next->getResult(0).setType(type);
+        return SmallVector<Value>{next->getResult(0)};
       }));
 
   // After the loop: the partials combined, in the layout the value had.
@@ -255,22 +291,18 @@ scf::ForOp defer(scf::ForOp loop, const Accumulation &acc) {
 
   // The old value goes around unchanged (canonicalization drops it).
   auto yield = cast<scf::YieldOp>(grown.getBody()->getTerminator());
-  Operation *add = yield.getOperand(at).getDefiningOp();
-  Operation *scale = nullptr;
-  for (Value v : add->getOperands())
+  Operation *combine = yield.getOperand(at).getDefiningOp();
+  SmallVector<Operation *> feeding;
+  for (Value v : combine->getOperands())
     if (Operation *def = v.getDefiningOp();
-        def && isa<arith::MulFOp>(def) && def->getBlock() == grown.getBody())
-      scale = def;
-  Operation *oldReduce = nullptr;
-  for (Value v : add->getOperands())
-    if (auto r = v.getDefiningOp<ReduceOp>())
-      oldReduce = r;
+        def && def->getBlock() == grown.getBody() &&
+        isa<arith::MulFOp, ReduceOp>(def))
+      feeding.push_back(def);
   yield.setOperand(at, grown.getRegionIterArg(at));
-  add->erase();
-  if (scale && scale->use_empty())
-    scale->erase();
-  if (oldReduce && oldReduce->use_empty())
-    oldReduce->erase();
+  combine->erase();
+  for (Operation *def : feeding)
+    if (def->use_empty())
+      def->erase();
   return grown;
 }
 

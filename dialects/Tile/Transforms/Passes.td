@@ -985,26 +985,30 @@ def TileRotateWgmma : Pass<"tile-rotate-wgmma", "::mlir::func::FuncOp"> {
 
 def TileDeferLoopReductions
     : Pass<"tile-defer-loop-reductions", "::mlir::func::FuncOp"> {
-  let summary = "Carry a loop's sums as per-thread partials, combined across "
-                "threads after the loop";
+  let summary = "Carry a loop's reductions as per-thread partials, combined "
+                "across threads after the loop";
   let description = [{
-    A loop value that accumulates a sum along an axis of a tile trip by
-    trip (`l = l * alpha + sum(x, axis)`, or `l + sum(x, axis)`: the online
-    softmax's row sum, a looped row reduction) is combined across the lanes
+    A loop value that accumulates a reduction along an axis of a tile trip
+    by trip (`l = l * alpha + sum(x, axis)`, or `l + sum(x, axis)`: the
+    online softmax's row sum, a looped row reduction; `m = max(m, max(x,
+    axis))`, min alike: a looped amax) is combined across the lanes
     (shuffles) and warps (shared memory and a barrier) that hold the axis
     in every trip, though the loop reads it only to update it. Here the loop
-    carries the partial sums instead, one per thread position along the
-    axis (`tile.reduce ... {kept_bits}`: the lane and warp bits of the axis
-    kept, combined within each thread), scaled by alpha broadcast along the
-    axis, and combines them across threads once after the loop, in the
+    carries the partials instead, one per thread position along the axis
+    (`tile.reduce ... {kept_bits}`: the lane and warp bits of the axis kept,
+    combined within each thread), a sum's scaled by alpha broadcast along
+    the axis, and combines them across threads once after the loop, in the
     layout the value had.
 
-    A value qualifies when it starts at zero, its only use in the body is
-    the update (the multiply by alpha, whose extent along the axis is 1, or
-    the add), the update's only use is the yield, and the sum's axis has a
-    power-of-two extent, in a distributed layout whose lanes or warps (not
-    blocks) hold parts of it, each such step along the axis alone. A thread
-    carries as many partials as the sum it replaces had values.
+    A value qualifies when its only use in the body is the update (the
+    multiply by alpha, whose extent along the axis is 1, and the
+    combination the reduction itself uses: add, maxnum / minnum, signed
+    integer max / min), the update's only use is the yield, a sum starts at
+    zero (an extreme's partials each start at the value's start), and the
+    axis has a power-of-two extent, in a distributed layout whose lanes or
+    warps (not blocks) hold parts of it, each such step along the axis
+    alone. A thread carries as many partials as the reduction it replaces
+    had values.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

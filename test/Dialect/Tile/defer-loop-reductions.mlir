@@ -108,9 +108,41 @@ func.func @scaled_row_sum(%x: tensor<16x32xf32, #blocked>, %alpha: tensor<16xf32
 
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
+// Extremes (reduce.tile's looped amax and amin): combined as the reduction
+// combines (maxnum, minnum); each partial starts at the value's start, a
+// splat constant repeated or a value broadcast along the partials.
+// CHECK-LABEL: func.func @row_extremes
+// CHECK-DAG:   %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<16x8xf32
+// CHECK-DAG:   %[[LO:.*]] = tile.broadcast %{{.*}} : tensor<16x1xf32, #blocked> -> tensor<16x8xf32
+// CHECK:       scf.for {{.*}} iter_args(%[[MX:.*]] = %[[NINF]], %[[MN:.*]] = %[[LO]])
+// CHECK:         %[[PMX:.*]] = tile.reduce max %{{.*}} {axis = 1 : i32, keepdims, kept_bits = 28 : i64}
+// CHECK:         arith.maxnumf %[[MX]], %[[PMX]]
+// CHECK:         %[[PMN:.*]] = tile.reduce min %{{.*}} {axis = 1 : i32, keepdims, kept_bits = 28 : i64}
+// CHECK:         arith.minnumf %[[MN]], %[[PMN]]
+// CHECK-DAG:   tile.reduce max %{{.*}} {axis = 1 : i32, keepdims} : tensor<16x8xf32, {{.*}}> -> tensor<16x1xf32, #blocked>
+// CHECK-DAG:   tile.reduce min %{{.*}} {axis = 1 : i32, keepdims} : tensor<16x8xf32, {{.*}}> -> tensor<16x1xf32, #blocked>
+func.func @row_extremes(%x: tensor<16x32xf32, #blocked>, %lo: tensor<16x1xf32, #blocked>, %n: i32) -> (tensor<16x1xf32, #blocked>, tensor<16x1xf32, #blocked>) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<16x1xf32, #blocked>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%mx = %ninf, %mn = %lo) -> (tensor<16x1xf32, #blocked>, tensor<16x1xf32, #blocked>) : i32 {
+    %a = tile.reduce max %x {axis = 1 : i32, keepdims} : tensor<16x32xf32, #blocked> -> tensor<16x1xf32, #blocked>
+    %mx2 = arith.maxnumf %mx, %a : tensor<16x1xf32, #blocked>
+    %b = tile.reduce min %x {axis = 1 : i32, keepdims} : tensor<16x32xf32, #blocked> -> tensor<16x1xf32, #blocked>
+    %mn2 = arith.minnumf %b, %mn : tensor<16x1xf32, #blocked>
+    scf.yield %mx2, %mn2 : tensor<16x1xf32, #blocked>, tensor<16x1xf32, #blocked>
+  }
+  return %r#0, %r#1 : tensor<16x1xf32, #blocked>, tensor<16x1xf32, #blocked>
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
 // Left alone: a sum that does not start at zero, one the loop reads
-// elsewhere, a maximum, and a sum held in each thread whole (no lane or
-// warp holds part of its axis).
+// elsewhere, a maximum combined by maximumf (NaN-propagating: not the
+// reduction's maxnum), and a sum held in each thread whole (no lane or warp
+// holds part of its axis).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:   kept_bits
 // CHECK:       return
