@@ -141,8 +141,17 @@ int64_t keptBits(ReduceOp reduce) {
   return kept;
 }
 
+/// Whether `v` is a tile in a distributed layout (laid out by
+/// tile-assign-layouts; IR without layouts is left alone).
+bool isLaidOutTile(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.getEncoding() && isDistributedLayout(type.getEncoding());
+}
+
 std::optional<Accumulation> matchAccumulation(scf::ForOp loop, unsigned index) {
   BlockArgument arg = loop.getRegionIterArg(index);
+  if (!isLaidOutTile(arg))
+    return std::nullopt;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   Operation *combine = yield.getOperand(index).getDefiningOp();
   if (!combine || combine->getNumOperands() != 2 ||
@@ -157,7 +166,8 @@ std::optional<Accumulation> matchAccumulation(scf::ForOp loop, unsigned index) {
   for (unsigned side = 0; side < 2; ++side) {
     auto reduce = combine->getOperand(side).getDefiningOp<ReduceOp>();
     Value other = combine->getOperand(1 - side);
-    if (!reduce || !reduce->hasOneUse() || reduce.getKind() != *kind)
+    if (!reduce || !reduce->hasOneUse() || reduce.getKind() != *kind ||
+        !isLaidOutTile(reduce) || !isLaidOutTile(reduce.getSource()))
       continue;
     int64_t kept = keptBits(reduce);
     if (kept == 0)
@@ -177,6 +187,8 @@ std::optional<Accumulation> matchAccumulation(scf::ForOp loop, unsigned index) {
     else if (scale.getRhs() == arg)
       acc.alpha = scale.getLhs();
     else
+      return std::nullopt;
+    if (!isLaidOutTile(acc.alpha))
       return std::nullopt;
     acc.scale = scale;
     return acc;

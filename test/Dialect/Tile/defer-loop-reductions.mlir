@@ -167,3 +167,25 @@ func.func @left_alone(%x: tensor<16x32xf32, #blocked>, %y: tensor<128x32xf32, #r
   }
   return %r#0, %r#1, %r#2, %r#3 : tensor<16x1xf32, #blocked>, tensor<16x1xf32, #blocked>, tensor<16x1xf32, #blocked>, tensor<128x1xf32, #rows>
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 2], version = 3, instrShape = [64, 32, 16]>
+
+// A loop value without a layout (IR not laid out, or mutated): left alone,
+// not a crash (ir-no-crash found one).
+// CHECK-LABEL: func.func @no_layout
+// CHECK-NOT:   kept_bits
+// CHECK:       return
+func.func @no_layout(%p: tensor<64x64xf32, #mma>, %alpha: tensor<64x1xf32>, %n: i32) -> tensor<64x1xf32> attributes {tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x1xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%l = %zero) -> (tensor<64x1xf32>) : i32 {
+    %ls = arith.mulf %l, %alpha : tensor<64x1xf32>
+    %ps = tile.reduce sum %p {axis = 1 : i32, keepdims} : tensor<64x64xf32, #mma> -> tensor<64x1xf32>
+    %ln = arith.addf %ls, %ps : tensor<64x1xf32>
+    scf.yield %ln : tensor<64x1xf32>
+  }
+  return %r : tensor<64x1xf32>
+}
