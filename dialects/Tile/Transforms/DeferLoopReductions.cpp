@@ -91,20 +91,6 @@ std::optional<ReduceKind> combineKind(Operation *op) {
   return std::nullopt;
 }
 
-bool isZeroSplat(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return false;
-  auto splat = dyn_cast<SplatElementsAttr>(attr);
-  if (!splat)
-    return false;
-  if (auto f = dyn_cast<FloatType>(splat.getElementType()))
-    return splat.getSplatValue<APFloat>().isPosZero();
-  if (isa<IntegerType>(splat.getElementType()))
-    return splat.getSplatValue<APInt>().isZero();
-  return false;
-}
-
 /// The lane and warp bits of `reduce`'s axis in its source's layout, where
 /// deferring their combination applies (0 where it does not).
 int64_t keptBits(ReduceOp reduce) {
@@ -160,8 +146,9 @@ std::optional<Accumulation> matchAccumulation(scf::ForOp loop, unsigned index) {
   std::optional<ReduceKind> kind = combineKind(combine);
   // A sum's partials start at zero (each would count a start of its own);
   // an extreme's may all start at the value's start.
-  if (!kind ||
-      (*kind == ReduceKind::Sum && !isZeroSplat(loop.getInitArgs()[index])))
+  if (!kind || (*kind == ReduceKind::Sum &&
+                !matchPattern(loop.getInitArgs()[index], m_PosZeroFloat()) &&
+                !matchPattern(loop.getInitArgs()[index], m_Zero())))
     return std::nullopt;
   for (unsigned side = 0; side < 2; ++side) {
     auto reduce = combine->getOperand(side).getDefiningOp<ReduceOp>();
@@ -301,20 +288,14 @@ scf::ForOp defer(scf::ForOp loop, const Accumulation &acc) {
     total = ConvertLayoutOp::create(b, loc, oldType, total);
   old.replaceAllUsesWith(total);
 
-  // The old value goes around unchanged (canonicalization drops it).
+  // The old value goes around unchanged (canonicalization drops it); its
+  // update goes (the body's ops moved into the grown loop as they were).
   auto yield = cast<scf::YieldOp>(grown.getBody()->getTerminator());
-  Operation *combine = yield.getOperand(at).getDefiningOp();
-  SmallVector<Operation *> feeding;
-  for (Value v : combine->getOperands())
-    if (Operation *def = v.getDefiningOp();
-        def && def->getBlock() == grown.getBody() &&
-        isa<arith::MulFOp, ReduceOp>(def))
-      feeding.push_back(def);
   yield.setOperand(at, grown.getRegionIterArg(at));
-  combine->erase();
-  for (Operation *def : feeding)
-    if (def->use_empty())
-      def->erase();
+  acc.combine->erase();
+  if (acc.scale)
+    acc.scale->erase();
+  acc.reduce->erase();
   return grown;
 }
 
