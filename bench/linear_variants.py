@@ -7,6 +7,7 @@ events, medians, warm-up, four input sets in turn).
 
   python3 bench/linear_variants.py [--shape 3000,5000,1000] [--dtype float16]
       [--rounds 40] [--variants "NAME:KEY=V,...;..."] [--no-store] [--graphs]
+      [--bmm BATCH]
 
 Variants name tilec.compile's options and linear.tile's constants
 (TILE_M, TILE_N, CLUSTER_M, persistent=True, cluster=2, num_stages=3, ...);
@@ -16,8 +17,10 @@ condition that never holds (the multiplies without the epilogue's writes),
 to tell the main loop's time from the epilogue's. --graphs times each
 variant as a CUDA graph of its launches over the input sets instead (the
 GPU's time: at skinny shapes one launch from Python costs more than the
-kernel runs, and launches timed one by one measure the host). Prints a
-markdown table.
+kernel runs, and launches timed one by one measure the host). --bmm BATCH
+runs kernels/bmm.tile on BATCH products of the shape (a (BATCH, M, K), b
+(BATCH, K, N)) against torch.bmm instead, with the same variants' syntax
+(CLUSTER_M / CLUSTER_N, persistent, cluster, ...). Prints a markdown table.
 """
 import argparse
 import os
@@ -33,6 +36,7 @@ from attention_bwd import parse_configs  # noqa: E402
 from skinny_linear import graph_us  # noqa: E402
 
 KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "linear.tile")
+BMM_KERNEL = os.path.join(os.path.dirname(HERE), "kernels", "bmm.tile")
 
 DEFAULT_VARIANTS = (
     "p128x256c2M:TILE_M=128,TILE_N=256,CLUSTER_M=2,persistent=True,"
@@ -62,40 +66,72 @@ def main():
     p.add_argument("--variants", default=DEFAULT_VARIANTS)
     p.add_argument("--no-store", action="store_true")
     p.add_argument("--graphs", action="store_true")
+    p.add_argument("--bmm", type=int, default=0, metavar="BATCH",
+                   help="kernels/bmm.tile on BATCH products of the shape "
+                   "against torch.bmm instead")
     args = p.parse_args()
     m, n, k = (int(v) for v in args.shape.split(","))
+    if args.bmm and args.no_store:
+        p.error("--no-store: linear.tile only")
     dt = getattr(torch, args.dtype)
     dname = {"float16": "f16", "bfloat16": "bf16"}[args.dtype]
+    batch = args.bmm
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"{m} x {n} x {k} {args.dtype}")
+          f"{f'{batch} x ' if batch else ''}{m} x {n} x {k} {args.dtype}")
     torch.manual_seed(0)
     sets = []
     for _ in range(4):
-        x = torch.randn(m, k, device="cuda", dtype=dt)
-        w = torch.randn(n, k, device="cuda", dtype=dt) / k ** 0.5
-        sets.append((x, w, torch.empty(m, n, device="cuda", dtype=dt)))
-    ref = sets[0][0].double() @ sets[0][1].double().t()
+        if batch:
+            # bmm: a (batch, M, K), b (batch, K, N).
+            x = torch.randn(batch, m, k, device="cuda", dtype=dt)
+            w = torch.randn(batch, k, n, device="cuda", dtype=dt) / k ** 0.5
+            out = torch.empty(batch, m, n, device="cuda", dtype=dt)
+        else:
+            x = torch.randn(m, k, device="cuda", dtype=dt)
+            w = torch.randn(n, k, device="cuda", dtype=dt) / k ** 0.5
+            out = torch.empty(m, n, device="cuda", dtype=dt)
+        sets.append((x, w, out))
+    if batch:
+        ref = sets[0][0].double() @ sets[0][1].double()
+    else:
+        ref = sets[0][0].double() @ sets[0][1].double().t()
     no_bias = torch.zeros(8, device="cuda", dtype=dt)
     part = torch.empty(1, 1, 1, device="cuda", dtype=torch.float32)
     tickets = torch.zeros(1, device="cuda", dtype=torch.int32)
-    impls = {"cublas": lambda s: torch.nn.functional.linear(s[0], s[1],
-                                                            out=s[2])}
+    if batch:
+        impls = {"cublas": lambda s: torch.bmm(s[0], s[1], out=s[2])}
+    else:
+        impls = {"cublas": lambda s: torch.nn.functional.linear(
+            s[0], s[1], out=s[2])}
     notes = {}
     variants = parse_configs(args.variants)
-    sources = [("", KERNEL)] + ([("ns_", no_store_source())]
-                                if args.no_store else [])
+    sources = [("", BMM_KERNEL if batch else KERNEL)] + (
+        [("ns_", no_store_source())] if args.no_store else [])
+    # The launch's arguments after the operands and the output.
+    extra = () if batch else (part, tickets)
     for name, cfg in variants:
         for prefix, source in sources:
-            kern = tilec.compile(source, "linear", arch="sm_90a",
-                                 DTYPE=dname, HAS_BIAS=False, **cfg)
+            if batch:
+                kern = tilec.compile(source, "bmm", arch="sm_90a",
+                                     DTYPE=dname, **cfg)
+            else:
+                kern = tilec.compile(source, "linear", arch="sm_90a",
+                                     DTYPE=dname, HAS_BIAS=False, **cfg)
             cm, cn = cfg.get("CLUSTER_M", 1), cfg.get("CLUSTER_N", 1)
             tm = cfg.get("TILE_M", 128) * cm
             tn = cfg.get("TILE_N", 128) * cn
-            grid = (-(-m // tm) * -(-n // tn) * cm * cn, 1)
+            grid = (-(-m // tm) * -(-n // tn) * cm * cn, 1) + \
+                ((batch,) if batch else ())
+
+            def run(s, kern=kern, grid=grid):
+                if batch:
+                    kern.launch(grid, s[0], s[1], s[2])
+                else:
+                    kern.launch(grid, s[0], s[1], no_bias, s[2], *extra)
             if not prefix:
                 s = sets[0]
                 s[2].fill_(float("nan"))
-                kern.launch(grid, s[0], s[1], no_bias, s[2], part, tickets)
+                run(s)
                 torch.cuda.synchronize()
                 err = ((s[2].double() - ref).norm() / ref.norm()).item()
                 if not err < 2e-3:
@@ -103,17 +139,14 @@ def main():
                     break
                 notes[name] = (f"{kern.num_stages} stages, {kern.num_warps} "
                                f"warps, {kern.shared_bytes} B shared")
-            impls[prefix + name] = (
-                lambda kern, grid: lambda s: kern.launch(
-                    grid, s[0], s[1], no_bias, s[2], part, tickets))(kern,
-                                                                     grid)
+            impls[prefix + name] = run
     if args.graphs:
         ms = {name: graph_us(lambda run=run: [run(s) for s in sets],
                              rounds=args.rounds) / len(sets) / 1e3
               for name, run in impls.items()}
     else:
         ms = time_interleaved(torch, impls, sets, args.rounds)
-    flops = 2.0 * m * n * k
+    flops = 2.0 * m * n * k * max(batch, 1)
     print("| variant | schedule | us | TFLOP/s | of cuBLAS |")
     print("|---|---|---|---|---|")
     for name, t in sorted(ms.items(), key=lambda kv: kv[1]):

@@ -40,7 +40,8 @@
 //     128; 4096^3, 8192 x 8192 x 1024, 2048 x 2048 x 8192, 3000 x 5000 x
 //     1000; bench/results/2026-12-02-h200-register-a.md);
 //   - tile-warp-specialize takes the rings of one loop: with one streaming
-//     loop and two consumer warpgroups it is on (with one, two blocks share
+//     loop and two consumer warpgroups (one group of two, or two groups of
+//     one under consumer_groups=2) it is on (with one, two blocks share
 //     a multiprocessor and a consumer thread starts with 128 registers, too
 //     few for wide accumulators), when the loop's multiplies have together
 //     at least 128 bytes of K per stage (four wgmma K steps): with less, the
@@ -727,8 +728,18 @@ bool tilesCostAlike(func::FuncOp func) {
       !streaming.front()->getParentOfType<scf::ForOp>() &&
       llvm::all_of(multipliesPerLoop,
                    [](auto &entry) { return entry.second == 1; });
-  if (streaming.size() != 1 || warps != 8 || !allMultiplesOf128 ||
-      !longStages || !resultsFit || given.warpSpecialize == false ||
+  // Two consumer warpgroups fill the register file (one block a
+  // multiprocessor): a group of two on rows of 128, or two groups of one
+  // that take the tiles in turn, 64 rows or more each (tile-consumer-groups,
+  // CUTLASS's ping-pong GEMM: 128 x 128 tiles on one warpgroup each got the
+  // two stages of the rule below, which keeps blocks that cannot share a
+  // multiprocessor, and ran 0.46 of the 128 x 256 kernel on a batched 16 x
+  // 2048^3 product, H100, bench/results/2026-12-07-h100-gemm-tiles-cublas.md).
+  bool twoConsumerWarpgroups =
+      (warps == 8 && allMultiplesOf128) ||
+      (warps == 4 && given.consumerGroups.value_or(1) == 2);
+  if (streaming.size() != 1 || !twoConsumerWarpgroups || !longStages ||
+      !resultsFit || given.warpSpecialize == false ||
       (streamsEverything && !given.warpSpecialize)) {
     if (!numStages && !choice.numStages)
       if (auto stages =
