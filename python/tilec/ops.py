@@ -922,8 +922,11 @@ def bmm(a, b, out=None):
         return _cluster_grid(m, n, config, 1, batch)
     args = (a, b, out)
     # (bmm.tile's units in clusters, CLUSTER_M / CLUSTER_N, are not among
-    # the candidates yet: python/tests/test_gpu_ops.py::test_bmm_clusters
-    # has not run on a GPU.)
+    # the candidates: correct (python/tests/test_gpu_ops.py::
+    # test_bmm_clusters, H100), but no faster than the persistent 128 x 256
+    # tile without them at 16 x 2048^3, either axis, either orientation:
+    # 0.95-0.98 of cuBLAS against 0.98, bench/results/
+    # 2026-12-07-h100-gemm-tiles-cublas.md.)
     kern = _autotuned("bmm.tile", "bmm",
                       f"{dtype}:B={min(_pow2(batch), 1024)}:M={m}:N={n}:K={k}",
                       grid, args, DTYPE=dtype)
