@@ -733,8 +733,9 @@ bool tilesCostAlike(func::FuncOp func) {
   // that take the tiles in turn, 64 rows or more each (tile-consumer-groups,
   // CUTLASS's ping-pong GEMM: 128 x 128 tiles on one warpgroup each got the
   // two stages of the rule below, which keeps blocks that cannot share a
-  // multiprocessor, and ran 0.46 of the 128 x 256 kernel on a batched 16 x
-  // 2048^3 product, H100, bench/results/2026-12-07-h100-gemm-tiles-cublas.md).
+  // multiprocessor, and ran 0.41-0.49 of the 128 x 256 kernel (bmm 16 x
+  // 2048^3, linear 8192 x 4096 x 4096; H100,
+  // bench/results/2026-12-07-h100-gemm-tiles-cublas.md).
   bool twoConsumerWarpgroups =
       (warps == 8 && allMultiplesOf128) ||
       (warps == 4 && given.consumerGroups.value_or(1) == 2);
