@@ -1,7 +1,8 @@
 """Persistent, warp-specialized GEMMs whose consumer warps are in groups
 that take the tiles in turn (consumer_groups=2, tile-consumer-groups:
 CUTLASS's ping-pong), on sm_90a: linear.tile at 128 x 128 tiles of one
-consumer warpgroup each (and of two: 64 rows each), with one K trip, two, a few and many; fewer tiles
+consumer warpgroup each (and of two: 64 rows each; and 64-row tiles of one,
+as the compiler's choice makes them), with one K trip, two, a few and many; fewer tiles
 than blocks (a group with nothing to do), as many, and several a block
 (an odd count in some); the static and the dynamic schedule; clusters of
 two sharing W's tile by multicast; plain and bias + gelu (the bias's
@@ -81,6 +82,39 @@ def test_linear_groups_of_two_warpgroups(torch_gpu, shape, schedule):
     _, one, _ = run_linear(torch, m, n, k, 0, False, "f16", schedule, 1,
                            warps=8)
     assert torch.equal(one[0], outs[0])
+
+
+@pytest.mark.parametrize("tile", [(64, 128), (64, 256), (128, 128)],
+                         ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize("shape", [(256, 768, 4096), (3000, 5000, 1000)],
+                         ids=shape_id)
+def test_linear_pingpong_as_chosen(torch_gpu, tile, shape):
+    """Two groups of one warpgroup (4 warps) with the rest the compiler's
+    choice: what the tuner's two-group candidate is at linear.tile's 64-row
+    @tune tiles, and CUTLASS's ping-pong at 128 x 128. The choice gives them
+    a producer and rings of 4 stages (not the 2 it gave before, as if two
+    blocks shared a multiprocessor): against float64, the same bits over
+    launches and as one group of the same tile."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    tm, tn = tile
+    outs = {}
+    # The one-group kernel given its producer and rings (the same sums in
+    # the same order).
+    one = {"warp_specialize": True, "num_stages": 4}
+    for groups in (2, 1):
+        kern, outs[groups], ref = linear_launches(
+            torch, shape, 2, True, "bf16", TILE_M=tm, TILE_N=tn,
+            num_warps=4, persistent=True, auto_schedule=True,
+            consumer_groups=groups, **(one if groups == 1 else {}))
+        if groups == 2:
+            assert kern.num_warps == 12, kern.num_warps
+            assert kern.num_stages == 4, kern.num_stages
+            assert not kern.warnings, kern.warnings
+    err = ((outs[2][0].double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
+    for y in outs[2][1:] + outs[1]:
+        assert torch.equal(y, outs[2][0])
 
 
 @pytest.mark.parametrize("shape", [(3, 256, 384, 64), (5, 640, 384, 1024)],
