@@ -107,16 +107,19 @@ def main():
     variants = parse_configs(args.variants)
     sources = [("", BMM_KERNEL if batch else KERNEL)] + (
         [("ns_", no_store_source())] if args.no_store else [])
-    # The launch's arguments after the operands and the output.
-    extra = () if batch else (part, tickets)
+    # The kernel, its constants beyond the variant's, and its launch's
+    # arguments from an input set (x, w, out).
+    if batch:
+        kernel, fixed = "bmm", {}
+        arguments = lambda s: s  # noqa: E731
+    else:
+        kernel, fixed = "linear", {"HAS_BIAS": False}
+        arguments = lambda s: (s[0], s[1], no_bias, s[2], part,  # noqa: E731
+                               tickets)
     for name, cfg in variants:
         for prefix, source in sources:
-            if batch:
-                kern = tilec.compile(source, "bmm", arch="sm_90a",
-                                     DTYPE=dname, **cfg)
-            else:
-                kern = tilec.compile(source, "linear", arch="sm_90a",
-                                     DTYPE=dname, HAS_BIAS=False, **cfg)
+            kern = tilec.compile(source, kernel, arch="sm_90a", DTYPE=dname,
+                                 **fixed, **cfg)
             cm, cn = cfg.get("CLUSTER_M", 1), cfg.get("CLUSTER_N", 1)
             tm = cfg.get("TILE_M", 128) * cm
             tn = cfg.get("TILE_N", 128) * cn
@@ -124,10 +127,7 @@ def main():
                 ((batch,) if batch else ())
 
             def run(s, kern=kern, grid=grid):
-                if batch:
-                    kern.launch(grid, s[0], s[1], s[2])
-                else:
-                    kern.launch(grid, s[0], s[1], no_bias, s[2], *extra)
+                kern.launch(grid, *arguments(s))
             if not prefix:
                 s = sets[0]
                 s[2].fill_(float("nan"))
