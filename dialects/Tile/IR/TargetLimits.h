@@ -45,6 +45,9 @@ struct TargetLimits {
   bool float8Conversions = false;
   /// Whether `red.global` takes vectors (.v4.f32, .v4.f16x2: sm_90 on).
   bool vectorReductions = false;
+  /// Whether stmatrix stores 8 x 8 matrices of 16-bit elements from mma
+  /// fragments (sm_90 on).
+  bool storeMatrix = false;
 
   /// Blocks a multiprocessor holds by shared memory, each with `bytes`.
   int64_t blocksByShared(int64_t bytes) const {
@@ -75,6 +78,7 @@ struct TargetLimits {
       l.bf16AtomicAdd = true;
       l.float8Conversions = true;
       l.vectorReductions = true;
+      l.storeMatrix = true;
     } else if (arch == "sm_80") {
       l.sharedBytesPerBlock = 163 * 1024;
       l.sharedBytesPerMultiprocessor = 164 * 1024;

@@ -23,7 +23,13 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
 
     With `arch` sm_90 or later, `tile.atomic_rmw sum` on f32, f16 and bf16
     combines vectors of the registers contiguous along the tensor's last
-    dimension (`red.global.add.v4.f32`, `.v4.f16x2`, up to 16 bytes).
+    dimension (`red.global.add.v4.f32`, `.v4.f16x2`, up to 16 bytes), and
+    a 16-bit tile in an mma fragment's layout (an accumulator converted to
+    16 bits) staged for a TMA store is written into shared memory by
+    `stmatrix` where the store is the tile's last use and the buffer's
+    fastest dimension is the fragment's columns (one `.x4` moves 8 elements
+    a thread where plain stores move 2), as `ldmatrix` reads operands on
+    every target.
 
     With `exp2-poly` N, `tile.exp2` with `flush_to_zero` on an f32 tile
     computes one register in N (those whose index is N - 1 modulo N) with a
@@ -49,7 +55,8 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
            "degree-3 polynomial on the FMA pipe (0: none)">,
     Option<"arch", "arch", "std::string", "\"sm_80\"",
            "Target GPU (sm_80, sm_86, sm_89, sm_90, sm_90a): instructions "
-           "only later targets have (red.global with vector types, sm_90) "
+           "only later targets have (red.global with vector types, "
+           "stmatrix: sm_90) "
            "are used where it has them">,
   ];
   let dependentDialects = [

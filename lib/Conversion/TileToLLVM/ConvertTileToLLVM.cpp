@@ -78,7 +78,7 @@ LogicalResult lowerTiles(ModuleOp module,
   populateMemoryPatterns(converter, limits.vectorReductions, patterns);
   populateReducePatterns(converter, patterns);
   populateMmaPatterns(converter, patterns);
-  populateSharedMemoryPatterns(converter, patterns);
+  populateSharedMemoryPatterns(converter, limits.storeMatrix, patterns);
   populateWgmmaPatterns(converter, patterns, module);
   populateTmaPatterns(converter, patterns);
   populateTileSchedulerPatterns(converter, patterns);

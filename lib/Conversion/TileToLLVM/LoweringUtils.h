@@ -351,7 +351,9 @@ void populateReducePatterns(TileTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateMmaPatterns(TileTypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
+/// `storeMatrix`: the target has stmatrix (sm_90).
 void populateSharedMemoryPatterns(TileTypeConverter &converter,
+                                  bool storeMatrix,
                                   mlir::RewritePatternSet &patterns);
 void populateTmaPatterns(TileTypeConverter &converter,
                          mlir::RewritePatternSet &patterns);

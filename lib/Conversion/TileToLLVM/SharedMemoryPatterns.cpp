@@ -3,10 +3,12 @@
 // A shared memory buffer is row-major over its layout's order with the
 // 16-byte column chunks of row r XOR-ed with (r / perPhase) % maxPhase, so
 // that the eight rows an ldmatrix reads fall in different banks. The writers
-// (tile.local_alloc, tile.local_store) store vectors of up to 16 bytes; the
-// reader (tile.local_load) uses ldmatrix for the mma operand layouts of 16-bit
-// data, where each lane gives the address of one 16-byte matrix row, and plain
-// loads otherwise.
+// (tile.local_alloc, tile.local_store) use stmatrix on sm_90 for 16-bit tiles
+// in an mma fragment's layout staged for a TMA store (GEMM and attention
+// epilogues) and store vectors of up to 16 bytes otherwise; the
+// reader (tile.local_load) uses ldmatrix for the mma operand layouts, and
+// plain loads otherwise. Both matrix instructions take the address of one
+// 16-byte matrix row from each lane (MatrixAccess).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,12 +36,282 @@ Value elementPtr(OpBuilder &b, Location loc, Value base, Type elt,
                              ValueRange{offset});
 }
 
-/// Writes the registers `regs` of a tile of type `srcType` to the buffer of
-/// type `bufType` at `base`: vectors of the registers contiguous along the
+/// How ldmatrix and stmatrix move a 2-D tile of layout `layout` to or from
+/// the buffer of type `bufType`: registers come in 32-bit words of the `w`
+/// elements adjacent along dimension `p` (pairs of 16-bit elements, fours of
+/// 8-bit ones, single f32 ones), lanes 0-1 step `p` by w and 2w and lanes 2-4
+/// step the other dimension by 1, 2 and 4 (the 8 x 8 matrices of 16-bit
+/// units of an mma fragment), and `perOp` words (1, 2 or 4 matrices) move
+/// with one instruction, each of its lanes giving the address of one
+/// 16-byte matrix row. `trans` where the buffer's fastest dimension is not
+/// `p` (16-bit elements only: the instructions transpose 16-bit units).
+class MatrixAccess {
+public:
+  /// The access, or nullopt where the layout is not of that structure or
+  /// the buffer's 16-byte rows are not contiguous. Creates no IR.
+  static std::optional<MatrixAccess>
+  plan(const LinearLayout &layout, unsigned p, tile::SharedMemoryType bufType);
+
+  unsigned wordElements() const { return w; }
+  unsigned perOp() const { return per; }
+  bool transposed() const { return trans; }
+  /// The registers' count and the first of each instruction's words:
+  /// 0, w * perOp, ...
+  unsigned numRegs() const { return layout.getNumRegs(); }
+  /// The address of the rows this lane gives the instruction moving the
+  /// words from register `r` on, with `offsets` added to the tile's
+  /// coordinates.
+  Value address(OpBuilder &b, Location loc, Value base, Type elt, unsigned r,
+                ArrayRef<int64_t> offsets = {});
+  /// Register `e` of word `j` of the instruction from register `r`.
+  unsigned reg(unsigned r, unsigned j, unsigned e) const {
+    return r + w * j + e;
+  }
+
+private:
+  MatrixAccess(const LinearLayout &layout, tile::SharedMemoryType bufType,
+               unsigned w, unsigned per, bool trans, unsigned rowDim)
+      : layout(layout), bufType(bufType), w(w), per(per), trans(trans),
+        rowDim(rowDim) {}
+
+  LinearLayout layout;
+  tile::SharedMemoryType bufType;
+  unsigned w, per;
+  bool trans;
+  unsigned rowDim;
+  SmallVector<Basis> delta;
+  std::optional<SharedAddresses> addresses;
+};
+
+std::optional<MatrixAccess> MatrixAccess::plan(const LinearLayout &layout,
+                                               unsigned p,
+                                               tile::SharedMemoryType bufType) {
+  Type elt = registerType(bufType.getElementType());
+  unsigned bits = bitWidth(elt);
+  if ((bits != 16 && bits != 8 && bits != 32) ||
+      bufType.getShape().size() != 2 || layout.getRank() != 2)
+    return std::nullopt;
+  unsigned w = 32 / bits; // elements per word
+  tile::SharedLayoutAttr shared = bufType.getLayout();
+  unsigned f = shared.getOrder()[0];
+  bool trans = p != f;
+  if (trans && bits != 16)
+    return std::nullopt;
+  // Each matrix row is 16 bytes in a row of the buffer, whole: neither the
+  // swizzle (which moves whole chunks of `vec` elements) nor the buffer's
+  // blocks or rows cut it.
+  unsigned e = 128 / bits;
+  int64_t blockCols = bufType.getStorageShape()[f];
+  if (shared.getBlock())
+    blockCols = std::min<int64_t>(blockCols, shared.getBlock());
+  if ((shared.getMaxPhase() > 1 && shared.getVec() % e) || blockCols % e)
+    return std::nullopt;
+  // The fragment structure: words along p, lanes 0-1 step p by w and 2w,
+  // lanes 2-4 step the other dimension by 1, 2, 4.
+  for (unsigned i = 0; (1u << i) < w; ++i) {
+    Basis want(2, 0);
+    want[p] = 1 << i;
+    if (layout.regs().size() <= i || layout.regs()[i] != want)
+      return std::nullopt;
+  }
+  if (layout.lanes().size() != 5)
+    return std::nullopt;
+  for (unsigned i = 0; i < 5; ++i) {
+    Basis want(2, 0);
+    if (i < 2)
+      want[p] = w << i;
+    else
+      want[1 - p] = 1 << (i - 2);
+    if (layout.lanes()[i] != want)
+      return std::nullopt;
+  }
+  // The other bases move whole matrices: their steps along the buffer's
+  // fastest dimension are whole 16-byte rows (along the other dimension
+  // any row is a matrix row).
+  for (const Basis &bb : llvm::drop_begin(layout.regs(), llvm::Log2_32(w)))
+    if (bb[f] % e)
+      return std::nullopt;
+  for (const Basis &bb : layout.warps())
+    if (bb[f] % e)
+      return std::nullopt;
+  unsigned n = layout.getNumRegs();
+  if (n % w)
+    return std::nullopt;
+  unsigned words = n / w;
+  unsigned per = words % 4 == 0 ? 4 : words % 2 == 0 ? 2 : 1;
+  // The instructions' lanes address the rows of their `per` matrices; the
+  // matrices lie at the same relative offsets in every instruction, so the
+  // lane part of the address is one per thread and each instruction adds a
+  // constant.
+  MatrixAccess access(layout, bufType, w, per, trans, 1 - f);
+  for (unsigned j = 0; j < per; ++j)
+    access.delta.push_back(layout.regCoords(w * j));
+  for (unsigned r = 0; r < n; r += w * per)
+    for (unsigned j = 0; j < per; ++j) {
+      Basis c0 = layout.regCoords(r), cj = layout.regCoords(r + w * j);
+      for (unsigned d = 0; d < 2; ++d)
+        if (cj[d] - c0[d] != access.delta[j][d] - access.delta[0][d])
+          return std::nullopt;
+    }
+  return access;
+}
+
+Value MatrixAccess::address(OpBuilder &b, Location loc, Value base, Type elt,
+                            unsigned r, ArrayRef<int64_t> offsets) {
+  if (!addresses) {
+    ThreadIndex idx = getThreadIndex(b, loc);
+    // The warp's offset (warp bases only: lanes are the instruction's).
+    SmallVector<Value> warpOffset;
+    for (unsigned d = 0; d < 2; ++d) {
+      Value acc = constI32(b, loc, 0);
+      for (auto [i, basis] : llvm::enumerate(layout.warps())) {
+        if (!basis[d])
+          continue;
+        Value bit = shr(b, loc, idx.warp, i);
+        bit = arith::AndIOp::create(b, loc, bit, constI32(b, loc, 1));
+        acc = arith::XOrIOp::create(
+            b, loc, acc,
+            arith::MulIOp::create(b, loc, bit, constI32(b, loc, basis[d])));
+      }
+      warpOffset.push_back(acc);
+    }
+    Value row = arith::AndIOp::create(b, loc, idx.lane, constI32(b, loc, 7));
+    Value matrix = arith::AndIOp::create(b, loc, shr(b, loc, idx.lane, 3),
+                                         constI32(b, loc, per - 1));
+    SmallVector<Value> laneCoords(2);
+    SmallVector<int64_t> bound(2);
+    for (unsigned d = 0; d < 2; ++d) {
+      Value o = constI32(b, loc, delta[0][d]);
+      int64_t maxDelta = delta[0][d];
+      for (unsigned j = 1; j < per; ++j) {
+        Value isJ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          matrix, constI32(b, loc, j));
+        o = arith::SelectOp::create(b, loc, isJ, constI32(b, loc, delta[j][d]),
+                                    o);
+        maxDelta = std::max(maxDelta, delta[j][d]);
+      }
+      int64_t warpMax = 0;
+      for (const Basis &wb : layout.warps())
+        warpMax += wb[d];
+      o = arith::AddIOp::create(b, loc, o, warpOffset[d]);
+      if (d == rowDim)
+        o = arith::AddIOp::create(b, loc, o, row);
+      laneCoords[d] = o;
+      bound[d] = maxDelta + warpMax + (d == rowDim ? 8 : 1);
+    }
+    addresses.emplace(b, loc, bufType, laneCoords, bound);
+  }
+  Basis c = layout.regCoords(r);
+  SmallVector<int64_t> constCoords(2);
+  for (unsigned d = 0; d < 2; ++d)
+    constCoords[d] = c[d] - delta[0][d] + (offsets.empty() ? 0 : offsets[d]);
+  return elementPtr(b, loc, base, elt, addresses->offset(constCoords));
+}
+
+/// stmatrix for the 16-bit tiles of an mma fragment layout (an accumulator
+/// converted to 16 bits, an operand): MatrixAccess with p the dimension of
+/// a register's pair, four words (8 elements) a thread with one
+/// stmatrix.x4 where plain stores take four. A padded tile's words are each
+/// padding in every thread or in none (isPaddingPerRegister): those are not
+/// written, and the other words of their instruction go one matrix at a
+/// time (.x1, whose lanes 0-7 give the rows). Any other layout: failure,
+/// and plain stores.
+LogicalResult storeWithStmatrix(OpBuilder &b, Location loc,
+                                RankedTensorType srcType, ValueRange regs,
+                                tile::SharedMemoryType bufType, Value base) {
+  Type elt = registerType(bufType.getElementType());
+  if (bitWidth(elt) != 16 || srcType.getRank() != 2)
+    return failure();
+  LinearLayout src = getLinearLayout(srcType);
+  if (src.regs().empty())
+    return failure();
+  const Basis &pair = src.regs()[0];
+  unsigned p = pair[1] == 1 && pair[0] == 0 ? 1 : 0;
+  std::optional<MatrixAccess> access = MatrixAccess::plan(src, p, bufType);
+  // Not .trans: no kernel stages a fragment into a buffer whose fastest
+  // dimension is its rows, so the transposing store has never run on a GPU
+  // (the plain stores, checked there, stay).
+  if (!access || access->transposed())
+    return failure();
+  unsigned w = access->wordElements(), per = access->perOp();
+  unsigned n = access->numRegs();
+  ArrayRef<int64_t> shape = srcType.getShape();
+  bool padded = tile::isPadded(shape);
+  if (padded && !tile::isPaddingPerRegister(src, shape))
+    return failure();
+  // Whether the word from register r is padding (a word is the elements of
+  // one matrix row a thread holds: all padding or none).
+  auto paddingWord = [&](unsigned r) {
+    return padded && tile::isPaddingRegister(src, shape, r, w);
+  };
+  for (unsigned r = 0; r < n; r += w)
+    if (padded && !paddingWord(r) &&
+        llvm::any_of(llvm::seq(0u, w), [&](unsigned e) {
+          return tile::isPaddingRegister(src, shape, r + e);
+        }))
+      return failure();
+  auto store = [&](unsigned r, unsigned count) {
+    SmallVector<Value> words;
+    for (unsigned j = 0; j < count; ++j) {
+      SmallVector<Value> elements;
+      for (unsigned e = 0; e < w; ++e)
+        elements.push_back(regs[access->reg(r, j, e)]);
+      words.append(packWords(b, loc, elements));
+    }
+    Value ptr = access->address(b, loc, base, elt, r);
+    NVVM::StMatrixOp::create(
+        b, loc, ptr, words,
+        NVVM::MMALayoutAttr::get(b.getContext(), NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(b.getContext(),
+                                         NVVM::LdStMatrixEltType::B16));
+  };
+  for (unsigned r = 0; r < n; r += w * per) {
+    unsigned data = llvm::count_if(llvm::seq(0u, per), [&](unsigned j) {
+      return !paddingWord(r + w * j);
+    });
+    if (data == per) {
+      store(r, per);
+      continue;
+    }
+    for (unsigned j = 0; j < per; ++j)
+      if (!paddingWord(r + w * j))
+        store(r + w * j, 1);
+  }
+  return success();
+}
+
+/// Whether a TMA store reads `buffer` (a tile staged on its way to global
+/// memory: tile-convert-stores-to-tma's local_store, then tma_store of the
+/// same buffer or view).
+bool readByTma(Value buffer) {
+  return llvm::any_of(buffer.getUsers(), [](Operation *user) {
+    return isa<tile::TmaStoreOp>(user);
+  });
+}
+
+/// Writes the registers `regs` of `tile` to the buffer `buffer` of type
+/// `bufType` at `base`: with stmatrix where the target has it
+/// (`storeMatrix`), the layout is an mma fragment's (storeWithStmatrix), the
+/// store is the tile's only use and a TMA store reads the buffer (an
+/// epilogue's staging); else vectors of the registers contiguous along the
 /// buffer's fastest dimension (from any register bits: a transposed tile's
-/// registers too), up to its layout's vector width.
-void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
-               ValueRange regs, tile::SharedMemoryType bufType, Value base) {
+/// registers too), up to its layout's vector width. Measured on an H100
+/// (bench/results/2026-12-07-h100-stmatrix.md), against plain stores:
+/// GEMM epilogues +0.3-0.4% (fewer registers in 39 kernels); MLA decode's P,
+/// written by each warpgroup and read back by the other within the trip,
+/// 1-3% slower, so a buffer the threads read back keeps plain stores; and a
+/// tile that stays live (attention backward's dS, staged for one multiply
+/// and read from registers by another) keeps them too: with its words
+/// packed beside its registers, the head_dim 64 and 128 backward kernels,
+/// capped at 168 registers a thread, spilled 4 bytes (.x4 and .x2 alike).
+void storeTile(OpBuilder &b, Location loc, Value tile, ValueRange regs,
+               Value buffer, tile::SharedMemoryType bufType, Value base,
+               bool storeMatrix) {
+  auto srcType = cast<RankedTensorType>(tile.getType());
+  if (storeMatrix && tile.hasOneUse() && readByTma(buffer) &&
+      succeeded(storeWithStmatrix(b, loc, srcType, regs, bufType, base)))
+    return;
   Type elt = registerType(bufType.getElementType());
   LinearLayout src = getLinearLayout(srcType);
   unsigned f = bufType.getLayout().getOrder()[0];
@@ -70,28 +342,34 @@ void storeTile(OpBuilder &b, Location loc, RankedTensorType srcType,
 }
 
 struct LocalAllocLowering : OpConversionPattern<tile::LocalAllocOp> {
-  using OpConversionPattern::OpConversionPattern;
+  LocalAllocLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                     bool storeMatrix)
+      : OpConversionPattern(converter, ctx), storeMatrix(storeMatrix) {}
+  bool storeMatrix;
   LogicalResult
   matchAndRewrite(tile::LocalAllocOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> memory = getBufferMemory(rewriter, op.getLoc(), op);
     if (failed(memory))
       return failure();
-    storeTile(rewriter, op.getLoc(), op.getSource().getType(),
-              adaptor.getSource(), op.getType(), *memory);
+    storeTile(rewriter, op.getLoc(), op.getSource(), adaptor.getSource(),
+              op.getResult(), op.getType(), *memory, storeMatrix);
     rewriter.replaceOp(op, *memory);
     return success();
   }
 };
 
 struct LocalStoreLowering : OpConversionPattern<tile::LocalStoreOp> {
-  using OpConversionPattern::OpConversionPattern;
+  LocalStoreLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                     bool storeMatrix)
+      : OpConversionPattern(converter, ctx), storeMatrix(storeMatrix) {}
+  bool storeMatrix;
   LogicalResult
   matchAndRewrite(tile::LocalStoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    storeTile(rewriter, op.getLoc(), op.getValue().getType(),
-              adaptor.getValue(), op.getBuffer().getType(),
-              adaptor.getBuffer().front());
+    storeTile(rewriter, op.getLoc(), op.getValue(), adaptor.getValue(),
+              op.getBuffer(), op.getBuffer().getType(),
+              adaptor.getBuffer().front(), storeMatrix);
     rewriter.eraseOp(op);
     return success();
   }
@@ -325,12 +603,9 @@ struct WarpgroupTurnLowering : OpConversionPattern<tile::WarpgroupTurnOp> {
   }
 };
 
-/// ldmatrix for an mma operand layout: registers come in 32-bit words of
-/// the elements adjacent along K (pairs of 16-bit elements, fours of 8-bit
-/// ones, single f32 ones: the layout's kWidth), and four words (one 16x16
-/// or two 16x8 fragments of 16-bit units) load with one ldmatrix.x4.
-/// ldmatrix moves 16-bit units: it transposes only 16-bit elements, so 8-
-/// and 32-bit ones must lie with K contiguous.
+/// ldmatrix for an mma operand layout (MatrixAccess with p the K
+/// dimension): four words (one 16x16 or two 16x8 fragments of 16-bit
+/// units) load with one ldmatrix.x4.
 LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
                                ConversionPatternRewriter &rewriter,
                                SmallVectorImpl<Value> &regs) {
@@ -339,134 +614,39 @@ LogicalResult loadWithLdmatrix(tile::LocalLoadOp op, Value base,
   auto dotLayout =
       dyn_cast<tile::DotOperandLayoutAttr>(op.getType().getEncoding());
   Type elt = registerType(bufType.getElementType());
-  unsigned bits = bitWidth(elt);
-  if (!dotLayout || (bits != 16 && bits != 8 && bits != 32) ||
-      dotLayout.getKWidth() != 32 / bits || bufType.getShape().size() != 2 ||
-      op.getType().getRank() != 2)
+  if (!dotLayout || op.getType().getRank() != 2 ||
+      dotLayout.getKWidth() * bitWidth(elt) != 32)
     return failure();
-  unsigned w = 32 / bits; // elements per word
-  LinearLayout dst = getLinearLayout(op.getType());
   unsigned p = dotLayout.getOpIdx() == 0 ? 1 : 0; // the K dimension
-  unsigned f = bufType.getLayout().getOrder()[0];
-  unsigned rowDim = 1 - f;
-  bool trans = p != f;
-  if (trans && bits != 16)
+  std::optional<MatrixAccess> access =
+      MatrixAccess::plan(getLinearLayout(op.getType()), p, bufType);
+  if (!access)
     return failure();
-  // The fragment structure ldmatrix delivers: words along K, lanes 0-1
-  // step K by w and 2w, lanes 2-4 step the other dimension by 1, 2, 4.
-  for (unsigned i = 0; (1u << i) < w; ++i) {
-    Basis want(2, 0);
-    want[p] = 1 << i;
-    if (dst.regs().size() <= i || dst.regs()[i] != want)
-      return failure();
-  }
-  for (unsigned i = 0; i < 5; ++i) {
-    Basis want(2, 0);
-    if (i < 2)
-      want[p] = w << i;
-    else
-      want[1 - p] = 1 << (i - 2);
-    if (dst.lanes()[i] != want)
-      return failure();
-  }
-  unsigned n = dst.getNumRegs();
-  if (n % w)
-    return failure();
-  unsigned words = n / w;
-  unsigned perLoad = words % 4 == 0 ? 4 : words % 2 == 0 ? 2 : 1;
-
-  ThreadIndex idx = getThreadIndex(rewriter, loc);
-  // The warp's offset (warp bases only: lanes are ldmatrix's business).
-  SmallVector<Value> warpOffset;
-  for (unsigned d = 0; d < 2; ++d) {
-    Value acc = constI32(rewriter, loc, 0);
-    for (auto [i, basis] : llvm::enumerate(dst.warps())) {
-      if (!basis[d])
-        continue;
-      Value bit = shr(rewriter, loc, idx.warp, i);
-      bit =
-          arith::AndIOp::create(rewriter, loc, bit, constI32(rewriter, loc, 1));
-      acc = arith::XOrIOp::create(
-          rewriter, loc, acc,
-          arith::MulIOp::create(rewriter, loc, bit,
-                                constI32(rewriter, loc, basis[d])));
-    }
-    warpOffset.push_back(acc);
-  }
-  Value row = arith::AndIOp::create(rewriter, loc, idx.lane,
-                                    constI32(rewriter, loc, 7));
-  Value matrix =
-      arith::AndIOp::create(rewriter, loc, shr(rewriter, loc, idx.lane, 3),
-                            constI32(rewriter, loc, perLoad - 1));
+  unsigned w = access->wordElements(), per = access->perOp();
   Type i32 = rewriter.getI32Type();
-  regs.assign(n, Value());
-  // Each ldmatrix's lanes address the rows of its perLoad matrices; the
-  // matrices lie at the same relative offsets in every group, so the lane
-  // part of the address is one per thread and each group adds a constant.
-  SmallVector<LinearLayout::Basis> delta;
-  for (unsigned j = 0; j < perLoad; ++j) {
-    Basis d = dst.regCoords(w * j);
-    delta.push_back(d);
-  }
-  bool regular = true;
-  for (unsigned r = 0; r < n && regular; r += w * perLoad)
-    for (unsigned j = 0; j < perLoad; ++j) {
-      Basis c0 = dst.regCoords(r), cj = dst.regCoords(r + w * j);
-      for (unsigned d = 0; d < 2; ++d)
-        regular &= cj[d] - c0[d] == delta[j][d] - delta[0][d];
-    }
-  if (!regular)
-    return failure();
-  SmallVector<Value> laneCoords(2);
-  SmallVector<int64_t> bound(2);
-  for (unsigned d = 0; d < 2; ++d) {
-    Value o = constI32(rewriter, loc, delta[0][d]);
-    int64_t maxDelta = delta[0][d];
-    for (unsigned j = 1; j < perLoad; ++j) {
-      Value isJ = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        matrix, constI32(rewriter, loc, j));
-      o = arith::SelectOp::create(rewriter, loc, isJ,
-                                  constI32(rewriter, loc, delta[j][d]), o);
-      maxDelta = std::max(maxDelta, delta[j][d]);
-    }
-    int64_t warpMax = 0;
-    for (const Basis &w : dst.warps())
-      warpMax += w[d];
-    o = arith::AddIOp::create(rewriter, loc, o, warpOffset[d]);
-    if (d == rowDim)
-      o = arith::AddIOp::create(rewriter, loc, o, row);
-    laneCoords[d] = o;
-    bound[d] = maxDelta + warpMax + (d == rowDim ? 8 : 1);
-  }
-  SharedAddresses addresses(rewriter, loc, bufType, laneCoords, bound);
-  for (unsigned r = 0; r < n; r += w * perLoad) {
-    Basis c = dst.regCoords(r);
-    SmallVector<int64_t> constCoords = {c[0] - delta[0][0] + op.getOffsets()[0],
-                                        c[1] - delta[0][1] +
-                                            op.getOffsets()[1]};
-    Value ptr =
-        elementPtr(rewriter, loc, base, elt, addresses.offset(constCoords));
+  regs.assign(access->numRegs(), Value());
+  for (unsigned r = 0; r < access->numRegs(); r += w * per) {
+    Value ptr = access->address(rewriter, loc, base, elt, r, op.getOffsets());
     Type resType =
-        perLoad == 1
-            ? i32
-            : Type(LLVM::LLVMStructType::getLiteral(
-                  rewriter.getContext(), SmallVector<Type>(perLoad, i32)));
+        per == 1 ? i32
+                 : Type(LLVM::LLVMStructType::getLiteral(
+                       rewriter.getContext(), SmallVector<Type>(per, i32)));
     Value ld = NVVM::LdMatrixOp::create(
-        rewriter, loc, resType, ptr, rewriter.getI32IntegerAttr(perLoad),
+        rewriter, loc, resType, ptr, rewriter.getI32IntegerAttr(per),
         NVVM::MMALayoutAttr::get(rewriter.getContext(),
-                                 trans ? NVVM::MMALayout::col
-                                       : NVVM::MMALayout::row),
+                                 access->transposed() ? NVVM::MMALayout::col
+                                                      : NVVM::MMALayout::row),
         NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
         NVVM::LdStMatrixEltTypeAttr::get(rewriter.getContext(),
                                          NVVM::LdStMatrixEltType::B16));
-    for (unsigned j = 0; j < perLoad; ++j) {
-      Value word = perLoad == 1
+    for (unsigned j = 0; j < per; ++j) {
+      Value word = per == 1
                        ? ld
                        : Value(LLVM::ExtractValueOp::create(
                              rewriter, loc, ld, ArrayRef<int64_t>{int64_t(j)}));
       SmallVector<Value> elements = unpackWords(rewriter, loc, {word}, elt, w);
       for (unsigned e = 0; e < w; ++e)
-        regs[r + w * j + e] = elements[e];
+        regs[access->reg(r, j, e)] = elements[e];
     }
   }
   return success();
@@ -559,12 +739,14 @@ struct LocalLoadLowering : OpConversionPattern<tile::LocalLoadOp> {
 } // namespace
 
 void tilec::populateSharedMemoryPatterns(TileTypeConverter &converter,
+                                         bool storeMatrix,
                                          RewritePatternSet &patterns) {
+  patterns.add<LocalAllocLowering, LocalStoreLowering>(
+      converter, patterns.getContext(), storeMatrix);
   patterns.add<AllocationLowering<tile::SmemAllocOp>,
                AllocationLowering<tile::MbarrierAllocOp>, SmemSlotLowering,
                SmemViewLowering<tile::SmemPermuteOp>,
                SmemViewLowering<tile::SmemViewOp>, BarrierLowering,
-               WarpgroupTurnLowering, LocalAllocLowering, LocalStoreLowering,
-               LocalLoadLowering, ClusterStoreLowering>(converter,
-                                                        patterns.getContext());
+               WarpgroupTurnLowering, LocalLoadLowering, ClusterStoreLowering>(
+      converter, patterns.getContext());
 }
