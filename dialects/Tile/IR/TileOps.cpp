@@ -638,7 +638,6 @@ LogicalResult ScatterOp::verify() {
     return emitOpError("has no combine(prod) (red.global adds, takes the "
                        "maximum or the minimum)");
   Type elt = getValue().getType().getElementType();
-  bool sum = *combine == ReduceKind::Sum;
   if (!isTileAtomicSupported(*combine, elt))
     return emitOpError() << "combine(" << stringifyReduceKind(*combine)
                          << ") on " << elt << " is not supported ("
@@ -909,7 +908,7 @@ LogicalResult ConcatOp::verify() {
   int64_t rank = result.getRank();
   if (getInputs().size() < 2)
     return emitOpError("needs two or more inputs");
-  if (getAxis() < 0 || getAxis() >= rank)
+  if (getAxis() >= rank)
     return emitOpError() << "axis " << getAxis() << " is not a dimension of "
                          << "the result (rank " << rank << ")";
   unsigned axis = getAxis();

@@ -55,7 +55,6 @@ struct ConsumerGroupLowering : OpConversionPattern<tile::ConsumerGroupOp> {
   LogicalResult
   matchAndRewrite(tile::ConsumerGroupOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     rewriter.replaceOp(op, blockGroupIndex(rewriter, op, op.getThreads()));
     return success();
   }
