@@ -209,10 +209,13 @@ Value MatrixAccess::address(OpBuilder &b, Location loc, Value base, Type elt,
 }
 
 /// stmatrix for the 16-bit tiles of an mma fragment layout (an accumulator
-/// converted to 16 bits, an operand): MatrixAccess with p the dimension of
-/// a register's pair, four words (8 elements) a thread with one
-/// stmatrix.x4 where plain stores take four. A padded tile's words are each
-/// padding in every thread or in none (isPaddingPerRegister): those are not
+/// converted to 16 bits, an operand): MatrixAccess with p the buffer's
+/// fastest dimension (not .trans: no kernel stages a fragment into a buffer
+/// whose fastest dimension is its rows, so the transposing store has never
+/// run on a GPU), four words (8 elements) a thread with one stmatrix.x4
+/// where plain stores take four. A padded tile's registers are each padding
+/// in every thread or in none (isPaddingPerRegister; then so are its words,
+/// whose lanes step the fastest dimension by 2 and 4): padding words are not
 /// written, and the other words of their instruction go one matrix at a
 /// time (.x1, whose lanes 0-7 give the rows). Any other layout: failure,
 /// and plain stores.
@@ -223,15 +226,9 @@ LogicalResult storeWithStmatrix(OpBuilder &b, Location loc,
   if (bitWidth(elt) != 16 || srcType.getRank() != 2)
     return failure();
   LinearLayout src = getLinearLayout(srcType);
-  if (src.regs().empty())
-    return failure();
-  const Basis &pair = src.regs()[0];
-  unsigned p = pair[1] == 1 && pair[0] == 0 ? 1 : 0;
-  std::optional<MatrixAccess> access = MatrixAccess::plan(src, p, bufType);
-  // Not .trans: no kernel stages a fragment into a buffer whose fastest
-  // dimension is its rows, so the transposing store has never run on a GPU
-  // (the plain stores, checked there, stay).
-  if (!access || access->transposed())
+  std::optional<MatrixAccess> access =
+      MatrixAccess::plan(src, bufType.getLayout().getOrder()[0], bufType);
+  if (!access)
     return failure();
   unsigned w = access->wordElements(), per = access->perOp();
   unsigned n = access->numRegs();
@@ -239,17 +236,9 @@ LogicalResult storeWithStmatrix(OpBuilder &b, Location loc,
   bool padded = tile::isPadded(shape);
   if (padded && !tile::isPaddingPerRegister(src, shape))
     return failure();
-  // Whether the word from register r is padding (a word is the elements of
-  // one matrix row a thread holds: all padding or none).
   auto paddingWord = [&](unsigned r) {
     return padded && tile::isPaddingRegister(src, shape, r, w);
   };
-  for (unsigned r = 0; r < n; r += w)
-    if (padded && !paddingWord(r) &&
-        llvm::any_of(llvm::seq(0u, w), [&](unsigned e) {
-          return tile::isPaddingRegister(src, shape, r + e);
-        }))
-      return failure();
   auto store = [&](unsigned r, unsigned count) {
     SmallVector<Value> words;
     for (unsigned j = 0; j < count; ++j) {
