@@ -40,6 +40,9 @@ tilec::inapplicableOptions(const CodegenOptions &options) {
   if (given.deferLoopStores.value_or(false) && !options.hasTMA())
     out.push_back("defer_loop_stores does not apply: it is an option of "
                   "sm_90's TMA stores");
+  if (given.producerStores.value_or(false) && !options.hasWgmma())
+    out.push_back("producer_stores does not apply: it is an option of "
+                  "sm_90a's warp-specialized kernels");
   if (given.stageInRingSlots.has_value() && !options.hasTMA())
     out.push_back("stage_in_ring_slots does not apply: it is an option of "
                   "sm_90's TMA stores");
@@ -200,6 +203,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
     wsOptions.enabled = options.warpSpecialize;
     // Warnings where the user asked (not where the compiler chose).
     wsOptions.warn = options.given.warpSpecialize.value_or(false);
+    // A loop's staged TMA store issued by a producer warp, where asked.
+    wsOptions.producerStores = options.producerStores;
+    wsOptions.warnStores = options.given.producerStores.value_or(false);
     // (A producer running a loop around its loops, a persistent kernel's
     // tile loop among them, keeps 32 registers: the pass's own rule.)
     fpm.addPass(mlir::tile::createTileWarpSpecialize(wsOptions));

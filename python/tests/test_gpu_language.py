@@ -1355,6 +1355,11 @@ DEFERRED = {"TILE_M": 128, "TILE_N": 128, "num_warps": 8,
 # head_dim 128's: 64 queries a trip (dK and dV in flight at the loop's exit,
 # whose waits the last trip's copies follow: no C7515).
 DEFERRED_128 = dict(DEFERRED, TILE_M=64)
+# dQ's copy issued by a producer warp (producer_stores: tilec.autograd's
+# head_dim 128 kernel, 64 x 128), the consumers signalling on mbarriers.
+PRODUCER_128 = {"TILE_M": 64, "TILE_N": 128, "num_warps": 8,
+                "producer_stores": True}
+PRODUCER_64 = dict(PRODUCER_128, TILE_M=128)
 
 BWD = [
     # arch, BH, N, D, causal, options
@@ -1378,6 +1383,13 @@ BWD = [
     ("sm_90a", 2, 384, 128, True, DEFERRED_128),
     ("sm_90a", 1, 64, 128, False, DEFERRED_128),
     ("sm_90a", 3, 200, 128, False, DEFERRED_128),
+    # The same trip counts with the copy a producer warp's.
+    ("sm_90a", 2, 384, 128, False, PRODUCER_128),
+    ("sm_90a", 2, 384, 128, True, PRODUCER_128),
+    ("sm_90a", 1, 64, 128, False, PRODUCER_128),
+    ("sm_90a", 3, 200, 128, False, PRODUCER_128),
+    ("sm_90a", 2, 384, 64, True, PRODUCER_64),
+    ("sm_90a", 3, 200, 64, False, PRODUCER_64),
 ]
 
 
@@ -1422,7 +1434,8 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     # (Specialized, and the store deferred, where asked: the compiler says
     # when it cannot.)
     assert not [w for w in bwd.warnings
-                if "speciali" in w or "defer_loop_stores" in w], bwd.warnings
+                if "speciali" in w or "defer_loop_stores" in w
+                or "producer_stores" in w], bwd.warnings
     o16 = o.detach().half()
     delta = torch.full((BH, N), float("nan"), device="cuda")
     pre[((N + 63) // 64, BH)](o16, do, delta)
@@ -1439,9 +1452,11 @@ def test_attention_backward_atomic_dq(torch_gpu, repo, case):
     check_gradients(torch, (dq * scale, dk, dv), grads)
 
 
-@pytest.mark.parametrize("D", [64, 128])
-def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo, D):
-    """defer_loop_stores where some blocks run no trip: causal, 128
+@pytest.mark.parametrize("D,how", [(64, "deferred"), (128, "deferred"),
+                                   (128, "producer"), (64, "producer")])
+def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo, D, how):
+    """defer_loop_stores (or producer_stores) where some blocks run no
+    trip: causal, 128
     queries against 384 keys, so that key blocks 1 and 2 see no query (their
     loop runs no trip: no copy is issued, dK and dV are zeros) and block 0
     runs one (at head_dim 128 two trips of 64); dQ, dK, dV against float64,
@@ -1465,8 +1480,12 @@ def test_attention_backward_deferred_dq_empty_loops(torch_gpu, repo, D):
     pre = tilec.compile(path, kernel="attn_bwd_preprocess", arch="sm_90a", D=D)
     bwd = tilec.compile(path, kernel="attn_bwd", arch="sm_90a", D=D,
                         CAUSAL=True, DQ_ATOMIC=True,
-                        **(DEFERRED if D == 64 else DEFERRED_128))
-    assert not [w for w in bwd.warnings if "defer_loop_stores" in w]
+                        **{("deferred", 64): DEFERRED,
+                           ("deferred", 128): DEFERRED_128,
+                           ("producer", 64): PRODUCER_64,
+                           ("producer", 128): PRODUCER_128}[(how, D)])
+    assert not [w for w in bwd.warnings
+                if "defer_loop_stores" in w or "producer_stores" in w]
     o16 = o.detach().half()
     delta = torch.empty(BH, NQ, device="cuda")
     pre[(NQ // 64, BH)](o16, do, delta)

@@ -58,6 +58,11 @@ ATOMIC_SEQ_Q_64 = 2048
 # of two and copies it out in the next trip (defer_loop_stores; _backward_
 # kernels).
 DEFER_DQ_MAX_HEAD_DIM = 64
+# The head dims above DEFER_DQ_MAX_HEAD_DIM from which the atomics backward
+# has a producer warp copy its dQ share out (producer_stores), the
+# consumers signalling each trip's on an mbarrier rather than meeting at a
+# barrier (FlashAttention-3's dQ writer).
+PRODUCER_DQ_MIN_HEAD_DIM = 65
 # The fewest keys from which the forward with LSE takes 80 keys a step at
 # head dims above 192 (forward_tiles).
 LONG_KEYS = 8192
@@ -144,8 +149,15 @@ def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
         # 16k tokens). At 128 (64 queries a trip) it runs 0.90-1.00x, with
         # its multiplies overlapped (bench/results/
         # 2026-12-04-h200-deferred-dq-stores.md): DEFER_DQ_MAX_HEAD_DIM.
+        # There a producer warp copies each trip's share out instead
+        # (producer_stores), the consumers signalling on mbarriers: 1.08-
+        # 1.16x the consumers' own copy, H100, bf16, 4k and 16k, causal and
+        # not (bench/results/2026-12-07-h100-producer-stores.md; at 64 the
+        # deferred copy stays 5-8% faster): PRODUCER_DQ_MIN_HEAD_DIM.
         deferred = {"defer_loop_stores": True} \
             if head_dim <= DEFER_DQ_MAX_HEAD_DIM else {}
+        if not deferred and head_dim >= PRODUCER_DQ_MIN_HEAD_DIM:
+            deferred = {"producer_stores": True}
         bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
                            DTYPE=dtype, D=head_dim,
                            TILE_M=2 * TILE if head_dim == 64 else TILE,

@@ -556,6 +556,66 @@ func.func @tma_store_reduce(%O: !tile.global<f32, 2>, %I: !tile.global<i32, 2>, 
 
 // -----
 
+// A TMA store and its wait with `issuer` (tile-warp-specialize's
+// producer-stores): a lane of the issuer's warp, 5 here (thread 160, the
+// second producer warp), elected, copies and waits for the copy's read;
+// the consumers stage, fence and arrive.
+// CHECK-LABEL: llvm.func @producer_store
+// CHECK-DAG:   %[[C5:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK:       nvvm.setmaxregister decrease 24
+// CHECK:       mbarrier.try_wait.parity
+// CHECK:       %[[U:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:  %[[E:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:  %[[IS:.*]] = llvm.icmp "eq" %[[U]], %[[C5]] : i32
+// CHECK-NEXT:  %[[AND:.*]] = llvm.and %[[IS]], %[[E]] : i1
+// CHECK-NEXT:  %[[PRED:.*]] = llvm.zext %[[AND]] : i1 to i32
+// CHECK:       llvm.inline_asm has_side_effects {{.*}}cp.reduce.async.bulk.tensor.2d{{.*}}", "r,l,{{.*}}" %[[PRED]]
+// CHECK:       llvm.inline_asm has_side_effects {{.*}}cp.async.bulk.wait_group.read 0;{{.*}}" %[[PRED2:.*]] :
+// CHECK:       mbarrier.arrive.shared::cta.b64
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>
+#ring = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0], block = 64>
+#so = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @producer_store(%t: !tile.global<f16, 2>, %O: !tile.global<f32, 2>, %p: i1, %v: f32,
+                          %map: !tile.tensor_map<[64, 64], f16, swizzle = 128>,
+                          %mO: !tile.tensor_map<[64, 32], f32, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i32, swizzle = 128 : i32},
+                                    {box = array<i64: 64, 32>, param = 1 : i32, swizzle = 128 : i32}]} {
+  %c0 = arith.constant 0 : i32
+  %ring = tile.smem_alloc : <[1, 64, 64], f16, #ring>
+  %full = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %full {count = 1 : i32} : <1>
+  %empty = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %empty {count = 128 : i32} : <1>
+  %buf = tile.smem_alloc : !tile.smem<[64, 64], f32, #so>
+  %sfull = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %sfull {count = 128 : i32} : <1>
+  %sempty = tile.mbarrier_alloc : <1>
+  tile.mbarrier_init %sempty {count = 32 : i32} : <1>
+  tile.warp_specialize {consumer_warps = 4 : i32, producer_registers = 24 : i32} producer {
+    %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.tma_load %map[%c0, %c0], %b, %full[%c0] if %p {issuer = 128 : i32} : <[64, 64], f16, swizzle = 128>, <[64, 64], f16, #sw>, <1>
+  } producer {
+    tile.mbarrier_wait %sfull[%c0], %c0 : <1>
+    tile.tma_store %mO[%c0, %c0], %buf reduce sum {issuer = 160 : i32} : !tile.tensor_map<[64, 32], f32, swizzle = 128>, !tile.smem<[64, 64], f32, #so>
+    tile.tma_store_wait %buf : !tile.smem<[64, 64], f32, #so> {issuer = 160 : i32}
+    tile.mbarrier_arrive %sempty[%c0], %buf : <1>, !tile.smem<[64, 64], f32, #so>
+  } consumer {
+    %b = tile.smem_slot %ring[%c0] : <[1, 64, 64], f16, #ring> -> <[64, 64], f16, #sw>
+    tile.mbarrier_wait %full[%c0], %c0, %b : <1>, !tile.smem<[64, 64], f16, #sw>
+    tile.mbarrier_arrive %empty[%c0], %b if %p : <1>, <[64, 64], f16, #sw>
+    %x = tile.full %v : tensor<64x64xf32, #blocked>
+    tile.mbarrier_wait %sempty[%c0], %c0 : <1>
+    tile.local_store %x, %buf : tensor<64x64xf32, #blocked>, !tile.smem<[64, 64], f32, #so>
+    tile.fence_async_shared
+    tile.mbarrier_arrive %sfull[%c0], %buf : <1>, !tile.smem<[64, 64], f32, #so>
+  }
+  return
+}
+
+// -----
+
 // A ring of 64 x 160 stages read only by TMA and wgmma takes 3 of its 4
 // blocks of 64 columns a stage (tile-allocate-shared-memory's
 // tile.slot_bytes = 24576): the slot steps by 24576 bytes, and the copy

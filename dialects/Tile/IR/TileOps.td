@@ -1251,7 +1251,10 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [AttrSizedOperandSegments,
     first (tile-insert-barriers), and nothing may write the buffer again
     before a `tile.tma_store_wait` naming it. Lowers to
     `cp.async.bulk.tensor.global.shared::cta` and
-    `cp.async.bulk.commit_group`. With `pred`, only where it holds (no
+    `cp.async.bulk.commit_group`. With `issuer`, a lane of the warp of
+    thread `issuer` copies instead (a warp-specialized kernel's producer:
+    tile-warp-specialize's producer-stores, after the consumers staged the
+    buffer and said so on an mbarrier). With `pred`, only where it holds (no
     group is committed where it does not: a loop's first trip has no
     previous trip's store to issue, tile-defer-loop-stores), with no
     branch around it.
@@ -1272,7 +1275,8 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [AttrSizedOperandSegments,
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
                        Tile_SharedMemoryType:$buffer, Optional<I1>:$pred,
-                       OptionalAttr<Tile_ReduceKind>:$reduce);
+                       OptionalAttr<Tile_ReduceKind>:$reduce,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$issuer);
   let assemblyFormat = [{
     $map `[` $coords `]` `,` $buffer (`if` $pred^)? (`reduce` $reduce^)?
     attr-dict `:` type($map) `,` type($buffer)
@@ -1289,7 +1293,8 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "wait until this thread's TMA stores have read their buffers";
   let description = [{
-    `cp.async.bulk.wait_group.read 0` (see `pending`) in the thread that issues TMA stores:
+    `cp.async.bulk.wait_group.read 0` (see `pending`) in the thread that
+    issues TMA stores (thread 0's warp, or `issuer`'s, as the stores'):
     the buffers its earlier `tile.tma_store`s read (named here, so that they
     stay allocated until then) may be written again once every thread has
     passed a barrier after the wait (tile-insert-barriers counts the wait
@@ -1311,7 +1316,14 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [AttrSizedOperandSegments,
   }];
   let arguments = (ins Variadic<Tile_SharedMemoryType>:$buffers,
                        Optional<I1>:$pred,
-                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pending);
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pending,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$issuer);
+  // (The short form: a wait for everything, by thread 0's warp.)
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$buffers, "::mlir::Value":$pred), [{
+      build($_builder, $_state, buffers, pred, 0u, ::mlir::IntegerAttr());
+    }]>
+  ];
   let assemblyFormat =
       "($buffers^ `:` type($buffers))? (`if` $pred^)? attr-dict";
 }

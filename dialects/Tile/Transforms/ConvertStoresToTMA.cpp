@@ -651,7 +651,7 @@ struct ConvertStoresToTMAPass
             arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset)));
       }
       TmaStoreOp::create(b, loc, narrow ? *lastMapArg : *mapArg, at, into,
-                         /*pred=*/Value(), reduce);
+                         /*pred=*/Value(), reduce, /*issuer=*/IntegerAttr());
     }
     Value value = w.value;
     w.op->erase();

@@ -296,7 +296,7 @@ struct DeferLoopStoresPass
           at.push_back(it == carried.end() ? c : coords[it - carried.begin()]);
         }
         TmaStoreOp::create(ib, copy.getLoc(), copy.getMap(), at, buffer, pred,
-                           copy.getReduceAttr());
+                           copy.getReduceAttr(), copy.getIssuerAttr());
       }
     };
     issue(b, previous, previousCoords, ran);

@@ -867,11 +867,37 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     whose schedule says `warp_specialize = false` in a kernel specialized
     for another loop is told so (a warning at the loop), its rings filled
     by the producer too.
+
+    With `producer-stores` (the kernel's `producer_stores`), a TMA store a
+    loop at the top of the kernel issues in every trip, of a tile
+    it stages in a buffer of its own (`tile.local_store` after a
+    `tile.tma_store_wait` for the buffer, tile-convert-stores-to-tma;
+    attention backward's dQ share, added to global memory by a TMA
+    reduction), is issued by a producer warp instead, FlashAttention-3's
+    dQ writer: the consumers, in trip n, wait on an "empty" mbarrier for
+    the producer's read of trip n - 1's data where they waited for the
+    copy, and after staging fence their writes for the async proxy and
+    arrive on a "full" mbarrier (one arrival per consumer thread) where
+    they copied; the producer waits on "full" (phase n), copies, waits
+    until the copy has read the buffer and arrives on "empty". The
+    consumers then meet at no barrier for the store (tile-insert-barriers
+    sees no read of the buffer in their region). The store joins the
+    producer with the fewest copies, or a warp of its own while fewer
+    than four producers run. A store that does not fit (a predicate, a
+    buffer another store reads, no wait for its buffer in the trip, a loop
+    that is not at the top: a persistent kernel's) stays with the
+    consumers, with a warning where the option was given (`warn-stores`).
   }];
   let options = [
     Option<"enabled", "enabled", "bool", /*default=*/"true",
            "Specialize kernels whose loops' schedules do not say (the "
            "kernel's warp_specialize)">,
+    Option<"producerStores", "producer-stores", "bool", /*default=*/"false",
+           "A loop's TMA store of a tile staged in every trip is issued by a "
+           "producer warp, on mbarriers (producer_stores)">,
+    Option<"warnStores", "warn-stores", "bool", /*default=*/"false",
+           "Warn where producer-stores does not apply (on where the user "
+           "gave producer_stores)">,
     Option<"producerRegisters", "producer-registers", "unsigned",
            /*default=*/"24",
            "Registers per thread the producer warpgroup keeps (setmaxnreg; "

@@ -53,6 +53,17 @@
 // by the whole block: from there on nothing synchronizes the producer with
 // the consumers but the mbarriers.
 //
+// With producer-stores, a loop's TMA store of a tile staged in every trip
+// (attention backward's dQ share) is a producer's too, on two mbarriers of
+// one slot, trip n of the loop being phase n of each:
+//
+//   consumers: mbarrier_wait %empty[0], (n + 1) % 2      (was tma_store_wait)
+//              local_store %tile, %buf
+//              fence_async_shared; mbarrier_arrive %full[0]   (was tma_store)
+//   producer:  mbarrier_wait %full[0], n % 2
+//              tma_store %map[...], %buf {issuer}; tma_store_wait %buf {issuer}
+//              mbarrier_arrive %empty[0]        (32 arrivals: the warp's)
+//
 //===----------------------------------------------------------------------===//
 
 #include "Tile/IR/Locations.h"
@@ -120,6 +131,27 @@ struct Copy {
   bool alwaysHeld = false;
 };
 
+/// A loop's TMA store that a producer issues (producer-stores): the store,
+/// the consumers' wait for its buffer in the trip, the loop, the buffer and
+/// the mbarriers `specialize` adds (phase n: trip n's data staged, "full";
+/// read by the copy, "empty").
+struct LoopStore {
+  TmaStoreOp op;
+  TmaStoreWaitOp wait;
+  scf::ForOp loop;
+  SmemAllocOp buffer;
+  Value full, empty;
+};
+
+/// Trip `iv`'s index from 0 in a loop from `lower` by `step`.
+static Value tripIndex(OpBuilder &b, Location loc, Value iv, Value lower,
+                       Value step) {
+  Value n = arith::SubIOp::create(b, loc, iv, lower);
+  if (!matchPattern(step, m_One()))
+    n = arith::DivSIOp::create(b, loc, n, step);
+  return n;
+}
+
 /// Registers a producer thread keeps at least when it runs a loop around
 /// the loops whose rings it fills (or a persistent kernel's tile loop).
 constexpr unsigned kNestedProducerRegisters = 32;
@@ -133,10 +165,16 @@ struct WarpSpecializePass
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
       return;
     bool asked = false;
-    if (!wanted(func, asked))
+    if (!wanted(func, asked)) {
+      if (warnStores)
+        emitWarning(getUserFacingLoc(func))
+            << "producer_stores does not apply to kernel '" << func.getSymName()
+            << "': it is not warp-specialized";
       return;
+    }
     // Where a loop asked, not being specialized is said.
     bool sayWhyNot = warn || asked;
+    stores.clear();
     SmallVector<std::unique_ptr<Ring>> rings;
     SmallVector<Copy> copies;
     // (Before the analysis, which holds values of the loops it replaces.)
@@ -165,6 +203,8 @@ struct WarpSpecializePass
           rings, [&](const auto &r) { return r.get() == c.ring; });
       producers[warpOf[ring - rings.begin()]].copies.push_back(&c);
     }
+    if (why.empty() && !copies.empty())
+      assignStores(func, producers);
     for (Producer &producer : producers)
       if (why.empty())
         why = slice(func, producer);
@@ -178,6 +218,10 @@ struct WarpSpecializePass
         emitWarning(getUserFacingLoc(func))
             << "kernel '" << func.getSymName()
             << "' is not warp-specialized: " << why;
+      else if (warnStores)
+        emitWarning(getUserFacingLoc(func))
+            << "producer_stores does not apply to kernel '" << func.getSymName()
+            << "': it is not warp-specialized (" << why << ")";
       return;
     }
     // Nothing to produce: the block is shaped for specialization (its
@@ -289,6 +333,7 @@ struct WarpSpecializePass
   /// they need) and the iteration arguments of loops it carries.
   struct Producer {
     SmallVector<Copy *> copies;
+    SmallVector<LoopStore *> stores;
     DenseSet<Operation *> live;
     DenseSet<std::pair<Operation *, unsigned>> liveArgs;
   };
@@ -442,6 +487,101 @@ struct WarpSpecializePass
   /// The trip counters of tile loops with rings of one slot.
   DenseMap<Operation *, Value> counters;
 
+  /// The loops' TMA stores a producer issues (producer-stores).
+  SmallVector<LoopStore> stores;
+
+  /// Why `store` stays with the consumers under producer-stores (empty: it
+  /// moves), filling `out`.
+  static std::string whyNotProducerStore(func::FuncOp func, TmaStoreOp store,
+                                         LoopStore &out) {
+    if (store.getPred())
+      return "it is issued under a predicate";
+    auto loop = dyn_cast<scf::ForOp>(store->getParentOp());
+    if (!loop || loop->getParentOp() != func.getOperation())
+      return "its loop is not a loop at the top of the kernel (a "
+             "persistent kernel's, or a nested one)";
+    auto buffer = store.getBuffer().getDefiningOp<SmemAllocOp>();
+    if (!buffer || buffer->getBlock() != &func.getBody().front())
+      return "its buffer is not a buffer of its own (a ring slot)";
+    // The buffer: staged in the trip after a wait for the previous copy,
+    // read by this store only.
+    TmaStoreWaitOp wait;
+    for (Operation *user : buffer->getUsers()) {
+      if (user == store.getOperation())
+        continue;
+      if (auto w = dyn_cast<TmaStoreWaitOp>(user)) {
+        if (w->getParentOp() != loop.getOperation())
+          continue; // (after the loop: the consumers' own, harmless)
+        if (wait || w.getPred() || w.getPending() || !w->isBeforeInBlock(store))
+          return "its buffer's wait in the trip is not one plain wait "
+                 "before it";
+        wait = w;
+        continue;
+      }
+      auto write = dyn_cast<LocalStoreOp>(user);
+      if (!write || write->getParentOp() != loop.getOperation() ||
+          !write->isBeforeInBlock(store))
+        return "its buffer is used otherwise than staged in the trip "
+               "before it";
+    }
+    if (!wait)
+      return "no wait for its buffer precedes it in the trip";
+    for (Operation *user : buffer->getUsers())
+      if (auto write = dyn_cast<LocalStoreOp>(user);
+          write && write->isBeforeInBlock(wait))
+        return "its buffer is staged before the wait for the previous copy";
+    out = LoopStore{store, wait, loop, buffer, Value(), Value()};
+    return "";
+  }
+
+  /// Under producer-stores, each loop store that fits joins a producer: a
+  /// warp of its own while fewer than four run, else the one with the
+  /// fewest copies (the last of those). The others are said where the
+  /// option was given.
+  void assignStores(func::FuncOp func, SmallVector<Producer> &producers) {
+    if (!producerStores)
+      return;
+    func.walk([&](TmaStoreOp store) {
+      LoopStore candidate;
+      std::string why = whyNotProducerStore(func, store, candidate);
+      if (why.empty()) {
+        // (Its coordinates are the producer's to work out too: where they
+        // cannot be, the store stays, the kernel specialized all the same.)
+        Producer probe;
+        probe.stores.push_back(&candidate);
+        why = slice(func, probe);
+      }
+      if (why.empty()) {
+        stores.push_back(candidate);
+        return;
+      }
+      if (warnStores && isa<scf::ForOp>(store->getParentOp()))
+        emitWarning(getUserFacingLoc(store))
+            << "producer_stores does not apply to this store: " << why;
+    });
+    if (stores.empty()) {
+      if (warnStores)
+        emitWarning(getUserFacingLoc(func))
+            << "producer_stores does not apply to kernel '" << func.getSymName()
+            << "': no loop stages a tile and copies it out with TMA in "
+               "every trip";
+      return;
+    }
+    for (LoopStore &store : stores) {
+      if (producers.size() < WarpSpecializeOp::kMaxProducers) {
+        producers.emplace_back();
+        producers.back().stores.push_back(&store);
+        continue;
+      }
+      Producer *least = &producers.front();
+      for (Producer &p : producers)
+        if (p.copies.size() + p.stores.size() <=
+            least->copies.size() + least->stores.size())
+          least = &p;
+      least->stores.push_back(&store);
+    }
+  }
+
   /// Marks the ops a producer needs; why it cannot run them, if so.
   std::string slice(func::FuncOp func, Producer &producer) {
     SmallVector<Operation *> worklist;
@@ -497,6 +637,8 @@ struct WarpSpecializePass
       if (c->fill) // (a count of its own, for a one-slot ring)
         markValue(c->fill);
     }
+    for (const LoopStore *store : producer.stores)
+      markOp(store->op);
     while (!worklist.empty() && why.empty()) {
       Operation *op = worklist.pop_back_val();
       if (Operation *parent = op->getParentOp())
@@ -513,7 +655,8 @@ struct WarpSpecializePass
         markValue(branch.getCondition());
         continue;
       }
-      if (!isa<TmaLoadOp, SmemSlotOp, BlockIdOp, NumBlocksOp, DimOp>(op) &&
+      if (!isa<TmaLoadOp, TmaStoreOp, SmemSlotOp, BlockIdOp, NumBlocksOp,
+               DimOp>(op) &&
           !isScalarComputation(op) && !isScalarRead(func, op)) {
         why = "a copy's coordinates depend on '" +
               op->getName().getStringRef().str() + "'";
@@ -611,6 +754,20 @@ struct WarpSpecializePass
         }
     }
 
+    // Each loop store's buffer and barriers, before the split: "full"
+    // counts the consumer threads' arrivals, "empty" the producer warp's.
+    for (LoopStore &store : stores) {
+      hoist(store.buffer);
+      b.setInsertionPoint(hoistPoint);
+      Location loc = store.op.getLoc();
+      auto type = MbarrierType::get(ctx, 1);
+      store.full = MbarrierAllocOp::create(b, loc, type);
+      MbarrierInitOp::create(b, loc, store.full,
+                             b.getI32IntegerAttr(consumerThreads));
+      store.empty = MbarrierAllocOp::create(b, loc, type);
+      MbarrierInitOp::create(b, loc, store.empty, b.getI32IntegerAttr(32));
+    }
+
     // A producer that runs a loop around its copies' loops works out each
     // trip's bounds and tile indices: a persistent kernel's tile loop (the
     // claims of tiles from the counter, in clusters the multicast copies'
@@ -652,6 +809,33 @@ struct WarpSpecializePass
       b.setInsertionPointToStart(block);
       cloneLive(*consumer, b, map, byOp, producer,
                 consumerThreads + 32 * int32_t(r));
+    }
+
+    // The consumers wait for the producer's read of the previous trip's
+    // data where they waited for their own copy, and say the trip's is
+    // staged where they copied it.
+    for (LoopStore &store : stores) {
+      Location loc = store.op.getLoc();
+      b.setInsertionPoint(store.wait);
+      Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+      Value n = tripIndex(b, loc, store.loop.getInductionVar(),
+                          store.loop.getLowerBound(), store.loop.getStep());
+      Value parity = arith::AndIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, n, one), one);
+      MbarrierWaitOp::create(b, loc, store.empty, zero, parity, ValueRange(),
+                             Value());
+      SmallVector<Value> others;
+      for (Value v : store.wait.getBuffers())
+        if (v != store.buffer.getResult())
+          others.push_back(v);
+      if (!others.empty())
+        TmaStoreWaitOp::create(b, loc, ValueRange(others), Value());
+      store.wait.erase();
+      b.setInsertionPoint(store.op);
+      FenceAsyncSharedOp::create(b, loc);
+      MbarrierArriveOp::create(b, loc, store.full, zero, store.buffer, Value());
+      store.op.erase();
     }
 
     // The consumers release where the pipeline refilled. (A prologue's
@@ -727,6 +911,31 @@ struct WarpSpecializePass
           OpBuilder elseB = clone.getElseBodyBuilder();
           cloneLive(*branch.elseBlock(), elseB, map, byOp, producer, issuer);
         }
+        continue;
+      }
+      auto store = dyn_cast<TmaStoreOp>(op);
+      auto mine = llvm::find_if(producer.stores, [&](const LoopStore *s) {
+        return store && s->op == store;
+      });
+      if (mine != producer.stores.end()) {
+        // Trip n's copy waits for phase n of "full", then for its own read
+        // of the buffer, and completes phase n of "empty".
+        LoopStore &s = **mine;
+        Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+        Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+        Value n = tripIndex(b, loc, map.lookup(s.loop.getInductionVar()),
+                            map.lookupOrDefault(s.loop.getLowerBound()),
+                            map.lookupOrDefault(s.loop.getStep()));
+        MbarrierWaitOp::create(b, loc, s.full, zero,
+                               arith::AndIOp::create(b, loc, n, one),
+                               ValueRange(), Value());
+        auto copy = cast<TmaStoreOp>(b.clone(op, map));
+        copy.setIssuerAttr(b.getI32IntegerAttr(issuer));
+        auto wait = TmaStoreWaitOp::create(b, loc, ValueRange{copy.getBuffer()},
+                                           Value());
+        wait.setIssuerAttr(b.getI32IntegerAttr(issuer));
+        MbarrierArriveOp::create(b, loc, s.empty, zero, copy.getBuffer(),
+                                 Value());
         continue;
       }
       if (Copy *c = byOp.lookup(&op); c && c->fill) {

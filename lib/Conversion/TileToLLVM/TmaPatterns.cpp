@@ -11,7 +11,8 @@
 //   mbarrier.arrive.expect_tx   the bytes of all its boxes, on its barrier
 //   cp.async.bulk.tensor        one per box, completing on the barrier
 //
-// A `tile.tma_store` is warp 0's elected lane's: one cp.async.bulk.tensor
+// A `tile.tma_store` is warp 0's elected lane's (or its `issuer`'s, a
+// producer warp's): one cp.async.bulk.tensor
 // per box from the buffer to the tensor, one bulk group for them all, and
 // `tile.tma_store_wait` its wait (the same lane's) until the group has read
 // the buffer.
@@ -318,8 +319,9 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
 
     // Operands: $0 predicate, $1 tensor map, then the boxes'.
     Value pred = op.getPred() ? adaptor.getPred().front() : Value();
-    SmallVector<Value> operands = {electedThread(rewriter, op, pred),
-                                   adaptor.getMap().front()};
+    SmallVector<Value> operands = {
+        electedThread(rewriter, op, pred, op.getIssuer().value_or(0)),
+        adaptor.getMap().front()};
     std::string constraints = "r,l";
     auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, src,
                                          coords, 1, operands, constraints);
@@ -356,7 +358,8 @@ struct TmaStoreWaitLowering : OpConversionPattern<tile::TmaStoreWaitOp> {
     Location loc = op.getLoc();
     Value pred = op.getPred() ? adaptor.getPred().front() : Value();
     inlinePtx(rewriter, loc, TypeRange(),
-              ValueRange{electedThread(rewriter, op, pred)},
+              ValueRange{electedThread(rewriter, op, pred,
+                                       op.getIssuer().value_or(0))},
               "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n"
               " @p cp.async.bulk.wait_group.read " +
                   std::to_string(op.getPending()) + ";\n}",
