@@ -82,6 +82,45 @@ def test_persistent_gemm(torch_gpu, arch, out, tile, shape, kernel):
         assert err < (2e-3 if out == "f16" else 1e-5), (blocks, err)
 
 
+@pytest.mark.parametrize("out", ["f16", "f32"])
+@pytest.mark.parametrize("tile", [(128, 128), (64, 64), (128, 256)])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kernel", ["persistent_gemm", "carried_gemm"])
+def test_persistent_gemm_producer_stores(torch_gpu, out, tile, shape, kernel):
+    """Each tile's store issued by a producer warp (producer_stores: the
+    kernel's own tile loop at its top stages the tile in every trip), the
+    consumers signalling on mbarriers; at 128 x 256 the tile is staged in
+    parts through one buffer, and the store stays the consumers', which the
+    compiler says. Against float64, outputs poisoned, one block for every
+    tile down to more blocks than tiles."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    torch.manual_seed(9)
+    m, n, k = shape
+    tm, tn = tile
+    kern = tilec.compile(PERSISTENT_GEMM, name="persistent_gemm.tile",
+                         kernel=kernel, arch="sm_90a", OUT=out, TILE_M=tm,
+                         TILE_N=tn, warp_specialize=True,
+                         producer_stores=True)
+    said = [w for w in kern.warnings if "producer_stores" in w]
+    if tn == 256:
+        assert any("used otherwise" in w for w in said), kern.warnings
+    else:
+        assert not said and not [w for w in kern.warnings
+                                 if "speciali" in w], kern.warnings
+    tiles = ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    ref = a.double() @ b.double()
+    dt = torch.float16 if out == "f16" else torch.float32
+    for blocks in sorted({1, 2, 3, tiles, tiles + 5}):
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
+        kern[blocks](a, b, c)
+        torch.cuda.synchronize()
+        err = ((c.double() - ref).norm() / ref.norm()).item()
+        assert err < (2e-3 if out == "f16" else 1e-5), (blocks, err)
+
+
 @pytest.mark.parametrize("tile", [(128, 256), (128, 128)])
 @pytest.mark.parametrize("shape", [(300, 520, 40), (300, 520, 1000),
                                    (64, 4096, 512)])
