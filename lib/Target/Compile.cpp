@@ -192,7 +192,7 @@ void describeAlignments(mlir::LLVM::LLVMFuncOp func, KernelInfo &info) {
           param.getInt() < int64_t(info.params.size()))
         tma[param.getInt()] = true;
   for (auto [i, param] : llvm::enumerate(info.params)) {
-    if (!param.isTensor || tma[i] || i >= widths.size())
+    if (!param.isTensor || tma[i] || i >= size_t(widths.size()))
       continue;
     unsigned need = std::max<unsigned>(elementBytes(param.element),
                                        unsigned(std::max(widths[i], 0)));

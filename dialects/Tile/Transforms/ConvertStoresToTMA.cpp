@@ -457,8 +457,9 @@ struct ConvertStoresToTMAPass
       if (!ragged)
         return size % parts ? 0 : size / parts;
       int64_t extent = llvm::alignTo(llvm::divideCeil(size, parts), 8);
-      return size % extent && llvm::divideCeil(size, extent) == parts ? extent
-                                                                      : 0;
+      return size % extent && int64_t(llvm::divideCeil(size, extent)) == parts
+                 ? extent
+                 : 0;
     };
     // Each part waits for the previous one's copy to read the buffer and
     // meets the other threads twice: beyond a few, the registers' stores
