@@ -885,8 +885,10 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     producer with the fewest copies, or a warp of its own while fewer
     than four producers run. A store that does not fit (a predicate, a
     buffer another store reads, no wait for its buffer in the trip, a loop
-    that is not at the top: a persistent kernel's) stays with the
-    consumers, with a warning where the option was given (`warn-stores`).
+    that is not the kernel's own at its top: a persistent kernel's tile
+    loop, whose copies in the roles follow tile-dynamic-schedule's claims,
+    or a nested loop) stays with the consumers, with a warning where the
+    option was given (`warn-stores`).
   }];
   let options = [
     Option<"enabled", "enabled", "bool", /*default=*/"true",

@@ -496,10 +496,14 @@ struct WarpSpecializePass
                                          LoopStore &out) {
     if (store.getPred())
       return "it is issued under a predicate";
+    // (A persistent kernel's tile loop is left alone: its copies in the
+    // roles follow the tile claims of tile-dynamic-schedule, which counts
+    // the roles it serves.)
     auto loop = dyn_cast<scf::ForOp>(store->getParentOp());
-    if (!loop || loop->getParentOp() != func.getOperation())
-      return "its loop is not a loop at the top of the kernel (a "
-             "persistent kernel's, or a nested one)";
+    if (!loop || loop->getParentOp() != func.getOperation() ||
+        loop->hasAttr(TileDialect::getTileLoopAttrName()))
+      return "its loop is not a loop of the kernel's own at its top (a "
+             "persistent kernel's tile loop, or a nested loop)";
     auto buffer = store.getBuffer().getDefiningOp<SmemAllocOp>();
     if (!buffer || buffer->getBlock() != &func.getBody().front())
       return "its buffer is not a buffer of its own (a ring slot)";
@@ -510,8 +514,10 @@ struct WarpSpecializePass
       if (user == store.getOperation())
         continue;
       if (auto w = dyn_cast<TmaStoreWaitOp>(user)) {
+        if (!loop->isAncestor(w))
+          continue; // (outside the loop: the consumers' own, harmless)
         if (w->getParentOp() != loop.getOperation())
-          continue; // (after the loop: the consumers' own, harmless)
+          return "its buffer is waited for in a branch of the trip";
         if (wait || w.getPred() || w.getPending() || !w->isBeforeInBlock(store))
           return "its buffer's wait in the trip is not one plain wait "
                  "before it";
