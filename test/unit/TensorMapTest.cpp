@@ -42,6 +42,13 @@ using tilec::TensorMapInfo;
 
 static thread_local long allocations = 0;
 
+// (GCC 12 inlines these into callers and takes the free of a pointer from
+// this operator new for a mismatched pair: -Wmismatched-new-delete, a
+// false positive for a replacement pair built on malloc and free.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void *operator new(std::size_t size) {
   ++allocations;
   void *pointer = std::malloc(size ? size : 1);
@@ -53,6 +60,9 @@ void operator delete(void *pointer) noexcept { std::free(pointer); }
 void operator delete(void *pointer, std::size_t) noexcept {
   std::free(pointer);
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace {
 
