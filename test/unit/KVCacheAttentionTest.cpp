@@ -11,6 +11,13 @@
 
 #include <functional>
 
+// (GCC 12 takes the std::optional<Tensor> members of KVArgs below, copied
+// and assigned, for possibly uninitialized vectors: -Wmaybe-uninitialized's
+// known false positive on optionals of classes with vectors.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace {
 
 struct KVArgs {
