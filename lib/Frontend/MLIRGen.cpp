@@ -340,7 +340,7 @@ DictionaryAttr Emitter::emitHints(const ast::Kernel &kernel) {
   for (const ast::Param &p : kernel.params)
     if (!p.isConst)
       runtimeOnly.insert(p.name);
-  auto clearRuntimeOnly = llvm::make_scope_exit([&] { runtimeOnly.clear(); });
+  llvm::scope_exit clearRuntimeOnly([&] { runtimeOnly.clear(); });
   for (const ast::Keyword &kw : kernel.hints.keywords) {
     const tile::KernelHintSpec *spec = tile::lookupKernelHint(kw.name);
     if (!spec) {

@@ -194,8 +194,7 @@ bool tilec::emitPTX(llvm::Module &module, llvm::StringRef arch,
   llvm::OptPassGate &previous = context.getOptPassGate();
   StrengthReductionGate gate(module, previous);
   context.setOptPassGate(gate);
-  auto restore =
-      llvm::make_scope_exit([&] { context.setOptPassGate(previous); });
+  llvm::scope_exit restore([&] { context.setOptPassGate(previous); });
   llvm::raw_string_ostream os(ptx);
   llvm::buffer_ostream bos(os);
   llvm::legacy::PassManager pm;

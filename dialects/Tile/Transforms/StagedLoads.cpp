@@ -110,8 +110,9 @@ Value mlir::tile::stageLoad(LoadOp load, Operation *readAt, Attribute layout) {
   // A layout of the buffer's rank reads the tile without its size-1
   // dimensions (a reshape that dropped them is then the read).
   auto distributed = dyn_cast<DistributedLayoutInterface>(layout);
-  bool squeezed = distributed && distributed.getRank() == shape.size() &&
-                  shape.size() != loaded.getRank();
+  bool squeezed = distributed &&
+                  int64_t(distributed.getRank()) == int64_t(shape.size()) &&
+                  int64_t(shape.size()) != loaded.getRank();
   auto type = RankedTensorType::get(squeezed ? ArrayRef<int64_t>(shape)
                                              : loaded.getShape(),
                                     loaded.getElementType(), layout);

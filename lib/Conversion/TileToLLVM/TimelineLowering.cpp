@@ -35,7 +35,7 @@ void tilec::lowerTimestamps(ModuleOp module) {
     MLIRContext *ctx = func.getContext();
     OpBuilder b(ctx);
     Location loc = func.getLoc();
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Type i32 = b.getI32Type();
     auto constant = [&](Type t, int64_t v) -> Value {
       return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
     };
