@@ -54,6 +54,25 @@ TILES = [(128, 256), (128, 128), (64, 64)]
 SHAPES = [(300, 520, 40), (300, 520, 128), (257, 700, 1000)]
 
 
+def check_gemm(torch, kern, shape, tile, out):
+    """`kern` (a persistent GEMM, C = A B) against float64 on random f16
+    inputs of `shape` (M, N, K), C poisoned, with one block for every tile,
+    two, a few, all of them and more than tiles."""
+    m, n, k = shape
+    tm, tn = tile
+    tiles = ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    ref = a.double() @ b.double()
+    dt = torch.float16 if out == "f16" else torch.float32
+    for blocks in sorted({1, 2, 3, tiles, tiles + 5}):
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
+        kern[blocks](a, b, c)
+        torch.cuda.synchronize()
+        err = ((c.double() - ref).norm() / ref.norm()).item()
+        assert err < (2e-3 if out == "f16" else 1e-5), (blocks, err)
+
+
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("out", ["f16", "f32"])
 @pytest.mark.parametrize("tile", TILES)
@@ -63,23 +82,11 @@ def test_persistent_gemm(torch_gpu, arch, out, tile, shape, kernel):
     torch = torch_gpu
     skip_unless_arch(torch, arch)
     torch.manual_seed(7)
-    m, n, k = shape
     tm, tn = tile
     kern = tilec.compile(PERSISTENT_GEMM, name="persistent_gemm.tile",
                          kernel=kernel, arch=arch, OUT=out, TILE_M=tm,
                          TILE_N=tn)
-    tiles = ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
-    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
-    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-    ref = a.double() @ b.double()
-    dt = torch.float16 if out == "f16" else torch.float32
-    # One block for every tile, two, a few, all of them, more than tiles.
-    for blocks in sorted({1, 2, 3, tiles, tiles + 5}):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
-        kern[blocks](a, b, c)
-        torch.cuda.synchronize()
-        err = ((c.double() - ref).norm() / ref.norm()).item()
-        assert err < (2e-3 if out == "f16" else 1e-5), (blocks, err)
+    check_gemm(torch, kern, shape, tile, out)
 
 
 @pytest.mark.parametrize("out", ["f16", "f32"])
@@ -96,7 +103,6 @@ def test_persistent_gemm_producer_stores(torch_gpu, out, tile, shape, kernel):
     torch = torch_gpu
     skip_unless_arch(torch, "sm_90a")
     torch.manual_seed(9)
-    m, n, k = shape
     tm, tn = tile
     kern = tilec.compile(PERSISTENT_GEMM, name="persistent_gemm.tile",
                          kernel=kernel, arch="sm_90a", OUT=out, TILE_M=tm,
@@ -108,17 +114,7 @@ def test_persistent_gemm_producer_stores(torch_gpu, out, tile, shape, kernel):
     else:
         assert not said and not [w for w in kern.warnings
                                  if "speciali" in w], kern.warnings
-    tiles = ((m + tm - 1) // tm) * ((n + tn - 1) // tn)
-    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
-    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-    ref = a.double() @ b.double()
-    dt = torch.float16 if out == "f16" else torch.float32
-    for blocks in sorted({1, 2, 3, tiles, tiles + 5}):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
-        kern[blocks](a, b, c)
-        torch.cuda.synchronize()
-        err = ((c.double() - ref).norm() / ref.norm()).item()
-        assert err < (2e-3 if out == "f16" else 1e-5), (blocks, err)
+    check_gemm(torch, kern, shape, tile, out)
 
 
 @pytest.mark.parametrize("tile", [(128, 256), (128, 128)])

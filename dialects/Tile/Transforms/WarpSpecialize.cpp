@@ -143,13 +143,22 @@ struct LoopStore {
   Value full, empty;
 };
 
-/// Trip `iv`'s index from 0 in a loop from `lower` by `step`.
-static Value tripIndex(OpBuilder &b, Location loc, Value iv, Value lower,
-                       Value step) {
+/// The parity of phase n + `ahead` of a loop store's barriers in trip n
+/// of `loop` (n counted from 0 by the induction variable `iv`, lower bound
+/// `lower` and step `step` as they are where the parity is built).
+static Value storePhaseParity(OpBuilder &b, Location loc, Value iv, Value lower,
+                              Value step, int32_t ahead) {
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
   Value n = arith::SubIOp::create(b, loc, iv, lower);
   if (!matchPattern(step, m_One()))
     n = arith::DivSIOp::create(b, loc, n, step);
-  return n;
+  if (ahead)
+    n = arith::AddIOp::create(b, loc, n,
+                              ahead == 1
+                                  ? one
+                                  : Value(arith::ConstantOp::create(
+                                        b, loc, b.getI32IntegerAttr(ahead))));
+  return arith::AndIOp::create(b, loc, n, one);
 }
 
 /// Registers a producer thread keeps at least when it runs a loop around
@@ -824,11 +833,10 @@ struct WarpSpecializePass
       Location loc = store.op.getLoc();
       b.setInsertionPoint(store.wait);
       Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-      Value n = tripIndex(b, loc, store.loop.getInductionVar(),
-                          store.loop.getLowerBound(), store.loop.getStep());
-      Value parity = arith::AndIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, n, one), one);
+      // (Phase n - 1, the previous trip's read: parity (n + 1) mod 2.)
+      Value parity =
+          storePhaseParity(b, loc, store.loop.getInductionVar(),
+                           store.loop.getLowerBound(), store.loop.getStep(), 1);
       MbarrierWaitOp::create(b, loc, store.empty, zero, parity, ValueRange(),
                              Value());
       SmallVector<Value> others;
@@ -928,13 +936,12 @@ struct WarpSpecializePass
         // of the buffer, and completes phase n of "empty".
         LoopStore &s = **mine;
         Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-        Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-        Value n = tripIndex(b, loc, map.lookup(s.loop.getInductionVar()),
-                            map.lookupOrDefault(s.loop.getLowerBound()),
-                            map.lookupOrDefault(s.loop.getStep()));
-        MbarrierWaitOp::create(b, loc, s.full, zero,
-                               arith::AndIOp::create(b, loc, n, one),
-                               ValueRange(), Value());
+        Value parity =
+            storePhaseParity(b, loc, map.lookup(s.loop.getInductionVar()),
+                             map.lookupOrDefault(s.loop.getLowerBound()),
+                             map.lookupOrDefault(s.loop.getStep()), 0);
+        MbarrierWaitOp::create(b, loc, s.full, zero, parity, ValueRange(),
+                               Value());
         auto copy = cast<TmaStoreOp>(b.clone(op, map));
         copy.setIssuerAttr(b.getI32IntegerAttr(issuer));
         auto wait = TmaStoreWaitOp::create(b, loc, ValueRange{copy.getBuffer()},
