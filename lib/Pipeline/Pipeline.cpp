@@ -299,6 +299,15 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   // Said where the user asked for it.
   splitOptions.warn = options.given.loopSplit.value_or(false);
   fpm.addPass(mlir::tile::createTileLoopSplit(splitOptions));
+  // A select on a mask that no split took away (its comparisons on scalars
+  // of the trip: attention backward's query tile, t % tiles of the
+  // counter) under a branch on the trip's test that it keeps the whole
+  // tile: no comparison or select per element on those trips.
+  mlir::tile::TileGuardMasksOptions guardOptions;
+  guardOptions.enabled = options.guardMasks;
+  guardOptions.split = options.loopSplit;
+  guardOptions.warn = options.given.guardMasks.value_or(false);
+  fpm.addPass(mlir::tile::createTileGuardMasks(guardOptions));
   // sm_90a: a loop that may run no trip and leaves a multiply in flight,
   // under a guard on its trip count, so that no zeros are moved into
   // registers the pending multiply writes (ptxas would serialize every

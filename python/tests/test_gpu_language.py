@@ -1390,6 +1390,13 @@ BWD = [
     ("sm_90a", 3, 200, 128, False, PRODUCER_128),
     ("sm_90a", 2, 384, 64, True, PRODUCER_64),
     ("sm_90a", 3, 200, 64, False, PRODUCER_64),
+    # The causal mask under a branch on the trips the diagonal crosses
+    # (guard_masks, tilec.autograd's head_dim 128 kernel): 3 key blocks of
+    # 128, 6 query tiles of 64, 2 trips a block masked and up to 4 not.
+    ("sm_90a", 2, 384, 128, True, dict(PRODUCER_128, EVEN_N=True,
+                                       guard_masks=True)),
+    ("sm_90a", 1, 256, 128, True, dict(DEFERRED_128, EVEN_N=True,
+                                       guard_masks=True)),
 ]
 
 

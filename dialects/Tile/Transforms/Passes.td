@@ -371,6 +371,60 @@ def TileMaskRanges : Pass<"tile-mask-ranges", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileGuardMasks : Pass<"tile-guard-masks", "::mlir::func::FuncOp"> {
+  let summary = "Skip a loop's mask on the trips where it keeps the whole "
+                "tile";
+  let description = [{
+    An `arith.select` in the body of an `scf.for` that multiplies
+    (`tile.mma`, `tile.wgmma`), whose condition is a tile of comparisons
+    (`arith.cmpi` signed `<`, `<=`, `>`, `>=`, joined by `arith.andi`)
+    between i32 index tiles built from `tile.arange`, splats of scalars and
+    constants by additions, subtractions and multiplications by constants,
+    keeps its first operand everywhere on a trip where each comparison's
+    scalar part passes one bound (the lanes' part is bounded). Where no loop
+    split takes the mask away (`tile-mask-ranges`: every comparison linear
+    in the induction variable over loop-invariant scalars, in a loop whose
+    split is on, `split` or its schedule), that test is made in the trip
+    and the select, with the part of its mask's computation nothing else
+    uses, runs under an `scf.if` on it:
+
+      %m = arith.select %cond, %x, %y
+    becomes
+      %all = arith.cmpi sge, (sum of the scalars times their factors), bound
+      %m = scf.if %all -> (...) { scf.yield %x }
+           else { (the mask's computation) scf.yield (arith.select ...) }
+
+    Each comparison's scalar part must take a scalar of the trip (attention
+    backward's query tile, `start + t % tiles` of the loop's counter, which
+    no split can follow): a comparison and a select an element are skipped
+    on every trip whose tile the mask keeps whole, for a uniform branch. A
+    mask with a comparison the trips share (loop-invariant scalars: a
+    sequence end against the block's keys) is left as it is: beside such a
+    test the branch made ptxas spill attention backward's loop (head_dim
+    64) or serialize its wgmma (128). A comparison of constants that always
+    holds is dropped from the test; one that never holds for the whole
+    tile leaves the select as it is. The mask's i32 indices are taken not to wrap, as in
+    `tile-mask-ranges`.
+
+    Runs after the schedule passes and `tile-loop-split` (they see the
+    select), on the loops that multiply, as `tile-mask-ranges` does. With
+    `warn` (the kernel's `guard_masks` given), a function with nothing to
+    guard says so.
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", "true",
+           "Guard the masks (the kernel's guard_masks, default off)">,
+    Option<"split", "split", "bool", "true",
+           "Loops whose schedule does not say are split (the kernel's "
+           "loop_split): their masks linear in the induction variable are "
+           "left to tile-loop-split">,
+    Option<"warn", "warn", "bool", "false",
+           "Warn where nothing is guarded (where the user asked)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileStageMmaOperands
     : Pass<"tile-stage-mma-operands", "::mlir::func::FuncOp"> {
   let summary = "Put mma operands that need it in shared memory";
