@@ -300,9 +300,9 @@ void tilec::buildSchedulePipeline(mlir::OpPassManager &pm,
   splitOptions.warn = options.given.loopSplit.value_or(false);
   fpm.addPass(mlir::tile::createTileLoopSplit(splitOptions));
   // A select on a mask that no split took away (its comparisons on scalars
-  // of the trip: attention backward's query tile, t % tiles of the
-  // counter) under a branch on the trip's test that it keeps the whole
-  // tile: no comparison or select per element on those trips.
+  // of the trip: a query tile t % tiles of a loop over (head, tile) pairs)
+  // under a branch on the trip's test that it keeps the whole tile: no
+  // comparison or select per element on those trips.
   mlir::tile::TileGuardMasksOptions guardOptions;
   guardOptions.enabled = options.guardMasks;
   guardOptions.split = options.loopSplit;

@@ -63,14 +63,6 @@ DEFER_DQ_MAX_HEAD_DIM = 64
 # consumers signalling each trip's on an mbarrier rather than meeting at a
 # barrier (FlashAttention-3's dQ writer).
 PRODUCER_DQ_MIN_HEAD_DIM = 65
-# The head dims from which the causal atomics backward (keys in whole
-# tiles) runs its mask under a branch on the trips the diagonal crosses
-# (guard_masks; at 64 the branch made ptxas spill 164 bytes). None: not
-# yet, as it is not measured (bench/results/2026-12-07-h100-causal-mask-
-# guard.md: the mask's comparisons and selects cost 9-10% of the head_dim
-# 128 causal backward, an upper bound; measure with attention_train_step.py
-# --variants "on:GUARD_MASKS_MIN_HEAD_DIM=65").
-GUARD_MASKS_MIN_HEAD_DIM = None
 # The fewest keys from which the forward with LSE takes 80 keys a step at
 # head dims above 192 (forward_tiles).
 LONG_KEYS = 8192
@@ -166,14 +158,12 @@ def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
             if head_dim <= DEFER_DQ_MAX_HEAD_DIM else {}
         if not deferred and head_dim >= PRODUCER_DQ_MIN_HEAD_DIM:
             deferred = {"producer_stores": True}
+        # Keys in whole blocks (EVEN_N), causal: the kernel's loop splits
+        # where the diagonal stops crossing its query tiles, and the trips
+        # after run without the mask (tile-mask-ranges, tile-loop-split):
+        # 1.03-1.10x the mask on every trip, H100, bf16, 4k and 16k
+        # (bench/results/2026-12-07-h100-causal-backward-split.md).
         even = seq_k % (2 * TILE) == 0
-        # Causal, the query tile's mask only where the diagonal crosses
-        # it: the other trips skip its comparisons and selects
-        # (tile-guard-masks; its query tile, t % tiles of the loop's
-        # counter, is not one a loop split follows).
-        if causal and even and GUARD_MASKS_MIN_HEAD_DIM is not None and \
-                head_dim >= GUARD_MASKS_MIN_HEAD_DIM:
-            deferred["guard_masks"] = True
         bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
                            DTYPE=dtype, D=head_dim,
                            TILE_M=2 * TILE if head_dim == 64 else TILE,

@@ -21,6 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MaskAnalysis.h"
+
 #include "Tile/IR/Locations.h"
 #include "Tile/IR/TileOps.h"
 #include "Tile/Transforms/Passes.h"
@@ -103,64 +105,6 @@ arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
   llvm_unreachable("unknown cmpi predicate");
 }
 
-/// Whether `v` is known to be non-negative as a signed integer, from the ops
-/// that compute it.
-bool isNonNegative(Value v, unsigned depth = 0) {
-  if (depth > kMaxDepth)
-    return false;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return !c.isNegative();
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    // The induction variable of a (signed) loop is at least its lower bound.
-    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-    if (loop && loop.getInductionVar() == v && !loop.getUnsignedCmp())
-      return isNonNegative(loop.getLowerBound(), depth + 1);
-    return false;
-  }
-  auto nonNeg = [&](Value x) { return isNonNegative(x, depth + 1); };
-  Operation *op = v.getDefiningOp();
-  return llvm::TypeSwitch<Operation *, bool>(op)
-      // Grid indices and sizes, and tensor sizes (i32 in the kernel ABI).
-      .Case<BlockIdOp, NumBlocksOp, DimOp>([](auto) { return true; })
-      .Case<arith::ExtUIOp>([](auto) { return true; })
-      .Case<arith::ExtSIOp>([&](auto o) { return nonNeg(o.getIn()); })
-      .Case<arith::IndexCastOp>([&](arith::IndexCastOp o) {
-        // A sign extension from a narrow integer to index.
-        auto in = dyn_cast<IntegerType>(o.getIn().getType());
-        return in && in.getWidth() <= 32 && o.getType().isIndex() &&
-               nonNeg(o.getIn());
-      })
-      .Case<arith::MaxSIOp>([&](arith::MaxSIOp o) {
-        return nonNeg(o.getLhs()) || nonNeg(o.getRhs());
-      })
-      .Case<arith::MinSIOp>([&](arith::MinSIOp o) {
-        return nonNeg(o.getLhs()) && nonNeg(o.getRhs());
-      })
-      .Case<arith::AndIOp>([&](arith::AndIOp o) {
-        return nonNeg(o.getLhs()) || nonNeg(o.getRhs());
-      })
-      .Case<arith::ShRUIOp>([&](arith::ShRUIOp o) {
-        APInt shift;
-        return matchPattern(o.getRhs(), m_ConstantInt(&shift)) &&
-               !shift.isZero();
-      })
-      // The remainder has the sign of the dividend.
-      .Case<arith::RemSIOp>(
-          [&](arith::RemSIOp o) { return nonNeg(o.getLhs()); })
-      .Case<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(
-          [&](auto o) { return nonNeg(o.getLhs()) && nonNeg(o.getRhs()); })
-      .Case<arith::AddIOp, arith::MulIOp>([&](auto o) {
-        return arith::bitEnumContainsAll(o.getOverflowFlags(),
-                                         arith::IntegerOverflowFlags::nsw) &&
-               nonNeg(o.getLhs()) && nonNeg(o.getRhs());
-      })
-      .Case<arith::SelectOp>([&](arith::SelectOp o) {
-        return nonNeg(o.getTrueValue()) && nonNeg(o.getFalseValue());
-      })
-      .Default([](Operation *) { return false; });
-}
-
 /// Whether `cond` decides a branch: it is the condition of an scf.if or of
 /// an arith.select, directly or combined with other conditions through
 /// arith.andi, arith.ori or arith.xori (`not`).
@@ -226,7 +170,7 @@ std::optional<IVComparison> matchIVComparison(arith::CmpIOp cmp,
   }
   // Unsigned and signed order agree on the iterations only when none is
   // negative; the bound itself may be anything (see computeSplitPoint).
-  if (isUnsigned && !isNonNegative(loop.getLowerBound()))
+  if (isUnsigned && !isKnownNonNegative(loop.getLowerBound()))
     return std::nullopt;
   return IVComparison{cmp, SplitKey{rhs, isUnsigned, plusOne}, valueBefore};
 }
@@ -425,6 +369,7 @@ private:
       second = cast<scf::ForOp>(b.clone(*loop, secondMap));
       second.setLowerBound(point);
       second.getInitArgsMutable().assign(first.getResults());
+      completeBetween(loop, first, second);
       loop.replaceAllUsesWith(second.getResults());
     }
     // Drop what computing the split point left unused: constants of a
@@ -456,6 +401,30 @@ private:
       if (v.use_empty())
         v.getDefiningOp()->erase();
     return !whole;
+  }
+
+  /// Where `loop`'s results are multiplies in flight, completed by the
+  /// `tile.wgmma_wait`s right after it, the same waits complete `first`'s
+  /// before `second` starts from them: an accumulator in flight into the
+  /// second loop passes the joins of its entry (and of the first's, which
+  /// may run no trip, where its initial zeros meet it), and ptxas then
+  /// serializes every wgmma of the kernel (C7512: attention backward's dK
+  /// and dV, split at the causal diagonal). One trip's overlap is lost, once.
+  void completeBetween(scf::ForOp loop, scf::ForOp first, scf::ForOp second) {
+    IRMapping map;
+    map.map(loop.getResults(), first.getResults());
+    OpBuilder b(second);
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+      auto wait = dyn_cast<WgmmaWaitOp>(op);
+      if (!wait || wait.getValues().empty() ||
+          !llvm::all_of(wait.getValues(), [&](Value v) {
+            return v.getDefiningOp() == loop.getOperation();
+          }))
+        break;
+      auto done = cast<WgmmaWaitOp>(b.clone(*wait, map));
+      for (auto [v, r] : llvm::zip(wait.getValues(), done.getResults()))
+        second.getInitArgsMutable()[cast<OpResult>(v).getResultNumber()].set(r);
+    }
   }
 
   /// Folds the branches on constants in `loop`'s body.

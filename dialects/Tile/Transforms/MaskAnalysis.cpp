@@ -5,6 +5,7 @@
 #include "Tile/IR/TileOps.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -12,6 +13,7 @@ using namespace mlir::tile;
 AffineIndex AffineIndex::scaled(int64_t f) const {
   AffineIndex r;
   r.ivFactor = ivFactor * f;
+  r.trip = r.ivFactor ? trip : Value();
   for (auto [v, k] : terms)
     r.terms[v] = k * f;
   r.constant = constant * f;
@@ -20,9 +22,15 @@ AffineIndex AffineIndex::scaled(int64_t f) const {
   return r;
 }
 
-AffineIndex AffineIndex::plus(const AffineIndex &o) const {
+std::optional<AffineIndex> AffineIndex::plus(const AffineIndex &o) const {
+  if (ivFactor && o.ivFactor && trip != o.trip)
+    return std::nullopt;
   AffineIndex r = *this;
+  if (!r.trip)
+    r.trip = o.trip;
   r.ivFactor += o.ivFactor;
+  if (!r.ivFactor)
+    r.trip = Value();
   for (auto [v, k] : o.terms)
     r.terms[v] += k;
   r.constant += o.constant;
@@ -85,12 +93,17 @@ std::optional<AffineIndex> MaskAnalyzer::analyzeOp(Value v) {
     if (scalarTerms)
       a.terms[v] = 1;
     else
-      a.ivFactor = 1;
+      a.ivFactor = 1, a.trip = v;
     return a;
   }
   Operation *op = v.getDefiningOp();
   if (!op)
     return std::nullopt;
+  if (quotientOf(v)) {
+    AffineIndex a;
+    a.ivFactor = 1, a.trip = v;
+    return a;
+  }
   if (auto arange = dyn_cast<ArangeOp>(op)) {
     AffineIndex a;
     a.hi = arange.getType().getDimSize(0) - 1;
@@ -130,13 +143,34 @@ std::optional<AffineIndex> MaskAnalyzer::analyzeOp(Value v) {
   return std::nullopt;
 }
 
+std::optional<TripQuotient> MaskAnalyzer::quotientOf(Value trip) {
+  // floor((a * iv + S) / d) in the loop's body, with a > 0, S and d
+  // loop-invariant and d >= 0: positive wherever the division runs.
+  // (Without scalar terms only: with them the quotient is a term.)
+  auto div = trip.getDefiningOp<arith::FloorDivSIOp>();
+  if (scalarTerms || !div || !div.getType().isInteger(32) ||
+      div->getParentOp() != loop.getOperation())
+    return std::nullopt;
+  Value d = div.getRhs();
+  if (!loop.isDefinedOutsideOfLoop(d) || !isKnownNonNegative(d))
+    return std::nullopt;
+  std::optional<AffineIndex> n = analyze(div.getLhs());
+  if (!n || n->ivFactor <= 0 || n->trip != loop.getInductionVar() ||
+      n->lo != 0 || n->hi != 0)
+    return std::nullopt;
+  return TripQuotient{*n, d};
+}
+
 std::optional<HalfLine> mlir::tile::halfLineOf(arith::CmpIOp cmp,
                                                MaskAnalyzer &an) {
   std::optional<AffineIndex> l = an.analyze(cmp.getLhs());
   std::optional<AffineIndex> r = an.analyze(cmp.getRhs());
   if (!l || !r)
     return std::nullopt;
-  AffineIndex d = l->plus(r->scaled(-1)); // lhs - rhs
+  std::optional<AffineIndex> diff = l->plus(r->scaled(-1)); // lhs - rhs
+  if (!diff)
+    return std::nullopt;
+  AffineIndex d = *diff;
   HalfLine h{d, 0, false};
   using P = arith::CmpIPredicate;
   // d = c j + S + lanes, lanes in [lo, hi]; for every element:
@@ -207,3 +241,61 @@ SmallVector<arith::SelectOp> mlir::tile::tileSelects(scf::ForOp loop) {
       selects.push_back(select);
   return selects;
 }
+
+static bool isNonNegative(Value v, unsigned depth) {
+  if (depth > 8)
+    return false;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return !c.isNegative();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // The induction variable of a (signed) loop is at least its lower bound.
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && loop.getInductionVar() == v && !loop.getUnsignedCmp())
+      return isNonNegative(loop.getLowerBound(), depth + 1);
+    return false;
+  }
+  auto nonNeg = [&](Value x) { return isNonNegative(x, depth + 1); };
+  Operation *op = v.getDefiningOp();
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      // Grid indices and sizes, and tensor sizes (i32 in the kernel ABI).
+      .Case<BlockIdOp, NumBlocksOp, DimOp>([](auto) { return true; })
+      .Case<arith::ExtUIOp>([](auto) { return true; })
+      .Case<arith::ExtSIOp>([&](auto o) { return nonNeg(o.getIn()); })
+      .Case<arith::IndexCastOp>([&](arith::IndexCastOp o) {
+        // A sign extension from a narrow integer to index.
+        auto in = dyn_cast<IntegerType>(o.getIn().getType());
+        return in && in.getWidth() <= 32 && o.getType().isIndex() &&
+               nonNeg(o.getIn());
+      })
+      .Case<arith::MaxSIOp>([&](arith::MaxSIOp o) {
+        return nonNeg(o.getLhs()) || nonNeg(o.getRhs());
+      })
+      .Case<arith::MinSIOp>([&](arith::MinSIOp o) {
+        return nonNeg(o.getLhs()) && nonNeg(o.getRhs());
+      })
+      .Case<arith::AndIOp>([&](arith::AndIOp o) {
+        return nonNeg(o.getLhs()) || nonNeg(o.getRhs());
+      })
+      .Case<arith::ShRUIOp>([&](arith::ShRUIOp o) {
+        APInt shift;
+        return matchPattern(o.getRhs(), m_ConstantInt(&shift)) &&
+               !shift.isZero();
+      })
+      // The remainder has the sign of the dividend.
+      .Case<arith::RemSIOp>(
+          [&](arith::RemSIOp o) { return nonNeg(o.getLhs()); })
+      .Case<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(
+          [&](auto o) { return nonNeg(o.getLhs()) && nonNeg(o.getRhs()); })
+      .Case<arith::AddIOp, arith::MulIOp>([&](auto o) {
+        return arith::bitEnumContainsAll(o.getOverflowFlags(),
+                                         arith::IntegerOverflowFlags::nsw) &&
+               nonNeg(o.getLhs()) && nonNeg(o.getRhs());
+      })
+      .Case<arith::SelectOp>([&](arith::SelectOp o) {
+        return nonNeg(o.getTrueValue()) && nonNeg(o.getFalseValue());
+      })
+      .Default([](Operation *) { return false; });
+}
+
+bool mlir::tile::isKnownNonNegative(Value v) { return isNonNegative(v, 0); }

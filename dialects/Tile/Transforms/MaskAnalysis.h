@@ -6,10 +6,12 @@
 //
 //   c * j + sum(k_i * s_i) + constant + lanes,   lanes in [lo, hi]
 //
-// (j the induction variable, s_i scalars, the lanes' part an arange's
-// 0 .. n - 1 through broadcasts, additions, subtractions and constant
-// factors), and a comparison of two such tiles as the condition on the
-// scalar part under which it holds for every element.
+// (j the induction variable or a quotient of it, floor((a * iv + S) / d)
+// with a > 0 and d > 0 loop-invariant, as a loop over (tile, head) pairs
+// has its tile; s_i scalars; the lanes' part an arange's 0 .. n - 1
+// through broadcasts, additions, subtractions and constant factors), and a
+// comparison of two such tiles as the condition on the scalar part under
+// which it holds for every element.
 //
 // The forms are exact in int64 while their magnitudes stay below 2^40; the
 // masks' own i32 arithmetic is taken not to wrap (indices of a tensor).
@@ -29,12 +31,24 @@ namespace mlir::tile {
 
 /// c * j + sum(terms) + constant + lanes, lanes in [lo, hi].
 struct AffineIndex {
+  /// c, and j: the loop's induction variable or an arith.floordivsi of it
+  /// (null while c is 0).
   int64_t ivFactor = 0;
+  Value trip;
   llvm::MapVector<Value, int64_t> terms;
   int64_t constant = 0, lo = 0, hi = 0;
 
   AffineIndex scaled(int64_t f) const;
-  AffineIndex plus(const AffineIndex &o) const;
+  /// The sum; nullopt where the two take different j's.
+  std::optional<AffineIndex> plus(const AffineIndex &o) const;
+};
+
+/// A quotient of the induction variable, j = floor((a * iv + S) / d): the
+/// dividend (a > 0, loop-invariant terms, no lanes) and the divisor d
+/// (loop-invariant, known positive wherever the division runs).
+struct TripQuotient {
+  AffineIndex dividend;
+  Value divisor;
 };
 
 /// Analyzes i32 scalars and tiles of `loop`'s body as AffineIndex forms.
@@ -51,9 +65,18 @@ struct MaskAnalyzer {
   /// `v`, an i32 scalar or tile, as an affine form; nullopt where unknown.
   std::optional<AffineIndex> analyze(Value v);
 
+  /// What `trip`, a form's j other than the induction variable, divides.
+  std::optional<TripQuotient> quotientOf(Value trip);
+
 private:
   std::optional<AffineIndex> analyzeOp(Value v);
 };
+
+/// Whether `v` (an integer or index scalar) is known non-negative as a
+/// signed integer, from the ops that compute it: constants, grid and tensor
+/// sizes, a signed loop's induction variable from a non-negative bound, and
+/// the ops that keep the sign of non-negative operands.
+bool isKnownNonNegative(Value v);
 
 /// Where a comparison holds over a whole tile: `c * j + S >= bound`
 /// (atLeast) or `<= bound`, with c and S the difference's ivFactor and

@@ -16,6 +16,11 @@
 // computed before the loop, and the select wrapped in one on it, which
 // tile-loop-split then splits away.
 //
+// j is the induction variable, or a quotient of it, floor((a iv + S) / d)
+// with a > 0 and d > 0 (a loop over query tiles and the heads of a group,
+// the tile t // group): non-decreasing in iv, so a half-line of j is one
+// of iv, its end from j's bound times d.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MaskAnalysis.h"
@@ -85,6 +90,13 @@ struct MaskRangesPass
     // constant they take must be one.
     if (!llvm::all_of(lines, fitsInI32))
       return;
+    for (HalfLine &h : lines)
+      if (h.difference.trip != loop.getInductionVar()) {
+        std::optional<TripQuotient> q = an.quotientOf(h.difference.trip);
+        if (!q ||
+            !fitsInI32(HalfLine{q->dividend, q->dividend.constant + 1, false}))
+          return;
+      }
     // The bounds on j, before the loop: c j + S >= b (or <=) with c != 0.
     OpBuilder b(loop);
     Location loc = select.getLoc();
@@ -92,28 +104,59 @@ struct MaskRangesPass
       return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
           .getResult();
     };
-    Value lo, hi; // j >= lo, j < hi
-    for (HalfLine &h : lines) {
-      // rest = b - S
-      Value rest = cst(h.bound);
-      for (auto [v, k] : h.difference.terms) {
+    // rest = bound - sum(k_i s_i)
+    auto minusTerms = [&](Value rest, const AffineIndex &a) {
+      for (auto [v, k] : a.terms) {
         if (k == 0)
           continue;
         Value term = k == 1 ? v : arith::MulIOp::create(b, loc, v, cst(k));
         rest = arith::SubIOp::create(b, loc, rest, term);
       }
+      return rest;
+    };
+    Value lo, hi; // iv >= lo, iv < hi
+    auto addLower = [&](Value bound) {
+      lo = lo ? arith::MaxSIOp::create(b, loc, lo, bound).getResult() : bound;
+    };
+    auto addUpper = [&](Value end) {
+      hi = hi ? arith::MinSIOp::create(b, loc, hi, end).getResult() : end;
+    };
+    for (HalfLine &h : lines) {
+      Value rest = minusTerms(cst(h.bound), h.difference);
       int64_t c = h.difference.ivFactor;
       // c j >= rest: with c > 0, j >= ceil(rest / c); with c < 0,
       // j <= floor(rest / c). c j <= rest: the other way round.
       bool lower = (h.atLeast) == (c > 0);
-      Value bound;
+      Value bound =
+          lower ? arith::CeilDivSIOp::create(b, loc, rest, cst(c)).getResult()
+                : arith::FloorDivSIOp::create(b, loc, rest, cst(c)).getResult();
+      Value trip = h.difference.trip;
+      if (trip == loop.getInductionVar()) {
+        if (lower)
+          addLower(bound);
+        else
+          addUpper(arith::AddIOp::create(b, loc, bound, cst(1)));
+        continue;
+      }
+      // j = floor((a iv + S) / d), d > 0: j >= L where a iv + S >= L d,
+      // iv >= ceil((L d - S) / a); j <= U where a iv + S <= (U + 1) d - 1,
+      // iv < floor(((U + 1) d - 1 - S) / a) + 1.
+      TripQuotient q = *an.quotientOf(trip);
+      int64_t a = q.dividend.ivFactor;
       if (lower) {
-        bound = arith::CeilDivSIOp::create(b, loc, rest, cst(c));
-        lo = lo ? arith::MaxSIOp::create(b, loc, lo, bound) : bound;
+        Value n = arith::MulIOp::create(b, loc, bound, q.divisor);
+        n = minusTerms(
+            arith::SubIOp::create(b, loc, n, cst(q.dividend.constant)),
+            q.dividend);
+        addLower(arith::CeilDivSIOp::create(b, loc, n, cst(a)));
       } else {
-        bound = arith::FloorDivSIOp::create(b, loc, rest, cst(c));
-        Value end = arith::AddIOp::create(b, loc, bound, cst(1));
-        hi = hi ? arith::MinSIOp::create(b, loc, hi, end).getResult() : end;
+        Value next = arith::AddIOp::create(b, loc, bound, cst(1));
+        Value n = arith::MulIOp::create(b, loc, next, q.divisor);
+        n = minusTerms(
+            arith::SubIOp::create(b, loc, n, cst(q.dividend.constant + 1)),
+            q.dividend);
+        Value last = arith::FloorDivSIOp::create(b, loc, n, cst(a));
+        addUpper(arith::AddIOp::create(b, loc, last, cst(1)));
       }
     }
     b.setInsertionPointAfter(select);

@@ -315,9 +315,15 @@ def TileLoopSplit : Pass<"tile-loop-split", "::mlir::func::FuncOp"> {
     both loops keep the schedule: ring slots and phases computed from the
     induction variable or carried trip counters, copies issued ahead for
     iterations of the second loop (their predicates use the original
-    bounds), multiplies in flight and a producer warp (which has no such
-    branch, and is not split) run on across the split point, with no drain
-    and no second prologue.
+    bounds) and a producer warp (which has no such branch, and is not
+    split) run on across the split point, with no drain and no second
+    prologue. Multiplies in flight at the loop's exit, which the
+    `tile.wgmma_wait`s right after it complete, are completed between the
+    two loops too (those waits, copied): an accumulator in flight into the
+    second loop crosses the joins of its entry, and ptxas serialized every
+    wgmma of attention backward's split loop (C7512; one trip's overlap is
+    lost, once; flash attention forward, split the other way, measured
+    alike).
   }];
   let options = [
     Option<"maxOps", "max-ops", "unsigned", "4000",
@@ -342,9 +348,14 @@ def TileMaskRanges : Pass<"tile-mask-ranges", "::mlir::func::FuncOp"> {
     additions, subtractions and multiplications by constants (a mask of
     `rows >= cols`, `cols < seq`, `cols > rows - window`) keeps its first
     operand everywhere on the trips where every comparison holds over the
-    whole tile. Each comparison is linear in the induction variable with
-    the tile's lanes bounded, so those trips are a range `[lo, hi)`,
-    computed before the loop. The select is wrapped:
+    whole tile. Each comparison is linear in the induction variable, or
+    in a quotient of it, `floor((a * iv + S) / d)` with `a > 0` and `d`
+    loop-invariant and known non-negative (the query tile `t // group` of
+    attention backward's loop over (tile, head of a group) pairs), with
+    the tile's lanes bounded; either grows with the induction variable, so
+    those trips are a range `[lo, hi)`, computed before the loop (a
+    quotient's bound `L` on the trips `a * iv + S >= L * d`). The select is
+    wrapped:
 
       %m = arith.select %cond, %x, %y
     becomes
@@ -394,9 +405,9 @@ def TileGuardMasks : Pass<"tile-guard-masks", "::mlir::func::FuncOp"> {
       %m = scf.if %all -> (...) { scf.yield %x }
            else { (the mask's computation) scf.yield (arith.select ...) }
 
-    Each comparison's scalar part must take a scalar of the trip (attention
-    backward's query tile, `start + t % tiles` of the loop's counter, which
-    no split can follow): a comparison and a select an element are skipped
+    Each comparison's scalar part must take a scalar of the trip (a query
+    tile `start + t % tiles` of a loop over (head, tile) pairs, which no
+    split can follow): a comparison and a select an element are skipped
     on every trip whose tile the mask keeps whole, for a uniform branch. A
     mask with a comparison the trips share (loop-invariant scalars: a
     sequence end against the block's keys) is left as it is: beside such a
