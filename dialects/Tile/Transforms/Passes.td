@@ -417,6 +417,12 @@ def TileGuardMasks : Pass<"tile-guard-masks", "::mlir::func::FuncOp"> {
     tile leaves the select as it is. The mask's i32 indices are taken not to wrap, as in
     `tile-mask-ranges`.
 
+    A split is the better schedule where one applies: the branch divides
+    the trip's straight-line code, and attention backward at head_dim 128
+    with its mask guarded ran 0.97x the select on every trip (H100), where
+    the split made it 1.07-1.10x (bench/results/
+    2026-12-07-h100-causal-backward-split.md).
+
     Runs after the schedule passes and `tile-loop-split` (they see the
     select), on the loops that multiply, as `tile-mask-ranges` does. With
     `warn` (the kernel's `guard_masks` given), a function with nothing to
