@@ -56,17 +56,13 @@ using namespace mlir::tile;
 namespace {
 
 /// Whether tile-mask-ranges and tile-loop-split take `cmps` out of the
-/// loop's trips: the loop splits (its schedule, or `split`) and every
-/// comparison is linear in its induction variable over loop-invariant
-/// scalars.
+/// loop's trips: the loop splits (its schedule, or `split`) and the
+/// comparisons are half-lines of its trips (tripLines).
 bool splitTakes(scf::ForOp loop, ArrayRef<arith::CmpIOp> cmps, bool split) {
   if (!LoopScheduleAttr::flag(loop, &LoopScheduleAttr::getLoopSplit, split))
     return false;
   MaskAnalyzer ranges{loop};
-  return llvm::all_of(cmps, [&](arith::CmpIOp cmp) {
-    std::optional<HalfLine> h = halfLineOf(cmp, ranges);
-    return h && h->difference.ivFactor != 0;
-  });
+  return tripLines(cmps, ranges).has_value();
 }
 
 struct GuardMasksPass

@@ -219,11 +219,37 @@ bool mlir::tile::collectMaskComparisons(Value cond,
   return collect(cond, out, 0) && !out.empty();
 }
 
-bool mlir::tile::fitsInI32(const HalfLine &h) {
+/// Whether `bound` and the factors of `a` are i32 constants.
+static bool fitsInI32(const AffineIndex &a, int64_t bound) {
   auto fits = [](int64_t x) { return x >= INT32_MIN && x <= INT32_MAX; };
-  return fits(h.bound) && fits(h.difference.ivFactor) &&
-         llvm::all_of(h.difference.terms,
-                      [&](auto &t) { return fits(t.second); });
+  return fits(bound) && fits(a.ivFactor) &&
+         llvm::all_of(a.terms, [&](auto &t) { return fits(t.second); });
+}
+
+bool mlir::tile::fitsInI32(const HalfLine &h) {
+  return ::fitsInI32(h.difference, h.bound);
+}
+
+std::optional<SmallVector<TripLine>>
+mlir::tile::tripLines(ArrayRef<arith::CmpIOp> cmps, MaskAnalyzer &an) {
+  SmallVector<TripLine> lines;
+  for (arith::CmpIOp cmp : cmps) {
+    std::optional<HalfLine> h = halfLineOf(cmp, an);
+    // (Linear in j: a half-line of trips, its bounds i32 constants.)
+    if (!h || h->difference.ivFactor == 0 || !fitsInI32(*h))
+      return std::nullopt;
+    TripLine t{*h, std::nullopt};
+    if (h->difference.trip != an.loop.getInductionVar()) {
+      // The bounds on the induction variable take the dividend's factors
+      // and its constant (plus one, for an upper bound).
+      t.quotient = an.quotientOf(h->difference.trip);
+      if (!t.quotient ||
+          !::fitsInI32(t.quotient->dividend, t.quotient->dividend.constant + 1))
+        return std::nullopt;
+    }
+    lines.push_back(std::move(t));
+  }
+  return lines;
 }
 
 bool mlir::tile::loopMultiplies(scf::ForOp loop) {

@@ -99,6 +99,20 @@ bool collectMaskComparisons(Value cond, SmallVectorImpl<arith::CmpIOp> &out);
 /// computed in i32, as the mask's indices are).
 bool fitsInI32(const HalfLine &h);
 
+/// A comparison's half-line of trips: `line` on j, and the quotient j is
+/// (none where j is the induction variable).
+struct TripLine {
+  HalfLine line;
+  std::optional<TripQuotient> quotient;
+};
+
+/// The half-lines of trips on which `cmps` hold over the whole tile, each
+/// linear in the induction variable or a quotient of it and computable in
+/// i32 before the loop (what tile-mask-ranges wraps and tile-loop-split
+/// then splits away); nullopt where one is not.
+std::optional<SmallVector<TripLine>> tripLines(ArrayRef<arith::CmpIOp> cmps,
+                                               MaskAnalyzer &an);
+
 /// The selects on a tile condition in `loop`'s body (not nested), in order.
 SmallVector<arith::SelectOp> tileSelects(scf::ForOp loop);
 

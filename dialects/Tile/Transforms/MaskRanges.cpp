@@ -78,25 +78,9 @@ struct MaskRangesPass
     if (!collectMaskComparisons(select.getCondition(), cmps))
       return;
     MaskAnalyzer an{loop};
-    SmallVector<HalfLine> lines;
-    for (arith::CmpIOp cmp : cmps) {
-      std::optional<HalfLine> h = halfLineOf(cmp, an);
-      // (Linear in the induction variable: a half-line of trips.)
-      if (!h || h->difference.ivFactor == 0)
-        return;
-      lines.push_back(*h);
-    }
-    // The bounds are computed in i32, as the mask's indices are: every
-    // constant they take must be one.
-    if (!llvm::all_of(lines, fitsInI32))
+    std::optional<SmallVector<TripLine>> lines = tripLines(cmps, an);
+    if (!lines)
       return;
-    for (HalfLine &h : lines)
-      if (h.difference.trip != loop.getInductionVar()) {
-        std::optional<TripQuotient> q = an.quotientOf(h.difference.trip);
-        if (!q ||
-            !fitsInI32(HalfLine{q->dividend, q->dividend.constant + 1, false}))
-          return;
-      }
     // The bounds on j, before the loop: c j + S >= b (or <=) with c != 0.
     OpBuilder b(loop);
     Location loc = select.getLoc();
@@ -121,7 +105,8 @@ struct MaskRangesPass
     auto addUpper = [&](Value end) {
       hi = hi ? arith::MinSIOp::create(b, loc, hi, end).getResult() : end;
     };
-    for (HalfLine &h : lines) {
+    for (TripLine &t : *lines) {
+      HalfLine &h = t.line;
       Value rest = minusTerms(cst(h.bound), h.difference);
       int64_t c = h.difference.ivFactor;
       // c j >= rest: with c > 0, j >= ceil(rest / c); with c < 0,
@@ -130,8 +115,7 @@ struct MaskRangesPass
       Value bound =
           lower ? arith::CeilDivSIOp::create(b, loc, rest, cst(c)).getResult()
                 : arith::FloorDivSIOp::create(b, loc, rest, cst(c)).getResult();
-      Value trip = h.difference.trip;
-      if (trip == loop.getInductionVar()) {
+      if (!t.quotient) {
         if (lower)
           addLower(bound);
         else
@@ -141,7 +125,7 @@ struct MaskRangesPass
       // j = floor((a iv + S) / d), d > 0: j >= L where a iv + S >= L d,
       // iv >= ceil((L d - S) / a); j <= U where a iv + S <= (U + 1) d - 1,
       // iv < floor(((U + 1) d - 1 - S) / a) + 1.
-      TripQuotient q = *an.quotientOf(trip);
+      TripQuotient &q = *t.quotient;
       int64_t a = q.dividend.ivFactor;
       if (lower) {
         Value n = arith::MulIOp::create(b, loc, bound, q.divisor);
