@@ -13,7 +13,7 @@
 // A multicast copy: the issuer expects the whole copy's bytes on its own
 // barrier; block r issues the boxes k with k mod 2 = r, each to both
 // blocks (mask 3) at the same offsets.
-// CHECK:       llvm.inline_asm has_side_effects "{{.*}}@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A mov.u32 rank, %cluster_ctarank;\0A mov.b16 mask, 3;\0A setp.eq.and.u32 q, rank, 0, p;\0A @q cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$3], [$2, {$4, $7}], [$1], mask;\0A setp.eq.and.u32 q, rank, 1, p;\0A @q cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$5], [$2, {$6, $7}], [$1], mask;\0A}"
+// CHECK:       llvm.inline_asm has_side_effects "{{.*}}@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A mov.u32 rank, %cluster_ctarank;\0A mov.b16 mask, 3;\0A setp.eq.and.u32 q, rank, 0, p;\0A @q cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$3], [$2, {$4, $5}], [$1], mask;\0A add.s32 x4, $4, 64;\0A setp.eq.and.u32 q, rank, 1, p;\0A @q cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$3+8192], [$2, {x4, $5}], [$1], mask;\0A}"
 // A release in every block: lane r of each warp arrives on block r's
 // barrier once the warp is there.
 // CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 lane, remote;\0A mov.u32 lane, %laneid;\0A setp.lt.u32 p, lane, 2;\0A setp.ne.and.b32 p, $1, 0, p;\0A bar.warp.sync -1;\0A mapa.shared::cluster.u32 remote, $0, lane;\0A @p mbarrier.arrive.shared::cluster.b64 _, [remote];\0A}", "r,r,~{memory}"

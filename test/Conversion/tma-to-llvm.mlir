@@ -85,11 +85,6 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-DAG:   %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG:   %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-DAG:   %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
-// CHECK-DAG:   %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
-// CHECK-DAG:   %[[C96:.*]] = llvm.mlir.constant(96 : i32) : i32
-// CHECK-DAG:   %[[C4096:.*]] = llvm.mlir.constant(4096 : i32) : i32
-// CHECK-DAG:   %[[C8192:.*]] = llvm.mlir.constant(8192 : i32) : i32
-// CHECK-DAG:   %[[C12288:.*]] = llvm.mlir.constant(12288 : i32) : i32
 // CHECK-DAG:   %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-DAG:   %[[IS0:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]] : i32
 // CHECK-DAG:   %[[FIRST:.*]] = llvm.zext %[[IS0]] : i1 to i32
@@ -98,7 +93,8 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-NEXT:  nvvm.barrier0
 // The 4-D copy of K, predicated: 2 boxes of 64 x 64 halves, 16384 bytes;
 // box 1 at byte 8192 of the buffer and 64 elements further along the
-// innermost dimension.
+// innermost dimension, both offsets added in the asm (three registers for
+// any number of boxes), the boxes behind one branch on the predicate.
 // CHECK-DAG:   %[[OFF:.*]] = llvm.mul %[[SLOT]], %[[C8]] : i32
 // CHECK-DAG:   %[[BAR:.*]] = llvm.add %[[BARS]], %[[OFF]] : i32
 // CHECK-DAG:   %[[K0:.*]] = llvm.ptrtoint %[[SMEM]] : !llvm.ptr<3> to i32
@@ -111,9 +107,7 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // CHECK-DAG:   %[[ONE:.*]] = llvm.and %[[W0]], %[[E0]] : i1
 // CHECK-DAG:   %[[ANDP:.*]] = llvm.and %[[ONE]], %[[P]] : i1
 // CHECK-DAG:   %[[PRED:.*]] = llvm.zext %[[ANDP]] : i1 to i32
-// CHECK-DAG:   %[[K1:.*]] = llvm.add %[[K0]], %[[C8192]] : i32
-// CHECK-DAG:   %[[C_64:.*]] = llvm.add %[[C]], %[[C64]] : i32
-// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $7, $8, $9}], [$1];\0A @p cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $7, $8, $9}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,~{memory}" %[[PRED]], %[[BAR]], %[[MK]], %[[K0]], %[[C]], %[[K1]], %[[C_64]], %[[R]], %[[H]], %[[B]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32) -> ()
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A .reg .b32 x4;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @!p bra skip;\0A cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $5, $6, $7}], [$1];\0A add.s32 x4, $4, 64;\0A cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3+8192], [$2, {x4, $5, $6, $7}], [$1];\0A skip:\0A}", "r,r,l,r,r,r,r,r,~{memory}" %[[PRED]], %[[BAR]], %[[MK]], %[[K0]], %[[C]], %[[R]], %[[H]], %[[B]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32) -> ()
 // The 2-D copy of A, one box of 128 x 32 halves (8192 bytes), not
 // predicated: warp 0's elected lane alone (an elect.sync of its own; the
 // warp's index shared).
@@ -125,15 +119,10 @@ func.func @mbarriers(%slot: i32, %phase: i32) attributes {tile.kernel, tile.num_
 // The 2-D copy of A2: 4 boxes of 64 x 32 halves (16384 bytes), 4096 bytes
 // and 32 elements apart.
 // CHECK-DAG:   %[[Q0:.*]] = llvm.ptrtoint %[[A2_PTR]] : !llvm.ptr<3> to i32
-// CHECK-DAG:   %[[Q1:.*]] = llvm.add %[[Q0]], %[[C4096]] : i32
-// CHECK-DAG:   %[[C_32:.*]] = llvm.add %[[C]], %[[C32]] : i32
-// CHECK-DAG:   %[[Q2:.*]] = llvm.add %[[Q0]], %[[C8192]] : i32
-// CHECK-DAG:   %[[Q3:.*]] = llvm.add %[[Q0]], %[[C12288]] : i32
-// CHECK-DAG:   %[[C_96:.*]] = llvm.add %[[C]], %[[C96]] : i32
 // CHECK-DAG:   %[[E2:.*]] = nvvm.elect.sync -> i1
 // CHECK-DAG:   %[[ONE2:.*]] = llvm.and %[[W0]], %[[E2]] : i1
 // CHECK-DAG:   %[[LANE2:.*]] = llvm.zext %[[ONE2]] : i1 to i32
-// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$5], [$2, {$6, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$7], [$2, {$8, $11}], [$1];\0A @p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$9], [$2, {$10, $11}], [$1];\0A}", "r,r,l,r,r,r,r,r,r,r,r,r,~{memory}" %[[LANE2]], %[[BAR]], %[[MA2]], %[[Q0]], %[[C]], %[[Q1]], %[[C_32]], %[[Q2]], %[[C_64]], %[[Q3]], %[[C_96]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> ()
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b64 state;\0A .reg .b32 x4;\0A setp.ne.b32 p, $0, 0;\0A @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 16384;\0A @!p bra skip;\0A cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3], [$2, {$4, $5}], [$1];\0A add.s32 x4, $4, 32;\0A cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3+4096], [$2, {x4, $5}], [$1];\0A add.s32 x4, $4, 64;\0A cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3+8192], [$2, {x4, $5}], [$1];\0A add.s32 x4, $4, 96;\0A cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$3+12288], [$2, {x4, $5}], [$1];\0A skip:\0A}", "r,r,l,r,r,r,~{memory}" %[[LANE2]], %[[BAR]], %[[MA2]], %[[Q0]], %[[C]], %[[R]] : (i32, i32, !llvm.ptr, i32, i32, i32) -> ()
 // The wait for the three copies, on the same barrier.
 // CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.eq.b32 p, $2, 0;\0A wait:\0A @!p mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A @!p bra wait;\0A}", "r,r,r,~{memory}" %[[BAR]], %[[C0]], %{{.*}} : (i32, i32, i32) -> ()
 // CHECK-NEXT:  nvvm.barrier0
@@ -409,16 +398,15 @@ func.func @convert_in_consumer(%in: !tile.global<f32, 2>, %out: !tile.global<f32
 // for the async proxy and meets at a barrier, then warp 0's elected lane
 // issues one cp.async.bulk.tensor.Nd.global.shared::cta per box (box k from
 // the buffer's block k, k * box[-1] elements further along the innermost
-// dimension; coordinates innermost first) and commits them as one bulk
-// group; tile.tma_store_wait is the same lane's wait (elect.sync elects the
+// dimension, both added in the asm; coordinates innermost first; several
+// boxes behind one branch on the lane's predicate) and commits them as one
+// bulk group; tile.tma_store_wait is the same lane's wait (elect.sync elects the
 // same lane again) until the group has read the buffer.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: llvm.func @tma_store
 // CHECK-SAME:  %[[R:arg[0-9]+]]: i32, %[[C:arg[0-9]+]]: i32, %[[MO:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
 // CHECK-SAME:  tile.shared_bytes = 16384 : i32
-// CHECK-DAG:   %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
-// CHECK-DAG:   %[[C8192:.*]] = llvm.mlir.constant(8192 : i32) : i32
 // CHECK-DAG:   %[[SMEM:.*]] = llvm.mlir.addressof @tile_shared_memory : !llvm.ptr<3>
 // CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
 // CHECK:       llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", ""
@@ -429,9 +417,7 @@ func.func @convert_in_consumer(%in: !tile.global<f32, 2>, %out: !tile.global<f32
 // CHECK-DAG:   %[[W0:.*]] = llvm.icmp "eq" %[[UWARP]], %{{.*}} : i32
 // CHECK-DAG:   %[[ONE:.*]] = llvm.and %[[W0]], %[[E0]] : i1
 // CHECK-DAG:   %[[FIRST:.*]] = llvm.zext %[[ONE]] : i1 to i32
-// CHECK-DAG:   %[[B1:.*]] = llvm.add %[[B0]], %[[C8192]] : i32
-// CHECK-DAG:   %[[C_64:.*]] = llvm.add %[[C]], %[[C64]] : i32
-// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $6}], [$2];\0A @p cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$5, $6}], [$4];\0A @p cp.async.bulk.commit_group;\0A}", "r,l,r,r,r,r,r,~{memory}" %[[FIRST]], %[[MO]], %[[B0]], %[[C]], %[[B1]], %[[C_64]], %[[R]]
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 x3;\0A setp.ne.b32 p, $0, 0;\0A @!p bra skip;\0A cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$3, $4}], [$2];\0A add.s32 x3, $3, 64;\0A cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {x3, $4}], [$2+8192];\0A cp.async.bulk.commit_group;\0A skip:\0A}", "r,l,r,r,r,~{memory}" %[[FIRST]], %[[MO]], %[[B0]], %[[C]], %[[R]]
 // CHECK-NEXT:  %[[E1:.*]] = nvvm.elect.sync -> i1
 // CHECK-NEXT:  %[[ONE1:.*]] = llvm.and %[[W0]], %[[E1]] : i1
 // CHECK-NEXT:  %[[WAITER:.*]] = llvm.zext %[[ONE1]] : i1 to i32
@@ -531,7 +517,7 @@ func.func @tma_store_own_width(%O: !tile.global<f16, 2>, %v: f16, %r: i32, %c: i
 // tile.tma_store with `reduce`: cp.reduce.async.bulk.tensor with the
 // combiner (sum is PTX's add), one per box, in one bulk group.
 // CHECK-LABEL: llvm.func @tma_store_reduce
-// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A setp.ne.b32 p, $0, 0;\0A @p cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {$3, $6}], [$2];\0A @p cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {$5, $6}], [$4];\0A @p cp.async.bulk.commit_group;\0A}"
+// CHECK:       llvm.inline_asm has_side_effects "{\0A .reg .pred p;\0A .reg .b32 x3;\0A setp.ne.b32 p, $0, 0;\0A @!p bra skip;\0A cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {$3, $4}], [$2];\0A add.s32 x3, $3, 32;\0A cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {x3, $4}], [$2+8192];\0A cp.async.bulk.commit_group;\0A skip:\0A}"
 // CHECK:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.min.tile.bulk_group
 #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 #so = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], block = 32>
@@ -657,16 +643,9 @@ func.func @trimmed_slots(%t: !tile.global<f16, 2>, %i: i32, %map: !tile.tensor_m
 // CHECK-LABEL: llvm.func @compact_rows
 // CHECK-DAG:   llvm.mlir.constant(4611686293347237888 : i64) : i64
 // CHECK-DAG:   %[[STAGE:.*]] = llvm.mlir.constant(40960 : i32) : i32
-// CHECK-DAG:   %[[B1:.*]] = llvm.mlir.constant(10240 : i32) : i32
-// CHECK-DAG:   %[[B2:.*]] = llvm.mlir.constant(20480 : i32) : i32
-// CHECK-DAG:   %[[B3:.*]] = llvm.mlir.constant(30720 : i32) : i32
 // CHECK:       %[[OFF:.*]] = llvm.mul %{{.*}}, %[[STAGE]] : i32
 // CHECK:       %[[SLOT:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]]
-// CHECK:       %[[BASE:.*]] = llvm.ptrtoint %[[SLOT]]
-// CHECK-DAG:   llvm.add %[[BASE]], %[[B1]] : i32
-// CHECK-DAG:   llvm.add %[[BASE]], %[[B2]] : i32
-// CHECK-DAG:   llvm.add %[[BASE]], %[[B3]] : i32
-// CHECK:       mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 40960;
+// CHECK:       mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], 40960;{{.*}}[$3]{{.*}}[$3+10240]{{.*}}[$3+20480]{{.*}}[$3+30720]
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 256, 16]>
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64, rows = 80>
 #sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>

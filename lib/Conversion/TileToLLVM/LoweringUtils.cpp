@@ -596,8 +596,10 @@ Value tilec::sharedOffset(OpBuilder &b, Location loc,
 SharedAddresses::SharedAddresses(OpBuilder &b, Location loc,
                                  tile::SharedMemoryType type,
                                  ArrayRef<Value> laneCoords,
-                                 ArrayRef<int64_t> laneBound)
-    : b(b), loc(loc), type(type), lane(laneCoords), bound(laneBound) {}
+                                 ArrayRef<int64_t> laneBound,
+                                 bool boundsAreBits)
+    : b(b), loc(loc), type(type), lane(laneCoords), bound(laneBound),
+      boundsAreBits(boundsAreBits) {}
 
 Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   tile::SharedLayoutAttr layout = type.getLayout();
@@ -615,12 +617,18 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   int64_t period = int64_t(layout.getMaxPhase()) * layout.getPerPhase();
   int64_t colConst = constCoords[g.f];
   int64_t colLow = layout.getMaxPhase() > 1 ? colConst % span : 0;
-  // The thread's column plus colLow stays in one swizzle span (and so in one
-  // block), and the constant rows keep the swizzle phase: the offset is a
+  // The thread's column within a swizzle span plus colLow stays in that
+  // span (and so in its block), its columns past the span are whole
+  // blocks, and the constant rows keep the swizzle phase: the offset is a
   // per-thread base plus a constant.
+  int64_t threadLow = bound[g.f] - 1, threadHigh = 0;
+  if (boundsAreBits) {
+    threadHigh = threadLow & ~(span - 1);
+    threadLow &= span - 1;
+  }
   bool split = (layout.getMaxPhase() == 1 && g.blockCols == shape[g.f]) ||
-               (rowConst % period == 0 && bound[g.f] - 1 + colLow < span &&
-                g.blockCols % span == 0);
+               (rowConst % period == 0 && threadLow + colLow < span &&
+                threadHigh % g.blockCols == 0 && g.blockCols % span == 0);
   if (!split) {
     SmallVector<Value> coords;
     for (unsigned d = 0; d < lane.size(); ++d)

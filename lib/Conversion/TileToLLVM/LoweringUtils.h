@@ -275,13 +275,19 @@ int64_t unswizzledSharedOffset(mlir::tile::SharedMemoryType type,
 /// `laneBound`) and differ by constants. Where the swizzle allows, an offset
 /// is a per-thread base (one per distinct low column offset) plus a constant,
 /// which folds into the [reg + immediate] form of the access: the thread
-/// keeps a few address registers instead of one per access.
+/// keeps a few address registers instead of one per access. With
+/// `boundsAreBits`, each bound is one more than the OR of the bits the
+/// coordinate may have (additiveThreadBound's): a thread's columns past the
+/// swizzle's span may then be whole blocks of the layout (a warp's columns
+/// 64 on, in blocks of 8), which a constant column offset does not carry
+/// into.
 class SharedAddresses {
 public:
   SharedAddresses(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::tile::SharedMemoryType type,
                   llvm::ArrayRef<mlir::Value> laneCoords,
-                  llvm::ArrayRef<int64_t> laneBound);
+                  llvm::ArrayRef<int64_t> laneBound,
+                  bool boundsAreBits = false);
   /// The element offset of `laneCoords + constCoords`.
   mlir::Value offset(llvm::ArrayRef<int64_t> constCoords);
 
@@ -291,6 +297,7 @@ private:
   mlir::tile::SharedMemoryType type;
   llvm::SmallVector<mlir::Value> lane;
   llvm::SmallVector<int64_t> bound;
+  bool boundsAreBits;
   llvm::DenseMap<int64_t, mlir::Value> bases; // by low column offset
 };
 

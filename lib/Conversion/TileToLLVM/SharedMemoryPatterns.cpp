@@ -307,6 +307,12 @@ void storeTile(OpBuilder &b, Location loc, Value tile, ValueRange regs,
   RegisterVectors vectors(src, f, bufType.getLayout().getVec());
   unsigned vec = vectors.length();
   SmallVector<Value> offsets = threadOffsets(b, loc, src);
+  // Where the thread's and the registers' coordinates add, the addresses
+  // are a few per-thread bases plus constants (SharedAddresses).
+  std::optional<SharedAddresses> addresses;
+  if (std::optional<SmallVector<int64_t>> bound = additiveThreadBound(src))
+    addresses.emplace(b, loc, bufType, offsets, *bound,
+                      /*boundsAreBits=*/true);
   for (unsigned r = 0; r < src.getNumRegs(); ++r) {
     if (!vectors.isFirst(r))
       continue;
@@ -315,9 +321,11 @@ void storeTile(OpBuilder &b, Location loc, Value tile, ValueRange regs,
           return isPaddingRegister(src, srcType.getShape(), vectors.reg(r, j));
         }))
       continue;
-    SmallVector<Value> coords = registerCoords(b, loc, src, offsets, r);
-    Value ptr =
-        elementPtr(b, loc, base, elt, sharedOffset(b, loc, bufType, coords));
+    Value offset = addresses
+                       ? addresses->offset(src.regCoords(r))
+                       : sharedOffset(b, loc, bufType,
+                                      registerCoords(b, loc, src, offsets, r));
+    Value ptr = elementPtr(b, loc, base, elt, offset);
     Value v = regs[r];
     if (vec > 1) {
       v = LLVM::UndefOp::create(b, loc, VectorType::get(vec, elt));

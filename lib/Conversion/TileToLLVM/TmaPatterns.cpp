@@ -164,52 +164,72 @@ struct MbarrierArriveLowering : OpConversionPattern<tile::MbarrierArriveOp> {
   }
 };
 
+/// A TMA copy's boxes in PTX: per box the instructions that compute its
+/// innermost coordinate (into one register local to the asm block, declared
+/// by `declarations` at its top), its tensor operand
+/// `[$map, {inner, $outer...}]` and its shared address `[$smem+offset]`.
+struct BoxText {
+  std::string setup, tensor, address;
+};
+struct BoxTexts {
+  std::string declarations;
+  SmallVector<BoxText> boxes;
+};
+
 /// The operands a TMA copy of `bufType`'s boxes through `map` appends to
-/// `operands` (and their constraints): per box its shared address (`smem`
-/// plus the box's block offset) and innermost coordinate, then the other
-/// coordinates, innermost first as PTX lists them. Returns, per box, the
-/// PTX tensor operand `[$map, {$inner, $outer...}]` and the index of its
-/// shared address operand.
+/// `operands` (and their constraints): the buffer's shared address `smem`
+/// and the coordinates, innermost first as PTX lists them; the boxes' own
+/// addresses and innermost coordinates are the first's plus constants,
+/// added in the asm block, so that a copy of many boxes takes three
+/// registers rather than two a box (a producer warp holds 24: 16 boxes of
+/// a 64 x 128 f32 tile in 32-byte rows spilled 104 bytes there,
+/// bench/results/2026-12-08-h100-dq-staging-and-early-loads.md).
 /// With `slabAt`, the boxes fill the slab of the buffer that starts there
 /// along its slowest dimension (a gathered copy's).
-SmallVector<std::pair<std::string, unsigned>>
-appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
-                  tile::SharedMemoryType bufType, Value smem,
-                  ArrayRef<Value> coords, unsigned mapOperand,
-                  SmallVectorImpl<Value> &operands, std::string &constraints,
-                  int64_t slabAt = 0) {
+BoxTexts appendBoxOperands(OpBuilder &b, Location loc, tile::TensorMapType map,
+                           tile::SharedMemoryType bufType, Value smem,
+                           ArrayRef<Value> coords, unsigned mapOperand,
+                           SmallVectorImpl<Value> &operands,
+                           std::string &constraints, int64_t slabAt = 0) {
   unsigned rank = map.getBox().size();
   unsigned fastest = bufType.getLayout().getOrder()[0];
   int64_t inner = map.getBox().back();
   // The boxes that hold the tile: none for a padded buffer's padding.
   int64_t boxes = tile::getTmaBoxCount(bufType, inner);
   unsigned eltBytes = tile::getSharedElementBytes(bufType.getElementType());
-  unsigned first = operands.size();
+  auto ref = [](unsigned operand) { return "$" + std::to_string(operand); };
+  unsigned smemOperand = operands.size();
+  operands.push_back(smem);
+  for (unsigned d = rank; d-- > 0;)
+    operands.push_back(coords[d]);
+  for (unsigned i = 0; i <= rank; ++i)
+    constraints += ",r";
+  unsigned innerOperand = smemOperand + 1;
+  std::string outer;
+  for (unsigned d = 1; d < rank; ++d)
+    outer += ", " + ref(innerOperand + d);
+  BoxTexts texts;
+  if (boxes > 1)
+    texts.declarations = " .reg .b32 x" + std::to_string(innerOperand) + ";\n";
   for (int64_t k = 0; k < boxes; ++k) {
     SmallVector<int64_t> at(bufType.getShape().size(), 0);
     at[bufType.getLayout().getOrder().back()] = slabAt;
     at[fastest] = k * inner;
     int64_t offset = unswizzledSharedOffset(bufType, at) * eltBytes;
-    operands.push_back(
-        arith::AddIOp::create(b, loc, smem, constI32(b, loc, offset)));
-    operands.push_back(arith::AddIOp::create(b, loc, coords.back(),
-                                             constI32(b, loc, k * inner)));
-    constraints += ",r,r";
+    // Box k's coordinate, made right before its copy (which reads it as
+    // it issues) in the one register all boxes share.
+    std::string coordinate = ref(innerOperand), setup;
+    if (k) {
+      coordinate = "x" + std::to_string(innerOperand);
+      setup = " add.s32 " + coordinate + ", " + ref(innerOperand) + ", " +
+              std::to_string(k * inner) + ";\n";
+    }
+    texts.boxes.push_back(
+        {setup, "[" + ref(mapOperand) + ", {" + coordinate + outer + "}]",
+         "[" + ref(smemOperand) +
+             (offset ? "+" + std::to_string(offset) : std::string()) + "]"});
   }
-  for (unsigned d = rank - 1; d-- > 0;) {
-    operands.push_back(coords[d]);
-    constraints += ",r";
-  }
-  unsigned firstOuter = first + 2 * boxes;
-  SmallVector<std::pair<std::string, unsigned>> result;
-  for (int64_t k = 0; k < boxes; ++k) {
-    std::string tensor = "[$" + std::to_string(mapOperand) + ", {$" +
-                         std::to_string(first + 2 * k + 1);
-    for (unsigned d = 0; d + 1 < rank; ++d)
-      tensor += ", $" + std::to_string(firstOuter + d);
-    result.push_back({tensor + "}]", first + 2 * k});
-  }
-  return result;
+  return texts;
 }
 
 struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
@@ -238,10 +258,14 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
         electedThread(rewriter, op, pred, op.getIssuer().value_or(0)), bar,
         adaptor.getMap().front()};
     std::string constraints = "r,r,l";
-    SmallVector<std::pair<std::string, unsigned>> boxOperands;
+    BoxTexts boxTexts;
+    auto append = [&](const BoxTexts &t) {
+      boxTexts.declarations += t.declarations;
+      llvm::append_range(boxTexts.boxes, t.boxes);
+    };
     if (!op.getBoxes()) {
-      boxOperands = appendBoxOperands(rewriter, loc, map, bufType, dst, coords,
-                                      2, operands, constraints);
+      append(appendBoxOperands(rewriter, loc, map, bufType, dst, coords, 2,
+                               operands, constraints));
     } else {
       // A gathered copy: one slab of boxes per entry, at coordinate
       // boxes[k] * box along the gathered dimension.
@@ -256,10 +280,8 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
             rewriter, loc, coords[dim],
             arith::MulIOp::create(rewriter, loc, box,
                                   constI32(rewriter, loc, extent)));
-        llvm::append_range(boxOperands,
-                           appendBoxOperands(rewriter, loc, map, bufType, dst,
-                                             at, 2, operands, constraints,
-                                             int64_t(k) * extent));
+        append(appendBoxOperands(rewriter, loc, map, bufType, dst, at, 2,
+                                 operands, constraints, int64_t(k) * extent));
       }
     }
     constraints += ",~{memory}";
@@ -270,6 +292,7 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
         std::string(size > 1 ? "{\n .reg .pred p, q;\n .reg .b64 state;\n"
                                " .reg .b32 rank;\n .reg .b16 mask;\n"
                              : "{\n .reg .pred p;\n .reg .b64 state;\n") +
+        boxTexts.declarations +
         " setp.ne.b32 p, $0, 0;\n"
         " @p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], " +
         std::to_string(bytes) + ";\n";
@@ -277,21 +300,28 @@ struct TmaLoadLowering : OpConversionPattern<tile::TmaLoadOp> {
       text += " mov.u32 rank, %cluster_ctarank;\n"
               " mov.b16 mask, " +
               std::to_string((1 << size) - 1) + ";\n";
-    for (auto [k, box] : llvm::enumerate(boxOperands)) {
-      auto [tensor, address] = box;
+    // Several copies go behind one branch rather than a predicate each
+    // (ptxas holds registers for each predicated copy: a producer warp's
+    // 24 spilled from 8 such copies on, none unpredicated).
+    bool branch = size == 1 && boxTexts.boxes.size() > 1;
+    if (branch)
+      text += " @!p bra skip;\n";
+    for (auto [k, box] : llvm::enumerate(boxTexts.boxes)) {
+      auto [setup, tensor, address] = box;
+      text += setup;
       std::string copy = "cp.async.bulk.tensor." + std::to_string(rank) +
                          "d.shared::cluster.global.tile.mbarrier::complete_tx::"
                          "bytes";
       if (size == 1) {
-        text += " @p " + copy + " [$" + std::to_string(address) + "], " +
-                tensor + ", [$1];\n";
+        text += std::string(branch ? " " : " @p ") + copy + " " + address +
+                ", " + tensor + ", [$1];\n";
         continue;
       }
       text += " setp.eq.and.u32 q, rank, " + std::to_string(k % size) +
-              ", p;\n @q " + copy + ".multicast::cluster [$" +
-              std::to_string(address) + "], " + tensor + ", [$1], mask;\n";
+              ", p;\n @q " + copy + ".multicast::cluster " + address + ", " +
+              tensor + ", [$1], mask;\n";
     }
-    text += "}";
+    text += branch ? " skip:\n}" : "}";
     inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
     rewriter.eraseOp(op);
     return success();
@@ -323,8 +353,8 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
         electedThread(rewriter, op, pred, op.getIssuer().value_or(0)),
         adaptor.getMap().front()};
     std::string constraints = "r,l";
-    auto boxOperands = appendBoxOperands(rewriter, loc, map, bufType, src,
-                                         coords, 1, operands, constraints);
+    BoxTexts boxTexts = appendBoxOperands(rewriter, loc, map, bufType, src,
+                                          coords, 1, operands, constraints);
     constraints += ",~{memory}";
 
     std::string copy = "cp.async.bulk.tensor." + std::to_string(rank) +
@@ -336,11 +366,18 @@ struct TmaStoreLowering : OpConversionPattern<tile::TmaStoreOp> {
                                              : tile::stringifyReduceKind(*kind))
                  .str() +
              ".tile.bulk_group ";
-    std::string text = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n";
-    for (auto [tensor, address] : boxOperands)
-      text +=
-          " @p " + copy + tensor + ", [$" + std::to_string(address) + "];\n";
-    text += " @p cp.async.bulk.commit_group;\n}";
+    // Several copies go behind one branch rather than a predicate each
+    // (ptxas holds registers for each predicated copy: a producer warp's
+    // 24 spilled from 8 such copies on, none unpredicated).
+    bool branch = boxTexts.boxes.size() > 1;
+    std::string at = branch ? " " : " @p ";
+    std::string text = "{\n .reg .pred p;\n" + boxTexts.declarations +
+                       " setp.ne.b32 p, $0, 0;\n";
+    if (branch)
+      text += " @!p bra skip;\n";
+    for (auto [setup, tensor, address] : boxTexts.boxes)
+      text += setup + at + copy + tensor + ", " + address + ";\n";
+    text += at + "cp.async.bulk.commit_group;\n" + (branch ? " skip:\n}" : "}");
     inlinePtx(rewriter, loc, TypeRange(), operands, text, constraints);
     rewriter.eraseOp(op);
     return success();
