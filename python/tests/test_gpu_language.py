@@ -1348,6 +1348,47 @@ def test_cumsum(torch_gpu, arch):
         assert torch.allclose(m[r].double(), acc + acc.cumsum(1), atol=1e-2)
 
 
+TRANSPOSED_PRODUCT = """
+kernel gemm_t(A: Tensor[f16, 2], B: Tensor[f16, 2], CT: Tensor[f32, 2],
+              ST: Tensor[f32, 2], TILE_N: const int = 80):
+    m = bid(0)
+    n = bid(1)
+    acc = zeros((128, TILE_N))
+    for k in range(cdiv(A.shape[1], 64)):
+        a = load(A, index=(m, k), shape=(128, 64))
+        b = load(B, index=(k, n), shape=(64, TILE_N))
+        acc = mma(a, b, acc)
+    store(CT, index=(n, m), tile=acc.transpose())
+    atomic_add(ST, index=(n, m), tile=acc.transpose())
+"""
+
+
+@pytest.mark.parametrize("tile_n", [64, 80])
+def test_transposed_accumulator_by_tma(torch_gpu, tile_n):
+    """An accumulator stored and added transposed (C^T): on sm_90a both by
+    TMA from a buffer in C^T's order (tile-convert-stores-to-tma permutes
+    the tile in registers), at 80 columns its rows padded; edges past the
+    matrix on both sides; against float64, outputs poisoned (the sum's
+    twice added: it starts at C)."""
+    torch = torch_gpu
+    skip_unless_arch(torch, "sm_90a")
+    torch.manual_seed(tile_n)
+    M, N, K = 200, 3 * tile_n - 16, 192
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    kernel = tilec.compile(TRANSPOSED_PRODUCT, name="gemm_t.tile",
+                           arch="sm_90a", TILE_N=tile_n)
+    # A's, B's, C^T's and the sum's.
+    assert kernel.num_tensor_maps == 4, kernel.num_tensor_maps
+    ref = (a.double() @ b.double()).t()
+    ct = torch.full((N, M), float("nan"), device="cuda")
+    st = ref.float().contiguous()
+    kernel[((M + 127) // 128, (N + tile_n - 1) // tile_n)](a, b, ct, st)
+    torch.cuda.synchronize()
+    assert torch.allclose(ct.double(), ref, atol=1e-2, rtol=1e-3)
+    assert torch.allclose(st.double(), 2 * ref, atol=2e-2, rtol=1e-3)
+
+
 # --- Attention backward with dQ by atomic_add ------------------------------
 
 DEFERRED = {"TILE_M": 128, "TILE_N": 128, "num_warps": 8,
@@ -1360,6 +1401,11 @@ DEFERRED_128 = dict(DEFERRED, TILE_M=64)
 PRODUCER_128 = {"TILE_M": 64, "TILE_N": 128, "num_warps": 8,
                 "producer_stores": True}
 PRODUCER_64 = dict(PRODUCER_128, TILE_M=128)
+# dQ's share computed transposed (DQ_T: dQ^T = K^T dS^T, staged for TMA in
+# dQ's order), at 64 and at FlashAttention-3's 80 queries a trip
+# (tilec.autograd's DQ_T_TILE_M), specialized as asked.
+TRANSPOSED_128 = dict(PRODUCER_128, DQ_T=True, warp_specialize=True)
+TRANSPOSED_80 = dict(TRANSPOSED_128, TILE_M=80)
 
 BWD = [
     # arch, BH, N, D, causal, options
@@ -1390,6 +1436,14 @@ BWD = [
     ("sm_90a", 3, 200, 128, False, PRODUCER_128),
     ("sm_90a", 2, 384, 64, True, PRODUCER_64),
     ("sm_90a", 3, 200, 64, False, PRODUCER_64),
+    # dQ transposed: trips of 80 queries 5 (the last partial), 1, 3 (200
+    # queries: 2.5 tiles); at 64, causal too.
+    ("sm_90a", 2, 384, 128, False, TRANSPOSED_80),
+    ("sm_90a", 1, 80, 128, False, TRANSPOSED_80),
+    ("sm_90a", 3, 200, 128, False, TRANSPOSED_80),
+    ("sm_90a", 2, 384, 128, False, dict(TRANSPOSED_80, EVEN_N=True)),
+    ("sm_90a", 2, 384, 128, True, TRANSPOSED_128),
+    ("sm_90a", 3, 200, 128, False, TRANSPOSED_128),
     # The causal mask split away (the loop's query tile t // group grows
     # with t: tile-mask-ranges), as tilec.autograd compiles the kernels
     # for whole key blocks: 3 key blocks of 128, 2 trips a block masked and

@@ -63,6 +63,15 @@ DEFER_DQ_MAX_HEAD_DIM = 64
 # consumers signalling each trip's on an mbarrier rather than meeting at a
 # barrier (FlashAttention-3's dQ writer).
 PRODUCER_DQ_MIN_HEAD_DIM = 65
+# With PRODUCER_DQ_MIN_HEAD_DIM's producer_stores and non-causal: the
+# queries a trip of the atomics backward computing its dQ share transposed
+# (DQ_T: dQ^T = K^T dS^T, FlashAttention-3's 80 at head_dim 128, where 64
+# rows of a wgmma's M would not divide 80), or None for TILE queries and dQ
+# as it is. Off until measured (bench/attention_train_step.py --variants
+# "m80:DQ_T_TILE_M=80"): compiled and checked by ptxas only (168 registers,
+# no spill, no serialized wgmma; bench/results/2026-12-08-backward-dq-
+# transposed.md).
+DQ_T_TILE_M = None
 # The fewest keys from which the forward with LSE takes 80 keys a step at
 # head dims above 192 (forward_tiles).
 LONG_KEYS = 8192
@@ -164,9 +173,14 @@ def _backward_kernels(dtype, head_dim, causal, atomic, seq_k):
         # 1.03-1.10x the mask on every trip, H100, bf16, 4k and 16k
         # (bench/results/2026-12-07-h100-causal-backward-split.md).
         even = seq_k % (2 * TILE) == 0
+        queries = 2 * TILE if head_dim == 64 else TILE
+        # (80 queries a trip estimate 208 f32 results a consumer thread,
+        # past the compiler's 192 for a producer warp: asked for.)
+        if "producer_stores" in deferred and not causal and DQ_T_TILE_M:
+            queries = DQ_T_TILE_M
+            deferred.update(DQ_T=True, warp_specialize=True)
         bwd = compile_once("flash_attention_bwd.tile", "attn_bwd",
-                           DTYPE=dtype, D=head_dim,
-                           TILE_M=2 * TILE if head_dim == 64 else TILE,
+                           DTYPE=dtype, D=head_dim, TILE_M=queries,
                            TILE_N=2 * TILE, CAUSAL=causal, DQ_ATOMIC=True,
                            EVEN_N=even, LSE_LOG2=True,
                            num_warps=8, **deferred)

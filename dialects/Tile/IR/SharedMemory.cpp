@@ -209,9 +209,12 @@ SharedMemoryType tile::getSlotType(Operation *alloc) {
 int64_t tile::getSlotBytes(Operation *alloc) {
   if (auto attr = alloc->getAttrOfType<IntegerAttr>(kSlotBytesAttr))
     return attr.getInt();
+  // (Held at its own rows where tile-allocate-shared-memory will retype
+  // it so: getCompactType.)
   SharedMemoryType slotType = getSlotType(alloc);
-  return isAccessedWithinTile(alloc) ? getTileExtentBytes(slotType)
-                                     : getSharedBytes(slotType);
+  return isAccessedWithinTile(alloc)
+             ? getTileExtentBytes(getCompactType(slotType, isWgmmaA(alloc)))
+             : getSharedBytes(slotType);
 }
 
 bool tile::isRegisterOnlyConversion(RankedTensorType from,

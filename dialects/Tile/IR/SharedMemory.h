@@ -121,8 +121,10 @@ SmallVector<Operation *> getBufferUsers(Value buffer);
 SharedMemoryType getSlotType(Operation *alloc);
 
 /// Bytes of the buffer `alloc` allocates, or of each stage of a ring:
-/// getTileExtentBytes where isAccessedWithinTile, else its padded storage
-/// (kSlotBytesAttr once tile-allocate-shared-memory has set it).
+/// getTileExtentBytes of its compact type (getCompactType: as
+/// tile-allocate-shared-memory will hold it) where isAccessedWithinTile,
+/// else its padded storage (kSlotBytesAttr once tile-allocate-shared-memory
+/// has set it).
 int64_t getSlotBytes(Operation *alloc);
 
 /// True when converting a tile from layout `from` to layout `to` keeps every

@@ -1209,10 +1209,15 @@ static LogicalResult verifyTmaCopy(Operation *op, TensorMapType map,
   // The buffer is one box, or boxes side by side along its fastest
   // dimension, each one block of its shared layout. Across the fastest
   // dimension the boxes fill the buffer, or its first rows where it is
-  // padded (a box of the tile's own size: the padding is not copied).
+  // padded (a box of the tile's own size: the padding is not copied). A
+  // row (a 1-D buffer) may take one box of its own elements, short of its
+  // padding.
   SharedLayoutAttr layout = buf.getLayout();
   int64_t fastest = buf.getStorageShape()[layout.getOrder()[0]];
   int64_t inner = map.getBox().back();
+  if (buf.getShape().size() == 1 && inner >= buf.getShape()[0] &&
+      inner < fastest)
+    fastest = inner;
   int64_t boxes = fastest / inner;
   int64_t rows = slabs * (map.getBoxElements() / inner);
   int64_t bufRows = buf.getNumElements() / fastest;

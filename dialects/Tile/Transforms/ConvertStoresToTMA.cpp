@@ -98,6 +98,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILECONVERTSTORESTOTMA
@@ -184,8 +185,13 @@ struct ConvertStoresToTMAPass
   /// shared memory (and a reshape that drops unit dimensions); for an
   /// atomic, also an mma accumulator's, whose registers hold pairs of
   /// elements (red.global's vectors would be of 8 bytes at most). Null
-  /// when there is neither.
-  static TypedValue<RankedTensorType> convertedTile(const Write &w) {
+  /// when there is neither. A permute (`tile.permute`) between the reshape
+  /// and the conversion (or the accumulator) is kept in `permute`: the
+  /// tile is then to be permuted in registers (inRegisters), as a
+  /// transposed accumulator is written (FlashAttention-3's dQ^T = K^T dS^T,
+  /// added into dQ).
+  static TypedValue<RankedTensorType> convertedTile(const Write &w,
+                                                    PermuteOp &permute) {
     Value v = w.value;
     if (auto reshape = v.getDefiningOp<ReshapeOp>()) {
       auto from = cast<RankedTensorType>(reshape.getSource().getType());
@@ -197,13 +203,49 @@ struct ConvertStoresToTMAPass
         return nullptr;
       v = reshape.getSource();
     }
+    permute = v.getDefiningOp<PermuteOp>();
+    if (permute)
+      v = permute.getSource();
     if (auto cvt = v.getDefiningOp<ConvertLayoutOp>();
-        cvt && getScratchBytes(cvt))
+        cvt && getScratchBytes(cvt) &&
+        (!permute || cvt.getSource().getType().getEncoding()))
       return cvt.getSource();
-    if (w.reduce && v == w.value &&
-        isa_and_present<MmaLayoutAttr>(w.value.getType().getEncoding()))
-      return w.value;
+    if (w.reduce && (v == w.value || permute) &&
+        isa_and_present<MmaLayoutAttr>(
+            cast<RankedTensorType>(v.getType()).getEncoding()))
+      return cast<TypedValue<RankedTensorType>>(v);
+    permute = PermuteOp();
     return nullptr;
+  }
+
+  /// `tile` permuted as `permute` permutes, in registers: a tile.permute
+  /// into the #tile.linear layout that keeps every element in the register
+  /// holding it (the lowering renames registers).
+  static TypedValue<RankedTensorType>
+  inRegisters(OpBuilder &b, PermuteOp permute,
+              TypedValue<RankedTensorType> tile) {
+    RankedTensorType type = tile.getType();
+    ArrayRef<int32_t> perm = permute.getPermutation();
+    LinearLayout held = toLinearLayout(type.getEncoding(), type.getShape());
+    SmallVector<int64_t> shape;
+    for (int32_t d : perm)
+      shape.push_back(type.getDimSize(d));
+    LinearLayout permuted(paddedShape(shape));
+    for (StringRef name : {LinearLayout::kRegister, LinearLayout::kLane,
+                           LinearLayout::kWarp, LinearLayout::kBlock})
+      for (const LinearLayout::Basis &basis : held.getBases(name)) {
+        LinearLayout::Basis to(perm.size(), 0);
+        for (auto [i, d] : llvm::enumerate(perm))
+          to[i] = basis[d];
+        permuted.bases(name).push_back(to);
+      }
+    permuted.normalize();
+    auto resultType =
+        RankedTensorType::get(shape, type.getElementType(),
+                              LinearLayoutAttr::get(b.getContext(), permuted));
+    return PermuteOp::create(b, permute.getLoc(), resultType, tile,
+                             permute.getPermutationAttr())
+        .getResult();
   }
 
   /// In a persistent kernel's tile loop: the slot of a ring of the tile
@@ -323,20 +365,25 @@ struct ConvertStoresToTMAPass
     /// the tile's registers and read by TMA, it is held short of its
     /// padding where the padding is whole registers (getSlotBytes).
     int64_t bytes() const {
-      return isStoredWithinTile(tileType) ? getTileExtentBytes(bufType)
-                                          : getSharedBytes(bufType);
+      return isStoredWithinTile(tileType)
+                 ? getTileExtentBytes(getCompactType(bufType))
+                 : getSharedBytes(bufType);
     }
   };
   static std::optional<Staging> stage(func::FuncOp func, const Write &w,
                                       RankedTensorType tileType,
                                       ArrayRef<unsigned> bufOrder,
                                       bool ownWidth = false) {
-    // A padded tile: only along its fastest dimension, in whole blocks of
-    // the layout (the boxes), so that no box writes its padding.
+    // A padded tile: along its fastest dimension, in whole blocks of the
+    // layout (the boxes), so that no box writes its padding; along another
+    // one only where the store skips the padding (whole registers: a
+    // transposed accumulator's padded columns), the boxes holding the
+    // tile's own rows and the buffer its own rows (getCompactType).
     ArrayRef<int64_t> shape = tileType.getShape();
     bool padded = isPadded(shape);
     for (unsigned d = 0; d < shape.size(); ++d)
-      if (d != bufOrder[0] && isPadded(shape[d]))
+      if (d != bufOrder[0] && isPadded(shape[d]) &&
+          !isStoredWithinTile(tileType))
         return std::nullopt;
     SharedLayoutAttr layout =
         ownWidth ? SharedLayoutAttr()
@@ -522,7 +569,8 @@ struct ConvertStoresToTMAPass
   void storeFromRegistersIfCrowded(func::FuncOp func, const Write &w,
                                    TypedValue<RankedTensorType> tile) {
     auto store = dyn_cast<StoreOp>(w.op);
-    if (!store || !tile || tile == w.value || sharedMemoryBytes <= 0)
+    if (!store || !tile || tile == w.value || sharedMemoryBytes <= 0 ||
+        tile.getDefiningOp<PermuteOp>())
       return;
     Block &top = func.getBody().front();
     Operation *outer = top.findAncestorOpInBlock(*w.op);
@@ -538,9 +586,30 @@ struct ConvertStoresToTMAPass
   }
 
   void convert(func::FuncOp func, const Write &w) {
-    TypedValue<RankedTensorType> tile = convertedTile(w);
+    PermuteOp permute;
+    TypedValue<RankedTensorType> tile = convertedTile(w, permute);
     if (!tile)
       return;
+    // A permuted tile: the permute, in registers, of the tile before its
+    // conversion (removed if nothing comes of it).
+    Operation *permuted = nullptr;
+    if (permute) {
+      // (#tile.linear has no block bases: a tile spread over a cluster's
+      // blocks stays as it is.)
+      if (tile.getType().getRank() != 2 ||
+          !toLinearLayout(tile.getType().getEncoding(),
+                          tile.getType().getShape())
+               .getBases(LinearLayout::kBlock)
+               .empty())
+        return;
+      OpBuilder b(w.op);
+      tile = inRegisters(b, permute, tile);
+      permuted = tile.getDefiningOp();
+    }
+    llvm::scope_exit dropUnused([&] {
+      if (permuted && permuted->use_empty())
+        permuted->erase();
+    });
     if (!isPlaceableTmaWrite(func, w.op) || tile.getType().getRank() != 2)
       return storeFromRegistersIfCrowded(func, w, tile);
     Type elt = tile.getType().getElementType();
@@ -587,7 +656,8 @@ struct ConvertStoresToTMAPass
         std::optional<Parts> parts =
             stageInParts(func, w, staging->tileType, bufOrder, freeBytes);
         if (!parts) {
-          if (auto store = dyn_cast<StoreOp>(w.op); store && tile != w.value)
+          if (auto store = dyn_cast<StoreOp>(w.op);
+              store && tile != w.value && !tile.getDefiningOp<PermuteOp>())
             storeFromRegisters(store, tile);
           return;
         }
@@ -658,7 +728,7 @@ struct ConvertStoresToTMAPass
     w.op->erase();
     // A conversion (and the reshape after it) are dead now.
     while (Operation *def = value.getDefiningOp()) {
-      if (!def->use_empty() || !isa<ReshapeOp, ConvertLayoutOp>(def))
+      if (!def->use_empty() || !isa<ReshapeOp, PermuteOp, ConvertLayoutOp>(def))
         break;
       value = def->getOperand(0);
       def->erase();

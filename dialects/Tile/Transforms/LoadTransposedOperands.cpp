@@ -24,8 +24,9 @@
 // same Q feeding K Q^T and dS^T Q in attention's backward), the load stays
 // for them: two copies of the tile from global memory (L2), each in its
 // own ring, rather than one copy the loop cannot pipeline; with `wgmma`,
-// a transpose read only as B stays, for tile.wgmma to read the tile's one
-// buffer transposed. Gathered loads (`boxes`) and permutes with other uses
+// a transpose read only as B, or as a 16-bit A, stays, for tile.wgmma to
+// read the tile's one buffer transposed (B^T; A through a transposed view,
+// M-major). Gathered loads (`boxes`) and permutes with other uses
 // are left alone.
 //
 //===----------------------------------------------------------------------===//
@@ -56,22 +57,27 @@ bool onlyMultiplied(Value v) {
   });
 }
 
-/// Whether every use of `v` is the `b` operand of a tile.mma.
-bool onlyMultipliedAsB(Value v) {
+/// Whether every use of `v` is an operand a wgmma can read transposed
+/// from shared memory: `b` of any tile.mma, `a` of one whose elements are
+/// 16-bit (8-bit and f32 A is read K-major only).
+bool onlyMultipliedTransposable(Value v) {
   return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
     auto mma = dyn_cast<MmaOp>(use.getOwner());
-    return mma && use.get() == mma.getB() && use.get() != mma.getA() &&
-           use.get() != mma.getAcc();
+    if (!mma || use.get() == mma.getAcc() ||
+        (use.get() == mma.getA() && use.get() == mma.getB()))
+      return false;
+    return use.get() == mma.getB() ||
+           !isKMajorMmaType(mma.getA().getType().getElementType());
   });
 }
 
 /// Whether a wgmma can read `permute` from the buffer of its source tile:
-/// a 2-D transpose used only as B, of a tile (a load's, through reshapes)
-/// whose other uses are multiply operands too, so staged in shared memory
-/// anyway.
-bool sharesBufferAsB(PermuteOp permute) {
+/// a 2-D transpose used only as B, or as a 16-bit A, of a tile (a load's,
+/// through reshapes) whose other uses are multiply operands too, so staged
+/// in shared memory anyway.
+bool sharesBuffer(PermuteOp permute) {
   if (permute.getPermutation() != ArrayRef<int32_t>{1, 0} ||
-      !onlyMultipliedAsB(permute.getResult()))
+      !onlyMultipliedTransposable(permute.getResult()))
     return false;
   Value source = permute.getSource();
   bool others = false;
@@ -92,8 +98,7 @@ bool sharesBufferAsB(PermuteOp permute) {
 /// them.
 LogicalResult loadTransposed(PermuteOp permute, IRRewriter &rewriter,
                              bool wgmma) {
-  if (!onlyMultiplied(permute.getResult()) ||
-      (wgmma && sharesBufferAsB(permute)))
+  if (!onlyMultiplied(permute.getResult()) || (wgmma && sharesBuffer(permute)))
     return failure();
   // Through reshapes that keep the non-unit dimensions in order.
   Value source = permute.getSource();

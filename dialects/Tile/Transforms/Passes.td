@@ -149,12 +149,15 @@ def TileLoadTransposedOperands
     ```
 
     With `wgmma` (sm_90a), a transposed tile that is only ever a `b`
-    operand, of a loaded tile whose other uses are all multiply operands
-    too, stays a `tile.permute`: tile-stage-mma-operands copies the tile
-    once into a buffer that the untransposed multiplies read as it is and
-    the transposed ones as B^T (`tile.wgmma ... transposed`), one copy from
-    global memory instead of two. (A multiply that does not get a wgmma
-    layout then transposes it through registers.)
+    operand, or the `a` of 16-bit multiplies (8-bit and f32 A is read
+    K-major only), of a loaded tile whose other uses are all multiply
+    operands too, stays a `tile.permute`: tile-stage-mma-operands copies
+    the tile once into a buffer that the untransposed multiplies read as it
+    is and the transposed ones as B^T (`tile.wgmma ... transposed`) or as
+    an M-major A through a transposed view (attention backward's K in K
+    Q^T and dQ^T = K^T dS^T), one copy from global memory instead of two.
+    (A multiply that does not get a wgmma layout then transposes it
+    through registers.)
   }];
   let options = [
     Option<"wgmma", "wgmma", "bool", "false",
@@ -479,6 +482,11 @@ def TileStageMmaOperands
     (sm_89 on: m16n8k32) reads its operands K-contiguous too, with
     `ldmatrix`, which transposes only 16-bit units: B is stored transposed
     when its registers run along N, with the same warning.
+
+    A 16-bit wgmma A that is a loaded tile transposed, whose tile other
+    multiplies read as it is (tile-load-transposed-operands keeps the
+    permute for this), reads the tile's one buffer through a transposed
+    `tile.smem_permute` view: M-major, wgmma's transpose bit for A.
 
     A 16-bit wgmma operand that is a register tile transposed
     (`tile.permute` of it or of a conversion of it) is written once from
@@ -818,6 +826,15 @@ def TileConvertStoresToTMA
     a `tile.tma_store` whose `reduce` combines the tile with the tensor
     (`cp.reduce.async.bulk.tensor`: sum on f32, f16, bf16 and i32, max and
     min on i32 and 16-bit floats).
+
+    A permute (`tile.permute`) between the reshape and the conversion, or
+    the accumulator, is done in registers instead: a `tile.permute` of the
+    unconverted tile into the `#tile.linear` layout that keeps each element
+    where it is, staged in the tensor's order (FlashAttention-3's dQ^T =
+    K^T dS^T added into dQ; a product stored as C^T). Its padding along
+    other than the fastest dimension (80 rows of a transposed accumulator's
+    80 columns) is whole registers, which the store skips: the buffer is
+    held at its own rows and the boxes copy those.
 
     The write may be at the top of the kernel or in loops (no branch
     between it and the top); a `tile.tma_store_wait` naming the buffer goes

@@ -185,7 +185,11 @@ struct StageMmaOperandsPass
                      isWarpShuffleConversion(from, to)) ||
                     (!kMajor && readInOperandLayout(cvt));
     }
-    if (!inRegisters && (kMajor || cvt)) {
+    // A transposed loaded tile (16-bit) is read M-major through a
+    // transposed view of the buffer of the tile itself.
+    if (Value view = inRegisters || kMajor ? Value() : stageTransposedA(a)) {
+      a = view;
+    } else if (!inRegisters && (kMajor || cvt)) {
       bool transposed = false;
       a = stageBuffer(a, /*hopper=*/true,
                       kMajor ? std::optional<unsigned>(1) : std::nullopt,
@@ -248,6 +252,41 @@ struct StageMmaOperandsPass
     return copyAsync(tile,
                      SharedMemoryType::get(&getContext(), type.getShape(),
                                            type.getElementType(), layout));
+  }
+
+  /// When wgmma's 16-bit A is a loaded tile transposed (`tile.permute [1,
+  /// 0]`, kept by tile-load-transposed-operands where the tile is
+  /// multiplied untransposed too: attention backward's K^T in dQ^T = K^T
+  /// dS^T): a transposed view (`tile.smem_permute`) of the buffer an async
+  /// copy fills with the tile itself, which wgmma reads M-major. Null
+  /// otherwise.
+  Value stageTransposedA(Value operand) {
+    if (Value v = staged.lookup(operand))
+      return v;
+    auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
+    PermuteOp permute = cvt ? transposeOf(cvt.getSource()) : PermuteOp();
+    if (!permute)
+      return {};
+    Value tile = permute.getSource();
+    auto type = cast<RankedTensorType>(tile.getType());
+    SharedLayoutAttr layout = getHopperSharedLayout(type, storeOrder(type));
+    if (!layout)
+      return {};
+    Value buf =
+        copyAsync(tile, SharedMemoryType::get(&getContext(), type.getShape(),
+                                              type.getElementType(), layout));
+    if (!buf)
+      return {};
+    auto viewType = cast<RankedTensorType>(permute.getType());
+    OpBuilder b(cvt);
+    Value view = SmemPermuteOp::create(
+        b, permute.getLoc(),
+        SharedMemoryType::get(
+            &getContext(), viewType.getShape(), viewType.getElementType(),
+            permuteSharedLayout(layout, permute.getPermutation())),
+        buf, permute.getPermutationAttr());
+    staged[operand] = view;
+    return view;
   }
 
   /// The operand read from a shared memory buffer, or null when the

@@ -61,8 +61,9 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
            "contiguous one";
   unsigned bytes = getSharedElementBytes(elt);
   // Along its fastest dimension a padded tile's box is padded too (whole
-  // blocks of the layout, or the buffer's row): what TMA reads past the
-  // tile (zeros past the tensor) lands in the padding. Along the others
+  // blocks of the layout, or the buffer's rows; a 1-D buffer's only to 16
+  // bytes): what TMA reads past the tile (zeros past the tensor) lands in
+  // the padding. Along the others
   // the box is the tile's own size, so that no copy reads the padding's
   // rows from memory (a 192-row tile in a 256-row buffer: 192 rows),
   // whose contents nothing reads (a multiply's N, K and a reduction run at
@@ -76,6 +77,13 @@ std::string tile::describeTensorMap(func::FuncOp func, const TmaTile &tile,
       return "the buffer's swizzle is not one TMA writes";
   } else if (layout.getMaxPhase() > 1) {
     return "the buffer is swizzled for ldmatrix, not as TMA writes";
+  } else if (tile.bufType.getShape().size() == 1) {
+    // A row: its own elements, in whole 16-byte units, and no further: the
+    // buffer (a ring's slot of 80 f32, 320 bytes) is held short of its
+    // padding (getTileExtentBytes: 384 bytes, where a box padded to 128
+    // elements would write 512 into the next slot).
+    inner = std::min<int64_t>(
+        inner, llvm::alignTo(tile.bufType.getShape()[0] * bytes, 16) / bytes);
   }
   SmallVector<int64_t> box(rank, 1);
   SmallVector<int64_t> padded = paddedShape(tile.shape);

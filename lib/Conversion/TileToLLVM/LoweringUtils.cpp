@@ -616,19 +616,29 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   int64_t span = int64_t(layout.getMaxPhase()) * layout.getVec();
   int64_t period = int64_t(layout.getMaxPhase()) * layout.getPerPhase();
   int64_t colConst = constCoords[g.f];
-  int64_t colLow = layout.getMaxPhase() > 1 ? colConst % span : 0;
+  bool swizzled = layout.getMaxPhase() > 1;
+  int64_t colLow = swizzled ? colConst % span : 0;
+  // The constant rows within a swizzle period (where the 2-D tile's rows
+  // are whole periods, so the stacked tiles keep the phase too).
+  int64_t rowLow = swizzled && g.rows % period == 0 ? row2Const % period : 0;
   // The thread's column within a swizzle span plus colLow stays in that
   // span (and so in its block), its columns past the span are whole
-  // blocks, and the constant rows keep the swizzle phase: the offset is a
-  // per-thread base plus a constant.
+  // blocks, its row within a period plus rowLow stays in that period, and
+  // the constant rows past rowLow are whole periods (they keep the swizzle
+  // phase): the offset is a per-thread base plus a constant.
   int64_t threadLow = bound[g.f] - 1, threadHigh = 0;
+  int64_t threadRow = g.s ? std::min(bound[*g.s] - 1, period - 1) : 0;
   if (boundsAreBits) {
     threadHigh = threadLow & ~(span - 1);
     threadLow &= span - 1;
+    if (g.s)
+      threadRow = (bound[*g.s] - 1) & (period - 1);
   }
-  bool split = (layout.getMaxPhase() == 1 && g.blockCols == shape[g.f]) ||
-               (rowConst % period == 0 && threadLow + colLow < span &&
-                threadHigh % g.blockCols == 0 && g.blockCols % span == 0);
+  bool split =
+      (layout.getMaxPhase() == 1 && g.blockCols == shape[g.f]) ||
+      ((rowConst - rowLow) % period == 0 &&
+       (!rowLow || threadRow + rowLow < period) && threadLow + colLow < span &&
+       threadHigh % g.blockCols == 0 && g.blockCols % span == 0);
   if (!split) {
     SmallVector<Value> coords;
     for (unsigned d = 0; d < lane.size(); ++d)
@@ -636,15 +646,18 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
                                              constI32(b, loc, constCoords[d])));
     return sharedOffset(b, loc, type, coords);
   }
-  Value &base = bases[colLow];
+  Value &base = bases[{colLow, rowLow}];
   if (!base) {
     SmallVector<Value> coords(lane.begin(), lane.end());
     if (colLow)
       coords[g.f] =
           arith::AddIOp::create(b, loc, coords[g.f], constI32(b, loc, colLow));
+    if (rowLow)
+      coords[*g.s] =
+          arith::AddIOp::create(b, loc, coords[*g.s], constI32(b, loc, rowLow));
     base = sharedOffset(b, loc, type, coords);
   }
-  int64_t rest = outerConst * g.tileElems + row2Const * g.blockCols +
+  int64_t rest = outerConst * g.tileElems + (row2Const - rowLow) * g.blockCols +
                  (colConst / g.blockCols) * (g.rows * g.blockCols) +
                  (colConst % g.blockCols - colLow);
   return rest ? Value(

@@ -273,7 +273,9 @@ int64_t unswizzledSharedOffset(mlir::tile::SharedMemoryType type,
 /// Offsets of many accesses to one shared memory buffer that share this
 /// thread's part of their coordinates (`laneCoords`, each known to be below
 /// `laneBound`) and differ by constants. Where the swizzle allows, an offset
-/// is a per-thread base (one per distinct low column offset) plus a constant,
+/// is a per-thread base (one per distinct low column offset and row within
+/// the swizzle's period: a transposed accumulator's odd rows) plus a
+/// constant,
 /// which folds into the [reg + immediate] form of the access: the thread
 /// keeps a few address registers instead of one per access. With
 /// `boundsAreBits`, each bound is one more than the OR of the bits the
@@ -298,7 +300,8 @@ private:
   llvm::SmallVector<mlir::Value> lane;
   llvm::SmallVector<int64_t> bound;
   bool boundsAreBits;
-  llvm::DenseMap<int64_t, mlir::Value> bases; // by low column offset
+  // By low column offset and row within the swizzle period.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, mlir::Value> bases;
 };
 
 /// The per-thread part of `layout`'s coordinates when it combines with the

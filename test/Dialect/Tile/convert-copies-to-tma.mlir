@@ -194,6 +194,29 @@ func.func @padded_rows(%A: !tile.global<f16, 2>, %n: i32) attributes {tile.num_w
 
 // -----
 
+#row = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#s1 = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+
+// A row of 80 f32 (attention backward's LSE at 80 queries a trip): a box of
+// its own 80 elements (320 bytes, whole 16-byte units), not of its padded
+// 128: the ring's slots are held at 384 bytes
+// (tile-allocate-shared-memory), where 512 would write into the next.
+// CHECK-LABEL: func.func @padded_row
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 1, 80>, param = 0 : i32, swizzle = 0 : i32}]
+// CHECK:       tile.tma_load %{{.*}} : <[1, 80], f32, swizzle = 0>, <[80], f32, #{{.*}}>, <2>
+func.func @padded_row(%L: !tile.global<f32, 2>, %b: i32, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %ba = tile.smem_alloc : !tile.smem<[80], f32, #s1>
+    tile.async_copy %L[%b, %j], %ba {layout = #row, shape = array<i64: 1, 80>} : !tile.global<f32, 2>, !tile.smem<[80], f32, #s1>
+    tile.async_wait %ba : !tile.smem<[80], f32, #s1>
+  }
+  return
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 #sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>

@@ -539,6 +539,60 @@ func.func @atomic_in_loop(%DQ: !tile.global<f32, 3>, %v: f32, %b: i32, %n: i32) 
 
 // -----
 
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 80, 16]>
+#blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#blockedT = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+#blocked3 = #tile.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [1, 32, 1], warpsPerCTA = [1, 1, 4], order = [1, 2, 0]>
+
+// A transposed accumulator (FlashAttention-3's dQ^T = K^T dS^T, 80 queries
+// a trip): permuted in registers (the #tile.linear layout that keeps each
+// element where the accumulator holds it), staged in the tensor's order
+// (its 80 rows padded, held at their own rows: the padding is whole
+// registers, which the store skips) and combined by the copy, in boxes of
+// the tile's 80 rows. A store of one goes the same way.
+// CHECK-LABEL: func.func @atomic_transposed
+// CHECK-SAME:  tile.tensor_maps = [{box = array<i64: 1, 80, 32>, param = 0 : i32, swizzle = 128 : i32}]
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[80, 64], f32, #[[S:shared[0-9]*]]>
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    %[[X:.*]] = tile.full %{{.*}} : tensor<64x80xf32, #mma>
+// CHECK-NEXT:    %[[T:.*]] = tile.permute %[[X]] [1, 0] : tensor<64x80xf32, #mma> -> tensor<80x64xf32, #[[L:linear[0-9]*]]>
+// CHECK-NEXT:    tile.tma_store_wait %[[BUF]]
+// CHECK-NEXT:    tile.local_store %[[T]], %[[BUF]] : tensor<80x64xf32, #[[L]]>
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.tma_store %{{.*}}, %[[BUF]] reduce sum :
+// CHECK-NEXT:  }
+// CHECK-NOT:   tile.atomic_rmw
+// CHECK-LABEL: func.func @store_transposed
+// CHECK:       tile.permute %{{.*}} [1, 0] : tensor<64x80xf32, #mma> -> tensor<80x64xf32, #linear
+// CHECK:       tile.local_store
+// CHECK:       tile.tma_store
+// CHECK-NOT:   tile.store
+// CHECK-NOT:   tile.convert_layout
+// BAR-LABEL:   func.func @atomic_transposed
+// BAR:         tile.smem_alloc {tile.slot_bytes = 20480 : i32, tile.smem_offset = 0 : i32} : <[80, 64], f32
+func.func @atomic_transposed(%DQ: !tile.global<f32, 3>, %v: f32, %b: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %m = %c0 to %n step %c1 : i32 {
+    %x = tile.full %v : tensor<64x80xf32, #mma>
+    %y = tile.convert_layout %x : tensor<64x80xf32, #mma> -> tensor<64x80xf32, #blocked>
+    %t = tile.permute %y [1, 0] : tensor<64x80xf32, #blocked> -> tensor<80x64xf32, #blockedT>
+    %z = tile.reshape %t : tensor<80x64xf32, #blockedT> -> tensor<1x80x64xf32, #blocked3>
+    tile.atomic_rmw sum %DQ[%b, %m, %c0], %z : !tile.global<f32, 3>, tensor<1x80x64xf32, #blocked3>
+  }
+  return
+}
+
+func.func @store_transposed(%C: !tile.global<f32, 2>, %v: f32, %m: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %x = tile.full %v : tensor<64x80xf32, #mma>
+  %y = tile.convert_layout %x : tensor<64x80xf32, #mma> -> tensor<64x80xf32, #blocked>
+  %t = tile.permute %y [1, 0] : tensor<64x80xf32, #blocked> -> tensor<80x64xf32, #blockedT>
+  tile.store %C[%n, %m], %t : !tile.global<f32, 2>, tensor<80x64xf32, #blockedT>
+  return
+}
+
+// -----
+
 #mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 64, 16]>
 
 // An accumulator combined straight from its registers (pairs of elements:

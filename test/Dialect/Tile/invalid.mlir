@@ -1621,6 +1621,18 @@ func.func @tma_load_box_short(%m: !tile.tensor_map<[32, 32], f16, swizzle = 64>,
 
 // -----
 
+// A row (a 1-D buffer) takes one box of its own elements or more, short of
+// its padding (80 of 128: fine); 64 leave 16 uncopied.
+#row = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @tma_load_row_short(%m: !tile.tensor_map<[1, 64], f32, swizzle = 0>, %ok: !tile.tensor_map<[1, 80], f32, swizzle = 0>, %b: !tile.smem<[80], f32, #row>, %bars: !tile.mbarrier<2>, %i: i32) {
+  tile.tma_load %ok[%i, %i], %b, %bars[%i] : !tile.tensor_map<[1, 80], f32, swizzle = 0>, !tile.smem<[80], f32, #row>, !tile.mbarrier<2>
+  // expected-error @+1 {{'tile.tma_load' op the buffer must hold whole boxes of the map side by side along its fastest dimension, one per block of its layout}}
+  tile.tma_load %m[%i, %i], %b, %bars[%i] : !tile.tensor_map<[1, 64], f32, swizzle = 0>, !tile.smem<[80], f32, #row>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
 // Four boxes of 64 x 32 side by side make the 64 x 128 buffer, but its
 // layout's blocks are 64 columns wide, not 32: a box is not a block.
 #s128 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], block = 64>

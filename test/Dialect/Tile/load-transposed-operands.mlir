@@ -57,6 +57,49 @@ func.func @both_orders(%Q: !tile.global<f16, 3>, %k: tensor<64x64xf16>, %ds: ten
 
 // -----
 
+// The same tile transposed as A (attention backward's K in K Q^T and
+// dQ^T = K^T dS^T): with wgmma the 16-bit transpose stays, read M-major
+// through a transposed view of the tile's one buffer
+// (tile-stage-mma-operands); 8-bit A is read K-major only, so its
+// transpose gets a load of its own, as without wgmma.
+// WG-LABEL:    func.func @both_orders_a
+// WG:          %[[K:.*]] = tile.load
+// WG-NEXT:     %[[R:.*]] = tile.reshape %[[K]]
+// WG-NEXT:     %[[KT:.*]] = tile.permute %[[R]] [1, 0]
+// WG-NEXT:     tile.mma %[[R]], %{{.*}}, %{{.*}}
+// WG-NEXT:     tile.mma %[[KT]], %{{.*}}, %{{.*}}
+// WG-NEXT:     return
+// WG-LABEL:    func.func @both_orders_a_8_bit
+// WG:          tile.load {{.*}} : <f8E4M3FN, 2> -> tensor<64x64xf8E4M3FN>
+// WG-NEXT:     %[[KT8:.*]] = tile.load {{.*}} {order = array<i32: 1, 0>} : <f8E4M3FN, 2> -> tensor<64x64xf8E4M3FN>
+// WG-NEXT:     tile.mma
+// WG-NEXT:     tile.mma %[[KT8]],
+// CHECK-LABEL: func.func @both_orders_a
+// CHECK:       tile.load
+// CHECK-NEXT:  tile.load {{.*}} {order = array<i32: 0, 1, 3, 2>}
+// CHECK-NOT:   tile.permute
+func.func @both_orders_a(%K: !tile.global<f16, 4>, %q: tensor<64x80xf16>, %ds: tensor<64x80xf16>, %b: i32, %n: i32) -> (tensor<64x80xf32>, tensor<64x80xf32>) {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<64x80xf32>
+  %k = tile.load %K[%b, %b, %n, %c0] : !tile.global<f16, 4> -> tensor<1x1x64x64xf16>
+  %r = tile.reshape %k : tensor<1x1x64x64xf16> -> tensor<64x64xf16>
+  %kt = tile.permute %r [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+  %s = tile.mma %r, %q, %acc : tensor<64x64xf16>, tensor<64x80xf16>, tensor<64x80xf32>
+  %dqt = tile.mma %kt, %ds, %acc : tensor<64x64xf16>, tensor<64x80xf16>, tensor<64x80xf32>
+  return %s, %dqt : tensor<64x80xf32>, tensor<64x80xf32>
+}
+
+func.func @both_orders_a_8_bit(%K: !tile.global<f8E4M3FN, 2>, %q: tensor<64x64xf8E4M3FN>, %n: i32) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %k = tile.load %K[%n, %n] : !tile.global<f8E4M3FN, 2> -> tensor<64x64xf8E4M3FN>
+  %kt = tile.permute %k [1, 0] : tensor<64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  %s = tile.mma %k, %q, %acc : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<64x64xf32>
+  %t = tile.mma %kt, %q, %acc : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<64x64xf32>
+  return %s, %t : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
 // A load that already reads transposed, permuted back: a plain load (no
 // order, no reshape).
 // CHECK-LABEL: func.func @back_to_identity

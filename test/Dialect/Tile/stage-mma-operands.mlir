@@ -323,6 +323,39 @@ func.func @wgmma_shared_transposed_b(%Q: !tile.global<f16, 2>, %K: !tile.global<
 
 // -----
 
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blockedT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3, instrShape = [64, 80, 16]>
+#dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// One loaded tile read as A by one multiply and, transposed, as A by
+// another (attention backward's K in K Q^T and dQ^T = K^T dS^T): one buffer,
+// one async copy; the transposed use reads it through a transposed view
+// (`tile.smem_permute`, M-major: wgmma's transpose bit for A), the
+// permute gone with the load.
+// CHECK-LABEL: func.func @wgmma_shared_transposed_a
+// CHECK:       %[[BUF:.*]] = tile.smem_alloc : <[64, 64], f16, #[[SK:shared[0-9]*]]>
+// CHECK-NEXT:  tile.async_copy %{{.*}}, %[[BUF]]
+// CHECK-NOT:   tile.async_copy
+// CHECK:       tile.wgmma %[[BUF]], %{{.*}}, %{{.*}} : !tile.smem<[64, 64], f16, #[[SK]]>
+// CHECK:       %[[KT:.*]] = tile.smem_permute %[[BUF]] [1, 0] : <[64, 64], f16, #[[SK]]> -> <[64, 64], f16, #[[SKT:shared[0-9]*]]>
+// CHECK-NEXT:  tile.wgmma %[[KT]], %{{.*}}, %{{.*}} : !tile.smem<[64, 64], f16, #[[SKT]]>
+// CHECK-NOT:   tile.permute
+// CHECK-NOT:   tile.load
+func.func @wgmma_shared_transposed_a(%K: !tile.global<f16, 2>, %q: tensor<64x80xf16, #dot_b>, %ds: tensor<64x80xf16, #dot_b>, %i: i32) -> (tensor<64x80xf32, #mma>, tensor<64x80xf32, #mma>) attributes {tile.num_warps = 4 : i32} {
+  %z = arith.constant dense<0.000000e+00> : tensor<64x80xf32, #mma>
+  %k = tile.load %K[%i, %i] : !tile.global<f16, 2> -> tensor<64x64xf16, #blocked>
+  %kt = tile.permute %k [1, 0] : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #blockedT>
+  %ka = tile.convert_layout %k : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #dot_a>
+  %s = tile.mma %ka, %q, %z : tensor<64x64xf16, #dot_a>, tensor<64x80xf16, #dot_b>, tensor<64x80xf32, #mma>
+  %kta = tile.convert_layout %kt : tensor<64x64xf16, #blockedT> -> tensor<64x64xf16, #dot_a>
+  %dqt = tile.mma %kta, %ds, %z : tensor<64x64xf16, #dot_a>, tensor<64x80xf16, #dot_b>, tensor<64x80xf32, #mma>
+  return %s, %dqt : tensor<64x80xf32, #mma>, tensor<64x80xf32, #mma>
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]>
 #blockedT = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1]>
 #mma = #tile.mma<warpsPerCTA = [1, 4]>
