@@ -9,6 +9,7 @@ or its wgmma overlap where its PTX diff looks harmless.
 
   python3 scripts/register-sweep.py BASE_TILEC [NEW_TILEC]
       [--arch sm_90a] [--only attention|backward|fp8|ops|kernels] [--all]
+      [--ptx]
   python3 scripts/register-sweep.py --list [--only ...]   # what it compiles
 
 BASE_TILEC is a tilec binary of the revision to compare against (build one
@@ -243,8 +244,9 @@ def ops_jobs():
     return out
 
 
-def measure(tilec, arch, source, options, ptx):
-    """(registers, spill bytes, sorted C75xx codes, threads) or None."""
+def measure(tilec, arch, source, options, ptx, texts=None):
+    """(registers, spill bytes, sorted C75xx codes, threads) or None; with
+    `texts` (a list), the PTX's text appended to it."""
     env = dict(os.environ, TILEC_CACHE_DIR="off")
     done = subprocess.run([tilec, f"--arch={arch}", "--emit=ptx",
                            "--ptxas-check=false", *options, source, "-o",
@@ -252,6 +254,8 @@ def measure(tilec, arch, source, options, ptx):
     if done.returncode:
         return None
     text = open(ptx).read()
+    if texts is not None:
+        texts.append(text)
     threads = re.search(r"\.maxntid (\d+)", text)
     threads = int(threads.group(1)) if threads else 128
     report = subprocess.run([PTXAS, f"-arch={arch}", "-v", ptx, "-o",
@@ -298,6 +302,10 @@ def main():
     p.add_argument("--only", choices=("attention", "backward", "fp8",
                                       "ops", "kernels"))
     p.add_argument("--all", action="store_true")
+    p.add_argument("--ptx", action="store_true",
+                   help="also name the kernels whose PTX differs where "
+                   "their registers do not (a change meant to leave them "
+                   "alone)")
     p.add_argument("--list", action="store_true",
                    help="print the kernels and options it would compile")
     args = p.parse_args()
@@ -308,15 +316,20 @@ def main():
         return 0
     if not args.base:
         p.error("the base tilec is required (or --list)")
-    worse = same = differ = 0
+    worse = same = differ = texts_differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         ptx = os.path.join(tmp, "k.ptx")
         for label, source, options in jobs(args.only):
-            a = measure(args.base, args.arch, source, options, ptx)
-            b = measure(args.new, args.arch, source, options, ptx)
+            texts = [] if args.ptx else None
+            a = measure(args.base, args.arch, source, options, ptx, texts)
+            b = measure(args.new, args.arch, source, options, ptx, texts)
             if a == b:
                 same += 1
-                if args.all:
+                if texts is not None and len(texts) == 2 and \
+                        texts[0] != texts[1]:
+                    texts_differ += 1
+                    print(f"{label}: {show(b)}, PTX differs", flush=True)
+                elif args.all:
                     print(f"{label}: {show(b)}")
                 continue
             differ += 1
@@ -328,7 +341,9 @@ def main():
                   f"{'  WORSE' if regress else ''}", flush=True)
     print(f"{same + differ} compiled: {same} alike, {differ} differ, "
           f"{worse} worse (a new C75xx, more spills or fewer warps a "
-          "multiprocessor)")
+          "multiprocessor)" +
+          (f"; {texts_differ} alike with PTX that differs" if args.ptx
+           else ""))
     return 1 if worse else 0
 
 
