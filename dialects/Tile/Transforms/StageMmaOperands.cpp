@@ -231,12 +231,14 @@ struct StageMmaOperandsPass
     return success();
   }
 
-  /// When wgmma's B is a loaded tile transposed (`tile.permute [1, 0]`,
-  /// kept by tile-load-transposed-operands where the tile is multiplied
-  /// untransposed too): the buffer an async copy fills with the tile itself,
-  /// shared with its untransposed uses, which the wgmma reads as B^T. Null
-  /// otherwise (8-bit and f32 tiles must then run along K).
-  Value stageTransposedB(Value operand, bool kMajor) {
+  /// When a wgmma operand is a loaded tile transposed (`tile.permute [1,
+  /// 0]`, kept by tile-load-transposed-operands where the tile is
+  /// multiplied untransposed too): the permute, and the buffer an async
+  /// copy fills with the tile itself in a layout wgmma reads, shared with
+  /// its untransposed uses. Nulls otherwise (with `kMajor`, 8-bit and f32
+  /// tiles, also where the tile does not run along its dimension 1).
+  std::pair<PermuteOp, Value> copyTransposedTile(Value operand,
+                                                 bool kMajor = false) {
     auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
     PermuteOp permute = cvt ? transposeOf(cvt.getSource()) : PermuteOp();
     if (!permute)
@@ -249,36 +251,32 @@ struct StageMmaOperandsPass
     SharedLayoutAttr layout = getHopperSharedLayout(type, order);
     if (!layout)
       return {};
-    return copyAsync(tile,
-                     SharedMemoryType::get(&getContext(), type.getShape(),
-                                           type.getElementType(), layout));
-  }
-
-  /// When wgmma's 16-bit A is a loaded tile transposed (`tile.permute [1,
-  /// 0]`, kept by tile-load-transposed-operands where the tile is
-  /// multiplied untransposed too: attention backward's K^T in dQ^T = K^T
-  /// dS^T): a transposed view (`tile.smem_permute`) of the buffer an async
-  /// copy fills with the tile itself, which wgmma reads M-major. Null
-  /// otherwise.
-  Value stageTransposedA(Value operand) {
-    if (Value v = staged.lookup(operand))
-      return v;
-    auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
-    PermuteOp permute = cvt ? transposeOf(cvt.getSource()) : PermuteOp();
-    if (!permute)
-      return {};
-    Value tile = permute.getSource();
-    auto type = cast<RankedTensorType>(tile.getType());
-    SharedLayoutAttr layout = getHopperSharedLayout(type, storeOrder(type));
-    if (!layout)
-      return {};
     Value buf =
         copyAsync(tile, SharedMemoryType::get(&getContext(), type.getShape(),
                                               type.getElementType(), layout));
+    return {buf ? permute : PermuteOp(), buf};
+  }
+
+  /// When wgmma's B is a loaded tile transposed (copyTransposedTile): the
+  /// tile's buffer, which the wgmma reads as B^T. Null otherwise (8-bit and
+  /// f32 tiles must then run along K).
+  Value stageTransposedB(Value operand, bool kMajor) {
+    return copyTransposedTile(operand, kMajor).second;
+  }
+
+  /// When wgmma's 16-bit A is a loaded tile transposed (copyTransposedTile:
+  /// attention backward's K^T in dQ^T = K^T dS^T): a transposed view
+  /// (`tile.smem_permute`) of the tile's buffer, which wgmma reads M-major.
+  /// Null otherwise.
+  Value stageTransposedA(Value operand) {
+    if (Value v = staged.lookup(operand))
+      return v;
+    auto [permute, buf] = copyTransposedTile(operand);
     if (!buf)
       return {};
+    auto layout = cast<SharedMemoryType>(buf.getType()).getLayout();
     auto viewType = cast<RankedTensorType>(permute.getType());
-    OpBuilder b(cvt);
+    OpBuilder b(operand.getDefiningOp());
     Value view = SmemPermuteOp::create(
         b, permute.getLoc(),
         SharedMemoryType::get(
