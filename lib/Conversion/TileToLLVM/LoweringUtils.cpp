@@ -618,26 +618,23 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
   int64_t colConst = constCoords[g.f];
   bool swizzled = layout.getMaxPhase() > 1;
   int64_t colLow = swizzled ? colConst % span : 0;
-  // The constant rows within a swizzle period (where the 2-D tile's rows
-  // are whole periods, so the stacked tiles keep the phase too).
+  // The constant rows within a swizzle period, taken into the base (where
+  // the 2-D tile's rows are whole periods, so the stacked tiles keep the
+  // phase too): the rows past them are whole periods, which keep every
+  // row's swizzle phase.
   int64_t rowLow = swizzled && g.rows % period == 0 ? row2Const % period : 0;
   // The thread's column within a swizzle span plus colLow stays in that
   // span (and so in its block), its columns past the span are whole
-  // blocks, its row within a period plus rowLow stays in that period, and
-  // the constant rows past rowLow are whole periods (they keep the swizzle
-  // phase): the offset is a per-thread base plus a constant.
+  // blocks, and the constant rows past rowLow are whole periods: the offset
+  // is a per-thread base plus a constant.
   int64_t threadLow = bound[g.f] - 1, threadHigh = 0;
-  int64_t threadRow = g.s ? std::min(bound[*g.s] - 1, period - 1) : 0;
   if (boundsAreBits) {
     threadHigh = threadLow & ~(span - 1);
     threadLow &= span - 1;
-    if (g.s)
-      threadRow = (bound[*g.s] - 1) & (period - 1);
   }
   bool split =
       (layout.getMaxPhase() == 1 && g.blockCols == shape[g.f]) ||
-      ((rowConst - rowLow) % period == 0 &&
-       (!rowLow || threadRow + rowLow < period) && threadLow + colLow < span &&
+      ((rowConst - rowLow) % period == 0 && threadLow + colLow < span &&
        threadHigh % g.blockCols == 0 && g.blockCols % span == 0);
   if (!split) {
     SmallVector<Value> coords;
