@@ -649,9 +649,10 @@ Value SharedAddresses::offset(ArrayRef<int64_t> constCoords) {
     if (colLow)
       coords[g.f] =
           arith::AddIOp::create(b, loc, coords[g.f], constI32(b, loc, colLow));
+    // (rowLow is 0 without a row dimension, order[1].)
     if (rowLow)
-      coords[*g.s] =
-          arith::AddIOp::create(b, loc, coords[*g.s], constI32(b, loc, rowLow));
+      coords[order[1]] = arith::AddIOp::create(b, loc, coords[order[1]],
+                                               constI32(b, loc, rowLow));
     base = sharedOffset(b, loc, type, coords);
   }
   int64_t rest = outerConst * g.tileElems + (row2Const - rowLow) * g.blockCols +
