@@ -72,10 +72,12 @@ struct SharedAddressesTest : ::testing::Test {
     auto isThreadValue = [&](int64_t value, int64_t bnd) {
       return bits ? (value & ~(bnd - 1)) == 0 : value < bnd;
     };
-    for (lane[0] = 0; lane[0] < llvm::PowerOf2Ceil(bound[0]); ++lane[0]) {
+    for (lane[0] = 0; lane[0] < int64_t(llvm::PowerOf2Ceil(bound[0]));
+         ++lane[0]) {
       if (!isThreadValue(lane[0], bound[0]))
         continue;
-      for (lane[1] = 0; lane[1] < llvm::PowerOf2Ceil(bound[1]); ++lane[1]) {
+      for (lane[1] = 0; lane[1] < int64_t(llvm::PowerOf2Ceil(bound[1]));
+           ++lane[1]) {
         if (!isThreadValue(lane[1], bound[1]))
           continue;
         SmallVector<Value> laneValues = {tilec::constI32(b, loc, lane[0]),
