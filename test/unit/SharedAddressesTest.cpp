@@ -63,6 +63,16 @@ struct SharedAddressesTest : ::testing::Test {
     b.setInsertionPointToEnd(module->getBody());
   }
 
+  /// A transposed 64 x 80 f32 accumulator's staging, 80 x 64 in the
+  /// 128-byte swizzle (blocks of 32 columns), its rows held at 80.
+  tile::SharedMemoryType transposedStaging() {
+    auto layout =
+        tile::SharedLayoutAttr::get(&context, 4, 1, 8, ArrayRef<unsigned>{1, 0},
+                                    /*block=*/32, /*rows=*/80, /*cols=*/0);
+    return tile::SharedMemoryType::get(&context, {80, 64}, b.getF32Type(),
+                                       layout);
+  }
+
   /// Every thread coordinate below `bound` (taken as the OR of the bits a
   /// coordinate may have where `bits`: additiveThreadBound's), every
   /// constant in `consts`: SharedAddresses' offset is sharedOffset's.
@@ -104,11 +114,7 @@ struct SharedAddressesTest : ::testing::Test {
 /// lane / 4 and 16 x its warp (bits 0-2, 4, 5); the constants' rows 0, 1,
 /// 8, 9, ... (the pairs and the 8-row steps), columns 0 and 8.
 TEST_F(SharedAddressesTest, TransposedAccumulatorRows) {
-  auto layout =
-      tile::SharedLayoutAttr::get(&context, 4, 1, 8, ArrayRef<unsigned>{1, 0},
-                                  /*block=*/32, /*rows=*/80, /*cols=*/0);
-  auto type =
-      tile::SharedMemoryType::get(&context, {80, 64}, b.getF32Type(), layout);
+  tile::SharedMemoryType type = transposedStaging();
   SmallVector<SmallVector<int64_t, 2>> consts;
   for (int64_t row = 0; row < 80; row += 8)
     for (int64_t pair : {0, 1})
@@ -122,11 +128,7 @@ TEST_F(SharedAddressesTest, TransposedAccumulatorRows) {
 /// rows of 1 and 3 carry some threads' rows into another phase, which the
 /// base (its rows plus the constant's within the period) takes in.
 TEST_F(SharedAddressesTest, RowsBelowABound) {
-  auto layout =
-      tile::SharedLayoutAttr::get(&context, 4, 1, 8, ArrayRef<unsigned>{1, 0},
-                                  /*block=*/32, /*rows=*/80, /*cols=*/0);
-  auto type =
-      tile::SharedMemoryType::get(&context, {80, 64}, b.getF32Type(), layout);
+  tile::SharedMemoryType type = transposedStaging();
   SmallVector<SmallVector<int64_t, 2>> consts;
   for (int64_t row = 0; row < 72; row += 8)
     for (int64_t pair : {0, 1, 3})
